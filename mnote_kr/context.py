@@ -1,0 +1,52 @@
+"""What the host hands to a provider plugin: configuration, directories, secrets, HTTP.
+
+A provider never reads environment variables, keyring or platformdirs itself; it asks
+the context, so tests can inject everything (``transport`` for ``httpx.MockTransport``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+#: Default timeouts: connect fast, read long enough for a query with a real LLM.
+DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=3.0)
+
+
+def _no_progress(message: str) -> None:
+    return None
+
+
+@dataclass
+class ProviderContext:
+    """Everything a provider plugin may use.
+
+    ``config`` is the provider's own section of the configuration
+    (``[providers.<name>]``); ``secret(name)`` resolves a secret through the host's
+    helper (environment first, then keyring) and returns None when it is not set.
+    """
+
+    provider: str
+    workspace_root: Path
+    config: dict[str, Any]
+    data_dir: Path
+    state_dir: Path
+    cache_dir: Path
+    secret: Callable[[str], str | None]
+    transport: httpx.BaseTransport | None = None
+    progress: Callable[[str], None] = field(default=_no_progress)
+
+    def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
+                    headers: dict[str, str] | None = None) -> httpx.Client:
+        """An httpx client with explicit timeouts and the injected transport, if any."""
+        return httpx.Client(
+            base_url=base_url,
+            timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+            headers=headers,
+            transport=self.transport,
+            trust_env=False,  # loopback services must not go through a proxy
+        )

@@ -1,0 +1,163 @@
+"""The whole error tree of mnote-kr.
+
+Every error the host or a plugin raises on purpose derives from ``MnoteKrError``.
+The CLI turns one into ``Error: <message>`` and an exit code, the HTTP API into a
+status code and ``{"error": {"code", "message", "hint"}}``; nowhere else catches them
+broadly.
+
+    MnoteKrError
+    ├── UsageError            bad arguments or a request the caller can fix (exit 2, HTTP 400)
+    │   └── PathNotAllowedError   traversal, absolute escape, symlink leaving a root
+    ├── NotFoundError         an unknown citation, source or root (exit 1, HTTP 404)
+    ├── PluginError           a plugin failed to load or a hook raised
+    ├── ProviderError         the retrieval provider failed (down, slow, garbage)
+    │   └── ProviderBusyError     the provider is busy; retry later, nothing is lost
+    ├── LocatorError          a source file could not be read for locating
+    │   └── DocumentError         broken, encrypted, oversized or hostile document
+    ├── RegistryError         the source registry cannot be read or written
+    │   └── RegistryCorruptError  a snapshot on disk is unreadable (previous kept)
+    ├── MissingSecretError    a required secret is not configured
+    └── ConfigError           the configuration file is invalid
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class MnoteKrError(Exception):
+    """Base of every deliberate mnote-kr error.
+
+    ``hint`` says how to fix it; ``code`` is a stable machine-readable name.
+    """
+
+    code = "error"
+    exit_code = 1
+    http_status = 500
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def __str__(self) -> str:
+        if self.hint:
+            return f"{self.message} ({self.hint})"
+        return self.message
+
+
+class UsageError(MnoteKrError):
+    """The caller asked for something impossible or malformed."""
+
+    code = "usage"
+    exit_code = 2
+    http_status = 400
+
+
+class PathNotAllowedError(UsageError):
+    """A path resolves outside the workspace's allowed roots."""
+
+    code = "path_not_allowed"
+    http_status = 403
+
+    def __init__(self, path: str | Path, reason: str) -> None:
+        super().__init__(
+            f"Path not allowed: {path}: {reason}",
+            hint="give a path inside the workspace, without '..' or symlinks leaving it",
+        )
+        self.path = str(path)
+        self.reason = reason
+
+
+class NotFoundError(MnoteKrError):
+    """An unknown citation, source, root or plugin."""
+
+    code = "not_found"
+    http_status = 404
+
+
+class PluginError(MnoteKrError):
+    """A plugin could not be loaded or one of its hooks raised."""
+
+    code = "plugin"
+
+    def __init__(self, message: str, *, plugin: str | None = None, hook: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.plugin = plugin
+        self.hook = hook
+
+
+class ProviderError(MnoteKrError):
+    """The retrieval provider (LightRAG) failed: down, timed out, or answered garbage."""
+
+    code = "provider"
+    http_status = 502
+
+    def __init__(self, message: str, *, url: str | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.url = url
+
+
+class ProviderBusyError(ProviderError):
+    """The provider is busy; the work is queued and retried later."""
+
+    code = "provider_busy"
+    http_status = 503
+
+    def __init__(self, message: str, *, url: str | None = None, retry_after: float | None = None) -> None:
+        super().__init__(message, url=url, hint="the request stays queued and is retried by 'mnote-kr sync'")
+        self.retry_after = retry_after
+
+
+class LocatorError(MnoteKrError):
+    """A source file could not be read for locating a citation."""
+
+    code = "locator"
+    http_status = 422
+
+    def __init__(self, message: str, *, path: str | Path | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.path = str(path) if path is not None else None
+
+
+class DocumentError(LocatorError):
+    """A document is broken, encrypted, oversized or hostile (zip bomb, entities)."""
+
+    code = "document"
+
+
+class RegistryError(MnoteKrError):
+    """The source registry cannot be read or written."""
+
+    code = "registry"
+
+    def __init__(self, message: str, *, path: str | Path | None = None, hint: str | None = None) -> None:
+        super().__init__(message, hint=hint)
+        self.path = str(path) if path is not None else None
+
+
+class RegistryCorruptError(RegistryError):
+    """A registry snapshot is unreadable; the previous generation is offered."""
+
+    code = "registry_corrupt"
+
+
+class MissingSecretError(MnoteKrError):
+    """A required secret is not configured."""
+
+    code = "missing_secret"
+    exit_code = 2
+
+    def __init__(self, name: str, env_var: str) -> None:
+        super().__init__(
+            f"No {name} configured",
+            hint=f"run 'mnote-kr secrets set {name}' or set {env_var}",
+        )
+        self.name = name
+
+
+class ConfigError(MnoteKrError):
+    """The configuration file is invalid."""
+
+    code = "config"
+    exit_code = 2

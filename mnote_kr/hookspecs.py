@@ -1,0 +1,179 @@
+"""Hook specifications: the whole plugin surface of mnote-kr.
+
+Plugins implement these with ``@mnote_kr.hookimpl`` and register through the
+entry-point group ``mnote_kr``. Every spec states its calling convention:
+
+* **firstresult**: "who handles this?"; pluggy stops at the first non-None answer.
+  Provider hooks are called only on the configured provider's plugin, and ``locate``
+  only on the locator plugin configured for the file's extension, so plugins that
+  do the same job never race.
+* **collect-all**: every plugin answers; the host gets a list.
+
+Data flows one way: provider → ``map_reference`` → ``clean_text`` →
+``classify_locator`` → ``locate`` → citation. Plugins know nothing about each other;
+the host knows nothing about LightRAG.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from .context import ProviderContext
+    from .models import (
+        CitationTextBundle,
+        EntryUpdate,
+        Locator,
+        LocateRequest,
+        MappedReference,
+        ProviderQueryResult,
+        ProviderReference,
+        ProviderStatus,
+        QueryRequest,
+        SidecarBlock,
+        SidecarMeta,
+        SourceEntry,
+        SourceFile,
+    )
+
+PROJECT_NAME = "mnote_kr"
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+# --------------------------------------------------------------------------- discovery
+
+
+@hookspec
+def provider_names() -> list[str]:
+    """Names of the retrieval providers this plugin implements (e.g. ``["lightrag"]``).
+
+    Calling convention: collect-all. The configuration's ``provider`` picks one; the
+    provider hooks below are then called on that plugin only.
+    """
+
+
+@hookspec
+def locator_extensions() -> list[str]:
+    """File extensions this plugin can locate citations in (lowercase, with dot).
+
+    Calling convention: collect-all. For each extension the configuration's
+    ``locators`` table may name the plugin to use; otherwise the first plugin in
+    hook order (third-party before built-in) that claims it wins.
+    """
+
+
+# --------------------------------------------------------------------------- provider lifecycle
+
+
+@hookspec(firstresult=True)
+def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate] | None:
+    """Send resolved, hashed source files to the provider's index.
+
+    The host has already checked the paths are inside an allowed root, expanded
+    folders and skipped unchanged files. The provider must never copy, move or delete
+    a source; it reports one ``EntryUpdate`` per source (``submitted``, ``pending``
+    when busy, ``failed`` with ``last_error``...).
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
+def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
+    """Retry queued work and follow submitted work to a terminal state.
+
+    ``entries`` are the registry entries that are not terminal (pending, submitted,
+    processing, delete_submitted). Poll for at most ``wait_s`` seconds (0 = one look).
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
+def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate] | None:
+    """Remove the provider's derived index for these entries; never the source file.
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
+def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus | None:
+    """Report the provider's health, document counts, rerank configuration and the
+    documents that no registry entry maps ("unmapped").
+
+    Calling convention: firstresult, configured provider only. Raise
+    ``ProviderError`` when the provider cannot be reached.
+    """
+
+
+@hookspec(firstresult=True)
+def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | None:
+    """Retrieve references (and an answer when ``request.want_answer``).
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
+def map_reference(
+    ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry], query: str
+) -> MappedReference | None:
+    """Map one provider reference back to a registry entry and, when the provider
+    writes sidecars, to the block the chunk came from.
+
+    ``entries`` indexes the live registry entries by the provider's file name
+    (``lightRagFilePath``). Return None when the reference maps to no live entry:
+    it then never becomes a citation.
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+# --------------------------------------------------------------------------- citation pipeline
+
+
+@hookspec(firstresult=True)
+def clean_text(raw: str, query: str, block_text: str | None) -> CitationTextBundle | None:
+    """Clean a raw chunk once into display, locator and fingerprint texts.
+
+    ``block_text`` is the matched sidecar block's content, when there is one; the
+    locator evidence is then a query-centred window of it.
+
+    Calling convention: firstresult; a built-in fallback runs last.
+    """
+
+
+@hookspec(firstresult=True)
+def classify_locator(block: SidecarBlock | None, meta: SidecarMeta | None) -> str | None:
+    """Say which precision a sidecar block can support: ``bbox`` (page and
+    rectangle), ``paragraph`` (block, paraid or heading) or ``file``.
+
+    Calling convention: firstresult; a built-in fallback runs last.
+    """
+
+
+@hookspec(firstresult=True)
+def locate(request: LocateRequest) -> Locator | None:
+    """Turn a source file plus cleaned evidence into a locator.
+
+    Never invent precision: without a confident match return a ``file`` locator
+    with ``locatorDegraded=True``. Raise ``DocumentError`` for broken or hostile files.
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension; a built-in ``file`` locator answers when no plugin does.
+    """
+
+
+# --------------------------------------------------------------------------- extension points for shells
+
+
+@hookspec
+def register_commands(cli: Any) -> None:
+    """Add sub-commands to the ``mnote-kr`` CLI (``cli`` is its click group).
+
+    Calling convention: collect-all broadcast; return value ignored.
+    """

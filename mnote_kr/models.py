@@ -1,0 +1,441 @@
+"""The data contracts of mnote-kr, as msgspec Structs.
+
+Wire names are camelCase (``rename="camel"``); Python names are snake_case. Persisted
+envelopes carry a ``version``; every field added later has a default, and unknown
+fields are ignored so an older reader can open a newer file.
+
+Flow of data (one way)::
+
+    SourceFile --ingest--> SourceEntry (registry)
+    ProviderReference --map_reference--> MappedReference --clean_text--> CitationTextBundle
+        --locate--> Locator --> Citation --> SearchResults / AgentQueryResult / OpenPlan
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+import msgspec
+
+SEARCH_RESULTS_SCHEMA = "mnote.knowledge_rag.search_results.v1"
+AGENT_QUERY_RESULT_SCHEMA = "mnote.knowledge_rag.agent_query_result.v1"
+CITATION_SCHEMA = "mnote.knowledge_rag.citation.v1"
+OPEN_PLAN_SCHEMA = "mnote.knowledge_rag.open_plan.v1"
+REGISTRY_SCHEMA_VERSION = 2
+
+LocatorPrecision = Literal["bbox", "paragraph", "file"]
+
+#: Registry entry statuses. See ``registry.py`` for the state machine.
+EntryStatus = Literal[
+    "pending",  # known, waiting to be sent (provider busy or down: retried by sync)
+    "submitted",  # handed to the provider, not yet seen processing
+    "processing",  # provider reports parsing/processing
+    "processed",  # indexed and citable
+    "failed",  # provider failed it (error in lastError)
+    "duplicate",  # provider found identical content under another name; never cited
+    "stale",  # source deleted, moved or changed; never cited
+    "delete_submitted",  # index delete sent, not yet confirmed
+    "delete_completed",  # provider no longer lists it
+]
+
+CITABLE_STATUSES = frozenset({"processed"})
+
+
+class Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=False):
+    """Shared options: camelCase on the wire, keyword-only construction."""
+
+
+class Frozen(Base, frozen=True):
+    """An immutable contract value."""
+
+
+# --------------------------------------------------------------------------- registry
+
+
+class IndexedRoot(Frozen):
+    """A folder (relative to the workspace) whose files form the knowledge base."""
+
+    root_relative_path: str
+    recursive: bool = True
+    exclude_patterns: list[str] = []
+    run_on_change: bool = False
+    updated_at_ms: int = 0
+
+
+class SourceEntry(Frozen):
+    """One user file known to the registry. The file itself is never touched."""
+
+    source_id: str
+    source_path: str  # absolute path when last seen
+    source_root_relative_path: str  # POSIX path relative to the workspace root
+    source_hash: str = ""  # "sha256:<hex>"
+    size: int = 0
+    mtime_ns: int = 0
+    status: EntryStatus = "pending"
+    stale: bool = False
+    stale_reason: str | None = None
+    light_rag_doc_id: str | None = None
+    light_rag_file_path: str | None = None  # the unique link name LightRAG knows
+    chunk_ids: list[str] = []
+    track_id: str | None = None
+    kind: str = "document"  # document | image
+    wrapper_path: str | None = None  # Markdown wrapper for types the provider cannot parse
+    duplicate_of: str | None = None
+    indexed_at_ms: int | None = None
+    submitted_at_ms: int | None = None
+    deleted_at_ms: int | None = None
+    updated_at_ms: int = 0
+    last_error: str | None = None
+    retry_count: int = 0
+    next_retry_at_ms: int = 0
+    pending_action: str | None = None  # "ingest" | "delete" while waiting for the provider
+
+
+class RegistrySnapshot(Base):
+    """The persisted registry: ``<root>/.mnote/index/lightrag-source-registry.json``."""
+
+    version: int = REGISTRY_SCHEMA_VERSION
+    workspace_id: str = ""
+    root_uri: str = ""
+    indexed_roots: list[IndexedRoot] = []
+    entries: list[SourceEntry] = []
+    updated_at_ms: int = 0
+
+
+# --------------------------------------------------------------------------- ingest
+
+
+class SourceFile(Frozen):
+    """A file the host resolved, expanded and hashed, ready for the provider."""
+
+    path: str  # absolute
+    rel_path: str  # POSIX, relative to the workspace root
+    source_id: str
+    sha256: str
+    size: int
+    mtime_ns: int
+
+
+class SkippedPath(Frozen):
+    """A path folder expansion or ingest passed over, and why."""
+
+    path: str
+    reason: str
+
+
+class EntryUpdate(Frozen):
+    """What a provider reports about one source; the host applies it to the registry."""
+
+    source_root_relative_path: str
+    status: EntryStatus
+    light_rag_doc_id: str | None = None
+    light_rag_file_path: str | None = None
+    chunk_ids: list[str] | None = None
+    track_id: str | None = None
+    last_error: str | None = None
+    duplicate_of: str | None = None
+    wrapper_path: str | None = None
+    kind: str | None = None
+    pending_action: str | None = None
+    retry_after_s: float | None = None
+
+
+class IngestItem(Frozen):
+    """One line of an ingest report."""
+
+    source_path: str
+    status: str  # submitted | pending | processed | failed | already_registered | skipped | ...
+    reason: str | None = None
+    light_rag_doc_id: str | None = None
+
+
+class IngestReport(Base):
+    """The result of ``ingest``."""
+
+    items: list[IngestItem] = []
+    skipped: list[SkippedPath] = []
+    counts: dict[str, int] = {}
+
+
+# --------------------------------------------------------------------------- query
+
+
+class SidecarPosition(Frozen):
+    """A position in a LightRAG sidecar block (``paraid``, ``bbox`` or ``heading``)."""
+
+    type: str
+    anchor: str | None = None
+    range: list[Any] | None = None
+
+
+class SidecarBlock(Frozen):
+    """One content row of a LightRAG ``blocks.jsonl`` sidecar (snake_case as written)."""
+
+    blockid: str
+    content: str = ""
+    heading: str | None = None
+    parent_headings: list[str] = []
+    level: int = 0
+    session_type: str | None = None
+    positions: list[SidecarPosition] = []
+    format: str | None = None
+
+
+class SidecarMeta(Frozen):
+    """The meta line of a ``blocks.jsonl`` sidecar."""
+
+    document_name: str | None = None
+    document_format: str | None = None
+    doc_id: str | None = None
+    parse_engine: str | None = None
+    bbox_attributes: dict[str, Any] | None = None
+
+
+class ProviderReference(Frozen):
+    """A reference as the provider returned it (LightRAG: basename only)."""
+
+    provider: str
+    file_path: str
+    reference_id: str | None = None
+    chunk_id: str | None = None
+    doc_id: str | None = None
+    content: str | None = None
+    rank: int = 0
+    score: float | None = None
+
+
+class ProviderQueryResult(Base):
+    """What the provider's ``query`` hook returns."""
+
+    provider: str
+    references: list[ProviderReference] = []
+    answer: str | None = None
+    llm_generated: bool = False
+    raw_status: str | None = None
+    notes: list[str] = []
+    rerank_requested: bool = False
+
+
+class CitationTextBundle(Frozen):
+    """The single cleaning step's output (seed 000 §5.2)."""
+
+    raw_quote: str
+    display_quote: str
+    locator_evidence_text: str
+    search_query: str
+    normalized_fingerprint: str
+    locator_text_source: str = "chunk"  # sidecar | chunk | fallback
+    display_cleaned: bool = False
+
+
+class Highlight(Frozen):
+    """A character span to highlight inside the located paragraph."""
+
+    start: int
+    end: int
+
+
+class Rect(Frozen):
+    """A rectangle on a page, PDF points, top-left origin."""
+
+    page: int
+    bbox: list[float]
+
+
+class Locator(Frozen):
+    """Where a citation lands in its source file, with its precision declared.
+
+    ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
+    ``paragraphIndex`` counts every ``w:p`` under ``w:body`` in document order (table
+    cells included, a ``w:p`` nested in another ``w:p`` skipped).
+    """
+
+    locator_precision: LocatorPrecision = "file"
+    locator_degraded: bool = True
+    page: int | None = None
+    bbox: list[float] | None = None
+    bbox_unit: str = "pt"
+    bbox_origin: str = "top-left"
+    rects: list[Rect] = []
+    paragraph_index: int | None = None
+    para_id: str | None = None
+    block_id: str | None = None
+    highlight: Highlight | None = None
+    score: float | None = None
+    locator_plugin: str | None = None
+    reason: str | None = None
+
+
+class LocateRequest(Frozen):
+    """Input of the ``locate`` hook and of ``mnote-kr locate``."""
+
+    file: str
+    evidence: str = ""
+    query: str = ""
+    block: SidecarBlock | None = None
+    block_id: str | None = None
+    sidecar_meta: SidecarMeta | None = None
+
+
+# --------------------------------------------------------------------------- citations
+
+
+class CitationDiagnostics(Frozen):
+    quote_source: str
+    raw_reference_mapped: bool
+    sidecar_block_mapped: bool
+    display_cleaned: bool
+    locator_text_source: str
+    provider_rank: int = 0
+    score_parts: dict[str, float] = {}
+
+
+class Citation(Frozen):
+    """One citable place in a user's file (seed 000 §5.1)."""
+
+    schema: str = CITATION_SCHEMA
+    provider: str
+    citation_id: str
+    source_id: str | None
+    source_path: str
+    source_root_relative_path: str
+    light_rag_doc_id: str | None
+    light_rag_file_path: str
+    light_rag_chunk_id: str | None
+    block_id: str | None
+    heading_path: list[str]
+    raw_quote: str | None
+    display_quote: str | None
+    locator_evidence_text: str | None
+    quote_source: str
+    search_query: str
+    locator_precision: LocatorPrecision
+    locator_degraded: bool
+    locator: Locator
+    citation_url: str
+    citation_markdown: str
+    relevance_score: float | None
+    diagnostics: CitationDiagnostics
+    source_map_path: str | None = None
+
+
+class NotIndexed(Frozen):
+    source_path: str
+    status: str
+    reason: str
+
+
+class RerankInfo(Frozen):
+    requested: bool = False
+    enabled: bool | None = None
+    model: str | None = None
+
+
+class SearchResults(Base):
+    schema: str = SEARCH_RESULTS_SCHEMA
+    query: str
+    mode: str
+    provider: str
+    rerank: RerankInfo = RerankInfo()
+    results: list[Citation] = []
+    not_indexed: list[NotIndexed] = []
+    diagnostics: dict[str, Any] = {}
+
+
+class AgentQueryResult(Base):
+    schema: str = AGENT_QUERY_RESULT_SCHEMA
+    query: str = ""
+    answer: str | None = None
+    citations: list[Citation] = []
+    notes: list[str] = []
+
+
+class OpenActionParams(Frozen):
+    provider: str
+    chunk_id: str | None
+    search_query: str
+    evidence_text: str | None
+    display_quote: str | None
+
+
+class OpenPlan(Frozen):
+    """How a shell opens a citation: which file, what kind, where."""
+
+    schema: str = OPEN_PLAN_SCHEMA
+    citation_id: str
+    resource_path: str
+    resource_root_relative_path: str
+    resource_kind: str  # pdf | office | markdown | image | text
+    locator: Locator
+    citation_url: str
+    open_action: OpenActionParams
+    source_map_path: str | None = None
+
+
+# --------------------------------------------------------------------------- status
+
+
+class ProviderStatus(Base):
+    """What the provider's ``provider_status`` hook reports."""
+
+    provider: str
+    reachable: bool
+    url: str | None = None
+    error: str | None = None
+    core_version: str | None = None
+    api_version: str | None = None
+    pipeline_busy: bool | None = None
+    llm_model: str | None = None
+    embedding_model: str | None = None
+    rerank: dict[str, Any] = {}
+    documents_by_status: dict[str, int] = {}
+    unmapped: list[dict[str, Any]] = []
+    webui_url: str | None = None
+    input_directory: str | None = None
+    working_directory: str | None = None
+    extra: dict[str, Any] = {}
+
+
+class PluginInfo(Base):
+    name: str
+    version: str | None = None
+    origin: str = "entry point"  # builtin | entry point | registered
+    distribution: str | None = None
+    hooks: list[str] = []
+    error: str | None = None
+    blocked: bool = False
+
+
+def to_builtins(value: Any) -> Any:
+    """Turn contracts into JSON-ready builtins (camelCase keys)."""
+    return msgspec.to_builtins(value)
+
+
+_json_encoder = msgspec.json.Encoder()
+
+
+def dumps(value: Any) -> bytes:
+    """Encode contracts as compact JSON."""
+    return _json_encoder.encode(value)
+
+
+class QueryRequest(Frozen):
+    """Input of the provider's ``query`` hook."""
+
+    query: str
+    mode: str = "mix"
+    top_k: int = 20
+    chunk_top_k: int | None = None
+    want_answer: bool = False
+    enable_rerank: bool | None = None  # None: not requested, passed through only when set
+
+
+class MappedReference(Frozen):
+    """A provider reference mapped to a live registry entry (and a sidecar block if found)."""
+
+    reference: ProviderReference
+    entry: SourceEntry
+    block: SidecarBlock | None = None
+    meta: SidecarMeta | None = None
+    sidecar_path: str | None = None
+    block_score: float = 0.0
