@@ -52,7 +52,7 @@ class Frozen(Base, frozen=True):
 # --------------------------------------------------------------------------- registry
 
 
-class IndexedRoot(Frozen):
+class IndexedRoot(Frozen, kw_only=True):
     """A folder (relative to the workspace) whose files form the knowledge base."""
 
     root_relative_path: str
@@ -62,7 +62,7 @@ class IndexedRoot(Frozen):
     updated_at_ms: int = 0
 
 
-class SourceEntry(Frozen):
+class SourceEntry(Frozen, kw_only=True):
     """One user file known to the registry. The file itself is never touched."""
 
     source_id: str
@@ -91,7 +91,7 @@ class SourceEntry(Frozen):
     pending_action: str | None = None  # "ingest" | "delete" while waiting for the provider
 
 
-class RegistrySnapshot(Base):
+class RegistrySnapshot(Base, kw_only=True):
     """The persisted registry: ``<root>/.mnote/index/lightrag-source-registry.json``."""
 
     version: int = REGISTRY_SCHEMA_VERSION
@@ -105,7 +105,7 @@ class RegistrySnapshot(Base):
 # --------------------------------------------------------------------------- ingest
 
 
-class SourceFile(Frozen):
+class SourceFile(Frozen, kw_only=True):
     """A file the host resolved, expanded and hashed, ready for the provider."""
 
     path: str  # absolute
@@ -116,14 +116,14 @@ class SourceFile(Frozen):
     mtime_ns: int
 
 
-class SkippedPath(Frozen):
+class SkippedPath(Frozen, kw_only=True):
     """A path folder expansion or ingest passed over, and why."""
 
     path: str
     reason: str
 
 
-class EntryUpdate(Frozen):
+class EntryUpdate(Frozen, kw_only=True):
     """What a provider reports about one source; the host applies it to the registry."""
 
     source_root_relative_path: str
@@ -140,7 +140,7 @@ class EntryUpdate(Frozen):
     retry_after_s: float | None = None
 
 
-class IngestItem(Frozen):
+class IngestItem(Frozen, kw_only=True):
     """One line of an ingest report."""
 
     source_path: str
@@ -149,7 +149,7 @@ class IngestItem(Frozen):
     light_rag_doc_id: str | None = None
 
 
-class IngestReport(Base):
+class IngestReport(Base, kw_only=True):
     """The result of ``ingest``."""
 
     items: list[IngestItem] = []
@@ -160,7 +160,7 @@ class IngestReport(Base):
 # --------------------------------------------------------------------------- query
 
 
-class SidecarPosition(Frozen):
+class SidecarPosition(msgspec.Struct, frozen=True, kw_only=True):
     """A position in a LightRAG sidecar block (``paraid``, ``bbox`` or ``heading``)."""
 
     type: str
@@ -168,7 +168,7 @@ class SidecarPosition(Frozen):
     range: list[Any] | None = None
 
 
-class SidecarBlock(Frozen):
+class SidecarBlock(msgspec.Struct, frozen=True, kw_only=True):
     """One content row of a LightRAG ``blocks.jsonl`` sidecar (snake_case as written)."""
 
     blockid: str
@@ -181,7 +181,7 @@ class SidecarBlock(Frozen):
     format: str | None = None
 
 
-class SidecarMeta(Frozen):
+class SidecarMeta(msgspec.Struct, frozen=True, kw_only=True):
     """The meta line of a ``blocks.jsonl`` sidecar."""
 
     document_name: str | None = None
@@ -191,7 +191,7 @@ class SidecarMeta(Frozen):
     bbox_attributes: dict[str, Any] | None = None
 
 
-class ProviderReference(Frozen):
+class ProviderReference(Frozen, kw_only=True):
     """A reference as the provider returned it (LightRAG: basename only)."""
 
     provider: str
@@ -204,7 +204,7 @@ class ProviderReference(Frozen):
     score: float | None = None
 
 
-class ProviderQueryResult(Base):
+class ProviderQueryResult(Base, kw_only=True):
     """What the provider's ``query`` hook returns."""
 
     provider: str
@@ -216,7 +216,7 @@ class ProviderQueryResult(Base):
     rerank_requested: bool = False
 
 
-class CitationTextBundle(Frozen):
+class CitationTextBundle(Frozen, kw_only=True):
     """The single cleaning step's output (seed 000 §5.2)."""
 
     raw_quote: str
@@ -228,21 +228,21 @@ class CitationTextBundle(Frozen):
     display_cleaned: bool = False
 
 
-class Highlight(Frozen):
+class Highlight(Frozen, kw_only=True):
     """A character span to highlight inside the located paragraph."""
 
     start: int
     end: int
 
 
-class Rect(Frozen):
+class Rect(Frozen, kw_only=True):
     """A rectangle on a page, PDF points, top-left origin."""
 
     page: int
     bbox: list[float]
 
 
-class Locator(Frozen):
+class Locator(Frozen, kw_only=True):
     """Where a citation lands in its source file, with its precision declared.
 
     ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
@@ -266,7 +266,7 @@ class Locator(Frozen):
     reason: str | None = None
 
 
-class LocateRequest(Frozen):
+class LocateRequest(Frozen, kw_only=True):
     """Input of the ``locate`` hook and of ``mnote-kr locate``."""
 
     file: str
@@ -280,7 +280,7 @@ class LocateRequest(Frozen):
 # --------------------------------------------------------------------------- citations
 
 
-class CitationDiagnostics(Frozen):
+class CitationDiagnostics(Frozen, kw_only=True):
     quote_source: str
     raw_reference_mapped: bool
     sidecar_block_mapped: bool
@@ -290,7 +290,7 @@ class CitationDiagnostics(Frozen):
     score_parts: dict[str, float] = {}
 
 
-class Citation(Frozen):
+class Citation(Frozen, kw_only=True):
     """One citable place in a user's file (seed 000 §5.1)."""
 
     schema: str = CITATION_SCHEMA
@@ -319,19 +319,19 @@ class Citation(Frozen):
     source_map_path: str | None = None
 
 
-class NotIndexed(Frozen):
+class NotIndexed(Frozen, kw_only=True):
     source_path: str
     status: str
     reason: str
 
 
-class RerankInfo(Frozen):
+class RerankInfo(Frozen, kw_only=True):
     requested: bool = False
     enabled: bool | None = None
     model: str | None = None
 
 
-class SearchResults(Base):
+class SearchResults(Base, kw_only=True):
     schema: str = SEARCH_RESULTS_SCHEMA
     query: str
     mode: str
@@ -342,7 +342,7 @@ class SearchResults(Base):
     diagnostics: dict[str, Any] = {}
 
 
-class AgentQueryResult(Base):
+class AgentQueryResult(Base, kw_only=True):
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str = ""
     answer: str | None = None
@@ -350,7 +350,7 @@ class AgentQueryResult(Base):
     notes: list[str] = []
 
 
-class OpenActionParams(Frozen):
+class OpenActionParams(Frozen, kw_only=True):
     provider: str
     chunk_id: str | None
     search_query: str
@@ -358,7 +358,7 @@ class OpenActionParams(Frozen):
     display_quote: str | None
 
 
-class OpenPlan(Frozen):
+class OpenPlan(Frozen, kw_only=True):
     """How a shell opens a citation: which file, what kind, where."""
 
     schema: str = OPEN_PLAN_SCHEMA
@@ -375,7 +375,7 @@ class OpenPlan(Frozen):
 # --------------------------------------------------------------------------- status
 
 
-class ProviderStatus(Base):
+class ProviderStatus(Base, kw_only=True):
     """What the provider's ``provider_status`` hook reports."""
 
     provider: str
@@ -396,7 +396,7 @@ class ProviderStatus(Base):
     extra: dict[str, Any] = {}
 
 
-class PluginInfo(Base):
+class PluginInfo(Base, kw_only=True):
     name: str
     version: str | None = None
     origin: str = "entry point"  # builtin | entry point | registered
@@ -419,7 +419,7 @@ def dumps(value: Any) -> bytes:
     return _json_encoder.encode(value)
 
 
-class QueryRequest(Frozen):
+class QueryRequest(Frozen, kw_only=True):
     """Input of the provider's ``query`` hook."""
 
     query: str
@@ -430,7 +430,7 @@ class QueryRequest(Frozen):
     enable_rerank: bool | None = None  # None: not requested, passed through only when set
 
 
-class MappedReference(Frozen):
+class MappedReference(Frozen, kw_only=True):
     """A provider reference mapped to a live registry entry (and a sidecar block if found)."""
 
     reference: ProviderReference
