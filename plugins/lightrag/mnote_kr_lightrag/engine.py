@@ -1,0 +1,464 @@
+"""The managed local LightRAG engine (``mnote-kr engine start|stop|status``).
+
+:func:`start_engine` runs a real ``lightrag-server`` (``pip install 'mnote-kr[engine]'``) on
+loopback. Its working and input dirs live under ``<data_dir>/engine/``; it runs from a scratch
+directory without ``.env`` (``<state_dir>/engine-run/``, which also holds its logs). When the
+configuration names no LLM or embedding endpoint, the offline model service
+(:mod:`mnote_kr_lightrag.modelservice`) runs beside it as a second process, and ingestion skips
+knowledge-graph extraction (LightRAG's ``!`` parser option), so nothing needs an LLM; answers
+then come back as ``modelservice.NO_LLM_ANSWER`` and the provider reports ``answer: null``.
+
+The PIDs, URL and a random API key go to ``<state_dir>/engine.json`` (mode 0600, atomic).
+:func:`stop_engine` signals only those PIDs, and only after checking that each one still runs
+the program we started. The pieces are plain functions so tests start the engine through
+exactly this code (:mod:`mnote_kr_lightrag.testing`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+from filelock import FileLock
+
+from mnote_kr.errors import ProviderError
+
+from . import modelservice
+from .tiktoken_cache import ensure_tiktoken_cache
+
+STATE_FILE = "engine.json"
+RUN_DIR = "engine-run"
+STATE_VERSION = 1
+OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
+
+#: Chunk parameters for every rule: smaller chunks make citations more precise than the
+#: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
+CHUNK = "F(chunk_ts=400,chunk_ol=40)"
+#: Offline default: native parser (sidecars) for DOCX/MD, legacy text for PDF/TXT; ``!`` skips
+#: KG extraction so ingestion makes embedding calls only.
+OFFLINE_PARSER_RULES = f"docx:native-!{CHUNK};md:native-!{CHUNK};txt:legacy-!{CHUNK};pdf:legacy-!{CHUNK}"
+#: With a real LLM configured, the knowledge graph is built as usual.
+LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pdf:legacy-{CHUNK}"
+
+# Only these variables of the caller's environment reach the engine's processes: LightRAG reads
+# dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
+_ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
+             "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
+_MARKERS = {"server": "lightrag-server", "models": "mnote_kr_lightrag.modelservice"}
+
+
+class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
+    """A running managed engine, as recorded in ``engine.json``.
+
+    ``pids`` maps ``"server"`` (and ``"models"`` when the offline service runs) to a PID.
+    ``offline_llm`` is true when chat goes to the offline service (no real answers).
+    """
+
+    version: int = STATE_VERSION
+    url: str
+    api_key: str
+    input_dir: str
+    working_dir: str
+    pids: dict[str, int]
+    offline_models: bool
+    offline_llm: bool = True
+    models_url: str | None = None
+    run_dir: str = ""
+    server_log: str = ""
+    lightrag_log: str = ""
+    models_log: str | None = None
+    parser_rules: str = ""
+    started_at: float = 0.0
+    start_seconds: float = 0.0
+    healthy: bool = True
+
+
+_decoder = msgspec.json.Decoder(EngineInfo)
+
+
+# ---------------------------------------------------------------------------
+# small helpers
+# ---------------------------------------------------------------------------
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """Return a port that is free on ``host`` right now (the OS picks it)."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind((host, 0))
+        return int(sock.getsockname()[1])
+
+
+def find_server_executable() -> Path:
+    """Locate ``lightrag-server``: beside ``sys.executable`` first, then on PATH."""
+    here = Path(sys.executable).parent
+    for name in ("lightrag-server", "lightrag-server.exe"):
+        if (here / name).is_file():
+            return here / name
+    found = shutil.which("lightrag-server")
+    if found:
+        return Path(found)
+    raise ProviderError("lightrag-server not installed", hint="pip install 'mnote-kr[engine]'")
+
+
+def _write_state(path: Path, info: EngineInfo) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        os.chmod(tmp, 0o600)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(msgspec.json.encode(info))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def read_state(state_dir: Path) -> EngineInfo | None:
+    """Return the recorded engine (alive or not), or None when there is no readable record."""
+    path = Path(state_dir) / STATE_FILE
+    try:
+        return _decoder.decode(path.read_bytes())
+    except FileNotFoundError:
+        return None
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+
+
+def _cmdline(pid: int) -> str | None:
+    """The command line of ``pid``, or None when it is gone or cannot be read."""
+    proc = Path(f"/proc/{pid}/cmdline")
+    if proc.parent.parent.is_dir() and Path("/proc/self").exists():
+        try:
+            return proc.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            return None
+    ps = shutil.which("ps")
+    if ps is None:
+        return None
+    try:
+        out = subprocess.run([ps, "-p", str(pid), "-o", "command="], capture_output=True, text=True,
+                             timeout=5, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def is_our_process(pid: int, role: str) -> bool:
+    """True when ``pid`` is alive and still runs the program recorded for ``role``."""
+    if pid <= 0:
+        return False
+    cmd = _cmdline(pid)
+    if not cmd:
+        return False
+    if _is_zombie(pid):
+        return False
+    return _MARKERS[role] in cmd
+
+
+def _is_zombie(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
+
+
+def _terminate(pid: int, role: str, timeout: float) -> bool:
+    """SIGTERM ``pid`` (its own process group when it leads one), SIGKILL after ``timeout``."""
+    if not is_our_process(pid, role):
+        return False
+    group = hasattr(os, "killpg") and _pgid(pid) == pid
+
+    def send(sig: int) -> None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(pid, sig) if group else os.kill(pid, sig)
+
+    send(signal.SIGTERM)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        _reap(pid)
+        if not is_our_process(pid, role):
+            return True
+        time.sleep(0.1)
+    send(getattr(signal, "SIGKILL", signal.SIGTERM))
+    for _ in range(50):
+        _reap(pid)
+        if not is_our_process(pid, role):
+            break
+        time.sleep(0.1)
+    return True
+
+
+def _pgid(pid: int) -> int | None:
+    try:
+        return os.getpgid(pid)
+    except (OSError, AttributeError):
+        return None
+
+
+def _reap(pid: int) -> None:
+    """Collect our own exited child so it does not linger as a zombie."""
+    with contextlib.suppress(ChildProcessError, OSError, AttributeError):
+        os.waitpid(pid, os.WNOHANG)
+
+
+def _tail(path: Path | str | None, lines: int = 25) -> str:
+    if not path:
+        return ""
+    try:
+        text = Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return ""
+    return "\n".join(text.splitlines()[-lines:])
+
+
+def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:
+    headers = {"X-API-Key": api_key} if api_key else {}
+    try:
+        with httpx.Client(trust_env=False, timeout=timeout) as client:
+            resp = client.get(f"{url}/health", headers=headers)
+    except httpx.HTTPError:
+        return None
+    if resp.status_code != 200:
+        return None
+    try:
+        body = resp.json()
+    except ValueError:
+        return None
+    return body if isinstance(body, dict) else None
+
+
+def _base_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
+    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
+    env["PYTHONUNBUFFERED"] = "1"
+    env["PYTHONIOENCODING"] = "utf-8"
+    return env
+
+
+def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
+    with log.open("ab") as out:
+        kwargs: dict[str, Any] = {}
+        if os.name == "posix":
+            kwargs["start_new_session"] = True  # own process group: stop reaches its children only
+        else:  # pragma: no cover - Windows
+            kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
+        return subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+                                stderr=subprocess.STDOUT, **kwargs)
+
+
+def _wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, what: str,
+                logs: list[Path]) -> None:
+    while True:
+        if _health(check_url, timeout=1.0) is not None:
+            return
+        code = proc.poll()
+        if code is not None:
+            tails = "\n".join(t for t in (_tail(p) for p in logs) if t)
+            raise ProviderError(f"{what} exited with code {code} during start-up:\n{tails}".rstrip(),
+                                url=check_url, hint=f"see {logs[0]}")
+        if time.monotonic() > deadline:
+            tails = "\n".join(t for t in (_tail(p) for p in logs) if t)
+            raise ProviderError(f"{what} did not answer {check_url}/health in time:\n{tails}".rstrip(),
+                                url=check_url, hint=f"see {logs[0]}; a cold start can take longer, raise wait_s")
+        time.sleep(0.25)
+
+
+def _endpoint(cfg: Mapping[str, Any], kind: str) -> tuple[str, str, str]:
+    host = cfg.get("host") or cfg.get("url") or cfg.get("base_url")
+    model = cfg.get("model")
+    if not host or not model:
+        raise ProviderError(f"{kind} endpoint needs 'host' (OpenAI-compatible base URL) and 'model'",
+                            hint=f"set [{kind}] host and model in config.toml, or remove it for offline mode")
+    return str(host).rstrip("/"), str(model), str(cfg.get("api_key") or "none")
+
+
+# ---------------------------------------------------------------------------
+# public API
+# ---------------------------------------------------------------------------
+
+
+def engine_status(state_dir: Path) -> EngineInfo | None:
+    """Return the recorded engine when its server process is ours and alive, else None.
+
+    A record whose server is gone is stale: the offline model service it left behind (if it is
+    still ours) is stopped and the record removed. A live server that does not answer
+    ``/health`` within a few seconds is returned with ``healthy=False``.
+    """
+    state_dir = Path(state_dir)
+    info = read_state(state_dir)
+    if info is None:
+        (state_dir / STATE_FILE).unlink(missing_ok=True)
+        return None
+    server_pid = info.pids.get("server", 0)
+    if not is_our_process(server_pid, "server"):
+        for role, pid in info.pids.items():
+            if role in _MARKERS:
+                _terminate(pid, role, timeout=5)
+        (state_dir / STATE_FILE).unlink(missing_ok=True)
+        return None
+    for _ in range(3):
+        if _health(info.url, info.api_key, timeout=2.0) is not None:
+            return msgspec.structs.replace(info, healthy=True)
+        time.sleep(0.5)
+    return msgspec.structs.replace(info, healthy=False)
+
+
+def start_engine(
+    *,
+    data_dir: Path,
+    state_dir: Path,
+    cache_dir: Path,
+    port: int | None = None,
+    host: str = "127.0.0.1",
+    llm: Mapping[str, Any] | None = None,
+    embedding: Mapping[str, Any] | None = None,
+    parser_rules: str | None = None,
+    wait_s: float = 60.0,
+) -> EngineInfo:
+    """Start (or return the already running) managed LightRAG engine.
+
+    ``llm`` / ``embedding`` are endpoint dicts from the config (``host`` = OpenAI-compatible
+    base URL ending in ``/v1``, ``model``, ``api_key``; embedding also ``dim``). When either is
+    missing, the offline model service serves that role. ``cache_dir`` is the host's cache dir;
+    tiktoken's files go to ``cache_dir/tiktoken``. Raises ``ProviderError`` (with the tail of the
+    server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
+    process started by this call is stopped again in that case.
+    """
+    data_dir, state_dir, cache_dir = Path(data_dir), Path(state_dir), Path(cache_dir)
+    state_dir.mkdir(parents=True, exist_ok=True)
+    with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
+        running = engine_status(state_dir)
+        if running is not None:
+            if not running.healthy:
+                raise ProviderError("The managed LightRAG engine is running but does not answer /health",
+                                    url=running.url, hint="run 'mnote-kr engine stop' and start it again")
+            return running
+        return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
+                             llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s)
+
+
+def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
+                  llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
+                  parser_rules: str | None, wait_s: float) -> EngineInfo:
+    t0 = time.monotonic()
+    server_exe = find_server_executable()
+    tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
+    engine_dir = data_dir / "engine"
+    working_dir, input_dir = engine_dir / "rag_storage", engine_dir / "inputs"
+    run_dir = state_dir / RUN_DIR
+    for d in (working_dir, input_dir, run_dir):
+        d.mkdir(parents=True, exist_ok=True)
+    (run_dir / ".env").unlink(missing_ok=True)  # our scratch dir: the server must never read a .env
+    server_log, lightrag_log, models_log = run_dir / "server.out", run_dir / "lightrag.log", run_dir / "models.out"
+
+    offline_llm, offline_embed = llm is None, embedding is None
+    offline = offline_llm or offline_embed
+    deadline = time.monotonic() + wait_s
+    started: list[tuple[subprocess.Popen[bytes], str]] = []
+    try:
+        models_url: str | None = None
+        dim = modelservice.DEFAULT_DIM
+        if offline:
+            mport = free_port(host)
+            models_url = f"http://{host}:{mport}"
+            models_log.write_bytes(b"")
+            mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
+                            "--port", str(mport), "--dim", str(dim)], cwd=run_dir, env=_base_env(), log=models_log)
+            started.append((mproc, "models"))
+            _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
+
+        if offline_llm:
+            llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, OFFLINE_API_KEY
+        else:
+            assert llm is not None
+            llm_host, llm_model, llm_key = _endpoint(llm, "llm")
+        if offline_embed:
+            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, OFFLINE_API_KEY
+        else:
+            assert embedding is not None
+            emb_host, emb_model, emb_key = _endpoint(embedding, "embedding")
+            if not embedding.get("dim"):
+                raise ProviderError("embedding endpoint needs 'dim' (the vector size of its model)",
+                                    hint="set [embedding] dim in config.toml")
+            dim = int(embedding["dim"])
+
+        rules = parser_rules if parser_rules is not None else (OFFLINE_PARSER_RULES if offline_llm
+                                                                 else LLM_PARSER_RULES)
+        sport = port or free_port(host)
+        api_key = secrets.token_urlsafe(24)
+        env = _base_env()
+        env.update({
+            "HOST": host, "PORT": str(sport),
+            "WORKING_DIR": str(working_dir), "INPUT_DIR": str(input_dir), "LOG_DIR": str(run_dir),
+            "LLM_BINDING": "openai", "LLM_BINDING_HOST": llm_host, "LLM_BINDING_API_KEY": llm_key,
+            "LLM_MODEL": llm_model,
+            "EMBEDDING_BINDING": "openai", "EMBEDDING_BINDING_HOST": emb_host,
+            "EMBEDDING_BINDING_API_KEY": emb_key, "EMBEDDING_MODEL": emb_model, "EMBEDDING_DIM": str(dim),
+            "TIKTOKEN_CACHE_DIR": str(tiktoken_dir),
+            "LIGHTRAG_API_KEY": api_key,
+            "LIGHTRAG_PARSER": rules,
+            "DOCX_SMART_HEADING": "false",  # needs spaCy models that only come from GitHub
+            # The offline "answers" must never be cached: a real LLM configured later would
+            # otherwise keep returning them.
+            "ENABLE_LLM_CACHE": "false" if offline_llm else "true",
+            "ENABLE_LLM_CACHE_FOR_EXTRACT": "false" if offline_llm else "true",
+            "RERANK_BINDING": "null",
+            "WORKERS": "1",
+        })
+        server_log.write_bytes(b"")
+        url = f"http://{host}:{sport}"
+        sproc = _spawn([str(server_exe)], cwd=run_dir, env=env, log=server_log)
+        started.append((sproc, "server"))
+        _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+    except BaseException:
+        for proc, role in reversed(started):
+            _terminate(proc.pid, role, timeout=5)
+            with contextlib.suppress(Exception):
+                proc.wait(timeout=1)
+        raise
+
+    pids = {role: proc.pid for proc, role in started}
+    info = EngineInfo(
+        url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir), pids=pids,
+        offline_models=offline, offline_llm=offline_llm, models_url=models_url, run_dir=str(run_dir),
+        server_log=str(server_log), lightrag_log=str(lightrag_log), models_log=str(models_log) if offline else None,
+        parser_rules=rules, started_at=time.time(), start_seconds=round(time.monotonic() - t0, 3),
+    )
+    _write_state(state_dir / STATE_FILE, info)
+    return info
+
+
+def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
+    """Stop the recorded engine; return the PIDs that were signalled.
+
+    Only PIDs from ``engine.json`` are touched, and each only while it still runs the program we
+    started (``lightrag-server`` or the model service): SIGTERM, then SIGKILL after ``timeout``.
+    The record is removed. Stopping when nothing runs returns ``[]``.
+    """
+    state_dir = Path(state_dir)
+    with FileLock(str(state_dir / "engine.lock"), timeout=timeout * 3 + 30):
+        info = read_state(state_dir)
+        stopped: list[int] = []
+        if info is not None:
+            for role in ("server", "models"):
+                pid = info.pids.get(role)
+                if pid and _terminate(pid, role, timeout):
+                    stopped.append(pid)
+        (state_dir / STATE_FILE).unlink(missing_ok=True)
+        return stopped

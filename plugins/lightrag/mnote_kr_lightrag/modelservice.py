@@ -1,0 +1,358 @@
+"""Offline model service: an OpenAI-compatible stand-in for LightRAG's LLM and embedder.
+
+When the user has configured no LLM or embedding endpoint, the managed engine runs this
+stdlib-only HTTP service on loopback so that a real ``lightrag-server`` can ingest and
+retrieve without any network. It is honest about what it is:
+
+* ``POST /v1/embeddings`` returns deterministic feature-hashing vectors (signed hashing of
+  character 1-3-grams and lower-cased words, L2-normalised). Similar texts share features, so
+  retrieval by cosine similarity works for Latin and CJK text alike. ``encoding_format``
+  ``"base64"`` (LightRAG's default) gets little-endian float32 bytes, ``"float"`` a list.
+* ``POST /v1/chat/completions`` answers only what it can answer truthfully:
+  keyword-extraction prompts get the query's own words (no invented terms), entity
+  extraction gets an empty result, and anything else (a RAG answer) gets
+  :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
+* ``GET /v1/models`` and ``GET /health``.
+
+Run it as ``python -m mnote_kr_lightrag.modelservice --port P --dim 384`` or in a thread with
+:func:`start_in_thread` (tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import hashlib
+import json
+import math
+import re
+import struct
+import threading
+import time
+from collections.abc import Iterable, Sequence
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+DEFAULT_DIM = 384
+EMBED_MODEL = "mnote-offline-embed"
+LLM_MODEL = "mnote-offline-llm"
+NO_LLM_ANSWER = "No LLM is configured for this knowledge base."
+COMPLETE = "<|COMPLETE|>"
+MAX_BODY = 64 * 1024 * 1024
+
+_WORD_RE = re.compile(r"[^\W\d_][\w'-]*|\d+(?:[.,]\d+)*", re.UNICODE)
+_CJK = (
+    "\u3040-\u30ff"  # kana
+    "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"  # CJK ideographs
+    "\uac00-\ud7af"  # hangul
+)
+_CJK_RUN_RE = re.compile(f"[{_CJK}]+")
+_CJK_CHAR_RE = re.compile(f"[{_CJK}]")
+_TOKEN_RE = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['-][^\\W_]+)*", re.UNICODE)
+_STOPWORDS = frozenset(
+    """a an the and or but if then else of to in on at by for from with without about into over under
+    is are was were be been being am do does did done have has had having can could may might must shall
+    should will would what which who whom whose when where why how that this these those it its it's
+    i me my we our you your he him his she her they them their there here not no yes as than so such
+    any all some each every more most other please tell show give find explain describe list say
+    也 的 了 是 在 和 与 及 或 吗 呢 吧 啊 什么 怎么 如何 哪些 哪个 为什么 请 一下 是否 有 有没有 关于""".split()
+)
+# CJK function words split a long CJK run into content pieces (longest first, so 有没有 beats 有).
+_CJK_SPLIT_RE = re.compile(
+    "|".join(sorted((w for w in _STOPWORDS if _CJK_RUN_RE.fullmatch(w)), key=len, reverse=True))
+)
+
+
+# ---------------------------------------------------------------------------
+# Embeddings
+# ---------------------------------------------------------------------------
+
+
+def _features(text: str) -> Iterable[tuple[str, float]]:
+    """Yield (feature, weight): char 1-3-grams of the normalised text plus whole words."""
+    norm = re.sub(r"\s+", " ", text.lower()).strip()
+    if not norm:
+        return
+    for n, weight in ((1, 0.5), (2, 1.0), (3, 1.5)):
+        if len(norm) < n:
+            continue
+        for i in range(len(norm) - n + 1):
+            gram = norm[i : i + n]
+            if gram.strip():
+                yield "c:" + gram, weight
+    for word in _WORD_RE.findall(norm):
+        if not _CJK_CHAR_RE.search(word):
+            yield "w:" + word, 2.0
+
+
+def embed(text: str, dim: int = DEFAULT_DIM) -> list[float]:
+    """Return a deterministic, L2-normalised feature-hashing vector of ``dim`` floats.
+
+    Each feature is hashed (blake2b) to an index and a sign; the same text always gives the
+    same vector, in any process. An empty text gives a fixed unit vector.
+    """
+    if dim <= 0:
+        raise ValueError("dim must be positive")
+    vec = [0.0] * dim
+    for feat, weight in _features(text):
+        digest = hashlib.blake2b(feat.encode("utf-8"), digest_size=8).digest()
+        idx = int.from_bytes(digest[:4], "little") % dim
+        vec[idx] += weight if digest[4] & 1 else -weight
+    norm = math.sqrt(sum(v * v for v in vec))
+    if norm == 0.0:
+        vec[0] = 1.0
+        return vec
+    return [v / norm for v in vec]
+
+
+def encode_base64(vec: Sequence[float]) -> str:
+    """Encode a vector as base64 of little-endian float32, as the OpenAI API does."""
+    return base64.b64encode(struct.pack(f"<{len(vec)}f", *vec)).decode("ascii")
+
+
+# ---------------------------------------------------------------------------
+# Chat completions
+# ---------------------------------------------------------------------------
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, list):
+        return " ".join(str(p.get("text", "")) for p in content if isinstance(p, dict))
+    return content if isinstance(content, str) else ""
+
+
+def _last_user(messages: Sequence[dict[str, Any]]) -> str:
+    for msg in reversed(messages):
+        if msg.get("role") == "user":
+            return _content_text(msg.get("content"))
+    return ""
+
+
+def query_terms(query: str) -> list[str]:
+    """Split a query into its own content words, first-seen order, no duplicates.
+
+    Latin words are kept whole (stop words dropped). A CJK run of up to four characters is kept
+    whole; a longer run is split at known function words and the pieces are kept, plus the
+    run's character bigrams so that a word inside the run is still matched.
+    """
+    seen: set[str] = set()
+    out: list[str] = []
+
+    def add(term: str) -> None:
+        key = term.lower()
+        if term and key not in seen and key not in _STOPWORDS:
+            seen.add(key)
+            out.append(term)
+
+    for tok in _TOKEN_RE.findall(query):
+        if _CJK_CHAR_RE.match(tok):
+            pieces = [p for p in _CJK_SPLIT_RE.split(tok) if p]
+            for piece in pieces:
+                add(piece)
+                if len(piece) > 4:
+                    for i in range(len(piece) - 1):
+                        add(piece[i : i + 2])
+        elif len(tok) > 1 or tok.isdigit():
+            add(tok)
+    return out
+
+
+def extract_keywords(query: str) -> dict[str, list[str]]:
+    """Answer a keyword-extraction prompt honestly: only words that occur in ``query``.
+
+    Low-level keywords are all content words (at most 12); high-level keywords are the query's
+    content phrases (runs of adjacent content words, at most 3), or its longest words.
+    """
+    terms = query_terms(query)
+    low = terms[:12]
+    phrases: list[str] = []
+    current: list[str] = []
+    for tok in _TOKEN_RE.findall(query) + [""]:
+        if tok and not _CJK_CHAR_RE.match(tok) and tok.lower() not in _STOPWORDS and len(tok) > 1:
+            current.append(tok)
+            continue
+        if len(current) >= 2:
+            phrases.append(" ".join(current))
+        current = []
+        if tok and _CJK_CHAR_RE.match(tok) and len(tok) >= 2:
+            phrases.append(tok)
+    high = list(dict.fromkeys(phrases))[:3] or sorted(low, key=len, reverse=True)[:3]
+    return {"high_level_keywords": high, "low_level_keywords": low}
+
+
+def classify_and_answer(messages: Sequence[dict[str, Any]]) -> tuple[str, str]:
+    """Return ``(kind, text)`` for a chat request: keywords, extract, or no-llm."""
+    whole = "\n".join(_content_text(m.get("content")) for m in messages)
+    user = _last_user(messages)
+    if "high_level_keywords" in whole and "User Query:" in whole:
+        query = whole.rsplit("User Query:", 1)[1].split("---Output---", 1)[0].strip()
+        return "keywords", json.dumps(extract_keywords(query), ensure_ascii=False)
+    if "---Input Text---" in whole and "Knowledge Graph Specialist" in whole or "last extraction task" in user:
+        if '"entities"' in whole and "relationships" in whole and "JSON" in whole:
+            return "extract", json.dumps({"entities": [], "relationships": []})
+        return "extract", COMPLETE
+    return "no-llm", NO_LLM_ANSWER
+
+
+# ---------------------------------------------------------------------------
+# HTTP
+# ---------------------------------------------------------------------------
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    server: _ModelServer
+
+    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
+        pass
+
+    def _json(self, code: int, obj: Any) -> None:
+        data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _error(self, code: int, message: str) -> None:
+        self._json(code, {"error": {"message": message, "type": "invalid_request_error"}})
+
+    def do_GET(self) -> None:  # noqa: N802 - stdlib name
+        path = self.path.split("?", 1)[0].rstrip("/")
+        if path in ("/health", "/v1/health"):
+            return self._json(200, {"status": "ok", "dim": self.server.dim, "offline": True})
+        if path in ("/v1/models", "/models"):
+            data = [{"id": m, "object": "model", "owned_by": "mnote-kr"} for m in (LLM_MODEL, EMBED_MODEL)]
+            return self._json(200, {"object": "list", "data": data})
+        return self._error(404, f"no route {path}")
+
+    def do_POST(self) -> None:  # noqa: N802 - stdlib name
+        path = self.path.split("?", 1)[0].rstrip("/")
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            return self._error(400, "bad Content-Length")
+        if length < 0 or length > MAX_BODY:
+            return self._error(413, "request body too large")
+        try:
+            body = json.loads(self.rfile.read(length) or b"{}")
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            return self._error(400, "body is not valid JSON")
+        if not isinstance(body, dict):
+            return self._error(400, "body must be a JSON object")
+        if path.endswith("/embeddings"):
+            return self._embeddings(body)
+        if path.endswith("/chat/completions"):
+            return self._chat(body)
+        return self._error(404, f"no route {path}")
+
+    def _embeddings(self, body: dict[str, Any]) -> None:
+        inputs = body.get("input", [])
+        if isinstance(inputs, str):
+            inputs = [inputs]
+        if not isinstance(inputs, list):
+            return self._error(400, "input must be a string or a list")
+        try:
+            dim = int(body.get("dimensions") or self.server.dim)
+        except (TypeError, ValueError):
+            return self._error(400, "dimensions must be an integer")
+        if dim <= 0 or dim > 65536:
+            return self._error(400, "dimensions out of range")
+        fmt = body.get("encoding_format") or "float"
+        if fmt not in ("float", "base64"):
+            return self._error(400, "encoding_format must be 'float' or 'base64'")
+        data = []
+        for i, item in enumerate(inputs):
+            text = item if isinstance(item, str) else json.dumps(item)
+            vec = embed(text, dim)
+            emb: str | list[float] = encode_base64(vec) if fmt == "base64" else vec
+            data.append({"object": "embedding", "index": i, "embedding": emb})
+        self.server.count("embeddings")
+        self._json(200, {"object": "list", "data": data, "model": body.get("model") or EMBED_MODEL,
+                         "usage": {"prompt_tokens": 0, "total_tokens": 0}})
+
+    def _chat(self, body: dict[str, Any]) -> None:
+        messages = body.get("messages")
+        if not isinstance(messages, list) or not all(isinstance(m, dict) for m in messages):
+            return self._error(400, "messages must be a list of objects")
+        kind, text = classify_and_answer(messages)
+        self.server.count(kind)
+        cid, created, model = f"chatcmpl-{int(time.time() * 1000)}", int(time.time()), body.get("model") or LLM_MODEL
+        if not body.get("stream"):
+            return self._json(200, {
+                "id": cid, "object": "chat.completion", "created": created, "model": model,
+                "choices": [{"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}],
+                "usage": {"prompt_tokens": 0, "completion_tokens": 0, "total_tokens": 0},
+            })
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Cache-Control", "no-cache")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        pieces = [text[i : i + 16] for i in range(0, len(text), 16)] or [""]
+        for j, piece in enumerate(pieces):
+            delta = {"role": "assistant", "content": piece} if j == 0 else {"content": piece}
+            self._sse({"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                       "choices": [{"index": 0, "delta": delta, "finish_reason": None}]})
+        self._sse({"id": cid, "object": "chat.completion.chunk", "created": created, "model": model,
+                   "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        self.wfile.write(b"data: [DONE]\n\n")
+        self.wfile.flush()
+        self.close_connection = True
+
+    def _sse(self, obj: Any) -> None:
+        self.wfile.write(b"data: " + json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n\n")
+
+
+class _ModelServer(ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, host: str, port: int, dim: int) -> None:
+        super().__init__((host, port), _Handler)
+        self.dim = dim
+        self.counts: dict[str, int] = {}
+        self._lock = threading.Lock()
+
+    def count(self, kind: str) -> None:
+        with self._lock:
+            self.counts[kind] = self.counts.get(kind, 0) + 1
+
+
+def make_server(host: str = "127.0.0.1", port: int = 0, dim: int = DEFAULT_DIM) -> _ModelServer:
+    """Bind the service (port 0 picks a free port); call ``serve_forever`` on the result.
+
+    ``server.counts`` counts requests by kind (embeddings, keywords, extract, no-llm).
+    """
+    return _ModelServer(host, port, dim)
+
+
+def start_in_thread(host: str = "127.0.0.1", port: int = 0,
+                    dim: int = DEFAULT_DIM) -> tuple[_ModelServer, threading.Thread]:
+    """Start the service in a daemon thread; stop it with ``server.shutdown(); server.server_close()``."""
+    srv = make_server(host, port, dim)
+    thread = threading.Thread(target=srv.serve_forever, name="mnote-kr-modelservice", daemon=True)
+    thread.start()
+    return srv, thread
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Command-line entry: ``python -m mnote_kr_lightrag.modelservice --port P --dim 384``."""
+    parser = argparse.ArgumentParser(prog="mnote_kr_lightrag.modelservice", description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--dim", type=int, default=DEFAULT_DIM)
+    args = parser.parse_args(argv)
+    srv = make_server(args.host, args.port, args.dim)
+    print(f"mnote-kr offline model service on http://{args.host}:{srv.server_address[1]}/v1 dim={args.dim}",
+          flush=True)
+    try:
+        srv.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        srv.server_close()
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
