@@ -1,0 +1,551 @@
+"""The single cleaning step for citation text (seed 000 §5.2, design principle 4).
+
+A LightRAG chunk or sidecar block carries inline markup (NOTES §5.3)::
+
+    <equation format="latex">E=m{c}^{2}</equation>            inline math
+    <equation id="eq-…" format="latex">$$E = mc^2$$</equation>  display math
+    <table id="tb-…" format="json">[["Cell", "mAh"], …]</table>  2-D JSON table
+    <table id="tb-…" format="html"><tr><td>…</td></tr></table>   MinerU HTML table
+    <drawing id="im-…" format="png" path="…" src="" [caption="…"] />
+    <cite …>…</cite>, markdown heading hashes, and chunk cuts through any of them
+
+``clean_citation_text`` turns it, once, into a :class:`~mnote_kr.models.CitationTextBundle`:
+
+* ``display_quote``: one line people and LLMs read. Tag shells gone, LaTeX made plain
+  (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
+  rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
+  broken or stray tags removed. A ``<`` that is followed by a letter and is not a tag
+  becomes ``< `` so no half tag can survive. The user's query is never lost: if the raw
+  text contained it (whitespace and case normalised) and cleaning would lose it, the
+  query is appended after `` … ``.
+* ``locator_evidence_text``: a query-centred window of the sidecar block (source
+  ``sidecar``), else of the chunk (``chunk``), else the chunk's head (``fallback``), with
+  the same markup removed but line breaks kept and tables as plain cell text.
+* ``normalized_fingerprint``: 16 hex of sha1 over the display text after NFKC, casefold
+  and removal of whitespace and punctuation; de-duplicates within one result.
+
+Everything is regex-driven and linear in the input (a 20 KB chunk cleans in about a
+millisecond); cleaning the display text again gives the same display text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import re
+import unicodedata
+from collections.abc import Callable
+
+from .models import CitationTextBundle
+
+__all__ = [
+    "clean_citation_text",
+    "display_text",
+    "fingerprint",
+    "latex_to_plain",
+    "locator_text",
+]
+
+# --------------------------------------------------------------------------- tags
+
+# A complete tag; quoted attribute values may hold '>' (possessive: linear time).
+_TAG_RE = re.compile(
+    r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+)>"
+)
+# '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
+_HALF_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)")
+_ATTR_RE = re.compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
+# The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
+_LEAD_TAIL_RE = re.compile(r"\A[^<>\"\n]{0,200}\"[^<>\n]{0,400}?/?>")
+_CLOSE_RES = {
+    name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")
+}
+# Names whose half tags are always dropped (a chunk cut them); others are neutralised.
+_KNOWN_TAGS = frozenset(
+    "equation table drawing cite tr td th thead tbody tfoot caption br p div span sub sup b i u em "
+    "strong a img figure figcaption ul ol li code pre math mi mo mn msup msub mrow".split()
+)
+_BREAK_TAGS = frozenset("br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption".split())
+_CELL_TAGS = frozenset(("td", "th"))
+_NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
+
+# --------------------------------------------------------------------------- text
+
+_WS_RE = re.compile(r"\s+")
+_SPACE_RE = re.compile(r"[^\S\n]+")
+_NL_RE = re.compile(r"[^\S\n]*\n\s*")
+_HEADING_RE = re.compile(r"^[^\S\n]*(?:#{1,6}(?:[^\S\n]+|$))+", re.MULTILINE)
+_DISPLAY_MATH_RE = re.compile(r"\$\$([^$]{1,4000})\$\$")
+_INLINE_MATH_RE = re.compile(r"(?<![\\$])\$([^\s$](?:[^$\n]{0,400}?[^\s$\\])?)\$(?![\d$])")
+_MATHY_RE = re.compile(r"[\\^_{}=]")
+_FINGERPRINT_DROP_RE = re.compile(r"[\W_]+")
+_BOUNDARY_RE = re.compile(r"[\n。！？；!?;]|[.](?=\s)")
+
+# --------------------------------------------------------------------------- LaTeX
+
+_LATEX_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}^_~&]|\[|\]|[^\\{}^_~&\[\]]+", re.DOTALL)
+_LATEX_SYMBOLS = {
+    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
+    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
+    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "varpi": "ϖ", "rho": "ρ",
+    "varrho": "ϱ", "sigma": "σ", "varsigma": "ς", "tau": "τ", "upsilon": "υ", "phi": "φ",
+    "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ",
+    "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Upsilon": "Υ",
+    "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
+    "cdot": "·", "times": "×", "div": "÷", "pm": "±", "mp": "∓", "leq": "≤", "le": "≤",
+    "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "~", "simeq": "≃",
+    "equiv": "≡", "propto": "∝", "infty": "∞", "partial": "∂", "nabla": "∇", "sum": "∑",
+    "prod": "∏", "int": "∫", "oint": "∮", "in": "∈", "notin": "∉", "subset": "⊂",
+    "subseteq": "⊆", "cup": "∪", "cap": "∩", "forall": "∀", "exists": "∃", "neg": "¬",
+    "wedge": "∧", "vee": "∨", "to": "→", "rightarrow": "→", "leftarrow": "←",
+    "leftrightarrow": "↔", "Rightarrow": "⇒", "Leftarrow": "⇐", "Leftrightarrow": "⇔",
+    "longrightarrow": "⟶", "rightleftharpoons": "⇌", "uparrow": "↑", "downarrow": "↓",
+    "circ": "∘", "degree": "°", "angle": "∠", "perp": "⊥", "parallel": "∥", "ldots": "…",
+    "cdots": "⋯", "dots": "…", "prime": "′", "hbar": "ħ", "ell": "ℓ", "AA": "Å", "%": "%",
+    "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
+}
+_LATEX_SPACES = {"quad": " ", "qquad": " ", ",": " ", ";": " ", ":": " ", " ": " ", "!": "",
+                 "\\": " ", "enspace": " ", "thinspace": " ", "medspace": " ", "thickspace": " ",
+                 "newline": " ", "displaystyle": "", "textstyle": "", "scriptstyle": "", "limits": "",
+                 "nolimits": "", "nonumber": "", "notag": ""}
+# Commands whose single argument is kept as it is (font, accents, text).
+_LATEX_UNWRAP = frozenset(
+    "mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr boldsymbol bm text textrm "
+    "textbf textit textsf texttt textup textnormal mbox hbox operatorname overline underline hat "
+    "widehat bar vec tilde widetilde dot ddot check breve acute grave mathring overrightarrow "
+    "ensuremath emph boxed".split()
+)
+_LATEX_SIZERS = frozenset(
+    "left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split()
+)
+_LATEX_FRACS = frozenset(("frac", "dfrac", "tfrac", "cfrac"))
+_SIMPLE_RE = re.compile(r"[\w.′]+|\S")
+
+
+def _wrap(text: str) -> str:
+    text = text.strip()
+    return text if _SIMPLE_RE.fullmatch(text) else f"({text})"
+
+
+class _LatexReader:
+    """A tiny recursive reader over LaTeX tokens; never raises, never loops."""
+
+    __slots__ = ("depth", "pos", "tokens")
+
+    def __init__(self, source: str) -> None:
+        self.tokens = _LATEX_TOKEN_RE.findall(source)
+        self.pos = 0
+        self.depth = 0
+
+    def seq(self, stop: str | None = None) -> str:
+        out: list[str] = []
+        tokens = self.tokens
+        while self.pos < len(tokens):
+            tok = tokens[self.pos]
+            if tok == stop:
+                self.pos += 1
+                return "".join(out)
+            if tok == "}":  # unbalanced close: drop it
+                self.pos += 1
+                continue
+            out.append(self.item())
+        return "".join(out)
+
+    def arg(self) -> str:
+        """One argument: a braced group or a single token (skipping spaces)."""
+        tokens = self.tokens
+        while self.pos < len(tokens) and tokens[self.pos].isspace():
+            self.pos += 1
+        if self.pos >= len(tokens):
+            return ""
+        tok = tokens[self.pos]
+        if tok == "{":
+            self.pos += 1
+            return self.group("}")
+        if tok[0] not in "\\{}^_~&[]" and len(tok) > 1:
+            # A plain run: the argument is its first character only.
+            self.tokens[self.pos] = tok[1:]
+            return tok[0]
+        return self.item()
+
+    def group(self, stop: str) -> str:
+        if self.depth > 60:  # pathological nesting: keep going flat
+            return self.seq(stop)
+        self.depth += 1
+        try:
+            return self.seq(stop)
+        finally:
+            self.depth -= 1
+
+    def optional(self) -> str | None:
+        tokens = self.tokens
+        if self.pos < len(tokens) and tokens[self.pos] == "[":
+            self.pos += 1
+            return self.group("]")
+        return None
+
+    def item(self) -> str:
+        tok = self.tokens[self.pos]
+        self.pos += 1
+        if tok == "{":
+            return self.group("}")
+        if tok in ("^", "_"):
+            return tok + _wrap(self.arg()) if self.pos < len(self.tokens) else ""
+        if tok == "~" or tok == "&":
+            return " "
+        if tok[0] != "\\":
+            return tok
+        name = tok[1:].rstrip("*") if len(tok) > 2 else tok[1:]
+        if name in _LATEX_SPACES:
+            return _LATEX_SPACES[name]
+        if name in _LATEX_SYMBOLS:
+            return _LATEX_SYMBOLS[name]
+        if name in _LATEX_FRACS:
+            num = self.arg()
+            return f"{_wrap(num)}/{_wrap(self.arg())}"
+        if name == "sqrt":
+            index = self.optional()
+            body = _wrap(self.arg())
+            return f"{index.strip()}√{body}" if index else f"√{body}"
+        if name in _LATEX_UNWRAP:
+            return self.arg()
+        if name in _LATEX_SIZERS:
+            nxt = self.tokens[self.pos] if self.pos < len(self.tokens) else ""
+            if nxt.startswith("."):
+                self.tokens[self.pos] = nxt[1:]
+            return ""
+        if name in ("begin", "end"):
+            self.arg()  # the environment name
+            return " "
+        if len(name) == 1 and not name.isalpha():
+            return name  # \{ \} \$ \# \_ \&
+        return name  # unknown command: keep its name (\sin → sin), never lose a word
+
+
+_STRIP_DELIMS_RE = re.compile(r"\A\s*(?:\$\$|\$|\\\[|\\\()(.*?)(?:\$\$|\$|\\\]|\\\))\s*\Z", re.DOTALL)
+
+
+def latex_to_plain(source: str) -> str:
+    """Make LaTeX readable as plain text: ``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``."""
+    match = _STRIP_DELIMS_RE.match(source)
+    if match:
+        source = match.group(1)
+    if not _MATHY_RE.search(source) and "~" not in source and "&" not in source:
+        return source
+    return _LatexReader(source).seq()
+
+
+def _math_in_text(text: str) -> str:
+    """``$$…$$`` anywhere and math-looking ``$…$`` (not currency) become plain text."""
+    if "$" not in text:
+        return text
+    text = _DISPLAY_MATH_RE.sub(lambda m: latex_to_plain(m.group(1)), text)
+
+    def inline(m: re.Match[str]) -> str:
+        body = m.group(1)
+        return latex_to_plain(body) if _MATHY_RE.search(body) else m.group(0)
+
+    return _INLINE_MATH_RE.sub(inline, text)
+
+
+# --------------------------------------------------------------------------- tables
+
+_JSON_CELL_RE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
+_ROW_SPLIT_RE = re.compile(r"\]\s*,?\s*\[")
+_HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
+_HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def _cell_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(_cell_text(v) for v in value)
+    return str(value)
+
+
+def _json_rows(content: str) -> list[list[str]]:
+    try:
+        data = json.loads(content)
+    except ValueError:
+        data = None
+    if isinstance(data, list):
+        return [[_cell_text(c) for c in row] if isinstance(row, list) else [_cell_text(row)] for row in data]
+    # Cut or malformed: read it tolerantly, row by row.
+    rows = []
+    for part in _ROW_SPLIT_RE.split(content):
+        cells = []
+        for m in _JSON_CELL_RE.finditer(part):
+            if m.group(1) is not None:
+                try:
+                    cells.append(json.loads(f'"{m.group(1)}"'))
+                except ValueError:
+                    cells.append(m.group(1))
+            else:
+                cells.append(m.group(2))
+        rows.append(cells)
+    return rows
+
+
+def _html_rows(content: str) -> list[list[str]]:
+    rows = []
+    for row in _HTML_ROW_RE.finditer(content):
+        cells = [_strip_tags(html.unescape(c.group(1))) for c in _HTML_CELL_RE.finditer(row.group(1))]
+        rows.append(cells)
+    if not rows:
+        rows = [[_strip_tags(html.unescape(content))]]
+    return rows
+
+
+def _strip_tags(text: str) -> str:
+    return _WS_RE.sub(" ", _HALF_RE.sub(" ", _TAG_RE.sub(" ", text))).strip()
+
+
+def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
+    lines = []
+    for row in rows:
+        cells = [_WS_RE.sub(" ", c).strip() for c in row]
+        cells = [c for c in cells if c]
+        if cells:
+            lines.append(cell_sep.join(cells))
+    return row_sep.join(lines)
+
+
+# --------------------------------------------------------------------------- the walker
+
+
+def _attrs(attr_text: str) -> dict[str, str]:
+    out = {}
+    for m in _ATTR_RE.finditer(attr_text):
+        out[m.group(1).lower()] = next(g for g in (m.group(2), m.group(3), m.group(4), "") if g is not None)
+    return out
+
+
+def _render(raw: str, *, locator: bool) -> str:
+    """Replace every tag, element and half tag in ``raw`` with readable text."""
+    cell_sep, row_sep = (" ", "\n") if locator else (" | ", "; ")
+    text_fn: Callable[[str], str] = _math_in_text
+    out: list[str] = []
+    n = len(raw)
+    i = 0
+    lead = _LEAD_TAIL_RE.match(raw)
+    if lead and "=" in lead.group(0):
+        i = lead.end()
+    seen_tag = False
+    no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
+    while i < n:
+        j = raw.find("<", i)
+        if j < 0:
+            out.append(text_fn(raw[i:]))
+            break
+        if j > i:
+            out.append(text_fn(raw[i:j]))
+        m = _TAG_RE.match(raw, j)
+        if m is None:
+            half = _HALF_RE.match(raw, j)
+            if half is None:  # '<' not followed by a letter: plain text
+                out.append("<")
+                i = j + 1
+                continue
+            name = half.group(1).lower()
+            at_end = half.end() >= n
+            if at_end or name in _KNOWN_TAGS or "=" in half.group(2):
+                out.append(" ")  # a tag cut by the chunk boundary
+            else:
+                out.append("< " + half.group(0)[1:])  # "x<y": text, not a tag
+            i = half.end()
+            continue
+        closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
+        self_closing = attr_text.rstrip().endswith("/")
+        i = m.end()
+        if name in ("equation", "table") and not closing and not self_closing:
+            close_re = _CLOSE_RES[name]
+            cm = None if no_close.get(name, n + 1) <= i else close_re.search(raw, i)
+            if cm is None:
+                no_close[name] = i
+                content, i = raw[i:], n
+            else:
+                content, i = raw[i : cm.start()], cm.end()
+            if name == "equation":
+                out.append(" " + latex_to_plain(_strip_tags(content)) + " ")
+            else:
+                fmt = _attrs(attr_text).get("format", "").lower()
+                if fmt == "html" or (fmt != "json" and "<t" in content.lower()):
+                    rows = _html_rows(content)
+                else:
+                    rows = _json_rows(content)
+                out.append(f"{row_sep}{_render_rows(rows, cell_sep, row_sep)}{row_sep}")
+        elif closing and name == "equation" and not seen_tag:
+            # Chunk began inside an equation: what came before it is LaTeX.
+            out = [" " + latex_to_plain(_strip_tags("".join(out))) + " "]
+        elif closing and name == "table" and not seen_tag:
+            out = [row_sep + _render_rows(_json_rows("".join(out)), cell_sep, row_sep) + row_sep]
+        elif name == "drawing" or name == "img":
+            if not closing:
+                caption = _attrs(attr_text).get("caption", "").strip()
+                caption = _WS_RE.sub(" ", html.unescape(caption)).strip()
+                if caption:
+                    out.append(f" {caption} " if locator else f" [Figure: {_strip_tags(caption)}] ")
+                else:
+                    out.append(" ")
+        elif name in _CELL_TAGS:
+            out.append(cell_sep if closing else " ")
+        elif name in _BREAK_TAGS:
+            out.append(row_sep if name == "tr" else "\n")
+        elif name in ("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"):
+            pass  # inline: H<sub>2</sub>O stays "H2O"
+        else:
+            out.append(" ")
+        seen_tag = True
+    return "".join(out)
+
+
+def _normalize_lines(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _SPACE_RE.sub(" ", text)
+    text = _NL_RE.sub("\n", text)
+    return _HEADING_RE.sub("", text)
+
+
+def _strip_lead(text: str) -> str:
+    """Drop tag tails and heading hashes at the start until nothing changes."""
+    while True:
+        before = text
+        text = text.lstrip()
+        lead = _LEAD_TAIL_RE.match(text)
+        if lead and "=" in lead.group(0):
+            text = text[lead.end() :]
+        text = _HEADING_RE.sub("", text, count=1).lstrip()
+        if text == before:
+            return text
+
+
+def _display_core(raw: str) -> str:
+    text = _normalize_lines(_render(raw, locator=False))
+    text = _NEUTRALISE_RE.sub("< ", text)
+    text = _WS_RE.sub(" ", text).strip()
+    text = re.sub(r"(?:\s*;\s*)+(?=;)", "", text)  # empty table rows
+    return _strip_lead(text)
+
+
+def _norm(text: str) -> str:
+    return _WS_RE.sub(" ", text).strip().casefold()
+
+
+def display_text(raw: str, query: str = "") -> str:
+    """The display quote for ``raw``; keeps ``query`` if ``raw`` contained it."""
+    text = _display_core(raw)
+    q = _WS_RE.sub(" ", query).strip()
+    if q and _norm(q) not in _norm(text) and _norm(q) in _norm(raw):
+        # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
+        if "<" not in q and _display_core(q) == q:
+            text = f"{text} … {q}" if text else q
+    return text
+
+
+def locator_text(raw: str) -> str:
+    """``raw`` without markup that confuses a locator; line breaks kept, words kept."""
+    text = _normalize_lines(_render(raw, locator=True))
+    text = _NEUTRALISE_RE.sub("< ", text)
+    return _strip_lead(text).strip()
+
+
+def fingerprint(display: str) -> str:
+    """16 hex of sha1 over NFKC + casefold + no whitespace/punctuation."""
+    norm = _FINGERPRINT_DROP_RE.sub("", unicodedata.normalize("NFKC", display).casefold())
+    return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
+
+
+# --------------------------------------------------------------------------- locator window
+
+
+def _query_re(query: str) -> re.Pattern[str] | None:
+    words = query.split()
+    if not words:
+        return None
+    return re.compile(r"\s*".join(re.escape(w) for w in words), re.IGNORECASE)
+
+
+def _window(text: str, start: int, end: int, window: int) -> str:
+    """``text[start:end]`` widened by ``window`` each way, cut at sentence/line boundaries."""
+    lo, hi = max(0, start - window), min(len(text), end + window)
+    if lo > 0:
+        b = _BOUNDARY_RE.search(text, lo, start)
+        if b:
+            lo = b.end()
+        else:  # no sentence boundary: at least do not cut a Latin word
+            sp = text.find(" ", lo, start)
+            if sp >= 0 and sp - lo < 40:
+                lo = sp + 1
+    if hi < len(text):
+        last = None
+        for last in _BOUNDARY_RE.finditer(text, end, hi):
+            pass
+        if last is not None:
+            hi = last.end() if last.group(0) != "\n" else last.start()
+        else:
+            sp = text.rfind(" ", end, hi)
+            if sp >= 0 and hi - sp < 40:
+                hi = sp
+    return text[lo:hi].strip()
+
+
+def _overlap_at(block: str, chunk: str, shingle: int = 16, samples: int = 12) -> int | None:
+    """Where ``block`` shares a passage with ``chunk`` (index in ``block``), or None."""
+    nb = _WS_RE.sub(" ", block.casefold())
+    nc = _WS_RE.sub(" ", chunk.casefold())
+    if not nb.strip() or not nc.strip():
+        return None
+    if len(nb) <= shingle:
+        return 0 if nb.strip() in nc else None
+    step = max(1, (len(nb) - shingle) // samples)
+    for pos in range(0, len(nb) - shingle + 1, step):
+        piece = nb[pos : pos + shingle]
+        if piece.strip() and piece in nc:
+            return min(pos, len(block))
+    return None
+
+
+def clean_citation_text(
+    raw: str, query: str, block_text: str | None = None, *, window: int = 240
+) -> CitationTextBundle:
+    """Clean a raw chunk once into display, locator and fingerprint texts.
+
+    ``block_text`` is the matched sidecar block's content, if any. The locator evidence
+    is a query-centred window (about ``window`` characters each way) of the block when it
+    contains the query or overlaps the chunk (``sidecar``), else of the chunk (``chunk``),
+    else the chunk's head (``fallback``).
+    """
+    raw = raw or ""
+    search_query = _WS_RE.sub(" ", query or "").strip()
+    display = display_text(raw, search_query)
+    qre = _query_re(search_query)
+    chunk_loc = locator_text(raw)
+    evidence, source = "", "fallback"
+    if block_text:
+        block_loc = locator_text(block_text)
+        hit = qre.search(block_loc) if qre else None
+        if hit:
+            evidence, source = _window(block_loc, hit.start(), hit.end(), window), "sidecar"
+        else:
+            at = _overlap_at(block_loc, chunk_loc)
+            if at is not None:
+                evidence, source = _window(block_loc, at, at, window), "sidecar"
+    if not evidence:
+        hit = qre.search(chunk_loc) if qre else None
+        if hit:
+            evidence, source = _window(chunk_loc, hit.start(), hit.end(), window), "chunk"
+        else:
+            evidence, source = _window(chunk_loc, 0, 0, 2 * window), "fallback"
+    return CitationTextBundle(
+        raw_quote=raw,
+        display_quote=display,
+        locator_evidence_text=evidence,
+        search_query=search_query,
+        normalized_fingerprint=fingerprint(display),
+        locator_text_source=source,
+        display_cleaned=display != _WS_RE.sub(" ", raw).strip(),
+    )

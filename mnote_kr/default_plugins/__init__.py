@@ -1,0 +1,1 @@
+"""Built-in fallbacks, registered exactly like third-party plugins (``trylast``)."""

@@ -1,0 +1,13 @@
+"""Built-in ``classify_locator``: seed 000 §5.4 (bbox needs page and rectangle)."""
+
+from __future__ import annotations
+
+from ..hookspecs import hookimpl
+from ..models import SidecarBlock, SidecarMeta
+
+
+@hookimpl(trylast=True)
+def classify_locator(block: SidecarBlock | None, meta: SidecarMeta | None) -> str:
+    from ..citations import classify_block_precision
+
+    return classify_block_precision(block)

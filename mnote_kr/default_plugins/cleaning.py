@@ -1,0 +1,13 @@
+"""Built-in ``clean_text``: the single cleaning step (see ``mnote_kr.cleaning``)."""
+
+from __future__ import annotations
+
+from ..hookspecs import hookimpl
+from ..models import CitationTextBundle
+
+
+@hookimpl(trylast=True)
+def clean_text(raw: str, query: str, block_text: str | None) -> CitationTextBundle:
+    from ..cleaning import clean_citation_text
+
+    return clean_citation_text(raw, query, block_text)

@@ -1,0 +1,271 @@
+"""Plugin loading and the one typed facade production code uses to call hooks.
+
+No plugin manager exists at import time (one broken plugin must not brick ``--help``).
+``load_plugins()`` builds one: built-ins first, then every entry point of the group
+``mnote_kr``, each loaded in its own try/except; failures are recorded and shown by
+``mnote-kr plugins``. Blocking uses ``pm.set_blocked``. ``MNOTE_KR_TRACE_PLUGINS=1``
+traces every hook call to stderr.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import sys
+from collections.abc import Callable
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+import pluggy
+
+from . import hookspecs
+from .context import ProviderContext
+from .errors import MnoteKrError, PluginError
+from .hookspecs import PROJECT_NAME
+from .models import (
+    CitationTextBundle,
+    EntryUpdate,
+    Locator,
+    LocateRequest,
+    MappedReference,
+    PluginInfo,
+    ProviderQueryResult,
+    ProviderReference,
+    ProviderStatus,
+    QueryRequest,
+    SidecarBlock,
+    SidecarMeta,
+    SourceEntry,
+    SourceFile,
+)
+
+BUILTIN_PLUGINS = (
+    "mnote_kr.default_plugins.cleaning",
+    "mnote_kr.default_plugins.classify",
+    "mnote_kr.default_plugins.file_locator",
+)
+
+
+def _short(name: str) -> str:
+    return name.rsplit(".", 1)[-1]
+
+
+class Plugins:
+    """The loaded plugins, and typed calls into them.
+
+    Provider hooks go only to the configured provider's plugin; ``locate`` only to the
+    locator plugin chosen for the file's extension. "No plugin answered" is handled here.
+    """
+
+    def __init__(self, pm: pluggy.PluginManager, infos: dict[str, PluginInfo], config: dict[str, Any]):
+        self.pm = pm
+        self.infos = infos
+        self.config = config
+        self.provider_name: str = config.get("provider", "lightrag")
+
+    # -- listing
+
+    def list(self, *, include_builtin: bool = True) -> list[PluginInfo]:
+        infos = [i for i in self.infos.values() if include_builtin or i.origin != "builtin"]
+        for info in infos:
+            plugin = self.pm.get_plugin(info.name)
+            if plugin is not None:
+                info.hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
+        return sorted(infos, key=lambda i: (i.origin == "builtin", i.name))
+
+    def failures(self) -> list[PluginInfo]:
+        return [i for i in self.infos.values() if i.error]
+
+    # -- selection
+
+    def _impl_order(self, hook_name: str) -> list[str]:
+        """Plugin names in the order pluggy would call them (third-party before built-in)."""
+        impls = getattr(self.pm.hook, hook_name).get_hookimpls()
+        return [impl.plugin_name for impl in reversed(impls)]
+
+    def provider_plugin(self) -> str:
+        for name in self._impl_order("provider_names"):
+            plugin = self.pm.get_plugin(name)
+            result = plugin.provider_names() if plugin is not None else []
+            if self.provider_name in (result or []):
+                return name
+        failed = [i.name for i in self.failures()]
+        hint = f"plugins that failed to load: {', '.join(failed)}" if failed else "install mnote-kr-lightrag"
+        raise PluginError(f"No plugin provides the provider {self.provider_name!r}", hint=hint)
+
+    def locator_plugin(self, extension: str) -> str | None:
+        extension = extension.lower()
+        chosen = self.config.get("locators", {}).get(extension)
+        claims: list[str] = []
+        for name in self._impl_order("locator_extensions"):
+            plugin = self.pm.get_plugin(name)
+            exts = [e.lower() for e in (plugin.locator_extensions() or [])] if plugin is not None else []
+            if extension in exts:
+                claims.append(name)
+        if chosen:
+            if self.pm.get_plugin(chosen) is None:
+                raise PluginError(f"Locator plugin {chosen!r} configured for {extension} is not loaded", plugin=chosen)
+            return chosen
+        return claims[0] if claims else None
+
+    def locator_table(self) -> dict[str, str]:
+        """Extension -> locator plugin, as the configuration and hook order decide."""
+        exts: set[str] = set(self.config.get("locators", {}))
+        for name in self._impl_order("locator_extensions"):
+            plugin = self.pm.get_plugin(name)
+            exts.update(e.lower() for e in (plugin.locator_extensions() or []) if plugin is not None)
+        return {ext: self.locator_plugin(ext) or "file" for ext in sorted(exts)}
+
+    def _only(self, hook_name: str, plugin_name: str) -> Callable[..., Any]:
+        others = [p for p in self.pm.get_plugins() if self.pm.get_name(p) != plugin_name]
+        return self.pm.subset_hook_caller(hook_name, remove_plugins=others)
+
+    def _call(self, hook_name: str, plugin_name: str | None, **kwargs: Any) -> Any:
+        caller = self._only(hook_name, plugin_name) if plugin_name else getattr(self.pm.hook, hook_name)
+        try:
+            return caller(**kwargs)
+        except MnoteKrError:
+            raise
+        except Exception as exc:
+            who = plugin_name or "a plugin"
+            raise PluginError(
+                f"Plugin {who} failed in hook {hook_name}: {type(exc).__name__}: {exc}",
+                plugin=plugin_name,
+                hook=hook_name,
+                hint="run with MNOTE_KR_TRACE_PLUGINS=1 for a trace, or block it with MNOTE_KR_DISABLE_PLUGINS",
+            ) from exc
+
+    def _provider_call(self, hook_name: str, **kwargs: Any) -> Any:
+        name = self.provider_plugin()
+        result = self._call(hook_name, name, **kwargs)
+        if result is None:
+            raise PluginError(f"Provider plugin {name} does not implement {hook_name}", plugin=name, hook=hook_name)
+        return result
+
+    # -- provider hooks
+
+    def ingest(self, ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate]:
+        result: list[EntryUpdate] = self._provider_call("ingest", ctx=ctx, sources=sources, force=force)
+        return result
+
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        result: list[EntryUpdate] = self._provider_call("sync", ctx=ctx, entries=entries, wait_s=wait_s)
+        return result
+
+    def delete(self, ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate]:
+        result: list[EntryUpdate] = self._provider_call("delete", ctx=ctx, entries=entries)
+        return result
+
+    def provider_status(self, ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus:
+        result: ProviderStatus = self._provider_call("provider_status", ctx=ctx, entries=entries)
+        return result
+
+    def query(self, ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
+        result: ProviderQueryResult = self._provider_call("query", ctx=ctx, request=request)
+        return result
+
+    def map_reference(
+        self, ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry], query: str
+    ) -> MappedReference | None:
+        name = self.provider_plugin()
+        result: MappedReference | None = self._call(
+            "map_reference", name, ctx=ctx, reference=reference, entries=entries, query=query
+        )
+        return result
+
+    # -- citation pipeline hooks
+
+    def clean_text(self, raw: str, query: str, block_text: str | None) -> CitationTextBundle:
+        result: CitationTextBundle = self._call("clean_text", None, raw=raw, query=query, block_text=block_text)
+        return result
+
+    def classify_locator(self, block: SidecarBlock | None, meta: SidecarMeta | None) -> str:
+        result: str = self._call("classify_locator", None, block=block, meta=meta)
+        return result
+
+    def locate(self, request: LocateRequest) -> Locator:
+        """The chosen locator plugin's answer, or the built-in ``file`` locator."""
+        name = self.locator_plugin(Path(request.file).suffix)
+        result: Locator | None = None
+        if name is not None:
+            result = self._call("locate", name, request=request)
+        if result is None:
+            result = self._call("locate", "file_locator", request=request)
+        return result
+
+
+def _dist_info(module_name: str) -> tuple[str | None, str | None]:
+    top = module_name.split(".", 1)[0]
+    for dist_name in metadata.packages_distributions().get(top, []):
+        try:
+            return dist_name, metadata.version(dist_name)
+        except metadata.PackageNotFoundError:
+            continue
+    return None, None
+
+
+def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
+    """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
+    config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}
+    disabled = set(config.get("disabled_plugins", []))
+    pm = pluggy.PluginManager(PROJECT_NAME)
+    pm.add_hookspecs(hookspecs)
+    infos: dict[str, PluginInfo] = {}
+    from . import __version__
+
+    for module_name in BUILTIN_PLUGINS:
+        name = _short(module_name)
+        if name in disabled:
+            pm.set_blocked(name)
+            infos[name] = PluginInfo(name=name, version=__version__, origin="builtin", blocked=True)
+            continue
+        pm.register(importlib.import_module(module_name), name=name)
+        infos[name] = PluginInfo(name=name, version=__version__, origin="builtin", distribution="mnote-kr")
+
+    for ep in sorted(metadata.entry_points(group=PROJECT_NAME), key=lambda e: e.name):
+        dist = getattr(ep, "dist", None)
+        info = PluginInfo(
+            name=ep.name,
+            version=dist.version if dist else None,
+            origin="entry point",
+            distribution=dist.metadata["Name"] if dist else None,
+        )
+        infos[ep.name] = info
+        if ep.name in disabled:
+            pm.set_blocked(ep.name)
+            info.blocked = True
+            continue
+        if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
+            continue
+        try:
+            pm.register(ep.load(), name=ep.name)
+        except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the host
+            info.error = f"{type(exc).__name__}: {exc}"
+
+    for name, module in extra or []:
+        if name in disabled:
+            pm.set_blocked(name)
+            infos[name] = PluginInfo(name=name, origin="registered", blocked=True)
+            continue
+        version = getattr(module, "__version__", None)
+        infos[name] = PluginInfo(name=name, version=version, origin="registered")
+        pm.register(module, name=name)
+
+    # Unknown hook names: drop the offending plugin, keep the rest working.
+    while True:
+        try:
+            pm.check_pending()
+            break
+        except pluggy.PluginValidationError as exc:
+            bad = pm.get_name(exc.plugin) if exc.plugin is not None else None
+            if bad is None:
+                raise PluginError(str(exc)) from exc
+            pm.unregister(exc.plugin)
+            if bad in infos:
+                infos[bad].error = f"PluginValidationError: {exc}"
+
+    if os.environ.get("MNOTE_KR_TRACE_PLUGINS") not in (None, "", "0"):
+        pm.trace.root.setwriter(sys.stderr.write)
+        pm.enable_tracing()
+    return Plugins(pm, infos, config)

@@ -1,0 +1,68 @@
+"""Human-readable output: source cards and status. JSON output never goes through here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from .models import AgentQueryResult, Citation, SearchResults
+
+_PRECISION = {"bbox": "exact box", "paragraph": "paragraph (approximate)", "file": "file (location approximate)"}
+
+
+def source_card(c: Citation) -> str:
+    name = c.source_root_relative_path
+    lines = [f"{c.citation_id} {name}"]
+    where = _PRECISION.get(c.locator_precision, c.locator_precision)
+    if c.locator.page is not None and c.locator_precision == "bbox":
+        where += f", p.{c.locator.page}"
+    elif c.locator.paragraph_index is not None:
+        where += f", paragraph {c.locator.paragraph_index}"
+    lines.append(f"    located: {where}")
+    if c.heading_path:
+        lines.append("    heading: " + " > ".join(c.heading_path))
+    quote = (c.display_quote or "").replace("\n", " ")
+    if len(quote) > 240:
+        quote = quote[:237] + "..."
+    lines.append(f"    quote:   {quote}")
+    return "\n".join(lines)
+
+
+def render_search(result: SearchResults) -> str:
+    out = [source_card(c) for c in result.results]
+    if not out:
+        out.append("No citable results.")
+    for ni in result.not_indexed:
+        out.append(f"not indexed: {ni.source_path} ({ni.status}: {ni.reason})")
+    return "\n".join(out)
+
+
+def render_answer(result: AgentQueryResult) -> str:
+    out = [result.answer if result.answer is not None else "(no answer)"]
+    out += [f"note: {n}" for n in result.notes]
+    out += ["", *(source_card(c) for c in result.citations)]
+    return "\n".join(out)
+
+
+def render_status(info: dict[str, Any]) -> str:
+    reg = info["registry"]
+    prov = info.get("provider", {})
+    lines = [f"Workspace: {info['workspace']}",
+             f"Registry:  {reg['entries']} entries " + (str(reg["byStatus"]) if reg["byStatus"] else "")]
+    if reg.get("waiting"):
+        lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
+    if prov.get("reachable") is False:
+        lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
+    else:
+        lines.append(f"Provider:  {prov.get('provider')} {prov.get('coreVersion') or ''} at {prov.get('url')}"
+                     f" busy={prov.get('pipelineBusy')}")
+        lines.append(f"Models:    llm={prov.get('llmModel')} embedding={prov.get('embeddingModel')}")
+        rr = prov.get("rerank") or {}
+        lines.append("Rerank:    " + ("enabled" if rr.get("enabled") else "disabled")
+                     + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={rr.get('queueAvailable')})")
+        if prov.get("documentsByStatus"):
+            lines.append(f"Documents: {prov['documentsByStatus']}")
+        if prov.get("unmapped"):
+            lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    for failed in info.get("plugins", {}).get("failed", []):
+        lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)
