@@ -166,6 +166,7 @@ class SidecarPosition(msgspec.Struct, frozen=True, kw_only=True):
     type: str
     anchor: str | None = None
     range: list[Any] | None = None
+    origin: str | None = None  # per-position override of the meta's bbox_attributes.origin (Docling)
 
 
 class SidecarBlock(msgspec.Struct, frozen=True, kw_only=True):
