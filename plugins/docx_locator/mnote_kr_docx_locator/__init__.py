@@ -1,0 +1,105 @@
+"""mnote-kr DOCX paragraph locator.
+
+DOCX has no pages. This plugin finds the paragraph a citation came from in the DOCX
+itself and returns a ``paragraph`` locator (``paragraphIndex`` as DESIGN.md defines
+it, ``w14:paraId`` when present, the character span to highlight), or a ``file``
+locator when nothing is confident. Broken or hostile files raise ``DocumentError``.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr import hookimpl
+from mnote_kr.models import Highlight, Locator, LocateRequest, SidecarBlock
+
+from .matcher import THRESHOLD, locate_in_document
+from .reader import DocxDocument, clear_cache, load_docx
+
+PLUGIN_NAME = "docx_locator"
+
+__all__ = ["PLUGIN_NAME", "THRESHOLD", "block_scope", "clear_cache", "load_docx", "locate", "locate_docx",
+           "locator_extensions"]
+
+
+def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int] | None:
+    """The inclusive paragraph-index range of a block whose paraid range is real and found."""
+    if block is None:
+        return None
+    for pos in block.positions:
+        if pos.type != "paraid" or not pos.range or len(pos.range) < 2:
+            continue
+        lo, hi = pos.range[0], pos.range[-1]
+        if not isinstance(lo, str) or not isinstance(hi, str):
+            continue
+        i, j = doc.by_para_id.get(lo.upper()), doc.by_para_id.get(hi.upper())
+        if i is not None and j is not None and i <= j:
+            return i, j
+    return None
+
+
+def locate_docx(request: LocateRequest) -> Locator:
+    """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
+    doc = load_docx(request.file)
+    block = request.block
+    block_id = request.block_id or (block.blockid if block is not None else None)
+    scope = block_scope(doc, block)
+    match = locate_in_document(
+        doc,
+        request.evidence,
+        request.query,
+        block_heading=block.heading if block is not None else None,
+        block_content=block.content if block is not None else None,
+        scope=scope,
+    )
+    if match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1]):
+        para = match.paragraph
+        hl = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
+        return Locator(
+            locator_precision="paragraph",
+            locator_degraded=False,
+            paragraph_index=para.index,
+            para_id=para.para_id,
+            block_id=block_id,
+            highlight=hl,
+            score=match.score,
+            locator_plugin=PLUGIN_NAME,
+            reason=f"{match.reason} ({match.anchor.kind if match.anchor else 'anchor'})",
+        )
+    if scope is not None:
+        # The sidecar's real paraid range is a located block even when the evidence
+        # does not single out one of its paragraphs: land on the block's first paragraph.
+        para = doc.paragraphs[scope[0]]
+        return Locator(
+            locator_precision="paragraph",
+            locator_degraded=False,
+            paragraph_index=para.index,
+            para_id=para.para_id,
+            block_id=block_id,
+            highlight=None,
+            score=match.score,
+            locator_plugin=PLUGIN_NAME,
+            reason="block paraid range from the sidecar; evidence not matched to one paragraph in it",
+        )
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        block_id=block_id,
+        score=match.score,
+        locator_plugin=PLUGIN_NAME,
+        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+    )
+
+
+@hookimpl
+def locator_extensions() -> list[str]:
+    """This plugin locates citations in ``.docx`` files."""
+    return [".docx"]
+
+
+@hookimpl
+def locate(request: LocateRequest) -> Locator | None:
+    """Paragraph locator for ``.docx``; None for any other suffix."""
+    if Path(request.file).suffix.lower() != ".docx":
+        return None
+    return locate_docx(request)

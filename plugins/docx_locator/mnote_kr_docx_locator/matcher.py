@@ -1,0 +1,267 @@
+"""Find the paragraph a citation's evidence came from.
+
+Anchors (seed 000 §6.2, DESIGN "Locate"):
+
+1. query-centred windows: the evidence around each occurrence of the query;
+2. heading + quote: evidence lines, with ``#`` heading lines (and the block heading)
+   used as context only, never as the target of a body quote;
+3. long rare terms: evidence tokens that occur in at most two paragraphs;
+4. the bare query only inside a matched window: a paragraph gets the query bonus only
+   when an anchor already matched it, so a short query never jumps to a longer word
+   that contains it (吡咯烷 in N-甲基吡咯烷酮).
+
+Scores are idf-weighted token recall of an anchor by a paragraph, in [0, 1]. Below
+``THRESHOLD`` the answer is "no paragraph" (the caller returns a ``file`` locator).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+
+from .reader import DocxDocument, Paragraph
+from .textnorm import is_word_char, iter_tokens, normalize, token_set
+
+THRESHOLD = 0.5
+WINDOW = 90  # characters each side of a query occurrence
+FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
+MIN_ANCHOR_TOKENS = 3
+_SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
+
+
+@dataclass(slots=True)
+class Anchor:
+    """A piece of evidence with its tokens and how much it should count."""
+
+    kind: str  # qwin | seg | heading
+    start: int
+    end: int
+    tokens: frozenset[str]
+    weight: float
+
+
+@dataclass(slots=True)
+class Match:
+    """The outcome of matching evidence against one document."""
+
+    paragraph: Paragraph | None
+    score: float
+    highlight: tuple[int, int] | None
+    reason: str
+    anchor: Anchor | None = None
+
+
+def _segments(ev: str) -> list[tuple[int, int, bool]]:
+    """Split evidence into lines, and long lines into sentence runs: ``(start, end, is_heading)``."""
+    out: list[tuple[int, int, bool]] = []
+    pos = 0
+    for line in ev.split("\n"):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        if not line.strip():
+            continue
+        hm = _HEADING_LINE.match(line)
+        if hm:
+            out.append((start + hm.end(), end, True))
+            continue
+        if len(line) <= 160:
+            out.append((start, end, False))
+            continue
+        seg_start = start
+        for m in _SENTENCE_END.finditer(line):
+            cut = start + m.end()
+            if cut - seg_start >= 40 and cut < end:
+                out.append((seg_start, cut, False))
+                seg_start = cut
+        if end > seg_start:
+            out.append((seg_start, end, False))
+    return out
+
+
+def query_occurrences(text: str, query: str) -> list[tuple[int, float]]:
+    """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
+
+    A Latin query inside a longer Latin word weighs little; CJK has no word
+    boundaries, so there the matched window decides.
+    """
+    if not query:
+        return []
+    out = []
+    latin_edges = is_word_char(query[0]), is_word_char(query[-1])
+    i = text.find(query)
+    while i >= 0 and len(out) < 50:
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + len(query) : i + len(query) + 1]
+        embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
+        out.append((i, 0.25 if embedded else 1.0))
+        i = text.find(query, i + 1)
+    return out
+
+
+def build_anchors(ev: str, query: str, heading: str | None) -> tuple[list[Anchor], list[tuple[int, float]]]:
+    """Anchors over normalised evidence; also returns the query occurrences used for focus."""
+    anchors: list[Anchor] = []
+    occ = query_occurrences(ev, query)
+    segs = _segments(ev)
+    for start, end, is_heading in segs:
+        toks = token_set(ev[start:end])
+        if not toks:
+            continue
+        if occ:
+            dist = min(0 if start <= p < end else min(abs(p - start), abs(p - end)) for p, _ in occ)
+            focus = max(w for p, w in occ if (0 if start <= p < end else min(abs(p - start), abs(p - end))) == dist)
+            focus *= math.exp(-dist / FOCUS_DECAY)
+        else:
+            focus = 1.0
+        kind = "heading" if is_heading else "seg"
+        weight = (0.55 + 0.45 * focus) * (0.6 if is_heading else 1.0)
+        anchors.append(Anchor(kind, start, end, toks, weight))
+    for p, w in occ:
+        # clip the window to the evidence line holding the occurrence when that line is long enough
+        line_start = ev.rfind("\n", 0, p) + 1
+        line_end = ev.find("\n", p)
+        line_end = len(ev) if line_end < 0 else line_end
+        lo, hi = max(0, p - WINDOW), min(len(ev), p + len(query) + WINDOW)
+        if line_end - line_start >= 30:
+            lo, hi = max(lo, line_start), min(hi, line_end)
+        toks = token_set(ev[lo:hi])
+        if len(toks) >= MIN_ANCHOR_TOKENS:
+            anchors.append(Anchor("qwin", lo, hi, toks, 1.0 * (0.6 + 0.4 * w)))
+    if heading:
+        htoks = token_set(normalize(heading))
+        if htoks and not any(a.kind == "heading" for a in anchors):
+            anchors.append(Anchor("heading", 0, 0, htoks, 0.6))
+    return anchors, occ
+
+
+def _recalls(doc: DocxDocument, toks: frozenset[str], idf: dict[str, float]) -> tuple[dict[int, float], float]:
+    """idf-weighted recall of ``toks`` by every paragraph that shares a token."""
+    total = 0.0
+    acc: dict[int, float] = {}
+    for t in toks:
+        w = idf[t]
+        total += w
+        post = doc.postings.get(t)
+        if post:
+            for i in post:
+                acc[i] = acc.get(i, 0.0) + w
+    if total <= 0:
+        return {}, 0.0
+    return {i: v / total for i, v in acc.items()}, total
+
+
+def _reliability(n_tokens: int) -> float:
+    return min(1.0, n_tokens / 8.0) ** 0.5
+
+
+def locate_in_document(
+    doc: DocxDocument,
+    evidence: str,
+    query: str = "",
+    *,
+    block_heading: str | None = None,
+    block_content: str | None = None,
+    scope: tuple[int, int] | None = None,
+    threshold: float = THRESHOLD,
+) -> Match:
+    """Score every paragraph against anchors built from the evidence and query.
+
+    ``scope`` is an inclusive paragraph-index range known from a real sidecar paraid
+    range; paragraphs outside it are heavily penalised. Returns a ``Match`` whose
+    ``paragraph`` is None when nothing reaches ``threshold``.
+    """
+    ev = normalize(evidence or "")
+    q = normalize(query or "").strip()
+    if not ev.strip() and block_content:
+        ev = normalize(block_content)
+    if not ev.strip() and not q:
+        return Match(None, 0.0, None, "no evidence text to match")
+    if not doc.paragraphs:
+        return Match(None, 0.0, None, "document has no paragraphs")
+    anchors, occ = build_anchors(ev, q, block_heading)
+    if not anchors:
+        return Match(None, 0.0, None, "evidence has no matchable words")
+    idf_cache: dict[str, float] = {}
+    for a in anchors:
+        for t in a.tokens:
+            if t not in idf_cache:
+                idf_cache[t] = doc.idf(t)
+    scores: dict[int, float] = {}
+    best_anchor: dict[int, Anchor] = {}
+    heading_hits: set[int] = set()
+    for a in anchors:
+        rec, _ = _recalls(doc, a.tokens, idf_cache)
+        rel = _reliability(len(a.tokens))
+        for i, r in rec.items():
+            if a.kind == "heading" and r >= 0.8:
+                heading_hits.add(i)
+            s = r * a.weight * rel
+            if s > scores.get(i, 0.0):
+                scores[i] = s
+                best_anchor[i] = a
+    if not scores:
+        return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
+    # rare terms: tokens of the evidence found in at most two paragraphs
+    rare = [t for t in idf_cache if 0 < doc.df.get(t, 0) <= 2 and len(t) >= 2 and (len(t) >= 5 or not t.isascii())]
+    heading_norms = {normalize(block_heading).strip()} if block_heading else set()
+    for line_start, line_end, is_h in _segments(ev):
+        if is_h:
+            heading_norms.add(ev[line_start:line_end].strip())
+    block_toks = token_set(normalize(block_content)) if block_content else None
+    paras = doc.paragraphs
+    final: dict[int, float] = {}
+    for i, s in scores.items():
+        p = paras[i]
+        if s < 0.2:
+            continue
+        bonus = 0.0
+        if rare:
+            hits = sum(1 for t in rare if t in p.tokens)
+            bonus += min(0.06, 0.02 * hits)
+        if q and s >= 0.45 and q in p.norm:
+            weights = query_occurrences(p.norm, q)
+            bonus += 0.08 * max(w for _, w in weights)
+        if heading_norms and p.heading and normalize(p.heading).strip() in heading_norms and not p.heading_level:
+            bonus += 0.05
+        if block_toks is not None and p.tokens:
+            inside = len(p.tokens & block_toks) / len(p.tokens)
+            if inside < 0.6:
+                s *= 0.85
+        if p.in_toc:
+            s *= 0.3
+        if p.heading_level and best_anchor[i].kind != "heading" and i not in heading_hits:
+            s *= 0.9
+        if scope is not None and not (scope[0] <= i <= scope[1]):
+            s *= 0.2
+        final[i] = s + bonus
+    if not final:
+        return Match(None, max(scores.values()), None, "no paragraph above confidence threshold")
+    best = max(final, key=lambda i: (final[i], -i))
+    score = min(1.0, final[best])
+    if score < threshold:
+        return Match(None, score, None, "no paragraph above confidence threshold")
+    para = paras[best]
+    anchor = best_anchor[best]
+    return Match(para, round(score, 4), highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+
+
+def highlight_span(para: Paragraph, tokens: frozenset[str], query: str = "") -> tuple[int, int] | None:
+    """The densest run of anchor tokens in the paragraph text, as a character span."""
+    spans: list[list[int]] = []
+    for tok, s, e in iter_tokens(para.norm):
+        if tok in tokens:
+            if spans and s - spans[-1][1] <= 8:
+                spans[-1][1] = max(spans[-1][1], e)
+                spans[-1][2] += 1
+            else:
+                spans.append([s, e, 1])
+    if not spans:
+        if query:
+            i = para.norm.find(query)
+            if i >= 0:
+                return i, i + len(query)
+        return (0, len(para.text)) if para.text else None
+    s, e, _ = max(spans, key=lambda x: (x[2], x[1] - x[0]))
+    return s, e

@@ -1,0 +1,514 @@
+"""Read a DOCX safely and list its paragraphs in ``paragraphIndex`` order.
+
+``paragraphIndex`` (DESIGN.md) counts every ``w:p`` under ``w:body`` in document
+order, table cells included, skipping a ``w:p`` nested inside another ``w:p`` (text
+boxes). Each paragraph carries its ``w14:paraId`` when present, its text (runs, inline
+OMML equation text, field results; not field codes, not deleted text), the heading it
+sits under and whether it belongs to a table of contents.
+
+Safety: the file must be a zip within size, entry-count and compression-ratio limits;
+encrypted packages are recognised; XML parts with a DOCTYPE or entity declaration are
+refused before parsing, and the parser never loads DTDs, resolves entities or touches
+the network. Parsed documents are cached by path + size + mtime.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import os
+import re
+import threading
+import zipfile
+from collections import Counter, OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from lxml import etree
+from mnote_kr.errors import DocumentError
+
+from .textnorm import normalize, token_set
+
+MAX_FILE_BYTES = 256 * 1024 * 1024
+MAX_PART_BYTES = 256 * 1024 * 1024
+MAX_ENTRIES = 20_000
+MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
+RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
+CACHE_SIZE = 16
+
+W_NSS = frozenset(
+    {
+        "http://schemas.openxmlformats.org/wordprocessingml/2006/main",
+        "http://purl.oclc.org/ooxml/wordprocessingml/main",
+    }
+)
+M_NSS = frozenset(
+    {
+        "http://schemas.openxmlformats.org/officeDocument/2006/math",
+        "http://purl.oclc.org/ooxml/officeDocument/math",
+    }
+)
+MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
+W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
+_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
+_HEADING_NAME = re.compile(r"^(?:heading|标题|überschrift|titre|titolo|título|заголовок|見出し)\s*(\d)$", re.I)
+_TOC_NAME = re.compile(r"^(?:toc|目录|目次)\s*(?:\d|heading)?$|^toc\s", re.I)
+# A hand-typed contents line: text, then a tab or dot leader, then a page number.
+_TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
+# Block-level and run-level children that never hold paragraph text.
+_SKIP = frozenset(
+    {
+        "pPr", "rPr", "sectPr", "tblPr", "tblGrid", "trPr", "tcPr", "sdtPr", "sdtEndPr",
+        "instrText", "delText", "delInstrText", "fldData", "commentReference", "footnoteReference",
+        "endnoteReference", "annotationRef", "ctrlPr", "oMathParaPr", "fPr", "sSupPr", "sSubPr",
+        "dPr", "naryPr", "radPr", "mPr", "eqArrPr", "funcPr", "accPr", "barPr", "limLowPr", "limUppPr",
+        "boxPr", "borderBoxPr", "groupChrPr", "sPrePr", "sSubSupPr", "rPrChange", "pPrChange",
+        "txbxContent", "Fallback", "lastRenderedPageBreak", "bookmarkStart", "bookmarkEnd", "proofErr",
+    }
+)
+
+
+@dataclass(slots=True)
+class Paragraph:
+    """One indexed ``w:p``: where it is, what it says, what it sits under."""
+
+    index: int
+    para_id: str | None
+    text: str
+    norm: str
+    tokens: frozenset[str]
+    heading: str | None = None
+    heading_path: tuple[str, ...] = ()
+    heading_level: int = 0  # >0 when this paragraph is itself a heading
+    in_toc: bool = False
+    in_table: bool = False
+    has_equation: bool = False
+
+
+@dataclass(slots=True)
+class DocxDocument:
+    """A parsed DOCX: paragraphs in ``paragraphIndex`` order plus term statistics."""
+
+    path: str
+    paragraphs: list[Paragraph]
+    df: Counter[str] = field(default_factory=Counter)
+    postings: dict[str, list[int]] = field(default_factory=dict)
+    by_para_id: dict[str, int] = field(default_factory=dict)
+
+    def idf(self, token: str) -> float:
+        """Inverse paragraph frequency; a token absent from the document weighs most."""
+        n = len(self.paragraphs)
+        return math.log((n + 1.0) / (self.df.get(token, 0) + 0.5))
+
+
+# --------------------------------------------------------------------------- safe zip + XML
+
+
+def _err(message: str, path: str) -> DocumentError:
+    return DocumentError(f"{message}: {Path(path).name}", path=path)
+
+
+def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
+    if data[:8] == _OLE_MAGIC:
+        if _ENCRYPTED_PACKAGE in data:
+            raise _err("DOCX is encrypted (password protected)", path)
+        raise _err("not a zip file (an OLE2 file: legacy .doc or encrypted package)", path)
+    if not data.startswith(b"PK"):
+        raise _err("not a zip file (not a DOCX)", path)
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
+        raise _err(f"not a zip file (broken or truncated DOCX: {exc})", path) from exc
+    infos = zf.infolist()
+    if len(infos) > MAX_ENTRIES:
+        raise _err(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path)
+    return zf
+
+
+def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
+    try:
+        info = zf.getinfo(name)
+    except KeyError:
+        return None
+    if info.flag_bits & 0x1:
+        raise _err("DOCX is encrypted (password protected)", path)
+    if info.file_size > MAX_PART_BYTES:
+        raise _err(f"zip bomb: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
+    if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
+        ratio = info.file_size // max(info.compress_size, 1)
+        raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
+    try:
+        with zf.open(info) as fh:
+            data = fh.read(MAX_PART_BYTES + 1)
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+        raise _err(f"broken DOCX: cannot read {name} ({exc})", path) from exc
+    except RuntimeError as exc:  # zipfile raises this for encrypted members
+        raise _err("DOCX is encrypted (password protected)", path) from exc
+    if len(data) > MAX_PART_BYTES:
+        raise _err(f"zip bomb: {name} expands beyond {MAX_PART_BYTES} bytes", path)
+    return data
+
+
+_PARSER = etree.XMLParser(
+    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=True, recover=False
+)
+
+
+def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
+    """Parse one XML part, refusing any DOCTYPE or entity declaration."""
+    probe = data
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        probe = data.decode("utf-16", errors="replace").encode("utf-8")
+    if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
+        raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
+    try:
+        return etree.fromstring(data, _PARSER)
+    except etree.XMLSyntaxError as exc:
+        raise _err(f"malformed XML in {name} ({exc})", path) from exc
+
+
+def _main_part_name(zf: zipfile.ZipFile, path: str) -> str:
+    rels = _read_part(zf, "_rels/.rels", path)
+    if rels is not None:
+        try:
+            root = parse_xml(rels, "_rels/.rels", path)
+        except DocumentError:
+            root = None
+        if root is not None:
+            for rel in root:
+                if str(rel.get("Type", "")).endswith("/officeDocument"):
+                    target = str(rel.get("Target", "")).lstrip("/")
+                    if target:
+                        return target
+    return "word/document.xml"
+
+
+# --------------------------------------------------------------------------- styles
+
+
+@dataclass(slots=True)
+class _Style:
+    name: str
+    outline: int | None  # 0-based outline level
+    based_on: str | None
+
+
+def _read_styles(root: etree._Element | None) -> dict[str, tuple[int, bool]]:
+    """styleId -> (heading level or 0, is a TOC style)."""
+    if root is None:
+        return {}
+    styles: dict[str, _Style] = {}
+    for st in root:
+        if not isinstance(st.tag, str) or etree.QName(st).localname != "style":
+            continue
+        sid = name = based = None
+        outline = None
+        for k, v in st.attrib.items():
+            if k.endswith("}styleId"):
+                sid = v
+        for child in st:
+            if not isinstance(child.tag, str):
+                continue
+            local = etree.QName(child).localname
+            if local == "name":
+                name = _wval(child)
+            elif local == "basedOn":
+                based = _wval(child)
+            elif local == "pPr":
+                for pp in child:
+                    if isinstance(pp.tag, str) and etree.QName(pp).localname == "outlineLvl":
+                        outline = _int(_wval(pp))
+        if sid:
+            styles[sid] = _Style(name or sid, outline, based)
+    out: dict[str, tuple[int, bool]] = {}
+    for sid in styles:
+        level, toc, cur, seen = 0, False, sid, set()
+        while cur in styles and cur not in seen:
+            seen.add(cur)
+            st_ = styles[cur]
+            nm = st_.name.strip()
+            if _TOC_NAME.match(nm):
+                toc = True
+                break
+            m = _HEADING_NAME.match(nm)
+            if m:
+                level = int(m.group(1))
+                break
+            if nm.lower() == "title":
+                level = 1
+                break
+            if st_.outline is not None and 0 <= st_.outline < 9:
+                level = st_.outline + 1
+                break
+            cur = st_.based_on or ""
+        out[sid] = (level, toc)
+    return out
+
+
+def _wval(el: etree._Element) -> str | None:
+    for k, v in el.attrib.items():
+        if k.endswith("}val"):
+            return str(v)
+    return None
+
+
+def _int(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+# --------------------------------------------------------------------------- body walk
+
+
+class _Walker:
+    """One pass over ``w:body``; Python-level work is per block and per run element."""
+
+    def __init__(self, styles: dict[str, tuple[int, bool]]) -> None:
+        self.styles = styles
+        self.paragraphs: list[Paragraph] = []
+        self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
+        self.headings: list[tuple[int, str]] = []
+        self.toc_depth = 0
+        self.table_depth = 0
+        self._names: dict[str, tuple[str, str]] = {}
+
+    def split(self, tag: str) -> tuple[str, str]:
+        got = self._names.get(tag)
+        if got is None:
+            if tag[:1] == "{":
+                ns, _, local = tag[1:].partition("}")
+            else:
+                ns, local = "", tag
+            got = self._names[tag] = (ns, local)
+        return got
+
+    def walk(self, container: etree._Element) -> None:
+        for child in container:
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            ns, local = self.split(tag)
+            if local == "p" and ns in W_NSS:
+                self.paragraph(child)
+            elif local in _SKIP:
+                continue
+            elif local == "tbl":
+                self.table_depth += 1
+                self.walk(child)
+                self.table_depth -= 1
+            elif local == "sdt":
+                toc = _sdt_is_toc(child)
+                self.toc_depth += toc
+                self.walk(child)
+                self.toc_depth -= toc
+            else:
+                self.walk(child)
+
+    def paragraph(self, p: etree._Element) -> None:
+        parts: list[str] = []
+        state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
+        level = 0
+        ppr = None
+        for child in p:
+            if isinstance(child.tag, str) and self.split(child.tag)[1] == "pPr":
+                ppr = child
+                break
+        if ppr is not None:
+            for pp in ppr:
+                if not isinstance(pp.tag, str):
+                    continue
+                local = self.split(pp.tag)[1]
+                if local == "pStyle":
+                    lvl, toc = self.styles.get(_wval(pp) or "", (0, False))
+                    level = level or lvl
+                    state["toc"] = state["toc"] or toc
+                elif local == "outlineLvl":
+                    o = _int(_wval(pp))
+                    if o is not None and 0 <= o < 9:
+                        level = o + 1
+        self.inline(p, parts, state)
+        text = "".join(parts)
+        norm = normalize(text)
+        in_toc = bool(state["toc"]) or (len(text) < 240 and _TOC_LINE.match(text) is not None)
+        if in_toc or not text.strip():
+            level = 0
+        if level:
+            while self.headings and self.headings[-1][0] >= level:
+                self.headings.pop()
+            self.headings.append((level, text.strip()))
+        path = tuple(h for _, h in self.headings)
+        pid = p.get(W14_PARAID)
+        self.paragraphs.append(
+            Paragraph(
+                index=len(self.paragraphs),
+                para_id=pid.upper() if pid else None,
+                text=text,
+                norm=norm,
+                tokens=token_set(norm),
+                heading=path[-1] if path else None,
+                heading_path=path,
+                heading_level=level,
+                in_toc=in_toc,
+                in_table=self.table_depth > 0,
+                has_equation=bool(state["eq"]),
+            )
+        )
+
+    def inline(self, el: etree._Element, parts: list[str], state: dict[str, bool]) -> None:
+        for child in el:
+            tag = child.tag
+            if not isinstance(tag, str):
+                continue
+            ns, local = self.split(tag)
+            if local == "t":
+                if child.text:
+                    parts.append(child.text)
+            elif local in _SKIP:
+                if local == "instrText" and self.fields:
+                    field_ = self.fields[-1]
+                    field_[0] = str(field_[0]) + (child.text or "")
+                    instr = str(field_[0]).strip().upper()
+                    if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
+                        field_[1] = True
+                        state["toc"] = True
+            elif local == "tab" and ns in W_NSS:
+                parts.append("\t")
+            elif local in ("br", "cr") and ns in W_NSS:
+                parts.append("\n")
+            elif local == "noBreakHyphen":
+                parts.append("-")
+            elif local == "fldChar":
+                kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
+                if kind == "begin":
+                    self.fields.append(["", False])
+                elif kind == "end" and self.fields:
+                    self.fields.pop()
+            elif local == "fldSimple":
+                instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
+                if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
+                    state["toc"] = True
+                self.inline(child, parts, state)
+            elif local == "hyperlink":
+                anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
+                if anchor.startswith("_Toc"):
+                    state["toc"] = True
+                self.inline(child, parts, state)
+            elif local in ("oMath", "oMathPara") and ns in M_NSS:
+                state["eq"] = True
+                self.inline(child, parts, state)
+            elif local == "p" and ns in W_NSS:
+                continue  # a paragraph nested in a paragraph outside a text box: not this one's text
+            else:
+                self.inline(child, parts, state)
+
+
+def _sdt_is_toc(sdt: etree._Element) -> bool:
+    for el in sdt.iter():
+        tag = el.tag
+        if not isinstance(tag, str):
+            continue
+        if tag.endswith("}sdtContent"):
+            return False
+        if tag.endswith("}docPartGallery") and (_wval(el) or "").lower() == "table of contents":
+            return True
+    return False
+
+
+# --------------------------------------------------------------------------- public API
+
+
+def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
+    """Parse DOCX bytes into a ``DocxDocument``. Raises ``DocumentError`` on bad input."""
+    with _open_zip(path, data) as zf:
+        main = _main_part_name(zf, path)
+        doc_xml = _read_part(zf, main, path)
+        if doc_xml is None:
+            raise _err(f"broken DOCX: no main document part ({main})", path)
+        styles_name = main.rsplit("/", 1)[0] + "/styles.xml" if "/" in main else "styles.xml"
+        styles_xml = _read_part(zf, styles_name, path)
+    root = parse_xml(doc_xml, main, path)
+    styles_root = None
+    if styles_xml is not None:
+        try:
+            styles_root = parse_xml(styles_xml, styles_name, path)
+        except DocumentError as exc:
+            if "entity" in exc.message:
+                raise
+            styles_root = None  # broken styles cost heading detection only
+    body = None
+    for child in root:
+        if isinstance(child.tag, str) and child.tag.endswith("}body"):
+            body = child
+            break
+    if body is None:
+        raise _err(f"broken DOCX: {main} has no w:body", path)
+    walker = _Walker(_read_styles(styles_root))
+    walker.walk(body)
+    doc = DocxDocument(path=path, paragraphs=walker.paragraphs)
+    df: Counter[str] = Counter()
+    postings: dict[str, list[int]] = {}
+    for para in doc.paragraphs:
+        df.update(para.tokens)
+        for tok in para.tokens:
+            lst = postings.get(tok)
+            if lst is None:
+                postings[tok] = [para.index]
+            else:
+                lst.append(para.index)
+        if para.para_id and para.para_id not in doc.by_para_id:
+            doc.by_para_id[para.para_id] = para.index
+    doc.df = df
+    doc.postings = postings
+    return doc
+
+
+_cache: OrderedDict[tuple[str, int, int], DocxDocument] = OrderedDict()
+_cache_lock = threading.Lock()
+stats = {"parses": 0, "hits": 0}
+
+
+def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
+    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
+    spath = str(path)
+    try:
+        real = os.path.realpath(spath)
+        st = os.stat(real)
+    except OSError as exc:
+        raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(spath).name}", path=spath) from exc
+    key = (real, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            stats["hits"] += 1
+            return hit
+    if st.st_size > MAX_FILE_BYTES:
+        raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", spath)
+    if st.st_size == 0:
+        raise _err("not a zip file (empty file)", spath)
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(spath).name}", path=spath) from exc
+    doc = parse_docx_bytes(data, spath)
+    with _cache_lock:
+        stats["parses"] += 1
+        _cache[key] = doc
+        # a changed file gets a new key; drop the old versions of the same path
+        for old in [k for k in _cache if k[0] == real and k != key]:
+            del _cache[old]
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return doc
+
+
+def clear_cache() -> None:
+    """Forget every cached document (tests, memory pressure)."""
+    with _cache_lock:
+        _cache.clear()
+        stats["parses"] = 0
+        stats["hits"] = 0
