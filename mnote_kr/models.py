@@ -138,6 +138,7 @@ class EntryUpdate(Frozen, kw_only=True):
     kind: str | None = None
     pending_action: str | None = None
     retry_after_s: float | None = None
+    indexed_at_ms: int | None = None  # when the provider finished indexing (processed)
 
 
 class IngestItem(Frozen, kw_only=True):
