@@ -11,15 +11,23 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnote_kr import hookimpl
-from mnote_kr.models import Highlight, Locator, LocateRequest, SidecarBlock
+from mnote_kr.models import Highlight, LocateRequest, Locator, SidecarBlock
 
 from .matcher import THRESHOLD, locate_in_document
 from .reader import DocxDocument, clear_cache, load_docx
 
 PLUGIN_NAME = "docx_locator"
 
-__all__ = ["PLUGIN_NAME", "THRESHOLD", "block_scope", "clear_cache", "load_docx", "locate", "locate_docx",
-           "locator_extensions"]
+__all__ = [
+    "PLUGIN_NAME",
+    "THRESHOLD",
+    "block_scope",
+    "clear_cache",
+    "load_docx",
+    "locate",
+    "locate_docx",
+    "locator_extensions",
+]
 
 
 def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int] | None:

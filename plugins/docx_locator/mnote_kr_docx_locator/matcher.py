@@ -21,12 +21,14 @@ import re
 from dataclasses import dataclass
 
 from .reader import DocxDocument, Paragraph
-from .textnorm import is_word_char, iter_tokens, normalize, token_set
+from .textnorm import is_word_char, iter_tokens, normalize, shingles, token_set
 
 THRESHOLD = 0.5
 WINDOW = 90  # characters each side of a query occurrence
 FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
 MIN_ANCHOR_TOKENS = 3
+TOP_K = 6
+VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
 
@@ -112,7 +114,7 @@ def build_anchors(ev: str, query: str, heading: str | None) -> tuple[list[Anchor
         if occ:
             dist = min(0 if start <= p < end else min(abs(p - start), abs(p - end)) for p, _ in occ)
             focus = max(w for p, w in occ if (0 if start <= p < end else min(abs(p - start), abs(p - end))) == dist)
-            focus *= math.exp(-dist / FOCUS_DECAY)
+            focus *= math.exp(-dist / FOCUS_DECAY) * (1.0 if dist == 0 else 0.7)
         else:
             focus = 1.0
         kind = "heading" if is_heading else "seg"
@@ -184,11 +186,14 @@ def locate_in_document(
     if not anchors:
         return Match(None, 0.0, None, "evidence has no matchable words")
     idf_cache: dict[str, float] = {}
+    edge_tokens = _edge_fragments(ev, doc)
     for a in anchors:
+        a.tokens = a.tokens - edge_tokens or a.tokens
         for t in a.tokens:
             if t not in idf_cache:
                 idf_cache[t] = doc.idf(t)
-    scores: dict[int, float] = {}
+    sel: dict[int, float] = {}
+    raw: dict[int, tuple[float, Anchor]] = {}
     best_anchor: dict[int, Anchor] = {}
     heading_hits: set[int] = set()
     for a in anchors:
@@ -198,13 +203,13 @@ def locate_in_document(
             if a.kind == "heading" and r >= 0.8:
                 heading_hits.add(i)
             s = r * a.weight * rel
-            if s > scores.get(i, 0.0):
-                scores[i] = s
+            if s > sel.get(i, 0.0):
+                sel[i] = s
                 best_anchor[i] = a
-    if not scores:
+            if a.kind != "heading" and r * rel > raw.get(i, (0.0, a))[0]:
+                raw[i] = (r * rel, a)
+    if not sel:
         return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
-    # rare terms: tokens of the evidence found in at most two paragraphs
-    rare = [t for t in idf_cache if 0 < doc.df.get(t, 0) <= 2 and len(t) >= 2 and (len(t) >= 5 or not t.isascii())]
     heading_norms = {normalize(block_heading).strip()} if block_heading else set()
     for line_start, line_end, is_h in _segments(ev):
         if is_h:
@@ -212,39 +217,68 @@ def locate_in_document(
     block_toks = token_set(normalize(block_content)) if block_content else None
     paras = doc.paragraphs
     final: dict[int, float] = {}
-    for i, s in scores.items():
+    for i, s in sel.items():
         p = paras[i]
-        if s < 0.2:
+        if s < 0.15:
             continue
+        a = best_anchor[i]
         bonus = 0.0
-        if rare:
-            hits = sum(1 for t in rare if t in p.tokens)
-            bonus += min(0.06, 0.02 * hits)
-        if q and s >= 0.45 and q in p.norm:
-            weights = query_occurrences(p.norm, q)
-            bonus += 0.08 * max(w for _, w in weights)
+        # long rare terms of the matching anchor (found in at most two paragraphs)
+        hits = sum(
+            1 for t in a.tokens if 0 < doc.df.get(t, 0) <= 2 and (len(t) >= 6 or not t.isascii()) and t in p.tokens
+        )
+        bonus += min(0.04, 0.01 * hits) * a.weight
+        if q and s >= 0.4 and q in p.norm:
+            bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q))
         if heading_norms and p.heading and normalize(p.heading).strip() in heading_norms and not p.heading_level:
             bonus += 0.05
-        if block_toks is not None and p.tokens:
-            inside = len(p.tokens & block_toks) / len(p.tokens)
-            if inside < 0.6:
-                s *= 0.85
+        if block_toks is not None and p.tokens and len(p.tokens & block_toks) / len(p.tokens) < 0.6:
+            s *= 0.85
         if p.in_toc:
             s *= 0.3
-        if p.heading_level and best_anchor[i].kind != "heading" and i not in heading_hits:
+        if p.heading_level and a.kind != "heading" and i not in heading_hits:
             s *= 0.9
         if scope is not None and not (scope[0] <= i <= scope[1]):
             s *= 0.2
         final[i] = s + bonus
     if not final:
-        return Match(None, max(scores.values()), None, "no paragraph above confidence threshold")
-    best = max(final, key=lambda i: (final[i], -i))
-    score = min(1.0, final[best])
+        return Match(None, max(sel.values()), None, "no paragraph above confidence threshold")
+    # verify the leading candidates with order-sensitive shingles: a bag of the same words is not a quote
+    top = sorted(final, key=lambda i: (-final[i], i))[:TOP_K]
+    verified: dict[int, float] = {}
+    anchor_sh: dict[int, frozenset[int]] = {}
+    for i in top:
+        a = raw[i][1] if i in raw else best_anchor[i]
+        key = id(a)
+        if key not in anchor_sh:
+            anchor_sh[key] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
+        ash = anchor_sh[key]
+        v = len(ash & paras[i].shingles) / len(ash) if ash else 0.0
+        verified[i] = v
+        final[i] *= 0.6 + 0.4 * min(1.0, v / VERIFY_FULL)
+    best = max(top, key=lambda i: (final[i], -i))
+    para = paras[best]
+    conf = raw[best][0] if best in raw else sel[best]
+    conf *= min(1.0, verified[best] / VERIFY_FULL)
+    if para.in_toc:
+        conf *= 0.3
+    if scope is not None and not (scope[0] <= best <= scope[1]):
+        conf *= 0.2
+    score = round(min(1.0, conf), 4)
     if score < threshold:
         return Match(None, score, None, "no paragraph above confidence threshold")
-    para = paras[best]
     anchor = best_anchor[best]
-    return Match(para, round(score, 4), highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    return Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+
+
+def _edge_fragments(ev: str, doc: DocxDocument) -> frozenset[str]:
+    """Word fragments cut by the evidence window's edges (absent from the document)."""
+    out = set()
+    toks = list(iter_tokens(ev))
+    for tok, _s, _e in toks[:1] + toks[-1:]:
+        if tok.isascii() and doc.df.get(tok, 0) == 0:
+            out.add(tok)
+    return frozenset(out)
 
 
 def highlight_span(para: Paragraph, tokens: frozenset[str], query: str = "") -> tuple[int, int] | None:

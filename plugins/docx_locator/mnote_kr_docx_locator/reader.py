@@ -25,9 +25,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
+
 from mnote_kr.errors import DocumentError
 
-from .textnorm import normalize, token_set
+from .textnorm import normalize, shingles, token_set
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_PART_BYTES = 256 * 1024 * 1024
@@ -59,12 +60,51 @@ _TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…
 # Block-level and run-level children that never hold paragraph text.
 _SKIP = frozenset(
     {
-        "pPr", "rPr", "sectPr", "tblPr", "tblGrid", "trPr", "tcPr", "sdtPr", "sdtEndPr",
-        "instrText", "delText", "delInstrText", "fldData", "commentReference", "footnoteReference",
-        "endnoteReference", "annotationRef", "ctrlPr", "oMathParaPr", "fPr", "sSupPr", "sSubPr",
-        "dPr", "naryPr", "radPr", "mPr", "eqArrPr", "funcPr", "accPr", "barPr", "limLowPr", "limUppPr",
-        "boxPr", "borderBoxPr", "groupChrPr", "sPrePr", "sSubSupPr", "rPrChange", "pPrChange",
-        "txbxContent", "Fallback", "lastRenderedPageBreak", "bookmarkStart", "bookmarkEnd", "proofErr",
+        "pPr",
+        "rPr",
+        "sectPr",
+        "tblPr",
+        "tblGrid",
+        "trPr",
+        "tcPr",
+        "sdtPr",
+        "sdtEndPr",
+        "instrText",
+        "delText",
+        "delInstrText",
+        "fldData",
+        "commentReference",
+        "footnoteReference",
+        "endnoteReference",
+        "annotationRef",
+        "ctrlPr",
+        "oMathParaPr",
+        "fPr",
+        "sSupPr",
+        "sSubPr",
+        "dPr",
+        "naryPr",
+        "radPr",
+        "mPr",
+        "eqArrPr",
+        "funcPr",
+        "accPr",
+        "barPr",
+        "limLowPr",
+        "limUppPr",
+        "boxPr",
+        "borderBoxPr",
+        "groupChrPr",
+        "sPrePr",
+        "sSubSupPr",
+        "rPrChange",
+        "pPrChange",
+        "txbxContent",
+        "Fallback",
+        "lastRenderedPageBreak",
+        "bookmarkStart",
+        "bookmarkEnd",
+        "proofErr",
     }
 )
 
@@ -84,6 +124,14 @@ class Paragraph:
     in_toc: bool = False
     in_table: bool = False
     has_equation: bool = False
+    _shingles: frozenset[int] | None = None
+
+    @property
+    def shingles(self) -> frozenset[int]:
+        """Order-sensitive shingles of the text, computed on first use."""
+        if self._shingles is None:
+            self._shingles = shingles(self.norm)
+        return self._shingles
 
 
 @dataclass(slots=True)

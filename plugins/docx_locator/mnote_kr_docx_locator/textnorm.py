@@ -69,3 +69,23 @@ def token_set(norm: str) -> frozenset[str]:
 def is_word_char(ch: str) -> bool:
     """A character that continues a Latin-script word (letters and digits, not CJK)."""
     return bool(ch) and ch.isalnum() and not has_cjk(ch)
+
+
+_UNIT_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+
+
+def shingles(norm: str) -> frozenset[int]:
+    """Order-sensitive shingles: hashes of 4 consecutive CJK characters or 3 consecutive words.
+
+    Token sets ignore order; shingles tell a verbatim excerpt from a bag of the same words.
+    """
+    units = _UNIT_RE.findall(norm)
+    out = set()
+    n = len(units)
+    for i in range(n):
+        k = 4 if has_cjk(units[i]) else 3
+        if i + k <= n:
+            out.add(hash(tuple(units[i : i + k])))
+    if not out and units:
+        out.add(hash(tuple(units)))
+    return frozenset(out)
