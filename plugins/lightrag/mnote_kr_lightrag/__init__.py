@@ -1,0 +1,125 @@
+"""mnote-kr provider plugin for LightRAG 1.5.x over HTTP.
+
+Registered through the ``mnote_kr`` entry-point group as ``lightrag``. The hooks are
+thin: the work lives in ``provider`` (ingest, delete, status), ``syncing`` (the status
+bridge), ``querying`` (query and streaming answers) and ``mapping`` (reference → entry
+→ sidecar block). ``engine`` runs a managed local LightRAG.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderError
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import (
+    EntryUpdate,
+    MappedReference,
+    ProviderQueryResult,
+    ProviderReference,
+    ProviderStatus,
+    QueryRequest,
+    SourceEntry,
+    SourceFile,
+)
+
+from . import mapping as _mapping
+from . import provider as _provider
+from . import querying as _querying
+from . import syncing as _syncing
+from .querying import StreamEvent, stream_answer
+from .settings import effective_input_dir, open_client, resolve_settings
+
+__all__ = ["PROVIDER", "StreamEvent", "stream_answer"]
+
+PROVIDER = "lightrag"
+_INPUT_DIR_TTL_S = 10.0
+_input_dirs: dict[tuple[int, int], tuple[float, Path | None]] = {}
+
+
+def _mine(ctx: ProviderContext) -> bool:
+    return ctx.provider == PROVIDER
+
+
+@hookimpl
+def provider_names() -> list[str]:
+    """This plugin provides ``lightrag``."""
+    return [PROVIDER]
+
+
+@hookimpl
+def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate] | None:
+    """Symlink sources into LightRAG's input dir under unique names and scan; see ``provider``."""
+    if not _mine(ctx):
+        return None
+    with _provider.LightRagProvider(ctx) as prov:
+        return prov.ingest(sources, force)
+
+
+@hookimpl
+def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
+    """Follow submitted work and retry pending work for at most ``wait_s`` seconds."""
+    if not _mine(ctx):
+        return None
+    with _provider.LightRagProvider(ctx) as prov:
+        return _syncing.run_sync(prov, entries, wait_s)
+
+
+@hookimpl
+def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate] | None:
+    """Delete LightRAG's index for these entries (``delete_file=false``) and our links."""
+    if not _mine(ctx):
+        return None
+    with _provider.LightRagProvider(ctx) as prov:
+        return prov.delete(entries)
+
+
+@hookimpl
+def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus | None:
+    """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down."""
+    if not _mine(ctx):
+        return None
+    with _provider.LightRagProvider(ctx) as prov:
+        return prov.status(entries)
+
+
+@hookimpl
+def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | None:
+    """``/query/data`` references (one per chunk) and, when asked, the ``/query`` answer."""
+    if not _mine(ctx):
+        return None
+    return _querying.run_query(ctx, request)
+
+
+def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
+    key = (id(ctx), id(ctx.config))
+    hit = _input_dirs.get(key)
+    now = time.monotonic()
+    if hit is not None and now - hit[0] < _INPUT_DIR_TTL_S:
+        return hit[1]
+    try:
+        settings = resolve_settings(ctx)
+        if settings.input_dir is not None and (settings.workspace is not None or settings.from_engine):
+            found = effective_input_dir(ctx, settings, None)
+        else:
+            with open_client(ctx, settings) as client:
+                found = effective_input_dir(ctx, settings, client)
+    except ProviderError:
+        found = None
+    if len(_input_dirs) > 256:
+        _input_dirs.clear()
+    _input_dirs[key] = (now, found)
+    return found
+
+
+@hookimpl
+def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry],
+                  query: str) -> MappedReference | None:
+    """Reference → registry entry (by LightRAG file name, then doc id) → sidecar block."""
+    if not _mine(ctx) or reference.provider not in (PROVIDER, ""):
+        return None
+    if _mapping._entry_for(reference, entries) is None:
+        return None
+    return _mapping.map_reference(ctx, reference, entries, query, _input_dir_for_mapping(ctx))

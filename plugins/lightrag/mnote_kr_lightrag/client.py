@@ -1,0 +1,254 @@
+"""A small, strict HTTP client for the LightRAG 1.5.7 REST API.
+
+Every failure becomes a ``ProviderError`` whose message is one line naming the URL:
+connection refused, timeouts, HTTP errors (with LightRAG's ``detail``), and bodies that
+are HTML, garbage or truncated JSON. Busy answers sent with HTTP 409/429/503 become
+``ProviderBusyError`` (``retry_after`` from ``Retry-After``); the busy answers LightRAG
+sends with HTTP 200 (``scanning_skipped_pipeline_busy``, ``status: "busy"``) are left
+to the caller, which must look at ``status``. The API key travels only in the
+``X-API-Key`` header and never appears in a message.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderBusyError, ProviderError
+
+AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
+ENGINE_HINT = "is it running? 'mnote-kr engine start'"
+PAGE_SIZE = 200  # LightRAG accepts 10..200
+
+
+class ProviderUnavailableError(ProviderError):
+    """LightRAG could not be reached or did not answer in time; nothing was changed."""
+
+    code = "provider_unavailable"
+
+
+class ProviderHTTPError(ProviderError):
+    """LightRAG answered with an HTTP error status."""
+
+    def __init__(self, message: str, *, url: str, status_code: int, detail: str | None,
+                 hint: str | None = None) -> None:
+        super().__init__(message, url=url, hint=hint)
+        self.status_code = status_code
+        self.detail = detail
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after")
+    if value is None:
+        return None
+    try:
+        return max(0.0, float(value))
+    except ValueError:
+        return None
+
+
+def _detail(payload: Any) -> str | None:
+    """LightRAG's error text: ``detail`` (FastAPI) or ``message`` (query routes)."""
+    if isinstance(payload, dict):
+        detail = payload.get("detail", payload.get("message"))
+        if isinstance(detail, str):
+            return detail
+        if detail is not None:  # 422: a list of validation errors
+            return _one_line(json.dumps(detail, ensure_ascii=False), 300)
+    return None
+
+
+class LightRagClient:
+    """Typed calls to one LightRAG server. Use as a context manager or call ``close()``."""
+
+    def __init__(self, ctx: ProviderContext, url: str, api_key: str | None, *, timeout_s: float = 30.0) -> None:
+        self.url = url.rstrip("/")
+        headers = {"Accept": "application/json"}
+        if api_key:
+            headers["X-API-Key"] = api_key
+        self.has_key = bool(api_key)
+        self._http = ctx.http_client(self.url, timeout=httpx.Timeout(timeout_s, connect=min(3.0, timeout_s)),
+                                     headers=headers)
+
+    def close(self) -> None:
+        """Close the underlying connection pool."""
+        self._http.close()
+
+    def __enter__(self) -> LightRagClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    def _send(self, method: str, path: str, **kwargs: Any) -> httpx.Response:
+        where = f"{self.url}{path}"
+        try:
+            return self._http.request(method, path, **kwargs)
+        except httpx.TimeoutException as exc:
+            raise ProviderUnavailableError(
+                f"LightRAG at {self.url} did not answer {method} {path} in time ({type(exc).__name__})",
+                url=where, hint="it may be overloaded; raise [providers.lightrag] timeout_s or retry later",
+            ) from exc
+        except httpx.TransportError as exc:
+            raise ProviderUnavailableError(
+                f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})", url=where,
+            ) from exc
+
+    def _decode(self, response: httpx.Response, method: str, path: str) -> Any:
+        try:
+            return json.loads(response.content)
+        except (ValueError, UnicodeDecodeError) as exc:
+            kind = response.headers.get("content-type", "unknown type").split(";")[0]
+            sample = _one_line(response.content[:120].decode("utf-8", "replace"), 60)
+            raise ProviderError(
+                f"LightRAG at {self.url} returned an unreadable answer to {method} {path} "
+                f"(HTTP {response.status_code}, {kind}, not complete JSON: {sample!r})",
+                url=f"{self.url}{path}", hint="is the URL really a LightRAG server?",
+            ) from exc
+
+    def _check(self, response: httpx.Response, method: str, path: str) -> Any:
+        status = response.status_code
+        if status < 400:
+            return self._decode(response, method, path)
+        try:
+            payload: Any = json.loads(response.content)
+        except (ValueError, UnicodeDecodeError):
+            payload = None
+        detail = _detail(payload)
+        where = f"{self.url}{path}"
+        shown = _one_line(detail) if detail else response.reason_phrase or "error"
+        if status in (409, 429, 503):
+            raise ProviderBusyError(f"LightRAG at {self.url} is busy (HTTP {status} on {path}): {shown}",
+                                    url=where, retry_after=_retry_after(response))
+        if status in (401, 403):
+            what = "needs an API key" if not self.has_key else "rejected the API key"
+            raise ProviderHTTPError(f"LightRAG at {self.url} {what} (HTTP {status}: {shown})", url=where,
+                                    status_code=status, detail=detail, hint=AUTH_HINT)
+        raise ProviderHTTPError(f"LightRAG at {self.url} answered HTTP {status} to {method} {path}: {shown}",
+                                url=where, status_code=status, detail=detail)
+
+    def request(self, method: str, path: str, **kwargs: Any) -> Any:
+        """Send one request and return the decoded JSON body (raises ``ProviderError``)."""
+        return self._check(self._send(method, path, **kwargs), method, path)
+
+    def _dict(self, method: str, path: str, **kwargs: Any) -> dict[str, Any]:
+        body = self.request(method, path, **kwargs)
+        if not isinstance(body, dict):
+            raise ProviderError(f"LightRAG at {self.url} returned an unexpected answer to {method} {path} "
+                                f"({type(body).__name__} instead of an object)", url=f"{self.url}{path}")
+        return body
+
+    # ------------------------------------------------------------------ endpoints
+
+    def health(self) -> dict[str, Any]:
+        """``GET /health`` (always 200; with a valid key it adds directories and configuration)."""
+        return self._dict("GET", "/health")
+
+    def pipeline_status(self) -> dict[str, Any]:
+        """``GET /documents/pipeline_status``."""
+        return self._dict("GET", "/documents/pipeline_status")
+
+    def supported_suffixes(self) -> set[str]:
+        """``GET /documents/supported_file_types`` → the lowercase suffixes a scan picks up."""
+        body = self._dict("GET", "/documents/supported_file_types")
+        values = body.get("supported_extensions") or []
+        return {str(v).lower() for v in values if isinstance(v, str)}
+
+    def scan(self) -> dict[str, Any]:
+        """``POST /documents/scan``; check ``status`` for ``scanning_skipped_pipeline_busy``."""
+        return self._dict("POST", "/documents/scan")
+
+    def track_status(self, track_id: str) -> dict[str, Any]:
+        """``GET /documents/track_status/{track_id}``."""
+        return self._dict("GET", f"/documents/track_status/{track_id}")
+
+    def documents_page(self, page: int, page_size: int = PAGE_SIZE,
+                       status_filters: list[str] | None = None) -> dict[str, Any]:
+        """One page of ``POST /documents/paginated``."""
+        body: dict[str, Any] = {"page": page, "page_size": max(10, min(200, page_size)),
+                                "sort_field": "id", "sort_direction": "asc"}
+        if status_filters:
+            body["status_filters"] = [s.lower() for s in status_filters]
+        return self._dict("POST", "/documents/paginated", json=body)
+
+    def all_documents(self, *, page_size: int = PAGE_SIZE, max_pages: int = 10_000) -> tuple[list[dict[str, Any]],
+                                                                                            dict[str, int]]:
+        """Every document row (all pages) and LightRAG's ``status_counts``."""
+        documents: list[dict[str, Any]] = []
+        counts: dict[str, int] = {}
+        page = 1
+        while page <= max_pages:
+            body = self.documents_page(page, page_size)
+            rows = body.get("documents") or []
+            documents.extend(row for row in rows if isinstance(row, dict))
+            if page == 1 and isinstance(body.get("status_counts"), dict):
+                counts = {str(k): int(v) for k, v in body["status_counts"].items() if isinstance(v, int)}
+            pagination = body.get("pagination") or {}
+            total_pages = pagination.get("total_pages")
+            if not rows or not pagination.get("has_next", False) or (
+                    isinstance(total_pages, int) and page >= total_pages):
+                break
+            page += 1
+        return documents, counts
+
+    def delete_documents(self, doc_ids: list[str]) -> dict[str, Any]:
+        """``DELETE /documents/delete_document``, always with ``delete_file=false``.
+
+        The user's file is never deleted, and neither is LightRAG's LLM cache.
+        """
+        unique = list(dict.fromkeys(doc_ids))
+        return self._dict("DELETE", "/documents/delete_document",
+                          json={"doc_ids": unique, "delete_file": False, "delete_llm_cache": False})
+
+    def upload(self, name: str, data: bytes) -> dict[str, Any]:
+        """``POST /documents/upload`` (multipart): a copy, used only when asked to."""
+        return self._dict("POST", "/documents/upload", files={"file": (name, data)})
+
+    def query_data(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``POST /query/data``: retrieval only."""
+        return self._dict("POST", "/query/data", json=payload)
+
+    def query(self, payload: dict[str, Any]) -> dict[str, Any]:
+        """``POST /query``: the answer (and references)."""
+        return self._dict("POST", "/query", json=payload)
+
+    def query_stream(self, payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
+        """``POST /query/stream``: yields each NDJSON object; an ``{"error": ...}`` line raises."""
+        path = "/query/stream"
+        try:
+            with self._http.stream("POST", path, json=payload) as response:
+                if response.status_code >= 400:
+                    response.read()
+                    self._check(response, "POST", path)
+                for line in response.iter_lines():
+                    if not line.strip():
+                        continue
+                    try:
+                        item = json.loads(line)
+                    except ValueError as exc:
+                        raise ProviderError(
+                            f"LightRAG at {self.url} sent an unreadable stream line ({_one_line(line, 60)!r})",
+                            url=f"{self.url}{path}") from exc
+                    if not isinstance(item, dict):
+                        continue
+                    if "error" in item:
+                        raise ProviderError(f"LightRAG at {self.url} reported an error while answering: "
+                                            f"{_one_line(str(item['error']))}", url=f"{self.url}{path}")
+                    yield item
+        except httpx.TimeoutException as exc:
+            raise ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
+                                           url=f"{self.url}{path}") from exc
+        except httpx.TransportError as exc:
+            raise ProviderUnavailableError(f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})",
+                                           url=f"{self.url}{path}") from exc

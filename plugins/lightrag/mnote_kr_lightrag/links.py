@@ -1,0 +1,160 @@
+"""What the connector places in LightRAG's input dir: symlinks and image wrappers.
+
+A source is never copied: its link is a symlink to the user's file. LightRAG moves a
+processed entry into ``__parsed__/`` (the link moves; the target stays). Removing only
+ever unlinks a *symlink* we named, or a Markdown wrapper we wrote; a link is never
+followed to delete its target.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path, PurePosixPath
+
+from mnote_kr.errors import ProviderError
+
+from . import naming
+
+PARSED_DIR = "__parsed__"
+#: A line every wrapper carries, so we only ever remove wrappers we wrote.
+WRAPPER_MARK = "Index entry written by mnote-kr for an image; the image itself is not copied."
+_CAPTION_SUFFIXES = (".txt", ".md")
+_MAX_CAPTION_CHARS = 4000
+_MAX_WRAPPER_BYTES = 64 * 1024
+
+
+def place_link(input_dir: Path, name: str, source: Path) -> Path:
+    """Symlink ``input_dir/name`` → ``source`` (idempotent). Never copies.
+
+    Raises ``ProviderError`` when a different, non-link file already holds the name.
+    """
+    link = input_dir / name
+    target = str(source)
+    if link.is_symlink():
+        if os.readlink(link) == target:
+            return link
+        link.unlink()  # a stale link of ours under the same name
+    elif link.exists():
+        raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
+                            hint="move it away or rename the source")
+    os.symlink(target, link)
+    return link
+
+
+def _caption(source: Path) -> str | None:
+    for suffix in _CAPTION_SUFFIXES:
+        sibling = source.with_suffix(suffix)
+        if sibling == source or not sibling.is_file():
+            continue
+        try:
+            with sibling.open("r", encoding="utf-8", errors="replace") as handle:
+                text = handle.read(_MAX_CAPTION_CHARS + 1)
+        except OSError:
+            continue
+        text = text.strip()
+        if text:
+            return text[:_MAX_CAPTION_CHARS]
+    return None
+
+
+def wrapper_text(source: Path, rel_path: str, size: int) -> str:
+    """The Markdown document that stands in for an image in LightRAG."""
+    rel = PurePosixPath(rel_path)
+    folder = str(rel.parent) if str(rel.parent) != "." else "(workspace root)"
+    lines = [
+        f"# Image: {rel.name}",
+        "",
+        f"- File name: {rel.name}",
+        f"- Folder: {folder}",
+        f"- Path: {rel_path}",
+        f"- Type: {rel.suffix.lstrip('.').upper() or 'image'} image",
+        f"- Size: {size} bytes",
+        "",
+    ]
+    caption = _caption(source)
+    if caption:
+        lines += ["## Caption", "", caption, ""]
+    lines += [WRAPPER_MARK, ""]
+    return "\n".join(lines)
+
+
+def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size: int) -> Path:
+    """Write (atomically) the image wrapper into LightRAG's input dir, never the user's folder."""
+    path = input_dir / name
+    if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
+        raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
+                            hint="move it away or rename the source")
+    data = wrapper_text(source, rel_path, size).encode("utf-8")
+    tmp = input_dir / f".{name}.mnote-tmp"  # a dot name with an unsupported suffix: a scan ignores it
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
+def is_our_wrapper(path: Path) -> bool:
+    """A regular, small file with a wrapper name and the wrapper mark."""
+    try:
+        if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_WRAPPER_BYTES:
+            return False
+        if not naming.is_our_name(path.name) or not path.name.endswith(naming.WRAPPER_SUFFIX):
+            return False
+        return WRAPPER_MARK in path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
+
+
+def _archived_variants(directory: Path, name: str) -> list[Path]:
+    """``name`` plus LightRAG's ``<stem>_NNN<ext>`` archive variants in ``directory``."""
+    stem = PurePosixPath(name).stem
+    suffix = PurePosixPath(name).suffix
+    found = [directory / name]
+    try:
+        for candidate in directory.glob(f"{stem}_[0-9][0-9][0-9]{suffix}"):
+            found.append(candidate)
+    except OSError:
+        pass
+    return found
+
+
+def remove_ours(input_dir: Path, name: str) -> list[str]:
+    """Remove our link or wrapper ``name`` from the input dir and ``__parsed__/``.
+
+    Only symlinks and our own wrappers are removed (the symlink itself, never its
+    target). Returns the paths removed.
+    """
+    removed: list[str] = []
+    for directory in (input_dir, input_dir / PARSED_DIR):
+        for path in _archived_variants(directory, name):
+            try:
+                if path.is_symlink() or is_our_wrapper(path):
+                    path.unlink()
+                    removed.append(str(path))
+            except FileNotFoundError:
+                continue
+            except OSError as exc:
+                raise ProviderError(f"Cannot remove {path}: {exc.strerror or exc}") from exc
+    return removed
+
+
+def names_of_source(input_dir: Path, rel_path: str) -> set[str]:
+    """Our link/wrapper names for ``rel_path`` (any content version) in the input dir and ``__parsed__/``."""
+    names: set[str] = set()
+    tag = naming.path_tag(rel_path)
+    for directory in (input_dir, input_dir / PARSED_DIR):
+        try:
+            candidates = list(directory.glob(f"*.{tag}-*"))
+        except OSError:
+            continue
+        for path in candidates:
+            if naming.same_source(path.name, rel_path) and (path.is_symlink() or is_our_wrapper(path)):
+                names.add(path.name)
+    return names
+
+
+def link_state(input_dir: Path, name: str) -> str:
+    """``top`` when waiting at the top of the input dir, ``parsed`` when moved, else ``missing``."""
+    if (input_dir / name).is_symlink() or is_our_wrapper(input_dir / name):
+        return "top"
+    if any(p.is_symlink() or is_our_wrapper(p) for p in _archived_variants(input_dir / PARSED_DIR, name)):
+        return "parsed"
+    return "missing"

@@ -1,0 +1,241 @@
+"""Map a LightRAG reference back to a registry entry and to the sidecar block it came from.
+
+No LightRAG REST route exposes a chunk's block refs (NOTES §5.5), so the chunk text is
+found in the sidecar itself: the block contents joined with ``"\\n\\n"`` are the text the
+chunkers cut, and a chunk is a contiguous slice of it (overlaps and token edges aside).
+We locate the chunk's span in the joined text (exactly, else after collapsing
+whitespace, else by anchoring probe windows) and pick the block holding most of it;
+when the chunk spans several blocks, the one containing the query wins.
+
+Sidecars are parsed once per (path, mtime, size) and kept with their joined text and
+block offsets, so mapping a result page costs a few ``str.find`` calls.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import MnoteKrError
+from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SourceEntry
+from mnote_kr.sidecar import Sidecar, read_sidecar
+
+from . import links, naming
+
+_CACHE_SIZE = 64
+_WS = re.compile(r"\s+")
+_PROBE = 48
+
+
+@dataclass
+class SidecarIndex:
+    """A sidecar with its joined text, normalised text and block offsets."""
+
+    sidecar: Sidecar
+    blocks: list[SidecarBlock]  # non-empty blocks, in order
+    starts: list[int]  # start offset of each block in ``joined``
+    joined: str
+    norm: str  # ``joined`` with whitespace runs collapsed to one space
+    norm_map: list[int]  # offset in ``norm`` → offset in ``joined``
+
+    def block_at(self, offset: int) -> int:
+        """Index of the block containing ``offset`` of ``joined``."""
+        return max(0, bisect.bisect_right(self.starts, offset) - 1)
+
+
+def _normalise(text: str) -> tuple[str, list[int]]:
+    out: list[str] = []
+    mapping: list[int] = []
+    last_space = True
+    for index, char in enumerate(text):
+        if char.isspace():
+            if last_space:
+                continue
+            out.append(" ")
+            mapping.append(index)
+            last_space = True
+        else:
+            out.append(char)
+            mapping.append(index)
+            last_space = False
+    return "".join(out), mapping
+
+
+def build_index(sidecar: Sidecar) -> SidecarIndex:
+    """Join block contents the way LightRAG does and remember where each block starts."""
+    blocks = [b for b in sidecar.blocks if b.content]
+    starts: list[int] = []
+    parts: list[str] = []
+    offset = 0
+    for block in blocks:
+        starts.append(offset)
+        parts.append(block.content)
+        offset += len(block.content) + 2
+    joined = "\n\n".join(parts)
+    norm, norm_map = _normalise(joined)
+    return SidecarIndex(sidecar=sidecar, blocks=blocks, starts=starts, joined=joined, norm=norm, norm_map=norm_map)
+
+
+_cache: OrderedDict[tuple[str, int, int], SidecarIndex] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def load_index(path: Path) -> SidecarIndex | None:
+    """The cached index of a ``blocks.jsonl`` sidecar, or None when it cannot be read."""
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    key = (str(path), stat.st_mtime_ns, stat.st_size)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    try:
+        index = build_index(read_sidecar(path))
+    except MnoteKrError:
+        return None
+    with _cache_lock:
+        _cache[key] = index
+        while len(_cache) > _CACHE_SIZE:
+            _cache.popitem(last=False)
+    return index
+
+
+def find_sidecar(input_dir: Path, file_name: str, doc_id: str | None = None) -> Path | None:
+    """``INPUT_DIR/__parsed__/<name>.parsed[_NNN]/<stem>.blocks.jsonl`` for a LightRAG file name."""
+    parsed = input_dir / links.PARSED_DIR
+    stem = naming.sidecar_stem(file_name)
+    exact = parsed / f"{file_name}.parsed" / f"{stem}.blocks.jsonl"
+    if exact.is_file():
+        return exact
+    try:
+        candidates = sorted(parsed.glob(f"{glob_escape(file_name)}.parsed_[0-9][0-9][0-9]"), reverse=True)
+    except OSError:
+        return None
+    for directory in candidates:
+        path = directory / f"{stem}.blocks.jsonl"
+        if path.is_file():
+            return path
+    return None
+
+
+def glob_escape(text: str) -> str:
+    """Escape glob metacharacters in a file name."""
+    return re.sub(r"([*?\[\]])", r"[\1]", text)
+
+
+def _exact_span(index: SidecarIndex, chunk: str) -> tuple[int, int] | None:
+    at = index.joined.find(chunk)
+    if at >= 0:
+        return at, at + len(chunk)
+    norm_chunk, _ = _normalise(chunk.strip())
+    if not norm_chunk:
+        return None
+    at = index.norm.find(norm_chunk)
+    if at >= 0:
+        end = at + len(norm_chunk) - 1
+        return index.norm_map[at], index.norm_map[end] + 1
+    return None
+
+
+def _probe_span(index: SidecarIndex, chunk: str) -> tuple[int, int, float] | None:
+    """Anchor windows of the chunk in the text; the densest run of hits is the span."""
+    norm_chunk, _ = _normalise(chunk.strip())
+    if len(norm_chunk) < 12:
+        return None
+    size = min(_PROBE, max(12, len(norm_chunk) // 4))
+    step = max(size // 2, 1)
+    hits: list[tuple[int, int]] = []  # (offset in chunk, offset in norm)
+    searched = 0
+    for start in range(0, max(1, len(norm_chunk) - size + 1), step):
+        window = norm_chunk[start:start + size]
+        searched += 1
+        at = index.norm.find(window)
+        if at >= 0 and index.norm.find(window, at + 1) < 0:  # unique anchors only
+            hits.append((start, at))
+    if not hits:
+        return None
+    # Hits consistent with one placement of the chunk (same shift, within a tolerance).
+    best: list[tuple[int, int]] = []
+    for _, (c0, n0) in enumerate(hits):
+        shift = n0 - c0
+        group = [(c, n) for c, n in hits if abs((n - c) - shift) <= max(40, len(norm_chunk) // 10)]
+        if len(group) > len(best):
+            best = group
+    first_c, first_n = best[0]
+    last_c, last_n = best[-1]
+    start_n = max(0, first_n - first_c)
+    end_n = min(len(index.norm) - 1, last_n + size - 1 + (len(norm_chunk) - last_c - size))
+    coverage = min(1.0, len(best) / max(1, searched))
+    return index.norm_map[start_n], index.norm_map[max(start_n, end_n)] + 1, coverage
+
+
+def match_block(index: SidecarIndex, chunk: str, query: str = "") -> tuple[SidecarBlock, float] | None:
+    """The block a chunk came from and a 0..1 score (how much of the chunk was found)."""
+    if not index.blocks or not chunk or not chunk.strip():
+        return None
+    span = _exact_span(index, chunk)
+    score = 1.0
+    if span is None:
+        probed = _probe_span(index, chunk)
+        if probed is None:
+            return None
+        span = probed[0], probed[1]
+        score = probed[2]
+    start, end = span
+    first, last = index.block_at(start), index.block_at(max(start, end - 1))
+    if first == last:
+        return index.blocks[first], score
+    overlaps: list[tuple[int, int]] = []
+    for i in range(first, last + 1):
+        b_start = index.starts[i]
+        b_end = b_start + len(index.blocks[i].content)
+        overlaps.append((max(0, min(end, b_end) - max(start, b_start)), i))
+    needle = query.strip().lower()
+    if needle:
+        with_query = [(ov, i) for ov, i in overlaps if needle in index.blocks[i].content.lower()]
+        if with_query:
+            return index.blocks[max(with_query)[1]], score
+    return index.blocks[max(overlaps)[1]], score
+
+
+def _entry_for(reference: ProviderReference, entries: dict[str, SourceEntry]) -> SourceEntry | None:
+    entry = entries.get(reference.file_path)
+    if entry is not None:
+        return entry
+    doc_id = reference.doc_id or naming.doc_id_from_chunk_id(reference.chunk_id)
+    if doc_id:
+        for candidate in entries.values():
+            if candidate.light_rag_doc_id == doc_id:
+                return candidate
+    return None
+
+
+def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry],
+                  query: str, input_dir: Path | None) -> MappedReference | None:
+    """Reference → live registry entry (None when unmapped) → sidecar block when one exists."""
+    entry = _entry_for(reference, entries)
+    if entry is None:
+        return None
+    name = entry.light_rag_file_path or reference.file_path
+    if input_dir is None or not reference.content:
+        return MappedReference(reference=reference, entry=entry)
+    path = find_sidecar(input_dir, name)
+    if path is None:
+        return MappedReference(reference=reference, entry=entry)
+    index = load_index(path)
+    if index is None:
+        return MappedReference(reference=reference, entry=entry, sidecar_path=str(path))
+    found = match_block(index, reference.content, query)
+    if found is None:
+        return MappedReference(reference=reference, entry=entry, meta=index.sidecar.meta, sidecar_path=str(path))
+    block, score = found
+    return MappedReference(reference=reference, entry=entry, block=block, meta=index.sidecar.meta,
+                           sidecar_path=str(path), block_score=round(score, 4))

@@ -1,0 +1,116 @@
+"""Names the connector gives to the links and wrappers it places in LightRAG's input dir.
+
+LightRAG keys a document by its basename (``doc_id = "doc-" + md5(basename)``), drops
+directories, and skips a changed file whose name it has already processed. So the link
+name must be unique per source *path* and per *content*::
+
+    <safe-stem>.<8 hex of md5(rel_path)>-<8 hex of sha256>.<ext>
+
+e.g. ``report.1f3a09c2-77ab01de.docx``. The stem stays readable, the real extension
+stays last (LightRAG routes parsers by suffix), and there are no ``[``/``]`` (those
+would be read as LightRAG filename hints such as ``name.[native-P].docx``).
+Image wrappers append ``.md``: ``photo.1f3a09c2-77ab01de.png.md``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import unicodedata
+from pathlib import PurePosixPath
+
+#: Suffixes LightRAG cannot scan by default; they get a Markdown wrapper document.
+IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".tif", ".tiff", ".bmp"})
+
+#: ``GET /documents/supported_file_types`` of LightRAG 1.5.7 (samples/05), used when
+#: the server cannot be asked.
+DEFAULT_SUPPORTED_SUFFIXES = frozenset(
+    ".bat .c .conf .cpp .css .csv .docx .epub .go .h .hpp .htm .html .ini .java .js .json .less "
+    ".log .md .mdx .odt .pdf .php .pptx .properties .py .rb .rtf .scss .sh .sql .swift .tex "
+    ".textpack .ts .txt .xlsx .xml .yaml .yml".split()
+)
+
+WRAPPER_SUFFIX = ".md"
+#: Bytes of the stem kept in a link name (file names are limited to 255 bytes).
+_MAX_STEM_BYTES = 120
+_UNSAFE = re.compile(r"[\[\]/\\:*?\"<>|\x00-\x1f\x7f]+")
+_LINK_RE = re.compile(r"^(?P<stem>.+)\.(?P<path>[0-9a-f]{8})-(?P<content>[0-9a-f]{8})(?P<ext>\.[^.]+)?(?P<wrap>\.md)?$")
+
+
+def _hex_of_hash(sha256: str) -> str:
+    """The hex digest of a ``sha256:<hex>`` or bare hex content hash."""
+    value = sha256.split(":", 1)[1] if ":" in sha256 else sha256
+    value = value.strip().lower()
+    if not re.fullmatch(r"[0-9a-f]{8,}", value):
+        # Not a hex digest (should not happen): hash whatever we were given.
+        value = hashlib.sha256(value.encode("utf-8")).hexdigest()
+    return value
+
+
+def path_tag(rel_path: str) -> str:
+    """8 hex chars of md5 of the POSIX root-relative path: the per-path part of a name."""
+    return hashlib.md5(rel_path.encode("utf-8")).hexdigest()[:8]
+
+
+def safe_stem(rel_path: str) -> str:
+    """A readable, file-system- and LightRAG-safe version of the file's stem."""
+    name = PurePosixPath(rel_path).name
+    suffix = PurePosixPath(name).suffix
+    stem = name[: -len(suffix)] if suffix and len(suffix) < len(name) else name
+    stem = unicodedata.normalize("NFC", stem)
+    stem = _UNSAFE.sub("_", stem).strip(" .") or "file"
+    encoded = stem.encode("utf-8")
+    if len(encoded) > _MAX_STEM_BYTES:
+        stem = encoded[:_MAX_STEM_BYTES].decode("utf-8", "ignore").rstrip(" .") or "file"
+    return stem
+
+
+def safe_suffix(rel_path: str) -> str:
+    """The real extension, lowercased, or '' when it is not a plain extension."""
+    suffix = PurePosixPath(rel_path).suffix.lower()
+    return suffix if re.fullmatch(r"\.[a-z0-9]{1,12}", suffix) else ""
+
+
+def link_name(rel_path: str, sha256: str) -> str:
+    """The unique name of a source's link in LightRAG's input dir."""
+    return f"{safe_stem(rel_path)}.{path_tag(rel_path)}-{_hex_of_hash(sha256)[:8]}{safe_suffix(rel_path)}"
+
+
+def wrapper_name(rel_path: str, sha256: str) -> str:
+    """The name of the Markdown wrapper document for an image source."""
+    return link_name(rel_path, sha256) + WRAPPER_SUFFIX
+
+
+def doc_id_for(file_name: str) -> str:
+    """LightRAG's document id for a file name: ``"doc-" + md5(basename)``."""
+    return "doc-" + hashlib.md5(PurePosixPath(file_name).name.encode("utf-8")).hexdigest()
+
+
+def chunk_ids_for(doc_id: str, chunks_count: int | None) -> list[str]:
+    """LightRAG's chunk ids for a document: ``<doc_id>-chunk-NNN`` (3 digits, zero-padded)."""
+    return [f"{doc_id}-chunk-{order:03d}" for order in range(max(0, chunks_count or 0))]
+
+
+def doc_id_from_chunk_id(chunk_id: str | None) -> str | None:
+    """The document id part of a chunk id, or None."""
+    if not chunk_id or "-chunk-" not in chunk_id:
+        return None
+    return chunk_id.rsplit("-chunk-", 1)[0] or None
+
+
+def same_source(name: str, rel_path: str) -> bool:
+    """Whether ``name`` is one of our link/wrapper names for this source path (any content)."""
+    parsed = _LINK_RE.match(name)
+    if not parsed:
+        return False
+    return parsed.group("path") == path_tag(rel_path) and parsed.group("stem") == safe_stem(rel_path)
+
+
+def is_our_name(name: str) -> bool:
+    """Whether a file name has the shape of a link or wrapper the connector made."""
+    return _LINK_RE.match(name) is not None
+
+
+def sidecar_stem(file_name: str) -> str:
+    """The stem LightRAG uses for files inside ``<name>.parsed/`` (``Path(name).stem``)."""
+    return PurePosixPath(file_name).stem or file_name

@@ -1,0 +1,433 @@
+"""The LightRAG provider's lifecycle: ingest, sync, delete and status.
+
+The host owns the registry; everything here *returns* ``EntryUpdate``s. LightRAG's
+busy answers are not failures: the work is reported ``pending`` with a
+``pending_action`` (``ingest``, ``reindex`` or ``delete``) and ``retry_after_s``, and
+``sync`` retries it with a bounded backoff.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderBusyError, ProviderError
+from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
+
+from . import links, naming
+from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
+from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
+
+PROVIDER = "lightrag"
+SCAN_BUSY = "scanning_skipped_pipeline_busy"
+#: LightRAG statuses → registry statuses.
+_STATUS_MAP = {"pending": "submitted", "parsing": "processing", "analyzing": "processing",
+               "processing": "processing", "preprocessed": "processing", "processed": "processed",
+               "failed": "failed"}
+TERMINAL = frozenset({"processed", "failed", "duplicate", "delete_completed", "stale"})
+MAX_BACKOFF_S = 300.0
+DELETE_BUSY_RETRIES = 3
+
+# Injectable clock and sleep (tests).
+now_s: Callable[[], float] = time.time
+sleep: Callable[[float], None] = time.sleep
+
+
+def backoff_s(retry_count: int, server_hint: float | None = None) -> float:
+    """Bounded exponential backoff: 5 s, 10 s, 20 s ... at most 5 min (or the server's Retry-After)."""
+    if server_hint is not None and server_hint > 0:
+        return min(MAX_BACKOFF_S, server_hint)
+    return min(MAX_BACKOFF_S, 5.0 * (2 ** max(0, min(retry_count, 10))))
+
+
+def _one_line(text: str | None, limit: int = 300) -> str | None:
+    if not text:
+        return None
+    flat = " ".join(str(text).replace("=", " ").split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def as_dict(value: Any) -> dict[str, Any]:
+    """``value`` when it is a dict, else an empty dict (LightRAG fields may be null)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _ms(iso: Any) -> int | None:
+    if not isinstance(iso, str):
+        return None
+    try:
+        return int(datetime.fromisoformat(iso).timestamp() * 1000)
+    except ValueError:
+        return None
+
+
+def update_from_row(rel_path: str, name: str, row: dict[str, Any], **extra: Any) -> EntryUpdate:
+    """Registry update for one LightRAG document row (doc_status)."""
+    doc_id = naming.doc_id_for(name)
+    metadata = as_dict(row.get("metadata"))
+    status = str(row.get("status", "")).lower()
+    if str(row.get("id", "")).startswith("dup-") or (isinstance(metadata, dict) and metadata.get("is_duplicate")):
+        original = metadata.get("original_doc_id") if isinstance(metadata, dict) else None
+        return EntryUpdate(source_root_relative_path=rel_path, status="duplicate", light_rag_doc_id=doc_id,
+                           light_rag_file_path=name, duplicate_of=original, chunk_ids=[],
+                           last_error=_one_line(row.get("error_msg")), **extra)
+    mapped = _STATUS_MAP.get(status, "processing")
+    if mapped == "processed":
+        return EntryUpdate(source_root_relative_path=rel_path, status="processed", light_rag_doc_id=doc_id,
+                           light_rag_file_path=name, track_id=row.get("track_id"),
+                           chunk_ids=naming.chunk_ids_for(doc_id, row.get("chunks_count")),
+                           indexed_at_ms=_ms(row.get("updated_at")), **extra)
+    if mapped == "failed":
+        return EntryUpdate(source_root_relative_path=rel_path, status="failed", light_rag_doc_id=doc_id,
+                           light_rag_file_path=name, track_id=row.get("track_id"),
+                           last_error=_one_line(row.get("error_msg") or row.get("content_summary")) or "failed",
+                           **extra)
+    return EntryUpdate(source_root_relative_path=rel_path, status=mapped, light_rag_doc_id=doc_id,  # type: ignore[arg-type]
+                       light_rag_file_path=name, track_id=row.get("track_id"), **extra)
+
+
+class DocIndex:
+    """LightRAG's document rows, by id and by file name."""
+
+    def __init__(self, rows: Iterable[dict[str, Any]]) -> None:
+        self.rows = list(rows)
+        self.by_id = {str(r.get("id")): r for r in self.rows}
+        self.by_name: dict[str, list[dict[str, Any]]] = {}
+        for row in self.rows:
+            self.by_name.setdefault(str(row.get("file_path", "")), []).append(row)
+
+    def find(self, name: str) -> dict[str, Any] | None:
+        """The row for our file name: the real document first, else a ``dup-`` row."""
+        row = self.by_id.get(naming.doc_id_for(name))
+        if row is not None:
+            return row
+        rows = self.by_name.get(name) or []
+        return rows[0] if rows else None
+
+    def other_versions(self, rel_path: str, keep: str | None) -> list[dict[str, Any]]:
+        """Rows of older link names of the same source (same path tag and stem)."""
+        return [r for r in self.rows if str(r.get("file_path", "")) != keep
+                and naming.same_source(str(r.get("file_path", "")), rel_path)
+                and str(r.get("id", "")).startswith("doc-")]
+
+
+class LightRagProvider:
+    """One hook call's worth of LightRAG: resolved settings and one HTTP client."""
+
+    def __init__(self, ctx: ProviderContext) -> None:
+        self.ctx = ctx
+        self.settings: Settings = resolve_settings(ctx)
+        self.client: LightRagClient = open_client(ctx, self.settings)
+
+    def close(self) -> None:
+        """Release the HTTP client."""
+        self.client.close()
+
+    def __enter__(self) -> LightRagProvider:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ helpers
+
+    def input_dir(self) -> Path | None:
+        """LightRAG's input dir as a local path (may ask ``/health``)."""
+        return effective_input_dir(self.ctx, self.settings, self.client)
+
+    def documents(self) -> DocIndex:
+        """All documents LightRAG lists (every page)."""
+        rows, _ = self.client.all_documents()
+        return DocIndex(rows)
+
+    def supported_suffixes(self) -> set[str]:
+        """Suffixes a scan picks up: the server's list, else LightRAG 1.5.7's."""
+        try:
+            found = self.client.supported_suffixes()
+        except ProviderError:
+            found = set()
+        return found or set(naming.DEFAULT_SUPPORTED_SUFFIXES)
+
+    def delete_ids(self, doc_ids: list[str], *, retries: int = DELETE_BUSY_RETRIES) -> tuple[str, float | None]:
+        """Send a delete (``delete_file=false``), retrying ``busy`` a few times.
+
+        Returns ``("started", None)`` or ``("busy", retry_after_s)``.
+        """
+        delay = 0.5
+        for attempt in range(retries + 1):
+            try:
+                body = self.client.delete_documents(doc_ids)
+            except ProviderBusyError as exc:
+                if attempt == retries:
+                    return "busy", exc.retry_after
+            else:
+                if body.get("status") not in ("busy", "not_allowed"):
+                    return "started", None
+                if attempt == retries:
+                    return "busy", None
+            sleep(delay)
+            delay *= 2
+        return "busy", None
+
+    def scan(self) -> tuple[str, str | None, float | None, str | None]:
+        """``POST /documents/scan`` → (``started``|``busy``|``down``, track_id, retry_after, error)."""
+        try:
+            body = self.client.scan()
+        except ProviderBusyError as exc:
+            return "busy", None, exc.retry_after, exc.message
+        except ProviderUnavailableError as exc:
+            return "down", None, None, exc.message
+        if body.get("status") == SCAN_BUSY or "skipped" in str(body.get("status", "")):
+            return "busy", None, None, _one_line(body.get("message"))
+        return "started", body.get("track_id"), None, None
+
+    # ------------------------------------------------------------------ ingest
+
+    def ingest(self, sources: list[SourceFile], force: bool) -> list[EntryUpdate]:
+        """Link each source into LightRAG's input dir under a unique name and scan once."""
+        if not sources:
+            return []
+        down: str | None = None
+        docs = DocIndex([])
+        input_dir: Path | None = None
+        try:
+            docs = self.documents()  # also proves the key is right before anything is touched
+            input_dir = self.input_dir()
+        except (ProviderUnavailableError, ProviderBusyError) as exc:
+            down = exc.message
+            input_dir = self.settings.input_dir
+            if input_dir is not None and self.settings.workspace:
+                input_dir = input_dir / self.settings.workspace
+        if input_dir is None:
+            if down:
+                return [self._pending(s.rel_path, "ingest", 0, None, down) for s in sources]
+            raise ProviderError(f"LightRAG at {self.settings.url} did not report its input directory",
+                                hint="set [providers.lightrag] input_dir")
+        if not input_dir.is_dir():
+            if self.settings.upload_fallback and not down:
+                return self._upload(sources, docs)
+            message = (f"LightRAG's input directory {input_dir} is not visible from this machine; ingest by "
+                       "symlink needs a shared file system (set [providers.lightrag] input_dir to where it is "
+                       "mounted here, or upload_fallback = true to send copies)")
+            return [EntryUpdate(source_root_relative_path=s.rel_path, status="failed", last_error=message)
+                    for s in sources]
+        suffixes = set(naming.DEFAULT_SUPPORTED_SUFFIXES) if down else self.supported_suffixes()
+        return self._link_and_scan(sources, input_dir, docs, force=force, down=down, suffixes=suffixes)
+
+    def _pending(self, rel_path: str, action: str, retry_count: int, retry_after: float | None,
+                 error: str | None, **extra: Any) -> EntryUpdate:
+        return EntryUpdate(source_root_relative_path=rel_path, status="pending", pending_action=action,
+                           retry_after_s=backoff_s(retry_count, retry_after), last_error=error, **extra)
+
+    def _link_and_scan(self, sources: list[SourceFile], input_dir: Path, docs: DocIndex, *, force: bool,
+                       down: str | None, suffixes: set[str], retry_counts: dict[str, int] | None = None,
+                       reindex: frozenset[str] = frozenset()) -> list[EntryUpdate]:
+        retry_counts = retry_counts or {}
+        results: dict[str, EntryUpdate] = {}
+        plans: list[tuple[SourceFile, str, str | None]] = []  # (source, name, wrapper path)
+        to_delete: list[str] = []
+        same_name_reindex: dict[str, SourceFile] = {}
+        for source in sources:
+            rel = source.rel_path
+            suffix = naming.safe_suffix(rel)
+            is_image = suffix in naming.IMAGE_SUFFIXES
+            if not is_image and suffix not in suffixes:
+                results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
+                                           last_error=f"LightRAG cannot index '{suffix or 'extension-less'}' files")
+                continue
+            if not Path(source.path).is_file():
+                results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
+                                           last_error=f"Source file is missing: {source.path}")
+                continue
+            name = naming.wrapper_name(rel, source.sha256) if is_image else naming.link_name(rel, source.sha256)
+            # Older versions of this source: delete their documents and remove their links.
+            for old_row in docs.other_versions(rel, name):
+                to_delete.append(str(old_row["id"]))
+            for old in links.names_of_source(input_dir, rel) - {name}:
+                links.remove_ours(input_dir, old)
+            row = docs.find(name)
+            is_dup = row is not None and not str(row.get("id", "")).startswith("doc-")
+            if row is not None and (force or rel in reindex) and not is_dup:
+                to_delete.append(str(row["id"]))
+                same_name_reindex[rel] = source
+            elif row is not None and (is_dup or str(row.get("status", "")).lower() != "failed"):
+                # Already known to LightRAG under this exact name and content: adopt it.
+                results[rel] = update_from_row(rel, name, row, kind="image" if is_image else "document",
+                                               wrapper_path=str(input_dir / name) if is_image else None)
+                continue
+            plans.append((source, name, str(input_dir / name) if is_image else None))
+        if to_delete and not down:
+            outcome, retry_after = self.delete_ids(to_delete)
+            if outcome == "busy" and same_name_reindex:
+                for rel in same_name_reindex:
+                    results[rel] = self._pending(rel, "reindex", retry_counts.get(rel, 0), retry_after,
+                                                 "LightRAG was busy; the re-index is retried by 'mnote-kr sync'")
+                plans = [p for p in plans if p[0].rel_path not in same_name_reindex]
+        for rel in same_name_reindex:
+            if rel not in results:  # old document deletion started: its moved link must go too
+                links.remove_ours(input_dir, naming.link_name(rel, same_name_reindex[rel].sha256)
+                                  if naming.safe_suffix(rel) not in naming.IMAGE_SUFFIXES
+                                  else naming.wrapper_name(rel, same_name_reindex[rel].sha256))
+        linked: list[tuple[SourceFile, str, str | None]] = []
+        for source, name, wrapper in plans:
+            try:
+                if wrapper is not None:
+                    links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size)
+                else:
+                    links.place_link(input_dir, name, Path(source.path))
+            except ProviderError as exc:
+                results[source.rel_path] = EntryUpdate(source_root_relative_path=source.rel_path, status="failed",
+                                                       last_error=exc.message)
+                continue
+            except OSError as exc:
+                results[source.rel_path] = EntryUpdate(
+                    source_root_relative_path=source.rel_path, status="failed",
+                    last_error=f"Cannot place a link in LightRAG's input dir {input_dir}: {exc.strerror or exc}")
+                continue
+            linked.append((source, name, wrapper))
+        if linked:
+            scanned: tuple[str, str | None, float | None, str | None] = (
+                ("down", None, None, down) if down else self.scan())
+            outcome, track_id, retry_after, error = scanned
+            for source, name, wrapper in linked:
+                rel = source.rel_path
+                extra: dict[str, Any] = {"light_rag_file_path": name, "light_rag_doc_id": naming.doc_id_for(name),
+                         "kind": "image" if wrapper else "document", "wrapper_path": wrapper}
+                if outcome == "started":
+                    results[rel] = EntryUpdate(source_root_relative_path=rel, status="submitted",
+                                               track_id=track_id, **extra)
+                else:
+                    # The link stays in place: a later scan (ours or anyone's) picks it up.
+                    results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after,
+                                                 error if outcome == "down" else f"LightRAG is busy: {error}",
+                                                 **extra)
+        return [results[s.rel_path] for s in sources if s.rel_path in results]
+
+    def _upload(self, sources: list[SourceFile], docs: DocIndex) -> list[EntryUpdate]:
+        """Send copies through ``/documents/upload`` (only when ``upload_fallback`` is set)."""
+        out: list[EntryUpdate] = []
+        note = "copied to LightRAG by upload: its input directory is not visible here (upload_fallback)"
+        for source in sources:
+            rel = source.rel_path
+            suffix = naming.safe_suffix(rel)
+            if suffix in naming.IMAGE_SUFFIXES:
+                out.append(EntryUpdate(source_root_relative_path=rel, status="failed", kind="image",
+                                       last_error="Images need LightRAG's input directory (no upload fallback)"))
+                continue
+            name = naming.link_name(rel, source.sha256)
+            row = docs.find(name)
+            if row is not None:
+                out.append(update_from_row(rel, name, row, last_error=note))
+                continue
+            old = [str(r["id"]) for r in docs.other_versions(rel, name)]
+            if old:
+                self.delete_ids(old)
+            try:
+                data = Path(source.path).read_bytes()
+                body = self.client.upload(name, data)
+            except OSError as exc:
+                out.append(EntryUpdate(source_root_relative_path=rel, status="failed",
+                                       last_error=f"Cannot read {source.path}: {exc.strerror or exc}"))
+                continue
+            except (ProviderBusyError, ProviderUnavailableError) as exc:
+                out.append(self._pending(rel, "ingest", 0, getattr(exc, "retry_after", None), exc.message))
+                continue
+            except ProviderHTTPError as exc:
+                out.append(EntryUpdate(source_root_relative_path=rel, status="failed", last_error=exc.message))
+                continue
+            out.append(EntryUpdate(source_root_relative_path=rel, status="submitted", light_rag_file_path=name,
+                                   light_rag_doc_id=naming.doc_id_for(name), track_id=body.get("track_id"),
+                                   last_error=note))
+        return out
+
+    # ------------------------------------------------------------------ delete
+
+    def delete(self, entries: list[SourceEntry]) -> list[EntryUpdate]:
+        """Delete LightRAG's derived index (``delete_file=false``) and remove our links."""
+        if not entries:
+            return []
+        input_dir: Path | None
+        try:
+            input_dir = self.input_dir()
+        except (ProviderUnavailableError, ProviderBusyError):
+            input_dir = self.settings.input_dir
+        out: list[EntryUpdate] = []
+        doc_ids: list[str] = []
+        for entry in entries:
+            name = entry.light_rag_file_path
+            if input_dir is not None and input_dir.is_dir():
+                if name:
+                    links.remove_ours(input_dir, name)
+                for old in links.names_of_source(input_dir, entry.source_root_relative_path):
+                    links.remove_ours(input_dir, old)
+            doc_id = entry.light_rag_doc_id or (naming.doc_id_for(name) if name else None)
+            if doc_id:
+                doc_ids.append(doc_id)
+        outcome, retry_after, error = "started", None, None
+        if doc_ids:
+            try:
+                outcome, retry_after = self.delete_ids(doc_ids)
+                error = "LightRAG is busy; the delete is retried by 'mnote-kr sync'" if outcome == "busy" else None
+            except ProviderUnavailableError as exc:
+                outcome, error = "down", exc.message
+        for entry in entries:
+            rel = entry.source_root_relative_path
+            if not (entry.light_rag_doc_id or entry.light_rag_file_path):
+                out.append(EntryUpdate(source_root_relative_path=rel, status="delete_completed"))
+            elif outcome == "started":
+                out.append(EntryUpdate(source_root_relative_path=rel, status="delete_submitted",
+                                       light_rag_doc_id=entry.light_rag_doc_id))
+            else:
+                out.append(self._pending(rel, "delete", entry.retry_count, retry_after, error))
+        return out
+
+    # ------------------------------------------------------------------ status
+
+    def status(self, entries: list[SourceEntry]) -> ProviderStatus:
+        """Health, rerank configuration, document counts and unmapped LightRAG documents."""
+        health = cached_health(self.ctx, self.client, refresh=True)
+        configuration: dict[str, Any] = as_dict(health.get("configuration"))
+        rows, counts = self.client.all_documents()
+        known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
+        known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
+        unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
+                    for r in rows if r.get("id") not in known_ids and r.get("file_path") not in known_names]
+        input_dir = self.input_dir()
+        rerank = {
+            "enabled": configuration.get("enable_rerank"),
+            "binding": configuration.get("rerank_binding"),
+            "model": configuration.get("rerank_model"),
+            "queue": health.get("rerank_queue_status", configuration.get("rerank_queue_status")),
+        }
+        extra: dict[str, Any] = {
+            "authenticated": "configuration" in health,
+            "inputDirVisible": bool(input_dir and input_dir.is_dir()),
+            "pipelineActive": health.get("pipeline_active"),
+            "pipelineScanning": health.get("pipeline_scanning"),
+            "parserRouting": configuration.get("parser_routing"),
+            "workspace": configuration.get("workspace", self.settings.workspace),
+            "managedEngine": self.settings.from_engine,
+        }
+        return ProviderStatus(
+            provider=PROVIDER, reachable=True, url=self.settings.url,
+            core_version=health.get("core_version"), api_version=health.get("api_version"),
+            pipeline_busy=health.get("pipeline_busy"), llm_model=configuration.get("llm_model"),
+            embedding_model=configuration.get("embedding_model"), rerank=rerank,
+            documents_by_status=counts or _count(rows), unmapped=unmapped,
+            webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
+            input_directory=str(input_dir) if input_dir else None,
+            working_directory=health.get("working_directory") or self.settings.working_dir, extra=extra,
+        )
+
+
+def _count(rows: list[dict[str, Any]]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for row in rows:
+        status = str(row.get("status", "unknown"))
+        counts[status] = counts.get(status, 0) + 1
+    counts["all"] = len(rows)
+    return counts

@@ -1,0 +1,230 @@
+"""Queries: ``/query/data`` for references, ``/query`` or ``/query/stream`` for the answer.
+
+``enable_rerank``: LightRAG 1.5.7 defaults it to *on* and logs a warning on every query
+when no reranker is configured. So the request's value is sent when the caller set
+one; otherwise the server's own configured ``enable_rerank`` (from ``/health``) is
+sent, which keeps a configured reranker working and silences the warning when there
+is none (``false`` when ``/health`` does not say).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderError, UsageError
+from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+
+from . import naming
+from .client import LightRagClient, ProviderHTTPError
+from .provider import as_dict
+from .settings import Settings, cached_health, is_offline_llm, open_client, resolve_settings
+
+PROVIDER = "lightrag"
+MODES = frozenset({"local", "global", "naive", "mix", "bypass"})
+NO_LLM_NOTE = "No LLM is configured; showing citations only"
+NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
+NO_CONTEXT_MARK = "[no-context]"
+
+
+def normalize_mode(mode: str) -> str:
+    """LightRAG query mode; ``hybrid`` is an alias of ``mix``."""
+    value = (mode or "mix").strip().lower()
+    if value == "hybrid":
+        return "mix"
+    if value not in MODES:
+        raise UsageError(f"Unknown query mode {mode!r}", hint="use one of: mix, hybrid, local, global, naive, bypass")
+    return value
+
+
+def _health(ctx: ProviderContext, client: LightRagClient) -> dict[str, Any]:
+    try:
+        return cached_health(ctx, client)
+    except ProviderError:
+        return {}
+
+
+def build_payload(request: QueryRequest, health: dict[str, Any]) -> dict[str, Any]:
+    """The JSON body shared by ``/query/data``, ``/query`` and ``/query/stream``."""
+    payload: dict[str, Any] = {
+        "query": request.query,
+        "mode": normalize_mode(request.mode),
+        "top_k": request.top_k,
+        "include_references": True,
+        "include_chunk_content": True,
+    }
+    if request.chunk_top_k is not None:
+        payload["chunk_top_k"] = request.chunk_top_k
+    if request.enable_rerank is not None:
+        payload["enable_rerank"] = request.enable_rerank
+    else:
+        configuration = as_dict(health.get("configuration"))
+        payload["enable_rerank"] = bool(configuration.get("enable_rerank", False))
+    return payload
+
+
+def _reference(file_path: str, *, rank: int, reference_id: Any = None, chunk_id: str | None = None,
+               content: str | None = None) -> ProviderReference:
+    doc_id = naming.doc_id_from_chunk_id(chunk_id) or (naming.doc_id_for(file_path) if file_path else None)
+    return ProviderReference(provider=PROVIDER, file_path=file_path,
+                             reference_id=str(reference_id) if reference_id is not None else None,
+                             chunk_id=chunk_id, doc_id=doc_id, content=content, rank=rank)
+
+
+def references_from_data(data: Any) -> list[ProviderReference]:
+    """One reference per retrieved chunk, in LightRAG's order (``rank`` 1 = first).
+
+    Built from ``data.chunks``; ``data.references`` (file names only) supplies missing
+    file names, and is used alone when there are no chunks. ``data: {}`` → no results.
+    """
+    if not isinstance(data, dict):
+        return []
+    refs = [r for r in data.get("references") or [] if isinstance(r, dict)]
+    names = {str(r.get("reference_id")): str(r.get("file_path") or "") for r in refs}
+    chunks = [c for c in data.get("chunks") or [] if isinstance(c, dict)]
+    out: list[ProviderReference] = []
+    if chunks:
+        for chunk in chunks:
+            file_path = str(chunk.get("file_path") or names.get(str(chunk.get("reference_id")), ""))
+            if not file_path:
+                continue
+            out.append(_reference(file_path, rank=len(out) + 1, reference_id=chunk.get("reference_id"),
+                                  chunk_id=chunk.get("chunk_id"), content=chunk.get("content")))
+        return out
+    for ref in refs:
+        if ref.get("file_path"):
+            out.append(_reference(str(ref["file_path"]), rank=len(out) + 1, reference_id=ref.get("reference_id")))
+    return out
+
+
+def references_from_answer(refs: Any) -> list[ProviderReference]:
+    """References in ``/query`` or ``/query/stream`` shape (``content`` is a list of chunk texts)."""
+    out: list[ProviderReference] = []
+    for ref in refs or []:
+        if not isinstance(ref, dict) or not ref.get("file_path"):
+            continue
+        texts = ref.get("content")
+        if isinstance(texts, list) and texts:
+            for text in texts:
+                out.append(_reference(str(ref["file_path"]), rank=len(out) + 1,
+                                      reference_id=ref.get("reference_id"), content=str(text)))
+        else:
+            out.append(_reference(str(ref["file_path"]), rank=len(out) + 1, reference_id=ref.get("reference_id")))
+    return out
+
+
+def _query_error(exc: ProviderHTTPError) -> Exception:
+    if exc.status_code in (400, 422):
+        return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}")
+    return exc
+
+
+def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
+    """Retrieve references and, when asked, LightRAG's answer."""
+    settings = resolve_settings(ctx)
+    with open_client(ctx, settings) as client:
+        health = _health(ctx, client)
+        payload = build_payload(request, health)
+        try:
+            body = client.query_data(payload)
+        except ProviderHTTPError as exc:
+            raise _query_error(exc) from exc
+        status = str(body.get("status", ""))
+        metadata = as_dict(body.get("metadata"))
+        if status == "failure" and metadata.get("failure_reason") != "no_results":
+            raise ProviderError(f"LightRAG could not run the query: {body.get('message') or 'unknown failure'}",
+                                url=f"{settings.url}/query/data")
+        references = references_from_data(body.get("data"))
+        result = ProviderQueryResult(provider=PROVIDER, references=references,
+                                     raw_status="no_results" if not references else status or "success",
+                                     rerank_requested=bool(request.enable_rerank))
+        if not request.want_answer:
+            return result
+        if is_offline_llm(settings, health):
+            result.notes.append(NO_LLM_NOTE)
+            return result
+        if not references and payload["mode"] != "bypass":
+            result.notes.append(NO_CONTEXT_NOTE)
+            return result
+        try:
+            answer = client.query({**payload, "include_references": False, "include_chunk_content": False})
+        except ProviderHTTPError as exc:
+            raise _query_error(exc) from exc
+        text = answer.get("response")
+        if not isinstance(text, str) or NO_CONTEXT_MARK in text:
+            result.notes.append(NO_CONTEXT_NOTE)
+            return result
+        result.answer = text
+        result.llm_generated = bool(answer.get("llm_generated", True))
+        return result
+
+
+@dataclass(frozen=True)
+class StreamEvent:
+    """One event of ``stream_answer``.
+
+    ``kind``: ``progress`` (``text`` is the stage), ``references``, ``delta`` (``text`` is
+    the next piece of the answer), ``note`` (``text``), ``done`` (``data`` has
+    ``response_time``/``llm_generated`` when LightRAG sent them).
+    """
+
+    kind: str
+    text: str = ""
+    references: list[ProviderReference] = field(default_factory=list)
+    data: dict[str, Any] = field(default_factory=dict)
+
+
+def stream_events(lines: Iterator[dict[str, Any]]) -> Iterator[StreamEvent]:
+    """Turn ``/query/stream`` NDJSON objects into events (both shapes LightRAG sends).
+
+    Incremental: ``{"references"}`` then ``{"response": delta}``... (``{"progress"}`` and
+    ``{"response_time"}`` optional). Complete (LLM cache, no context): one line with
+    ``response``, ``references`` and ``llm_generated``.
+    """
+    done: dict[str, Any] = {}
+    for item in lines:
+        if "progress" in item:
+            yield StreamEvent(kind="progress", text=str(item["progress"]))
+        if "response" in item and ("references" in item or "llm_generated" in item):
+            refs = references_from_answer(item.get("references"))
+            if refs:
+                yield StreamEvent(kind="references", references=refs)
+            text = str(item.get("response") or "")
+            if NO_CONTEXT_MARK in text:
+                yield StreamEvent(kind="note", text=NO_CONTEXT_NOTE)
+            elif text:
+                yield StreamEvent(kind="delta", text=text)
+            done["llm_generated"] = bool(item.get("llm_generated", False))
+        elif "references" in item:
+            yield StreamEvent(kind="references", references=references_from_answer(item.get("references")))
+        elif "response" in item:
+            if item["response"]:
+                yield StreamEvent(kind="delta", text=str(item["response"]))
+        if "response_time" in item:
+            done["response_time"] = item["response_time"]
+    yield StreamEvent(kind="done", data=done)
+
+
+def stream_answer(ctx: ProviderContext, request: QueryRequest) -> Iterator[StreamEvent]:
+    """Stream LightRAG's answer (``/query/stream``) as ``StreamEvent``s.
+
+    With the offline model service (no LLM) it yields one ``note`` and ``done``.
+    An ``{"error": ...}`` line raises ``ProviderError``.
+    """
+    settings: Settings = resolve_settings(ctx)
+    client = open_client(ctx, settings)
+    try:
+        health = _health(ctx, client)
+        if is_offline_llm(settings, health):
+            yield StreamEvent(kind="note", text=NO_LLM_NOTE)
+            yield StreamEvent(kind="done")
+            return
+        payload = {**build_payload(request, health), "stream": True}
+        try:
+            yield from stream_events(client.query_stream(payload))
+        except ProviderHTTPError as exc:
+            raise _query_error(exc) from exc
+    finally:
+        client.close()

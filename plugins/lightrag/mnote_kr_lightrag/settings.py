@@ -1,0 +1,178 @@
+"""Where LightRAG is and how to talk to it: URL, API key, input/working directories.
+
+Order of discovery:
+
+* URL: ``[providers.lightrag] url``, else the managed engine's state file
+  (``engine.engine_status(ctx.state_dir)``), else a clear error.
+* API key: the managed engine's own key when its URL is used; otherwise
+  ``ctx.secret("lightrag-api-key")`` (the host resolves environment and keyring), then
+  ``LIGHTRAG_API_KEY`` from the configured ``env_file`` (LightRAG's ``.env``).
+* Input/working dirs: configuration, else the managed engine, else ``GET /health``
+  (which reports them only with a valid key). A workspace (configuration, else
+  ``/health`` ``configuration.workspace``) means the input dir is ``INPUT_DIR/<workspace>``.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ConfigError, MnoteKrError, ProviderError
+
+from .client import LightRagClient
+
+SECRET_NAME = "lightrag-api-key"
+#: Model names of the managed engine's offline stand-in (``modelservice.py``).
+OFFLINE_LLM_MODELS = frozenset({"mnote-offline-llm"})
+_HEALTH_TTL_S = 30.0
+#: (url, id(transport)) -> (monotonic time, /health body with the key)
+_HEALTH_CACHE: dict[tuple[str, int], tuple[float, dict[str, Any]]] = {}
+
+
+@dataclass
+class Settings:
+    """Resolved connection settings for one hook call."""
+
+    url: str
+    api_key: str | None
+    timeout_s: float = 30.0
+    upload_fallback: bool = False
+    input_dir: Path | None = None  # LightRAG's INPUT_DIR as seen here (without workspace)
+    working_dir: str | None = None
+    workspace: str | None = None
+    from_engine: bool = False
+    offline_llm: bool = False
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def _engine_info(ctx: ProviderContext) -> Any | None:
+    """The managed engine's record, or None (also while ``engine.py`` is unavailable)."""
+    try:
+        from .engine import engine_status
+    except ImportError:
+        return None
+    try:
+        return engine_status(ctx.state_dir)
+    except (MnoteKrError, OSError, ValueError):
+        return None
+
+
+def read_env_key(env_file: str | Path) -> str | None:
+    """``LIGHTRAG_API_KEY`` from a dotenv file, or None. Never logs the value."""
+    try:
+        text = Path(env_file).expanduser().read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
+    for raw in text.splitlines():
+        line = raw.strip()
+        if line.startswith("export "):
+            line = line[len("export "):].strip()
+        if not line.startswith("LIGHTRAG_API_KEY") or "=" not in line:
+            continue
+        name, _, value = line.partition("=")
+        if name.strip() != "LIGHTRAG_API_KEY":
+            continue
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        elif " #" in value:
+            value = value.split(" #", 1)[0].strip()
+        return value or None
+    return None
+
+
+def resolve_settings(ctx: ProviderContext) -> Settings:
+    """Resolve URL, key and directories without any HTTP call to LightRAG itself."""
+    config = ctx.config or {}
+    try:
+        timeout_s = float(config.get("timeout_s", 30.0))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"[providers.lightrag] timeout_s must be a number, not {config.get('timeout_s')!r}") from exc
+    url = str(config.get("url") or "").strip()
+    info = None
+    if not url:
+        info = _engine_info(ctx)
+        if info is None:
+            raise ProviderError(
+                "No LightRAG URL configured and no managed engine is running",
+                hint="set [providers.lightrag] url, or run 'mnote-kr engine start'",
+            )
+        url = info.url
+    key: str | None = None
+    if info is not None and getattr(info, "api_key", None):
+        key = info.api_key
+    if not key:
+        key = ctx.secret(SECRET_NAME)
+    if not key and config.get("env_file"):
+        key = read_env_key(str(config["env_file"]))
+    input_dir = config.get("input_dir") or (getattr(info, "input_dir", None) if info is not None else None)
+    working_dir = config.get("working_dir") or (getattr(info, "working_dir", None) if info is not None else None)
+    workspace = config.get("workspace")
+    return Settings(
+        url=url.rstrip("/"),
+        api_key=key or None,
+        timeout_s=timeout_s,
+        upload_fallback=bool(config.get("upload_fallback", False)),
+        input_dir=Path(str(input_dir)).expanduser() if input_dir else None,
+        working_dir=str(working_dir) if working_dir else None,
+        workspace=str(workspace) if workspace else None,
+        from_engine=info is not None,
+        offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
+    )
+
+
+def open_client(ctx: ProviderContext, settings: Settings) -> LightRagClient:
+    """An HTTP client for these settings."""
+    return LightRagClient(ctx, settings.url, settings.api_key, timeout_s=settings.timeout_s)
+
+
+def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool = False) -> dict[str, Any]:
+    """``/health`` (with the key), cached for a few seconds per server."""
+    cache_key = (client.url, id(ctx.transport))
+    hit = _HEALTH_CACHE.get(cache_key)
+    now = time.monotonic()
+    if hit is not None and not refresh and now - hit[0] < _HEALTH_TTL_S:
+        return hit[1]
+    body = client.health()
+    _HEALTH_CACHE[cache_key] = (now, body)
+    return body
+
+
+def clear_cache() -> None:
+    """Forget cached ``/health`` answers (tests; after reconfiguration)."""
+    _HEALTH_CACHE.clear()
+
+
+def effective_input_dir(ctx: ProviderContext, settings: Settings, client: LightRagClient | None) -> Path | None:
+    """LightRAG's input dir for this workspace as a local path, or None when unknown.
+
+    Asks ``/health`` only when neither configuration nor the engine said.
+    """
+    base = settings.input_dir
+    workspace = settings.workspace
+    if (base is None or workspace is None) and client is not None and not settings.from_engine:
+        try:
+            health = cached_health(ctx, client)
+        except ProviderError:
+            if base is None:
+                raise
+            health = {}  # the configured dir stands; only the workspace was unknown
+        if base is None and health.get("input_directory"):
+            base = Path(str(health["input_directory"]))
+        configuration = health.get("configuration") or {}
+        if workspace is None and isinstance(configuration, dict) and configuration.get("workspace"):
+            workspace = str(configuration["workspace"])
+    if base is None:
+        return None
+    return base / workspace if workspace else base
+
+
+def is_offline_llm(settings: Settings, health: dict[str, Any] | None) -> bool:
+    """Whether LightRAG's chat model is the offline stand-in (no real answers)."""
+    if settings.offline_llm:
+        return True
+    configuration = (health or {}).get("configuration") or {}
+    return isinstance(configuration, dict) and configuration.get("llm_model") in OFFLINE_LLM_MODELS

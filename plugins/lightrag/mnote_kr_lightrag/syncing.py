@@ -1,0 +1,149 @@
+"""The bounded status bridge: follow LightRAG documents and retry queued work.
+
+One round lists LightRAG's documents (all pages) and then, per entry:
+
+* ``submitted``/``processing``: the document row decides (``processed`` with chunk ids
+  and time, ``failed`` with LightRAG's error, ``duplicate`` for a ``dup-`` row). A link
+  still waiting at the top of the input dir gets another scan; a vanished link is
+  re-placed (``pending``/``ingest``).
+* ``pending`` with ``pending_action`` ``ingest``/``reindex``: re-link and scan again once
+  due (``next_retry_at_ms``); ``delete``: send the delete again.
+* ``delete_submitted``: ``delete_completed`` once LightRAG no longer lists the doc; a
+  doc still listed gets its delete sent once more per call (idempotent).
+
+Rounds repeat with short sleeps until every entry is terminal or ``wait_s`` is spent
+(``wait_s=0`` is one look). Older documents of the same source (left by a busy delete)
+are deleted once per call.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr.errors import ProviderBusyError
+from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
+
+from . import links, naming
+from . import provider as _p
+from .client import ProviderUnavailableError
+
+_RESCAN_EVERY_S = 2.0
+
+
+def _source_of(entry: SourceEntry) -> SourceFile:
+    return SourceFile(path=entry.source_path, rel_path=entry.source_root_relative_path, source_id=entry.source_id,
+                      sha256=entry.source_hash, size=entry.size, mtime_ns=entry.mtime_ns)
+
+
+def _merge(entry: SourceEntry, update: EntryUpdate | None) -> tuple[str, str | None, str | None]:
+    """(status, pending_action, light_rag_file_path) as of the latest update."""
+    if update is None:
+        return entry.status, entry.pending_action, entry.light_rag_file_path
+    return update.status, update.pending_action, update.light_rag_file_path or entry.light_rag_file_path
+
+
+def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+    """Follow and retry ``entries`` for at most ``wait_s`` seconds; one update per entry."""
+    if not entries:
+        return []
+    by_rel = {e.source_root_relative_path: e for e in entries}
+    current: dict[str, EntryUpdate] = {}
+    due_ms = {rel: e.next_retry_at_ms for rel, e in by_rel.items()}
+    deadline = _p.now_s() + max(0.0, wait_s)
+    resent: set[str] = set()
+    orphans_done = False
+    last_scan = 0.0
+    poll = 0.25
+    suffixes: set[str] | None = None
+    while True:
+        try:
+            docs = prov.documents()
+            input_dir = prov.input_dir()
+        except (ProviderUnavailableError, ProviderBusyError) as exc:
+            for rel, entry in by_rel.items():
+                if rel not in current:
+                    current[rel] = EntryUpdate(source_root_relative_path=rel, status=entry.status,
+                                               pending_action=entry.pending_action, last_error=exc.message,
+                                               retry_after_s=_p.backoff_s(entry.retry_count) if entry.pending_action
+                                               else None)
+            break
+        now_ms = int(_p.now_s() * 1000)
+        ingest: list[SourceFile] = []
+        reindex: set[str] = set()
+        deletes: list[SourceEntry] = []
+        wants_scan = False
+        for rel, entry in by_rel.items():
+            status, action, name = _merge(entry, current.get(rel))
+            if status in _p.TERMINAL:
+                continue
+            doc_id = entry.light_rag_doc_id or (naming.doc_id_for(name) if name else None)
+            if status == "delete_submitted":
+                row = (docs.by_id.get(doc_id) if doc_id else None) or (docs.find(name) if name else None)
+                if row is None:
+                    current[rel] = EntryUpdate(source_root_relative_path=rel, status="delete_completed")
+                elif rel not in resent:
+                    resent.add(rel)
+                    deletes.append(entry)
+                continue
+            if status == "pending":
+                if due_ms.get(rel, 0) > now_ms:
+                    continue
+                if action == "delete":
+                    deletes.append(entry)
+                else:
+                    if action == "reindex":
+                        reindex.add(rel)
+                    ingest.append(_source_of(entry))
+                continue
+            # submitted / processing: what does LightRAG say?
+            row = docs.find(name) if name else None
+            if row is not None:
+                kind = entry.kind if entry.kind != "document" else None
+                current[rel] = _p.update_from_row(rel, name or "", row, kind=kind, wrapper_path=entry.wrapper_path)
+                continue
+            if input_dir is None or not input_dir.is_dir():
+                continue  # an uploaded copy, or a remote input dir: nothing to re-place from here
+            state = links.link_state(input_dir, name) if name else "missing"
+            if state == "top":
+                wants_scan = True  # not picked up yet
+            else:
+                ingest.append(_source_of(entry))
+        if not orphans_done:
+            orphans_done = True
+            live = [r for r, e in by_rel.items() if _merge(e, current.get(r))[0] not in ("delete_submitted",
+                                                                                         "delete_completed")]
+            old_ids = [str(row["id"]) for rel in live
+                       for row in docs.other_versions(rel, _merge(by_rel[rel], current.get(rel))[2])]
+            if old_ids:
+                prov.delete_ids(old_ids, retries=0)
+        if deletes:
+            for update in prov.delete(deletes):
+                current[update.source_root_relative_path] = _after_retry(update, due_ms, now_ms)
+        if ingest and input_dir is not None:
+            if suffixes is None:
+                suffixes = prov.supported_suffixes()
+            counts = {s.rel_path: by_rel[s.rel_path].retry_count for s in ingest}
+            for update in prov._link_and_scan(ingest, Path(input_dir), docs, force=False, down=None,
+                                              suffixes=suffixes, retry_counts=counts, reindex=frozenset(reindex)):
+                current[update.source_root_relative_path] = _after_retry(update, due_ms, now_ms)
+            last_scan = _p.now_s()
+        elif wants_scan and _p.now_s() - last_scan >= _RESCAN_EVERY_S:
+            prov.scan()
+            last_scan = _p.now_s()
+        if all(_merge(e, current.get(r))[0] in _p.TERMINAL for r, e in by_rel.items()):
+            break
+        remaining = deadline - _p.now_s()
+        if remaining <= 0:
+            break
+        _p.sleep(min(poll, remaining))
+        poll = min(poll * 2, 2.0)
+    return [current.get(rel) or EntryUpdate(source_root_relative_path=rel, status=e.status,
+                                            pending_action=e.pending_action, last_error=e.last_error)
+            for rel, e in by_rel.items()]
+
+
+def _after_retry(update: EntryUpdate, due_ms: dict[str, int], now_ms: int) -> EntryUpdate:
+    """Within one sync call, a busy retry waits a short while (the host persists the long backoff)."""
+    if update.status == "pending":
+        due_ms[update.source_root_relative_path] = now_ms + int(min(2.0, update.retry_after_s or 2.0) * 1000)
+    return update
