@@ -43,6 +43,10 @@ STATE_FILE = "engine.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
+#: LightRAG's default cosine threshold (0.2) is tuned for neural embedders. A short query against
+#: a 400-token chunk scores about 0.1-0.3 with the offline feature-hashing vectors while unrelated
+#: chunks stay near 0 (noise about 1/sqrt(1024) = 0.03), so the offline embedder uses 0.08.
+OFFLINE_COSINE_THRESHOLD = "0.08"
 
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the
 #: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
@@ -58,6 +62,9 @@ LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pd
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
              "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
 _MARKERS = {"server": "lightrag-server", "models": "mnote_kr_lightrag.modelservice"}
+# Popen objects of the engine processes this interpreter started. They outlive start_engine on
+# purpose; holding them here keeps Popen.__del__ from warning, and lets stop_engine reap them.
+_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 
 
 class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -189,19 +196,22 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
             os.killpg(pid, sig) if group else os.kill(pid, sig)
 
     send(signal.SIGTERM)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        _reap(pid)
-        if not is_our_process(pid, role):
-            return True
-        time.sleep(0.1)
-    send(getattr(signal, "SIGKILL", signal.SIGTERM))
-    for _ in range(50):
-        _reap(pid)
-        if not is_our_process(pid, role):
-            break
-        time.sleep(0.1)
+    if not _wait_gone(pid, role, timeout):
+        send(getattr(signal, "SIGKILL", signal.SIGTERM))
+        _wait_gone(pid, role, 5.0)
     return True
+
+
+def _wait_gone(pid: int, role: str, timeout: float) -> bool:
+    deadline = time.monotonic() + timeout
+    while True:
+        _reap(pid)
+        if not is_our_process(pid, role):
+            _reap(pid)  # it may have just become a zombie child of ours
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.1)
 
 
 def _pgid(pid: int) -> int | None:
@@ -213,6 +223,11 @@ def _pgid(pid: int) -> int | None:
 
 def _reap(pid: int) -> None:
     """Collect our own exited child so it does not linger as a zombie."""
+    proc = _CHILDREN.get(pid)
+    if proc is not None:
+        if proc.poll() is not None:
+            del _CHILDREN[pid]
+        return
     with contextlib.suppress(ChildProcessError, OSError, AttributeError):
         os.waitpid(pid, os.WNOHANG)
 
@@ -258,8 +273,10 @@ def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> s
             kwargs["start_new_session"] = True  # own process group: stop reaches its children only
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
-        return subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
+        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
                                 stderr=subprocess.STDOUT, **kwargs)
+    _CHILDREN[proc.pid] = proc
+    return proc
 
 
 def _wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, what: str,
@@ -419,6 +436,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "ENABLE_LLM_CACHE": "false" if offline_llm else "true",
             "ENABLE_LLM_CACHE_FOR_EXTRACT": "false" if offline_llm else "true",
             "RERANK_BINDING": "null",
+            **({"COSINE_THRESHOLD": OFFLINE_COSINE_THRESHOLD} if offline_embed else {}),
             "WORKERS": "1",
         })
         server_log.write_bytes(b"")
@@ -429,8 +447,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     except BaseException:
         for proc, role in reversed(started):
             _terminate(proc.pid, role, timeout=5)
-            with contextlib.suppress(Exception):
-                proc.wait(timeout=1)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=5)
+            _CHILDREN.pop(proc.pid, None)
         raise
 
     pids = {role: proc.pid for proc, role in started}

