@@ -1,0 +1,138 @@
+"""Registry persistence: atomic, locked, versioned, never silently emptied."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from mnote_kr.errors import RegistryCorruptError
+from mnote_kr.models import SourceEntry
+from mnote_kr.registry import Registry, RegistryStore
+
+WRITER = r"""
+import sys
+from mnote_kr.models import SourceEntry
+from mnote_kr.registry import RegistryStore
+store = RegistryStore(__import__('pathlib').Path(sys.argv[1]))
+prefix, count = sys.argv[2], int(sys.argv[3])
+for i in range(count):
+    with store.transaction() as reg:
+        rel = f"{prefix}/{i:05d}.md"
+        reg.put(SourceEntry(source_id=rel, source_path="/x/" + rel, source_root_relative_path=rel, size=i))
+    print(rel, flush=True)   # acknowledged only after the commit returned
+"""
+
+
+def entry(rel: str, **kw) -> SourceEntry:
+    return SourceEntry(source_id="src-" + rel, source_path="/abs/" + rel, source_root_relative_path=rel, **kw)
+
+
+def test_save_and_load_round_trip_keeps_every_field(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index", workspace_id="ws-1", root_uri="file:///w")
+    with store.transaction() as reg:
+        reg.put(entry("a/b.pdf", status="processed", chunk_ids=["doc-1-chunk-000"], size=5, stale_reason=None))
+    loaded = store.load()
+    assert loaded.workspace_id == "ws-1"
+    assert loaded.entries["a/b.pdf"].chunk_ids == ["doc-1-chunk-000"]
+    assert loaded.entries["a/b.pdf"].status == "processed"
+    raw = json.loads(store.path.read_text())
+    assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase on disk
+
+
+def test_previous_generation_is_kept_and_corrupt_file_is_reported_not_replaced(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    with store.transaction() as reg:
+        reg.put(entry("one.md"))
+    with store.transaction() as reg:
+        reg.put(entry("two.md"))
+    assert set(store.load_previous().entries) == {"one.md"}
+    store.path.write_bytes(b'{"version": 2, "entries": [')  # torn by some other tool
+    with pytest.raises(RegistryCorruptError) as info:
+        store.load()
+    assert str(store.path) in str(info.value) and ".prev" in str(info.value)
+    with pytest.raises(RegistryCorruptError):
+        with store.transaction():
+            pass  # a transaction must not overwrite a corrupt registry with an empty one
+    assert store.path.read_bytes().endswith(b"[")
+    store.restore_previous()
+    assert set(store.load().entries) == {"one.md"}
+    assert store.path.with_name(store.path.name + ".corrupt").exists()
+
+
+def test_older_snapshot_version_loads(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    store.index_dir.mkdir(parents=True)
+    v1 = {
+        "version": 1, "workspaceId": "old", "rootUri": "file:///old",
+        "indexedRoots": [{"rootRelativePath": "papers", "recursive": True, "excludePatterns": ["*.tmp"],
+                          "runOnChange": False, "updatedAtMs": 1}],
+        "entries": [{"sourcePath": "/old/papers/a.pdf", "sourceRootRelativePath": "papers/a.pdf",
+                     "sourceHash": "sha256:00", "size": 3, "mtime": 1700000000.5, "status": "processed",
+                     "lightRagDocId": "doc-1", "someFutureField": {"x": 1}}],
+    }
+    store.path.write_text(json.dumps(v1))
+    reg = store.load()
+    e = reg.entries["papers/a.pdf"]
+    assert e.mtime_ns == 1_700_000_000_500_000_000
+    assert e.source_id.startswith("src-") and e.light_rag_doc_id == "doc-1"
+    assert reg.roots["papers"].exclude_patterns == ["*.tmp"]
+
+
+def test_two_processes_adding_500_entries_each_end_with_1000(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    procs = [
+        subprocess.Popen([sys.executable, "-c", WRITER, str(index), p, "500"], stdout=subprocess.DEVNULL)
+        for p in ("left", "right")
+    ]
+    for p in procs:
+        assert p.wait(timeout=240) == 0
+    reg = RegistryStore(index).load()
+    assert len(reg.entries) == 1000
+    assert sum(1 for k in reg.entries if k.startswith("left/")) == 500
+
+
+def test_registry_survives_kill_9_of_a_writer_at_random_points(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    rng = random.Random(20261129)
+    acknowledged: set[str] = set()
+    trials = 100
+    for trial in range(trials):
+        proc = subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(index), f"t{trial}", "100000"],
+            stdout=subprocess.PIPE, text=True,
+        )
+        # Let it get through start-up and a random number of commits, then kill -9.
+        assert proc.stdout is not None
+        wanted = rng.randint(1, 4)
+        for _ in range(wanted):
+            line = proc.stdout.readline().strip()
+            if line:
+                acknowledged.add(line)
+        time.sleep(rng.random() * 0.02)
+        os.kill(proc.pid, signal.SIGKILL)
+        rest = proc.stdout.read()
+        acknowledged.update(x for x in rest.split() if x)
+        proc.stdout.close()
+        proc.wait()
+        reg = RegistryStore(index).load()  # must always decode
+        missing = acknowledged - set(reg.entries)
+        assert not missing, f"trial {trial}: committed entries lost: {sorted(missing)[:5]}"
+    assert len(acknowledged) >= trials
+
+
+def test_by_provider_name_only_lists_citable_entries() -> None:
+    reg = Registry(msgspec.convert({"entries": []}, type=__import__("mnote_kr.models", fromlist=["x"]).RegistrySnapshot))
+    reg.put(entry("ok.md", status="processed", light_rag_file_path="ok.md"))
+    reg.put(entry("stale.md", status="processed", stale=True, light_rag_file_path="stale.md"))
+    reg.put(entry("dup.md", status="duplicate", light_rag_file_path="dup.md"))
+    reg.put(entry("del.md", status="delete_submitted", light_rag_file_path="del.md"))
+    assert set(reg.by_provider_name()) == {"ok.md"}
