@@ -33,7 +33,7 @@ DEFAULT_SUPPORTED_SUFFIXES = frozenset(
 WRAPPER_SUFFIX = ".md"
 #: Bytes of the stem kept in a link name (file names are limited to 255 bytes).
 _MAX_STEM_BYTES = 120
-_UNSAFE = re.compile(r"[\[\]/\\:*?\"<>|\x00-\x1f\x7f]+")
+_UNSAFE = re.compile(r"[/\\:*?\"<>|\x00-\x1f\x7f]+")
 _LINK_RE = re.compile(r"^(?P<stem>.+)\.(?P<path>[0-9a-f]{8})-(?P<content>[0-9a-f]{8})(?P<ext>\.[^.]+)?(?P<wrap>\.md)?$")
 
 
@@ -58,6 +58,7 @@ def safe_stem(rel_path: str) -> str:
     suffix = PurePosixPath(name).suffix
     stem = name[: -len(suffix)] if suffix and len(suffix) < len(name) else name
     stem = unicodedata.normalize("NFC", stem)
+    stem = stem.replace("[", "(").replace("]", ")")  # brackets would read as a LightRAG filename hint
     stem = _UNSAFE.sub("_", stem).strip(" .") or "file"
     encoded = stem.encode("utf-8")
     if len(encoded) > _MAX_STEM_BYTES:
