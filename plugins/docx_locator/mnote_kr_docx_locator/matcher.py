@@ -82,7 +82,7 @@ def _segments(ev: str) -> list[tuple[int, int, bool]]:
     return out
 
 
-def query_occurrences(text: str, query: str) -> list[tuple[int, float]]:
+def query_occurrences(text: str, query: str, centred: bool = False) -> list[tuple[int, float]]:
     """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
 
     A Latin query inside a longer Latin word weighs little; CJK has no word
@@ -99,6 +99,10 @@ def query_occurrences(text: str, query: str) -> list[tuple[int, float]]:
         embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
         out.append((i, 0.25 if embedded else 1.0))
         i = text.find(query, i + 1)
+    if len(out) > 1 and centred:
+        # the evidence is a query-centred window: its middle occurrence is the one meant
+        half = max(1.0, len(text) / 2.0)
+        out = [(p, w * (1.0 - 0.3 * min(1.0, abs(p + len(query) / 2 - half) / half))) for p, w in out]
     return out
 
 
@@ -139,18 +143,37 @@ def build_anchors(ev: str, query: str, heading: str | None) -> tuple[list[Anchor
 
 
 def _recalls(doc: DocxDocument, toks: frozenset[str], idf: dict[str, float]) -> tuple[dict[int, float], float]:
-    """idf-weighted recall of ``toks`` by every paragraph that shares a token."""
+    """idf-weighted recall of ``toks`` by every paragraph that shares a token.
+
+    Very common tokens are checked only on paragraphs a rarer token already found, so a
+    long document does not walk huge posting lists (they weigh little anyway).
+    """
     total = 0.0
     acc: dict[int, float] = {}
+    common: list[str] = []
+    limit = max(50, len(doc.paragraphs) // 20)
     for t in toks:
         w = idf[t]
         total += w
         post = doc.postings.get(t)
         if post:
+            if len(post) > limit:
+                common.append(t)
+                continue
             for i in post:
                 acc[i] = acc.get(i, 0.0) + w
     if total <= 0:
         return {}, 0.0
+    if common:
+        if not acc:  # only common words: fall back to the full walk
+            for t in common:
+                for i in doc.postings[t]:
+                    acc[i] = acc.get(i, 0.0) + idf[t]
+        else:
+            paras = doc.paragraphs
+            for i in acc:
+                ptoks = paras[i].tokens
+                acc[i] += sum(idf[t] for t in common if t in ptoks)
     return {i: v / total for i, v in acc.items()}, total
 
 
@@ -196,13 +219,17 @@ def locate_in_document(
     raw: dict[int, tuple[float, Anchor]] = {}
     best_anchor: dict[int, Anchor] = {}
     heading_hits: set[int] = set()
+    support: dict[int, int] = {}
     for a in anchors:
         rec, _ = _recalls(doc, a.tokens, idf_cache)
         rel = _reliability(len(a.tokens))
+        rel_sel = min(1.0, len(a.tokens) / 4.0) ** 0.5
         for i, r in rec.items():
             if a.kind == "heading" and r >= 0.8:
                 heading_hits.add(i)
-            s = r * a.weight * rel
+            elif r >= 0.8:
+                support[i] = support.get(i, 0) + 1
+            s = r * a.weight * rel_sel
             if s > sel.get(i, 0.0):
                 sel[i] = s
                 best_anchor[i] = a
@@ -228,6 +255,10 @@ def locate_in_document(
             1 for t in a.tokens if 0 < doc.df.get(t, 0) <= 2 and (len(t) >= 6 or not t.isascii()) and t in p.tokens
         )
         bonus += min(0.04, 0.01 * hits) * a.weight
+        # several anchors agree; the paragraph is not much longer than the anchor (exact quotes win ties)
+        bonus += 0.03 * min(2, support.get(i, 1) - 1)
+        if p.tokens:
+            bonus += 0.04 * len(a.tokens & p.tokens) / len(p.tokens)
         if q and s >= 0.4 and q in p.norm:
             bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q))
         if heading_norms and p.heading and normalize(p.heading).strip() in heading_norms and not p.heading_level:

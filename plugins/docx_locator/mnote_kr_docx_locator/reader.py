@@ -35,7 +35,8 @@ MAX_PART_BYTES = 256 * 1024 * 1024
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
-CACHE_SIZE = 16
+CACHE_SIZE = 64
+CACHE_MAX_PARAGRAPHS = 400_000  # bounds memory: a paragraph with its token set is ~1-2 KB
 
 W_NSS = frozenset(
     {
@@ -549,7 +550,9 @@ def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
         # a changed file gets a new key; drop the old versions of the same path
         for old in [k for k in _cache if k[0] == real and k != key]:
             del _cache[old]
-        while len(_cache) > CACHE_SIZE:
+        while len(_cache) > 1 and (
+            len(_cache) > CACHE_SIZE or sum(len(d.paragraphs) for d in _cache.values()) > CACHE_MAX_PARAGRAPHS
+        ):
             _cache.popitem(last=False)
     return doc
 
