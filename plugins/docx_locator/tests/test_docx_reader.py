@@ -1,0 +1,128 @@
+"""Reading DOCX: paragraphIndex order, paraIds, text, headings, TOC, errors and the cache."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+from mnote_kr.errors import DocumentError
+from mnote_kr_docx_locator import reader
+from mnote_kr_docx_locator.reader import load_docx
+from mnote_kr_docx_locator.testdocs import DocxBuilder, Eq, bad_docx
+
+REPO = Path(__file__).resolve().parents[3]
+CORPUS = REPO.parent / "shared" / "corpus"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    reader.clear_cache()
+    yield
+    reader.clear_cache()
+
+
+def _write(tmp_path: Path, data: bytes, name: str = "doc.docx") -> Path:
+    path = tmp_path / name
+    path.write_bytes(data)
+    return path
+
+
+def test_docx_paragraph_index_counts_table_cells_and_skips_text_box_paragraphs(tmp_path):
+    b = DocxBuilder()
+    h = b.heading("Intro", 1)
+    p1 = b.para("first body")
+    tb = b.textbox_para("anchor text", "inside the text box")
+    cells = b.table([["a", "b"], ["c", "d"]])
+    last = b.para("after table")
+    doc = load_docx(_write(tmp_path, b.build()))
+    texts = [p.text for p in doc.paragraphs]
+    assert texts == ["Intro", "first body", "anchor text", "a", "b", "c", "d", "after table"]
+    assert (h, p1, tb, cells[1][1], last) == (0, 1, 2, 6, 7)
+    assert "inside the text box" not in " ".join(texts)
+    assert [p.in_table for p in doc.paragraphs] == [False, False, False, True, True, True, True, False]
+    assert doc.paragraphs[1].para_id == "1A2B0002"
+    assert doc.by_para_id["1A2B0008"] == 7
+
+
+def test_docx_reader_keeps_equation_text_headings_and_marks_toc(tmp_path):
+    b = DocxBuilder(para_ids=False)
+    toc = b.toc([("1 Scope", 3), ("2 Results", 4)])
+    b.heading("1 Scope", 1)
+    b.heading("2 Results", 1)
+    b.heading("2.1 Rates", 2)
+    eq = b.para(["The law ", Eq("k=A", sup=("e", "-E/RT")), " holds."])
+    doc = load_docx(_write(tmp_path, b.build()))
+    assert [doc.paragraphs[i].in_toc for i in toc] == [True, True]
+    assert not any(p.in_toc for p in doc.paragraphs[len(toc):])
+    assert [p.heading_level for p in doc.paragraphs[len(toc):]] == [1, 1, 2, 0]
+    para = doc.paragraphs[eq]
+    assert para.text == "The law k=Ae-E/RT holds."
+    assert para.has_equation and para.para_id is None
+    assert para.heading == "2.1 Rates" and para.heading_path == ("2 Results", "2.1 Rates")
+
+
+@pytest.mark.parametrize(
+    ("kind", "message"),
+    [
+        ("zip_bomb", "zip bomb"),
+        ("entities", "XML entity declarations are not allowed"),
+        ("encrypted", "DOCX is encrypted (password protected)"),
+        ("not_zip", "not a zip file"),
+        ("truncated", "not a zip file"),
+        ("malformed_xml", "malformed XML"),
+    ],
+)
+def test_docx_reader_refuses_hostile_files_with_one_clear_error(tmp_path, kind, message):
+    path = _write(tmp_path, bad_docx(kind), f"{kind}.docx")
+    with pytest.raises(DocumentError) as info:
+        load_docx(path)
+    text = str(info.value)
+    assert message in text and f"{kind}.docx" in text and "\n" not in text
+    assert info.value.path == str(path)
+
+
+@pytest.mark.parametrize(
+    ("name", "message"),
+    [
+        ("poi__ExternalEntityInText.docx", "XML entity declarations are not allowed"),
+        ("poi__bug53475-password-is-pass.docx", "DOCX is encrypted (password protected)"),
+        ("poi__truncated62886.docx", "not a zip file"),
+        ("poi__clusterfuzz-testcase-minimized-POIXWPFFuzzer-5564805011079168.docx", "not a zip file"),
+    ],
+)
+def test_docx_reader_refuses_corpus_bad_files(name, message):
+    path = CORPUS / "bad" / name
+    before = path.read_bytes()
+    with pytest.raises(DocumentError) as info:
+        load_docx(path)
+    assert message in str(info.value) and name in str(info.value)
+    assert path.read_bytes() == before
+
+
+def test_docx_reader_lists_real_corpus_documents():
+    doc = load_docx(CORPUS / "docx" / "docling__textbox.docx")
+    assert len(doc.paragraphs) == 40  # 92 w:p in the file, 52 of them inside text boxes
+    assert all(p.para_id for p in doc.paragraphs)
+    strict = load_docx(CORPUS / "docx" / "docling__Strict.docx")  # ISO Strict namespace
+    assert len(strict.paragraphs) == 1 and strict.paragraphs[0].text.strip()
+    zh = load_docx(CORPUS / "docx" / "chatchat__核电厂定期安全评价 第12部分：设计（征求意见稿20230317）.docx")
+    assert sum(p.in_toc for p in zh.paragraphs) >= 10
+    assert any(p.heading_level == 1 for p in zh.paragraphs if not p.in_toc)
+
+
+def test_docx_cache_reuses_parse_until_size_or_mtime_changes(tmp_path):
+    b = DocxBuilder()
+    b.para("alpha beta gamma")
+    path = _write(tmp_path, b.build())
+    first = load_docx(path)
+    assert load_docx(path) is first
+    assert reader.stats == {"parses": 1, "hits": 1}
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
+    second = load_docx(path)
+    assert second is not first and reader.stats["parses"] == 2
+    b.para("delta epsilon")
+    path.write_bytes(b.build())
+    third = load_docx(path)
+    assert reader.stats["parses"] == 3 and [p.text for p in third.paragraphs][-1] == "delta epsilon"
