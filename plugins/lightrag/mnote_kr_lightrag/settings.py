@@ -118,7 +118,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         upload_fallback=bool(config.get("upload_fallback", False)),
         input_dir=Path(str(input_dir)).expanduser() if input_dir else None,
         working_dir=str(working_dir) if working_dir else None,
-        workspace=str(workspace) if workspace else None,
+        workspace=str(workspace) if workspace is not None else None,
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
     )

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
-
 import mnote_kr_lightrag as plugin
-from mnote_kr.errors import ProviderError, UsageError
-from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
+import pytest
 from mnote_kr_lightrag import naming, provider, settings
 from mnote_kr_lightrag.querying import stream_events
 from mnote_kr_lightrag.replay import URL, Replay, load_sample, make_context
+
+from mnote_kr.errors import ProviderError, UsageError
+from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
@@ -500,7 +500,8 @@ def test_lr_stream_events_handle_both_ndjson_shapes() -> None:
 
 def test_lr_stream_answer_over_http(env: dict[str, Any]) -> None:
     replay = env["replay"]
-    replay.sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/stream", "45_query_stream_ndjson.json")
+    replay.sample("GET", "/health", "02_health_auth.json")
+    replay.sample("POST", "/query/stream", "45_query_stream_ndjson.json")
     events = list(plugin.stream_answer(env["ctx"], QueryRequest(query="What is Zephyr?")))
     assert events[0].kind == "references" and len(events[0].references) == 4
     assert "".join(e.text for e in events if e.kind == "delta").endswith("canned offline reply.")
