@@ -34,6 +34,11 @@ class ProviderUnavailableError(ProviderError):
 class ProviderHTTPError(ProviderError):
     """LightRAG answered with an HTTP error status."""
 
+    @property
+    def transient(self) -> bool:
+        """A 5xx (server or proxy trouble): retry later rather than fail the work."""
+        return self.status_code >= 500
+
     def __init__(self, message: str, *, url: str, status_code: int, detail: str | None,
                  hint: str | None = None) -> None:
         super().__init__(message, url=url, hint=hint)

@@ -151,7 +151,8 @@ def _probe_span(index: SidecarIndex, chunk: str) -> tuple[int, int, float] | Non
     if len(norm_chunk) < 12:
         return None
     size = min(_PROBE, max(12, len(norm_chunk) // 4))
-    step = max(size // 2, 1)
+    # About 32 evenly spaced windows at most: each is one scan of the document text.
+    step = max(size // 2, (len(norm_chunk) - size) // 32 + 1, 1)
     hits: list[tuple[int, int]] = []  # (offset in chunk, offset in norm)
     searched = 0
     for start in range(0, max(1, len(norm_chunk) - size + 1), step):
@@ -164,7 +165,7 @@ def _probe_span(index: SidecarIndex, chunk: str) -> tuple[int, int, float] | Non
         return None
     # Hits consistent with one placement of the chunk (same shift, within a tolerance).
     best: list[tuple[int, int]] = []
-    for _, (c0, n0) in enumerate(hits):
+    for c0, n0 in hits:
         shift = n0 - c0
         group = [(c, n) for c, n in hits if abs((n - c) - shift) <= max(40, len(norm_chunk) // 10)]
         if len(group) > len(best):

@@ -197,7 +197,9 @@ class LightRagProvider:
         try:
             docs = self.documents()  # also proves the key is right before anything is touched
             input_dir = self.input_dir()
-        except (ProviderUnavailableError, ProviderBusyError) as exc:
+        except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
+            if isinstance(exc, ProviderHTTPError) and not exc.transient:
+                raise
             down = exc.message
             input_dir = self.settings.input_dir
             if input_dir is not None and self.settings.workspace:
@@ -391,7 +393,16 @@ class LightRagProvider:
         """Health, rerank configuration, document counts and unmapped LightRAG documents."""
         health = cached_health(self.ctx, self.client, refresh=True)
         configuration: dict[str, Any] = as_dict(health.get("configuration"))
-        rows, counts = self.client.all_documents()
+        try:
+            rows, counts = self.client.all_documents()
+        except ProviderHTTPError as exc:
+            if exc.status_code not in (401, 403):
+                raise
+            # Reachable, but the key is missing or wrong: report what /health said, and why.
+            return ProviderStatus(provider=PROVIDER, reachable=True, url=self.settings.url, error=str(exc),
+                                  core_version=health.get("core_version"), api_version=health.get("api_version"),
+                                  pipeline_busy=health.get("pipeline_busy"),
+                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None)
         known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
         known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
         unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}

@@ -25,7 +25,7 @@ from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
 
 from . import links, naming
 from . import provider as _p
-from .client import ProviderUnavailableError
+from .client import ProviderHTTPError, ProviderUnavailableError
 
 _RESCAN_EVERY_S = 2.0
 
@@ -59,7 +59,9 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
         try:
             docs = prov.documents()
             input_dir = prov.input_dir()
-        except (ProviderUnavailableError, ProviderBusyError) as exc:
+        except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
+            if isinstance(exc, ProviderHTTPError) and not exc.transient:
+                raise
             for rel, entry in by_rel.items():
                 if rel not in current:
                     current[rel] = EntryUpdate(source_root_relative_path=rel, status=entry.status,

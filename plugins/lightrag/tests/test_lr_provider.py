@@ -506,3 +506,22 @@ def test_lr_stream_answer_over_http(env: dict[str, Any]) -> None:
     assert events[0].kind == "references" and len(events[0].references) == 4
     assert "".join(e.text for e in events if e.kind == "delta").endswith("canned offline reply.")
     assert json.loads(replay.sent("POST", "/query/stream")[0].content)["stream"] is True
+
+
+def test_lr_ingest_gateway_error_is_pending_not_failure(env: dict[str, Any]) -> None:
+    ws, replay = env["ws"], env["replay"]
+    write(ws / "n.md", b"# n")
+    replay.raw("POST", "/documents/paginated", status=502, content=b"<html>Bad Gateway</html>",
+               headers={"content-type": "text/html"})
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "n.md")], force=False)
+    assert update.status == "pending" and "HTTP 502" in (update.last_error or "")
+
+
+def test_lr_status_with_wrong_key_reports_health_and_the_auth_error(env: dict[str, Any]) -> None:
+    replay = env["replay"]
+    replay.sample("GET", "/health", "01_health_noauth.json")
+    replay.sample("POST", "/documents/paginated", "03b_pipeline_status_wrongkey.json")
+    status = plugin.provider_status(ctx=env["ctx"], entries=[])
+    assert status.reachable and status.core_version == "1.5.7"
+    assert "rejected the API key" in (status.error or "") and "test-key" not in (status.error or "")
+    assert status.documents_by_status == {}
