@@ -30,12 +30,12 @@ millisecond); cleaning the display text again gives the same display text.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import html
 import json
 import re
 import unicodedata
-from collections.abc import Callable
 
 from .models import CitationTextBundle
 
@@ -50,17 +50,16 @@ __all__ = [
 # --------------------------------------------------------------------------- tags
 
 # A complete tag; quoted attribute values may hold '>' (possessive: linear time).
-_TAG_RE = re.compile(
-    r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+)>"
-)
+_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+)>")
 # '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
 _HALF_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)")
+_TAG_OR_HALF_RE = re.compile(f"(?:{_TAG_RE.pattern})|(?:{_HALF_RE.pattern})")
 _ATTR_RE = re.compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
 # The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
-_LEAD_TAIL_RE = re.compile(r"\A[^<>\"\n]{0,200}\"[^<>\n]{0,400}?/?>")
-_CLOSE_RES = {
-    name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")
-}
+_LEAD_TAIL_RE = re.compile(
+    r"\A[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
+)
+_CLOSE_RES = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
 # Names whose half tags are always dropped (a chunk cut them); others are neutralised.
 _KNOWN_TAGS = frozenset(
     "equation table drawing cite tr td th thead tbody tfoot caption br p div span sub sup b i u em "
@@ -86,29 +85,133 @@ _BOUNDARY_RE = re.compile(r"[\n。！？；!?;]|[.](?=\s)")
 
 _LATEX_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}^_~&]|\[|\]|[^\\{}^_~&\[\]]+", re.DOTALL)
 _LATEX_SYMBOLS = {
-    "alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε",
-    "zeta": "ζ", "eta": "η", "theta": "θ", "vartheta": "ϑ", "iota": "ι", "kappa": "κ",
-    "lambda": "λ", "mu": "μ", "nu": "ν", "xi": "ξ", "pi": "π", "varpi": "ϖ", "rho": "ρ",
-    "varrho": "ϱ", "sigma": "σ", "varsigma": "ς", "tau": "τ", "upsilon": "υ", "phi": "φ",
-    "varphi": "φ", "chi": "χ", "psi": "ψ", "omega": "ω", "Gamma": "Γ", "Delta": "Δ",
-    "Theta": "Θ", "Lambda": "Λ", "Xi": "Ξ", "Pi": "Π", "Sigma": "Σ", "Upsilon": "Υ",
-    "Phi": "Φ", "Psi": "Ψ", "Omega": "Ω",
-    "cdot": "·", "times": "×", "div": "÷", "pm": "±", "mp": "∓", "leq": "≤", "le": "≤",
-    "geq": "≥", "ge": "≥", "neq": "≠", "ne": "≠", "approx": "≈", "sim": "~", "simeq": "≃",
-    "equiv": "≡", "propto": "∝", "infty": "∞", "partial": "∂", "nabla": "∇", "sum": "∑",
-    "prod": "∏", "int": "∫", "oint": "∮", "in": "∈", "notin": "∉", "subset": "⊂",
-    "subseteq": "⊆", "cup": "∪", "cap": "∩", "forall": "∀", "exists": "∃", "neg": "¬",
-    "wedge": "∧", "vee": "∨", "to": "→", "rightarrow": "→", "leftarrow": "←",
-    "leftrightarrow": "↔", "Rightarrow": "⇒", "Leftarrow": "⇐", "Leftrightarrow": "⇔",
-    "longrightarrow": "⟶", "rightleftharpoons": "⇌", "uparrow": "↑", "downarrow": "↓",
-    "circ": "∘", "degree": "°", "angle": "∠", "perp": "⊥", "parallel": "∥", "ldots": "…",
-    "cdots": "⋯", "dots": "…", "prime": "′", "hbar": "ħ", "ell": "ℓ", "AA": "Å", "%": "%",
-    "langle": "⟨", "rangle": "⟩", "lfloor": "⌊", "rfloor": "⌋", "lceil": "⌈", "rceil": "⌉",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "zeta": "ζ",
+    "eta": "η",
+    "theta": "θ",
+    "vartheta": "ϑ",
+    "iota": "ι",
+    "kappa": "κ",
+    "lambda": "λ",
+    "mu": "μ",
+    "nu": "ν",
+    "xi": "ξ",
+    "pi": "π",
+    "varpi": "ϖ",
+    "rho": "ρ",
+    "varrho": "ϱ",
+    "sigma": "σ",
+    "varsigma": "ς",
+    "tau": "τ",
+    "upsilon": "υ",
+    "phi": "φ",
+    "varphi": "φ",
+    "chi": "χ",
+    "psi": "ψ",
+    "omega": "ω",
+    "Gamma": "Γ",
+    "Delta": "Δ",
+    "Theta": "Θ",
+    "Lambda": "Λ",
+    "Xi": "Ξ",
+    "Pi": "Π",
+    "Sigma": "Σ",
+    "Upsilon": "Υ",
+    "Phi": "Φ",
+    "Psi": "Ψ",
+    "Omega": "Ω",
+    "cdot": "·",
+    "times": "×",
+    "div": "÷",
+    "pm": "±",
+    "mp": "∓",
+    "leq": "≤",
+    "le": "≤",
+    "geq": "≥",
+    "ge": "≥",
+    "neq": "≠",
+    "ne": "≠",
+    "approx": "≈",
+    "sim": "~",
+    "simeq": "≃",
+    "equiv": "≡",
+    "propto": "∝",
+    "infty": "∞",
+    "partial": "∂",
+    "nabla": "∇",
+    "sum": "∑",
+    "prod": "∏",
+    "int": "∫",
+    "oint": "∮",
+    "in": "∈",
+    "notin": "∉",
+    "subset": "⊂",
+    "subseteq": "⊆",
+    "cup": "∪",
+    "cap": "∩",
+    "forall": "∀",
+    "exists": "∃",
+    "neg": "¬",
+    "wedge": "∧",
+    "vee": "∨",
+    "to": "→",
+    "rightarrow": "→",
+    "leftarrow": "←",
+    "leftrightarrow": "↔",
+    "Rightarrow": "⇒",
+    "Leftarrow": "⇐",
+    "Leftrightarrow": "⇔",
+    "longrightarrow": "⟶",
+    "rightleftharpoons": "⇌",
+    "uparrow": "↑",
+    "downarrow": "↓",
+    "circ": "∘",
+    "degree": "°",
+    "angle": "∠",
+    "perp": "⊥",
+    "parallel": "∥",
+    "ldots": "…",
+    "cdots": "⋯",
+    "dots": "…",
+    "prime": "′",
+    "hbar": "ħ",
+    "ell": "ℓ",
+    "AA": "Å",
+    "%": "%",
+    "langle": "⟨",
+    "rangle": "⟩",
+    "lfloor": "⌊",
+    "rfloor": "⌋",
+    "lceil": "⌈",
+    "rceil": "⌉",
 }
-_LATEX_SPACES = {"quad": " ", "qquad": " ", ",": " ", ";": " ", ":": " ", " ": " ", "!": "",
-                 "\\": " ", "enspace": " ", "thinspace": " ", "medspace": " ", "thickspace": " ",
-                 "newline": " ", "displaystyle": "", "textstyle": "", "scriptstyle": "", "limits": "",
-                 "nolimits": "", "nonumber": "", "notag": ""}
+_LATEX_SPACES = {
+    "quad": " ",
+    "qquad": " ",
+    ",": " ",
+    ";": " ",
+    ":": " ",
+    " ": " ",
+    "!": "",
+    "\\": " ",
+    "enspace": " ",
+    "thinspace": " ",
+    "medspace": " ",
+    "thickspace": " ",
+    "newline": " ",
+    "displaystyle": "",
+    "textstyle": "",
+    "scriptstyle": "",
+    "limits": "",
+    "nolimits": "",
+    "nonumber": "",
+    "notag": "",
+}
 # Commands whose single argument is kept as it is (font, accents, text).
 _LATEX_UNWRAP = frozenset(
     "mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr boldsymbol bm text textrm "
@@ -116,15 +219,15 @@ _LATEX_UNWRAP = frozenset(
     "widehat bar vec tilde widetilde dot ddot check breve acute grave mathring overrightarrow "
     "ensuremath emph boxed".split()
 )
-_LATEX_SIZERS = frozenset(
-    "left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split()
-)
+_LATEX_SIZERS = frozenset("left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split())
 _LATEX_FRACS = frozenset(("frac", "dfrac", "tfrac", "cfrac"))
 _SIMPLE_RE = re.compile(r"[\w.′]+|\S")
 
 
 def _wrap(text: str) -> str:
     text = text.strip()
+    if not text:
+        return ""
     return text if _SIMPLE_RE.fullmatch(text) else f"({text})"
 
 
@@ -165,7 +268,11 @@ class _LatexReader:
             return self.group("}")
         if tok[0] not in "\\{}^_~&[]" and len(tok) > 1:
             # A plain run: the argument is its first character only.
-            self.tokens[self.pos] = tok[1:]
+            tok = tok.lstrip()
+            if len(tok) > 1:
+                self.tokens[self.pos] = tok[1:]
+            else:
+                self.pos += 1
             return tok[0]
         return self.item()
 
@@ -212,7 +319,9 @@ class _LatexReader:
             return self.arg()
         if name in _LATEX_SIZERS:
             nxt = self.tokens[self.pos] if self.pos < len(self.tokens) else ""
-            if nxt.startswith("."):
+            if nxt == ".":
+                self.pos += 1
+            elif nxt.startswith("."):
                 self.tokens[self.pos] = nxt[1:]
             return ""
         if name in ("begin", "end"):
@@ -226,6 +335,7 @@ class _LatexReader:
 _STRIP_DELIMS_RE = re.compile(r"\A\s*(?:\$\$|\$|\\\[|\\\()(.*?)(?:\$\$|\$|\\\]|\\\))\s*\Z", re.DOTALL)
 
 
+@functools.lru_cache(maxsize=4096)  # a block and its chunks share their equations
 def latex_to_plain(source: str) -> str:
     """Make LaTeX readable as plain text: ``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``."""
     match = _STRIP_DELIMS_RE.match(source)
@@ -238,21 +348,29 @@ def latex_to_plain(source: str) -> str:
 
 def _math_in_text(text: str) -> str:
     """``$$…$$`` anywhere and math-looking ``$…$`` (not currency) become plain text."""
-    if "$" not in text:
-        return text
-    text = _DISPLAY_MATH_RE.sub(lambda m: latex_to_plain(m.group(1)), text)
 
     def inline(m: re.Match[str]) -> str:
         body = m.group(1)
         return latex_to_plain(body) if _MATHY_RE.search(body) else m.group(0)
 
-    return _INLINE_MATH_RE.sub(inline, text)
+    # Removing one pair can let two outer dollars pair up; settle it now so that cleaning
+    # the result again changes nothing. Each round that changes something removes dollars.
+    for _ in range(32):
+        if "$" not in text:
+            break
+        new = _DISPLAY_MATH_RE.sub(lambda m: latex_to_plain(m.group(1)), text)
+        new = _INLINE_MATH_RE.sub(inline, new)
+        if new == text:
+            break
+        text = new
+    return text
 
 
 # --------------------------------------------------------------------------- tables
 
 _JSON_CELL_RE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
 _ROW_SPLIT_RE = re.compile(r"\]\s*,?\s*\[")
+_JSONISH_RE = re.compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
 _HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
 _HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
 
@@ -274,6 +392,8 @@ def _json_rows(content: str) -> list[list[str]]:
         data = None
     if isinstance(data, list):
         return [[_cell_text(c) for c in row] if isinstance(row, list) else [_cell_text(row)] for row in data]
+    if not _JSONISH_RE.search(content):  # not a JSON table at all: plain text
+        return [[_strip_tags(content)]]
     # Cut or malformed: read it tolerantly, row by row.
     rows = []
     for part in _ROW_SPLIT_RE.split(content):
@@ -286,22 +406,54 @@ def _json_rows(content: str) -> list[list[str]]:
                     cells.append(m.group(1))
             else:
                 cells.append(m.group(2))
-        rows.append(cells)
+        rows.append([_strip_tags(c) for c in cells])
     return rows
+
+
+def _html_text(fragment: str) -> str:
+    return html.unescape(_strip_tags(fragment))
 
 
 def _html_rows(content: str) -> list[list[str]]:
-    rows = []
+    """Rows of an HTML table; text outside rows and cells is kept as its own row or cell."""
+    rows: list[list[str]] = []
+    pos = 0
     for row in _HTML_ROW_RE.finditer(content):
-        cells = [_strip_tags(html.unescape(c.group(1))) for c in _HTML_CELL_RE.finditer(row.group(1))]
+        if row.start() > pos:
+            rows.append([_html_text(content[pos : row.start()])])
+        body, cells, cpos = row.group(1), [], 0
+        for cell in _HTML_CELL_RE.finditer(body):
+            if cell.start() > cpos:
+                cells.append(_html_text(body[cpos : cell.start()]))
+            cells.append(_html_text(cell.group(1)))
+            cpos = cell.end()
+        cells.append(_html_text(body[cpos:]))
         rows.append(cells)
-    if not rows:
-        rows = [[_strip_tags(html.unescape(content))]]
+        pos = row.end()
+    rows.append([_html_text(content[pos:])])
     return rows
 
 
+def _half_tag(fragment: str, at_end: bool) -> str:
+    """A '<'+letter that is not a complete tag: cut tag (dropped) or text ("x<y" → "x< y")."""
+    half = _HALF_RE.match(fragment)
+    if half is None or at_end or half.group(1).lower() in _KNOWN_TAGS or "=" in half.group(2):
+        return " "
+    return "< " + fragment[1:]
+
+
 def _strip_tags(text: str) -> str:
-    return _WS_RE.sub(" ", _HALF_RE.sub(" ", _TAG_RE.sub(" ", text))).strip()
+    """Remove tags and half tags from a fragment (cell, equation body, caption)."""
+    if "<" not in text:
+        return _WS_RE.sub(" ", text).strip()
+    n = len(text)
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(0).endswith(">") and _TAG_RE.fullmatch(m.group(0)):
+            return " "
+        return _half_tag(m.group(0), m.end() >= n)
+
+    return _WS_RE.sub(" ", _TAG_OR_HALF_RE.sub(repl, text)).strip()
 
 
 def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
@@ -314,6 +466,41 @@ def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
     return row_sep.join(lines)
 
 
+# The walker writes neutral text with these markers; display and locator text map them.
+_CELL, _ROW, _TAB_OPEN, _TAB_CLOSE, _FIG_OPEN, _FIG_CLOSE = "\x1f", "\x1e", "\x02", "\x03", "\x0e", "\x0f"
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_DISPLAY_MAP = (
+    (_CELL, " | "),
+    (_ROW, "; "),
+    (_TAB_OPEN, " [Table: "),
+    (_TAB_CLOSE, "] "),
+    (_FIG_OPEN, " [Figure: "),
+    (_FIG_CLOSE, "] "),
+)
+_LOCATOR_MAP = ((_CELL, " "), (_ROW, "\n"), (_TAB_OPEN, "\n"), (_TAB_CLOSE, "\n"), (_FIG_OPEN, " "), (_FIG_CLOSE, " "))
+
+
+def _map_markers(text: str, mapping: tuple[tuple[str, str], ...]) -> str:
+    for marker, value in mapping:
+        if marker in text:
+            text = text.replace(marker, value)
+    return text
+
+
+def _table_text(rows: str) -> str:
+    return f"{_TAB_OPEN}{rows}{_TAB_CLOSE}" if rows else " "
+
+
+@functools.lru_cache(maxsize=1024)  # a block and its chunks share their tables
+def _table(attr_text: str, content: str) -> str:
+    fmt = _attrs(attr_text).get("format", "").lower() if "format" in attr_text else ""
+    if fmt == "html" or (fmt != "json" and "<t" in content.lower()):
+        rows = _html_rows(content)
+    else:
+        rows = _json_rows(content)
+    return _table_text(_render_rows(rows, _CELL, _ROW))
+
+
 # --------------------------------------------------------------------------- the walker
 
 
@@ -324,25 +511,27 @@ def _attrs(attr_text: str) -> dict[str, str]:
     return out
 
 
-def _render(raw: str, *, locator: bool) -> str:
-    """Replace every tag, element and half tag in ``raw`` with readable text."""
-    cell_sep, row_sep = (" ", "\n") if locator else (" | ", "; ")
-    text_fn: Callable[[str], str] = _math_in_text
+def _render(raw: str) -> str:
+    """Replace every tag, element and half tag in ``raw`` with readable (neutral) text."""
+    if _CONTROL_RE.search(raw):
+        raw = _CONTROL_RE.sub(" ", raw)
+    if "<" not in raw and ">" not in raw:
+        return raw
     out: list[str] = []
     n = len(raw)
     i = 0
     lead = _LEAD_TAIL_RE.match(raw)
-    if lead and "=" in lead.group(0):
+    if lead:
         i = lead.end()
     seen_tag = False
     no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
     while i < n:
         j = raw.find("<", i)
         if j < 0:
-            out.append(text_fn(raw[i:]))
+            out.append(raw[i:])
             break
         if j > i:
-            out.append(text_fn(raw[i:j]))
+            out.append(raw[i:j])
         m = _TAG_RE.match(raw, j)
         if m is None:
             half = _HALF_RE.match(raw, j)
@@ -350,12 +539,7 @@ def _render(raw: str, *, locator: bool) -> str:
                 out.append("<")
                 i = j + 1
                 continue
-            name = half.group(1).lower()
-            at_end = half.end() >= n
-            if at_end or name in _KNOWN_TAGS or "=" in half.group(2):
-                out.append(" ")  # a tag cut by the chunk boundary
-            else:
-                out.append("< " + half.group(0)[1:])  # "x<y": text, not a tag
+            out.append(_half_tag(half.group(0), half.end() >= n))
             i = half.end()
             continue
         closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
@@ -372,29 +556,21 @@ def _render(raw: str, *, locator: bool) -> str:
             if name == "equation":
                 out.append(" " + latex_to_plain(_strip_tags(content)) + " ")
             else:
-                fmt = _attrs(attr_text).get("format", "").lower()
-                if fmt == "html" or (fmt != "json" and "<t" in content.lower()):
-                    rows = _html_rows(content)
-                else:
-                    rows = _json_rows(content)
-                out.append(f"{row_sep}{_render_rows(rows, cell_sep, row_sep)}{row_sep}")
+                out.append(_table(attr_text, content))
         elif closing and name == "equation" and not seen_tag:
             # Chunk began inside an equation: what came before it is LaTeX.
             out = [" " + latex_to_plain(_strip_tags("".join(out))) + " "]
         elif closing and name == "table" and not seen_tag:
-            out = [row_sep + _render_rows(_json_rows("".join(out)), cell_sep, row_sep) + row_sep]
+            out = [_table_text(_render_rows(_json_rows("".join(out)), _CELL, _ROW))]
         elif name == "drawing" or name == "img":
             if not closing:
-                caption = _attrs(attr_text).get("caption", "").strip()
-                caption = _WS_RE.sub(" ", html.unescape(caption)).strip()
-                if caption:
-                    out.append(f" {caption} " if locator else f" [Figure: {_strip_tags(caption)}] ")
-                else:
-                    out.append(" ")
+                caption = _attrs(attr_text).get("caption", "") if "caption" in attr_text else ""
+                caption = _strip_tags(html.unescape(caption))
+                out.append(f"{_FIG_OPEN}{caption}{_FIG_CLOSE}" if caption else " ")
         elif name in _CELL_TAGS:
-            out.append(cell_sep if closing else " ")
+            out.append(" ")  # a cell outside a table element (cut chunk)
         elif name in _BREAK_TAGS:
-            out.append(row_sep if name == "tr" else "\n")
+            out.append("\n")
         elif name in ("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"):
             pass  # inline: H<sub>2</sub>O stays "H2O"
         else:
@@ -416,18 +592,28 @@ def _strip_lead(text: str) -> str:
         before = text
         text = text.lstrip()
         lead = _LEAD_TAIL_RE.match(text)
-        if lead and "=" in lead.group(0):
+        if lead:
             text = text[lead.end() :]
-        text = _HEADING_RE.sub("", text, count=1).lstrip()
+        heading = _HEADING_RE.match(text)
+        if heading and heading.end():
+            text = text[heading.end() :].lstrip()
         if text == before:
             return text
 
 
 def _display_core(raw: str) -> str:
-    text = _normalize_lines(_render(raw, locator=False))
-    text = _NEUTRALISE_RE.sub("< ", text)
+    return _display_from_neutral(_render(raw))
+
+
+def _display_from_neutral(neutral: str) -> str:
+    text = _map_markers(neutral, _DISPLAY_MAP)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "#" in text:
+        text = _HEADING_RE.sub("", text)
+    text = _WS_RE.sub(" ", text)
+    text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _WS_RE.sub(" ", text).strip()
-    text = re.sub(r"(?:\s*;\s*)+(?=;)", "", text)  # empty table rows
     return _strip_lead(text)
 
 
@@ -437,25 +623,37 @@ def _norm(text: str) -> str:
 
 def display_text(raw: str, query: str = "") -> str:
     """The display quote for ``raw``; keeps ``query`` if ``raw`` contained it."""
-    text = _display_core(raw)
+    return _display_with_query(raw, _render(raw), query)
+
+
+def _display_with_query(raw: str, neutral: str, query: str) -> str:
+    text = _display_from_neutral(neutral)
     q = _WS_RE.sub(" ", query).strip()
-    if q and _norm(q) not in _norm(text) and _norm(q) in _norm(raw):
-        # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
-        if "<" not in q and _display_core(q) == q:
-            text = f"{text} … {q}" if text else q
+    if q and q not in text:
+        nq = q.casefold()
+        if nq not in text.casefold() and nq in _norm(raw):
+            # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
+            if "<" not in q and _display_core(q) == q:
+                text = f"{text} … {q}" if text else q
     return text
 
 
 def locator_text(raw: str) -> str:
     """``raw`` without markup that confuses a locator; line breaks kept, words kept."""
-    text = _normalize_lines(_render(raw, locator=True))
+    return _locator_from_neutral(_render(raw))
+
+
+def _locator_from_neutral(neutral: str) -> str:
+    text = _normalize_lines(_math_in_text(_map_markers(neutral, _LOCATOR_MAP)))
     text = _NEUTRALISE_RE.sub("< ", text)
     return _strip_lead(text).strip()
 
 
 def fingerprint(display: str) -> str:
     """16 hex of sha1 over NFKC + casefold + no whitespace/punctuation."""
-    norm = _FINGERPRINT_DROP_RE.sub("", unicodedata.normalize("NFKC", display).casefold())
+    if not unicodedata.is_normalized("NFKC", display):
+        display = unicodedata.normalize("NFKC", display)
+    norm = _FINGERPRINT_DROP_RE.sub("", display.casefold())
     return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
 
 
@@ -482,8 +680,8 @@ def _window(text: str, start: int, end: int, window: int) -> str:
                 lo = sp + 1
     if hi < len(text):
         last = None
-        for last in _BOUNDARY_RE.finditer(text, end, hi):
-            pass
+        for found in _BOUNDARY_RE.finditer(text, end, hi):
+            last = found
         if last is not None:
             hi = last.end() if last.group(0) != "\n" else last.start()
         else:
@@ -521,9 +719,10 @@ def clean_citation_text(
     """
     raw = raw or ""
     search_query = _WS_RE.sub(" ", query or "").strip()
-    display = display_text(raw, search_query)
+    neutral = _render(raw)
+    display = _display_with_query(raw, neutral, search_query)
     qre = _query_re(search_query)
-    chunk_loc = locator_text(raw)
+    chunk_loc = _locator_from_neutral(neutral)
     evidence, source = "", "fallback"
     if block_text:
         block_loc = locator_text(block_text)
@@ -547,5 +746,5 @@ def clean_citation_text(
         search_query=search_query,
         normalized_fingerprint=fingerprint(display),
         locator_text_source=source,
-        display_cleaned=display != _WS_RE.sub(" ", raw).strip(),
+        display_cleaned=neutral != raw or display != _WS_RE.sub(" ", raw).strip(),
     )

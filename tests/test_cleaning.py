@@ -1,0 +1,278 @@
+"""The single cleaning step: property tests and the real sidecar content."""
+
+from __future__ import annotations
+
+import json
+import re
+import time
+from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from mnote_kr.cleaning import clean_citation_text, display_text, fingerprint, latex_to_plain, locator_text
+
+SIDECARS = Path(__file__).resolve().parents[1].parent / "shared" / "lightrag" / "samples" / "sidecars"
+
+SHELL_RE = re.compile(r"</?(?:equation|drawing|table|cite)", re.IGNORECASE)
+HALF_TAG_RE = re.compile(r"</?[A-Za-z]")
+
+FRAGMENTS = [
+    '<equation format="latex">',
+    '<equation id="eq-1" format="latex">',
+    "</equation>",
+    '<equation format="lat',
+    "<equ",
+    "</equa",
+    '<drawing id="im-1" format="png" path="x.png" src="" />',
+    '<drawing id="im-2" format="png" caption="装置 rig" path="a.png" src="" />',
+    '<drawing id="im-3" format="pn',
+    '<table id="tb-1" format="json">',
+    '[["Cell", "容量 (mAh)"], ["A1", "3200"]]',
+    '[["a", "b',
+    "</table>",
+    '<table format="html">',
+    "<tr><td>Cell</td><td>mAh</td></tr>",
+    "<tr><td>A1",
+    '<cite id="c1">',
+    "</cite>",
+    "<cit",
+    "<sub>",
+    "</sup>",
+    "<br/>",
+    "\\frac{a+b}{2}",
+    "{c}^{2}",
+    "$$E = mc^2$$",
+    "$x^2$",
+    "\\alpha",
+    "\\left(",
+    '">',
+    '" />',
+    'format="latex">',
+    "# ",
+    "## ",
+    "\n",
+    "<",
+    ">",
+    "<<",
+    "x<y",
+    "&lt;b&gt;",
+]
+
+ANY_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcXYZ 019<>/\"'=#$\\{}^_[],;.\n\t吡咯烷吗啉三乙基硅甲，。")), max_size=30
+)
+# User words: CJK, Latin, digits and everyday punctuation (no markup characters).
+WORD_TEXT = st.text(
+    alphabet=st.sampled_from(list("abcdeXYZ 0123 -().,:，。吡咯烷吗啉三乙基硅甲氮")), min_size=1, max_size=40
+)
+
+
+@st.composite
+def marked_up(draw: st.DrawFn, text: st.SearchStrategy[str] = ANY_TEXT) -> str:
+    parts = draw(st.lists(st.one_of(text, st.sampled_from(FRAGMENTS)), max_size=14))
+    return "".join(parts)
+
+
+@st.composite
+def marked_up_with_query(draw: st.DrawFn) -> tuple[str, str]:
+    words = draw(WORD_TEXT.filter(lambda s: s.strip()))
+    before = draw(marked_up())
+    after = draw(marked_up())
+    start = draw(st.integers(0, len(words) - 1))
+    end = draw(st.integers(start + 1, len(words)))
+    query = words[start:end]
+    # A tail of the pieces before must not swallow the words into a tag: end with a separator.
+    return before + " " + words + " " + after, query
+
+
+def _norm(s: str) -> str:
+    return " ".join(s.split()).casefold()
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(marked_up())
+def test_cleaning_display_has_no_shells_or_half_tags(raw: str) -> None:
+    display = display_text(raw)
+    assert not SHELL_RE.search(display), display
+    assert not HALF_TAG_RE.search(display), display
+    assert "\n" not in display
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(marked_up())
+def test_cleaning_locator_text_has_no_shells_or_half_tags(raw: str) -> None:
+    text = locator_text(raw)
+    assert not SHELL_RE.search(text), text
+    assert not HALF_TAG_RE.search(text), text
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(marked_up())
+def test_cleaning_is_idempotent(raw: str) -> None:
+    once = display_text(raw)
+    assert display_text(once) == once
+
+
+@settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
+@given(marked_up_with_query())
+def test_cleaning_keeps_query_found_in_raw(case: tuple[str, str]) -> None:
+    raw, query = case
+    bundle = clean_citation_text(raw, query)
+    if _norm(query) and _norm(query) in _norm(raw):
+        assert _norm(query) in _norm(bundle.display_quote)
+    # and the bundle stays clean and idempotent with the query in play
+    assert not HALF_TAG_RE.search(bundle.display_quote)
+    assert display_text(bundle.display_quote, query) == bundle.display_quote
+
+
+@settings(max_examples=200, suppress_health_check=[HealthCheck.too_slow])
+@given(marked_up(WORD_TEXT))
+def test_cleaning_core_keeps_plain_words_between_tags(raw: str) -> None:
+    # Without the safety net (empty query), every run of plain words that stands between
+    # complete tags still appears in the display text.
+    display = _norm(display_text(raw))
+    for piece in re.split(r"<[^<>]*>", raw):
+        if re.search(r"[<>\"=#$\\{}\[\]^_&]|format|lat|png", piece):
+            continue
+        assert _norm(piece) in display or not _norm(piece)
+
+
+# --------------------------------------------------------------------------- examples
+
+
+def _blocks(name: str) -> list[dict]:
+    path = next(SIDECARS.glob(f"{name}*/*.blocks.jsonl"))
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    return [r for r in rows if r.get("type") == "content"]
+
+
+def test_cleaning_aurora_docx_block_equations_table_drawing() -> None:
+    block = _blocks("aurora_报告.docx")[1]["content"]
+    b = clean_citation_text(block, "energy formula", block)
+    assert b.display_quote == (
+        "Results 结果 The energy formula is E=mc^2 which Aurora uses for estimates. (a+b)/2 "
+        "[Table: Cell | 容量 (mAh) | Cycles; A1 | 3200 | 800; B2 | 4100 | 650] "
+        "Figure 1 shows the test rig 测试装置. Nordwind Labs plans a second phase in 2026. 第二阶段计划于2026年开始。"
+    )
+    assert b.display_cleaned is True
+    assert b.locator_text_source == "sidecar"
+    assert "energy formula is E=mc^2" in b.locator_evidence_text
+    assert "Cell 容量 (mAh) Cycles" in b.locator_evidence_text  # cell words, no JSON brackets
+    for junk in ("[[", '"', "<", "##", "\\frac"):
+        assert junk not in b.locator_evidence_text
+
+
+def test_cleaning_study_pdf_mineru_block_display_math_and_html_table() -> None:
+    block = _blocks("study.pdf")[0]["content"]
+    b = clean_citation_text(block, "12 cells", block)
+    assert b.display_quote == (
+        "Solid-State Battery Study Nordwind Labs evaluated 12 cells. 北风实验室评估了12个电芯。 "
+        "E = mc^2 [Table: Cell | mAh; A1 | 3200]"
+    )
+    assert "$" not in b.locator_evidence_text and "<td" not in b.locator_evidence_text
+
+
+def test_cleaning_markdown_inline_math_and_headerless_table() -> None:
+    block = _blocks("notes.md")[2]["content"]
+    assert display_text(block) == (
+        "Table [Table: Zephyr-1 | 250; Zephyr-2 | 400] Inline math E = mc^2 and a block: P = 1/2 ρ A v^3"
+    )
+
+
+def test_cleaning_keeps_currency_dollars() -> None:
+    assert display_text("It costs $5 and $10 per cell.") == "It costs $5 and $10 per cell."
+
+
+def test_latex_to_plain_readable_forms() -> None:
+    assert latex_to_plain(r"\frac{a+b}{2}") == "(a+b)/2"
+    assert latex_to_plain("E=m{c}^{2}") == "E=mc^2"
+    assert latex_to_plain("$$E = mc^2$$") == "E = mc^2"
+    assert latex_to_plain(r"\left( \alpha + \mathrm{x} \right)") == "( α + x )"
+    assert latex_to_plain(r"\sqrt{x^{2}+1}") == "√(x^2+1)"
+    assert latex_to_plain(r"\sin x \cdot y_{i}") == "sin x · y_i"
+    assert latex_to_plain(r"\frac{\frac{1}{2}}{3") == "(1/2)/3"  # unbalanced: never raises
+
+
+CHEM_QUERIES = ["吡咯烷", "吗啉", "三乙基硅", "三甲基硅"]
+
+
+def _chem_chunk(query: str) -> str:
+    return (
+        '# 保护基\n...N-甲基吡咯烷酮 (NMP) 是溶剂。<equation format="latex">\\frac{a}{b}</equation> '
+        f'{query} 是一种常用试剂，<cite id="r1">见文献 3</cite>。'
+        '<drawing id="im-1" format="png" path="x.png" src="" />'
+        '<table format="json">[["试剂", "沸点"], ["吗啉", "129"]]</table>'
+        f'\n## 硅基保护\n{query}基醚在酸中不稳定 <equation format="lat'
+    )
+
+
+def test_cleaning_chemistry_chunks_keep_query_and_drop_markup() -> None:
+    for query in CHEM_QUERIES:
+        b = clean_citation_text(_chem_chunk(query), query)
+        d = b.display_quote
+        assert query in d
+        assert not SHELL_RE.search(d) and not HALF_TAG_RE.search(d)
+        assert "a/b" in d and "见文献 3" in d and "[Table: 试剂 | 沸点; 吗啉 | 129]" in d
+        assert "#" not in d and "latex" not in d and "png" not in d
+        assert " … " not in d  # kept by the cleaning itself, not by the safety net
+        assert b.locator_text_source == "chunk"
+        assert query in b.locator_evidence_text
+
+
+def test_citation_text_bundle_prefers_sidecar_block_containing_query() -> None:
+    block = "## 硅基保护\n三乙基硅基醚 (TES) 在弱酸中可脱除。三甲基硅基更不稳定。"
+    chunk = "目录 ... 三乙基硅 ... 参考文献 [12]"
+    b = clean_citation_text(chunk, "三乙基硅", block)
+    assert b.locator_text_source == "sidecar"
+    assert b.locator_evidence_text.startswith("硅基保护")
+    assert "三乙基硅基醚" in b.locator_evidence_text
+
+
+def test_citation_text_bundle_uses_overlapping_block_without_query() -> None:
+    block = "Project Aurora is a battery research program run by Nordwind Labs in Hamburg."
+    b = clean_citation_text("x " + block + " y", "zzz-not-there", block)
+    assert b.locator_text_source == "sidecar"
+    assert b.locator_evidence_text == block
+
+
+def test_citation_text_bundle_ignores_unrelated_block_and_falls_back() -> None:
+    b = clean_citation_text("Alpha beta gamma. " * 40, "吗啉", "完全无关的段落内容，没有任何重叠的文字存在。")
+    assert b.locator_text_source == "fallback"
+    assert b.locator_evidence_text.startswith("Alpha beta gamma.")
+    assert len(b.locator_evidence_text) <= 2 * 240
+
+
+def test_locator_window_is_query_centred_and_cut_at_sentences() -> None:
+    filler = "这是一句无关的填充文字。" * 60
+    raw = filler + "吡咯烷 是一种环状仲胺，常用作碱。" + filler
+    b = clean_citation_text(raw, "吡咯烷", window=60)
+    ev = b.locator_evidence_text
+    assert "吡咯烷 是一种环状仲胺" in ev
+    assert ev.startswith("这是一句") and ev.endswith("。")  # cut at sentence ends
+    assert len(ev) <= 60 * 2 + len("吡咯烷")
+
+
+def test_fingerprint_ignores_case_width_space_and_punctuation() -> None:
+    assert fingerprint("Hello, World!") == fingerprint("hello world")
+    assert fingerprint("ＡＢＣ　１２３") == fingerprint("abc123")
+    assert fingerprint("abc") != fingerprint("abd")
+    assert re.fullmatch(r"[0-9a-f]{16}", fingerprint("x"))
+
+
+def test_search_query_is_whitespace_normalised() -> None:
+    assert clean_citation_text("x", "  三乙基硅 \n 保护 ").search_query == "三乙基硅 保护"
+
+
+def test_cleaning_20kb_chunk_is_fast() -> None:
+    # A 20 KB chunk of real sidecar content (equations, a JSON table, a drawing every ~750 chars).
+    block = _blocks("aurora_报告.docx")[1]["content"]
+    raw = (block * (20_000 // len(block) + 1))[:20_000]
+    best = min(_timed(lambda: clean_citation_text(raw, "测试装置", raw[:5000])) for _ in range(15))
+    assert best < 0.010  # about 1 ms here; loose bound so a loaded CI machine does not flake
+
+
+def _timed(fn) -> float:  # type: ignore[no-untyped-def]
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
