@@ -1,0 +1,200 @@
+"""Locating evidence in DOCX: the traps of issue 5, negatives, block scope and the hooks."""
+
+from __future__ import annotations
+
+import json
+import random
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from mnote_kr_docx_locator import locate, locator_extensions, reader
+from mnote_kr_docx_locator.testdocs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
+
+from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
+
+REPO = Path(__file__).resolve().parents[3]
+CORPUS = REPO.parent / "shared" / "corpus"
+SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    reader.clear_cache()
+    yield
+    reader.clear_cache()
+
+
+def _loc(path: Path, evidence: str, query: str = "", block: SidecarBlock | None = None):
+    return locate(LocateRequest(file=str(path), evidence=evidence, query=query, block=block))
+
+
+def _doc(tmp_path: Path, b: DocxBuilder) -> Path:
+    path = tmp_path / "doc.docx"
+    path.write_bytes(b.build())
+    return path
+
+
+def test_docx_locator_short_query_does_not_jump_to_longer_word_earlier(tmp_path):
+    rng = random.Random(1)
+    b = DocxBuilder()
+    b.para(filler(rng, True))
+    decoy = b.para("反应在N-甲基吡咯烷酮中进行，温度保持在八十度。")
+    decoy2 = b.para("加入N-甲基吗啉作为碱，搅拌两小时。")
+    b.para(filler(rng, True))
+    target = b.para("随后加入吡咯烷并在室温搅拌过夜，得到粗产物。")
+    target2 = b.para("最后用吗啉淬灭反应，过滤并浓缩。")
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "随后加入吡咯烷并在室温搅拌过夜", "吡咯烷")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", target)
+    assert loc.paragraph_index != decoy and loc.locator_degraded is False
+    assert loc.para_id == f"{0x1A2B0000 + target + 1:08X}"
+    loc2 = _loc(path, "最后用吗啉淬灭反应，过滤并浓缩。", "吗啉")
+    assert loc2.paragraph_index == target2 != decoy2
+    text = reader.load_docx(path).paragraphs[target].text
+    assert loc.highlight is not None and "吡咯烷" in text[loc.highlight.start : loc.highlight.end]
+
+
+def test_docx_locator_ignores_toc_line_for_heading_query(tmp_path):
+    b = DocxBuilder()
+    toc = b.toc([("1 吗啉的合成", 3), ("2 吗啉的纯化", 4)])
+    h1 = b.heading("1 吗啉的合成", 1)
+    body1 = b.para("二乙醇胺在浓硫酸中脱水环化得到吗啉粗品。")
+    b.heading("2 吗啉的纯化", 1)
+    body2 = b.para("粗品经常压蒸馏收集一百二十八度馏分。")
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "# 1 吗啉的合成\n二乙醇胺在浓硫酸中脱水环化得到吗啉粗品。", "吗啉")
+    assert loc.paragraph_index == body1
+    heading_only = _loc(path, "2 吗啉的纯化", "吗啉的纯化")
+    assert heading_only.paragraph_index not in toc and heading_only.paragraph_index == h1 + 2
+    assert _loc(path, "# 2 吗啉的纯化\n粗品经常压蒸馏收集一百二十八度馏分。", "蒸馏").paragraph_index == body2
+
+
+def test_docx_locator_chunk_running_into_reference_list_lands_on_the_quote(tmp_path):
+    rng = random.Random(3)
+    b = DocxBuilder(para_ids=False)
+    b.para(filler(rng, False))
+    body = filler(rng, False, 2) + " This confirms the deprotection window for silyl ethers."
+    target = b.para(body)
+    b.heading("References", 2)
+    refs = [
+        f"[{n}] Smith J, Brown K. Silyl ether cleavage in flow, part {n}. Org Lett, 20{10 + n}, 1{n}: 2{n}1-2{n}9."
+        for n in range(1, 6)
+    ]
+    for r in refs:
+        b.para(r)
+    path = _doc(tmp_path, b)
+    evidence = body[-70:] + "\n" + "\n".join(refs[:4])
+    loc = _loc(path, evidence, "deprotection")
+    assert loc.paragraph_index == target and loc.para_id is None
+    assert loc.highlight is not None and body[: loc.highlight.end].endswith("silyl ethers")
+    assert len(body) - 75 <= loc.highlight.start < len(body) - 60
+
+
+def test_docx_locator_finds_paragraph_with_equation_and_table_cell(tmp_path):
+    rng = random.Random(4)
+    b = DocxBuilder()
+    b.para("The rate constant was measured twice. " + filler(rng, False))
+    eq = b.para(["From the Arrhenius law, the rate constant ", Eq("k=A", sup=("e", "-Ea/RT")), " grows with heat."])
+    b.para("Triethylsilane amounts are listed below.")
+    cells = b.table([["Step", "Note"], ["1", "Dry the flask."], ["2", "Add triethylsilane under nitrogen slowly."]])
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "From the Arrhenius law, the rate constant k = A e^{-Ea/RT} grows with heat.", "rate constant")
+    assert loc.paragraph_index == eq
+    cell = _loc(path, "Add triethylsilane under nitrogen slowly.", "triethylsilane")
+    assert cell.paragraph_index == cells[2][1]
+
+
+def test_docx_locator_evidence_from_another_document_gives_file(tmp_path):
+    rng = random.Random(5)
+    b = DocxBuilder()
+    for _ in range(30):
+        b.para(filler(rng, True))
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "股票市场的利率政策影响银行的货币供应与企业利润。经济增长依赖消费与出口。", "利率")
+    assert loc.locator_precision == "file" and loc.locator_degraded is True
+    assert loc.paragraph_index is None and loc.highlight is None and loc.reason
+    other = CORPUS / "docx" / "docling__word_sample.docx"
+    real = _loc(other, "二乙醇胺在浓硫酸中脱水环化得到吗啉粗品。", "吗啉")
+    assert real.locator_precision == "file"
+
+
+@pytest.mark.parametrize("kind", TRAP_KINDS + NEGATIVE_KINDS)
+def test_docx_locator_seeded_trap_cases(tmp_path, kind):
+    rng = random.Random(hash(kind) % 1000)
+    for n in range(8):
+        case = trap_case(rng, kind, paras=rng.choice([20, 60]))
+        path = tmp_path / f"{n}.docx"
+        path.write_bytes(case.docx)
+        loc = _loc(path, case.evidence, case.query)
+        assert loc.paragraph_index == case.expected, (kind, n, case.evidence)
+        assert (loc.locator_precision == "paragraph") == (case.expected is not None)
+
+
+def test_docx_locator_uses_real_paraid_range_of_the_block():
+    docx = SAMPLES / "inputs_used" / "aurora_报告.docx"
+    rows = (SAMPLES / "sidecars" / "aurora_报告.docx.parsed" / "aurora_报告.blocks.jsonl").read_text().splitlines()
+    raw = json.loads(rows[2])
+    block = SidecarBlock(
+        blockid=raw["blockid"],
+        content=raw["content"],
+        heading=raw["heading"],
+        positions=[SidecarPosition(type="paraid", range=raw["positions"][0]["range"])],
+    )
+    loc = _loc(docx, "Nordwind Labs plans a second phase in 2026.", "second phase", block)
+    assert (loc.paragraph_index, loc.para_id, loc.block_id) == (17, "1A2B0012", raw["blockid"])
+    # evidence that matches nothing in the block: the block's own range, never another paragraph
+    vague = _loc(docx, "zzz qqq", "zzz", block)
+    assert (vague.locator_precision, vague.para_id, vague.highlight) == ("paragraph", "1A2B0004", None)
+    null_block = SidecarBlock(blockid="b1", positions=[SidecarPosition(type="paraid", range=[None, None])])
+    assert _loc(docx, "zzz qqq", "zzz", null_block).locator_precision == "file"
+
+
+def test_docx_locator_real_corpus_paragraph_with_sidecar_free_request():
+    path = CORPUS / "docx" / "chatchat__核电厂定期安全评价 第12部分：设计（征求意见稿20230317）.docx"
+    doc = reader.load_docx(path)
+    target = next(p for p in doc.paragraphs if len(p.text) > 60 and not p.in_toc and p.index > 100)
+    loc = _loc(path, target.text[5:80], target.text[20:24])
+    assert loc.paragraph_index == target.index and loc.score is not None and loc.score >= 0.5
+
+
+def test_docx_locator_hooks_claim_only_docx(tmp_path):
+    assert locator_extensions() == [".docx"]
+    assert locate(LocateRequest(file=str(tmp_path / "x.pdf"), evidence="a")) is None
+
+
+def test_docx_locate_second_call_uses_the_cache(tmp_path):
+    b = DocxBuilder()
+    for i in range(10):
+        b.para(f"Paragraph number {i} talks about topic {i * 7} in detail here.")
+    path = _doc(tmp_path, b)
+    _loc(path, "Paragraph number 3 talks about topic 21", "topic")
+    _loc(path, "Paragraph number 5 talks about topic 35", "topic")
+    assert reader.stats["parses"] == 1 and reader.stats["hits"] == 1
+
+
+def test_docx_batch_contract_goes_on_past_bad_files(tmp_path):
+    b = DocxBuilder()
+    target = b.para("Nordwind Labs plans a second phase in 2026 with larger cells.")
+    good = _doc(tmp_path, b)
+    bad = CORPUS / "bad" / "poi__bug53475-password-is-pass.docx"
+    req = tmp_path / "REQUESTS.jsonl"
+    lines = [
+        {"file": str(good), "evidence": "plans a second phase in 2026", "query": "second phase"},
+        {"file": str(bad), "evidence": "x", "query": "x"},
+        {"file": str(good), "evidence": "unrelated football season tickets", "query": "football"},
+    ]
+    req.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(req), "--json"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
+    out = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    assert len(out) == 3
+    assert out[0]["locatorPrecision"] == "paragraph" and out[0]["paragraphIndex"] == target
+    assert "encrypted" in out[1]["error"]
+    assert out[2]["locatorPrecision"] == "file" and out[2]["locatorDegraded"] is True
