@@ -203,6 +203,14 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
 
 
 def _wait_gone(pid: int, role: str, timeout: float) -> bool:
+    proc = _CHILDREN.get(pid)
+    if proc is not None:  # our own child: wait() is exact and reaps it
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        _CHILDREN.pop(pid, None)
+        return True
     deadline = time.monotonic() + timeout
     while True:
         _reap(pid)

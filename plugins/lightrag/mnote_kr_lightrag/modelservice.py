@@ -12,7 +12,8 @@ retrieve without any network. It is honest about what it is:
   keyword-extraction prompts get the query's own words (no invented terms), entity
   extraction gets an empty result, and anything else (a RAG answer) gets
   :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
-* ``GET /v1/models`` and ``GET /health``.
+* ``GET /v1/models``, ``GET /health`` and ``GET /stats`` (requests served, by kind: embeddings,
+  keywords, extract, no-llm), which shows that ingestion made no LLM call.
 
 Run it as ``python -m mnote_kr_lightrag.modelservice --port P --dim 384`` or in a thread with
 :func:`start_in_thread` (tests).
@@ -29,7 +30,7 @@ import re
 import struct
 import threading
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -237,6 +238,9 @@ class _Handler(BaseHTTPRequestHandler):
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/health", "/v1/health"):
             return self._json(200, {"status": "ok", "dim": self.server.dim, "offline": True})
+        if path == "/stats":
+            with self.server.lock:
+                return self._json(200, {"requests": dict(self.server.counts)})
         if path in ("/v1/models", "/models"):
             data = [{"id": m, "object": "model", "owned_by": "mnote-kr"} for m in (LLM_MODEL, EMBED_MODEL)]
             return self._json(200, {"object": "list", "data": data})
@@ -327,10 +331,10 @@ class _ModelServer(ThreadingHTTPServer):
         super().__init__((host, port), _Handler)
         self.dim = dim
         self.counts: dict[str, int] = {}
-        self._lock = threading.Lock()
+        self.lock = threading.Lock()
 
     def count(self, kind: str) -> None:
-        with self._lock:
+        with self.lock:
             self.counts[kind] = self.counts.get(kind, 0) + 1
 
 

@@ -65,7 +65,11 @@ def lightrag_engine_fixture(tmp_path_factory: pytest.TempPathFactory,
         info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
         info_wall = time.monotonic() - t0
         config.stash[_KEY] = (info, state_dir)
-        config.add_cleanup(lambda: stop_engine(state_dir))
+
+        def _stop() -> None:
+            stop_engine(state_dir)
+
+        config.add_cleanup(_stop)
         terminal = config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             terminal.write_line(f"lightrag engine started in {info_wall:.1f}s at {info.url}")

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-
-from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+
+from mnote_kr.errors import ProviderError
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO.parent / "shared"
@@ -175,8 +175,15 @@ def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: en
         health = client.get("/health").json()
         assert health["configuration"]["llm_model"] == modelservice.LLM_MODEL
         assert health["configuration"]["embedding_model"] == modelservice.EMBED_MODEL
+        assert info.models_url is not None
+        stats_before = httpx.get(f"{info.models_url}/stats", trust_env=False).json()["requests"]
         _scan(client)
         docs = _wait_processed(client, set(links))
+        stats = httpx.get(f"{info.models_url}/stats", trust_env=False).json()["requests"]
+        # '!' in every parser rule, legacy ones included: ingestion embedded but asked no LLM.
+        assert stats.get("embeddings", 0) > stats_before.get("embeddings", 0)
+        assert {k: v for k, v in stats.items() if k != "embeddings"} == \
+            {k: v for k, v in stats_before.items() if k != "embeddings"}
         assert {n: d["status"] for n, d in docs.items()} == dict.fromkeys(links, "processed"), docs
         meta = {n: d["metadata"] for n, d in docs.items()}
         assert meta["eng-aurora_报告.docx"]["parse_engine"] == "native"

@@ -197,3 +197,7 @@ def test_lr_health_and_models(service: str) -> None:
     ids = [m["id"] for m in httpx.get(f"{service}/v1/models").json()["data"]]
     assert ids == [ms.LLM_MODEL, ms.EMBED_MODEL]
     assert httpx.get(f"{service}/nope").status_code == 404
+    assert httpx.get(f"{service}/stats").json() == {"requests": {}}
+    httpx.post(f"{service}/v1/embeddings", json={"input": ["a b"]})
+    httpx.post(f"{service}/v1/chat/completions", json={"messages": _keyword_prompt("battery cells")})
+    assert httpx.get(f"{service}/stats").json() == {"requests": {"embeddings": 1, "keywords": 1}}
