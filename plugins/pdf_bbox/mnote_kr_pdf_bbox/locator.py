@@ -1,0 +1,198 @@
+"""Turn a locate request for a PDF into a ``Locator``: sidecar boxes first, then the text layer.
+
+Sidecar ``bbox`` positions (MinerU, Docling) carry the 1-based page in ``anchor`` and
+``[x0, y0, x1, y1]`` in ``range``, in the coordinate system the meta line's
+``bbox_attributes`` declares (a position's own ``origin`` overrides it):
+
+- with ``max`` (MinerU: ``{"origin": "LEFTTOP", "max": 1000}``) the numbers are
+  fractions of the page *as rendered*, i.e. the displayed page after ``/Rotate``
+  and within the ``/CropBox``; they scale to its real size in points;
+- without ``max`` they are PDF points. ``LEFTTOP`` points are taken in the displayed
+  page's top-left frame (our output frame); ``LEFTBOTTOM`` points are PDF user space,
+  the native bottom-left frame of the unrotated page, and go through the crop box and
+  rotation.
+
+When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTOP",
+"max": 1000}`` only for ``parse_engine == "mineru"``, Docling's ``{"origin":
+"LEFTBOTTOM"}`` for ``"docling"``, and ``LEFTTOP`` points otherwise.
+
+Without usable boxes the evidence is searched in the PDF's own text layer. Nothing
+found, or a page without a text layer, gives a ``file`` locator: never a made-up box.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
+
+from .pdftext import Box, DocumentText, PageGeometry, load_document
+from .textmatch import find, spans
+
+PLUGIN = "pdf_bbox"
+_DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
+    "mineru": {"origin": "LEFTTOP", "max": 1000},
+    "docling": {"origin": "LEFTBOTTOM"},
+}
+
+
+def bbox_attributes(meta: SidecarMeta | None) -> dict[str, Any]:
+    """The sidecar's declared coordinate system, or the documented default for its engine."""
+    if meta is not None and isinstance(meta.bbox_attributes, dict):
+        return meta.bbox_attributes
+    engine = (meta.parse_engine or "").lower() if meta is not None else ""
+    return _DEFAULT_ATTRS.get(engine, {"origin": "LEFTTOP"})
+
+
+def _page_number(anchor: Any, n_pages: int) -> int | None:
+    try:
+        page = int(str(anchor).strip())
+    except (TypeError, ValueError):
+        return None  # a page label such as "iv" is not a page number
+    return page if 1 <= page <= n_pages else None
+
+
+def _number(v: Any) -> float | None:
+    if isinstance(v, bool) or not isinstance(v, (int, float)):
+        return None
+    f = float(v)
+    return f if math.isfinite(f) else None
+
+
+def convert_range(rng: list[Any], geom: PageGeometry, attrs: dict[str, Any], origin: str | None) -> Box | None:
+    """Convert one sidecar ``range`` to the locator frame; None when it is unusable."""
+    if not isinstance(rng, list) or len(rng) != 4:
+        return None
+    vals = [_number(v) for v in rng]
+    if any(v is None for v in vals):
+        return None
+    x0, y0, x1, y1 = (float(v) for v in vals)  # type: ignore[arg-type]
+    org = str(origin or attrs.get("origin") or "LEFTTOP").upper()
+    bottom = org in {"LEFTBOTTOM", "BOTTOMLEFT"}
+    top = org in {"LEFTTOP", "TOPLEFT"}
+    if not (bottom or top):
+        return None
+    scale = _number(attrs.get("max"))
+    if scale is not None and scale > 0:
+        if min(vals) < -0.01 * scale or max(vals) > 1.01 * scale:  # type: ignore[type-var]
+            return None
+        w, h = geom.size
+        bx = (x0 / scale * w, y0 / scale * h, x1 / scale * w, y1 / scale * h)
+        if bottom:
+            bx = (bx[0], h - bx[1], bx[2], h - bx[3])
+        box = (min(bx[0], bx[2]), min(bx[1], bx[3]), max(bx[0], bx[2]), max(bx[1], bx[3]))
+    elif bottom:
+        box = geom.box((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
+    else:
+        box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
+    return geom.clip(box)
+
+
+def _round(b: Box) -> list[float]:
+    return [round(v, 2) for v in b]
+
+
+def _from_sidecar(
+    req: LocateRequest, doc: DocumentText
+) -> tuple[Locator | None, list[int]]:
+    """Boxes from the sidecar block; also returns the pages it names without a box."""
+    block = req.block
+    if block is None:
+        return None, []
+    attrs = bbox_attributes(req.sidecar_meta)
+    rects: list[Rect] = []
+    pages_only: list[int] = []
+    for pos in block.positions:
+        if not isinstance(pos, SidecarPosition) or pos.type != "bbox":
+            continue
+        page = _page_number(pos.anchor, len(doc.pages))
+        if page is None:
+            continue
+        box = None
+        if pos.range is not None:
+            box = convert_range(pos.range, doc.pages[page - 1].geometry, attrs, getattr(pos, "origin", None))
+        if box is None:
+            if page not in pages_only:
+                pages_only.append(page)
+            continue
+        rects.append(Rect(page=page, bbox=_round(box)))
+    if not rects:
+        return None, pages_only
+    return (
+        Locator(
+            locator_precision="bbox",
+            locator_degraded=False,
+            page=rects[0].page,
+            bbox=rects[0].bbox,
+            rects=rects,
+            block_id=req.block_id or block.blockid,
+            score=1.0,
+            locator_plugin=PLUGIN,
+            reason=f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})",
+        ),
+        pages_only,
+    )
+
+
+def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        page=page,
+        block_id=req.block_id or (req.block.blockid if req.block else None),
+        locator_plugin=PLUGIN,
+        reason=reason,
+        score=0.0,
+    )
+
+
+def locate_pdf(req: LocateRequest) -> Locator:
+    """Locate ``req.evidence`` in the PDF ``req.file``; raises ``DocumentError`` if unreadable."""
+    doc = load_document(req.file)
+    loc, pages_only = _from_sidecar(req, doc)
+    if loc is not None:
+        return loc
+    evidence = req.evidence or (req.block.content if req.block else "")
+    certain_page = pages_only[0] if len(set(pages_only)) == 1 else (1 if len(doc.pages) == 1 else None)
+    if not doc.has_text:
+        return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
+    m = find(doc, evidence, req.query)
+    if m is None:
+        empty = [p.number for p in doc.pages if not p.has_text]
+        why = "evidence not found in the PDF text layer"
+        if empty:
+            why += f"; {len(empty)} page(s) have no text layer (scanned)"
+        if certain_page is not None:
+            why += f"; page {certain_page} from the sidecar" if pages_only else "; single-page PDF"
+        return _file(req, why, certain_page)
+    focus = spans(doc, m.view, m.focus_start, m.focus_end)
+    whole = spans(doc, m.view, m.start, m.end)
+    if not focus:
+        return _file(req, "matched text has no drawable lines", certain_page)
+    rest = [s for s in whole if not any(s.page == f.page and _inside(s.box, f.box) for f in focus)]
+    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in focus + rest]
+    why = f"text layer match, coverage {m.coverage:.2f}"
+    if m.query_found:
+        why += ", query found in match"
+    return Locator(
+        locator_precision="bbox",
+        locator_degraded=False,
+        page=rects[0].page,
+        bbox=rects[0].bbox,
+        rects=rects,
+        block_id=req.block_id or (req.block.blockid if req.block else None),
+        score=round(m.coverage, 3),
+        locator_plugin=PLUGIN,
+        reason=why,
+    )
+
+
+def _inside(a: Box, b: Box) -> bool:
+    return a[0] >= b[0] - 0.5 and a[1] >= b[1] - 0.5 and a[2] <= b[2] + 0.5 and a[3] <= b[3] + 0.5
+
+
+def is_pdf(path: str) -> bool:
+    """True when ``path`` has a ``.pdf`` suffix (any case)."""
+    return Path(path).suffix.lower() == ".pdf"

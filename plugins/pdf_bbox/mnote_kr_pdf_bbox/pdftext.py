@@ -1,0 +1,401 @@
+"""Open a PDF with pypdfium2, read its text layer once, and cache it per document.
+
+Per page we keep the characters, their lines (boxes in the locator frame: PDF points,
+top-left origin of the page as displayed, after ``/Rotate`` and relative to the
+``/CropBox``) and the page geometry. Per document we keep one *compact* text: every
+letter and digit, NFKC-normalised and case-folded, with whitespace, punctuation and
+hyphens dropped, plus where each compact character came from. Matching runs on the
+compact text, so hyphenated line breaks, ligatures, line breaks, spacing and CJK
+without spaces all compare equal.
+
+pypdfium2 (Apache-2.0 / BSD-3-Clause; PDFium itself BSD-3-Clause) was chosen over
+pypdf (BSD-3-Clause): it gives per-character boxes, page rotation and crop box
+directly, and is an order of magnitude faster (``benchmarks/pdf_locate.py`` measures
+both). PDFium is not thread-safe, so every call into it holds ``PDFIUM_LOCK``.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import os
+import threading
+import unicodedata
+from array import array
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pypdfium2.raw as pdfium_c
+
+from mnote_kr.errors import DocumentError
+
+PDFIUM_LOCK = threading.RLock()
+CACHE_SIZE = 4
+KGRAM = 5
+KGRAM_CAP = 48  # k-grams occurring more often than this carry no position information
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageGeometry:
+    """Crop box (user space) and rotation of one page; maps user space to the locator frame."""
+
+    crop: Box
+    rotation: int
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """Width and height of the page as displayed (after rotation)."""
+        w = self.crop[2] - self.crop[0]
+        h = self.crop[3] - self.crop[1]
+        return (h, w) if self.rotation % 180 == 90 else (w, h)
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """Map a user-space point (bottom-left origin, unrotated) to the locator frame."""
+        cx0, _, _, cy1 = self.crop
+        w = self.crop[2] - cx0
+        h = cy1 - self.crop[1]
+        u, v = x - cx0, cy1 - y
+        r = self.rotation % 360
+        if r == 90:
+            return h - v, u
+        if r == 180:
+            return w - u, h - v
+        if r == 270:
+            return v, w - u
+        return u, v
+
+    def box(self, b: Box) -> Box:
+        """Map a user-space box ``(x0, y0, x1, y1)`` to the locator frame."""
+        a = self.point(b[0], b[1])
+        c = self.point(b[2], b[3])
+        return (min(a[0], c[0]), min(a[1], c[1]), max(a[0], c[0]), max(a[1], c[1]))
+
+    def text_frame(self, b: Box) -> Box:
+        """Map a user-space box to the *unrotated* top-left frame, where text lines run
+        left to right; reading order and line merging work there."""
+        cx0, cy1 = self.crop[0], self.crop[3]
+        return (b[0] - cx0, cy1 - b[3], b[2] - cx0, cy1 - b[1])
+
+    def display(self, b: Box) -> Box:
+        """Map a text-frame box (see ``text_frame``) to the locator frame."""
+        cx0, cy1 = self.crop[0], self.crop[3]
+        return self.box((b[0] + cx0, cy1 - b[3], b[2] + cx0, cy1 - b[1]))
+
+    def clip(self, b: Box) -> Box | None:
+        """Clip a locator-frame box to the displayed page; None when nothing is left."""
+        w, h = self.size
+        x0, y0 = max(0.0, min(b[0], b[2])), max(0.0, min(b[1], b[3]))
+        x1, y1 = min(w, max(b[0], b[2])), min(h, max(b[1], b[3]))
+        if x1 - x0 < 0.5 or y1 - y0 < 0.5:
+            return None
+        return (x0, y0, x1, y1)
+
+
+@dataclass
+class PageText:
+    """The text layer of one page."""
+
+    number: int  # 1-based
+    geometry: PageGeometry
+    text: str = ""
+    line_of: list[int] = field(default_factory=list)  # char index -> line index (-1: none)
+    lines: list[Box] = field(default_factory=list)  # text frame (unrotated, top-left)
+    order: list[list[int]] = field(default_factory=list)  # char indices per line, XY-cut order
+    stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
+
+    @property
+    def has_text(self) -> bool:
+        """True when the page has a text layer with at least one visible character."""
+        return bool(self.lines)
+
+
+@dataclass
+class TextView:
+    """The compact text of a document in one line order, with its source map."""
+
+    compact: str
+    compact_page: array  # compact position -> page index (0-based)
+    compact_char: array  # compact position -> char index within that page
+    _index: dict[str, list[int]] | None = None
+
+    @property
+    def index(self) -> dict[str, list[int]]:
+        """Positions of every k-gram of the compact text (built on first use)."""
+        if self._index is None:
+            idx: dict[str, list[int]] = {}
+            s = self.compact
+            for i in range(len(s) - KGRAM + 1):
+                g = s[i : i + KGRAM]
+                lst = idx.get(g)
+                if lst is None:
+                    idx[g] = [i]
+                elif len(lst) <= KGRAM_CAP:
+                    lst.append(i)
+            self._index = idx
+        return self._index
+
+
+@dataclass
+class DocumentText:
+    """A document's pages plus two compact views of its text.
+
+    ``stream`` follows the content stream (right for most PDFs and for tables);
+    ``reading`` follows an XY-cut of the lines (right when columns were drawn row by
+    row). Evidence is aligned against both and the better match wins.
+    """
+
+    path: str
+    pages: list[PageText]
+    stream: TextView
+    reading: TextView
+
+    @property
+    def views(self) -> tuple[TextView, ...]:
+        """Both views, content-stream order first."""
+        return (self.stream, self.reading)
+
+    @property
+    def has_text(self) -> bool:
+        """True when any page has a text layer."""
+        return any(p.has_text for p in self.pages)
+
+
+def fold_char(ch: str) -> str:
+    """The compact form of one character: its letters and digits, NFKC, case-folded."""
+    if ch.isascii():
+        return ch.lower() if ch.isalnum() else ""
+    norm = unicodedata.normalize("NFKC", ch).casefold()
+    return "".join(c for c in norm if c.isalnum())
+
+
+def compact_with_map(text: str) -> tuple[str, list[int]]:
+    """Compact ``text`` and return, for each compact character, its index in ``text``."""
+    out: list[str] = []
+    src: list[int] = []
+    for i, ch in enumerate(text):
+        f = fold_char(ch)
+        if f:
+            out.append(f)
+            src.extend([i] * len(f))
+    return "".join(out), src
+
+
+# --------------------------------------------------------------------------- opening
+
+
+def _open(path: Path) -> pdfium.PdfDocument:
+    try:
+        size = path.stat().st_size
+    except FileNotFoundError:
+        raise DocumentError(f"PDF not found: {path}", path=path) from None
+    except OSError as exc:
+        raise DocumentError(f"Cannot read PDF {path}: {exc.strerror}", path=path) from exc
+    if size == 0:
+        raise DocumentError(f"Empty file, not a PDF: {path}", path=path)
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+    except OSError as exc:
+        raise DocumentError(f"Cannot read PDF {path}: {exc.strerror}", path=path) from exc
+    if b"%PDF-" not in head:
+        raise DocumentError(f"Not a PDF (no %PDF- header): {path}", path=path)
+    try:
+        doc = pdfium.PdfDocument(str(path))
+    except pdfium.PdfiumError as exc:
+        msg = str(exc)
+        if "password" in msg.lower():
+            raise DocumentError(
+                f"Encrypted PDF needs a password: {path}",
+                path=path,
+                hint="remove the password to let mnote-kr locate citations in it",
+            ) from exc
+        raise DocumentError(f"Broken or truncated PDF (PDFium: {msg.split('PDFium: ')[-1].rstrip('.)')}): {path}", path=path) from exc
+    if len(doc) == 0:
+        doc.close()
+        raise DocumentError(f"Broken or truncated PDF (no readable pages): {path}", path=path)
+    return doc
+
+
+def _geometry(page: pdfium.PdfPage) -> PageGeometry:
+    media = page.get_mediabox()
+    crop = page.get_cropbox()
+    # The spec clips the crop box to the media box.
+    c = (max(crop[0], media[0]), max(crop[1], media[1]), min(crop[2], media[2]), min(crop[3], media[3]))
+    if c[2] - c[0] <= 0 or c[3] - c[1] <= 0:
+        c = (media[0], media[1], media[2], media[3])
+    return PageGeometry(crop=c, rotation=page.get_rotation() % 360)
+
+
+def reading_order(boxes: list[Box]) -> list[int]:
+    """Line indices in reading order by recursive XY-cut on the largest whitespace gap.
+
+    Columns come out one after the other even when a producer drew them row by row.
+    """
+    out: list[int] = []
+    stack: list[list[int]] = [list(range(len(boxes)))]
+    while stack:
+        idx = stack.pop()
+        if len(idx) <= 1:
+            out.extend(idx)
+            continue
+        best: tuple[float, int, float] | None = None  # gap, axis (0 = x: columns, 1 = y: bands), cut
+        for axis in (0, 1):
+            spans = sorted((boxes[i][axis], boxes[i][axis + 2]) for i in idx)
+            reach = spans[0][1]
+            for lo, hi in spans[1:]:
+                if lo - reach > 0.5 and (best is None or lo - reach > best[0]):
+                    best = (lo - reach, axis, (lo + reach) / 2)
+                reach = max(reach, hi)
+        if best is None:
+            out.extend(sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
+            continue
+        _, axis, cut = best
+        first = [i for i in idx if boxes[i][axis] < cut]
+        second = [i for i in idx if boxes[i][axis] >= cut]
+        stack.append(second)
+        stack.append(first)
+    return out
+
+
+def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
+    geom = _geometry(page)
+    out = PageText(number=number, geometry=geom)
+    tp = page.get_textpage()
+    try:
+        n = tp.count_chars()
+        if n <= 0:
+            return out
+        text = tp.get_text_range(0, n)
+        if len(text) != n:  # surrogates or a PDFium quirk: fall back to one call per char
+            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
+        rect = pdfium_c.FS_RECTF()
+        ref = ctypes.byref(rect)
+        get_box = pdfium_c.FPDFText_GetLooseCharBox
+        get_size = pdfium_c.FPDFText_GetFontSize
+        get_tight = pdfium_c.FPDFText_GetCharBox
+        lb, rb, bb, tb = (ctypes.c_double() for _ in range(4))
+        raw_tp = tp.raw
+        line_of = [-1] * n
+        members: list[list[int]] = []
+        lines: list[list[float]] = []
+        cur: list[float] | None = None  # user space l, b, r, t of the current line
+        last_r = 0.0
+        for i in range(n):
+            ch = text[i]
+            if ch in "\r\n":
+                cur = None
+                continue
+            if ch.isspace() or ch in "\ufffe\x02" or not get_box(raw_tp, i, ref) or (
+                rect.right - rect.left <= 0 and rect.top - rect.bottom <= 0
+            ):
+                if cur is not None:  # no box of its own: belongs to the line it sits in
+                    line_of[i] = len(lines) - 1
+                    members[-1].append(i)
+                continue
+            lft, rgt, bot, top = rect.left, rect.right, rect.bottom, rect.top
+            if top - bot > 12 and top - bot > 1.6 * get_size(raw_tp, i) + 2:
+                # a broken font's ascent/descent: the loose box would swallow the page
+                get_tight(raw_tp, i, ctypes.byref(lb), ctypes.byref(rb), ctypes.byref(bb), ctypes.byref(tb))
+                lft, rgt, bot, top = lb.value, rb.value, bb.value, tb.value
+            if cur is not None:
+                h = max(cur[3] - cur[1], top - bot, 1.0)
+                mid, cmid = (bot + top) / 2, (cur[1] + cur[3]) / 2
+                # a new line: baseline moved, text ran backwards, or a column-sized gap
+                if abs(mid - cmid) > 0.5 * h or lft < last_r - 1.5 * h or lft - last_r > 1.5 * h:
+                    cur = None
+            if cur is None:
+                cur = [lft, bot, rgt, top]
+                lines.append(cur)
+                members.append([])
+            else:
+                cur[0] = min(cur[0], lft)
+                cur[1] = min(cur[1], bot)
+                cur[2] = max(cur[2], rgt)
+                cur[3] = max(cur[3], top)
+            last_r = rgt
+            line_of[i] = len(lines) - 1
+            members[-1].append(i)
+        out.text = text
+        out.line_of = line_of
+        out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
+        out.stream = members
+        out.order = [members[li] for li in reading_order(out.lines)]
+        return out
+    finally:
+        tp.close()
+
+
+def read_document(path: str | Path) -> DocumentText:
+    """Open ``path`` and read every page's text layer (uncached; see ``load_document``)."""
+    p = Path(path)
+    with PDFIUM_LOCK:
+        doc = _open(p)
+        try:
+            pages = []
+            for i in range(len(doc)):
+                page = doc[i]
+                try:
+                    pages.append(_read_page(page, i + 1))
+                finally:
+                    page.close()
+        except pdfium.PdfiumError as exc:
+            raise DocumentError(f"Broken PDF, page {len(pages) + 1} unreadable: {p}", path=p) from exc
+        finally:
+            doc.close()
+    return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"))
+
+
+def _view(pages: list[PageText], attr: str) -> TextView:
+    parts: list[str] = []
+    cpage = array("i")
+    cchar = array("i")
+    for pi, pg in enumerate(pages):
+        text = pg.text
+        for chars in getattr(pg, attr):
+            for ci in chars:
+                f = fold_char(text[ci])
+                if f:
+                    parts.append(f)
+                    cpage.extend([pi] * len(f))
+                    cchar.extend([ci] * len(f))
+    return TextView("".join(parts), cpage, cchar)
+
+
+_cache: OrderedDict[tuple[str, int, int], DocumentText] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def load_document(path: str | Path) -> DocumentText:
+    """``read_document`` through a small LRU keyed on (real path, size, mtime)."""
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except FileNotFoundError:
+        raise DocumentError(f"PDF not found: {path}", path=str(path)) from None
+    key = (real, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            return hit
+    doc = read_document(real)
+    with _cache_lock:
+        _cache[key] = doc
+        _cache.move_to_end(key)
+        while len(_cache) > CACHE_SIZE:
+            _cache.popitem(last=False)
+    return doc
+
+
+def clear_cache() -> None:
+    """Forget every cached document."""
+    with _cache_lock:
+        _cache.clear()
+
+
+def page_count(path: str | Path) -> int:
+    """Number of pages, from the cache when possible."""
+    return len(load_document(path).pages)
