@@ -318,6 +318,16 @@ def _endpoint(cfg: Mapping[str, Any], kind: str) -> tuple[str, str, str]:
 # ---------------------------------------------------------------------------
 
 
+def default_engine_dirs() -> dict[str, Path]:
+    """The host's directories for the engine: ``data_dir``, ``state_dir``, ``cache_dir`` (platformdirs).
+
+    ``start_engine(**default_engine_dirs())`` is what ``mnote-kr engine start`` runs.
+    """
+    from mnote_kr import paths
+
+    return {"data_dir": paths.data_dir(), "state_dir": paths.state_dir(), "cache_dir": paths.cache_dir()}
+
+
 def engine_status(state_dir: Path) -> EngineInfo | None:
     """Return the recorded engine when its server process is ours and alive, else None.
 
@@ -451,6 +461,14 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         url = f"http://{host}:{sport}"
         sproc = _spawn([str(server_exe)], cwd=run_dir, env=env, log=server_log)
         started.append((sproc, "server"))
+        info = EngineInfo(
+            url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),
+            pids={role: proc.pid for proc, role in started}, offline_models=offline, offline_llm=offline_llm,
+            models_url=models_url, run_dir=str(run_dir), server_log=str(server_log), lightrag_log=str(lightrag_log),
+            models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
+        )
+        # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
+        _write_state(state_dir / STATE_FILE, info)
         _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
     except BaseException:
         for proc, role in reversed(started):
@@ -458,15 +476,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
             _CHILDREN.pop(proc.pid, None)
+        (state_dir / STATE_FILE).unlink(missing_ok=True)
         raise
 
-    pids = {role: proc.pid for proc, role in started}
-    info = EngineInfo(
-        url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir), pids=pids,
-        offline_models=offline, offline_llm=offline_llm, models_url=models_url, run_dir=str(run_dir),
-        server_log=str(server_log), lightrag_log=str(lightrag_log), models_log=str(models_log) if offline else None,
-        parser_rules=rules, started_at=time.time(), start_seconds=round(time.monotonic() - t0, 3),
-    )
+    info = msgspec.structs.replace(info, start_seconds=round(time.monotonic() - t0, 3))
     _write_state(state_dir / STATE_FILE, info)
     return info
 
