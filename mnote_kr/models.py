@@ -62,8 +62,12 @@ class IndexedRoot(Frozen, kw_only=True):
     updated_at_ms: int = 0
 
 
-class SourceEntry(Frozen, kw_only=True):
-    """One user file known to the registry. The file itself is never touched."""
+class SourceEntry(Frozen, kw_only=True, omit_defaults=True, gc=False):
+    """One user file known to the registry. The file itself is never touched.
+
+    Persisted without default-valued fields (smaller, faster snapshots); not tracked by
+    the garbage collector (it holds no reference cycles), which keeps 100k-entry loads fast.
+    """
 
     source_id: str
     source_path: str  # absolute path when last seen

@@ -20,6 +20,7 @@ Only ``processed`` entries that are not ``stale`` are citable.
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import time
 from collections.abc import Iterator
@@ -66,6 +67,16 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
 
 def decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
     """Decode registry bytes, migrating older versions. Raises ``RegistryCorruptError``."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
+    try:
+        return _decode_snapshot(data, path)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
     try:
         snap = _decoder.decode(data)
         if snap.version == REGISTRY_SCHEMA_VERSION:
