@@ -90,7 +90,7 @@ def query_occurrences(text: str, query: str, centred: bool = False) -> list[tupl
     """
     if not query:
         return []
-    out = []
+    out: list[tuple[int, float]] = []
     latin_edges = is_word_char(query[0]), is_word_char(query[-1])
     i = text.find(query)
     while i >= 0 and len(out) < 50:
