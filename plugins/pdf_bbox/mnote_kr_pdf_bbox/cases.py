@@ -94,7 +94,7 @@ def generated_pdf(path: Path, seed: int = 7) -> list[Case]:
     rows: list[tuple[int, float, str]] = []
     spans: list[tuple[int, int, int, str]] = []
     for c in range(2):
-        for k, (lines, plain) in enumerate(cols[c]):
+        for lines, plain in cols[c]:
             start = len([r for r in rows if r[0] == c])
             for t in lines:
                 rows.append((c, ys[c], t))
@@ -201,7 +201,8 @@ def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
         while picked < per_doc and tries < per_doc * 8:
             tries += 1
             pi = rng.randrange(len(reader.pages))
-            lines = [ln for ln in (reader.pages[pi].extract_text() or "").splitlines() if len(compact_with_map(ln)[0]) >= 12]
+            raw = reader.pages[pi].extract_text() or ""
+            lines = [ln for ln in raw.splitlines() if len(compact_with_map(ln)[0]) >= 12]
             if len(lines) < 3:
                 continue
             k = rng.randrange(len(lines) - 2)
@@ -241,7 +242,9 @@ def scanned_cases(corpus: Path) -> list[Case]:
     for name in SCANNED:
         single = name == "docling__ocr_test.pdf"
         ev = ocr if single else "The patient was examined and the report lists the measured values for each test."
-        out.append(Case(f"scanned-{name[:-4]}", "scanned", str(corpus / "pdf" / name), ev, "", 1 if single else None, None))
+        out.append(
+            Case(f"scanned-{name[:-4]}", "scanned", str(corpus / "pdf" / name), ev, "", 1 if single else None, None)
+        )
     return out
 
 
@@ -252,7 +255,7 @@ def baseline(file: str, query: str) -> tuple[int | None, tuple[float, float, flo
     if not q:
         return None, None
     for page in doc.pages:
-        for li, chars in enumerate(page.order):
+        for chars in page.order:
             if q in "".join(fold_char(page.text[c]) for c in chars):
                 return page.number, page.geometry.display(page.lines[page.line_of[chars[0]]])
     return None, None

@@ -212,7 +212,8 @@ def _open(path: Path) -> pdfium.PdfDocument:
                 path=path,
                 hint="remove the password to let mnote-kr locate citations in it",
             ) from exc
-        raise DocumentError(f"Broken or truncated PDF (PDFium: {msg.split('PDFium: ')[-1].rstrip('.)')}): {path}", path=path) from exc
+        why = msg.split("PDFium: ")[-1].rstrip(".)")
+        raise DocumentError(f"Broken or truncated PDF (PDFium: {why}): {path}", path=path) from exc
     if len(doc) == 0:
         doc.close()
         raise DocumentError(f"Broken or truncated PDF (no readable pages): {path}", path=path)
