@@ -1,0 +1,78 @@
+"""Citation IDs: short, stable, collision-free within a result."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from mnote_kr import citations
+from mnote_kr.citations import citation_id
+
+TEXT_ID = re.compile(r"\[[0-9a-z]{4}\]")
+IMG_ID = re.compile(r"\[IMG-[0-9a-z]{4}\]")
+
+
+def test_mapped_reference_generates_short_citation_id() -> None:
+    taken: set[str] = set()
+    cid = citation_id("lightrag", "src-1", "c550ce0871df011b1ecceaa9b9813b71", 0, taken=taken)
+    assert TEXT_ID.fullmatch(cid)
+    assert taken == {cid}
+    img = citation_id("lightrag", "src-2", "chunk-9", 0, image=True, taken=taken)
+    assert IMG_ID.fullmatch(img)
+    assert taken == {cid, img}
+
+
+def test_citation_id_is_stable_across_calls_and_processes() -> None:
+    here = citation_id("lightrag", "src-1", "block-a", 2, taken=set())
+    assert citation_id("lightrag", "src-1", "block-a", 2, taken=set()) == here
+    code = "from mnote_kr.citations import citation_id; print(citation_id('lightrag','src-1','block-a',2,taken=set()))"
+    other = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123"}
+    ).stdout.strip()
+    assert other == here
+
+
+def test_citation_id_depends_on_every_input() -> None:
+    base = citation_id("lightrag", "s", "a", 0, taken=set())
+    assert citation_id("other", "s", "a", 0, taken=set()) != base
+    assert citation_id("lightrag", "t", "a", 0, taken=set()) != base
+    assert citation_id("lightrag", "s", "b", 0, taken=set()) != base
+    assert citation_id("lightrag", "s", "a", 1, taken=set()) != base
+
+
+def test_citation_id_resalts_deterministically_on_collision() -> None:
+    first = citation_id("lightrag", "s", "a", 0, taken=set())
+    taken = {first}
+    second = citation_id("lightrag", "s", "a", 0, taken=taken)
+    assert second != first and TEXT_ID.fullmatch(second)
+    assert second in taken
+    # the same collision re-salts to the same ID again
+    assert citation_id("lightrag", "s", "a", 0, taken={first}) == second
+
+
+def test_citation_ids_unique_within_a_large_result() -> None:
+    taken: set[str] = set()
+    ids = [citation_id("lightrag", f"src-{i % 7}", f"chunk-{i}", i % 3, taken=taken) for i in range(3000)]
+    assert len(set(ids)) == 3000
+    assert all(TEXT_ID.fullmatch(i) for i in ids)
+
+
+def test_citation_id_never_loops_when_short_ids_run_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Fill every salt the 4-character ID may try for these inputs: the ID grows instead.
+    monkeypatch.setattr(citations, "_MAX_SALTS", 16)
+    taken: set[str] = set()
+    short = [citation_id("p", "s", "a", 0, taken=taken) for _ in range(16)]
+    assert all(TEXT_ID.fullmatch(c) for c in short)
+    last = citation_id("p", "s", "a", 0, taken=taken)
+    assert re.fullmatch(r"\[[0-9a-z]{6}\]", last)
+
+
+@given(st.text(max_size=20), st.text(max_size=20), st.integers(0, 1000), st.booleans())
+def test_citation_id_format_for_any_input(source: str, anchor: str, occurrence: int, image: bool) -> None:
+    cid = citation_id("lightrag", source, anchor, occurrence, image=image, taken=set())
+    assert (IMG_ID if image else TEXT_ID).fullmatch(cid)
