@@ -123,3 +123,11 @@ def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: d
     if _mapping._entry_for(reference, entries) is None:
         return None
     return _mapping.map_reference(ctx, reference, entries, query, _input_dir_for_mapping(ctx))
+
+
+@hookimpl
+def register_commands(cli: object) -> None:
+    """``mnote-kr engine start|stop|status`` and ``mnote-kr demo``."""
+    from .commands import register
+
+    register(cli)  # type: ignore[arg-type]

@@ -1,0 +1,158 @@
+"""CLI commands this plugin adds to ``mnote-kr``: ``engine start|stop|status`` and ``demo``.
+
+They arrive through the host's ``register_commands`` hook, so the host itself knows
+nothing about LightRAG or its managed engine.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+import tempfile
+import time
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import click
+import msgspec
+
+from mnote_kr import paths
+from mnote_kr.cli import emit_json
+from mnote_kr.config import load_config
+from mnote_kr.errors import MnoteKrError
+
+DEMO_QUERIES = ("capacity of cell B2", "吡咯烷", "blade heating power loss", "morpholine storage")
+
+
+def _engine_config() -> dict[str, Any]:
+    section = load_config(None).get("providers", {}).get("lightrag", {})
+    engine = section.get("engine", {}) if isinstance(section, dict) else {}
+    return engine if isinstance(engine, dict) else {}
+
+
+def _public(info: Any) -> dict[str, Any]:
+    """Engine info without its API key."""
+    data = msgspec.to_builtins(info)
+    data.pop("api_key", None)
+    return dict(data)
+
+
+def start(quiet: bool = False) -> Any:
+    from .engine import default_engine_dirs, start_engine
+
+    cfg = _engine_config()
+    if not quiet:
+        click.echo("Starting the managed LightRAG engine (first start builds the tokenizer cache)...", err=True)
+    return start_engine(**default_engine_dirs(), llm=cfg.get("llm"), embedding=cfg.get("embedding"),
+                        port=cfg.get("port"))
+
+
+def register(cli: click.Group) -> None:
+    """Add ``engine`` and ``demo`` to the CLI group."""
+    if "engine" in cli.commands:
+        return
+
+    @cli.group()
+    def engine() -> None:
+        """The managed local LightRAG server (offline models unless configured)."""
+
+    @engine.command("start")
+    @click.option("--json", "as_json", is_flag=True)
+    def engine_start(as_json: bool) -> None:
+        """Start it (or show the one already running)."""
+        info = start(quiet=as_json)
+        if as_json:
+            emit_json(_public(info))
+        else:
+            models = "offline model service" if info.offline_models else "configured endpoints"
+            click.echo(f"LightRAG engine running at {info.url} ({models}); input dir {info.input_dir}")
+
+    @engine.command("stop")
+    @click.option("--json", "as_json", is_flag=True)
+    def engine_stop(as_json: bool) -> None:
+        """Stop the processes it started (and only those)."""
+        from .engine import stop_engine
+
+        pids = stop_engine(paths.state_dir())
+        if as_json:
+            emit_json({"stopped": pids})
+        else:
+            click.echo(f"Stopped {len(pids)} process(es)" if pids else "No managed engine was running")
+
+    @engine.command("status")
+    @click.option("--json", "as_json", is_flag=True)
+    def engine_status_cmd(as_json: bool) -> None:
+        """Is it running, where, and healthy?"""
+        from .engine import engine_status
+
+        info = engine_status(paths.state_dir())
+        if as_json:
+            emit_json({"running": info is not None, **(_public(info) if info else {})})
+        elif info is None:
+            click.echo("No managed engine is running ('mnote-kr engine start')")
+        else:
+            click.echo(f"Running at {info.url}, healthy={info.healthy}, pids={info.pids}")
+
+    @cli.command()
+    @click.option("--keep", is_flag=True, help="Leave the engine running and keep the demo workspace.")
+    @click.option("--json", "as_json", is_flag=True)
+    def demo(keep: bool, as_json: bool) -> None:
+        """Offline end to end: start the engine, ingest sample files, search, show citations."""
+        run_demo(keep=keep, as_json=as_json)
+
+
+def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
+    from mnote_kr.host import Host
+    from mnote_kr.render import source_card
+
+    from .engine import engine_status, stop_engine
+
+    def say(message: str) -> None:
+        if not as_json:
+            click.echo(message)
+
+    was_running = engine_status(paths.state_dir()) is not None
+    workspace = Path(tempfile.mkdtemp(prefix="mnote-kr-demo-"))
+    out: dict[str, Any] = {"workspace": str(workspace), "searches": []}
+    try:
+        samples = workspace / "samples"
+        source = resources.files("mnote_kr_lightrag") / "demo_data"
+        with resources.as_file(source) as src:
+            shutil.copytree(src, samples)
+        say(f"Demo workspace: {workspace} (sample files copied there; your own files are not used)")
+        t0 = time.monotonic()
+        info = start(quiet=as_json)
+        say(f"Engine ready at {info.url} in {time.monotonic() - t0:.1f} s "
+            f"({'offline models: no LLM, citations only' if info.offline_llm else 'configured LLM'})")
+        host = Host(workspace, progress=None if as_json else (lambda m: click.echo("  " + m, err=True)))
+        host.roots_add("samples")
+        report = host.ingest(["samples"], wait=True, wait_s=180)
+        out["ingest"] = msgspec.to_builtins(report)
+        for item in report.items:
+            say(f"  {item.status:<10} {item.source_path}")
+        if any(item.status != "processed" for item in report.items):
+            raise MnoteKrError("Demo ingest did not finish: " + ", ".join(
+                f"{i.source_path}={i.status}" for i in report.items if i.status != "processed"))
+        for query in DEMO_QUERIES:
+            result = host.search(query, top_k=5)
+            out["searches"].append(msgspec.to_builtins(result))
+            say(f"\nsearch {query!r}: {len(result.results)} citation(s)")
+            for citation in result.results[:3]:
+                say(source_card(citation))
+                loc = citation.locator
+                say(f"    locator: {loc.locator_precision} page={loc.page} bbox={loc.bbox} "
+                    f"paragraph={loc.paragraph_index} ({loc.reason or 'matched'})")
+        if not any(s["results"] for s in out["searches"]):
+            raise MnoteKrError("Demo searches returned no citations")
+        if as_json:
+            emit_json(out)
+        else:
+            click.echo("\nDemo finished: every citation above points into the sample files, with its precision.")
+    finally:
+        if not keep and not was_running:
+            stop_engine(paths.state_dir())
+        if not keep:
+            shutil.rmtree(workspace, ignore_errors=True)
+        sys.stdout.flush()
+    return out
