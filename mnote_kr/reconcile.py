@@ -274,6 +274,50 @@ def plan_changes(
     return plan
 
 
+def pair_late_moves(
+    plan: Plan,
+    entries: Mapping[str, SourceEntry],
+    partners: Mapping[str, int],
+    hasher: Callable[[str], str | None],
+) -> None:
+    """Pair ``plan.missing`` entries with files that appeared in an *earlier* batch.
+
+    A move between two watched roots reaches the watcher as a creation in one and, up to
+    half a second later (watchdog holds unpaired moves to pair them), a deletion in the
+    other, so the new side may already be listed as pending-new or ingested. ``partners``
+    maps such recent files to their size; a same-size, same-hash partner turns a missing
+    entry into a move (re-ingesting an already ingested partner is a no-op).
+    """
+    if not plan.missing or not partners:
+        return
+    by_size: dict[int, list[str]] = {}
+    for rel, size in partners.items():
+        by_size.setdefault(size, []).append(rel)
+    taken = {n for _, n in plan.moved}
+    digests: dict[str, str | None] = {}
+    still: list[str] = []
+    for old in plan.missing:
+        entry = entries[old]
+        match = None
+        for rel in by_size.get(entry.size, []):
+            if rel in taken or not entry.source_hash:
+                continue
+            if rel not in digests:
+                digests[rel] = hasher(rel)
+                plan.hashed += 1
+            if digests[rel] == entry.source_hash:
+                match = rel
+                break
+        if match is None:
+            still.append(old)
+        else:
+            taken.add(match)
+            plan.moved.append((old, match))
+            if match in plan.new:
+                plan.new.remove(match)
+    plan.missing = still
+
+
 # --------------------------------------------------------------------------- applying
 
 

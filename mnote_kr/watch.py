@@ -50,6 +50,8 @@ from .reconcile import (
     apply_plan,
     file_hasher,
     is_tracked,
+    load_pending_new,
+    pair_late_moves,
     plan_changes,
     reconcile_and_apply,
     scan_tree,
@@ -149,6 +151,7 @@ class Watcher:
         self._next_sync = 0.0
         self._reg_cache: tuple[tuple[int, int, int], Registry] | None = None
         self._ws = str(host.root)
+        self._recent: dict[str, tuple[int, float]] = {}  # rel -> (size, when it appeared)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -432,11 +435,31 @@ class Watcher:
                 st = stat_rel(root, rel)
                 if st is not None:
                     disk[rel] = st
-        plan = plan_changes(tracked, disk, candidates, file_hasher(root), known=reg.entries)
+        hasher = file_hasher(root)
+        plan = plan_changes(tracked, disk, candidates, hasher, known=reg.entries)
+        if plan.missing:
+            pair_late_moves(plan, tracked, self._late_partners(reg, candidates), hasher)
         applied = apply_plan(self.host, plan, reg, self._emit) if not plan.empty else {"pendingNew": []}
         update_pending_new(self.host, add={r: disk[r] for r in applied["pendingNew"]}, scope=in_scope)
         self.applied_batches += 1
         self.last_applied = summarize(plan, applied)
+        now = time.monotonic()
+        for rel in (*plan.new, *plan.unindexed, *(n for _, n in plan.moved)):
+            if rel in disk:
+                self._recent[rel] = (disk[rel][0], now)
+        horizon = now - max(30.0, 3 * self.max_delay_s)
+        self._recent = {k: v for k, v in self._recent.items() if v[1] >= horizon}
+
+    def _late_partners(self, reg: Registry, exclude: set[str]) -> dict[str, int]:
+        """Files that appeared in earlier batches and may be the far side of a move."""
+        partners = {rel: size for rel, (size, _) in self._recent.items() if rel not in exclude}
+        for f in load_pending_new(self.host).files:
+            if f.source_path not in exclude:
+                partners.setdefault(f.source_path, f.size)
+        return {
+            rel: size for rel, size in partners.items()
+            if not (rel in reg.entries and reg.entries[rel].stale) and stat_rel(self.host.root, rel) is not None
+        }
 
     def _maintain(self) -> None:
         """Periodic: follow root changes, replay work queued while the provider was down."""

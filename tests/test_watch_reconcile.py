@@ -43,7 +43,7 @@ class FakeProvider:
     @staticmethod
     def _done(rel: str, sha: str) -> EntryUpdate:
         return EntryUpdate(source_root_relative_path=rel, status="processed",
-                           light_rag_file_path=f"{sha[7:19]}__{rel.rsplit('/', 1)[-1]}",
+                           light_rag_file_path=f"{rel.replace('/', '_')}__{sha[7:19]}",
                            light_rag_doc_id="doc-" + sha[7:23])
 
     @hookimpl
