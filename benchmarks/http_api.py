@@ -1,0 +1,203 @@
+"""HTTP API overhead: ``POST /api/knowledge-rag/search`` against calling ``Host.search`` directly,
+and sustained ``GET /api/knowledge-rag/status`` requests per second from a concurrent client.
+
+Both sides use the same host, the same in-process provider (``FakeProvider``: the host's real
+citation pipeline runs, the retrieval engine is not measured) and the same queries; calls are
+interleaved so drift hits both equally. The server runs in its own process, as a shell would
+run it. Loopback only; bounded in count and time (< 1 minute).
+
+    .venv/bin/python benchmarks/http_api.py [--rounds 150] [--threads 8] [--seconds 5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import httpx
+
+QUERIES = ["compression ratio", "quick brown fox", "Canterbury corpus", "bbox locator page", "paragraph index",
+           "LightRAG references", "registry entry stale", "citation markdown", "rerank model", "source truth"]
+
+WORDS = ("compression ratio corpus Canterbury fox brown quick lazy dog locator bbox page paragraph index LightRAG "
+         "reference registry entry stale citation markdown rerank model source truth folder knowledge base").split()
+
+
+def make_workspace(root: Path, files: int = 20) -> None:
+    docs = root / "docs"
+    docs.mkdir(parents=True)
+    for i in range(files):
+        body = "\n\n".join(
+            f"## Section {j}\n\n" + " ".join(WORDS[(i * 7 + j * 3 + k) % len(WORDS)] for k in range(60))
+            for j in range(6)
+        )
+        (docs / f"note-{i:02d}.md").write_text(f"# Note {i}\n\n{body}\n", encoding="utf-8")
+
+
+def _setup_host(ws: Path):  # noqa: ANN202 - (Host, FakeProvider)
+    from mnote_kr.server_testing import FakeProvider, fake_host
+
+    host, provider = fake_host(ws, FakeProvider(refs_per_file=2))
+    host.roots_add(ws / "docs")
+    # force: each process's in-memory provider must hold the texts, whoever ingested first.
+    host.ingest([ws / "docs"], force=True)
+    return host, provider
+
+
+def serve_child(ws: Path) -> int:
+    """The server side, in its own process, as a desktop shell would run it."""
+    from mnote_kr.server import ApiServer
+
+    host, _ = _setup_host(ws)
+    server = ApiServer(host, write_token_file=False).start()
+    print(json.dumps({"url": server.url, "token": server.token}), flush=True)
+    sys.stdin.read()  # until the parent closes our stdin
+    server.stop()
+    return 0
+
+
+def _status_load(url: str, token: str, threads: int, seconds: float, max_requests: int) -> tuple[int, int, float]:
+    """(ok, errors, wall seconds) for ``threads`` keep-alive clients hammering status."""
+    netloc = urlsplit(url)
+    count = [0, 0]
+    lock = threading.Lock()
+    stop_at = time.perf_counter() + seconds
+    headers = {"Authorization": f"Bearer {token}"}
+
+    def worker() -> None:
+        conn = http.client.HTTPConnection(netloc.hostname, netloc.port, timeout=30)
+        try:
+            while time.perf_counter() < stop_at:
+                with lock:
+                    if count[0] + count[1] >= max_requests:
+                        return
+                conn.request("GET", "/api/knowledge-rag/status", headers=headers)
+                resp = conn.getresponse()
+                resp.read()
+                with lock:
+                    count[0 if resp.status == 200 else 1] += 1
+        finally:
+            conn.close()
+
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    t0 = time.perf_counter()
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return count[0], count[1], time.perf_counter() - t0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=(__doc__ or "").splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=150, help="search calls per side (default 150)")
+    parser.add_argument("--threads", type=int, default=8, help="concurrent status clients (default 8)")
+    parser.add_argument("--seconds", type=float, default=5.0, help="status load duration cap (default 5)")
+    parser.add_argument("--max-requests", type=int, default=20000, help="status request cap (default 20000)")
+    parser.add_argument("--serve-child", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.serve_child:
+        return serve_child(Path(args.serve_child))
+
+    with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-") as tmp:
+        os.environ["MNOTE_KR_HOME"] = str(Path(tmp) / "home")
+        ws = Path(tmp) / "ws"
+        make_workspace(ws)
+        child = subprocess.Popen([sys.executable, __file__, "--serve-child", str(ws)], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+        try:
+            hello = json.loads(child.stdout.readline())  # type: ignore[union-attr]
+            host, _ = _setup_host(ws)
+            return _measure(args, host, hello["url"], hello["token"])
+        finally:
+            child.stdin.close()  # type: ignore[union-attr]
+            try:
+                child.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                child.kill()
+                child.wait()
+            child.stdout.close()  # type: ignore[union-attr]
+
+
+def _measure(args: argparse.Namespace, host: object, url: str, token: str) -> int:
+    netloc = urlsplit(url)
+    lean = http.client.HTTPConnection(netloc.hostname, netloc.port, timeout=30)
+    headers = {"Authorization": f"Bearer {token}", "Content-Type": "application/json"}
+
+    def lean_search(q: str) -> dict:
+        lean.request("POST", "/api/knowledge-rag/search", body=json.dumps({"query": q, "topK": 20}), headers=headers)
+        resp = lean.getresponse()
+        body = resp.read()
+        if resp.status != 200:
+            raise SystemExit(f"search failed: {resp.status} {body[:200]!r}")
+        return json.loads(body)
+
+    with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {token}"}, timeout=30) as client:
+        # ---------------------------------------------------------------- search overhead
+        for q in QUERIES[:3]:  # warm all paths (imports, caches, connections)
+            host.search(q, top_k=20)  # type: ignore[attr-defined]
+            lean_search(q)
+            client.post("/api/knowledge-rag/search", json={"query": q, "topK": 20}).raise_for_status()
+        direct: list[float] = []
+        api: list[float] = []
+        api_httpx: list[float] = []
+        n_results = set()
+        for i in range(args.rounds):
+            q = QUERIES[i % len(QUERIES)]
+            # The API side includes decoding the JSON answer: a client must, to use it.
+            t0 = time.perf_counter()
+            res = host.search(q, top_k=20)  # type: ignore[attr-defined]
+            t1 = time.perf_counter()
+            body = lean_search(q)
+            t2 = time.perf_counter()
+            r = client.post("/api/knowledge-rag/search", json={"query": q, "topK": 20})
+            r.raise_for_status()
+            hx = r.json()
+            t3 = time.perf_counter()
+            if not len(body["results"]) == len(hx["results"]) == len(res.results):
+                raise SystemExit("API and direct search disagree")
+            n_results.add(len(res.results))
+            direct.append(t1 - t0)
+            api.append(t2 - t1)
+            api_httpx.append(t3 - t2)
+    lean.close()
+    d_med, a_med, h_med = (statistics.median(x) for x in (direct, api, api_httpx))
+    d_mean, a_mean, h_mean = (statistics.fmean(x) for x in (direct, api, api_httpx))
+    print(f"search ({args.rounds} calls per side, {sorted(n_results)} citations per answer, top_k=20, "
+          f"server in its own process, keep-alive, answer decoded)")
+    print(f"  baseline Host.search direct            : median {d_med * 1000:7.2f} ms  mean {d_mean * 1000:7.2f} ms")
+    print(f"  POST /api/knowledge-rag/search (stdlib): median {a_med * 1000:7.2f} ms  mean {a_mean * 1000:7.2f} ms")
+    print(f"  POST /api/knowledge-rag/search (httpx) : median {h_med * 1000:7.2f} ms  mean {h_mean * 1000:7.2f} ms")
+    print(f"  overhead ratio API/direct (stdlib)     : median {a_med / d_med:.3f}  mean {a_mean / d_mean:.3f}"
+          f"  (target <= 1.2; {(a_med - d_med) * 1000:+.2f} ms per call)")
+    print(f"  overhead ratio API/direct (httpx)      : median {h_med / d_med:.3f}  mean {h_mean / d_mean:.3f}"
+          f"  ({(h_med - d_med) * 1000:+.2f} ms per call)")
+
+    # -------------------------------------------------------------------- status throughput
+    t0 = time.perf_counter()
+    direct_calls = 0
+    while direct_calls < 1000 and time.perf_counter() - t0 < 1.0:
+        host.status()  # type: ignore[attr-defined]
+        direct_calls += 1
+    direct_rate = direct_calls / (time.perf_counter() - t0)
+    ok, errors, wall = _status_load(url, token, args.threads, args.seconds, args.max_requests)
+    rate = ok / wall
+    print(f"status ({args.threads} keep-alive client threads, {wall:.1f} s, {ok} ok, {errors} errors)")
+    print(f"  baseline Host.status direct (1 thread): {direct_rate:8.1f} calls/s")
+    print(f"  GET /api/knowledge-rag/status         : {rate:8.1f} req/s sustained")
+    print(f"  ratio HTTP/direct                     : {rate / direct_rate:.3f}")
+    return 1 if errors else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
