@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .pdftext import compact_with_map, fold_char, read_document
+from .pdftext import compact_with_map, fold_char, load_document, read_document
 from .testpdfs import Drawn, PdfBuilder, text_width, union
 
 WORDS = (
@@ -186,9 +186,12 @@ def _unique(compact: str, text: str) -> bool:
 
 def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
     """Evidence as pypdf extracts it; truth from PDFium tight boxes of the same characters."""
+    import logging
+
     import pypdf
     import pypdfium2 as pdfium
 
+    logging.getLogger("pypdf").setLevel(logging.ERROR)  # font-encoding chatter, not errors
     rng = random.Random(seed)
     out: list[Case] = []
     for name in PYPDF:
@@ -250,7 +253,7 @@ def scanned_cases(corpus: Path) -> list[Case]:
 
 def baseline(file: str, query: str) -> tuple[int | None, tuple[float, float, float, float] | None]:
     """The naive locator: first page and line whose text contains the query."""
-    doc = read_document(file)
+    doc = load_document(file)
     q = "".join(fold_char(c) for c in query)
     if not q:
         return None, None

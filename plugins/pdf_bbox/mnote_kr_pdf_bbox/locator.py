@@ -65,10 +65,11 @@ def convert_range(rng: list[Any], geom: PageGeometry, attrs: dict[str, Any], ori
     """Convert one sidecar ``range`` to the locator frame; None when it is unusable."""
     if not isinstance(rng, list) or len(rng) != 4:
         return None
-    vals = [_number(v) for v in rng]
-    if any(v is None for v in vals):
+    maybe = [_number(v) for v in rng]
+    vals = [v for v in maybe if v is not None]
+    if len(vals) != 4:
         return None
-    x0, y0, x1, y1 = (float(v) for v in vals)  # type: ignore[arg-type]
+    x0, y0, x1, y1 = vals
     org = str(origin or attrs.get("origin") or "LEFTTOP").upper()
     bottom = org in {"LEFTBOTTOM", "BOTTOMLEFT"}
     top = org in {"LEFTTOP", "TOPLEFT"}
@@ -76,7 +77,7 @@ def convert_range(rng: list[Any], geom: PageGeometry, attrs: dict[str, Any], ori
         return None
     scale = _number(attrs.get("max"))
     if scale is not None and scale > 0:
-        if min(vals) < -0.01 * scale or max(vals) > 1.01 * scale:  # type: ignore[type-var]
+        if min(vals) < -0.01 * scale or max(vals) > 1.01 * scale:
             return None
         w, h = geom.size
         bx = (x0 / scale * w, y0 / scale * h, x1 / scale * w, y1 / scale * h)

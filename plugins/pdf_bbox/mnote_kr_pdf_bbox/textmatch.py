@@ -118,8 +118,9 @@ def find(doc: DocumentText, evidence: str, query: str = "") -> Match | None:
             occ.append(i)
             i = seg.find(q, i + 1, end)
         whole = [i for i in occ if _word_bounded(doc, view, i, i + len(q))]
-        pick = (whole or occ or [None])[0]
-        if pick is not None:
+        picks = whole or occ
+        if picks:
+            pick = picks[0]
             found = True
             if end - start > NARROW_ABOVE:
                 half = (WINDOW - len(q)) // 2
