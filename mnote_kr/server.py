@@ -108,6 +108,9 @@ class _Handler(BaseHTTPRequestHandler):
 
     # ------------------------------------------------------------------ plumbing
 
+    def version_string(self) -> str:
+        return self.server_version
+
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         # The request line may hold ?access_token=: log the path without its query.
         log.debug("%s %s", self.address_string(), (format % args).split("?", 1)[0])

@@ -82,6 +82,12 @@ class PruneRequest(WorkspaceBound, kw_only=True):
     """``POST /api/knowledge-rag/prune-registry`` (an empty body is fine)."""
 
 
+class SyncRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/sync``: retry queued work, follow submitted work (and deletes)."""
+
+    wait_s: float = msgspec.field(default=0.0, name="waitS")
+
+
 class RootAddRequest(WorkspaceBound, kw_only=True):
     """``POST /api/knowledge-rag/roots``."""
 
@@ -112,6 +118,12 @@ class DeleteResponse(msgspec.Struct, kw_only=True):
 
 class PruneResponse(msgspec.Struct, kw_only=True):
     removed: list[str]
+
+
+class SyncResponse(msgspec.Struct, kw_only=True):
+    """As ``mnote-kr sync --no-disk --json``: registry counts before and after, entries followed."""
+
+    provider: dict[str, Any]
 
 
 class PluginsResponse(msgspec.Struct, kw_only=True):
@@ -258,6 +270,13 @@ def prune_registry(api: Api, body: PruneRequest) -> tuple[int, Any]:
     return 200, PruneResponse(removed=api.host.prune())
 
 
+def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    if not 0 <= body.wait_s <= 60:
+        raise UsageError("waitS must be between 0 and 60 seconds", hint="call again to follow longer")
+    return 200, SyncResponse(provider=api.host.sync(wait_s=body.wait_s))
+
+
 def roots_list(api: Api, body: None) -> tuple[int, Any]:
     return 200, RootsResponse(indexed_roots=api.host.roots_list())
 
@@ -328,6 +347,9 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/knowledge-rag/prune-registry", prune_registry,
           "Drop deleted, stale and failed registry records (never pending deletes).",
           request=PruneRequest, response=PruneResponse),
+    Route("POST", "/api/knowledge-rag/sync", sync,
+          "Retry queued work and follow submitted work and deletes (as `sync --no-disk --json`).",
+          request=SyncRequest, response=SyncResponse),
     Route("GET", "/api/knowledge-rag/roots", roots_list, "List indexed roots.", response=RootsResponse),
     Route("POST", "/api/knowledge-rag/roots", roots_add, "Add (or update) an indexed root.",
           request=RootAddRequest, response=IndexedRoot),

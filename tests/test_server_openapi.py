@@ -26,6 +26,7 @@ BODIES: dict[tuple[str, str], dict] = {
     ("post", f"{API}/search"): {"query": "alpha"},
     ("post", f"{API}/delete-source"): {"sourcePaths": ["docs/a.md"]},
     ("post", f"{API}/prune-registry"): {},
+    ("post", f"{API}/sync"): {"waitS": 0},
     ("post", f"{API}/roots"): {"rootRelativePath": "docs"},
     ("post", f"{API}/roots/remove"): {"rootRelativePath": "docs"},
 }
