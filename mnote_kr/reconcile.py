@@ -245,7 +245,8 @@ def plan_changes(
                 plan.restored.append(rel)
         else:
             plan.changed.append(rel)
-    fresh = sorted(c for c in set(candidates) if c not in entries and c in disk)
+    pool = candidates if isinstance(candidates, (set, frozenset, dict)) else set(candidates)
+    fresh = sorted(c for c in pool if c not in entries and c in disk)
     if plan.missing and fresh:
         by_hash: dict[str, list[str]] = {}
         sizes: set[int] = set()
@@ -386,8 +387,13 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
     return out
 
 
-def apply_plan(host: Host, plan: Plan, reg: Registry, on_action: Action = _no_action) -> dict[str, Any]:
-    """Carry out a plan: restore, stale-mark (with delete), re-ingest, record new files."""
+def apply_plan(
+    host: Host, plan: Plan, roots: Mapping[str, IndexedRoot], on_action: Action = _no_action
+) -> dict[str, Any]:
+    """Carry out a plan: restore, stale-mark (with delete), re-ingest, record new files.
+
+    ``roots`` are the registry's indexed roots (they decide ``runOnChange``).
+    """
     result: dict[str, Any] = {"ingest": {"ingested": [], "queued": [], "failed": []}}
     if plan.touched or plan.restored:
         restored = set(plan.restored)
@@ -413,7 +419,7 @@ def apply_plan(host: Host, plan: Plan, reg: Registry, on_action: Action = _no_ac
         reasons[old] = f"moved to {new}"
         to_ingest.append(new)
     for rel in plan.changed:
-        root = owning_root(rel, reg.roots)
+        root = owning_root(rel, roots)
         if root is not None and root.run_on_change:
             to_ingest.append(rel)  # Host.ingest deletes the old index entry, then adds anew
             with host.store.transaction() as live_reg:
@@ -426,12 +432,12 @@ def apply_plan(host: Host, plan: Plan, reg: Registry, on_action: Action = _no_ac
         for rel, reason in reasons.items():
             on_action("stale", rel, reason)
     for rel in plan.unindexed:
-        root = admitted(rel, reg.roots)
+        root = admitted(rel, roots)
         if root is not None and root.run_on_change:
             to_ingest.append(rel)  # back on disk, or never re-indexed, in a runOnChange root
     pending_new: list[str] = []
     for rel in plan.new:
-        root = admitted(rel, reg.roots)
+        root = admitted(rel, roots)
         if root is not None and root.run_on_change:
             to_ingest.append(rel)
         else:
@@ -486,41 +492,45 @@ def update_pending_new(
     drop: Iterable[str] = (),
     scope: Callable[[str], bool] | None = None,
     replace: bool = False,
+    reg: Registry | None = None,
 ) -> PendingNew:
     """Edit the pending-new list atomically under its own lock.
 
     ``replace`` rebuilds it from ``add`` (a full reconcile); otherwise files in ``drop``,
     and files inside ``scope`` that are not in ``add``, are removed, and ``add`` merged in.
     Files that now have a live registry entry or no longer exist are dropped too.
+    ``reg``: the current registry when the caller has just loaded it (saves a load).
+    The file is only rewritten when its list changes.
     """
     path = pending_new_path(host)
     path.parent.mkdir(parents=True, exist_ok=True)
     add = add or {}
     with filelock.FileLock(str(path) + ".lock", timeout=30):
-        current = PendingNew() if replace else load_pending_new(host)
-        reg = host.registry()
+        current = load_pending_new(host)
+        reg = reg if reg is not None else host.registry()
         dropped = set(drop)
         files: dict[str, PendingNewFile] = {}
-        for f in current.files:
+        for f in [] if replace else current.files:
             if f.source_path in dropped or (scope is not None and scope(f.source_path) and f.source_path not in add):
                 continue
             files[f.source_path] = f
         now = now_ms()
+        seen_before = {f.source_path: f.seen_at_ms for f in current.files}
         for rel, (size, _) in add.items():
             root = owning_root(rel, reg.roots)
-            old = files.get(rel)
             files[rel] = PendingNewFile(source_path=rel, root=root.root_relative_path if root else "",
-                                        size=size, seen_at_ms=old.seen_at_ms if old else now)
+                                        size=size, seen_at_ms=seen_before.get(rel) or now)
         kept = [
             f for rel, f in sorted(files.items())
             if not (rel in reg.entries and is_tracked(reg.entries[rel]))
             and (rel in add or stat_rel(host.root, rel) is not None)
         ]
+        if kept == current.files:
+            return current
         snapshot = PendingNew(updated_at_ms=now, files=kept)
-        if replace or kept != current.files:
-            tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
-            tmp.write_bytes(_pending_encoder.encode(snapshot))
-            os.replace(tmp, path)
+        tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
+        tmp.write_bytes(_pending_encoder.encode(snapshot))
+        os.replace(tmp, path)
         return snapshot
 
 
@@ -541,15 +551,25 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
             continue  # nested: walked from its outer root with its own rules
         scan_tree(host.root, root_rel, reg.roots, disk)
     in_roots = set(disk)
-    tracked = {rel: e for rel, e in reg.entries.items() if is_tracked(e)}
+    dead = _DEAD
+    tracked = {
+        rel: e for rel, e in reg.entries.items()
+        if e.status not in dead and (not e.stale or e.stale_reason in PROVISIONAL_REASONS)
+    }  # is_tracked, inlined: this runs once per entry on every pass
     for rel in tracked:
         if rel not in disk:
             st = stat_rel(host.root, rel)
             if st is not None:
                 disk[rel] = st
     plan = plan_changes(tracked, disk, in_roots, file_hasher(host.root), known=reg.entries)
-    applied = apply_plan(host, plan, reg, on_action) if not plan.empty else {"ingest": {}, "pendingNew": []}
-    pending = update_pending_new(host, add={r: disk[r] for r in applied["pendingNew"]}, replace=True)
+    del tracked
+    applied: dict[str, Any] = {"ingest": {}, "pendingNew": []}
+    if not plan.empty:
+        roots = dict(reg.roots)
+        del reg  # ~1 KB per entry: not held while applying (which loads its own copies)
+        applied = apply_plan(host, plan, roots, on_action)
+    pending = update_pending_new(host, add={r: disk[r] for r in applied["pendingNew"]}, replace=True,
+                                 reg=reg if plan.empty else None)
     summary = summarize(plan, applied)
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}

@@ -149,7 +149,9 @@ class Watcher:
         self._first_dirty = 0.0
         self._last_event = 0.0
         self._next_sync = 0.0
-        self._reg_cache: tuple[tuple[int, int, int], Registry] | None = None
+        # Live entries only, rel -> (size, mtime_ns): all the immediate path needs, and far
+        # smaller than a loaded registry (which the watcher never keeps between batches).
+        self._live_cache: tuple[tuple[int, int, int], dict[str, tuple[int, int]]] | None = None
         self._ws = str(host.root)
         self._recent: dict[str, tuple[int, float]] = {}  # rel -> (size, when it appeared)
 
@@ -306,16 +308,20 @@ class Watcher:
         self._emit("reconciled", "", ", ".join(
             f"{k}: {r[k]['count']}" for k in ("missing", "moved", "changed", "new")) + f", hashed: {r['hashed']}")
 
-    def _registry(self) -> Registry:
-        """The registry, re-read only when its file changed (the store replaces it on save)."""
+    def _live(self) -> dict[str, tuple[int, int]]:
+        """Live entries' (size, mtime_ns), re-read only when the registry file changed
+        (the store replaces it on every save, so inode + mtime + size identify a version)."""
         try:
             st = os.stat(self.host.store.path)
             key = (st.st_ino, st.st_mtime_ns, st.st_size)
         except OSError:
             key = (0, 0, 0)
-        if self._reg_cache is None or self._reg_cache[0] != key:
-            self._reg_cache = (key, self.host.registry())
-        return self._reg_cache[1]
+        if self._live_cache is None or self._live_cache[0] != key:
+            entries = self.host.registry().entries
+            live = {rel: (e.size, e.mtime_ns) for rel, e in entries.items() if not e.stale and is_tracked(e)}
+            del entries
+            self._live_cache = (key, live)
+        return self._live_cache[1]
 
     def _rel(self, path: str) -> str | None:
         ws = self._ws
@@ -354,37 +360,32 @@ class Watcher:
             self._last_event = now
         if not gone and not touched:
             return
-        reg = self._registry()
+        live = self._live()
         marks: dict[str, str] = {}
         for rel, is_dir in gone:
             if is_dir:
                 prefix = rel + "/"
-                for key, under in reg.entries.items():
-                    if key.startswith(prefix) and not under.stale and is_tracked(under):
-                        if stat_rel(self.host.root, key) is None:
-                            marks[key] = PROVISIONAL_MISSING
-            else:
-                known = reg.entries.get(rel)
-                if known is not None and not known.stale and is_tracked(known):
-                    if stat_rel(self.host.root, rel) is None:
-                        marks[rel] = PROVISIONAL_MISSING
+                for key in live:
+                    if key.startswith(prefix) and stat_rel(self.host.root, key) is None:
+                        marks[key] = PROVISIONAL_MISSING
+            elif rel in live and stat_rel(self.host.root, rel) is None:
+                marks[rel] = PROVISIONAL_MISSING
         for rel in touched:
-            entry = reg.entries.get(rel)
-            if entry is None or entry.stale or not is_tracked(entry) or rel in marks:
+            if rel not in live or rel in marks:
                 continue
             st = stat_rel(self.host.root, rel)
             if st is None:
                 marks[rel] = PROVISIONAL_MISSING
-            elif st != (entry.size, entry.mtime_ns):
+            elif st != live[rel]:
                 marks[rel] = PROVISIONAL_CHANGED
         if not marks:
             return
         done: list[tuple[str, str]] = []
-        with self.host.store.transaction() as live:
+        with self.host.store.transaction() as reg:
             for rel, reason in marks.items():
-                current = live.entries.get(rel)
+                current = reg.entries.get(rel)
                 if current is not None and not current.stale and is_tracked(current):
-                    live.update(rel, stale=True, stale_reason=reason)
+                    reg.update(rel, stale=True, stale_reason=reason)
                     done.append((rel, reason))
         for rel, reason in done:
             self._emit("stale", rel, reason)
@@ -439,7 +440,9 @@ class Watcher:
         plan = plan_changes(tracked, disk, candidates, hasher, known=reg.entries)
         if plan.missing:
             pair_late_moves(plan, tracked, self._late_partners(reg, candidates), hasher)
-        applied = apply_plan(self.host, plan, reg, self._emit) if not plan.empty else {"pendingNew": []}
+        roots = dict(reg.roots)
+        del reg, tracked  # a loaded registry is ~1 KB per entry: do not hold it while applying
+        applied = apply_plan(self.host, plan, roots, self._emit) if not plan.empty else {"pendingNew": []}
         update_pending_new(self.host, add={r: disk[r] for r in applied["pendingNew"]}, scope=in_scope)
         self.applied_batches += 1
         self.last_applied = summarize(plan, applied)
