@@ -45,7 +45,7 @@ STATE_VERSION = 1
 OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
 #: LightRAG's default cosine threshold (0.2) is tuned for neural embedders. A short query against
 #: a 400-token chunk scores about 0.1-0.3 with the offline feature-hashing vectors while unrelated
-#: chunks stay near 0 (noise about 1/sqrt(1024) = 0.03), so the offline embedder uses 0.08.
+#: chunks stay near 0 (noise std about 1/sqrt(4096) = 0.016), so the offline embedder uses 0.08.
 OFFLINE_COSINE_THRESHOLD = "0.08"
 
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the

@@ -36,7 +36,7 @@ from typing import Any
 
 # 1024 rather than 384: hash collisions add noise of about 1/sqrt(dim) to every cosine, and
 # short queries against 400-token chunks score only 0.1-0.3, so the noise must stay small.
-DEFAULT_DIM = 1024
+DEFAULT_DIM = 4096
 EMBED_MODEL = "mnote-offline-embed"
 LLM_MODEL = "mnote-offline-llm"
 NO_LLM_ANSWER = "No LLM is configured for this knowledge base."
@@ -50,7 +50,9 @@ _CJK = (
 )
 _CJK_RUN_RE = re.compile(f"[{_CJK}]+")
 _CJK_CHAR_RE = re.compile(f"[{_CJK}]")
-_TOKEN_RE = re.compile(f"[{_CJK}]+|[^\\W_]+(?:['-][^\\W_]+)*", re.UNICODE)
+# Latin-script words must not swallow CJK: in "N-甲基吡咯烷酮" the CJK run is its own token.
+_LATIN = f"[^\\W_{_CJK}]"
+_TOKEN_RE = re.compile(f"[{_CJK}]+|{_LATIN}+(?:['-]{_LATIN}+)*", re.UNICODE)
 _STOPWORDS = frozenset(
     """a an the and or but if then else of to in on at by for from with without about into over under
     is are was were be been being am do does did done have has had having can could may might must shall
