@@ -6,6 +6,7 @@ secrets and the citation contract, and calls the configured provider through hoo
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -156,7 +157,7 @@ class Host:
                     continue
             existing = reg.entries.get(rel)
             try:
-                st = abs_path.stat()
+                st = expansion.stats.get(rel) or os.stat(abs_path)
                 if (
                     existing is not None
                     and not force
@@ -167,7 +168,7 @@ class Host:
                 ):
                     report.items.append(self._already(existing))
                     continue
-                source = self.workspace.source_file(abs_path, rel)
+                source = self.workspace.source_file(abs_path, rel, st)
             except OSError as exc:
                 report.items.append(IngestItem(source_path=rel, status="failed", reason=f"cannot read: {exc.strerror}"))
                 continue

@@ -38,7 +38,7 @@ def find_workspace(start: Path | None = None) -> Path:
     return start
 
 
-def sha256_file(path: Path) -> str:
+def sha256_file(path: str | Path) -> str:
     """``sha256:<hex>`` of a file, streamed."""
     digest = hashlib.sha256()
     with open(path, "rb") as fh:
@@ -51,8 +51,9 @@ def sha256_file(path: Path) -> str:
 class Expansion:
     """Files found by expanding the given paths, and what was skipped and why."""
 
-    files: list[tuple[Path, str]] = field(default_factory=list)  # (absolute path, rel posix path)
+    files: list[tuple[str | Path, str]] = field(default_factory=list)  # (absolute path, rel posix path)
     skipped: list[SkippedPath] = field(default_factory=list)
+    stats: dict[str, os.stat_result] = field(default_factory=dict)  # rel path -> stat taken while walking
 
 
 class Workspace:
@@ -152,18 +153,23 @@ class Workspace:
                 return pattern
         return None
 
-    def _add(self, path: Path, rel: str, patterns: list[str], out: Expansion, seen: set[str]) -> None:
+    def _add(self, path: str | Path, rel: str, patterns: list[str], out: Expansion, seen: set[str],
+             entry: os.DirEntry[str] | None = None) -> None:
         if rel in seen:
             return
         seen.add(rel)
-        pattern = self._excluded(rel, patterns)
+        pattern = self._excluded(rel, patterns) if patterns else None
         if pattern:
             out.skipped.append(SkippedPath(path=rel, reason=f"excluded by pattern {pattern!r}"))
             return
-        if path.is_symlink() and not path.resolve().is_relative_to(self.root):
+        # DirEntry answers is_symlink from the directory listing, without a system call.
+        is_link = entry.is_symlink() if entry is not None else os.path.islink(path)
+        if is_link and not Path(path).resolve().is_relative_to(self.root):
             out.skipped.append(SkippedPath(path=rel, reason="symlink leads outside the workspace"))
             return
         out.files.append((path, rel))
+        if entry is not None:
+            out.stats[rel] = entry.stat()
 
     def _walk(self, folder: Path, rel: str, patterns: list[str], recursive: bool, out: Expansion, seen: set[str]) -> None:
         stack = [(folder, rel)]
@@ -187,16 +193,16 @@ class Workspace:
                             continue
                         subdirs.append((Path(item.path), item_rel))
                 elif item.is_file(follow_symlinks=True):
-                    self._add(Path(item.path), item_rel, patterns, out, seen)
+                    self._add(item.path, item_rel, patterns, out, seen, item)
                 elif item.is_symlink():
                     out.skipped.append(SkippedPath(path=item_rel, reason="symlink to a folder, or broken: not followed"))
             stack.extend(reversed(subdirs))
 
     # -- hashing
 
-    def source_file(self, path: Path, rel: str) -> SourceFile:
+    def source_file(self, path: str | Path, rel: str, st: os.stat_result | None = None) -> SourceFile:
         """Stat and hash one file (read only)."""
-        st = path.stat()
+        st = st if st is not None else os.stat(path)
         return SourceFile(
             path=str(path),
             rel_path=rel,
