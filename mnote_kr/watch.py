@@ -341,6 +341,8 @@ class Watcher:
         gone: list[tuple[str, bool]] = []
         touched: list[str] = []
         for event_type, src, dest, is_dir in batch:
+            if is_dir and event_type not in ("created", "deleted", "moved"):
+                continue  # a folder "modified" only means its listing changed: the children say how
             pairs = [(src, _GONE if event_type in ("deleted", "moved") else _TOUCHED)]
             if event_type == "moved":
                 pairs.append((dest, _TOUCHED))

@@ -334,5 +334,9 @@ def test_watch_startup_reconcile_catches_changes_made_while_stopped(kb: KB) -> N
     assert r["moved"]["paths"] == [{"from": "notes/b.md", "to": "notes/b2.md"}]
     assert r["new"]["notIngested"] == ["notes/d.md"]
     assert kb.cited() == {"notes/b2.md", "notes/c.md"}
+    write(kb.ws / "notes" / "e.md", "epsilon\n")
+    kb.settle(lambda: len(load_pending_new(kb.host).files) == 2)
+    reported_new = [a.path for a in kb.actions if a.kind == "new"]
+    assert reported_new == ["notes/d.md", "notes/e.md"]  # a folder's own event does not re-report d.md
     (kb.ws / "notes" / "d.md").unlink()  # live events work after the reconcile
-    kb.settle(lambda: load_pending_new(kb.host).files == [])
+    kb.settle(lambda: [f.source_path for f in load_pending_new(kb.host).files] == ["notes/e.md"])
