@@ -73,9 +73,11 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
     """Send resolved, hashed source files to the provider's index.
 
     The host has already checked the paths are inside an allowed root, expanded
-    folders and skipped unchanged files. The provider must never copy, move or delete
-    a source; it reports one ``EntryUpdate`` per source (``submitted``, ``pending``
-    when busy, ``failed`` with ``last_error``...).
+    folders and skipped unchanged files. A source sent again (changed content, or
+    ``force``) replaces the provider's older version of it: the provider deletes that
+    version's derived index itself, then adds the new one. The provider must never
+    copy, move or delete a source; it reports one ``EntryUpdate`` per source
+    (``submitted``, ``pending`` when busy, ``failed`` with ``last_error``...).
 
     Calling convention: firstresult, configured provider only.
     """

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -201,13 +201,10 @@ class Host:
             report.counts = _count(report.items)
             return report
         ctx = self.context()
-        replaced: list[SourceEntry] = []
         # 1. Record intent first: if the provider is down or we crash, the work is still queued.
         with self.store.transaction() as reg:
             for src in sources:
                 old = reg.entries.get(src.rel_path)
-                if old is not None and old.light_rag_doc_id and old.status not in ("delete_completed",):
-                    replaced.append(old)
                 reg.put(
                     SourceEntry(
                         source_id=src.source_id,
@@ -222,13 +219,7 @@ class Host:
                         kind=old.kind if old else "document",
                     )
                 )
-        # 2. A changed (or forced) file: delete the old index entry, then add anew.
-        if replaced:
-            try:
-                self.plugins.delete(ctx, replaced)
-            except ProviderError as exc:
-                self.progress(f"old index entries not deleted yet: {exc.message}")
-        # 3. Send.
+        # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
         error: ProviderError | None = None
         try:
             updates = self.plugins.ingest(ctx, sources, force)
@@ -317,7 +308,17 @@ class Host:
         """Retry queued work and follow submitted work; returns counts before and after."""
         reg = self.registry()
         before = reg.counts()
-        waiting = [e for e in reg.entries.values() if e.status in NOT_TERMINAL or e.pending_action]
+        abandoned = [e for e in reg.entries.values()
+                     if e.stale and e.pending_action in ("ingest", "reindex") and not e.light_rag_doc_id]
+        if abandoned:  # the file went away while its ingest was queued: nothing to send or delete
+            with self.store.transaction() as reg_w:
+                for e in abandoned:
+                    if e.source_root_relative_path in reg_w.entries:
+                        reg_w.update(e.source_root_relative_path, status="stale", pending_action=None)
+            reg = self.registry()
+        waiting = [e for e in reg.entries.values()
+                   if (e.status in NOT_TERMINAL or e.pending_action)
+                   and not (e.stale and e.pending_action in ("ingest", "reindex"))]
         if waiting:
             self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
@@ -361,23 +362,29 @@ class Host:
         reg2 = self.registry()
         return [reg2.entries[e.source_root_relative_path] for e in entries]
 
-    def mark_stale(self, rel_paths: Iterable[str], reason: str, *, send_delete: bool = True) -> list[SourceEntry]:
-        """Stop citing these sources at once; send a best-effort index delete."""
+    def mark_stale(self, rel_paths: Iterable[str] | Mapping[str, str], reason: str | None = None,
+                   *, send_delete: bool = True) -> list[SourceEntry]:
+        """Stop citing these sources at once; send one best-effort index delete.
+
+        ``rel_paths`` is either paths sharing ``reason`` or a mapping of path to its own reason;
+        either way it is one registry write. A provider that is down leaves
+        ``pending_action="delete"`` for ``sync`` to replay.
+        """
+        reasons = dict(rel_paths) if isinstance(rel_paths, Mapping) else dict.fromkeys(rel_paths, reason or "stale")
         marked: list[SourceEntry] = []
         with self.store.transaction() as reg:
-            for rel in rel_paths:
+            for rel, why in reasons.items():
                 entry = reg.entries.get(rel)
                 if entry is None or entry.status in ("delete_submitted", "delete_completed"):
                     continue
-                marked.append(reg.update(rel, stale=True, stale_reason=reason,
-                                         pending_action="delete" if send_delete and entry.light_rag_doc_id else None))
-        if send_delete:
-            live = [e for e in marked if e.light_rag_doc_id]
-            if live:
-                try:
-                    self.apply_updates(self.plugins.delete(self.context(), live))
-                except ProviderError as exc:
-                    self.progress(f"index delete queued: {exc.message}")
+                action = "delete" if send_delete and entry.light_rag_doc_id else None
+                marked.append(reg.update(rel, stale=True, stale_reason=why, pending_action=action))
+        live = [e for e in marked if e.light_rag_doc_id] if send_delete else []
+        if live:
+            try:
+                self.apply_updates(self.plugins.delete(self.context(), live))
+            except ProviderError as exc:
+                self.progress(f"index delete queued: {exc.message}")
         return marked
 
     def prune(self) -> list[str]:
@@ -410,6 +417,7 @@ class Host:
                     for e in reg.entries.values() if e.pending_action or e.status == "pending"
                 ],
             },
+            "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
@@ -420,6 +428,13 @@ class Host:
         except (ProviderError,) as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         return out
+
+    def _pending_new(self) -> dict[str, Any]:
+        """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""
+        from .reconcile import load_pending_new
+
+        pending = load_pending_new(self)
+        return {"count": len(pending.files), "paths": [f.source_path for f in pending.files[:50]]}
 
     # ------------------------------------------------------------------ query side (see pipeline.py)
 

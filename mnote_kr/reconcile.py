@@ -322,31 +322,6 @@ def pair_late_moves(
 # --------------------------------------------------------------------------- applying
 
 
-def mark_stale_with_reasons(host: Host, reasons: Mapping[str, str]) -> list[SourceEntry]:
-    """``Host.mark_stale`` for many entries with one reason each, in one transaction.
-
-    Citations stop at once; one best-effort provider delete follows. When the provider
-    is down the entries keep ``pending_action="delete"`` and ``Host.sync`` replays it.
-    """
-    marked: list[SourceEntry] = []
-    with host.store.transaction() as reg:
-        for rel, reason in reasons.items():
-            entry = reg.entries.get(rel)
-            if entry is None or entry.status in _DEAD:
-                continue
-            marked.append(
-                reg.update(rel, stale=True, stale_reason=reason,
-                           pending_action="delete" if entry.light_rag_doc_id else None)
-            )
-    live = [e for e in marked if e.light_rag_doc_id]
-    if live:
-        try:
-            host.apply_updates(host.plugins.delete(host.context(), live))
-        except ProviderError as exc:
-            host.progress(f"index delete queued: {exc.message}")
-    return marked
-
-
 def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) -> dict[str, list[str]]:
     """Ingest in batches of the per-call limit; never raises for provider or vanished files.
 
@@ -428,7 +403,7 @@ def apply_plan(
         else:
             reasons[rel] = REASON_CHANGED
     if reasons:
-        mark_stale_with_reasons(host, reasons)
+        host.mark_stale(reasons)
         for rel, reason in reasons.items():
             on_action("stale", rel, reason)
     for rel in plan.unindexed:

@@ -36,6 +36,7 @@ class FakeProvider:
         self.broken = False
         self.ingested: list[str] = []
         self.deleted: list[str] = []
+        self.docs: dict[str, str] = {}  # rel path -> current doc id, as a real index keeps it
 
     def _check(self) -> None:
         if self.down:
@@ -57,7 +58,13 @@ class FakeProvider:
         if self.broken:
             raise RuntimeError("bug in the provider")
         self.ingested.extend(s.rel_path for s in sources)
-        return [self._done(s.rel_path, s.sha256) for s in sources]
+        updates = [self._done(s.rel_path, s.sha256) for s in sources]
+        for up in updates:  # the ingest contract: the provider replaces its own older version
+            old = self.docs.get(up.source_root_relative_path)
+            if old and old != up.light_rag_doc_id:
+                self.deleted.append(old)
+            self.docs[up.source_root_relative_path] = up.light_rag_doc_id or ""
+        return updates
 
     @hookimpl
     def delete(self, ctx: Any, entries: list[SourceEntry]) -> list[EntryUpdate]:
