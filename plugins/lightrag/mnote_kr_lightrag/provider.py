@@ -198,6 +198,10 @@ class LightRagProvider:
             docs = self.documents()  # also proves the key is right before anything is touched
             input_dir = self.input_dir()
         except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
+            if isinstance(exc, ProviderUnavailableError):
+                # Not reachable: say so. The host has already queued the sources as pending,
+                # and sync links and scans them once LightRAG answers again.
+                raise
             if isinstance(exc, ProviderHTTPError) and not exc.transient:
                 raise
             down = exc.message

@@ -160,14 +160,15 @@ def test_lr_ingest_429_scan_uses_retry_after(env: dict[str, Any]) -> None:
     assert update.status == "pending" and update.retry_after_s == 30.0
 
 
-def test_lr_ingest_lightrag_down_keeps_everything_pending(env: dict[str, Any]) -> None:
+def test_lr_ingest_lightrag_down_raises_one_clear_error_and_touches_nothing(env: dict[str, Any]) -> None:
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "n.md", b"# n")
     replay.error("POST", "/documents/paginated", httpx.ConnectError)
-    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "n.md")], force=False)
-    assert update.status == "pending" and update.pending_action == "ingest"
-    assert "not reachable" in (update.last_error or "") and URL in (update.last_error or "")
-    assert (inputs / update.light_rag_file_path).is_symlink()  # a later scan picks it up
+    # The host has queued the source as pending before calling; sync links and scans it later.
+    with pytest.raises(ProviderError, match="not reachable") as info:
+        plugin.ingest(ctx=env["ctx"], sources=[source(ws, "n.md")], force=False)
+    assert URL in str(info.value) and "\n" not in str(info.value)
+    assert [p.name for p in inputs.iterdir()] == ["__parsed__"]
 
 
 def test_lr_ingest_wrong_key_raises_before_touching_input_dir(env: dict[str, Any]) -> None:
