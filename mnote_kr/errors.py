@@ -81,7 +81,9 @@ class PluginError(MnoteKrError):
 
     code = "plugin"
 
-    def __init__(self, message: str, *, plugin: str | None = None, hook: str | None = None, hint: str | None = None) -> None:
+    def __init__(
+        self, message: str, *, plugin: str | None = None, hook: str | None = None, hint: str | None = None
+    ) -> None:
         super().__init__(message, hint=hint)
         self.plugin = plugin
         self.hook = hook

@@ -25,8 +25,8 @@ if TYPE_CHECKING:
     from .models import (
         CitationTextBundle,
         EntryUpdate,
-        Locator,
         LocateRequest,
+        Locator,
         MappedReference,
         ProviderQueryResult,
         ProviderReference,

@@ -26,8 +26,8 @@ from .models import (
     IndexedRoot,
     IngestItem,
     IngestReport,
-    Locator,
     LocateRequest,
+    Locator,
     OpenPlan,
     SearchResults,
     SourceEntry,
@@ -142,7 +142,9 @@ class Host:
 
     # ------------------------------------------------------------------ ingest
 
-    def plan_ingest(self, paths_: Iterable[str | Path], *, force: bool = False) -> tuple[list[SourceFile], IngestReport]:
+    def plan_ingest(
+        self, paths_: Iterable[str | Path], *, force: bool = False
+    ) -> tuple[list[SourceFile], IngestReport]:
         """Expand, hash and diff against the registry; nothing is sent and nothing written."""
         reg = self.registry()
         expansion = self.workspace.expand(paths_, limit=self.config.get("max_files_per_call", 200))
@@ -172,7 +174,8 @@ class Host:
             except OSError as exc:
                 report.items.append(IngestItem(source_path=rel, status="failed", reason=f"cannot read: {exc.strerror}"))
                 continue
-            if existing is not None and not force and existing.source_hash == source.sha256 and self._is_registered(existing):
+            unchanged = existing is not None and existing.source_hash == source.sha256
+            if unchanged and not force and existing is not None and self._is_registered(existing):
                 report.items.append(self._already(existing))
                 continue
             to_send.append(source)
@@ -227,7 +230,8 @@ class Host:
             error = exc
             updates = [
                 EntryUpdate(
-                    source_root_relative_path=s.rel_path, status="pending", pending_action="ingest", last_error=exc.message
+                    source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
+                    last_error=exc.message,
                 )
                 for s in sources
             ]
@@ -425,7 +429,7 @@ class Host:
         try:
             status = self.plugins.provider_status(self.context(), list(reg.entries.values()))
             out["provider"] = msgspec.to_builtins(status)
-        except (ProviderError,) as exc:
+        except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         return out
 

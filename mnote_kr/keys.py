@@ -30,7 +30,9 @@ class SecretSpec:
 
 
 SECRETS: dict[str, SecretSpec] = {
-    "lightrag-api-key": SecretSpec("lightrag-api-key", "MNOTE_KR_LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY"),
+    "lightrag-api-key": SecretSpec(
+        "lightrag-api-key", "MNOTE_KR_LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY"
+    ),
     "mineru-token": SecretSpec("mineru-token", "MNOTE_KR_MINERU_TOKEN", "MINERU_API_TOKEN", "MINERU_API_TOKEN"),
 }
 

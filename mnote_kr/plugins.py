@@ -26,8 +26,8 @@ from .hookspecs import PROJECT_NAME
 from .models import (
     CitationTextBundle,
     EntryUpdate,
-    Locator,
     LocateRequest,
+    Locator,
     MappedReference,
     PluginInfo,
     ProviderQueryResult,

@@ -171,7 +171,9 @@ class Workspace:
         if entry is not None:
             out.stats[rel] = entry.stat()
 
-    def _walk(self, folder: Path, rel: str, patterns: list[str], recursive: bool, out: Expansion, seen: set[str]) -> None:
+    def _walk(
+        self, folder: Path, rel: str, patterns: list[str], recursive: bool, out: Expansion, seen: set[str]
+    ) -> None:
         stack = [(folder, rel)]
         while stack:
             current, current_rel = stack.pop()
@@ -195,7 +197,8 @@ class Workspace:
                 elif item.is_file(follow_symlinks=True):
                     self._add(item.path, item_rel, patterns, out, seen, item)
                 elif item.is_symlink():
-                    out.skipped.append(SkippedPath(path=item_rel, reason="symlink to a folder, or broken: not followed"))
+                    reason = "symlink to a folder, or broken: not followed"
+                    out.skipped.append(SkippedPath(path=item_rel, reason=reason))
             stack.extend(reversed(subdirs))
 
     # -- hashing
