@@ -50,14 +50,14 @@ __all__ = [
 # --------------------------------------------------------------------------- tags
 
 # A complete tag; quoted attribute values may hold '>' (possessive: linear time).
-_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"]*+\"|'[^']*+')*+)>")
+_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+)>")
 # '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
 _HALF_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)")
 _TAG_OR_HALF_RE = re.compile(f"(?:{_TAG_RE.pattern})|(?:{_HALF_RE.pattern})")
 _ATTR_RE = re.compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
 # The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
 _LEAD_TAIL_RE = re.compile(
-    r"\A[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
+    r"\s*[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
 )
 _CLOSE_RES = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
 # Names whose half tags are always dropped (a chunk cut them); others are neutralised.
@@ -71,147 +71,38 @@ _NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
 
 # --------------------------------------------------------------------------- text
 
-_WS_RE = re.compile(r"\s+")
-_SPACE_RE = re.compile(r"[^\S\n]+")
+# Only runs that need changing (a lone space is left alone: far fewer substitutions).
+_SPACE_RE = re.compile(r"[^\S\n]{2,}|[^\S \n]")
 _NL_RE = re.compile(r"[^\S\n]*\n\s*")
 _HEADING_RE = re.compile(r"^[^\S\n]*(?:#{1,6}(?:[^\S\n]+|$))+", re.MULTILINE)
 _DISPLAY_MATH_RE = re.compile(r"\$\$([^$]{1,4000})\$\$")
 _INLINE_MATH_RE = re.compile(r"(?<![\\$])\$([^\s$](?:[^$\n]{0,400}?[^\s$\\])?)\$(?![\d$])")
 _MATHY_RE = re.compile(r"[\\^_{}=]")
+_FULLWIDTH_PUNCT = tuple((chr(c), unicodedata.normalize("NFKC", chr(c))) for c in map(ord, "，：；？！（）［］　"))
 _FINGERPRINT_DROP_RE = re.compile(r"[\W_]+")
 _BOUNDARY_RE = re.compile(r"[\n。！？；!?;]|[.](?=\s)")
 
 # --------------------------------------------------------------------------- LaTeX
 
 _LATEX_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}^_~&]|\[|\]|[^\\{}^_~&\[\]]+", re.DOTALL)
-_LATEX_SYMBOLS = {
-    "alpha": "α",
-    "beta": "β",
-    "gamma": "γ",
-    "delta": "δ",
-    "epsilon": "ε",
-    "varepsilon": "ε",
-    "zeta": "ζ",
-    "eta": "η",
-    "theta": "θ",
-    "vartheta": "ϑ",
-    "iota": "ι",
-    "kappa": "κ",
-    "lambda": "λ",
-    "mu": "μ",
-    "nu": "ν",
-    "xi": "ξ",
-    "pi": "π",
-    "varpi": "ϖ",
-    "rho": "ρ",
-    "varrho": "ϱ",
-    "sigma": "σ",
-    "varsigma": "ς",
-    "tau": "τ",
-    "upsilon": "υ",
-    "phi": "φ",
-    "varphi": "φ",
-    "chi": "χ",
-    "psi": "ψ",
-    "omega": "ω",
-    "Gamma": "Γ",
-    "Delta": "Δ",
-    "Theta": "Θ",
-    "Lambda": "Λ",
-    "Xi": "Ξ",
-    "Pi": "Π",
-    "Sigma": "Σ",
-    "Upsilon": "Υ",
-    "Phi": "Φ",
-    "Psi": "Ψ",
-    "Omega": "Ω",
-    "cdot": "·",
-    "times": "×",
-    "div": "÷",
-    "pm": "±",
-    "mp": "∓",
-    "leq": "≤",
-    "le": "≤",
-    "geq": "≥",
-    "ge": "≥",
-    "neq": "≠",
-    "ne": "≠",
-    "approx": "≈",
-    "sim": "~",
-    "simeq": "≃",
-    "equiv": "≡",
-    "propto": "∝",
-    "infty": "∞",
-    "partial": "∂",
-    "nabla": "∇",
-    "sum": "∑",
-    "prod": "∏",
-    "int": "∫",
-    "oint": "∮",
-    "in": "∈",
-    "notin": "∉",
-    "subset": "⊂",
-    "subseteq": "⊆",
-    "cup": "∪",
-    "cap": "∩",
-    "forall": "∀",
-    "exists": "∃",
-    "neg": "¬",
-    "wedge": "∧",
-    "vee": "∨",
-    "to": "→",
-    "rightarrow": "→",
-    "leftarrow": "←",
-    "leftrightarrow": "↔",
-    "Rightarrow": "⇒",
-    "Leftarrow": "⇐",
-    "Leftrightarrow": "⇔",
-    "longrightarrow": "⟶",
-    "rightleftharpoons": "⇌",
-    "uparrow": "↑",
-    "downarrow": "↓",
-    "circ": "∘",
-    "degree": "°",
-    "angle": "∠",
-    "perp": "⊥",
-    "parallel": "∥",
-    "ldots": "…",
-    "cdots": "⋯",
-    "dots": "…",
-    "prime": "′",
-    "hbar": "ħ",
-    "ell": "ℓ",
-    "AA": "Å",
-    "%": "%",
-    "langle": "⟨",
-    "rangle": "⟩",
-    "lfloor": "⌊",
-    "rfloor": "⌋",
-    "lceil": "⌈",
-    "rceil": "⌉",
-}
-_LATEX_SPACES = {
-    "quad": " ",
-    "qquad": " ",
-    ",": " ",
-    ";": " ",
-    ":": " ",
-    " ": " ",
-    "!": "",
-    "\\": " ",
-    "enspace": " ",
-    "thinspace": " ",
-    "medspace": " ",
-    "thickspace": " ",
-    "newline": " ",
-    "displaystyle": "",
-    "textstyle": "",
-    "scriptstyle": "",
-    "limits": "",
-    "nolimits": "",
-    "nonumber": "",
-    "notag": "",
-}
+_LATEX_SYMBOLS = dict(
+    pair.split("=", 1)
+    for pair in (
+        "alpha=α beta=β gamma=γ delta=δ epsilon=ε varepsilon=ε zeta=ζ eta=η theta=θ vartheta=ϑ iota=ι "
+        "kappa=κ lambda=λ mu=μ nu=ν xi=ξ pi=π varpi=ϖ rho=ρ varrho=ϱ sigma=σ varsigma=ς tau=τ upsilon=υ "
+        "phi=φ varphi=φ chi=χ psi=ψ omega=ω Gamma=Γ Delta=Δ Theta=Θ Lambda=Λ Xi=Ξ Pi=Π Sigma=Σ Upsilon=Υ "
+        "Phi=Φ Psi=Ψ Omega=Ω cdot=· times=× div=÷ pm=± mp=∓ leq=≤ le=≤ geq=≥ ge=≥ neq=≠ ne=≠ approx=≈ "
+        "sim=~ simeq=≃ equiv=≡ propto=∝ infty=∞ partial=∂ nabla=∇ sum=∑ prod=∏ int=∫ oint=∮ in=∈ notin=∉ "
+        "subset=⊂ subseteq=⊆ cup=∪ cap=∩ forall=∀ exists=∃ neg=¬ wedge=∧ vee=∨ to=→ rightarrow=→ "
+        "leftarrow=← leftrightarrow=↔ Rightarrow=⇒ Leftarrow=⇐ Leftrightarrow=⇔ longrightarrow=⟶ "
+        "rightleftharpoons=⇌ uparrow=↑ downarrow=↓ circ=∘ degree=° angle=∠ perp=⊥ parallel=∥ ldots=… "
+        "cdots=⋯ dots=… prime=′ hbar=ħ ell=ℓ AA=Å langle=⟨ rangle=⟩ lfloor=⌊ rfloor=⌋ lceil=⌈ rceil=⌉ "
+    ).split()
+)
+# Spacing and style commands: a space or nothing.
+_LATEX_SPACES = {",": " ", ";": " ", ":": " ", " ": " ", "!": "", "\\": " "}
+_LATEX_SPACES.update(dict.fromkeys("quad qquad enspace thinspace medspace thickspace newline".split(), " "))
+_LATEX_SPACES.update(dict.fromkeys("displaystyle textstyle scriptstyle limits nolimits nonumber notag".split(), ""))
 # Commands whose single argument is kept as it is (font, accents, text).
 _LATEX_UNWRAP = frozenset(
     "mathrm mathbf mathit mathsf mathtt mathcal mathbb mathfrak mathscr boldsymbol bm text textrm "
@@ -385,13 +276,20 @@ def _cell_text(value: object) -> str:
     return str(value)
 
 
+_JSON_DECODER = json.JSONDecoder()
+
+
 def _json_rows(content: str) -> list[list[str]]:
+    stripped = content.strip()
     try:
-        data = json.loads(content)
+        data, end = _JSON_DECODER.raw_decode(stripped)
     except ValueError:
-        data = None
+        data, end = None, 0
     if isinstance(data, list):
-        return [[_cell_text(c) for c in row] if isinstance(row, list) else [_cell_text(row)] for row in data]
+        rows = [[_cell_text(c) for c in row] if isinstance(row, list) else [_cell_text(row)] for row in data]
+        if end < len(stripped):  # text after the array (unclosed element): keep it
+            rows.append([_strip_tags(stripped[end:])])
+        return rows
     if not _JSONISH_RE.search(content):  # not a JSON table at all: plain text
         return [[_strip_tags(content)]]
     # Cut or malformed: read it tolerantly, row by row.
@@ -445,7 +343,7 @@ def _half_tag(fragment: str, at_end: bool) -> str:
 def _strip_tags(text: str) -> str:
     """Remove tags and half tags from a fragment (cell, equation body, caption)."""
     if "<" not in text:
-        return _WS_RE.sub(" ", text).strip()
+        return _collapse(text)
     n = len(text)
 
     def repl(m: re.Match[str]) -> str:
@@ -453,13 +351,13 @@ def _strip_tags(text: str) -> str:
             return " "
         return _half_tag(m.group(0), m.end() >= n)
 
-    return _WS_RE.sub(" ", _TAG_OR_HALF_RE.sub(repl, text)).strip()
+    return _collapse(_TAG_OR_HALF_RE.sub(repl, text))
 
 
 def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
     lines = []
     for row in rows:
-        cells = [_WS_RE.sub(" ", c).strip() for c in row]
+        cells = [_collapse(c) for c in row]
         cells = [c for c in cells if c]
         if cells:
             lines.append(cell_sep.join(cells))
@@ -520,8 +418,7 @@ def _render(raw: str) -> str:
     out: list[str] = []
     n = len(raw)
     i = 0
-    lead = _LEAD_TAIL_RE.match(raw)
-    if lead:
+    while lead := _LEAD_TAIL_RE.match(raw, i):  # the chunk starts inside a tag
         i = lead.end()
     seen_tag = False
     no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
@@ -582,21 +479,30 @@ def _render(raw: str) -> str:
 def _normalize_lines(text: str) -> str:
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _SPACE_RE.sub(" ", text)
-    text = _NL_RE.sub("\n", text)
-    return _HEADING_RE.sub("", text)
+    if "\n" in text:
+        text = _NL_RE.sub("\n", text)
+    return _HEADING_RE.sub("", text) if "#" in text else text
 
 
 def _strip_lead(text: str) -> str:
-    """Drop tag tails and heading hashes at the start until nothing changes."""
+    """Settle the start: drop heading hashes and tag tails until nothing changes.
+
+    Text that only looks like a tag tail once markup before it is gone (``A1">``) is
+    kept, with a space before its quote, so cleaning the result again keeps it too.
+    """
     while True:
         before = text
         text = text.lstrip()
-        lead = _LEAD_TAIL_RE.match(text)
-        if lead:
-            text = text[lead.end() :]
         heading = _HEADING_RE.match(text)
         if heading and heading.end():
             text = text[heading.end() :].lstrip()
+        lead = _LEAD_TAIL_RE.match(text)
+        if lead:
+            if text[0] in '"=':
+                text = text[lead.end() :]
+            else:
+                quote = text.index('"')
+                text = f"{text[:quote]} {text[quote:]}"
         if text == before:
             return text
 
@@ -611,14 +517,19 @@ def _display_from_neutral(neutral: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     if "#" in text:
         text = _HEADING_RE.sub("", text)
-    text = _WS_RE.sub(" ", text)
+    text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
-    text = _WS_RE.sub(" ", text).strip()
+    text = _collapse(text)
     return _strip_lead(text)
 
 
+def _collapse(text: str) -> str:
+    """Whitespace runs to one space, ends stripped (str.split is much faster than a regex)."""
+    return " ".join(text.split())
+
+
 def _norm(text: str) -> str:
-    return _WS_RE.sub(" ", text).strip().casefold()
+    return " ".join(text.split()).casefold()
 
 
 def display_text(raw: str, query: str = "") -> str:
@@ -628,7 +539,7 @@ def display_text(raw: str, query: str = "") -> str:
 
 def _display_with_query(raw: str, neutral: str, query: str) -> str:
     text = _display_from_neutral(neutral)
-    q = _WS_RE.sub(" ", query).strip()
+    q = _collapse(query)
     if q and q not in text:
         nq = q.casefold()
         if nq not in text.casefold() and nq in _norm(raw):
@@ -651,6 +562,9 @@ def _locator_from_neutral(neutral: str) -> str:
 
 def fingerprint(display: str) -> str:
     """16 hex of sha1 over NFKC + casefold + no whitespace/punctuation."""
+    for wide, narrow in _FULLWIDTH_PUNCT:  # their NFKC forms; lets the quick check pass
+        if wide in display:
+            display = display.replace(wide, narrow)
     if not unicodedata.is_normalized("NFKC", display):
         display = unicodedata.normalize("NFKC", display)
     norm = _FINGERPRINT_DROP_RE.sub("", display.casefold())
@@ -693,8 +607,8 @@ def _window(text: str, start: int, end: int, window: int) -> str:
 
 def _overlap_at(block: str, chunk: str, shingle: int = 16, samples: int = 12) -> int | None:
     """Where ``block`` shares a passage with ``chunk`` (index in ``block``), or None."""
-    nb = _WS_RE.sub(" ", block.casefold())
-    nc = _WS_RE.sub(" ", chunk.casefold())
+    nb = _collapse(block.casefold())
+    nc = _collapse(chunk.casefold())
     if not nb.strip() or not nc.strip():
         return None
     if len(nb) <= shingle:
@@ -718,7 +632,7 @@ def clean_citation_text(
     else the chunk's head (``fallback``).
     """
     raw = raw or ""
-    search_query = _WS_RE.sub(" ", query or "").strip()
+    search_query = _collapse(query or "")
     neutral = _render(raw)
     display = _display_with_query(raw, neutral, search_query)
     qre = _query_re(search_query)
@@ -746,5 +660,5 @@ def clean_citation_text(
         search_query=search_query,
         normalized_fingerprint=fingerprint(display),
         locator_text_source=source,
-        display_cleaned=neutral != raw or display != _WS_RE.sub(" ", raw).strip(),
+        display_cleaned=neutral != raw or display != _collapse(raw),
     )

@@ -209,3 +209,36 @@ def test_score_lexical_boosts() -> None:
 def test_score_clamps_rank_to_result_size() -> None:
     assert score(99, 3, "x", "", "q")[1]["provider"] == pytest.approx(1 / 3)
     assert score(-4, 3, "x", "", "q")[1]["provider"] == pytest.approx(1.0)
+
+
+# --------------------------------------------------------------------------- text bundle (§5.2)
+
+
+def test_citation_text_bundle_strips_equation_and_drawing_for_display() -> None:
+    block = _blocks("aurora_报告.docx")[1]
+    bundle = clean_citation_text(block.content, "test rig", block.content)
+    display = bundle.display_quote
+    for junk in ("<equation", "</equation>", "<drawing", "<table", "latex", "image1.png", "\\frac", "##"):
+        assert junk not in display
+    assert "E=mc^2" in display and "(a+b)/2" in display
+    assert "Cell | 容量 (mAh) | Cycles; A1 | 3200 | 800" in display
+    assert bundle.display_cleaned is True
+    assert bundle.raw_quote == block.content  # raw kept for diagnostics only
+
+
+def test_citation_text_bundle_preserves_query_for_locator() -> None:
+    chunk = (
+        '目录 保护基 ........ 3\nN-甲基吡咯烷酮 (NMP) 是溶剂。<equation format="latex">\\frac{a}{b}</equation> '
+        '吡咯烷 是一种环状仲胺。<drawing id="im-1" format="png" path="x.png" src="" />'
+    )
+    block = '## 胺类\n吡咯烷 是一种环状仲胺，沸点 87 °C。<equation format="latex">{c}^{2}</equation>'
+    bundle = clean_citation_text(chunk, " 吡咯烷 ", block)
+    assert bundle.search_query == "吡咯烷"
+    assert "吡咯烷" in bundle.display_quote
+    assert bundle.locator_text_source == "sidecar"
+    assert bundle.locator_evidence_text == "胺类\n吡咯烷 是一种环状仲胺，沸点 87 °C。 c^2"
+    # without the block the chunk itself is the evidence, still centred on the query
+    alone = clean_citation_text(chunk, "吡咯烷", None)
+    assert alone.locator_text_source == "chunk"
+    assert "吡咯烷 是一种环状仲胺" in alone.locator_evidence_text
+    assert "<" not in alone.locator_evidence_text
