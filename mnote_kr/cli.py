@@ -9,6 +9,7 @@ broken plugin never breaks ``--help``.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -16,7 +17,19 @@ from typing import Any
 import click
 import msgspec
 
-from .errors import MnoteKrError, UsageError
+from .errors import (
+    ConfigError,
+    DocumentError,
+    LocatorError,
+    MissingSecretError,
+    MnoteKrError,
+    NotFoundError,
+    PathNotAllowedError,
+    PluginError,
+    ProviderError,
+    RegistryError,
+    UsageError,
+)
 
 _json = msgspec.json.Encoder()
 
@@ -116,7 +129,7 @@ def plugins(show_all: bool, as_json: bool) -> None:
     except MnoteKrError:
         config = None
     loaded = load_plugins(config)
-    infos = loaded.list(include_builtin=show_all)
+    infos = loaded.describe(include_builtin=show_all)
     if as_json:
         emit_json({"plugins": infos, "provider": loaded.provider_name, "locators": _safe_table(loaded)})
         return
@@ -214,7 +227,9 @@ def status(obj: Ctx, as_json: bool) -> None:
 @pass_ctx
 def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, as_json: bool) -> None:
     """Index files or folders in place (never copied, moved or changed)."""
-    report = obj.host(progress=not as_json).ingest(paths, force=force, wait=wait, wait_s=timeout)
+    # Progress goes to a terminal only: piped stderr carries nothing but a possible error line.
+    host = obj.host(progress=not as_json and sys.stderr.isatty())
+    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout)
     if sys.stderr.isatty() and not as_json:
         sys.stderr.write("\r\033[K")
     if as_json:
@@ -235,7 +250,7 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 @pass_ctx
 def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
     """Reconcile the registry with the disk, retry queued work, follow submitted work."""
-    host = obj.host(progress=not as_json)
+    host = obj.host(progress=not as_json and sys.stderr.isatty())
     result: dict[str, Any] = {}
     if not no_disk:
         from .watch import reconcile_and_apply
@@ -277,6 +292,12 @@ def prune(obj: Ctx, as_json: bool) -> None:
 # ---------------------------------------------------------------------------- query side
 
 
+def _require_query(query: str, command: str) -> None:
+    if not query.strip():
+        raise UsageError("The query is empty",
+                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+
+
 @cli.command()
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
@@ -289,6 +310,7 @@ def prune(obj: Ctx, as_json: bool) -> None:
 def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, rerank: bool | None,
            as_json: bool) -> None:
     """Search: citations only (mnote.knowledge_rag.search_results.v1)."""
+    _require_query(query, "search")
     result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
     if as_json:
         emit_json(result)
@@ -308,6 +330,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @pass_ctx
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
     """Answer with citations (mnote.knowledge_rag.agent_query_result.v1)."""
+    _require_query(query, "ask")
     result = obj.host().ask(query, scope=scope, top_k=top_k, mode=mode)
     if as_json:
         emit_json(result)
@@ -443,19 +466,56 @@ def _register_late_commands() -> None:
     cli_extra.register(cli)
 
 
+# A hint for errors raised without one, by error type (most specific first in the MRO walk).
+_DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
+    PathNotAllowedError: "give a path inside the workspace",
+    UsageError: "see 'mnote-kr COMMAND --help'",
+    NotFoundError: "check the name or ID; 'mnote-kr status' lists what the workspace knows",
+    DocumentError: "the file is broken, encrypted or not what its extension says; open it in its own application",
+    LocatorError: "check that the file and sidecar exist and are readable",
+    ProviderError: "'mnote-kr status' shows the provider's health",
+    RegistryError: "'mnote-kr registry restore' puts the previous generation back",
+    PluginError: "'mnote-kr plugins --all' shows every plugin and its load error",
+    ConfigError: "fix the configuration file",
+    MissingSecretError: "see 'mnote-kr secrets --help'",
+    MnoteKrError: "run the command with --help",
+}
+
+
+def error_line(exc: MnoteKrError) -> str:
+    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present."""
+    if exc.hint:
+        text = str(exc)
+    else:
+        hint = next((_DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in _DEFAULT_HINTS), "")
+        text = f"{exc.message} ({hint})" if hint else exc.message
+    return "Error: " + " ".join(text.split())
+
+
+def _click_error_line(exc: click.ClickException) -> str:
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "mnote-kr"
+    return f"Error: {message} (see '{where} --help')"
+
+
 def main(argv: list[str] | None = None) -> int:
-    """Entry point: the one place errors become ``Error: ...`` and an exit code."""
+    """Entry point: the one place errors become one ``Error: ...`` line and an exit code.
+
+    Exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted. Unexpected
+    exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
+    """
     _register_late_commands()
     try:
         cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
     except MnoteKrError as exc:
-        click.echo(f"Error: {exc}", err=True)
+        click.echo(error_line(exc), err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)
         return 1
     except click.ClickException as exc:
-        exc.show()
+        click.echo(_click_error_line(exc), err=True)
         return exc.exit_code
     except click.exceptions.Exit as exc:
         return exc.exit_code
@@ -464,6 +524,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
+        if os.environ.get("MNOTE_KR_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())[:300]
+        click.echo(f"Error: unexpected {type(exc).__name__}: {detail} "
+                   "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)
+        return 1
     return 0
 
 

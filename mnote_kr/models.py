@@ -45,14 +45,14 @@ class Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=False):
     """Shared options: camelCase on the wire, keyword-only construction."""
 
 
-class Frozen(Base, frozen=True):
-    """An immutable contract value."""
+class Frozen(msgspec.Struct, rename="camel", kw_only=True, frozen=True):
+    """An immutable contract value (camelCase on the wire, keyword-only)."""
 
 
 # --------------------------------------------------------------------------- registry
 
 
-class IndexedRoot(Frozen, kw_only=True):
+class IndexedRoot(Frozen, frozen=True, kw_only=True):
     """A folder (relative to the workspace) whose files form the knowledge base."""
 
     root_relative_path: str
@@ -62,7 +62,7 @@ class IndexedRoot(Frozen, kw_only=True):
     updated_at_ms: int = 0
 
 
-class SourceEntry(Frozen, kw_only=True, omit_defaults=True, gc=False):
+class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=False):
     """One user file known to the registry. The file itself is never touched.
 
     Persisted without default-valued fields (smaller, faster snapshots); not tracked by
@@ -109,7 +109,7 @@ class RegistrySnapshot(Base, kw_only=True):
 # --------------------------------------------------------------------------- ingest
 
 
-class SourceFile(Frozen, kw_only=True):
+class SourceFile(Frozen, frozen=True, kw_only=True):
     """A file the host resolved, expanded and hashed, ready for the provider."""
 
     path: str  # absolute
@@ -120,14 +120,14 @@ class SourceFile(Frozen, kw_only=True):
     mtime_ns: int
 
 
-class SkippedPath(Frozen, kw_only=True):
+class SkippedPath(Frozen, frozen=True, kw_only=True):
     """A path folder expansion or ingest passed over, and why."""
 
     path: str
     reason: str
 
 
-class EntryUpdate(Frozen, kw_only=True):
+class EntryUpdate(Frozen, frozen=True, kw_only=True):
     """What a provider reports about one source; the host applies it to the registry."""
 
     source_root_relative_path: str
@@ -145,7 +145,7 @@ class EntryUpdate(Frozen, kw_only=True):
     indexed_at_ms: int | None = None  # when the provider finished indexing (processed)
 
 
-class IngestItem(Frozen, kw_only=True):
+class IngestItem(Frozen, frozen=True, kw_only=True):
     """One line of an ingest report."""
 
     source_path: str
@@ -197,7 +197,7 @@ class SidecarMeta(msgspec.Struct, frozen=True, kw_only=True):
     bbox_attributes: dict[str, Any] | None = None
 
 
-class ProviderReference(Frozen, kw_only=True):
+class ProviderReference(Frozen, frozen=True, kw_only=True):
     """A reference as the provider returned it (LightRAG: basename only)."""
 
     provider: str
@@ -222,7 +222,7 @@ class ProviderQueryResult(Base, kw_only=True):
     rerank_requested: bool = False
 
 
-class CitationTextBundle(Frozen, kw_only=True):
+class CitationTextBundle(Frozen, frozen=True, kw_only=True):
     """The single cleaning step's output (seed 000 §5.2)."""
 
     raw_quote: str
@@ -234,21 +234,21 @@ class CitationTextBundle(Frozen, kw_only=True):
     display_cleaned: bool = False
 
 
-class Highlight(Frozen, kw_only=True):
+class Highlight(Frozen, frozen=True, kw_only=True):
     """A character span to highlight inside the located paragraph."""
 
     start: int
     end: int
 
 
-class Rect(Frozen, kw_only=True):
+class Rect(Frozen, frozen=True, kw_only=True):
     """A rectangle on a page, PDF points, top-left origin."""
 
     page: int
     bbox: list[float]
 
 
-class Locator(Frozen, kw_only=True):
+class Locator(Frozen, frozen=True, kw_only=True):
     """Where a citation lands in its source file, with its precision declared.
 
     ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
@@ -272,7 +272,7 @@ class Locator(Frozen, kw_only=True):
     reason: str | None = None
 
 
-class LocateRequest(Frozen, kw_only=True):
+class LocateRequest(Frozen, frozen=True, kw_only=True):
     """Input of the ``locate`` hook and of ``mnote-kr locate``."""
 
     file: str
@@ -286,7 +286,7 @@ class LocateRequest(Frozen, kw_only=True):
 # --------------------------------------------------------------------------- citations
 
 
-class CitationDiagnostics(Frozen, kw_only=True):
+class CitationDiagnostics(Frozen, frozen=True, kw_only=True):
     quote_source: str
     raw_reference_mapped: bool
     sidecar_block_mapped: bool
@@ -296,7 +296,7 @@ class CitationDiagnostics(Frozen, kw_only=True):
     score_parts: dict[str, float] = {}
 
 
-class Citation(Frozen, kw_only=True):
+class Citation(Frozen, frozen=True, kw_only=True):
     """One citable place in a user's file (seed 000 §5.1)."""
 
     schema: str = CITATION_SCHEMA
@@ -325,13 +325,13 @@ class Citation(Frozen, kw_only=True):
     source_map_path: str | None = None
 
 
-class NotIndexed(Frozen, kw_only=True):
+class NotIndexed(Frozen, frozen=True, kw_only=True):
     source_path: str
     status: str
     reason: str
 
 
-class RerankInfo(Frozen, kw_only=True):
+class RerankInfo(Frozen, frozen=True, kw_only=True):
     requested: bool = False
     enabled: bool | None = None
     model: str | None = None
@@ -356,7 +356,7 @@ class AgentQueryResult(Base, kw_only=True):
     notes: list[str] = []
 
 
-class OpenActionParams(Frozen, kw_only=True):
+class OpenActionParams(Frozen, frozen=True, kw_only=True):
     provider: str
     chunk_id: str | None
     search_query: str
@@ -364,7 +364,7 @@ class OpenActionParams(Frozen, kw_only=True):
     display_quote: str | None
 
 
-class OpenPlan(Frozen, kw_only=True):
+class OpenPlan(Frozen, frozen=True, kw_only=True):
     """How a shell opens a citation: which file, what kind, where."""
 
     schema: str = OPEN_PLAN_SCHEMA
@@ -425,7 +425,7 @@ def dumps(value: Any) -> bytes:
     return _json_encoder.encode(value)
 
 
-class QueryRequest(Frozen, kw_only=True):
+class QueryRequest(Frozen, frozen=True, kw_only=True):
     """Input of the provider's ``query`` hook."""
 
     query: str
@@ -436,7 +436,7 @@ class QueryRequest(Frozen, kw_only=True):
     enable_rerank: bool | None = None  # None: not requested, passed through only when set
 
 
-class MappedReference(Frozen, kw_only=True):
+class MappedReference(Frozen, frozen=True, kw_only=True):
     """A provider reference mapped to a live registry entry (and a sidecar block if found)."""
 
     reference: ProviderReference

@@ -66,7 +66,7 @@ class Plugins:
 
     # -- listing
 
-    def list(self, *, include_builtin: bool = True) -> list[PluginInfo]:
+    def describe(self, *, include_builtin: bool = True) -> list[PluginInfo]:
         infos = [i for i in self.infos.values() if include_builtin or i.origin != "builtin"]
         for info in infos:
             plugin = self.pm.get_plugin(info.name)
@@ -114,7 +114,8 @@ class Plugins:
         exts: set[str] = set(self.config.get("locators", {}))
         for name in self._impl_order("locator_extensions"):
             plugin = self.pm.get_plugin(name)
-            exts.update(e.lower() for e in (plugin.locator_extensions() or []) if plugin is not None)
+            if plugin is not None:
+                exts.update(e.lower() for e in (plugin.locator_extensions() or []))
         return {ext: self.locator_plugin(ext) or "file" for ext in sorted(exts)}
 
     def _only(self, hook_name: str, plugin_name: str) -> Callable[..., Any]:

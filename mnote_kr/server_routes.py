@@ -302,7 +302,7 @@ def plugins(api: Api, body: None) -> tuple[int, Any]:
     except MnoteKrError as exc:
         table = {"error": exc.message}
     all_plugins = "all" in api.query and api.query["all"][-1] not in ("0", "false", "")
-    return 200, PluginsResponse(plugins=loaded.list(include_builtin=all_plugins), provider=loaded.provider_name,
+    return 200, PluginsResponse(plugins=loaded.describe(include_builtin=all_plugins), provider=loaded.provider_name,
                                 locators=table)
 
 

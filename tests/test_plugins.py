@@ -61,7 +61,7 @@ def fake_site(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 def test_third_party_plugin_is_listed_with_version_origin_and_hooks(fake_site: Path) -> None:
     plugins = load_plugins({"provider": "lightrag", "locators": {}, "disabled_plugins": []})
-    infos = {i.name: i for i in plugins.list()}
+    infos = {i.name: i for i in plugins.describe()}
     fake = infos["fake_locator"]
     assert fake.version == "9.9.9" and fake.origin == "entry point" and fake.distribution == "fake-locator"
     assert fake.hooks == ["locate", "locator_extensions"]
@@ -93,7 +93,7 @@ def test_blocked_plugin_is_not_called_and_shown_blocked(fake_site: Path, tmp_pat
     import fake_locator
 
     plugins = load_plugins({"provider": "lightrag", "locators": {}, "disabled_plugins": ["fake_locator"]})
-    assert {i.name: i for i in plugins.list()}["fake_locator"].blocked
+    assert {i.name: i for i in plugins.describe()}["fake_locator"].blocked
     f = tmp_path / "a.fake"
     f.write_text("x")
     assert plugins.locate(LocateRequest(file=str(f))).locator_plugin == "file_locator"
