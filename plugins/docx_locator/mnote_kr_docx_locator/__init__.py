@@ -4,6 +4,10 @@ DOCX has no pages. This plugin finds the paragraph a citation came from in the D
 itself and returns a ``paragraph`` locator (``paragraphIndex`` as DESIGN.md defines
 it, ``w14:paraId`` when present, the character span to highlight), or a ``file``
 locator when nothing is confident. Broken or hostile files raise ``DocumentError``.
+
+The DOCX-specific parts live here (safe zip/XML reading, ``paragraphIndex`` order,
+TOC detection, sidecar paraId range scoping); the evidence matching is the host's
+format-independent ``mnote_kr.textmatch``, run over the reader's paragraphs.
 """
 
 from __future__ import annotations
@@ -12,8 +16,8 @@ from pathlib import Path
 
 from mnote_kr import hookimpl
 from mnote_kr.models import Highlight, LocateRequest, Locator, SidecarBlock
+from mnote_kr.textmatch import THRESHOLD, Scope, match_evidence
 
-from .matcher import THRESHOLD, locate_in_document
 from .reader import DocxDocument, clear_cache, load_docx
 
 PLUGIN_NAME = "docx_locator"
@@ -52,13 +56,13 @@ def locate_docx(request: LocateRequest) -> Locator:
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
     scope = block_scope(doc, block)
-    match = locate_in_document(
+    match = match_evidence(
         doc,
         request.evidence,
         request.query,
         block_heading=block.heading if block is not None else None,
         block_content=block.content if block is not None else None,
-        scope=scope,
+        scope=Scope((scope,)) if scope is not None else None,
     )
     if match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1]):
         para = match.paragraph

@@ -15,20 +15,18 @@ the network. Parsed documents are cached by path + size + mtime.
 from __future__ import annotations
 
 import io
-import math
 import os
 import re
 import threading
 import zipfile
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
 from mnote_kr.errors import DocumentError
-
-from .textnorm import normalize, shingles, token_set
+from mnote_kr.textmatch import TextDocument, TextParagraph
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_PART_BYTES = 256 * 1024 * 1024
@@ -111,44 +109,22 @@ _SKIP = frozenset(
 
 
 @dataclass(slots=True)
-class Paragraph:
-    """One indexed ``w:p``: where it is, what it says, what it sits under."""
+class Paragraph(TextParagraph):
+    """One indexed ``w:p`` (``mnote_kr.textmatch.TextParagraph`` plus table/equation flags).
 
-    index: int
-    para_id: str | None
-    text: str
-    norm: str
-    tokens: frozenset[str]
-    heading: str | None = None
-    heading_path: tuple[str, ...] = ()
-    heading_level: int = 0  # >0 when this paragraph is itself a heading
-    in_toc: bool = False
+    ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
+    """
+
     in_table: bool = False
     has_equation: bool = False
-    _shingles: frozenset[int] | None = None
-
-    @property
-    def shingles(self) -> frozenset[int]:
-        """Order-sensitive shingles of the text, computed on first use."""
-        if self._shingles is None:
-            self._shingles = shingles(self.norm)
-        return self._shingles
 
 
 @dataclass(slots=True)
-class DocxDocument:
+class DocxDocument(TextDocument[Paragraph]):
     """A parsed DOCX: paragraphs in ``paragraphIndex`` order plus term statistics."""
 
-    path: str
-    paragraphs: list[Paragraph]
-    df: Counter[str] = field(default_factory=Counter)
-    postings: dict[str, list[int]] = field(default_factory=dict)
+    path: str = "<bytes>"
     by_para_id: dict[str, int] = field(default_factory=dict)
-
-    def idf(self, token: str) -> float:
-        """Inverse paragraph frequency; a token absent from the document weighs most."""
-        n = len(self.paragraphs)
-        return math.log((n + 1.0) / (self.df.get(token, 0) + 0.5))
 
 
 # --------------------------------------------------------------------------- safe zip + XML
@@ -380,7 +356,6 @@ class _Walker:
                         level = o + 1
         self.inline(p, parts, state)
         text = "".join(parts)
-        norm = normalize(text)
         in_toc = bool(state["toc"]) or (len(text) < 240 and _TOC_LINE.match(text) is not None)
         if in_toc or not text.strip():
             level = 0
@@ -395,9 +370,6 @@ class _Walker:
                 index=len(self.paragraphs),
                 para_id=pid.upper() if pid else None,
                 text=text,
-                norm=norm,
-                tokens=token_set(norm),
-                heading=path[-1] if path else None,
                 heading_path=path,
                 heading_level=level,
                 in_toc=in_toc,
@@ -496,21 +468,10 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
         raise _err(f"broken DOCX: {main} has no w:body", path)
     walker = _Walker(_read_styles(styles_root))
     walker.walk(body)
-    doc = DocxDocument(path=path, paragraphs=walker.paragraphs)
-    df: Counter[str] = Counter()
-    postings: dict[str, list[int]] = {}
+    doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:
-        df.update(para.tokens)
-        for tok in para.tokens:
-            lst = postings.get(tok)
-            if lst is None:
-                postings[tok] = [para.index]
-            else:
-                lst.append(para.index)
         if para.para_id and para.para_id not in doc.by_para_id:
             doc.by_para_id[para.para_id] = para.index
-    doc.df = df
-    doc.postings = postings
     return doc
 
 
