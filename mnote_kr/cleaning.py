@@ -581,6 +581,57 @@ def _query_re(query: str) -> re.Pattern[str] | None:
     return re.compile(r"\s*".join(re.escape(w) for w in words), re.IGNORECASE)
 
 
+def _is_letter(ch: str) -> bool:
+    return ch.isalnum() or ch == "_"
+
+
+def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
+    """The query occurrence to centre on: one standing alone beats one inside a longer word.
+
+    ``吡咯烷`` inside ``N-甲基吡咯烷酮`` has letters on both sides; ``吡咯烷 是一种…`` at the start
+    of a paragraph has none. Among equals the first occurrence wins.
+    """
+    if qre is None:
+        return None
+    best: tuple[int, int, int] | None = None  # (-bounded sides, start, end)
+    for n, m in enumerate(qre.finditer(text)):
+        left = m.start() == 0 or not _is_letter(text[m.start() - 1])
+        right = m.end() >= len(text) or not _is_letter(text[m.end()])
+        key = (-(left + right), m.start(), m.end())
+        if best is None or key < best:
+            best = key
+        if key[0] == -2 or n > 200:
+            break
+    return (best[1], best[2]) if best else None
+
+
+def _term_centre(text: str, query: str, window: int) -> int | None:
+    """Where the query's terms cluster most densely (for queries not found verbatim)."""
+    from .citations import query_terms
+
+    terms = [t.casefold() for t in query_terms(query) if len(t) > 1 or not t.isascii()]
+    if not terms:
+        return None
+    folded = text.casefold()
+    hits: list[tuple[int, int]] = []  # (position, term index)
+    for i, term in enumerate(terms):
+        start = folded.find(term)
+        while start >= 0 and len(hits) < 2000:
+            hits.append((start, i))
+            start = folded.find(term, start + 1)
+    if not hits:
+        return None
+    hits.sort()
+    best, best_pos, lo = 0, hits[0][0], 0
+    for hi in range(len(hits)):
+        while hits[hi][0] - hits[lo][0] > window:
+            lo += 1
+        distinct = len({t for _, t in hits[lo : hi + 1]})
+        if distinct > best:
+            best, best_pos = distinct, (hits[lo][0] + hits[hi][0]) // 2
+    return best_pos
+
+
 def _window(text: str, start: int, end: int, window: int) -> str:
     """``text[start:end]`` widened by ``window`` each way, cut at sentence/line boundaries."""
     lo, hi = max(0, start - window), min(len(text), end + window)
@@ -640,17 +691,20 @@ def clean_citation_text(
     evidence, source = "", "fallback"
     if block_text:
         block_loc = locator_text(block_text)
-        hit = qre.search(block_loc) if qre else None
+        hit = _best_hit(qre, block_loc)
         if hit:
-            evidence, source = _window(block_loc, hit.start(), hit.end(), window), "sidecar"
+            evidence, source = _window(block_loc, hit[0], hit[1], window), "sidecar"
         else:
             at = _overlap_at(block_loc, chunk_loc)
             if at is not None:
                 evidence, source = _window(block_loc, at, at, window), "sidecar"
     if not evidence:
-        hit = qre.search(chunk_loc) if qre else None
+        hit = _best_hit(qre, chunk_loc)
+        centre = None if hit else _term_centre(chunk_loc, search_query, window)
         if hit:
-            evidence, source = _window(chunk_loc, hit.start(), hit.end(), window), "chunk"
+            evidence, source = _window(chunk_loc, hit[0], hit[1], window), "chunk"
+        elif centre is not None:  # the query's words, not the phrase: centre on where they cluster
+            evidence, source = _window(chunk_loc, centre, centre, window), "chunk"
         else:
             evidence, source = _window(chunk_loc, 0, 0, 2 * window), "fallback"
     return CitationTextBundle(

@@ -283,3 +283,25 @@ def _timed(fn) -> float:  # type: ignore[no-untyped-def]
     t0 = time.perf_counter()
     fn()
     return time.perf_counter() - t0
+
+
+def test_locator_window_centres_on_the_standalone_query_not_the_longer_word() -> None:
+    from mnote_kr.cleaning import clean_citation_text
+
+    filler = "实验记录。" * 80
+    raw = ("N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。\n" + filler
+           + "\n吡咯烷 是一种环状仲胺，本项目用它合成新的电解液添加剂。")
+    bundle = clean_citation_text(raw, "吡咯烷", window=60)
+    assert "环状仲胺" in bundle.locator_evidence_text
+    assert "N-甲基吡咯烷酮" not in bundle.locator_evidence_text
+
+
+def test_locator_window_centres_on_clustered_query_terms_when_phrase_is_absent() -> None:
+    from mnote_kr.cleaning import clean_citation_text
+
+    raw = ("Project Aurora studies solid-state cells. " + "Unrelated methods text. " * 40
+           + "Cell B2 kept the highest capacity of 4100 mAh but lasted only 650 cycles.")
+    bundle = clean_citation_text(raw, "capacity of cell B2", window=80)
+    assert bundle.locator_text_source == "chunk"
+    assert "Cell B2 kept the highest capacity" in bundle.locator_evidence_text
+    assert not bundle.locator_evidence_text.startswith("Project Aurora")
