@@ -20,11 +20,19 @@ def source_card(c: Citation) -> str:
     lines.append(f"    located: {where}")
     if c.heading_path:
         lines.append("    heading: " + " > ".join(c.heading_path))
-    quote = (c.display_quote or "").replace("\n", " ")
-    if len(quote) > 240:
-        quote = quote[:237] + "..."
+    quote = _excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
     lines.append(f"    quote:   {quote}")
     return "\n".join(lines)
+
+
+def _excerpt(text: str, query: str, width: int = 240) -> str:
+    """About ``width`` characters of ``text`` around the query (or its start)."""
+    if len(text) <= width:
+        return text
+    at = text.casefold().find(query.casefold()) if query else -1
+    start = max(0, at - width // 3) if at >= 0 else 0
+    end = min(len(text), start + width)
+    return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
 
 
 def render_search(result: SearchResults) -> str:
@@ -43,6 +51,13 @@ def render_answer(result: AgentQueryResult) -> str:
     return "\n".join(out)
 
 
+def _queue(rerank: dict[str, Any]) -> Any:
+    queue = rerank.get("queue", rerank.get("queueAvailable"))
+    if isinstance(queue, dict) and set(queue) == {"available"}:
+        return "available" if queue["available"] else "unavailable"
+    return queue
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
@@ -55,10 +70,12 @@ def render_status(info: dict[str, Any]) -> str:
     else:
         lines.append(f"Provider:  {prov.get('provider')} {prov.get('coreVersion') or ''} at {prov.get('url')}"
                      f" busy={prov.get('pipelineBusy')}")
+        if prov.get("error"):  # reachable but refusing, e.g. a wrong API key
+            lines.append(f"Problem:   {prov['error']}")
         lines.append(f"Models:    llm={prov.get('llmModel')} embedding={prov.get('embeddingModel')}")
         rr = prov.get("rerank") or {}
         lines.append("Rerank:    " + ("enabled" if rr.get("enabled") else "disabled")
-                     + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={rr.get('queueAvailable')})")
+                     + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={_queue(rr)})")
         if prov.get("documentsByStatus"):
             lines.append(f"Documents: {prov['documentsByStatus']}")
         if prov.get("unmapped"):
