@@ -605,6 +605,17 @@ def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
     return (best[1], best[2]) if best else None
 
 
+def query_standing(text: str, query: str) -> int:
+    """How well the query stands alone in ``text``: -1 absent, 0 only inside longer words,
+    1 or 2 sides free of letters at its best occurrence. Locators and block mappers use it so
+    that a short query never prefers a longer word that contains it."""
+    hit = _best_hit(_query_re(_collapse(query)), text)
+    if hit is None:
+        return -1
+    start, end = hit
+    return int(start == 0 or not _is_letter(text[start - 1])) + int(end >= len(text) or not _is_letter(text[end]))
+
+
 def _term_centre(text: str, query: str, window: int) -> int | None:
     """Where the query's terms cluster most densely (for queries not found verbatim)."""
     from .citations import query_terms

@@ -20,6 +20,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnote_kr.cleaning import query_standing
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError
 from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SourceEntry
@@ -199,11 +200,13 @@ def match_block(index: SidecarIndex, chunk: str, query: str = "") -> tuple[Sidec
         b_start = index.starts[i]
         b_end = b_start + len(index.blocks[i].content)
         overlaps.append((max(0, min(end, b_end) - max(start, b_start)), i))
-    needle = query.strip().lower()
-    if needle:
-        with_query = [(ov, i) for ov, i in overlaps if needle in index.blocks[i].content.lower()]
+    if query.strip():
+        # Prefer the block where the query stands alone over one where it only sits inside a
+        # longer word (吡咯烷 in N-甲基吡咯烷酮), then the larger overlap.
+        standing = {i: query_standing(index.blocks[i].content, query) for _, i in overlaps}
+        with_query = [(standing[i], ov, i) for ov, i in overlaps if standing[i] >= 0]
         if with_query:
-            return index.blocks[max(with_query)[1]], score
+            return index.blocks[max(with_query)[2]], score
     return index.blocks[max(overlaps)[1]], score
 
 

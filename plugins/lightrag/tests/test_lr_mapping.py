@@ -154,3 +154,16 @@ def test_lr_naming_link_names_are_unique_per_path_and_content() -> None:
     assert len(long.encode("utf-8")) < 255
     assert naming.chunk_ids_for("doc-1", 2) == ["doc-1-chunk-000", "doc-1-chunk-001"]
     assert naming.doc_id_for("notes.md") == "doc-db235fc914867ffea6b540c8732499d5"
+
+
+def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
+    from mnote_kr.models import SidecarBlock
+    from mnote_kr.sidecar import Sidecar
+    from mnote_kr_lightrag.mapping import build_index, match_block
+
+    trap = SidecarBlock(blockid="b-trap", content="## 溶剂\nN-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。")
+    target = SidecarBlock(blockid="b-target", content="## 胺类\n吡咯烷 是一种环状仲胺。")
+    index = build_index(Sidecar(path="x.blocks.jsonl", meta=None, blocks=[trap, target]))
+    chunk = trap.content + "\n\n" + target.content
+    found = match_block(index, chunk, "吡咯烷")
+    assert found is not None and found[0].blockid == "b-target"
