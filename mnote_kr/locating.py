@@ -33,12 +33,23 @@ def _sidecar(path: str, mtime_ns: int) -> Sidecar:
     return read_sidecar(path)
 
 
+_SIDECAR_HINT = "pass the blocks.jsonl LightRAG wrote for this document, or leave --sidecar out"
+
+
+def _skipped(sidecar: Sidecar) -> str:
+    """``; N malformed line(s) skipped, first: line K: why`` when the reader skipped lines."""
+    if not sidecar.skipped_lines:
+        return ""
+    number, why = sidecar.skipped_lines[0]
+    return f"; {len(sidecar.skipped_lines)} malformed line(s) skipped, first: line {number}: {why[:120]}"
+
+
 def build_request(raw: dict[str, Any]) -> LocateRequest:
     """A ``LocateRequest`` from a batch line / CLI options (``file``, ``evidence``, ``query``,
     ``sidecar``, ``blockId``)."""
     file = raw.get("file")
     if not isinstance(file, str) or not file:
-        raise UsageError("request has no 'file'")
+        raise UsageError("request has no 'file'", hint='each request is {"file", "evidence", "query"}')
     evidence = raw.get("evidence") or ""
     query = raw.get("query") or ""
     if not isinstance(evidence, str) or not isinstance(query, str):
@@ -51,13 +62,18 @@ def build_request(raw: dict[str, Any]) -> LocateRequest:
         try:
             mtime = path.stat().st_mtime_ns
         except OSError as exc:
-            raise UsageError(f"Cannot read sidecar {sidecar_path}: {exc.strerror}") from exc
+            raise UsageError(f"Cannot read sidecar {sidecar_path}: {exc.strerror}",
+                             hint=_SIDECAR_HINT) from exc
         sidecar = _sidecar(str(path), mtime)
+        if sidecar.meta is None and not sidecar.blocks:
+            raise UsageError(f"Sidecar {sidecar_path} has no readable meta or block rows{_skipped(sidecar)}",
+                             hint=_SIDECAR_HINT)
         meta = sidecar.meta
         if block_id:
             block = sidecar.block(block_id)
             if block is None:
-                raise UsageError(f"Block {block_id} is not in sidecar {sidecar_path}")
+                raise UsageError(f"Block {block_id} is not in sidecar {sidecar_path}{_skipped(sidecar)}",
+                                 hint="give a 'blockid' from that file, or leave --block-id out")
     return LocateRequest(file=file, evidence=evidence, query=query, block=block,
                          block_id=block_id, sidecar_meta=meta)
 
@@ -65,7 +81,7 @@ def build_request(raw: dict[str, Any]) -> LocateRequest:
 def locate_one(plugins: Plugins, raw: dict[str, Any]) -> Locator:
     request = build_request(raw)
     if not Path(request.file).is_file():
-        raise UsageError(f"No such file: {request.file}")
+        raise UsageError(f"No such file: {request.file}", hint="give the path of an existing source file")
     return plugins.locate(request)
 
 
