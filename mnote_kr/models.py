@@ -253,7 +253,9 @@ class Locator(Frozen, frozen=True, kw_only=True):
 
     ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
     ``paragraphIndex`` counts every ``w:p`` under ``w:body`` in document order (table
-    cells included, a ``w:p`` nested in another ``w:p`` skipped).
+    cells included, a ``w:p`` nested in another ``w:p`` skipped); in Markdown and text
+    files it is the 0-based index of the blank-line-separated block (a heading line or a
+    fenced code block is one block; see ``mnote_kr.default_plugins.text_locator``).
     """
 
     locator_precision: LocatorPrecision = "file"

@@ -44,6 +44,7 @@ BUILTIN_PLUGINS = (
     "mnote_kr.default_plugins.cleaning",
     "mnote_kr.default_plugins.classify",
     "mnote_kr.default_plugins.file_locator",
+    "mnote_kr.default_plugins.text_locator",
 )
 
 

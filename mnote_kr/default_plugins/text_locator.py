@@ -1,0 +1,250 @@
+"""Built-in Markdown and plain-text locator (``.md``, ``.markdown``, ``.txt``).
+
+The file is split into paragraphs and the evidence is matched with the shared
+``mnote_kr.textmatch`` matcher. ``paragraphIndex`` is the 0-based index in this list:
+
+* paragraphs are blocks of lines separated by blank lines;
+* in Markdown files, an ATX heading line (``# ...`` to ``###### ...``) or a setext
+  heading (text underlined with ``===``/``---``) is a paragraph of its own and sets the
+  heading path of the paragraphs after it; a fenced code block (three or more backticks
+  or tildes) is one paragraph, blank lines inside it included, and ``#`` lines in it are
+  not headings; YAML front matter (``---`` on the first line) is one paragraph;
+* ``.txt`` files are split at blank lines only.
+
+``highlight`` is a character span (Python ``str`` offsets, not bytes) within the
+paragraph's text exactly as it appears in the file (line endings included). Files are
+read as UTF-8 (a UTF-8 or UTF-16 byte-order mark is honoured; invalid bytes decode as
+U+FFFD), refused above ``MAX_FILE_BYTES`` with ``DocumentError``, and cached by real
+path + size + mtime. A sidecar block with a ``heading`` position (LightRAG's native
+Markdown parser) scopes the match to the sections under that heading.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+from collections import OrderedDict
+from pathlib import Path
+
+from ..errors import DocumentError
+from ..hookspecs import hookimpl
+from ..models import Highlight, LocateRequest, Locator, SidecarBlock
+from ..textmatch import Scope, TextDocument, TextParagraph, match_evidence, sections_under
+
+PLUGIN_NAME = "text_locator"
+EXTENSIONS = (".md", ".markdown", ".txt")
+MARKDOWN_EXTENSIONS = frozenset({".md", ".markdown"})
+MAX_FILE_BYTES = 20 * 1024 * 1024
+CACHE_SIZE = 64
+CACHE_MAX_BYTES = 200 * 1024 * 1024  # sum of cached files' sizes
+HEADING_SCOPE_OUTSIDE = 0.7  # a heading anchor is a hint: text outside its section may still win, if clearly better
+
+_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_MD_TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[^\]]+\]\(#[^)]*\)\s*$")
+_TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
+
+
+def decode_text(data: bytes) -> str:
+    """Bytes to text: UTF-16 when it has a BOM, else UTF-8 (BOM dropped), bad bytes as U+FFFD."""
+    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        return data.decode("utf-16", errors="replace")
+    return data.decode("utf-8-sig", errors="replace")
+
+
+def _is_toc(lines: list[str]) -> bool:
+    body = [ln.strip() for ln in lines if ln.strip()]
+    if not body:
+        return False
+    return all(_MD_TOC_ITEM.match(ln) or (len(ln) < 240 and _TOC_LINE.match(ln)) for ln in body)
+
+
+def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
+    """Split text into paragraphs in ``paragraphIndex`` order (see the module docstring)."""
+    paras: list[TextParagraph] = []
+    headings: list[tuple[int, str]] = []
+    block: list[str] = []
+
+    def add(lines: list[str], level: int = 0, title: str = "", toc_ok: bool = True) -> None:
+        raw = "".join(lines)
+        # the paragraph's text ends where its last line's content ends (line break not included)
+        stripped = raw.rstrip("\r\n")
+        if not stripped.strip():
+            return
+        if level:
+            while headings and headings[-1][0] >= level:
+                headings.pop()
+            headings.append((level, title))
+        in_toc = toc_ok and not level and _is_toc(lines)
+        path = tuple(h for _, h in headings)
+        paras.append(
+            TextParagraph(index=len(paras), text=stripped, heading_path=path, heading_level=level, in_toc=in_toc)
+        )
+
+    def flush() -> None:
+        if block:
+            add(block)
+            block.clear()
+
+    lines = text.splitlines(keepends=True)
+    i, n = 0, len(lines)
+    if markdown and lines and lines[0].rstrip("\r\n") == "---":
+        end = next((j for j in range(1, n) if lines[j].rstrip("\r\n") in ("---", "...")), None)
+        if end is not None:
+            add(lines[: end + 1], toc_ok=False)
+            i = end + 1
+    while i < n:
+        line = lines[i]
+        content = line.rstrip("\r\n")
+        if not content.strip():
+            flush()
+            i += 1
+            continue
+        if markdown:
+            fence = _FENCE.match(content)
+            if fence:
+                flush()
+                mark = fence.group(1)
+                closing = re.compile(rf"^ {{0,3}}{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
+                j = i + 1
+                while j < n and not closing.match(lines[j].rstrip("\r\n")):
+                    j += 1
+                end = min(j + 1, n)  # an unclosed fence runs to the end of the file
+                add(lines[i:end], toc_ok=False)
+                i = end
+                continue
+            atx = _ATX.match(content)
+            if atx:
+                flush()
+                add([line], level=len(atx.group(1)), title=(atx.group(2) or "").strip())
+                i += 1
+                continue
+            setext = _SETEXT.match(content)
+            if setext and block:
+                title = " ".join(ln.strip() for ln in block)
+                lines_ = [*block, line]
+                block.clear()
+                add(lines_, level=1 if setext.group(1)[0] == "=" else 2, title=title)
+                i += 1
+                continue
+        block.append(line)
+        i += 1
+    flush()
+    return paras
+
+
+_cache: OrderedDict[tuple[str, int, int], TextDocument[TextParagraph]] = OrderedDict()
+_cache_lock = threading.Lock()
+stats = {"parses": 0, "hits": 0}
+
+
+def load_text(path: str | os.PathLike[str]) -> TextDocument[TextParagraph]:
+    """Read and split a text file, cached by real path + size + mtime. Raises ``DocumentError``."""
+    spath = str(path)
+    name = Path(spath).name
+    try:
+        real = os.path.realpath(spath)
+        st = os.stat(real)
+    except OSError as exc:
+        raise DocumentError(f"cannot read text file: {exc.strerror or exc}: {name}", path=spath) from exc
+    key = (real, st.st_size, st.st_mtime_ns)
+    with _cache_lock:
+        hit = _cache.get(key)
+        if hit is not None:
+            _cache.move_to_end(key)
+            stats["hits"] += 1
+            return hit
+    if st.st_size > MAX_FILE_BYTES:
+        raise DocumentError(
+            f"text file too large to locate in ({st.st_size} bytes, limit {MAX_FILE_BYTES}): {name}", path=spath
+        )
+    try:
+        with open(real, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise DocumentError(f"cannot read text file: {exc.strerror or exc}: {name}", path=spath) from exc
+    if len(data) > MAX_FILE_BYTES:  # grew after the stat
+        raise DocumentError(f"text file too large to locate in (limit {MAX_FILE_BYTES} bytes): {name}", path=spath)
+    markdown = Path(spath).suffix.lower() in MARKDOWN_EXTENSIONS
+    doc = TextDocument(split_paragraphs(decode_text(data), markdown=markdown))
+    with _cache_lock:
+        stats["parses"] += 1
+        _cache[key] = doc
+        for old in [k for k in _cache if k[0] == real and k != key]:
+            del _cache[old]
+        while len(_cache) > 1 and (len(_cache) > CACHE_SIZE or sum(k[1] for k in _cache) > CACHE_MAX_BYTES):
+            _cache.popitem(last=False)
+    return doc
+
+
+def clear_cache() -> None:
+    """Forget every cached file (tests, memory pressure)."""
+    with _cache_lock:
+        _cache.clear()
+        stats["parses"] = 0
+        stats["hits"] = 0
+
+
+def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) -> Scope | None:
+    """The sections under the block's ``heading`` position anchor, when the file has them."""
+    if block is None:
+        return None
+    ranges: list[tuple[int, int]] = []
+    for pos in block.positions:
+        if pos.type == "heading" and isinstance(pos.anchor, str) and pos.anchor.strip():
+            ranges.extend(r for r in sections_under(doc, pos.anchor) if r not in ranges)
+    return Scope(tuple(ranges), HEADING_SCOPE_OUTSIDE) if ranges else None
+
+
+def locate_text(request: LocateRequest) -> Locator:
+    """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
+    doc = load_text(request.file)
+    block = request.block
+    block_id = request.block_id or (block.blockid if block is not None else None)
+    scope = heading_scope(doc, block)
+    match = match_evidence(
+        doc,
+        request.evidence,
+        request.query,
+        block_heading=block.heading if block is not None else None,
+        block_content=block.content if block is not None else None,
+        scope=scope,
+    )
+    if match.paragraph is not None:
+        para = match.paragraph
+        hl = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
+        where = " in the block's heading section" if scope is not None and para.index in scope else ""
+        return Locator(
+            locator_precision="paragraph",
+            locator_degraded=False,
+            paragraph_index=para.index,
+            block_id=block_id,
+            highlight=hl,
+            score=match.score,
+            locator_plugin=PLUGIN_NAME,
+            reason=f"{match.reason}{where} ({match.anchor.kind if match.anchor else 'anchor'})",
+        )
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        block_id=block_id,
+        score=match.score,
+        locator_plugin=PLUGIN_NAME,
+        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+    )
+
+
+@hookimpl(trylast=True)
+def locator_extensions() -> list[str]:
+    """This built-in locates citations in Markdown and plain-text files."""
+    return list(EXTENSIONS)
+
+
+@hookimpl(trylast=True)
+def locate(request: LocateRequest) -> Locator | None:
+    """Paragraph locator for ``.md``, ``.markdown`` and ``.txt``; None for any other suffix."""
+    if Path(request.file).suffix.lower() not in EXTENSIONS:
+        return None
+    return locate_text(request)

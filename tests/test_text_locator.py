@@ -1,0 +1,202 @@
+"""The built-in Markdown / plain-text locator (``mnote_kr.default_plugins.text_locator``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from mnote_kr.default_plugins import text_locator
+from mnote_kr.default_plugins.text_locator import (
+    clear_cache,
+    load_text,
+    locate,
+    locator_extensions,
+    split_paragraphs,
+)
+from mnote_kr.errors import DocumentError
+from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
+from mnote_kr.plugins import load_plugins
+
+REPO = Path(__file__).resolve().parents[1]
+SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+
+NOTES = """# 电解液配方
+
+本文记录电解液配方的试验过程，以及每一步的结论。
+
+N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。
+
+## 胺类
+
+吡咯烷 是一种环状仲胺，本项目用它合成新的电解液添加剂，
+添加量为千分之五。
+
+```bash
+# install the toolchain
+
+make build
+```
+
+## Results
+
+The cells kept 92% of their capacity after 500 cycles at 45 degrees.
+"""
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def _write(tmp_path: Path, text: str | bytes, name: str = "notes.md") -> Path:
+    path = tmp_path / name
+    if isinstance(text, bytes):
+        path.write_bytes(text)
+    else:
+        path.write_text(text, encoding="utf-8")
+    return path
+
+
+def _loc(path: Path, evidence: str, query: str = "", block: SidecarBlock | None = None):
+    return locate(LocateRequest(file=str(path), evidence=evidence, query=query, block=block))
+
+
+def test_markdown_paragraphs_headings_and_code_fence_split_as_documented() -> None:
+    paras = split_paragraphs(NOTES, markdown=True)
+    texts = [p.text for p in paras]
+    assert texts[0] == "# 电解液配方"
+    assert texts[4].startswith("吡咯烷 是一种") and texts[4].endswith("添加量为千分之五。")
+    assert texts[5] == "```bash\n# install the toolchain\n\nmake build\n```"  # one paragraph, no heading inside
+    assert [p.heading_level for p in paras] == [1, 0, 0, 2, 0, 0, 2, 0]
+    assert paras[4].heading_path == ("电解液配方", "胺类")
+    assert paras[7].heading_path == ("电解液配方", "Results")
+    # .txt: blank lines only, '#' lines are text
+    plain = split_paragraphs("# not a heading\nstill the same paragraph\n\nnext", markdown=False)
+    assert [p.text for p in plain] == ["# not a heading\nstill the same paragraph", "next"]
+    assert [p.heading_level for p in plain] == [0, 0]
+
+
+def test_setext_heading_and_front_matter() -> None:
+    paras = split_paragraphs("---\ntitle: x\n---\n\nTitle\n=====\nbody text here\n", markdown=True)
+    assert [(p.text, p.heading_level) for p in paras] == [
+        ("---\ntitle: x\n---", 0),
+        ("Title\n=====", 1),
+        ("body text here", 0),
+    ]
+    assert paras[2].heading_path == ("Title",)
+
+
+def test_markdown_locator_finds_cjk_paragraph_with_highlight_in_file_text(tmp_path: Path) -> None:
+    path = _write(tmp_path, NOTES)
+    loc = _loc(path, "吡咯烷 是一种环状仲胺，本项目用它合成新的电解液添加剂", "吡咯烷")
+    assert (loc.locator_precision, loc.locator_degraded, loc.paragraph_index) == ("paragraph", False, 4)
+    assert loc.locator_plugin == "text_locator"
+    text = load_text(path).paragraphs[4].text
+    assert loc.highlight is not None
+    assert text[loc.highlight.start : loc.highlight.end].startswith("吡咯烷 是一种环状仲胺")
+    en = _loc(path, "kept 92% of their capacity after 500 cycles", "capacity")
+    assert en.paragraph_index == 7 and en.highlight is not None
+
+
+def test_highlight_offsets_are_characters_of_the_file_text_with_crlf(tmp_path: Path) -> None:
+    path = _write(tmp_path, NOTES.replace("\n", "\r\n").encode("utf-8"))
+    loc = _loc(path, "添加量为千分之五", "千分之五")
+    assert loc.paragraph_index == 4 and loc.highlight is not None
+    raw = path.read_bytes().decode("utf-8")
+    para = load_text(path).paragraphs[4].text
+    assert para in raw and "\r\n" in para
+    assert "千分之五" in para[loc.highlight.start : loc.highlight.end]
+
+
+def test_evidence_from_another_document_gives_file_locator(tmp_path: Path) -> None:
+    path = _write(tmp_path, NOTES)
+    loc = _loc(path, "量子点发光二极管的外量子效率在本工作中提高到百分之二十。", "量子点")
+    assert (loc.locator_precision, loc.locator_degraded, loc.paragraph_index, loc.highlight) == (
+        "file",
+        True,
+        None,
+        None,
+    )
+
+
+def test_heading_anchor_of_sidecar_block_scopes_to_its_section(tmp_path: Path) -> None:
+    same = "每批样品在八十度下干燥十二小时，然后称重并记录在表格中。"
+    text = f"# 方法\n\n{same}\n\n# 附录 A\n\n{same}\n\n# 附录 B\n\n其他内容。\n"
+    path = _write(tmp_path, text)
+    assert _loc(path, same).paragraph_index == 1  # without a block: the first copy
+    block = SidecarBlock(
+        blockid="b-appendix",
+        content=f"# 附录 A\n\n{same}",
+        heading="附录 A",
+        level=1,
+        positions=[SidecarPosition(type="heading", anchor="附录 A")],
+    )
+    loc = _loc(path, same, block=block)
+    assert (loc.locator_precision, loc.paragraph_index, loc.block_id) == ("paragraph", 3, "b-appendix")
+    assert "heading section" in (loc.reason or "")
+
+
+def test_real_lightrag_markdown_sidecar_block(tmp_path: Path) -> None:
+    src = SAMPLES / "inputs_used" / "notes.md"
+    blocks = (SAMPLES / "sidecars" / "notes.md.parsed" / "notes.blocks.jsonl").read_text(encoding="utf-8")
+    rows = [msgspec.json.decode(line) for line in blocks.splitlines() if line.strip()]
+    row = next(r for r in rows if r.get("heading") == "中文部分")
+    block = msgspec.convert(row, SidecarBlock)
+    before = src.read_bytes()
+    loc = _loc(src, "西风原型机由隼能源公司设计，测试地点在奥胡斯。", "奥胡斯", block=block)
+    assert (loc.locator_precision, loc.paragraph_index, loc.block_id) == ("paragraph", 3, row["blockid"])
+    assert src.read_bytes() == before
+
+
+def test_invalid_utf8_is_decoded_with_replacement_and_still_located(tmp_path: Path) -> None:
+    data = b"first paragraph \xff\xfe broken bytes here\n\nthe second paragraph talks about wind turbines\n"
+    path = _write(tmp_path, data, name="bad.txt")
+    doc = load_text(path)
+    assert "\ufffd" in doc.paragraphs[0].text
+    loc = _loc(path, "the second paragraph talks about wind turbines", "turbines")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 1)
+
+
+def test_huge_file_is_refused_with_document_error(tmp_path: Path) -> None:
+    path = tmp_path / "huge.md"
+    with path.open("wb") as fh:
+        fh.truncate(text_locator.MAX_FILE_BYTES + 1)
+    with pytest.raises(DocumentError, match="too large"):
+        _loc(path, "anything at all", "x")
+
+
+def test_missing_file_is_a_document_error(tmp_path: Path) -> None:
+    with pytest.raises(DocumentError, match="cannot read"):
+        _loc(tmp_path / "gone.md", "anything", "x")
+
+
+def test_cache_reuses_parse_until_file_changes(tmp_path: Path) -> None:
+    path = _write(tmp_path, NOTES)
+    first = load_text(path)
+    assert load_text(path) is first
+    assert text_locator.stats == {"parses": 1, "hits": 1}
+    path.write_text(NOTES + "\nA new closing paragraph about separators.\n", encoding="utf-8")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    second = load_text(path)
+    assert second is not first and len(second.paragraphs) == len(first.paragraphs) + 1
+    assert text_locator.stats["parses"] == 2
+
+
+def test_other_suffixes_are_not_handled() -> None:
+    assert locator_extensions() == [".md", ".markdown", ".txt"]
+    assert locate(LocateRequest(file="/nowhere/x.docx", evidence="e", query="q")) is None
+
+
+def test_host_routes_markdown_and_text_to_the_builtin(tmp_path: Path) -> None:
+    plugins = load_plugins({"provider": "lightrag", "locators": {}, "disabled_plugins": []})
+    assert plugins.locator_plugin(".md") == "text_locator"
+    assert plugins.locator_plugin(".TXT") == "text_locator"
+    path = _write(tmp_path, NOTES, name="notes.markdown")
+    loc = plugins.locate(LocateRequest(file=str(path), evidence="添加量为千分之五", query="千分之五"))
+    assert (loc.locator_plugin, loc.paragraph_index) == ("text_locator", 4)
