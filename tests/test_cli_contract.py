@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mnote_kr_docx_locator.testdocs import DocxBuilder
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
@@ -63,9 +62,11 @@ class Cli:
     home: Path
     api_key: str | None
 
-    def run(self, *args: str, code: int = 0, stdin: str | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-        proc = subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=self.ws, env=cli_env(self.home, self.api_key),
-                              input=stdin, capture_output=True, text=True, encoding="utf-8", timeout=timeout)
+    def run(self, *args: str, code: int = 0, stdin: str | None = None,
+            timeout: float = 180) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=self.ws,
+                              env=cli_env(self.home, self.api_key), input=stdin, capture_output=True, text=True,
+                              encoding="utf-8", timeout=timeout)
         assert "Traceback" not in proc.stderr, proc.stderr
         assert proc.returncode == code, f"mnote-kr {' '.join(args)} -> {proc.returncode}\n{proc.stdout}\n{proc.stderr}"
         return proc
@@ -220,7 +221,8 @@ def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
         "kb/papers/icing.pdf": "already_registered"}
     assert again["counts"] == {"already_registered": 3}
     human = kb.cli.run("ingest", "kb/notes/zebra.md").stdout
-    assert "already_registered" in human and "kb/notes/zebra.md" in human and human.strip().endswith("already_registered: 1")
+    assert "already_registered" in human and "kb/notes/zebra.md" in human
+    assert human.strip().endswith("already_registered: 1")
 
 
 def test_status_json_has_registry_counts_provider_health_rerank_and_unmapped(kb: KB, lightrag_engine: Any) -> None:  # noqa: F811

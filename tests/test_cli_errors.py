@@ -1,0 +1,304 @@
+"""Every ``mnote-kr`` error is one line: ``Error: <message> (<hint>)``, exit 1 (runtime) or 2 (usage).
+
+The real CLI runs as a subprocess; stderr never holds a Python traceback, and a failed
+command changes nothing it should not (registry entries, source files).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+
+REPO = Path(__file__).resolve().parents[1]
+BAD = REPO.parent / "shared" / "corpus" / "bad"
+ERROR_LINE = re.compile(r"^Error: \S.* \([^()]*\S[^()]*\)$")
+
+
+def cli_env(home: Path, api_key: str | None) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("MNOTE_KR_") and k not in ("LIGHTRAG_API_KEY", "PYTHON_KEYRING_BACKEND")}
+    env.update(MNOTE_KR_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+               PYTHONIOENCODING="utf-8")
+    if api_key is not None:
+        env["MNOTE_KR_LIGHTRAG_API_KEY"] = api_key
+    return env
+
+
+class Cli:
+    """``mnote-kr`` in one workspace (the cwd) with its own home."""
+
+    def __init__(self, ws: Path, *, url: str | None = None, input_dir: str | None = None,
+                 api_key: str | None = None) -> None:
+        self.ws, self.home, self.api_key = ws, ws.parent / (ws.name + "-home"), api_key
+        (ws / ".mnote").mkdir(parents=True, exist_ok=True)
+        self.home.mkdir(exist_ok=True)
+        if url:
+            (ws / ".mnote" / "config.toml").write_text(
+                f'[providers.lightrag]\nurl = "{url}"\ninput_dir = "{input_dir or ws / "inputs"}"\n', encoding="utf-8")
+
+    def run(self, *args: str) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=self.ws,
+                              env=cli_env(self.home, self.api_key), capture_output=True, text=True,
+                              encoding="utf-8", timeout=120)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        return proc
+
+    def ok(self, *args: str) -> Any:  # noqa: ANN401
+        proc = self.run(*args)
+        assert proc.returncode == 0, proc.stderr
+        return json.loads(proc.stdout) if "--json" in args else proc.stdout
+
+    def fails(self, *args: str, code: int) -> str:
+        """Run, expect exit ``code`` and exactly one ``Error: ... (hint)`` line on stderr; return it."""
+        proc = self.run(*args)
+        lines = proc.stderr.splitlines()
+        assert proc.returncode == code, (proc.returncode, proc.stderr)
+        assert len(lines) == 1, proc.stderr
+        assert ERROR_LINE.match(lines[0]), lines[0]
+        return lines[0]
+
+
+def closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])  # closed again when the block ends: nothing listens there
+
+
+def sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def registry_bytes(cli: Cli) -> bytes | None:
+    path = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    return path.read_bytes() if path.exists() else None
+
+
+# ----------------------------------------------------------------------------- paths
+
+
+def test_paths_leaving_the_workspace_are_usage_errors_and_register_nothing(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    secret = outside / "private.md"
+    secret.write_text("# Private\n\nNot part of any knowledge base.\n", encoding="utf-8")
+    digest = sha(secret)
+    (cli.ws / "kb").mkdir()
+    (cli.ws / "kb" / "escape").symlink_to(outside, target_is_directory=True)
+    (cli.ws / "kb" / "private-link.md").symlink_to(secret)
+    before = registry_bytes(cli)
+
+    line = cli.fails("ingest", "../outside/private.md", code=2)
+    assert "'..' is not allowed" in line and "private.md" in line
+    assert "'..' is not allowed" in cli.fails("ingest", "kb/../../outside", code=2)
+    line = cli.fails("ingest", str(secret), code=2)
+    assert "outside the workspace" in line
+    line = cli.fails("ingest", "kb/escape/private.md", code=2)
+    assert "symlink leads outside the workspace" in line
+    assert "symlink leads outside" in cli.fails("ingest", "kb/private-link.md", "--json", code=2)
+    assert "outside the workspace" in cli.fails("roots", "add", str(outside), code=2)
+    assert "'..' is not allowed" in cli.fails("search", "private", "--scope", "../outside", code=2)
+    assert "'..' is not allowed" in cli.fails("delete", "../outside/private.md", code=2)
+    assert ".mnote folder" in cli.fails("ingest", ".mnote/config.toml", code=2)
+    assert "No such file or folder" in cli.fails("ingest", "kb/absent.md", code=2)
+
+    assert registry_bytes(cli) == before  # nothing registered, nothing queued
+    assert sha(secret) == digest and sorted(p.name for p in outside.iterdir()) == ["private.md"]
+
+
+# ----------------------------------------------------------------------------- usage
+
+
+def test_usage_mistakes_are_one_line_with_exit_code_2(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    assert "The query is empty" in cli.fails("search", "", code=2)
+    assert "The query is empty" in cli.fails("search", "   ", "--json", code=2)
+    assert "The query is empty" in cli.fails("ask", " \t ", code=2)
+    assert "Missing argument 'QUERY'" in cli.fails("search", code=2)
+    assert "mnote-kr search --help" in cli.fails("search", "x", "--mode", "psychic", code=2)
+    assert "No such option" in cli.fails("status", "--jsn", code=2)
+    assert "No such command" in cli.fails("serch", "x", code=2)
+    assert "Give a FILE or --batch" in cli.fails("locate", "--evidence", "x", code=2)
+    assert "No such file" in cli.fails("locate", "missing.pdf", "--evidence", "x", code=2)
+    assert "Unknown secret" in cli.fails("secrets", "get", "github-token", code=2)
+    assert "Give a citation ID" in cli.fails("open", "  ", code=2)
+
+
+def test_unknown_citation_id_is_not_found(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    line = cli.fails("open", "[zz9q]", code=1)
+    assert "Unknown citation [zz9q]" in line and "mnote-kr search" in line
+    assert "Unknown citation [zz9q]" in cli.fails("open", "zz9q", "--json", code=1)
+
+
+# ----------------------------------------------------------------------------- provider down, wrong key
+
+
+def test_lightrag_down_status_still_reports_and_ingest_queues_with_one_line(tmp_path: Path) -> None:
+    url = f"http://127.0.0.1:{closed_port()}"
+    cli = Cli(tmp_path / "ws", url=url)
+    (cli.ws / "kb").mkdir()
+    note = cli.ws / "kb" / "later.md"
+    note.write_text(f"# Later {uuid.uuid4().hex}\n\nThe quartz oscillator drifts.\n", encoding="utf-8")
+    digest = sha(note)
+    cli.ok("roots", "add", "kb")
+
+    line = cli.fails("ingest", "kb", code=1)
+    assert "not reachable" in line and url in line and "1 file(s) queued" in line and "mnote-kr sync" in line
+    line = cli.fails("ingest", "kb", "--json", "--force", code=1)
+    assert "not reachable" in line
+
+    human = cli.run("status")
+    assert human.returncode == 0 and human.stderr == ""
+    assert "Registry:  1 entries" in human.stdout and "DOWN" in human.stdout and url in human.stdout
+    assert "Waiting:   1 queued action(s)" in human.stdout
+    status = cli.ok("status", "--json")
+    assert status["provider"]["reachable"] is False and "not reachable" in status["provider"]["error"]
+    assert status["registry"]["byStatus"] == {"pending": 1}
+    assert status["registry"]["waiting"][0]["sourcePath"] == "kb/later.md"
+    assert status["registry"]["waiting"][0]["action"] == "ingest"
+
+    assert "not reachable" in cli.fails("search", "quartz oscillator", code=1)
+    assert "not reachable" in cli.fails("ask", "quartz oscillator", "--json", code=1)
+    assert cli.ok("roots", "list", "--json")["indexedRoots"][0]["rootRelativePath"] == "kb"  # still usable
+    assert sha(note) == digest
+
+
+@pytest.mark.integration
+def test_wrong_api_key_is_one_line_and_never_echoed(tmp_path: Path, lightrag_engine: Any) -> None:  # noqa: F811
+    wrong = "wrong-" + uuid.uuid4().hex
+    cli = Cli(tmp_path / "ws", url=lightrag_engine.url, input_dir=lightrag_engine.input_dir, api_key=wrong)
+    (cli.ws / "kb").mkdir()
+    (cli.ws / "kb" / "n.md").write_text(f"# N {uuid.uuid4().hex}\n\nThe nickel anode.\n", encoding="utf-8")
+    outputs: list[str] = []
+    for args in (("search", "nickel anode"), ("ask", "nickel anode", "--json"), ("ingest", "kb")):
+        line = cli.fails(*args, code=1)
+        assert "rejected the API key" in line, line
+        outputs.append(line)
+    status = cli.run("status")
+    assert status.returncode == 0 and "Problem:   " in status.stdout and "rejected the API key" in status.stdout
+    status_json = cli.run("status", "--json")
+    assert json.loads(status_json.stdout)["provider"]["error"].startswith("LightRAG at ")
+    outputs += [status.stdout, status.stderr, status_json.stdout, status_json.stderr]
+    assert not any(wrong in text for text in outputs)
+    assert not any(lightrag_engine.api_key in text for text in outputs)
+
+
+# ----------------------------------------------------------------------------- registry
+
+
+def test_corrupt_registry_names_the_file_and_restore_recovers(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    (cli.ws / "papers").mkdir()
+    (cli.ws / "books").mkdir()
+    cli.ok("roots", "add", "papers", "--json")
+    cli.ok("roots", "add", "books", "--json")  # the previous generation now holds "papers" only
+    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')
+    for args in (("status",), ("roots", "list", "--json"), ("ingest", "papers")):
+        line = cli.fails(*args, code=1)
+        assert str(registry) in line and "previous generation" in line and "registry restore" in line
+    out = cli.ok("registry", "restore")
+    assert "Restored" in out and str(registry) in out
+    assert [r["rootRelativePath"] for r in cli.ok("roots", "list", "--json")["indexedRoots"]] == ["papers"]
+    assert registry.with_name(registry.name + ".corrupt").read_bytes().startswith(b'{"version": 2, "entries"')
+
+
+# ----------------------------------------------------------------------------- locate: bad inputs
+
+
+def test_broken_sidecar_given_to_locate_is_one_line(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    doc = cli.ws / "n.rtf"
+    doc.write_text("{\\rtf1 The nickel anode.}", encoding="utf-8")
+    garbage = tmp_path / "garbage.blocks.jsonl"
+    garbage.write_bytes(b'{"type": "meta", "document_name": 7\nnot json at all\n\xff\xfe\x00\n{"blockid": 12}\n')
+    line = cli.fails("locate", str(doc), "--evidence", "nickel", "--sidecar", str(garbage), "--json", code=2)
+    assert "no readable meta or block rows" in line and "4 malformed line(s) skipped" in line
+    assert str(garbage) in line
+
+    partial = tmp_path / "partial.blocks.jsonl"
+    partial.write_text('{"type": "meta", "document_name": "n.rtf"}\n{"type": "content", "blockid": "b1", '
+                       '"content": "The nickel anode."}\n{broken\n', encoding="utf-8")
+    line = cli.fails("locate", str(doc), "--evidence", "nickel", "--sidecar", str(partial), "--block-id", "b9",
+                     code=2)
+    assert "Block b9 is not in sidecar" in line and "1 malformed line(s) skipped" in line
+    assert "Cannot read sidecar" in cli.fails("locate", str(doc), "--evidence", "x", "--sidecar",
+                                              str(tmp_path / "absent.jsonl"), code=2)
+    # the readable rows of a partly broken sidecar still work
+    ok = cli.ok("locate", str(doc), "--evidence", "nickel", "--sidecar", str(partial), "--block-id", "b1", "--json")
+    assert ok["locatorPrecision"] == "file" and ok["locatorDegraded"] is True
+
+
+def test_broken_docx_and_pdf_from_the_corpus_fail_with_one_line_or_degrade_to_file(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    bad = sorted(p for p in BAD.iterdir() if p.suffix in (".docx", ".pdf"))
+    assert len(bad) >= 6
+    digests = {p: sha(p) for p in bad}
+    errors: dict[str, str] = {}
+    for path in bad:
+        proc = cli.run("locate", str(path), "--evidence", "hello world", "--query", "hello", "--json")
+        if proc.returncode == 0:
+            loc = json.loads(proc.stdout)
+            assert loc["locatorPrecision"] == "file" and loc["locatorDegraded"] is True, (path.name, loc)
+            assert proc.stderr == ""
+        else:
+            errors[path.name] = cli.fails("locate", str(path), "--evidence", "hello world", "--json", code=1)
+    # the ones that cannot be opened at all must say so (not silently succeed)
+    must_fail = {"poi__truncated62886.docx", "poi__bug53475-password-is-pass.docx", "poi__ExternalEntityInText.docx",
+                 "pdfplumber__password-example.pdf", "pdfplumber__empty.pdf"}
+    assert must_fail <= set(errors), sorted(errors)
+    assert "encrypted" in errors["poi__bug53475-password-is-pass.docx"].lower()
+    assert "password" in errors["pdfplumber__password-example.pdf"].lower()
+    assert "entit" in errors["poi__ExternalEntityInText.docx"].lower()
+    # a batch carries on past them: one answer per request, errors in place
+    batch = tmp_path / "bad.jsonl"
+    batch.write_text("".join(json.dumps({"file": str(p), "evidence": "hello", "query": "hello"}) + "\n"
+                             for p in bad), encoding="utf-8")
+    proc = cli.run("locate", "--batch", str(batch), "--json")
+    assert proc.returncode == 0 and proc.stderr == ""
+    answers = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert len(answers) == len(bad)
+    assert {p.name for p, a in zip(bad, answers, strict=True) if "error" in a} == set(errors)
+    assert {p: sha(p) for p in bad} == digests  # the corpus is read, never written
+
+
+def test_unexpected_failure_is_still_one_line(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    (cli.ws / ".mnote" / "config.toml").write_text("provider = [unclosed\n", encoding="utf-8")
+    line = cli.fails("status", code=2)
+    assert "Invalid configuration file" in line and str(cli.ws / ".mnote" / "config.toml") in line
+    shutil.rmtree(cli.ws / ".mnote")
+    (cli.ws / ".mnote").write_text("not a folder", encoding="utf-8")  # .mnote exists but is a file
+    proc = cli.run("status", "--json")
+    assert proc.returncode in (1, 2) and len(proc.stderr.splitlines()) == 1
+    assert proc.stderr.startswith("Error: ")
+
+
+def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    script = ("import mnote_kr.host as h\n"
+              "def boom(self):\n    raise RuntimeError('boom\\nsecond line')\n"
+              "h.Host.status = boom\n"
+              "from mnote_kr.cli import main\nraise SystemExit(main(['status']))\n")
+    env = cli_env(cli.home, None)
+    proc = subprocess.run([sys.executable, "-c", script], cwd=cli.ws, env=env, capture_output=True, text=True,
+                          timeout=60)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert proc.stderr.splitlines() == ["Error: unexpected RuntimeError: boom second line (this is a bug: rerun with "
+                                        "MNOTE_KR_DEBUG=1 for the traceback and report it)"]
+    debug = subprocess.run([sys.executable, "-c", script], cwd=cli.ws, env={**env, "MNOTE_KR_DEBUG": "1"},
+                           capture_output=True, text=True, timeout=60)
+    assert debug.returncode != 0 and "Traceback" in debug.stderr and "RuntimeError: boom" in debug.stderr
