@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
-from collections import Counter
+import weakref
+from collections import Counter, OrderedDict, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -23,8 +25,9 @@ from .models import (
     AgentQueryResult,
     Citation,
     CitationDiagnostics,
-    Locator,
+    CitationTextBundle,
     LocateRequest,
+    Locator,
     NotIndexed,
     OpenActionParams,
     OpenPlan,
@@ -38,9 +41,15 @@ from .sidecar import heading_path
 
 if TYPE_CHECKING:
     from .host import Host
+    from .plugins import Plugins
 
-CITATION_CACHE = "citations.json"
+#: Issued citations, one JSON object a line, appended by every search (``open`` reads it).
+CITATION_CACHE = "citations.jsonl"
+#: The whole-file JSON cache of earlier versions; ``open`` still reads it.
+LEGACY_CITATION_CACHE = "citations.json"
 CITATION_CACHE_MAX = 5000
+#: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
+LOCATOR_MEMO_MAX = 4096
 
 _KINDS = {
     ".pdf": "pdf",
@@ -57,7 +66,9 @@ class _CitationCache(msgspec.Struct, kw_only=True):
 
 
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
-_cache_encoder = msgspec.json.Encoder()
+_citation_decoder = msgspec.json.Decoder(Citation)
+_citation_encoder = msgspec.json.Encoder()
+_meta_encoder = msgspec.json.Encoder()
 
 
 def resource_kind(path: str) -> str:
@@ -87,6 +98,76 @@ def _honest(locator: Locator, cap: str) -> Locator:
     return locator
 
 
+_locator_memos: weakref.WeakKeyDictionary[Plugins, OrderedDict[tuple[Any, ...], Locator]] = (
+    weakref.WeakKeyDictionary())
+_memo_lock = threading.Lock()
+
+
+def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sidecar_path: str | None) -> Locator:
+    """``plugins.locate`` remembered per file version, evidence, query and sidecar block.
+
+    Locating is the costly step (a DOCX is parsed, a PDF's text layer aligned); the same
+    passage found again by the same query on an unchanged file gets the same answer.
+    The key holds the file's size and mtime, so an edited file is located afresh.
+    """
+    block = request.block
+    key = (
+        request.file, st.st_size, st.st_mtime_ns, st.st_ino, request.evidence, request.query, request.block_id,
+        block.content if block is not None else None, sidecar_path,
+        _meta_encoder.encode(request.sidecar_meta) if request.sidecar_meta is not None else None,
+    )
+    with _memo_lock:
+        memo = _locator_memos.get(plugins)
+        if memo is None:
+            memo = _locator_memos[plugins] = OrderedDict()
+        hit = memo.get(key)
+        if hit is not None:
+            memo.move_to_end(key)
+            return hit
+    try:
+        locator = plugins.locate(request)
+    except LocatorError as exc:
+        # Not remembered: a locator failure may be transient (file being written).
+        return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
+                       reason=f"locator failed: {exc.message}")
+    with _memo_lock:
+        memo[key] = locator
+        while len(memo) > LOCATOR_MEMO_MAX:
+            memo.popitem(last=False)
+    return locator
+
+
+_clean_memos: weakref.WeakKeyDictionary[Plugins, OrderedDict[tuple[str, str, str | None], CitationTextBundle]] = (
+    weakref.WeakKeyDictionary())
+
+
+def _clean(plugins: Plugins, raw: str, query: str, block_text: str | None) -> CitationTextBundle:
+    """``plugins.clean_text`` remembered per (chunk, query, block): cleaning is a pure function
+    of these, and a warm search meets the same chunks again."""
+    key = (raw, query, block_text)
+    with _memo_lock:
+        memo = _clean_memos.get(plugins)
+        if memo is None:
+            memo = _clean_memos[plugins] = OrderedDict()
+        hit = memo.get(key)
+        if hit is not None:
+            memo.move_to_end(key)
+            return hit
+    bundle = plugins.clean_text(raw, query, block_text)
+    with _memo_lock:
+        memo[key] = bundle
+        while len(memo) > LOCATOR_MEMO_MAX:
+            memo.popitem(last=False)
+    return bundle
+
+
+def clear_memos() -> None:
+    """Forget remembered locator and cleaning answers (tests; after changing plugins' configuration)."""
+    with _memo_lock:
+        _locator_memos.clear()
+        _clean_memos.clear()
+
+
 def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
 ) -> tuple[list[Citation], dict[str, Any]]:
@@ -99,7 +180,7 @@ def build_citations(
     occurrences: Counter[tuple[str, str]] = Counter()
     scored: list[tuple[float, int, Citation]] = []
     total = len(result.references)
-    timings: Counter[str] = Counter()
+    timings: defaultdict[str, float] = defaultdict(float)
     for ref in result.references:
         t0 = time.perf_counter()
         mapped = host.plugins.map_reference(ctx, ref, entries, query)
@@ -125,10 +206,13 @@ def build_citations(
             dropped["changedOnDisk"] += 1
             continue
         block = mapped.block
-        t0 = time.perf_counter()
-        bundle = host.plugins.clean_text(ref.content or "", query, block.content if block else None)
-        timings["cleanMs"] += (time.perf_counter() - t0) * 1000
         block_id = block.blockid if block else None
+        if block_id and dedupe_key(entry.source_id, block_id, None, "") in seen:
+            dropped["duplicate"] += 1  # a block key needs no fingerprint: skip cleaning it again
+            continue
+        t0 = time.perf_counter()
+        bundle = _clean(host.plugins, ref.content or "", query, block.content if block else None)
+        timings["cleanMs"] += (time.perf_counter() - t0) * 1000
         key = dedupe_key(entry.source_id, block_id, ref.chunk_id, bundle.normalized_fingerprint)
         if key in seen:
             dropped["duplicate"] += 1
@@ -142,11 +226,7 @@ def build_citations(
         else:
             request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
                                     block=block, block_id=block_id, sidecar_meta=mapped.meta)
-            try:
-                locator = host.plugins.locate(request)
-            except LocatorError as exc:
-                locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
-                                  reason=f"locator failed: {exc.message}")
+            locator = _locate(host.plugins, request, st, mapped.sidecar_path)
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         anchor = block_id or ref.chunk_id or bundle.normalized_fingerprint
@@ -214,7 +294,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             found.add(name)
             continue
         found.add(name)
-        status = "stale" if entry.stale else entry.status
+        status: str = "stale" if entry.stale else entry.status
         reason = entry.stale_reason or entry.last_error or {
             "pending": "waiting to be sent to the provider",
             "submitted": "sent, not indexed yet",
@@ -279,8 +359,9 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
 
 
 _BADGE_RE = re.compile(r"\[(\d{1,3})\]")
-_REFERENCES_TAIL_RE = re.compile(r"\n+(?:#+\s*)?(?:References|Sources|参考文献|参考资料)\s*:?\s*\n(?:\s*[-*]?\s*\[\d+\].*\n?)*\s*$",
-                                 re.IGNORECASE)
+_REFERENCES_TAIL_RE = re.compile(
+    r"\n+(?:#+\s*)?(?:References|Sources|参考文献|参考资料)\s*:?\s*\n(?:\s*[-*]?\s*\[\d+\].*\n?)*\s*$", re.IGNORECASE
+)
 
 
 def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
@@ -319,30 +400,106 @@ def _cache_path(host: Host) -> Path:
     return host.workspace.index_dir / CITATION_CACHE
 
 
-def _load_cache(path: Path) -> _CitationCache:
+#: Per cache file: (inode, size) after our last append, and the encoded lines we appended.
+_written: dict[str, tuple[tuple[int, int], dict[str, bytes]]] = {}
+_written_lock = threading.Lock()
+
+
+def _read_lines(path: Path) -> dict[str, Citation]:
+    """The cache file's citations, later lines winning; bad lines are skipped."""
+    out: dict[str, Citation] = {}
     try:
-        return _cache_decoder.decode(path.read_bytes())
+        data = path.read_bytes()
+    except OSError:
+        return out
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            citation = _citation_decoder.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # a torn last line (crash mid-append) or a line from a newer, odd writer
+        out.pop(citation.citation_id, None)
+        out[citation.citation_id] = citation
+    return out
+
+
+def _load_cache(path: Path) -> _CitationCache:
+    """Every remembered citation: the JSON Lines file over the legacy whole-file cache."""
+    citations: dict[str, Citation] = {}
+    legacy = path.with_name(LEGACY_CITATION_CACHE)
+    try:
+        citations.update(_cache_decoder.decode(legacy.read_bytes()).citations)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return _CitationCache()
+        pass
+    citations.update(_read_lines(path))
+    return _CitationCache(citations=citations)
+
+
+def _identity(path: Path) -> tuple[int, int] | None:
+    try:
+        st = path.stat()
+    except OSError:
+        return None
+    return st.st_ino, st.st_size
 
 
 def remember(host: Host, citations: list[Citation]) -> None:
-    """Keep issued citations so ``open`` works across processes."""
+    """Keep issued citations so ``open`` works across processes.
+
+    Appends one line per citation under the file lock (cost grows with the result, not
+    with the cache). A citation this process already appended, byte for byte, is not
+    written again while nobody else has touched the file. When the file holds about
+    twice ``CITATION_CACHE_MAX`` lines it is compacted to the newest
+    ``CITATION_CACHE_MAX`` citations (temp file + rename).
+    """
     if not citations:
         return
     path = _cache_path(host)
+    key = str(path)
+    lines = {c.citation_id: _citation_encoder.encode(c) for c in citations}
+    with _written_lock:
+        known = _written.get(key)
+        if known is not None and known[0] == _identity(path):
+            lines = {cid: line for cid, line in lines.items() if known[1].get(cid) != line}
+            if not lines:
+                return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(str(path) + ".lock", timeout=10):
-        cache = _load_cache(path)
-        for c in citations:
-            cache.citations.pop(c.citation_id, None)
-            cache.citations[c.citation_id] = c
-        if len(cache.citations) > CITATION_CACHE_MAX:
-            keep = list(cache.citations.items())[-CITATION_CACHE_MAX:]
-            cache.citations = dict(keep)
-        tmp = path.with_suffix(f".{os.getpid()}.tmp")
-        tmp.write_bytes(_cache_encoder.encode(cache))
-        os.replace(tmp, path)
+    with filelock.FileLock(key + ".lock", timeout=10):
+        before = _identity(path)
+        with open(path, "ab") as fh:
+            if before is not None and before[1] > 0:
+                # A previous writer may have died mid-line: start on a fresh line.
+                with open(path, "rb") as rh:
+                    rh.seek(-1, os.SEEK_END)
+                    if rh.read(1) != b"\n":
+                        fh.write(b"\n")
+            fh.write(b"\n".join(lines.values()) + b"\n")
+        after = _identity(path)
+        mine = dict(lines)
+        with _written_lock:
+            known = _written.get(key)
+            if known is not None and known[0] == before:
+                mine = {**known[1], **lines}
+        if after is not None and after[1] > _compact_threshold(mine, after[1]):
+            kept = _read_lines(path)
+            keep = list(kept.items())[-CITATION_CACHE_MAX:]
+            tmp = path.with_suffix(f".{os.getpid()}.tmp")
+            tmp.write_bytes(b"".join(_citation_encoder.encode(c) + b"\n" for _, c in keep))
+            os.replace(tmp, path)
+            after = _identity(path)
+            mine = {}
+        if after is not None:
+            with _written_lock:
+                _written[key] = (after, mine)
+
+
+def _compact_threshold(mine: dict[str, bytes], size: int) -> int:
+    """File size above which the cache is compacted: about 2x ``CITATION_CACHE_MAX`` average lines."""
+    if not mine:
+        return 1 << 62
+    average = sum(len(line) + 1 for line in mine.values()) / len(mine)
+    return int(average * CITATION_CACHE_MAX * 2)
 
 
 def normalize_citation_id(raw: str) -> str:

@@ -1,0 +1,222 @@
+"""Search overhead: ``Host.search`` end to end against LightRAG's raw ``POST /query/data``.
+
+Baseline: the same ``/query/data`` request the provider sends (same payload, same API key
+header, a fresh HTTP client per call as the provider uses), timed with ``httpx.post``.
+Measured: ``host.search(query, top_k=20)``: the provider's call plus mapping to the
+registry, sidecar block matching, cleaning, DOCX/PDF locating, IDs, ranking and the
+citation cache that ``open`` reads.
+
+A real managed LightRAG engine (offline model stand-in) is started under a temp dir and
+stopped at the end. The workspace holds DOCX and PDF files copied from the shared corpus
+(``../shared/corpus`` beside the repo) plus two generated ones; they are ingested by
+symlink and waited for. Each query runs once on both sides to warm LightRAG's LLM cache
+and the host's sidecar/locator caches, then both sides alternate for several rounds so
+drift hits both. Target (issue 4): ratio of medians <= 1.3.
+
+    .venv/bin/python benchmarks/search.py [--rounds 5] [--profile]
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import io
+import os
+import pstats
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO.parent / "shared" / "corpus"
+DOCX = ["docling__word_sample.docx", "mineru__test.docx", "docling__equations.docx", "kotaemon__dummy.docx",
+        "tika__017097.docx", "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"]
+PDF = ["pdfplumber__scotus-transcript-p1.pdf", "markitdown__test.pdf", "mineru__2list_1table.pdf",
+       "pdfminer__naacl06-shinyama.pdf"]
+QUERIES = ["Supreme Court oral argument", "trace compilation JavaScript", "word sample heading",
+           "named entity extraction", "核电厂 定期安全审查", "wind turbine blade icing", "吡咯烷 溶剂",
+           "table of results", "battery cell capacity cycles", "heated blades lost output"]
+TOP_K = 20
+TARGET = 1.3
+
+
+def _seed_tiktoken(cache_dir: Path) -> None:
+    """Reuse verified tiktoken files from the user's cache (read only) to skip a rebuild."""
+    from mnote_kr_lightrag.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
+
+    try:
+        source = default_cache_dir()
+    except OSError:
+        return
+    target = cache_dir / "tiktoken"
+    target.mkdir(parents=True, exist_ok=True)
+    for encoding, (name, _sha) in ENCODINGS.items():
+        if is_valid(source, encoding) and not (target / name).exists():
+            shutil.copyfile(source / name, target / name)
+
+
+def _generated(ws: Path) -> None:
+    """A DOCX and a PDF long enough for ~20 chunks per query (headings make separate sidecar blocks)."""
+    from mnote_kr_docx_locator.testdocs import DocxBuilder
+    from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+
+    b = DocxBuilder()
+    b.heading("电池与溶剂 Battery and solvents", 1)
+    for sec in range(24):
+        b.heading(f"Section {sec}: 吡咯烷 and battery cell capacity", 2)
+        for i in range(6):
+            n = sec * 6 + i
+            b.para(f"第{n}段：N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，吡咯烷 是一种环状仲胺，电池 容量 测试 {n}。"
+                   f" Battery cell capacity test {n}: cell A{n} kept {3000 + n * 7} mAh after {400 + n} cycles"
+                   f" at {20 + n % 15} C; the electrolyte additive was {n % 9 + 1} per mille of pyrrolidine.")
+    (ws / "docs" / "solvents.docx").write_bytes(b.build())
+    p = PdfBuilder()
+    for page_no in range(12):
+        page = p.add_page()
+        for i in range(30):
+            n = page_no * 30 + i
+            p.text(page, 72, 740 - 22 * i, f"Wind turbine blade icing record {n}: heated blades lost "
+                   f"{(n * 3) % 17} percent output at {n % 11} m/s wind, table of results row {n}.", size=10)
+    (ws / "docs" / "icing.pdf").write_bytes(p.build())
+
+
+def _median_ms(values: list[float]) -> float:
+    return statistics.median(values) * 1000
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--profile", action="store_true", help="cProfile the host side and print the top entries")
+    args = parser.parse_args()
+
+    tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-search-"))
+    os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
+    from mnote_kr_lightrag.engine import start_engine, stop_engine
+
+    from mnote_kr.config import load_config
+    from mnote_kr.host import Host
+
+    state = tmp / "engine" / "state"
+    _seed_tiktoken(tmp / "engine" / "cache")
+    t_start = time.perf_counter()
+    engine = start_engine(data_dir=tmp / "engine" / "data", state_dir=state, cache_dir=tmp / "engine" / "cache",
+                          wait_s=120)
+    try:
+        print(f"engine: LightRAG at {engine.url} started in {time.perf_counter() - t_start:.1f}s")
+        ws = tmp / "kb"
+        (ws / "docs").mkdir(parents=True)
+        for sub, names in (("docx", DOCX), ("pdf", PDF)):
+            for name in names:
+                shutil.copyfile(CORPUS / sub / name, ws / "docs" / name)
+        _generated(ws)
+        os.environ["MNOTE_KR_LIGHTRAG_API_KEY"] = engine.api_key
+        config = load_config(ws)
+        config["providers"] = {"lightrag": {"url": engine.url, "input_dir": engine.input_dir}}
+        host = Host(ws, config=config)
+        t0 = time.perf_counter()
+        report = host.ingest(["docs"], wait=True, wait_s=150)
+        statuses = Counter(i.status for i in report.items)
+        print(f"ingest: {len(report.items)} files ({dict(statuses)}) in {time.perf_counter() - t0:.1f}s"
+              + (f"; skipped {report.skipped}" if report.skipped else ""))
+
+        headers = {"X-API-Key": engine.api_key}
+        payload = {"mode": "mix", "top_k": TOP_K, "include_references": True, "include_chunk_content": True,
+                   "enable_rerank": False}
+
+        def raw(query: str) -> int:
+            r = httpx.post(engine.url + "/query/data", json={"query": query, **payload}, headers=headers, timeout=60)
+            r.raise_for_status()
+            return len(r.json().get("data", {}).get("chunks") or [])
+
+        # The provider sends exactly this body (checked once, so the baseline stays honest).
+        from mnote_kr_lightrag.querying import build_payload
+
+        from mnote_kr.models import QueryRequest
+
+        sent = build_payload(QueryRequest(query=QUERIES[0], mode="mix", top_k=TOP_K), {"configuration": {}})
+        assert sent == {"query": QUERIES[0], **payload}, sent
+
+        raw_chunks: dict[str, int] = {}
+        refs: dict[str, int] = {}
+        cold: list[float] = []
+        cold_pipeline: list[float] = []
+        for q in QUERIES:  # warm LightRAG first, then the host's first (connector-cold) search
+            raw_chunks[q] = raw(q)
+            s = time.perf_counter()
+            first = host.search(q, top_k=TOP_K)
+            cold.append(time.perf_counter() - s)
+            cold_pipeline.append(first.diagnostics["pipelineMs"])
+            refs[q] = len(first.results)
+
+        t_raw: list[float] = []
+        t_host: list[float] = []
+        diags: list[dict[str, Any]] = []
+        profiler = cProfile.Profile() if args.profile else None
+        for rnd in range(args.rounds):
+            for i, q in enumerate(QUERIES):
+                order = (0, 1) if (i + rnd) % 2 == 0 else (1, 0)
+                for side in order:
+                    s = time.perf_counter()
+                    if side == 0:
+                        raw(q)
+                        t_raw.append(time.perf_counter() - s)
+                    else:
+                        if profiler:
+                            profiler.enable()
+                        result = host.search(q, top_k=TOP_K)
+                        if profiler:
+                            profiler.disable()
+                        t_host.append(time.perf_counter() - s)
+                        diags.append({**result.diagnostics, "wallMs": t_host[-1] * 1000})
+
+        raw_ms, host_ms = _median_ms(t_raw), _median_ms(t_host)
+        ratio = host_ms / raw_ms
+        print(f"\nqueries: {len(QUERIES)} x {args.rounds} rounds, top_k={TOP_K}, mode=mix, warm")
+        print(f"{'query':32} {'chunks':>6} {'cited':>6}")
+        for q in QUERIES:
+            print(f"{q:32} {raw_chunks[q]:>6} {refs[q]:>6}")
+        print(f"mean chunks per query {statistics.mean(raw_chunks.values()):.1f}, "
+              f"citations per query {statistics.mean(refs.values()):.1f}")
+        print(f"\nbaseline  raw POST /query/data   median {raw_ms:8.2f} ms")
+        print(f"measured  Host.search            median {host_ms:8.2f} ms")
+        print(f"ratio Host.search / raw /query/data = {ratio:.3f}  (target <= {TARGET}: "
+              f"{'PASS' if ratio <= TARGET else 'FAIL'})")
+        print(f"first search of each query (connector caches cold, LightRAG warm): median {_median_ms(cold):.2f} ms, "
+              f"pipelineMs {statistics.median(cold_pipeline):.2f}; ratio to warm raw {_median_ms(cold) / raw_ms:.3f}")
+        provider = statistics.median(d["providerMs"] for d in diags)
+        pipeline = statistics.median(d["pipelineMs"] for d in diags)
+        other = statistics.median(d["wallMs"] - d["providerMs"] - d["pipelineMs"] for d in diags)
+        print(f"\nbreakdown (medians): providerMs {provider:.2f}  pipelineMs {pipeline:.2f}  "
+              f"other (scope, registry load, not-indexed, citation cache) {other:.2f}")
+        keys = sorted({k for d in diags for k in d.get("timingsMs", {})})
+        print("  timingsMs " + "  ".join(
+            f"{k} {statistics.median(d.get('timingsMs', {}).get(k, 0.0) for d in diags):.2f}" for k in keys))
+        dropped: Counter[str] = Counter()
+        for d in diags:
+            dropped.update(d.get("dropped", {}))
+        print(f"  dropped over all runs: {dict(dropped)}")
+        if profiler:
+            out = io.StringIO()
+            stats = pstats.Stats(profiler, stream=out)
+            stats.sort_stats("cumulative").print_stats(25)
+            stats.sort_stats("tottime").print_stats(25)
+            print(out.getvalue())
+        return 0
+    finally:
+        stop_engine(state)
+        if os.environ.get("MNOTE_BENCH_KEEP"):
+            print(f"kept {tmp}")
+        else:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
