@@ -1,0 +1,251 @@
+"""Small pipeline helpers: precision honesty, scope, badges, citation IDs, not-indexed, memos."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+
+from mnote_kr import pipeline
+from mnote_kr.config import load_config
+from mnote_kr.errors import LocatorError, UsageError
+from mnote_kr.host import Host
+from mnote_kr.models import (
+    Citation,
+    CitationDiagnostics,
+    Highlight,
+    IndexedRoot,
+    LocateRequest,
+    Locator,
+    SourceEntry,
+)
+from mnote_kr.workspace import source_id_for
+
+PARAGRAPH = Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=3, para_id="1A2B0004",
+                    block_id="blk", highlight=Highlight(start=0, end=5), locator_plugin="docx_locator")
+
+
+# ----------------------------------------------------------------------------- _honest
+
+
+def test_honest_turns_an_unbacked_paragraph_claim_into_a_degraded_file_locator() -> None:
+    out = pipeline._honest(PARAGRAPH, "file")
+    assert out.locator_precision == "file" and out.locator_degraded
+    assert out.paragraph_index is None and out.para_id is None and out.highlight is None
+    assert out.block_id == "blk" and out.reason == "no sidecar block confirms the paragraph"
+
+
+@pytest.mark.parametrize("cap", ["paragraph", "bbox"])
+def test_honest_keeps_a_paragraph_backed_by_a_block(cap: str) -> None:
+    assert pipeline._honest(PARAGRAPH, cap) is PARAGRAPH
+
+
+def test_honest_leaves_bbox_and_file_locators_alone() -> None:
+    bbox = Locator(locator_precision="bbox", locator_degraded=False, page=2, bbox=[1.0, 2.0, 3.0, 4.0])
+    file = Locator(locator_precision="file", locator_degraded=True)
+    assert pipeline._honest(bbox, "file") is bbox and pipeline._honest(file, "file") is file
+
+
+# ----------------------------------------------------------------------------- scope
+
+
+@pytest.mark.parametrize(("rel", "scope", "inside"), [
+    ("docs/a.md", [], True),
+    ("docs/a.md", [""], True),  # the workspace root
+    ("docs/a.md", ["docs"], True),
+    ("docs/a.md", ["docs/a.md"], True),
+    ("docs/sub/b.md", ["docs"], True),
+    ("docs2/a.md", ["docs"], False),  # a prefix of the name is not a parent folder
+    ("docs/a.md.bak", ["docs/a.md"], False),
+    ("other/a.md", ["docs", "papers"], False),
+    ("papers/x.pdf", ["docs", "papers"], True),
+])
+def test_in_scope_matches_files_and_folders_by_path_segment(rel: str, scope: list[str], inside: bool) -> None:
+    assert pipeline._in_scope(rel, scope) is inside
+
+
+# ----------------------------------------------------------------------------- citation IDs and badges
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    ("[a3z1]", "[a3z1]"), ("a3z1", "[a3z1]"), ("  [a3z1] ", "[a3z1]"), ("IMG-p4f2", "[IMG-p4f2]"),
+    ("a3z1]", "[a3z1]"),
+])
+def test_normalize_citation_id(raw: str, expected: str) -> None:
+    assert pipeline.normalize_citation_id(raw) == expected
+
+
+@pytest.mark.parametrize("raw", ["", "   ", "\n"])
+def test_normalize_citation_id_refuses_empty(raw: str) -> None:
+    with pytest.raises(UsageError, match="citation ID"):
+        pipeline.normalize_citation_id(raw)
+
+
+def test_rewrite_badges_maps_provider_numbers_and_drops_the_rest() -> None:
+    out = pipeline.rewrite_badges("A [1], B [2] and C [12].", {"1": "[a3z1]", "2": "[b4y2]"})
+    assert out == "A [a3z1], B [b4y2] and C ."
+
+
+def test_rewrite_badges_drops_the_references_tail_in_english_and_chinese() -> None:
+    for heading in ("### References", "References:", "参考文献", "Sources"):
+        text = f"Answer [1].\n\n{heading}\n- [1] report.docx\n- [2] notes.md\n"
+        assert pipeline.rewrite_badges(text, {"1": "[a3z1]"}) == "Answer [a3z1]."
+
+
+def test_rewrite_badges_leaves_non_numeric_brackets_and_body_headings() -> None:
+    text = "See [a3z1] and [note].\n\n## References to prior work\nBody [1]."
+    expected = "See [a3z1] and [note].\n\n## References to prior work\nBody [c5x3]."
+    assert pipeline.rewrite_badges(text, {"1": "[c5x3]"}) == expected
+
+
+def test_resource_kind_by_extension() -> None:
+    kinds = {p: pipeline.resource_kind(p) for p in ("a.PDF", "b.docx", "c.pptx", "d.md", "e.JPG", "f.txt", "g")}
+    assert kinds == {"a.PDF": "pdf", "b.docx": "office", "c.pptx": "office", "d.md": "markdown",
+                     "e.JPG": "image", "f.txt": "text", "g": "text"}
+
+
+# ----------------------------------------------------------------------------- not_indexed
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    ws = tmp_path / "ws"
+    (ws / "kb" / "sub").mkdir(parents=True)
+    (ws / "outside").mkdir()
+    for rel in ("kb/ok.md", "kb/failed.pdf", "kb/stale.docx", "kb/new.md", "kb/sub/skip.tmp.md", "outside/far.md"):
+        (ws / rel).write_text(rel, encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    h = Host(ws, config=config)
+    with h.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", exclude_patterns=["*.tmp.md"])
+        for rel, changes in (("kb/ok.md", {"status": "processed"}),
+                             ("kb/failed.pdf", {"status": "failed", "last_error": "parser crashed"}),
+                             ("kb/stale.docx", {"status": "processed", "stale": True,
+                                                "stale_reason": "changed on disk"})):
+            reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(ws / rel),
+                                source_root_relative_path=rel, **changes))
+    return h
+
+
+def _not_indexed(host: Host, query: str) -> list[tuple[str, str, str]]:
+    return [(n.source_path, n.status, n.reason) for n in pipeline.not_indexed(host, host.registry(), query)]
+
+
+def test_not_indexed_is_empty_when_the_query_names_no_file(host: Host) -> None:
+    assert _not_indexed(host, "what about the turbines") == []
+
+
+def test_not_indexed_says_why_a_named_file_is_not_citable(host: Host) -> None:
+    assert _not_indexed(host, "summarise failed.pdf") == [("kb/failed.pdf", "failed", "parser crashed")]
+    assert _not_indexed(host, "STALE.DOCX please") == [("kb/stale.docx", "stale", "changed on disk")]
+    assert _not_indexed(host, "open ok.md") == []  # live and processed: nothing to report
+
+
+def test_not_indexed_finds_files_in_roots_that_were_never_ingested_or_are_excluded(host: Host) -> None:
+    assert _not_indexed(host, "new.md") == [("kb/new.md", "not_indexed", "in an indexed root but not ingested yet")]
+    assert _not_indexed(host, "skip.tmp.md") == [("kb/sub/skip.tmp.md", "excluded", "excluded by pattern '*.tmp.md'")]
+    assert _not_indexed(host, "far.md") == []  # outside every indexed root: not part of the knowledge base
+
+
+# ----------------------------------------------------------------------------- memos
+
+
+class CountingPlugins:
+    """Just the two calls the memos wrap."""
+
+    def __init__(self, fail: bool = False) -> None:
+        self.calls = 0
+        self.fail = fail
+
+    def locate(self, request: LocateRequest) -> Locator:
+        self.calls += 1
+        if self.fail:
+            raise LocatorError("broken file")
+        return Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=self.calls)
+
+    def clean_text(self, raw: str, query: str, block_text: str | None) -> Any:
+        self.calls += 1
+        return (raw, query, block_text, self.calls)
+
+
+def test_locator_memo_reuses_answers_until_the_file_changes(tmp_path: Path) -> None:
+    pipeline.clear_memos()
+    f = tmp_path / "a.docx"
+    f.write_bytes(b"one")
+    plugins = CountingPlugins()
+    request = LocateRequest(file=str(f), evidence="ev", query="q")
+    first = pipeline._locate(plugins, request, os.stat(f), None)  # type: ignore[arg-type]
+    again = pipeline._locate(plugins, request, os.stat(f), None)  # type: ignore[arg-type]
+    assert first is again and plugins.calls == 1
+    other_query = LocateRequest(file=str(f), evidence="ev", query="other")
+    assert pipeline._locate(plugins, other_query, os.stat(f), None).paragraph_index == 2  # type: ignore[arg-type]
+    f.write_bytes(b"changed!")
+    os.utime(f, ns=(1, 1))
+    assert pipeline._locate(plugins, request, os.stat(f), None).paragraph_index == 3  # type: ignore[arg-type]
+    pipeline.clear_memos()
+    assert pipeline._locate(plugins, request, os.stat(f), None).paragraph_index == 4  # type: ignore[arg-type]
+
+
+def test_locator_failures_degrade_to_file_and_are_not_remembered(tmp_path: Path) -> None:
+    pipeline.clear_memos()
+    f = tmp_path / "bad.pdf"
+    f.write_bytes(b"%PDF-broken")
+    plugins = CountingPlugins(fail=True)
+    request = LocateRequest(file=str(f), evidence="ev", query="q", block_id="b1")
+    for _ in range(2):
+        out = pipeline._locate(plugins, request, os.stat(f), None)  # type: ignore[arg-type]
+        assert out.locator_precision == "file" and out.locator_degraded and out.block_id == "b1"
+        assert out.reason == "locator failed: broken file"
+    assert plugins.calls == 2
+
+
+def test_clean_memo_is_per_plugin_set_and_keyed_by_chunk_query_and_block() -> None:
+    pipeline.clear_memos()
+    a, b = CountingPlugins(), CountingPlugins()
+    assert pipeline._clean(a, "chunk", "q", None) is pipeline._clean(a, "chunk", "q", None)  # type: ignore[arg-type]
+    pipeline._clean(a, "chunk", "q", "block")  # type: ignore[arg-type]
+    pipeline._clean(a, "chunk", "q2", None)  # type: ignore[arg-type]
+    pipeline._clean(b, "chunk", "q", None)  # type: ignore[arg-type]
+    assert (a.calls, b.calls) == (3, 1)
+
+
+# ----------------------------------------------------------------------------- citation cache
+
+
+def citation(cid: str, quote: str = "q") -> Citation:
+    return Citation(provider="lightrag", citation_id=cid, source_id="src-1", source_path="/ws/kb/ok.md",
+                    source_root_relative_path="kb/ok.md", light_rag_doc_id=None, light_rag_file_path="ok.md",
+                    light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote=quote, display_quote=quote,
+                    locator_evidence_text=quote, quote_source="chunk", search_query="q", locator_precision="file",
+                    locator_degraded=True, locator=Locator(locator_precision="file", locator_degraded=True),
+                    citation_url="mnote-kr://open?path=kb/ok.md&precision=file", citation_markdown="[ok.md](x)",
+                    relevance_score=1.0, diagnostics=CitationDiagnostics(
+                        quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
+                        display_cleaned=True, locator_text_source="chunk"))
+
+
+def test_remember_later_versions_win_and_the_cache_is_compacted(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "CITATION_CACHE_MAX", 5)
+    path = host.workspace.index_dir / pipeline.CITATION_CACHE
+    pipeline.remember(host, [citation("[aaaa]", "old")])
+    pipeline.remember(host, [citation("[aaaa]", "new")])
+    assert pipeline._load_cache(path).citations["[aaaa]"].display_quote == "new"
+    for i in range(12):
+        pipeline.remember(host, [citation(f"[b{i:03d}]")])
+    lines = path.read_bytes().splitlines()
+    cached = pipeline._load_cache(path).citations
+    assert len(lines) <= 2 * 5 + 1  # compacted, never unbounded
+    assert "[b011]" in cached and "[b000]" not in cached  # the newest are kept
+
+
+def test_open_reads_the_legacy_whole_file_cache(host: Host) -> None:
+    legacy = host.workspace.index_dir / pipeline.LEGACY_CITATION_CACHE
+    legacy.parent.mkdir(parents=True, exist_ok=True)
+    legacy.write_bytes(msgspec.json.encode({"version": 1, "citations": {"[lgcy]": citation("[lgcy]", "legacy")}}))
+    pipeline.remember(host, [citation("[neww]")])
+    cached = pipeline._load_cache(host.workspace.index_dir / pipeline.CITATION_CACHE).citations
+    assert set(cached) == {"[lgcy]", "[neww]"} and cached["[lgcy]"].display_quote == "legacy"
