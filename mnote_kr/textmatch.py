@@ -64,6 +64,7 @@ __all__ = [
     "query_occurrences",
     "sections_under",
     "shingles",
+    "standalone_occurrence",
     "token_set",
 ]
 
@@ -302,23 +303,82 @@ def _segments(ev: str) -> list[tuple[int, int, bool]]:
     return out
 
 
-def query_occurrences(text: str, query: str, centred: bool = False) -> list[tuple[int, float]]:
+_SENTENCE_START = frozenset("\n。！？；.!?;:：")
+
+
+def _is_join(ch: str) -> bool:
+    """A character that continues a word: a letter or digit of any script, CJK included."""
+    return bool(ch) and ch.isalnum()
+
+
+def _clean_left(text: str, i: int, edges: bool) -> bool:
+    if i == 0:
+        return edges
+    before = text[i - 1]
+    if before in "-‐‑" and i >= 2 and _is_join(text[i - 2]):
+        return False  # N-甲基…: a hyphen inside a compound name joins
+    return not _is_join(before)
+
+
+def _clean_right(text: str, j: int, edges: bool) -> bool:
+    if j >= len(text):
+        return edges
+    after = text[j]
+    if after in "-‐‑" and j + 1 < len(text) and _is_join(text[j + 1]):
+        return False
+    return not _is_join(after)
+
+
+def _starts_sentence(text: str, i: int, edges: bool) -> bool:
+    k = i - 1
+    while k >= 0 and text[k] in " \t\u3000":
+        k -= 1
+    if k < 0:
+        return edges
+    return text[k] in _SENTENCE_START
+
+
+def standalone_occurrence(text: str, i: int, query: str, *, edges: bool = True) -> bool:
+    """True when the query at ``text[i:]`` stands as a word of its own.
+
+    Its neighbours are not letters, digits or CJK characters continuing the same word,
+    or it starts a sentence, line or paragraph (``吡咯烷 是一种…``, ``吡咯烷是一种…``);
+    ``N-甲基吡咯烷酮`` does not hold ``吡咯烷`` standing alone. ``edges=False`` treats the
+    start and end of ``text`` as unknown (an evidence window may cut a word there).
+    """
+    if not _clean_left(text, i, edges):
+        return False
+    return _clean_right(text, i + len(query), edges) or _starts_sentence(text, i, edges)
+
+
+def query_occurrences(
+    text: str, query: str, centred: bool = False, *, prefer_standalone: bool | None = None, edges: bool = True
+) -> list[tuple[int, float]]:
     """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
 
-    A Latin query inside a longer Latin word weighs little; CJK has no word
-    boundaries, so there the matched window decides.
+    A Latin query inside a longer Latin word weighs little. CJK has no word
+    boundaries, so an occurrence between CJK characters is normal text; but when the
+    query also stands alone (``standalone_occurrence``) in ``text``, or
+    ``prefer_standalone`` says it does in the evidence, the occurrences inside a longer
+    CJK word weigh little too (吡咯烷 in N-甲基吡咯烷酮 beside 吡咯烷 是一种环状仲胺).
+    ``edges`` as in ``standalone_occurrence``.
     """
     if not query:
         return []
-    out: list[tuple[int, float]] = []
+    found: list[tuple[int, bool, bool]] = []  # position, embedded in a Latin word, stands alone
     latin_edges = is_word_char(query[0]), is_word_char(query[-1])
+    cjk_edges = has_cjk(query[0]), has_cjk(query[-1])
     i = text.find(query)
-    while i >= 0 and len(out) < 50:
+    while i >= 0 and len(found) < 50:
         before = text[i - 1] if i > 0 else ""
         after = text[i + len(query) : i + len(query) + 1]
         embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
-        out.append((i, 0.25 if embedded else 1.0))
+        alone = (cjk_edges[0] or cjk_edges[1]) and standalone_occurrence(text, i, query, edges=edges)
+        found.append((i, embedded, alone))
         i = text.find(query, i + 1)
+    if prefer_standalone is None:
+        prefer_standalone = any(alone for _, _, alone in found)
+    out = [(p, 0.25 if embedded or (prefer_standalone and not alone) else 1.0) for p, embedded, alone in found]
     if len(out) > 1 and centred:
         # the evidence is a query-centred window: its middle occurrence is the one meant
         half = max(1.0, len(text) / 2.0)
@@ -326,10 +386,12 @@ def query_occurrences(text: str, query: str, centred: bool = False) -> list[tupl
     return out
 
 
-def build_anchors(ev: str, query: str, heading: str | None) -> tuple[list[Anchor], list[tuple[int, float]]]:
+def build_anchors(
+    ev: str, query: str, heading: str | None, *, prefer_standalone: bool | None = None
+) -> tuple[list[Anchor], list[tuple[int, float]]]:
     """Anchors over normalised evidence; also returns the query occurrences used for focus."""
     anchors: list[Anchor] = []
-    occ = query_occurrences(ev, query)
+    occ = query_occurrences(ev, query, prefer_standalone=prefer_standalone, edges=False)
     segs = _segments(ev)
     for start, end, is_heading in segs:
         toks = token_set(ev[start:end])
@@ -428,7 +490,9 @@ def match_evidence(
         return Match(None, 0.0, None, "no evidence text to match")
     if not doc.paragraphs:
         return Match(None, 0.0, None, "document has no paragraphs")
-    anchors, occ = build_anchors(ev, q, block_heading)
+    # a query that stands alone somewhere in the evidence is meant there, not inside a longer word
+    q_alone = bool(q) and has_cjk(q) and any(standalone_occurrence(ev, p, q, edges=False) for p in _find_all(ev, q))
+    anchors, occ = build_anchors(ev, q, block_heading, prefer_standalone=q_alone)
     if not anchors:
         return Match(None, 0.0, None, "evidence has no matchable words")
     idf_cache: dict[str, float] = {}
@@ -483,7 +547,7 @@ def match_evidence(
         if p.tokens:
             bonus += 0.04 * len(a.tokens & p.tokens) / len(p.tokens)
         if q and s >= 0.4 and q in p.norm:
-            bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q))
+            bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q, prefer_standalone=q_alone))
         heading = p.heading
         if heading_norms and heading and normalize(heading).strip() in heading_norms and not p.heading_level:
             bonus += 0.05
@@ -524,6 +588,15 @@ def match_evidence(
         return Match(None, score, None, "no paragraph above confidence threshold")
     anchor = best_anchor[best]
     return Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+
+
+def _find_all(text: str, query: str, limit: int = 50) -> list[int]:
+    out: list[int] = []
+    i = text.find(query)
+    while i >= 0 and len(out) < limit:
+        out.append(i)
+        i = text.find(query, i + 1)
+    return out
 
 
 def _edge_fragments(ev: str, doc: TextDocument[P]) -> frozenset[str]:

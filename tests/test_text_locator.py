@@ -200,3 +200,18 @@ def test_host_routes_markdown_and_text_to_the_builtin(tmp_path: Path) -> None:
     path = _write(tmp_path, NOTES, name="notes.markdown")
     loc = plugins.locate(LocateRequest(file=str(path), evidence="添加量为千分之五", query="千分之五"))
     assert (loc.locator_plugin, loc.paragraph_index) == ("text_locator", 4)
+
+
+def test_markdown_query_standing_alone_wins_over_longer_word_in_same_evidence(tmp_path: Path) -> None:
+    paras = [
+        "N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。",
+        "N-甲基吗啉 可作为碱使用，但本项目没有采用。",
+        "## 胺类",
+        "吡咯烷 是一种环状仲胺，本项目用它合成新的电解液添加剂，添加量为千分之五。",
+    ]
+    path = _write(tmp_path, "# 溶剂与胺\n\n" + "\n\n".join(paras) + "\n")
+    # the evidence as the cleaning step gives it: heading marks gone, one paragraph a line
+    evidence = "\n".join(p.lstrip("# ") for p in paras)
+    loc = _loc(path, evidence, "吡咯烷")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 4)
+    assert loc.highlight is not None and loc.highlight.start == 0

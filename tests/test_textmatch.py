@@ -14,6 +14,7 @@ from mnote_kr.textmatch import (
     query_occurrences,
     sections_under,
     shingles,
+    standalone_occurrence,
     token_set,
 )
 
@@ -138,3 +139,31 @@ def test_sections_under_runs_to_the_next_heading_of_same_or_higher_level() -> No
 
 def test_latin_query_inside_a_longer_word_weighs_little() -> None:
     assert query_occurrences("subtraction and traction", "traction") == [(3, 0.25), (16, 1.0)]
+
+
+STANDALONE_CASE = [
+    "N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。",
+    "N-甲基吗啉 可作为碱使用，但本项目没有采用。",
+    "胺类",
+    "吡咯烷 是一种环状仲胺，本项目用它合成新的电解液添加剂，添加量为千分之五。",
+]
+
+
+def test_standalone_occurrence_tells_a_word_from_part_of_a_longer_word() -> None:
+    assert standalone_occurrence("吡咯烷 是一种", 0, "吡咯烷")
+    assert standalone_occurrence("。吡咯烷是一种", 1, "吡咯烷")  # starts a sentence
+    assert not standalone_occurrence("N-甲基吡咯烷酮 (NMP)", 5, "吡咯烷")
+    assert not standalone_occurrence("加入吡咯烷并在", 2, "吡咯烷")
+    # an evidence window's edges may cut a word: unknown, so not standalone
+    assert not standalone_occurrence("吡咯烷酮 是溶剂", 0, "吡咯烷", edges=False)
+
+
+def test_query_standing_alone_in_evidence_wins_over_occurrence_inside_longer_word() -> None:
+    doc = _doc(FILLER[0], *STANDALONE_CASE, FILLER[2], headings={3: 1})
+    m = match_evidence(doc, "\n".join(STANDALONE_CASE), "吡咯烷")
+    assert m.paragraph is not None and m.paragraph.index == 4
+    assert m.highlight is not None and m.highlight[0] == 0
+    # the weights: the embedded occurrence counts little once one stands alone
+    assert query_occurrences("n-甲基吡咯烷酮 是溶剂。\n吡咯烷 是一种", "吡咯烷") == [(4, 0.25), (14, 1.0)]
+    # no standalone occurrence: CJK neighbours are ordinary text, all occurrences count fully
+    assert query_occurrences("加入吡咯烷并在吡咯烷酮中", "吡咯烷") == [(2, 1.0), (7, 1.0)]
