@@ -184,7 +184,8 @@ class Host:
 
     @staticmethod
     def _is_registered(entry: SourceEntry) -> bool:
-        return not entry.stale and entry.status in ("pending", "submitted", "processing", "processed")
+        # ``pending`` is not registered yet: an explicit ingest retries it at once.
+        return not entry.stale and entry.status in ("submitted", "processing", "processed")
 
     @staticmethod
     def _already(entry: SourceEntry) -> IngestItem:
@@ -254,7 +255,7 @@ class Host:
             raise ProviderError(
                 f"{error.message}; {len(sources)} file(s) queued in the registry",
                 url=error.url,
-                hint="they are sent by 'mnote-kr sync' once the provider answers",
+                hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
             )
         return report
 

@@ -220,6 +220,8 @@ class ProviderQueryResult(Base, kw_only=True):
     raw_status: str | None = None
     notes: list[str] = []
     rerank_requested: bool = False
+    rerank_enabled: bool | None = None  # the provider's own rerank configuration, as it reports it
+    rerank_model: str | None = None
 
 
 class CitationTextBundle(Frozen, frozen=True, kw_only=True):

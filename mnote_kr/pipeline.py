@@ -351,7 +351,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         query=query,
         mode=mode,
         provider=result.provider,
-        rerank=RerankInfo(requested=bool(rerank), enabled=None, model=None),
+        rerank=RerankInfo(requested=bool(rerank), enabled=result.rerank_enabled, model=result.rerank_model),
         results=citations,
         not_indexed=not_indexed(host, reg, query),
         diagnostics=diagnostics,

@@ -97,6 +97,7 @@ def test_ingest_file_and_folder_then_cite_and_open_with_sources_unchanged(host: 
     assert {i.status for i in again.items} == {"already_registered"}
 
     result = host.search("吡咯烷", top_k=10)
+    assert result.rerank.requested is False and result.rerank.enabled is False  # as LightRAG reports it
     chem = [c for c in result.results if c.source_root_relative_path == "papers/chem.docx"]
     assert chem, result.diagnostics
     c = chem[0]

@@ -137,9 +137,13 @@ def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResul
             raise ProviderError(f"LightRAG could not run the query: {body.get('message') or 'unknown failure'}",
                                 url=f"{settings.url}/query/data")
         references = references_from_data(body.get("data"))
+        configuration = as_dict(health.get("configuration"))
         result = ProviderQueryResult(provider=PROVIDER, references=references,
                                      raw_status="no_results" if not references else status or "success",
-                                     rerank_requested=bool(request.enable_rerank))
+                                     rerank_requested=bool(request.enable_rerank),
+                                     rerank_enabled=bool(payload.get("enable_rerank"))
+                                     and configuration.get("rerank_binding") not in (None, "null", ""),
+                                     rerank_model=configuration.get("rerank_model"))
         if not request.want_answer:
             return result
         if is_offline_llm(settings, health):
