@@ -39,7 +39,7 @@ CORPUS = REPO.parent / "shared" / "corpus"
 DOCX = ["docling__word_sample.docx", "mineru__test.docx", "docling__equations.docx", "kotaemon__dummy.docx",
         "tika__017097.docx", "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"]
 PDF = ["pdfplumber__scotus-transcript-p1.pdf", "markitdown__test.pdf", "mineru__2list_1table.pdf",
-       "pdfminer__naacl06-shinyama.pdf"]
+       "pdfminer__naacl06-shinyama.pdf", "pdfjs__tracemonkey.pdf"]
 QUERIES = ["Supreme Court oral argument", "trace compilation JavaScript", "word sample heading",
            "named entity extraction", "核电厂 定期安全审查", "wind turbine blade icing", "吡咯烷 溶剂",
            "table of results", "battery cell capacity cycles", "heated blades lost output"]
