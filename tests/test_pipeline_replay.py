@@ -280,7 +280,7 @@ def test_provider_rerank_disabled_is_reported_in_status(env: Env) -> None:
     assert provider["rerank"]["binding"] == "null"
     # Status says so, and search still works: rerank off is sent explicitly, and reported.
     result = env.search("Hamburg")
-    assert result.results and result.rerank.requested is False
+    assert result.results and result.rerank.requested is False and result.rerank.enabled is False
     assert env.sent_queries()[-1]["enable_rerank"] is False
     unmapped = {u["filePath"] for u in provider["unmapped"]}
     assert "upload_me.md" in unmapped and AURORA not in unmapped and "notes.md" not in unmapped
@@ -290,6 +290,7 @@ def test_rerank_requested_is_passed_through_to_lightrag(env: Env) -> None:
     env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
     result = env.search("Hamburg", rerank=True)
     assert result.rerank.requested is True and env.sent_queries()[-1]["enable_rerank"] is True
+    assert result.rerank.enabled is False  # asked for, but LightRAG has no reranker configured ("null")
     body = env.sent_queries()[-1]
     assert body["include_references"] is True and body["include_chunk_content"] is True and body["top_k"] == 20
 
