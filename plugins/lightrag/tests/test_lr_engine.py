@@ -196,7 +196,8 @@ def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: en
                                                  "enable_rerank": False}).json()
         assert naive["status"] == "success", naive
         paths = [c["file_path"] for c in naive["data"]["chunks"]]
-        assert paths[0] == "eng-aurora_报告.docx" and set(paths) <= set(links)
+        # The session engine also holds other tests' documents; ours must lead and be the ones we linked.
+        assert paths[0] == "eng-aurora_报告.docx" and {p for p in paths if p.startswith("eng-")} <= set(links)
 
         mix = client.post("/query/data", json={"query": "Supreme Court oral argument Mirzayance",
                                                "mode": "mix", "enable_rerank": False}).json()
