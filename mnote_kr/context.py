@@ -6,6 +6,7 @@ the context, so tests can inject everything (``transport`` for ``httpx.MockTrans
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,6 +16,17 @@ import httpx
 
 #: Default timeouts: connect fast, read long enough for a query with a real LLM.
 DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=3.0)
+
+_ssl_context: ssl.SSLContext | None = None
+
+
+def _shared_ssl_context() -> ssl.SSLContext:
+    """One verified TLS context per process: building one loads the CA bundle (~20 ms),
+    which would otherwise be paid on every provider call, even for loopback http URLs."""
+    global _ssl_context
+    if _ssl_context is None:
+        _ssl_context = ssl.create_default_context()
+    return _ssl_context
 
 
 def _no_progress(message: str) -> None:
@@ -48,5 +60,6 @@ class ProviderContext:
             timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
             headers=headers,
             transport=self.transport,
+            verify=_shared_ssl_context(),
             trust_env=False,  # loopback services must not go through a proxy
         )
