@@ -702,13 +702,25 @@ def clean_citation_text(
     evidence, source = "", "fallback"
     if block_text:
         block_loc = locator_text(block_text)
-        hit = _best_hit(qre, block_loc)
-        if hit:
-            evidence, source = _window(block_loc, hit[0], hit[1], window), "sidecar"
+        at = _overlap_at(block_loc, chunk_loc)
+        if at is not None:
+            # Centre inside the part of the block this chunk covers: a block can span a whole
+            # section, and a query hit elsewhere in it is not what this chunk retrieved.
+            # The window stays inside that part too.
+            region = block_loc[at : at + len(chunk_loc)]
+            hit = _best_hit(qre, region)
+            centre = None if hit else _term_centre(region, search_query, window)
+            if hit:
+                evidence = _window(region, hit[0], hit[1], window)
+            elif centre is not None:
+                evidence = _window(region, centre, centre, window)
+            else:
+                evidence = _window(region, 0, 0, 2 * window)
+            source = "sidecar"
         else:
-            at = _overlap_at(block_loc, chunk_loc)
-            if at is not None:
-                evidence, source = _window(block_loc, at, at, window), "sidecar"
+            hit = _best_hit(qre, block_loc)
+            if hit:
+                evidence, source = _window(block_loc, hit[0], hit[1], window), "sidecar"
     if not evidence:
         hit = _best_hit(qre, chunk_loc)
         centre = None if hit else _term_centre(chunk_loc, search_query, window)

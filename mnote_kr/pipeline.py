@@ -168,6 +168,15 @@ def clear_memos() -> None:
         _clean_memos.clear()
 
 
+def _place(locator: Locator) -> str:
+    """Where a locator points inside its file, as a short stable string ('' for file level)."""
+    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
+        return f"p{locator.paragraph_index}"
+    if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
+        return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
+    return ""
+
+
 def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
 ) -> tuple[list[Citation], dict[str, Any]]:
@@ -207,17 +216,15 @@ def build_citations(
             continue
         block = mapped.block
         block_id = block.blockid if block else None
-        if block_id and dedupe_key(entry.source_id, block_id, None, "") in seen:
-            dropped["duplicate"] += 1  # a block key needs no fingerprint: skip cleaning it again
-            continue
         t0 = time.perf_counter()
         bundle = _clean(host.plugins, ref.content or "", query, block.content if block else None)
         timings["cleanMs"] += (time.perf_counter() - t0) * 1000
-        key = dedupe_key(entry.source_id, block_id, ref.chunk_id, bundle.normalized_fingerprint)
-        if key in seen:
-            dropped["duplicate"] += 1
-            continue
-        seen.add(key)
+        if not block_id:  # without a block: same chunk and same text is the same citation
+            key = dedupe_key(entry.source_id, None, ref.chunk_id, bundle.normalized_fingerprint)
+            if key in seen:
+                dropped["duplicate"] += 1
+                continue
+            seen.add(key)
         cap = host.plugins.classify_locator(block, mapped.meta)
         t0 = time.perf_counter()
         if entry.kind == "image":
@@ -229,7 +236,17 @@ def build_citations(
             locator = _locate(host.plugins, request, st, mapped.sidecar_path)
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
-        anchor = block_id or ref.chunk_id or bundle.normalized_fingerprint
+        place = _place(locator)
+        if block_id:
+            # Same block, same place: one citation. LightRAG's native DOCX blocks can span a whole
+            # section, so distinct paragraphs (or boxes) found inside one block stay apart.
+            key = (*dedupe_key(entry.source_id, block_id, None, ""), place)
+            if key in seen:
+                dropped["duplicate"] += 1
+                continue
+            seen.add(key)
+        anchor = (block_id + (f"@{place}" if place else "")) if block_id else (
+            ref.chunk_id or bundle.normalized_fingerprint)
         occurrence = occurrences[(entry.source_id, anchor)]
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
