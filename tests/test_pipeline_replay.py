@@ -456,7 +456,8 @@ def test_same_block_different_paragraphs_stay_apart(env: Env) -> None:
     # LightRAG's native DOCX blocks span a whole section; two chunks of one block that land
     # on different paragraphs are different passages (seed 000: keep different paragraphs).
     doc = naming.doc_id_for(AURORA)
-    english = "Project Aurora is a battery research program run by Nordwind Labs in Hamburg. It studies solid-state cells."
+    english = ("Project Aurora is a battery research program run by Nordwind Labs in Hamburg. "
+               "It studies solid-state cells.")
     chinese = "极光项目由北风实验室负责，研究固态电池的安全性与能量密度。项目负责人是王小明。"
     env.replay.json("POST", "/query/data", query_data(
         ("1", AURORA, f"{doc}-chunk-000", english),
