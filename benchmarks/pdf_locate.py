@@ -23,11 +23,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox import cases as C
 from mnote_kr_pdf_bbox import locate, pdftext
 from mnote_kr_pdf_bbox.testpdfs import iou
-
-from mnote_kr.models import LocateRequest
 
 REPO = Path(__file__).resolve().parents[1]
 LIB_DOCS = ["pdfjs__tracemonkey.pdf", "mineru__demo1.pdf", "chatchat__1.pdf", "pdfplumber__issue-982-example.pdf",

@@ -1,7 +1,7 @@
 """Search overhead: ``Host.search`` end to end against LightRAG's raw ``POST /query/data``.
 
 Baseline: the same ``/query/data`` request the provider sends (same payload, same API key
-header, a fresh HTTP client per call as the provider uses), timed with ``httpx.post``.
+header), through one kept-alive ``httpx.Client``: LightRAG's own cost, with no client set-up.
 Measured: ``host.search(query, top_k=20)``: the provider's call plus mapping to the
 registry, sidecar block matching, cleaning, DOCX/PDF locating, IDs, ranking and the
 citation cache that ``open`` reads.
@@ -99,10 +99,9 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-search-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
-
     from mnote_kr.config import load_config
     from mnote_kr.host import Host
+    from mnote_kr_lightrag.engine import start_engine, stop_engine
 
     state = tmp / "engine" / "state"
     _seed_tiktoken(tmp / "engine" / "cache")
@@ -131,15 +130,16 @@ def main() -> int:
         payload = {"mode": "mix", "top_k": TOP_K, "include_references": True, "include_chunk_content": True,
                    "enable_rerank": False}
 
+        raw_client = httpx.Client(base_url=engine.url, headers=headers, timeout=60, trust_env=False)
+
         def raw(query: str) -> int:
-            r = httpx.post(engine.url + "/query/data", json={"query": query, **payload}, headers=headers, timeout=60)
+            r = raw_client.post("/query/data", json={"query": query, **payload})
             r.raise_for_status()
             return len(r.json().get("data", {}).get("chunks") or [])
 
         # The provider sends exactly this body (checked once, so the baseline stays honest).
-        from mnote_kr_lightrag.querying import build_payload
-
         from mnote_kr.models import QueryRequest
+        from mnote_kr_lightrag.querying import build_payload
 
         sent = build_payload(QueryRequest(query=QUERIES[0], mode="mix", top_k=TOP_K), {"configuration": {}})
         assert sent == {"query": QUERIES[0], **payload}, sent

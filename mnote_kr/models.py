@@ -449,3 +449,4 @@ class MappedReference(Frozen, frozen=True, kw_only=True):
     meta: SidecarMeta | None = None
     sidecar_path: str | None = None
     block_score: float = 0.0
+    block_span: list[int] | None = None  # [start, end) of block.content that the chunk covers

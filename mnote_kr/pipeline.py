@@ -217,7 +217,11 @@ def build_citations(
         block = mapped.block
         block_id = block.blockid if block else None
         t0 = time.perf_counter()
-        bundle = _clean(host.plugins, ref.content or "", query, block.content if block else None)
+        block_text = None
+        if block is not None:  # the part of the block this chunk came from, when the mapper knows it
+            span = mapped.block_span
+            block_text = block.content[span[0]:span[1]] if span and span[0] < span[1] else block.content
+        bundle = _clean(host.plugins, ref.content or "", query, block_text)
         timings["cleanMs"] += (time.perf_counter() - t0) * 1000
         if not block_id:  # without a block: same chunk and same text is the same citation
             key = dedupe_key(entry.source_id, None, ref.chunk_id, bundle.normalized_fingerprint)

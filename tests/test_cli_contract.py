@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from mnote_kr_docx_locator.testdocs import DocxBuilder
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_pdf_bbox.testpdfs import PdfBuilder

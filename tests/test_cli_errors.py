@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 
 REPO = Path(__file__).resolve().parents[1]

@@ -22,19 +22,19 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import mnote_kr_lightrag as lightrag_plugin
 import pytest
-from mnote_kr_lightrag import mapping, naming, settings
-from mnote_kr_lightrag.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
-from mnote_kr_lightrag.replay import URL, Replay, load_sample
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
 
+import mnote_kr_lightrag as lightrag_plugin
 from mnote_kr import pipeline
 from mnote_kr.config import load_config
 from mnote_kr.errors import NotFoundError
 from mnote_kr.host import Host
 from mnote_kr.models import Citation, SourceEntry
 from mnote_kr.workspace import source_id_for
+from mnote_kr_lightrag import mapping, naming, settings
+from mnote_kr_lightrag.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
+from mnote_kr_lightrag.replay import URL, Replay, load_sample
+from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"

@@ -11,16 +11,15 @@ import sys
 import time
 from pathlib import Path
 
-import msgspec
 import pytest
 
 from mnote_kr.errors import RegistryCorruptError
-from mnote_kr.models import SourceEntry
+from mnote_kr.models import RegistrySnapshot, SourceEntry
 from mnote_kr.registry import Registry, RegistryStore
 
 WRITER = r"""
 import sys
-from mnote_kr.models import SourceEntry
+from mnote_kr.models import RegistrySnapshot, SourceEntry
 from mnote_kr.registry import RegistryStore
 store = RegistryStore(__import__('pathlib').Path(sys.argv[1]))
 prefix, count = sys.argv[2], int(sys.argv[3])
@@ -130,7 +129,7 @@ def test_registry_survives_kill_9_of_a_writer_at_random_points(tmp_path: Path) -
 
 
 def test_by_provider_name_only_lists_citable_entries() -> None:
-    reg = Registry(msgspec.convert({"entries": []}, type=__import__("mnote_kr.models", fromlist=["x"]).RegistrySnapshot))
+    reg = Registry(RegistrySnapshot())
     reg.put(entry("ok.md", status="processed", light_rag_file_path="ok.md"))
     reg.put(entry("stale.md", status="processed", stale=True, light_rag_file_path="stale.md"))
     reg.put(entry("dup.md", status="duplicate", light_rag_file_path="dup.md"))

@@ -16,11 +16,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.config import DEFAULTS
 from mnote_kr.host import Host
 from mnote_kr.server import ApiServer
+from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "corpus"

@@ -28,7 +28,9 @@ def test_relative_and_absolute_paths_inside_resolve_to_posix_relative(ws: Worksp
     assert ws.resolve(str(ws.root / "papers" / "deep" / "b.md"))[1] == "papers/deep/b.md"
 
 
-@pytest.mark.parametrize("bad", ["../outside.txt", "papers/../../outside.txt", "papers/../a.pdf", "/etc/passwd", "a\x00b", ""])
+@pytest.mark.parametrize(
+    "bad", ["../outside.txt", "papers/../../outside.txt", "papers/../a.pdf", "/etc/passwd", "a\x00b", ""]
+)
 def test_traversal_absolute_escape_nul_and_empty_are_refused(ws: Workspace, bad: str) -> None:
     with pytest.raises(PathNotAllowedError):
         ws.resolve(bad, base=ws.root)

@@ -23,11 +23,10 @@ from __future__ import annotations
 
 import os
 import re
-import threading
-from collections import OrderedDict
 from pathlib import Path
 
 from ..errors import DocumentError
+from ..filecache import FileCache
 from ..hookspecs import hookimpl
 from ..models import Highlight, LocateRequest, Locator, SidecarBlock
 from ..textmatch import Scope, TextDocument, TextParagraph, match_evidence, sections_under
@@ -135,56 +134,38 @@ def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
     return paras
 
 
-_cache: OrderedDict[tuple[str, int, int], TextDocument[TextParagraph]] = OrderedDict()
-_cache_lock = threading.Lock()
-stats = {"parses": 0, "hits": 0}
-
-
-def load_text(path: str | os.PathLike[str]) -> TextDocument[TextParagraph]:
-    """Read and split a text file, cached by real path + size + mtime. Raises ``DocumentError``."""
-    spath = str(path)
-    name = Path(spath).name
-    try:
-        real = os.path.realpath(spath)
-        st = os.stat(real)
-    except OSError as exc:
-        raise DocumentError(f"cannot read text file: {exc.strerror or exc}: {name}", path=spath) from exc
-    key = (real, st.st_size, st.st_mtime_ns)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            stats["hits"] += 1
-            return hit
+def _parse(real: str, st: os.stat_result) -> TextDocument[TextParagraph]:
+    name = Path(real).name
     if st.st_size > MAX_FILE_BYTES:
         raise DocumentError(
-            f"text file too large to locate in ({st.st_size} bytes, limit {MAX_FILE_BYTES}): {name}", path=spath
+            f"text file too large to locate in ({st.st_size} bytes, limit {MAX_FILE_BYTES}): {name}", path=real
         )
     try:
         with open(real, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise DocumentError(f"cannot read text file: {exc.strerror or exc}: {name}", path=spath) from exc
+        raise DocumentError(f"cannot read text file: {exc.strerror or exc}: {name}", path=real) from exc
     if len(data) > MAX_FILE_BYTES:  # grew after the stat
-        raise DocumentError(f"text file too large to locate in (limit {MAX_FILE_BYTES} bytes): {name}", path=spath)
-    markdown = Path(spath).suffix.lower() in MARKDOWN_EXTENSIONS
-    doc = TextDocument(split_paragraphs(decode_text(data), markdown=markdown))
-    with _cache_lock:
-        stats["parses"] += 1
-        _cache[key] = doc
-        for old in [k for k in _cache if k[0] == real and k != key]:
-            del _cache[old]
-        while len(_cache) > 1 and (len(_cache) > CACHE_SIZE or sum(k[1] for k in _cache) > CACHE_MAX_BYTES):
-            _cache.popitem(last=False)
-    return doc
+        raise DocumentError(f"text file too large to locate in (limit {MAX_FILE_BYTES} bytes): {name}", path=real)
+    markdown = Path(real).suffix.lower() in MARKDOWN_EXTENSIONS
+    return TextDocument(split_paragraphs(decode_text(data), markdown=markdown))
+
+
+_cache: FileCache[TextDocument[TextParagraph]] = FileCache(
+    _parse, what="text file", max_items=CACHE_SIZE,
+    weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
+)
+stats = _cache.stats
+
+
+def load_text(path: str | os.PathLike[str]) -> TextDocument[TextParagraph]:
+    """Read and split a text file, cached by real path + size + mtime. Raises ``DocumentError``."""
+    return _cache.get(path)
 
 
 def clear_cache() -> None:
     """Forget every cached file (tests, memory pressure)."""
-    with _cache_lock:
-        _cache.clear()
-        stats["parses"] = 0
-        stats["hits"] = 0
+    _cache.clear()
 
 
 def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) -> Scope | None:

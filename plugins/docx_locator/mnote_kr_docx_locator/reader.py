@@ -17,15 +17,14 @@ from __future__ import annotations
 import io
 import os
 import re
-import threading
 import zipfile
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
 from mnote_kr.errors import DocumentError
+from mnote_kr.filecache import FileCache
 from mnote_kr.textmatch import TextDocument, TextParagraph
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
@@ -475,52 +474,30 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
     return doc
 
 
-_cache: OrderedDict[tuple[str, int, int], DocxDocument] = OrderedDict()
-_cache_lock = threading.Lock()
-stats = {"parses": 0, "hits": 0}
-
-
-def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
-    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
-    spath = str(path)
-    try:
-        real = os.path.realpath(spath)
-        st = os.stat(real)
-    except OSError as exc:
-        raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(spath).name}", path=spath) from exc
-    key = (real, st.st_size, st.st_mtime_ns)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            stats["hits"] += 1
-            return hit
+def _parse(real: str, st: os.stat_result) -> DocxDocument:
     if st.st_size > MAX_FILE_BYTES:
-        raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", spath)
+        raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", real)
     if st.st_size == 0:
-        raise _err("not a zip file (empty file)", spath)
+        raise _err("not a zip file (empty file)", real)
     try:
         with open(real, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)
     except OSError as exc:
-        raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(spath).name}", path=spath) from exc
-    doc = parse_docx_bytes(data, spath)
-    with _cache_lock:
-        stats["parses"] += 1
-        _cache[key] = doc
-        # a changed file gets a new key; drop the old versions of the same path
-        for old in [k for k in _cache if k[0] == real and k != key]:
-            del _cache[old]
-        while len(_cache) > 1 and (
-            len(_cache) > CACHE_SIZE or sum(len(d.paragraphs) for d in _cache.values()) > CACHE_MAX_PARAGRAPHS
-        ):
-            _cache.popitem(last=False)
-    return doc
+        raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(real).name}", path=real) from exc
+    return parse_docx_bytes(data, real)
+
+
+_cache: FileCache[DocxDocument] = FileCache(
+    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS
+)
+stats = _cache.stats
+
+
+def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
+    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
+    return _cache.get(path)
 
 
 def clear_cache() -> None:
     """Forget every cached document (tests, memory pressure)."""
-    with _cache_lock:
-        _cache.clear()
-        stats["parses"] = 0
-        stats["hits"] = 0
+    _cache.clear()

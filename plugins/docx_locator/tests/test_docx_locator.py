@@ -9,10 +9,10 @@ import sys
 from pathlib import Path
 
 import pytest
-from mnote_kr_docx_locator import locate, locator_extensions, reader
-from mnote_kr_docx_locator.testdocs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
+from mnote_kr_docx_locator import locate, locator_extensions, reader
+from mnote_kr_docx_locator.testdocs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus"

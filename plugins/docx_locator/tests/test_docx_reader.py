@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from mnote_kr.errors import DocumentError
 from mnote_kr_docx_locator import reader
 from mnote_kr_docx_locator.reader import load_docx

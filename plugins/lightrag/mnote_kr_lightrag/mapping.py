@@ -14,15 +14,15 @@ block offsets, so mapping a result page costs a few ``str.find`` calls.
 from __future__ import annotations
 
 import bisect
+import os
 import re
-import threading
-from collections import OrderedDict
 from dataclasses import dataclass
 from pathlib import Path
 
 from mnote_kr.cleaning import query_standing
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError
+from mnote_kr.filecache import FileCache
 from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SourceEntry
 from mnote_kr.sidecar import Sidecar, read_sidecar
 
@@ -82,31 +82,19 @@ def build_index(sidecar: Sidecar) -> SidecarIndex:
     return SidecarIndex(sidecar=sidecar, blocks=blocks, starts=starts, joined=joined, norm=norm, norm_map=norm_map)
 
 
-_cache: OrderedDict[tuple[str, int, int], SidecarIndex] = OrderedDict()
-_cache_lock = threading.Lock()
+def _index(real: str, st: os.stat_result) -> SidecarIndex:
+    return build_index(read_sidecar(real))
+
+
+_cache: FileCache[SidecarIndex] = FileCache(_index, what="sidecar", max_items=_CACHE_SIZE)
 
 
 def load_index(path: Path) -> SidecarIndex | None:
     """The cached index of a ``blocks.jsonl`` sidecar, or None when it cannot be read."""
     try:
-        stat = path.stat()
-    except OSError:
-        return None
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
-    try:
-        index = build_index(read_sidecar(path))
+        return _cache.get(path)
     except MnoteKrError:
         return None
-    with _cache_lock:
-        _cache[key] = index
-        while len(_cache) > _CACHE_SIZE:
-            _cache.popitem(last=False)
-    return index
 
 
 def find_sidecar(input_dir: Path, file_name: str, doc_id: str | None = None) -> Path | None:
@@ -179,8 +167,11 @@ def _probe_span(index: SidecarIndex, chunk: str) -> tuple[int, int, float] | Non
     return index.norm_map[start_n], index.norm_map[max(start_n, end_n)] + 1, coverage
 
 
-def match_block(index: SidecarIndex, chunk: str, query: str = "") -> tuple[SidecarBlock, float] | None:
-    """The block a chunk came from and a 0..1 score (how much of the chunk was found)."""
+def match_block(
+    index: SidecarIndex, chunk: str, query: str = ""
+) -> tuple[SidecarBlock, float, tuple[int, int]] | None:
+    """The block a chunk came from, a 0..1 score (how much of the chunk was found), and the
+    part of the block's content the chunk covers (start, end offsets in ``block.content``)."""
     if not index.blocks or not chunk or not chunk.strip():
         return None
     span = _exact_span(index, chunk)
@@ -193,8 +184,15 @@ def match_block(index: SidecarIndex, chunk: str, query: str = "") -> tuple[Sidec
         score = probed[2]
     start, end = span
     first, last = index.block_at(start), index.block_at(max(start, end - 1))
+
+    def found(i: int) -> tuple[SidecarBlock, float, tuple[int, int]]:
+        b_start = index.starts[i]
+        length = len(index.blocks[i].content)
+        lo, hi = max(0, start - b_start), min(length, end - b_start)
+        return index.blocks[i], score, (lo, hi) if lo < hi else (0, length)
+
     if first == last:
-        return index.blocks[first], score
+        return found(first)
     overlaps: list[tuple[int, int]] = []
     for i in range(first, last + 1):
         b_start = index.starts[i]
@@ -206,8 +204,8 @@ def match_block(index: SidecarIndex, chunk: str, query: str = "") -> tuple[Sidec
         standing = {i: query_standing(index.blocks[i].content, query) for _, i in overlaps}
         with_query = [(standing[i], ov, i) for ov, i in overlaps if standing[i] >= 0]
         if with_query:
-            return index.blocks[max(with_query)[2]], score
-    return index.blocks[max(overlaps)[1]], score
+            return found(max(with_query)[2])
+    return found(max(overlaps)[1])
 
 
 def _entry_for(reference: ProviderReference, entries: dict[str, SourceEntry]) -> SourceEntry | None:
@@ -240,6 +238,6 @@ def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: d
     found = match_block(index, reference.content, query)
     if found is None:
         return MappedReference(reference=reference, entry=entry, meta=index.sidecar.meta, sidecar_path=str(path))
-    block, score = found
+    block, score, (lo, hi) = found
     return MappedReference(reference=reference, entry=entry, block=block, meta=index.sidecar.meta,
-                           sidecar_path=str(path), block_score=round(score, 4))
+                           sidecar_path=str(path), block_score=round(score, 4), block_span=[lo, hi])

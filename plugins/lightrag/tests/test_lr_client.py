@@ -7,10 +7,10 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mnote_kr_lightrag.client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
-from mnote_kr_lightrag.replay import URL, Replay, load_sample, make_context
 
 from mnote_kr.errors import ProviderBusyError, ProviderError
+from mnote_kr_lightrag.client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
+from mnote_kr_lightrag.replay import URL, Replay, load_sample, make_context
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"

@@ -19,10 +19,10 @@ from typing import Any
 
 import httpx
 import pytest
-from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.errors import ProviderError
+from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
+from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = REPO.parent / "shared"

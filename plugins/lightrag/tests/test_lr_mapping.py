@@ -7,12 +7,12 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-import mnote_kr_lightrag as plugin
 import pytest
+
+import mnote_kr_lightrag as plugin
+from mnote_kr.models import ProviderReference, SourceEntry
 from mnote_kr_lightrag import mapping, naming, settings
 from mnote_kr_lightrag.replay import Replay, load_sample, make_context
-
-from mnote_kr.models import ProviderReference, SourceEntry
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
@@ -161,9 +161,27 @@ def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
     from mnote_kr.sidecar import Sidecar
     from mnote_kr_lightrag.mapping import build_index, match_block
 
-    trap = SidecarBlock(blockid="b-trap", content="## 溶剂\nN-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。")
+    trap = SidecarBlock(blockid="b-trap",
+                        content="## 溶剂\nN-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。")
     target = SidecarBlock(blockid="b-target", content="## 胺类\n吡咯烷 是一种环状仲胺。")
     index = build_index(Sidecar(path="x.blocks.jsonl", meta=None, blocks=[trap, target]))
     chunk = trap.content + "\n\n" + target.content
     found = match_block(index, chunk, "吡咯烷")
     assert found is not None and found[0].blockid == "b-target"
+    lo, hi = found[2]
+    assert target.content[lo:hi] == target.content  # the chunk covers all of this block
+
+
+def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> None:
+    from mnote_kr.models import SidecarBlock
+    from mnote_kr.sidecar import Sidecar
+    from mnote_kr_lightrag.mapping import build_index, match_block
+
+    paras = [f"Paragraph {i}: cell A{i} kept {3000 + i} mAh after {400 + i} cycles." for i in range(60)]
+    block = SidecarBlock(blockid="big", content="\n".join(paras))
+    index = build_index(Sidecar(path="x.blocks.jsonl", meta=None, blocks=[block]))
+    chunk = "\n".join(paras[30:34])
+    found = match_block(index, chunk, "cycles")
+    assert found is not None
+    lo, hi = found[2]
+    assert block.content[lo:hi] == chunk

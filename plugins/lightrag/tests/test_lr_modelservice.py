@@ -13,6 +13,7 @@ from collections.abc import Iterator
 import httpx
 import pytest
 from lightrag.prompt import PROMPTS
+
 from mnote_kr_lightrag import modelservice as ms
 
 

@@ -10,14 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import mnote_kr_lightrag as plugin
 import pytest
+
+import mnote_kr_lightrag as plugin
+from mnote_kr.errors import ProviderError, UsageError
+from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
 from mnote_kr_lightrag import naming, provider, settings
 from mnote_kr_lightrag.querying import stream_events
 from mnote_kr_lightrag.replay import URL, Replay, load_sample, make_context
-
-from mnote_kr.errors import ProviderError, UsageError
-from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"

@@ -21,7 +21,6 @@ import os
 import threading
 import unicodedata
 from array import array
-from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -29,6 +28,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from mnote_kr.errors import DocumentError
+from mnote_kr.filecache import FileCache
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -365,36 +365,23 @@ def _view(pages: list[PageText], attr: str) -> TextView:
     return TextView("".join(parts), cpage, cchar)
 
 
-_cache: OrderedDict[tuple[str, int, int], DocumentText] = OrderedDict()
-_cache_lock = threading.Lock()
+def _read(real: str, st: os.stat_result) -> DocumentText:
+    return read_document(real)
+
+
+_cache: FileCache[DocumentText] = FileCache(_read, what="PDF", max_items=CACHE_SIZE)
 
 
 def load_document(path: str | Path) -> DocumentText:
     """``read_document`` through a small LRU keyed on (real path, size, mtime)."""
-    real = os.path.realpath(path)
-    try:
-        st = os.stat(real)
-    except FileNotFoundError:
-        raise DocumentError(f"PDF not found: {path}", path=str(path)) from None
-    key = (real, st.st_size, st.st_mtime_ns)
-    with _cache_lock:
-        hit = _cache.get(key)
-        if hit is not None:
-            _cache.move_to_end(key)
-            return hit
-    doc = read_document(real)
-    with _cache_lock:
-        _cache[key] = doc
-        _cache.move_to_end(key)
-        while len(_cache) > CACHE_SIZE:
-            _cache.popitem(last=False)
-    return doc
+    if not os.path.exists(path):
+        raise DocumentError(f"PDF not found: {path}", path=str(path))
+    return _cache.get(path)
 
 
 def clear_cache() -> None:
     """Forget every cached document."""
-    with _cache_lock:
-        _cache.clear()
+    _cache.clear()
 
 
 def page_count(path: str | Path) -> int:

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import msgspec
 import pytest
-from mnote_kr_pdf_bbox import locate
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder, box_to_display
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarMeta, SidecarPosition
+from mnote_kr_pdf_bbox import locate
+from mnote_kr_pdf_bbox.testpdfs import PdfBuilder, box_to_display
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = REPO.parent / "shared" / "lightrag" / "samples" / "sidecars" / "study.pdf.parsed__mineru_offline_ir_demo"

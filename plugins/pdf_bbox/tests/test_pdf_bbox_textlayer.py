@@ -8,12 +8,12 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mnote_kr_pdf_bbox import cases as C
-from mnote_kr_pdf_bbox import locate, pdftext
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder, iou, union
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import cases as C
+from mnote_kr_pdf_bbox import locate, pdftext
+from mnote_kr_pdf_bbox.testpdfs import PdfBuilder, iou, union
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = REPO.parent / "shared" / "corpus"
