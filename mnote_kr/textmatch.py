@@ -529,6 +529,9 @@ def match_evidence(
         if is_h:
             heading_norms.add(ev[line_start:line_end].strip())
     block_toks = token_set(normalize(block_content)) if block_content else None
+    # a query not found verbatim still says which words matter: idf-weighted coverage of its terms
+    q_tokens = token_set(q) if q else frozenset()
+    q_weight = sum(doc.idf(t) for t in q_tokens)
     paras = doc.paragraphs
     final: dict[int, float] = {}
     for i, s in sel.items():
@@ -548,6 +551,8 @@ def match_evidence(
             bonus += 0.04 * len(a.tokens & p.tokens) / len(p.tokens)
         if q and s >= 0.4 and q in p.norm:
             bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q, prefer_standalone=q_alone))
+        elif q_weight > 0 and s >= 0.4 and len(q_tokens) > 1:
+            bonus += 0.08 * sum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
         heading = p.heading
         if heading_norms and heading and normalize(heading).strip() in heading_norms and not p.heading_level:
             bonus += 0.05

@@ -167,3 +167,17 @@ def test_query_standing_alone_in_evidence_wins_over_occurrence_inside_longer_wor
     assert query_occurrences("n-甲基吡咯烷酮 是溶剂。\n吡咯烷 是一种", "吡咯烷") == [(4, 0.25), (14, 1.0)]
     # no standalone occurrence: CJK neighbours are ordinary text, all occurrences count fully
     assert query_occurrences("加入吡咯烷并在吡咯烷酮中", "吡咯烷") == [(2, 1.0), (7, 1.0)]
+
+
+def test_multi_word_query_not_found_verbatim_picks_the_paragraph_with_its_terms() -> None:
+    doc = _doc(
+        "This report lists reagents used in the lab.",
+        "Amines",
+        "Morpholine is stored in the cold room and used as a base.",
+        "Pyrrolidine is a cyclic secondary amine; we add five parts per thousand to the electrolyte.",
+        "Triethylsilyl protecting groups come off in acid.",
+    )
+    evidence = "\n".join(p.text for p in doc.paragraphs)  # a whole chunk: every paragraph is quoted
+    match = match_evidence(doc, evidence, "pyrrolidine cyclic secondary amine")
+    assert match.paragraph is not None and match.paragraph.index == 3
+    assert match_evidence(doc, evidence, "morpholine base").paragraph.index == 2
