@@ -29,7 +29,13 @@ def _excerpt(text: str, query: str, width: int = 240) -> str:
     """About ``width`` characters of ``text`` around the query (or its start)."""
     if len(text) <= width:
         return text
-    at = text.casefold().find(query.casefold()) if query else -1
+    folded = text.casefold()
+    at = folded.find(query.casefold()) if query else -1
+    if at < 0 and query:  # not verbatim: the first place one of its longer words appears
+        for term in sorted(query.casefold().split(), key=len, reverse=True):
+            at = folded.find(term) if len(term) > 2 else -1
+            if at >= 0:
+                break
     start = max(0, at - width // 3) if at >= 0 else 0
     end = min(len(text), start + width)
     return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")

@@ -39,10 +39,14 @@ RELS = (
 )
 STYLES = (
     f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:styles xmlns:w="{W}">'
-    '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/></w:style>'
-    '<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/></w:style>'
+    # outline levels as Word writes them (LightRAG's native parser finds headings by them)
+    '<w:style w:type="paragraph" w:styleId="Heading1"><w:name w:val="heading 1"/>'
+    '<w:pPr><w:outlineLvl w:val="0"/></w:pPr></w:style>'
+    '<w:style w:type="paragraph" w:styleId="Heading2"><w:name w:val="heading 2"/>'
+    '<w:pPr><w:outlineLvl w:val="1"/></w:pPr></w:style>'
     # a localised id with an English name, as the chatchat corpus files have
-    '<w:style w:type="paragraph" w:styleId="31"><w:name w:val="heading 3"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="31"><w:name w:val="heading 3"/>'
+    '<w:pPr><w:outlineLvl w:val="2"/></w:pPr></w:style>'
     '<w:style w:type="paragraph" w:styleId="TOC1"><w:name w:val="toc 1"/></w:style>'
     "</w:styles>"
 )

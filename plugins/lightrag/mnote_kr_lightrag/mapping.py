@@ -19,6 +19,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from mnote_kr.citations import query_terms
 from mnote_kr.cleaning import query_standing
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError
@@ -205,6 +206,14 @@ def match_block(
         with_query = [(standing[i], ov, i) for ov, i in overlaps if standing[i] >= 0]
         if with_query:
             return found(max(with_query)[2])
+        # Not verbatim anywhere: the block holding most of the query's words, then the overlap.
+        terms = [t.casefold() for t in query_terms(query)]
+        if terms:
+            def coverage(i: int) -> int:
+                text = index.blocks[i].content.casefold()
+                return sum(1 for t in terms if t in text)
+
+            return found(max((coverage(i), ov, i) for ov, i in overlaps)[2])
     return found(max(overlaps)[1])
 
 

@@ -185,3 +185,16 @@ def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> Non
     assert found is not None
     lo, hi = found[2]
     assert block.content[lo:hi] == chunk
+
+
+def test_lr_match_block_without_verbatim_query_prefers_block_with_its_words() -> None:
+    from mnote_kr.models import SidecarBlock
+    from mnote_kr.sidecar import Sidecar
+    from mnote_kr_lightrag.mapping import build_index, match_block
+
+    methods = SidecarBlock(blockid="methods", content="## Methods\nEach cell was cycled until its capacity fell "
+                           "below eighty percent, over many long weeks of careful and repeated measurement work.")
+    results = SidecarBlock(blockid="results", content="## Results\nCell B2 kept the highest capacity.")
+    index = build_index(Sidecar(path="x.blocks.jsonl", meta=None, blocks=[methods, results]))
+    found = match_block(index, methods.content + "\n\n" + results.content, "cell B2 capacity")
+    assert found is not None and found[0].blockid == "results"  # not the longer overlap

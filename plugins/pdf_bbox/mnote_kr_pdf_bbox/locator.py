@@ -173,6 +173,12 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if not focus:
         return _file(req, "matched text has no drawable lines", certain_page)
     rest = [s for s in whole if not any(s.page == f.page and _inside(s.box, f.box) for f in focus)]
+    if m.query_found and len(focus) > 1:
+        # The rectangle holding the query is the primary one: that is where the eye should land.
+        at = spans(doc, m.view, m.query_start, m.query_end)
+        if at:
+            q = at[0]
+            focus.sort(key=lambda s: not (s.page == q.page and _overlaps(s.box, q.box)))
     rects = [Rect(page=s.page, bbox=_round(s.box)) for s in focus + rest]
     why = f"text layer match, coverage {m.coverage:.2f}"
     if m.query_found:
@@ -188,6 +194,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_plugin=PLUGIN,
         reason=why,
     )
+
+
+def _overlaps(a: Box, b: Box) -> bool:
+    return a[0] < b[2] and b[0] < a[2] and a[1] < b[3] and b[1] < a[3]
 
 
 def _inside(a: Box, b: Box) -> bool:

@@ -35,6 +35,8 @@ class Match:
     focus_start: int
     focus_end: int
     query_found: bool
+    query_start: int = -1
+    query_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -110,6 +112,7 @@ def find(doc: DocumentText, evidence: str, query: str = "") -> Match | None:
     coverage, view, start, end = best
     q, _ = compact_with_map(query)
     fs, fe, found = start, end, False
+    qs = qe = -1  # where the query sits inside the match (compact offsets), when it does
     if q and len(q) >= 2:
         seg = view.compact
         occ: list[int] = []
@@ -122,13 +125,14 @@ def find(doc: DocumentText, evidence: str, query: str = "") -> Match | None:
         if picks:
             pick = picks[0]
             found = True
+            qs, qe = pick, pick + len(q)
             if end - start > NARROW_ABOVE:
                 half = (WINDOW - len(q)) // 2
                 fs = max(start, pick - half)
                 fe = min(end, pick + len(q) + half)
     elif end - start > NARROW_ABOVE:
         fe = start + WINDOW
-    return Match(view, start, end, coverage, fs, fe, found)
+    return Match(view, start, end, coverage, fs, fe, found, qs, qe)
 
 
 def spans(doc: DocumentText, view: TextView, start: int, end: int) -> list[Span]:

@@ -212,3 +212,25 @@ def test_pdf_repairable_corrupt_corpus_file_still_locates(tmp_path):
     shutil.copy(CORPUS / "bad" / "pdfminer__zen_of_python_corrupted.pdf", f)
     loc = _loc(f, "Beautiful is better than ugly. Explicit is better than implicit.", "Explicit")
     assert loc.locator_precision == "bbox" and loc.page == 1
+
+
+def test_pdf_primary_rect_is_the_one_holding_the_query(tmp_path) -> None:  # noqa: ANN001
+    from mnote_kr.models import LocateRequest
+    from mnote_kr_pdf_bbox.locator import locate_pdf
+    from mnote_kr_pdf_bbox.testpdfs import PdfBuilder, iou
+
+    p = PdfBuilder()
+    page = p.add_page()
+    title = p.text(page, 72, 740, "Wind Turbine Icing Study", size=16)
+    lines = ["Small wind turbines lose output when ice builds up on the blades.",
+             "This study measured the power loss of three turbines over one winter."]
+    for i, line in enumerate(lines):
+        p.text(page, 72, 690 - 14 * i, line, size=11)
+    target = p.text(page, 72, 560, "Blade heating kept the power loss below five percent.", size=11)
+    path = tmp_path / "icing.pdf"
+    path.write_bytes(p.build())
+    evidence = "\n".join(["Wind Turbine Icing Study", *lines, "Blade heating kept the power loss below five percent."])
+    loc = locate_pdf(LocateRequest(file=str(path), evidence=evidence, query="blade heating"))
+    assert loc.locator_precision == "bbox" and len(loc.rects) >= 2
+    assert iou(loc.bbox, target.box) >= 0.5 and iou(loc.bbox, title.box) < 0.1
+    assert any(iou(r.bbox, title.box) >= 0.5 for r in loc.rects)  # the rest of the passage is still there
