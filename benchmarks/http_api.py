@@ -3,8 +3,9 @@ and sustained ``GET /api/knowledge-rag/status`` requests per second from a concu
 
 Both sides use the same host, the same in-process provider (``FakeProvider``: the host's real
 citation pipeline runs, the retrieval engine is not measured) and the same queries; calls are
-interleaved so drift hits both equally. The server runs in its own process, as a shell would
-run it. Loopback only; bounded in count and time (< 1 minute).
+interleaved so drift hits both equally. A second section repeats the search comparison with a
+real managed LightRAG behind the host (``--no-real-engine`` skips it). The server runs in its
+own process, as a shell would run it. Loopback only; bounded in count and time (< 1 minute).
 
     .venv/bin/python benchmarks/http_api.py [--rounds 150] [--threads 8] [--seconds 5]
 """
@@ -105,10 +106,91 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=5.0, help="status load duration cap (default 5)")
     parser.add_argument("--max-requests", type=int, default=20000, help="status request cap (default 20000)")
     parser.add_argument("--serve-child", help=argparse.SUPPRESS)
+    parser.add_argument("--serve-real", help=argparse.SUPPRESS)
+    parser.add_argument("--no-real-engine", action="store_true", help="skip the section against real LightRAG")
     args = parser.parse_args()
     if args.serve_child:
         return serve_child(Path(args.serve_child))
+    if args.serve_real:
+        return serve_real(Path(args.serve_real))
+    rc = _fake_section(args)
+    if not args.no_real_engine:
+        _real_engine_section(rounds=30)
+    return rc
 
+
+def serve_real(ws: Path) -> int:
+    """Serve a Host whose provider is a real LightRAG (configured in the workspace)."""
+    from mnote_kr.host import Host
+    from mnote_kr.server import ApiServer
+
+    server = ApiServer(Host(ws), write_token_file=False).start()
+    print(json.dumps({"url": server.url, "token": server.token}), flush=True)
+    sys.stdin.read()
+    server.stop()
+    return 0
+
+
+def _real_engine_section(rounds: int) -> None:
+    """The same comparison with the real retrieval engine behind the host (what a shell sees)."""
+    # (the fake-provider section above isolates the pure HTTP cost; this one shows it in context)
+    from mnote_kr.host import Host
+    from mnote_kr_lightrag.engine import start_engine, stop_engine
+
+    with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-real-") as tmp:
+        base = Path(tmp)
+        os.environ["MNOTE_KR_HOME"] = str(base / "home")
+        engine = start_engine(data_dir=base / "e" / "data", state_dir=base / "e" / "state",
+                              cache_dir=base / "e" / "cache", wait_s=120)
+        child = None
+        try:
+            ws = base / "ws"
+            make_workspace(ws)
+            (ws / ".mnote").mkdir(exist_ok=True)
+            (ws / ".mnote" / "config.toml").write_text(
+                f'[providers.lightrag]\nurl = "{engine.url}"\ninput_dir = "{engine.input_dir}"\n')
+            os.environ["MNOTE_KR_LIGHTRAG_API_KEY"] = engine.api_key
+            host = Host(ws)
+            host.ingest([ws / "docs"], wait=True, wait_s=120)
+            child = subprocess.Popen([sys.executable, __file__, "--serve-real", str(ws)], stdin=subprocess.PIPE,
+                                     stdout=subprocess.PIPE, text=True, env=dict(os.environ))
+            hello = json.loads(child.stdout.readline())  # type: ignore[union-attr]
+            headers = {"Authorization": f"Bearer {hello['token']}", "Content-Type": "application/json"}
+            netloc = urlsplit(hello["url"])
+            conn = http.client.HTTPConnection(netloc.hostname, netloc.port, timeout=60)
+
+            def api(q: str) -> int:
+                conn.request("POST", "/api/knowledge-rag/search", body=json.dumps({"query": q, "topK": 20}),
+                             headers=headers)
+                resp = conn.getresponse()
+                return len(json.loads(resp.read())["results"])
+
+            for q in QUERIES:  # warm both sides (LightRAG's cache, locators, connections)
+                host.search(q, top_k=20)
+                api(q)
+            direct: list[float] = []
+            over_http: list[float] = []
+            for i in range(rounds):
+                q = QUERIES[i % len(QUERIES)]
+                for side in ((0, 1) if i % 2 == 0 else (1, 0)):
+                    t0 = time.perf_counter()
+                    host.search(q, top_k=20) if side == 0 else api(q)
+                    (direct if side == 0 else over_http).append(time.perf_counter() - t0)
+            conn.close()
+        finally:
+            if child is not None:
+                child.stdin.close()  # type: ignore[union-attr]
+                child.wait(timeout=20)
+                child.stdout.close()  # type: ignore[union-attr]
+            stop_engine(base / "e" / "state")
+    d, a = statistics.median(direct), statistics.median(over_http)
+    print(f"search against a real LightRAG ({rounds} calls per side, warm, server in its own process)")
+    print(f"  baseline Host.search direct            : median {d * 1000:7.2f} ms")
+    print(f"  POST /api/knowledge-rag/search (stdlib): median {a * 1000:7.2f} ms")
+    print(f"  overhead ratio API/direct              : {a / d:.3f}  (target <= 1.2; {(a - d) * 1000:+.2f} ms)")
+
+
+def _fake_section(args: argparse.Namespace) -> int:
     with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-") as tmp:
         os.environ["MNOTE_KR_HOME"] = str(Path(tmp) / "home")
         ws = Path(tmp) / "ws"
