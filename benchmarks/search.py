@@ -48,18 +48,9 @@ TARGET = 1.3
 
 
 def _seed_tiktoken(cache_dir: Path) -> None:
-    """Reuse verified tiktoken files from the user's cache (read only) to skip a rebuild."""
-    from mnote_kr_lightrag.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
+    from mnote_kr_lightrag.testing import seed_tiktoken  # reuse a verified cache, read only
 
-    try:
-        source = default_cache_dir()
-    except OSError:
-        return
-    target = cache_dir / "tiktoken"
-    target.mkdir(parents=True, exist_ok=True)
-    for encoding, (name, _sha) in ENCODINGS.items():
-        if is_valid(source, encoding) and not (target / name).exists():
-            shutil.copyfile(source / name, target / name)
+    seed_tiktoken(cache_dir)
 
 
 def _generated(ws: Path) -> None:

@@ -10,10 +10,8 @@ from typing import Any
 
 import pytest
 
-from mnote_kr.errors import ProviderError
-from mnote_kr.hookspecs import hookimpl
 from mnote_kr.host import Host
-from mnote_kr.models import EntryUpdate, IndexedRoot, ProviderStatus, SourceEntry
+from mnote_kr.models import IndexedRoot, SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr.reconcile import (
     PROVISIONAL_MISSING,
@@ -26,52 +24,7 @@ from mnote_kr.reconcile import (
     scan_tree,
 )
 from mnote_kr.watch import _Handler
-
-
-class FakeProvider:
-    """A provider plugin that indexes instantly and can be switched 'down'."""
-
-    def __init__(self) -> None:
-        self.down = False
-        self.ingested: list[str] = []
-        self.deleted: list[str] = []
-
-    def _check(self) -> None:
-        if self.down:
-            raise ProviderError("fake provider is down", url="http://127.0.0.1:9")
-
-    @staticmethod
-    def _done(rel: str, sha: str) -> EntryUpdate:
-        return EntryUpdate(source_root_relative_path=rel, status="processed",
-                           light_rag_file_path=f"{rel.replace('/', '_')}__{sha[7:19]}",
-                           light_rag_doc_id="doc-" + sha[7:23])
-
-    @hookimpl
-    def provider_names(self) -> list[str]:
-        return ["fake"]
-
-    @hookimpl
-    def ingest(self, ctx: Any, sources: list[Any], force: bool) -> list[EntryUpdate]:
-        self._check()
-        self.ingested.extend(s.rel_path for s in sources)
-        return [self._done(s.rel_path, s.sha256) for s in sources]
-
-    @hookimpl
-    def delete(self, ctx: Any, entries: list[SourceEntry]) -> list[EntryUpdate]:
-        self._check()
-        self.deleted.extend(e.light_rag_doc_id or "" for e in entries)
-        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="delete_submitted")
-                for e in entries]
-
-    @hookimpl
-    def sync(self, ctx: Any, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
-        self._check()
-        return []
-
-    @hookimpl
-    def provider_status(self, ctx: Any, entries: list[SourceEntry]) -> ProviderStatus:
-        self._check()
-        return ProviderStatus(provider="fake", reachable=True)
+from tests.watch_fakes import FakeProvider
 
 
 @pytest.fixture

@@ -37,7 +37,7 @@ from .tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
 _KEY = pytest.StashKey[tuple[EngineInfo, Path]]()
 
 
-def _seed_tiktoken(cache_dir: Path) -> None:
+def seed_tiktoken(cache_dir: Path) -> None:
     """Copy already verified tiktoken files from the user's cache (read only) to save a rebuild."""
     try:
         source = default_cache_dir()
@@ -60,7 +60,7 @@ def lightrag_engine_fixture(tmp_path_factory: pytest.TempPathFactory,
     if _KEY not in config.stash:
         base = tmp_path_factory.mktemp("lightrag-engine")
         state_dir = base / "state"
-        _seed_tiktoken(base / "cache")
+        seed_tiktoken(base / "cache")
         t0 = time.monotonic()
         info = start_engine(data_dir=base / "data", state_dir=state_dir, cache_dir=base / "cache", wait_s=120)
         info_wall = time.monotonic() - t0
