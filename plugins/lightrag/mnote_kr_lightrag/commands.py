@@ -44,8 +44,9 @@ def start(quiet: bool = False) -> Any:
     cfg = _engine_config()
     if not quiet:
         click.echo("Starting the managed LightRAG engine (first start builds the tokenizer cache)...", err=True)
-    return start_engine(**default_engine_dirs(), llm=cfg.get("llm"), embedding=cfg.get("embedding"),
-                        port=cfg.get("port"))
+    dirs = default_engine_dirs()
+    return start_engine(data_dir=dirs["data_dir"], state_dir=dirs["state_dir"], cache_dir=dirs["cache_dir"],
+                        llm=cfg.get("llm"), embedding=cfg.get("embedding"), port=cfg.get("port"))
 
 
 def register(cli: click.Group) -> None:
