@@ -47,6 +47,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from .models import Highlight, Locator
+
 __all__ = [
     "THRESHOLD",
     "Anchor",
@@ -660,3 +662,28 @@ def sections_under(doc: TextDocument[P], heading: str) -> tuple[tuple[int, int],
 
 def _heading_key(text: str) -> str:
     return " ".join(normalize(text).strip().strip("#").split())
+
+
+def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "") -> Locator:
+    """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
+    if match.paragraph is not None:
+        para = match.paragraph
+        return Locator(
+            locator_precision="paragraph",
+            locator_degraded=False,
+            paragraph_index=para.index,
+            para_id=para.para_id,
+            block_id=block_id,
+            highlight=Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None,
+            score=match.score,
+            locator_plugin=plugin,
+            reason=f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})",
+        )
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        block_id=block_id,
+        score=match.score,
+        locator_plugin=plugin,
+        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+    )

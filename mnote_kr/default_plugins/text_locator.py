@@ -28,8 +28,8 @@ from pathlib import Path
 from ..errors import DocumentError
 from ..filecache import FileCache
 from ..hookspecs import hookimpl
-from ..models import Highlight, LocateRequest, Locator, SidecarBlock
-from ..textmatch import Scope, TextDocument, TextParagraph, match_evidence, sections_under
+from ..models import LocateRequest, Locator, SidecarBlock
+from ..textmatch import Scope, TextDocument, TextParagraph, locator_from_match, match_evidence, sections_under
 
 PLUGIN_NAME = "text_locator"
 EXTENSIONS = (".md", ".markdown", ".txt")
@@ -193,28 +193,9 @@ def locate_text(request: LocateRequest) -> Locator:
         block_content=block.content if block is not None else None,
         scope=scope,
     )
-    if match.paragraph is not None:
-        para = match.paragraph
-        hl = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
-        where = " in the block's heading section" if scope is not None and para.index in scope else ""
-        return Locator(
-            locator_precision="paragraph",
-            locator_degraded=False,
-            paragraph_index=para.index,
-            block_id=block_id,
-            highlight=hl,
-            score=match.score,
-            locator_plugin=PLUGIN_NAME,
-            reason=f"{match.reason}{where} ({match.anchor.kind if match.anchor else 'anchor'})",
-        )
-    return Locator(
-        locator_precision="file",
-        locator_degraded=True,
-        block_id=block_id,
-        score=match.score,
-        locator_plugin=PLUGIN_NAME,
-        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
-    )
+    inside = match.paragraph is not None and scope is not None and match.paragraph.index in scope
+    return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
+                              detail=" in the block's heading section" if inside else "")
 
 
 @hookimpl(trylast=True)

@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnote_kr import hookimpl
-from mnote_kr.models import Highlight, LocateRequest, Locator, SidecarBlock
-from mnote_kr.textmatch import THRESHOLD, Scope, match_evidence
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
+from mnote_kr.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
 
 from .reader import DocxDocument, clear_cache, load_docx
 
@@ -64,42 +64,22 @@ def locate_docx(request: LocateRequest) -> Locator:
         block_content=block.content if block is not None else None,
         scope=Scope((scope,)) if scope is not None else None,
     )
-    if match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1]):
-        para = match.paragraph
-        hl = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
-        return Locator(
-            locator_precision="paragraph",
-            locator_degraded=False,
-            paragraph_index=para.index,
-            para_id=para.para_id,
-            block_id=block_id,
-            highlight=hl,
-            score=match.score,
-            locator_plugin=PLUGIN_NAME,
-            reason=f"{match.reason} ({match.anchor.kind if match.anchor else 'anchor'})",
-        )
-    if scope is not None:
-        # The sidecar's real paraid range is a located block even when the evidence
-        # does not single out one of its paragraphs: land on the block's first paragraph.
-        para = doc.paragraphs[scope[0]]
-        return Locator(
-            locator_precision="paragraph",
-            locator_degraded=False,
-            paragraph_index=para.index,
-            para_id=para.para_id,
-            block_id=block_id,
-            highlight=None,
-            score=match.score,
-            locator_plugin=PLUGIN_NAME,
-            reason="block paraid range from the sidecar; evidence not matched to one paragraph in it",
-        )
+    in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
+    if in_scope or scope is None:
+        return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)
+    # The sidecar's real paraid range is a located block even when the evidence
+    # does not single out one of its paragraphs: land on the block's first paragraph.
+    para = doc.paragraphs[scope[0]]
     return Locator(
-        locator_precision="file",
-        locator_degraded=True,
+        locator_precision="paragraph",
+        locator_degraded=False,
+        paragraph_index=para.index,
+        para_id=para.para_id,
         block_id=block_id,
+        highlight=None,
         score=match.score,
         locator_plugin=PLUGIN_NAME,
-        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+        reason="block paraid range from the sidecar; evidence not matched to one paragraph in it",
     )
 
 
