@@ -150,8 +150,9 @@ class Host:
         expansion = self.workspace.expand(paths_, limit=self.config.get("max_files_per_call", 200))
         report = IngestReport(skipped=list(expansion.skipped))
         to_send: list[SourceFile] = []
+        any_excludes = any(r.exclude_patterns for r in reg.roots.values())
         for abs_path, rel in expansion.files:
-            root = self.root_for(rel, reg)
+            root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
                 pattern = self.workspace._excluded(rel, root.exclude_patterns)
                 if pattern:
