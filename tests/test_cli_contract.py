@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import subprocess
 import sys
@@ -24,7 +23,7 @@ import pytest
 
 from mnote_kr_docx_locator.testdocs import DocxBuilder
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from tests.cli_helpers import cli_env, turbine_pdf
 
 pytestmark = pytest.mark.integration
 
@@ -44,15 +43,6 @@ CITATION_ID = re.compile(r"^\[(IMG-)?[0-9a-z]{4,}\]$")
 # ----------------------------------------------------------------------------- running the CLI
 
 
-def cli_env(home: Path, api_key: str | None) -> dict[str, str]:
-    """The subprocess environment: our home, no system keyring, the key only if given."""
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MNOTE_KR_") and k not in ("LIGHTRAG_API_KEY", "PYTHON_KEYRING_BACKEND")}
-    env.update(MNOTE_KR_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-               PYTHONIOENCODING="utf-8")
-    if api_key is not None:
-        env["MNOTE_KR_LIGHTRAG_API_KEY"] = api_key
-    return env
 
 
 @dataclass
@@ -104,15 +94,6 @@ def chem_docx(token: str) -> tuple[bytes, int]:
     return b.build(), target
 
 
-def turbine_pdf(token: str) -> bytes:
-    p = PdfBuilder()
-    page = p.add_page()
-    lines = ["Wind turbine icing study " + token, "Small wind turbines lose output when ice builds up.",
-             "Blade heating kept the power loss below five percent on every turbine.",
-             "Unheated blades lost up to forty percent of their output in freezing fog."]
-    for i, line in enumerate(lines):
-        p.text(page, 72, 720 - 20 * i, line, size=11)
-    return p.build()
 
 
 @dataclass

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 import shutil
 import socket
@@ -21,20 +20,13 @@ from typing import Any
 import pytest
 
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from tests.cli_helpers import cli_env
 
 REPO = Path(__file__).resolve().parents[1]
 BAD = REPO.parent / "shared" / "corpus" / "bad"
 ERROR_LINE = re.compile(r"^Error: \S.* \([^()]*\S[^()]*\)$")
 
 
-def cli_env(home: Path, api_key: str | None) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MNOTE_KR_") and k not in ("LIGHTRAG_API_KEY", "PYTHON_KEYRING_BACKEND")}
-    env.update(MNOTE_KR_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-               PYTHONIOENCODING="utf-8")
-    if api_key is not None:
-        env["MNOTE_KR_LIGHTRAG_API_KEY"] = api_key
-    return env
 
 
 class Cli:

@@ -10,15 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_helpers import cli_env
+
 pytestmark = pytest.mark.integration
 
 
-def cli_env(home: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MNOTE_KR_") and k not in ("LIGHTRAG_API_KEY", "PYTHON_KEYRING_BACKEND")}
-    env.update(MNOTE_KR_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-               PYTHONIOENCODING="utf-8")
-    return env
 
 
 def processes_under(folder: Path) -> list[tuple[int, str]]:
@@ -45,7 +41,7 @@ def processes_under(folder: Path) -> list[tuple[int, str]]:
 def test_demo_json_cites_docx_pdf_and_markdown_then_stops_its_engine(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = cli_env(home)
+    env = cli_env(home, None)
     proc = subprocess.run([sys.executable, "-m", "mnote_kr", "demo", "--json"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=200)
     assert proc.returncode == 0, proc.stderr[-3000:]

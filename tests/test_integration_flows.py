@@ -22,7 +22,7 @@ from mnote_kr.host import Host
 from mnote_kr_docx_locator.testdocs import DocxBuilder
 from mnote_kr_lightrag.engine import start_engine, stop_engine
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from tests.cli_helpers import turbine_pdf
 
 pytestmark = pytest.mark.integration
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
@@ -65,15 +65,6 @@ def chem_docx(token: str) -> tuple[bytes, int, int]:
     return b.build(), trap, target
 
 
-def turbine_pdf(token: str) -> bytes:
-    p = PdfBuilder()
-    page = p.add_page()
-    lines = ["Wind turbine icing study " + token, "Small wind turbines lose output when ice builds up.",
-             "Blade heating kept the power loss below five percent on every turbine.",
-             "Unheated blades lost up to forty percent of their output in freezing fog."]
-    for i, line in enumerate(lines):
-        p.text(page, 72, 720 - 20 * i, line, size=11)
-    return p.build()
 
 
 def test_ingest_file_and_folder_then_cite_and_open_with_sources_unchanged(host: Host) -> None:

@@ -24,16 +24,11 @@ import pytest
 
 from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration
 
 
-def cli_env(home: Path, api_key: str) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith("MNOTE_KR_") and k not in ("LIGHTRAG_API_KEY", "PYTHON_KEYRING_BACKEND")}
-    env.update(MNOTE_KR_HOME=str(home), PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-               PYTHONIOENCODING="utf-8", MNOTE_KR_LIGHTRAG_API_KEY=api_key)
-    return env
 
 
 def files_containing(folder: Path, needle: bytes) -> list[Path]:

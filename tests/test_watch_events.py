@@ -7,7 +7,6 @@ cites) and that no source file was written by the watcher (bytes and mtimes).
 
 from __future__ import annotations
 
-import hashlib
 import os
 import shutil
 import time
@@ -22,7 +21,7 @@ from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr.reconcile import PROVISIONAL_MISSING, REASON_CHANGED, REASON_MISSING, load_pending_new
 from mnote_kr.watch import WatchAction, Watcher
-from tests.watch_fakes import FakeProvider
+from tests.watch_fakes import FakeProvider, digest_tree, write
 
 pytestmark = pytest.mark.timeout(120)
 
@@ -70,20 +69,6 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[KB]:
         box.watcher.stop()
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def digest_tree(root: Path) -> dict[str, tuple[str, int]]:
-    out: dict[str, tuple[str, int]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".mnote"]
-        for name in filenames:
-            p = Path(dirpath) / name
-            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-    return out
 
 
 def setup_roots(kb: KB, files: dict[str, str], *, run_on_change: tuple[str, ...] = ()) -> None:

@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import os
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from mnote_kr.reconcile import (
     scan_tree,
 )
 from mnote_kr.watch import _Handler
-from tests.watch_fakes import FakeProvider
+from tests.watch_fakes import FakeProvider, digest_tree, write
 
 
 @pytest.fixture
@@ -38,20 +37,6 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, FakeProvi
     return Host(ws, plugins=load_plugins(cfg, extra=[("fake", fake)]), config=cfg), fake
 
 
-def write(path: Path, text: str) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-    return path
-
-
-def digest_tree(root: Path) -> dict[str, tuple[str, int]]:
-    out: dict[str, tuple[str, int]] = {}
-    for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = [d for d in dirnames if d != ".mnote"]
-        for name in filenames:
-            p = Path(dirpath) / name
-            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
-    return out
 
 
 def entry(rel: str, *, size: int, mtime: int, sha: str, **kw: Any) -> SourceEntry:

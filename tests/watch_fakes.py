@@ -1,7 +1,11 @@
-"""The in-test provider plugin the watcher and reconcile tests share (not a fake of LightRAG)."""
+"""What the watcher and reconcile tests share: an in-test provider plugin (not a fake of LightRAG)
+and small file helpers."""
 
 from __future__ import annotations
 
+import hashlib
+import os
+from pathlib import Path
 from typing import Any
 
 from mnote_kr import hookimpl
@@ -73,3 +77,18 @@ class FakeProvider:
     def provider_status(self, ctx: Any, entries: list[SourceEntry]) -> ProviderStatus:
         self._check()
         return ProviderStatus(provider="fake", reachable=True)
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def digest_tree(root: Path) -> dict[str, tuple[str, int]]:
+    out: dict[str, tuple[str, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".mnote"]
+        for name in filenames:
+            p = Path(dirpath) / name
+            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+    return out
