@@ -14,7 +14,7 @@ import time
 import weakref
 from collections import Counter, OrderedDict, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import filelock
 import msgspec
@@ -98,16 +98,45 @@ def _honest(locator: Locator, cap: str) -> Locator:
     return locator
 
 
-_locator_memos: weakref.WeakKeyDictionary[Plugins, OrderedDict[tuple[Any, ...], Locator]] = (
-    weakref.WeakKeyDictionary())
-_memo_lock = threading.Lock()
+V = TypeVar("V")
+
+
+class _Memo(Generic[V]):
+    """A bounded LRU of answers, one per plugin set (another configuration answers anew)."""
+
+    def __init__(self, max_items: int = LOCATOR_MEMO_MAX) -> None:
+        self._by_plugins: weakref.WeakKeyDictionary[Plugins, OrderedDict[Any, V]] = weakref.WeakKeyDictionary()
+        self._max = max_items
+        self._lock = threading.Lock()
+
+    def get(self, plugins: Plugins, key: Any) -> V | None:
+        with self._lock:
+            memo = self._by_plugins.get(plugins)
+            hit = memo.get(key) if memo is not None else None
+            if hit is not None and memo is not None:
+                memo.move_to_end(key)
+            return hit
+
+    def put(self, plugins: Plugins, key: Any, value: V) -> None:
+        with self._lock:
+            memo = self._by_plugins.setdefault(plugins, OrderedDict())
+            memo[key] = value
+            while len(memo) > self._max:
+                memo.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_plugins.clear()
+
+
+_locator_memo: _Memo[Locator] = _Memo()
+_clean_memo: _Memo[CitationTextBundle] = _Memo()
 
 
 def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sidecar_path: str | None) -> Locator:
     """``plugins.locate`` remembered per file version, evidence, query and sidecar block.
 
-    Locating is the costly step (a DOCX is parsed, a PDF's text layer aligned); the same
-    passage found again by the same query on an unchanged file gets the same answer.
+    A passage found again by the same query on an unchanged file gets the same answer.
     The key holds the file's size and mtime, so an edited file is located afresh.
     """
     block = request.block
@@ -116,56 +145,35 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
         block.content if block is not None else None, sidecar_path,
         _meta_encoder.encode(request.sidecar_meta) if request.sidecar_meta is not None else None,
     )
-    with _memo_lock:
-        memo = _locator_memos.get(plugins)
-        if memo is None:
-            memo = _locator_memos[plugins] = OrderedDict()
-        hit = memo.get(key)
-        if hit is not None:
-            memo.move_to_end(key)
-            return hit
+    hit = _locator_memo.get(plugins, key)
+    if hit is not None:
+        return hit
     try:
         locator = plugins.locate(request)
     except LocatorError as exc:
         # Not remembered: a locator failure may be transient (file being written).
         return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
                        reason=f"locator failed: {exc.message}")
-    with _memo_lock:
-        memo[key] = locator
-        while len(memo) > LOCATOR_MEMO_MAX:
-            memo.popitem(last=False)
+    _locator_memo.put(plugins, key, locator)
     return locator
-
-
-_clean_memos: weakref.WeakKeyDictionary[Plugins, OrderedDict[tuple[str, str, str | None], CitationTextBundle]] = (
-    weakref.WeakKeyDictionary())
 
 
 def _clean(plugins: Plugins, raw: str, query: str, block_text: str | None) -> CitationTextBundle:
     """``plugins.clean_text`` remembered per (chunk, query, block): cleaning is a pure function
     of these, and a warm search meets the same chunks again."""
     key = (raw, query, block_text)
-    with _memo_lock:
-        memo = _clean_memos.get(plugins)
-        if memo is None:
-            memo = _clean_memos[plugins] = OrderedDict()
-        hit = memo.get(key)
-        if hit is not None:
-            memo.move_to_end(key)
-            return hit
+    hit = _clean_memo.get(plugins, key)
+    if hit is not None:
+        return hit
     bundle = plugins.clean_text(raw, query, block_text)
-    with _memo_lock:
-        memo[key] = bundle
-        while len(memo) > LOCATOR_MEMO_MAX:
-            memo.popitem(last=False)
+    _clean_memo.put(plugins, key, bundle)
     return bundle
 
 
 def clear_memos() -> None:
     """Forget remembered locator and cleaning answers (tests; after changing plugins' configuration)."""
-    with _memo_lock:
-        _locator_memos.clear()
-        _clean_memos.clear()
+    _locator_memo.clear()
+    _clean_memo.clear()
 
 
 def _place(locator: Locator) -> str:
