@@ -34,10 +34,11 @@ from mnote_kr.models import LocateRequest, to_builtins
 from mnote_kr.textmatch import has_cjk, normalize, token_set
 from mnote_kr_docx_locator import locate_docx
 from mnote_kr_docx_locator.reader import clear_cache, load_docx, parse_docx_bytes
-from mnote_kr_docx_locator.testdocs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
+from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parent.parent
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 
 
 def corpus_cases(rng: random.Random, per_doc: int = 10) -> list[dict]:

@@ -46,7 +46,7 @@ def make_workspace(root: Path, files: int = 20) -> None:
 
 
 def _setup_host(ws: Path):  # noqa: ANN202 - (Host, FakeProvider)
-    from mnote_kr.server_testing import FakeProvider, fake_host
+    from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
     host, provider = fake_host(ws, FakeProvider(refs_per_file=2))
     host.roots_add(ws / "docs")

@@ -24,9 +24,10 @@ import time
 from pathlib import Path
 
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import cases as C
+from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_pdf_bbox import locate, pdftext
-from mnote_kr_pdf_bbox.testpdfs import iou
+from mnote_kr_testkit.pdfs import iou
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 LIB_DOCS = ["pdfjs__tracemonkey.pdf", "mineru__demo1.pdf", "chatchat__1.pdf", "pdfplumber__issue-982-example.pdf",
@@ -102,7 +103,7 @@ def pct(xs: list[float], q: float) -> float:
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--in-process", action="store_true", help="call the plugin directly, not the CLI batch")
-    ap.add_argument("--corpus", type=Path, default=REPO.parent / "shared" / "corpus")
+    ap.add_argument("--corpus", type=Path, default=CORPUS_DIR)
     args = ap.parse_args()
     corpus: Path = args.corpus
     with tempfile.TemporaryDirectory() as tmp:

@@ -33,9 +33,10 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 DOCX = ["docling__word_sample.docx", "mineru__test.docx", "docling__equations.docx", "kotaemon__dummy.docx",
         "tika__017097.docx", "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"]
 PDF = ["pdfplumber__scotus-transcript-p1.pdf", "markitdown__test.pdf", "mineru__2list_1table.pdf",
@@ -48,15 +49,15 @@ TARGET = 1.3
 
 
 def _seed_tiktoken(cache_dir: Path) -> None:
-    from mnote_kr_lightrag.testing import seed_tiktoken  # reuse a verified cache, read only
+    from mnote_kr_testkit.engine import seed_tiktoken  # reuse a verified cache, read only
 
     seed_tiktoken(cache_dir)
 
 
 def _generated(ws: Path) -> None:
     """A DOCX and a PDF long enough for ~20 chunks per query (headings make separate sidecar blocks)."""
-    from mnote_kr_docx_locator.testdocs import DocxBuilder
-    from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+    from mnote_kr_testkit.docx_docs import DocxBuilder
+    from mnote_kr_testkit.pdfs import PdfBuilder
 
     b = DocxBuilder()
     b.heading("电池与溶剂 Battery and solvents", 1)

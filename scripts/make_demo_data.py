@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr_docx_locator.testdocs import DocxBuilder, Eq
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from mnote_kr_testkit.docx_docs import DocxBuilder, Eq
+from mnote_kr_testkit.pdfs import PdfBuilder
 
 OUT = Path(__file__).resolve().parent.parent / "plugins" / "lightrag" / "mnote_kr_lightrag" / "demo_data"
 

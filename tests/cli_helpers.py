@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from mnote_kr_testkit.pdfs import PdfBuilder
 
 
 def cli_env(home: Path, api_key: str | None) -> dict[str, str]:

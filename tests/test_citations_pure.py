@@ -20,8 +20,9 @@ from mnote_kr.citations import (
 from mnote_kr.cleaning import clean_citation_text
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Highlight, Locator, SidecarBlock, SidecarPosition
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
-SIDECARS = Path(__file__).resolve().parents[1].parent / "shared" / "lightrag" / "samples" / "sidecars"
+SIDECARS = SAMPLES_DIR / "sidecars"
 
 
 def _blocks(name: str) -> list[SidecarBlock]:

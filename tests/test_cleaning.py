@@ -11,8 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnote_kr.cleaning import clean_citation_text, display_text, fingerprint, latex_to_plain, locator_text
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
-SIDECARS = Path(__file__).resolve().parents[1].parent / "shared" / "lightrag" / "samples" / "sidecars"
+SIDECARS = SAMPLES_DIR / "sidecars"
 
 SHELL_RE = re.compile(r"</?(?:equation|drawing|table|cite)", re.IGNORECASE)
 HALF_TAG_RE = re.compile(r"</?[A-Za-z]")

@@ -21,8 +21,8 @@ from typing import Any
 
 import pytest
 
-from mnote_kr_docx_locator.testdocs import DocxBuilder
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.docx_docs import DocxBuilder
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from tests.cli_helpers import cli_env, turbine_pdf
 
 pytestmark = pytest.mark.integration

@@ -19,11 +19,12 @@ from typing import Any
 
 import pytest
 
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from tests.cli_helpers import cli_env
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-BAD = REPO.parent / "shared" / "corpus" / "bad"
+BAD = CORPUS_DIR / "bad"
 ERROR_LINE = re.compile(r"^Error: \S.* \([^()]*\S[^()]*\)$")
 
 

@@ -1,6 +1,6 @@
 """End to end against the real lightrag-server (offline model stand-in), through the Host API.
 
-One engine per session (``mnote_kr_lightrag.testing``). Each test has its own workspace and
+One engine per session (``mnote_kr_testkit.engine``). Each test has its own workspace and
 gives its files unique content, because LightRAG refuses identical content under a
 second name. Source files are checked byte for byte after every operation.
 """
@@ -19,13 +19,14 @@ import pytest
 from mnote_kr.config import load_config
 from mnote_kr.errors import ProviderError
 from mnote_kr.host import Host
-from mnote_kr_docx_locator.testdocs import DocxBuilder
+from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_lightrag.engine import start_engine, stop_engine
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from tests.cli_helpers import turbine_pdf
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 pytestmark = pytest.mark.integration
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 
 
 def sha(path: Path) -> str:

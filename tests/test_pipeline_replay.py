@@ -1,6 +1,6 @@
 """The whole search / ask / open pipeline on recorded real LightRAG payloads.
 
-``Host`` runs with an ``httpx.MockTransport`` that replays ``shared/lightrag/samples/``
+``Host`` runs with an ``httpx.MockTransport`` that replays ``tests/data/lightrag/samples/``
 (``/health``, ``/query/data``, ``/query``, ``/documents/paginated``). The registry maps
 the samples' LightRAG file names (``aurora_报告.docx``, ``notes.md``) to the real input
 files from ``samples/inputs_used/`` copied into the workspace, and the real sidecars from
@@ -33,11 +33,12 @@ from mnote_kr.models import Citation, SourceEntry
 from mnote_kr.workspace import source_id_for
 from mnote_kr_lightrag import mapping, naming, settings
 from mnote_kr_lightrag.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
-from mnote_kr_lightrag.replay import URL, Replay, load_sample
-from mnote_kr_pdf_bbox.testpdfs import PdfBuilder
+from mnote_kr_testkit.replay import URL, Replay, load_sample
+from mnote_kr_testkit.pdfs import PdfBuilder
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+SAMPLES = SAMPLES_DIR
 SIDECARS = SAMPLES / "sidecars"
 INPUTS = SAMPLES / "inputs_used"
 AURORA = "aurora_报告.docx"

@@ -14,7 +14,7 @@ import pytest
 
 from mnote_kr import paths
 from mnote_kr.server import ApiServer
-from mnote_kr.server_testing import FakeProvider, fake_host
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 API = "/api/knowledge-rag"
 

@@ -20,10 +20,11 @@ import pytest
 from mnote_kr.config import DEFAULTS
 from mnote_kr.host import Host
 from mnote_kr.server import ApiServer
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 DOCX = CORPUS / "docx" / "python-docx__par-rendered-page-breaks.docx"
 API = "/api/knowledge-rag"
 MARKER = "Quillfeather"

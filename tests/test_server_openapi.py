@@ -15,7 +15,7 @@ from openapi_spec_validator import validate
 
 from mnote_kr.server import ApiServer
 from mnote_kr.server_routes import ROUTES
-from mnote_kr.server_testing import fake_host
+from mnote_kr_testkit.fakes import fake_host
 
 API = "/api/knowledge-rag"
 

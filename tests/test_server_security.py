@@ -12,7 +12,7 @@ import pytest
 
 from mnote_kr.errors import UsageError
 from mnote_kr.server import ApiServer, _split_host_header, is_loopback
-from mnote_kr.server_testing import FakeProvider, fake_host
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 API = "/api/knowledge-rag"
 ORIGIN = "http://localhost:5173"

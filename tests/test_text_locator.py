@@ -19,9 +19,10 @@ from mnote_kr.default_plugins.text_locator import (
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
 from mnote_kr.plugins import load_plugins
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[1]
-SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+SAMPLES = SAMPLES_DIR
 
 NOTES = """# 电解液配方
 

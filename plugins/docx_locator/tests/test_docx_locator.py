@@ -12,11 +12,12 @@ import pytest
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
 from mnote_kr_docx_locator import locate, locator_extensions, reader
-from mnote_kr_docx_locator.testdocs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
+from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR, SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO.parent / "shared" / "corpus"
-SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+CORPUS = CORPUS_DIR
+SAMPLES = SAMPLES_DIR
 
 
 @pytest.fixture(autouse=True)

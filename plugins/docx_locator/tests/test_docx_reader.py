@@ -10,10 +10,11 @@ import pytest
 from mnote_kr.errors import DocumentError
 from mnote_kr_docx_locator import reader
 from mnote_kr_docx_locator.reader import load_docx
-from mnote_kr_docx_locator.testdocs import DocxBuilder, Eq, bad_docx
+from mnote_kr_testkit.docx_docs import DocxBuilder, Eq, bad_docx
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[3]
-CORPUS = REPO.parent / "shared" / "corpus"
+CORPUS = CORPUS_DIR
 
 
 @pytest.fixture(autouse=True)

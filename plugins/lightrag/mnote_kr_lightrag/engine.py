@@ -11,7 +11,7 @@ then come back as ``modelservice.NO_LLM_ANSWER`` and the provider reports ``answ
 The PIDs, URL and a random API key go to ``<state_dir>/engine.json`` (mode 0600, atomic).
 :func:`stop_engine` signals only those PIDs, and only after checking that each one still runs
 the program we started. The pieces are plain functions so tests start the engine through
-exactly this code (:mod:`mnote_kr_lightrag.testing`).
+exactly this code (:mod:`mnote_kr_testkit.engine`).
 """
 
 from __future__ import annotations

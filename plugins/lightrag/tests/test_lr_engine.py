@@ -22,10 +22,11 @@ import pytest
 
 from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
-from mnote_kr_lightrag.testing import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.data import DATA as DATA_DIR
 
 REPO = Path(__file__).resolve().parents[3]
-SHARED = REPO.parent / "shared"
+SHARED = DATA_DIR  # tests/data: corpus/ and lightrag/samples/
 DOCX = SHARED / "lightrag" / "samples" / "inputs_used" / "aurora_报告.docx"
 PDF = SHARED / "corpus" / "pdf" / "pdfplumber__scotus-transcript-p1.pdf"
 TERMINAL = {"processed", "failed"}

@@ -12,10 +12,11 @@ import pytest
 import mnote_kr_lightrag as plugin
 from mnote_kr.models import ProviderReference, SourceEntry
 from mnote_kr_lightrag import mapping, naming, settings
-from mnote_kr_lightrag.replay import Replay, load_sample, make_context
+from mnote_kr_testkit.replay import Replay, load_sample, make_context
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
-SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+SAMPLES = SAMPLES_DIR
 SIDECARS = SAMPLES / "sidecars"
 AURORA_INTRO = "fa00db9a70e86d81ad1bf1b7ef233d4d"
 AURORA_RESULTS = "c550ce0871df011b1ecceaa9b9813b71"

@@ -17,10 +17,11 @@ from mnote_kr.errors import ProviderError, UsageError
 from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
 from mnote_kr_lightrag import naming, provider, settings
 from mnote_kr_lightrag.querying import stream_events
-from mnote_kr_lightrag.replay import URL, Replay, load_sample, make_context
+from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
-SAMPLES = REPO.parent / "shared" / "lightrag" / "samples"
+SAMPLES = SAMPLES_DIR
 
 
 @pytest.fixture(autouse=True)

@@ -1,0 +1,219 @@
+"""A tiny PDF writer for tests and benchmarks: Helvetica text at known positions.
+
+Every string drawn is recorded with its box, so a test knows where a passage truly
+is. Boxes are returned in the locator's frame (PDF points, top-left origin of the
+page as displayed, i.e. after ``/Rotate`` and relative to the ``/CropBox``).
+
+The font is the base-14 Helvetica with explicit ``/Widths`` (so the layout is exact)
+and two ligature glyphs: byte 0x01 draws ``/fi`` and 0x02 ``/fl``, mapped to U+FB01
+and U+FB02 by a ``/ToUnicode`` CMap, as a typesetter's ligature would be. Pass the
+characters "ﬁ"/"ﬂ" in ``text`` to draw them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+# Helvetica AFM advance widths (1/1000 em) for ASCII 32..126.
+_HELV = [
+    278, 278, 355, 556, 556, 889, 667, 191, 333, 333, 389, 584, 278, 333, 278, 278,  # ' '../
+    556, 556, 556, 556, 556, 556, 556, 556, 556, 556, 278, 278, 584, 584, 584, 556,  # 0..?
+    1015, 667, 667, 722, 722, 667, 611, 778, 722, 278, 500, 667, 556, 833, 722, 778,  # @..O
+    667, 778, 722, 667, 611, 722, 667, 944, 667, 667, 611, 278, 278, 278, 469, 556,  # P.._
+    333, 556, 556, 500, 556, 556, 278, 556, 556, 222, 222, 500, 222, 833, 556, 556,  # `..o
+    556, 556, 333, 500, 278, 556, 500, 722, 500, 500, 500, 334, 260, 334, 584,  # p..~
+]
+ASCENT = 0.718
+DESCENT = 0.207
+_LIGATURES = {"\ufb01": 1, "\ufb02": 2}
+
+
+def char_width(ch: str) -> float:
+    """Advance width of one character in 1/1000 em."""
+    if ch in _LIGATURES:
+        return 500.0
+    code = ord(ch)
+    if 32 <= code <= 126:
+        return float(_HELV[code - 32])
+    raise ValueError(f"mnote_kr_testkit.pdfs draws ASCII and the fi/fl ligatures only, not {ch!r}")
+
+
+def text_width(text: str, size: float) -> float:
+    """Width of ``text`` in points at font ``size``."""
+    return sum(char_width(c) for c in text) * size / 1000.0
+
+
+@dataclass
+class Drawn:
+    """A string drawn on a page; ``box`` is in the locator frame (top-left, displayed)."""
+
+    page: int
+    text: str
+    box: tuple[float, float, float, float]
+    user_box: tuple[float, float, float, float]  # PDF user space (bottom-left, unrotated)
+
+
+@dataclass
+class _Page:
+    width: float
+    height: float
+    rotate: int = 0
+    cropbox: tuple[float, float, float, float] | None = None
+    ops: list[str] = field(default_factory=list)
+
+
+def user_to_display(
+    x: float, y: float, crop: tuple[float, float, float, float], rotate: int
+) -> tuple[float, float]:
+    """Map a user-space point to the displayed page's top-left frame."""
+    cx0, cy0, cx1, cy1 = crop
+    w, h = cx1 - cx0, cy1 - cy0
+    u, v = x - cx0, cy1 - y
+    r = rotate % 360
+    if r == 90:
+        return h - v, u
+    if r == 180:
+        return w - u, h - v
+    if r == 270:
+        return v, w - u
+    return u, v
+
+
+def box_to_display(
+    box: tuple[float, float, float, float], crop: tuple[float, float, float, float], rotate: int
+) -> tuple[float, float, float, float]:
+    """Map a user-space box ``(x0, y0, x1, y1)`` to the displayed top-left frame."""
+    a = user_to_display(box[0], box[1], crop, rotate)
+    b = user_to_display(box[2], box[3], crop, rotate)
+    return (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+
+
+def _escape(text: str) -> str:
+    out = []
+    for ch in text:
+        if ch in _LIGATURES:
+            out.append(f"\\{_LIGATURES[ch]:03o}")
+        elif ch in "()\\":
+            out.append("\\" + ch)
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+class PdfBuilder:
+    """Build a small PDF page by page; ``text`` records where each string lands."""
+
+    def __init__(self) -> None:
+        self.pages: list[_Page] = []
+        self.drawn: list[Drawn] = []
+
+    def add_page(
+        self,
+        width: float = 612,
+        height: float = 792,
+        *,
+        rotate: int = 0,
+        cropbox: tuple[float, float, float, float] | None = None,
+    ) -> int:
+        """Add a page and return its 1-based number."""
+        self.pages.append(_Page(width, height, rotate, cropbox))
+        return len(self.pages)
+
+    def crop(self, page: int) -> tuple[float, float, float, float]:
+        """The page's effective crop box in user space."""
+        p = self.pages[page - 1]
+        return p.cropbox or (0.0, 0.0, p.width, p.height)
+
+    def display_size(self, page: int) -> tuple[float, float]:
+        """Width and height of the page as displayed."""
+        c = self.crop(page)
+        w, h = c[2] - c[0], c[3] - c[1]
+        return (h, w) if self.pages[page - 1].rotate % 180 == 90 else (w, h)
+
+    def text(self, page: int, x: float, baseline: float, text: str, size: float = 10) -> Drawn:
+        """Draw ``text`` with its baseline at user-space ``(x, baseline)``."""
+        p = self.pages[page - 1]
+        p.ops.append(f"BT /F1 {size:g} Tf {x:.3f} {baseline:.3f} Td ({_escape(text)}) Tj ET")
+        ub = (x, baseline - DESCENT * size, x + text_width(text, size), baseline + ASCENT * size)
+        d = Drawn(page, text, box_to_display(ub, self.crop(page), p.rotate), ub)
+        self.drawn.append(d)
+        return d
+
+    def image_block(self, page: int, box: tuple[float, float, float, float]) -> None:
+        """Paint a grey rectangle standing in for a scanned image (no text layer)."""
+        x0, y0, x1, y1 = box
+        self.pages[page - 1].ops.append(f"0.6 g {x0} {y0} {x1 - x0} {y1 - y0} re f 0 g")
+
+    def build(self) -> bytes:
+        """Serialise the document to PDF bytes."""
+        objs: list[bytes] = []
+
+        def add(body: bytes) -> int:
+            objs.append(body)
+            return len(objs)
+
+        cmap = (
+            b"/CIDInit /ProcSet findresource begin 12 dict begin begincmap\n"
+            b"/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
+            b"1 begincodespacerange <00> <FF> endcodespacerange\n"
+            b"3 beginbfrange <01> <01> <FB01> <02> <02> <FB02> <20> <7E> <0020> endbfrange\n"
+            b"endcmap CMapName currentdict /CMap defineresource pop end end\n"
+        )
+        tu = add(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
+        widths = " ".join(["500", "500"] + ["0"] * 29 + [str(w) for w in _HELV])
+        font = add(
+            (
+                "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FirstChar 1 /LastChar 126 "
+                f"/Widths [{widths}] /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding "
+                f"/Differences [1 /fi /fl] >> /ToUnicode {tu} 0 R >>"
+            ).encode()
+        )
+        pages_num = len(objs) + 1 + 2 * len(self.pages)
+        kids = []
+        for p in self.pages:
+            content = "\n".join(p.ops).encode("latin-1")
+            c = add(b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream")
+            extra = f" /Rotate {p.rotate}" if p.rotate else ""
+            if p.cropbox:
+                extra += " /CropBox [{} {} {} {}]".format(*p.cropbox)
+            kids.append(
+                add(
+                    (
+                        f"<< /Type /Page /Parent {pages_num} 0 R /MediaBox [0 0 {p.width:g} {p.height:g}]"
+                        f"{extra} /Resources << /Font << /F1 {font} 0 R >> >> /Contents {c} 0 R >>"
+                    ).encode()
+                )
+            )
+        kid_refs = " ".join(f"{k} 0 R" for k in kids)
+        assert add(f"<< /Type /Pages /Kids [{kid_refs}] /Count {len(kids)} >>".encode()) == pages_num
+        catalog = add(f"<< /Type /Catalog /Pages {pages_num} 0 R >>".encode())
+        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+        offsets = []
+        for i, body in enumerate(objs, 1):
+            offsets.append(len(out))
+            out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+        xref = len(out)
+        out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+        for off in offsets:
+            out += b"%010d 00000 n \n" % off
+        out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
+        return bytes(out)
+
+
+def union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
+    """Smallest box holding every box."""
+    return (
+        min(b[0] for b in boxes),
+        min(b[1] for b in boxes),
+        max(b[2] for b in boxes),
+        max(b[3] for b in boxes),
+    )
+
+
+def iou(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) -> float:
+    """Intersection over union of two ``[x0, y0, x1, y1]`` boxes."""
+    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
+    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    inter = ix * iy
+    area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
+    return inter / area if area > 0 else 0.0
