@@ -10,12 +10,14 @@ import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx loads with the first client: commands that make no HTTP call skip it
+    import httpx
 
-#: Default timeouts: connect fast, read long enough for a query with a real LLM.
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=3.0)
+#: Default timeouts (seconds): connect fast, read long enough for a query with a real LLM.
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_CONNECT_TIMEOUT_S = 3.0
 
 _ssl_context: ssl.SSLContext | None = None
 
@@ -55,9 +57,12 @@ class ProviderContext:
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None) -> httpx.Client:
         """An httpx client with explicit timeouts and the injected transport, if any."""
+        import httpx
+
+        default = httpx.Timeout(DEFAULT_TIMEOUT_S, connect=DEFAULT_CONNECT_TIMEOUT_S)
         return httpx.Client(
             base_url=base_url,
-            timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+            timeout=timeout if timeout is not None else default,
             headers=headers,
             transport=self.transport,
             verify=_shared_ssl_context(),

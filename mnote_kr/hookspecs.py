@@ -170,6 +170,21 @@ def locate(request: LocateRequest) -> Locator | None:
     """
 
 
+@hookspec(firstresult=True)
+def prepare_locate(path: str) -> bool | None:
+    """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
+
+    The host calls it after ingest, for each file sent. A plugin that keeps its parsed
+    model on disk (``mnote_kr.citations.filecache.Persist``) fills that cache here; it
+    returns True when it parsed the file now, False when the cache already held it.
+    Raise ``DocumentError`` for a file it cannot read (the host ignores it here: the
+    provider reports what it makes of the file).
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension; None means the plugin keeps nothing ahead of time.
+    """
+
+
 # --------------------------------------------------------------------------- extension points for shells
 
 

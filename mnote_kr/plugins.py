@@ -196,6 +196,14 @@ class Plugins:
             result = self._call("locate", "file_locator", request=request)
         return result
 
+    def prepare_locate(self, path: str) -> bool | None:
+        """Ask the file's locator plugin to cache its parsed model ahead of the first search."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: bool | None = self._call("prepare_locate", name, path=path)
+        return result
+
 
 def _dist_info(module_name: str) -> tuple[str | None, str | None]:
     top = module_name.split(".", 1)[0]

@@ -13,12 +13,12 @@ format-independent ``mnote_kr.citations.textmatch``, run over the reader's parag
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr import hookimpl
 from mnote_kr.models import LocateRequest, Locator, SidecarBlock
-from mnote_kr.citations.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
-
-from .reader import DocxDocument, clear_cache, load_docx
+if TYPE_CHECKING:
+    from .reader import DocxDocument
 
 PLUGIN_NAME = "docx_locator"
 
@@ -31,7 +31,21 @@ __all__ = [
     "locate",
     "locate_docx",
     "locator_extensions",
+    "prepare_locate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # lxml loads only when a DOCX is read: `mnote-kr status` and `--help` stay light.
+    if name in ("load_docx", "clear_cache"):
+        from . import reader
+
+        return getattr(reader, name)
+    if name == "THRESHOLD":
+        from mnote_kr.citations.textmatch import THRESHOLD
+
+        return THRESHOLD
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int] | None:
@@ -52,6 +66,10 @@ def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int
 
 def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
+    from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence
+
+    from .reader import load_docx
+
     doc = load_docx(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -87,6 +105,16 @@ def locate_docx(request: LocateRequest) -> Locator:
 def locator_extensions() -> list[str]:
     """This plugin locates citations in ``.docx`` files."""
     return [".docx"]
+
+
+@hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Keep the DOCX's paragraph model on disk so the first search need not parse it."""
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from .reader import warm_docx
+
+    return warm_docx(path)
 
 
 @hookimpl

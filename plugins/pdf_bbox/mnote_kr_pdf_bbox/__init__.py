@@ -7,13 +7,31 @@ displayed); without them the evidence is found in the PDF's own text layer. See
 
 from __future__ import annotations
 
+from typing import Any
+
 from mnote_kr import hookimpl
 from mnote_kr.models import LocateRequest, Locator
 
-from .locator import PLUGIN, is_pdf, locate_pdf
-from .pdftext import clear_cache
+PLUGIN = "pdf_bbox"
 
-__all__ = ["PLUGIN", "clear_cache", "locate", "locate_pdf", "locator_extensions"]
+__all__ = ["PLUGIN", "clear_cache", "locate", "locate_pdf", "locator_extensions", "prepare_locate"]
+
+
+def __getattr__(name: str) -> Any:
+    # pdfium loads only when a PDF is located: `mnote-kr status` and `--help` stay light.
+    if name == "locate_pdf":
+        from .locator import locate_pdf
+
+        return locate_pdf
+    if name == "clear_cache":
+        from .pdftext import clear_cache
+
+        return clear_cache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
 
 
 @hookimpl
@@ -23,8 +41,20 @@ def locator_extensions() -> list[str]:
 
 
 @hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Keep the PDF's text layer and geometry on disk so the first search need not read it."""
+    if not _is_pdf(path):
+        return None
+    from .pdftext import warm_document
+
+    return warm_document(path)
+
+
+@hookimpl
 def locate(request: LocateRequest) -> Locator | None:
     """Locate a citation in a PDF; None for any other file type."""
+    from .locator import is_pdf, locate_pdf
+
     if not is_pdf(request.file):
         return None
     return locate_pdf(request)

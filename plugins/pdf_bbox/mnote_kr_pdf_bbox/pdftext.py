@@ -28,7 +28,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from mnote_kr.errors import DocumentError
-from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache, Persist
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -369,7 +369,10 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
     return read_document(real)
 
 
-_cache: FileCache[DocumentText] = FileCache(_read, what="PDF", max_items=CACHE_SIZE)
+_cache: FileCache[DocumentText] = FileCache(
+    _read, what="PDF", max_items=CACHE_SIZE,
+    persist=Persist(name="pdf", version="1", model=DocumentText),  # new process, no re-read of the text layer
+)
 
 
 def load_document(path: str | Path) -> DocumentText:
@@ -377,6 +380,11 @@ def load_document(path: str | Path) -> DocumentText:
     if not os.path.exists(path):
         raise DocumentError(f"PDF not found: {path}", path=str(path))
     return _cache.get(path)
+
+
+def warm_document(path: str | Path) -> bool:
+    """Fill the on-disk cache for ``path``; True when it was read now. Raises ``DocumentError``."""
+    return _cache.warm(path)
 
 
 def clear_cache() -> None:
