@@ -57,11 +57,12 @@ TARGET = 1.3
 # A fresh process: build a Host as the CLI does, search once, report what each part took.
 COLD_CHILD = """
 import json, sys, time
+from pathlib import Path
 t0 = time.perf_counter()
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
 ws, url, input_dir, query, top_k = sys.argv[1:6]
-config = load_config(ws)
+config = load_config(Path(ws))
 config["providers"] = {"lightrag": {"url": url, "input_dir": input_dir}}
 host = Host(ws, config=config)
 t1 = time.perf_counter()
