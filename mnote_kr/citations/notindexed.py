@@ -7,7 +7,7 @@ import re
 from pathlib import Path
 
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import SKIP_DIRS
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by
 from mnote_kr.models import (
     NotIndexed,
 )
@@ -40,7 +40,7 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
     nested = {r for r in reg.roots if r != root_rel and (not root_rel or r.startswith(root_rel + "/"))}
     stack: list[tuple[Path, str, str | None]] = [(base, root_rel, None)]
     while stack:
-        folder, rel, excluded_by = stack.pop()
+        folder, rel, inherited = stack.pop()
         try:
             with os.scandir(folder) as it:
                 items = list(it)
@@ -51,10 +51,10 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
             if item.is_dir(follow_symlinks=False):
                 if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
                     continue
-                folder_pattern = excluded_by or host.workspace._excluded(item_rel, root.exclude_patterns)
+                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
                 stack.append((Path(item.path), item_rel, folder_pattern))
             elif item.name.lower() in missing and item.is_file():
-                pattern = excluded_by or host.workspace._excluded(item_rel, root.exclude_patterns)
+                pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
                 status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
                                   else ("not_indexed", "in an indexed root but not ingested yet"))
                 out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))

@@ -390,8 +390,3 @@ def warm_document(path: str | Path) -> bool:
 def clear_cache() -> None:
     """Forget every cached document."""
     _cache.clear()
-
-
-def page_count(path: str | Path) -> int:
-    """Number of pages, from the cache when possible."""
-    return len(load_document(path).pages)
