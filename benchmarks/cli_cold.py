@@ -80,6 +80,14 @@ def main() -> int:
     engine = start_engine(data_dir=paths.data_dir(), state_dir=paths.state_dir(), cache_dir=paths.cache_dir(),
                           wait_s=120)
     misses = 0
+    shown: set[str] = set()
+
+    def miss(label: str, proc: subprocess.CompletedProcess[str], why: str) -> int:
+        if label not in shown:  # the first miss of each kind, so a failure is never silent
+            shown.add(label)
+            print(f"miss ({label}): {why}: {(proc.stderr or proc.stdout).strip()[-300:]}")
+        return 1
+
     try:
         print(f"engine: LightRAG at {engine.url} started in {time.perf_counter() - t0:.1f}s")
         ws = tmp / "kb"
@@ -114,7 +122,8 @@ def main() -> int:
                                   ("status", [*base, "status"], env),
                                   ("roots", [*base, "roots", "list"], env)):
                 dt, proc = _run(argv, e)
-                misses += proc.returncode != 0
+                if proc.returncode != 0:
+                    misses += miss(name, proc, f"exit {proc.returncode}")
                 times[name].append(dt)
             for i, q in enumerate(QUERIES):
                 s = time.perf_counter()
@@ -125,12 +134,14 @@ def main() -> int:
                     dt, proc = _run([*base, "search", q, "--json"], e)
                     times[label].append(dt)
                     got = len(json.loads(proc.stdout)["results"]) if proc.returncode == 0 else -1
-                    misses += proc.returncode != 0 or (got == 0 and warm_hits[q] > 0)
+                    if proc.returncode != 0 or (got == 0 and warm_hits[q] > 0):
+                        misses += miss(label, proc, f"exit {proc.returncode}, {got} results for {q!r}")
             if rnd == 0:  # the first search after an emptied cache fills it (once per query)
                 for q in QUERIES:
                     shutil.rmtree(locate_dir, ignore_errors=True)
                     dt, proc = _run([*base, "search", q, "--json"], env)
-                    misses += proc.returncode != 0
+                    if proc.returncode != 0:
+                        misses += miss("cold_first", proc, f"exit {proc.returncode}")
                     times["cold_first"].append(dt)
 
         ms = {k: _med(v) for k, v in times.items() if v}

@@ -35,6 +35,10 @@ def _no_progress(message: str) -> None:
     return None
 
 
+def _no_text(path: str) -> str | None:
+    return None
+
+
 @dataclass
 class ProviderContext:
     """Everything a provider plugin may use.
@@ -53,6 +57,9 @@ class ProviderContext:
     secret: Callable[[str], str | None]
     transport: httpx.BaseTransport | None = None
     progress: Callable[[str], None] = field(default=_no_progress)
+    #: The text of a user's file as mnote-kr's own reader for its type sees it (Markdown), or
+    #: None; for files the provider's parser fails on. Raises ``DocumentError`` when unreadable.
+    extract_text: Callable[[str], str | None] = field(default=_no_text)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None) -> httpx.Client:

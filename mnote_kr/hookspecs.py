@@ -185,6 +185,20 @@ def prepare_locate(path: str) -> bool | None:
     """
 
 
+@hookspec(firstresult=True)
+def extract_text(path: str) -> str | None:
+    """The text of ``path`` as this plugin reads it, as Markdown (headings as ``#`` lines,
+    one paragraph per block), or None when it does not read that kind of file.
+
+    The host offers it to the provider (``ProviderContext.extract_text``) for files the
+    provider's own parser fails on: the text is indexed in their place, and citations
+    still land in the original file because the locator reads the same paragraphs.
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension. Raise ``DocumentError`` for a file it cannot read either.
+    """
+
+
 # --------------------------------------------------------------------------- extension points for shells
 
 

@@ -204,6 +204,14 @@ class Plugins:
         result: bool | None = self._call("prepare_locate", name, path=path)
         return result
 
+    def extract_text(self, path: str) -> str | None:
+        """The file's text as its locator plugin reads it (None when no plugin reads that kind)."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: str | None = self._call("extract_text", name, path=path)
+        return result
+
 
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""

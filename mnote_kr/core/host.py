@@ -98,6 +98,7 @@ class Host:
             secret=self.secret,
             transport=self.transport,
             progress=self.progress,
+            extract_text=self.plugins.extract_text,
         )
 
     def registry(self) -> Registry:
@@ -439,6 +440,11 @@ class Host:
                 "failed": [
                     {"sourcePath": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
                     for e in reg.entries.values() if e.status == "failed" and not e.stale
+                ],
+                # Indexed through a provider's fallback (e.g. text read by a locator plugin).
+                "fallbacks": [
+                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or e.kind}
+                    for e in reg.entries.values() if e.kind.endswith("_fallback") and e.status != "failed"
                 ],
             },
             "pendingNew": self._pending_new(),

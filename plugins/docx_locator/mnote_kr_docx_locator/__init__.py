@@ -31,6 +31,7 @@ __all__ = [
     "locate",
     "locate_docx",
     "locator_extensions",
+    "extract_text",
     "prepare_locate",
 ]
 
@@ -105,6 +106,25 @@ def locate_docx(request: LocateRequest) -> Locator:
 def locator_extensions() -> list[str]:
     """This plugin locates citations in ``.docx`` files."""
     return [".docx"]
+
+
+@hookimpl
+def extract_text(path: str) -> str | None:
+    """The DOCX's paragraphs in ``paragraphIndex`` order as Markdown (headings as ``#`` lines).
+
+    Used in place of the file when the provider's own DOCX parser fails on it; the text
+    is the reader's, so citations into it locate back onto the same paragraphs.
+    """
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from .reader import load_docx
+
+    blocks = []
+    for para in load_docx(path).paragraphs:
+        text = " ".join(para.text.split())
+        if text:
+            blocks.append(("#" * min(para.heading_level, 6) + " " + text) if para.heading_level else text)
+    return "\n\n".join(blocks)
 
 
 @hookimpl
