@@ -66,3 +66,41 @@ def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
     para = load_docx(ws / "docs" / "poi__stress014.docx").paragraphs[cited.locator.paragraph_index]
     assert any(w in para.text for w in ("Journal", "manuscript", "Title"))
     assert {name: _sha(ws / "docs" / name) for name in FILES} == before  # never touched
+
+
+def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
+        tmp_path: Path, lightrag_engine) -> None:  # noqa: F811, ANN001
+    import re
+    import subprocess
+    import sys
+
+    from tests.cli_helpers import cli_env
+
+    ws = tmp_path / "kb"
+    (ws / "docs").mkdir(parents=True)
+    (ws / ".mnote").mkdir()
+    (ws / ".mnote" / "config.toml").write_text(
+        f'[providers.lightrag]\nurl = "{lightrag_engine.url}"\ninput_dir = "{lightrag_engine.input_dir}"\n',
+        encoding="utf-8")
+    (ws / "docs" / "b.docx").write_bytes((CORPUS / "docx" / "tika__017091.docx").read_bytes()[:20000])
+    shutil.copyfile(CORPUS / "pdf" / "mineru__scanned.pdf", ws / "docs" / "scan.pdf")
+    env = cli_env(tmp_path / "home", lightrag_engine.api_key)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=ws, env=env, capture_output=True,
+                              text=True, encoding="utf-8", timeout=300)
+
+    proc = run("ingest", "docs", "--wait", "--timeout", "240")
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    (line,) = proc.stderr.strip().splitlines()
+    assert line.startswith("Error: 2 of 2 file(s) failed to index: docs/")
+    human = proc.stdout + run("status").stdout
+    for text in (line, human):
+        assert not re.search(r"\.[0-9a-f]{8}-[0-9a-f]{8}\.", text), text  # no link names
+        assert not re.search(r"\bdoc-[0-9a-f]{32}\b", text), text  # no doc ids
+        assert "{'" not in text and "Re-upload" not in text
+    status = run("status").stdout
+    failed = {ln[len("Failed:    "):].split(": ", 1)[0]: ln for ln in status.splitlines() if ln.startswith("Failed:")}
+    assert set(failed) == {"docs/scan.pdf", "docs/b.docx"}, status
+    assert "no text layer" in failed["docs/scan.pdf"] and "OCR" in failed["docs/scan.pdf"]
+    assert "damaged" in failed["docs/b.docx"]  # a truncated file: no "save as" advice

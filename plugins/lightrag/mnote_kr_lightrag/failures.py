@@ -33,6 +33,8 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "the result, or give LightRAG an OCR parser (MinerU)"),
     (re.compile(r"no usable text|empty content|no text", re.I), "",
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE --force'"),
+    (re.compile(r"truncated", re.I), "",
+     "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE --force'"),
     (re.compile(r"password|encrypt", re.I), "",
      "the file is encrypted; save a copy without the password and ingest that"),
     (re.compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I), "docx",
