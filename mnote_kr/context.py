@@ -6,13 +6,14 @@ the context, so tests can inject everything (``transport`` for ``httpx.MockTrans
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-if TYPE_CHECKING:  # httpx loads with the first client: commands that make no HTTP call skip it
+if TYPE_CHECKING:  # httpx and ssl load with the first client: commands that make no HTTP call skip them
+    import ssl
+
     import httpx
 
 #: Default timeouts (seconds): connect fast, read long enough for a query with a real LLM.
@@ -27,6 +28,8 @@ def _shared_ssl_context() -> ssl.SSLContext:
     which would otherwise be paid on every provider call, even for loopback http URLs."""
     global _ssl_context
     if _ssl_context is None:
+        import ssl
+
         _ssl_context = ssl.create_default_context()
     return _ssl_context
 
