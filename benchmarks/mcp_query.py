@@ -144,9 +144,10 @@ def main() -> int:
     home = tmp / "home"
     home.mkdir()
     os.environ["MNOTE_KR_HOME"] = str(home)
+    from mnote_kr_testkit.engine import seed_tiktoken
+
     from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import start_engine, stop_engine
-    from mnote_kr_testkit.engine import seed_tiktoken
 
     state = tmp / "engine" / "state"
     seed_tiktoken(tmp / "engine" / "cache")

@@ -220,8 +220,8 @@ def test_query_with_answer_hybrid_alias_and_nothing_citable(kb: KB) -> None:
         asked = await call(client, "mnote_knowledge_rag_query",
                            {"query": f"walrus colony quartz beach {kb.token}", "mode": "hybrid", "wantAnswer": True,
                             "sourcePaths": ["kb/notes"]})
-        empty = await call(client, "mnote_knowledge_rag_query",
-                           {"query": f"walrus colony quartz beach {kb.token}", "sourcePaths": ["kb/papers/nothing.pdf"]})
+        empty = await call(client, "mnote_knowledge_rag_query", {"query": f"walrus colony quartz beach {kb.token}",
+                                                                  "sourcePaths": ["kb/papers/nothing.pdf"]})
         return asked, empty
 
     asked, empty = session(kb.server(), body)
@@ -396,4 +396,5 @@ def test_http_transport_has_serves_host_and_token_checks(kb: KB) -> None:
         assert any(c["sourceRootRelativePath"] == "kb/papers/reagents.docx" for c in result["citations"])
     finally:
         proc.terminate()
-        proc.wait(timeout=30)
+        _, err = proc.communicate(timeout=30)
+    assert "Traceback" not in err, err

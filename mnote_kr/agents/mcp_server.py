@@ -212,6 +212,7 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
         sock.close()
         raise UsageError(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror}",
                          hint="choose another --port, or 0 for a free one") from exc
+    sock.listen(128)  # before the URL is printed: a client may connect at once (uvicorn accepts later)
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     token_file = paths.state_dir() / TOKEN_FILE

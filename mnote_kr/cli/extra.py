@@ -35,7 +35,7 @@ def register(cli: click.Group) -> None:
                    cors_origins=list(cors_origin))
 
     @cli.command()
-    @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP on 127.0.0.1 (token printed) instead of stdio.")
+    @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP on 127.0.0.1 instead of stdio.")
     @click.option("--port", type=int, default=0, help="Port for --http (default: a free one).")
     @click.option("--allow-writes", is_flag=True, help="Also offer ingest, delete and prune as agent tools.")
     @pass_ctx
