@@ -33,11 +33,11 @@ class ToolInput(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fie
 
 
 class StatusInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_status`` takes no arguments."""
+    """mnote_knowledge_rag_status takes no arguments."""
 
 
 class QueryInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_query``: search the knowledge base, optionally with an answer."""
+    """mnote_knowledge_rag_query: search the knowledge base, optionally with an answer."""
 
     query: Annotated[str, msgspec.Meta(min_length=1, max_length=4000,
                                        description="The question or phrase to look up.")]
@@ -52,14 +52,14 @@ class QueryInput(ToolInput, kw_only=True, frozen=True):
 
 
 class OpenReferenceInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_open_reference``: how to open one citation."""
+    """mnote_knowledge_rag_open_reference: how to open one citation."""
 
     citation_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64,
                                              description="A citation ID from a query result, such as [a3z1].")]
 
 
 class IngestInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_ingest`` (only with ``--allow-writes``)."""
+    """mnote_knowledge_rag_ingest (only with --allow-writes): index files in place."""
 
     source_paths: Annotated[list[SourcePath], msgspec.Meta(min_length=1, max_length=200,
                                                            description="Files or folders inside the workspace.")]
@@ -69,14 +69,14 @@ class IngestInput(ToolInput, kw_only=True, frozen=True):
 
 
 class DeleteInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_delete`` (only with ``--allow-writes``): the index only, never the files."""
+    """mnote_knowledge_rag_delete (only with --allow-writes): the index only, never the files."""
 
     source_paths: Annotated[list[SourcePath], msgspec.Meta(min_length=1, max_length=200,
                                                            description="Files or folders inside the workspace.")]
 
 
 class PruneInput(ToolInput, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_prune`` (only with ``--allow-writes``) takes no arguments."""
+    """mnote_knowledge_rag_prune (only with --allow-writes) takes no arguments."""
 
 
 # ----------------------------------------------------------------------------- outputs
@@ -105,7 +105,7 @@ class AgentCitation(Out, kw_only=True, frozen=True):
 
 
 class AgentQueryResult(Out, kw_only=True, frozen=True):
-    """The compact ``agent_query_result.v1``: citations first, then the answer, then notes."""
+    """The compact agent_query_result.v1: citations first, then the answer, then notes."""
 
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str
@@ -117,6 +117,8 @@ class AgentQueryResult(Out, kw_only=True, frozen=True):
 
 
 class AgentProvider(Out, kw_only=True, frozen=True):
+    """The retrieval engine as the agent needs to know it: reachable, healthy, what it holds."""
+
     name: str
     reachable: bool
     error: str | None
@@ -130,6 +132,8 @@ class AgentProvider(Out, kw_only=True, frozen=True):
 
 
 class AgentRegistry(Out, kw_only=True, frozen=True):
+    """Counts from the source registry (the files of this workspace the knowledge base knows)."""
+
     entries: int
     by_status: dict[str, int]
     stale: int
@@ -137,7 +141,7 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
 
 
 class AgentStatus(Out, kw_only=True, frozen=True):
-    """``mnote_knowledge_rag_status``: is the knowledge base usable, and what is in it."""
+    """mnote_knowledge_rag_status: is the knowledge base usable, and what is in it."""
 
     schema: str = AGENT_STATUS_SCHEMA
     workspace: str
@@ -149,16 +153,22 @@ class AgentStatus(Out, kw_only=True, frozen=True):
 
 
 class DeletedSource(Out, kw_only=True, frozen=True):
+    """One source whose index was removed (the file itself is untouched)."""
+
     source_path: str
     status: str
     stale: bool
 
 
 class DeleteResult(Out, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_delete: the sources whose index was removed."""
+
     deleted: list[DeletedSource]
 
 
 class PruneResult(Out, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_prune: the registry records removed."""
+
     removed: list[str]
 
 

@@ -142,6 +142,7 @@ def dropped_notes(diagnostics: dict[str, Any]) -> list[str]:
 
 
 def tool_status(host: Host, args: StatusInput) -> AgentStatus:
+    """The status tool: ``Host.status`` reduced to what an agent needs (no paths of LightRAG's own)."""
     raw = host.status()
     prov = raw.get("provider", {})
     reg = raw["registry"]
@@ -169,6 +170,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
 
 
 def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
+    """The query tool: ``Host.search`` (or ``ask`` with ``wantAnswer``) in the compact agent shape."""
     anchored = [anchor(host, p) for p in args.source_paths]
     scope = [a for a, _ in anchored]
     if args.want_answer:
@@ -199,15 +201,18 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
 
 
 def tool_open_reference(host: Host, args: OpenReferenceInput) -> OpenPlan:
+    """The open-reference tool: ``Host.open`` without the evidence text."""
     return agent_open_plan(host.open(args.citation_id))
 
 
 def tool_ingest(host: Host, args: IngestInput) -> IngestReport:
+    """The ingest tool (``--allow-writes``): ``Host.ingest`` on workspace-rooted, checked paths."""
     paths = [anchor(host, p)[0] for p in args.source_paths]
     return host.ingest(paths, force=args.force, wait=args.wait_s > 0, wait_s=args.wait_s)
 
 
 def tool_delete(host: Host, args: DeleteInput) -> DeleteResult:
+    """The delete tool (``--allow-writes``): ``Host.delete``; the files are never touched."""
     paths = [anchor(host, p)[0] for p in args.source_paths]
     entries = host.delete(paths)
     return DeleteResult(deleted=[DeletedSource(source_path=e.source_root_relative_path, status=e.status,
@@ -215,6 +220,7 @@ def tool_delete(host: Host, args: DeleteInput) -> DeleteResult:
 
 
 def tool_prune(host: Host, args: PruneInput) -> PruneResult:
+    """The prune tool (``--allow-writes``): ``Host.prune``."""
     return PruneResult(removed=host.prune())
 
 
