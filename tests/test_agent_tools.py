@@ -207,3 +207,13 @@ def _through_guard(headers: dict[str, str], port: int = 8765) -> tuple[int, bool
 def test_http_guard_has_serves_host_origin_and_token_checks(headers: dict[str, str], status: int) -> None:
     got, reached = _through_guard(headers)
     assert got == status and reached == (status == 200)
+
+
+def test_the_cli_loads_the_mcp_sdk_only_when_the_mcp_command_runs() -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys; from mnote_kr.cli import cli; assert 'mcp' in cli.commands; "
+            "print(sorted(m for m in sys.modules if m == 'mcp' or m.startswith(('mcp.', 'mnote_kr.agents'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert out.stdout.strip() == "[]", out.stdout
