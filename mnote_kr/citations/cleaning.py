@@ -37,7 +37,7 @@ import json
 import re
 import unicodedata
 
-from .models import CitationTextBundle
+from mnote_kr.models import CitationTextBundle
 
 __all__ = [
     "clean_citation_text",
@@ -618,7 +618,7 @@ def query_standing(text: str, query: str) -> int:
 
 def _term_centre(text: str, query: str, window: int) -> int | None:
     """Where the query's terms cluster most densely (for queries not found verbatim)."""
-    from .citations import query_terms
+    from mnote_kr.citations.ids import query_terms
 
     terms = [t.casefold() for t in query_terms(query) if len(t) > 1 or not t.isascii()]
     if not terms:
