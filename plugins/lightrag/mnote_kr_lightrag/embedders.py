@@ -64,7 +64,7 @@ def spec(name: str) -> EmbedderSpec:
     if name == "hashing":
         return EmbedderSpec("hashing", HASH_DIM, _HASH_VERSION, 0.08)
     if name == "wordllama":
-        return EmbedderSpec("wordllama", WORDLLAMA_DIM, _wordllama_version(), 0.2)
+        return EmbedderSpec("wordllama", WORDLLAMA_DIM, _wordllama_version(), 0.1)
     if name == "hybrid":
         return EmbedderSpec("hybrid", WORDLLAMA_DIM + HASH_DIM,
                             f"{_wordllama_version()}+{_HASH_VERSION}@{LEARNED_SHARE}", 0.05)
