@@ -35,3 +35,15 @@ def test_words_meet_their_plural_and_stop_words_are_ignored() -> None:
     assert terms("The batteries of the cells") == terms("battery cell")
     s = bm25("what is the battery", ["the the the what is", "one battery here"])
     assert s[0] == 0.0 and s[1] > 0.0
+
+
+def test_terms_are_found_at_word_starts_with_accents_and_compatibility_forms_folded() -> None:
+    from mnote_kr.citations.ranking import find_terms
+
+    text = "In 1537, Kempé Gowdā built a competent mud fort. ⽂档 patented"
+    hits = find_terms(text, "Kempe Gowda patent mud fort 文档")
+    assert text.index("Kempé") in {p for p, _ in hits} and text.index("⽂档") in {p for p, _ in hits}
+    words = sorted({i for _, i in hits})
+    assert words == [0, 1, 2, 3, 4, 5]  # every query term, accents and ⽂ (U+2F42) folded
+    assert text.index("competent") + 3 not in {p for p, _ in hits}  # 'pet...' inside a word is no hit
+    assert [text[p : p + 6] for p, i in hits if i == 2] == ["patent"]

@@ -238,7 +238,8 @@ def build_citations(
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
         url = citation_url(rel, locator)
-        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.display_quote))
+        # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
+        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,

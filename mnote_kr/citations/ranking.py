@@ -56,8 +56,22 @@ class Candidate:
     text: str
 
 
-def _fold(text: str) -> str:
-    return unicodedata.normalize("NFKC", text).casefold()
+def _fold_char(ch: str) -> str:
+    """One character folded to one character: compatibility forms (⽂ → 文), case, accents (é → e)."""
+    c = unicodedata.normalize("NFKC", ch)
+    if len(c) != 1:
+        return ch.lower() if len(ch.lower()) == 1 else ch
+    base = unicodedata.normalize("NFKD", c)[:1] or c
+    low = base.casefold()
+    return low if len(low) == 1 else base
+
+
+def fold(text: str) -> str:
+    """``text`` folded character by character; same length, so positions still point into ``text``."""
+    return "".join(_fold_char(ch) for ch in text)
+
+
+_fold = fold
 
 
 def _stem(word: str) -> str:
@@ -81,6 +95,26 @@ def terms(text: str) -> list[str]:
         elif tok not in _STOP and (len(tok) > 1 or tok.isdigit()):
             out.append(_stem(tok))
     return out
+
+
+def find_terms(text: str, query: str) -> list[tuple[int, int]]:
+    """Where the query's content terms occur in ``text``: ``(position, term index)``, in order.
+
+    Latin terms (stemmed) must start a word (``patent`` finds ``patented``, not ``competent``);
+    CJK bigrams match anywhere. Positions index ``text`` itself.
+    """
+    folded = fold(text)
+    hits: list[tuple[int, int]] = []
+    for i, term in enumerate(dict.fromkeys(terms(query))):
+        if _CJK_RUN_RE.fullmatch(term):
+            pattern = re.compile(re.escape(term))
+        else:
+            pattern = re.compile(rf"(?<![^\W_]){re.escape(term)}")
+        for m in pattern.finditer(folded):
+            hits.append((m.start(), i))
+            if len(hits) > 4000:
+                break
+    return sorted(hits)
 
 
 def bm25(query: str, texts: Sequence[str]) -> list[float]:
