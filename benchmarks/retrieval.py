@@ -91,10 +91,10 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
     os.environ["MNOTE_KR_OFFLINE_EMBEDDER"] = name
     import msgspec
+    from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
-    from mnote_kr_testkit.engine import seed_tiktoken
 
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])

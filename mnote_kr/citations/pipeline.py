@@ -21,8 +21,8 @@ import msgspec
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.core.registry import Registry
 from mnote_kr.errors import LocatorError, UsageError

@@ -131,7 +131,7 @@ def bm25(query: str, texts: Sequence[str]) -> list[float]:
         df = sum(1 for d in docs if term in d)
         idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
     scores = []
-    for doc, length in zip(docs, lengths):
+    for doc, length in zip(docs, lengths, strict=True):
         s = 0.0
         for term in q_terms:
             tf = doc.get(term, 0)
@@ -150,7 +150,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
     out = []
-    for cand, lex in zip(candidates, lexical):
+    for cand, lex in zip(candidates, lexical, strict=True):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
         stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name

@@ -17,8 +17,8 @@ from typing import Any
 import click
 import msgspec
 
-from mnote_kr.core import paths
 from mnote_kr.cli.main import emit_json
+from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.errors import MnoteKrError
 
@@ -153,8 +153,8 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.core.host import Host
     from mnote_kr.citations.render import source_card
+    from mnote_kr.core.host import Host
 
     from .engine import engine_status, stop_engine
 

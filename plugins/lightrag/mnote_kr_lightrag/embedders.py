@@ -108,7 +108,10 @@ def _wordllama_batch(texts: Sequence[str]) -> list[list[float]]:
     return [_unit(row.tolist()) for row in matrix]
 
 
-def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Callable[[Sequence[str]], list[list[float]]]:
+Batch = Callable[[Sequence[str]], list[list[float]]]
+
+
+def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batch:
     """A function that embeds a batch of texts with embedder ``name``.
 
     ``hashing`` is the feature-hashing function (``modelservice.embed``), passed in so that this
@@ -125,6 +128,7 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Call
 
     def hybrid(texts: Sequence[str]) -> list[list[float]]:
         learned = _wordllama_batch(texts)
-        return [[a * v for v in lv] + [b * v for v in hashing(t, HASH_DIM)] for t, lv in zip(texts, learned)]
+        return [[a * v for v in lv] + [b * v for v in hashing(t, HASH_DIM)]
+                for t, lv in zip(texts, learned, strict=True)]
 
     return hybrid

@@ -372,7 +372,8 @@ def start_engine(
     missing, the offline model service serves that role. ``cache_dir`` is the host's cache dir;
     tiktoken's files go to ``cache_dir/tiktoken``. ``embedder`` names the offline embedder
     (else ``$MNOTE_KR_OFFLINE_EMBEDDER``, else ``embedders.DEFAULT_EMBEDDER``); an index built
-    by another embedder stops the start with a clear error (:func:`check_index_embedder`). Raises ``ProviderError`` (with the tail of the
+    by another embedder stops the start with a clear error (:func:`check_index_embedder`).
+    Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
     """
@@ -419,7 +420,8 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             models_url = f"http://{host}:{mport}"
             models_log.write_bytes(b"")
             mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
-                            "--port", str(mport), "--embedder", offline_spec.name], cwd=run_dir, env=_base_env(), log=models_log)
+                            "--port", str(mport), "--embedder", offline_spec.name],
+                           cwd=run_dir, env=_base_env(), log=models_log)
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 

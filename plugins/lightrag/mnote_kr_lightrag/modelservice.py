@@ -13,7 +13,8 @@ retrieve without any network. It is honest about what it is:
   keyword-extraction prompts get the query's own words (no invented terms), entity
   extraction gets an empty result, and anything else (a RAG answer) gets
   :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
-* ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and ``GET /stats`` (requests served, by kind: embeddings,
+* ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and
+  ``GET /stats`` (requests served, by kind: embeddings,
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
 
 Run it as ``python -m mnote_kr_lightrag.modelservice --port P [--embedder hybrid]`` or in a thread with

@@ -14,12 +14,12 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag import embedders, indexrecord
 from mnote_kr_lightrag import modelservice as ms
 from mnote_kr_lightrag.engine import free_port
-from mnote_kr_testkit.data import CORPUS
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -174,9 +174,10 @@ def _sha(path: Path) -> str:
 @pytest.mark.integration
 def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr_testkit.engine import seed_tiktoken
+
     from mnote_kr.core.host import Host
     from mnote_kr_lightrag import commands, engine
-    from mnote_kr_testkit.engine import seed_tiktoken
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     dirs = engine.default_engine_dirs()
