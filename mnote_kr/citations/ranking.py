@@ -19,6 +19,7 @@ place, before and after).
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -56,6 +57,7 @@ class Candidate:
     text: str
 
 
+@functools.lru_cache(maxsize=8192)
 def _fold_char(ch: str) -> str:
     """One character folded to one character: compatibility forms (⽂ → 文), case, accents (é → e)."""
     c = unicodedata.normalize("NFKC", ch)
@@ -68,7 +70,9 @@ def _fold_char(ch: str) -> str:
 
 def fold(text: str) -> str:
     """``text`` folded character by character; same length, so positions still point into ``text``."""
-    return "".join(_fold_char(ch) for ch in text)
+    if text.isascii():
+        return text.lower()
+    return "".join(map(_fold_char, text))
 
 
 _fold = fold
