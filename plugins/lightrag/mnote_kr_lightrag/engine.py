@@ -395,6 +395,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None) -> EngineInfo:
     t0 = time.monotonic()
+    # Before anything slow: an index built by another embedder is one clear error, at once.
+    offline_spec = resolve_embedder(embedder)
+    record = offline_spec.record() if embedding is None else endpoint_record(embedding)
+    check_index_embedder(data_dir / "engine", record)
     server_exe = find_server_executable()
     tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
     engine_dir = data_dir / "engine"
@@ -407,9 +411,6 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
 
     offline_llm, offline_embed = llm is None, embedding is None
     offline = offline_llm or offline_embed
-    offline_spec = resolve_embedder(embedder)
-    record = offline_spec.record() if offline_embed else endpoint_record(embedding or {})
-    check_index_embedder(engine_dir, record)
     deadline = time.monotonic() + wait_s
     started: list[tuple[subprocess.Popen[bytes], str]] = []
     try:

@@ -94,8 +94,14 @@ def check_index_embedder(engine_dir: Path, record: Mapping[str, Any]) -> None:
     Vectors of two embedders cannot be compared (and LightRAG refuses a store of another dim), so
     a change of embedder is never silent: the message says what must be rebuilt and how.
     """
+    if not index_has_documents(engine_dir / "rag_storage"):
+        return
+    if not (engine_dir / INDEX_RECORD).exists() and str(record.get("name", "")).startswith("endpoint:"):
+        # An unrecorded index under a configured endpoint: it starts exactly as before these
+        # records existed (that endpoint most likely built it); the record is written from now on.
+        return
     old = read_index_record(engine_dir)
-    if old is None or not index_has_documents(engine_dir / "rag_storage"):
+    if old is None:
         return
     if (old.get("name"), old.get("dim"), old.get("version")) == (record.get("name"), record.get("dim"),
                                                                  record.get("version")):

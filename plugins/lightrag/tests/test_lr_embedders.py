@@ -149,8 +149,12 @@ def test_lr_index_record_mismatch_is_never_silent(tmp_path: Path) -> None:
         indexrecord.check_index_embedder(engine_dir, new)
     assert "built by embedder hashing" in err.value.message and "uses hybrid" in err.value.message
     assert "mnote-kr engine reembed" in (err.value.hint or "")
+    endpoint = indexrecord.endpoint_record({"host": "http://127.0.0.1:8000/v1", "model": "bge-m3", "dim": 1024})
+    indexrecord.check_index_embedder(engine_dir, endpoint)  # a configured endpoint starts as before
     indexrecord.write_index_record(engine_dir, new)
     indexrecord.check_index_embedder(engine_dir, new)  # same embedder: fine
+    with pytest.raises(ProviderError, match="uses endpoint:bge-m3 \\(dim 1024"):
+        indexrecord.check_index_embedder(engine_dir, endpoint)  # recorded, then changed: never silent
     moved = indexrecord.set_index_aside(tmp_path)
     assert moved is not None and (moved / "kv_store_doc_status.json").is_file()  # kept, not deleted
     assert not (engine_dir / "rag_storage").exists() and not (engine_dir / indexrecord.INDEX_RECORD).exists()
