@@ -249,3 +249,40 @@ def test_every_error_class_has_a_hint_and_the_right_exit_code() -> None:
         line = error_line(_make(cls, "something failed"), "mnote-kr ingest")
         assert re.match(r"^Error: something failed \(.+\)$", line), (cls, line)
         assert cls.exit_code == 2 if issubclass(cls, UsageError) else cls.exit_code in (1, 2)
+
+
+def test_a_query_over_lightrags_limit_is_a_usage_error_before_sending() -> None:
+    from mnote_kr.models import QueryRequest
+    from mnote_kr_lightrag.client import _detail
+    from mnote_kr_lightrag.querying import MAX_QUERY_CHARS, check_query
+
+    with pytest.raises(UsageError) as info:
+        check_query(QueryRequest(query="x" * (MAX_QUERY_CHARS + 1)))
+    assert str(MAX_QUERY_CHARS) in info.value.message and info.value.hint
+    check_query(QueryRequest(query="x" * MAX_QUERY_CHARS))  # at the limit: fine
+    # A 422 from LightRAG reads as words, not JSON.
+    detail = _detail({"detail": [{"type": "string_too_long", "loc": ["body", "query"],
+                                  "msg": "String should have at most 65536 characters"}]})
+    assert detail == "query: String should have at most 65536 characters"
+
+
+def test_text_output_says_approximate_only_for_degraded_locators() -> None:
+    from mnote_kr.citations.render import source_card
+    from mnote_kr.models import Citation, CitationDiagnostics, Locator
+
+    def card(precision: str, degraded: bool) -> str:
+        loc = Locator(locator_precision=precision, locator_degraded=degraded, paragraph_index=3)
+        c = Citation(provider="lightrag", citation_id="[a1b2]", source_id="s", source_path="/w/a.docx",
+                     source_root_relative_path="a.docx", light_rag_doc_id=None, light_rag_file_path="a.docx",
+                     light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote="q", display_quote="q",
+                     locator_evidence_text="q", quote_source="chunk", search_query="q",
+                     locator_precision=precision, locator_degraded=degraded, locator=loc, citation_url="u",
+                     citation_markdown="m", relevance_score=None,
+                     diagnostics=CitationDiagnostics(quote_source="chunk", raw_reference_mapped=True,
+                                                     sidecar_block_mapped=False, display_cleaned=True,
+                                                     locator_text_source="chunk"))
+        return source_card(c)
+
+    assert "located: paragraph, paragraph 3" in card("paragraph", False)
+    assert "(approximate)" not in card("paragraph", False)
+    assert "(approximate)" in card("paragraph", True)
