@@ -1,7 +1,9 @@
 """The managed local LightRAG engine (``mnote-kr engine start|stop|status``).
 
 :func:`start_engine` runs a real ``lightrag-server`` (``pip install 'mnote-kr[engine]'``) on
-loopback. Its working and input dirs live under ``<data_dir>/engine/``; it runs from a scratch
+loopback, through :mod:`mnote_kr_lightrag.guard`: LightRAG's own server whose app is wrapped in a
+check of Host, Origin and key, so nothing but ``/health`` answers without the engine's key and no
+other origin or host name reaches it. Its working and input dirs live under ``<data_dir>/engine/``; it runs from a scratch
 directory without ``.env`` (``<state_dir>/engine-run/``, which also holds its logs). When the
 configuration names no LLM or embedding endpoint, the offline model service
 (:mod:`mnote_kr_lightrag.modelservice`) runs beside it as a second process, and ingestion skips
@@ -17,6 +19,7 @@ exactly this code (:mod:`mnote_kr_testkit.engine`).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import os
 import secrets
 import shutil
@@ -61,7 +64,9 @@ LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pd
 # dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
              "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
-_MARKERS = {"server": "lightrag-server", "models": "mnote_kr_lightrag.modelservice"}
+_MARKERS = {"server": "mnote_kr_lightrag.guard", "models": "mnote_kr_lightrag.modelservice"}
+#: Engines recorded by an older mnote-kr ran ``lightrag-server`` directly: still ours to stop.
+_OLD_MARKERS = {"server": "lightrag-server"}
 # Popen objects of the engine processes this interpreter started. They outlive start_engine on
 # purpose; holding them here keeps Popen.__del__ from warning, and lets stop_engine reap them.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -108,16 +113,15 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def find_server_executable() -> Path:
-    """Locate ``lightrag-server``: beside ``sys.executable`` first, then on PATH."""
-    here = Path(sys.executable).parent
-    for name in ("lightrag-server", "lightrag-server.exe"):
-        if (here / name).is_file():
-            return here / name
-    found = shutil.which("lightrag-server")
-    if found:
-        return Path(found)
-    raise ProviderError("lightrag-server not installed", hint="pip install 'mnote-kr[engine]'")
+def require_server() -> list[str]:
+    """The command that runs the guarded ``lightrag-server`` in this interpreter.
+
+    The guard imports LightRAG's server module, so LightRAG's API extra must be installed in
+    the interpreter that runs mnote-kr (checked without importing it: that takes seconds).
+    """
+    if importlib.util.find_spec("lightrag") is None or importlib.util.find_spec("uvicorn") is None:
+        raise ProviderError("lightrag-server not installed", hint="pip install 'mnote-kr[engine]'")
+    return [sys.executable, "-m", "mnote_kr_lightrag.guard"]
 
 
 def _write_state(path: Path, info: EngineInfo) -> None:
@@ -174,7 +178,7 @@ def is_our_process(pid: int, role: str) -> bool:
         return False
     if _is_zombie(pid):
         return False
-    return _MARKERS[role] in cmd
+    return _MARKERS[role] in cmd or (role in _OLD_MARKERS and _OLD_MARKERS[role] in cmd)
 
 
 def _is_zombie(pid: int) -> bool:
@@ -392,7 +396,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float) -> EngineInfo:
     t0 = time.monotonic()
-    server_exe = find_server_executable()
+    server_cmd = require_server()
     tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
     engine_dir = data_dir / "engine"
     working_dir, input_dir = engine_dir / "rag_storage", engine_dir / "inputs"
@@ -447,6 +451,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "EMBEDDING_BINDING_API_KEY": emb_key, "EMBEDDING_MODEL": emb_model, "EMBEDDING_DIM": str(dim),
             "TIKTOKEN_CACHE_DIR": str(tiktoken_dir),
             "LIGHTRAG_API_KEY": api_key,
+            # LightRAG's defaults open /api/* (its Ollama-compatible chat) without the key and
+            # allow every CORS origin; the guard refuses both anyway, LightRAG agrees with it.
+            "WHITELIST_PATHS": "/health", "CORS_ORIGINS": "",
             "LIGHTRAG_PARSER": rules,
             "DOCX_SMART_HEADING": "false",  # needs spaCy models that only come from GitHub
             # The offline "answers" must never be cached: a real LLM configured later would
@@ -459,7 +466,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         })
         server_log.write_bytes(b"")
         url = f"http://{host}:{sport}"
-        sproc = _spawn([str(server_exe)], cwd=run_dir, env=env, log=server_log)
+        sproc = _spawn(server_cmd, cwd=run_dir, env=env, log=server_log)
         started.append((sproc, "server"))
         info = EngineInfo(
             url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),

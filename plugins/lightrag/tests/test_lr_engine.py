@@ -114,11 +114,13 @@ def test_lr_status_cleans_a_record_whose_server_is_gone(tmp_path: Path) -> None:
     assert not (tmp_path / engine.STATE_FILE).exists()
 
 
-def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
-    monkeypatch.setenv("PATH", str(tmp_path))
+def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = engine.importlib.util.find_spec
+    assert engine.require_server()[1:] == ["-m", "mnote_kr_lightrag.guard"]
+    monkeypatch.setattr(engine.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "lightrag" else real(name, *a))
     with pytest.raises(ProviderError, match="lightrag-server not installed") as exc:
-        engine.find_server_executable()
+        engine.require_server()
     assert "mnote-kr[engine]" in str(exc.value)
 
 
