@@ -60,6 +60,10 @@ OFFLINE_PARSER_RULES = f"docx:native-!{CHUNK};md:native-!{CHUNK};txt:legacy-!{CH
 #: With a real LLM configured, the knowledge graph is built as usual.
 LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pdf:legacy-{CHUNK}"
 
+#: LightRAG's defaults open /api/* (its Ollama-compatible chat) without the key and allow every
+#: CORS origin. The guard refuses both anyway; with these LightRAG's own checks agree with it.
+LOCKDOWN_ENV = {"WHITELIST_PATHS": "/health", "CORS_ORIGINS": ""}
+
 # Only these variables of the caller's environment reach the engine's processes: LightRAG reads
 # dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
@@ -270,6 +274,16 @@ def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[
     return body if isinstance(body, dict) else None
 
 
+def guard_active(url: str) -> bool:
+    """True when the engine at ``url`` refuses a foreign Host header, i.e. its guard is in place."""
+    try:
+        with httpx.Client(trust_env=False, timeout=5.0) as client:
+            resp = client.get(f"{url}/health", headers={"Host": "mnote-kr-guard-check.invalid"})
+    except httpx.HTTPError:
+        return False
+    return resp.status_code == 403
+
+
 def _base_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
@@ -451,9 +465,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "EMBEDDING_BINDING_API_KEY": emb_key, "EMBEDDING_MODEL": emb_model, "EMBEDDING_DIM": str(dim),
             "TIKTOKEN_CACHE_DIR": str(tiktoken_dir),
             "LIGHTRAG_API_KEY": api_key,
-            # LightRAG's defaults open /api/* (its Ollama-compatible chat) without the key and
-            # allow every CORS origin; the guard refuses both anyway, LightRAG agrees with it.
-            "WHITELIST_PATHS": "/health", "CORS_ORIGINS": "",
+            **LOCKDOWN_ENV,
             "LIGHTRAG_PARSER": rules,
             "DOCX_SMART_HEADING": "false",  # needs spaCy models that only come from GitHub
             # The offline "answers" must never be cached: a real LLM configured later would
@@ -477,6 +489,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
         _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+        if not guard_active(url):
+            raise ProviderError("lightrag-server started without mnote-kr's guard (it answered a foreign "
+                                "Host header); it was stopped", url=url,
+                                hint="this LightRAG version starts differently; pin lightrag-hku[api]==1.5.7")
     except BaseException:
         for proc, role in reversed(started):
             _terminate(proc.pid, role, timeout=5)

@@ -142,8 +142,11 @@ def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool
 
 
 def clear_cache() -> None:
-    """Forget cached ``/health`` answers (tests; after reconfiguration)."""
+    """Forget cached ``/health`` answers and exposure probes (tests; after reconfiguration)."""
+    from . import exposure
+
     _HEALTH_CACHE.clear()
+    exposure.clear_cache()
 
 
 def effective_input_dir(ctx: ProviderContext, settings: Settings, client: LightRagClient | None) -> Path | None:

@@ -10,15 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import re
+import sys
+from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
 import pytest
 
-from mnote_kr_lightrag import engine
+from mnote_kr.config import load_config
+from mnote_kr.errors import ProviderError
+from mnote_kr.host import Host
+from mnote_kr.render import render_status
+from mnote_kr_lightrag import engine, settings
 from mnote_kr_lightrag.guard import EngineGuard
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
 
 PORT = 4242
 KEY = "k-123"
@@ -189,3 +196,60 @@ def test_lr_engine_refuses_dns_rebinding_hosts_even_with_the_key(lightrag_engine
                 resp = client.request(method, path, headers={"Host": host}, json={"page": 1, "page_size": 10})
                 assert resp.status_code == 403 and "Host not allowed" in resp.text, (host, path)
         assert client.get("/health", headers={"Host": f"localhost:{port}"}).json().get("configuration")
+    assert engine.guard_active(info.url)
+
+
+# --- status warns about a user's own, unguarded LightRAG (integration) -------------------------
+
+
+def _status(ws: Path, url: str, key: str, monkeypatch: pytest.MonkeyPatch) -> dict[str, Any]:
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", key)
+    ws.mkdir(parents=True, exist_ok=True)
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": url}}
+    settings.clear_cache()
+    return Host(ws, config=config).status()
+
+
+@pytest.fixture
+def stock_lightrag(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[engine.EngineInfo]:
+    """A real ``lightrag-server`` with LightRAG's own defaults (no guard, /api/* and CORS open)."""
+    server = Path(sys.executable).parent / "lightrag-server"
+    monkeypatch.setattr(engine, "require_server", lambda: [str(server)])
+    monkeypatch.setattr(engine, "LOCKDOWN_ENV", {})
+    state = tmp_path / "stock-state"
+    seed_tiktoken(tmp_path / "cache")
+    # start_engine itself never runs an unguarded server: it checks, stops it and says why.
+    with pytest.raises(ProviderError, match="without mnote-kr's guard"):
+        engine.start_engine(data_dir=tmp_path / "stock-data", state_dir=state, cache_dir=tmp_path / "cache",
+                            wait_s=120)
+    assert engine.read_state(state) is None and engine.engine_status(state) is None
+    monkeypatch.setattr(engine, "guard_active", lambda url: True)
+    info = engine.start_engine(data_dir=tmp_path / "stock-data", state_dir=state, cache_dir=tmp_path / "cache",
+                               wait_s=120)
+    try:
+        yield info
+    finally:
+        engine.stop_engine(state)
+
+
+@pytest.mark.integration
+def test_lr_status_warns_when_own_lightrag_answers_api_and_foreign_origins_without_key(
+        stock_lightrag: engine.EngineInfo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    info = _status(tmp_path / "kb", stock_lightrag.url, stock_lightrag.api_key, monkeypatch)
+    warnings = info["provider"]["warnings"]
+    assert info["provider"]["reachable"] is True and info["provider"]["error"] is None
+    assert len(warnings) == 2, warnings
+    assert "/api/*" in warnings[0] and "WHITELIST_PATHS=/health" in warnings[0]
+    assert "CORS" in warnings[1] and "CORS_ORIGINS" in warnings[1]
+    text = render_status(info)
+    assert text.count("Warning:") == 2 and "WHITELIST_PATHS=/health" in text
+
+
+@pytest.mark.integration
+def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine.EngineInfo, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    info = _status(tmp_path / "kb", lightrag_engine.url, lightrag_engine.api_key, monkeypatch)
+    assert info["provider"]["reachable"] is True and info["provider"]["coreVersion"]
+    assert info["provider"]["warnings"] == []
+    assert "Warning:" not in render_status(info)
