@@ -57,7 +57,7 @@ def _setup_host(ws: Path):  # noqa: ANN202 - (Host, FakeProvider)
 
 def serve_child(ws: Path) -> int:
     """The server side, in its own process, as a desktop shell would run it."""
-    from mnote_kr.server import ApiServer
+    from mnote_kr.server.app import ApiServer
 
     host, _ = _setup_host(ws)
     server = ApiServer(host, write_token_file=False).start()
@@ -121,8 +121,8 @@ def main() -> int:
 
 def serve_real(ws: Path) -> int:
     """Serve a Host whose provider is a real LightRAG (configured in the workspace)."""
-    from mnote_kr.host import Host
-    from mnote_kr.server import ApiServer
+    from mnote_kr.core.host import Host
+    from mnote_kr.server.app import ApiServer
 
     server = ApiServer(Host(ws), write_token_file=False).start()
     print(json.dumps({"url": server.url, "token": server.token}), flush=True)
@@ -134,7 +134,7 @@ def serve_real(ws: Path) -> int:
 def _real_engine_section(rounds: int) -> None:
     """The same comparison with the real retrieval engine behind the host (what a shell sees)."""
     # (the fake-provider section above isolates the pure HTTP cost; this one shows it in context)
-    from mnote_kr.host import Host
+    from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import start_engine, stop_engine
 
     with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-real-") as tmp:

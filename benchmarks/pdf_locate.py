@@ -1,7 +1,7 @@
 """PDF locate accuracy and speed, against the naive first-page/line-containing-the-query baseline.
 
 Runs the batch contract by default: writes REQUESTS.jsonl and runs
-``python -m mnote_kr.cli locate --batch REQUESTS.jsonl --json`` (one locator per line).
+``python -m mnote_kr locate --batch REQUESTS.jsonl --json`` (one locator per line).
 ``--in-process`` calls the plugin directly instead. Per-locate time is always measured
 in-process on a warm cache (each request once cold, then timed warm), beside the
 baseline's time on the same cache.
@@ -86,7 +86,7 @@ def run_batch(cases: list[C.Case], bad: list[Path], work: Path, in_process: bool
         return out, time.perf_counter() - t
     path = work / "REQUESTS.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in reqs), "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(path), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "mnote_kr", "locate", "--batch", str(path), "--json"],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
     if len(lines) != len(reqs):
@@ -115,7 +115,7 @@ def main() -> None:
         bad = [corpus / b for b in BAD] + [cut]
         measure_libraries(corpus)
         answers, wall = run_batch(cases, bad, work, args.in_process)
-        mode = "in-process" if args.in_process else "CLI batch (mnote_kr.cli locate --batch)"
+        mode = "in-process" if args.in_process else "CLI batch (python -m mnote_kr locate --batch)"
 
         # warm-cache timing, in-process, ours vs baseline on the same cache
         pdftext.clear_cache()

@@ -91,8 +91,8 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-search-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
-    from mnote_kr.config import load_config
-    from mnote_kr.host import Host
+    from mnote_kr.core.config import load_config
+    from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import start_engine, stop_engine
 
     state = tmp / "engine" / "state"

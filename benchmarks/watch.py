@@ -27,13 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.host import Host
+from mnote_kr.core.host import Host
 from mnote_kr.models import EntryUpdate, SourceEntry
 from mnote_kr.plugins import load_plugins
-from mnote_kr.reconcile import reconcile_and_apply
-from mnote_kr.registry import now_ms
-from mnote_kr.watch import WatchAction, Watcher
-from mnote_kr.workspace import sha256_file, source_id_for
+from mnote_kr.sync.reconcile import reconcile_and_apply
+from mnote_kr.core.registry import now_ms
+from mnote_kr.sync.watch import WatchAction, Watcher
+from mnote_kr.core.workspace import sha256_file, source_id_for
 
 
 class InstantProvider:

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
 from tests.cli_helpers import cli_env, turbine_pdf
 
 pytestmark = pytest.mark.integration

@@ -15,15 +15,15 @@ from pathlib import Path
 
 import httpx
 import pytest
-
-from mnote_kr.config import load_config
-from mnote_kr.errors import ProviderError
-from mnote_kr.host import Host
-from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_lightrag.engine import start_engine, stop_engine
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
-from tests.cli_helpers import turbine_pdf
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.docx_docs import DocxBuilder
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+from mnote_kr.errors import ProviderError
+from mnote_kr_lightrag.engine import start_engine, stop_engine
+from tests.cli_helpers import turbine_pdf
 
 pytestmark = pytest.mark.integration
 CORPUS = CORPUS_DIR
@@ -275,7 +275,7 @@ def test_provider_down_at_ingest_queues_and_sync_recovers(host: Host) -> None:
 
 
 def test_watcher_on_real_lightrag_stops_citing_deleted_and_follows_moves(host: Host) -> None:
-    from mnote_kr.watch import Watcher
+    from mnote_kr.sync.watch import Watcher
 
     token = uuid.uuid4().hex[:10]
     keep = write_md(host.root / "w" / "keep.md", f"# Keep {token}\n\nThe saffron lantern stays.\n")

@@ -16,11 +16,12 @@ from typing import Any
 
 import pytest
 
-from mnote_kr.host import Host
+from mnote_kr.core.host import Host
+from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
-from mnote_kr.reconcile import PROVISIONAL_MISSING, REASON_CHANGED, REASON_MISSING, load_pending_new
-from mnote_kr.watch import WatchAction, Watcher
+from mnote_kr.sync.reconcile import PROVISIONAL_MISSING, REASON_CHANGED, REASON_MISSING
+from mnote_kr.sync.watch import WatchAction, Watcher
 from tests.watch_fakes import FakeProvider, digest_tree, write
 
 pytestmark = pytest.mark.timeout(120)

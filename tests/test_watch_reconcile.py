@@ -9,20 +9,20 @@ from typing import Any
 
 import pytest
 
-from mnote_kr.host import Host
+from mnote_kr.core.host import Host
+from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import IndexedRoot, SourceEntry
 from mnote_kr.plugins import load_plugins
-from mnote_kr.reconcile import (
+from mnote_kr.sync.reconcile import (
     PROVISIONAL_MISSING,
     REASON_CHANGED,
     REASON_MISSING,
     admitted,
-    load_pending_new,
     plan_changes,
     reconcile_and_apply,
     scan_tree,
 )
-from mnote_kr.watch import _Handler
+from mnote_kr.sync.watch import _Handler
 from tests.watch_fakes import FakeProvider, digest_tree, write
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from mnote_kr.context import ProviderContext
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.host import Host
+from mnote_kr.core.host import Host
 from mnote_kr.models import (
     EntryUpdate,
     MappedReference,

@@ -28,7 +28,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from mnote_kr.errors import DocumentError
-from mnote_kr.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4

@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .errors import PathNotAllowedError, UsageError
-from .models import SkippedPath, SourceFile
+from mnote_kr.errors import PathNotAllowedError, UsageError
+from mnote_kr.models import SkippedPath, SourceFile
 
 MNOTE_DIR = ".mnote"
 SKIP_DIRS = frozenset({".mnote", ".git", "node_modules", "target", "__parsed__", ".venv"})

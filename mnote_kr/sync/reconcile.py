@@ -29,18 +29,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import filelock
-import msgspec
 
-from .errors import MnoteKrError, ProviderError, UsageError
-from .models import IndexedRoot, SourceEntry
-from .registry import Registry, now_ms
-from .workspace import SKIP_DIRS, sha256_file
+from mnote_kr.core.pending import (
+    PENDING_NEW_FILE,
+    PendingNew,
+    PendingNewFile,
+    load_pending_new,
+    pending_encoder,
+    pending_new_path,
+)
+from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.workspace import SKIP_DIRS, sha256_file
+from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
+from mnote_kr.models import IndexedRoot, SourceEntry
 
 if TYPE_CHECKING:
-    from .host import Host
+    from mnote_kr.core.host import Host
 
-PENDING_NEW_FILE = "pending-new.json"
-PENDING_NEW_VERSION = 1
 
 #: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
 #: over). Such an entry is not cited; a later pass confirms it, or restores it when the
@@ -427,39 +432,6 @@ def apply_plan(
 # --------------------------------------------------------------------------- pending-new.json
 
 
-class PendingNewFile(msgspec.Struct, kw_only=True, rename="camel"):
-    """One file in a root that is on disk but not in the index."""
-
-    source_path: str
-    root: str
-    size: int = 0
-    seen_at_ms: int = 0
-
-
-class PendingNew(msgspec.Struct, kw_only=True, rename="camel"):
-    """``.mnote/index/pending-new.json``: new files waiting for an ingest."""
-
-    version: int = PENDING_NEW_VERSION
-    updated_at_ms: int = 0
-    files: list[PendingNewFile] = []
-
-
-_pending_decoder = msgspec.json.Decoder(PendingNew)
-_pending_encoder = msgspec.json.Encoder()
-
-
-def pending_new_path(host: Host) -> Path:
-    return host.store.index_dir / PENDING_NEW_FILE
-
-
-def load_pending_new(host: Host) -> PendingNew:
-    """The pending-new list (empty when absent or unreadable: it is a derived cache)."""
-    try:
-        return _pending_decoder.decode(pending_new_path(host).read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return PendingNew()
-
-
 def update_pending_new(
     host: Host,
     *,
@@ -504,7 +476,7 @@ def update_pending_new(
             return current
         snapshot = PendingNew(updated_at_ms=now, files=kept)
         tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
-        tmp.write_bytes(_pending_encoder.encode(snapshot))
+        tmp.write_bytes(pending_encoder.encode(snapshot))
         os.replace(tmp, path)
         return snapshot
 
