@@ -19,10 +19,10 @@ from urllib.parse import urlsplit
 import httpx
 import pytest
 
-from mnote_kr.config import load_config
+from mnote_kr.core.config import load_config
 from mnote_kr.errors import ProviderError
-from mnote_kr.host import Host
-from mnote_kr.render import render_status
+from mnote_kr.core.host import Host
+from mnote_kr.citations.render import render_status
 from mnote_kr_lightrag import engine, settings
 from mnote_kr_lightrag.guard import EngineGuard
 from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
