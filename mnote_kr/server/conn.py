@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import queue
 import selectors
 import socket
@@ -58,7 +59,7 @@ class Limits:
 
 
 def _status_bytes(status: int, code: str, message: str, retry_after: int | None = None) -> bytes:
-    body = ('{"error":{"code":"%s","message":"%s","hint":null}}' % (code, message)).encode("ascii")
+    body = json.dumps({"error": {"code": code, "message": message, "hint": None}}).encode("ascii")
     reason = {408: "Request Timeout", 431: "Request Header Fields Too Large", 503: "Service Unavailable"}[status]
     head = [f"HTTP/1.1 {status} {reason}", "Content-Type: application/json", f"Content-Length: {len(body)}",
             "Cache-Control: no-store", "Connection: close"]
@@ -256,7 +257,7 @@ class GatedHTTPServer(socketserver.TCPServer):
                     self._idle_workers += 1
 
     def _serve_one(self, sock: socket.socket, addr: Any, prefix: bytes) -> None:
-        handler: GatedHandler | None = None
+        handler: Any = None
         try:
             sock.setblocking(True)
             handler = self.RequestHandlerClass(sock, addr, self, prefix)  # type: ignore[call-arg, arg-type]
@@ -304,7 +305,7 @@ class _PrefixedRaw(io.RawIOBase):
             buffer[:n] = self._prefix[:n]
             self._prefix = self._prefix[n:]
             return n
-        return self._raw.readinto(buffer)  # type: ignore[no-any-return]
+        return self._raw.readinto(buffer)
 
     def close(self) -> None:
         self._raw.close()
@@ -332,7 +333,7 @@ class GatedHandler(BaseHTTPRequestHandler):
     ``leftover`` holds bytes of the next request read together with this one.
     """
 
-    server: GatedHTTPServer  # type: ignore[assignment]
+    server: GatedHTTPServer
 
     def __init__(self, request: Any, client_address: Any, server: GatedHTTPServer, prefix: bytes = b"") -> None:
         self._prefix = prefix

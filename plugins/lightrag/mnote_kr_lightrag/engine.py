@@ -1,14 +1,16 @@
 """The managed local LightRAG engine (``mnote-kr engine start|stop|status``).
 
 :func:`start_engine` runs a real ``lightrag-server`` (``pip install 'mnote-kr[engine]'``) on
-loopback, through :mod:`mnote_kr_lightrag.guard`: LightRAG's own server whose app is wrapped in a
-check of Host, Origin and key, so nothing but ``/health`` answers without the engine's key and no
-other origin or host name reaches it. Its working and input dirs live under ``<data_dir>/engine/``; it runs from a scratch
+loopback. Its working and input dirs live under ``<data_dir>/engine/``; it runs from a scratch
 directory without ``.env`` (``<state_dir>/engine-run/``, which also holds its logs). When the
 configuration names no LLM or embedding endpoint, the offline model service
 (:mod:`mnote_kr_lightrag.modelservice`) runs beside it as a second process, and ingestion skips
 knowledge-graph extraction (LightRAG's ``!`` parser option), so nothing needs an LLM; answers
 then come back as ``modelservice.NO_LLM_ANSWER`` and the provider reports ``answer: null``.
+
+The server runs through :mod:`mnote_kr_lightrag.guard`: LightRAG's own server whose app is
+wrapped in a check of Host, Origin and key, so nothing but ``/health`` answers without the
+engine's key and no other origin or host name reaches it (``docs/security.md``).
 
 The PIDs, URL and a random API key go to ``<state_dir>/engine.json`` (mode 0600, atomic).
 :func:`stop_engine` signals only those PIDs, and only after checking that each one still runs

@@ -127,7 +127,7 @@ def main() -> None:
         wrapped = EngineGuard(app, port=int(kwargs.get("port", port)), api_key=api_key, extra_hosts=extra)
         return original_run(wrapped, *args, **kwargs)
 
-    uvicorn.run = guarded_run  # type: ignore[assignment]
+    uvicorn.run = guarded_run
     lightrag_server.main()
 
 

@@ -18,14 +18,14 @@ from urllib.parse import urlsplit
 
 import httpx
 import pytest
+from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
 
-from mnote_kr.core.config import load_config
-from mnote_kr.errors import ProviderError
-from mnote_kr.core.host import Host
 from mnote_kr.citations.render import render_status
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag import engine, settings
 from mnote_kr_lightrag.guard import EngineGuard
-from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
 
 PORT = 4242
 KEY = "k-123"
@@ -142,7 +142,7 @@ def _routes(info: engine.EngineInfo) -> list[tuple[str, str]]:
 
 
 @pytest.mark.integration
-def test_lr_engine_refuses_every_route_but_health_without_the_key(lightrag_engine: engine.EngineInfo) -> None:
+def test_lr_engine_refuses_every_route_but_health_without_the_key(lightrag_engine: engine.EngineInfo) -> None:  # noqa: F811
     info = lightrag_engine
     routes = _routes(info)
     paths = {p for _, p in routes}
@@ -172,7 +172,7 @@ def test_lr_engine_refuses_every_route_but_health_without_the_key(lightrag_engin
 
 
 @pytest.mark.integration
-def test_lr_engine_gives_foreign_origins_no_cors(lightrag_engine: engine.EngineInfo) -> None:
+def test_lr_engine_gives_foreign_origins_no_cors(lightrag_engine: engine.EngineInfo) -> None:  # noqa: F811
     info = lightrag_engine
     with _client(info) as client:
         for resp in (
@@ -187,7 +187,7 @@ def test_lr_engine_gives_foreign_origins_no_cors(lightrag_engine: engine.EngineI
 
 
 @pytest.mark.integration
-def test_lr_engine_refuses_dns_rebinding_hosts_even_with_the_key(lightrag_engine: engine.EngineInfo) -> None:
+def test_lr_engine_refuses_dns_rebinding_hosts_even_with_the_key(lightrag_engine: engine.EngineInfo) -> None:  # noqa: F811
     info = lightrag_engine
     port = urlsplit(info.url).port
     with _client(info, **{"X-API-Key": info.api_key}) as client:
@@ -247,7 +247,7 @@ def test_lr_status_warns_when_own_lightrag_answers_api_and_foreign_origins_witho
 
 
 @pytest.mark.integration
-def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine.EngineInfo, tmp_path: Path,
+def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine.EngineInfo, tmp_path: Path,  # noqa: F811
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     info = _status(tmp_path / "kb", lightrag_engine.url, lightrag_engine.api_key, monkeypatch)
     assert info["provider"]["reachable"] is True and info["provider"]["coreVersion"]
