@@ -14,11 +14,13 @@ from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry
 
 
 class FakeProvider:
-    """Indexes instantly; ``down`` simulates an unreachable provider; ``broken`` a buggy one."""
+    """Indexes instantly; ``down`` simulates an unreachable provider; ``broken`` a buggy one;
+    ``busy`` one that takes the call but leaves the files pending (as LightRAG's busy pipeline does)."""
 
     def __init__(self) -> None:
         self.down = False
         self.broken = False
+        self.busy = False
         self.ingested: list[str] = []
         self.deleted: list[str] = []
         self.docs: dict[str, str] = {}  # rel path -> current doc id, as a real index keeps it
@@ -42,6 +44,9 @@ class FakeProvider:
         self._check()
         if self.broken:
             raise RuntimeError("bug in the provider")
+        if self.busy:
+            return [EntryUpdate(source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
+                                last_error="pipeline busy; retried later") for s in sources]
         self.ingested.extend(s.rel_path for s in sources)
         updates = [self._done(s.rel_path, s.sha256) for s in sources]
         for up in updates:  # the ingest contract: the provider replaces its own older version
