@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
+import json
 import os
 import secrets
 import shutil
@@ -45,6 +46,9 @@ from . import modelservice
 from .tiktoken_cache import ensure_tiktoken_cache
 
 STATE_FILE = "engine.json"
+#: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
+#: the next error can say the engine died (and where its log is) rather than that none is set up.
+DIED_FILE = "engine-died.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
@@ -365,6 +369,9 @@ def engine_status(state_dir: Path) -> EngineInfo | None:
         for role, pid in info.pids.items():
             if role in _MARKERS:
                 _terminate(pid, role, timeout=5)
+        with contextlib.suppress(OSError):
+            (state_dir / DIED_FILE).write_text(json.dumps(
+                {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
     for _ in range(3):
@@ -506,7 +513,17 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
 
     info = msgspec.structs.replace(info, start_seconds=round(time.monotonic() - t0, 3))
     _write_state(state_dir / STATE_FILE, info)
+    (state_dir / DIED_FILE).unlink(missing_ok=True)
     return info
+
+
+def died_record(state_dir: Path) -> dict[str, Any] | None:
+    """What :func:`engine_status` noted when it found the engine's server gone, or None."""
+    try:
+        record = json.loads((Path(state_dir) / DIED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
@@ -526,4 +543,5 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
                 if pid and _terminate(pid, role, timeout):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
+        (state_dir / DIED_FILE).unlink(missing_ok=True)
         return stopped
