@@ -30,6 +30,7 @@ from __future__ import annotations
 import contextlib
 import io
 import json
+import logging
 import queue
 import selectors
 import socket
@@ -41,6 +42,8 @@ from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 __all__ = ["GatedHTTPServer", "GatedHandler", "Limits"]
+
+log = logging.getLogger("mnote_kr.server.conn")
 
 _MAX_HEADER_BYTES = 65536 + 4096  # the stdlib's own line limit, plus room for the other lines
 
@@ -162,21 +165,29 @@ class GatedHTTPServer(socketserver.TCPServer):
         waiting: dict[socket.socket, _Conn] = {}
         try:
             while not self._closing:
-                now = time.monotonic()
-                next_due = min((c.deadline(self.limits) for c in waiting.values()), default=now + 1.0)
-                for key, _ in sel.select(max(0.01, min(1.0, next_due - now))):
-                    if key.data is None:
-                        with contextlib.suppress(OSError):
-                            while self._wake_r.recv(4096):
-                                pass
-                        continue
-                    self._read_some(key.data, sel, waiting)
-                self._admit(sel, waiting)
-                self._expire(sel, waiting)
+                try:
+                    self._gate_step(sel, waiting)
+                except Exception:  # noqa: BLE001 - the gate must outlive any one connection's oddity
+                    log.exception("connection gate")
+                    time.sleep(0.05)
         finally:
             for conn in waiting.values():
                 _close(conn.sock)
             sel.close()
+
+    def _gate_step(self, sel: selectors.BaseSelector, waiting: dict[socket.socket, _Conn]) -> None:
+        """Wait for bytes, a new connection or the next deadline; then act on what happened."""
+        now = time.monotonic()
+        next_due = min((c.deadline(self.limits) for c in waiting.values()), default=now + 1.0)
+        for key, _ in sel.select(max(0.01, min(1.0, next_due - now))):
+            if key.data is None:
+                with contextlib.suppress(OSError):
+                    while self._wake_r.recv(4096):
+                        pass
+                continue
+            self._read_some(key.data, sel, waiting)
+        self._admit(sel, waiting)
+        self._expire(sel, waiting)
 
     def _admit(self, sel: selectors.BaseSelector, waiting: dict[socket.socket, _Conn]) -> None:
         with self._lock:
@@ -187,8 +198,12 @@ class GatedHTTPServer(socketserver.TCPServer):
                 # client reconnects; a slow one was nearest its deadline anyway).
                 oldest = min(waiting.values(), key=lambda c: c.since)
                 self._drop(oldest, sel, waiting, _BUSY_503 if oldest.first_byte else None)
+            try:
+                sel.register(conn.sock, selectors.EVENT_READ, conn)
+            except (OSError, ValueError):  # closed under us (the client went away): nothing to serve
+                _close(conn.sock)
+                continue
             waiting[conn.sock] = conn
-            sel.register(conn.sock, selectors.EVENT_READ, conn)
             if conn.buf and _header_complete(conn.buf):  # a pipelined request arrived with the last one
                 self._dispatch(conn, sel, waiting)
 
