@@ -8,6 +8,7 @@ still counts.
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -19,10 +20,10 @@ REPO = Path(__file__).resolve().parents[1]
 HOST = REPO / "mnote_kr"
 
 # The core (data, registry, workspace, host) and the plugin contract must not reach a face
-# (CLI, HTTP server) or the watcher: those are built on the core, never the other way round.
+# (CLI, HTTP server, agent tools) or the watcher: those are built on the core, never the other way round.
 CORE_PREFIXES = ("mnote_kr.core", "mnote_kr.errors", "mnote_kr.models", "mnote_kr.context",
                  "mnote_kr.hookspecs", "mnote_kr.plugins", "mnote_kr.citations")
-FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync")
+FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync", "mnote_kr.agents")
 TEST_ONLY_IMPORTS = ("pytest", "hypothesis", "mnote_kr_testkit", "_pytest")
 
 
@@ -141,8 +142,16 @@ def test_core_imports_no_face_and_no_watcher() -> None:
 
 
 def _built_wheel(project: Path, out: Path) -> Path:
+    """Build ``project``'s wheel from a copy (setuptools leaves build/ behind in the tree it builds)."""
+    src = out / "src"
+    src.mkdir()
+    for item in ("pyproject.toml", "README.md", *(p.name for p in project.glob("mnote_kr*") if p.is_dir())):
+        if (project / item).is_dir():
+            shutil.copytree(project / item, src / item, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (project / item).exists():
+            shutil.copy2(project / item, src / item)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(project)], check=True, capture_output=True, timeout=240)
+                    "-w", str(out), str(src)], check=True, capture_output=True, timeout=240)
     (wheel,) = out.glob("*.whl")
     return wheel
 
@@ -155,6 +164,7 @@ def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> N
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.endswith(".py")]
         zf.extractall(tmp_path / "x", members=names)
+    assert not any(n.startswith("tests/") for n in names)
     assert names, "the wheel holds no module"
     top = sorted({n.split("/")[0] for n in names})
     assert len(top) == 1, top
