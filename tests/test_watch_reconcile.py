@@ -216,13 +216,13 @@ def test_reconcile_reports_files_the_provider_left_pending_as_queued_not_ingeste
     write(ws / "r" / "a.md", "a\n")
     host.roots_add(ws / "r", run_on_change=True)
     host.ingest([ws / "r"])
-    fake.busy = True
+    fake.ingest_status = "pending"  # takes the call, leaves the file pending (a busy pipeline)
     write(ws / "r" / "b.md", "b, new\n")
     lines: list[tuple[str, str, str]] = []
 
     summary = reconcile_and_apply(host, on_action=lambda kind, rel, detail: lines.append((kind, rel, detail)))
 
     assert summary["ingest"] == {"ingested": [], "queued": ["r/b.md"], "failed": []}
-    assert ("queued", "r/b.md", "pipeline busy; retried later") in lines
+    assert ("queued", "r/b.md", "left pending; 'mnote-kr sync' sends it later") in lines
     assert not any(kind == "ingested" for kind, _, _ in lines)
     assert host.registry().entries["r/b.md"].status == "pending"
