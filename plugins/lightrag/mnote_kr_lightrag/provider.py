@@ -18,7 +18,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderBusyError, ProviderError
 from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 
-from . import links, naming
+from . import exposure, links, naming
 from .failures import explain_failure
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .client import _one_line as client_one_line
@@ -402,6 +402,7 @@ class LightRagProvider:
     def status(self, entries: list[SourceEntry]) -> ProviderStatus:
         """Health, rerank configuration, document counts and unmapped LightRAG documents."""
         health = cached_health(self.ctx, self.client, refresh=True)
+        warnings = exposure.probe(self.client, id(self.ctx.transport))
         configuration: dict[str, Any] = as_dict(health.get("configuration"))
         try:
             rows, counts = self.client.all_documents()
@@ -412,7 +413,8 @@ class LightRagProvider:
             return ProviderStatus(provider=PROVIDER, reachable=True, url=self.settings.url, error=str(exc),
                                   core_version=health.get("core_version"), api_version=health.get("api_version"),
                                   pipeline_busy=health.get("pipeline_busy"),
-                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None)
+                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
+                                  warnings=warnings)
         known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
         known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
         unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
@@ -442,6 +444,7 @@ class LightRagProvider:
             webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
             input_directory=str(input_dir) if input_dir else None,
             working_directory=health.get("working_directory") or self.settings.working_dir, extra=extra,
+            warnings=warnings,
         )
 
 
