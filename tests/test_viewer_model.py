@@ -93,7 +93,8 @@ def test_render_page_honours_rotation_and_crop_box(plugins) -> None:
     assert png is not None
     width, height = struct.unpack(">II", png[16:24])
     assert abs(width - size.width) <= 1 and abs(height - size.height) <= 1
-    assert size.width > size.height  # the landscape page as displayed
+    # /Rotate 90 on a landscape media box (1008 x 612): displayed, and drawn, as portrait
+    assert (size.width, size.height) == (612, 1008)
 
 
 def _plan(kind: str, precision: str, page: int | None) -> OpenPlan:

@@ -59,7 +59,7 @@ def test_open_show_starts_a_short_lived_server_prints_url_and_opens_the_browser(
         url = log.read_text().strip().splitlines()[0]
         assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?token=" in url
         page = _fetch_as_browser(url)
-        assert page.status_code == 200 and "quillwort" in page.text and 'class="para cited"' in page.text
+        assert page.status_code == 200 and 'data-paragraph-index="1">The quillwort pump' in page.text
         out, err = proc.communicate(timeout=30)  # it stops by itself once idle
     finally:
         if proc.poll() is None:

@@ -256,6 +256,7 @@ def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator)
     out: list[str] = []
     paras = model.paragraphs
     counters: list[int] = []
+    kinds: list[bool] = []  # per level: numbered or bulleted
     i = 0
     while i < len(paras):
         p = paras[i]
@@ -264,19 +265,23 @@ def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator)
             while j < len(paras) and paras[j].cell is not None and paras[j].cell[0] == p.cell[0]:  # type: ignore[index]
                 j += 1
             out.append(_table(list(paras[i:j]), cited_index, loc))
-            counters = []
+            counters, kinds = [], []
             i = j
             continue
         marker = ""
         if p.list_level is not None:
             level = p.list_level
             del counters[level + 1:]
+            del kinds[level + 1:]
             while len(counters) <= level:
                 counters.append(0)
+                kinds.append(p.list_ordered)
+            if kinds[level] != p.list_ordered:  # a bulleted list then a numbered one: numbering restarts
+                counters[level], kinds[level] = 0, p.list_ordered
             counters[level] += 1
             marker = f"{counters[level]}." if p.list_ordered else "•"
         else:
-            counters = []
+            counters, kinds = [], []
         out.append(_paragraph(p, loc if p.index == cited_index else None, marker))
         i += 1
     return "".join(out)
