@@ -89,8 +89,10 @@ def render_alone(path: Path, page: int, scale: float) -> float:
 
 
 def _signed_in(server) -> httpx.Client:  # noqa: ANN001 - ApiServer
+    """A client holding the session cookie (use it as a context manager)."""
     client = httpx.Client(base_url=server.url, timeout=60)
-    client.get("/", params={"token": server.token})
+    with client.stream("GET", "/", params={"token": server.token}) as r:
+        assert r.status_code == 303, r.status_code
     return client
 
 
@@ -105,8 +107,10 @@ def child(ws: Path, cid: str, page: int, scale: float, baseline: bool) -> None:
     from mnote_kr.server.app import ApiServer
 
     host, _ = fake_host(ws)
-    with ApiServer(host, write_token_file=False) as server, _signed_in(server) as client:
+    with ApiServer(host, write_token_file=False) as server:
+        client = _signed_in(server)
         elapsed, ok = first_render(client, cid)
+        client.close()
     print(json.dumps({"seconds": elapsed, "ok": ok, "with_start": time.perf_counter() - t0}))
 
 
@@ -141,7 +145,8 @@ def main() -> int:
         warm: list[float] = []
         base: list[float] = []
         misses = 0
-        with ApiServer(host, write_token_file=False) as server, _signed_in(server) as client:
+        with ApiServer(host, write_token_file=False) as server:
+            client = _signed_in(server)
             state = web.state(server)
             first_render(client, cid)  # load code paths once; cold below means empty caches
             for _ in range(args.rounds):
@@ -154,6 +159,7 @@ def main() -> int:
                 t, ok = first_render(client, cid)
                 warm.append(t)
                 misses += not ok
+            client.close()
         fresh: list[float] = []
         fresh_base: list[float] = []
         for _ in range(args.fresh):

@@ -114,3 +114,18 @@ def test_system_viewer_command_opens_pdf_at_page_when_a_viewer_can() -> None:
         "/usr/bin/xdg-open", "/w/a.pdf"]
     assert open_command(_plan("pdf", "bbox", 3), which={}.get, platform="darwin") == ["open", "/w/a.pdf"]
     assert open_command(_plan("office", "paragraph", None), which={}.get, platform="linux") is None
+
+
+def test_page_sizes_agree_with_the_locator_frame_on_every_corpus_pdf(plugins) -> None:
+    from mnote_kr_pdf_bbox.pdftext import DocumentError as _  # noqa: F401  (same error type)
+    from mnote_kr_pdf_bbox.pdftext import load_document
+
+    checked = 0
+    for pdf in sorted((CORPUS / "pdf").glob("*.pdf")):
+        model = plugins.document_model(str(pdf))
+        frames = [page.geometry.size for page in load_document(pdf).pages]
+        assert model is not None and len(model.pages) == len(frames), pdf.name
+        for size, (w, h) in zip(model.pages, frames, strict=True):
+            assert abs(size.width - w) < 0.01 and abs(size.height - h) < 0.01, (pdf.name, size, (w, h))
+        checked += 1
+    assert checked >= 30

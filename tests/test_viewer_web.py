@@ -43,8 +43,8 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
     (ws / "papers" / "icing.pdf").write_bytes(turbine_pdf(TOKEN))
     docx, idx = report_docx(TOKEN)
     (ws / "papers" / "report.docx").write_bytes(docx)
-    (ws / "papers" / "notes.md").write_text(
-        "# Notes\n\nNothing about rotors here.\n\n## Heating\n\n- blade heating power loss was small\n", encoding="utf-8")
+    notes = "# Notes\n\nNothing about rotors here.\n\n## Heating\n\n- blade heating power loss was small\n"
+    (ws / "papers" / "notes.md").write_text(notes, encoding="utf-8")
     host, provider = fake_host(ws)
     host.roots_add(ws / "papers")
     host.ingest([ws / "papers"])
