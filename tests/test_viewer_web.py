@@ -234,3 +234,35 @@ def test_mark_query_escapes_html_and_marks_terms_case_insensitively():
     assert out == ('&lt;b&gt;<mark class="q">Blade</mark>&lt;/b&gt; <mark class="q">heating</mark> &amp; the '
                    '<mark class="q">BLADE</mark>')
     assert webpages.mark_query("吡咯烷 是一种环状仲胺", "吡咯烷") == '<mark class="q">吡咯烷</mark> 是一种环状仲胺'
+
+
+def test_multi_page_pdf_opens_at_the_cited_page_and_navigates(tmp_path: Path) -> None:
+    from mnote_kr_testkit.data import CORPUS
+
+    ws = tmp_path / "ws"
+    (ws / "papers").mkdir(parents=True)
+    (ws / "papers" / "paper.pdf").write_bytes((CORPUS / "pdf" / "pdfjs__tracemonkey.pdf").read_bytes())
+    host, provider = fake_host(ws)
+    host.roots_add(ws / "papers")
+    host.ingest([ws / "papers"])
+    # The longest sentence of page 3's own text layer, as LightRAG's chunk would hold it.
+    import pypdfium2
+
+    doc = pypdfium2.PdfDocument(str(ws / "papers" / "paper.pdf"))
+    text = doc[2].get_textpage().get_text_range()
+    doc.close()
+    sentences = [" ".join(s.split()) for s in re.split(r"(?<=[.!?])\s", text)]
+    evidence = max((s for s in sentences if 60 <= len(s) <= 300), key=len)
+    provider.texts[FakeProvider.name_for("papers/paper.pdf")] = evidence
+    cite = host.search(" ".join(re.findall(r"[A-Za-z]{6,}", evidence)[:3]), top_k=5).results[0]
+    assert cite.locator_precision == "bbox" and cite.locator.page == 3, cite.locator
+    cited = 3
+    with ApiServer(host, write_token_file=False) as server, _signed_in(server) as client:
+        first = client.get(webpages.view_url(cite.citation_id)).text
+        assert f"page {cited} of 14" in first and 'id="hl"' in first
+        other = cited + 1 if cited < 14 else cited - 1
+        assert f'href="{webpages.view_url(cite.citation_id, page=other)}"' in first  # next/previous link
+        elsewhere = client.get(webpages.view_url(cite.citation_id, page=other)).text
+        assert f"page {other} of 14" in elsewhere and 'id="hl"' not in elsewhere
+        assert f'>p.{cited}</a>' in elsewhere  # the way back to the cited page
+        assert client.get(webpages.view_url(cite.citation_id, page=15)).status_code == 404
