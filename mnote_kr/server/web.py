@@ -216,7 +216,13 @@ def _drain(handler: BaseHTTPRequestHandler) -> None:
     if handler.headers.get("Transfer-Encoding") or not raw.isdigit() or int(raw) > 65536:
         handler.close_connection = True
     elif int(raw):
-        handler.rfile.read(int(raw))
+        # The server's deadline-aware reader (conn.py) when there is one: a trickled body cannot hold a thread.
+        read_exact = getattr(handler, "read_exact", None)
+        if read_exact is not None:
+            if read_exact(int(raw)) is None:
+                handler.close_connection = True
+        else:
+            handler.rfile.read(int(raw))
 
 
 # --------------------------------------------------------------------------- dispatch
