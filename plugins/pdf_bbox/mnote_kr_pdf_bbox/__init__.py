@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from mnote_kr import hookimpl
-from mnote_kr.models import LocateRequest, Locator
+from mnote_kr.models import DocumentModel, LocateRequest, Locator
 
 PLUGIN = "pdf_bbox"
 
-__all__ = ["PLUGIN", "clear_cache", "locate", "locate_pdf", "locator_extensions", "prepare_locate"]
+__all__ = ["PLUGIN", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions", "prepare_locate",
+           "render_page"]
 
 
 def __getattr__(name: str) -> Any:
@@ -58,3 +59,23 @@ def locate(request: LocateRequest) -> Locator | None:
     if not is_pdf(request.file):
         return None
     return locate_pdf(request)
+
+
+@hookimpl
+def document_model(path: str) -> DocumentModel | None:
+    """The PDF's pages and their sizes in points (the locator's frame); None for another type."""
+    if not _is_pdf(path):
+        return None
+    from .render import document_model as _document_model
+
+    return _document_model(path)
+
+
+@hookimpl
+def render_page(path: str, page: int, scale: float) -> bytes | None:
+    """One page as PNG at ``scale`` pixels per point; None for another file type."""
+    if not _is_pdf(path):
+        return None
+    from .render import render_png
+
+    return render_png(path, page, scale)
