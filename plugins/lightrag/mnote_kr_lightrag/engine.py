@@ -365,13 +365,16 @@ def start_engine(
     embedding: Mapping[str, Any] | None = None,
     parser_rules: str | None = None,
     wait_s: float = 60.0,
+    workspace: str | None = None,
 ) -> EngineInfo:
     """Start (or return the already running) managed LightRAG engine.
 
     ``llm`` / ``embedding`` are endpoint dicts from the config (``host`` = OpenAI-compatible
     base URL ending in ``/v1``, ``model``, ``api_key``; embedding also ``dim``). When either is
     missing, the offline model service serves that role. ``cache_dir`` is the host's cache dir;
-    tiktoken's files go to ``cache_dir/tiktoken``. Raises ``ProviderError`` (with the tail of the
+    tiktoken's files go to ``cache_dir/tiktoken``. ``workspace`` sets LightRAG's ``WORKSPACE``
+    (its own storage and input namespace under the shared working and input dirs); such an engine
+    is recorded under :func:`workspace_state_dir`. Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
     """
@@ -385,12 +388,13 @@ def start_engine(
                                     url=running.url, hint="run 'mnote-kr engine stop' and start it again")
             return running
         return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
-                             llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s)
+                             llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s,
+                             workspace=workspace)
 
 
 def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
-                  parser_rules: str | None, wait_s: float) -> EngineInfo:
+                  parser_rules: str | None, wait_s: float, workspace: str | None = None) -> EngineInfo:
     t0 = time.monotonic()
     server_exe = find_server_executable()
     tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
@@ -456,6 +460,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "RERANK_BINDING": "null",
             **({"COSINE_THRESHOLD": OFFLINE_COSINE_THRESHOLD} if offline_embed else {}),
             "WORKERS": "1",
+            **({"WORKSPACE": workspace} if workspace else {}),
         })
         server_log.write_bytes(b"")
         url = f"http://{host}:{sport}"
@@ -484,6 +489,20 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     return info
 
 
+WORKSPACES_DIR = "workspaces"
+
+
+def workspace_state_dir(state_dir: Path, workspace: str) -> Path:
+    """Where the engine serving LightRAG workspace ``workspace`` is recorded."""
+    return Path(state_dir) / WORKSPACES_DIR / workspace
+
+
+def workspace_state_dirs(state_dir: Path) -> list[Path]:
+    """The state dirs of every per-workspace engine ever recorded under ``state_dir``."""
+    base = Path(state_dir) / WORKSPACES_DIR
+    return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
     """Stop the recorded engine; return the PIDs that were signalled.
 
@@ -501,4 +520,6 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
                 if pid and _terminate(pid, role, timeout):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
-        return stopped
+    for sub in workspace_state_dirs(state_dir):  # the per-workspace engines go with it
+        stopped += stop_engine(sub, timeout=timeout)
+    return stopped

@@ -136,8 +136,13 @@ def remove_ours(input_dir: Path, name: str) -> list[str]:
     return removed
 
 
-def names_of_source(input_dir: Path, rel_path: str) -> set[str]:
-    """Our link/wrapper names for ``rel_path`` (any content version) in the input dir and ``__parsed__/``."""
+def names_of_source(input_dir: Path, rel_path: str, ws: str | None = None, root: Path | None = None) -> set[str]:
+    """Our link/wrapper names for ``rel_path`` (any content version) in the input dir and ``__parsed__/``.
+
+    Ours means tagged with workspace ``ws``; a legacy (untagged) name counts only when
+    ``root`` is given and its symlink points inside ``root`` (another workspace may hold
+    the same legacy name, and its document must not be touched).
+    """
     names: set[str] = set()
     tag = naming.path_tag(rel_path)
     for directory in (input_dir, input_dir / PARSED_DIR):
@@ -146,9 +151,28 @@ def names_of_source(input_dir: Path, rel_path: str) -> set[str]:
         except OSError:
             continue
         for path in candidates:
-            if naming.same_source(path.name, rel_path) and (path.is_symlink() or is_our_wrapper(path)):
+            if naming.same_source(path.name, rel_path, ws) and (path.is_symlink() or is_our_wrapper(path)):
+                names.add(path.name)
+            elif (ws is not None and root is not None and naming.same_source(path.name, rel_path)
+                  and owns_legacy(input_dir, path.name, root)):
                 names.add(path.name)
     return names
+
+
+def owns_legacy(input_dir: Path, name: str, root: Path) -> bool:
+    """Whether a legacy (untagged) link ``name`` is a symlink into the workspace ``root``.
+
+    Before names carried a workspace tag, two workspaces could share one name; the link
+    then points at whichever source was linked last. Only that workspace may delete it.
+    """
+    for directory in (input_dir, input_dir / PARSED_DIR):
+        for path in _archived_variants(directory, name):
+            try:
+                if path.is_symlink() and Path(os.readlink(path)).is_relative_to(root):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def link_state(input_dir: Path, name: str) -> str:
