@@ -122,6 +122,12 @@ def same_source(name: str, rel_path: str, ws: str | None = None) -> bool:
             and parsed.group("ws") == ws)
 
 
+def path_tag_of(name: str) -> str | None:
+    """The path tag in a link name, or None when it is not one of our names."""
+    parsed = _LINK_RE.match(name)
+    return parsed.group("path") if parsed else None
+
+
 def workspace_of(name: str) -> str | None:
     """The workspace tag in a link name, or None (legacy name, or not one of ours)."""
     parsed = _LINK_RE.match(PurePosixPath(name).name)

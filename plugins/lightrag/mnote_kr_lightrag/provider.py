@@ -99,6 +99,19 @@ class DocIndex:
         self.by_name: dict[str, list[dict[str, Any]]] = {}
         for row in self.rows:
             self.by_name.setdefault(str(row.get("file_path", "")), []).append(row)
+        # Rows of our link names by their path tag: finding a source's other versions is then a
+        # lookup, not a scan of every document (a 1,000-file ingest would be 1,000 x 1,000 regexes).
+        self._by_path_tag: dict[str, list[dict[str, Any]]] | None = None
+
+    def _rows_of_path(self, rel_path: str) -> list[dict[str, Any]]:
+        if self._by_path_tag is None:
+            index: dict[str, list[dict[str, Any]]] = {}
+            for row in self.rows:
+                tag = naming.path_tag_of(str(row.get("file_path", "")))
+                if tag is not None:
+                    index.setdefault(tag, []).append(row)
+            self._by_path_tag = index
+        return self._by_path_tag.get(naming.path_tag(rel_path), [])
 
     def find(self, name: str) -> dict[str, Any] | None:
         """The row for our file name: the real document first, else a ``dup-`` row."""
@@ -113,7 +126,7 @@ class DocIndex:
         """Rows of older link names of the same source in workspace ``ws`` (same tag, path
         tag and stem), plus legacy untagged names that ``owns_legacy`` says are this workspace's."""
         out = []
-        for r in self.rows:
+        for r in self._rows_of_path(rel_path):
             name = str(r.get("file_path", ""))
             if name == keep or not str(r.get("id", "")).startswith("doc-"):
                 continue
@@ -260,6 +273,7 @@ class LightRagProvider:
         plans: list[tuple[SourceFile, str, str | None]] = []  # (source, name, wrapper path)
         to_delete: list[str] = []
         same_name_reindex: dict[str, SourceFile] = {}
+        listing = links.Listing()
         for source in sources:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
@@ -277,7 +291,7 @@ class LightRagProvider:
             # Older versions of this source: delete their documents and remove their links.
             for old_row in self.old_versions(docs, rel, name, input_dir):
                 to_delete.append(str(old_row["id"]))
-            for old in links.names_of_source(input_dir, rel, self.ws, self.root) - {name}:
+            for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 links.remove_ours(input_dir, old)
             row = docs.find(name)
             is_dup = row is not None and not str(row.get("id", "")).startswith("doc-")
