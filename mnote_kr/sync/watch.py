@@ -78,7 +78,8 @@ class WatchAction:
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
     ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
-    root without runOnChange), ``replayed``, ``reconciled``, ``watching``, ``error``.
+    root without runOnChange), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
+    ``watching``, ``error``.
     """
 
     kind: str
@@ -125,8 +126,12 @@ class Watcher:
         sync_interval_s: float = 30.0,
         reconcile: bool = True,
         on_action: OnAction | None = None,
+        follow_interval_s: float = 1.0,
     ) -> None:
         self.host = host
+        #: While work it submitted is in flight, the watcher follows it this often (not every
+        #: ``sync_interval_s``), so a changed or renamed file is citable soon after LightRAG is done.
+        self.follow_interval_s = follow_interval_s
         self.debounce_s = max(0.0, debounce_s)
         self.max_delay_s = max_delay_s if max_delay_s is not None else max(5.0, 10 * self.debounce_s)
         self.sync_interval_s = sync_interval_s
@@ -394,6 +399,8 @@ class Watcher:
 
     def _apply_dirty(self) -> None:
         """Targeted reconcile of the dirty paths (the burst is over)."""
+        # Whatever this sends is followed on the next ticks, not after a full sync interval.
+        self._next_sync = min(self._next_sync, time.monotonic() + self.follow_interval_s)
         dirty = self._dirty
         self._dirty = {}
         self._flush.clear()
@@ -471,7 +478,11 @@ class Watcher:
         reg = self.host.registry()
         self._sync_watches(reg)
         waiting = [e for e in reg.entries.values() if e.pending_action or e.status == "pending"]
-        if not waiting:
+        # Work submitted (by us or anyone) is followed to processed/failed by the watcher itself.
+        in_flight = sum(1 for e in reg.entries.values() if e.status in ("submitted", "processing") and not e.stale)
+        if in_flight:
+            self._next_sync = time.monotonic() + self.follow_interval_s
+        if not waiting and not in_flight:
             return
         try:
             result = self.host.sync(wait_s=0.0)
@@ -479,9 +490,14 @@ class Watcher:
             self.last_error = exc.message
             return
         after = self.host.registry()
-        still = sum(1 for e in after.entries.values() if e.pending_action or e.status == "pending")
-        self._emit("replayed", "", f"{len(waiting) - still} of {len(waiting)} queued action(s) done; "
-                                   f"followed {result.get('followed', 0)}")
+        if waiting:
+            still = sum(1 for e in after.entries.values() if e.pending_action or e.status == "pending")
+            self._emit("replayed", "", f"{len(waiting) - still} of {len(waiting)} queued action(s) done; "
+                                       f"followed {result.get('followed', 0)}")
+        done = in_flight - sum(1 for e in after.entries.values()
+                               if e.status in ("submitted", "processing") and not e.stale)
+        if in_flight and done > 0:
+            self._emit("indexed", "", f"{done} of {in_flight} submitted file(s) finished")
 
     def _sync_watches(self, reg: Registry) -> None:
         """Schedule one watch per root not already covered by a recursive outer root."""
