@@ -23,11 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from mnote_kr.models import LocateRequest
 from mnote_kr_testkit import pdf_cases as C
-from mnote_kr_pdf_bbox import locate, pdftext
-from mnote_kr_testkit.pdfs import iou
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.pdfs import iou
+
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import locate, pdftext
 
 REPO = Path(__file__).resolve().parents[1]
 LIB_DOCS = ["pdfjs__tracemonkey.pdf", "mineru__demo1.pdf", "chatchat__1.pdf", "pdfplumber__issue-982-example.pdf",

@@ -22,9 +22,9 @@ from pathlib import Path
 
 import msgspec
 
-from mnote_kr.models import IndexedRoot, RegistrySnapshot, SourceEntry
 from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import Registry, RegistryStore
+from mnote_kr.models import IndexedRoot, RegistrySnapshot, SourceEntry
 
 N = int(os.environ.get("BENCH_ENTRIES", "100000"))
 ROUNDS = 5

@@ -197,16 +197,6 @@ class Plugins:
         return result
 
 
-def _dist_info(module_name: str) -> tuple[str | None, str | None]:
-    top = module_name.split(".", 1)[0]
-    for dist_name in metadata.packages_distributions().get(top, []):
-        try:
-            return dist_name, metadata.version(dist_name)
-        except metadata.PackageNotFoundError:
-            continue
-    return None, None
-
-
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
     config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}

@@ -8,6 +8,7 @@ still counts.
 from __future__ import annotations
 
 import ast
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -141,8 +142,16 @@ def test_core_imports_no_face_and_no_watcher() -> None:
 
 
 def _built_wheel(project: Path, out: Path) -> Path:
+    """Build ``project``'s wheel from a copy (setuptools leaves build/ behind in the tree it builds)."""
+    src = out / "src"
+    src.mkdir()
+    for item in ("pyproject.toml", "README.md", *(p.name for p in project.glob("mnote_kr*") if p.is_dir())):
+        if (project / item).is_dir():
+            shutil.copytree(project / item, src / item, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (project / item).exists():
+            shutil.copy2(project / item, src / item)
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
-                    "-w", str(out), str(project)], check=True, capture_output=True, timeout=240)
+                    "-w", str(out), str(src)], check=True, capture_output=True, timeout=240)
     (wheel,) = out.glob("*.whl")
     return wheel
 
@@ -155,6 +164,7 @@ def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> N
     with zipfile.ZipFile(wheel) as zf:
         names = [n for n in zf.namelist() if n.endswith(".py")]
         zf.extractall(tmp_path / "x", members=names)
+    assert not any(n.startswith("tests/") for n in names)
     assert names, "the wheel holds no module"
     top = sorted({n.split("/")[0] for n in names})
     assert len(top) == 1, top

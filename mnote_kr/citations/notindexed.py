@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnote_kr.core.registry import Registry
+from mnote_kr.core.workspace import excluded_by
 from mnote_kr.models import (
     NotIndexed,
 )
@@ -53,7 +54,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
                 for f in files:
                     if f.lower() in missing:
                         rel = Path(folder, f).relative_to(host.root).as_posix()
-                        pattern = host.workspace._excluded(rel, root.exclude_patterns)
+                        pattern = excluded_by(rel, root.exclude_patterns)
                         status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
                                           else ("not_indexed", "in an indexed root but not ingested yet"))
                         out.append(NotIndexed(source_path=rel, status=status, reason=reason))

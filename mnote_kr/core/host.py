@@ -21,7 +21,7 @@ from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
-from mnote_kr.core.workspace import Workspace, find_workspace
+from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
 from mnote_kr.errors import NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -167,7 +167,7 @@ class Host:
                 continue
             root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
-                pattern = self.workspace._excluded(rel, root.exclude_patterns)
+                pattern = excluded_by(rel, root.exclude_patterns)
                 if pattern:
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue

@@ -19,7 +19,6 @@ ever stat'ed and read; nothing here writes outside ``.mnote/``.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 import time
@@ -39,7 +38,7 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
-from mnote_kr.core.workspace import SKIP_DIRS, sha256_file
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, sha256_file
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, SourceEntry
 
@@ -82,13 +81,6 @@ def is_tracked(entry: SourceEntry) -> bool:
 # --------------------------------------------------------------------------- scanning
 
 
-def _excluded(rel: str, patterns: list[str]) -> bool:
-    if not patterns:
-        return False
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
-
-
 def owning_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
     """The innermost root containing ``rel`` whose rules admit it (recursion, excludes)."""
     best: IndexedRoot | None = None
@@ -121,7 +113,7 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
         # An excluded folder excludes what is below it, as folder expansion does.
         for i in range(len(pieces)):
             piece = "/".join(pieces[: i + 1])
-            if _excluded(f"{base}/{piece}" if base else piece, root.exclude_patterns):
+            if excluded_by(f"{base}/{piece}" if base else piece, root.exclude_patterns):
                 return None
     return root
 
@@ -155,12 +147,12 @@ def scan_tree(
                             continue
                         sub_rule = roots.get(rel)
                         if sub_rule is None:
-                            if not rule.recursive or (rule.exclude_patterns and _excluded(rel, rule.exclude_patterns)):
+                            if not rule.recursive or (rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns)):
                                 continue
                             sub_rule = rule
                         stack.append((rel, sub_rule))
                         continue
-                    if rule.exclude_patterns and _excluded(rel, rule.exclude_patterns):
+                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns):
                         continue
                     if item.is_symlink():
                         target = Path(item.path).resolve()

@@ -32,10 +32,15 @@ def _engine_config() -> dict[str, Any]:
 
 
 def _public(info: Any) -> dict[str, Any]:
-    """Engine info without its API key."""
+    """Engine info for ``--json``: camelCase keys, as everywhere on the wire, and no API key."""
     data = msgspec.to_builtins(info)
     data.pop("api_key", None)
-    return dict(data)
+    return {_camel(key): value for key, value in data.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def start(quiet: bool = False) -> Any:

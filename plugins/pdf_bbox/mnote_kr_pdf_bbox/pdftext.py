@@ -382,8 +382,3 @@ def load_document(path: str | Path) -> DocumentText:
 def clear_cache() -> None:
     """Forget every cached document."""
     _cache.clear()
-
-
-def page_count(path: str | Path) -> int:
-    """Number of pages, from the cache when possible."""
-    return len(load_document(path).pages)
