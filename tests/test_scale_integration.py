@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 import uuid
 from pathlib import Path
@@ -14,6 +15,10 @@ from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
 
 pytestmark = pytest.mark.integration
+#: The acceptance size is 1,000 files. On a loaded 2-core machine LightRAG itself processes about
+#: 0.5 small documents per second (measured: 414 of 1,000 in 15 min), so the size can be lowered
+#: for a quick local run; CI runs the default.
+LIBRARY_FILES = int(os.environ.get("MNOTE_KR_TEST_LIBRARY_FILES", "1000"))
 WORDS = "anode cathode turbine gearbox lantern saffron cobalt nitrogen diesel bearing valve piston".split()
 
 
@@ -27,11 +32,12 @@ def host(tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> Ho
     return Host(ws, config=config)
 
 
-@pytest.mark.timeout(1200)
+@pytest.mark.timeout(3900)
 def test_one_ingest_call_takes_a_1000_file_folder_to_processed(host: Host, capsys: pytest.CaptureFixture[str]) -> None:
+    n = LIBRARY_FILES
     token = uuid.uuid4().hex[:8]
     lib = host.root / "lib"
-    for i in range(1000):
+    for i in range(n):
         folder = lib / f"shelf{i // 100:02d}"
         folder.mkdir(parents=True, exist_ok=True)
         w = WORDS[i % len(WORDS)]
@@ -40,16 +46,16 @@ def test_one_ingest_call_takes_a_1000_file_folder_to_processed(host: Host, capsy
     lines: list[str] = []
     host.progress = lines.append
     t0 = time.monotonic()
-    report = host.ingest(["lib"], wait=True, wait_s=900)
+    report = host.ingest(["lib"], wait=True, wait_s=3600)
     took = time.monotonic() - t0
     statuses = [i.status for i in report.items]
-    assert len(statuses) == 1000 and report.remaining == 0 and report.next_call is None
-    assert statuses.count("processed") == 1000, report.counts
-    assert host.registry().counts() == {"processed": 1000}
+    assert len(statuses) == n and report.remaining == 0 and report.next_call is None
+    assert statuses.count("processed") == n, report.counts
+    assert host.registry().counts() == {"processed": n}
     sent = [line for line in lines if line.startswith("sent ")]
-    assert sent[-1].startswith("sent 1000/1000 files (") and len(sent) >= 5  # batches of 200
+    assert sent[-1].startswith(f"sent {n}/{n} files (") and len(sent) == -(-n // 200)  # batches of 200
     with capsys.disabled():
-        print(f"\n1000-file ingest (real engine, offline models): {took:.1f} s, {1000 / took:.1f} files/s")
+        print(f"\n{n}-file ingest (real engine, offline models): {took:.1f} s, {n / took:.2f} files/s")
     # An unchanged second call sends nothing.
     assert {i.status for i in host.ingest(["lib"]).items} == {"already_registered"}
 
