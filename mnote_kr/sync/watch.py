@@ -480,8 +480,6 @@ class Watcher:
         waiting = [e for e in reg.entries.values() if e.pending_action or e.status == "pending"]
         # Work submitted (by us or anyone) is followed to processed/failed by the watcher itself.
         in_flight = sum(1 for e in reg.entries.values() if e.status in ("submitted", "processing") and not e.stale)
-        if in_flight:
-            self._next_sync = time.monotonic() + self.follow_interval_s
         if not waiting and not in_flight:
             return
         try:
@@ -490,6 +488,7 @@ class Watcher:
             self.last_error = exc.message
             return
         after = self.host.registry()
+        self._schedule_follow(after)
         if waiting:
             still = sum(1 for e in after.entries.values() if e.pending_action or e.status == "pending")
             self._emit("replayed", "", f"{len(waiting) - still} of {len(waiting)} queued action(s) done; "
@@ -498,6 +497,21 @@ class Watcher:
                                if e.status in ("submitted", "processing") and not e.stale)
         if in_flight and done > 0:
             self._emit("indexed", "", f"{done} of {in_flight} submitted file(s) finished")
+
+    def _schedule_follow(self, reg: Registry) -> None:
+        """Come back soon while work is in flight: every ``follow_interval_s`` for submitted or
+        processing entries, and when the earliest queued retry is due (a busy LightRAG, e.g.
+        still deleting a renamed file's old document), instead of after ``sync_interval_s``."""
+        now = time.monotonic()
+        live = reg.entries.values()
+        if any(e.status in ("submitted", "processing", "delete_submitted") for e in live):
+            self._next_sync = min(self._next_sync, now + self.follow_interval_s)
+            return
+        due = [e.next_retry_at_ms for e in live if e.pending_action or e.status == "pending"]
+        if due:
+            wait_s = (min(due) - time.time() * 1000) / 1000
+            self._next_sync = min(self._next_sync, now + min(self.sync_interval_s,
+                                                             max(self.follow_interval_s, wait_s)))
 
     def _sync_watches(self, reg: Registry) -> None:
         """Schedule one watch per root not already covered by a recursive outer root."""
