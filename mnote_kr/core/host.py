@@ -349,8 +349,12 @@ class Host:
 
     # ------------------------------------------------------------------ sync, delete, prune
 
-    def sync(self, *, wait_s: float = 0.0) -> dict[str, Any]:
-        """Retry queued work and follow submitted work; returns counts before and after."""
+    def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None) -> dict[str, Any]:
+        """Retry queued work and follow submitted work; returns counts before and after.
+
+        ``statuses`` limits the work to entries in those statuses (the watcher's frequent
+        follow-up of what it submitted, which must not re-send every pending delete each time).
+        """
         reg = self.registry()
         before = reg.counts()
         abandoned = [e for e in reg.entries.values()
@@ -363,7 +367,8 @@ class Host:
             reg = self.registry()
         waiting = [e for e in reg.entries.values()
                    if (e.status in NOT_TERMINAL or e.pending_action)
-                   and not (e.stale and e.pending_action in ("ingest", "reindex"))]
+                   and not (e.stale and e.pending_action in ("ingest", "reindex"))
+                   and (statuses is None or e.status in statuses)]
         if waiting:
             self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}

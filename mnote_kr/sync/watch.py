@@ -72,6 +72,10 @@ _GONE = "gone"
 _TOUCHED = "touched"
 
 
+#: What the watcher's frequent follow-up looks at (see ``_maintain``).
+_FOLLOW_STATUSES = frozenset({"submitted", "processing", "pending"})
+
+
 @dataclass(frozen=True)
 class WatchAction:
     """One thing the watcher did, for the ``on_action`` callback and the CLI's lines.
@@ -154,6 +158,7 @@ class Watcher:
         self._first_dirty = 0.0
         self._last_event = 0.0
         self._next_sync = 0.0
+        self._next_full_sync = 0.0
         # Live entries only, rel -> (size, mtime_ns): all the immediate path needs, and far
         # smaller than a loaded registry (which the watcher never keeps between batches).
         self._live_cache: tuple[tuple[int, int, int], dict[str, tuple[int, int]]] | None = None
@@ -482,8 +487,15 @@ class Watcher:
         in_flight = sum(1 for e in reg.entries.values() if e.status in ("submitted", "processing") and not e.stale)
         if not waiting and not in_flight:
             return
+        now = time.monotonic()
+        full = now >= self._next_full_sync
+        if full:
+            self._next_full_sync = now + self.sync_interval_s
         try:
-            result = self.host.sync(wait_s=0.0)
+            # Between full syncs only what is being indexed or due for a retry: a delete LightRAG
+            # is still working on is re-sent by the full sync, not every second (that would keep
+            # its pipeline busy and every scan skipped).
+            result = self.host.sync(wait_s=0.0, statuses=None if full else _FOLLOW_STATUSES)
         except ProviderError as exc:
             self.last_error = exc.message
             return
@@ -504,7 +516,7 @@ class Watcher:
         still deleting a renamed file's old document), instead of after ``sync_interval_s``."""
         now = time.monotonic()
         live = reg.entries.values()
-        if any(e.status in ("submitted", "processing", "delete_submitted") for e in live):
+        if any(e.status in ("submitted", "processing") and not e.stale for e in live):
             self._next_sync = min(self._next_sync, now + self.follow_interval_s)
             return
         due = [e.next_retry_at_ms for e in live if e.pending_action or e.status == "pending"]
