@@ -334,10 +334,16 @@ def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
 
 def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
         rerank: bool | None = None) -> AgentQueryResult:
+    return ask_with_diagnostics(host, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)[0]
+
+
+def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
+                         rerank: bool | None = None) -> tuple[AgentQueryResult, dict[str, Any]]:
+    """``ask``, plus what ``search`` reports in its diagnostics (dropped references by reason)."""
     scope_rels = _scope_rels(host, scope)
     result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
     reg = host.registry()
-    citations, _ = build_citations(host, result, reg, query, scope_rels)
+    citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     remember(host, citations)
     ref_to_citation: dict[str, str] = {}
     by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}
@@ -348,4 +354,4 @@ def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str 
     notes = list(result.notes)
     if not citations:
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
-    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes)
+    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes), diagnostics
