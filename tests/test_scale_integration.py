@@ -42,7 +42,8 @@ def test_one_ingest_call_takes_a_1000_file_folder_to_processed(host: Host, capsy
         folder.mkdir(parents=True, exist_ok=True)
         w = WORDS[i % len(WORDS)]
         (folder / f"note{i:04d}.md").write_text(
-            f"# Note {i} {token}\n\nThe {w} record number {i} of batch {token}: {uuid.uuid4().hex}.\n", encoding="utf-8")
+            f"# Note {i} {token}\n\nThe {w} record number {i} of batch {token}: {uuid.uuid4().hex}.\n",
+            encoding="utf-8")
     lines: list[str] = []
     host.progress = lines.append
     t0 = time.monotonic()

@@ -45,8 +45,9 @@ _probe = msgspec.json.Decoder(dict)
 
 
 #: Decoded snapshots of recently read registry files, keyed by path and checked against the
-#: file's identity (device, inode, size, mtime). Every save writes a new inode (rename). Long-running processes (``serve``,
-#: ``watch``, a shell holding the Python API) then decode a registry only when it changed.
+#: file's identity (device, inode, size, mtime); every save writes a new inode (rename).
+#: Long-running processes (``serve``, ``watch``, a shell holding the Python API) then decode a
+#: registry only when it changed.
 #: Entries are frozen structs, so sharing them between loads is safe; each load gets its own
 #: copies of the two dicts, which callers may change freely.
 _CACHE: OrderedDict[str, tuple[tuple[int, ...], Registry]] = OrderedDict()

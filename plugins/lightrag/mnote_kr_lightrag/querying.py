@@ -134,7 +134,8 @@ def own_references(references: list[ProviderReference], ws: str) -> tuple[list[P
     return [msgspec.structs.replace(r, rank=rank) for rank, r in enumerate(kept, start=1)], len(references) - len(kept)
 
 
-def retrieve_own(client: LightRagClient, payload: dict[str, Any], ws: str) -> tuple[dict[str, Any], list[ProviderReference], int]:
+def retrieve_own(client: LightRagClient, payload: dict[str, Any],
+                 ws: str) -> tuple[dict[str, Any], list[ProviderReference], int]:
     """``/query/data`` until this workspace has its share of chunks, whatever other workspaces hold.
 
     LightRAG ranks chunks over every document it stores. When other workspaces' chunks take

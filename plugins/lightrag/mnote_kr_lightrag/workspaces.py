@@ -18,9 +18,9 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.context import ProviderContext
-
 from filelock import FileLock
+
+from mnote_kr.context import ProviderContext
 
 from . import links, naming
 from .client import LightRagClient
@@ -112,7 +112,8 @@ def drop_foreign_documents(ctx: ProviderContext, info: EngineInfo, kept: set[str
 
 
 def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path) -> EngineInfo:
-    engine_cfg: dict[str, Any] = ctx.config.get("engine") if isinstance(ctx.config.get("engine"), dict) else {}
+    section = ctx.config.get("engine")
+    engine_cfg: dict[str, Any] = section if isinstance(section, dict) else {}
     ctx.progress(f"starting this workspace's LightRAG engine ({name}), a few seconds the first time")
     # The shared engine's data dir (working dir = <data_dir>/engine/rag_storage): same tree, own namespace.
     data_dir = Path(shared.working_dir).parent.parent if shared.working_dir else ctx.data_dir
