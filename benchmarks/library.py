@@ -179,6 +179,7 @@ def main() -> int:
             add_synthetic(host, args.entries)
             measure_commands(host, lib, "with synthetic entries")
         finally:
+            stop_engine(home / "state" / "baseline")
             stop_engine(home / "state")
     return 0
 

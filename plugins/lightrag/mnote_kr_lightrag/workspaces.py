@@ -119,4 +119,6 @@ def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path)
     data_dir = Path(shared.working_dir).parent.parent if shared.working_dir else ctx.data_dir
     return start_engine(data_dir=data_dir, state_dir=state_dir, cache_dir=ctx.cache_dir,
                         llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
+                        # the shared engine's offline embedder: one index, one embedder
+                        embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
                         parser_rules=shared.parser_rules or None, workspace=name)
