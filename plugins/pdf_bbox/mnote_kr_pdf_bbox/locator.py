@@ -174,7 +174,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     whole = spans(doc, m.view, m.start, m.end)
     if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
-    ans = choose(doc, passage_blocks(doc, m), req.query)
+    ans = choose(doc, list(passage_blocks(doc, m)), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     if ans.block is not None:
@@ -187,7 +187,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
     else:
-        primary = whole[0]  # the passage itself
+        # the passage itself, by its block holding most of the matched text
+        counts = passage_blocks(doc, m)
+        pi, bi = max(counts, key=lambda b: (counts[b], -b[0], -b[1]))
+        page = doc.pages[pi]
+        primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in page.blocks[bi]])))
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -207,10 +211,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
     )
 
 
-def passage_blocks(doc: DocumentText, m: Match) -> list[tuple[int, int]]:
-    """The text blocks the match touches, as ``(page index, block index)`` in match order."""
-    out: list[tuple[int, int]] = []
-    seen: set[tuple[int, int]] = set()
+def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], int]:
+    """The text blocks the match touches, ``(page index, block index)`` in match order, with
+    how many matched compact characters each holds."""
+    out: dict[tuple[int, int], int] = {}
     view = m.view
     for pos in range(m.start, m.end):
         pi = view.compact_page[pos]
@@ -219,9 +223,8 @@ def passage_blocks(doc: DocumentText, m: Match) -> list[tuple[int, int]]:
         if li < 0:
             continue
         bi = page.block_of[li]
-        if bi >= 0 and (pi, bi) not in seen:
-            seen.add((pi, bi))
-            out.append((pi, bi))
+        if bi >= 0:
+            out[(pi, bi)] = out.get((pi, bi), 0) + 1
     return out
 
 
