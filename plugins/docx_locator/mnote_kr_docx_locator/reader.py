@@ -24,8 +24,8 @@ from pathlib import Path
 from lxml import etree
 
 from mnote_kr.errors import DocumentError
-from mnote_kr.filecache import FileCache
-from mnote_kr.textmatch import TextDocument, TextParagraph
+from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph
 
 MAX_FILE_BYTES = 256 * 1024 * 1024
 MAX_PART_BYTES = 256 * 1024 * 1024
@@ -109,7 +109,7 @@ _SKIP = frozenset(
 
 @dataclass(slots=True)
 class Paragraph(TextParagraph):
-    """One indexed ``w:p`` (``mnote_kr.textmatch.TextParagraph`` plus table/equation flags).
+    """One indexed ``w:p`` (``mnote_kr.citations.textmatch.TextParagraph`` plus table/equation flags).
 
     ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
     """

@@ -12,7 +12,8 @@ from typing import Any
 
 import msgspec
 
-from .server_jobs import ApiErrorBody
+from mnote_kr.server.jobs import ApiErrorBody
+from mnote_kr.server.route import Route
 
 REF = "#/components/schemas/{name}"
 
@@ -47,19 +48,17 @@ def _version() -> str:
 
 
 @functools.lru_cache(maxsize=1)
-def openapi_document() -> dict[str, Any]:
-    """The OpenAPI 3.1 document (built once per process)."""
-    from .server_routes import ROUTES
-
+def openapi_document(routes: tuple[Route, ...]) -> dict[str, Any]:
+    """The OpenAPI 3.1 document of ``routes`` (built once per process)."""
     types: list[Any] = [ErrorResponse]
-    for route in ROUTES:
+    for route in routes:
         types.extend(t for t in (route.request, route.response) if t is not None)
     schemas, components = msgspec.json.schema_components(types, ref_template=REF)
     schema_of = dict(zip(map(id, types), schemas, strict=True))
     error_schema = schema_of[id(ErrorResponse)]
 
     paths: dict[str, dict[str, Any]] = {}
-    for route in ROUTES:
+    for route in routes:
         op: dict[str, Any] = {
             "operationId": (route.method.lower() + route.path.replace("/api", "").replace("/", "_")
                             .replace("-", "_").replace("{", "").replace("}", "").replace(".", "_")),
@@ -105,7 +104,7 @@ def openapi_document() -> dict[str, Any]:
         paths.setdefault(route.path, {})[route.method.lower()] = op
 
     if "JobView" not in components:
-        from .server_jobs import JobView
+        from mnote_kr.server.jobs import JobView
 
         _, extra = msgspec.json.schema_components([JobView], ref_template=REF)
         components.update(extra)

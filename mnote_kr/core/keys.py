@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass
 from pathlib import Path
 
-from .errors import MnoteKrError, UsageError
+from mnote_kr.errors import MnoteKrError, UsageError
 
 SERVICE = "mnote-kr"
 

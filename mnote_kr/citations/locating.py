@@ -13,17 +13,17 @@ from typing import Any
 
 import msgspec
 
-from .errors import MnoteKrError, UsageError
-from .models import LocateRequest, Locator
-from .plugins import Plugins, load_plugins
-from .sidecar import Sidecar, read_sidecar
+from mnote_kr.citations.sidecar import Sidecar, read_sidecar
+from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.models import LocateRequest, Locator
+from mnote_kr.plugins import Plugins, load_plugins
 
 _encoder = msgspec.json.Encoder()
 _line_decoder = msgspec.json.Decoder(dict)
 
 
 def plugins_for_locate() -> Plugins:
-    from .config import load_config
+    from mnote_kr.core.config import load_config
 
     return load_plugins(load_config(None))
 

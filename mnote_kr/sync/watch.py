@@ -42,15 +42,17 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
-from .errors import MnoteKrError, ProviderError, UsageError
-from .reconcile import (
+from mnote_kr.core.pending import load_pending_new
+from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.workspace import SKIP_DIRS
+from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
+from mnote_kr.sync.reconcile import (
     PROVISIONAL_CHANGED,
     PROVISIONAL_MISSING,
     admitted,
     apply_plan,
     file_hasher,
     is_tracked,
-    load_pending_new,
     pair_late_moves,
     plan_changes,
     reconcile_and_apply,
@@ -59,11 +61,9 @@ from .reconcile import (
     summarize,
     update_pending_new,
 )
-from .registry import Registry, now_ms
-from .workspace import SKIP_DIRS
 
 if TYPE_CHECKING:
-    from .host import Host
+    from mnote_kr.core.host import Host
 
 __all__ = ["WatchAction", "Watcher", "reconcile_and_apply", "run_watch"]
 

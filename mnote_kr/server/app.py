@@ -37,17 +37,17 @@ from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
-from . import paths
-from .errors import MnoteKrError, UsageError
-from .server_jobs import ApiErrorBody, JobManager, error_body
-from .server_routes import ROUTES, Api, Route
+from mnote_kr.core import paths
+from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
+from mnote_kr.server.routes import ROUTES, Api, Route
 
 if TYPE_CHECKING:
-    from .host import Host
+    from mnote_kr.core.host import Host
 
 __all__ = ["ApiServer", "run_server", "DEFAULT_MAX_BODY", "LOOPBACK_NAMES"]
 
-log = logging.getLogger("mnote_kr.server")
+log = logging.getLogger("mnote_kr.server.app")
 
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a request is a query or a list of paths, never a document
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})

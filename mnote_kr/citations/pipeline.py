@@ -16,63 +16,36 @@ from collections import Counter, OrderedDict, defaultdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-import filelock
 import msgspec
 
-from .citations import citation_id, citation_markdown, citation_url, dedupe_key, score
-from .errors import LocatorError, NotFoundError, UsageError
-from .models import (
+from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key, score
+from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.sidecar import heading_path
+from mnote_kr.core.registry import Registry
+from mnote_kr.errors import LocatorError, UsageError
+from mnote_kr.models import (
     AgentQueryResult,
     Citation,
     CitationDiagnostics,
     CitationTextBundle,
     LocateRequest,
     Locator,
-    NotIndexed,
-    OpenActionParams,
-    OpenPlan,
     ProviderQueryResult,
     QueryRequest,
     RerankInfo,
     SearchResults,
 )
-from .registry import Registry
-from .sidecar import heading_path
 
 if TYPE_CHECKING:
-    from .host import Host
-    from .plugins import Plugins
+    from mnote_kr.plugins import Plugins
 
-#: Issued citations, one JSON object a line, appended by every search (``open`` reads it).
-CITATION_CACHE = "citations.jsonl"
-#: The whole-file JSON cache of earlier versions; ``open`` still reads it.
-LEGACY_CITATION_CACHE = "citations.json"
-CITATION_CACHE_MAX = 5000
 #: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
 LOCATOR_MEMO_MAX = 4096
-
-_KINDS = {
-    ".pdf": "pdf",
-    ".docx": "office", ".doc": "office", ".pptx": "office", ".xlsx": "office", ".odt": "office",
-    ".md": "markdown", ".markdown": "markdown",
-    ".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image", ".webp": "image",
-    ".tif": "image", ".tiff": "image", ".bmp": "image",
-}
-
-
-class _CitationCache(msgspec.Struct, kw_only=True):
-    version: int = 1
-    citations: dict[str, Citation] = {}
-
-
-_cache_decoder = msgspec.json.Decoder(_CitationCache)
-_citation_decoder = msgspec.json.Decoder(Citation)
-_citation_encoder = msgspec.json.Encoder()
 _meta_encoder = msgspec.json.Encoder()
 
 
-def resource_kind(path: str) -> str:
-    return _KINDS.get(Path(path).suffix.lower(), "text")
 
 
 def _scope_rels(host: Host, scope: list[str]) -> list[str]:
@@ -307,50 +280,6 @@ def build_citations(
     return [c for _, _, c in scored], diagnostics
 
 
-_FILENAME_RE = re.compile(r"[\w\u00c0-\uffff.\-]+\.[A-Za-z0-9]{1,5}\b")
-
-
-def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
-    """Files the query names that are in the workspace but not citable, and why."""
-    names = {m.group(0).lower() for m in _FILENAME_RE.finditer(query)}
-    if not names:
-        return []
-    out: list[NotIndexed] = []
-    found: set[str] = set()
-    for entry in reg.entries.values():
-        name = Path(entry.source_root_relative_path).name.lower()
-        if name not in names or (entry.status == "processed" and not entry.stale):
-            found.add(name)
-            continue
-        found.add(name)
-        status: str = "stale" if entry.stale else entry.status
-        reason = entry.stale_reason or entry.last_error or {
-            "pending": "waiting to be sent to the provider",
-            "submitted": "sent, not indexed yet",
-            "processing": "being indexed",
-            "failed": "indexing failed",
-            "duplicate": "identical content is indexed under another file",
-            "delete_submitted": "deleted from the knowledge base",
-            "delete_completed": "deleted from the knowledge base",
-        }.get(entry.status, entry.status)
-        out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
-    missing = names - found
-    if missing:
-        for root in reg.roots.values():
-            base = host.workspace.rel_to_abs(root.root_relative_path)
-            walker = os.walk(base) if root.recursive else [(str(base), [], os.listdir(base) if base.is_dir() else [])]
-            for folder, dirs, files in walker:
-                dirs[:] = [d for d in dirs if d not in (".mnote", ".git", "node_modules", "__parsed__", ".venv")]
-                for f in files:
-                    if f.lower() in missing:
-                        rel = Path(folder, f).relative_to(host.root).as_posix()
-                        pattern = host.workspace._excluded(rel, root.exclude_patterns)
-                        status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
-                                          else ("not_indexed", "in an indexed root but not ingested yet"))
-                        out.append(NotIndexed(source_path=rel, status=status, reason=reason))
-    return out
-
-
 def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
            want_answer: bool) -> ProviderQueryResult:
     query = " ".join(query.split())
@@ -420,152 +349,3 @@ def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str 
     if not citations:
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
     return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes)
-
-
-# ---------------------------------------------------------------------------- open
-
-
-def _cache_path(host: Host) -> Path:
-    return host.workspace.index_dir / CITATION_CACHE
-
-
-#: Per cache file: (inode, size) after our last append, and the encoded lines we appended.
-_written: dict[str, tuple[tuple[int, int], dict[str, bytes]]] = {}
-_written_lock = threading.Lock()
-
-
-def _read_lines(path: Path) -> dict[str, Citation]:
-    """The cache file's citations, later lines winning; bad lines are skipped."""
-    out: dict[str, Citation] = {}
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return out
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        try:
-            citation = _citation_decoder.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue  # a torn last line (crash mid-append) or a line from a newer, odd writer
-        out.pop(citation.citation_id, None)
-        out[citation.citation_id] = citation
-    return out
-
-
-def _load_cache(path: Path) -> _CitationCache:
-    """Every remembered citation: the JSON Lines file over the legacy whole-file cache."""
-    citations: dict[str, Citation] = {}
-    legacy = path.with_name(LEGACY_CITATION_CACHE)
-    try:
-        citations.update(_cache_decoder.decode(legacy.read_bytes()).citations)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        pass
-    citations.update(_read_lines(path))
-    return _CitationCache(citations=citations)
-
-
-def _identity(path: Path) -> tuple[int, int] | None:
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_size
-
-
-def remember(host: Host, citations: list[Citation]) -> None:
-    """Keep issued citations so ``open`` works across processes.
-
-    Appends one line per citation under the file lock (cost grows with the result, not
-    with the cache). A citation this process already appended, byte for byte, is not
-    written again while nobody else has touched the file. When the file holds about
-    twice ``CITATION_CACHE_MAX`` lines it is compacted to the newest
-    ``CITATION_CACHE_MAX`` citations (temp file + rename).
-    """
-    if not citations:
-        return
-    path = _cache_path(host)
-    key = str(path)
-    lines = {c.citation_id: _citation_encoder.encode(c) for c in citations}
-    with _written_lock:
-        known = _written.get(key)
-        if known is not None and known[0] == _identity(path):
-            lines = {cid: line for cid, line in lines.items() if known[1].get(cid) != line}
-            if not lines:
-                return
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(key + ".lock", timeout=10):
-        before = _identity(path)
-        with open(path, "ab") as fh:
-            if before is not None and before[1] > 0:
-                # A previous writer may have died mid-line: start on a fresh line.
-                with open(path, "rb") as rh:
-                    rh.seek(-1, os.SEEK_END)
-                    if rh.read(1) != b"\n":
-                        fh.write(b"\n")
-            fh.write(b"\n".join(lines.values()) + b"\n")
-        after = _identity(path)
-        mine = dict(lines)
-        with _written_lock:
-            known = _written.get(key)
-            if known is not None and known[0] == before:
-                mine = {**known[1], **lines}
-        if after is not None and after[1] > _compact_threshold(mine, after[1]):
-            kept = _read_lines(path)
-            keep = list(kept.items())[-CITATION_CACHE_MAX:]
-            tmp = path.with_suffix(f".{os.getpid()}.tmp")
-            tmp.write_bytes(b"".join(_citation_encoder.encode(c) + b"\n" for _, c in keep))
-            os.replace(tmp, path)
-            after = _identity(path)
-            mine = {}
-        if after is not None:
-            with _written_lock:
-                _written[key] = (after, mine)
-
-
-def _compact_threshold(mine: dict[str, bytes], size: int) -> int:
-    """File size above which the cache is compacted: about 2x ``CITATION_CACHE_MAX`` average lines."""
-    if not mine:
-        return 1 << 62
-    average = sum(len(line) + 1 for line in mine.values()) / len(mine)
-    return int(average * CITATION_CACHE_MAX * 2)
-
-
-def normalize_citation_id(raw: str) -> str:
-    raw = raw.strip()
-    if not raw:
-        raise UsageError("Give a citation ID such as [a3z1]")
-    return raw if raw.startswith("[") else f"[{raw.strip('[]')}]"
-
-
-def open_plan(host: Host, raw_id: str) -> OpenPlan:
-    cid = normalize_citation_id(raw_id)
-    cache = _load_cache(_cache_path(host))
-    citation = cache.citations.get(cid)
-    if citation is None:
-        raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
-    entry = host.registry().entries.get(citation.source_root_relative_path)
-    if entry is None or entry.stale or entry.status != "processed":
-        reason = (entry.stale_reason if entry else None) or "no longer in the knowledge base"
-        raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {reason}",
-                            hint="search again")
-    abs_path, _ = host.workspace.resolve(citation.source_root_relative_path, base=host.root)
-    if not abs_path.is_file():
-        raise NotFoundError(f"The source of {cid} is missing on disk: {citation.source_root_relative_path}",
-                            hint="run 'mnote-kr sync'")
-    return OpenPlan(
-        citation_id=cid,
-        resource_path=str(abs_path),
-        resource_root_relative_path=citation.source_root_relative_path,
-        resource_kind=resource_kind(citation.source_root_relative_path),
-        locator=citation.locator,
-        citation_url=citation.citation_url,
-        source_map_path=citation.source_map_path,
-        open_action=OpenActionParams(
-            provider=citation.provider,
-            chunk_id=citation.light_rag_chunk_id,
-            search_query=citation.search_query,
-            evidence_text=citation.locator_evidence_text,
-            display_quote=citation.display_quote,
-        ),
-    )

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from .cli import Ctx, pass_ctx
+from mnote_kr.cli.main import Ctx, pass_ctx
 
 
 def register(cli: click.Group) -> None:
@@ -17,7 +17,7 @@ def register(cli: click.Group) -> None:
     @pass_ctx
     def watch(obj: Ctx, debounce: float, no_reconcile: bool) -> None:
         """Watch the indexed roots and keep the index in sync until Ctrl-C."""
-        from .watch import run_watch
+        from mnote_kr.sync.watch import run_watch
 
         run_watch(obj.host(progress=True), debounce_s=debounce, reconcile=not no_reconcile)
 
@@ -29,7 +29,7 @@ def register(cli: click.Group) -> None:
     @pass_ctx
     def serve(obj: Ctx, port: int, bind: str, allow_non_loopback: bool, cors_origin: tuple[str, ...]) -> None:
         """Serve the loopback HTTP API for desktop shells."""
-        from .server import run_server
+        from mnote_kr.server.app import run_server
 
         run_server(obj.host(), port=port, bind=bind, allow_non_loopback=allow_non_loopback,
                    cors_origins=list(cors_origin))

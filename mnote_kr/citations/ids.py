@@ -1,7 +1,7 @@
 """Pure citation helpers: IDs, precision, URLs, Markdown, de-duplication and ranking.
 
 Nothing here does I/O; the host's citation pipeline calls these after cleaning
-(:mod:`mnote_kr.cleaning`) and locating.
+(:mod:`mnote_kr.citations.cleaning`) and locating.
 
 Citation IDs
     ``[a3z1]`` (text) or ``[IMG-p4f2]`` (image): 4 base-36 characters from a SHA-256 of
@@ -36,8 +36,8 @@ import re
 import unicodedata
 from urllib.parse import quote
 
-from .errors import UsageError
-from .models import Locator, LocatorPrecision, SidecarBlock
+from mnote_kr.errors import UsageError
+from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
 
 __all__ = [
     "URL_SCHEME",

@@ -13,17 +13,25 @@ cannot exist without being documented.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 import msgspec
 
-from .errors import MnoteKrError, NotFoundError, UsageError
-from .models import AgentQueryResult, IndexedRoot, IngestReport, OpenPlan, PluginInfo, SearchResults, SourceEntry
-from .server_jobs import JobManager, JobView
+from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
+from mnote_kr.models import (
+    AgentQueryResult,
+    IndexedRoot,
+    IngestReport,
+    OpenPlan,
+    PluginInfo,
+    SearchResults,
+    SourceEntry,
+)
+from mnote_kr.server.jobs import JobView
+from mnote_kr.server.route import Api, Route
 
 if TYPE_CHECKING:
-    from .host import Host
+    from mnote_kr.core.host import Host
 
 Mode = Literal["mix", "hybrid", "naive", "local", "global"]
 
@@ -132,35 +140,6 @@ class PluginsResponse(msgspec.Struct, kw_only=True):
     locators: dict[str, str]
 
 
-@dataclass
-class Api:
-    """What a handler may use: the host, the jobs, and the path parameters of the request."""
-
-    host: Host
-    jobs: JobManager
-    params: dict[str, str] = field(default_factory=dict)
-    query: dict[str, list[str]] = field(default_factory=dict)
-    last_event_id: str | None = None
-
-
-#: A handler returns (HTTP status, msgspec-encodable body); ``STREAM`` bodies are SSE.
-Handler = Callable[[Api, Any], tuple[int, Any]]
-
-
-@dataclass(frozen=True)
-class Route:
-    method: str
-    path: str  # OpenAPI template, e.g. /api/jobs/{id}
-    handler: Handler
-    summary: str
-    request: type | None = None
-    response: Any = None
-    status: int = 200
-    auth: bool = True
-    stream: bool = False  # text/event-stream
-    extra_status: tuple[int, ...] = ()
-
-
 # ---------------------------------------------------------------------------- helpers
 
 
@@ -226,7 +205,7 @@ def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
 
     def work(progress: Callable[[str], None]) -> IngestReport:
         # A host of its own per job: ``progress`` is per-host state, and jobs run side by side.
-        from .host import Host
+        from mnote_kr.core.host import Host
 
         own = Host(base.root, config=base.config, plugins=base.plugins, transport=base.transport, progress=progress)
         return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s)
@@ -321,9 +300,9 @@ def job_events(api: Api, body: None) -> tuple[int, Any]:
 
 
 def openapi(api: Api, body: None) -> tuple[int, Any]:
-    from .server_openapi import openapi_document
+    from mnote_kr.server.openapi import openapi_document
 
-    return 200, openapi_document()
+    return 200, openapi_document(ROUTES)
 
 
 ROUTES: tuple[Route, ...] = (

@@ -4,7 +4,7 @@ A locator plugin turns its format into a ``TextDocument`` (a list of ``TextParag
 in the format's own paragraph order) and calls ``match_evidence``; everything here is
 format-independent. The DOCX locator and the built-in Markdown/plain-text locator use it::
 
-    from mnote_kr.textmatch import TextDocument, TextParagraph, match_evidence
+    from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
 
     doc = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(texts)])
     match = match_evidence(doc, request.evidence, request.query)
@@ -47,7 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-from .models import Highlight, Locator
+from mnote_kr.models import Highlight, Locator
 
 __all__ = [
     "THRESHOLD",

@@ -17,9 +17,9 @@ from typing import Any, Literal
 
 import msgspec
 
-from .errors import MnoteKrError
+from mnote_kr.errors import MnoteKrError
 
-log = logging.getLogger("mnote_kr.server")
+log = logging.getLogger("mnote_kr.server.app")
 
 JobState = Literal["queued", "running", "succeeded", "failed"]
 

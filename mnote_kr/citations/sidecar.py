@@ -12,8 +12,8 @@ from pathlib import Path
 
 import msgspec
 
-from .errors import LocatorError
-from .models import SidecarBlock, SidecarMeta
+from mnote_kr.errors import LocatorError
+from mnote_kr.models import SidecarBlock, SidecarMeta
 
 #: A single block line above this size is skipped (a real block is a section of a document).
 MAX_LINE_BYTES = 8 * 1024 * 1024

@@ -19,8 +19,8 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
-from . import paths
-from .errors import ConfigError
+from mnote_kr.core import paths
+from mnote_kr.errors import ConfigError
 
 DEFAULTS: dict[str, Any] = {
     "provider": "lightrag",

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .models import AgentQueryResult, Citation, SearchResults
+from mnote_kr.models import AgentQueryResult, Citation, SearchResults
 
 _PRECISION = {"bbox": "exact box", "paragraph": "paragraph (approximate)", "file": "file (location approximate)"}
 

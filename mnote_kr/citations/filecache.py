@@ -14,7 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from .errors import DocumentError
+from mnote_kr.errors import DocumentError
 
 T = TypeVar("T")
 Key = tuple[str, int, int]

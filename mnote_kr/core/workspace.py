@@ -15,8 +15,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
-from .errors import PathNotAllowedError, UsageError
-from .models import SkippedPath, SourceFile
+from mnote_kr.errors import PathNotAllowedError, UsageError
+from mnote_kr.models import SkippedPath, SourceFile
 
 MNOTE_DIR = ".mnote"
 SKIP_DIRS = frozenset({".mnote", ".git", "node_modules", "target", "__parsed__", ".venv"})
@@ -54,6 +54,21 @@ class Expansion:
     files: list[tuple[str | Path, str]] = field(default_factory=list)  # (absolute path, rel posix path)
     skipped: list[SkippedPath] = field(default_factory=list)
     stats: dict[str, os.stat_result] = field(default_factory=dict)  # rel path -> stat taken while walking
+
+
+def excluded_by(rel: str, patterns: list[str]) -> str | None:
+    """The first of a root's exclude ``patterns`` that ``rel`` matches, else None.
+
+    A pattern matches the root-relative path or the file name (``*.tmp``, ``drafts/*``).
+    The one rule for ingest, the watcher, reconcile and ``notIndexed`` alike.
+    """
+    if not patterns:
+        return None
+    name = rel.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(name, pattern):
+            return pattern
+    return None
 
 
 class Workspace:
@@ -146,19 +161,12 @@ class Workspace:
             del out.files[limit:]
         return out
 
-    def _excluded(self, rel: str, patterns: list[str]) -> str | None:
-        name = rel.rsplit("/", 1)[-1]
-        for pattern in patterns:
-            if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(name, pattern):
-                return pattern
-        return None
-
     def _add(self, path: str | Path, rel: str, patterns: list[str], out: Expansion, seen: set[str],
              entry: os.DirEntry[str] | None = None) -> None:
         if rel in seen:
             return
         seen.add(rel)
-        pattern = self._excluded(rel, patterns) if patterns else None
+        pattern = excluded_by(rel, patterns) if patterns else None
         if pattern:
             out.skipped.append(SkippedPath(path=rel, reason=f"excluded by pattern {pattern!r}"))
             return
@@ -190,7 +198,7 @@ class Workspace:
                     if item.name in SKIP_DIRS:
                         continue
                     if recursive:
-                        if self._excluded(item_rel, patterns):
+                        if excluded_by(item_rel, patterns):
                             out.skipped.append(SkippedPath(path=item_rel, reason="folder excluded by pattern"))
                             continue
                         subdirs.append((Path(item.path), item_rel))

@@ -15,12 +15,15 @@ from typing import Any
 import httpx
 import msgspec
 
-from . import paths
-from .config import load_config
-from .context import ProviderContext
-from .errors import NotFoundError, ProviderError, UsageError
-from .keys import resolve_secret
-from .models import (
+from mnote_kr.context import ProviderContext
+from mnote_kr.core import paths
+from mnote_kr.core.config import load_config
+from mnote_kr.core.keys import resolve_secret
+from mnote_kr.core.pending import load_pending_new
+from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
+from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
+from mnote_kr.errors import NotFoundError, ProviderError, UsageError
+from mnote_kr.models import (
     AgentQueryResult,
     EntryUpdate,
     IndexedRoot,
@@ -33,9 +36,7 @@ from .models import (
     SourceEntry,
     SourceFile,
 )
-from .plugins import Plugins, load_plugins
-from .registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
-from .workspace import Workspace, find_workspace
+from mnote_kr.plugins import Plugins, load_plugins
 
 Progress = Callable[[str], None]
 
@@ -154,7 +155,7 @@ class Host:
         for abs_path, rel in expansion.files:
             root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
-                pattern = self.workspace._excluded(rel, root.exclude_patterns)
+                pattern = excluded_by(rel, root.exclude_patterns)
                 if pattern:
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
@@ -437,8 +438,6 @@ class Host:
 
     def _pending_new(self) -> dict[str, Any]:
         """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""
-        from .reconcile import load_pending_new
-
         pending = load_pending_new(self)
         return {"count": len(pending.files), "paths": [f.source_path for f in pending.files[:50]]}
 
@@ -446,18 +445,18 @@ class Host:
 
     def search(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
                rerank: bool | None = None) -> SearchResults:
-        from .pipeline import search
+        from mnote_kr.citations.pipeline import search
 
         return search(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
 
     def ask(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
             rerank: bool | None = None) -> AgentQueryResult:
-        from .pipeline import ask
+        from mnote_kr.citations.pipeline import ask
 
         return ask(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
 
     def open(self, citation_id: str) -> OpenPlan:
-        from .pipeline import open_plan
+        from mnote_kr.citations.openplan import open_plan
 
         return open_plan(self, citation_id)
 

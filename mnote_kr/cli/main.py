@@ -17,7 +17,7 @@ from typing import Any
 import click
 import msgspec
 
-from .errors import (
+from mnote_kr.errors import (
     ConfigError,
     DocumentError,
     LocatorError,
@@ -64,7 +64,7 @@ class Ctx:
 
     def host(self, *, progress: bool = False) -> Any:
         if self._host is None:
-            from .host import Host
+            from mnote_kr.core.host import Host
 
             self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
         return self._host
@@ -84,8 +84,8 @@ class _Group(click.Group):
             return
         self._plugins_added = True
         try:
-            from .config import load_config
-            from .plugins import load_plugins
+            from mnote_kr.core.config import load_config
+            from mnote_kr.plugins import load_plugins
 
             load_plugins(load_config(None)).pm.hook.register_commands(cli=self)
         except Exception:  # noqa: BLE001 - plugin commands are optional; `plugins` shows failures
@@ -121,8 +121,8 @@ def cli(ctx: click.Context, workspace: str | None) -> None:
 @json_option
 def plugins(show_all: bool, as_json: bool) -> None:
     """List plugins with version, origin, hooks and load errors."""
-    from .config import load_config
-    from .plugins import load_plugins
+    from mnote_kr.core.config import load_config
+    from mnote_kr.plugins import load_plugins
 
     try:
         config = load_config(None)
@@ -213,7 +213,7 @@ def status(obj: Ctx, as_json: bool) -> None:
     if as_json:
         emit_json(info)
         return
-    from .render import render_status
+    from mnote_kr.citations.render import render_status
 
     click.echo(render_status(info))
 
@@ -253,7 +253,7 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
     host = obj.host(progress=not as_json and sys.stderr.isatty())
     result: dict[str, Any] = {}
     if not no_disk:
-        from .watch import reconcile_and_apply
+        from mnote_kr.sync.watch import reconcile_and_apply
 
         result["reconcile"] = reconcile_and_apply(host)
     result["provider"] = host.sync(wait_s=wait_s)
@@ -315,7 +315,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
     if as_json:
         emit_json(result)
         return
-    from .render import render_search
+    from mnote_kr.citations.render import render_search
 
     click.echo(render_search(result))
 
@@ -335,7 +335,7 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
     if as_json:
         emit_json(result)
         return
-    from .render import render_answer
+    from mnote_kr.citations.render import render_answer
 
     click.echo(render_answer(result))
 
@@ -372,7 +372,7 @@ def open_(obj: Ctx, citation: str, as_json: bool) -> None:
 def locate(file: str | None, evidence: str, query: str, sidecar: str | None, block_id: str | None,
            batch: Any, as_json: bool) -> None:
     """Locate evidence in a file: one locator (or one per --batch line, in order)."""
-    from .locating import locate_batch, locate_one, plugins_for_locate
+    from mnote_kr.citations.locating import locate_batch, locate_one, plugins_for_locate
 
     loaded = plugins_for_locate()
     if batch is not None:
@@ -404,7 +404,7 @@ def secrets() -> None:
 @click.option("--value", default=None, help="The value (default: prompt without echo).")
 def secrets_set(name: str, value: str | None) -> None:
     """Store a secret (e.g. lightrag-api-key)."""
-    from .keys import set_secret, spec_for
+    from mnote_kr.core.keys import set_secret, spec_for
 
     spec_for(name)
     if value is None:
@@ -419,7 +419,7 @@ def secrets_set(name: str, value: str | None) -> None:
 @pass_ctx
 def secrets_get(obj: Ctx, name: str, as_json: bool) -> None:
     """Say whether a secret is set and where from (never its value)."""
-    from .keys import resolve_secret
+    from mnote_kr.core.keys import resolve_secret
 
     env_file = None
     try:
@@ -437,7 +437,7 @@ def secrets_get(obj: Ctx, name: str, as_json: bool) -> None:
 @click.argument("name")
 def secrets_delete(name: str) -> None:
     """Remove a secret from the keyring."""
-    from .keys import delete_secret
+    from mnote_kr.core.keys import delete_secret
 
     click.echo(f"Deleted {name}" if delete_secret(name) else f"{name} was not in the keyring")
 
@@ -457,13 +457,6 @@ def registry_restore(obj: Ctx) -> None:
     host = obj.host()
     host.store.restore_previous()
     click.echo(f"Restored {host.store.path} from the previous generation")
-
-
-def _register_late_commands() -> None:
-    """Commands whose modules are larger: engine, demo, watch, serve."""
-    from . import cli_extra
-
-    cli_extra.register(cli)
 
 
 # A hint for errors raised without one, by error type (most specific first in the MRO walk).
@@ -505,7 +498,6 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted. Unexpected
     exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
     """
-    _register_late_commands()
     try:
         cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
     except MnoteKrError as exc:
@@ -532,10 +524,3 @@ def main(argv: list[str] | None = None) -> int:
                    "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)
         return 1
     return 0
-
-
-if __name__ == "__main__":
-    # Run the package's own module object, so commands registered on it are the ones parsed.
-    from mnote_kr.cli import main as _main
-
-    sys.exit(_main())

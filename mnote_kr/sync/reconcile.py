@@ -19,7 +19,6 @@ ever stat'ed and read; nothing here writes outside ``.mnote/``.
 
 from __future__ import annotations
 
-import fnmatch
 import os
 import stat
 import time
@@ -29,18 +28,23 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import filelock
-import msgspec
 
-from .errors import MnoteKrError, ProviderError, UsageError
-from .models import IndexedRoot, SourceEntry
-from .registry import Registry, now_ms
-from .workspace import SKIP_DIRS, sha256_file
+from mnote_kr.core.pending import (
+    PENDING_NEW_FILE,
+    PendingNew,
+    PendingNewFile,
+    load_pending_new,
+    pending_encoder,
+    pending_new_path,
+)
+from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, sha256_file
+from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
+from mnote_kr.models import IndexedRoot, SourceEntry
 
 if TYPE_CHECKING:
-    from .host import Host
+    from mnote_kr.core.host import Host
 
-PENDING_NEW_FILE = "pending-new.json"
-PENDING_NEW_VERSION = 1
 
 #: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
 #: over). Such an entry is not cited; a later pass confirms it, or restores it when the
@@ -77,13 +81,6 @@ def is_tracked(entry: SourceEntry) -> bool:
 # --------------------------------------------------------------------------- scanning
 
 
-def _excluded(rel: str, patterns: list[str]) -> bool:
-    if not patterns:
-        return False
-    name = rel.rsplit("/", 1)[-1]
-    return any(fnmatch.fnmatchcase(rel, p) or fnmatch.fnmatchcase(name, p) for p in patterns)
-
-
 def owning_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
     """The innermost root containing ``rel`` whose rules admit it (recursion, excludes)."""
     best: IndexedRoot | None = None
@@ -116,7 +113,7 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
         # An excluded folder excludes what is below it, as folder expansion does.
         for i in range(len(pieces)):
             piece = "/".join(pieces[: i + 1])
-            if _excluded(f"{base}/{piece}" if base else piece, root.exclude_patterns):
+            if excluded_by(f"{base}/{piece}" if base else piece, root.exclude_patterns):
                 return None
     return root
 
@@ -150,12 +147,12 @@ def scan_tree(
                             continue
                         sub_rule = roots.get(rel)
                         if sub_rule is None:
-                            if not rule.recursive or (rule.exclude_patterns and _excluded(rel, rule.exclude_patterns)):
+                            if not rule.recursive or (rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns)):
                                 continue
                             sub_rule = rule
                         stack.append((rel, sub_rule))
                         continue
-                    if rule.exclude_patterns and _excluded(rel, rule.exclude_patterns):
+                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns):
                         continue
                     if item.is_symlink():
                         target = Path(item.path).resolve()
@@ -427,39 +424,6 @@ def apply_plan(
 # --------------------------------------------------------------------------- pending-new.json
 
 
-class PendingNewFile(msgspec.Struct, kw_only=True, rename="camel"):
-    """One file in a root that is on disk but not in the index."""
-
-    source_path: str
-    root: str
-    size: int = 0
-    seen_at_ms: int = 0
-
-
-class PendingNew(msgspec.Struct, kw_only=True, rename="camel"):
-    """``.mnote/index/pending-new.json``: new files waiting for an ingest."""
-
-    version: int = PENDING_NEW_VERSION
-    updated_at_ms: int = 0
-    files: list[PendingNewFile] = []
-
-
-_pending_decoder = msgspec.json.Decoder(PendingNew)
-_pending_encoder = msgspec.json.Encoder()
-
-
-def pending_new_path(host: Host) -> Path:
-    return host.store.index_dir / PENDING_NEW_FILE
-
-
-def load_pending_new(host: Host) -> PendingNew:
-    """The pending-new list (empty when absent or unreadable: it is a derived cache)."""
-    try:
-        return _pending_decoder.decode(pending_new_path(host).read_bytes())
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return PendingNew()
-
-
 def update_pending_new(
     host: Host,
     *,
@@ -504,7 +468,7 @@ def update_pending_new(
             return current
         snapshot = PendingNew(updated_at_ms=now, files=kept)
         tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
-        tmp.write_bytes(_pending_encoder.encode(snapshot))
+        tmp.write_bytes(pending_encoder.encode(snapshot))
         os.replace(tmp, path)
         return snapshot
 

@@ -30,8 +30,8 @@ from typing import Any
 import filelock
 import msgspec
 
-from .errors import RegistryCorruptError, RegistryError
-from .models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
+from mnote_kr.errors import RegistryCorruptError, RegistryError
+from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
 
 REGISTRY_FILE = "lightrag-source-registry.json"
 PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
@@ -54,7 +54,7 @@ def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
     """
     version = raw.get("version", 1)
     if version < 2:
-        from .workspace import source_id_for
+        from mnote_kr.core.workspace import source_id_for
 
         for entry in raw.get("entries", []):
             if "mtimeNs" not in entry and "mtime" in entry:
