@@ -21,12 +21,9 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
+from mnote_kr.citations.textmatch import iter_tokens, normalize, query_occurrences
 
-try:  # the host's one implementation of text normalisation and standalone occurrences
-    from mnote_kr.citations.textmatch import iter_tokens, normalize, query_occurrences
-except ImportError:  # host layout before the "rooms" restructure
-    from mnote_kr.textmatch import iter_tokens, normalize, query_occurrences
+from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer

@@ -121,7 +121,7 @@ def test_same_answer_under_every_hash_seed(tmp_path: Path) -> None:
     outs = []
     for seed in ("0", "1", "152", "4242"):
         env = {**os.environ, "PYTHONHASHSEED": seed, "MNOTE_KR_HOME": str(tmp_path / f"home{seed}")}
-        proc = subprocess.run([sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(reqs), "--json"],
+        proc = subprocess.run([sys.executable, "-m", "mnote_kr", "locate", "--batch", str(reqs), "--json"],
                               capture_output=True, text=True, env=env, timeout=300)
         assert proc.returncode == 0, proc.stderr[-500:]
         lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]

@@ -25,7 +25,7 @@ print(repr((p.returncode, p.stdout, p.stderr, time.monotonic() - t,
 
 
 def _locate_in_child(file: Path, home: Path) -> tuple[int, str, str, float, float]:
-    cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "mnote_kr.cli", "locate", str(file),
+    cmd = [sys.executable, "-c", _MEASURE, sys.executable, "-m", "mnote_kr", "locate", str(file),
            "--evidence", "The same line on every page.", "--query", "line", "--json"]
     out = subprocess.run(cmd, capture_output=True, text=True, timeout=120,
                          env={**__import__("os").environ, "MNOTE_KR_HOME": str(home)})
@@ -60,7 +60,7 @@ def test_flate_bomb_is_stopped_before_pdfium_and_the_error_names_the_limit(tmp_p
 
 
 def test_search_goes_on_when_one_cited_pdf_is_over_budget(tmp_path) -> None:  # noqa: ANN001
-    from mnote_kr.pipeline import _locate
+    from mnote_kr.citations.pipeline import _locate
     from mnote_kr.plugins import load_plugins
 
     bomb = tmp_path / "bomb.pdf"
