@@ -277,6 +277,7 @@ def many_pages_pdf(pages: int = 10_000) -> bytes:
         b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
         b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
     ]
-    page = b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>"
+    page = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>")
     objs += [page] * pages
     return _raw_pdf(objs, 1)

@@ -30,9 +30,9 @@ from typing import Any
 
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
-from .pdftext import Box, DocumentText, PageGeometry, load_document
 from .align import Match, Span, find, spans
 from .answer import choose
+from .pdftext import Box, DocumentText, PageGeometry, load_document
 
 PLUGIN = "pdf_bbox"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {

@@ -29,8 +29,8 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from mnote_kr.errors import DocumentError
 from mnote_kr.citations.filecache import FileCache
+from mnote_kr.errors import DocumentError
 
 from . import budget
 from .layout import find_furniture, is_rtl_text, split_blocks

@@ -15,12 +15,12 @@ import sys
 from pathlib import Path
 
 import pypdfium2 as pdfium
-
-from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import locate
 from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.pdfs import PdfBuilder, iou
+
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import locate
 
 PDF = CORPUS / "pdf"
 
@@ -83,7 +83,7 @@ def test_rtl_arabic_is_matched_in_logical_order() -> None:
         loc = _loc(f, evidence, query)
         assert loc.locator_precision == "bbox" and loc.page == 1 and not loc.locator_degraded, query
         b = body[3]
-        assert loc.bbox[0] >= b[0] - 2 and loc.bbox[1] >= b[1] - 2 and loc.bbox[2] <= b[2] + 2 and loc.bbox[3] <= b[3] + 2
+        assert all(loc.bbox[k] >= b[k] - 2 for k in (0, 1)) and all(loc.bbox[k] <= b[k] + 2 for k in (2, 3))
         assert loc.bbox[3] - loc.bbox[1] < 0.5 * (b[3] - b[1])  # one paragraph, not the whole body
         assert word in _text_in(f, 1, loc.bbox), query
 

@@ -8,13 +8,13 @@ import shutil
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit import pdf_cases as C
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
-from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_pdf_bbox import locate, pdftext
-from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
-from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -223,9 +223,10 @@ def test_pdf_repairable_corrupt_corpus_file_still_locates(tmp_path):
 
 
 def test_pdf_primary_rect_is_the_one_holding_the_query(tmp_path) -> None:  # noqa: ANN001
+    from mnote_kr_testkit.pdfs import PdfBuilder, iou
+
     from mnote_kr.models import LocateRequest
     from mnote_kr_pdf_bbox.locator import locate_pdf
-    from mnote_kr_testkit.pdfs import PdfBuilder, iou
 
     p = PdfBuilder()
     page = p.add_page()

@@ -8,11 +8,11 @@ import time
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.pdfs import PdfBuilder, flate_bomb_pdf, iou, many_pages_pdf
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox import budget, locate
-from mnote_kr_testkit.pdfs import PdfBuilder, flate_bomb_pdf, iou, many_pages_pdf
 
 # Runs the CLI in a child and reports the child's peak memory (ru_maxrss is in KiB on Linux).
 _MEASURE = """
@@ -70,8 +70,9 @@ def test_search_goes_on_when_one_cited_pdf_is_over_budget(tmp_path) -> None:  # 
     line = b.text(b.add_page(), 72, 700, "Blade heating kept the power loss below five percent.", 11)
     good.write_bytes(b.build())
     plugins = load_plugins()
-    locs = [_locate(plugins, LocateRequest(file=str(p), evidence="Blade heating kept the power loss below five percent.",
-                                           query="blade heating"), p.stat(), None) for p in (bomb, good)]
+    evidence = "Blade heating kept the power loss below five percent."
+    locs = [_locate(plugins, LocateRequest(file=str(p), evidence=evidence, query="blade heating"), p.stat(), None)
+            for p in (bomb, good)]
     assert locs[0].locator_precision == "file" and "over the reader's budget" in (locs[0].reason or "")
     assert locs[1].locator_precision == "bbox" and locs[1].page == 1 and locs[1].bbox is not None
     assert iou(locs[1].bbox, line.box) >= 0.5
