@@ -21,6 +21,7 @@ from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with
 
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
+SEEDS = 256  # rarest evidence k-grams that vote for the alignment's diagonal
 
 
 @dataclass(frozen=True)
@@ -47,11 +48,18 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
     if len(evidence) < MIN_EVIDENCE or n <= 0:
         return None
     index = view.index
-    hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
+    # Seeds: the evidence's rarest k-grams (at most SEEDS of them, ties by position), so the
+    # vote costs the same on a long repetitive document as on a short one.
+    found = []
     for e in range(n):
         occ = index.get(evidence[e : e + KGRAM])
-        if occ is None or len(occ) > KGRAM_CAP:
-            continue
+        if occ is not None and len(occ) <= KGRAM_CAP:
+            found.append((len(occ), e, occ))
+    if len(found) > SEEDS:
+        found.sort(key=lambda f: (f[0], f[1]))
+        found = found[:SEEDS]
+    hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
+    for _, e, occ in found:
         for d in occ:
             hits.append((d - e, e, d))
     if not hits:
@@ -83,7 +91,8 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
         diag = d - e  # follow small insertions and deletions as the reading goes on
         if found_lo < 0:
             found_lo = d
-        found_hi = max(found_hi, d + KGRAM)
+        if d + KGRAM > found_hi:
+            found_hi = d + KGRAM
     if got == 0 or found_hi <= found_lo:
         return None
     return found_lo, found_hi, min(1.0, got / n)

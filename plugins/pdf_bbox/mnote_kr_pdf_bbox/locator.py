@@ -174,7 +174,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     whole = spans(doc, m.view, m.start, m.end)
     if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
-    ans = choose(doc, list(passage_blocks(doc, m)), req.query)
+    counts = passage_blocks(doc, m)
+    ans = choose(doc, list(counts), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     if ans.block is not None:
@@ -187,11 +188,12 @@ def locate_pdf(req: LocateRequest) -> Locator:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
     else:
-        # the passage itself, by its block holding most of the matched text
-        counts = passage_blocks(doc, m)
-        pi, bi = max(counts, key=lambda b: (counts[b], -b[0], -b[1]))
-        page = doc.pages[pi]
-        primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in page.blocks[bi]])))
+        # The passage itself: the matched lines of the block holding most of the match (a
+        # stray k-gram at the match's edge must not decide the page).
+        primary = whole[0]
+        if counts:
+            top = max(counts, key=lambda b: (counts[b][0], -b[0], -b[1]))
+            primary = (spans(doc, m.view, counts[top][1], counts[top][2] + 1) or whole)[0]
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -211,10 +213,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
     )
 
 
-def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], int]:
-    """The text blocks the match touches, ``(page index, block index)`` in match order, with
-    how many matched compact characters each holds."""
-    out: dict[tuple[int, int], int] = {}
+def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], list[int]]:
+    """The text blocks the match touches, ``(page index, block index)`` in match order, each
+    with ``[matched compact characters, first position, last position]``."""
+    out: dict[tuple[int, int], list[int]] = {}
     view = m.view
     for pos in range(m.start, m.end):
         pi = view.compact_page[pos]
@@ -223,8 +225,14 @@ def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], int]:
         if li < 0:
             continue
         bi = page.block_of[li]
-        if bi >= 0:
-            out[(pi, bi)] = out.get((pi, bi), 0) + 1
+        if bi < 0:
+            continue
+        got = out.get((pi, bi))
+        if got is None:
+            out[(pi, bi)] = [1, pos, pos]
+        else:
+            got[0] += 1
+            got[2] = pos
     return out
 
 
