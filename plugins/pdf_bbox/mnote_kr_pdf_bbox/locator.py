@@ -25,6 +25,7 @@ page without a text layer, gives a ``file`` locator: never a made-up box.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -181,7 +182,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if ans.block is not None:
         pi = ans.block[0]
         page = doc.pages[pi]
-        primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in ans.lines])))
+        # The block's lines the evidence covers: a chunk that holds only part of a paragraph
+        # is boxed where it was retrieved, not on the rest of the paragraph.
+        lines = [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
+        primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
         else:
@@ -192,8 +196,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         # stray k-gram at the match's edge must not decide the page).
         primary = whole[0]
         if counts:
-            top = max(counts, key=lambda b: (counts[b][0], -b[0], -b[1]))
-            primary = (spans(doc, m.view, counts[top][1], counts[top][2] + 1) or whole)[0]
+            top = max(counts, key=lambda b: (counts[b].count, -b[0], -b[1]))
+            primary = (spans(doc, m.view, counts[top].first, counts[top].last + 1) or whole)[0]
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -213,10 +217,20 @@ def locate_pdf(req: LocateRequest) -> Locator:
     )
 
 
-def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], list[int]]:
-    """The text blocks the match touches, ``(page index, block index)`` in match order, each
-    with ``[matched compact characters, first position, last position]``."""
-    out: dict[tuple[int, int], list[int]] = {}
+@dataclass
+class Touch:
+    """How a match touches one text block: matched characters, first and last compact
+    positions, and the block's lines it covers."""
+
+    count: int
+    first: int
+    last: int
+    lines: set[int] = field(default_factory=set)
+
+
+def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], Touch]:
+    """The text blocks the match touches, ``(page index, block index)`` in match order."""
+    out: dict[tuple[int, int], Touch] = {}
     view = m.view
     for pos in range(m.start, m.end):
         pi = view.compact_page[pos]
@@ -229,10 +243,10 @@ def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], list[in
             continue
         got = out.get((pi, bi))
         if got is None:
-            out[(pi, bi)] = [1, pos, pos]
-        else:
-            got[0] += 1
-            got[2] = pos
+            got = out[(pi, bi)] = Touch(0, pos, pos)
+        got.count += 1
+        got.last = pos
+        got.lines.add(li)
     return out
 
 
