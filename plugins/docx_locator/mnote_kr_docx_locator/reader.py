@@ -116,6 +116,11 @@ class Paragraph(TextParagraph):
 
     in_table: bool = False
     has_equation: bool = False
+    # For the viewer (``document_model``); the locator does not use them.
+    list_level: int | None = None  # 0-based level of a numbered or bulleted list item
+    list_ordered: bool = False
+    cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
+    textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
 
 
 @dataclass(slots=True)
@@ -290,8 +295,13 @@ def _int(value: str | None) -> int | None:
 class _Walker:
     """One pass over ``w:body``; Python-level work is per block and per run element."""
 
-    def __init__(self, styles: dict[str, tuple[int, bool]]) -> None:
+    def __init__(self, styles: dict[str, tuple[int, bool]], numbering: dict[tuple[str, int], bool] | None = None
+                 ) -> None:
         self.styles = styles
+        self.numbering = numbering or {}
+        self.tables = 0
+        self.cells: list[list[int]] = []  # [table, row, column] per open table, outermost first
+        self.boxes: list[str] = []
         self.paragraphs: list[Paragraph] = []
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
         self.headings: list[tuple[int, str]] = []
@@ -321,8 +331,18 @@ class _Walker:
                 continue
             elif local == "tbl":
                 self.table_depth += 1
+                self.cells.append([self.tables, -1, -1])
+                self.tables += 1
                 self.walk(child)
+                self.cells.pop()
                 self.table_depth -= 1
+            elif local == "tr" and self.cells:
+                self.cells[-1][1] += 1
+                self.cells[-1][2] = -1
+                self.walk(child)
+            elif local == "tc" and self.cells:
+                self.cells[-1][2] += 1
+                self.walk(child)
             elif local == "sdt":
                 toc = _sdt_is_toc(child)
                 self.toc_depth += toc
@@ -335,6 +355,8 @@ class _Walker:
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
+        list_level: int | None = None
+        num_id = ""
         ppr = None
         for child in p:
             if isinstance(child.tag, str) and self.split(child.tag)[1] == "pPr":
@@ -353,6 +375,19 @@ class _Walker:
                     o = _int(_wval(pp))
                     if o is not None and 0 <= o < 9:
                         level = o + 1
+                elif local == "numPr":
+                    for np_ in pp:
+                        if isinstance(np_.tag, str):
+                            kind = self.split(np_.tag)[1]
+                            if kind == "ilvl":
+                                list_level = _int(_wval(np_)) or 0
+                            elif kind == "numId":
+                                num_id = _wval(np_) or ""
+        if num_id in ("", "0"):  # numId 0 switches numbering off
+            list_level = None
+        elif list_level is None:
+            list_level = 0
+        self.boxes = []
         self.inline(p, parts, state)
         text = "".join(parts)
         in_toc = bool(state["toc"]) or (len(text) < 240 and _TOC_LINE.match(text) is not None)
@@ -374,6 +409,10 @@ class _Walker:
                 in_toc=in_toc,
                 in_table=self.table_depth > 0,
                 has_equation=bool(state["eq"]),
+                list_level=list_level if not level else None,
+                list_ordered=self.numbering.get((num_id, list_level or 0), False),
+                cell=(self.cells[0][0], self.cells[0][1], self.cells[0][2]) if self.cells else None,
+                textboxes=tuple(self.boxes),
             )
         )
 
@@ -387,7 +426,9 @@ class _Walker:
                 if child.text:
                     parts.append(child.text)
             elif local in _SKIP:
-                if local == "instrText" and self.fields:
+                if local == "txbxContent":
+                    self.boxes.append(_textbox_text(child))
+                elif local == "instrText" and self.fields:
                     field_ = self.fields[-1]
                     field_[0] = str(field_[0]) + (child.text or "")
                     instr = str(field_[0]).strip().upper()
@@ -425,6 +466,45 @@ class _Walker:
                 self.inline(child, parts, state)
 
 
+def _textbox_text(box: etree._Element) -> str:
+    """A text box's paragraphs as lines (runs' ``w:t`` only: the viewer shows it beside its anchor)."""
+    lines: list[str] = []
+    for p in box.iter():
+        if isinstance(p.tag, str) and p.tag.endswith("}p"):
+            text = "".join(t.text or "" for t in p.iter() if isinstance(t.tag, str) and t.tag.endswith("}t"))
+            if text.strip():
+                lines.append(text)
+    return "\n".join(lines)
+
+
+def _read_numbering(root: etree._Element | None) -> dict[tuple[str, int], bool]:
+    """(numId, level) -> ordered (a number format other than bullet or none)."""
+    if root is None:
+        return {}
+    abstract: dict[str, dict[int, bool]] = {}
+    nums: dict[str, str] = {}
+    for el in root:
+        if not isinstance(el.tag, str):
+            continue
+        local = etree.QName(el).localname
+        if local == "abstractNum":
+            aid = next((v for k, v in el.attrib.items() if k.endswith("}abstractNumId")), "")
+            levels: dict[int, bool] = {}
+            for lvl in el:
+                if isinstance(lvl.tag, str) and etree.QName(lvl).localname == "lvl":
+                    ilvl = _int(next((v for k, v in lvl.attrib.items() if k.endswith("}ilvl")), None)) or 0
+                    fmt = next((_wval(c) for c in lvl if isinstance(c.tag, str)
+                                and etree.QName(c).localname == "numFmt"), None)
+                    levels[ilvl] = (fmt or "decimal") not in ("bullet", "none")
+            abstract[aid] = levels
+        elif local == "num":
+            nid = next((v for k, v in el.attrib.items() if k.endswith("}numId")), "")
+            for c in el:
+                if isinstance(c.tag, str) and etree.QName(c).localname == "abstractNumId":
+                    nums[nid] = _wval(c) or ""
+    return {(nid, lvl): ordered for nid, aid in nums.items() for lvl, ordered in abstract.get(aid, {}).items()}
+
+
 def _sdt_is_toc(sdt: etree._Element) -> bool:
     for el in sdt.iter():
         tag = el.tag
@@ -449,6 +529,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             raise _err(f"broken DOCX: no main document part ({main})", path)
         styles_name = main.rsplit("/", 1)[0] + "/styles.xml" if "/" in main else "styles.xml"
         styles_xml = _read_part(zf, styles_name, path)
+        numbering_name = styles_name.rsplit("styles.xml", 1)[0] + "numbering.xml"
+        numbering_xml = _read_part(zf, numbering_name, path)
     root = parse_xml(doc_xml, main, path)
     styles_root = None
     if styles_xml is not None:
@@ -465,7 +547,15 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             break
     if body is None:
         raise _err(f"broken DOCX: {main} has no w:body", path)
-    walker = _Walker(_read_styles(styles_root))
+    numbering_root = None
+    if numbering_xml is not None:
+        try:
+            numbering_root = parse_xml(numbering_xml, numbering_name, path)
+        except DocumentError as exc:
+            if "entity" in exc.message:
+                raise
+            numbering_root = None  # broken numbering costs list markers only
+    walker = _Walker(_read_styles(styles_root), _read_numbering(numbering_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:
