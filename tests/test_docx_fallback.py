@@ -92,7 +92,9 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
 
     proc = run("ingest", "docs", "--wait", "--timeout", "240")
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
-    (line,) = proc.stderr.strip().splitlines()
+    errors = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1 and proc.stderr.strip().splitlines()[-1] == errors[0], proc.stderr  # one line, last
+    line = errors[0]
     assert line.startswith("Error: 2 of 2 file(s) failed to index: docs/")
     human = proc.stdout + run("status").stdout
     for text in (line, human):
