@@ -37,6 +37,9 @@ from mnote_kr_docx_locator.reader import clear_cache, load_docx, parse_docx_byte
 from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docx_questions import question_cases  # noqa: E402  (a sibling module of this script)
+
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = CORPUS_DIR
 
@@ -228,17 +231,28 @@ def main() -> None:
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        cases = generated_cases(rng, workdir, args.per_kind) + corpus_cases(rng)
+        questions = question_cases(CORPUS / "docx", random.Random(args.seed + 1))
+        cases = generated_cases(rng, workdir, args.per_kind) + corpus_cases(rng) + questions
         t = time.perf_counter()
         results = run_batch(cases, workdir, args.in_process)
         batch_s = time.perf_counter() - t
         stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # ours, first, whole, n
         invented: dict[str, int] = defaultdict(int)
+        qstats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         errors_ok = errors_n = 0
         for c, r in zip(cases, results, strict=True):
             if c["expected"] == "error":
                 errors_n += 1
                 errors_ok += "error" in r and bool(r["error"])
+                continue
+            if c["kind"] == "question":
+                got = r.get("paragraphIndex") if r.get("locatorPrecision") == "paragraph" else None
+                q = qstats["cjk" if has_cjk(c["query"]) else "latin"]
+                q[0] += got in c["expected"]
+                q[1] += c["baseline_first"] in c["expected"]
+                q[2] += c["baseline_most"] in c["expected"]
+                q[3] += 1
+                qstats["semantic"][0] += "semantic" in (r.get("reason") or "")
                 continue
             group = c["kind"].split(":")[0]
             first, whole = baselines(c)
@@ -275,6 +289,22 @@ def main() -> None:
             f"invented paragraphs on negative cases: ours {invented['ours']}, first-query "
             f"{invented['first-query']}, whole-evidence {invented['whole-evidence']}"
         )
+        print(
+            f"\nquestion cases (2-4 query words over a 3-6 paragraph window; labels from the DOCX XML):\n"
+            f"{'group':28} {'n':>4} {'ours':>7} {'first-of-evidence':>18} {'most-query-words':>17}"
+        )
+        tot = [0, 0, 0, 0]
+        for g in ("latin", "cjk"):
+            s = qstats[g]
+            if s[3]:
+                print(f"{'question:' + g:28} {s[3]:>4} {s[0] / s[3]:>7.1%} {s[1] / s[3]:>18.1%} {s[2] / s[3]:>17.1%}")
+                tot = [a + b for a, b in zip(tot, s, strict=True)]
+        if tot[3]:
+            print(
+                f"{'ALL QUESTIONS (top-1)':28} {tot[3]:>4} {tot[0] / tot[3]:>7.1%} {tot[1] / tot[3]:>18.1%} "
+                f"{tot[2] / tot[3]:>17.1%}  (ratio ours/most-query-words {tot[0] / max(tot[2], 1):.2f}; "
+                f"{qstats['semantic'][0]} answered as semantic matches)"
+            )
         print(f"bad DOCX files with one clear error: {errors_ok}/{errors_n} (batch went on)")
         warm, cold = latency([c for c in cases if c["expected"] != "error"])
         print(

@@ -48,8 +48,11 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from .models import Highlight, Locator
+from .queryterms import QueryTerms
+from .textnorm import CJK_CLASS, has_cjk, is_word_char, normalize, standalone_occurrence
 
 __all__ = [
+    "CJK_CLASS",
     "THRESHOLD",
     "Anchor",
     "Match",
@@ -72,29 +75,9 @@ __all__ = [
 
 # --------------------------------------------------------------------------- text and tokens
 
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+_CJK = CJK_CLASS
 _TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
-_CJK_CHAR_RE = re.compile(rf"[{_CJK}]")
 _UNIT_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
-
-
-def normalize(text: str) -> str:
-    """Lower-case NFKC text with exactly one output character per input character."""
-    if text.isascii():
-        return text.lower()
-    norm = unicodedata.normalize("NFKC", text).lower()
-    if len(norm) == len(text):
-        return norm
-    out = []
-    for ch in text:
-        n = unicodedata.normalize("NFKC", ch).lower()
-        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
-    return "".join(out)
-
-
-def has_cjk(text: str) -> bool:
-    """True when the text contains a CJK (or kana/hangul) character."""
-    return _CJK_CHAR_RE.search(text) is not None
 
 
 def iter_tokens(norm: str) -> Iterator[tuple[str, int, int]]:
@@ -125,11 +108,6 @@ def token_set(norm: str) -> frozenset[str]:
         else:
             out.add(m.group("word"))
     return frozenset(out)
-
-
-def is_word_char(ch: str) -> bool:
-    """A character that continues a Latin-script word (letters and digits, not CJK)."""
-    return bool(ch) and ch.isalnum() and not has_cjk(ch)
 
 
 def shingles(norm: str) -> frozenset[int]:
@@ -248,6 +226,8 @@ FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
 MIN_ANCHOR_TOKENS = 3
 TOP_K = 6
 VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
+EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
+QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
 
@@ -303,54 +283,6 @@ def _segments(ev: str) -> list[tuple[int, int, bool]]:
         if end > seg_start:
             out.append((seg_start, end, False))
     return out
-
-
-_SENTENCE_START = frozenset("\n。！？；.!?;:：")
-
-
-def _is_join(ch: str) -> bool:
-    """A character that continues a word: a letter or digit of any script, CJK included."""
-    return bool(ch) and ch.isalnum()
-
-
-def _clean_left(text: str, i: int, edges: bool) -> bool:
-    if i == 0:
-        return edges
-    before = text[i - 1]
-    if before in "-‐‑" and i >= 2 and _is_join(text[i - 2]):
-        return False  # N-甲基…: a hyphen inside a compound name joins
-    return not _is_join(before)
-
-
-def _clean_right(text: str, j: int, edges: bool) -> bool:
-    if j >= len(text):
-        return edges
-    after = text[j]
-    if after in "-‐‑" and j + 1 < len(text) and _is_join(text[j + 1]):
-        return False
-    return not _is_join(after)
-
-
-def _starts_sentence(text: str, i: int, edges: bool) -> bool:
-    k = i - 1
-    while k >= 0 and text[k] in " \t\u3000":
-        k -= 1
-    if k < 0:
-        return edges
-    return text[k] in _SENTENCE_START
-
-
-def standalone_occurrence(text: str, i: int, query: str, *, edges: bool = True) -> bool:
-    """True when the query at ``text[i:]`` stands as a word of its own.
-
-    Its neighbours are not letters, digits or CJK characters continuing the same word,
-    or it starts a sentence, line or paragraph (``吡咯烷 是一种…``, ``吡咯烷是一种…``);
-    ``N-甲基吡咯烷酮`` does not hold ``吡咯烷`` standing alone. ``edges=False`` treats the
-    start and end of ``text`` as unknown (an evidence window may cut a word there).
-    """
-    if not _clean_left(text, i, edges):
-        return False
-    return _clean_right(text, i + len(query), edges) or _starts_sentence(text, i, edges)
 
 
 def query_occurrences(
@@ -594,7 +526,89 @@ def match_evidence(
     if score < threshold:
         return Match(None, score, None, "no paragraph above confidence threshold")
     anchor = best_anchor[best]
-    return Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    if q and not _verbatim_query(ev, q, occ):
+        match = _by_query_terms(doc, match, ev, q, raw, scope, threshold)
+    return match
+
+
+def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
+    """The query stands in the evidence as written: the query-centred anchors decide."""
+    return any(w >= 1.0 for _, w in occ) or (bool(occ) and has_cjk(q))
+
+
+def _evidence_paragraphs(
+    doc: TextDocument[P],
+    ev: str,
+    raw: dict[int, tuple[float, Anchor]],
+    scope: Scope | None,
+    threshold: float,
+) -> dict[int, float]:
+    """Paragraphs the evidence quotes (confidence at or above ``threshold``), with that confidence.
+
+    A chunk holds several paragraphs; each is found by the evidence lines it gave and
+    verified with shingles, as the best paragraph is.
+    """
+    paras = doc.paragraphs
+    cands = sorted((i for i, (r, _a) in raw.items() if r >= threshold), key=lambda i: (-raw[i][0], i))
+    out: dict[int, float] = {}
+    sh_cache: dict[int, frozenset[int]] = {}
+    for i in cands[:EVIDENCE_PARAGRAPHS]:
+        r, a = raw[i]
+        ash = sh_cache.get(id(a))
+        if ash is None:
+            ash = sh_cache[id(a)] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
+        v = len(ash & paras[i].shingles) / len(ash) if ash else 0.0
+        conf = r * min(1.0, v / VERIFY_FULL)
+        if paras[i].in_toc:
+            conf *= 0.3
+        if scope is not None and i not in scope:
+            conf *= scope.outside
+        if conf >= threshold:
+            out[i] = conf
+    return out
+
+
+def _by_query_terms(
+    doc: TextDocument[P],
+    match: Match,
+    ev: str,
+    q: str,
+    raw: dict[int, tuple[float, Anchor]],
+    scope: Scope | None,
+    threshold: float,
+) -> Match:
+    """Among the paragraphs the evidence quotes, the one holding the query's content words.
+
+    Terms are weighted by rarity in this document, with a bonus where they cluster
+    (``queryterms``). When no quoted paragraph holds ``QUERY_SHARE`` of the query's
+    weight, the evidence matched but the query did not (a semantic match): the passage
+    is cited and the reason says so.
+    """
+    assert match.paragraph is not None
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs))
+    if not qt:
+        return match
+    quoted = _evidence_paragraphs(doc, ev, raw, scope, threshold)
+    best = match.paragraph.index
+    quoted.setdefault(best, match.score)
+    paras = doc.paragraphs
+    qs = {i: qt.score(paras[i].norm) for i in quoted}
+    top = max(qs.values())
+    if top < QUERY_SHARE:
+        return Match(
+            match.paragraph,
+            match.score,
+            match.highlight,
+            "semantic match: the evidence was found here but holds few of the query's words",
+            match.anchor,
+        )
+    if qs[best] >= top - 1e-9:
+        return match
+    # document order breaks ties, never set or dict order
+    pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
+    para = paras[pick]
+    return Match(para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor)
 
 
 def _find_all(text: str, query: str, limit: int = 50) -> list[int]:

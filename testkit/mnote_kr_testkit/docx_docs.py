@@ -168,6 +168,20 @@ class DocxBuilder:
         self.parts.append(self._p(inner, plain=text))
         return idx
 
+    def alt_textbox_para(self, text: str, box_paras: list[str]) -> int:
+        """A paragraph anchoring a DrawingML text box written twice, as Word does:
+        ``mc:Choice`` (wps) and the ``mc:Fallback`` VML copy of the same paragraphs."""
+        idx = self.count
+        box = "".join(f"<w:p>{self.runs(t)}</w:p>" for t in box_paras)
+        wps = 'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+        choice = f'<mc:Choice Requires="wps"><w:drawing><wps:wsp {wps}><wps:txbx><w:txbxContent>{box}'
+        choice += "</w:txbxContent></wps:txbx></wps:wsp></w:drawing></mc:Choice>"
+        fallback = f"<mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent>{box}</w:txbxContent>"
+        fallback += "</v:textbox></v:shape></w:pict></mc:Fallback>"
+        inner = self.runs(text) + f"<w:r><mc:AlternateContent>{choice}{fallback}</mc:AlternateContent></w:r>"
+        self.parts.append(self._p(inner, plain=text))
+        return idx
+
     def document_xml(self) -> bytes:
         body = "".join(self.parts) + '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>'
         xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>'

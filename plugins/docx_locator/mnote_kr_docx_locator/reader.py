@@ -18,6 +18,7 @@ import io
 import os
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -27,8 +28,15 @@ from mnote_kr.errors import DocumentError
 from mnote_kr.filecache import FileCache
 from mnote_kr.textmatch import TextDocument, TextParagraph
 
+# Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
+# one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
+# zip's ratio limit took 6 GB; 1,500 nested tables crashed with RecursionError).
 MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_PART_BYTES = 256 * 1024 * 1024
+MAX_PART_BYTES = 64 * 1024 * 1024  # decompressed bytes of one XML part
+MAX_ELEMENTS = 2_000_000  # XML elements of one part (libxml2 keeps ~120 bytes per element)
+MAX_DEPTH = 200  # element nesting the walk follows (real documents stay under ~40)
+MAX_PARAGRAPHS = 300_000
+MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
@@ -97,7 +105,6 @@ _SKIP = frozenset(
         "sSubSupPr",
         "rPrChange",
         "pPrChange",
-        "txbxContent",
         "Fallback",
         "lastRenderedPageBreak",
         "bookmarkStart",
@@ -158,7 +165,7 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     if info.flag_bits & 0x1:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
-        raise _err(f"zip bomb: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
+        raise _err(f"DOCX over budget: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
         raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
@@ -170,12 +177,14 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     except RuntimeError as exc:  # zipfile raises this for encrypted members
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
-        raise _err(f"zip bomb: {name} expands beyond {MAX_PART_BYTES} bytes", path)
+        raise _err(f"DOCX over budget: {name} expands beyond {MAX_PART_BYTES} bytes (limit)", path)
     return data
 
 
+# huge_tree=False keeps libxml2's own limits (nesting depth 256, 10 MB per text node):
+# no document a person writes comes near them, and a hostile one stops there, in C.
 _PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=True, recover=False
+    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=False, recover=False
 )
 
 
@@ -186,9 +195,14 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
         probe = data.decode("utf-16", errors="replace").encode("utf-8")
     if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
         raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
+    elements = data.count(b"<") - data.count(b"</")
+    if elements > MAX_ELEMENTS:
+        raise _err(f"DOCX over budget: {name} has about {elements} XML elements (limit {MAX_ELEMENTS})", path)
     try:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
+        if "depth" in str(exc).lower() or "huge" in str(exc).lower():
+            raise _err(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path) from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 
@@ -286,17 +300,25 @@ def _int(value: str | None) -> int | None:
 
 # --------------------------------------------------------------------------- body walk
 
+# Exit actions pushed with a container's iterator (no closures: the walk is a loop, not recursion).
+_LEAVE_TABLE = 1
+_LEAVE_TOC = 2
+_LEAVE_BOX = 3
+
 
 class _Walker:
-    """One pass over ``w:body``; Python-level work is per block and per run element."""
+    """One pass over ``w:body`` with an explicit stack: the file's nesting depth never becomes
+    Python recursion (1,500 nested tables are a budget error, not a ``RecursionError``)."""
 
-    def __init__(self, styles: dict[str, tuple[int, bool]]) -> None:
+    def __init__(self, styles: dict[str, tuple[int, bool]], path: str) -> None:
         self.styles = styles
+        self.path = path
         self.paragraphs: list[Paragraph] = []
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
         self.headings: list[tuple[int, str]] = []
         self.toc_depth = 0
         self.table_depth = 0
+        self.chars = 0
         self._names: dict[str, tuple[str, str]] = {}
 
     def split(self, tag: str) -> tuple[str, str]:
@@ -309,29 +331,45 @@ class _Walker:
             got = self._names[tag] = (ns, local)
         return got
 
-    def walk(self, container: etree._Element) -> None:
-        for child in container:
+    def _deep(self, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise _err(f"DOCX over budget: elements nested deeper than {MAX_DEPTH} levels", self.path)
+
+    def walk(self, body: etree._Element) -> None:
+        """Index every body-level paragraph (table cells and content controls included)."""
+        stack: list[tuple[Iterator[etree._Element], int]] = [(iter(body), 0)]
+        while stack:
+            it, leave = stack[-1]
+            child = next(it, None)
+            if child is None:
+                stack.pop()
+                if leave == _LEAVE_TABLE:
+                    self.table_depth -= 1
+                elif leave == _LEAVE_TOC:
+                    self.toc_depth -= 1
+                continue
             tag = child.tag
             if not isinstance(tag, str):
                 continue
             ns, local = self.split(tag)
             if local == "p" and ns in W_NSS:
                 self.paragraph(child)
-            elif local in _SKIP:
                 continue
-            elif local == "tbl":
+            if local in _SKIP or local == "txbxContent":
+                continue  # a text box outside a paragraph has no anchor paragraph to land on
+            self._deep(len(stack))
+            if local == "tbl":
                 self.table_depth += 1
-                self.walk(child)
-                self.table_depth -= 1
-            elif local == "sdt":
-                toc = _sdt_is_toc(child)
-                self.toc_depth += toc
-                self.walk(child)
-                self.toc_depth -= toc
+                stack.append((iter(child), _LEAVE_TABLE))
+            elif local == "sdt" and _sdt_is_toc(child):
+                self.toc_depth += 1
+                stack.append((iter(child), _LEAVE_TOC))
             else:
-                self.walk(child)
+                stack.append((iter(child), 0))
 
     def paragraph(self, p: etree._Element) -> None:
+        if len(self.paragraphs) >= MAX_PARAGRAPHS:
+            raise _err(f"DOCX over budget: more than {MAX_PARAGRAPHS} paragraphs", self.path)
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -353,15 +391,19 @@ class _Walker:
                     o = _int(_wval(pp))
                     if o is not None and 0 <= o < 9:
                         level = o + 1
-        self.inline(p, parts, state)
+        own = self.inline(p, parts, state)
         text = "".join(parts)
-        in_toc = bool(state["toc"]) or (len(text) < 240 and _TOC_LINE.match(text) is not None)
-        if in_toc or not text.strip():
+        self.chars += len(text)
+        if self.chars > MAX_TEXT_CHARS:
+            raise _err(f"DOCX over budget: more than {MAX_TEXT_CHARS} characters of text", self.path)
+        own_text = text[:own]  # the paragraph's own text, without its text boxes
+        in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
+        if in_toc or not own_text.strip():
             level = 0
         if level:
             while self.headings and self.headings[-1][0] >= level:
                 self.headings.pop()
-            self.headings.append((level, text.strip()))
+            self.headings.append((level, own_text.strip()))
         path = tuple(h for _, h in self.headings)
         pid = p.get(W14_PARAID)
         self.paragraphs.append(
@@ -377,16 +419,36 @@ class _Walker:
             )
         )
 
-    def inline(self, el: etree._Element, parts: list[str], state: dict[str, bool]) -> None:
-        for child in el:
+    def inline(self, p: etree._Element, parts: list[str], state: dict[str, bool]) -> int:
+        """Append the paragraph's text to ``parts``; return the length of its own text.
+
+        Text boxes, shapes and WordArt (``w:txbxContent``) belong to the paragraph that
+        anchors them: their paragraphs follow its own text, one line each. The
+        ``mc:Fallback`` copy of the same box is skipped (in ``_SKIP``).
+        """
+        stack: list[tuple[Iterator[etree._Element], int]] = [(iter(p), 0)]
+        boxes: list[str] = []  # text of the paragraphs in text boxes, in document order
+        box_depth = 0
+        out = parts
+        while stack:
+            it, leave = stack[-1]
+            child = next(it, None)
+            if child is None:
+                stack.pop()
+                if leave == _LEAVE_BOX:
+                    box_depth -= 1
+                    if not box_depth:
+                        out = parts
+                continue
             tag = child.tag
             if not isinstance(tag, str):
                 continue
             ns, local = self.split(tag)
             if local == "t":
                 if child.text:
-                    parts.append(child.text)
-            elif local in _SKIP:
+                    out.append(child.text)
+                continue
+            if local in _SKIP:
                 if local == "instrText" and self.fields:
                     field_ = self.fields[-1]
                     field_[0] = str(field_[0]) + (child.text or "")
@@ -394,35 +456,50 @@ class _Walker:
                     if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
                         field_[1] = True
                         state["toc"] = True
-            elif local == "tab" and ns in W_NSS:
-                parts.append("\t")
-            elif local in ("br", "cr") and ns in W_NSS:
-                parts.append("\n")
-            elif local == "noBreakHyphen":
-                parts.append("-")
-            elif local == "fldChar":
+                continue
+            if local == "tab" and ns in W_NSS:
+                out.append("\t")
+                continue
+            if local in ("br", "cr") and ns in W_NSS:
+                out.append("\n")
+                continue
+            if local == "noBreakHyphen":
+                out.append("-")
+                continue
+            if local == "fldChar":
                 kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
                 if kind == "begin":
                     self.fields.append(["", False])
                 elif kind == "end" and self.fields:
                     self.fields.pop()
+                continue
+            self._deep(len(stack))
+            if local == "txbxContent":
+                box_depth += 1
+                out = boxes
+                stack.append((iter(child), _LEAVE_BOX))
+                continue
+            if local == "p" and ns in W_NSS:
+                if not box_depth:
+                    continue  # a paragraph nested in a paragraph outside a text box: not this one's text
+                if boxes and not boxes[-1].endswith("\n"):
+                    boxes.append("\n")
             elif local == "fldSimple":
                 instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
                 if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
                     state["toc"] = True
-                self.inline(child, parts, state)
             elif local == "hyperlink":
                 anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
                 if anchor.startswith("_Toc"):
                     state["toc"] = True
-                self.inline(child, parts, state)
             elif local in ("oMath", "oMathPara") and ns in M_NSS:
                 state["eq"] = True
-                self.inline(child, parts, state)
-            elif local == "p" and ns in W_NSS:
-                continue  # a paragraph nested in a paragraph outside a text box: not this one's text
-            else:
-                self.inline(child, parts, state)
+            stack.append((iter(child), 0))
+        own = sum(len(x) for x in parts)
+        box_text = "".join(boxes).strip("\n")
+        if box_text:
+            parts.append("\n" + box_text if own else box_text)
+        return own
 
 
 def _sdt_is_toc(sdt: etree._Element) -> bool:
@@ -465,7 +542,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             break
     if body is None:
         raise _err(f"broken DOCX: {main} has no w:body", path)
-    walker = _Walker(_read_styles(styles_root))
+    walker = _Walker(_read_styles(styles_root), path)
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

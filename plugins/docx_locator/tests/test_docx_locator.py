@@ -199,3 +199,42 @@ def test_docx_batch_contract_goes_on_past_bad_files(tmp_path):
     assert out[0]["locatorPrecision"] == "paragraph" and out[0]["paragraphIndex"] == target
     assert "encrypted" in out[1]["error"]
     assert out[2]["locatorPrecision"] == "file" and out[2]["locatorDegraded"] is True
+
+
+def test_docx_locator_text_box_evidence_lands_on_the_anchor_paragraph(tmp_path):
+    rng = random.Random(11)
+    b = DocxBuilder()
+    for _ in range(5):
+        b.para(filler(rng, False))
+    anchor = b.alt_textbox_para("", ["Quarterly revenue rose by twelve percent.", "Margins held steady."])
+    after = b.para("The board approved the budget for the next year.")
+    path = _doc(tmp_path, b)
+    doc = reader.load_docx(path)
+    # the mc:Fallback copy of the box is ignored: each box paragraph appears once
+    assert doc.paragraphs[anchor].text == "Quarterly revenue rose by twelve percent.\nMargins held steady."
+    assert doc.paragraphs[after].index == anchor + 1
+    loc = _loc(path, "Quarterly revenue rose by twelve percent.", "revenue")
+    assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", anchor)
+    text = doc.paragraphs[anchor].text
+    assert loc.highlight is not None and "revenue" in text[loc.highlight.start : loc.highlight.end]
+
+
+def test_docx_locator_real_text_box_lands_on_its_anchor():
+    # docling__textbox.docx: the box "Student falls ill" is anchored in the paragraph with
+    # w14:paraId 4F4752C3 (read from the file's XML), inside mc:Choice and mc:Fallback
+    path = CORPUS / "docx" / "docling__textbox.docx"
+    loc = _loc(path, "Student falls ill", "student falls ill")
+    assert (loc.locator_precision, loc.para_id) == ("paragraph", "4F4752C3")
+
+
+def test_docx_locator_prefers_body_over_its_toc_line_in_the_same_evidence(tmp_path):
+    b = DocxBuilder()
+    toc = b.toc([("Cooling water intake screens", 3), ("Emergency diesel generators", 4)])
+    b.heading("Cooling water intake screens", 1)
+    body = b.para("The intake screens are cleaned every shift to keep cooling water flowing.")
+    b.heading("Emergency diesel generators", 1)
+    b.para("Each diesel generator is tested monthly under load.")
+    path = _doc(tmp_path, b)
+    evidence = "Cooling water intake screens\t3\nThe intake screens are cleaned every shift to keep cooling water flowing."
+    loc = _loc(path, evidence, "intake screens")
+    assert loc.paragraph_index == body and loc.paragraph_index not in toc

@@ -1,0 +1,115 @@
+"""Text primitives every matcher shares: CJK ranges, offset-keeping normalisation, word edges.
+
+One definition of each, used by the paragraph matcher (``textmatch``), the query terms
+(``queryterms``), the citation cleaning and ranking, and the locator plugins:
+
+* ``CJK_CLASS``: the CJK (and kana, hangul) characters as a regex class body;
+* ``normalize``: lower-case NFKC text with exactly one output character per input
+  character, so a span found in normalised text is the same span in the original;
+* ``standalone_occurrence``: does a query at a position stand as a word of its own, or
+  sit inside a longer word (吡咯烷 inside N-甲基吡咯烷酮)?
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["CJK_CLASS", "has_cjk", "is_word_char", "normalize", "standalone_occurrence"]
+
+#: The CJK (and kana, hangul) characters, as a regex character-class body.
+CJK_CLASS = (
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
+    "\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+)
+_CJK_CHAR_RE = re.compile(rf"[{CJK_CLASS}]")
+# Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
+# where one is present, whole-text NFKC can shift offsets even when the length is unchanged
+# ('e\u0301' composes to one character while 'ﬁ' expands to two).
+_MERGING_RE = re.compile(r"[\u0300-\u036f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]")
+
+
+def _merges(text: str) -> bool:
+    if _MERGING_RE.search(text):
+        return True
+    return any(unicodedata.category(ch)[0] == "M" for ch in text if ord(ch) >= 0x0483)
+
+
+def normalize(text: str) -> str:
+    """Lower-case NFKC text with exactly one output character per input character.
+
+    Character ``i`` of the result is the normalised form of character ``i`` of ``text``
+    (a character whose form is longer, such as ``ﬁ``, or a combining mark, stays itself,
+    lower-cased), so offsets found in the result hold in ``text``.
+    """
+    if text.isascii():
+        return text.lower()
+    if not _merges(text):
+        # without merging characters nothing contracts, so equal length means every
+        # character kept exactly one output character in place
+        norm = unicodedata.normalize("NFKC", text).lower()
+        if len(norm) == len(text):
+            return norm
+    out = []
+    for ch in text:
+        n = unicodedata.normalize("NFKC", ch).lower()
+        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
+    return "".join(out)
+
+
+def has_cjk(text: str) -> bool:
+    """True when the text contains a CJK (or kana/hangul) character."""
+    return _CJK_CHAR_RE.search(text) is not None
+
+
+def is_word_char(ch: str) -> bool:
+    """A character that continues a Latin-script word (letters and digits, not CJK)."""
+    return bool(ch) and ch.isalnum() and not has_cjk(ch)
+
+
+_SENTENCE_START = frozenset("\n。！？；.!?;:：")
+
+
+def _is_join(ch: str) -> bool:
+    """A character that continues a word: a letter or digit of any script, CJK included."""
+    return bool(ch) and ch.isalnum()
+
+
+def _clean_left(text: str, i: int, edges: bool) -> bool:
+    if i == 0:
+        return edges
+    before = text[i - 1]
+    if before in "-‐‑" and i >= 2 and _is_join(text[i - 2]):
+        return False  # N-甲基…: a hyphen inside a compound name joins
+    return not _is_join(before)
+
+
+def _clean_right(text: str, j: int, edges: bool) -> bool:
+    if j >= len(text):
+        return edges
+    after = text[j]
+    if after in "-‐‑" and j + 1 < len(text) and _is_join(text[j + 1]):
+        return False
+    return not _is_join(after)
+
+
+def _starts_sentence(text: str, i: int, edges: bool) -> bool:
+    k = i - 1
+    while k >= 0 and text[k] in " \t\u3000":
+        k -= 1
+    if k < 0:
+        return edges
+    return text[k] in _SENTENCE_START
+
+
+def standalone_occurrence(text: str, i: int, query: str, *, edges: bool = True) -> bool:
+    """True when the query at ``text[i:]`` stands as a word of its own.
+
+    Its neighbours are not letters, digits or CJK characters continuing the same word,
+    or it starts a sentence, line or paragraph (``吡咯烷 是一种…``, ``吡咯烷是一种…``);
+    ``N-甲基吡咯烷酮`` does not hold ``吡咯烷`` standing alone. ``edges=False`` treats the
+    start and end of ``text`` as unknown (an evidence window may cut a word there).
+    """
+    if not _clean_left(text, i, edges):
+        return False
+    return _clean_right(text, i + len(query), edges) or _starts_sentence(text, i, edges)
