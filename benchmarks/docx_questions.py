@@ -26,34 +26,47 @@ from pathlib import Path
 from lxml import etree
 
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_WORD = re.compile(r"[A-Za-z][A-Za-z'-]{3,}")
+_WORD = re.compile(r"(?<![^\W\d_])[^\W\d_\u3040-\u9fff\uac00-\ud7af]{4,}(?![^\W\d_])")
 _CJK_RUN = re.compile(r"[\u4e00-\u9fff]{2,}")
 _STOP = frozenset(
     "this that with from have were been their there which about would could should these those what when "
     "where while other into also than then them they will shall each such only more most some very over "
-    "under between after before being does used using upon make made many much must here your".split()
+    "under between after before being does used using upon make made many much must here your through "
+    "because during against within without above below again further once both same just like well even "
+    "still yet among across along around toward towards whose whom onto per via".split()
 )
 _QUESTIONS_EN = ("what about {}?", "which part mentions {}?", "where does it say {}", "{}", "{}", "tell me {}")
 _QUESTIONS_ZH = ("{}是什么？", "关于{}的内容", "{}", "{}", "哪里提到{}？")
 
 
-def xml_paragraphs(path: Path) -> list[str]:
-    """Texts of the body paragraphs in ``paragraphIndex`` order, read from the XML alone."""
+def xml_paragraphs(path: Path) -> list[tuple[str, bool]]:
+    """``(text, is a TOC line)`` of the body paragraphs in ``paragraphIndex`` order, from the XML alone.
+
+    Text is the paragraph's own ``w:t`` text, with ``w:tab`` as a tab and ``w:br``/``w:cr``
+    as a line break; a TOC line has a ``TOC…`` paragraph style or a ``_Toc`` hyperlink.
+    """
     with zipfile.ZipFile(path) as zf:
         root = etree.fromstring(zf.read("word/document.xml"), etree.XMLParser(huge_tree=True, resolve_entities=False))
     body = root.find(W + "body")
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
     if body is None:
         return out
     for p in body.iter(W + "p"):
         if any(a.tag == W + "p" for a in p.iterancestors()):
             continue
         parts = []
-        for t in p.iter(W + "t"):
+        for t in p.iter(W + "t", W + "tab", W + "br", W + "cr"):
             owner = next(a for a in t.iterancestors() if a.tag == W + "p")
-            if owner is p and t.text:
-                parts.append(t.text)
-        out.append("".join(parts))
+            if owner is not p:
+                continue
+            if t.tag == W + "t":
+                parts.append(t.text or "")
+            else:
+                parts.append("\t" if t.tag == W + "tab" else "\n")
+        style = p.find(f"{W}pPr/{W}pStyle")
+        toc = style is not None and (style.get(W + "val") or "").lower().startswith("toc")
+        toc = toc or any((h.get(W + "anchor") or "").startswith("_Toc") for h in p.iter(W + "hyperlink"))
+        out.append(("".join(parts), toc))
     return out
 
 
@@ -68,8 +81,8 @@ def _terms(text: str) -> list[str]:
 
 def _holds(text: str, word: str) -> bool:
     low = text.lower()
-    if word[0].isascii():
-        return re.search(rf"(?<![a-z]){re.escape(word)}(?![a-z])", low) is not None
+    if _WORD.fullmatch(word):
+        return re.search(rf"(?<![^\W\d_]){re.escape(word)}(?![^\W\d_])", low) is not None
     return word in low
 
 
@@ -78,10 +91,14 @@ def question_cases(corpus: Path, rng: random.Random, per_doc: int = 12) -> list[
     cases: list[dict] = []
     for path in sorted(corpus.glob("*.docx")):
         try:
-            paras = xml_paragraphs(path)
+            rows = xml_paragraphs(path)
         except (KeyError, zipfile.BadZipFile, etree.XMLSyntaxError):
             continue
-        nonempty = [i for i, t in enumerate(paras) if len(t.strip()) >= 3]
+        paras = [t for t, _ in rows]
+        # a window of contents lines names the body elsewhere: DESIGN cites the body, not
+        # the contents, so such windows have no single right answer and are left out
+        toc = {i for i, (_, is_toc) in enumerate(rows) if is_toc}
+        nonempty = [i for i, t in enumerate(paras) if t.strip()]
         made = 0
         order = [k for k in range(len(nonempty)) if len(paras[nonempty[k]].strip()) >= 30]
         rng.shuffle(order)
@@ -92,7 +109,7 @@ def question_cases(corpus: Path, rng: random.Random, per_doc: int = 12) -> list[
             size = rng.randint(3, 6)
             lo = max(0, min(k - rng.randint(0, size - 1), len(nonempty) - size))
             window = nonempty[lo : lo + size]
-            if target not in window or len(window) < 3:
+            if target not in window or len(window) < 3 or toc & set(window):
                 continue
             others = [i for i in window if i != target]
             words = _terms(paras[target])
@@ -106,7 +123,7 @@ def question_cases(corpus: Path, rng: random.Random, per_doc: int = 12) -> list[
             if any(all(_holds(paras[i], w) for w in pick) for i in others):
                 continue  # the window would not single out the target
             rng.shuffle(pick)
-            cjk = not pick[0][0].isascii()
+            cjk = _CJK_RUN.match(pick[0]) is not None
             query = rng.choice(_QUESTIONS_ZH if cjk else _QUESTIONS_EN).format((" " if not cjk or rng.random() < 0.5 else "").join(pick))
             same = [i for i, t in enumerate(paras) if t == paras[target]]
             first = window[0]

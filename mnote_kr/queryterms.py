@@ -41,11 +41,13 @@ STOP_WORDS = frozenset(
     """.split()
 )
 
-#: Chinese question and function words, removed before the text is split into bigrams.
+#: Chinese question words and sentence particles, removed before the text is split into
+#: bigrams. Single-character function words (的, 是, 在) stay: removing them would join
+#: the characters around them into bigrams the text never holds; their rarity weighs them.
 _CJK_STOP = sorted(
     """
-    什么 哪些 哪个 哪里 哪儿 如何 怎么 怎样 怎么样 为什么 为何 是否 是不是 多少 几个 何时 何地 谁 吗 呢 吧 啊
-    请问 请 告诉 介绍 一下 有关 关于 以及 还是 或者 的 了 是 在 和 与 及 对 有 中 把 被 将 之 其 所 也 都 就
+    什么 哪些 哪个 哪里 哪儿 如何 怎么 怎样 怎么样 为什么 为何 是否 是不是 多少 何时 何地 请问 告诉 介绍
+    一下 有关 关于 提到 说明 吗 呢 吧 啊 谁
     """.split(),
     key=len,
     reverse=True,
@@ -58,6 +60,8 @@ CLUSTER_CHARS = 80
 CLUSTER_BONUS = 0.25
 #: Weight of an occurrence inside a longer word (吡咯烷 in N-甲基吡咯烷酮, "art" in "start").
 EMBEDDED_WEIGHT = 0.25
+#: Weight of another inflection of the query's word ("patent" for "patented").
+INFLECTED_WEIGHT = 0.85
 
 
 def stem(word: str) -> str:
@@ -76,6 +80,7 @@ class Term:
 
     text: str
     cjk: bool
+    word: str = ""  # the word as the query wrote it (Latin terms; ``text`` is its stem)
 
 
 def content_terms(query: str) -> list[Term]:
@@ -95,25 +100,30 @@ def content_terms(query: str) -> list[Term]:
         word = m.group("word")
         if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
             continue
-        key = stem(word) if word.isascii() else word
-        out.setdefault(key, Term(key, False))
+        # keyed by the word as written: "unit" and "units" in one query are two terms
+        out.setdefault(word, Term(stem(word) if word.isascii() else word, False, word))
     return list(out.values())
 
 
-def _word_hits(norm: str, term: str) -> list[tuple[int, float]]:
-    """Positions of Latin words whose stem is ``term``; 1.0 standing alone."""
+def _word_hits(norm: str, term: Term) -> list[tuple[int, float]]:
+    """Positions of Latin words whose stem is ``term.text``: 1.0 as the query wrote it,
+    less for another inflection, little inside a longer word."""
     out: list[tuple[int, float]] = []
-    i = norm.find(term)
+    stem_ = term.text
+    i = norm.find(stem_)
     while i >= 0 and len(out) < 50:
-        j = i + len(term)
+        j = i + len(stem_)
         while j < len(norm) and is_word_char(norm[j]):
             j += 1
-        left_ok = i == 0 or not is_word_char(norm[i - 1])
-        if left_ok and stem(norm[i:j]) == term or (left_ok and norm[i:j] == term):
-            out.append((i, 1.0))
-        elif left_ok and j - i <= len(term) + 3:
-            out.append((i, 0.5))  # a close inflection the light stemmer missed
-        i = norm.find(term, i + 1)
+        if i == 0 or not is_word_char(norm[i - 1]):
+            found = norm[i:j]
+            if found == term.word:
+                out.append((i, 1.0))
+            elif found == stem_ or stem(found) == stem_:
+                out.append((i, INFLECTED_WEIGHT))
+            elif j - i <= len(stem_) + 3:
+                out.append((i, EMBEDDED_WEIGHT * 2))  # a close inflection the light stemmer missed
+        i = norm.find(stem_, i + 1)
     return out
 
 
@@ -149,7 +159,7 @@ class QueryTerms:
         """``(term number, position, weight)`` of each term occurrence in normalised text."""
         out: list[tuple[int, int, float]] = []
         for k, t in enumerate(self.terms):
-            for pos, w in _cjk_hits(norm, t.text) if t.cjk else _word_hits(norm, t.text):
+            for pos, w in _cjk_hits(norm, t.text) if t.cjk else _word_hits(norm, t):
                 out.append((k, pos, w))
         return out
 
@@ -183,7 +193,7 @@ class QueryTerms:
                 if not counts[k0]:
                     del counts[k0]
                 lo += 1
-            w = sum(self.weights[k] for k in counts)
+            w = math.fsum(self.weights[k] for k in counts)
             best = max(best, w / self.total)
         return best
 
@@ -203,7 +213,7 @@ class QueryTerms:
                 if not counts[k0]:
                     del counts[k0]
                 lo += 1
-            w = sum(self.weights[t] for t in counts)
+            w = math.fsum(self.weights[t] for t in counts)
             if w > best[0] + 1e-12:
                 best = (w, lo, hi)
         _, lo, hi = best

@@ -226,7 +226,9 @@ FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
 MIN_ANCHOR_TOKENS = 3
 TOP_K = 6
 VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
-EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
+ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
+EVIDENCE_PARAGRAPHS = 40
+RUN_GAP = 2  # paragraphs with words between two that still count as one passage  # paragraphs of one evidence text checked for the query's terms
 QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -368,7 +370,7 @@ def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) 
     acc: dict[int, float] = {}
     common: list[str] = []
     limit = max(50, len(doc.paragraphs) // 20)
-    for t in toks:
+    for t in sorted(toks):  # a fixed order: float sums must not depend on set order (hash seed)
         w = idf[t]
         total += w
         post = doc.postings.get(t)
@@ -389,7 +391,7 @@ def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) 
             paras = doc.paragraphs
             for i in acc:
                 ptoks = paras[i].tokens
-                acc[i] += sum(idf[t] for t in common if t in ptoks)
+                acc[i] += math.fsum(idf[t] for t in common if t in ptoks)
     return {i: v / total for i, v in acc.items()}, total
 
 
@@ -438,6 +440,8 @@ def match_evidence(
                 idf_cache[t] = doc.idf(t)
     sel: dict[int, float] = {}
     raw: dict[int, tuple[float, Anchor]] = {}
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]] = []
+    paras_ = doc.paragraphs
     best_anchor: dict[int, Anchor] = {}
     heading_hits: set[int] = set()
     support: dict[int, int] = {}
@@ -456,6 +460,15 @@ def match_evidence(
                 best_anchor[i] = a
             if a.kind != "heading" and r * rel > raw.get(i, (0.0, a))[0]:
                 raw[i] = (r * rel, a)
+        if a.kind != "heading" and rec:
+            # the paragraphs this evidence line most likely came from (document order on ties)
+            # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
+            top_r = max(rec.values())
+            near = [i for i, r in rec.items() if r >= top_r - 0.02]
+            prec = {i: len(a.tokens & paras_[i].tokens) / max(1, len(paras_[i].tokens)) for i in near}
+            top_p = max(prec.values())
+            near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
+            aligned.append((a, [(i, rec[i] * rel) for i in near]))
     if not sel:
         return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
     heading_norms = {normalize(block_heading).strip()} if block_heading else set()
@@ -465,7 +478,7 @@ def match_evidence(
     block_toks = token_set(normalize(block_content)) if block_content else None
     # a query not found verbatim still says which words matter: idf-weighted coverage of its terms
     q_tokens = token_set(q) if q else frozenset()
-    q_weight = sum(doc.idf(t) for t in q_tokens)
+    q_weight = math.fsum(doc.idf(t) for t in q_tokens)
     paras = doc.paragraphs
     final: dict[int, float] = {}
     for i, s in sel.items():
@@ -486,7 +499,7 @@ def match_evidence(
         if q and s >= 0.4 and q in p.norm:
             bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q, prefer_standalone=q_alone))
         elif q_weight > 0 and s >= 0.4 and len(q_tokens) > 1:
-            bonus += 0.08 * sum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
+            bonus += 0.08 * math.fsum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
         heading = p.heading
         if heading_norms and heading and normalize(heading).strip() in heading_norms and not p.heading_level:
             bonus += 0.05
@@ -528,7 +541,7 @@ def match_evidence(
     anchor = best_anchor[best]
     match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
     if q and not _verbatim_query(ev, q, occ):
-        match = _by_query_terms(doc, match, ev, q, raw, scope, threshold)
+        match = _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
     return match
 
 
@@ -540,33 +553,54 @@ def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
 def _evidence_paragraphs(
     doc: TextDocument[P],
     ev: str,
-    raw: dict[int, tuple[float, Anchor]],
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
     scope: Scope | None,
     threshold: float,
-) -> dict[int, float]:
-    """Paragraphs the evidence quotes (confidence at or above ``threshold``), with that confidence.
+) -> list[tuple[dict[int, float], int]]:
+    """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
 
-    A chunk holds several paragraphs; each is found by the evidence lines it gave and
-    verified with shingles, as the best paragraph is.
+    A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
+    paragraphs it most likely came from and verified with shingles. Text repeated
+    elsewhere in the document (boilerplate, a repeated form) also aligns, so the
+    paragraphs come in runs of neighbours, each with the number of evidence lines it
+    explains, in document order.
     """
     paras = doc.paragraphs
-    cands = sorted((i for i, (r, _a) in raw.items() if r >= threshold), key=lambda i: (-raw[i][0], i))
-    out: dict[int, float] = {}
+    conf: dict[int, float] = {}
+    lines_of: dict[int, set[int]] = {}
     sh_cache: dict[int, frozenset[int]] = {}
-    for i in cands[:EVIDENCE_PARAGRAPHS]:
-        r, a = raw[i]
+    for k, (a, cands) in enumerate(aligned):
         ash = sh_cache.get(id(a))
         if ash is None:
             ash = sh_cache[id(a)] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
-        v = len(ash & paras[i].shingles) / len(ash) if ash else 0.0
-        conf = r * min(1.0, v / VERIFY_FULL)
-        if paras[i].in_toc:
-            conf *= 0.3
-        if scope is not None and i not in scope:
-            conf *= scope.outside
-        if conf >= threshold:
-            out[i] = conf
-    return out
+        short = len(a.tokens) < MIN_ANCHOR_TOKENS  # too short for shingles: its recall decides
+        for i, r in cands:
+            if short:
+                r = r / _reliability(len(a.tokens)) if a.tokens else 0.0
+            if r < threshold:
+                continue
+            v = len(ash & paras[i].shingles) / len(ash) if ash and not short else 1.0 if short else 0.0
+            c = r * min(1.0, v / VERIFY_FULL)
+            if paras[i].in_toc:
+                c *= 0.3
+            if scope is not None and i not in scope:
+                c *= scope.outside
+            if c >= threshold:
+                conf[i] = max(conf.get(i, 0.0), c)
+                lines_of.setdefault(i, set()).add(k)
+    if len(conf) > EVIDENCE_PARAGRAPHS:
+        keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
+        conf = {i: conf[i] for i in keep}
+    runs: list[list[int]] = []
+    for i in sorted(conf):
+        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
+        if runs and i - runs[-1][-1] <= 1 + RUN_GAP * 4 and sum(
+            1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens
+        ) <= RUN_GAP:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [({i: conf[i] for i in run}, len(set().union(*(lines_of[i] for i in run)))) for run in runs]
 
 
 def _by_query_terms(
@@ -574,7 +608,7 @@ def _by_query_terms(
     match: Match,
     ev: str,
     q: str,
-    raw: dict[int, tuple[float, Anchor]],
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
     scope: Scope | None,
     threshold: float,
 ) -> Match:
@@ -589,12 +623,28 @@ def _by_query_terms(
     qt = QueryTerms(q, doc.df, len(doc.paragraphs))
     if not qt:
         return match
-    quoted = _evidence_paragraphs(doc, ev, raw, scope, threshold)
     best = match.paragraph.index
-    quoted.setdefault(best, match.score)
     paras = doc.paragraphs
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    if runs:
+        # the passage is the run of neighbours explaining most evidence lines; between
+        # copies of one passage, the copy holding the query's words, then the best match,
+        # then document order
+        most = max(n for _, n in runs)
+        scored = [(run, max(qt.score(paras[i].norm) for i in run)) for run, n in runs if n == most]
+        quoted = min(
+            scored, key=lambda x: (-round(x[1], 9), -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0]))
+        )[0]
+    else:
+        quoted = {best: match.score}
     qs = {i: qt.score(paras[i].norm) for i in quoted}
     top = max(qs.values())
+    if best not in quoted:
+        # the best single paragraph is a copy elsewhere of text the evidence quotes here
+        qs[best] = -1.0
+    if top < QUERY_SHARE and best not in quoted:
+        best = min(quoted, key=lambda i: (-round(quoted[i], 9), i))
+        match = Match(paras[best], round(min(1.0, quoted[best]), 4), None, match.reason, match.anchor)
     if top < QUERY_SHARE:
         return Match(
             match.paragraph,
