@@ -47,7 +47,7 @@ STOP_WORDS = frozenset(
 _CJK_STOP = sorted(
     """
     什么 哪些 哪个 哪里 哪儿 如何 怎么 怎样 怎么样 为什么 为何 是否 是不是 多少 何时 何地 请问 告诉 介绍
-    一下 有关 关于 提到 说明 吗 呢 吧 啊 谁
+    一下 有关 关于 提到 说明 内容 部分 相关 方面 吗 呢 吧 啊 谁
     """.split(),
     key=len,
     reverse=True,

@@ -732,6 +732,7 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
     """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
     if match.paragraph is not None:
         para = match.paragraph
+        reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
         return Locator(
             locator_precision="paragraph",
             locator_degraded=False,
@@ -741,13 +742,16 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             highlight=Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None,
             score=match.score,
             locator_plugin=plugin,
-            reason=f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})",
+            reason=reason,
+            locator_reason=reason,
         )
+    why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(
         locator_precision="file",
         locator_degraded=True,
         block_id=block_id,
         score=match.score,
         locator_plugin=plugin,
-        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+        reason=why,
+        locator_reason=why,
     )

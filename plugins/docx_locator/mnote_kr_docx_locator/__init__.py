@@ -21,6 +21,7 @@ from mnote_kr.textmatch import THRESHOLD, Scope, locator_from_match, match_evide
 from .reader import DocxDocument, clear_cache, load_docx
 
 PLUGIN_NAME = "docx_locator"
+_NO_BLOCK_MATCH = "evidence matches no paragraph of the sidecar block's paraid range"
 
 __all__ = [
     "PLUGIN_NAME",
@@ -67,19 +68,17 @@ def locate_docx(request: LocateRequest) -> Locator:
     in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
     if in_scope or scope is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)
-    # The sidecar's real paraid range is a located block even when the evidence
-    # does not single out one of its paragraphs: land on the block's first paragraph.
-    para = doc.paragraphs[scope[0]]
+    # The sidecar names a real paragraph range, but the evidence matches none of its
+    # paragraphs: say so (``file``, degraded) rather than land on the block's first
+    # paragraph as if it had been found there.
     return Locator(
-        locator_precision="paragraph",
-        locator_degraded=False,
-        paragraph_index=para.index,
-        para_id=para.para_id,
+        locator_precision="file",
+        locator_degraded=True,
         block_id=block_id,
-        highlight=None,
         score=match.score,
         locator_plugin=PLUGIN_NAME,
-        reason="block paraid range from the sidecar; evidence not matched to one paragraph in it",
+        reason=_NO_BLOCK_MATCH,
+        locator_reason=_NO_BLOCK_MATCH,
     )
 
 

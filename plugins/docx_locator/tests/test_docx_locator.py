@@ -145,9 +145,11 @@ def test_docx_locator_uses_real_paraid_range_of_the_block():
     )
     loc = _loc(docx, "Nordwind Labs plans a second phase in 2026.", "second phase", block)
     assert (loc.paragraph_index, loc.para_id, loc.block_id) == (17, "1A2B0012", raw["blockid"])
-    # evidence that matches nothing in the block: the block's own range, never another paragraph
+    # evidence that matches no paragraph of the block: honest `file`, never the block's first paragraph
     vague = _loc(docx, "zzz qqq", "zzz", block)
-    assert (vague.locator_precision, vague.para_id, vague.highlight) == ("paragraph", "1A2B0004", None)
+    assert (vague.locator_precision, vague.locator_degraded) == ("file", True)
+    assert (vague.paragraph_index, vague.para_id, vague.highlight) == (None, None, None)
+    assert vague.block_id == raw["blockid"] and "no paragraph" in (vague.reason or "")
     null_block = SidecarBlock(blockid="b1", positions=[SidecarPosition(type="paraid", range=[None, None])])
     assert _loc(docx, "zzz qqq", "zzz", null_block).locator_precision == "file"
 
