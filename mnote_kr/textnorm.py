@@ -26,7 +26,12 @@ _CJK_CHAR_RE = re.compile(rf"[{CJK_CLASS}]")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
 # where one is present, whole-text NFKC can shift offsets even when the length is unchanged
 # ('e\u0301' composes to one character while 'ﬁ' expands to two).
-_MERGING_RE = re.compile(r"[\u0300-\u036f\u1100-\u11ff\ua960-\ua97f\ud7b0-\ud7ff]")
+# Besides the marks themselves: characters whose NFKC form starts with a combining mark or
+# a conjoining jamo (Hangul compatibility and halfwidth jamo, circled jamo, halfwidth kana
+# voicing marks, Thai and Lao sara am), found by scanning every code point.
+_MERGING_RE = re.compile(
+    r"[\u0300-\u036f\u0e33\u0eb3\u1100-\u11ff\u3131-\u318e\u3260-\u326d\ua960-\ua97f\ud7b0-\ud7ff\uff9e-\uffdc]"
+)
 
 
 def _merges(text: str) -> bool:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
 import random
 import subprocess
 import sys
+import zlib
 from pathlib import Path
 
 import pytest
@@ -123,7 +125,8 @@ def test_docx_locator_evidence_from_another_document_gives_file(tmp_path):
 
 @pytest.mark.parametrize("kind", TRAP_KINDS + NEGATIVE_KINDS)
 def test_docx_locator_seeded_trap_cases(tmp_path, kind):
-    rng = random.Random(hash(kind) % 1000)
+    # a fixed seed per kind (str hashes change with PYTHONHASHSEED; seeds 0-999 were swept once)
+    rng = random.Random(zlib.crc32(kind.encode()) % 1000)
     for n in range(8):
         case = trap_case(rng, kind, paras=rng.choice([20, 60]))
         path = tmp_path / f"{n}.docx"
@@ -240,3 +243,40 @@ def test_docx_locator_prefers_body_over_its_toc_line_in_the_same_evidence(tmp_pa
     evidence = "Cooling water intake screens\t3\nThe intake screens are cleaned every shift to keep cooling water flowing."
     loc = _loc(path, evidence, "intake screens")
     assert loc.paragraph_index == body and loc.paragraph_index not in toc
+
+
+def test_docx_batch_gives_the_same_answers_under_every_hash_seed(tmp_path):
+    """Ties are broken by document order, never by set or dict order (PYTHONHASHSEED)."""
+    rng = random.Random(7)
+    lines = []
+    for n, kind in enumerate(TRAP_KINDS + NEGATIVE_KINDS):
+        case = trap_case(rng, kind, paras=60)
+        path = tmp_path / f"{n}.docx"
+        path.write_bytes(case.docx)
+        lines.append({"file": str(path), "evidence": case.evidence, "query": case.query})
+    # repeated boilerplate: several paragraphs tie on the evidence
+    b = DocxBuilder()
+    for i in range(12):
+        b.para("Each generator is tested monthly under load and the result is logged.")
+        b.para(f"Unit {i} passed its test in week {i + 3} with no remarks from the shift.")
+    path = _doc(tmp_path, b)
+    lines.append({"file": str(path), "evidence": "Each generator is tested monthly under load.", "query": "generator"})
+    lines.append({"file": str(path), "evidence": "tested monthly under load\nno remarks", "query": "which unit passed?"})
+    req = tmp_path / "REQUESTS.jsonl"
+    req.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
+    outputs = set()
+    for seed in ("0", "1", "152", "4242"):
+        proc = subprocess.run(
+            [sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(req), "--json"],
+            capture_output=True,
+            text=True,
+            timeout=300,
+            cwd=tmp_path,
+            env={**os.environ, "PYTHONHASHSEED": seed},
+        )
+        assert proc.returncode == 0, proc.stderr
+        assert len(proc.stdout.splitlines()) == len(lines)
+        outputs.add(proc.stdout)
+    assert len(outputs) == 1
+    first = [json.loads(x) for x in next(iter(outputs)).splitlines()]
+    assert first[-2]["paragraphIndex"] == 0  # the first of equal paragraphs
