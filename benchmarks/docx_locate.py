@@ -3,7 +3,7 @@
 Builds cases from ``../shared/corpus/docx/`` and from seeded generated documents with
 the traps of issue 5 (substring query, TOC line, chunk running into a reference list,
 equation, table cell, evidence from another document), runs them through the batch
-contract (``python -m mnote_kr.cli locate --batch REQUESTS.jsonl --json``) and prints
+contract (``python -m mnote_kr locate --batch REQUESTS.jsonl --json``) and prints
 top-1 accuracy beside two baselines measured in the same run:
 
 * ``first-query``: the first paragraph whose text contains the query;
@@ -29,13 +29,14 @@ import time
 from collections import defaultdict
 from pathlib import Path
 
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
+
+from mnote_kr.citations.textmatch import has_cjk, normalize, token_set
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, to_builtins
-from mnote_kr.textmatch import has_cjk, normalize, token_set
 from mnote_kr_docx_locator import locate_docx
 from mnote_kr_docx_locator.reader import clear_cache, load_docx, parse_docx_bytes
-from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
-from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docx_questions import question_cases  # noqa: E402  (a sibling module of this script)
@@ -141,7 +142,7 @@ def run_batch(cases: list[dict], workdir: Path, in_process: bool) -> list[dict]:
                 + "\n"
             )
     proc = subprocess.run(
-        [sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(req), "--json"],
+        [sys.executable, "-m", "mnote_kr", "locate", "--batch", str(req), "--json"],
         capture_output=True,
         text=True,
         timeout=600,
@@ -270,7 +271,7 @@ def main() -> None:
                 s[k] += hit[k]
             s[3] += 1
         print(
-            f"mode: {'in-process' if args.in_process else 'CLI batch (mnote_kr.cli locate --batch)'}; "
+            f"mode: {'in-process' if args.in_process else 'CLI batch (python -m mnote_kr locate --batch)'}; "
             f"{len(cases)} requests in {batch_s:.1f} s; seed {args.seed}"
         )
         print(f"{'group':28} {'n':>4} {'ours':>7} {'first-query':>12} {'whole-evidence':>15}")

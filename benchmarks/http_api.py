@@ -3,7 +3,8 @@ and sustained ``GET /api/knowledge-rag/status`` requests per second from a concu
 
 Both sides use the same host, the same in-process provider (``FakeProvider``: the host's real
 citation pipeline runs, the retrieval engine is not measured) and the same queries; calls are
-interleaved so drift hits both equally. A second section repeats the search comparison with a
+interleaved in rotating order so drift hits every side equally, and status throughput is
+compared at the same thread count on both sides. A second section repeats the search comparison with a
 real managed LightRAG behind the host (``--no-real-engine`` skips it). The server runs in its
 own process, as a shell would run it. Loopback only; bounded in count and time (< 1 minute).
 
@@ -57,7 +58,7 @@ def _setup_host(ws: Path):  # noqa: ANN202 - (Host, FakeProvider)
 
 def serve_child(ws: Path) -> int:
     """The server side, in its own process, as a desktop shell would run it."""
-    from mnote_kr.server import ApiServer
+    from mnote_kr.server.app import ApiServer
 
     host, _ = _setup_host(ws)
     server = ApiServer(host, write_token_file=False).start()
@@ -121,8 +122,8 @@ def main() -> int:
 
 def serve_real(ws: Path) -> int:
     """Serve a Host whose provider is a real LightRAG (configured in the workspace)."""
-    from mnote_kr.host import Host
-    from mnote_kr.server import ApiServer
+    from mnote_kr.core.host import Host
+    from mnote_kr.server.app import ApiServer
 
     server = ApiServer(Host(ws), write_token_file=False).start()
     print(json.dumps({"url": server.url, "token": server.token}), flush=True)
@@ -134,7 +135,7 @@ def serve_real(ws: Path) -> int:
 def _real_engine_section(rounds: int) -> None:
     """The same comparison with the real retrieval engine behind the host (what a shell sees)."""
     # (the fake-provider section above isolates the pure HTTP cost; this one shows it in context)
-    from mnote_kr.host import Host
+    from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import start_engine, stop_engine
 
     with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-real-") as tmp:
@@ -234,24 +235,32 @@ def _measure(args: argparse.Namespace, host: object, url: str, token: str) -> in
         api: list[float] = []
         api_httpx: list[float] = []
         n_results = set()
-        for i in range(args.rounds):
-            q = QUERIES[i % len(QUERIES)]
-            # The API side includes decoding the JSON answer: a client must, to use it.
+        def timed(fn, q):  # noqa: ANN001, ANN202
             t0 = time.perf_counter()
-            res = host.search(q, top_k=20)  # type: ignore[attr-defined]
-            t1 = time.perf_counter()
-            body = lean_search(q)
-            t2 = time.perf_counter()
+            out = fn(q)
+            return time.perf_counter() - t0, out
+
+        def httpx_search(q: str) -> dict:
             r = client.post("/api/knowledge-rag/search", json={"query": q, "topK": 20})
             r.raise_for_status()
-            hx = r.json()
-            t3 = time.perf_counter()
-            if not len(body["results"]) == len(hx["results"]) == len(res.results):
+            return r.json()
+
+        sides = [("direct", lambda q: host.search(q, top_k=20)), ("lean", lean_search),  # type: ignore[attr-defined]
+                 ("httpx", httpx_search)]
+        for i in range(args.rounds):
+            q = QUERIES[i % len(QUERIES)]
+            # Interleaved, one thread, and the order rotates every round so no side always runs
+            # first (warmest caches) or last. The API sides include decoding the JSON answer.
+            got: dict[str, tuple[float, object]] = {}
+            for name, fn in sides[i % 3:] + sides[: i % 3]:
+                got[name] = timed(fn, q)
+            res, body, hx = got["direct"][1], got["lean"][1], got["httpx"][1]
+            if not len(body["results"]) == len(hx["results"]) == len(res.results):  # type: ignore[index, attr-defined]
                 raise SystemExit("API and direct search disagree")
-            n_results.add(len(res.results))
-            direct.append(t1 - t0)
-            api.append(t2 - t1)
-            api_httpx.append(t3 - t2)
+            n_results.add(len(res.results))  # type: ignore[attr-defined]
+            direct.append(got["direct"][0])
+            api.append(got["lean"][0])
+            api_httpx.append(got["httpx"][0])
     lean.close()
     d_med, a_med, h_med = (statistics.median(x) for x in (direct, api, api_httpx))
     d_mean, a_mean, h_mean = (statistics.fmean(x) for x in (direct, api, api_httpx))
@@ -266,19 +275,46 @@ def _measure(args: argparse.Namespace, host: object, url: str, token: str) -> in
           f"  ({(h_med - d_med) * 1000:+.2f} ms per call)")
 
     # -------------------------------------------------------------------- status throughput
+    # Like with like: the direct side runs the same number of threads as the HTTP side, and
+    # the two alternate (direct first at 1 thread, HTTP first at N threads).
+    errors_total = 0
+    print(f"status throughput ({args.seconds:.1f} s per measurement, keep-alive clients)")
+    for n, http_first in ((1, False), (args.threads, True)):
+        rates: dict[str, float] = {}
+        for side in (("http", "direct") if http_first else ("direct", "http")):
+            if side == "direct":
+                rates["direct"] = _direct_status_rate(host, n, args.seconds)
+            else:
+                ok, errors, wall = _status_load(url, token, n, args.seconds, args.max_requests)
+                errors_total += errors
+                rates["http"] = ok / wall
+        print(f"  {n} thread(s): Host.status direct {rates['direct']:8.1f} calls/s, "
+              f"GET /api/knowledge-rag/status {rates['http']:8.1f} req/s -> ratio HTTP/direct "
+              f"{rates['http'] / rates['direct']:.3f}")
+    return 1 if errors_total else 0
+
+
+def _direct_status_rate(host: object, threads: int, seconds: float) -> float:
+    """``Host.status`` calls per second from ``threads`` threads in this process."""
+    count = [0]
+    lock = threading.Lock()
+    stop = time.perf_counter() + seconds
+
+    def worker() -> None:
+        n = 0
+        while time.perf_counter() < stop:
+            host.status()  # type: ignore[attr-defined]
+            n += 1
+        with lock:
+            count[0] += n
+
     t0 = time.perf_counter()
-    direct_calls = 0
-    while direct_calls < 1000 and time.perf_counter() - t0 < 1.0:
-        host.status()  # type: ignore[attr-defined]
-        direct_calls += 1
-    direct_rate = direct_calls / (time.perf_counter() - t0)
-    ok, errors, wall = _status_load(url, token, args.threads, args.seconds, args.max_requests)
-    rate = ok / wall
-    print(f"status ({args.threads} keep-alive client threads, {wall:.1f} s, {ok} ok, {errors} errors)")
-    print(f"  baseline Host.status direct (1 thread): {direct_rate:8.1f} calls/s")
-    print(f"  GET /api/knowledge-rag/status         : {rate:8.1f} req/s sustained")
-    print(f"  ratio HTTP/direct                     : {rate / direct_rate:.3f}")
-    return 1 if errors else 0
+    pool = [threading.Thread(target=worker) for _ in range(threads)]
+    for t in pool:
+        t.start()
+    for t in pool:
+        t.join()
+    return count[0] / (time.perf_counter() - t0)
 
 
 if __name__ == "__main__":

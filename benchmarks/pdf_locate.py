@@ -1,7 +1,7 @@
 """PDF locate accuracy and speed, against the naive first-page/line-containing-the-query baseline.
 
 Runs the batch contract by default: writes REQUESTS.jsonl and runs
-``python -m mnote_kr.cli locate --batch REQUESTS.jsonl --json`` (one locator per line).
+``python -m mnote_kr locate --batch REQUESTS.jsonl --json`` (one locator per line).
 ``--in-process`` calls the plugin directly instead. Per-locate time is always measured
 in-process on a warm cache (each request once cold, then timed warm), beside the
 baseline's time on the same cache.
@@ -23,11 +23,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from mnote_kr.models import LocateRequest
 from mnote_kr_testkit import pdf_cases as C
-from mnote_kr_pdf_bbox import locate, pdftext
-from mnote_kr_testkit.pdfs import iou
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.pdfs import iou
+
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import locate, pdftext
 
 REPO = Path(__file__).resolve().parents[1]
 LIB_DOCS = ["pdfjs__tracemonkey.pdf", "mineru__demo1.pdf", "chatchat__1.pdf", "pdfplumber__issue-982-example.pdf",
@@ -86,7 +87,7 @@ def run_batch(cases: list[C.Case], bad: list[Path], work: Path, in_process: bool
         return out, time.perf_counter() - t
     path = work / "REQUESTS.jsonl"
     path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in reqs), "utf-8")
-    proc = subprocess.run([sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(path), "--json"],
+    proc = subprocess.run([sys.executable, "-m", "mnote_kr", "locate", "--batch", str(path), "--json"],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
     if len(lines) != len(reqs):
@@ -115,7 +116,7 @@ def main() -> None:
         bad = [corpus / b for b in BAD] + [cut]
         measure_libraries(corpus)
         answers, wall = run_batch(cases, bad, work, args.in_process)
-        mode = "in-process" if args.in_process else "CLI batch (mnote_kr.cli locate --batch)"
+        mode = "in-process" if args.in_process else "CLI batch (python -m mnote_kr locate --batch)"
 
         # warm-cache timing, in-process, ours vs baseline on the same cache
         pdftext.clear_cache()

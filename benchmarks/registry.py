@@ -18,8 +18,8 @@ from pathlib import Path
 
 import msgspec
 
+from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SourceEntry
-from mnote_kr.registry import Registry, RegistryStore
 
 N = int(os.environ.get("BENCH_ENTRIES", "100000"))
 ROUNDS = 5

@@ -1,6 +1,6 @@
 """mnote-kr: a plugin host connecting a person's folders to a LightRAG knowledge base."""
 
-from .errors import (
+from mnote_kr.errors import (
     DocumentError,
     LocatorError,
     MnoteKrError,
@@ -9,7 +9,7 @@ from .errors import (
     ProviderError,
     RegistryError,
 )
-from .hookspecs import PROJECT_NAME, hookimpl
+from mnote_kr.hookspecs import PROJECT_NAME, hookimpl
 
 __version__ = "0.1.0"
 

@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from .context import ProviderContext
-    from .models import (
+    from mnote_kr.context import ProviderContext
+    from mnote_kr.models import (
         CitationTextBundle,
         EntryUpdate,
         LocateRequest,

@@ -19,11 +19,11 @@ from typing import Any
 
 import pluggy
 
-from . import hookspecs
-from .context import ProviderContext
-from .errors import MnoteKrError, PluginError
-from .hookspecs import PROJECT_NAME
-from .models import (
+from mnote_kr import hookspecs
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import MnoteKrError, PluginError
+from mnote_kr.hookspecs import PROJECT_NAME
+from mnote_kr.models import (
     CitationTextBundle,
     EntryUpdate,
     LocateRequest,
@@ -197,16 +197,6 @@ class Plugins:
         return result
 
 
-def _dist_info(module_name: str) -> tuple[str | None, str | None]:
-    top = module_name.split(".", 1)[0]
-    for dist_name in metadata.packages_distributions().get(top, []):
-        try:
-            return dist_name, metadata.version(dist_name)
-        except metadata.PackageNotFoundError:
-            continue
-    return None, None
-
-
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
     config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}
@@ -214,7 +204,7 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     infos: dict[str, PluginInfo] = {}
-    from . import __version__
+    from mnote_kr import __version__
 
     for module_name in BUILTIN_PLUGINS:
         name = _short(module_name)

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
 
 import msgspec
 import pytest
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
-from mnote_kr.citations import (
+from mnote_kr.citations.cleaning import clean_citation_text
+from mnote_kr.citations.ids import (
     citation_markdown,
     citation_url,
     classify_block_precision,
@@ -17,10 +18,8 @@ from mnote_kr.citations import (
     query_terms,
     score,
 )
-from mnote_kr.cleaning import clean_citation_text
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Highlight, Locator, SidecarBlock, SidecarPosition
-from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 SIDECARS = SAMPLES_DIR / "sidecars"
 

@@ -5,13 +5,12 @@ from __future__ import annotations
 import json
 import re
 import time
-from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
-from mnote_kr.cleaning import clean_citation_text, display_text, fingerprint, latex_to_plain, locator_text
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
+
+from mnote_kr.citations.cleaning import clean_citation_text, display_text, fingerprint, latex_to_plain, locator_text
 
 SIDECARS = SAMPLES_DIR / "sidecars"
 
@@ -287,7 +286,7 @@ def _timed(fn) -> float:  # type: ignore[no-untyped-def]
 
 
 def test_locator_window_centres_on_the_standalone_query_not_the_longer_word() -> None:
-    from mnote_kr.cleaning import clean_citation_text
+    from mnote_kr.citations.cleaning import clean_citation_text
 
     filler = "实验记录。" * 80
     raw = ("N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。\n" + filler
@@ -298,7 +297,7 @@ def test_locator_window_centres_on_the_standalone_query_not_the_longer_word() ->
 
 
 def test_locator_window_centres_on_clustered_query_terms_when_phrase_is_absent() -> None:
-    from mnote_kr.cleaning import clean_citation_text
+    from mnote_kr.citations.cleaning import clean_citation_text
 
     raw = ("Project Aurora studies solid-state cells. " + "Unrelated methods text. " * 40
            + "Cell B2 kept the highest capacity of 4100 mAh but lasted only 650 cycles.")

@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
 from tests.cli_helpers import cli_env, turbine_pdf
 
 pytestmark = pytest.mark.integration
@@ -482,7 +482,8 @@ def test_engine_status_json_describes_the_engine_without_its_key(lightrag_engine
     status = cli.run("engine", "status", "--json")
     info = json.loads(status.stdout)
     assert info["running"] is True and info["healthy"] is True and info["url"] == lightrag_engine.url
-    assert info["inputDir" if "inputDir" in info else "input_dir"] == lightrag_engine.input_dir
+    assert info["inputDir"] == lightrag_engine.input_dir  # camelCase on the wire, as everywhere
+    assert not [key for key in info if "_" in key], info
     assert set(info["pids"]) >= {"server"}
     assert lightrag_engine.api_key not in status.stdout + status.stderr
     assert not {"api_key", "apiKey"} & set(info)

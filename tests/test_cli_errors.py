@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
-from tests.cli_helpers import cli_env
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
+from tests.cli_helpers import cli_env
 
 REPO = Path(__file__).resolve().parents[1]
 BAD = CORPUS_DIR / "bad"
@@ -283,7 +283,7 @@ def test_unexpected_failure_is_still_one_line(tmp_path: Path) -> None:
 
 def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
     cli = Cli(tmp_path / "ws")
-    script = ("import mnote_kr.host as h\n"
+    script = ("import mnote_kr.core.host as h\n"
               "def boom(self):\n    raise RuntimeError('boom\\nsecond line')\n"
               "h.Host.status = boom\n"
               "from mnote_kr.cli import main\nraise SystemExit(main(['status']))\n")

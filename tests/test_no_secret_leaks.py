@@ -21,9 +21,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.pdfs import PdfBuilder
+
 from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration

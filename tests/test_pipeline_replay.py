@@ -23,19 +23,19 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
+from mnote_kr_testkit.pdfs import PdfBuilder
+from mnote_kr_testkit.replay import URL, Replay, load_sample
 
 import mnote_kr_lightrag as lightrag_plugin
-from mnote_kr import pipeline
-from mnote_kr.config import load_config
+from mnote_kr.citations import citecache, pipeline
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+from mnote_kr.core.workspace import source_id_for
 from mnote_kr.errors import NotFoundError
-from mnote_kr.host import Host
 from mnote_kr.models import Citation, SourceEntry
-from mnote_kr.workspace import source_id_for
 from mnote_kr_lightrag import mapping, naming, settings
 from mnote_kr_lightrag.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
-from mnote_kr_testkit.replay import URL, Replay, load_sample
-from mnote_kr_testkit.pdfs import PdfBuilder
-from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = SAMPLES_DIR
@@ -327,7 +327,7 @@ def test_empty_data_gives_zero_results_without_error(env: Env) -> None:
     result = env.search("nothing at all")
     assert result.results == [] and result.not_indexed == []
     assert result.diagnostics["providerReferences"] == 0 and result.diagnostics["providerStatus"] == "no_results"
-    assert not (env.ws / ".mnote" / "index" / pipeline.CITATION_CACHE).exists()  # nothing issued, nothing kept
+    assert not (env.ws / ".mnote" / "index" / citecache.CITATION_CACHE).exists()  # nothing issued, nothing kept
 
 
 def test_query_naming_a_file_that_is_not_citable_is_reported_not_silently_missing(env: Env) -> None:
@@ -384,7 +384,7 @@ def test_open_resolves_inside_the_workspace_with_the_same_locator(env: Env) -> N
 
 def test_citation_cache_appends_and_skips_citations_already_written(env: Env) -> None:
     env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
-    cache = env.ws / ".mnote" / "index" / pipeline.CITATION_CACHE
+    cache = env.ws / ".mnote" / "index" / citecache.CITATION_CACHE
     env.search("Hamburg")
     size = cache.stat().st_size
     lines = cache.read_bytes().splitlines()

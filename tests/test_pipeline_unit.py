@@ -9,10 +9,11 @@ from typing import Any
 import msgspec
 import pytest
 
-from mnote_kr import pipeline
-from mnote_kr.config import load_config
+from mnote_kr.citations import citecache, notindexed, openplan, pipeline
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+from mnote_kr.core.workspace import source_id_for
 from mnote_kr.errors import LocatorError, UsageError
-from mnote_kr.host import Host
 from mnote_kr.models import (
     Citation,
     CitationDiagnostics,
@@ -22,7 +23,6 @@ from mnote_kr.models import (
     Locator,
     SourceEntry,
 )
-from mnote_kr.workspace import source_id_for
 
 PARAGRAPH = Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=3, para_id="1A2B0004",
                     block_id="blk", highlight=Highlight(start=0, end=5), locator_plugin="docx_locator")
@@ -75,13 +75,13 @@ def test_in_scope_matches_files_and_folders_by_path_segment(rel: str, scope: lis
     ("a3z1]", "[a3z1]"),
 ])
 def test_normalize_citation_id(raw: str, expected: str) -> None:
-    assert pipeline.normalize_citation_id(raw) == expected
+    assert openplan.normalize_citation_id(raw) == expected
 
 
 @pytest.mark.parametrize("raw", ["", "   ", "\n"])
 def test_normalize_citation_id_refuses_empty(raw: str) -> None:
     with pytest.raises(UsageError, match="citation ID"):
-        pipeline.normalize_citation_id(raw)
+        openplan.normalize_citation_id(raw)
 
 
 def test_rewrite_badges_maps_provider_numbers_and_drops_the_rest() -> None:
@@ -102,7 +102,7 @@ def test_rewrite_badges_leaves_non_numeric_brackets_and_body_headings() -> None:
 
 
 def test_resource_kind_by_extension() -> None:
-    kinds = {p: pipeline.resource_kind(p) for p in ("a.PDF", "b.docx", "c.pptx", "d.md", "e.JPG", "f.txt", "g")}
+    kinds = {p: openplan.resource_kind(p) for p in ("a.PDF", "b.docx", "c.pptx", "d.md", "e.JPG", "f.txt", "g")}
     assert kinds == {"a.PDF": "pdf", "b.docx": "office", "c.pptx": "office", "d.md": "markdown",
                      "e.JPG": "image", "f.txt": "text", "g": "text"}
 
@@ -132,7 +132,7 @@ def host(tmp_path: Path) -> Host:
 
 
 def _not_indexed(host: Host, query: str) -> list[tuple[str, str, str]]:
-    return [(n.source_path, n.status, n.reason) for n in pipeline.not_indexed(host, host.registry(), query)]
+    return [(n.source_path, n.status, n.reason) for n in notindexed.not_indexed(host, host.registry(), query)]
 
 
 def test_not_indexed_is_empty_when_the_query_names_no_file(host: Host) -> None:
@@ -229,23 +229,23 @@ def citation(cid: str, quote: str = "q") -> Citation:
 
 
 def test_remember_later_versions_win_and_the_cache_is_compacted(host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pipeline, "CITATION_CACHE_MAX", 5)
-    path = host.workspace.index_dir / pipeline.CITATION_CACHE
-    pipeline.remember(host, [citation("[aaaa]", "old")])
-    pipeline.remember(host, [citation("[aaaa]", "new")])
-    assert pipeline._load_cache(path).citations["[aaaa]"].display_quote == "new"
+    monkeypatch.setattr(citecache, "CITATION_CACHE_MAX", 5)
+    path = host.workspace.index_dir / citecache.CITATION_CACHE
+    citecache.remember(host, [citation("[aaaa]", "old")])
+    citecache.remember(host, [citation("[aaaa]", "new")])
+    assert citecache._load_cache(path).citations["[aaaa]"].display_quote == "new"
     for i in range(12):
-        pipeline.remember(host, [citation(f"[b{i:03d}]")])
+        citecache.remember(host, [citation(f"[b{i:03d}]")])
     lines = path.read_bytes().splitlines()
-    cached = pipeline._load_cache(path).citations
+    cached = citecache._load_cache(path).citations
     assert len(lines) <= 2 * 5 + 1  # compacted, never unbounded
     assert "[b011]" in cached and "[b000]" not in cached  # the newest are kept
 
 
 def test_open_reads_the_legacy_whole_file_cache(host: Host) -> None:
-    legacy = host.workspace.index_dir / pipeline.LEGACY_CITATION_CACHE
+    legacy = host.workspace.index_dir / citecache.LEGACY_CITATION_CACHE
     legacy.parent.mkdir(parents=True, exist_ok=True)
     legacy.write_bytes(msgspec.json.encode({"version": 1, "citations": {"[lgcy]": citation("[lgcy]", "legacy")}}))
-    pipeline.remember(host, [citation("[neww]")])
-    cached = pipeline._load_cache(host.workspace.index_dir / pipeline.CITATION_CACHE).citations
+    citecache.remember(host, [citation("[neww]")])
+    cached = citecache._load_cache(host.workspace.index_dir / citecache.CITATION_CACHE).citations
     assert set(cached) == {"[lgcy]", "[neww]"} and cached["[lgcy]"].display_quote == "legacy"

@@ -13,14 +13,14 @@ from pathlib import Path
 
 import pytest
 
+from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.errors import RegistryCorruptError
 from mnote_kr.models import RegistrySnapshot, SourceEntry
-from mnote_kr.registry import Registry, RegistryStore
 
 WRITER = r"""
 import sys
 from mnote_kr.models import RegistrySnapshot, SourceEntry
-from mnote_kr.registry import RegistryStore
+from mnote_kr.core.registry import RegistryStore
 store = RegistryStore(__import__('pathlib').Path(sys.argv[1]))
 prefix, count = sys.argv[2], int(sys.argv[3])
 for i in range(count):

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from mnote_kr.core.keys import delete_secret, read_dotenv, resolve_secret, set_secret
 from mnote_kr.errors import UsageError
-from mnote_kr.keys import delete_secret, read_dotenv, resolve_secret, set_secret
 
 
 def test_resolution_order_env_then_dotenv_then_lightrag_env_then_keyring(tmp_path: Path,

@@ -11,10 +11,10 @@ from pathlib import Path
 import httpx
 import msgspec
 import pytest
-
-from mnote_kr import paths
-from mnote_kr.server import ApiServer
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
+
+from mnote_kr.core import paths
+from mnote_kr.server.app import ApiServer
 
 API = "/api/knowledge-rag"
 

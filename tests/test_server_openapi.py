@@ -11,11 +11,11 @@ from pathlib import Path
 import httpx
 import jsonschema
 import pytest
+from mnote_kr_testkit.fakes import fake_host
 from openapi_spec_validator import validate
 
-from mnote_kr.server import ApiServer
-from mnote_kr.server_routes import ROUTES
-from mnote_kr_testkit.fakes import fake_host
+from mnote_kr.server.app import ApiServer
+from mnote_kr.server.routes import ROUTES
 
 API = "/api/knowledge-rag"
 

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 from mnote_kr.errors import UsageError
-from mnote_kr.server import ApiServer, _split_host_header, is_loopback
-from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr.server.app import ApiServer, _split_host_header, is_loopback
 
 API = "/api/knowledge-rag"
 ORIGIN = "http://localhost:5173"

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 from mnote_kr.default_plugins import text_locator
 from mnote_kr.default_plugins.text_locator import (
@@ -19,7 +20,6 @@ from mnote_kr.default_plugins.text_locator import (
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
 from mnote_kr.plugins import load_plugins
-from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = SAMPLES_DIR

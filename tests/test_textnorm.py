@@ -8,8 +8,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnote_kr.models import LocateRequest
-from mnote_kr.textmatch import TextDocument, TextParagraph, match_evidence
-from mnote_kr.textnorm import normalize
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
+from mnote_kr.citations.textnorm import normalize
 
 
 def _per_char(text: str) -> str:

@@ -8,22 +8,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.files import digest_tree, write
 
-from mnote_kr.host import Host
+from mnote_kr.core.host import Host
+from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import IndexedRoot, SourceEntry
-from mnote_kr.plugins import load_plugins
-from mnote_kr.reconcile import (
+from mnote_kr.sync.reconcile import (
     PROVISIONAL_MISSING,
     REASON_CHANGED,
     REASON_MISSING,
     admitted,
-    load_pending_new,
     plan_changes,
     reconcile_and_apply,
     scan_tree,
 )
-from mnote_kr.watch import _Handler
-from tests.watch_fakes import FakeProvider, digest_tree, write
+from mnote_kr.sync.watch import _Handler
 
 
 @pytest.fixture
@@ -31,10 +31,7 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, FakeProvi
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     ws = tmp_path / "ws"
     ws.mkdir()
-    fake = FakeProvider()
-    cfg: dict[str, Any] = {"provider": "fake", "locators": {}, "disabled_plugins": ["lightrag"],
-                           "max_files_per_call": 200, "providers": {}}
-    return Host(ws, plugins=load_plugins(cfg, extra=[("fake", fake)]), config=cfg), fake
+    return fake_host(ws, FakeProvider())
 
 
 

@@ -9,8 +9,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from mnote_kr.core.workspace import Workspace, find_workspace
 from mnote_kr.errors import PathNotAllowedError, UsageError
-from mnote_kr.workspace import Workspace, find_workspace
 
 
 @pytest.fixture

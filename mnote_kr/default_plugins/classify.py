@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
-from ..models import SidecarBlock, SidecarMeta
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import SidecarBlock, SidecarMeta
 
 
 @hookimpl(trylast=True)
 def classify_locator(block: SidecarBlock | None, meta: SidecarMeta | None) -> str:
-    from ..citations import classify_block_precision
+    from mnote_kr.citations.ids import classify_block_precision
 
     return classify_block_precision(block)

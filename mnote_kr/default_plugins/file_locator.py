@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ..hookspecs import hookimpl
-from ..models import LocateRequest, Locator
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import LocateRequest, Locator
 
 
 @hookimpl(trylast=True)

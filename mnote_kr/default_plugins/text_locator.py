@@ -1,7 +1,7 @@
 """Built-in Markdown and plain-text locator (``.md``, ``.markdown``, ``.txt``).
 
 The file is split into paragraphs and the evidence is matched with the shared
-``mnote_kr.textmatch`` matcher. ``paragraphIndex`` is the 0-based index in this list:
+``mnote_kr.citations.textmatch`` matcher. ``paragraphIndex`` is the 0-based index in this list:
 
 * paragraphs are blocks of lines separated by blank lines;
 * in Markdown files, an ATX heading line (``# ...`` to ``###### ...``) or a setext
@@ -25,11 +25,18 @@ import os
 import re
 from pathlib import Path
 
-from ..errors import DocumentError
-from ..filecache import FileCache
-from ..hookspecs import hookimpl
-from ..models import LocateRequest, Locator, SidecarBlock
-from ..textmatch import Scope, TextDocument, TextParagraph, locator_from_match, match_evidence, sections_under
+from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.textmatch import (
+    Scope,
+    TextDocument,
+    TextParagraph,
+    locator_from_match,
+    match_evidence,
+    sections_under,
+)
+from mnote_kr.errors import DocumentError
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
 
 PLUGIN_NAME = "text_locator"
 EXTENSIONS = (".md", ".markdown", ".txt")

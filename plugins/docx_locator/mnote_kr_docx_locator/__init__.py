@@ -7,7 +7,7 @@ locator when nothing is confident. Broken or hostile files raise ``DocumentError
 
 The DOCX-specific parts live here (safe zip/XML reading, ``paragraphIndex`` order,
 TOC detection, sidecar paraId range scoping); the evidence matching is the host's
-format-independent ``mnote_kr.textmatch``, run over the reader's paragraphs.
+format-independent ``mnote_kr.citations.textmatch``, run over the reader's paragraphs.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mnote_kr import hookimpl
 from mnote_kr.models import LocateRequest, Locator, SidecarBlock
-from mnote_kr.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
+from mnote_kr.citations.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
 
 from .reader import DocxDocument, clear_cache, load_docx
 

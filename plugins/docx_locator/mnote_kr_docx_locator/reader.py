@@ -25,8 +25,8 @@ from pathlib import Path
 from lxml import etree
 
 from mnote_kr.errors import DocumentError
-from mnote_kr.filecache import FileCache
-from mnote_kr.textmatch import TextDocument, TextParagraph
+from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph
 
 # Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
 # one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
@@ -116,7 +116,7 @@ _SKIP = frozenset(
 
 @dataclass(slots=True)
 class Paragraph(TextParagraph):
-    """One indexed ``w:p`` (``mnote_kr.textmatch.TextParagraph`` plus table/equation flags).
+    """One indexed ``w:p`` (``mnote_kr.citations.textmatch.TextParagraph`` plus table/equation flags).
 
     ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
     """

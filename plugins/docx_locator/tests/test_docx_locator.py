@@ -193,7 +193,7 @@ def test_docx_batch_contract_goes_on_past_bad_files(tmp_path):
     ]
     req.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     proc = subprocess.run(
-        [sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(req), "--json"],
+        [sys.executable, "-m", "mnote_kr", "locate", "--batch", str(req), "--json"],
         capture_output=True,
         text=True,
         timeout=120,

@@ -17,9 +17,9 @@ from typing import Any
 import click
 import msgspec
 
-from mnote_kr import paths
-from mnote_kr.cli import emit_json
-from mnote_kr.config import load_config
+from mnote_kr.core import paths
+from mnote_kr.cli.main import emit_json
+from mnote_kr.core.config import load_config
 from mnote_kr.errors import MnoteKrError
 
 DEMO_QUERIES = ("capacity of cell B2", "吡咯烷", "blade heating power loss", "morpholine storage")
@@ -32,10 +32,15 @@ def _engine_config() -> dict[str, Any]:
 
 
 def _public(info: Any) -> dict[str, Any]:
-    """Engine info without its API key."""
+    """Engine info for ``--json``: camelCase keys, as everywhere on the wire, and no API key."""
     data = msgspec.to_builtins(info)
     data.pop("api_key", None)
-    return dict(data)
+    return {_camel(key): value for key, value in data.items()}
+
+
+def _camel(name: str) -> str:
+    head, *rest = name.split("_")
+    return head + "".join(part[:1].upper() + part[1:] for part in rest)
 
 
 def start(quiet: bool = False) -> Any:
@@ -104,8 +109,8 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.host import Host
-    from mnote_kr.render import source_card
+    from mnote_kr.core.host import Host
+    from mnote_kr.citations.render import source_card
 
     from .engine import engine_status, stop_engine
 

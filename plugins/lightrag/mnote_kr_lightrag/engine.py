@@ -323,7 +323,7 @@ def default_engine_dirs() -> dict[str, Path]:
 
     ``start_engine(**default_engine_dirs())`` is what ``mnote-kr engine start`` runs.
     """
-    from mnote_kr import paths
+    from mnote_kr.core import paths
 
     return {"data_dir": paths.data_dir(), "state_dir": paths.state_dir(), "cache_dir": paths.cache_dir()}
 

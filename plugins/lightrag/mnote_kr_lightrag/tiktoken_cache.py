@@ -46,8 +46,8 @@ _FIX = ("connect to the npm registry once (npm must be installed: e.g. 'apt-get 
 
 
 def default_cache_dir() -> Path:
-    """``<host cache dir>/tiktoken`` (``mnote_kr.paths.cache_dir()``)."""
-    from mnote_kr import paths
+    """``<host cache dir>/tiktoken`` (``mnote_kr.core.paths.cache_dir()``)."""
+    from mnote_kr.core import paths
 
     return paths.cache_dir() / "tiktoken"
 

@@ -159,7 +159,7 @@ def test_lr_naming_link_names_are_unique_per_path_and_content() -> None:
 
 def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
     from mnote_kr.models import SidecarBlock
-    from mnote_kr.sidecar import Sidecar
+    from mnote_kr.citations.sidecar import Sidecar
     from mnote_kr_lightrag.mapping import build_index, match_block
 
     trap = SidecarBlock(blockid="b-trap",
@@ -175,7 +175,7 @@ def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
 
 def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> None:
     from mnote_kr.models import SidecarBlock
-    from mnote_kr.sidecar import Sidecar
+    from mnote_kr.citations.sidecar import Sidecar
     from mnote_kr_lightrag.mapping import build_index, match_block
 
     paras = [f"Paragraph {i}: cell A{i} kept {3000 + i} mAh after {400 + i} cycles." for i in range(60)]
@@ -190,7 +190,7 @@ def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> Non
 
 def test_lr_match_block_without_verbatim_query_prefers_block_with_its_words() -> None:
     from mnote_kr.models import SidecarBlock
-    from mnote_kr.sidecar import Sidecar
+    from mnote_kr.citations.sidecar import Sidecar
     from mnote_kr_lightrag.mapping import build_index, match_block
 
     methods = SidecarBlock(blockid="methods", content="## Methods\nEach cell was cycled until its capacity fell "

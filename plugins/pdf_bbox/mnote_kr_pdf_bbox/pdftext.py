@@ -28,7 +28,7 @@ import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
 from mnote_kr.errors import DocumentError
-from mnote_kr.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -382,8 +382,3 @@ def load_document(path: str | Path) -> DocumentText:
 def clear_cache() -> None:
     """Forget every cached document."""
     _cache.clear()
-
-
-def page_count(path: str | Path) -> int:
-    """Number of pages, from the cache when possible."""
-    return len(load_document(path).pages)

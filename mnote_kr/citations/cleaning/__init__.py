@@ -1,0 +1,175 @@
+"""The single cleaning step for citation text (seed 000 §5.2, design principle 4).
+
+A LightRAG chunk or sidecar block carries inline markup (NOTES §5.3)::
+
+    <equation format="latex">E=m{c}^{2}</equation>            inline math
+    <equation id="eq-…" format="latex">$$E = mc^2$$</equation>  display math
+    <table id="tb-…" format="json">[["Cell", "mAh"], …]</table>  2-D JSON table
+    <table id="tb-…" format="html"><tr><td>…</td></tr></table>   MinerU HTML table
+    <drawing id="im-…" format="png" path="…" src="" [caption="…"] />
+    <cite …>…</cite>, markdown heading hashes, and chunk cuts through any of them
+
+``clean_citation_text`` turns it, once, into a :class:`~mnote_kr.models.CitationTextBundle`:
+
+* ``display_quote``: one line people and LLMs read. Tag shells gone, LaTeX made plain
+  (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
+  rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
+  broken or stray tags removed. A ``<`` that is followed by a letter and is not a tag
+  becomes ``< `` so no half tag can survive. The user's query is never lost: if the raw
+  text contained it (whitespace and case normalised) and cleaning would lose it, the
+  query is appended after `` … ``.
+* ``locator_evidence_text``: a query-centred window of the sidecar block (source
+  ``sidecar``), else of the chunk (``chunk``), else the chunk's head (``fallback``), with
+  the same markup removed but line breaks kept and tables as plain cell text.
+* ``normalized_fingerprint``: 16 hex of sha1 over the display text after NFKC, casefold
+  and removal of whitespace and punctuation; de-duplicates within one result.
+
+Everything is regex-driven and linear in the input (a 20 KB chunk cleans in about a
+millisecond); cleaning the display text again gives the same display text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import unicodedata
+
+from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
+from mnote_kr.citations.cleaning.markup import (
+    _DISPLAY_MAP,
+    _LOCATOR_MAP,
+    _NEUTRALISE_RE,
+    _map_markers,
+    _normalize_lines,
+    _render,
+    _strip_lead,
+)
+from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
+from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
+from mnote_kr.citations.cleaning.window import query_standing as query_standing  # re-exported
+from mnote_kr.models import CitationTextBundle
+
+__all__ = [
+    "clean_citation_text",
+    "display_text",
+    "fingerprint",
+    "latex_to_plain",
+    "locator_text",
+]
+
+
+def _display_core(raw: str) -> str:
+    return _display_from_neutral(_render(raw))
+
+
+def _display_from_neutral(neutral: str) -> str:
+    text = _map_markers(neutral, _DISPLAY_MAP)
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    if "#" in text:
+        text = _HEADING_RE.sub("", text)
+    text = _collapse(text)
+    text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
+    text = _collapse(text)
+    return _strip_lead(text)
+
+
+def _norm(text: str) -> str:
+    return " ".join(text.split()).casefold()
+
+
+def display_text(raw: str, query: str = "") -> str:
+    """The display quote for ``raw``; keeps ``query`` if ``raw`` contained it."""
+    return _display_with_query(raw, _render(raw), query)
+
+
+def _display_with_query(raw: str, neutral: str, query: str) -> str:
+    text = _display_from_neutral(neutral)
+    q = _collapse(query)
+    if q and q not in text:
+        nq = q.casefold()
+        if nq not in text.casefold() and nq in _norm(raw):
+            # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
+            if "<" not in q and _display_core(q) == q:
+                text = f"{text} … {q}" if text else q
+    return text
+
+
+def locator_text(raw: str) -> str:
+    """``raw`` without markup that confuses a locator; line breaks kept, words kept."""
+    return _locator_from_neutral(_render(raw))
+
+
+def _locator_from_neutral(neutral: str) -> str:
+    text = _normalize_lines(_math_in_text(_map_markers(neutral, _LOCATOR_MAP)))
+    text = _NEUTRALISE_RE.sub("< ", text)
+    return _strip_lead(text).strip()
+
+
+def fingerprint(display: str) -> str:
+    """16 hex of sha1 over NFKC + casefold + no whitespace/punctuation."""
+    for wide, narrow in _FULLWIDTH_PUNCT:  # their NFKC forms; lets the quick check pass
+        if wide in display:
+            display = display.replace(wide, narrow)
+    if not unicodedata.is_normalized("NFKC", display):
+        display = unicodedata.normalize("NFKC", display)
+    norm = _FINGERPRINT_DROP_RE.sub("", display.casefold())
+    return hashlib.sha1(norm.encode("utf-8")).hexdigest()[:16]
+
+
+
+def clean_citation_text(
+    raw: str, query: str, block_text: str | None = None, *, window: int = 240
+) -> CitationTextBundle:
+    """Clean a raw chunk once into display, locator and fingerprint texts.
+
+    ``block_text`` is the matched sidecar block's content, if any. The locator evidence
+    is a query-centred window (about ``window`` characters each way) of the block when it
+    contains the query or overlaps the chunk (``sidecar``), else of the chunk (``chunk``),
+    else the chunk's head (``fallback``).
+    """
+    raw = raw or ""
+    search_query = _collapse(query or "")
+    neutral = _render(raw)
+    display = _display_with_query(raw, neutral, search_query)
+    qre = _query_re(search_query)
+    chunk_loc = _locator_from_neutral(neutral)
+    evidence, source = "", "fallback"
+    if block_text:
+        block_loc = locator_text(block_text)
+        at = _overlap_at(block_loc, chunk_loc)
+        if at is not None:
+            # Centre inside the part of the block this chunk covers: a block can span a whole
+            # section, and a query hit elsewhere in it is not what this chunk retrieved.
+            # The window stays inside that part too.
+            region = block_loc[at : at + len(chunk_loc)]
+            hit = _best_hit(qre, region)
+            centre = None if hit else _term_centre(region, search_query, window)
+            if hit:
+                evidence = _window(region, hit[0], hit[1], window)
+            elif centre is not None:
+                evidence = _window(region, centre, centre, window)
+            else:
+                evidence = _window(region, 0, 0, 2 * window)
+            source = "sidecar"
+        else:
+            hit = _best_hit(qre, block_loc)
+            if hit:
+                evidence, source = _window(block_loc, hit[0], hit[1], window), "sidecar"
+    if not evidence:
+        hit = _best_hit(qre, chunk_loc)
+        centre = None if hit else _term_centre(chunk_loc, search_query, window)
+        if hit:
+            evidence, source = _window(chunk_loc, hit[0], hit[1], window), "chunk"
+        elif centre is not None:  # the query's words, not the phrase: centre on where they cluster
+            evidence, source = _window(chunk_loc, centre, centre, window), "chunk"
+        else:
+            evidence, source = _window(chunk_loc, 0, 0, 2 * window), "fallback"
+    return CitationTextBundle(
+        raw_quote=raw,
+        display_quote=display,
+        locator_evidence_text=evidence,
+        search_query=search_query,
+        normalized_fingerprint=fingerprint(display),
+        locator_text_source=source,
+        display_cleaned=neutral != raw or display != _collapse(raw),
+    )

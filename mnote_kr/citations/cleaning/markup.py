@@ -1,0 +1,285 @@
+"""Markup shells in LightRAG chunks: tags, JSON and HTML tables, drawings.
+
+The walker renders them to neutral text with markers that display and locator text map.
+"""
+
+from __future__ import annotations
+
+import functools
+import html
+import json
+import re
+
+from mnote_kr.citations.cleaning.latex import latex_to_plain
+from mnote_kr.citations.cleaning.text import _HEADING_RE, _NL_RE, _SPACE_RE, _collapse
+
+# --------------------------------------------------------------------------- tags
+
+# A complete tag; quoted attribute values may hold '>' (possessive: linear time).
+_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+)>")
+# '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
+_HALF_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)")
+_TAG_OR_HALF_RE = re.compile(f"(?:{_TAG_RE.pattern})|(?:{_HALF_RE.pattern})")
+_ATTR_RE = re.compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
+# The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
+_LEAD_TAIL_RE = re.compile(
+    r"\s*[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
+)
+_CLOSE_RES = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
+# Names whose half tags are always dropped (a chunk cut them); others are neutralised.
+_KNOWN_TAGS = frozenset(
+    "equation table drawing cite tr td th thead tbody tfoot caption br p div span sub sup b i u em "
+    "strong a img figure figcaption ul ol li code pre math mi mo mn msup msub mrow".split()
+)
+_BREAK_TAGS = frozenset("br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption".split())
+_CELL_TAGS = frozenset(("td", "th"))
+_NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
+
+# --------------------------------------------------------------------------- tables
+
+_JSON_CELL_RE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
+_ROW_SPLIT_RE = re.compile(r"\]\s*,?\s*\[")
+_JSONISH_RE = re.compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
+_HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
+_HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
+
+
+def _cell_text(value: object) -> str:
+    if isinstance(value, str):
+        return value
+    if value is None:
+        return ""
+    if isinstance(value, list):
+        return " ".join(_cell_text(v) for v in value)
+    return str(value)
+
+
+_JSON_DECODER = json.JSONDecoder()
+
+
+def _json_rows(content: str) -> list[list[str]]:
+    stripped = content.strip()
+    try:
+        data, end = _JSON_DECODER.raw_decode(stripped)
+    except ValueError:
+        data, end = None, 0
+    if isinstance(data, list):
+        rows = [[_cell_text(c) for c in row] if isinstance(row, list) else [_cell_text(row)] for row in data]
+        if end < len(stripped):  # text after the array (unclosed element): keep it
+            rows.append([_strip_tags(stripped[end:])])
+        return rows
+    if not _JSONISH_RE.search(content):  # not a JSON table at all: plain text
+        return [[_strip_tags(content)]]
+    # Cut or malformed: read it tolerantly, row by row.
+    rows = []
+    for part in _ROW_SPLIT_RE.split(content):
+        cells = []
+        for m in _JSON_CELL_RE.finditer(part):
+            if m.group(1) is not None:
+                try:
+                    cells.append(json.loads(f'"{m.group(1)}"'))
+                except ValueError:
+                    cells.append(m.group(1))
+            else:
+                cells.append(m.group(2))
+        rows.append([_strip_tags(c) for c in cells])
+    return rows
+
+
+def _html_text(fragment: str) -> str:
+    return html.unescape(_strip_tags(fragment))
+
+
+def _html_rows(content: str) -> list[list[str]]:
+    """Rows of an HTML table; text outside rows and cells is kept as its own row or cell."""
+    rows: list[list[str]] = []
+    pos = 0
+    for row in _HTML_ROW_RE.finditer(content):
+        if row.start() > pos:
+            rows.append([_html_text(content[pos : row.start()])])
+        body, cells, cpos = row.group(1), [], 0
+        for cell in _HTML_CELL_RE.finditer(body):
+            if cell.start() > cpos:
+                cells.append(_html_text(body[cpos : cell.start()]))
+            cells.append(_html_text(cell.group(1)))
+            cpos = cell.end()
+        cells.append(_html_text(body[cpos:]))
+        rows.append(cells)
+        pos = row.end()
+    rows.append([_html_text(content[pos:])])
+    return rows
+
+
+def _half_tag(fragment: str, at_end: bool) -> str:
+    """A '<'+letter that is not a complete tag: cut tag (dropped) or text ("x<y" → "x< y")."""
+    half = _HALF_RE.match(fragment)
+    if half is None or at_end or half.group(1).lower() in _KNOWN_TAGS or "=" in half.group(2):
+        return " "
+    return "< " + fragment[1:]
+
+
+def _strip_tags(text: str) -> str:
+    """Remove tags and half tags from a fragment (cell, equation body, caption)."""
+    if "<" not in text:
+        return _collapse(text)
+    n = len(text)
+
+    def repl(m: re.Match[str]) -> str:
+        if m.group(0).endswith(">") and _TAG_RE.fullmatch(m.group(0)):
+            return " "
+        return _half_tag(m.group(0), m.end() >= n)
+
+    return _collapse(_TAG_OR_HALF_RE.sub(repl, text))
+
+
+def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
+    lines = []
+    for row in rows:
+        cells = [_collapse(c) for c in row]
+        cells = [c for c in cells if c]
+        if cells:
+            lines.append(cell_sep.join(cells))
+    return row_sep.join(lines)
+
+
+# The walker writes neutral text with these markers; display and locator text map them.
+_CELL, _ROW, _TAB_OPEN, _TAB_CLOSE, _FIG_OPEN, _FIG_CLOSE = "\x1f", "\x1e", "\x02", "\x03", "\x0e", "\x0f"
+_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_DISPLAY_MAP = (
+    (_CELL, " | "),
+    (_ROW, "; "),
+    (_TAB_OPEN, " [Table: "),
+    (_TAB_CLOSE, "] "),
+    (_FIG_OPEN, " [Figure: "),
+    (_FIG_CLOSE, "] "),
+)
+_LOCATOR_MAP = ((_CELL, " "), (_ROW, "\n"), (_TAB_OPEN, "\n"), (_TAB_CLOSE, "\n"), (_FIG_OPEN, " "), (_FIG_CLOSE, " "))
+
+
+def _map_markers(text: str, mapping: tuple[tuple[str, str], ...]) -> str:
+    for marker, value in mapping:
+        if marker in text:
+            text = text.replace(marker, value)
+    return text
+
+
+def _table_text(rows: str) -> str:
+    return f"{_TAB_OPEN}{rows}{_TAB_CLOSE}" if rows else " "
+
+
+@functools.lru_cache(maxsize=1024)  # a block and its chunks share their tables
+def _table(attr_text: str, content: str) -> str:
+    fmt = _attrs(attr_text).get("format", "").lower() if "format" in attr_text else ""
+    if fmt == "html" or (fmt != "json" and "<t" in content.lower()):
+        rows = _html_rows(content)
+    else:
+        rows = _json_rows(content)
+    return _table_text(_render_rows(rows, _CELL, _ROW))
+
+
+# --------------------------------------------------------------------------- the walker
+
+
+def _attrs(attr_text: str) -> dict[str, str]:
+    out = {}
+    for m in _ATTR_RE.finditer(attr_text):
+        out[m.group(1).lower()] = next(g for g in (m.group(2), m.group(3), m.group(4), "") if g is not None)
+    return out
+
+
+def _render(raw: str) -> str:
+    """Replace every tag, element and half tag in ``raw`` with readable (neutral) text."""
+    if _CONTROL_RE.search(raw):
+        raw = _CONTROL_RE.sub(" ", raw)
+    if "<" not in raw and ">" not in raw:
+        return raw
+    out: list[str] = []
+    n = len(raw)
+    i = 0
+    while lead := _LEAD_TAIL_RE.match(raw, i):  # the chunk starts inside a tag
+        i = lead.end()
+    seen_tag = False
+    no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
+    while i < n:
+        j = raw.find("<", i)
+        if j < 0:
+            out.append(raw[i:])
+            break
+        if j > i:
+            out.append(raw[i:j])
+        m = _TAG_RE.match(raw, j)
+        if m is None:
+            half = _HALF_RE.match(raw, j)
+            if half is None:  # '<' not followed by a letter: plain text
+                out.append("<")
+                i = j + 1
+                continue
+            out.append(_half_tag(half.group(0), half.end() >= n))
+            i = half.end()
+            continue
+        closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
+        self_closing = attr_text.rstrip().endswith("/")
+        i = m.end()
+        if name in ("equation", "table") and not closing and not self_closing:
+            close_re = _CLOSE_RES[name]
+            cm = None if no_close.get(name, n + 1) <= i else close_re.search(raw, i)
+            if cm is None:
+                no_close[name] = i
+                content, i = raw[i:], n
+            else:
+                content, i = raw[i : cm.start()], cm.end()
+            if name == "equation":
+                out.append(" " + latex_to_plain(_strip_tags(content)) + " ")
+            else:
+                out.append(_table(attr_text, content))
+        elif closing and name == "equation" and not seen_tag:
+            # Chunk began inside an equation: what came before it is LaTeX.
+            out = [" " + latex_to_plain(_strip_tags("".join(out))) + " "]
+        elif closing and name == "table" and not seen_tag:
+            out = [_table_text(_render_rows(_json_rows("".join(out)), _CELL, _ROW))]
+        elif name == "drawing" or name == "img":
+            if not closing:
+                caption = _attrs(attr_text).get("caption", "") if "caption" in attr_text else ""
+                caption = _strip_tags(html.unescape(caption))
+                out.append(f"{_FIG_OPEN}{caption}{_FIG_CLOSE}" if caption else " ")
+        elif name in _CELL_TAGS:
+            out.append(" ")  # a cell outside a table element (cut chunk)
+        elif name in _BREAK_TAGS:
+            out.append("\n")
+        elif name in ("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"):
+            pass  # inline: H<sub>2</sub>O stays "H2O"
+        else:
+            out.append(" ")
+        seen_tag = True
+    return "".join(out)
+
+
+def _normalize_lines(text: str) -> str:
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = _SPACE_RE.sub(" ", text)
+    if "\n" in text:
+        text = _NL_RE.sub("\n", text)
+    return _HEADING_RE.sub("", text) if "#" in text else text
+
+
+def _strip_lead(text: str) -> str:
+    """Settle the start: drop heading hashes and tag tails until nothing changes.
+
+    Text that only looks like a tag tail once markup before it is gone (``A1">``) is
+    kept, with a space before its quote, so cleaning the result again keeps it too.
+    """
+    while True:
+        before = text
+        text = text.lstrip()
+        heading = _HEADING_RE.match(text)
+        if heading and heading.end():
+            text = text[heading.end() :].lstrip()
+        lead = _LEAD_TAIL_RE.match(text)
+        if lead:
+            if text[0] in '"=':
+                text = text[lead.end() :]
+            else:
+                quote = text.index('"')
+                text = f"{text[:quote]} {text[quote:]}"
+        if text == before:
+            return text

@@ -1,0 +1,351 @@
+"""The citation pipeline: provider references → map → clean → classify → locate → cite.
+
+Only references that map to a live registry entry become citations (principle 5);
+sources deleted or changed on disk since indexing are dropped here even before the
+watcher notices (principle 6). Every dropped reference is counted in diagnostics.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import threading
+import time
+import weakref
+from collections import Counter, OrderedDict, defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+import msgspec
+
+from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key, score
+from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.sidecar import heading_path
+from mnote_kr.core.registry import Registry
+from mnote_kr.errors import LocatorError, UsageError
+from mnote_kr.models import (
+    AgentQueryResult,
+    Citation,
+    CitationDiagnostics,
+    CitationTextBundle,
+    LocateRequest,
+    Locator,
+    ProviderQueryResult,
+    QueryRequest,
+    RerankInfo,
+    SearchResults,
+)
+
+if TYPE_CHECKING:
+    from mnote_kr.plugins import Plugins
+
+#: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
+LOCATOR_MEMO_MAX = 4096
+_meta_encoder = msgspec.json.Encoder()
+
+
+
+
+def _scope_rels(host: Host, scope: list[str]) -> list[str]:
+    return [host.workspace.resolve(s)[1] for s in scope]
+
+
+def _in_scope(rel: str, scope: list[str]) -> bool:
+    return not scope or any(not s or rel == s or rel.startswith(s + "/") for s in scope)
+
+
+def _honest(locator: Locator, cap: str) -> Locator:
+    """A paragraph claim needs a sidecar block behind it (seed 000: no sidecar → file)."""
+    if locator.locator_precision == "paragraph" and cap == "file":
+        return msgspec.structs.replace(
+            locator,
+            locator_precision="file",
+            locator_degraded=True,
+            paragraph_index=None,
+            para_id=None,
+            highlight=None,
+            reason="no sidecar block confirms the paragraph",
+        )
+    return locator
+
+
+V = TypeVar("V")
+
+
+class _Memo(Generic[V]):
+    """A bounded LRU of answers, one per plugin set (another configuration answers anew)."""
+
+    def __init__(self, max_items: int = LOCATOR_MEMO_MAX) -> None:
+        self._by_plugins: weakref.WeakKeyDictionary[Plugins, OrderedDict[Any, V]] = weakref.WeakKeyDictionary()
+        self._max = max_items
+        self._lock = threading.Lock()
+
+    def get(self, plugins: Plugins, key: Any) -> V | None:
+        with self._lock:
+            memo = self._by_plugins.get(plugins)
+            hit = memo.get(key) if memo is not None else None
+            if hit is not None and memo is not None:
+                memo.move_to_end(key)
+            return hit
+
+    def put(self, plugins: Plugins, key: Any, value: V) -> None:
+        with self._lock:
+            memo = self._by_plugins.setdefault(plugins, OrderedDict())
+            memo[key] = value
+            while len(memo) > self._max:
+                memo.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._by_plugins.clear()
+
+
+_locator_memo: _Memo[Locator] = _Memo()
+_clean_memo: _Memo[CitationTextBundle] = _Memo()
+
+
+def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sidecar_path: str | None) -> Locator:
+    """``plugins.locate`` remembered per file version, evidence, query and sidecar block.
+
+    A passage found again by the same query on an unchanged file gets the same answer.
+    The key holds the file's size and mtime, so an edited file is located afresh.
+    """
+    block = request.block
+    key = (
+        request.file, st.st_size, st.st_mtime_ns, st.st_ino, request.evidence, request.query, request.block_id,
+        block.content if block is not None else None, sidecar_path,
+        _meta_encoder.encode(request.sidecar_meta) if request.sidecar_meta is not None else None,
+    )
+    hit = _locator_memo.get(plugins, key)
+    if hit is not None:
+        return hit
+    try:
+        locator = plugins.locate(request)
+    except LocatorError as exc:
+        # Not remembered: a locator failure may be transient (file being written).
+        return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
+                       reason=f"locator failed: {exc.message}")
+    _locator_memo.put(plugins, key, locator)
+    return locator
+
+
+def _clean(plugins: Plugins, raw: str, query: str, block_text: str | None) -> CitationTextBundle:
+    """``plugins.clean_text`` remembered per (chunk, query, block): cleaning is a pure function
+    of these, and a warm search meets the same chunks again."""
+    key = (raw, query, block_text)
+    hit = _clean_memo.get(plugins, key)
+    if hit is not None:
+        return hit
+    bundle = plugins.clean_text(raw, query, block_text)
+    _clean_memo.put(plugins, key, bundle)
+    return bundle
+
+
+def clear_memos() -> None:
+    """Forget remembered locator and cleaning answers (tests; after changing plugins' configuration)."""
+    _locator_memo.clear()
+    _clean_memo.clear()
+
+
+def _place(locator: Locator) -> str:
+    """Where a locator points inside its file, as a short stable string ('' for file level)."""
+    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
+        return f"p{locator.paragraph_index}"
+    if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
+        return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
+    return ""
+
+
+def build_citations(
+    host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
+) -> tuple[list[Citation], dict[str, Any]]:
+    """Turn provider references into de-duplicated, ranked citations."""
+    ctx = host.context()
+    entries = reg.by_provider_name()
+    dropped: Counter[str] = Counter()
+    taken: set[str] = set()
+    seen: set[tuple[Any, ...]] = set()
+    occurrences: Counter[tuple[str, str]] = Counter()
+    scored: list[tuple[float, int, Citation]] = []
+    total = len(result.references)
+    timings: defaultdict[str, float] = defaultdict(float)
+    for ref in result.references:
+        t0 = time.perf_counter()
+        mapped = host.plugins.map_reference(ctx, ref, entries, query)
+        timings["mapMs"] += (time.perf_counter() - t0) * 1000
+        if mapped is None:
+            dropped["unmapped"] += 1
+            continue
+        entry = reg.entries.get(mapped.entry.source_root_relative_path)
+        if entry is None or entry.stale or entry.status != "processed":
+            dropped["notLive"] += 1
+            continue
+        rel = entry.source_root_relative_path
+        if not _in_scope(rel, scope):
+            dropped["outOfScope"] += 1
+            continue
+        abs_path = host.workspace.rel_to_abs(rel)
+        try:
+            st = abs_path.stat()
+        except OSError:
+            dropped["missingOnDisk"] += 1
+            continue
+        if st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:
+            dropped["changedOnDisk"] += 1
+            continue
+        block = mapped.block
+        block_id = block.blockid if block else None
+        t0 = time.perf_counter()
+        block_text = None
+        if block is not None:  # the part of the block this chunk came from, when the mapper knows it
+            span = mapped.block_span
+            block_text = block.content[span[0]:span[1]] if span and span[0] < span[1] else block.content
+        bundle = _clean(host.plugins, ref.content or "", query, block_text)
+        timings["cleanMs"] += (time.perf_counter() - t0) * 1000
+        if not block_id:  # without a block: same chunk and same text is the same citation
+            key = dedupe_key(entry.source_id, None, ref.chunk_id, bundle.normalized_fingerprint)
+            if key in seen:
+                dropped["duplicate"] += 1
+                continue
+            seen.add(key)
+        cap = host.plugins.classify_locator(block, mapped.meta)
+        t0 = time.perf_counter()
+        if entry.kind == "image":
+            locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
+                              reason="image: opens the picture")
+        else:
+            request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
+                                    block=block, block_id=block_id, sidecar_meta=mapped.meta)
+            locator = _locate(host.plugins, request, st, mapped.sidecar_path)
+        locator = _honest(locator, cap)
+        timings["locateMs"] += (time.perf_counter() - t0) * 1000
+        place = _place(locator)
+        if block_id:
+            # Same block, same place: one citation. LightRAG's native DOCX blocks can span a whole
+            # section, so distinct paragraphs (or boxes) found inside one block stay apart.
+            key = (*dedupe_key(entry.source_id, block_id, None, ""), place)
+            if key in seen:
+                dropped["duplicate"] += 1
+                continue
+            seen.add(key)
+        anchor = (block_id + (f"@{place}" if place else "")) if block_id else (
+            ref.chunk_id or bundle.normalized_fingerprint)
+        occurrence = occurrences[(entry.source_id, anchor)]
+        occurrences[(entry.source_id, anchor)] += 1
+        cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
+        url = citation_url(rel, locator)
+        value, parts = score(ref.rank, total, Path(rel).name, bundle.display_quote, query)
+        citation = Citation(
+            provider=ref.provider,
+            citation_id=cid,
+            source_id=entry.source_id,
+            source_path=str(abs_path),
+            source_root_relative_path=rel,
+            light_rag_doc_id=entry.light_rag_doc_id,
+            light_rag_file_path=ref.file_path,
+            light_rag_chunk_id=ref.chunk_id,
+            block_id=block_id,
+            heading_path=heading_path(block) if block else [],
+            raw_quote=bundle.raw_quote,
+            display_quote=bundle.display_quote,
+            locator_evidence_text=bundle.locator_evidence_text,
+            quote_source="sidecar" if block else "chunk",
+            search_query=bundle.search_query,
+            locator_precision=locator.locator_precision,
+            locator_degraded=locator.locator_degraded,
+            locator=locator,
+            citation_url=url,
+            citation_markdown=citation_markdown(Path(rel).name, locator, url),
+            relevance_score=round(value, 6),
+            source_map_path=mapped.sidecar_path,
+            diagnostics=CitationDiagnostics(
+                quote_source="sidecar" if block else "chunk",
+                raw_reference_mapped=True,
+                sidecar_block_mapped=block is not None,
+                display_cleaned=bundle.display_cleaned,
+                locator_text_source=bundle.locator_text_source,
+                provider_rank=ref.rank,
+                score_parts=parts,
+            ),
+        )
+        scored.append((value, len(scored), citation))
+    scored.sort(key=lambda item: (-item[0], item[1]))
+    diagnostics = {
+        "providerReferences": total,
+        "dropped": dict(dropped),
+        "timingsMs": {k: round(v, 2) for k, v in timings.items()},
+    }
+    return [c for _, _, c in scored], diagnostics
+
+
+def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
+           want_answer: bool) -> ProviderQueryResult:
+    query = " ".join(query.split())
+    if not query:
+        raise UsageError("The query is empty")
+    if not 1 <= top_k <= 200:
+        raise UsageError("--top-k must be between 1 and 200")
+    request = QueryRequest(query=query, mode=mode, top_k=top_k, want_answer=want_answer, enable_rerank=rerank)
+    return host.plugins.query(host.context(), request)
+
+
+def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
+           rerank: bool | None = None) -> SearchResults:
+    scope_rels = _scope_rels(host, scope)
+    t0 = time.perf_counter()
+    result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False)
+    t1 = time.perf_counter()
+    reg = host.registry()
+    citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    diagnostics["providerMs"] = round((t1 - t0) * 1000, 2)
+    diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
+    diagnostics["providerStatus"] = result.raw_status
+    if result.notes:
+        diagnostics["notes"] = result.notes
+    remember(host, citations)
+    return SearchResults(
+        query=query,
+        mode=mode,
+        provider=result.provider,
+        rerank=RerankInfo(requested=bool(rerank), enabled=result.rerank_enabled, model=result.rerank_model),
+        results=citations,
+        not_indexed=not_indexed(host, reg, query),
+        diagnostics=diagnostics,
+    )
+
+
+_BADGE_RE = re.compile(r"\[(\d{1,3})\]")
+_REFERENCES_TAIL_RE = re.compile(
+    r"\n+(?:#+\s*)?(?:References|Sources|参考文献|参考资料)\s*:?\s*\n(?:\s*[-*]?\s*\[\d+\].*\n?)*\s*$", re.IGNORECASE
+)
+
+
+def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
+    """Replace the provider's ``[n]`` markers with host-issued IDs; drop the rest."""
+    answer = _REFERENCES_TAIL_RE.sub("", answer)
+
+    def swap(match: re.Match[str]) -> str:
+        return ref_to_citation.get(match.group(1), "")
+
+    return _BADGE_RE.sub(swap, answer)
+
+
+def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
+        rerank: bool | None = None) -> AgentQueryResult:
+    scope_rels = _scope_rels(host, scope)
+    result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
+    reg = host.registry()
+    citations, _ = build_citations(host, result, reg, query, scope_rels)
+    remember(host, citations)
+    ref_to_citation: dict[str, str] = {}
+    by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}
+    for ref in result.references:
+        if ref.reference_id and ref.file_path in by_file:
+            ref_to_citation.setdefault(ref.reference_id, by_file[ref.file_path])
+    answer = rewrite_badges(result.answer, ref_to_citation) if result.answer is not None else None
+    notes = list(result.notes)
+    if not citations:
+        notes.append("No citable source matched; the answer (if any) is not backed by your files.")
+    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes)

@@ -1,0 +1,91 @@
+"""Human-readable output: source cards and status. JSON output never goes through here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnote_kr.models import AgentQueryResult, Citation, SearchResults
+
+_PRECISION = {"bbox": "exact box", "paragraph": "paragraph (approximate)", "file": "file (location approximate)"}
+
+
+def source_card(c: Citation) -> str:
+    name = c.source_root_relative_path
+    lines = [f"{c.citation_id} {name}"]
+    where = _PRECISION.get(c.locator_precision, c.locator_precision)
+    if c.locator.page is not None and c.locator_precision == "bbox":
+        where += f", p.{c.locator.page}"
+    elif c.locator.paragraph_index is not None:
+        where += f", paragraph {c.locator.paragraph_index}"
+    lines.append(f"    located: {where}")
+    if c.heading_path:
+        lines.append("    heading: " + " > ".join(c.heading_path))
+    quote = _excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
+    lines.append(f"    quote:   {quote}")
+    return "\n".join(lines)
+
+
+def _excerpt(text: str, query: str, width: int = 240) -> str:
+    """About ``width`` characters of ``text`` around the query (or its start)."""
+    if len(text) <= width:
+        return text
+    folded = text.casefold()
+    at = folded.find(query.casefold()) if query else -1
+    if at < 0 and query:  # not verbatim: the first place one of its longer words appears
+        for term in sorted(query.casefold().split(), key=len, reverse=True):
+            at = folded.find(term) if len(term) > 2 else -1
+            if at >= 0:
+                break
+    start = max(0, at - width // 3) if at >= 0 else 0
+    end = min(len(text), start + width)
+    return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
+
+
+def render_search(result: SearchResults) -> str:
+    out = [source_card(c) for c in result.results]
+    if not out:
+        out.append("No citable results.")
+    for ni in result.not_indexed:
+        out.append(f"not indexed: {ni.source_path} ({ni.status}: {ni.reason})")
+    return "\n".join(out)
+
+
+def render_answer(result: AgentQueryResult) -> str:
+    out = [result.answer if result.answer is not None else "(no answer)"]
+    out += [f"note: {n}" for n in result.notes]
+    out += ["", *(source_card(c) for c in result.citations)]
+    return "\n".join(out)
+
+
+def _queue(rerank: dict[str, Any]) -> Any:
+    queue = rerank.get("queue", rerank.get("queueAvailable"))
+    if isinstance(queue, dict) and set(queue) == {"available"}:
+        return "available" if queue["available"] else "unavailable"
+    return queue
+
+
+def render_status(info: dict[str, Any]) -> str:
+    reg = info["registry"]
+    prov = info.get("provider", {})
+    lines = [f"Workspace: {info['workspace']}",
+             f"Registry:  {reg['entries']} entries " + (str(reg["byStatus"]) if reg["byStatus"] else "")]
+    if reg.get("waiting"):
+        lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
+    if prov.get("reachable") is False:
+        lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
+    else:
+        lines.append(f"Provider:  {prov.get('provider')} {prov.get('coreVersion') or ''} at {prov.get('url')}"
+                     f" busy={prov.get('pipelineBusy')}")
+        if prov.get("error"):  # reachable but refusing, e.g. a wrong API key
+            lines.append(f"Problem:   {prov['error']}")
+        lines.append(f"Models:    llm={prov.get('llmModel')} embedding={prov.get('embeddingModel')}")
+        rr = prov.get("rerank") or {}
+        lines.append("Rerank:    " + ("enabled" if rr.get("enabled") else "disabled")
+                     + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={_queue(rr)})")
+        if prov.get("documentsByStatus"):
+            lines.append(f"Documents: {prov['documentsByStatus']}")
+        if prov.get("unmapped"):
+            lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    for failed in info.get("plugins", {}).get("failed", []):
+        lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)

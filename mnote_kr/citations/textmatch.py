@@ -1,0 +1,757 @@
+"""Find the paragraph a citation's evidence came from: a helper for locator-plugin authors.
+
+A locator plugin turns its format into a ``TextDocument`` (a list of ``TextParagraph``
+in the format's own paragraph order) and calls ``match_evidence``; everything here is
+format-independent. The DOCX locator and the built-in Markdown/plain-text locator use it::
+
+    from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
+
+    doc = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(texts)])
+    match = match_evidence(doc, request.evidence, request.query)
+    if match.paragraph is not None:  # else: return a ``file`` locator
+        index, span = match.paragraph.index, match.highlight
+
+``TextParagraph.index`` must equal the paragraph's position in ``TextDocument.paragraphs``.
+Build a document once per file and cache it: construction computes the term statistics.
+
+Text (``normalize``, tokens). Normalisation keeps one output character per input
+character, so a span found in normalised text is the same span in the original text.
+Tokens: a Latin/Cyrillic/Greek/digit word is one token; a run of CJK characters gives
+its character bigrams (a lone CJK character gives itself). Shingles are
+order-sensitive (4 CJK characters or 3 words), so a verbatim quote can be told from a
+bag of the same words.
+
+Anchors (seed 000 §6.2, DESIGN "Locate"):
+
+1. query-centred windows: the evidence around each occurrence of the query;
+2. heading + quote: evidence lines, with ``#`` heading lines (and the block heading)
+   used as context only, never as the target of a body quote;
+3. long rare terms: evidence tokens that occur in at most two paragraphs;
+4. the bare query only inside a matched window: a paragraph gets the query bonus only
+   when an anchor already matched it, so a short query never jumps to a longer word
+   that contains it (吡咯烷 in N-甲基吡咯烷酮). Where the evidence uses the query as a
+   word of its own (``吡咯烷 是一种…``), occurrences inside a longer word count little.
+
+Scores are idf-weighted token recall of an anchor by a paragraph, in [0, 1], verified
+with shingles. Table-of-contents paragraphs (``in_toc``) are penalised. Below
+``THRESHOLD`` the answer is "no paragraph" (the caller returns a ``file`` locator).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Generic, TypeVar
+
+from mnote_kr.citations.queryterms import QueryTerms
+from mnote_kr.citations.textnorm import CJK_CLASS, has_cjk, is_word_char, normalize, standalone_occurrence
+from mnote_kr.models import Highlight, Locator
+
+__all__ = [
+    "CJK_CLASS",
+    "THRESHOLD",
+    "Anchor",
+    "Match",
+    "Scope",
+    "TextDocument",
+    "TextParagraph",
+    "build_anchors",
+    "has_cjk",
+    "highlight_span",
+    "is_word_char",
+    "iter_tokens",
+    "match_evidence",
+    "normalize",
+    "query_occurrences",
+    "sections_under",
+    "shingles",
+    "standalone_occurrence",
+    "token_set",
+]
+
+# --------------------------------------------------------------------------- text and tokens
+
+_CJK = CJK_CLASS
+_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
+_UNIT_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
+
+
+def iter_tokens(norm: str) -> Iterator[tuple[str, int, int]]:
+    """Yield ``(token, start, end)`` over normalised text."""
+    for m in _TOKEN_RE.finditer(norm):
+        start = m.start()
+        if m.group("cjk") is not None:
+            run = m.group("cjk")
+            if len(run) == 1:
+                yield run, start, start + 1
+            else:
+                for i in range(len(run) - 1):
+                    yield run[i : i + 2], start + i, start + i + 2
+        else:
+            yield m.group("word"), start, m.end()
+
+
+def token_set(norm: str) -> frozenset[str]:
+    """The set of tokens of normalised text."""
+    out: set[str] = set()
+    for m in _TOKEN_RE.finditer(norm):
+        run = m.group("cjk")
+        if run is not None:
+            if len(run) == 1:
+                out.add(run)
+            else:
+                out.update(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.add(m.group("word"))
+    return frozenset(out)
+
+
+def shingles(norm: str) -> frozenset[int]:
+    """Order-sensitive shingles: hashes of 4 consecutive CJK characters or 3 consecutive words.
+
+    Token sets ignore order; shingles tell a verbatim excerpt from a bag of the same words.
+    Hashes are per process: compare shingles computed in the same process only.
+    """
+    units = _UNIT_RE.findall(norm)
+    out = set()
+    n = len(units)
+    for i in range(n):
+        k = 4 if has_cjk(units[i]) else 3
+        if i + k <= n:
+            out.add(hash(tuple(units[i : i + k])))
+    if not out and units:
+        out.add(hash(tuple(units)))
+    return frozenset(out)
+
+
+# --------------------------------------------------------------------------- paragraph model
+
+
+@dataclass(slots=True)
+class TextParagraph:
+    """One paragraph of a document, in the format's own paragraph order.
+
+    ``index`` is the paragraph's position in ``TextDocument.paragraphs`` (and the
+    ``paragraphIndex`` a locator reports). ``heading_path`` lists the headings it sits
+    under, outermost first (a heading paragraph's path ends with itself);
+    ``heading_level`` is >0 when the paragraph is itself a heading; ``in_toc`` marks a
+    table-of-contents line. ``norm`` and ``tokens`` are computed from ``text``.
+    """
+
+    index: int
+    text: str
+    heading_path: tuple[str, ...] = ()
+    heading_level: int = 0
+    in_toc: bool = False
+    para_id: str | None = None
+    norm: str = field(init=False, repr=False, compare=False)
+    tokens: frozenset[str] = field(init=False, repr=False, compare=False)
+    _shingles: frozenset[int] | None = field(default=None, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        self.norm = normalize(self.text)
+        self.tokens = token_set(self.norm)
+
+    @property
+    def heading(self) -> str | None:
+        """The innermost heading this paragraph sits under (itself, for a heading)."""
+        return self.heading_path[-1] if self.heading_path else None
+
+    @property
+    def shingles(self) -> frozenset[int]:
+        """Order-sensitive shingles of the text, computed on first use."""
+        if self._shingles is None:
+            self._shingles = shingles(self.norm)
+        return self._shingles
+
+
+P = TypeVar("P", bound=TextParagraph)
+
+
+@dataclass(slots=True)
+class TextDocument(Generic[P]):
+    """Paragraphs in order plus the term statistics the matcher needs (computed here)."""
+
+    paragraphs: list[P]
+    df: Counter[str] = field(init=False, repr=False, compare=False)
+    postings: dict[str, list[int]] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        df: Counter[str] = Counter()
+        postings: dict[str, list[int]] = {}
+        for pos, para in enumerate(self.paragraphs):
+            if para.index != pos:
+                raise ValueError(f"paragraph {pos} has index {para.index}; index must equal list position")
+            df.update(para.tokens)
+            for tok in para.tokens:
+                lst = postings.get(tok)
+                if lst is None:
+                    postings[tok] = [pos]
+                else:
+                    lst.append(pos)
+        self.df = df
+        self.postings = postings
+
+    def idf(self, token: str) -> float:
+        """Inverse paragraph frequency; a token absent from the document weighs most."""
+        n = len(self.paragraphs)
+        return math.log((n + 1.0) / (self.df.get(token, 0) + 0.5))
+
+
+@dataclass(frozen=True, slots=True)
+class Scope:
+    """Paragraph-index ranges (inclusive) where the evidence is known to lie.
+
+    Paragraphs outside every range have their score and confidence multiplied by
+    ``outside``: 0.2 for a range a format states exactly (DOCX paraId range), a milder
+    factor for a hint (a Markdown heading section).
+    """
+
+    ranges: tuple[tuple[int, int], ...]
+    outside: float = 0.2
+
+    def __contains__(self, index: object) -> bool:
+        return isinstance(index, int) and any(lo <= index <= hi for lo, hi in self.ranges)
+
+
+# --------------------------------------------------------------------------- matching
+
+THRESHOLD = 0.5
+WINDOW = 90  # characters each side of a query occurrence
+FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
+MIN_ANCHOR_TOKENS = 3
+TOP_K = 6
+VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
+ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
+EVIDENCE_PARAGRAPHS = 40
+RUN_GAP = 2  # paragraphs with words between two that still count as one passage  # paragraphs of one evidence text checked for the query's terms
+QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
+_SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
+_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
+
+
+@dataclass(slots=True)
+class Anchor:
+    """A piece of evidence with its tokens and how much it should count."""
+
+    kind: str  # qwin | seg | heading
+    start: int
+    end: int
+    tokens: frozenset[str]
+    weight: float
+
+
+@dataclass(slots=True)
+class Match:
+    """The outcome of matching evidence against one document.
+
+    ``paragraph`` is None below the threshold; ``highlight`` is a ``(start, end)``
+    character span within ``paragraph.text``.
+    """
+
+    paragraph: TextParagraph | None
+    score: float
+    highlight: tuple[int, int] | None
+    reason: str
+    anchor: Anchor | None = None
+
+
+def _segments(ev: str) -> list[tuple[int, int, bool]]:
+    """Split evidence into lines, and long lines into sentence runs: ``(start, end, is_heading)``."""
+    out: list[tuple[int, int, bool]] = []
+    pos = 0
+    for line in ev.split("\n"):
+        start, end = pos, pos + len(line)
+        pos = end + 1
+        if not line.strip():
+            continue
+        hm = _HEADING_LINE.match(line)
+        if hm:
+            out.append((start + hm.end(), end, True))
+            continue
+        if len(line) <= 160:
+            out.append((start, end, False))
+            continue
+        seg_start = start
+        for m in _SENTENCE_END.finditer(line):
+            cut = start + m.end()
+            if cut - seg_start >= 40 and cut < end:
+                out.append((seg_start, cut, False))
+                seg_start = cut
+        if end > seg_start:
+            out.append((seg_start, end, False))
+    return out
+
+
+def query_occurrences(
+    text: str, query: str, centred: bool = False, *, prefer_standalone: bool | None = None, edges: bool = True
+) -> list[tuple[int, float]]:
+    """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
+
+    A Latin query inside a longer Latin word weighs little. CJK has no word
+    boundaries, so an occurrence between CJK characters is normal text; but when the
+    query also stands alone (``standalone_occurrence``) in ``text``, or
+    ``prefer_standalone`` says it does in the evidence, the occurrences inside a longer
+    CJK word weigh little too (吡咯烷 in N-甲基吡咯烷酮 beside 吡咯烷 是一种环状仲胺).
+    ``edges`` as in ``standalone_occurrence``.
+    """
+    if not query:
+        return []
+    found: list[tuple[int, bool, bool]] = []  # position, embedded in a Latin word, stands alone
+    latin_edges = is_word_char(query[0]), is_word_char(query[-1])
+    cjk_edges = has_cjk(query[0]), has_cjk(query[-1])
+    i = text.find(query)
+    while i >= 0 and len(found) < 50:
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + len(query) : i + len(query) + 1]
+        embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
+        alone = (cjk_edges[0] or cjk_edges[1]) and standalone_occurrence(text, i, query, edges=edges)
+        found.append((i, embedded, alone))
+        i = text.find(query, i + 1)
+    if prefer_standalone is None:
+        prefer_standalone = any(alone for _, _, alone in found)
+    out = [(p, 0.25 if embedded or (prefer_standalone and not alone) else 1.0) for p, embedded, alone in found]
+    if len(out) > 1 and centred:
+        # the evidence is a query-centred window: its middle occurrence is the one meant
+        half = max(1.0, len(text) / 2.0)
+        out = [(p, w * (1.0 - 0.3 * min(1.0, abs(p + len(query) / 2 - half) / half))) for p, w in out]
+    return out
+
+
+def build_anchors(
+    ev: str, query: str, heading: str | None, *, prefer_standalone: bool | None = None
+) -> tuple[list[Anchor], list[tuple[int, float]]]:
+    """Anchors over normalised evidence; also returns the query occurrences used for focus."""
+    anchors: list[Anchor] = []
+    occ = query_occurrences(ev, query, prefer_standalone=prefer_standalone, edges=False)
+    segs = _segments(ev)
+    for start, end, is_heading in segs:
+        toks = token_set(ev[start:end])
+        if not toks:
+            continue
+        if occ:
+            dist = min(0 if start <= p < end else min(abs(p - start), abs(p - end)) for p, _ in occ)
+            focus = max(w for p, w in occ if (0 if start <= p < end else min(abs(p - start), abs(p - end))) == dist)
+            focus *= math.exp(-dist / FOCUS_DECAY) * (1.0 if dist == 0 else 0.7)
+        else:
+            focus = 1.0
+        kind = "heading" if is_heading else "seg"
+        weight = (0.55 + 0.45 * focus) * (0.6 if is_heading else 1.0)
+        anchors.append(Anchor(kind, start, end, toks, weight))
+    for p, w in occ:
+        # clip the window to the evidence line holding the occurrence when that line is long enough
+        line_start = ev.rfind("\n", 0, p) + 1
+        line_end = ev.find("\n", p)
+        line_end = len(ev) if line_end < 0 else line_end
+        lo, hi = max(0, p - WINDOW), min(len(ev), p + len(query) + WINDOW)
+        if line_end - line_start >= 30:
+            lo, hi = max(lo, line_start), min(hi, line_end)
+        toks = token_set(ev[lo:hi])
+        if len(toks) >= MIN_ANCHOR_TOKENS:
+            anchors.append(Anchor("qwin", lo, hi, toks, 1.0 * (0.6 + 0.4 * w)))
+    if heading:
+        htoks = token_set(normalize(heading))
+        if htoks and not any(a.kind == "heading" for a in anchors):
+            anchors.append(Anchor("heading", 0, 0, htoks, 0.6))
+    return anchors, occ
+
+
+def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) -> tuple[dict[int, float], float]:
+    """idf-weighted recall of ``toks`` by every paragraph that shares a token.
+
+    Very common tokens are checked only on paragraphs a rarer token already found, so a
+    long document does not walk huge posting lists (they weigh little anyway).
+    """
+    total = 0.0
+    acc: dict[int, float] = {}
+    common: list[str] = []
+    limit = max(50, len(doc.paragraphs) // 20)
+    for t in sorted(toks):  # a fixed order: float sums must not depend on set order (hash seed)
+        w = idf[t]
+        total += w
+        post = doc.postings.get(t)
+        if post:
+            if len(post) > limit:
+                common.append(t)
+                continue
+            for i in post:
+                acc[i] = acc.get(i, 0.0) + w
+    if total <= 0:
+        return {}, 0.0
+    if common:
+        if not acc:  # only common words: fall back to the full walk
+            for t in common:
+                for i in doc.postings[t]:
+                    acc[i] = acc.get(i, 0.0) + idf[t]
+        else:
+            paras = doc.paragraphs
+            for i in acc:
+                ptoks = paras[i].tokens
+                acc[i] += math.fsum(idf[t] for t in common if t in ptoks)
+    return {i: v / total for i, v in acc.items()}, total
+
+
+def _reliability(n_tokens: int) -> float:
+    return min(1.0, n_tokens / 8.0) ** 0.5
+
+
+def match_evidence(
+    doc: TextDocument[P],
+    evidence: str,
+    query: str = "",
+    *,
+    block_heading: str | None = None,
+    block_content: str | None = None,
+    scope: Scope | tuple[int, int] | None = None,
+    threshold: float = THRESHOLD,
+) -> Match:
+    """Score every paragraph against anchors built from the evidence and query.
+
+    ``block_heading``/``block_content`` come from a sidecar block when there is one
+    (heading as context; content as evidence when the evidence is empty). ``scope``
+    says where the evidence is known to lie (a bare ``(lo, hi)`` tuple is a strict
+    ``Scope``). Returns a ``Match`` whose ``paragraph`` is None below ``threshold``.
+    """
+    if isinstance(scope, tuple):
+        scope = Scope((scope,))
+    ev = normalize(evidence or "")
+    q = normalize(query or "").strip()
+    if not ev.strip() and block_content:
+        ev = normalize(block_content)
+    if not ev.strip() and not q:
+        return Match(None, 0.0, None, "no evidence text to match")
+    if not doc.paragraphs:
+        return Match(None, 0.0, None, "document has no paragraphs")
+    # a query that stands alone somewhere in the evidence is meant there, not inside a longer word
+    q_alone = bool(q) and has_cjk(q) and any(standalone_occurrence(ev, p, q, edges=False) for p in _find_all(ev, q))
+    anchors, occ = build_anchors(ev, q, block_heading, prefer_standalone=q_alone)
+    if not anchors:
+        return Match(None, 0.0, None, "evidence has no matchable words")
+    idf_cache: dict[str, float] = {}
+    edge_tokens = _edge_fragments(ev, doc)
+    for a in anchors:
+        a.tokens = a.tokens - edge_tokens or a.tokens
+        for t in a.tokens:
+            if t not in idf_cache:
+                idf_cache[t] = doc.idf(t)
+    sel: dict[int, float] = {}
+    raw: dict[int, tuple[float, Anchor]] = {}
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]] = []
+    paras_ = doc.paragraphs
+    best_anchor: dict[int, Anchor] = {}
+    heading_hits: set[int] = set()
+    support: dict[int, int] = {}
+    for a in anchors:
+        rec, _ = _recalls(doc, a.tokens, idf_cache)
+        rel = _reliability(len(a.tokens))
+        rel_sel = min(1.0, len(a.tokens) / 4.0) ** 0.5
+        for i, r in rec.items():
+            if a.kind == "heading" and r >= 0.8:
+                heading_hits.add(i)
+            elif r >= 0.8:
+                support[i] = support.get(i, 0) + 1
+            s = r * a.weight * rel_sel
+            if s > sel.get(i, 0.0):
+                sel[i] = s
+                best_anchor[i] = a
+            if a.kind != "heading" and r * rel > raw.get(i, (0.0, a))[0]:
+                raw[i] = (r * rel, a)
+        if a.kind != "heading" and rec:
+            # the paragraphs this evidence line most likely came from (document order on ties)
+            # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
+            top_r = max(rec.values())
+            near = [i for i, r in rec.items() if r >= top_r - 0.02]
+            prec = {i: len(a.tokens & paras_[i].tokens) / max(1, len(paras_[i].tokens)) for i in near}
+            top_p = max(prec.values())
+            near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
+            aligned.append((a, [(i, rec[i] * rel) for i in near]))
+    if not sel:
+        return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
+    heading_norms = {normalize(block_heading).strip()} if block_heading else set()
+    for line_start, line_end, is_h in _segments(ev):
+        if is_h:
+            heading_norms.add(ev[line_start:line_end].strip())
+    block_toks = token_set(normalize(block_content)) if block_content else None
+    # a query not found verbatim still says which words matter: idf-weighted coverage of its terms
+    q_tokens = token_set(q) if q else frozenset()
+    q_weight = math.fsum(doc.idf(t) for t in q_tokens)
+    paras = doc.paragraphs
+    final: dict[int, float] = {}
+    for i, s in sel.items():
+        p = paras[i]
+        if s < 0.15:
+            continue
+        a = best_anchor[i]
+        bonus = 0.0
+        # long rare terms of the matching anchor (found in at most two paragraphs)
+        hits = sum(
+            1 for t in a.tokens if 0 < doc.df.get(t, 0) <= 2 and (len(t) >= 6 or not t.isascii()) and t in p.tokens
+        )
+        bonus += min(0.04, 0.01 * hits) * a.weight
+        # several anchors agree; the paragraph is not much longer than the anchor (exact quotes win ties)
+        bonus += 0.03 * min(2, support.get(i, 1) - 1)
+        if p.tokens:
+            bonus += 0.04 * len(a.tokens & p.tokens) / len(p.tokens)
+        if q and s >= 0.4 and q in p.norm:
+            bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q, prefer_standalone=q_alone))
+        elif q_weight > 0 and s >= 0.4 and len(q_tokens) > 1:
+            bonus += 0.08 * math.fsum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
+        heading = p.heading
+        if heading_norms and heading and normalize(heading).strip() in heading_norms and not p.heading_level:
+            bonus += 0.05
+        if block_toks is not None and p.tokens and len(p.tokens & block_toks) / len(p.tokens) < 0.6:
+            s *= 0.85
+        if p.in_toc:
+            s *= 0.3
+        if p.heading_level and a.kind != "heading" and i not in heading_hits:
+            s *= 0.9
+        if scope is not None and i not in scope:
+            s *= scope.outside
+        final[i] = s + bonus
+    if not final:
+        return Match(None, max(sel.values()), None, "no paragraph above confidence threshold")
+    # verify the leading candidates with order-sensitive shingles: a bag of the same words is not a quote
+    top = sorted(final, key=lambda i: (-final[i], i))[:TOP_K]
+    verified: dict[int, float] = {}
+    anchor_sh: dict[int, frozenset[int]] = {}
+    for i in top:
+        a = raw[i][1] if i in raw else best_anchor[i]
+        key = id(a)
+        if key not in anchor_sh:
+            anchor_sh[key] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
+        ash = anchor_sh[key]
+        v = len(ash & paras[i].shingles) / len(ash) if ash else 0.0
+        verified[i] = v
+        final[i] *= 0.6 + 0.4 * min(1.0, v / VERIFY_FULL)
+    best = max(top, key=lambda i: (final[i], -i))
+    para = paras[best]
+    conf = raw[best][0] if best in raw else sel[best]
+    conf *= min(1.0, verified[best] / VERIFY_FULL)
+    if para.in_toc:
+        conf *= 0.3
+    if scope is not None and best not in scope:
+        conf *= scope.outside
+    score = round(min(1.0, conf), 4)
+    if score < threshold:
+        return Match(None, score, None, "no paragraph above confidence threshold")
+    anchor = best_anchor[best]
+    match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    if q and not _verbatim_query(ev, q, occ):
+        match = _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
+    return match
+
+
+def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
+    """The query stands in the evidence as written: the query-centred anchors decide."""
+    return any(w >= 1.0 for _, w in occ) or (bool(occ) and has_cjk(q))
+
+
+def _evidence_paragraphs(
+    doc: TextDocument[P],
+    ev: str,
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None,
+    threshold: float,
+) -> list[tuple[dict[int, float], int]]:
+    """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
+
+    A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
+    paragraphs it most likely came from and verified with shingles. Text repeated
+    elsewhere in the document (boilerplate, a repeated form) also aligns, so the
+    paragraphs come in runs of neighbours, each with the number of evidence lines it
+    explains, in document order.
+    """
+    paras = doc.paragraphs
+    conf: dict[int, float] = {}
+    lines_of: dict[int, set[int]] = {}
+    sh_cache: dict[int, frozenset[int]] = {}
+    for k, (a, cands) in enumerate(aligned):
+        ash = sh_cache.get(id(a))
+        if ash is None:
+            ash = sh_cache[id(a)] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
+        short = len(a.tokens) < MIN_ANCHOR_TOKENS  # too short for shingles: its recall decides
+        for i, r in cands:
+            if short:
+                r = r / _reliability(len(a.tokens)) if a.tokens else 0.0
+            if r < threshold:
+                continue
+            v = len(ash & paras[i].shingles) / len(ash) if ash and not short else 1.0 if short else 0.0
+            c = r * min(1.0, v / VERIFY_FULL)
+            if paras[i].in_toc:
+                c *= 0.3
+            if scope is not None and i not in scope:
+                c *= scope.outside
+            if c >= threshold:
+                conf[i] = max(conf.get(i, 0.0), c)
+                lines_of.setdefault(i, set()).add(k)
+    if len(conf) > EVIDENCE_PARAGRAPHS:
+        keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
+        conf = {i: conf[i] for i in keep}
+    runs: list[list[int]] = []
+    for i in sorted(conf):
+        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
+        if runs and i - runs[-1][-1] <= 1 + RUN_GAP * 4 and sum(
+            1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens
+        ) <= RUN_GAP:
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [({i: conf[i] for i in run}, len(set().union(*(lines_of[i] for i in run)))) for run in runs]
+
+
+def _by_query_terms(
+    doc: TextDocument[P],
+    match: Match,
+    ev: str,
+    q: str,
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None,
+    threshold: float,
+) -> Match:
+    """Among the paragraphs the evidence quotes, the one holding the query's content words.
+
+    Terms are weighted by rarity in this document, with a bonus where they cluster
+    (``queryterms``). When no quoted paragraph holds ``QUERY_SHARE`` of the query's
+    weight, the evidence matched but the query did not (a semantic match): the passage
+    is cited and the reason says so.
+    """
+    assert match.paragraph is not None
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs))
+    if not qt:
+        return match
+    best = match.paragraph.index
+    paras = doc.paragraphs
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    if runs:
+        # the passage is the run of neighbours explaining most evidence lines; between
+        # copies of one passage, the copy holding the query's words, then the best match,
+        # then document order
+        most = max(n for _, n in runs)
+        scored = [(run, max(qt.score(paras[i].norm) for i in run)) for run, n in runs if n == most]
+        quoted = min(
+            scored, key=lambda x: (-round(x[1], 9), -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0]))
+        )[0]
+    else:
+        quoted = {best: match.score}
+    qs = {i: qt.score(paras[i].norm) for i in quoted}
+    top = max(qs.values())
+    if best not in quoted:
+        # the best single paragraph is a copy elsewhere of text the evidence quotes here
+        qs[best] = -1.0
+    if top < QUERY_SHARE and best not in quoted:
+        best = min(quoted, key=lambda i: (-round(quoted[i], 9), i))
+        match = Match(paras[best], round(min(1.0, quoted[best]), 4), None, match.reason, match.anchor)
+    if top < QUERY_SHARE:
+        return Match(
+            match.paragraph,
+            match.score,
+            match.highlight,
+            "semantic match: the evidence was found here but holds few of the query's words",
+            match.anchor,
+        )
+    if qs[best] >= top - 1e-9:
+        return match
+    # document order breaks ties, never set or dict order
+    pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
+    para = paras[pick]
+    return Match(para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor)
+
+
+def _find_all(text: str, query: str, limit: int = 50) -> list[int]:
+    out: list[int] = []
+    i = text.find(query)
+    while i >= 0 and len(out) < limit:
+        out.append(i)
+        i = text.find(query, i + 1)
+    return out
+
+
+def _edge_fragments(ev: str, doc: TextDocument[P]) -> frozenset[str]:
+    """Word fragments cut by the evidence window's edges (absent from the document)."""
+    out = set()
+    toks = list(iter_tokens(ev))
+    for tok, _s, _e in toks[:1] + toks[-1:]:
+        if tok.isascii() and doc.df.get(tok, 0) == 0:
+            out.add(tok)
+    return frozenset(out)
+
+
+def highlight_span(para: TextParagraph, tokens: frozenset[str], query: str = "") -> tuple[int, int] | None:
+    """The densest run of anchor tokens in the paragraph text, as a character span."""
+    spans: list[list[int]] = []
+    for tok, s, e in iter_tokens(para.norm):
+        if tok in tokens:
+            if spans and s - spans[-1][1] <= 8:
+                spans[-1][1] = max(spans[-1][1], e)
+                spans[-1][2] += 1
+            else:
+                spans.append([s, e, 1])
+    if not spans:
+        if query:
+            i = para.norm.find(query)
+            if i >= 0:
+                return i, i + len(query)
+        return (0, len(para.text)) if para.text else None
+    s, e, _ = max(spans, key=lambda x: (x[2], x[1] - x[0]))
+    return s, e
+
+
+def sections_under(doc: TextDocument[P], heading: str) -> tuple[tuple[int, int], ...]:
+    """Inclusive index ranges of the sections whose heading text is ``heading``.
+
+    A section runs from its heading paragraph to the paragraph before the next heading
+    of the same or a higher level. Headings compare normalised, with ``#`` marks and
+    surrounding space removed.
+    """
+    want = _heading_key(heading)
+    if not want:
+        return ()
+    paras = doc.paragraphs
+    out: list[tuple[int, int]] = []
+    for i, p in enumerate(paras):
+        if not p.heading_level or p.heading is None or _heading_key(p.heading) != want:
+            continue
+        end = len(paras) - 1
+        for j in range(i + 1, len(paras)):
+            if paras[j].heading_level and paras[j].heading_level <= p.heading_level:
+                end = j - 1
+                break
+        out.append((i, end))
+    return tuple(out)
+
+
+def _heading_key(text: str) -> str:
+    return " ".join(normalize(text).strip().strip("#").split())
+
+
+def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "") -> Locator:
+    """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
+    if match.paragraph is not None:
+        para = match.paragraph
+        reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
+        return Locator(
+            locator_precision="paragraph",
+            locator_degraded=False,
+            paragraph_index=para.index,
+            para_id=para.para_id,
+            block_id=block_id,
+            highlight=Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None,
+            score=match.score,
+            locator_plugin=plugin,
+            reason=reason,
+            locator_reason=reason,
+        )
+    why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        block_id=block_id,
+        score=match.score,
+        locator_plugin=plugin,
+        reason=why,
+        locator_reason=why,
+    )

@@ -1,0 +1,35 @@
+"""Long-running commands: ``watch`` and ``serve`` (their modules load only when used)."""
+
+from __future__ import annotations
+
+import click
+
+from mnote_kr.cli.main import Ctx, pass_ctx
+
+
+def register(cli: click.Group) -> None:
+    if "watch" in cli.commands:
+        return
+
+    @cli.command()
+    @click.option("--debounce", type=float, default=1.0, show_default=True, help="Quiet seconds before acting.")
+    @click.option("--no-reconcile", is_flag=True, help="Skip the start-up reconcile with the disk.")
+    @pass_ctx
+    def watch(obj: Ctx, debounce: float, no_reconcile: bool) -> None:
+        """Watch the indexed roots and keep the index in sync until Ctrl-C."""
+        from mnote_kr.sync.watch import run_watch
+
+        run_watch(obj.host(progress=True), debounce_s=debounce, reconcile=not no_reconcile)
+
+    @cli.command()
+    @click.option("--port", type=int, default=0, help="Port (default: a free one).")
+    @click.option("--host", "bind", default="127.0.0.1", show_default=True, help="Address to bind.")
+    @click.option("--allow-non-loopback", is_flag=True, help="Really bind a non-loopback address.")
+    @click.option("--cors-origin", multiple=True, help="Origin allowed by CORS (repeatable).")
+    @pass_ctx
+    def serve(obj: Ctx, port: int, bind: str, allow_non_loopback: bool, cors_origin: tuple[str, ...]) -> None:
+        """Serve the loopback HTTP API for desktop shells."""
+        from mnote_kr.server.app import run_server
+
+        run_server(obj.host(), port=port, bind=bind, allow_non_loopback=allow_non_loopback,
+                   cors_origins=list(cors_origin))

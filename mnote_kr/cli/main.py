@@ -1,0 +1,526 @@
+"""The ``mnote-kr`` command line.
+
+Every reporting command takes ``--json``. Errors are printed as one line
+``Error: <message> (<hint>)`` at exactly one boundary (``main``), with exit code 1
+(runtime) or 2 (usage). The plugin manager is built only when a command needs it, so a
+broken plugin never breaks ``--help``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+import msgspec
+
+from mnote_kr.errors import (
+    ConfigError,
+    DocumentError,
+    LocatorError,
+    MissingSecretError,
+    MnoteKrError,
+    NotFoundError,
+    PathNotAllowedError,
+    PluginError,
+    ProviderError,
+    RegistryError,
+    UsageError,
+)
+
+_json = msgspec.json.Encoder()
+
+
+def emit_json(value: Any) -> None:
+    sys.stdout.write(_json.encode(value).decode("utf-8") + "\n")
+    sys.stdout.flush()
+
+
+def _progress_writer() -> Callable[[str], None]:
+    tty = sys.stderr.isatty()
+    state = {"n": 0}
+
+    def write(message: str) -> None:
+        state["n"] += 1
+        if tty:
+            bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
+            sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
+        else:
+            sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+    return write
+
+
+class Ctx:
+    """Lazily built host for the chosen workspace."""
+
+    def __init__(self, workspace: str | None) -> None:
+        self.workspace = workspace
+        self._host: Any = None
+
+    def host(self, *, progress: bool = False) -> Any:
+        if self._host is None:
+            from mnote_kr.core.host import Host
+
+            self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
+        return self._host
+
+
+pass_ctx = click.make_pass_decorator(Ctx)
+json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+class _Group(click.Group):
+    """Loads plugin-provided commands only when a command is looked up."""
+
+    _plugins_added = False
+
+    def _add_plugin_commands(self) -> None:
+        if self._plugins_added:
+            return
+        self._plugins_added = True
+        try:
+            from mnote_kr.core.config import load_config
+            from mnote_kr.plugins import load_plugins
+
+            load_plugins(load_config(None)).pm.hook.register_commands(cli=self)
+        except Exception:  # noqa: BLE001 - plugin commands are optional; `plugins` shows failures
+            pass
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        self._add_plugin_commands()
+        return super().list_commands(ctx)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        command = super().get_command(ctx, cmd_name)
+        if command is None:
+            self._add_plugin_commands()
+            command = super().get_command(ctx, cmd_name)
+        return command
+
+
+@click.group(cls=_Group)
+@click.option("--workspace", "-w", type=click.Path(file_okay=False), default=None,
+              help="Workspace folder (default: nearest folder upward holding .mnote/, else the current folder).")
+@click.version_option(package_name="mnote-kr")
+@click.pass_context
+def cli(ctx: click.Context, workspace: str | None) -> None:
+    """mnote-kr: your folders as a LightRAG knowledge base, with citations that land on the exact place."""
+    ctx.obj = Ctx(workspace)
+
+
+# ---------------------------------------------------------------------------- plugins
+
+
+@cli.command()
+@click.option("--all", "show_all", is_flag=True, help="Include built-in plugins.")
+@json_option
+def plugins(show_all: bool, as_json: bool) -> None:
+    """List plugins with version, origin, hooks and load errors."""
+    from mnote_kr.core.config import load_config
+    from mnote_kr.plugins import load_plugins
+
+    try:
+        config = load_config(None)
+    except MnoteKrError:
+        config = None
+    loaded = load_plugins(config)
+    infos = loaded.describe(include_builtin=show_all)
+    if as_json:
+        emit_json({"plugins": infos, "provider": loaded.provider_name, "locators": _safe_table(loaded)})
+        return
+    for info in infos:
+        state = "BLOCKED" if info.blocked else ("FAILED: " + info.error if info.error else ", ".join(info.hooks))
+        click.echo(f"{info.name} {info.version or '?'} [{info.origin}] {state}")
+
+
+def _safe_table(loaded: Any) -> dict[str, str]:
+    try:
+        table: dict[str, str] = loaded.locator_table()
+        return table
+    except MnoteKrError as exc:
+        return {"error": exc.message}
+
+
+# ---------------------------------------------------------------------------- roots
+
+
+@cli.group()
+def roots() -> None:
+    """Manage the indexed roots of the workspace."""
+
+
+@roots.command("add")
+@click.argument("path")
+@click.option("--no-recursive", is_flag=True, help="Only the folder's own files.")
+@click.option("--exclude", multiple=True, help="Glob of files or folders to leave out (repeatable).")
+@click.option("--run-on-change", is_flag=True, help="Re-ingest changed and new files while watching.")
+@json_option
+@pass_ctx
+def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...], run_on_change: bool,
+              as_json: bool) -> None:
+    """Mark a folder as part of the knowledge base."""
+    root = obj.host().roots_add(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
+    if as_json:
+        emit_json(root)
+    else:
+        click.echo(f"Added root {root.root_relative_path or '.'}")
+
+
+@roots.command("list")
+@json_option
+@pass_ctx
+def roots_list(obj: Ctx, as_json: bool) -> None:
+    """List indexed roots."""
+    items = obj.host().roots_list()
+    if as_json:
+        emit_json({"indexedRoots": items})
+        return
+    if not items:
+        click.echo("No indexed roots. Add one with 'mnote-kr roots add FOLDER'.")
+    for r in items:
+        flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
+        excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
+        click.echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+
+
+@roots.command("remove")
+@click.argument("path")
+@json_option
+@pass_ctx
+def roots_remove(obj: Ctx, path: str, as_json: bool) -> None:
+    """Stop treating a folder as an indexed root (its files stay untouched)."""
+    root = obj.host().roots_remove(path)
+    if as_json:
+        emit_json(root)
+    else:
+        click.echo(f"Removed root {root.root_relative_path or '.'}")
+
+
+# ---------------------------------------------------------------------------- status / ingest
+
+
+@cli.command()
+@json_option
+@pass_ctx
+def status(obj: Ctx, as_json: bool) -> None:
+    """Registry counts, provider health, rerank configuration, unmapped documents."""
+    info = obj.host().status()
+    if as_json:
+        emit_json(info)
+        return
+    from mnote_kr.citations.render import render_status
+
+    click.echo(render_status(info))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@click.option("--force", is_flag=True, help="Send again even if unchanged.")
+@click.option("--wait", is_flag=True, help="Follow the documents until indexed or failed.")
+@click.option("--timeout", type=float, default=300.0, show_default=True, help="Seconds to wait with --wait.")
+@json_option
+@pass_ctx
+def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, as_json: bool) -> None:
+    """Index files or folders in place (never copied, moved or changed)."""
+    # Progress goes to a terminal only: piped stderr carries nothing but a possible error line.
+    host = obj.host(progress=not as_json and sys.stderr.isatty())
+    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout)
+    if sys.stderr.isatty() and not as_json:
+        sys.stderr.write("\r\033[K")
+    if as_json:
+        emit_json(report)
+        return
+    for item in report.items:
+        reason = f" ({item.reason})" if item.reason else ""
+        click.echo(f"{item.status:<18} {item.source_path}{reason}")
+    for skipped in report.skipped:
+        click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
+    click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+
+
+@cli.command()
+@click.option("--wait", "wait_s", type=float, default=0.0, help="Seconds to follow submitted work.")
+@click.option("--no-disk", is_flag=True, help="Only follow provider work; do not reconcile with the disk.")
+@json_option
+@pass_ctx
+def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
+    """Reconcile the registry with the disk, retry queued work, follow submitted work."""
+    host = obj.host(progress=not as_json and sys.stderr.isatty())
+    result: dict[str, Any] = {}
+    if not no_disk:
+        from mnote_kr.sync.watch import reconcile_and_apply
+
+        result["reconcile"] = reconcile_and_apply(host)
+    result["provider"] = host.sync(wait_s=wait_s)
+    if as_json:
+        emit_json(result)
+    else:
+        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+
+
+@cli.command()
+@click.argument("paths", nargs=-1, required=True)
+@json_option
+@pass_ctx
+def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
+    """Remove sources from the index (the files themselves are never touched)."""
+    entries = obj.host().delete(paths)
+    if as_json:
+        emit_json({"entries": entries})
+        return
+    for e in entries:
+        click.echo(f"{e.status:<18} {e.source_root_relative_path}")
+
+
+@cli.command()
+@json_option
+@pass_ctx
+def prune(obj: Ctx, as_json: bool) -> None:
+    """Drop deleted, stale and failed registry records (never pending deletes)."""
+    removed = obj.host().prune()
+    if as_json:
+        emit_json({"removed": removed})
+    else:
+        click.echo(f"Pruned {len(removed)} record(s)")
+
+
+# ---------------------------------------------------------------------------- query side
+
+
+def _require_query(query: str, command: str) -> None:
+    if not query.strip():
+        raise UsageError("The query is empty",
+                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
+@click.option("--top-k", type=int, default=20, show_default=True)
+@click.option("--mode", default="mix", show_default=True,
+              type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
+@click.option("--rerank/--no-rerank", default=None, help="Ask the provider to rerank (default: provider's choice).")
+@json_option
+@pass_ctx
+def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, rerank: bool | None,
+           as_json: bool) -> None:
+    """Search: citations only (mnote.knowledge_rag.search_results.v1)."""
+    _require_query(query, "search")
+    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    if as_json:
+        emit_json(result)
+        return
+    from mnote_kr.citations.render import render_search
+
+    click.echo(render_search(result))
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
+@click.option("--top-k", type=int, default=20, show_default=True)
+@click.option("--mode", default="mix", show_default=True,
+              type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
+@json_option
+@pass_ctx
+def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
+    """Answer with citations (mnote.knowledge_rag.agent_query_result.v1)."""
+    _require_query(query, "ask")
+    result = obj.host().ask(query, scope=scope, top_k=top_k, mode=mode)
+    if as_json:
+        emit_json(result)
+        return
+    from mnote_kr.citations.render import render_answer
+
+    click.echo(render_answer(result))
+
+
+@cli.command("open")
+@click.argument("citation")
+@json_option
+@pass_ctx
+def open_(obj: Ctx, citation: str, as_json: bool) -> None:
+    """Show how to open a citation: file, kind, locator, open-action parameters."""
+    plan = obj.host().open(citation)
+    if as_json:
+        emit_json(plan)
+        return
+    loc = plan.locator
+    where = f"p.{loc.page} {loc.bbox}" if loc.page and loc.bbox else (
+        f"paragraph {loc.paragraph_index}" if loc.paragraph_index is not None else "file")
+    click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {loc.locator_precision}: {where}")
+    click.echo(plan.citation_url)
+
+
+# ---------------------------------------------------------------------------- locate
+
+
+@cli.command()
+@click.argument("file", required=False)
+@click.option("--evidence", default="", help="The cleaned evidence text (locatorEvidenceText).")
+@click.option("--query", default="", help="The user's query.")
+@click.option("--sidecar", type=click.Path(dir_okay=False), help="LightRAG blocks.jsonl of the document.")
+@click.option("--block-id", default=None, help="The sidecar block the evidence came from.")
+@click.option("--batch", type=click.File("r", encoding="utf-8", errors="replace"),
+              help="JSON Lines of requests {file, evidence, query, sidecar?, blockId?}; '-' for stdin.")
+@json_option
+def locate(file: str | None, evidence: str, query: str, sidecar: str | None, block_id: str | None,
+           batch: Any, as_json: bool) -> None:
+    """Locate evidence in a file: one locator (or one per --batch line, in order)."""
+    from mnote_kr.citations.locating import locate_batch, locate_one, plugins_for_locate
+
+    loaded = plugins_for_locate()
+    if batch is not None:
+        for line in locate_batch(loaded, batch):
+            sys.stdout.write(line + "\n")
+            sys.stdout.flush()
+        return
+    if not file:
+        raise UsageError("Give a FILE or --batch REQUESTS.jsonl")
+    locator = locate_one(loaded, {"file": file, "evidence": evidence, "query": query,
+                                  "sidecar": sidecar, "blockId": block_id})
+    if as_json:
+        emit_json(locator)
+    else:
+        click.echo(f"{locator.locator_precision} page={locator.page} bbox={locator.bbox} "
+                   f"paragraph={locator.paragraph_index} highlight={locator.highlight}")
+
+
+# ---------------------------------------------------------------------------- secrets
+
+
+@cli.group()
+def secrets() -> None:
+    """Store secrets in the system keyring (environment variables win)."""
+
+
+@secrets.command("set")
+@click.argument("name")
+@click.option("--value", default=None, help="The value (default: prompt without echo).")
+def secrets_set(name: str, value: str | None) -> None:
+    """Store a secret (e.g. lightrag-api-key)."""
+    from mnote_kr.core.keys import set_secret, spec_for
+
+    spec_for(name)
+    if value is None:
+        value = click.prompt(name, hide_input=True)
+    set_secret(name, value)
+    click.echo(f"Stored {name} in the keyring")
+
+
+@secrets.command("get")
+@click.argument("name")
+@json_option
+@pass_ctx
+def secrets_get(obj: Ctx, name: str, as_json: bool) -> None:
+    """Say whether a secret is set and where from (never its value)."""
+    from mnote_kr.core.keys import resolve_secret
+
+    env_file = None
+    try:
+        env_file = obj.host().provider_config().get("env_file")
+    except MnoteKrError:
+        pass
+    value, source = resolve_secret(name, dotenv_path=env_file)
+    if as_json:
+        emit_json({"name": name, "set": value is not None, "source": source})
+    else:
+        click.echo(f"{name}: {'set (' + str(source) + ')' if value else 'not set'}")
+
+
+@secrets.command("delete")
+@click.argument("name")
+def secrets_delete(name: str) -> None:
+    """Remove a secret from the keyring."""
+    from mnote_kr.core.keys import delete_secret
+
+    click.echo(f"Deleted {name}" if delete_secret(name) else f"{name} was not in the keyring")
+
+
+# ---------------------------------------------------------------------------- registry
+
+
+@cli.group()
+def registry() -> None:
+    """Registry maintenance."""
+
+
+@registry.command("restore")
+@pass_ctx
+def registry_restore(obj: Ctx) -> None:
+    """Put the previous registry generation back (the corrupt file is kept as .corrupt)."""
+    host = obj.host()
+    host.store.restore_previous()
+    click.echo(f"Restored {host.store.path} from the previous generation")
+
+
+# A hint for errors raised without one, by error type (most specific first in the MRO walk).
+_DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
+    PathNotAllowedError: "give a path inside the workspace",
+    UsageError: "see 'mnote-kr COMMAND --help'",
+    NotFoundError: "check the name or ID; 'mnote-kr status' lists what the workspace knows",
+    DocumentError: "the file is broken, encrypted or not what its extension says; open it in its own application",
+    LocatorError: "check that the file and sidecar exist and are readable",
+    ProviderError: "'mnote-kr status' shows the provider's health",
+    RegistryError: "'mnote-kr registry restore' puts the previous generation back",
+    PluginError: "'mnote-kr plugins --all' shows every plugin and its load error",
+    ConfigError: "fix the configuration file",
+    MissingSecretError: "see 'mnote-kr secrets --help'",
+    MnoteKrError: "run the command with --help",
+}
+
+
+def error_line(exc: MnoteKrError) -> str:
+    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present."""
+    if exc.hint:
+        text = str(exc)
+    else:
+        hint = next((_DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in _DEFAULT_HINTS), "")
+        text = f"{exc.message} ({hint})" if hint else exc.message
+    return "Error: " + " ".join(text.split())
+
+
+def _click_error_line(exc: click.ClickException) -> str:
+    message = " ".join(exc.format_message().split())
+    ctx = getattr(exc, "ctx", None)
+    where = ctx.command_path if ctx is not None else "mnote-kr"
+    return f"Error: {message} (see '{where} --help')"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Entry point: the one place errors become one ``Error: ...`` line and an exit code.
+
+    Exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted. Unexpected
+    exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
+    """
+    try:
+        cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
+    except MnoteKrError as exc:
+        click.echo(error_line(exc), err=True)
+        return exc.exit_code
+    except click.exceptions.Abort:
+        click.echo("Aborted.", err=True)
+        return 1
+    except click.ClickException as exc:
+        click.echo(_click_error_line(exc), err=True)
+        return exc.exit_code
+    except click.exceptions.Exit as exc:
+        return exc.exit_code
+    except KeyboardInterrupt:
+        click.echo("Interrupted.", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
+        if os.environ.get("MNOTE_KR_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())[:300]
+        click.echo(f"Error: unexpected {type(exc).__name__}: {detail} "
+                   "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)
+        return 1
+    return 0

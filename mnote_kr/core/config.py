@@ -1,0 +1,76 @@
+"""Configuration: user ``config.toml`` (platformdirs) merged with ``<workspace>/.mnote/config.toml``.
+
+Keys (all optional)::
+
+    provider = "lightrag"                 # which provider plugin answers provider hooks
+    max_files_per_call = 200              # folder expansion cap per ingest
+    disabled_plugins = ["some_plugin"]    # also MNOTE_KR_DISABLE_PLUGINS=a,b
+    [locators]                            # per extension, which locator plugin runs
+    ".pdf" = "pdf_bbox"
+    [providers.lightrag]                  # the provider's own section, passed to it as is
+    url = "http://127.0.0.1:9621"
+    env_file = "~/lightrag/.env"
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from mnote_kr.core import paths
+from mnote_kr.errors import ConfigError
+
+DEFAULTS: dict[str, Any] = {
+    "provider": "lightrag",
+    "max_files_per_call": 200,
+    "disabled_plugins": [],
+    "locators": {},
+    "providers": {},
+}
+
+
+def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, dict) and isinstance(out.get(key), dict):
+            out[key] = _merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        with open(path, "rb") as fh:
+            return tomllib.load(fh)
+    except FileNotFoundError:
+        return {}
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Invalid configuration file {path}: {exc}", hint="fix the TOML syntax") from exc
+    except OSError as exc:
+        raise ConfigError(f"Cannot read configuration file {path}: {exc.strerror}") from exc
+
+
+def load_config(workspace_root: Path | None = None) -> dict[str, Any]:
+    """The effective configuration for a workspace."""
+    config = _merge(DEFAULTS, _read(paths.config_dir() / "config.toml"))
+    if workspace_root is not None:
+        config = _merge(config, _read(workspace_root / ".mnote" / "config.toml"))
+    env_disabled = os.environ.get("MNOTE_KR_DISABLE_PLUGINS", "")
+    extra = [name.strip() for name in env_disabled.split(",") if name.strip()]
+    config["disabled_plugins"] = sorted(set(config.get("disabled_plugins", [])) | set(extra))
+    if not isinstance(config.get("locators"), dict):
+        raise ConfigError("'locators' must be a table of extension = plugin name")
+    config["locators"] = {_norm_ext(k): v for k, v in config["locators"].items()}
+    try:
+        config["max_files_per_call"] = int(config["max_files_per_call"])
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("'max_files_per_call' must be an integer") from exc
+    return config
+
+
+def _norm_ext(ext: str) -> str:
+    ext = ext.strip().lower()
+    return ext if ext.startswith(".") else "." + ext

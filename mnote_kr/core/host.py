@@ -1,0 +1,471 @@
+"""``Host``: the Python API a desktop shell embeds, and what the CLI and HTTP API call.
+
+The host knows nothing about LightRAG: it owns the workspace, the registry, paths,
+secrets and the citation contract, and calls the configured provider through hooks.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.core import paths
+from mnote_kr.core.config import load_config
+from mnote_kr.core.keys import resolve_secret
+from mnote_kr.core.pending import load_pending_new
+from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
+from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
+from mnote_kr.errors import NotFoundError, ProviderError, UsageError
+from mnote_kr.models import (
+    AgentQueryResult,
+    EntryUpdate,
+    IndexedRoot,
+    IngestItem,
+    IngestReport,
+    LocateRequest,
+    Locator,
+    OpenPlan,
+    SearchResults,
+    SourceEntry,
+    SourceFile,
+)
+from mnote_kr.plugins import Plugins, load_plugins
+
+Progress = Callable[[str], None]
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+class Host:
+    """One workspace's knowledge base.
+
+    ``transport`` is handed to providers (``httpx.MockTransport`` in unit tests);
+    ``progress`` receives one line per step of long work.
+    """
+
+    def __init__(
+        self,
+        workspace: str | Path | None = None,
+        *,
+        config: dict[str, Any] | None = None,
+        plugins: Plugins | None = None,
+        transport: httpx.BaseTransport | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.workspace = Workspace(workspace if workspace is not None else find_workspace())
+        self.config = config if config is not None else load_config(self.workspace.root)
+        self.plugins = plugins if plugins is not None else load_plugins(self.config)
+        self.store = RegistryStore(
+            self.workspace.index_dir, workspace_id=self.workspace.workspace_id, root_uri=self.workspace.root_uri
+        )
+        self.transport = transport
+        self.progress: Progress = progress or _quiet
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    # ------------------------------------------------------------------ plumbing
+
+    def provider_config(self) -> dict[str, Any]:
+        providers = self.config.get("providers", {})
+        section = providers.get(self.plugins.provider_name, {})
+        return dict(section) if isinstance(section, dict) else {}
+
+    def secret(self, name: str) -> str | None:
+        value, _ = resolve_secret(name, dotenv_path=self.provider_config().get("env_file"))
+        return value
+
+    def context(self) -> ProviderContext:
+        return ProviderContext(
+            provider=self.plugins.provider_name,
+            workspace_root=self.root,
+            config=self.provider_config(),
+            data_dir=paths.data_dir(),
+            state_dir=paths.state_dir(),
+            cache_dir=paths.cache_dir(),
+            secret=self.secret,
+            transport=self.transport,
+            progress=self.progress,
+        )
+
+    def registry(self) -> Registry:
+        return self.store.load()
+
+    # ------------------------------------------------------------------ roots
+
+    def roots_add(
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = False
+    ) -> IndexedRoot:
+        abs_path, rel = self.workspace.resolve(path)
+        if not abs_path.is_dir():
+            raise UsageError(f"Not a folder: {path}", hint="an indexed root is a folder inside the workspace")
+        root = IndexedRoot(
+            root_relative_path=rel,
+            recursive=recursive,
+            exclude_patterns=list(exclude),
+            run_on_change=run_on_change,
+            updated_at_ms=now_ms(),
+        )
+        with self.store.transaction() as reg:
+            reg.roots[rel] = root
+        return root
+
+    def roots_list(self) -> list[IndexedRoot]:
+        return sorted(self.registry().roots.values(), key=lambda r: r.root_relative_path)
+
+    def roots_remove(self, path: str | Path) -> IndexedRoot:
+        _, rel = self.workspace.resolve(path)
+        with self.store.transaction() as reg:
+            if rel not in reg.roots:
+                raise NotFoundError(f"Not an indexed root: {rel or '.'}", hint="see 'mnote-kr roots list'")
+            return reg.roots.pop(rel)
+
+    def root_for(self, rel_path: str, reg: Registry | None = None) -> IndexedRoot | None:
+        """The innermost indexed root containing a workspace-relative path."""
+        roots = (reg or self.registry()).roots
+        best: IndexedRoot | None = None
+        for root in roots.values():
+            prefix = root.root_relative_path
+            inside = not prefix or rel_path == prefix or rel_path.startswith(prefix + "/")
+            if inside and (best is None or len(prefix) > len(best.root_relative_path)):
+                best = root
+        return best
+
+    # ------------------------------------------------------------------ ingest
+
+    def plan_ingest(
+        self, paths_: Iterable[str | Path], *, force: bool = False
+    ) -> tuple[list[SourceFile], IngestReport]:
+        """Expand, hash and diff against the registry; nothing is sent and nothing written."""
+        reg = self.registry()
+        expansion = self.workspace.expand(paths_, limit=self.config.get("max_files_per_call", 200))
+        report = IngestReport(skipped=list(expansion.skipped))
+        to_send: list[SourceFile] = []
+        any_excludes = any(r.exclude_patterns for r in reg.roots.values())
+        for abs_path, rel in expansion.files:
+            root = self.root_for(rel, reg) if any_excludes else None
+            if root is not None and root.exclude_patterns:
+                pattern = excluded_by(rel, root.exclude_patterns)
+                if pattern:
+                    report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
+                    continue
+            existing = reg.entries.get(rel)
+            try:
+                st = expansion.stats.get(rel) or os.stat(abs_path)
+                if (
+                    existing is not None
+                    and not force
+                    and existing.size == st.st_size
+                    and existing.mtime_ns == st.st_mtime_ns
+                    and existing.source_hash
+                    and self._is_registered(existing)
+                ):
+                    report.items.append(self._already(existing))
+                    continue
+                source = self.workspace.source_file(abs_path, rel, st)
+            except OSError as exc:
+                report.items.append(IngestItem(source_path=rel, status="failed", reason=f"cannot read: {exc.strerror}"))
+                continue
+            unchanged = existing is not None and existing.source_hash == source.sha256
+            if unchanged and not force and existing is not None and self._is_registered(existing):
+                report.items.append(self._already(existing))
+                continue
+            to_send.append(source)
+            self.progress(f"hashed {rel}")
+        return to_send, report
+
+    @staticmethod
+    def _is_registered(entry: SourceEntry) -> bool:
+        # ``pending`` is not registered yet: an explicit ingest retries it at once.
+        return not entry.stale and entry.status in ("submitted", "processing", "processed")
+
+    @staticmethod
+    def _already(entry: SourceEntry) -> IngestItem:
+        return IngestItem(
+            source_path=entry.source_root_relative_path,
+            status="already_registered",
+            reason=f"unchanged ({entry.status})",
+            light_rag_doc_id=entry.light_rag_doc_id,
+        )
+
+    def ingest(
+        self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0
+    ) -> IngestReport:
+        """Index files and folders in place. Sources are never copied, moved or changed."""
+        sources, report = self.plan_ingest(paths_, force=force)
+        if not sources:
+            report.counts = _count(report.items)
+            return report
+        ctx = self.context()
+        # 1. Record intent first: if the provider is down or we crash, the work is still queued.
+        with self.store.transaction() as reg:
+            for src in sources:
+                old = reg.entries.get(src.rel_path)
+                reg.put(
+                    SourceEntry(
+                        source_id=src.source_id,
+                        source_path=src.path,
+                        source_root_relative_path=src.rel_path,
+                        source_hash=src.sha256,
+                        size=src.size,
+                        mtime_ns=src.mtime_ns,
+                        status="pending",
+                        pending_action="ingest",
+                        updated_at_ms=now_ms(),
+                        kind=old.kind if old else "document",
+                    )
+                )
+        # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
+        error: ProviderError | None = None
+        try:
+            updates = self.plugins.ingest(ctx, sources, force)
+        except ProviderError as exc:
+            error = exc
+            updates = [
+                EntryUpdate(
+                    source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
+                    last_error=exc.message,
+                )
+                for s in sources
+            ]
+        self.apply_updates(updates)
+        if wait and error is None:
+            self._wait_for([s.rel_path for s in sources], wait_s)
+        reg = self.registry()
+        for src in sources:
+            entry = reg.entries[src.rel_path]
+            report.items.append(
+                IngestItem(
+                    source_path=src.rel_path,
+                    status=entry.status,
+                    reason=entry.last_error,
+                    light_rag_doc_id=entry.light_rag_doc_id,
+                )
+            )
+        report.counts = _count(report.items)
+        if error is not None:
+            raise ProviderError(
+                f"{error.message}; {len(sources)} file(s) queued in the registry",
+                url=error.url,
+                hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
+            )
+        return report
+
+    def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
+        deadline = time.monotonic() + wait_s
+        while True:
+            reg = self.registry()
+            waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
+            if not waiting:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
+                return
+            self.progress(f"waiting for {len(waiting)} file(s) to be indexed")
+            self.apply_updates(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)))
+
+    def apply_updates(self, updates: Iterable[EntryUpdate]) -> None:
+        """Apply provider reports to the registry (the only place provider output is written)."""
+        updates = list(updates)
+        if not updates:
+            return
+        with self.store.transaction() as reg:
+            for up in updates:
+                if up.source_root_relative_path not in reg.entries:
+                    continue
+                entry = reg.entries[up.source_root_relative_path]
+                changes: dict[str, Any] = {"status": up.status, "last_error": up.last_error}
+                for field in ("light_rag_doc_id", "light_rag_file_path", "chunk_ids", "track_id",
+                              "duplicate_of", "wrapper_path", "kind"):
+                    value = getattr(up, field)
+                    if value is not None:
+                        changes[field] = value
+                changes["pending_action"] = up.pending_action
+                now = now_ms()
+                if up.status == "pending":
+                    changes["retry_count"] = entry.retry_count + 1
+                    changes["next_retry_at_ms"] = now + int(1000 * (up.retry_after_s or 0))
+                else:
+                    changes["retry_count"] = 0
+                    changes["next_retry_at_ms"] = 0
+                if up.status == "submitted":
+                    changes["submitted_at_ms"] = now
+                if up.status == "processed":
+                    changes["indexed_at_ms"] = now
+                if up.status in ("delete_submitted", "delete_completed"):
+                    changes["deleted_at_ms"] = entry.deleted_at_ms or now
+                    changes["stale"] = True
+                    changes["stale_reason"] = entry.stale_reason or "deleted from the index"
+                reg.update(up.source_root_relative_path, **changes)
+
+    # ------------------------------------------------------------------ sync, delete, prune
+
+    def sync(self, *, wait_s: float = 0.0) -> dict[str, Any]:
+        """Retry queued work and follow submitted work; returns counts before and after."""
+        reg = self.registry()
+        before = reg.counts()
+        abandoned = [e for e in reg.entries.values()
+                     if e.stale and e.pending_action in ("ingest", "reindex") and not e.light_rag_doc_id]
+        if abandoned:  # the file went away while its ingest was queued: nothing to send or delete
+            with self.store.transaction() as reg_w:
+                for e in abandoned:
+                    if e.source_root_relative_path in reg_w.entries:
+                        reg_w.update(e.source_root_relative_path, status="stale", pending_action=None)
+            reg = self.registry()
+        waiting = [e for e in reg.entries.values()
+                   if (e.status in NOT_TERMINAL or e.pending_action)
+                   and not (e.stale and e.pending_action in ("ingest", "reindex"))]
+        if waiting:
+            self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
+        return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
+
+    def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
+        reg = self.registry()
+        found: dict[str, SourceEntry] = {}
+        for given in paths_:
+            _, rel = self.workspace.resolve(given)
+            for key, entry in reg.entries.items():
+                if not rel or key == rel or key.startswith(rel + "/"):
+                    found[key] = entry
+            if not any(not rel or k == rel or k.startswith(rel + "/") for k in reg.entries):
+                raise NotFoundError(f"Not in the registry: {given}", hint="see 'mnote-kr status'")
+        return list(found.values())
+
+    def delete(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
+        """Remove the derived index of these sources (never the files). Citations stop at once."""
+        entries = self.entries_under(paths_)
+        with self.store.transaction() as reg:
+            for e in entries:
+                reg.update(e.source_root_relative_path, stale=True,
+                           stale_reason=e.stale_reason or "deleted from the knowledge base by the user",
+                           pending_action="delete")
+        live = [e for e in entries if e.light_rag_doc_id and e.status != "delete_completed"]
+        gone = [e for e in entries if not e.light_rag_doc_id]
+        if gone:
+            self.apply_updates(
+                EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="delete_completed")
+                for e in gone
+            )
+        if live:
+            try:
+                self.apply_updates(self.plugins.delete(self.context(), live))
+            except ProviderError as exc:
+                raise ProviderError(
+                    f"{exc.message}; the delete is queued and the sources are no longer cited",
+                    url=exc.url,
+                    hint="'mnote-kr sync' sends it once the provider answers",
+                ) from exc
+        reg2 = self.registry()
+        return [reg2.entries[e.source_root_relative_path] for e in entries]
+
+    def mark_stale(self, rel_paths: Iterable[str] | Mapping[str, str], reason: str | None = None,
+                   *, send_delete: bool = True) -> list[SourceEntry]:
+        """Stop citing these sources at once; send one best-effort index delete.
+
+        ``rel_paths`` is either paths sharing ``reason`` or a mapping of path to its own reason;
+        either way it is one registry write. A provider that is down leaves
+        ``pending_action="delete"`` for ``sync`` to replay.
+        """
+        reasons = dict(rel_paths) if isinstance(rel_paths, Mapping) else dict.fromkeys(rel_paths, reason or "stale")
+        marked: list[SourceEntry] = []
+        with self.store.transaction() as reg:
+            for rel, why in reasons.items():
+                entry = reg.entries.get(rel)
+                if entry is None or entry.status in ("delete_submitted", "delete_completed"):
+                    continue
+                action = "delete" if send_delete and entry.light_rag_doc_id else None
+                marked.append(reg.update(rel, stale=True, stale_reason=why, pending_action=action))
+        live = [e for e in marked if e.light_rag_doc_id] if send_delete else []
+        if live:
+            try:
+                self.apply_updates(self.plugins.delete(self.context(), live))
+            except ProviderError as exc:
+                self.progress(f"index delete queued: {exc.message}")
+        return marked
+
+    def prune(self) -> list[str]:
+        """Drop deleted, stale and failed records; never ``delete_submitted`` ones."""
+        removed: list[str] = []
+        with self.store.transaction() as reg:
+            for key, entry in list(reg.entries.items()):
+                if entry.status == "delete_submitted" or entry.pending_action == "delete":
+                    continue
+                if entry.status in PRUNABLE or entry.stale:
+                    del reg.entries[key]
+                    removed.append(key)
+        return removed
+
+    # ------------------------------------------------------------------ status
+
+    def status(self) -> dict[str, Any]:
+        reg = self.registry()
+        out: dict[str, Any] = {
+            "workspace": str(self.root),
+            "workspaceId": reg.workspace_id or self.workspace.workspace_id,
+            "registry": {
+                "path": str(self.store.path),
+                "entries": len(reg.entries),
+                "byStatus": reg.counts(),
+                "stale": sum(1 for e in reg.entries.values() if e.stale),
+                "waiting": [
+                    {"sourcePath": e.source_root_relative_path, "action": e.pending_action or e.status,
+                     "lastError": e.last_error, "retryCount": e.retry_count}
+                    for e in reg.entries.values() if e.pending_action or e.status == "pending"
+                ],
+            },
+            "pendingNew": self._pending_new(),
+            "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
+            "provider": {"name": self.plugins.provider_name},
+            "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
+        }
+        try:
+            status = self.plugins.provider_status(self.context(), list(reg.entries.values()))
+            out["provider"] = msgspec.to_builtins(status)
+        except ProviderError as exc:
+            out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
+        return out
+
+    def _pending_new(self) -> dict[str, Any]:
+        """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""
+        pending = load_pending_new(self)
+        return {"count": len(pending.files), "paths": [f.source_path for f in pending.files[:50]]}
+
+    # ------------------------------------------------------------------ query side (see pipeline.py)
+
+    def search(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
+               rerank: bool | None = None) -> SearchResults:
+        from mnote_kr.citations.pipeline import search
+
+        return search(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
+
+    def ask(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
+            rerank: bool | None = None) -> AgentQueryResult:
+        from mnote_kr.citations.pipeline import ask
+
+        return ask(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
+
+    def open(self, citation_id: str) -> OpenPlan:
+        from mnote_kr.citations.openplan import open_plan
+
+        return open_plan(self, citation_id)
+
+    def locate(self, request: LocateRequest) -> Locator:
+        return self.plugins.locate(request)
+
+
+def _count(items: list[IngestItem]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    return dict(sorted(counts.items()))

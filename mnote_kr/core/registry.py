@@ -1,0 +1,244 @@
+"""The source registry: which user files are in the knowledge base, and in what state.
+
+Lives at ``<root>/.mnote/index/lightrag-source-registry.json`` so it travels with the
+folder. Writes are atomic (temp file, fsync, rename), the previous generation is kept
+as ``.prev``, and a cross-process file lock serialises read-modify-write transactions,
+so two processes never lose each other's entries.
+
+Entry status machine::
+
+    pending ──ingest──> submitted ──> processing ──> processed
+       ^  (busy/down)      │              │      └──> failed | duplicate
+       └───── sync retries ┘              │
+    any live status ──source deleted/moved/changed──> stale
+    processed|failed|stale|duplicate ──delete──> delete_submitted ──> delete_completed
+    prune drops: delete_completed, stale, failed, duplicate   (never delete_submitted)
+
+Only ``processed`` entries that are not ``stale`` are citable.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import gc
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import filelock
+import msgspec
+
+from mnote_kr.errors import RegistryCorruptError, RegistryError
+from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
+
+REGISTRY_FILE = "lightrag-source-registry.json"
+PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
+NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
+
+_encoder = msgspec.json.Encoder()
+_decoder = msgspec.json.Decoder(RegistrySnapshot)
+_probe = msgspec.json.Decoder(dict)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older snapshot's builtins up to the current schema.
+
+    v1 (the seeds' shape) called ``mtimeNs`` ``mtime`` (seconds, float) and had no
+    ``sourceId``; both are derived here.
+    """
+    version = raw.get("version", 1)
+    if version < 2:
+        from mnote_kr.core.workspace import source_id_for
+
+        for entry in raw.get("entries", []):
+            if "mtimeNs" not in entry and "mtime" in entry:
+                entry["mtimeNs"] = int(float(entry.pop("mtime") or 0) * 1_000_000_000)
+            if not entry.get("sourceId"):
+                entry["sourceId"] = source_id_for(entry.get("sourceRootRelativePath", ""))
+        raw["version"] = REGISTRY_SCHEMA_VERSION
+    return raw
+
+
+def decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
+    """Decode registry bytes, migrating older versions. Raises ``RegistryCorruptError``."""
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
+    try:
+        return _decode_snapshot(data, path)
+    finally:
+        if gc_was_enabled:
+            gc.enable()
+
+
+def _decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
+    try:
+        snap = _decoder.decode(data)
+        if snap.version == REGISTRY_SCHEMA_VERSION:
+            return snap
+        return msgspec.convert(_migrate(msgspec.to_builtins(snap)), RegistrySnapshot)
+    except msgspec.ValidationError:
+        try:
+            raw = _probe.decode(data)
+            return msgspec.convert(_migrate(raw), RegistrySnapshot)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path) from exc
+    except msgspec.DecodeError as exc:
+        raise RegistryCorruptError(
+            f"Registry file is corrupt: {path}: {exc}",
+            path=path,
+            hint=f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back",
+        ) from exc
+
+
+class Registry:
+    """An in-memory registry: indexed roots and entries keyed by workspace-relative path."""
+
+    def __init__(self, snapshot: RegistrySnapshot) -> None:
+        self.workspace_id = snapshot.workspace_id
+        self.root_uri = snapshot.root_uri
+        self.roots: dict[str, IndexedRoot] = {r.root_relative_path: r for r in snapshot.indexed_roots}
+        self.entries: dict[str, SourceEntry] = {e.source_root_relative_path: e for e in snapshot.entries}
+        self.updated_at_ms = snapshot.updated_at_ms
+
+    def snapshot(self) -> RegistrySnapshot:
+        return RegistrySnapshot(
+            version=REGISTRY_SCHEMA_VERSION,
+            workspace_id=self.workspace_id,
+            root_uri=self.root_uri,
+            indexed_roots=sorted(self.roots.values(), key=lambda r: r.root_relative_path),
+            entries=list(self.entries.values()),
+            updated_at_ms=now_ms(),
+        )
+
+    def put(self, entry: SourceEntry) -> None:
+        self.entries[entry.source_root_relative_path] = entry
+
+    def update(self, rel_path: str, **changes: Any) -> SourceEntry:
+        entry = self.entries[rel_path]
+        changes.setdefault("updated_at_ms", now_ms())
+        new = msgspec.structs.replace(entry, **changes)
+        self.entries[rel_path] = new
+        return new
+
+    def by_provider_name(self) -> dict[str, SourceEntry]:
+        """Live (citable) entries keyed by the provider's file name."""
+        return {
+            e.light_rag_file_path: e
+            for e in self.entries.values()
+            if e.light_rag_file_path and e.status == "processed" and not e.stale
+        }
+
+    def counts(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for entry in self.entries.values():
+            key = "stale" if entry.stale and entry.status != "stale" else entry.status
+            counts[key] = counts.get(key, 0) + 1
+        return dict(sorted(counts.items()))
+
+
+class RegistryStore:
+    """The on-disk registry of one workspace: atomic writes, a previous generation, a lock."""
+
+    def __init__(self, index_dir: Path, *, workspace_id: str = "", root_uri: str = "", lock_timeout: float = 30.0):
+        self.index_dir = Path(index_dir)
+        self.path = self.index_dir / REGISTRY_FILE
+        self.prev_path = self.path.with_name(REGISTRY_FILE + ".prev")
+        self.lock_path = self.path.with_name(REGISTRY_FILE + ".lock")
+        self.workspace_id = workspace_id
+        self.root_uri = root_uri
+        self._lock = filelock.FileLock(str(self.lock_path), timeout=lock_timeout)
+
+    # -- reading
+
+    def load(self) -> Registry:
+        """Load the registry; a missing file is an empty registry, a corrupt one an error."""
+        try:
+            data = self.path.read_bytes()
+        except FileNotFoundError:
+            if self.prev_path.exists():
+                # Only possible if a writer died between two renames; prev is the last commit.
+                return Registry(decode_snapshot(self.prev_path.read_bytes(), self.prev_path))
+            return Registry(RegistrySnapshot(workspace_id=self.workspace_id, root_uri=self.root_uri))
+        except OSError as exc:
+            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
+        return Registry(decode_snapshot(data, self.path))
+
+    def load_previous(self) -> Registry:
+        """The previous generation (offered when the current file is corrupt)."""
+        try:
+            return Registry(decode_snapshot(self.prev_path.read_bytes(), self.prev_path))
+        except FileNotFoundError as exc:
+            raise RegistryError(f"No previous registry generation at {self.prev_path}", path=self.prev_path) from exc
+
+    # -- writing
+
+    def save(self, registry: Registry) -> None:
+        """Write atomically: temp file + fsync + rename, keeping the previous generation."""
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        data = _encoder.encode(registry.snapshot())
+        tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
+        try:
+            with open(tmp, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            if self.path.exists():
+                # Keep the previous generation without ever leaving the current name empty.
+                prev_tmp = self.prev_path.with_name(self.prev_path.name + ".tmp")
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(prev_tmp)
+                os.link(self.path, prev_tmp)
+                os.replace(prev_tmp, self.prev_path)
+            os.replace(tmp, self.path)
+            _fsync_dir(self.index_dir)
+        except OSError as exc:
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
+            raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[Registry]:
+        """Lock, load the latest state, let the caller change it, save. Nothing is saved on error."""
+        self.index_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            self._lock.acquire()
+        except filelock.Timeout as exc:
+            raise RegistryError(
+                f"Registry is locked by another process: {self.lock_path}",
+                path=self.lock_path,
+                hint="wait for the other mnote-kr command to finish",
+            ) from exc
+        try:
+            registry = self.load()
+            if not registry.workspace_id:
+                registry.workspace_id = self.workspace_id
+            if not registry.root_uri:
+                registry.root_uri = self.root_uri
+            yield registry
+            self.save(registry)
+        finally:
+            self._lock.release()
+
+    def restore_previous(self) -> None:
+        """Replace a corrupt current file with the previous generation (kept as ``.corrupt``)."""
+        with self._lock:
+            previous = self.load_previous()
+            if self.path.exists():
+                os.replace(self.path, self.path.with_name(REGISTRY_FILE + ".corrupt"))
+            self.save(previous)
+
+
+def _fsync_dir(path: Path) -> None:
+    if os.name != "posix":
+        return
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)

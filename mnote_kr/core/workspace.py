@@ -1,0 +1,224 @@
+"""Workspace safety: every path a user or caller gives is resolved inside the workspace.
+
+Refused with ``PathNotAllowedError``: ``..`` components, absolute paths elsewhere, NUL
+bytes, and symlinks (anywhere on the way) whose target leaves the workspace. Folder
+expansion skips tool folders, applies exclude globs, caps the number of files per
+call and reports every skipped path with its reason.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path, PurePosixPath
+
+from mnote_kr.errors import PathNotAllowedError, UsageError
+from mnote_kr.models import SkippedPath, SourceFile
+
+MNOTE_DIR = ".mnote"
+SKIP_DIRS = frozenset({".mnote", ".git", "node_modules", "target", "__parsed__", ".venv"})
+DEFAULT_MAX_FILES = 200
+_HASH_CHUNK = 1 << 20
+
+
+def source_id_for(rel_path: str) -> str:
+    """A stable id for a workspace-relative path."""
+    return "src-" + hashlib.sha1(rel_path.encode("utf-8")).hexdigest()[:16]
+
+
+def find_workspace(start: Path | None = None) -> Path:
+    """The nearest folder upward from ``start`` that holds ``.mnote/``, else ``start``."""
+    start = (start or Path.cwd()).resolve()
+    for folder in (start, *start.parents):
+        if (folder / MNOTE_DIR).is_dir():
+            return folder
+    return start
+
+
+def sha256_file(path: str | Path) -> str:
+    """``sha256:<hex>`` of a file, streamed."""
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        while chunk := fh.read(_HASH_CHUNK):
+            digest.update(chunk)
+    return "sha256:" + digest.hexdigest()
+
+
+@dataclass
+class Expansion:
+    """Files found by expanding the given paths, and what was skipped and why."""
+
+    files: list[tuple[str | Path, str]] = field(default_factory=list)  # (absolute path, rel posix path)
+    skipped: list[SkippedPath] = field(default_factory=list)
+    stats: dict[str, os.stat_result] = field(default_factory=dict)  # rel path -> stat taken while walking
+
+
+def excluded_by(rel: str, patterns: list[str]) -> str | None:
+    """The first of a root's exclude ``patterns`` that ``rel`` matches, else None.
+
+    A pattern matches the root-relative path or the file name (``*.tmp``, ``drafts/*``).
+    The one rule for ingest, the watcher, reconcile and ``notIndexed`` alike.
+    """
+    if not patterns:
+        return None
+    name = rel.rsplit("/", 1)[-1]
+    for pattern in patterns:
+        if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(name, pattern):
+            return pattern
+    return None
+
+
+class Workspace:
+    """A folder the user marked as a knowledge base. Only ``.mnote/`` inside it is ours."""
+
+    def __init__(self, root: Path | str) -> None:
+        root = Path(root).expanduser()
+        if not root.is_dir():
+            raise UsageError(f"Workspace folder does not exist: {root}", hint="create it or pass --workspace DIR")
+        self.root = root.resolve()
+        self.mnote_dir = self.root / MNOTE_DIR
+        self.index_dir = self.mnote_dir / "index"
+
+    @property
+    def workspace_id(self) -> str:
+        return "ws-" + hashlib.sha1(str(self.root).encode("utf-8")).hexdigest()[:12]
+
+    @property
+    def root_uri(self) -> str:
+        return self.root.as_uri()
+
+    # -- path safety
+
+    def resolve(self, path: str | os.PathLike[str], *, base: Path | None = None) -> tuple[Path, str]:
+        """Resolve ``path`` inside the workspace; return (absolute path, POSIX relative path).
+
+        Relative paths are taken from ``base`` (default: the current folder when it is
+        inside the workspace, else the workspace root).
+        """
+        raw = os.fspath(path)
+        if "\x00" in raw:
+            raise PathNotAllowedError(raw.replace("\x00", "\\0"), "contains a NUL byte")
+        if not raw.strip():
+            raise PathNotAllowedError(raw, "empty path")
+        candidate = Path(raw).expanduser()
+        if any(part == ".." for part in candidate.parts):
+            raise PathNotAllowedError(raw, "'..' is not allowed")
+        if not candidate.is_absolute():
+            if base is None:
+                cwd = Path.cwd().resolve()
+                base = cwd if cwd.is_relative_to(self.root) else self.root
+            candidate = base / candidate
+        lexical = Path(os.path.normpath(candidate))
+        if not lexical.is_relative_to(self.root):
+            raise PathNotAllowedError(raw, f"outside the workspace {self.root}")
+        try:
+            resolved = lexical.resolve(strict=False)
+        except (OSError, RuntimeError) as exc:  # symlink loops
+            raise PathNotAllowedError(raw, f"cannot be resolved: {exc}") from exc
+        if not resolved.is_relative_to(self.root):
+            raise PathNotAllowedError(raw, "a symlink leads outside the workspace")
+        rel = lexical.relative_to(self.root).as_posix()
+        if rel == ".":
+            rel = ""
+        if rel.split("/", 1)[0] == MNOTE_DIR:
+            raise PathNotAllowedError(raw, "the .mnote folder is mnote-kr's own")
+        return lexical, rel
+
+    def rel_to_abs(self, rel_path: str) -> Path:
+        return self.root / PurePosixPath(rel_path)
+
+    # -- expansion
+
+    def expand(
+        self,
+        paths: Iterable[str | os.PathLike[str]],
+        *,
+        exclude: Iterable[str] = (),
+        recursive: bool = True,
+        limit: int = DEFAULT_MAX_FILES,
+        base: Path | None = None,
+    ) -> Expansion:
+        """Expand files and folders into a de-duplicated list of files inside the workspace."""
+        out = Expansion()
+        seen: set[str] = set()
+        patterns = list(exclude)
+        for given in paths:
+            abs_path, rel = self.resolve(given, base=base)
+            if abs_path.is_dir():
+                self._walk(abs_path, rel, patterns, recursive, out, seen)
+            elif abs_path.is_file():
+                self._add(abs_path, rel, patterns, out, seen)
+            elif abs_path.is_symlink() or abs_path.exists():
+                out.skipped.append(SkippedPath(path=rel, reason="not a regular file"))
+            else:
+                raise UsageError(f"No such file or folder: {given}")
+        if len(out.files) > limit:
+            for _, rel in out.files[limit:]:
+                out.skipped.append(SkippedPath(path=rel, reason=f"over the limit of {limit} files per call"))
+            del out.files[limit:]
+        return out
+
+    def _add(self, path: str | Path, rel: str, patterns: list[str], out: Expansion, seen: set[str],
+             entry: os.DirEntry[str] | None = None) -> None:
+        if rel in seen:
+            return
+        seen.add(rel)
+        pattern = excluded_by(rel, patterns) if patterns else None
+        if pattern:
+            out.skipped.append(SkippedPath(path=rel, reason=f"excluded by pattern {pattern!r}"))
+            return
+        # DirEntry answers is_symlink from the directory listing, without a system call.
+        is_link = entry.is_symlink() if entry is not None else os.path.islink(path)
+        if is_link and not Path(path).resolve().is_relative_to(self.root):
+            out.skipped.append(SkippedPath(path=rel, reason="symlink leads outside the workspace"))
+            return
+        out.files.append((path, rel))
+        if entry is not None:
+            out.stats[rel] = entry.stat()
+
+    def _walk(
+        self, folder: Path, rel: str, patterns: list[str], recursive: bool, out: Expansion, seen: set[str]
+    ) -> None:
+        stack = [(folder, rel)]
+        while stack:
+            current, current_rel = stack.pop()
+            try:
+                with os.scandir(current) as it:
+                    items = sorted(it, key=lambda e: e.name)
+            except OSError as exc:
+                out.skipped.append(SkippedPath(path=current_rel or ".", reason=f"cannot list: {exc.strerror}"))
+                continue
+            subdirs = []
+            for item in items:
+                item_rel = f"{current_rel}/{item.name}" if current_rel else item.name
+                if item.is_dir(follow_symlinks=False):
+                    if item.name in SKIP_DIRS:
+                        continue
+                    if recursive:
+                        if excluded_by(item_rel, patterns):
+                            out.skipped.append(SkippedPath(path=item_rel, reason="folder excluded by pattern"))
+                            continue
+                        subdirs.append((Path(item.path), item_rel))
+                elif item.is_file(follow_symlinks=True):
+                    self._add(item.path, item_rel, patterns, out, seen, item)
+                elif item.is_symlink():
+                    reason = "symlink to a folder, or broken: not followed"
+                    out.skipped.append(SkippedPath(path=item_rel, reason=reason))
+            stack.extend(reversed(subdirs))
+
+    # -- hashing
+
+    def source_file(self, path: str | Path, rel: str, st: os.stat_result | None = None) -> SourceFile:
+        """Stat and hash one file (read only)."""
+        st = st if st is not None else os.stat(path)
+        return SourceFile(
+            path=str(path),
+            rel_path=rel,
+            source_id=source_id_for(rel),
+            sha256=sha256_file(path),
+            size=st.st_size,
+            mtime_ns=st.st_mtime_ns,
+        )

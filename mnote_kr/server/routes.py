@@ -1,0 +1,345 @@
+"""The routes of the HTTP API: request contracts and one handler per route.
+
+Answers have the same shapes as the CLI's ``--json`` output (the msgspec contracts in
+``models.py``). Request bodies are msgspec Structs with camelCase names; the seeds'
+request fields (``sourcePaths``, ``topK``, ``citationId``) are the contract. Paths in
+requests are workspace-relative (or absolute inside the workspace) and go through the
+same ``Workspace.resolve`` checks as the CLI: a traversal is ``403 path_not_allowed``.
+
+The table ``ROUTES`` drives the router and the OpenAPI document alike, so a route
+cannot exist without being documented.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Literal
+
+import msgspec
+
+from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
+from mnote_kr.models import (
+    AgentQueryResult,
+    IndexedRoot,
+    IngestReport,
+    OpenPlan,
+    PluginInfo,
+    SearchResults,
+    SourceEntry,
+)
+from mnote_kr.server.jobs import JobView
+from mnote_kr.server.route import Api, Route
+
+if TYPE_CHECKING:
+    from mnote_kr.core.host import Host
+
+Mode = Literal["mix", "hybrid", "naive", "local", "global"]
+
+
+class Request(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True):
+    """Base of request bodies: unknown fields are refused, so a typo is not silently ignored."""
+
+
+class WorkspaceBound(Request, kw_only=True):
+    """Requests may name the workspace they mean; a mismatch is refused (seed field)."""
+
+    workspace_id: str | None = None
+    root_uri: str | None = None
+
+
+class IngestRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/ingest``. ``wait`` turns the call into a pollable job."""
+
+    source_paths: list[str] = []
+    source_path: str | None = None
+    force: bool = False
+    wait: bool = False
+    wait_s: float = msgspec.field(default=300.0, name="waitS")
+
+
+class QueryRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/search`` and ``/query`` (ask)."""
+
+    query: str
+    source_paths: list[str] = []
+    mode: Mode = "mix"
+    top_k: int = 20
+    rerank: bool | None = None
+    # Accepted for compatibility with the seeds' request; the host always asks for
+    # references and chunk content, and ``search`` never returns an answer.
+    chunk_top_k: int | None = None
+    include_chunk_content: bool | None = None
+    include_references: bool | None = None
+    answer: bool | None = None
+
+
+class OpenReferenceRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/open-reference``."""
+
+    citation_id: str
+
+
+class DeleteSourceRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/delete-source``: removes the derived index, never the file."""
+
+    source_paths: list[str] = []
+    source_path: str | None = None
+
+
+class PruneRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/prune-registry`` (an empty body is fine)."""
+
+
+class SyncRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/sync``: retry queued work, follow submitted work (and deletes)."""
+
+    wait_s: float = msgspec.field(default=0.0, name="waitS")
+
+
+class RootAddRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/roots``."""
+
+    root_relative_path: str
+    recursive: bool = True
+    exclude_patterns: list[str] = []
+    run_on_change: bool = False
+
+
+class RootRemoveRequest(WorkspaceBound, kw_only=True):
+    """``POST /api/knowledge-rag/roots/remove``."""
+
+    root_relative_path: str
+
+
+class HealthResponse(msgspec.Struct, kw_only=True):
+    ok: bool
+    version: str
+
+
+class RootsResponse(msgspec.Struct, kw_only=True, rename="camel"):
+    indexed_roots: list[IndexedRoot]
+
+
+class DeleteResponse(msgspec.Struct, kw_only=True):
+    entries: list[SourceEntry]
+
+
+class PruneResponse(msgspec.Struct, kw_only=True):
+    removed: list[str]
+
+
+class SyncResponse(msgspec.Struct, kw_only=True):
+    """As ``mnote-kr sync --no-disk --json``: registry counts before and after, entries followed."""
+
+    provider: dict[str, Any]
+
+
+class PluginsResponse(msgspec.Struct, kw_only=True):
+    plugins: list[PluginInfo]
+    provider: str
+    locators: dict[str, str]
+
+
+# ---------------------------------------------------------------------------- helpers
+
+
+def _anchor(host: Host, raw: str) -> str:
+    """Relative paths in requests are workspace-relative, whatever the server's cwd is."""
+    if not isinstance(raw, str) or not raw.strip():
+        raise UsageError("Empty path in request", hint="give a path relative to the workspace root")
+    # Checked here too (same rules as the CLI), so an error names the path the client sent.
+    abs_path, _ = host.workspace.resolve(raw, base=host.root)
+    return str(abs_path)
+
+
+def _paths(host: Host, many: list[str], one: str | None) -> list[str]:
+    given = list(many) + ([one] if one is not None else [])
+    if not given:
+        raise UsageError("No sourcePaths given", hint='send {"sourcePaths": ["folder/file.pdf"]}')
+    return [_anchor(host, p) for p in given]
+
+
+def _check_workspace(host: Host, body: Any) -> None:
+    if not isinstance(body, WorkspaceBound):
+        return
+    if body.workspace_id and body.workspace_id != host.workspace.workspace_id:
+        raise UsageError(
+            f"This server serves workspace {host.workspace.workspace_id}, not {body.workspace_id}",
+            hint="send the request to the server started for that workspace, or leave out workspaceId",
+        )
+    if body.root_uri and body.root_uri.rstrip("/") != host.workspace.root_uri.rstrip("/"):
+        raise UsageError(
+            f"This server serves {host.workspace.root_uri}, not {body.root_uri}",
+            hint="send the request to the server started for that workspace, or leave out rootUri",
+        )
+
+
+# ---------------------------------------------------------------------------- handlers
+
+
+def health(api: Api, body: None) -> tuple[int, Any]:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("mnote-kr")
+    except PackageNotFoundError:
+        ver = "unknown"
+    return 200, HealthResponse(ok=True, version=ver)
+
+
+def status(api: Api, body: None) -> tuple[int, Any]:
+    return 200, api.host.status()
+
+
+def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    paths = _paths(api.host, body.source_paths, body.source_path)
+    if body.wait_s < 0 or body.wait_s > 24 * 3600:
+        raise UsageError("waitS must be between 0 and 86400 seconds")
+    if not body.wait:
+        return 200, api.host.ingest(paths, force=body.force, wait=False)
+    # Validate the paths now, so a traversal is refused at once, not inside the job.
+    for p in paths:
+        api.host.workspace.resolve(p)
+    base = api.host
+
+    def work(progress: Callable[[str], None]) -> IngestReport:
+        # A host of its own per job: ``progress`` is per-host state, and jobs run side by side.
+        from mnote_kr.core.host import Host
+
+        own = Host(base.root, config=base.config, plugins=base.plugins, transport=base.transport, progress=progress)
+        return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s)
+
+    return 202, api.jobs.submit("ingest", work)
+
+
+def _query_args(api: Api, body: QueryRequest) -> dict[str, Any]:
+    _check_workspace(api.host, body)
+    if not body.query.strip():
+        raise UsageError("Empty query", hint='send {"query": "what to look for"}')
+    if not 1 <= body.top_k <= 200:
+        raise UsageError("topK must be between 1 and 200")
+    scope = [_anchor(api.host, p) for p in body.source_paths]
+    return {"scope": scope, "top_k": body.top_k, "mode": body.mode, "rerank": body.rerank}
+
+
+def search(api: Api, body: QueryRequest) -> tuple[int, Any]:
+    return 200, api.host.search(body.query, **_query_args(api, body))
+
+
+def query(api: Api, body: QueryRequest) -> tuple[int, Any]:
+    return 200, api.host.ask(body.query, **_query_args(api, body))
+
+
+def open_reference(api: Api, body: OpenReferenceRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    citation = body.citation_id.strip()
+    if not citation:
+        raise UsageError("Empty citationId")
+    return 200, api.host.open(citation)
+
+
+def delete_source(api: Api, body: DeleteSourceRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    return 200, DeleteResponse(entries=api.host.delete(_paths(api.host, body.source_paths, body.source_path)))
+
+
+def prune_registry(api: Api, body: PruneRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    return 200, PruneResponse(removed=api.host.prune())
+
+
+def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    if not 0 <= body.wait_s <= 60:
+        raise UsageError("waitS must be between 0 and 60 seconds", hint="call again to follow longer")
+    return 200, SyncResponse(provider=api.host.sync(wait_s=body.wait_s))
+
+
+def roots_list(api: Api, body: None) -> tuple[int, Any]:
+    return 200, RootsResponse(indexed_roots=api.host.roots_list())
+
+
+def roots_add(api: Api, body: RootAddRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    raw = body.root_relative_path or "."
+    return 200, api.host.roots_add(
+        _anchor(api.host, raw), recursive=body.recursive, exclude=body.exclude_patterns,
+        run_on_change=body.run_on_change,
+    )
+
+
+def roots_remove(api: Api, body: RootRemoveRequest) -> tuple[int, Any]:
+    _check_workspace(api.host, body)
+    return 200, api.host.roots_remove(_anchor(api.host, body.root_relative_path or "."))
+
+
+def plugins(api: Api, body: None) -> tuple[int, Any]:
+    loaded = api.host.plugins
+    try:
+        table = loaded.locator_table()
+    except MnoteKrError as exc:
+        table = {"error": exc.message}
+    all_plugins = "all" in api.query and api.query["all"][-1] not in ("0", "false", "")
+    return 200, PluginsResponse(plugins=loaded.describe(include_builtin=all_plugins), provider=loaded.provider_name,
+                                locators=table)
+
+
+def job(api: Api, body: None) -> tuple[int, Any]:
+    view = api.jobs.get(api.params["id"])
+    if view is None:
+        raise NotFoundError(f"No job {api.params['id']}", hint="jobs are kept until 100 newer ones finished")
+    return 200, view
+
+
+def job_events(api: Api, body: None) -> tuple[int, Any]:
+    view = api.jobs.get(api.params["id"])
+    if view is None:
+        raise NotFoundError(f"No job {api.params['id']}", hint="jobs are kept until 100 newer ones finished")
+    return 200, view  # the server streams from here on
+
+
+def openapi(api: Api, body: None) -> tuple[int, Any]:
+    from mnote_kr.server.openapi import openapi_document
+
+    return 200, openapi_document(ROUTES)
+
+
+ROUTES: tuple[Route, ...] = (
+    Route("GET", "/api/health", health, "Liveness; the only route without the token.", response=HealthResponse,
+          auth=False),
+    Route("GET", "/api/openapi.json", openapi, "This OpenAPI 3.1 document.", response=dict[str, Any]),
+    Route("GET", "/api/knowledge-rag/status", status,
+          "Registry counts, provider health and rerank configuration, unmapped documents (as `status --json`).",
+          response=dict[str, Any]),
+    Route("POST", "/api/knowledge-rag/ingest", ingest,
+          "Index files or folders in place. With `wait`, answers 202 and a job to poll.",
+          request=IngestRequest, response=IngestReport, extra_status=(202,)),
+    Route("POST", "/api/knowledge-rag/query", query, "Answer with citations (agent_query_result.v1).",
+          request=QueryRequest, response=AgentQueryResult),
+    Route("POST", "/api/knowledge-rag/search", search, "Citations only (search_results.v1).",
+          request=QueryRequest, response=SearchResults),
+    Route("POST", "/api/knowledge-rag/open-reference", open_reference, "How to open a citation.",
+          request=OpenReferenceRequest, response=OpenPlan),
+    Route("POST", "/api/knowledge-rag/delete-source", delete_source,
+          "Remove sources' derived index (never the files).", request=DeleteSourceRequest, response=DeleteResponse),
+    Route("POST", "/api/knowledge-rag/prune-registry", prune_registry,
+          "Drop deleted, stale and failed registry records (never pending deletes).",
+          request=PruneRequest, response=PruneResponse),
+    Route("POST", "/api/knowledge-rag/sync", sync,
+          "Retry queued work and follow submitted work and deletes (as `sync --no-disk --json`).",
+          request=SyncRequest, response=SyncResponse),
+    Route("GET", "/api/knowledge-rag/roots", roots_list, "List indexed roots.", response=RootsResponse),
+    Route("POST", "/api/knowledge-rag/roots", roots_add, "Add (or update) an indexed root.",
+          request=RootAddRequest, response=IndexedRoot),
+    Route("POST", "/api/knowledge-rag/roots/remove", roots_remove,
+          "Stop treating a folder as an indexed root (its files stay untouched).",
+          request=RootRemoveRequest, response=IndexedRoot),
+    Route("GET", "/api/plugins", plugins, "Plugins with version, origin, hooks and load errors (`?all=1`: built-ins).",
+          response=PluginsResponse),
+    Route("GET", "/api/jobs/{id}", job, "A background job: status, progress lines, result or error.",
+          response=JobView),
+    Route("GET", "/api/jobs/{id}/events", job_events,
+          "A job's progress as server-sent events (`progress`, then one `done`); resumable with Last-Event-ID.",
+          stream=True),
+)

@@ -1,0 +1,545 @@
+"""Reconcile the source registry with the disk: plain functions, no watchdog.
+
+One pass finds, for the indexed roots (or a subset of paths the watcher saw change):
+
+- **missing**: a live entry whose file is gone;
+- **moved**: a missing entry plus a file without a live entry that has the same
+  sha256 somewhere inside the roots (re-indexed under its new path);
+- **changed**: a live entry whose file's size or mtime differs *and* whose hash differs;
+- **new**: a file in a root that no live entry covers (ingested when the root has
+  ``runOnChange``, else listed in ``.mnote/index/pending-new.json``).
+
+Only files whose size or mtime differ from the entry are hashed, plus, for move
+detection, new files whose size equals a missing entry's size. Source files are only
+ever stat'ed and read; nothing here writes outside ``.mnote/``.
+
+``plan_changes`` is pure (stat results and a hash function in, a ``Plan`` out);
+``apply_plan`` turns a plan into registry changes and provider calls through ``Host``.
+"""
+
+from __future__ import annotations
+
+import os
+import stat
+import time
+from collections.abc import Callable, Container, Iterable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import filelock
+
+from mnote_kr.core.pending import (
+    PENDING_NEW_FILE,
+    PendingNew,
+    PendingNewFile,
+    load_pending_new,
+    pending_encoder,
+    pending_new_path,
+)
+from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, sha256_file
+from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
+from mnote_kr.models import IndexedRoot, SourceEntry
+
+if TYPE_CHECKING:
+    from mnote_kr.core.host import Host
+
+
+#: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
+#: over). Such an entry is not cited; a later pass confirms it, or restores it when the
+#: file turns out unchanged (an editor's save sequence, a file moved away and back).
+PROVISIONAL_MISSING = "missing on disk (confirming)"
+PROVISIONAL_CHANGED = "changed on disk (confirming)"
+PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
+
+REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
+REASON_CHANGED = "content changed on disk"
+
+_DEAD = frozenset({"delete_submitted", "delete_completed"})
+
+Stat = tuple[int, int]  # (size, mtime_ns)
+Action = Callable[[str, str, str], None]  # (kind, rel path, detail)
+
+
+def _no_action(kind: str, rel: str, detail: str) -> None:
+    return None
+
+
+def is_provisional(entry: SourceEntry) -> bool:
+    """Stale only because the watcher saw an event it has not confirmed yet."""
+    return entry.stale and entry.stale_reason in PROVISIONAL_REASONS and entry.status not in _DEAD
+
+
+def is_tracked(entry: SourceEntry) -> bool:
+    """Entries reconcile checks against the disk: live ones and provisional stale ones."""
+    if entry.status in _DEAD:
+        return False
+    return not entry.stale or entry.stale_reason in PROVISIONAL_REASONS
+
+
+# --------------------------------------------------------------------------- scanning
+
+
+def owning_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
+    """The innermost root containing ``rel`` whose rules admit it (recursion, excludes)."""
+    best: IndexedRoot | None = None
+    for prefix, root in roots.items():
+        inside = not prefix or rel == prefix or rel.startswith(prefix + "/")
+        if inside and (best is None or len(prefix) > len(best.root_relative_path)):
+            best = root
+    return best
+
+
+def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False) -> IndexedRoot | None:
+    """The root that would index ``rel`` (None: outside roots, excluded, tool folder).
+
+    With ``is_dir`` the question is whether files below folder ``rel`` can be indexed.
+    """
+    parts = rel.split("/")
+    if any(p in SKIP_DIRS for p in (parts if is_dir else parts[:-1])):
+        return None
+    root = owning_root(rel, roots)
+    if root is None:
+        return None
+    if rel == root.root_relative_path:
+        return root if is_dir else None
+    base = root.root_relative_path
+    sub = rel[len(base) + 1 :] if base else rel
+    pieces = sub.split("/")
+    if not root.recursive and len(pieces) > (0 if is_dir else 1):
+        return None
+    if root.exclude_patterns:
+        # An excluded folder excludes what is below it, as folder expansion does.
+        for i in range(len(pieces)):
+            piece = "/".join(pieces[: i + 1])
+            if excluded_by(f"{base}/{piece}" if base else piece, root.exclude_patterns):
+                return None
+    return root
+
+
+def scan_tree(
+    ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat]
+) -> None:
+    """Add every admitted file under ``start_rel`` to ``out`` (rel -> (size, mtime_ns)).
+
+    ``os.scandir`` plus one stat per file; a folder that is itself a root is walked with
+    that root's own rules (recursion, excludes), so nested roots are walked once.
+    """
+    root = admitted(start_rel, roots, is_dir=True)
+    if root is None:
+        return
+    ws = str(ws_root)
+    stack: list[tuple[str, IndexedRoot]] = [(start_rel, root)]
+    while stack:
+        rel_dir, rule = stack.pop()
+        abs_dir = os.path.join(ws, rel_dir) if rel_dir else ws
+        try:
+            it = os.scandir(abs_dir)
+        except OSError:
+            continue
+        with it:
+            for item in it:
+                rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
+                try:
+                    if item.is_dir(follow_symlinks=False):
+                        if item.name in SKIP_DIRS:
+                            continue
+                        sub_rule = roots.get(rel)
+                        if sub_rule is None:
+                            if not rule.recursive or (rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns)):
+                                continue
+                            sub_rule = rule
+                        stack.append((rel, sub_rule))
+                        continue
+                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns):
+                        continue
+                    if item.is_symlink():
+                        target = Path(item.path).resolve()
+                        if not target.is_relative_to(ws_root) or not target.is_file():
+                            continue
+                        st = os.stat(item.path)
+                    elif item.is_file(follow_symlinks=False):
+                        st = item.stat(follow_symlinks=False)
+                    else:
+                        continue
+                except OSError:
+                    continue  # vanished while we looked: the next event or pass sees it
+                out[rel] = (st.st_size, st.st_mtime_ns)
+
+
+def stat_rel(ws_root: Path, rel: str) -> Stat | None:
+    """(size, mtime_ns) of a regular file (symlinks followed), None when absent or not a file."""
+    try:
+        st = os.stat(os.path.join(ws_root, rel))
+    except (OSError, ValueError):
+        return None
+    if not _is_reg(st.st_mode):
+        return None
+    return (st.st_size, st.st_mtime_ns)
+
+
+def _is_reg(mode: int) -> bool:
+    return stat.S_ISREG(mode)
+
+
+# --------------------------------------------------------------------------- planning
+
+
+@dataclass
+class Plan:
+    """What changed between the registry and the disk (paths are workspace-relative)."""
+
+    missing: list[str] = field(default_factory=list)
+    moved: list[tuple[str, str]] = field(default_factory=list)  # (old, new)
+    changed: list[str] = field(default_factory=list)
+    new: list[str] = field(default_factory=list)
+    touched: dict[str, Stat] = field(default_factory=dict)  # same bytes, new size/mtime
+    restored: list[str] = field(default_factory=list)  # provisional stale, file unchanged
+    unindexed: list[str] = field(default_factory=list)  # on disk, entry stale or deleted (not new)
+    hashed: int = 0
+    new_hashes: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.missing or self.moved or self.changed or self.new or self.touched or self.restored
+                    or self.unindexed)
+
+
+def plan_changes(
+    entries: Mapping[str, SourceEntry],
+    disk: Mapping[str, Stat],
+    candidates: Iterable[str],
+    hasher: Callable[[str], str | None],
+    known: Container[str] = (),
+) -> Plan:
+    """Compare tracked ``entries`` with ``disk`` stat results; pure apart from ``hasher``.
+
+    ``disk`` holds the stat of every tracked entry's file that exists, and of every
+    ``candidates`` file (files found in the roots); a candidate without a tracked entry
+    is new, unless its hash pairs it with a missing entry (a move), or ``known`` (the
+    registry) holds a stale or deleted entry for it (``unindexed``). ``hasher(rel)``
+    returns ``sha256:<hex>`` or None when the file cannot be read (then it is left
+    alone for the next pass).
+    """
+    plan = Plan()
+    for rel, entry in entries.items():
+        st = disk.get(rel)
+        if st is None:
+            plan.missing.append(rel)
+            continue
+        if st == (entry.size, entry.mtime_ns) and entry.source_hash:
+            if is_provisional(entry):
+                plan.restored.append(rel)
+            continue
+        digest = hasher(rel)
+        plan.hashed += 1
+        if digest is None:
+            continue
+        if digest == entry.source_hash:
+            plan.touched[rel] = st
+            if is_provisional(entry):
+                plan.restored.append(rel)
+        else:
+            plan.changed.append(rel)
+    pool = candidates if isinstance(candidates, (set, frozenset, dict)) else set(candidates)
+    fresh = sorted(c for c in pool if c not in entries and c in disk)
+    if plan.missing and fresh:
+        by_hash: dict[str, list[str]] = {}
+        sizes: set[int] = set()
+        for rel in plan.missing:
+            entry = entries[rel]
+            if entry.source_hash:
+                by_hash.setdefault(entry.source_hash, []).append(rel)
+                sizes.add(entry.size)
+        for rel in fresh:
+            if disk[rel][0] not in sizes:
+                continue
+            digest = hasher(rel)
+            plan.hashed += 1
+            if digest is None:
+                continue
+            plan.new_hashes[rel] = digest
+            olds = by_hash.get(digest)
+            if olds:
+                old = olds.pop(0)
+                plan.moved.append((old, rel))
+    moved_old = {o for o, _ in plan.moved}
+    moved_new = {n for _, n in plan.moved}
+    plan.missing = [m for m in plan.missing if m not in moved_old]
+    plan.new = [f for f in fresh if f not in moved_new and f not in known]
+    plan.unindexed = [f for f in fresh if f not in moved_new and f in known]
+    return plan
+
+
+def pair_late_moves(
+    plan: Plan,
+    entries: Mapping[str, SourceEntry],
+    partners: Mapping[str, int],
+    hasher: Callable[[str], str | None],
+) -> None:
+    """Pair ``plan.missing`` entries with files that appeared in an *earlier* batch.
+
+    A move between two watched roots reaches the watcher as a creation in one and, up to
+    half a second later (watchdog holds unpaired moves to pair them), a deletion in the
+    other, so the new side may already be listed as pending-new or ingested. ``partners``
+    maps such recent files to their size; a same-size, same-hash partner turns a missing
+    entry into a move (re-ingesting an already ingested partner is a no-op).
+    """
+    if not plan.missing or not partners:
+        return
+    by_size: dict[int, list[str]] = {}
+    for rel, size in partners.items():
+        by_size.setdefault(size, []).append(rel)
+    taken = {n for _, n in plan.moved}
+    digests: dict[str, str | None] = {}
+    still: list[str] = []
+    for old in plan.missing:
+        entry = entries[old]
+        match = None
+        for rel in by_size.get(entry.size, []):
+            if rel in taken or not entry.source_hash:
+                continue
+            if rel not in digests:
+                digests[rel] = hasher(rel)
+                plan.hashed += 1
+            if digests[rel] == entry.source_hash:
+                match = rel
+                break
+        if match is None:
+            still.append(old)
+        else:
+            taken.add(match)
+            plan.moved.append((old, match))
+            if match in plan.new:
+                plan.new.remove(match)
+    plan.missing = still
+
+
+# --------------------------------------------------------------------------- applying
+
+
+def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) -> dict[str, list[str]]:
+    """Ingest in batches of the per-call limit; never raises for provider or vanished files.
+
+    Returns ``{"ingested": [...], "queued": [...], "failed": [...]}``; ``queued`` are
+    files the provider could not take now (left ``pending`` for ``Host.sync``).
+    """
+    out: dict[str, list[str]] = {"ingested": [], "queued": [], "failed": []}
+    limit = max(1, int(host.config.get("max_files_per_call", 200)))
+    todo = [r for r in rels if stat_rel(host.root, r) is not None]
+    for i in range(0, len(todo), limit):
+        batch = todo[i : i + limit]
+        try:
+            host.ingest(batch, force=False)
+            out["ingested"].extend(batch)
+            for rel in batch:
+                on_action("ingested", rel, "")
+        except ProviderError as exc:
+            out["queued"].extend(batch)
+            for rel in batch:
+                on_action("queued", rel, exc.message)
+        except UsageError:
+            # A file vanished between the stat and the ingest: take the batch one by one.
+            for rel in batch:
+                try:
+                    host.ingest([rel], force=False)
+                    out["ingested"].append(rel)
+                    on_action("ingested", rel, "")
+                except ProviderError as exc:
+                    out["queued"].append(rel)
+                    on_action("queued", rel, exc.message)
+                except MnoteKrError as exc:
+                    out["failed"].append(rel)
+                    on_action("error", rel, exc.message)
+        except MnoteKrError as exc:  # a broken plugin: report, keep the other batches going
+            out["failed"].extend(batch)
+            for rel in batch:
+                on_action("error", rel, exc.message)
+    return out
+
+
+def apply_plan(
+    host: Host, plan: Plan, roots: Mapping[str, IndexedRoot], on_action: Action = _no_action
+) -> dict[str, Any]:
+    """Carry out a plan: restore, stale-mark (with delete), re-ingest, record new files.
+
+    ``roots`` are the registry's indexed roots (they decide ``runOnChange``).
+    """
+    result: dict[str, Any] = {"ingest": {"ingested": [], "queued": [], "failed": []}}
+    if plan.touched or plan.restored:
+        restored = set(plan.restored)
+        with host.store.transaction() as live_reg:
+            for rel in set(plan.touched) | restored:
+                entry = live_reg.entries.get(rel)
+                if entry is None or entry.status in _DEAD:
+                    continue
+                changes: dict[str, Any] = {}
+                if rel in plan.touched:
+                    changes["size"], changes["mtime_ns"] = plan.touched[rel]
+                if rel in restored and is_provisional(entry):
+                    changes.update(stale=False, stale_reason=None)
+                if changes:
+                    live_reg.update(rel, **changes)
+        for rel in plan.restored:
+            on_action("restored", rel, "unchanged on disk")
+    reasons: dict[str, str] = {}
+    to_ingest: list[str] = []
+    for rel in plan.missing:
+        reasons[rel] = REASON_MISSING
+    for old, new in plan.moved:
+        reasons[old] = f"moved to {new}"
+        to_ingest.append(new)
+    for rel in plan.changed:
+        root = owning_root(rel, roots)
+        if root is not None and root.run_on_change:
+            to_ingest.append(rel)  # Host.ingest deletes the old index entry, then adds anew
+            with host.store.transaction() as live_reg:
+                if rel in live_reg.entries and not live_reg.entries[rel].stale:
+                    live_reg.update(rel, stale=True, stale_reason=PROVISIONAL_CHANGED)
+        else:
+            reasons[rel] = REASON_CHANGED
+    if reasons:
+        host.mark_stale(reasons)
+        for rel, reason in reasons.items():
+            on_action("stale", rel, reason)
+    for rel in plan.unindexed:
+        root = admitted(rel, roots)
+        if root is not None and root.run_on_change:
+            to_ingest.append(rel)  # back on disk, or never re-indexed, in a runOnChange root
+    pending_new: list[str] = []
+    for rel in plan.new:
+        root = admitted(rel, roots)
+        if root is not None and root.run_on_change:
+            to_ingest.append(rel)
+        else:
+            pending_new.append(rel)
+            on_action("new", rel, "not ingested (root without runOnChange)")
+    if to_ingest:
+        result["ingest"] = ingest_paths(host, to_ingest, on_action)
+    result["pendingNew"] = pending_new
+    return result
+
+
+# --------------------------------------------------------------------------- pending-new.json
+
+
+def update_pending_new(
+    host: Host,
+    *,
+    add: Mapping[str, Stat] | None = None,
+    drop: Iterable[str] = (),
+    scope: Callable[[str], bool] | None = None,
+    replace: bool = False,
+    reg: Registry | None = None,
+) -> PendingNew:
+    """Edit the pending-new list atomically under its own lock.
+
+    ``replace`` rebuilds it from ``add`` (a full reconcile); otherwise files in ``drop``,
+    and files inside ``scope`` that are not in ``add``, are removed, and ``add`` merged in.
+    Files that now have a live registry entry or no longer exist are dropped too.
+    ``reg``: the current registry when the caller has just loaded it (saves a load).
+    The file is only rewritten when its list changes.
+    """
+    path = pending_new_path(host)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    add = add or {}
+    with filelock.FileLock(str(path) + ".lock", timeout=30):
+        current = load_pending_new(host)
+        reg = reg if reg is not None else host.registry()
+        dropped = set(drop)
+        files: dict[str, PendingNewFile] = {}
+        for f in [] if replace else current.files:
+            if f.source_path in dropped or (scope is not None and scope(f.source_path) and f.source_path not in add):
+                continue
+            files[f.source_path] = f
+        now = now_ms()
+        seen_before = {f.source_path: f.seen_at_ms for f in current.files}
+        for rel, (size, _) in add.items():
+            root = owning_root(rel, reg.roots)
+            files[rel] = PendingNewFile(source_path=rel, root=root.root_relative_path if root else "",
+                                        size=size, seen_at_ms=seen_before.get(rel) or now)
+        kept = [
+            f for rel, f in sorted(files.items())
+            if not (rel in reg.entries and is_tracked(reg.entries[rel]))
+            and (rel in add or stat_rel(host.root, rel) is not None)
+        ]
+        if kept == current.files:
+            return current
+        snapshot = PendingNew(updated_at_ms=now, files=kept)
+        tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
+        tmp.write_bytes(pending_encoder.encode(snapshot))
+        os.replace(tmp, path)
+        return snapshot
+
+
+# --------------------------------------------------------------------------- full reconcile
+
+
+def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str, Any]:
+    """Reconcile the whole registry with the disk and act on it; a JSON-able summary.
+
+    Walks every indexed root once (scandir + stat), stats registry entries outside the
+    walk, hashes only what changed, then marks stale / re-ingests / records new files.
+    """
+    started = time.perf_counter()
+    reg = host.registry()
+    disk: dict[str, Stat] = {}
+    for root_rel in sorted(reg.roots):
+        if owning_root(root_rel, {k: v for k, v in reg.roots.items() if k != root_rel}) is not None:
+            continue  # nested: walked from its outer root with its own rules
+        scan_tree(host.root, root_rel, reg.roots, disk)
+    in_roots = set(disk)
+    dead = _DEAD
+    tracked = {
+        rel: e for rel, e in reg.entries.items()
+        if e.status not in dead and (not e.stale or e.stale_reason in PROVISIONAL_REASONS)
+    }  # is_tracked, inlined: this runs once per entry on every pass
+    for rel in tracked:
+        if rel not in disk:
+            st = stat_rel(host.root, rel)
+            if st is not None:
+                disk[rel] = st
+    plan = plan_changes(tracked, disk, in_roots, file_hasher(host.root), known=reg.entries)
+    del tracked
+    applied: dict[str, Any] = {"ingest": {}, "pendingNew": []}
+    if not plan.empty:
+        roots = dict(reg.roots)
+        del reg  # ~1 KB per entry: not held while applying (which loads its own copies)
+        applied = apply_plan(host, plan, roots, on_action)
+    pending = update_pending_new(host, add={r: disk[r] for r in applied["pendingNew"]}, replace=True,
+                                 reg=reg if plan.empty else None)
+    summary = summarize(plan, applied)
+    summary["scanned"] = len(in_roots)
+    summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
+    summary["elapsedS"] = round(time.perf_counter() - started, 4)
+    return summary
+
+
+def file_hasher(ws_root: Path) -> Callable[[str], str | None]:
+    """``rel -> sha256:<hex>`` for files under ``ws_root``; None when unreadable."""
+
+    def digest(rel: str) -> str | None:
+        try:
+            return sha256_file(ws_root / rel)
+        except OSError:
+            return None
+
+    return digest
+
+
+def summarize(plan: Plan, applied: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON-able summary ``mnote-kr sync`` prints."""
+    ingest = applied.get("ingest") or {}
+    return {
+        "missing": {"count": len(plan.missing), "paths": list(plan.missing)},
+        "moved": {"count": len(plan.moved), "paths": [{"from": o, "to": n} for o, n in plan.moved]},
+        "changed": {"count": len(plan.changed), "paths": list(plan.changed)},
+        "new": {"count": len(plan.new), "paths": list(plan.new),
+                "notIngested": list(applied.get("pendingNew", []))},
+        "restored": {"count": len(plan.restored), "paths": list(plan.restored)},
+        "unindexed": {"count": len(plan.unindexed), "paths": list(plan.unindexed)},
+        "touched": len(plan.touched),
+        "ingest": {k: list(v) for k, v in ingest.items()},
+        "hashed": plan.hashed,
+    }

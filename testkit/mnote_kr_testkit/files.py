@@ -1,0 +1,27 @@
+"""Small file helpers for tests: write a file (parents made), fingerprint a tree of sources."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from pathlib import Path
+
+
+def write(path: Path, text: str) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def digest_tree(root: Path) -> dict[str, tuple[str, int]]:
+    """``rel path -> (sha256, mtime_ns)`` of every file under ``root`` but ``.mnote/``.
+
+    Taken before and after an operation, it proves the user's files were not touched.
+    """
+    out: dict[str, tuple[str, int]] = {}
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = [d for d in dirnames if d != ".mnote"]
+        for name in filenames:
+            p = Path(dirpath) / name
+            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+    return out

@@ -1,0 +1,206 @@
+"""The house's shape, checked: no import cycles, the core imports no face, nothing test-only ships.
+
+The import graph is read from the source (every ``import`` anywhere in a module, including
+those inside functions and ``TYPE_CHECKING`` blocks), so a cycle hidden behind a lazy import
+still counts.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+HOST = REPO / "mnote_kr"
+
+# The core (data, registry, workspace, host) and the plugin contract must not reach a face
+# (CLI, HTTP server) or the watcher: those are built on the core, never the other way round.
+CORE_PREFIXES = ("mnote_kr.core", "mnote_kr.errors", "mnote_kr.models", "mnote_kr.context",
+                 "mnote_kr.hookspecs", "mnote_kr.plugins", "mnote_kr.citations")
+FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync")
+TEST_ONLY_IMPORTS = ("pytest", "hypothesis", "mnote_kr_testkit", "_pytest")
+
+
+def _module_name(path: Path, root: Path) -> str:
+    rel = path.relative_to(root.parent).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def import_graph(root: Path) -> dict[str, set[str]]:
+    """``module -> modules of the same top-level package it imports`` (resolved to modules)."""
+    files = {_module_name(p, root): p for p in root.rglob("*.py")}
+    graph: dict[str, set[str]] = {name: set() for name in files}
+    for name, path in files.items():
+        is_pkg = path.name == "__init__.py"
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            targets: list[str] = []
+            if isinstance(node, ast.Import):
+                targets = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    pkg = name.split(".") if is_pkg else name.split(".")[:-1]
+                    pkg = pkg[: len(pkg) - (node.level - 1)]
+                    base = ".".join(pkg + ([base] if base else []))
+                targets = [f"{base}.{a.name}" for a in node.names] + [base]
+            for target in targets:
+                # the longest module name that the target starts with
+                while target and target not in files:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    # "from pkg import x" where x is not a module resolves to the package itself; drop
+    # edges to one's own ancestor packages (importing a sibling through the package).
+    for name, deps in graph.items():
+        graph[name] = {d for d in deps if not name.startswith(d + ".")}
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[list[str]] = []
+    counter = 0
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = counter
+        counter += 1
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, it = work[-1]
+            advanced = False
+            for nxt in it:
+                if nxt not in index:
+                    index[nxt] = low[nxt] = counter
+                    counter += 1
+                    stack.append(nxt)
+                    on_stack.add(nxt)
+                    work.append((nxt, iter(sorted(graph[nxt]))))
+                    advanced = True
+                    break
+                if nxt in on_stack:
+                    low[node] = min(low[node], index[nxt])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                comp = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    comp.append(member)
+                    if member == node:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def test_cycle_finder_finds_a_planted_cycle(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from pkg.sub import b\n")
+    (pkg / "sub" / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from ..a import f\n")
+    (pkg / "c.py").write_text("from pkg import a\n")
+    assert cycles(import_graph(pkg)) == [["pkg.a", "pkg.sub.b"]]
+
+
+@pytest.mark.parametrize("root", [HOST, *sorted((REPO / "plugins").glob("*/mnote_kr_*"))], ids=lambda p: p.name)
+def test_no_import_cycles(root: Path) -> None:
+    assert cycles(import_graph(root)) == []
+
+
+def test_core_imports_no_face_and_no_watcher() -> None:
+    graph = import_graph(HOST)
+    bad = sorted(
+        (mod, dep)
+        for mod, deps in graph.items()
+        if mod.startswith(CORE_PREFIXES)
+        for dep in deps
+        if dep.startswith(FACES)
+    )
+    assert bad == []
+
+
+def _built_wheel(project: Path, out: Path) -> Path:
+    """Build ``project``'s wheel from a copy (setuptools leaves build/ behind in the tree it builds)."""
+    src = out / "src"
+    src.mkdir()
+    for item in ("pyproject.toml", "README.md", *(p.name for p in project.glob("mnote_kr*") if p.is_dir())):
+        if (project / item).is_dir():
+            shutil.copytree(project / item, src / item, ignore=shutil.ignore_patterns("__pycache__"))
+        elif (project / item).exists():
+            shutil.copy2(project / item, src / item)
+    subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+                    "-w", str(out), str(src)], check=True, capture_output=True, timeout=240)
+    (wheel,) = out.glob("*.whl")
+    return wheel
+
+
+@pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox"],
+                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox"])
+def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> None:
+    """Every shipped module is reachable from the package and none imports a test tool."""
+    wheel = _built_wheel(REPO / project, tmp_path)
+    with zipfile.ZipFile(wheel) as zf:
+        names = [n for n in zf.namelist() if n.endswith(".py")]
+        zf.extractall(tmp_path / "x", members=names)
+    assert not any(n.startswith("tests/") for n in names)
+    assert names, "the wheel holds no module"
+    top = sorted({n.split("/")[0] for n in names})
+    assert len(top) == 1, top
+    root = tmp_path / "x" / top[0]
+    graph = import_graph(root)
+    for mod, path in ((m, root.parent / (m.replace(".", "/") + ".py")) for m in graph):
+        if not path.exists():
+            path = root.parent / mod.replace(".", "/") / "__init__.py"
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
+        imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
+        assert not imported & set(TEST_ONLY_IMPORTS), f"{mod} imports {imported & set(TEST_ONLY_IMPORTS)}"
+    # Reachable from the package, its entry points (__main__, cli) or module names held as
+    # strings (the built-in plugins are loaded by name); importing a module imports its parents.
+    roots = {top[0], f"{top[0]}.__main__", f"{top[0]}.cli"} & set(graph)
+    by_string = _modules_named_by_string(root, set(graph))
+    seen: set[str] = set()
+    todo = list(roots)
+    while todo:
+        mod = todo.pop()
+        if mod in seen:
+            continue
+        seen.add(mod)
+        todo.extend(graph.get(mod, ()))
+        todo.extend(by_string.get(mod, ()))
+        todo.extend(mod.rsplit(".", i)[0] for i in range(1, mod.count(".") + 1))
+    unreachable = sorted(set(graph) - seen)
+    assert unreachable == [], f"shipped but imported by nothing that ships: {unreachable}"
+
+
+def _modules_named_by_string(root: Path, modules: set[str]) -> dict[str, set[str]]:
+    """``module -> modules it names in a string constant`` (plugin lists, lazy loaders)."""
+    out: dict[str, set[str]] = {}
+    for path in root.rglob("*.py"):
+        name = _module_name(path, root)
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules:
+                out.setdefault(name, set()).add(node.value)
+    return out
