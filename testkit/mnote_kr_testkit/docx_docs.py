@@ -203,6 +203,37 @@ def package(document_xml: bytes, *, styles: bytes | None = None) -> bytes:
     return buf.getvalue()
 
 
+def nested_tables_docx(depth: int = 1500) -> bytes:
+    """A DOCX whose body is ``depth`` tables nested one inside the other (issue 12)."""
+    head = "<w:tbl><w:tr><w:tc>" * depth
+    tail = "<w:p><w:r><w:t>deep</w:t></w:r></w:p>" + "</w:tc></w:tr></w:tbl>" * depth
+    body = "<w:p><w:r><w:t>Before the tables.</w:t></w:r></w:p>" + head + tail
+    xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>'
+    return package((xml + "</w:document>").encode())
+
+
+def big_xml_docx(xml_bytes: int = 200 * 1024 * 1024) -> bytes:
+    """A DOCX whose ``word/document.xml`` is ``xml_bytes`` of varied paragraphs, compressed
+    less than 200:1 so it passes the zip ratio limit (issue 12: 6 GB and 2 minutes before
+    budgets). Written in a stream: building it never holds the XML in memory."""
+    rng = random.Random(12)
+    words = [f"w{rng.randrange(10**9):09d}" for _ in range(4096)]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", CONTENT_TYPES)
+        zf.writestr("_rels/.rels", RELS)
+        with zf.open("word/document.xml", "w", force_zip64=True) as fh:
+            fh.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>'.encode())
+            written = 0
+            while written < xml_bytes:
+                para = "<w:p><w:r><w:t>" + " ".join(rng.choices(words, k=40)) + "</w:t></w:r></w:p>"
+                chunk = (para * 64).encode()
+                fh.write(chunk)
+                written += len(chunk)
+            fh.write(b"</w:body></w:document>")
+    return buf.getvalue()
+
+
 def bad_docx(kind: str) -> bytes:
     """Hostile or broken DOCX bytes: ``zip_bomb``, ``entities``, ``encrypted``, ``not_zip``, ``truncated``."""
     if kind == "zip_bomb":

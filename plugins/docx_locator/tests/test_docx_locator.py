@@ -267,7 +267,7 @@ def test_docx_batch_gives_the_same_answers_under_every_hash_seed(tmp_path):
     outputs = set()
     for seed in ("0", "1", "152", "4242"):
         proc = subprocess.run(
-            [sys.executable, "-m", "mnote_kr.cli", "locate", "--batch", str(req), "--json"],
+            [sys.executable, "-m", "mnote_kr", "locate", "--batch", str(req), "--json"],
             capture_output=True,
             text=True,
             timeout=300,
