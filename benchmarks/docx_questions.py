@@ -124,7 +124,9 @@ def question_cases(corpus: Path, rng: random.Random, per_doc: int = 12) -> list[
                 continue  # the window would not single out the target
             rng.shuffle(pick)
             cjk = _CJK_RUN.match(pick[0]) is not None
-            query = rng.choice(_QUESTIONS_ZH if cjk else _QUESTIONS_EN).format((" " if not cjk or rng.random() < 0.5 else "").join(pick))
+            query = rng.choice(_QUESTIONS_ZH if cjk else _QUESTIONS_EN).format(
+                (" " if not cjk or rng.random() < 0.5 else "").join(pick)
+            )
             same = [i for i, t in enumerate(paras) if t == paras[target]]
             first = window[0]
             counts = [(sum(_holds(paras[i], w) for w in pick), -pos) for pos, i in enumerate(window)]

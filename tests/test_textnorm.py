@@ -7,9 +7,9 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.models import LocateRequest
 from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
 from mnote_kr.citations.textnorm import normalize
+from mnote_kr.models import LocateRequest
 
 
 def _per_char(text: str) -> str:
@@ -44,7 +44,20 @@ def test_highlight_after_combining_mark_and_ligature_covers_the_word():
     assert LocateRequest(file="x", evidence=text)  # the request model takes such text unchanged
 
 
-_PIECES = list("abcxyzAÉΣσ ς.,-") + ["e\u0301", "\u0301", "ﬁ", "ﬂ", "İ", "ß", "Ⅻ", "㎏", "⽚", "ｶﾞ", "\u1100\u1161", "가"]
+_PIECES = list("abcxyzAÉΣσ ς.,-") + [
+    "e\u0301",
+    "\u0301",
+    "ﬁ",
+    "ﬂ",
+    "İ",
+    "ß",
+    "Ⅻ",
+    "㎏",
+    "⽚",
+    "ｶﾞ",
+    "\u1100\u1161",
+    "가",
+]
 _TEXT = st.lists(st.sampled_from(_PIECES) | st.characters(), max_size=40).map("".join)
 
 

@@ -36,9 +36,9 @@ import re
 import unicodedata
 from urllib.parse import quote
 
+from mnote_kr.citations.textnorm import CJK_CLASS
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
-from mnote_kr.citations.textnorm import CJK_CLASS
 
 __all__ = [
     "URL_SCHEME",

@@ -41,7 +41,6 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -227,8 +226,8 @@ MIN_ANCHOR_TOKENS = 3
 TOP_K = 6
 VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
 ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
-EVIDENCE_PARAGRAPHS = 40
-RUN_GAP = 2  # paragraphs with words between two that still count as one passage  # paragraphs of one evidence text checked for the query's terms
+EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
+RUN_GAP = 2  # paragraphs with words between two that still count as one passage
 QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -594,9 +593,11 @@ def _evidence_paragraphs(
     runs: list[list[int]] = []
     for i in sorted(conf):
         # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
-        if runs and i - runs[-1][-1] <= 1 + RUN_GAP * 4 and sum(
-            1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens
-        ) <= RUN_GAP:
+        if (
+            runs
+            and i - runs[-1][-1] <= 1 + RUN_GAP * 4
+            and sum(1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens) <= RUN_GAP
+        ):
             runs[-1].append(i)
         else:
             runs.append([i])
@@ -658,7 +659,9 @@ def _by_query_terms(
     # document order breaks ties, never set or dict order
     pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
     para = paras[pick]
-    return Match(para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor)
+    return Match(
+        para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor
+    )
 
 
 def _find_all(text: str, query: str, limit: int = 50) -> list[int]:

@@ -15,12 +15,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["CJK_CLASS", "has_cjk", "is_word_char", "normalize", "standalone_occurrence"]
+__all__ = ["CJK_CLASS", "free_sides", "has_cjk", "is_word_char", "normalize", "query_standing", "standalone_occurrence"]
 
 #: The CJK (and kana, hangul) characters, as a regex character-class body.
 CJK_CLASS = (
-    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-    "\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+    "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
 )
 _CJK_CHAR_RE = re.compile(rf"[{CJK_CLASS}]")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
@@ -76,8 +75,8 @@ _SENTENCE_START = frozenset("\n。！？；.!?;:：")
 
 
 def _is_join(ch: str) -> bool:
-    """A character that continues a word: a letter or digit of any script, CJK included."""
-    return bool(ch) and ch.isalnum()
+    """A character that continues a word: a letter or digit of any script (CJK included), or ``_``."""
+    return bool(ch) and (ch.isalnum() or ch == "_")
 
 
 def _clean_left(text: str, i: int, edges: bool) -> bool:
@@ -118,3 +117,30 @@ def standalone_occurrence(text: str, i: int, query: str, *, edges: bool = True) 
     if not _clean_left(text, i, edges):
         return False
     return _clean_right(text, i + len(query), edges) or _starts_sentence(text, i, edges)
+
+
+def free_sides(text: str, start: int, end: int) -> int:
+    """How many sides of ``text[start:end]`` are free of a word continuing it (0, 1 or 2).
+
+    The one rule for "does the query stand alone or sit inside a longer word": a letter
+    or digit of any script (CJK included) or ``_`` next to it continues the word, and so
+    does a hyphen inside a compound name (``N-甲基吡咯烷酮``). The ends of ``text`` are free.
+    """
+    return int(_clean_left(text, start, True)) + int(_clean_right(text, end, True))
+
+
+def query_standing(text: str, query: str) -> int:
+    """How well ``query`` stands alone in ``text``: -1 absent, 0 only inside longer words,
+    1 or 2 free sides at its best occurrence (``free_sides``). Case-insensitive; spaces in
+    the query match any whitespace. Locators and block mappers use it so that a short
+    query never prefers a longer word that contains it."""
+    words = query.split()
+    if not words:
+        return -1
+    pattern = re.compile(r"\s*".join(re.escape(w) for w in words), re.IGNORECASE)
+    best = -1
+    for n, m in enumerate(pattern.finditer(text)):
+        best = max(best, free_sides(text, m.start(), m.end()))
+        if best == 2 or n > 200:
+            break
+    return best

@@ -46,7 +46,7 @@ from mnote_kr.citations.cleaning.markup import (
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
-from mnote_kr.citations.cleaning.window import query_standing as query_standing  # re-exported
+from mnote_kr.citations.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
 from mnote_kr.models import CitationTextBundle
 
 __all__ = [

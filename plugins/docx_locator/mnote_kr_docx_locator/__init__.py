@@ -15,8 +15,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnote_kr import hookimpl
-from mnote_kr.models import LocateRequest, Locator, SidecarBlock
 from mnote_kr.citations.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
 
 from .reader import DocxDocument, clear_cache, load_docx
 

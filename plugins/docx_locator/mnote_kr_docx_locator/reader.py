@@ -24,9 +24,9 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.errors import DocumentError
 from mnote_kr.citations.filecache import FileCache
 from mnote_kr.citations.textmatch import TextDocument, TextParagraph
+from mnote_kr.errors import DocumentError
 
 # Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
 # one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the

@@ -59,7 +59,9 @@ def test_docx_with_1500_nested_tables_is_refused_without_recursion(tmp_path):
 def test_walk_depth_budget_names_the_limit_below_libxml2s_own(tmp_path, monkeypatch):
     # 150 nested tables (~450 elements deep) stay under libxml2's limit when it is raised;
     # the walk itself is a loop and stops at MAX_DEPTH with a clear error
-    monkeypatch.setattr(reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True))
+    monkeypatch.setattr(
+        reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+    )
     with pytest.raises(DocumentError, match=rf"nested deeper than {reader.MAX_DEPTH} levels"):
         reader.parse_docx_bytes(nested_tables_docx(150), "deep.docx")
     # a moderately nested real-world shape still reads

@@ -11,11 +11,12 @@ import zlib
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
+from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
 from mnote_kr_docx_locator import locate, locator_extensions, reader
-from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
-from mnote_kr_testkit.data import CORPUS as CORPUS_DIR, SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -240,7 +241,9 @@ def test_docx_locator_prefers_body_over_its_toc_line_in_the_same_evidence(tmp_pa
     b.heading("Emergency diesel generators", 1)
     b.para("Each diesel generator is tested monthly under load.")
     path = _doc(tmp_path, b)
-    evidence = "Cooling water intake screens\t3\nThe intake screens are cleaned every shift to keep cooling water flowing."
+    evidence = (
+        "Cooling water intake screens\t3\nThe intake screens are cleaned every shift to keep cooling water flowing."
+    )
     loc = _loc(path, evidence, "intake screens")
     assert loc.paragraph_index == body and loc.paragraph_index not in toc
 
@@ -261,7 +264,9 @@ def test_docx_batch_gives_the_same_answers_under_every_hash_seed(tmp_path):
         b.para(f"Unit {i} passed its test in week {i + 3} with no remarks from the shift.")
     path = _doc(tmp_path, b)
     lines.append({"file": str(path), "evidence": "Each generator is tested monthly under load.", "query": "generator"})
-    lines.append({"file": str(path), "evidence": "tested monthly under load\nno remarks", "query": "which unit passed?"})
+    lines.append(
+        {"file": str(path), "evidence": "tested monthly under load\nno remarks", "query": "which unit passed?"}
+    )
     req = tmp_path / "REQUESTS.jsonl"
     req.write_text("\n".join(json.dumps(x) for x in lines) + "\n", encoding="utf-8")
     outputs = set()

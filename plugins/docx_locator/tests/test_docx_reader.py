@@ -6,12 +6,12 @@ import os
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
+from mnote_kr_testkit.docx_docs import DocxBuilder, Eq, bad_docx
 
 from mnote_kr.errors import DocumentError
 from mnote_kr_docx_locator import reader
 from mnote_kr_docx_locator.reader import load_docx
-from mnote_kr_testkit.docx_docs import DocxBuilder, Eq, bad_docx
-from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
