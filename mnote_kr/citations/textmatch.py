@@ -655,7 +655,9 @@ def _by_query_terms(
             match.anchor,
         )
     if qs[best] >= top - 1e-9:
-        return match
+        return Match(
+            match.paragraph, match.score, match.highlight, "matched evidence holding the query terms", match.anchor
+        )
     # document order breaks ties, never set or dict order
     pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
     para = paras[pick]
