@@ -228,6 +228,10 @@ VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted ver
 ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
 EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
 RUN_GAP = 2  # paragraphs with words between two that still count as one passage
+MARGINAL = 0.7  # below this score a match must show that the evidence is really here
+MIN_EVIDENCE_SHINGLES = 8
+NEAR = 4  # paragraphs each side of the best one that the evidence may span
+EVIDENCE_HERE = 0.25  # share of the evidence's shingles found near the best paragraph
 QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
@@ -537,11 +541,30 @@ def match_evidence(
     score = round(min(1.0, conf), 4)
     if score < threshold:
         return Match(None, score, None, "no paragraph above confidence threshold")
+    if score < MARGINAL and not _evidence_is_here(doc, ev, best):
+        # one sentence matched, by chance, in a document of the same vocabulary
+        return Match(None, score, None, "evidence mostly absent around the best paragraph")
     anchor = best_anchor[best]
     match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
     if q and not _verbatim_query(ev, q, occ):
         match = _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
     return match
+
+
+def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:
+    """Does a fair share of the evidence's word order occur around paragraph ``best``?
+
+    Evidence taken from this document shares most of its shingles with the paragraphs
+    it came from; a marginal match of evidence from elsewhere shares a sentence at most.
+    """
+    ev_sh = shingles(ev)
+    if len(ev_sh) < MIN_EVIDENCE_SHINGLES:
+        return True
+    paras = doc.paragraphs
+    near: set[int] = set()
+    for k in range(max(0, best - NEAR), min(len(paras), best + NEAR + 1)):
+        near.update(paras[k].shingles)
+    return len(ev_sh & near) / len(ev_sh) >= EVIDENCE_HERE
 
 
 def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
