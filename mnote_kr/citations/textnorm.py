@@ -14,14 +14,30 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Iterator
 
-__all__ = ["CJK_CLASS", "free_sides", "has_cjk", "is_word_char", "normalize", "query_standing", "standalone_occurrence"]
+__all__ = [
+    "CJK_CLASS",
+    "find_all",
+    "free_sides",
+    "has_cjk",
+    "is_word_char",
+    "iter_tokens",
+    "normalize",
+    "query_occurrences",
+    "query_standing",
+    "shingles",
+    "standalone_occurrence",
+    "token_set",
+]
 
 #: The CJK (and kana, hangul) characters, as a regex character-class body.
 CJK_CLASS = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
 )
 _CJK_CHAR_RE = re.compile(rf"[{CJK_CLASS}]")
+_TOKEN_RE = re.compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+_UNIT_RE = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
 # where one is present, whole-text NFKC can shift offsets even when the length is unchanged
 # ('e\u0301' composes to one character while 'ﬁ' expands to two).
@@ -144,3 +160,99 @@ def query_standing(text: str, query: str) -> int:
         if best == 2 or n > 200:
             break
     return best
+
+
+# --------------------------------------------------------------------------- tokens
+
+
+def iter_tokens(norm: str) -> Iterator[tuple[str, int, int]]:
+    """Yield ``(token, start, end)`` over normalised text."""
+    for m in _TOKEN_RE.finditer(norm):
+        start = m.start()
+        if m.group("cjk") is not None:
+            run = m.group("cjk")
+            if len(run) == 1:
+                yield run, start, start + 1
+            else:
+                for i in range(len(run) - 1):
+                    yield run[i : i + 2], start + i, start + i + 2
+        else:
+            yield m.group("word"), start, m.end()
+
+
+def token_set(norm: str) -> frozenset[str]:
+    """The set of tokens of normalised text."""
+    out: set[str] = set()
+    for m in _TOKEN_RE.finditer(norm):
+        run = m.group("cjk")
+        if run is not None:
+            if len(run) == 1:
+                out.add(run)
+            else:
+                out.update(run[i : i + 2] for i in range(len(run) - 1))
+        else:
+            out.add(m.group("word"))
+    return frozenset(out)
+
+
+def shingles(norm: str) -> frozenset[int]:
+    """Order-sensitive shingles: hashes of 4 consecutive CJK characters or 3 consecutive words.
+
+    Token sets ignore order; shingles tell a verbatim excerpt from a bag of the same words.
+    Hashes are per process: compare shingles computed in the same process only.
+    """
+    units = _UNIT_RE.findall(norm)
+    out = set()
+    n = len(units)
+    for i in range(n):
+        k = 4 if has_cjk(units[i]) else 3
+        if i + k <= n:
+            out.add(hash(tuple(units[i : i + k])))
+    if not out and units:
+        out.add(hash(tuple(units)))
+    return frozenset(out)
+
+
+def query_occurrences(
+    text: str, query: str, centred: bool = False, *, prefer_standalone: bool | None = None, edges: bool = True
+) -> list[tuple[int, float]]:
+    """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
+
+    A Latin query inside a longer Latin word weighs little. CJK has no word
+    boundaries, so an occurrence between CJK characters is normal text; but when the
+    query also stands alone (``standalone_occurrence``) in ``text``, or
+    ``prefer_standalone`` says it does in the evidence, the occurrences inside a longer
+    CJK word weigh little too (吡咯烷 in N-甲基吡咯烷酮 beside 吡咯烷 是一种环状仲胺).
+    ``edges`` as in ``standalone_occurrence``.
+    """
+    if not query:
+        return []
+    found: list[tuple[int, bool, bool]] = []  # position, embedded in a Latin word, stands alone
+    latin_edges = is_word_char(query[0]), is_word_char(query[-1])
+    cjk_edges = has_cjk(query[0]), has_cjk(query[-1])
+    i = text.find(query)
+    while i >= 0 and len(found) < 50:
+        before = text[i - 1] if i > 0 else ""
+        after = text[i + len(query) : i + len(query) + 1]
+        embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
+        alone = (cjk_edges[0] or cjk_edges[1]) and standalone_occurrence(text, i, query, edges=edges)
+        found.append((i, embedded, alone))
+        i = text.find(query, i + 1)
+    if prefer_standalone is None:
+        prefer_standalone = any(alone for _, _, alone in found)
+    out = [(p, 0.25 if embedded or (prefer_standalone and not alone) else 1.0) for p, embedded, alone in found]
+    if len(out) > 1 and centred:
+        # the evidence is a query-centred window: its middle occurrence is the one meant
+        half = max(1.0, len(text) / 2.0)
+        out = [(p, w * (1.0 - 0.3 * min(1.0, abs(p + len(query) / 2 - half) / half))) for p, w in out]
+    return out
+
+
+def find_all(text: str, query: str, limit: int = 50) -> list[int]:
+    """Start positions of ``query`` in ``text`` (overlapping), at most ``limit``."""
+    out: list[int] = []
+    i = text.find(query)
+    while i >= 0 and len(out) < limit:
+        out.append(i)
+        i = text.find(query, i + 1)
+    return out
