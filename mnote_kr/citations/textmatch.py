@@ -314,7 +314,7 @@ def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) 
             paras = doc.paragraphs
             for i in acc:
                 ptoks = paras[i].tokens
-                acc[i] += math.fsum(idf[t] for t in common if t in ptoks)
+                acc[i] += sum([idf[t] for t in common if t in ptoks])  # common is in sorted order
     return {i: v / total for i, v in acc.items()}, total
 
 
@@ -388,6 +388,8 @@ def match_evidence(
             # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
             top_r = max(rec.values())
             near = [i for i, r in rec.items() if r >= top_r - 0.02]
+            if len(near) > 4 * ALIGNED_PER_ANCHOR:  # a line of common words: keep the surest, in order
+                near = sorted(near, key=lambda i: (-rec[i], i))[: 4 * ALIGNED_PER_ANCHOR]
             prec = {i: len(a.tokens & paras_[i].tokens) / max(1, len(paras_[i].tokens)) for i in near}
             top_p = max(prec.values())
             near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
