@@ -20,10 +20,10 @@ REPO = Path(__file__).resolve().parents[1]
 HOST = REPO / "mnote_kr"
 
 # The core (data, registry, workspace, host) and the plugin contract must not reach a face
-# (CLI, HTTP server) or the watcher: those are built on the core, never the other way round.
+# (CLI, HTTP server, agent tools) or the watcher: those are built on the core, never the other way round.
 CORE_PREFIXES = ("mnote_kr.core", "mnote_kr.errors", "mnote_kr.models", "mnote_kr.context",
                  "mnote_kr.hookspecs", "mnote_kr.plugins", "mnote_kr.citations")
-FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync")
+FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync", "mnote_kr.agents")
 TEST_ONLY_IMPORTS = ("pytest", "hypothesis", "mnote_kr_testkit", "_pytest")
 
 

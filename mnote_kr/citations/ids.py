@@ -248,6 +248,9 @@ def score(
 ) -> tuple[float, dict[str, float]]:
     """Relevance: provider order plus lexical boosts; returns ``(score, parts)``.
 
+    The former per-citation ranking, kept as the named baseline of ``benchmarks/retrieval.py``;
+    the pipeline ranks with :func:`mnote_kr.citations.ranking.relevance` (BM25 over the search).
+
     * ``provider``: ``1 / (1 + rank)`` (rank 0-based, clamped into ``[0, n_total)``).
     * ``fileName``: +0.5 when the query equals the file name or its stem (folded).
     * ``terms``: up to +0.3, the share of query terms (see :func:`query_terms`) found

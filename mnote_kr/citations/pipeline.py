@@ -20,8 +20,9 @@ import msgspec
 
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key, score
+from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.core.registry import Registry
 from mnote_kr.errors import LocatorError, UsageError
@@ -184,6 +185,7 @@ def build_citations(
     seen: set[tuple[Any, ...]] = set()
     occurrences: Counter[tuple[str, str]] = Counter()
     scored: list[tuple[float, int, Citation]] = []
+    candidates: list[Candidate] = []
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
     for ref in result.references:
@@ -251,7 +253,8 @@ def build_citations(
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
         url = citation_url(rel, locator)
-        value, parts = score(ref.rank, total, Path(rel).name, bundle.display_quote, query)
+        # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
+        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
@@ -273,7 +276,7 @@ def build_citations(
             locator=locator,
             citation_url=url,
             citation_markdown=citation_markdown(Path(rel).name, locator, url),
-            relevance_score=round(value, 6),
+            relevance_score=None,  # set below, when every candidate of this search is known
             source_map_path=mapped.sidecar_path,
             diagnostics=CitationDiagnostics(
                 quote_source="sidecar" if block else "chunk",
@@ -282,10 +285,16 @@ def build_citations(
                 display_cleaned=bundle.display_cleaned,
                 locator_text_source=bundle.locator_text_source,
                 provider_rank=ref.rank,
-                score_parts=parts,
             ),
         )
-        scored.append((value, len(scored), citation))
+        scored.append((0.0, len(scored), citation))
+    # The passage that answers first: the provider's order plus a lexical score of the query over
+    # the passages of this search (mnote_kr.citations.ranking).
+    for i, (value, parts) in enumerate(relevance(query, candidates, total)):
+        citation = scored[i][2]
+        scored[i] = (value, i, msgspec.structs.replace(
+            citation, relevance_score=round(value, 6),
+            diagnostics=msgspec.structs.replace(citation.diagnostics, score_parts=parts)))
     scored.sort(key=lambda item: (-item[0], item[1]))
     diagnostics = {
         "providerReferences": total,
@@ -349,10 +358,16 @@ def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
 
 def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
         rerank: bool | None = None) -> AgentQueryResult:
+    return ask_with_diagnostics(host, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)[0]
+
+
+def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
+                         rerank: bool | None = None) -> tuple[AgentQueryResult, dict[str, Any]]:
+    """``ask``, plus what ``search`` reports in its diagnostics (dropped references by reason)."""
     scope_rels = _scope_rels(host, scope)
     result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
     reg = host.registry()
-    citations, _ = build_citations(host, result, reg, query, scope_rels)
+    citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     remember(host, citations)
     ref_to_citation: dict[str, str] = {}
     by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}
@@ -363,4 +378,4 @@ def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str 
     notes = list(result.notes)
     if not citations:
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
-    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes)
+    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes), diagnostics

@@ -1,4 +1,4 @@
-"""Long-running commands: ``watch`` and ``serve`` (their modules load only when used)."""
+"""Long-running commands: ``watch``, ``serve`` and ``mcp`` (their modules load only when used)."""
 
 from __future__ import annotations
 
@@ -33,3 +33,17 @@ def register(cli: click.Group) -> None:
 
         run_server(obj.host(), port=port, bind=bind, allow_non_loopback=allow_non_loopback,
                    cors_origins=list(cors_origin))
+
+    @cli.command()
+    @click.option("--http", "use_http", is_flag=True, help="Streamable HTTP on 127.0.0.1 instead of stdio.")
+    @click.option("--port", type=int, default=0, help="Port for --http (default: a free one).")
+    @click.option("--allow-writes", is_flag=True, help="Also offer ingest, delete and prune as agent tools.")
+    @pass_ctx
+    def mcp(obj: Ctx, use_http: bool, port: int, allow_writes: bool) -> None:
+        """Serve the knowledge tools to agents over MCP (stdio by default)."""
+        from mnote_kr.agents.mcp_server import run_http, run_stdio
+
+        if use_http:
+            run_http(obj.host(), port=port, allow_writes=allow_writes)
+        else:
+            run_stdio(obj.host(), allow_writes=allow_writes)

@@ -36,22 +36,17 @@ def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
 
 
 def _term_centre(text: str, query: str, window: int) -> int | None:
-    """Where the query's terms cluster most densely (for queries not found verbatim)."""
-    from mnote_kr.citations.ids import query_terms
+    """Where the query's content words cluster most densely (for queries not found verbatim).
 
-    terms = [t.casefold() for t in query_terms(query) if len(t) > 1 or not t.isascii()]
-    if not terms:
-        return None
-    folded = text.casefold()
-    hits: list[tuple[int, int]] = []  # (position, term index)
-    for i, term in enumerate(terms):
-        start = folded.find(term)
-        while start >= 0 and len(hits) < 2000:
-            hits.append((start, i))
-            start = folded.find(term, start + 1)
+    The words are :func:`mnote_kr.citations.ranking.terms` (stop words dropped, stemmed, CJK
+    bigrams), so "when was the typewriter patented" centres on "Patented ... typewriter", not
+    on the nearest "the".
+    """
+    from mnote_kr.citations.ranking import find_terms
+
+    hits = find_terms(text, query)
     if not hits:
         return None
-    hits.sort()
     best, best_pos, lo = 0, hits[0][0], 0
     for hi in range(len(hits)):
         while hits[hi][0] - hits[lo][0] > window:

@@ -1,4 +1,4 @@
-"""CLI commands this plugin adds to ``mnote-kr``: ``engine start|stop|status`` and ``demo``.
+"""CLI commands this plugin adds to ``mnote-kr``: ``engine start|stop|status|reembed`` and ``demo``.
 
 They arrive through the host's ``register_commands`` hook, so the host itself knows
 nothing about LightRAG or its managed engine.
@@ -17,8 +17,8 @@ from typing import Any
 import click
 import msgspec
 
-from mnote_kr.core import paths
 from mnote_kr.cli.main import emit_json
+from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.errors import MnoteKrError
 
@@ -51,7 +51,40 @@ def start(quiet: bool = False) -> Any:
         click.echo("Starting the managed LightRAG engine (first start builds the tokenizer cache)...", err=True)
     dirs = default_engine_dirs()
     return start_engine(data_dir=dirs["data_dir"], state_dir=dirs["state_dir"], cache_dir=dirs["cache_dir"],
-                        llm=cfg.get("llm"), embedding=cfg.get("embedding"), port=cfg.get("port"))
+                        llm=cfg.get("llm"), embedding=cfg.get("embedding"), port=cfg.get("port"),
+                        embedder=cfg.get("embedder"))
+
+
+def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
+    """Rebuild the managed engine's index with the current embedder, then re-ingest this workspace.
+
+    When the index was built by another embedder, the engine is stopped and its LightRAG storage
+    is set aside (kept, never deleted); the input dir of links stays. Then every registered file
+    of the workspace is ingested again through the normal path (``force``: LightRAG's old entry is
+    deleted with ``delete_file=false`` first). The user's files are only read.
+    """
+    from mnote_kr.core.host import Host
+
+    from .engine import default_engine_dirs, stop_engine
+    from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, set_index_aside
+
+    cfg = _engine_config()
+    dirs = default_engine_dirs()
+    record = (endpoint_record(cfg["embedding"]) if cfg.get("embedding")
+              else resolve_embedder(cfg.get("embedder")).record())
+    moved: Path | None = None
+    try:
+        check_index_embedder(dirs["data_dir"] / "engine", record)
+    except MnoteKrError:
+        stop_engine(dirs["state_dir"])
+        moved = set_index_aside(dirs["data_dir"])
+    info = start(quiet=True)
+    host = Host(workspace)
+    paths_ = sorted(e.source_root_relative_path for e in host.registry().entries.values()
+                    if e.status not in ("delete_submitted", "delete_completed") and not e.stale)
+    report = host.ingest(paths_, force=True, wait=True, wait_s=wait_s) if paths_ else None
+    return {"embedder": info.embedder, "previousIndex": str(moved) if moved else None,
+            "files": len(paths_), "report": msgspec.to_builtins(report) if report else None}
 
 
 def register(cli: click.Group) -> None:
@@ -86,6 +119,22 @@ def register(cli: click.Group) -> None:
         else:
             click.echo(f"Stopped {len(pids)} process(es)" if pids else "No managed engine was running")
 
+    @engine.command("reembed")
+    @click.option("--timeout", type=float, default=600.0, show_default=True, help="Seconds to wait for indexing.")
+    @click.option("--json", "as_json", is_flag=True)
+    @click.pass_context
+    def engine_reembed(ctx: click.Context, timeout: float, as_json: bool) -> None:
+        """Embed every registered file of this workspace again with the current embedder."""
+        workspace = getattr(ctx.find_root().obj, "workspace", None)
+        out = reembed(workspace, wait_s=timeout)
+        if as_json:
+            emit_json(out)
+            return
+        if out["previousIndex"]:
+            click.echo(f"The old index was set aside at {out['previousIndex']} (delete it when satisfied)")
+        counts = (out["report"] or {}).get("counts", {})
+        click.echo(f"Re-embedded {out['files']} registered file(s) with {out['embedder']['name']}: {counts}")
+
     @engine.command("status")
     @click.option("--json", "as_json", is_flag=True)
     def engine_status_cmd(as_json: bool) -> None:
@@ -109,8 +158,8 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.core.host import Host
     from mnote_kr.citations.render import source_card
+    from mnote_kr.core.host import Host
 
     from .engine import engine_status, stop_engine
 

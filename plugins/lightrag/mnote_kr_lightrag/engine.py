@@ -37,16 +37,13 @@ from filelock import FileLock
 from mnote_kr.errors import ProviderError
 
 from . import modelservice
+from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
 from .tiktoken_cache import ensure_tiktoken_cache
 
 STATE_FILE = "engine.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
-#: LightRAG's default cosine threshold (0.2) is tuned for neural embedders. A short query against
-#: a 400-token chunk scores about 0.1-0.3 with the offline feature-hashing vectors while unrelated
-#: chunks stay near 0 (noise std about 1/sqrt(4096) = 0.016), so the offline embedder uses 0.08.
-OFFLINE_COSINE_THRESHOLD = "0.08"
 
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the
 #: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
@@ -88,6 +85,7 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
     lightrag_log: str = ""
     models_log: str | None = None
     parser_rules: str = ""
+    embedder: dict[str, Any] | None = None  # name, dim, version of what embeds the index
     started_at: float = 0.0
     start_seconds: float = 0.0
     healthy: bool = True
@@ -365,13 +363,17 @@ def start_engine(
     embedding: Mapping[str, Any] | None = None,
     parser_rules: str | None = None,
     wait_s: float = 60.0,
+    embedder: str | None = None,
 ) -> EngineInfo:
     """Start (or return the already running) managed LightRAG engine.
 
     ``llm`` / ``embedding`` are endpoint dicts from the config (``host`` = OpenAI-compatible
     base URL ending in ``/v1``, ``model``, ``api_key``; embedding also ``dim``). When either is
     missing, the offline model service serves that role. ``cache_dir`` is the host's cache dir;
-    tiktoken's files go to ``cache_dir/tiktoken``. Raises ``ProviderError`` (with the tail of the
+    tiktoken's files go to ``cache_dir/tiktoken``. ``embedder`` names the offline embedder
+    (else ``$MNOTE_KR_OFFLINE_EMBEDDER``, else ``embedders.DEFAULT_EMBEDDER``); an index built
+    by another embedder stops the start with a clear error (:func:`check_index_embedder`).
+    Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
     """
@@ -385,13 +387,18 @@ def start_engine(
                                     url=running.url, hint="run 'mnote-kr engine stop' and start it again")
             return running
         return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
-                             llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s)
+                             llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s,
+                             embedder=embedder)
 
 
 def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
-                  parser_rules: str | None, wait_s: float) -> EngineInfo:
+                  parser_rules: str | None, wait_s: float, embedder: str | None) -> EngineInfo:
     t0 = time.monotonic()
+    # Before anything slow: an index built by another embedder is one clear error, at once.
+    offline_spec = resolve_embedder(embedder)
+    record = offline_spec.record() if embedding is None else endpoint_record(embedding)
+    check_index_embedder(data_dir / "engine", record)
     server_exe = find_server_executable()
     tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
     engine_dir = data_dir / "engine"
@@ -408,13 +415,14 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     started: list[tuple[subprocess.Popen[bytes], str]] = []
     try:
         models_url: str | None = None
-        dim = modelservice.DEFAULT_DIM
+        dim = offline_spec.dim
         if offline:
             mport = free_port(host)
             models_url = f"http://{host}:{mport}"
             models_log.write_bytes(b"")
             mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
-                            "--port", str(mport), "--dim", str(dim)], cwd=run_dir, env=_base_env(), log=models_log)
+                            "--port", str(mport), "--embedder", offline_spec.name],
+                           cwd=run_dir, env=_base_env(), log=models_log)
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 
@@ -454,7 +462,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "ENABLE_LLM_CACHE": "false" if offline_llm else "true",
             "ENABLE_LLM_CACHE_FOR_EXTRACT": "false" if offline_llm else "true",
             "RERANK_BINDING": "null",
-            **({"COSINE_THRESHOLD": OFFLINE_COSINE_THRESHOLD} if offline_embed else {}),
+            **({"COSINE_THRESHOLD": str(offline_spec.cosine_threshold)} if offline_embed else {}),
             "WORKERS": "1",
         })
         server_log.write_bytes(b"")
@@ -466,10 +474,12 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             pids={role: proc.pid for proc, role in started}, offline_models=offline, offline_llm=offline_llm,
             models_url=models_url, run_dir=str(run_dir), server_log=str(server_log), lightrag_log=str(lightrag_log),
             models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
+            embedder=record,
         )
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
         _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+        write_index_record(engine_dir, record)
     except BaseException:
         for proc, role in reversed(started):
             _terminate(proc.pid, role, timeout=5)

@@ -4,18 +4,20 @@ When the user has configured no LLM or embedding endpoint, the managed engine ru
 stdlib-only HTTP service on loopback so that a real ``lightrag-server`` can ingest and
 retrieve without any network. It is honest about what it is:
 
-* ``POST /v1/embeddings`` returns deterministic feature-hashing vectors (signed hashing of
-  character 1-3-grams and lower-cased words, L2-normalised). Similar texts share features, so
-  retrieval by cosine similarity works for Latin and CJK text alike. ``encoding_format``
-  ``"base64"`` (LightRAG's default) gets little-endian float32 bytes, ``"float"`` a list.
+* ``POST /v1/embeddings`` embeds with the service's embedder (:mod:`.embedders`): by default
+  ``hybrid``, a learned WordLlama model shipped inside its PyPI package plus deterministic
+  feature-hashing vectors (signed hashing of character n-grams and lower-cased words,
+  L2-normalised) for exact terms and CJK text. ``encoding_format`` ``"base64"`` (LightRAG's
+  default) gets little-endian float32 bytes, ``"float"`` a list.
 * ``POST /v1/chat/completions`` answers only what it can answer truthfully:
   keyword-extraction prompts get the query's own words (no invented terms), entity
   extraction gets an empty result, and anything else (a RAG answer) gets
   :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
-* ``GET /v1/models``, ``GET /health`` and ``GET /stats`` (requests served, by kind: embeddings,
+* ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and
+  ``GET /stats`` (requests served, by kind: embeddings,
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
 
-Run it as ``python -m mnote_kr_lightrag.modelservice --port P --dim 384`` or in a thread with
+Run it as ``python -m mnote_kr_lightrag.modelservice --port P [--embedder hybrid]`` or in a thread with
 :func:`start_in_thread` (tests).
 """
 
@@ -30,9 +32,11 @@ import re
 import struct
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+from . import embedders
 
 # 1024 rather than 384: hash collisions add noise of about 1/sqrt(dim) to every cosine, and
 # short queries against 400-token chunks score only 0.1-0.3, so the noise must stay small.
@@ -239,7 +243,8 @@ class _Handler(BaseHTTPRequestHandler):
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         path = self.path.split("?", 1)[0].rstrip("/")
         if path in ("/health", "/v1/health"):
-            return self._json(200, {"status": "ok", "dim": self.server.dim, "offline": True})
+            return self._json(200, {"status": "ok", "dim": self.server.dim, "offline": True,
+                                    "embedder": self.server.spec.record()})
         if path == "/stats":
             with self.server.lock:
                 return self._json(200, {"requests": dict(self.server.counts)})
@@ -280,13 +285,16 @@ class _Handler(BaseHTTPRequestHandler):
             return self._error(400, "dimensions must be an integer")
         if dim <= 0 or dim > 65536:
             return self._error(400, "dimensions out of range")
+        if dim != self.server.dim and self.server.spec.name != "hashing":
+            return self._error(400, f"embedder {self.server.spec.name} gives {self.server.dim} dimensions only")
         fmt = body.get("encoding_format") or "float"
         if fmt not in ("float", "base64"):
             return self._error(400, "encoding_format must be 'float' or 'base64'")
+        texts = [item if isinstance(item, str) else json.dumps(item) for item in inputs]
         data = []
-        for i, item in enumerate(inputs):
-            text = item if isinstance(item, str) else json.dumps(item)
-            vec = embed(text, dim)
+        vectors = (self.server.embed_batch(texts) if dim == self.server.dim
+                   else [embed(t, dim) for t in texts])  # hashing only: any size on request
+        for i, vec in enumerate(vectors):
             emb: str | list[float] = encode_base64(vec) if fmt == "base64" else vec
             data.append({"object": "embedding", "index": i, "embedding": emb})
         self.server.count("embeddings")
@@ -329,9 +337,16 @@ class _Handler(BaseHTTPRequestHandler):
 class _ModelServer(ThreadingHTTPServer):
     daemon_threads = True
 
-    def __init__(self, host: str, port: int, dim: int) -> None:
+    def __init__(self, host: str, port: int, embedder: str, dim: int | None = None) -> None:
+        self.spec = embedders.spec(embedder)
+        if dim is not None and embedder != "hashing" and dim != self.spec.dim:
+            raise ValueError(f"embedder {embedder} gives {self.spec.dim} dimensions, not {dim}")
+        self.dim = dim or self.spec.dim
+        # Loaded before binding: a broken model install fails start-up, not the first request.
+        self.embed_batch: Callable[[Sequence[str]], list[list[float]]] = (
+            embedders.make_embedder(embedder, embed) if self.dim == self.spec.dim
+            else (lambda texts: [embed(t, self.dim) for t in texts]))
         super().__init__((host, port), _Handler)
-        self.dim = dim
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()
 
@@ -340,33 +355,36 @@ class _ModelServer(ThreadingHTTPServer):
             self.counts[kind] = self.counts.get(kind, 0) + 1
 
 
-def make_server(host: str = "127.0.0.1", port: int = 0, dim: int = DEFAULT_DIM) -> _ModelServer:
+def make_server(host: str = "127.0.0.1", port: int = 0, embedder: str = embedders.DEFAULT_EMBEDDER,
+                dim: int | None = None) -> _ModelServer:
     """Bind the service (port 0 picks a free port); call ``serve_forever`` on the result.
 
-    ``server.counts`` counts requests by kind (embeddings, keywords, extract, no-llm).
+    ``embedder`` is one of :data:`embedders.NAMES`; ``server.dim`` is its vector size (``dim``
+    may set it for ``hashing`` only). ``server.counts`` counts requests by kind (embeddings,
+    keywords, extract, no-llm).
     """
-    return _ModelServer(host, port, dim)
+    return _ModelServer(host, port, embedder, dim)
 
 
-def start_in_thread(host: str = "127.0.0.1", port: int = 0,
-                    dim: int = DEFAULT_DIM) -> tuple[_ModelServer, threading.Thread]:
+def start_in_thread(host: str = "127.0.0.1", port: int = 0, embedder: str = embedders.DEFAULT_EMBEDDER,
+                    dim: int | None = None) -> tuple[_ModelServer, threading.Thread]:
     """Start the service in a daemon thread; stop it with ``server.shutdown(); server.server_close()``."""
-    srv = make_server(host, port, dim)
+    srv = make_server(host, port, embedder, dim)
     thread = threading.Thread(target=srv.serve_forever, name="mnote-kr-modelservice", daemon=True)
     thread.start()
     return srv, thread
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Command-line entry: ``python -m mnote_kr_lightrag.modelservice --port P --dim 384``."""
+    """Command-line entry: ``python -m mnote_kr_lightrag.modelservice --port P [--embedder hybrid]``."""
     parser = argparse.ArgumentParser(prog="mnote_kr_lightrag.modelservice", description=__doc__.splitlines()[0])
     parser.add_argument("--host", default="127.0.0.1")
     parser.add_argument("--port", type=int, required=True)
-    parser.add_argument("--dim", type=int, default=DEFAULT_DIM)
+    parser.add_argument("--embedder", choices=embedders.NAMES, default=embedders.DEFAULT_EMBEDDER)
     args = parser.parse_args(argv)
-    srv = make_server(args.host, args.port, args.dim)
-    print(f"mnote-kr offline model service on http://{args.host}:{srv.server_address[1]}/v1 dim={args.dim}",
-          flush=True)
+    srv = make_server(args.host, args.port, args.embedder)
+    print(f"mnote-kr offline model service on http://{args.host}:{srv.server_address[1]}/v1 "
+          f"embedder={srv.spec.name} dim={srv.dim} version={srv.spec.version}", flush=True)
     try:
         srv.serve_forever()
     except KeyboardInterrupt:

@@ -23,7 +23,7 @@ def _cos(a: list[float], b: list[float]) -> float:
 
 @pytest.fixture()
 def service() -> Iterator[str]:
-    srv, thread = ms.start_in_thread(dim=64)
+    srv, thread = ms.start_in_thread(embedder="hashing", dim=64)
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
     finally:
@@ -194,7 +194,8 @@ def test_lr_chat_stream_through_the_openai_client(service: str) -> None:
 
 def test_lr_health_and_models(service: str) -> None:
     h = httpx.get(f"{service}/health").json()
-    assert h == {"status": "ok", "dim": 64, "offline": True}
+    assert h["status"] == "ok" and h["dim"] == 64 and h["offline"] is True
+    assert h["embedder"]["name"] == "hashing"
     ids = [m["id"] for m in httpx.get(f"{service}/v1/models").json()["data"]]
     assert ids == [ms.LLM_MODEL, ms.EMBED_MODEL]
     assert httpx.get(f"{service}/nope").status_code == 404

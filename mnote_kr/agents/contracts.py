@@ -1,0 +1,228 @@
+"""What an agent sends and sees: compact msgspec shapes, and JSON Schemas generated from them.
+
+The agent never sees LightRAG's raw chunk text (principle 5, seed 000 §5.2): a citation here
+carries its ``displayQuote`` and nothing of ``rawQuote`` or ``locatorEvidenceText``; the open
+plan drops ``openAction.evidenceText``. The query result is the seeds' compact
+``mnote.knowledge_rag.agent_query_result.v1`` shape: citations first, then the answer, then notes.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+import msgspec
+
+from mnote_kr.models import (
+    AGENT_QUERY_RESULT_SCHEMA,
+    Citation,
+    Highlight,
+    IngestReport,
+    LocatorPrecision,
+    NotIndexed,
+    OpenPlan,
+)
+
+AGENT_STATUS_SCHEMA = "mnote.knowledge_rag.agent_status.v1"
+
+Mode = Literal["mix", "hybrid", "naive", "local", "global"]
+SourcePath = Annotated[str, msgspec.Meta(min_length=1, max_length=4096)]
+
+
+class ToolInput(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_fields=True, frozen=True):
+    """Base of tool arguments: an unknown argument is refused, so a typo is not silently ignored."""
+
+
+class StatusInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_status takes no arguments."""
+
+
+class QueryInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_query: search the knowledge base, optionally with an answer."""
+
+    query: Annotated[str, msgspec.Meta(min_length=1, max_length=4000,
+                                       description="The question or phrase to look up.")]
+    mode: Annotated[Mode, msgspec.Meta(description="LightRAG query mode; 'hybrid' is an alias of 'mix'.")] = "mix"
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=200, description="How many passages to retrieve.")] = 10
+    source_paths: Annotated[list[SourcePath], msgspec.Meta(
+        max_length=200,
+        description="Limit citations to these files or folders (relative to the workspace root)."),
+    ] = []
+    want_answer: Annotated[bool, msgspec.Meta(
+        description="Also return LightRAG's generated answer (citations come either way).")] = False
+
+
+class OpenReferenceInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_open_reference: how to open one citation."""
+
+    citation_id: Annotated[str, msgspec.Meta(min_length=1, max_length=64,
+                                             description="A citation ID from a query result, such as [a3z1].")]
+
+
+class IngestInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_ingest (only with --allow-writes): index files in place."""
+
+    source_paths: Annotated[list[SourcePath], msgspec.Meta(min_length=1, max_length=200,
+                                                           description="Files or folders inside the workspace.")]
+    force: bool = False
+    wait_s: Annotated[float, msgspec.Meta(ge=0, le=300, description="Seconds to wait for indexing; 0: return at once.")
+                      ] = msgspec.field(default=0.0, name="waitS")
+
+
+class DeleteInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_delete (only with --allow-writes): the index only, never the files."""
+
+    source_paths: Annotated[list[SourcePath], msgspec.Meta(min_length=1, max_length=200,
+                                                           description="Files or folders inside the workspace.")]
+
+
+class PruneInput(ToolInput, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_prune (only with --allow-writes) takes no arguments."""
+
+
+# ----------------------------------------------------------------------------- outputs
+
+
+class Out(msgspec.Struct, kw_only=True, rename="camel", frozen=True):
+    """Base of tool results (camelCase, every field always present)."""
+
+
+class AgentCitation(Out, kw_only=True, frozen=True):
+    """One citable place, as an agent sees it: where it is, what it says, how to cite it."""
+
+    citation_id: str
+    source_root_relative_path: str
+    heading_path: list[str]
+    locator_precision: LocatorPrecision
+    locator_degraded: bool
+    page: int | None  # 1-based, only with bbox precision
+    bbox: list[float] | None  # [x0, y0, x1, y1], PDF points, top-left origin
+    paragraph_index: int | None
+    highlight: Highlight | None
+    display_quote: str | None
+    citation_markdown: str
+    citation_url: str
+    relevance_score: float | None
+
+
+class AgentQueryResult(Out, kw_only=True, frozen=True):
+    """The compact agent_query_result.v1: citations first, then the answer, then notes."""
+
+    schema: str = AGENT_QUERY_RESULT_SCHEMA
+    query: str
+    mode: str
+    citations: list[AgentCitation]
+    answer: str | None
+    notes: list[str]
+    not_indexed: list[NotIndexed]
+
+
+class AgentProvider(Out, kw_only=True, frozen=True):
+    """The retrieval engine as the agent needs to know it: reachable, healthy, what it holds."""
+
+    name: str
+    reachable: bool
+    error: str | None
+    core_version: str | None
+    pipeline_busy: bool | None
+    llm_model: str | None
+    embedding_model: str | None
+    rerank_enabled: bool | None
+    documents_by_status: dict[str, int]
+    unmapped_documents: int
+
+
+class AgentRegistry(Out, kw_only=True, frozen=True):
+    """Counts from the source registry (the files of this workspace the knowledge base knows)."""
+
+    entries: int
+    by_status: dict[str, int]
+    stale: int
+    waiting: int
+
+
+class AgentStatus(Out, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_status: is the knowledge base usable, and what is in it."""
+
+    schema: str = AGENT_STATUS_SCHEMA
+    workspace: str
+    indexed_roots: list[str]
+    registry: AgentRegistry
+    new_files_not_ingested: int
+    provider: AgentProvider
+    write_tools: bool
+
+
+class DeletedSource(Out, kw_only=True, frozen=True):
+    """One source whose index was removed (the file itself is untouched)."""
+
+    source_path: str
+    status: str
+    stale: bool
+
+
+class DeleteResult(Out, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_delete: the sources whose index was removed."""
+
+    deleted: list[DeletedSource]
+
+
+class PruneResult(Out, kw_only=True, frozen=True):
+    """mnote_knowledge_rag_prune: the registry records removed."""
+
+    removed: list[str]
+
+
+# ----------------------------------------------------------------------------- conversions
+
+
+def agent_citation(c: Citation) -> AgentCitation:
+    """The agent's view of a citation: no raw chunk text, no provider internals."""
+    loc = c.locator
+    return AgentCitation(
+        citation_id=c.citation_id,
+        source_root_relative_path=c.source_root_relative_path,
+        heading_path=list(c.heading_path),
+        locator_precision=c.locator_precision,
+        locator_degraded=c.locator_degraded,
+        page=loc.page,
+        bbox=loc.bbox,
+        paragraph_index=loc.paragraph_index,
+        highlight=loc.highlight,
+        display_quote=c.display_quote,
+        citation_markdown=c.citation_markdown,
+        citation_url=c.citation_url,
+        relevance_score=c.relevance_score,
+    )
+
+
+def agent_open_plan(plan: OpenPlan) -> OpenPlan:
+    """The open plan without the locator's evidence text (raw chunk text the agent must not see)."""
+    return msgspec.structs.replace(plan, open_action=msgspec.structs.replace(plan.open_action, evidence_text=None))
+
+
+# ----------------------------------------------------------------------------- schemas
+
+
+def object_schema(kind: type[Any]) -> dict[str, Any]:
+    """A JSON Schema for a Struct with ``type: object`` at its root, as MCP asks.
+
+    ``msgspec.json.schema`` answers ``{"$ref": "#/$defs/X", "$defs": {...}}``; MCP wants the
+    object itself at the root, so ``X`` is lifted up and the other definitions stay under
+    ``$defs`` (their ``#/$defs/...`` references still resolve from the root).
+    """
+    schema = msgspec.json.schema(kind)
+    ref = schema.get("$ref")
+    if not ref:
+        return schema
+    defs = dict(schema.get("$defs", {}))
+    root = dict(defs.pop(ref.rsplit("/", 1)[-1]))
+    if defs:
+        root["$defs"] = defs
+    return root
+
+
+__all__ = [
+    "AGENT_STATUS_SCHEMA", "AgentCitation", "AgentProvider", "AgentQueryResult", "AgentRegistry", "AgentStatus",
+    "DeleteInput", "DeleteResult", "DeletedSource", "IngestInput", "IngestReport", "OpenReferenceInput",
+    "PruneInput", "PruneResult", "QueryInput", "StatusInput", "agent_citation", "agent_open_plan", "object_schema",
+]

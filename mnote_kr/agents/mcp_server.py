@@ -1,0 +1,235 @@
+"""``mnote-kr mcp``: the agent tools over the Model Context Protocol (the official ``mcp`` SDK).
+
+Built on the SDK's low-level ``Server`` rather than its decorator API, because the schemas come
+from our msgspec contracts (``agents.contracts``), not from Python signatures. Over stdio (the
+default) stdout carries only JSON-RPC; with ``--http`` it is streamable HTTP on 127.0.0.1 behind
+the same checks as ``mnote-kr serve``: the Host header must be a loopback name with this
+server's port (DNS rebinding), browser origins are refused, and every request needs the
+per-start bearer token (constant-time compare).
+
+Host calls are blocking (files, LightRAG over HTTP), so they run in a worker thread and the
+event loop keeps answering. A deliberate failure (``MnoteKrError``) becomes the tool's error
+result (``isError``) with one ``Error: ... (how to fix)`` line, never a crashed server.
+"""
+
+from __future__ import annotations
+
+import functools
+import hmac
+import logging
+import secrets
+import socket
+import sys
+from collections.abc import Awaitable, Callable, MutableMapping
+from typing import TYPE_CHECKING, Any
+
+import anyio
+import anyio.to_thread
+import mcp_types as types
+import msgspec
+from mcp.server.lowlevel import Server
+from mcp.server.stdio import stdio_server
+from mcp.shared.exceptions import MCPError
+
+from mnote_kr.agents.tools import PROMPT_NAME, SKILL, ToolSpec, call_tool, error_text, prompt_text, tool_specs
+from mnote_kr.errors import MnoteKrError
+
+if TYPE_CHECKING:
+    from mnote_kr.core.host import Host
+
+log = logging.getLogger("mnote_kr.agents.mcp_server")
+
+MCP_PATH = "/mcp"
+TOKEN_FILE = "mcp-token"
+_encoder = msgspec.json.Encoder()
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+
+def _tool(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        title=spec.title,
+        description=spec.description,
+        input_schema=spec.input_schema,
+        output_schema=spec.output_schema,
+        annotations=types.ToolAnnotations(
+            title=spec.title, read_only_hint=spec.read_only, destructive_hint=False if spec.read_only else None,
+            idempotent_hint=spec.read_only, open_world_hint=False),
+    )
+
+
+def _error_result(text: str) -> types.CallToolResult:
+    return types.CallToolResult(content=[types.TextContent(text=text)], is_error=True)
+
+
+def build_server(host: Host, *, allow_writes: bool = False) -> Server[Any]:
+    """An MCP ``Server`` exposing the tools and the skill prompt for one ``Host``."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        ver = version("mnote-kr")
+    except PackageNotFoundError:
+        ver = "0"
+    tools = [_tool(s) for s in tool_specs(allow_writes)]
+    listing = types.ListToolsResult(tools=tools)
+    run = functools.partial(call_tool, allow_writes=allow_writes)
+
+    async def on_list_tools(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
+        return listing
+
+    async def on_call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+        try:
+            result = await anyio.to_thread.run_sync(run, host, params.name, params.arguments)
+        except MnoteKrError as exc:
+            return _error_result(error_text(exc))
+        except Exception:  # noqa: BLE001 - the one boundary: the agent gets a line, the log the traceback
+            log.exception("tool %s failed", params.name)
+            return _error_result(f"Error: {params.name} failed unexpectedly (see the mnote-kr mcp log on stderr)")
+        return types.CallToolResult(
+            content=[types.TextContent(text=_encoder.encode(result).decode("utf-8"))],
+            structured_content=msgspec.to_builtins(result),
+        )
+
+    prompt = types.Prompt(
+        name=PROMPT_NAME,
+        title="Answer from the knowledge base, with citations",
+        description="How to answer from the user's documents: only from mnote_knowledge_rag_query's citations, "
+                    "cited with their citationMarkdown.",
+        arguments=[types.PromptArgument(name="question", description="The user's question", required=False)],
+    )
+
+    async def on_list_prompts(ctx: Any, params: types.PaginatedRequestParams | None) -> types.ListPromptsResult:
+        return types.ListPromptsResult(prompts=[prompt])
+
+    async def on_get_prompt(ctx: Any, params: types.GetPromptRequestParams) -> types.GetPromptResult:
+        if params.name != PROMPT_NAME:
+            raise MCPError(types.INVALID_PARAMS, f"Unknown prompt {params.name!r}; the prompt is {PROMPT_NAME!r}")
+        question = (params.arguments or {}).get("question")
+        return types.GetPromptResult(
+            description=prompt.description,
+            messages=[types.PromptMessage(role="user", content=types.TextContent(text=prompt_text(question)))],
+        )
+
+    return Server(
+        "mnote-kr",
+        version=ver,
+        title="mnote-kr knowledge base",
+        instructions=SKILL,
+        on_list_tools=on_list_tools,
+        on_call_tool=on_call_tool,
+        on_list_prompts=on_list_prompts,
+        on_get_prompt=on_get_prompt,
+    )
+
+
+# ----------------------------------------------------------------------------- stdio
+
+
+def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
+    """Serve over stdin/stdout until the client closes stdin."""
+    server = build_server(host, allow_writes=allow_writes)
+
+    async def main() -> None:
+        async with stdio_server() as (read_stream, write_stream):
+            await server.run(read_stream, write_stream, server.create_initialization_options())
+
+    anyio.run(main)
+
+
+# ----------------------------------------------------------------------------- streamable HTTP
+
+
+class LoopbackGuard:
+    """ASGI middleware with ``mnote-kr serve``'s checks: loopback Host with our port, no browser
+    Origin, bearer token. Lifespan events pass through untouched."""
+
+    def __init__(self, app: ASGIApp, *, token: str, port: int) -> None:
+        self.app = app
+        self.token = token
+        self.port = port
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        from mnote_kr.server.app import LOOPBACK_NAMES, _split_host_header
+
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        parsed = _split_host_header(headers.get("host", ""))
+        if parsed is None or parsed[0] not in LOOPBACK_NAMES or (parsed[1] is not None and parsed[1] != self.port):
+            await _deny(send, 403, "forbidden_host", "Host header is not a loopback name",
+                        f"connect to http://127.0.0.1:{self.port}{MCP_PATH}; other names are refused (DNS rebinding)")
+            return
+        if "origin" in headers:
+            await _deny(send, 403, "origin_not_allowed", f"Origin {headers['origin']!r} is not allowed",
+                        "the MCP endpoint serves local agents, not web pages")
+            return
+        scheme, _, given = headers.get("authorization", "").partition(" ")
+        if scheme.lower() != "bearer" or not hmac.compare_digest(given.strip().encode("utf-8", "replace"),
+                                                                 self.token.encode()):
+            await _deny(send, 401, "unauthorized", "Missing or wrong bearer token",
+                        "send 'Authorization: Bearer <token>' (printed by 'mnote-kr mcp --http')")
+            return
+        await self.app(scope, receive, send)
+
+
+async def _deny(send: Send, status: int, code: str, message: str, hint: str) -> None:
+    body = _encoder.encode({"error": {"code": code, "message": message, "hint": hint}})
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()),
+               (b"cache-control", b"no-store")]
+    if status == 401:
+        headers.append((b"www-authenticate", b'Bearer realm="mnote-kr"'))
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def http_app(host: Host, *, token: str, port: int, allow_writes: bool = False) -> ASGIApp:
+    """The guarded streamable-HTTP ASGI app (for ``run_http`` and tests)."""
+    server = build_server(host, allow_writes=allow_writes)
+    app = server.streamable_http_app(streamable_http_path=MCP_PATH, host="127.0.0.1", json_response=True)
+    return LoopbackGuard(app, token=token, port=port)
+
+
+def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
+    """Serve streamable HTTP on 127.0.0.1 until Ctrl-C; prints the URL and the token."""
+    import uvicorn
+
+    from mnote_kr.core import paths
+    from mnote_kr.errors import UsageError
+    from mnote_kr.server.app import _write_private
+
+    if not 0 <= port <= 65535:
+        raise UsageError(f"Invalid port {port}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind(("127.0.0.1", port))
+    except OSError as exc:
+        sock.close()
+        raise UsageError(f"Cannot listen on 127.0.0.1:{port}: {exc.strerror}",
+                         hint="choose another --port, or 0 for a free one") from exc
+    sock.listen(128)  # before the URL is printed: a client may connect at once (uvicorn accepts later)
+    port = sock.getsockname()[1]
+    token = secrets.token_urlsafe(32)
+    token_file = paths.state_dir() / TOKEN_FILE
+    _write_private(token_file, token + "\n")
+    app = http_app(host, token=token, port=port, allow_writes=allow_writes)
+    print(f"MCP on http://127.0.0.1:{port}{MCP_PATH}")
+    print(f"Token: {token}")
+    print(f"Token file: {token_file}")
+    print("Press Ctrl-C to stop.", flush=True)
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
+    try:
+        uvicorn.Server(config).run(sockets=[sock])
+    finally:
+        sock.close()
+        try:
+            if token_file.read_text(encoding="utf-8").strip() == token:
+                token_file.unlink()
+        except OSError:
+            pass
+        sys.stdout.flush()

@@ -1,0 +1,169 @@
+"""Ranking a search's citations so that the passage that answers comes first.
+
+The provider's order finds the right file, but its first passage of that file is often a
+neighbour (a PDF's title or abstract, a DOCX paragraph two away). :func:`relevance` re-scores
+the citations of one search together:
+
+* ``provider``: ``PROVIDER_WEIGHT / (1 + rank)``, the provider's own order (rank 0-based).
+* ``lexical``: a BM25 score of the query's content words over each citation's text, with the
+  document frequencies taken over the citations of this search (the passages competing for
+  first place), divided by the best score of the search, times ``LEXICAL_WEIGHT``. Latin words
+  are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
+  ``battery``); CJK text, which has no spaces, is matched by character bigrams.
+* ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.ids.score` (an exact
+  file-name query, the whole query verbatim in the passage).
+
+Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
+place, before and after).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+PROVIDER_WEIGHT = 1.0
+LEXICAL_WEIGHT = 1.0
+FILE_NAME_BOOST = 0.5
+PHRASE_BOOST = 0.2
+_K1 = 1.2
+_B = 0.75
+
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}_]+")
+_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+_STOP = frozenset(
+    """a an the and or but if then of to in on at by for from with about into over under is are was
+    were be been being am do does did have has had can could may might must shall should will would
+    what which who whom whose when where why how that this these those it its i me my we our you your
+    he him his she her they them their there here not no as than so such any all some each more most
+    other please tell show give find explain describe list say much many did does get got use used""".split()
+)
+# CJK function characters that carry no topic: a bigram made only of them is dropped.
+_CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些个为请一下否有没这那其")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One citation to rank: the provider's rank, the file name and the passage text."""
+
+    provider_rank: int
+    file_name: str
+    text: str
+
+
+@functools.lru_cache(maxsize=8192)
+def _fold_char(ch: str) -> str:
+    """One character folded to one character: compatibility forms (⽂ → 文), case, accents (é → e)."""
+    c = unicodedata.normalize("NFKC", ch)
+    if len(c) != 1:
+        return ch.lower() if len(ch.lower()) == 1 else ch
+    base = unicodedata.normalize("NFKD", c)[:1] or c
+    low = base.casefold()
+    return low if len(low) == 1 else base
+
+
+def fold(text: str) -> str:
+    """``text`` folded character by character; same length, so positions still point into ``text``."""
+    if text.isascii():
+        return text.lower()
+    return "".join(map(_fold_char, text))
+
+
+_fold = fold
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "ing", "ed", "es", "s", "ly"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """The content terms of ``text`` in order, with repeats: stemmed Latin words and CJK bigrams."""
+    out: list[str] = []
+    for tok in _TOKEN_RE.findall(_fold(text)):
+        if _CJK_RUN_RE.fullmatch(tok):
+            if len(tok) == 1:
+                if tok not in _CJK_STOP:
+                    out.append(tok)
+                continue
+            out.extend(tok[i : i + 2] for i in range(len(tok) - 1)
+                       if not (tok[i] in _CJK_STOP and tok[i + 1] in _CJK_STOP))
+        elif tok not in _STOP and (len(tok) > 1 or tok.isdigit()):
+            out.append(_stem(tok))
+    return out
+
+
+def find_terms(text: str, query: str) -> list[tuple[int, int]]:
+    """Where the query's content terms occur in ``text``: ``(position, term index)``, in order.
+
+    Latin terms (stemmed) must start a word (``patent`` finds ``patented``, not ``competent``);
+    CJK bigrams match anywhere. Positions index ``text`` itself.
+    """
+    folded = fold(text)
+    hits: list[tuple[int, int]] = []
+    for i, term in enumerate(dict.fromkeys(terms(query))):
+        if _CJK_RUN_RE.fullmatch(term):
+            pattern = re.compile(re.escape(term))
+        else:
+            pattern = re.compile(rf"(?<![^\W_]){re.escape(term)}")
+        for m in pattern.finditer(folded):
+            hits.append((m.start(), i))
+            if len(hits) > 4000:
+                break
+    return sorted(hits)
+
+
+def bm25(query: str, texts: Sequence[str]) -> list[float]:
+    """BM25 of ``query``'s content terms over each of ``texts`` (document frequencies over ``texts``)."""
+    q_terms = list(dict.fromkeys(terms(query)))
+    if not q_terms or not texts:
+        return [0.0] * len(texts)
+    docs = [Counter(terms(t)) for t in texts]
+    lengths = [sum(d.values()) for d in docs]
+    avg = (sum(lengths) / len(lengths)) or 1.0
+    n = len(docs)
+    idf = {}
+    for term in q_terms:
+        df = sum(1 for d in docs if term in d)
+        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+    scores = []
+    for doc, length in zip(docs, lengths, strict=True):
+        s = 0.0
+        for term in q_terms:
+            tf = doc.get(term, 0)
+            if tf:
+                s += idf[term] * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / avg))
+        scores.append(s)
+    return scores
+
+
+def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list[tuple[float, dict[str, float]]]:
+    """Score every candidate of one search; returns ``(score, parts)`` per candidate, same order.
+
+    ``n_total`` is the number of provider references (ranks are clamped into it).
+    """
+    lexical = bm25(query, [c.text for c in candidates])
+    best = max(lexical, default=0.0)
+    q = _fold(" ".join(query.split()))
+    out = []
+    for cand, lex in zip(candidates, lexical, strict=True):
+        rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
+        name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
+        stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+        text = _fold(" ".join(cand.text.split()))
+        parts = {
+            "provider": PROVIDER_WEIGHT / (1 + rank),
+            "lexical": LEXICAL_WEIGHT * lex / best if best > 0 else 0.0,
+            "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
+            "phrase": PHRASE_BOOST if q and q in text else 0.0,
+        }
+        out.append((sum(parts.values()), parts))
+    return out

@@ -1,0 +1,219 @@
+"""The offline embedders (real model, no network) and the record of which one built an index."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+from mnote_kr_testkit.data import CORPUS
+
+from mnote_kr.errors import ProviderError
+from mnote_kr_lightrag import embedders, indexrecord
+from mnote_kr_lightrag import modelservice as ms
+from mnote_kr_lightrag.engine import free_port
+
+
+def _cos(a: list[float], b: list[float]) -> float:
+    return sum(x * y for x, y in zip(a, b, strict=True))
+
+
+# --- the learned model ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def hybrid() -> object:
+    return embedders.make_embedder("hybrid", ms.embed)
+
+
+def test_lr_hybrid_matches_a_paraphrase_that_shares_no_content_word(hybrid) -> None:  # type: ignore[no-untyped-def]
+    q, near, far = hybrid(["who came up with the typing machine",
+                           "The typewriter was patented in 1868 by Christopher Latham Sholes.",
+                           "Bangalore lies on the Mysore Plateau at an elevation of 900 m."])
+    hq, hnear, hfar = (ms.embed(t) for t in ("who came up with the typing machine",
+                                            "The typewriter was patented in 1868 by Christopher Latham Sholes.",
+                                            "Bangalore lies on the Mysore Plateau at an elevation of 900 m."))
+    assert _cos(q, near) > _cos(q, far) + 0.05
+    # the hashing vectors alone cannot tell them apart (no shared word, only 3-gram noise)
+    assert abs(_cos(hq, hnear) - _cos(hq, hfar)) < 0.05
+
+
+def test_lr_hybrid_matches_a_chinese_paraphrase(hybrid) -> None:  # type: ignore[no-untyped-def]
+    q, near, far = hybrid(["树林对河水流量有什么影响",
+                           "森林通过截留降水和增加土壤入渗来调节河流径流。",
+                           "本合同一式四份，自双方签章后生效。"])
+    assert _cos(q, near) > _cos(q, far) + 0.03
+
+
+def test_lr_hybrid_vectors_are_unit_length_with_the_recorded_dim(hybrid) -> None:  # type: ignore[no-untyped-def]
+    spec = embedders.spec("hybrid")
+    for vec in hybrid(["battery capacity", "", "吡咯烷"]):
+        assert len(vec) == spec.dim == embedders.WORDLLAMA_DIM + embedders.HASH_DIM
+        assert abs(sum(v * v for v in vec) - 1.0) < 1e-5
+    assert spec.record()["version"].startswith("wordllama-0.4.0.post1")
+    with pytest.raises(ValueError, match="unknown embedder"):
+        embedders.spec("minilm")
+
+
+_GUARD = textwrap.dedent("""
+    import socket, sys
+    def _refuse(*args, **kwargs):
+        raise OSError("network disabled by the test's socket guard")
+    _real_connect = socket.socket.connect
+    def _connect(self, address):
+        host = address[0] if isinstance(address, tuple) else address
+        if host not in ("127.0.0.1", "::1", "localhost"):
+            _refuse()
+        return _real_connect(self, address)
+    socket.socket.connect = _connect
+    socket.socket.connect_ex = lambda self, address: _refuse()
+    socket.getaddrinfo = _refuse
+    socket.create_connection = _refuse
+    from mnote_kr_lightrag import modelservice
+    sys.exit(modelservice.main(sys.argv[1:]))
+""")
+
+
+def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network(tmp_path: Path) -> None:
+    """The default service loads WordLlama from the installed package with every outward socket refused."""
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE"))}
+    env["HOME"] = str(tmp_path)  # no user-level model cache to fall back on
+    log = tmp_path / "models.out"
+    with log.open("wb") as out:
+        proc = subprocess.Popen([sys.executable, "-c", _GUARD, "--port", str(port)], stdout=out,
+                                stderr=subprocess.STDOUT, env=env, cwd=tmp_path)
+    try:
+        deadline = time.monotonic() + 60
+        health = None
+        while time.monotonic() < deadline and proc.poll() is None:
+            try:
+                health = httpx.get(f"http://127.0.0.1:{port}/health", trust_env=False).json()
+                break
+            except httpx.HTTPError:
+                time.sleep(0.2)
+        assert health is not None, log.read_text()
+        assert health["embedder"]["name"] == "hybrid" and health["dim"] == embedders.spec("hybrid").dim
+        texts = ["who invented the typewriter", "Christopher Latham Sholes patented the typewriter in 1868.",
+                 "The coolest month is January."]
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False)
+        assert r.status_code == 200, r.text
+        vecs = [row["embedding"] for row in r.json()["data"]]
+        learned = [v[: embedders.WORDLLAMA_DIM] for v in vecs]
+        assert all(any(abs(x) > 1e-6 for x in v) for v in learned)  # the model's half is really there
+        assert _cos(vecs[0], vecs[1]) > _cos(vecs[0], vecs[2])
+        assert "network disabled" not in log.read_text()
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+
+
+def test_lr_model_service_refuses_another_dim_for_the_learned_model() -> None:
+    srv, thread = ms.start_in_thread(embedder="wordllama")
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}/v1/embeddings"
+        assert httpx.post(url, json={"input": "x", "dimensions": 16}, trust_env=False).status_code == 400
+        ok = httpx.post(url, json={"input": ["x y"]}, trust_env=False)
+        assert len(ok.json()["data"][0]["embedding"]) == embedders.WORDLLAMA_DIM
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+# --- the index record ------------------------------------------------------------------------
+
+
+def _fake_index(engine_dir: Path) -> None:
+    storage = engine_dir / "rag_storage"
+    storage.mkdir(parents=True)
+    (storage / "kv_store_doc_status.json").write_text(json.dumps({"doc-1": {"status": "processed"}}))
+
+
+def test_lr_index_record_mismatch_is_never_silent(tmp_path: Path) -> None:
+    engine_dir = tmp_path / "engine"
+    new = embedders.spec("hybrid").record()
+    indexrecord.check_index_embedder(engine_dir, new)  # no index yet: anything goes
+    _fake_index(engine_dir)
+    # an index from before the records existed was built by the hashing embedder
+    assert indexrecord.read_index_record(engine_dir) == indexrecord.LEGACY_RECORD
+    with pytest.raises(ProviderError) as err:
+        indexrecord.check_index_embedder(engine_dir, new)
+    assert "built by embedder hashing" in err.value.message and "uses hybrid" in err.value.message
+    assert "mnote-kr engine reembed" in (err.value.hint or "")
+    endpoint = indexrecord.endpoint_record({"host": "http://127.0.0.1:8000/v1", "model": "bge-m3", "dim": 1024})
+    indexrecord.check_index_embedder(engine_dir, endpoint)  # a configured endpoint starts as before
+    indexrecord.write_index_record(engine_dir, new)
+    indexrecord.check_index_embedder(engine_dir, new)  # same embedder: fine
+    with pytest.raises(ProviderError, match="uses endpoint:bge-m3 \\(dim 1024"):
+        indexrecord.check_index_embedder(engine_dir, endpoint)  # recorded, then changed: never silent
+    moved = indexrecord.set_index_aside(tmp_path)
+    assert moved is not None and (moved / "kv_store_doc_status.json").is_file()  # kept, not deleted
+    assert not (engine_dir / "rag_storage").exists() and not (engine_dir / indexrecord.INDEX_RECORD).exists()
+    indexrecord.check_index_embedder(engine_dir, embedders.spec("hashing").record())
+
+
+def test_lr_unknown_embedder_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "bert")
+    with pytest.raises(ProviderError, match="Unknown offline embedder 'bert'"):
+        indexrecord.resolve_embedder(None)
+    assert indexrecord.resolve_embedder("hashing").name == "hashing"
+
+
+# --- the real engine: change of embedder, then reembed ------------------------------------------
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+@pytest.mark.integration
+def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    from mnote_kr.core.host import Host
+    from mnote_kr_lightrag import commands, engine
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    dirs = engine.default_engine_dirs()
+    seed_tiktoken(dirs["cache_dir"])
+    ws = tmp_path / "kb"
+    (ws / "docs").mkdir(parents=True)
+    source = ws / "docs" / "multi_page.pdf"
+    shutil.copyfile(CORPUS / "pdf" / "docling__multi_page.pdf", source)
+    before = _sha(source)
+    monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "hashing")
+    info = engine.start_engine(**dirs, wait_s=120)
+    try:
+        assert info.embedder == embedders.spec("hashing").record()
+        host = Host(ws)
+        host.roots_add("docs")
+        report = host.ingest(["docs"], wait=True, wait_s=180)
+        assert [i.status for i in report.items] == ["processed"]
+    finally:
+        engine.stop_engine(dirs["state_dir"])
+    monkeypatch.delenv(indexrecord.EMBEDDER_ENV)
+    with pytest.raises(ProviderError, match="built by embedder hashing") as err:
+        engine.start_engine(**dirs, wait_s=120)
+    assert "reembed" in (err.value.hint or "")
+    assert engine.engine_status(dirs["state_dir"]) is None  # nothing left running
+    try:
+        out = commands.reembed(str(ws), wait_s=180)
+        assert out["embedder"]["name"] == "hybrid" and out["files"] == 1
+        assert out["previousIndex"] and Path(out["previousIndex"]).is_dir()
+        assert [i["status"] for i in out["report"]["items"]] == ["processed"]
+        found = Host(ws).search("who invented the typewriter", top_k=5)
+        assert found.results and found.results[0].source_root_relative_path == "docs/multi_page.pdf"
+        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("hybrid").record()
+    finally:
+        engine.stop_engine(dirs["state_dir"])
+    assert _sha(source) == before
