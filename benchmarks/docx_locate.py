@@ -9,8 +9,14 @@ top-1 accuracy beside two baselines measured in the same run:
 * ``first-query``: the first paragraph whose text contains the query;
 * ``whole-evidence``: the paragraph with the best token overlap with the whole evidence.
 
-It also measures per-locate latency on a warm cache and the cold parse of a generated
-1,000-paragraph DOCX, each against a named baseline.
+Question cases (issue 13, ``docx_questions.py``): 2-4 content words of one paragraph of a
+3-6 paragraph window of a corpus DOCX, labelled from the DOCX XML alone, beside the
+"first paragraph of the evidence" and "evidence paragraph with the most query words"
+baselines. The second baseline is given the window's true paragraphs (an oracle the
+locator does not have), so it is an upper bound more than a rival.
+
+It also measures per-locate latency on a warm cache (wall and CPU time) and the cold
+parse of a generated 1,000-paragraph DOCX, each against a named baseline.
 
     .venv/bin/python benchmarks/docx_locate.py [--in-process] [--seed N]
 """
