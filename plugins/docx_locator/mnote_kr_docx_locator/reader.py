@@ -340,32 +340,35 @@ class _Walker:
         stack: list[tuple[Iterator[etree._Element], int]] = [(iter(body), 0)]
         while stack:
             it, leave = stack[-1]
-            child = next(it, None)
-            if child is None:
+            for child in it:  # until a child to descend into: then push it and break
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                ns, local = self.split(tag)
+                if local == "p" and ns in W_NSS:
+                    self.paragraph(child)
+                    continue
+                if local in _SKIP or local == "txbxContent":
+                    continue  # a text box outside a paragraph has no anchor paragraph to land on
+                if len(stack) > MAX_DEPTH:
+                    self._deep(len(stack))
+                if local == "tbl":
+                    self.table_depth += 1
+                    stack.append((iter(child), _LEAVE_TABLE))
+                    break
+                elif local == "sdt" and _sdt_is_toc(child):
+                    self.toc_depth += 1
+                    stack.append((iter(child), _LEAVE_TOC))
+                    break
+                else:
+                    stack.append((iter(child), 0))
+                    break
+            else:
                 stack.pop()
                 if leave == _LEAVE_TABLE:
                     self.table_depth -= 1
                 elif leave == _LEAVE_TOC:
                     self.toc_depth -= 1
-                continue
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue
-            ns, local = self.split(tag)
-            if local == "p" and ns in W_NSS:
-                self.paragraph(child)
-                continue
-            if local in _SKIP or local == "txbxContent":
-                continue  # a text box outside a paragraph has no anchor paragraph to land on
-            self._deep(len(stack))
-            if local == "tbl":
-                self.table_depth += 1
-                stack.append((iter(child), _LEAVE_TABLE))
-            elif local == "sdt" and _sdt_is_toc(child):
-                self.toc_depth += 1
-                stack.append((iter(child), _LEAVE_TOC))
-            else:
-                stack.append((iter(child), 0))
 
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
@@ -432,69 +435,70 @@ class _Walker:
         out = parts
         while stack:
             it, leave = stack[-1]
-            child = next(it, None)
-            if child is None:
+            for child in it:  # until a child to descend into: then push it and break
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                ns, local = self.split(tag)
+                if local == "t":
+                    if child.text:
+                        out.append(child.text)
+                    continue
+                if local in _SKIP:
+                    if local == "instrText" and self.fields:
+                        field_ = self.fields[-1]
+                        field_[0] = str(field_[0]) + (child.text or "")
+                        instr = str(field_[0]).strip().upper()
+                        if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
+                            field_[1] = True
+                            state["toc"] = True
+                    continue
+                if local == "tab" and ns in W_NSS:
+                    out.append("\t")
+                    continue
+                if local in ("br", "cr") and ns in W_NSS:
+                    out.append("\n")
+                    continue
+                if local == "noBreakHyphen":
+                    out.append("-")
+                    continue
+                if local == "fldChar":
+                    kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
+                    if kind == "begin":
+                        self.fields.append(["", False])
+                    elif kind == "end" and self.fields:
+                        self.fields.pop()
+                    continue
+                if len(stack) > MAX_DEPTH:
+                    self._deep(len(stack))
+                if local == "txbxContent":
+                    box_depth += 1
+                    out = boxes
+                    stack.append((iter(child), _LEAVE_BOX))
+                    break
+                if local == "p" and ns in W_NSS:
+                    if not box_depth:
+                        continue  # a paragraph nested in a paragraph outside a text box: not this one's text
+                    if boxes and not boxes[-1].endswith("\n"):
+                        boxes.append("\n")
+                elif local == "fldSimple":
+                    instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
+                    if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
+                        state["toc"] = True
+                elif local == "hyperlink":
+                    anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
+                    if anchor.startswith("_Toc"):
+                        state["toc"] = True
+                elif local in ("oMath", "oMathPara") and ns in M_NSS:
+                    state["eq"] = True
+                stack.append((iter(child), 0))
+                break
+            else:
                 stack.pop()
                 if leave == _LEAVE_BOX:
                     box_depth -= 1
                     if not box_depth:
                         out = parts
-                continue
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue
-            ns, local = self.split(tag)
-            if local == "t":
-                if child.text:
-                    out.append(child.text)
-                continue
-            if local in _SKIP:
-                if local == "instrText" and self.fields:
-                    field_ = self.fields[-1]
-                    field_[0] = str(field_[0]) + (child.text or "")
-                    instr = str(field_[0]).strip().upper()
-                    if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
-                        field_[1] = True
-                        state["toc"] = True
-                continue
-            if local == "tab" and ns in W_NSS:
-                out.append("\t")
-                continue
-            if local in ("br", "cr") and ns in W_NSS:
-                out.append("\n")
-                continue
-            if local == "noBreakHyphen":
-                out.append("-")
-                continue
-            if local == "fldChar":
-                kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
-                if kind == "begin":
-                    self.fields.append(["", False])
-                elif kind == "end" and self.fields:
-                    self.fields.pop()
-                continue
-            self._deep(len(stack))
-            if local == "txbxContent":
-                box_depth += 1
-                out = boxes
-                stack.append((iter(child), _LEAVE_BOX))
-                continue
-            if local == "p" and ns in W_NSS:
-                if not box_depth:
-                    continue  # a paragraph nested in a paragraph outside a text box: not this one's text
-                if boxes and not boxes[-1].endswith("\n"):
-                    boxes.append("\n")
-            elif local == "fldSimple":
-                instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
-                if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
-                    state["toc"] = True
-            elif local == "hyperlink":
-                anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
-                if anchor.startswith("_Toc"):
-                    state["toc"] = True
-            elif local in ("oMath", "oMathPara") and ns in M_NSS:
-                state["eq"] = True
-            stack.append((iter(child), 0))
         own = sum(len(x) for x in parts)
         box_text = "".join(boxes).strip("\n")
         if box_text:
