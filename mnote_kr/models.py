@@ -407,6 +407,8 @@ class ProviderStatus(Base, kw_only=True):
     input_directory: str | None = None
     working_directory: str | None = None
     extra: dict[str, Any] = {}
+    #: What the provider found unsafe about its server (e.g. answers without the key), each with the fix.
+    warnings: list[str] = []
 
 
 class PluginInfo(Base, kw_only=True):

@@ -210,6 +210,26 @@ def test_corrupt_registry_names_the_file_and_restore_recovers(tmp_path: Path) ->
     assert registry.with_name(registry.name + ".corrupt").read_bytes().startswith(b'{"version": 2, "entries"')
 
 
+def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_prev(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    (cli.ws / "papers").mkdir()
+    cli.ok("roots", "add", "papers", "--json")
+    cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
+    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    prev = registry.with_name(registry.name + ".prev")
+    assert prev.exists()
+    registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')
+    prev.write_bytes(b"\x00garbage")
+    for args in (("status",), ("registry", "restore")):
+        line = cli.fails(*args, code=1)
+        assert ".prev.prev" not in line and "registry restore" not in line, line
+        assert "previous generation is corrupt too" in line and "ingest" in line, line
+    assert registry.read_bytes().startswith(b'{"version": 2') and prev.read_bytes() == b"\x00garbage"
+    prev.unlink()  # and with no previous generation at all
+    line = cli.fails("registry", "restore", code=1)
+    assert "No previous registry generation" in line and "registry restore" not in line, line
+
+
 # ----------------------------------------------------------------------------- locate: bad inputs
 
 

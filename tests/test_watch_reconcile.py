@@ -207,3 +207,22 @@ def test_reconcile_with_provider_down_queues_work_and_loses_nothing(kb: tuple[Ho
     waiting = {w["sourcePath"]: w["action"] for w in host.status()["registry"]["waiting"]}
     assert waiting == {"r/a.md": "delete", "r/c.md": "ingest"}
     assert "r/a.md" not in {x.source_root_relative_path for x in host.registry().by_provider_name().values()}
+
+
+def test_reconcile_reports_files_the_provider_left_pending_as_queued_not_ingested(
+        kb: tuple[Host, FakeProvider]) -> None:
+    host, fake = kb
+    ws = host.root
+    write(ws / "r" / "a.md", "a\n")
+    host.roots_add(ws / "r", run_on_change=True)
+    host.ingest([ws / "r"])
+    fake.ingest_status = "pending"  # takes the call, leaves the file pending (a busy pipeline)
+    write(ws / "r" / "b.md", "b, new\n")
+    lines: list[tuple[str, str, str]] = []
+
+    summary = reconcile_and_apply(host, on_action=lambda kind, rel, detail: lines.append((kind, rel, detail)))
+
+    assert summary["ingest"] == {"ingested": [], "queued": ["r/b.md"], "failed": []}
+    assert ("queued", "r/b.md", "left pending; 'mnote-kr sync' sends it later") in lines
+    assert not any(kind == "ingested" for kind, _, _ in lines)
+    assert host.registry().entries["r/b.md"].status == "pending"

@@ -86,6 +86,8 @@ def render_status(info: dict[str, Any]) -> str:
             lines.append(f"Documents: {prov['documentsByStatus']}")
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    for warning in prov.get("warnings") or []:
+        lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):
         lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
     return "\n".join(lines)

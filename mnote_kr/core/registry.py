@@ -87,13 +87,23 @@ def _decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
             raw = _probe.decode(data)
             return msgspec.convert(_migrate(raw), RegistrySnapshot)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path) from exc
+            raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path,
+                                       hint=_corrupt_hint(path)) from exc
     except msgspec.DecodeError as exc:
-        raise RegistryCorruptError(
-            f"Registry file is corrupt: {path}: {exc}",
-            path=path,
-            hint=f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back",
-        ) from exc
+        raise RegistryCorruptError(f"Registry file is corrupt: {path}: {exc}", path=path,
+                                   hint=_corrupt_hint(path)) from exc
+
+
+def _rebuild_hint(index_dir: Path) -> str:
+    return (f"no older generation is kept: move {index_dir} aside, then 'mnote-kr roots add' your folders "
+            "and 'mnote-kr ingest' them again (your files are not touched)")
+
+
+def _corrupt_hint(path: Path) -> str:
+    """What to do about a corrupt file: restore from ``.prev``, unless this *is* the ``.prev``."""
+    if path.name.endswith(".prev"):
+        return _rebuild_hint(path.parent)
+    return f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back"
 
 
 class Registry:
@@ -167,14 +177,31 @@ class RegistryStore:
             return Registry(RegistrySnapshot(workspace_id=self.workspace_id, root_uri=self.root_uri))
         except OSError as exc:
             raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
-        return Registry(decode_snapshot(data, self.path))
+        try:
+            return Registry(decode_snapshot(data, self.path))
+        except RegistryCorruptError as exc:
+            # Point to 'registry restore' only when there is a readable generation to restore.
+            try:
+                self.load_previous()
+            except RegistryError as prev_exc:
+                raise RegistryCorruptError(f"{exc.message}; {prev_exc.message}", path=self.path,
+                                           hint=_rebuild_hint(self.index_dir)) from exc
+            raise
 
     def load_previous(self) -> Registry:
         """The previous generation (offered when the current file is corrupt)."""
         try:
-            return Registry(decode_snapshot(self.prev_path.read_bytes(), self.prev_path))
+            data = self.prev_path.read_bytes()
         except FileNotFoundError as exc:
-            raise RegistryError(f"No previous registry generation at {self.prev_path}", path=self.prev_path) from exc
+            raise RegistryError(f"No previous registry generation at {self.prev_path}", path=self.prev_path,
+                                hint=_rebuild_hint(self.index_dir)) from exc
+        except OSError as exc:
+            raise RegistryError(f"Cannot read registry {self.prev_path}: {exc.strerror}", path=self.prev_path) from exc
+        try:
+            return Registry(decode_snapshot(data, self.prev_path))
+        except RegistryCorruptError as exc:
+            raise RegistryCorruptError(f"The previous generation is corrupt too: {exc.message}",
+                                       path=self.prev_path, hint=_rebuild_hint(self.index_dir)) from exc
 
     # -- writing
 

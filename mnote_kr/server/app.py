@@ -1,7 +1,10 @@
 """``mnote-kr serve``: the loopback HTTP API for desktop shells written in other languages.
 
-Built on the standard library's ``ThreadingHTTPServer`` (see ``docs/http-api.md`` for why):
-one thread per connection, HTTP/1.1 keep-alive, JSON bodies encoded by msgspec.
+Built on the standard library's HTTP request handler (see ``docs/http-api.md`` for why), served
+by :class:`~mnote_kr.server.conn.GatedHTTPServer`: a bounded pool of handler threads that only
+ever see complete request headers, a listen backlog for bursts, header and body deadlines, and
+``503`` instead of a new thread when the pool and its queue are full. HTTP/1.1 keep-alive, JSON
+bodies encoded by msgspec.
 
 Every request passes, in this order:
 
@@ -30,7 +33,6 @@ import secrets
 import socket
 import sys
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlsplit
@@ -39,6 +41,7 @@ import msgspec
 
 from mnote_kr.core import paths
 from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
 from mnote_kr.server.routes import ROUTES, Api, Route
 
@@ -91,20 +94,16 @@ def _split_host_header(value: str) -> tuple[str, int | None] | None:
     return name, int(rest[1:])
 
 
-class _HTTPServer(ThreadingHTTPServer):
-    daemon_threads = True
-    block_on_close = False
-    allow_reuse_address = True
+class _HTTPServer(GatedHTTPServer):
     api: ApiServer
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(GatedHandler):
     server: _HTTPServer
     protocol_version = "HTTP/1.1"
     server_version = "mnote-kr"
     sys_version = ""
     disable_nagle_algorithm = True
-    timeout = 60  # idle keep-alive connections are closed after this many seconds
 
     # ------------------------------------------------------------------ plumbing
 
@@ -319,8 +318,8 @@ class _Handler(BaseHTTPRequestHandler):
         length = self._content_length()
         if self.headers.get("Transfer-Encoding") or length is None or length > 65536:
             self.close_connection = True
-        elif length:
-            self.rfile.read(length)
+        elif length and self.read_exact(length) is None:
+            self.close_connection = True
 
     def _read_body(self, route: Route) -> Any:
         api = self.server.api
@@ -339,7 +338,11 @@ class _Handler(BaseHTTPRequestHandler):
             self._fail(413, "payload_too_large", f"Body of {length} bytes exceeds the limit of {api.max_body}",
                        "send paths, not documents; the server reads files from the workspace itself")
             return _REFUSED
-        raw = self.rfile.read(length) if length else b""
+        raw = self.read_exact(length) if length else b""
+        if raw is None:  # the body did not arrive within the deadline: answer, then close
+            self._fail(408, "timeout", "The request body did not arrive in time",
+                       f"send the whole body within {api.limits.body_deadline:g} s")
+            return _REFUSED
         if route.request is None:
             return None
         ctype = self.headers.get("Content-Type", "").split(";", 1)[0].strip().lower()
@@ -423,6 +426,7 @@ class ApiServer:
         token: str | None = None,
         write_token_file: bool = True,
         jobs: JobManager | None = None,
+        limits: Limits | None = None,
     ) -> None:
         if not is_loopback(bind) and not allow_non_loopback:
             raise UsageError(
@@ -441,11 +445,12 @@ class ApiServer:
         server_cls = type("_BoundHTTPServer", (_HTTPServer,), {
             "address_family": socket.AF_INET6 if ":" in address else socket.AF_INET})
         try:
-            self._httpd: _HTTPServer = server_cls((address, port), _Handler)
+            self._httpd: _HTTPServer = server_cls((address, port), _Handler, limits)
         except OSError as exc:
             raise UsageError(f"Cannot listen on {bind}:{port}: {exc.strerror}",
                              hint="choose another --port, or 0 for a free one") from exc
         self._httpd.api = self
+        self.limits = self._httpd.limits
         self.port: int = self._httpd.server_address[1]
         shown = f"[{address}]" if ":" in address else address
         self.url = f"http://{shown}:{self.port}"

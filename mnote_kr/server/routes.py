@@ -12,6 +12,7 @@ cannot exist without being documented.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -177,14 +178,20 @@ def _check_workspace(host: Host, body: Any) -> None:
 # ---------------------------------------------------------------------------- handlers
 
 
-def health(api: Api, body: None) -> tuple[int, Any]:
+@functools.lru_cache(maxsize=1)
+def _version() -> str:
+    # Looked up once: importlib.metadata scans every installed distribution (about 5 ms), and
+    # health is what a shell polls.
     from importlib.metadata import PackageNotFoundError, version
 
     try:
-        ver = version("mnote-kr")
+        return version("mnote-kr")
     except PackageNotFoundError:
-        ver = "unknown"
-    return 200, HealthResponse(ok=True, version=ver)
+        return "unknown"
+
+
+def health(api: Api, body: None) -> tuple[int, Any]:
+    return 200, HealthResponse(ok=True, version=_version())
 
 
 def status(api: Api, body: None) -> tuple[int, Any]:

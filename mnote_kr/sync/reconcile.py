@@ -40,7 +40,7 @@ from mnote_kr.core.pending import (
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, sha256_file
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
-from mnote_kr.models import IndexedRoot, SourceEntry
+from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
 
 if TYPE_CHECKING:
     from mnote_kr.core.host import Host
@@ -319,6 +319,22 @@ def pair_late_moves(
 # --------------------------------------------------------------------------- applying
 
 
+def _sort_report(report: IngestReport, batch: list[str], out: dict[str, list[str]], on_action: Action) -> None:
+    """Say what ingest really did with each file: a provider may take the call but leave files pending."""
+    status = {item.source_path: item for item in report.items}
+    for rel in batch:
+        item = status.get(rel)
+        if item is not None and item.status == "pending":
+            out["queued"].append(rel)
+            on_action("queued", rel, item.reason or "left pending; 'mnote-kr sync' sends it later")
+        elif item is not None and item.status == "failed":
+            out["failed"].append(rel)
+            on_action("error", rel, item.reason or "the provider could not index it")
+        else:
+            out["ingested"].append(rel)
+            on_action("ingested", rel, "")
+
+
 def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) -> dict[str, list[str]]:
     """Ingest in batches of the per-call limit; never raises for provider or vanished files.
 
@@ -331,10 +347,7 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
     for i in range(0, len(todo), limit):
         batch = todo[i : i + limit]
         try:
-            host.ingest(batch, force=False)
-            out["ingested"].extend(batch)
-            for rel in batch:
-                on_action("ingested", rel, "")
+            _sort_report(host.ingest(batch, force=False), batch, out, on_action)
         except ProviderError as exc:
             out["queued"].extend(batch)
             for rel in batch:
@@ -343,9 +356,7 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
             # A file vanished between the stat and the ingest: take the batch one by one.
             for rel in batch:
                 try:
-                    host.ingest([rel], force=False)
-                    out["ingested"].append(rel)
-                    on_action("ingested", rel, "")
+                    _sort_report(host.ingest([rel], force=False), [rel], out, on_action)
                 except ProviderError as exc:
                     out["queued"].append(rel)
                     on_action("queued", rel, exc.message)

@@ -8,6 +8,10 @@ configuration names no LLM or embedding endpoint, the offline model service
 knowledge-graph extraction (LightRAG's ``!`` parser option), so nothing needs an LLM; answers
 then come back as ``modelservice.NO_LLM_ANSWER`` and the provider reports ``answer: null``.
 
+The server runs through :mod:`mnote_kr_lightrag.guard`: LightRAG's own server whose app is
+wrapped in a check of Host, Origin and key, so nothing but ``/health`` answers without the
+engine's key and no other origin or host name reaches it (``docs/security.md``).
+
 The PIDs, URL and a random API key go to ``<state_dir>/engine.json`` (mode 0600, atomic).
 :func:`stop_engine` signals only those PIDs, and only after checking that each one still runs
 the program we started. The pieces are plain functions so tests start the engine through
@@ -17,6 +21,8 @@ exactly this code (:mod:`mnote_kr_testkit.engine`).
 from __future__ import annotations
 
 import contextlib
+import importlib.util
+import json
 import os
 import secrets
 import shutil
@@ -41,6 +47,9 @@ from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder
 from .tiktoken_cache import ensure_tiktoken_cache
 
 STATE_FILE = "engine.json"
+#: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
+#: the next error can say the engine died (and where its log is) rather than that none is set up.
+DIED_FILE = "engine-died.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
@@ -54,11 +63,17 @@ OFFLINE_PARSER_RULES = f"docx:native-!{CHUNK};md:native-!{CHUNK};txt:legacy-!{CH
 #: With a real LLM configured, the knowledge graph is built as usual.
 LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pdf:legacy-{CHUNK}"
 
+#: LightRAG's defaults open /api/* (its Ollama-compatible chat) without the key and allow every
+#: CORS origin. The guard refuses both anyway; with these LightRAG's own checks agree with it.
+LOCKDOWN_ENV = {"WHITELIST_PATHS": "/health", "CORS_ORIGINS": ""}
+
 # Only these variables of the caller's environment reach the engine's processes: LightRAG reads
 # dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
              "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
-_MARKERS = {"server": "lightrag-server", "models": "mnote_kr_lightrag.modelservice"}
+_MARKERS = {"server": "mnote_kr_lightrag.guard", "models": "mnote_kr_lightrag.modelservice"}
+#: Engines recorded by an older mnote-kr ran ``lightrag-server`` directly: still ours to stop.
+_OLD_MARKERS = {"server": "lightrag-server"}
 # Popen objects of the engine processes this interpreter started. They outlive start_engine on
 # purpose; holding them here keeps Popen.__del__ from warning, and lets stop_engine reap them.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
@@ -106,16 +121,15 @@ def free_port(host: str = "127.0.0.1") -> int:
         return int(sock.getsockname()[1])
 
 
-def find_server_executable() -> Path:
-    """Locate ``lightrag-server``: beside ``sys.executable`` first, then on PATH."""
-    here = Path(sys.executable).parent
-    for name in ("lightrag-server", "lightrag-server.exe"):
-        if (here / name).is_file():
-            return here / name
-    found = shutil.which("lightrag-server")
-    if found:
-        return Path(found)
-    raise ProviderError("lightrag-server not installed", hint="pip install 'mnote-kr[engine]'")
+def require_server() -> list[str]:
+    """The command that runs the guarded ``lightrag-server`` in this interpreter.
+
+    The guard imports LightRAG's server module, so LightRAG's API extra must be installed in
+    the interpreter that runs mnote-kr (checked without importing it: that takes seconds).
+    """
+    if importlib.util.find_spec("lightrag") is None or importlib.util.find_spec("uvicorn") is None:
+        raise ProviderError("lightrag-server not installed", hint="pip install 'mnote-kr[engine]'")
+    return [sys.executable, "-m", "mnote_kr_lightrag.guard"]
 
 
 def _write_state(path: Path, info: EngineInfo) -> None:
@@ -172,7 +186,7 @@ def is_our_process(pid: int, role: str) -> bool:
         return False
     if _is_zombie(pid):
         return False
-    return _MARKERS[role] in cmd
+    return _MARKERS[role] in cmd or (role in _OLD_MARKERS and _OLD_MARKERS[role] in cmd)
 
 
 def _is_zombie(pid: int) -> bool:
@@ -264,6 +278,16 @@ def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[
     return body if isinstance(body, dict) else None
 
 
+def guard_active(url: str) -> bool:
+    """True when the engine at ``url`` refuses a foreign Host header, i.e. its guard is in place."""
+    try:
+        with httpx.Client(trust_env=False, timeout=5.0) as client:
+            resp = client.get(f"{url}/health", headers={"Host": "mnote-kr-guard-check.invalid"})
+    except httpx.HTTPError:
+        return False
+    return resp.status_code == 403
+
+
 def _base_env() -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
     env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
@@ -343,6 +367,9 @@ def engine_status(state_dir: Path) -> EngineInfo | None:
         for role, pid in info.pids.items():
             if role in _MARKERS:
                 _terminate(pid, role, timeout=5)
+        with contextlib.suppress(OSError):
+            (state_dir / DIED_FILE).write_text(json.dumps(
+                {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
     for _ in range(3):
@@ -399,7 +426,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     offline_spec = resolve_embedder(embedder)
     record = offline_spec.record() if embedding is None else endpoint_record(embedding)
     check_index_embedder(data_dir / "engine", record)
-    server_exe = find_server_executable()
+    server_cmd = require_server()
     tiktoken_dir = ensure_tiktoken_cache(cache_dir / "tiktoken")
     engine_dir = data_dir / "engine"
     working_dir, input_dir = engine_dir / "rag_storage", engine_dir / "inputs"
@@ -455,6 +482,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "EMBEDDING_BINDING_API_KEY": emb_key, "EMBEDDING_MODEL": emb_model, "EMBEDDING_DIM": str(dim),
             "TIKTOKEN_CACHE_DIR": str(tiktoken_dir),
             "LIGHTRAG_API_KEY": api_key,
+            **LOCKDOWN_ENV,
             "LIGHTRAG_PARSER": rules,
             "DOCX_SMART_HEADING": "false",  # needs spaCy models that only come from GitHub
             # The offline "answers" must never be cached: a real LLM configured later would
@@ -467,7 +495,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         })
         server_log.write_bytes(b"")
         url = f"http://{host}:{sport}"
-        sproc = _spawn([str(server_exe)], cwd=run_dir, env=env, log=server_log)
+        sproc = _spawn(server_cmd, cwd=run_dir, env=env, log=server_log)
         started.append((sproc, "server"))
         info = EngineInfo(
             url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),
@@ -479,6 +507,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
         _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+        if not guard_active(url):
+            raise ProviderError("lightrag-server started without mnote-kr's guard (it answered a foreign "
+                                "Host header); it was stopped", url=url,
+                                hint="this LightRAG version starts differently; pin lightrag-hku[api]==1.5.7")
         write_index_record(engine_dir, record)
     except BaseException:
         for proc, role in reversed(started):
@@ -491,7 +523,17 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
 
     info = msgspec.structs.replace(info, start_seconds=round(time.monotonic() - t0, 3))
     _write_state(state_dir / STATE_FILE, info)
+    (state_dir / DIED_FILE).unlink(missing_ok=True)
     return info
+
+
+def died_record(state_dir: Path) -> dict[str, Any] | None:
+    """What :func:`engine_status` noted when it found the engine's server gone, or None."""
+    try:
+        record = json.loads((Path(state_dir) / DIED_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return record if isinstance(record, dict) else None
 
 
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
@@ -511,4 +553,5 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
                 if pid and _terminate(pid, role, timeout):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
+        (state_dir / DIED_FILE).unlink(missing_ok=True)
         return stopped

@@ -18,7 +18,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderBusyError, ProviderError
 from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 
-from . import links, naming
+from . import exposure, links, naming
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
 
@@ -396,6 +396,7 @@ class LightRagProvider:
     def status(self, entries: list[SourceEntry]) -> ProviderStatus:
         """Health, rerank configuration, document counts and unmapped LightRAG documents."""
         health = cached_health(self.ctx, self.client, refresh=True)
+        warnings = exposure.probe(self.client, id(self.ctx.transport))
         configuration: dict[str, Any] = as_dict(health.get("configuration"))
         try:
             rows, counts = self.client.all_documents()
@@ -406,7 +407,8 @@ class LightRagProvider:
             return ProviderStatus(provider=PROVIDER, reachable=True, url=self.settings.url, error=str(exc),
                                   core_version=health.get("core_version"), api_version=health.get("api_version"),
                                   pipeline_busy=health.get("pipeline_busy"),
-                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None)
+                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
+                                  warnings=warnings)
         known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
         known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
         unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
@@ -436,6 +438,7 @@ class LightRagProvider:
             webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
             input_directory=str(input_dir) if input_dir else None,
             working_directory=health.get("working_directory") or self.settings.working_dir, extra=extra,
+            warnings=warnings,
         )
 
 

@@ -60,6 +60,24 @@ def _engine_info(ctx: ProviderContext) -> Any | None:
         return None
 
 
+def _engine_not_running(ctx: ProviderContext) -> ProviderError:
+    """The error when no URL is configured and the managed engine does not run: stopped, or died?"""
+    start = "start it with 'mnote-kr engine start' (or set [providers.lightrag] url to your own LightRAG)"
+    try:
+        from .engine import died_record
+    except ImportError:
+        died = None
+    else:
+        died = died_record(ctx.state_dir)
+    if died is not None:
+        log = died.get("serverLog") or "the engine's server.out"
+        return ProviderError(f"The managed LightRAG engine died: its server process {died.get('pid')} at "
+                             f"{died.get('url')} exited without 'mnote-kr engine stop'",
+                             hint=f"{start}; its last log is {log}")
+    return ProviderError("The managed LightRAG engine is not running and no LightRAG URL is configured",
+                         hint=start)
+
+
 def read_env_key(env_file: str | Path) -> str | None:
     """``LIGHTRAG_API_KEY`` from a dotenv file, or None. Never logs the value."""
     try:
@@ -96,10 +114,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
     if not url:
         info = _engine_info(ctx)
         if info is None:
-            raise ProviderError(
-                "No LightRAG URL configured and no managed engine is running",
-                hint="set [providers.lightrag] url, or run 'mnote-kr engine start'",
-            )
+            raise _engine_not_running(ctx)
         url = info.url
     key: str | None = None
     if info is not None and getattr(info, "api_key", None):
@@ -142,8 +157,11 @@ def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool
 
 
 def clear_cache() -> None:
-    """Forget cached ``/health`` answers (tests; after reconfiguration)."""
+    """Forget cached ``/health`` answers and exposure probes (tests; after reconfiguration)."""
+    from . import exposure
+
     _HEALTH_CACHE.clear()
+    exposure.clear_cache()
 
 
 def effective_input_dir(ctx: ProviderContext, settings: Settings, client: LightRagClient | None) -> Path | None:

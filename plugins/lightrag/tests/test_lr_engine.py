@@ -114,11 +114,39 @@ def test_lr_status_cleans_a_record_whose_server_is_gone(tmp_path: Path) -> None:
     assert not (tmp_path / engine.STATE_FILE).exists()
 
 
-def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(sys, "executable", str(tmp_path / "python"))
-    monkeypatch.setenv("PATH", str(tmp_path))
+def test_lr_errors_after_the_engine_died_say_it_died_and_how_to_start_it(tmp_path: Path) -> None:
+    from mnote_kr.core import paths
+    from mnote_kr.core.host import Host
+
+    state = paths.state_dir()
+    dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
+                          text=True, check=True).stdout.strip()
+    info = engine.EngineInfo(url="http://127.0.0.1:9", api_key="k", input_dir="i", working_dir="w",
+                             pids={"server": int(dead)}, offline_models=True, server_log=str(state / "x.out"))
+    engine._write_state(state / engine.STATE_FILE, info)  # recorded as running, then its process died
+    (tmp_path / "ws").mkdir()
+    host = Host(tmp_path / "ws")
+    for _ in range(2):  # the first call finds the record stale; the next ones still know why
+        with pytest.raises(ProviderError) as exc:
+            host.search("anything")
+        text = str(exc.value)
+        assert "No LightRAG URL configured" not in text
+        assert f"engine died: its server process {dead}" in text and "mnote-kr engine start" in text, text
+        assert str(state / "x.out") in text
+    assert host.status()["provider"]["error"].startswith("The managed LightRAG engine died")
+    engine.stop_engine(state)  # a deliberate stop: then it is simply not running
+    with pytest.raises(ProviderError, match="engine is not running and no LightRAG URL") as exc:
+        host.search("anything")
+    assert "mnote-kr engine start" in str(exc.value)
+
+
+def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
+    real = engine.importlib.util.find_spec
+    assert engine.require_server()[1:] == ["-m", "mnote_kr_lightrag.guard"]
+    monkeypatch.setattr(engine.importlib.util, "find_spec",
+                        lambda name, *a: None if name == "lightrag" else real(name, *a))
     with pytest.raises(ProviderError, match="lightrag-server not installed") as exc:
-        engine.find_server_executable()
+        engine.require_server()
     assert "mnote-kr[engine]" in str(exc.value)
 
 
