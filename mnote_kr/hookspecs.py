@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
     from mnote_kr.models import (
         CitationTextBundle,
+        DocumentModel,
         EntryUpdate,
         LocateRequest,
         Locator,
@@ -167,6 +168,39 @@ def locate(request: LocateRequest) -> Locator | None:
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension; a built-in ``file`` locator answers when no plugin does.
+    """
+
+
+# --------------------------------------------------------------------------- viewer
+
+
+@hookspec(firstresult=True)
+def document_model(path: str) -> DocumentModel | None:
+    """Describe a source file for the viewer (``/view/{citationId}`` of ``mnote-kr serve``).
+
+    Paragraph formats (DOCX, Markdown, text) return ``kind="paragraphs"``: every
+    paragraph in the same ``paragraphIndex`` order, with the same text, that this
+    plugin's ``locate`` counts in, so a locator's ``paragraphIndex`` and ``highlight``
+    land on what is shown. Paged formats (PDF) return ``kind="pages"`` with each page's
+    size in points in the locator's ``bbox`` frame. Raise ``DocumentError`` for broken
+    or hostile files; return None for a file this plugin does not handle.
+
+    Calling convention: firstresult, called only on the locator plugin chosen for the
+    file's extension (the same one ``locate`` uses); no answer means "file only".
+    """
+
+
+@hookspec(firstresult=True)
+def render_page(path: str, page: int, scale: float) -> bytes | None:
+    """Render one page (1-based) of a paged source as PNG bytes, ``scale`` pixels per point.
+
+    The image covers the page exactly as ``document_model`` sizes it (crop box, after
+    ``/Rotate``), so a locator ``bbox`` times ``scale`` is its pixel rectangle. The host
+    caches the result per file version, page and scale. Raise ``DocumentError`` for a
+    page out of range or a broken file; return None for a file this plugin does not handle.
+
+    Calling convention: firstresult, called only on the locator plugin chosen for the
+    file's extension.
     """
 
 

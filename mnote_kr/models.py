@@ -385,6 +385,45 @@ class OpenPlan(Frozen, frozen=True, kw_only=True):
     source_map_path: str | None = None
 
 
+# --------------------------------------------------------------------------- document view
+
+
+class ModelParagraph(Frozen, frozen=True, kw_only=True):
+    """One paragraph of a document as the viewer shows it (``document_model`` hook).
+
+    ``index`` is the locator's ``paragraphIndex``; ``text`` is exactly the text the
+    locator's ``highlight`` offsets count in. ``cell`` is ``[table, row, column]`` of the
+    outermost table the paragraph sits in (tables numbered from 0 in document order);
+    ``textboxes`` are the texts of text boxes anchored in this paragraph.
+    """
+
+    index: int
+    text: str
+    heading_level: int = 0
+    in_toc: bool = False
+    list_level: int | None = None  # 0-based nesting level of a list item
+    list_ordered: bool = False
+    cell: list[int] | None = None
+    textboxes: list[str] = []
+    code: bool = False  # a fenced code block (Markdown): shown as written
+
+
+class PageSize(Frozen, frozen=True, kw_only=True):
+    """A page's size in points as displayed (crop box, after ``/Rotate``): the locator's frame."""
+
+    width: float
+    height: float
+
+
+class DocumentModel(Frozen, frozen=True, kw_only=True):
+    """What a viewer needs to show a source: paragraphs (DOCX, Markdown, text) or pages (PDF)."""
+
+    kind: Literal["paragraphs", "pages"]
+    paragraphs: list[ModelParagraph] = []
+    pages: list[PageSize] = []
+    plugin: str | None = None
+
+
 # --------------------------------------------------------------------------- status
 
 

@@ -25,6 +25,7 @@ from mnote_kr.errors import MnoteKrError, PluginError
 from mnote_kr.hookspecs import PROJECT_NAME
 from mnote_kr.models import (
     CitationTextBundle,
+    DocumentModel,
     EntryUpdate,
     LocateRequest,
     Locator,
@@ -194,6 +195,24 @@ class Plugins:
             result = self._call("locate", name, request=request)
         if result is None:
             result = self._call("locate", "file_locator", request=request)
+        return result
+
+    # -- viewer hooks
+
+    def document_model(self, path: str) -> DocumentModel | None:
+        """The viewer's model of a source from its extension's locator plugin; None: file only."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: DocumentModel | None = self._call("document_model", name, path=path)
+        return result
+
+    def render_page(self, path: str, page: int, scale: float) -> bytes | None:
+        """One page of a paged source as PNG bytes, or None when no plugin renders it."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: bytes | None = self._call("render_page", name, path=path, page=page, scale=scale)
         return result
 
 

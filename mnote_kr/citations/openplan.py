@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from mnote_kr.errors import NotFoundError, UsageError
 from mnote_kr.models import (
+    Citation,
     OpenActionParams,
     OpenPlan,
 )
@@ -37,10 +38,14 @@ def normalize_citation_id(raw: str) -> str:
     return raw if raw.startswith("[") else f"[{raw.strip('[]')}]"
 
 
+def find_citation(host: Host, raw_id: str) -> Citation | None:
+    """The issued citation with this ID (``[a3z1]`` or ``a3z1``), or None: no liveness check."""
+    return _load_cache(_cache_path(host)).citations.get(normalize_citation_id(raw_id))
+
+
 def open_plan(host: Host, raw_id: str) -> OpenPlan:
     cid = normalize_citation_id(raw_id)
-    cache = _load_cache(_cache_path(host))
-    citation = cache.citations.get(cid)
+    citation = find_citation(host, cid)
     if citation is None:
         raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
     entry = host.registry().entries.get(citation.source_root_relative_path)

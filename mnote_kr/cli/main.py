@@ -342,10 +342,19 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
 
 @cli.command("open")
 @click.argument("citation")
+@click.option("--show", is_flag=True,
+              help="Open the cited place in the browser's viewer (starts a short-lived server when none runs).")
+@click.option("--linger", type=float, default=300.0, show_default=True,
+              help="With --show: seconds the short-lived server waits idle before it stops.")
 @json_option
 @pass_ctx
-def open_(obj: Ctx, citation: str, as_json: bool) -> None:
+def open_(obj: Ctx, citation: str, show: bool, linger: float, as_json: bool) -> None:
     """Show how to open a citation: file, kind, locator, open-action parameters."""
+    if show:
+        from mnote_kr.server.show import show as show_viewer
+
+        show_viewer(obj.host(), citation, linger_s=linger)
+        return
     plan = obj.host().open(citation)
     if as_json:
         emit_json(plan)

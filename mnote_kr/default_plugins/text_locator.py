@@ -36,7 +36,7 @@ from mnote_kr.citations.textmatch import (
 )
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import LocateRequest, Locator, SidecarBlock
+from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
 
 PLUGIN_NAME = "text_locator"
 EXTENSIONS = (".md", ".markdown", ".txt")
@@ -50,6 +50,7 @@ _ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
 _SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 _MD_TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[^\]]+\]\(#[^)]*\)\s*$")
+_LIST_ITEM = re.compile(r"^( *)(?:[-*+]|(\d{1,9})[.)])[ \t]+\S")
 _TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
 
 
@@ -217,3 +218,25 @@ def locate(request: LocateRequest) -> Locator | None:
     if Path(request.file).suffix.lower() not in EXTENSIONS:
         return None
     return locate_text(request)
+
+
+@hookimpl(trylast=True)
+def document_model(path: str) -> DocumentModel | None:
+    """The file's paragraphs as ``locate`` counts them, for the viewer; None for another suffix.
+
+    In Markdown, headings keep their level, a block whose first line is a list item is
+    a list item (level from its indent), and fenced code is marked as code; the text is
+    the file's own text, so ``highlight`` offsets apply unchanged.
+    """
+    if Path(path).suffix.lower() not in EXTENSIONS:
+        return None
+    markdown = Path(path).suffix.lower() in MARKDOWN_EXTENSIONS
+    out: list[ModelParagraph] = []
+    for p in load_text(path).paragraphs:
+        item = _LIST_ITEM.match(p.text) if markdown and not p.heading_level else None
+        out.append(ModelParagraph(
+            index=p.index, text=p.text, heading_level=p.heading_level, in_toc=p.in_toc,
+            list_level=len(item.group(1)) // 2 if item else None, list_ordered=bool(item and item.group(2)),
+            code=markdown and bool(_FENCE.match(p.text)),
+        ))
+    return DocumentModel(kind="paragraphs", paragraphs=out, plugin=PLUGIN_NAME)

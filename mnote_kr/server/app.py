@@ -41,6 +41,7 @@ import msgspec
 
 from mnote_kr.core import paths
 from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.server import web
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
 from mnote_kr.server.routes import ROUTES, Api, Route
@@ -231,6 +232,9 @@ class _Handler(GatedHandler):
             self.close_connection = True
             self._fail(403, "forbidden_host", "Host header is not a loopback name",
                        "connect to http://127.0.0.1:PORT; other names are refused (DNS rebinding)")
+            return
+        if not self.path.startswith("/api/"):
+            web.dispatch(self)  # the browser UI: its own cookie, Origin rule and headers (web.py)
             return
         origin = self.headers.get("Origin")
         if origin is not None and origin not in api.cors_origins:
@@ -533,6 +537,7 @@ def run_server(
     print(f"Serving on {server.url}")
     print(f"Token: {server.token}")
     print(f"Token file: {server.token_file}")
+    print(f"Web UI: {web.entry_url(server)}")
     print("Press Ctrl-C to stop.", flush=True)
     try:
         server.serve_forever()

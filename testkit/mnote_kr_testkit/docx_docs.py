@@ -51,6 +51,16 @@ STYLES = (
     "</w:styles>"
 )
 
+NUMBERING = (
+    f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:numbering xmlns:w="{W}">'
+    '<w:abstractNum w:abstractNumId="0"><w:lvl w:ilvl="0"><w:numFmt w:val="bullet"/></w:lvl>'
+    '<w:lvl w:ilvl="1"><w:numFmt w:val="bullet"/></w:lvl></w:abstractNum>'
+    '<w:abstractNum w:abstractNumId="1"><w:lvl w:ilvl="0"><w:numFmt w:val="decimal"/></w:lvl>'
+    '<w:lvl w:ilvl="1"><w:numFmt w:val="lowerLetter"/></w:lvl></w:abstractNum>'
+    '<w:num w:numId="1"><w:abstractNumId w:val="0"/></w:num><w:num w:numId="2"><w:abstractNumId w:val="1"/></w:num>'
+    "</w:numbering>"
+)
+
 
 @dataclass
 class Eq:
@@ -83,6 +93,7 @@ class DocxBuilder:
     parts: list[str] = field(default_factory=list)
     count: int = 0
     texts: list[str] = field(default_factory=list)
+    lists: bool = False  # set by list_item: build() then writes word/numbering.xml
 
     def _pid(self) -> str:
         return f' w14:paraId="{0x1A2B0000 + self.count + 1:08X}"' if self.para_ids else ""
@@ -159,6 +170,14 @@ class DocxBuilder:
         self.parts.append("".join(xml))
         return idx
 
+    def list_item(self, text: str, level: int = 0, ordered: bool = False) -> int:
+        """A list item (numId 1: bullets, numId 2: decimal numbers) at ``level`` (0-based)."""
+        idx = self.count
+        self.lists = True
+        ppr = f'<w:pPr><w:numPr><w:ilvl w:val="{level}"/><w:numId w:val="{2 if ordered else 1}"/></w:numPr></w:pPr>'
+        self.parts.append(self._p(self.runs(text), ppr, text))
+        return idx
+
     def textbox_para(self, text: str, box_text: str) -> int:
         """A paragraph holding a VML text box whose own ``w:p`` is not indexed."""
         idx = self.count
@@ -189,17 +208,19 @@ class DocxBuilder:
 
     def build(self) -> bytes:
         """The DOCX as bytes."""
-        return package(self.document_xml())
+        return package(self.document_xml(), numbering=NUMBERING.encode() if self.lists else None)
 
 
-def package(document_xml: bytes, *, styles: bytes | None = None) -> bytes:
-    """Zip a ``word/document.xml`` into a minimal DOCX."""
+def package(document_xml: bytes, *, styles: bytes | None = None, numbering: bytes | None = None) -> bytes:
+    """Zip a ``word/document.xml`` (and ``word/numbering.xml`` when given) into a minimal DOCX."""
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         zf.writestr("[Content_Types].xml", CONTENT_TYPES)
         zf.writestr("_rels/.rels", RELS)
         zf.writestr("word/document.xml", document_xml)
         zf.writestr("word/styles.xml", styles if styles is not None else STYLES.encode())
+        if numbering is not None:
+            zf.writestr("word/numbering.xml", numbering)
     return buf.getvalue()
 
 

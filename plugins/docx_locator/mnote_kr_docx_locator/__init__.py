@@ -16,7 +16,7 @@ from pathlib import Path
 
 from mnote_kr import hookimpl
 from mnote_kr.citations.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
-from mnote_kr.models import LocateRequest, Locator, SidecarBlock
+from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
 
 from .reader import DocxDocument, clear_cache, load_docx
 
@@ -28,6 +28,7 @@ __all__ = [
     "THRESHOLD",
     "block_scope",
     "clear_cache",
+    "document_model",
     "load_docx",
     "locate",
     "locate_docx",
@@ -94,3 +95,28 @@ def locate(request: LocateRequest) -> Locator | None:
     if Path(request.file).suffix.lower() != ".docx":
         return None
     return locate_docx(request)
+
+
+@hookimpl
+def document_model(path: str) -> DocumentModel | None:
+    """The DOCX's paragraphs in ``paragraphIndex`` order, as ``locate`` reads them, for the viewer.
+
+    Headings, list items (level, numbered or bulleted), table cells (outermost table, row,
+    column) and the text boxes anchored in each paragraph; None for any other suffix.
+    """
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    doc = load_docx(path)
+    return DocumentModel(
+        kind="paragraphs",
+        plugin=PLUGIN_NAME,
+        paragraphs=[
+            ModelParagraph(
+                index=p.index, text=p.text if p.own_chars is None else p.text[: p.own_chars],
+                heading_level=p.heading_level, in_toc=p.in_toc,
+                list_level=p.list_level, list_ordered=p.list_ordered,
+                cell=list(p.cell) if p.cell is not None else None, textboxes=list(p.textboxes),
+            )
+            for p in doc.paragraphs
+        ],
+    )

@@ -123,6 +123,14 @@ class Paragraph(TextParagraph):
 
     in_table: bool = False
     has_equation: bool = False
+    # For the viewer (``document_model``); the locator does not use them.
+    list_level: int | None = None  # 0-based level of a numbered or bulleted list item
+    list_ordered: bool = False
+    cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
+    textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
+    # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
+    # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.
+    own_chars: int | None = None
 
 
 @dataclass(slots=True)
@@ -310,9 +318,15 @@ class _Walker:
     """One pass over ``w:body`` with an explicit stack: the file's nesting depth never becomes
     Python recursion (1,500 nested tables are a budget error, not a ``RecursionError``)."""
 
-    def __init__(self, styles: dict[str, tuple[int, bool]], path: str) -> None:
+    def __init__(
+        self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None
+    ) -> None:
         self.styles = styles
         self.path = path
+        self.numbering = numbering or {}
+        self.tables = 0
+        self.cells: list[list[int]] = []  # [table, row, column] per open table, outermost first
+        self.boxes: list[str] = []
         self.paragraphs: list[Paragraph] = []
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
         self.headings: list[tuple[int, str]] = []
@@ -354,7 +368,18 @@ class _Walker:
                     self._deep(len(stack))
                 if local == "tbl":
                     self.table_depth += 1
+                    self.cells.append([self.tables, -1, -1])
+                    self.tables += 1
                     stack.append((iter(child), _LEAVE_TABLE))
+                    break
+                elif local == "tr" and self.cells:
+                    self.cells[-1][1] += 1
+                    self.cells[-1][2] = -1
+                    stack.append((iter(child), 0))
+                    break
+                elif local == "tc" and self.cells:
+                    self.cells[-1][2] += 1
+                    stack.append((iter(child), 0))
                     break
                 elif local == "sdt" and _sdt_is_toc(child):
                     self.toc_depth += 1
@@ -367,6 +392,7 @@ class _Walker:
                 stack.pop()
                 if leave == _LEAVE_TABLE:
                     self.table_depth -= 1
+                    self.cells.pop()
                 elif leave == _LEAVE_TOC:
                     self.toc_depth -= 1
 
@@ -376,6 +402,8 @@ class _Walker:
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
+        list_level: int | None = None
+        num_id = ""
         ppr = None
         for child in p:
             if isinstance(child.tag, str) and self.split(child.tag)[1] == "pPr":
@@ -394,6 +422,19 @@ class _Walker:
                     o = _int(_wval(pp))
                     if o is not None and 0 <= o < 9:
                         level = o + 1
+                elif local == "numPr":
+                    for np_ in pp:
+                        if isinstance(np_.tag, str):
+                            kind = self.split(np_.tag)[1]
+                            if kind == "ilvl":
+                                list_level = _int(_wval(np_)) or 0
+                            elif kind == "numId":
+                                num_id = _wval(np_) or ""
+        if num_id in ("", "0"):  # numId 0 switches numbering off
+            list_level = None
+        elif list_level is None:
+            list_level = 0
+        self.boxes = []
         own = self.inline(p, parts, state)
         text = "".join(parts)
         self.chars += len(text)
@@ -419,6 +460,11 @@ class _Walker:
                 in_toc=in_toc,
                 in_table=self.table_depth > 0,
                 has_equation=bool(state["eq"]),
+                list_level=list_level if not level else None,
+                list_ordered=self.numbering.get((num_id, list_level or 0), False),
+                cell=(self.cells[0][0], self.cells[0][1], self.cells[0][2]) if self.cells else None,
+                textboxes=tuple(self.boxes),
+                own_chars=own if len(text) > own else None,
             )
         )
 
@@ -472,6 +518,8 @@ class _Walker:
                 if len(stack) > MAX_DEPTH:
                     self._deep(len(stack))
                 if local == "txbxContent":
+                    if not box_depth:
+                        self.boxes.append(_textbox_text(child))
                     box_depth += 1
                     out = boxes
                     stack.append((iter(child), _LEAVE_BOX))
@@ -506,6 +554,45 @@ class _Walker:
         return own
 
 
+def _textbox_text(box: etree._Element) -> str:
+    """A text box's paragraphs as lines (runs' ``w:t`` only: the viewer shows it beside its anchor)."""
+    lines: list[str] = []
+    for p in box.iter():
+        if isinstance(p.tag, str) and p.tag.endswith("}p"):
+            text = "".join(t.text or "" for t in p.iter() if isinstance(t.tag, str) and t.tag.endswith("}t"))
+            if text.strip():
+                lines.append(text)
+    return "\n".join(lines)
+
+
+def _read_numbering(root: etree._Element | None) -> dict[tuple[str, int], bool]:
+    """(numId, level) -> ordered (a number format other than bullet or none)."""
+    if root is None:
+        return {}
+    abstract: dict[str, dict[int, bool]] = {}
+    nums: dict[str, str] = {}
+    for el in root:
+        if not isinstance(el.tag, str):
+            continue
+        local = etree.QName(el).localname
+        if local == "abstractNum":
+            aid = next((v for k, v in el.attrib.items() if k.endswith("}abstractNumId")), "")
+            levels: dict[int, bool] = {}
+            for lvl in el:
+                if isinstance(lvl.tag, str) and etree.QName(lvl).localname == "lvl":
+                    ilvl = _int(next((v for k, v in lvl.attrib.items() if k.endswith("}ilvl")), None)) or 0
+                    fmt = next((_wval(c) for c in lvl if isinstance(c.tag, str)
+                                and etree.QName(c).localname == "numFmt"), None)
+                    levels[ilvl] = (fmt or "decimal") not in ("bullet", "none")
+            abstract[aid] = levels
+        elif local == "num":
+            nid = next((v for k, v in el.attrib.items() if k.endswith("}numId")), "")
+            for c in el:
+                if isinstance(c.tag, str) and etree.QName(c).localname == "abstractNumId":
+                    nums[nid] = _wval(c) or ""
+    return {(nid, lvl): ordered for nid, aid in nums.items() for lvl, ordered in abstract.get(aid, {}).items()}
+
+
 def _sdt_is_toc(sdt: etree._Element) -> bool:
     for el in sdt.iter():
         tag = el.tag
@@ -530,6 +617,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             raise _err(f"broken DOCX: no main document part ({main})", path)
         styles_name = main.rsplit("/", 1)[0] + "/styles.xml" if "/" in main else "styles.xml"
         styles_xml = _read_part(zf, styles_name, path)
+        numbering_name = styles_name.rsplit("styles.xml", 1)[0] + "numbering.xml"
+        numbering_xml = _read_part(zf, numbering_name, path)
     root = parse_xml(doc_xml, main, path)
     styles_root = None
     if styles_xml is not None:
@@ -546,7 +635,15 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             break
     if body is None:
         raise _err(f"broken DOCX: {main} has no w:body", path)
-    walker = _Walker(_read_styles(styles_root), path)
+    numbering_root = None
+    if numbering_xml is not None:
+        try:
+            numbering_root = parse_xml(numbering_xml, numbering_name, path)
+        except DocumentError as exc:
+            if "entity" in exc.message:
+                raise
+            numbering_root = None  # broken numbering costs list markers only
+    walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

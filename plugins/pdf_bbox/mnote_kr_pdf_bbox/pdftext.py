@@ -221,6 +221,12 @@ def _open(path: Path) -> pdfium.PdfDocument:
 
 
 def _geometry(page: pdfium.PdfPage) -> PageGeometry:
+    # PDFium's bounding box is the crop box clipped to the media box, both looked up through
+    # the page tree (``get_mediabox`` does not inherit: a MediaBox set on /Pages would read as
+    # US Letter, and every box on an A4 page would land 50 pt off). It is what PDFium renders.
+    rect = pdfium_c.FS_RECTF()
+    if pdfium_c.FPDF_GetPageBoundingBox(page, ctypes.byref(rect)) and rect.right > rect.left and rect.top > rect.bottom:
+        return PageGeometry(crop=(rect.left, rect.bottom, rect.right, rect.top), rotation=page.get_rotation() % 360)
     media = page.get_mediabox()
     crop = page.get_cropbox()
     # The spec clips the crop box to the media box.

@@ -1,0 +1,195 @@
+"""Viewer: time to first render of a PDF citation, cold and warm, against the page render alone.
+
+"First render" is what a browser needs before it can paint the cited page: the viewer's
+HTML (``GET /view/{id}``, signed in by cookie) and the page image it names (``GET
+/view/{id}/page/N.png``), over real HTTP on loopback. The baseline, measured in the same
+run on the same page at the same scale, is the page render alone: pypdfium2 opening the
+PDF and rendering that page to a bitmap (no PNG, no HTTP, no HTML).
+
+* cold: the server's page-image cache and the PDF plugin's page-size cache emptied before
+  each round (same process: the interpreter and PDFium are loaded);
+* fresh process: a new Python process starts the server and fetches the page once
+  (imports, plugin loading, first PDFium use included), against a fresh-process baseline;
+* warm: the same request again (the page image comes from the cache).
+
+The citation comes from the host's real pipeline (the in-process ``FakeProvider`` hands it a
+sentence of the PDF's own text layer; the real PDF locator places it). A round whose page
+lacks the highlight box or whose image is not a PNG counts as a miss. Loopback only.
+
+    .venv/bin/python benchmarks/viewer.py [--rounds 15] [--page 3] [--scale 1.5]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+import pypdfium2 as pdfium
+
+REPO = Path(__file__).resolve().parents[1]
+PDF = REPO / "tests" / "data" / "corpus" / "pdf" / "pdfjs__tracemonkey.pdf"
+
+
+def setup(ws: Path, page: int) -> str:
+    """Workspace with the PDF; returns a citation ID on ``page`` issued by the real pipeline."""
+    from mnote_kr_testkit.fakes import FakeProvider, fake_host
+
+    (ws / "papers").mkdir(parents=True)
+    shutil.copyfile(PDF, ws / "papers" / "paper.pdf")
+    doc = pdfium.PdfDocument(str(ws / "papers" / "paper.pdf"))
+    text = doc[page - 1].get_textpage().get_text_range()
+    doc.close()
+    sentences = [s.strip().replace("\r", " ").replace("\n", " ") for s in re.split(r"(?<=[.!?])\s", text)]
+    evidence = max((s for s in sentences if 60 <= len(s) <= 300), key=len)
+    host, provider = fake_host(ws)
+    host.roots_add(ws / "papers")
+    host.ingest([ws / "papers"])
+    provider.texts[FakeProvider.name_for("papers/paper.pdf")] = evidence
+    words = [w for w in re.findall(r"[A-Za-z]{6,}", evidence)][:3]
+    result = host.search(" ".join(words), top_k=5).results
+    cite = next(c for c in result if c.locator.page == page)
+    assert cite.locator_precision == "bbox", cite.locator
+    return cite.citation_id
+
+
+def first_render(client: httpx.Client, cid: str) -> tuple[float, bool]:
+    """Seconds for the viewer's HTML plus its page image; and whether it was a hit (box + PNG)."""
+    from mnote_kr.server.webpages import view_url
+
+    t0 = time.perf_counter()
+    html = client.get(view_url(cid))
+    m = re.search(r'<img class="page-image" src="([^"]+)"', html.text)
+    ok = html.status_code == 200 and m is not None and 'class="hl-primary"' in html.text
+    if m is None:
+        return time.perf_counter() - t0, False
+    png = client.get(m.group(1).replace("&amp;", "&"))
+    elapsed = time.perf_counter() - t0
+    return elapsed, ok and png.status_code == 200 and png.content[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def render_alone(path: Path, page: int, scale: float) -> float:
+    """The baseline: open the PDF and render the page with pypdfium2 (bitmap only)."""
+    t0 = time.perf_counter()
+    doc = pdfium.PdfDocument(str(path))
+    pg = doc[page - 1]
+    bitmap = pg.render(scale=scale, rev_byteorder=True)
+    bitmap.close()
+    pg.close()
+    doc.close()
+    return time.perf_counter() - t0
+
+
+def _signed_in(server) -> httpx.Client:  # noqa: ANN001 - ApiServer
+    """A client holding the session cookie (use it as a context manager)."""
+    client = httpx.Client(base_url=server.url, timeout=60)
+    with client.stream("GET", "/", params={"token": server.token}) as r:
+        assert r.status_code == 303, r.status_code
+    return client
+
+
+def child(ws: Path, cid: str, page: int, scale: float, baseline: bool) -> None:
+    """One fresh-process measurement, printed as JSON."""
+    if baseline:
+        print(json.dumps({"seconds": render_alone(ws / "papers" / "paper.pdf", page, scale), "ok": True}))
+        return
+    t0 = time.perf_counter()
+    from mnote_kr_testkit.fakes import fake_host
+
+    from mnote_kr.server.app import ApiServer
+
+    host, _ = fake_host(ws)
+    with ApiServer(host, write_token_file=False) as server:
+        client = _signed_in(server)
+        elapsed, ok = first_render(client, cid)
+        client.close()
+    print(json.dumps({"seconds": elapsed, "ok": ok, "with_start": time.perf_counter() - t0}))
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=15)
+    ap.add_argument("--fresh", type=int, default=5, help="fresh-process rounds")
+    ap.add_argument("--page", type=int, default=3)
+    ap.add_argument("--scale", type=float, default=1.5)
+    ap.add_argument("--child", nargs=2, metavar=("WS", "CID"))
+    ap.add_argument("--baseline", action="store_true")
+    args = ap.parse_args()
+    if args.child:
+        child(Path(args.child[0]), args.child[1], args.page, args.scale, args.baseline)
+        return 0
+
+    from mnote_kr_testkit.fakes import fake_host
+
+    import mnote_kr_pdf_bbox.render as pdf_render
+    from mnote_kr.server import web
+    from mnote_kr.server.app import ApiServer
+
+    if args.scale not in web.SCALES or args.scale != web.DEFAULT_SCALE:
+        print(f"the viewer renders at {web.DEFAULT_SCALE}; use --scale {web.DEFAULT_SCALE}", file=sys.stderr)
+        return 2
+    with tempfile.TemporaryDirectory() as tmp:
+        ws = Path(tmp) / "ws"
+        cid = setup(ws, args.page)
+        pdf = ws / "papers" / "paper.pdf"
+        host, _ = fake_host(ws)
+        cold: list[float] = []
+        warm: list[float] = []
+        base: list[float] = []
+        hook: list[float] = []  # where the cold time goes: the plugin's render + PNG encoding
+        misses = 0
+        with ApiServer(host, write_token_file=False) as server:
+            client = _signed_in(server)
+            state = web.state(server)
+            first_render(client, cid)  # load code paths once; cold below means empty caches
+            for _ in range(args.rounds):
+                base.append(render_alone(pdf, args.page, args.scale))
+                t0 = time.perf_counter()
+                host.plugins.render_page(str(pdf), args.page, args.scale)
+                hook.append(time.perf_counter() - t0)
+                state.renders.clear()
+                pdf_render._sizes.clear()
+                t, ok = first_render(client, cid)
+                cold.append(t)
+                misses += not ok
+                t, ok = first_render(client, cid)
+                warm.append(t)
+                misses += not ok
+            client.close()
+        fresh: list[float] = []
+        fresh_base: list[float] = []
+        for _ in range(args.fresh):
+            for baseline, into in ((True, fresh_base), (False, fresh)):
+                out = subprocess.run([sys.executable, __file__, "--child", str(ws), cid, "--page", str(args.page),
+                                      "--scale", str(args.scale)] + (["--baseline"] if baseline else []),
+                                     capture_output=True, text=True, timeout=120, check=True)
+                got = json.loads(out.stdout.strip().splitlines()[-1])
+                into.append(got["seconds"])
+                misses += not got["ok"]
+
+    def ms(xs: list[float]) -> str:
+        return f"{statistics.median(xs) * 1000:8.1f} ms"
+
+    b, fb = statistics.median(base), statistics.median(fresh_base)
+    print(f"PDF citation {cid} on page {args.page} of {PDF.name}, scale {args.scale} "
+          f"({args.rounds} rounds, {args.fresh} fresh processes; medians)")
+    print(f"  baseline: pypdfium2 open + render page         {ms(base)}")
+    print(f"  viewer cold (HTML + page PNG, caches empty)    {ms(cold)}   ratio {statistics.median(cold) / b:6.2f}x")
+    print(f"    of which the render_page hook (render+PNG) {ms(hook)}   ratio {statistics.median(hook) / b:6.2f}x")
+    print(f"  viewer warm (HTML + cached page PNG)           {ms(warm)}   ratio {statistics.median(warm) / b:6.2f}x")
+    print(f"  baseline, fresh process                        {ms(fresh_base)}")
+    print(f"  viewer, fresh process (first request)          {ms(fresh)}   ratio {statistics.median(fresh) / fb:6.2f}x")
+    print(f"  misses (no box or no PNG): {misses} of {2 * args.rounds + args.fresh}")
+    return 0 if misses == 0 else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,93 @@
+"""``mnote-kr open ID --show``: the citation in the browser's viewer.
+
+When ``mnote-kr serve`` already runs for this workspace (its ``server.json`` and token
+file in the state dir, a live ``/api/health``), its URL is used. Otherwise a short-lived
+server starts in this process, serves the viewer, and stops once nobody has asked it
+anything for ``linger_s`` seconds (or on Ctrl-C).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import time
+import webbrowser
+from pathlib import Path
+from typing import TYPE_CHECKING, TextIO
+from urllib.parse import urlencode
+
+import httpx
+
+from mnote_kr.core import paths
+from mnote_kr.server import webpages
+
+if TYPE_CHECKING:
+    from mnote_kr.core.host import Host
+
+DEFAULT_LINGER_S = 300.0
+
+
+def running_server(host: Host) -> tuple[str, str] | None:
+    """(URL, token) of a live ``mnote-kr serve`` for this workspace, or None."""
+    info_file = paths.state_dir() / "server.json"
+    try:
+        info = json.loads(info_file.read_text(encoding="utf-8"))
+        if Path(info["workspace"]).resolve() != host.root.resolve():
+            return None
+        token = Path(info["tokenFile"]).read_text(encoding="utf-8").strip()
+        url = str(info["url"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    try:
+        if httpx.get(f"{url}/api/health", timeout=1.5).status_code != 200:
+            return None
+    except httpx.HTTPError:
+        return None
+    return url, token
+
+
+def _open_browser(url: str, out: TextIO) -> None:
+    try:
+        opened = webbrowser.open(url)
+    except webbrowser.Error:
+        opened = False
+    if not opened:
+        print("No web browser found: open the URL above yourself.", file=out)
+
+
+def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, browser: bool = True,
+         out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> str:
+    """Print the viewer's URL for ``citation_id`` and open it; serve it here when no server runs.
+
+    The citation is checked first (``Host.open``): an unknown or stale one is an error, not a
+    page. Returns the URL (with the token, which lets this browser in once).
+    """
+    plan = host.open(citation_id)
+    found = running_server(host)
+    if found is not None:
+        url = f"{found[0]}{webpages.view_url(plan.citation_id)}?{urlencode({'token': found[1]})}"
+        print(url, file=out, flush=True)
+        if browser:
+            _open_browser(url, err)
+        return url
+    from mnote_kr.server import web
+    from mnote_kr.server.app import ApiServer
+
+    server = ApiServer(host)
+    url = web.viewer_url(server, plan.citation_id)
+    server.start()
+    try:
+        print(url, file=out, flush=True)
+        print(f"Serving the viewer until it has been idle for {linger_s:g}s (Ctrl-C stops it).", file=err,
+              flush=True)
+        if browser:
+            _open_browser(url, err)
+        state = web.state(server)
+        state.last_request = time.monotonic()
+        while time.monotonic() - state.last_request < linger_s:
+            time.sleep(min(0.5, linger_s))
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.stop()
+    return url

@@ -1,0 +1,126 @@
+"""A real headless Chromium for the web UI's tests: Debian's ``chromium`` driven by Playwright.
+
+Playwright's own browser download cannot work here (no network beyond the package
+registries), so tests launch the system browser by ``executable_path``. When it is
+missing, :func:`ensure_chromium` installs it with ``apt-get`` if we are root (as CI
+and the developers' machines are), and otherwise fails loudly with the command to run:
+the browser tests never skip.
+
+Use the fixtures from a test module::
+
+    from mnote_kr_testkit.browser import browser, chromium_path  # noqa: F401  (fixtures)
+
+``read_png`` decodes a screenshot without an imaging library.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import struct
+import subprocess
+import zlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+INSTALL_HINT = "run 'apt-get update && apt-get install -y chromium' as root (Debian's package)"
+
+
+def ensure_chromium(timeout_s: float = 1200) -> str:
+    """Path of the system Chromium, installing Debian's package first when we are root."""
+    found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
+    if found:
+        return found
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and shutil.which("apt-get"):
+        env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+        for argv in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
+            done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=timeout_s, check=False)
+            if done.returncode != 0:
+                tail = (done.stderr or done.stdout)[-800:]
+                raise RuntimeError(f"{' '.join(argv)} failed ({done.returncode}): {tail}")
+        found = shutil.which("chromium") or (CHROMIUM if os.path.exists(CHROMIUM) else None)
+        if found:
+            return found
+    raise RuntimeError(f"Chromium is not installed and cannot be installed here: {INSTALL_HINT}")
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    """Session fixture: the system Chromium (installed on first use when root); fails, never skips."""
+    try:
+        return ensure_chromium()
+    except (RuntimeError, OSError, subprocess.TimeoutExpired) as exc:
+        pytest.fail(f"browser tests need Chromium: {exc}", pytrace=False)
+
+
+@pytest.fixture(scope="session")
+def browser(chromium_path: str) -> Iterator[Any]:
+    """Session fixture: a Playwright ``Browser`` on the system Chromium (headless, offline flags)."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError as exc:  # a missing test dependency is a failure, not a skip
+        pytest.fail(f"browser tests need Playwright for Python (pip install playwright): {exc}", pytrace=False)
+    with sync_playwright() as pw:
+        chromium = pw.chromium.launch(executable_path=chromium_path, args=LAUNCH_ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def artefact_dir(tmp_path_factory: pytest.TempPathFactory, name: str = "screenshots") -> Path:
+    """A folder under pytest's base temp dir for a run's artefacts (kept with the run, never committed)."""
+    out = tmp_path_factory.getbasetemp() / name
+    out.mkdir(parents=True, exist_ok=True)
+    return out
+
+
+def read_png(data: bytes) -> tuple[int, int, list[bytes]]:
+    """(width, height, rows of RGB bytes) of an 8-bit RGB or RGBA PNG (what Chromium writes)."""
+    if data[:8] != b"\x89PNG\r\n\x1a\n":
+        raise ValueError("not a PNG")
+    pos, idat, header = 8, b"", b""
+    while pos < len(data):
+        (length,) = struct.unpack(">I", data[pos:pos + 4])
+        kind = data[pos + 4:pos + 8]
+        body = data[pos + 8:pos + 8 + length]
+        if kind == b"IHDR":
+            header = body
+        elif kind == b"IDAT":
+            idat += body
+        pos += 12 + length
+    width, height, depth, color = struct.unpack(">IIBB", header[:10])
+    if depth != 8 or color not in (2, 6) or header[12] != 0:
+        raise ValueError(f"unsupported PNG (depth {depth}, colour type {color}, interlace {header[12]})")
+    bpp = 3 if color == 2 else 4
+    raw = zlib.decompress(idat)
+    stride = width * bpp
+    rows: list[bytes] = []
+    prev = bytearray(stride)
+    for y in range(height):
+        kind = raw[y * (stride + 1)]
+        line = bytearray(raw[y * (stride + 1) + 1:(y + 1) * (stride + 1)])
+        for i in range(stride):
+            a = line[i - bpp] if i >= bpp else 0
+            b = prev[i]
+            c = prev[i - bpp] if i >= bpp else 0
+            if kind == 1:
+                line[i] = (line[i] + a) & 0xFF
+            elif kind == 2:
+                line[i] = (line[i] + b) & 0xFF
+            elif kind == 3:
+                line[i] = (line[i] + ((a + b) >> 1)) & 0xFF
+            elif kind == 4:
+                p = a + b - c
+                pa, pb, pc = abs(p - a), abs(p - b), abs(p - c)
+                pred = a if pa <= pb and pa <= pc else (b if pb <= pc else c)
+                line[i] = (line[i] + pred) & 0xFF
+        prev = line
+        rows.append(bytes(line) if bpp == 3 else bytes(v for j, v in enumerate(line) if j % 4 != 3))
+    return width, height, rows

@@ -1,0 +1,94 @@
+"""``mnote-kr open ID --show``: prints the viewer's URL, opens it in the default browser, and
+serves it from a short-lived server when no ``mnote-kr serve`` runs (reusing one that does).
+
+The "browser" is a script named by ``BROWSER`` (the standard library's ``webbrowser`` honours
+it) that records the URL; the test then fetches the page through that URL.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+from mnote_kr_testkit.fakes import fake_host
+
+from mnote_kr.server.app import ApiServer
+from mnote_kr.server.webpages import view_url
+from tests.cli_helpers import cli_env
+
+
+def _workspace(tmp_path: Path) -> tuple[Path, str]:
+    ws = tmp_path / "ws"
+    (ws / "notes").mkdir(parents=True)
+    (ws / "notes" / "a.md").write_text("# Pumps\n\nThe quillwort pump runs on diesel.\n", encoding="utf-8")
+    host, _ = fake_host(ws)
+    host.roots_add(ws / "notes")
+    host.ingest([ws / "notes"])
+    cite = host.search("quillwort pump", top_k=5).results[0]
+    return ws, cite.citation_id
+
+
+def _recorder(tmp_path: Path) -> tuple[str, Path]:
+    log = tmp_path / "browser-urls.txt"
+    script = tmp_path / "fake-browser.sh"
+    script.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\n', encoding="utf-8")
+    script.chmod(0o755)
+    return f"{script} %s", log
+
+
+def _fetch_as_browser(url: str) -> httpx.Response:
+    with httpx.Client(timeout=30, follow_redirects=True) as client:  # keeps the cookie across the redirect
+        return client.get(url)
+
+
+def test_open_show_starts_a_short_lived_server_prints_url_and_opens_the_browser(tmp_path: Path) -> None:
+    ws, cid = _workspace(tmp_path)
+    browser_cmd, log = _recorder(tmp_path)
+    env = {**cli_env(Path(os.environ["MNOTE_KR_HOME"]), None), "BROWSER": browser_cmd}
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "--workspace", str(ws), "open", cid, "--show",
+                             "--linger", "3"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not (log.exists() and log.read_text().strip()) and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.1)
+        url = log.read_text().strip().splitlines()[0]
+        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?token=" in url
+        page = _fetch_as_browser(url)
+        assert page.status_code == 200 and 'data-paragraph-index="1">The quillwort pump' in page.text
+        out, err = proc.communicate(timeout=30)  # it stops by itself once idle
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert out.strip() == url
+    assert "idle" in err
+
+
+def test_open_show_uses_the_running_server_of_the_workspace(tmp_path: Path) -> None:
+    ws, cid = _workspace(tmp_path)
+    host, _ = fake_host(ws)
+    browser_cmd, log = _recorder(tmp_path)
+    env = {**cli_env(Path(os.environ["MNOTE_KR_HOME"]), None), "BROWSER": browser_cmd}
+    with ApiServer(host) as server:  # writes server.json and the token file in MNOTE_KR_HOME's state dir
+        done = subprocess.run([sys.executable, "-m", "mnote_kr", "--workspace", str(ws), "open", cid, "--show"],
+                              env=env, capture_output=True, text=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        url = done.stdout.strip()
+        assert url.startswith(server.url + view_url(cid) + "?token=")
+        assert log.read_text().strip() == url
+        assert _fetch_as_browser(url).status_code == 200
+
+
+def test_open_show_of_an_unknown_citation_is_one_error_line(tmp_path: Path) -> None:
+    ws, _ = _workspace(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "mnote_kr", "--workspace", str(ws), "open", "[zzzz]", "--show"],
+                          env=cli_env(Path(os.environ["MNOTE_KR_HOME"]), None), capture_output=True, text=True,
+                          timeout=60)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith("Error: Unknown citation [zzzz]") and len(done.stderr.strip().splitlines()) == 1
