@@ -1,4 +1,15 @@
-"""PDF locate accuracy and speed, against the naive first-page/line-containing-the-query baseline.
+"""PDF locate accuracy and speed, against baselines measured in the same run.
+
+Published accuracy comes from ground truth independent of the locator: Docling's items
+(``groundtruth/docling/``) and PDFs drawn here at known positions. The headline is the
+question group (issue 13): evidence is a window of 3-5 whole neighbouring Docling items,
+the query 2-4 content words of the answering item (sometimes inside a question, at least
+one word also in another item of the window); right = right page and IoU >= 0.5 with the
+answering item's box. Beside it, two baselines that use the evidence and Docling's own
+item boxes: "first item of the evidence" and "item with the most query words".
+The single-term groups keep the naive first-line-containing-the-query baseline. The
+"pypdf evidence" cases take their truth from PDFium's character boxes (the production
+library): a regression check only, never a published figure.
 
 Runs the batch contract by default: writes REQUESTS.jsonl and runs
 ``python -m mnote_kr locate --batch REQUESTS.jsonl --json`` (one locator per line).
@@ -69,7 +80,7 @@ def correct(case: C.Case, page: int | None, box: list[float] | tuple[float, ...]
     return page == case.page and box is not None and iou(box, case.box) >= 0.5
 
 
-def run_batch(cases: list[C.Case], bad: list[Path], work: Path, in_process: bool) -> tuple[list[dict], float]:
+def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tuple[list[dict], float]:
     """Answers for ``cases`` then ``bad``, one dict each, via the CLI batch or in-process."""
     reqs = [{"file": c.file, "evidence": c.evidence, "query": c.query} for c in cases]
     reqs += [{"file": str(b), "evidence": "anything", "query": ""} for b in bad]
@@ -113,15 +124,16 @@ def main() -> None:
         cut = work / "truncated.pdf"
         cut.write_bytes((corpus / "pdf" / "pdfjs__tracemonkey.pdf").read_bytes()[:2000])
         cases = gen + C.docling_cases(corpus) + C.pypdf_cases(corpus) + C.scanned_cases(corpus)
+        questions = C.docling_question_cases(corpus)
         bad = [corpus / b for b in BAD] + [cut]
         measure_libraries(corpus)
-        answers, wall = run_batch(cases, bad, work, args.in_process)
+        answers, wall = run_batch([*cases, *questions], bad, work, args.in_process)
         mode = "in-process" if args.in_process else "CLI batch (python -m mnote_kr locate --batch)"
 
         # warm-cache timing, in-process, ours vs baseline on the same cache
         pdftext.clear_cache()
         cold: dict[str, float] = {}
-        for c in cases:
+        for c in [*cases, *questions]:
             if c.file not in cold:
                 t = time.perf_counter()
                 pdftext.load_document(c.file)
@@ -130,52 +142,79 @@ def main() -> None:
         base_t: list[float] = []
         base_ok: dict[str, bool] = {}
         base_page: dict[str, bool] = {}
-        for c in cases:
+        for c in [*cases, *questions]:
             req = LocateRequest(file=c.file, evidence=c.evidence, query=c.query)
-            locate(req)  # warm the k-gram index
+            locate(req)  # warm the k-gram index and the block terms
             t = time.perf_counter()
             locate(req)
             ours_t.append(time.perf_counter() - t)
+            if isinstance(c, C.QCase):
+                continue
             t = time.perf_counter()
             page, box = C.baseline(c.file, c.query)
             base_t.append(time.perf_counter() - t)
             base_ok[c.name] = correct(c, page, box)
             base_page[c.name] = page == c.page
 
+    by_name = {c.name: a for c, a in zip([*cases, *questions], answers, strict=False)}
+    print(f"\nmode: {mode}; {len(cases) + len(questions)} cases + {len(bad)} bad files in {wall:.1f} s")
+    print("accuracy = right page and IoU >= 0.5 with the true box (no box where none is allowed)")
+
+    # the headline: questions over multi-item evidence, Docling truth
+    def q_ok(c: C.QCase, page: int | None, box: list[float] | tuple[float, ...] | None) -> bool:
+        return page == c.page and box is not None and iou(box, c.box) >= 0.5
+
+    n = len(questions)
+    ours = sum(q_ok(c, by_name[c.name].get("page"), by_name[c.name].get("bbox")) for c in questions)
+    first = sum(q_ok(c, *C.baseline_first_item(c)) for c in questions)
+    most = sum(q_ok(c, *C.baseline_most_words(c)) for c in questions)
+    semantic = sum(bool(by_name[c.name].get("locatorDegraded")) and by_name[c.name].get("bbox") is not None
+                   for c in questions)
+    print(f"\nQUESTIONS (2-4 word queries over 3-5 Docling items; {n} cases from "
+          f"{len({c.file for c in questions})} PDFs; target >= 95%)")
+    print(f"  pdf_bbox {ours / n:6.1%} ({ours}/{n}; {semantic} cited as semantic matches)")
+    print(f"  baseline 'first item of the evidence'      {first / n:6.1%}   ratio ours/baseline "
+          f"{(ours / first) if first else float('inf'):.2f}x")
+    print(f"  baseline 'item with the most query words'  {most / n:6.1%}   ratio ours/baseline "
+          f"{(ours / most) if most else float('inf'):.2f}x  (knows Docling's item boundaries; we do not)")
+    misses = [c.name for c in questions if not q_ok(c, by_name[c.name].get("page"), by_name[c.name].get("bbox"))]
+    print(f"  misses: {misses}")
+
     groups = {
-        "generated text-layer": [c for c in gen if c.box is not None],
-        "corpus text-layer (docling truth)": [c for c in cases if c.name.startswith("docling-")],
-        "corpus text-layer (pypdf evidence, zh+en)": [c for c in cases if c.name.startswith("pypdf-")],
+        "generated text-layer (drawn truth, 1 word)": [c for c in gen if c.box is not None],
+        "docling single item (docling truth, 1 word)": [c for c in cases if c.name.startswith("docling-")],
         "scanned (no box allowed)": [c for c in cases if c.kind == "scanned"],
         "foreign evidence (no box allowed)": [c for c in cases if c.kind == "foreign"],
     }
-    by_name = {c.name: a for c, a in zip(cases, answers, strict=False)}
-    print(f"\nmode: {mode}; {len(cases)} cases + {len(bad)} bad files in {wall:.1f} s")
-    print("accuracy = right page and IoU >= 0.5 with the true box (no box where none is allowed); "
-          "page = right page only")
-    print(f"{'group':44s} {'n':>4s} {'pdf_bbox':>9s} {'baseline':>9s} {'page:ours':>10s} {'page:base':>10s}")
-    text_ok = text_n = 0
+    print(f"\n{'single-term group':46s} {'n':>4s} {'pdf_bbox':>9s} {'baseline':>9s} {'page:ours':>10s} "
+          f"{'page:base':>10s}   (baseline: first line containing the query)")
+    single_ok = single_n = 0
     for label, cs in groups.items():
         ok = sum(correct(c, by_name[c.name].get("page"), by_name[c.name].get("bbox")) for c in cs)
         b = sum(base_ok[c.name] for c in cs)
         po = sum(by_name[c.name].get("page") == c.page for c in cs)
         pb = sum(base_page[c.name] for c in cs)
         n = len(cs)
-        print(f"{label:44s} {n:4d} {ok / n:9.1%} {b / n:9.1%} {po / n:10.1%} {pb / n:10.1%}")
-        if "text-layer" in label:
-            text_ok += ok
-            text_n += len(cs)
+        print(f"{label:46s} {n:4d} {ok / n:9.1%} {b / n:9.1%} {po / n:10.1%} {pb / n:10.1%}")
+        if "truth" in label:
+            single_ok += ok
+            single_n += len(cs)
+    print(f"{'ALL single-term, independent truth (>= 99%)':46s} {single_n:4d} {single_ok / single_n:9.1%}")
+    reg = [c for c in cases if c.name.startswith("pypdf-")]
+    held = sum(by_name[c.name].get("page") == c.page and C.holds(by_name[c.name].get("bbox"), c.box) for c in reg)
+    print(f"regression only (pypdf evidence, truth from PDFium boxes): cited block lies on the evidence "
+          f"{held}/{len(reg)}")
     invented = sum(by_name[c.name].get("bbox") is not None for c in cases if c.box is None)
-    print(f"{'ALL text-layer (target >= 95%)':44s} {text_n:4d} {text_ok / text_n:8.1%}")
     print(f"invented boxes on scanned/foreign cases: {invented} (target 0)")
-    errs = answers[len(cases):]
+    errs = answers[len(cases) + len(questions):]
     for b, a in zip(bad, errs, strict=True):
         print(f"bad file {b.name}: {a.get('error', 'NO ERROR: ' + json.dumps(a))}")
-    print(f"batch continued after errors: {all('error' in a for a in errs) and len(answers) == len(cases) + len(bad)}")
+    print(f"batch continued after errors: "
+          f"{all('error' in a for a in errs) and len(answers) == len(cases) + len(questions) + len(bad)}")
     p50, p95 = pct(ours_t, 0.5) * 1000, pct(ours_t, 0.95) * 1000
     b50, b95 = pct(base_t, 0.5) * 1000, pct(base_t, 0.95) * 1000
-    print(f"warm locate: p50 {p50:.2f} ms, p95 {p95:.2f} ms (target p95 < 50 ms); "
-          f"baseline p50 {b50:.2f} ms, p95 {b95:.2f} ms; ratio p95 ours/baseline {p95 / b95:.2f}x")
+    print(f"warm locate (all {len(ours_t)} requests): p50 {p50:.2f} ms, p95 {p95:.2f} ms (target p95 < 50 ms); "
+          f"first-line baseline p50 {b50:.2f} ms, p95 {b95:.2f} ms; ratio p95 ours/baseline {p95 / b95:.2f}x")
     cs = sorted(cold.values())
     print(f"cold open+extract per document: median {statistics.median(cs) * 1000:.0f} ms, "
           f"max {cs[-1] * 1000:.0f} ms over {len(cs)} documents; warm p95 is {cs[-1] / (p95 / 1000):.0f}x "

@@ -1,8 +1,12 @@
 """Registry round trip (save + load) of 100,000 entries against the stdlib json module.
 
-Both sides write the same snapshot to a file with fsync and read it back; the stdlib
-side gets plain dicts (less work than typed, validated structs).
-Target: >= 3x faster than stdlib json and < 0.5 s per round trip.
+Both sides write the same snapshot to a file with fsync and read it back. The baseline is the
+FAIR stdlib one: ``json.dumps`` + ``json.loads`` (the C accelerator, one string in memory), not
+the pure-Python streaming ``json.dump(data, fh)``; it gets plain dicts (less work than typed,
+validated structs). Ours is measured COLD (the in-process snapshot cache is cleared before each
+load, so every load decodes) and, apart, WARM (an unchanged file served from the cache, what a
+long-running ``serve``/``watch`` sees).
+Target: >= 3x faster than the fair stdlib baseline and < 0.5 s per cold round trip.
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from pathlib import Path
 
 import msgspec
 
+from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SourceEntry
 
@@ -50,19 +55,27 @@ def make_registry(n: int) -> Registry:
 
 def stdlib_round_trip(path: Path, data: dict) -> float:
     t0 = time.perf_counter()
-    with open(path, "w", encoding="utf-8") as fh:
-        json.dump(data, fh)
+    with open(path, "wb") as fh:
+        fh.write(json.dumps(data).encode("utf-8"))
         fh.flush()
         os.fsync(fh.fileno())
-    with open(path, encoding="utf-8") as fh:
-        loaded = json.load(fh)
+    loaded = json.loads(path.read_bytes())
     assert len(loaded["entries"]) == N
     return time.perf_counter() - t0
 
 
-def store_round_trip(store: RegistryStore, reg: Registry) -> float:
+def store_round_trip(store: RegistryStore, reg: Registry, *, cold: bool = True) -> float:
     t0 = time.perf_counter()
     store.save(reg)
+    if cold:
+        registry_module.clear_cache()
+    loaded = store.load()
+    assert len(loaded.entries) == N
+    return time.perf_counter() - t0
+
+
+def warm_load(store: RegistryStore) -> float:
+    t0 = time.perf_counter()
     loaded = store.load()
     assert len(loaded.entries) == N
     return time.perf_counter() - t0
@@ -75,6 +88,8 @@ def main() -> int:
         store = RegistryStore(Path(tmp) / "index")
         base = [stdlib_round_trip(Path(tmp) / "plain.json", builtins) for _ in range(ROUNDS)]
         ours = [store_round_trip(store, reg) for _ in range(ROUNDS)]
+        store.load()
+        warm = [warm_load(store) for _ in range(ROUNDS)]
         tracemalloc.start()
         store_round_trip(store, reg)
         _, peak = tracemalloc.get_traced_memory()
@@ -82,17 +97,28 @@ def main() -> int:
         size = store.path.stat().st_size
     b, o = statistics.median(base), statistics.median(ours)
     print(f"registry round trip, {N} entries, file {size / 1e6:.1f} MB, median of {ROUNDS}")
-    print(f"  baseline stdlib json (dicts):        {b:.3f} s")
-    print(f"  mnote-kr RegistryStore (structs):    {o:.3f} s")
-    print(f"  speed-up vs stdlib json:             {b / o:.1f}x   (target >= 3x)")
-    print(f"  absolute:                            {'OK' if o < 0.5 else 'OVER'} (target < 0.5 s)")
+    print(f"  baseline stdlib json.dumps+json.loads (dicts): {b:.3f} s")
+    print(f"  mnote-kr RegistryStore save+load, cold:        {o:.3f} s")
+    print(f"  speed-up vs the fair stdlib baseline:          {b / o:.1f}x   (target >= 3x)")
+    print(f"  absolute:                                      {'OK' if o < 0.5 else 'OVER'} (target < 0.5 s)")
+    print(f"  warm load (unchanged file, cache hit):         {statistics.median(warm) * 1000:.1f} ms")
     print(f"  peak traced memory during round trip: {peak / 1e6:.0f} MB")
-    # What the machine allows: a schemaless msgspec decode of the same bytes, no types at all.
-    data = store_bytes = msgspec.json.encode(reg.snapshot())
-    t0 = time.perf_counter()
-    msgspec.json.decode(store_bytes)
-    floor = time.perf_counter() - t0
-    print(f"  floor: untyped msgspec decode alone:  {floor:.3f} s ({len(data) / 1e6:.0f} MB)")
+    # A lower bound for the cold round trip on this machine: the same bytes written with fsync
+    # and read back, with no encoding or decoding at all.
+    data = msgspec.json.encode(reg.snapshot())
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / "raw.json"
+        floors = []
+        for _ in range(ROUNDS):
+            t0 = time.perf_counter()
+            with open(raw, "wb") as fh:
+                fh.write(data)
+                fh.flush()
+                os.fsync(fh.fileno())
+            raw.read_bytes()
+            floors.append(time.perf_counter() - t0)
+    print(f"  floor: write+fsync+read of the bytes alone:    {statistics.median(floors):.3f} s "
+          f"({len(data) / 1e6:.0f} MB)")
     return 0
 
 

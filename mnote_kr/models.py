@@ -160,6 +160,9 @@ class IngestReport(Base, kw_only=True):
     items: list[IngestItem] = []
     skipped: list[SkippedPath] = []
     counts: dict[str, int] = {}
+    #: Files left to send when the caller capped the call (``limit``), and how to continue.
+    remaining: int = 0
+    next_call: str | None = None
 
 
 # --------------------------------------------------------------------------- query

@@ -490,3 +490,35 @@ def test_search_citing_a_hostile_docx_still_returns_its_other_citations(env: Env
     assert "locator failed" in (hostile[0].locator.reason or "") and "limit" in (hostile[0].locator.reason or "")
     other = env.by_rel(results, NOTES_REL)
     assert len(other) == 1 and other[0].locator_precision == "paragraph"
+
+
+def test_two_chunks_landing_on_one_place_are_one_citation(env: Env) -> None:
+    # Issue 13: different chunks (different text, no sidecar block) that the locator puts on
+    # the same PDF text block are one citation; a chunk landing elsewhere stays its own.
+    p = PdfBuilder()
+    page = p.add_page()
+    p.text(page, 72, 720, "Wind turbine icing study", size=14)
+    heat = [p.text(page, 72, 690 - 14 * i, t, size=11) for i, t in enumerate(
+        ["Blade heating kept the power loss below five percent on every turbine.",
+         "It was switched on whenever the air was below zero."])]
+    p.text(page, 72, 560, "Unheated blades lost up to forty percent of their output in freezing fog.", size=11)
+    rel = "papers/plain.pdf"
+    (env.ws / rel).write_bytes(p.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, "plain.pdf"))
+    doc = naming.doc_id_for("plain.pdf")
+    a = ("Wind turbine icing study\nBlade heating kept the power loss below five percent on every turbine. "
+         "It was switched on whenever the air was below zero.")
+    b = ("Blade heating kept the power loss below five percent on every turbine. It was switched on whenever "
+         "the air was below zero.\nUnheated blades lost up to forty percent of their output in freezing fog.")
+    c = "Unheated blades lost up to forty percent of their output in freezing fog."
+    env.replay.json("POST", "/query/data", query_data(
+        ("1", "plain.pdf", f"{doc}-chunk-000", a), ("1", "plain.pdf", f"{doc}-chunk-001", b),
+        ("1", "plain.pdf", f"{doc}-chunk-002", c)))
+    result = env.search("blade heating")
+    cited = env.by_rel(result.results, rel)
+    assert len(cited) == 2 and result.diagnostics["dropped"] == {"samePlace": 1}
+    boxes = [tuple(x.locator.bbox or ()) for x in cited]
+    assert len(set(boxes)) == 2 and all(x.locator_precision == "bbox" for x in cited)
+    first = next(x for x in cited if x.light_rag_chunk_id == f"{doc}-chunk-000")  # the best-ranked one is kept
+    assert first.locator.bbox[1] <= heat[0].box[1] + 3 and first.locator.bbox[3] >= heat[1].box[3] - 3

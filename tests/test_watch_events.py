@@ -263,3 +263,28 @@ def test_watch_startup_reconcile_catches_changes_made_while_stopped(kb: KB) -> N
     assert reported_new == ["notes/d.md", "notes/e.md"]  # a folder's own event does not re-report d.md
     (kb.ws / "notes" / "d.md").unlink()  # live events work after the reconcile
     kb.settle(lambda: [f.source_path for f in load_pending_new(kb.host).files] == ["notes/e.md"])
+
+
+def test_watch_follows_its_own_submitted_work_without_waiting_for_the_sync_interval(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A provider that answers 'submitted' (as LightRAG does): the watcher itself follows the
+    re-ingested, renamed file to processed within seconds, not after the 30 s sync interval."""
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    kb = KB(*fake_host(ws, FakeProvider(ingest_status="submitted")))
+    write(ws / "docs" / "a.md", "# A\n\nalpha text\n")
+    kb.host.roots_add(ws / "docs", run_on_change=True)
+    kb.host.ingest(["docs"])
+    kb.host.sync()
+    assert kb.cited() == {"docs/a.md"}
+    kb.watch(sync_interval_s=30.0)
+    try:
+        t0 = time.monotonic()
+        (ws / "docs" / "a.md").rename(ws / "docs" / "b.md")
+        kb.settle(lambda: kb.cited() == {"docs/b.md"}, timeout=10.0)
+        assert time.monotonic() - t0 < 10.0
+        assert any(a.kind == "indexed" for a in kb.actions)
+    finally:
+        assert kb.watcher is not None
+        kb.watcher.stop()

@@ -239,14 +239,15 @@ def build_citations(
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = _place(locator)
-        if block_id:
-            # Same block, same place: one citation. LightRAG's native DOCX blocks can span a whole
-            # section, so distinct paragraphs (or boxes) found inside one block stay apart.
-            key = (*dedupe_key(entry.source_id, block_id, None, ""), place)
-            if key in seen:
-                dropped["duplicate"] += 1
-                continue
-            seen.add(key)
+        # One citation per place: two chunks or blocks that land on the same paragraph or the
+        # same PDF box are one citation (the first, best-ranked, is kept). LightRAG's native
+        # DOCX blocks can span a whole section, so distinct places inside one block stay apart.
+        same_block = (*dedupe_key(entry.source_id, block_id, None, ""), place) if block_id else None
+        same_place = ("place", entry.source_id, place) if place else None
+        if same_block in seen or same_place in seen:
+            dropped["duplicate" if same_block in seen else "samePlace"] += 1
+            continue
+        seen.update(k for k in (same_block, same_place) if k is not None)
         anchor = (block_id + (f"@{place}" if place else "")) if block_id else (
             ref.chunk_id or bundle.normalized_fingerprint)
         occurrence = occurrences[(entry.source_id, anchor)]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -39,13 +40,23 @@ def emit_json(value: Any) -> None:
     sys.stdout.flush()
 
 
+_COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
+
+
 def _progress_writer() -> Callable[[str], None]:
     tty = sys.stderr.isatty()
     state = {"n": 0}
 
     def write(message: str) -> None:
         state["n"] += 1
-        if tty:
+        counted = _COUNT_RE.search(message)
+        if tty and counted:
+            done, total = int(counted.group(1)), max(1, int(counted.group(2)))
+            bar = "#" * (20 * done // total)
+            sys.stderr.write(f"\r\033[K[{bar:.<20}] {message[:100]}")
+        elif not tty and not counted:
+            return  # piped: only the file counts, one plain line each
+        elif tty:
             bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
             sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
         else:
@@ -223,13 +234,15 @@ def status(obj: Ctx, as_json: bool) -> None:
 @click.option("--force", is_flag=True, help="Send again even if unchanged.")
 @click.option("--wait", is_flag=True, help="Follow the documents until indexed or failed.")
 @click.option("--timeout", type=float, default=300.0, show_default=True, help="Seconds to wait with --wait.")
+@click.option("--limit", type=click.IntRange(min=1), default=None, help="Send at most N files; run again for the rest.")
 @json_option
 @pass_ctx
-def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, as_json: bool) -> None:
+def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, limit: int | None,
+           as_json: bool) -> None:
     """Index files or folders in place (never copied, moved or changed)."""
-    # Progress goes to a terminal only: piped stderr carries nothing but a possible error line.
-    host = obj.host(progress=not as_json and sys.stderr.isatty())
-    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout)
+    # Progress: a bar on a terminal; piped, only the file-count lines (none with --json).
+    host = obj.host(progress=not as_json)
+    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout, limit=limit)
     if sys.stderr.isatty() and not as_json:
         sys.stderr.write("\r\033[K")
     if as_json:
@@ -241,6 +254,8 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
     for skipped in report.skipped:
         click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
     click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    if report.next_call:
+        click.echo(report.next_call)
 
 
 @cli.command()

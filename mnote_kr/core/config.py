@@ -25,6 +25,7 @@ from mnote_kr.errors import ConfigError
 DEFAULTS: dict[str, Any] = {
     "provider": "lightrag",
     "max_files_per_call": 200,
+    "ingest_batch_files": 200,
     "disabled_plugins": [],
     "locators": {},
     "providers": {},
@@ -64,10 +65,13 @@ def load_config(workspace_root: Path | None = None) -> dict[str, Any]:
     if not isinstance(config.get("locators"), dict):
         raise ConfigError("'locators' must be a table of extension = plugin name")
     config["locators"] = {_norm_ext(k): v for k, v in config["locators"].items()}
-    try:
-        config["max_files_per_call"] = int(config["max_files_per_call"])
-    except (TypeError, ValueError) as exc:
-        raise ConfigError("'max_files_per_call' must be an integer") from exc
+    for key in ("max_files_per_call", "ingest_batch_files"):
+        try:
+            config[key] = int(config[key])
+        except (TypeError, ValueError) as exc:
+            raise ConfigError(f"'{key}' must be an integer") from exc
+        if config[key] < 1:
+            raise ConfigError(f"'{key}' must be at least 1")
     return config
 
 

@@ -144,15 +144,27 @@ class Host:
     # ------------------------------------------------------------------ ingest
 
     def plan_ingest(
-        self, paths_: Iterable[str | Path], *, force: bool = False
+        self, paths_: Iterable[str | Path], *, force: bool = False, limit: int | None = None
     ) -> tuple[list[SourceFile], IngestReport]:
-        """Expand, hash and diff against the registry; nothing is sent and nothing written."""
+        """Expand, hash and diff against the registry; nothing is sent and nothing written.
+
+        Every file is taken. ``limit`` (only where a caller asks for a cap: an API request, an
+        agent tool) stops after that many files *to send*, after the diff, so the next call
+        continues where this one stopped; the report then says how many are left.
+        """
         reg = self.registry()
-        expansion = self.workspace.expand(paths_, limit=self.config.get("max_files_per_call", 200))
+        expansion = self.workspace.expand(paths_, limit=None)
         report = IngestReport(skipped=list(expansion.skipped))
+        total, checked, started = len(expansion.files), 0, time.monotonic()
         to_send: list[SourceFile] = []
         any_excludes = any(r.exclude_patterns for r in reg.roots.values())
         for abs_path, rel in expansion.files:
+            checked += 1
+            if checked % 200 == 0:
+                self.progress(_count_line("checked", checked, total, started))
+            if limit is not None and len(to_send) >= limit:
+                report.remaining += self._needs_sending(reg.entries.get(rel), expansion.stats.get(rel), abs_path, force)
+                continue
             root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
                 pattern = excluded_by(rel, root.exclude_patterns)
@@ -182,7 +194,21 @@ class Host:
                 continue
             to_send.append(source)
             self.progress(f"hashed {rel}")
+        if report.remaining:
+            report.next_call = (f"{report.remaining} more file(s) to send: call ingest again with the same paths "
+                                f"(each call sends up to {limit})")
         return to_send, report
+
+    def _needs_sending(self, existing: SourceEntry | None, st: os.stat_result | None, path: str | Path,
+                       force: bool) -> int:
+        """1 when a file past the caller's cap would be sent (new, changed by size/mtime, or forced)."""
+        if force or existing is None or not self._is_registered(existing):
+            return 1
+        try:
+            st = st or os.stat(path)
+        except OSError:
+            return 0
+        return int(existing.size != st.st_size or existing.mtime_ns != st.st_mtime_ns)
 
     @staticmethod
     def _is_registered(entry: SourceEntry) -> bool:
@@ -199,10 +225,15 @@ class Host:
         )
 
     def ingest(
-        self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0
+        self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0,
+        limit: int | None = None,
     ) -> IngestReport:
-        """Index files and folders in place. Sources are never copied, moved or changed."""
-        sources, report = self.plan_ingest(paths_, force=force)
+        """Index files and folders in place. Sources are never copied, moved or changed.
+
+        Every file is taken (``limit``: see :meth:`plan_ingest`), and sent to the provider in
+        batches of ``ingest_batch_files`` (one link-and-scan each), with a progress line per batch.
+        """
+        sources, report = self.plan_ingest(paths_, force=force, limit=limit)
         if not sources:
             report.counts = _count(report.items)
             return report
@@ -227,18 +258,25 @@ class Host:
                 )
         # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
         error: ProviderError | None = None
-        try:
-            updates = self.plugins.ingest(ctx, sources, force)
-        except ProviderError as exc:
-            error = exc
-            updates = [
-                EntryUpdate(
-                    source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
-                    last_error=exc.message,
-                )
-                for s in sources
-            ]
-        self.apply_updates(updates)
+        batch = max(1, int(self.config.get("ingest_batch_files", 200)))
+        started = time.monotonic()
+        for at in range(0, len(sources), batch):
+            part = sources[at : at + batch]
+            try:
+                updates = self.plugins.ingest(ctx, part, force) if error is None else []
+            except ProviderError as exc:
+                error = exc
+            if error is not None:  # the rest stays queued (pending) for 'sync'
+                updates = [
+                    EntryUpdate(
+                        source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
+                        last_error=error.message,
+                    )
+                    for s in part
+                ]
+            self.apply_updates(updates)
+            if error is None:  # after an error, its one line is all a piped stderr gets
+                self.progress(_count_line("sent", at + len(part), len(sources), started))
         if wait and error is None:
             self._wait_for([s.rel_path for s in sources], wait_s)
         reg = self.registry()
@@ -311,8 +349,12 @@ class Host:
 
     # ------------------------------------------------------------------ sync, delete, prune
 
-    def sync(self, *, wait_s: float = 0.0) -> dict[str, Any]:
-        """Retry queued work and follow submitted work; returns counts before and after."""
+    def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None) -> dict[str, Any]:
+        """Retry queued work and follow submitted work; returns counts before and after.
+
+        ``statuses`` limits the work to entries in those statuses (the watcher's frequent
+        follow-up of what it submitted, which must not re-send every pending delete each time).
+        """
         reg = self.registry()
         before = reg.counts()
         abandoned = [e for e in reg.entries.values()
@@ -325,7 +367,8 @@ class Host:
             reg = self.registry()
         waiting = [e for e in reg.entries.values()
                    if (e.status in NOT_TERMINAL or e.pending_action)
-                   and not (e.stale and e.pending_action in ("ingest", "reindex"))]
+                   and not (e.stale and e.pending_action in ("ingest", "reindex"))
+                   and (statuses is None or e.status in statuses)]
         if waiting:
             self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
@@ -462,6 +505,12 @@ class Host:
 
     def locate(self, request: LocateRequest) -> Locator:
         return self.plugins.locate(request)
+
+
+def _count_line(what: str, done: int, total: int, started: float) -> str:
+    """``sent 400/1000 files (52.1 files/s)``: the shape the CLI draws as a bar."""
+    elapsed = max(time.monotonic() - started, 1e-6)
+    return f"{what} {done}/{total} files ({done / elapsed:.1f} files/s)"
 
 
 def _count(items: list[IngestItem]) -> dict[str, int]:

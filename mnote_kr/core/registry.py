@@ -22,7 +22,9 @@ from __future__ import annotations
 import contextlib
 import gc
 import os
+import threading
 import time
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -40,6 +42,46 @@ NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitte
 _encoder = msgspec.json.Encoder()
 _decoder = msgspec.json.Decoder(RegistrySnapshot)
 _probe = msgspec.json.Decoder(dict)
+
+
+#: Decoded snapshots of recently read registry files, keyed by path and checked against the
+#: file's identity (device, inode, size, mtime); every save writes a new inode (rename).
+#: Long-running processes (``serve``, ``watch``, a shell holding the Python API) then decode a
+#: registry only when it changed.
+#: Entries are frozen structs, so sharing them between loads is safe; each load gets its own
+#: copies of the two dicts, which callers may change freely.
+_CACHE: OrderedDict[str, tuple[tuple[int, ...], Registry]] = OrderedDict()
+_CACHE_SIZE = 8
+_cache_lock = threading.Lock()
+
+
+def _identity(st: os.stat_result) -> tuple[int, ...]:
+    # Not ctime: a rename or a new hard link (the .prev generation) changes it, not the bytes.
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+
+
+def _cached(path: Path, key: tuple[int, ...]) -> Registry | None:
+    """A private copy of the cached registry for this file identity, or None."""
+    with _cache_lock:
+        hit = _CACHE.get(str(path))
+        if hit is None or hit[0] != key:
+            return None
+        _CACHE.move_to_end(str(path))
+        return hit[1].copy()
+
+
+def _remember(path: Path, key: tuple[int, ...], registry: Registry) -> None:
+    with _cache_lock:
+        _CACHE[str(path)] = (key, registry.copy())
+        _CACHE.move_to_end(str(path))
+        while len(_CACHE) > _CACHE_SIZE:
+            _CACHE.popitem(last=False)
+
+
+def clear_cache() -> None:
+    """Forget every cached snapshot (tests, benchmarks measuring a cold load)."""
+    with _cache_lock:
+        _CACHE.clear()
 
 
 def now_ms() -> int:
@@ -116,6 +158,13 @@ class Registry:
         self.entries: dict[str, SourceEntry] = {e.source_root_relative_path: e for e in snapshot.entries}
         self.updated_at_ms = snapshot.updated_at_ms
 
+    def copy(self) -> Registry:
+        """An independent registry with the same (frozen) entries: two shallow dict copies."""
+        new = Registry.__new__(Registry)
+        new.workspace_id, new.root_uri, new.updated_at_ms = self.workspace_id, self.root_uri, self.updated_at_ms
+        new.roots, new.entries = dict(self.roots), dict(self.entries)
+        return new
+
     def snapshot(self) -> RegistrySnapshot:
         return RegistrySnapshot(
             version=REGISTRY_SCHEMA_VERSION,
@@ -169,7 +218,14 @@ class RegistryStore:
     def load(self) -> Registry:
         """Load the registry; a missing file is an empty registry, a corrupt one an error."""
         try:
-            data = self.path.read_bytes()
+            with open(self.path, "rb") as fh:
+                # The identity is taken from the open file: a rename after this cannot pair
+                # the old bytes with the new file's key.
+                key = _identity(os.fstat(fh.fileno()))
+                cached = _cached(self.path, key)
+                if cached is not None:
+                    return cached
+                data = fh.read()
         except FileNotFoundError:
             if self.prev_path.exists():
                 # Only possible if a writer died between two renames; prev is the last commit.
@@ -178,7 +234,7 @@ class RegistryStore:
         except OSError as exc:
             raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
         try:
-            return Registry(decode_snapshot(data, self.path))
+            registry = Registry(decode_snapshot(data, self.path))
         except RegistryCorruptError as exc:
             # Point to 'registry restore' only when there is a readable generation to restore.
             try:
@@ -187,6 +243,8 @@ class RegistryStore:
                 raise RegistryCorruptError(f"{exc.message}; {prev_exc.message}", path=self.path,
                                            hint=_rebuild_hint(self.index_dir)) from exc
             raise
+        _remember(self.path, key, registry)
+        return registry
 
     def load_previous(self) -> Registry:
         """The previous generation (offered when the current file is corrupt)."""
@@ -208,13 +266,16 @@ class RegistryStore:
     def save(self, registry: Registry) -> None:
         """Write atomically: temp file + fsync + rename, keeping the previous generation."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        data = _encoder.encode(registry.snapshot())
+        snap = registry.snapshot()
+        registry.updated_at_ms = snap.updated_at_ms  # what the file now says
+        data = _encoder.encode(snap)
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
+                key = _identity(os.fstat(fh.fileno()))  # the same inode after the rename
             if self.path.exists():
                 # Keep the previous generation without ever leaving the current name empty.
                 prev_tmp = self.prev_path.with_name(self.prev_path.name + ".tmp")
@@ -224,6 +285,8 @@ class RegistryStore:
                 os.replace(prev_tmp, self.prev_path)
             os.replace(tmp, self.path)
             _fsync_dir(self.index_dir)
+            # What we just wrote is what the next load would decode: remember it instead.
+            _remember(self.path, key, registry)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)

@@ -138,7 +138,7 @@ class Workspace:
         *,
         exclude: Iterable[str] = (),
         recursive: bool = True,
-        limit: int = DEFAULT_MAX_FILES,
+        limit: int | None = DEFAULT_MAX_FILES,
         base: Path | None = None,
     ) -> Expansion:
         """Expand files and folders into a de-duplicated list of files inside the workspace."""
@@ -155,7 +155,7 @@ class Workspace:
                 out.skipped.append(SkippedPath(path=rel, reason="not a regular file"))
             else:
                 raise UsageError(f"No such file or folder: {given}")
-        if len(out.files) > limit:
+        if limit is not None and len(out.files) > limit:
             for _, rel in out.files[limit:]:
                 out.skipped.append(SkippedPath(path=rel, reason=f"over the limit of {limit} files per call"))
             del out.files[limit:]

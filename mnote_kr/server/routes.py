@@ -56,6 +56,8 @@ class IngestRequest(WorkspaceBound, kw_only=True):
     force: bool = False
     wait: bool = False
     wait_s: float = msgspec.field(default=300.0, name="waitS")
+    #: Cap on files sent by this call; the answer says how many are left (``remaining``).
+    limit: int | None = None
 
 
 class QueryRequest(WorkspaceBound, kw_only=True):
@@ -203,8 +205,10 @@ def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
     paths = _paths(api.host, body.source_paths, body.source_path)
     if body.wait_s < 0 or body.wait_s > 24 * 3600:
         raise UsageError("waitS must be between 0 and 86400 seconds")
+    if body.limit is not None and body.limit < 1:
+        raise UsageError("limit must be at least 1 (or left out for every file)")
     if not body.wait:
-        return 200, api.host.ingest(paths, force=body.force, wait=False)
+        return 200, api.host.ingest(paths, force=body.force, wait=False, limit=body.limit)
     # Validate the paths now, so a traversal is refused at once, not inside the job.
     for p in paths:
         api.host.workspace.resolve(p)
@@ -215,7 +219,7 @@ def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
         from mnote_kr.core.host import Host
 
         own = Host(base.root, config=base.config, plugins=base.plugins, transport=base.transport, progress=progress)
-        return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s)
+        return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s, limit=body.limit)
 
     return 202, api.jobs.submit("ingest", work)
 

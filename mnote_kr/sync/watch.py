@@ -72,13 +72,18 @@ _GONE = "gone"
 _TOUCHED = "touched"
 
 
+#: What the watcher's frequent follow-up looks at (see ``_maintain``).
+_FOLLOW_STATUSES = frozenset({"submitted", "processing", "pending"})
+
+
 @dataclass(frozen=True)
 class WatchAction:
     """One thing the watcher did, for the ``on_action`` callback and the CLI's lines.
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
     ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
-    root without runOnChange), ``replayed``, ``reconciled``, ``watching``, ``error``.
+    root without runOnChange), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
+    ``watching``, ``error``.
     """
 
     kind: str
@@ -125,8 +130,12 @@ class Watcher:
         sync_interval_s: float = 30.0,
         reconcile: bool = True,
         on_action: OnAction | None = None,
+        follow_interval_s: float = 1.0,
     ) -> None:
         self.host = host
+        #: While work it submitted is in flight, the watcher follows it this often (not every
+        #: ``sync_interval_s``), so a changed or renamed file is citable soon after LightRAG is done.
+        self.follow_interval_s = follow_interval_s
         self.debounce_s = max(0.0, debounce_s)
         self.max_delay_s = max_delay_s if max_delay_s is not None else max(5.0, 10 * self.debounce_s)
         self.sync_interval_s = sync_interval_s
@@ -149,6 +158,7 @@ class Watcher:
         self._first_dirty = 0.0
         self._last_event = 0.0
         self._next_sync = 0.0
+        self._next_full_sync = 0.0
         # Live entries only, rel -> (size, mtime_ns): all the immediate path needs, and far
         # smaller than a loaded registry (which the watcher never keeps between batches).
         self._live_cache: tuple[tuple[int, int, int], dict[str, tuple[int, int]]] | None = None
@@ -394,6 +404,8 @@ class Watcher:
 
     def _apply_dirty(self) -> None:
         """Targeted reconcile of the dirty paths (the burst is over)."""
+        # Whatever this sends is followed on the next ticks, not after a full sync interval.
+        self._next_sync = min(self._next_sync, time.monotonic() + self.follow_interval_s)
         dirty = self._dirty
         self._dirty = {}
         self._flush.clear()
@@ -471,17 +483,47 @@ class Watcher:
         reg = self.host.registry()
         self._sync_watches(reg)
         waiting = [e for e in reg.entries.values() if e.pending_action or e.status == "pending"]
-        if not waiting:
+        # Work submitted (by us or anyone) is followed to processed/failed by the watcher itself.
+        in_flight = sum(1 for e in reg.entries.values() if e.status in ("submitted", "processing") and not e.stale)
+        if not waiting and not in_flight:
             return
+        now = time.monotonic()
+        full = now >= self._next_full_sync
+        if full:
+            self._next_full_sync = now + self.sync_interval_s
         try:
-            result = self.host.sync(wait_s=0.0)
+            # Between full syncs only what is being indexed or due for a retry: a delete LightRAG
+            # is still working on is re-sent by the full sync, not every second (that would keep
+            # its pipeline busy and every scan skipped).
+            result = self.host.sync(wait_s=0.0, statuses=None if full else _FOLLOW_STATUSES)
         except ProviderError as exc:
             self.last_error = exc.message
             return
         after = self.host.registry()
-        still = sum(1 for e in after.entries.values() if e.pending_action or e.status == "pending")
-        self._emit("replayed", "", f"{len(waiting) - still} of {len(waiting)} queued action(s) done; "
-                                   f"followed {result.get('followed', 0)}")
+        self._schedule_follow(after)
+        if waiting:
+            still = sum(1 for e in after.entries.values() if e.pending_action or e.status == "pending")
+            self._emit("replayed", "", f"{len(waiting) - still} of {len(waiting)} queued action(s) done; "
+                                       f"followed {result.get('followed', 0)}")
+        done = in_flight - sum(1 for e in after.entries.values()
+                               if e.status in ("submitted", "processing") and not e.stale)
+        if in_flight and done > 0:
+            self._emit("indexed", "", f"{done} of {in_flight} submitted file(s) finished")
+
+    def _schedule_follow(self, reg: Registry) -> None:
+        """Come back soon while work is in flight: every ``follow_interval_s`` for submitted or
+        processing entries, and when the earliest queued retry is due (a busy LightRAG, e.g.
+        still deleting a renamed file's old document), instead of after ``sync_interval_s``."""
+        now = time.monotonic()
+        live = reg.entries.values()
+        if any(e.status in ("submitted", "processing") and not e.stale for e in live):
+            self._next_sync = min(self._next_sync, now + self.follow_interval_s)
+            return
+        due = [e.next_retry_at_ms for e in live if e.pending_action or e.status == "pending"]
+        if due:
+            wait_s = (min(due) - time.time() * 1000) / 1000
+            self._next_sync = min(self._next_sync, now + min(self.sync_interval_s,
+                                                             max(self.follow_interval_s, wait_s)))
 
     def _sync_watches(self, reg: Registry) -> None:
         """Schedule one watch per root not already covered by a recursive outer root."""

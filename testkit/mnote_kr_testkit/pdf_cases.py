@@ -251,6 +251,20 @@ def scanned_cases(corpus: Path) -> list[Case]:
     return out
 
 
+def holds(box: list[float] | tuple[float, ...] | None, truth: tuple[float, float, float, float] | None) -> bool:
+    """True when ``box`` lies on ``truth``: their overlap is at least half the smaller one.
+
+    For evidence of two lines, the cited text block is the paragraph holding them (bigger
+    than the lines) or, where the lines belong to two paragraphs, one of them."""
+    if box is None or truth is None:
+        return False
+    w = min(box[2], truth[2]) - max(box[0], truth[0])
+    h = min(box[3], truth[3]) - max(box[1], truth[1])
+    area_t = (truth[2] - truth[0]) * (truth[3] - truth[1])
+    area_b = (box[2] - box[0]) * (box[3] - box[1])
+    return w > 0 and h > 0 and w * h >= 0.5 * min(area_t, area_b)
+
+
 def baseline(file: str, query: str) -> tuple[int | None, tuple[float, float, float, float] | None]:
     """The naive locator: first page and line whose text contains the query."""
     doc = load_document(file)
@@ -262,3 +276,107 @@ def baseline(file: str, query: str) -> tuple[int | None, tuple[float, float, flo
             if q in "".join(fold_char(page.text[c]) for c in chars):
                 return page.number, page.geometry.display(page.lines[page.line_of[chars[0]]])
     return None, None
+
+
+# --------------------------------------------------------------------------- question cases
+
+QUESTION_DOCS = DOCLING + ["right_to_left_01"]
+_STOPWORDS = frozenset(
+    """about above after also among and are because been before being between both but can could did does
+    each from further have having here into its itself more most much only other over same should some such
+    than that their them then there these they this those through under until very what when where which
+    while whom with within would your""".split()
+)
+_TEMPLATES = ["{q}", "{q}", "what about {q}?", "how does {q} work?", "why {q}", "what is said on {q}?",
+              "where is {q} described", "tell me about {q}"]
+
+
+@dataclass
+class QCase:
+    """A question over a window of Docling items; ``box`` is the answering item's box.
+
+    ``items`` holds the window's items as ``(text, page, box)`` for the baselines."""
+
+    name: str
+    file: str
+    evidence: str
+    query: str
+    page: int
+    box: tuple[float, float, float, float]
+    items: list[tuple[str, int, tuple[float, float, float, float]]]
+    target: int  # index of the answering item in ``items``
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in re.findall(r"\b[^\W\d_]{4,}\b", text)]
+
+
+def _gt_items(gt: dict) -> list[tuple[str, str, int, tuple[float, float, float, float]]]:
+    """``(label, text, page, box)`` of the body items in document order, boxes top-left."""
+    out = []
+    for t in gt["texts"]:
+        if t.get("label") in {"page_header", "page_footer"} or len(t.get("prov", [])) != 1 or not t.get("text"):
+            continue
+        prov = t["prov"][0]
+        h = gt["pages"][str(prov["page_no"])]["size"]["height"]
+        bb = prov["bbox"]
+        out.append((t["label"], t["text"], prov["page_no"], (bb["l"], h - bb["t"], bb["r"], h - bb["b"])))
+    return out
+
+
+def docling_question_cases(corpus: Path, per_doc: int = 16, seed: int = 11) -> list[QCase]:
+    """Question cases labelled by Docling's ground truth, independent of the locator.
+
+    Evidence is a window of 3 to 5 whole neighbouring items; the query is 2 to 4 content
+    words of the target item in any order, sometimes inside a question, with at least one
+    of them also in another item of the window, and no other item holding them all.
+    """
+    rng = random.Random(seed)
+    out: list[QCase] = []
+    for stem in QUESTION_DOCS:
+        gt = json.loads((corpus / "groundtruth" / "docling" / f"docling__{stem}.json").read_text("utf-8"))
+        items = _gt_items(gt)
+        targets = [i for i, it in enumerate(items)
+                   if it[0] in {"text", "paragraph", "list_item", "caption"} and len(it[1]) >= 60]
+        rng.shuffle(targets)
+        made = 0
+        for ti in targets:
+            if made >= per_doc:
+                break
+            lo = max(0, ti - rng.randint(1, 2))
+            hi = min(len(items), ti + rng.randint(1, 3) + 1)
+            window = items[lo:hi]
+            if len(window) < 3:
+                continue
+            t = ti - lo
+            own = [w for w in dict.fromkeys(_words(window[t][1])) if w not in _STOPWORDS]
+            others = [set(_words(it[1])) for k, it in enumerate(window) if k != t]
+            shared = [w for w in own if any(w in o for o in others)]
+            if not shared or len(own) < 3:
+                continue
+            k = rng.randint(2, min(4, len(own)))
+            pick = [rng.choice(shared)]
+            pick += rng.sample([w for w in own if w != pick[0]], k - 1)
+            if any(all(w in o for w in pick) for o in others):
+                continue  # another item holds every query word: no single right answer
+            rng.shuffle(pick)
+            query = rng.choice(_TEMPLATES).format(q=" ".join(pick))
+            evidence = "\n".join(it[1] for it in window)
+            out.append(QCase(f"q-{stem}-{ti}", str(corpus / "pdf" / f"docling__{stem}.pdf"), evidence, query,
+                             window[t][2], window[t][3], [(it[1], it[2], it[3]) for it in window], t))
+            made += 1
+    return out
+
+
+def baseline_first_item(case: QCase) -> tuple[int, tuple[float, float, float, float]]:
+    """Baseline: the first item of the evidence window (its Docling box)."""
+    _, page, box = case.items[0]
+    return page, box
+
+
+def baseline_most_words(case: QCase) -> tuple[int, tuple[float, float, float, float]]:
+    """Baseline: the window item with the most occurrences of the query's words (first on ties)."""
+    q = [w for w in _words(case.query) if w not in _STOPWORDS]
+    best = max(range(len(case.items)), key=lambda k: (sum(_words(case.items[k][0]).count(w) for w in q), -k))
+    _, page, box = case.items[best]
+    return page, box

@@ -217,3 +217,67 @@ def iou(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) 
     inter = ix * iy
     area = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
     return inter / area if area > 0 else 0.0
+
+
+# --------------------------------------------------------------------------- hostile files
+
+
+def _raw_pdf(objs: list[bytes], root: int) -> bytes:
+    out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for i, body in enumerate(objs, 1):
+        offsets.append(len(out))
+        out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
+    xref = len(out)
+    out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
+    for off in offsets:
+        out += b"%010d 00000 n \n" % off
+    out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, root, xref)
+    return bytes(out)
+
+
+def zero_bomb(mib: int) -> bytes:
+    """A zlib stream that inflates to ``mib`` MiB of zero bytes, built in milliseconds.
+
+    One MiB of zeros is deflated once with a full flush (a byte-aligned block that does
+    not depend on what came before) and repeated; the Adler-32 of ``n`` zeros is
+    ``(n mod 65521) << 16 | 1``, so the stream is valid to its last byte.
+    """
+    import zlib
+
+    c = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk = c.compress(b"\0" * (1 << 20)) + c.flush(zlib.Z_FULL_FLUSH)
+    again = c.compress(b"\0" * (1 << 20)) + c.flush(zlib.Z_FULL_FLUSH)
+    assert again == chunk  # a full flush makes every block alike
+    tail = c.flush()
+    n = mib << 20
+    adler = ((n % 65521) << 16) | 1
+    return b"\x78\xda" + chunk * mib + tail + adler.to_bytes(4, "big")
+
+
+def flate_bomb_pdf(mib: int = 4096) -> bytes:
+    """A one-page PDF whose content stream inflates to ``mib`` MiB (default 4 GiB)."""
+    data = zero_bomb(mib)
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Contents 4 0 R >>",
+        b"<< /Length %d /Filter /FlateDecode >>\nstream\n" % len(data) + data + b"\nendstream",
+    ]
+    return _raw_pdf(objs, 1)
+
+
+def many_pages_pdf(pages: int = 10_000) -> bytes:
+    """A PDF of ``pages`` pages sharing one small content stream and one font."""
+    content = b"BT /F1 10 Tf 72 720 Td (The same line on every page.) Tj ET"
+    kids = " ".join(f"{5 + i} 0 R" for i in range(pages)).encode()
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [" + kids + b"] /Count %d >>" % pages,
+        b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+    ]
+    page = (b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] "
+            b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>")
+    objs += [page] * pages
+    return _raw_pdf(objs, 1)

@@ -391,6 +391,7 @@ def start_engine(
     parser_rules: str | None = None,
     wait_s: float = 60.0,
     embedder: str | None = None,
+    workspace: str | None = None,
 ) -> EngineInfo:
     """Start (or return the already running) managed LightRAG engine.
 
@@ -400,6 +401,8 @@ def start_engine(
     tiktoken's files go to ``cache_dir/tiktoken``. ``embedder`` names the offline embedder
     (else ``$MNOTE_KR_OFFLINE_EMBEDDER``, else ``embedders.DEFAULT_EMBEDDER``); an index built
     by another embedder stops the start with a clear error (:func:`check_index_embedder`).
+    ``workspace`` sets LightRAG's ``WORKSPACE`` (its own storage and input namespace under the
+    shared working and input dirs); such an engine is recorded under :func:`workspace_state_dir`.
     Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
@@ -415,12 +418,13 @@ def start_engine(
             return running
         return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
                              llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s,
-                             embedder=embedder)
+                             embedder=embedder, workspace=workspace)
 
 
 def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
-                  parser_rules: str | None, wait_s: float, embedder: str | None) -> EngineInfo:
+                  parser_rules: str | None, wait_s: float, embedder: str | None,
+                  workspace: str | None = None) -> EngineInfo:
     t0 = time.monotonic()
     # Before anything slow: an index built by another embedder is one clear error, at once.
     offline_spec = resolve_embedder(embedder)
@@ -492,6 +496,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "RERANK_BINDING": "null",
             **({"COSINE_THRESHOLD": str(offline_spec.cosine_threshold)} if offline_embed else {}),
             "WORKERS": "1",
+            **({"WORKSPACE": workspace} if workspace else {}),
         })
         server_log.write_bytes(b"")
         url = f"http://{host}:{sport}"
@@ -527,6 +532,20 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     return info
 
 
+WORKSPACES_DIR = "workspaces"
+
+
+def workspace_state_dir(state_dir: Path, workspace: str) -> Path:
+    """Where the engine serving LightRAG workspace ``workspace`` is recorded."""
+    return Path(state_dir) / WORKSPACES_DIR / workspace
+
+
+def workspace_state_dirs(state_dir: Path) -> list[Path]:
+    """The state dirs of every per-workspace engine ever recorded under ``state_dir``."""
+    base = Path(state_dir) / WORKSPACES_DIR
+    return sorted(p for p in base.iterdir() if p.is_dir()) if base.is_dir() else []
+
+
 def died_record(state_dir: Path) -> dict[str, Any] | None:
     """What :func:`engine_status` noted when it found the engine's server gone, or None."""
     try:
@@ -554,4 +573,6 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         (state_dir / DIED_FILE).unlink(missing_ok=True)
-        return stopped
+    for sub in workspace_state_dirs(state_dir):  # the per-workspace engines go with it
+        stopped += stop_engine(sub, timeout=timeout)
+    return stopped

@@ -136,19 +136,71 @@ def remove_ours(input_dir: Path, name: str) -> list[str]:
     return removed
 
 
-def names_of_source(input_dir: Path, rel_path: str) -> set[str]:
-    """Our link/wrapper names for ``rel_path`` (any content version) in the input dir and ``__parsed__/``."""
+class Listing:
+    """Directory listings taken once per call, grouped by path tag: finding the links of many
+    sources is then a lookup per source, not a scan of the whole input dir per source."""
+
+    def __init__(self) -> None:
+        self._by_dir: dict[Path, dict[str, list[str]]] = {}
+
+    def names(self, directory: Path, tag: str) -> list[str]:
+        """Names in ``directory`` whose path tag is ``tag``."""
+        index = self._by_dir.get(directory)
+        if index is None:
+            index = {}
+            try:
+                entries = os.listdir(directory)
+            except OSError:
+                entries = []
+            for name in entries:
+                found = naming.path_tag_of(name)
+                if found is not None:
+                    index.setdefault(found, []).append(name)
+            self._by_dir[directory] = index
+        return index.get(tag, [])
+
+
+def names_of_source(input_dir: Path, rel_path: str, ws: str | None = None, root: Path | None = None,
+                    listing: Listing | None = None) -> set[str]:
+    """Our link/wrapper names for ``rel_path`` (any content version) in the input dir and ``__parsed__/``.
+
+    Ours means tagged with workspace ``ws``; a legacy (untagged) name counts only when
+    ``root`` is given and its symlink points inside ``root`` (another workspace may hold
+    the same legacy name, and its document must not be touched).
+    """
     names: set[str] = set()
     tag = naming.path_tag(rel_path)
     for directory in (input_dir, input_dir / PARSED_DIR):
-        try:
-            candidates = list(directory.glob(f"*.{tag}-*"))
-        except OSError:
-            continue
+        if listing is not None:
+            candidates = [directory / name for name in listing.names(directory, tag)]
+        else:
+            try:
+                candidates = list(directory.glob(f"*.{tag}-*"))
+            except OSError:
+                continue
         for path in candidates:
-            if naming.same_source(path.name, rel_path) and (path.is_symlink() or is_our_wrapper(path)):
+            if naming.same_source(path.name, rel_path, ws) and (path.is_symlink() or is_our_wrapper(path)):
+                names.add(path.name)
+            elif (ws is not None and root is not None and naming.same_source(path.name, rel_path)
+                  and owns_legacy(input_dir, path.name, root)):
                 names.add(path.name)
     return names
+
+
+def owns_legacy(input_dir: Path, name: str, root: Path) -> bool:
+    """Whether a legacy (untagged) link ``name`` is a symlink into the workspace ``root``.
+
+    Before names carried a workspace tag, two workspaces could share one name; the link
+    then points at whichever source was linked last. Only that workspace may delete it.
+    """
+    for directory in (input_dir, input_dir / PARSED_DIR):
+        for path in _archived_variants(directory, name):
+            try:
+                if path.is_symlink() and Path(os.readlink(path)).is_relative_to(root):
+                    return True
+            except OSError:
+                continue
+    return False
 
 
 def link_state(input_dir: Path, name: str) -> str:

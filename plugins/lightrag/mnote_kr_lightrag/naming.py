@@ -2,14 +2,18 @@
 
 LightRAG keys a document by its basename (``doc_id = "doc-" + md5(basename)``), drops
 directories, and skips a changed file whose name it has already processed. So the link
-name must be unique per source *path* and per *content*::
+name must be unique per *workspace*, per source *path* and per *content*::
 
-    <safe-stem>.<8 hex of md5(rel_path)>-<8 hex of sha256>.<ext>
+    <safe-stem>.w<8 hex of the workspace>.<8 hex of md5(rel_path)>-<8 hex of sha256>.<ext>
 
-e.g. ``report.1f3a09c2-77ab01de.docx``. The stem stays readable, the real extension
-stays last (LightRAG routes parsers by suffix), and there are no ``[``/``]`` (those
-would be read as LightRAG filename hints such as ``name.[native-P].docx``).
-Image wrappers append ``.md``: ``photo.1f3a09c2-77ab01de.png.md``.
+e.g. ``report.w5c0e1b7a.1f3a09c2-77ab01de.docx``. The workspace tag keeps two workspaces that
+share one LightRAG apart (same file, same relative path: two documents), and tells the provider
+which retrieved chunks are another workspace's (see docs/workspaces.md). Names made before the
+tag existed (``report.1f3a09c2-77ab01de.docx``) are still recognised: they are *legacy* names.
+
+The stem stays readable, the real extension stays last (LightRAG routes parsers by suffix),
+and there are no ``[``/``]`` (those would be read as LightRAG filename hints such as
+``name.[native-P].docx``). Image wrappers append ``.md``: ``photo.w5c0e1b7a.1f3a09c2-77ab01de.png.md``.
 """
 
 from __future__ import annotations
@@ -17,7 +21,7 @@ from __future__ import annotations
 import hashlib
 import re
 import unicodedata
-from pathlib import PurePosixPath
+from pathlib import PurePath, PurePosixPath
 
 #: Suffixes LightRAG cannot scan by default; they get a Markdown wrapper document.
 IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp", ".tif", ".tiff", ".bmp"})
@@ -34,7 +38,9 @@ WRAPPER_SUFFIX = ".md"
 #: Bytes of the stem kept in a link name (file names are limited to 255 bytes).
 _MAX_STEM_BYTES = 120
 _UNSAFE = re.compile(r"[/\\:*?\"<>|\x00-\x1f\x7f]+")
-_LINK_RE = re.compile(r"^(?P<stem>.+)\.(?P<path>[0-9a-f]{8})-(?P<content>[0-9a-f]{8})(?P<ext>\.[^.]+)?(?P<wrap>\.md)?$")
+# The stem is non-greedy so that an optional ``.w<ws>`` part is read as the tag, not the stem.
+_LINK_RE = re.compile(r"^(?P<stem>.+?)\.(?:w(?P<ws>[0-9a-f]{8})\.)?(?P<path>[0-9a-f]{8})-(?P<content>[0-9a-f]{8})"
+                      r"(?P<ext>\.[^.]+)?(?P<wrap>\.md)?$")
 
 
 def _hex_of_hash(sha256: str) -> str:
@@ -45,6 +51,11 @@ def _hex_of_hash(sha256: str) -> str:
         # Not a hex digest (should not happen): hash whatever we were given.
         value = hashlib.sha256(value.encode("utf-8")).hexdigest()
     return value
+
+
+def workspace_tag(workspace_root: str | PurePath) -> str:
+    """8 hex chars naming a workspace: sha1 of its resolved root, as the host's workspace id."""
+    return hashlib.sha1(str(workspace_root).encode("utf-8")).hexdigest()[:8]
 
 
 def path_tag(rel_path: str) -> str:
@@ -72,14 +83,16 @@ def safe_suffix(rel_path: str) -> str:
     return suffix if re.fullmatch(r"\.[a-z0-9]{1,12}", suffix) else ""
 
 
-def link_name(rel_path: str, sha256: str) -> str:
-    """The unique name of a source's link in LightRAG's input dir."""
-    return f"{safe_stem(rel_path)}.{path_tag(rel_path)}-{_hex_of_hash(sha256)[:8]}{safe_suffix(rel_path)}"
+def link_name(rel_path: str, sha256: str, ws: str | None = None) -> str:
+    """The unique name of a source's link in LightRAG's input dir (``ws``: the workspace tag;
+    None gives the legacy, untagged name)."""
+    tag = f"w{ws}." if ws else ""
+    return f"{safe_stem(rel_path)}.{tag}{path_tag(rel_path)}-{_hex_of_hash(sha256)[:8]}{safe_suffix(rel_path)}"
 
 
-def wrapper_name(rel_path: str, sha256: str) -> str:
+def wrapper_name(rel_path: str, sha256: str, ws: str | None = None) -> str:
     """The name of the Markdown wrapper document for an image source."""
-    return link_name(rel_path, sha256) + WRAPPER_SUFFIX
+    return link_name(rel_path, sha256, ws) + WRAPPER_SUFFIX
 
 
 def doc_id_for(file_name: str) -> str:
@@ -99,12 +112,32 @@ def doc_id_from_chunk_id(chunk_id: str | None) -> str | None:
     return chunk_id.rsplit("-chunk-", 1)[0] or None
 
 
-def same_source(name: str, rel_path: str) -> bool:
-    """Whether ``name`` is one of our link/wrapper names for this source path (any content)."""
+def same_source(name: str, rel_path: str, ws: str | None = None) -> bool:
+    """Whether ``name`` is a link/wrapper name for this source path (any content) in workspace
+    ``ws`` (None: a legacy, untagged name)."""
     parsed = _LINK_RE.match(name)
     if not parsed:
         return False
-    return parsed.group("path") == path_tag(rel_path) and parsed.group("stem") == safe_stem(rel_path)
+    return (parsed.group("path") == path_tag(rel_path) and parsed.group("stem") == safe_stem(rel_path)
+            and parsed.group("ws") == ws)
+
+
+def path_tag_of(name: str) -> str | None:
+    """The path tag in a link name, or None when it is not one of our names."""
+    parsed = _LINK_RE.match(name)
+    return parsed.group("path") if parsed else None
+
+
+def workspace_of(name: str) -> str | None:
+    """The workspace tag in a link name, or None (legacy name, or not one of ours)."""
+    parsed = _LINK_RE.match(PurePosixPath(name).name)
+    return parsed.group("ws") if parsed else None
+
+
+def is_foreign(name: str, ws: str) -> bool:
+    """Whether ``name`` is a link name that another workspace (a different tag) placed."""
+    other = workspace_of(name)
+    return other is not None and other != ws
 
 
 def is_our_name(name: str) -> bool:

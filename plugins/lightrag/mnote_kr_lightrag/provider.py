@@ -99,6 +99,19 @@ class DocIndex:
         self.by_name: dict[str, list[dict[str, Any]]] = {}
         for row in self.rows:
             self.by_name.setdefault(str(row.get("file_path", "")), []).append(row)
+        # Rows of our link names by their path tag: finding a source's other versions is then a
+        # lookup, not a scan of every document (a 1,000-file ingest would be 1,000 x 1,000 regexes).
+        self._by_path_tag: dict[str, list[dict[str, Any]]] | None = None
+
+    def _rows_of_path(self, rel_path: str) -> list[dict[str, Any]]:
+        if self._by_path_tag is None:
+            index: dict[str, list[dict[str, Any]]] = {}
+            for row in self.rows:
+                tag = naming.path_tag_of(str(row.get("file_path", "")))
+                if tag is not None:
+                    index.setdefault(tag, []).append(row)
+            self._by_path_tag = index
+        return self._by_path_tag.get(naming.path_tag(rel_path), [])
 
     def find(self, name: str) -> dict[str, Any] | None:
         """The row for our file name: the real document first, else a ``dup-`` row."""
@@ -108,11 +121,20 @@ class DocIndex:
         rows = self.by_name.get(name) or []
         return rows[0] if rows else None
 
-    def other_versions(self, rel_path: str, keep: str | None) -> list[dict[str, Any]]:
-        """Rows of older link names of the same source (same path tag and stem)."""
-        return [r for r in self.rows if str(r.get("file_path", "")) != keep
-                and naming.same_source(str(r.get("file_path", "")), rel_path)
-                and str(r.get("id", "")).startswith("doc-")]
+    def other_versions(self, rel_path: str, keep: str | None, ws: str | None = None,
+                       owns_legacy: Callable[[str], bool] | None = None) -> list[dict[str, Any]]:
+        """Rows of older link names of the same source in workspace ``ws`` (same tag, path
+        tag and stem), plus legacy untagged names that ``owns_legacy`` says are this workspace's."""
+        out = []
+        for r in self._rows_of_path(rel_path):
+            name = str(r.get("file_path", ""))
+            if name == keep or not str(r.get("id", "")).startswith("doc-"):
+                continue
+            if naming.same_source(name, rel_path, ws) or (
+                    ws is not None and owns_legacy is not None and naming.same_source(name, rel_path)
+                    and owns_legacy(name)):
+                out.append(r)
+        return out
 
 
 class LightRagProvider:
@@ -122,6 +144,9 @@ class LightRagProvider:
         self.ctx = ctx
         self.settings: Settings = resolve_settings(ctx)
         self.client: LightRagClient = open_client(ctx, self.settings)
+        #: This workspace's tag in link names: its documents are apart from any other's.
+        self.ws: str = naming.workspace_tag(ctx.workspace_root)
+        self.root = Path(ctx.workspace_root)
 
     def close(self) -> None:
         """Release the HTTP client."""
@@ -138,6 +163,17 @@ class LightRagProvider:
     def input_dir(self) -> Path | None:
         """LightRAG's input dir as a local path (may ask ``/health``)."""
         return effective_input_dir(self.ctx, self.settings, self.client)
+
+    def owns_legacy_fn(self, input_dir: Path | None) -> Callable[[str], bool]:
+        """Whether a legacy (untagged) name is this workspace's: its link points inside our root."""
+        if input_dir is None or not input_dir.is_dir():
+            return lambda name: False
+        return lambda name: links.owns_legacy(input_dir, name, self.root)
+
+    def old_versions(self, docs: DocIndex, rel_path: str, keep: str | None,
+                     input_dir: Path | None) -> list[dict[str, Any]]:
+        """This workspace's older documents of ``rel_path`` (never another workspace's)."""
+        return docs.other_versions(rel_path, keep, self.ws, self.owns_legacy_fn(input_dir))
 
     def documents(self) -> DocIndex:
         """All documents LightRAG lists (every page)."""
@@ -237,6 +273,7 @@ class LightRagProvider:
         plans: list[tuple[SourceFile, str, str | None]] = []  # (source, name, wrapper path)
         to_delete: list[str] = []
         same_name_reindex: dict[str, SourceFile] = {}
+        listing = links.Listing()
         for source in sources:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
@@ -249,11 +286,12 @@ class LightRagProvider:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
-            name = naming.wrapper_name(rel, source.sha256) if is_image else naming.link_name(rel, source.sha256)
+            name = (naming.wrapper_name(rel, source.sha256, self.ws) if is_image
+                    else naming.link_name(rel, source.sha256, self.ws))
             # Older versions of this source: delete their documents and remove their links.
-            for old_row in docs.other_versions(rel, name):
+            for old_row in self.old_versions(docs, rel, name, input_dir):
                 to_delete.append(str(old_row["id"]))
-            for old in links.names_of_source(input_dir, rel) - {name}:
+            for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 links.remove_ours(input_dir, old)
             row = docs.find(name)
             is_dup = row is not None and not str(row.get("id", "")).startswith("doc-")
@@ -275,9 +313,9 @@ class LightRagProvider:
                 plans = [p for p in plans if p[0].rel_path not in same_name_reindex]
         for rel in same_name_reindex:
             if rel not in results:  # old document deletion started: its moved link must go too
-                links.remove_ours(input_dir, naming.link_name(rel, same_name_reindex[rel].sha256)
+                links.remove_ours(input_dir, naming.link_name(rel, same_name_reindex[rel].sha256, self.ws)
                                   if naming.safe_suffix(rel) not in naming.IMAGE_SUFFIXES
-                                  else naming.wrapper_name(rel, same_name_reindex[rel].sha256))
+                                  else naming.wrapper_name(rel, same_name_reindex[rel].sha256, self.ws))
         linked: list[tuple[SourceFile, str, str | None]] = []
         for source, name, wrapper in plans:
             try:
@@ -324,12 +362,12 @@ class LightRagProvider:
                 out.append(EntryUpdate(source_root_relative_path=rel, status="failed", kind="image",
                                        last_error="Images need LightRAG's input directory (no upload fallback)"))
                 continue
-            name = naming.link_name(rel, source.sha256)
+            name = naming.link_name(rel, source.sha256, self.ws)
             row = docs.find(name)
             if row is not None:
                 out.append(update_from_row(rel, name, row, last_error=note))
                 continue
-            old = [str(r["id"]) for r in docs.other_versions(rel, name)]
+            old = [str(r["id"]) for r in docs.other_versions(rel, name, self.ws)]
             if old:
                 self.delete_ids(old)
             try:
@@ -363,14 +401,24 @@ class LightRagProvider:
             input_dir = self.settings.input_dir
         out: list[EntryUpdate] = []
         doc_ids: list[str] = []
+        visible = input_dir is not None and input_dir.is_dir()
+        not_ours: set[str] = set()
         for entry in entries:
             name = entry.light_rag_file_path
-            if input_dir is not None and input_dir.is_dir():
-                if name:
-                    links.remove_ours(input_dir, name)
-                for old in links.names_of_source(input_dir, entry.source_root_relative_path):
-                    links.remove_ours(input_dir, old)
             doc_id = entry.light_rag_doc_id or (naming.doc_id_for(name) if name else None)
+            if (name and visible and naming.workspace_of(name) is None and naming.is_our_name(name)
+                    and links.link_state(input_dir, name) != "missing"  # type: ignore[arg-type]
+                    and not links.owns_legacy(input_dir, name, self.root)):  # type: ignore[arg-type]
+                # A legacy name another workspace re-linked to its own file: the document is
+                # theirs too now, so only our registry entry goes (see docs/workspaces.md).
+                doc_id, name = None, None
+                not_ours.add(entry.source_root_relative_path)
+            if visible:
+                if name:
+                    links.remove_ours(input_dir, name)  # type: ignore[arg-type]
+                for old in links.names_of_source(input_dir, entry.source_root_relative_path,  # type: ignore[arg-type]
+                                                 self.ws, self.root):
+                    links.remove_ours(input_dir, old)  # type: ignore[arg-type]
             if doc_id:
                 doc_ids.append(doc_id)
         outcome, retry_after, error = "started", None, None
@@ -382,7 +430,7 @@ class LightRagProvider:
                 outcome, error = "down", exc.message
         for entry in entries:
             rel = entry.source_root_relative_path
-            if not (entry.light_rag_doc_id or entry.light_rag_file_path):
+            if not (entry.light_rag_doc_id or entry.light_rag_file_path) or rel in not_ours:
                 out.append(EntryUpdate(source_root_relative_path=rel, status="delete_completed"))
             elif outcome == "started":
                 out.append(EntryUpdate(source_root_relative_path=rel, status="delete_submitted",
@@ -411,8 +459,19 @@ class LightRagProvider:
                                   warnings=warnings)
         known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
         known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
+        # Another workspace's documents are neither ours nor "unmapped": they are only counted.
+        foreign = [r for r in rows if naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
+        rows = [r for r in rows if not naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
+        if foreign:
+            counts = {}  # LightRAG's counts include the other workspaces: count ours below
         unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
                     for r in rows if r.get("id") not in known_ids and r.get("file_path") not in known_names]
+        listed = {r.get("id") for r in rows}
+        # Processed here but gone from LightRAG (e.g. a legacy name another workspace held):
+        # 'mnote-kr ingest --force PATH' indexes it again.
+        missing = [e.source_root_relative_path for e in entries
+                   if e.status == "processed" and not e.stale and e.light_rag_doc_id
+                   and e.light_rag_doc_id not in listed]
         input_dir = self.input_dir()
         rerank = {
             "enabled": configuration.get("enable_rerank"),
@@ -428,6 +487,10 @@ class LightRagProvider:
             "parserRouting": configuration.get("parser_routing"),
             "workspace": configuration.get("workspace", self.settings.workspace),
             "managedEngine": self.settings.from_engine,
+            "workspaceTag": self.ws,
+            "otherWorkspacesDocuments": len(foreign),
+            "missingFromIndex": missing[:50],
+            "missingFromIndexCount": len(missing),
         }
         return ProviderStatus(
             provider=PROVIDER, reachable=True, url=self.settings.url,

@@ -13,6 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+import msgspec
+
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderError, UsageError
 from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
@@ -27,6 +29,15 @@ MODES = frozenset({"local", "global", "naive", "mix", "bypass"})
 NO_LLM_NOTE = "No LLM is configured; showing citations only"
 NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
 NO_CONTEXT_MARK = "[no-context]"
+OTHER_WORKSPACES_NOTE = ("This LightRAG also holds other workspaces; its answer text may draw on their passages, "
+                         "the citations are this workspace's only")
+#: LightRAG 1.5.7's default ``chunk_top_k`` and the request limits (``MAX_QUERY_TOP_K``,
+#: ``MAX_QUERY_TOKEN_BUDGET``): the bounds of the over-fetch that keeps a workspace from being
+#: crowded out by another one sharing the server.
+DEFAULT_CHUNK_TOP_K = 20
+MAX_CHUNK_TOP_K = 1000
+OVERFETCH_TOKEN_BUDGET = 1_000_000
+OVERFETCH_FACTOR = 4
 
 
 def normalize_mode(mode: str) -> str:
@@ -115,6 +126,37 @@ def references_from_answer(refs: Any) -> list[ProviderReference]:
     return out
 
 
+def own_references(references: list[ProviderReference], ws: str) -> tuple[list[ProviderReference], int]:
+    """Drop references to another workspace's documents; re-rank the rest. Returns (kept, dropped)."""
+    kept = [r for r in references if not naming.is_foreign(r.file_path or "", ws)]
+    if len(kept) == len(references):
+        return references, 0
+    return [msgspec.structs.replace(r, rank=rank) for rank, r in enumerate(kept, start=1)], len(references) - len(kept)
+
+
+def retrieve_own(client: LightRagClient, payload: dict[str, Any],
+                 ws: str) -> tuple[dict[str, Any], list[ProviderReference], int]:
+    """``/query/data`` until this workspace has its share of chunks, whatever other workspaces hold.
+
+    LightRAG ranks chunks over every document it stores. When other workspaces' chunks take
+    places in the top ``chunk_top_k``, ask again for ``OVERFETCH_FACTOR`` times more (with a
+    token budget that does not cut them), until this workspace has ``chunk_top_k`` chunks, the
+    server has no more to give, or LightRAG's limit (1000) is reached. Returns the last body,
+    this workspace's references and the number of foreign chunks seen.
+    """
+    wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
+    asked = wanted
+    while True:
+        body = client.query_data(payload)
+        raw = references_from_data(body.get("data"))
+        refs, foreign = own_references(raw, ws)
+        exhausted = len(raw) < asked
+        if not foreign or len(refs) >= wanted or exhausted or asked >= MAX_CHUNK_TOP_K:
+            return body, refs[:wanted] if foreign else refs, foreign
+        asked = min(MAX_CHUNK_TOP_K, asked * OVERFETCH_FACTOR)
+        payload = {**payload, "chunk_top_k": asked, "max_total_tokens": OVERFETCH_TOKEN_BUDGET}
+
+
 def _query_error(exc: ProviderHTTPError) -> Exception:
     if exc.status_code in (400, 422):
         return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}")
@@ -128,7 +170,7 @@ def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResul
         health = _health(ctx, client)
         payload = build_payload(request, health)
         try:
-            body = client.query_data(payload)
+            body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
         except ProviderHTTPError as exc:
             raise _query_error(exc) from exc
         status = str(body.get("status", ""))
@@ -136,7 +178,6 @@ def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResul
         if status == "failure" and metadata.get("failure_reason") != "no_results":
             raise ProviderError(f"LightRAG could not run the query: {body.get('message') or 'unknown failure'}",
                                 url=f"{settings.url}/query/data")
-        references = references_from_data(body.get("data"))
         configuration = as_dict(health.get("configuration"))
         result = ProviderQueryResult(provider=PROVIDER, references=references,
                                      raw_status="no_results" if not references else status or "success",
@@ -146,6 +187,8 @@ def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResul
                                      rerank_model=configuration.get("rerank_model"))
         if not request.want_answer:
             return result
+        if foreign:
+            result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
         if is_offline_llm(settings, health):
             result.notes.append(NO_LLM_NOTE)
             return result

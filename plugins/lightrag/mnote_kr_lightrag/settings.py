@@ -3,7 +3,8 @@
 Order of discovery:
 
 * URL: ``[providers.lightrag] url``, else the managed engine's state file
-  (``engine.engine_status(ctx.state_dir)``), else a clear error.
+  (``engine.engine_status(ctx.state_dir)``): then this workspace's own engine process
+  (:mod:`.workspaces`, started on demand), else a clear error.
 * API key: the managed engine's own key when its URL is used; otherwise
   ``ctx.secret("lightrag-api-key")`` (the host resolves environment and keyring), then
   ``LIGHTRAG_API_KEY`` from the configured ``env_file`` (LightRAG's ``.env``).
@@ -115,6 +116,10 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         info = _engine_info(ctx)
         if info is None:
             raise _engine_not_running(ctx)
+        # One managed engine, many workspaces: each has its own LightRAG namespace and server.
+        from .workspaces import lightrag_workspace, workspace_engine
+
+        info = workspace_engine(ctx, info)
         url = info.url
     key: str | None = None
     if info is not None and getattr(info, "api_key", None):
@@ -126,6 +131,8 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
     input_dir = config.get("input_dir") or (getattr(info, "input_dir", None) if info is not None else None)
     working_dir = config.get("working_dir") or (getattr(info, "working_dir", None) if info is not None else None)
     workspace = config.get("workspace")
+    if info is not None:
+        workspace = lightrag_workspace(ctx)
     return Settings(
         url=url.rstrip("/"),
         api_key=key or None,

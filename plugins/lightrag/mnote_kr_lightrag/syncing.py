@@ -115,7 +115,7 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
             live = [r for r, e in by_rel.items() if _merge(e, current.get(r))[0] not in ("delete_submitted",
                                                                                          "delete_completed")]
             old_ids = [str(row["id"]) for rel in live
-                       for row in docs.other_versions(rel, _merge(by_rel[rel], current.get(rel))[2])]
+                       for row in prov.old_versions(docs, rel, _merge(by_rel[rel], current.get(rel))[2], input_dir)]
             if old_ids:
                 prov.delete_ids(old_ids, retries=0)
         if deletes:

@@ -120,7 +120,7 @@ def test_lr_ingest_changed_content_deletes_old_doc_then_links_new_name(env: dict
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "r.md", b"version one")
     old = source(ws, "r.md")
-    old_name = naming.link_name(old.rel_path, old.sha256)
+    old_name = naming.link_name(old.rel_path, old.sha256, naming.workspace_tag(env["ws"]))
     os.symlink(old.path, inputs / "__parsed__" / old_name)  # LightRAG moved the processed link
     write(ws / "r.md", b"version two")
     new = source(ws, "r.md")
@@ -129,7 +129,7 @@ def test_lr_ingest_changed_content_deletes_old_doc_then_links_new_name(env: dict
     replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
     replay.sample("POST", "/documents/scan", "10_scan_started.json")
     [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
-    new_name = naming.link_name(new.rel_path, new.sha256)
+    new_name = naming.link_name(new.rel_path, new.sha256, naming.workspace_tag(env["ws"]))
     assert update.status == "submitted" and update.light_rag_file_path == new_name != old_name
     assert not (inputs / "__parsed__" / old_name).exists() and (ws / "r.md").read_bytes() == b"version two"
     assert (inputs / new_name).is_symlink()
@@ -229,7 +229,7 @@ def test_lr_ingest_adopts_document_lightrag_already_processed(env: dict[str, Any
     ws, replay = env["ws"], env["replay"]
     write(ws / "n.md", b"# n")
     src = source(ws, "n.md")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     std_routes(replay, rows=[sample_row(name, chunks=2)])
     [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=False)
     assert update.status == "processed"
@@ -241,7 +241,7 @@ def test_lr_ingest_force_same_content_deletes_then_relinks(env: dict[str, Any]) 
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "n.md", b"# n")
     src = source(ws, "n.md")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     os.symlink(src.path, inputs / "__parsed__" / name)
     std_routes(replay, rows=[sample_row(name)])
     replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
@@ -256,7 +256,7 @@ def test_lr_ingest_force_with_busy_delete_is_pending_reindex(env: dict[str, Any]
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "n.md", b"# n")
     src = source(ws, "n.md")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     std_routes(replay, rows=[sample_row(name)])
     replay.sample("DELETE", "/documents/delete_document", "51_delete_again_immediately.json")
     [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=True)
@@ -273,7 +273,7 @@ def test_lr_sync_records_processed_doc_chunks_and_time(env: dict[str, Any]) -> N
     ws, replay = env["ws"], env["replay"]
     write(ws / "n.md", b"# n")
     src = source(ws, "n.md")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     replay.json("POST", "/documents/paginated", listing([sample_row(name, chunks=3)]))
     entry = entry_for(src, status="submitted", light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name))
     [update] = plugin.sync(ctx=env["ctx"], entries=[entry], wait_s=0)
@@ -290,7 +290,8 @@ def test_lr_sync_duplicate_row_and_failed_corrupt_docx(env: dict[str, Any]) -> N
     write(ws / "broken.docx", b"not a zip")
     write(ws / "copy.txt", b"Kestrel")
     s1, s2 = source(ws, "broken.docx"), source(ws, "copy.txt")
-    n1, n2 = naming.link_name(s1.rel_path, s1.sha256), naming.link_name(s2.rel_path, s2.sha256)
+    ws = naming.workspace_tag(env["ws"])
+    n1, n2 = naming.link_name(s1.rel_path, s1.sha256, ws), naming.link_name(s2.rel_path, s2.sha256, ws)
     broken.update(id=naming.doc_id_for(n1), file_path=n1)
     dup.update(file_path=n2)
     replay.json("POST", "/documents/paginated", listing([broken, dup]))
@@ -305,7 +306,7 @@ def test_lr_sync_follows_processing_to_processed_within_wait(env: dict[str, Any]
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "slow.txt", b"slow")
     src = source(ws, "slow.txt")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     os.symlink(src.path, inputs / "__parsed__" / name)
     rows = []
     for sample in ("19e_track_status_mid_processing.json", "19f_track_status_after.json"):
@@ -340,7 +341,8 @@ def test_lr_sync_delete_submitted_completes_when_doc_is_gone(env: dict[str, Any]
     write(ws / "a.md", b"a")
     write(ws / "b.md", b"b")
     sa, sb = source(ws, "a.md"), source(ws, "b.md")
-    na, nb = naming.link_name(sa.rel_path, sa.sha256), naming.link_name(sb.rel_path, sb.sha256)
+    ws = naming.workspace_tag(env["ws"])
+    na, nb = naming.link_name(sa.rel_path, sa.sha256, ws), naming.link_name(sb.rel_path, sb.sha256, ws)
     replay.json("POST", "/documents/paginated", listing([sample_row(nb)]))
     replay.sample("DELETE", "/documents/delete_document", "51_delete_again_immediately.json")
     entries = [entry_for(sa, status="delete_submitted", light_rag_file_path=na, light_rag_doc_id=naming.doc_id_for(na)),
@@ -359,7 +361,7 @@ def test_lr_delete_removes_only_our_links_and_never_targets(env: dict[str, Any])
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "d.md", b"keep me")
     src = source(ws, "d.md")
-    name = naming.link_name(src.rel_path, src.sha256)
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     os.symlink(src.path, inputs / name)
     os.symlink(src.path, inputs / "__parsed__" / name)
     stem, ext = os.path.splitext(name)

@@ -2,7 +2,9 @@
 
 Sidecar ``bbox`` positions are converted to PDF points (top-left origin of the page as
 displayed); without them the evidence is found in the PDF's own text layer. See
-``locator.py`` for the coordinate rules and ``textmatch.py`` for the matching.
+``locator.py`` for the coordinate rules, ``align.py`` for finding the evidence,
+``answer.py`` for the block that answers, ``layout.py`` for blocks and running headers
+and ``budget.py`` for the limits any file is held to.
 """
 
 from __future__ import annotations

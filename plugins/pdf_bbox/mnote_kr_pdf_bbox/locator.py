@@ -16,20 +16,24 @@ When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTO
 "max": 1000}`` only for ``parse_engine == "mineru"``, Docling's ``{"origin":
 "LEFTBOTTOM"}`` for ``"docling"``, and ``LEFTTOP`` points otherwise.
 
-Without usable boxes the evidence is searched in the PDF's own text layer. Nothing
-found, or a page without a text layer, gives a ``file`` locator: never a made-up box.
+Without usable boxes the evidence is searched in the PDF's own text layer (``align``),
+and the text block of the matched passage that answers the query is the primary box
+(``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
+page without a text layer, gives a ``file`` locator: never a made-up box.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
+from .align import Match, Span, find, spans
+from .answer import choose
 from .pdftext import Box, DocumentText, PageGeometry, load_document
-from .textmatch import find, spans
 
 PLUGIN = "pdf_bbox"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
@@ -159,7 +163,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     certain_page = pages_only[0] if len(set(pages_only)) == 1 else (1 if len(doc.pages) == 1 else None)
     if not doc.has_text:
         return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
-    m = find(doc, evidence, req.query)
+    m = find(doc, evidence)
     if m is None:
         empty = [p.number for p in doc.pages if not p.has_text]
         why = "evidence not found in the PDF text layer"
@@ -168,32 +172,86 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if certain_page is not None:
             why += f"; page {certain_page} from the sidecar" if pages_only else "; single-page PDF"
         return _file(req, why, certain_page)
-    focus = spans(doc, m.view, m.focus_start, m.focus_end)
     whole = spans(doc, m.view, m.start, m.end)
-    if not focus:
+    if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
-    rest = [s for s in whole if not any(s.page == f.page and _inside(s.box, f.box) for f in focus)]
-    if m.query_found and len(focus) > 1:
-        # The rectangle holding the query is the primary one: that is where the eye should land.
-        at = spans(doc, m.view, m.query_start, m.query_end)
-        if at:
-            q = at[0]
-            focus.sort(key=lambda s: not (s.page == q.page and _overlaps(s.box, q.box)))
-    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in focus + rest]
+    counts = passage_blocks(doc, m)
+    ans = choose(doc, list(counts), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
-    if m.query_found:
-        why += ", query found in match"
+    degraded = False
+    if ans.block is not None:
+        pi = ans.block[0]
+        page = doc.pages[pi]
+        # The block's lines the evidence covers: a chunk that holds only part of a paragraph
+        # is boxed where it was retrieved, not on the rest of the paragraph.
+        lines = [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
+        primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
+        if ans.rule == "verbatim":
+            why += "; the query stands in this text block"
+        else:
+            why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
+                   f"(rarity-weighted share {ans.share:.2f})"
+    else:
+        # The passage itself: the matched lines of the block holding most of the match (a
+        # stray k-gram at the match's edge must not decide the page).
+        primary = whole[0]
+        if counts:
+            top = max(counts, key=lambda b: (counts[b].count, -b[0], -b[1]))
+            primary = (spans(doc, m.view, counts[top].first, counts[top].last + 1) or whole)[0]
+        if ans.rule == "semantic":
+            degraded = True
+            why += ("; semantic match: no text block of the passage holds a meaningful share of the "
+                    "query's terms, so the passage is cited, not an exact place")
+    rest = [s for s in whole if not (s.page == primary.page and _inside(s.box, primary.box))]
+    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *rest]]
     return Locator(
         locator_precision="bbox",
-        locator_degraded=False,
+        locator_degraded=degraded,
         page=rects[0].page,
         bbox=rects[0].bbox,
         rects=rects,
         block_id=req.block_id or (req.block.blockid if req.block else None),
-        score=round(m.coverage, 3),
+        score=round(m.coverage * (0.5 if degraded else 1.0), 3),
         locator_plugin=PLUGIN,
         reason=why,
     )
+
+
+@dataclass
+class Touch:
+    """How a match touches one text block: matched characters, first and last compact
+    positions, and the block's lines it covers."""
+
+    count: int
+    first: int
+    last: int
+    lines: set[int] = field(default_factory=set)
+
+
+def passage_blocks(doc: DocumentText, m: Match) -> dict[tuple[int, int], Touch]:
+    """The text blocks the match touches, ``(page index, block index)`` in match order."""
+    out: dict[tuple[int, int], Touch] = {}
+    view = m.view
+    for pos in range(m.start, m.end):
+        pi = view.compact_page[pos]
+        page = doc.pages[pi]
+        li = page.line_of[view.compact_char[pos]]
+        if li < 0:
+            continue
+        bi = page.block_of[li]
+        if bi < 0:
+            continue
+        got = out.get((pi, bi))
+        if got is None:
+            got = out[(pi, bi)] = Touch(0, pos, pos)
+        got.count += 1
+        got.last = pos
+        got.lines.add(li)
+    return out
+
+
+def _union(boxes: list[Box]) -> Box:
+    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
 
 
 def _overlaps(a: Box, b: Box) -> bool:

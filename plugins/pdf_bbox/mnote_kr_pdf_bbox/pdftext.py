@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import ctypes
 import os
+import re
 import threading
+import time
 import unicodedata
 from array import array
 from dataclasses import dataclass, field
@@ -27,8 +29,11 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from mnote_kr.errors import DocumentError
 from mnote_kr.citations.filecache import FileCache
+from mnote_kr.errors import DocumentError
+
+from . import budget
+from .layout import find_furniture, is_rtl_text, split_blocks
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -105,6 +110,10 @@ class PageText:
     lines: list[Box] = field(default_factory=list)  # text frame (unrotated, top-left)
     order: list[list[int]] = field(default_factory=list)  # char indices per line, XY-cut order
     stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
+    rtl: bool = False  # most of the page's letters are right-to-left (Arabic, Hebrew, Persian)
+    furniture: set[int] = field(default_factory=set)  # running header/footer/page-number lines
+    blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
+    block_of: list[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
 
     @property
     def has_text(self) -> bool:
@@ -151,6 +160,7 @@ class DocumentText:
     pages: list[PageText]
     stream: TextView
     reading: TextView
+    extras: dict[str, object] = field(default_factory=dict)  # derived data kept with the document
 
     @property
     def views(self) -> tuple[TextView, ...]:
@@ -163,12 +173,28 @@ class DocumentText:
         return any(p.has_text for p in self.pages)
 
 
+ALEF_FOLD = str.maketrans({"\u0623": "\u0627", "\u0625": "\u0627", "\u0622": "\u0627", "\u0671": "\u0627"})
+# PDF text layers give the lam-alef ligature (لا, لإ) in visual order (ا then ل), the
+# writer's text in logical order: inside a run of lams and alefs only the counts compare.
+_LAM_ALEF = re.compile("[\u0627\u0644]{2,}")
+
+
 def fold_char(ch: str) -> str:
-    """The compact form of one character: its letters and digits, NFKC, case-folded."""
+    """The compact form of one character: its letters and digits, NFKC, case-folded.
+
+    Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped.
+    """
     if ch.isascii():
         return ch.lower() if ch.isalnum() else ""
-    norm = unicodedata.normalize("NFKC", ch).casefold()
-    return "".join(c for c in norm if c.isalnum())
+    norm = unicodedata.normalize("NFKC", ch).casefold().translate(ALEF_FOLD)
+    return "".join(c for c in norm if c.isalnum() and c != "\u0640")
+
+
+def canonical(compact: str) -> str:
+    """Put every run of Arabic lam/alef letters in one order; length and offsets are kept."""
+    if "\u0644" not in compact:
+        return compact
+    return _LAM_ALEF.sub(lambda m: "".join(sorted(m.group())), compact)
 
 
 def compact_with_map(text: str) -> tuple[str, list[int]]:
@@ -180,7 +206,7 @@ def compact_with_map(text: str) -> tuple[str, list[int]]:
         if f:
             out.append(f)
             src.extend([i] * len(f))
-    return "".join(out), src
+    return canonical("".join(out)), src
 
 
 # --------------------------------------------------------------------------- opening
@@ -202,6 +228,10 @@ def _open(path: Path) -> pdfium.PdfDocument:
         raise DocumentError(f"Cannot read PDF {path}: {exc.strerror}", path=path) from exc
     if b"%PDF-" not in head:
         raise DocumentError(f"Not a PDF (no %PDF- header): {path}", path=path)
+    try:
+        budget.check_streams(path)
+    except OSError as exc:
+        raise DocumentError(f"Cannot read PDF {path}: {exc.strerror}", path=path) from exc
     try:
         doc = pdfium.PdfDocument(str(path))
     except pdfium.PdfiumError as exc:
@@ -236,10 +266,12 @@ def _geometry(page: pdfium.PdfPage) -> PageGeometry:
     return PageGeometry(crop=c, rotation=page.get_rotation() % 360)
 
 
-def reading_order(boxes: list[Box]) -> list[int]:
-    """Line indices in reading order by recursive XY-cut on the largest whitespace gap.
+def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
+    """Line indices in reading order by XY-cut on the largest whitespace gap (an explicit
+    stack, not recursion, so a page's depth cannot exhaust Python's stack).
 
-    Columns come out one after the other even when a producer drew them row by row.
+    Columns come out one after the other even when a producer drew them row by row;
+    on a right-to-left page (``rtl``) the right column and the right piece of a row first.
     """
     out: list[int] = []
     stack: list[list[int]] = [list(range(len(boxes)))]
@@ -257,11 +289,13 @@ def reading_order(boxes: list[Box]) -> list[int]:
                     best = (lo - reach, axis, (lo + reach) / 2)
                 reach = max(reach, hi)
         if best is None:
-            out.extend(sorted(idx, key=lambda i: (boxes[i][1], boxes[i][0])))
+            out.extend(sorted(idx, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0])))
             continue
         _, axis, cut = best
         first = [i for i in idx if boxes[i][axis] < cut]
         second = [i for i in idx if boxes[i][axis] >= cut]
+        if rtl and axis == 0:
+            first, second = second, first
         stack.append(second)
         stack.append(first)
     return out
@@ -329,30 +363,69 @@ def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
         out.line_of = line_of
         out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
         out.stream = members
-        out.order = [members[li] for li in reading_order(out.lines)]
+        out.rtl = is_rtl_text(text)
+        out.order = [members[li] for li in reading_order(out.lines, out.rtl)]
         return out
     finally:
         tp.close()
 
 
 def read_document(path: str | Path) -> DocumentText:
-    """Open ``path`` and read every page's text layer (uncached; see ``load_document``)."""
+    """Open ``path`` and read every page's text layer (uncached; see ``load_document``).
+
+    Raises ``DocumentError`` when the file is unreadable or over a budget of ``budget``.
+    """
     p = Path(path)
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
+            n = len(doc)
+            if n > budget.MAX_PAGES:
+                raise budget.over_budget(p, f"{n} pages", f"{budget.MAX_PAGES} pages")
+            deadline = time.monotonic() + budget.MAX_SECONDS
+            chars = 0
             pages = []
-            for i in range(len(doc)):
+            for i in range(n):
                 page = doc[i]
                 try:
                     pages.append(_read_page(page, i + 1))
                 finally:
                     page.close()
+                chars += len(pages[-1].text)
+                if chars > budget.MAX_CHARS:
+                    raise budget.over_budget(p, f"more than {budget.MAX_CHARS} characters of text",
+                                             f"{budget.MAX_CHARS} characters")
+                if time.monotonic() > deadline:
+                    raise budget.over_budget(p, f"reading took over {budget.MAX_SECONDS:g} s at page {i + 1}",
+                                             f"{budget.MAX_SECONDS:g} s")
         except pdfium.PdfiumError as exc:
             raise DocumentError(f"Broken PDF, page {len(pages) + 1} unreadable: {p}", path=p) from exc
         finally:
             doc.close()
+    _layout(pages)
     return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"))
+
+
+def line_text(page: PageText, li: int) -> str:
+    """The characters of line ``li`` of ``page`` in content order."""
+    return "".join(page.text[c] for c in page.stream[li])
+
+
+def _layout(pages: list[PageText]) -> None:
+    """Mark running headers/footers and split each page's lines into paragraph blocks."""
+    texts = [[line_text(pg, li) for li in range(len(pg.lines))] for pg in pages]
+    furniture = find_furniture([(pg.geometry.crop[3] - pg.geometry.crop[1], pg.lines, t)
+                                for pg, t in zip(pages, texts, strict=True)])
+    for pg, fur, t in zip(pages, furniture, texts, strict=True):
+        pg.furniture = fur
+        order = [pg.line_of[chars[0]] for chars in pg.order]
+        order = [li for li in order if li not in fur]
+        width = pg.geometry.crop[2] - pg.geometry.crop[0]
+        pg.blocks = split_blocks(order, pg.lines, t, width, pg.rtl)
+        pg.block_of = [-1] * len(pg.lines)
+        for bi, blk in enumerate(pg.blocks):
+            for li in blk:
+                pg.block_of[li] = bi
 
 
 def _view(pages: list[PageText], attr: str) -> TextView:
@@ -362,13 +435,15 @@ def _view(pages: list[PageText], attr: str) -> TextView:
     for pi, pg in enumerate(pages):
         text = pg.text
         for chars in getattr(pg, attr):
+            if pg.line_of[chars[0]] in pg.furniture:
+                continue  # running headers and footers are never cited
             for ci in chars:
                 f = fold_char(text[ci])
                 if f:
                     parts.append(f)
                     cpage.extend([pi] * len(f))
                     cchar.extend([ci] * len(f))
-    return TextView("".join(parts), cpage, cchar)
+    return TextView(canonical("".join(parts)), cpage, cchar)
 
 
 def _read(real: str, st: os.stat_result) -> DocumentText:

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
+from mnote_kr_testkit.pdfs import PdfBuilder, box_to_display
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarMeta, SidecarPosition
 from mnote_kr_pdf_bbox import locate
-from mnote_kr_testkit.pdfs import PdfBuilder, box_to_display
-from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLE = SAMPLES_DIR / "sidecars" / "study.pdf.parsed__mineru_offline_ir_demo"

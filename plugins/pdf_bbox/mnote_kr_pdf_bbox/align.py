@@ -1,27 +1,27 @@
-"""Find evidence in a document's compact text and turn the match into line boxes.
+"""Align evidence to a document's compact text and turn a span into line rectangles.
 
 Alignment is seed-and-vote: every k-gram of the compact evidence looks up its
 positions in the document's k-gram index, each hit votes for a diagonal
 (``doc_pos - evidence_pos``), and the densest band of diagonals (wide enough to
-absorb small insertions and deletions) is the match. Coverage is the share of the
-evidence's k-grams that fall in that band; below ``MIN_COVERAGE`` nothing is
-returned, so foreign evidence never gets a box.
+absorb small insertions and deletions) is the match. K-grams that occur more than
+``KGRAM_CAP`` times carry no position, so in a long repetitive document the band is
+found by the evidence's rare k-grams alone (a sentence unique only by its number);
+coverage is then measured by reading the document along the band's diagonal, not by
+counting index hits, so repeated wording still counts. Below ``MIN_COVERAGE``
+nothing is returned: foreign evidence never gets a box.
 
-The query only narrows a long match: its occurrences are searched inside the
-matched span (a whole word preferred), never across the document, so a short
-query that also sits inside a longer word elsewhere cannot pull the box away.
+Which block of the span answers the query is ``answer``'s job.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map, fold_char
+from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map
 
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
-NARROW_ABOVE = 1000  # a match longer than this (a whole chunk) is narrowed around the query
-WINDOW = 500  # compact characters kept around the query when narrowing
+SEEDS = 256  # rarest evidence k-grams that vote for the alignment's diagonal
 
 
 @dataclass(frozen=True)
@@ -32,11 +32,6 @@ class Match:
     start: int
     end: int  # exclusive
     coverage: float
-    focus_start: int
-    focus_end: int
-    query_found: bool
-    query_start: int = -1
-    query_end: int = -1
 
 
 @dataclass(frozen=True)
@@ -53,18 +48,25 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
     if len(evidence) < MIN_EVIDENCE or n <= 0:
         return None
     index = view.index
-    hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
+    # Seeds: the evidence's rarest k-grams (at most SEEDS of them, ties by position), so the
+    # vote costs the same on a long repetitive document as on a short one.
+    found = []
     for e in range(n):
         occ = index.get(evidence[e : e + KGRAM])
-        if occ is None or len(occ) > KGRAM_CAP:
-            continue
+        if occ is not None and len(occ) <= KGRAM_CAP:
+            found.append((len(occ), e, occ))
+    if len(found) > SEEDS:
+        found.sort(key=lambda f: (f[0], f[1]))
+        found = found[:SEEDS]
+    hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
+    for _, e, occ in found:
         for d in occ:
             hits.append((d - e, e, d))
     if not hits:
         return None
     hits.sort()
     tol = max(4, int(0.08 * len(evidence)))
-    best = (0, 0, 0)  # count, lo index, hi index (exclusive)
+    best = (0, 0, 0)  # count, lo index, hi index (exclusive); the first densest band wins ties
     lo = 0
     for hi in range(len(hits)):
         while hits[hi][0] - hits[lo][0] > tol:
@@ -73,34 +75,44 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
             best = (hi + 1 - lo, lo, hi + 1)
     count, lo, hi = best
     band = hits[lo:hi]
-    coverage = min(1.0, len({e for _, e, _ in band}) / n)
-    # The ends come from the first and last evidence k-grams, each taken on the diagonal
-    # nearest the band's median: a stray hit at the band's edge must not stretch the span.
     diag = sorted(h[0] for h in band)[len(band) // 2]
-    e_min = min(e for _, e, _ in band)
-    e_max = max(e for _, e, _ in band)
-    start = min((h for h in band if h[1] == e_min), key=lambda h: abs(h[0] - diag))[2]
-    end = min((h for h in band if h[1] == e_max), key=lambda h: abs(h[0] - diag))[2] + KGRAM
-    if end <= start:
+    # Read the document along the band: every evidence k-gram found within ``tol`` of its
+    # place counts, rare or not, and the span runs from the first to the last one found.
+    text = view.compact
+    found_lo = found_hi = -1
+    got = 0
+    for e in range(n):
+        g = evidence[e : e + KGRAM]
+        at = diag + e
+        d = _nearest(text, g, at, tol)
+        if d < 0:
+            continue
+        got += 1
+        diag = d - e  # follow small insertions and deletions as the reading goes on
+        if found_lo < 0:
+            found_lo = d
+        if d + KGRAM > found_hi:
+            found_hi = d + KGRAM
+    if got == 0 or found_hi <= found_lo:
         return None
-    return start, end, coverage
+    return found_lo, found_hi, min(1.0, got / n)
 
 
-def _word_bounded(doc: DocumentText, view: TextView, start: int, end: int) -> bool:
-    """True when compact ``[start, end)`` is a whole word in the page text (or CJK)."""
-    page = doc.pages[view.compact_page[start]]
-    text = page.text
-    a = view.compact_char[start]
-    b = view.compact_char[end - 1]
-    if not text[a].isascii():
-        return True  # CJK and other scripts written without spaces
-    before = text[a - 1] if a > 0 else " "
-    after = text[b + 1] if b + 1 < len(text) else " "
-    return not (fold_char(before) and before.isascii()) and not (fold_char(after) and after.isascii())
+def _nearest(text: str, g: str, at: int, tol: int) -> int:
+    """The occurrence of ``g`` nearest to ``at`` within ``tol``; -1 when there is none."""
+    best = -1
+    d = text.find(g, max(0, at - tol), max(0, at + tol + len(g)))
+    while d >= 0:
+        if best < 0 or abs(d - at) < abs(best - at):
+            best = d
+        if d >= at:
+            break
+        d = text.find(g, d + 1, max(0, at + tol + len(g)))
+    return best
 
 
-def find(doc: DocumentText, evidence: str, query: str = "") -> Match | None:
-    """Locate ``evidence`` (raw text) in ``doc``; the query narrows a long match."""
+def find(doc: DocumentText, evidence: str) -> Match | None:
+    """Align ``evidence`` (raw text) to the better of the document's two views."""
     ev, _ = compact_with_map(evidence)
     best: tuple[float, TextView, int, int] | None = None
     for view in doc.views:
@@ -110,29 +122,7 @@ def find(doc: DocumentText, evidence: str, query: str = "") -> Match | None:
     if best is None or best[0] < MIN_COVERAGE:
         return None
     coverage, view, start, end = best
-    q, _ = compact_with_map(query)
-    fs, fe, found = start, end, False
-    qs = qe = -1  # where the query sits inside the match (compact offsets), when it does
-    if q and len(q) >= 2:
-        seg = view.compact
-        occ: list[int] = []
-        i = seg.find(q, start, end)
-        while i >= 0:
-            occ.append(i)
-            i = seg.find(q, i + 1, end)
-        whole = [i for i in occ if _word_bounded(doc, view, i, i + len(q))]
-        picks = whole or occ
-        if picks:
-            pick = picks[0]
-            found = True
-            qs, qe = pick, pick + len(q)
-            if end - start > NARROW_ABOVE:
-                half = (WINDOW - len(q)) // 2
-                fs = max(start, pick - half)
-                fe = min(end, pick + len(q) + half)
-    elif end - start > NARROW_ABOVE:
-        fe = start + WINDOW
-    return Match(view, start, end, coverage, fs, fe, found, qs, qe)
+    return Match(view, start, end, coverage)
 
 
 def spans(doc: DocumentText, view: TextView, start: int, end: int) -> list[Span]:

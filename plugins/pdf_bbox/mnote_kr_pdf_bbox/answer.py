@@ -1,0 +1,229 @@
+"""Which text block of a matched passage answers the query.
+
+People type phrases and questions; a LightRAG chunk holds several paragraphs. Three
+rules, in order:
+
+1. *verbatim*: the block holding the whole query as written (the host's
+   ``query_occurrences``: an occurrence standing alone beats one inside a longer word,
+   so ``ion`` never lands on ``cation``);
+2. *terms*: the block holding the largest share of the query's content words, each
+   weighted by its rarity among the document's blocks (question and stop words carry
+   no weight; CJK by character bigrams), plus a bonus where the found terms sit close
+   together; below ``MIN_SHARE`` no block answers;
+3. *semantic*: no block holds a meaningful share: the caller cites the passage and says so.
+
+Ties go to the earlier block in document order, so every process gives one answer.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter
+from dataclasses import dataclass, field
+
+from mnote_kr.citations.textmatch import iter_tokens, normalize, query_occurrences
+
+from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
+
+MIN_SHARE = 0.4
+MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
+
+_STOP = frozenset(
+    """a about above after again against all am an and any are as at be because been before being below
+    between both but by can could did do does doing done down during each either few for from further had
+    has have having he her here hers him his how i if in into is it its itself just me more most my no nor
+    not now of off on once only or other our out over own same she should so some such than that the their
+    them then there these they this those through to too under until up upon very via was we were what
+    when where which while who whom whose why will with within without would you your yours
+    tell show find explain describe give list mention say says said please much many does did
+    """.split()
+) | frozenset(["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"])
+
+
+def stem(word: str) -> str:
+    """A light English stem (plural, -ed, -ing); other scripts unchanged."""
+    if not word.isascii() or len(word) <= 4 or not word.isalpha():
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith("ss"):
+        return word
+    if word.endswith("es") and word[-3] in "xhs":
+        return word[:-2]
+    for suf in ("ing", "ed", "s"):
+        if word.endswith(suf) and len(word) - len(suf) >= 3:
+            return word[: -len(suf)]
+    return word
+
+
+def fold(text: str) -> str:
+    """``normalize`` plus the Arabic folds of ``pdftext`` (alef forms, lam-alef order); the
+    length is kept, so offsets still point into the original text."""
+    return canonical(normalize(text).translate(ALEF_FOLD))
+
+
+def content_terms(text: str) -> dict[str, str]:
+    """The query's content terms: stem -> the surface form typed, in order, each once."""
+    out: dict[str, str] = {}
+    for tok, _, _ in iter_tokens(fold(text)):
+        if tok in _STOP or (tok.isascii() and len(tok) < 2):
+            continue
+        out.setdefault(stem(tok), tok)
+    return out
+
+
+@dataclass
+class BlockText:
+    """One block's text (lines joined, hyphenation undone), normalised, with each
+    character's line index and the block's stemmed terms with their token positions."""
+
+    text: str
+    line_at: list[int]
+    terms: dict[str, list[int]] = field(default_factory=dict)  # term -> token numbers
+    surface: set[str] = field(default_factory=set)  # the tokens as written (before stemming)
+    starts: list[int] = field(default_factory=list)  # token number -> character offset
+
+
+def block_text(page: PageText, lines: list[int]) -> BlockText:
+    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
+    chars: list[str] = []
+    line_at: list[int] = []
+    for li in lines:
+        raw = "".join(page.text[c] for c in page.stream[li]).rstrip()
+        if chars:
+            prev = chars[-1]
+            if prev in "\x02\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
+                chars.pop()  # a word hyphenated across the line break
+                line_at.pop()
+            elif prev != " ":
+                chars.append(" ")
+                line_at.append(li)
+        for ch in raw:
+            chars.append(" " if ch in "\r\n\x02" else ch)
+            line_at.append(li)
+    text = fold("".join(chars))
+    bt = BlockText(text, line_at)
+    for k, (tok, start, _) in enumerate(iter_tokens(text)):
+        bt.terms.setdefault(stem(tok), []).append(k)
+        bt.surface.add(tok)
+        bt.starts.append(start)
+    return bt
+
+
+@dataclass
+class DocTerms:
+    """Per-document block texts (built on demand) and block frequency of every term."""
+
+    blocks: dict[tuple[int, int], BlockText]
+    df: Counter[str]
+    n: int
+
+
+def doc_terms(doc: DocumentText) -> DocTerms:
+    """The document's block texts and term statistics, built once and kept with it."""
+    cached = doc.extras.get("terms")
+    if isinstance(cached, DocTerms):
+        return cached
+    blocks: dict[tuple[int, int], BlockText] = {}
+    df: Counter[str] = Counter()
+    for pi, page in enumerate(doc.pages):
+        for bi, lines in enumerate(page.blocks):
+            bt = block_text(page, lines)
+            blocks[(pi, bi)] = bt
+            df.update(list(bt.terms))
+    out = DocTerms(blocks, df, max(len(blocks), 1))
+    doc.extras["terms"] = out
+    return out
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The block chosen in a passage, how, and the lines of it to box."""
+
+    block: tuple[int, int] | None  # (page index, block index)
+    rule: str  # verbatim | terms | semantic | none
+    share: float
+    found: int  # content terms found in the block
+    terms: int  # content terms in the query
+    lines: list[int]  # line indices of the block to box (narrowed when the block is long)
+
+
+def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
+    """Pick the block of ``passage`` (blocks in document order) that answers ``query``."""
+    terms = content_terms(query)
+    if not passage or not query.strip():
+        return Answer(None, "none", 0.0, 0, len(terms), [])
+    passage = sorted(passage)  # document order decides every tie
+    dt = doc_terms(doc)
+    q = " ".join(fold(query).split())
+    if len(q) >= 3:
+        occ = {b: query_occurrences(dt.blocks[b].text, q) for b in passage}
+        alone = any(w >= 1.0 for hits in occ.values() for _, w in hits)
+        if alone:
+            for b in passage:  # the first block where the query stands as written
+                at = [p for p, w in occ[b] if w >= 1.0]
+                if at:
+                    return Answer(b, "verbatim", 1.0, len(terms), len(terms),
+                                  _narrow(doc, b, [dt.blocks[b].line_at[at[0]]]))
+    if not terms:
+        return Answer(None, "semantic", 0.0, 0, 0, [])
+    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    total = sum(weight.values()) or 1.0
+    best: tuple[float, float, int, tuple[int, int]] | None = None
+    for b in passage:
+        bt = dt.blocks[b]
+        found = [t for t in terms if t in bt.terms]
+        if not found:
+            continue
+        # a word as typed counts a little more than another form of it
+        share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / total
+        score = share + _cluster_bonus(bt, found)
+        if best is None or score > best[0] + 1e-9:
+            best = (score, share, len(found), b)
+    if best is None or best[1] < MIN_SHARE:
+        return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
+    _, share, n_found, b = best
+    bt = dt.blocks[b]
+    pos = bt.starts
+    hit_lines = sorted({bt.line_at[pos[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
+    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, hit_lines))
+
+
+def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
+    """Up to 0.15 when the found terms sit within a few words of each other."""
+    if len(found) < 2:
+        return 0.0
+    events = sorted((k, i) for i, t in enumerate(found) for k in bt.terms[t])
+    need = len(found)
+    have: Counter[int] = Counter()
+    lo = 0
+    width = None
+    for hi in range(len(events)):
+        have[events[hi][1]] += 1
+        while len(have) == need:
+            w = events[hi][0] - events[lo][0] + 1
+            width = w if width is None else min(width, w)
+            have[events[lo][1]] -= 1
+            if not have[events[lo][1]]:
+                del have[events[lo][1]]
+            lo += 1
+    if width is None:
+        return 0.0
+    if width <= 2 * need + 2:
+        return 0.15
+    return 0.08 if width <= 25 else 0.0
+
+
+def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int]) -> list[int]:
+    """The block's lines, or for a long block the few lines around the answer."""
+    lines = doc.pages[b[0]].blocks[b[1]]
+    if len(lines) <= MAX_LINES or not hit_lines:
+        return list(lines)
+    at = {li: k for k, li in enumerate(lines)}
+    ks = sorted(at[li] for li in hit_lines if li in at)
+    if not ks:
+        return list(lines)
+    lo, hi = ks[0], ks[-1]
+    if hi - lo > MAX_LINES // 2:  # scattered: keep the first answer's neighbourhood
+        hi = lo
+    return list(lines[max(0, lo - 2) : min(len(lines), hi + 3)])

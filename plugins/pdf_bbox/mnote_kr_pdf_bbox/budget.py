@@ -1,0 +1,110 @@
+"""Work budgets for reading a PDF, so that no file can take unbounded memory or time.
+
+PDFium inflates a page's content streams in full before it lays out any text, so a
+small file whose stream inflates to gigabytes (a compression bomb) would take that
+much memory. Before PDFium sees a file, ``check_streams`` inflates every Flate stream
+of the raw file itself, a megabyte at a time and discarding the output, and stops at
+``MAX_INFLATED`` bytes in total. Pages, characters and seconds are bounded while the
+text layer is read (``pdftext``). Over budget is one ``DocumentError`` that names the
+file and the limit; a search then cites the file at ``file`` precision.
+
+Known gaps: streams of an encrypted PDF cannot be inflated before decryption, and
+LZW streams are not measured (both are rare in files people write today).
+"""
+
+from __future__ import annotations
+
+import mmap
+import re
+import zlib
+from pathlib import Path
+
+from mnote_kr.errors import DocumentError
+
+MAX_PAGES = 3000
+MAX_CHARS = 6_000_000  # text-layer characters in one document
+MAX_INFLATED = 256 * 1024 * 1024  # Flate output, summed over every stream of the file
+MAX_FILTERS = 4  # chained Flate filters on one stream
+MAX_SECONDS = 20.0  # wall time to read the text layer: a backstop for what the others miss
+
+_STREAM = re.compile(rb"stream\r?\n")
+_FLATE = re.compile(rb"/(?:FlateDecode|Fl)\b")
+_STEP = 1 << 20
+
+
+def _mib(n: int) -> str:
+    return f"{n / (1 << 20):.0f} MiB"
+
+
+def over_budget(path: Path | str, what: str, limit: str) -> DocumentError:
+    """The one error for a file over a reading budget."""
+    return DocumentError(
+        f"PDF over the reader's budget ({what}, limit {limit}): {path}",
+        path=str(path),
+        hint="the citation stays at file level; split or re-export the PDF to locate inside it",
+    )
+
+
+def check_streams(path: Path, limit: int | None = None) -> int:
+    """Inflate every Flate stream of ``path`` without keeping the output; return the total.
+
+    Raises ``DocumentError`` once the total passes ``limit`` (default ``MAX_INFLATED``).
+    A stream with two or more Flate filters is inflated through the whole chain.
+    """
+    cap = MAX_INFLATED if limit is None else limit
+    total = 0
+    with open(path, "rb") as fh:
+        try:
+            data = mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
+        except ValueError:  # an empty file cannot be mapped
+            return 0
+        with data:
+            pos = 0
+            while True:
+                m = _STREAM.search(data, pos)
+                if m is None:
+                    break
+                start = m.end()
+                end = data.find(b"endstream", start)
+                if end < 0:
+                    end = len(data)
+                pos = end + len(b"endstream")
+                head = data[max(0, m.start() - 2048) : m.start()]
+                head = head[head.rfind(b"obj") + 1 :]
+                layers = len(_FLATE.findall(head))
+                if layers:
+                    total = _inflate(data, start, end, layers, total, cap, path)
+    return total
+
+
+def _inflate(data: mmap.mmap, start: int, end: int, layers: int, total: int, cap: int, path: Path) -> int:
+    """Feed one stream through ``layers`` chained inflaters, a megabyte at a time."""
+    if layers > MAX_FILTERS:
+        raise over_budget(path, f"{layers} chained Flate filters on one stream", str(MAX_FILTERS))
+    chain = [zlib.decompressobj() for _ in range(layers)]
+    count = [total]
+
+    def feed(k: int, buf: bytes) -> bool:
+        # Depth is at most MAX_FILTERS; every piece is pushed down before the next is made,
+        # so memory stays at a megabyte per layer whatever the ratio.
+        d = chain[k]
+        while buf:
+            try:
+                out = d.decompress(buf, _STEP)
+            except zlib.error:
+                return False  # broken data: PDFium stops where we stop
+            buf = d.unconsumed_tail
+            if k == layers - 1:
+                count[0] += len(out)
+                if count[0] > cap:
+                    raise over_budget(path, "decompressed stream data", _mib(cap))
+            elif out and not feed(k + 1, out):
+                return False
+            if d.eof or (not out and not buf):
+                break
+        return True
+
+    for at in range(start, end, _STEP):
+        if not feed(0, data[at : min(end, at + _STEP)]) or chain[0].eof:
+            break
+    return count[0]

@@ -1,0 +1,91 @@
+"""Two workspaces on one managed engine (real lightrag-server, offline models).
+
+The same file sits in both. Deleting, changing or re-ingesting it in one leaves the other's
+search results, status and registry unchanged; a workspace with much more matching content does
+not crowd the other's results out. Each workspace gets its own LightRAG namespace and server,
+started on demand (docs/workspaces.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+
+pytestmark = pytest.mark.integration
+
+
+def _host(root: Path) -> Host:
+    root.mkdir(parents=True, exist_ok=True)
+    config = load_config(root)
+    config["providers"] = {"lightrag": {}}  # no URL: the managed engine decides
+    return Host(root, config=config)
+
+
+def _view(host: Host, query: str) -> dict[str, Any]:
+    """What a user of ``host`` sees: search hits, registry entries, status counts."""
+    hits = host.search(query, top_k=10, mode="naive").results
+    status = host.status()
+    return {
+        "hits": [(c.citation_id, c.source_root_relative_path, c.display_quote) for c in hits],
+        "entries": msgspec.to_builtins(host.registry().entries),
+        "registry": status["registry"]["byStatus"],
+        "documents": status["provider"].get("documentsByStatus"),
+        "unmapped": status["provider"].get("unmapped"),
+    }
+
+
+def test_two_workspaces_on_one_managed_engine_never_touch_each_other(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    # MNOTE_KR_HOME = the session engine's home, so both hosts find it as *the* managed engine.
+    monkeypatch.setenv("MNOTE_KR_HOME", str(Path(lightrag_engine.working_dir).parents[2]))
+    token = uuid.uuid4().hex[:10]
+    text = f"# Gearbox {token}\n\nThe gearbox oil of turbine {token} is changed every 4000 hours.\n"
+    a, b = _host(tmp_path / "a"), _host(tmp_path / "b")
+    for host in (a, b):
+        (host.root / "X.md").write_text(text, encoding="utf-8")
+    # b holds much more content that matches the same query.
+    for i in range(40):
+        (b.root / f"log{i:02d}.md").write_text(
+            f"# Log {i} {token}\n\nGearbox oil of turbine {token} checked on day {i}; oil changed, "
+            f"gearbox {token} inspected, {uuid.uuid4().hex}.\n", encoding="utf-8")
+    source_a = hashlib.sha256((a.root / "X.md").read_bytes()).hexdigest()
+
+    report_a = a.ingest(["."], wait=True, wait_s=180)
+    report_b = b.ingest(["."], wait=True, wait_s=180)
+    assert {i.source_path: i.status for i in report_a.items} == {"X.md": "processed"}
+    assert {i.status for i in report_b.items} == {"processed"}, report_b.items  # not a "duplicate" of a's
+    assert a.status()["provider"]["url"] != b.status()["provider"]["url"]  # one server per namespace
+
+    query = f"gearbox oil turbine {token}"
+    before = _view(a, query)
+    assert before["hits"] and {h[1] for h in before["hits"]} == {"X.md"}, before["hits"]
+    assert all(Path(c.source_path).is_relative_to(a.root) for c in a.search(query, mode="naive").results)
+    assert before["documents"]["processed"] == 1 and before["unmapped"] == []
+    b_hits = b.search(query, top_k=10, mode="naive").results
+    assert b_hits and all(Path(c.source_path).is_relative_to(b.root) for c in b_hits)
+
+    # changed in b
+    (b.root / "X.md").write_text(text + "\nA new paragraph about bearings.\n", encoding="utf-8")
+    assert [i.status for i in b.ingest(["X.md"], wait=True, wait_s=120).items] == ["processed"]
+    assert _view(a, query) == before
+    # re-ingested in b
+    assert [i.status for i in b.ingest(["X.md"], force=True, wait=True, wait_s=120).items] == ["processed"]
+    assert _view(a, query) == before
+    # deleted in b
+    b.delete(["X.md"])
+    deadline = time.monotonic() + 60
+    while b.registry().entries["X.md"].status != "delete_completed" and time.monotonic() < deadline:
+        b.sync(wait_s=5)
+    assert b.registry().entries["X.md"].status == "delete_completed"
+    assert _view(a, query) == before
+    assert hashlib.sha256((a.root / "X.md").read_bytes()).hexdigest() == source_a
