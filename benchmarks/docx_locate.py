@@ -9,8 +9,14 @@ top-1 accuracy beside two baselines measured in the same run:
 * ``first-query``: the first paragraph whose text contains the query;
 * ``whole-evidence``: the paragraph with the best token overlap with the whole evidence.
 
-It also measures per-locate latency on a warm cache and the cold parse of a generated
-1,000-paragraph DOCX, each against a named baseline.
+Question cases (issue 13, ``docx_questions.py``): 2-4 content words of one paragraph of a
+3-6 paragraph window of a corpus DOCX, labelled from the DOCX XML alone, beside the
+"first paragraph of the evidence" and "evidence paragraph with the most query words"
+baselines. The second baseline is given the window's true paragraphs (an oracle the
+locator does not have), so it is an upper bound more than a rival.
+
+It also measures per-locate latency on a warm cache (wall and CPU time) and the cold
+parse of a generated 1,000-paragraph DOCX, each against a named baseline.
 
     .venv/bin/python benchmarks/docx_locate.py [--in-process] [--seed N]
 """
@@ -37,6 +43,9 @@ from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, to_builtins
 from mnote_kr_docx_locator import locate_docx
 from mnote_kr_docx_locator.reader import clear_cache, load_docx, parse_docx_bytes
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from docx_questions import question_cases  # noqa: E402  (a sibling module of this script)
 
 REPO = Path(__file__).resolve().parent.parent
 CORPUS = CORPUS_DIR
@@ -172,15 +181,17 @@ def baselines(c: dict) -> tuple[int | None, int | None]:
     return first, best
 
 
-def latency(cases: list[dict]) -> tuple[list[float], list[float]]:
-    """Per-locate ms on a warm cache, and the same requests with the cache cleared each time."""
-    warm, cold = [], []
+def latency(cases: list[dict]) -> tuple[list[float], list[float], list[float]]:
+    """Per-locate ms on a warm cache (wall and this process's CPU time: the machine may be
+    shared), and the same requests with the cache cleared each time (wall)."""
+    warm, warm_cpu, cold = [], [], []
     positives = [c for c in cases if c["expected"] != "error"]
     for c in positives:
         req = LocateRequest(file=c["file"], evidence=c["evidence"], query=c["query"])
         locate_docx(req)  # warm this document's cache entry (the cache holds 64 documents)
-        t = time.perf_counter()
+        t, tc = time.perf_counter(), time.process_time()
         locate_docx(req)
+        warm_cpu.append((time.process_time() - tc) * 1000)
         warm.append((time.perf_counter() - t) * 1000)
     for c in positives[:: max(1, len(positives) // 60)]:
         req = LocateRequest(file=c["file"], evidence=c["evidence"], query=c["query"])
@@ -188,7 +199,7 @@ def latency(cases: list[dict]) -> tuple[list[float], list[float]]:
         t = time.perf_counter()
         locate_docx(req)
         cold.append((time.perf_counter() - t) * 1000)
-    return warm, cold
+    return warm, warm_cpu, cold
 
 
 def p95(xs: list[float]) -> float:
@@ -229,17 +240,28 @@ def main() -> None:
     rng = random.Random(args.seed)
     with tempfile.TemporaryDirectory() as tmp:
         workdir = Path(tmp)
-        cases = generated_cases(rng, workdir, args.per_kind) + corpus_cases(rng)
+        questions = question_cases(CORPUS / "docx", random.Random(args.seed + 1))
+        cases = generated_cases(rng, workdir, args.per_kind) + corpus_cases(rng) + questions
         t = time.perf_counter()
         results = run_batch(cases, workdir, args.in_process)
         batch_s = time.perf_counter() - t
         stats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])  # ours, first, whole, n
         invented: dict[str, int] = defaultdict(int)
+        qstats: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
         errors_ok = errors_n = 0
         for c, r in zip(cases, results, strict=True):
             if c["expected"] == "error":
                 errors_n += 1
                 errors_ok += "error" in r and bool(r["error"])
+                continue
+            if c["kind"] == "question":
+                got = r.get("paragraphIndex") if r.get("locatorPrecision") == "paragraph" else None
+                q = qstats["cjk" if has_cjk(c["query"]) else "latin"]
+                q[0] += got in c["expected"]
+                q[1] += c["baseline_first"] in c["expected"]
+                q[2] += c["baseline_most"] in c["expected"]
+                q[3] += 1
+                qstats["semantic"][0] += "semantic" in (r.get("reason") or "")
                 continue
             group = c["kind"].split(":")[0]
             first, whole = baselines(c)
@@ -276,10 +298,28 @@ def main() -> None:
             f"invented paragraphs on negative cases: ours {invented['ours']}, first-query "
             f"{invented['first-query']}, whole-evidence {invented['whole-evidence']}"
         )
-        print(f"bad DOCX files with one clear error: {errors_ok}/{errors_n} (batch went on)")
-        warm, cold = latency([c for c in cases if c["expected"] != "error"])
         print(
-            f"per-locate latency, warm cache: p50 {statistics.median(warm):.2f} ms, p95 {p95(warm):.2f} ms; "
+            f"\nquestion cases (2-4 query words over a 3-6 paragraph window; labels from the DOCX XML):\n"
+            f"{'group':28} {'n':>4} {'ours':>7} {'first-of-evidence':>18} {'most-query-words':>17}"
+        )
+        tot = [0, 0, 0, 0]
+        for g in ("latin", "cjk"):
+            s = qstats[g]
+            if s[3]:
+                print(f"{'question:' + g:28} {s[3]:>4} {s[0] / s[3]:>7.1%} {s[1] / s[3]:>18.1%} {s[2] / s[3]:>17.1%}")
+                tot = [a + b for a, b in zip(tot, s, strict=True)]
+        if tot[3]:
+            print(
+                f"{'ALL QUESTIONS (top-1)':28} {tot[3]:>4} {tot[0] / tot[3]:>7.1%} {tot[1] / tot[3]:>18.1%} "
+                f"{tot[2] / tot[3]:>17.1%}  (ratio ours/most-query-words {tot[0] / max(tot[2], 1):.2f}; "
+                f"{qstats['semantic'][0]} answered as semantic matches)"
+            )
+        print(f"bad DOCX files with one clear error: {errors_ok}/{errors_n} (batch went on)")
+        warm, warm_cpu, cold = latency([c for c in cases if c["expected"] != "error"])
+        print(
+            f"per-locate latency, warm cache: p50 {statistics.median(warm):.2f} ms, p95 {p95(warm):.2f} ms "
+            f"(CPU time p50 {statistics.median(warm_cpu):.2f} ms, p95 {p95(warm_cpu):.2f} ms; "
+            f"load average {os.getloadavg()[0]:.1f}); "
             f"cold (re-parse each time) p95 {p95(cold):.2f} ms -> warm/cold p95 ratio {p95(warm) / p95(cold):.3f}"
         )
         ours, base = cold_parse_1000(rng)

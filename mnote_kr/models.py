@@ -277,6 +277,9 @@ class Locator(Frozen, frozen=True, kw_only=True):
     score: float | None = None
     locator_plugin: str | None = None
     reason: str | None = None
+    #: Why the locator landed where it did, for people (``locatorReason`` on the wire):
+    #: an exact evidence match, the query's words, a semantic match, or why it degraded.
+    locator_reason: str | None = None
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):

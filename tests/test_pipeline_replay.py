@@ -472,6 +472,26 @@ def test_same_block_different_paragraphs_stay_apart(env: Env) -> None:
     assert len({c.citation_id for c in cited}) == 2 and result.diagnostics["dropped"] == {"duplicate": 1}
 
 
+def test_search_citing_a_hostile_docx_still_returns_its_other_citations(env: Env) -> None:
+    # issue 12: 1,500 nested tables once crashed the locator (RecursionError) and the whole search
+    from mnote_kr_testkit.docx_docs import nested_tables_docx
+
+    (env.ws / "docs" / "nested.docx").write_bytes(nested_tables_docx(1500))
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, "docs/nested.docx", "nested.docx"))
+    notes = chunk_of("40_query_data_mix.json", "notes.md")
+    env.replay.json("POST", "/query/data", query_data(
+        ("1", "nested.docx", "chunk-nested-1", "deep"),
+        ("2", "notes.md", notes["chunk_id"], notes["content"]),
+    ))
+    results = env.search("Hamburg").results
+    hostile = env.by_rel(results, "docs/nested.docx")
+    assert len(hostile) == 1 and hostile[0].locator_precision == "file" and hostile[0].locator_degraded
+    assert "locator failed" in (hostile[0].locator.reason or "") and "limit" in (hostile[0].locator.reason or "")
+    other = env.by_rel(results, NOTES_REL)
+    assert len(other) == 1 and other[0].locator_precision == "paragraph"
+
+
 def test_two_chunks_landing_on_one_place_are_one_citation(env: Env) -> None:
     # Issue 13: different chunks (different text, no sidecar block) that the locator puts on
     # the same PDF text block are one citation; a chunk landing elsewhere stays its own.

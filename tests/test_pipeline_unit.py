@@ -249,3 +249,23 @@ def test_open_reads_the_legacy_whole_file_cache(host: Host) -> None:
     citecache.remember(host, [citation("[neww]")])
     cached = citecache._load_cache(host.workspace.index_dir / citecache.CITATION_CACHE).citations
     assert set(cached) == {"[lgcy]", "[neww]"} and cached["[lgcy]"].display_quote == "legacy"
+
+
+class CrashingPlugins(CountingPlugins):
+    """A locator that fails with something other than ``LocatorError`` (a plugin bug)."""
+
+    def locate(self, request: LocateRequest) -> Locator:
+        self.calls += 1
+        raise RecursionError("maximum recursion depth exceeded")
+
+
+def test_any_locator_failure_degrades_that_citation_to_file(tmp_path: Path) -> None:
+    pipeline.clear_memos()
+    f = tmp_path / "deep.docx"
+    f.write_bytes(b"PK")
+    plugins = CrashingPlugins()
+    request = LocateRequest(file=str(f), evidence="ev", query="q", block_id="b2")
+    out = pipeline._locate(plugins, request, os.stat(f), None)  # type: ignore[arg-type]
+    assert (out.locator_precision, out.locator_degraded, out.block_id) == ("file", True, "b2")
+    assert out.reason == "locator failed: RecursionError: maximum recursion depth exceeded"
+    assert out.locator_reason == out.reason

@@ -216,3 +216,36 @@ def test_markdown_query_standing_alone_wins_over_longer_word_in_same_evidence(tm
     loc = _loc(path, evidence, "吡咯烷")
     assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", 4)
     assert loc.highlight is not None and loc.highlight.start == 0
+
+
+TYPEWRITER = """# Word processing
+
+The concept of the word processor grew out of typing machines used in offices for decades.
+
+Christopher Latham Sholes received a patent for the typewriter in 1868, with Glidden and Soule.
+
+Typewriters spread through offices, and typists became a profession of their own.
+
+Electronic typewriters later stored a line of text before printing it.
+"""
+
+
+def test_question_query_lands_on_the_paragraph_holding_its_words_not_the_chunk_start(tmp_path: Path) -> None:
+    path = _write(tmp_path, TYPEWRITER)
+    # a LightRAG chunk: three whole paragraphs; the answer is the second
+    evidence = "\n\n".join(TYPEWRITER.split("\n\n")[1:4])
+    loc = _loc(path, evidence, "who patented the typewriter")
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index == 2
+    para = split_paragraphs(TYPEWRITER)[2].text
+    assert loc.highlight is not None and "patent" in para[loc.highlight.start : loc.highlight.end]
+    assert "query terms" in (loc.locator_reason or "")
+    # the same question in Chinese-free words, any order, still lands there
+    assert _loc(path, evidence, "typewriter patent Sholes").paragraph_index == 2
+
+
+def test_semantic_match_is_cited_but_never_presented_as_an_exact_hit(tmp_path: Path) -> None:
+    path = _write(tmp_path, TYPEWRITER)
+    evidence = "\n\n".join(TYPEWRITER.split("\n\n")[1:4])
+    loc = _loc(path, evidence, "history of mechanical writing inventions")
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index in (1, 2, 3)
+    assert "semantic match" in (loc.locator_reason or "") and "semantic match" in (loc.reason or "")

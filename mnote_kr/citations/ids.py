@@ -36,6 +36,7 @@ import re
 import unicodedata
 from urllib.parse import quote
 
+from mnote_kr.citations.textnorm import CJK_CLASS
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
 
@@ -211,7 +212,7 @@ def dedupe_key(source_id: str, block_id: str | None, chunk_id: str | None, finge
 
 # --------------------------------------------------------------------------- ranking
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+_CJK = CJK_CLASS  # one definition with the matcher (textmatch)
 _TERM_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}_]+(?:[-.'][^\W{_CJK}_]+)*")
 _CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
 #: CJK runs up to this length are one term (吡咯烷, 三乙基硅); longer runs become bigrams.

@@ -126,10 +126,25 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
         locator = plugins.locate(request)
     except LocatorError as exc:
         # Not remembered: a locator failure may be transient (file being written).
-        return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
-                       reason=f"locator failed: {exc.message}")
+        return _failed_locator(request, exc.message)
+    except Exception as exc:  # noqa: BLE001 - any locator failure costs one citation, never the search
+        # A plugin bug or a hostile file (PluginError wrapping RecursionError, MemoryError,
+        # a third-party locator's own exception): this citation is cited at file
+        # precision with the reason, and the search returns its other citations.
+        return _failed_locator(request, f"{type(exc).__name__}: {exc}")
     _locator_memo.put(plugins, key, locator)
     return locator
+
+
+def _failed_locator(request: LocateRequest, message: str) -> Locator:
+    reason = f"locator failed: {message[:300]}"
+    return Locator(
+        locator_precision="file",
+        locator_degraded=True,
+        block_id=request.block_id,
+        reason=reason,
+        locator_reason=reason,
+    )
 
 
 def _clean(plugins: Plugins, raw: str, query: str, block_text: str | None) -> CitationTextBundle:

@@ -27,6 +27,8 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnote_kr.citations.textnorm import CJK_CLASS
+
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 FILE_NAME_BOOST = 0.5
@@ -34,7 +36,7 @@ PHRASE_BOOST = 0.2
 _K1 = 1.2
 _B = 0.75
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u3040-\u30ff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
+_CJK = CJK_CLASS  # one definition of the CJK ranges (textnorm)
 _TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}_]+")
 _CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
 _STOP = frozenset(

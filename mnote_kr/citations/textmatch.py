@@ -41,15 +41,27 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections import Counter
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from mnote_kr.citations.queryterms import QueryTerms
+from mnote_kr.citations.textnorm import (
+    CJK_CLASS,
+    find_all,
+    has_cjk,
+    is_word_char,
+    iter_tokens,
+    normalize,
+    query_occurrences,
+    shingles,
+    standalone_occurrence,
+    token_set,
+)
 from mnote_kr.models import Highlight, Locator
 
 __all__ = [
+    "CJK_CLASS",
     "THRESHOLD",
     "Anchor",
     "Match",
@@ -69,86 +81,6 @@ __all__ = [
     "standalone_occurrence",
     "token_set",
 ]
-
-# --------------------------------------------------------------------------- text and tokens
-
-_CJK = "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af"
-_TOKEN_RE = re.compile(rf"(?P<cjk>[{_CJK}]+)|(?P<word>[^\W_{_CJK}]+)")
-_CJK_CHAR_RE = re.compile(rf"[{_CJK}]")
-_UNIT_RE = re.compile(rf"[{_CJK}]|[^\W_{_CJK}]+")
-
-
-def normalize(text: str) -> str:
-    """Lower-case NFKC text with exactly one output character per input character."""
-    if text.isascii():
-        return text.lower()
-    norm = unicodedata.normalize("NFKC", text).lower()
-    if len(norm) == len(text):
-        return norm
-    out = []
-    for ch in text:
-        n = unicodedata.normalize("NFKC", ch).lower()
-        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
-    return "".join(out)
-
-
-def has_cjk(text: str) -> bool:
-    """True when the text contains a CJK (or kana/hangul) character."""
-    return _CJK_CHAR_RE.search(text) is not None
-
-
-def iter_tokens(norm: str) -> Iterator[tuple[str, int, int]]:
-    """Yield ``(token, start, end)`` over normalised text."""
-    for m in _TOKEN_RE.finditer(norm):
-        start = m.start()
-        if m.group("cjk") is not None:
-            run = m.group("cjk")
-            if len(run) == 1:
-                yield run, start, start + 1
-            else:
-                for i in range(len(run) - 1):
-                    yield run[i : i + 2], start + i, start + i + 2
-        else:
-            yield m.group("word"), start, m.end()
-
-
-def token_set(norm: str) -> frozenset[str]:
-    """The set of tokens of normalised text."""
-    out: set[str] = set()
-    for m in _TOKEN_RE.finditer(norm):
-        run = m.group("cjk")
-        if run is not None:
-            if len(run) == 1:
-                out.add(run)
-            else:
-                out.update(run[i : i + 2] for i in range(len(run) - 1))
-        else:
-            out.add(m.group("word"))
-    return frozenset(out)
-
-
-def is_word_char(ch: str) -> bool:
-    """A character that continues a Latin-script word (letters and digits, not CJK)."""
-    return bool(ch) and ch.isalnum() and not has_cjk(ch)
-
-
-def shingles(norm: str) -> frozenset[int]:
-    """Order-sensitive shingles: hashes of 4 consecutive CJK characters or 3 consecutive words.
-
-    Token sets ignore order; shingles tell a verbatim excerpt from a bag of the same words.
-    Hashes are per process: compare shingles computed in the same process only.
-    """
-    units = _UNIT_RE.findall(norm)
-    out = set()
-    n = len(units)
-    for i in range(n):
-        k = 4 if has_cjk(units[i]) else 3
-        if i + k <= n:
-            out.add(hash(tuple(units[i : i + k])))
-    if not out and units:
-        out.add(hash(tuple(units)))
-    return frozenset(out)
-
 
 # --------------------------------------------------------------------------- paragraph model
 
@@ -248,6 +180,14 @@ FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
 MIN_ANCHOR_TOKENS = 3
 TOP_K = 6
 VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
+ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
+EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
+RUN_GAP = 2  # paragraphs with words between two that still count as one passage
+MARGINAL = 0.7  # below this score a match must show that the evidence is really here
+MIN_EVIDENCE_SHINGLES = 8
+NEAR = 4  # paragraphs each side of the best one that the evidence may span
+EVIDENCE_HERE = 0.25  # share of the evidence's shingles found near the best paragraph
+QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 _SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
 _HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
 
@@ -305,89 +245,6 @@ def _segments(ev: str) -> list[tuple[int, int, bool]]:
     return out
 
 
-_SENTENCE_START = frozenset("\n。！？；.!?;:：")
-
-
-def _is_join(ch: str) -> bool:
-    """A character that continues a word: a letter or digit of any script, CJK included."""
-    return bool(ch) and ch.isalnum()
-
-
-def _clean_left(text: str, i: int, edges: bool) -> bool:
-    if i == 0:
-        return edges
-    before = text[i - 1]
-    if before in "-‐‑" and i >= 2 and _is_join(text[i - 2]):
-        return False  # N-甲基…: a hyphen inside a compound name joins
-    return not _is_join(before)
-
-
-def _clean_right(text: str, j: int, edges: bool) -> bool:
-    if j >= len(text):
-        return edges
-    after = text[j]
-    if after in "-‐‑" and j + 1 < len(text) and _is_join(text[j + 1]):
-        return False
-    return not _is_join(after)
-
-
-def _starts_sentence(text: str, i: int, edges: bool) -> bool:
-    k = i - 1
-    while k >= 0 and text[k] in " \t\u3000":
-        k -= 1
-    if k < 0:
-        return edges
-    return text[k] in _SENTENCE_START
-
-
-def standalone_occurrence(text: str, i: int, query: str, *, edges: bool = True) -> bool:
-    """True when the query at ``text[i:]`` stands as a word of its own.
-
-    Its neighbours are not letters, digits or CJK characters continuing the same word,
-    or it starts a sentence, line or paragraph (``吡咯烷 是一种…``, ``吡咯烷是一种…``);
-    ``N-甲基吡咯烷酮`` does not hold ``吡咯烷`` standing alone. ``edges=False`` treats the
-    start and end of ``text`` as unknown (an evidence window may cut a word there).
-    """
-    if not _clean_left(text, i, edges):
-        return False
-    return _clean_right(text, i + len(query), edges) or _starts_sentence(text, i, edges)
-
-
-def query_occurrences(
-    text: str, query: str, centred: bool = False, *, prefer_standalone: bool | None = None, edges: bool = True
-) -> list[tuple[int, float]]:
-    """Occurrences of ``query`` in ``text`` as ``(position, weight)``.
-
-    A Latin query inside a longer Latin word weighs little. CJK has no word
-    boundaries, so an occurrence between CJK characters is normal text; but when the
-    query also stands alone (``standalone_occurrence``) in ``text``, or
-    ``prefer_standalone`` says it does in the evidence, the occurrences inside a longer
-    CJK word weigh little too (吡咯烷 in N-甲基吡咯烷酮 beside 吡咯烷 是一种环状仲胺).
-    ``edges`` as in ``standalone_occurrence``.
-    """
-    if not query:
-        return []
-    found: list[tuple[int, bool, bool]] = []  # position, embedded in a Latin word, stands alone
-    latin_edges = is_word_char(query[0]), is_word_char(query[-1])
-    cjk_edges = has_cjk(query[0]), has_cjk(query[-1])
-    i = text.find(query)
-    while i >= 0 and len(found) < 50:
-        before = text[i - 1] if i > 0 else ""
-        after = text[i + len(query) : i + len(query) + 1]
-        embedded = (latin_edges[0] and is_word_char(before)) or (latin_edges[1] and is_word_char(after))
-        alone = (cjk_edges[0] or cjk_edges[1]) and standalone_occurrence(text, i, query, edges=edges)
-        found.append((i, embedded, alone))
-        i = text.find(query, i + 1)
-    if prefer_standalone is None:
-        prefer_standalone = any(alone for _, _, alone in found)
-    out = [(p, 0.25 if embedded or (prefer_standalone and not alone) else 1.0) for p, embedded, alone in found]
-    if len(out) > 1 and centred:
-        # the evidence is a query-centred window: its middle occurrence is the one meant
-        half = max(1.0, len(text) / 2.0)
-        out = [(p, w * (1.0 - 0.3 * min(1.0, abs(p + len(query) / 2 - half) / half))) for p, w in out]
-    return out
-
-
 def build_anchors(
     ev: str, query: str, heading: str | None, *, prefer_standalone: bool | None = None
 ) -> tuple[list[Anchor], list[tuple[int, float]]]:
@@ -436,7 +293,7 @@ def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) 
     acc: dict[int, float] = {}
     common: list[str] = []
     limit = max(50, len(doc.paragraphs) // 20)
-    for t in toks:
+    for t in sorted(toks):  # a fixed order: float sums must not depend on set order (hash seed)
         w = idf[t]
         total += w
         post = doc.postings.get(t)
@@ -457,7 +314,7 @@ def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) 
             paras = doc.paragraphs
             for i in acc:
                 ptoks = paras[i].tokens
-                acc[i] += sum(idf[t] for t in common if t in ptoks)
+                acc[i] += sum([idf[t] for t in common if t in ptoks])  # common is in sorted order
     return {i: v / total for i, v in acc.items()}, total
 
 
@@ -493,7 +350,7 @@ def match_evidence(
     if not doc.paragraphs:
         return Match(None, 0.0, None, "document has no paragraphs")
     # a query that stands alone somewhere in the evidence is meant there, not inside a longer word
-    q_alone = bool(q) and has_cjk(q) and any(standalone_occurrence(ev, p, q, edges=False) for p in _find_all(ev, q))
+    q_alone = bool(q) and has_cjk(q) and any(standalone_occurrence(ev, p, q, edges=False) for p in find_all(ev, q))
     anchors, occ = build_anchors(ev, q, block_heading, prefer_standalone=q_alone)
     if not anchors:
         return Match(None, 0.0, None, "evidence has no matchable words")
@@ -506,6 +363,8 @@ def match_evidence(
                 idf_cache[t] = doc.idf(t)
     sel: dict[int, float] = {}
     raw: dict[int, tuple[float, Anchor]] = {}
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]] = []
+    paras_ = doc.paragraphs
     best_anchor: dict[int, Anchor] = {}
     heading_hits: set[int] = set()
     support: dict[int, int] = {}
@@ -524,6 +383,17 @@ def match_evidence(
                 best_anchor[i] = a
             if a.kind != "heading" and r * rel > raw.get(i, (0.0, a))[0]:
                 raw[i] = (r * rel, a)
+        if a.kind != "heading" and rec:
+            # the paragraphs this evidence line most likely came from (document order on ties)
+            # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
+            top_r = max(rec.values())
+            near = [i for i, r in rec.items() if r >= top_r - 0.02]
+            if len(near) > 4 * ALIGNED_PER_ANCHOR:  # a line of common words: keep the surest, in order
+                near = sorted(near, key=lambda i: (-rec[i], i))[: 4 * ALIGNED_PER_ANCHOR]
+            prec = {i: len(a.tokens & paras_[i].tokens) / max(1, len(paras_[i].tokens)) for i in near}
+            top_p = max(prec.values())
+            near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
+            aligned.append((a, [(i, rec[i] * rel) for i in near]))
     if not sel:
         return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
     heading_norms = {normalize(block_heading).strip()} if block_heading else set()
@@ -533,7 +403,7 @@ def match_evidence(
     block_toks = token_set(normalize(block_content)) if block_content else None
     # a query not found verbatim still says which words matter: idf-weighted coverage of its terms
     q_tokens = token_set(q) if q else frozenset()
-    q_weight = sum(doc.idf(t) for t in q_tokens)
+    q_weight = math.fsum(doc.idf(t) for t in q_tokens)
     paras = doc.paragraphs
     final: dict[int, float] = {}
     for i, s in sel.items():
@@ -554,7 +424,7 @@ def match_evidence(
         if q and s >= 0.4 and q in p.norm:
             bonus += 0.08 * max(w for _, w in query_occurrences(p.norm, q, prefer_standalone=q_alone))
         elif q_weight > 0 and s >= 0.4 and len(q_tokens) > 1:
-            bonus += 0.08 * sum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
+            bonus += 0.08 * math.fsum(doc.idf(t) for t in q_tokens & p.tokens) / q_weight
         heading = p.heading
         if heading_norms and heading and normalize(heading).strip() in heading_norms and not p.heading_level:
             bonus += 0.05
@@ -593,17 +463,152 @@ def match_evidence(
     score = round(min(1.0, conf), 4)
     if score < threshold:
         return Match(None, score, None, "no paragraph above confidence threshold")
+    if score < MARGINAL and not _evidence_is_here(doc, ev, best):
+        # one sentence matched, by chance, in a document of the same vocabulary
+        return Match(None, score, None, "evidence mostly absent around the best paragraph")
     anchor = best_anchor[best]
-    return Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
+    if q and not _verbatim_query(ev, q, occ):
+        match = _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
+    return match
 
 
-def _find_all(text: str, query: str, limit: int = 50) -> list[int]:
-    out: list[int] = []
-    i = text.find(query)
-    while i >= 0 and len(out) < limit:
-        out.append(i)
-        i = text.find(query, i + 1)
-    return out
+def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:
+    """Does a fair share of the evidence's word order occur around paragraph ``best``?
+
+    Evidence taken from this document shares most of its shingles with the paragraphs
+    it came from; a marginal match of evidence from elsewhere shares a sentence at most.
+    """
+    ev_sh = shingles(ev)
+    if len(ev_sh) < MIN_EVIDENCE_SHINGLES:
+        return True
+    paras = doc.paragraphs
+    near: set[int] = set()
+    for k in range(max(0, best - NEAR), min(len(paras), best + NEAR + 1)):
+        near.update(paras[k].shingles)
+    return len(ev_sh & near) / len(ev_sh) >= EVIDENCE_HERE
+
+
+def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
+    """The query stands in the evidence as written: the query-centred anchors decide."""
+    return any(w >= 1.0 for _, w in occ) or (bool(occ) and has_cjk(q))
+
+
+def _evidence_paragraphs(
+    doc: TextDocument[P],
+    ev: str,
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None,
+    threshold: float,
+) -> list[tuple[dict[int, float], int]]:
+    """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
+
+    A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
+    paragraphs it most likely came from and verified with shingles. Text repeated
+    elsewhere in the document (boilerplate, a repeated form) also aligns, so the
+    paragraphs come in runs of neighbours, each with the number of evidence lines it
+    explains, in document order.
+    """
+    paras = doc.paragraphs
+    conf: dict[int, float] = {}
+    lines_of: dict[int, set[int]] = {}
+    sh_cache: dict[int, frozenset[int]] = {}
+    for k, (a, cands) in enumerate(aligned):
+        ash = sh_cache.get(id(a))
+        if ash is None:
+            ash = sh_cache[id(a)] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
+        short = len(a.tokens) < MIN_ANCHOR_TOKENS  # too short for shingles: its recall decides
+        for i, r in cands:
+            if short:
+                r = r / _reliability(len(a.tokens)) if a.tokens else 0.0
+            if r < threshold:
+                continue
+            v = len(ash & paras[i].shingles) / len(ash) if ash and not short else 1.0 if short else 0.0
+            c = r * min(1.0, v / VERIFY_FULL)
+            if paras[i].in_toc:
+                c *= 0.3
+            if scope is not None and i not in scope:
+                c *= scope.outside
+            if c >= threshold:
+                conf[i] = max(conf.get(i, 0.0), c)
+                lines_of.setdefault(i, set()).add(k)
+    if len(conf) > EVIDENCE_PARAGRAPHS:
+        keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
+        conf = {i: conf[i] for i in keep}
+    runs: list[list[int]] = []
+    for i in sorted(conf):
+        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
+        if (
+            runs
+            and i - runs[-1][-1] <= 1 + RUN_GAP * 4
+            and sum(1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens) <= RUN_GAP
+        ):
+            runs[-1].append(i)
+        else:
+            runs.append([i])
+    return [({i: conf[i] for i in run}, len(set().union(*(lines_of[i] for i in run)))) for run in runs]
+
+
+def _by_query_terms(
+    doc: TextDocument[P],
+    match: Match,
+    ev: str,
+    q: str,
+    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None,
+    threshold: float,
+) -> Match:
+    """Among the paragraphs the evidence quotes, the one holding the query's content words.
+
+    Terms are weighted by rarity in this document, with a bonus where they cluster
+    (``queryterms``). When no quoted paragraph holds ``QUERY_SHARE`` of the query's
+    weight, the evidence matched but the query did not (a semantic match): the passage
+    is cited and the reason says so.
+    """
+    assert match.paragraph is not None
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs))
+    if not qt:
+        return match
+    best = match.paragraph.index
+    paras = doc.paragraphs
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    if runs:
+        # the passage is the run of neighbours explaining most evidence lines; between
+        # copies of one passage, the copy holding the query's words, then the best match,
+        # then document order
+        most = max(n for _, n in runs)
+        scored = [(run, max(qt.score(paras[i].norm) for i in run)) for run, n in runs if n == most]
+        quoted = min(
+            scored, key=lambda x: (-round(x[1], 9), -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0]))
+        )[0]
+    else:
+        quoted = {best: match.score}
+    qs = {i: qt.score(paras[i].norm) for i in quoted}
+    top = max(qs.values())
+    if best not in quoted:
+        # the best single paragraph is a copy elsewhere of text the evidence quotes here
+        qs[best] = -1.0
+    if top < QUERY_SHARE and best not in quoted:
+        best = min(quoted, key=lambda i: (-round(quoted[i], 9), i))
+        match = Match(paras[best], round(min(1.0, quoted[best]), 4), None, match.reason, match.anchor)
+    if top < QUERY_SHARE:
+        return Match(
+            match.paragraph,
+            match.score,
+            match.highlight,
+            "semantic match: the evidence was found here but holds few of the query's words",
+            match.anchor,
+        )
+    if qs[best] >= top - 1e-9:
+        return Match(
+            match.paragraph, match.score, match.highlight, "matched evidence holding the query terms", match.anchor
+        )
+    # document order breaks ties, never set or dict order
+    pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
+    para = paras[pick]
+    return Match(
+        para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor
+    )
 
 
 def _edge_fragments(ev: str, doc: TextDocument[P]) -> frozenset[str]:
@@ -668,6 +673,7 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
     """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
     if match.paragraph is not None:
         para = match.paragraph
+        reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
         return Locator(
             locator_precision="paragraph",
             locator_degraded=False,
@@ -677,13 +683,16 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             highlight=Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None,
             score=match.score,
             locator_plugin=plugin,
-            reason=f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})",
+            reason=reason,
+            locator_reason=reason,
         )
+    why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(
         locator_precision="file",
         locator_degraded=True,
         block_id=block_id,
         score=match.score,
         locator_plugin=plugin,
-        reason=match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold",
+        reason=why,
+        locator_reason=why,
     )

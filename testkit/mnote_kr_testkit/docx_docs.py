@@ -187,6 +187,20 @@ class DocxBuilder:
         self.parts.append(self._p(inner, plain=text))
         return idx
 
+    def alt_textbox_para(self, text: str, box_paras: list[str]) -> int:
+        """A paragraph anchoring a DrawingML text box written twice, as Word does:
+        ``mc:Choice`` (wps) and the ``mc:Fallback`` VML copy of the same paragraphs."""
+        idx = self.count
+        box = "".join(f"<w:p>{self.runs(t)}</w:p>" for t in box_paras)
+        wps = 'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape"'
+        choice = f'<mc:Choice Requires="wps"><w:drawing><wps:wsp {wps}><wps:txbx><w:txbxContent>{box}'
+        choice += "</w:txbxContent></wps:txbx></wps:wsp></w:drawing></mc:Choice>"
+        fallback = f"<mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent>{box}</w:txbxContent>"
+        fallback += "</v:textbox></v:shape></w:pict></mc:Fallback>"
+        inner = self.runs(text) + f"<w:r><mc:AlternateContent>{choice}{fallback}</mc:AlternateContent></w:r>"
+        self.parts.append(self._p(inner, plain=text))
+        return idx
+
     def document_xml(self) -> bytes:
         body = "".join(self.parts) + '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr>'
         xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>'
@@ -207,6 +221,37 @@ def package(document_xml: bytes, *, styles: bytes | None = None, numbering: byte
         zf.writestr("word/styles.xml", styles if styles is not None else STYLES.encode())
         if numbering is not None:
             zf.writestr("word/numbering.xml", numbering)
+    return buf.getvalue()
+
+
+def nested_tables_docx(depth: int = 1500) -> bytes:
+    """A DOCX whose body is ``depth`` tables nested one inside the other (issue 12)."""
+    head = "<w:tbl><w:tr><w:tc>" * depth
+    tail = "<w:p><w:r><w:t>deep</w:t></w:r></w:p>" + "</w:tc></w:tr></w:tbl>" * depth
+    body = "<w:p><w:r><w:t>Before the tables.</w:t></w:r></w:p>" + head + tail
+    xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>'
+    return package((xml + "</w:document>").encode())
+
+
+def big_xml_docx(xml_bytes: int = 200 * 1024 * 1024) -> bytes:
+    """A DOCX whose ``word/document.xml`` is ``xml_bytes`` of varied paragraphs, compressed
+    less than 200:1 so it passes the zip ratio limit (issue 12: 6 GB and 2 minutes before
+    budgets). Written in a stream: building it never holds the XML in memory."""
+    rng = random.Random(12)
+    words = [f"w{rng.randrange(10**9):09d}" for _ in range(4096)]
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("[Content_Types].xml", CONTENT_TYPES)
+        zf.writestr("_rels/.rels", RELS)
+        with zf.open("word/document.xml", "w", force_zip64=True) as fh:
+            fh.write(f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>'.encode())
+            written = 0
+            while written < xml_bytes:
+                para = "<w:p><w:r><w:t>" + " ".join(rng.choices(words, k=40)) + "</w:t></w:r></w:p>"
+                chunk = (para * 64).encode()
+                fh.write(chunk)
+                written += len(chunk)
+            fh.write(b"</w:body></w:document>")
     return buf.getvalue()
 
 

@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import unicodedata
 
+from mnote_kr.citations.cleaning.copyable import rejoin_hyphenation, trim_to_boundaries, unify_cjk_forms
 from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
 from mnote_kr.citations.cleaning.markup import (
     _DISPLAY_MAP,
@@ -45,7 +46,7 @@ from mnote_kr.citations.cleaning.markup import (
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
-from mnote_kr.citations.cleaning.window import query_standing as query_standing  # re-exported
+from mnote_kr.citations.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
 from mnote_kr.models import CitationTextBundle
 
 __all__ = [
@@ -65,12 +66,14 @@ def _display_from_neutral(neutral: str) -> str:
     text = _map_markers(neutral, _DISPLAY_MAP)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
+    # before whitespace collapses: a hyphenated line break is still visible here
+    text = rejoin_hyphenation(unify_cjk_forms(text.replace("\ufffd", "") if "\ufffd" in text else text))
     if "#" in text:
         text = _HEADING_RE.sub("", text)
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(text)
-    return _strip_lead(text)
+    return trim_to_boundaries(_strip_lead(text))
 
 
 def _norm(text: str) -> str:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from mnote_kr.citations.cleaning.text import _BOUNDARY_RE, _collapse
+from mnote_kr.citations.textnorm import free_sides
 
 # --------------------------------------------------------------------------- locator window
 
@@ -14,10 +15,6 @@ def _query_re(query: str) -> re.Pattern[str] | None:
     if not words:
         return None
     return re.compile(r"\s*".join(re.escape(w) for w in words), re.IGNORECASE)
-
-
-def _is_letter(ch: str) -> bool:
-    return ch.isalnum() or ch == "_"
 
 
 def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
@@ -30,25 +27,12 @@ def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
         return None
     best: tuple[int, int, int] | None = None  # (-bounded sides, start, end)
     for n, m in enumerate(qre.finditer(text)):
-        left = m.start() == 0 or not _is_letter(text[m.start() - 1])
-        right = m.end() >= len(text) or not _is_letter(text[m.end()])
-        key = (-(left + right), m.start(), m.end())
+        key = (-free_sides(text, m.start(), m.end()), m.start(), m.end())
         if best is None or key < best:
             best = key
         if key[0] == -2 or n > 200:
             break
     return (best[1], best[2]) if best else None
-
-
-def query_standing(text: str, query: str) -> int:
-    """How well the query stands alone in ``text``: -1 absent, 0 only inside longer words,
-    1 or 2 sides free of letters at its best occurrence. Locators and block mappers use it so
-    that a short query never prefers a longer word that contains it."""
-    hit = _best_hit(_query_re(_collapse(query)), text)
-    if hit is None:
-        return -1
-    start, end = hit
-    return int(start == 0 or not _is_letter(text[start - 1])) + int(end >= len(text) or not _is_letter(text[end]))
 
 
 def _term_centre(text: str, query: str, window: int) -> int | None:

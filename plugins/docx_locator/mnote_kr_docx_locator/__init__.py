@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from .reader import DocxDocument
 
 PLUGIN_NAME = "docx_locator"
+_NO_BLOCK_MATCH = "evidence matches no paragraph of the sidecar block's paraid range"
 
 __all__ = [
     "PLUGIN_NAME",
@@ -88,19 +89,17 @@ def locate_docx(request: LocateRequest) -> Locator:
     in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
     if in_scope or scope is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)
-    # The sidecar's real paraid range is a located block even when the evidence
-    # does not single out one of its paragraphs: land on the block's first paragraph.
-    para = doc.paragraphs[scope[0]]
+    # The sidecar names a real paragraph range, but the evidence matches none of its
+    # paragraphs: say so (``file``, degraded) rather than land on the block's first
+    # paragraph as if it had been found there.
     return Locator(
-        locator_precision="paragraph",
-        locator_degraded=False,
-        paragraph_index=para.index,
-        para_id=para.para_id,
+        locator_precision="file",
+        locator_degraded=True,
         block_id=block_id,
-        highlight=None,
         score=match.score,
         locator_plugin=PLUGIN_NAME,
-        reason="block paraid range from the sidecar; evidence not matched to one paragraph in it",
+        reason=_NO_BLOCK_MATCH,
+        locator_reason=_NO_BLOCK_MATCH,
     )
 
 
@@ -164,7 +163,8 @@ def document_model(path: str) -> DocumentModel | None:
         plugin=PLUGIN_NAME,
         paragraphs=[
             ModelParagraph(
-                index=p.index, text=p.text, heading_level=p.heading_level, in_toc=p.in_toc,
+                index=p.index, text=p.text if p.own_chars is None else p.text[: p.own_chars],
+                heading_level=p.heading_level, in_toc=p.in_toc,
                 list_level=p.list_level, list_ordered=p.list_ordered,
                 cell=list(p.cell) if p.cell is not None else None, textboxes=list(p.textboxes),
             )

@@ -18,17 +18,25 @@ import io
 import os
 import re
 import zipfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.errors import DocumentError
 from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.citations.textmatch import TextDocument, TextParagraph
+from mnote_kr.errors import DocumentError
 
+# Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
+# one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
+# zip's ratio limit took 6 GB; 1,500 nested tables crashed with RecursionError).
 MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_PART_BYTES = 256 * 1024 * 1024
+MAX_PART_BYTES = 64 * 1024 * 1024  # decompressed bytes of one XML part
+MAX_ELEMENTS = 2_000_000  # XML elements of one part (libxml2 keeps ~120 bytes per element)
+MAX_DEPTH = 200  # element nesting the walk follows (real documents stay under ~40)
+MAX_PARAGRAPHS = 300_000
+MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
@@ -97,7 +105,6 @@ _SKIP = frozenset(
         "sSubSupPr",
         "rPrChange",
         "pPrChange",
-        "txbxContent",
         "Fallback",
         "lastRenderedPageBreak",
         "bookmarkStart",
@@ -121,6 +128,9 @@ class Paragraph(TextParagraph):
     list_ordered: bool = False
     cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
     textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
+    # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
+    # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.
+    own_chars: int | None = None
 
 
 @dataclass(slots=True)
@@ -163,7 +173,7 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     if info.flag_bits & 0x1:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
-        raise _err(f"zip bomb: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
+        raise _err(f"DOCX over budget: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
         raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
@@ -175,12 +185,14 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     except RuntimeError as exc:  # zipfile raises this for encrypted members
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
-        raise _err(f"zip bomb: {name} expands beyond {MAX_PART_BYTES} bytes", path)
+        raise _err(f"DOCX over budget: {name} expands beyond {MAX_PART_BYTES} bytes (limit)", path)
     return data
 
 
+# huge_tree=False keeps libxml2's own limits (nesting depth 256, 10 MB per text node):
+# no document a person writes comes near them, and a hostile one stops there, in C.
 _PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=True, recover=False
+    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=False, recover=False
 )
 
 
@@ -191,9 +203,14 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
         probe = data.decode("utf-16", errors="replace").encode("utf-8")
     if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
         raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
+    elements = data.count(b"<") - data.count(b"</")
+    if elements > MAX_ELEMENTS:
+        raise _err(f"DOCX over budget: {name} has about {elements} XML elements (limit {MAX_ELEMENTS})", path)
     try:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
+        if "depth" in str(exc).lower() or "huge" in str(exc).lower():
+            raise _err(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path) from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 
@@ -291,13 +308,21 @@ def _int(value: str | None) -> int | None:
 
 # --------------------------------------------------------------------------- body walk
 
+# Exit actions pushed with a container's iterator (no closures: the walk is a loop, not recursion).
+_LEAVE_TABLE = 1
+_LEAVE_TOC = 2
+_LEAVE_BOX = 3
+
 
 class _Walker:
-    """One pass over ``w:body``; Python-level work is per block and per run element."""
+    """One pass over ``w:body`` with an explicit stack: the file's nesting depth never becomes
+    Python recursion (1,500 nested tables are a budget error, not a ``RecursionError``)."""
 
-    def __init__(self, styles: dict[str, tuple[int, bool]], numbering: dict[tuple[str, int], bool] | None = None
-                 ) -> None:
+    def __init__(
+        self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None
+    ) -> None:
         self.styles = styles
+        self.path = path
         self.numbering = numbering or {}
         self.tables = 0
         self.cells: list[list[int]] = []  # [table, row, column] per open table, outermost first
@@ -307,6 +332,7 @@ class _Walker:
         self.headings: list[tuple[int, str]] = []
         self.toc_depth = 0
         self.table_depth = 0
+        self.chars = 0
         self._names: dict[str, tuple[str, str]] = {}
 
     def split(self, tag: str) -> tuple[str, str]:
@@ -319,39 +345,60 @@ class _Walker:
             got = self._names[tag] = (ns, local)
         return got
 
-    def walk(self, container: etree._Element) -> None:
-        for child in container:
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue
-            ns, local = self.split(tag)
-            if local == "p" and ns in W_NSS:
-                self.paragraph(child)
-            elif local in _SKIP:
-                continue
-            elif local == "tbl":
-                self.table_depth += 1
-                self.cells.append([self.tables, -1, -1])
-                self.tables += 1
-                self.walk(child)
-                self.cells.pop()
-                self.table_depth -= 1
-            elif local == "tr" and self.cells:
-                self.cells[-1][1] += 1
-                self.cells[-1][2] = -1
-                self.walk(child)
-            elif local == "tc" and self.cells:
-                self.cells[-1][2] += 1
-                self.walk(child)
-            elif local == "sdt":
-                toc = _sdt_is_toc(child)
-                self.toc_depth += toc
-                self.walk(child)
-                self.toc_depth -= toc
+    def _deep(self, depth: int) -> None:
+        if depth > MAX_DEPTH:
+            raise _err(f"DOCX over budget: elements nested deeper than {MAX_DEPTH} levels", self.path)
+
+    def walk(self, body: etree._Element) -> None:
+        """Index every body-level paragraph (table cells and content controls included)."""
+        stack: list[tuple[Iterator[etree._Element], int]] = [(iter(body), 0)]
+        while stack:
+            it, leave = stack[-1]
+            for child in it:  # until a child to descend into: then push it and break
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                ns, local = self.split(tag)
+                if local == "p" and ns in W_NSS:
+                    self.paragraph(child)
+                    continue
+                if local in _SKIP or local == "txbxContent":
+                    continue  # a text box outside a paragraph has no anchor paragraph to land on
+                if len(stack) > MAX_DEPTH:
+                    self._deep(len(stack))
+                if local == "tbl":
+                    self.table_depth += 1
+                    self.cells.append([self.tables, -1, -1])
+                    self.tables += 1
+                    stack.append((iter(child), _LEAVE_TABLE))
+                    break
+                elif local == "tr" and self.cells:
+                    self.cells[-1][1] += 1
+                    self.cells[-1][2] = -1
+                    stack.append((iter(child), 0))
+                    break
+                elif local == "tc" and self.cells:
+                    self.cells[-1][2] += 1
+                    stack.append((iter(child), 0))
+                    break
+                elif local == "sdt" and _sdt_is_toc(child):
+                    self.toc_depth += 1
+                    stack.append((iter(child), _LEAVE_TOC))
+                    break
+                else:
+                    stack.append((iter(child), 0))
+                    break
             else:
-                self.walk(child)
+                stack.pop()
+                if leave == _LEAVE_TABLE:
+                    self.table_depth -= 1
+                    self.cells.pop()
+                elif leave == _LEAVE_TOC:
+                    self.toc_depth -= 1
 
     def paragraph(self, p: etree._Element) -> None:
+        if len(self.paragraphs) >= MAX_PARAGRAPHS:
+            raise _err(f"DOCX over budget: more than {MAX_PARAGRAPHS} paragraphs", self.path)
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -388,15 +435,19 @@ class _Walker:
         elif list_level is None:
             list_level = 0
         self.boxes = []
-        self.inline(p, parts, state)
+        own = self.inline(p, parts, state)
         text = "".join(parts)
-        in_toc = bool(state["toc"]) or (len(text) < 240 and _TOC_LINE.match(text) is not None)
-        if in_toc or not text.strip():
+        self.chars += len(text)
+        if self.chars > MAX_TEXT_CHARS:
+            raise _err(f"DOCX over budget: more than {MAX_TEXT_CHARS} characters of text", self.path)
+        own_text = text[:own]  # the paragraph's own text, without its text boxes
+        in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
+        if in_toc or not own_text.strip():
             level = 0
         if level:
             while self.headings and self.headings[-1][0] >= level:
                 self.headings.pop()
-            self.headings.append((level, text.strip()))
+            self.headings.append((level, own_text.strip()))
         path = tuple(h for _, h in self.headings)
         pid = p.get(W14_PARAID)
         self.paragraphs.append(
@@ -413,57 +464,94 @@ class _Walker:
                 list_ordered=self.numbering.get((num_id, list_level or 0), False),
                 cell=(self.cells[0][0], self.cells[0][1], self.cells[0][2]) if self.cells else None,
                 textboxes=tuple(self.boxes),
+                own_chars=own if len(text) > own else None,
             )
         )
 
-    def inline(self, el: etree._Element, parts: list[str], state: dict[str, bool]) -> None:
-        for child in el:
-            tag = child.tag
-            if not isinstance(tag, str):
-                continue
-            ns, local = self.split(tag)
-            if local == "t":
-                if child.text:
-                    parts.append(child.text)
-            elif local in _SKIP:
+    def inline(self, p: etree._Element, parts: list[str], state: dict[str, bool]) -> int:
+        """Append the paragraph's text to ``parts``; return the length of its own text.
+
+        Text boxes, shapes and WordArt (``w:txbxContent``) belong to the paragraph that
+        anchors them: their paragraphs follow its own text, one line each. The
+        ``mc:Fallback`` copy of the same box is skipped (in ``_SKIP``).
+        """
+        stack: list[tuple[Iterator[etree._Element], int]] = [(iter(p), 0)]
+        boxes: list[str] = []  # text of the paragraphs in text boxes, in document order
+        box_depth = 0
+        out = parts
+        while stack:
+            it, leave = stack[-1]
+            for child in it:  # until a child to descend into: then push it and break
+                tag = child.tag
+                if not isinstance(tag, str):
+                    continue
+                ns, local = self.split(tag)
+                if local == "t":
+                    if child.text:
+                        out.append(child.text)
+                    continue
+                if local in _SKIP:
+                    if local == "instrText" and self.fields:
+                        field_ = self.fields[-1]
+                        field_[0] = str(field_[0]) + (child.text or "")
+                        instr = str(field_[0]).strip().upper()
+                        if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
+                            field_[1] = True
+                            state["toc"] = True
+                    continue
+                if local == "tab" and ns in W_NSS:
+                    out.append("\t")
+                    continue
+                if local in ("br", "cr") and ns in W_NSS:
+                    out.append("\n")
+                    continue
+                if local == "noBreakHyphen":
+                    out.append("-")
+                    continue
+                if local == "fldChar":
+                    kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
+                    if kind == "begin":
+                        self.fields.append(["", False])
+                    elif kind == "end" and self.fields:
+                        self.fields.pop()
+                    continue
+                if len(stack) > MAX_DEPTH:
+                    self._deep(len(stack))
                 if local == "txbxContent":
-                    self.boxes.append(_textbox_text(child))
-                elif local == "instrText" and self.fields:
-                    field_ = self.fields[-1]
-                    field_[0] = str(field_[0]) + (child.text or "")
-                    instr = str(field_[0]).strip().upper()
+                    if not box_depth:
+                        self.boxes.append(_textbox_text(child))
+                    box_depth += 1
+                    out = boxes
+                    stack.append((iter(child), _LEAVE_BOX))
+                    break
+                if local == "p" and ns in W_NSS:
+                    if not box_depth:
+                        continue  # a paragraph nested in a paragraph outside a text box: not this one's text
+                    if boxes and not boxes[-1].endswith("\n"):
+                        boxes.append("\n")
+                elif local == "fldSimple":
+                    instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
                     if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
-                        field_[1] = True
                         state["toc"] = True
-            elif local == "tab" and ns in W_NSS:
-                parts.append("\t")
-            elif local in ("br", "cr") and ns in W_NSS:
-                parts.append("\n")
-            elif local == "noBreakHyphen":
-                parts.append("-")
-            elif local == "fldChar":
-                kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
-                if kind == "begin":
-                    self.fields.append(["", False])
-                elif kind == "end" and self.fields:
-                    self.fields.pop()
-            elif local == "fldSimple":
-                instr = next((v for k, v in child.attrib.items() if k.endswith("}instr")), "").strip().upper()
-                if instr.startswith("TOC") or (instr.startswith("PAGEREF") and "_TOC" in instr):
-                    state["toc"] = True
-                self.inline(child, parts, state)
-            elif local == "hyperlink":
-                anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
-                if anchor.startswith("_Toc"):
-                    state["toc"] = True
-                self.inline(child, parts, state)
-            elif local in ("oMath", "oMathPara") and ns in M_NSS:
-                state["eq"] = True
-                self.inline(child, parts, state)
-            elif local == "p" and ns in W_NSS:
-                continue  # a paragraph nested in a paragraph outside a text box: not this one's text
+                elif local == "hyperlink":
+                    anchor = next((v for k, v in child.attrib.items() if k.endswith("}anchor")), "")
+                    if anchor.startswith("_Toc"):
+                        state["toc"] = True
+                elif local in ("oMath", "oMathPara") and ns in M_NSS:
+                    state["eq"] = True
+                stack.append((iter(child), 0))
+                break
             else:
-                self.inline(child, parts, state)
+                stack.pop()
+                if leave == _LEAVE_BOX:
+                    box_depth -= 1
+                    if not box_depth:
+                        out = parts
+        own = sum(len(x) for x in parts)
+        box_text = "".join(boxes).strip("\n")
+        if box_text:
+            parts.append("\n" + box_text if own else box_text)
+        return own
 
 
 def _textbox_text(box: etree._Element) -> str:
@@ -555,7 +643,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             if "entity" in exc.message:
                 raise
             numbering_root = None  # broken numbering costs list markers only
-    walker = _Walker(_read_styles(styles_root), _read_numbering(numbering_root))
+    walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

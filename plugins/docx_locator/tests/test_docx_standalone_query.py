@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from mnote_kr_testkit.docx_docs import DocxBuilder
+
 from mnote_kr.models import LocateRequest
 from mnote_kr_docx_locator import locate, reader
-from mnote_kr_testkit.docx_docs import DocxBuilder
 
 TRAP = "N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。"
 OTHER = "N-甲基吗啉 可作为碱使用，但本项目没有采用。"

@@ -1,0 +1,129 @@
+"""Display quotes people can copy (issue 13): ordinary characters, whole words, no debris.
+
+PDF text layers and OCR leave code points that look right and search wrong: Kangxi and
+CJK-radical-supplement radicals (⽚ ⽤ ⾄ for 片 用 至) and CJK compatibility ideographs;
+words hyphenated across a line break (``exam-\\nple``); stray U+FFFD replacement
+characters; and a quote that starts on a combining mark cut from its base character at the
+chunk boundary. ``copyable`` fixes each, touching nothing else (fullwidth
+punctuation and the rest of the text stay as written).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+
+__all__ = ["copyable", "rejoin_hyphenation", "trim_to_boundaries", "unify_cjk_forms"]
+
+# CJK Radicals Supplement forms without a Unicode decomposition, mapped to the ordinary
+# (simplified or traditional) character they stand for in running text.
+_SUPPLEMENT = {
+    "\u2e84": "乙",
+    "\u2e85": "亻",
+    "\u2e86": "冂",
+    "\u2e8c": "小",
+    "\u2e8e": "兀",
+    "\u2e91": "尢",
+    "\u2e95": "彐",
+    "\u2e96": "忄",
+    "\u2e97": "㣺",
+    "\u2e98": "扌",
+    "\u2e9b": "旡",
+    "\u2ea0": "民",
+    "\u2ea3": "灬",
+    "\u2ea4": "爫",
+    "\u2ea6": "丬",
+    "\u2ea7": "牛",
+    "\u2eaa": "疋",
+    "\u2eab": "罒",
+    "\u2eae": "竹",
+    "\u2eb2": "罒",
+    "\u2eb9": "耂",
+    "\u2ebc": "月",
+    "\u2ebe": "艹",
+    "\u2ec4": "西",
+    "\u2ec5": "见",
+    "\u2ec6": "角",
+    "\u2ec8": "讠",
+    "\u2ec9": "贝",
+    "\u2ecb": "车",
+    "\u2ecc": "辶",
+    "\u2ecf": "阝",
+    "\u2ed0": "钅",
+    "\u2ed1": "长",
+    "\u2ed3": "长",
+    "\u2ed4": "门",
+    "\u2ed6": "阝",
+    "\u2ed7": "雨",
+    "\u2ed8": "青",
+    "\u2ed9": "韦",
+    "\u2eda": "页",
+    "\u2edb": "风",
+    "\u2edc": "飞",
+    "\u2edd": "食",
+    "\u2edf": "饣",
+    "\u2ee0": "饣",
+    "\u2ee2": "马",
+    "\u2ee3": "骨",
+    "\u2ee4": "鬼",
+    "\u2ee5": "鱼",
+    "\u2ee6": "鸟",
+    "\u2ee7": "卤",
+    "\u2ee8": "麦",
+    "\u2ee9": "黄",
+    "\u2eea": "黾",
+    "\u2eeb": "斉",
+    "\u2eec": "齐",
+    "\u2eed": "歯",
+    "\u2eee": "齿",
+    "\u2eef": "竜",
+    "\u2ef0": "龙",
+    "\u2ef1": "龜",
+    "\u2ef2": "亀",
+}
+# Radicals (U+2E80-U+2FDF) and compatibility ideographs: the only code points changed.
+_CJK_FORMS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
+# a word broken at a line end by a hyphen, continued in lower case on the next line
+_HYPHEN_BREAK_RE = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010][^\S\n]*\n[^\S\n]*(?=[^\W\d_A-Z])")
+# a compound broken after its hyphen (Jean-Paul, COVID-19 split at the line end): the hyphen stays
+_COMPOUND_BREAK_RE = re.compile(r"(?<=[^\W_])([-\u2010])[^\S\n]*\n[^\S\n]*(?=[A-Z0-9])")
+_SOFT_HYPHEN_RE = re.compile("\u00ad")
+
+
+def _form(m: re.Match[str]) -> str:
+    ch = m.group(0)
+    got = _SUPPLEMENT.get(ch)
+    if got is not None:
+        return got
+    norm = unicodedata.normalize("NFKC", ch)
+    return norm if len(norm) == 1 else ch
+
+
+def unify_cjk_forms(text: str) -> str:
+    """Radical and compatibility-ideograph code points to the ordinary characters (⽚→片)."""
+    return _CJK_FORMS_RE.sub(_form, text) if _CJK_FORMS_RE.search(text) else text
+
+
+def rejoin_hyphenation(text: str) -> str:
+    """``exam-\\nple`` → ``example``; soft hyphens dropped. A capital or digit after the
+    break (``Jean-\\nPaul``) keeps its hyphen: ``Jean-Paul``."""
+    if "\n" in text:
+        text = _COMPOUND_BREAK_RE.sub(r"\1", _HYPHEN_BREAK_RE.sub("", text))
+    return _SOFT_HYPHEN_RE.sub("", text) if "\u00ad" in text else text
+
+
+def trim_to_boundaries(text: str) -> str:
+    """Start on a character, not on half of one: combining marks cut from their base
+    character at the chunk boundary go (with the space before them). Punctuation stays:
+    it may be what the person searched for."""
+    start = 0
+    while start < len(text) and (unicodedata.category(text[start])[0] == "M" or text[start].isspace()):
+        start += 1
+    return text[start:] if start and any(unicodedata.category(c)[0] == "M" for c in text[:start]) else text
+
+
+def copyable(text: str) -> str:
+    """All of the above, in order; U+FFFD replacement characters dropped."""
+    if "\ufffd" in text:
+        text = text.replace("\ufffd", "")
+    return trim_to_boundaries(rejoin_hyphenation(unify_cjk_forms(text)))

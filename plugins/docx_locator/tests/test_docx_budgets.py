@@ -1,0 +1,78 @@
+"""Budgets (issue 12): whatever the file, locating in it ends fast, in bounded memory, with one clear error."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.docx_docs import DocxBuilder, big_xml_docx, nested_tables_docx
+
+from mnote_kr.errors import DocumentError
+from mnote_kr_docx_locator import reader
+
+LIMIT_S = 10.0
+LIMIT_RSS = 500 * 1024 * 1024
+
+
+def _measured(path: Path, tmp_path: Path) -> tuple[int, str, float, int]:
+    """Run the locate CLI in a child and return (exit code, stderr, wall seconds, peak RSS bytes)."""
+    t0 = time.monotonic()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "mnote_kr", "locate", str(path), "--evidence", "deep", "--query", "deep", "--json"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        cwd=tmp_path,
+    )
+    assert proc.stderr is not None
+    with proc.stderr:
+        err = proc.stderr.read().decode("utf-8", "replace")
+    _pid, status, usage = os.wait4(proc.pid, 0)  # this child's own peak RSS, not every child's
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    wall = time.monotonic() - t0
+    return proc.returncode, err, wall, usage.ru_maxrss * 1024  # Linux: kilobytes
+
+
+def test_docx_with_200_mb_of_xml_inside_the_ratio_limit_is_refused_fast_and_small(tmp_path):
+    path = tmp_path / "big.docx"
+    path.write_bytes(big_xml_docx(200 * 1024 * 1024))
+    before = path.read_bytes()
+    code, err, wall, rss = _measured(path, tmp_path)
+    assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
+    assert "big.docx" in err and "limit" in err and str(reader.MAX_PART_BYTES) in err
+    assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
+    assert path.read_bytes() == before
+
+
+def test_docx_with_1500_nested_tables_is_refused_without_recursion(tmp_path):
+    path = tmp_path / "nested.docx"
+    path.write_bytes(nested_tables_docx(1500))
+    code, err, wall, rss = _measured(path, tmp_path)
+    assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
+    assert "nested.docx" in err and "limit" in err and "Recursion" not in err
+    assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
+
+
+def test_walk_depth_budget_names_the_limit_below_libxml2s_own(tmp_path, monkeypatch):
+    # 150 nested tables (~450 elements deep) stay under libxml2's limit when it is raised;
+    # the walk itself is a loop and stops at MAX_DEPTH with a clear error
+    monkeypatch.setattr(
+        reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+    )
+    with pytest.raises(DocumentError, match=rf"nested deeper than {reader.MAX_DEPTH} levels"):
+        reader.parse_docx_bytes(nested_tables_docx(150), "deep.docx")
+    # a moderately nested real-world shape still reads
+    doc = reader.parse_docx_bytes(nested_tables_docx(20), "ok.docx")
+    assert doc.paragraphs[-1].text == "deep" and doc.paragraphs[-1].in_table
+
+
+def test_paragraph_budget_is_one_clear_error(tmp_path, monkeypatch):
+    b = DocxBuilder()
+    for i in range(30):
+        b.para(f"paragraph {i}")
+    monkeypatch.setattr(reader, "MAX_PARAGRAPHS", 20)
+    with pytest.raises(DocumentError, match=r"more than 20 paragraphs: many\.docx"):
+        reader.parse_docx_bytes(b.build(), "many.docx")

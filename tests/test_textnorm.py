@@ -1,0 +1,68 @@
+"""Offset-keeping normalisation: character i of the result stands for character i of the input."""
+
+from __future__ import annotations
+
+import unicodedata
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
+from mnote_kr.citations.textnorm import normalize
+from mnote_kr.models import LocateRequest
+
+
+def _per_char(text: str) -> str:
+    out = []
+    for ch in text:
+        n = unicodedata.normalize("NFKC", ch).lower()
+        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
+    return "".join(out)
+
+
+def _same_place(a: str, b: str) -> bool:
+    # str.lower() picks final sigma by context; the per-character form cannot know it
+    return len(a) == len(b) and all(x == y or {x, y} == {"σ", "ς"} for x, y in zip(a, b, strict=True))
+
+
+def test_normalize_keeps_offsets_when_a_combining_mark_and_a_ligature_cancel_out():
+    text = "e\u0301ﬁx and more"
+    norm = normalize(text)
+    assert len(norm) == len(text)
+    # whole-text NFKC would give 'éfix and more': same length, every later offset shifted by one
+    assert norm.index(" and") == text.index(" and")
+    assert _same_place(norm, _per_char(text))
+
+
+def test_highlight_after_combining_mark_and_ligature_covers_the_word():
+    text = "Cafe\u0301 ﬁxtures were replaced; the boiler pressure valve was renewed."
+    doc = TextDocument([TextParagraph(index=0, text="Unrelated opening line."), TextParagraph(index=1, text=text)])
+    m = match_evidence(doc, "the boiler pressure valve was renewed", "pressure valve")
+    assert m.paragraph is not None and m.paragraph.index == 1 and m.highlight is not None
+    start, end = m.highlight
+    assert "pressure valve" in text[start:end]
+    assert LocateRequest(file="x", evidence=text)  # the request model takes such text unchanged
+
+
+_PIECES = list("abcxyzAÉΣσ ς.,-") + [
+    "e\u0301",
+    "\u0301",
+    "ﬁ",
+    "ﬂ",
+    "İ",
+    "ß",
+    "Ⅻ",
+    "㎏",
+    "⽚",
+    "ｶﾞ",
+    "\u1100\u1161",
+    "가",
+]
+_TEXT = st.lists(st.sampled_from(_PIECES) | st.characters(), max_size=40).map("".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_TEXT)
+def test_normalize_is_the_per_character_form_at_every_offset(text):
+    norm = normalize(text)
+    assert _same_place(norm, _per_char(text))
