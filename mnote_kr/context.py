@@ -6,16 +6,19 @@ the context, so tests can inject everything (``transport`` for ``httpx.MockTrans
 
 from __future__ import annotations
 
-import ssl
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
+if TYPE_CHECKING:  # httpx and ssl load with the first client: commands that make no HTTP call skip them
+    import ssl
 
-#: Default timeouts: connect fast, read long enough for a query with a real LLM.
-DEFAULT_TIMEOUT = httpx.Timeout(30.0, connect=3.0)
+    import httpx
+
+#: Default timeouts (seconds): connect fast, read long enough for a query with a real LLM.
+DEFAULT_TIMEOUT_S = 30.0
+DEFAULT_CONNECT_TIMEOUT_S = 3.0
 
 _ssl_context: ssl.SSLContext | None = None
 
@@ -25,11 +28,17 @@ def _shared_ssl_context() -> ssl.SSLContext:
     which would otherwise be paid on every provider call, even for loopback http URLs."""
     global _ssl_context
     if _ssl_context is None:
+        import ssl
+
         _ssl_context = ssl.create_default_context()
     return _ssl_context
 
 
 def _no_progress(message: str) -> None:
+    return None
+
+
+def _no_text(path: str) -> str | None:
     return None
 
 
@@ -51,13 +60,19 @@ class ProviderContext:
     secret: Callable[[str], str | None]
     transport: httpx.BaseTransport | None = None
     progress: Callable[[str], None] = field(default=_no_progress)
+    #: The text of a user's file as mnote-kr's own reader for its type sees it (Markdown), or
+    #: None; for files the provider's parser fails on. Raises ``DocumentError`` when unreadable.
+    extract_text: Callable[[str], str | None] = field(default=_no_text)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None) -> httpx.Client:
         """An httpx client with explicit timeouts and the injected transport, if any."""
+        import httpx
+
+        default = httpx.Timeout(DEFAULT_TIMEOUT_S, connect=DEFAULT_CONNECT_TIMEOUT_S)
         return httpx.Client(
             base_url=base_url,
-            timeout=timeout if timeout is not None else DEFAULT_TIMEOUT,
+            timeout=timeout if timeout is not None else default,
             headers=headers,
             transport=self.transport,
             verify=_shared_ssl_context(),

@@ -204,6 +204,35 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
     """
 
 
+@hookspec(firstresult=True)
+def prepare_locate(path: str) -> bool | None:
+    """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
+
+    The host calls it after ingest, for each file sent. A plugin that keeps its parsed
+    model on disk (``mnote_kr.citations.filecache.Persist``) fills that cache here; it
+    returns True when it parsed the file now, False when the cache already held it.
+    Raise ``DocumentError`` for a file it cannot read (the host ignores it here: the
+    provider reports what it makes of the file).
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension; None means the plugin keeps nothing ahead of time.
+    """
+
+
+@hookspec(firstresult=True)
+def extract_text(path: str) -> str | None:
+    """The text of ``path`` as this plugin reads it, as Markdown (headings as ``#`` lines,
+    one paragraph per block), or None when it does not read that kind of file.
+
+    The host offers it to the provider (``ProviderContext.extract_text``) for files the
+    provider's own parser fails on: the text is indexed in their place, and citations
+    still land in the original file because the locator reads the same paragraphs.
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension. Raise ``DocumentError`` for a file it cannot read either.
+    """
+
+
 # --------------------------------------------------------------------------- extension points for shells
 
 

@@ -216,6 +216,23 @@ class Plugins:
         return result
 
 
+    def prepare_locate(self, path: str) -> bool | None:
+        """Ask the file's locator plugin to cache its parsed model ahead of the first search."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: bool | None = self._call("prepare_locate", name, path=path)
+        return result
+
+    def extract_text(self, path: str) -> str | None:
+        """The file's text as its locator plugin reads it (None when no plugin reads that kind)."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: str | None = self._call("extract_text", name, path=path)
+        return result
+
+
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
     config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}

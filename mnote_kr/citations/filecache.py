@@ -1,34 +1,315 @@
-"""A small LRU of parsed documents keyed by (real path, size, mtime), for locator plugins.
+"""Parsed documents for locator plugins: an in-process LRU plus an optional on-disk cache.
 
-Repeated citations into one document must not re-parse it; a changed file (new size or
-mtime) is parsed again and its old version dropped. Thread-safe; bounded by count and
-by an optional per-item weight (paragraphs, bytes).
+In process, items are keyed by (real path, size, mtime): repeated citations into one
+document must not re-parse it; a changed file is parsed again and its old version
+dropped. Thread-safe; bounded by count and by an optional per-item weight.
+
+On disk (``persist=``): a fresh ``mnote-kr search`` process must not re-parse every cited
+PDF and DOCX either, so a plugin may ask for its parsed model to be kept under the host's
+cache dir (``<cache>/locate/<name>/``, see ``mnote_kr.core.paths``). The cache does not care
+what the model holds: the plugin names a format ``version`` and either supplies
+``encode``/``decode`` or lets the host pickle the model. Rules:
+
+* Keyed by content hash, invalidated by file version: a small pointer per real path
+  records (size, mtime, sha256); while the file's stat matches, the entry named by that
+  sha256 is used without reading the file; when it changed, the file is hashed and an
+  entry with the same content (a touched or copied file) still serves.
+* Never trusted blindly: every entry carries a keyed BLAKE2b MAC over header and payload
+  (the key lives in the cache dir, mode 0600), so a torn write, a truncated file or a
+  foreign file is a miss that is rebuilt, never decoded. A model whose format version or
+  shape (dataclass fields) changed is a miss too.
+* Safe across processes: entries and pointers are written to a temp file and renamed into
+  place, so a reader sees the old or the new file, never half of one.
+* Bounded: after a write the folder is trimmed to ``max_bytes``, oldest first.
+
+``warm(path)`` parses a file ahead of time (ingest calls it through the ``prepare_locate``
+hook) so that even the first search finds it on disk.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import hashlib
+import hmac
+import json
 import os
+import pickle
+import sys
+import tempfile
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 from mnote_kr.errors import DocumentError
 
 T = TypeVar("T")
 Key = tuple[str, int, int]
 
+_MAGIC = b"MKRLC1\n"
+_MAC_BYTES = 32
+DEFAULT_MAX_BYTES = 512 * 1024 * 1024
+_STALE_TMP_S = 3600.0
+_key_lock = threading.Lock()
+_keys: dict[Path, bytes] = {}
+
+
+@dataclass(frozen=True)
+class Persist(Generic[T]):
+    """How a plugin's parsed model is kept on disk.
+
+    ``name`` is the cache folder ("docx", "pdf"); ``version`` the plugin's format version
+    (bump it when the model's meaning changes without its fields changing). ``encode`` /
+    ``decode`` default to pickle; ``model`` (the top-level type) lets the host notice a
+    changed shape by itself: the fields of every dataclass in the model's modules are part
+    of the entry's format. ``max_bytes`` bounds the folder.
+    """
+
+    name: str
+    version: str
+    model: type | None = None
+    encode: Callable[[T], bytes] | None = None
+    decode: Callable[[bytes], T] | None = None
+    max_bytes: int = DEFAULT_MAX_BYTES
+
+
+def _fingerprint(model: type | None) -> str:
+    """Field names and annotations of every dataclass in the modules ``model`` builds on."""
+    if model is None:
+        return ""
+    classes: dict[str, type] = {}
+    for cls in model.__mro__:
+        if dataclasses.is_dataclass(cls):
+            classes[f"{cls.__module__}.{cls.__qualname__}"] = cls
+        mod = sys.modules.get(cls.__module__) if cls is not object else None
+        for obj in vars(mod).values() if mod is not None else ():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj) and obj.__module__ == cls.__module__:
+                classes[f"{obj.__module__}.{obj.__qualname__}"] = obj
+    parts = [f"{name}({','.join(f'{f.name}:{f.type}' for f in dataclasses.fields(cls))})"
+             for name, cls in sorted(classes.items())]
+    return hashlib.blake2b("\n".join(parts).encode(), digest_size=8).hexdigest()
+
+
+def _mac_key(folder: Path) -> bytes:
+    """The cache's secret MAC key, created once (0600) and shared by all processes."""
+    root = folder.parent
+    with _key_lock:
+        key = _keys.get(root)
+        if key is not None:
+            return key
+        path = root / "mac.key"
+        try:
+            key = path.read_bytes()
+        except FileNotFoundError:
+            key = b""
+        if len(key) != 32:
+            root.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-key-")
+            try:
+                os.write(fd, os.urandom(32))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)  # first writer wins; everyone then reads the same key
+            except FileExistsError:
+                pass
+            finally:
+                os.unlink(tmp)
+            key = path.read_bytes()
+        _keys[root] = key
+        return key
+
+
+def _atomic_write(folder: Path, name: str, data: bytes) -> None:
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.replace(tmp, folder / name)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _sha256_file(real: str) -> str:
+    h = hashlib.sha256()
+    with open(real, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+class DiskStore(Generic[T]):
+    """The on-disk half of ``FileCache``; every failure here is a miss, never an error."""
+
+    def __init__(self, persist: Persist[T], folder: Path | None = None) -> None:
+        self.persist = persist
+        self._folder = folder
+        self._format = f"{persist.version}/{_fingerprint(persist.model)}"
+        self.stats = {"hits": 0, "misses": 0, "rejected": 0, "writes": 0}
+
+    @property
+    def folder(self) -> Path:
+        """``<cache>/locate/<name>``, resolved on each use (``MNOTE_KR_HOME`` may change in tests)."""
+        folder = self._folder
+        if folder is None:
+            from mnote_kr.core.paths import cache_dir
+
+            folder = cache_dir() / "locate" / self.persist.name
+        folder.mkdir(parents=True, exist_ok=True)
+        return folder
+
+    @staticmethod
+    def _pointer_name(real: str) -> str:
+        return "p-" + hashlib.blake2b(real.encode("utf-8", "surrogatepass"), digest_size=16).hexdigest()
+
+    def _read_pointer(self, real: str) -> dict[str, Any] | None:
+        try:
+            data = json.loads((self.folder / self._pointer_name(real)).read_bytes())
+        except (OSError, ValueError):
+            return None
+        return data if isinstance(data, dict) else None
+
+    def _read_entry(self, sha: str) -> T | None:
+        folder = self.folder
+        path = folder / f"e-{sha}"
+        try:
+            blob = path.read_bytes()
+        except OSError:
+            return None
+        key = _mac_key(folder)
+        head_end = blob.find(b"\n", len(_MAGIC))
+        if not blob.startswith(_MAGIC) or head_end < 0 or len(blob) < head_end + 1 + _MAC_BYTES:
+            self.stats["rejected"] += 1
+            return None
+        mac = blob[head_end + 1: head_end + 1 + _MAC_BYTES]
+        body = blob[: head_end + 1] + blob[head_end + 1 + _MAC_BYTES:]
+        if not hmac.compare_digest(mac, hashlib.blake2b(body, key=key, digest_size=_MAC_BYTES).digest()):
+            self.stats["rejected"] += 1  # torn, truncated or not ours: rebuild
+            return None
+        try:
+            head = json.loads(blob[len(_MAGIC): head_end])
+        except ValueError:
+            self.stats["rejected"] += 1
+            return None
+        if head.get("format") != self._format or head.get("sha256") != sha:
+            return None
+        payload = blob[head_end + 1 + _MAC_BYTES:]
+        try:
+            decode = self.persist.decode
+            item: T = decode(payload) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
+        except Exception:  # noqa: BLE001 - a model that no longer unpickles is a miss
+            self.stats["rejected"] += 1
+            return None
+        try:
+            os.utime(path)  # recency for trimming
+        except OSError:
+            pass
+        return item
+
+    def get(self, real: str, st: os.stat_result) -> T | None:
+        """The stored model of ``real`` at its current version, or None."""
+        try:
+            pointer = self._read_pointer(real)
+            if pointer and pointer.get("size") == st.st_size and pointer.get("mtime_ns") == st.st_mtime_ns:
+                sha = str(pointer.get("sha256"))
+            else:
+                sha = _sha256_file(real)
+                if self._entry_exists(sha):
+                    self._write_pointer(real, st, sha)
+            item = self._read_entry(sha)
+        except OSError:
+            item = None
+        self.stats["hits" if item is not None else "misses"] += 1
+        return item
+
+    def _entry_exists(self, sha: str) -> bool:
+        return (self.folder / f"e-{sha}").exists()
+
+    def _write_pointer(self, real: str, st: os.stat_result, sha: str) -> None:
+        data = json.dumps({"size": st.st_size, "mtime_ns": st.st_mtime_ns, "sha256": sha}).encode()
+        _atomic_write(self.folder, self._pointer_name(real), data)
+
+    def put(self, real: str, st: os.stat_result, item: T) -> None:
+        """Store ``item`` as the model of ``real`` at version ``st``; errors are ignored."""
+        try:
+            sha = _sha256_file(real)
+            after = os.stat(real)
+            if (after.st_size, after.st_mtime_ns) != (st.st_size, st.st_mtime_ns):
+                return  # the file changed while it was parsed: the model may not match the hash
+            encode = self.persist.encode
+            payload = encode(item) if encode is not None else pickle.dumps(item, protocol=pickle.HIGHEST_PROTOCOL)
+            folder = self.folder
+            head = _MAGIC + json.dumps({"format": self._format, "sha256": sha}).encode() + b"\n"
+            mac = hashlib.blake2b(head + payload, key=_mac_key(folder), digest_size=_MAC_BYTES).digest()
+            _atomic_write(folder, f"e-{sha}", head + mac + payload)
+            self._write_pointer(real, st, sha)
+            self.stats["writes"] += 1
+            self.trim()
+        except (OSError, pickle.PicklingError, TypeError, ValueError):
+            pass  # a cache that cannot write is only slower
+
+    def trim(self) -> None:
+        """Keep the folder under ``max_bytes``: drop the least recently used entries."""
+        folder = self.folder
+        now = time.time()
+        entries: list[tuple[float, int, Path]] = []
+        total = 0
+        with os.scandir(folder) as it:
+            for de in it:
+                try:
+                    st = de.stat()
+                except OSError:
+                    continue
+                if de.name.startswith(".tmp-"):
+                    if now - st.st_mtime > _STALE_TMP_S:  # left by a killed process
+                        _unlink(Path(de.path))
+                    continue
+                total += st.st_size
+                if de.name.startswith(("e-", "p-")):  # pointers too: many files mean many pointers
+                    entries.append((st.st_mtime, st.st_size, Path(de.path)))
+        if total <= self.persist.max_bytes:
+            return
+        entries.sort()
+        for _, size, path in entries:
+            if total <= self.persist.max_bytes * 0.8:
+                break
+            _unlink(path)
+            total -= size  # a pointer to a dropped entry is a miss, then a rebuild
+
+    def clear(self) -> None:
+        """Remove every stored entry and pointer of this cache."""
+        folder = self.folder
+        for path in folder.iterdir():
+            if path.name.startswith(("e-", "p-", ".tmp-")):
+                _unlink(path)
+
+
+def _unlink(path: Path) -> None:
+    try:
+        path.unlink()
+    except OSError:
+        pass
+
 
 class FileCache(Generic[T]):
     """``get(path)`` returns ``load(real_path, stat)`` for the file's current version.
 
     ``what`` names the format in errors ("DOCX", "PDF", "text file"); ``weight`` measures
-    an item against ``max_weight`` (e.g. its paragraph count). ``stats`` counts parses and hits.
+    an item against ``max_weight`` (e.g. its paragraph count). ``persist`` adds the
+    on-disk cache (see the module docstring). ``stats`` counts parses and hits.
     """
 
     def __init__(self, load: Callable[[str, os.stat_result], T], *, what: str, max_items: int = 64,
-                 weight: Callable[[T], int] | None = None, max_weight: int | None = None) -> None:
+                 weight: Callable[[T], int] | None = None, max_weight: int | None = None,
+                 persist: Persist[T] | None = None) -> None:
         self._load = load
         self._what = what
         self._max_items = max_items
@@ -38,16 +319,25 @@ class FileCache(Generic[T]):
         self._weights: dict[Key, int] = {}
         self._total = 0
         self._lock = threading.Lock()
-        self.stats = {"parses": 0, "hits": 0}
+        self._disk: DiskStore[T] | None = DiskStore(persist) if persist is not None else None
+        self.stats = {"parses": 0, "hits": 0}  # in-process; the disk store counts its own
 
-    def get(self, path: str | os.PathLike[str]) -> T:
+    @property
+    def disk(self) -> DiskStore[T] | None:
+        """The on-disk store, or None when the plugin asked for none or it is turned off."""
+        return self._disk if self._disk is not None and _disk_enabled() else None
+
+    def _stat(self, path: str | os.PathLike[str]) -> tuple[str, os.stat_result]:
         spath = str(path)
         try:
             real = os.path.realpath(spath)
-            st = os.stat(real)
+            return real, os.stat(real)
         except OSError as exc:
             raise DocumentError(f"cannot read {self._what}: {exc.strerror or exc}: {Path(spath).name}",
                                 path=spath) from exc
+
+    def get(self, path: str | os.PathLike[str]) -> T:
+        real, st = self._stat(path)
         key = (real, st.st_size, st.st_mtime_ns)
         with self._lock:
             hit = self._items.get(key)
@@ -55,9 +345,15 @@ class FileCache(Generic[T]):
                 self._items.move_to_end(key)
                 self.stats["hits"] += 1
                 return hit
-        item = self._load(real, st)  # parse outside the lock: other documents stay available
-        with self._lock:
+        # Parse (or read from disk) outside the lock: other documents stay available.
+        disk = self.disk
+        item = disk.get(real, st) if disk is not None else None
+        if item is None:
+            item = self._load(real, st)
             self.stats["parses"] += 1
+            if disk is not None:
+                disk.put(real, st, item)
+        with self._lock:
             if key not in self._items:
                 self._items[key] = item
                 self._weights[key] = self._weight(item) if self._weight is not None else 0
@@ -67,6 +363,21 @@ class FileCache(Generic[T]):
             while len(self._items) > 1 and self._over():
                 self._drop(next(iter(self._items)))
         return item
+
+    def warm(self, path: str | os.PathLike[str]) -> bool:
+        """Make sure the on-disk cache holds ``path``'s current version; True when it was parsed now.
+
+        Unlike ``get`` this keeps nothing in memory (ingest warms many files once each).
+        Raises ``DocumentError`` like ``get``.
+        """
+        real, st = self._stat(path)
+        disk = self.disk
+        if disk is None or disk.get(real, st) is not None:
+            return False
+        item = self._load(real, st)
+        self.stats["parses"] += 1
+        disk.put(real, st, item)
+        return True
 
     def _drop(self, key: Key) -> None:
         del self._items[key]
@@ -78,10 +389,15 @@ class FileCache(Generic[T]):
         return self._max_weight is not None and self._total > self._max_weight
 
     def clear(self) -> None:
-        """Forget every cached document (tests, memory pressure)."""
+        """Forget every document cached in memory (tests, memory pressure); the disk keeps its copies."""
         with self._lock:
             self._items.clear()
             self._weights.clear()
             self._total = 0
-            self.stats["parses"] = 0
-            self.stats["hits"] = 0
+            for k in self.stats:
+                self.stats[k] = 0
+
+
+def _disk_enabled() -> bool:
+    # MNOTE_KR_LOCATE_CACHE=0 turns the on-disk cache off (benchmarks of the parser itself).
+    return os.environ.get("MNOTE_KR_LOCATE_CACHE", "1") not in ("0", "off", "false", "no")

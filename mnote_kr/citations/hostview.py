@@ -7,7 +7,7 @@ call the pipeline without the two importing each other.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
@@ -27,6 +27,9 @@ class HostView(Protocol):
 
     @property
     def plugins(self) -> Plugins: ...
+
+    @property
+    def config(self) -> dict[str, Any]: ...
 
     def context(self) -> ProviderContext: ...
 

@@ -5,24 +5,65 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import excluded_by
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by
 from mnote_kr.models import (
     NotIndexed,
 )
 
-if TYPE_CHECKING:
-    pass
 from mnote_kr.citations.hostview import HostView as Host
 
-_FILENAME_RE = re.compile(r"[\w\u00c0-\uffff.\-]+\.[A-Za-z0-9]{1,5}\b")
+#: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
+_FILENAME_RE = re.compile(r"(?<![\w.])[\w\u00c0-\uffff][\w\u00c0-\uffff.\-]*\.([A-Za-z][A-Za-z0-9]{1,4})(?![\w])")
+#: Extensions of the documents people keep in a knowledge base; with the workspace's own
+#: extensions these decide what counts as the user's word for a file ("3.2", "e.g", "U.S",
+#: "Node.js" are not file names).
+DOCUMENT_EXTENSIONS = frozenset({
+    "pdf", "docx", "doc", "odt", "rtf", "md", "markdown", "txt", "pptx", "ppt", "odp", "xlsx", "xls", "ods",
+    "csv", "tsv", "html", "htm", "epub", "json", "xml", "png", "jpg", "jpeg", "gif", "webp", "tif", "tiff", "bmp",
+})
+
+
+def file_names(query: str, known_extensions: frozenset[str] = frozenset()) -> set[str]:
+    """The file names a query mentions, lower-cased: ``name.ext`` with a document extension."""
+    exts = DOCUMENT_EXTENSIONS | known_extensions
+    return {m.group(0).lower().rstrip(".") for m in _FILENAME_RE.finditer(query) if m.group(1).lower() in exts}
+
+
+def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out: list[NotIndexed]) -> None:
+    """Files named in ``missing`` under one root, by the rules ingest applies: tool folders
+    (``SKIP_DIRS``) are never taken, nested roots are walked with their own rules, and the
+    root's exclude patterns (on folders and files) make a file ``excluded``."""
+    root = reg.roots[root_rel]
+    base = host.workspace.rel_to_abs(root_rel)
+    nested = {r for r in reg.roots if r != root_rel and (not root_rel or r.startswith(root_rel + "/"))}
+    stack: list[tuple[Path, str, str | None]] = [(base, root_rel, None)]
+    while stack:
+        folder, rel, inherited = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except OSError:
+            continue
+        for item in items:
+            item_rel = f"{rel}/{item.name}" if rel else item.name
+            if item.is_dir(follow_symlinks=False):
+                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
+                    continue
+                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
+                stack.append((Path(item.path), item_rel, folder_pattern))
+            elif item.name.lower() in missing and item.is_file():
+                pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
+                status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
+                                  else ("not_indexed", "in an indexed root but not ingested yet"))
+                out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
 
 
 def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     """Files the query names that are in the workspace but not citable, and why."""
-    names = {m.group(0).lower() for m in _FILENAME_RE.finditer(query)}
+    known = frozenset(Path(rel).suffix.lower().lstrip(".") for rel in reg.entries)
+    names = file_names(query, known)
     if not names:
         return []
     out: list[NotIndexed] = []
@@ -46,16 +87,6 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
-        for root in reg.roots.values():
-            base = host.workspace.rel_to_abs(root.root_relative_path)
-            walker = os.walk(base) if root.recursive else [(str(base), [], os.listdir(base) if base.is_dir() else [])]
-            for folder, dirs, files in walker:
-                dirs[:] = [d for d in dirs if d not in (".mnote", ".git", "node_modules", "__parsed__", ".venv")]
-                for f in files:
-                    if f.lower() in missing:
-                        rel = Path(folder, f).relative_to(host.root).as_posix()
-                        pattern = excluded_by(rel, root.exclude_patterns)
-                        status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
-                                          else ("not_indexed", "in an indexed root but not ingested yet"))
-                        out.append(NotIndexed(source_path=rel, status=status, reason=reason))
+        for root_rel in sorted(reg.roots):
+            _walk_root(host, reg, root_rel, missing, out)
     return out

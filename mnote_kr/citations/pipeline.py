@@ -25,7 +25,7 @@ from mnote_kr.citations.notindexed import not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.core.registry import Registry
-from mnote_kr.errors import LocatorError, UsageError
+from mnote_kr.errors import ConfigError, LocatorError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -305,14 +305,46 @@ def build_citations(
     return [c for _, _, c in scored], diagnostics
 
 
+def check_query_text(query: str) -> None:
+    """A query must be text: bytes that were not valid UTF-8 (lone surrogates) are a usage error."""
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError as exc:
+        shown = query.encode("utf-8", "replace").decode("utf-8")[:60]
+        raise UsageError(f"The query '{shown}' holds bytes that are not valid UTF-8 (at character {exc.start + 1})",
+                         hint="retype it, or set the terminal's encoding to UTF-8") from None
+
+
+def retrieval_depth(config: dict[str, Any], top_k: int) -> tuple[int, int]:
+    """The provider's (``top_k``, ``chunk_top_k``) for a request of ``top_k`` citations.
+
+    ``top_k`` is what the user asked for: the number of citations returned. How deep the
+    provider retrieves is a separate setting, ``[query] retrieval_top_k`` (entities and
+    relations, default 20) and ``retrieval_chunk_top_k`` (chunks, default 20), raised to
+    ``top_k`` when the user asks for more citations than that.
+    """
+    section = config.get("query") if isinstance(config.get("query"), dict) else {}
+    try:
+        depth = int(section.get("retrieval_top_k", 20))
+        chunks = int(section.get("retrieval_chunk_top_k", 20))
+    except (TypeError, ValueError) as exc:
+        raise ConfigError("[query] retrieval_top_k and retrieval_chunk_top_k must be integers",
+                          hint="e.g. retrieval_top_k = 40 in .mnote/config.toml") from exc
+    return max(1, depth), max(top_k, chunks)
+
+
 def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
            want_answer: bool) -> ProviderQueryResult:
     query = " ".join(query.split())
     if not query:
         raise UsageError("The query is empty")
+    check_query_text(query)
     if not 1 <= top_k <= 200:
-        raise UsageError("--top-k must be between 1 and 200")
-    request = QueryRequest(query=query, mode=mode, top_k=top_k, want_answer=want_answer, enable_rerank=rerank)
+        raise UsageError(f"--top-k must be between 1 and 200, not {top_k}",
+                         hint="it is the number of citations returned, e.g. --top-k 5")
+    depth, chunk_depth = retrieval_depth(host.config, top_k)
+    request = QueryRequest(query=query, mode=mode, top_k=depth, chunk_top_k=chunk_depth, want_answer=want_answer,
+                           enable_rerank=rerank)
     return host.plugins.query(host.context(), request)
 
 
@@ -324,11 +356,15 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     t1 = time.perf_counter()
     reg = host.registry()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    diagnostics["citable"] = len(citations)
+    citations = citations[:top_k]  # the user's number: citations returned, best first
     diagnostics["providerMs"] = round((t1 - t0) * 1000, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
     diagnostics["providerStatus"] = result.raw_status
     if result.notes:
         diagnostics["notes"] = result.notes
+    if not citations:
+        diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
     remember(host, citations)
     return SearchResults(
         query=query,
@@ -339,6 +375,40 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         not_indexed=not_indexed(host, reg, query),
         diagnostics=diagnostics,
     )
+
+
+def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict[str, Any]:
+    """Why a search has no citation: ``{"reason": code, "message": one line with what to do}``.
+
+    Codes: ``nothing_ingested``, ``still_indexing``, ``only_unusable_sources`` (the provider
+    found passages, but only in stale, changed, deleted or out-of-scope sources),
+    ``no_match``.
+    """
+    entries = list(reg.entries.values())
+    live = [e for e in entries if e.status == "processed" and not e.stale]
+    waiting = [e for e in entries if e.status in ("pending", "submitted", "processing") and not e.stale]
+    if not entries:
+        return {"reason": "nothing_ingested",
+                "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
+    if not live and waiting:
+        return {"reason": "still_indexing",
+                "message": f"still indexing: {len(waiting)} file(s) waiting; "
+                           "'mnote-kr sync --wait 60' follows them, then search again"}
+    unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
+    if unusable:
+        parts = []
+        if unusable.get("outOfScope"):
+            parts.append(f"{unusable['outOfScope']} outside the --scope")
+        stale = sum(unusable.get(k, 0) for k in ("notLive", "missingOnDisk", "changedOnDisk"))
+        if stale:
+            parts.append(f"{stale} in files changed, moved or deleted since indexing")
+        if unusable.get("unmapped"):
+            parts.append(f"{unusable['unmapped']} in documents this workspace does not know")
+        fix = "widen --scope" if scoped and unusable.get("outOfScope") else "'mnote-kr sync' re-indexes changed files"
+        return {"reason": "only_unusable_sources",
+                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); {fix}"}
+    extra = f"; {len(waiting)} file(s) are still being indexed" if waiting else ""
+    return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 
 
 _BADGE_RE = re.compile(r"\[(\d{1,3})\]")
@@ -369,6 +439,8 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
     reg = host.registry()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    diagnostics["citable"] = len(citations)
+    citations = citations[:top_k]  # the user's number: citations returned, best first
     remember(host, citations)
     ref_to_citation: dict[str, str] = {}
     by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}

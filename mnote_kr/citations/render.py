@@ -6,13 +6,21 @@ from typing import Any
 
 from mnote_kr.models import AgentQueryResult, Citation, SearchResults
 
-_PRECISION = {"bbox": "exact box", "paragraph": "paragraph (approximate)", "file": "file (location approximate)"}
+_PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "file": "whole file (no exact place found)"}
+
+
+def _where(c: Citation) -> str:
+    """The locator in words; "approximate" only when the locator says it is degraded."""
+    where = _PRECISION.get(c.locator_precision, c.locator_precision)
+    if c.locator_degraded and c.locator_precision != "file":
+        where += " (approximate)"
+    return where
 
 
 def source_card(c: Citation) -> str:
     name = c.source_root_relative_path
     lines = [f"{c.citation_id} {name}"]
-    where = _PRECISION.get(c.locator_precision, c.locator_precision)
+    where = _where(c)
     if c.locator.page is not None and c.locator_precision == "bbox":
         where += f", p.{c.locator.page}"
     elif c.locator.paragraph_index is not None:
@@ -44,7 +52,9 @@ def _excerpt(text: str, query: str, width: int = 240) -> str:
 def render_search(result: SearchResults) -> str:
     out = [source_card(c) for c in result.results]
     if not out:
-        out.append("No citable results.")
+        why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
+        message = why.get("message") if isinstance(why, dict) else None
+        out.append(f"No citable results: {message}." if message else "No citable results.")
     for ni in result.not_indexed:
         out.append(f"not indexed: {ni.source_path} ({ni.status}: {ni.reason})")
     return "\n".join(out)
@@ -64,13 +74,23 @@ def _queue(rerank: dict[str, Any]) -> Any:
     return queue
 
 
+def counts_text(counts: dict[str, Any]) -> str:
+    """``{"processed": 3, "failed": 1}`` as people read it: ``3 processed, 1 failed``."""
+    return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
+    by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
-             f"Registry:  {reg['entries']} entries " + (str(reg["byStatus"]) if reg["byStatus"] else "")]
+             f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     if reg.get("waiting"):
         lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
+    for failed in reg.get("failed", []):
+        lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
+    for note in reg.get("fallbacks", []):
+        lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
     if prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
@@ -83,11 +103,40 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append("Rerank:    " + ("enabled" if rr.get("enabled") else "disabled")
                      + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={_queue(rr)})")
         if prov.get("documentsByStatus"):
-            lines.append(f"Documents: {prov['documentsByStatus']}")
+            lines.append(f"Documents: {counts_text(prov['documentsByStatus'])}")
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     for warning in prov.get("warnings") or []:
         lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):
         lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)
+
+
+def render_sync(result: dict[str, Any]) -> str:
+    """``mnote-kr sync`` for people: what changed on disk, then the registry before and after."""
+    lines: list[str] = []
+    rec = result.get("reconcile")
+    if isinstance(rec, dict):
+        labels = (("changed", "changed on disk"), ("moved", "moved"), ("missing", "missing from disk"),
+                  ("new", "new in an indexed root"), ("restored", "back on disk"))
+        for key, label in labels:
+            part = rec.get(key) or {}
+            for path in part.get("paths", [])[:20]:
+                shown = f"{path['from']} -> {path['to']}" if isinstance(path, dict) else path
+                lines.append(f"{label + ':':<24}{shown}")
+            if part.get("count", 0) > 20:
+                lines.append(f"{'':<24}... and {part['count'] - 20} more ('--json' lists all)")
+        new = rec.get("new") or {}
+        if new.get("notIngested"):
+            names = new["notIngested"]
+            how = f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1 else "'mnote-kr ingest' with their paths adds them"
+            lines.append(f"{len(names)} new file(s) not ingested: {how}")
+        if not lines:
+            lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
+    prov = result.get("provider") or {}
+    before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
+    if prov.get("followed"):
+        lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
     return "\n".join(lines)

@@ -8,7 +8,6 @@ broken plugin never breaks ``--help``.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import sys
@@ -21,6 +20,7 @@ import msgspec
 from mnote_kr.errors import (
     ConfigError,
     DocumentError,
+    IngestFailedError,
     LocatorError,
     MissingSecretError,
     MnoteKrError,
@@ -247,15 +247,23 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
         sys.stderr.write("\r\033[K")
     if as_json:
         emit_json(report)
-        return
-    for item in report.items:
-        reason = f" ({item.reason})" if item.reason else ""
-        click.echo(f"{item.status:<18} {item.source_path}{reason}")
-    for skipped in report.skipped:
-        click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
-    click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
-    if report.next_call:
-        click.echo(report.next_call)
+    if not as_json:
+        for item in report.items:
+            reason = f" ({item.reason})" if item.reason else ""
+            click.echo(f"{item.status:<18} {item.source_path}{reason}")
+        for skipped in report.skipped:
+            click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
+        click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+        if report.next_call:
+            click.echo(report.next_call)
+    failed = [item for item in report.items if item.status == "failed"]
+    if failed:  # the report is out; the exit code and one line say that not everything made it
+        first = failed[0]
+        more = f" and {len(failed) - 1} more (listed above)" if len(failed) > 1 else ""
+        raise IngestFailedError(
+            f"{len(failed)} of {len(report.items)} file(s) failed to index: {first.source_path}: {first.reason}{more}",
+            hint="fix or remove them; 'mnote-kr status' lists every failure",
+        )
 
 
 @cli.command()
@@ -275,7 +283,9 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
     if as_json:
         emit_json(result)
     else:
-        click.echo(json.dumps(result, ensure_ascii=False, indent=2))
+        from mnote_kr.citations.render import render_sync
+
+        click.echo(render_sync(result))
 
 
 @cli.command()
@@ -316,7 +326,8 @@ def _require_query(query: str, command: str) -> None:
 @cli.command()
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
-@click.option("--top-k", type=int, default=20, show_default=True)
+@click.option("--top-k", type=int, default=20, show_default=True,
+              help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
 @click.option("--mode", default="mix", show_default=True,
               type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
 @click.option("--rerank/--no-rerank", default=None, help="Ask the provider to rerank (default: provider's choice).")
@@ -338,7 +349,8 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @cli.command()
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
-@click.option("--top-k", type=int, default=20, show_default=True)
+@click.option("--top-k", type=int, default=20, show_default=True,
+              help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
 @click.option("--mode", default="mix", show_default=True,
               type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
 @json_option
@@ -486,7 +498,7 @@ def registry_restore(obj: Ctx) -> None:
 # A hint for errors raised without one, by error type (most specific first in the MRO walk).
 _DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
     PathNotAllowedError: "give a path inside the workspace",
-    UsageError: "see 'mnote-kr COMMAND --help'",
+    UsageError: "see '{command} --help'",
     NotFoundError: "check the name or ID; 'mnote-kr status' lists what the workspace knows",
     DocumentError: "the file is broken, encrypted or not what its extension says; open it in its own application",
     LocatorError: "check that the file and sidecar exist and are readable",
@@ -499,14 +511,39 @@ _DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
 }
 
 
-def error_line(exc: MnoteKrError) -> str:
-    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present."""
+def error_line(exc: MnoteKrError, command: str = "mnote-kr") -> str:
+    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present.
+
+    ``command`` is the command that ran (``mnote-kr search``), named in default hints.
+    """
     if exc.hint:
         text = str(exc)
     else:
         hint = next((_DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in _DEFAULT_HINTS), "")
+        hint = hint.replace("{command}", command)
         text = f"{exc.message} ({hint})" if hint else exc.message
     return "Error: " + " ".join(text.split())
+
+
+def command_path(argv: list[str]) -> str:
+    """``mnote-kr roots add`` for ``["-w", "x", "roots", "add", "d"]``: the (sub)commands argv names."""
+    words = ["mnote-kr"]
+    group: click.Command = cli
+    takes_value = {"--workspace", "-w"}
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+            continue
+        if arg.startswith("-"):
+            skip = arg in takes_value
+            continue
+        if not isinstance(group, click.Group) or arg not in group.commands:
+            break
+        words.append(arg)
+        group = group.commands[arg]
+        takes_value = set()
+    return " ".join(words)
 
 
 def _click_error_line(exc: click.ClickException) -> str:
@@ -525,7 +562,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
     except MnoteKrError as exc:
-        click.echo(error_line(exc), err=True)
+        click.echo(error_line(exc, command_path(list(sys.argv[1:] if argv is None else argv))), err=True)
         return exc.exit_code
     except click.exceptions.Abort:
         click.echo("Aborted.", err=True)

@@ -7,6 +7,9 @@ Keys (all optional)::
     disabled_plugins = ["some_plugin"]    # also MNOTE_KR_DISABLE_PLUGINS=a,b
     [locators]                            # per extension, which locator plugin runs
     ".pdf" = "pdf_bbox"
+    [query]                               # how deep the provider retrieves (not how many
+    retrieval_top_k = 20                  #   citations come back: that is --top-k / topK)
+    retrieval_chunk_top_k = 20            # chunks retrieved; raised to --top-k when that is larger
     [providers.lightrag]                  # the provider's own section, passed to it as is
     url = "http://127.0.0.1:9621"
     env_file = "~/lightrag/.env"

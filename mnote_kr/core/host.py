@@ -10,9 +10,8 @@ import os
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import msgspec
 
 from mnote_kr.context import ProviderContext
@@ -22,7 +21,7 @@ from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
 from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
-from mnote_kr.errors import NotFoundError, ProviderError, UsageError
+from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
     EntryUpdate,
@@ -37,6 +36,9 @@ from mnote_kr.models import (
     SourceFile,
 )
 from mnote_kr.plugins import Plugins, load_plugins
+
+if TYPE_CHECKING:
+    import httpx
 
 Progress = Callable[[str], None]
 
@@ -96,6 +98,7 @@ class Host:
             secret=self.secret,
             transport=self.transport,
             progress=self.progress,
+            extract_text=self.plugins.extract_text,
         )
 
     def registry(self) -> Registry:
@@ -277,6 +280,7 @@ class Host:
             self.apply_updates(updates)
             if error is None:  # after an error, its one line is all a piped stderr gets
                 self.progress(_count_line("sent", at + len(part), len(sources), started))
+        self._prepare_locate(sources)
         if wait and error is None:
             self._wait_for([s.rel_path for s in sources], wait_s)
         reg = self.registry()
@@ -298,6 +302,16 @@ class Host:
                 hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
             )
         return report
+
+    def _prepare_locate(self, sources: list[SourceFile]) -> None:
+        """Let locator plugins cache each file's parsed model now, so a new process's first
+        search does not parse it (the provider is busy indexing meanwhile)."""
+        for src in sources:
+            try:
+                if self.plugins.prepare_locate(src.path):
+                    self.progress(f"prepared {src.rel_path} for locating")
+            except MnoteKrError:
+                pass  # unreadable for the locator: the provider's verdict on the file is what counts
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
         deadline = time.monotonic() + wait_s
@@ -465,6 +479,15 @@ class Host:
                     {"sourcePath": e.source_root_relative_path, "action": e.pending_action or e.status,
                      "lastError": e.last_error, "retryCount": e.retry_count}
                     for e in reg.entries.values() if e.pending_action or e.status == "pending"
+                ],
+                "failed": [
+                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
+                    for e in reg.entries.values() if e.status == "failed" and not e.stale
+                ],
+                # Indexed through a provider's fallback (e.g. text read by a locator plugin).
+                "fallbacks": [
+                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or e.kind}
+                    for e in reg.entries.values() if e.kind.endswith("_fallback") and e.status != "failed"
                 ],
             },
             "pendingNew": self._pending_new(),

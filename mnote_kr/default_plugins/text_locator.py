@@ -25,18 +25,15 @@ import os
 import re
 from pathlib import Path
 
-from mnote_kr.citations.filecache import FileCache
-from mnote_kr.citations.textmatch import (
-    Scope,
-    TextDocument,
-    TextParagraph,
-    locator_from_match,
-    match_evidence,
-    sections_under,
-)
+from typing import TYPE_CHECKING, Any
+
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
+
+if TYPE_CHECKING:  # the matcher loads with the first located file: a built-in must not slow `--help`
+    from mnote_kr.citations.filecache import FileCache
+    from mnote_kr.citations.textmatch import Scope, TextDocument, TextParagraph
 
 PLUGIN_NAME = "text_locator"
 EXTENSIONS = (".md", ".markdown", ".txt")
@@ -70,6 +67,7 @@ def _is_toc(lines: list[str]) -> bool:
 
 def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
     """Split text into paragraphs in ``paragraphIndex`` order (see the module docstring)."""
+    from mnote_kr.citations.textmatch import TextParagraph
     paras: list[TextParagraph] = []
     headings: list[tuple[int, str]] = []
     block: list[str] = []
@@ -143,6 +141,8 @@ def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
 
 
 def _parse(real: str, st: os.stat_result) -> TextDocument[TextParagraph]:
+    from mnote_kr.citations.textmatch import TextDocument
+
     name = Path(real).name
     if st.st_size > MAX_FILE_BYTES:
         raise DocumentError(
@@ -159,25 +159,42 @@ def _parse(real: str, st: os.stat_result) -> TextDocument[TextParagraph]:
     return TextDocument(split_paragraphs(decode_text(data), markdown=markdown))
 
 
-_cache: FileCache[TextDocument[TextParagraph]] = FileCache(
-    _parse, what="text file", max_items=CACHE_SIZE,
-    weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-)
-stats = _cache.stats
+_cache_obj: FileCache[TextDocument[TextParagraph]] | None = None
+
+
+def _cache() -> FileCache[TextDocument[TextParagraph]]:
+    global _cache_obj
+    if _cache_obj is None:
+        from mnote_kr.citations.filecache import FileCache, Persist
+        from mnote_kr.citations.textmatch import TextDocument
+
+        _cache_obj = FileCache(
+            _parse, what="text file", max_items=CACHE_SIZE,
+            weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
+            persist=Persist(name="text", version="1", model=TextDocument),
+        )
+    return _cache_obj
+
+
+def __getattr__(name: str) -> Any:
+    if name == "stats":  # parse/hit counters of the in-process cache
+        return _cache().stats
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def load_text(path: str | os.PathLike[str]) -> TextDocument[TextParagraph]:
     """Read and split a text file, cached by real path + size + mtime. Raises ``DocumentError``."""
-    return _cache.get(path)
+    return _cache().get(path)
 
 
 def clear_cache() -> None:
     """Forget every cached file (tests, memory pressure)."""
-    _cache.clear()
+    _cache().clear()
 
 
 def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) -> Scope | None:
     """The sections under the block's ``heading`` position anchor, when the file has them."""
+    from mnote_kr.citations.textmatch import Scope, sections_under
     if block is None:
         return None
     ranges: list[tuple[int, int]] = []
@@ -189,6 +206,7 @@ def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) 
 
 def locate_text(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
+    from mnote_kr.citations.textmatch import locator_from_match, match_evidence
     doc = load_text(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -210,6 +228,14 @@ def locate_text(request: LocateRequest) -> Locator:
 def locator_extensions() -> list[str]:
     """This built-in locates citations in Markdown and plain-text files."""
     return list(EXTENSIONS)
+
+
+@hookimpl(trylast=True)
+def prepare_locate(path: str) -> bool | None:
+    """Keep the paragraph model of a Markdown or text file on disk for the first search."""
+    if Path(path).suffix.lower() not in EXTENSIONS:
+        return None
+    return _cache().warm(path)
 
 
 @hookimpl(trylast=True)

@@ -30,6 +30,7 @@ import json
 import logging
 import os
 import secrets
+import signal
 import socket
 import sys
 import threading
@@ -461,6 +462,7 @@ class ApiServer:
         self._thread: threading.Thread | None = None
         self.token_file: Path | None = None
         self.info_file: Path | None = None
+        self.previous: tuple[int, bool] | None = None  # (pid, alive) of the server whose files these replace
         if write_token_file:
             self._write_token_files()
 
@@ -472,6 +474,7 @@ class ApiServer:
         state = paths.state_dir()
         self.token_file = state / TOKEN_FILE
         self.info_file = state / INFO_FILE
+        self.previous = previous_server(self.info_file)
         _write_private(self.token_file, self.token + "\n")
         info = {"url": self.url, "pid": os.getpid(), "tokenFile": str(self.token_file),
                 "workspace": str(self.host.root)}
@@ -515,6 +518,30 @@ class ApiServer:
         self.stop()
 
 
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
+def previous_server(info_file: Path) -> tuple[int, bool] | None:
+    """``(pid, alive)`` of the server recorded in ``server.json``, or None when there is none.
+
+    A record whose process is gone was left by a killed server: stale, and replaced.
+    """
+    try:
+        pid = int(json.loads(info_file.read_text(encoding="utf-8")).get("pid"))
+    except (OSError, ValueError, TypeError, AttributeError):
+        return None
+    if pid == os.getpid():
+        return None
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return pid, False
+    except PermissionError:
+        return pid, True
+    return pid, True
+
+
 def run_server(
     host: Host,
     port: int = 0,
@@ -528,22 +555,34 @@ def run_server(
     """
     server = ApiServer(host, port=port, bind=bind, allow_non_loopback=allow_non_loopback,
                        cors_origins=cors_origins or [])
-    if not logging.getLogger().handlers:
-        logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s",
-                            stream=sys.stderr)
-    if not is_loopback(bind):
-        print(f"WARNING: serving on non-loopback address {bind}; anyone with the token can reach it",
-              file=sys.stderr)
-    print(f"Serving on {server.url}")
-    print(f"Token: {server.token}")
-    print(f"Token file: {server.token_file}")
-    print(f"Web UI: {web.entry_url(server)}")
-    print("Press Ctrl-C to stop.", flush=True)
+    # SIGTERM (kill, systemd) and SIGHUP (terminal closed) end the server like Ctrl-C, so the
+    # token files are removed; a SIGKILL leaves them, and the next start recognises them as stale.
+    previous_handlers: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+        if signum is not None and threading.current_thread() is threading.main_thread():
+            previous_handlers[signum] = signal.signal(signum, _interrupt)
     try:
+        if not logging.getLogger().handlers:
+            logging.basicConfig(level=logging.INFO, format="%(asctime)s %(name)s %(levelname)s %(message)s",
+                                stream=sys.stderr)
+        if not is_loopback(bind):
+            print(f"WARNING: serving on non-loopback address {bind}; anyone with the token can reach it",
+                  file=sys.stderr)
+        if server.previous is not None:
+            pid, alive = server.previous
+            print(f"note: replaced {'the files of running server' if alive else 'stale files of stopped server'} "
+                  f"(pid {pid}) in {paths.state_dir()}", file=sys.stderr)
+        print(f"Serving on {server.url}")
+        print(f"Token: {server.token}")
+        print(f"Token file: {server.token_file}")
+        print(f"Web UI: {web.entry_url(server)}")
+        print("Press Ctrl-C to stop.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:
         pass
     finally:
+        for signum, handler in previous_handlers.items():
+            signal.signal(signum, handler)
         server.jobs.close()
         server._httpd.server_close()
         server._remove_token_files()

@@ -13,12 +13,13 @@ format-independent ``mnote_kr.citations.textmatch``, run over the reader's parag
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr import hookimpl
-from mnote_kr.citations.textmatch import THRESHOLD, Scope, locator_from_match, match_evidence
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
 
-from .reader import DocxDocument, clear_cache, load_docx
+if TYPE_CHECKING:
+    from .reader import DocxDocument
 
 PLUGIN_NAME = "docx_locator"
 _NO_BLOCK_MATCH = "evidence matches no paragraph of the sidecar block's paraid range"
@@ -33,7 +34,22 @@ __all__ = [
     "locate",
     "locate_docx",
     "locator_extensions",
+    "extract_text",
+    "prepare_locate",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    # lxml loads only when a DOCX is read: `mnote-kr status` and `--help` stay light.
+    if name in ("load_docx", "clear_cache"):
+        from . import reader
+
+        return getattr(reader, name)
+    if name == "THRESHOLD":
+        from mnote_kr.citations.textmatch import THRESHOLD
+
+        return THRESHOLD
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int] | None:
@@ -54,6 +70,10 @@ def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int
 
 def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
+    from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence
+
+    from .reader import load_docx
+
     doc = load_docx(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -90,6 +110,35 @@ def locator_extensions() -> list[str]:
 
 
 @hookimpl
+def extract_text(path: str) -> str | None:
+    """The DOCX's paragraphs in ``paragraphIndex`` order as Markdown (headings as ``#`` lines).
+
+    Used in place of the file when the provider's own DOCX parser fails on it; the text
+    is the reader's, so citations into it locate back onto the same paragraphs.
+    """
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from .reader import load_docx
+
+    blocks = []
+    for para in load_docx(path).paragraphs:
+        text = " ".join(para.text.split())
+        if text:
+            blocks.append(("#" * min(para.heading_level, 6) + " " + text) if para.heading_level else text)
+    return "\n\n".join(blocks)
+
+
+@hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Keep the DOCX's paragraph model on disk so the first search need not parse it."""
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from .reader import warm_docx
+
+    return warm_docx(path)
+
+
+@hookimpl
 def locate(request: LocateRequest) -> Locator | None:
     """Paragraph locator for ``.docx``; None for any other suffix."""
     if Path(request.file).suffix.lower() != ".docx":
@@ -106,6 +155,8 @@ def document_model(path: str) -> DocumentModel | None:
     """
     if Path(path).suffix.lower() != ".docx":
         return None
+    from .reader import load_docx
+
     doc = load_docx(path)
     return DocumentModel(
         kind="paragraphs",

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.citations.textmatch import TextDocument, TextParagraph
 from mnote_kr.errors import DocumentError
 
@@ -666,7 +666,8 @@ def _parse(real: str, st: os.stat_result) -> DocxDocument:
 
 
 _cache: FileCache[DocxDocument] = FileCache(
-    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS
+    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
+    persist=Persist(name="docx", version="1", model=DocxDocument),  # new process, no re-parse
 )
 stats = _cache.stats
 
@@ -674,6 +675,11 @@ stats = _cache.stats
 def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
     """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
     return _cache.get(path)
+
+
+def warm_docx(path: str | os.PathLike[str]) -> bool:
+    """Fill the on-disk cache for ``path``; True when it was parsed now. Raises ``DocumentError``."""
+    return _cache.warm(path)
 
 
 def clear_cache() -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
+from typing import Any
 
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderError
@@ -25,14 +26,18 @@ from mnote_kr.models import (
     SourceFile,
 )
 
-from . import mapping as _mapping
-from . import provider as _provider
-from . import querying as _querying
-from . import syncing as _syncing
-from .querying import StreamEvent, stream_answer
-from .settings import effective_input_dir, open_client, resolve_settings
+# The work modules load inside the hooks that need them: `mnote-kr --help` and
+# `roots list` load this plugin (for its commands) without httpx or the mapping code.
 
 __all__ = ["PROVIDER", "StreamEvent", "stream_answer"]
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("StreamEvent", "stream_answer"):
+        from . import querying
+
+        return getattr(querying, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 PROVIDER = "lightrag"
 _INPUT_DIR_TTL_S = 10.0
@@ -52,6 +57,8 @@ def provider_names() -> list[str]:
 @hookimpl
 def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate] | None:
     """Symlink sources into LightRAG's input dir under unique names and scan; see ``provider``."""
+    from . import provider as _provider
+
     if not _mine(ctx):
         return None
     with _provider.LightRagProvider(ctx) as prov:
@@ -61,6 +68,9 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 @hookimpl
 def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
     """Follow submitted work and retry pending work for at most ``wait_s`` seconds."""
+    from . import provider as _provider
+    from . import syncing as _syncing
+
     if not _mine(ctx):
         return None
     with _provider.LightRagProvider(ctx) as prov:
@@ -70,6 +80,8 @@ def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> lis
 @hookimpl
 def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate] | None:
     """Delete LightRAG's index for these entries (``delete_file=false``) and our links."""
+    from . import provider as _provider
+
     if not _mine(ctx):
         return None
     with _provider.LightRagProvider(ctx) as prov:
@@ -79,6 +91,8 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 @hookimpl
 def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus | None:
     """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down."""
+    from . import provider as _provider
+
     if not _mine(ctx):
         return None
     with _provider.LightRagProvider(ctx) as prov:
@@ -88,6 +102,8 @@ def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> Provide
 @hookimpl
 def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | None:
     """``/query/data`` references (one per chunk) and, when asked, the ``/query`` answer."""
+    from . import querying as _querying
+
     if not _mine(ctx):
         return None
     return _querying.run_query(ctx, request)
@@ -97,6 +113,8 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
     # Keyed by what decides the answer, not by object identity: the host builds a new
     # context for every search, and an identity key missed every time (one extra HTTP
     # client, ~20 ms of TLS set-up, per search).
+    from .settings import effective_input_dir, open_client, resolve_settings
+
     key = (ctx.provider, repr(sorted(ctx.config.items())), str(ctx.state_dir), id(ctx.transport))
     hit = _input_dirs.get(key)
     now = time.monotonic()
@@ -121,6 +139,8 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
 def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry],
                   query: str) -> MappedReference | None:
     """Reference → registry entry (by LightRAG file name, then doc id) → sidecar block."""
+    from . import mapping as _mapping
+
     if not _mine(ctx) or reference.provider not in (PROVIDER, ""):
         return None
     if _mapping._entry_for(reference, entries) is None:

@@ -47,8 +47,13 @@ class ProviderHTTPError(ProviderError):
 
 
 def _one_line(text: str, limit: int = 160) -> str:
+    """``text`` on one line, at most ``limit`` characters, cut between words (never mid-word)."""
     flat = " ".join(text.split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    if len(flat) <= limit:
+        return flat
+    cut = flat[: limit - 1]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" .,;:") + "…"
 
 
 def _retry_after(response: httpx.Response) -> float | None:
@@ -67,7 +72,15 @@ def _detail(payload: Any) -> str | None:
         detail = payload.get("detail", payload.get("message"))
         if isinstance(detail, str):
             return detail
-        if detail is not None:  # 422: a list of validation errors
+        if isinstance(detail, list):  # 422: a list of validation errors, told as "field: message"
+            parts = []
+            for item in detail:
+                if isinstance(item, dict) and item.get("msg"):
+                    loc = ".".join(str(x) for x in item.get("loc") or [] if x != "body")
+                    parts.append(f"{loc}: {item['msg']}" if loc else str(item["msg"]))
+            if parts:
+                return _one_line("; ".join(parts), 300)
+        if detail is not None:
             return _one_line(json.dumps(detail, ensure_ascii=False), 300)
     return None
 

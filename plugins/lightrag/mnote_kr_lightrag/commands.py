@@ -44,12 +44,16 @@ def _camel(name: str) -> str:
 
 
 def start(quiet: bool = False) -> Any:
-    from .engine import default_engine_dirs, start_engine
+    from .engine import default_engine_dirs, engine_status, start_engine
+    from .tiktoken_cache import REQUIRED, is_valid
 
     cfg = _engine_config()
-    if not quiet:
-        click.echo("Starting the managed LightRAG engine (first start builds the tokenizer cache)...", err=True)
     dirs = default_engine_dirs()
+    if not quiet and engine_status(dirs["state_dir"]) is None:
+        # Say "builds the tokenizer cache" only when this start will build it.
+        building = not is_valid(Path(dirs["cache_dir"]) / "tiktoken", REQUIRED)
+        click.echo("Starting the managed LightRAG engine"
+                   + (" (first start: building the tokenizer cache)" if building else "") + "...", err=True)
     return start_engine(data_dir=dirs["data_dir"], state_dir=dirs["state_dir"], cache_dir=dirs["cache_dir"],
                         llm=cfg.get("llm"), embedding=cfg.get("embedding"), port=cfg.get("port"),
                         embedder=cfg.get("embedder"))

@@ -18,6 +18,8 @@ from . import naming
 PARSED_DIR = "__parsed__"
 #: A line every wrapper carries, so we only ever remove wrappers we wrote.
 WRAPPER_MARK = "Index entry written by mnote-kr for an image; the image itself is not copied."
+#: The first line of a text wrapper: the text of a document LightRAG's own parser failed on.
+TEXT_WRAPPER_MARK = "Text of a document, read by mnote-kr because LightRAG's parser could not read it:"
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
 _MAX_WRAPPER_BYTES = 64 * 1024
@@ -91,12 +93,32 @@ def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size:
     return path
 
 
+def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str) -> Path:
+    """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse."""
+    path = input_dir / name
+    if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
+        raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
+                            hint="move it away or rename the source")
+    data = f"{TEXT_WRAPPER_MARK} {rel_path}\n\n{text.strip()}\n".encode("utf-8")
+    tmp = input_dir / f".{name}.mnote-tmp"
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return path
+
+
 def is_our_wrapper(path: Path) -> bool:
-    """A regular, small file with a wrapper name and the wrapper mark."""
+    """A regular file with a wrapper name and a wrapper mark: small with the image mark, or
+    (any size) starting with the text-wrapper mark."""
     try:
-        if path.is_symlink() or not path.is_file() or path.stat().st_size > _MAX_WRAPPER_BYTES:
+        if path.is_symlink() or not path.is_file():
             return False
         if not naming.is_our_name(path.name) or not path.name.endswith(naming.WRAPPER_SUFFIX):
+            return False
+        with path.open("rb") as fh:
+            head = fh.read(len(TEXT_WRAPPER_MARK.encode("utf-8")))
+        if head == TEXT_WRAPPER_MARK.encode("utf-8"):
+            return True
+        if path.stat().st_size > _MAX_WRAPPER_BYTES:
             return False
         return WRAPPER_MARK in path.read_text(encoding="utf-8", errors="replace")
     except OSError:

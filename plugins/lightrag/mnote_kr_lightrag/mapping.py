@@ -23,7 +23,7 @@ from mnote_kr.citations.ids import query_terms
 from mnote_kr.citations.cleaning import query_standing
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError
-from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SourceEntry
 from mnote_kr.citations.sidecar import Sidecar, read_sidecar
 
@@ -87,7 +87,10 @@ def _index(real: str, st: os.stat_result) -> SidecarIndex:
     return build_index(read_sidecar(real))
 
 
-_cache: FileCache[SidecarIndex] = FileCache(_index, what="sidecar", max_items=_CACHE_SIZE)
+# Kept on disk too: a new process would otherwise re-read and re-normalise every cited
+# document's sidecar (a character loop over the whole text) on its first search.
+_cache: FileCache[SidecarIndex] = FileCache(_index, what="sidecar", max_items=_CACHE_SIZE,
+                                            persist=Persist(name="sidecar", version="1", model=SidecarIndex))
 
 
 def load_index(path: Path) -> SidecarIndex | None:

@@ -19,7 +19,9 @@ from mnote_kr.errors import ProviderBusyError, ProviderError
 from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 
 from . import exposure, links, naming
+from .failures import explain_failure
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
+from .client import _one_line as client_one_line
 from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
 
 PROVIDER = "lightrag"
@@ -47,8 +49,12 @@ def backoff_s(retry_count: int, server_hint: float | None = None) -> float:
 def _one_line(text: str | None, limit: int = 300) -> str | None:
     if not text:
         return None
-    flat = " ".join(str(text).replace("=", " ").split())
-    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+    return client_one_line(str(text).replace("=", " "), limit)
+
+
+def _failure(error: Any, link_name: str, rel_path: str) -> str:
+    """LightRAG's failure text retold with the user's file name and mnote-kr's advice."""
+    return explain_failure(str(error) if error else None, link_name=link_name, file_name=rel_path)
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -74,7 +80,7 @@ def update_from_row(rel_path: str, name: str, row: dict[str, Any], **extra: Any)
         original = metadata.get("original_doc_id") if isinstance(metadata, dict) else None
         return EntryUpdate(source_root_relative_path=rel_path, status="duplicate", light_rag_doc_id=doc_id,
                            light_rag_file_path=name, duplicate_of=original, chunk_ids=[],
-                           last_error=_one_line(row.get("error_msg")), **extra)
+                           last_error=_failure(row.get("error_msg"), name, rel_path), **extra)
     mapped = _STATUS_MAP.get(status, "processing")
     if mapped == "processed":
         return EntryUpdate(source_root_relative_path=rel_path, status="processed", light_rag_doc_id=doc_id,
@@ -84,7 +90,7 @@ def update_from_row(rel_path: str, name: str, row: dict[str, Any], **extra: Any)
     if mapped == "failed":
         return EntryUpdate(source_root_relative_path=rel_path, status="failed", light_rag_doc_id=doc_id,
                            light_rag_file_path=name, track_id=row.get("track_id"),
-                           last_error=_one_line(row.get("error_msg") or row.get("content_summary")) or "failed",
+                           last_error=_failure(row.get("error_msg") or row.get("content_summary"), name, rel_path),
                            **extra)
     return EntryUpdate(source_root_relative_path=rel_path, status=mapped, light_rag_doc_id=doc_id,  # type: ignore[arg-type]
                        light_rag_file_path=name, track_id=row.get("track_id"), **extra)

@@ -126,6 +126,17 @@ def references_from_answer(refs: Any) -> list[ProviderReference]:
     return out
 
 
+#: LightRAG 1.5.7's own limit on a query (``lightrag.constants.MAX_QUERY_CHARS``).
+MAX_QUERY_CHARS = 64 * 1024
+
+
+def check_query(request: QueryRequest) -> None:
+    """Refuse, before sending, a query LightRAG would refuse with a raw validation error."""
+    if len(request.query) > MAX_QUERY_CHARS:
+        raise UsageError(f"The query is {len(request.query)} characters long; LightRAG accepts at most {MAX_QUERY_CHARS}",
+                         hint="shorten it to the phrase or question you are looking for")
+
+
 def own_references(references: list[ProviderReference], ws: str) -> tuple[list[ProviderReference], int]:
     """Drop references to another workspace's documents; re-rank the rest. Returns (kept, dropped)."""
     kept = [r for r in references if not naming.is_foreign(r.file_path or "", ws)]
@@ -159,12 +170,14 @@ def retrieve_own(client: LightRagClient, payload: dict[str, Any],
 
 def _query_error(exc: ProviderHTTPError) -> Exception:
     if exc.status_code in (400, 422):
-        return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}")
+        return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}",
+                          hint="shorten or rephrase the query")
     return exc
 
 
 def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
     """Retrieve references and, when asked, LightRAG's answer."""
+    check_query(request)
     settings = resolve_settings(ctx)
     with open_client(ctx, settings) as client:
         health = _health(ctx, client)

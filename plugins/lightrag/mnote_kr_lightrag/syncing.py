@@ -23,6 +23,7 @@ from pathlib import Path
 from mnote_kr.errors import ProviderBusyError
 from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
 
+from . import fallback as _fallback
 from . import links, naming
 from . import provider as _p
 from .client import ProviderHTTPError, ProviderUnavailableError
@@ -100,8 +101,16 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
             # submitted / processing: what does LightRAG say?
             row = docs.find(name) if name else None
             if row is not None:
-                kind = entry.kind if entry.kind != "document" else None
-                current[rel] = _p.update_from_row(rel, name or "", row, kind=kind, wrapper_path=entry.wrapper_path)
+                now = current.get(rel)
+                kind_now = (now.kind if now is not None and now.kind else None) or entry.kind
+                wrapper = (now.wrapper_path if now is not None and now.wrapper_path else None) or entry.wrapper_path
+                update = _p.update_from_row(rel, name or "", row, kind=kind_now if kind_now != "document" else None,
+                                            wrapper_path=wrapper)
+                if kind_now == _fallback.KIND:
+                    update = _fallback.keep_note(update, (now or entry).last_error)
+                elif update.status == "failed":
+                    update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update
+                current[rel] = update
                 continue
             if input_dir is None or not input_dir.is_dir():
                 continue  # an uploaded copy, or a remote input dir: nothing to re-place from here

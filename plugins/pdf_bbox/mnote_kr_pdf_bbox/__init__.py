@@ -9,15 +9,32 @@ and ``budget.py`` for the limits any file is held to.
 
 from __future__ import annotations
 
+from typing import Any
+
 from mnote_kr import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator
 
-from .locator import PLUGIN, is_pdf, locate_pdf
-from .pdftext import clear_cache
-from .render import document_model as _document_model
-from .render import render_png
+PLUGIN = "pdf_bbox"
 
-__all__ = ["PLUGIN", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions", "render_page"]
+__all__ = ["PLUGIN", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions", "prepare_locate",
+           "render_page"]
+
+
+def __getattr__(name: str) -> Any:
+    # pdfium loads only when a PDF is located: `mnote-kr status` and `--help` stay light.
+    if name == "locate_pdf":
+        from .locator import locate_pdf
+
+        return locate_pdf
+    if name == "clear_cache":
+        from .pdftext import clear_cache
+
+        return clear_cache
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def _is_pdf(path: str) -> bool:
+    return path.lower().endswith(".pdf")
 
 
 @hookimpl
@@ -27,8 +44,20 @@ def locator_extensions() -> list[str]:
 
 
 @hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Keep the PDF's text layer and geometry on disk so the first search need not read it."""
+    if not _is_pdf(path):
+        return None
+    from .pdftext import warm_document
+
+    return warm_document(path)
+
+
+@hookimpl
 def locate(request: LocateRequest) -> Locator | None:
     """Locate a citation in a PDF; None for any other file type."""
+    from .locator import is_pdf, locate_pdf
+
     if not is_pdf(request.file):
         return None
     return locate_pdf(request)
@@ -37,14 +66,18 @@ def locate(request: LocateRequest) -> Locator | None:
 @hookimpl
 def document_model(path: str) -> DocumentModel | None:
     """The PDF's pages and their sizes in points (the locator's frame); None for another type."""
-    if not is_pdf(path):
+    if not _is_pdf(path):
         return None
+    from .render import document_model as _document_model
+
     return _document_model(path)
 
 
 @hookimpl
 def render_page(path: str, page: int, scale: float) -> bytes | None:
     """One page as PNG at ``scale`` pixels per point; None for another file type."""
-    if not is_pdf(path):
+    if not _is_pdf(path):
         return None
+    from .render import render_png
+
     return render_png(path, page, scale)

@@ -29,7 +29,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pypdfium2.raw as pdfium_c
 
-from mnote_kr.citations.filecache import FileCache
+from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 from . import budget
@@ -450,7 +450,19 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
     return read_document(real)
 
 
-_cache: FileCache[DocumentText] = FileCache(_read, what="PDF", max_items=CACHE_SIZE)
+def _encode(doc: DocumentText) -> bytes:
+    """Pickle with both k-gram indexes built: building them is most of a cold locate's time."""
+    import pickle
+
+    for view in doc.views:
+        view.index  # noqa: B018 - built and kept on the view
+    return pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_cache: FileCache[DocumentText] = FileCache(
+    _read, what="PDF", max_items=CACHE_SIZE,
+    persist=Persist(name="pdf", version="1", model=DocumentText, encode=lambda doc: _encode(doc)),
+)  # on disk too: a new process neither re-reads the text layer nor rebuilds the k-gram indexes
 
 
 def load_document(path: str | Path) -> DocumentText:
@@ -458,6 +470,11 @@ def load_document(path: str | Path) -> DocumentText:
     if not os.path.exists(path):
         raise DocumentError(f"PDF not found: {path}", path=str(path))
     return _cache.get(path)
+
+
+def warm_document(path: str | Path) -> bool:
+    """Fill the on-disk cache for ``path``; True when it was read now. Raises ``DocumentError``."""
+    return _cache.warm(path)
 
 
 def clear_cache() -> None:

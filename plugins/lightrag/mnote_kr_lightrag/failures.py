@@ -1,0 +1,85 @@
+"""LightRAG's failure text, retold for the person who owns the file.
+
+LightRAG's ``error_msg`` speaks about *its* input: the hash-suffixed link name
+(``report.cafbc825-76a0ecf6.pdf``), its input path, doc ids, banners of ``=`` and a
+SOLUTION that says "re-upload to LightRAG". The user gave mnote-kr a file; the reason
+they read names that file and says what to do with mnote-kr. Rules:
+
+* the link name and any path ending in it become the user's file name;
+* doc ids (``doc-<32 hex>``) and ``(doc_id=...)`` never appear;
+* LightRAG's banner and SOLUTION are dropped; the first sentence of its detail stays,
+  cut at a word boundary, never mid-word;
+* a known cause gets mnote-kr's advice (no text layer → OCR; not a DOCX → save as
+  .docx; encrypted → remove the password); any other gets "… --force retries it".
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import PurePosixPath
+
+_DOC_ID = re.compile(r"\(?\bdoc_id\s*[=:]\s*doc-[0-9a-f]{32}\)?|\b(?:dup-)?doc-[0-9a-f]{32}\b")
+_BANNER = re.compile(r"={4,}")
+_TITLE = re.compile(r"ERROR:\s*(?P<title>[^\n]+)")
+_SOLUTION = re.compile(r"\bSOLUTION\b.*", re.S)
+_PREFIX = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[File Extraction]"
+MAX_DETAIL = 160
+
+_CAUSES: list[tuple[re.Pattern[str], str, str]] = [
+    (re.compile(r"Identical content already exists", re.I), "",
+     "the same content is already indexed under another file name; it is cited from there"),
+    (re.compile(r"no usable text|empty content|no text", re.I), "pdf",
+     "no text layer (a scanned PDF); it needs OCR: run it through an OCR tool such as ocrmypdf and ingest "
+     "the result, or give LightRAG an OCR parser (MinerU)"),
+    (re.compile(r"no usable text|empty content|no text", re.I), "",
+     "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE --force'"),
+    (re.compile(r"truncated", re.I), "",
+     "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE --force'"),
+    (re.compile(r"password|encrypt", re.I), "",
+     "the file is encrypted; save a copy without the password and ingest that"),
+    (re.compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I), "docx",
+     "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
+     "then 'mnote-kr ingest FILE --force'"),
+]
+
+
+def _sentence(text: str, limit: int = MAX_DETAIL) -> str:
+    """The first sentence of ``text``, at most ``limit`` characters, cut between words."""
+    text = " ".join(text.split())
+    m = re.search(r"(?<=[.!?])\s", text)
+    if m:
+        text = text[: m.start()]
+    if len(text) <= limit:
+        return text.rstrip(" .:;,")
+    cut = text[:limit]
+    space = cut.rfind(" ")
+    return (cut[:space] if space > limit // 2 else cut).rstrip(" .:;,") + "…"
+
+
+def explain_failure(error: str | None, *, link_name: str | None, file_name: str) -> str:
+    """One line: what went wrong with ``file_name`` and what to do about it.
+
+    ``link_name`` is the name LightRAG knows the file by; it is replaced by ``file_name``
+    wherever it appears (also as the last part of a path).
+    """
+    text = str(error or "")
+    if link_name:
+        text = re.sub(r"(?:[^\s'\"]*/)?" + re.escape(link_name), file_name, text)
+    text = _DOC_ID.sub("", text)
+    title = _TITLE.search(text)
+    details = _SOLUTION.sub("", text)
+    details = _BANNER.sub(" ", details)
+    if title:
+        details = details.replace(title.group(0), " ")
+    detail = _sentence(_PREFIX.sub("", details))
+    headline = title.group("title").strip().rstrip(".") if title else detail
+    if title and detail and detail.lower() not in headline.lower():
+        headline = f"{headline}: {detail}"
+    headline = _sentence(headline, 200) or "indexing failed"
+    if re.search(r"Identical content already exists", text, re.I):
+        headline = "identical content is already indexed"
+    ext = PurePosixPath(file_name).suffix.lower().lstrip(".")
+    for pattern, kind, advice in _CAUSES:
+        if (not kind or kind == ext) and pattern.search(text):
+            return f"{headline} ({advice.replace('FILE', file_name)})"
+    return f"{headline} ('mnote-kr ingest {file_name} --force' tries again; 'mnote-kr status' lists failures)"

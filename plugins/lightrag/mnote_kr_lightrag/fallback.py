@@ -1,0 +1,71 @@
+"""Index a document LightRAG's own parser fails on through the text mnote-kr reads from it.
+
+Every file a user gives must end indexed or with a reason they can act on. When LightRAG
+fails to parse a document (Strict OOXML, a macro-free Word template, a parser bug) and the
+host can read the file itself (``ProviderContext.extract_text``: the file's locator plugin
+reads it), that text goes into LightRAG's input dir as a Markdown *text wrapper* in place of
+the link, named like an image wrapper (``<link name>.md``), so it maps back to the same
+registry entry. Citations still land in the original file: the locator reads the same
+paragraphs the text came from. The entry's ``kind`` becomes ``text_fallback`` and its
+``last_error`` says that the fallback was used and why (``mnote-kr status`` shows it).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from mnote_kr.errors import MnoteKrError
+from mnote_kr.models import EntryUpdate, SourceEntry
+
+from . import links, naming
+from . import provider as _p
+
+KIND = "text_fallback"
+
+
+def note(reason: str | None) -> str:
+    """What ``status`` says about an entry indexed through the fallback."""
+    why = (reason or "it failed").split(" (", 1)[0]
+    return (f"LightRAG's parser could not read it ({why}); indexed from the text mnote-kr reads in it, "
+            "citations still point into the file")
+
+
+def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpdate, row: dict[str, Any],
+                 input_dir: Path | None) -> EntryUpdate | None:
+    """Replace a failed document by its text wrapper; the new update, or None to keep the failure."""
+    if entry.kind != "document" or failed.duplicate_of or input_dir is None or not input_dir.is_dir():
+        return None
+    if str(row.get("id", "")).startswith("dup-"):
+        return None
+    try:
+        text = prov.ctx.extract_text(entry.source_path)
+    except MnoteKrError:
+        return None  # our reader cannot read it either: LightRAG's reason stands
+    if not text or not text.strip():
+        return None
+    rel = entry.source_root_relative_path
+    link = failed.light_rag_file_path or naming.link_name(rel, entry.source_hash)
+    name = naming.wrapper_name(rel, entry.source_hash)
+    if row.get("id"):
+        prov.delete_ids([str(row["id"])], retries=0)  # the failed row; its file stays ours
+    links.remove_ours(input_dir, link)  # a failed link would be parsed again by every scan
+    try:
+        links.write_text_wrapper(input_dir, name, rel, text)
+    except (OSError, MnoteKrError):
+        return None
+    # A busy scan is no failure: the wrapper waits at the top of the input dir and the
+    # status bridge scans again while the entry is ``submitted``.
+    _outcome, track_id, _retry_after, _error = prov.scan()
+    return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
+                       light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
+                       wrapper_path=str(input_dir / name), last_error=note(failed.last_error))
+
+
+def keep_note(update: EntryUpdate, previous_note: str | None) -> EntryUpdate:
+    """A fallback entry keeps its note through later status updates (unless it failed again)."""
+    if update.status == "failed" or not previous_note:
+        return update
+    return msgspec.structs.replace(update, last_error=previous_note, kind=KIND)

@@ -1,0 +1,108 @@
+"""DOCX files LightRAG's own parser fails on are indexed through the text mnote-kr reads from them,
+and their citations land in the original file's paragraphs (real lightrag-server)."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
+from mnote_kr.citations.render import render_status
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+
+pytestmark = pytest.mark.integration
+
+# LightRAG 1.5.7 fails on each: Strict OOXML, a macro-free template's content type, a parser bug.
+FILES = {
+    "docling__Strict.docx": "Some text",
+    "poi__stress014.docx": "Journal of Integrated Science",
+    "unstructured__tables-with-incomplete-rows.docx": "rows is missing cells",
+}
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
+    ws = tmp_path / "kb"
+    (ws / "docs").mkdir(parents=True)
+    for name in FILES:
+        shutil.copyfile(CORPUS / "docx" / name, ws / "docs" / name)
+    before = {name: _sha(ws / "docs" / name) for name in FILES}
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
+    host = Host(ws, config=config)
+
+    report = host.ingest(["docs"], wait=True, wait_s=240)
+    statuses = {item.source_path: item.status for item in report.items}
+    assert statuses == {f"docs/{name}": "processed" for name in FILES}, [(i.source_path, i.reason) for i in report.items]
+
+    reg = host.registry()
+    for name in FILES:
+        entry = reg.entries[f"docs/{name}"]
+        assert entry.kind == "text_fallback" and entry.light_rag_file_path.endswith(".docx.md")
+        assert "LightRAG's parser could not read it" in (entry.last_error or "")
+    status = host.status()
+    assert {f["sourcePath"] for f in status["registry"]["fallbacks"]} == {f"docs/{n}" for n in FILES}
+    text = render_status(status)
+    assert text.count("Fallback:  docs/") == 3
+
+    result = host.search("Journal of Integrated Science and Technology manuscript title")
+    hits = [c for c in result.results if c.source_root_relative_path == "docs/poi__stress014.docx"]
+    assert hits, [c.source_root_relative_path for c in result.results]
+    cited = hits[0]
+    assert cited.source_path.endswith("poi__stress014.docx")  # the user's file, not the wrapper
+    assert cited.locator_precision == "paragraph" and cited.locator.paragraph_index is not None
+    from mnote_kr_docx_locator import load_docx
+
+    para = load_docx(ws / "docs" / "poi__stress014.docx").paragraphs[cited.locator.paragraph_index]
+    assert any(w in para.text for w in ("Journal", "manuscript", "Title"))
+    assert {name: _sha(ws / "docs" / name) for name in FILES} == before  # never touched
+
+
+def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
+        tmp_path: Path, lightrag_engine) -> None:  # noqa: F811, ANN001
+    import re
+    import subprocess
+    import sys
+
+    from tests.cli_helpers import cli_env
+
+    ws = tmp_path / "kb"
+    (ws / "docs").mkdir(parents=True)
+    (ws / ".mnote").mkdir()
+    (ws / ".mnote" / "config.toml").write_text(
+        f'[providers.lightrag]\nurl = "{lightrag_engine.url}"\ninput_dir = "{lightrag_engine.input_dir}"\n',
+        encoding="utf-8")
+    (ws / "docs" / "b.docx").write_bytes((CORPUS / "docx" / "tika__017091.docx").read_bytes()[:20000])
+    shutil.copyfile(CORPUS / "pdf" / "mineru__scanned.pdf", ws / "docs" / "scan.pdf")
+    env = cli_env(tmp_path / "home", lightrag_engine.api_key)
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=ws, env=env, capture_output=True,
+                              text=True, encoding="utf-8", timeout=300)
+
+    proc = run("ingest", "docs", "--wait", "--timeout", "240")
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    errors = [ln for ln in proc.stderr.strip().splitlines() if ln.startswith("Error:")]
+    assert len(errors) == 1 and proc.stderr.strip().splitlines()[-1] == errors[0], proc.stderr  # one line, last
+    line = errors[0]
+    assert line.startswith("Error: 2 of 2 file(s) failed to index: docs/")
+    human = proc.stdout + run("status").stdout
+    for text in (line, human):
+        assert not re.search(r"\.[0-9a-f]{8}-[0-9a-f]{8}\.", text), text  # no link names
+        assert not re.search(r"\bdoc-[0-9a-f]{32}\b", text), text  # no doc ids
+        assert "{'" not in text and "Re-upload" not in text
+    status = run("status").stdout
+    failed = {ln[len("Failed:    "):].split(": ", 1)[0]: ln for ln in status.splitlines() if ln.startswith("Failed:")}
+    assert set(failed) == {"docs/scan.pdf", "docs/b.docx"}, status
+    assert "no text layer" in failed["docs/scan.pdf"] and "OCR" in failed["docs/scan.pdf"]
+    assert "damaged" in failed["docs/b.docx"]  # a truncated file: no "save as" advice

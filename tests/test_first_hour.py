@@ -1,0 +1,288 @@
+"""The first hour of a new user: every answer says what happened to *their* file or input and
+what to do, in words (one rule per test, checked over every case we know, not one example)."""
+
+from __future__ import annotations
+
+import json
+import re
+import signal
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.data import SAMPLES
+
+from mnote_kr.citations import notindexed
+from mnote_kr.citations.pipeline import check_query_text, retrieval_depth, why_no_results
+from mnote_kr.citations.render import render_search, render_status, render_sync
+from mnote_kr.cli.main import _DEFAULT_HINTS, command_path, error_line
+from mnote_kr.core.config import load_config
+from mnote_kr.core.host import Host
+from mnote_kr.core.registry import Registry
+from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.models import IndexedRoot, RegistrySnapshot, SearchResults, SourceEntry
+from mnote_kr_lightrag.failures import explain_failure
+from tests.cli_helpers import cli_env
+
+LINK = "mineru__scanned.cafbc825-76a0ecf6.pdf"
+DOC_ID = re.compile(r"\bdoc-[0-9a-f]{32}\b")
+REPR = re.compile(r"\{'|': |\[\{|\"\w+\": ")  # Python dict reprs and raw JSON
+
+
+def _recorded_errors() -> list[str]:
+    """Every ``error_msg`` LightRAG sent in the recorded payloads."""
+    found: set[str] = set()
+
+    def walk(value: Any) -> None:
+        if isinstance(value, dict):
+            for k, v in value.items():
+                if k in ("error_msg", "content_summary") and isinstance(v, str) and v:
+                    found.add(v)
+                walk(v)
+        elif isinstance(value, list):
+            for v in value:
+                walk(v)
+
+    for path in SAMPLES.rglob("*.json"):
+        try:
+            walk(json.loads(path.read_text(encoding="utf-8")))
+        except (ValueError, UnicodeDecodeError):
+            continue
+    return sorted(found)
+
+
+# LightRAG 1.5.7's texts for the causes the issue reproduced (from its parsers' source).
+_KNOWN = [
+    f"[File Extraction]extracted no usable text from {LINK} (doc_id=doc-0123456789abcdef0123456789abcdef)",
+    f"native parser returned empty content for /srv/inputs/{LINK}",
+]
+
+
+@pytest.mark.parametrize("error", _recorded_errors() + _KNOWN)
+def test_failure_reasons_name_the_users_file_never_a_link_name_or_doc_id(error: str) -> None:
+    link = re.search(r"[\w\-.]+\.[0-9a-f]{8}-[0-9a-f]{8}\.\w+", error)
+    link_name = link.group(0) if link else "broken.docx"
+    user = "papers/" + re.sub(r"\.[0-9a-f]{8}-[0-9a-f]{8}", "", link_name)
+    line = explain_failure(error, link_name=link_name, file_name=user)
+    assert "\n" not in line and "====" not in line
+    assert link_name not in line or link_name == user.split("/")[-1]
+    assert not DOC_ID.search(line) and "doc_id" not in line
+    assert "LightRAG" not in line.split("(")[-1] or "parser" in line  # advice is mnote-kr's, not "re-upload"
+    assert "Re-upload" not in line and "re-upload" not in line
+    words = re.findall(r"\w+…", line)
+    assert words == [] or all(len(w) > 1 for w in words)
+    assert line.endswith(")")  # every reason ends with what to do
+
+
+def test_a_scanned_pdf_is_told_it_needs_ocr() -> None:
+    line = explain_failure(_KNOWN[0], link_name=LINK, file_name="papers/mineru__scanned.pdf")
+    assert line.startswith("extracted no usable text from papers/mineru__scanned.pdf")
+    assert "no text layer" in line and "OCR" in line
+
+
+def test_long_detail_is_cut_between_words() -> None:
+    detail = "The parser " + " ".join(["stopped"] * 80) + " early."
+    line = explain_failure(detail, link_name=None, file_name="a.docx")
+    head = line.split(" ('mnote-kr")[0]
+    assert head.endswith("…") and head[:-1].endswith("stopped")
+
+
+def _make(cls: type[MnoteKrError], message: str) -> MnoteKrError:
+    """An instance with just a message, whatever extra context the class's constructor wants."""
+    exc = cls.__new__(cls)
+    MnoteKrError.__init__(exc, message)
+    return exc
+
+
+def test_default_hints_name_the_command_that_ran_not_a_placeholder() -> None:
+    assert command_path(["-w", "x", "roots", "add", "kb", "--json"]) == "mnote-kr roots add"
+    assert command_path(["--workspace", "search", "search", "q"]) == "mnote-kr search"
+    assert command_path(["nosuch"]) == "mnote-kr"
+    for cls in _DEFAULT_HINTS:
+        line = error_line(_make(cls, "boom"), "mnote-kr search")
+        assert not re.search(r"\b[A-Z]{4,}\b", line), line  # no COMMAND, PATH, FILE
+    assert error_line(UsageError("bad"), "mnote-kr search") == "Error: bad (see 'mnote-kr search --help')"
+
+
+@pytest.mark.parametrize("query", ["x \udce7", "\ud800", "ok \udcff words"])
+def test_a_query_with_bytes_that_are_not_utf8_is_a_usage_error(query: str) -> None:
+    with pytest.raises(UsageError) as info:
+        check_query_text(query)
+    assert info.value.exit_code == 2 and info.value.hint and "UTF-8" in info.value.message
+    info.value.message.encode("utf-8")  # the message itself can be printed
+
+
+def test_top_k_is_the_number_of_citations_and_depth_is_separate() -> None:
+    assert retrieval_depth({}, 1) == (20, 20)
+    assert retrieval_depth({}, 50) == (20, 50)
+    assert retrieval_depth({"query": {"retrieval_top_k": 60, "retrieval_chunk_top_k": 30}}, 5) == (60, 30)
+
+
+def _reg(*entries: SourceEntry) -> Registry:
+    return Registry(RegistrySnapshot(entries=list(entries)))
+
+
+def _entry(rel: str, status: str, **kw: Any) -> SourceEntry:
+    return SourceEntry(source_id=rel, source_path="/x/" + rel, source_root_relative_path=rel, status=status, **kw)
+
+
+def test_no_results_says_why() -> None:
+    assert why_no_results(_reg(), {}, False)["reason"] == "nothing_ingested"
+    waiting = why_no_results(_reg(_entry("a.md", "submitted"), _entry("b.md", "pending")), {}, False)
+    assert waiting["reason"] == "still_indexing" and "2 file(s)" in waiting["message"]
+    live = _reg(_entry("a.md", "processed"))
+    scoped = why_no_results(live, {"outOfScope": 3}, True)
+    assert scoped["reason"] == "only_unusable_sources" and "--scope" in scoped["message"]
+    stale = why_no_results(live, {"changedOnDisk": 1, "notLive": 1}, False)
+    assert stale["reason"] == "only_unusable_sources" and "2 in files changed" in stale["message"]
+    assert why_no_results(live, {}, False)["reason"] == "no_match"
+    empty = SearchResults(query="q", mode="mix", provider="lightrag", results=[], not_indexed=[],
+                          diagnostics={"noResults": why_no_results(_reg(), {}, False)})
+    assert render_search(empty) == "No citable results: nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'."
+
+
+def test_human_status_and_sync_show_words_not_python_or_json() -> None:
+    info = {"workspace": "/w", "registry": {"entries": 3, "byStatus": {"processed": 2, "failed": 1}, "waiting": [],
+                                            "failed": [{"sourcePath": "kb/b.docx", "reason": "not a DOCX (fix)"}]},
+            "provider": {"provider": "lightrag", "url": "http://x", "documentsByStatus": {"processed": 2}}}
+    text = render_status(info)
+    assert "3 entries (2 processed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
+    assert not REPR.search(text), text
+    sync = {"reconcile": {"changed": {"count": 1, "paths": ["kb/a.md"]}, "moved": {"count": 0, "paths": []},
+                          "missing": {"count": 0, "paths": []}, "new": {"count": 0, "paths": [], "notIngested": []},
+                          "restored": {"count": 0, "paths": []}, "scanned": 4},
+            "provider": {"before": {"pending": 1}, "after": {"processed": 1}, "followed": 1}}
+    text = render_sync(sync)
+    assert "changed on disk:" in text and "kb/a.md" in text and "Registry: 1 processed (was: 1 pending)" in text
+    assert not REPR.search(text), text
+
+
+@pytest.mark.parametrize("text,names", [
+    ("what does 3.2 say, e.g. in the U.S. report", set()),
+    ("compare Node.js and report.PDF", {"report.pdf"}),
+    ("见 核电厂指南.docx 第3.2节", {"核电厂指南.docx"}),
+    ("i.e. the notes.md file", {"notes.md"}),
+])
+def test_file_names_are_the_users_words_for_files(text: str, names: set[str]) -> None:
+    assert notindexed.file_names(text) == names
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Host:
+    ws = tmp_path / "ws"
+    for rel in ("kb/target/built.md", "kb/drafts/wip.md", "kb/new.md", "kb/node_modules/x/dep.md"):
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(rel, encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    h = Host(ws, config=config)
+    with h.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", exclude_patterns=["drafts"])
+    return h
+
+
+def test_not_indexed_follows_the_rules_ingest_follows(host: Host) -> None:
+    def named(query: str) -> list[tuple[str, str]]:
+        return [(n.source_path, n.status) for n in notindexed.not_indexed(host, host.registry(), query)]
+
+    planned = {rel for _, rel in host.workspace.expand(["kb"]).files}
+    assert "kb/target/built.md" not in planned  # ingest never takes tool folders...
+    assert named("built.md") == []  # ...so they are not "not ingested yet"
+    assert named("dep.md") == []
+    assert named("wip.md") == [("kb/drafts/wip.md", "excluded")]  # inside an excluded folder
+    assert named("new.md") == [("kb/new.md", "not_indexed")]
+    assert named("see 3.2 e.g. U.S") == []
+
+
+def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:
+    ws.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,
+                            env=cli_env(home, None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("Press Ctrl-C"):
+            return proc
+    raise AssertionError(proc.stderr.read() if proc.stderr else "serve did not start")
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
+def test_serve_removes_its_token_files_on_sigterm_and_sighup(tmp_path: Path, signum: int) -> None:
+    home = tmp_path / "home"
+    proc = _serve(home, tmp_path / "ws")
+    state = home / "state"
+    assert (state / "server.json").exists() and (state / "server-token").exists()
+    proc.send_signal(signum)
+    proc.communicate(timeout=30)
+    assert not (state / "server.json").exists() and not (state / "server-token").exists()
+
+
+def test_a_killed_servers_files_are_recognised_as_stale_and_replaced(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    first = _serve(home, tmp_path / "ws")
+    first.kill()
+    first.communicate(timeout=30)
+    state = home / "state"
+    assert json.loads((state / "server.json").read_text(encoding="utf-8"))["pid"] == first.pid
+    second = _serve(home, tmp_path / "ws")
+    try:
+        assert json.loads((state / "server.json").read_text(encoding="utf-8"))["pid"] == second.pid
+    finally:
+        second.terminate()
+        _, err = second.communicate(timeout=30)
+    assert f"stale files of stopped server (pid {first.pid})" in err
+    assert not (state / "server.json").exists()
+
+
+def test_every_error_class_has_a_hint_and_the_right_exit_code() -> None:
+    seen: set[type[MnoteKrError]] = set()
+
+    def walk(cls: type[MnoteKrError]) -> None:
+        seen.add(cls)
+        for sub in cls.__subclasses__():
+            walk(sub)
+
+    walk(MnoteKrError)
+    for cls in seen:
+        line = error_line(_make(cls, "something failed"), "mnote-kr ingest")
+        assert re.match(r"^Error: something failed \(.+\)$", line), (cls, line)
+        assert cls.exit_code == 2 if issubclass(cls, UsageError) else cls.exit_code in (1, 2)
+
+
+def test_a_query_over_lightrags_limit_is_a_usage_error_before_sending() -> None:
+    from mnote_kr.models import QueryRequest
+    from mnote_kr_lightrag.client import _detail
+    from mnote_kr_lightrag.querying import MAX_QUERY_CHARS, check_query
+
+    with pytest.raises(UsageError) as info:
+        check_query(QueryRequest(query="x" * (MAX_QUERY_CHARS + 1)))
+    assert str(MAX_QUERY_CHARS) in info.value.message and info.value.hint
+    check_query(QueryRequest(query="x" * MAX_QUERY_CHARS))  # at the limit: fine
+    # A 422 from LightRAG reads as words, not JSON.
+    detail = _detail({"detail": [{"type": "string_too_long", "loc": ["body", "query"],
+                                  "msg": "String should have at most 65536 characters"}]})
+    assert detail == "query: String should have at most 65536 characters"
+
+
+def test_text_output_says_approximate_only_for_degraded_locators() -> None:
+    from mnote_kr.citations.render import source_card
+    from mnote_kr.models import Citation, CitationDiagnostics, Locator
+
+    def card(precision: str, degraded: bool) -> str:
+        loc = Locator(locator_precision=precision, locator_degraded=degraded, paragraph_index=3)
+        c = Citation(provider="lightrag", citation_id="[a1b2]", source_id="s", source_path="/w/a.docx",
+                     source_root_relative_path="a.docx", light_rag_doc_id=None, light_rag_file_path="a.docx",
+                     light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote="q", display_quote="q",
+                     locator_evidence_text="q", quote_source="chunk", search_query="q",
+                     locator_precision=precision, locator_degraded=degraded, locator=loc, citation_url="u",
+                     citation_markdown="m", relevance_score=None,
+                     diagnostics=CitationDiagnostics(quote_source="chunk", raw_reference_mapped=True,
+                                                     sidecar_block_mapped=False, display_cleaned=True,
+                                                     locator_text_source="chunk"))
+        return source_card(c)
+
+    assert "located: paragraph, paragraph 3" in card("paragraph", False)
+    assert "(approximate)" not in card("paragraph", False)
+    assert "(approximate)" in card("paragraph", True)
