@@ -286,3 +286,6 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
     assert "located: paragraph, paragraph 3" in card("paragraph", False)
     assert "(approximate)" not in card("paragraph", False)
     assert "(approximate)" in card("paragraph", True)
+    # A degraded box (a semantic match cites the passage) is never labelled exact.
+    assert "exact" not in card("bbox", True) and "(approximate)" in card("bbox", True)
+    assert "exact box" in card("bbox", False)

@@ -7,14 +7,15 @@ from typing import Any
 from mnote_kr.models import AgentQueryResult, Citation, SearchResults
 
 _PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "file": "whole file (no exact place found)"}
+# A degraded locator is never called exact: a semantic match cites the passage, not the answer.
+_DEGRADED = {"bbox": "passage box (approximate)", "paragraph": "paragraph (approximate)"}
 
 
 def _where(c: Citation) -> str:
     """The locator in words; "approximate" only when the locator says it is degraded."""
-    where = _PRECISION.get(c.locator_precision, c.locator_precision)
-    if c.locator_degraded and c.locator_precision != "file":
-        where += " (approximate)"
-    return where
+    if c.locator_degraded and c.locator_precision in _DEGRADED:
+        return _DEGRADED[c.locator_precision]
+    return _PRECISION.get(c.locator_precision, c.locator_precision)
 
 
 def source_card(c: Citation) -> str:
