@@ -6,13 +6,12 @@ import os
 import re
 from pathlib import Path
 
+from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.workspace import SKIP_DIRS, excluded_by
 from mnote_kr.models import (
     NotIndexed,
 )
-
-from mnote_kr.citations.hostview import HostView as Host
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
 _FILENAME_RE = re.compile(r"(?<![\w.])[\w\u00c0-\uffff][\w\u00c0-\uffff.\-]*\.([A-Za-z][A-Za-z0-9]{1,4})(?![\w])")

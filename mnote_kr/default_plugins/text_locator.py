@@ -24,7 +24,6 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.errors import DocumentError

@@ -99,7 +99,7 @@ def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str) -> 
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
                             hint="move it away or rename the source")
-    data = f"{TEXT_WRAPPER_MARK} {rel_path}\n\n{text.strip()}\n".encode("utf-8")
+    data = f"{TEXT_WRAPPER_MARK} {rel_path}\n\n{text.strip()}\n".encode()
     tmp = input_dir / f".{name}.mnote-tmp"
     tmp.write_bytes(data)
     os.replace(tmp, path)

@@ -19,9 +19,9 @@ from mnote_kr.errors import ProviderBusyError, ProviderError
 from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 
 from . import exposure, links, naming
-from .failures import explain_failure
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .client import _one_line as client_one_line
+from .failures import explain_failure
 from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
 
 PROVIDER = "lightrag"

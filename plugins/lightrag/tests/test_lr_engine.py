@@ -19,11 +19,11 @@ from typing import Any
 
 import httpx
 import pytest
+from mnote_kr_testkit.data import DATA as DATA_DIR
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
-from mnote_kr_testkit.data import DATA as DATA_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = DATA_DIR  # tests/data: corpus/ and lightrag/samples/

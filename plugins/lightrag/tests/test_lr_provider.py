@@ -11,14 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
+from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
+from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import ProviderError, UsageError
 from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
 from mnote_kr_lightrag import naming, provider, settings
 from mnote_kr_lightrag.querying import stream_events
-from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context
-from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = SAMPLES_DIR
