@@ -47,7 +47,20 @@ def _excerpt(text: str, query: str, width: int = 240) -> str:
                 break
     start = max(0, at - width // 3) if at >= 0 else 0
     end = min(len(text), start + width)
+    # Cut on word boundaries (a half word reads as a typo); CJK has none to look for.
+    if start > 0 and _in_word(text, start):
+        space = text.find(" ", start, at if at > start else end)
+        start = space + 1 if space >= 0 else start
+    if end < len(text) and _in_word(text, end):
+        space = text.rfind(" ", max(start, at + len(query)) if at >= 0 else start, end)
+        end = space if space > start else end
     return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
+
+
+def _in_word(text: str, i: int) -> bool:
+    """True when ``i`` falls between two letters or digits of a space-separated word."""
+    a, b = text[i - 1], text[i]
+    return a.isalnum() and b.isalnum() and a.isascii() and b.isascii()
 
 
 def render_search(result: SearchResults) -> str:
