@@ -189,7 +189,8 @@ def test_roots_add_list_remove_json_round_trip(tmp_path: Path) -> None:
 
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
-    assert set(report) == {"items", "skipped", "counts"}
+    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall"}
+    assert report["remaining"] == 0 and report["nextCall"] is None  # no cap asked for: every file was taken
     items = {i["sourcePath"]: i for i in report["items"]}
     for item in report["items"]:
         assert set(item) == {"sourcePath", "status", "reason", "lightRagDocId"}
