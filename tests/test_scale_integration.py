@@ -22,8 +22,24 @@ LIBRARY_FILES = int(os.environ.get("MNOTE_KR_TEST_LIBRARY_FILES", "1000"))
 WORDS = "anode cathode turbine gearbox lantern saffron cobalt nitrogen diesel bearing valve piston".split()
 
 
+def _wait_until_engine_idle(engine, timeout_s: float = 600) -> None:  # noqa: ANN001
+    """The shared session engine may still digest earlier tests' documents (the 1,000-file test
+    leaves none of its own, but others do); a busy pipeline makes LightRAG refuse scans, which is
+    its own tested path (test_integration_flows), not what these tests are about."""
+    deadline = time.monotonic() + timeout_s
+    with httpx.Client(base_url=engine.url, headers={"X-API-Key": engine.api_key}, trust_env=False,
+                      timeout=10) as client:
+        while time.monotonic() < deadline:
+            status = client.get("/documents/pipeline_status").json()
+            if not status.get("busy"):
+                return
+            time.sleep(1)
+    raise AssertionError(f"the session engine stayed busy for {timeout_s:.0f} s")
+
+
 @pytest.fixture
 def host(tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> Host:  # noqa: F811, ANN001
+    _wait_until_engine_idle(lightrag_engine)
     monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
     ws = tmp_path / "kb"
     ws.mkdir()
