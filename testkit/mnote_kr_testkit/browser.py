@@ -59,9 +59,14 @@ def chromium_path() -> str:
         pytest.fail(f"browser tests need Chromium: {exc}", pytrace=False)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_path: str) -> Iterator[Any]:
-    """Session fixture: a Playwright ``Browser`` on the system Chromium (headless, offline flags)."""
+    """Module fixture: a Playwright ``Browser`` on the system Chromium (headless, offline flags).
+
+    Module-scoped on purpose: Playwright's sync API keeps an event loop running in the main
+    thread while it is open, and any later test that calls ``asyncio.run`` would then fail
+    ("cannot be called from a running event loop"). Closing it with its module ends that loop.
+    """
     try:
         from playwright.sync_api import sync_playwright
     except ImportError as exc:  # a missing test dependency is a failure, not a skip

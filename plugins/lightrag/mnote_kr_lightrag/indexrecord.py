@@ -50,7 +50,19 @@ LEGACY_RECORD = {"name": "hashing", "dim": embedders.HASH_DIM, "version": "befor
 
 
 def index_has_documents(working_dir: Path) -> bool:
-    """True when LightRAG's storage under ``working_dir`` holds any document or vector."""
+    """True when LightRAG's storage under ``working_dir`` holds any document or vector.
+
+    Each mnote-kr workspace has its own LightRAG namespace, a folder under ``working_dir``
+    (``WORKSPACE=mnote_<tag>``); those count as well as the default namespace.
+    """
+    try:
+        spaces = [working_dir, *sorted(p for p in working_dir.iterdir() if p.is_dir())]
+    except OSError:
+        return False
+    return any(_namespace_has_documents(space) for space in spaces)
+
+
+def _namespace_has_documents(working_dir: Path) -> bool:
     for name in ("kv_store_doc_status.json", "vdb_chunks.json"):
         path = working_dir / name
         try:
