@@ -21,6 +21,7 @@ DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONNECT_TIMEOUT_S = 3.0
 
 _ssl_context: ssl.SSLContext | None = None
+_plain_context: ssl.SSLContext | None = None
 
 
 def _shared_ssl_context() -> ssl.SSLContext:
@@ -32,6 +33,23 @@ def _shared_ssl_context() -> ssl.SSLContext:
 
         _ssl_context = ssl.create_default_context()
     return _ssl_context
+
+
+def _context_for(base_url: str) -> ssl.SSLContext:
+    """The TLS context for a client of ``base_url``.
+
+    A plain ``http://`` server never uses it, so it gets one without the CA bundle (the bulk
+    of a fresh ``status`` process's client set-up). It still verifies certificates: with no
+    CA loaded, a redirect to some ``https://`` place fails closed instead of trusting anything.
+    """
+    global _plain_context
+    if base_url.lower().startswith("https:"):
+        return _shared_ssl_context()
+    if _plain_context is None:
+        import ssl
+
+        _plain_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, hostname checked
+    return _plain_context
 
 
 def _no_progress(message: str) -> None:
@@ -75,6 +93,6 @@ class ProviderContext:
             timeout=timeout if timeout is not None else default,
             headers=headers,
             transport=self.transport,
-            verify=_shared_ssl_context(),
+            verify=_context_for(base_url),
             trust_env=False,  # loopback services must not go through a proxy
         )

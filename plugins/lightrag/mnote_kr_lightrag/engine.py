@@ -36,15 +36,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import httpx
 import msgspec
-from filelock import FileLock
 
 from mnote_kr.errors import ProviderError
 
-from . import modelservice
-from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
-from .tiktoken_cache import ensure_tiktoken_cache
+# What only starting and stopping need (the model service, the index record, the tiktoken
+# cache, file locks) loads in those functions: engine_status() runs in every status and
+# search process and needs none of it.
 
 STATE_FILE = "engine.json"
 #: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
@@ -262,17 +260,35 @@ def _tail(path: Path | str | None, lines: int = 25) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
+    """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
+
+    The standard library's client, not httpx: a status or search process checks the engine's
+    health twice, and an httpx client builds a TLS context (the CA bundle, ~20 ms) each time.
+    """
+    import http.client
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        return None
+    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+    try:
+        conn.request("GET", (parts.path.rstrip("/") or "") + path, headers=headers)
+        resp = conn.getresponse()
+        return resp.status, resp.read()
+    except (OSError, http.client.HTTPException, ValueError):
+        return None
+    finally:
+        conn.close()
+
+
 def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:
-    headers = {"X-API-Key": api_key} if api_key else {}
-    try:
-        with httpx.Client(trust_env=False, timeout=timeout) as client:
-            resp = client.get(f"{url}/health", headers=headers)
-    except httpx.HTTPError:
-        return None
-    if resp.status_code != 200:
+    got = _get(url, "/health", {"X-API-Key": api_key} if api_key else {}, timeout)
+    if got is None or got[0] != 200:
         return None
     try:
-        body = resp.json()
+        body = json.loads(got[1])
     except ValueError:
         return None
     return body if isinstance(body, dict) else None
@@ -280,12 +296,8 @@ def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[
 
 def guard_active(url: str) -> bool:
     """True when the engine at ``url`` refuses a foreign Host header, i.e. its guard is in place."""
-    try:
-        with httpx.Client(trust_env=False, timeout=5.0) as client:
-            resp = client.get(f"{url}/health", headers={"Host": "mnote-kr-guard-check.invalid"})
-    except httpx.HTTPError:
-        return False
-    return resp.status_code == 403
+    got = _get(url, "/health", {"Host": "mnote-kr-guard-check.invalid"}, 5.0)
+    return got is not None and got[0] == 403
 
 
 def _base_env() -> dict[str, str]:
@@ -409,6 +421,8 @@ def start_engine(
     """
     data_dir, state_dir, cache_dir = Path(data_dir), Path(state_dir), Path(cache_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
     with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
         running = engine_status(state_dir)
         if running is not None:
@@ -425,6 +439,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None,
                   workspace: str | None = None) -> EngineInfo:
+    from . import modelservice
+    from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
+    from .tiktoken_cache import ensure_tiktoken_cache
+
     t0 = time.monotonic()
     # Before anything slow: an index built by another embedder is one clear error, at once.
     offline_spec = resolve_embedder(embedder)
@@ -563,6 +581,8 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
     The record is removed. Stopping when nothing runs returns ``[]``.
     """
     state_dir = Path(state_dir)
+    from filelock import FileLock
+
     with FileLock(str(state_dir / "engine.lock"), timeout=timeout * 3 + 30):
         info = read_state(state_dir)
         stopped: list[int] = []
