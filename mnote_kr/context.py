@@ -83,16 +83,35 @@ class ProviderContext:
     extract_text: Callable[[str], str | None] = field(default=_no_text)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
-                    headers: dict[str, str] | None = None) -> httpx.Client:
-        """An httpx client with explicit timeouts and the injected transport, if any."""
-        import httpx
+                    headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> httpx.Client:
+        """An httpx client with explicit timeouts and the injected transport, if any.
 
-        default = httpx.Timeout(DEFAULT_TIMEOUT_S, connect=DEFAULT_CONNECT_TIMEOUT_S)
-        return httpx.Client(
-            base_url=base_url,
-            timeout=timeout if timeout is not None else default,
-            headers=headers,
-            transport=self.transport,
-            verify=_context_for(base_url),
-            trust_env=False,  # loopback services must not go through a proxy
-        )
+        For a plain ``http://`` URL and no injected transport, the client is a
+        :class:`mnote_kr.plainhttp.PlainClient` (standard library, same interface for JSON
+        requests): a fresh CLI process then never imports httpx for a loopback provider.
+        """
+        read_s = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        connect_s = connect_timeout if connect_timeout is not None else DEFAULT_CONNECT_TIMEOUT_S
+        if not isinstance(read_s, (int, float)):  # an httpx.Timeout
+            connect_s = read_s.connect if read_s.connect is not None else connect_s
+            read_s = read_s.read if read_s.read is not None else DEFAULT_TIMEOUT_S
+
+        def real() -> httpx.Client:
+            import httpx
+
+            return httpx.Client(
+                base_url=base_url,
+                timeout=httpx.Timeout(read_s, connect=connect_s),
+                headers=headers,
+                transport=self.transport,
+                verify=_context_for(base_url),
+                trust_env=False,  # loopback services must not go through a proxy
+            )
+
+        if self.transport is None and base_url.lower().startswith("http://"):
+            from mnote_kr.plainhttp import PlainClient
+
+            plain: Any = PlainClient(base_url, timeout=float(read_s), connect_timeout=float(connect_s),
+                                     headers=headers, fallback=real)
+            return plain  # typed as the httpx client it stands in for
+        return real()

@@ -263,24 +263,22 @@ def _tail(path: Path | str | None, lines: int = 25) -> str:
 def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
     """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
 
-    The standard library's client, not httpx: a status or search process checks the engine's
-    health twice, and an httpx client builds a TLS context (the CA bundle, ~20 ms) each time.
+    A bare socket exchange, not httpx: a status or search process checks the engine's health
+    twice, and httpx's import and client set-up cost more than the rest of such a process.
     """
-    import http.client
     from urllib.parse import urlsplit
+
+    from mnote_kr.plainhttp import ProtocolError, exchange
 
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
         return None
-    conn = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
     try:
-        conn.request("GET", (parts.path.rstrip("/") or "") + path, headers=headers)
-        resp = conn.getresponse()
-        return resp.status, resp.read()
-    except (OSError, http.client.HTTPException, ValueError):
+        status, _, _, body = exchange(parts.hostname, parts.port or 80, "GET", parts.path.rstrip("/") + path,
+                                      headers, None, connect_timeout=timeout, timeout=timeout)
+    except (OSError, ProtocolError, ValueError):
         return None
-    finally:
-        conn.close()
+    return status, body
 
 
 def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:

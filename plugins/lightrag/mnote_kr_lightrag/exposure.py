@@ -12,11 +12,14 @@ The answers are cached per server for a minute: ``status`` is polled by desktop 
 
 from __future__ import annotations
 
+import sys
 import time
-
-import httpx
+from typing import TYPE_CHECKING
 
 from .client import LightRagClient
+
+if TYPE_CHECKING:
+    import httpx
 
 PROBE_ORIGIN = "https://mnote-kr-probe.invalid"
 _TTL_S = 60.0
@@ -29,9 +32,13 @@ def _without_key(client: LightRagClient, method: str, path: str, headers: dict[s
     request = http.build_request(method, path, headers=headers)
     request.headers.pop("X-API-Key", None)
     try:
-        return http.send(request)
-    except httpx.HTTPError:
-        return None  # a probe that cannot be answered proves nothing either way
+        response: httpx.Response = http.send(request)
+    except Exception as exc:
+        httpx_module = sys.modules.get("httpx")  # loaded by then if the error is one of its own
+        if httpx_module is not None and isinstance(exc, httpx_module.HTTPError):
+            return None  # a probe that cannot be answered proves nothing either way
+        raise
+    return response
 
 
 def probe(client: LightRagClient, transport_id: int = 0) -> list[str]:
