@@ -126,7 +126,10 @@ def render_status(info: dict[str, Any]) -> str:
                      f" embedding {prov.get('embeddingModel') or 'not reported'}")
         lines.append("Rerank:    " + _rerank_text(prov.get("rerank") or {}))
         if prov.get("documentsByStatus"):
-            lines.append(f"Documents: {counts_text(prov['documentsByStatus'])}")
+            docs = dict(prov["documentsByStatus"])
+            total = docs.pop("all", None)
+            shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
+            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     for warning in prov.get("warnings") or []:
