@@ -23,7 +23,7 @@ from urllib.parse import urlencode, urlsplit
 class Headers(dict[str, str]):
     """Response headers by lower-case name; ``get`` ignores case, as httpx's."""
 
-    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+    def get(self, key: str, default: Any = None) -> Any:
         return super().get(key.lower(), default)
 
 
