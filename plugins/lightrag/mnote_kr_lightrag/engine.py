@@ -24,25 +24,22 @@ import contextlib
 import importlib.util
 import json
 import os
-import secrets
-import shutil
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mnote_kr.errors import ProviderError
 
+if TYPE_CHECKING:
+    import subprocess
+
 # What only starting and stopping need (the model service, the index record, the tiktoken
-# cache, file locks) loads in those functions: engine_status() runs in every status and
-# search process and needs none of it.
+# cache, file locks, subprocesses, signals, sockets, temp files) loads in those functions:
+# engine_status() runs in every status and search process and needs none of it.
 
 STATE_FILE = "engine.json"
 #: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
@@ -114,6 +111,8 @@ _decoder = msgspec.json.Decoder(EngineInfo)
 
 def free_port(host: str = "127.0.0.1") -> int:
     """Return a port that is free on ``host`` right now (the OS picks it)."""
+    import socket
+
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
@@ -131,6 +130,8 @@ def require_server() -> list[str]:
 
 
 def _write_state(path: Path, info: EngineInfo) -> None:
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -164,6 +165,9 @@ def _cmdline(pid: int) -> str | None:
             return proc.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             return None
+    import shutil
+    import subprocess
+
     ps = shutil.which("ps")
     if ps is None:
         return None
@@ -205,6 +209,8 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig) if group else os.kill(pid, sig)
 
+    import signal
+
     send(signal.SIGTERM)
     if not _wait_gone(pid, role, timeout):
         send(getattr(signal, "SIGKILL", signal.SIGTERM))
@@ -213,6 +219,8 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
 
 
 def _wait_gone(pid: int, role: str, timeout: float) -> bool:
+    import subprocess
+
     proc = _CHILDREN.get(pid)
     if proc is not None:  # our own child: wait() is exact and reaps it
         try:
@@ -307,6 +315,8 @@ def _base_env() -> dict[str, str]:
 
 
 def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
+    import subprocess
+
     with log.open("ab") as out:
         kwargs: dict[str, Any] = {}
         if os.name == "posix":
@@ -437,6 +447,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None,
                   workspace: str | None = None) -> EngineInfo:
+    import secrets
+    import subprocess
+
     from . import modelservice
     from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
     from .tiktoken_cache import ensure_tiktoken_cache
