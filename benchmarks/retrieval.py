@@ -48,15 +48,23 @@ from typing import Any
 from mnote_kr_testkit.data import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval_labels import docx_paragraph_of, docx_paragraphs, load_sets, norm  # noqa: E402
+from retrieval_labels import docx_paragraph_of, load_sets, norm  # noqa: E402
 
 
-def on_place(citation: dict[str, Any], label: dict[str, Any], paragraph: int | None) -> bool:
+def places_of(label: dict[str, Any]) -> list[int | None]:
+    """The accepted DOCX paragraphs of a label: its snippet's, then those of its ``also`` snippets."""
+    path = CORPUS / label["doc"]
+    return [docx_paragraph_of(path, x["answer"]) for x in [label, *label.get("also", [])]]
+
+
+def on_place(citation: dict[str, Any], label: dict[str, Any], paragraphs: list[int | None] | None) -> bool:
+    """Does the citation land on the labelled place, or on one of the ``also`` places?"""
     loc = citation["locator"]
     if label["doc"].endswith(".docx"):
-        return paragraph is not None and loc.get("paragraphIndex") == paragraph
-    quote = citation.get("rawQuote") or citation.get("displayQuote") or ""
-    return loc.get("page") == label["page"] and norm(label["answer"]) in norm(quote)
+        return loc.get("paragraphIndex") is not None and loc.get("paragraphIndex") in (paragraphs or [])
+    quote = norm(citation.get("rawQuote") or citation.get("displayQuote") or "")
+    return any(loc.get("page") == x.get("page", label["page"]) and norm(x["answer"]) in quote
+               for x in [label, *label.get("also", [])])
 
 
 def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_k: int) -> dict[str, Any]:
@@ -130,7 +138,8 @@ def _groups(label: dict[str, Any]) -> list[str]:
     return out
 
 
-def evaluate(run: dict[str, Any], labels: list[dict[str, Any]], paragraphs: dict[str, int | None]) -> dict[str, Any]:
+def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
+             paragraphs: dict[str, list[int | None] | None]) -> dict[str, Any]:
     """recall@5, MRR and place@1 (per citation order) by group; questions without a citation; place misses."""
     per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     empty: list[str] = []
@@ -149,7 +158,7 @@ def evaluate(run: dict[str, Any], labels: list[dict[str, Any]], paragraphs: dict
             on = [i for i, c in enumerate(mine) if on_place(c, label, paragraphs[label["id"]])]
             if not on_place(firsts["current"], label, paragraphs[label["id"]]):
                 misses.append({"label": label, "first": firsts["current"], "onPlaceAt": on[0] if on else None,
-                               "ofFile": len(mine), "paragraph": paragraphs[label["id"]]})
+                               "ofFile": len(mine), "paragraph": (paragraphs[label["id"]] or [None])[0]})
         for group in _groups(label):
             per[group]["recall5"].append(1.0 if target in files[:5] else 0.0)
             per[group]["mrr"].append(1.0 / (files.index(target) + 1) if target in files else 0.0)
@@ -197,9 +206,8 @@ def main() -> int:
     args = parser.parse_args()
     files, sets = load_sets()
     labels = sets["old"] + sets["heldout"]
-    paragraphs = {q["id"]: docx_paragraph_of(CORPUS / q["doc"], q["answer"]) if q["doc"].endswith(".docx") else None
-                  for q in labels}
-    missing = [q["id"] for q in labels if q["doc"].endswith(".docx") and paragraphs[q["id"]] is None]
+    paragraphs = {q["id"]: places_of(q) if q["doc"].endswith(".docx") else None for q in labels}
+    missing = [q["id"] for q in labels if q["doc"].endswith(".docx") and None in (paragraphs[q["id"]] or [])]
     words: dict[tuple[str, str, str], int] = defaultdict(int)
     for q in labels:
         words[(q["set"], q["lang"], q["wording"])] += 1
