@@ -19,7 +19,9 @@ When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTO
 Without usable boxes the evidence is searched in the PDF's own text layer (``align``),
 and the text block of the matched passage that answers the query is the primary box
 (``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
-page without a text layer, gives a ``file`` locator: never a made-up box.
+page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
+fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
+``file`` locator with the page its Latin letters and digits were found on.
 """
 
 from __future__ import annotations
