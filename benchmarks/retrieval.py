@@ -163,7 +163,8 @@ def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
             per[group]["recall5"].append(1.0 if target in files[:5] else 0.0)
             per[group]["mrr"].append(1.0 / (files.index(target) + 1) if target in files else 0.0)
             for order_name, first in firsts.items():
-                per[group][f"place_{order_name}"].append(1.0 if on_place(first, label, paragraphs[label["id"]]) else 0.0)
+                hit = on_place(first, label, paragraphs[label["id"]])
+                per[group][f"place_{order_name}"].append(1.0 if hit else 0.0)
     return {"groups": {g: {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in m.items()}
                        for g, m in per.items()}, "empty": empty, "misses": misses}
 
@@ -185,7 +186,8 @@ def print_misses(name: str, misses: list[dict[str, Any]]) -> None:
         want = f"paragraph {m['paragraph']}" if label["doc"].endswith(".docx") else f"page {label['page']}"
         snippet = norm(label["answer"])
         in_chunk = snippet in norm(first.get("rawQuote") or "")
-        at = "not among this file's citations" if m["onPlaceAt"] is None else f"this file's citation #{m['onPlaceAt'] + 1}"
+        at = ("not among this file's citations" if m["onPlaceAt"] is None
+              else f"this file's citation #{m['onPlaceAt'] + 1}")
         print(f"  {label['id']} [{label['set']}] {label['q']!r}\n"
               f"     labelled {Path(label['doc']).name} {want} {label['answer']!r}; cited {_cited_place(first)} "
               f"(snippet in the cited chunk: {in_chunk}; on-place: {at} of {m['ofFile']})\n"

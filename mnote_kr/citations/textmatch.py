@@ -600,7 +600,8 @@ def _by_query_terms(
     if top < QUERY_SHARE and best not in quoted:
         best = min(quoted, key=lambda i: (-round(quoted[i], 9), i))
         match = Match(paras[best], round(min(1.0, quoted[best]), 4), None, match.reason, match.anchor)
-    if top < QUERY_SHARE and top > 0 and qs.get(match.paragraph.index, 0.0) < top - 1e-9:
+    current = match.paragraph.index if match.paragraph is not None else -1
+    if top < QUERY_SHARE and top > 0 and qs.get(current, 0.0) < top - 1e-9:
         # few of the query's words anywhere (a question in other words): the paragraph of the
         # passage holding most of them is still a better guess than the evidence's best line
         pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))

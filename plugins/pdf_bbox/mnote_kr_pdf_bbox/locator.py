@@ -168,10 +168,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
     m = find(doc, evidence)
     if m is None:
-        page = _page_by_latin(doc, evidence)
-        if page is not None:
+        latin_page = _page_by_latin(doc, evidence)
+        if latin_page is not None:
             return _file(req, "page only: the text layer lacks the evidence's CJK characters (a font without a "
-                              "Unicode map); its Latin letters and digits were found on this page", page)
+                              "Unicode map); its Latin letters and digits were found on this page", latin_page)
         empty = [p.number for p in doc.pages if not p.has_text]
         why = "evidence not found in the PDF text layer"
         if empty:
