@@ -370,12 +370,14 @@ def default_engine_dirs() -> dict[str, Path]:
     return {"data_dir": paths.data_dir(), "state_dir": paths.state_dir(), "cache_dir": paths.cache_dir()}
 
 
-def engine_status(state_dir: Path) -> EngineInfo | None:
+def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo | None:
     """Return the recorded engine when its server process is ours and alive, else None.
 
     A record whose server is gone is stale: the offline model service it left behind (if it is
     still ours) is stopped and the record removed. A live server that does not answer
-    ``/health`` within a few seconds is returned with ``healthy=False``.
+    ``/health`` within a few seconds is returned with ``healthy=False``. ``check_health=False``
+    skips that request (``healthy`` is then as recorded): for callers that only need the record
+    of a live process, such as the settings of a workspace served by its own server.
     """
     state_dir = Path(state_dir)
     info = read_state(state_dir)
@@ -392,6 +394,8 @@ def engine_status(state_dir: Path) -> EngineInfo | None:
                 {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
+    if not check_health:
+        return info
     for _ in range(3):
         if _health(info.url, info.api_key, timeout=2.0) is not None:
             return msgspec.structs.replace(info, healthy=True)

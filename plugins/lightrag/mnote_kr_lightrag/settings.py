@@ -59,7 +59,9 @@ def _engine_info(ctx: ProviderContext) -> Any | None:
     except ImportError:
         return None
     try:
-        return engine_status(ctx.state_dir)
+        # Only the record of a live engine is needed here: each workspace talks to its own
+        # server, whose health workspace_engine() checks (this one's /health was unused).
+        return engine_status(ctx.state_dir, check_health=False)
     except (MnoteKrError, OSError, ValueError):
         return None
 
