@@ -1,0 +1,346 @@
+"""The registry's on-disk formats: the packed binary snapshot (v3) and the JSON export (v1, v2).
+
+**Packed snapshot (v3)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
+
+    ["mnote-kr-registry", 3, workspaceId, rootUri, updatedAtMs, indexedRoots,
+     keys,      # the entries' workspace-relative paths, in registry order
+     ends,      # bin: little-endian uint64 end offset of each entry inside `entries`
+     entries]   # bin: itself a MessagePack array of the entries, each a map with the
+                #      same camelCase fields as the JSON export (defaults omitted)
+
+Loading decodes the header and the key list only: an :class:`EntryMap` keeps every entry as
+an offset into the file's bytes and decodes it on first access (a lookup by path decodes one
+entry; iterating decodes them all in one call). Saving copies the bytes of entries that were
+never replaced instead of encoding them again. Most commands touch a handful of entries, so a
+100,000-entry registry loads without building 100,000 objects (and without freeing them later).
+
+**JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
+"entries", "updatedAtMs"}`` with camelCase fields. It is what ``mnote-kr registry export``
+writes and ``registry import`` reads, and what older versions of mnote-kr stored in
+``lightrag-source-registry.json``; both still load (v1 is migrated).
+"""
+
+from __future__ import annotations
+
+import sys
+from array import array
+from collections.abc import Callable, ItemsView, Iterator, KeysView, MutableMapping, ValuesView
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from mnote_kr.errors import RegistryCorruptError
+from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
+
+MAGIC = "mnote-kr-registry"
+PACKED_VERSION = 3
+_ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
+
+
+class PackedHeader(msgspec.Struct, array_like=True):
+    """The packed snapshot as MessagePack sees it (see the module docstring)."""
+
+    magic: str
+    version: int
+    workspace_id: str
+    root_uri: str
+    updated_at_ms: int
+    indexed_roots: list[IndexedRoot]
+    keys: list[str]
+    ends: bytes
+    entries: memoryview  # a view into the file's bytes: no copy at load
+
+
+_encoder = msgspec.msgpack.Encoder()
+_header_decoder = msgspec.msgpack.Decoder(PackedHeader)
+_entry_decoder = msgspec.msgpack.Decoder(SourceEntry)
+_entries_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
+_json_decoder = msgspec.json.Decoder(RegistrySnapshot)
+_json_probe = msgspec.json.Decoder(dict)
+_json_encoder = msgspec.json.Encoder()
+
+
+class PackedEntries:
+    """The entries of one packed snapshot: read-only bytes, decoded at most once each.
+
+    Shared by every :class:`EntryMap` made from the same load (the process cache hands out
+    copies); the entries are frozen structs, so sharing the decoded ones is safe.
+    """
+
+    __slots__ = ("blob", "ends", "decoded", "path")
+
+    def __init__(self, blob: memoryview, ends: array[int], path: Path,
+                 decoded: list[SourceEntry | None] | None = None) -> None:
+        self.blob = blob
+        self.ends = ends
+        self.path = path
+        self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * len(ends)
+
+    def raw(self, i: int) -> memoryview:
+        """The encoded bytes of entry ``i``."""
+        return self.blob[self.ends[i - 1] if i else len(_ARRAY32) + 4 : self.ends[i]]
+
+    def entry(self, i: int) -> SourceEntry:
+        """Entry ``i``, decoded now if it was not yet."""
+        entry = self.decoded[i]
+        if entry is None:
+            try:
+                entry = _entry_decoder.decode(self.raw(i))
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise _corrupt(self.path, exc) from exc
+            self.decoded[i] = entry
+        return entry
+
+    def decode_all(self) -> list[SourceEntry]:
+        """Every entry, in one decoder call (what iterating a whole registry needs)."""
+        if None in self.decoded:
+            try:
+                self.decoded = _entries_decoder.decode(self.blob)  # type: ignore[assignment]
+            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+                raise _corrupt(self.path, exc) from exc
+        return self.decoded  # type: ignore[return-value]
+
+
+class EntryMap(MutableMapping[str, SourceEntry]):
+    """Registry entries keyed by workspace-relative path, decoded lazily from a packed snapshot.
+
+    Behaves like ``dict[str, SourceEntry]`` (insertion order, ``copy``); a value is either a
+    decoded entry or, until first read, the index of its bytes in :class:`PackedEntries`.
+    """
+
+    __slots__ = ("_data", "_packed")
+
+    def __init__(self, entries: dict[str, SourceEntry] | None = None) -> None:
+        self._data: dict[str, SourceEntry | int] = dict(entries) if entries else {}
+        self._packed: PackedEntries | None = None
+
+    @classmethod
+    def from_packed(cls, keys: list[str], packed: PackedEntries) -> EntryMap:
+        new = cls()
+        new._data = dict(zip(keys, range(len(keys)), strict=True))
+        new._packed = packed
+        return new
+
+    def _resolve(self, key: str, value: SourceEntry | int) -> SourceEntry:
+        if type(value) is int:
+            assert self._packed is not None
+            entry = self._packed.entry(value)
+            self._data[key] = entry  # replacing a value never changes the dict's size
+            return entry
+        return value  # type: ignore[return-value]
+
+    def _materialize(self) -> None:
+        """Decode every still-packed entry at once (before iterating values)."""
+        packed = self._packed
+        if packed is None:
+            return
+        pending = [(k, v) for k, v in self._data.items() if type(v) is int]
+        if not pending:
+            return
+        if len(pending) * 8 > len(packed.ends):  # many: one bulk decode beats one call each
+            decoded = packed.decode_all()
+            for k, i in pending:
+                self._data[k] = decoded[i]  # type: ignore[index]
+        else:
+            for k, i in pending:
+                self._data[k] = packed.entry(i)  # type: ignore[arg-type]
+
+    # -- the Mapping protocol, with dict speed where it matters
+
+    def __getitem__(self, key: str) -> SourceEntry:
+        return self._resolve(key, self._data[key])
+
+    def get(self, key: str, default: Any = None) -> Any:  # noqa: D102 - as dict.get
+        value = self._data.get(key)
+        return default if value is None else self._resolve(key, value)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self._data
+
+    def __setitem__(self, key: str, value: SourceEntry) -> None:
+        self._data[key] = value
+
+    def __delitem__(self, key: str) -> None:
+        del self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, EntryMap):
+            self._materialize()
+            other._materialize()
+            return self._data == other._data
+        if isinstance(other, dict):
+            self._materialize()
+            return self._data == other
+        return NotImplemented
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"EntryMap({len(self._data)} entries)"
+
+    def keys(self) -> KeysView[str]:
+        return self._data.keys()
+
+    def values(self) -> ValuesView[SourceEntry]:
+        self._materialize()
+        return self._data.values()  # type: ignore[return-value]
+
+    def items(self) -> ItemsView[str, SourceEntry]:
+        self._materialize()
+        return self._data.items()  # type: ignore[return-value]
+
+    def clear(self) -> None:
+        self._data.clear()
+
+    def copy(self) -> EntryMap:
+        """An independent map over the same (shared, read-only) packed bytes."""
+        new = EntryMap()
+        new._data = dict(self._data)
+        new._packed = self._packed
+        return new
+
+    def rebase(self, keys: list[str], packed: PackedEntries) -> None:
+        """Point at a freshly written snapshot holding exactly these entries (after a save)."""
+        self._data = dict(zip(keys, range(len(keys)), strict=True))
+        self._packed = packed
+
+
+# ---------------------------------------------------------------------------- packed (v3)
+
+
+def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
+                  entries: EntryMap, path: Path) -> tuple[bytes, list[str], Callable[[], PackedEntries]]:
+    """Encode a packed snapshot. Entries never replaced since the load are copied as bytes.
+
+    Returns the file's bytes, the key order, and a factory for the :class:`PackedEntries` view
+    of those bytes (the saved registry continues from the new file, its decoded entries kept).
+    """
+    keys = list(entries._data)
+    n = len(keys)
+    blob = bytearray(_ARRAY32 + n.to_bytes(4, "big"))
+    ends = array("Q")
+    decoded: list[SourceEntry | None] = []
+    packed = entries._packed
+    encode_into = _encoder.encode_into
+    for value in entries._data.values():
+        if type(value) is int:
+            assert packed is not None
+            blob += packed.raw(value)
+            decoded.append(packed.decoded[value])
+        else:
+            encode_into(value, blob, -1)
+            decoded.append(value)  # type: ignore[arg-type]
+        ends.append(len(blob))
+    if sys.byteorder != "little":
+        ends.byteswap()
+    header = PackedHeader(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms, roots, keys,
+                          ends.tobytes(), memoryview(blob))
+    data = _encoder.encode(header)
+    blob_len = len(blob)
+    del header, blob  # the file's bytes now hold the only copy the view below needs
+    if sys.byteorder != "little":
+        ends.byteswap()
+
+    def view() -> PackedEntries:
+        # The entries blob is the file's tail: a zero-copy view of the bytes just written.
+        return PackedEntries(memoryview(data)[len(data) - blob_len:], ends, path, decoded)
+
+    return data, keys, view
+
+
+def is_packed(data: bytes) -> bool:
+    """Packed snapshots start with a MessagePack array; JSON with ``{`` or whitespace."""
+    return bool(data) and 0x90 <= data[0] <= 0x9F
+
+
+def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]:
+    """Decode a packed snapshot's header and key list; entries stay packed until read."""
+    try:
+        header = _header_decoder.decode(data)
+    except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+        raise _corrupt(path, exc) from exc
+    if header.magic != MAGIC or header.version != PACKED_VERSION:
+        raise RegistryCorruptError(
+            f"Registry file is not a version-{PACKED_VERSION} mnote-kr registry: {path}", path=path,
+            hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
+    ends = array("Q")
+    ends.frombytes(header.ends)
+    if sys.byteorder != "little":
+        ends.byteswap()
+    blob = header.entries
+    if len(ends) != len(header.keys) or (ends and ends[-1] != len(blob)) or \
+            bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big"):
+        raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
+                                   path=path, hint=corrupt_hint(path))
+    return header, PackedEntries(blob, ends, path)
+
+
+# ---------------------------------------------------------------------------- JSON (v1, v2)
+
+
+def migrate(raw: dict[str, Any]) -> dict[str, Any]:
+    """Bring an older JSON snapshot's builtins up to the current schema.
+
+    v1 (the seeds' shape) called ``mtimeNs`` ``mtime`` (seconds, float) and had no
+    ``sourceId``; both are derived here.
+    """
+    version = raw.get("version", 1)
+    if version < 2:
+        from mnote_kr.core.workspace import source_id_for
+
+        for entry in raw.get("entries", []):
+            if "mtimeNs" not in entry and "mtime" in entry:
+                entry["mtimeNs"] = int(float(entry.pop("mtime") or 0) * 1_000_000_000)
+            if not entry.get("sourceId"):
+                entry["sourceId"] = source_id_for(entry.get("sourceRootRelativePath", ""))
+        raw["version"] = REGISTRY_SCHEMA_VERSION
+    return raw
+
+
+def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
+    """Decode a JSON snapshot (v2, or v1 migrated). Raises ``RegistryCorruptError``."""
+    try:
+        snap = _json_decoder.decode(data)
+        if snap.version == REGISTRY_SCHEMA_VERSION:
+            return snap
+        return msgspec.convert(migrate(msgspec.to_builtins(snap)), RegistrySnapshot)
+    except msgspec.ValidationError:
+        try:
+            raw = _json_probe.decode(data)
+            return msgspec.convert(migrate(raw), RegistrySnapshot)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path,
+                                       hint=corrupt_hint(path)) from exc
+    except msgspec.DecodeError as exc:
+        raise _corrupt(path, exc) from exc
+
+
+def encode_json(snapshot: RegistrySnapshot) -> bytes:
+    """The JSON export (v2, camelCase, the seeds' field names)."""
+    return _json_encoder.encode(snapshot)
+
+
+# ---------------------------------------------------------------------------- errors
+
+
+def rebuild_hint(index_dir: Path) -> str:
+    return (f"no older generation is kept: move {index_dir} aside, then 'mnote-kr roots add' your folders "
+            "and 'mnote-kr ingest' them again (your files are not touched)")
+
+
+def corrupt_hint(path: Path) -> str:
+    """What to do about a corrupt file: restore from ``.prev``, unless this *is* the ``.prev``."""
+    if path.name.endswith(".prev"):
+        return rebuild_hint(path.parent)
+    return f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back"
+
+
+def _corrupt(path: Path, exc: Exception) -> RegistryCorruptError:
+    return RegistryCorruptError(f"Registry file is corrupt: {path}: {exc}", path=path, hint=corrupt_hint(path))
