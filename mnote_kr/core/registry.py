@@ -147,7 +147,7 @@ class Registry:
             root_uri=self.root_uri,
             indexed_roots=self.sorted_roots(),
             entries=list(self.entries.values()),
-            updated_at_ms=now_ms(),
+            updated_at_ms=self.updated_at_ms,
         )
 
     def put(self, entry: SourceEntry) -> None:
@@ -254,12 +254,13 @@ class RegistryStore:
         """Write atomically: temp file + fsync + rename, keeping the previous generation."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
-        data, keys, view = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
-                                             registry.sorted_roots(), registry.entries, self.path)
+        encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
+                                    registry.sorted_roots(), registry.entries, self.path)
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:
-                fh.write(data)
+                for part in encoded.parts:
+                    fh.write(part)
                 fh.flush()
                 os.fsync(fh.fileno())
                 key = _identity(os.fstat(fh.fileno()))  # the same inode after the rename
@@ -282,7 +283,7 @@ class RegistryStore:
             raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
         # Continue from the bytes just written (the next save copies unchanged entries), and
         # remember them: they are what the next load would decode.
-        registry.entries.rebase(keys, view())
+        registry.entries.rebase(encoded.keys, encoded.packed)
         _remember(self.path, key, registry)
 
     @contextlib.contextmanager

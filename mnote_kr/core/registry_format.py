@@ -24,9 +24,9 @@ from __future__ import annotations
 
 import sys
 from array import array
-from collections.abc import Callable, ItemsView, Iterator, KeysView, MutableMapping, ValuesView
+from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -215,13 +215,30 @@ class EntryMap(MutableMapping[str, SourceEntry]):
 # ---------------------------------------------------------------------------- packed (v3)
 
 
-def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
-                  entries: EntryMap, path: Path) -> tuple[bytes, list[str], Callable[[], PackedEntries]]:
-    """Encode a packed snapshot. Entries never replaced since the load are copied as bytes.
+class _HeaderHead(msgspec.Struct, array_like=True):
+    """The header without its last field: the entries blob is written after it, uncopied."""
 
-    Returns the file's bytes, the key order, and a factory for the :class:`PackedEntries` view
-    of those bytes (the saved registry continues from the new file, its decoded entries kept).
-    """
+    magic: str
+    version: int
+    workspace_id: str
+    root_uri: str
+    updated_at_ms: int
+    indexed_roots: list[IndexedRoot]
+    keys: list[str]
+    ends: bytes
+
+
+class Encoded(NamedTuple):
+    """A packed snapshot ready to write: ``parts`` concatenated are the file's bytes."""
+
+    parts: tuple[bytes, bytes, bytearray]
+    keys: list[str]
+    packed: PackedEntries  # the entries as read back from these bytes (decoded ones kept)
+
+
+def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
+                  entries: EntryMap, path: Path) -> Encoded:
+    """Encode a packed snapshot. Entries never replaced since the load are copied as bytes."""
     keys = list(entries._data)
     n = len(keys)
     blob = bytearray(_ARRAY32 + n.to_bytes(4, "big"))
@@ -240,19 +257,15 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
         ends.append(len(blob))
     if sys.byteorder != "little":
         ends.byteswap()
-    header = PackedHeader(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms, roots, keys,
-                          ends.tobytes(), memoryview(blob))
-    data = _encoder.encode(header)
-    blob_len = len(blob)
-    del header, blob  # the file's bytes now hold the only copy the view below needs
+    head = bytearray(_encoder.encode(_HeaderHead(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms,
+                                                 roots, keys, ends.tobytes())))
     if sys.byteorder != "little":
         ends.byteswap()
-
-    def view() -> PackedEntries:
-        # The entries blob is the file's tail: a zero-copy view of the bytes just written.
-        return PackedEntries(memoryview(data)[len(data) - blob_len:], ends, path, decoded)
-
-    return data, keys, view
+    # One more array element: the entries blob as bin 32 (0x99 = fixarray of 9, was 8).
+    assert head[0] == 0x98
+    head[0] = 0x99
+    bin32 = b"\xc6" + len(blob).to_bytes(4, "big")
+    return Encoded((bytes(head), bin32, blob), keys, PackedEntries(memoryview(blob), ends, path, decoded))
 
 
 def is_packed(data: bytes) -> bool:
