@@ -531,7 +531,8 @@ def registry_import(obj: Ctx, file: str) -> None:
     try:
         data = source.read_bytes()
     except OSError as exc:
-        raise UsageError(f"Cannot read {source}: {exc.strerror}", hint="give a file written by 'mnote-kr registry export'") from exc
+        raise UsageError(f"Cannot read {source}: {exc.strerror}",
+                         hint="give a file written by 'mnote-kr registry export'") from exc
     host = obj.host()
     imported = host.store.import_json(data, source)
     click.echo(f"Imported {len(imported.entries)} entries and {len(imported.roots)} indexed roots from {source} "

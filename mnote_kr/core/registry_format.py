@@ -22,11 +22,12 @@ writes and ``registry import`` reads, and what older versions of mnote-kr stored
 
 from __future__ import annotations
 
+import gc
 import sys
 from array import array
 from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar, overload
 
 import msgspec
 
@@ -35,6 +36,7 @@ from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapsh
 
 MAGIC = "mnote-kr-registry"
 PACKED_VERSION = 3
+_T = TypeVar("_T")
 _ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
 
 
@@ -95,10 +97,15 @@ class PackedEntries:
     def decode_all(self) -> list[SourceEntry]:
         """Every entry, in one decoder call (what iterating a whole registry needs)."""
         if None in self.decoded:
+            gc_was_enabled = gc.isenabled()
+            gc.disable()  # 100k acyclic objects: collections during the decode are pure overhead
             try:
                 self.decoded = _entries_decoder.decode(self.blob)  # type: ignore[assignment]
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
+            finally:
+                if gc_was_enabled:
+                    gc.enable()
         return self.decoded  # type: ignore[return-value]
 
 
@@ -140,18 +147,27 @@ class EntryMap(MutableMapping[str, SourceEntry]):
             return
         if len(pending) * 8 > len(packed.ends):  # many: one bulk decode beats one call each
             decoded = packed.decode_all()
+            if len(pending) == len(decoded) == len(self._data):  # untouched since the load
+                self._data = dict(zip(self._data, decoded, strict=True))
+                return
             for k, i in pending:
-                self._data[k] = decoded[i]  # type: ignore[index]
+                self._data[k] = decoded[i]
         else:
             for k, i in pending:
-                self._data[k] = packed.entry(i)  # type: ignore[arg-type]
+                self._data[k] = packed.entry(i)
 
     # -- the Mapping protocol, with dict speed where it matters
 
     def __getitem__(self, key: str) -> SourceEntry:
         return self._resolve(key, self._data[key])
 
-    def get(self, key: str, default: Any = None) -> Any:  # noqa: D102 - as dict.get
+    @overload
+    def get(self, key: str, /) -> SourceEntry | None: ...
+    @overload
+    def get(self, key: str, /, default: SourceEntry | _T) -> SourceEntry | _T: ...
+
+    def get(self, key: str, /, default: object = None) -> object:
+        """As ``dict.get``; decodes the entry if it is still packed."""
         value = self._data.get(key)
         return default if value is None else self._resolve(key, value)
 
