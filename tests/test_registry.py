@@ -46,8 +46,8 @@ def test_save_and_load_round_trip_keeps_every_field(tmp_path: Path) -> None:
     assert loaded.entries["a/b.pdf"].status == "processed"
     packed = msgspec.msgpack.decode(store.path.read_bytes())  # any MessagePack reader can open it
     assert packed[:2] == ["mnote-kr-registry", 3] and packed[6] == ["a/b.pdf"]
-    on_disk = msgspec.msgpack.decode(packed[8])  # the entries blob: an array of camelCase maps
-    assert on_disk[0]["sourceRootRelativePath"] == "a/b.pdf" and on_disk[0]["chunkIds"] == ["doc-1-chunk-000"]
+    on_disk = msgspec.msgpack.decode(packed[9])  # the entries blob: chunks of camelCase maps
+    assert on_disk[0][0]["sourceRootRelativePath"] == "a/b.pdf" and on_disk[0][0]["chunkIds"] == ["doc-1-chunk-000"]
     raw = json.loads(store.export_json())
     assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase export
 

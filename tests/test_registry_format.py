@@ -10,7 +10,7 @@ import pytest
 
 from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore
-from mnote_kr.core.registry_format import EntryMap
+from mnote_kr.core.registry_format import CHUNK, EntryMap
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import SourceEntry
 
@@ -20,8 +20,8 @@ def entry(rel: str, **kw: object) -> SourceEntry:
 
 
 def fill(store: RegistryStore, n: int) -> list[SourceEntry]:
-    made = [entry(f"d/{i:03d}.pdf", status="processed", size=i, chunk_ids=[f"chunk-{i}-{c}" for c in range(i % 3)],
-                  light_rag_file_path=f"{i:03d}.pdf") for i in range(n)]
+    made = [entry(f"d/{i:04d}.pdf", status="processed", size=i, chunk_ids=[f"chunk-{i}-{c}" for c in range(i % 3)],
+                  light_rag_file_path=f"{i:04d}.pdf") for i in range(n)]
     with store.transaction() as reg:
         for e in made:
             reg.put(e)
@@ -51,13 +51,14 @@ LEGACY_V2 = {
 
 def test_a_lookup_decodes_one_entry_and_iterating_decodes_all(tmp_path: Path) -> None:
     store = RegistryStore(tmp_path / "index")
-    made = fill(store, 50)
+    made = fill(store, 600)
     reg = cold_load(store)
     packed = reg.entries._packed
-    assert packed is not None and len(reg.entries) == 50 and "d/007.pdf" in reg.entries
+    assert packed is not None and len(reg.entries) == 600 and "d/0007.pdf" in reg.entries
     assert sum(e is not None for e in packed.decoded) == 0  # load decoded no entry
-    assert reg.entries["d/007.pdf"] == made[7]
-    assert sum(e is not None for e in packed.decoded) == 1
+    assert reg.entries["d/0307.pdf"] == made[307]
+    assert sum(e is not None for e in packed.decoded) == CHUNK  # only the chunk holding it
+    assert packed.decoded[256] is not None and packed.decoded[255] is None and packed.decoded[512] is None
     assert list(reg.entries.values()) == made  # registry order kept
     assert reg.entries == {e.source_root_relative_path: e for e in made}
 
@@ -68,26 +69,31 @@ def test_entry_map_behaves_like_a_dict_and_copies_are_independent(tmp_path: Path
     reg = cold_load(store)
     other = store.load()  # from the cache: shares the packed bytes
     assert reg.entries.get("nope") is None and reg.entries.get("nope", 1) == 1
-    assert reg.entries.pop("d/001.pdf") == made[1]
-    del reg.entries["d/002.pdf"]
+    assert reg.entries.pop("d/0001.pdf") == made[1]
+    del reg.entries["d/0002.pdf"]
     reg.entries["new.md"] = entry("new.md")
-    assert list(reg.entries) == ["d/000.pdf", "d/003.pdf", "d/004.pdf", "new.md"]
+    assert list(reg.entries) == ["d/0000.pdf", "d/0003.pdf", "d/0004.pdf", "new.md"]
     assert [k for k, _ in reg.entries.items()] == list(reg.entries.keys())
     assert set(other.entries) == {e.source_root_relative_path for e in made}
     assert isinstance(reg.entries, EntryMap) and len(reg.entries.copy()) == 4
 
 
-def test_saving_after_a_load_keeps_unchanged_entries_and_the_one_change(tmp_path: Path) -> None:
+def test_saving_after_a_load_keeps_unchanged_entries_and_the_changes(tmp_path: Path) -> None:
     store = RegistryStore(tmp_path / "index")
-    made = fill(store, 30)
+    made = fill(store, 700)
     with store.transaction() as reg:
-        reg.update("d/010.pdf", status="failed", last_error="boom")
-        del reg.entries["d/011.pdf"]
+        changed = reg.update("d/0300.pdf", status="failed", last_error="boom")
+        del reg.entries["d/0010.pdf"]
+        reg.put(entry("z/new.md"))
+    expected = [changed if e.source_root_relative_path == "d/0300.pdf" else e
+                for e in made if e.source_root_relative_path != "d/0010.pdf"] + [entry("z/new.md")]
     loaded = cold_load(store)
-    assert loaded.entries["d/010.pdf"].last_error == "boom" and loaded.entries["d/010.pdf"].status == "failed"
-    assert "d/011.pdf" not in loaded.entries and len(loaded.entries) == 29
-    expected = [e for e in made if e.source_root_relative_path not in ("d/010.pdf", "d/011.pdf")]
-    assert [e for e in loaded.entries.values() if e.status == "processed"] == expected
+    assert len(loaded.entries) == 700 and "d/0010.pdf" not in loaded.entries
+    assert loaded.entries["d/0300.pdf"].last_error == "boom" and loaded.entries["z/new.md"] == entry("z/new.md")
+    assert list(loaded.entries.values()) == expected
+    with store.transaction() as reg:  # unchanged: every chunk is copied, and still decodes the same
+        pass
+    assert list(cold_load(store).entries.values()) == expected
 
 
 def test_a_damaged_entry_is_a_registry_error_naming_the_file(tmp_path: Path) -> None:
@@ -119,7 +125,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x99" and not legacy.exists()
+    assert store.path.read_bytes()[:1] == b"\x9a" and not legacy.exists()
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -134,7 +140,7 @@ def test_export_is_the_seeds_json_and_import_round_trips_it(tmp_path: Path) -> N
     exported = json.loads(store.export_json())
     assert exported["version"] == 2 and exported["workspaceId"] == "ws-a"
     first = exported["entries"][1]
-    assert first["sourceRootRelativePath"] == "d/001.pdf" and first["lightRagFilePath"] == "001.pdf"
+    assert first["sourceRootRelativePath"] == "d/0001.pdf" and first["lightRagFilePath"] == "0001.pdf"
     assert first["chunkIds"] == ["chunk-1-0"] and first["status"] == "processed"
     other = RegistryStore(tmp_path / "b")
     fill(other, 2)
@@ -142,7 +148,7 @@ def test_export_is_the_seeds_json_and_import_round_trips_it(tmp_path: Path) -> N
     assert list(imported.entries.values()) == made
     again = cold_load(other)
     assert list(again.entries.values()) == made and again.workspace_id == "ws-a"
-    assert set(other.load_previous().entries) == {"d/000.pdf", "d/001.pdf"}  # what it replaced
+    assert set(other.load_previous().entries) == {"d/0000.pdf", "d/0001.pdf"}  # what it replaced
 
 
 def test_import_of_a_non_registry_file_changes_nothing(tmp_path: Path) -> None:

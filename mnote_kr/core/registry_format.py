@@ -4,15 +4,17 @@
 
     ["mnote-kr-registry", 3, workspaceId, rootUri, updatedAtMs, indexedRoots,
      keys,      # the entries' workspace-relative paths, in registry order
-     ends,      # bin: little-endian uint64 end offset of each entry inside `entries`
-     entries]   # bin: itself a MessagePack array of the entries, each a map with the
-                #      same camelCase fields as the JSON export (defaults omitted)
+     starts,    # bin: little-endian uint64 index of each chunk's first entry, then the count
+     ends,      # bin: little-endian uint64 end offset of each chunk inside `entries`
+     entries]   # bin: itself a MessagePack array of chunks (arrays of at most 256 entries),
+                #      each entry a map with the JSON export's camelCase fields (defaults omitted)
 
 Loading decodes the header and the key list only: an :class:`EntryMap` keeps every entry as
-an offset into the file's bytes and decodes it on first access (a lookup by path decodes one
-entry; iterating decodes them all in one call). Saving copies the bytes of entries that were
-never replaced instead of encoding them again. Most commands touch a handful of entries, so a
-100,000-entry registry loads without building 100,000 objects (and without freeing them later).
+an index into the file's bytes and decodes its chunk on first access (a lookup by path decodes
+one chunk; iterating decodes them all in one call). Saving copies the bytes of chunks whose
+entries were all left unchanged instead of encoding them again. Most commands touch a handful of
+entries, so a 100,000-entry registry loads without building 100,000 objects (and without freeing
+them later).
 
 **JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
 "entries", "updatedAtMs"}`` with camelCase fields. It is what ``mnote-kr registry export``
@@ -25,9 +27,11 @@ from __future__ import annotations
 import gc
 import sys
 from array import array
+from bisect import bisect_right
 from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
+from itertools import chain
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, overload
+from typing import Any, NamedTuple, TypeVar, cast, overload
 
 import msgspec
 
@@ -38,6 +42,9 @@ MAGIC = "mnote-kr-registry"
 PACKED_VERSION = 3
 _T = TypeVar("_T")
 _ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
+#: Entries per chunk. A lookup decodes one chunk; a save encodes (or copies) whole chunks, so
+#: the per-entry Python work of both is gone while a lookup stays in the tens of microseconds.
+CHUNK = 256
 
 
 class PackedHeader(msgspec.Struct, array_like=True):
@@ -50,6 +57,7 @@ class PackedHeader(msgspec.Struct, array_like=True):
     updated_at_ms: int
     indexed_roots: list[IndexedRoot]
     keys: list[str]
+    starts: bytes
     ends: bytes
     entries: memoryview  # a view into the file's bytes: no copy at load
 
@@ -57,42 +65,63 @@ class PackedHeader(msgspec.Struct, array_like=True):
 _encoder = msgspec.msgpack.Encoder()
 _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
 _entry_decoder = msgspec.msgpack.Decoder(SourceEntry)
-_entries_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
+_chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
+_chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
 _json_probe = msgspec.json.Decoder(dict)
 _json_encoder = msgspec.json.Encoder()
 
 
 class PackedEntries:
-    """The entries of one packed snapshot: read-only bytes, decoded at most once each.
+    """The entries of one packed snapshot: read-only bytes in chunks, decoded at most once each.
 
     Shared by every :class:`EntryMap` made from the same load (the process cache hands out
     copies); the entries are frozen structs, so sharing the decoded ones is safe.
     """
 
-    __slots__ = ("blob", "ends", "decoded", "path")
+    __slots__ = ("blob", "starts", "ends", "decoded", "path")
 
-    def __init__(self, blob: memoryview, ends: array[int], path: Path,
+    def __init__(self, blob: memoryview, starts: array[int], ends: array[int], path: Path,
                  decoded: list[SourceEntry | None] | None = None) -> None:
         self.blob = blob
-        self.ends = ends
+        self.starts = starts  # index of each chunk's first entry, then the entry count
+        self.ends = ends  # byte offset in ``blob`` where each chunk ends
         self.path = path
-        self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * len(ends)
+        self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * starts[-1]
 
-    def raw(self, i: int) -> memoryview:
-        """The encoded bytes of entry ``i``."""
-        return self.blob[self.ends[i - 1] if i else len(_ARRAY32) + 4 : self.ends[i]]
+    def chunk_of(self, i: int) -> int:
+        return bisect_right(self.starts, i) - 1
+
+    def raw_chunk(self, c: int) -> memoryview:
+        """The encoded bytes of chunk ``c`` (a MessagePack array of entries)."""
+        return self.blob[self.ends[c - 1] if c else len(_ARRAY32) + 4 : self.ends[c]]
+
+    def whole_chunk_at(self, values: list[SourceEntry | int], j: int) -> int:
+        """The length of the chunk that ``values[j:]`` repeats unchanged from its start, else 0."""
+        first = values[j]
+        if type(first) is not int:
+            return 0
+        c = self.chunk_of(first)
+        start, stop = self.starts[c], self.starts[c + 1]
+        if first != start or values[j : j + stop - start] != list(range(start, stop)):
+            return 0
+        return stop - start
 
     def entry(self, i: int) -> SourceEntry:
-        """Entry ``i``, decoded now if it was not yet."""
+        """Entry ``i``, its chunk decoded now if it was not yet."""
         entry = self.decoded[i]
         if entry is None:
+            c = self.chunk_of(i)
+            start, stop = self.starts[c], self.starts[c + 1]
             try:
-                entry = _entry_decoder.decode(self.raw(i))
+                chunk = _chunk_decoder.decode(self.raw_chunk(c))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
-            self.decoded[i] = entry
-        return entry
+            if len(chunk) != stop - start:
+                raise _corrupt(self.path, ValueError(f"chunk {c} holds {len(chunk)} entries, not {stop - start}"))
+            self.decoded[start:stop] = chunk
+            entry = self.decoded[i]
+        return entry  # type: ignore[return-value]
 
     def decode_all(self) -> list[SourceEntry]:
         """Every entry, in one decoder call (what iterating a whole registry needs)."""
@@ -100,12 +129,15 @@ class PackedEntries:
             gc_was_enabled = gc.isenabled()
             gc.disable()  # 100k acyclic objects: collections during the decode are pure overhead
             try:
-                self.decoded = _entries_decoder.decode(self.blob)  # type: ignore[assignment]
+                flat = list(chain.from_iterable(_chunks_decoder.decode(self.blob)))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
             finally:
                 if gc_was_enabled:
                     gc.enable()
+            if len(flat) != len(self.decoded):
+                raise _corrupt(self.path, ValueError(f"{len(flat)} entries, the index says {len(self.decoded)}"))
+            self.decoded = flat  # type: ignore[assignment]
         return self.decoded  # type: ignore[return-value]
 
 
@@ -241,6 +273,7 @@ class _HeaderHead(msgspec.Struct, array_like=True):
     updated_at_ms: int
     indexed_roots: list[IndexedRoot]
     keys: list[str]
+    starts: bytes
     ends: bytes
 
 
@@ -254,34 +287,64 @@ class Encoded(NamedTuple):
 
 def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
                   entries: EntryMap, path: Path) -> Encoded:
-    """Encode a packed snapshot. Entries never replaced since the load are copied as bytes."""
+    """Encode a packed snapshot. Chunks whose entries all are unchanged are copied as bytes."""
     keys = list(entries._data)
-    n = len(keys)
-    blob = bytearray(_ARRAY32 + n.to_bytes(4, "big"))
-    ends = array("Q")
+    values = list(entries._data.values())
+    n = len(values)
+    blob = bytearray(len(_ARRAY32) + 4)  # the chunk count is known at the end
+    starts, ends = array("Q", [0]), array("Q")
     decoded: list[SourceEntry | None] = []
-    packed = entries._packed
+    old = entries._packed
     encode_into = _encoder.encode_into
-    for value in entries._data.values():
-        if type(value) is int:
-            assert packed is not None
-            blob += packed.raw(value)
-            decoded.append(packed.decoded[value])
+    j = 0
+    while j < n:
+        reused = old.whole_chunk_at(values, j) if old is not None else 0
+        if reused:
+            assert old is not None
+            first = cast(int, values[j])
+            blob += old.raw_chunk(old.chunk_of(first))
+            decoded += old.decoded[first : first + reused]
+            j += reused
         else:
-            encode_into(value, blob, -1)
-            decoded.append(value)  # type: ignore[arg-type]
+            group = values[j : j + CHUNK]
+            if old is not None:
+                # Stop before the next whole old chunk (copied as is); decode packed stragglers.
+                for k in range(1, len(group)):
+                    if old.whole_chunk_at(values, j + k):
+                        group = group[:k]
+                        break
+                group = [old.entry(v) if type(v) is int else v for v in group]
+            encode_into(group, blob, -1)
+            decoded += cast(list[SourceEntry], group)
+            j += len(group)
         ends.append(len(blob))
-    if sys.byteorder != "little":
-        ends.byteswap()
+        starts.append(j)
+    blob[: len(_ARRAY32) + 4] = _ARRAY32 + len(ends).to_bytes(4, "big")
     head = bytearray(_encoder.encode(_HeaderHead(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms,
-                                                 roots, keys, ends.tobytes())))
-    if sys.byteorder != "little":
-        ends.byteswap()
-    # One more array element: the entries blob as bin 32 (0x99 = fixarray of 9, was 8).
-    assert head[0] == 0x98
-    head[0] = 0x99
+                                                 roots, keys, _le(starts), _le(ends))))
+    # One more array element: the entries blob as bin 32 (0x9a = fixarray of 10, was 9).
+    assert head[0] == 0x99
+    head[0] = 0x9A
     bin32 = b"\xc6" + len(blob).to_bytes(4, "big")
-    return Encoded((bytes(head), bin32, blob), keys, PackedEntries(memoryview(blob), ends, path, decoded))
+    return Encoded((bytes(head), bin32, blob), keys,
+                   PackedEntries(memoryview(blob), starts, ends, path, decoded))
+
+
+def _le(numbers: array[int]) -> bytes:
+    """Little-endian bytes of an array of uint64."""
+    if sys.byteorder == "little":
+        return numbers.tobytes()
+    swapped = array("Q", numbers)
+    swapped.byteswap()
+    return swapped.tobytes()
+
+
+def _from_le(data: bytes) -> array[int]:
+    numbers = array("Q")
+    numbers.frombytes(data)
+    if sys.byteorder != "little":
+        numbers.byteswap()
+    return numbers
 
 
 def is_packed(data: bytes) -> bool:
@@ -299,16 +362,12 @@ def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]
         raise RegistryCorruptError(
             f"Registry file is not a version-{PACKED_VERSION} mnote-kr registry: {path}", path=path,
             hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
-    ends = array("Q")
-    ends.frombytes(header.ends)
-    if sys.byteorder != "little":
-        ends.byteswap()
-    blob = header.entries
-    if len(ends) != len(header.keys) or (ends and ends[-1] != len(blob)) or \
-            bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big"):
+    starts, ends, blob = _from_le(header.starts), _from_le(header.ends), header.entries
+    if len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != len(header.keys) \
+            or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big"):
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
-    return header, PackedEntries(blob, ends, path)
+    return header, PackedEntries(blob, starts, ends, path)
 
 
 # ---------------------------------------------------------------------------- JSON (v1, v2)
