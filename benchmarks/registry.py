@@ -13,9 +13,10 @@ decodes the file) in two ways, each with its ratio:
   * round trip + one lookup by path: what most commands do (``locate``, ``open``, one ``ingest``);
     the packed snapshot decodes only its key list, and the looked-up entry on first read;
   * round trip + every entry read: what ``status`` or a full sync does (all entries decoded).
-Apart: a cold load in a FRESH PROCESS (file not in any process cache; the OS page cache is warm
-for both sides), the WARM load (unchanged file, what a long-running ``serve``/``watch`` sees),
-a save after changing one entry, and the file sizes.
+The previous format (one JSON snapshot, every entry decoded at load) is measured in the same
+rounds, for old-vs-new in one run. Apart: a cold load in a FRESH PROCESS (file not in any
+process cache; the OS page cache is warm for both sides), the WARM load (unchanged file, what a
+long-running ``serve``/``watch`` sees), a save after changing one entry, and the file sizes.
 Target: >= 3x faster than the fair stdlib baseline and < 0.5 s per cold round trip.
 """
 
@@ -37,6 +38,7 @@ from typing import Any
 import msgspec
 
 from mnote_kr.core import registry as registry_module
+from mnote_kr.core import registry_format
 from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SourceEntry
 
@@ -106,6 +108,20 @@ def store_round_trip(store: RegistryStore, fresh: Registry, held: list, *, read_
     return time.perf_counter() - t0
 
 
+def previous_format_round_trip(path: Path, fresh: Registry, held: list) -> float:
+    """The format before this one, still the import/legacy path: one msgspec JSON snapshot,
+    every entry decoded at load (what every command paid until the packed snapshot)."""
+    t0 = time.perf_counter()
+    with open(path, "wb") as fh:
+        fh.write(registry_format.encode_json(fresh.snapshot()))
+        fh.flush()
+        os.fsync(fh.fileno())
+    loaded = registry_module.decode_snapshot(path.read_bytes(), path)
+    held[:] = [loaded]
+    assert len(loaded.entries) == N and loaded.entries[PROBE].status == "processed"
+    return time.perf_counter() - t0
+
+
 def timed(fn: Any) -> float:
     t0 = time.perf_counter()
     fn()
@@ -151,7 +167,8 @@ def fresh_process(kind: str, path: Path) -> tuple[float, float]:
 def main() -> int:
     snap = make_snapshot(N)
     builtins = msgspec.to_builtins(snap)
-    results: dict[str, list[float]] = {k: [] for k in ("base_lookup", "ours_lookup", "base_all", "ours_all")}
+    results: dict[str, list[float]] = {k: [] for k in ("base_lookup", "ours_lookup", "base_all", "ours_all",
+                                                       "previous")}
     with tempfile.TemporaryDirectory() as tmp:
         store = RegistryStore(Path(tmp) / "index")
         plain = Path(tmp) / "plain.json"
@@ -162,6 +179,8 @@ def main() -> int:
                 results["base_" + suffix].append(stdlib_round_trip(plain, builtins, held_base, read_all=read_all))
                 fresh = Registry(snap)  # entry structs only: the save encodes every one
                 results["ours_" + suffix].append(store_round_trip(store, fresh, held_ours, read_all=read_all))
+            results["previous"].append(previous_format_round_trip(Path(tmp) / "previous.json", Registry(snap),
+                                                                  held_ours))
         held_base.clear()
         held_ours.clear()
         # Warm: an unchanged file is served from the process cache.
@@ -200,6 +219,9 @@ def main() -> int:
         print(f"    baseline stdlib json.dumps+json.loads (dicts): {b:.3f} s")
         print(f"    mnote-kr RegistryStore, cold:                  {o:.3f} s   "
               f"{b / o:.1f}x the baseline (target >= 3x), {'OK' if o < 0.5 else 'OVER'} (target < 0.5 s)")
+    print("  the previous format (one JSON snapshot, all entries decoded), save + cold load + lookup:")
+    print(f"    {med['previous']:.3f} s   {med['base_lookup'] / med['previous']:.1f}x the baseline; "
+          f"the packed snapshot takes {med['ours_lookup'] / med['previous']:.2f} of its time")
     fb = [statistics.median(x[k] for x in fresh_base) for k in (0, 1)]
     fo = [statistics.median(x[k] for x in fresh_ours) for k in (0, 1)]
     print("  cold load in a fresh process (median of 3; interpreter start-up excluded):")
