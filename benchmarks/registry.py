@@ -108,14 +108,31 @@ def store_round_trip(store: RegistryStore, fresh: Registry, held: list, *, read_
     return time.perf_counter() - t0
 
 
+def atomic_write(path: Path, data: bytes) -> None:
+    """What ``RegistryStore.save`` did with the JSON snapshot: temp file, fsync, the current file
+    kept as ``.prev`` (hard link), rename, directory fsync."""
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+    if path.exists():
+        prev = path.with_name(path.name + ".prev")
+        prev.unlink(missing_ok=True)
+        os.link(path, prev)
+    os.replace(tmp, path)
+    fd = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
 def previous_format_round_trip(path: Path, fresh: Registry, held: list) -> float:
     """The format before this one, still the import/legacy path: one msgspec JSON snapshot,
     every entry decoded at load (what every command paid until the packed snapshot)."""
     t0 = time.perf_counter()
-    with open(path, "wb") as fh:
-        fh.write(registry_format.encode_json(fresh.snapshot()))
-        fh.flush()
-        os.fsync(fh.fileno())
+    atomic_write(path, registry_format.encode_json(fresh.snapshot()))
     loaded = registry_module.decode_snapshot(path.read_bytes(), path)
     held[:] = [loaded]
     assert len(loaded.entries) == N and loaded.entries[PROBE].status == "processed"

@@ -109,8 +109,9 @@ def decode_snapshot(data: bytes, path: Path) -> Registry:
 class Registry:
     """An in-memory registry: indexed roots and entries keyed by workspace-relative path.
 
-    ``entries`` is an :class:`~mnote_kr.core.registry_format.EntryMap`: a dict-like map that
-    decodes an entry from the packed file the first time it is read.
+    ``entries`` is an :class:`~mnote_kr.core.registry_format.EntryMap`: a ``MutableMapping``
+    in insertion order that decodes an entry from the packed file the first time it is read.
+    It is not a ``dict``: where one is needed (``msgspec.to_builtins``), use ``dict(reg.entries)``.
     """
 
     def __init__(self, snapshot: RegistrySnapshot) -> None:
