@@ -189,17 +189,18 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         store = RegistryStore(Path(tmp) / "index")
         plain = Path(tmp) / "plain.json"
-        held_base: list = []
-        held_ours: list = []
-        for _ in range(ROUNDS):  # interleaved, so drift on a shared machine hits both sides
+        # What each series loaded last round: it frees it in its own next round (equal accounting).
+        held: dict[str, list] = {k: [] for k in results}
+        for _ in range(ROUNDS):  # interleaved, so drift on a shared machine hits all sides
             for read_all, suffix in ((False, "lookup"), (True, "all")):
-                results["base_" + suffix].append(stdlib_round_trip(plain, builtins, held_base, read_all=read_all))
+                results["base_" + suffix].append(
+                    stdlib_round_trip(plain, builtins, held["base_" + suffix], read_all=read_all))
                 fresh = Registry(snap)  # entry structs only: the save encodes every one
-                results["ours_" + suffix].append(store_round_trip(store, fresh, held_ours, read_all=read_all))
-            results["previous"].append(previous_format_round_trip(Path(tmp) / "previous.json", Registry(snap),
-                                                                  held_ours))
-        held_base.clear()
-        held_ours.clear()
+                results["ours_" + suffix].append(
+                    store_round_trip(store, fresh, held["ours_" + suffix], read_all=read_all))
+            results["previous"].append(
+                previous_format_round_trip(Path(tmp) / "previous.json", Registry(snap), held["previous"]))
+        held.clear()
         # Warm: an unchanged file is served from the process cache.
         store.load()
         warm = [timed(lambda: store.load().entries[PROBE]) for _ in range(ROUNDS)]
