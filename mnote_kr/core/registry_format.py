@@ -177,7 +177,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         pending = [(k, v) for k, v in self._data.items() if type(v) is int]
         if not pending:
             return
-        if len(pending) * 8 > len(packed.ends):  # many: one bulk decode beats one call each
+        if len(pending) * 8 > len(packed.decoded):  # many: one bulk decode beats chunk by chunk
             decoded = packed.decode_all()
             if len(pending) == len(decoded) == len(self._data):  # untouched since the load
                 self._data = dict(zip(self._data, decoded, strict=True))
