@@ -170,3 +170,16 @@ def test_the_v1_seed_shape_imports(tmp_path: Path) -> None:
     reg = store.import_json(json.dumps(v1).encode(), tmp_path / "v1.json")
     got = cold_load(store).entries["a.pdf"]
     assert got == reg.entries["a.pdf"] and got.mtime_ns == 2_500_000_000 and got.source_id.startswith("src-")
+
+
+def test_iterating_a_mostly_replaced_map_decodes_only_the_chunks_still_needed(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 600)
+    reg = cold_load(store)
+    replaced = [msgspec.structs.replace(e, retry_count=7) for e in made[:590]]
+    for e in replaced:
+        reg.put(e)
+    packed = reg.entries._packed
+    assert packed is not None
+    assert list(reg.entries.values()) == replaced + made[590:]
+    assert packed.decoded[599] is not None and packed.decoded[0] is None  # the last chunk only
