@@ -133,6 +133,8 @@ class TextDocument(Generic[P]):
     paragraphs: list[P]
     df: Counter[str] = field(init=False, repr=False, compare=False)
     postings: dict[str, list[int]] = field(init=False, repr=False, compare=False)
+    #: posting lists of common words as sets, made on first use (``_add_common``)
+    posting_sets: dict[str, frozenset[int]] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         df: Counter[str] = Counter()
@@ -149,6 +151,7 @@ class TextDocument(Generic[P]):
                     lst.append(pos)
         self.df = df
         self.postings = postings
+        self.posting_sets = {}
 
     def idf(self, token: str) -> float:
         """Inverse paragraph frequency; a token absent from the document weighs most."""
@@ -175,6 +178,12 @@ class Scope:
 # --------------------------------------------------------------------------- matching
 
 THRESHOLD = 0.5
+#: Recall below which a paragraph counts for nothing: its selection score (recall x weight
+#: <= recall) falls under the 0.15 every candidate needs, and its confidence under any
+#: threshold. ``_recalls`` drops such paragraphs early (never one within 0.03 of the best,
+#: so the lines an evidence line "came from" stay the same): a long document's mid-frequency
+#: words otherwise put thousands of paragraphs through the common-word pass.
+FLOOR = 0.15
 WINDOW = 90  # characters each side of a query occurrence
 FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
 MIN_ANCHOR_TOKENS = 3
@@ -283,39 +292,101 @@ def build_anchors(
     return anchors, occ
 
 
+_SCALE = 1 << 24  # idf weights as integers: sums are exact, whatever order the words come in
+
+
 def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) -> tuple[dict[int, float], float]:
-    """idf-weighted recall of ``toks`` by every paragraph that shares a token.
+    """idf-weighted recall of ``toks`` by every paragraph that shares a token and can matter.
 
     Very common tokens are checked only on paragraphs a rarer token already found, so a
-    long document does not walk huge posting lists (they weigh little anyway).
+    long document does not walk huge posting lists (they weigh little anyway). Paragraphs
+    whose recall stays under ``FLOOR`` and 0.03 below the best are left out: they change no
+    outcome. Most of them are found without walking their postings: a paragraph that holds
+    none of the anchor's heavier words cannot reach ``FLOOR`` on the light ones alone, so
+    only the heavy words' postings are walked and the light words are checked on the
+    paragraphs found (the MaxScore idea of search engines). Weights are summed as integers,
+    so a recall never depends on the order of a set (hash seed) or of the walk.
     """
-    total = 0.0
-    acc: dict[int, float] = {}
+    w = {t: round(idf[t] * _SCALE) for t in toks}
+    total = sum(w.values())
+    rare: list[str] = []
     common: list[str] = []
     limit = max(50, len(doc.paragraphs) // 20)
-    for t in sorted(toks):  # a fixed order: float sums must not depend on set order (hash seed)
-        w = idf[t]
-        total += w
-        post = doc.postings.get(t)
+    postings = doc.postings
+    for t in sorted(toks):
+        post = postings.get(t)
         if post:
-            if len(post) > limit:
-                common.append(t)
-                continue
-            for i in post:
-                acc[i] = acc.get(i, 0.0) + w
+            (common if len(post) > limit else rare).append(t)
     if total <= 0:
         return {}, 0.0
+    acc = _recalls_pruned(doc, rare, common, w, total) if rare else None
+    if acc is None:
+        acc = {}
+        for t in rare:
+            wt = w[t]
+            for i in postings[t]:
+                acc[i] = acc.get(i, 0) + wt
+        if common:
+            if not acc:  # only common words: fall back to the full walk
+                for t in common:
+                    wt = w[t]
+                    for i in postings[t]:
+                        acc[i] = acc.get(i, 0) + wt
+            else:
+                # a paragraph that cannot reach the cut-off even with every common word is
+                # dropped before the common words are checked on it
+                cut = min(FLOOR * total, max(acc.values()) - 0.03 * total) - sum(w[t] for t in common)
+                acc = {i: v for i, v in acc.items() if v >= cut}
+                _add_common(doc, acc, common, w)
+    if not acc:
+        return {}, total / _SCALE
+    keep = min(FLOOR * total, max(acc.values()) - 0.03 * total)
+    return {i: v / total for i, v in acc.items() if v >= keep}, total / _SCALE
+
+
+def _add_common(doc: TextDocument[P], acc: dict[int, int], common: list[str], w: dict[str, int]) -> None:
+    """Add the common words' weights to the paragraphs already in ``acc``."""
+    keys = acc.keys()
+    sets = doc.posting_sets
+    for t in common:
+        ps = sets.get(t)
+        if ps is None:
+            ps = sets[t] = frozenset(doc.postings[t])
+        wt = w[t]
+        for i in keys & ps:  # the intersection runs in C; Python adds only where the word is
+            acc[i] += wt
+
+
+def _recalls_pruned(
+    doc: TextDocument[P], rare: list[str], common: list[str], w: dict[str, int], total: int
+) -> dict[int, int] | None:
+    """Summed weights of the paragraphs holding one of the heavy words, with every paragraph
+    under ``FLOOR`` dropped; None when the shortcut cannot be exact (the caller then walks
+    every posting): nothing light to skip, or a best recall too low for ``FLOOR`` to be the
+    cut-off."""
+    budget = FLOOR * total - sum(w[t] for t in common)
+    light: set[str] = set()
+    spent = 0
+    for t in sorted(rare, key=lambda t: (w[t], t)):  # lightest first
+        if spent + w[t] >= budget:
+            break
+        spent += w[t]
+        light.add(t)
+    heavy = [t for t in rare if t not in light]
+    if not light or not heavy:
+        return None
+    found: set[int] = set()
+    for t in heavy:
+        found.update(doc.postings[t])
+    paras = doc.paragraphs
+    rset = frozenset(rare)
+    acc = {i: sum([w[t] for t in paras[i].tokens & rset]) for i in found}
     if common:
-        if not acc:  # only common words: fall back to the full walk
-            for t in common:
-                for i in doc.postings[t]:
-                    acc[i] = acc.get(i, 0.0) + idf[t]
-        else:
-            paras = doc.paragraphs
-            for i in acc:
-                ptoks = paras[i].tokens
-                acc[i] += sum([idf[t] for t in common if t in ptoks])  # common is in sorted order
-    return {i: v / total for i, v in acc.items()}, total
+        _add_common(doc, acc, common, w)
+    if max(acc.values()) < (FLOOR + 0.03) * total:
+        return None
+    keep = FLOOR * total
+    return {i: v for i, v in acc.items() if v >= keep}
 
 
 def _reliability(n_tokens: int) -> float:
@@ -362,7 +433,7 @@ def match_evidence(
             if t not in idf_cache:
                 idf_cache[t] = doc.idf(t)
     sel: dict[int, float] = {}
-    raw: dict[int, tuple[float, Anchor]] = {}
+    recs: list[tuple[Anchor, dict[int, float]]] = []  # each non-heading anchor's recalls, for ``raw`` below
     aligned: list[tuple[Anchor, list[tuple[int, float]]]] = []
     paras_ = doc.paragraphs
     best_anchor: dict[int, Anchor] = {}
@@ -370,7 +441,8 @@ def match_evidence(
     support: dict[int, int] = {}
     for a in anchors:
         rec, _ = _recalls(doc, a.tokens, idf_cache)
-        rel = _reliability(len(a.tokens))
+        if a.kind != "heading":
+            recs.append((a, rec))
         rel_sel = min(1.0, len(a.tokens) / 4.0) ** 0.5
         for i, r in rec.items():
             if a.kind == "heading" and r >= 0.8:
@@ -381,9 +453,8 @@ def match_evidence(
             if s > sel.get(i, 0.0):
                 sel[i] = s
                 best_anchor[i] = a
-            if a.kind != "heading" and r * rel > raw.get(i, (0.0, a))[0]:
-                raw[i] = (r * rel, a)
         if a.kind != "heading" and rec:
+            rel = _reliability(len(a.tokens))
             # the paragraphs this evidence line most likely came from (document order on ties)
             # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
             top_r = max(rec.values())
@@ -441,6 +512,15 @@ def match_evidence(
         return Match(None, max(sel.values()), None, "no paragraph above confidence threshold")
     # verify the leading candidates with order-sensitive shingles: a bag of the same words is not a quote
     top = sorted(final, key=lambda i: (-final[i], i))[:TOP_K]
+    # a candidate's confidence starts from its best reliability-weighted recall by a non-heading
+    # anchor (the first anchor on ties); worked out for these few paragraphs only
+    raw: dict[int, tuple[float, Anchor]] = {}
+    for a, rec in recs:
+        rel = _reliability(len(a.tokens))
+        for i in top:
+            r = rec.get(i)
+            if r is not None and r * rel > raw.get(i, (0.0, a))[0]:
+                raw[i] = (r * rel, a)
     verified: dict[int, float] = {}
     anchor_sh: dict[int, frozenset[int]] = {}
     for i in top:
