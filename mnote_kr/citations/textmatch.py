@@ -47,6 +47,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from mnote_kr.citations.queryterms import QueryTerms
+from mnote_kr.citations.recall import recalls as _recalls
 from mnote_kr.citations.textnorm import (
     CJK_CLASS,
     find_all,
@@ -179,12 +180,6 @@ class Scope:
 # --------------------------------------------------------------------------- matching
 
 THRESHOLD = 0.5
-#: Recall below which a paragraph counts for nothing: its selection score (recall x weight
-#: <= recall) falls under the 0.15 every candidate needs, and its confidence under any
-#: threshold. ``_recalls`` drops such paragraphs early (never one within 0.03 of the best,
-#: so the lines an evidence line "came from" stay the same): a long document's mid-frequency
-#: words otherwise put thousands of paragraphs through the common-word pass.
-FLOOR = 0.15
 #: The most the bonuses below can add to a paragraph's selection score (0.04 + 0.06 + 0.04 +
 #: 0.08 + 0.05, with a margin); the other factors only lower it.
 MAX_BONUS = 0.3
@@ -294,103 +289,6 @@ def build_anchors(
         if htoks and not any(a.kind == "heading" for a in anchors):
             anchors.append(Anchor("heading", 0, 0, htoks, 0.6))
     return anchors, occ
-
-
-_SCALE = 1 << 24  # idf weights as integers: sums are exact, whatever order the words come in
-
-
-def _recalls(doc: TextDocument[P], toks: frozenset[str], idf: dict[str, float]) -> tuple[dict[int, float], float]:
-    """idf-weighted recall of ``toks`` by every paragraph that shares a token and can matter.
-
-    Very common tokens are checked only on paragraphs a rarer token already found, so a
-    long document does not walk huge posting lists (they weigh little anyway). Paragraphs
-    whose recall stays under ``FLOOR`` and 0.03 below the best are left out: they change no
-    outcome. Most of them are found without walking their postings: a paragraph that holds
-    none of the anchor's heavier words cannot reach ``FLOOR`` on the light ones alone, so
-    only the heavy words' postings are walked and the light words are checked on the
-    paragraphs found (the MaxScore idea of search engines). Weights are summed as integers,
-    so a recall never depends on the order of a set (hash seed) or of the walk.
-    """
-    w = {t: round(idf[t] * _SCALE) for t in toks}
-    total = sum(w.values())
-    rare: list[str] = []
-    common: list[str] = []
-    limit = max(50, len(doc.paragraphs) // 20)
-    postings = doc.postings
-    for t in sorted(toks):
-        post = postings.get(t)
-        if post:
-            (common if len(post) > limit else rare).append(t)
-    if total <= 0:
-        return {}, 0.0
-    acc = _recalls_pruned(doc, rare, common, w, total) if rare else None
-    if acc is None:
-        acc = {}
-        for t in rare:
-            wt = w[t]
-            for i in postings[t]:
-                acc[i] = acc.get(i, 0) + wt
-        if common:
-            if not acc:  # only common words: fall back to the full walk
-                for t in common:
-                    wt = w[t]
-                    for i in postings[t]:
-                        acc[i] = acc.get(i, 0) + wt
-            else:
-                # a paragraph that cannot reach the cut-off even with every common word is
-                # dropped before the common words are checked on it
-                cut = min(FLOOR * total, max(acc.values()) - 0.03 * total) - sum(w[t] for t in common)
-                acc = {i: v for i, v in acc.items() if v >= cut}
-                _add_common(doc, acc, common, w)
-    if not acc:
-        return {}, total / _SCALE
-    keep = min(FLOOR * total, max(acc.values()) - 0.03 * total)
-    return {i: v / total for i, v in acc.items() if v >= keep}, total / _SCALE
-
-
-def _add_common(doc: TextDocument[P], acc: dict[int, int], common: list[str], w: dict[str, int]) -> None:
-    """Add the common words' weights to the paragraphs already in ``acc``."""
-    keys = acc.keys()
-    sets = doc.posting_sets
-    for t in common:
-        ps = sets.get(t)
-        if ps is None:
-            ps = sets[t] = frozenset(doc.postings[t])
-        wt = w[t]
-        for i in keys & ps:  # the intersection runs in C; Python adds only where the word is
-            acc[i] += wt
-
-
-def _recalls_pruned(
-    doc: TextDocument[P], rare: list[str], common: list[str], w: dict[str, int], total: int
-) -> dict[int, int] | None:
-    """Summed weights of the paragraphs holding one of the heavy words, with every paragraph
-    under ``FLOOR`` dropped; None when the shortcut cannot be exact (the caller then walks
-    every posting): nothing light to skip, or a best recall too low for ``FLOOR`` to be the
-    cut-off."""
-    budget = FLOOR * total - sum(w[t] for t in common)
-    light: set[str] = set()
-    spent = 0
-    for t in sorted(rare, key=lambda t: (w[t], t)):  # lightest first
-        if spent + w[t] >= budget:
-            break
-        spent += w[t]
-        light.add(t)
-    heavy = [t for t in rare if t not in light]
-    if not light or not heavy:
-        return None
-    found: set[int] = set()
-    for t in heavy:
-        found.update(doc.postings[t])
-    paras = doc.paragraphs
-    rset = frozenset(rare)
-    acc = {i: sum([w[t] for t in paras[i].tokens & rset]) for i in found}
-    if common:
-        _add_common(doc, acc, common, w)
-    if max(acc.values()) < (FLOOR + 0.03) * total:
-        return None
-    keep = FLOOR * total
-    return {i: v for i, v in acc.items() if v >= keep}
 
 
 def _reliability(n_tokens: int) -> float:
@@ -530,9 +428,9 @@ def match_evidence(
     for a, rec in recs:
         rel = _reliability(len(a.tokens))
         for i in top:
-            r = rec.get(i)
-            if r is not None and r * rel > raw.get(i, (0.0, a))[0]:
-                raw[i] = (r * rel, a)
+            got = rec.get(i)
+            if got is not None and got * rel > raw.get(i, (0.0, a))[0]:
+                raw[i] = (got * rel, a)
     verified: dict[int, float] = {}
     anchor_sh: dict[int, frozenset[int]] = {}
     for i in top:
