@@ -93,7 +93,10 @@ def drop_furniture_lines(text: str, keys: Sequence[str]) -> str:
     if not keys or "\n" not in text:
         return text
     lines = text.splitlines()
-    kept = [ln for ln in lines if not ((k := furniture_key(ln)) and made_of(k, list(keys)))]
+    # A bare number stays: in a table it is a cell, and a page number alone is a short
+    # insertion the alignment absorbs anyway.
+    kept = [ln for ln in lines
+            if not ((k := furniture_key(ln)) and any(c.isalpha() for c in k) and made_of(k, list(keys)))]
     return "\n".join(kept) if len(kept) != len(lines) and any(x.strip() for x in kept) else text
 
 
