@@ -3,8 +3,8 @@ process does from its memo, without loading the cited document or its locator's 
 
 The key is everything the answer depends on: the locator plugin chosen for the file (name,
 version and a stamp of its code: the newest modification time of its package's modules), the
-file's path and version (size, mtime, inode), and the request (evidence, query, sidecar block
-and its metadata), hashed. An edited file, another plugin or changed plugin code is a miss.
+file's path and version (size, mtime, inode), the request (evidence, query, sidecar block and
+its metadata) and the ``Locator`` type's fields, hashed. An edited file, another plugin or changed plugin code is a miss.
 
 Entries are JSON ``Locator`` values under ``<cache>/locate/answers/`` (so emptying the
 locate cache empties them too, and ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it),
@@ -35,6 +35,7 @@ _TRIM_EVERY = 64  # on average, one write in this many trims the folder
 
 _decoder = msgspec.json.Decoder(Locator)
 _encoder = msgspec.json.Encoder()
+_SHAPE = repr(Locator.__struct_fields__).encode()
 _stamps: dict[tuple[str, str], str] = {}
 _stamp_lock = threading.Lock()
 
@@ -83,6 +84,7 @@ def plugin_identity(plugins: Plugins, extension: str) -> str | None:
 def entry_name(identity: str, key: tuple[Any, ...]) -> str:
     """The file name of the answer for ``key`` from the plugin ``identity``."""
     h = hashlib.blake2b(VERSION + b"\0" + identity.encode("utf-8", "surrogatepass"), digest_size=20)
+    h.update(_SHAPE)  # a Locator with new fields (e.g. quoteOmit) never reads an answer stored without them
     h.update(msgspec.json.encode([str(k) if isinstance(k, bytes) else k for k in key]))
     return "a-" + h.hexdigest()
 
