@@ -4,7 +4,8 @@ process does from its memo, without loading the cited document or its locator's 
 The key is everything the answer depends on: the locator plugin chosen for the file (name,
 version and a stamp of its code: the newest modification time of its package's modules), the
 file's path and version (size, mtime, inode), the request (evidence, query, sidecar block and
-its metadata) and the ``Locator`` type's fields, hashed. An edited file, another plugin or changed plugin code is a miss.
+its metadata) and the ``Locator`` type's fields, hashed. An edited file, another plugin or
+changed plugin code is a miss.
 
 Entries are JSON ``Locator`` values under ``<cache>/locate/answers/`` (so emptying the
 locate cache empties them too, and ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it),
