@@ -32,3 +32,12 @@ def test_excerpt_words_are_whole_words_wherever_the_query_sits(i: int) -> None:
     out = _excerpt(TEXT, word, width=120)
     assert word.casefold() in out.casefold()
     assert _words(out.strip(".")) <= _words(TEXT)
+
+
+def test_excerpt_does_not_start_on_the_punctuation_of_the_word_before() -> None:
+    # mineru__demo1.pdf: the excerpt window opened just after "Eq" and the card read ".... (2), using"
+    text = ("x" * 40 + " the impact of Eq. (2), using an inverse sigmoidal function was employed to assess the "
+            "impact of afforestation on the number of zero flow days per year" + " and more words" * 30)
+    cut, query_at = text.index(". (2)"), text.index("afforestation")
+    out = _excerpt(text, "afforestation", width=3 * (query_at - cut))  # the window opens on ". (2)"
+    assert out.startswith("...") and not out[3:].lstrip().startswith((".", ",")), out

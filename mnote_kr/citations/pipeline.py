@@ -184,11 +184,14 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
     without a word the provider's chunk cut in half at either end."""
     display = bundle.display_quote
+    start_cut = True
     if locator.quote_omit:
         kept = drop_lines(raw, locator.quote_omit)
         if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
             display = _clean(plugins, kept, query, block_text).display_quote
-    return trim_chunk_edges(display, raw, query)
+            # the chunk's cut first line was furniture: the quote now starts on a whole line
+            start_cut = kept.splitlines()[:1] == raw.splitlines()[:1]
+    return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
 def _place(locator: Locator) -> str:

@@ -48,7 +48,8 @@ def _excerpt(text: str, query: str, width: int = 240) -> str:
     start = max(0, at - width // 3) if at >= 0 else 0
     end = min(len(text), start + width)
     # Cut on word boundaries (a half word reads as a typo); CJK has none to look for.
-    if start > 0 and _in_word(text, start):
+    # (nor does a quote start on the full stop or comma of the word left behind: ".... (2),")
+    if start > 0 and (_in_word(text, start) or (text[start - 1].isalnum() and text[start] in ".,;:!?)]}")):
         space = text.find(" ", start, at if at > start else end)
         start = space + 1 if space >= 0 else start
     if end < len(text) and _in_word(text, end):

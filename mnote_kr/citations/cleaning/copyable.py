@@ -155,7 +155,32 @@ def drop_lines(raw: str, omit: list[str]) -> str:
         return raw
     lines = raw.splitlines(keepends=True)
     kept = [line for line in lines if not (line.strip() and made_of(_compact(line), pieces))]
+    # The provider's chunk may start inside a header ("…al. / Journal of Hydrology 310 …" cut
+    # after "Lane et"), or end inside one: such an edge line is the tail (head) of a piece.
+    while kept and _cut_piece(_compact(kept[0]).lstrip(_EDGE_PUNCT), pieces, tail=True):
+        kept.pop(0)
+    while kept and _cut_piece(_compact(kept[-1]).rstrip(_EDGE_PUNCT), pieces, tail=False):
+        kept.pop()
     return "".join(kept) if len(kept) != len(lines) else raw
+
+
+_EDGE_PUNCT = ".,;:·•-–—/|"
+_MIN_CUT_PIECE = 12  # a shorter fragment of a header may as well be ordinary words
+
+
+def _cut_piece(key: str, pieces: list[str], *, tail: bool) -> bool:
+    """True when ``key`` is the tail (or head) of one piece, cut at least ``_MIN_CUT_PIECE``
+    characters long, followed (preceded) by nothing or by whole pieces."""
+    for piece in pieces:
+        for n in range(min(len(piece), len(key)), _MIN_CUT_PIECE - 1, -1):
+            part = piece.lstrip(_EDGE_PUNCT)[-n:] if tail else piece.rstrip(_EDGE_PUNCT)[:n]
+            if len(part) < n:
+                continue
+            if tail and key.startswith(part) and (n == len(key) or made_of(key[n:], pieces)):
+                return True
+            if not tail and key.endswith(part) and (n == len(key) or made_of(key[:-n], pieces)):
+                return True
+    return False
 
 
 # --------------------------------------------------------------------------- cut words
@@ -184,7 +209,7 @@ _CLOSE_PUNCT = ")]}\"'’”»>,;:.!?"
 _ORPHAN_PUNCT = ")]},;:.!?»’”"  # closing marks that cannot open a quote
 
 
-def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
+def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True, start_cut: bool = True) -> str:
     """Drop a half word at either end of a quote cut from a longer text at any character.
 
     A provider chunk is a window of tokens: it can start inside a word (``orestation``) and
@@ -198,9 +223,9 @@ def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
     words = {w.casefold() for w in query.split()}
     # a chunk cut just after a word starts on that word's trailing punctuation (". (2), using"
     # after "Eq", ", Uday Kumar" after "Vagale"): it belongs to the text before the quote
-    out = text.lstrip(_ORPHAN_PUNCT + " \t\n") or text
+    out = text.lstrip(_ORPHAN_PUNCT + " \t\n") or text if start_cut else text
     # start
-    i = 0
+    i = 0 if start_cut else len(out)
     while i < len(out) and _spaced_word_char(out[i]):
         i += 1
     if 0 < i < len(out) and (out[0].islower() or out[0].isdigit()) and out[:i].casefold() not in words:
@@ -219,7 +244,9 @@ def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
     return out
 
 
-def trim_chunk_edges(display: str, raw: str, query: str = "") -> str:
+def trim_chunk_edges(display: str, raw: str, query: str = "", *, start_cut: bool = True) -> str:
     """The display quote of the provider chunk ``raw`` without a half word at either end:
-    ``trim_cut_words`` with the end trimmed only for a chunk long enough to be a cut window."""
-    return trim_cut_words(display, query, end_cut=len(raw) >= CUT_CHUNK_CHARS)
+    ``trim_cut_words`` with the end trimmed only for a chunk long enough to be a cut window.
+    ``start_cut=False`` when the quote no longer starts at the chunk's edge (a header line
+    before it was dropped), so its first word is whole."""
+    return trim_cut_words(display, query, end_cut=len(raw) >= CUT_CHUNK_CHARS, start_cut=start_cut)
