@@ -135,7 +135,8 @@ def _from_sidecar(
             block_id=req.block_id or block.blockid,
             score=1.0,
             locator_plugin=PLUGIN,
-            reason=f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})",
+            reason=(why := f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})"),
+            locator_reason=why,
         ),
         pages_only,
     )
@@ -149,6 +150,7 @@ def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
         block_id=req.block_id or (req.block.blockid if req.block else None),
         locator_plugin=PLUGIN,
         reason=reason,
+        locator_reason=reason,
         score=0.0,
     )
 
@@ -214,6 +216,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         score=round(m.coverage * (0.5 if degraded else 1.0), 3),
         locator_plugin=PLUGIN,
         reason=why,
+        locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
     )
 
 
