@@ -4,7 +4,8 @@ Both work on the line boxes of ``pdftext`` (text frame: unrotated, top-left orig
 
 *Furniture* (running headers, footers, page numbers) is a line in the top or bottom
 band of its page whose text, with every digit run folded to ``#``, recurs at about the
-same height on other pages. It is never cited and is left out of the compact text, so a
+same height on other pages (two more, or one close by), or a lone page number on the
+outermost line of the band. It is never cited and is left out of the compact text, so a
 passage that crosses a page break reads straight through.
 
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
@@ -46,16 +47,31 @@ def furniture_key(text: str) -> str:
     return _DIGITS.sub("#", "".join(text.split()).casefold())
 
 
+# a lone page number: "7", "- 7 -", "(iv)", "Page 7", "7 / 12", "7 of 12", roman numerals
+_PAGE_NUMBER = re.compile(
+    r"(?:page|seite|p\.)?[-–—(\[]?(?:\d{1,4}|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
+    r"[-–—)\]]?(?:(?:/|of|von)\d{1,4})?",
+    re.IGNORECASE,
+)
+NEAR_PAGES = 2  # two pages this close (the next page, or the next of one side of a spread) make a run
+
+
+def is_page_number(text: str) -> bool:
+    """True when ``text`` (spaces ignored) is a page number alone: ``7``, ``iv``, ``- 7 -``, ``Page 7 of 12``."""
+    return bool(_PAGE_NUMBER.fullmatch("".join(text.split())))
+
+
 def find_furniture(
     pages: Sequence[tuple[float, list[Box], list[str]]],
 ) -> list[set[int]]:
-    """Running header/footer line indices per page.
+    """Running header/footer and page-number line indices per page.
 
-    ``pages`` holds, per page, its height and its lines' boxes and texts. A line counts
-    when it sits in the top or bottom band and lines with the same ``furniture_key``
-    sit at about the same height on enough other pages (at least one, and a fifth of
-    the others): a heading that happens to open two pages is not enough on a long
-    document.
+    ``pages`` holds, per page, its height and its lines' boxes and texts. A line in the
+    top or bottom band counts when lines with the same ``furniture_key`` (digits folded,
+    so "Chapter 4 ... 13" meets "Chapter 4 ... 14") sit at about the same height on a
+    fifth of the other pages, or, for an outermost line of words (a chapter's running
+    header), on two other pages or one close by. A page number alone on the outermost
+    row of the band counts on its own: a chapter's first page has no header to repeat it.
     """
     seen: dict[str, list[tuple[int, float]]] = {}
     cand: list[list[tuple[int, str, float]]] = []
@@ -75,12 +91,34 @@ def find_furniture(
     out: list[set[int]] = []
     for pi, mine in enumerate(cand):
         found = set()
+        boxes, texts = pages[pi][1], pages[pi][2]
+        numbers = []
         for li, key, rel in mine:
             others = {p for p, r in seen[key] if p != pi and abs(r - rel) <= SAME_Y}
             if len(others) >= need:
+                found.add(li)  # on a fair share of the document's pages
+            elif (
+                sum(ch.isalpha() for ch in key) >= 3
+                and (len(others) >= 2 or any(abs(p - pi) <= NEAR_PAGES for p in others))
+                and _outermost(li, boxes, rel < 0.5)
+            ):
+                found.add(li)  # a chapter's running header: words, outermost, on a run of pages
+            elif is_page_number(texts[li]) and _outermost(li, boxes, rel < 0.5):
+                numbers.append(li)
+        for li in numbers:  # alone on its row (or beside other furniture), not a table's last row
+            b = boxes[li]
+            if all(k == li or k in found or min(o[3], b[3]) <= max(o[1], b[1]) for k, o in enumerate(boxes)):
                 found.add(li)
         out.append(found)
     return out
+
+
+def _outermost(li: int, boxes: Sequence[Box], top: bool) -> bool:
+    """True when no line of the page lies wholly above (``top``) or below line ``li``."""
+    b = boxes[li]
+    if top:
+        return not any(o[3] <= b[1] for o in boxes)
+    return not any(o[1] >= b[3] for o in boxes)
 
 
 def _first_word_len(text: str) -> int:
