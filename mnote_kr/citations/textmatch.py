@@ -500,14 +500,14 @@ def _evidence_paragraphs(
     aligned: list[tuple[Anchor, list[tuple[int, float]]]],
     scope: Scope | None,
     threshold: float,
-) -> list[tuple[dict[int, float], int]]:
+) -> list[tuple[dict[int, float], int, int]]:
     """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
 
     A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
     paragraphs it most likely came from and verified with shingles. Text repeated
     elsewhere in the document (boilerplate, a repeated form) also aligns, so the
     paragraphs come in runs of neighbours, each with the number of evidence lines it
-    explains, in document order.
+    explains and the number of unquoted paragraphs inside it, in document order.
     """
     paras = doc.paragraphs
     conf: dict[int, float] = {}
@@ -546,7 +546,16 @@ def _evidence_paragraphs(
             runs[-1].append(i)
         else:
             runs.append([i])
-    return [({i: conf[i] for i in run}, len(set().union(*(lines_of[i] for i in run)))) for run in runs]
+    return [
+        (
+            {i: conf[i] for i in run},
+            len(set().union(*(lines_of[i] for i in run))),
+            # paragraphs inside the run the evidence does not quote: a copy read straight
+            # through has none, a copy pieced together from scattered repeats has some
+            sum(1 for k in range(run[0], run[-1] + 1) if k not in conf and paras[k].tokens),
+        )
+        for run in runs
+    ]
 
 
 def _by_query_terms(
@@ -574,12 +583,14 @@ def _by_query_terms(
     runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
     if runs:
         # the passage is the run of neighbours explaining most evidence lines; between
-        # copies of one passage, the copy holding the query's words, then the best match,
-        # then document order
-        most = max(n for _, n in runs)
-        scored = [(run, max(qt.score(paras[i].norm) for i in run)) for run, n in runs if n == most]
+        # copies of one passage, the copy holding the query's words, then the copy whose
+        # paragraphs follow each other as the evidence's do (the whole window aligned, not
+        # its lines one by one), then the best match, then document order
+        most = max(n for _, n, _ in runs)
+        scored = [(run, max(qt.score(paras[i].norm) for i in run), gaps) for run, n, gaps in runs if n == most]
         quoted = min(
-            scored, key=lambda x: (-round(x[1], 9), -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0]))
+            scored,
+            key=lambda x: (-round(x[1], 9), x[2], -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0])),
         )[0]
     else:
         quoted = {best: match.score}
