@@ -536,16 +536,22 @@ def _evidence_paragraphs(
         keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
         conf = {i: conf[i] for i in keep}
     runs: list[list[int]] = []
+    covered: set[int] = set()  # evidence lines the current run explains
     for i in sorted(conf):
-        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
+        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count);
+        # a second copy of a paragraph already in the run, explaining no new evidence line,
+        # starts the next copy of the passage
         if (
             runs
             and i - runs[-1][-1] <= 1 + RUN_GAP * 4
             and sum(1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens) <= RUN_GAP
+            and not (lines_of[i] <= covered and any(paras[j].tokens == paras[i].tokens for j in runs[-1]))
         ):
             runs[-1].append(i)
+            covered |= lines_of[i]
         else:
             runs.append([i])
+            covered = set(lines_of[i])
     return [
         (
             {i: conf[i] for i in run},
