@@ -308,3 +308,19 @@ def test_repeated_passage_resolves_to_the_copy_read_straight_through(tmp_path):
     assert loc.locator_precision == "paragraph" and loc.paragraph_index == second[2]
     loc = _loc(path, evidence, "container allowed values")
     assert loc.paragraph_index == second[1]
+
+
+def test_repeated_passage_without_a_query_lands_in_the_copy_the_evidence_reads(tmp_path):
+    items = ["The archive header names each member and records its size in octets.",
+             "Every member is followed by padding up to the next block boundary.",
+             "Two empty blocks close the archive so that readers know where it ends."]
+    b = DocxBuilder()
+    b.para(items[0])  # a first copy, broken up by other text
+    b.para("A volume label may stand before the first member of a multi-volume set.")
+    b.para("Sparse members store a map of their data regions instead of the holes.")
+    b.para(items[1])
+    b.para("Appendix: the same rules, as the format description states them.")
+    second = [b.para(t) for t in items]
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "\n".join(items))
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index in second
