@@ -474,35 +474,25 @@ def match_evidence(
 
 
 def _copy_read_through(
-    doc: TextDocument[P],
-    match: Match,
-    ev: str,
-    q: str,
-    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
-    scope: Scope | None,
-    threshold: float,
+    doc: TextDocument[P], match: Match, ev: str, q: str, aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None, threshold: float,
 ) -> Match:
     """When the best paragraph's text stands twice, its copy inside the passage the whole
     evidence aligns with best (most lines, fewest unquoted paragraphs, document order)."""
     assert match.paragraph is not None
-    paras = doc.paragraphs
-    best = match.paragraph
-    if len(aligned) < 2 or not any(i != best.index and paras[i].tokens == best.tokens for _, c in aligned for i, _ in c):
-        return match  # no second copy among the candidates: nothing to choose
-    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    paras, best = doc.paragraphs, match.paragraph
+    twins = any(i != best.index and paras[i].tokens == best.tokens for _, c in aligned for i, _ in c)
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold) if twins and len(aligned) > 1 else []
     if len(runs) < 2:
-        return match
+        return match  # one passage (or no second copy among the candidates): nothing to choose
     most = max(n for _, n, _ in runs)
-    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))[0]
-    if best.index in run:
-        return match
-    twin = [i for i in sorted(run) if paras[i].tokens == best.tokens]
-    if not twin:
+    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
+    twin = [i for i in sorted(run[0]) if paras[i].tokens == best.tokens]
+    if best.index in run[0] or not twin:
         return match
     para = paras[twin[0]]
-    anchor = match.anchor
-    span = highlight_span(para, anchor.tokens, q) if anchor is not None else match.highlight
-    return Match(para, match.score, span, match.reason, anchor)
+    span = highlight_span(para, match.anchor.tokens, q) if match.anchor is not None else match.highlight
+    return Match(para, match.score, span, match.reason, match.anchor)
 
 
 def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:

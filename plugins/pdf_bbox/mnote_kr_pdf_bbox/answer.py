@@ -32,7 +32,9 @@ MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 # Chinese question words as the bigrams the tokenizer gives; Latin function words and
 # question scaffolding come from the host's ``queryterms.scaffolding`` (one list for DOCX,
 # text and PDF), and every other word is weighed by its rarity in the document.
-_CJK_STOP = frozenset(["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"])
+_CJK_STOP = frozenset(
+    ["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"]
+)
 
 
 def stem(word: str) -> str:
