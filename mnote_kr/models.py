@@ -96,7 +96,10 @@ class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=Fals
 
 
 class RegistrySnapshot(Base, kw_only=True):
-    """The persisted registry: ``<root>/.mnote/index/lightrag-source-registry.json``."""
+    """The registry's JSON form: ``mnote-kr registry export``/``import``, and the file older versions kept.
+
+    The current file is the packed snapshot (``mnote_kr/core/registry_format.py``, docs/registry.md).
+    """
 
     version: int = REGISTRY_SCHEMA_VERSION
     workspace_id: str = ""

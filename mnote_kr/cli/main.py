@@ -495,6 +495,50 @@ def registry_restore(obj: Ctx) -> None:
     click.echo(f"Restored {host.store.path} from the previous generation")
 
 
+@registry.command("export")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write to this new file instead of stdout (an existing file is never overwritten).")
+@pass_ctx
+def registry_export(obj: Ctx, output: str | None) -> None:
+    """Write the registry as JSON (version 2, camelCase fields, the seeds' format)."""
+    from pathlib import Path
+
+    host = obj.host()
+    data = host.store.export_json()
+    if output is None:
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.flush()
+        return
+    target = Path(output)
+    try:
+        with open(target, "xb") as fh:  # "x": never replace a file that is already there
+            fh.write(data + b"\n")
+    except FileExistsError as exc:
+        raise UsageError(f"{target} already exists", hint="give a new file name, or delete it first") from exc
+    except OSError as exc:
+        raise RegistryError(f"Cannot write {target}: {exc.strerror}", path=target) from exc
+    click.echo(f"Exported {host.store.path} to {target}")
+
+
+@registry.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@pass_ctx
+def registry_import(obj: Ctx, file: str) -> None:
+    """Replace the registry with a JSON export (version 1 or 2); the replaced one is kept as .prev."""
+    from pathlib import Path
+
+    source = Path(file)
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"Cannot read {source}: {exc.strerror}",
+                         hint="give a file written by 'mnote-kr registry export'") from exc
+    host = obj.host()
+    imported = host.store.import_json(data, source)
+    click.echo(f"Imported {len(imported.entries)} entries and {len(imported.roots)} indexed roots from {source} "
+               f"into {host.store.path} (the previous registry is {host.store.prev_path})")
+
+
 # A hint for errors raised without one, by error type (most specific first in the MRO walk).
 _DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
     PathNotAllowedError: "give a path inside the workspace",
