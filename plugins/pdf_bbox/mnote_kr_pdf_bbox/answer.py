@@ -90,14 +90,15 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
         raw = "".join(page.text[c] for c in page.stream[li]).rstrip()
         if chars:
             prev = chars[-1]
-            if prev in "\x02\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
+            if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
                 chars.pop()  # a word hyphenated across the line break
                 line_at.pop()
             elif prev != " ":
                 chars.append(" ")
                 line_at.append(li)
         for ch in raw:
-            chars.append(" " if ch in "\r\n\x02" else ch)
+            # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
+            chars.append(" " if ch in "\r\n" else "-" if ch in "\x02\ufffe" else ch)
             line_at.append(li)
     text = fold("".join(chars))
     bt = BlockText(text, line_at)

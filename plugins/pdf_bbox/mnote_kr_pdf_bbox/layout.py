@@ -141,6 +141,7 @@ def _leading(boxes: list[Box]) -> float:
     return max(gaps[len(gaps) // 2], 0.0)
 
 
+_SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")  # PDFium's marks of a word hyphenated at a line end
 # the head of a definition-list or option-list item: "len: ...", "-k, --keep ...", "--help"
 _ITEM_HEAD = re.compile(r"\s*(?:--?[\w?#]|[\w.*\[\]<>/-]{1,40}:\s)")
 
@@ -253,6 +254,8 @@ def split_blocks(
                 new = True  # the next item of a tight definition or option list
             elif body_x < math.inf and body_x > first_x + 0.8 * h and c[0] < body_x - 0.8 * h:
                 new = True  # back out of a hanging indent: the next item starts
+            elif texts[order[k - 1]].rstrip(" ").endswith(_SOFT_HYPHENS):
+                new = False  # the previous line broke a word (PDFium marks the hyphen): it goes on
             else:
                 width = c[2] - c[0]
                 n = max(len(texts[i]), 1)

@@ -181,3 +181,18 @@ def test_a_wrapped_signature_with_a_hanging_indent_is_one_block(tmp_path: Path) 
     assert iou(loc.bbox, list(union([d.box for d in sig]))) >= 0.5, loc.bbox  # both lines of the signature
     loc = _loc(f, evidence, "pointer structure")
     assert iou(loc.bbox, list(body[0].box)) >= 0.5, loc.bbox  # the item under it is its own block
+
+
+def test_a_word_hyphenated_across_a_line_break_is_one_query_term(tmp_path: Path) -> None:
+    b = PdfBuilder()
+    p = b.add_page()
+    first = [b.text(p, 72, 700, "Copyright holders may add terms to a covered work in", 10),
+             b.text(p, 72, 687, "their own names, as long as they stay within section 7.", 10)]
+    second = [b.text(p, 72, 660, "Additional terms, permissive or non-", 10),
+              b.text(p, 72, 647, "permissive, may be stated in the form of a separately written license.", 10)]
+    f = tmp_path / "hyphen.pdf"
+    f.write_bytes(b.build())
+    evidence = "\n".join(d.text for d in first + second)
+    loc = _loc(f, evidence, "explain nonpermissive terms")
+    assert not loc.locator_degraded and "semantic" not in (loc.locator_reason or ""), loc.locator_reason
+    assert iou(loc.bbox, list(union([d.box for d in second]))) >= 0.5, loc.bbox
