@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 import msgspec
 
 from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import not_indexed
@@ -165,6 +166,18 @@ def clear_memos() -> None:
     _clean_memo.clear()
 
 
+def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query: str, block_text: str | None,
+                   locator: Locator) -> str:
+    """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
+    without a word the provider's chunk cut in half at either end."""
+    display = bundle.display_quote
+    if locator.quote_omit:
+        kept = drop_lines(raw, locator.quote_omit)
+        if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
+            display = _clean(plugins, kept, query, block_text).display_quote
+    return trim_chunk_edges(display, raw, query)
+
+
 def _place(locator: Locator) -> str:
     """Where a locator points inside its file, as a short stable string ('' for file level)."""
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
@@ -268,7 +281,7 @@ def build_citations(
             block_id=block_id,
             heading_path=heading_path(block) if block else [],
             raw_quote=bundle.raw_quote,
-            display_quote=bundle.display_quote,
+            display_quote=_display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator),
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
             search_query=bundle.search_query,

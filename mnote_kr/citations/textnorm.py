@@ -256,3 +256,23 @@ def find_all(text: str, query: str, limit: int = 50) -> list[int]:
         out.append(i)
         i = text.find(query, i + 1)
     return out
+
+
+def made_of(key: str, pieces: list[str] | tuple[str, ...]) -> bool:
+    """True when ``key`` is one or more of ``pieces`` end to end, in any order.
+
+    Locators use it to recognise a line that only holds page furniture: one parser writes a
+    running header and its page number on one line, in either order, another on two.
+    """
+    seen: set[int] = set()
+    todo = [0]
+    while todo:  # a small search over positions, each reached once
+        at = todo.pop()
+        if at == len(key):
+            return True
+        for piece in pieces:
+            nxt = at + len(piece)
+            if piece and nxt not in seen and key.startswith(piece, at):
+                seen.add(nxt)
+                todo.append(nxt)
+    return False

@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnote_kr.citations.textnorm import made_of
+
 Box = tuple[float, float, float, float]
 
 BAND = 0.12  # share of the page height at the top and at the bottom where furniture lives
@@ -121,6 +123,21 @@ def _outermost(li: int, boxes: Sequence[Box], top: bool) -> bool:
     if top:
         return not any(o[3] <= b[1] for o in boxes)
     return not any(o[1] >= b[3] for o in boxes)
+
+
+def drop_furniture_lines(text: str, keys: Sequence[str]) -> str:
+    """``text`` without its lines made only of running headers, footers or page numbers
+    (``keys``: the document's ``furniture_key`` values, longest first). The text layer's
+    compact text leaves furniture out, so evidence that still holds it (a chunk crossing a
+    page break) would otherwise carry an insertion too long for the alignment to follow."""
+    if not keys or "\n" not in text:
+        return text
+    lines = text.splitlines()
+    # A bare number stays: in a table it is a cell, and a page number alone is a short
+    # insertion the alignment absorbs anyway.
+    kept = [ln for ln in lines
+            if not ((k := furniture_key(ln)) and any(c.isalpha() for c in k) and made_of(k, list(keys)))]
+    return "\n".join(kept) if len(kept) != len(lines) and any(x.strip() for x in kept) else text
 
 
 def _first_word_len(text: str) -> int:
