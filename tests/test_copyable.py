@@ -118,3 +118,10 @@ def test_page_furniture_lines_are_dropped_whole_never_inside_a_sentence():
            "(2005) 253–265\n")
     assert drop_lines(raw, omit) == "given in Lane et al. (2003).\n2.2. Zero ﬂow day analysis\n255 gauged days\n"
     assert drop_lines(raw, []) == raw
+
+
+def test_quote_does_not_start_on_the_punctuation_of_a_word_left_behind():
+    # seen on mineru__demo1.pdf: the chunk began just after "Eq" and the card read ".... (2), using"
+    assert trim_cut_words(". (2), using an inverse sigmoidal function", end_cut=False) == "(2), using an inverse sigmoidal function"
+    assert trim_cut_words(", Uday Kumar (6 May 2004).", end_cut=False) == "Uday Kumar (6 May 2004)."
+    assert trim_cut_words("“Quoted” words", end_cut=False) == "“Quoted” words"  # an opening mark stays

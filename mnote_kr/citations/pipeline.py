@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
+from mnote_kr.citations import answercache
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
@@ -123,6 +124,16 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
     hit = _locator_memo.get(plugins, key)
     if hit is not None:
         return hit
+    # A fresh process: the same answer from disk, without loading the document or its parser.
+    try:
+        identity = answercache.plugin_identity(plugins, Path(request.file).suffix)
+    except Exception:  # noqa: BLE001 - e.g. a configured locator not loaded: plugins.locate says why
+        identity = None
+    stored = answercache.entry_name(identity, key) if identity is not None else None
+    hit = answercache.get(stored) if stored is not None else None
+    if hit is not None:
+        _locator_memo.put(plugins, key, hit)
+        return hit
     try:
         locator = plugins.locate(request)
     except LocatorError as exc:
@@ -134,6 +145,8 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
         # precision with the reason, and the search returns its other citations.
         return _failed_locator(request, f"{type(exc).__name__}: {exc}")
     _locator_memo.put(plugins, key, locator)
+    if stored is not None:
+        answercache.put(stored, locator)
     return locator
 
 

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-import msgspec
 
 from mnote_kr.errors import (
     ConfigError,
@@ -32,11 +31,12 @@ from mnote_kr.errors import (
     UsageError,
 )
 
-_json = msgspec.json.Encoder()
-
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(_json.encode(value).decode("utf-8") + "\n")
+    """Print ``value`` as one line of JSON (msgspec loads here: ``--help`` never pays for it)."""
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
     sys.stdout.flush()
 
 
@@ -86,7 +86,11 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print machin
 
 
 class _Group(click.Group):
-    """Loads plugin-provided commands only when a command is looked up."""
+    """Loads plugin-provided commands only when a command is looked up.
+
+    ``--help`` lists them from a manifest on disk while it is current (``manifest``), so it
+    loads no plugin; the manifest is rewritten whenever the plugins really register.
+    """
 
     _plugins_added = False
 
@@ -98,9 +102,13 @@ class _Group(click.Group):
             from mnote_kr.core.config import load_config
             from mnote_kr.plugins import load_plugins
 
+            before = set(self.commands)
             load_plugins(load_config(None)).pm.hook.register_commands(cli=self)
         except Exception:  # noqa: BLE001 - plugin commands are optional; `plugins` shows failures
-            pass
+            return
+        from mnote_kr.cli import manifest
+
+        manifest.write({name: cmd for name, cmd in self.commands.items() if name not in before})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._add_plugin_commands()
@@ -112,6 +120,26 @@ class _Group(click.Group):
             self._add_plugin_commands()
             command = super().get_command(ctx, cmd_name)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from mnote_kr.cli import manifest
+
+        cached = None if self._plugins_added else manifest.read()
+        if cached is None:
+            super().format_commands(ctx, formatter)
+            return
+        # The same rows click draws, with the plugin commands standing in from the manifest.
+        listed: dict[str, click.Command] = {
+            c["name"]: click.Command(c["name"], help=c.get("help"), short_help=c.get("short_help"),
+                                     hidden=bool(c.get("hidden")))
+            for c in cached
+        }
+        listed.update(self.commands)
+        shown = [(name, listed[name]) for name in sorted(listed) if not listed[name].hidden]
+        if shown:
+            limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in shown])
 
 
 @click.group(cls=_Group)

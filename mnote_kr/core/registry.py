@@ -29,15 +29,17 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import filelock
 import msgspec
 
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.registry_format import EntryMap
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
+
+if TYPE_CHECKING:
+    import filelock
 
 REGISTRY_FILE = "lightrag-source-registry.msgpack"
 #: Where mnote-kr before the packed format kept the registry (JSON). Read when no packed
@@ -188,7 +190,19 @@ class RegistryStore:
         self.lock_path = self.index_dir / LOCK_FILE
         self.workspace_id = workspace_id
         self.root_uri = root_uri
-        self._lock = filelock.FileLock(str(self.lock_path), timeout=lock_timeout)
+        self._lock_timeout = lock_timeout
+        self._file_lock: filelock.FileLock | None = None
+
+    @property
+    def _lock(self) -> filelock.FileLock:
+        # Built at the first write: reading commands (roots list, status, search) never lock,
+        # and filelock's import (with logging and secrets) costs as much as click's.
+        with _cache_lock:
+            if self._file_lock is None:
+                import filelock
+
+                self._file_lock = filelock.FileLock(str(self.lock_path), timeout=self._lock_timeout)
+            return self._file_lock
 
     # -- reading
 
@@ -290,6 +304,8 @@ class RegistryStore:
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Registry]:
         """Lock, load the latest state, let the caller change it, save. Nothing is saved on error."""
+        import filelock
+
         self.index_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._lock.acquire()

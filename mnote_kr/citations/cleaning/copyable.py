@@ -181,6 +181,7 @@ def _spaced_word_char(ch: str) -> bool:
 CUT_CHUNK_CHARS = 1000
 _OPEN_PUNCT = "([{\"'‘“«<"
 _CLOSE_PUNCT = ")]}\"'’”»>,;:.!?"
+_ORPHAN_PUNCT = ")]},;:.!?»’”"  # closing marks that cannot open a quote
 
 
 def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
@@ -195,7 +196,9 @@ def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
     stay. The quote is never emptied.
     """
     words = {w.casefold() for w in query.split()}
-    out = text
+    # a chunk cut just after a word starts on that word's trailing punctuation (". (2), using"
+    # after "Eq", ", Uday Kumar" after "Vagale"): it belongs to the text before the quote
+    out = text.lstrip(_ORPHAN_PUNCT + " \t\n") or text
     # start
     i = 0
     while i < len(out) and _spaced_word_char(out[i]):
