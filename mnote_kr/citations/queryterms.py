@@ -22,9 +22,14 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.textnorm import CJK_CLASS, is_word_char, normalize
 
-__all__ = ["CLUSTER_CHARS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
+__all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
 
-#: Question words and stop words: they say what kind of answer is wanted, not where it is.
+#: Function words: they glue a question together and say nothing about where the answer
+#: is. Only function words belong here; content words ("type", "name", "list", "find",
+#: "many") stay terms and their rarity in the document decides their weight, so a word
+#: frequent in this document weighs little without a longer list. Words of other
+#: languages that are content words in English or technical text ("der": DER encoding,
+#: "die", "des", "son") are left to rarity as well.
 STOP_WORDS = frozenset(
     """
     a about above after again against all also am an and any are as at be because been before being
@@ -33,13 +38,48 @@ STOP_WORDS = frozenset(
     me more most my myself no nor not of off on once only or other our ours ourselves out over own same
     she should so some such than that the their theirs them themselves then there these they this those
     through to too under until up very was we were what when where which while who whom whose why will
-    with would you your yours yourself yourselves tell explain describe show give find list name mean
-    means meant many much does say says said according please kind type way ways get got
-    der die das und ist sind ein eine einer was wer wie wo warum welche welcher mit von zu im den dem des
-    le la les un une des est sont qui que quoi comment pourquoi quel quelle quels du de et en au aux
-    el los las es son qué quién cómo por para con del al y o
+    with would you your yours yourself yourselves
+    das und ist sind ein eine einer wer wie wo warum welche welcher mit von zu im den dem
+    le la les un une est sont qui que quoi comment pourquoi quel quelle quels du de et en au aux
+    el los las es qué quién cómo por para del al y o
     """.split()
 )
+
+#: Question scaffolding: verbs that ask for an answer ("what does X mean", "where is X
+#: described", "what is said about X", "explain X") wherever they stand.
+SCAFFOLD_WORDS = frozenset(
+    "mean means meant explain explains explained describe describes described say says said tell please "
+    "according".split()
+)
+#: An imperative that opens a request ("list the options", "show me", "find where") is
+#: scaffolding there and a content word anywhere else.
+_OPENING_VERBS = frozenset("show list find give define name".split())
+#: The last word of a question that opened with a question word ("how does X work", "where
+#: is X defined") asks for the answer; anywhere else it is content.
+_CLOSING_VERBS = frozenset("work works happen happens defined used mentioned called stated handled done".split())
+_QUESTION_WORDS = frozenset("what how where why who which when whose whom".split())
+
+
+def scaffolding(words: Sequence[str]) -> list[bool]:
+    """For each word of a query (normalised, in order), True when it is a function word or
+    question scaffolding (see ``STOP_WORDS``, ``SCAFFOLD_WORDS``), never a content term."""
+    out = [w in STOP_WORDS or w in SCAFFOLD_WORDS for w in words]
+    if not words:
+        return out
+    k = 0
+    if words[0] in _OPENING_VERBS and len(words) > 1:
+        out[0] = True
+        k = 1
+        if len(words) > 1 and words[1] in ("me", "us"):
+            out[1] = True
+    if words[0] in _QUESTION_WORDS or k:
+        last = len(words) - 1
+        if last > k and words[last] in _CLOSING_VERBS:
+            out[last] = True
+    if all(out):  # a query of only such words ("mean", "how does it work") keeps its verbs
+        out = [w in STOP_WORDS for w in words]
+    return out
+
 
 #: Chinese question words and sentence particles, removed before the text is split into
 #: bigrams. Single-character function words (的, 是, 在) stay: removing them would join
@@ -88,7 +128,10 @@ def content_terms(query: str) -> list[Term]:
     norm = normalize(query)
     norm = _CJK_STOP_RE.sub(" ", norm)
     out: dict[str, Term] = {}
-    for m in _TERM_RE.finditer(norm):
+    found = list(_TERM_RE.finditer(norm))
+    latin = [m.group("word") for m in found if m.group("word") is not None]
+    skip = iter(scaffolding(latin))  # one flag per Latin word, in order
+    for m in found:
         run = m.group("cjk")
         if run is not None:
             if len(run) <= 2:
@@ -98,7 +141,7 @@ def content_terms(query: str) -> list[Term]:
                     out.setdefault(run[i : i + 2], Term(run[i : i + 2], True))
             continue
         word = m.group("word")
-        if word in STOP_WORDS or (len(word) < 2 and not word.isdigit()):
+        if next(skip) or (len(word) < 2 and not word.isdigit()):
             continue
         # keyed by the word as written: "unit" and "units" in one query are two terms
         out.setdefault(word, Term(stem(word) if word.isascii() else word, False, word))

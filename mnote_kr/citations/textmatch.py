@@ -459,8 +459,30 @@ def match_evidence(
     anchor = best_anchor[best]
     match = Match(para, score, highlight_span(para, anchor.tokens, q), "matched evidence", anchor)
     if q and not _verbatim_query(ev, q, occ):
-        match = _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
-    return match
+        return _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
+    return _copy_read_through(doc, match, ev, q, aligned, scope, threshold)
+
+
+def _copy_read_through(
+    doc: TextDocument[P], match: Match, ev: str, q: str, aligned: list[tuple[Anchor, list[tuple[int, float]]]],
+    scope: Scope | None, threshold: float,
+) -> Match:
+    """When the best paragraph's text stands twice, its copy inside the passage the whole
+    evidence aligns with best (most lines, fewest unquoted paragraphs, document order)."""
+    assert match.paragraph is not None
+    paras, best = doc.paragraphs, match.paragraph
+    twins = any(i != best.index and paras[i].tokens == best.tokens for _, c in aligned for i, _ in c)
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold) if twins and len(aligned) > 1 else []
+    if len(runs) < 2:
+        return match  # one passage (or no second copy among the candidates): nothing to choose
+    most = max(n for _, n, _ in runs)
+    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
+    twin = [i for i in sorted(run[0]) if paras[i].tokens == best.tokens]
+    if best.index in run[0] or not twin:
+        return match
+    para = paras[twin[0]]
+    span = highlight_span(para, match.anchor.tokens, q) if match.anchor is not None else match.highlight
+    return Match(para, match.score, span, match.reason, match.anchor)
 
 
 def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:
@@ -490,14 +512,14 @@ def _evidence_paragraphs(
     aligned: list[tuple[Anchor, list[tuple[int, float]]]],
     scope: Scope | None,
     threshold: float,
-) -> list[tuple[dict[int, float], int]]:
+) -> list[tuple[dict[int, float], int, int]]:
     """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
 
     A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
     paragraphs it most likely came from and verified with shingles. Text repeated
     elsewhere in the document (boilerplate, a repeated form) also aligns, so the
     paragraphs come in runs of neighbours, each with the number of evidence lines it
-    explains, in document order.
+    explains and the number of unquoted paragraphs inside it, in document order.
     """
     paras = doc.paragraphs
     conf: dict[int, float] = {}
@@ -526,17 +548,32 @@ def _evidence_paragraphs(
         keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
         conf = {i: conf[i] for i in keep}
     runs: list[list[int]] = []
+    covered: set[int] = set()  # evidence lines the current run explains
     for i in sorted(conf):
-        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count)
+        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count);
+        # a second copy of a paragraph already in the run, explaining no new evidence line,
+        # starts the next copy of the passage
         if (
             runs
             and i - runs[-1][-1] <= 1 + RUN_GAP * 4
             and sum(1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens) <= RUN_GAP
+            and not (lines_of[i] <= covered and any(paras[j].tokens == paras[i].tokens for j in runs[-1]))
         ):
             runs[-1].append(i)
+            covered |= lines_of[i]
         else:
             runs.append([i])
-    return [({i: conf[i] for i in run}, len(set().union(*(lines_of[i] for i in run)))) for run in runs]
+            covered = set(lines_of[i])
+    return [
+        (
+            {i: conf[i] for i in run},
+            len(set().union(*(lines_of[i] for i in run))),
+            # paragraphs inside the run the evidence does not quote: a copy read straight
+            # through has none, a copy pieced together from scattered repeats has some
+            sum(1 for k in range(run[0], run[-1] + 1) if k not in conf and paras[k].tokens),
+        )
+        for run in runs
+    ]
 
 
 def _by_query_terms(
@@ -564,12 +601,14 @@ def _by_query_terms(
     runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
     if runs:
         # the passage is the run of neighbours explaining most evidence lines; between
-        # copies of one passage, the copy holding the query's words, then the best match,
-        # then document order
-        most = max(n for _, n in runs)
-        scored = [(run, max(qt.score(paras[i].norm) for i in run)) for run, n in runs if n == most]
+        # copies of one passage, the copy holding the query's words, then the copy whose
+        # paragraphs follow each other as the evidence's do (the whole window aligned, not
+        # its lines one by one), then the best match, then document order
+        most = max(n for _, n, _ in runs)
+        scored = [(run, max(qt.score(paras[i].norm) for i in run), gaps) for run, n, gaps in runs if n == most]
         quoted = min(
-            scored, key=lambda x: (-round(x[1], 9), -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0]))
+            scored,
+            key=lambda x: (-round(x[1], 9), x[2], -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0])),
         )[0]
     else:
         quoted = {best: match.score}

@@ -285,3 +285,42 @@ def test_docx_batch_gives_the_same_answers_under_every_hash_seed(tmp_path):
     assert len(outputs) == 1
     first = [json.loads(x) for x in next(iter(outputs)).splitlines()]
     assert first[-2]["paragraphIndex"] == 0  # the first of equal paragraphs
+
+
+def test_repeated_passage_resolves_to_the_copy_read_straight_through(tmp_path):
+    # The same option descriptions twice: once scattered (another paragraph between them),
+    # once as the evidence reads them. The whole window's alignment picks the copy.
+    items = ["- type -- A callable that accepts a single string argument and returns the converted value.",
+             "- choices -- A container of values that should be allowed for this argument.",
+             "- required -- True if the action must always be specified at the command line."]
+    b = DocxBuilder()
+    b.para("Information about how to convert command line strings to Python objects.")
+    b.para(items[0])
+    b.para("restore_signals (POSIX only) resets every signal handler before the child starts.")
+    b.para(items[1])
+    b.para(items[2])
+    b.para("Action objects are used by an ArgumentParser to represent the information needed.")
+    second = [b.para(t) for t in items]
+    b.para("Keyword Arguments:")
+    path = _doc(tmp_path, b)
+    evidence = "\n".join(items)
+    loc = _loc(path, evidence, "what does always line command mean?")
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index == second[2]
+    loc = _loc(path, evidence, "container allowed values")
+    assert loc.paragraph_index == second[1]
+
+
+def test_repeated_passage_without_a_query_lands_in_the_copy_the_evidence_reads(tmp_path):
+    items = ["The archive header names each member and records its size in octets.",
+             "Every member is followed by padding up to the next block boundary.",
+             "Two empty blocks close the archive so that readers know where it ends."]
+    b = DocxBuilder()
+    b.para(items[0])  # a first copy, broken up by other text
+    b.para("A volume label may stand before the first member of a multi-volume set.")
+    b.para("Sparse members store a map of their data regions instead of the holes.")
+    b.para(items[1])
+    b.para("Appendix: the same rules, as the format description states them.")
+    second = [b.para(t) for t in items]
+    path = _doc(tmp_path, b)
+    loc = _loc(path, "\n".join(items))
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index in second

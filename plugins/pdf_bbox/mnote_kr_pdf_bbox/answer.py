@@ -7,8 +7,8 @@ rules, in order:
    ``query_occurrences``: an occurrence standing alone beats one inside a longer word,
    so ``ion`` never lands on ``cation``);
 2. *terms*: the block holding the largest share of the query's content words, each
-   weighted by its rarity among the document's blocks (question and stop words carry
-   no weight; CJK by character bigrams), plus a bonus where the found terms sit close
+   weighted by its rarity among the document's blocks (function words and question
+   scaffolding carry no weight; CJK by character bigrams), plus a bonus where the found terms sit close
    together; below ``MIN_SHARE`` no block answers;
 3. *semantic*: no block holds a meaningful share: the caller cites the passage and says so.
 
@@ -21,6 +21,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
+from mnote_kr.citations.queryterms import scaffolding
 from mnote_kr.citations.textmatch import iter_tokens, normalize, query_occurrences
 
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
@@ -28,16 +29,12 @@ from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 MIN_SHARE = 0.4
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
-_STOP = frozenset(
-    """a about above after again against all am an and any are as at be because been before being below
-    between both but by can could did do does doing done down during each either few for from further had
-    has have having he her here hers him his how i if in into is it its itself just me more most my no nor
-    not now of off on once only or other our out over own same she should so some such than that the their
-    them then there these they this those through to too under until up upon very via was we were what
-    when where which while who whom whose why will with within without would you your yours
-    tell show find explain describe give list mention say says said please much many does did
-    """.split()
-) | frozenset(["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"])
+# Chinese question words as the bigrams the tokenizer gives; Latin function words and
+# question scaffolding come from the host's ``queryterms.scaffolding`` (one list for DOCX,
+# text and PDF), and every other word is weighed by its rarity in the document.
+_CJK_STOP = frozenset(
+    ["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"]
+)
 
 
 def stem(word: str) -> str:
@@ -65,8 +62,9 @@ def fold(text: str) -> str:
 def content_terms(text: str) -> dict[str, str]:
     """The query's content terms: stem -> the surface form typed, in order, each once."""
     out: dict[str, str] = {}
-    for tok, _, _ in iter_tokens(fold(text)):
-        if tok in _STOP or (tok.isascii() and len(tok) < 2):
+    toks = [tok for tok, _, _ in iter_tokens(fold(text))]
+    for tok, skip in zip(toks, scaffolding(toks), strict=True):
+        if skip or tok in _CJK_STOP or (tok.isascii() and len(tok) < 2):
             continue
         out.setdefault(stem(tok), tok)
     return out
@@ -92,14 +90,15 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
         raw = "".join(page.text[c] for c in page.stream[li]).rstrip()
         if chars:
             prev = chars[-1]
-            if prev in "\x02\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
+            if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
                 chars.pop()  # a word hyphenated across the line break
                 line_at.pop()
             elif prev != " ":
                 chars.append(" ")
                 line_at.append(li)
         for ch in raw:
-            chars.append(" " if ch in "\r\n\x02" else ch)
+            # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
+            chars.append(" " if ch in "\r\n" else "-" if ch in "\x02\ufffe" else ch)
             line_at.append(li)
     text = fold("".join(chars))
     bt = BlockText(text, line_at)

@@ -4,7 +4,8 @@ Both work on the line boxes of ``pdftext`` (text frame: unrotated, top-left orig
 
 *Furniture* (running headers, footers, page numbers) is a line in the top or bottom
 band of its page whose text, with every digit run folded to ``#``, recurs at about the
-same height on other pages. It is never cited and is left out of the compact text, so a
+same height on other pages (two more, or one close by), or a lone page number on the
+outermost line of the band. It is never cited and is left out of the compact text, so a
 passage that crosses a page break reads straight through.
 
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
@@ -15,9 +16,11 @@ starts a paragraph. Right-to-left pages are handled mirrored.
 
 from __future__ import annotations
 
+import math
 import re
 import unicodedata
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from mnote_kr.citations.textnorm import made_of
 
@@ -48,16 +51,31 @@ def furniture_key(text: str) -> str:
     return _DIGITS.sub("#", "".join(text.split()).casefold())
 
 
+# a lone page number: "7", "- 7 -", "(iv)", "Page 7", "7 / 12", "7 of 12", roman numerals
+_PAGE_NUMBER = re.compile(
+    r"(?:page|seite|p\.)?[-–—(\[]?(?:\d{1,4}|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
+    r"[-–—)\]]?(?:(?:/|of|von)\d{1,4})?",
+    re.IGNORECASE,
+)
+NEAR_PAGES = 2  # two pages this close (the next page, or the next of one side of a spread) make a run
+
+
+def is_page_number(text: str) -> bool:
+    """True when ``text`` (spaces ignored) is a page number alone: ``7``, ``iv``, ``- 7 -``, ``Page 7 of 12``."""
+    return bool(_PAGE_NUMBER.fullmatch("".join(text.split())))
+
+
 def find_furniture(
     pages: Sequence[tuple[float, list[Box], list[str]]],
 ) -> list[set[int]]:
-    """Running header/footer line indices per page.
+    """Running header/footer and page-number line indices per page.
 
-    ``pages`` holds, per page, its height and its lines' boxes and texts. A line counts
-    when it sits in the top or bottom band and lines with the same ``furniture_key``
-    sit at about the same height on enough other pages (at least one, and a fifth of
-    the others): a heading that happens to open two pages is not enough on a long
-    document.
+    ``pages`` holds, per page, its height and its lines' boxes and texts. A line in the
+    top or bottom band counts when lines with the same ``furniture_key`` (digits folded,
+    so "Chapter 4 ... 13" meets "Chapter 4 ... 14") sit at about the same height on a
+    fifth of the other pages, or, for an outermost line of words (a chapter's running
+    header), on two other pages or one close by. A page number alone on the outermost
+    row of the band counts on its own: a chapter's first page has no header to repeat it.
     """
     seen: dict[str, list[tuple[int, float]]] = {}
     cand: list[list[tuple[int, str, float]]] = []
@@ -77,12 +95,34 @@ def find_furniture(
     out: list[set[int]] = []
     for pi, mine in enumerate(cand):
         found = set()
+        boxes, texts = pages[pi][1], pages[pi][2]
+        numbers = []
         for li, key, rel in mine:
             others = {p for p, r in seen[key] if p != pi and abs(r - rel) <= SAME_Y}
             if len(others) >= need:
+                found.add(li)  # on a fair share of the document's pages
+            elif (
+                sum(ch.isalpha() for ch in key) >= 3
+                and (len(others) >= 2 or any(abs(p - pi) <= NEAR_PAGES for p in others))
+                and _outermost(li, boxes, rel < 0.5)
+            ):
+                found.add(li)  # a chapter's running header: words, outermost, on a run of pages
+            elif is_page_number(texts[li]) and _outermost(li, boxes, rel < 0.5):
+                numbers.append(li)
+        for li in numbers:  # alone on its row (or beside other furniture), not a table's last row
+            b = boxes[li]
+            if all(k == li or k in found or min(o[3], b[3]) <= max(o[1], b[1]) for k, o in enumerate(boxes)):
                 found.add(li)
         out.append(found)
     return out
+
+
+def _outermost(li: int, boxes: Sequence[Box], top: bool) -> bool:
+    """True when no line of the page lies wholly above (``top``) or below line ``li``."""
+    b = boxes[li]
+    if top:
+        return not any(o[3] <= b[1] for o in boxes)
+    return not any(o[1] >= b[3] for o in boxes)
 
 
 def drop_furniture_lines(text: str, keys: Sequence[str]) -> str:
@@ -118,14 +158,73 @@ def _leading(boxes: list[Box]) -> float:
     return max(gaps[len(gaps) // 2], 0.0)
 
 
+_SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")  # PDFium's marks of a word hyphenated at a line end
+# the head of a definition-list or option-list item: "len: ...", "-k, --keep ...", "--help"
+_ITEM_HEAD = re.compile(r"\s*(?:--?[\w?#]|[\w.*\[\]<>/-]{1,40}:\s)")
+
+
+@dataclass(frozen=True)
+class Spacing:
+    """The usual spacing of lines inside a paragraph, for one font size: ``pitch``
+    (baseline to baseline) and ``gap`` (line box to line box)."""
+
+    pitch: float
+    gap: float
+
+
+def _bucket(size: float) -> int:
+    return round(size * 2)
+
+
+def _low(values: list[float]) -> float:
+    """The fifth-lowest share of ``values``: the usual spacing inside a paragraph even where
+    most neighbouring lines are one-line paragraphs apart (a list of options)."""
+    values.sort()
+    return values[len(values) // 5]
+
+
+def line_spacing(
+    pages: Sequence[tuple[Sequence[int], Sequence[Box], Sequence[float], Sequence[float]]],
+) -> dict[int, Spacing]:
+    """The document's usual in-paragraph spacing per font size.
+
+    ``pages`` holds, per page, its line indices in reading order (furniture left out) and
+    its lines' boxes, baselines and font sizes. Pairs of consecutive lines of one size and
+    one column are measured; a size needs a few pairs to count.
+    """
+    pitches: dict[int, list[float]] = {}
+    gaps: dict[int, list[float]] = {}
+    for order, boxes, base, size in pages:
+        for i, j in zip(order, order[1:], strict=False):
+            if _bucket(size[i]) != _bucket(size[j]):
+                continue
+            a, b = boxes[i], boxes[j]
+            pitch = base[j] - base[i]
+            if 0 < pitch < 2.5 * size[i] and min(a[2], b[2]) - max(a[0], b[0]) > 0:
+                pitches.setdefault(_bucket(size[i]), []).append(pitch)
+                gaps.setdefault(_bucket(size[i]), []).append(b[1] - a[3])
+    return {k: Spacing(_low(v), _low(gaps[k])) for k, v in pitches.items() if len(v) >= 4}
+
+
 def split_blocks(
-    order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str], page_width: float, rtl: bool
+    order: Sequence[int],
+    boxes: Sequence[Box],
+    texts: Sequence[str],
+    page_width: float,
+    rtl: bool,
+    base: Sequence[float] | None = None,
+    size: Sequence[float] | None = None,
+    spacing: dict[int, Spacing] | None = None,
 ) -> list[list[int]]:
     """Group line indices (given in reading order) into paragraph blocks.
 
     Every rule compares neighbours only, so the work is linear in the number of lines.
-    The paragraph gap is measured against the page's usual leading (the median gap
-    between consecutive lines of one column), so double-spaced text stays together.
+    With baselines and font sizes (``base``, ``size``) and the document's usual spacing
+    per font size (``line_spacing``), a paragraph gap is a baseline step clearly longer
+    than the usual one whose line boxes moved apart as much (a tall formula inside a line
+    moves its baseline, not the gap), and a font size change starts a block. Without
+    them the gap is measured against the page's median leading, so double-spaced text
+    stays together.
     """
 
     def box(i: int) -> Box:
@@ -136,11 +235,13 @@ def split_blocks(
     blocks: list[list[int]] = []
     cur: list[int] = []
     right = left = 0.0  # the current block's edges (mirrored on RTL pages)
+    body_x = 0.0  # the leftmost start of the current block's lines after its first
     row: Box = (0.0, 0.0, 0.0, 0.0)  # the current row: the last line and the pieces beside it
+    last = -1  # the last line of the current row that started a line (for baselines)
     for k, i in enumerate(order):
         c = box(i)
         if not cur:
-            cur, right, left, row = [i], c[2], c[0], c
+            cur, right, left, row, last, body_x = [i], c[2], c[0], c, i, math.inf
             continue
         p = row
         hp, hc = max(p[3] - p[1], 1.0), max(c[3] - c[1], 1.0)
@@ -159,10 +260,19 @@ def split_blocks(
         else:
             gap = c[1] - p[3]
             x_overlap = min(p[2], c[2]) - max(p[0], c[0])
+            first_x = box(cur[0])[0]
             if gap < -0.3 * h or gap > lead + 0.5 * h or x_overlap < 0.3 * min(p[2] - p[0], c[2] - c[0]):
                 new = True  # up the page, a paragraph gap, or another column
             elif max(hp, hc) > 1.45 * h:
                 new = True  # the font size changed: a heading and its body
+            elif base is not None and size is not None and _spaced_apart(last, i, gap, base, size, spacing):
+                new = True  # a paragraph gap by the document's own line spacing, or a size change
+            elif _ITEM_HEAD.match(texts[i]) and _ITEM_HEAD.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
+                new = True  # the next item of a tight definition or option list
+            elif body_x < math.inf and body_x > first_x + 0.8 * h and c[0] < body_x - 0.8 * h:
+                new = True  # back out of a hanging indent: the next item starts
+            elif texts[order[k - 1]].rstrip(" ").endswith(_SOFT_HYPHENS):
+                new = False  # the previous line broke a word (PDFium marks the hyphen): it goes on
             else:
                 width = c[2] - c[0]
                 n = max(len(texts[i]), 1)
@@ -170,19 +280,39 @@ def split_blocks(
                 edge = max(right, c[2])
                 if edge - p[2] > word + h:
                     new = True  # the previous line ended early: the next word would have fitted
-                elif _BULLET.match(texts[i]) or (_BULLET.match(texts[cur[0]]) and c[0] <= box(cur[0])[0] + 0.5 * h):
-                    new = True  # a list item starts, or the text after a list item resumes
+                elif _BULLET.match(texts[i]):
+                    new = True  # a list item starts
+                # (text resuming after a list item at the marker's edge shows by the item's
+                # last line ending early or by spacing; a line that was full continues the
+                # item, as a numbered heading wrapped onto a second line does)
                 elif c[0] > left + 0.8 * h and c[0] > p[0] + 0.8 * h and not _BULLET.match(texts[cur[0]]):
                     nxt = order[k + 1] if k + 1 < len(order) else None
-                    if nxt is not None and box(nxt)[0] < c[0] - 0.8 * h:
-                        new = True  # a first-line indent (the line after it returns left)
+                    # a first-line indent: the line after it returns to the block's left edge
+                    # (returning only part of the way, it is a wrapped line's hanging indent)
+                    if nxt is not None and box(nxt)[0] < c[0] - 0.8 * h and abs(box(nxt)[0] - left) <= 0.8 * h:
+                        new = True
         if new:
             blocks.append(cur)
-            cur, right, left = [i], c[2], c[0]
+            cur, right, left, body_x = [i], c[2], c[0], math.inf
         else:
             cur.append(i)
-            right, left = max(right, c[2]), min(left, c[0])
+            right, left, body_x = max(right, c[2]), min(left, c[0]), min(body_x, c[0])
         row = c
+        last = i
     if cur:
         blocks.append(cur)
     return blocks
+
+
+def _spaced_apart(
+    a: int, b: int, gap: float, base: Sequence[float], size: Sequence[float], spacing: dict[int, Spacing] | None
+) -> bool:
+    """True when line ``b`` under line ``a`` starts a new block by its spacing or font size."""
+    sa, sb = size[a], size[b]
+    if abs(sa - sb) > 0.08 * min(sa, sb):
+        return True  # another font size: a heading, a signature, a caption
+    usual = (spacing or {}).get(_bucket(sa))
+    if usual is None:
+        return False
+    extra = base[b] - base[a] - usual.pitch
+    return extra > max(0.12 * usual.pitch + 0.5, 0.2 * sa) and gap - usual.gap > 0.5 * extra

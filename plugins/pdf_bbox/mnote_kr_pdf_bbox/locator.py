@@ -140,7 +140,8 @@ def _from_sidecar(
             block_id=req.block_id or block.blockid,
             score=1.0,
             locator_plugin=PLUGIN,
-            reason=f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})",
+            reason=(why := f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})"),
+            locator_reason=why,
             quote_omit=furniture_near(doc, min(r.page for r in rects) - 1, max(r.page for r in rects) - 1),
         ),
         pages_only,
@@ -155,6 +156,7 @@ def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
         block_id=req.block_id or (req.block.blockid if req.block else None),
         locator_plugin=PLUGIN,
         reason=reason,
+        locator_reason=reason,
         score=0.0,
     )
 
@@ -224,6 +226,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         score=round(m.coverage * (0.5 if degraded else 1.0), 3),
         locator_plugin=PLUGIN,
         reason=why,
+        locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
     )
 

@@ -17,6 +17,7 @@ both). PDFium is not thread-safe, so every call into it holds ``PDFIUM_LOCK``.
 from __future__ import annotations
 
 import ctypes
+import math
 import os
 import re
 import threading
@@ -33,7 +34,7 @@ from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 from . import budget
-from .layout import find_furniture, is_rtl_text, split_blocks
+from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -112,6 +113,8 @@ class PageText:
     stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
     rtl: bool = False  # most of the page's letters are right-to-left (Arabic, Hebrew, Persian)
     furniture: set[int] = field(default_factory=set)  # running header/footer/page-number lines
+    base: list[float] = field(default_factory=list)  # per line: baseline y (text frame)
+    size: list[float] = field(default_factory=list)  # per line: font size (points)
     blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
     block_of: list[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
 
@@ -362,12 +365,45 @@ def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
         out.text = text
         out.line_of = line_of
         out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
+        out.base, out.size = _baselines(raw_tp, text, members, lines, geom)
         out.stream = members
         out.rtl = is_rtl_text(text)
         out.order = [members[li] for li in reading_order(out.lines, out.rtl)]
         return out
     finally:
         tp.close()
+
+
+def _baselines(
+    raw_tp: object, text: str, members: list[list[int]], lines: list[list[float]], geom: PageGeometry
+) -> tuple[list[float], list[float]]:
+    """Per line, the baseline (text frame y) and font size, each the median of three of its
+    characters (first, middle, last): a superscript or a subscript does not move them.
+    Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
+    box for a typewriter word) do not disturb."""
+    x, y = ctypes.c_double(), ctypes.c_double()
+    mat = pdfium_c.FS_MATRIX()
+    top = geom.crop[3]
+    bases: list[float] = []
+    sizes: list[float] = []
+    for li, chars in enumerate(members):
+        ink = [i for i in chars if not text[i].isspace()]
+        ys: list[float] = []
+        fs: list[float] = []
+        for i in {ink[0], ink[len(ink) // 2], ink[-1]} if ink else ():
+            if pdfium_c.FPDFText_GetCharOrigin(raw_tp, i, ctypes.byref(x), ctypes.byref(y)):
+                ys.append(top - y.value)
+            size = pdfium_c.FPDFText_GetFontSize(raw_tp, i)
+            if pdfium_c.FPDFText_GetMatrix(raw_tp, i, ctypes.byref(mat)):
+                # the size as drawn: a producer may set "1 Tf" and scale the text matrix
+                size *= math.sqrt(abs(mat.a * mat.d - mat.b * mat.c)) or 1.0
+            fs.append(size)
+        b = lines[li]
+        ys.sort()
+        fs.sort()
+        bases.append(ys[len(ys) // 2] if ys else top - b[1])
+        sizes.append(fs[len(fs) // 2] if fs and fs[len(fs) // 2] > 0 else b[3] - b[1])
+    return bases, sizes
 
 
 def read_document(path: str | Path) -> DocumentText:
@@ -416,12 +452,15 @@ def _layout(pages: list[PageText]) -> None:
     texts = [[line_text(pg, li) for li in range(len(pg.lines))] for pg in pages]
     furniture = find_furniture([(pg.geometry.crop[3] - pg.geometry.crop[1], pg.lines, t)
                                 for pg, t in zip(pages, texts, strict=True)])
-    for pg, fur, t in zip(pages, furniture, texts, strict=True):
+    orders = []
+    for pg, fur in zip(pages, furniture, strict=True):
         pg.furniture = fur
         order = [pg.line_of[chars[0]] for chars in pg.order]
-        order = [li for li in order if li not in fur]
+        orders.append([li for li in order if li not in fur])
+    spacing = line_spacing([(o, pg.lines, pg.base, pg.size) for o, pg in zip(orders, pages, strict=True)])
+    for pg, order, t in zip(pages, orders, texts, strict=True):
         width = pg.geometry.crop[2] - pg.geometry.crop[0]
-        pg.blocks = split_blocks(order, pg.lines, t, width, pg.rtl)
+        pg.blocks = split_blocks(order, pg.lines, t, width, pg.rtl, pg.base, pg.size, spacing)
         pg.block_of = [-1] * len(pg.lines)
         for bi, blk in enumerate(pg.blocks):
             for li in blk:
@@ -461,7 +500,7 @@ def _encode(doc: DocumentText) -> bytes:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="1", model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="4", model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds the k-gram indexes
 
 

@@ -98,6 +98,17 @@ def test_no_block_with_the_query_terms_is_a_semantic_match_never_exact() -> None
     loc = _loc(PDF / "docling__multi_page.pdf", window, "how did secretaries feel about automation")
     assert loc.locator_precision == "bbox" and loc.locator_degraded and "semantic match" in loc.reason
     assert loc.page == 1
+    # said where people read it, as the DOCX locator does
+    assert loc.locator_reason is not None and "semantic match" in loc.locator_reason
+
+
+def test_locator_reason_is_set_on_exact_query_term_and_not_found_answers() -> None:
+    items = _gt("multi_page")
+    window = "\n".join(t for _, t, _, _ in items[1:5])
+    hit = _loc(PDF / "docling__multi_page.pdf", window, "who patented the typewriter")
+    assert hit.locator_reason is not None and "query's" in hit.locator_reason and "semantic" not in hit.locator_reason
+    miss = _loc(PDF / "docling__multi_page.pdf", "nothing of this stands in the document at all, zebra quokka")
+    assert miss.locator_precision == "file" and miss.locator_reason is not None and "not found" in miss.locator_reason
 
 
 def test_running_footer_is_never_the_primary_box(tmp_path: Path) -> None:

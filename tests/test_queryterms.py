@@ -1,0 +1,73 @@
+"""Query content terms: function words and question scaffolding out, content words in (issue 13).
+
+Content words such as "type", "name", "list" or "der" (DER encoding) are terms whose
+weight comes from their rarity in the document, never from a stop list; the verbs that
+only shape a question ("what does X mean", "where is X described", "how does X work")
+are not terms.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr.citations.queryterms import content_terms, scaffolding
+from mnote_kr.default_plugins.text_locator import locate
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox.answer import content_terms as pdf_terms
+
+
+def _words(query: str) -> list[str]:
+    return [t.word or t.text for t in content_terms(query)]
+
+
+def test_question_scaffolding_is_not_a_term_but_content_words_are() -> None:
+    assert _words("what does name structure len null mean?") == ["name", "structure", "len", "null"]
+    assert _words("where is idea terse ods described") == ["idea", "terse", "ods"]
+    assert _words("what is said about remove file first?") == ["remove", "file", "first"]
+    assert _words("how does information version output help work") == ["information", "version", "output", "help"]
+    assert _words("explain many type list") == ["many", "type", "list"]
+    # "der" in a technical document is the DER encoding
+    assert _words("der encoding of a certificate") == ["der", "encoding", "certificate"]
+
+
+def test_opening_and_closing_verbs_are_scaffolding_only_in_their_place() -> None:
+    assert _words("list the options of find") == ["options", "find"]
+    assert _words("show me the work queue") == ["work", "queue"]
+    # "work" closes a how-question, elsewhere it is a content word
+    assert _words("covered work license") == ["covered", "work", "license"]
+    # a query of scaffolding only keeps its words: "mean" is the statistic here
+    assert _words("mean") == ["mean"]
+    assert scaffolding(["how", "does", "it", "work"]) == [True, True, True, False]
+
+
+def test_pdf_answer_uses_the_same_word_lists() -> None:
+    assert list(pdf_terms("what does name type mean?")) == ["name", "type"]
+    assert list(pdf_terms("where is der encoding described")) == ["der", "encod"]
+    # Chinese question words stay out, as before
+    assert "什么" not in pdf_terms("叶片结冰是什么")
+
+
+DOC = """# Records
+
+The encoder writes each field of the record in order.
+
+Every field has a type and a name chosen by the schema author.
+
+The record is written to the file in DER form once the encoder has checked each field.
+
+A reader skips a field it does not know.
+"""
+
+
+def test_content_words_once_on_the_stop_list_now_pick_the_paragraph(tmp_path: Path) -> None:
+    path = tmp_path / "notes.md"
+    path.write_text(DOC, encoding="utf-8")
+    evidence = "\n\n".join(DOC.split("\n\n")[1:5])
+
+    def para(query: str) -> int | None:
+        return locate(LocateRequest(file=str(path), evidence=evidence, query=query)).paragraph_index
+
+    # "field" is in every paragraph; "type" and "name" decide
+    assert para("what does field type name mean?") == 2
+    # "der" is the DER encoding, not a German article
+    assert para("der field") == 3
