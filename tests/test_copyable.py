@@ -125,3 +125,13 @@ def test_quote_does_not_start_on_the_punctuation_of_a_word_left_behind():
     assert trim_cut_words(". (2), using an inverse sigmoidal function", end_cut=False) == "(2), using an inverse sigmoidal function"
     assert trim_cut_words(", Uday Kumar (6 May 2004).", end_cut=False) == "Uday Kumar (6 May 2004)."
     assert trim_cut_words("“Quoted” words", end_cut=False) == "“Quoted” words"  # an opening mark stays
+
+
+def test_a_running_header_cut_at_the_chunk_edge_is_dropped_too():
+    # mineru__demo1.pdf: the chunk began inside "P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265"
+    omit = ["P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265", "255"]
+    raw = ". / Journal of Hydrology 310 (2005) 253–265 255\n2.2. Zero flow day analysis\nbody text\nP.N.J. Lane et al. / Jour"
+    assert drop_lines(raw, omit) == "2.2. Zero flow day analysis\nbody text\n"
+    # words that merely start like a header, and a short tail, stay
+    assert drop_lines("Journal of Hydrology is cited\nbody", omit) == "Journal of Hydrology is cited\nbody"
+    assert drop_lines("253–265\nbody", omit) == "253–265\nbody"
