@@ -157,7 +157,8 @@ def main() -> int:
         ms = {k: _med(v) for k, v in times.items() if v}
         print(f"\n{len(QUERIES)} queries x {args.rounds} rounds; medians of fresh processes unless noted")
         print(f"baseline  python -c pass                  {ms['pass']:8.1f} ms")
-        for key, label in (("help", "mnote-kr --help"), ("status", "mnote-kr status"), ("roots", "mnote-kr roots list")):
+        for key, label in (("help", "mnote-kr --help"), ("status", "mnote-kr status"),
+                           ("roots", "mnote-kr roots list")):
             ratio = ms[key] / ms["pass"]
             verdict = "PASS" if ratio <= LIGHT_TARGET else "FAIL"
             print(f"measured  {label:31} {ms[key]:8.1f} ms  ratio {ratio:5.2f} (target <= {LIGHT_TARGET}: {verdict})")
@@ -167,7 +168,8 @@ def main() -> int:
                            ("cold_first", "search, cache emptied first"),
                            ("cold_nocache", "search, no disk cache (before)")):
             ratio = ms[key] / (ms["warm"] + ms["pass"])
-            target = f" (target <= {SEARCH_TARGET}: {'PASS' if ratio <= SEARCH_TARGET else 'FAIL'})" if key == "cold" else ""
+            verdict = 'PASS' if ratio <= SEARCH_TARGET else 'FAIL'
+            target = f" (target <= {SEARCH_TARGET}: {verdict})" if key == "cold" else ""
             print(f"measured  {label:31} {ms[key]:8.1f} ms  ratio {ratio:5.2f}{target}")
         print(f"\nmisses (non-zero exits, or no citation where the warm search had some): {misses}")
     finally:

@@ -30,7 +30,8 @@ def test_mapped_reference_generates_short_citation_id() -> None:
 def test_citation_id_is_stable_across_calls_and_processes() -> None:
     here = citation_id("lightrag", "src-1", "block-a", 2, taken=set())
     assert citation_id("lightrag", "src-1", "block-a", 2, taken=set()) == here
-    code = "from mnote_kr.citations.ids import citation_id; print(citation_id('lightrag','src-1','block-a',2,taken=set()))"
+    code = ("from mnote_kr.citations.ids import citation_id; "
+            "print(citation_id('lightrag','src-1','block-a',2,taken=set()))")
     other = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123"}
     ).stdout.strip()

@@ -43,7 +43,8 @@ def test_quote_does_not_start_on_half_a_character():
 def test_latin_ligatures_from_pdf_text_layers_become_letters():
     # pdfjs__tracemonkey.pdf's text layer writes "proﬁle" and "ﬂoating" with U+FB01 / U+FB02;
     # a quote copied with them does not find "profile" again.
-    assert unify_cjk_forms("proﬁle-guided ﬂoating e\ufb00ect o\ufb03ce \ufb06op") == "profile-guided floating effect office stop"
+    raw = "proﬁle-guided ﬂoating e\ufb00ect o\ufb03ce \ufb06op"
+    assert unify_cjk_forms(raw) == "profile-guided floating effect office stop"
     assert copyable("the proﬁle") == "the profile"
 
 
@@ -122,7 +123,8 @@ def test_page_furniture_lines_are_dropped_whole_never_inside_a_sentence():
 
 def test_quote_does_not_start_on_the_punctuation_of_a_word_left_behind():
     # seen on mineru__demo1.pdf: the chunk began just after "Eq" and the card read ".... (2), using"
-    assert trim_cut_words(". (2), using an inverse sigmoidal function", end_cut=False) == "(2), using an inverse sigmoidal function"
+    got = trim_cut_words(". (2), using an inverse sigmoidal function", end_cut=False)
+    assert got == "(2), using an inverse sigmoidal function"
     assert trim_cut_words(", Uday Kumar (6 May 2004).", end_cut=False) == "Uday Kumar (6 May 2004)."
     assert trim_cut_words("“Quoted” words", end_cut=False) == "“Quoted” words"  # an opening mark stays
 
@@ -130,7 +132,8 @@ def test_quote_does_not_start_on_the_punctuation_of_a_word_left_behind():
 def test_a_running_header_cut_at_the_chunk_edge_is_dropped_too():
     # mineru__demo1.pdf: the chunk began inside "P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265"
     omit = ["P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265", "255"]
-    raw = ". / Journal of Hydrology 310 (2005) 253–265 255\n2.2. Zero flow day analysis\nbody text\nP.N.J. Lane et al. / Jour"
+    raw = (". / Journal of Hydrology 310 (2005) 253–265 255\n2.2. Zero flow day analysis\nbody text\n"
+           "P.N.J. Lane et al. / Jour")
     assert drop_lines(raw, omit) == "2.2. Zero flow day analysis\nbody text\n"
     # words that merely start like a header, and a short tail, stay
     assert drop_lines("Journal of Hydrology is cited\nbody", omit) == "Journal of Hydrology is cited\nbody"

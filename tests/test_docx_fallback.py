@@ -43,7 +43,8 @@ def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
 
     report = host.ingest(["docs"], wait=True, wait_s=240)
     statuses = {item.source_path: item.status for item in report.items}
-    assert statuses == {f"docs/{name}": "processed" for name in FILES}, [(i.source_path, i.reason) for i in report.items]
+    assert statuses == {f"docs/{name}": "processed" for name in FILES}, \
+        [(i.source_path, i.reason) for i in report.items]
 
     reg = host.registry()
     for name in FILES:

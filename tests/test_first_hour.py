@@ -141,7 +141,8 @@ def test_no_results_says_why() -> None:
     assert why_no_results(live, {}, False)["reason"] == "no_match"
     empty = SearchResults(query="q", mode="mix", provider="lightrag", results=[], not_indexed=[],
                           diagnostics={"noResults": why_no_results(_reg(), {}, False)})
-    assert render_search(empty) == "No citable results: nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'."
+    assert render_search(empty) == ("No citable results: nothing is ingested yet;"
+                                    " add files with 'mnote-kr ingest FOLDER'.")
 
 
 def test_human_status_and_sync_show_words_not_python_or_json() -> None:

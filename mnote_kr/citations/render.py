@@ -157,7 +157,8 @@ def render_sync(result: dict[str, Any]) -> str:
         new = rec.get("new") or {}
         if new.get("notIngested"):
             names = new["notIngested"]
-            how = f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1 else "'mnote-kr ingest' with their paths adds them"
+            how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
+                   else "'mnote-kr ingest' with their paths adds them")
             lines.append(f"{len(names)} new file(s) not ingested: {how}")
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")

@@ -147,7 +147,8 @@ def scan_tree(
                             continue
                         sub_rule = roots.get(rel)
                         if sub_rule is None:
-                            if not rule.recursive or (rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns)):
+                            if not rule.recursive or (rule.exclude_patterns
+                                                      and excluded_by(rel, rule.exclude_patterns)):
                                 continue
                             sub_rule = rule
                         stack.append((rel, sub_rule))

@@ -1,6 +1,7 @@
 """Replay recorded LightRAG responses through ``httpx.MockTransport`` (for tests).
 
-The recorded payloads live in ``tests/data/lightrag/samples/`` (``mnote_kr_testkit.data.SAMPLES``) (``{"http_status", "body"}``
+The recorded payloads live in ``tests/data/lightrag/samples/``
+(``mnote_kr_testkit.data.SAMPLES``) (``{"http_status", "body"}``
 JSON files; NDJSON streams as a list ``body``). A ``Replay`` maps ``(method, path)`` to a
 queue of responses (the last one repeats) and records every request it saw, so a test
 can assert what the provider sent (including that the API key travels only as

@@ -133,7 +133,8 @@ MAX_QUERY_CHARS = 64 * 1024
 def check_query(request: QueryRequest) -> None:
     """Refuse, before sending, a query LightRAG would refuse with a raw validation error."""
     if len(request.query) > MAX_QUERY_CHARS:
-        raise UsageError(f"The query is {len(request.query)} characters long; LightRAG accepts at most {MAX_QUERY_CHARS}",
+        raise UsageError(f"The query is {len(request.query)} characters long;"
+                         f" LightRAG accepts at most {MAX_QUERY_CHARS}",
                          hint="shorten it to the phrase or question you are looking for")
 
 
