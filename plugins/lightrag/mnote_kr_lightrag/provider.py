@@ -33,6 +33,16 @@ _STATUS_MAP = {"pending": "submitted", "parsing": "processing", "analyzing": "pr
 TERMINAL = frozenset({"processed", "failed", "duplicate", "delete_completed", "stale"})
 MAX_BACKOFF_S = 300.0
 DELETE_BUSY_RETRIES = 3
+#: A moved or renamed file waits (pending, re-tried by sync) while LightRAG still lists the
+#: document of the same bytes under the old name: scanned earlier, LightRAG would mark it a
+#: duplicate of a document about to be deleted, and it would never be cited. After this many
+#: waits it is sent anyway (the old document was not ours to wait for, e.g. left by a crash).
+TWIN_WAIT_RETRIES = 20
+
+
+def twin_wait_s(retry_count: int) -> float:
+    """Seconds before a waiting move looks again: 1 s, 2 s, ... at most 15 s."""
+    return min(15.0, 1.0 + retry_count)
 
 # Injectable clock and sleep (tests).
 now_s: Callable[[], float] = time.time
@@ -108,6 +118,7 @@ class DocIndex:
         # Rows of our link names by their path tag: finding a source's other versions is then a
         # lookup, not a scan of every document (a 1,000-file ingest would be 1,000 x 1,000 regexes).
         self._by_path_tag: dict[str, list[dict[str, Any]]] | None = None
+        self._by_content: dict[tuple[str | None, str], list[dict[str, Any]]] | None = None
 
     def _rows_of_path(self, rel_path: str) -> list[dict[str, Any]]:
         if self._by_path_tag is None:
@@ -118,6 +129,20 @@ class DocIndex:
                     index.setdefault(tag, []).append(row)
             self._by_path_tag = index
         return self._by_path_tag.get(naming.path_tag(rel_path), [])
+
+    def twins(self, name: str) -> list[dict[str, Any]]:
+        """Documents (``doc-`` rows) of other link names with the same workspace and content tag."""
+        key = naming.content_key(name)
+        if key is None:
+            return []
+        if self._by_content is None:
+            index: dict[tuple[str | None, str], list[dict[str, Any]]] = {}
+            for row in self.rows:
+                row_key = naming.content_key(str(row.get("file_path", "")))
+                if row_key is not None and str(row.get("id", "")).startswith("doc-"):
+                    index.setdefault(row_key, []).append(row)
+            self._by_content = index
+        return [r for r in self._by_content.get(key, []) if str(r.get("file_path", "")) != name]
 
     def find(self, name: str) -> dict[str, Any] | None:
         """The row for our file name: the real document first, else a ``dup-`` row."""
@@ -309,6 +334,14 @@ class LightRagProvider:
                 results[rel] = update_from_row(rel, name, row, kind="image" if is_image else "document",
                                                wrapper_path=str(input_dir / name) if is_image else None)
                 continue
+            deleting = self._deleting_twin(docs, name, input_dir)
+            if deleting is not None and retry_counts.get(rel, 0) < TWIN_WAIT_RETRIES:
+                count = retry_counts.get(rel, 0)
+                results[rel] = self._pending(
+                    rel, "ingest", count, twin_wait_s(count),
+                    f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "
+                    "name) before sending it, or it would be taken as a duplicate")
+                continue
             plans.append((source, name, str(input_dir / name) if is_image else None))
         if to_delete and not down:
             outcome, retry_after = self.delete_ids(to_delete)
@@ -356,6 +389,15 @@ class LightRagProvider:
                                                  error if outcome == "down" else f"LightRAG is busy: {error}",
                                                  **extra)
         return [results[s.rel_path] for s in sources if s.rel_path in results]
+
+    def _deleting_twin(self, docs: DocIndex, name: str, input_dir: Path) -> str | None:
+        """The name of a document of the same bytes in this workspace whose link we have
+        removed (a move's old name, its delete sent or queued), while LightRAG still lists it."""
+        for row in docs.twins(name):
+            old = str(row.get("file_path", ""))
+            if links.link_state(input_dir, old) == "missing":
+                return old
+        return None
 
     def _upload(self, sources: list[SourceFile], docs: DocIndex) -> list[EntryUpdate]:
         """Send copies through ``/documents/upload`` (only when ``upload_fallback`` is set)."""
