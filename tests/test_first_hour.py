@@ -28,7 +28,8 @@ from tests.cli_helpers import cli_env
 
 LINK = "mineru__scanned.cafbc825-76a0ecf6.pdf"
 DOC_ID = re.compile(r"\bdoc-[0-9a-f]{32}\b")
-REPR = re.compile(r"\{'|': |\[\{|\"\w+\": ")  # Python dict reprs and raw JSON
+# Python dict reprs, raw JSON, and Python/JSON constants shown as values ("busy=False", "model=None").
+REPR = re.compile(r"\{'|': |\[\{|\"\w+\": |\b(None|True|False|null|true|false)\b")
 
 
 def _recorded_errors() -> list[str]:
@@ -146,9 +147,13 @@ def test_no_results_says_why() -> None:
 def test_human_status_and_sync_show_words_not_python_or_json() -> None:
     info = {"workspace": "/w", "registry": {"entries": 3, "byStatus": {"processed": 2, "failed": 1}, "waiting": [],
                                             "failed": [{"sourcePath": "kb/b.docx", "reason": "not a DOCX (fix)"}]},
-            "provider": {"provider": "lightrag", "url": "http://x", "documentsByStatus": {"processed": 2}}}
+            "provider": {"provider": "lightrag", "url": "http://x", "documentsByStatus": {"processed": 2},
+                         "pipelineBusy": False, "llmModel": None, "embeddingModel": "mnote-offline-embed",
+                         "rerank": {"enabled": False, "binding": "null", "model": None,
+                                    "queue": {"available": False}}}}
     text = render_status(info)
     assert "3 entries (2 processed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
+    assert "(idle)" in text and "Rerank:    disabled (queue unavailable)" in text
     assert not REPR.search(text), text
     sync = {"reconcile": {"changed": {"count": 1, "paths": ["kb/a.md"]}, "moved": {"count": 0, "paths": []},
                           "missing": {"count": 0, "paths": []}, "new": {"count": 0, "paths": [], "notIngested": []},

@@ -88,6 +88,15 @@ def _queue(rerank: dict[str, Any]) -> Any:
     return queue
 
 
+def _rerank_text(rr: dict[str, Any]) -> str:
+    """LightRAG's rerank state in words: ``disabled`` or ``enabled (binding cohere, model m, queue available)``."""
+    details = [f"{label} {value}" for label, value in
+               (("binding", rr.get("binding")), ("model", rr.get("model")), ("queue", _queue(rr)))
+               if value not in (None, "", "null")]
+    state = "enabled" if rr.get("enabled") else "disabled"
+    return f"{state} ({', '.join(details)})" if details else state
+
+
 def counts_text(counts: dict[str, Any]) -> str:
     """``{"processed": 3, "failed": 1}`` as people read it: ``3 processed, 1 failed``."""
     return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
@@ -108,16 +117,19 @@ def render_status(info: dict[str, Any]) -> str:
     if prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
-        lines.append(f"Provider:  {prov.get('provider')} {prov.get('coreVersion') or ''} at {prov.get('url')}"
-                     f" busy={prov.get('pipelineBusy')}")
+        busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")
+        version = f" {prov['coreVersion']}" if prov.get("coreVersion") else ""
+        lines.append(f"Provider:  {prov.get('provider')}{version} at {prov.get('url')}{busy}")
         if prov.get("error"):  # reachable but refusing, e.g. a wrong API key
             lines.append(f"Problem:   {prov['error']}")
-        lines.append(f"Models:    llm={prov.get('llmModel')} embedding={prov.get('embeddingModel')}")
-        rr = prov.get("rerank") or {}
-        lines.append("Rerank:    " + ("enabled" if rr.get("enabled") else "disabled")
-                     + f" (binding={rr.get('binding')}, model={rr.get('model')}, queue={_queue(rr)})")
+        lines.append(f"Models:    language model {prov.get('llmModel') or 'not reported'},"
+                     f" embedding {prov.get('embeddingModel') or 'not reported'}")
+        lines.append("Rerank:    " + _rerank_text(prov.get("rerank") or {}))
         if prov.get("documentsByStatus"):
-            lines.append(f"Documents: {counts_text(prov['documentsByStatus'])}")
+            docs = dict(prov["documentsByStatus"])
+            total = docs.pop("all", None)
+            shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
+            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     for warning in prov.get("warnings") or []:
