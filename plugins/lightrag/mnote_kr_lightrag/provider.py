@@ -37,7 +37,9 @@ DELETE_BUSY_RETRIES = 3
 #: document of the same bytes under the old name: scanned earlier, LightRAG would mark it a
 #: duplicate of a document about to be deleted, and it would never be cited. After this many
 #: waits it is sent anyway (the old document was not ours to wait for, e.g. left by a crash).
-TWIN_WAIT_RETRIES = 20
+#: The count grows with every sync that sees the entry pending, not only with real attempts,
+#: so it is generous: a delete queued behind a long pipeline run still gets its minutes.
+TWIN_WAIT_RETRIES = 60
 
 
 def twin_wait_s(retry_count: int) -> float:
