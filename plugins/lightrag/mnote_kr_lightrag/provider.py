@@ -327,6 +327,18 @@ class LightRagProvider:
             for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 links.remove_ours(input_dir, old)
             row = docs.find(name)
+            count = retry_counts.get(rel, 0)
+            if row is not None and count < TWIN_WAIT_RETRIES and self.orphaned_duplicate(docs, row, input_dir):
+                if str(row.get("id", "")).startswith("doc-"):
+                    # Our own name holds a duplicate record of a document since deleted (a move
+                    # scanned before the old name's delete): clear it, then send anew.
+                    to_delete.append(str(row["id"]))
+                    results[rel] = self._pending(
+                        rel, "ingest", count, twin_wait_s(count),
+                        "LightRAG took it as a duplicate of a document that is deleted now; it is sent again "
+                        "once LightRAG has dropped that duplicate record")
+                    continue
+                row = None  # a ``dup-`` attempt record: it does not hold our document id
             is_dup = row is not None and not str(row.get("id", "")).startswith("doc-")
             if row is not None and (force or rel in reindex) and not is_dup:
                 to_delete.append(str(row["id"]))
@@ -337,8 +349,7 @@ class LightRagProvider:
                                                wrapper_path=str(input_dir / name) if is_image else None)
                 continue
             deleting = self._deleting_twin(docs, name, input_dir)
-            if deleting is not None and retry_counts.get(rel, 0) < TWIN_WAIT_RETRIES:
-                count = retry_counts.get(rel, 0)
+            if deleting is not None and count < TWIN_WAIT_RETRIES:
                 results[rel] = self._pending(
                     rel, "ingest", count, twin_wait_s(count),
                     f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "
@@ -391,6 +402,22 @@ class LightRagProvider:
                                                  error if outcome == "down" else f"LightRAG is busy: {error}",
                                                  **extra)
         return [results[s.rel_path] for s in sources if s.rel_path in results]
+
+    def orphaned_duplicate(self, docs: DocIndex, row: dict[str, Any], input_dir: Path | None) -> bool:
+        """Whether ``row`` is a duplicate record whose original is gone from LightRAG, or is one
+        of this workspace's documents whose link we removed (its delete sent or queued)."""
+        metadata = as_dict(row.get("metadata"))
+        if not (str(row.get("id", "")).startswith("dup-") or metadata.get("is_duplicate")):
+            return False
+        original = metadata.get("original_doc_id")
+        if not original:
+            return False
+        original_row = docs.by_id.get(str(original))
+        if original_row is None:
+            return True
+        name = str(original_row.get("file_path", ""))
+        return (input_dir is not None and input_dir.is_dir() and naming.workspace_of(name) == self.ws
+                and links.link_state(input_dir, name) == "missing")
 
     def _deleting_twin(self, docs: DocIndex, name: str, input_dir: Path) -> str | None:
         """The name of a document of the same bytes in this workspace whose link we have
