@@ -350,6 +350,7 @@ class LightRagProvider:
                 continue
             deleting = self._deleting_twin(docs, name, input_dir)
             if deleting is not None and count < TWIN_WAIT_RETRIES:
+                links.remove_ours(input_dir, name)  # placed while LightRAG was down: no scan may take it yet
                 results[rel] = self._pending(
                     rel, "ingest", count, twin_wait_s(count),
                     f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "

@@ -547,6 +547,7 @@ def _moved(env: dict[str, Any]) -> tuple[SourceFile, str, str]:
 def test_lr_ingest_moved_file_waits_while_lightrag_still_lists_the_old_document(env: dict[str, Any]) -> None:
     inputs, replay = env["inputs"], env["replay"]
     new, old_name, new_name = _moved(env)
+    os.symlink(new.path, inputs / new_name)  # placed while LightRAG was down
     std_routes(replay, [sample_row(old_name)])
     [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
     assert update.status == "pending" and update.pending_action == "ingest"
