@@ -38,3 +38,10 @@ def test_quote_does_not_start_on_half_a_character():
     assert copyable("\u0301 cole normale") == "cole normale"
     assert display_text("\u0301tude des pales") == "tude des pales"
     assert copyable("plain start") == "plain start"
+
+
+def test_latin_ligatures_from_pdf_text_layers_become_letters():
+    # pdfjs__tracemonkey.pdf's text layer writes "proﬁle" and "ﬂoating" with U+FB01 / U+FB02;
+    # a quote copied with them does not find "profile" again.
+    assert unify_cjk_forms("proﬁle-guided ﬂoating e\ufb00ect o\ufb03ce \ufb06op") == "profile-guided floating effect office stop"
+    assert copyable("the proﬁle") == "the profile"

@@ -181,3 +181,34 @@ def test_multi_word_query_not_found_verbatim_picks_the_paragraph_with_its_terms(
     match = match_evidence(doc, evidence, "pyrrolidine cyclic secondary amine")
     assert match.paragraph is not None and match.paragraph.index == 3
     assert match_evidence(doc, evidence, "morpholine base").paragraph.index == 2
+
+
+def test_question_in_other_words_lands_on_the_list_item_holding_its_rare_word() -> None:
+    # docling's word_sample.docx: a passage of short list items. The question shares one word
+    # with the answering item ("sun") and one with the long paragraph above it ("swimming");
+    # short items align with no evidence line of their own, yet lie inside the quoted passage.
+    doc = _doc(
+        "Swimming in the lake",
+        "Duck",
+        "Figure 1: This is a cute duckling",
+        "Let’s swim!",
+        "To get started with swimming, first lay down in a water and try not to drown:",
+        "You can relax and look around",
+        "Paddle about",
+        "Enjoy summer warmth",
+        "Also, don’t forget:",
+        "Wear sunglasses",
+        "Don’t forget to drink water",
+        "Use sun cream",
+        "Hmm, what else…",
+        "Let’s eat",
+        "After we had a good day of swimming in the lake, it’s important to eat something nice",
+    )
+    evidence = (
+        "Let’s swim!\nTo get started with swimming, first lay down in a water and try not to drown:\n"
+        "- You can relax and look around\n- Paddle about\n- Enjoy summer warmth\nAlso, don’t forget:\n"
+        "1. Wear sunglasses\n2. Don’t forget to drink water\n3. Use sun cream\nHmm, what else…"
+    )
+    m = match_evidence(doc, evidence, "what should you bring to protect yourself from the sun when swimming")
+    assert m.paragraph is not None and m.paragraph.text == "Use sun cream", m.paragraph and m.paragraph.text
+    assert m.reason.startswith("semantic match")

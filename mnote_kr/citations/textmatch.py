@@ -583,6 +583,15 @@ def _by_query_terms(
         )[0]
     else:
         quoted = {best: match.score}
+    if len(quoted) > 1:
+        # paragraphs between two quoted ones are inside the passage too (short list items and
+        # lines too short to align on their own), with the weaker neighbour's confidence
+        lo, hi = min(quoted), max(quoted)
+        for i in range(lo + 1, hi):
+            if i not in quoted and paras[i].tokens:
+                before = max(k for k in quoted if k < i)
+                after = min(k for k in quoted if k > i)
+                quoted[i] = min(quoted[before], quoted[after])
     qs = {i: qt.score(paras[i].norm) for i in quoted}
     top = max(qs.values())
     if best not in quoted:
@@ -591,6 +600,14 @@ def _by_query_terms(
     if top < QUERY_SHARE and best not in quoted:
         best = min(quoted, key=lambda i: (-round(quoted[i], 9), i))
         match = Match(paras[best], round(min(1.0, quoted[best]), 4), None, match.reason, match.anchor)
+    current = match.paragraph.index if match.paragraph is not None else -1
+    if top < QUERY_SHARE and top > 0 and qs.get(current, 0.0) < top - 1e-9:
+        # few of the query's words anywhere (a question in other words): the paragraph of the
+        # passage holding most of them is still a better guess than the evidence's best line
+        pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
+        return Match(paras[pick], round(min(1.0, quoted[pick]), 4), qt.span(paras[pick].norm),
+                     "semantic match: the passage holds few of the query's words; cited where most of them are",
+                     match.anchor)
     if top < QUERY_SHARE:
         return Match(
             match.paragraph,

@@ -2,7 +2,7 @@
 
 PDF text layers and OCR leave code points that look right and search wrong: Kangxi and
 CJK-radical-supplement radicals (⽚ ⽤ ⾄ for 片 用 至) and CJK compatibility ideographs;
-words hyphenated across a line break (``exam-\\nple``); stray U+FFFD replacement
+Latin ligatures (ﬁ for fi); words hyphenated across a line break (``exam-\\nple``); stray U+FFFD replacement
 characters; and a quote that starts on a combining mark cut from its base character at the
 chunk boundary. ``copyable`` fixes each, touching nothing else (fullwidth
 punctuation and the rest of the text stay as written).
@@ -81,8 +81,9 @@ _SUPPLEMENT = {
     "\u2ef1": "龜",
     "\u2ef2": "亀",
 }
-# Radicals (U+2E80-U+2FDF) and compatibility ideographs: the only code points changed.
-_CJK_FORMS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\U0002f800-\U0002fa1f]")
+# Radicals (U+2E80-U+2FDF), compatibility ideographs and the Latin ligatures PDF text layers
+# keep (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, U+FB00-U+FB06): the only code points changed.
+_CJK_FORMS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
 # a word broken at a line end by a hyphen, continued in lower case on the next line
 _HYPHEN_BREAK_RE = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010][^\S\n]*\n[^\S\n]*(?=[^\W\d_A-Z])")
 # a compound broken after its hyphen (Jean-Paul, COVID-19 split at the line end): the hyphen stays
@@ -96,11 +97,12 @@ def _form(m: re.Match[str]) -> str:
     if got is not None:
         return got
     norm = unicodedata.normalize("NFKC", ch)
-    return norm if len(norm) == 1 else ch
+    return norm if len(norm) == 1 or "\ufb00" <= ch <= "\ufb06" else ch
 
 
 def unify_cjk_forms(text: str) -> str:
-    """Radical and compatibility-ideograph code points to the ordinary characters (⽚→片)."""
+    """Radical, compatibility-ideograph and ligature code points to the ordinary characters
+    (⽚→片, ﬁ→fi), so a copied quote finds the same words again."""
     return _CJK_FORMS_RE.sub(_form, text) if _CJK_FORMS_RE.search(text) else text
 
 

@@ -19,12 +19,15 @@ When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTO
 Without usable boxes the evidence is searched in the PDF's own text layer (``align``),
 and the text block of the matched passage that answers the query is the primary box
 (``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
-page without a text layer, gives a ``file`` locator: never a made-up box.
+page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
+fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
+``file`` locator with the page its Latin letters and digits were found on.
 """
 
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -165,6 +168,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
     m = find(doc, evidence)
     if m is None:
+        latin_page = _page_by_latin(doc, evidence)
+        if latin_page is not None:
+            return _file(req, "page only: the text layer lacks the evidence's CJK characters (a font without a "
+                              "Unicode map); its Latin letters and digits were found on this page", latin_page)
         empty = [p.number for p in doc.pages if not p.has_text]
         why = "evidence not found in the PDF text layer"
         if empty:
@@ -215,6 +222,39 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_plugin=PLUGIN,
         reason=why,
     )
+
+
+_CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
+_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+#: Least Latin letters and digits, and least coverage, for a page found without the CJK text.
+LATIN_MIN_CHARS = 16
+LATIN_MIN_COVERAGE = 0.8
+
+
+def _page_by_latin(doc: DocumentText, evidence: str) -> int | None:
+    """The page of mostly-CJK evidence whose CJK characters the text layer does not have.
+
+    Some PDFs draw Chinese with fonts that have no Unicode map: pdfium then reads only the
+    Latin letters, digits and punctuation between them (``chatchat__1.pdf``). The same
+    skeleton of the evidence still aligns with the text layer and names the page; no box is
+    claimed, since the matched characters are a sparse part of the passage.
+    """
+    cjk = len(_CJK_RE.findall(evidence))
+    if cjk < 0.3 * max(1, len("".join(evidence.split()))):
+        return None
+    skeleton = _CJK_RE.sub(" ", evidence)
+    if len(_ALNUM_RE.findall(skeleton)) < LATIN_MIN_CHARS:
+        return None
+    m = find(doc, skeleton)
+    if m is None or m.coverage < LATIN_MIN_COVERAGE:
+        return None
+    counts = passage_blocks(doc, m)
+    if not counts:
+        return None
+    per_page: dict[int, int] = {}
+    for (pi, _), touch in counts.items():
+        per_page[pi] = per_page.get(pi, 0) + touch.count
+    return max(per_page, key=lambda pi: (per_page[pi], -pi)) + 1
 
 
 @dataclass

@@ -1,0 +1,58 @@
+"""A PDF whose Chinese fonts have no Unicode map: pdfium reads only its Latin letters and digits.
+
+``chatchat__1.pdf`` (a 1994 journal paper) is such a file. LightRAG's parser (pypdf) reads its
+Chinese text, so the evidence of its chunks is Chinese the text layer cannot match; the page is
+still found from the evidence's Latin letters and digits, and no box is claimed. The evidence
+strings below are pypdf's reading of the pages (another reader than the locator's pdfium),
+checked against the printed pages.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from mnote_kr_testkit.data import CORPUS
+
+from mnote_kr.models import LocateRequest
+from mnote_kr_pdf_bbox import locate
+
+PAPER = CORPUS / "pdf/chatchat__1.pdf"
+
+PAGE_1 = (
+    "第 9 卷　第 4 期 航空动力学报 V o l19 N o14\n1994 年 10 月 Journa l of Aerospace Power O ct. 　1994\n"
+    "民用航空发动机状态监视\n和故障诊断系统研究\n北京航空航天大学　　张　津执笔3 3\n"
+    "【摘要】　北京飞机维修工程公司、北京航空航天大学、中国民航学院、东方航空公司联合发展了用\n"
+    "计算机进行发动机状态监视和故障诊断的系统 EM D , 已在国内最大的两家航空公司试用成功。对\n"
+    "B 767、B 747、A 310 共 13 架大型客机的 40 台发动机进行状态监视和故障诊断, 取得良好的经济效\n"
+)
+PAGE_3 = (
+    "行, 将其输出数据作为 EM D 系统的输\n入。 EM D 系 统 发 展 了 ECM ˚ 或\n"
+    "AD EPT 系统所不具备的下述新功能\n(图 1 虚线框所示) : (1) 发动机健康检\n"
+    "查。 (2) 发动机气路故障诊断, EM D 系\n统可诊断 28 种气路故障, 包括测量参数\n"
+    "N 1、N 2、EGT、F F、E PR、TA T 等指示\n系统故障, 风扇、压气机、涡轮、喷管故\n"
+)
+# Chinese from another document (the research report): nothing of it is in this paper.
+ELSEWHERE = (
+    "事件：公司拟与壶关县人民政府签署的《壶关年产 12000 万千米金刚线项目投资协议书》，项目一期计划建设"
+    "年产 4,000 万千米金刚线产能，预计一期总投资额约 6.66 亿元；后续年产 8,000 万千米金刚线项目尚未具体约定。"
+)
+
+
+def _loc(evidence: str):
+    return locate(LocateRequest(file=str(PAPER), evidence=evidence, query=""))
+
+
+def test_cjk_evidence_without_unicode_map_gets_its_page_and_no_box():
+    before = hashlib.sha256(PAPER.read_bytes()).hexdigest()
+    for evidence, page in ((PAGE_1, 1), (PAGE_3, 3)):
+        loc = _loc(evidence)
+        assert loc.page == page, loc.reason
+        assert loc.locator_precision == "file" and loc.bbox is None and loc.locator_degraded
+        assert "CJK" in loc.reason
+    assert hashlib.sha256(PAPER.read_bytes()).hexdigest() == before
+
+
+def test_cjk_evidence_from_another_document_gets_no_page():
+    loc = _loc(ELSEWHERE)
+    assert loc.page is None and loc.locator_precision == "file"
+    assert "not found" in loc.reason
