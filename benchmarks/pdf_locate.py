@@ -139,6 +139,7 @@ def main() -> None:
                 pdftext.load_document(c.file)
                 cold[c.file] = time.perf_counter() - t
         ours_t: list[float] = []
+        ours_q: list[float] = []  # the question cases alone (phrases over multi-item evidence)
         base_t: list[float] = []
         base_ok: dict[str, bool] = {}
         base_page: dict[str, bool] = {}
@@ -149,6 +150,7 @@ def main() -> None:
             locate(req)
             ours_t.append(time.perf_counter() - t)
             if isinstance(c, C.QCase):
+                ours_q.append(ours_t[-1])
                 continue
             t = time.perf_counter()
             page, box = C.baseline(c.file, c.query)
@@ -215,6 +217,8 @@ def main() -> None:
     b50, b95 = pct(base_t, 0.5) * 1000, pct(base_t, 0.95) * 1000
     print(f"warm locate (all {len(ours_t)} requests): p50 {p50:.2f} ms, p95 {p95:.2f} ms (target p95 < 50 ms); "
           f"first-line baseline p50 {b50:.2f} ms, p95 {b95:.2f} ms; ratio p95 ours/baseline {p95 / b95:.2f}x")
+    print(f"warm locate, question cases only ({len(ours_q)}): p50 {pct(ours_q, 0.5) * 1000:.2f} ms, "
+          f"p95 {pct(ours_q, 0.95) * 1000:.2f} ms (target p95 < 50 ms)")
     cs = sorted(cold.values())
     print(f"cold open+extract per document: median {statistics.median(cs) * 1000:.0f} ms, "
           f"max {cs[-1] * 1000:.0f} ms over {len(cs)} documents; warm p95 is {cs[-1] / (p95 / 1000):.0f}x "

@@ -21,6 +21,7 @@ DEFAULT_TIMEOUT_S = 30.0
 DEFAULT_CONNECT_TIMEOUT_S = 3.0
 
 _ssl_context: ssl.SSLContext | None = None
+_plain_context: ssl.SSLContext | None = None
 
 
 def _shared_ssl_context() -> ssl.SSLContext:
@@ -32,6 +33,23 @@ def _shared_ssl_context() -> ssl.SSLContext:
 
         _ssl_context = ssl.create_default_context()
     return _ssl_context
+
+
+def _context_for(base_url: str) -> ssl.SSLContext:
+    """The TLS context for a client of ``base_url``.
+
+    A plain ``http://`` server never uses it, so it gets one without the CA bundle (the bulk
+    of a fresh ``status`` process's client set-up). It still verifies certificates: with no
+    CA loaded, a redirect to some ``https://`` place fails closed instead of trusting anything.
+    """
+    global _plain_context
+    if base_url.lower().startswith("https:"):
+        return _shared_ssl_context()
+    if _plain_context is None:
+        import ssl
+
+        _plain_context = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)  # CERT_REQUIRED, hostname checked
+    return _plain_context
 
 
 def _no_progress(message: str) -> None:
@@ -65,16 +83,35 @@ class ProviderContext:
     extract_text: Callable[[str], str | None] = field(default=_no_text)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
-                    headers: dict[str, str] | None = None) -> httpx.Client:
-        """An httpx client with explicit timeouts and the injected transport, if any."""
-        import httpx
+                    headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> httpx.Client:
+        """An httpx client with explicit timeouts and the injected transport, if any.
 
-        default = httpx.Timeout(DEFAULT_TIMEOUT_S, connect=DEFAULT_CONNECT_TIMEOUT_S)
-        return httpx.Client(
-            base_url=base_url,
-            timeout=timeout if timeout is not None else default,
-            headers=headers,
-            transport=self.transport,
-            verify=_shared_ssl_context(),
-            trust_env=False,  # loopback services must not go through a proxy
-        )
+        For a plain ``http://`` URL and no injected transport, the client is a
+        :class:`mnote_kr.plainhttp.PlainClient` (standard library, same interface for JSON
+        requests): a fresh CLI process then never imports httpx for a loopback provider.
+        """
+        read_s = DEFAULT_TIMEOUT_S if timeout is None else timeout
+        connect_s = connect_timeout if connect_timeout is not None else DEFAULT_CONNECT_TIMEOUT_S
+        if not isinstance(read_s, (int, float)):  # an httpx.Timeout
+            connect_s = read_s.connect if read_s.connect is not None else connect_s
+            read_s = read_s.read if read_s.read is not None else DEFAULT_TIMEOUT_S
+
+        def real() -> httpx.Client:
+            import httpx
+
+            return httpx.Client(
+                base_url=base_url,
+                timeout=httpx.Timeout(read_s, connect=connect_s),
+                headers=headers,
+                transport=self.transport,
+                verify=_context_for(base_url),
+                trust_env=False,  # loopback services must not go through a proxy
+            )
+
+        if self.transport is None and base_url.lower().startswith("http://"):
+            from mnote_kr.plainhttp import PlainClient
+
+            plain: Any = PlainClient(base_url, timeout=float(read_s), connect_timeout=float(connect_s),
+                                     headers=headers, fallback=real)
+            return plain  # typed as the httpx client it stands in for
+        return real()

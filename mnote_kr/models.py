@@ -96,7 +96,10 @@ class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=Fals
 
 
 class RegistrySnapshot(Base, kw_only=True):
-    """The persisted registry: ``<root>/.mnote/index/lightrag-source-registry.json``."""
+    """The registry's JSON form: ``mnote-kr registry export``/``import``, and the file older versions kept.
+
+    The current file is the packed snapshot (``mnote_kr/core/registry_format.py``, docs/registry.md).
+    """
 
     version: int = REGISTRY_SCHEMA_VERSION
     workspace_id: str = ""
@@ -280,6 +283,11 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: Why the locator landed where it did, for people (``locatorReason`` on the wire):
     #: an exact evidence match, the query's words, a semantic match, or why it degraded.
     locator_reason: str | None = None
+    #: Lines of the source near the located passage that are page furniture, not content
+    #: (running headers, footers, page numbers), as the source writes them (``quoteOmit``
+    #: on the wire). Quotes leave out a line of the chunk that is one of them, so a
+    #: passage that crosses a page break reads straight through. Empty when none is known.
+    quote_omit: list[str] = []
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):

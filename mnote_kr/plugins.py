@@ -13,13 +13,12 @@ import importlib
 import os
 import sys
 from collections.abc import Callable
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
 import pluggy
 
-from mnote_kr import hookspecs
+from mnote_kr import entrypoints, hookspecs
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError, PluginError
 from mnote_kr.hookspecs import PROJECT_NAME
@@ -251,14 +250,8 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
         pm.register(importlib.import_module(module_name), name=name)
         infos[name] = PluginInfo(name=name, version=__version__, origin="builtin", distribution="mnote-kr")
 
-    for ep in sorted(metadata.entry_points(group=PROJECT_NAME), key=lambda e: e.name):
-        dist = getattr(ep, "dist", None)
-        info = PluginInfo(
-            name=ep.name,
-            version=dist.version if dist else None,
-            origin="entry point",
-            distribution=dist.metadata["Name"] if dist else None,
-        )
+    for ep in entrypoints.entry_points(PROJECT_NAME):  # sorted by name; cached between processes
+        info = PluginInfo(name=ep.name, version=ep.version, origin="entry point", distribution=ep.distribution)
         infos[ep.name] = info
         if ep.name in disabled:
             pm.set_blocked(ep.name)
@@ -267,7 +260,7 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
         if pm.get_plugin(ep.name) is not None or pm.is_blocked(ep.name):
             continue
         try:
-            pm.register(ep.load(), name=ep.name)
+            pm.register(entrypoints.load(ep.value), name=ep.name)
         except Exception as exc:  # noqa: BLE001 - a broken plugin must not break the host
             info.error = f"{type(exc).__name__}: {exc}"
 

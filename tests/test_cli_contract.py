@@ -222,7 +222,8 @@ def test_status_json_has_registry_counts_provider_health_rerank_and_unmapped(kb:
     assert {"enabled", "binding", "model", "queue"} <= set(prov["rerank"]) and prov["rerank"]["enabled"] is False
     assert prov["documentsByStatus"]["processed"] >= 3
     assert isinstance(prov["unmapped"], list)
-    registry = json.loads(Path(reg["path"]).read_text(encoding="utf-8"))
+    assert Path(reg["path"]).is_file()
+    registry = json.loads(kb.cli.run("registry", "export").stdout)  # the file is packed; export is JSON
     ours = {e["lightRagFilePath"] for e in registry["entries"]}
     assert len(ours) == 4 and not ours & {u.get("filePath") for u in prov["unmapped"]}
     human = kb.cli.run("status").stdout

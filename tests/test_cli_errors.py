@@ -75,7 +75,7 @@ def sha(path: Path) -> str:
 
 
 def registry_bytes(cli: Cli) -> bytes | None:
-    path = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    path = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
     return path.read_bytes() if path.exists() else None
 
 
@@ -199,7 +199,7 @@ def test_corrupt_registry_names_the_file_and_restore_recovers(tmp_path: Path) ->
     (cli.ws / "books").mkdir()
     cli.ok("roots", "add", "papers", "--json")
     cli.ok("roots", "add", "books", "--json")  # the previous generation now holds "papers" only
-    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
     registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')
     for args in (("status",), ("roots", "list", "--json"), ("ingest", "papers")):
         line = cli.fails(*args, code=1)
@@ -215,7 +215,7 @@ def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_pr
     (cli.ws / "papers").mkdir()
     cli.ok("roots", "add", "papers", "--json")
     cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
-    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.json"
+    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
     prev = registry.with_name(registry.name + ".prev")
     assert prev.exists()
     registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')

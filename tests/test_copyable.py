@@ -45,3 +45,83 @@ def test_latin_ligatures_from_pdf_text_layers_become_letters():
     # a quote copied with them does not find "profile" again.
     assert unify_cjk_forms("proﬁle-guided ﬂoating e\ufb00ect o\ufb03ce \ufb06op") == "profile-guided floating effect office stop"
     assert copyable("the proﬁle") == "the profile"
+
+
+# --------------------------------------------------------------------------- whole words at the ends
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from mnote_kr.citations.cleaning.copyable import (  # noqa: E402
+    CUT_CHUNK_CHARS,
+    drop_lines,
+    trim_chunk_edges,
+    trim_cut_words,
+)
+
+_LOWER = st.text("abcdefghijklmnopqrstuvwxyzéüø", min_size=1, max_size=12)
+# Words as running text has them: lower case, capitalised, numbers, CJK runs (cut anywhere:
+# every character is a boundary there), some with punctuation attached. Not ALL-CAPS words:
+# "SA" cut from "NASA" cannot be told from "US" (the rule keeps a capitalised first word).
+_WORD = st.one_of(
+    _LOWER,
+    _LOWER.map(str.capitalize),
+    st.integers(0, 99999).map(str),
+    st.text("叶片结冰功率损失风机", min_size=1, max_size=6),
+    st.tuples(_LOWER, st.sampled_from(".,;:)")).map("".join),
+    _LOWER.map(lambda w: f"({w}"),
+)
+
+
+def _is_word(ch: str) -> bool:
+    return ch.isalnum() and not ("\u4e00" <= ch <= "\u9fff")
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(_WORD, min_size=20, max_size=60, unique=True), st.data())
+def test_quote_of_a_chunk_cut_anywhere_starts_and_ends_on_a_word_boundary(words, data):
+    text = " ".join(words)
+    while len(text) < 2 * CUT_CHUNK_CHARS:  # long enough for chunks that may be cut windows
+        text += " " + " ".join(words[1:] + words[:1])
+    a = data.draw(st.integers(0, len(text) // 3), label="start")
+    b = data.draw(st.integers(a + 1, len(text)), label="end")
+    chunk = text[a:b].strip()
+    quote = trim_chunk_edges(clean_citation_text(chunk, "").display_quote, chunk)
+    if " " not in chunk:  # one word (or part of one): the quote is never emptied
+        assert quote == chunk
+        return
+    # distinct words: the text repeats only with a period longer than what a trim removes
+    k = text.find(quote, a)
+    assert a <= k and k + len(quote) <= b, (chunk, quote)
+    # never half a Latin word or number at the start
+    assert k == 0 or not (_is_word(text[k - 1]) and _is_word(text[k])), quote[:40]
+    if len(chunk) >= CUT_CHUNK_CHARS:  # a chunk this long may be a cut window: its end too
+        e = k + len(quote)
+        assert e == len(text) or not (_is_word(text[e - 1]) and _is_word(text[e])), quote[-40:]
+
+
+def test_cut_words_go_whole_words_and_query_words_stay():
+    assert trim_cut_words("orestation of the catchment reduced flow in Hydrol") == "of the catchment reduced flow in"
+    assert trim_cut_words("005) 253 pages were") == "253 pages"
+    assert trim_cut_words("The flow (Nzer") == "The flow"
+    assert trim_cut_words("P = 1/2 rho A v^3") == "P = 1/2 rho A v^3"  # not a word cut
+    assert trim_cut_words("叶片结冰导致功率损失") == "叶片结冰导致功率损失"  # CJK: characters are boundaries
+    assert trim_cut_words("hamburg is nice", "Hamburg") == "hamburg is"
+    assert trim_cut_words("word") == "word"  # never emptied
+    assert trim_cut_words("in Hamburg", end_cut=False) == "Hamburg"  # a short chunk: its end is whole
+
+
+def test_page_furniture_lines_are_dropped_whole_never_inside_a_sentence():
+    omit = ["P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265", "255"]
+    raw = ("given in Lane et al. (2003).\nP.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265 255\n"
+           "2.2. Zero ﬂow day analysis\n255 gauged days\n255\n255 P.N.J. LANE et al. / Journal of  Hydrology 310 "
+           "(2005) 253–265\n")
+    assert drop_lines(raw, omit) == "given in Lane et al. (2003).\n2.2. Zero ﬂow day analysis\n255 gauged days\n"
+    assert drop_lines(raw, []) == raw
+
+
+def test_quote_does_not_start_on_the_punctuation_of_a_word_left_behind():
+    # seen on mineru__demo1.pdf: the chunk began just after "Eq" and the card read ".... (2), using"
+    assert trim_cut_words(". (2), using an inverse sigmoidal function", end_cut=False) == "(2), using an inverse sigmoidal function"
+    assert trim_cut_words(", Uday Kumar (6 May 2004).", end_cut=False) == "Uday Kumar (6 May 2004)."
+    assert trim_cut_words("“Quoted” words", end_cut=False) == "“Quoted” words"  # an opening mark stays

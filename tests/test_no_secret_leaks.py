@@ -120,5 +120,5 @@ def test_api_key_appears_in_no_output_and_no_file(tmp_path: Path, lightrag_engin
     # the only file under the home holding the key is the engine's state file (which proves the grep sees it)
     assert files_containing(home, key.encode()) == [state_file]
     # the grep really covered the workspace's own files (registry, citation cache)
-    assert (ws / ".mnote" / "index" / "lightrag-source-registry.json").is_file()
+    assert (ws / ".mnote" / "index" / "lightrag-source-registry.msgpack").is_file()
     assert any(p.stat().st_size > 0 for p in (ws / ".mnote" / "index").glob("citations.json*"))

@@ -11,6 +11,7 @@ import sys
 import time
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from mnote_kr.core.registry import Registry, RegistryStore
@@ -43,8 +44,12 @@ def test_save_and_load_round_trip_keeps_every_field(tmp_path: Path) -> None:
     assert loaded.workspace_id == "ws-1"
     assert loaded.entries["a/b.pdf"].chunk_ids == ["doc-1-chunk-000"]
     assert loaded.entries["a/b.pdf"].status == "processed"
-    raw = json.loads(store.path.read_text())
-    assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase on disk
+    packed = msgspec.msgpack.decode(store.path.read_bytes())  # any MessagePack reader can open it
+    assert packed[:2] == ["mnote-kr-registry", 3] and packed[6] == ["a/b.pdf"]
+    on_disk = msgspec.msgpack.decode(packed[9])  # the entries blob: chunks of camelCase maps
+    assert on_disk[0][0]["sourceRootRelativePath"] == "a/b.pdf" and on_disk[0][0]["chunkIds"] == ["doc-1-chunk-000"]
+    raw = json.loads(store.export_json())
+    assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase export
 
 
 def test_previous_generation_is_kept_and_corrupt_file_is_reported_not_replaced(tmp_path: Path) -> None:

@@ -37,7 +37,7 @@ def _view(host: Host, query: str) -> dict[str, Any]:
     status = host.status()
     return {
         "hits": [(c.citation_id, c.source_root_relative_path, c.display_quote) for c in hits],
-        "entries": msgspec.to_builtins(host.registry().entries),
+        "entries": msgspec.to_builtins(dict(host.registry().entries)),  # a Mapping, decoded lazily
         "registry": status["registry"]["byStatus"],
         "documents": status["provider"].get("documentsByStatus"),
         "unmapped": status["provider"].get("unmapped"),

@@ -36,7 +36,7 @@ import re
 import unicodedata
 from urllib.parse import quote
 
-from mnote_kr.citations.textnorm import CJK_CLASS
+from mnote_kr.citations.textnorm import CJK_CLASS, lazy_compile
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
 
@@ -213,8 +213,8 @@ def dedupe_key(source_id: str, block_id: str | None, chunk_id: str | None, finge
 # --------------------------------------------------------------------------- ranking
 
 _CJK = CJK_CLASS  # one definition with the matcher (textmatch)
-_TERM_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}_]+(?:[-.'][^\W{_CJK}_]+)*")
-_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+_TERM_RE = lazy_compile(rf"[{_CJK}]+|[^\W{_CJK}_]+(?:[-.'][^\W{_CJK}_]+)*")
+_CJK_RUN_RE = lazy_compile(rf"[{_CJK}]+")
 #: CJK runs up to this length are one term (吡咯烷, 三乙基硅); longer runs become bigrams.
 _CJK_WHOLE_MAX = 4
 

@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
+from mnote_kr.citations import answercache
 from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import not_indexed
@@ -122,6 +124,16 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
     hit = _locator_memo.get(plugins, key)
     if hit is not None:
         return hit
+    # A fresh process: the same answer from disk, without loading the document or its parser.
+    try:
+        identity = answercache.plugin_identity(plugins, Path(request.file).suffix)
+    except Exception:  # noqa: BLE001 - e.g. a configured locator not loaded: plugins.locate says why
+        identity = None
+    stored = answercache.entry_name(identity, key) if identity is not None else None
+    hit = answercache.get(stored) if stored is not None else None
+    if hit is not None:
+        _locator_memo.put(plugins, key, hit)
+        return hit
     try:
         locator = plugins.locate(request)
     except LocatorError as exc:
@@ -133,6 +145,8 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
         # precision with the reason, and the search returns its other citations.
         return _failed_locator(request, f"{type(exc).__name__}: {exc}")
     _locator_memo.put(plugins, key, locator)
+    if stored is not None:
+        answercache.put(stored, locator)
     return locator
 
 
@@ -163,6 +177,18 @@ def clear_memos() -> None:
     """Forget remembered locator and cleaning answers (tests; after changing plugins' configuration)."""
     _locator_memo.clear()
     _clean_memo.clear()
+
+
+def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query: str, block_text: str | None,
+                   locator: Locator) -> str:
+    """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
+    without a word the provider's chunk cut in half at either end."""
+    display = bundle.display_quote
+    if locator.quote_omit:
+        kept = drop_lines(raw, locator.quote_omit)
+        if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
+            display = _clean(plugins, kept, query, block_text).display_quote
+    return trim_chunk_edges(display, raw, query)
 
 
 def _place(locator: Locator) -> str:
@@ -268,7 +294,7 @@ def build_citations(
             block_id=block_id,
             heading_path=heading_path(block) if block else [],
             raw_quote=bundle.raw_quote,
-            display_quote=bundle.display_quote,
+            display_quote=_display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator),
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
             search_query=bundle.search_query,

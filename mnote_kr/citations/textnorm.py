@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Iterator
+from typing import Any, cast
 
 __all__ = [
     "CJK_CLASS",
@@ -22,6 +23,7 @@ __all__ = [
     "free_sides",
     "has_cjk",
     "is_word_char",
+    "lazy_compile",
     "iter_tokens",
     "normalize",
     "query_occurrences",
@@ -35,16 +37,43 @@ __all__ = [
 CJK_CLASS = (
     "\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\U00020000-\U0002a6df\U0002a700-\U0002ebef"
 )
-_CJK_CHAR_RE = re.compile(rf"[{CJK_CLASS}]")
-_TOKEN_RE = re.compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
-_UNIT_RE = re.compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
+
+
+class _LazyPattern:
+    """A regex compiled at its first use (see ``lazy_compile``)."""
+
+    __slots__ = ("_args", "_compiled")
+
+    def __init__(self, pattern: str, flags: int) -> None:
+        self._args = (pattern, flags)
+        self._compiled: re.Pattern[str] | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._compiled is None:
+            self._compiled = re.compile(*self._args)
+        return getattr(self._compiled, name)
+
+
+def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """``re.compile`` deferred to the first use.
+
+    A class holding the CJK ranges costs several milliseconds to compile (``re`` walks every
+    code point of the BMP ranges), and modules holding them load in every ``search`` process,
+    which often never uses them (a fresh process answering from the on-disk caches).
+    """
+    return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
+
+
+_CJK_CHAR_RE = lazy_compile(rf"[{CJK_CLASS}]")
+_TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+_UNIT_RE = lazy_compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
 # where one is present, whole-text NFKC can shift offsets even when the length is unchanged
 # ('e\u0301' composes to one character while 'ﬁ' expands to two).
 # Besides the marks themselves: characters whose NFKC form starts with a combining mark or
 # a conjoining jamo (Hangul compatibility and halfwidth jamo, circled jamo, halfwidth kana
 # voicing marks, Thai and Lao sara am), found by scanning every code point.
-_MERGING_RE = re.compile(
+_MERGING_RE = lazy_compile(
     r"[\u0300-\u036f\u0e33\u0eb3\u1100-\u11ff\u3131-\u318e\u3260-\u326d\ua960-\ua97f\ud7b0-\ud7ff\uff9e-\uffdc]"
 )
 
@@ -256,3 +285,23 @@ def find_all(text: str, query: str, limit: int = 50) -> list[int]:
         out.append(i)
         i = text.find(query, i + 1)
     return out
+
+
+def made_of(key: str, pieces: list[str] | tuple[str, ...]) -> bool:
+    """True when ``key`` is one or more of ``pieces`` end to end, in any order.
+
+    Locators use it to recognise a line that only holds page furniture: one parser writes a
+    running header and its page number on one line, in either order, another on two.
+    """
+    seen: set[int] = set()
+    todo = [0]
+    while todo:  # a small search over positions, each reached once
+        at = todo.pop()
+        if at == len(key):
+            return True
+        for piece in pieces:
+            nxt = at + len(piece)
+            if piece and nxt not in seen and key.startswith(piece, at):
+                seen.add(nxt)
+                todo.append(nxt)
+    return False

@@ -15,7 +15,6 @@ from collections.abc import Callable
 from typing import Any
 
 import click
-import msgspec
 
 from mnote_kr.errors import (
     ConfigError,
@@ -32,11 +31,12 @@ from mnote_kr.errors import (
     UsageError,
 )
 
-_json = msgspec.json.Encoder()
-
 
 def emit_json(value: Any) -> None:
-    sys.stdout.write(_json.encode(value).decode("utf-8") + "\n")
+    """Print ``value`` as one line of JSON (msgspec loads here: ``--help`` never pays for it)."""
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
     sys.stdout.flush()
 
 
@@ -86,7 +86,11 @@ json_option = click.option("--json", "as_json", is_flag=True, help="Print machin
 
 
 class _Group(click.Group):
-    """Loads plugin-provided commands only when a command is looked up."""
+    """Loads plugin-provided commands only when a command is looked up.
+
+    ``--help`` lists them from a manifest on disk while it is current (``manifest``), so it
+    loads no plugin; the manifest is rewritten whenever the plugins really register.
+    """
 
     _plugins_added = False
 
@@ -98,9 +102,13 @@ class _Group(click.Group):
             from mnote_kr.core.config import load_config
             from mnote_kr.plugins import load_plugins
 
+            before = set(self.commands)
             load_plugins(load_config(None)).pm.hook.register_commands(cli=self)
         except Exception:  # noqa: BLE001 - plugin commands are optional; `plugins` shows failures
-            pass
+            return
+        from mnote_kr.cli import manifest
+
+        manifest.write({name: cmd for name, cmd in self.commands.items() if name not in before})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         self._add_plugin_commands()
@@ -112,6 +120,26 @@ class _Group(click.Group):
             self._add_plugin_commands()
             command = super().get_command(ctx, cmd_name)
         return command
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        from mnote_kr.cli import manifest
+
+        cached = None if self._plugins_added else manifest.read()
+        if cached is None:
+            super().format_commands(ctx, formatter)
+            return
+        # The same rows click draws, with the plugin commands standing in from the manifest.
+        listed: dict[str, click.Command] = {
+            c["name"]: click.Command(c["name"], help=c.get("help"), short_help=c.get("short_help"),
+                                     hidden=bool(c.get("hidden")))
+            for c in cached
+        }
+        listed.update(self.commands)
+        shown = [(name, listed[name]) for name in sorted(listed) if not listed[name].hidden]
+        if shown:
+            limit = formatter.width - 6 - max(len(name) for name, _ in shown)
+            with formatter.section("Commands"):
+                formatter.write_dl([(name, cmd.get_short_help_str(limit)) for name, cmd in shown])
 
 
 @click.group(cls=_Group)
@@ -493,6 +521,50 @@ def registry_restore(obj: Ctx) -> None:
     host = obj.host()
     host.store.restore_previous()
     click.echo(f"Restored {host.store.path} from the previous generation")
+
+
+@registry.command("export")
+@click.option("--output", "-o", type=click.Path(dir_okay=False), default=None,
+              help="Write to this new file instead of stdout (an existing file is never overwritten).")
+@pass_ctx
+def registry_export(obj: Ctx, output: str | None) -> None:
+    """Write the registry as JSON (version 2, camelCase fields, the seeds' format)."""
+    from pathlib import Path
+
+    host = obj.host()
+    data = host.store.export_json()
+    if output is None:
+        sys.stdout.buffer.write(data + b"\n")
+        sys.stdout.flush()
+        return
+    target = Path(output)
+    try:
+        with open(target, "xb") as fh:  # "x": never replace a file that is already there
+            fh.write(data + b"\n")
+    except FileExistsError as exc:
+        raise UsageError(f"{target} already exists", hint="give a new file name, or delete it first") from exc
+    except OSError as exc:
+        raise RegistryError(f"Cannot write {target}: {exc.strerror}", path=target) from exc
+    click.echo(f"Exported {host.store.path} to {target}")
+
+
+@registry.command("import")
+@click.argument("file", type=click.Path(dir_okay=False))
+@pass_ctx
+def registry_import(obj: Ctx, file: str) -> None:
+    """Replace the registry with a JSON export (version 1 or 2); the replaced one is kept as .prev."""
+    from pathlib import Path
+
+    source = Path(file)
+    try:
+        data = source.read_bytes()
+    except OSError as exc:
+        raise UsageError(f"Cannot read {source}: {exc.strerror}",
+                         hint="give a file written by 'mnote-kr registry export'") from exc
+    host = obj.host()
+    imported = host.store.import_json(data, source)
+    click.echo(f"Imported {len(imported.entries)} entries and {len(imported.roots)} indexed roots from {source} "
+               f"into {host.store.path} (the previous registry is {host.store.prev_path})")
 
 
 # A hint for errors raised without one, by error type (most specific first in the MRO walk).

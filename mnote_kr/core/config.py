@@ -18,7 +18,6 @@ Keys (all optional)::
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -48,13 +47,17 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
 def _read(path: Path) -> dict[str, Any]:
     try:
         with open(path, "rb") as fh:
-            return tomllib.load(fh)
+            data = fh.read()
     except FileNotFoundError:
         return {}
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"Invalid configuration file {path}: {exc}", hint="fix the TOML syntax") from exc
     except OSError as exc:
         raise ConfigError(f"Cannot read configuration file {path}: {exc.strerror}") from exc
+    import tomllib  # only when there is a file: most commands run without one
+
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"Invalid configuration file {path}: {exc}", hint="fix the TOML syntax") from exc
 
 
 def load_config(workspace_root: Path | None = None) -> dict[str, Any]:

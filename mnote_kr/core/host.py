@@ -35,10 +35,11 @@ from mnote_kr.models import (
     SourceEntry,
     SourceFile,
 )
-from mnote_kr.plugins import Plugins, load_plugins
 
 if TYPE_CHECKING:
     import httpx
+
+    from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
 
@@ -65,12 +66,26 @@ class Host:
     ) -> None:
         self.workspace = Workspace(workspace if workspace is not None else find_workspace())
         self.config = config if config is not None else load_config(self.workspace.root)
-        self.plugins = plugins if plugins is not None else load_plugins(self.config)
+        self._plugins = plugins
         self.store = RegistryStore(
             self.workspace.index_dir, workspace_id=self.workspace.workspace_id, root_uri=self.workspace.root_uri
         )
         self.transport = transport
         self.progress: Progress = progress or _quiet
+
+    @property
+    def plugins(self) -> Plugins:
+        """The loaded plugins, built at first use: ``roots list`` needs none of them (and
+        entry-point discovery plus plugin imports are most of a light command's start)."""
+        if self._plugins is None:
+            from mnote_kr.plugins import load_plugins
+
+            self._plugins = load_plugins(self.config)
+        return self._plugins
+
+    @plugins.setter
+    def plugins(self, value: Plugins) -> None:
+        self._plugins = value
 
     @property
     def root(self) -> Path:

@@ -9,8 +9,6 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-import platformdirs
-
 APP = "mnote-kr"
 
 
@@ -24,6 +22,8 @@ def _dir(kind: str) -> Path:
     if home is not None:
         path = home / kind
     else:
+        import platformdirs  # not with MNOTE_KR_HOME: its import is a sizeable part of a light command
+
         path = Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
     path.mkdir(parents=True, exist_ok=True)
     return path

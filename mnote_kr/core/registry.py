@@ -1,9 +1,11 @@
 """The source registry: which user files are in the knowledge base, and in what state.
 
-Lives at ``<root>/.mnote/index/lightrag-source-registry.json`` so it travels with the
-folder. Writes are atomic (temp file, fsync, rename), the previous generation is kept
-as ``.prev``, and a cross-process file lock serialises read-modify-write transactions,
-so two processes never lose each other's entries.
+Lives at ``<root>/.mnote/index/lightrag-source-registry.msgpack`` so it travels with the
+folder (a packed snapshot, see :mod:`mnote_kr.core.registry_format`; ``mnote-kr registry
+export`` writes the JSON form, and the JSON file of older versions still loads). Writes are
+atomic (temp file, fsync, rename), the previous generation is kept as ``.prev``, and a
+cross-process file lock serialises read-modify-write transactions, so two processes never
+lose each other's entries.
 
 Entry status machine::
 
@@ -27,29 +29,33 @@ import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import filelock
 import msgspec
 
+from mnote_kr.core import registry_format as fmt
+from mnote_kr.core.registry_format import EntryMap
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
 
-REGISTRY_FILE = "lightrag-source-registry.json"
+if TYPE_CHECKING:
+    import filelock
+
+REGISTRY_FILE = "lightrag-source-registry.msgpack"
+#: Where mnote-kr before the packed format kept the registry (JSON). Read when no packed
+#: snapshot exists; the first save moves it to the ``.prev`` generation.
+LEGACY_JSON_FILE = "lightrag-source-registry.json"
+LOCK_FILE = "lightrag-source-registry.json.lock"  # the name older versions lock too
 PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
 NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
-
-_encoder = msgspec.json.Encoder()
-_decoder = msgspec.json.Decoder(RegistrySnapshot)
-_probe = msgspec.json.Decoder(dict)
 
 
 #: Decoded snapshots of recently read registry files, keyed by path and checked against the
 #: file's identity (device, inode, size, mtime); every save writes a new inode (rename).
 #: Long-running processes (``serve``, ``watch``, a shell holding the Python API) then decode a
 #: registry only when it changed.
-#: Entries are frozen structs, so sharing them between loads is safe; each load gets its own
-#: copies of the two dicts, which callers may change freely.
+#: Entries are frozen structs and packed bytes are read-only, so sharing them between loads is
+#: safe; each load gets its own copies of the two maps, which callers may change freely.
 _CACHE: OrderedDict[str, tuple[tuple[int, ...], Registry]] = OrderedDict()
 _CACHE_SIZE = 8
 _cache_lock = threading.Lock()
@@ -88,91 +94,63 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def _migrate(raw: dict[str, Any]) -> dict[str, Any]:
-    """Bring an older snapshot's builtins up to the current schema.
-
-    v1 (the seeds' shape) called ``mtimeNs`` ``mtime`` (seconds, float) and had no
-    ``sourceId``; both are derived here.
-    """
-    version = raw.get("version", 1)
-    if version < 2:
-        from mnote_kr.core.workspace import source_id_for
-
-        for entry in raw.get("entries", []):
-            if "mtimeNs" not in entry and "mtime" in entry:
-                entry["mtimeNs"] = int(float(entry.pop("mtime") or 0) * 1_000_000_000)
-            if not entry.get("sourceId"):
-                entry["sourceId"] = source_id_for(entry.get("sourceRootRelativePath", ""))
-        raw["version"] = REGISTRY_SCHEMA_VERSION
-    return raw
-
-
-def decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
-    """Decode registry bytes, migrating older versions. Raises ``RegistryCorruptError``."""
+def decode_snapshot(data: bytes, path: Path) -> Registry:
+    """Decode registry bytes (packed v3, or JSON v2/v1 migrated). Raises ``RegistryCorruptError``."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
     try:
-        return _decode_snapshot(data, path)
+        if fmt.is_packed(data):
+            header, packed = fmt.decode_packed(data, path)
+            return Registry.from_packed(header, packed)
+        return Registry(fmt.decode_json(data, path))
     finally:
         if gc_was_enabled:
             gc.enable()
 
 
-def _decode_snapshot(data: bytes, path: Path) -> RegistrySnapshot:
-    try:
-        snap = _decoder.decode(data)
-        if snap.version == REGISTRY_SCHEMA_VERSION:
-            return snap
-        return msgspec.convert(_migrate(msgspec.to_builtins(snap)), RegistrySnapshot)
-    except msgspec.ValidationError:
-        try:
-            raw = _probe.decode(data)
-            return msgspec.convert(_migrate(raw), RegistrySnapshot)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path,
-                                       hint=_corrupt_hint(path)) from exc
-    except msgspec.DecodeError as exc:
-        raise RegistryCorruptError(f"Registry file is corrupt: {path}: {exc}", path=path,
-                                   hint=_corrupt_hint(path)) from exc
-
-
-def _rebuild_hint(index_dir: Path) -> str:
-    return (f"no older generation is kept: move {index_dir} aside, then 'mnote-kr roots add' your folders "
-            "and 'mnote-kr ingest' them again (your files are not touched)")
-
-
-def _corrupt_hint(path: Path) -> str:
-    """What to do about a corrupt file: restore from ``.prev``, unless this *is* the ``.prev``."""
-    if path.name.endswith(".prev"):
-        return _rebuild_hint(path.parent)
-    return f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back"
-
-
 class Registry:
-    """An in-memory registry: indexed roots and entries keyed by workspace-relative path."""
+    """An in-memory registry: indexed roots and entries keyed by workspace-relative path.
+
+    ``entries`` is an :class:`~mnote_kr.core.registry_format.EntryMap`: a ``MutableMapping``
+    in insertion order that decodes an entry from the packed file the first time it is read.
+    It is not a ``dict``: where one is needed (``msgspec.to_builtins``), use ``dict(reg.entries)``.
+    """
 
     def __init__(self, snapshot: RegistrySnapshot) -> None:
         self.workspace_id = snapshot.workspace_id
         self.root_uri = snapshot.root_uri
         self.roots: dict[str, IndexedRoot] = {r.root_relative_path: r for r in snapshot.indexed_roots}
-        self.entries: dict[str, SourceEntry] = {e.source_root_relative_path: e for e in snapshot.entries}
+        self.entries = EntryMap({e.source_root_relative_path: e for e in snapshot.entries})
         self.updated_at_ms = snapshot.updated_at_ms
 
-    def copy(self) -> Registry:
-        """An independent registry with the same (frozen) entries: two shallow dict copies."""
-        new = Registry.__new__(Registry)
-        new.workspace_id, new.root_uri, new.updated_at_ms = self.workspace_id, self.root_uri, self.updated_at_ms
-        new.roots, new.entries = dict(self.roots), dict(self.entries)
+    @classmethod
+    def from_packed(cls, header: fmt.PackedHeader, packed: fmt.PackedEntries) -> Registry:
+        """A registry over a packed snapshot; entries are decoded when first read."""
+        new = cls.__new__(cls)
+        new.workspace_id, new.root_uri, new.updated_at_ms = header.workspace_id, header.root_uri, header.updated_at_ms
+        new.roots = {r.root_relative_path: r for r in header.indexed_roots}
+        new.entries = EntryMap.from_packed(header.keys, packed)
         return new
 
+    def copy(self) -> Registry:
+        """An independent registry with the same (frozen) entries: two shallow map copies."""
+        new = Registry.__new__(Registry)
+        new.workspace_id, new.root_uri, new.updated_at_ms = self.workspace_id, self.root_uri, self.updated_at_ms
+        new.roots, new.entries = dict(self.roots), self.entries.copy()
+        return new
+
+    def sorted_roots(self) -> list[IndexedRoot]:
+        return sorted(self.roots.values(), key=lambda r: r.root_relative_path)
+
     def snapshot(self) -> RegistrySnapshot:
+        """Every entry as one snapshot struct (the JSON export's shape)."""
         return RegistrySnapshot(
             version=REGISTRY_SCHEMA_VERSION,
             workspace_id=self.workspace_id,
             root_uri=self.root_uri,
-            indexed_roots=sorted(self.roots.values(), key=lambda r: r.root_relative_path),
+            indexed_roots=self.sorted_roots(),
             entries=list(self.entries.values()),
-            updated_at_ms=now_ms(),
+            updated_at_ms=self.updated_at_ms,
         )
 
     def put(self, entry: SourceEntry) -> None:
@@ -208,42 +186,66 @@ class RegistryStore:
         self.index_dir = Path(index_dir)
         self.path = self.index_dir / REGISTRY_FILE
         self.prev_path = self.path.with_name(REGISTRY_FILE + ".prev")
-        self.lock_path = self.path.with_name(REGISTRY_FILE + ".lock")
+        self.legacy_path = self.index_dir / LEGACY_JSON_FILE
+        self.lock_path = self.index_dir / LOCK_FILE
         self.workspace_id = workspace_id
         self.root_uri = root_uri
-        self._lock = filelock.FileLock(str(self.lock_path), timeout=lock_timeout)
+        self._lock_timeout = lock_timeout
+        self._file_lock: filelock.FileLock | None = None
+
+    @property
+    def _lock(self) -> filelock.FileLock:
+        # Built at the first write: reading commands (roots list, status, search) never lock,
+        # and filelock's import (with logging and secrets) costs as much as click's.
+        with _cache_lock:
+            if self._file_lock is None:
+                import filelock
+
+                self._file_lock = filelock.FileLock(str(self.lock_path), timeout=self._lock_timeout)
+            return self._file_lock
 
     # -- reading
 
     def load(self) -> Registry:
-        """Load the registry; a missing file is an empty registry, a corrupt one an error."""
+        """Load the registry; a missing file is an empty registry, a corrupt one an error.
+
+        With no packed snapshot yet, the previous generation (a writer died between two
+        renames) or else the JSON file of an older mnote-kr is read.
+        """
+        for path in (self.path, self.prev_path, self.legacy_path):
+            try:
+                return self._load_file(path)
+            except FileNotFoundError:
+                continue
+        return Registry(RegistrySnapshot(workspace_id=self.workspace_id, root_uri=self.root_uri))
+
+    def _load_file(self, path: Path) -> Registry:
         try:
-            with open(self.path, "rb") as fh:
+            with open(path, "rb") as fh:
                 # The identity is taken from the open file: a rename after this cannot pair
                 # the old bytes with the new file's key.
                 key = _identity(os.fstat(fh.fileno()))
-                cached = _cached(self.path, key)
+                cached = _cached(path, key)
                 if cached is not None:
                     return cached
                 data = fh.read()
         except FileNotFoundError:
-            if self.prev_path.exists():
-                # Only possible if a writer died between two renames; prev is the last commit.
-                return Registry(decode_snapshot(self.prev_path.read_bytes(), self.prev_path))
-            return Registry(RegistrySnapshot(workspace_id=self.workspace_id, root_uri=self.root_uri))
+            raise
         except OSError as exc:
-            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
+            raise RegistryError(f"Cannot read registry {path}: {exc.strerror}", path=path) from exc
         try:
-            registry = Registry(decode_snapshot(data, self.path))
+            registry = decode_snapshot(data, path)
         except RegistryCorruptError as exc:
+            if path != self.path:
+                raise
             # Point to 'registry restore' only when there is a readable generation to restore.
             try:
                 self.load_previous()
             except RegistryError as prev_exc:
                 raise RegistryCorruptError(f"{exc.message}; {prev_exc.message}", path=self.path,
-                                           hint=_rebuild_hint(self.index_dir)) from exc
+                                           hint=fmt.rebuild_hint(self.index_dir)) from exc
             raise
-        _remember(self.path, key, registry)
+        _remember(path, key, registry)
         return registry
 
     def load_previous(self) -> Registry:
@@ -252,27 +254,28 @@ class RegistryStore:
             data = self.prev_path.read_bytes()
         except FileNotFoundError as exc:
             raise RegistryError(f"No previous registry generation at {self.prev_path}", path=self.prev_path,
-                                hint=_rebuild_hint(self.index_dir)) from exc
+                                hint=fmt.rebuild_hint(self.index_dir)) from exc
         except OSError as exc:
             raise RegistryError(f"Cannot read registry {self.prev_path}: {exc.strerror}", path=self.prev_path) from exc
         try:
-            return Registry(decode_snapshot(data, self.prev_path))
+            return decode_snapshot(data, self.prev_path)
         except RegistryCorruptError as exc:
             raise RegistryCorruptError(f"The previous generation is corrupt too: {exc.message}",
-                                       path=self.prev_path, hint=_rebuild_hint(self.index_dir)) from exc
+                                       path=self.prev_path, hint=fmt.rebuild_hint(self.index_dir)) from exc
 
     # -- writing
 
     def save(self, registry: Registry) -> None:
         """Write atomically: temp file + fsync + rename, keeping the previous generation."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
-        snap = registry.snapshot()
-        registry.updated_at_ms = snap.updated_at_ms  # what the file now says
-        data = _encoder.encode(snap)
+        registry.updated_at_ms = now_ms()  # what the file now says
+        encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
+                                    registry.sorted_roots(), registry.entries, self.path)
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:
-                fh.write(data)
+                for part in encoded.parts:
+                    fh.write(part)
                 fh.flush()
                 os.fsync(fh.fileno())
                 key = _identity(os.fstat(fh.fileno()))  # the same inode after the rename
@@ -283,18 +286,26 @@ class RegistryStore:
                     os.unlink(prev_tmp)
                 os.link(self.path, prev_tmp)
                 os.replace(prev_tmp, self.prev_path)
+            elif self.legacy_path.exists():
+                # First save after an upgrade: the JSON registry becomes the previous generation
+                # (still loadable and restorable), so no stale JSON is left to be mistaken for it.
+                os.replace(self.legacy_path, self.prev_path)
             os.replace(tmp, self.path)
             _fsync_dir(self.index_dir)
-            # What we just wrote is what the next load would decode: remember it instead.
-            _remember(self.path, key, registry)
         except OSError as exc:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
+        # Continue from the bytes just written (the next save copies unchanged entries), and
+        # remember them: they are what the next load would decode.
+        registry.entries.rebase(encoded.keys, encoded.packed)
+        _remember(self.path, key, registry)
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Registry]:
         """Lock, load the latest state, let the caller change it, save. Nothing is saved on error."""
+        import filelock
+
         self.index_dir.mkdir(parents=True, exist_ok=True)
         try:
             self._lock.acquire()
@@ -322,6 +333,28 @@ class RegistryStore:
             if self.path.exists():
                 os.replace(self.path, self.path.with_name(REGISTRY_FILE + ".corrupt"))
             self.save(previous)
+
+    # -- JSON export and import (the seeds' format; also what older mnote-kr stored)
+
+    def export_json(self) -> bytes:
+        """The whole registry as JSON (version 2, camelCase fields)."""
+        return fmt.encode_json(self.load().snapshot())
+
+    def import_json(self, data: bytes, source: Path) -> Registry:
+        """Replace the registry with a JSON export (v1 or v2); the replaced one becomes ``.prev``."""
+        try:
+            snapshot = fmt.decode_json(data, source)
+        except RegistryCorruptError as exc:
+            raise RegistryError(f"Cannot import {source}: not a registry export ({exc.message})", path=source,
+                                hint="give a JSON file written by 'mnote-kr registry export'") from exc
+        imported = Registry(snapshot)
+        with self._lock:
+            if not imported.workspace_id:
+                imported.workspace_id = self.workspace_id
+            if not imported.root_uri:
+                imported.root_uri = self.root_uri
+            self.save(imported)
+        return imported
 
 
 def _fsync_dir(path: Path) -> None:

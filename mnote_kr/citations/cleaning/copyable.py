@@ -13,7 +13,10 @@ from __future__ import annotations
 import re
 import unicodedata
 
-__all__ = ["copyable", "rejoin_hyphenation", "trim_to_boundaries", "unify_cjk_forms"]
+from mnote_kr.citations.textnorm import made_of
+
+__all__ = ["copyable", "drop_lines", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
+           "trim_to_boundaries", "unify_cjk_forms"]
 
 # CJK Radicals Supplement forms without a Unicode decomposition, mapped to the ordinary
 # (simplified or traditional) character they stand for in running text.
@@ -129,3 +132,94 @@ def copyable(text: str) -> str:
     if "\ufffd" in text:
         text = text.replace("\ufffd", "")
     return trim_to_boundaries(rejoin_hyphenation(unify_cjk_forms(text)))
+
+
+# --------------------------------------------------------------------------- furniture lines
+
+
+def _compact(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).split()).casefold()
+
+
+def drop_lines(raw: str, omit: list[str]) -> str:
+    """``raw`` without the lines that consist only of ``omit`` texts (running headers,
+    footers and page numbers a locator found; see ``Locator.quote_omit``).
+
+    Only whole lines go, compared without whitespace, case or compatibility forms, so a
+    page number ``255`` never takes a ``255`` out of a sentence. A line may hold several
+    of them in any order (one parser writes a header and its page number on one line,
+    another on two).
+    """
+    pieces = sorted({c for c in (_compact(o) for o in omit) if c}, key=len, reverse=True)
+    if not pieces or not raw:
+        return raw
+    lines = raw.splitlines(keepends=True)
+    kept = [line for line in lines if not (line.strip() and made_of(_compact(line), pieces))]
+    return "".join(kept) if len(kept) != len(lines) else raw
+
+
+# --------------------------------------------------------------------------- cut words
+
+_CHAR_SCRIPTS = ("CJK", "HIRAGANA", "KATAKANA", "IDEOGRAPHIC", "BOPOMOFO", "THAI", "LAO", "KHMER", "MYANMAR",
+                 "TIBETAN")
+
+
+def _spaced_word_char(ch: str) -> bool:
+    """A letter or digit of a script that separates words by spaces (not CJK, Thai, ...):
+    there a cut between two such characters halves a word."""
+    if not (ch.isalnum() or unicodedata.category(ch)[0] == "M"):
+        return False
+    if ch.isascii():
+        return True
+    name = unicodedata.name(ch, "")
+    return not name.startswith(_CHAR_SCRIPTS)
+
+
+#: A chunk at least this long may be a token window cut at its end; a shorter one is, far
+#: more often, a whole document or paragraph, whose last word is whole (LightRAG's
+#: default window is 1200 tokens, some 4000 characters).
+CUT_CHUNK_CHARS = 1000
+_OPEN_PUNCT = "([{\"'‘“«<"
+_CLOSE_PUNCT = ")]}\"'’”»>,;:.!?"
+_ORPHAN_PUNCT = ")]},;:.!?»’”"  # closing marks that cannot open a quote
+
+
+def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True) -> str:
+    """Drop a half word at either end of a quote cut from a longer text at any character.
+
+    A provider chunk is a window of tokens: it can start inside a word (``orestation``) and
+    end inside one (``Hydrol``). Nothing in the quote says whether its first word is whole,
+    so the rule is conservative: a first word that starts in lower case or with a digit, a
+    last word that ends in a letter or digit (when ``end_cut``), is dropped with the
+    punctuation hanging off it. A capitalised first word, a word ending in punctuation, a
+    CJK, Thai or similar edge (characters are boundaries there) and a whole query word
+    stay. The quote is never emptied.
+    """
+    words = {w.casefold() for w in query.split()}
+    # a chunk cut just after a word starts on that word's trailing punctuation (". (2), using"
+    # after "Eq", ", Uday Kumar" after "Vagale"): it belongs to the text before the quote
+    out = text.lstrip(_ORPHAN_PUNCT + " \t\n") or text
+    # start
+    i = 0
+    while i < len(out) and _spaced_word_char(out[i]):
+        i += 1
+    if 0 < i < len(out) and (out[0].islower() or out[0].isdigit()) and out[:i].casefold() not in words:
+        rest = out[i:].lstrip(_CLOSE_PUNCT + " \t\n")
+        if rest:
+            out = rest
+    # end
+    j = len(out)
+    while j > 0 and _spaced_word_char(out[j - 1]):
+        j -= 1
+    if end_cut and 0 < j < len(out) and (out[j - 1].isspace() or out[j - 1] in _OPEN_PUNCT) \
+            and out[j:].casefold() not in words:
+        rest = out[:j].rstrip(_OPEN_PUNCT + " \t\n")
+        if rest:
+            out = rest
+    return out
+
+
+def trim_chunk_edges(display: str, raw: str, query: str = "") -> str:
+    """The display quote of the provider chunk ``raw`` without a half word at either end:
+    ``trim_cut_words`` with the end trimmed only for a chunk long enough to be a cut window."""
+    return trim_cut_words(display, query, end_cut=len(raw) >= CUT_CHUNK_CHARS)

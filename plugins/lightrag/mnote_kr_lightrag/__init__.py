@@ -113,7 +113,7 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
     # Keyed by what decides the answer, not by object identity: the host builds a new
     # context for every search, and an identity key missed every time (one extra HTTP
     # client, ~20 ms of TLS set-up, per search).
-    from .settings import effective_input_dir, open_client, resolve_settings
+    from .settings import effective_input_dir, open_client, recent_settings
 
     key = (ctx.provider, repr(sorted(ctx.config.items())), str(ctx.state_dir), id(ctx.transport))
     hit = _input_dirs.get(key)
@@ -121,7 +121,7 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
     if hit is not None and now - hit[0] < _INPUT_DIR_TTL_S:
         return hit[1]
     try:
-        settings = resolve_settings(ctx)
+        settings = recent_settings(ctx)  # the search's query resolved them a moment ago
         if settings.input_dir is not None and (settings.workspace is not None or settings.from_engine):
             found = effective_input_dir(ctx, settings, None)
         else:

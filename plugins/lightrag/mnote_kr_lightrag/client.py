@@ -12,12 +12,14 @@ to the caller, which must look at ``status``. The API key travels only in the
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Iterator
-from typing import Any
-
-import httpx
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.context import ProviderContext
+
+if TYPE_CHECKING:
+    import httpx
 from mnote_kr.errors import ProviderBusyError, ProviderError
 
 AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
@@ -85,6 +87,19 @@ def _detail(payload: Any) -> str | None:
     return None
 
 
+def _transport_failure(exc: BaseException) -> str | None:
+    """"timeout" or "transport" for httpx's network errors, else None (httpx loads lazily:
+    when it is not imported, no exception can be one of its own)."""
+    httpx = sys.modules.get("httpx")
+    if httpx is None:
+        return None
+    if isinstance(exc, httpx.TimeoutException):
+        return "timeout"
+    if isinstance(exc, httpx.TransportError):
+        return "transport"
+    return None
+
+
 class LightRagClient:
     """Typed calls to one LightRAG server. Use as a context manager or call ``close()``."""
 
@@ -94,7 +109,7 @@ class LightRagClient:
         if api_key:
             headers["X-API-Key"] = api_key
         self.has_key = bool(api_key)
-        self._http = ctx.http_client(self.url, timeout=httpx.Timeout(timeout_s, connect=min(3.0, timeout_s)),
+        self._http = ctx.http_client(self.url, timeout=timeout_s, connect_timeout=min(3.0, timeout_s),
                                      headers=headers)
 
     def close(self) -> None:
@@ -113,15 +128,18 @@ class LightRagClient:
         where = f"{self.url}{path}"
         try:
             return self._http.request(method, path, **kwargs)
-        except httpx.TimeoutException as exc:
-            raise ProviderUnavailableError(
-                f"LightRAG at {self.url} did not answer {method} {path} in time ({type(exc).__name__})",
-                url=where, hint="it may be overloaded; raise [providers.lightrag] timeout_s or retry later",
-            ) from exc
-        except httpx.TransportError as exc:
-            raise ProviderUnavailableError(
-                f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})", url=where,
-            ) from exc
+        except Exception as exc:
+            kind = _transport_failure(exc)
+            if kind == "timeout":
+                raise ProviderUnavailableError(
+                    f"LightRAG at {self.url} did not answer {method} {path} in time ({type(exc).__name__})",
+                    url=where, hint="it may be overloaded; raise [providers.lightrag] timeout_s or retry later",
+                ) from exc
+            if kind == "transport":
+                raise ProviderUnavailableError(
+                    f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})", url=where,
+                ) from exc
+            raise
 
     def _decode(self, response: httpx.Response, method: str, path: str) -> Any:
         try:
@@ -264,9 +282,12 @@ class LightRagClient:
                         raise ProviderError(f"LightRAG at {self.url} reported an error while answering: "
                                             f"{_one_line(str(item['error']))}", url=f"{self.url}{path}")
                     yield item
-        except httpx.TimeoutException as exc:
-            raise ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
-                                           url=f"{self.url}{path}") from exc
-        except httpx.TransportError as exc:
-            raise ProviderUnavailableError(f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})",
-                                           url=f"{self.url}{path}") from exc
+        except Exception as exc:
+            kind = _transport_failure(exc)
+            if kind == "timeout":
+                raise ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
+                                               url=f"{self.url}{path}") from exc
+            if kind == "transport":
+                raise ProviderUnavailableError(f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})",
+                                               url=f"{self.url}{path}") from exc
+            raise

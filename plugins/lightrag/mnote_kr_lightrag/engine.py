@@ -24,27 +24,22 @@ import contextlib
 import importlib.util
 import json
 import os
-import secrets
-import shutil
-import signal
-import socket
-import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpx
 import msgspec
-from filelock import FileLock
 
 from mnote_kr.errors import ProviderError
 
-from . import modelservice
-from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
-from .tiktoken_cache import ensure_tiktoken_cache
+if TYPE_CHECKING:
+    import subprocess
+
+# What only starting and stopping need (the model service, the index record, the tiktoken
+# cache, file locks, subprocesses, signals, sockets, temp files) loads in those functions:
+# engine_status() runs in every status and search process and needs none of it.
 
 STATE_FILE = "engine.json"
 #: Left by :func:`engine_status` when it finds the recorded server gone without a stop, so that
@@ -116,6 +111,8 @@ _decoder = msgspec.json.Decoder(EngineInfo)
 
 def free_port(host: str = "127.0.0.1") -> int:
     """Return a port that is free on ``host`` right now (the OS picks it)."""
+    import socket
+
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
         sock.bind((host, 0))
         return int(sock.getsockname()[1])
@@ -133,6 +130,8 @@ def require_server() -> list[str]:
 
 
 def _write_state(path: Path, info: EngineInfo) -> None:
+    import tempfile
+
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
@@ -166,6 +165,9 @@ def _cmdline(pid: int) -> str | None:
             return proc.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
         except OSError:
             return None
+    import shutil
+    import subprocess
+
     ps = shutil.which("ps")
     if ps is None:
         return None
@@ -207,6 +209,8 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(pid, sig) if group else os.kill(pid, sig)
 
+    import signal
+
     send(signal.SIGTERM)
     if not _wait_gone(pid, role, timeout):
         send(getattr(signal, "SIGKILL", signal.SIGTERM))
@@ -215,6 +219,8 @@ def _terminate(pid: int, role: str, timeout: float) -> bool:
 
 
 def _wait_gone(pid: int, role: str, timeout: float) -> bool:
+    import subprocess
+
     proc = _CHILDREN.get(pid)
     if proc is not None:  # our own child: wait() is exact and reaps it
         try:
@@ -262,17 +268,33 @@ def _tail(path: Path | str | None, lines: int = 25) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
+def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
+    """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
+
+    A bare socket exchange, not httpx: a status or search process checks the engine's health
+    twice, and httpx's import and client set-up cost more than the rest of such a process.
+    """
+    from urllib.parse import urlsplit
+
+    from mnote_kr.plainhttp import ProtocolError, exchange
+
+    parts = urlsplit(url)
+    if parts.scheme != "http" or not parts.hostname:
+        return None
+    try:
+        status, _, _, body = exchange(parts.hostname, parts.port or 80, "GET", parts.path.rstrip("/") + path,
+                                      headers, None, connect_timeout=timeout, timeout=timeout)
+    except (OSError, ProtocolError, ValueError):
+        return None
+    return status, body
+
+
 def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:
-    headers = {"X-API-Key": api_key} if api_key else {}
-    try:
-        with httpx.Client(trust_env=False, timeout=timeout) as client:
-            resp = client.get(f"{url}/health", headers=headers)
-    except httpx.HTTPError:
-        return None
-    if resp.status_code != 200:
+    got = _get(url, "/health", {"X-API-Key": api_key} if api_key else {}, timeout)
+    if got is None or got[0] != 200:
         return None
     try:
-        body = resp.json()
+        body = json.loads(got[1])
     except ValueError:
         return None
     return body if isinstance(body, dict) else None
@@ -280,12 +302,8 @@ def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[
 
 def guard_active(url: str) -> bool:
     """True when the engine at ``url`` refuses a foreign Host header, i.e. its guard is in place."""
-    try:
-        with httpx.Client(trust_env=False, timeout=5.0) as client:
-            resp = client.get(f"{url}/health", headers={"Host": "mnote-kr-guard-check.invalid"})
-    except httpx.HTTPError:
-        return False
-    return resp.status_code == 403
+    got = _get(url, "/health", {"Host": "mnote-kr-guard-check.invalid"}, 5.0)
+    return got is not None and got[0] == 403
 
 
 def _base_env() -> dict[str, str]:
@@ -297,6 +315,8 @@ def _base_env() -> dict[str, str]:
 
 
 def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
+    import subprocess
+
     with log.open("ab") as out:
         kwargs: dict[str, Any] = {}
         if os.name == "posix":
@@ -350,12 +370,14 @@ def default_engine_dirs() -> dict[str, Path]:
     return {"data_dir": paths.data_dir(), "state_dir": paths.state_dir(), "cache_dir": paths.cache_dir()}
 
 
-def engine_status(state_dir: Path) -> EngineInfo | None:
+def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo | None:
     """Return the recorded engine when its server process is ours and alive, else None.
 
     A record whose server is gone is stale: the offline model service it left behind (if it is
     still ours) is stopped and the record removed. A live server that does not answer
-    ``/health`` within a few seconds is returned with ``healthy=False``.
+    ``/health`` within a few seconds is returned with ``healthy=False``. ``check_health=False``
+    skips that request (``healthy`` is then as recorded): for callers that only need the record
+    of a live process, such as the settings of a workspace served by its own server.
     """
     state_dir = Path(state_dir)
     info = read_state(state_dir)
@@ -372,6 +394,8 @@ def engine_status(state_dir: Path) -> EngineInfo | None:
                 {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
+    if not check_health:
+        return info
     for _ in range(3):
         if _health(info.url, info.api_key, timeout=2.0) is not None:
             return msgspec.structs.replace(info, healthy=True)
@@ -409,6 +433,8 @@ def start_engine(
     """
     data_dir, state_dir, cache_dir = Path(data_dir), Path(state_dir), Path(cache_dir)
     state_dir.mkdir(parents=True, exist_ok=True)
+    from filelock import FileLock
+
     with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
         running = engine_status(state_dir)
         if running is not None:
@@ -425,6 +451,13 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None,
                   workspace: str | None = None) -> EngineInfo:
+    import secrets
+    import subprocess
+
+    from . import modelservice
+    from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
+    from .tiktoken_cache import ensure_tiktoken_cache
+
     t0 = time.monotonic()
     # Before anything slow: an index built by another embedder is one clear error, at once.
     offline_spec = resolve_embedder(embedder)
@@ -563,6 +596,8 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
     The record is removed. Stopping when nothing runs returns ``[]``.
     """
     state_dir = Path(state_dir)
+    from filelock import FileLock
+
     with FileLock(str(state_dir / "engine.lock"), timeout=timeout * 3 + 30):
         info = read_state(state_dir)
         stopped: list[int] = []

@@ -7,19 +7,29 @@ A stock LightRAG 1.5.7 answers its Ollama-compatible ``/api/*`` routes without t
 server the way such a page would, without the key, and returns one warning per hole with the
 setting that closes it (``docs/security.md``). The managed engine closes all of them itself.
 
-The answers are cached per server for a minute: ``status`` is polled by desktop shells.
+The answers are cached per server for a minute: ``status`` is polled by desktop shells. For
+the managed engine they are also kept beside its record (``remember_in``) for as long as that
+record is unchanged: its settings cannot change without a restart, which rewrites the record,
+so a fresh ``status`` process need not send the three probes again.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import sys
 import time
-
-import httpx
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from .client import LightRagClient
 
+if TYPE_CHECKING:
+    import httpx
+
 PROBE_ORIGIN = "https://mnote-kr-probe.invalid"
 _TTL_S = 60.0
+REMEMBER_FILE = "exposure.json"
 _CACHE: dict[tuple[str, int], tuple[float, list[str]]] = {}
 
 
@@ -29,18 +39,60 @@ def _without_key(client: LightRagClient, method: str, path: str, headers: dict[s
     request = http.build_request(method, path, headers=headers)
     request.headers.pop("X-API-Key", None)
     try:
-        return http.send(request)
-    except httpx.HTTPError:
-        return None  # a probe that cannot be answered proves nothing either way
+        response: httpx.Response = http.send(request)
+    except Exception as exc:
+        httpx_module = sys.modules.get("httpx")  # loaded by then if the error is one of its own
+        if httpx_module is not None and isinstance(exc, httpx_module.HTTPError):
+            return None  # a probe that cannot be answered proves nothing either way
+        raise
+    return response
 
 
-def probe(client: LightRagClient, transport_id: int = 0) -> list[str]:
-    """Warnings (possibly none) about what the server answers without the key or to a foreign origin."""
+def _record_stamp(record: Path) -> list[int] | None:
+    try:
+        st = record.stat()
+    except OSError:
+        return None
+    return [st.st_mtime_ns, st.st_size, st.st_ino]
+
+
+def _remembered(remember_in: Path, url: str) -> list[str] | None:
+    try:
+        data = json.loads((remember_in.parent / REMEMBER_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or data.get("url") != url or data.get("record") != _record_stamp(remember_in):
+        return None
+    warnings = data.get("warnings")
+    return [str(w) for w in warnings] if isinstance(warnings, list) else None
+
+
+def _remember(remember_in: Path, url: str, warnings: list[str]) -> None:
+    target = remember_in.parent / REMEMBER_FILE
+    tmp = target.with_name(f"{REMEMBER_FILE}.{os.getpid()}.tmp")
+    try:
+        tmp.write_text(json.dumps({"url": url, "record": _record_stamp(remember_in), "warnings": warnings}),
+                       encoding="utf-8")
+        os.replace(tmp, target)
+    except OSError:
+        tmp.unlink(missing_ok=True)
+
+
+def probe(client: LightRagClient, transport_id: int = 0, *, remember_in: Path | None = None) -> list[str]:
+    """Warnings (possibly none) about what the server answers without the key or to a foreign origin.
+
+    ``remember_in``: the managed engine's record file; the answer is kept beside it while the
+    record is unchanged (the same server process).
+    """
     key = (client.url, transport_id)
     hit = _CACHE.get(key)
     now = time.monotonic()
     if hit is not None and now - hit[0] < _TTL_S:
         return hit[1]
+    remembered = _remembered(remember_in, client.url) if remember_in is not None else None
+    if remembered is not None:
+        _CACHE[key] = (now, remembered)
+        return remembered
     warnings: list[str] = []
     docs = _without_key(client, "GET", "/documents/pipeline_status")
     if docs is not None and docs.status_code == 200:
@@ -62,6 +114,8 @@ def probe(client: LightRagClient, transport_id: int = 0) -> list[str]:
     if len(_CACHE) > 64:
         _CACHE.clear()
     _CACHE[key] = (now, warnings)
+    if remember_in is not None:
+        _remember(remember_in, client.url, warnings)
     return warnings
 
 

@@ -193,6 +193,14 @@ class LightRagProvider:
 
     # ------------------------------------------------------------------ helpers
 
+    def _engine_record(self) -> Path | None:
+        """The managed engine's record of the server answering here (None for any other server)."""
+        if not self.settings.from_engine or self.ctx.transport is not None or self.settings.workspace is None:
+            return None
+        from .engine import STATE_FILE, workspace_state_dir
+
+        return workspace_state_dir(self.ctx.state_dir, self.settings.workspace) / STATE_FILE
+
     def input_dir(self) -> Path | None:
         """LightRAG's input dir as a local path (may ask ``/health``)."""
         return effective_input_dir(self.ctx, self.settings, self.client)
@@ -522,7 +530,7 @@ class LightRagProvider:
     def status(self, entries: list[SourceEntry]) -> ProviderStatus:
         """Health, rerank configuration, document counts and unmapped LightRAG documents."""
         health = cached_health(self.ctx, self.client, refresh=True)
-        warnings = exposure.probe(self.client, id(self.ctx.transport))
+        warnings = exposure.probe(self.client, id(self.ctx.transport), remember_in=self._engine_record())
         configuration: dict[str, Any] = as_dict(health.get("configuration"))
         try:
             rows, counts = self.client.all_documents()

@@ -31,6 +31,9 @@ OFFLINE_LLM_MODELS = frozenset({"mnote-offline-llm"})
 _HEALTH_TTL_S = 30.0
 #: (url, id(transport)) -> (monotonic time, /health body with the key)
 _HEALTH_CACHE: dict[tuple[str, int], tuple[float, dict[str, Any]]] = {}
+#: Settings this process resolved lately, by what decides them (see ``recent_settings``).
+_RECENT_TTL_S = 5.0
+_RECENT: dict[tuple[Any, ...], tuple[float, Settings]] = {}
 
 
 @dataclass
@@ -56,7 +59,9 @@ def _engine_info(ctx: ProviderContext) -> Any | None:
     except ImportError:
         return None
     try:
-        return engine_status(ctx.state_dir)
+        # Only the record of a live engine is needed here: each workspace talks to its own
+        # server, whose health workspace_engine() checks (this one's /health was unused).
+        return engine_status(ctx.state_dir, check_health=False)
     except (MnoteKrError, OSError, ValueError):
         return None
 
@@ -133,7 +138,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
     workspace = config.get("workspace")
     if info is not None:
         workspace = lightrag_workspace(ctx)
-    return Settings(
+    settings = Settings(
         url=url.rstrip("/"),
         api_key=key or None,
         timeout_s=timeout_s,
@@ -144,6 +149,29 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
     )
+    if len(_RECENT) > 64:
+        _RECENT.clear()
+    _RECENT[_settings_key(ctx)] = (time.monotonic(), settings)
+    return settings
+
+
+def _settings_key(ctx: ProviderContext) -> tuple[Any, ...]:
+    return (ctx.provider, repr(sorted((ctx.config or {}).items())), str(ctx.state_dir), str(ctx.workspace_root),
+            id(ctx.transport))
+
+
+def recent_settings(ctx: ProviderContext) -> Settings:
+    """The settings this process resolved for the same context in the last few seconds, else
+    ``resolve_settings(ctx)``.
+
+    For work that follows a call which has just resolved them (a search maps its references
+    right after its query): resolving again would check the engine's health twice more. Calls
+    that talk to the server first use ``resolve_settings`` and see the engine as it is now.
+    """
+    hit = _RECENT.get(_settings_key(ctx))
+    if hit is not None and time.monotonic() - hit[0] < _RECENT_TTL_S:
+        return hit[1]
+    return resolve_settings(ctx)
 
 
 def open_client(ctx: ProviderContext, settings: Settings) -> LightRagClient:
@@ -168,6 +196,7 @@ def clear_cache() -> None:
     from . import exposure
 
     _HEALTH_CACHE.clear()
+    _RECENT.clear()
     exposure.clear_cache()
 
 

@@ -18,8 +18,6 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from filelock import FileLock
-
 from mnote_kr.context import ProviderContext
 
 from . import links, naming
@@ -46,6 +44,8 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
     info = engine_status(state_dir)
     if info is not None and info.healthy:
         return info
+    from filelock import FileLock  # only to start one: a running engine is the common case
+
     with FileLock(str(Path(ctx.state_dir) / f"{name}.migrate.lock"), timeout=120):
         info = engine_status(state_dir)
         if info is not None and info.healthy:

@@ -19,6 +19,8 @@ import re
 import unicodedata
 from collections.abc import Sequence
 
+from mnote_kr.citations.textnorm import made_of
+
 Box = tuple[float, float, float, float]
 
 BAND = 0.12  # share of the page height at the top and at the bottom where furniture lives
@@ -81,6 +83,21 @@ def find_furniture(
                 found.add(li)
         out.append(found)
     return out
+
+
+def drop_furniture_lines(text: str, keys: Sequence[str]) -> str:
+    """``text`` without its lines made only of running headers, footers or page numbers
+    (``keys``: the document's ``furniture_key`` values, longest first). The text layer's
+    compact text leaves furniture out, so evidence that still holds it (a chunk crossing a
+    page break) would otherwise carry an insertion too long for the alignment to follow."""
+    if not keys or "\n" not in text:
+        return text
+    lines = text.splitlines()
+    # A bare number stays: in a table it is a cell, and a page number alone is a short
+    # insertion the alignment absorbs anyway.
+    kept = [ln for ln in lines
+            if not ((k := furniture_key(ln)) and any(c.isalpha() for c in k) and made_of(k, list(keys)))]
+    return "\n".join(kept) if len(kept) != len(lines) and any(x.strip() for x in kept) else text
 
 
 def _first_word_len(text: str) -> int:

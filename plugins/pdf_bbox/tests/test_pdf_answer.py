@@ -72,6 +72,10 @@ def test_page_crossing_passage_is_boxed_where_the_answer_is_not_on_the_running_h
     assert "journal of hydrology" not in inside
     for r in loc.rects:  # no rectangle of the passage on a running header
         assert "Journal of Hydrology" not in _text_in(f, r.page, r.bbox), r
+    # the header and page numbers around the passage are reported, so quotes can leave them out;
+    # (page 3's number as pypdf reads it, the last word of its text; page 4's printed number)
+    assert any("Journal of Hydrology 310 (2005)" in t for t in loc.quote_omit)
+    assert {p3.split()[-1], "256"} <= set(loc.quote_omit) and p3.split()[-1] == "255"
 
 
 def test_rtl_arabic_is_matched_in_logical_order() -> None:
@@ -129,3 +133,14 @@ def test_same_answer_under_every_hash_seed(tmp_path: Path) -> None:
         outs.append([(x.get("page"), x.get("bbox"), x.get("rects")) for x in lines])
     assert all(o == outs[0] for o in outs[1:])
     assert sum(o[1] is not None for o in outs[0]) >= 0.9 * len(cases)
+
+
+def test_evidence_loses_header_lines_but_keeps_bare_numbers() -> None:
+    from mnote_kr_pdf_bbox.layout import drop_furniture_lines, furniture_key
+
+    keys = sorted({furniture_key("P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253-265"), furniture_key("255")},
+                  key=len, reverse=True)
+    text = ("in Lane et al. (2003).\nP.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253-265 256\n"
+            "256 P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253-265\n42\n2.2. Zero flow day analysis")
+    assert drop_furniture_lines(text, keys) == "in Lane et al. (2003).\n42\n2.2. Zero flow day analysis"
+    assert drop_furniture_lines("one line only", keys) == "one line only"

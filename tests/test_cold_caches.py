@@ -1,0 +1,229 @@
+"""What a fresh process reuses from earlier ones (issue 18, speed from a cold start), and the
+plain HTTP client that spares status and search the httpx import: each cache serves while
+what it was built from is unchanged, and is ignored (never trusted) otherwise."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mnote_kr import entrypoints
+from mnote_kr.citations import answercache, pipeline
+from mnote_kr.core.config import load_config
+from mnote_kr.models import LocateRequest, Locator
+from mnote_kr.plainhttp import PlainClient
+from mnote_kr.plugins import load_plugins
+
+# ----------------------------------------------------------------------------- plain HTTP
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def log_message(self, *args: object) -> None:
+        return None
+
+    def _send(self, status: int, body: bytes, headers: dict[str, str] | None = None) -> None:
+        self.send_response(status)
+        for k, v in (headers or {}).items():
+            self.send_header(k, v)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        if self.path == "/json":
+            self._send(200, b'{"ok": true, "word": "caf\xc3\xa9"}', {"Content-Type": "application/json"})
+        elif self.path == "/chunked":
+            self.send_response(200)
+            self.send_header("Transfer-Encoding", "chunked")
+            self.end_headers()
+            for part in (b'{"a": ', b"[1, 2, 3]}"):
+                self.wfile.write(f"{len(part):x}\r\n".encode() + part + b"\r\n")
+            self.wfile.write(b"0\r\n\r\n")
+        elif self.path == "/busy":
+            self._send(503, b'{"detail": "busy"}', {"Retry-After": "7"})
+        elif self.path == "/slow":
+            time.sleep(1.5)
+            self._send(200, b"{}")
+        elif self.path == "/headers":
+            self._send(200, json.dumps({"key": self.headers.get("X-API-Key")}).encode())
+
+    def do_POST(self) -> None:  # noqa: N802
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self._send(200, json.dumps({"got": json.loads(body), "type": self.headers.get("Content-Type")}).encode())
+
+
+@pytest.fixture
+def server() -> Iterator[str]:
+    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _Handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+    httpd.server_close()
+
+
+def _client(url: str, timeout: float = 5.0) -> PlainClient:
+    return PlainClient(url, timeout=timeout, connect_timeout=1.0, headers={"X-API-Key": "k1"},
+                       fallback=lambda: httpx.Client(base_url=url))
+
+
+def test_plain_client_reads_json_chunked_bodies_and_status_like_httpx(server: str) -> None:
+    client = _client(server)
+    got = client.request("GET", "/json")
+    assert got.status_code == 200 and got.json() == {"ok": True, "word": "café"}
+    assert got.headers.get("content-type") == got.headers.get("Content-Type") == "application/json"
+    assert client.request("GET", "/chunked").json() == {"a": [1, 2, 3]}
+    busy = client.request("GET", "/busy")
+    assert busy.status_code == 503 and busy.headers.get("retry-after") == "7"
+    echoed = client.request("POST", "/echo", json={"query": "ü", "n": 1}).json()
+    assert echoed == {"got": {"query": "ü", "n": 1}, "type": "application/json"}
+    assert client.request("GET", "/headers").json() == {"key": "k1"}
+    request = client.build_request("GET", "/headers")
+    request.headers.pop("X-API-Key", None)  # what the exposure probe does
+    assert client.send(request).json() == {"key": None}
+
+
+def test_plain_client_fails_with_httpx_errors(server: str) -> None:
+    with pytest.raises(httpx.TimeoutException):
+        _client(server, timeout=0.3).request("GET", "/slow")
+    with pytest.raises(UnicodeEncodeError):  # a lone surrogate fails as it does with httpx
+        _client(server).request("POST", "/echo", json={"query": "x \udce7"})
+    with pytest.raises(httpx.TransportError):  # nothing listens there
+        _client(f"http://127.0.0.1:{_free_port()}").request("GET", "/json")
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+# ----------------------------------------------------------------------------- entry points
+
+
+def test_entry_points_are_cached_and_rescanned_when_the_import_path_changes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib import metadata
+
+    first = entrypoints.entry_points("mnote_kr")
+    expected = sorted((ep.name, ep.value) for ep in metadata.entry_points(group="mnote_kr"))
+    assert [(r.name, r.value) for r in first] == expected and expected
+    real_scan = entrypoints._scan
+    monkeypatch.setattr(entrypoints, "_scan", lambda group: pytest.fail("scanned although nothing changed"))
+    assert entrypoints.entry_points("mnote_kr") == first
+    # A new distribution on the path: the list is read again and holds it.
+    site = tmp_path / "site"
+    info = site / "fake_ep-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: fake-ep\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[mnote_kr]\nfake_ep = fake_ep_mod\n")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setattr(entrypoints, "_scan", real_scan)
+    names = {r.name: r for r in entrypoints.entry_points("mnote_kr")}
+    assert names["fake_ep"].distribution == "fake-ep" and names["fake_ep"].version == "1.0"
+    # The plugin's entry_points.txt edited in place (no new folder): rescanned too.
+    (info / "entry_points.txt").write_text("[mnote_kr]\nfake_ep2 = fake_ep_mod\n")
+    os.utime(info / "entry_points.txt", ns=(1, 1))
+    names = {r.name for r in entrypoints.entry_points("mnote_kr")}
+    assert "fake_ep2" in names and "fake_ep" not in names
+
+
+def test_a_torn_entry_point_cache_is_ignored(monkeypatch: pytest.MonkeyPatch) -> None:
+    rows = entrypoints.entry_points("mnote_kr")
+    path = entrypoints._cache_file(entrypoints.install_key())
+    path.write_text(path.read_text()[:40])
+    assert entrypoints.entry_points("mnote_kr") == rows
+    assert json.loads(path.read_text())["rows"]  # rewritten whole
+
+
+# ----------------------------------------------------------------------------- --help manifest
+
+_PROBE = """
+import json, sys
+from mnote_kr.cli import main
+code = main(["--help"])
+print(json.dumps({"code": code, "lightrag": "mnote_kr_lightrag" in sys.modules}), file=sys.stderr)
+"""
+
+
+def _help(env: dict[str, str], cwd: Path) -> tuple[str, dict[str, object]]:
+    proc = subprocess.run([sys.executable, "-c", _PROBE], capture_output=True, text=True, env=env, cwd=cwd,
+                          timeout=120)
+    return proc.stdout, json.loads(proc.stderr.strip().splitlines()[-1])
+
+
+def test_help_lists_plugin_commands_from_the_manifest_and_rebuilds_a_foreign_one(tmp_path: Path) -> None:
+    env = {**os.environ, "MNOTE_KR_HOME": str(tmp_path / "home")}
+    out, first = _help(env, tmp_path)
+    assert first == {"code": 0, "lightrag": True} and "engine" in out and "demo" in out
+    out, second = _help(env, tmp_path)
+    assert second == {"code": 0, "lightrag": False}  # listed without loading the plugin
+    assert "engine" in out and "demo" in out
+    manifest = tmp_path / "home" / "cache" / "cli-commands.json"
+    data = json.loads(manifest.read_text())
+    data["key"]["install"]["python"] = "some other interpreter"
+    data["commands"].append({"name": "ghost", "help": "Not a real command.", "short_help": None, "hidden": False})
+    manifest.write_text(json.dumps(data))
+    out, third = _help(env, tmp_path)
+    assert third == {"code": 0, "lightrag": True} and "ghost" not in out and "engine" in out
+
+
+# ----------------------------------------------------------------------------- locate answers
+
+
+def test_a_fresh_process_reuses_a_locate_answer_until_the_file_changes(tmp_path: Path) -> None:
+    note = tmp_path / "note.md"
+    note.write_text("# Title\n\nThe battery capacity is 42 kWh in the summer.\n", encoding="utf-8")
+    plugins = load_plugins(load_config(None))
+    calls: list[str] = []
+    real = plugins.locate
+
+    def counting(request: LocateRequest) -> Locator:
+        calls.append(request.file)
+        return real(request)
+
+    plugins.locate = counting  # type: ignore[method-assign]
+    request = LocateRequest(file=str(note), evidence="battery capacity is 42 kWh", query="battery capacity")
+    pipeline.clear_memos()
+    first = pipeline._locate(plugins, request, os.stat(note), None)
+    pipeline.clear_memos()  # what a new process starts with
+    again = pipeline._locate(plugins, request, os.stat(note), None)
+    assert again == first and calls == [str(note)]
+    assert any(_answers())
+    note.write_text("# Title\n\nNothing about that any more.\n", encoding="utf-8")
+    os.utime(note, ns=(10**9, 10**9))
+    pipeline.clear_memos()
+    pipeline._locate(plugins, request, os.stat(note), None)
+    assert len(calls) == 2  # an edited file is located afresh
+
+
+def test_locate_answers_stay_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    answercache.put("a-test", Locator(locator_precision="file", locator_degraded=True))
+    assert answercache.get("a-test") is None and not list(_answers())
+
+
+def test_a_torn_locate_answer_is_a_miss() -> None:
+    answercache.put("a-torn", Locator(locator_precision="file", locator_degraded=True))
+    path = next(p for p in _answers() if p.name == "a-torn")
+    path.write_bytes(path.read_bytes()[:10])
+    assert answercache.get("a-torn") is None
+
+
+def _answers() -> Iterator[Path]:
+    folder = answercache._folder()
+    return folder.glob("a-*") if folder.is_dir() else iter(())

@@ -1,0 +1,185 @@
+"""The packed registry snapshot: lazy entries, migration from the JSON file, JSON export/import."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+
+from mnote_kr.core import registry as registry_module
+from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore
+from mnote_kr.core.registry_format import CHUNK, EntryMap
+from mnote_kr.errors import RegistryCorruptError, RegistryError
+from mnote_kr.models import SourceEntry
+
+
+def entry(rel: str, **kw: object) -> SourceEntry:
+    return SourceEntry(source_id="src-" + rel, source_path="/abs/" + rel, source_root_relative_path=rel, **kw)
+
+
+def fill(store: RegistryStore, n: int) -> list[SourceEntry]:
+    made = [entry(f"d/{i:04d}.pdf", status="processed", size=i, chunk_ids=[f"chunk-{i}-{c}" for c in range(i % 3)],
+                  light_rag_file_path=f"{i:04d}.pdf") for i in range(n)]
+    with store.transaction() as reg:
+        for e in made:
+            reg.put(e)
+    return made
+
+
+def cold_load(store: RegistryStore) -> registry_module.Registry:
+    registry_module.clear_cache()
+    return store.load()
+
+
+# The JSON an older mnote-kr wrote (v2): the fields as the seeds name them, in camelCase.
+LEGACY_V2 = {
+    "version": 2, "workspaceId": "ws-old", "rootUri": "file:///old",
+    "indexedRoots": [{"rootRelativePath": "papers", "recursive": True, "excludePatterns": [],
+                      "runOnChange": False, "updatedAtMs": 5}],
+    "entries": [
+        {"sourceId": "src-a", "sourcePath": "/old/papers/a.pdf", "sourceRootRelativePath": "papers/a.pdf",
+         "sourceHash": "sha256:aa", "size": 3, "mtimeNs": 7, "status": "processed", "lightRagDocId": "doc-a",
+         "lightRagFilePath": "a.1-2.pdf", "chunkIds": ["chunk-1", "chunk-2"], "updatedAtMs": 9},
+        {"sourceId": "src-b", "sourcePath": "/old/papers/b.md", "sourceRootRelativePath": "papers/b.md",
+         "status": "stale", "stale": True, "staleReason": "deleted"},
+    ],
+    "updatedAtMs": 11,
+}
+
+
+def test_a_lookup_decodes_one_entry_and_iterating_decodes_all(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 600)
+    reg = cold_load(store)
+    packed = reg.entries._packed
+    assert packed is not None and len(reg.entries) == 600 and "d/0007.pdf" in reg.entries
+    assert sum(e is not None for e in packed.decoded) == 0  # load decoded no entry
+    assert reg.entries["d/0307.pdf"] == made[307]
+    assert sum(e is not None for e in packed.decoded) == CHUNK  # only the chunk holding it
+    assert packed.decoded[256] is not None and packed.decoded[255] is None and packed.decoded[512] is None
+    assert list(reg.entries.values()) == made  # registry order kept
+    assert reg.entries == {e.source_root_relative_path: e for e in made}
+
+
+def test_entry_map_behaves_like_a_dict_and_copies_are_independent(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 5)
+    reg = cold_load(store)
+    other = store.load()  # from the cache: shares the packed bytes
+    assert reg.entries.get("nope") is None and reg.entries.get("nope", 1) == 1
+    assert reg.entries.pop("d/0001.pdf") == made[1]
+    del reg.entries["d/0002.pdf"]
+    reg.entries["new.md"] = entry("new.md")
+    assert list(reg.entries) == ["d/0000.pdf", "d/0003.pdf", "d/0004.pdf", "new.md"]
+    assert [k for k, _ in reg.entries.items()] == list(reg.entries.keys())
+    assert set(other.entries) == {e.source_root_relative_path for e in made}
+    assert isinstance(reg.entries, EntryMap) and len(reg.entries.copy()) == 4
+
+
+def test_saving_after_a_load_keeps_unchanged_entries_and_the_changes(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 700)
+    with store.transaction() as reg:
+        changed = reg.update("d/0300.pdf", status="failed", last_error="boom")
+        del reg.entries["d/0010.pdf"]
+        reg.put(entry("z/new.md"))
+    expected = [changed if e.source_root_relative_path == "d/0300.pdf" else e
+                for e in made if e.source_root_relative_path != "d/0010.pdf"] + [entry("z/new.md")]
+    loaded = cold_load(store)
+    assert len(loaded.entries) == 700 and "d/0010.pdf" not in loaded.entries
+    assert loaded.entries["d/0300.pdf"].last_error == "boom" and loaded.entries["z/new.md"] == entry("z/new.md")
+    assert list(loaded.entries.values()) == expected
+    with store.transaction() as reg:  # unchanged: every chunk is copied, and still decodes the same
+        pass
+    assert list(cold_load(store).entries.values()) == expected
+
+
+def test_a_damaged_entry_is_a_registry_error_naming_the_file(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 3)
+    data = store.path.read_bytes()
+    assert data.count(b"\xa9processed") == 3
+    store.path.write_bytes(data.replace(b"\xa9processed", b"\xa9processeX", 1))  # not a status
+    reg = cold_load(store)
+    with pytest.raises(RegistryCorruptError) as info:
+        list(reg.entries.values())
+    assert str(store.path) in str(info.value) and "registry restore" in str(info.value)
+    store.path.write_bytes(data[: len(data) // 2])  # torn
+    with pytest.raises(RegistryCorruptError):
+        cold_load(store)
+
+
+def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    legacy = index / LEGACY_JSON_FILE
+    legacy_bytes = json.dumps(LEGACY_V2).encode()
+    legacy.write_bytes(legacy_bytes)
+    store = RegistryStore(index)
+    reg = cold_load(store)
+    assert reg.workspace_id == "ws-old" and list(reg.roots) == ["papers"]
+    assert reg.entries["papers/a.pdf"].chunk_ids == ["chunk-1", "chunk-2"]
+    assert reg.entries["papers/b.md"].stale_reason == "deleted"
+    assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
+    with store.transaction() as reg:
+        reg.update("papers/a.pdf", retry_count=1)
+    assert store.path.read_bytes()[:1] == b"\x9a" and not legacy.exists()
+    assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
+    migrated = cold_load(store)
+    assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
+    assert migrated.entries["papers/b.md"] == reg.entries["papers/b.md"]
+    store.restore_previous()  # and can be put back
+    assert cold_load(store).entries["papers/a.pdf"].retry_count == 0
+
+
+def test_export_is_the_seeds_json_and_import_round_trips_it(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "a", workspace_id="ws-a", root_uri="file:///a")
+    made = fill(store, 20)
+    exported = json.loads(store.export_json())
+    assert exported["version"] == 2 and exported["workspaceId"] == "ws-a"
+    first = exported["entries"][1]
+    assert first["sourceRootRelativePath"] == "d/0001.pdf" and first["lightRagFilePath"] == "0001.pdf"
+    assert first["chunkIds"] == ["chunk-1-0"] and first["status"] == "processed"
+    other = RegistryStore(tmp_path / "b")
+    fill(other, 2)
+    imported = other.import_json(store.export_json(), tmp_path / "export.json")
+    assert list(imported.entries.values()) == made
+    again = cold_load(other)
+    assert list(again.entries.values()) == made and again.workspace_id == "ws-a"
+    assert set(other.load_previous().entries) == {"d/0000.pdf", "d/0001.pdf"}  # what it replaced
+
+
+def test_import_of_a_non_registry_file_changes_nothing(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 2)
+    before = store.path.read_bytes()
+    for bad in (b"not json", b'{"entries": [{"size": "big"}]}', msgspec.msgpack.encode([1, 2])):
+        with pytest.raises(RegistryError) as info:
+            store.import_json(bad, tmp_path / "bad.json")
+        assert "bad.json" in str(info.value) and "registry export" in str(info.value)
+    assert store.path.read_bytes() == before
+
+
+def test_the_v1_seed_shape_imports(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    v1 = {"version": 1, "workspaceId": "w", "rootUri": "file:///w", "indexedRoots": [],
+          "entries": [{"sourcePath": "/w/a.pdf", "sourceRootRelativePath": "a.pdf", "mtime": 2.5,
+                       "status": "processed"}]}
+    reg = store.import_json(json.dumps(v1).encode(), tmp_path / "v1.json")
+    got = cold_load(store).entries["a.pdf"]
+    assert got == reg.entries["a.pdf"] and got.mtime_ns == 2_500_000_000 and got.source_id.startswith("src-")
+
+
+def test_iterating_a_mostly_replaced_map_decodes_only_the_chunks_still_needed(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 600)
+    reg = cold_load(store)
+    replaced = [msgspec.structs.replace(e, retry_count=7) for e in made[:590]]
+    for e in replaced:
+        reg.put(e)
+    packed = reg.entries._packed
+    assert packed is not None
+    assert list(reg.entries.values()) == replaced + made[590:]
+    assert packed.decoded[599] is not None and packed.decoded[0] is None  # the last chunk only
