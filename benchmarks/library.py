@@ -93,6 +93,7 @@ def baseline_lightrag_alone(shared: EngineInfo, state_dir: Path, files: list[Pat
     inputs = Path(info.input_dir) / "baseline_alone"
     inputs.mkdir(parents=True, exist_ok=True)
     with httpx.Client(base_url=info.url, headers={"X-API-Key": info.api_key}, trust_env=False, timeout=60) as c:
+        print(f"  baseline starts ({_load()})")
         t0 = time.perf_counter()
         for i, path in enumerate(files):
             shutil.copyfile(path, inputs / f"{i:05d}-{path.name}")
@@ -105,8 +106,13 @@ def baseline_lightrag_alone(shared: EngineInfo, state_dir: Path, files: list[Pat
             time.sleep(0.5)
         took = time.perf_counter() - t0
         counts = _counts(c)
-    print(f"  baseline LightRAG alone: {took:.1f} s  {counts}")
+    print(f"  baseline LightRAG alone: {took:.1f} s  {counts}  (ends at {_load()})")
     return took
+
+
+def _load() -> str:
+    """The machine's 1-minute load average: both sides share a machine other work may load."""
+    return f"load {os.getloadavg()[0]:.1f}"
 
 
 def _timed(fn: Callable[[], object], rounds: int = 3) -> float:
@@ -170,10 +176,11 @@ def main() -> int:
             config["providers"] = {"lightrag": {}}
             host = Host(base / "kb", config=config)
             host.status()  # starts this workspace's server now: neither side pays a start-up
+            print(f"  ours starts ({_load()})")
             t0 = time.perf_counter()
             report = host.ingest([lib], wait=True, wait_s=args.timeout)
             ours = time.perf_counter() - t0
-            print(f"  ours (mnote-kr ingest --wait): {ours:.1f} s  {report.counts}")
+            print(f"  ours (mnote-kr ingest --wait): {ours:.1f} s  {report.counts}  (ends at {_load()})")
             print(f"  ratio ours / LightRAG alone: {ours / base_s:.2f}  (target <= 1.15)")
             measure_commands(host, lib, "real entries")
             add_synthetic(host, args.entries)

@@ -95,11 +95,6 @@ def test_capped_ingest_says_how_many_are_left_and_the_next_call_continues(host: 
     assert len(host.registry().entries) == 7
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open: LightRAG de-duplicates by content; when the renamed file (same bytes) is scanned before "
-    "the old document's deletion has finished, the new document becomes a 'duplicate' of the old "
-    "one, which is then deleted, so it is never cited (seen 2026-11-30). The watcher's follow-through "
-    "itself is covered by tests/test_watch_events.py::test_watch_follows_its_own_submitted_work_*"))
 def test_watcher_follows_a_rename_to_a_citation_under_the_new_name_without_sync(
         host: Host, lightrag_engine) -> None:  # noqa: F811, ANN001
     from mnote_kr.sync.watch import Watcher

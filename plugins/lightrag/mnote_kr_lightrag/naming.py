@@ -128,6 +128,13 @@ def path_tag_of(name: str) -> str | None:
     return parsed.group("path") if parsed else None
 
 
+def content_key(name: str) -> tuple[str | None, str] | None:
+    """(workspace tag, content tag) of a link name: two names with one key link the same bytes
+    in the same workspace (LightRAG would take the second as a duplicate of the first)."""
+    parsed = _LINK_RE.match(PurePosixPath(name).name)
+    return (parsed.group("ws"), parsed.group("content")) if parsed else None
+
+
 def workspace_of(name: str) -> str | None:
     """The workspace tag in a link name, or None (legacy name, or not one of ours)."""
     parsed = _LINK_RE.match(PurePosixPath(name).name)

@@ -33,6 +33,18 @@ _STATUS_MAP = {"pending": "submitted", "parsing": "processing", "analyzing": "pr
 TERMINAL = frozenset({"processed", "failed", "duplicate", "delete_completed", "stale"})
 MAX_BACKOFF_S = 300.0
 DELETE_BUSY_RETRIES = 3
+#: A moved or renamed file waits (pending, re-tried by sync) while LightRAG still lists the
+#: document of the same bytes under the old name: scanned earlier, LightRAG would mark it a
+#: duplicate of a document about to be deleted, and it would never be cited. After this many
+#: waits it is sent anyway (the old document was not ours to wait for, e.g. left by a crash).
+#: The count grows with every sync that sees the entry pending, not only with real attempts,
+#: so it is generous: a delete queued behind a long pipeline run still gets its minutes.
+TWIN_WAIT_RETRIES = 60
+
+
+def twin_wait_s(retry_count: int) -> float:
+    """Seconds before a waiting move looks again: 1 s, 2 s, ... at most 15 s."""
+    return min(15.0, 1.0 + retry_count)
 
 # Injectable clock and sleep (tests).
 now_s: Callable[[], float] = time.time
@@ -108,6 +120,7 @@ class DocIndex:
         # Rows of our link names by their path tag: finding a source's other versions is then a
         # lookup, not a scan of every document (a 1,000-file ingest would be 1,000 x 1,000 regexes).
         self._by_path_tag: dict[str, list[dict[str, Any]]] | None = None
+        self._by_content: dict[tuple[str | None, str], list[dict[str, Any]]] | None = None
 
     def _rows_of_path(self, rel_path: str) -> list[dict[str, Any]]:
         if self._by_path_tag is None:
@@ -118,6 +131,20 @@ class DocIndex:
                     index.setdefault(tag, []).append(row)
             self._by_path_tag = index
         return self._by_path_tag.get(naming.path_tag(rel_path), [])
+
+    def twins(self, name: str) -> list[dict[str, Any]]:
+        """Documents (``doc-`` rows) of other link names with the same workspace and content tag."""
+        key = naming.content_key(name)
+        if key is None:
+            return []
+        if self._by_content is None:
+            index: dict[tuple[str | None, str], list[dict[str, Any]]] = {}
+            for row in self.rows:
+                row_key = naming.content_key(str(row.get("file_path", "")))
+                if row_key is not None and str(row.get("id", "")).startswith("doc-"):
+                    index.setdefault(row_key, []).append(row)
+            self._by_content = index
+        return [r for r in self._by_content.get(key, []) if str(r.get("file_path", "")) != name]
 
     def find(self, name: str) -> dict[str, Any] | None:
         """The row for our file name: the real document first, else a ``dup-`` row."""
@@ -308,6 +335,18 @@ class LightRagProvider:
             for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 links.remove_ours(input_dir, old)
             row = docs.find(name)
+            count = retry_counts.get(rel, 0)
+            if row is not None and count < TWIN_WAIT_RETRIES and self.orphaned_duplicate(docs, row, input_dir):
+                if str(row.get("id", "")).startswith("doc-"):
+                    # Our own name holds a duplicate record of a document since deleted (a move
+                    # scanned before the old name's delete): clear it, then send anew.
+                    to_delete.append(str(row["id"]))
+                    results[rel] = self._pending(
+                        rel, "ingest", count, twin_wait_s(count),
+                        "LightRAG took it as a duplicate of a document that is deleted now; it is sent again "
+                        "once LightRAG has dropped that duplicate record")
+                    continue
+                row = None  # a ``dup-`` attempt record: it does not hold our document id
             is_dup = row is not None and not str(row.get("id", "")).startswith("doc-")
             if row is not None and (force or rel in reindex) and not is_dup:
                 to_delete.append(str(row["id"]))
@@ -316,6 +355,14 @@ class LightRagProvider:
                 # Already known to LightRAG under this exact name and content: adopt it.
                 results[rel] = update_from_row(rel, name, row, kind="image" if is_image else "document",
                                                wrapper_path=str(input_dir / name) if is_image else None)
+                continue
+            deleting = self._deleting_twin(docs, name, input_dir)
+            if deleting is not None and count < TWIN_WAIT_RETRIES:
+                links.remove_ours(input_dir, name)  # placed while LightRAG was down: no scan may take it yet
+                results[rel] = self._pending(
+                    rel, "ingest", count, twin_wait_s(count),
+                    f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "
+                    "name) before sending it, or it would be taken as a duplicate")
                 continue
             plans.append((source, name, str(input_dir / name) if is_image else None))
         if to_delete and not down:
@@ -364,6 +411,31 @@ class LightRagProvider:
                                                  error if outcome == "down" else f"LightRAG is busy: {error}",
                                                  **extra)
         return [results[s.rel_path] for s in sources if s.rel_path in results]
+
+    def orphaned_duplicate(self, docs: DocIndex, row: dict[str, Any], input_dir: Path | None) -> bool:
+        """Whether ``row`` is a duplicate record whose original is gone from LightRAG, or is one
+        of this workspace's documents whose link we removed (its delete sent or queued)."""
+        metadata = as_dict(row.get("metadata"))
+        if not (str(row.get("id", "")).startswith("dup-") or metadata.get("is_duplicate")):
+            return False
+        original = metadata.get("original_doc_id")
+        if not original:
+            return False
+        original_row = docs.by_id.get(str(original))
+        if original_row is None:
+            return True
+        name = str(original_row.get("file_path", ""))
+        return (input_dir is not None and input_dir.is_dir() and naming.workspace_of(name) == self.ws
+                and links.link_state(input_dir, name) == "missing")
+
+    def _deleting_twin(self, docs: DocIndex, name: str, input_dir: Path) -> str | None:
+        """The name of a document of the same bytes in this workspace whose link we have
+        removed (a move's old name, its delete sent or queued), while LightRAG still lists it."""
+        for row in docs.twins(name):
+            old = str(row.get("file_path", ""))
+            if links.link_state(input_dir, old) == "missing":
+                return old
+        return None
 
     def _upload(self, sources: list[SourceFile], docs: DocIndex) -> list[EntryUpdate]:
         """Send copies through ``/documents/upload`` (only when ``upload_fallback`` is set)."""

@@ -3,7 +3,9 @@
 One round lists LightRAG's documents (all pages) and then, per entry:
 
 * ``submitted``/``processing``: the document row decides (``processed`` with chunk ids
-  and time, ``failed`` with LightRAG's error, ``duplicate`` for a ``dup-`` row). A link
+  and time, ``failed`` with LightRAG's error, ``duplicate`` for a ``dup-`` row, except that a
+  duplicate of a document we are deleting, or that is gone, is sent again once: a moved file
+  scanned before its old name's delete finished). A link
   still waiting at the top of the input dir gets another scan; a vanished link is
   re-placed (``pending``/``ingest``).
 * ``pending`` with ``pending_action`` ``ingest``/``reindex``: re-link and scan again once
@@ -106,7 +108,17 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
                 wrapper = (now.wrapper_path if now is not None and now.wrapper_path else None) or entry.wrapper_path
                 update = _p.update_from_row(rel, name or "", row, kind=kind_now if kind_now != "document" else None,
                                             wrapper_path=wrapper)
-                if kind_now == _fallback.KIND:
+                if (update.status == "duplicate" and update.duplicate_of != entry.duplicate_of
+                        and prov.orphaned_duplicate(docs, row, input_dir)):
+                    # A duplicate of a document we are deleting (a move scanned too early): not
+                    # final. Re-sent by _link_and_scan, which clears the duplicate record first;
+                    # ``duplicate_of`` remembers the original, so this happens once per original.
+                    update = EntryUpdate(source_root_relative_path=rel, status="pending", pending_action="ingest",
+                                         light_rag_file_path=name, duplicate_of=update.duplicate_of,
+                                         retry_after_s=1.0,
+                                         last_error="taken as a duplicate of a document being deleted; sent again")
+                    due_ms[rel] = now_ms + 1000
+                elif kind_now == _fallback.KIND:
                     update = _fallback.keep_note(update, (now or entry).last_error)
                 elif update.status == "failed":
                     update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update

@@ -294,7 +294,8 @@ def test_lr_sync_duplicate_row_and_failed_corrupt_docx(env: dict[str, Any]) -> N
     n1, n2 = naming.link_name(s1.rel_path, s1.sha256, ws), naming.link_name(s2.rel_path, s2.sha256, ws)
     broken.update(id=naming.doc_id_for(n1), file_path=n1)
     dup.update(file_path=n2)
-    replay.json("POST", "/documents/paginated", listing([broken, dup]))
+    original = next(r for r in body["documents"] if r["id"] == dup["metadata"]["original_doc_id"])
+    replay.json("POST", "/documents/paginated", listing([broken, dup, original]))  # the original is live
     entries = [entry_for(s1, status="submitted", light_rag_file_path=n1),
                entry_for(s2, status="processing", light_rag_file_path=n2)]
     u1, u2 = plugin.sync(ctx=env["ctx"], entries=entries, wait_s=0)
@@ -529,3 +530,94 @@ def test_lr_status_with_wrong_key_reports_health_and_the_auth_error(env: dict[st
     assert status.reachable and status.core_version == "1.5.7"
     assert "rejected the API key" in (status.error or "") and "test-key" not in (status.error or "")
     assert status.documents_by_status == {}
+
+
+# --------------------------------------------------------------------------- moves
+
+
+def _moved(env: dict[str, Any]) -> tuple[SourceFile, str, str]:
+    """``old/m.md`` renamed to ``new/m.md`` (same bytes); the old link already removed by the delete."""
+    ws = env["ws"]
+    write(ws / "new" / "m.md", b"# moved\nthe same bytes")
+    new = source(ws, "new/m.md")
+    tag = naming.workspace_tag(ws)
+    return new, naming.link_name("old/m.md", new.sha256, tag), naming.link_name(new.rel_path, new.sha256, tag)
+
+
+def test_lr_ingest_moved_file_waits_while_lightrag_still_lists_the_old_document(env: dict[str, Any]) -> None:
+    inputs, replay = env["inputs"], env["replay"]
+    new, old_name, new_name = _moved(env)
+    os.symlink(new.path, inputs / new_name)  # placed while LightRAG was down
+    std_routes(replay, [sample_row(old_name)])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
+    assert update.status == "pending" and update.pending_action == "ingest"
+    assert update.retry_after_s == 1.0 and old_name in (update.last_error or "")
+    assert not (inputs / new_name).exists() and not replay.sent("POST", "/documents/scan")
+
+
+def test_lr_sync_sends_the_moved_file_once_the_old_document_is_gone(env: dict[str, Any]) -> None:
+    inputs, replay = env["inputs"], env["replay"]
+    new, old_name, new_name = _moved(env)
+    std_routes(replay, [sample_row(old_name)])
+    waiting = entry_for(new, status="pending", pending_action="ingest", retry_count=2, next_retry_at_ms=0)
+    [update] = plugin.sync(ctx=env["ctx"], entries=[waiting], wait_s=0)
+    assert update.status == "pending" and update.retry_after_s == 3.0 and not replay.sent("POST", "/documents/scan")
+    replay.routes.clear()
+    std_routes(replay, [])  # LightRAG finished the delete
+    [update] = plugin.sync(ctx=env["ctx"], entries=[waiting], wait_s=0)
+    assert update.status == "submitted" and update.light_rag_file_path == new_name
+    assert (inputs / new_name).is_symlink() and len(replay.sent("POST", "/documents/scan")) == 1
+
+
+def test_lr_ingest_copy_of_a_live_document_and_a_long_wait_are_sent_at_once(env: dict[str, Any]) -> None:
+    inputs, replay = env["inputs"], env["replay"]
+    new, old_name, new_name = _moved(env)
+    os.symlink(new.path, inputs / "__parsed__" / old_name)  # the other copy is still indexed: not a move
+    std_routes(replay, [sample_row(old_name)])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
+    assert update.status == "submitted" and (inputs / new_name).is_symlink()
+    (inputs / "__parsed__" / old_name).unlink()
+    (inputs / new_name).unlink()
+    tired = entry_for(new, status="pending", pending_action="ingest", retry_count=provider.TWIN_WAIT_RETRIES,
+                      next_retry_at_ms=0)
+    [update] = plugin.sync(ctx=env["ctx"], entries=[tired], wait_s=0)
+    assert update.status == "submitted" and (inputs / new_name).is_symlink()
+
+
+def _dup_row(name: str, original_id: str) -> dict[str, Any]:
+    """A post-parse content duplicate under our own document id (recorded dup row, renamed)."""
+    _, body = load_sample(SAMPLES, "34_documents_paginated_all.json")
+    row = copy.deepcopy(next(r for r in body["documents"] if r["id"].startswith("dup-")))
+    row.update(id=naming.doc_id_for(name), file_path=name)
+    row["metadata"]["original_doc_id"] = original_id
+    return row
+
+
+def test_lr_sync_duplicate_of_a_document_being_deleted_is_sent_again_once(env: dict[str, Any]) -> None:
+    replay = env["replay"]
+    new, old_name, new_name = _moved(env)
+    replay.json("POST", "/documents/paginated",
+                listing([_dup_row(new_name, naming.doc_id_for(old_name)), sample_row(old_name)]))
+    entry = entry_for(new, status="submitted", light_rag_file_path=new_name)
+    [update] = plugin.sync(ctx=env["ctx"], entries=[entry], wait_s=0)
+    assert update.status == "pending" and update.pending_action == "ingest"
+    assert update.duplicate_of == naming.doc_id_for(old_name)
+    again = entry_for(new, status="submitted", light_rag_file_path=new_name, duplicate_of=naming.doc_id_for(old_name))
+    [update] = plugin.sync(ctx=env["ctx"], entries=[again], wait_s=0)
+    assert update.status == "duplicate"  # the same original a second time: LightRAG's verdict stands
+
+
+def test_lr_ingest_clears_our_duplicate_record_of_a_deleted_document_before_sending(env: dict[str, Any]) -> None:
+    inputs, replay = env["inputs"], env["replay"]
+    new, old_name, new_name = _moved(env)
+    std_routes(replay, [_dup_row(new_name, naming.doc_id_for(old_name))])  # the original is gone
+    replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
+    assert update.status == "pending" and update.pending_action == "ingest"
+    [delete] = replay.sent("DELETE", "/documents/delete_document")
+    assert json.loads(delete.content)["doc_ids"] == [naming.doc_id_for(new_name)]
+    assert not replay.sent("POST", "/documents/scan") and not (inputs / new_name).exists()
+    replay.routes.clear()
+    std_routes(replay, [])  # LightRAG dropped the duplicate record
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
+    assert update.status == "submitted" and (inputs / new_name).is_symlink()
