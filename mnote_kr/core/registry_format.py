@@ -47,8 +47,8 @@ _ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decoda
 CHUNK = 256
 
 
-class PackedHeader(msgspec.Struct, array_like=True):
-    """The packed snapshot as MessagePack sees it (see the module docstring)."""
+class _HeaderHead(msgspec.Struct, array_like=True):
+    """The header without its last field: the entries blob is written after it, uncopied."""
 
     magic: str
     version: int
@@ -59,6 +59,11 @@ class PackedHeader(msgspec.Struct, array_like=True):
     keys: list[str]
     starts: bytes
     ends: bytes
+
+
+class PackedHeader(_HeaderHead, array_like=True):
+    """The packed snapshot as MessagePack sees it (see the module docstring)."""
+
     entries: memoryview  # a view into the file's bytes: no copy at load
 
 
@@ -261,20 +266,6 @@ class EntryMap(MutableMapping[str, SourceEntry]):
 
 
 # ---------------------------------------------------------------------------- packed (v3)
-
-
-class _HeaderHead(msgspec.Struct, array_like=True):
-    """The header without its last field: the entries blob is written after it, uncopied."""
-
-    magic: str
-    version: int
-    workspace_id: str
-    root_uri: str
-    updated_at_ms: int
-    indexed_roots: list[IndexedRoot]
-    keys: list[str]
-    starts: bytes
-    ends: bytes
 
 
 class Encoded(NamedTuple):
