@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.textnorm import CJK_CLASS, is_word_char, normalize
@@ -224,21 +224,22 @@ class QueryTerms:
         if len(self.terms) < 2:
             return 1.0
         ordered = sorted(hits, key=lambda h: (h[1], h[0]))
-        best = 0.0
+        return max(w for w, _lo, _hi in self._windows(ordered)) / self.total
+
+    def _windows(self, ordered: Sequence[tuple[int, int, float]]) -> Iterator[tuple[float, int, int]]:
+        """For each hit of ``ordered`` (by position), the weight of the distinct terms in the
+        window of ``CLUSTER_CHARS`` characters ending there, with the window's first and last hit."""
         lo = 0
         counts: dict[int, int] = {}
-        for hi in range(len(ordered)):
-            k = ordered[hi][0]
+        for hi, (k, pos, _w) in enumerate(ordered):
             counts[k] = counts.get(k, 0) + 1
-            while ordered[hi][1] - ordered[lo][1] > CLUSTER_CHARS:
+            while pos - ordered[lo][1] > CLUSTER_CHARS:
                 k0 = ordered[lo][0]
                 counts[k0] -= 1
                 if not counts[k0]:
                     del counts[k0]
                 lo += 1
-            w = math.fsum(self.weights[k] for k in counts)
-            best = max(best, w / self.total)
-        return best
+            yield math.fsum(self.weights[t] for t in counts), lo, hi
 
     def span(self, norm: str) -> tuple[int, int] | None:
         """The character span of the densest cluster of term occurrences in ``norm``."""
@@ -246,19 +247,9 @@ class QueryTerms:
         if not hits:
             return None
         best: tuple[float, int, int] = (-1.0, 0, 0)
-        lo = 0
-        counts: dict[int, int] = {}
-        for hi, (k, pos, _w) in enumerate(hits):
-            counts[k] = counts.get(k, 0) + 1
-            while pos - hits[lo][1] > CLUSTER_CHARS:
-                k0 = hits[lo][0]
-                counts[k0] -= 1
-                if not counts[k0]:
-                    del counts[k0]
-                lo += 1
-            w = math.fsum(self.weights[t] for t in counts)
-            if w > best[0] + 1e-12:
-                best = (w, lo, hi)
+        for window in self._windows(hits):
+            if window[0] > best[0] + 1e-12:  # the first of equal windows
+                best = window
         _, lo, hi = best
         start = hits[lo][1]
         last_k, last_pos = hits[hi][0], hits[hi][1]

@@ -187,17 +187,7 @@ class PdfBuilder:
         kid_refs = " ".join(f"{k} 0 R" for k in kids)
         assert add(f"<< /Type /Pages /Kids [{kid_refs}] /Count {len(kids)} >>".encode()) == pages_num
         catalog = add(f"<< /Type /Catalog /Pages {pages_num} 0 R >>".encode())
-        out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
-        offsets = []
-        for i, body in enumerate(objs, 1):
-            offsets.append(len(out))
-            out += b"%d 0 obj\n" % i + body + b"\nendobj\n"
-        xref = len(out)
-        out += b"xref\n0 %d\n0000000000 65535 f \n" % (len(objs) + 1)
-        for off in offsets:
-            out += b"%010d 00000 n \n" % off
-        out += b"trailer\n<< /Size %d /Root %d 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objs) + 1, catalog, xref)
-        return bytes(out)
+        return _raw_pdf(objs, catalog)
 
 
 def union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
@@ -223,6 +213,7 @@ def iou(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) 
 
 
 def _raw_pdf(objs: list[bytes], root: int) -> bytes:
+    """Objects ``1..n`` with their cross-reference table and trailer, ``root`` the catalog."""
     out = bytearray(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
     offsets = []
     for i, body in enumerate(objs, 1):
