@@ -7,6 +7,7 @@ secrets and the citation contract, and calls the configured provider through hoo
 from __future__ import annotations
 
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from pathlib import Path
@@ -295,9 +296,18 @@ class Host:
             self.apply_updates(updates)
             if error is None:  # after an error, its one line is all a piped stderr gets
                 self.progress(_count_line("sent", at + len(part), len(sources), started))
-        self._prepare_locate(sources)
         if wait and error is None:
-            self._wait_for([s.rel_path for s in sources], wait_s)
+            # Parse for locating while LightRAG indexes: done before the wait, a large library's
+            # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
+            preparing = threading.Thread(target=self._prepare_locate, args=(sources,), daemon=True,
+                                         name="mnote-kr-prepare-locate")
+            preparing.start()
+            try:
+                self._wait_for([s.rel_path for s in sources], wait_s)
+            finally:
+                preparing.join()
+        else:
+            self._prepare_locate(sources)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
@@ -329,7 +339,8 @@ class Host:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
-        deadline = time.monotonic() + wait_s
+        started = time.monotonic()
+        deadline = started + wait_s
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
@@ -339,7 +350,9 @@ class Host:
             if remaining <= 0:
                 self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
                 return
-            self.progress(f"waiting for {len(waiting)} file(s) to be indexed")
+            done = len(rel_paths) - len(waiting)
+            self.progress(f"waiting for {len(waiting)} file(s) to be indexed; "
+                          + _count_line("indexed", done, len(rel_paths), started))
             self.apply_updates(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)))
 
     def apply_updates(self, updates: Iterable[EntryUpdate]) -> None:

@@ -195,6 +195,15 @@ class LightRagClient:
         """``GET /documents/pipeline_status``."""
         return self._dict("GET", "/documents/pipeline_status")
 
+    def status_counts(self) -> dict[str, int]:
+        """``GET /documents/status_counts``: documents per status, lowercase (one small answer)."""
+        body = self._dict("GET", "/documents/status_counts")
+        counts = body.get("status_counts")
+        if not isinstance(counts, dict):
+            raise ProviderError(f"LightRAG at {self.url} returned no status_counts",
+                                url=f"{self.url}/documents/status_counts")
+        return {str(k).lower(): int(v) for k, v in counts.items() if isinstance(v, int)}
+
     def supported_suffixes(self) -> set[str]:
         """``GET /documents/supported_file_types`` → the lowercase suffixes a scan picks up."""
         body = self._dict("GET", "/documents/supported_file_types")

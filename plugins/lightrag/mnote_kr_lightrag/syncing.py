@@ -16,13 +16,20 @@ One round lists LightRAG's documents (all pages) and then, per entry:
 Rounds repeat with short sleeps until every entry is terminal or ``wait_s`` is spent
 (``wait_s=0`` is one look). Older documents of the same source (left by a busy delete)
 are deleted once per call.
+
+While LightRAG has documents in flight (a waiting call, ``wait_s > 0``), a round first asks
+for the status counts (one small answer) and lists every document only when they changed,
+at most every few seconds (paced by how long a listing takes): a listing is a page per 200
+documents, each sorted by the server on the event loop that is indexing. Work LightRAG would
+refuse while busy (a scan, a delete) waits until the counts show it idle, or unchanged for
+``_STALL_S`` (a pipeline stopped with documents pending is restarted only by a scan).
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.errors import ProviderBusyError
+from mnote_kr.errors import ProviderBusyError, ProviderError
 from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
 
 from . import fallback as _fallback
@@ -31,6 +38,18 @@ from . import provider as _p
 from .client import ProviderHTTPError, ProviderUnavailableError
 
 _RESCAN_EVERY_S = 2.0
+#: Statuses of documents LightRAG has taken and not finished: its pipeline is working.
+_IN_FLIGHT = ("pending", "parsing", "analyzing", "processing", "preprocessed")
+_STALL_S = 10.0
+_BUSY_POLL_S = 0.5
+_LIST_MIN_S = 2.0
+_LIST_COST = 5.0  # while busy, listings take at most about 1/5 of the time
+# Per server (URL and key): the counts last seen and since when, and when the last listing
+# ended, how long it took and the counts it saw. Pacing only, kept across the host's short
+# sync calls; every decision about an entry is still made on a listing.
+_Server = tuple[str, str | None, int]
+_seen: dict[_Server, tuple[dict[str, int], float]] = {}
+_listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
 
 
 def _source_of(entry: SourceEntry) -> SourceFile:
@@ -58,9 +77,24 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
     last_scan = 0.0
     poll = 0.25
     suffixes: set[str] | None = None
+    server = (prov.settings.url, prov.settings.api_key, id(prov.ctx.transport))
     while True:
+        busy = False
+        counts = _probe(prov) if wait_s > 0 else None
+        if counts is not None:
+            busy = _busy(server, counts)
+            ended, took, listed = _listed.get(server, (0.0, 0.0, None))
+            since_listed = _p.now_s() - ended
+            if busy and 0 <= since_listed and (counts == listed or since_listed < max(_LIST_MIN_S, _LIST_COST * took)):
+                remaining = deadline - _p.now_s()
+                if remaining <= 0:
+                    break
+                _p.sleep(min(_BUSY_POLL_S, remaining))
+                continue
         try:
+            started = _p.now_s()
             docs = prov.documents()
+            _listed[server] = (_p.now_s(), _p.now_s() - started, counts)
             input_dir = prov.input_dir()
         except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
             if isinstance(exc, ProviderHTTPError) and not exc.transient:
@@ -86,13 +120,13 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
                 row = (docs.by_id.get(doc_id) if doc_id else None) or (docs.find(name) if name else None)
                 if row is None:
                     current[rel] = EntryUpdate(source_root_relative_path=rel, status="delete_completed")
-                elif rel not in resent:
+                elif rel not in resent and not busy:
                     resent.add(rel)
                     deletes.append(entry)
                 continue
             if status == "pending":
-                if due_ms.get(rel, 0) > now_ms:
-                    continue
+                if busy or due_ms.get(rel, 0) > now_ms:
+                    continue  # a busy LightRAG would refuse the scan or delete
                 if action == "delete":
                     deletes.append(entry)
                 else:
@@ -124,14 +158,14 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
                     update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update
                 current[rel] = update
                 continue
-            if input_dir is None or not input_dir.is_dir():
-                continue  # an uploaded copy, or a remote input dir: nothing to re-place from here
+            if busy or input_dir is None or not input_dir.is_dir():
+                continue  # busy: followed by a later round; else an uploaded copy or a remote input dir
             state = links.link_state(input_dir, name) if name else "missing"
             if state == "top":
                 wants_scan = True  # not picked up yet
             else:
                 ingest.append(_source_of(entry))
-        if not orphans_done:
+        if not orphans_done and not busy:
             orphans_done = True
             live = [r for r, e in by_rel.items() if _merge(e, current.get(r))[0] not in ("delete_submitted",
                                                                                          "delete_completed")]
@@ -158,11 +192,33 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
         remaining = deadline - _p.now_s()
         if remaining <= 0:
             break
+        if busy:
+            _p.sleep(min(_BUSY_POLL_S, remaining))
+            continue
         _p.sleep(min(poll, remaining))
         poll = min(poll * 2, 2.0)
     return [current.get(rel) or EntryUpdate(source_root_relative_path=rel, status=e.status,
                                             pending_action=e.pending_action, last_error=e.last_error)
             for rel, e in by_rel.items()]
+
+
+def _probe(prov: _p.LightRagProvider) -> dict[str, int] | None:
+    """LightRAG's status counts, or None (not offered or not answered: the round lists and
+    reports the error as before)."""
+    try:
+        return prov.client.status_counts()
+    except (ProviderError, ValueError):
+        return None
+
+
+def _busy(server: _Server, counts: dict[str, int]) -> bool:
+    """Whether LightRAG is working: documents in flight whose counts moved within ``_STALL_S``."""
+    now = _p.now_s()
+    seen, since = _seen.get(server, (None, now))
+    if counts != seen:
+        _seen[server] = (counts, now)
+        since = now
+    return sum(counts.get(k, 0) for k in _IN_FLIGHT) > 0 and now - since < _STALL_S
 
 
 def _after_retry(update: EntryUpdate, due_ms: dict[str, int], now_ms: int) -> EntryUpdate:
