@@ -6,9 +6,7 @@ secrets and the citation contract, and calls the configured provider through hoo
 
 from __future__ import annotations
 
-import contextlib
 import os
-import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -301,7 +299,7 @@ class Host:
         if wait and error is None:
             # Parse for locating while LightRAG indexes: done before the wait, a large library's
             # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
-            preparing = threading.Thread(target=self._prepare_locate_aside, args=(sources,), daemon=True,
+            preparing = threading.Thread(target=self._prepare_locate, args=(sources,), daemon=True,
                                          name="mnote-kr-prepare-locate")
             preparing.start()
             try:
@@ -339,14 +337,6 @@ class Host:
                     self.progress(f"prepared {src.rel_path} for locating")
             except MnoteKrError:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
-
-    def _prepare_locate_aside(self, sources: list[SourceFile]) -> None:
-        """:meth:`_prepare_locate` at a lower CPU priority (Linux: per thread): on a small machine
-        LightRAG's indexing, which the caller waits for, comes first."""
-        if sys.platform == "linux":
-            with contextlib.suppress(OSError):
-                os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 10)
-        self._prepare_locate(sources)
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
         started = time.monotonic()
