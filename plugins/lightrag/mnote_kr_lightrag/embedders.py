@@ -108,6 +108,15 @@ def _wordllama_batch(texts: Sequence[str]) -> list[list[float]]:
     return [_unit(row.tolist()) for row in matrix]
 
 
+def learned_similarity(query: str, texts: Sequence[str]) -> list[float]:
+    """The cosine of each of ``texts`` to ``query`` under the learned model (the offline reranker's signal)."""
+    if not texts:
+        return []
+    rows = _wordllama_batch([query, *texts])
+    q = rows[0]
+    return [round(sum(a * b for a, b in zip(q, row, strict=True)), 6) for row in rows[1:]]
+
+
 Batch = Callable[[Sequence[str]], list[list[float]]]
 
 
