@@ -13,6 +13,9 @@ retrieve without any network. It is honest about what it is:
   keyword-extraction prompts get the query's own words (no invented terms), entity
   extraction gets an empty result, and anything else (a RAG answer) gets
   :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
+* ``POST /v1/rerank`` (Cohere-style ``query`` + ``documents``) gives each document's cosine to
+  the query under the learned model, in the documents' order (501 for ``hashing``): the plugin
+  uses it to put each found file's best chunk first (:mod:`.passages`).
 * ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and
   ``GET /stats`` (requests served, by kind: embeddings,
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
