@@ -120,3 +120,27 @@ def test_only_a_learned_offline_embedder_ranks_passages() -> None:
     assert _reranker_url(info("hybrid"), {"rank_passages": False}) is None
     assert _reranker_url(None, {}) is None
     assert _reranker_url(SimpleNamespace(models_url=None, embedder={"name": "hybrid"}), {}) is None
+
+
+def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr_lightrag import embedders
+
+    real = embedders.load_wordllama()
+    seen: list[str] = []
+
+    class Spy:
+        def embed(self, texts: list[str], norm: bool = False) -> object:
+            seen.extend(texts)
+            return real.embed(texts, norm=norm)
+
+    monkeypatch.setattr(embedders, "load_wordllama", lambda: Spy())
+    monkeypatch.setattr(embedders, "_VECTORS", type(embedders._VECTORS)())
+    chunk = "Kempegowda built a mud fort in 1537 and founded the town."
+    ingest_vec = embedders._wordllama_batch([chunk, chunk])  # the ingest path: one embedding for both
+    assert seen == [chunk] and ingest_vec[0] == ingest_vec[1]
+    scores = embedders.learned_similarity("who founded the town", [chunk, "An unrelated line."])
+    assert seen == [chunk, "who founded the town", "An unrelated line."]  # the chunk came from the memo
+    assert scores[0] > scores[1]
+    monkeypatch.setattr(embedders, "VECTOR_MEMO_MAX", 2)
+    embedders.learned_similarity("another question", ["x"])
+    assert len(embedders._VECTORS) == 2  # bounded
