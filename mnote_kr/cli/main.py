@@ -8,9 +8,7 @@ broken plugin never breaks ``--help``.
 
 from __future__ import annotations
 
-import re
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
