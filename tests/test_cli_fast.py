@@ -1,5 +1,5 @@
-"""The plain ``status`` and ``roots list`` run without click and print exactly what the click
-command line prints; ``status`` and ``search`` ask the managed engine no more than they need
+"""The plain ``status``, ``roots list`` and ``search`` run without click and print exactly what
+the click command line prints; ``status`` and ``search`` ask the managed engine no more than they need
 (issue 18: a cold start of these commands is what shells and people wait for)."""
 
 from __future__ import annotations
@@ -57,18 +57,28 @@ def _env(home: Path) -> dict[str, str]:
 
 def test_only_the_plain_spellings_take_the_fast_path(tmp_path: Path) -> None:
     (tmp_path / "a-file").write_text("x")
-    assert fast.parse(["status"]) == (None, ("status",), False)
-    assert fast.parse(["-w", "kb", "status", "--json"]) == ("kb", ("status",), True)
-    assert fast.parse(["--workspace=kb", "roots", "list"]) == ("kb", ("roots", "list"), False)
+    defaults = {"scope": (), "top_k": 20, "mode": "mix", "rerank": None}
+    assert fast.parse(["status"]) == (None, ("status",), False, {})
+    assert fast.parse(["-w", "kb", "status", "--json"]) == ("kb", ("status",), True, {})
+    assert fast.parse(["--workspace=kb", "roots", "list"]) == ("kb", ("roots", "list"), False, {})
+    assert fast.parse(["search", "pump oil"]) == (None, ("search",), False, {**defaults, "query": "pump oil"})
+    assert fast.parse(["search", "--scope", "a", "q", "--json", "--scope", "b c", "--top-k", "3", "--mode",
+                       "naive", "--no-rerank"]) == (
+        None, ("search",), True, {"query": "q", "scope": ("a", "b c"), "top_k": 3, "mode": "naive", "rerank": False})
     for argv in (["status", "--help"], ["--help"], ["status", "--json", "--json"], ["roots"], ["roots", "add", "x"],
                  ["-w", "kb", "-w", "kb", "status"], ["-wkb", "status"], ["-w", "--json", "status"],
                  ["--workspace=", "status"], ["-w", str(tmp_path / "a-file"), "status"], ["status", "x"],
-                 ["search", "q"], ["--version"], []):
+                 ["search"], ["search", "a", "b"], ["search", "-q"], ["search", "q", "--top-k", "-1"],
+                 ["search", "q", "--top-k", "x"], ["search", "q", "--top-k=3"], ["search", "q", "--mode", "MIX"],
+                 ["search", "q", "--rerank", "--no-rerank"], ["search", "q", "--top-k", "1", "--top-k", "2"],
+                 ["search", "q", "--scope"], ["search", "q", "--help"], ["ask", "q"], ["--version"], []):
         assert fast.parse(argv) is None, argv
 
 
 @pytest.mark.parametrize("args", [["status"], ["status", "--json"], ["roots", "list"], ["roots", "list", "--json"],
-                                  ["-w", "nowhere", "status"], ["--workspace=nowhere", "roots", "list", "--json"]])
+                                  ["-w", "nowhere", "status"], ["--workspace=nowhere", "roots", "list", "--json"],
+                                  ["search", "pump oil", "--top-k", "3", "--json"], ["search", "  "],
+                                  ["search", "pump", "--scope", "docs", "--mode", "naive"]])
 def test_the_fast_path_prints_what_click_prints_and_never_imports_click(args: list[str], tmp_path: Path) -> None:
     ws = tmp_path / "ws"
     (ws / "docs").mkdir(parents=True)
@@ -111,3 +121,4 @@ def test_status_and_search_ask_the_managed_engine_only_what_they_need(
     out, _, info = _run("main", ["search", f"pump {token} serviced", "--json"], env, ws)
     assert info["code"] == 0 and json.loads(out)["results"]
     assert [path for _, path in info["sent"]] == ["/health", "/query/data"], info["sent"]
+    assert info["click"] is False

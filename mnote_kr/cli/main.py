@@ -14,7 +14,7 @@ from typing import Any
 import click
 
 from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
-from mnote_kr.cli.reports import Ctx, roots_report, status_report
+from mnote_kr.cli.reports import Ctx, require_query, roots_report, search_report, status_report
 from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
 
 __all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
@@ -271,10 +271,7 @@ def prune(obj: Ctx, as_json: bool) -> None:
 # ---------------------------------------------------------------------------- query side
 
 
-def _require_query(query: str, command: str) -> None:
-    if not query.strip():
-        raise UsageError("The query is empty",
-                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+_require_query = require_query
 
 
 @cli.command()
@@ -290,14 +287,7 @@ def _require_query(query: str, command: str) -> None:
 def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, rerank: bool | None,
            as_json: bool) -> None:
     """Search: citations only (mnote.knowledge_rag.search_results.v1)."""
-    _require_query(query, "search")
-    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
-    if as_json:
-        emit_json(result)
-        return
-    from mnote_kr.citations.render import render_search
-
-    click.echo(render_search(result))
+    search_report(obj, as_json, query=query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
 
 
 @cli.command()

@@ -1,7 +1,7 @@
 """The host a command works on, and what the read-only reports print (no click here).
 
-``status`` and ``roots list`` print through these functions whichever way they were parsed:
-by click, or by the plain path in ``fast`` that skips importing click altogether.
+``status``, ``roots list`` and ``search`` print through these functions whichever way they
+were parsed: by click, or by the plain path in ``fast`` that skips importing click altogether.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from mnote_kr.cli.boundary import echo, emit_json
+from mnote_kr.errors import UsageError
 
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 
@@ -78,3 +79,23 @@ def roots_report(obj: Ctx, as_json: bool) -> None:
         flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
         excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
         echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+
+
+def require_query(query: str, command: str) -> None:
+    """A usage error for an empty query, with an example of a real one."""
+    if not query.strip():
+        raise UsageError("The query is empty",
+                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+
+
+def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str,
+                  rerank: bool | None) -> None:
+    """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
+    require_query(query, "search")
+    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    if as_json:
+        emit_json(result)
+        return
+    from mnote_kr.citations.render import render_search
+
+    echo(render_search(result))
