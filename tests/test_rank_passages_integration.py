@@ -1,8 +1,8 @@
 """Each found file's best chunk first, through the real managed engine (offline models).
 
-A search on the managed engine's default path asks the engine's own offline model service to
-score the deeper chunk list (``/v1/rerank``); ``[providers.lightrag] rank_passages = false``
-turns that off. The ordering itself is unit-tested (plugins/lightrag/tests/test_lr_passages.py)
+With ``[providers.lightrag] rank_passages = true``, a search on the managed engine asks the
+engine's own offline model service to score the deeper chunk list (``/v1/rerank``); by default
+(off) it does not. The ordering itself is unit-tested (plugins/lightrag/tests/test_lr_passages.py)
 and measured (benchmarks/retrieval.py, ``hybrid-plain`` against ``hybrid``).
 """
 
@@ -44,18 +44,18 @@ def test_a_managed_search_ranks_the_found_files_chunks_with_the_model_service(
     source = root / "town.md"
     source.write_text(f"# Town record {token}\n\n" + "\n\n".join(paragraphs) + "\n", encoding="utf-8")
     before = source.read_bytes()
-    host = _host(root)
+    host = _host(root, rank_passages=True)
     assert [i.status for i in host.ingest(["."], wait=True, wait_s=180).items] == ["processed"]
     settings = resolve_settings(host.context())
-    assert settings.models_url, "the managed engine's offline model service ranks passages by default"
+    assert settings.models_url, "with rank_passages on, the managed engine's model service ranks passages"
 
     n0 = _reranks(settings.models_url)
     hits = host.search(f"who founded the town {token} and built its fort", top_k=5).results
     assert hits and {c.source_root_relative_path for c in hits} == {"town.md"}
     assert _reranks(settings.models_url) == n0 + 1
 
-    plain = _host(root, rank_passages=False)
-    assert resolve_settings(plain.context()).models_url is None
-    assert plain.search(f"who founded the town {token} and built its fort", top_k=5).results
-    assert _reranks(settings.models_url) == n0 + 1  # off: LightRAG's own first chunks, no call
+    for plain in (_host(root), _host(root, rank_passages=False)):  # the default is off
+        assert resolve_settings(plain.context()).models_url is None
+        assert plain.search(f"who founded the town {token} and built its fort", top_k=5).results
+        assert _reranks(settings.models_url) == n0 + 1  # off: LightRAG's own first chunks, no call
     assert source.read_bytes() == before

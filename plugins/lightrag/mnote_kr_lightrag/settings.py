@@ -164,8 +164,10 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
 
 def _reranker_url(info: Any | None, config: dict[str, Any]) -> str | None:
     """The offline model service's URL when it can rank passages (a learned embedder) and
-    ``[providers.lightrag] rank_passages`` is not false; else None."""
-    if info is None or not getattr(info, "models_url", None) or config.get("rank_passages", True) is False:
+    ``[providers.lightrag] rank_passages = true``; else None. Off by default: measured, it gains
+    little on the first citation's place and makes a cold CLI search ~1.5x slower
+    (docs/embeddings.md)."""
+    if info is None or not getattr(info, "models_url", None) or config.get("rank_passages", False) is not True:
         return None
     record = getattr(info, "embedder", None) or {}
     if not isinstance(record, dict) or record.get("name") not in ("hybrid", "wordllama"):

@@ -114,12 +114,14 @@ def test_only_a_learned_offline_embedder_ranks_passages() -> None:
     def info(name: str) -> SimpleNamespace:
         return SimpleNamespace(models_url="http://127.0.0.1:5/", embedder={"name": name})
 
-    assert _reranker_url(info("hybrid"), {}) == "http://127.0.0.1:5"
-    assert _reranker_url(info("wordllama"), {}) == "http://127.0.0.1:5"
-    assert _reranker_url(info("hashing"), {}) is None
+    on = {"rank_passages": True}
+    assert _reranker_url(info("hybrid"), on) == "http://127.0.0.1:5"
+    assert _reranker_url(info("wordllama"), on) == "http://127.0.0.1:5"
+    assert _reranker_url(info("hashing"), on) is None
     assert _reranker_url(info("hybrid"), {"rank_passages": False}) is None
-    assert _reranker_url(None, {}) is None
-    assert _reranker_url(SimpleNamespace(models_url=None, embedder={"name": "hybrid"}), {}) is None
+    assert _reranker_url(info("hybrid"), {}) is None  # off by default
+    assert _reranker_url(None, on) is None
+    assert _reranker_url(SimpleNamespace(models_url=None, embedder={"name": "hybrid"}), on) is None
 
 
 def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
