@@ -10,7 +10,8 @@ import pytest
 
 from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore
-from mnote_kr.core.registry_format import CHUNK, EntryMap
+from mnote_kr.core.registry_entries import EntryMap
+from mnote_kr.core.registry_format import CHUNK
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import SourceEntry
 
@@ -125,7 +126,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x9a" and not legacy.exists()
+    assert store.path.read_bytes()[:1] == b"\x9d" and not legacy.exists()  # packed v4: 13 fields
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -183,3 +184,117 @@ def test_iterating_a_mostly_replaced_map_decodes_only_the_chunks_still_needed(tm
     assert packed is not None
     assert list(reg.entries.values()) == replaced + made[590:]
     assert packed.decoded[599] is not None and packed.decoded[0] is None  # the last chunk only
+
+
+# ---------------------------------------------------------------- columns: aggregates without decoding
+
+V3_FIXTURE = Path(__file__).parent / "data" / "registry" / "v3.msgpack"  # written by the v3 code (300 entries)
+
+
+def varied(store: RegistryStore, n: int) -> None:
+    """Entries of every kind status needs: failed with reasons, waiting, stale, fallbacks."""
+    with store.transaction() as reg:
+        for i in range(n):
+            status = ("processed", "failed", "pending", "submitted", "processed")[i % 5]
+            reg.put(entry(f"v/{i:04d}.pdf", status=status, stale=i % 7 == 0,
+                          last_error=f"boom {i}" if status == "failed" else None,
+                          pending_action="ingest" if i % 11 == 0 else None,
+                          kind="pdf_fallback" if i % 13 == 0 else "document",
+                          light_rag_doc_id=f"doc-{i}" if i % 3 else None, light_rag_file_path=f"{i:04d}.pdf"))
+
+
+def by_hand(entries: list[SourceEntry]) -> dict[str, int]:
+    """Counts by status, computed the plain way (stale wins over any other status)."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        key = "stale" if e.stale else e.status
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def decoded_count(reg: registry_module.Registry) -> int:
+    packed = reg.entries._packed
+    return 0 if packed is None else sum(e is not None for e in packed.decoded)
+
+
+def test_counts_selections_and_columns_come_from_the_columns_without_decoding(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 1000)
+    reg = cold_load(store)
+    counts, stale = reg.counts(), reg.stale_count()
+    live = reg.by_provider_name()
+    columns = reg.all_entries().columns()
+    assert decoded_count(reg) == 0  # none of that decoded an entry
+    failed = reg.select(lambda t: t & 0x0F == 4 and not t & 0x10)  # 'failed' is code 4 in EntryStatus
+    everything = list(cold_load(store).entries.values())
+    assert counts == by_hand(everything) and stale == sum(e.stale for e in everything)
+    assert failed == [e for e in everything if e.status == "failed" and not e.stale]
+    assert failed[0].last_error == "boom 1"
+    assert set(live) == {e.light_rag_file_path for e in everything if e.status == "processed" and not e.stale}
+    assert live["0004.pdf"].source_root_relative_path == "v/0004.pdf" and "0007.pdf" not in live  # 7: stale
+    assert list(columns.paths) == [e.source_root_relative_path for e in everything]
+    assert list(columns.doc_ids) == [e.light_rag_doc_id for e in everything]
+    assert list(columns.names) == [e.light_rag_file_path for e in everything]
+    assert list(columns.live) == [int(e.status == "processed" and not e.stale) for e in everything]
+
+
+def test_counts_follow_changes_made_since_the_load(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 600)
+    reg = cold_load(store)
+    before = reg.counts()
+    reg.update("v/0004.pdf", status="failed", last_error="now broken")  # processed -> failed
+    del reg.entries["v/0001.pdf"]  # a failed one
+    reg.put(entry("new.md", status="pending"))
+    after = reg.counts()
+    assert after["processed"] == before["processed"] - 1 and after["failed"] == before["failed"]
+    assert after["pending"] == before["pending"] + 1
+    assert after == by_hand(list(reg.entries.values()))
+    failed = [e.source_root_relative_path for e in reg.select(lambda t: t & 0x0F == 4 and not t & 0x10)]
+    assert "v/0004.pdf" in failed and "v/0001.pdf" not in failed
+    assert failed == [k for k, e in reg.entries.items() if e.status == "failed" and not e.stale]  # registry order
+    live = reg.by_provider_name()
+    assert "0004.pdf" not in live and "0009.pdf" in live
+    columns = reg.all_entries().columns()
+    assert list(columns.paths) == list(reg.entries) and columns.live[list(reg.entries).index("v/0004.pdf")] == 0
+    assert columns.names[-1] is None and columns.paths[-1] == "new.md"
+    with store.transaction() as w:  # saved and loaded again: the columns on disk agree
+        w.update("v/0004.pdf", status="failed", last_error="now broken")
+        del w.entries["v/0001.pdf"]
+        w.put(entry("new.md", status="pending"))
+    again = cold_load(store)
+    assert again.counts() == after and decoded_count(again) == 0
+
+
+def test_reading_entries_keeps_them_packed_so_a_save_copies_them(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 600)
+    reg = cold_load(store)
+    assert len(list(reg.entries.values())) == 600 and reg.entries["v/0003.pdf"].status == "submitted"
+    assert reg.entries._untouched() is not None  # read, not changed
+    old_blob = bytes(reg.entries._packed.blob)
+    store.save(reg)
+    assert bytes(reg.entries._packed.blob) == old_blob
+
+
+def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    store = RegistryStore(index)
+    v3 = V3_FIXTURE.read_bytes()
+    store.path.write_bytes(v3)
+    assert msgspec.msgpack.decode(v3)[1] == 3
+    reg = cold_load(store)
+    everything = list(reg.entries.values())
+    assert len(everything) == 300 and reg.workspace_id == "ws-v3" and everything[1].last_error == "boom 1"
+    assert cold_load(store).counts() == by_hand(everything)  # no columns on disk: derived from the entries
+    with store.transaction() as w:
+        w.update("d/0002.pdf", status="processed")
+    data = store.path.read_bytes()
+    assert msgspec.msgpack.decode(data)[1] == 4 and store.prev_path.read_bytes() == v3
+    migrated = cold_load(store)
+    expected = [msgspec.structs.replace(e, status="processed") if e.source_root_relative_path == "d/0002.pdf" else e
+                for e in everything]
+    assert migrated.counts() == by_hand(expected) and decoded_count(migrated) == 0
+    assert [msgspec.structs.replace(e, updated_at_ms=0) for e in migrated.entries.values()] == \
+        [msgspec.structs.replace(e, updated_at_ms=0) for e in expected]

@@ -27,14 +27,14 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mnote_kr.core import registry_format as fmt
-from mnote_kr.core.registry_format import EntryMap
+from mnote_kr.core.registry_entries import EntryMap, EntrySequence, LiveByName
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
 
@@ -111,9 +111,12 @@ def decode_snapshot(data: bytes, path: Path) -> Registry:
 class Registry:
     """An in-memory registry: indexed roots and entries keyed by workspace-relative path.
 
-    ``entries`` is an :class:`~mnote_kr.core.registry_format.EntryMap`: a ``MutableMapping``
+    ``entries`` is an :class:`~mnote_kr.core.registry_entries.EntryMap`: a ``MutableMapping``
     in insertion order that decodes an entry from the packed file the first time it is read.
     It is not a ``dict``: where one is needed (``msgspec.to_builtins``), use ``dict(reg.entries)``.
+    Questions about every entry (:meth:`counts`, :meth:`select`, :meth:`by_provider_name`,
+    :meth:`all_entries` ``.columns()``) are answered from the snapshot's columns: they decode
+    only the entries they return.
     """
 
     def __init__(self, snapshot: RegistrySnapshot) -> None:
@@ -163,20 +166,38 @@ class Registry:
         self.entries[rel_path] = new
         return new
 
-    def by_provider_name(self) -> dict[str, SourceEntry]:
-        """Live (citable) entries keyed by the provider's file name."""
-        return {
-            e.light_rag_file_path: e
-            for e in self.entries.values()
-            if e.light_rag_file_path and e.status == "processed" and not e.stale
-        }
+    def by_provider_name(self) -> LiveByName:
+        """Live (citable) entries keyed by the provider's file name; a lookup decodes one entry."""
+        return self.entries.live_by_name()
+
+    def select(self, pred: Callable[[int], bool]) -> list[SourceEntry]:
+        """The entries whose tag (``registry_format.entry_tag``) satisfies ``pred``, in order."""
+        return self.entries.select(pred)
+
+    def all_entries(self) -> EntrySequence:
+        """Every entry as a lazily decoded sequence whose ``columns()`` decodes none."""
+        return EntrySequence(self.entries)
 
     def counts(self) -> dict[str, int]:
+        """Entries by status (``stale`` for a stale entry of any other status); decodes none."""
         counts: dict[str, int] = {}
-        for entry in self.entries.values():
-            key = "stale" if entry.stale and entry.status != "stale" else entry.status
-            counts[key] = counts.get(key, 0) + 1
+        unknown = False
+        for tag, n in self.entries.tag_counts().items():
+            status = fmt.tag_status(tag)
+            if status is None:  # a status this version has no code for: read those entries
+                unknown = True
+                continue
+            key = "stale" if tag & fmt.STALE and status != "stale" else status
+            counts[key] = counts.get(key, 0) + n
+        if unknown:
+            for entry in self.entries.select(lambda tag: fmt.tag_status(tag) is None):
+                key = "stale" if entry.stale and entry.status != "stale" else entry.status
+                counts[key] = counts.get(key, 0) + 1
         return dict(sorted(counts.items()))
+
+    def stale_count(self) -> int:
+        """How many entries are marked stale; decodes none."""
+        return sum(n for tag, n in self.entries.tag_counts().items() if tag & fmt.STALE)
 
 
 class RegistryStore:
@@ -269,8 +290,9 @@ class RegistryStore:
         """Write atomically: temp file + fsync + rename, keeping the previous generation."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
+        keys, values, old = registry.entries.raw()
         encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
-                                    registry.sorted_roots(), registry.entries, self.path)
+                                    registry.sorted_roots(), keys, values, old, self.path)
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:
