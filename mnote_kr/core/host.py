@@ -19,7 +19,16 @@ from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.pending import load_pending_new
-from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
+from mnote_kr.core.registry import (
+    NOT_TERMINAL,
+    PRUNABLE,
+    Registry,
+    RegistryStore,
+    failed_tag,
+    fallback_tag,
+    now_ms,
+    waiting_tag,
+)
 from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
@@ -488,21 +497,22 @@ class Host:
             "registry": {
                 "path": str(self.store.path),
                 "entries": len(reg.entries),
+                # From the registry's columns: only the entries listed below are decoded.
                 "byStatus": reg.counts(),
-                "stale": sum(1 for e in reg.entries.values() if e.stale),
+                "stale": reg.stale_count(),
                 "waiting": [
                     {"sourcePath": e.source_root_relative_path, "action": e.pending_action or e.status,
                      "lastError": e.last_error, "retryCount": e.retry_count}
-                    for e in reg.entries.values() if e.pending_action or e.status == "pending"
+                    for e in reg.select(waiting_tag)
                 ],
                 "failed": [
                     {"sourcePath": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
-                    for e in reg.entries.values() if e.status == "failed" and not e.stale
+                    for e in reg.select(failed_tag)
                 ],
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
                 "fallbacks": [
                     {"sourcePath": e.source_root_relative_path, "reason": e.last_error or e.kind}
-                    for e in reg.entries.values() if e.kind.endswith("_fallback") and e.status != "failed"
+                    for e in reg.select(fallback_tag)
                 ],
             },
             "pendingNew": self._pending_new(),
@@ -511,7 +521,7 @@ class Host:
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
         }
         try:
-            status = self.plugins.provider_status(self.context(), list(reg.entries.values()))
+            status = self.plugins.provider_status(self.context(), reg.all_entries())
             out["provider"] = msgspec.to_builtins(status)
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}

@@ -50,6 +50,24 @@ PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
 NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
 
 
+_PENDING, _FAILED = fmt.STATUSES.index("pending"), fmt.STATUSES.index("failed")
+
+
+def waiting_tag(tag: int) -> bool:
+    """Queued for the provider: a pending action, or status ``pending`` (see ``Registry.select``)."""
+    return bool(tag & fmt.PENDING_ACTION) or tag & fmt.STATUS_MASK == _PENDING
+
+
+def failed_tag(tag: int) -> bool:
+    """Failed and not stale."""
+    return tag & (fmt.STATUS_MASK | fmt.STALE) == _FAILED
+
+
+def fallback_tag(tag: int) -> bool:
+    """Indexed through a provider's fallback (kind ``*_fallback``), and not failed."""
+    return bool(tag & fmt.FALLBACK) and tag & fmt.STATUS_MASK != _FAILED
+
+
 #: Decoded snapshots of recently read registry files, keyed by path and checked against the
 #: file's identity (device, inode, size, mtime); every save writes a new inode (rename).
 #: Long-running processes (``serve``, ``watch``, a shell holding the Python API) then decode a
