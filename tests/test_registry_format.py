@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from mnote_kr.core import registry as registry_module
-from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore
+from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore, failed_tag, fallback_tag, waiting_tag
 from mnote_kr.core.registry_entries import EntryMap
 from mnote_kr.core.registry_format import CHUNK
 from mnote_kr.errors import RegistryCorruptError, RegistryError
@@ -128,7 +128,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x9d" and not legacy.exists()  # packed v4: 13 fields
+    assert store.path.read_bytes()[:1] == b"\x9e" and not legacy.exists()  # packed v4: 14 fields
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -226,12 +226,15 @@ def test_counts_selections_and_columns_come_from_the_columns_without_decoding(tm
     counts, stale = reg.counts(), reg.stale_count()
     live = reg.by_provider_name()
     columns = reg.all_entries().columns()
+    failed_notes = reg.notes(failed_tag)
     assert decoded_count(reg) == 0  # none of that decoded an entry
     failed = reg.select(lambda t: t & 0x0F == 4 and not t & 0x10)  # 'failed' is code 4 in EntryStatus
     everything = list(cold_load(store).entries.values())
     assert counts == by_hand(everything) and stale == sum(e.stale for e in everything)
     assert failed == [e for e in everything if e.status == "failed" and not e.stale]
     assert failed[0].last_error == "boom 1"
+    assert [(rel, n.last_error) for rel, n in failed_notes] == [(e.source_root_relative_path, e.last_error)
+                                                                for e in failed]
     assert set(live) == {e.light_rag_file_path for e in everything if e.status == "processed" and not e.stale}
     assert live["0004.pdf"].source_root_relative_path == "v/0004.pdf" and "0007.pdf" not in live  # 7: stale
     assert list(columns.paths) == [e.source_root_relative_path for e in everything]
@@ -266,6 +269,18 @@ def test_counts_follow_changes_made_since_the_load(tmp_path: Path) -> None:
         w.put(entry("new.md", status="pending"))
     again = cold_load(store)
     assert again.counts() == after and decoded_count(again) == 0
+    # The notes column (what status lists), reindexed after the deletion shifted every chunk.
+    listed = [(rel, n.status, n.last_error, n.pending_action) for rel, n in again.notes(failed_tag)]
+    assert decoded_count(again) == 0
+    plain = list(again.entries.items())
+    assert listed == [(k, e.status, e.last_error, e.pending_action) for k, e in plain if e.status == "failed"
+                      and not e.stale]
+    assert ("v/0004.pdf", "failed", "now broken", None) in listed
+    assert [rel for rel, _ in again.notes(waiting_tag)] == [k for k, e in plain if e.pending_action
+                                                           or e.status == "pending"]
+    assert [rel for rel, _ in again.notes(fallback_tag)] == [k for k, e in plain if e.kind.endswith("_fallback")
+                                                            and e.status != "failed"]
+    assert [rel for rel, _ in reg.notes(waiting_tag)] == [rel for rel, _ in again.notes(waiting_tag)]  # in memory
 
 
 def test_reading_entries_keeps_them_packed_so_a_save_copies_them(tmp_path: Path) -> None:
@@ -290,6 +305,8 @@ def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path
     everything = list(reg.entries.values())
     assert len(everything) == 300 and reg.workspace_id == "ws-v3" and everything[1].last_error == "boom 1"
     assert cold_load(store).counts() == by_hand(everything)  # no columns on disk: derived from the entries
+    assert [(rel, n.last_error) for rel, n in cold_load(store).notes(failed_tag)] == \
+        [(e.source_root_relative_path, e.last_error) for e in everything if e.status == "failed" and not e.stale]
     with store.transaction() as w:
         w.update("d/0002.pdf", status="processed")
     data = store.path.read_bytes()
@@ -300,3 +317,16 @@ def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path
     assert migrated.counts() == by_hand(expected) and decoded_count(migrated) == 0
     assert [msgspec.structs.replace(e, updated_at_ms=0) for e in migrated.entries.values()] == \
         [msgspec.structs.replace(e, updated_at_ms=0) for e in expected]
+
+
+def test_status_questions_need_no_key_index_and_a_lookup_builds_it(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 300)
+    reg = cold_load(store)
+    assert len(reg.entries) == 300 and reg.counts() == by_hand(list(cold_load(store).entries.values()))
+    assert list(reg.entries)[:2] == ["v/0000.pdf", "v/0001.pdf"] and not reg.entries._indexed()
+    copy = reg.copy()
+    assert "v/0005.pdf" in reg.entries and reg.entries._indexed() and not copy.entries._indexed()
+    assert copy.entries["v/0005.pdf"] == reg.entries["v/0005.pdf"]
+    store.save(copy)  # an unread map saves by copying every chunk
+    assert cold_load(store).entries == reg.entries

@@ -501,19 +501,15 @@ class Host:
                 "byStatus": reg.counts(),
                 "stale": reg.stale_count(),
                 "waiting": [
-                    {"sourcePath": e.source_root_relative_path, "action": e.pending_action or e.status,
-                     "lastError": e.last_error, "retryCount": e.retry_count}
-                    for e in reg.select(waiting_tag)
+                    {"sourcePath": rel, "action": n.pending_action or n.status, "lastError": n.last_error,
+                     "retryCount": n.retry_count}
+                    for rel, n in reg.notes(waiting_tag)
                 ],
-                "failed": [
-                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
-                    for e in reg.select(failed_tag)
-                ],
+                "failed": [{"sourcePath": rel, "reason": n.last_error or "indexing failed"}
+                           for rel, n in reg.notes(failed_tag)],
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
-                "fallbacks": [
-                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or e.kind}
-                    for e in reg.select(fallback_tag)
-                ],
+                "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
+                              for rel, n in reg.notes(fallback_tag)],
             },
             "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),

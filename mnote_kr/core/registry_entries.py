@@ -11,11 +11,20 @@ next save copies its bytes.
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, MutableMapping, Sequence, ValuesView
 from typing import TypeVar, overload
 
-from mnote_kr.core.registry_format import LIVE_TABLE, PackedEntries, entry_tag, is_live_tag, tag_table
+from mnote_kr.core.registry_format import (
+    LIVE_TABLE,
+    Note,
+    PackedEntries,
+    entry_tag,
+    is_live_tag,
+    note_of,
+    tag_table,
+)
 from mnote_kr.models import EntryColumns, SourceEntry
 
 _T = TypeVar("_T")
@@ -45,10 +54,28 @@ class EntryMap(MutableMapping[str, SourceEntry]):
 
     def rebase(self, keys: list[str], packed: PackedEntries) -> None:
         """Point at a freshly written snapshot holding exactly these entries (after a save)."""
-        self._data = dict(zip(keys, range(len(keys)), strict=True))
+        # The key -> index dict is built at the first lookup (``__getattr__``): hashing 100k
+        # keys costs as much as decoding the header, and ``status`` only needs the columns.
+        with contextlib.suppress(AttributeError):
+            del self._data
         self._packed = packed
         self._loose = set()
         self._dropped = set()
+
+    def __getattr__(self, name: str) -> dict[str, SourceEntry | int]:
+        if name != "_data" or self._packed is None:
+            raise AttributeError(name)
+        keys = self._packed.keys
+        self._data = dict(zip(keys, range(len(keys)), strict=True))
+        return self._data
+
+    def _indexed(self) -> bool:
+        """Whether the key dict exists (else the map is exactly the packed keys, in order)."""
+        try:
+            object.__getattribute__(self, "_data")
+        except AttributeError:
+            return False
+        return True
 
     def _untouched(self) -> PackedEntries | None:
         """The packed entries when every value still is its packed index, in order."""
@@ -90,9 +117,13 @@ class EntryMap(MutableMapping[str, SourceEntry]):
             self._loose.discard(key)
 
     def __iter__(self) -> Iterator[str]:
+        if not self._indexed():
+            return iter(self._packed.keys)  # type: ignore[union-attr]
         return iter(self._data)
 
     def __len__(self) -> int:
+        if not self._indexed():
+            return len(self._packed)  # type: ignore[arg-type]
         return len(self._data)
 
     def __eq__(self, other: object) -> bool:
@@ -103,7 +134,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
     __hash__ = None  # type: ignore[assignment]
 
     def __repr__(self) -> str:
-        return f"EntryMap({len(self._data)} entries)"
+        return f"EntryMap({len(self)} entries)"
 
     def keys(self) -> KeysView[str]:
         return self._data.keys()
@@ -115,7 +146,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         return _Items(self)
 
     def clear(self) -> None:
-        self._data.clear()
+        self._data = {}
         self._packed = None
         self._loose.clear()
         self._dropped.clear()
@@ -123,14 +154,19 @@ class EntryMap(MutableMapping[str, SourceEntry]):
     def copy(self) -> EntryMap:
         """An independent map over the same (shared, read-only) packed bytes."""
         new = EntryMap()
-        new._data = dict(self._data)
         new._packed = self._packed
+        if self._indexed():
+            new._data = dict(self._data)
+        else:
+            del new._data  # a copy of an unread map stays unindexed
         new._loose = set(self._loose)
         new._dropped = set(self._dropped)
         return new
 
     def raw(self) -> tuple[list[str], list[SourceEntry | int], PackedEntries | None]:
         """Keys, values (entries or packed indices) and the packed entries (for a save)."""
+        if not self._indexed():
+            return list(self._packed.keys), list(range(len(self._packed))), self._packed  # type: ignore[union-attr,arg-type]
         return list(self._data), list(self._data.values()), self._packed
 
     # -- iteration: every entry decoded in one call when many are still packed
@@ -139,7 +175,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         packed = self._packed
         if packed is None:
             return None
-        if (len(self._data) - len(self._loose)) * 8 > len(packed):  # many: one bulk decode
+        if (len(self) - len(self._loose)) * 8 > len(packed):  # many: one bulk decode
             return packed.decode_all().__getitem__
         return packed.entry
 
@@ -148,13 +184,13 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         if decode is None:
             return iter(self._data.values())  # type: ignore[arg-type]
         untouched = self._untouched()
-        if untouched is not None and len(self._data) * 8 > len(untouched):
+        if untouched is not None and len(self) * 8 > len(untouched):
             return iter(untouched.decode_all())
         return (decode(v) if type(v) is int else v for v in self._data.values())  # type: ignore[misc]
 
     def _iter_items(self) -> Iterator[tuple[str, SourceEntry]]:
         untouched = self._untouched()
-        if untouched is not None and len(self._data) * 8 > len(untouched):
+        if untouched is not None and len(self) * 8 > len(untouched):
             return zip(untouched.keys, untouched.decode_all(), strict=True)
         decode = self._decoder()
         if decode is None:
@@ -167,7 +203,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         """How many entries carry each tag (:func:`~mnote_kr.core.registry_format.entry_tag`)."""
         counts: Counter[int] = Counter()
         packed = self._packed
-        if packed is not None and len(self._data) > len(self._loose):
+        if packed is not None and len(self) > len(self._loose):
             tags = packed.tags()
             counts.update(tags)
             counts.subtract(tags[i] for i in self._dropped)
@@ -178,7 +214,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         """The entries whose tag satisfies ``pred``, in registry order; only those are decoded."""
         packed = self._packed
         hits: list[int] = []
-        if packed is not None and len(self._data) > len(self._loose):
+        if packed is not None and len(self) > len(self._loose):
             dropped = self._dropped
             hits = [i for i in packed.select(tag_table(pred)) if i not in dropped]
         loose = {k for k in self._loose if pred(entry_tag(self._data[k]))}  # type: ignore[arg-type]
@@ -186,6 +222,21 @@ class EntryMap(MutableMapping[str, SourceEntry]):
             return [packed.entry(i) for i in hits]  # type: ignore[union-attr]
         wanted = {packed.keys[i] for i in hits} | loose if packed is not None else loose
         return [self[k] for k in self._data if k in wanted]
+
+    def notes(self, pred: Callable[[int], bool]) -> list[tuple[str, Note]]:
+        """(path, note) of the entries whose tag satisfies ``pred``, in registry order, from the
+        ``notes`` column: no entry decoded. ``pred`` must imply ``is_noted_tag`` (queued,
+        failed or fallback entries: the only ones the column holds)."""
+        packed = self._packed
+        found: list[tuple[str, Note]] = []
+        if packed is not None and len(self) > len(self._loose):
+            tags, dropped, keys = packed.tags(), self._dropped, packed.keys
+            found = [(keys[n.index], n) for n in packed.notes() if pred(tags[n.index]) and n.index not in dropped]
+        loose = [(k, note_of(-1, e)) for k in self._loose if pred(entry_tag(e := self._data[k]))]  # type: ignore[arg-type]
+        if not loose:
+            return found
+        wanted = dict(found) | dict(loose)
+        return [(k, wanted[k]) for k in self._data if k in wanted]
 
     def columns(self) -> EntryColumns:
         """Every entry's path, provider doc id and name, and liveness, without decoding entries."""

@@ -10,16 +10,18 @@
                 #      each entry a map with the JSON export's camelCase fields (defaults omitted)
      tags,      # bin: one byte per entry: status, stale, pending action, fallback (entry_tag)
      names,     # bin: a MessagePack array, each entry's lightRagFilePath (or nil)
-     docIds]    # bin: a MessagePack array, each entry's lightRagDocId (or nil)
+     docIds,    # bin: a MessagePack array, each entry's lightRagDocId (or nil)
+     notes]     # bin: a MessagePack array of [index, status, pendingAction, lastError, retryCount,
+                #      kind] for the entries status lists (waiting, failed, fallback), by index
 
 Loading decodes the header and the key list only: an :class:`EntryMap` keeps every entry as
 an index into the file's bytes and decodes its chunk on first access (a lookup by path decodes
-one chunk; iterating decodes them all in one call). The three columns answer what ``status``
-and ``search`` ask of every entry (counts by status, the failed and waiting ones, the provider's
-names and ids) without decoding any entry. Saving copies the bytes of chunks whose entries were
+one chunk; iterating decodes them all in one call). The four columns answer what ``status``
+and ``search`` ask of every entry (counts by status, the failed and waiting ones with their
+reasons, the provider's names and ids) without decoding any entry. Saving copies the bytes of chunks whose entries were
 all left unchanged instead of encoding them again.
 
-Version 3 is version 4 without the three columns; it still loads (the columns are then derived
+Version 3 is version 4 without the four columns; it still loads (the columns are then derived
 from the entries, once) and the next save writes version 4.
 
 **JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
@@ -31,6 +33,7 @@ writes and ``registry import`` reads, and what older versions of mnote-kr stored
 from __future__ import annotations
 
 import gc
+import mmap
 import sys
 from array import array
 from bisect import bisect_right
@@ -115,6 +118,30 @@ def is_live_tag(tag: int) -> bool:
 
 
 LIVE_TABLE = tag_table(is_live_tag)
+_PENDING_CODE, _FAILED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"]
+
+
+def is_noted_tag(tag: int) -> bool:
+    """Whether the ``notes`` column holds the entry: queued, failed or a fallback."""
+    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE)
+
+
+NOTED_TABLE = tag_table(is_noted_tag)
+
+
+class Note(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """What ``status`` prints of a queued, failed or fallback entry (``index`` in the snapshot)."""
+
+    index: int
+    status: str
+    pending_action: str | None
+    last_error: str | None
+    retry_count: int
+    kind: str
+
+
+def note_of(i: int, e: SourceEntry) -> Note:
+    return Note(i, e.status, e.pending_action, e.last_error, e.retry_count, e.kind)
 
 
 class _HeaderHead(msgspec.Struct, array_like=True):
@@ -138,6 +165,7 @@ class PackedHeader(_HeaderHead, array_like=True):
     tags: bytes | None = None
     names: memoryview | None = None
     doc_ids: memoryview | None = None
+    notes: memoryview | None = None
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -145,6 +173,7 @@ _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
 _chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
 _chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
 _column_decoder = msgspec.msgpack.Decoder(list[str | None])
+_notes_decoder = msgspec.msgpack.Decoder(list[Note])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
 _json_probe = msgspec.json.Decoder(dict)
 _json_encoder = msgspec.json.Encoder()
@@ -159,12 +188,13 @@ class PackedEntries:
     """
 
     __slots__ = ("blob", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
-                 "_live_names")
+                 "_notes", "_live_names")
 
     def __init__(self, blob: memoryview, starts: array[int], ends: array[int], path: Path, keys: list[str], *,
                  decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
                  names: memoryview | list[str | None] | None = None,
-                 doc_ids: memoryview | list[str | None] | None = None) -> None:
+                 doc_ids: memoryview | list[str | None] | None = None,
+                 notes: memoryview | list[Note] | None = None) -> None:
         self.blob = blob
         self.starts = starts  # index of each chunk's first entry, then the entry count
         self.ends = ends  # byte offset in ``blob`` where each chunk ends
@@ -174,6 +204,7 @@ class PackedEntries:
         self._tags = tags
         self._names = names  # encoded until first asked for
         self._doc_ids = doc_ids
+        self._notes = notes
         self._live_names: dict[str, int] | None = None
 
     def __len__(self) -> int:
@@ -261,6 +292,27 @@ class PackedEntries:
             raise _corrupt(self.path, ValueError(f"the {field} column holds {len(column)} entries"))
         return column
 
+    def notes(self) -> list[Note]:
+        """The notes (see :class:`Note`) of the entries :func:`is_noted_tag` marks, by index."""
+        raw = self._notes
+        if isinstance(raw, list):
+            return raw
+        if raw is None:
+            entries = self.decode_all()
+            self._notes = [note_of(i, entries[i]) for i in self.select(NOTED_TABLE)]
+            return self._notes
+        try:
+            self._notes = _notes_decoder.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _corrupt(self.path, exc) from exc
+        return self._notes
+
+    def notes_between(self, start: int, stop: int) -> list[Note]:
+        """The notes of entries ``start`` to ``stop - 1``."""
+        notes = self.notes()
+        lo = bisect_right(notes, start - 1, key=_note_index)
+        return notes[lo : bisect_right(notes, stop - 1, key=_note_index)]
+
     def live_names(self) -> dict[str, int]:
         """Provider name -> entry index of the live (processed, not stale) entries; built once."""
         if self._live_names is None:
@@ -302,6 +354,7 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
     tags = bytearray()
     names: list[str | None] = []
     doc_ids: list[str | None] = []
+    notes: list[Note] = []
     encode_into = _encoder.encode_into
     j = 0
     while j < n:
@@ -315,6 +368,9 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
             tags += old.tags()[first : first + reused]
             names += old.names()[first : first + reused]
             doc_ids += old.doc_ids()[first : first + reused]
+            shift = j - first
+            notes += (msgspec.structs.replace(n, index=n.index + shift) if shift else n
+                      for n in old.notes_between(first, first + reused))
             j += reused
         else:
             group = values[j : j + CHUNK]
@@ -328,24 +384,31 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
             entries: list[SourceEntry] = group  # type: ignore[assignment]
             encode_into(entries, blob, -1)
             decoded += entries
-            tags += entry_tags(entries)
+            tags_new = entry_tags(entries)
+            tags += tags_new
             names += map(_get_name, entries)
             doc_ids += map(_get_doc_id, entries)
+            noted = compress(range(len(entries)), tags_new.translate(NOTED_TABLE))
+            notes += (note_of(j + k, entries[k]) for k in noted)
             j += len(entries)
         ends.append(len(blob))
         starts.append(j)
     blob[: len(_ARRAY32) + 4] = _ARRAY32 + len(ends).to_bytes(4, "big")
     head = bytearray(_encoder.encode(_HeaderHead(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms,
                                                  roots, keys, _le(starts), _le(ends))))
-    # Four more array elements after the nine of the head: entries, tags, names, docIds.
+    # Five more array elements after the nine of the head: entries, tags, names, docIds, notes.
     assert head[0] == 0x99
-    head[0] = 0x9D
+    head[0] = 0x9E
     tags_b = bytes(tags)
-    names_b, ids_b = _encoder.encode(names), _encoder.encode(doc_ids)
+    names_b, ids_b, notes_b = _encoder.encode(names), _encoder.encode(doc_ids), _encoder.encode(notes)
     parts = (bytes(head), _bin32(len(blob)), blob, _encoder.encode(tags_b), _bin32(len(names_b)), names_b,
-             _bin32(len(ids_b)), ids_b)
+             _bin32(len(ids_b)), ids_b, _bin32(len(notes_b)), notes_b)
     return Encoded(parts, keys, PackedEntries(memoryview(blob), starts, ends, path, keys, decoded=decoded,
-                                              tags=tags_b, names=names, doc_ids=doc_ids))
+                                              tags=tags_b, names=names, doc_ids=doc_ids, notes=notes))
+
+
+def _note_index(note: Note) -> int:
+    return note.index
 
 
 def _bin32(size: int) -> bytes:
@@ -369,12 +432,12 @@ def _from_le(data: bytes) -> array[int]:
     return numbers
 
 
-def is_packed(data: bytes) -> bool:
+def is_packed(data: bytes | mmap.mmap) -> bool:
     """Packed snapshots start with a MessagePack array; JSON with ``{`` or whitespace."""
     return bool(data) and 0x90 <= data[0] <= 0x9F
 
 
-def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]:
+def decode_packed(data: bytes | mmap.mmap, path: Path) -> tuple[PackedHeader, PackedEntries]:
     """Decode a packed snapshot's header and key list; entries and columns stay packed until read."""
     try:
         header = _header_decoder.decode(data)
@@ -386,14 +449,14 @@ def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]
             hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
     starts, ends, blob = _from_le(header.starts), _from_le(header.ends), header.entries
     n = len(header.keys)
-    columns = (header.tags, header.names, header.doc_ids)
+    columns = (header.tags, header.names, header.doc_ids, header.notes)
     if len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
             or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big") \
             or (header.version >= 4 and (None in columns or len(header.tags or b"") != n)):
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
     return header, PackedEntries(blob, starts, ends, path, header.keys, tags=header.tags, names=header.names,
-                                 doc_ids=header.doc_ids)
+                                 doc_ids=header.doc_ids, notes=header.notes)
 
 
 # ---------------------------------------------------------------------------- JSON (v1, v2)
@@ -418,7 +481,7 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
+def decode_json(data: bytes | mmap.mmap, path: Path) -> RegistrySnapshot:
     """Decode a JSON snapshot (v2, or v1 migrated). Raises ``RegistryCorruptError``."""
     try:
         snap = _json_decoder.decode(data)
