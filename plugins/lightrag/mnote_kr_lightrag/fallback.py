@@ -47,8 +47,8 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     if not text or not text.strip():
         return None
     rel = entry.source_root_relative_path
-    link = failed.light_rag_file_path or naming.link_name(rel, entry.source_hash)
-    name = naming.wrapper_name(rel, entry.source_hash)
+    link = failed.light_rag_file_path or naming.link_name(rel, entry.source_hash, prov.ws)
+    name = naming.wrapper_name(rel, entry.source_hash, prov.ws)  # tagged: apart from other workspaces
     if row.get("id"):
         prov.delete_ids([str(row["id"])], retries=0)  # the failed row; its file stays ours
     links.remove_ours(input_dir, link)  # a failed link would be parsed again by every scan
@@ -62,6 +62,25 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
                        wrapper_path=str(input_dir / name), last_error=note(failed.last_error))
+
+
+def remove_failed_originals(prov: _p.LightRagProvider, replaced: dict[str, str]) -> None:
+    """Delete LightRAG's failed rows of sources now indexed through their wrapper (``rel`` →
+    wrapper name): left behind when the first delete met a busy pipeline, they would show as
+    failed and unmapped documents in ``status``. Only our own records; never a file."""
+    try:
+        docs = prov.documents()
+        input_dir = prov.input_dir()
+        old = [str(r["id"]) for rel, name in replaced.items()
+               for r in prov.old_versions(docs, rel, name, input_dir)]
+        if old and prov.delete_ids(old, retries=2)[0] == "started":
+            # LightRAG deletes in the background: wait briefly so the caller's next look
+            # (``status`` right after ``ingest --wait``) no longer lists them.
+            deadline = _p.now_s() + 5.0
+            while _p.now_s() < deadline and set(old) & set(prov.documents().by_id):
+                _p.sleep(0.25)
+    except MnoteKrError:
+        pass  # the engine went away: the rows stay until a later sync's orphan pass
 
 
 def keep_note(update: EntryUpdate, previous_note: str | None) -> EntryUpdate:

@@ -54,6 +54,9 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
     due_ms = {rel: e.next_retry_at_ms for rel, e in by_rel.items()}
     deadline = _p.now_s() + max(0.0, wait_s)
     resent: set[str] = set()
+    #: Fallback entries now processed: LightRAG's failed row of the original link is removed after
+    #: the loop (a delete is refused while the pipeline is busy, and the pipeline is idle by then).
+    replaced: dict[str, str] = {}
     orphans_done = False
     last_scan = 0.0
     poll = 0.25
@@ -120,6 +123,8 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
                     due_ms[rel] = now_ms + 1000
                 elif kind_now == _fallback.KIND:
                     update = _fallback.keep_note(update, (now or entry).last_error)
+                    if update.status == "processed" and name:
+                        replaced[rel] = name
                 elif update.status == "failed":
                     update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update
                 current[rel] = update
@@ -160,6 +165,8 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
             break
         _p.sleep(min(poll, remaining))
         poll = min(poll * 2, 2.0)
+    if replaced:
+        _fallback.remove_failed_originals(prov, replaced)
     return [current.get(rel) or EntryUpdate(source_root_relative_path=rel, status=e.status,
                                             pending_action=e.pending_action, last_error=e.last_error)
             for rel, e in by_rel.items()]
