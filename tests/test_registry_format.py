@@ -328,5 +328,12 @@ def test_status_questions_need_no_key_index_and_a_lookup_builds_it(tmp_path: Pat
     copy = reg.copy()
     assert "v/0005.pdf" in reg.entries and reg.entries._indexed() and not copy.entries._indexed()
     assert copy.entries["v/0005.pdf"] == reg.entries["v/0005.pdf"]
+    warm, other = store.load(), store.load()  # from the cache: one snapshot, one shared key index
+    assert warm.entries["v/0006.pdf"] == reg.entries["v/0006.pdf"] and warm.entries._data is other.entries._data
+    warm.entries["zzz.md"] = entry("zzz.md")
+    del warm.entries["v/0000.pdf"]  # changing one map copies the index first: no other map sees it
+    assert "zzz.md" not in other.entries and "v/0000.pdf" in other.entries and len(other.entries) == 300
+    assert "zzz.md" not in store.load().entries and "v/0000.pdf" in reg.entries
+    assert "v/0000.pdf" in copy.entries and len(copy.entries) == 300
     store.save(copy)  # an unread map saves by copying every chunk
     assert cold_load(store).entries == reg.entries

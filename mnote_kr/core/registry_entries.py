@@ -38,13 +38,14 @@ class EntryMap(MutableMapping[str, SourceEntry]):
     more (replaced or deleted): the columns of every other packed index still hold.
     """
 
-    __slots__ = ("_data", "_packed", "_loose", "_dropped")
+    __slots__ = ("_data", "_packed", "_loose", "_dropped", "_shared")
 
     def __init__(self, entries: Mapping[str, SourceEntry] | None = None) -> None:
         self._data: dict[str, SourceEntry | int] = dict(entries) if entries else {}
         self._packed: PackedEntries | None = None
         self._loose: set[str] = set(self._data)
         self._dropped: set[int] = set()
+        self._shared = False  # True while ``_data`` is the snapshot's own index: copied before a change
 
     @classmethod
     def from_packed(cls, keys: list[str], packed: PackedEntries) -> EntryMap:
@@ -54,19 +55,28 @@ class EntryMap(MutableMapping[str, SourceEntry]):
 
     def rebase(self, keys: list[str], packed: PackedEntries) -> None:
         """Point at a freshly written snapshot holding exactly these entries (after a save)."""
-        # The key -> index dict is built at the first lookup (``__getattr__``): hashing 100k
-        # keys costs as much as decoding the header, and ``status`` only needs the columns.
+        # The key -> index dict is the snapshot's, shared with every map over it (a warm load
+        # copies nothing) and copied only before a change; it is built at the first lookup
+        # (``__getattr__``): hashing 100k keys costs as much as decoding the header, and
+        # ``status`` only needs the columns.
         with contextlib.suppress(AttributeError):
             del self._data
         self._packed = packed
         self._loose = set()
         self._dropped = set()
+        self._shared = True
 
     def __getattr__(self, name: str) -> dict[str, SourceEntry | int]:
         if name != "_data" or self._packed is None:
             raise AttributeError(name)
-        keys = self._packed.keys
-        self._data = dict(zip(keys, range(len(keys)), strict=True))
+        self._data = self._packed.key_index()  # type: ignore[assignment]
+        return self._data
+
+    def _own(self) -> dict[str, SourceEntry | int]:
+        """``_data``, copied first if it is the snapshot's shared index."""
+        if self._shared:
+            self._data = dict(self._data)
+            self._shared = False
         return self._data
 
     def _indexed(self) -> bool:
@@ -103,14 +113,15 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         return key in self._data
 
     def __setitem__(self, key: str, value: SourceEntry) -> None:
-        old = self._data.get(key)
+        data = self._own()
+        old = data.get(key)
         if type(old) is int:
             self._dropped.add(old)
-        self._data[key] = value
+        data[key] = value
         self._loose.add(key)
 
     def __delitem__(self, key: str) -> None:
-        old = self._data.pop(key)
+        old = self._own().pop(key)
         if type(old) is int:
             self._dropped.add(old)
         else:
@@ -147,6 +158,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
 
     def clear(self) -> None:
         self._data = {}
+        self._shared = False
         self._packed = None
         self._loose.clear()
         self._dropped.clear()
@@ -155,10 +167,11 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         """An independent map over the same (shared, read-only) packed bytes."""
         new = EntryMap()
         new._packed = self._packed
-        if self._indexed():
-            new._data = dict(self._data)
-        else:
+        new._shared = self._shared
+        if not self._indexed():
             del new._data  # a copy of an unread map stays unindexed
+        else:
+            new._data = self._data if self._shared else dict(self._data)
         new._loose = set(self._loose)
         new._dropped = set(self._dropped)
         return new

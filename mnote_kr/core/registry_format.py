@@ -188,7 +188,7 @@ class PackedEntries:
     """
 
     __slots__ = ("blob", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
-                 "_notes", "_live_names")
+                 "_notes", "_live_names", "_key_index")
 
     def __init__(self, blob: memoryview, starts: array[int], ends: array[int], path: Path, keys: list[str], *,
                  decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
@@ -206,6 +206,7 @@ class PackedEntries:
         self._doc_ids = doc_ids
         self._notes = notes
         self._live_names: dict[str, int] | None = None
+        self._key_index: dict[str, int] | None = None
 
     def __len__(self) -> int:
         return len(self.decoded)
@@ -312,6 +313,12 @@ class PackedEntries:
         notes = self.notes()
         lo = bisect_right(notes, start - 1, key=_note_index)
         return notes[lo : bisect_right(notes, stop - 1, key=_note_index)]
+
+    def key_index(self) -> dict[str, int]:
+        """Path -> entry index, built once per snapshot and shared (read-only) by every map over it."""
+        if self._key_index is None:
+            self._key_index = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        return self._key_index
 
     def live_names(self) -> dict[str, int]:
         """Provider name -> entry index of the live (processed, not stale) entries; built once."""
