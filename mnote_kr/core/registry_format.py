@@ -325,7 +325,7 @@ class PackedEntries:
         if self._live_names is None:
             live = self.tags().translate(LIVE_TABLE)
             found = dict(zip(compress(self.names(), live), compress(range(len(self.decoded)), live), strict=True))
-            found.pop(None, None)  # type: ignore[call-overload]
+            found.pop(None, None)
             found.pop("", None)
             self._live_names = found  # type: ignore[assignment]
         return self._live_names  # type: ignore[return-value]
@@ -341,7 +341,7 @@ class PackedEntries:
 class Encoded(NamedTuple):
     """A packed snapshot ready to write: ``parts`` concatenated are the file's bytes."""
 
-    parts: tuple[bytes, ...]
+    parts: tuple[bytes | bytearray, ...]
     keys: list[str]
     packed: PackedEntries  # the entries as read back from these bytes (decoded ones kept)
 
