@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import contextlib
 import gc
-import mmap
 import os
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -109,27 +108,11 @@ def clear_cache() -> None:
         _CACHE.clear()
 
 
-#: Files at least this large are mapped, not read: a load then touches the header and the
-#: columns only (a tenth of a 100,000-entry file), and an entry's chunk when it is read.
-#: Safe because no writer changes a registry file in place: every save writes a new file and
-#: renames it over the old one, so a mapping keeps seeing the bytes it was made from.
-_MAP_FROM = 1 << 20
-
-
-def _read(fh: BinaryIO, size: int) -> bytes | mmap.mmap:
-    if os.name == "posix" and size >= _MAP_FROM:  # elsewhere a mapped file cannot be renamed over
-        try:
-            return mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ)
-        except (OSError, ValueError):
-            pass  # a file system without mmap: read it
-    return fh.read()
-
-
 def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def decode_snapshot(data: bytes | mmap.mmap, path: Path) -> Registry:
+def decode_snapshot(data: bytes, path: Path) -> Registry:
     """Decode registry bytes (packed v3, or JSON v2/v1 migrated). Raises ``RegistryCorruptError``."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
@@ -288,7 +271,7 @@ class RegistryStore:
                 cached = _cached(path, key)
                 if cached is not None:
                     return cached
-                data = _read(fh, key[2])
+                data = fh.read()
         except FileNotFoundError:
             raise
         except OSError as exc:
@@ -330,8 +313,14 @@ class RegistryStore:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
         keys, values, old = registry.entries.raw()
-        encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
-                                    registry.sorted_roots(), keys, values, old, self.path)
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # the columns and chunk lists are 100k acyclic objects: collections are pure overhead
+        try:
+            encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
+                                        registry.sorted_roots(), keys, values, old, self.path)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:

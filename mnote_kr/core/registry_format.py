@@ -33,7 +33,6 @@ writes and ``registry import`` reads, and what older versions of mnote-kr stored
 from __future__ import annotations
 
 import gc
-import mmap
 import sys
 from array import array
 from bisect import bisect_right
@@ -439,12 +438,12 @@ def _from_le(data: bytes) -> array[int]:
     return numbers
 
 
-def is_packed(data: bytes | mmap.mmap) -> bool:
+def is_packed(data: bytes) -> bool:
     """Packed snapshots start with a MessagePack array; JSON with ``{`` or whitespace."""
     return bool(data) and 0x90 <= data[0] <= 0x9F
 
 
-def decode_packed(data: bytes | mmap.mmap, path: Path) -> tuple[PackedHeader, PackedEntries]:
+def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]:
     """Decode a packed snapshot's header and key list; entries and columns stay packed until read."""
     try:
         header = _header_decoder.decode(data)
@@ -488,7 +487,7 @@ def migrate(raw: dict[str, Any]) -> dict[str, Any]:
     return raw
 
 
-def decode_json(data: bytes | mmap.mmap, path: Path) -> RegistrySnapshot:
+def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
     """Decode a JSON snapshot (v2, or v1 migrated). Raises ``RegistryCorruptError``."""
     try:
         snap = _json_decoder.decode(data)
