@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 from pathlib import Path
 
 import msgspec
@@ -128,7 +130,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x9e" and not legacy.exists()  # packed v4: 14 fields
+    assert store.path.read_bytes()[:1] == b"\x9f" and not legacy.exists()  # packed v4: 15 fields
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -337,3 +339,44 @@ def test_status_questions_need_no_key_index_and_a_lookup_builds_it(tmp_path: Pat
     assert "v/0000.pdf" in copy.entries and len(copy.entries) == 300
     store.save(copy)  # an unread map saves by copying every chunk
     assert cold_load(store).entries == reg.entries
+
+
+def test_a_load_reads_the_header_only_and_the_entries_from_the_same_file(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 300)
+    reg = cold_load(store)
+    packed = reg.entries._packed
+    assert packed is not None and packed._blob is None  # the entries' bytes are not read yet
+    assert reg.counts() == {"processed": 300} and packed._blob is None
+    fill(store, 2)  # another save renames a new file into place: this load still reads its own
+    assert reg.entries["d/0299.pdf"] == made[299] and packed._blob is not None and packed._source is None
+    assert list(reg.entries.values()) == made
+
+
+def test_a_file_rewritten_in_place_under_a_load_is_a_clear_error(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 300)
+    reg = cold_load(store)
+    data = store.path.read_bytes()
+    with open(store.path, "r+b") as fh:  # what 'cp other.msgpack lightrag-source-registry.msgpack' does
+        fh.write(data[:100] + b"\0" * (len(data) - 100))
+    os.utime(store.path, ns=(1, 1))  # a different mtime, as any rewrite has
+    with pytest.raises(RegistryError) as info:
+        reg.entries["d/0001.pdf"]
+    assert "changed in place" in str(info.value) and "registry import" in str(info.value)
+
+
+def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 100)
+    open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    if open_fds is None:
+        pytest.skip("no /proc/self/fd to count descriptors on this system")
+    for i in range(30):
+        reg = cold_load(store)
+        if i % 2:
+            reg.entries["d/0001.pdf"]  # half of them read their entries (and close their file)
+    del reg
+    registry_module.clear_cache()
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == open_fds

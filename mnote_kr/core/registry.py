@@ -112,11 +112,14 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def decode_snapshot(data: bytes, path: Path) -> Registry:
-    """Decode registry bytes (packed v3, or JSON v2/v1 migrated). Raises ``RegistryCorruptError``."""
+def decode_snapshot(data: bytes | fmt.HeaderOnly, path: Path) -> Registry:
+    """Decode registry bytes (packed v4 or v3, or JSON v2/v1 migrated), or a v4 file's header
+    (its entries read later). Raises ``RegistryCorruptError``."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
     try:
+        if isinstance(data, fmt.HeaderOnly):
+            return Registry.from_packed(*fmt.decode_header_from(data, path))
         if fmt.is_packed(data):
             header, packed = fmt.decode_packed(data, path)
             return Registry.from_packed(header, packed)
@@ -145,7 +148,7 @@ class Registry:
         self.updated_at_ms = snapshot.updated_at_ms
 
     @classmethod
-    def from_packed(cls, header: fmt.PackedHeader, packed: fmt.PackedEntries) -> Registry:
+    def from_packed(cls, header: fmt.PackedHeader | fmt._V3Header, packed: fmt.PackedEntries) -> Registry:
         """A registry over a packed snapshot; entries are decoded when first read."""
         new = cls.__new__(cls)
         new.workspace_id, new.root_uri, new.updated_at_ms = header.workspace_id, header.root_uri, header.updated_at_ms
@@ -271,7 +274,15 @@ class RegistryStore:
                 cached = _cached(path, key)
                 if cached is not None:
                     return cached
-                data = fh.read()
+                prefix = fh.read(fmt.PREFIX_SIZE)
+                length = fmt.header_length(prefix)
+                data: bytes | fmt.HeaderOnly
+                if length is not None and fmt.PREFIX_SIZE <= length <= key[2]:
+                    # Version 4: read the header only; the entries are read from this same file
+                    # (a descriptor of its own) when the first one is, if ever.
+                    data = fmt.HeaderOnly(os.dup(fh.fileno()), prefix + fh.read(length - len(prefix)), key)
+                else:
+                    data = prefix + fh.read()
         except FileNotFoundError:
             raise
         except OSError as exc:

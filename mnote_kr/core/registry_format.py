@@ -2,26 +2,31 @@
 
 **Packed snapshot (v4)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
 
-    ["mnote-kr-registry", 4, workspaceId, rootUri, updatedAtMs, indexedRoots,
+    ["mnote-kr-registry", 4,
+     headerLength,  # bin 8: little-endian uint64, the byte offset of the last field (`entries`)
+     workspaceId, rootUri, updatedAtMs, indexedRoots,
      keys,      # the entries' workspace-relative paths, in registry order
      starts,    # bin: little-endian uint64 index of each chunk's first entry, then the count
      ends,      # bin: little-endian uint64 end offset of each chunk inside `entries`
-     entries,   # bin: itself a MessagePack array of chunks (arrays of at most CHUNK entries),
-                #      each entry a map with the JSON export's camelCase fields (defaults omitted)
      tags,      # bin: one byte per entry: status, stale, pending action, fallback (entry_tag)
      names,     # bin: a MessagePack array, each entry's lightRagFilePath (or nil)
      docIds,    # bin: a MessagePack array, each entry's lightRagDocId (or nil)
-     notes]     # bin: a MessagePack array of [index, status, pendingAction, lastError, retryCount,
+     notes,     # bin: a MessagePack array of [index, status, pendingAction, lastError, retryCount,
                 #      kind] for the entries status lists (waiting, failed, fallback), by index
+     entries]   # bin: itself a MessagePack array of chunks (arrays of at most CHUNK entries),
+                #      each entry a map with the JSON export's camelCase fields (defaults omitted)
 
-Loading decodes the header and the key list only: an :class:`EntryMap` keeps every entry as
-an index into the file's bytes and decodes its chunk on first access (a lookup by path decodes
+Loading reads and decodes the header (up to ``headerLength``) only; the entries' bytes are
+read when the first entry is (from the same open file, so a save renaming a new file into
+place meanwhile changes nothing). An :class:`EntryMap` keeps every entry as an index into
+those bytes and decodes its chunk on first access (a lookup by path decodes
 one chunk; iterating decodes them all in one call). The four columns answer what ``status``
 and ``search`` ask of every entry (counts by status, the failed and waiting ones with their
 reasons, the provider's names and ids) without decoding any entry. Saving copies the bytes of chunks whose entries were
 all left unchanged instead of encoding them again.
 
-Version 3 is version 4 without the four columns; it still loads (the columns are then derived
+Version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
+entries]``, chunks of 256, no columns; it still loads (the columns are then derived
 from the entries, once) and the next save writes version 4.
 
 **JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
@@ -33,7 +38,10 @@ writes and ``registry import`` reads, and what older versions of mnote-kr stored
 from __future__ import annotations
 
 import gc
+import os
 import sys
+import threading
+import weakref
 from array import array
 from bisect import bisect_right
 from collections.abc import Callable, Iterable
@@ -44,7 +52,7 @@ from typing import Any, NamedTuple, get_args
 
 import msgspec
 
-from mnote_kr.errors import RegistryCorruptError
+from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, EntryStatus, IndexedRoot, RegistrySnapshot, SourceEntry
 
 MAGIC = "mnote-kr-registry"
@@ -143,8 +151,8 @@ def note_of(i: int, e: SourceEntry) -> Note:
     return Note(i, e.status, e.pending_action, e.last_error, e.retry_count, e.kind)
 
 
-class _HeaderHead(msgspec.Struct, array_like=True):
-    """The header up to the entries blob, which is written after it, uncopied."""
+class _V3Header(msgspec.Struct, array_like=True):
+    """A version-3 snapshot (read only)."""
 
     magic: str
     version: int
@@ -155,20 +163,43 @@ class _HeaderHead(msgspec.Struct, array_like=True):
     keys: list[str]
     starts: bytes
     ends: bytes
+    entries: memoryview
 
 
-class PackedHeader(_HeaderHead, array_like=True):
-    """The packed snapshot as MessagePack sees it (see the module docstring); v3 has no columns."""
+class PackedHeader(msgspec.Struct, array_like=True):
+    """A version-4 snapshot without its last field (the entries, read on demand)."""
 
-    entries: memoryview  # a view into the file's bytes: no copy at load
-    tags: bytes | None = None
-    names: memoryview | None = None
-    doc_ids: memoryview | None = None
-    notes: memoryview | None = None
+    magic: str
+    version: int
+    header_length: bytes  # 8 bytes: a fixed width, so the writer can fill it in afterwards
+    workspace_id: str
+    root_uri: str
+    updated_at_ms: int
+    indexed_roots: list[IndexedRoot]
+    keys: list[str]
+    starts: bytes
+    ends: bytes
+    tags: bytes
+    names: memoryview
+    doc_ids: memoryview
+    notes: memoryview
+
+
+#: The bytes before ``headerLength``'s value: array of 15, the magic, version 4, bin 8.
+_V4_PREFIX = b"\x9f\xb1" + MAGIC.encode() + b"\x04\xc4\x08"
+PREFIX_SIZE = len(_V4_PREFIX) + 8
+
+
+def header_length(prefix: bytes) -> int | None:
+    """The header length a version-4 file's first ``PREFIX_SIZE`` bytes state (else None)."""
+    if len(prefix) < PREFIX_SIZE or not prefix.startswith(_V4_PREFIX):
+        return None
+    return int.from_bytes(prefix[len(_V4_PREFIX) : PREFIX_SIZE], "little")
 
 
 _encoder = msgspec.msgpack.Encoder()
 _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
+_v3_decoder = msgspec.msgpack.Decoder(_V3Header)
 _chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
 _chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
 _column_decoder = msgspec.msgpack.Decoder(list[str | None])
@@ -176,6 +207,38 @@ _notes_decoder = msgspec.msgpack.Decoder(list[Note])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
 _json_probe = msgspec.json.Decoder(dict)
 _json_encoder = msgspec.json.Encoder()
+
+
+class BlobSource:
+    """Where a loaded snapshot's entries are: an open file (its own descriptor, closed once read
+    or when the snapshot is dropped), the offset and length, and the identity it had at load."""
+
+    def __init__(self, fd: int, offset: int, length: int, identity: tuple[int, ...], path: Path) -> None:
+        self.offset, self.length, self.identity, self.path = offset, length, identity, path
+        self.fd = fd
+        self._close = weakref.finalize(self, os.close, fd)
+
+    def read(self, chunks: int) -> memoryview:
+        """The entries blob; checks that the file was not rewritten in place since the load."""
+        try:
+            st = os.fstat(self.fd)
+            data = os.pread(self.fd, self.length + 5, self.offset)
+        except OSError as exc:
+            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
+        finally:
+            self._close()
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
+            raise RegistryError(f"The registry file was changed in place while in use: {self.path}", path=self.path,
+                                hint="run the command again; replace a registry only with 'mnote-kr registry "
+                                     "import' or 'registry restore', never by copying over the file")
+        blob = memoryview(data)[5:]
+        if len(data) != self.length + 5 or data[:5] != _bin32(self.length) \
+                or bytes(blob[:5]) != _ARRAY32 + chunks.to_bytes(4, "big"):
+            raise _corrupt(self.path, ValueError("the entries do not match the index"))
+        return blob
+
+
+_blob_lock = threading.Lock()
 
 
 class PackedEntries:
@@ -186,15 +249,17 @@ class PackedEntries:
     never changed in place, so sharing them is safe.
     """
 
-    __slots__ = ("blob", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
-                 "_notes", "_live_names", "_key_index")
+    __slots__ = ("_blob", "_source", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
+                 "_notes", "_live_names", "_key_index", "__weakref__")
 
-    def __init__(self, blob: memoryview, starts: array[int], ends: array[int], path: Path, keys: list[str], *,
+    def __init__(self, blob: memoryview | BlobSource, starts: array[int], ends: array[int], path: Path,
+                 keys: list[str], *,
                  decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
                  names: memoryview | list[str | None] | None = None,
                  doc_ids: memoryview | list[str | None] | None = None,
                  notes: memoryview | list[Note] | None = None) -> None:
-        self.blob = blob
+        self._blob: memoryview | None = None if isinstance(blob, BlobSource) else blob
+        self._source: BlobSource | None = blob if isinstance(blob, BlobSource) else None
         self.starts = starts  # index of each chunk's first entry, then the entry count
         self.ends = ends  # byte offset in ``blob`` where each chunk ends
         self.path = path
@@ -209,6 +274,19 @@ class PackedEntries:
 
     def __len__(self) -> int:
         return len(self.decoded)
+
+    @property
+    def blob(self) -> memoryview:
+        """The entries' bytes, read from the loaded file on first use."""
+        blob = self._blob
+        if blob is None:
+            with _blob_lock:  # threads of 'serve' may ask at once: read (and close the file) once
+                if self._blob is None:
+                    assert self._source is not None
+                    self._blob = self._source.read(len(self.ends))
+                    self._source = None
+                blob = self._blob
+        return blob
 
     def chunk_of(self, i: int) -> int:
         return bisect_right(self.starts, i) - 1
@@ -400,15 +478,16 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
         ends.append(len(blob))
         starts.append(j)
     blob[: len(_ARRAY32) + 4] = _ARRAY32 + len(ends).to_bytes(4, "big")
-    head = bytearray(_encoder.encode(_HeaderHead(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms,
-                                                 roots, keys, _le(starts), _le(ends))))
-    # Five more array elements after the nine of the head: entries, tags, names, docIds, notes.
-    assert head[0] == 0x99
-    head[0] = 0x9E
     tags_b = bytes(tags)
-    names_b, ids_b, notes_b = _encoder.encode(names), _encoder.encode(doc_ids), _encoder.encode(notes)
-    parts = (bytes(head), _bin32(len(blob)), blob, _encoder.encode(tags_b), _bin32(len(names_b)), names_b,
-             _bin32(len(ids_b)), ids_b, _bin32(len(notes_b)), notes_b)
+    head = bytearray(_encoder.encode(PackedHeader(
+        MAGIC, PACKED_VERSION, bytes(8), workspace_id, root_uri, updated_at_ms, roots, keys, _le(starts), _le(ends),
+        tags_b, memoryview(_encoder.encode(names)), memoryview(_encoder.encode(doc_ids)),
+        memoryview(_encoder.encode(notes)))))
+    # One more array element after the 14 of the header: the entries, written uncopied.
+    assert head.startswith(b"\x9e" + _V4_PREFIX[1:])
+    head[0] = 0x9F
+    head[len(_V4_PREFIX) : PREFIX_SIZE] = len(head).to_bytes(8, "little")
+    parts = (bytes(head), _bin32(len(blob)), blob)
     return Encoded(parts, keys, PackedEntries(memoryview(blob), starts, ends, path, keys, decoded=decoded,
                                               tags=tags_b, names=names, doc_ids=doc_ids, notes=notes))
 
@@ -443,26 +522,79 @@ def is_packed(data: bytes) -> bool:
     return bool(data) and 0x90 <= data[0] <= 0x9F
 
 
-def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]:
-    """Decode a packed snapshot's header and key list; entries and columns stay packed until read."""
+def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader | _V3Header, PackedEntries]:
+    """Decode a whole packed snapshot's header; entries and columns stay packed until read."""
+    length = header_length(data[:PREFIX_SIZE])
+    if length is None:
+        try:
+            v3 = _v3_decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _corrupt(path, exc) from exc
+        _check_magic(v3.magic, v3.version if v3.version == 3 else -1, path)
+        return v3, _packed(v3, v3.entries, path)
+    if len(data) < length + 5 or data[length : length + 5] != _bin32(len(data) - length - 5):
+        raise _corrupt(path, ValueError("the entries are cut short"))
+    header = decode_header(data[:length], path)
+    return header, _packed(header, memoryview(data)[length + 5 :], path)
+
+
+def decode_header(head: bytes, path: Path) -> PackedHeader:
+    """Decode the first ``headerLength`` bytes of a version-4 snapshot."""
+    data = bytearray(head)
+    data[0] = 0x9E  # the header's 14 fields, without the entries that follow them in the file
     try:
         header = _header_decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise _corrupt(path, exc) from exc
-    if header.magic != MAGIC or header.version not in READABLE_VERSIONS:
+    _check_magic(header.magic, header.version, path)
+    return header
+
+
+class HeaderOnly(NamedTuple):
+    """A version-4 file's header bytes and an open descriptor (owned) to read its entries from."""
+
+    fd: int
+    head: bytes
+    identity: tuple[int, ...]  # (device, inode, size, mtime) at load
+
+
+def decode_header_from(loaded: HeaderOnly, path: Path) -> tuple[PackedHeader, PackedEntries]:
+    """A version-4 snapshot from its header; its entries are read from the descriptor when first needed."""
+    fd, head, identity = loaded
+    size = identity[2]
+    try:
+        header = decode_header(head, path)
+        ends = _from_le(header.ends)
+        blob_length = ends[-1] if ends else len(_ARRAY32) + 4
+        if size != len(head) + 5 + blob_length:
+            raise _corrupt(path, ValueError(f"{size} bytes, the index says {len(head) + 5 + blob_length}"))
+    except BaseException:
+        os.close(fd)
+        raise
+    return header, _packed(header, BlobSource(fd, len(head), blob_length, identity, path), path)
+
+
+def _check_magic(magic: str, version: int, path: Path) -> None:
+    if magic != MAGIC or version not in READABLE_VERSIONS:
         raise RegistryCorruptError(
             f"Registry file is not a version-{PACKED_VERSION} mnote-kr registry: {path}", path=path,
             hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
-    starts, ends, blob = _from_le(header.starts), _from_le(header.ends), header.entries
+
+
+def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, path: Path) -> PackedEntries:
+    starts, ends = _from_le(header.starts), _from_le(header.ends)
     n = len(header.keys)
-    columns = (header.tags, header.names, header.doc_ids, header.notes)
-    if len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
-            or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big") \
-            or (header.version >= 4 and (None in columns or len(header.tags or b"") != n)):
+    bad = len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
+        or (isinstance(header, PackedHeader) and len(header.tags) != n)
+    if isinstance(blob, memoryview):
+        bad = bad or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big")
+    if bad:
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
-    return header, PackedEntries(blob, starts, ends, path, header.keys, tags=header.tags, names=header.names,
-                                 doc_ids=header.doc_ids, notes=header.notes)
+    if isinstance(header, PackedHeader):
+        return PackedEntries(blob, starts, ends, path, header.keys, tags=header.tags, names=header.names,
+                             doc_ids=header.doc_ids, notes=header.notes)
+    return PackedEntries(blob, starts, ends, path, header.keys)
 
 
 # ---------------------------------------------------------------------------- JSON (v1, v2)
