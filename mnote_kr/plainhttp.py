@@ -55,7 +55,10 @@ def exchange(host: str, port: int, method: str, target: str, headers: Mapping[st
 
     Raises ``TimeoutError`` or ``OSError`` from the socket, ``ProtocolError`` for a garbled answer.
     """
-    sock = socket.create_connection((host, port), timeout=connect_timeout)
+    # An ASCII host name goes as bytes: socket.getaddrinfo() encodes a str host with the "idna"
+    # codec, whose import (stringprep, unicodedata) costs a fresh process more than the lookup.
+    address: Any = (host.encode("ascii") if host.isascii() else host, port)  # typeshed: str only
+    sock = socket.create_connection(address, timeout=connect_timeout)
     try:
         sock.settimeout(timeout)
         names = {k.lower() for k in headers}

@@ -1,25 +1,20 @@
 """The citation cache: every issued citation, kept so ``open`` works across processes.
 
 One JSON object a line in ``.mnote/index/citations.jsonl``, appended under a file lock and
-compacted when it grows; a torn last line (a crash mid-append) is skipped, never trusted."""
+compacted when it grows; a torn last line (a crash mid-append) is skipped, never trusted.
+Reading takes no lock: appends add whole lines and compaction replaces the file by a rename."""
 
 from __future__ import annotations
 
 import os
 import threading
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-import filelock
 import msgspec
 
-from mnote_kr.models import (
-    Citation,
-)
-
-if TYPE_CHECKING:
-    pass
 from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.core.locks import exclusive
+from mnote_kr.models import Citation
 
 #: Issued citations, one JSON object a line, appended by every search (``open`` reads it).
 CITATION_CACHE = "citations.jsonl"
@@ -109,7 +104,7 @@ def remember(host: Host, citations: list[Citation]) -> None:
             if not lines:
                 return
     path.parent.mkdir(parents=True, exist_ok=True)
-    with filelock.FileLock(key + ".lock", timeout=10):
+    with exclusive(key + ".lock", timeout=10):
         before = _identity(path)
         with open(path, "ab") as fh:
             if before is not None and before[1] > 0:

@@ -35,7 +35,6 @@ import json
 import os
 import pickle
 import sys
-import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -106,6 +105,8 @@ def _mac_key(folder: Path) -> bytes:
         except FileNotFoundError:
             key = b""
         if len(key) != 32:
+            import tempfile  # writing only (with shutil and its compressors): reads never pay for it
+
             root.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=root, prefix=".tmp-key-")
             try:
@@ -125,6 +126,8 @@ def _mac_key(folder: Path) -> bytes:
 
 
 def _atomic_write(folder: Path, name: str, data: bytes) -> None:
+    import tempfile  # writing only (with shutil and its compressors): reads never pay for it
+
     fd, tmp = tempfile.mkstemp(dir=folder, prefix=".tmp-")
     try:
         with os.fdopen(fd, "wb") as fh:

@@ -27,7 +27,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.textnorm import CJK_CLASS
+from mnote_kr.citations.textnorm import TOKEN_RE
 
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
@@ -36,9 +36,9 @@ PHRASE_BOOST = 0.2
 _K1 = 1.2
 _B = 0.75
 
-_CJK = CJK_CLASS  # one definition of the CJK ranges (textnorm)
-_TOKEN_RE = re.compile(rf"[{_CJK}]+|[^\W{_CJK}_]+")
-_CJK_RUN_RE = re.compile(rf"[{_CJK}]+")
+#: Tokens: a CJK run (group ``cjk``) or a word. textnorm's own pattern, compiled once for both
+#: (a class over the CJK ranges costs a fresh process milliseconds to compile).
+_TOKEN_RE = TOKEN_RE
 _STOP = frozenset(
     """a an the and or but if then of to in on at by for from with about into over under is are was
     were be been being am do does did have has had can could may might must shall should will would
@@ -90,8 +90,9 @@ def _stem(word: str) -> str:
 def terms(text: str) -> list[str]:
     """The content terms of ``text`` in order, with repeats: stemmed Latin words and CJK bigrams."""
     out: list[str] = []
-    for tok in _TOKEN_RE.findall(_fold(text)):
-        if _CJK_RUN_RE.fullmatch(tok):
+    for m in _TOKEN_RE.finditer(_fold(text)):
+        tok = m.group(0)
+        if m.lastgroup == "cjk":
             if len(tok) == 1:
                 if tok not in _CJK_STOP:
                     out.append(tok)
@@ -112,7 +113,8 @@ def find_terms(text: str, query: str) -> list[tuple[int, int]]:
     folded = fold(text)
     hits: list[tuple[int, int]] = []
     for i, term in enumerate(dict.fromkeys(terms(query))):
-        if _CJK_RUN_RE.fullmatch(term):
+        whole = _TOKEN_RE.fullmatch(term)
+        if whole is not None and whole.lastgroup == "cjk":  # a CJK bigram
             pattern = re.compile(re.escape(term))
         else:
             pattern = re.compile(rf"(?<![^\W_]){re.escape(term)}")

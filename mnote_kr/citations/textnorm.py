@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from typing import Any, cast
 
 __all__ = [
+    "TOKEN_RE",
     "CJK_CLASS",
     "find_all",
     "free_sides",
@@ -65,7 +66,9 @@ def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
 
 _CJK_CHAR_RE = lazy_compile(rf"[{CJK_CLASS}]")
-_TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+#: A CJK run (group ``cjk``) or a word (group ``word``).
+TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+_TOKEN_RE = TOKEN_RE
 _UNIT_RE = lazy_compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
 # where one is present, whole-text NFKC can shift offsets even when the length is unchanged

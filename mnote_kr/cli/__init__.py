@@ -1,11 +1,16 @@
 """The ``mnote-kr`` command line, one face of the host; ``main`` is the console script.
 
-``main`` defines the group, the error boundary and the short commands; ``extra`` adds the
-long-running ones (``watch``, ``serve``), whose modules load only when they run.
+``main`` (in ``main.py``) defines the click group, the short commands and the error boundary;
+``extra`` adds the long-running ones (``watch``, ``serve``, ``mcp``), whose modules load only
+when they run. The plainest ``status`` and ``roots list`` run without importing click at all
+(``fast``); ``cli`` (the click group) is imported on first use.
 """
+
+from __future__ import annotations
 
 import sys
 import types
+from typing import Any
 
 # httpx's package import also imports its own command line (rich, pygments, click: about half
 # of httpx's import time), which mnote-kr never runs. httpx guards that import with
@@ -13,9 +18,25 @@ import types
 if "httpx" not in sys.modules:
     sys.modules.setdefault("httpx._main", types.ModuleType("httpx._main"))
 
-from mnote_kr.cli import extra  # noqa: E402
-from mnote_kr.cli.main import cli, main  # noqa: E402
 
-extra.register(cli)
+def main(argv: list[str] | None = None) -> int:
+    """Run the command line (``argv`` defaults to ``sys.argv[1:]``) and return its exit code."""
+    from mnote_kr.cli import fast
+
+    code = fast.run(argv)
+    if code is not None:
+        return code
+    from mnote_kr.cli.main import main as click_main
+
+    return click_main(argv)
+
+
+def __getattr__(name: str) -> Any:
+    if name == "cli":  # the click group, for embedding and tests
+        from mnote_kr.cli.main import cli
+
+        return cli
+    raise AttributeError(f"module 'mnote_kr.cli' has no attribute {name!r}")
+
 
 __all__ = ["cli", "main"]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import click
 
-from mnote_kr.cli.main import Ctx, pass_ctx
+from mnote_kr.cli.reports import Ctx
+
+pass_ctx = click.make_pass_decorator(Ctx)
 
 
 def register(cli: click.Group) -> None:
+    """Add ``watch``, ``serve`` and ``mcp`` to the group (once)."""
     if "watch" in cli.commands:
         return
 

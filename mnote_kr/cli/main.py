@@ -8,77 +8,18 @@ broken plugin never breaks ``--help``.
 
 from __future__ import annotations
 
-import os
-import re
 import sys
-from collections.abc import Callable
 from typing import Any
 
 import click
 
-from mnote_kr.errors import (
-    ConfigError,
-    DocumentError,
-    IngestFailedError,
-    LocatorError,
-    MissingSecretError,
-    MnoteKrError,
-    NotFoundError,
-    PathNotAllowedError,
-    PluginError,
-    ProviderError,
-    RegistryError,
-    UsageError,
-)
+from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
+from mnote_kr.cli.reports import Ctx, require_query, roots_report, search_report, status_report
+from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
 
-
-def emit_json(value: Any) -> None:
-    """Print ``value`` as one line of JSON (msgspec loads here: ``--help`` never pays for it)."""
-    import msgspec
-
-    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
-    sys.stdout.flush()
-
-
-_COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
-
-
-def _progress_writer() -> Callable[[str], None]:
-    tty = sys.stderr.isatty()
-    state = {"n": 0}
-
-    def write(message: str) -> None:
-        state["n"] += 1
-        counted = _COUNT_RE.search(message)
-        if tty and counted:
-            done, total = int(counted.group(1)), max(1, int(counted.group(2)))
-            bar = "#" * (20 * done // total)
-            sys.stderr.write(f"\r\033[K[{bar:.<20}] {message[:100]}")
-        elif not tty and not counted:
-            return  # piped: only the file counts, one plain line each
-        elif tty:
-            bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
-            sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
-        else:
-            sys.stderr.write(message + "\n")
-        sys.stderr.flush()
-
-    return write
-
-
-class Ctx:
-    """Lazily built host for the chosen workspace."""
-
-    def __init__(self, workspace: str | None) -> None:
-        self.workspace = workspace
-        self._host: Any = None
-
-    def host(self, *, progress: bool = False) -> Any:
-        if self._host is None:
-            from mnote_kr.core.host import Host
-
-            self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
-        return self._host
+__all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
+#: The default hint of each error type (kept under this name for the tests that read it).
+_DEFAULT_HINTS = DEFAULT_HINTS
 
 
 pass_ctx = click.make_pass_decorator(Ctx)
@@ -215,16 +156,7 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
 @pass_ctx
 def roots_list(obj: Ctx, as_json: bool) -> None:
     """List indexed roots."""
-    items = obj.host().roots_list()
-    if as_json:
-        emit_json({"indexedRoots": items})
-        return
-    if not items:
-        click.echo("No indexed roots. Add one with 'mnote-kr roots add FOLDER'.")
-    for r in items:
-        flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
-        excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
-        click.echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+    roots_report(obj, as_json)
 
 
 @roots.command("remove")
@@ -248,13 +180,7 @@ def roots_remove(obj: Ctx, path: str, as_json: bool) -> None:
 @pass_ctx
 def status(obj: Ctx, as_json: bool) -> None:
     """Registry counts, provider health, rerank configuration, unmapped documents."""
-    info = obj.host().status()
-    if as_json:
-        emit_json(info)
-        return
-    from mnote_kr.citations.render import render_status
-
-    click.echo(render_status(info))
+    status_report(obj, as_json)
 
 
 @cli.command()
@@ -345,10 +271,7 @@ def prune(obj: Ctx, as_json: bool) -> None:
 # ---------------------------------------------------------------------------- query side
 
 
-def _require_query(query: str, command: str) -> None:
-    if not query.strip():
-        raise UsageError("The query is empty",
-                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+_require_query = require_query
 
 
 @cli.command()
@@ -364,14 +287,7 @@ def _require_query(query: str, command: str) -> None:
 def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, rerank: bool | None,
            as_json: bool) -> None:
     """Search: citations only (mnote.knowledge_rag.search_results.v1)."""
-    _require_query(query, "search")
-    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
-    if as_json:
-        emit_json(result)
-        return
-    from mnote_kr.citations.render import render_search
-
-    click.echo(render_search(result))
+    search_report(obj, as_json, query=query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
 
 
 @cli.command()
@@ -567,36 +483,6 @@ def registry_import(obj: Ctx, file: str) -> None:
                f"into {host.store.path} (the previous registry is {host.store.prev_path})")
 
 
-# A hint for errors raised without one, by error type (most specific first in the MRO walk).
-_DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
-    PathNotAllowedError: "give a path inside the workspace",
-    UsageError: "see '{command} --help'",
-    NotFoundError: "check the name or ID; 'mnote-kr status' lists what the workspace knows",
-    DocumentError: "the file is broken, encrypted or not what its extension says; open it in its own application",
-    LocatorError: "check that the file and sidecar exist and are readable",
-    ProviderError: "'mnote-kr status' shows the provider's health",
-    RegistryError: "'mnote-kr registry restore' puts the previous generation back",
-    PluginError: "'mnote-kr plugins --all' shows every plugin and its load error",
-    ConfigError: "fix the configuration file",
-    MissingSecretError: "see 'mnote-kr secrets --help'",
-    MnoteKrError: "run the command with --help",
-}
-
-
-def error_line(exc: MnoteKrError, command: str = "mnote-kr") -> str:
-    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present.
-
-    ``command`` is the command that ran (``mnote-kr search``), named in default hints.
-    """
-    if exc.hint:
-        text = str(exc)
-    else:
-        hint = next((_DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in _DEFAULT_HINTS), "")
-        hint = hint.replace("{command}", command)
-        text = f"{exc.message} ({hint})" if hint else exc.message
-    return "Error: " + " ".join(text.split())
-
-
 def command_path(argv: list[str]) -> str:
     """``mnote-kr roots add`` for ``["-w", "x", "roots", "add", "d"]``: the (sub)commands argv names."""
     words = ["mnote-kr"]
@@ -631,29 +517,25 @@ def main(argv: list[str] | None = None) -> int:
     Exit codes: 0 success, 1 runtime error, 2 usage error, 130 interrupted. Unexpected
     exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
     """
-    try:
-        cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
-    except MnoteKrError as exc:
-        click.echo(error_line(exc, command_path(list(sys.argv[1:] if argv is None else argv))), err=True)
-        return exc.exit_code
-    except click.exceptions.Abort:
-        click.echo("Aborted.", err=True)
-        return 1
-    except click.ClickException as exc:
-        click.echo(_click_error_line(exc), err=True)
-        return exc.exit_code
-    except click.exceptions.Exit as exc:
-        return exc.exit_code
-    except KeyboardInterrupt:
-        click.echo("Interrupted.", err=True)
-        return 130
-    except BrokenPipeError:
+
+    def run() -> int:
+        try:
+            cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
+        except click.exceptions.Abort:
+            echo("Aborted.", err=True)
+            return 1
+        except click.ClickException as exc:
+            echo(_click_error_line(exc), err=True)
+            return exc.exit_code
+        except click.exceptions.Exit as exc:
+            return exc.exit_code
         return 0
-    except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
-        if os.environ.get("MNOTE_KR_DEBUG"):
-            raise
-        detail = " ".join(str(exc).split())[:300]
-        click.echo(f"Error: unexpected {type(exc).__name__}: {detail} "
-                   "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)
-        return 1
-    return 0
+
+    return guarded(run, lambda: command_path(list(sys.argv[1:] if argv is None else argv)))
+
+
+# The long-running commands (watch, serve, mcp) join the group here, so whoever imports the
+# command line gets all of it.
+from mnote_kr.cli import extra  # noqa: E402
+
+extra.register(cli)

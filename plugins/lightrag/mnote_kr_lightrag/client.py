@@ -109,6 +109,7 @@ class LightRagClient:
         if api_key:
             headers["X-API-Key"] = api_key
         self.has_key = bool(api_key)
+        self.api_key = api_key  # sent only as the header; never part of a message
         self._http = ctx.http_client(self.url, timeout=timeout_s, connect_timeout=min(3.0, timeout_s),
                                      headers=headers)
 

@@ -72,6 +72,8 @@ _OLD_MARKERS = {"server": "lightrag-server"}
 # Popen objects of the engine processes this interpreter started. They outlive start_engine on
 # purpose; holding them here keeps Popen.__del__ from warning, and lets stop_engine reap them.
 _CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
+#: (url, api key) -> (monotonic time, /health body): what :func:`_health` last received.
+_SEEN_HEALTH: dict[tuple[str, str | None], tuple[float, dict[str, Any]]] = {}
 
 
 class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -297,7 +299,25 @@ def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[
         body = json.loads(got[1])
     except ValueError:
         return None
-    return body if isinstance(body, dict) else None
+    if not isinstance(body, dict):
+        return None
+    if len(_SEEN_HEALTH) > 64:
+        _SEEN_HEALTH.clear()
+    _SEEN_HEALTH[(url.rstrip("/"), api_key or None)] = (time.monotonic(), body)
+    return body
+
+
+def seen_health(url: str, api_key: str | None, max_age_s: float) -> dict[str, Any] | None:
+    """The ``/health`` body this process received from ``url`` with this key at most
+    ``max_age_s`` ago (the engine check a status or search starts with), else None.
+
+    The provider asks ``/health`` right after that check; within a second the answer is the
+    same request's, and asking again only costs the command a round trip.
+    """
+    hit = _SEEN_HEALTH.get((url.rstrip("/"), api_key or None))
+    if hit is None or time.monotonic() - hit[0] > max_age_s:
+        return None
+    return hit[1]
 
 
 def guard_active(url: str) -> bool:

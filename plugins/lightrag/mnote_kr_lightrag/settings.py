@@ -15,6 +15,7 @@ Order of discovery:
 
 from __future__ import annotations
 
+import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -29,6 +30,8 @@ SECRET_NAME = "lightrag-api-key"
 #: Model names of the managed engine's offline stand-in (``modelservice.py``).
 OFFLINE_LLM_MODELS = frozenset({"mnote-offline-llm"})
 _HEALTH_TTL_S = 30.0
+#: How old a /health answer may be where the caller wants the server as it is now.
+_FRESH_S = 1.0
 #: (url, id(transport)) -> (monotonic time, /health body with the key)
 _HEALTH_CACHE: dict[tuple[str, int], tuple[float, dict[str, Any]]] = {}
 #: Settings this process resolved lately, by what decides them (see ``recent_settings``).
@@ -180,12 +183,22 @@ def open_client(ctx: ProviderContext, settings: Settings) -> LightRagClient:
 
 
 def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool = False) -> dict[str, Any]:
-    """``/health`` (with the key), cached for a few seconds per server."""
+    """``/health`` (with the key), cached for a few seconds per server.
+
+    ``refresh``: an answer at most a second old (in practice: the one the managed engine's
+    check received at the start of this very command), else a new request.
+    """
     cache_key = (client.url, id(ctx.transport))
     hit = _HEALTH_CACHE.get(cache_key)
     now = time.monotonic()
-    if hit is not None and not refresh and now - hit[0] < _HEALTH_TTL_S:
+    max_age = _FRESH_S if refresh else _HEALTH_TTL_S
+    if hit is not None and now - hit[0] < max_age:
         return hit[1]
+    engine = sys.modules.get(f"{__package__}.engine")  # loaded by then if it checked this server
+    if ctx.transport is None and engine is not None:
+        seen = engine.seen_health(client.url, client.api_key, max_age)
+        if seen is not None:
+            return dict(seen)
     body = client.health()
     _HEALTH_CACHE[cache_key] = (now, body)
     return body

@@ -14,7 +14,6 @@ its own ``<dir>/mnote_<tag>/``). ``mnote-kr engine start`` starts the engine's o
 from __future__ import annotations
 
 import os
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -83,6 +82,8 @@ def prepare_legacy(shared: EngineInfo, name: str, root: Path) -> set[str] | None
                 owned.add(path.name)
     if not owned:
         return None
+    import shutil  # only for this one-time migration: status and search run through this module
+
     staging = working / f".{name}.migrating"
     shutil.rmtree(staging, ignore_errors=True)
     staging.mkdir(parents=True)

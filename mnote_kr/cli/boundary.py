@@ -1,0 +1,98 @@
+"""The command line's error boundary and output, without click.
+
+Both faces of the command line use it: the click commands (``main``) and the few read-only
+commands that run without click (``fast``). An error becomes one line ``Error: <message>
+(<hint>)`` on stderr, with exit code 1 (runtime) or 2 (usage); Ctrl-C is 130.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from mnote_kr.errors import (
+    ConfigError,
+    DocumentError,
+    LocatorError,
+    MissingSecretError,
+    MnoteKrError,
+    NotFoundError,
+    PathNotAllowedError,
+    PluginError,
+    ProviderError,
+    RegistryError,
+    UsageError,
+)
+
+
+def echo(text: str, *, err: bool = False) -> None:
+    """One line to stdout (or stderr), flushed: what ``click.echo`` does with plain text."""
+    stream = sys.stderr if err else sys.stdout
+    stream.write(text + "\n")
+    stream.flush()
+
+
+def emit_json(value: Any) -> None:
+    """Print ``value`` as one line of JSON (msgspec loads here: ``--help`` never pays for it)."""
+    import msgspec
+
+    sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
+    sys.stdout.flush()
+
+
+# A hint for errors raised without one, by error type (most specific first in the MRO walk).
+DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
+    PathNotAllowedError: "give a path inside the workspace",
+    UsageError: "see '{command} --help'",
+    NotFoundError: "check the name or ID; 'mnote-kr status' lists what the workspace knows",
+    DocumentError: "the file is broken, encrypted or not what its extension says; open it in its own application",
+    LocatorError: "check that the file and sidecar exist and are readable",
+    ProviderError: "'mnote-kr status' shows the provider's health",
+    RegistryError: "'mnote-kr registry restore' puts the previous generation back",
+    PluginError: "'mnote-kr plugins --all' shows every plugin and its load error",
+    ConfigError: "fix the configuration file",
+    MissingSecretError: "see 'mnote-kr secrets --help'",
+    MnoteKrError: "run the command with --help",
+}
+
+
+def error_line(exc: MnoteKrError, command: str = "mnote-kr") -> str:
+    """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present.
+
+    ``command`` is the command that ran (``mnote-kr search``), named in default hints.
+    """
+    if exc.hint:
+        text = str(exc)
+    else:
+        hint = next((DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in DEFAULT_HINTS), "")
+        hint = hint.replace("{command}", command)
+        text = f"{exc.message} ({hint})" if hint else exc.message
+    return "Error: " + " ".join(text.split())
+
+
+def guarded(run: Callable[[], int | None], command: Callable[[], str]) -> int:
+    """Run a command: its exit code (0 when it returns None), or one error line and the code.
+
+    ``command`` names the command for default hints (called only when an error needs it).
+    Unexpected exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
+    """
+    try:
+        code = run()
+    except MnoteKrError as exc:
+        echo(error_line(exc, command()), err=True)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        echo("Interrupted.", err=True)
+        return 130
+    except BrokenPipeError:
+        return 0
+    except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
+        if os.environ.get("MNOTE_KR_DEBUG"):
+            raise
+        detail = " ".join(str(exc).split())[:300]
+        echo(f"Error: unexpected {type(exc).__name__}: {detail} "
+             "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)
+        return 1
+    return 0 if code is None else code

@@ -1,0 +1,101 @@
+"""The host a command works on, and what the read-only reports print (no click here).
+
+``status``, ``roots list`` and ``search`` print through these functions whichever way they
+were parsed: by click, or by the plain path in ``fast`` that skips importing click altogether.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from mnote_kr.cli.boundary import echo, emit_json
+from mnote_kr.errors import UsageError
+
+_COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
+
+
+def _progress_writer() -> Callable[[str], None]:
+    tty = sys.stderr.isatty()
+    state = {"n": 0}
+
+    def write(message: str) -> None:
+        state["n"] += 1
+        counted = _COUNT_RE.search(message)
+        if tty and counted:
+            done, total = int(counted.group(1)), max(1, int(counted.group(2)))
+            bar = "#" * (20 * done // total)
+            sys.stderr.write(f"\r\033[K[{bar:.<20}] {message[:100]}")
+        elif not tty and not counted:
+            return  # piped: only the file counts, one plain line each
+        elif tty:
+            bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
+            sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
+        else:
+            sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
+    return write
+
+
+class Ctx:
+    """Lazily built host for the chosen workspace."""
+
+    def __init__(self, workspace: str | None) -> None:
+        self.workspace = workspace
+        self._host: Any = None
+
+    def host(self, *, progress: bool = False) -> Any:
+        """The workspace's ``Host``, built at first use (with a progress writer if asked)."""
+        if self._host is None:
+            from mnote_kr.core.host import Host
+
+            self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
+        return self._host
+
+
+def status_report(obj: Ctx, as_json: bool) -> None:
+    """``mnote-kr status``: the host's status as JSON, or rendered for a person."""
+    info = obj.host().status()
+    if as_json:
+        emit_json(info)
+        return
+    from mnote_kr.citations.render import render_status
+
+    echo(render_status(info))
+
+
+def roots_report(obj: Ctx, as_json: bool) -> None:
+    """``mnote-kr roots list``: the indexed roots as JSON, or one line each."""
+    items = obj.host().roots_list()
+    if as_json:
+        emit_json({"indexedRoots": items})
+        return
+    if not items:
+        echo("No indexed roots. Add one with 'mnote-kr roots add FOLDER'.")
+    for r in items:
+        flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
+        excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
+        echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+
+
+def require_query(query: str, command: str) -> None:
+    """A usage error for an empty query, with an example of a real one."""
+    if not query.strip():
+        raise UsageError("The query is empty",
+                         hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
+
+
+def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str,
+                  rerank: bool | None) -> None:
+    """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
+    require_query(query, "search")
+    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    if as_json:
+        emit_json(result)
+        return
+    from mnote_kr.citations.render import render_search
+
+    echo(render_search(result))
