@@ -22,6 +22,9 @@ Printed per embedder, per set and wording, and for the union of both sets' other
   the labelled place (DOCX: the labelled paragraph; PDF: the labelled page, with the snippet in
   the cited chunk), for LightRAG's own order, the former host ranking (``ids.score``), the
   order the host returned (``ranking.relevance``) and that ranking re-applied by this tree;
+* for the learned embedders, the same index searched again with ``rank_passages`` ON
+  (``<name>-ranked``: each found file's best chunk of a 3x deeper list moved into its places,
+  ``mnote_kr_lightrag.passages``; off by default): the before/after of that step;
 * ``--misses``: every place@1 miss (question, labelled place, cited place, cited evidence).
 
 Targets (issue 17): other-wording recall@5 >= 1.5x hashing's, same-wording no worse, place@1 >=
@@ -74,6 +77,7 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
+    from mnote_kr.core.config import load_config
     from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
 
@@ -93,14 +97,24 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         report = host.ingest(["docs"], wait=True, wait_s=900)
         ingest_s = time.perf_counter() - t0
         statuses = [i.status for i in report.items]
-        results = {}
         t0 = time.perf_counter()
-        for label in labels:
-            found = host.search(label["q"], top_k=top_k)
-            results[label["id"]] = [msgspec.to_builtins(c) for c in found.results]
+        results = {label["id"]: [msgspec.to_builtins(c) for c in host.search(label["q"], top_k=top_k).results]
+                   for label in labels}
         search_s = time.perf_counter() - t0
-        return {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
-                "search_s": search_s, "results": results}
+        run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
+               "search_s": search_s, "results": results}
+        if name != "hashing":
+            # The same engine and index with each found file's best chunk first turned on (off
+            # by default): the before/after of mnote_kr_lightrag.passages, with no second ingest.
+            config = load_config(ws)
+            config.setdefault("providers", {}).setdefault("lightrag", {})["rank_passages"] = True
+            ranked = Host(ws, config=config)
+            t0 = time.perf_counter()
+            run["results_ranked"] = {
+                label["id"]: [msgspec.to_builtins(c) for c in ranked.search(label["q"], top_k=top_k).results]
+                for label in labels}
+            run["search_ranked_s"] = time.perf_counter() - t0
+        return run
     finally:
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
@@ -228,6 +242,10 @@ def main() -> int:
               f"({sorted(set(r['statuses']))}), {len(r['results'])} searches {r['search_s']:.1f}s")
     if args.dump:
         args.dump.write_text(json.dumps(runs, ensure_ascii=False, indent=1), encoding="utf-8")
+    for name in list(runs):  # "<embedder>-ranked": the same index, rank_passages on (before/after)
+        if "results_ranked" in runs[name]:
+            r = runs[name]
+            runs[f"{name}-ranked"] = {**r, "results": r.pop("results_ranked"), "search_s": r.pop("search_ranked_s")}
     labels = [q for q in labels if all(q["id"] in r["results"] for r in runs.values())]
     evals = {name: evaluate(run, labels, paragraphs) for name, run in runs.items()}
     names = list(runs)

@@ -17,8 +17,10 @@ wheel ships as ``tokenizers/`` and would otherwise try to download it).
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -100,12 +102,51 @@ def _unit(vec: Sequence[float]) -> list[float]:
     return [float(v) / norm for v in vec]
 
 
+#: Learned vectors remembered by text (about 1 KB each): LightRAG embeds every chunk at ingest
+#: through this service, so a search's ``/rerank`` of those chunks embeds only the query.
+VECTOR_MEMO_MAX = 20_000
+_VECTORS: OrderedDict[bytes, Any] = OrderedDict()
+_VECTORS_LOCK = threading.Lock()
+
+
+def _learned_rows(texts: Sequence[str]) -> Any:
+    """The learned model's raw vectors of ``texts`` (a numpy matrix), each text embedded once."""
+    import numpy as np
+
+    keys = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts]
+    with _VECTORS_LOCK:
+        rows = [_VECTORS.get(k) for k in keys]
+    missing = list(dict.fromkeys(t for t, row in zip(texts, rows, strict=True) if row is None))
+    if missing:
+        fresh = dict(zip(missing, load_wordllama().embed(missing, norm=False), strict=True))
+        with _VECTORS_LOCK:
+            for i, (k, t) in enumerate(zip(keys, texts, strict=True)):
+                if rows[i] is None:
+                    rows[i] = fresh[t]
+                    _VECTORS[k] = fresh[t]
+                _VECTORS.move_to_end(k)
+            while len(_VECTORS) > VECTOR_MEMO_MAX:
+                _VECTORS.popitem(last=False)
+    return np.array(rows, dtype=np.float32).reshape(len(texts), -1)
+
+
 def _wordllama_batch(texts: Sequence[str]) -> list[list[float]]:
-    model = load_wordllama()
     # Normalised here, not by norm=True: an empty text gives a zero row, which WordLlama would
     # divide by zero (NaN); _unit turns it into a fixed unit vector instead.
-    matrix = model.embed(list(texts), norm=False)
-    return [_unit(row.tolist()) for row in matrix]
+    return [_unit(row.tolist()) for row in _learned_rows(texts)]
+
+
+def learned_similarity(query: str, texts: Sequence[str]) -> list[float]:
+    """The cosine of each of ``texts`` to ``query`` under the learned model (the offline reranker's signal)."""
+    if not texts:
+        return []
+    import numpy as np
+
+    matrix = _learned_rows([query, *texts])
+    norms = np.linalg.norm(matrix, axis=1)
+    norms[norms == 0.0] = 1.0  # an empty text: a zero row scores 0, never NaN
+    unit = matrix / norms[:, None]
+    return [round(float(v), 6) for v in unit[1:] @ unit[0]]
 
 
 Batch = Callable[[Sequence[str]], list[list[float]]]

@@ -13,6 +13,9 @@ retrieve without any network. It is honest about what it is:
   keyword-extraction prompts get the query's own words (no invented terms), entity
   extraction gets an empty result, and anything else (a RAG answer) gets
   :data:`NO_LLM_ANSWER`. ``"stream": true`` is served as SSE ``chat.completion.chunk`` lines.
+* ``POST /v1/rerank`` (Cohere-style ``query`` + ``documents``) gives each document's cosine to
+  the query under the learned model, in the documents' order (501 for ``hashing``): the plugin
+  uses it to put each found file's best chunk first (:mod:`.passages`).
 * ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and
   ``GET /stats`` (requests served, by kind: embeddings,
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
@@ -271,7 +274,24 @@ class _Handler(BaseHTTPRequestHandler):
             return self._embeddings(body)
         if path.endswith("/chat/completions"):
             return self._chat(body)
+        if path.endswith("/rerank"):
+            return self._rerank(body)
         return self._error(404, f"no route {path}")
+
+    def _rerank(self, body: dict[str, Any]) -> None:
+        """Cohere-style ``{"query", "documents"}`` → ``{"results": [{"index", "relevance_score"}]}``:
+        the cosine of each document to the query under the learned model, in the documents' order."""
+        query, documents = body.get("query"), body.get("documents")
+        if not isinstance(query, str) or not isinstance(documents, list):
+            return self._error(400, "query must be a string and documents a list")
+        if self.server.similarity is None:
+            return self._error(501, f"embedder {self.server.spec.name} has no learned model to rerank with")
+        texts = [d if isinstance(d, str) else str((d or {}).get("text", "")) if isinstance(d, dict) else str(d)
+                 for d in documents]
+        scores = self.server.similarity(query, texts)
+        self.server.count("rerank")
+        self._json(200, {"results": [{"index": i, "relevance_score": s} for i, s in enumerate(scores)],
+                         "model": self.server.spec.version})
 
     def _embeddings(self, body: dict[str, Any]) -> None:
         inputs = body.get("input", [])
@@ -346,6 +366,9 @@ class _ModelServer(ThreadingHTTPServer):
         self.embed_batch: Callable[[Sequence[str]], list[list[float]]] = (
             embedders.make_embedder(embedder, embed) if self.dim == self.spec.dim
             else (lambda texts: [embed(t, self.dim) for t in texts]))
+        # Query-to-passage similarity for ``/rerank``: the learned model only (None for hashing).
+        self.similarity: Callable[[str, Sequence[str]], list[float]] | None = (
+            embedders.learned_similarity if embedder != "hashing" else None)
         super().__init__((host, port), _Handler)
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()

@@ -19,7 +19,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderError, UsageError
 from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
 
-from . import naming
+from . import naming, passages
 from .client import LightRagClient, ProviderHTTPError
 from .provider import as_dict
 from .settings import Settings, cached_health, is_offline_llm, open_client, resolve_settings
@@ -169,6 +169,31 @@ def retrieve_own(client: LightRagClient, payload: dict[str, Any],
         payload = {**payload, "chunk_top_k": asked, "max_total_tokens": OVERFETCH_TOKEN_BUDGET}
 
 
+def rank_found_files(models_url: str, query: str, references: list[ProviderReference], wanted: int,
+                     timeout_s: float) -> list[ProviderReference]:
+    """LightRAG's first ``wanted`` slots, each file's filled with its chunks that best match the
+    query (:mod:`.passages`), scored by the offline model service's ``/v1/rerank``.
+
+    Any failure of the service (an old one without ``/rerank``, a timeout) keeps LightRAG's
+    own first ``wanted``: ranking passages improves a search, it never fails one.
+    """
+    if len(references) <= 1:
+        return references[:wanted]
+    import httpx
+
+    try:
+        reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s,
+                           json={"query": query, "documents": [r.content or "" for r in references]})
+        reply.raise_for_status()
+        results = reply.json()["results"]
+        similarity = [0.0] * len(references)
+        for item in results:
+            similarity[int(item["index"])] = float(item["relevance_score"])
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+        return references[:wanted]
+    return passages.fill_slots(references, passages.chunk_scores(similarity), wanted)
+
+
 def _query_error(exc: ProviderHTTPError) -> Exception:
     if exc.status_code in (400, 422):
         return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}",
@@ -183,10 +208,18 @@ def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResul
     with open_client(ctx, settings) as client:
         health = _health(ctx, client)
         payload = build_payload(request, health)
+        wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
+        rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
+        if rank_passages:
+            payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
         try:
             body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
         except ProviderHTTPError as exc:
             raise _query_error(exc) from exc
+        if rank_passages:
+            payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
+            references = rank_found_files(settings.models_url or "", request.query, references, wanted,
+                                          settings.timeout_s)
         status = str(body.get("status", ""))
         metadata = as_dict(body.get("metadata"))
         if status == "failure" and metadata.get("failure_reason") != "no_results":

@@ -52,6 +52,9 @@ class Settings:
     workspace: str | None = None
     from_engine: bool = False
     offline_llm: bool = False
+    #: The managed engine's offline model service, when its embedder has a learned model: the
+    #: query then ranks each found file's chunks with it (``passages``); None otherwise.
+    models_url: str | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -151,11 +154,25 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         workspace=str(workspace) if workspace is not None else None,
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
+        models_url=_reranker_url(info, config),
     )
     if len(_RECENT) > 64:
         _RECENT.clear()
     _RECENT[_settings_key(ctx)] = (time.monotonic(), settings)
     return settings
+
+
+def _reranker_url(info: Any | None, config: dict[str, Any]) -> str | None:
+    """The offline model service's URL when it can rank passages (a learned embedder) and
+    ``[providers.lightrag] rank_passages = true``; else None. Off by default: measured, it gains
+    little on the first citation's place and makes a cold CLI search ~1.5x slower
+    (docs/embeddings.md)."""
+    if info is None or not getattr(info, "models_url", None) or config.get("rank_passages", False) is not True:
+        return None
+    record = getattr(info, "embedder", None) or {}
+    if not isinstance(record, dict) or record.get("name") not in ("hybrid", "wordllama"):
+        return None
+    return str(info.models_url).rstrip("/")
 
 
 def _settings_key(ctx: ProviderContext) -> tuple[Any, ...]:

@@ -1,0 +1,67 @@
+"""The answering chunk first: each found file's places in LightRAG's list go to its best chunks.
+
+LightRAG finds the right file, but its first chunk of that file is often a neighbour (the
+title or abstract of a PDF, a paragraph two away in a DOCX), and the chunk that answers is
+often not among the first ``chunk_top_k`` at all (measured on the held-out questions of
+``benchmarks/retrieval.py``: present in 24 of 48 at depth 20, 41 of 48 at depth 80).
+
+So, with the offline model service, the plugin asks LightRAG for ``DEPTH_FACTOR`` times more
+chunks than wanted, scores every chunk against the query and keeps LightRAG's first ``wanted``
+*slots* as they are, file by file: a file that held ranks 1 and 7 still holds ranks 1 and 7,
+filled with its two best chunks of the deeper list. Which files are found, and in what order,
+stays LightRAG's (recall does not move); only which chunk of a file comes first changes.
+
+A chunk's score is the z-score of its similarity to the query (the model service's learned
+model, ``/rerank``) over the deeper list plus ``POSITION_WEIGHT / rank``: LightRAG's own order
+still counts, so a similarity barely above the rest does not displace the chunk LightRAG
+ranked first. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import msgspec
+
+from mnote_kr.models import ProviderReference
+
+#: How much deeper than the wanted chunks the plugin retrieves (capped by ``MAX_DEPTH``).
+DEPTH_FACTOR = 3
+MAX_DEPTH = 80
+#: Weight of LightRAG's order (``POSITION_WEIGHT / rank``, rank 1-based) against the
+#: similarity's z-score (measured, docs/embeddings.md).
+POSITION_WEIGHT = 3.0
+
+
+def deeper(wanted: int) -> int:
+    """How many chunks to ask LightRAG for when ``wanted`` are kept."""
+    return max(wanted, min(MAX_DEPTH, wanted * DEPTH_FACTOR))
+
+
+def chunk_scores(similarity: Sequence[float], position_weight: float = POSITION_WEIGHT) -> list[float]:
+    """z-score of ``similarity`` over the list plus ``position_weight / rank`` (list order = rank)."""
+    n = len(similarity)
+    if not n:
+        return []
+    mean = sum(similarity) / n
+    std = math.sqrt(sum((s - mean) ** 2 for s in similarity) / n)
+    return [(s - mean) / (std + 1e-9) + position_weight / (i + 1) for i, s in enumerate(similarity)]
+
+
+def fill_slots(references: Sequence[ProviderReference], scores: Sequence[float],
+               wanted: int) -> list[ProviderReference]:
+    """The first ``wanted`` references' slots, each file's filled with its best-scored chunks.
+
+    ``references`` is LightRAG's deeper list in its order, ``scores`` one per reference. A slot
+    keeps its file; within a file, chunks go best score first (ties: LightRAG's order). Ranks
+    are renumbered 1..n.
+    """
+    if len(scores) != len(references):
+        raise ValueError("one score per reference")
+    head = list(references[:wanted])
+    by_file: dict[str, list[ProviderReference]] = {}
+    for i in sorted(range(len(references)), key=lambda i: (-scores[i], i)):
+        by_file.setdefault(references[i].file_path, []).append(references[i])
+    return [msgspec.structs.replace(by_file[ref.file_path].pop(0), rank=k)
+            for k, ref in enumerate(head, start=1)]

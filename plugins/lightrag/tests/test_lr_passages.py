@@ -1,0 +1,148 @@
+"""The answering chunk first: slots kept per file, filled with the file's best chunks of a deeper list."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from types import SimpleNamespace
+
+import httpx
+import pytest
+
+from mnote_kr.models import ProviderReference
+from mnote_kr_lightrag import modelservice as ms
+from mnote_kr_lightrag import passages
+from mnote_kr_lightrag.querying import rank_found_files
+from mnote_kr_lightrag.settings import _reranker_url
+
+
+def _ref(file: str, text: str, rank: int) -> ProviderReference:
+    return ProviderReference(provider="lightrag", file_path=file, chunk_id=f"c-{file}-{rank}", content=text, rank=rank)
+
+
+def test_slots_keep_each_files_places_and_take_its_best_chunks() -> None:
+    refs = [_ref("a.pdf", "a title", 1), _ref("b.docx", "b one", 2), _ref("a.pdf", "a abstract", 3),
+            _ref("c.pdf", "c one", 4), _ref("a.pdf", "a answer", 5), _ref("b.docx", "b answer", 6)]
+    scores = [1.0, 0.5, 0.2, 0.9, 3.0, 2.0]
+    out = passages.fill_slots(refs, scores, wanted=4)
+    # a holds slots 1 and 3, b slot 2, c slot 4 (as in LightRAG's first four); each file's best first.
+    assert [r.file_path for r in out] == ["a.pdf", "b.docx", "a.pdf", "c.pdf"]
+    assert [r.content for r in out] == ["a answer", "b answer", "a title", "c one"]
+    assert [r.rank for r in out] == [1, 2, 3, 4]
+
+
+def test_a_file_outside_the_first_slots_never_enters() -> None:
+    refs = [_ref("a.pdf", "a1", 1), _ref("b.pdf", "b1", 2), _ref("z.pdf", "z best", 3)]
+    out = passages.fill_slots(refs, [0.0, 0.0, 99.0], wanted=2)
+    assert [r.file_path for r in out] == ["a.pdf", "b.pdf"]
+
+
+def test_fill_slots_needs_one_score_per_reference() -> None:
+    with pytest.raises(ValueError, match="one score per reference"):
+        passages.fill_slots([_ref("a.pdf", "x", 1)], [], wanted=1)
+
+
+def test_lightrags_order_wins_a_tie_and_a_clear_similarity_wins_over_it() -> None:
+    tie = passages.chunk_scores([0.3, 0.3, 0.3, 0.3])
+    assert tie[0] > tie[1] > tie[3]
+    clear = passages.chunk_scores([0.10, 0.12, 0.11, 0.10, 0.12, 0.11, 0.10, 0.60])
+    assert max(range(8), key=clear.__getitem__) == 7
+    assert passages.chunk_scores([]) == []
+
+
+def test_deeper_is_a_bounded_multiple_of_wanted() -> None:
+    assert passages.deeper(20) == 60
+    assert passages.deeper(50) == passages.MAX_DEPTH
+    assert passages.deeper(200) == 200  # never fewer than wanted
+
+
+@pytest.fixture(scope="module")
+def learned_service() -> Iterator[str]:
+    srv, thread = ms.start_in_thread(embedder="hybrid")
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def test_rerank_endpoint_scores_meaning_in_the_documents_order(learned_service: str) -> None:
+    docs = ["The airport lies forty kilometres from the centre.",
+            "The dog barked at the postman all morning.",
+            "Aircraft land and take off at the airfield north of town."]
+    body = httpx.post(f"{learned_service}/v1/rerank", json={"query": "where do planes arrive", "documents": docs},
+                      timeout=30).json()
+    assert [r["index"] for r in body["results"]] == [0, 1, 2]
+    s = [r["relevance_score"] for r in body["results"]]
+    assert s[2] > s[1] and s[0] > s[1]
+    bad = httpx.post(f"{learned_service}/v1/rerank", json={"query": 3, "documents": docs}, timeout=30)
+    assert bad.status_code == 400
+
+
+def test_hashing_service_has_no_reranker() -> None:
+    srv, thread = ms.start_in_thread(embedder="hashing", dim=64)
+    try:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        r = httpx.post(f"{url}/v1/rerank", json={"query": "q", "documents": ["d"]}, timeout=10)
+        assert r.status_code == 501 and "no learned model" in r.text
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def test_rank_found_files_puts_the_files_answering_chunk_in_its_first_slot(learned_service: str) -> None:
+    filler = ["Compilers trace hot loops in JavaScript programs.", "The typewriter was patented in 1868.",
+              "Solar wafers are cut with diamond wire.", "The agent replies to incoming messages.",
+              "Engine sensors report exhaust gas temperature.", "Undo and redo arrived in the 1980s."]
+    refs = [_ref("city.docx", "The city has a humid climate with many parks and lakes.", 1),
+            _ref("city.docx", "Kempegowda built a mud fort in 1537 and founded the town.", 2),
+            *[_ref(f"other{i}.pdf", text, 3 + i) for i, text in enumerate(filler)]]
+    question = "who founded the town and built its fort"
+    out = rank_found_files(learned_service, question, refs, wanted=4, timeout_s=30)
+    assert [r.file_path for r in out] == ["city.docx", "city.docx", "other0.pdf", "other1.pdf"]
+    assert "1537" in (out[0].content or "")  # was LightRAG's second chunk of the file
+
+
+def test_rank_found_files_keeps_lightrags_order_when_the_service_fails() -> None:
+    refs = [_ref("a.pdf", "one", 1), _ref("a.pdf", "two", 2), _ref("b.pdf", "three", 3)]
+    out = rank_found_files("http://127.0.0.1:9", "q", refs, wanted=2, timeout_s=2)  # nothing listens on port 9
+    assert out == refs[:2]
+
+
+def test_only_a_learned_offline_embedder_ranks_passages() -> None:
+    def info(name: str) -> SimpleNamespace:
+        return SimpleNamespace(models_url="http://127.0.0.1:5/", embedder={"name": name})
+
+    on = {"rank_passages": True}
+    assert _reranker_url(info("hybrid"), on) == "http://127.0.0.1:5"
+    assert _reranker_url(info("wordllama"), on) == "http://127.0.0.1:5"
+    assert _reranker_url(info("hashing"), on) is None
+    assert _reranker_url(info("hybrid"), {"rank_passages": False}) is None
+    assert _reranker_url(info("hybrid"), {}) is None  # off by default
+    assert _reranker_url(None, on) is None
+    assert _reranker_url(SimpleNamespace(models_url=None, embedder={"name": "hybrid"}), on) is None
+
+
+def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr_lightrag import embedders
+
+    real = embedders.load_wordllama()
+    seen: list[str] = []
+
+    class Spy:
+        def embed(self, texts: list[str], norm: bool = False) -> object:
+            seen.extend(texts)
+            return real.embed(texts, norm=norm)
+
+    monkeypatch.setattr(embedders, "load_wordllama", lambda: Spy())
+    monkeypatch.setattr(embedders, "_VECTORS", type(embedders._VECTORS)())
+    chunk = "Kempegowda built a mud fort in 1537 and founded the town."
+    ingest_vec = embedders._wordllama_batch([chunk, chunk])  # the ingest path: one embedding for both
+    assert seen == [chunk] and ingest_vec[0] == ingest_vec[1]
+    scores = embedders.learned_similarity("who founded the town", [chunk, "An unrelated line."])
+    assert seen == [chunk, "who founded the town", "An unrelated line."]  # the chunk came from the memo
+    assert scores[0] > scores[1]
+    monkeypatch.setattr(embedders, "VECTOR_MEMO_MAX", 2)
+    embedders.learned_similarity("another question", ["x"])
+    assert len(embedders._VECTORS) == 2  # bounded
