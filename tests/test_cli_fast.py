@@ -71,7 +71,8 @@ def test_only_the_plain_spellings_take_the_fast_path(tmp_path: Path) -> None:
                  ["search"], ["search", "a", "b"], ["search", "-q"], ["search", "q", "--top-k", "-1"],
                  ["search", "q", "--top-k", "x"], ["search", "q", "--top-k=3"], ["search", "q", "--mode", "MIX"],
                  ["search", "q", "--rerank", "--no-rerank"], ["search", "q", "--top-k", "1", "--top-k", "2"],
-                 ["search", "q", "--scope"], ["search", "q", "--help"], ["ask", "q"], ["--version"], []):
+                 ["search", "q", "--scope"], ["search", "q", "--help"], ["ask", "q"], ["--version"], [],
+                 ["search", "q", "--top-k", "1" * 5000]):  # past int()'s digit limit: click's one line
         assert fast.parse(argv) is None, argv
 
 
@@ -90,6 +91,28 @@ def test_the_fast_path_prints_what_click_prints_and_never_imports_click(args: li
     assert (fast_out, fast_err, fast_info["code"]) == (click_out, click_err, click_info["code"])
     assert fast_out or fast_err  # something was said, the same both ways
     assert fast_info["click"] is False and click_info["click"] is True
+
+
+def test_the_package_main_stays_callable_after_the_click_path(tmp_path: Path) -> None:
+    code = ("import mnote_kr.cli as c, sys; a = c.main(['--version']); b = c.main(['roots', 'list']); "
+            "from mnote_kr.cli import main; print(a, b, callable(main))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip().splitlines()[-1].endswith("True")
+
+
+def test_a_closed_pipe_exits_1_on_both_paths(tmp_path: Path) -> None:
+    env = _env(tmp_path / "home")
+    codes = []
+    for argv in (["status"], ["-w" + str(tmp_path), "status"]):  # the second spelling goes through click
+        reader, writer = os.pipe()
+        os.close(reader)  # nobody reads: the first write meets a closed pipe
+        proc = subprocess.run([sys.executable, "-m", "mnote_kr", *argv], cwd=tmp_path, env=env, stdout=writer,
+                              stderr=subprocess.PIPE, text=True, timeout=120)
+        os.close(writer)
+        codes.append((proc.returncode, proc.stderr))
+    assert codes == [(1, ""), (1, "")], codes
 
 
 def test_status_help_still_goes_through_click(tmp_path: Path) -> None:
@@ -122,3 +145,19 @@ def test_status_and_search_ask_the_managed_engine_only_what_they_need(
     assert info["code"] == 0 and json.loads(out)["results"]
     assert [path for _, path in info["sent"]] == ["/health", "/query/data"], info["sent"]
     assert info["click"] is False
+
+
+def test_the_fast_search_spec_matches_clicks_search_command() -> None:
+    from mnote_kr.cli.main import cli
+
+    params = {p.name: p for p in cli.commands["search"].params}
+    spec = fast._SPECS[("search",)]
+    multi = {keyword for keyword, kind in spec.options.values() if kind == "multi"}
+    for keyword, default in spec.defaults.items():
+        if keyword in multi:
+            assert params[keyword].multiple and default == (), keyword  # click gives () too
+            continue
+        assert params[keyword].default == default, keyword
+    for spelling, (keyword, _kind) in spec.options.items():
+        assert spelling in params[keyword].opts + params[keyword].secondary_opts, spelling
+    assert tuple(params["mode"].type.choices) == fast.MODES

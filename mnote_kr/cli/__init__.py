@@ -28,13 +28,24 @@ def main(argv: list[str] | None = None) -> int:
         return code
     from mnote_kr.cli.main import main as click_main
 
+    _keep_main()
     return click_main(argv)
+
+
+_MAIN = main
+
+
+def _keep_main() -> None:
+    """Importing the submodule ``mnote_kr.cli.main`` binds the package attribute ``main`` to
+    that module; the package's ``main`` stays the function (embedders call it more than once)."""
+    globals()["main"] = _MAIN
 
 
 def __getattr__(name: str) -> Any:
     if name == "cli":  # the click group, for embedding and tests
         from mnote_kr.cli.main import cli
 
+        _keep_main()
         return cli
     raise AttributeError(f"module 'mnote_kr.cli' has no attribute {name!r}")
 

@@ -2,12 +2,14 @@
 
 Both faces of the command line use it: the click commands (``main``) and the few read-only
 commands that run without click (``fast``). An error becomes one line ``Error: <message>
-(<hint>)`` on stderr, with exit code 1 (runtime) or 2 (usage); Ctrl-C is 130.
+(<hint>)`` on stderr, with exit code 1 (runtime) or 2 (usage). Ctrl-C during a command prints
+"Aborted." and exits 1, as click does; a closed pipe (``| head``) also exits 1, as click does.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -26,10 +28,15 @@ from mnote_kr.errors import (
     UsageError,
 )
 
+_ANSI_RE = re.compile(r"\033\[[;?0-9]*[a-zA-Z]")  # click's own pattern (click._compat)
+
 
 def echo(text: str, *, err: bool = False) -> None:
-    """One line to stdout (or stderr), flushed: what ``click.echo`` does with plain text."""
+    """One line to stdout (or stderr), flushed: what ``click.echo`` does with plain text,
+    including dropping terminal escapes (e.g. from a folder's name) when not writing to a terminal."""
     stream = sys.stderr if err else sys.stdout
+    if "\033" in text and not stream.isatty():
+        text = _ANSI_RE.sub("", text)
     stream.write(text + "\n")
     stream.flush()
 
@@ -87,7 +94,11 @@ def guarded(run: Callable[[], int | None], command: Callable[[], str]) -> int:
         echo("Interrupted.", err=True)
         return 130
     except BrokenPipeError:
-        return 0
+        # The reader went away (``| head``): nothing more to say, and no complaint at exit when
+        # Python flushes stdout again; exit 1 as click does.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 1
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
         if os.environ.get("MNOTE_KR_DEBUG"):
             raise

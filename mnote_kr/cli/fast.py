@@ -57,8 +57,9 @@ def parse(argv: list[str]) -> tuple[str | None, tuple[str, ...], bool, dict[str,
         del args[:2]
     elif args and args[0].startswith("--workspace="):
         workspace = args.pop(0).partition("=")[2]
-    if workspace is not None and (not workspace or workspace.startswith("-") or os.path.isfile(workspace)):
-        return None  # click's own checks and messages (a file is not a workspace folder)
+    if workspace is not None and (not workspace or workspace.startswith("-") or os.path.isfile(workspace)
+                                  or (os.path.exists(workspace) and not os.access(workspace, os.R_OK))):
+        return None  # click's own checks and messages (a file, an unreadable folder)
     words = tuple(args[:2]) if tuple(args[:2]) in _SPECS else tuple(args[:1])
     spec = _SPECS.get(words)
     if spec is None:
@@ -88,7 +89,7 @@ def parse(argv: list[str]) -> tuple[str | None, tuple[str, ...], bool, dict[str,
         value = rest.pop(0)
         if kind == "multi":
             kwargs[keyword] = (*kwargs[keyword], value)
-        elif kind == "int" and value.isascii() and value.isdigit():
+        elif kind == "int" and value.isascii() and value.isdigit() and len(value) <= 9:
             kwargs[keyword] = int(value)
         elif kind == "mode" and value in MODES:
             kwargs[keyword] = value

@@ -14,6 +14,7 @@ from typing import Any
 import click
 
 from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
+from mnote_kr.cli.fast import MODES
 from mnote_kr.cli.reports import Ctx, require_query, roots_report, search_report, status_report
 from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
 
@@ -280,7 +281,7 @@ _require_query = require_query
 @click.option("--top-k", type=int, default=20, show_default=True,
               help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
 @click.option("--mode", default="mix", show_default=True,
-              type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
+              type=click.Choice(MODES))
 @click.option("--rerank/--no-rerank", default=None, help="Ask the provider to rerank (default: provider's choice).")
 @json_option
 @pass_ctx
@@ -296,7 +297,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @click.option("--top-k", type=int, default=20, show_default=True,
               help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
 @click.option("--mode", default="mix", show_default=True,
-              type=click.Choice(["mix", "hybrid", "naive", "local", "global"]))
+              type=click.Choice(MODES))
 @json_option
 @pass_ctx
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:

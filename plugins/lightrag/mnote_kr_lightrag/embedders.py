@@ -113,20 +113,26 @@ def _learned_rows(texts: Sequence[str]) -> Any:
     """The learned model's raw vectors of ``texts`` (a numpy matrix), each text embedded once."""
     import numpy as np
 
+    if not texts:
+        return np.zeros((0, 0), dtype=np.float32)
     keys = [hashlib.blake2b(t.encode("utf-8", "surrogatepass"), digest_size=16).digest() for t in texts]
     with _VECTORS_LOCK:
         rows = [_VECTORS.get(k) for k in keys]
     missing = list(dict.fromkeys(t for t, row in zip(texts, rows, strict=True) if row is None))
     if missing:
-        fresh = dict(zip(missing, load_wordllama().embed(missing, norm=False), strict=True))
-        with _VECTORS_LOCK:
-            for i, (k, t) in enumerate(zip(keys, texts, strict=True)):
-                if rows[i] is None:
-                    rows[i] = fresh[t]
-                    _VECTORS[k] = fresh[t]
-                _VECTORS.move_to_end(k)
-            while len(_VECTORS) > VECTOR_MEMO_MAX:
-                _VECTORS.popitem(last=False)
+        # Each row copied out of the batch matrix: a remembered row must not keep the whole
+        # batch alive (the memo's bound is in rows, so a row must own its ~1 KB).
+        fresh = {t: np.array(row, dtype=np.float32, copy=True)
+                 for t, row in zip(missing, load_wordllama().embed(missing, norm=False), strict=True)}
+    with _VECTORS_LOCK:
+        for i, (k, t) in enumerate(zip(keys, texts, strict=True)):
+            if rows[i] is None:
+                rows[i] = fresh[t]
+            # Put back or refresh (another thread may have evicted it since the read above).
+            _VECTORS[k] = rows[i]
+            _VECTORS.move_to_end(k)
+        while len(_VECTORS) > VECTOR_MEMO_MAX:
+            _VECTORS.popitem(last=False)
     return np.array(rows, dtype=np.float32).reshape(len(texts), -1)
 
 

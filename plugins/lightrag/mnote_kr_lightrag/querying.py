@@ -182,7 +182,8 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
     import httpx
 
     try:
-        reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s,
+        # trust_env=False: a loopback service never goes through a proxy (the texts are the user's).
+        reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s, trust_env=False,
                            json={"query": query, "documents": [r.content or "" for r in references]})
         reply.raise_for_status()
         results = reply.json()["results"]

@@ -146,3 +146,25 @@ def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch:
     monkeypatch.setattr(embedders, "VECTOR_MEMO_MAX", 2)
     embedders.learned_similarity("another question", ["x"])
     assert len(embedders._VECTORS) == 2  # bounded
+
+
+def test_the_vector_memo_survives_an_eviction_while_embedding_and_owns_its_rows(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr_lightrag import embedders
+
+    real = embedders.load_wordllama()
+    memo = type(embedders._VECTORS)()
+    monkeypatch.setattr(embedders, "_VECTORS", memo)
+    monkeypatch.setattr(embedders, "VECTOR_MEMO_MAX", 2)
+    embedders._wordllama_batch(["known text"])
+
+    class Evicting:  # another thread fills the memo while this one embeds
+        def embed(self, texts: list[str], norm: bool = False) -> object:
+            memo.clear()
+            return real.embed(texts, norm=norm)
+
+    monkeypatch.setattr(embedders, "load_wordllama", lambda: Evicting())
+    rows = embedders._wordllama_batch(["known text", "new text"])
+    assert len(rows) == 2 and len(memo) == 2
+    assert all(vec.base is None for vec in memo.values())  # a row, not a view pinning its batch
+    assert embedders._wordllama_batch([]) == []
