@@ -8,12 +8,18 @@
 3. OURS: ``mnote-kr ingest <library> --wait`` through the Host API on the managed engine
    (its own namespace and server, started beforehand so neither side pays a server start).
    Prints ours / baseline (target <= 1.15).
-4. The time of ``status``, ``search`` and an unchanged re-``ingest`` at the real registry size,
-   then with synthetic entries added up to ``--entries`` (default 20,000), cold (snapshot cache
-   cleared) and warm.
+4. GROWTH: the time of ``status``, ``search`` and an unchanged re-``ingest`` of the library at
+   the real registry size, then padded with synthetic entries to each size of ``--entries``
+   (default 2,000,20,000), COLD (the process's snapshot cache cleared before each call: what a
+   new CLI process pays for the registry) and WARM (unchanged file: what ``serve``/``watch``
+   pay); then how each grows: its time at each size over its time at the smallest, next to
+   how much the registry grew (the baseline a per-entry cost would follow).
+   ``--growth-only`` skips 2-3 and ingests a small real library (``--growth-files``, default 24)
+   instead, so the growth figures take minutes, not the 2,000-file ingest.
 
 Both sides use the same server build, offline models and parser rules. Run:
-``.venv/bin/python benchmarks/library.py [--files 2000] [--entries 20000]``
+``.venv/bin/python benchmarks/library.py [--files 2000] [--entries 2000,20000]``
+``.venv/bin/python benchmarks/library.py --growth-only --entries 2000,20000,100000``
 """
 
 from __future__ import annotations
@@ -176,33 +182,80 @@ def _cold(fn: Callable[[], object]) -> Callable[[], object]:
     return run
 
 
-def measure_commands(host: Host, lib: Path, label: str) -> None:
-    n = len(host.registry().entries)
-    status = _timed(host.status)
-    status_cold = _timed(_cold(host.status))
-    search = _timed(lambda: host.search("turbine blade icing heater", mode="naive"))
-    search_cold = _timed(_cold(lambda: host.search("turbine blade icing heater", mode="naive")))
-    again = _timed(lambda: host.ingest([lib]), rounds=1)
-    print(f"  {label:<24} entries {n:>6}: status {status * 1000:7.0f} ms (cold {status_cold * 1000:.0f}), "
-          f"search {search * 1000:6.0f} ms (cold {search_cold * 1000:.0f}), unchanged re-ingest {again * 1000:7.0f} ms")
+QUERY = "turbine blade icing heater"
+#: Synthetic entries: one in 1,000 failed (status lists it with its reason), one in 2,000
+#: waiting for a retry; the rest processed. Spread evenly, as real failures would be.
+FAILED_EVERY, PENDING_EVERY = 1000, 2000
+
+
+def measure_commands(host: Host, lib: Path) -> dict[str, float]:
+    """Median seconds of each command, cold (snapshot cache cleared) and warm."""
+    search = lambda: host.search(QUERY, mode="naive")  # noqa: E731
+    again = lambda: host.ingest([lib])  # noqa: E731
+    host.status()  # the engine's first answers (connections, caches) are not the registry's cost
+    return {
+        "status cold": _timed(_cold(host.status)), "status warm": _timed(host.status),
+        "search cold": _timed(_cold(search)), "search warm": _timed(search),
+        "re-ingest cold": _timed(_cold(again)), "re-ingest warm": _timed(again),
+    }
 
 
 def add_synthetic(host: Host, total: int) -> None:
+    """Pad the registry to ``total`` entries (none of them in the engine: only the registry grows)."""
     with host.store.transaction() as reg:
         for i in range(len(reg.entries), total):
             rel = f"synthetic/s{i:06d}.pdf"
+            failed, pending = i % FAILED_EVERY == FAILED_EVERY - 1, i % PENDING_EVERY == 1
+            chunks = [] if pending or failed else [f"doc-{i:032x}-chunk-{c:03d}" for c in range(3)]
             reg.put(SourceEntry(source_id=f"syn-{i:012x}", source_path=str(host.root / rel),
                                 source_root_relative_path=rel, source_hash="sha256:" + f"{i:064x}", size=1000 + i,
-                                mtime_ns=1_700_000_000_000_000_000 + i, status="processed",
-                                light_rag_doc_id=f"doc-{i:032x}", light_rag_file_path=f"s{i:06d}.{i:08x}-{i:08x}.pdf"))
+                                mtime_ns=1_700_000_000_000_000_000 + i,
+                                status="failed" if failed else "pending" if pending else "processed",
+                                last_error="parser error: synthetic" if failed else None,
+                                pending_action="ingest" if pending else None,
+                                light_rag_doc_id=None if pending else f"doc-{i:032x}",
+                                light_rag_file_path=None if pending else f"s{i:06d}.{i:08x}-{i:08x}.pdf",
+                                chunk_ids=chunks))
+
+
+def growth(host: Host, lib: Path, sizes: list[int]) -> None:
+    """Section 4: the commands at the real registry size, then padded to each of ``sizes``."""
+    rows: list[tuple[int, dict[str, float]]] = []
+    for target in [len(host.registry().entries)] + sorted(sizes):
+        if target > len(host.registry().entries):
+            add_synthetic(host, target)
+        registry_module.clear_cache()
+        n = len(host.registry().entries)
+        rows.append((n, measure_commands(host, lib)))
+        size_mb = host.store.path.stat().st_size / 1e6
+        print(f"  measured at {n} entries (registry file {size_mb:.1f} MB, {_load()})", flush=True)
+    names = list(rows[0][1])
+    print(f"\nGROWTH: median of 3 per cell, milliseconds ({_load()})")
+    print(f"  {'entries':>8}  " + "  ".join(f"{k:>14}" for k in names))
+    for n, cells in rows:
+        print(f"  {n:>8}  " + "  ".join(f"{cells[k] * 1000:>14.0f}" for k in names))
+    base_n, base = rows[1] if len(rows) > 1 else rows[0]  # the smallest padded size
+    print(f"  growth over {base_n} entries (time ratio; the registry grew by the ratio in the first column):")
+    for n, cells in rows[2:]:
+        print(f"  {n / base_n:>7.0f}x  " + "  ".join(f"{cells[k] / base[k]:>13.2f}x" for k in names))
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--files", type=int, default=2000)
-    parser.add_argument("--entries", type=int, default=20000)
+    parser.add_argument("--entries", default="2000,20000",
+                        help="registry sizes for the growth figures, comma-separated (synthetic padding)")
+    parser.add_argument("--growth-only", action="store_true",
+                        help="skip the 2,000-file comparison: ingest --growth-files real files, then measure growth")
+    parser.add_argument("--growth-files", type=int, default=24)
     parser.add_argument("--timeout", type=float, default=7200)
     args = parser.parse_args()
+    try:
+        sizes = [int(x) for x in args.entries.split(",") if x.strip()]
+    except ValueError:
+        parser.error(f"--entries: comma-separated numbers expected, got {args.entries!r}")
+    if args.growth_only:
+        args.files = args.growth_files
     with tempfile.TemporaryDirectory(prefix="mnote-library-") as tmp:
         base = Path(tmp)
         home = base / "home"
@@ -216,7 +269,7 @@ def main() -> int:
         print(f"library: {len(files)} files ({size / 1e6:.1f} MB) generated in {time.perf_counter() - t0:.1f} s")
         shared = start_engine(data_dir=home / "data", state_dir=home / "state", cache_dir=home / "cache", wait_s=180)
         try:
-            base_s = baseline_lightrag_alone(shared, home / "state", files, args.timeout)
+            base_s = 0.0 if args.growth_only else baseline_lightrag_alone(shared, home / "state", files, args.timeout)
             config = load_config(base / "kb")
             config["providers"] = {"lightrag": {}}
             host = Host(base / "kb", config=config)
@@ -228,12 +281,12 @@ def main() -> int:
                 ours, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             print(f"  ours (mnote-kr ingest --wait): {ours:.1f} s  {report.counts}  ({load}; "
                   f"{len(files) / ours:.2f} files/s; mnote-kr's own CPU {cpu:.1f} s, locate preparation included)")
-            print(f"  ratio ours / LightRAG alone: {ours / base_s:.2f}  (target <= 1.15)")
-            measure_commands(host, lib, "real entries")
-            add_synthetic(host, args.entries)
-            measure_commands(host, lib, "with synthetic entries")
+            if not args.growth_only:
+                print(f"  ratio ours / LightRAG alone: {ours / base_s:.2f}  (target <= 1.15)")
+            growth(host, lib, sizes)
         finally:
-            stop_engine(home / "state" / "baseline")
+            if not args.growth_only:
+                stop_engine(home / "state" / "baseline")
             stop_engine(home / "state")
     return 0
 

@@ -12,7 +12,10 @@ Ours is measured COLD (the in-process snapshot cache is cleared before each load
 decodes the file) in two ways, each with its ratio:
   * round trip + one lookup by path: what most commands do (``locate``, ``open``, one ``ingest``);
     the packed snapshot decodes only its key list, and the looked-up entry on first read;
-  * round trip + every entry read: what ``status`` or a full sync does (all entries decoded).
+  * round trip + every entry read: what a full sync does (all entries decoded);
+  * round trip + what ``status`` asks of every entry: counts by status, the failed entries with
+    their reasons, every provider doc id and name (the stdlib side computes the same from its
+    dicts; ours answers from the snapshot's columns).
 The previous format (one JSON snapshot, every entry decoded at load) is measured in the same
 rounds, for old-vs-new in one run. Apart: a cold load in a FRESH PROCESS (file not in any
 process cache; the OS page cache is warm for both sides), the WARM load (unchanged file, what a
@@ -47,6 +50,9 @@ ROUNDS = int(os.environ.get("BENCH_ROUNDS", "5"))
 PROBE = f"papers/batch{(N // 2) // 1000}/paper-{N // 2}.pdf"  # the entry each lookup reads
 
 
+FAILED_EVERY = 1000  # one entry in 1,000 failed (status lists it with its reason)
+
+
 def make_snapshot(n: int) -> RegistrySnapshot:
     entries = [
         SourceEntry(
@@ -57,7 +63,8 @@ def make_snapshot(n: int) -> RegistrySnapshot:
             source_hash="sha256:" + hashlib.sha256(str(i).encode()).hexdigest(),
             size=100_000 + i,
             mtime_ns=1_700_000_000_000_000_000 + i,
-            status="processed",
+            status="failed" if i % FAILED_EVERY == FAILED_EVERY - 1 else "processed",
+            last_error="parser error" if i % FAILED_EVERY == FAILED_EVERY - 1 else None,
             light_rag_doc_id=f"doc-{i:032x}",
             light_rag_file_path=f"paper-{i}.{i:08x}-{i:08x}.pdf",
             chunk_ids=[f"doc-{i:032x}-chunk-{c:03d}" for c in range(3)],
@@ -75,7 +82,29 @@ def make_registry(n: int) -> Registry:
     return Registry(make_snapshot(n))
 
 
-def stdlib_round_trip(path: Path, data: dict, held: list, *, read_all: bool) -> float:
+N_FAILED = N // FAILED_EVERY
+
+
+def stdlib_status(entries: list[dict]) -> tuple[dict[str, int], list, int]:
+    """What ``status`` asks of every entry, from plain dicts."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        key = "stale" if e.get("stale") else e["status"]
+        counts[key] = counts.get(key, 0) + 1
+    failed = [(e["sourceRootRelativePath"], e.get("lastError")) for e in entries
+              if e["status"] == "failed" and not e.get("stale")]
+    known = {e.get("lightRagDocId") for e in entries} | {e.get("lightRagFilePath") for e in entries}
+    return counts, failed, len(known)
+
+
+def ours_status(reg: Registry) -> tuple[dict[str, int], list, int]:
+    """The same, as ``Host.status`` asks it (columns; the failed entries' notes)."""
+    cols = reg.all_entries().columns()
+    failed = [(rel, n.last_error) for rel, n in reg.notes(registry_module.failed_tag)]
+    return reg.counts(), failed, len(set(cols.doc_ids) | set(cols.names))
+
+
+def stdlib_round_trip(path: Path, data: dict, held: list, *, read_all: bool, status: bool = False) -> float:
     """Save + load with the stdlib; the loaded copy replaces the one the previous round left."""
     t0 = time.perf_counter()
     with open(path, "wb") as fh:
@@ -85,15 +114,19 @@ def stdlib_round_trip(path: Path, data: dict, held: list, *, read_all: bool) -> 
     loaded = json.loads(path.read_bytes())
     held[:] = [loaded]
     assert len(loaded["entries"]) == N
-    if read_all:  # json.loads built every entry already; reading them is what a caller does next
-        assert sum(1 for e in loaded["entries"] if e["status"] == "processed") == N
+    if status:
+        counts, failed, _ = stdlib_status(loaded["entries"])
+        assert counts["failed"] == len(failed) == N_FAILED
+    elif read_all:  # json.loads built every entry already; reading them is what a caller does next
+        assert sum(1 for e in loaded["entries"] if e["status"] == "processed") == N - N_FAILED
     else:  # a lookup by path: the stdlib side has a list, so it builds the index a caller needs
         by_path = {e["sourceRootRelativePath"]: e for e in loaded["entries"]}
         assert by_path[PROBE]["status"] == "processed"
     return time.perf_counter() - t0
 
 
-def store_round_trip(store: RegistryStore, fresh: Registry, held: list, *, read_all: bool) -> float:
+def store_round_trip(store: RegistryStore, fresh: Registry, held: list, *, read_all: bool,
+                     status: bool = False) -> float:
     """Save a registry of never-encoded entries, clear the process cache, load, read."""
     t0 = time.perf_counter()
     store.save(fresh)
@@ -101,8 +134,11 @@ def store_round_trip(store: RegistryStore, fresh: Registry, held: list, *, read_
     loaded = store.load()
     held[:] = [loaded]
     assert len(loaded.entries) == N
-    if read_all:
-        assert sum(1 for e in loaded.entries.values() if e.status == "processed") == N
+    if status:
+        counts, failed, _ = ours_status(loaded)
+        assert counts["failed"] == len(failed) == N_FAILED
+    elif read_all:
+        assert sum(1 for e in loaded.entries.values() if e.status == "processed") == N - N_FAILED
     else:
         assert loaded.entries[PROBE].status == "processed"
     return time.perf_counter() - t0
@@ -162,14 +198,14 @@ if kind == "stdlib":
     data = json.loads(path.read_bytes())
     assert {e["sourceRootRelativePath"]: e for e in data["entries"]}[probe]["status"] == "processed"
     t1 = time.perf_counter()
-    assert sum(1 for e in data["entries"] if e["status"] == "processed") == len(data["entries"])
+    assert sum(1 for e in data["entries"] if e["status"] in ("processed", "failed")) == len(data["entries"])
 else:
     from mnote_kr.core.registry import RegistryStore
     t0 = time.perf_counter()
     reg = RegistryStore(path).load()
     assert reg.entries[probe].status == "processed"
     t1 = time.perf_counter()
-    assert sum(1 for e in reg.entries.values() if e.status == "processed") == len(reg.entries)
+    assert sum(1 for e in reg.entries.values() if e.status in ("processed", "failed")) == len(reg.entries)
 print(t1 - t0, time.perf_counter() - t0)
 """
 
@@ -185,19 +221,19 @@ def main() -> int:
     snap = make_snapshot(N)
     builtins = msgspec.to_builtins(snap)
     results: dict[str, list[float]] = {k: [] for k in ("base_lookup", "ours_lookup", "base_all", "ours_all",
-                                                       "previous")}
+                                                       "base_status", "ours_status", "previous")}
     with tempfile.TemporaryDirectory() as tmp:
         store = RegistryStore(Path(tmp) / "index")
         plain = Path(tmp) / "plain.json"
         # What each series loaded last round: it frees it in its own next round (equal accounting).
         held: dict[str, list] = {k: [] for k in results}
         for _ in range(ROUNDS):  # interleaved, so drift on a shared machine hits all sides
-            for read_all, suffix in ((False, "lookup"), (True, "all")):
+            for read_all, status, suffix in ((False, False, "lookup"), (True, False, "all"), (False, True, "status")):
                 results["base_" + suffix].append(
-                    stdlib_round_trip(plain, builtins, held["base_" + suffix], read_all=read_all))
+                    stdlib_round_trip(plain, builtins, held["base_" + suffix], read_all=read_all, status=status))
                 fresh = Registry(snap)  # entry structs only: the save encodes every one
                 results["ours_" + suffix].append(
-                    store_round_trip(store, fresh, held["ours_" + suffix], read_all=read_all))
+                    store_round_trip(store, fresh, held["ours_" + suffix], read_all=read_all, status=status))
             results["previous"].append(
                 previous_format_round_trip(Path(tmp) / "previous.json", Registry(snap), held["previous"]))
         held.clear()
@@ -231,7 +267,8 @@ def main() -> int:
     print(f"  files: packed snapshot {size_packed / 1e6:.1f} MB; stdlib JSON {size_json / 1e6:.1f} MB; "
           f"'registry export' JSON {size_export / 1e6:.1f} MB")
     for suffix, label in (("lookup", "save + cold load + one lookup by path"),
-                          ("all", "save + cold load + read every entry")):
+                          ("all", "save + cold load + read every entry"),
+                          ("status", "save + cold load + what status asks of every entry")):
         b, o = med["base_" + suffix], med["ours_" + suffix]
         print(f"  {label}:")
         print(f"    baseline stdlib json.dumps+json.loads (dicts): {b:.3f} s")

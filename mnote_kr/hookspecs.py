@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping, Sequence
+
     from mnote_kr.context import ProviderContext
     from mnote_kr.models import (
         CitationTextBundle,
@@ -104,9 +106,13 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 
 
 @hookspec(firstresult=True)
-def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus | None:
+def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus | None:
     """Report the provider's health, document counts, rerank configuration and the
     documents that no registry entry maps ("unmapped").
+
+    ``entries`` is every registry entry, decoded when iterated. The host's sequence also has
+    ``columns()`` (:class:`~mnote_kr.models.EntryColumns`: paths, doc ids, names, liveness)
+    that decodes no entry; use it when present (``getattr(entries, "columns", None)``).
 
     Calling convention: firstresult, configured provider only. Raise
     ``ProviderError`` when the provider cannot be reached.
@@ -123,7 +129,7 @@ def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | 
 
 @hookspec(firstresult=True)
 def map_reference(
-    ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry], query: str
+    ctx: ProviderContext, reference: ProviderReference, entries: Mapping[str, SourceEntry], query: str
 ) -> MappedReference | None:
     """Map one provider reference back to a registry entry and, when the provider
     writes sidecars, to the block the chunk came from.

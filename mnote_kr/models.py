@@ -13,7 +13,8 @@ Flow of data (one way)::
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from collections.abc import Sequence
+from typing import Any, Literal, NamedTuple
 
 import msgspec
 
@@ -93,6 +94,20 @@ class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=Fals
     retry_count: int = 0
     next_retry_at_ms: int = 0
     pending_action: str | None = None  # "ingest" | "delete" while waiting for the provider
+
+
+class EntryColumns(NamedTuple):
+    """What a provider's status needs of every registry entry, without decoding the entries.
+
+    The ``entries`` the host gives ``provider_status`` is a sequence with a ``columns()``
+    method returning this (parallel sequences, in registry order); iterating the sequence
+    instead decodes every entry.
+    """
+
+    paths: Sequence[str]  # source_root_relative_path
+    doc_ids: Sequence[str | None]  # light_rag_doc_id
+    names: Sequence[str | None]  # light_rag_file_path
+    live: bytes  # 1 where the entry is processed and not stale, else 0
 
 
 class RegistrySnapshot(Base, kw_only=True):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -159,7 +159,7 @@ class Plugins:
         result: list[EntryUpdate] = self._provider_call("delete", ctx=ctx, entries=entries)
         return result
 
-    def provider_status(self, ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus:
+    def provider_status(self, ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus:
         result: ProviderStatus = self._provider_call("provider_status", ctx=ctx, entries=entries)
         return result
 
@@ -168,7 +168,7 @@ class Plugins:
         return result
 
     def map_reference(
-        self, ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry], query: str
+        self, ctx: ProviderContext, reference: ProviderReference, entries: Mapping[str, SourceEntry], query: str
     ) -> MappedReference | None:
         name = self.provider_plugin()
         result: MappedReference | None = self._call(

@@ -45,9 +45,14 @@ def test_save_and_load_round_trip_keeps_every_field(tmp_path: Path) -> None:
     assert loaded.entries["a/b.pdf"].chunk_ids == ["doc-1-chunk-000"]
     assert loaded.entries["a/b.pdf"].status == "processed"
     packed = msgspec.msgpack.decode(store.path.read_bytes())  # any MessagePack reader can open it
-    assert packed[:2] == ["mnote-kr-registry", 3] and packed[6] == ["a/b.pdf"]
-    on_disk = msgspec.msgpack.decode(packed[9])  # the entries blob: chunks of camelCase maps
+    assert packed[:2] == ["mnote-kr-registry", 4] and packed[7] == ["a/b.pdf"] and len(packed) == 15
+    on_disk = msgspec.msgpack.decode(packed[14])  # the entries blob: chunks of camelCase maps
     assert on_disk[0][0]["sourceRootRelativePath"] == "a/b.pdf" and on_disk[0][0]["chunkIds"] == ["doc-1-chunk-000"]
+    # The columns: one tag byte (status 'processed' is code 3, not stale), provider names and ids.
+    assert packed[10] == bytes([3]) and msgspec.msgpack.decode(packed[11]) == [None]
+    assert msgspec.msgpack.decode(packed[12]) == [None] and msgspec.msgpack.decode(packed[13]) == []  # no notes
+    data = store.path.read_bytes()  # field 2: where the entries start (their bin 32 marker)
+    assert data[int.from_bytes(packed[2], "little")] == 0xC6
     raw = json.loads(store.export_json())
     assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase export
 

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import gc
 import json
+import os
 from pathlib import Path
 
 import msgspec
 import pytest
 
 from mnote_kr.core import registry as registry_module
-from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore
-from mnote_kr.core.registry_format import CHUNK, EntryMap
+from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore, failed_tag, fallback_tag, waiting_tag
+from mnote_kr.core.registry_entries import EntryMap
+from mnote_kr.core.registry_format import CHUNK
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import SourceEntry
 
@@ -58,7 +61,9 @@ def test_a_lookup_decodes_one_entry_and_iterating_decodes_all(tmp_path: Path) ->
     assert sum(e is not None for e in packed.decoded) == 0  # load decoded no entry
     assert reg.entries["d/0307.pdf"] == made[307]
     assert sum(e is not None for e in packed.decoded) == CHUNK  # only the chunk holding it
-    assert packed.decoded[256] is not None and packed.decoded[255] is None and packed.decoded[512] is None
+    first = 307 // CHUNK * CHUNK
+    assert packed.decoded[first] is not None and packed.decoded[first - 1] is None
+    assert packed.decoded[first + CHUNK] is None
     assert list(reg.entries.values()) == made  # registry order kept
     assert reg.entries == {e.source_root_relative_path: e for e in made}
 
@@ -125,7 +130,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x9a" and not legacy.exists()
+    assert store.path.read_bytes()[:1] == b"\x9f" and not legacy.exists()  # packed v4: 15 fields
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -183,3 +188,195 @@ def test_iterating_a_mostly_replaced_map_decodes_only_the_chunks_still_needed(tm
     assert packed is not None
     assert list(reg.entries.values()) == replaced + made[590:]
     assert packed.decoded[599] is not None and packed.decoded[0] is None  # the last chunk only
+
+
+# ---------------------------------------------------------------- columns: aggregates without decoding
+
+V3_FIXTURE = Path(__file__).parent / "data" / "registry" / "v3.msgpack"  # written by the v3 code (300 entries)
+
+
+def varied(store: RegistryStore, n: int) -> None:
+    """Entries of every kind status needs: failed with reasons, waiting, stale, fallbacks."""
+    with store.transaction() as reg:
+        for i in range(n):
+            status = ("processed", "failed", "pending", "submitted", "processed")[i % 5]
+            reg.put(entry(f"v/{i:04d}.pdf", status=status, stale=i % 7 == 0,
+                          last_error=f"boom {i}" if status == "failed" else None,
+                          pending_action="ingest" if i % 11 == 0 else None,
+                          kind="pdf_fallback" if i % 13 == 0 else "document",
+                          light_rag_doc_id=f"doc-{i}" if i % 3 else None, light_rag_file_path=f"{i:04d}.pdf"))
+
+
+def by_hand(entries: list[SourceEntry]) -> dict[str, int]:
+    """Counts by status, computed the plain way (stale wins over any other status)."""
+    counts: dict[str, int] = {}
+    for e in entries:
+        key = "stale" if e.stale else e.status
+        counts[key] = counts.get(key, 0) + 1
+    return dict(sorted(counts.items()))
+
+
+def decoded_count(reg: registry_module.Registry) -> int:
+    packed = reg.entries._packed
+    return 0 if packed is None else sum(e is not None for e in packed.decoded)
+
+
+def test_counts_selections_and_columns_come_from_the_columns_without_decoding(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 1000)
+    reg = cold_load(store)
+    counts, stale = reg.counts(), reg.stale_count()
+    live = reg.by_provider_name()
+    columns = reg.all_entries().columns()
+    failed_notes = reg.notes(failed_tag)
+    assert decoded_count(reg) == 0  # none of that decoded an entry
+    failed = reg.select(lambda t: t & 0x0F == 4 and not t & 0x10)  # 'failed' is code 4 in EntryStatus
+    everything = list(cold_load(store).entries.values())
+    assert counts == by_hand(everything) and stale == sum(e.stale for e in everything)
+    assert failed == [e for e in everything if e.status == "failed" and not e.stale]
+    assert failed[0].last_error == "boom 1"
+    assert [(rel, n.last_error) for rel, n in failed_notes] == [(e.source_root_relative_path, e.last_error)
+                                                                for e in failed]
+    assert set(live) == {e.light_rag_file_path for e in everything if e.status == "processed" and not e.stale}
+    assert live["0004.pdf"].source_root_relative_path == "v/0004.pdf" and "0007.pdf" not in live  # 7: stale
+    assert list(columns.paths) == [e.source_root_relative_path for e in everything]
+    assert list(columns.doc_ids) == [e.light_rag_doc_id for e in everything]
+    assert list(columns.names) == [e.light_rag_file_path for e in everything]
+    assert list(columns.live) == [int(e.status == "processed" and not e.stale) for e in everything]
+
+
+def test_counts_follow_changes_made_since_the_load(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 600)
+    reg = cold_load(store)
+    before = reg.counts()
+    reg.update("v/0004.pdf", status="failed", last_error="now broken")  # processed -> failed
+    del reg.entries["v/0001.pdf"]  # a failed one
+    reg.put(entry("new.md", status="pending"))
+    after = reg.counts()
+    assert after["processed"] == before["processed"] - 1 and after["failed"] == before["failed"]
+    assert after["pending"] == before["pending"] + 1
+    assert after == by_hand(list(reg.entries.values()))
+    failed = [e.source_root_relative_path for e in reg.select(lambda t: t & 0x0F == 4 and not t & 0x10)]
+    assert "v/0004.pdf" in failed and "v/0001.pdf" not in failed
+    assert failed == [k for k, e in reg.entries.items() if e.status == "failed" and not e.stale]  # registry order
+    live = reg.by_provider_name()
+    assert "0004.pdf" not in live and "0009.pdf" in live
+    columns = reg.all_entries().columns()
+    assert list(columns.paths) == list(reg.entries) and columns.live[list(reg.entries).index("v/0004.pdf")] == 0
+    assert columns.names[-1] is None and columns.paths[-1] == "new.md"
+    with store.transaction() as w:  # saved and loaded again: the columns on disk agree
+        w.update("v/0004.pdf", status="failed", last_error="now broken")
+        del w.entries["v/0001.pdf"]
+        w.put(entry("new.md", status="pending"))
+    again = cold_load(store)
+    assert again.counts() == after and decoded_count(again) == 0
+    # The notes column (what status lists), reindexed after the deletion shifted every chunk.
+    listed = [(rel, n.status, n.last_error, n.pending_action) for rel, n in again.notes(failed_tag)]
+    assert decoded_count(again) == 0
+    plain = list(again.entries.items())
+    assert listed == [(k, e.status, e.last_error, e.pending_action) for k, e in plain if e.status == "failed"
+                      and not e.stale]
+    assert ("v/0004.pdf", "failed", "now broken", None) in listed
+    assert [rel for rel, _ in again.notes(waiting_tag)] == [k for k, e in plain if e.pending_action
+                                                           or e.status == "pending"]
+    assert [rel for rel, _ in again.notes(fallback_tag)] == [k for k, e in plain if e.kind.endswith("_fallback")
+                                                            and e.status != "failed"]
+    assert [rel for rel, _ in reg.notes(waiting_tag)] == [rel for rel, _ in again.notes(waiting_tag)]  # in memory
+
+
+def test_reading_entries_keeps_them_packed_so_a_save_copies_them(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 600)
+    reg = cold_load(store)
+    assert len(list(reg.entries.values())) == 600 and reg.entries["v/0003.pdf"].status == "submitted"
+    assert reg.entries._untouched() is not None  # read, not changed
+    old_blob = bytes(reg.entries._packed.blob)
+    store.save(reg)
+    assert bytes(reg.entries._packed.blob) == old_blob
+
+
+def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    store = RegistryStore(index)
+    v3 = V3_FIXTURE.read_bytes()
+    store.path.write_bytes(v3)
+    assert msgspec.msgpack.decode(v3)[1] == 3
+    reg = cold_load(store)
+    everything = list(reg.entries.values())
+    assert len(everything) == 300 and reg.workspace_id == "ws-v3" and everything[1].last_error == "boom 1"
+    assert cold_load(store).counts() == by_hand(everything)  # no columns on disk: derived from the entries
+    assert [(rel, n.last_error) for rel, n in cold_load(store).notes(failed_tag)] == \
+        [(e.source_root_relative_path, e.last_error) for e in everything if e.status == "failed" and not e.stale]
+    with store.transaction() as w:
+        w.update("d/0002.pdf", status="processed")
+    data = store.path.read_bytes()
+    assert msgspec.msgpack.decode(data)[1] == 4 and store.prev_path.read_bytes() == v3
+    migrated = cold_load(store)
+    expected = [msgspec.structs.replace(e, status="processed") if e.source_root_relative_path == "d/0002.pdf" else e
+                for e in everything]
+    assert migrated.counts() == by_hand(expected) and decoded_count(migrated) == 0
+    assert [msgspec.structs.replace(e, updated_at_ms=0) for e in migrated.entries.values()] == \
+        [msgspec.structs.replace(e, updated_at_ms=0) for e in expected]
+
+
+def test_status_questions_need_no_key_index_and_a_lookup_builds_it(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    varied(store, 300)
+    reg = cold_load(store)
+    assert len(reg.entries) == 300 and reg.counts() == by_hand(list(cold_load(store).entries.values()))
+    assert list(reg.entries)[:2] == ["v/0000.pdf", "v/0001.pdf"] and not reg.entries._indexed()
+    copy = reg.copy()
+    assert "v/0005.pdf" in reg.entries and reg.entries._indexed() and not copy.entries._indexed()
+    assert copy.entries["v/0005.pdf"] == reg.entries["v/0005.pdf"]
+    warm, other = store.load(), store.load()  # from the cache: one snapshot, one shared key index
+    assert warm.entries["v/0006.pdf"] == reg.entries["v/0006.pdf"] and warm.entries._data is other.entries._data
+    warm.entries["zzz.md"] = entry("zzz.md")
+    del warm.entries["v/0000.pdf"]  # changing one map copies the index first: no other map sees it
+    assert "zzz.md" not in other.entries and "v/0000.pdf" in other.entries and len(other.entries) == 300
+    assert "zzz.md" not in store.load().entries and "v/0000.pdf" in reg.entries
+    assert "v/0000.pdf" in copy.entries and len(copy.entries) == 300
+    store.save(copy)  # an unread map saves by copying every chunk
+    assert cold_load(store).entries == reg.entries
+
+
+def test_a_load_reads_the_header_only_and_the_entries_from_the_same_file(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 300)
+    reg = cold_load(store)
+    packed = reg.entries._packed
+    assert packed is not None and packed._blob is None  # the entries' bytes are not read yet
+    assert reg.counts() == {"processed": 300} and packed._blob is None
+    fill(store, 2)  # another save renames a new file into place: this load still reads its own
+    assert reg.entries["d/0299.pdf"] == made[299] and packed._blob is not None and packed._source is None
+    assert list(reg.entries.values()) == made
+
+
+def test_a_file_rewritten_in_place_under_a_load_is_a_clear_error(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 300)
+    reg = cold_load(store)
+    data = store.path.read_bytes()
+    with open(store.path, "r+b") as fh:  # what 'cp other.msgpack lightrag-source-registry.msgpack' does
+        fh.write(data[:100] + b"\0" * (len(data) - 100))
+    os.utime(store.path, ns=(1, 1))  # a different mtime, as any rewrite has
+    with pytest.raises(RegistryError) as info:
+        reg.entries["d/0001.pdf"]
+    assert "changed in place" in str(info.value) and "registry import" in str(info.value)
+
+
+def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 100)
+    open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
+    if open_fds is None:
+        pytest.skip("no /proc/self/fd to count descriptors on this system")
+    for i in range(30):
+        reg = cold_load(store)
+        if i % 2:
+            reg.entries["d/0001.pdf"]  # half of them read their entries (and close their file)
+    del reg
+    registry_module.clear_cache()
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == open_fds

@@ -64,15 +64,21 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     """Files the query names that are in the workspace but not citable, and why."""
     if "." not in query:  # no "name.ext" in it (and no need to list the registry's extensions)
         return []
-    known = frozenset(Path(rel).suffix.lower().lstrip(".") for rel in reg.entries)
+    # Only the extensions the query names are looked up among the registry's paths (and only
+    # the entries the query names are decoded): a search must not walk 100,000 entries.
+    asked = {m.group(1).lower() for m in _FILENAME_RE.finditer(query)} - DOCUMENT_EXTENSIONS
+    known = frozenset(ext for ext in asked if any(rel.lower().endswith("." + ext) for rel in reg.entries))
     names = file_names(query, known)
     if not names:
         return []
     out: list[NotIndexed] = []
     found: set[str] = set()
-    for entry in reg.entries.values():
-        name = Path(entry.source_root_relative_path).name.lower()
-        if name not in names or (entry.status == "processed" and not entry.stale):
+    for rel in reg.entries:
+        name = rel.rpartition("/")[2].lower()
+        if name not in names:
+            continue
+        entry = reg.entries[rel]
+        if entry.status == "processed" and not entry.stale:
             found.add(name)
             continue
         found.add(name)

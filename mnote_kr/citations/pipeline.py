@@ -413,15 +413,15 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
     found passages, but only in stale, changed, deleted or out-of-scope sources),
     ``no_match``.
     """
-    entries = list(reg.entries.values())
-    live = [e for e in entries if e.status == "processed" and not e.stale]
-    waiting = [e for e in entries if e.status in ("pending", "submitted", "processing") and not e.stale]
-    if not entries:
+    counts = reg.counts()  # from the registry's columns (a stale entry counts as "stale"): nothing decoded
+    live = counts.get("processed", 0)
+    waiting = sum(counts.get(s, 0) for s in ("pending", "submitted", "processing"))
+    if not reg.entries:
         return {"reason": "nothing_ingested",
                 "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
     if not live and waiting:
         return {"reason": "still_indexing",
-                "message": f"still indexing: {len(waiting)} file(s) waiting; "
+                "message": f"still indexing: {waiting} file(s) waiting; "
                            "'mnote-kr sync --wait 60' follows them, then search again"}
     unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
     if unusable:
@@ -436,7 +436,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         fix = "widen --scope" if scoped and unusable.get("outOfScope") else "'mnote-kr sync' re-indexes changed files"
         return {"reason": "only_unusable_sources",
                 "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); {fix}"}
-    extra = f"; {len(waiting)} file(s) are still being indexed" if waiting else ""
+    extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 
 

@@ -20,7 +20,16 @@ from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.pending import load_pending_new
-from mnote_kr.core.registry import NOT_TERMINAL, PRUNABLE, Registry, RegistryStore, now_ms
+from mnote_kr.core.registry import (
+    NOT_TERMINAL,
+    PRUNABLE,
+    Registry,
+    RegistryStore,
+    failed_tag,
+    fallback_tag,
+    now_ms,
+    waiting_tag,
+)
 from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
@@ -501,22 +510,19 @@ class Host:
             "registry": {
                 "path": str(self.store.path),
                 "entries": len(reg.entries),
+                # From the registry's columns: only the entries listed below are decoded.
                 "byStatus": reg.counts(),
-                "stale": sum(1 for e in reg.entries.values() if e.stale),
+                "stale": reg.stale_count(),
                 "waiting": [
-                    {"sourcePath": e.source_root_relative_path, "action": e.pending_action or e.status,
-                     "lastError": e.last_error, "retryCount": e.retry_count}
-                    for e in reg.entries.values() if e.pending_action or e.status == "pending"
+                    {"sourcePath": rel, "action": n.pending_action or n.status, "lastError": n.last_error,
+                     "retryCount": n.retry_count}
+                    for rel, n in reg.notes(waiting_tag)
                 ],
-                "failed": [
-                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
-                    for e in reg.entries.values() if e.status == "failed" and not e.stale
-                ],
+                "failed": [{"sourcePath": rel, "reason": n.last_error or "indexing failed"}
+                           for rel, n in reg.notes(failed_tag)],
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
-                "fallbacks": [
-                    {"sourcePath": e.source_root_relative_path, "reason": e.last_error or e.kind}
-                    for e in reg.entries.values() if e.kind.endswith("_fallback") and e.status != "failed"
-                ],
+                "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
+                              for rel, n in reg.notes(fallback_tag)],
             },
             "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
@@ -524,7 +530,7 @@ class Host:
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
         }
         try:
-            status = self.plugins.provider_status(self.context(), list(reg.entries.values()))
+            status = self.plugins.provider_status(self.context(), reg.all_entries())
             out["provider"] = msgspec.to_builtins(status)
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}

@@ -27,14 +27,14 @@ import os
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mnote_kr.core import registry_format as fmt
-from mnote_kr.core.registry_format import EntryMap
+from mnote_kr.core.registry_entries import EntryMap, EntrySequence, LiveByName
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
 
@@ -48,6 +48,24 @@ LEGACY_JSON_FILE = "lightrag-source-registry.json"
 LOCK_FILE = "lightrag-source-registry.json.lock"  # the name older versions lock too
 PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
 NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
+
+
+_PENDING, _FAILED = fmt.STATUSES.index("pending"), fmt.STATUSES.index("failed")
+
+
+def waiting_tag(tag: int) -> bool:
+    """Queued for the provider: a pending action, or status ``pending`` (see ``Registry.select``)."""
+    return bool(tag & fmt.PENDING_ACTION) or tag & fmt.STATUS_MASK == _PENDING
+
+
+def failed_tag(tag: int) -> bool:
+    """Failed and not stale."""
+    return tag & (fmt.STATUS_MASK | fmt.STALE) == _FAILED
+
+
+def fallback_tag(tag: int) -> bool:
+    """Indexed through a provider's fallback (kind ``*_fallback``), and not failed."""
+    return bool(tag & fmt.FALLBACK) and tag & fmt.STATUS_MASK != _FAILED
 
 
 #: Decoded snapshots of recently read registry files, keyed by path and checked against the
@@ -94,11 +112,14 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def decode_snapshot(data: bytes, path: Path) -> Registry:
-    """Decode registry bytes (packed v3, or JSON v2/v1 migrated). Raises ``RegistryCorruptError``."""
+def decode_snapshot(data: bytes | fmt.HeaderOnly, path: Path) -> Registry:
+    """Decode registry bytes (packed v4 or v3, or JSON v2/v1 migrated), or a v4 file's header
+    (its entries read later). Raises ``RegistryCorruptError``."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead
     try:
+        if isinstance(data, fmt.HeaderOnly):
+            return Registry.from_packed(*fmt.decode_header_from(data, path))
         if fmt.is_packed(data):
             header, packed = fmt.decode_packed(data, path)
             return Registry.from_packed(header, packed)
@@ -111,9 +132,12 @@ def decode_snapshot(data: bytes, path: Path) -> Registry:
 class Registry:
     """An in-memory registry: indexed roots and entries keyed by workspace-relative path.
 
-    ``entries`` is an :class:`~mnote_kr.core.registry_format.EntryMap`: a ``MutableMapping``
+    ``entries`` is an :class:`~mnote_kr.core.registry_entries.EntryMap`: a ``MutableMapping``
     in insertion order that decodes an entry from the packed file the first time it is read.
     It is not a ``dict``: where one is needed (``msgspec.to_builtins``), use ``dict(reg.entries)``.
+    Questions about every entry (:meth:`counts`, :meth:`select`, :meth:`by_provider_name`,
+    :meth:`all_entries` ``.columns()``) are answered from the snapshot's columns: they decode
+    only the entries they return.
     """
 
     def __init__(self, snapshot: RegistrySnapshot) -> None:
@@ -124,7 +148,7 @@ class Registry:
         self.updated_at_ms = snapshot.updated_at_ms
 
     @classmethod
-    def from_packed(cls, header: fmt.PackedHeader, packed: fmt.PackedEntries) -> Registry:
+    def from_packed(cls, header: fmt.PackedHeader | fmt._V3Header, packed: fmt.PackedEntries) -> Registry:
         """A registry over a packed snapshot; entries are decoded when first read."""
         new = cls.__new__(cls)
         new.workspace_id, new.root_uri, new.updated_at_ms = header.workspace_id, header.root_uri, header.updated_at_ms
@@ -163,20 +187,42 @@ class Registry:
         self.entries[rel_path] = new
         return new
 
-    def by_provider_name(self) -> dict[str, SourceEntry]:
-        """Live (citable) entries keyed by the provider's file name."""
-        return {
-            e.light_rag_file_path: e
-            for e in self.entries.values()
-            if e.light_rag_file_path and e.status == "processed" and not e.stale
-        }
+    def by_provider_name(self) -> LiveByName:
+        """Live (citable) entries keyed by the provider's file name; a lookup decodes one entry."""
+        return self.entries.live_by_name()
+
+    def select(self, pred: Callable[[int], bool]) -> list[SourceEntry]:
+        """The entries whose tag (``registry_format.entry_tag``) satisfies ``pred``, in order."""
+        return self.entries.select(pred)
+
+    def notes(self, pred: Callable[[int], bool]) -> list[tuple[str, fmt.Note]]:
+        """(path, note) of the queued, failed or fallback entries ``pred`` selects; decodes none."""
+        return self.entries.notes(pred)
+
+    def all_entries(self) -> EntrySequence:
+        """Every entry as a lazily decoded sequence whose ``columns()`` decodes none."""
+        return EntrySequence(self.entries)
 
     def counts(self) -> dict[str, int]:
+        """Entries by status (``stale`` for a stale entry of any other status); decodes none."""
         counts: dict[str, int] = {}
-        for entry in self.entries.values():
-            key = "stale" if entry.stale and entry.status != "stale" else entry.status
-            counts[key] = counts.get(key, 0) + 1
+        unknown = False
+        for tag, n in self.entries.tag_counts().items():
+            status = fmt.tag_status(tag)
+            if status is None:  # a status this version has no code for: read those entries
+                unknown = True
+                continue
+            key = "stale" if tag & fmt.STALE and status != "stale" else status
+            counts[key] = counts.get(key, 0) + n
+        if unknown:
+            for entry in self.entries.select(lambda tag: fmt.tag_status(tag) is None):
+                key = "stale" if entry.stale and entry.status != "stale" else entry.status
+                counts[key] = counts.get(key, 0) + 1
         return dict(sorted(counts.items()))
+
+    def stale_count(self) -> int:
+        """How many entries are marked stale; decodes none."""
+        return sum(n for tag, n in self.entries.tag_counts().items() if tag & fmt.STALE)
 
 
 class RegistryStore:
@@ -228,7 +274,15 @@ class RegistryStore:
                 cached = _cached(path, key)
                 if cached is not None:
                     return cached
-                data = fh.read()
+                prefix = fh.read(fmt.PREFIX_SIZE)
+                length = fmt.header_length(prefix)
+                data: bytes | fmt.HeaderOnly
+                if length is not None and fmt.PREFIX_SIZE <= length <= key[2]:
+                    # Version 4: read the header only; the entries are read from this same file
+                    # (a descriptor of its own) when the first one is, if ever.
+                    data = fmt.HeaderOnly(os.dup(fh.fileno()), prefix + fh.read(length - len(prefix)), key)
+                else:
+                    data = prefix + fh.read()
         except FileNotFoundError:
             raise
         except OSError as exc:
@@ -269,8 +323,15 @@ class RegistryStore:
         """Write atomically: temp file + fsync + rename, keeping the previous generation."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
-        encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
-                                    registry.sorted_roots(), registry.entries, self.path)
+        keys, values, old = registry.entries.raw()
+        gc_was_enabled = gc.isenabled()
+        gc.disable()  # the columns and chunk lists are 100k acyclic objects: collections are pure overhead
+        try:
+            encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
+                                        registry.sorted_roots(), keys, values, old, self.path)
+        finally:
+            if gc_was_enabled:
+                gc.enable()
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
             with open(tmp, "wb") as fh:

@@ -1,20 +1,33 @@
-"""The registry's on-disk formats: the packed binary snapshot (v3) and the JSON export (v1, v2).
+"""The registry's on-disk formats: the packed binary snapshot (v4) and the JSON export (v1, v2).
 
-**Packed snapshot (v3)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
+**Packed snapshot (v4)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
 
-    ["mnote-kr-registry", 3, workspaceId, rootUri, updatedAtMs, indexedRoots,
+    ["mnote-kr-registry", 4,
+     headerLength,  # bin 8: little-endian uint64, the byte offset of the last field (`entries`)
+     workspaceId, rootUri, updatedAtMs, indexedRoots,
      keys,      # the entries' workspace-relative paths, in registry order
      starts,    # bin: little-endian uint64 index of each chunk's first entry, then the count
      ends,      # bin: little-endian uint64 end offset of each chunk inside `entries`
-     entries]   # bin: itself a MessagePack array of chunks (arrays of at most 256 entries),
+     tags,      # bin: one byte per entry: status, stale, pending action, fallback (entry_tag)
+     names,     # bin: a MessagePack array, each entry's lightRagFilePath (or nil)
+     docIds,    # bin: a MessagePack array, each entry's lightRagDocId (or nil)
+     notes,     # bin: a MessagePack array of [index, status, pendingAction, lastError, retryCount,
+                #      kind] for the entries status lists (waiting, failed, fallback), by index
+     entries]   # bin: itself a MessagePack array of chunks (arrays of at most CHUNK entries),
                 #      each entry a map with the JSON export's camelCase fields (defaults omitted)
 
-Loading decodes the header and the key list only: an :class:`EntryMap` keeps every entry as
-an index into the file's bytes and decodes its chunk on first access (a lookup by path decodes
-one chunk; iterating decodes them all in one call). Saving copies the bytes of chunks whose
-entries were all left unchanged instead of encoding them again. Most commands touch a handful of
-entries, so a 100,000-entry registry loads without building 100,000 objects (and without freeing
-them later).
+Loading reads and decodes the header (up to ``headerLength``) only; the entries' bytes are
+read when the first entry is (from the same open file, so a save renaming a new file into
+place meanwhile changes nothing). An :class:`EntryMap` keeps every entry as an index into
+those bytes and decodes its chunk on first access (a lookup by path decodes
+one chunk; iterating decodes them all in one call). The four columns answer what ``status``
+and ``search`` ask of every entry (counts by status, the failed and waiting ones with their
+reasons, the provider's names and ids) without decoding any entry. Saving copies the bytes of chunks whose entries were
+all left unchanged instead of encoding them again.
+
+Version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
+entries]``, chunks of 256, no columns; it still loads (the columns are then derived
+from the entries, once) and the next save writes version 4.
 
 **JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
 "entries", "updatedAtMs"}`` with camelCase fields. It is what ``mnote-kr registry export``
@@ -25,30 +38,121 @@ writes and ``registry import`` reads, and what older versions of mnote-kr stored
 from __future__ import annotations
 
 import gc
+import os
 import sys
+import threading
+import weakref
 from array import array
 from bisect import bisect_right
-from collections.abc import ItemsView, Iterator, KeysView, MutableMapping, ValuesView
-from itertools import chain
+from collections.abc import Callable, Iterable
+from itertools import chain, compress
+from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, TypeVar, cast, overload
+from typing import Any, NamedTuple, get_args
 
 import msgspec
 
-from mnote_kr.errors import RegistryCorruptError
-from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
+from mnote_kr.errors import RegistryCorruptError, RegistryError
+from mnote_kr.models import REGISTRY_SCHEMA_VERSION, EntryStatus, IndexedRoot, RegistrySnapshot, SourceEntry
 
 MAGIC = "mnote-kr-registry"
-PACKED_VERSION = 3
-_T = TypeVar("_T")
+PACKED_VERSION = 4
+READABLE_VERSIONS = (3, 4)
 _ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
 #: Entries per chunk. A lookup decodes one chunk; a save encodes (or copies) whole chunks, so
 #: the per-entry Python work of both is gone while a lookup stays in the tens of microseconds.
-CHUNK = 256
+#: 64, not 256: ``status`` lists the failed and waiting entries, which are spread over the
+#: file; at 100,000 entries 150 of them decode 3.8x less with 64 (a bulk decode costs the same).
+CHUNK = 64
+
+# ---------------------------------------------------------------------------- entry tags
+
+#: One byte per entry says what aggregates need: bits 0-3 the status (its index in
+#: ``EntryStatus``; 15 for a status this version does not know), bit 4 ``stale``, bit 5 a
+#: ``pending_action``, bit 6 a provider fallback kind (``*_fallback``).
+STATUSES: tuple[str, ...] = get_args(EntryStatus)
+_STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
+UNKNOWN_STATUS = 15
+STATUS_MASK, STALE, PENDING_ACTION, FALLBACK = 0x0F, 0x10, 0x20, 0x40
 
 
-class _HeaderHead(msgspec.Struct, array_like=True):
-    """The header without its last field: the entries blob is written after it, uncopied."""
+def entry_tag(e: SourceEntry) -> int:
+    """The entry's tag byte (see ``STATUSES`` and the bit constants)."""
+    return _tag_of((e.status, e.stale, e.pending_action, e.kind))
+
+
+def _tag_of(fields: tuple[str, bool, str | None, str]) -> int:
+    status, stale, pending_action, kind = fields
+    return (_STATUS_CODE.get(status, UNKNOWN_STATUS) | (STALE if stale else 0)
+            | (PENDING_ACTION if pending_action else 0) | (FALLBACK if kind.endswith("_fallback") else 0))
+
+
+class _TagCache(dict[tuple[str, bool, "str | None", str], int]):
+    """(status, stale, pending_action, kind) -> tag: a save tags 100k entries with C-level
+    ``map`` calls instead of a Python call per entry (the combinations are few)."""
+
+    def __missing__(self, key: tuple[str, bool, str | None, str]) -> int:
+        if len(self) > 4096:  # free-form kinds or actions: never grow without bound
+            self.clear()
+        tag = self[key] = _tag_of(key)
+        return tag
+
+
+_tags_cache = _TagCache()
+_tag_fields = attrgetter("status", "stale", "pending_action", "kind")
+_get_name, _get_doc_id = attrgetter("light_rag_file_path"), attrgetter("light_rag_doc_id")
+
+
+def entry_tags(entries: list[SourceEntry]) -> bytes:
+    """:func:`entry_tag` of each entry."""
+    return bytes(map(_tags_cache.__getitem__, map(_tag_fields, entries)))
+
+
+def tag_status(tag: int) -> str | None:
+    """The status a tag holds (None: unknown to this version, read the entry)."""
+    code = tag & STATUS_MASK
+    return STATUSES[code] if code < len(STATUSES) else None
+
+
+def tag_table(pred: Callable[[int], bool]) -> bytes:
+    """A ``bytes.translate`` table: tag -> 1 where ``pred(tag)``, else 0."""
+    return bytes(1 if pred(t) else 0 for t in range(256))
+
+
+def is_live_tag(tag: int) -> bool:
+    """Citable: processed and not stale."""
+    return tag & (STATUS_MASK | STALE) == _STATUS_CODE["processed"]
+
+
+LIVE_TABLE = tag_table(is_live_tag)
+_PENDING_CODE, _FAILED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"]
+
+
+def is_noted_tag(tag: int) -> bool:
+    """Whether the ``notes`` column holds the entry: queued, failed or a fallback."""
+    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE)
+
+
+NOTED_TABLE = tag_table(is_noted_tag)
+
+
+class Note(msgspec.Struct, array_like=True, frozen=True, gc=False):
+    """What ``status`` prints of a queued, failed or fallback entry (``index`` in the snapshot)."""
+
+    index: int
+    status: str
+    pending_action: str | None
+    last_error: str | None
+    retry_count: int
+    kind: str
+
+
+def note_of(i: int, e: SourceEntry) -> Note:
+    return Note(i, e.status, e.pending_action, e.last_error, e.retry_count, e.kind)
+
+
+class _V3Header(msgspec.Struct, array_like=True):
+    """A version-3 snapshot (read only)."""
 
     magic: str
     version: int
@@ -59,40 +163,130 @@ class _HeaderHead(msgspec.Struct, array_like=True):
     keys: list[str]
     starts: bytes
     ends: bytes
+    entries: memoryview
 
 
-class PackedHeader(_HeaderHead, array_like=True):
-    """The packed snapshot as MessagePack sees it (see the module docstring)."""
+class PackedHeader(msgspec.Struct, array_like=True):
+    """A version-4 snapshot without its last field (the entries, read on demand)."""
 
-    entries: memoryview  # a view into the file's bytes: no copy at load
+    magic: str
+    version: int
+    header_length: bytes  # 8 bytes: a fixed width, so the writer can fill it in afterwards
+    workspace_id: str
+    root_uri: str
+    updated_at_ms: int
+    indexed_roots: list[IndexedRoot]
+    keys: list[str]
+    starts: bytes
+    ends: bytes
+    tags: bytes
+    names: memoryview
+    doc_ids: memoryview
+    notes: memoryview
+
+
+#: The bytes before ``headerLength``'s value: array of 15, the magic, version 4, bin 8.
+_V4_PREFIX = b"\x9f\xb1" + MAGIC.encode() + b"\x04\xc4\x08"
+PREFIX_SIZE = len(_V4_PREFIX) + 8
+
+
+def header_length(prefix: bytes) -> int | None:
+    """The header length a version-4 file's first ``PREFIX_SIZE`` bytes state (else None)."""
+    if len(prefix) < PREFIX_SIZE or not prefix.startswith(_V4_PREFIX):
+        return None
+    return int.from_bytes(prefix[len(_V4_PREFIX) : PREFIX_SIZE], "little")
 
 
 _encoder = msgspec.msgpack.Encoder()
 _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
-_entry_decoder = msgspec.msgpack.Decoder(SourceEntry)
+_v3_decoder = msgspec.msgpack.Decoder(_V3Header)
 _chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
 _chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
+_column_decoder = msgspec.msgpack.Decoder(list[str | None])
+_notes_decoder = msgspec.msgpack.Decoder(list[Note])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
 _json_probe = msgspec.json.Decoder(dict)
 _json_encoder = msgspec.json.Encoder()
 
 
+class BlobSource:
+    """Where a loaded snapshot's entries are: an open file (its own descriptor, closed once read
+    or when the snapshot is dropped), the offset and length, and the identity it had at load."""
+
+    def __init__(self, fd: int, offset: int, length: int, identity: tuple[int, ...], path: Path) -> None:
+        self.offset, self.length, self.identity, self.path = offset, length, identity, path
+        self.fd = fd
+        self._close = weakref.finalize(self, os.close, fd)
+
+    def read(self, chunks: int) -> memoryview:
+        """The entries blob; checks that the file was not rewritten in place since the load."""
+        try:
+            st = os.fstat(self.fd)
+            data = os.pread(self.fd, self.length + 5, self.offset)
+        except OSError as exc:
+            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
+        finally:
+            self._close()
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
+            raise RegistryError(f"The registry file was changed in place while in use: {self.path}", path=self.path,
+                                hint="run the command again; replace a registry only with 'mnote-kr registry "
+                                     "import' or 'registry restore', never by copying over the file")
+        blob = memoryview(data)[5:]
+        if len(data) != self.length + 5 or data[:5] != _bin32(self.length) \
+                or bytes(blob[:5]) != _ARRAY32 + chunks.to_bytes(4, "big"):
+            raise _corrupt(self.path, ValueError("the entries do not match the index"))
+        return blob
+
+
+_blob_lock = threading.Lock()
+
+
 class PackedEntries:
     """The entries of one packed snapshot: read-only bytes in chunks, decoded at most once each.
 
-    Shared by every :class:`EntryMap` made from the same load (the process cache hands out
-    copies); the entries are frozen structs, so sharing the decoded ones is safe.
+    Shared by every :class:`~mnote_kr.core.registry_entries.EntryMap` made from the same load
+    (the process cache hands out copies); the entries are frozen structs and the columns are
+    never changed in place, so sharing them is safe.
     """
 
-    __slots__ = ("blob", "starts", "ends", "decoded", "path")
+    __slots__ = ("_blob", "_source", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
+                 "_notes", "_live_names", "_key_index", "__weakref__")
 
-    def __init__(self, blob: memoryview, starts: array[int], ends: array[int], path: Path,
-                 decoded: list[SourceEntry | None] | None = None) -> None:
-        self.blob = blob
+    def __init__(self, blob: memoryview | BlobSource, starts: array[int], ends: array[int], path: Path,
+                 keys: list[str], *,
+                 decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
+                 names: memoryview | list[str | None] | None = None,
+                 doc_ids: memoryview | list[str | None] | None = None,
+                 notes: memoryview | list[Note] | None = None) -> None:
+        self._blob: memoryview | None = None if isinstance(blob, BlobSource) else blob
+        self._source: BlobSource | None = blob if isinstance(blob, BlobSource) else None
         self.starts = starts  # index of each chunk's first entry, then the entry count
         self.ends = ends  # byte offset in ``blob`` where each chunk ends
         self.path = path
+        self.keys = keys
         self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * starts[-1]
+        self._tags = tags
+        self._names = names  # encoded until first asked for
+        self._doc_ids = doc_ids
+        self._notes = notes
+        self._live_names: dict[str, int] | None = None
+        self._key_index: dict[str, int] | None = None
+
+    def __len__(self) -> int:
+        return len(self.decoded)
+
+    @property
+    def blob(self) -> memoryview:
+        """The entries' bytes, read from the loaded file on first use."""
+        blob = self._blob
+        if blob is None:
+            with _blob_lock:  # threads of 'serve' may ask at once: read (and close the file) once
+                if self._blob is None:
+                    assert self._source is not None
+                    self._blob = self._source.read(len(self.ends))
+                    self._source = None
+                blob = self._blob
+        return blob
 
     def chunk_of(self, i: int) -> int:
         return bisect_right(self.starts, i) - 1
@@ -145,156 +339,122 @@ class PackedEntries:
             self.decoded = flat  # type: ignore[assignment]
         return self.decoded  # type: ignore[return-value]
 
+    # -- the columns (a v3 snapshot has none: they are derived from its entries, once)
 
-class EntryMap(MutableMapping[str, SourceEntry]):
-    """Registry entries keyed by workspace-relative path, decoded lazily from a packed snapshot.
+    def tags(self) -> bytes:
+        """One tag byte per entry (:func:`entry_tag`)."""
+        if self._tags is None:
+            self._tags = entry_tags(self.decode_all())
+        return self._tags
 
-    Behaves like ``dict[str, SourceEntry]`` (insertion order, ``copy``); a value is either a
-    decoded entry or, until first read, the index of its bytes in :class:`PackedEntries`.
-    """
+    def names(self) -> list[str | None]:
+        """Each entry's ``light_rag_file_path``."""
+        self._names = self._column(self._names, "light_rag_file_path")
+        return self._names
 
-    __slots__ = ("_data", "_packed")
+    def doc_ids(self) -> list[str | None]:
+        """Each entry's ``light_rag_doc_id``."""
+        self._doc_ids = self._column(self._doc_ids, "light_rag_doc_id")
+        return self._doc_ids
 
-    def __init__(self, entries: dict[str, SourceEntry] | None = None) -> None:
-        self._data: dict[str, SourceEntry | int] = dict(entries) if entries else {}
-        self._packed: PackedEntries | None = None
+    def _column(self, raw: memoryview | list[str | None] | None, field: str) -> list[str | None]:
+        if isinstance(raw, list):
+            return raw
+        if raw is None:
+            return [getattr(e, field) for e in self.decode_all()]
+        try:
+            column = _column_decoder.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _corrupt(self.path, exc) from exc
+        if len(column) != len(self.decoded):
+            raise _corrupt(self.path, ValueError(f"the {field} column holds {len(column)} entries"))
+        return column
 
-    @classmethod
-    def from_packed(cls, keys: list[str], packed: PackedEntries) -> EntryMap:
-        new = cls()
-        new._data = dict(zip(keys, range(len(keys)), strict=True))
-        new._packed = packed
-        return new
+    def notes(self) -> list[Note]:
+        """The notes (see :class:`Note`) of the entries :func:`is_noted_tag` marks, by index."""
+        raw = self._notes
+        if isinstance(raw, list):
+            return raw
+        if raw is None:
+            entries = self.decode_all()
+            self._notes = [note_of(i, entries[i]) for i in self.select(NOTED_TABLE)]
+            return self._notes
+        try:
+            self._notes = _notes_decoder.decode(raw)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _corrupt(self.path, exc) from exc
+        return self._notes
 
-    def _resolve(self, key: str, value: SourceEntry | int) -> SourceEntry:
-        if type(value) is int:
-            assert self._packed is not None
-            entry = self._packed.entry(value)
-            self._data[key] = entry  # replacing a value never changes the dict's size
-            return entry
-        return value  # type: ignore[return-value]
+    def notes_between(self, start: int, stop: int) -> list[Note]:
+        """The notes of entries ``start`` to ``stop - 1``."""
+        notes = self.notes()
+        lo = bisect_right(notes, start - 1, key=_note_index)
+        return notes[lo : bisect_right(notes, stop - 1, key=_note_index)]
 
-    def _materialize(self) -> None:
-        """Decode every still-packed entry at once (before iterating values)."""
-        packed = self._packed
-        if packed is None:
-            return
-        pending = [(k, v) for k, v in self._data.items() if type(v) is int]
-        if not pending:
-            return
-        if len(pending) * 8 > len(packed.decoded):  # many: one bulk decode beats chunk by chunk
-            decoded = packed.decode_all()
-            if len(pending) == len(decoded) == len(self._data):  # untouched since the load
-                self._data = dict(zip(self._data, decoded, strict=True))
-                return
-            for k, i in pending:
-                self._data[k] = decoded[i]
-        else:
-            for k, i in pending:
-                self._data[k] = packed.entry(i)
+    def key_index(self) -> dict[str, int]:
+        """Path -> entry index, built once per snapshot and shared (read-only) by every map over it."""
+        if self._key_index is None:
+            self._key_index = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        return self._key_index
 
-    # -- the Mapping protocol, with dict speed where it matters
+    def live_names(self) -> dict[str, int]:
+        """Provider name -> entry index of the live (processed, not stale) entries; built once."""
+        if self._live_names is None:
+            live = self.tags().translate(LIVE_TABLE)
+            found = dict(zip(compress(self.names(), live), compress(range(len(self.decoded)), live), strict=True))
+            found.pop(None, None)
+            found.pop("", None)
+            self._live_names = found  # type: ignore[assignment]
+        return self._live_names  # type: ignore[return-value]
 
-    def __getitem__(self, key: str) -> SourceEntry:
-        return self._resolve(key, self._data[key])
-
-    @overload
-    def get(self, key: str, /) -> SourceEntry | None: ...
-    @overload
-    def get(self, key: str, /, default: SourceEntry | _T) -> SourceEntry | _T: ...
-
-    def get(self, key: str, /, default: object = None) -> object:
-        """As ``dict.get``; decodes the entry if it is still packed."""
-        value = self._data.get(key)
-        return default if value is None else self._resolve(key, value)
-
-    def __contains__(self, key: object) -> bool:
-        return key in self._data
-
-    def __setitem__(self, key: str, value: SourceEntry) -> None:
-        self._data[key] = value
-
-    def __delitem__(self, key: str) -> None:
-        del self._data[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._data)
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __eq__(self, other: object) -> bool:
-        if isinstance(other, EntryMap):
-            self._materialize()
-            other._materialize()
-            return self._data == other._data
-        if isinstance(other, dict):
-            self._materialize()
-            return self._data == other
-        return NotImplemented
-
-    __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"EntryMap({len(self._data)} entries)"
-
-    def keys(self) -> KeysView[str]:
-        return self._data.keys()
-
-    def values(self) -> ValuesView[SourceEntry]:
-        self._materialize()
-        return self._data.values()  # type: ignore[return-value]
-
-    def items(self) -> ItemsView[str, SourceEntry]:
-        self._materialize()
-        return self._data.items()  # type: ignore[return-value]
-
-    def clear(self) -> None:
-        self._data.clear()
-
-    def copy(self) -> EntryMap:
-        """An independent map over the same (shared, read-only) packed bytes."""
-        new = EntryMap()
-        new._data = dict(self._data)
-        new._packed = self._packed
-        return new
-
-    def rebase(self, keys: list[str], packed: PackedEntries) -> None:
-        """Point at a freshly written snapshot holding exactly these entries (after a save)."""
-        self._data = dict(zip(keys, range(len(keys)), strict=True))
-        self._packed = packed
+    def select(self, table: bytes) -> Iterable[int]:
+        """Indices of the entries whose tag ``table`` (see :func:`tag_table`) marks, in order."""
+        return compress(range(len(self.decoded)), self.tags().translate(table))
 
 
-# ---------------------------------------------------------------------------- packed (v3)
+# ---------------------------------------------------------------------------- packed (v4)
 
 
 class Encoded(NamedTuple):
     """A packed snapshot ready to write: ``parts`` concatenated are the file's bytes."""
 
-    parts: tuple[bytes, bytes, bytearray]
+    parts: tuple[bytes | bytearray, ...]
     keys: list[str]
     packed: PackedEntries  # the entries as read back from these bytes (decoded ones kept)
 
 
 def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
-                  entries: EntryMap, path: Path) -> Encoded:
-    """Encode a packed snapshot. Chunks whose entries all are unchanged are copied as bytes."""
-    keys = list(entries._data)
-    values = list(entries._data.values())
+                  keys: list[str], values: list[SourceEntry | int], old: PackedEntries | None,
+                  path: Path) -> Encoded:
+    """Encode a packed snapshot of ``keys`` -> ``values`` (an entry, or an index into ``old``).
+
+    Chunks whose entries all are unchanged (consecutive indices of a whole chunk of ``old``)
+    are copied as bytes, with their columns.
+    """
     n = len(values)
     blob = bytearray(len(_ARRAY32) + 4)  # the chunk count is known at the end
     starts, ends = array("Q", [0]), array("Q")
     decoded: list[SourceEntry | None] = []
-    old = entries._packed
+    tags = bytearray()
+    names: list[str | None] = []
+    doc_ids: list[str | None] = []
+    notes: list[Note] = []
     encode_into = _encoder.encode_into
     j = 0
     while j < n:
         reused = old.whole_chunk_at(values, j) if old is not None else 0
         if reused:
             assert old is not None
-            first = cast(int, values[j])
+            first = values[j]
+            assert type(first) is int
             blob += old.raw_chunk(old.chunk_of(first))
             decoded += old.decoded[first : first + reused]
+            tags += old.tags()[first : first + reused]
+            names += old.names()[first : first + reused]
+            doc_ids += old.doc_ids()[first : first + reused]
+            shift = j - first
+            notes += (msgspec.structs.replace(n, index=n.index + shift) if shift else n
+                      for n in old.notes_between(first, first + reused))
             j += reused
         else:
             group = values[j : j + CHUNK]
@@ -305,20 +465,39 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
                         group = group[:k]
                         break
                 group = [old.entry(v) if type(v) is int else v for v in group]
-            encode_into(group, blob, -1)
-            decoded += cast(list[SourceEntry], group)
-            j += len(group)
+            entries: list[SourceEntry] = group  # type: ignore[assignment]
+            encode_into(entries, blob, -1)
+            decoded += entries
+            tags_new = entry_tags(entries)
+            tags += tags_new
+            names += map(_get_name, entries)
+            doc_ids += map(_get_doc_id, entries)
+            noted = compress(range(len(entries)), tags_new.translate(NOTED_TABLE))
+            notes += (note_of(j + k, entries[k]) for k in noted)
+            j += len(entries)
         ends.append(len(blob))
         starts.append(j)
     blob[: len(_ARRAY32) + 4] = _ARRAY32 + len(ends).to_bytes(4, "big")
-    head = bytearray(_encoder.encode(_HeaderHead(MAGIC, PACKED_VERSION, workspace_id, root_uri, updated_at_ms,
-                                                 roots, keys, _le(starts), _le(ends))))
-    # One more array element: the entries blob as bin 32 (0x9a = fixarray of 10, was 9).
-    assert head[0] == 0x99
-    head[0] = 0x9A
-    bin32 = b"\xc6" + len(blob).to_bytes(4, "big")
-    return Encoded((bytes(head), bin32, blob), keys,
-                   PackedEntries(memoryview(blob), starts, ends, path, decoded))
+    tags_b = bytes(tags)
+    head = bytearray(_encoder.encode(PackedHeader(
+        MAGIC, PACKED_VERSION, bytes(8), workspace_id, root_uri, updated_at_ms, roots, keys, _le(starts), _le(ends),
+        tags_b, memoryview(_encoder.encode(names)), memoryview(_encoder.encode(doc_ids)),
+        memoryview(_encoder.encode(notes)))))
+    # One more array element after the 14 of the header: the entries, written uncopied.
+    assert head.startswith(b"\x9e" + _V4_PREFIX[1:])
+    head[0] = 0x9F
+    head[len(_V4_PREFIX) : PREFIX_SIZE] = len(head).to_bytes(8, "little")
+    parts = (bytes(head), _bin32(len(blob)), blob)
+    return Encoded(parts, keys, PackedEntries(memoryview(blob), starts, ends, path, keys, decoded=decoded,
+                                              tags=tags_b, names=names, doc_ids=doc_ids, notes=notes))
+
+
+def _note_index(note: Note) -> int:
+    return note.index
+
+
+def _bin32(size: int) -> bytes:
+    return b"\xc6" + size.to_bytes(4, "big")
 
 
 def _le(numbers: array[int]) -> bytes:
@@ -343,22 +522,79 @@ def is_packed(data: bytes) -> bool:
     return bool(data) and 0x90 <= data[0] <= 0x9F
 
 
-def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader, PackedEntries]:
-    """Decode a packed snapshot's header and key list; entries stay packed until read."""
+def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader | _V3Header, PackedEntries]:
+    """Decode a whole packed snapshot's header; entries and columns stay packed until read."""
+    length = header_length(data[:PREFIX_SIZE])
+    if length is None:
+        try:
+            v3 = _v3_decoder.decode(data)
+        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
+            raise _corrupt(path, exc) from exc
+        _check_magic(v3.magic, v3.version if v3.version == 3 else -1, path)
+        return v3, _packed(v3, v3.entries, path)
+    if len(data) < length + 5 or data[length : length + 5] != _bin32(len(data) - length - 5):
+        raise _corrupt(path, ValueError("the entries are cut short"))
+    header = decode_header(data[:length], path)
+    return header, _packed(header, memoryview(data)[length + 5 :], path)
+
+
+def decode_header(head: bytes, path: Path) -> PackedHeader:
+    """Decode the first ``headerLength`` bytes of a version-4 snapshot."""
+    data = bytearray(head)
+    data[0] = 0x9E  # the header's 14 fields, without the entries that follow them in the file
     try:
         header = _header_decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
         raise _corrupt(path, exc) from exc
-    if header.magic != MAGIC or header.version != PACKED_VERSION:
+    _check_magic(header.magic, header.version, path)
+    return header
+
+
+class HeaderOnly(NamedTuple):
+    """A version-4 file's header bytes and an open descriptor (owned) to read its entries from."""
+
+    fd: int
+    head: bytes
+    identity: tuple[int, ...]  # (device, inode, size, mtime) at load
+
+
+def decode_header_from(loaded: HeaderOnly, path: Path) -> tuple[PackedHeader, PackedEntries]:
+    """A version-4 snapshot from its header; its entries are read from the descriptor when first needed."""
+    fd, head, identity = loaded
+    size = identity[2]
+    try:
+        header = decode_header(head, path)
+        ends = _from_le(header.ends)
+        blob_length = ends[-1] if ends else len(_ARRAY32) + 4
+        if size != len(head) + 5 + blob_length:
+            raise _corrupt(path, ValueError(f"{size} bytes, the index says {len(head) + 5 + blob_length}"))
+    except BaseException:
+        os.close(fd)
+        raise
+    return header, _packed(header, BlobSource(fd, len(head), blob_length, identity, path), path)
+
+
+def _check_magic(magic: str, version: int, path: Path) -> None:
+    if magic != MAGIC or version not in READABLE_VERSIONS:
         raise RegistryCorruptError(
             f"Registry file is not a version-{PACKED_VERSION} mnote-kr registry: {path}", path=path,
             hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
-    starts, ends, blob = _from_le(header.starts), _from_le(header.ends), header.entries
-    if len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != len(header.keys) \
-            or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big"):
+
+
+def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, path: Path) -> PackedEntries:
+    starts, ends = _from_le(header.starts), _from_le(header.ends)
+    n = len(header.keys)
+    bad = len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
+        or (isinstance(header, PackedHeader) and len(header.tags) != n)
+    if isinstance(blob, memoryview):
+        bad = bad or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big")
+    if bad:
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
-    return header, PackedEntries(blob, starts, ends, path)
+    if isinstance(header, PackedHeader):
+        return PackedEntries(blob, starts, ends, path, header.keys, tags=header.tags, names=header.names,
+                             doc_ids=header.doc_ids, notes=header.notes)
+    return PackedEntries(blob, starts, ends, path, header.keys)
 
 
 # ---------------------------------------------------------------------------- JSON (v1, v2)

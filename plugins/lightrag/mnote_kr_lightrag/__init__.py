@@ -9,6 +9,7 @@ bridge), ``querying`` (query and streaming answers) and ``mapping`` (reference �
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -89,7 +90,7 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 
 
 @hookimpl
-def provider_status(ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus | None:
+def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus | None:
     """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down."""
     from . import provider as _provider
 
@@ -136,7 +137,7 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
 
 
 @hookimpl
-def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry],
+def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: Mapping[str, SourceEntry],
                   query: str) -> MappedReference | None:
     """Reference → registry entry (by LightRAG file name, then doc id) → sidecar block."""
     from . import mapping as _mapping

@@ -16,6 +16,7 @@ from __future__ import annotations
 import bisect
 import os
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -220,7 +221,7 @@ def match_block(
     return found(max(overlaps)[1])
 
 
-def _entry_for(reference: ProviderReference, entries: dict[str, SourceEntry]) -> SourceEntry | None:
+def _entry_for(reference: ProviderReference, entries: Mapping[str, SourceEntry]) -> SourceEntry | None:
     entry = entries.get(reference.file_path)
     if entry is not None:
         return entry
@@ -232,7 +233,7 @@ def _entry_for(reference: ProviderReference, entries: dict[str, SourceEntry]) ->
     return None
 
 
-def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: dict[str, SourceEntry],
+def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: Mapping[str, SourceEntry],
                   query: str, input_dir: Path | None) -> MappedReference | None:
     """Reference → live registry entry (None when unmapped) → sidecar block when one exists."""
     entry = _entry_for(reference, entries)

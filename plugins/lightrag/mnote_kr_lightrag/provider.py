@@ -9,14 +9,14 @@ busy answers are not failures: the work is reported ``pending`` with a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import ProviderBusyError, ProviderError
-from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
+from mnote_kr.models import EntryColumns, EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 
 from . import exposure, links, naming
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
@@ -527,7 +527,7 @@ class LightRagProvider:
 
     # ------------------------------------------------------------------ status
 
-    def status(self, entries: list[SourceEntry]) -> ProviderStatus:
+    def status(self, entries: Sequence[SourceEntry]) -> ProviderStatus:
         """Health, rerank configuration, document counts and unmapped LightRAG documents."""
         health = cached_health(self.ctx, self.client, refresh=True)
         warnings = exposure.probe(self.client, id(self.ctx.transport), remember_in=self._engine_record())
@@ -543,8 +543,9 @@ class LightRagProvider:
                                   pipeline_busy=health.get("pipeline_busy"),
                                   webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
                                   warnings=warnings)
-        known_ids = {e.light_rag_doc_id for e in entries if e.light_rag_doc_id}
-        known_names = {e.light_rag_file_path for e in entries if e.light_rag_file_path}
+        cols = _columns(entries)
+        known_ids = set(cols.doc_ids)
+        known_names = set(cols.names)
         # Another workspace's documents are neither ours nor "unmapped": they are only counted.
         foreign = [r for r in rows if naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
         rows = [r for r in rows if not naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
@@ -555,9 +556,8 @@ class LightRagProvider:
         listed = {r.get("id") for r in rows}
         # Processed here but gone from LightRAG (e.g. a legacy name another workspace held):
         # 'mnote-kr ingest --force PATH' indexes it again.
-        missing = [e.source_root_relative_path for e in entries
-                   if e.status == "processed" and not e.stale and e.light_rag_doc_id
-                   and e.light_rag_doc_id not in listed]
+        missing = [path for path, doc_id, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True)
+                   if live and doc_id and doc_id not in listed]
         input_dir = self.input_dir()
         rerank = {
             "enabled": configuration.get("enable_rerank"),
@@ -598,3 +598,16 @@ def _count(rows: list[dict[str, Any]]) -> dict[str, int]:
         counts[status] = counts.get(status, 0) + 1
     counts["all"] = len(rows)
     return counts
+
+
+def _columns(entries: Sequence[SourceEntry]) -> EntryColumns:
+    """Paths, doc ids, names and liveness of every entry: from the host's columns when it
+    offers them (no entry decoded), else read from the entries."""
+    columns = getattr(entries, "columns", None)
+    if callable(columns):
+        found = columns()
+        if isinstance(found, EntryColumns):
+            return found
+    return EntryColumns([e.source_root_relative_path for e in entries], [e.light_rag_doc_id for e in entries],
+                        [e.light_rag_file_path for e in entries],
+                        bytes(int(e.status == "processed" and not e.stale) for e in entries))
