@@ -48,7 +48,9 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
         return None
     rel = entry.source_root_relative_path
     link = failed.light_rag_file_path or naming.link_name(rel, entry.source_hash, prov.ws)
-    name = naming.wrapper_name(rel, entry.source_hash, prov.ws)  # tagged: apart from other workspaces
+    # Untagged, as before: a workspace indexed by an earlier version keeps an untagged wrapper in
+    # LightRAG, and a tagged one of the same text would be refused as its duplicate (uncitable).
+    name = naming.wrapper_name(rel, entry.source_hash)
     if row.get("id"):
         prov.delete_ids([str(row["id"])], retries=0)  # the failed row; its file stays ours
     links.remove_ours(input_dir, link)  # a failed link would be parsed again by every scan
