@@ -65,6 +65,7 @@ def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
     cited = hits[0]
     assert cited.source_path.endswith("poi__stress014.docx")  # the user's file, not the wrapper
     assert cited.locator_precision == "paragraph" and cited.locator.paragraph_index is not None
+    assert "read by mnote-kr" not in cited.display_quote  # the wrapper's own first line is not the user's text
     from mnote_kr_docx_locator import load_docx
 
     para = load_docx(ws / "docs" / "poi__stress014.docx").paragraphs[cited.locator.paragraph_index]

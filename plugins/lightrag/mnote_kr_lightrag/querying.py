@@ -21,6 +21,7 @@ from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
 
 from . import naming, passages
 from .client import LightRagClient, ProviderHTTPError
+from .links import TEXT_WRAPPER_MARK
 from .provider import as_dict
 from .settings import Settings, cached_health, is_offline_llm, open_client, resolve_settings
 
@@ -76,8 +77,17 @@ def build_payload(request: QueryRequest, health: dict[str, Any]) -> dict[str, An
     return payload
 
 
+def without_wrapper_header(content: str | None) -> str | None:
+    """A text-fallback wrapper's first chunk without the wrapper's own first line (ours, not the
+    user's text: it must not reach a quote or the locator's evidence)."""
+    if content is None or not content.startswith(TEXT_WRAPPER_MARK):
+        return content
+    return content.partition("\n")[2].lstrip("\n")
+
+
 def _reference(file_path: str, *, rank: int, reference_id: Any = None, chunk_id: str | None = None,
                content: str | None = None) -> ProviderReference:
+    content = without_wrapper_header(content)
     doc_id = naming.doc_id_from_chunk_id(chunk_id) or (naming.doc_id_for(file_path) if file_path else None)
     return ProviderReference(provider=PROVIDER, file_path=file_path,
                              reference_id=str(reference_id) if reference_id is not None else None,

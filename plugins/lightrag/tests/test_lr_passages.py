@@ -168,3 +168,15 @@ def test_the_vector_memo_survives_an_eviction_while_embedding_and_owns_its_rows(
     assert len(rows) == 2 and len(memo) == 2
     assert all(vec.base is None for vec in memo.values())  # a row, not a view pinning its batch
     assert embedders._wordllama_batch([]) == []
+
+
+def test_a_fallback_wrappers_own_first_line_never_reaches_a_reference() -> None:
+    from mnote_kr_lightrag.links import TEXT_WRAPPER_MARK
+    from mnote_kr_lightrag.querying import references_from_data
+
+    first = f"{TEXT_WRAPPER_MARK} docs/report.docx\n\nJournal of Integrated Science\n\nTitle here"
+    other = "A later chunk that merely mentions Text of a document, read by mnote-kr."
+    data = {"chunks": [{"file_path": "report.abc-def.docx.md", "chunk_id": "doc-1-chunk-000", "content": first},
+                       {"file_path": "report.abc-def.docx.md", "chunk_id": "doc-1-chunk-001", "content": other}]}
+    refs = references_from_data(data)
+    assert [r.content for r in refs] == ["Journal of Integrated Science\n\nTitle here", other]
