@@ -150,7 +150,7 @@ def put(raw: str, prep: ChunkPrep) -> None:
         return
     with _state_lock:
         _writes += 1
-        due = _writes % _TRIM_EVERY == 1
+        due = (_writes - 1) % _TRIM_EVERY == 0  # the first write, then every _TRIM_EVERY-th
     if due:
         trim(where)
 

@@ -103,6 +103,18 @@ def terms(text: str) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=256)
+def _query_terms(query: str) -> tuple[tuple[str, bool], ...]:
+    """The query's distinct terms, each with "is a CJK bigram" (which matches anywhere).
+
+    Kept per query: every cited chunk of a search looks for the same terms."""
+    out = []
+    for term in dict.fromkeys(terms(query)):
+        whole = _TOKEN_RE.fullmatch(term)
+        out.append((term, whole is not None and whole.lastgroup == "cjk"))
+    return tuple(out)
+
+
 def find_terms(text: str, query: str, *, folded: str | None = None) -> list[tuple[int, int]]:
     """Where the query's content terms occur in ``text``: ``(position, term index)``, in order.
 
@@ -113,9 +125,7 @@ def find_terms(text: str, query: str, *, folded: str | None = None) -> list[tupl
     if folded is None:
         folded = fold(text)
     hits: list[tuple[int, int]] = []
-    for i, term in enumerate(dict.fromkeys(terms(query))):
-        whole = _TOKEN_RE.fullmatch(term)
-        cjk = whole is not None and whole.lastgroup == "cjk"  # a CJK bigram matches anywhere
+    for i, (term, cjk) in enumerate(_query_terms(query)):
         # str.find, not a regex with a look-behind (tried at every position: several times
         # slower on a cited chunk, and this runs for every chunk of a cold search). A Latin
         # term starts a word: the character before it is not a letter or digit (``[^\W_]``).

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from mnote_kr.citations.cleaning.text import _BOUNDARY_RE, _collapse
@@ -10,6 +11,7 @@ from mnote_kr.citations.textnorm import free_sides
 # --------------------------------------------------------------------------- locator window
 
 
+@functools.lru_cache(maxsize=256)  # every cited chunk of a search asks for the same query's pattern
 def _query_re(query: str) -> re.Pattern[str] | None:
     words = query.split()
     if not words:
