@@ -158,8 +158,11 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
                                     "queue": {"available": False}}}}
     text = render_status(info)
     assert "3 entries (2 processed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
-    assert "(idle)" in text and "Rerank:    disabled (queue unavailable)" in text
+    assert "(idle)" in text and "Rerank:    disabled\n" in text  # no details of a rerank that is off
     assert not REPR.search(text), text
+    on = {**info, "provider": {**info["provider"], "rerank": {"enabled": True, "binding": "cohere", "model": "m",
+                                                             "queue": {"available": True}}}}
+    assert "Rerank:    enabled (binding cohere, model m, queue available)" in render_status(on)
     sync = {"reconcile": {"changed": {"count": 1, "paths": ["kb/a.md"]}, "moved": {"count": 0, "paths": []},
                           "missing": {"count": 0, "paths": []}, "new": {"count": 0, "paths": [], "notIngested": []},
                           "restored": {"count": 0, "paths": []}, "scanned": 4},
