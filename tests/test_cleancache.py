@@ -31,6 +31,8 @@ CHUNKS = [
     ("x <equation>E=mc^2</equation> y", "E=mc^2"),  # cleaning loses the query: it is kept
     ("三乙基硅 保护基在酸性条件下脱去，产物经柱层析纯化。" * 20, "三乙基硅 保护"),
     ("Alpha beta gamma. " * 80 + "The typewriter was patented in 1868.", "when was the typewriter patented"),
+    # found through the stored fold: the query is not verbatim in the chunk
+    ("核电厂的定期安全审查报告 Ｆｕｌｌｗｉｄｔｈ ÉTUDE of the reactor. " * 10, "定期 审查 étude"),
     ("", "anything"),
 ]
 BLOCK = "The energy formula is E=mc^2 for a body at rest. Nothing else is in this block."
@@ -56,7 +58,7 @@ def test_a_stored_chunk_cleans_to_exactly_what_cleaning_it_gives(monkeypatch: py
     expected = [msgspec.to_builtins(clean_citation_text(raw, q, b)) for raw, q in CHUNKS for b in (None, BLOCK)]
     assert first == expected
 
-    def no_cleaning(raw: str) -> object:
+    def no_cleaning(raw: str, **_: object) -> object:
         raise AssertionError("cleaned again although the disk held it")
 
     monkeypatch.setattr(cleancache, "prepare_chunk", no_cleaning)
@@ -69,7 +71,7 @@ _CHILD = textwrap.dedent("""
     from mnote_kr.core.config import load_config
     from mnote_kr.plugins import load_plugins
     if sys.argv[1] == "read-only":
-        def refuse(raw):
+        def refuse(raw, **_):
             raise SystemExit("cleaned again although the disk held it")
         cleancache.prepare_chunk = refuse
     chunks = json.loads(sys.argv[2])
@@ -96,14 +98,15 @@ def test_a_torn_or_foreign_entry_is_ignored_and_rebuilt() -> None:
     cleancache.prepared(raw_a)
     cleancache.prepared(raw_b)
     path_a, path_b = _path(raw_a), _path(raw_b)
-    assert cleancache.get(raw_a) == prepare_chunk(raw_a) and cleancache.get(raw_b) == prepare_chunk(raw_b)
+    assert cleancache.get(raw_a) == prepare_chunk(raw_a, fold=True)
+    assert cleancache.get(raw_b) == prepare_chunk(raw_b, fold=True)
 
     entry = {p: p.read_bytes() for p in (path_a, path_b)}
     for p in (path_a, path_b):
         p.write_bytes(entry[p][: len(entry[p]) // 2])  # torn: cut mid-write
     assert cleancache.get(raw_a) is None and cleancache.get(raw_b) is None
-    assert cleancache.prepared(raw_a) == prepare_chunk(raw_a)  # rebuilt ...
-    assert cleancache.prepared(raw_b) == prepare_chunk(raw_b)
+    assert cleancache.prepared(raw_a) == prepare_chunk(raw_a, fold=True)  # rebuilt ...
+    assert cleancache.prepared(raw_b) == prepare_chunk(raw_b, fold=True)
     assert {p: p.read_bytes() for p in (path_a, path_b)} == entry  # ... and written whole again
 
     path_a.write_bytes(entry[path_b])  # another chunk's entry in this one's place
@@ -115,7 +118,7 @@ def test_a_torn_or_foreign_entry_is_ignored_and_rebuilt() -> None:
     body = b'{"display": "not this shape"}'
     (cleancache.folder() / ("c-" + key.hex())).write_bytes(cleancache._digest(key, body) + body)
     assert cleancache.get(raw_a) is None
-    assert cleancache.prepared(raw_a) == prepare_chunk(raw_a) and cleancache.get(raw_a) == prepare_chunk(raw_a)
+    assert cleancache.prepared(raw_a) == prepare_chunk(raw_a, fold=True) == cleancache.get(raw_a)
 
 
 def test_a_changed_cleaner_misses_every_old_entry(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -155,7 +158,7 @@ def test_the_folder_stays_bounded_and_keeps_the_recently_used(monkeypatch: pytes
 def test_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
     raw = CHUNKS[0][0]
-    assert cleancache.prepared(raw) == prepare_chunk(raw)
+    assert cleancache.prepared(raw) == prepare_chunk(raw, fold=True)
     assert cleancache.get(raw) is None and not _entries()
 
 
@@ -182,7 +185,7 @@ def test_concurrent_writers_never_leave_a_wrong_or_torn_entry() -> None:
         got = cleancache.get(raw)
         if got is not None:
             found += 1
-            assert got == prepare_chunk(raw)
+            assert got == prepare_chunk(raw, fold=True)
     assert found > 0
     folder = cleancache.folder()
     assert not [p for p in folder.iterdir() if p.name.endswith(".tmp")]  # every rename completed

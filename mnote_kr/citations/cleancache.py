@@ -156,10 +156,10 @@ def put(raw: str, prep: ChunkPrep) -> None:
 
 
 def prepared(raw: str) -> ChunkPrep:
-    """``prepare_chunk(raw)``, read from disk when an earlier process stored it, else computed and stored."""
+    """``prepare_chunk(raw, fold=True)``, read from disk when an earlier process stored it, else computed and stored."""
     prep = get(raw)
     if prep is None:
-        prep = prepare_chunk(raw)
+        prep = prepare_chunk(raw, fold=True)
         put(raw, prep)
     return prep
 

@@ -137,21 +137,27 @@ class ChunkPrep(NamedTuple):
 
     display: str  #: the display text before the query's own words are kept
     locator: str  #: the chunk's locator text (``locator_text(raw)``)
-    folded: str | None  #: ``ranking.fold(locator)`` (same length); None when ``locator.lower()`` is it
+    folded: str | None  #: ``ranking.fold(locator)`` (same length); None: fold on demand (``.lower()`` if ASCII)
     fingerprint: str  #: ``fingerprint(display)``
     rendered: bool  #: the markup walk changed the text (a tag, a table, an entity)
 
 
-def prepare_chunk(raw: str) -> ChunkPrep:
-    """The query-independent part of :func:`clean_citation_text` for the chunk ``raw``."""
-    from mnote_kr.citations.ranking import fold  # loaded with the pipeline; lazy like window's use
+def prepare_chunk(raw: str, *, fold: bool = False) -> ChunkPrep:
+    """The query-independent part of :func:`clean_citation_text` for the chunk ``raw``.
+
+    ``fold=True`` also folds the locator text for the query-term search: a cache that keeps
+    the answer for later processes pays it once; one cleaning alone folds only if a query
+    needs it (no verbatim hit), as a 20 KB CJK chunk's fold costs as much as its cleaning.
+    """
+    from mnote_kr.citations.ranking import fold as fold_text  # loaded with the pipeline; lazy like window's
 
     raw = raw or ""
     neutral = _render(raw)
     display = _display_from_neutral(neutral)
     chunk_loc = _locator_from_neutral(neutral)
-    return ChunkPrep(display=display, locator=chunk_loc, folded=None if chunk_loc.isascii() else fold(chunk_loc),
-                     fingerprint=fingerprint(display), rendered=neutral != raw)
+    folded = fold_text(chunk_loc) if fold and not chunk_loc.isascii() else None
+    return ChunkPrep(display=display, locator=chunk_loc, folded=folded, fingerprint=fingerprint(display),
+                     rendered=neutral != raw)
 
 
 def clean_citation_text(
