@@ -35,7 +35,7 @@ from typing import Any
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
 from .align import Match, Span, find, spans
-from .answer import choose
+from .answer import choose, term_stats
 from .layout import drop_furniture_lines, furniture_key
 from .pdftext import Box, DocumentText, PageGeometry, line_text, load_document
 
@@ -229,6 +229,16 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
     )
+
+
+def derive(doc: DocumentText) -> None:
+    """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
+    query: both k-gram indexes, the running-header keys and the blocks' term statistics
+    (the on-disk cache stores them; see ``pdftext._encode``)."""
+    for view in doc.views:
+        view.index  # noqa: B018 - built and kept on the view
+    furniture_keys(doc)
+    term_stats(doc)
 
 
 def furniture_keys(doc: DocumentText) -> list[str]:

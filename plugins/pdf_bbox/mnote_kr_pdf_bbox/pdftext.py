@@ -17,6 +17,7 @@ both). PDFium is not thread-safe, so every call into it holds ``PDFIUM_LOCK``.
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import math
 import os
 import re
@@ -26,15 +27,16 @@ import unicodedata
 from array import array
 from dataclasses import dataclass, field
 from pathlib import Path
-
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 from . import budget
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -124,6 +126,64 @@ class PageText:
         return bool(self.lines)
 
 
+class KgramIndex:
+    """Positions of every k-gram of a compact text, in three flat parts that pickle as a few
+    byte strings: a new process loads them in a blink, where a ``dict`` of lists (one object
+    per k-gram) took a tenth of a second per document to unpickle.
+
+    ``keys`` holds the distinct k-grams, each ``KGRAM`` characters, in first-occurrence order;
+    the k-gram ``keys[i]`` occurs at ``positions[offsets[i]:offsets[i + 1]]`` (ascending; at
+    most ``KGRAM_CAP + 1`` of them: a k-gram with more carries no position information).
+    """
+
+    __slots__ = ("keys", "offsets", "positions", "_slot")
+
+    def __init__(self, keys: str, offsets: array, positions: array) -> None:
+        self.keys = keys
+        self.offsets = offsets
+        self.positions = positions
+        self._slot: dict[str, int] | None = None
+
+    @classmethod
+    def build(cls, s: str) -> KgramIndex:
+        """Index the k-grams of ``s``."""
+        idx: dict[str, list[int]] = {}
+        for i in range(len(s) - KGRAM + 1):
+            g = s[i : i + KGRAM]
+            lst = idx.get(g)
+            if lst is None:
+                idx[g] = [i]
+            elif len(lst) <= KGRAM_CAP:
+                lst.append(i)
+        offsets = array("i", [0])
+        positions = array("i")
+        for lst in idx.values():
+            positions.extend(lst)
+            offsets.append(len(positions))
+        return cls("".join(idx), offsets, positions)
+
+    def __getstate__(self) -> tuple[str, array, array]:
+        return self.keys, self.offsets, self.positions
+
+    def __setstate__(self, state: tuple[str, array, array]) -> None:
+        self.keys, self.offsets, self.positions = state
+        self._slot = None
+
+    def __len__(self) -> int:
+        return len(self.offsets) - 1
+
+    def get(self, gram: str) -> array | None:
+        """The positions of ``gram`` (ascending), or None when it does not occur."""
+        slot = self._slot
+        if slot is None:  # built on first lookup: a k-gram -> slot dict is cheap next to the positions
+            k = self.keys
+            slot = self._slot = {k[i : i + KGRAM]: n for n, i in enumerate(range(0, len(k), KGRAM))}
+        n = slot.get(gram)
+        if n is None:
+            return None
+        return self.positions[self.offsets[n] : self.offsets[n + 1]]
+
+
 @dataclass
 class TextView:
     """The compact text of a document in one line order, with its source map."""
@@ -131,22 +191,13 @@ class TextView:
     compact: str
     compact_page: array  # compact position -> page index (0-based)
     compact_char: array  # compact position -> char index within that page
-    _index: dict[str, list[int]] | None = None
+    _index: KgramIndex | None = None
 
     @property
-    def index(self) -> dict[str, list[int]]:
+    def index(self) -> KgramIndex:
         """Positions of every k-gram of the compact text (built on first use)."""
         if self._index is None:
-            idx: dict[str, list[int]] = {}
-            s = self.compact
-            for i in range(len(s) - KGRAM + 1):
-                g = s[i : i + KGRAM]
-                lst = idx.get(g)
-                if lst is None:
-                    idx[g] = [i]
-                elif len(lst) <= KGRAM_CAP:
-                    lst.append(i)
-            self._index = idx
+            self._index = KgramIndex.build(self.compact)
         return self._index
 
 
@@ -215,7 +266,17 @@ def compact_with_map(text: str) -> tuple[str, list[int]]:
 # --------------------------------------------------------------------------- opening
 
 
+def _pdfium() -> tuple[Any, Any]:
+    """pypdfium2 and its raw bindings, imported when a PDF is read: a search whose documents
+    all come from the on-disk cache never loads PDFium (a tenth of a second or more)."""
+    import pypdfium2 as pdfium_mod
+    import pypdfium2.raw as raw
+
+    return pdfium_mod, raw
+
+
 def _open(path: Path) -> pdfium.PdfDocument:
+    pdfium, _ = _pdfium()
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -254,6 +315,7 @@ def _open(path: Path) -> pdfium.PdfDocument:
 
 
 def _geometry(page: pdfium.PdfPage) -> PageGeometry:
+    _, pdfium_c = _pdfium()
     # PDFium's bounding box is the crop box clipped to the media box, both looked up through
     # the page tree (``get_mediabox`` does not inherit: a MediaBox set on /Pages would read as
     # US Letter, and every box on an A4 page would land 50 pt off). It is what PDFium renders.
@@ -305,6 +367,7 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
 
 
 def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
+    _, pdfium_c = _pdfium()
     geom = _geometry(page)
     out = PageText(number=number, geometry=geom)
     tp = page.get_textpage()
@@ -381,6 +444,7 @@ def _baselines(
     characters (first, middle, last): a superscript or a subscript does not move them.
     Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
     box for a typewriter word) do not disturb."""
+    _, pdfium_c = _pdfium()
     x, y = ctypes.c_double(), ctypes.c_double()
     mat = pdfium_c.FS_MATRIX()
     top = geom.crop[3]
@@ -412,6 +476,7 @@ def read_document(path: str | Path) -> DocumentText:
     Raises ``DocumentError`` when the file is unreadable or over a budget of ``budget``.
     """
     p = Path(path)
+    pdfium, _ = _pdfium()
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
@@ -489,19 +554,28 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
     return read_document(real)
 
 
+#: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
+#: that point back at the document) are rebuilt in each process from these.
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats")
+
+
 def _encode(doc: DocumentText) -> bytes:
-    """Pickle with both k-gram indexes built: building them is most of a cold locate's time."""
+    """Pickle with everything a locate needs that does not depend on the query: both k-gram
+    indexes, the running-header keys and the blocks' term statistics. Building them was
+    most of a cold locate's time; ``warm_document`` (ingest) pays it once per file instead."""
     import pickle
 
-    for view in doc.views:
-        view.index  # noqa: B018 - built and kept on the view
-    return pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
+    from .locator import derive
+
+    derive(doc)
+    kept = {k: v for k, v in doc.extras.items() if k in PERSISTED_EXTRAS}
+    return pickle.dumps(dataclasses.replace(doc, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="4", model=DocumentText, encode=lambda doc: _encode(doc)),
-)  # on disk too: a new process neither re-reads the text layer nor rebuilds the k-gram indexes
+    persist=Persist(name="pdf", version="5", model=DocumentText, encode=lambda doc: _encode(doc)),
+)  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 
 def load_document(path: str | Path) -> DocumentText:
