@@ -15,9 +15,18 @@ Which block of the span answers the query is ``answer``'s job.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import pdftext
 from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map
+
+if TYPE_CHECKING:
+    from mnote_kr.citations.filecache import KeyedStore
 
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
@@ -48,19 +57,23 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
     if len(evidence) < MIN_EVIDENCE or n <= 0:
         return None
     index = view.index
+    slots = index.slots
+    offsets = index.offsets
     # Seeds: the evidence's rarest k-grams (at most SEEDS of them, ties by position), so the
     # vote costs the same on a long repetitive document as on a short one.
-    found = []
+    found: list[tuple[int, int, int]] = []  # (occurrences, evidence position, k-gram slot)
     for e in range(n):
-        occ = index.get(evidence[e : e + KGRAM])
-        if occ is not None and len(occ) <= KGRAM_CAP:
-            found.append((len(occ), e, occ))
+        slot = slots.get(evidence[e : e + KGRAM])
+        if slot is not None:
+            count = offsets[slot + 1] - offsets[slot]
+            if count <= KGRAM_CAP:
+                found.append((count, e, slot))
     if len(found) > SEEDS:
         found.sort(key=lambda f: (f[0], f[1]))
         found = found[:SEEDS]
     hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
-    for _, e, occ in found:
-        for d in occ:
+    for _, e, slot in found:
+        for d in index.at(slot):
             hits.append((d - e, e, d))
     if not hits:
         return None
@@ -112,17 +125,68 @@ def _nearest(text: str, g: str, at: int, tol: int) -> int:
 
 
 def find(doc: DocumentText, evidence: str) -> Match | None:
-    """Align ``evidence`` (raw text) to the better of the document's two views."""
+    """Align ``evidence`` (raw text) to the better of the document's two views.
+
+    The answer depends only on the document's text and the evidence, not on the query, so
+    it is kept on disk (``_alignments``): a chunk cited once is not aligned again by a new
+    process, whatever the question.
+    """
     ev, _ = compact_with_map(evidence)
-    best: tuple[float, TextView, int, int] | None = None
-    for view in doc.views:
+    key = f"{text_key(doc)}:{hashlib.blake2b(ev.encode('utf-8', 'surrogatepass'), digest_size=20).hexdigest()}"
+    store = _alignments()
+    stored = store.get(key)
+    if stored is not None:
+        try:
+            got = json.loads(stored)
+            if got is None:
+                return None
+            vi, start, end, coverage = got
+            return Match(doc.views[vi], int(start), int(end), float(coverage))
+        except (ValueError, TypeError, IndexError):
+            pass  # a value of another shape: aligned again below
+    best: tuple[float, int, int, int] | None = None
+    for vi, view in enumerate(doc.views):
         got = align(view, ev)
         if got is not None and (best is None or got[2] > best[0] + 0.02):
-            best = (got[2], view, got[0], got[1])
+            best = (got[2], vi, got[0], got[1])
     if best is None or best[0] < MIN_COVERAGE:
+        store.put(key, b"null")
         return None
-    coverage, view, start, end = best
-    return Match(view, start, end, coverage)
+    coverage, vi, start, end = best
+    store.put(key, json.dumps([vi, start, end, coverage]).encode())
+    return Match(doc.views[vi], start, end, coverage)
+
+
+def text_key(doc: DocumentText) -> str:
+    """A hash of both compact views: all an alignment in this document depends on."""
+    key = doc.extras.get("text_key")
+    if not isinstance(key, str):
+        h = hashlib.blake2b(digest_size=20)
+        for view in doc.views:
+            h.update(view.compact.encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
+        key = doc.extras["text_key"] = h.hexdigest()
+    return key
+
+
+_store: KeyedStore | None = None
+
+
+def _alignments() -> KeyedStore:
+    """Alignments on disk, under a version made of the code they depend on (this module and
+    the compact text's folding in ``pdftext``): changed code never reads an old alignment."""
+    global _store
+    if _store is None:
+        from mnote_kr.citations.filecache import KeyedStore
+
+        h = hashlib.blake2b(digest_size=12)
+        for module in (__file__, pdftext.__file__):
+            try:
+                h.update(Path(module).read_bytes())
+            except OSError:
+                h.update(os.urandom(12))  # unreadable source: a version no entry has
+        _store = KeyedStore("pdf-align", "align:" + h.hexdigest())
+    return _store
 
 
 def spans(doc: DocumentText, view: TextView, start: int, end: int) -> list[Span]:

@@ -34,7 +34,7 @@ from typing import Any
 
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
-from .align import Match, Span, find, spans
+from .align import Match, Span, find, spans, text_key
 from .answer import choose, term_stats
 from .layout import drop_furniture_lines, furniture_key
 from .pdftext import Box, DocumentText, PageGeometry, line_text, load_document
@@ -233,12 +233,14 @@ def locate_pdf(req: LocateRequest) -> Locator:
 
 def derive(doc: DocumentText) -> None:
     """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
-    query: both k-gram indexes, the running-header keys and the blocks' term statistics
-    (the on-disk cache stores them; see ``pdftext._encode``)."""
+    query: both k-gram indexes, the running-header keys, the blocks' term statistics and the
+    text's hash that keys its stored alignments (the on-disk cache stores them; see
+    ``pdftext._encode``)."""
     for view in doc.views:
         view.index  # noqa: B018 - built and kept on the view
     furniture_keys(doc)
     term_stats(doc)
+    text_key(doc)
 
 
 def furniture_keys(doc: DocumentText) -> list[str]:

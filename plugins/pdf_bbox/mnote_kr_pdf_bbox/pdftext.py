@@ -127,22 +127,22 @@ class PageText:
 
 
 class KgramIndex:
-    """Positions of every k-gram of a compact text, in three flat parts that pickle as a few
-    byte strings: a new process loads them in a blink, where a ``dict`` of lists (one object
-    per k-gram) took a tenth of a second per document to unpickle.
+    """Positions of every k-gram of a compact text, in three flat parts that pickle compactly:
+    a new process loads them in a few milliseconds, where a ``dict`` of lists (one list per
+    k-gram) took a tenth of a second per document to unpickle.
 
-    ``keys`` holds the distinct k-grams, each ``KGRAM`` characters, in first-occurrence order;
-    the k-gram ``keys[i]`` occurs at ``positions[offsets[i]:offsets[i + 1]]`` (ascending; at
-    most ``KGRAM_CAP + 1`` of them: a k-gram with more carries no position information).
+    ``keys`` are the distinct k-grams in first-occurrence order; ``keys[n]`` occurs at
+    ``positions[offsets[n]:offsets[n + 1]]`` (ascending; at most ``KGRAM_CAP + 1`` of them:
+    a k-gram with more carries no position information).
     """
 
-    __slots__ = ("keys", "offsets", "positions", "_slot")
+    __slots__ = ("keys", "offsets", "positions", "_slots")
 
-    def __init__(self, keys: str, offsets: array, positions: array) -> None:
+    def __init__(self, keys: list[str], offsets: array, positions: array) -> None:
         self.keys = keys
         self.offsets = offsets
         self.positions = positions
-        self._slot: dict[str, int] | None = None
+        self._slots: dict[str, int] | None = None
 
     @classmethod
     def build(cls, s: str) -> KgramIndex:
@@ -160,28 +160,37 @@ class KgramIndex:
         for lst in idx.values():
             positions.extend(lst)
             offsets.append(len(positions))
-        return cls("".join(idx), offsets, positions)
+        return cls(list(idx), offsets, positions)
 
-    def __getstate__(self) -> tuple[str, array, array]:
+    def __getstate__(self) -> tuple[list[str], array, array]:
         return self.keys, self.offsets, self.positions
 
-    def __setstate__(self, state: tuple[str, array, array]) -> None:
+    def __setstate__(self, state: tuple[list[str], array, array]) -> None:
         self.keys, self.offsets, self.positions = state
-        self._slot = None
+        self._slots = None
 
     def __len__(self) -> int:
-        return len(self.offsets) - 1
+        return len(self.keys)
+
+    @property
+    def slots(self) -> dict[str, int]:
+        """k-gram -> its number in ``keys`` (made on first use, in C: a few milliseconds)."""
+        if self._slots is None:
+            self._slots = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        return self._slots
+
+    def count(self, slot: int) -> int:
+        """How many positions k-gram number ``slot`` has (``KGRAM_CAP + 1`` means more)."""
+        return self.offsets[slot + 1] - self.offsets[slot]
+
+    def at(self, slot: int) -> array:
+        """The positions of k-gram number ``slot``, ascending."""
+        return self.positions[self.offsets[slot] : self.offsets[slot + 1]]
 
     def get(self, gram: str) -> array | None:
         """The positions of ``gram`` (ascending), or None when it does not occur."""
-        slot = self._slot
-        if slot is None:  # built on first lookup: a k-gram -> slot dict is cheap next to the positions
-            k = self.keys
-            slot = self._slot = {k[i : i + KGRAM]: n for n, i in enumerate(range(0, len(k), KGRAM))}
-        n = slot.get(gram)
-        if n is None:
-            return None
-        return self.positions[self.offsets[n] : self.offsets[n + 1]]
+        slot = self.slots.get(gram)
+        return None if slot is None else self.at(slot)
 
 
 @dataclass
@@ -556,7 +565,7 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
 
 #: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
 #: that point back at the document) are rebuilt in each process from these.
-PERSISTED_EXTRAS = ("furniture_keys", "term_stats")
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key")
 
 
 def _encode(doc: DocumentText) -> bytes:
