@@ -583,7 +583,7 @@ def _encode(doc: DocumentText) -> bytes:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="5", model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="6", model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 
