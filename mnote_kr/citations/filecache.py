@@ -29,6 +29,7 @@ hook) so that even the first search finds it on disk.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import hmac
 import json
@@ -206,12 +207,17 @@ class DiskStore(Generic[T]):
         if head.get("format") != self._format or head.get("sha256") != sha:
             return None
         payload = blob[head_end + 1 + _MAC_BYTES:]
+        collecting = gc.isenabled()
+        gc.disable()  # a model is 10^5 fresh objects: collections while they are made only cost time
         try:
             decode = self.persist.decode
             item: T = decode(payload) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
         except Exception:  # noqa: BLE001 - a model that no longer unpickles is a miss
             self.stats["rejected"] += 1
             return None
+        finally:
+            if collecting:
+                gc.enable()
         try:
             os.utime(path)  # recency for trimming
         except OSError:

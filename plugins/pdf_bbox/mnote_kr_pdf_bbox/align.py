@@ -20,9 +20,10 @@ import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from . import pdftext
+from . import layout, pdftext
 from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map
 
 if TYPE_CHECKING:
@@ -125,15 +126,29 @@ def _nearest(text: str, g: str, at: int, tol: int) -> int:
 
 
 def find(doc: DocumentText, evidence: str) -> Match | None:
-    """Align ``evidence`` (raw text) to the better of the document's two views.
-
-    The answer depends only on the document's text and the evidence, not on the query, so
-    it is kept on disk (``_alignments``): a chunk cited once is not aligned again by a new
-    process, whatever the question.
-    """
+    """Align ``evidence`` (raw text) to the better of the document's two views."""
     ev, _ = compact_with_map(evidence)
-    key = f"{text_key(doc)}:{hashlib.blake2b(ev.encode('utf-8', 'surrogatepass'), digest_size=20).hexdigest()}"
-    store = _alignments()
+    best: tuple[float, TextView, int, int] | None = None
+    for view in doc.views:
+        got = align(view, ev)
+        if got is not None and (best is None or got[2] > best[0] + 0.02):
+            best = (got[2], view, got[0], got[1])
+    if best is None or best[0] < MIN_COVERAGE:
+        return None
+    coverage, view, start, end = best
+    return Match(view, start, end, coverage)
+
+
+def find_stored(doc: DocumentText, evidence: str, prepare: Callable[[str], str]) -> Match | None:
+    """``find(doc, prepare(evidence))``, kept on disk (``alignments``).
+
+    Where a chunk aligns depends on the document's text and the chunk, not on the query, so
+    a new process does not align a chunk that it, or another process, aligned before: the
+    key is the document's ``text_key`` and the raw evidence; ``prepare`` (dropping running
+    headers) must depend on nothing else.
+    """
+    key = f"{text_key(doc)}:{hashlib.blake2b(evidence.encode('utf-8', 'surrogatepass'), digest_size=20).hexdigest()}"
+    store = alignments()
     stored = store.get(key)
     if stored is not None:
         try:
@@ -144,27 +159,23 @@ def find(doc: DocumentText, evidence: str) -> Match | None:
             return Match(doc.views[vi], int(start), int(end), float(coverage))
         except (ValueError, TypeError, IndexError):
             pass  # a value of another shape: aligned again below
-    best: tuple[float, int, int, int] | None = None
-    for vi, view in enumerate(doc.views):
-        got = align(view, ev)
-        if got is not None and (best is None or got[2] > best[0] + 0.02):
-            best = (got[2], vi, got[0], got[1])
-    if best is None or best[0] < MIN_COVERAGE:
-        store.put(key, b"null")
-        return None
-    coverage, vi, start, end = best
-    store.put(key, json.dumps([vi, start, end, coverage]).encode())
-    return Match(doc.views[vi], start, end, coverage)
+    m = find(doc, prepare(evidence))
+    value = None if m is None else [doc.views.index(m.view), m.start, m.end, m.coverage]
+    store.put(key, json.dumps(value).encode())
+    return m
 
 
 def text_key(doc: DocumentText) -> str:
-    """A hash of both compact views: all an alignment in this document depends on."""
+    """A hash of both compact views and the running headers' keys: all that an alignment of
+    raw evidence in this document depends on (call ``locator.furniture_keys`` first)."""
     key = doc.extras.get("text_key")
     if not isinstance(key, str):
         h = hashlib.blake2b(digest_size=20)
         for view in doc.views:
             h.update(view.compact.encode("utf-8", "surrogatepass"))
             h.update(b"\0")
+        furniture = doc.extras.get("furniture_keys")
+        h.update(json.dumps(furniture if isinstance(furniture, list) else None).encode("utf-8", "surrogatepass"))
         key = doc.extras["text_key"] = h.hexdigest()
     return key
 
@@ -172,15 +183,16 @@ def text_key(doc: DocumentText) -> str:
 _store: KeyedStore | None = None
 
 
-def _alignments() -> KeyedStore:
-    """Alignments on disk, under a version made of the code they depend on (this module and
-    the compact text's folding in ``pdftext``): changed code never reads an old alignment."""
+def alignments() -> KeyedStore:
+    """Alignments on disk, under a version made of the code they depend on (this module, the
+    compact text's folding in ``pdftext``, running headers in ``layout``): changed code never
+    reads an old alignment."""
     global _store
     if _store is None:
         from mnote_kr.citations.filecache import KeyedStore
 
         h = hashlib.blake2b(digest_size=12)
-        for module in (__file__, pdftext.__file__):
+        for module in (__file__, pdftext.__file__, layout.__file__):
             try:
                 h.update(Path(module).read_bytes())
             except OSError:

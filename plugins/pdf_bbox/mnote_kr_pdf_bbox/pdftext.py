@@ -25,6 +25,7 @@ import threading
 import time
 import unicodedata
 from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -109,7 +110,7 @@ class PageText:
     number: int  # 1-based
     geometry: PageGeometry
     text: str = ""
-    line_of: list[int] = field(default_factory=list)  # char index -> line index (-1: none)
+    line_of: MutableSequence[int] = field(default_factory=list)  # char index -> line index (-1: none)
     lines: list[Box] = field(default_factory=list)  # text frame (unrotated, top-left)
     order: list[list[int]] = field(default_factory=list)  # char indices per line, XY-cut order
     stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
@@ -118,7 +119,7 @@ class PageText:
     base: list[float] = field(default_factory=list)  # per line: baseline y (text frame)
     size: list[float] = field(default_factory=list)  # per line: font size (points)
     blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
-    block_of: list[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
+    block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
 
     @property
     def has_text(self) -> bool:
@@ -578,12 +579,16 @@ def _encode(doc: DocumentText) -> bytes:
 
     derive(doc)
     kept = {k: v for k, v in doc.extras.items() if k in PERSISTED_EXTRAS}
-    return pickle.dumps(dataclasses.replace(doc, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
+    # Per-character and per-line maps as arrays: one byte string each to unpickle, not an
+    # object per character (read the same way by every locate).
+    pages = [dataclasses.replace(pg, line_of=array("i", pg.line_of), block_of=array("i", pg.block_of))
+             for pg in doc.pages]
+    return pickle.dumps(dataclasses.replace(doc, pages=pages, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
 
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="6", model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="7", model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 
