@@ -128,21 +128,20 @@ class PageText:
 
 
 class KgramIndex:
-    """Positions of every k-gram of a compact text, in three flat parts that pickle compactly:
-    a new process loads them in a few milliseconds, where a ``dict`` of lists (one list per
-    k-gram) took a tenth of a second per document to unpickle.
+    """Positions of every k-gram of a compact text, in three flat parts that pickle compactly
+    (where a ``dict`` of lists, one list per k-gram, took a tenth of a second per document to
+    unpickle), and unpickled only when a lookup needs them.
 
     ``keys`` are the distinct k-grams in first-occurrence order; ``keys[n]`` occurs at
     ``positions[offsets[n]:offsets[n + 1]]`` (ascending; at most ``KGRAM_CAP + 1`` of them:
     a k-gram with more carries no position information).
     """
 
-    __slots__ = ("keys", "offsets", "positions", "_slots")
+    __slots__ = ("_parts", "_packed", "_slots")
 
     def __init__(self, keys: list[str], offsets: array, positions: array) -> None:
-        self.keys = keys
-        self.offsets = offsets
-        self.positions = positions
+        self._parts: tuple[list[str], array, array] | None = (keys, offsets, positions)
+        self._packed: bytes | None = None
         self._slots: dict[str, int] | None = None
 
     @classmethod
@@ -163,12 +162,43 @@ class KgramIndex:
             offsets.append(len(positions))
         return cls(list(idx), offsets, positions)
 
-    def __getstate__(self) -> tuple[list[str], array, array]:
-        return self.keys, self.offsets, self.positions
+    def __getstate__(self) -> bytes:
+        # Pickled as one byte string, unpickled at first use: a locate whose alignment is
+        # stored (``align.find_stored``) never pays for the index.
+        import pickle
 
-    def __setstate__(self, state: tuple[list[str], array, array]) -> None:
-        self.keys, self.offsets, self.positions = state
+        if self._packed is None:
+            self._packed = pickle.dumps(self._unpacked(), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._packed
+
+    def __setstate__(self, state: bytes) -> None:
+        self._packed = state
+        self._parts = None
         self._slots = None
+
+    def _unpacked(self) -> tuple[list[str], array, array]:
+        parts = self._parts
+        if parts is None:
+            import pickle
+
+            # _packed is set whenever _parts is not (pickled state); part of a MAC-verified entry
+            parts = self._parts = pickle.loads(self._packed or b"")  # noqa: S301
+        return parts
+
+    @property
+    def keys(self) -> list[str]:
+        """The distinct k-grams, in first-occurrence order."""
+        return self._unpacked()[0]
+
+    @property
+    def offsets(self) -> array:
+        """``positions[offsets[n]:offsets[n + 1]]`` are where ``keys[n]`` occurs."""
+        return self._unpacked()[1]
+
+    @property
+    def positions(self) -> array:
+        """Every k-gram's positions, k-gram after k-gram."""
+        return self._unpacked()[2]
 
     def __len__(self) -> int:
         return len(self.keys)
@@ -588,7 +618,7 @@ def _encode(doc: DocumentText) -> bytes:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="7", model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="8", model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 
