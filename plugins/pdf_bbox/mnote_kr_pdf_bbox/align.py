@@ -72,9 +72,10 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
     if len(found) > SEEDS:
         found.sort(key=lambda f: (f[0], f[1]))
         found = found[:SEEDS]
+    positions = index.positions
     hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
     for _, e, slot in found:
-        for d in index.at(slot):
+        for d in positions[offsets[slot] : offsets[slot + 1]]:
             hits.append((d - e, e, d))
     if not hits:
         return None
@@ -130,6 +131,8 @@ def find(doc: DocumentText, evidence: str) -> Match | None:
     ev, _ = compact_with_map(evidence)
     best: tuple[float, TextView, int, int] | None = None
     for view in doc.views:
+        if best is not None and best[0] + 0.02 >= 1.0:
+            break  # no view can beat it (coverage is at most 1): aligning again changes nothing
         got = align(view, ev)
         if got is not None and (best is None or got[2] > best[0] + 0.02):
             best = (got[2], view, got[0], got[1])
