@@ -347,7 +347,8 @@ class KeyedStore:
             mac = blob[head_end + 1: head_end + 1 + _MAC_BYTES]
             body = blob[: head_end + 1] + blob[head_end + 1 + _MAC_BYTES:]
             try:
-                ok = hmac.compare_digest(mac, hashlib.blake2b(body, key=_mac_key(folder), digest_size=_MAC_BYTES).digest())
+                want = hashlib.blake2b(body, key=_mac_key(folder), digest_size=_MAC_BYTES).digest()
+                ok = hmac.compare_digest(mac, want)
             except OSError:
                 ok = False
         head: Any = None
