@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
 SEEDS = 256  # rarest evidence k-grams that vote for the alignment's diagonal
+MEMO_MAX = 4096  # alignments kept in memory per document (a server sees foreign evidence too)
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,19 @@ def find_stored(doc: DocumentText, evidence: str, prepare: Callable[[str], str])
     headers) must depend on nothing else.
     """
     key = f"{text_key(doc)}:{hashlib.blake2b(evidence.encode('utf-8', 'surrogatepass'), digest_size=20).hexdigest()}"
+    memo = doc.extras.setdefault("aligned", {})  # in memory too: a long-lived process, or the disk cache off
+    if not isinstance(memo, dict):
+        memo = doc.extras["aligned"] = {}
+    if key in memo:
+        return memo[key]
+    if len(memo) >= MEMO_MAX:
+        memo.clear()
+    m = memo[key] = _find_stored(doc, key, evidence, prepare)
+    return m
+
+
+def _find_stored(doc: DocumentText, key: str, evidence: str, prepare: Callable[[str], str]) -> Match | None:
+    """The alignment stored under ``key``, or computed and stored."""
     store = alignments()
     stored = store.get(key)
     if stored is not None:
