@@ -158,7 +158,7 @@ def test_the_folder_stays_bounded_and_keeps_the_recently_used(monkeypatch: pytes
 def test_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
     raw = CHUNKS[0][0]
-    assert cleancache.prepared(raw) == prepare_chunk(raw, fold=True)
+    assert cleancache.prepared(raw) == prepare_chunk(raw, fold=False)  # nothing stored: no fold paid for later
     assert cleancache.get(raw) is None and not _entries()
 
 

@@ -6,6 +6,7 @@ import json
 import re
 import time
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
@@ -323,6 +324,26 @@ def test_a_chunk_cut_inside_a_json_table_reads_as_rows() -> None:
     assert "Founded by Kempe Gowda I" in evidence.splitlines()  # one row per line for the locator
 
 
-def test_prose_with_brackets_is_not_read_as_a_table() -> None:
-    raw = 'He said "yes", then [1], and later "no" [2], ["a", "b"] was a list.'
-    assert display_text(raw) == raw
+@pytest.mark.parametrize("raw", [
+    '[["a", "b"], ["c", "d"], ["e", "f"]]\nThe cat, the dog, and the bird live at 3,000 m.',
+    'Use the flag \\"--force\\" when x > 3 and y is big. Example: [["a", "b"], ["c", "d"], ["e", "f"]]',
+    'The API returns a matrix [["alice", "admin"], ["bob", "viewer"], ["carol", "editor"]]; check "role" per user.',
+    '다음 예시는 "표"를 보여 준다: [["이름", "나이"], ["철수", "7"], ["영희", "8"]]',
+])
+def test_a_json_array_written_in_prose_is_left_as_written(raw: str) -> None:
+    # Found by review: two row boundaries anywhere used to turn the whole chunk into a table
+    # (commas became cells, "3,000" was split, a quoted word and '>' were cut as a tag tail).
+    shown = display_text(raw)
+    assert "[Table:" not in shown
+    for words in ("3,000 m", "--force", "check", "다음 예시는"):
+        if words in raw:
+            assert words in shown and words in locator_text(raw)
+
+
+def test_a_fragment_cut_inside_an_escaped_string_cleans_in_linear_time() -> None:
+    # A chunk cut between a backslash and its quote left a string open; the token pattern
+    # rescanned to the end from every escaped quote (50 KB: 36 s).
+    raw = '["a"], ["b"], ["c", "' + '\\"' * 25_000 + '\\'
+    started = time.perf_counter()
+    display_text(raw)
+    assert time.perf_counter() - started < 1.0

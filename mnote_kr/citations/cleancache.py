@@ -78,11 +78,15 @@ def _code_modules() -> list[str]:
 
 
 def code_stamp() -> bytes:
-    """``FORMAT`` plus each cleaning module's name, size and mtime (computed once per process)."""
+    """``FORMAT``, the Python and Unicode versions (NFKC, ``isalnum`` and ``html.unescape`` change
+    with them) and each cleaning module's name, size and mtime (computed once per process)."""
     global _stamp
     with _state_lock:
         if _stamp is None:
-            parts = [FORMAT]
+            import sys
+            import unicodedata
+
+            parts = [FORMAT, f"py{sys.version_info[0]}.{sys.version_info[1]}:{unicodedata.unidata_version}".encode()]
             for path in _code_modules():
                 try:
                     st = os.stat(path)
@@ -156,7 +160,10 @@ def put(raw: str, prep: ChunkPrep) -> None:
 
 
 def prepared(raw: str) -> ChunkPrep:
-    """``prepare_chunk(raw, fold=True)``, read from disk when an earlier process stored it, else computed and stored."""
+    """``prepare_chunk(raw)``, read from disk when an earlier process stored it, else computed and stored
+    (with the fold a later query's term search needs; with the disk off nothing is stored, so no fold)."""
+    if not _enabled():
+        return prepare_chunk(raw, fold=False)
     prep = get(raw)
     if prep is None:
         prep = prepare_chunk(raw, fold=True)

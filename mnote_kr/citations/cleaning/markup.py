@@ -45,11 +45,16 @@ _JSONISH_RE = re.compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
 _ROW_BOUNDARY_RE = re.compile(r"\"\s*\]\s*,\s*\[\s*\"")
 # A fragment's tokens: a JSON string (brackets inside it are text: "Area [2][3]"), a row
 # break, or bare text; commas and lone brackets between them are separators.
-_FRAGMENT_TOKEN_RE = re.compile(r'"((?:[^"\\]|\\.)*+)"|(\]\s*,\s*\[)|([^"\[\],]+)')
+# A string left open by the cut runs to the end (linear: no rescan from each escaped quote).
+_FRAGMENT_TOKEN_RE = re.compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)|(\]\s*,\s*\[)|([^"\[\],]+)')
+# A JSON array written in the text (its opening `[["`): a chunk cut out of a table has none.
+_ARRAY_OPEN_RE = re.compile(r'\[\s*\[\s*"')
 _UNESCAPED_QUOTE_RE = re.compile(r'(?<!\\)"')
 # The tail of a tag cut at a fragment's start, inside a JSON string (quotes escaped):
 # `.png\" format=\"png\" />`.
-_ESCAPED_LEAD_TAIL_RE = re.compile(r'\A[^<>"\n]{0,200}?\\"(?:[^<>"\n]{0,400}?\\")*[^<>"\n]{0,40}?/?>')
+# Only attribute pairs may follow the first escaped quote, so prose with a quoted word and a
+# '>' ("the flag \"--force\" when x > 3") is not taken for a tag's tail.
+_ESCAPED_LEAD_TAIL_RE = re.compile(r'\A[^<>"\s]{0,200}\\"(?:\s+[\w:.-]+=\\"[^<>"\n]{0,400}?\\")*\s*/?>')
 _HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
 _HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
 
@@ -296,7 +301,7 @@ def _render(raw: str) -> str:
 
 def _rows_left(rendered: str) -> str:
     """Rows of a JSON table that no element held (a chunk cut inside one), read as rows."""
-    if '"' not in rendered or len(_ROW_BOUNDARY_RE.findall(rendered)) < 2:
+    if '"' not in rendered or len(_ROW_BOUNDARY_RE.findall(rendered)) < 2 or _ARRAY_OPEN_RE.search(rendered):
         return rendered
     return _table_fragment(rendered)
 

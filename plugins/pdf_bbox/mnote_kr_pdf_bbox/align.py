@@ -209,7 +209,10 @@ def alignments() -> KeyedStore:
         from mnote_kr.citations.filecache import KeyedStore
 
         h = hashlib.blake2b(digest_size=12)
-        for module in (__file__, pdftext.__file__, layout.__file__):
+        from mnote_kr.citations import textnorm
+
+        model = Path(__file__).with_name("model.py")  # its header keys feed alignments (not imported: a cycle)
+        for module in (__file__, pdftext.__file__, layout.__file__, textnorm.__file__, str(model)):
             try:
                 h.update(Path(module).read_bytes())
             except OSError:

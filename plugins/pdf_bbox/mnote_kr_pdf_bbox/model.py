@@ -91,9 +91,30 @@ def _encode(doc: DocumentText) -> bytes:
     return pickle.dumps(dataclasses.replace(doc, pages=pages, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
 
 
+def _code_stamp() -> str:
+    """Name, size and mtime of the modules whose code shapes a stored model (reading the text
+    layer, running headers, term statistics, the host's tokenizer): changed code never reads an
+    old model, whose block statistics would no longer match the new block terms."""
+    import hashlib
+
+    from mnote_kr.citations import textmatch, textnorm
+
+    from . import align, answer, layout, pdftext
+
+    h = hashlib.blake2b(digest_size=8)
+    for module in (__file__, pdftext.__file__, layout.__file__, answer.__file__, align.__file__,
+                   textmatch.__file__, textnorm.__file__):
+        try:
+            st = os.stat(module)
+            h.update(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}".encode())
+        except (OSError, TypeError):
+            h.update(os.urandom(8))  # unreadable: a version no entry has
+    return h.hexdigest()
+
+
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="8", model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="8-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 
