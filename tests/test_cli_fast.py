@@ -51,8 +51,8 @@ else:
 code = main(args)
 sys.stdout.flush()
 sent_first = {k: v < loaded_at["pipeline"] for k, v in sent_at.items()} if "pipeline" in loaded_at else {}
-print(json.dumps({"code": code, "click": "click" in sys.modules, "sent": sent, "before_pipeline": sent_first}),
-      file=sys.stderr)
+print(json.dumps({"code": code, "click": "click" in sys.modules, "sent": sent, "before_pipeline": sent_first,
+                  "typing_extensions": "typing_extensions" in sys.modules}), file=sys.stderr)
 """
 
 
@@ -107,6 +107,19 @@ def test_the_fast_path_prints_what_click_prints_and_never_imports_click(args: li
     assert (fast_out, fast_err, fast_info["code"]) == (click_out, click_err, click_info["code"])
     assert fast_out or fast_err  # something was said, the same both ways
     assert fast_info["click"] is False and click_info["click"] is True
+    # msgspec loaded without typing_extensions on the plain path, and printed the same
+    assert fast_info["typing_extensions"] is False
+
+
+def test_typing_extensions_still_imports_after_the_plain_path_loaded_msgspec(tmp_path: Path) -> None:
+    code = ("import sys; from mnote_kr.cli import fast; fast._msgspec_without_typing_extensions(); "
+            "import msgspec; assert 'typing_extensions' not in sys.modules; "
+            "import typing_extensions; print(typing_extensions.get_type_hints is not None, "
+            "msgspec.json.decode(b'{\"a\": 1}', type=dict[str, int]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "{'a':", "1}"]
 
 
 def test_the_package_main_stays_callable_after_the_click_path(tmp_path: Path) -> None:
