@@ -335,6 +335,13 @@ def build_citations(
     return [c for _, _, c in scored], diagnostics
 
 
+def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
+           want_answer: bool) -> ProviderQueryResult:
+    """The provider's answer alone, without citations (``benchmarks/cli_cold.py`` fills
+    LightRAG's own query cache with it)."""
+    return start_query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer).result()
+
+
 def _started(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None, want_answer: bool,
              started: StartedQuery | None) -> StartedQuery:
     """The query the host started before loading this module, else started now."""
