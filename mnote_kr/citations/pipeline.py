@@ -25,7 +25,7 @@ from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
-from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - their old home
+from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.citations.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
