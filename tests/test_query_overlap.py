@@ -127,7 +127,7 @@ def _outcome(call: Any) -> tuple[str, str, int] | list[Any]:
 
 
 def test_a_started_query_is_sent_before_start_returns_and_answered_after(tmp_path: Path, engine: Engine) -> None:
-    engine.delay_s = 0.6
+    engine.delay_s = 1.0  # long enough to tell "returned at once" from "waited", even on a loaded machine
     host = _host(tmp_path, engine.url)
     ctx = host.context()
     began = time.perf_counter()
