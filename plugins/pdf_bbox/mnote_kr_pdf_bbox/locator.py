@@ -34,8 +34,8 @@ from typing import Any
 
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
-from .align import Match, Span, find, spans
-from .answer import choose
+from .align import Match, Span, find, find_stored, spans, text_key
+from .answer import choose, term_stats
 from .layout import drop_furniture_lines, furniture_key
 from .pdftext import Box, DocumentText, PageGeometry, line_text, load_document
 
@@ -171,7 +171,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     certain_page = pages_only[0] if len(set(pages_only)) == 1 else (1 if len(doc.pages) == 1 else None)
     if not doc.has_text:
         return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
-    m = find(doc, drop_furniture_lines(evidence, furniture_keys(doc)))
+    keys = furniture_keys(doc)  # before find_stored: the document's text_key covers them
+    m = find_stored(doc, evidence, lambda ev: drop_furniture_lines(ev, keys))
     if m is None:
         latin_page = _page_by_latin(doc, evidence)
         if latin_page is not None:
@@ -229,6 +230,18 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
     )
+
+
+def derive(doc: DocumentText) -> None:
+    """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
+    query: both k-gram indexes, the running-header keys, the blocks' term statistics and the
+    text's hash that keys its stored alignments (the on-disk cache stores them; see
+    ``pdftext._encode``)."""
+    for view in doc.views:
+        view.index  # noqa: B018 - built and kept on the view
+    furniture_keys(doc)
+    term_stats(doc)
+    text_key(doc)  # after furniture_keys: the key covers them
 
 
 def furniture_keys(doc: DocumentText) -> list[str]:
