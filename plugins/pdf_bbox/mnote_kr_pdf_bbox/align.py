@@ -184,7 +184,7 @@ def _find_stored(doc: DocumentText, key: str, evidence: str, prepare: Callable[[
 
 def text_key(doc: DocumentText) -> str:
     """A hash of both compact views and the running headers' keys: all that an alignment of
-    raw evidence in this document depends on (call ``locator.furniture_keys`` first)."""
+    raw evidence in this document depends on (call ``model.furniture_keys`` first)."""
     key = doc.extras.get("text_key")
     if not isinstance(key, str):
         h = hashlib.blake2b(digest_size=20)

@@ -17,9 +17,7 @@ both). PDFium is not thread-safe, so every call into it holds ``PDFIUM_LOCK``.
 from __future__ import annotations
 
 import ctypes
-import dataclasses
 import math
-import os
 import re
 import threading
 import time
@@ -30,7 +28,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 from . import budget
@@ -511,7 +508,7 @@ def _baselines(
 
 
 def read_document(path: str | Path) -> DocumentText:
-    """Open ``path`` and read every page's text layer (uncached; see ``load_document``).
+    """Open ``path`` and read every page's text layer (uncached; ``model.load_document`` caches it).
 
     Raises ``DocumentError`` when the file is unreadable or over a budget of ``budget``.
     """
@@ -588,52 +585,3 @@ def _view(pages: list[PageText], attr: str) -> TextView:
                     cpage.extend([pi] * len(f))
                     cchar.extend([ci] * len(f))
     return TextView(canonical("".join(parts)), cpage, cchar)
-
-
-def _read(real: str, st: os.stat_result) -> DocumentText:
-    return read_document(real)
-
-
-#: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
-#: that point back at the document) are rebuilt in each process from these.
-PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key")
-
-
-def _encode(doc: DocumentText) -> bytes:
-    """Pickle with everything a locate needs that does not depend on the query: both k-gram
-    indexes, the running-header keys and the blocks' term statistics. Building them was
-    most of a cold locate's time; ``warm_document`` (ingest) pays it once per file instead."""
-    import pickle
-
-    from .locator import derive
-
-    derive(doc)
-    kept = {k: v for k, v in doc.extras.items() if k in PERSISTED_EXTRAS}
-    # Per-character and per-line maps as arrays: one byte string each to unpickle, not an
-    # object per character (read the same way by every locate).
-    pages = [dataclasses.replace(pg, line_of=array("i", pg.line_of), block_of=array("i", pg.block_of))
-             for pg in doc.pages]
-    return pickle.dumps(dataclasses.replace(doc, pages=pages, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
-
-
-_cache: FileCache[DocumentText] = FileCache(
-    _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="8", model=DocumentText, encode=lambda doc: _encode(doc)),
-)  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
-
-
-def load_document(path: str | Path) -> DocumentText:
-    """``read_document`` through a small LRU keyed on (real path, size, mtime)."""
-    if not os.path.exists(path):
-        raise DocumentError(f"PDF not found: {path}", path=str(path))
-    return _cache.get(path)
-
-
-def warm_document(path: str | Path) -> bool:
-    """Fill the on-disk cache for ``path``; True when it was read now. Raises ``DocumentError``."""
-    return _cache.warm(path)
-
-
-def clear_cache() -> None:
-    """Forget every cached document."""
-    _cache.clear()

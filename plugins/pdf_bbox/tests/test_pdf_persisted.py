@@ -25,7 +25,7 @@ from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import align, clear_cache, locate, pdftext, prepare_locate
+from mnote_kr_pdf_bbox import align, clear_cache, locate, model, prepare_locate
 
 PDF = CORPUS / "pdf"
 #: long documents (where the cache matters), a two-column paper, right-to-left text, a rotated page
@@ -93,11 +93,11 @@ def test_located_results_are_identical_uncached_from_disk_and_with_stored_alignm
     for name in {n for n, _, _ in requests}:
         assert prepare_locate(str(docs / name)) is True  # what ingest does
     clear_cache()  # a new process: models from disk, alignments computed and stored
-    parses = pdftext._cache.stats["parses"]
+    parses = model._cache.stats["parses"]
     store = align.alignments()
     hits, writes = store.stats["hits"], store.stats["writes"]
     from_disk = _located(requests, docs)
-    assert pdftext._cache.stats["parses"] == parses  # nothing re-read with PDFium
+    assert model._cache.stats["parses"] == parses  # nothing re-read with PDFium
     assert store.stats["writes"] > writes
 
     clear_cache()  # another new process: alignments read back as well
@@ -126,9 +126,9 @@ def test_torn_entries_are_rebuilt_and_give_the_same_locations(
         blob = entry.read_bytes()
         entry.write_bytes(blob[: len(blob) // 2])  # a write cut short by a crash
     clear_cache()
-    rejected = (pdftext._cache.disk.stats if damage == "model" else align.alignments().stats)["rejected"]  # type: ignore[union-attr]
+    rejected = (model._cache.disk.stats if damage == "model" else align.alignments().stats)["rejected"]  # type: ignore[union-attr]
     assert _located(sample, docs) == expected
-    after = (pdftext._cache.disk.stats if damage == "model" else align.alignments().stats)["rejected"]  # type: ignore[union-attr]
+    after = (model._cache.disk.stats if damage == "model" else align.alignments().stats)["rejected"]  # type: ignore[union-attr]
     assert after > rejected
     clear_cache()
     assert _located(sample, docs) == expected  # and the rebuilt entries serve again
