@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 import pluggy
 
 if TYPE_CHECKING:
-    from collections.abc import Mapping, Sequence
+    from collections.abc import Callable, Mapping, Sequence
 
     from mnote_kr.context import ProviderContext
     from mnote_kr.models import (
@@ -122,6 +122,20 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
 @hookspec(firstresult=True)
 def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | None:
     """Retrieve references (and an answer when ``request.want_answer``).
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
+def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], ProviderQueryResult] | None:
+    """Start ``query`` and return at once a function that waits for its result.
+
+    The host starts a search's query before it loads the citation pipeline, so a fresh
+    process imports while the provider works. Check the request and raise its errors here
+    (a bad query, an unreachable provider); the returned function returns what ``query``
+    would, or raises what ``query`` would have raised. A plugin without it is asked
+    ``query`` at once, and the host waits for nothing more.
 
     Calling convention: firstresult, configured provider only.
     """

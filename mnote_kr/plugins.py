@@ -123,20 +123,11 @@ class Plugins:
         others = [p for p in self.pm.get_plugins() if self.pm.get_name(p) != plugin_name]
         return self.pm.subset_hook_caller(hook_name, remove_plugins=others)
 
-    def _call(self, hook_name: str, plugin_name: str | None, **kwargs: Any) -> Any:
+    def _call(self, hook_name: str, plugin_name: str | None, *, shown_as: str | None = None, **kwargs: Any) -> Any:
+        """Call a hook; a plugin's unexpected exception becomes one ``PluginError`` naming the
+        plugin and the hook (``shown_as``: the hook a user knows, e.g. ``query`` for ``start_query``)."""
         caller = self._only(hook_name, plugin_name) if plugin_name else getattr(self.pm.hook, hook_name)
-        try:
-            return caller(**kwargs)
-        except MnoteKrError:
-            raise
-        except Exception as exc:
-            who = plugin_name or "a plugin"
-            raise PluginError(
-                f"Plugin {who} failed in hook {hook_name}: {type(exc).__name__}: {exc}",
-                plugin=plugin_name,
-                hook=hook_name,
-                hint="run with MNOTE_KR_TRACE_PLUGINS=1 for a trace, or block it with MNOTE_KR_DISABLE_PLUGINS",
-            ) from exc
+        return _guard(lambda: caller(**kwargs), plugin_name, shown_as or hook_name)
 
     def _provider_call(self, hook_name: str, **kwargs: Any) -> Any:
         name = self.provider_plugin()
@@ -165,6 +156,24 @@ class Plugins:
 
     def query(self, ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
         result: ProviderQueryResult = self._provider_call("query", ctx=ctx, request=request)
+        return result
+
+    def start_query(self, ctx: ProviderContext, request: QueryRequest) -> Callable[[], ProviderQueryResult]:
+        """``query`` started now; the returned function waits for its result. Errors, raised
+        now or by the wait, are those of ``query`` (a provider without ``start_query`` answers
+        ``query`` at once)."""
+        name = self.provider_plugin()
+        wait = self._call("start_query", name, shown_as="query", ctx=ctx, request=request)
+        if wait is None:
+            done = self.query(ctx, request)
+            return lambda: done
+
+        def result() -> ProviderQueryResult:
+            answer: ProviderQueryResult | None = _guard(wait, name, "query")
+            if answer is None:
+                raise PluginError(f"Provider plugin {name} does not implement query", plugin=name, hook="query")
+            return answer
+
         return result
 
     def map_reference(
@@ -230,6 +239,21 @@ class Plugins:
             return None
         result: str | None = self._call("extract_text", name, path=path)
         return result
+
+
+def _guard(call: Callable[[], Any], plugin_name: str | None, hook_name: str) -> Any:
+    try:
+        return call()
+    except MnoteKrError:
+        raise
+    except Exception as exc:
+        who = plugin_name or "a plugin"
+        raise PluginError(
+            f"Plugin {who} failed in hook {hook_name}: {type(exc).__name__}: {exc}",
+            plugin=plugin_name,
+            hook=hook_name,
+            hint="run with MNOTE_KR_TRACE_PLUGINS=1 for a trace, or block it with MNOTE_KR_DISABLE_PLUGINS",
+        ) from exc
 
 
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:

@@ -21,14 +21,28 @@ from mnote_kr.cli import fast
 # through the click command line, and reports the exit code, the modules loaded and every
 # HTTP exchange with the engine (all of them go through ``plainhttp.exchange``).
 _PROBE = """
-import json, sys
+import importlib.util, json, sys, time
 import mnote_kr.plainhttp as plainhttp
-sent = []
+sent, sent_at, loaded_at = [], {}, {}
 real = plainhttp.exchange
 def counting(host, port, method, target, *args, **kwargs):
     sent.append([method, target])
+    sent_at.setdefault(target.split("?")[0], time.perf_counter())
     return real(host, port, method, target, *args, **kwargs)
 plainhttp.exchange = counting
+class Timed:  # when the citation pipeline has finished loading
+    def find_spec(self, name, path=None, target=None):
+        if name != "mnote_kr.citations.pipeline":
+            return None
+        sys.meta_path.remove(self)
+        spec = importlib.util.find_spec(name)
+        run = spec.loader.exec_module
+        def exec_module(module):
+            run(module)
+            loaded_at["pipeline"] = time.perf_counter()
+        spec.loader.exec_module = exec_module
+        return spec
+sys.meta_path.insert(0, Timed())
 which, args = sys.argv[1], sys.argv[2:]
 if which == "click":
     from mnote_kr.cli.main import main
@@ -36,7 +50,9 @@ else:
     from mnote_kr.cli import main
 code = main(args)
 sys.stdout.flush()
-print(json.dumps({"code": code, "click": "click" in sys.modules, "sent": sent}), file=sys.stderr)
+sent_first = {k: v < loaded_at["pipeline"] for k, v in sent_at.items()} if "pipeline" in loaded_at else {}
+print(json.dumps({"code": code, "click": "click" in sys.modules, "sent": sent, "before_pipeline": sent_first,
+                  "typing_extensions": "typing_extensions" in sys.modules}), file=sys.stderr)
 """
 
 
@@ -91,6 +107,19 @@ def test_the_fast_path_prints_what_click_prints_and_never_imports_click(args: li
     assert (fast_out, fast_err, fast_info["code"]) == (click_out, click_err, click_info["code"])
     assert fast_out or fast_err  # something was said, the same both ways
     assert fast_info["click"] is False and click_info["click"] is True
+    # msgspec loaded without typing_extensions on the plain path, and printed the same
+    assert fast_info["typing_extensions"] is False
+
+
+def test_typing_extensions_still_imports_after_the_plain_path_loaded_msgspec(tmp_path: Path) -> None:
+    code = ("import sys; from mnote_kr.cli import fast; fast._msgspec_without_typing_extensions(); "
+            "import msgspec; assert 'typing_extensions' not in sys.modules; "
+            "import typing_extensions; print(typing_extensions.get_type_hints is not None, "
+            "msgspec.json.decode(b'{\"a\": 1}', type=dict[str, int]))")
+    proc = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=_env(tmp_path / "home"),
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.split() == ["True", "{'a':", "1}"]
 
 
 def test_the_package_main_stays_callable_after_the_click_path(tmp_path: Path) -> None:
@@ -145,6 +174,9 @@ def test_status_and_search_ask_the_managed_engine_only_what_they_need(
     assert info["code"] == 0 and json.loads(out)["results"]
     assert [path for _, path in info["sent"]] == ["/health", "/query/data"], info["sent"]
     assert info["click"] is False
+    # The query was on its way before the citation pipeline had loaded: the process imports
+    # while LightRAG works (issue 18), rather than one after the other.
+    assert info["before_pipeline"] == {"/health": True, "/query/data": True}, info
 
 
 def test_the_fast_search_spec_matches_clicks_search_command() -> None:

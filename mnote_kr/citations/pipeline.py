@@ -25,9 +25,11 @@ from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
+from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.sidecar import heading_path
+from mnote_kr.citations.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
-from mnote_kr.errors import ConfigError, LocatorError, UsageError
+from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -36,7 +38,6 @@ from mnote_kr.models import (
     LocateRequest,
     Locator,
     ProviderQueryResult,
-    QueryRequest,
     RerankInfo,
     SearchResults,
 )
@@ -334,60 +335,37 @@ def build_citations(
     return [c for _, _, c in scored], diagnostics
 
 
-def check_query_text(query: str) -> None:
-    """A query must be text: bytes that were not valid UTF-8 (lone surrogates) are a usage error."""
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError as exc:
-        shown = query.encode("utf-8", "replace").decode("utf-8")[:60]
-        raise UsageError(f"The query '{shown}' holds bytes that are not valid UTF-8 (at character {exc.start + 1})",
-                         hint="retype it, or set the terminal's encoding to UTF-8") from None
-
-
-def retrieval_depth(config: dict[str, Any], top_k: int) -> tuple[int, int]:
-    """The provider's (``top_k``, ``chunk_top_k``) for a request of ``top_k`` citations.
-
-    ``top_k`` is what the user asked for: the number of citations returned. How deep the
-    provider retrieves is a separate setting, ``[query] retrieval_top_k`` (entities and
-    relations, default 20) and ``retrieval_chunk_top_k`` (chunks, default 20), raised to
-    ``top_k`` when the user asks for more citations than that.
-    """
-    section = config.get("query") if isinstance(config.get("query"), dict) else {}
-    try:
-        depth = int(section.get("retrieval_top_k", 20))
-        chunks = int(section.get("retrieval_chunk_top_k", 20))
-    except (TypeError, ValueError) as exc:
-        raise ConfigError("[query] retrieval_top_k and retrieval_chunk_top_k must be integers",
-                          hint="e.g. retrieval_top_k = 40 in .mnote/config.toml") from exc
-    return max(1, depth), max(top_k, chunks)
-
-
 def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
            want_answer: bool) -> ProviderQueryResult:
-    query = " ".join(query.split())
-    if not query:
-        raise UsageError("The query is empty")
-    check_query_text(query)
-    if not 1 <= top_k <= 200:
-        raise UsageError(f"--top-k must be between 1 and 200, not {top_k}",
-                         hint="it is the number of citations returned, e.g. --top-k 5")
-    depth, chunk_depth = retrieval_depth(host.config, top_k)
-    request = QueryRequest(query=query, mode=mode, top_k=depth, chunk_top_k=chunk_depth, want_answer=want_answer,
-                           enable_rerank=rerank)
-    return host.plugins.query(host.context(), request)
+    """The provider's answer alone, without citations (``benchmarks/cli_cold.py`` fills
+    LightRAG's own query cache with it)."""
+    return start_query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer).result()
+
+
+def _started(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None, want_answer: bool,
+             started: StartedQuery | None) -> StartedQuery:
+    """The query the host started before loading this module, else started now."""
+    if started is not None:
+        return started
+    return start_query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer)
 
 
 def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
-           rerank: bool | None = None) -> SearchResults:
+           rerank: bool | None = None, started: StartedQuery | None = None) -> SearchResults:
+    """References located in the user's files, ranked; ``started``: the provider's query, when
+    the host started it already (``request.start_query``, with the same arguments)."""
     scope_rels = _scope_rels(host, scope)
-    t0 = time.perf_counter()
-    result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False)
-    t1 = time.perf_counter()
+    pending = _started(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False, started=started)
+    # While the provider works: the registry, and the token pattern every ranking needs.
     reg = host.registry()
+    compile_patterns()
+    result = pending.result()
+    t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     diagnostics["citable"] = len(citations)
     citations = citations[:top_k]  # the user's number: citations returned, best first
-    diagnostics["providerMs"] = round((t1 - t0) * 1000, 2)
+    # From the query's start until the host had its answer (it overlaps the host's own loading).
+    diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
     diagnostics["providerStatus"] = result.raw_status
     if result.notes:
@@ -457,16 +435,20 @@ def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
 
 
 def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
-        rerank: bool | None = None) -> AgentQueryResult:
-    return ask_with_diagnostics(host, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)[0]
+        rerank: bool | None = None, started: StartedQuery | None = None) -> AgentQueryResult:
+    """LightRAG's answer with the citation set; ``started`` as for ``search``."""
+    return ask_with_diagnostics(host, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank,
+                                started=started)[0]
 
 
 def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
-                         rerank: bool | None = None) -> tuple[AgentQueryResult, dict[str, Any]]:
+                         rerank: bool | None = None,
+                         started: StartedQuery | None = None) -> tuple[AgentQueryResult, dict[str, Any]]:
     """``ask``, plus what ``search`` reports in its diagnostics (dropped references by reason)."""
     scope_rels = _scope_rels(host, scope)
-    result = _query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
+    pending = _started(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True, started=started)
     reg = host.registry()
+    result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     diagnostics["citable"] = len(citations)
     citations = citations[:top_k]  # the user's number: citations returned, best first

@@ -68,6 +68,12 @@ def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
 _CJK_CHAR_RE = lazy_compile(rf"[{CJK_CLASS}]")
 #: A CJK run (group ``cjk``) or a word (group ``word``).
 TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+
+
+def compile_patterns() -> None:
+    """Compile the deferred patterns now (a search does it while the provider answers)."""
+    for pattern in (_CJK_CHAR_RE, TOKEN_RE):
+        pattern.groups  # noqa: B018 - the first attribute read compiles it
 _TOKEN_RE = TOKEN_RE
 _UNIT_RE = lazy_compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):

@@ -49,6 +49,7 @@ from mnote_kr.models import (
 if TYPE_CHECKING:
     import httpx
 
+    from mnote_kr.citations.request import StartedQuery
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
@@ -545,15 +546,34 @@ class Host:
 
     def search(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
                rerank: bool | None = None) -> SearchResults:
-        from mnote_kr.citations.pipeline import search
+        """Citations for ``query`` located in the workspace's files (``pipeline.search``)."""
+        scope = self._checked_scope(scope)
+        started = self._start_query(query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False)
+        from mnote_kr.citations.pipeline import search  # loads while the provider works on the query
 
-        return search(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
+        return search(self, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank, started=started)
 
     def ask(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
             rerank: bool | None = None) -> AgentQueryResult:
+        """The provider's answer and its citations (``pipeline.ask``)."""
+        scope = self._checked_scope(scope)
+        started = self._start_query(query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
         from mnote_kr.citations.pipeline import ask
 
-        return ask(self, query, scope=list(scope), top_k=top_k, mode=mode, rerank=rerank)
+        return ask(self, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank, started=started)
+
+    def _checked_scope(self, scope: Iterable[str]) -> list[str]:
+        """The scope as given; a path outside the workspace fails here, before the provider is asked."""
+        scope = list(scope)
+        for path in scope:
+            self.workspace.resolve(path)
+        return scope
+
+    def _start_query(self, query: str, **kwargs: Any) -> StartedQuery:
+        # A fresh process imports the citation pipeline while the provider answers (issue 18).
+        from mnote_kr.citations.request import start_query
+
+        return start_query(self, query, **kwargs)
 
     def open(self, citation_id: str) -> OpenPlan:
         from mnote_kr.citations.openplan import open_plan

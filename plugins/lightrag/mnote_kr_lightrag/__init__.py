@@ -9,7 +9,7 @@ bridge), ``querying`` (query and streaming answers) and ``mapping`` (reference â
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +108,16 @@ def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | 
     if not _mine(ctx):
         return None
     return _querying.run_query(ctx, request)
+
+
+@hookimpl
+def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], ProviderQueryResult] | None:
+    """``query`` with ``/query/data`` sent from a thread: the host loads its pipeline meanwhile."""
+    from . import querying as _querying
+
+    if not _mine(ctx):
+        return None
+    return _querying.start_query(ctx, request)
 
 
 def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:

@@ -9,7 +9,8 @@ is none (``false`` when ``/health`` does not say).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -212,58 +213,113 @@ def _query_error(exc: ProviderHTTPError) -> Exception:
     return exc
 
 
-def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
-    """Retrieve references and, when asked, LightRAG's answer."""
+def _prepare(ctx: ProviderContext, request: QueryRequest) -> tuple[Settings, LightRagClient, dict[str, Any],
+                                                                   dict[str, Any]]:
+    """What a query checks and asks before sending it: the request, the server, ``/health``."""
     check_query(request)
     settings = resolve_settings(ctx)
-    with open_client(ctx, settings) as client:
+    client = open_client(ctx, settings)
+    try:
         health = _health(ctx, client)
         payload = build_payload(request, health)
-        wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
-        rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
-        if rank_passages:
-            payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
+    except BaseException:
+        client.close()
+        raise
+    return settings, client, health, payload
+
+
+def run_query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:
+    """Retrieve references and, when asked, LightRAG's answer."""
+    settings, client, health, payload = _prepare(ctx, request)
+    with client:
+        return _finish(ctx, request, settings, client, health, payload)
+
+
+def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], ProviderQueryResult]:
+    """``run_query`` with its request sent from a thread: returns at once a function that waits.
+
+    The checks, the settings and ``/health`` run here, so their errors are raised to the caller
+    as ``run_query`` raises them; the thread sends ``/query/data`` (and ``/query``), whose
+    errors the returned function raises. While LightRAG works, this thread loads the mapping
+    code the answer's references go through.
+    """
+    settings, client, health, payload = _prepare(ctx, request)
+    box: dict[str, Any] = {}
+    begun = threading.Event()
+
+    def work() -> None:
+        begun.set()
         try:
-            body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
-        except ProviderHTTPError as exc:
-            raise _query_error(exc) from exc
-        if rank_passages:
-            payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
-            references = rank_found_files(settings.models_url or "", request.query, references, wanted,
-                                          settings.timeout_s)
-        status = str(body.get("status", ""))
-        metadata = as_dict(body.get("metadata"))
-        if status == "failure" and metadata.get("failure_reason") != "no_results":
-            raise ProviderError(f"LightRAG could not run the query: {body.get('message') or 'unknown failure'}",
-                                url=f"{settings.url}/query/data")
-        configuration = as_dict(health.get("configuration"))
-        result = ProviderQueryResult(provider=PROVIDER, references=references,
-                                     raw_status="no_results" if not references else status or "success",
-                                     rerank_requested=bool(request.enable_rerank),
-                                     rerank_enabled=bool(payload.get("enable_rerank"))
-                                     and configuration.get("rerank_binding") not in (None, "null", ""),
-                                     rerank_model=configuration.get("rerank_model"))
-        if not request.want_answer:
-            return result
-        if foreign:
-            result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
-        if is_offline_llm(settings, health):
-            result.notes.append(NO_LLM_NOTE)
-            return result
-        if not references and payload["mode"] != "bypass":
-            result.notes.append(NO_CONTEXT_NOTE)
-            return result
-        try:
-            answer = client.query({**payload, "include_references": False, "include_chunk_content": False})
-        except ProviderHTTPError as exc:
-            raise _query_error(exc) from exc
-        text = answer.get("response")
-        if not isinstance(text, str) or NO_CONTEXT_MARK in text:
-            result.notes.append(NO_CONTEXT_NOTE)
-            return result
-        result.answer = text
-        result.llm_generated = bool(answer.get("llm_generated", True))
+            with client:
+                box["result"] = _finish(ctx, request, settings, client, health, payload)
+        except BaseException as exc:  # noqa: BLE001 - handed to the waiting caller, raised there
+            box["error"] = exc
+
+    # A daemon: a caller that fails or is interrupted meanwhile does not wait for LightRAG to exit.
+    thread = threading.Thread(target=work, name="mnote-kr-lightrag-query", daemon=True)
+    thread.start()
+    begun.wait()  # the request goes out before this thread takes the interpreter back for imports
+    from . import mapping  # noqa: F401 - the next hook the answer goes through; loads meanwhile
+
+    def wait() -> ProviderQueryResult:
+        thread.join()
+        if "error" in box:
+            error: BaseException = box.pop("error")
+            raise error
+        result: ProviderQueryResult = box["result"]
         return result
+
+    return wait
+
+
+def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, client: LightRagClient,
+            health: dict[str, Any], payload: dict[str, Any]) -> ProviderQueryResult:
+    """Send the prepared query (``/query/data``; ``/query`` for an answer) and read the result."""
+    wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
+    rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
+    if rank_passages:
+        payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
+    try:
+        body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+    except ProviderHTTPError as exc:
+        raise _query_error(exc) from exc
+    if rank_passages:
+        payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
+        references = rank_found_files(settings.models_url or "", request.query, references, wanted,
+                                      settings.timeout_s)
+    status = str(body.get("status", ""))
+    metadata = as_dict(body.get("metadata"))
+    if status == "failure" and metadata.get("failure_reason") != "no_results":
+        raise ProviderError(f"LightRAG could not run the query: {body.get('message') or 'unknown failure'}",
+                            url=f"{settings.url}/query/data")
+    configuration = as_dict(health.get("configuration"))
+    result = ProviderQueryResult(provider=PROVIDER, references=references,
+                                 raw_status="no_results" if not references else status or "success",
+                                 rerank_requested=bool(request.enable_rerank),
+                                 rerank_enabled=bool(payload.get("enable_rerank"))
+                                 and configuration.get("rerank_binding") not in (None, "null", ""),
+                                 rerank_model=configuration.get("rerank_model"))
+    if not request.want_answer:
+        return result
+    if foreign:
+        result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
+    if is_offline_llm(settings, health):
+        result.notes.append(NO_LLM_NOTE)
+        return result
+    if not references and payload["mode"] != "bypass":
+        result.notes.append(NO_CONTEXT_NOTE)
+        return result
+    try:
+        answer = client.query({**payload, "include_references": False, "include_chunk_content": False})
+    except ProviderHTTPError as exc:
+        raise _query_error(exc) from exc
+    text = answer.get("response")
+    if not isinstance(text, str) or NO_CONTEXT_MARK in text:
+        result.notes.append(NO_CONTEXT_NOTE)
+        return result
+    result.answer = text
+    result.llm_generated = bool(answer.get("llm_generated", True))
+    return result
 
 
 @dataclass(frozen=True)
