@@ -128,6 +128,10 @@ def main() -> None:
         return original_run(wrapped, *args, **kwargs)
 
     uvicorn.run = guarded_run
+    from .jsonwrites import install
+
+    # LightRAG's per-document store rewrites through the C JSON encoder (jsonwrites.py).
+    install(os.environ.get("LIGHTRAG_VECTOR_STORAGE", "NanoVectorDBStorage"))
     lightrag_server.main()
 
 
