@@ -4,6 +4,7 @@ and LightRAG's whole-file JSON writes through the C encoder."""
 from __future__ import annotations
 
 import hashlib
+import importlib
 import io
 import json
 import shutil
@@ -157,3 +158,37 @@ def test_lr_an_engine_built_with_nanovectordb_keeps_its_index_until_reembed(tmp_
     finally:
         engine.stop_engine(dirs["state_dir"])
     assert _sha(source) == before
+
+
+def test_lr_default_tls_contexts_are_built_once_and_others_as_before() -> None:
+    from mnote_kr_lightrag import sslreuse
+
+    built: list[object] = []
+
+    def create(verify: object = True, cert: object = None, trust_env: bool = True) -> object:
+        built.append((verify, cert, trust_env))
+        return object()
+
+    reuse = sslreuse.reusing(create)  # type: ignore[arg-type]
+    a, b = reuse(verify=True, cert=None, trust_env=True), reuse(verify=True, cert=None, trust_env=True)
+    assert a is b and built == [(True, None, True)]
+    assert reuse(verify=True, trust_env=False) is not a  # another trust_env: its own context
+    assert reuse(verify=False) is not reuse(verify=False)  # anything but the default: fresh every time
+    assert reuse(verify=True, cert="c.pem") is not a
+
+
+def test_lr_reused_context_serves_real_httpx_clients() -> None:
+    import httpx
+
+    from mnote_kr_lightrag import sslreuse
+
+    module = importlib.import_module("httpx._transports.default")
+    original = module.create_ssl_context
+    try:
+        assert "httpx._transports.default" in sslreuse.install()
+        one, two = httpx.AsyncHTTPTransport(), httpx.AsyncHTTPTransport()
+        assert one._pool._ssl_context is two._pool._ssl_context
+        assert one._pool._ssl_context.verify_mode == original().verify_mode  # the library's own context
+        assert httpx.AsyncHTTPTransport(verify=False)._pool._ssl_context is not one._pool._ssl_context
+    finally:
+        module.create_ssl_context = original
