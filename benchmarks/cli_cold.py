@@ -2,20 +2,27 @@
 
 Measured, each in a fresh process (the installed ``mnote-kr`` console script):
 
-* ``search QUERY --json`` over an ingested corpus, against the same search warm in one
-  process (``Host.search`` after a first run) plus the interpreter's own start
-  (``python -c pass``). Target: cold <= 1.5 x (warm + interpreter start).
+* ``search QUERY --json`` over an ingested corpus (the 16 files of ``benchmarks/retrieval.py``),
+  against the same search in one warm process (``Host.search``, every document already located
+  once) plus the interpreter's own start (``python -c pass``). Target: cold <= 1.5 x (warm +
+  interpreter start).
 * ``--help``, ``status``, ``roots list``, against ``python -c pass``. Target: <= 3x.
 
-The cold search is also run with the on-disk locate cache turned off
-(``MNOTE_KR_LOCATE_CACHE=0``, every process parses each cited DOCX and PDF again: the
-behaviour before the cache) and with it emptied after ingest (the first search fills it),
-so the gain is measured in the same run.
+**Every measured query is new to mnote-kr**, as what a person types is: the questions are the
+labelled ones of ``benchmarks/retrieval.py`` (English and Chinese, the document's own words and
+other words), none measured twice. The warm process keeps its in-memory memos (documents
+parsed, chunks cleaned) but writes nothing to disk (``MNOTE_KR_LOCATE_CACHE=0`` while it runs),
+so no cold process finds an answer the warm side computed for its query; the cold processes use
+the on-disk caches as a user's do (filled at ingest). LightRAG's own cache of each query is
+filled first by the provider request alone (no locating), so both sides pay the same provider
+cost. An earlier version repeated six keyword queries every round, so its cold processes read
+answers cached on disk for those exact queries: it measured a repeat, not a first question.
 
-A real managed LightRAG engine (offline model stand-in) runs under a temp dir. LightRAG's
-own query cache is warmed by the warm side first, so both sides pay the same provider cost.
-Commands alternate within each round so drift hits all of them. A command that exits
-non-zero, or a search that returns no citation where the warm one did, counts as a miss.
+The cold search is also run with the on-disk locate cache turned off
+(``MNOTE_KR_LOCATE_CACHE=0``, every process parses each cited DOCX and PDF again) and, after the
+rounds, with it emptied before each search (the first search fills it). Commands alternate within
+each round so drift hits all of them. A command that exits non-zero, or a search that returns
+no citation where the warm one did, counts as a miss.
 
 Fresh processes run with bytecode caching on (an installed package has its ``.pyc``
 files) after one untimed run of each command.
@@ -38,12 +45,8 @@ from pathlib import Path
 
 from mnote_kr_testkit.data import CORPUS
 
-DOCX = ["docling__word_sample.docx", "mineru__test.docx", "docling__equations.docx", "kotaemon__dummy.docx",
-        "tika__017097.docx", "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"]
-PDF = ["pdfplumber__scotus-transcript-p1.pdf", "markitdown__test.pdf", "mineru__2list_1table.pdf",
-       "pdfminer__naacl06-shinyama.pdf", "pdfjs__tracemonkey.pdf"]
-QUERIES = ["Supreme Court oral argument", "trace compilation JavaScript", "word sample heading",
-           "named entity extraction", "核电厂 定期安全审查", "table of results"]
+HERE = Path(__file__).resolve().parent
+PER_ROUND = 8  # new queries measured per round
 SEARCH_TARGET = 1.5
 LIGHT_TARGET = 3.0
 
@@ -65,10 +68,32 @@ def _med(values: list[float]) -> float:
     return statistics.median(values) * 1000
 
 
+def questions() -> tuple[list[str], list[str], list[str]]:
+    """(corpus files, warm-up queries: one per file, measured queries), from the labelled sets.
+
+    The measured list interleaves the sets, languages and wordings, so any round mixes them."""
+    labels = [q for name in ("retrieval_questions.json", "retrieval_heldout.json")
+              for q in json.loads((HERE / name).read_text(encoding="utf-8"))["questions"]]
+    files = sorted({q["doc"] for q in labels})
+    warmup: dict[str, str] = {}
+    rest: dict[tuple[str, str], list[str]] = {}
+    for q in labels:
+        if q["doc"] not in warmup:
+            warmup[q["doc"]] = q["q"]
+        else:
+            rest.setdefault((q["lang"], q["wording"]), []).append(q["q"])
+    groups = [rest[k] for k in sorted(rest)]
+    measured = [g[i] for i in range(max(map(len, groups))) for g in groups if i < len(g)]
+    return files, list(warmup.values()), measured
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
     args = parser.parse_args()
+    files, warmup, measured = questions()
+    if args.rounds * PER_ROUND > len(measured):
+        parser.error(f"at most {len(measured) // PER_ROUND} rounds: every measured query is new")
 
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-cold-"))
     home = tmp / "home"
@@ -96,9 +121,8 @@ def main() -> int:
         print(f"engine: LightRAG at {engine.url} started in {time.perf_counter() - t0:.1f}s")
         ws = tmp / "kb"
         (ws / "docs").mkdir(parents=True)
-        for sub, names in (("docx", DOCX), ("pdf", PDF)):
-            for name in names:
-                shutil.copyfile(CORPUS / sub / name, ws / "docs" / name)
+        for rel in files:
+            shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
         env = {**os.environ, "MNOTE_KR_HOME": str(home)}
         env.pop("MNOTE_KR_LOCATE_CACHE", None)
         # An installed package has its bytecode cached; a session that forbids writing it would
@@ -114,18 +138,22 @@ def main() -> int:
         items = json.loads(proc.stdout)["items"]
         print(f"ingest: {len(items)} files in {t_ing:.1f}s (CLI, --wait, locate cache filled)")
 
-        host = Host(ws)  # the warm side: one process, caches filled by a first run
-        warm_hits: dict[str, int] = {}
-        for q in QUERIES:
-            warm_hits[q] = len(host.search(q).results)
+        from mnote_kr.citations.pipeline import _query
+
+        host = Host(ws)  # the warm side: one process that has located every document once
+        os.environ["MNOTE_KR_LOCATE_CACHE"] = "0"  # its memos stay in memory, none reaches the disk
+        for q in warmup:
+            host.search(q)
 
         env_nocache = {**env, "MNOTE_KR_LOCATE_CACHE": "0"}
         for argv in ([*base, "--help"], [*base, "status"], [*base, "roots", "list"],
-                     [*base, "search", QUERIES[0], "--json"]):
+                     [*base, "search", warmup[0], "--json"]):
             _run(argv, env)  # untimed: writes the bytecode caches, as an installed package has them
         locate_dir = paths.cache_dir() / "locate"
         times: dict[str, list[float]] = {k: [] for k in (
             "pass", "help", "status", "roots", "warm", "cold", "cold_nocache", "cold_first")}
+        phases: dict[str, list[float]] = {k: [] for k in (
+            "warm_provider", "warm_pipeline", "cold_provider", "cold_pipeline")}
         for rnd in range(args.rounds):
             for name, argv, e in (("pass", [sys.executable, "-c", "pass"], env),
                                   ("help", [*base, "--help"], env),
@@ -135,27 +163,37 @@ def main() -> int:
                 if proc.returncode != 0:
                     misses += miss(name, proc, f"exit {proc.returncode}")
                 times[name].append(dt)
-            for i, q in enumerate(QUERIES):
+            batch = measured[rnd * PER_ROUND:(rnd + 1) * PER_ROUND]
+            for i, q in enumerate(batch):
+                _query(host, q, top_k=20, mode="mix", rerank=None, want_answer=False)  # LightRAG's cache only
                 s = time.perf_counter()
-                host.search(q)
+                warm = host.search(q)
                 times["warm"].append(time.perf_counter() - s)
+                phases["warm_provider"].append(warm.diagnostics["providerMs"] / 1000)
+                phases["warm_pipeline"].append(warm.diagnostics["pipelineMs"] / 1000)
                 sides = [("cold", env), ("cold_nocache", env_nocache)]
                 for label, e in sides if (i + rnd) % 2 == 0 else sides[::-1]:
                     dt, proc = _run([*base, "search", q, "--json"], e)
                     times[label].append(dt)
-                    got = len(json.loads(proc.stdout)["results"]) if proc.returncode == 0 else -1
-                    if proc.returncode != 0 or (got == 0 and warm_hits[q] > 0):
+                    out = json.loads(proc.stdout) if proc.returncode == 0 else {}
+                    got = len(out.get("results", [])) if proc.returncode == 0 else -1
+                    if label == "cold" and out:
+                        phases["cold_provider"].append(out["diagnostics"]["providerMs"] / 1000)
+                        phases["cold_pipeline"].append(out["diagnostics"]["pipelineMs"] / 1000)
+                    if proc.returncode != 0 or (got == 0 and warm.results):
                         misses += miss(label, proc, f"exit {proc.returncode}, {got} results for {q!r}")
-            if rnd == 0:  # the first search after an emptied cache fills it (once per query)
-                for q in QUERIES:
-                    shutil.rmtree(locate_dir, ignore_errors=True)
-                    dt, proc = _run([*base, "search", q, "--json"], env)
-                    if proc.returncode != 0:
-                        misses += miss("cold_first", proc, f"exit {proc.returncode}")
-                    times["cold_first"].append(dt)
+        # Last, so no measured search above runs without the cache the ingest filled: the first
+        # search after the cache was emptied (it fills it again), on the first round's queries.
+        for q in measured[:PER_ROUND]:
+            shutil.rmtree(locate_dir, ignore_errors=True)
+            dt, proc = _run([*base, "search", q, "--json"], env)
+            if proc.returncode != 0:
+                misses += miss("cold_first", proc, f"exit {proc.returncode}")
+            times["cold_first"].append(dt)
 
         ms = {k: _med(v) for k, v in times.items() if v}
-        print(f"\n{len(QUERIES)} queries x {args.rounds} rounds; medians of fresh processes unless noted")
+        print(f"\n{args.rounds} rounds x {PER_ROUND} new queries each ({args.rounds * PER_ROUND} in all, "
+              f"none repeated); medians of fresh processes unless noted")
         print(f"baseline  python -c pass                  {ms['pass']:8.1f} ms")
         for key, label in (("help", "mnote-kr --help"), ("status", "mnote-kr status"),
                            ("roots", "mnote-kr roots list")):
@@ -171,6 +209,11 @@ def main() -> int:
             verdict = 'PASS' if ratio <= SEARCH_TARGET else 'FAIL'
             target = f" (target <= {SEARCH_TARGET}: {verdict})" if key == "cold" else ""
             print(f"measured  {label:31} {ms[key]:8.1f} ms  ratio {ratio:5.2f}{target}")
+        ph = {k: _med(v) for k, v in phases.items() if v}
+        if len(ph) == 4:
+            print(f"          phases (median ms): warm provider {ph['warm_provider']:.0f} + pipeline "
+                  f"{ph['warm_pipeline']:.0f}; cold provider {ph['cold_provider']:.0f} + pipeline "
+                  f"{ph['cold_pipeline']:.0f} (the rest of a cold process is start-up and imports)")
         print(f"\nmisses (non-zero exits, or no citation where the warm search had some): {misses}")
     finally:
         stop_engine(paths.state_dir())
