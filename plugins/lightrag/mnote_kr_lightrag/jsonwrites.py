@@ -43,16 +43,23 @@ class _FastJson(ModuleType):
             json.dump(obj, fp, cls=cls, indent=indent, **kwargs)
             return
         # Indentation is what keeps json.dump off the C encoder; the files are read by json.load.
-        text = None
         if set(kwargs) <= {"ensure_ascii"}:
             # msgspec's encoder is ~3x faster again. Its UTF-8 output is what LightRAG's
             # readers expect (they open these files as UTF-8). Anything it refuses (a lone
             # surrogate, an unknown type) goes the stdlib's way, to fail there exactly as before.
             try:
-                text = msgspec.json.encode(obj).decode("utf-8")
+                raw = msgspec.json.encode(obj)
             except (TypeError, ValueError, msgspec.EncodeError):
-                text = None
-        fp.write(json.dumps(obj, **kwargs) if text is None else text)
+                raw = None
+            if raw is not None:
+                buffer = getattr(fp, "buffer", None)
+                if buffer is not None and str(getattr(fp, "encoding", "")).lower().replace("-", "") == "utf8":
+                    fp.flush()  # a UTF-8 text file: its bytes as they are, not decoded and encoded again
+                    buffer.write(raw)
+                else:
+                    fp.write(raw.decode("utf-8"))
+                return
+        fp.write(json.dumps(obj, **kwargs))
 
 
 FAST_JSON = _FastJson("json")
