@@ -305,3 +305,24 @@ def test_locator_window_centres_on_clustered_query_terms_when_phrase_is_absent()
     assert bundle.locator_text_source == "chunk"
     assert "Cell B2 kept the highest capacity" in bundle.locator_evidence_text
     assert not bundle.locator_evidence_text.startswith("Project Aurora")
+
+
+def test_a_chunk_cut_inside_a_json_table_reads_as_rows() -> None:
+    # Recorded: LightRAG cut khoj__bangalore.docx's infobox so the chunk holds only rows, no
+    # <table> and no </table>, starting inside an escaped drawing tag. It used to be shown as
+    # '\" format=\"png\" />\nBangalore ... ["Country", " India", ""], ...' and located nowhere.
+    raw = json.loads((SAMPLES_DIR / "93_chunk_cut_inside_json_table.json").read_text(encoding="utf-8"))["content"]
+    bundle = clean_citation_text(raw, "who founded Bangalore")
+    shown = bundle.display_quote
+    assert "Established | 1537" in shown and "Founded by | Kempe Gowda I" in shown
+    for leftover in ('"]', '["', '\\"', "format=", "drawing", "<sup>", ".blocks.assets"):
+        assert leftover not in shown, leftover
+    assert "Area [2][3]" in shown and "741 km2" in shown  # footnote marks and superscripts stay text
+    assert display_text(shown) == shown
+    evidence = locator_text(raw)
+    assert "Founded by Kempe Gowda I" in evidence.splitlines()  # one row per line for the locator
+
+
+def test_prose_with_brackets_is_not_read_as_a_table() -> None:
+    raw = 'He said "yes", then [1], and later "no" [2], ["a", "b"] was a list.'
+    assert display_text(raw) == raw

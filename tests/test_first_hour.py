@@ -70,23 +70,27 @@ def test_failure_reasons_name_the_users_file_never_a_link_name_or_doc_id(error: 
     assert "\n" not in line and "====" not in line
     assert link_name not in line or link_name == user.split("/")[-1]
     assert not DOC_ID.search(line) and "doc_id" not in line
-    assert "LightRAG" not in line.split("(")[-1] or "parser" in line  # advice is mnote-kr's, not "re-upload"
+    headline, _, advice = line.rpartition(": ")
+    assert headline and advice, line  # every reason ends with what to do, after its headline
+    assert "LightRAG" not in advice or "parser" in advice  # advice is mnote-kr's, not "re-upload"
     assert "Re-upload" not in line and "re-upload" not in line
+    assert line.count("(") == line.count(")")  # no aside cut open
     words = re.findall(r"\w+…", line)
     assert words == [] or all(len(w) > 1 for w in words)
-    assert line.endswith(")")  # every reason ends with what to do
 
 
 def test_a_scanned_pdf_is_told_it_needs_ocr() -> None:
     line = explain_failure(_KNOWN[0], link_name=LINK, file_name="papers/mineru__scanned.pdf")
-    assert line.startswith("extracted no usable text from papers/mineru__scanned.pdf")
-    assert "no text layer" in line and "OCR" in line
+    # The caller prints "papers/mineru__scanned.pdf: <reason>": the reason does not name it again.
+    assert line.startswith("extracted no usable text from the file: ")
+    assert "no text layer" in line and "OCR" in line and "ocrmypdf" in line
+    assert line.count("(") == 0  # no nested asides in a line the CLI wraps in a sentence
 
 
 def test_long_detail_is_cut_between_words() -> None:
     detail = "The parser " + " ".join(["stopped"] * 80) + " early."
     line = explain_failure(detail, link_name=None, file_name="a.docx")
-    head = line.split(" ('mnote-kr")[0]
+    head = line.split(": 'mnote-kr")[0]
     assert head.endswith("…") and head[:-1].endswith("stopped")
 
 
@@ -154,8 +158,11 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
                                     "queue": {"available": False}}}}
     text = render_status(info)
     assert "3 entries (2 processed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
-    assert "(idle)" in text and "Rerank:    disabled (queue unavailable)" in text
+    assert "(idle)" in text and "Rerank:    disabled\n" in text  # no details of a rerank that is off
     assert not REPR.search(text), text
+    on = {**info, "provider": {**info["provider"], "rerank": {"enabled": True, "binding": "cohere", "model": "m",
+                                                             "queue": {"available": True}}}}
+    assert "Rerank:    enabled (binding cohere, model m, queue available)" in render_status(on)
     sync = {"reconcile": {"changed": {"count": 1, "paths": ["kb/a.md"]}, "moved": {"count": 0, "paths": []},
                           "missing": {"count": 0, "paths": []}, "new": {"count": 0, "paths": [], "notIngested": []},
                           "restored": {"count": 0, "paths": []}, "scanned": 4},

@@ -90,12 +90,16 @@ def _queue(rerank: dict[str, Any]) -> Any:
 
 
 def _rerank_text(rr: dict[str, Any]) -> str:
-    """LightRAG's rerank state in words: ``disabled`` or ``enabled (binding cohere, model m, queue available)``."""
+    """LightRAG's rerank state in words: ``disabled`` or ``enabled (binding cohere, model m, queue available)``.
+
+    A disabled rerank has no binding, model or queue worth reading ("queue unavailable" only
+    restated that it is off)."""
+    if not rr.get("enabled"):
+        return "disabled"
     details = [f"{label} {value}" for label, value in
                (("binding", rr.get("binding")), ("model", rr.get("model")), ("queue", _queue(rr)))
                if value not in (None, "", "null")]
-    state = "enabled" if rr.get("enabled") else "disabled"
-    return f"{state} ({', '.join(details)})" if details else state
+    return f"enabled ({', '.join(details)})" if details else "enabled"
 
 
 def counts_text(counts: dict[str, Any]) -> str:

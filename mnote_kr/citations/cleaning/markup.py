@@ -33,6 +33,7 @@ _KNOWN_TAGS = frozenset(
 )
 _BREAK_TAGS = frozenset("br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption".split())
 _CELL_TAGS = frozenset(("td", "th"))
+_INLINE_TAGS = frozenset(("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"))
 _NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
 
 # --------------------------------------------------------------------------- tables
@@ -40,6 +41,15 @@ _NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
 _JSON_CELL_RE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
 _ROW_SPLIT_RE = re.compile(r"\]\s*,?\s*\[")
 _JSONISH_RE = re.compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
+# Where one row of a JSON table ends and the next begins: `", ""], ["Country"`.
+_ROW_BOUNDARY_RE = re.compile(r"\"\s*\]\s*,\s*\[\s*\"")
+# A fragment's tokens: a JSON string (brackets inside it are text: "Area [2][3]"), a row
+# break, or bare text; commas and lone brackets between them are separators.
+_FRAGMENT_TOKEN_RE = re.compile(r'"((?:[^"\\]|\\.)*+)"|(\]\s*,\s*\[)|([^"\[\],]+)')
+_UNESCAPED_QUOTE_RE = re.compile(r'(?<!\\)"')
+# The tail of a tag cut at a fragment's start, inside a JSON string (quotes escaped):
+# `.png\" format=\"png\" />`.
+_ESCAPED_LEAD_TAIL_RE = re.compile(r'\A[^<>"\n]{0,200}?\\"(?:[^<>"\n]{0,400}?\\")*[^<>"\n]{0,40}?/?>')
 _HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
 _HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
 
@@ -86,6 +96,36 @@ def _json_rows(content: str) -> list[list[str]]:
     return rows
 
 
+def _table_fragment(text: str) -> str:
+    """Text holding rows of a JSON table cut out of its element, as rows.
+
+    LightRAG cuts a long table (a Wikipedia infobox) into chunks that hold only rows:
+    ``.png\\" format=\\"png\\" />\\nBangalore", "", ""], ["Founded by", "Kempe Gowda I", ""], …``.
+    Read as prose it shows brackets, quotes and escaped tag attributes; read as rows it is
+    ``Bangalore; Founded by | Kempe Gowda I``. Called on the rendered text when it still
+    holds two row boundaries, so what it returns (which holds none) renders the same again.
+    """
+    text = _ESCAPED_LEAD_TAIL_RE.sub("", text.strip(), count=1)
+    if not text.startswith(("[", '"')):
+        text = '"' + text  # the chunk began inside a cell's string
+    if len(_UNESCAPED_QUOTE_RE.findall(text)) % 2:
+        text += '"'  # ... or ended inside one
+    rows: list[list[str]] = [[]]
+    for m in _FRAGMENT_TOKEN_RE.finditer(text):
+        string, row_break, bare = m.groups()
+        if row_break is not None:
+            rows.append([])
+        elif string is not None:
+            try:
+                decoded = json.loads(f'"{string}"')
+            except ValueError:
+                decoded = string
+            rows[-1].append(_strip_tags(string if _ROW_BOUNDARY_RE.search(decoded) else decoded))
+        elif bare.strip():
+            rows[-1].append(_strip_tags(bare))
+    return _table_text(_render_rows(rows, _CELL, _ROW))
+
+
 def _html_text(fragment: str) -> str:
     return html.unescape(_strip_tags(fragment))
 
@@ -125,8 +165,8 @@ def _strip_tags(text: str) -> str:
     n = len(text)
 
     def repl(m: re.Match[str]) -> str:
-        if m.group(0).endswith(">") and _TAG_RE.fullmatch(m.group(0)):
-            return " "
+        if m.group(0).endswith(">") and (tag := _TAG_RE.fullmatch(m.group(0))):
+            return "" if tag.group(2).lower() in _INLINE_TAGS else " "  # km<sup>2</sup> → km2
         return _half_tag(m.group(0), m.end() >= n)
 
     return _collapse(_TAG_OR_HALF_RE.sub(repl, text))
@@ -192,7 +232,7 @@ def _render(raw: str) -> str:
     if _CONTROL_RE.search(raw):
         raw = _CONTROL_RE.sub(" ", raw)
     if "<" not in raw and ">" not in raw:
-        return raw
+        return _rows_left(raw)
     out: list[str] = []
     n = len(raw)
     i = 0
@@ -246,12 +286,19 @@ def _render(raw: str) -> str:
             out.append(" ")  # a cell outside a table element (cut chunk)
         elif name in _BREAK_TAGS:
             out.append("\n")
-        elif name in ("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"):
+        elif name in _INLINE_TAGS:
             pass  # inline: H<sub>2</sub>O stays "H2O"
         else:
             out.append(" ")
         seen_tag = True
-    return "".join(out)
+    return _rows_left("".join(out))
+
+
+def _rows_left(rendered: str) -> str:
+    """Rows of a JSON table that no element held (a chunk cut inside one), read as rows."""
+    if '"' not in rendered or len(_ROW_BOUNDARY_RE.findall(rendered)) < 2:
+        return rendered
+    return _table_fragment(rendered)
 
 
 def _normalize_lines(text: str) -> str:

@@ -9,8 +9,11 @@ they read names that file and says what to do with mnote-kr. Rules:
 * doc ids (``doc-<32 hex>``) and ``(doc_id=...)`` never appear;
 * LightRAG's banner and SOLUTION are dropped; the first sentence of its detail stays,
   cut at a word boundary, never mid-word;
+* the user's file is "the file" inside the reason (the caller prints its name before it);
 * a known cause gets mnote-kr's advice (no text layer → OCR; not a DOCX → save as
-  .docx; encrypted → remove the password); any other gets "… --force retries it".
+  .docx; encrypted → remove the password); any other gets "… --force tries again";
+* the advice follows the headline after a colon, so the line nests no parentheses when
+  the caller puts it in a sentence of its own.
 """
 
 from __future__ import annotations
@@ -29,8 +32,8 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (re.compile(r"Identical content already exists", re.I), "",
      "the same content is already indexed under another file name; it is cited from there"),
     (re.compile(r"no usable text|empty content|no text", re.I), "pdf",
-     "no text layer (a scanned PDF); it needs OCR: run it through an OCR tool such as ocrmypdf and ingest "
-     "the result, or give LightRAG an OCR parser (MinerU)"),
+     "it has no text layer, so it is probably a scanned PDF and needs OCR; run it through an OCR tool "
+     "such as ocrmypdf and ingest the result, or give LightRAG an OCR parser such as MinerU"),
     (re.compile(r"no usable text|empty content|no text", re.I), "",
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE --force'"),
     (re.compile(r"truncated", re.I), "",
@@ -59,12 +62,13 @@ def _sentence(text: str, limit: int = MAX_DETAIL) -> str:
 def explain_failure(error: str | None, *, link_name: str | None, file_name: str) -> str:
     """One line: what went wrong with ``file_name`` and what to do about it.
 
-    ``link_name`` is the name LightRAG knows the file by; it is replaced by ``file_name``
-    wherever it appears (also as the last part of a path).
+    ``link_name`` is the name LightRAG knows the file by; it and any path ending in it become
+    "the file" (callers print ``file_name`` before the reason); ``file_name`` is named in the
+    advice where a command needs it.
     """
     text = str(error or "")
     if link_name:
-        text = re.sub(r"(?:[^\s'\"]*/)?" + re.escape(link_name), file_name, text)
+        text = re.sub(r"(?:[^\s'\"]*/)?" + re.escape(link_name), "the file", text)
     text = _DOC_ID.sub("", text)
     title = _TITLE.search(text)
     details = _SOLUTION.sub("", text)
@@ -81,5 +85,5 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str)
     ext = PurePosixPath(file_name).suffix.lower().lstrip(".")
     for pattern, kind, advice in _CAUSES:
         if (not kind or kind == ext) and pattern.search(text):
-            return f"{headline} ({advice.replace('FILE', file_name)})"
-    return f"{headline} ('mnote-kr ingest {file_name} --force' tries again; 'mnote-kr status' lists failures)"
+            return f"{headline}: {advice.replace('FILE', file_name)}"
+    return f"{headline}: 'mnote-kr ingest {file_name} --force' tries again; 'mnote-kr status' lists failures"
