@@ -39,7 +39,7 @@ from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.pdfs import iou
 
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import locate, pdftext
+from mnote_kr_pdf_bbox import locate, model, pdftext
 
 REPO = Path(__file__).resolve().parents[1]
 LIB_DOCS = ["pdfjs__tracemonkey.pdf", "mineru__demo1.pdf", "chatchat__1.pdf", "pdfplumber__issue-982-example.pdf",
@@ -131,12 +131,12 @@ def main() -> None:
         mode = "in-process" if args.in_process else "CLI batch (python -m mnote_kr locate --batch)"
 
         # warm-cache timing, in-process, ours vs baseline on the same cache
-        pdftext.clear_cache()
+        model.clear_cache()
         cold: dict[str, float] = {}
         for c in [*cases, *questions]:
             if c.file not in cold:
                 t = time.perf_counter()
-                pdftext.load_document(c.file)
+                model.load_document(c.file)
                 cold[c.file] = time.perf_counter() - t
         ours_t: list[float] = []
         ours_q: list[float] = []  # the question cases alone (phrases over multi-item evidence)

@@ -117,8 +117,8 @@ def test_system_viewer_command_opens_pdf_at_page_when_a_viewer_can() -> None:
 
 
 def test_page_sizes_agree_with_the_locator_frame_on_every_corpus_pdf(plugins) -> None:
+    from mnote_kr_pdf_bbox.model import load_document
     from mnote_kr_pdf_bbox.pdftext import DocumentError as _  # noqa: F401  (same error type)
-    from mnote_kr_pdf_bbox.pdftext import load_document
 
     checked = 0
     for pdf in sorted((CORPUS / "pdf").glob("*.pdf")):

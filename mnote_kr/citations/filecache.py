@@ -29,6 +29,7 @@ hook) so that even the first search finds it on disk.
 from __future__ import annotations
 
 import dataclasses
+import gc
 import hashlib
 import hmac
 import json
@@ -52,6 +53,7 @@ _MAGIC = b"MKRLC1\n"
 _MAC_BYTES = 32
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _STALE_TMP_S = 3600.0
+_TRIM_EVERY = 64  # a KeyedStore trims its folder after one write in this many
 _key_lock = threading.Lock()
 _keys: dict[Path, bytes] = {}
 
@@ -205,12 +207,17 @@ class DiskStore(Generic[T]):
         if head.get("format") != self._format or head.get("sha256") != sha:
             return None
         payload = blob[head_end + 1 + _MAC_BYTES:]
+        collecting = gc.isenabled()
+        gc.disable()  # a model is 10^5 fresh objects: collections while they are made only cost time
         try:
             decode = self.persist.decode
             item: T = decode(payload) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
         except Exception:  # noqa: BLE001 - a model that no longer unpickles is a miss
             self.stats["rejected"] += 1
             return None
+        finally:
+            if collecting:
+                gc.enable()
         try:
             os.utime(path)  # recency for trimming
         except OSError:
@@ -293,6 +300,114 @@ class DiskStore(Generic[T]):
         for path in folder.iterdir():
             if path.name.startswith(("e-", "p-", ".tmp-")):
                 _unlink(path)
+
+
+class KeyedStore:
+    """Small derived values kept on disk by key, beside the parsed models (``<cache>/locate/<name>/``).
+
+    For what a plugin derives from a document and something else, e.g. where a chunk's text
+    aligns in a PDF: the key must name everything the value depends on (the document's content,
+    the other input); ``version`` names the code (a change is a miss). Entries have
+    ``DiskStore``'s format (keyed MAC over header and payload: torn, truncated or foreign
+    entries are misses, never decoded), are written to a temp file and renamed into place,
+    and the folder is trimmed to ``max_entries``, oldest written first, under a lock file
+    (``mnote_kr.core.locks``) now and then after a write. Every failure is a miss.
+    """
+
+    def __init__(self, name: str, version: str, max_entries: int = 50000) -> None:
+        self.name = name
+        self.version = version
+        self.max_entries = max_entries
+        self.stats = {"hits": 0, "misses": 0, "rejected": 0, "writes": 0}
+
+    @property
+    def folder(self) -> Path:
+        """``<cache>/locate/<name>``, resolved on each use (``MNOTE_KR_HOME`` may change in tests)."""
+        from mnote_kr.core.paths import cache_dir
+
+        return cache_dir() / "locate" / self.name
+
+    @staticmethod
+    def _entry_name(key: str) -> str:
+        return "k-" + hashlib.blake2b(key.encode("utf-8", "surrogatepass"), digest_size=20).hexdigest()
+
+    def get(self, key: str) -> bytes | None:
+        """The value stored under ``key`` by this code version, or None."""
+        if not _disk_enabled():
+            return None
+        folder = self.folder
+        try:
+            blob = (folder / self._entry_name(key)).read_bytes()
+        except OSError:
+            self.stats["misses"] += 1
+            return None
+        head_end = blob.find(b"\n", len(_MAGIC))
+        ok = blob.startswith(_MAGIC) and head_end >= 0 and len(blob) >= head_end + 1 + _MAC_BYTES
+        if ok:
+            mac = blob[head_end + 1: head_end + 1 + _MAC_BYTES]
+            body = blob[: head_end + 1] + blob[head_end + 1 + _MAC_BYTES:]
+            try:
+                want = hashlib.blake2b(body, key=_mac_key(folder), digest_size=_MAC_BYTES).digest()
+                ok = hmac.compare_digest(mac, want)
+            except OSError:
+                ok = False
+        head: Any = None
+        if ok:
+            try:
+                head = json.loads(blob[len(_MAGIC): head_end])
+            except ValueError:
+                ok = False
+        if not ok:
+            self.stats["rejected"] += 1  # torn, truncated or not ours: recomputed by the caller
+            return None
+        if not isinstance(head, dict) or head.get("format") != self.version or head.get("key") != key:
+            self.stats["misses"] += 1
+            return None
+        self.stats["hits"] += 1
+        return blob[head_end + 1 + _MAC_BYTES:]
+
+    def put(self, key: str, value: bytes) -> None:
+        """Store ``value`` under ``key`` (best effort: a cache that cannot write is only slower)."""
+        if not _disk_enabled():
+            return
+        try:
+            folder = self.folder
+            folder.mkdir(parents=True, exist_ok=True)
+            head = _MAGIC + json.dumps({"format": self.version, "key": key}).encode() + b"\n"
+            mac = hashlib.blake2b(head + value, key=_mac_key(folder), digest_size=_MAC_BYTES).digest()
+            _atomic_write(folder, self._entry_name(key), head + mac + value)
+            self.stats["writes"] += 1
+        except (OSError, ValueError):
+            return
+        if self.stats["writes"] % _TRIM_EVERY == 1:  # the first write of a process, then one in _TRIM_EVERY
+            self.trim()
+
+    def trim(self) -> None:
+        """Keep at most ``max_entries`` entries, dropping the oldest written; one process at a time."""
+        from mnote_kr.core.locks import exclusive
+
+        folder = self.folder
+        try:
+            with exclusive(str(folder / ".trim.lock"), timeout=0.0):
+                now = time.time()
+                entries: list[tuple[float, str]] = []
+                with os.scandir(folder) as it:
+                    for de in it:
+                        try:
+                            mtime = de.stat().st_mtime
+                        except OSError:
+                            continue
+                        if de.name.startswith("k-"):
+                            entries.append((mtime, de.path))
+                        elif de.name.startswith(".tmp-") and now - mtime > _STALE_TMP_S:
+                            _unlink(Path(de.path))  # left by a killed process
+                if len(entries) <= self.max_entries:
+                    return
+                entries.sort()
+                for _, path in entries[: len(entries) - int(self.max_entries * 0.8)]:
+                    _unlink(Path(path))
+        except Exception:  # noqa: BLE001 - another process trims (lock timeout) or the folder is gone
+            return
 
 
 def _unlink(path: Path) -> None:

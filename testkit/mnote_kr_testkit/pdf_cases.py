@@ -16,7 +16,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnote_kr_pdf_bbox.pdftext import compact_with_map, fold_char, load_document, read_document
+from mnote_kr_pdf_bbox.model import load_document
+from mnote_kr_pdf_bbox.pdftext import compact_with_map, fold_char, read_document
 from mnote_kr_testkit.pdfs import Drawn, PdfBuilder, text_width, union
 
 WORDS = (

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import unicodedata
+from typing import NamedTuple
 
 from mnote_kr.citations.cleaning.copyable import rejoin_hyphenation, trim_to_boundaries, unify_cjk_forms
 from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
@@ -50,11 +51,14 @@ from mnote_kr.citations.textnorm import query_standing as query_standing  # re-e
 from mnote_kr.models import CitationTextBundle
 
 __all__ = [
+    "ChunkPrep",
     "clean_citation_text",
+    "clean_prepared",
     "display_text",
     "fingerprint",
     "latex_to_plain",
     "locator_text",
+    "prepare_chunk",
 ]
 
 
@@ -86,7 +90,11 @@ def display_text(raw: str, query: str = "") -> str:
 
 
 def _display_with_query(raw: str, neutral: str, query: str) -> str:
-    text = _display_from_neutral(neutral)
+    return _keep_query(raw, _display_from_neutral(neutral), query)
+
+
+def _keep_query(raw: str, text: str, query: str) -> str:
+    """The display ``text`` of ``raw``, with ``query`` appended when cleaning lost it."""
     q = _collapse(query)
     if q and q not in text:
         nq = q.casefold()
@@ -120,6 +128,38 @@ def fingerprint(display: str) -> str:
 
 
 
+class ChunkPrep(NamedTuple):
+    """What cleaning takes from a chunk's text alone, whatever the query or the sidecar block.
+
+    It is most of the work (markup, LaTeX, CJK forms, folding for the term search), and a
+    fresh process reads it from disk (``mnote_kr.citations.cleancache``) instead of redoing it.
+    """
+
+    display: str  #: the display text before the query's own words are kept
+    locator: str  #: the chunk's locator text (``locator_text(raw)``)
+    folded: str | None  #: ``ranking.fold(locator)`` (same length); None: fold on demand (``.lower()`` if ASCII)
+    fingerprint: str  #: ``fingerprint(display)``
+    rendered: bool  #: the markup walk changed the text (a tag, a table, an entity)
+
+
+def prepare_chunk(raw: str, *, fold: bool = False) -> ChunkPrep:
+    """The query-independent part of :func:`clean_citation_text` for the chunk ``raw``.
+
+    ``fold=True`` also folds the locator text for the query-term search: a cache that keeps
+    the answer for later processes pays it once; one cleaning alone folds only if a query
+    needs it (no verbatim hit), as a 20 KB CJK chunk's fold costs as much as its cleaning.
+    """
+    from mnote_kr.citations.ranking import fold as fold_text  # loaded with the pipeline; lazy like window's
+
+    raw = raw or ""
+    neutral = _render(raw)
+    display = _display_from_neutral(neutral)
+    chunk_loc = _locator_from_neutral(neutral)
+    folded = fold_text(chunk_loc) if fold and not chunk_loc.isascii() else None
+    return ChunkPrep(display=display, locator=chunk_loc, folded=folded, fingerprint=fingerprint(display),
+                     rendered=neutral != raw)
+
+
 def clean_citation_text(
     raw: str, query: str, block_text: str | None = None, *, window: int = 240
 ) -> CitationTextBundle:
@@ -130,12 +170,19 @@ def clean_citation_text(
     contains the query or overlaps the chunk (``sidecar``), else of the chunk (``chunk``),
     else the chunk's head (``fallback``).
     """
+    return clean_prepared(raw, prepare_chunk(raw), query, block_text, window=window)
+
+
+def clean_prepared(
+    raw: str, prep: ChunkPrep, query: str, block_text: str | None = None, *, window: int = 240
+) -> CitationTextBundle:
+    """:func:`clean_citation_text` of ``raw`` from its :func:`prepare_chunk` answer ``prep``:
+    only the query's part (its words kept, the evidence window, the sidecar block) is done here."""
     raw = raw or ""
     search_query = _collapse(query or "")
-    neutral = _render(raw)
-    display = _display_with_query(raw, neutral, search_query)
+    display = _keep_query(raw, prep.display, search_query)
     qre = _query_re(search_query)
-    chunk_loc = _locator_from_neutral(neutral)
+    chunk_loc = prep.locator
     evidence, source = "", "fallback"
     if block_text:
         block_loc = locator_text(block_text)
@@ -160,7 +207,7 @@ def clean_citation_text(
                 evidence, source = _window(block_loc, hit[0], hit[1], window), "sidecar"
     if not evidence:
         hit = _best_hit(qre, chunk_loc)
-        centre = None if hit else _term_centre(chunk_loc, search_query, window)
+        centre = None if hit else _term_centre(chunk_loc, search_query, window, folded=prep.folded)
         if hit:
             evidence, source = _window(chunk_loc, hit[0], hit[1], window), "chunk"
         elif centre is not None:  # the query's words, not the phrase: centre on where they cluster
@@ -172,7 +219,7 @@ def clean_citation_text(
         display_quote=display,
         locator_evidence_text=evidence,
         search_query=search_query,
-        normalized_fingerprint=fingerprint(display),
+        normalized_fingerprint=prep.fingerprint if display == prep.display else fingerprint(display),
         locator_text_source=source,
-        display_cleaned=neutral != raw or display != _collapse(raw),
+        display_cleaned=prep.rendered or display != _collapse(raw),
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from mnote_kr.citations.cleaning.text import _BOUNDARY_RE, _collapse
@@ -10,6 +11,7 @@ from mnote_kr.citations.textnorm import free_sides
 # --------------------------------------------------------------------------- locator window
 
 
+@functools.lru_cache(maxsize=256)  # every cited chunk of a search asks for the same query's pattern
 def _query_re(query: str) -> re.Pattern[str] | None:
     words = query.split()
     if not words:
@@ -35,16 +37,16 @@ def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
     return (best[1], best[2]) if best else None
 
 
-def _term_centre(text: str, query: str, window: int) -> int | None:
+def _term_centre(text: str, query: str, window: int, folded: str | None = None) -> int | None:
     """Where the query's content words cluster most densely (for queries not found verbatim).
 
     The words are :func:`mnote_kr.citations.ranking.terms` (stop words dropped, stemmed, CJK
     bigrams), so "when was the typewriter patented" centres on "Patented ... typewriter", not
-    on the nearest "the".
+    on the nearest "the". ``folded`` is ``ranking.fold(text)`` when the caller has it.
     """
     from mnote_kr.citations.ranking import find_terms
 
-    hits = find_terms(text, query)
+    hits = find_terms(text, query, folded=folded)
     if not hits:
         return None
     best, best_pos, lo = 0, hits[0][0], 0

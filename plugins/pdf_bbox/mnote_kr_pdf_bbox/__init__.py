@@ -27,7 +27,7 @@ def __getattr__(name: str) -> Any:
 
         return locate_pdf
     if name == "clear_cache":
-        from .pdftext import clear_cache
+        from .model import clear_cache
 
         return clear_cache
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -48,7 +48,7 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the PDF's text layer and geometry on disk so the first search need not read it."""
     if not _is_pdf(path):
         return None
-    from .pdftext import warm_document
+    from .model import warm_document
 
     return warm_document(path)
 

@@ -15,13 +15,24 @@ Which block of the span answers the query is ``answer``'s job.
 
 from __future__ import annotations
 
+import hashlib
+import json
+import os
+from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
 
+from . import layout, pdftext
 from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map
+
+if TYPE_CHECKING:
+    from mnote_kr.citations.filecache import KeyedStore
 
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
 SEEDS = 256  # rarest evidence k-grams that vote for the alignment's diagonal
+MEMO_MAX = 4096  # alignments kept in memory per document (a server sees foreign evidence too)
 
 
 @dataclass(frozen=True)
@@ -48,19 +59,24 @@ def align(view: TextView, evidence: str) -> tuple[int, int, float] | None:
     if len(evidence) < MIN_EVIDENCE or n <= 0:
         return None
     index = view.index
+    slots = index.slots
+    offsets = index.offsets
     # Seeds: the evidence's rarest k-grams (at most SEEDS of them, ties by position), so the
     # vote costs the same on a long repetitive document as on a short one.
-    found = []
+    found: list[tuple[int, int, int]] = []  # (occurrences, evidence position, k-gram slot)
     for e in range(n):
-        occ = index.get(evidence[e : e + KGRAM])
-        if occ is not None and len(occ) <= KGRAM_CAP:
-            found.append((len(occ), e, occ))
+        slot = slots.get(evidence[e : e + KGRAM])
+        if slot is not None:
+            count = offsets[slot + 1] - offsets[slot]
+            if count <= KGRAM_CAP:
+                found.append((count, e, slot))
     if len(found) > SEEDS:
         found.sort(key=lambda f: (f[0], f[1]))
         found = found[:SEEDS]
+    positions = index.positions
     hits: list[tuple[int, int, int]] = []  # (diagonal, evidence position, doc position)
-    for _, e, occ in found:
-        for d in occ:
+    for _, e, slot in found:
+        for d in positions[offsets[slot] : offsets[slot + 1]]:
             hits.append((d - e, e, d))
     if not hits:
         return None
@@ -116,6 +132,8 @@ def find(doc: DocumentText, evidence: str) -> Match | None:
     ev, _ = compact_with_map(evidence)
     best: tuple[float, TextView, int, int] | None = None
     for view in doc.views:
+        if best is not None and best[0] + 0.02 >= 1.0:
+            break  # no view can beat it (coverage is at most 1): aligning again changes nothing
         got = align(view, ev)
         if got is not None and (best is None or got[2] > best[0] + 0.02):
             best = (got[2], view, got[0], got[1])
@@ -123,6 +141,81 @@ def find(doc: DocumentText, evidence: str) -> Match | None:
         return None
     coverage, view, start, end = best
     return Match(view, start, end, coverage)
+
+
+def find_stored(doc: DocumentText, evidence: str, prepare: Callable[[str], str]) -> Match | None:
+    """``find(doc, prepare(evidence))``, kept on disk (``alignments``).
+
+    Where a chunk aligns depends on the document's text and the chunk, not on the query, so
+    a new process does not align a chunk that it, or another process, aligned before: the
+    key is the document's ``text_key`` and the raw evidence; ``prepare`` (dropping running
+    headers) must depend on nothing else.
+    """
+    key = f"{text_key(doc)}:{hashlib.blake2b(evidence.encode('utf-8', 'surrogatepass'), digest_size=20).hexdigest()}"
+    memo = doc.extras.setdefault("aligned", {})  # in memory too: a long-lived process, or the disk cache off
+    if not isinstance(memo, dict):
+        memo = doc.extras["aligned"] = {}
+    if key in memo:
+        return memo[key]
+    if len(memo) >= MEMO_MAX:
+        memo.clear()
+    m = memo[key] = _find_stored(doc, key, evidence, prepare)
+    return m
+
+
+def _find_stored(doc: DocumentText, key: str, evidence: str, prepare: Callable[[str], str]) -> Match | None:
+    """The alignment stored under ``key``, or computed and stored."""
+    store = alignments()
+    stored = store.get(key)
+    if stored is not None:
+        try:
+            got = json.loads(stored)
+            if got is None:
+                return None
+            vi, start, end, coverage = got
+            return Match(doc.views[vi], int(start), int(end), float(coverage))
+        except (ValueError, TypeError, IndexError):
+            pass  # a value of another shape: aligned again below
+    m = find(doc, prepare(evidence))
+    value = None if m is None else [doc.views.index(m.view), m.start, m.end, m.coverage]
+    store.put(key, json.dumps(value).encode())
+    return m
+
+
+def text_key(doc: DocumentText) -> str:
+    """A hash of both compact views and the running headers' keys: all that an alignment of
+    raw evidence in this document depends on (call ``model.furniture_keys`` first)."""
+    key = doc.extras.get("text_key")
+    if not isinstance(key, str):
+        h = hashlib.blake2b(digest_size=20)
+        for view in doc.views:
+            h.update(view.compact.encode("utf-8", "surrogatepass"))
+            h.update(b"\0")
+        furniture = doc.extras.get("furniture_keys")
+        h.update(json.dumps(furniture if isinstance(furniture, list) else None).encode("utf-8", "surrogatepass"))
+        key = doc.extras["text_key"] = h.hexdigest()
+    return key
+
+
+_store: KeyedStore | None = None
+
+
+def alignments() -> KeyedStore:
+    """Alignments on disk, under a version made of the code they depend on (this module, the
+    compact text's folding in ``pdftext``, running headers in ``layout``): changed code never
+    reads an old alignment."""
+    global _store
+    if _store is None:
+        from mnote_kr.citations.filecache import KeyedStore
+
+        h = hashlib.blake2b(digest_size=12)
+        for module in (__file__, pdftext.__file__, layout.__file__):
+            try:
+                h.update(Path(module).read_bytes())
+            except OSError:
+                h.update(os.urandom(12))  # unreadable source: a version no entry has
+        _store = KeyedStore("pdf-align", "align:" + h.hexdigest())
+    return _store
 
 
 def spans(doc: DocumentText, view: TextView, start: int, end: int) -> list[Span]:

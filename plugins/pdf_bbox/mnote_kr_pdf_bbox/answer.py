@@ -111,26 +111,51 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
 
 @dataclass
 class DocTerms:
-    """Per-document block texts (built on demand) and block frequency of every term."""
+    """Per-document block frequency of every term, and block texts built on demand.
 
-    blocks: dict[tuple[int, int], BlockText]
-    df: Counter[str]
+    The frequencies need every block's terms, so they are counted once per document
+    (``term_stats``: at ingest, kept in the on-disk model); a locate builds the
+    ``BlockText`` of only the few blocks its passage touches.
+    """
+
+    doc: DocumentText
+    df: dict[str, int]
     n: int
+    built: dict[tuple[int, int], BlockText] = field(default_factory=dict)
+
+    def block(self, b: tuple[int, int]) -> BlockText:
+        """The ``BlockText`` of block ``b`` = (page index, block index)."""
+        bt = self.built.get(b)
+        if bt is None:
+            page = self.doc.pages[b[0]]
+            bt = self.built[b] = block_text(page, page.blocks[b[1]])
+        return bt
+
+
+def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
+    """``(blocks, block frequency of each term)`` of the document: plain data, so the on-disk
+    model keeps it (a new process does not tokenize every block of the document again)."""
+    cached = doc.extras.get("term_stats")
+    if isinstance(cached, tuple):
+        return cached
+    df: Counter[str] = Counter()
+    n = 0
+    for page in doc.pages:
+        for lines in page.blocks:
+            df.update(list(block_text(page, lines).terms))
+            n += 1
+    out = (max(n, 1), dict(df))
+    doc.extras["term_stats"] = out
+    return out
 
 
 def doc_terms(doc: DocumentText) -> DocTerms:
-    """The document's block texts and term statistics, built once and kept with it."""
+    """The document's term statistics and its block texts, kept with it in memory."""
     cached = doc.extras.get("terms")
     if isinstance(cached, DocTerms):
         return cached
-    blocks: dict[tuple[int, int], BlockText] = {}
-    df: Counter[str] = Counter()
-    for pi, page in enumerate(doc.pages):
-        for bi, lines in enumerate(page.blocks):
-            bt = block_text(page, lines)
-            blocks[(pi, bi)] = bt
-            df.update(list(bt.terms))
-    out = DocTerms(blocks, df, max(len(blocks), 1))
+    n, df = term_stats(doc)
+    out = DocTerms(doc, df, n)
     doc.extras["terms"] = out
     return out
 
@@ -156,21 +181,21 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     dt = doc_terms(doc)
     q = " ".join(fold(query).split())
     if len(q) >= 3:
-        occ = {b: query_occurrences(dt.blocks[b].text, q) for b in passage}
+        occ = {b: query_occurrences(dt.block(b).text, q) for b in passage}
         alone = any(w >= 1.0 for hits in occ.values() for _, w in hits)
         if alone:
             for b in passage:  # the first block where the query stands as written
                 at = [p for p, w in occ[b] if w >= 1.0]
                 if at:
                     return Answer(b, "verbatim", 1.0, len(terms), len(terms),
-                                  _narrow(doc, b, [dt.blocks[b].line_at[at[0]]]))
+                                  _narrow(doc, b, [dt.block(b).line_at[at[0]]]))
     if not terms:
         return Answer(None, "semantic", 0.0, 0, 0, [])
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
     total = sum(weight.values()) or 1.0
     best: tuple[float, float, int, tuple[int, int]] | None = None
     for b in passage:
-        bt = dt.blocks[b]
+        bt = dt.block(b)
         found = [t for t in terms if t in bt.terms]
         if not found:
             continue
@@ -182,7 +207,7 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
-    bt = dt.blocks[b]
+    bt = dt.block(b)
     pos = bt.starts
     hit_lines = sorted({bt.line_at[pos[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
     return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, hit_lines))

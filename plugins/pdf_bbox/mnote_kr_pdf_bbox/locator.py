@@ -34,13 +34,13 @@ from typing import Any
 
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
-from .align import Match, Span, find, spans
+from .align import Match, Span, find, find_stored, spans
 from .answer import choose
-from .layout import drop_furniture_lines, furniture_key
-from .pdftext import Box, DocumentText, PageGeometry, line_text, load_document
+from .layout import drop_furniture_lines
+from .model import furniture_keys, furniture_near, load_document
+from .pdftext import Box, DocumentText, PageGeometry
 
 PLUGIN = "pdf_bbox"
-MAX_OMIT = 24  # furniture lines reported per locate (a few pages' headers and footers)
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
     "mineru": {"origin": "LEFTTOP", "max": 1000},
     "docling": {"origin": "LEFTBOTTOM"},
@@ -171,7 +171,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     certain_page = pages_only[0] if len(set(pages_only)) == 1 else (1 if len(doc.pages) == 1 else None)
     if not doc.has_text:
         return _file(req, "no text layer (scanned PDF); no box without positions", certain_page)
-    m = find(doc, drop_furniture_lines(evidence, furniture_keys(doc)))
+    keys = furniture_keys(doc)  # before find_stored: the document's text_key covers them
+    m = find_stored(doc, evidence, lambda ev: drop_furniture_lines(ev, keys))
     if m is None:
         latin_page = _page_by_latin(doc, evidence)
         if latin_page is not None:
@@ -229,37 +230,6 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
     )
-
-
-def furniture_keys(doc: DocumentText) -> list[str]:
-    """The ``furniture_key`` of every running header, footer and page number, longest first
-    (computed once per document)."""
-    cached = doc.extras.get("furniture_keys")
-    if isinstance(cached, list):
-        return cached
-    keys = {furniture_key(line_text(pg, li)) for pg in doc.pages for li in pg.furniture}
-    out = sorted((k for k in keys if k), key=lambda k: (-len(k), k))
-    doc.extras["furniture_keys"] = out
-    return out
-
-
-def furniture_near(doc: DocumentText, first: int, last: int) -> list[str]:
-    """The running headers, footers and page numbers of pages ``first``..``last`` (0-based)
-    and of the page on either side, as the text layer writes them, each once.
-
-    The chunk a quote comes from reaches past the matched evidence, so the neighbouring
-    pages' furniture is reported too; the host drops only whole chunk lines made of these.
-    """
-    out: list[str] = []
-    for pi in range(max(0, first - 1), min(len(doc.pages), last + 2)):
-        page = doc.pages[pi]
-        for li in sorted(page.furniture):
-            text = " ".join(line_text(page, li).split())
-            if text and text not in out:
-                out.append(text)
-            if len(out) >= MAX_OMIT:
-                return out
-    return out
 
 
 _CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")

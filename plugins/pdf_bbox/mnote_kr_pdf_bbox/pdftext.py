@@ -18,23 +18,23 @@ from __future__ import annotations
 
 import ctypes
 import math
-import os
 import re
 import threading
 import time
 import unicodedata
 from array import array
+from collections.abc import MutableSequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-import pypdfium2 as pdfium
-import pypdfium2.raw as pdfium_c
-
-from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 from . import budget
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
+
+if TYPE_CHECKING:
+    import pypdfium2 as pdfium
 
 PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
@@ -107,7 +107,7 @@ class PageText:
     number: int  # 1-based
     geometry: PageGeometry
     text: str = ""
-    line_of: list[int] = field(default_factory=list)  # char index -> line index (-1: none)
+    line_of: MutableSequence[int] = field(default_factory=list)  # char index -> line index (-1: none)
     lines: list[Box] = field(default_factory=list)  # text frame (unrotated, top-left)
     order: list[list[int]] = field(default_factory=list)  # char indices per line, XY-cut order
     stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
@@ -116,12 +116,109 @@ class PageText:
     base: list[float] = field(default_factory=list)  # per line: baseline y (text frame)
     size: list[float] = field(default_factory=list)  # per line: font size (points)
     blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
-    block_of: list[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
+    block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
 
     @property
     def has_text(self) -> bool:
         """True when the page has a text layer with at least one visible character."""
         return bool(self.lines)
+
+
+class KgramIndex:
+    """Positions of every k-gram of a compact text, in three flat parts that pickle compactly
+    (where a ``dict`` of lists, one list per k-gram, took a tenth of a second per document to
+    unpickle), and unpickled only when a lookup needs them.
+
+    ``keys`` are the distinct k-grams in first-occurrence order; ``keys[n]`` occurs at
+    ``positions[offsets[n]:offsets[n + 1]]`` (ascending; at most ``KGRAM_CAP + 1`` of them:
+    a k-gram with more carries no position information).
+    """
+
+    __slots__ = ("_parts", "_packed", "_slots")
+
+    def __init__(self, keys: list[str], offsets: array, positions: array) -> None:
+        self._parts: tuple[list[str], array, array] | None = (keys, offsets, positions)
+        self._packed: bytes | None = None
+        self._slots: dict[str, int] | None = None
+
+    @classmethod
+    def build(cls, s: str) -> KgramIndex:
+        """Index the k-grams of ``s``."""
+        idx: dict[str, list[int]] = {}
+        for i in range(len(s) - KGRAM + 1):
+            g = s[i : i + KGRAM]
+            lst = idx.get(g)
+            if lst is None:
+                idx[g] = [i]
+            elif len(lst) <= KGRAM_CAP:
+                lst.append(i)
+        offsets = array("i", [0])
+        positions = array("i")
+        for lst in idx.values():
+            positions.extend(lst)
+            offsets.append(len(positions))
+        return cls(list(idx), offsets, positions)
+
+    def __getstate__(self) -> bytes:
+        # Pickled as one byte string, unpickled at first use: a locate whose alignment is
+        # stored (``align.find_stored``) never pays for the index.
+        import pickle
+
+        if self._packed is None:
+            self._packed = pickle.dumps(self._unpacked(), protocol=pickle.HIGHEST_PROTOCOL)
+        return self._packed
+
+    def __setstate__(self, state: bytes) -> None:
+        self._packed = state
+        self._parts = None
+        self._slots = None
+
+    def _unpacked(self) -> tuple[list[str], array, array]:
+        parts = self._parts
+        if parts is None:
+            import pickle
+
+            # _packed is set whenever _parts is not (pickled state); part of a MAC-verified entry
+            parts = self._parts = pickle.loads(self._packed or b"")  # noqa: S301
+        return parts
+
+    @property
+    def keys(self) -> list[str]:
+        """The distinct k-grams, in first-occurrence order."""
+        return self._unpacked()[0]
+
+    @property
+    def offsets(self) -> array:
+        """``positions[offsets[n]:offsets[n + 1]]`` are where ``keys[n]`` occurs."""
+        return self._unpacked()[1]
+
+    @property
+    def positions(self) -> array:
+        """Every k-gram's positions, k-gram after k-gram."""
+        return self._unpacked()[2]
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    @property
+    def slots(self) -> dict[str, int]:
+        """k-gram -> its number in ``keys`` (made on first use, in C: a few milliseconds)."""
+        if self._slots is None:
+            self._slots = dict(zip(self.keys, range(len(self.keys)), strict=True))
+        return self._slots
+
+    def count(self, slot: int) -> int:
+        """How many positions k-gram number ``slot`` has (``KGRAM_CAP + 1`` means more)."""
+        return self.offsets[slot + 1] - self.offsets[slot]
+
+    def at(self, slot: int) -> array:
+        """The positions of k-gram number ``slot``, ascending."""
+        return self.positions[self.offsets[slot] : self.offsets[slot + 1]]
+
+    def get(self, gram: str) -> array | None:
+        """The positions of ``gram`` (ascending), or None when it does not occur."""
+        slot = self.slots.get(gram)
+        return None if slot is None else self.at(slot)
 
 
 @dataclass
@@ -131,22 +228,13 @@ class TextView:
     compact: str
     compact_page: array  # compact position -> page index (0-based)
     compact_char: array  # compact position -> char index within that page
-    _index: dict[str, list[int]] | None = None
+    _index: KgramIndex | None = None
 
     @property
-    def index(self) -> dict[str, list[int]]:
+    def index(self) -> KgramIndex:
         """Positions of every k-gram of the compact text (built on first use)."""
         if self._index is None:
-            idx: dict[str, list[int]] = {}
-            s = self.compact
-            for i in range(len(s) - KGRAM + 1):
-                g = s[i : i + KGRAM]
-                lst = idx.get(g)
-                if lst is None:
-                    idx[g] = [i]
-                elif len(lst) <= KGRAM_CAP:
-                    lst.append(i)
-            self._index = idx
+            self._index = KgramIndex.build(self.compact)
         return self._index
 
 
@@ -215,7 +303,17 @@ def compact_with_map(text: str) -> tuple[str, list[int]]:
 # --------------------------------------------------------------------------- opening
 
 
+def _pdfium() -> tuple[Any, Any]:
+    """pypdfium2 and its raw bindings, imported when a PDF is read: a search whose documents
+    all come from the on-disk cache never loads PDFium (a tenth of a second or more)."""
+    import pypdfium2 as pdfium_mod
+    import pypdfium2.raw as raw
+
+    return pdfium_mod, raw
+
+
 def _open(path: Path) -> pdfium.PdfDocument:
+    pdfium, _ = _pdfium()
     try:
         size = path.stat().st_size
     except FileNotFoundError:
@@ -254,6 +352,7 @@ def _open(path: Path) -> pdfium.PdfDocument:
 
 
 def _geometry(page: pdfium.PdfPage) -> PageGeometry:
+    _, pdfium_c = _pdfium()
     # PDFium's bounding box is the crop box clipped to the media box, both looked up through
     # the page tree (``get_mediabox`` does not inherit: a MediaBox set on /Pages would read as
     # US Letter, and every box on an A4 page would land 50 pt off). It is what PDFium renders.
@@ -305,6 +404,7 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
 
 
 def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
+    _, pdfium_c = _pdfium()
     geom = _geometry(page)
     out = PageText(number=number, geometry=geom)
     tp = page.get_textpage()
@@ -381,6 +481,7 @@ def _baselines(
     characters (first, middle, last): a superscript or a subscript does not move them.
     Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
     box for a typewriter word) do not disturb."""
+    _, pdfium_c = _pdfium()
     x, y = ctypes.c_double(), ctypes.c_double()
     mat = pdfium_c.FS_MATRIX()
     top = geom.crop[3]
@@ -407,11 +508,12 @@ def _baselines(
 
 
 def read_document(path: str | Path) -> DocumentText:
-    """Open ``path`` and read every page's text layer (uncached; see ``load_document``).
+    """Open ``path`` and read every page's text layer (uncached; ``model.load_document`` caches it).
 
     Raises ``DocumentError`` when the file is unreadable or over a budget of ``budget``.
     """
     p = Path(path)
+    pdfium, _ = _pdfium()
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
@@ -483,39 +585,3 @@ def _view(pages: list[PageText], attr: str) -> TextView:
                     cpage.extend([pi] * len(f))
                     cchar.extend([ci] * len(f))
     return TextView(canonical("".join(parts)), cpage, cchar)
-
-
-def _read(real: str, st: os.stat_result) -> DocumentText:
-    return read_document(real)
-
-
-def _encode(doc: DocumentText) -> bytes:
-    """Pickle with both k-gram indexes built: building them is most of a cold locate's time."""
-    import pickle
-
-    for view in doc.views:
-        view.index  # noqa: B018 - built and kept on the view
-    return pickle.dumps(doc, protocol=pickle.HIGHEST_PROTOCOL)
-
-
-_cache: FileCache[DocumentText] = FileCache(
-    _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="4", model=DocumentText, encode=lambda doc: _encode(doc)),
-)  # on disk too: a new process neither re-reads the text layer nor rebuilds the k-gram indexes
-
-
-def load_document(path: str | Path) -> DocumentText:
-    """``read_document`` through a small LRU keyed on (real path, size, mtime)."""
-    if not os.path.exists(path):
-        raise DocumentError(f"PDF not found: {path}", path=str(path))
-    return _cache.get(path)
-
-
-def warm_document(path: str | Path) -> bool:
-    """Fill the on-disk cache for ``path``; True when it was read now. Raises ``DocumentError``."""
-    return _cache.warm(path)
-
-
-def clear_cache() -> None:
-    """Forget every cached document."""
-    _cache.clear()

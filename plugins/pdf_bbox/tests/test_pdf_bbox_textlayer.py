@@ -14,7 +14,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import locate, pdftext
+from mnote_kr_pdf_bbox import locate, model
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -138,14 +138,14 @@ def test_pdf_non_pdf_suffix_is_not_ours(tmp_path):
 
 def test_pdf_cache_reuses_and_notices_changes(tmp_path):
     f, _, _ = _two_column_page(tmp_path)
-    pdftext.clear_cache()
-    a = pdftext.load_document(f)
-    assert pdftext.load_document(f) is a
+    model.clear_cache()
+    a = model.load_document(f)
+    assert model.load_document(f) is a
     b = PdfBuilder()
     b.text(b.add_page(), 72, 700, "completely new content here", 10)
     f.write_bytes(b.build())
     os.utime(f, ns=(a_ns := os.stat(f).st_mtime_ns + 10**9, a_ns))
-    fresh = pdftext.load_document(f)
+    fresh = model.load_document(f)
     assert fresh is not a and "completelynewcontent" in fresh.stream.compact
 
 

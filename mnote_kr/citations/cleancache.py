@@ -1,0 +1,219 @@
+"""Cleaned chunks kept on disk: a fresh process reads what an earlier one computed from a cited
+chunk's text, as a warm process reads it from its memo.
+
+Cleaning a chunk (``mnote_kr.citations.cleaning``) is mostly work on the chunk's text alone:
+markup and LaTeX made plain, CJK forms unified, the locator text and its fold for the term
+search (:class:`~mnote_kr.citations.cleaning.ChunkPrep`). Only the rest depends on the query
+(its words kept, the evidence window) or on the sidecar block, and is done in every process.
+
+* **Key.** A BLAKE2b hash of the chunk's text and a stamp of the cleaning code (the size and
+  mtime of the modules it runs, and ``FORMAT``): a changed cleaner misses every old entry.
+  Cleaning reads no file, so the source file's version is not part of the key; a chunk of an
+  edited file is a new text, hence a new entry.
+* **Never trusted blindly.** An entry is a 16-byte BLAKE2b digest over the key and the body,
+  then the body (JSON of the ``ChunkPrep`` fields). A torn or truncated write, another key's
+  entry copied into place or any foreign file fails the digest or the typed decode, and is a
+  miss that is cleaned and written again. (No secret key as in ``filecache``: a JSON body
+  cannot run code, and a planted entry needs write access to the cache, hence to the code.)
+* **Safe across processes.** Entries are written to a temp file and renamed into place: a
+  reader sees the old entry or the new, never half of one, and takes no lock. Trimming runs
+  under ``flock`` of ``.trim.lock`` (``core/locks.py``); a process that finds it held skips.
+* **Bounded.** At its first write and every ``_TRIM_EVERY`` writes after, a process trims the
+  folder to ``MAX_BYTES``, least recently used first (a hit refreshes the entry's mtime).
+
+Entries live under ``<cache>/locate/clean/``, so emptying the locate cache empties them and
+``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it. Filled by a process's first search of a
+chunk: LightRAG's REST API does not expose chunks at ingest (only ``/query/data`` returns them).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+import time
+from pathlib import Path
+
+import msgspec
+
+from mnote_kr.citations.cleaning import ChunkPrep, prepare_chunk
+
+FOLDER = "clean"
+FORMAT = b"clean-1"  # bump when ChunkPrep's meaning changes without the code stamp seeing it
+MAX_BYTES = 64 * 1024 * 1024
+_TRIM_EVERY = 32
+_DIGEST = 16
+_STALE_TMP_S = 3600.0
+
+_decoder = msgspec.json.Decoder(ChunkPrep)
+_encoder = msgspec.json.Encoder()
+_state_lock = threading.Lock()
+_stamp: bytes | None = None
+_writes = 0
+
+
+def _enabled() -> bool:
+    from mnote_kr.citations.filecache import _disk_enabled
+
+    return _disk_enabled()
+
+
+def folder() -> Path:
+    """``<cache>/locate/clean``, resolved on each use (``MNOTE_KR_HOME`` may change in tests)."""
+    from mnote_kr.core.paths import cache_dir
+
+    return cache_dir() / "locate" / FOLDER
+
+
+def _code_modules() -> list[str]:
+    """The modules whose code decides a ``ChunkPrep``: the cleaning package, textnorm, ranking."""
+    from mnote_kr.citations import cleaning, ranking, textnorm
+
+    pkg = os.path.dirname(cleaning.__file__ or "")
+    try:
+        names = sorted(os.path.join(pkg, n) for n in os.listdir(pkg) if n.endswith(".py"))
+    except OSError:
+        names = []
+    return [*names, textnorm.__file__ or "", ranking.__file__ or ""]
+
+
+def code_stamp() -> bytes:
+    """``FORMAT`` plus each cleaning module's name, size and mtime (computed once per process)."""
+    global _stamp
+    with _state_lock:
+        if _stamp is None:
+            parts = [FORMAT]
+            for path in _code_modules():
+                try:
+                    st = os.stat(path)
+                    parts.append(f"{os.path.basename(path)}:{st.st_size}:{st.st_mtime_ns}".encode())
+                except OSError:
+                    parts.append(os.path.basename(path).encode())
+            _stamp = b"\0".join(parts)
+        return _stamp
+
+
+def _key(raw: str) -> bytes:
+    h = hashlib.blake2b(code_stamp(), digest_size=20)
+    h.update(b"\0")
+    h.update(raw.encode("utf-8", "surrogatepass"))
+    return h.digest()
+
+
+def _digest(key: bytes, body: bytes) -> bytes:
+    return hashlib.blake2b(key + body, digest_size=_DIGEST).digest()
+
+
+def get(raw: str) -> ChunkPrep | None:
+    """The stored preparation of the chunk ``raw``, or None (missing, torn, foreign, old cleaner)."""
+    if not _enabled():
+        return None
+    key = _key(raw)
+    path = folder() / ("c-" + key.hex())
+    try:
+        blob = path.read_bytes()
+    except OSError:
+        return None
+    body = blob[_DIGEST:]
+    if len(blob) <= _DIGEST or blob[:_DIGEST] != _digest(key, body):
+        return None
+    try:
+        prep = _decoder.decode(body)
+    except msgspec.DecodeError:
+        return None
+    try:
+        os.utime(path)  # recency, for trimming
+    except OSError:
+        pass
+    return prep
+
+
+def put(raw: str, prep: ChunkPrep) -> None:
+    """Store ``prep`` as the preparation of ``raw`` (best effort: a cache that cannot write is only slower)."""
+    global _writes
+    if not _enabled():
+        return
+    key = _key(raw)
+    name = "c-" + key.hex()
+    where = folder()
+    tmp = where / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        body = _encoder.encode(prep)
+        where.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(_digest(key, body) + body)
+        os.replace(tmp, where / name)
+    except (OSError, UnicodeEncodeError, msgspec.EncodeError):  # a lone surrogate: not stored
+        try:
+            tmp.unlink(missing_ok=True)
+        except OSError:
+            pass
+        return
+    with _state_lock:
+        _writes += 1
+        due = (_writes - 1) % _TRIM_EVERY == 0  # the first write, then every _TRIM_EVERY-th
+    if due:
+        trim(where)
+
+
+def prepared(raw: str) -> ChunkPrep:
+    """``prepare_chunk(raw, fold=True)``, read from disk when an earlier process stored it, else computed and stored."""
+    prep = get(raw)
+    if prep is None:
+        prep = prepare_chunk(raw, fold=True)
+        put(raw, prep)
+    return prep
+
+
+def trim(where: Path | None = None, max_bytes: int | None = None) -> None:
+    """Keep the folder under ``max_bytes`` (default ``MAX_BYTES``): least recently used entries go
+    first, down to 80 % of it; temp files a killed process left are removed after an hour."""
+    from mnote_kr.core.locks import exclusive
+
+    where = where if where is not None else folder()
+    limit = MAX_BYTES if max_bytes is None else max_bytes
+    try:
+        with exclusive(str(where / ".trim.lock"), timeout=0):
+            _trim(where, limit)
+    except Exception:  # noqa: BLE001 - another process is trimming (Timeout) or the folder is gone
+        return
+
+
+def _trim(where: Path, limit: int) -> None:
+    now = time.time()
+    entries: list[tuple[float, int, str]] = []
+    total = 0
+    with os.scandir(where) as it:
+        for de in it:
+            try:
+                st = de.stat()
+            except OSError:
+                continue
+            if de.name.startswith(".c-"):
+                if now - st.st_mtime > _STALE_TMP_S:
+                    _unlink(de.path)
+                continue
+            if de.name.startswith("c-"):
+                total += st.st_size
+                entries.append((st.st_mtime, st.st_size, de.path))
+    if total <= limit:
+        return
+    entries.sort()
+    for _, size, path in entries:
+        if total <= limit * 0.8:
+            break
+        _unlink(path)
+        total -= size
+
+
+def _unlink(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def clear_stamp() -> None:
+    """Forget the code stamp (tests that change the cleaner's code or ``FORMAT``)."""
+    global _stamp
+    with _state_lock:
+        _stamp = None

@@ -1,0 +1,114 @@
+"""The PDF document model a locate works on: read once, kept in memory and on disk with
+what every locate derives from it (k-gram indexes, running headers, term statistics).
+
+``pdftext`` reads a PDF's text layer; ``align``, ``answer`` and ``layout`` compute over it;
+this module puts them together and caches the result, so none of them imports another
+in a circle.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from array import array
+from pathlib import Path
+
+from mnote_kr.citations.filecache import FileCache, Persist
+from mnote_kr.errors import DocumentError
+
+from .align import text_key
+from .answer import term_stats
+from .layout import furniture_key
+from .pdftext import CACHE_SIZE, DocumentText, line_text, read_document
+
+MAX_OMIT = 24  # furniture lines reported per locate (a few pages' headers and footers)
+
+
+def derive(doc: DocumentText) -> None:
+    """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
+    query: both k-gram indexes, the running-header keys, the blocks' term statistics and the
+    text's hash that keys its stored alignments (the on-disk cache stores them; see
+    ``_encode``)."""
+    for view in doc.views:
+        view.index  # noqa: B018 - built and kept on the view
+    furniture_keys(doc)
+    term_stats(doc)
+    text_key(doc)  # after furniture_keys: the key covers them
+
+
+def furniture_keys(doc: DocumentText) -> list[str]:
+    """The ``furniture_key`` of every running header, footer and page number, longest first
+    (computed once per document)."""
+    cached = doc.extras.get("furniture_keys")
+    if isinstance(cached, list):
+        return cached
+    keys = {furniture_key(line_text(pg, li)) for pg in doc.pages for li in pg.furniture}
+    out = sorted((k for k in keys if k), key=lambda k: (-len(k), k))
+    doc.extras["furniture_keys"] = out
+    return out
+
+
+def furniture_near(doc: DocumentText, first: int, last: int) -> list[str]:
+    """The running headers, footers and page numbers of pages ``first``..``last`` (0-based)
+    and of the page on either side, as the text layer writes them, each once.
+
+    The chunk a quote comes from reaches past the matched evidence, so the neighbouring
+    pages' furniture is reported too; the host drops only whole chunk lines made of these.
+    """
+    out: list[str] = []
+    for pi in range(max(0, first - 1), min(len(doc.pages), last + 2)):
+        page = doc.pages[pi]
+        for li in sorted(page.furniture):
+            text = " ".join(line_text(page, li).split())
+            if text and text not in out:
+                out.append(text)
+            if len(out) >= MAX_OMIT:
+                return out
+    return out
+
+
+def _read(real: str, st: os.stat_result) -> DocumentText:
+    return read_document(real)
+
+
+#: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
+#: that point back at the document) are rebuilt in each process from these.
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key")
+
+
+def _encode(doc: DocumentText) -> bytes:
+    """Pickle with everything a locate needs that does not depend on the query: both k-gram
+    indexes, the running-header keys and the blocks' term statistics. Building them was
+    most of a cold locate's time; ``warm_document`` (ingest) pays it once per file instead."""
+    import pickle
+
+    derive(doc)
+    kept = {k: v for k, v in doc.extras.items() if k in PERSISTED_EXTRAS}
+    # Per-character and per-line maps as arrays: one byte string each to unpickle, not an
+    # object per character (read the same way by every locate).
+    pages = [dataclasses.replace(pg, line_of=array("i", pg.line_of), block_of=array("i", pg.block_of))
+             for pg in doc.pages]
+    return pickle.dumps(dataclasses.replace(doc, pages=pages, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
+
+
+_cache: FileCache[DocumentText] = FileCache(
+    _read, what="PDF", max_items=CACHE_SIZE,
+    persist=Persist(name="pdf", version="8", model=DocumentText, encode=lambda doc: _encode(doc)),
+)  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
+
+
+def load_document(path: str | Path) -> DocumentText:
+    """``read_document`` through a small LRU keyed on (real path, size, mtime)."""
+    if not os.path.exists(path):
+        raise DocumentError(f"PDF not found: {path}", path=str(path))
+    return _cache.get(path)
+
+
+def warm_document(path: str | Path) -> bool:
+    """Fill the on-disk cache for ``path``; True when it was read now. Raises ``DocumentError``."""
+    return _cache.warm(path)
+
+
+def clear_cache() -> None:
+    """Forget every cached document."""
+    _cache.clear()

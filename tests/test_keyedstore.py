@@ -1,0 +1,83 @@
+"""KeyedStore: small derived values on disk, under the locate cache's rules (MAC'd, versioned, bounded)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.citations.filecache import KeyedStore
+
+
+def _folder() -> Path:
+    return Path(os.environ["MNOTE_KR_HOME"]) / "cache" / "locate" / "ks"
+
+
+def test_a_value_survives_the_process_object_and_names_its_key() -> None:
+    KeyedStore("ks", "v1").put("doc:chunk", b"[0, 3, 9, 1.0]")
+    fresh = KeyedStore("ks", "v1")
+    assert fresh.get("doc:chunk") == b"[0, 3, 9, 1.0]"
+    assert fresh.get("doc:other") is None
+    assert fresh.stats["hits"] == 1 and fresh.stats["misses"] == 1
+
+
+def test_another_code_version_never_reads_an_old_value() -> None:
+    KeyedStore("ks", "v1").put("k", b"old")
+    newer = KeyedStore("ks", "v2")
+    assert newer.get("k") is None
+    newer.put("k", b"new")
+    assert KeyedStore("ks", "v2").get("k") == b"new"
+    assert KeyedStore("ks", "v1").get("k") is None  # the entry now belongs to v2
+
+
+@pytest.mark.parametrize("damage", ["truncate", "flip", "empty", "foreign"])
+def test_a_torn_or_foreign_entry_is_a_miss_never_decoded(damage: str) -> None:
+    store = KeyedStore("ks", "v1")
+    store.put("k", b"value bytes")
+    (entry,) = _folder().glob("k-*")
+    blob = entry.read_bytes()
+    if damage == "truncate":
+        entry.write_bytes(blob[: len(blob) - 4])
+    elif damage == "flip":
+        entry.write_bytes(blob[:-1] + bytes([blob[-1] ^ 0xFF]))
+    elif damage == "empty":
+        entry.write_bytes(b"")
+    else:  # a well-formed entry written with another key (another cache dir's, or forged)
+        entry.write_bytes(blob.replace(b'"v1"', b'"v9"'))
+    fresh = KeyedStore("ks", "v1")
+    assert fresh.get("k") is None
+    assert fresh.stats["rejected"] == 1
+    fresh.put("k", b"value bytes")  # the caller recomputes and stores again
+    assert KeyedStore("ks", "v1").get("k") == b"value bytes"
+
+
+def test_an_entry_under_another_key_at_the_same_name_is_a_miss() -> None:
+    store = KeyedStore("ks", "v1")
+    store.put("k", b"v")
+    (entry,) = _folder().glob("k-*")
+    other = KeyedStore("ks", "v1")
+    other.put("x", b"w")
+    (entry_x,) = [p for p in _folder().glob("k-*") if p != entry]
+    entry.write_bytes(entry_x.read_bytes())  # a valid entry of key "x" under the name of "k"
+    assert KeyedStore("ks", "v1").get("k") is None
+
+
+def test_the_folder_is_trimmed_to_its_bound_oldest_first() -> None:
+    store = KeyedStore("ks", "v1", max_entries=10)
+    for i in range(30):
+        store.put(f"k{i}", b"x")
+        past = 1_000_000 + i  # distinct write times, oldest first
+        os.utime(_folder() / KeyedStore._entry_name(f"k{i}"), (past, past))
+    store.trim()
+    left = len(list(_folder().glob("k-*")))
+    assert left <= 10
+    assert store.get("k29") == b"x" and store.get("k0") is None
+
+
+def test_turned_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    store = KeyedStore("ks", "v1")
+    store.put("k", b"v")
+    assert store.get("k") is None
+    assert not _folder().exists() or not list(_folder().glob("k-*"))
