@@ -17,7 +17,8 @@
    ``--growth-only`` skips 2-3 and ingests a small real library (``--growth-files``, default 24)
    instead, so the growth figures take minutes, not the 2,000-file ingest.
 
-Both sides use the same server build, offline models and parser rules. Run:
+Both sides use the same server build, offline models, parser rules and vector storage (what
+``start_engine`` chooses for a new namespace: Faiss, docs/engine-storage.md). Run:
 ``.venv/bin/python benchmarks/library.py [--files 2000] [--entries 2000,20000]``
 ``.venv/bin/python benchmarks/library.py --growth-only --entries 2000,20000,100000``
 """
@@ -46,7 +47,9 @@ from mnote_kr.core import registry as registry_module
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
 from mnote_kr.models import SourceEntry
-from mnote_kr_lightrag.engine import EngineInfo, start_engine, stop_engine
+from mnote_kr_lightrag.engine import EngineInfo, engine_status, start_engine, stop_engine, workspace_state_dir
+from mnote_kr_lightrag.naming import workspace_tag
+from mnote_kr_lightrag.workspaces import PREFIX
 
 WORDS = ("turbine blade icing heater anode cathode electrolyte gearbox bearing lubricant valve piston "
          "nitrogen pressure sensor calibration drift thermal margin fatigue crack weld coating corrosion "
@@ -118,12 +121,46 @@ def baseline_lightrag_alone(shared: EngineInfo, state_dir: Path, files: list[Pat
             took = time.perf_counter() - t0
         counts = _counts(c)
     print(f"  baseline LightRAG alone: {took:.1f} s  {counts}  ({load}; {len(files) / took:.2f} files/s)")
-    store = Path(info.working_dir) / "baseline_alone" / "vdb_chunks.json"
-    if store.is_file():
-        print(f"    LightRAG's own pace: {_rate(progress, 0.0, 0.25, len(files)):.2f} files/s over the first quarter, "
-              f"{_rate(progress, 0.75, 1.0, len(files)):.2f} over the last; its vector store ends at "
-              f"{store.stat().st_size / 1e6:.0f} MB, written whole after every document")
+    space = Path(info.working_dir) / "baseline_alone"
+    stores = sorted(space.glob("vdb_chunks.json")) + sorted(space.glob("faiss_index_chunks.index*"))
+    print(f"    LightRAG's own pace: {_rate(progress, 0.0, 0.25, len(files)):.2f} files/s over the first quarter, "
+          f"{_rate(progress, 0.75, 1.0, len(files)):.2f} over the last; {info.vector_storage or 'its vector storage'}"
+          f" ends at {sum(p.stat().st_size for p in stores) / 1e6:.0f} MB (chunk vectors and their metadata), "
+          "written whole after every document")
     return took
+
+
+class PaceSampler:
+    """Our side's engine's done count every 5 s (LightRAG's doc status, as the baseline polls it),
+    for its pace over the first and last quarter; None engine: nothing sampled."""
+
+    def __init__(self, info: EngineInfo | None) -> None:
+        self.info, self.t0 = info, time.perf_counter()
+        self.progress: list[tuple[float, int]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, daemon=True)
+
+    def _run(self) -> None:
+        assert self.info is not None
+        with httpx.Client(base_url=self.info.url, headers={"X-API-Key": self.info.api_key}, trust_env=False,
+                          timeout=60) as c:
+            while not self._stop.wait(5.0):
+                try:
+                    counts = _counts(c)
+                except httpx.HTTPError:
+                    continue
+                self.progress.append((time.perf_counter() - self.t0,
+                                      counts.get("processed", 0) + counts.get("failed", 0)))
+
+    def __enter__(self) -> PaceSampler:
+        if self.info is not None:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self.info is not None:
+            self._thread.join()
 
 
 def _rate(progress: list[tuple[float, int]], lo: float, hi: float, n: int) -> float:
@@ -275,12 +312,18 @@ def main() -> int:
             host = Host(base / "kb", config=config)
             host.status()  # starts this workspace's server now: neither side pays a start-up
             print(f"  ours starts ({_load()})")
-            with LoadSampler() as load:
+            ours_engine = engine_status(workspace_state_dir(home / "state", PREFIX + workspace_tag(host.root)))
+            with LoadSampler() as load, PaceSampler(ours_engine) as pace:
                 t0, cpu0 = time.perf_counter(), time.process_time()
+                pace.t0 = t0
                 report = host.ingest([lib], wait=True, wait_s=args.timeout)
                 ours, cpu = time.perf_counter() - t0, time.process_time() - cpu0
             print(f"  ours (mnote-kr ingest --wait): {ours:.1f} s  {report.counts}  ({load}; "
                   f"{len(files) / ours:.2f} files/s; mnote-kr's own CPU {cpu:.1f} s, locate preparation included)")
+            if pace.progress:
+                print(f"    its engine's pace: {_rate(pace.progress, 0.0, 0.25, len(files)):.2f} files/s over the "
+                      f"first quarter, {_rate(pace.progress, 0.75, 1.0, len(files)):.2f} over the last "
+                      f"({ours_engine.vector_storage if ours_engine else '?'})")
             if not args.growth_only:
                 print(f"  ratio ours / LightRAG alone: {ours / base_s:.2f}  (target <= 1.15)")
             growth(host, lib, sizes)

@@ -82,13 +82,32 @@ def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     except MnoteKrError:
         stop_engine(dirs["state_dir"])
         moved = set_index_aside(dirs["data_dir"])
-    info = start(quiet=True)
     host = Host(workspace)
+    # An index kept in an older vector storage (storage.py) is rebuilt in the default one.
+    moved = set_storage_aside(dirs["data_dir"], dirs["state_dir"], host.root) or moved
+    info = start(quiet=True)
     paths_ = sorted(e.source_root_relative_path for e in host.registry().entries.values()
                     if e.status not in ("delete_submitted", "delete_completed") and not e.stale)
     report = host.ingest(paths_, force=True, wait=True, wait_s=wait_s) if paths_ else None
     return {"embedder": info.embedder, "previousIndex": str(moved) if moved else None,
             "files": len(paths_), "report": msgspec.to_builtins(report) if report else None}
+
+
+def set_storage_aside(data_dir: Path, state_dir: Path, root: Path) -> Path | None:
+    """Stop this workspace's engine and move its namespace aside when it does not use the default
+    vector storage; return where it went (kept, never deleted), or None when nothing moved."""
+    from . import naming, storage
+    from .engine import stop_engine, workspace_state_dir
+    from .workspaces import PREFIX
+
+    name = PREFIX + naming.workspace_tag(root)
+    space = storage.namespace_dir(Path(data_dir) / "engine" / "rag_storage", name)
+    if not space.is_dir() or (storage.recorded(space) or storage.detect(space) or storage.DEFAULT) == storage.DEFAULT:
+        return None
+    stop_engine(workspace_state_dir(state_dir, name))
+    target = Path(data_dir) / "engine" / f"{name}.replaced-{time.strftime('%Y%m%d-%H%M%S')}"
+    space.rename(target)
+    return target
 
 
 def register(cli: click.Group) -> None:
@@ -110,6 +129,8 @@ def register(cli: click.Group) -> None:
         else:
             models = "offline model service" if info.offline_models else "configured endpoints"
             click.echo(f"LightRAG engine running at {info.url} ({models}); input dir {info.input_dir}")
+            if info.storage_note:
+                click.echo(f"Note: {info.storage_note}", err=True)
 
     @engine.command("stop")
     @click.option("--json", "as_json", is_flag=True)

@@ -98,6 +98,8 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
     models_log: str | None = None
     parser_rules: str = ""
     embedder: dict[str, Any] | None = None  # name, dim, version of what embeds the index
+    vector_storage: str = ""  # LightRAG's vector storage class of this namespace (storage.py)
+    storage_note: str | None = None  # why it is not the default, for the one who started it
     started_at: float = 0.0
     start_seconds: float = 0.0
     healthy: bool = True
@@ -474,7 +476,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     import secrets
     import subprocess
 
-    from . import modelservice
+    from . import modelservice, storage
     from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
     from .tiktoken_cache import ensure_tiktoken_cache
 
@@ -492,6 +494,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         d.mkdir(parents=True, exist_ok=True)
     (run_dir / ".env").unlink(missing_ok=True)  # our scratch dir: the server must never read a .env
     server_log, lightrag_log, models_log = run_dir / "server.out", run_dir / "lightrag.log", run_dir / "models.out"
+    vector_storage, storage_note = storage.vector_storage(working_dir, workspace)
+    if vector_storage == storage.FAISS and importlib.util.find_spec("faiss") is None:
+        raise ProviderError("The managed engine's vector storage needs faiss-cpu, which is not installed",
+                            hint="pip install 'mnote-kr[engine]' (or pip install faiss-cpu)")
 
     offline_llm, offline_embed = llm is None, embedding is None
     offline = offline_llm or offline_embed
@@ -547,6 +553,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "ENABLE_LLM_CACHE": "false" if offline_llm else "true",
             "ENABLE_LLM_CACHE_FOR_EXTRACT": "false" if offline_llm else "true",
             "RERANK_BINDING": "null",
+            "LIGHTRAG_VECTOR_STORAGE": vector_storage,
             **({"COSINE_THRESHOLD": str(offline_spec.cosine_threshold)} if offline_embed else {}),
             "WORKERS": "1",
             **({"WORKSPACE": workspace} if workspace else {}),
@@ -560,7 +567,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             pids={role: proc.pid for proc, role in started}, offline_models=offline, offline_llm=offline_llm,
             models_url=models_url, run_dir=str(run_dir), server_log=str(server_log), lightrag_log=str(lightrag_log),
             models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
-            embedder=record,
+            embedder=record, vector_storage=vector_storage, storage_note=storage_note,
         )
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)

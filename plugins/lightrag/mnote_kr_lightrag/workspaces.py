@@ -118,8 +118,11 @@ def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path)
     ctx.progress(f"starting this workspace's LightRAG engine ({name}), a few seconds the first time")
     # The shared engine's data dir (working dir = <data_dir>/engine/rag_storage): same tree, own namespace.
     data_dir = Path(shared.working_dir).parent.parent if shared.working_dir else ctx.data_dir
-    return start_engine(data_dir=data_dir, state_dir=state_dir, cache_dir=ctx.cache_dir,
+    info = start_engine(data_dir=data_dir, state_dir=state_dir, cache_dir=ctx.cache_dir,
                         llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
                         # the shared engine's offline embedder: one index, one embedder
                         embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
                         parser_rules=shared.parser_rules or None, workspace=name)
+    if info.storage_note:
+        ctx.progress(info.storage_note)
+    return info
