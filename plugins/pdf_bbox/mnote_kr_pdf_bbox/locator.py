@@ -27,7 +27,6 @@ fonts without a Unicode map (pdfium reads only the Latin letters and digits arou
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from .answer import choose
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .pdftext import Box, DocumentText, PageGeometry
+from mnote_kr.citations.textnorm import lazy_compile
 
 PLUGIN = "pdf_bbox"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
@@ -232,8 +232,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     )
 
 
-_CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
-_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+_CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
+_ALNUM_RE = lazy_compile(r"[A-Za-z0-9]")
 #: Least Latin letters and digits, and least coverage, for a page found without the CJK text.
 LATIN_MIN_CHARS = 16
 LATIN_MIN_COVERAGE = 0.8
