@@ -90,3 +90,19 @@ def test_cjk_shortcuts_match_the_full_patterns() -> None:
         folded = ids._fold(text)
         terms = (ids._TERM_RE if textnorm.has_cjk(folded) else ids._LATIN_TERM_RE).findall(folded)
         assert terms == full_term.findall(folded), text
+
+
+def test_normalize_on_merging_text_is_exactly_the_per_character_form() -> None:
+    """A text with a combining mark or a conjoining jamo takes the per-character path (each
+    distinct character mapped once): its result is the per-character form, exactly."""
+    import random
+
+    from mnote_kr.citations.textnorm import normalize as norm
+
+    rng = random.Random(18)
+    pool = "aZ\u0130\u00df\ufb01\u2460\uff71\u00e9\u01c5\u2126\u3131 \n"
+    for _ in range(3000):
+        body = [rng.choice(pool) for _ in range(rng.randint(0, 16))]
+        body.insert(rng.randint(0, len(body)), rng.choice("\u0301\u1100\uff9e\u0e33"))
+        text = "".join(body)
+        assert norm(text) == _per_char(text), text

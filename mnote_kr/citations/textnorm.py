@@ -97,7 +97,8 @@ _MERGING_RE = lazy_compile(
 def _merges(text: str) -> bool:
     if _MERGING_RE.search(text):
         return True
-    return any(unicodedata.category(ch)[0] == "M" for ch in text if ord(ch) >= 0x0483)
+    # each distinct character once: a paragraph repeats a few dozen characters thousands of times
+    return any(unicodedata.category(ch)[0] == "M" for ch in set(text) if ch >= "\u0483")
 
 
 def normalize(text: str) -> str:
@@ -115,11 +116,11 @@ def normalize(text: str) -> str:
         norm = unicodedata.normalize("NFKC", text).lower()
         if len(norm) == len(text):
             return norm
-    out = []
-    for ch in text:
+    table = {}
+    for ch in set(text):  # each distinct character once, then one C-level pass
         n = unicodedata.normalize("NFKC", ch).lower()
-        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
-    return "".join(out)
+        table[ord(ch)] = n if len(n) == 1 else ch.lower()[:1] or ch
+    return text.translate(table)
 
 
 def has_cjk(text: str) -> bool:
