@@ -26,10 +26,10 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
-from mnote_kr.citations.textnorm import lazy_compile
 
 if TYPE_CHECKING:  # the matcher loads with the first located file: a built-in must not slow `--help`
     from mnote_kr.citations.filecache import FileCache

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import functools
 import re
+
 from mnote_kr.citations.textnorm import lazy_compile
 
 _DISPLAY_MATH_RE = lazy_compile(r"\$\$([^$]{1,4000})\$\$")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+
 from mnote_kr.citations.textnorm import lazy_compile
 
 # --------------------------------------------------------------------------- text

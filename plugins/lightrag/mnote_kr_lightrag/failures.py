@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
+
 from mnote_kr.citations.textnorm import lazy_compile
 
 _DOC_ID = lazy_compile(r"\(?\bdoc_id\s*[=:]\s*doc-[0-9a-f]{32}\)?|\b(?:dup-)?doc-[0-9a-f]{32}\b")
@@ -41,7 +42,8 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE --force'"),
     (lazy_compile(r"password|encrypt", re.I), "",
      "the file is encrypted; save a copy without the password and ingest that"),
-    (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I), "docx",
+    (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
+     "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
      "then 'mnote-kr ingest FILE --force'"),
 ]

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
 from .align import Match, Span, find, find_stored, spans
@@ -38,7 +39,6 @@ from .answer import choose
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .pdftext import Box, DocumentText, PageGeometry
-from mnote_kr.citations.textnorm import lazy_compile
 
 PLUGIN = "pdf_bbox"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
