@@ -66,3 +66,43 @@ _TEXT = st.lists(st.sampled_from(_PIECES) | st.characters(), max_size=40).map(""
 def test_normalize_is_the_per_character_form_at_every_offset(text):
     norm = normalize(text)
     assert _same_place(norm, _per_char(text))
+
+
+def test_cjk_shortcuts_match_the_full_patterns() -> None:
+    """The no-CJK shortcuts (``max(text) < CJK_FIRST``) give what the CJK patterns give."""
+    import random
+    import re
+
+    from mnote_kr.citations import ids, queryterms, textnorm
+
+    cjk = textnorm.CJK_CLASS
+    full_char = re.compile(rf"[{cjk}]")
+    full_unit = re.compile(rf"[{cjk}]|[^\W_{cjk}]+")
+    full_term = re.compile(rf"[{cjk}]+|[^\W{cjk}_]+(?:[-.'][^\W{cjk}_]+)*")
+    assert all(min(w) >= textnorm.CJK_FIRST for w in queryterms._CJK_STOP)
+    rng = random.Random(18)
+    alphabet = "aZ9_-.' \n\u00e9\u0301\u2013\u3001\u303f\u3040\u4e2d\uac00\uf900\ufb01\uff21\u00b2\U00020001"
+    for _ in range(5000):
+        text = "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 24)))
+        assert textnorm.has_cjk(text) == (full_char.search(text) is not None), text
+        units = (textnorm._UNIT_RE if textnorm.has_cjk(text) else textnorm._WORD_RE).findall(text)
+        assert units == full_unit.findall(text), text
+        folded = ids._fold(text)
+        terms = (ids._TERM_RE if textnorm.has_cjk(folded) else ids._LATIN_TERM_RE).findall(folded)
+        assert terms == full_term.findall(folded), text
+
+
+def test_normalize_on_merging_text_is_exactly_the_per_character_form() -> None:
+    """A text with a combining mark or a conjoining jamo takes the per-character path (each
+    distinct character mapped once): its result is the per-character form, exactly."""
+    import random
+
+    from mnote_kr.citations.textnorm import normalize as norm
+
+    rng = random.Random(18)
+    pool = "aZ\u0130\u00df\ufb01\u2460\uff71\u00e9\u01c5\u2126\u3131 \n"
+    for _ in range(3000):
+        body = [rng.choice(pool) for _ in range(rng.randint(0, 16))]
+        body.insert(rng.randint(0, len(body)), rng.choice("\u0301\u1100\uff9e\u0e33"))
+        text = "".join(body)
+        assert norm(text) == _per_char(text), text

@@ -36,7 +36,7 @@ import re
 import unicodedata
 from urllib.parse import quote
 
-from mnote_kr.citations.textnorm import CJK_CLASS, lazy_compile
+from mnote_kr.citations.textnorm import CJK_CLASS, has_cjk, lazy_compile
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
 
@@ -215,6 +215,7 @@ def dedupe_key(source_id: str, block_id: str | None, chunk_id: str | None, finge
 _CJK = CJK_CLASS  # one definition with the matcher (textmatch)
 _TERM_RE = lazy_compile(rf"[{_CJK}]+|[^\W{_CJK}_]+(?:[-.'][^\W{_CJK}_]+)*")
 _CJK_RUN_RE = lazy_compile(rf"[{_CJK}]+")
+_LATIN_TERM_RE = lazy_compile(r"[^\W_]+(?:[-.'][^\W_]+)*")  # _TERM_RE on a query without CJK
 #: CJK runs up to this length are one term (吡咯烷, 三乙基硅); longer runs become bigrams.
 _CJK_WHOLE_MAX = 4
 
@@ -232,8 +233,10 @@ def query_terms(query: str) -> list[str]:
     """Terms of a query, CJK-aware: Latin words (2+ chars), short CJK runs whole, long CJK
     runs as overlapping bigrams. Folded (NFKC, casefold), de-duplicated, in order."""
     terms: list[str] = []
-    for tok in _TERM_RE.findall(_fold(query)):
-        if _CJK_RUN_RE.fullmatch(tok):
+    folded = _fold(query)
+    cjk = has_cjk(folded)  # without CJK, neither CJK pattern needs compiling
+    for tok in (_TERM_RE if cjk else _LATIN_TERM_RE).findall(folded):
+        if cjk and _CJK_RUN_RE.fullmatch(tok):
             if len(tok) <= _CJK_WHOLE_MAX:
                 terms.append(tok)
             else:

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.textnorm import CJK_CLASS, is_word_char, normalize
+from mnote_kr.citations.textnorm import CJK_CLASS, CJK_FIRST, is_word_char, lazy_compile, normalize
 
 __all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
 
@@ -92,7 +92,7 @@ _CJK_STOP = sorted(
     key=len,
     reverse=True,
 )
-_CJK_STOP_RE = re.compile("|".join(re.escape(w) for w in _CJK_STOP))
+_CJK_STOP_RE = lazy_compile("|".join(re.escape(w) for w in _CJK_STOP))
 _TERM_RE = re.compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
 _SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ies", "ied", "es", "ed", "ly", "s")
 #: Terms within this many characters of each other count as a cluster.
@@ -126,7 +126,8 @@ class Term:
 def content_terms(query: str) -> list[Term]:
     """The query's content terms in query order, de-duplicated (see the module docstring)."""
     norm = normalize(query)
-    norm = _CJK_STOP_RE.sub(" ", norm)
+    if norm and max(norm) >= CJK_FIRST:  # every stop word is CJK: a text without CJK keeps all
+        norm = _CJK_STOP_RE.sub(" ", norm)
     out: dict[str, Term] = {}
     found = list(_TERM_RE.finditer(norm))
     latin = [m.group("word") for m in found if m.group("word") is not None]

@@ -20,6 +20,7 @@ from typing import Any, cast
 __all__ = [
     "TOKEN_RE",
     "CJK_CLASS",
+    "CJK_FIRST",
     "find_all",
     "free_sides",
     "has_cjk",
@@ -65,6 +66,12 @@ def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
 
 
+#: The smallest code point of ``CJK_CLASS``: a text whose characters all lie below it has no
+#: CJK, which ``max`` tells at C speed without compiling a CJK class (each costs milliseconds,
+#: and a search in a Latin script then compiles only ``TOKEN_RE``).
+CJK_FIRST = "\u3040"
+assert min(CJK_CLASS.replace("-", "")) == CJK_FIRST  # noqa: S101 - keeps the two in step
+
 _CJK_CHAR_RE = lazy_compile(rf"[{CJK_CLASS}]")
 #: A CJK run (group ``cjk``) or a word (group ``word``).
 TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
@@ -72,10 +79,10 @@ TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)"
 
 def compile_patterns() -> None:
     """Compile the deferred patterns now (a search does it while the provider answers)."""
-    for pattern in (_CJK_CHAR_RE, TOKEN_RE):
-        pattern.groups  # noqa: B018 - the first attribute read compiles it
+    TOKEN_RE.groups  # noqa: B018 - the first attribute read compiles it (CJK ones: at need)
 _TOKEN_RE = TOKEN_RE
 _UNIT_RE = lazy_compile(rf"[{CJK_CLASS}]|[^\W_{CJK_CLASS}]+")
+_WORD_RE = lazy_compile(r"[^\W_]+")  # _UNIT_RE on a text without CJK
 # Characters that NFKC may merge with their neighbour (combining marks, conjoining jamo):
 # where one is present, whole-text NFKC can shift offsets even when the length is unchanged
 # ('e\u0301' composes to one character while 'ﬁ' expands to two).
@@ -90,7 +97,8 @@ _MERGING_RE = lazy_compile(
 def _merges(text: str) -> bool:
     if _MERGING_RE.search(text):
         return True
-    return any(unicodedata.category(ch)[0] == "M" for ch in text if ord(ch) >= 0x0483)
+    # each distinct character once: a paragraph repeats a few dozen characters thousands of times
+    return any(unicodedata.category(ch)[0] == "M" for ch in set(text) if ch >= "\u0483")
 
 
 def normalize(text: str) -> str:
@@ -108,15 +116,17 @@ def normalize(text: str) -> str:
         norm = unicodedata.normalize("NFKC", text).lower()
         if len(norm) == len(text):
             return norm
-    out = []
-    for ch in text:
+    table = {}
+    for ch in set(text):  # each distinct character once, then one C-level pass
         n = unicodedata.normalize("NFKC", ch).lower()
-        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
-    return "".join(out)
+        table[ord(ch)] = n if len(n) == 1 else ch.lower()[:1] or ch
+    return text.translate(table)
 
 
 def has_cjk(text: str) -> bool:
     """True when the text contains a CJK (or kana/hangul) character."""
+    if not text or max(text) < CJK_FIRST:
+        return False
     return _CJK_CHAR_RE.search(text) is not None
 
 
@@ -239,7 +249,7 @@ def shingles(norm: str) -> frozenset[int]:
     Token sets ignore order; shingles tell a verbatim excerpt from a bag of the same words.
     Hashes are per process: compare shingles computed in the same process only.
     """
-    units = _UNIT_RE.findall(norm)
+    units = (_UNIT_RE if has_cjk(norm) else _WORD_RE).findall(norm)
     out = set()
     n = len(units)
     for i in range(n):

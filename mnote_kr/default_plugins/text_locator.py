@@ -26,6 +26,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
@@ -42,12 +43,12 @@ CACHE_SIZE = 64
 CACHE_MAX_BYTES = 200 * 1024 * 1024  # sum of cached files' sizes
 HEADING_SCOPE_OUTSIDE = 0.7  # a heading anchor is a hint: text outside its section may still win, if clearly better
 
-_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
-_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
-_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-_MD_TOC_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[^\]]+\]\(#[^)]*\)\s*$")
-_LIST_ITEM = re.compile(r"^( *)(?:[-*+]|(\d{1,9})[.)])[ \t]+\S")
-_TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
+_ATX = lazy_compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_FENCE = lazy_compile(r"^ {0,3}(`{3,}|~{3,})")
+_SETEXT = lazy_compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_MD_TOC_ITEM = lazy_compile(r"^\s*(?:[-*+]|\d+[.)])?\s*\[[^\]]+\]\(#[^)]*\)\s*$")
+_LIST_ITEM = lazy_compile(r"^( *)(?:[-*+]|(\d{1,9})[.)])[ \t]+\S")
+_TOC_LINE = lazy_compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
 
 
 def decode_text(data: bytes) -> str:

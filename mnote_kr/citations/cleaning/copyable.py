@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mnote_kr.citations.textnorm import made_of
+from mnote_kr.citations.textnorm import lazy_compile, made_of
 
 __all__ = ["copyable", "drop_lines", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
            "trim_to_boundaries", "unify_cjk_forms"]
@@ -86,12 +86,12 @@ _SUPPLEMENT = {
 }
 # Radicals (U+2E80-U+2FDF), compatibility ideographs and the Latin ligatures PDF text layers
 # keep (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, U+FB00-U+FB06): the only code points changed.
-_CJK_FORMS_RE = re.compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
+_CJK_FORMS_RE = lazy_compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
 # a word broken at a line end by a hyphen, continued in lower case on the next line
-_HYPHEN_BREAK_RE = re.compile(r"(?<=[^\W\d_])[-\u00ad\u2010][^\S\n]*\n[^\S\n]*(?=[^\W\d_A-Z])")
+_HYPHEN_BREAK_RE = lazy_compile(r"(?<=[^\W\d_])[-\u00ad\u2010][^\S\n]*\n[^\S\n]*(?=[^\W\d_A-Z])")
 # a compound broken after its hyphen (Jean-Paul, COVID-19 split at the line end): the hyphen stays
-_COMPOUND_BREAK_RE = re.compile(r"(?<=[^\W_])([-\u2010])[^\S\n]*\n[^\S\n]*(?=[A-Z0-9])")
-_SOFT_HYPHEN_RE = re.compile("\u00ad")
+_COMPOUND_BREAK_RE = lazy_compile(r"(?<=[^\W_])([-\u2010])[^\S\n]*\n[^\S\n]*(?=[A-Z0-9])")
+_SOFT_HYPHEN_RE = lazy_compile("\u00ad")
 
 
 def _form(m: re.Match[str]) -> str:
@@ -141,6 +141,10 @@ def _compact(text: str) -> str:
     return "".join(unicodedata.normalize("NFKC", text).split()).casefold()
 
 
+def _furniture(key: str, pieces: list[str], firsts: frozenset[str]) -> bool:
+    return (not key or key[0] in firsts) and made_of(key, pieces)
+
+
 def drop_lines(raw: str, omit: list[str]) -> str:
     """``raw`` without the lines that consist only of ``omit`` texts (running headers,
     footers and page numbers a locator found; see ``Locator.quote_omit``).
@@ -154,7 +158,10 @@ def drop_lines(raw: str, omit: list[str]) -> str:
     if not pieces or not raw:
         return raw
     lines = raw.splitlines(keepends=True)
-    kept = [line for line in lines if not (line.strip() and made_of(_compact(line), pieces))]
+    # A line made of pieces starts with a piece's first character: most lines of prose do not,
+    # and skip the search over pieces (a chunk has dozens of lines, a document many pieces).
+    firsts = frozenset(p[0] for p in pieces)
+    kept = [line for line in lines if not (line.strip() and _furniture(_compact(line), pieces, firsts))]
     # The provider's chunk may start inside a header ("…al. / Journal of Hydrology 310 …" cut
     # after "Lane et"), or end inside one: such an edge line is the tail (head) of a piece.
     while kept and _cut_piece(_compact(kept[0]).lstrip(_EDGE_PUNCT), pieces, tail=True):

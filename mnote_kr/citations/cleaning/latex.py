@@ -5,13 +5,15 @@ from __future__ import annotations
 import functools
 import re
 
-_DISPLAY_MATH_RE = re.compile(r"\$\$([^$]{1,4000})\$\$")
-_INLINE_MATH_RE = re.compile(r"(?<![\\$])\$([^\s$](?:[^$\n]{0,400}?[^\s$\\])?)\$(?![\d$])")
-_MATHY_RE = re.compile(r"[\\^_{}=]")
+from mnote_kr.citations.textnorm import lazy_compile
+
+_DISPLAY_MATH_RE = lazy_compile(r"\$\$([^$]{1,4000})\$\$")
+_INLINE_MATH_RE = lazy_compile(r"(?<![\\$])\$([^\s$](?:[^$\n]{0,400}?[^\s$\\])?)\$(?![\d$])")
+_MATHY_RE = lazy_compile(r"[\\^_{}=]")
 
 # --------------------------------------------------------------------------- LaTeX
 
-_LATEX_TOKEN_RE = re.compile(r"\\[A-Za-z]+\*?|\\.|[{}^_~&]|\[|\]|[^\\{}^_~&\[\]]+", re.DOTALL)
+_LATEX_TOKEN_RE = lazy_compile(r"\\[A-Za-z]+\*?|\\.|[{}^_~&]|\[|\]|[^\\{}^_~&\[\]]+", re.DOTALL)
 _LATEX_SYMBOLS = dict(
     pair.split("=", 1)
     for pair in (
@@ -39,7 +41,7 @@ _LATEX_UNWRAP = frozenset(
 )
 _LATEX_SIZERS = frozenset("left right middle big Big bigg Bigg bigl bigr Bigl Bigr biggl biggr Biggl Biggr".split())
 _LATEX_FRACS = frozenset(("frac", "dfrac", "tfrac", "cfrac"))
-_SIMPLE_RE = re.compile(r"[\w.′]+|\S")
+_SIMPLE_RE = lazy_compile(r"[\w.′]+|\S")
 
 
 def _wrap(text: str) -> str:
@@ -150,7 +152,7 @@ class _LatexReader:
         return name  # unknown command: keep its name (\sin → sin), never lose a word
 
 
-_STRIP_DELIMS_RE = re.compile(r"\A\s*(?:\$\$|\$|\\\[|\\\()(.*?)(?:\$\$|\$|\\\]|\\\))\s*\Z", re.DOTALL)
+_STRIP_DELIMS_RE = lazy_compile(r"\A\s*(?:\$\$|\$|\\\[|\\\()(.*?)(?:\$\$|\$|\\\]|\\\))\s*\Z", re.DOTALL)
 
 
 @functools.lru_cache(maxsize=4096)  # a block and its chunks share their equations

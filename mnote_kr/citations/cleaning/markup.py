@@ -6,26 +6,28 @@ The walker renders them to neutral text with markers that display and locator te
 from __future__ import annotations
 
 import functools
-import html
 import json
 import re
 
 from mnote_kr.citations.cleaning.latex import latex_to_plain
 from mnote_kr.citations.cleaning.text import _HEADING_RE, _NL_RE, _SPACE_RE, _collapse
+from mnote_kr.citations.textnorm import lazy_compile
 
 # --------------------------------------------------------------------------- tags
 
 # A complete tag; quoted attribute values may hold '>' (possessive: linear time).
-_TAG_RE = re.compile(r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+)>")
+_TAG = r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+)>"
+_TAG_RE = lazy_compile(_TAG)
 # '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
-_HALF_RE = re.compile(r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)")
-_TAG_OR_HALF_RE = re.compile(f"(?:{_TAG_RE.pattern})|(?:{_HALF_RE.pattern})")
-_ATTR_RE = re.compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
+_HALF = r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)"
+_HALF_RE = lazy_compile(_HALF)
+_TAG_OR_HALF_RE = lazy_compile(f"(?:{_TAG})|(?:{_HALF})")
+_ATTR_RE = lazy_compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
 # The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
-_LEAD_TAIL_RE = re.compile(
+_LEAD_TAIL_RE = lazy_compile(
     r"\s*[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
 )
-_CLOSE_RES = {name: re.compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
+_CLOSE_RES = {name: lazy_compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
 # Names whose half tags are always dropped (a chunk cut them); others are neutralised.
 _KNOWN_TAGS = frozenset(
     "equation table drawing cite tr td th thead tbody tfoot caption br p div span sub sup b i u em "
@@ -34,29 +36,29 @@ _KNOWN_TAGS = frozenset(
 _BREAK_TAGS = frozenset("br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption".split())
 _CELL_TAGS = frozenset(("td", "th"))
 _INLINE_TAGS = frozenset(("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"))
-_NEUTRALISE_RE = re.compile(r"<(?=/?[A-Za-z])")
+_NEUTRALISE_RE = lazy_compile(r"<(?=/?[A-Za-z])")
 
 # --------------------------------------------------------------------------- tables
 
-_JSON_CELL_RE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
-_ROW_SPLIT_RE = re.compile(r"\]\s*,?\s*\[")
-_JSONISH_RE = re.compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
+_JSON_CELL_RE = lazy_compile(r"\"((?:[^\"\\]|\\.)*)\"|([^\[\],\"\s][^\[\],\"]*)")
+_ROW_SPLIT_RE = lazy_compile(r"\]\s*,?\s*\[")
+_JSONISH_RE = lazy_compile(r"\A\s*\[|\"\s*\]|\"\s*,\s*\"")
 # Where one row of a JSON table ends and the next begins: `", ""], ["Country"`.
-_ROW_BOUNDARY_RE = re.compile(r"\"\s*\]\s*,\s*\[\s*\"")
+_ROW_BOUNDARY_RE = lazy_compile(r"\"\s*\]\s*,\s*\[\s*\"")
 # A fragment's tokens: a JSON string (brackets inside it are text: "Area [2][3]"), a row
 # break, or bare text; commas and lone brackets between them are separators.
 # A string left open by the cut runs to the end (linear: no rescan from each escaped quote).
-_FRAGMENT_TOKEN_RE = re.compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)|(\]\s*,\s*\[)|([^"\[\],]+)')
+_FRAGMENT_TOKEN_RE = lazy_compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)|(\]\s*,\s*\[)|([^"\[\],]+)')
 # A JSON array written in the text (its opening `[["`): a chunk cut out of a table has none.
-_ARRAY_OPEN_RE = re.compile(r'\[\s*\[\s*"')
-_UNESCAPED_QUOTE_RE = re.compile(r'(?<!\\)"')
+_ARRAY_OPEN_RE = lazy_compile(r'\[\s*\[\s*"')
+_UNESCAPED_QUOTE_RE = lazy_compile(r'(?<!\\)"')
 # The tail of a tag cut at a fragment's start, inside a JSON string (quotes escaped):
 # `.png\" format=\"png\" />`.
 # Only attribute pairs may follow the first escaped quote, so prose with a quoted word and a
 # '>' ("the flag \"--force\" when x > 3") is not taken for a tag's tail.
-_ESCAPED_LEAD_TAIL_RE = re.compile(r'\A[^<>"\s]{0,200}\\"(?:\s+[\w:.-]+=\\"[^<>"\n]{0,400}?\\")*\s*/?>')
-_HTML_ROW_RE = re.compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
-_HTML_CELL_RE = re.compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
+_ESCAPED_LEAD_TAIL_RE = lazy_compile(r'\A[^<>"\s]{0,200}\\"(?:\s+[\w:.-]+=\\"[^<>"\n]{0,400}?\\")*\s*/?>')
+_HTML_ROW_RE = lazy_compile(r"<tr\b[^>]*>(.*?)(?:</tr\s*>|(?=<tr\b)|\Z)", re.IGNORECASE | re.DOTALL)
+_HTML_CELL_RE = lazy_compile(r"<t[dh]\b[^>]*>(.*?)(?:</t[dh]\s*>|(?=<t[dh]\b)|\Z)", re.IGNORECASE | re.DOTALL)
 
 
 def _cell_text(value: object) -> str:
@@ -131,8 +133,16 @@ def _table_fragment(text: str) -> str:
     return _table_text(_render_rows(rows, _CELL, _ROW))
 
 
+def _unescape(text: str) -> str:
+    # ``html`` loads ``html.entities`` (a table of 2,000 names, milliseconds to build): only
+    # a caption or an HTML table needs it, so a search that meets neither never imports it.
+    import html  # noqa: PLC0415 - deferred import, see above
+
+    return html.unescape(text)
+
+
 def _html_text(fragment: str) -> str:
-    return html.unescape(_strip_tags(fragment))
+    return _unescape(_strip_tags(fragment))
 
 
 def _html_rows(content: str) -> list[list[str]]:
@@ -189,7 +199,7 @@ def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
 
 # The walker writes neutral text with these markers; display and locator text map them.
 _CELL, _ROW, _TAB_OPEN, _TAB_CLOSE, _FIG_OPEN, _FIG_CLOSE = "\x1f", "\x1e", "\x02", "\x03", "\x0e", "\x0f"
-_CONTROL_RE = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_CONTROL_RE = lazy_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DISPLAY_MAP = (
     (_CELL, " | "),
     (_ROW, "; "),
@@ -285,7 +295,7 @@ def _render(raw: str) -> str:
         elif name == "drawing" or name == "img":
             if not closing:
                 caption = _attrs(attr_text).get("caption", "") if "caption" in attr_text else ""
-                caption = _strip_tags(html.unescape(caption))
+                caption = _strip_tags(_unescape(caption))
                 out.append(f"{_FIG_OPEN}{caption}{_FIG_CLOSE}" if caption else " ")
         elif name in _CELL_TAGS:
             out.append(" ")  # a cell outside a table element (cut chunk)

@@ -21,26 +21,29 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-_DOC_ID = re.compile(r"\(?\bdoc_id\s*[=:]\s*doc-[0-9a-f]{32}\)?|\b(?:dup-)?doc-[0-9a-f]{32}\b")
-_BANNER = re.compile(r"={4,}")
-_TITLE = re.compile(r"ERROR:\s*(?P<title>[^\n]+)")
-_SOLUTION = re.compile(r"\bSOLUTION\b.*", re.S)
-_PREFIX = re.compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[File Extraction]"
+from mnote_kr.citations.textnorm import lazy_compile
+
+_DOC_ID = lazy_compile(r"\(?\bdoc_id\s*[=:]\s*doc-[0-9a-f]{32}\)?|\b(?:dup-)?doc-[0-9a-f]{32}\b")
+_BANNER = lazy_compile(r"={4,}")
+_TITLE = lazy_compile(r"ERROR:\s*(?P<title>[^\n]+)")
+_SOLUTION = lazy_compile(r"\bSOLUTION\b.*", re.S)
+_PREFIX = lazy_compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[File Extraction]"
 MAX_DETAIL = 160
 
 _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
-    (re.compile(r"Identical content already exists", re.I), "",
+    (lazy_compile(r"Identical content already exists", re.I), "",
      "the same content is already indexed under another file name; it is cited from there"),
-    (re.compile(r"no usable text|empty content|no text", re.I), "pdf",
+    (lazy_compile(r"no usable text|empty content|no text", re.I), "pdf",
      "it has no text layer, so it is probably a scanned PDF and needs OCR; run it through an OCR tool "
      "such as ocrmypdf and ingest the result, or give LightRAG an OCR parser such as MinerU"),
-    (re.compile(r"no usable text|empty content|no text", re.I), "",
+    (lazy_compile(r"no usable text|empty content|no text", re.I), "",
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE --force'"),
-    (re.compile(r"truncated", re.I), "",
+    (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE --force'"),
-    (re.compile(r"password|encrypt", re.I), "",
+    (lazy_compile(r"password|encrypt", re.I), "",
      "the file is encrypted; save a copy without the password and ingest that"),
-    (re.compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I), "docx",
+    (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
+     "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
      "then 'mnote-kr ingest FILE --force'"),
 ]

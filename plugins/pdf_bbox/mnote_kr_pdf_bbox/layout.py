@@ -22,16 +22,16 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.textnorm import made_of
+from mnote_kr.citations.textnorm import lazy_compile, made_of
 
 Box = tuple[float, float, float, float]
 
 BAND = 0.12  # share of the page height at the top and at the bottom where furniture lives
 SAME_Y = 0.02  # two furniture lines sit at the same height within this share of the page height
-_DIGITS = re.compile(r"\d+")
+_DIGITS = lazy_compile(r"\d+")
 # a list item's first line: a bullet, a dash, "3." or "(b)", or a symbol-font glyph with no
 # Unicode mapping (PDFium gives a control character for it)
-_BULLET = re.compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]|\S?[\x01-\x08])\s")
+_BULLET = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]|\S?[\x01-\x08])\s")
 
 
 def is_rtl_text(text: str) -> bool:
@@ -52,7 +52,7 @@ def furniture_key(text: str) -> str:
 
 
 # a lone page number: "7", "- 7 -", "(iv)", "Page 7", "7 / 12", "7 of 12", roman numerals
-_PAGE_NUMBER = re.compile(
+_PAGE_NUMBER = lazy_compile(
     r"(?:page|seite|p\.)?[-–—(\[]?(?:\d{1,4}|(?=[ivxlcdm])m{0,3}(?:cm|cd|d?c{0,3})(?:xc|xl|l?x{0,3})(?:ix|iv|v?i{0,3}))"
     r"[-–—)\]]?(?:(?:/|of|von)\d{1,4})?",
     re.IGNORECASE,
@@ -160,7 +160,7 @@ def _leading(boxes: list[Box]) -> float:
 
 _SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")  # PDFium's marks of a word hyphenated at a line end
 # the head of a definition-list or option-list item: "len: ...", "-k, --keep ...", "--help"
-_ITEM_HEAD = re.compile(r"\s*(?:--?[\w?#]|[\w.*\[\]<>/-]{1,40}:\s)")
+_ITEM_HEAD = lazy_compile(r"\s*(?:--?[\w?#]|[\w.*\[\]<>/-]{1,40}:\s)")
 
 
 @dataclass(frozen=True)

@@ -27,11 +27,11 @@ fonts without a Unicode map (pdfium reads only the Latin letters and digits arou
 from __future__ import annotations
 
 import math
-import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
 
 from .align import Match, Span, find, find_stored, spans
@@ -232,8 +232,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     )
 
 
-_CJK_RE = re.compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
-_ALNUM_RE = re.compile(r"[A-Za-z0-9]")
+_CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
+_ALNUM_RE = lazy_compile(r"[A-Za-z0-9]")
 #: Least Latin letters and digits, and least coverage, for a page found without the CJK text.
 LATIN_MIN_CHARS = 16
 LATIN_MIN_COVERAGE = 0.8
