@@ -31,7 +31,6 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
-import time
 from pathlib import Path
 
 import msgspec
@@ -43,7 +42,6 @@ FORMAT = b"clean-1"  # bump when ChunkPrep's meaning changes without the code st
 MAX_BYTES = 64 * 1024 * 1024
 _TRIM_EVERY = 32
 _DIGEST = 16
-_STALE_TMP_S = 3600.0
 
 _decoder = msgspec.json.Decoder(ChunkPrep)
 _encoder = msgspec.json.Encoder()
@@ -186,37 +184,9 @@ def trim(where: Path | None = None, max_bytes: int | None = None) -> None:
 
 
 def _trim(where: Path, limit: int) -> None:
-    now = time.time()
-    entries: list[tuple[float, int, str]] = []
-    total = 0
-    with os.scandir(where) as it:
-        for de in it:
-            try:
-                st = de.stat()
-            except OSError:
-                continue
-            if de.name.startswith(".c-"):
-                if now - st.st_mtime > _STALE_TMP_S:
-                    _unlink(de.path)
-                continue
-            if de.name.startswith("c-"):
-                total += st.st_size
-                entries.append((st.st_mtime, st.st_size, de.path))
-    if total <= limit:
-        return
-    entries.sort()
-    for _, size, path in entries:
-        if total <= limit * 0.8:
-            break
-        _unlink(path)
-        total -= size
+    from mnote_kr.citations.filecache import trim_lru
 
-
-def _unlink(path: str) -> None:
-    try:
-        os.unlink(path)
-    except OSError:
-        pass
+    trim_lru(where, limit, tmp_prefix=".c-", entry_prefixes=("c-",))
 
 
 def clear_stamp() -> None:

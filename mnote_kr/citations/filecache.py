@@ -268,31 +268,9 @@ class DiskStore(Generic[T]):
 
     def trim(self) -> None:
         """Keep the folder under ``max_bytes``: drop the least recently used entries."""
-        folder = self.folder
-        now = time.time()
-        entries: list[tuple[float, int, Path]] = []
-        total = 0
-        with os.scandir(folder) as it:
-            for de in it:
-                try:
-                    st = de.stat()
-                except OSError:
-                    continue
-                if de.name.startswith(".tmp-"):
-                    if now - st.st_mtime > _STALE_TMP_S:  # left by a killed process
-                        _unlink(Path(de.path))
-                    continue
-                total += st.st_size
-                if de.name.startswith(("e-", "p-")):  # pointers too: many files mean many pointers
-                    entries.append((st.st_mtime, st.st_size, Path(de.path)))
-        if total <= self.persist.max_bytes:
-            return
-        entries.sort()
-        for _, size, path in entries:
-            if total <= self.persist.max_bytes * 0.8:
-                break
-            _unlink(path)
-            total -= size  # a pointer to a dropped entry is a miss, then a rebuild
+        # Pointers count too: many files mean many pointers; a pointer to a dropped entry is
+        # a miss, then a rebuild.
+        trim_lru(self.folder, self.persist.max_bytes, tmp_prefix=".tmp-", entry_prefixes=("e-", "p-"))
 
     def clear(self) -> None:
         """Remove every stored entry and pointer of this cache."""
@@ -408,6 +386,36 @@ class KeyedStore:
                     _unlink(Path(path))
         except Exception:  # noqa: BLE001 - another process trims (lock timeout) or the folder is gone
             return
+
+
+def trim_lru(folder: Path, limit: int, *, tmp_prefix: str, entry_prefixes: tuple[str, ...]) -> None:
+    """Keep the entries of ``folder`` (names starting with ``entry_prefixes``) under ``limit``
+    bytes: least recently used first, down to 80 % of it. Temp files (``tmp_prefix``) a killed
+    process left are removed after an hour. Shared by the on-disk caches under ``<cache>/locate``."""
+    now = time.time()
+    entries: list[tuple[float, int, Path]] = []
+    total = 0
+    with os.scandir(folder) as it:
+        for de in it:
+            try:
+                st = de.stat()
+            except OSError:
+                continue
+            if de.name.startswith(tmp_prefix):
+                if now - st.st_mtime > _STALE_TMP_S:  # left by a killed process
+                    _unlink(Path(de.path))
+                continue
+            if de.name.startswith(entry_prefixes):
+                total += st.st_size
+                entries.append((st.st_mtime, st.st_size, Path(de.path)))
+    if total <= limit:
+        return
+    entries.sort()
+    for _, size, path in entries:
+        if total <= limit * 0.8:
+            break
+        _unlink(path)
+        total -= size
 
 
 def _unlink(path: Path) -> None:
