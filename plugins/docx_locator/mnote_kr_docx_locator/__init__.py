@@ -41,11 +41,11 @@ __all__ = [
 
 def __getattr__(name: str) -> Any:
     # The cache loads at need (`mnote-kr status` and `--help` stay light), lxml only when a
-    # DOCX is parsed (`document` imports `reader` then).
+    # DOCX is parsed (`cache` imports `reader` then).
     if name in ("load_docx", "clear_cache"):
-        from . import document
+        from . import cache
 
-        return getattr(document, name)
+        return getattr(cache, name)
     if name == "THRESHOLD":
         from mnote_kr.citations.textmatch import THRESHOLD
 
@@ -73,7 +73,7 @@ def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
     from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence
 
-    from .document import load_docx
+    from .cache import load_docx
 
     doc = load_docx(request.file)
     block = request.block
@@ -119,7 +119,7 @@ def extract_text(path: str) -> str | None:
     """
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .document import load_docx
+    from .cache import load_docx
 
     blocks = []
     for para in load_docx(path).paragraphs:
@@ -134,7 +134,7 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the DOCX's paragraph model on disk so the first search need not parse it."""
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .document import warm_docx
+    from .cache import warm_docx
 
     return warm_docx(path)
 
@@ -156,7 +156,7 @@ def document_model(path: str) -> DocumentModel | None:
     """
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .document import load_docx
+    from .cache import load_docx
 
     doc = load_docx(path)
     return DocumentModel(

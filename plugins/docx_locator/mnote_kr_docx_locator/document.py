@@ -1,20 +1,14 @@
-"""A parsed DOCX as the locator keeps it, and its cache (memory, then disk).
+"""A parsed DOCX as the locator keeps it: its paragraphs in ``paragraphIndex`` order.
 
-Separate from ``reader`` (the zip and XML parsing) so that a process answering from the
-on-disk cache, as a fresh ``mnote-kr search`` does for every ingested document, never
-imports lxml or zipfile: ``reader`` loads only when a document is parsed.
+Apart from ``reader`` (the zip and XML parsing) so that a process answering from the
+on-disk cache (``cache``) never imports lxml or zipfile.
 """
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass, field
 
-from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.citations.textmatch import TextDocument, TextParagraph
-
-CACHE_SIZE = 64
-CACHE_MAX_PARAGRAPHS = 400_000  # bounds memory: a paragraph with its token set is ~1-2 KB
 
 
 @dataclass(slots=True)
@@ -42,31 +36,3 @@ class DocxDocument(TextDocument[Paragraph]):
 
     path: str = "<bytes>"
     by_para_id: dict[str, int] = field(default_factory=dict)
-
-
-def _parse(real: str, st: os.stat_result) -> DocxDocument:
-    from .reader import parse_file  # lxml and zipfile: only to parse
-
-    return parse_file(real, st)
-
-
-_cache: FileCache[DocxDocument] = FileCache(
-    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
-    persist=Persist(name="docx", version="1", model=DocxDocument),  # new process, no re-parse
-)
-stats = _cache.stats
-
-
-def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
-    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
-    return _cache.get(path)
-
-
-def warm_docx(path: str | os.PathLike[str]) -> bool:
-    """Fill the on-disk cache for ``path``; True when it was parsed now. Raises ``DocumentError``."""
-    return _cache.warm(path)
-
-
-def clear_cache() -> None:
-    """Forget every cached document (tests, memory pressure)."""
-    _cache.clear()

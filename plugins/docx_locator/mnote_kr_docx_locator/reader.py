@@ -26,18 +26,8 @@ from lxml import etree
 
 from mnote_kr.errors import DocumentError
 
-# The document types and the cache live in ``document`` (no lxml); kept importable from here.
-from .document import (  # noqa: F401 - re-exported
-    CACHE_MAX_PARAGRAPHS,
-    CACHE_SIZE,
-    DocxDocument,
-    Paragraph,
-    _cache,
-    clear_cache,
-    load_docx,
-    stats,
-    warm_docx,
-)
+# The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
+from .document import DocxDocument, Paragraph
 
 # Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
 # one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
