@@ -19,7 +19,7 @@ pattern, per interpreter build, and gives ``_sre.compile`` the stored list next 
   renamed into place at exit, by a process that compiled a pattern the file lacked (readers
   take no lock; two writers lose at most one's additions, compiled again next time).
 * **Bounded.** Only the module-level patterns of ``textnorm.lazy_compile`` come here (about a
-  hundred in the code base), never a pattern built from a query; ``MAX_ENTRIES`` caps it.
+  sixty in the code base), never a pattern built from a query; ``MAX_ENTRIES`` caps it.
 
 Lives in ``<cache>/regex/``; ``MNOTE_KR_REGEX_CACHE=0`` turns it off.
 """
