@@ -38,7 +38,7 @@ def console() -> NoReturn:
     After a read-only command of the plain path (``fast``: ``status``, ``roots list``,
     ``search``) the process ends without tearing the interpreter down (``fast.exit_now``):
     freeing every module and object of a process that is about to vanish costs a fresh
-    ``status`` about half the interpreter's own start (issue 18). Every other command, and
+    ``status`` about a third of the interpreter's own start (issue 18). Every other command, and
     ``main`` called by an embedder, exits the usual way.
     """
     from mnote_kr.cli import fast
