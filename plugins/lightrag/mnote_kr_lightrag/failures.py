@@ -62,17 +62,26 @@ def _sentence(text: str, limit: int = MAX_DETAIL) -> str:
     return (cut[:space] if space > limit // 2 else cut).rstrip(" .:;,") + "…"
 
 
-def explain_failure(error: str | None, *, link_name: str | None, file_name: str) -> str:
-    """One line: what went wrong with ``file_name`` and what to do about it.
+def _the_file(text: str, link_name: str) -> str:
+    """``text`` with the link name (quoted or not, with any path ending in it, and a leading
+    "file at" / "file") said as "the file": "The file at '/in/x.1-2.docx' starts" → "the file starts"."""
+    return re.sub(r"(?:\b(?:the\s+)?file(?:\s+at)?\s+)?(['\"]?)(?:[^\s'\"]*/)?" + re.escape(link_name) + r"\1",
+                  "the file", text, flags=re.I)
 
-    ``link_name`` is the name LightRAG knows the file by; it and any path ending in it become
-    "the file" (callers print ``file_name`` before the reason); ``file_name`` is named in the
-    advice where a command needs it.
-    """
+
+def failure_headline(error: str | None, *, link_name: str | None) -> str:
+    """What went wrong, in one short line without advice (a fallback's note quotes it)."""
+    return _headline(_clean(error, link_name))
+
+
+def _clean(error: str | None, link_name: str | None) -> str:
     text = str(error or "")
     if link_name:
-        text = re.sub(r"(?:[^\s'\"]*/)?" + re.escape(link_name), "the file", text)
-    text = _DOC_ID.sub("", text)
+        text = _the_file(text, link_name)
+    return _DOC_ID.sub("", text)
+
+
+def _headline(text: str) -> str:
     title = _TITLE.search(text)
     details = _SOLUTION.sub("", text)
     details = _BANNER.sub(" ", details)
@@ -85,6 +94,18 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str)
     headline = _sentence(headline, 200) or "indexing failed"
     if re.search(r"Identical content already exists", text, re.I):
         headline = "identical content is already indexed"
+    return headline
+
+
+def explain_failure(error: str | None, *, link_name: str | None, file_name: str) -> str:
+    """One line: what went wrong with ``file_name`` and what to do about it.
+
+    ``link_name`` is the name LightRAG knows the file by; it and any path ending in it become
+    "the file" (callers print ``file_name`` before the reason); ``file_name`` is named in the
+    advice where a command needs it.
+    """
+    text = _clean(error, link_name)
+    headline = _headline(text)
     ext = PurePosixPath(file_name).suffix.lower().lstrip(".")
     for pattern, kind, advice in _CAUSES:
         if (not kind or kind == ext) and pattern.search(text):

@@ -21,16 +21,18 @@ from mnote_kr.errors import MnoteKrError
 from mnote_kr.models import EntryUpdate, SourceEntry
 
 from . import links, naming
+from .failures import failure_headline
 from . import provider as _p
 
 KIND = "text_fallback"
 
 
-def note(reason: str | None) -> str:
-    """What ``status`` says about an entry indexed through the fallback."""
-    why = (reason or "it failed").split(" (", 1)[0]
-    return (f"LightRAG's parser could not read it ({why}); indexed from the text mnote-kr reads in it, "
-            "citations still point into the file")
+def note(error: str | None, link_name: str | None) -> str:
+    """What ``status`` says about an entry indexed through the fallback: LightRAG's reason
+    (``error``, its raw text) without advice, since there is nothing left for the user to do."""
+    why = failure_headline(error, link_name=link_name)
+    return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser could not read it "
+            f"({why}); citations still point into the file")
 
 
 def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpdate, row: dict[str, Any],
@@ -63,7 +65,7 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     _outcome, track_id, _retry_after, _error = prov.scan()
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
-                       wrapper_path=str(input_dir / name), last_error=note(failed.last_error))
+                       wrapper_path=str(input_dir / name), last_error=note(row.get("error_msg") or row.get("content_summary"), link))
 
 
 def remove_failed_originals(prov: _p.LightRagProvider, replaced: dict[str, str]) -> None:
