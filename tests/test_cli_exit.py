@@ -75,3 +75,34 @@ def test_the_console_script_is_the_fast_exit_entry() -> None:
 
     project = tomllib.loads((Path(__file__).parents[1] / "pyproject.toml").read_text(encoding="utf-8"))
     assert project["project"]["scripts"]["mnote-kr"] == "mnote_kr.cli:console"
+
+
+_PROBE = ("import sys\n"
+          "class Probe:\n"
+          "    def __del__(self):\n"
+          "        sys.stderr.write('teardown ran')\n"
+          "probe = Probe()\n")
+
+
+def test_the_console_script_skips_the_teardown_only_as_the_process_entry(tmp_path: Path) -> None:
+    """As a script's entry the teardown is skipped (a module global's ``__del__`` never runs);
+    run by ``runpy`` (what ``python -m cProfile``/``pdb`` do) the exit is a ``SystemExit`` the
+    runner catches, and its own work after that still happens."""
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    env = _env(tmp_path / "home")
+    assert subprocess.run([sys.executable, "-m", "mnote_kr", "roots", "add", "docs"], cwd=ws, env=env,
+                          capture_output=True, timeout=120).returncode == 0
+    as_entry = subprocess.run(
+        [sys.executable, "-c", _PROBE + "sys.argv = ['mnote-kr', 'roots', 'list']\n"
+         "from mnote_kr.cli import console\nconsole()\n"],
+        cwd=ws, env=env, capture_output=True, text=True, timeout=120)
+    assert as_entry.returncode == 0 and "docs" in as_entry.stdout
+    assert "teardown ran" not in as_entry.stderr
+    hosted = subprocess.run(
+        [sys.executable, "-c", _PROBE + "import runpy\nsys.argv = ['mnote_kr', 'roots', 'list']\n"
+         "try:\n    runpy.run_module('mnote_kr', run_name='__main__')\n"
+         "except SystemExit as exc:\n    print('runner got', exc.code)\n"],
+        cwd=ws, env=env, capture_output=True, text=True, timeout=120)
+    assert "docs" in hosted.stdout and "runner got 0" in hosted.stdout
+    assert "teardown ran" in hosted.stderr  # the ordinary exit: finalizers run

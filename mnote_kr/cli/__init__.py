@@ -38,15 +38,31 @@ def console() -> NoReturn:
     After a read-only command of the plain path (``fast``: ``status``, ``roots list``,
     ``search``) the process ends without tearing the interpreter down (``fast.exit_now``):
     freeing every module and object of a process that is about to vanish costs a fresh
-    ``status`` about a third of the interpreter's own start (issue 18). Every other command, and
-    ``main`` called by an embedder, exits the usual way.
+    ``status`` about half of the interpreter's own start (issue 18). Only when this process is
+    the command's own (``_outermost``): under ``python -m cProfile``, ``pdb``, ``runpy`` or an
+    in-process script runner the exit stays a ``SystemExit`` they can catch. Every other command,
+    and ``main`` called by an embedder, exits the usual way.
     """
     from mnote_kr.cli import fast
 
     code = fast.run()
     if code is not None:
-        fast.exit_now(code)
+        if _outermost(sys._getframe(1)):
+            fast.exit_now(code)
+        sys.exit(code)
     sys.exit(_click_main(None))
+
+
+def _outermost(caller: types.FrameType) -> bool:
+    """Whether ``caller`` (the frame that called ``console``) is the process's own entry: a
+    console script's module code (nothing below it), or ``__main__`` run by ``python -m``
+    (CPython calls ``runpy._run_module_as_main`` → ``_run_code`` → the module)."""
+    below = caller.f_back
+    if below is None:
+        return True
+    runner = below.f_back
+    return (below.f_code.co_name == "_run_code" and runner is not None
+            and runner.f_code.co_name == "_run_module_as_main" and runner.f_back is None)
 
 
 def _click_main(argv: list[str] | None) -> int:

@@ -159,7 +159,7 @@ def exit_now(code: int) -> NoReturn:
     """End the process after a plain command without tearing the interpreter down.
 
     A normal exit frees every module and object one by one, which for a process that loaded
-    the host, msgspec, pluggy and a provider costs about a third of the interpreter's own start,
+    the host, msgspec, pluggy and a provider costs about half of the interpreter's own start,
     for nothing: the operating system reclaims the memory and closes the files anyway. What the
     teardown does that matters is done here first: stdout and stderr are flushed and the
     ``atexit`` functions run (none of them is skipped). The usual exit is taken instead while
