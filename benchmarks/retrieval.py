@@ -171,7 +171,7 @@ def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
             mine = [c for c in cits if c["sourceRootRelativePath"] == target]
             on = [i for i, c in enumerate(mine) if on_place(c, label, paragraphs[label["id"]])]
             if not on_place(firsts["current"], label, paragraphs[label["id"]]):
-                misses.append({"label": label, "first": firsts["current"], "onPlaceAt": on[0] if on else None,
+                misses.append({"label": label, "first": firsts["current"], "mine": mine, "onPlaceAt": on[0] if on else None,
                                "ofFile": len(mine), "paragraph": (paragraphs[label["id"]] or [None])[0]})
         for group in _groups(label):
             per[group]["recall5"].append(1.0 if target in files[:5] else 0.0)
@@ -192,6 +192,30 @@ def _cited_place(c: dict[str, Any]) -> str:
     return f"{loc.get('locatorPrecision')} ({loc.get('reason', '')[:60]})"
 
 
+def miss_class(m: dict[str, Any]) -> str:
+    """Where a place@1 miss comes from: ``a`` no citation of the file holds the labelled text
+    (the answering chunk was not retrieved, or not kept), ``b`` another citation of the file
+    holds it (ranked below the first), ``c`` the first citation's chunk holds it but the
+    locator chose another paragraph or page inside it."""
+    snippets = [norm(x["answer"]) for x in [m["label"], *m["label"].get("also", [])]]
+
+    def holds(c: dict[str, Any]) -> bool:
+        return any(s in norm(c.get("rawQuote") or "") for s in snippets)
+
+    if holds(m["first"]):
+        return "c"
+    return "b" if any(holds(c) for c in m["mine"]) else "a"
+
+
+def print_classes(name: str, misses: list[dict[str, Any]]) -> None:
+    """The place@1 misses counted by :func:`miss_class`, per set."""
+    counts: dict[str, dict[str, int]] = defaultdict(lambda: defaultdict(int))
+    for m in misses:
+        counts[m["label"]["set"]][miss_class(m)] += 1
+    print(f"[{name}] place@1 misses by class: "
+          + "; ".join(f"{s} " + " ".join(f"{k} {v[k]}" for k in "abc") for s, v in sorted(counts.items())))
+
+
 def print_misses(name: str, misses: list[dict[str, Any]]) -> None:
     """Every found question whose first citation of the file is not on the labelled place."""
     print(f"\n[{name}] place@1 misses ({len(misses)}): question, labelled place, cited place, cited text")
@@ -202,7 +226,7 @@ def print_misses(name: str, misses: list[dict[str, Any]]) -> None:
         in_chunk = snippet in norm(first.get("rawQuote") or "")
         at = ("not among this file's citations" if m["onPlaceAt"] is None
               else f"this file's citation #{m['onPlaceAt'] + 1}")
-        print(f"  {label['id']} [{label['set']}] {label['q']!r}\n"
+        print(f"  {label['id']} [{label['set']}] ({miss_class(m)}) {label['q']!r}\n"
               f"     labelled {Path(label['doc']).name} {want} {label['answer']!r}; cited {_cited_place(first)} "
               f"(snippet in the cited chunk: {in_chunk}; on-place: {at} of {m['ofFile']})\n"
               f"     evidence: {' '.join((first.get('locatorEvidenceText') or '').split())[:220]!r}")
@@ -270,6 +294,10 @@ def main() -> int:
             print(f"  [{name}] {group:13} found {n:>3}: " + "  ".join(
                 f"{order} {g.get('place_' + order, (0.0, 0))[0]:.3f}" for order in ORDERS))
     if args.misses:
+        print("\nplace@1 misses by class (a: the answering chunk is not cited, b: it is cited below another chunk "
+              "of the file, c: the first chunk holds it, the locator chose another place inside it):")
+        for name in names:
+            print_classes(name, evals[name]["misses"])
         print_misses(names[-1], evals[names[-1]]["misses"])
     if len(names) >= 2:
         base, new = names[0], names[-1]

@@ -1,5 +1,3 @@
-import sys
+from mnote_kr.cli import console
 
-from mnote_kr.cli import main
-
-sys.exit(main())
+console()

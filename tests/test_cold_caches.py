@@ -227,3 +227,19 @@ def test_a_torn_locate_answer_is_a_miss() -> None:
 def _answers() -> Iterator[Path]:
     folder = answercache._folder()
     return folder.glob("a-*") if folder.is_dir() else iter(())
+
+
+def test_locate_answers_are_stamped_with_the_host_text_code_the_locators_use(tmp_path: Path) -> None:
+    """A locator matches text with the host's ``mnote_kr.citations`` modules: a change there
+    (an upgrade of textmatch) must not answer from an entry the old code wrote."""
+    plugin = tmp_path / "plugin_pkg"
+    plugin.mkdir()
+    module = plugin / "locator.py"
+    module.write_text("x = 1\n")
+    os.utime(module, ns=(1_000, 1_000))  # older than any host module
+    host_dir = Path(answercache.__file__).parent
+    host_newest = max(p.stat().st_mtime_ns for p in host_dir.glob("*.py"))
+    assert answercache._code_stamp(str(module)) == str(host_newest)
+    newer = host_newest + 10**9
+    os.utime(module, ns=(newer, newer))
+    assert answercache._code_stamp(str(module)) == str(newer)

@@ -53,3 +53,38 @@ def test_help_still_lists_plugin_commands(tmp_path: Path) -> None:
                           timeout=120)
     assert proc.returncode == 0
     assert "engine" in proc.stdout and "demo" in proc.stdout
+
+
+
+# The console script's own process (``python -m mnote_kr`` runs the same function), as a
+# person's shell starts it: which modules it loaded by the time it ends.
+_CONSOLE_PROBE = """
+import atexit, json, sys
+def report():
+    real = [m for m, mod in sys.modules.items() if not (m == "httpx._main" and not hasattr(mod, "__file__"))]
+    sys.stderr.write(json.dumps({"modules": sorted(real)}) + "\\n")
+atexit.register(report)
+sys.argv[0] = "mnote-kr"
+from mnote_kr.cli import console
+console()
+"""
+#: What finding plugins through package metadata loads; the remembered entry-point list
+#: (``mnote_kr.entrypoints``) spares every command after the first one.
+METADATA = ("importlib.metadata", "email", "zipfile", "csv")
+
+
+@pytest.mark.parametrize("args", [["status"], ["status", "--json"], ["roots", "list"]])
+def test_status_and_roots_list_load_only_what_they_use(args: list[str], tmp_path: Path) -> None:
+    runs = []
+    for _ in range(2):  # the first run in a new home lists the installed plugins (importlib.metadata)
+        proc = subprocess.run([sys.executable, "-c", _CONSOLE_PROBE, *args], capture_output=True, text=True,
+                              cwd=tmp_path, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        runs.append(set(json.loads(proc.stderr.strip().splitlines()[-1])["modules"]))
+    first, second = runs
+    assert "mnote_kr.core.host" in second  # a real run, not an early exit
+    assert _loaded(second, HEAVY + NO_HTTP + METADATA + ("click", "mnote_kr.citations.pipeline")) == []
+    if args[0] == "status":  # it asks the provider: plugins load, from the remembered list after the first run
+        assert _loaded(first, METADATA) != [] and "mnote_kr_lightrag.provider" in second
+    else:  # the roots are the registry's: no plugin, no HTTP
+        assert _loaded(second, ("pluggy", "mnote_kr.plugins", "socket")) == []

@@ -61,6 +61,11 @@ _KNOWN = [
     # LightRAG 1.5.7's texts for a truncated DOCX and a Word template quote the link name.
     f"File is not a valid DOCX document: The file at '/srv/inputs/{LINK}' starts like a ZIP archive "
     "but is truncated or corrupt, so it cannot be opened as a DOCX package.",
+    # The managed engine's input dir on macOS (a space) and Windows (backslashes).
+    f"File is not a valid DOCX document: The file at '/Users/ann/Library/Application Support/mnote-kr/"
+    f"engine/inputs/{LINK}' starts like a ZIP archive but is truncated or corrupt.",
+    f"File is not a valid DOCX document: The file at 'C:\\Users\\Ann Lee\\AppData\\Local\\mnote-kr\\"
+    f"engine\\inputs\\{LINK}' starts like a ZIP archive but is truncated or corrupt.",
     f"file '{LINK}' is not a Word file, content type is "
     "'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml'",
 ]
@@ -74,6 +79,7 @@ def test_failure_reasons_name_the_users_file_never_a_link_name_or_doc_id(error: 
     line = explain_failure(error, link_name=link_name, file_name=user)
     assert "\n" not in line and "====" not in line
     assert "'the file'" not in line and '"the file"' not in line  # the link's quotes go with it
+    assert not re.search(r"[\\/]the file|inputs|Application|AppData", line), line  # and its folder
     assert link_name not in line or link_name == user.split("/")[-1]
     assert not DOC_ID.search(line) and "doc_id" not in line
     headline, _, advice = line.rpartition(": ")
@@ -308,3 +314,13 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
     # A degraded box (a semantic match cites the passage) is never labelled exact.
     assert "exact" not in card("bbox", True) and "(approximate)" in card("bbox", True)
     assert "exact box" in card("bbox", False)
+
+
+def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:
+    from mnote_kr_lightrag.fallback import note
+
+    error = f"file '/srv/inputs/{LINK}' is not a Word file, content type is 'template.main+xml'"
+    line = note(error, LINK)
+    assert "not a Word file" in line and "indexed from the text mnote-kr reads" in line
+    assert LINK not in line and "/srv/inputs" not in line and "'the file'" not in line
+    assert "--force" not in line and "save as" not in line  # indexed: nothing is left to do

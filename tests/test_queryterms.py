@@ -71,3 +71,33 @@ def test_content_words_once_on_the_stop_list_now_pick_the_paragraph(tmp_path: Pa
     assert para("what does field type name mean?") == 2
     # "der" is the DER encoding, not a German article
     assert para("der field") == 3
+
+
+ZH_DOC = (
+    "# 编制说明\n\n"
+    "本标准由工作组起草，起草人员在二月完成了讨论稿。\n\n"
+    "参与单位有四家，其中核电运营公司为牵头单位，负责标准的修改工作。\n\n"
+    "三月，各单位的参与人员对讨论稿进行了集中讨论。\n"
+)
+
+
+def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
+    from mnote_kr.citations.queryterms import QueryTerms
+    from mnote_kr.citations.textnorm import normalize
+
+    paras = [normalize(p) for p in ZH_DOC.split("\n\n")]
+    df: dict[str, int] = {}
+    for p in paras:
+        for tok in {p[i:i + 2] for i in range(len(p) - 1)}:
+            df[tok] = df.get(tok, 0) + 1
+    # 家单, 位参, 了这, 个标 ... cross word boundaries: no paragraph holds them
+    qt = QueryTerms("哪几家单位参加了这个标准的修改，谁牵头", df, len(paras))
+    weights = {t.text: w for t, w in zip(qt.terms, qt.weights, strict=True)}
+    assert weights["家单"] == 0.0 and weights["了这"] == 0.0
+    assert weights["牵头"] > 0 and weights["单位"] > 0
+    # the paragraph holding 单位, 牵头, 标准 and 修改 holds most of what the document can match,
+    # not a share diluted below the "semantic match" line by bigrams nothing could hold
+    from mnote_kr.citations.textmatch import QUERY_SHARE
+
+    assert qt.score(paras[2]) >= QUERY_SHARE
+    assert qt.score(paras[2]) > max(qt.score(p) for i, p in enumerate(paras) if i != 2)

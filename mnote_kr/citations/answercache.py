@@ -54,13 +54,15 @@ def _folder() -> Path:
 
 
 def _code_stamp(module_file: str) -> str:
-    """The newest mtime of the modules beside ``module_file`` (a plugin package's code)."""
-    folder = os.path.dirname(module_file)
+    """The newest mtime of the modules beside ``module_file`` (a plugin package's code) and of
+    the host's citation modules, which locators use to match text (``textmatch``, ``queryterms``):
+    a change to either must not answer from an old entry."""
     newest = 0
     try:
-        for entry in os.scandir(folder):
-            if entry.name.endswith(".py"):
-                newest = max(newest, entry.stat().st_mtime_ns)
+        for folder in (os.path.dirname(module_file), os.path.dirname(__file__)):
+            for entry in os.scandir(folder):
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
     except OSError:
         return ""
     return str(newest)

@@ -186,7 +186,16 @@ class QueryTerms:
     def __init__(self, query: str, df: Mapping[str, int], n: int) -> None:
         """Terms of ``query`` weighted by ``df`` (paragraphs holding each token) over ``n`` paragraphs."""
         self.terms = content_terms(query)
-        self.weights = [math.log((n + 1.0) / (self._df(df, t) + 0.5)) for t in self.terms]
+        # A term no paragraph of this document holds weighs nothing: it cannot tell the
+        # paragraphs apart, and counted in the total it would make every paragraph look like a
+        # semantic match (a Chinese question's bigrams across word boundaries, 个标 or 了这,
+        # are rarely in the text; idf would give them the most weight of all).
+        # (CJK bigrams only: the document's tokens hold every bigram of its text, while a Latin
+        # term's frequency is approximated over its inflections and a lone CJK character's is
+        # not counted.)
+        freq = [self._df(df, t) for t in self.terms]
+        self.weights = [0.0 if t.cjk and len(t.text) == 2 and not f else math.log((n + 1.0) / (f + 0.5))
+                        for t, f in zip(self.terms, freq, strict=True)]
         self.total = sum(self.weights)
 
     @staticmethod

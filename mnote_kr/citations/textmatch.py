@@ -621,6 +621,7 @@ def _by_query_terms(
                 before = max(k for k in quoted if k < i)
                 after = min(k for k in quoted if k > i)
                 quoted[i] = min(quoted[before], quoted[after])
+    _add_verbatim_neighbours(doc, quoted, ev)
     qs = {i: qt.score(paras[i].norm) for i in quoted}
     top = max(qs.values())
     if best not in quoted:
@@ -655,6 +656,27 @@ def _by_query_terms(
     return Match(
         para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor
     )
+
+
+#: How far past the quoted passage paragraphs the evidence holds verbatim are taken in.
+VERBATIM_NEIGHBOURS = 60
+VERBATIM_CONFIDENCE = 0.5
+
+
+def _add_verbatim_neighbours(doc: TextDocument[P], quoted: dict[int, float], ev: str) -> None:
+    """Take into ``quoted`` the paragraphs right after or before it whose whole text the
+    evidence holds: table cells, which a chunk joins into one line per row, so that no line
+    aligns with a cell alone (the answering row was never a candidate)."""
+    paras = doc.paragraphs
+    for step, edge in ((1, max(quoted)), (-1, min(quoted))):
+        k = edge + step
+        while 0 <= k < len(paras) and abs(k - edge) <= VERBATIM_NEIGHBOURS:
+            norm = paras[k].norm.strip()
+            if norm and norm not in ev:
+                break
+            if norm:  # below the aligned ones: picked for the query's words, never for confidence
+                quoted.setdefault(k, quoted[edge] * VERBATIM_CONFIDENCE)
+            k += step
 
 
 def _edge_fragments(ev: str, doc: TextDocument[P]) -> frozenset[str]:

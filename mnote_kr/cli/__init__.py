@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import sys
 import types
-from typing import Any
+from typing import Any, NoReturn
 
 # httpx's package import also imports its own command line (rich, pygments, click: about half
 # of httpx's import time), which mnote-kr never runs. httpx guards that import with
@@ -26,13 +26,50 @@ def main(argv: list[str] | None = None) -> int:
     code = fast.run(argv)
     if code is not None:
         return code
+    return _click_main(argv)
+
+
+_MAIN = main
+
+
+def console() -> NoReturn:
+    """The ``mnote-kr`` console script (and ``python -m mnote_kr``): ``main``, then the exit.
+
+    After a read-only command of the plain path (``fast``: ``status``, ``roots list``,
+    ``search``) the process ends without tearing the interpreter down (``fast.exit_now``):
+    freeing every module and object of a process that is about to vanish costs a fresh
+    ``status`` about half of the interpreter's own start (issue 18). Only when this process is
+    the command's own (``_outermost``): under ``python -m cProfile``, ``pdb``, ``runpy`` or an
+    in-process script runner the exit stays a ``SystemExit`` they can catch. Every other command,
+    and ``main`` called by an embedder, exits the usual way.
+    """
+    from mnote_kr.cli import fast
+
+    code = fast.run()
+    if code is not None:
+        if _outermost(sys._getframe(1)):
+            fast.exit_now(code)
+        sys.exit(code)
+    sys.exit(_click_main(None))
+
+
+def _outermost(caller: types.FrameType) -> bool:
+    """Whether ``caller`` (the frame that called ``console``) is the process's own entry: a
+    console script's module code (nothing below it), or ``__main__`` run by ``python -m``
+    (CPython calls ``runpy._run_module_as_main`` → ``_run_code`` → the module)."""
+    below = caller.f_back
+    if below is None:
+        return True
+    runner = below.f_back
+    return (below.f_code.co_name == "_run_code" and runner is not None
+            and runner.f_code.co_name == "_run_module_as_main" and runner.f_back is None)
+
+
+def _click_main(argv: list[str] | None) -> int:
     from mnote_kr.cli.main import main as click_main
 
     _keep_main()
     return click_main(argv)
-
-
-_MAIN = main
 
 
 def _keep_main() -> None:
@@ -50,4 +87,4 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'mnote_kr.cli' has no attribute {name!r}")
 
 
-__all__ = ["cli", "main"]
+__all__ = ["cli", "console", "main"]

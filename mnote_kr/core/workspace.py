@@ -12,7 +12,6 @@ import fnmatch
 import hashlib
 import os
 from collections.abc import Iterable
-from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from mnote_kr.errors import PathNotAllowedError, UsageError
@@ -47,13 +46,15 @@ def sha256_file(path: str | Path) -> str:
     return "sha256:" + digest.hexdigest()
 
 
-@dataclass
 class Expansion:
-    """Files found by expanding the given paths, and what was skipped and why."""
+    """Files found by expanding the given paths, and what was skipped and why.
 
-    files: list[tuple[str | Path, str]] = field(default_factory=list)  # (absolute path, rel posix path)
-    skipped: list[SkippedPath] = field(default_factory=list)
-    stats: dict[str, os.stat_result] = field(default_factory=dict)  # rel path -> stat taken while walking
+    A plain class: every command imports this module, and a dataclass is built at import."""
+
+    def __init__(self) -> None:
+        self.files: list[tuple[str | Path, str]] = []  # (absolute path, rel posix path)
+        self.skipped: list[SkippedPath] = []
+        self.stats: dict[str, os.stat_result] = {}  # rel path -> stat taken while walking
 
 
 def excluded_by(rel: str, patterns: list[str]) -> str | None:

@@ -325,3 +325,29 @@ def test_repeated_passage_without_a_query_lands_in_the_copy_the_evidence_reads(t
     path = _doc(tmp_path, b)
     loc = _loc(path, "\n".join(items))
     assert loc.locator_precision == "paragraph" and loc.paragraph_index in second
+
+
+def test_a_table_row_the_chunk_joins_into_one_line_is_where_the_query_lands(tmp_path: Path) -> None:
+    # A chunk renders a table one line per row ("内存 大于等于16GB"); no line aligns with a
+    # single short cell, so the rows split the passage in two and the answering row was never
+    # a candidate: a question landed on the passage's first list item. The cells next to the
+    # passage that the evidence holds verbatim are candidates now.
+    items = ("删除页眉、页脚、脚注、页码等元素，确保语义连贯", "自动识别并转换文档中的公式为LaTeX格式",
+             "输出符合人类阅读顺序的文本，适用于多栏排版", "支持多种输出格式，如Markdown和JSON", "支持CPU和GPU环境",
+             "兼容Windows、Linux和Mac平台")
+    rows = [["操作系统", "Linux 22.04", "Windows10/11", "MacOS 11+"],
+            ["CPU", "x86_64不支持ARM Linux", "x86_64不支持ARM Windows", "x86_64"], ["内存", "大于等于16GB，推荐32GB以上"]]
+    tail = "MinerU是一款将PDF转换为机器可读格式的工具，可以很方便的抽取为任意格式。"
+    b = DocxBuilder()
+    for text in items:
+        b.para(text)
+    cells = b.table(rows)
+    b.para(tail)
+    path = _doc(tmp_path, b)
+    evidence = "\n".join(["• " + t for t in items] + [" ".join(row) for row in rows] + [tail])
+    loc = _loc(path, evidence, "需要多大的运行内存")
+    assert loc.paragraph_index in cells[2], (loc.paragraph_index, loc.reason)
+    loc = _loc(path, evidence, "能在哪些操作系统上运行")
+    assert loc.paragraph_index in cells[0], (loc.paragraph_index, loc.reason)
+    # a question none of whose words is in a cell still lands where the evidence does
+    assert _loc(path, evidence, "自动识别公式").paragraph_index == 1

@@ -236,7 +236,7 @@ _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\u
 _ALNUM_RE = lazy_compile(r"[A-Za-z0-9]")
 #: Least Latin letters and digits, and least coverage, for a page found without the CJK text.
 LATIN_MIN_CHARS = 16
-LATIN_MIN_COVERAGE = 0.8
+LATIN_MIN_COVERAGE = 0.6
 
 
 def _page_by_latin(doc: DocumentText, evidence: str) -> int | None:

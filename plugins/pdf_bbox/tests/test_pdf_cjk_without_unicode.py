@@ -56,3 +56,35 @@ def test_cjk_evidence_from_another_document_gets_no_page():
     loc = _loc(ELSEWHERE)
     assert loc.page is None and loc.locator_precision == "file"
     assert "not found" in loc.reason
+
+
+# Two of LightRAG's chunks of the paper as a search returned them (pypdf's reading): one runs
+# from the foot of page 2 over page 3's running header ("043 航 空 动 力 学 报 第 9 卷") into
+# page 3, one is the middle of page 1. Their Latin skeletons match the text layer with a
+# coverage of about 0.6-0.7 (the header and spacing differ), below the former 0.8 cut.
+CHUNK_PAGES_2_3 = (
+    "检查和采取维修措施的重要依据。\n为适应AM ECO 和 EAL 的机群和开发环境的不同要求, 以相同的监视和故障诊断技术\n"
+    "为基础, 分别建立了不同的系统, 如图 1。它们都利用了飞机上现有的测量参数, 即有限监视系\n"
+    "043 航 空 动 力 学 报 第 9 卷\n图 1 状态监视和故障诊断系统功能\n(东方航空公司)\n统 ECM ˚ 或AD EPT 的测量参数 (见表\n"
+    "1) , 经过 ECM ˚ 或 AD EPT 系统的运\n行, 将其输出数据作为 EM D 系统的输\n入。 EM D 系 统 发 展 了 ECM ˚ 或\n"
+    "AD EPT 系统所不具备的下述新功能\n(图 1 虚线框所示) : (1) 发动机健康检\n查。 (2) 发动机气路故障诊断, EM D 系\n"
+    "统可诊断 28 种气路故障, 包括测量参数\nN 1、N 2、EGT、F F、E PR、TA T 等指示\n系统故障, 风扇、压气机、涡轮、喷管故\n"
+    "障, 以及引气、可"
+)
+CHUNK_PAGE_1 = (
+    "显著提高发动机运行可靠性, 并可从保证发动机性能、避免过多增加轮档燃油、节省地\n面试车的燃油消耗、缩短维修时间、"
+    "减少备件等方面获得显著经济效益。该系统还为实现维修\n策略从经验性的定期维修改变到更科学的视情维修提供了重要的基础。"
+    "近 20 年来, 国外发动\n机制造厂和航空公司都发展和应用了适合于自己机群的, 不同水平的发动机监视和故障诊断\n系统\n"
+    "[1～ 10 ]\n。这些系统的功能可分为两个水平等级: 第 1 级为有限监视系统, 用来监视发动机健\n"
+    "康状况, 如普惠公司发展的 ECM ˚ 和通用电气公司发展的AD EPT 系统, 我国民航已使用这\n"
+    "两种软件系统。第 2 级为扩展的监视系统, 增加了故障诊断能力, 可将故障准确地隔离到发动\n"
+    "机部件和子系统, 定量分析部件和发动机性能的衰退程度, 如普惠公司的 T EAM ÷ 、通用电气\n"
+    "公司的 GEM 和罗·罗公司的 COM PA SS 系统。为实现不同水平的功能要求, 系统的测量参"
+)
+
+
+def test_a_retrieved_chunk_across_a_page_break_gets_the_page_holding_most_of_it():
+    for evidence, page in ((CHUNK_PAGES_2_3, 3), (CHUNK_PAGE_1, 1)):
+        loc = _loc(evidence)
+        assert loc.page == page, loc.reason
+        assert loc.locator_precision == "file" and loc.bbox is None and "CJK" in loc.reason
