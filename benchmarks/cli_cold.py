@@ -141,18 +141,18 @@ def main() -> int:
         print(f"ingest: {len(items)} files in {t_ing:.1f}s (CLI, --wait, locate cache filled)")
 
         from mnote_kr.citations.pipeline import _query
-        from mnote_kr_docx_locator import reader
+        from mnote_kr_docx_locator import cache as docx_cache
         from mnote_kr_pdf_bbox import model
 
         host = Host(ws)  # the warm side: one process that has located every document once
         os.environ["MNOTE_KR_LOCATE_CACHE"] = "0"  # its memos stay in memory, none reaches the disk
         # Every document stays in its memory (the PDF locator keeps 4 by default): with its disk
         # cache off, an evicted PDF would be parsed again and flatter the cold side.
-        model._cache._max_items = reader._cache._max_items = len(files)
-        reader._cache._max_weight = None
+        model._cache._max_items = docx_cache._cache._max_items = len(files)
+        docx_cache._cache._max_weight = None
         for q in warmup:
             host.search(q)
-        parses = model._cache.stats["parses"] + reader._cache.stats["parses"]
+        parses = model._cache.stats["parses"] + docx_cache._cache.stats["parses"]
 
         env_nocache = {**env, "MNOTE_KR_LOCATE_CACHE": "0"}
         for argv in ([*base, "--help"], [*base, "status"], [*base, "roots", "list"],
@@ -218,7 +218,7 @@ def main() -> int:
             verdict = 'PASS' if ratio <= SEARCH_TARGET else 'FAIL'
             target = f" (target <= {SEARCH_TARGET}: {verdict})" if key == "cold" else ""
             print(f"measured  {label:31} {ms[key]:8.1f} ms  ratio {ratio:5.2f}{target}")
-        reparsed = model._cache.stats["parses"] + reader._cache.stats["parses"] - parses
+        reparsed = model._cache.stats["parses"] + docx_cache._cache.stats["parses"] - parses
         print(f"          warm process: {reparsed} document(s) parsed again during the measured rounds (0 expected)")
         misses += reparsed
         ph = {k: _med(v) for k, v in phases.items() if v}

@@ -42,7 +42,8 @@ from mnote_kr.citations.textmatch import has_cjk, normalize, token_set
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, to_builtins
 from mnote_kr_docx_locator import locate_docx
-from mnote_kr_docx_locator.reader import clear_cache, load_docx, parse_docx_bytes
+from mnote_kr_docx_locator.cache import clear_cache, load_docx
+from mnote_kr_docx_locator.reader import parse_docx_bytes
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from docx_questions import question_cases  # noqa: E402  (a sibling module of this script)

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.textnorm import CJK_CLASS, CJK_FIRST, is_word_char, lazy_compile, normalize
+from mnote_kr.citations.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, lazy_compile, normalize
 
 __all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
 
@@ -93,7 +93,7 @@ _CJK_STOP = sorted(
     reverse=True,
 )
 _CJK_STOP_RE = lazy_compile("|".join(re.escape(w) for w in _CJK_STOP))
-_TERM_RE = re.compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+_TERM_RE = TOKEN_RE  # the same pattern: one compile (stored by ``regexcache``), not two
 _SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ies", "ied", "es", "ed", "ly", "s")
 #: Terms within this many characters of each other count as a cluster.
 CLUSTER_CHARS = 80

@@ -52,7 +52,9 @@ class _LazyPattern:
 
     def __getattr__(self, name: str) -> Any:
         if self._compiled is None:
-            self._compiled = re.compile(*self._args)
+            from mnote_kr.citations.regexcache import compile_pattern
+
+            self._compiled = compile_pattern(*self._args)
         return getattr(self._compiled, name)
 
 
@@ -61,7 +63,8 @@ def lazy_compile(pattern: str, flags: int = 0) -> re.Pattern[str]:
 
     A class holding the CJK ranges costs several milliseconds to compile (``re`` walks every
     code point of the BMP ranges), and modules holding them load in every ``search`` process,
-    which often never uses them (a fresh process answering from the on-disk caches).
+    which often never uses them (a fresh process answering from the on-disk caches). The
+    compiled program is kept on disk (``regexcache``): the next process skips the compile.
     """
     return cast("re.Pattern[str]", _LazyPattern(pattern, flags))
 

@@ -19,7 +19,7 @@ from mnote_kr import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
 
 if TYPE_CHECKING:
-    from .reader import DocxDocument
+    from .document import DocxDocument
 
 PLUGIN_NAME = "docx_locator"
 _NO_BLOCK_MATCH = "evidence matches no paragraph of the sidecar block's paraid range"
@@ -40,11 +40,12 @@ __all__ = [
 
 
 def __getattr__(name: str) -> Any:
-    # lxml loads only when a DOCX is read: `mnote-kr status` and `--help` stay light.
+    # The cache loads at need (`mnote-kr status` and `--help` stay light), lxml only when a
+    # DOCX is parsed (`cache` imports `reader` then).
     if name in ("load_docx", "clear_cache"):
-        from . import reader
+        from . import cache
 
-        return getattr(reader, name)
+        return getattr(cache, name)
     if name == "THRESHOLD":
         from mnote_kr.citations.textmatch import THRESHOLD
 
@@ -72,7 +73,7 @@ def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
     from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence
 
-    from .reader import load_docx
+    from .cache import load_docx
 
     doc = load_docx(request.file)
     block = request.block
@@ -118,7 +119,7 @@ def extract_text(path: str) -> str | None:
     """
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .reader import load_docx
+    from .cache import load_docx
 
     blocks = []
     for para in load_docx(path).paragraphs:
@@ -133,7 +134,7 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the DOCX's paragraph model on disk so the first search need not parse it."""
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .reader import warm_docx
+    from .cache import warm_docx
 
     return warm_docx(path)
 
@@ -155,7 +156,7 @@ def document_model(path: str) -> DocumentModel | None:
     """
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .reader import load_docx
+    from .cache import load_docx
 
     doc = load_docx(path)
     return DocumentModel(

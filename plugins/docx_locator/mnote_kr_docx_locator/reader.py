@@ -19,14 +19,15 @@ import os
 import re
 import zipfile
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.citations.filecache import FileCache, Persist
-from mnote_kr.citations.textmatch import TextDocument, TextParagraph
 from mnote_kr.errors import DocumentError
+
+# The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
+from .document import DocxDocument, Paragraph
 
 # Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
 # one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
@@ -40,8 +41,6 @@ MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
-CACHE_SIZE = 64
-CACHE_MAX_PARAGRAPHS = 400_000  # bounds memory: a paragraph with its token set is ~1-2 KB
 
 W_NSS = frozenset(
     {
@@ -112,33 +111,6 @@ _SKIP = frozenset(
         "proofErr",
     }
 )
-
-
-@dataclass(slots=True)
-class Paragraph(TextParagraph):
-    """One indexed ``w:p`` (``mnote_kr.citations.textmatch.TextParagraph`` plus table/equation flags).
-
-    ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
-    """
-
-    in_table: bool = False
-    has_equation: bool = False
-    # For the viewer (``document_model``); the locator does not use them.
-    list_level: int | None = None  # 0-based level of a numbered or bulleted list item
-    list_ordered: bool = False
-    cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
-    textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
-    # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
-    # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.
-    own_chars: int | None = None
-
-
-@dataclass(slots=True)
-class DocxDocument(TextDocument[Paragraph]):
-    """A parsed DOCX: paragraphs in ``paragraphIndex`` order plus term statistics."""
-
-    path: str = "<bytes>"
-    by_para_id: dict[str, int] = field(default_factory=dict)
 
 
 # --------------------------------------------------------------------------- safe zip + XML
@@ -652,7 +624,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
     return doc
 
 
-def _parse(real: str, st: os.stat_result) -> DocxDocument:
+def parse_file(real: str, st: os.stat_result) -> DocxDocument:
+    """Parse the DOCX ``real`` at version ``st`` (the cache's loader). Raises ``DocumentError``."""
     if st.st_size > MAX_FILE_BYTES:
         raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", real)
     if st.st_size == 0:
@@ -663,25 +636,3 @@ def _parse(real: str, st: os.stat_result) -> DocxDocument:
     except OSError as exc:
         raise DocumentError(f"cannot read DOCX: {exc.strerror or exc}: {Path(real).name}", path=real) from exc
     return parse_docx_bytes(data, real)
-
-
-_cache: FileCache[DocxDocument] = FileCache(
-    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
-    persist=Persist(name="docx", version="1", model=DocxDocument),  # new process, no re-parse
-)
-stats = _cache.stats
-
-
-def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
-    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
-    return _cache.get(path)
-
-
-def warm_docx(path: str | os.PathLike[str]) -> bool:
-    """Fill the on-disk cache for ``path``; True when it was parsed now. Raises ``DocumentError``."""
-    return _cache.warm(path)
-
-
-def clear_cache() -> None:
-    """Forget every cached document (tests, memory pressure)."""
-    _cache.clear()

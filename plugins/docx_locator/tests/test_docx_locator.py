@@ -16,7 +16,8 @@ from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, Eq, filler, trap_case
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarPosition
-from mnote_kr_docx_locator import locate, locator_extensions, reader
+from mnote_kr_docx_locator import cache as docx_cache
+from mnote_kr_docx_locator import locate, locator_extensions
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -25,9 +26,9 @@ SAMPLES = SAMPLES_DIR
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    reader.clear_cache()
+    docx_cache.clear_cache()
     yield
-    reader.clear_cache()
+    docx_cache.clear_cache()
 
 
 def _loc(path: Path, evidence: str, query: str = "", block: SidecarBlock | None = None):
@@ -56,7 +57,7 @@ def test_docx_locator_short_query_does_not_jump_to_longer_word_earlier(tmp_path)
     assert loc.para_id == f"{0x1A2B0000 + target + 1:08X}"
     loc2 = _loc(path, "最后用吗啉淬灭反应，过滤并浓缩。", "吗啉")
     assert loc2.paragraph_index == target2 != decoy2
-    text = reader.load_docx(path).paragraphs[target].text
+    text = docx_cache.load_docx(path).paragraphs[target].text
     assert loc.highlight is not None and "吡咯烷" in text[loc.highlight.start : loc.highlight.end]
 
 
@@ -160,7 +161,7 @@ def test_docx_locator_uses_real_paraid_range_of_the_block():
 
 def test_docx_locator_real_corpus_paragraph_with_sidecar_free_request():
     path = CORPUS / "docx" / "chatchat__核电厂定期安全评价 第12部分：设计（征求意见稿20230317）.docx"
-    doc = reader.load_docx(path)
+    doc = docx_cache.load_docx(path)
     target = next(p for p in doc.paragraphs if len(p.text) > 60 and not p.in_toc and p.index > 100)
     loc = _loc(path, target.text[5:80], target.text[20:24])
     assert loc.paragraph_index == target.index and loc.score is not None and loc.score >= 0.5
@@ -178,7 +179,7 @@ def test_docx_locate_second_call_uses_the_cache(tmp_path):
     path = _doc(tmp_path, b)
     _loc(path, "Paragraph number 3 talks about topic 21", "topic")
     _loc(path, "Paragraph number 5 talks about topic 35", "topic")
-    assert reader.stats["parses"] == 1 and reader.stats["hits"] == 1
+    assert docx_cache.stats["parses"] == 1 and docx_cache.stats["hits"] == 1
 
 
 def test_docx_batch_contract_goes_on_past_bad_files(tmp_path):
@@ -215,7 +216,7 @@ def test_docx_locator_text_box_evidence_lands_on_the_anchor_paragraph(tmp_path):
     anchor = b.alt_textbox_para("", ["Quarterly revenue rose by twelve percent.", "Margins held steady."])
     after = b.para("The board approved the budget for the next year.")
     path = _doc(tmp_path, b)
-    doc = reader.load_docx(path)
+    doc = docx_cache.load_docx(path)
     # the mc:Fallback copy of the box is ignored: each box paragraph appears once
     assert doc.paragraphs[anchor].text == "Quarterly revenue rose by twelve percent.\nMargins held steady."
     assert doc.paragraphs[after].index == anchor + 1

@@ -10,8 +10,8 @@ from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.docx_docs import DocxBuilder, Eq, bad_docx
 
 from mnote_kr.errors import DocumentError
-from mnote_kr_docx_locator import reader
-from mnote_kr_docx_locator.reader import load_docx
+from mnote_kr_docx_locator import cache as docx_cache
+from mnote_kr_docx_locator.cache import load_docx
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -19,9 +19,9 @@ CORPUS = CORPUS_DIR
 
 @pytest.fixture(autouse=True)
 def _fresh_cache():
-    reader.clear_cache()
+    docx_cache.clear_cache()
     yield
-    reader.clear_cache()
+    docx_cache.clear_cache()
 
 
 def _write(tmp_path: Path, data: bytes, name: str = "doc.docx") -> Path:
@@ -119,14 +119,14 @@ def test_docx_cache_reuses_parse_until_size_or_mtime_changes(tmp_path):
     path = _write(tmp_path, b.build())
     first = load_docx(path)
     assert load_docx(path) is first
-    assert reader.stats == {"parses": 1, "hits": 1}
+    assert docx_cache.stats == {"parses": 1, "hits": 1}
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     second = load_docx(path)
     # Same bytes, new mtime: a new version for the memory cache, but the on-disk cache is
     # keyed by content and serves it without a parse.
-    assert second is not first and reader.stats["parses"] == 1
+    assert second is not first and docx_cache.stats["parses"] == 1
     b.para("delta epsilon")
     path.write_bytes(b.build())
     third = load_docx(path)
-    assert reader.stats["parses"] == 2 and [p.text for p in third.paragraphs][-1] == "delta epsilon"
+    assert docx_cache.stats["parses"] == 2 and [p.text for p in third.paragraphs][-1] == "delta epsilon"

@@ -7,7 +7,8 @@ from pathlib import Path
 from mnote_kr_testkit.docx_docs import DocxBuilder
 
 from mnote_kr.models import LocateRequest
-from mnote_kr_docx_locator import locate, reader
+from mnote_kr_docx_locator import cache as docx_cache
+from mnote_kr_docx_locator import locate
 
 TRAP = "N-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。"
 OTHER = "N-甲基吗啉 可作为碱使用，但本项目没有采用。"
@@ -15,7 +16,7 @@ TARGET = "吡咯烷 是一种环状仲胺，本项目用它合成新的电解液
 
 
 def test_docx_standalone_query_wins_when_evidence_covers_the_longer_word_too(tmp_path: Path) -> None:
-    reader.clear_cache()
+    docx_cache.clear_cache()
     b = DocxBuilder()
     trap = b.para(TRAP)
     b.para(OTHER)
@@ -28,4 +29,4 @@ def test_docx_standalone_query_wins_when_evidence_covers_the_longer_word_too(tmp
     assert (loc.locator_precision, loc.paragraph_index) == ("paragraph", target)
     assert loc.paragraph_index != trap and loc.para_id == f"{0x1A2B0000 + target + 1:08X}"
     assert loc.highlight is not None and TARGET[loc.highlight.start : loc.highlight.end].startswith("吡咯烷")
-    reader.clear_cache()
+    docx_cache.clear_cache()

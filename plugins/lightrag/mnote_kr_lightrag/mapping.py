@@ -109,20 +109,19 @@ def find_sidecar(input_dir: Path, file_name: str, doc_id: str | None = None) -> 
     exact = parsed / f"{file_name}.parsed" / f"{stem}.blocks.jsonl"
     if exact.is_file():
         return exact
+    # ``<name>.parsed_NNN`` (three ASCII digits), newest first: what the glob
+    # ``<name>.parsed_[0-9][0-9][0-9]`` lists, without compiling a pattern per cited file.
+    prefix = f"{file_name}.parsed_"
     try:
-        candidates = sorted(parsed.glob(f"{glob_escape(file_name)}.parsed_[0-9][0-9][0-9]"), reverse=True)
+        names = sorted((n for n in os.listdir(parsed) if n.startswith(prefix) and len(n) == len(prefix) + 3
+                        and all(c in "0123456789" for c in n[-3:])), reverse=True)
     except OSError:
         return None
-    for directory in candidates:
-        path = directory / f"{stem}.blocks.jsonl"
+    for name in names:
+        path = parsed / name / f"{stem}.blocks.jsonl"
         if path.is_file():
             return path
     return None
-
-
-def glob_escape(text: str) -> str:
-    """Escape glob metacharacters in a file name."""
-    return re.sub(r"([*?\[\]])", r"[\1]", text)
 
 
 def _exact_span(index: SidecarIndex, chunk: str) -> tuple[int, int] | None:

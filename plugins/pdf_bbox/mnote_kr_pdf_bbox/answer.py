@@ -82,12 +82,15 @@ class BlockText:
     starts: list[int] = field(default_factory=list)  # token number -> character offset
 
 
+_LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
+
+
 def block_text(page: PageText, lines: list[int]) -> BlockText:
     """Build a block's ``BlockText`` from its lines (content order inside each line)."""
     chars: list[str] = []
     line_at: list[int] = []
     for li in lines:
-        raw = "".join(page.text[c] for c in page.stream[li]).rstrip()
+        raw = "".join([page.text[c] for c in page.stream[li]]).rstrip()
         if chars:
             prev = chars[-1]
             if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
@@ -96,10 +99,9 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
             elif prev != " ":
                 chars.append(" ")
                 line_at.append(li)
-        for ch in raw:
-            # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
-            chars.append(" " if ch in "\r\n" else "-" if ch in "\x02\ufffe" else ch)
-            line_at.append(li)
+        # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
+        chars.extend(raw.translate(_LINE_CHARS))  # one character for one: offsets hold
+        line_at.extend([li] * len(raw))
     text = fold("".join(chars))
     bt = BlockText(text, line_at)
     for k, (tok, start, _) in enumerate(iter_tokens(text)):

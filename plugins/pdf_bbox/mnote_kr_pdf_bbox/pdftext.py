@@ -16,7 +16,6 @@ both). PDFium is not thread-safe, so every call into it holds ``PDFIUM_LOCK``.
 
 from __future__ import annotations
 
-import ctypes
 import math
 import re
 import threading
@@ -288,15 +287,27 @@ def canonical(compact: str) -> str:
     return _LAM_ALEF.sub(lambda m: "".join(sorted(m.group())), compact)
 
 
+#: ``fold_char`` of each character seen (it depends on the character alone): a page or an
+#: evidence repeats a few dozen characters thousands of times, and each fresh ``search``
+#: process folds every cited passage's evidence. Bounded by the distinct characters met.
+_FOLDED: dict[str, str] = {}
+
+
 def compact_with_map(text: str) -> tuple[str, list[int]]:
     """Compact ``text`` and return, for each compact character, its index in ``text``."""
     out: list[str] = []
     src: list[int] = []
+    folded = _FOLDED
     for i, ch in enumerate(text):
-        f = fold_char(ch)
+        f = folded.get(ch)
+        if f is None:
+            f = folded[ch] = fold_char(ch)
         if f:
             out.append(f)
-            src.extend([i] * len(f))
+            if len(f) == 1:
+                src.append(i)
+            else:
+                src.extend([i] * len(f))
     return canonical("".join(out)), src
 
 
@@ -353,6 +364,7 @@ def _open(path: Path) -> pdfium.PdfDocument:
 
 def _geometry(page: pdfium.PdfPage) -> PageGeometry:
     _, pdfium_c = _pdfium()
+    import ctypes  # with pypdfium2: only to read a PDF
     # PDFium's bounding box is the crop box clipped to the media box, both looked up through
     # the page tree (``get_mediabox`` does not inherit: a MediaBox set on /Pages would read as
     # US Letter, and every box on an A4 page would land 50 pt off). It is what PDFium renders.
@@ -405,6 +417,7 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
 
 def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
     _, pdfium_c = _pdfium()
+    import ctypes  # with pypdfium2: only to read a PDF
     geom = _geometry(page)
     out = PageText(number=number, geometry=geom)
     tp = page.get_textpage()
@@ -482,6 +495,7 @@ def _baselines(
     Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
     box for a typewriter word) do not disturb."""
     _, pdfium_c = _pdfium()
+    import ctypes  # with pypdfium2: only to read a PDF
     x, y = ctypes.c_double(), ctypes.c_double()
     mat = pdfium_c.FS_MATRIX()
     top = geom.crop[3]

@@ -1,0 +1,45 @@
+"""Parsed DOCX documents, cached in memory and on disk by real path + size + mtime.
+
+A fresh ``mnote-kr search`` reads each cited document from the disk cache that ingest
+filled: it imports this module and ``document``, never ``reader`` (lxml and zipfile), which
+loads only when a document is parsed.
+"""
+
+from __future__ import annotations
+
+import os
+
+from mnote_kr.citations.filecache import FileCache, Persist
+
+from .document import DocxDocument
+
+CACHE_SIZE = 64
+CACHE_MAX_PARAGRAPHS = 400_000  # bounds memory: a paragraph with its token set is ~1-2 KB
+
+
+def _parse(real: str, st: os.stat_result) -> DocxDocument:
+    from .reader import parse_file  # lxml and zipfile: only to parse
+
+    return parse_file(real, st)
+
+
+_cache: FileCache[DocxDocument] = FileCache(
+    _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
+    persist=Persist(name="docx", version="1", model=DocxDocument),  # new process, no re-parse
+)
+stats = _cache.stats
+
+
+def load_docx(path: str | os.PathLike[str]) -> DocxDocument:
+    """Parse a DOCX file, cached by real path + size + mtime. Raises ``DocumentError``."""
+    return _cache.get(path)
+
+
+def warm_docx(path: str | os.PathLike[str]) -> bool:
+    """Fill the on-disk cache for ``path``; True when it was parsed now. Raises ``DocumentError``."""
+    return _cache.warm(path)
+
+
+def clear_cache() -> None:
+    """Forget every cached document (tests, memory pressure)."""
+    _cache.clear()

@@ -1,0 +1,38 @@
+"""A parsed DOCX as the locator keeps it: its paragraphs in ``paragraphIndex`` order.
+
+Apart from ``reader`` (the zip and XML parsing) so that a process answering from the
+on-disk cache (``cache``) never imports lxml or zipfile.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph
+
+
+@dataclass(slots=True)
+class Paragraph(TextParagraph):
+    """One indexed ``w:p`` (``mnote_kr.citations.textmatch.TextParagraph`` plus table/equation flags).
+
+    ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
+    """
+
+    in_table: bool = False
+    has_equation: bool = False
+    # For the viewer (``document_model``); the locator does not use them.
+    list_level: int | None = None  # 0-based level of a numbered or bulleted list item
+    list_ordered: bool = False
+    cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
+    textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
+    # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
+    # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.
+    own_chars: int | None = None
+
+
+@dataclass(slots=True)
+class DocxDocument(TextDocument[Paragraph]):
+    """A parsed DOCX: paragraphs in ``paragraphIndex`` order plus term statistics."""
+
+    path: str = "<bytes>"
+    by_para_id: dict[str, int] = field(default_factory=dict)
