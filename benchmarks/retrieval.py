@@ -171,7 +171,8 @@ def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
             mine = [c for c in cits if c["sourceRootRelativePath"] == target]
             on = [i for i, c in enumerate(mine) if on_place(c, label, paragraphs[label["id"]])]
             if not on_place(firsts["current"], label, paragraphs[label["id"]]):
-                misses.append({"label": label, "first": firsts["current"], "mine": mine, "onPlaceAt": on[0] if on else None,
+                misses.append({"label": label, "first": firsts["current"], "mine": mine,
+                               "onPlaceAt": on[0] if on else None,
                                "ofFile": len(mine), "paragraph": (paragraphs[label["id"]] or [None])[0]})
         for group in _groups(label):
             per[group]["recall5"].append(1.0 if target in files[:5] else 0.0)

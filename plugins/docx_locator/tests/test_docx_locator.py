@@ -336,7 +336,8 @@ def test_a_table_row_the_chunk_joins_into_one_line_is_where_the_query_lands(tmp_
              "输出符合人类阅读顺序的文本，适用于多栏排版", "支持多种输出格式，如Markdown和JSON", "支持CPU和GPU环境",
              "兼容Windows、Linux和Mac平台")
     rows = [["操作系统", "Linux 22.04", "Windows10/11", "MacOS 11+"],
-            ["CPU", "x86_64不支持ARM Linux", "x86_64不支持ARM Windows", "x86_64"], ["内存", "大于等于16GB，推荐32GB以上"]]
+            ["CPU", "x86_64不支持ARM Linux", "x86_64不支持ARM Windows", "x86_64"],
+            ["内存", "大于等于16GB，推荐32GB以上"]]
     tail = "MinerU是一款将PDF转换为机器可读格式的工具，可以很方便的抽取为任意格式。"
     b = DocxBuilder()
     for text in items:

@@ -21,8 +21,8 @@ from mnote_kr.errors import MnoteKrError
 from mnote_kr.models import EntryUpdate, SourceEntry
 
 from . import links, naming
-from .failures import failure_headline
 from . import provider as _p
+from .failures import failure_headline
 
 KIND = "text_fallback"
 
@@ -63,9 +63,10 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     # A busy scan is no failure: the wrapper waits at the top of the input dir and the
     # status bridge scans again while the entry is ``submitted``.
     _outcome, track_id, _retry_after, _error = prov.scan()
+    why = note(row.get("error_msg") or row.get("content_summary"), link)
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
-                       wrapper_path=str(input_dir / name), last_error=note(row.get("error_msg") or row.get("content_summary"), link))
+                       wrapper_path=str(input_dir / name), last_error=why)
 
 
 def remove_failed_originals(prov: _p.LightRagProvider, replaced: dict[str, str]) -> None:
