@@ -26,6 +26,7 @@ def fresh(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     monkeypatch.delenv("MNOTE_KR_REGEX_CACHE", raising=False)
     monkeypatch.setattr(regexcache, "_table", None)
+    monkeypatch.setattr(regexcache, "_path", None)
     monkeypatch.setattr(regexcache, "_added", {})
     monkeypatch.setattr(regexcache, "stats", {"hits": 0, "misses": 0})
     return tmp_path / "home"
@@ -81,7 +82,7 @@ def test_stored_token_pattern_matches_as_re_does(fresh: Path) -> None:
     assert stored.groupindex == own.groupindex and stored.groups == own.groups
 
 
-@pytest.mark.parametrize("damage", ["torn", "foreign", "refused"])
+@pytest.mark.parametrize("damage", ["torn", "foreign", "unkeyed", "refused"])
 def test_a_bad_file_is_a_miss_and_is_written_again(fresh: Path, damage: str) -> None:
     pattern = r"(?P<word>[^\W_]+)|[。！？]"
     regexcache.compile_pattern(pattern)
@@ -92,14 +93,19 @@ def test_a_bad_file_is_a_miss_and_is_written_again(fresh: Path, damage: str) -> 
         path.write_bytes(blob[: len(blob) // 2])
     elif damage == "foreign":
         path.write_bytes(b"not a cache file at all")
-    else:  # a well-formed file whose program the engine refuses: compiled afresh, never used
+    else:
         import hashlib
         import json
 
         table = json.loads(blob[16:])
-        table[f"0:{pattern}"][1] = [999999] * 5
-        body = json.dumps(table).encode()
-        path.write_bytes(hashlib.blake2b(body, digest_size=16).digest() + body)
+        if damage == "unkeyed":  # a crafted program (it could crash the engine) without the key
+            table[f"0:{pattern}"][1][3] = 0
+            body = json.dumps(table).encode()
+            path.write_bytes(hashlib.blake2b(body, digest_size=16).digest() + body)
+        else:  # a well-formed, keyed file whose program the engine refuses: compiled afresh
+            table[f"0:{pattern}"][1] = [999999] * 5
+            body = json.dumps(table).encode()
+            path.write_bytes(regexcache._mac(body, path) + body)
     assert regexcache.compile_pattern(pattern) == re.compile(pattern)
     assert regexcache.stats == {"hits": 0, "misses": 1}
     _restart()
@@ -123,3 +129,13 @@ def test_a_fresh_process_reads_what_the_last_one_stored(tmp_path: Path) -> None:
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
             .stdout.split() for _ in range(2)]
     assert runs == [["0", "1"], ["1", "0"]]
+
+
+def test_the_exit_saves_where_the_process_read(fresh: Path, monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The cache dir is fixed at first use: a home changed later (a test's, restored before
+    ``atexit``) does not send the table to another user's cache."""
+    regexcache.compile_pattern(r"[\u4e00-\u9fff]{2}")
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "elsewhere"))
+    regexcache._save()
+    assert list(fresh.glob("cache/regex/re-*.json"))
+    assert not (tmp_path / "elsewhere").exists()

@@ -10,14 +10,17 @@ pattern, per interpreter build, and gives ``_sre.compile`` the stored list next 
 
 * **Same program or none.** An entry is stored only when the pattern built from it equals the
   one ``re.compile`` returns (``re.Pattern`` equality compares the pattern, the flags and the
-  compiled code word for word). The engine validates every code list it is given (a bad one
-  raises, it cannot crash the process), and any failure falls back to ``re.compile``.
+  compiled code word for word). Any failure falls back to ``re.compile``. The engine does NOT
+  validate a code list fully: a crafted one can crash the interpreter on its first match, so a
+  stored program is only ever read back under the cache's secret key (next point).
 * **Per interpreter build.** The file name carries a hash of ``sys.version`` and the engine's
   ``MAGIC`` and code size: another Python never reads this one's programs.
-* **Never trusted blindly.** The file is a 16-byte BLAKE2b digest, then JSON; a torn or
-  foreign file fails the digest or the decode and counts as empty. Written to a temp file and
-  renamed into place at exit, by a process that compiled a pattern the file lacked (readers
-  take no lock; two writers lose at most one's additions, compiled again next time).
+* **Never trusted blindly.** The file is a 16-byte BLAKE2b MAC keyed with the locate cache's
+  secret key (``filecache``: 0600, made once per cache dir), then JSON; a torn, foreign or
+  crafted file fails the MAC or the decode and counts as empty. Written to a new 0600 temp file
+  and renamed into place at exit (``filecache._atomic_write``: removed again on failure), by a
+  process that compiled a pattern the file lacked (readers take no lock; two writers lose at
+  most one's additions, compiled again next time).
 * **Bounded.** Only the module-level patterns of ``textnorm.lazy_compile`` come here (about a
   sixty in the code base), never a pattern built from a query; ``MAX_ENTRIES`` caps it.
 
@@ -28,6 +31,7 @@ from __future__ import annotations
 
 import atexit
 import hashlib
+import hmac
 import json
 import os
 import re
@@ -46,6 +50,7 @@ _lock = threading.Lock()
 _table: dict[str, list[Any]] | None = None  # "flags:pattern" -> [flags, code, groups, groupindex, indexgroup]
 _added: dict[str, list[Any]] = {}
 _exit_registered = False
+_path: Path | None = None
 stats = {"hits": 0, "misses": 0}
 
 
@@ -62,26 +67,34 @@ def _file() -> Path:
     return cache_dir() / "regex" / f"re-{hashlib.blake2b(stamp, digest_size=8).hexdigest()}.json"
 
 
+def _mac(body: bytes, path: Path) -> bytes:
+    """The MAC of the table in ``path`` (``<cache>/regex/re-*.json``): BLAKE2b keyed with that
+    cache dir's locate secret (raises OSError when the key cannot be read or made, e.g. a
+    read-only cache dir: then nothing is stored)."""
+    from mnote_kr.citations import filecache
+
+    key = filecache._mac_key(path.parent.parent / "locate" / "regex")
+    return hashlib.blake2b(body, key=key, digest_size=_DIGEST).digest()
+
+
 def _read(path: Path) -> dict[str, list[Any]]:
     try:
         blob = path.read_bytes()
-    except OSError:
-        return {}
-    body = blob[_DIGEST:]
-    if len(blob) < _DIGEST or blob[:_DIGEST] != hashlib.blake2b(body, digest_size=_DIGEST).digest():
-        return {}
-    try:
+        body = blob[_DIGEST:]
+        if len(blob) < _DIGEST or not hmac.compare_digest(blob[:_DIGEST], _mac(body, path)):
+            return {}
         data = json.loads(body)
-    except ValueError:
+    except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
 
 
 def _loaded() -> dict[str, list[Any]]:
-    global _table
+    global _table, _path
     if _table is None:
         try:
-            _table = _read(_file())
+            _path = _file()  # fixed at first use: the exit saves where this process read
+            _table = _read(_path)
         except OSError:
             _table = {}
     return _table
@@ -115,17 +128,17 @@ def _save() -> None:
     if not added:
         return
     try:
-        path = _file()
+        path = _path or _file()
         table = _read(path)
         table.update(added)
         if len(table) > MAX_ENTRIES:  # only a code base that grew its patterns gets here: start over
             table = added
-        body = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+        body = json.dumps(table, ensure_ascii=False, separators=(",", ":")).encode("utf-8", "surrogatepass")
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".tmp-{os.getpid()}-{threading.get_ident()}")
-        tmp.write_bytes(hashlib.blake2b(body, digest_size=_DIGEST).digest() + body)
-        os.replace(tmp, path)
-    except (OSError, ValueError, TypeError):
+        from mnote_kr.citations import filecache
+
+        filecache._atomic_write(path.parent, path.name, _mac(body, path) + body)
+    except (OSError, ValueError, TypeError, RecursionError):
         pass  # a cache: a failed write costs the next process its compiles, nothing else
 
 
