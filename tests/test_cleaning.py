@@ -143,8 +143,8 @@ def test_cleaning_core_keeps_plain_words_between_tags(raw: str) -> None:
     for piece in re.split(r"<[^<>]*>", raw):
         if re.search(r"[<>\",=#$\\{}\[\]^_&]|format|lat|png", piece) or not re.search(r"\w", piece):
             continue
-        if re.search(r"-[ \t]*\n", piece):  # a word broken at a line end is rejoined ("0- \n 0" → "0-0"):
-            continue  # tested on its own (test_copyable); the spaces it drops are not words lost
+        if re.search(r"-[ \t]*(?:\n|$)", piece):  # a word broken at a line end ("0- \n 0", or "X- <br/> a")
+            continue  # is rejoined ("0-0", "Xa"): tested on its own (test_copyable); no word is lost
         assert _norm(piece) in display or not _norm(piece)
 
 

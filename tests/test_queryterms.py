@@ -101,3 +101,8 @@ def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
 
     assert qt.score(paras[2]) >= QUERY_SHARE
     assert qt.score(paras[2]) > max(qt.score(p) for i, p in enumerate(paras) if i != 2)
+    # An off-topic question sharing one common word (标准) with the document: its absent bigrams
+    # keep their weight, so no paragraph reads as holding the query's words.
+    off = QueryTerms("冷却水泵的额定功率标准是多少", df, len(paras))
+    assert {t.text: w for t, w in zip(off.terms, off.weights, strict=True)}["水泵"] > 0
+    assert max(off.score(p) for p in paras) < QUERY_SHARE

@@ -180,6 +180,10 @@ def _cjk_hits(norm: str, term: str) -> list[tuple[int, float]]:
     return out
 
 
+#: Least share of a query's CJK bigrams the document must hold before its absent ones weigh 0.
+ABSENT_SHARE = 1 / 3
+
+
 class QueryTerms:
     """A query's content terms weighted by rarity in one document."""
 
@@ -193,8 +197,14 @@ class QueryTerms:
         # (CJK bigrams only: the document's tokens hold every bigram of its text, while a Latin
         # term's frequency is approximated over its inflections and a lone CJK character's is
         # not counted.)
+        # Only when the document holds a fair share of the query's bigrams (ABSENT_SHARE): a
+        # question with one common word in the document (标准 of 冷却水泵的额定功率标准) is off
+        # topic, and its absent bigrams keep their weight so that it still reads as semantic.
         freq = [self._df(df, t) for t in self.terms]
-        self.weights = [0.0 if t.cjk and len(t.text) == 2 and not f else math.log((n + 1.0) / (f + 0.5))
+        bigrams = [f for t, f in zip(self.terms, freq, strict=True) if t.cjk and len(t.text) == 2]
+        drop_absent = bool(bigrams) and sum(1 for f in bigrams if f) >= ABSENT_SHARE * len(bigrams)
+        self.weights = [0.0 if drop_absent and t.cjk and len(t.text) == 2 and not f
+                        else math.log((n + 1.0) / (f + 0.5))
                         for t, f in zip(self.terms, freq, strict=True)]
         self.total = sum(self.weights)
 

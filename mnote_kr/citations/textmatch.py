@@ -621,7 +621,7 @@ def _by_query_terms(
                 before = max(k for k in quoted if k < i)
                 after = min(k for k in quoted if k > i)
                 quoted[i] = min(quoted[before], quoted[after])
-    _add_verbatim_neighbours(doc, quoted, ev)
+    _add_verbatim_neighbours(doc, quoted, ev, scope, threshold)
     qs = {i: qt.score(paras[i].norm) for i in quoted}
     top = max(qs.values())
     if best not in quoted:
@@ -663,19 +663,25 @@ VERBATIM_NEIGHBOURS = 60
 VERBATIM_CONFIDENCE = 0.5
 
 
-def _add_verbatim_neighbours(doc: TextDocument[P], quoted: dict[int, float], ev: str) -> None:
-    """Take into ``quoted`` the paragraphs right after or before it whose whole text the
+def _add_verbatim_neighbours(doc: TextDocument[P], quoted: dict[int, float], ev: str, scope: Scope | None,
+                             threshold: float) -> None:
+    """Take into ``quoted`` the body paragraphs right after or before it whose whole text the
     evidence holds: table cells, which a chunk joins into one line per row, so that no line
-    aligns with a cell alone (the answering row was never a candidate)."""
+    aligns with a cell alone (the answering row was never a candidate). The walk stops at a
+    heading or contents line (never the target of a body quote) and at the sidecar block's
+    scope; a cell of one character ("1", "是") is in almost any evidence and is passed over."""
     paras = doc.paragraphs
     for step, edge in ((1, max(quoted)), (-1, min(quoted))):
         k = edge + step
         while 0 <= k < len(paras) and abs(k - edge) <= VERBATIM_NEIGHBOURS:
-            norm = paras[k].norm.strip()
+            para = paras[k]
+            if para.heading_level or para.in_toc or (scope is not None and k not in scope):
+                break
+            norm = para.norm.strip()
             if norm and norm not in ev:
                 break
-            if norm:  # below the aligned ones: picked for the query's words, never for confidence
-                quoted.setdefault(k, quoted[edge] * VERBATIM_CONFIDENCE)
+            if len(norm) > 1:  # below the aligned ones: picked for the query's words, never for confidence
+                quoted.setdefault(k, max(threshold, quoted[edge] * VERBATIM_CONFIDENCE))
             k += step
 
 

@@ -352,3 +352,32 @@ def test_a_table_row_the_chunk_joins_into_one_line_is_where_the_query_lands(tmp_
     assert loc.paragraph_index in cells[0], (loc.paragraph_index, loc.reason)
     # a question none of whose words is in a cell still lands where the evidence does
     assert _loc(path, evidence, "自动识别公式").paragraph_index == 1
+
+
+@pytest.mark.parametrize("query", ["how much RAM does it need", "which installation steps",
+                                   "what are the system requirements"])
+@pytest.mark.parametrize("with_block", [False, True])
+def test_paragraphs_the_evidence_quotes_whole_are_taken_in_only_up_to_a_heading(
+        tmp_path: Path, query: str, with_block: bool) -> None:
+    """A chunk quoting a section between two headings: the citation stays on a body paragraph of
+    the section (never a heading, never the file because a heading outside the block was taken)."""
+    b = DocxBuilder()
+    b.para("This project converts scanned reports into searchable text for the archive team of the city.")
+    h = b.heading("System requirements", 2)
+    ram = b.para("The tool needs at least sixteen gigabytes of RAM; thirty-two gigabytes are recommended "
+                  "for large inputs.")
+    body = b.para("It runs on Linux, Windows and macOS with an x86_64 processor and a recent graphics driver.")
+    b.heading("Installation", 2)
+    b.para("Download the installer from the release page and run it with administrator rights on the machine.")
+    path = tmp_path / "d.docx"
+    path.write_bytes(b.build())
+    block = SidecarBlock(blockid="b1", heading="System requirements", content="", positions=[
+        SidecarPosition(type="paraid", range=[f"{0x1A2B0000 + h + 1:08X}", f"{0x1A2B0000 + body + 1:08X}"])])
+    ev = ("## System requirements\nThe tool needs at least sixteen gigabytes of RAM; thirty-two gigabytes are "
+          "recommended for large inputs.\nIt runs on Linux, Windows and macOS with an x86_64 processor and a "
+          "recent graphics driver.\n## Installation")
+    loc = locate(LocateRequest(file=str(path), evidence=ev, query=query, block=block if with_block else None))
+    assert loc.locator_precision == "paragraph", loc.reason
+    assert loc.paragraph_index in (ram, body), (loc.paragraph_index, loc.reason)
+    if query.startswith("how much RAM"):
+        assert loc.paragraph_index == ram
