@@ -61,6 +61,11 @@ _KNOWN = [
     # LightRAG 1.5.7's texts for a truncated DOCX and a Word template quote the link name.
     f"File is not a valid DOCX document: The file at '/srv/inputs/{LINK}' starts like a ZIP archive "
     "but is truncated or corrupt, so it cannot be opened as a DOCX package.",
+    # LightRAG 1.5.7's own banner text for a truncated DOCX, as its doc status recorded it.
+    "\n" + "=" * 68 + "\nERROR: File is not a valid DOCX document\n" + "=" * 68 + "\n\nThe file at "
+    f"'/srv/engine/inputs/mnote_76dbe1c0/{LINK}' starts like a ZIP archive but is truncated or corrupt, so it "
+    "cannot be opened as a DOCX package.\n\nSOLUTION:\n  1. Check the original document opens correctly\n"
+    "  2. Re-upload a complete, uncorrupted copy to LightRAG\n\n" + "=" * 68 + "\n",
     # The managed engine's input dir on macOS (a space) and Windows (backslashes).
     f"File is not a valid DOCX document: The file at '/Users/ann/Library/Application Support/mnote-kr/"
     f"engine/inputs/{LINK}' starts like a ZIP archive but is truncated or corrupt.",
@@ -80,6 +85,7 @@ def test_failure_reasons_name_the_users_file_never_a_link_name_or_doc_id(error: 
     assert "\n" not in line and "====" not in line
     assert "'the file'" not in line and '"the file"' not in line  # the link's quotes go with it
     assert not re.search(r"[\\/]the file|inputs|Application|AppData", line), line  # and its folder
+    assert "file at the file" not in line.lower(), line  # "The file at '<link>'" is "the file"
     assert link_name not in line or link_name == user.split("/")[-1]
     assert not DOC_ID.search(line) and "doc_id" not in line
     headline, _, advice = line.rpartition(": ")

@@ -65,13 +65,13 @@ def _sentence(text: str, limit: int = MAX_DETAIL) -> str:
 def _the_file(text: str, link_name: str) -> str:
     """``text`` with the link name said as "the file": quoted or not, with any path ending in it
     (POSIX or Windows, spaces allowed inside quotes), and with a "file at" / "file" / "source
-    file" before it at the start of a sentence or an aside:
+    file" before it at the start of a line, a sentence or an aside:
     "The file at '/in/x.1-2.docx' starts" → "the file starts"."""
     link = re.escape(link_name)
     quoted = rf"['\"`\u2018](?:[^'\"`\u2019\n]*[\\/])?{link}['\"`\u2019]"
     bare = rf"(?:[^\s'\"`\u2018\u2019]*[\\/])?{link}"
     prefix = r"(?:(?:^|(?<=: )|(?<=\())(?:the\s+|source\s+)?file(?:\s+at)?\s+)?"
-    return re.sub(f"{prefix}(?:{quoted}|{bare})", "the file", text, flags=re.I)
+    return re.sub(f"{prefix}(?:{quoted}|{bare})", "the file", text, flags=re.I | re.M)
 
 
 def failure_headline(error: str | None, *, link_name: str | None) -> str:
