@@ -227,6 +227,47 @@ def test_not_indexed_follows_the_rules_ingest_follows(host: Host) -> None:
     assert named("see 3.2 e.g. U.S") == []
 
 
+def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) -> None:
+    """One rule for which files of a root are taken: what ``ingest`` sends is what reconcile (the
+    watcher, ``sync``) sees and what ``notIndexed`` calls "not ingested yet"; what ingest excludes
+    it calls excluded; what ingest skips (a symlink leaving the workspace) is never "not ingested yet"."""
+    from mnote_kr.sync.reconcile import scan_tree
+
+    ws = tmp_path / "ws"
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("outside", encoding="utf-8")
+    files = ["kb/take1.md", "kb/sub/take2.md", "kb/drafts/ex1.md", "kb/drafts/deep/ex2.md", "kb/ex3.tmp.md",
+             "kb/old/ex4.md", "kb/sub/drafts/ex5.md", "kb/target/never1.md", "kb/.git/never2.md"]
+    for rel in files:
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(rel, encoding="utf-8")
+    (ws / "kb" / "skip1.md").symlink_to(outside)
+    (ws / "kb" / "take3.md").symlink_to(ws / "kb" / "take1.md")  # a link inside the workspace is taken
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", exclude_patterns=["drafts", "*.tmp.md", "old/*"])
+    reg = host.registry()
+
+    to_send, report = host.plan_ingest(["kb"])
+    by_ingest = {s.rel_path: "take" for s in to_send}
+    by_ingest |= {i.source_path: i.status for i in report.items}
+    by_ingest |= {s.path: "skipped" for s in report.skipped}
+    seen: dict[str, tuple[int, int]] = {}
+    scan_tree(host.root, "kb", reg.roots, seen)
+    claims = {}
+    for rel in [*files, "kb/skip1.md", "kb/take3.md"]:
+        name = rel.rsplit("/", 1)[1]
+        claims[rel] = [n.status for n in notindexed.not_indexed(host, reg, f"what is in {name}")]
+
+    for rel in [*files, "kb/skip1.md", "kb/take3.md"]:
+        kind = re.match(r"[a-z]+", rel.rsplit("/", 1)[1]).group(0)  # type: ignore[union-attr]
+        expected = {"take": ("take", True, ["not_indexed"]), "ex": ("excluded", False, ["excluded"]),
+                    "skip": ("skipped", False, ["skipped"]), "never": (None, False, [])}[kind]
+        assert (by_ingest.get(rel), rel in seen, claims[rel]) == expected, rel
+
+
 def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:
     ws.mkdir(parents=True, exist_ok=True)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,

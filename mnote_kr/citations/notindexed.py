@@ -7,11 +7,10 @@ from pathlib import Path
 
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by
-from mnote_kr.models import (
-    NotIndexed,
-)
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, leaves_workspace
+from mnote_kr.models import CITABLE_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
 #: Compiled at the first query with a dot (its wide class costs a fresh process milliseconds).
@@ -51,12 +50,17 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
             if item.is_dir(follow_symlinks=False):
                 if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
                     continue
-                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
+                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 stack.append((Path(item.path), item_rel, folder_pattern))
             elif item.name.lower() in missing and item.is_file():
-                pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
-                status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
-                                  else ("not_indexed", "in an indexed root but not ingested yet"))
+                pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
+                if pattern:
+                    status, reason = "excluded", f"excluded by pattern {pattern!r}"
+                elif item.is_symlink() and leaves_workspace(item.path, host.workspace.root):
+                    # ingest never takes it either: it is not waiting to be ingested
+                    status, reason = "skipped", "a symlink to a file outside the workspace; ingest never follows it"
+                else:
+                    status, reason = "not_indexed", "in an indexed root but not ingested yet"
                 out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
 
 
@@ -97,4 +101,27 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     if missing:
         for root_rel in sorted(reg.roots):
             _walk_root(host, reg, root_rel, missing, out)
+    return out
+
+
+def _under(rel: str, scope: str) -> bool:
+    return not scope or rel == scope or rel.startswith(scope + "/")
+
+
+def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
+    """Files inside a search's scope (``--scope``, ``sourcePaths``) that cannot be cited, and why,
+    so that a scope holding only failed, stale or never-ingested files is never silently empty."""
+    out: list[NotIndexed] = []
+    # Only the entries that cannot be cited are decoded (by their tag), not the whole scope.
+    uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in CITABLE_STATUSES)
+    for scope in scope_rels:
+        for e in uncitable:
+            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in CITABLE_STATUSES):
+                status = "stale" if e.stale else e.status
+                reason = e.stale_reason or e.last_error or f"status {e.status}"
+                out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
+        if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
+            path = host.workspace.rel_to_abs(scope)
+            what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
+            out.append(NotIndexed(source_path=scope or ".", status="not_indexed", reason=what))
     return out

@@ -23,7 +23,7 @@ from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.notindexed import not_indexed, scope_not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.sidecar import heading_path
@@ -373,13 +373,17 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
     remember(host, citations)
+    missing = not_indexed(host, reg, query)
+    if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
+        named = {m.source_path for m in missing}
+        missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
     return SearchResults(
         query=query,
         mode=mode,
         provider=result.provider,
         rerank=RerankInfo(requested=bool(rerank), enabled=result.rerank_enabled, model=result.rerank_model),
         results=citations,
-        not_indexed=not_indexed(host, reg, query),
+        not_indexed=missing,
         diagnostics=diagnostics,
     )
 

@@ -30,7 +30,8 @@ from mnote_kr.core.registry import (
     now_ms,
     waiting_tag,
 )
-from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
+from mnote_kr.core.registry_format import STALE as STALE_BIT
+from mnote_kr.core.workspace import Workspace, excluded_in_root, find_workspace
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -196,7 +197,7 @@ class Host:
                 continue
             root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
-                pattern = excluded_by(rel, root.exclude_patterns)
+                pattern = excluded_in_root(rel, root.root_relative_path, root.exclude_patterns)
                 if pattern:
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
