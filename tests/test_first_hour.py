@@ -167,6 +167,28 @@ def test_no_results_says_why() -> None:
                                     " add files with 'mnote-kr ingest FOLDER'.")
 
 
+_CAUSES = {  # dropped reason -> (words naming the cause, the fix that fits it)
+    "outOfScope": ("outside the --scope", "widen --scope"),
+    "changedOnDisk": ("changed, moved or deleted", "'mnote-kr sync' re-indexes changed files"),
+    "unmapped": ("no file of this workspace maps to", "counts them under Unmapped"),
+    "unmappedWaiting": ("not recorded as indexed yet (1 file(s) sent", "'mnote-kr sync --wait 60' records"),
+}
+
+
+@pytest.mark.parametrize("causes", [{"outOfScope"}, {"changedOnDisk"}, {"unmapped"}, {"unmappedWaiting"},
+                                    {"outOfScope", "unmappedWaiting"}, {"changedOnDisk", "unmapped"},
+                                    {"outOfScope", "changedOnDisk", "unmappedWaiting"}])
+def test_no_results_names_each_cause_with_the_fix_that_fits_it(causes: set[str]) -> None:
+    """Passages found only where they cannot be cited: every cause is named with its own fix, and no
+    fix is offered for a cause that is not there (a file sent without --wait is not 'unknown')."""
+    entries = [_entry("a.md", "processed")] + ([_entry("b.md", "submitted")] if "unmappedWaiting" in causes else [])
+    dropped = {("unmapped" if c == "unmappedWaiting" else c): 2 for c in causes}
+    why = why_no_results(_reg(*entries), dropped, "outOfScope" in causes)
+    assert why["reason"] == "only_unusable_sources"
+    for cause, (named, fix) in _CAUSES.items():
+        assert (named in why["message"], fix in why["message"]) == ((cause in causes,) * 2), (cause, why["message"])
+
+
 def test_human_status_and_sync_show_words_not_python_or_json() -> None:
     info = {"workspace": "/w", "registry": {"entries": 3, "byStatus": {"processed": 2, "failed": 1}, "waiting": [],
                                             "failed": [{"sourcePath": "kb/b.docx", "reason": "not a DOCX (fix)"}]},

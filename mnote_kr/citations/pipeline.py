@@ -414,10 +414,22 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if stale:
             parts.append(f"{stale} in files changed, moved or deleted since indexing")
         if unusable.get("unmapped"):
-            parts.append(f"{unusable['unmapped']} in documents this workspace does not know")
-        fix = "widen --scope" if scoped and unusable.get("outOfScope") else "'mnote-kr sync' re-indexes changed files"
+            # Files sent without --wait are recorded as indexed only when followed (sync, watch).
+            parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet ({waiting} file(s) "
+                         "sent and not followed)" if waiting else
+                         f"{unusable['unmapped']} in LightRAG documents no file of this workspace maps to")
+        # The fix that fits each cause, in the order the causes are listed.
+        fixes = []
+        if scoped and unusable.get("outOfScope"):
+            fixes.append("widen --scope")
+        if stale:
+            fixes.append("'mnote-kr sync' re-indexes changed files")
+        if unusable.get("unmapped"):
+            fixes.append("'mnote-kr sync --wait 60' records what LightRAG has indexed, then search again" if waiting
+                         else "'mnote-kr status' counts them under Unmapped")
         return {"reason": "only_unusable_sources",
-                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); {fix}"}
+                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); "
+                           + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 
