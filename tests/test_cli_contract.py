@@ -422,7 +422,7 @@ def test_locate_json_prints_every_locator_key(tmp_path: Path) -> None:
     assert loc["locatorPrecision"] == "file" and loc["locatorDegraded"] is True and loc["page"] is None
 
     human = cli.run("locate", str(pdf), "--evidence", "Blade heating kept the power loss").stdout
-    assert human.startswith("bbox page=1 bbox=[")
+    assert human.startswith("exact box, p.1 at (") and "pt from the top-left" in human and "None" not in human
 
 
 def test_locate_batch_answers_one_line_per_request_in_order(tmp_path: Path) -> None:
@@ -493,7 +493,7 @@ def test_engine_status_json_describes_the_engine_without_its_key(lightrag_engine
     assert lightrag_engine.api_key not in status.stdout + status.stderr
     assert not {"api_key", "apiKey"} & set(info)
     human = cli.run("engine", "status")
-    assert human.stdout.startswith(f"Running at {lightrag_engine.url}, healthy=True")
+    assert human.stdout.startswith(f"Running at {lightrag_engine.url} (") and ", healthy; processes: " in human.stdout
     assert lightrag_engine.api_key not in human.stdout + human.stderr
     fresh = Cli(home, home.parent / f"no-engine-{uuid.uuid4().hex[:6]}", None)
     fresh.home.mkdir()

@@ -385,6 +385,66 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
     assert "exact box" in card("bbox", False)
 
 
+_LOCATORS = [
+    {"locator_precision": "bbox", "locator_degraded": False, "page": 6, "bbox": [317.01, 223.45, 556.14, 261.47]},
+    {"locator_precision": "bbox", "locator_degraded": True, "page": 2, "bbox": [1.0, 2.0, 3.0, 4.0]},
+    {"locator_precision": "paragraph", "locator_degraded": False, "paragraph_index": 12,
+     "highlight": {"start": 0, "end": 67}},
+    {"locator_precision": "paragraph", "locator_degraded": True, "paragraph_index": 0},
+    {"locator_precision": "file", "locator_degraded": True},
+]
+
+
+@pytest.mark.parametrize("fields", _LOCATORS)
+def test_every_human_rendering_of_a_locator_is_words_with_its_numbers(fields: dict[str, Any]) -> None:
+    """``locate`` and the demo print a locator as the source cards do: its precision in words and
+    the page, box or paragraph a person can check, never ``page=None bbox=None``."""
+    from mnote_kr.citations.render import locator_text
+    from mnote_kr.models import Highlight, Locator
+
+    span = fields.get("highlight")
+    loc = Locator(**{**fields, "highlight": Highlight(**span) if span else None})
+    text = locator_text(loc)
+    assert not REPR.search(text), text
+    assert ("(approximate)" in text) == (loc.locator_degraded and loc.locator_precision != "file"), text
+    if loc.page is not None:
+        assert f"p.{loc.page}" in text and all(f"{v:g}" in text for v in loc.bbox or []), text
+    if loc.paragraph_index is not None:
+        assert f"paragraph {loc.paragraph_index}" in text, text
+    if loc.highlight is not None:
+        assert f"{loc.highlight.start}-{loc.highlight.end}" in text, text
+
+
+def test_engine_status_and_reembed_print_words_not_python_values() -> None:
+    from mnote_kr_lightrag.commands import engine_status_text
+    from mnote_kr_lightrag.engine import EngineInfo
+
+    for healthy in (True, False):
+        info = EngineInfo(url="http://127.0.0.1:5", api_key="sk-never-shown", input_dir="/i", working_dir="/w",
+                          pids={"models": 7613, "server": 7618}, offline_models=True, healthy=healthy,
+                          server_log="/s/server.out")
+        text = engine_status_text(info)
+        assert not REPR.search(text) and "server pid 7618" in text and "sk-never-shown" not in text
+        assert ("healthy" in text) == healthy and ("/s/server.out" in text) != healthy
+
+
+def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: Path) -> None:
+    config = load_config(tmp_path)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(tmp_path, config=config)
+    with host.store.transaction() as reg:
+        for i in range(25):
+            reg.put(_entry(f"m{i:02}.pdf", "processed", stale=True, stale_reason=f"moved to n{i:02}.pdf"))
+        reg.put(_entry("live.pdf", "processed"))
+    info = host.status()
+    shown = info["registry"]["staleEntries"]
+    assert [s["sourcePath"] for s in shown] == [f"m{i:02}.pdf" for i in range(20)]  # the first 20, in order
+    assert all(s["reason"] == f"moved to n{s['sourcePath'][1:3]}.pdf" for s in shown)
+    text = render_status(info)
+    assert "Stale:     m00.pdf: moved to n00.pdf" in text and "5 more stale" in text and "'mnote-kr prune'" in text
+    assert not REPR.search(text), text
+
+
 def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:
     from mnote_kr_lightrag.fallback import note
 

@@ -368,8 +368,11 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
     if as_json:
         emit_json(locator)
     else:
-        click.echo(f"{locator.locator_precision} page={locator.page} bbox={locator.bbox} "
-                   f"paragraph={locator.paragraph_index} highlight={locator.highlight}")
+        from mnote_kr.citations.render import locator_text
+
+        click.echo(locator_text(locator))
+        if locator.locator_reason or locator.reason:
+            click.echo(f"why: {locator.locator_reason or locator.reason}")
 
 
 # ---------------------------------------------------------------------------- secrets

@@ -19,20 +19,18 @@ _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 
 def _progress_writer() -> Callable[[str], None]:
     tty = sys.stderr.isatty()
-    state = {"n": 0}
+    state = {"bar": ""}
 
     def write(message: str) -> None:
-        state["n"] += 1
         counted = _COUNT_RE.search(message)
         if tty and counted:
             done, total = int(counted.group(1)), max(1, int(counted.group(2)))
-            bar = "#" * (20 * done // total)
-            sys.stderr.write(f"\r\033[K[{bar:.<20}] {message[:100]}")
+            state["bar"] = "#" * (20 * done // total)
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
         elif not tty and not counted:
             return  # piped: only the file counts, one plain line each
-        elif tty:
-            bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
-            sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
+        elif tty:  # a step without a count keeps the bar where the last count left it
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
         else:
             sys.stderr.write(message + "\n")
         sys.stderr.flush()

@@ -54,6 +54,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
+STALE_SHOWN = 20
 
 
 def _quiet(message: str) -> None:
@@ -504,6 +506,13 @@ class Host:
 
     # ------------------------------------------------------------------ status
 
+    def _stale_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
+        """The first ``shown`` stale entries with their reason; none decoded when nothing is stale."""
+        if not reg.stale_count():
+            return []
+        stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
+        return [{"sourcePath": e.source_root_relative_path, "reason": e.stale_reason or "stale"} for e in stale]
+
     def status(self) -> dict[str, Any]:
         reg = self.registry()
         out: dict[str, Any] = {
@@ -525,6 +534,8 @@ class Host:
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
                 "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
                               for rel, n in reg.notes(fallback_tag)],
+                # Which files are stale and why (only those entries are decoded, the first few).
+                "staleEntries": self._stale_entries(reg),
             },
             "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
