@@ -171,7 +171,7 @@ _CAUSES = {  # dropped reason -> (words naming the cause, the fix that fits it)
     "outOfScope": ("outside the --scope", "widen --scope"),
     "changedOnDisk": ("changed, moved or deleted", "'mnote-kr sync' re-indexes changed files"),
     "unmapped": ("no file of this workspace maps to", "counts them under Unmapped"),
-    "unmappedWaiting": ("not recorded as indexed yet (1 file(s) sent", "'mnote-kr sync --wait 60' records"),
+    "unmappedWaiting": ("not recorded as indexed yet, with 1 file(s) sent", "'mnote-kr sync --wait 60' records"),
 }
 
 

@@ -415,8 +415,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
             parts.append(f"{stale} in files changed, moved or deleted since indexing")
         if unusable.get("unmapped"):
             # Files sent without --wait are recorded as indexed only when followed (sync, watch).
-            parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet ({waiting} file(s) "
-                         "sent and not followed)" if waiting else
+            parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet, with {waiting} "
+                         "file(s) sent and not followed" if waiting else
                          f"{unusable['unmapped']} in LightRAG documents no file of this workspace maps to")
         # The fix that fits each cause, in the order the causes are listed.
         fixes = []
