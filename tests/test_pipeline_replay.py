@@ -363,6 +363,34 @@ def test_scope_keeps_only_the_given_files_and_folders(env: Env) -> None:
     assert env.search("Hamburg", scope=["papers"]).results == []
 
 
+def test_a_citation_id_names_one_place_whatever_the_query(env: Env) -> None:
+    """An ID handed out once (in an answer, a note) opens the place it was given for: two queries that
+    land on different boxes of one PDF chunk get two IDs, and the same place keeps its ID."""
+    p = PdfBuilder()
+    page = p.add_page()
+    p.text(page, 72, 740, "Blade icing on wind turbines cuts the power output in winter.", size=11)
+    p.text(page, 72, 200, "Cooling towers of the plant were inspected for cracks in spring.", size=11)
+    (env.ws / "papers/plain.pdf").write_bytes(p.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, "papers/plain.pdf", "plain.pdf"))
+    chunk = ("1", "plain.pdf", "doc-plain-chunk-000",
+             "Blade icing on wind turbines cuts the power output in winter.\n"
+             "Cooling towers of the plant were inspected for cracks in spring.")
+    env.replay.json("POST", "/query/data", query_data(chunk))
+
+    def cited(query: str) -> tuple[str, Any]:
+        found = env.by_rel(env.search(query).results, "papers/plain.pdf")
+        assert len(found) == 1 and found[0].locator.locator_precision == "bbox", found
+        return found[0].citation_id, found[0].locator.bbox
+
+    icing, icing_box = cited("blade icing on wind turbines")
+    towers, towers_box = cited("cooling towers inspected for cracks")
+    assert icing_box != towers_box  # two places of one chunk...
+    assert icing != towers  # ...are two citations
+    assert env.host.open(icing).locator.bbox == icing_box  # the first ID still opens its own box
+    assert cited("blade icing on wind turbines") == (icing, icing_box)  # the same place keeps its ID
+
+
 @pytest.mark.parametrize("scope", ["papers", "papers/bad.pdf", "papers/gone.docx", "ghost.pdf", "empty"])
 def test_a_scoped_search_names_every_file_of_its_scope_that_cannot_be_cited(env: Env, scope: str) -> None:
     """A scope is never silently empty: each of its registered files that is failed, stale or still

@@ -278,8 +278,9 @@ def build_citations(
             dropped["duplicate" if same_block in seen else "samePlace"] += 1
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
-        anchor = (block_id + (f"@{place}" if place else "")) if block_id else (
-            ref.chunk_id or bundle.normalized_fingerprint)
+        # The place is part of the anchor: an ID handed out once opens that place, whatever the
+        # next query locates in the same block or chunk.
+        anchor = (block_id or ref.chunk_id or bundle.normalized_fingerprint) + (f"@{place}" if place else "")
         occurrence = occurrences[(entry.source_id, anchor)]
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
