@@ -177,6 +177,11 @@ def test_roots_add_list_remove_json_round_trip(tmp_path: Path) -> None:
     listed = cli.json("roots", "list")["indexedRoots"]
     assert [r["rootRelativePath"] for r in listed] == ["books", "papers"]
     assert "papers  (recursive, run-on-change) exclude=old,*.tmp" in cli.run("roots", "list").stdout
+    # Adding a root again replaces its rules: the human output says so, with what was there.
+    assert cli.run("roots", "add", "books", "--no-recursive").stdout.strip() == (
+        "Root books was indexed already, with the same rules (flat)")
+    assert cli.run("roots", "add", "books").stdout.strip() == "Updated root books: now (recursive), was (flat)"
+    cli.run("roots", "add", "books", "--no-recursive")
     assert cli.json("roots", "remove", "books")["rootRelativePath"] == "books"
     assert [r["rootRelativePath"] for r in cli.json("roots", "list")["indexedRoots"]] == ["papers"]
     again = cli.run("roots", "remove", "books", "--json", code=1)

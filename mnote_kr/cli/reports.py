@@ -74,9 +74,14 @@ def roots_report(obj: Ctx, as_json: bool) -> None:
     if not items:
         echo("No indexed roots. Add one with 'mnote-kr roots add FOLDER'.")
     for r in items:
-        flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
-        excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
-        echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+        echo(f"{r.root_relative_path or '.'}  {root_rules(r)}")
+
+
+def root_rules(r: Any) -> str:
+    """An indexed root's rules as ``roots list`` prints them: ``(recursive, run-on-change) exclude=a,b``."""
+    flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
+    excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
+    return f"({', '.join(flags)}){excl}"
 
 
 def require_query(query: str, command: str) -> None:
