@@ -3,6 +3,7 @@ what to do, in words (one rule per test, checked over every case we know, not on
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import signal
@@ -169,7 +170,7 @@ def test_no_results_says_why() -> None:
 
 _CAUSES = {  # dropped reason -> (words naming the cause, the fix that fits it)
     "outOfScope": ("outside the --scope", "widen --scope"),
-    "changedOnDisk": ("changed, moved or deleted", "'mnote-kr sync' re-indexes changed files"),
+    "changedOnDisk": ("changed, moved or deleted", "'mnote-kr ingest FILE' re-indexes a changed file"),
     "unmapped": ("no file of this workspace maps to", "counts them under Unmapped"),
     "unmappedWaiting": ("not recorded as indexed yet, with 1 file(s) sent", "'mnote-kr sync --wait 60' records"),
 }
@@ -288,6 +289,41 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
         expected = {"take": ("take", True, ["not_indexed"]), "ex": ("excluded", False, ["excluded"]),
                     "skip": ("skipped", False, ["skipped"]), "never": (None, False, [])}[kind]
         assert (by_ingest.get(rel), rel in seen, claims[rel]) == expected, rel
+
+
+def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
+    """In a root without --run-on-change neither watch nor sync re-indexes a changed file: what they
+    print says so and names the command that does; no message claims 'sync' re-indexes it."""
+    from mnote_kr.citations.render import render_sync
+    from mnote_kr.sync.reconcile import reconcile_and_apply
+
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    note = ws / "kb" / "a.md"
+    note.write_text("The zeppelin hangar.", encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    st = note.stat()
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb")
+        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
+                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
+                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
+    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    said: list[tuple[str, str, str]] = []
+    summary = reconcile_and_apply(host, on_action=lambda kind, rel, why: said.append((kind, rel, why)))
+    assert [(k, r) for k, r, _ in said] == [("stale", "kb/a.md")]
+    assert "'mnote-kr ingest kb/a.md' re-indexes it" in said[0][2] and "--run-on-change" in said[0][2]
+    text = render_sync({"reconcile": summary, "provider": {}})
+    assert "1 changed file(s) not re-indexed" in text and "'mnote-kr ingest kb/a.md' re-indexes it" in text
+    reg = host.registry()
+    assert reg.entries["kb/a.md"].stale_reason == "content changed on disk"  # the record keeps the plain reason
+    for message in (render_status(host.status()), why_no_results(reg, {"changedOnDisk": 1}, False)["message"]):
+        assert "'mnote-kr sync' re-indexes" not in message and "'mnote-kr ingest FILE' re-indexes" in message
+    # A root with --run-on-change re-indexes it: sync does not tell the user to.
+    sent = {**summary, "ingest": {"ingested": ["kb/a.md"]}}
+    assert "not re-indexed" not in render_sync({"reconcile": sent, "provider": {}})
 
 
 def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:

@@ -424,7 +424,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if scoped and unusable.get("outOfScope"):
             fixes.append("widen --scope")
         if stale:
-            fixes.append("'mnote-kr sync' re-indexes changed files")
+            # (sync and watch re-index a changed file only in a root added with --run-on-change)
+            fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
         if unusable.get("unmapped"):
             fixes.append("'mnote-kr sync --wait 60' records what LightRAG has indexed, then search again" if waiting
                          else "'mnote-kr status' counts them under Unmapped")

@@ -143,8 +143,8 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
     if reg.get("stale"):
         more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
-        lines.append(f"           ({more}not cited; 'mnote-kr sync' re-indexes changed files, 'mnote-kr ingest FILE'"
-                     " adds one back, 'mnote-kr prune' drops the records)")
+        lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
+                     " 'mnote-kr prune' drops the records)")
     if prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
@@ -190,6 +190,13 @@ def render_sync(result: dict[str, Any]) -> str:
             how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
                    else "'mnote-kr ingest' with their paths adds them")
             lines.append(f"{len(names)} new file(s) not ingested: {how}")
+        # A changed file is re-indexed by sync only in a root added with --run-on-change.
+        sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
+        stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
+        if stale:
+            how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
+                   else "'mnote-kr ingest' with their paths re-indexes them")
+            lines.append(f"{len(stale)} changed file(s) not re-indexed (root without --run-on-change): {how}")
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
     prov = result.get("provider") or {}

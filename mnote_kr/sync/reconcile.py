@@ -411,6 +411,8 @@ def apply_plan(
     if reasons:
         host.mark_stale(reasons)
         for rel, reason in reasons.items():
+            if reason == REASON_CHANGED:  # in a root without runOnChange nothing re-indexes it by itself
+                reason += f"; not re-indexed (root without --run-on-change): 'mnote-kr ingest {rel}' re-indexes it"
             on_action("stale", rel, reason)
     for rel in plan.unindexed:
         root = admitted(rel, roots)
