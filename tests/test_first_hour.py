@@ -464,6 +464,21 @@ def test_engine_status_and_reembed_print_words_not_python_values() -> None:
         assert ("healthy" in text) == healthy and ("/s/server.out" in text) != healthy
 
 
+def test_engine_status_says_where_this_workspaces_own_server_is(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each workspace gets its own LightRAG server; 'engine status' in a workspace says whether it runs
+    (the shared engine's URL alone is not the one 'status' and 'search' talk to), and outside any
+    workspace says nothing of one."""
+    from mnote_kr_lightrag.commands import _workspace_server_line
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "papers"
+    (ws / ".mnote").mkdir(parents=True)
+    line = _workspace_server_line(str(ws))
+    assert line == f"This workspace ({ws.resolve()}): its own server starts on first use (ingest, search, status)"
+    assert _workspace_server_line(str(tmp_path)) is None  # not a workspace: no .mnote
+
+
 def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: Path) -> None:
     config = load_config(tmp_path)
     config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}

@@ -67,6 +67,29 @@ def engine_status_text(info: Any) -> str:
     return f"Running at {info.url} ({models}), {health}; processes: {processes or 'none recorded'}"
 
 
+def _workspace_server_line(workspace: str | None) -> str | None:
+    """Where this workspace's own LightRAG server runs (each workspace gets one on first use), or
+    that it starts on first use; None outside a workspace."""
+    from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
+
+    from . import naming
+    from .engine import engine_status, workspace_state_dir
+    from .workspaces import PREFIX
+
+    try:
+        root = Path(workspace).expanduser().resolve() if workspace else find_workspace()
+    except (OSError, MnoteKrError):
+        return None
+    if not (root / MNOTE_DIR).is_dir():
+        return None
+    name = PREFIX + naming.workspace_tag(root)
+    own = engine_status(workspace_state_dir(paths.state_dir(), name))
+    if own is None:
+        return f"This workspace ({root}): its own server starts on first use (ingest, search, status)"
+    return f"This workspace ({root}): its own server at {own.url}, " + ("healthy" if own.healthy else
+                                                                      "not answering /health")
+
+
 def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     """Rebuild the managed engine's index with the current embedder, then re-ingest this workspace.
 
@@ -172,7 +195,8 @@ def register(cli: click.Group) -> None:
 
     @engine.command("status")
     @click.option("--json", "as_json", is_flag=True)
-    def engine_status_cmd(as_json: bool) -> None:
+    @click.pass_context
+    def engine_status_cmd(ctx: click.Context, as_json: bool) -> None:
         """Is it running, where, and healthy?"""
         from .engine import engine_status
 
@@ -183,6 +207,9 @@ def register(cli: click.Group) -> None:
             click.echo("No managed engine is running ('mnote-kr engine start')")
         else:
             click.echo(engine_status_text(info))
+            line = _workspace_server_line(getattr(ctx.find_root().obj, "workspace", None))
+            if line:
+                click.echo(line)
 
     @cli.command()
     @click.option("--keep", is_flag=True, help="Leave the engine running and keep the demo workspace.")
