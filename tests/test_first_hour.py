@@ -464,6 +464,19 @@ def test_engine_status_and_reembed_print_words_not_python_values() -> None:
         assert ("healthy" in text) == healthy and ("/s/server.out" in text) != healthy
 
 
+@pytest.mark.parametrize("status", ["not_indexed", "excluded", "skipped", "failed", "stale", "submitted",
+                                    "delete_submitted", "duplicate"])
+def test_search_text_names_a_files_state_in_words(status: str) -> None:
+    from mnote_kr.models import NotIndexed
+
+    result = SearchResults(query="q", mode="mix", provider="lightrag", results=[],
+                           not_indexed=[NotIndexed(source_path="kb/x.pdf", status=status, reason="why")],
+                           diagnostics={})
+    line = render_search(result).splitlines()[-1]
+    assert line.startswith("not indexed: kb/x.pdf (") and line.endswith("why)"), line
+    assert "_" not in line and line.count("not indexed") == 1, line
+
+
 def test_engine_status_says_where_this_workspaces_own_server_is(tmp_path: Path,
                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
     """Each workspace gets its own LightRAG server; 'engine status' in a workspace says whether it runs

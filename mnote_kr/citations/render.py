@@ -89,8 +89,9 @@ def render_search(result: SearchResults) -> str:
         why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
         message = why.get("message") if isinstance(why, dict) else None
         out.append(f"No citable results: {message}." if message else "No citable results.")
-    for ni in result.not_indexed:
-        out.append(f"not indexed: {ni.source_path} ({ni.status}: {ni.reason})")
+    for ni in result.not_indexed:  # the status in words; "not indexed" is said once
+        status = "" if ni.status == "not_indexed" else ni.status.replace("_", " ") + ": "
+        out.append(f"not indexed: {ni.source_path} ({status}{ni.reason})")
     return "\n".join(out)
 
 
