@@ -409,7 +409,7 @@ def test_a_scoped_search_names_every_file_of_its_scope_that_cannot_be_cited(env:
     assert result.results == []
     named = {(n.source_path, n.status, n.reason) for n in result.not_indexed}
     uncitable = {("papers/bad.pdf", "failed", "no text layer"), ("papers/gone.docx", "stale", "missing on disk"),
-                 ("papers/wait.md", "submitted", "status submitted")}
+                 ("papers/wait.md", "submitted", "sent, not indexed yet")}
     expected = {n for n in uncitable if n[0] == scope or n[0].startswith(scope + "/")}
     if scope == "ghost.pdf":
         expected = {("ghost.pdf", "not_indexed", "no such file or folder")}

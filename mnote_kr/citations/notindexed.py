@@ -24,6 +24,18 @@ DOCUMENT_EXTENSIONS = frozenset({
 })
 
 
+#: Why an entry of each status cannot be cited, when it records no reason of its own.
+_WHY = {
+    "pending": "waiting to be sent to the provider",
+    "submitted": "sent, not indexed yet",
+    "processing": "being indexed",
+    "failed": "indexing failed",
+    "duplicate": "identical content is indexed under another file",
+    "delete_submitted": "deleted from the knowledge base",
+    "delete_completed": "deleted from the knowledge base",
+}
+
+
 def file_names(query: str, known_extensions: frozenset[str] = frozenset()) -> set[str]:
     """The file names a query mentions, lower-cased: ``name.ext`` with a document extension."""
     exts = DOCUMENT_EXTENSIONS | known_extensions
@@ -87,15 +99,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             continue
         found.add(name)
         status: str = "stale" if entry.stale else entry.status
-        reason = entry.stale_reason or entry.last_error or {
-            "pending": "waiting to be sent to the provider",
-            "submitted": "sent, not indexed yet",
-            "processing": "being indexed",
-            "failed": "indexing failed",
-            "duplicate": "identical content is indexed under another file",
-            "delete_submitted": "deleted from the knowledge base",
-            "delete_completed": "deleted from the knowledge base",
-        }.get(entry.status, entry.status)
+        reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
         out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
@@ -118,7 +122,7 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
         for e in uncitable:
             if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in CITABLE_STATUSES):
                 status = "stale" if e.stale else e.status
-                reason = e.stale_reason or e.last_error or f"status {e.status}"
+                reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
                 out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
         if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)
