@@ -3,6 +3,7 @@ what to do, in words (one rule per test, checked over every case we know, not on
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 import signal
@@ -167,6 +168,28 @@ def test_no_results_says_why() -> None:
                                     " add files with 'mnote-kr ingest FOLDER'.")
 
 
+_CAUSES = {  # dropped reason -> (words naming the cause, the fix that fits it)
+    "outOfScope": ("outside the --scope", "widen --scope"),
+    "changedOnDisk": ("changed, moved or deleted", "'mnote-kr ingest FILE' re-indexes a changed file"),
+    "unmapped": ("no file of this workspace maps to", "counts them under Unmapped"),
+    "unmappedWaiting": ("not recorded as indexed yet, with 1 file(s) sent", "'mnote-kr sync --wait 60' records"),
+}
+
+
+@pytest.mark.parametrize("causes", [{"outOfScope"}, {"changedOnDisk"}, {"unmapped"}, {"unmappedWaiting"},
+                                    {"outOfScope", "unmappedWaiting"}, {"changedOnDisk", "unmapped"},
+                                    {"outOfScope", "changedOnDisk", "unmappedWaiting"}])
+def test_no_results_names_each_cause_with_the_fix_that_fits_it(causes: set[str]) -> None:
+    """Passages found only where they cannot be cited: every cause is named with its own fix, and no
+    fix is offered for a cause that is not there (a file sent without --wait is not 'unknown')."""
+    entries = [_entry("a.md", "processed")] + ([_entry("b.md", "submitted")] if "unmappedWaiting" in causes else [])
+    dropped = {("unmapped" if c == "unmappedWaiting" else c): 2 for c in causes}
+    why = why_no_results(_reg(*entries), dropped, "outOfScope" in causes)
+    assert why["reason"] == "only_unusable_sources"
+    for cause, (named, fix) in _CAUSES.items():
+        assert (named in why["message"], fix in why["message"]) == ((cause in causes,) * 2), (cause, why["message"])
+
+
 def test_human_status_and_sync_show_words_not_python_or_json() -> None:
     info = {"workspace": "/w", "registry": {"entries": 3, "byStatus": {"processed": 2, "failed": 1}, "waiting": [],
                                             "failed": [{"sourcePath": "kb/b.docx", "reason": "not a DOCX (fix)"}]},
@@ -225,6 +248,82 @@ def test_not_indexed_follows_the_rules_ingest_follows(host: Host) -> None:
     assert named("wip.md") == [("kb/drafts/wip.md", "excluded")]  # inside an excluded folder
     assert named("new.md") == [("kb/new.md", "not_indexed")]
     assert named("see 3.2 e.g. U.S") == []
+
+
+def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) -> None:
+    """One rule for which files of a root are taken: what ``ingest`` sends is what reconcile (the
+    watcher, ``sync``) sees and what ``notIndexed`` calls "not ingested yet"; what ingest excludes
+    it calls excluded; what ingest skips (a symlink leaving the workspace) is never "not ingested yet"."""
+    from mnote_kr.sync.reconcile import scan_tree
+
+    ws = tmp_path / "ws"
+    outside = tmp_path / "elsewhere.md"
+    outside.write_text("outside", encoding="utf-8")
+    files = ["kb/take1.md", "kb/sub/take2.md", "kb/drafts/ex1.md", "kb/drafts/deep/ex2.md", "kb/ex3.tmp.md",
+             "kb/old/ex4.md", "kb/sub/drafts/ex5.md", "kb/target/never1.md", "kb/.git/never2.md"]
+    for rel in files:
+        (ws / rel).parent.mkdir(parents=True, exist_ok=True)
+        (ws / rel).write_text(rel, encoding="utf-8")
+    (ws / "kb" / "skip1.md").symlink_to(outside)
+    (ws / "kb" / "take3.md").symlink_to(ws / "kb" / "take1.md")  # a link inside the workspace is taken
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", exclude_patterns=["drafts", "*.tmp.md", "old/*"])
+    reg = host.registry()
+
+    to_send, report = host.plan_ingest(["kb"])
+    by_ingest = {s.rel_path: "take" for s in to_send}
+    by_ingest |= {i.source_path: i.status for i in report.items}
+    by_ingest |= {s.path: "skipped" for s in report.skipped}
+    seen: dict[str, tuple[int, int]] = {}
+    scan_tree(host.root, "kb", reg.roots, seen)
+    claims = {}
+    for rel in [*files, "kb/skip1.md", "kb/take3.md"]:
+        name = rel.rsplit("/", 1)[1]
+        claims[rel] = [n.status for n in notindexed.not_indexed(host, reg, f"what is in {name}")]
+
+    for rel in [*files, "kb/skip1.md", "kb/take3.md"]:
+        kind = re.match(r"[a-z]+", rel.rsplit("/", 1)[1]).group(0)  # type: ignore[union-attr]
+        expected = {"take": ("take", True, ["not_indexed"]), "ex": ("excluded", False, ["excluded"]),
+                    "skip": ("skipped", False, ["skipped"]), "never": (None, False, [])}[kind]
+        assert (by_ingest.get(rel), rel in seen, claims[rel]) == expected, rel
+
+
+def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
+    """In a root without --run-on-change neither watch nor sync re-indexes a changed file: what they
+    print says so and names the command that does; no message claims 'sync' re-indexes it."""
+    from mnote_kr.citations.render import render_sync
+    from mnote_kr.sync.reconcile import reconcile_and_apply
+
+    ws = tmp_path / "ws"
+    (ws / "kb").mkdir(parents=True)
+    note = ws / "kb" / "a.md"
+    note.write_text("The zeppelin hangar.", encoding="utf-8")
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(ws, config=config)
+    st = note.stat()
+    with host.store.transaction() as reg:
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb")
+        reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
+                            status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
+                            source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
+    note.write_text("The zeppelin hangar, and the quokka enclosure.", encoding="utf-8")
+    said: list[tuple[str, str, str]] = []
+    summary = reconcile_and_apply(host, on_action=lambda kind, rel, why: said.append((kind, rel, why)))
+    assert [(k, r) for k, r, _ in said] == [("stale", "kb/a.md")]
+    assert "'mnote-kr ingest kb/a.md' re-indexes it" in said[0][2] and "--run-on-change" in said[0][2]
+    text = render_sync({"reconcile": summary, "provider": {}})
+    assert "1 changed file(s) not re-indexed" in text and "'mnote-kr ingest kb/a.md' re-indexes it" in text
+    reg = host.registry()
+    assert reg.entries["kb/a.md"].stale_reason == "content changed on disk"  # the record keeps the plain reason
+    for message in (render_status(host.status()), why_no_results(reg, {"changedOnDisk": 1}, False)["message"]):
+        assert "'mnote-kr sync' re-indexes" not in message and "'mnote-kr ingest FILE' re-indexes" in message
+    # A root with --run-on-change re-indexes it: sync does not tell the user to.
+    sent = {**summary, "ingest": {"ingested": ["kb/a.md"]}}
+    assert "not re-indexed" not in render_sync({"reconcile": sent, "provider": {}})
 
 
 def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:
@@ -320,6 +419,94 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
     # A degraded box (a semantic match cites the passage) is never labelled exact.
     assert "exact" not in card("bbox", True) and "(approximate)" in card("bbox", True)
     assert "exact box" in card("bbox", False)
+
+
+_LOCATORS = [
+    {"locator_precision": "bbox", "locator_degraded": False, "page": 6, "bbox": [317.01, 223.45, 556.14, 261.47]},
+    {"locator_precision": "bbox", "locator_degraded": True, "page": 2, "bbox": [1.0, 2.0, 3.0, 4.0]},
+    {"locator_precision": "paragraph", "locator_degraded": False, "paragraph_index": 12,
+     "highlight": {"start": 0, "end": 67}},
+    {"locator_precision": "paragraph", "locator_degraded": True, "paragraph_index": 0},
+    {"locator_precision": "file", "locator_degraded": True},
+]
+
+
+@pytest.mark.parametrize("fields", _LOCATORS)
+def test_every_human_rendering_of_a_locator_is_words_with_its_numbers(fields: dict[str, Any]) -> None:
+    """``locate`` and the demo print a locator as the source cards do: its precision in words and
+    the page, box or paragraph a person can check, never ``page=None bbox=None``."""
+    from mnote_kr.citations.render import locator_text
+    from mnote_kr.models import Highlight, Locator
+
+    span = fields.get("highlight")
+    loc = Locator(**{**fields, "highlight": Highlight(**span) if span else None})
+    text = locator_text(loc)
+    assert not REPR.search(text), text
+    assert ("(approximate)" in text) == (loc.locator_degraded and loc.locator_precision != "file"), text
+    if loc.page is not None:
+        assert f"p.{loc.page}" in text and all(f"{v:g}" in text for v in loc.bbox or []), text
+    if loc.paragraph_index is not None:
+        assert f"paragraph {loc.paragraph_index}" in text, text
+    if loc.highlight is not None:
+        assert f"{loc.highlight.start}-{loc.highlight.end}" in text, text
+
+
+def test_engine_status_and_reembed_print_words_not_python_values() -> None:
+    from mnote_kr_lightrag.commands import engine_status_text
+    from mnote_kr_lightrag.engine import EngineInfo
+
+    for healthy in (True, False):
+        info = EngineInfo(url="http://127.0.0.1:5", api_key="sk-never-shown", input_dir="/i", working_dir="/w",
+                          pids={"models": 7613, "server": 7618}, offline_models=True, healthy=healthy,
+                          server_log="/s/server.out")
+        text = engine_status_text(info)
+        assert not REPR.search(text) and "server pid 7618" in text and "sk-never-shown" not in text
+        assert ("healthy" in text) == healthy and ("/s/server.out" in text) != healthy
+
+
+@pytest.mark.parametrize("status", ["not_indexed", "excluded", "skipped", "failed", "stale", "submitted",
+                                    "delete_submitted", "duplicate"])
+def test_search_text_names_a_files_state_in_words(status: str) -> None:
+    from mnote_kr.models import NotIndexed
+
+    result = SearchResults(query="q", mode="mix", provider="lightrag", results=[],
+                           not_indexed=[NotIndexed(source_path="kb/x.pdf", status=status, reason="why")],
+                           diagnostics={})
+    line = render_search(result).splitlines()[-1]
+    assert line.startswith("not indexed: kb/x.pdf (") and line.endswith("why)"), line
+    assert "_" not in line and line.count("not indexed") == 1, line
+
+
+def test_engine_status_says_where_this_workspaces_own_server_is(tmp_path: Path,
+                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each workspace gets its own LightRAG server; 'engine status' in a workspace says whether it runs
+    (the shared engine's URL alone is not the one 'status' and 'search' talk to), and outside any
+    workspace says nothing of one."""
+    from mnote_kr_lightrag.commands import _workspace_server_line
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "papers"
+    (ws / ".mnote").mkdir(parents=True)
+    line = _workspace_server_line(str(ws))
+    assert line == f"This workspace ({ws.resolve()}): its own server starts on first use (ingest, search, status)"
+    assert _workspace_server_line(str(tmp_path)) is None  # not a workspace: no .mnote
+
+
+def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: Path) -> None:
+    config = load_config(tmp_path)
+    config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}
+    host = Host(tmp_path, config=config)
+    with host.store.transaction() as reg:
+        for i in range(25):
+            reg.put(_entry(f"m{i:02}.pdf", "processed", stale=True, stale_reason=f"moved to n{i:02}.pdf"))
+        reg.put(_entry("live.pdf", "processed"))
+    info = host.status()
+    shown = info["registry"]["staleEntries"]
+    assert [s["sourcePath"] for s in shown] == [f"m{i:02}.pdf" for i in range(20)]  # the first 20, in order
+    assert all(s["reason"] == f"moved to n{s['sourcePath'][1:3]}.pdf" for s in shown)
+    text = render_status(info)
+    assert "Stale:     m00.pdf: moved to n00.pdf" in text and "5 more stale" in text and "'mnote-kr prune'" in text
+    assert not REPR.search(text), text
 
 
 def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 from mnote_kr_testkit.pdfs import PdfBuilder
@@ -360,6 +361,62 @@ def test_scope_keeps_only_the_given_files_and_folders(env: Env) -> None:
     folder = env.search("Hamburg", scope=[str(env.ws / "docs")])
     assert {c.source_root_relative_path for c in folder.results} == {AURORA_REL, NOTES_REL}
     assert env.search("Hamburg", scope=["papers"]).results == []
+
+
+def test_a_citation_id_names_one_place_whatever_the_query(env: Env) -> None:
+    """An ID handed out once (in an answer, a note) opens the place it was given for: two queries that
+    land on different boxes of one PDF chunk get two IDs, and the same place keeps its ID."""
+    p = PdfBuilder()
+    page = p.add_page()
+    p.text(page, 72, 740, "Blade icing on wind turbines cuts the power output in winter.", size=11)
+    p.text(page, 72, 200, "Cooling towers of the plant were inspected for cracks in spring.", size=11)
+    (env.ws / "papers/plain.pdf").write_bytes(p.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, "papers/plain.pdf", "plain.pdf"))
+    chunk = ("1", "plain.pdf", "doc-plain-chunk-000",
+             "Blade icing on wind turbines cuts the power output in winter.\n"
+             "Cooling towers of the plant were inspected for cracks in spring.")
+    env.replay.json("POST", "/query/data", query_data(chunk))
+
+    def cited(query: str) -> tuple[str, Any]:
+        found = env.by_rel(env.search(query).results, "papers/plain.pdf")
+        assert len(found) == 1 and found[0].locator.locator_precision == "bbox", found
+        return found[0].citation_id, found[0].locator.bbox
+
+    icing, icing_box = cited("blade icing on wind turbines")
+    towers, towers_box = cited("cooling towers inspected for cracks")
+    assert icing_box != towers_box  # two places of one chunk...
+    assert icing != towers  # ...are two citations
+    assert env.host.open(icing).locator.bbox == icing_box  # the first ID still opens its own box
+    assert cited("blade icing on wind turbines") == (icing, icing_box)  # the same place keeps its ID
+
+
+@pytest.mark.parametrize("scope", ["papers", "papers/bad.pdf", "papers/gone.docx", "ghost.pdf", "empty"])
+def test_a_scoped_search_names_every_file_of_its_scope_that_cannot_be_cited(env: Env, scope: str) -> None:
+    """A scope is never silently empty: each of its registered files that is failed, stale or still
+    waiting is in ``notIndexed`` with its reason, and a scope with nothing registered says so."""
+    env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
+    for rel in ("papers/bad.pdf", "papers/gone.docx", "papers/wait.md"):
+        (env.ws / rel).write_bytes(b"x")
+    (env.ws / "empty").mkdir()
+    with env.host.store.transaction() as reg:
+        reg.put(msgspec.structs.replace(_entry(env.ws, "papers/bad.pdf", "bad.pdf", status="failed"),
+                                        last_error="no text layer"))
+        reg.put(msgspec.structs.replace(_entry(env.ws, "papers/gone.docx", "gone.docx"), stale=True,
+                                        stale_reason="missing on disk"))
+        reg.put(_entry(env.ws, "papers/wait.md", "wait.md", status="submitted"))
+    result = env.search("Hamburg", scope=[scope])
+    assert result.results == []
+    named = {(n.source_path, n.status, n.reason) for n in result.not_indexed}
+    uncitable = {("papers/bad.pdf", "failed", "no text layer"), ("papers/gone.docx", "stale", "missing on disk"),
+                 ("papers/wait.md", "submitted", "sent, not indexed yet")}
+    expected = {n for n in uncitable if n[0] == scope or n[0].startswith(scope + "/")}
+    if scope == "ghost.pdf":
+        expected = {("ghost.pdf", "not_indexed", "no such file or folder")}
+    elif scope == "empty":
+        expected = {("empty", "not_indexed", "not in the knowledge base (never ingested)")}
+    assert named == expected
+    assert STUDY_REL not in {n.source_path for n in result.not_indexed}  # processed and live: citable
 
 
 def test_open_resolves_inside_the_workspace_with_the_same_locator(env: Env) -> None:

@@ -37,7 +37,7 @@ from mnote_kr.agents.contracts import (
     object_schema,
 )
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
-from mnote_kr.models import CITABLE_STATUSES, NotIndexed, OpenPlan
+from mnote_kr.models import NotIndexed, OpenPlan
 
 if TYPE_CHECKING:
     from mnote_kr.core.host import Host
@@ -104,25 +104,11 @@ def anchor(host: Host, raw: str) -> tuple[str, str]:
     return str(abs_path), rel
 
 
-def _under(rel: str, scope: str) -> bool:
-    return not scope or rel == scope or rel.startswith(scope + "/")
-
-
 def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
-    """Files inside ``sourcePaths`` that cannot be cited, and why (so absence is never silent)."""
-    out: list[NotIndexed] = []
-    for scope in scope_rels:
-        under = [e for key, e in reg.entries.items() if _under(key, scope)]
-        for e in under:
-            if e.stale or e.status not in CITABLE_STATUSES:
-                status = "stale" if e.stale else e.status
-                reason = e.stale_reason or e.last_error or f"status {e.status}"
-                out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
-        if not under:
-            path = host.workspace.rel_to_abs(scope)
-            what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
-            out.append(NotIndexed(source_path=scope or ".", status="not_indexed", reason=what))
-    return out
+    """Files inside ``sourcePaths`` that cannot be cited, and why (``notindexed.scope_not_indexed``)."""
+    from mnote_kr.citations.notindexed import scope_not_indexed as not_citable
+
+    return not_citable(host, reg, scope_rels)
 
 
 def dropped_notes(diagnostics: dict[str, Any]) -> list[str]:

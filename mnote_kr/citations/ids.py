@@ -79,7 +79,8 @@ def citation_id(
 ) -> str:
     """A short citation ID such as ``[a3z1]`` (``[IMG-p4f2]`` when ``image``).
 
-    ``anchor`` is the sidecar block id, else the chunk id. ``occurrence`` tells apart
+    ``anchor`` is the sidecar block id, else the chunk id, with ``@`` and the located place
+    (page and box, or paragraph) when there is one, so an ID opens one place. ``occurrence`` tells apart
     several citations of the same anchor. On a collision with ``taken`` the hash is
     re-salted (salt 1, 2, …) so the result stays deterministic; after 4096 salts the ID
     grows to 6 characters. The result is added to ``taken``.

@@ -7,11 +7,10 @@ from pathlib import Path
 
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by
-from mnote_kr.models import (
-    NotIndexed,
-)
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, leaves_workspace
+from mnote_kr.models import CITABLE_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
 #: Compiled at the first query with a dot (its wide class costs a fresh process milliseconds).
@@ -23,6 +22,18 @@ DOCUMENT_EXTENSIONS = frozenset({
     "pdf", "docx", "doc", "odt", "rtf", "md", "markdown", "txt", "pptx", "ppt", "odp", "xlsx", "xls", "ods",
     "csv", "tsv", "html", "htm", "epub", "json", "xml", "png", "jpg", "jpeg", "gif", "webp", "tif", "tiff", "bmp",
 })
+
+
+#: Why an entry of each status cannot be cited, when it records no reason of its own.
+_WHY = {
+    "pending": "waiting to be sent to the provider",
+    "submitted": "sent, not indexed yet",
+    "processing": "being indexed",
+    "failed": "indexing failed",
+    "duplicate": "identical content is indexed under another file",
+    "delete_submitted": "deleted from the knowledge base",
+    "delete_completed": "deleted from the knowledge base",
+}
 
 
 def file_names(query: str, known_extensions: frozenset[str] = frozenset()) -> set[str]:
@@ -51,12 +62,17 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
             if item.is_dir(follow_symlinks=False):
                 if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
                     continue
-                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
+                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 stack.append((Path(item.path), item_rel, folder_pattern))
             elif item.name.lower() in missing and item.is_file():
-                pattern = inherited or excluded_by(item_rel, root.exclude_patterns)
-                status, reason = (("excluded", f"excluded by pattern {pattern!r}") if pattern
-                                  else ("not_indexed", "in an indexed root but not ingested yet"))
+                pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
+                if pattern:
+                    status, reason = "excluded", f"excluded by pattern {pattern!r}"
+                elif item.is_symlink() and leaves_workspace(item.path, host.workspace.root):
+                    # ingest never takes it either: it is not waiting to be ingested
+                    status, reason = "skipped", "a symlink to a file outside the workspace; ingest never follows it"
+                else:
+                    status, reason = "not_indexed", "in an indexed root but not ingested yet"
                 out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
 
 
@@ -83,18 +99,33 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             continue
         found.add(name)
         status: str = "stale" if entry.stale else entry.status
-        reason = entry.stale_reason or entry.last_error or {
-            "pending": "waiting to be sent to the provider",
-            "submitted": "sent, not indexed yet",
-            "processing": "being indexed",
-            "failed": "indexing failed",
-            "duplicate": "identical content is indexed under another file",
-            "delete_submitted": "deleted from the knowledge base",
-            "delete_completed": "deleted from the knowledge base",
-        }.get(entry.status, entry.status)
+        reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
         out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
         for root_rel in sorted(reg.roots):
             _walk_root(host, reg, root_rel, missing, out)
+    return out
+
+
+def _under(rel: str, scope: str) -> bool:
+    return not scope or rel == scope or rel.startswith(scope + "/")
+
+
+def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
+    """Files inside a search's scope (``--scope``, ``sourcePaths``) that cannot be cited, and why,
+    so that a scope holding only failed, stale or never-ingested files is never silently empty."""
+    out: list[NotIndexed] = []
+    # Only the entries that cannot be cited are decoded (by their tag), not the whole scope.
+    uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in CITABLE_STATUSES)
+    for scope in scope_rels:
+        for e in uncitable:
+            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in CITABLE_STATUSES):
+                status = "stale" if e.stale else e.status
+                reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
+                out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
+        if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
+            path = host.workspace.rel_to_abs(scope)
+            what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
+            out.append(NotIndexed(source_path=scope or ".", status="not_indexed", reason=what))
     return out

@@ -23,7 +23,7 @@ from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.notindexed import not_indexed
+from mnote_kr.citations.notindexed import not_indexed, scope_not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.sidecar import heading_path
@@ -278,8 +278,9 @@ def build_citations(
             dropped["duplicate" if same_block in seen else "samePlace"] += 1
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
-        anchor = (block_id + (f"@{place}" if place else "")) if block_id else (
-            ref.chunk_id or bundle.normalized_fingerprint)
+        # The place is part of the anchor: an ID handed out once opens that place, whatever the
+        # next query locates in the same block or chunk.
+        anchor = (block_id or ref.chunk_id or bundle.normalized_fingerprint) + (f"@{place}" if place else "")
         occurrence = occurrences[(entry.source_id, anchor)]
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
@@ -373,13 +374,17 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
     remember(host, citations)
+    missing = not_indexed(host, reg, query)
+    if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
+        named = {m.source_path for m in missing}
+        missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
     return SearchResults(
         query=query,
         mode=mode,
         provider=result.provider,
         rerank=RerankInfo(requested=bool(rerank), enabled=result.rerank_enabled, model=result.rerank_model),
         results=citations,
-        not_indexed=not_indexed(host, reg, query),
+        not_indexed=missing,
         diagnostics=diagnostics,
     )
 
@@ -410,10 +415,23 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if stale:
             parts.append(f"{stale} in files changed, moved or deleted since indexing")
         if unusable.get("unmapped"):
-            parts.append(f"{unusable['unmapped']} in documents this workspace does not know")
-        fix = "widen --scope" if scoped and unusable.get("outOfScope") else "'mnote-kr sync' re-indexes changed files"
+            # Files sent without --wait are recorded as indexed only when followed (sync, watch).
+            parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet, with {waiting} "
+                         "file(s) sent and not followed" if waiting else
+                         f"{unusable['unmapped']} in LightRAG documents no file of this workspace maps to")
+        # The fix that fits each cause, in the order the causes are listed.
+        fixes = []
+        if scoped and unusable.get("outOfScope"):
+            fixes.append("widen --scope")
+        if stale:
+            # (sync and watch re-index a changed file only in a root added with --run-on-change)
+            fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
+        if unusable.get("unmapped"):
+            fixes.append("'mnote-kr sync --wait 60' records what LightRAG has indexed, then search again" if waiting
+                         else "'mnote-kr status' counts them under Unmapped")
         return {"reason": "only_unusable_sources",
-                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); {fix}"}
+                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); "
+                           + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
 

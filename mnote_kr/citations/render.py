@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnote_kr.models import AgentQueryResult, Citation, SearchResults
+from mnote_kr.models import AgentQueryResult, Citation, Locator, SearchResults
 
 _PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "file": "whole file (no exact place found)"}
 # A degraded locator is never called exact: a semantic match cites the passage, not the answer.
@@ -16,6 +16,25 @@ def _where(c: Citation) -> str:
     if c.locator_degraded and c.locator_precision in _DEGRADED:
         return _DEGRADED[c.locator_precision]
     return _PRECISION.get(c.locator_precision, c.locator_precision)
+
+
+def locator_text(loc: Locator) -> str:
+    """A locator in words, with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
+    ``paragraph 12, characters 0-67``, ``whole file (no exact place found)``."""
+    if loc.locator_degraded and loc.locator_precision in _DEGRADED:
+        words = _DEGRADED[loc.locator_precision]
+    else:
+        words = _PRECISION.get(loc.locator_precision, loc.locator_precision)
+    if loc.locator_precision == "bbox" and loc.page is not None:
+        words += f", p.{loc.page}"
+        if loc.bbox and len(loc.bbox) == 4:
+            x0, y0, x1, y1 = loc.bbox
+            words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
+    elif loc.paragraph_index is not None:
+        words += f", paragraph {loc.paragraph_index}"
+        if loc.highlight is not None:
+            words += f", characters {loc.highlight.start}-{loc.highlight.end}"
+    return words
 
 
 def source_card(c: Citation) -> str:
@@ -70,8 +89,9 @@ def render_search(result: SearchResults) -> str:
         why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
         message = why.get("message") if isinstance(why, dict) else None
         out.append(f"No citable results: {message}." if message else "No citable results.")
-    for ni in result.not_indexed:
-        out.append(f"not indexed: {ni.source_path} ({ni.status}: {ni.reason})")
+    for ni in result.not_indexed:  # the status in words; "not indexed" is said once
+        status = "" if ni.status == "not_indexed" else ni.status.replace("_", " ") + ": "
+        out.append(f"not indexed: {ni.source_path} ({status}{ni.reason})")
     return "\n".join(out)
 
 
@@ -119,6 +139,13 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
     for note in reg.get("fallbacks", []):
         lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
+    stale = reg.get("staleEntries") or []
+    for note in stale:
+        lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
+    if reg.get("stale"):
+        more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
+        lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
+                     " 'mnote-kr prune' drops the records)")
     if prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
@@ -164,6 +191,13 @@ def render_sync(result: dict[str, Any]) -> str:
             how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
                    else "'mnote-kr ingest' with their paths adds them")
             lines.append(f"{len(names)} new file(s) not ingested: {how}")
+        # A changed file is re-indexed by sync only in a root added with --run-on-change.
+        sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
+        stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
+        if stale:
+            how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
+                   else "'mnote-kr ingest' with their paths re-indexes them")
+            lines.append(f"{len(stale)} changed file(s) not re-indexed (root without --run-on-change): {how}")
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
     prov = result.get("provider") or {}

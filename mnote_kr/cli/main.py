@@ -145,11 +145,21 @@ def roots() -> None:
 def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...], run_on_change: bool,
               as_json: bool) -> None:
     """Mark a folder as part of the knowledge base."""
-    root = obj.host().roots_add(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
+    from mnote_kr.cli.reports import root_rules
+
+    host = obj.host()
+    before = {r.root_relative_path: r for r in host.roots_list()}
+    root = host.roots_add(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
     if as_json:
         emit_json(root)
-    else:
-        click.echo(f"Added root {root.root_relative_path or '.'}")
+        return
+    name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
+    if old is None:
+        click.echo(f"Added root {name} {rules}")
+    elif root_rules(old) == rules:
+        click.echo(f"Root {name} was indexed already, with the same rules {rules}")
+    else:  # the options given replace the root's rules: say what they replaced
+        click.echo(f"Updated root {name}: now {rules}, was {root_rules(old)}")
 
 
 @roots.command("list")
@@ -368,8 +378,11 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
     if as_json:
         emit_json(locator)
     else:
-        click.echo(f"{locator.locator_precision} page={locator.page} bbox={locator.bbox} "
-                   f"paragraph={locator.paragraph_index} highlight={locator.highlight}")
+        from mnote_kr.citations.render import locator_text
+
+        click.echo(locator_text(locator))
+        if locator.locator_reason or locator.reason:
+            click.echo(f"why: {locator.locator_reason or locator.reason}")
 
 
 # ---------------------------------------------------------------------------- secrets

@@ -19,20 +19,18 @@ _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 
 def _progress_writer() -> Callable[[str], None]:
     tty = sys.stderr.isatty()
-    state = {"n": 0}
+    state = {"bar": ""}
 
     def write(message: str) -> None:
-        state["n"] += 1
         counted = _COUNT_RE.search(message)
         if tty and counted:
             done, total = int(counted.group(1)), max(1, int(counted.group(2)))
-            bar = "#" * (20 * done // total)
-            sys.stderr.write(f"\r\033[K[{bar:.<20}] {message[:100]}")
+            state["bar"] = "#" * (20 * done // total)
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
         elif not tty and not counted:
             return  # piped: only the file counts, one plain line each
-        elif tty:
-            bar = "#" * (state["n"] % 21) + "." * (20 - state["n"] % 21)
-            sys.stderr.write(f"\r\033[K[{bar}] {state['n']:>5} {message[:100]}")
+        elif tty:  # a step without a count keeps the bar where the last count left it
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
         else:
             sys.stderr.write(message + "\n")
         sys.stderr.flush()
@@ -76,9 +74,14 @@ def roots_report(obj: Ctx, as_json: bool) -> None:
     if not items:
         echo("No indexed roots. Add one with 'mnote-kr roots add FOLDER'.")
     for r in items:
-        flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
-        excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
-        echo(f"{r.root_relative_path or '.'}  ({', '.join(flags)}){excl}")
+        echo(f"{r.root_relative_path or '.'}  {root_rules(r)}")
+
+
+def root_rules(r: Any) -> str:
+    """An indexed root's rules as ``roots list`` prints them: ``(recursive, run-on-change) exclude=a,b``."""
+    flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
+    excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
+    return f"({', '.join(flags)}){excl}"
 
 
 def require_query(query: str, command: str) -> None:

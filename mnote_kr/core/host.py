@@ -30,7 +30,8 @@ from mnote_kr.core.registry import (
     now_ms,
     waiting_tag,
 )
-from mnote_kr.core.workspace import Workspace, excluded_by, find_workspace
+from mnote_kr.core.registry_format import STALE as STALE_BIT
+from mnote_kr.core.workspace import Workspace, excluded_in_root, find_workspace
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
+STALE_SHOWN = 20
 
 
 def _quiet(message: str) -> None:
@@ -196,7 +199,7 @@ class Host:
                 continue
             root = self.root_for(rel, reg) if any_excludes else None
             if root is not None and root.exclude_patterns:
-                pattern = excluded_by(rel, root.exclude_patterns)
+                pattern = excluded_in_root(rel, root.root_relative_path, root.exclude_patterns)
                 if pattern:
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
@@ -503,6 +506,13 @@ class Host:
 
     # ------------------------------------------------------------------ status
 
+    def _stale_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
+        """The first ``shown`` stale entries with their reason; none decoded when nothing is stale."""
+        if not reg.stale_count():
+            return []
+        stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
+        return [{"sourcePath": e.source_root_relative_path, "reason": e.stale_reason or "stale"} for e in stale]
+
     def status(self) -> dict[str, Any]:
         reg = self.registry()
         out: dict[str, Any] = {
@@ -524,6 +534,8 @@ class Host:
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
                 "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
                               for rel, n in reg.notes(fallback_tag)],
+                # Which files are stale and why (only those entries are decoded, the first few).
+                "staleEntries": self._stale_entries(reg),
             },
             "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),

@@ -57,19 +57,48 @@ class Expansion:
         self.stats: dict[str, os.stat_result] = {}  # rel path -> stat taken while walking
 
 
-def excluded_by(rel: str, patterns: list[str]) -> str | None:
+def excluded_by(rel: str, patterns: list[str], root_rel: str = "") -> str | None:
     """The first of a root's exclude ``patterns`` that ``rel`` matches, else None.
 
-    A pattern matches the root-relative path or the file name (``*.tmp``, ``drafts/*``).
-    The one rule for ingest, the watcher, reconcile and ``notIndexed`` alike.
+    ``rel`` is workspace-relative; a pattern matches the path relative to the root ``root_rel``
+    (``drafts/*`` in root ``kb`` leaves out ``kb/drafts/a.md``), the workspace-relative path, or
+    the name (``*.tmp``). The one rule for ingest, the watcher, reconcile and ``notIndexed`` alike;
+    walkers that prune an excluded folder check each level with it, others use
+    :func:`excluded_in_root`.
     """
     if not patterns:
         return None
     name = rel.rsplit("/", 1)[-1]
+    in_root = rel[len(root_rel) + 1:] if root_rel and rel.startswith(root_rel + "/") else rel
     for pattern in patterns:
-        if fnmatch.fnmatchcase(rel, pattern) or fnmatch.fnmatchcase(name, pattern):
+        if (fnmatch.fnmatchcase(in_root, pattern) or fnmatch.fnmatchcase(rel, pattern)
+                or fnmatch.fnmatchcase(name, pattern)):
             return pattern
     return None
+
+
+def excluded_in_root(rel: str, root_rel: str, patterns: list[str]) -> str | None:
+    """The pattern that leaves ``rel`` (a file or folder inside the root ``root_rel``) out, else None.
+
+    An excluded folder excludes everything below it: the path itself and every folder between
+    the root and it are matched with :func:`excluded_by` (``--exclude drafts`` leaves out
+    ``drafts/wip.md``).
+    """
+    if not patterns:
+        return None
+    sub = rel[len(root_rel) + 1:] if root_rel else rel
+    pieces = sub.split("/")
+    for i in range(len(pieces)):
+        piece = "/".join(pieces[: i + 1])
+        pattern = excluded_by(f"{root_rel}/{piece}" if root_rel else piece, patterns, root_rel)
+        if pattern:
+            return pattern
+    return None
+
+
+def leaves_workspace(path: str | os.PathLike[str], root: Path) -> bool:
+    """True when ``path`` is a symlink whose target is outside the workspace ``root`` (never taken)."""
+    return os.path.islink(path) and not Path(path).resolve().is_relative_to(root)
 
 
 class Workspace:
@@ -172,8 +201,7 @@ class Workspace:
             out.skipped.append(SkippedPath(path=rel, reason=f"excluded by pattern {pattern!r}"))
             return
         # DirEntry answers is_symlink from the directory listing, without a system call.
-        is_link = entry.is_symlink() if entry is not None else os.path.islink(path)
-        if is_link and not Path(path).resolve().is_relative_to(self.root):
+        if (entry.is_symlink() if entry is not None else True) and leaves_workspace(path, self.root):
             out.skipped.append(SkippedPath(path=rel, reason="symlink leads outside the workspace"))
             return
         out.files.append((path, rel))

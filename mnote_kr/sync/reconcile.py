@@ -38,7 +38,7 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, sha256_file
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, excluded_in_root, sha256_file
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
 
@@ -106,15 +106,11 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
         return root if is_dir else None
     base = root.root_relative_path
     sub = rel[len(base) + 1 :] if base else rel
-    pieces = sub.split("/")
-    if not root.recursive and len(pieces) > (0 if is_dir else 1):
+    if not root.recursive and len(sub.split("/")) > (0 if is_dir else 1):
         return None
-    if root.exclude_patterns:
-        # An excluded folder excludes what is below it, as folder expansion does.
-        for i in range(len(pieces)):
-            piece = "/".join(pieces[: i + 1])
-            if excluded_by(f"{base}/{piece}" if base else piece, root.exclude_patterns):
-                return None
+    # An excluded folder excludes what is below it, as ingest does.
+    if root.exclude_patterns and excluded_in_root(rel, base, root.exclude_patterns):
+        return None
     return root
 
 
@@ -147,13 +143,14 @@ def scan_tree(
                             continue
                         sub_rule = roots.get(rel)
                         if sub_rule is None:
-                            if not rule.recursive or (rule.exclude_patterns
-                                                      and excluded_by(rel, rule.exclude_patterns)):
+                            patterns = rule.exclude_patterns
+                            if not rule.recursive or (patterns
+                                                      and excluded_by(rel, patterns, rule.root_relative_path)):
                                 continue
                             sub_rule = rule
                         stack.append((rel, sub_rule))
                         continue
-                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns):
+                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns, rule.root_relative_path):
                         continue
                     if item.is_symlink():
                         target = Path(item.path).resolve()
@@ -414,6 +411,8 @@ def apply_plan(
     if reasons:
         host.mark_stale(reasons)
         for rel, reason in reasons.items():
+            if reason == REASON_CHANGED:  # in a root without runOnChange nothing re-indexes it by itself
+                reason += f"; not re-indexed (root without --run-on-change): 'mnote-kr ingest {rel}' re-indexes it"
             on_action("stale", rel, reason)
     for rel in plan.unindexed:
         root = admitted(rel, roots)

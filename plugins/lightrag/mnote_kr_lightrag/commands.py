@@ -59,6 +59,37 @@ def start(quiet: bool = False) -> Any:
                         embedder=cfg.get("embedder"))
 
 
+def engine_status_text(info: Any) -> str:
+    """``engine status`` for people: where it runs, whether it answers, its processes (no Python values)."""
+    health = "healthy" if info.healthy else "not answering /health (see its log: " + (info.server_log or "?") + ")"
+    processes = ", ".join(f"{role} pid {pid}" for role, pid in sorted(info.pids.items()))
+    models = "offline model service" if info.offline_models else "configured endpoints"
+    return f"Running at {info.url} ({models}), {health}; processes: {processes or 'none recorded'}"
+
+
+def _workspace_server_line(workspace: str | None) -> str | None:
+    """Where this workspace's own LightRAG server runs (each workspace gets one on first use), or
+    that it starts on first use; None outside a workspace."""
+    from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
+
+    from . import naming
+    from .engine import engine_status, workspace_state_dir
+    from .workspaces import PREFIX
+
+    try:
+        root = Path(workspace).expanduser().resolve() if workspace else find_workspace()
+    except (OSError, MnoteKrError):
+        return None
+    if not (root / MNOTE_DIR).is_dir():
+        return None
+    name = PREFIX + naming.workspace_tag(root)
+    own = engine_status(workspace_state_dir(paths.state_dir(), name))
+    if own is None:
+        return f"This workspace ({root}): its own server starts on first use (ingest, search, status)"
+    return f"This workspace ({root}): its own server at {own.url}, " + ("healthy" if own.healthy else
+                                                                      "not answering /health")
+
+
 def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     """Rebuild the managed engine's index with the current embedder, then re-ingest this workspace.
 
@@ -157,12 +188,15 @@ def register(cli: click.Group) -> None:
             return
         if out["previousIndex"]:
             click.echo(f"The old index was set aside at {out['previousIndex']} (delete it when satisfied)")
-        counts = (out["report"] or {}).get("counts", {})
+        from mnote_kr.citations.render import counts_text
+
+        counts = counts_text((out["report"] or {}).get("counts", {})) or "nothing to send"
         click.echo(f"Re-embedded {out['files']} registered file(s) with {out['embedder']['name']}: {counts}")
 
     @engine.command("status")
     @click.option("--json", "as_json", is_flag=True)
-    def engine_status_cmd(as_json: bool) -> None:
+    @click.pass_context
+    def engine_status_cmd(ctx: click.Context, as_json: bool) -> None:
         """Is it running, where, and healthy?"""
         from .engine import engine_status
 
@@ -172,7 +206,10 @@ def register(cli: click.Group) -> None:
         elif info is None:
             click.echo("No managed engine is running ('mnote-kr engine start')")
         else:
-            click.echo(f"Running at {info.url}, healthy={info.healthy}, pids={info.pids}")
+            click.echo(engine_status_text(info))
+            line = _workspace_server_line(getattr(ctx.find_root().obj, "workspace", None))
+            if line:
+                click.echo(line)
 
     @cli.command()
     @click.option("--keep", is_flag=True, help="Leave the engine running and keep the demo workspace.")
@@ -183,7 +220,7 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.citations.render import source_card
+    from mnote_kr.citations.render import locator_text, source_card
     from mnote_kr.core.host import Host
 
     from .engine import engine_status, stop_engine
@@ -221,8 +258,7 @@ def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
             for citation in result.results[:3]:
                 say(source_card(citation))
                 loc = citation.locator
-                say(f"    locator: {loc.locator_precision} page={loc.page} bbox={loc.bbox} "
-                    f"paragraph={loc.paragraph_index} ({loc.reason or 'matched'})")
+                say(f"    locator: {locator_text(loc)} ({loc.reason or 'matched'})")
         if not any(s["results"] for s in out["searches"]):
             raise MnoteKrError("Demo searches returned no citations")
         if as_json:
