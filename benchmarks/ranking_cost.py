@@ -1,12 +1,12 @@
 """What the ranking's cues cost a search: ``ranking.relevance`` with and without them.
 
-The cues (``mnote_kr.citations.cues``: apparatus, answer types; and ``ranking._proximity``, the
-settled stems) run inside ``relevance``, once per search over its citations. Measured on the
+The cues (``mnote_kr.citations.cues``: apparatus, answer types; and the settled stems of
+``ranking._bm25_terms``) run inside ``relevance``, once per search over its citations. Measured on the
 citations of a saved ``benchmarks/retrieval.py --dump`` (every citation of each search):
 
 * warm: CPU time (``time.process_time``) of ``relevance`` over every search, the two sides
   alternating in one process, ``--reps`` rounds; the baseline is this tree with the cues off
-  (no answer types, no apparatus factor, no proximity, one-pass stems: the former ranking);
+  (no answer types, no apparatus factor, one-pass stems: the former ranking);
 * cold: a fresh process per call, the first ``relevance`` of one search (its patterns compiled
   or read from the regex cache), the two sides alternating, ``--cold`` pairs.
 
@@ -32,7 +32,6 @@ from mnote_kr.citations import ranking
 if sys.argv[1] == "off":
     ranking.answer_types = lambda q: ()
     ranking.is_apparatus = lambda t, h=(): False
-    ranking.PROXIMITY_WEIGHT = 0.0
     ranking._bm25_terms = ranking.terms
 query, cands = json.loads(sys.stdin.read())
 cands = [ranking.Candidate(r, f, t, tuple(h)) for r, f, t, h in cands]
@@ -69,13 +68,13 @@ def main() -> int:
 
     searches = _searches(args.from_dump)
     cands = [(q, [ranking.Candidate(r, f, t, tuple(h)) for r, f, t, h in cs]) for q, cs in searches]
-    on = (ranking.answer_types, ranking.is_apparatus, ranking.PROXIMITY_WEIGHT, ranking._bm25_terms)
-    off = (lambda q: (), lambda t, h=(): False, 0.0, ranking.terms)
+    on = (ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms)
+    off = (lambda q: (), lambda t, h=(): False, ranking.terms)
     print(f"load {os.getloadavg()[0]:.2f}; {len(cands)} searches, "
           f"{statistics.mean(len(c) for _, c in cands):.1f} citations each")
 
     def side(values: tuple[Any, ...]) -> float:
-        ranking.answer_types, ranking.is_apparatus, ranking.PROXIMITY_WEIGHT, ranking._bm25_terms = values
+        ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms = values
         t0 = time.process_time()
         for q, c in cands:
             ranking.relevance(q, c, len(c))

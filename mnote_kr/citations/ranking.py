@@ -9,10 +9,9 @@ the citations of one search together:
   document frequencies taken over the citations of this search (the passages competing for
   first place), divided by the best score of the search, times ``LEXICAL_WEIGHT``. Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
-  ``battery``); CJK text, which has no spaces, is matched by character bigrams. Two more
-  terms: the answer type the question asks for ("when" → a year or date, 多少架 → a number of
-  架, "what share" → a percentage: :mod:`mnote_kr.citations.cues`), and the proximity of the
-  query's words to each other (BM25TP).
+  ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
+  the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
+  "what share" → a percentage: :mod:`mnote_kr.citations.cues`).
 * ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
   by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
   query's words (titles, names of related articles) without answering.
@@ -47,9 +46,6 @@ APPARATUS_FACTOR = 0.25
 #: An answer type's idf is multiplied by this (it stands for the question words it replaces:
 #: "what year", "how many", 多少钱).
 TYPE_WEIGHT = 2.0
-#: Query words this many terms apart or closer count as near (``_proximity``), and its weight.
-PROXIMITY_SPAN = 4
-PROXIMITY_WEIGHT = 1.0
 #: Marks an answer type among BM25's terms (no word starts with it).
 _TYPE_MARK = "\x00"
 _K1 = 1.2
@@ -182,30 +178,13 @@ def _bm25_terms(text: str) -> list[str]:
     return [_settled(t) for t in terms(text)]
 
 
-def _proximity(seq: Sequence[str], weights: dict[str, float]) -> float:
-    """Term-pair proximity of one passage (BM25TP, Rasolofo and Savoy 2003): for each pair of
-    distinct query terms that occur within ``PROXIMITY_SPAN`` terms of each other, the smaller
-    idf of the two times ``1 / distance²`` (closest occurrence), summed over the pairs."""
-    last: dict[str, int] = {}
-    pairs: dict[tuple[str, str], float] = {}
-    for pos, term in enumerate(seq):
-        if term not in weights:
-            continue
-        for other, at in last.items():
-            if other != term and pos - at <= PROXIMITY_SPAN:
-                key = (other, term) if other < term else (term, other)
-                pairs[key] = max(pairs.get(key, 0.0), 1.0 / (pos - at) ** 2)
-        last[term] = pos
-    return sum(min(weights[a], weights[b]) * v for (a, b), v in pairs.items())
-
-
 def bm25(query: str, texts: Sequence[str]) -> list[float]:
     """BM25 of ``query``'s content terms over each of ``texts`` (document frequencies over ``texts``).
 
-    Two terms more than the words: the answer types the question asks for
-    (:func:`mnote_kr.citations.cues.answer_types`, each a term present where its pattern occurs,
-    weighted ``TYPE_WEIGHT`` times its idf), and the proximity of the query's Latin words
-    (:func:`_proximity`, added to the sum; CJK bigrams already hold their order).
+    One term more per answer type the question asks for (:func:`mnote_kr.citations.cues.answer_types`):
+    present in a passage where its pattern occurs and the passage holds one of the query's words
+    (a year alone does not match "when was the typewriter patented"), weighted ``TYPE_WEIGHT``
+    times its idf.
     """
     q_terms = list(dict.fromkeys(_bm25_terms(query)))
     types = answer_types(_fold(" ".join(query.split())))
@@ -228,16 +207,13 @@ def bm25(query: str, texts: Sequence[str]) -> list[float]:
     for term in q_terms:
         df = sum(1 for d in docs if term in d)
         idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (TYPE_WEIGHT if term[:1] == _TYPE_MARK else 1.0)
-    latin = {t: idf[t] for t in q_terms if t[:1] != _TYPE_MARK and t.isascii()}
     scores = []
-    for doc, seq, length in zip(docs, seqs, lengths, strict=True):
+    for doc, length in zip(docs, lengths, strict=True):
         s = 0.0
         for term in q_terms:
             tf = doc.get(term, 0)
             if tf:
                 s += idf[term] * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / avg))
-        if len(latin) > 1:
-            s += PROXIMITY_WEIGHT * _proximity(seq, latin)
         scores.append(s)
     return scores
 
