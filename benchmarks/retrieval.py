@@ -25,13 +25,18 @@ Printed per embedder, per set and wording, and for the union of both sets' other
 * for the learned embedders, the same index searched again with ``rank_passages`` ON
   (``<name>-ranked``: each found file's best chunk of a 3x deeper list moved into its places,
   ``mnote_kr_lightrag.passages``; off by default): the before/after of that step;
-* ``--misses``: every place@1 miss (question, labelled place, cited place, cited evidence).
+* ``--misses``: every place@1 miss (question, labelled place, cited place, cited evidence);
+  ``--order rerun`` prints those of this tree's ranking re-applied instead of the run's.
+
+``--dump`` keeps every citation of each search (``all``, before ``pipeline.search`` keeps
+``top_k``), so ``--from-dump`` re-ranks all of them with this tree's ``ranking`` exactly as the
+host would (``rerun``), and the rerun's recall@5 and MRR are printed beside the run's.
 
 Targets (issue 17): other-wording recall@5 >= 1.5x hashing's, same-wording no worse, place@1 >=
 80%, ingest time <= 2x hashing's.
 
     .venv/bin/python benchmarks/retrieval.py [--embedders hashing,hybrid] [--top-k 10] [--dump F] [--misses]
-    .venv/bin/python benchmarks/retrieval.py --from-dump F --misses   # re-evaluate a saved run
+    .venv/bin/python benchmarks/retrieval.py --from-dump F --misses [--order rerun]   # a saved run
 """
 
 from __future__ import annotations
