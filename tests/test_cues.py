@@ -103,4 +103,6 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
     assert counts(("distance",), "2 more stations") == {}  # "m" of "more" is no metre
     assert counts(("size",), "内存：大于等于16GB，推荐32GB以上") == {"size": 2}
     assert counts(("ratio",), "we have measured speedups of 10x and more") == {"ratio": 1}
+    assert counts(("ratio",), "a 2x-20x speedup, three times faster than V8") == {"ratio": 3}
+    assert counts(("ratio",), "loads and runs each program 10 times") == {}  # a repetition, no ratio
     assert counts(("date", "percent"), "no figures here") == {}

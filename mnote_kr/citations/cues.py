@@ -138,7 +138,9 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
                                   "公里|千米|米|厘米|毫米")),
     "size": lazy_compile(_units("[kmgtp]i?b|bytes?|km2|m2|sq\\s*(?:km|mi|m)|square|acres?|hectares?|kg|tonnes?|tons?",
                               "平方|公顷|亩|千克|公斤|吨")),
-    "ratio": lazy_compile(r"\d[\d.]*\s*(?:x(?![a-z])|×|times\b|倍|%|％)"),
+    # "10 times" alone counts repetitions ("runs each program 10 times"); "3 times faster" is a ratio
+    "ratio": lazy_compile(rf"{_NUM}\s*(?:-?fold\b|times\s+(?:faster|slower|more|less|as|higher|lower|better|"
+                          r"larger|smaller)\b)|\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
 }
 _NUMBER_RE = lazy_compile(_NUM)
 #: 多少 followed by these is no count of a thing: 多少钱 is money, 多少倍 a ratio, 多少年 a duration.
