@@ -38,13 +38,10 @@ __all__ = ["APPARATUS_HEADINGS", "answer_types", "is_apparatus", "type_counts"]
 #: Section headings whose content lists sources or points elsewhere (compared folded, without
 #: numbering and a trailing colon).
 APPARATUS_HEADINGS = frozenset(
-    """references|reference list|bibliography|works cited|literature cited|sources|citations|notes|
-    footnotes|endnotes|notes and references|see also|external links|further reading|related articles|
-    contents|table of contents|index|参考文献|参考资料|引用|注释|延伸阅读|外部链接|相关条目|参见|目录|索引""".replace(
-        "\n", ""
-    )
-    .replace("    ", "")
-    .split("|")
+    name.strip()
+    for name in """references|reference list|bibliography|works cited|literature cited|sources|citations|
+    notes|footnotes|endnotes|notes and references|see also|external links|further reading|related articles|
+    contents|table of contents|index|参考文献|参考资料|引用|注释|延伸阅读|外部链接|相关条目|参见|目录|索引""".split("|")
 )
 _HEADING_NUMBER_RE = lazy_compile(r"^[\s\d.、)）(（ivxIVX]*\s*|[\s:：]+$")
 #: Reference-entry markers (see the module docstring); each matches once per entry at most.
@@ -181,11 +178,13 @@ def answer_types(folded_query: str) -> tuple[str, ...]:
 
 @functools.lru_cache(maxsize=64)
 def _count_pattern(noun: str) -> re.Pattern[str]:
+    """A number followed by ``noun``. Compiled with ``re`` itself, not ``lazy_compile``: the noun
+    is the user's word, and the regex cache keeps what it compiles on disk."""
     if not noun:
         return _NUMBER_RE
     if noun.isascii():  # "40 engines", "thirteen large airliners" (two words between at most)
-        return lazy_compile(rf"{_NUM}\s+(?:[a-z-]+\s+){{0,2}}{re.escape(noun)}")
-    return lazy_compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
+        return re.compile(rf"{_NUM}\s+(?:[a-z-]+\s+){{0,2}}{re.escape(noun)}")
+    return re.compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
 
 
 def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:
