@@ -25,13 +25,18 @@ Printed per embedder, per set and wording, and for the union of both sets' other
 * for the learned embedders, the same index searched again with ``rank_passages`` ON
   (``<name>-ranked``: each found file's best chunk of a 3x deeper list moved into its places,
   ``mnote_kr_lightrag.passages``; off by default): the before/after of that step;
-* ``--misses``: every place@1 miss (question, labelled place, cited place, cited evidence).
+* ``--misses``: every place@1 miss (question, labelled place, cited place, cited evidence);
+  ``--order rerun`` prints those of this tree's ranking re-applied instead of the run's.
+
+``--dump`` keeps every citation of each search (``all``, before ``pipeline.search`` keeps
+``top_k``), so ``--from-dump`` re-ranks all of them with this tree's ``ranking`` exactly as the
+host would (``rerun``), and the rerun's recall@5 and MRR are printed beside the run's.
 
 Targets (issue 17): other-wording recall@5 >= 1.5x hashing's, same-wording no worse, place@1 >=
 80%, ingest time <= 2x hashing's.
 
     .venv/bin/python benchmarks/retrieval.py [--embedders hashing,hybrid] [--top-k 10] [--dump F] [--misses]
-    .venv/bin/python benchmarks/retrieval.py --from-dump F --misses   # re-evaluate a saved run
+    .venv/bin/python benchmarks/retrieval.py --from-dump F --misses [--order rerun]   # a saved run
 """
 
 from __future__ import annotations
@@ -77,9 +82,27 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
+    from mnote_kr.citations import pipeline
     from mnote_kr.core.config import load_config
     from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+
+    # Every citation of a search, before the cut to top_k (pipeline.search keeps top_k of them):
+    # a saved dump can then be re-ranked offline over the same candidates the host ranked.
+    built: list[list[Any]] = []
+    build_citations = pipeline.build_citations
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        out = build_citations(*args, **kwargs)
+        built.append(out[0])
+        return out
+
+    pipeline.build_citations = recording  # type: ignore[assignment]
+
+    def search_all(h: Any, q: str) -> tuple[list[Any], list[Any]]:
+        built.clear()
+        res = h.search(q, top_k=top_k).results
+        return [msgspec.to_builtins(c) for c in res], [msgspec.to_builtins(c) for c in built[-1]] if built else []
 
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
@@ -98,11 +121,11 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         ingest_s = time.perf_counter() - t0
         statuses = [i.status for i in report.items]
         t0 = time.perf_counter()
-        results = {label["id"]: [msgspec.to_builtins(c) for c in host.search(label["q"], top_k=top_k).results]
-                   for label in labels}
+        both = {label["id"]: search_all(host, label["q"]) for label in labels}
         search_s = time.perf_counter() - t0
         run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
-               "search_s": search_s, "results": results}
+               "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
+               "all": {k: v[1] for k, v in both.items()}}
         if name != "hashing":
             # The same engine and index with each found file's best chunk first turned on (off
             # by default): the before/after of mnote_kr_lightrag.passages, with no second ingest.
@@ -110,32 +133,43 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
             config.setdefault("providers", {}).setdefault("lightrag", {})["rank_passages"] = True
             ranked = Host(ws, config=config)
             t0 = time.perf_counter()
-            run["results_ranked"] = {
-                label["id"]: [msgspec.to_builtins(c) for c in ranked.search(label["q"], top_k=top_k).results]
-                for label in labels}
+            both = {label["id"]: search_all(ranked, label["q"]) for label in labels}
             run["search_ranked_s"] = time.perf_counter() - t0
+            run["results_ranked"] = {k: v[0] for k, v in both.items()}
+            run["all_ranked"] = {k: v[1] for k, v in both.items()}
         return run
     finally:
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
 
 
-def _orders(cits: list[dict[str, Any]], query: str) -> dict[str, list[dict[str, Any]]]:
-    """The same citations in four orders: LightRAG's, the former host ranking, the one the host
-    returned in the run, and the ranking of this tree re-applied (``rerun``: differs from
-    ``current`` only when a saved dump is re-evaluated after a change of ``ranking.py``)."""
-    from mnote_kr.citations.ids import score
+def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
+    """``cits`` in the order :func:`mnote_kr.citations.ranking.relevance` of this tree gives them."""
     from mnote_kr.citations.ranking import Candidate, relevance
+
+    total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
+    cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
+                       c.get("locatorEvidenceText") or c.get("displayQuote") or "",
+                       tuple(c.get("headingPath") or ())) for c in cits]
+    scores = [v for v, _ in relevance(query, cands, total)]
+    return [c for _, _, c in sorted(zip(scores, range(len(cits)), cits, strict=True), key=lambda t: (-t[0], t[1]))]
+
+
+def _orders(cits: list[dict[str, Any]], query: str, full: list[dict[str, Any]] | None,
+            top_k: int) -> dict[str, list[dict[str, Any]]]:
+    """The citations in four orders: LightRAG's, the former host ranking, the one the host
+    returned in the run, and the ranking of this tree re-applied (``rerun``: differs from
+    ``current`` only when a saved dump is re-evaluated after a change of ``ranking.py``). With
+    ``full`` (every citation of the search, before the cut to ``top_k``; dumps from this version
+    on), ``rerun`` re-ranks all of them and keeps ``top_k``, as the host does."""
+    from mnote_kr.citations.ids import score
 
     total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
     lightrag = sorted(cits, key=lambda c: c["diagnostics"]["providerRank"])
     former = sorted(cits, key=lambda c: -score(c["diagnostics"]["providerRank"], total,
                                               Path(c["sourceRootRelativePath"]).name,
                                               c.get("displayQuote") or "", query)[0])
-    cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
-                       c.get("locatorEvidenceText") or c.get("displayQuote") or "") for c in cits]
-    scores = [v for v, _ in relevance(query, cands, total)]
-    rerun = [c for _, _, c in sorted(zip(scores, range(len(cits)), cits, strict=True), key=lambda t: (-t[0], t[1]))]
+    rerun = _rerank(full, query)[:top_k] if full else _rerank(cits, query)
     return {"lightrag": lightrag, "former": former, "current": cits, "rerun": rerun}
 
 
@@ -153,31 +187,39 @@ def _groups(label: dict[str, Any]) -> list[str]:
 
 
 def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
-             paragraphs: dict[str, list[int | None] | None]) -> dict[str, Any]:
-    """recall@5, MRR and place@1 (per citation order) by group; questions without a citation; place misses."""
+             paragraphs: dict[str, list[int | None] | None], miss_order: str = "current") -> dict[str, Any]:
+    """recall@5, MRR and place@1 (per citation order) by group; questions without a citation; the
+    place misses of ``miss_order``. ``recall5``/``mrr`` are the returned order's; ``recall5_rerun``
+    and ``mrr_rerun`` those of the re-applied ranking."""
     per: dict[str, dict[str, list[float]]] = defaultdict(lambda: defaultdict(list))
     empty: list[str] = []
     misses: list[dict[str, Any]] = []
+    top_k = int(run.get("top_k") or 10)
     for label in labels:
         cits = run["results"][label["id"]]
+        full = (run.get("all") or {}).get(label["id"])
         target = "docs/" + Path(label["doc"]).name
         if not cits:
             empty.append(label["id"])
-        files = [c["sourceRootRelativePath"] for c in cits]
+        orders = _orders(cits, label["q"], full, top_k)
         firsts = {}
-        if target in files:
-            for order_name, ordered in _orders(cits, label["q"]).items():
-                firsts[order_name] = next(c for c in ordered if c["sourceRootRelativePath"] == target)
-            mine = [c for c in cits if c["sourceRootRelativePath"] == target]
+        for order_name, ordered in orders.items():
+            first = next((c for c in ordered if c["sourceRootRelativePath"] == target), None)
+            if first is not None:
+                firsts[order_name] = first
+        if miss_order in firsts:
+            mine = [c for c in orders[miss_order] if c["sourceRootRelativePath"] == target]
             on = [i for i, c in enumerate(mine) if on_place(c, label, paragraphs[label["id"]])]
-            if not on_place(firsts["current"], label, paragraphs[label["id"]]):
-                misses.append({"label": label, "first": firsts["current"], "mine": mine,
+            if not on_place(firsts[miss_order], label, paragraphs[label["id"]]):
+                misses.append({"label": label, "first": firsts[miss_order], "mine": mine,
                                "onPlaceAt": on[0] if on else None,
                                "ofFile": len(mine), "paragraph": (paragraphs[label["id"]] or [None])[0]})
         for group in _groups(label):
-            per[group]["recall5"].append(1.0 if target in files[:5] else 0.0)
-            per[group]["mrr"].append(1.0 / (files.index(target) + 1) if target in files else 0.0)
-            for order_name, first in firsts.items():
+            for suffix, ordered in (("", cits), ("_rerun", orders["rerun"])):
+                files = [c["sourceRootRelativePath"] for c in ordered]
+                per[group]["recall5" + suffix].append(1.0 if target in files[:5] else 0.0)
+                per[group]["mrr" + suffix].append(1.0 / (files.index(target) + 1) if target in files else 0.0)
+            for order_name, first in firsts.items():  # place@1: over the questions this order found
                 hit = on_place(first, label, paragraphs[label["id"]])
                 per[group][f"place_{order_name}"].append(1.0 if hit else 0.0)
     return {"groups": {g: {k: (statistics.mean(v) if v else 0.0, len(v)) for k, v in m.items()}
@@ -244,6 +286,8 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="write every search's citations to this JSON file")
     parser.add_argument("--from-dump", type=Path, help="evaluate a saved --dump instead of running the engine")
     parser.add_argument("--misses", action="store_true", help="print every place@1 miss of the last embedder")
+    parser.add_argument("--order", choices=("current", "rerun"), default="current",
+                        help="the order whose misses --misses prints: as returned, or this tree's ranking re-applied")
     args = parser.parse_args()
     files, sets = load_sets()
     labels = sets["old"] + sets["heldout"]
@@ -270,9 +314,10 @@ def main() -> int:
     for name in list(runs):  # "<embedder>-ranked": the same index, rank_passages on (before/after)
         if "results_ranked" in runs[name]:
             r = runs[name]
-            runs[f"{name}-ranked"] = {**r, "results": r.pop("results_ranked"), "search_s": r.pop("search_ranked_s")}
+            runs[f"{name}-ranked"] = {**r, "results": r.pop("results_ranked"), "search_s": r.pop("search_ranked_s"),
+                                      "all": r.pop("all_ranked", None)}
     labels = [q for q in labels if all(q["id"] in r["results"] for r in runs.values())]
-    evals = {name: evaluate(run, labels, paragraphs) for name, run in runs.items()}
+    evals = {name: evaluate(run, labels, paragraphs, args.order) for name, run in runs.items()}
     names = list(runs)
     print(f"\n{'group':18} {'n':>3} " + " ".join(f"{n + ' r@5':>13} {n + ' MRR':>13}" for n in names))
     for group in ("old-same", "old-other", "old-en-same", "old-en-other", "old-zh-same", "old-zh-other",
@@ -285,6 +330,11 @@ def main() -> int:
         row += " ".join(f"{evals[n]['groups'][group]['recall5'][0]:>13.3f} {evals[n]['groups'][group]['mrr'][0]:>13.3f}"
                         for n in names)
         print(row)
+    print("the same with this tree's ranking re-applied (over every citation of the search when the dump has them):")
+    for group in ("old-same", "old-other", "heldout-other", "all"):
+        gs = {n: evals[n]["groups"][group] for n in names}
+        print(f"{group:18} " + " ".join(
+            f"{n}: r@5 {gs[n]['recall5_rerun'][0]:.3f} MRR {gs[n]['mrr_rerun'][0]:.3f}" for n in names))
     for name in names:
         print(f"[{name}] questions with no citation at all: {len(evals[name]['empty'])} {evals[name]['empty']}")
     print("\nplace@1 (first citation of the found file on the labelled place), by citation order:")
@@ -292,14 +342,16 @@ def main() -> int:
         for group in ("old-same", "old-other", "heldout-other", "union-other", "all"):
             g = evals[name]["groups"].get(group, {})
             n = g.get("place_current", (0, 0))[1]
+            n_re = g.get("place_rerun", (0, 0))[1]
             print(f"  [{name}] {group:13} found {n:>3}: " + "  ".join(
-                f"{order} {g.get('place_' + order, (0.0, 0))[0]:.3f}" for order in ORDERS))
+                f"{order} {g.get('place_' + order, (0.0, 0))[0]:.3f}" for order in ORDERS)
+                + (f" (rerun found {n_re})" if n_re != n else ""))
     if args.misses:
         print("\nplace@1 misses by class (a: the answering chunk is not cited, b: it is cited below another chunk "
               "of the file, c: the first chunk holds it, the locator chose another place inside it):")
         for name in names:
             print_classes(name, evals[name]["misses"])
-        print_misses(names[-1], evals[names[-1]]["misses"])
+        print_misses(f"{names[-1]}, {args.order} order", evals[names[-1]]["misses"])
     if len(names) >= 2:
         base, new = names[0], names[-1]
         gb, gn = evals[base]["groups"], evals[new]["groups"]

@@ -47,3 +47,58 @@ def test_terms_are_found_at_word_starts_with_accents_and_compatibility_forms_fol
     assert words == [0, 1, 2, 3, 4, 5]  # every query term, accents and ⽂ (U+2F42) folded
     assert text.index("competent") + 3 not in {p for p, _ in hits}  # 'pet...' inside a word is no hit
     assert [text[p : p + 6] for p, i in hits if i == 2] == ["patent"]
+
+
+SEE_ALSO = "See also\nHistory of Bengaluru\nList of people from Bangalore\nList of neighbourhoods in Bangalore"
+REFERENCES = ('"History of BBMP". Bruhat Bengaluru Mahanagara Palike (BBMP). Archived from the original on 2 November '
+              '2020. Retrieved 20 May 2021.\n"Introduction - BMRDA". Bangalore Metropolitan Region Development '
+              "Authority. Retrieved 20 May 2021.")
+FOUNDING = ("In 1537, Kempe Gowda I, a feudal ruler under the Vijayanagara Empire, established a mud fort considered "
+            "to be the foundation of modern Bangalore and its oldest areas, or petes, which exist to the present day.")
+
+
+def _order(query: str, cands: list[Candidate]) -> list[int]:
+    scored = relevance(query, cands, len(cands))
+    return sorted(range(len(cands)), key=lambda i: (-scored[i][0], i))
+
+
+def test_a_see_also_list_or_reference_list_does_not_outrank_the_paragraph_that_answers() -> None:
+    cands = [
+        Candidate(0, "bangalore.docx", SEE_ALSO, ("Bangalore", "See also")),
+        Candidate(1, "bangalore.docx", REFERENCES, ("Bangalore", "References")),
+        Candidate(2, "bangalore.docx", FOUNDING, ("Bangalore", "History")),
+    ]
+    assert _order("Who founded Bangalore and when", cands)[0] == 2
+    # the same list with no heading to say what it is (a PDF): its reference markers do
+    cands[1] = Candidate(0, "bangalore.pdf", REFERENCES)
+    scored = relevance("Bangalore Metropolitan Region Development Authority", cands, 3)
+    assert scored[1][1]["apparatus"] < 0 and "apparatus" not in scored[2][1]
+    assert all(abs(value - sum(parts.values())) < 1e-9 for value, parts in scored)  # the parts add up
+
+
+def test_the_passage_holding_what_the_question_asks_for_comes_first() -> None:
+    when = [
+        Candidate(0, "history.pdf", "The typewriter changed offices: the typewriter made documents legible and "
+                                    "the typewriter keyboard survives in every computer."),
+        Candidate(1, "history.pdf", "Christopher Latham Sholes patented the first practical typewriter in 1868."),
+    ]
+    assert _order("when was the typewriter patented", when)[0] == 1
+    how_many = [
+        Candidate(0, "report.pdf", "系统在地面站的微机上运行，输出发动机健康状况和故障诊断结果，提供给维修工程师。"),
+        Candidate(1, "report.pdf", "该系统已在东航 13 架大型客机的 40 台发动机上试用。"),
+    ]
+    assert _order("这个发动机系统在多少架飞机上试过", how_many)[0] == 1
+
+
+def test_a_year_alone_is_no_match_for_a_when_question() -> None:
+    # the type qualifies the query's words: a passage of another topic that holds a year gets nothing
+    s = bm25("when was the typewriter patented", ["In 1687, the Mughal general Kasim Khan defeated Ekoji.",
+                                                   "The typewriter was patented in 1868."])
+    assert s[0] == 0.0 < s[1]
+
+
+def test_inflections_meet_whatever_their_suffix() -> None:
+    s = bm25("who supplies drinking water", ["Electricity is regulated by the Electricity Supply Company.",
+                                             "Drinking fountains stand in the park."])
+    assert s[0] > 0.0  # supplies (-ies) and Supply (-ly) are one term
+    assert bm25("supply", ["supplies"])[0] > 0.0

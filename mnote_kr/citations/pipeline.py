@@ -286,7 +286,9 @@ def build_citations(
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
-        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote))
+        headings = heading_path(block) if block else []
+        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
+                                    tuple(headings)))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
@@ -297,7 +299,7 @@ def build_citations(
             light_rag_file_path=ref.file_path,
             light_rag_chunk_id=ref.chunk_id,
             block_id=block_id,
-            heading_path=heading_path(block) if block else [],
+            heading_path=headings,
             raw_quote=bundle.raw_quote,
             display_quote=_display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator),
             locator_evidence_text=bundle.locator_evidence_text,

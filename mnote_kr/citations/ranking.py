@@ -9,12 +9,17 @@ the citations of one search together:
   document frequencies taken over the citations of this search (the passages competing for
   first place), divided by the best score of the search, times ``LEXICAL_WEIGHT``. Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
-  ``battery``); CJK text, which has no spaces, is matched by character bigrams.
+  ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
+  the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
+  "what share" → a percentage: :mod:`mnote_kr.citations.cues`).
+* ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
+  by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
+  query's words (titles, names of related articles) without answering.
 * ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.ids.score` (an exact
   file-name query, the whole query verbatim in the passage).
 
 Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
-place, before and after).
+place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
 """
 
 from __future__ import annotations
@@ -26,12 +31,23 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from mnote_kr.citations.cues import answer_types, is_apparatus, type_counts
 from mnote_kr.citations.textnorm import TOKEN_RE
 
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 FILE_NAME_BOOST = 0.5
 PHRASE_BOOST = 0.2
+#: A reference list, "See also", a table of contents (``cues.is_apparatus``): its whole score
+#: is multiplied by this (it holds the query's words without answering). A list the provider
+#: ranks first that repeats the query's words scores up to 2.0; prose three places down holding
+#: part of them (0.33 + 0.6) must outrank it, so less than half.
+APPARATUS_FACTOR = 0.25
+#: An answer type's idf is multiplied by this (it stands for the question words it replaces:
+#: "what year", "how many", 多少钱).
+TYPE_WEIGHT = 2.0
+#: Marks an answer type among BM25's terms (no word starts with it).
+_TYPE_MARK = "\x00"
 _K1 = 1.2
 _B = 0.75
 
@@ -51,11 +67,13 @@ _CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些
 
 @dataclass(frozen=True)
 class Candidate:
-    """One citation to rank: the provider's rank, the file name and the passage text."""
+    """One citation to rank: the provider's rank, the file name, the passage text and the
+    headings it sits under (outermost first; empty when the format has none)."""
 
     provider_rank: int
     file_name: str
     text: str
+    heading_path: tuple[str, ...] = ()
 
 
 @functools.lru_cache(maxsize=8192)
@@ -141,19 +159,54 @@ def find_terms(text: str, query: str, *, folded: str | None = None) -> list[tupl
     return sorted(hits)
 
 
+@functools.lru_cache(maxsize=65536)
+def _settled(term: str) -> str:
+    """``_stem`` until it changes nothing: ``supplies`` → ``supply`` → ``supp`` meets ``supply`` →
+    ``supp`` (one pass gave the two words different terms)."""
+    while True:
+        shorter = _stem(term)
+        if shorter == term:
+            return term
+        term = shorter
+
+
+def _bm25_terms(text: str) -> list[str]:
+    """:func:`terms` with each stem settled (:func:`_settled`): the terms BM25 compares whole.
+
+    (:func:`find_terms` keeps :func:`terms`: it matches a term as a word's beginning, where a
+    shorter stem would find other words.)"""
+    return [_settled(t) for t in terms(text)]
+
+
 def bm25(query: str, texts: Sequence[str]) -> list[float]:
-    """BM25 of ``query``'s content terms over each of ``texts`` (document frequencies over ``texts``)."""
-    q_terms = list(dict.fromkeys(terms(query)))
-    if not q_terms or not texts:
+    """BM25 of ``query``'s content terms over each of ``texts`` (document frequencies over ``texts``).
+
+    One term more per answer type the question asks for (:func:`mnote_kr.citations.cues.answer_types`):
+    present in a passage where its pattern occurs and the passage holds one of the query's words
+    (a year alone does not match "when was the typewriter patented"), weighted ``TYPE_WEIGHT``
+    times its idf.
+    """
+    q_terms = list(dict.fromkeys(_bm25_terms(query)))
+    types = answer_types(_fold(" ".join(query.split())))
+    if not (q_terms or types) or not texts:
         return [0.0] * len(texts)
-    docs = [Counter(terms(t)) for t in texts]
-    lengths = [sum(d.values()) for d in docs]
+    seqs = [_bm25_terms(t) for t in texts]
+    docs = [Counter(seq) for seq in seqs]
+    if types:
+        words = set(q_terms)
+        q_terms += [_TYPE_MARK + t for t in types]
+        for doc, text in zip(docs, texts, strict=True):
+            if words and words.isdisjoint(doc):
+                continue  # a year or a number alone is no match: the type qualifies the query's words
+            for name, count in type_counts(types, _fold(text)).items():
+                doc[_TYPE_MARK + name] = count
+    lengths = [len(seq) for seq in seqs]
     avg = (sum(lengths) / len(lengths)) or 1.0
     n = len(docs)
     idf = {}
     for term in q_terms:
         df = sum(1 for d in docs if term in d)
-        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5))
+        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (TYPE_WEIGHT if term[:1] == _TYPE_MARK else 1.0)
     scores = []
     for doc, length in zip(docs, lengths, strict=True):
         s = 0.0
@@ -185,5 +238,9 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
         }
-        out.append((sum(parts.values()), parts))
+        total = sum(parts.values())
+        if is_apparatus(cand.text, cand.heading_path):
+            parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
+            total += parts["apparatus"]
+        out.append((total, parts))
     return out

@@ -1,0 +1,108 @@
+"""What kind of passage, what kind of answer (mnote_kr.citations.cues)."""
+
+from __future__ import annotations
+
+import pytest
+
+from mnote_kr.citations.cues import answer_types, is_apparatus, type_counts
+from mnote_kr.citations.ranking import fold
+
+WIKI_REFERENCES = (
+    "Retrieved 27 March 2017.\n"
+    '\uf0b7 \uf0b7 Broder, Jonathan (5 October 2018). "Can it maintain strong economic growth?". India Today:CQR. '
+    "Sage Publications. doi:10.4135/cqresrre20181005. S2CID 267331042. Archived from the original on 5 October "
+    "2018. Retrieved 4 October 2018.\n"
+    '\uf0b7 \uf0b7 Canton, Naomi (6 December 2012). "How the \'Silicon Valley of India\' is bridging the digital '
+    'divide". CNN. Archived from the original on 18 December 2012.'
+)
+PAPER_REFERENCES = (
+    "[12] C. Garrett, J. Dean, D. Grove, and C. Chambers. Measurement and\n"
+    "Application of Dynamic Receiver Class Distributions. 1994.\n"
+    "[13] J. Ha, M. R. Haghighat, S. Cong, and K. S. McKinley. A concurrent\n"
+    "trace-based just-in-time compiler for javascript. In Proceedings of the\n"
+    "International Conference on Virtual Execution Environments, pages 144–153."
+)
+CHINESE_REFERENCES = (
+    "[1] 张津. 民用航空发动机状态监视和故障诊断系统研究[J]. 航空动力学报, 1994, 9(4): 1-5.\n"
+    "[2] 李明, 王强. 发动机健康管理技术[M]. 北京: 航空工业出版社, 2001."
+)
+PROSE_WITH_CITATIONS = (
+    "As a result, any open-domain QA system needs to include an efficient retriever component that can "
+    "select a small set of relevant texts, before applying the reader to extract the answer (Chen et al., "
+    "2017). Dense retrieval methods have thus never been shown to outperform TF-IDF/BM25 (Lee et al., 2019)."
+)
+CONTENTS = "Contents\n1 Introduction ........ 1\n2 Overview ........ 3\n3 Trace Trees ........ 5\n4 Loops ........ 8"
+
+
+@pytest.mark.parametrize("text", [WIKI_REFERENCES, PAPER_REFERENCES, CHINESE_REFERENCES, CONTENTS])
+def test_reference_lists_and_contents_are_apparatus_by_their_text(text: str) -> None:
+    assert is_apparatus(text)
+
+
+def test_prose_with_in_text_citations_is_not_apparatus() -> None:
+    assert not is_apparatus(PROSE_WITH_CITATIONS)
+    one_reference_in_prose = ("The sewerage system, constructed in 1922, covers 215 km2 of the city (Retrieved "
+                              "4 October 2018 from the municipal report) and connects five treatment centres "
+                              "located in the city's periphery, which together treat most of its sewage.")
+    assert not is_apparatus(one_reference_in_prose)
+
+
+def test_a_section_heading_says_apparatus_whatever_the_text() -> None:
+    see_also = "History of Bengaluru\nList of people from Bangalore\nTourism in Karnataka"
+    assert is_apparatus(see_also, ("Bangalore", "See also"))
+    assert is_apparatus("Official website of Bangalore Development Authority", ("Bangalore", "External links"))
+    assert is_apparatus("张津. 民用航空发动机", ("参考文献",))
+    assert is_apparatus("1 概述", ("目录",))
+    assert is_apparatus("anything", ("7. References:",))  # numbering and a colon are not part of the name
+    assert not is_apparatus(see_also, ("Bangalore", "History"))
+    assert not is_apparatus("Notes on the design of the fort", ("Bangalore", "Notes on the fort"))
+
+
+@pytest.mark.parametrize(
+    ("question", "types"),
+    [
+        ("When was the typewriter patented", ("date",)),
+        ("who founded Bangalore and when did it happen", ("date",)),
+        ("in what year did the plague reach the city", ("date",)),
+        ("这次标准修改要在什么时候之前做完", ("date",)),
+        ("how many engines were monitored", ("count:engine",)),
+        ("这个系统在多少架飞机上试过", ("count:架",)),
+        ("哪几家单位参加了修改", ("count:家",)),
+        ("MinerU 需要多少内存", ("count:",)),
+        ("高测股份新建工厂第一期要花多少钱", ("money",)),
+        ("how much did the new plant cost", ("money",)),
+        ("what share of residents speak Kannada", ("percent",)),
+        ("how far is the airport from the city centre", ("distance",)),
+        ("需要多大的运行内存", ("size",)),
+        ("how much faster is the traced code", ("ratio",)),
+        ("how long does the recording take", ("duration",)),
+        ("who invented the typewriter", ()),
+        ("分成好几列的页面导出后顺序对吗", ()),  # 好几 is "several", not a question
+        ("why is static type inference too slow", ()),
+    ],
+)
+def test_the_question_words_say_what_the_answer_holds(question: str, types: tuple[str, ...]) -> None:
+    assert answer_types(fold(question)) == types
+
+
+def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
+    def counts(types: tuple[str, ...], text: str) -> dict[str, int]:
+        return type_counts(types, fold(text))
+
+    assert counts(("date",), "Patented in 1868 by Christopher Latham Sholes") == {"date": 1}
+    assert counts(("date",), "started broadcasting on 2 November 1955") == {"date": 2}
+    assert counts(("date",), "这项修订任务应在2023年底前完成") == {"date": 1}
+    assert counts(("count:架",), "已在 13 架大型客机的 40 台发动机上试用") == {"count:架": 1}
+    assert counts(("count:架",), "其中包括同一架飞机上各发动机的数据") == {}  # 同一架: "the same", no count
+    assert counts(("count:engine",), "monitoring 40 jet engines of 13 airliners") == {"count:engine": 1}
+    assert counts(("money",), "项目总投资 6.66 亿元，建设期 2 年") == {"money": 1}
+    assert counts(("money",), "当前价格(元)：82.42") == {}  # a unit in a label, no amount
+    assert counts(("money",), "it cost $4.5 million") == {"money": 1}
+    assert counts(("percent",), "spoken by 42.05% of the population") == {"percent": 1}
+    assert counts(("distance",), "about 40 km (25 mi) from the city centre") == {"distance": 2}
+    assert counts(("distance",), "2 more stations") == {}  # "m" of "more" is no metre
+    assert counts(("size",), "内存：大于等于16GB，推荐32GB以上") == {"size": 2}
+    assert counts(("ratio",), "we have measured speedups of 10x and more") == {"ratio": 1}
+    assert counts(("ratio",), "a 2x-20x speedup, three times faster than V8") == {"ratio": 3}
+    assert counts(("ratio",), "loads and runs each program 10 times") == {}  # a repetition, no ratio
+    assert counts(("date", "percent"), "no figures here") == {}
