@@ -206,8 +206,12 @@ class DiskStore(Generic[T]):
             self.stats["rejected"] += 1
             return None
         mac = blob[head_end + 1: head_end + 1 + _MAC_BYTES]
-        body = blob[: head_end + 1] + blob[head_end + 1 + _MAC_BYTES:]
-        if not hmac.compare_digest(mac, hashlib.blake2b(body, key=key, digest_size=_MAC_BYTES).digest()):
+        # Views, not slices: a model is megabytes, and each copy of it costs about as much as its MAC.
+        view = memoryview(blob)
+        payload = view[head_end + 1 + _MAC_BYTES:]
+        h = hashlib.blake2b(view[: head_end + 1], key=key, digest_size=_MAC_BYTES)
+        h.update(payload)
+        if not hmac.compare_digest(mac, h.digest()):
             self.stats["rejected"] += 1  # torn, truncated or not ours: rebuild
             return None
         try:
@@ -217,12 +221,11 @@ class DiskStore(Generic[T]):
             return None
         if head.get("format") != self._format or head.get("sha256") != sha:
             return None
-        payload = blob[head_end + 1 + _MAC_BYTES:]
         collecting = gc.isenabled()
         gc.disable()  # a model is 10^5 fresh objects: collections while they are made only cost time
         try:
             decode = self.persist.decode
-            item: T = decode(payload) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
+            item: T = decode(bytes(payload)) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
         except Exception:  # noqa: BLE001 - a model that no longer unpickles is a miss
             self.stats["rejected"] += 1
             return None
