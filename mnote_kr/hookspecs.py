@@ -239,6 +239,22 @@ def prepare_locate(path: str) -> bool | None:
     """
 
 
+@hookspec
+def prepare_search() -> None:
+    """Get ready to locate: called while the provider works on a search's query.
+
+    A fresh ``mnote-kr search`` process waits for LightRAG's answer before it locates
+    anything; a locator plugin that imports its locating code only when ``locate`` is first
+    called (to keep ``status`` and ``--help`` light) may import it here instead, so the user
+    waits for those imports only when LightRAG answers sooner. Read no user file and do
+    nothing slow: the answer may already be in.
+
+    Calling convention: collect-all, called only on the plugins chosen as locators for some
+    extension, before the provider's answer is read. An exception is ignored here (the
+    ``locate`` call that follows reports its own failure).
+    """
+
+
 @hookspec(firstresult=True)
 def extract_text(path: str) -> str | None:
     """The text of ``path`` as this plugin reads it, as Markdown (headings as ``#`` lines,

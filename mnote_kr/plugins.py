@@ -232,6 +232,15 @@ class Plugins:
         result: bool | None = self._call("prepare_locate", name, path=path)
         return result
 
+    def prepare_search(self) -> None:
+        """Let every plugin chosen as a locator get ready (``prepare_search``); failures are ignored."""
+        names = {name for name in self.locator_table().values() if self.pm.get_plugin(name) is not None}
+        for name in sorted(names):
+            try:
+                self._only("prepare_search", name)()
+            except Exception:  # noqa: BLE001, S112 - only a head start: locate reports a real failure
+                continue
+
     def extract_text(self, path: str) -> str | None:
         """The file's text as its locator plugin reads it (None when no plugin reads that kind)."""
         name = self.locator_plugin(Path(path).suffix)

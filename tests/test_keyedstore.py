@@ -81,3 +81,24 @@ def test_turned_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> No
     store.put("k", b"v")
     assert store.get("k") is None
     assert not _folder().exists() or not list(_folder().glob("k-*"))
+
+
+def test_writes_trim_at_random_about_once_per_share_of_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.citations import filecache
+
+    assert all(filecache.one_in(1) for _ in range(100)) and all(filecache.one_in(0) for _ in range(10))
+    hits = sum(filecache.one_in(50) for _ in range(20_000))
+    assert 250 <= hits <= 550  # 400 expected; far outside this only if the chance were wrong
+    # A fresh process's first write does not scan a large folder: the chance is one in max_entries / 8.
+    asked: list[int] = []
+    monkeypatch.setattr(filecache, "one_in", lambda n: asked.append(n) or False)
+    KeyedStore("ks", "v1", max_entries=50_000).put("k", b"v")
+    assert asked == [50_000 // 8]
+
+
+def test_many_short_writers_keep_the_folder_near_its_bound() -> None:
+    bound = 16  # trims with a chance of one in two per write
+    for i in range(300):
+        KeyedStore("ks", "v1", max_entries=bound).put(f"k{i}", b"x")  # a new store: as many processes would
+        assert len(list(_folder().glob("k-*"))) <= bound + 40, i  # 40 writes without a trim: 2**-40
+    assert KeyedStore("ks", "v1").get("k299") == b"x"

@@ -146,3 +146,29 @@ def test_every_hookspec_has_an_implementation_among_installed_plugins() -> None:
     for name in ("provider_names", "locator_extensions", "ingest", "sync", "delete", "provider_status", "query",
                  "map_reference", "clean_text", "classify_locator", "locate", "register_commands"):
         assert getattr(plugins.pm.hook, name).get_hookimpls(), f"no plugin implements {name}"
+
+
+def test_prepare_search_reaches_only_locators_and_never_fails_the_search() -> None:
+    import types
+
+    from mnote_kr import hookimpl
+
+    calls: list[str] = []
+
+    def plugin(name: str, exts: list[str] | None, fail: bool) -> types.ModuleType:
+        def prepare_search() -> None:
+            calls.append(name)
+            if fail:
+                raise RuntimeError("broken head start")
+
+        module = types.ModuleType(name)
+        module.prepare_search = hookimpl(prepare_search)  # type: ignore[attr-defined]
+        if exts is not None:
+            module.locator_extensions = hookimpl(lambda: exts)  # type: ignore[attr-defined]
+        return module
+
+    plugins = load_plugins(extra=[("broken_loc", plugin("broken_loc", [".zz1"], True)),
+                                  ("good_loc", plugin("good_loc", [".zz2"], False)),
+                                  ("not_a_locator", plugin("not_a_locator", None, False))])
+    plugins.prepare_search()  # the broken plugin's exception is swallowed
+    assert sorted(calls) == ["broken_loc", "good_loc"]  # a plugin that locates nothing is not asked

@@ -187,3 +187,30 @@ def test_the_cli_search_still_fails_with_one_line_and_exit_1(tmp_path: Path, eng
         lines = proc.stderr.strip().splitlines()
         assert len(lines) == 1 and lines[0].startswith("Error: "), proc.stderr
         assert expected[1].split(" (")[0] in lines[0]  # the provider's own message, as query raises it
+
+
+_LOADED_AT_ANSWER = """
+import json, sys
+from mnote_kr.citations import request
+wanted = ("mnote_kr_pdf_bbox.locator", "mnote_kr_pdf_bbox.answer", "mnote_kr_docx_locator.cache",
+          "mnote_kr.citations.textmatch", "mnote_kr.citations.cleancache")
+seen = {}
+result = request.StartedQuery.result
+def wait(self):
+    seen.setdefault("loaded", [m for m in wanted if m in sys.modules])  # before the answer is read
+    return result(self)
+request.StartedQuery.result = wait
+from mnote_kr.core.host import Host
+out = Host(sys.argv[1]).search("Nordwind battery study")
+print(json.dumps({"loaded": seen["loaded"], "wanted": wanted, "results": len(out.results)}))
+"""
+
+
+def test_the_locators_code_loads_while_the_provider_works(tmp_path: Path, engine: Engine) -> None:
+    host = _host(tmp_path, engine.url)
+    env = cli_env(tmp_path / "home", "a-key")
+    proc = subprocess.run([sys.executable, "-c", _LOADED_AT_ANSWER, str(host.root)], capture_output=True, text=True,
+                          env=env, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout)
+    assert got["loaded"] == got["wanted"]  # prepare_search ran before the host waited for the answer

@@ -10,14 +10,14 @@ changed plugin code is a miss.
 Entries are JSON ``Locator`` values under ``<cache>/locate/answers/`` (so emptying the
 locate cache empties them too, and ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it),
 written to a temp file and renamed into place; one that does not decode is a miss. The
-folder is trimmed to ``MAX_ENTRIES``, oldest first, now and then after a write.
+folder is trimmed to ``MAX_ENTRIES``, oldest first, after one write in ``_TRIM_EVERY`` (at
+random, ``filecache.one_in``: a trim scans the whole folder).
 """
 
 from __future__ import annotations
 
 import hashlib
 import os
-import random
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 FOLDER = "answers"
 VERSION = b"1"
 MAX_ENTRIES = 20000
-_TRIM_EVERY = 64  # on average, one write in this many trims the folder
+_TRIM_EVERY = MAX_ENTRIES // 8  # on average, one write in this many trims the folder (see filecache.one_in)
 
 _decoder = msgspec.json.Decoder(Locator)
 _encoder = msgspec.json.Encoder()
@@ -115,7 +115,9 @@ def put(name: str, locator: Locator) -> None:
     except OSError:
         tmp.unlink(missing_ok=True)
         return
-    if random.randrange(_TRIM_EVERY) == 0:
+    from mnote_kr.citations.filecache import one_in
+
+    if one_in(_TRIM_EVERY):
         trim(folder)
 
 

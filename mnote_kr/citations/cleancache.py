@@ -18,8 +18,9 @@ search (:class:`~mnote_kr.citations.cleaning.ChunkPrep`). Only the rest depends 
 * **Safe across processes.** Entries are written to a temp file and renamed into place: a
   reader sees the old entry or the new, never half of one, and takes no lock. Trimming runs
   under ``flock`` of ``.trim.lock`` (``core/locks.py``); a process that finds it held skips.
-* **Bounded.** At its first write and every ``_TRIM_EVERY`` writes after, a process trims the
-  folder to ``MAX_BYTES``, least recently used first (a hit refreshes the entry's mtime).
+* **Bounded.** One write in ``_TRIM_EVERY``, chosen at random (``filecache.one_in``), trims the
+  folder to ``MAX_BYTES``, least recently used first (a hit refreshes the entry's mtime); between
+  two trims it grows by about ``_TRIM_EVERY`` entries (a tenth of the bound at 6 kB an entry).
 
 Entries live under ``<cache>/locate/clean/``, so emptying the locate cache empties them and
 ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it. Filled by a process's first search of a
@@ -40,14 +41,13 @@ from mnote_kr.citations.cleaning import ChunkPrep, prepare_chunk
 FOLDER = "clean"
 FORMAT = b"clean-1"  # bump when ChunkPrep's meaning changes without the code stamp seeing it
 MAX_BYTES = 64 * 1024 * 1024
-_TRIM_EVERY = 32
+_TRIM_EVERY = 1024
 _DIGEST = 16
 
 _decoder = msgspec.json.Decoder(ChunkPrep)
 _encoder = msgspec.json.Encoder()
 _state_lock = threading.Lock()
 _stamp: bytes | None = None
-_writes = 0
 
 
 def _enabled() -> bool:
@@ -132,7 +132,6 @@ def get(raw: str) -> ChunkPrep | None:
 
 def put(raw: str, prep: ChunkPrep) -> None:
     """Store ``prep`` as the preparation of ``raw`` (best effort: a cache that cannot write is only slower)."""
-    global _writes
     if not _enabled():
         return
     key = _key(raw)
@@ -150,10 +149,9 @@ def put(raw: str, prep: ChunkPrep) -> None:
         except OSError:
             pass
         return
-    with _state_lock:
-        _writes += 1
-        due = (_writes - 1) % _TRIM_EVERY == 0  # the first write, then every _TRIM_EVERY-th
-    if due:
+    from mnote_kr.citations.filecache import one_in
+
+    if one_in(_TRIM_EVERY):
         trim(where)
 
 

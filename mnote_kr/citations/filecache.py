@@ -53,7 +53,10 @@ _MAGIC = b"MKRLC1\n"
 _MAC_BYTES = 32
 DEFAULT_MAX_BYTES = 512 * 1024 * 1024
 _STALE_TMP_S = 3600.0
-_TRIM_EVERY = 64  # a KeyedStore trims its folder after one write in this many
+#: A KeyedStore write trims the folder with a chance of this share of ``max_entries`` to one:
+#: the scan costs about this many directory entries per write, and the folder overshoots its
+#: bound by about ``max_entries / _TRIM_SHARE`` between two trims.
+_TRIM_SHARE = 8
 _key_lock = threading.Lock()
 _keys: dict[Path, bytes] = {}
 
@@ -154,6 +157,16 @@ def _atomic_write(folder: Path, name: str, data: bytes) -> None:
         raise
 
 
+def one_in(n: int) -> bool:
+    """True about once in ``n`` calls, at random (always for ``n <= 1``).
+
+    A cache folder is trimmed after one write in many, not at a process's first write: every
+    ``mnote-kr search`` is a new process that writes a few entries, and a trim scans the whole
+    folder (tens of milliseconds at tens of thousands of entries). Chosen at random, the writes
+    of many short processes still trim the folder about once per ``n`` of them."""
+    return n <= 1 or int.from_bytes(os.urandom(4), "little") % n == 0
+
+
 def _sha256_file(real: str) -> str:
     h = hashlib.sha256()
     with open(real, "rb") as fh:
@@ -206,8 +219,12 @@ class DiskStore(Generic[T]):
             self.stats["rejected"] += 1
             return None
         mac = blob[head_end + 1: head_end + 1 + _MAC_BYTES]
-        body = blob[: head_end + 1] + blob[head_end + 1 + _MAC_BYTES:]
-        if not hmac.compare_digest(mac, hashlib.blake2b(body, key=key, digest_size=_MAC_BYTES).digest()):
+        # Views, not slices: a model is megabytes, and each copy of it costs about as much as its MAC.
+        view = memoryview(blob)
+        payload = view[head_end + 1 + _MAC_BYTES:]
+        h = hashlib.blake2b(view[: head_end + 1], key=key, digest_size=_MAC_BYTES)
+        h.update(payload)
+        if not hmac.compare_digest(mac, h.digest()):
             self.stats["rejected"] += 1  # torn, truncated or not ours: rebuild
             return None
         try:
@@ -217,12 +234,11 @@ class DiskStore(Generic[T]):
             return None
         if head.get("format") != self._format or head.get("sha256") != sha:
             return None
-        payload = blob[head_end + 1 + _MAC_BYTES:]
         collecting = gc.isenabled()
         gc.disable()  # a model is 10^5 fresh objects: collections while they are made only cost time
         try:
             decode = self.persist.decode
-            item: T = decode(payload) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
+            item: T = decode(bytes(payload)) if decode is not None else pickle.loads(payload)  # noqa: S301 - MAC-verified
         except Exception:  # noqa: BLE001 - a model that no longer unpickles is a miss
             self.stats["rejected"] += 1
             return None
@@ -300,7 +316,8 @@ class KeyedStore:
     ``DiskStore``'s format (keyed MAC over header and payload: torn, truncated or foreign
     entries are misses, never decoded), are written to a temp file and renamed into place,
     and the folder is trimmed to ``max_entries``, oldest written first, under a lock file
-    (``mnote_kr.core.locks``) now and then after a write. Every failure is a miss.
+    (``mnote_kr.core.locks``) after one write in ``max_entries / _TRIM_SHARE`` (at random,
+    ``one_in``). Every failure is a miss.
     """
 
     def __init__(self, name: str, version: str, max_entries: int = 50000) -> None:
@@ -368,7 +385,7 @@ class KeyedStore:
             self.stats["writes"] += 1
         except (OSError, ValueError):
             return
-        if self.stats["writes"] % _TRIM_EVERY == 1:  # the first write of a process, then one in _TRIM_EVERY
+        if one_in(self.max_entries // _TRIM_SHARE):
             self.trim()
 
     def trim(self) -> None:

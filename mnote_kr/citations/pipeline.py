@@ -353,15 +353,24 @@ def _started(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | No
     return start_query(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer)
 
 
+def _prepare_locating(host: Host) -> None:
+    """What locating the answer will load, loaded while the provider works (a fresh process)."""
+    from mnote_kr.citations import cleancache  # noqa: F401 - the built-in clean_text hook's cache
+
+    host.plugins.prepare_search()
+
+
 def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
            rerank: bool | None = None, started: StartedQuery | None = None) -> SearchResults:
     """References located in the user's files, ranked; ``started``: the provider's query, when
     the host started it already (``request.start_query``, with the same arguments)."""
     scope_rels = _scope_rels(host, scope)
     pending = _started(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False, started=started)
-    # While the provider works: the registry, and the token pattern every ranking needs.
+    # While the provider works: the registry, the token pattern every ranking needs, the
+    # locator plugins' code and the cleaned-chunk cache the built-in cleaner reads.
     reg = host.registry()
     compile_patterns()
+    _prepare_locating(host)
     result = pending.result()
     t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
@@ -468,6 +477,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     scope_rels = _scope_rels(host, scope)
     pending = _started(host, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True, started=started)
     reg = host.registry()
+    _prepare_locating(host)
     result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     diagnostics["citable"] = len(citations)

@@ -69,6 +69,14 @@ def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int
     return None
 
 
+@hookimpl
+def prepare_search() -> None:
+    """Import the paragraph matcher and the document cache while the provider answers."""
+    from mnote_kr.citations import textmatch  # noqa: F401
+
+    from . import cache  # noqa: F401
+
+
 def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
     from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence

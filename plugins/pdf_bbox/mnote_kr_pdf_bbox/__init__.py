@@ -54,6 +54,12 @@ def prepare_locate(path: str) -> bool | None:
 
 
 @hookimpl
+def prepare_search() -> None:
+    """Import the text-layer locator (and what it builds on) while the provider answers."""
+    from . import locator  # noqa: F401
+
+
+@hookimpl
 def locate(request: LocateRequest) -> Locator | None:
     """Locate a citation in a PDF; None for any other file type."""
     from .locator import is_pdf, locate_pdf

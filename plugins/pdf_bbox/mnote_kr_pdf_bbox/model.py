@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import threading
 from array import array
+from collections.abc import Sequence
 from pathlib import Path
+from typing import overload
 
 from mnote_kr.citations.filecache import FileCache, Persist
 from mnote_kr.errors import DocumentError
@@ -19,7 +22,7 @@ from mnote_kr.errors import DocumentError
 from .align import text_key
 from .answer import term_stats
 from .layout import furniture_key
-from .pdftext import CACHE_SIZE, DocumentText, line_text, read_document
+from .pdftext import CACHE_SIZE, DocumentText, PageText, line_text, read_document
 
 MAX_OMIT = 24  # furniture lines reported per locate (a few pages' headers and footers)
 
@@ -76,19 +79,80 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
 PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key")
 
 
+class StoredPages(Sequence[PageText]):
+    """The pages of a model read from disk, each unpickled at its first use.
+
+    A locate reads the few pages its passage lies on (and the furniture of their
+    neighbours); unpickling every page of a long document was most of the time a fresh
+    process spent reading its model. Pickled as one byte string per page; equal to any
+    sequence of the same pages.
+    """
+
+    __slots__ = ("_blobs", "_pages", "_lock")
+
+    def __init__(self, blobs: list[bytes]) -> None:
+        self._blobs = blobs
+        self._pages: list[PageText | None] = [None] * len(blobs)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def of(cls, pages: Sequence[PageText]) -> StoredPages:
+        """Pack ``pages``; per-character and per-line maps as arrays (one byte string each to
+        unpickle, not an object per character)."""
+        import pickle
+
+        return cls([pickle.dumps(dataclasses.replace(pg, line_of=array("i", pg.line_of),
+                                                     block_of=array("i", pg.block_of)),
+                                 protocol=pickle.HIGHEST_PROTOCOL) for pg in pages])
+
+    def __getstate__(self) -> list[bytes]:
+        return self._blobs
+
+    def __setstate__(self, state: list[bytes]) -> None:
+        self.__init__(list(state))  # type: ignore[misc]
+
+    def __len__(self) -> int:
+        return len(self._blobs)
+
+    @overload
+    def __getitem__(self, i: int) -> PageText: ...
+
+    @overload
+    def __getitem__(self, i: slice) -> list[PageText]: ...
+
+    def __getitem__(self, i: int | slice) -> PageText | list[PageText]:
+        if isinstance(i, slice):
+            return [self[j] for j in range(*i.indices(len(self._blobs)))]
+        page = self._pages[i]
+        if page is None:
+            import pickle
+
+            with self._lock:
+                page = self._pages[i]
+                if page is None:
+                    # part of a MAC-verified entry (``filecache.DiskStore``)
+                    page = self._pages[i] = pickle.loads(self._blobs[i])  # noqa: S301
+        return page
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Sequence) or isinstance(other, (str, bytes)):
+            return NotImplemented
+        return len(self) == len(other) and all(a == b for a, b in zip(self, other, strict=True))
+
+    __hash__ = None  # type: ignore[assignment]
+
+
 def _encode(doc: DocumentText) -> bytes:
     """Pickle with everything a locate needs that does not depend on the query: both k-gram
     indexes, the running-header keys and the blocks' term statistics. Building them was
-    most of a cold locate's time; ``warm_document`` (ingest) pays it once per file instead."""
+    most of a cold locate's time; ``warm_document`` (ingest) pays it once per file instead.
+    The pages are packed one by one (``StoredPages``): a locate unpickles only those it reads."""
     import pickle
 
     derive(doc)
     kept = {k: v for k, v in doc.extras.items() if k in PERSISTED_EXTRAS}
-    # Per-character and per-line maps as arrays: one byte string each to unpickle, not an
-    # object per character (read the same way by every locate).
-    pages = [dataclasses.replace(pg, line_of=array("i", pg.line_of), block_of=array("i", pg.block_of))
-             for pg in doc.pages]
-    return pickle.dumps(dataclasses.replace(doc, pages=pages, extras=kept), protocol=pickle.HIGHEST_PROTOCOL)
+    stored = dataclasses.replace(doc, pages=StoredPages.of(doc.pages), extras=kept)
+    return pickle.dumps(stored, protocol=pickle.HIGHEST_PROTOCOL)
 
 
 def _code_stamp() -> str:
@@ -114,7 +178,7 @@ def _code_stamp() -> str:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="8-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="9-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 

@@ -22,7 +22,7 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections.abc import MutableSequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -247,7 +247,7 @@ class DocumentText:
     """
 
     path: str
-    pages: list[PageText]
+    pages: Sequence[PageText]  # a list, or read from disk page by page (``model.StoredPages``)
     stream: TextView
     reading: TextView
     extras: dict[str, object] = field(default_factory=dict)  # derived data kept with the document
