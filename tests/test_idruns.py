@@ -20,6 +20,7 @@ def test_ids_that_count_up_are_one_run_and_expand_back() -> None:
     assert run_of(ids) == ("doc-5f3a-chunk-", 0, 22, 3)
     assert expand("doc-5f3a-chunk-", 0, 22, 3) == ids
     assert expand_run(IdRun("doc-5f3a-chunk-", 0, 22, 3)) == ids
+    assert expand("a\0-", 8, 3, 1) == counting("a\0-", 8, 3, 1)  # never found by run_of, but decodes right
 
 
 @pytest.mark.parametrize(("ids", "run"), [

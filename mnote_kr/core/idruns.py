@@ -90,9 +90,13 @@ def run_of(strings: list[str]) -> tuple[str, int, int, int] | None:
 
 def expand(prefix: str, start: int, count: int, width: int) -> list[str]:
     """The strings a run stands for."""
-    return list(map(prefix.__add__, _numbers(width, start, start + count)))
+    numbers = _numbers(width, start, start + count)
+    if _SEP in prefix:  # never in a run run_of found, but a damaged file may hold one
+        return list(map(prefix.__add__, numbers))
+    # One join and one split build the strings in C: a tenth faster than a concatenation each.
+    return (prefix + (_SEP + prefix).join(numbers)).split(_SEP)
 
 
 def expand_run(run: IdRun) -> list[str]:
     """:func:`expand` of a decoded run."""
-    return list(map(run.prefix.__add__, _numbers(run.width, run.start, run.start + run.count)))
+    return expand(run.prefix, run.start, run.count, run.width)
