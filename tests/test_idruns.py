@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.core.idruns import MAX_WIDTH, IdRun, expand, expand_run, run_of
+from mnote_kr.core.idruns import MAX_WIDTH, IdRun, expand, expand_run, expand_runs, run_of
 
 
 def counting(prefix: str, start: int, count: int, width: int) -> list[str]:
@@ -95,3 +95,9 @@ def test_a_stored_run_outside_the_limits_does_not_decode() -> None:
     for bad in (["p", -1, 3, 3], ["p", 0, 0, 3], ["p", 0, 3, 0], ["p", 0, 3, MAX_WIDTH + 1], ["p", 0, 1 << 40, 3]):
         with pytest.raises(msgspec.ValidationError):
             decoder.decode(msgspec.msgpack.encode(bad))
+
+
+def test_expanding_the_runs_of_a_chunk_matches_expanding_each() -> None:
+    runs = [IdRun("d-", 0, 5, 3), None, IdRun("x\0", 7, 2, 1), IdRun("w", 16_380, 9, 2), IdRun("z", 0, 2, 20)]
+    assert expand_runs(runs) == [counting("d-", 0, 5, 3), None, counting("x\0", 7, 2, 1),
+                                 counting("w", 16_380, 9, 2), counting("z", 0, 2, 20)]

@@ -55,7 +55,7 @@ from typing import Any, NamedTuple, get_args
 
 import msgspec
 
-from mnote_kr.core.idruns import IdRun, expand_run, run_of
+from mnote_kr.core.idruns import IdRun, expand_runs, run_of
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, EntryStatus, IndexedRoot, RegistrySnapshot, SourceEntry
 
@@ -464,11 +464,13 @@ def _expand_runs(entries: list[SourceEntry], runs: list[IdRun | None], path: Pat
     """Give the entries of a version-5 chunk the chunk ids stored as runs beside them."""
     if len(runs) != len(entries):
         raise _corrupt(path, ValueError(f"a chunk holds {len(entries)} entries and {len(runs)} chunk-id runs"))
+    if not any(runs):
+        return
     set_ids = msgspec.structs.force_setattr
-    for e, run in compress(zip(entries, runs, strict=True), runs):
+    for e, ids in compress(zip(entries, expand_runs(runs), strict=True), runs):
         if e.chunk_ids:
             raise _corrupt(path, ValueError(f"{e.source_root_relative_path}: chunk ids both listed and a run"))
-        set_ids(e, "chunk_ids", expand_run(run))  # type: ignore[arg-type]  # compress() left out the None
+        set_ids(e, "chunk_ids", ids)
 
 
 def _without_runs(entries: list[SourceEntry]) -> tuple[list[SourceEntry], list[tuple[str, int, int, int] | None]]:
