@@ -14,6 +14,7 @@ from pathlib import Path
 import msgspec
 import pytest
 
+from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.errors import RegistryCorruptError
 from mnote_kr.models import RegistrySnapshot, SourceEntry
@@ -38,23 +39,31 @@ def entry(rel: str, **kw) -> SourceEntry:
 
 def test_save_and_load_round_trip_keeps_every_field(tmp_path: Path) -> None:
     store = RegistryStore(tmp_path / "index", workspace_id="ws-1", root_uri="file:///w")
+    counting = [f"doc-2-chunk-{c:03d}" for c in range(3)]
     with store.transaction() as reg:
         reg.put(entry("a/b.pdf", status="processed", chunk_ids=["doc-1-chunk-000"], size=5, stale_reason=None))
+        reg.put(entry("a/c.pdf", status="processed", chunk_ids=counting))
     loaded = store.load()
     assert loaded.workspace_id == "ws-1"
     assert loaded.entries["a/b.pdf"].chunk_ids == ["doc-1-chunk-000"]
     assert loaded.entries["a/b.pdf"].status == "processed"
     packed = msgspec.msgpack.decode(store.path.read_bytes())  # any MessagePack reader can open it
-    assert packed[:2] == ["mnote-kr-registry", 4] and packed[7] == ["a/b.pdf"] and len(packed) == 15
-    on_disk = msgspec.msgpack.decode(packed[14])  # the entries blob: chunks of camelCase maps
-    assert on_disk[0][0]["sourceRootRelativePath"] == "a/b.pdf" and on_disk[0][0]["chunkIds"] == ["doc-1-chunk-000"]
+    assert packed[:2] == ["mnote-kr-registry", 5] and packed[7] == ["a/b.pdf", "a/c.pdf"] and len(packed) == 15
+    on_disk = msgspec.msgpack.decode(packed[14])  # the entries blob: chunks of [camelCase maps, chunk-id runs]
+    maps, runs = on_disk[0]
+    assert maps[0]["sourceRootRelativePath"] == "a/b.pdf" and maps[0]["chunkIds"] == ["doc-1-chunk-000"]
+    # Ids that count up are a run [prefix, start, count, width] beside the map, which leaves them out.
+    assert "chunkIds" not in maps[1] and runs == [None, ["doc-2-chunk-", 0, 3, 3]]
+    registry_module.clear_cache()
+    assert store.load().entries["a/c.pdf"].chunk_ids == counting
     # The columns: one tag byte (status 'processed' is code 3, not stale), provider names and ids.
-    assert packed[10] == bytes([3]) and msgspec.msgpack.decode(packed[11]) == [None]
-    assert msgspec.msgpack.decode(packed[12]) == [None] and msgspec.msgpack.decode(packed[13]) == []  # no notes
+    assert packed[10] == bytes([3, 3]) and msgspec.msgpack.decode(packed[11]) == [None, None]
+    assert msgspec.msgpack.decode(packed[12]) == [None, None] and msgspec.msgpack.decode(packed[13]) == []
     data = store.path.read_bytes()  # field 2: where the entries start (their bin 32 marker)
     assert data[int.from_bytes(packed[2], "little")] == 0xC6
     raw = json.loads(store.export_json())
     assert raw["version"] == 2 and raw["entries"][0]["sourceRootRelativePath"] == "a/b.pdf"  # camelCase export
+    assert raw["entries"][1]["chunkIds"] == counting  # the export lists every id
 
 
 def test_previous_generation_is_kept_and_corrupt_file_is_reported_not_replaced(tmp_path: Path) -> None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 import msgspec
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from mnote_kr.core import registry as registry_module
 from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore, failed_tag, fallback_tag, waiting_tag
@@ -130,7 +132,7 @@ def test_the_json_file_of_an_older_version_loads_and_the_first_save_migrates_it(
     assert not store.path.exists() and legacy.read_bytes() == legacy_bytes  # reading changed nothing
     with store.transaction() as reg:
         reg.update("papers/a.pdf", retry_count=1)
-    assert store.path.read_bytes()[:1] == b"\x9f" and not legacy.exists()  # packed v4: 15 fields
+    assert store.path.read_bytes()[:1] == b"\x9f" and not legacy.exists()  # packed v5: 15 fields
     assert store.prev_path.read_bytes() == legacy_bytes  # the JSON is the previous generation
     migrated = cold_load(store)
     assert migrated.entries["papers/a.pdf"].retry_count == 1 and migrated.workspace_id == "ws-old"
@@ -296,7 +298,7 @@ def test_reading_entries_keeps_them_packed_so_a_save_copies_them(tmp_path: Path)
     assert bytes(reg.entries._packed.blob) == old_blob
 
 
-def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path: Path) -> None:
+def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_5(tmp_path: Path) -> None:
     index = tmp_path / "index"
     index.mkdir()
     store = RegistryStore(index)
@@ -312,7 +314,7 @@ def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_4(tmp_path
     with store.transaction() as w:
         w.update("d/0002.pdf", status="processed")
     data = store.path.read_bytes()
-    assert msgspec.msgpack.decode(data)[1] == 4 and store.prev_path.read_bytes() == v3
+    assert msgspec.msgpack.decode(data)[1] == 5 and store.prev_path.read_bytes() == v3
     migrated = cold_load(store)
     expected = [msgspec.structs.replace(e, status="processed") if e.source_root_relative_path == "d/0002.pdf" else e
                 for e in everything]
@@ -369,14 +371,163 @@ def test_a_file_rewritten_in_place_under_a_load_is_a_clear_error(tmp_path: Path)
 def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
     store = RegistryStore(tmp_path / "index")
     fill(store, 100)
+    registry_module.clear_cache()  # snapshots earlier tests left in the cache hold their files open
+    gc.collect()
     open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
     if open_fds is None:
         pytest.skip("no /proc/self/fd to count descriptors on this system")
     for i in range(30):
         reg = cold_load(store)
-        if i % 2:
-            reg.entries["d/0001.pdf"]  # half of them read their entries (and close their file)
+        if i % 3 == 1:
+            reg.entries["d/0001.pdf"]  # a lookup reads one chunk; the file stays open with the snapshot
+        elif i % 3 == 2:
+            list(reg.entries.values())  # reading them all reads the whole blob and closes the file
     del reg
     registry_module.clear_cache()
     gc.collect()
     assert len(os.listdir("/proc/self/fd")) == open_fds
+
+
+# ---------------------------------------------------------------- version 5: chunk ids that count up stored as runs
+
+#: Written by the version-4 code (main at 7900197): 300 entries whose chunk ids are, by i % 6,
+#: LightRAG's text-pipeline ids (0), none (1), one id (2), hash-like ids (3), ids across
+#: 999 -> 1000 (4), and text ids mixed with a multimodal one (5); failed entries have none.
+V4_FIXTURE = Path(__file__).parent / "data" / "registry" / "v4.msgpack"
+
+
+def plain_entries(data: bytes) -> list[SourceEntry]:
+    """The entries of a version-4 snapshot, read with msgspec alone (not the code under test)."""
+    raw = msgspec.msgpack.decode(data)
+    assert raw[:2] == ["mnote-kr-registry", 4]
+    return msgspec.convert([m for chunk in msgspec.msgpack.decode(raw[14]) for m in chunk], list[SourceEntry])
+
+
+def on_disk(store: RegistryStore) -> list[tuple[dict, list | None]]:
+    """(map, run) of each entry of a version-5 file, read with msgspec alone."""
+    raw = msgspec.msgpack.decode(store.path.read_bytes())
+    assert raw[1] == 5
+    return [pair for maps, runs in msgspec.msgpack.decode(raw[14]) for pair in zip(maps, runs, strict=True)]
+
+
+def test_a_version_4_snapshot_loads_and_the_first_save_writes_version_5_with_runs(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    store = RegistryStore(index)
+    v4 = V4_FIXTURE.read_bytes()
+    store.path.write_bytes(v4)
+    expected = plain_entries(v4)
+    assert len(expected[30].chunk_ids) == 32 and expected[10].chunk_ids[-1].endswith("-chunk-1002")
+    reg = cold_load(store)
+    assert reg.entries["d/0030.pdf"] == expected[30] and decoded_count(reg) == CHUNK  # one chunk
+    assert list(cold_load(store).entries.values()) == expected and reg.workspace_id == "ws-v4"
+    assert cold_load(store).counts() == by_hand(expected) and decoded_count(reg) == CHUNK  # from the columns
+    exported = cold_load(store)
+    before = store.export_json()
+    with store.transaction() as w:
+        w.update("d/0002.pdf", retry_count=3)
+    assert store.prev_path.read_bytes() == v4
+    stored = on_disk(store)
+    for i, (e, (raw_map, run)) in enumerate(zip(expected, stored, strict=True)):
+        ids = e.chunk_ids
+        if i % 6 in (0, 4) and ids:  # counting up: a run beside a map without them
+            assert "chunkIds" not in raw_map and run == [ids[0][:-3], int(ids[0][-3:]), len(ids), 3]
+        elif i % 6 in (2, 5) and ids:  # one id, or a mixed list: listed as they were
+            assert raw_map["chunkIds"] == ids and run is None
+        elif not ids:
+            assert "chunkIds" not in raw_map and run is None
+    assert len(store.path.read_bytes()) < len(v4) * 0.75  # the counting ids were over a quarter of it
+    migrated = cold_load(store)
+    assert migrated.counts() == exported.counts() and decoded_count(migrated) == 0  # the columns, written anew
+    changed = [msgspec.structs.replace(e, retry_count=3) if e.source_root_relative_path == "d/0002.pdf" else e
+               for e in expected]
+    assert [msgspec.structs.replace(e, updated_at_ms=0) for e in migrated.entries.values()] == \
+        [msgspec.structs.replace(e, updated_at_ms=0) for e in changed]
+    after = json.loads(store.export_json())  # the export is the same JSON, every id listed
+    assert [e for e in after["entries"] if e["sourceRootRelativePath"] != "d/0002.pdf"] == \
+        [e for e in json.loads(before)["entries"] if e["sourceRootRelativePath"] != "d/0002.pdf"]
+
+
+def test_the_export_lists_every_chunk_id_byte_for_byte_as_before_the_save(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "a", workspace_id="ws", root_uri="file:///ws")
+    made = [entry(f"r/{i:03d}.md", status="processed", light_rag_doc_id=f"doc-{i:032x}",
+                  chunk_ids=[f"doc-{i:032x}-chunk-{c:03d}" for c in range(i % 9)]) for i in range(150)]
+    with store.transaction() as reg:
+        for e in made:
+            reg.put(e)
+    in_memory = store.export_json()  # from the entries just saved (the process cache)
+    cold = cold_load(store)
+    assert list(cold.entries.values()) == made
+    assert fmt_export(cold) == in_memory  # decoded from the runs: the same bytes
+    assert json.loads(in_memory)["entries"][8]["chunkIds"] == made[8].chunk_ids  # a full list
+    assert sum(run is not None for _, run in on_disk(store)) == sum(i % 9 >= 2 for i in range(150))
+    other = RegistryStore(tmp_path / "b")
+    other.import_json(in_memory, tmp_path / "export.json")
+    assert list(cold_load(other).entries.values()) == made
+    assert json.loads(fmt_export(cold_load(other)))["entries"] == json.loads(in_memory)["entries"]
+
+
+def fmt_export(reg: registry_module.Registry) -> bytes:
+    from mnote_kr.core.registry_format import encode_json
+
+    return encode_json(reg.snapshot())
+
+
+def test_a_lookup_reads_one_chunk_of_the_file_and_reading_all_reads_the_rest(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 300)
+    reg = cold_load(store)
+    packed = reg.entries._packed
+    assert packed is not None
+    assert reg.entries["d/0200.pdf"] == made[200] and reg.entries["d/0010.pdf"] == made[10]
+    assert packed._blob is None and packed._source is not None  # two chunks read, not the blob
+    assert list(reg.entries.values()) == made and packed._blob is not None and packed._source is None
+
+
+def test_a_damaged_run_is_a_registry_error_naming_the_file(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    with store.transaction() as reg:
+        reg.put(entry("a.md", chunk_ids=["c-00", "c-01", "c-02"]))
+    data = store.path.read_bytes()
+    run = msgspec.msgpack.encode(["c-", 0, 3, 2])
+    assert data.count(run) == 1
+    store.path.write_bytes(data.replace(run, msgspec.msgpack.encode(["c-", 0, 3, 0])))  # width 0: same size
+    with pytest.raises(RegistryCorruptError) as info:
+        cold_load(store).entries["a.md"]
+    assert str(store.path) in str(info.value) and "registry restore" in str(info.value)
+
+
+chunk_id_lists = st.one_of(
+    st.lists(st.text(alphabet=st.sampled_from("ab-0123456789\0"), max_size=5), max_size=4),
+    st.builds(lambda p, s, n, w: [p + str(k).zfill(w) for k in range(s, s + n)],
+              st.text(alphabet=st.sampled_from("ab-_\0"), max_size=4), st.integers(0, 2000), st.integers(0, 30),
+              st.integers(1, 4)),
+)
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
+                                                                  HealthCheck.function_scoped_fixture])
+@given(st.lists(chunk_id_lists, min_size=1, max_size=CHUNK + 10))
+def test_any_chunk_ids_survive_a_save_and_a_cold_load(tmp_path: Path, lists: list[list[str]]) -> None:
+    store = RegistryStore(tmp_path / f"index-{len(lists)}-{abs(hash(str(lists)))}")
+    made = [entry(f"f/{i:03d}", chunk_ids=ids) for i, ids in enumerate(lists)]
+    with store.transaction() as reg:
+        for e in made:
+            reg.put(e)
+    cold = cold_load(store)
+    assert [cold.entries[e.source_root_relative_path].chunk_ids for e in made] == lists  # a lookup each
+    assert list(cold_load(store).entries.values()) == made  # and all at once
+
+
+def test_a_version_4_registry_exports_the_same_bytes_once_rewritten_as_version_5(tmp_path: Path) -> None:
+    index = tmp_path / "index"
+    index.mkdir()
+    store = RegistryStore(index)
+    store.path.write_bytes(V4_FIXTURE.read_bytes())
+    before = store.export_json()
+    store.save(cold_load(store))  # unchanged entries, re-encoded: a version-4 chunk is never copied
+    assert msgspec.msgpack.decode(store.path.read_bytes())[1] == 5
+    registry_module.clear_cache()
+    after = store.export_json()
+    # Equal up to the registry's own updatedAtMs (the last field: the save's time).
+    assert before[: before.rindex(b',"updatedAtMs":')] == after[: after.rindex(b',"updatedAtMs":')]

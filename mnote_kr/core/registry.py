@@ -113,7 +113,7 @@ def now_ms() -> int:
 
 
 def decode_snapshot(data: bytes | fmt.HeaderOnly, path: Path) -> Registry:
-    """Decode registry bytes (packed v4 or v3, or JSON v2/v1 migrated), or a v4 file's header
+    """Decode registry bytes (packed v5, v4 or v3, or JSON v2/v1 migrated), or a v4/v5 file's header
     (its entries read later). Raises ``RegistryCorruptError``."""
     gc_was_enabled = gc.isenabled()
     gc.disable()  # decoding allocates many acyclic objects; collections there are pure overhead

@@ -1,8 +1,8 @@
-"""The registry's on-disk formats: the packed binary snapshot (v4) and the JSON export (v1, v2).
+"""The registry's on-disk formats: the packed binary snapshot (v5) and the JSON export (v1, v2).
 
-**Packed snapshot (v4)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
+**Packed snapshot (v5)**, ``lightrag-source-registry.msgpack``: one MessagePack array ::
 
-    ["mnote-kr-registry", 4,
+    ["mnote-kr-registry", 5,
      headerLength,  # bin 8: little-endian uint64, the byte offset of the last field (`entries`)
      workspaceId, rootUri, updatedAtMs, indexedRoots,
      keys,      # the entries' workspace-relative paths, in registry order
@@ -13,26 +13,29 @@
      docIds,    # bin: a MessagePack array, each entry's lightRagDocId (or nil)
      notes,     # bin: a MessagePack array of [index, status, pendingAction, lastError, retryCount,
                 #      kind] for the entries status lists (waiting, failed, fallback), by index
-     entries]   # bin: itself a MessagePack array of chunks (arrays of at most CHUNK entries),
-                #      each entry a map with the JSON export's camelCase fields (defaults omitted)
+     entries]   # bin: itself a MessagePack array of chunks; a chunk is [maps, runs]: at most CHUNK
+                #      entries, each a map with the JSON export's camelCase fields (defaults omitted),
+                #      and for each entry nil or the run its chunkIds are ([prefix, start, count,
+                #      width], mnote_kr/core/idruns.py), which its map then leaves out
 
-Loading reads and decodes the header (up to ``headerLength``) only; the entries' bytes are
-read when the first entry is (from the same open file, so a save renaming a new file into
-place meanwhile changes nothing). An :class:`EntryMap` keeps every entry as an index into
-those bytes and decodes its chunk on first access (a lookup by path decodes
-one chunk; iterating decodes them all in one call). The four columns answer what ``status``
-and ``search`` ask of every entry (counts by status, the failed and waiting ones with their
-reasons, the provider's names and ids) without decoding any entry. Saving copies the bytes of chunks whose entries were
-all left unchanged instead of encoding them again.
+Loading reads and decodes the header (up to ``headerLength``) only; an entry's chunk is read
+from the same open file when the entry is first read (a save renaming a new file into place
+meanwhile changes nothing), the whole entries blob when all are. An :class:`EntryMap` keeps
+every entry as an index into those bytes and decodes its chunk on first access (a lookup by
+path decodes one chunk; iterating decodes them all in one call). The four columns answer
+what ``status`` and ``search`` ask of every entry (counts by status, the failed and waiting
+ones with their reasons, the provider's names and ids) without decoding any entry. Saving
+copies the bytes of chunks whose entries were all left unchanged instead of encoding them again.
 
-Version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
-entries]``, chunks of 256, no columns; it still loads (the columns are then derived
-from the entries, once) and the next save writes version 4.
+Version 4 is version 5 with each chunk only the array of maps (every chunkIds listed);
+version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
+entries]`` with chunks of 256 and no columns (they are then derived from the entries, once).
+Both still load, and the next save writes version 5.
 
 **JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
-"entries", "updatedAtMs"}`` with camelCase fields. It is what ``mnote-kr registry export``
-writes and ``registry import`` reads, and what older versions of mnote-kr stored in
-``lightrag-source-registry.json``; both still load (v1 is migrated).
+"entries", "updatedAtMs"}`` with camelCase fields, every chunk id listed. It is what
+``mnote-kr registry export`` writes and ``registry import`` reads, and what older versions of
+mnote-kr stored in ``lightrag-source-registry.json``; both still load (v1 is migrated).
 """
 
 from __future__ import annotations
@@ -52,12 +55,13 @@ from typing import Any, NamedTuple, get_args
 
 import msgspec
 
+from mnote_kr.core.idruns import IdRun, expand_runs, run_of
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, EntryStatus, IndexedRoot, RegistrySnapshot, SourceEntry
 
 MAGIC = "mnote-kr-registry"
-PACKED_VERSION = 4
-READABLE_VERSIONS = (3, 4)
+PACKED_VERSION = 5
+READABLE_VERSIONS = (3, 4, 5)
 _ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
 #: Entries per chunk. A lookup decodes one chunk; a save encodes (or copies) whole chunks, so
 #: the per-entry Python work of both is gone while a lookup stays in the tens of microseconds.
@@ -101,6 +105,7 @@ class _TagCache(dict[tuple[str, bool, "str | None", str], int]):
 _tags_cache = _TagCache()
 _tag_fields = attrgetter("status", "stale", "pending_action", "kind")
 _get_name, _get_doc_id = attrgetter("light_rag_file_path"), attrgetter("light_rag_doc_id")
+_get_chunk_ids = attrgetter("chunk_ids")
 
 
 def entry_tags(entries: list[SourceEntry]) -> bytes:
@@ -167,7 +172,7 @@ class _V3Header(msgspec.Struct, array_like=True):
 
 
 class PackedHeader(msgspec.Struct, array_like=True):
-    """A version-4 snapshot without its last field (the entries, read on demand)."""
+    """A version-4 or -5 snapshot without its last field (the entries, read on demand)."""
 
     magic: str
     version: int
@@ -185,16 +190,18 @@ class PackedHeader(msgspec.Struct, array_like=True):
     notes: memoryview
 
 
-#: The bytes before ``headerLength``'s value: array of 15, the magic, version 4, bin 8.
-_V4_PREFIX = b"\x9f\xb1" + MAGIC.encode() + b"\x04\xc4\x08"
-PREFIX_SIZE = len(_V4_PREFIX) + 8
+#: The bytes before ``headerLength``'s value: array of 15, the magic, the version, bin 8.
+_MAGIC_PREFIX = b"\x9f\xb1" + MAGIC.encode()
+_HEADED_PREFIXES = tuple(_MAGIC_PREFIX + bytes([v]) + b"\xc4\x08" for v in (4, 5))  # the versions with a header
+_V5_PREFIX = _HEADED_PREFIXES[-1]
+PREFIX_SIZE = len(_V5_PREFIX) + 8
 
 
 def header_length(prefix: bytes) -> int | None:
-    """The header length a version-4 file's first ``PREFIX_SIZE`` bytes state (else None)."""
-    if len(prefix) < PREFIX_SIZE or not prefix.startswith(_V4_PREFIX):
+    """The header length a version-4 or -5 file's first ``PREFIX_SIZE`` bytes state (else None)."""
+    if len(prefix) < PREFIX_SIZE or not prefix.startswith(_HEADED_PREFIXES):
         return None
-    return int.from_bytes(prefix[len(_V4_PREFIX) : PREFIX_SIZE], "little")
+    return int.from_bytes(prefix[len(_V5_PREFIX) : PREFIX_SIZE], "little")
 
 
 _encoder = msgspec.msgpack.Encoder()
@@ -202,6 +209,10 @@ _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
 _v3_decoder = msgspec.msgpack.Decoder(_V3Header)
 _chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
 _chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
+#: A version-5 chunk: the entries (chunk ids kept as a run left out) and, for each, its run or nil.
+_RunChunk = tuple[list[SourceEntry], list[IdRun | None]]
+_run_chunk_decoder = msgspec.msgpack.Decoder(_RunChunk)
+_run_chunks_decoder = msgspec.msgpack.Decoder(list[_RunChunk])
 _column_decoder = msgspec.msgpack.Decoder(list[str | None])
 _notes_decoder = msgspec.msgpack.Decoder(list[Note])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
@@ -211,12 +222,30 @@ _json_encoder = msgspec.json.Encoder()
 
 class BlobSource:
     """Where a loaded snapshot's entries are: an open file (its own descriptor, closed once read
-    or when the snapshot is dropped), the offset and length, and the identity it had at load."""
+    whole or when the snapshot is dropped), the offset and length, and the identity it had at load."""
 
     def __init__(self, fd: int, offset: int, length: int, identity: tuple[int, ...], path: Path) -> None:
         self.offset, self.length, self.identity, self.path = offset, length, identity, path
         self.fd = fd
         self._close = weakref.finalize(self, os.close, fd)
+
+    def read_range(self, start: int, stop: int) -> bytes:
+        """Bytes ``start:stop`` of the entries blob (one chunk), checked as :meth:`read` checks."""
+        try:
+            st = os.fstat(self.fd)
+            data = os.pread(self.fd, stop - start, self.offset + 5 + start)
+        except OSError as exc:
+            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
+        self._check(st)
+        if len(data) != stop - start:
+            raise _corrupt(self.path, ValueError("the entries are cut short"))
+        return data
+
+    def _check(self, st: os.stat_result) -> None:
+        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
+            raise RegistryError(f"The registry file was changed in place while in use: {self.path}", path=self.path,
+                                hint="run the command again; replace a registry only with 'mnote-kr registry "
+                                     "import' or 'registry restore', never by copying over the file")
 
     def read(self, chunks: int) -> memoryview:
         """The entries blob; checks that the file was not rewritten in place since the load."""
@@ -227,10 +256,7 @@ class BlobSource:
             raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
         finally:
             self._close()
-        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
-            raise RegistryError(f"The registry file was changed in place while in use: {self.path}", path=self.path,
-                                hint="run the command again; replace a registry only with 'mnote-kr registry "
-                                     "import' or 'registry restore', never by copying over the file")
+        self._check(st)
         blob = memoryview(data)[5:]
         if len(data) != self.length + 5 or data[:5] != _bin32(self.length) \
                 or bytes(blob[:5]) != _ARRAY32 + chunks.to_bytes(4, "big"):
@@ -249,11 +275,11 @@ class PackedEntries:
     never changed in place, so sharing them is safe.
     """
 
-    __slots__ = ("_blob", "_source", "starts", "ends", "decoded", "path", "keys", "_tags", "_names", "_doc_ids",
-                 "_notes", "_live_names", "_key_index", "__weakref__")
+    __slots__ = ("_blob", "_source", "starts", "ends", "decoded", "path", "keys", "runs", "_tags", "_names",
+                 "_doc_ids", "_notes", "_live_names", "_key_index", "__weakref__")
 
     def __init__(self, blob: memoryview | BlobSource, starts: array[int], ends: array[int], path: Path,
-                 keys: list[str], *,
+                 keys: list[str], *, runs: bool = True,
                  decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
                  names: memoryview | list[str | None] | None = None,
                  doc_ids: memoryview | list[str | None] | None = None,
@@ -264,6 +290,7 @@ class PackedEntries:
         self.ends = ends  # byte offset in ``blob`` where each chunk ends
         self.path = path
         self.keys = keys
+        self.runs = runs  # version 5: each chunk is [entries, their chunk-id runs]; older: the entries
         self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * starts[-1]
         self._tags = tags
         self._names = names  # encoded until first asked for
@@ -292,13 +319,24 @@ class PackedEntries:
         return bisect_right(self.starts, i) - 1
 
     def raw_chunk(self, c: int) -> memoryview:
-        """The encoded bytes of chunk ``c`` (a MessagePack array of entries)."""
+        """The encoded bytes of chunk ``c``, from the whole blob (read now if it was not yet)."""
         return self.blob[self.ends[c - 1] if c else len(_ARRAY32) + 4 : self.ends[c]]
 
+    def chunk_bytes(self, c: int) -> memoryview:
+        """The encoded bytes of chunk ``c`` to decode: read alone from the file while the whole
+        blob is not needed (a lookup by path reads one chunk, not the 45 MB of 100,000 entries)."""
+        if self._blob is None:
+            with _blob_lock:  # the whole blob read closes the descriptor: never pread it meanwhile
+                if self._blob is None and self._source is not None:
+                    return memoryview(self._source.read_range(self.ends[c - 1] if c else len(_ARRAY32) + 4,
+                                                              self.ends[c]))
+        return self.raw_chunk(c)
+
     def whole_chunk_at(self, values: list[SourceEntry | int], j: int) -> int:
-        """The length of the chunk that ``values[j:]`` repeats unchanged from its start, else 0."""
+        """The length of the chunk that ``values[j:]`` repeats unchanged from its start, else 0
+        (always 0 for a snapshot of an older version: its chunks are laid out differently)."""
         first = values[j]
-        if type(first) is not int:
+        if type(first) is not int or not self.runs:
             return 0
         c = self.chunk_of(first)
         start, stop = self.starts[c], self.starts[c + 1]
@@ -313,7 +351,11 @@ class PackedEntries:
             c = self.chunk_of(i)
             start, stop = self.starts[c], self.starts[c + 1]
             try:
-                chunk = _chunk_decoder.decode(self.raw_chunk(c))
+                if self.runs:
+                    chunk, ids = _run_chunk_decoder.decode(self.chunk_bytes(c))
+                    _expand_runs(chunk, ids, self.path)
+                else:
+                    chunk = _chunk_decoder.decode(self.chunk_bytes(c))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
             if len(chunk) != stop - start:
@@ -328,7 +370,13 @@ class PackedEntries:
             gc_was_enabled = gc.isenabled()
             gc.disable()  # 100k acyclic objects: collections during the decode are pure overhead
             try:
-                flat = list(chain.from_iterable(_chunks_decoder.decode(self.blob)))
+                if self.runs:
+                    flat = []
+                    for chunk, ids in _run_chunks_decoder.decode(self.blob):
+                        _expand_runs(chunk, ids, self.path)
+                        flat += chunk
+                else:
+                    flat = list(chain.from_iterable(_chunks_decoder.decode(self.blob)))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
             finally:
@@ -412,7 +460,34 @@ class PackedEntries:
         return compress(range(len(self.decoded)), self.tags().translate(table))
 
 
-# ---------------------------------------------------------------------------- packed (v4)
+def _expand_runs(entries: list[SourceEntry], runs: list[IdRun | None], path: Path) -> None:
+    """Give the entries of a version-5 chunk the chunk ids stored as runs beside them."""
+    if len(runs) != len(entries):
+        raise _corrupt(path, ValueError(f"a chunk holds {len(entries)} entries and {len(runs)} chunk-id runs"))
+    if not any(runs):
+        return
+    set_ids = msgspec.structs.force_setattr
+    for e, ids in compress(zip(entries, expand_runs(runs), strict=True), runs):
+        if e.chunk_ids:
+            raise _corrupt(path, ValueError(f"{e.source_root_relative_path}: chunk ids both listed and a run"))
+        set_ids(e, "chunk_ids", ids)
+
+
+def _without_runs(entries: list[SourceEntry]) -> tuple[list[SourceEntry], list[tuple[str, int, int, int] | None]]:
+    """The entries to write and their chunk-id runs: an entry whose chunk ids are a run
+    (:func:`~mnote_kr.core.idruns.run_of`) is written as a copy without them, the run beside it."""
+    runs = list(map(run_of, map(_get_chunk_ids, entries)))
+    if not any(runs):
+        return entries, runs
+    stored = list(entries)
+    set_ids = msgspec.structs.force_setattr
+    for k in compress(range(len(runs)), runs):
+        stored[k] = bare = entries[k].__copy__()  # type: ignore[attr-defined]  # shallow: cheaper than replace
+        set_ids(bare, "chunk_ids", [])
+    return stored, runs
+
+
+# ---------------------------------------------------------------------------- packed (v5)
 
 
 class Encoded(NamedTuple):
@@ -466,7 +541,7 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
                         break
                 group = [old.entry(v) if type(v) is int else v for v in group]
             entries: list[SourceEntry] = group  # type: ignore[assignment]
-            encode_into(entries, blob, -1)
+            encode_into(_without_runs(entries), blob, -1)
             decoded += entries
             tags_new = entry_tags(entries)
             tags += tags_new
@@ -484,9 +559,9 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
         tags_b, memoryview(_encoder.encode(names)), memoryview(_encoder.encode(doc_ids)),
         memoryview(_encoder.encode(notes)))))
     # One more array element after the 14 of the header: the entries, written uncopied.
-    assert head.startswith(b"\x9e" + _V4_PREFIX[1:])
+    assert head.startswith(b"\x9e" + _V5_PREFIX[1:])
     head[0] = 0x9F
-    head[len(_V4_PREFIX) : PREFIX_SIZE] = len(head).to_bytes(8, "little")
+    head[len(_V5_PREFIX) : PREFIX_SIZE] = len(head).to_bytes(8, "little")
     parts = (bytes(head), _bin32(len(blob)), blob)
     return Encoded(parts, keys, PackedEntries(memoryview(blob), starts, ends, path, keys, decoded=decoded,
                                               tags=tags_b, names=names, doc_ids=doc_ids, notes=notes))
@@ -539,7 +614,7 @@ def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader | _V3Header, Pa
 
 
 def decode_header(head: bytes, path: Path) -> PackedHeader:
-    """Decode the first ``headerLength`` bytes of a version-4 snapshot."""
+    """Decode the first ``headerLength`` bytes of a version-4 or -5 snapshot."""
     data = bytearray(head)
     data[0] = 0x9E  # the header's 14 fields, without the entries that follow them in the file
     try:
@@ -551,7 +626,7 @@ def decode_header(head: bytes, path: Path) -> PackedHeader:
 
 
 class HeaderOnly(NamedTuple):
-    """A version-4 file's header bytes and an open descriptor (owned) to read its entries from."""
+    """A version-4 or -5 file's header bytes and an open descriptor (owned) to read its entries from."""
 
     fd: int
     head: bytes
@@ -559,7 +634,7 @@ class HeaderOnly(NamedTuple):
 
 
 def decode_header_from(loaded: HeaderOnly, path: Path) -> tuple[PackedHeader, PackedEntries]:
-    """A version-4 snapshot from its header; its entries are read from the descriptor when first needed."""
+    """A version-4 or -5 snapshot from its header; its entries are read from the descriptor when first needed."""
     fd, head, identity = loaded
     size = identity[2]
     try:
@@ -592,9 +667,9 @@ def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, pat
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
     if isinstance(header, PackedHeader):
-        return PackedEntries(blob, starts, ends, path, header.keys, tags=header.tags, names=header.names,
-                             doc_ids=header.doc_ids, notes=header.notes)
-    return PackedEntries(blob, starts, ends, path, header.keys)
+        return PackedEntries(blob, starts, ends, path, header.keys, runs=header.version >= 5, tags=header.tags,
+                             names=header.names, doc_ids=header.doc_ids, notes=header.notes)
+    return PackedEntries(blob, starts, ends, path, header.keys, runs=False)
 
 
 # ---------------------------------------------------------------------------- JSON (v1, v2)
