@@ -50,11 +50,18 @@ def test_a_folder_of_mixed_files_and_a_later_exclude(tmp_path: Path, lightrag_en
     assert [(n["sourcePath"], n["status"]) for n in said] == [("kb/data.bin", "skipped")]
 
     assert {"kb/zebra.md", "kb/drafts/draft.md"} <= _cited(cli, f"zebra {token}")
-    root = cli.json("roots", "add", "kb", "--exclude", "drafts")
-    assert [d["sourcePath"] for d in root["droppedFromIndex"]] == ["kb/drafts/draft.md"]
+    said = cli.run("roots", "add", "kb", "--exclude", "drafts").stdout
+    assert "Dropped from the index: kb/drafts/draft.md (excluded by pattern 'drafts' of root kb)" in said, said
+    root = cli.json("roots", "add", "kb", "--exclude", "drafts", "--exclude", "zebra.md")
+    assert [d["sourcePath"] for d in root["droppedFromIndex"]] == ["kb/zebra.md"]  # only what is dropped now
+    cli.run("roots", "add", "kb", "--exclude", "drafts")  # back: zebra.md is in the scope again
+    readd = cli.run("ingest", "kb", "--wait", "--timeout", "120").stdout
+    assert "kb/zebra.md" in readd and "excluded           kb/drafts/draft.md" in readd, readd
     assert "kb/drafts/draft.md" not in _cited(cli, f"zebra {token} draft basalt")
     assert "kb/zebra.md" in _cited(cli, f"zebra {token}")
     stale = cli.json("status")["registry"]["staleEntries"]
     assert [(s["sourcePath"], "'drafts'" in s["reason"]) for s in stale] == [("kb/drafts/draft.md", True)]
     assert cli.json("sync", "--wait", "30")["reconcile"]["excluded"]["count"] == 0
+    text = cli.run("sync").stdout
+    assert "Passed over 2 file(s) the provider cannot index: kb/archive.zip (not a file type LightRAG" in text, text
     assert {p: sha(p) for p in kb.rglob("*") if p.is_file()} == sources  # no source file touched
