@@ -173,6 +173,7 @@ class DocIndex:
 #: The server's ``supported_file_types`` as this process last heard it, per server.
 _SERVER_SUFFIXES: dict[tuple[str, int], tuple[float, frozenset[str]]] = {}
 _SERVER_SUFFIXES_TTL_S = 300.0
+_KNOWN_SUFFIXES = naming.DEFAULT_SUPPORTED_SUFFIXES | naming.IMAGE_SUFFIXES
 
 
 def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
@@ -183,9 +184,16 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     since a server may read more types. The text fallback (``fallback``) only ever replaces a
     document of a type LightRAG takes, so it adds no type here.
     """
-    known = naming.DEFAULT_SUPPORTED_SUFFIXES | naming.IMAGE_SUFFIXES
-    odd = {p: naming.safe_suffix(p) for p in paths}
-    odd = {p: suffix for p, suffix in odd.items() if suffix not in known}
+    known = _KNOWN_SUFFIXES
+    odd: dict[str, str] = {}
+    for p in paths:  # the plain "name.ext" test first: a walk hands over every file's name
+        name = p[p.rfind("/") + 1:]
+        dot = name.rfind(".")
+        if dot > 0 and name[dot:].lower() in known:
+            continue
+        suffix = naming.safe_suffix(p)
+        if suffix not in known:
+            odd[p] = suffix
     if not odd:
         return {}
     served = _server_suffixes(ctx)
