@@ -331,3 +331,22 @@ def test_status_names_each_duplicate_and_the_file_holding_its_content(tmp_path: 
     only = host.status()["registry"]["duplicateEntries"]
     assert only == [{"sourcePath": "elsewhere.pdf", "twin": None,
                      "reason": "identical content is indexed under a document that is no file of this workspace"}]
+
+
+def test_an_unchanged_folder_asks_the_provider_nothing(kb: tuple[Host, FakeProvider]) -> None:
+    host, fake = kb
+    host.ingest(["kb"])
+    fake.calls.clear()
+    for rel in DOCUMENTS:  # registered and unchanged: never a candidate
+        assert {i.source_path: i.status for i in host.ingest(["kb"]).items}[rel] == "already_registered"
+    assert fake.calls.count("unindexable") == len(DOCUMENTS)  # asked about the others only...
+    with host.store.transaction() as reg:
+        for rel in OTHERS:  # ...so once each has a record (a provider that indexed them), nothing is asked
+            src = host.workspace.source_file(host.root / rel, rel)
+            reg.put(SourceEntry(source_id=rel, source_path=src.path, source_root_relative_path=rel, status="processed",
+                                source_hash=src.sha256, size=src.size, mtime_ns=src.mtime_ns,
+                                light_rag_doc_id="doc-" + rel))
+    fake.calls.clear()
+    to_send, report = host.plan_ingest(["kb"])
+    assert "unindexable" not in fake.calls and to_send == []
+    assert {i.status for i in report.items} == {"already_registered"}

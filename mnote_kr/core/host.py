@@ -211,7 +211,11 @@ class Host:
         any_excludes = any(r.exclude_patterns for r in reg.roots.values())
         # Found in a folder and of a type the provider cannot index: passed over, not sent. A file
         # the user names is sent, and fails with the provider's reason (one hook call, by name).
-        unindexable = self.unindexable([rel for _, rel in expansion.files if rel not in expansion.named])
+        # Only files without a record, or with a failed or queued one, can be passed over: an unchanged
+        # folder asks nothing (and loads no plugin).
+        retried = {rel for rel, _ in reg.notes(failed_tag)} | {rel for rel, _ in reg.notes(waiting_tag)}
+        unindexable = self.unindexable([rel for _, rel in expansion.files if rel not in expansion.named
+                                        and (rel not in reg.entries or rel in retried)])
         for abs_path, rel in expansion.files:
             checked += 1
             if checked % 200 == 0:
