@@ -90,9 +90,9 @@ def test_a_failed_record_left_by_an_older_version_is_dropped_by_a_folder_ingest(
     report = host.ingest(["kb"])
     by_path = {item.source_path: item for item in report.items}
     entries = host.registry().entries
-    for rel in ("kb/data.bin", "kb/archive.zip"):  # never reached the index: the record goes, and it says so
+    for rel, was in (("kb/data.bin", "failed"), ("kb/archive.zip", "queued")):  # never indexed: dropped, and said
         assert rel not in entries and by_path[rel].status == "skipped"
-        assert "failed record is dropped" in (by_path[rel].reason or "")
+        assert f"its {was} record is dropped" in (by_path[rel].reason or "")
     assert "kb/notes.md" in fake.ingested and entries["kb/notes.md"].status == "processed"  # a document: re-sent
 
 

@@ -232,8 +232,8 @@ class Host:
             existing = reg.entries.get(rel)
             if rel in unindexable and (existing is None or _never_indexed(existing)):
                 reason = unindexable[rel]
-                if existing is not None:  # a failure recorded by an earlier version: ingest drops it
-                    reason += "; its failed record is dropped"
+                if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
+                    reason += f"; its {'queued' if existing.status == 'pending' else 'failed'} record is dropped"
                 report.items.append(IngestItem(source_path=rel, status="skipped", reason=reason))
                 continue
             try:
