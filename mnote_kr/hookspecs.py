@@ -87,6 +87,21 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 
 
 @hookspec(firstresult=True)
+def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None:
+    """The ``paths`` (workspace-relative) the provider cannot index, each with the reason a
+    user reads (``{"data.bin": "not a file type ... indexes ('.bin' files; ...)"}``).
+
+    Asked once per folder walk (``ingest`` of a folder, reconcile, the watcher, ``notIndexed``):
+    a file found in a folder that the provider cannot index is passed over and reported, not
+    sent; a file the user names is still sent, and fails with the provider's reason. Answer from
+    the file names (a suffix check), with no request per file. Optional: a provider that does
+    not implement it (None) is taken to index every file.
+
+    Calling convention: firstresult, configured provider only.
+    """
+
+
+@hookspec(firstresult=True)
 def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
     """Retry queued work and follow submitted work to a terminal state.
 

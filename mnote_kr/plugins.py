@@ -142,6 +142,13 @@ class Plugins:
         result: list[EntryUpdate] = self._provider_call("ingest", ctx=ctx, sources=sources, force=force)
         return result
 
+    def unindexable(self, ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
+        """The paths the provider says it cannot index, with reasons; {} when it does not say."""
+        if not paths:
+            return {}
+        result: dict[str, str] | None = self._call("unindexable", self.provider_plugin(), ctx=ctx, paths=paths)
+        return dict(result) if result else {}
+
     def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
         result: list[EntryUpdate] = self._provider_call("sync", ctx=ctx, entries=entries, wait_s=wait_s)
         return result

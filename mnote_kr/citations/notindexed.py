@@ -85,6 +85,11 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     asked = {m.group(1).lower() for m in _FILENAME_RE.finditer(query)} - DOCUMENT_EXTENSIONS
     known = frozenset(ext for ext in asked if any(rel.lower().endswith("." + ext) for rel in reg.entries))
     names = file_names(query, known)
+    if asked - known:
+        # "data.bin": a type the provider cannot index is the user's word for a file too (a folder
+        # ingest passes it over, so no entry says so); "Node.js", a type it indexes, is not.
+        others = file_names(query, frozenset(asked - known)) - names
+        names |= set(host.plugins.unindexable(host.context(), sorted(others))) if others else set()
     if not names:
         return []
     out: list[NotIndexed] = []
@@ -103,9 +108,23 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
+        walked: list[NotIndexed] = []
         for root_rel in sorted(reg.roots):
-            _walk_root(host, reg, root_rel, missing, out)
+            _walk_root(host, reg, root_rel, missing, walked)
+        out.extend(_passed_over(host, walked))
     return out
+
+
+def _passed_over(host: Host, walked: list[NotIndexed]) -> list[NotIndexed]:
+    """A file found in a root is "not ingested yet" only when ingest would take it: one of a type
+    the provider cannot index is passed over by a folder ingest, and says so."""
+    waiting = [n.source_path for n in walked if n.status == "not_indexed"]
+    cannot = host.plugins.unindexable(host.context(), waiting) if waiting else {}
+    if not cannot:
+        return walked
+    return [NotIndexed(source_path=n.source_path, status="skipped",
+                       reason=f"{cannot[n.source_path]}; a folder ingest passes it over")
+            if n.source_path in cannot else n for n in walked]
 
 
 def _under(rel: str, scope: str) -> bool:
@@ -127,5 +146,7 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
         if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)
             what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
-            out.append(NotIndexed(source_path=scope or ".", status="not_indexed", reason=what))
+            out.extend(_passed_over(host, [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)])
+                       if path.is_file() else [NotIndexed(source_path=scope or ".", status="not_indexed",
+                                                          reason=what)])
     return out

@@ -29,6 +29,7 @@ from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.citations.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
+from mnote_kr.core.workspace import excluded_reason
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -218,6 +219,7 @@ def build_citations(
     candidates: list[Candidate] = []
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
+    excluding = any(r.exclude_patterns for r in reg.roots.values())
     for ref in result.references:
         t0 = time.perf_counter()
         mapped = host.plugins.map_reference(ctx, ref, entries, query)
@@ -232,6 +234,9 @@ def build_citations(
         rel = entry.source_root_relative_path
         if not _in_scope(rel, scope):
             dropped["outOfScope"] += 1
+            continue
+        if excluding and excluded_reason(rel, reg.roots):  # its root's rules left it out after it was indexed
+            dropped["excludedByRoot"] += 1
             continue
         abs_path = host.workspace.rel_to_abs(rel)
         try:
@@ -425,6 +430,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         stale = sum(unusable.get(k, 0) for k in ("notLive", "missingOnDisk", "changedOnDisk"))
         if stale:
             parts.append(f"{stale} in files changed, moved or deleted since indexing")
+        if unusable.get("excludedByRoot"):
+            parts.append(f"{unusable['excludedByRoot']} in files their root's --exclude now leaves out")
         if unusable.get("unmapped"):
             # Files sent without --wait are recorded as indexed only when followed (sync, watch).
             parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet, with {waiting} "
@@ -437,6 +444,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if stale:
             # (sync and watch re-index a changed file only in a root added with --run-on-change)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
+        if unusable.get("excludedByRoot"):
+            fixes.append("'mnote-kr sync' drops them from the index")
         if unusable.get("unmapped"):
             fixes.append("'mnote-kr sync --wait 60' records what LightRAG has indexed, then search again" if waiting
                          else "'mnote-kr status' counts them under Unmapped")

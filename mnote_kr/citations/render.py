@@ -146,6 +146,12 @@ def render_status(info: dict[str, Any]) -> str:
         more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
                      " 'mnote-kr prune' drops the records)")
+    dups = reg.get("duplicateEntries") or []
+    for note in dups:
+        lines.append(f"Duplicate: {note['sourcePath']}: {note['reason']}")
+    n_dups = (reg.get("byStatus") or {}).get("duplicate", 0)
+    if n_dups > len(dups):
+        lines.append(f"           (and {n_dups - len(dups)} more duplicate(s))")
     if prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
@@ -185,6 +191,21 @@ def render_sync(result: dict[str, Any]) -> str:
                 lines.append(f"{label + ':':<24}{shown}")
             if part.get("count", 0) > 20:
                 lines.append(f"{'':<24}... and {part['count'] - 20} more ('--json' lists all)")
+        # Left out by its root's rules after it was ingested: no longer cited, its index deleted.
+        excluded = rec.get("excluded") or {}
+        for path in excluded.get("paths", [])[:20]:
+            lines.append(f"{'now excluded:':<24}{path} ({(excluded.get('reasons') or {}).get(path, 'excluded')})")
+        if excluded.get("count", 0) > 20:
+            lines.append(f"{'':<24}... and {excluded['count'] - 20} more ('--json' lists all)")
+        if excluded.get("count"):
+            lines.append(f"{excluded['count']} excluded file(s) dropped from the index: no longer cited")
+        # Files of types the provider cannot index: one line, they are found again by every pass.
+        skipped = rec.get("skipped") or {}
+        if skipped.get("count"):
+            first = skipped["paths"][0]
+            more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
+            lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
+                         f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
         new = rec.get("new") or {}
         if new.get("notIngested"):
             names = new["notIngested"]

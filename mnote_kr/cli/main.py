@@ -149,9 +149,14 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
 
     host = obj.host()
     before = {r.root_relative_path: r for r in host.roots_list()}
-    root = host.roots_add(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
+    root, dropped = host.add_root(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
     if as_json:
-        emit_json(root)
+        import msgspec
+
+        out = msgspec.to_builtins(root)
+        if dropped:  # the root's shape, plus what its new rules dropped from the index when they did
+            out["droppedFromIndex"] = [{"sourcePath": rel, "reason": why} for rel, why in dropped.items()]
+        emit_json(out)
         return
     name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
     if old is None:
@@ -160,6 +165,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
         click.echo(f"Root {name} was indexed already, with the same rules {rules}")
     else:  # the options given replace the root's rules: say what they replaced
         click.echo(f"Updated root {name}: now {rules}, was {root_rules(old)}")
+    for rel, why in dropped.items():  # ingested before the rules left it out: the index follows the rules
+        click.echo(f"Dropped from the index: {rel} ({why}); no longer cited")
 
 
 @roots.command("list")

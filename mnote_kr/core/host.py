@@ -31,7 +31,8 @@ from mnote_kr.core.registry import (
     waiting_tag,
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
-from mnote_kr.core.workspace import Workspace, excluded_in_root, find_workspace
+from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.workspace import Workspace, excluded_entries, excluded_in_root, find_workspace
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -138,6 +139,15 @@ class Host:
     def roots_add(
         self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = False
     ) -> IndexedRoot:
+        """Add (or replace the rules of) an indexed root; see :meth:`add_root`."""
+        return self.add_root(path, recursive=recursive, exclude=exclude, run_on_change=run_on_change)[0]
+
+    def add_root(
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = False
+    ) -> tuple[IndexedRoot, dict[str, str]]:
+        """Add (or replace the rules of) an indexed root, and make the index follow its rules:
+        files it now excludes are no longer cited and their index is deleted (best effort), as for
+        files deleted from disk. Returns the root and the files dropped (path -> reason)."""
         abs_path, rel = self.workspace.resolve(path)
         if not abs_path.is_dir():
             raise UsageError(f"Not a folder: {path}", hint="an indexed root is a folder inside the workspace")
@@ -150,7 +160,16 @@ class Host:
         )
         with self.store.transaction() as reg:
             reg.roots[rel] = root
-        return root
+        return root, self.follow_scope() if root.exclude_patterns else {}
+
+    def follow_scope(self) -> dict[str, str]:
+        """Stop citing the registered files the roots' rules now exclude, and delete their index
+        (best effort; a provider that is down gets the delete from 'sync'). Path -> reason."""
+        reg = self.registry()
+        excluded = excluded_entries(reg.entries.values(), reg.roots)
+        if excluded:
+            self.mark_stale(excluded)
+        return excluded
 
     def roots_list(self) -> list[IndexedRoot]:
         return sorted(self.registry().roots.values(), key=lambda r: r.root_relative_path)
@@ -190,6 +209,13 @@ class Host:
         total, checked, started = len(expansion.files), 0, time.monotonic()
         to_send: list[SourceFile] = []
         any_excludes = any(r.exclude_patterns for r in reg.roots.values())
+        # Found in a folder and of a type the provider cannot index: passed over, not sent. A file
+        # the user names is sent, and fails with the provider's reason (one hook call, by name).
+        # Only files without a record, or with a failed or queued one, can be passed over: an unchanged
+        # folder asks nothing (and loads no plugin).
+        retried = {rel for rel, _ in reg.notes(failed_tag)} | {rel for rel, _ in reg.notes(waiting_tag)}
+        unindexable = self.unindexable([rel for _, rel in expansion.files if rel not in expansion.named
+                                        and (rel not in reg.entries or rel in retried)])
         for abs_path, rel in expansion.files:
             checked += 1
             if checked % 200 == 0:
@@ -204,6 +230,12 @@ class Host:
                     report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
                     continue
             existing = reg.entries.get(rel)
+            if rel in unindexable and (existing is None or _never_indexed(existing)):
+                reason = unindexable[rel]
+                if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
+                    reason += f"; its {'queued' if existing.status == 'pending' else 'failed'} record is dropped"
+                report.items.append(IngestItem(source_path=rel, status="skipped", reason=reason))
+                continue
             try:
                 st = expansion.stats.get(rel) or os.stat(abs_path)
                 if (
@@ -266,6 +298,7 @@ class Host:
         batches of ``ingest_batch_files`` (one link-and-scan each), with a progress line per batch.
         """
         sources, report = self.plan_ingest(paths_, force=force, limit=limit)
+        self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
         if not sources:
             report.counts = _count(report.items)
             return report
@@ -340,6 +373,25 @@ class Host:
                 hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
             )
         return report
+
+    def unindexable(self, rel_paths: list[str]) -> dict[str, str]:
+        """Which of these files the provider says it cannot index, with its reason (by name only)."""
+        if not rel_paths:
+            return {}
+        return self.plugins.unindexable(self.context(), rel_paths)
+
+    def _drop_never_indexed(self, rel_paths: list[str]) -> None:
+        """Drop the records of passed-over files that never reached the index (failed, queued)."""
+        if not rel_paths:
+            return
+        reg = self.registry()
+        if not any(r in reg.entries for r in rel_paths):
+            return
+        with self.store.transaction() as reg_w:
+            for rel in rel_paths:
+                entry = reg_w.entries.get(rel)
+                if entry is not None and _never_indexed(entry):
+                    del reg_w.entries[rel]
 
     def _prepare_locate(self, sources: list[SourceFile]) -> None:
         """Let locator plugins cache each file's parsed model now, so a new process's first
@@ -513,6 +565,24 @@ class Host:
         stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
         return [{"sourcePath": e.source_root_relative_path, "reason": e.stale_reason or "stale"} for e in stale]
 
+    def _duplicate_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
+        """The first ``shown`` duplicates, each with the file of this workspace holding the same
+        content (``twin``: None when the indexed original is no file of this workspace)."""
+        if not reg.counts().get("duplicate"):
+            return []
+        dups = reg.select(lambda tag: tag_status(tag) == "duplicate" and not tag & STALE_BIT)[:shown]
+        wanted = {e.duplicate_of for e in dups if e.duplicate_of}
+        cols = reg.all_entries().columns()
+        twins = {doc: path for path, doc in zip(cols.paths, cols.doc_ids, strict=True) if doc in wanted}
+        out = []
+        for e in dups:
+            twin = twins.get(e.duplicate_of) if e.duplicate_of else None
+            twin = twin if twin != e.source_root_relative_path else None
+            reason = (f"identical content is indexed under {twin}; it is cited from there" if twin else
+                      "identical content is indexed under a document that is no file of this workspace")
+            out.append({"sourcePath": e.source_root_relative_path, "twin": twin, "reason": reason})
+        return out
+
     def status(self) -> dict[str, Any]:
         reg = self.registry()
         out: dict[str, Any] = {
@@ -536,6 +606,8 @@ class Host:
                               for rel, n in reg.notes(fallback_tag)],
                 # Which files are stale and why (only those entries are decoded, the first few).
                 "staleEntries": self._stale_entries(reg),
+                # Which files are duplicates, and of which file (the first few).
+                "duplicateEntries": self._duplicate_entries(reg),
             },
             "pendingNew": self._pending_new(),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
@@ -594,6 +666,11 @@ class Host:
 
     def locate(self, request: LocateRequest) -> Locator:
         return self.plugins.locate(request)
+
+
+def _never_indexed(entry: SourceEntry) -> bool:
+    """A record of a file that never reached the provider's index: failed or queued, no document."""
+    return not entry.light_rag_doc_id and entry.status in ("failed", "pending")
 
 
 def _count_line(what: str, done: int, total: int, started: float) -> str:

@@ -11,11 +11,11 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
 from mnote_kr.errors import PathNotAllowedError, UsageError
-from mnote_kr.models import SkippedPath, SourceFile
+from mnote_kr.models import IndexedRoot, SkippedPath, SourceEntry, SourceFile
 
 MNOTE_DIR = ".mnote"
 SKIP_DIRS = frozenset({".mnote", ".git", "node_modules", "target", "__parsed__", ".venv"})
@@ -55,6 +55,7 @@ class Expansion:
         self.files: list[tuple[str | Path, str]] = []  # (absolute path, rel posix path)
         self.skipped: list[SkippedPath] = []
         self.stats: dict[str, os.stat_result] = {}  # rel path -> stat taken while walking
+        self.named: set[str] = set()  # rel paths of files given by name (not found in a folder)
 
 
 def excluded_by(rel: str, patterns: list[str], root_rel: str = "") -> str | None:
@@ -94,6 +95,37 @@ def excluded_in_root(rel: str, root_rel: str, patterns: list[str]) -> str | None
         if pattern:
             return pattern
     return None
+
+
+def excluded_reason(rel: str, roots: Mapping[str, IndexedRoot]) -> str | None:
+    """Why the rules of the innermost root holding ``rel`` leave it out (an exclude pattern), else None.
+
+    What makes a registered file that ``roots add --exclude`` left out uncitable and stale: the
+    index follows the scope, as it follows a file deleted from disk.
+    """
+    root: IndexedRoot | None = None
+    for prefix, candidate in roots.items():
+        inside = not prefix or rel.startswith(prefix + "/")
+        if inside and (root is None or len(prefix) > len(root.root_relative_path)):
+            root = candidate
+    if root is None or not root.exclude_patterns:
+        return None
+    pattern = excluded_in_root(rel, root.root_relative_path, root.exclude_patterns)
+    return f"excluded by pattern {pattern!r} of root {root.root_relative_path or '.'}" if pattern else None
+
+
+def excluded_entries(entries: Iterable[SourceEntry], roots: Mapping[str, IndexedRoot]) -> dict[str, str]:
+    """Live entries (not stale, not deleted) that their root's exclude patterns leave out, with the reason."""
+    if not any(r.exclude_patterns for r in roots.values()):
+        return {}
+    out: dict[str, str] = {}
+    for entry in entries:
+        if entry.stale or entry.status in ("delete_submitted", "delete_completed"):
+            continue
+        why = excluded_reason(entry.source_root_relative_path, roots)
+        if why:
+            out[entry.source_root_relative_path] = why
+    return out
 
 
 def leaves_workspace(path: str | os.PathLike[str], root: Path) -> bool:
@@ -180,6 +212,7 @@ class Workspace:
             if abs_path.is_dir():
                 self._walk(abs_path, rel, patterns, recursive, out, seen)
             elif abs_path.is_file():
+                out.named.add(rel)
                 self._add(abs_path, rel, patterns, out, seen)
             elif abs_path.is_symlink() or abs_path.exists():
                 out.skipped.append(SkippedPath(path=rel, reason="not a regular file"))

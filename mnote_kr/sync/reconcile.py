@@ -38,7 +38,7 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, excluded_in_root, sha256_file
+from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, excluded_entries, excluded_in_root, sha256_file
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
 
@@ -195,13 +195,15 @@ class Plan:
     touched: dict[str, Stat] = field(default_factory=dict)  # same bytes, new size/mtime
     restored: list[str] = field(default_factory=list)  # provisional stale, file unchanged
     unindexed: list[str] = field(default_factory=list)  # on disk, entry stale or deleted (not new)
+    #: Live entries their root's rules now leave out (``roots add --exclude`` after ingest): rel -> reason.
+    excluded: dict[str, str] = field(default_factory=dict)
     hashed: int = 0
     new_hashes: dict[str, str] = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
         return not (self.missing or self.moved or self.changed or self.new or self.touched or self.restored
-                    or self.unindexed)
+                    or self.unindexed or self.excluded)
 
 
 def plan_changes(
@@ -375,7 +377,16 @@ def apply_plan(
 
     ``roots`` are the registry's indexed roots (they decide ``runOnChange``).
     """
-    result: dict[str, Any] = {"ingest": {"ingested": [], "queued": [], "failed": []}}
+    result: dict[str, Any] = {"ingest": {"ingested": [], "queued": [], "failed": []}, "skipped": {}}
+    # New files of a type the provider cannot index are passed over (not listed, not sent), as a
+    # folder ingest passes over them.
+    skipped = host.unindexable([*plan.new, *plan.unindexed]) if plan.new or plan.unindexed else {}
+    if skipped:
+        plan.new = [rel for rel in plan.new if rel not in skipped]
+        plan.unindexed = [rel for rel in plan.unindexed if rel not in skipped]
+        result["skipped"] = skipped
+        for rel, why in skipped.items():
+            on_action("skipped", rel, why)
     if plan.touched or plan.restored:
         restored = set(plan.restored)
         with host.store.transaction() as live_reg:
@@ -392,7 +403,7 @@ def apply_plan(
                     live_reg.update(rel, **changes)
         for rel in plan.restored:
             on_action("restored", rel, "unchanged on disk")
-    reasons: dict[str, str] = {}
+    reasons: dict[str, str] = dict(plan.excluded)  # out of the scope now: like a file gone from it
     to_ingest: list[str] = []
     for rel in plan.missing:
         reasons[rel] = REASON_MISSING
@@ -511,15 +522,20 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
             st = stat_rel(host.root, rel)
             if st is not None:
                 disk[rel] = st
+    excluded = excluded_entries(tracked.values(), reg.roots)
+    for rel in excluded:  # left the scope: neither checked against the disk nor missing
+        del tracked[rel]
     plan = plan_changes(tracked, disk, in_roots, file_hasher(host.root), known=reg.entries)
+    plan.excluded = excluded
     del tracked
     applied: dict[str, Any] = {"ingest": {}, "pendingNew": []}
-    if not plan.empty:
+    empty = plan.empty  # (applying edits the plan: files the provider cannot index leave plan.new)
+    if not empty:
         roots = dict(reg.roots)
         del reg  # ~1 KB per entry: not held while applying (which loads its own copies)
         applied = apply_plan(host, plan, roots, on_action)
     pending = update_pending_new(host, add={r: disk[r] for r in applied["pendingNew"]}, replace=True,
-                                 reg=reg if plan.empty else None)
+                                 reg=reg if empty else None)
     summary = summarize(plan, applied)
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
@@ -551,6 +567,9 @@ def summarize(plan: Plan, applied: Mapping[str, Any]) -> dict[str, Any]:
         "restored": {"count": len(plan.restored), "paths": list(plan.restored)},
         "unindexed": {"count": len(plan.unindexed), "paths": list(plan.unindexed)},
         "touched": len(plan.touched),
+        "excluded": {"count": len(plan.excluded), "paths": list(plan.excluded), "reasons": dict(plan.excluded)},
+        "skipped": {"count": len(applied.get("skipped") or {}), "paths": list(applied.get("skipped") or {}),
+                    "reasons": dict(applied.get("skipped") or {})},
         "ingest": {k: list(v) for k, v in ingest.items()},
         "hashed": plan.hashed,
     }

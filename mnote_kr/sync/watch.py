@@ -82,7 +82,8 @@ class WatchAction:
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
     ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
-    root without runOnChange), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
+    root without runOnChange), ``skipped`` (a type the provider cannot index: passed over, as a
+    folder ingest does), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
     ``watching``, ``error``.
     """
 

@@ -47,11 +47,13 @@ class FakeProvider:
     processed. ``delete_status`` is what a delete reports (the real provider says
     ``delete_submitted`` and confirms later). ``down`` simulates an unreachable provider,
     ``broken`` a buggy one. Like a real index it replaces its own older version of a file
-    on ingest and records the old document as deleted.
+    on ingest and records the old document as deleted. ``suffixes``: the only file types it
+    indexes (others fail at ingest, and its ``unindexable`` hook names them); None: every type.
     """
 
     def __init__(self, *, ingest_status: str = "processed", sync_delay: float = 0.0, refs_per_file: int = 1,
-                 delete_status: str = "delete_submitted") -> None:
+                 delete_status: str = "delete_submitted", suffixes: frozenset[str] | None = None) -> None:
+        self.suffixes = suffixes
         self.ingest_status = ingest_status
         self.sync_delay = sync_delay
         self.refs_per_file = refs_per_file
@@ -96,6 +98,10 @@ class FakeProvider:
         with self._lock:
             self.calls.append("ingest")
             for src in sources:
+                if self.suffixes is not None and Path(src.rel_path).suffix.lower() not in self.suffixes:
+                    out.append(EntryUpdate(source_root_relative_path=src.rel_path, status="failed",
+                                           last_error=f"fake cannot index {Path(src.rel_path).suffix!r} files"))
+                    continue
                 try:
                     text = Path(src.path).read_text(encoding="utf-8", errors="replace")[:2000]
                 except OSError:
@@ -103,6 +109,14 @@ class FakeProvider:
                 self.texts[self.name_for(src.rel_path)] = text
                 out.append(self._done(src.rel_path, src.sha256, self.ingest_status))
         return out
+
+    @hookimpl
+    def unindexable(self, ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None:
+        if self.suffixes is None:
+            return None
+        self.calls.append("unindexable")
+        return {p: f"not a file type fake indexes ({Path(p).suffix!r} files)" for p in paths
+                if Path(p).suffix.lower() not in self.suffixes}
 
     @hookimpl
     def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:

@@ -67,6 +67,16 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 
 
 @hookimpl
+def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None:
+    """Files LightRAG does not index, by suffix: its scan's types, plus images (wrapped)."""
+    from . import provider as _provider
+
+    if not _mine(ctx):
+        return None
+    return _provider.unindexable(ctx, paths)
+
+
+@hookimpl
 def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
     """Follow submitted work and retry pending work for at most ``wait_s`` seconds."""
     from . import provider as _provider

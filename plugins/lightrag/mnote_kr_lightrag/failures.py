@@ -11,7 +11,8 @@ they read names that file and says what to do with mnote-kr. Rules:
   cut at a word boundary, never mid-word;
 * the user's file is "the file" inside the reason (the caller prints its name before it);
 * a known cause gets mnote-kr's advice (no text layer → OCR; not a DOCX → save as
-  .docx; encrypted → remove the password); any other gets "… --force tries again";
+  .docx; encrypted → remove the password); any other gets "'mnote-kr ingest FILE' tries
+  again" (a failed file is sent again by a plain ingest: every command named is one that works);
 * the advice follows the headline after a colon, so the line nests no parentheses when
   the caller puts it in a sentence of its own.
 """
@@ -37,15 +38,15 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "it has no text layer, so it is probably a scanned PDF and needs OCR; run it through an OCR tool "
      "such as ocrmypdf and ingest the result, or give LightRAG an OCR parser such as MinerU"),
     (lazy_compile(r"no usable text|empty content|no text", re.I), "",
-     "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE --force'"),
+     "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"truncated", re.I), "",
-     "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE --force'"),
+     "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"password|encrypt", re.I), "",
      "the file is encrypted; save a copy without the password and ingest that"),
     (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
      "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
-     "then 'mnote-kr ingest FILE --force'"),
+     "then 'mnote-kr ingest FILE'"),
 ]
 
 
@@ -115,4 +116,5 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str)
     for pattern, kind, advice in _CAUSES:
         if (not kind or kind == ext) and pattern.search(text):
             return f"{headline}: {advice.replace('FILE', file_name)}"
-    return f"{headline}: 'mnote-kr ingest {file_name} --force' tries again; 'mnote-kr status' lists failures"
+    # A failed file is sent again by a plain ingest: no option is needed to retry it.
+    return f"{headline}: 'mnote-kr ingest {file_name}' tries again; 'mnote-kr status' lists failures"
