@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.citations import ranking
 from mnote_kr.citations.ranking import Candidate, bm25, relevance, terms
 
 
@@ -102,3 +108,54 @@ def test_inflections_meet_whatever_their_suffix() -> None:
                                              "Drinking fountains stand in the park."])
     assert s[0] > 0.0  # supplies (-ies) and Supply (-ly) are one term
     assert bm25("supply", ["supplies"])[0] > 0.0
+
+
+def test_a_file_named_for_the_querys_subject_outranks_a_passage_that_only_shares_a_common_word(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Recorded as a newcomer (tests/data/ranking/vicksburg.json): "what happened at Vicksburg"
+    # put a paper's "...happened to refer to a different event" above every passage of
+    # Seige_of_Vicksburg_Sample_OCR.pdf. Among the competing passages "vicksburg" is common (each
+    # passage of that file holds it) and "happened" rare, so BM25 alone favours the wrong file.
+    case = json.loads((Path(__file__).parent / "data" / "ranking" / "vicksburg.json").read_text(encoding="utf-8"))
+    cands = [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]))
+             for c in case["candidates"]]
+    total = max(c.provider_rank for c in cands) + 1
+
+    def first_file() -> str:
+        ranked = relevance(case["query"], cands, total)
+        return cands[max(range(len(cands)), key=lambda i: ranked[i][0])].file_name
+
+    assert "Vicksburg" in first_file()
+    monkeypatch.setattr(ranking, "FILE_TERMS_WEIGHT", 0.0)
+    assert "naacl06" in first_file()  # the rule is what puts the right file first
+
+
+def test_the_file_name_moves_files_never_the_order_of_a_files_own_passages() -> None:
+    cands = [Candidate(i, name, text) for i, (name, text) in enumerate([
+        ("other.pdf", "patterns that happened to refer to a different event"),
+        ("Siege_of_Vicksburg.pdf", "Grant has given Pemberton a chance to remove from Vicksburg all who could not"),
+        ("Siege_of_Vicksburg.pdf", "We have been looking for rain to cool the air"),
+        ("Siege_of_Vicksburg.pdf", "Vicksburg was shelled day and night; what happened there was a siege"),
+    ])]
+    ranked = relevance("what happened at Vicksburg", cands, 4)
+    shares = [parts["fileTerms"] for _, parts in ranked]
+    assert shares[0] == 0.0 and shares[1] == shares[2] == shares[3] > 0.0
+    with_name = [value for value, _ in ranked]
+    without = [value - parts["fileTerms"] for value, parts in ranked]
+    order = sorted(range(1, 4), key=lambda i: -with_name[i])
+    assert order == sorted(range(1, 4), key=lambda i: -without[i])
+
+
+def test_file_name_words_count_whatever_separates_them_and_only_the_querys_content_words_count() -> None:
+    for name in ("siege-of-vicksburg.pdf", "Siege_of_Vicksburg.PDF", "siege.of.vicksburg.v2.docx", "中文 vicksburg.md"):
+        (_, parts), = relevance("vicksburg", [Candidate(0, name, "text")], 1)
+        assert parts["fileTerms"] > 0.0, name
+    # "of" and "what" are stop words: a file named "of_what.pdf" holds none of the query's content.
+    (_, parts), = relevance("what of the siege", [Candidate(0, "of_what.pdf", "text")], 1)
+    assert parts["fileTerms"] == 0.0
+    (_, half), = relevance("siege vicksburg", [Candidate(0, "siege_notes.pdf", "text")], 1)
+    (_, whole), = relevance("siege vicksburg", [Candidate(0, "siege_of_vicksburg.pdf", "text")], 1)
+    assert 0.0 < half["fileTerms"] < whole["fileTerms"]
+    (_, cjk), = relevance("核电厂的定期安全审查", [Candidate(0, "核电厂定期安全审查指南.docx", "text")], 1)
+    assert cjk["fileTerms"] > 0.0

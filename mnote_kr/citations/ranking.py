@@ -15,6 +15,9 @@ the citations of one search together:
 * ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
   by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
   query's words (titles, names of related articles) without answering.
+* ``fileTerms``: the share of the query's content terms found in the file's name
+  (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
+  passage of another file says "happened".
 * ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.ids.score` (an exact
   file-name query, the whole query verbatim in the passage).
 
@@ -38,6 +41,10 @@ PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
 FILE_NAME_BOOST = 0.5
 PHRASE_BOOST = 0.2
+#: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
+#: (BM25F's title field: a file named for the query's subject is about it). The same for every
+#: citation of a file, so it moves files, never a file's own passages.
+FILE_TERMS_WEIGHT = 0.5
 #: A reference list, "See also", a table of contents (``cues.is_apparatus``): its whole score
 #: is multiplied by this (it holds the query's words without answering). A list the provider
 #: ranks first that repeats the query's words scores up to 2.0; prose three places down holding
@@ -218,6 +225,16 @@ def bm25(query: str, texts: Sequence[str]) -> list[float]:
     return scores
 
 
+def _file_terms(q_terms: set[str], stem: str) -> float:
+    """``FILE_TERMS_WEIGHT`` times the share of ``q_terms`` that the file name's stem holds
+    (``pypdf__Seige_of_Vicksburg`` holds ``vicksburg``: the name's words split at ``_-.+~``)."""
+    held = q_terms.intersection(_bm25_terms(stem.translate(_NAME_SEPARATORS)))
+    return FILE_TERMS_WEIGHT * len(held) / len(q_terms)
+
+
+_NAME_SEPARATORS = str.maketrans(dict.fromkeys("_-.+~", " "))
+
+
 def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list[tuple[float, dict[str, float]]]:
     """Score every candidate of one search; returns ``(score, parts)`` per candidate, same order.
 
@@ -226,16 +243,21 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     lexical = bm25(query, [c.text for c in candidates])
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
+    q_terms = set(_bm25_terms(query))
+    in_name: dict[str, float] = {}  # fileTerms per file name
     out = []
     for cand, lex in zip(candidates, lexical, strict=True):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
         stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
         text = _fold(" ".join(cand.text.split()))
+        if name not in in_name:
+            in_name[name] = _file_terms(q_terms, stem) if q_terms else 0.0
         parts = {
             "provider": PROVIDER_WEIGHT / (1 + rank),
             "lexical": LEXICAL_WEIGHT * lex / best if best > 0 else 0.0,
             "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
+            "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
         }
         total = sum(parts.values())
