@@ -517,3 +517,37 @@ def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:
     assert "not a Word file" in line and "indexed from the text mnote-kr reads" in line
     assert LINK not in line and "/srv/inputs" not in line and "'the file'" not in line
     assert "--force" not in line and "save as" not in line  # indexed: nothing is left to do
+
+
+def test_a_file_sent_and_not_yet_recorded_as_processed_is_cited_from_the_providers_answer(tmp_path: Path) -> None:
+    """Seen as a newcomer: after 'ingest .' without --wait, LightRAG had indexed the file and
+    answered from it, but search said "not recorded as indexed yet". A passage the provider
+    returns for a file it was sent is citable (the provider's file name is per content); one
+    whose file changed since it was sent, or whose entry is stale or failed, still is not."""
+    from mnote_kr_testkit.fakes import FakeProvider, fake_host
+
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    for name, text in (("fox.md", "The quick brown fox jumps over the lazy dog."),
+                       ("owl.md", "The owl hunts at night."), ("bat.md", "The bat sleeps by day.")):
+        (ws / "docs" / name).write_text(text, encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in (ws / "docs").iterdir()}
+    host, _ = fake_host(ws, FakeProvider(ingest_status="submitted"))
+    host.ingest(["docs"])  # no --wait: every entry stays "submitted" until a sync or watch follows it
+    assert {e.status for e in host.registry().entries.values()} == {"submitted"}
+    cited = {c.source_root_relative_path for c in host.search("fox owl bat").results}
+    assert cited == {"docs/fox.md", "docs/owl.md", "docs/bat.md"}
+
+    with host.store.transaction() as reg:
+        reg.update("docs/owl.md", stale=True, stale_reason="moved")
+        reg.update("docs/bat.md", status="failed", last_error="parser crashed")
+    (ws / "docs" / "fox.md").write_text("The fox moved away.", encoding="utf-8")
+    before["fox.md"] = (ws / "docs" / "fox.md").read_bytes()
+    result = host.search("fox owl bat")
+    assert result.results == []
+    # The stale and the failed entry map to nothing citable; the changed file is named as changed,
+    # not as "still indexing" (it was sent, but that version is gone).
+    assert result.diagnostics["dropped"] == {"unmapped": 2, "changedOnDisk": 1}
+    assert result.diagnostics["noResults"]["reason"] == "only_unusable_sources"
+    assert "1 in files changed" in result.diagnostics["noResults"]["message"]
+    assert {p.name: p.read_bytes() for p in (ws / "docs").iterdir()} == before

@@ -239,7 +239,10 @@ def test_counts_selections_and_columns_come_from_the_columns_without_decoding(tm
     assert failed[0].last_error == "boom 1"
     assert [(rel, n.last_error) for rel, n in failed_notes] == [(e.source_root_relative_path, e.last_error)
                                                                 for e in failed]
-    assert set(live) == {e.light_rag_file_path for e in everything if e.status == "processed" and not e.stale}
+    # Citable: processed, or sent and not yet recorded as processed (the provider answers from it).
+    citable = ("processed", "submitted", "processing")
+    assert set(live) == {e.light_rag_file_path for e in everything if e.status in citable and not e.stale}
+    assert any(e.status == "submitted" and not e.stale for e in everything)
     assert live["0004.pdf"].source_root_relative_path == "v/0004.pdf" and "0007.pdf" not in live  # 7: stale
     assert list(columns.paths) == [e.source_root_relative_path for e in everything]
     assert list(columns.doc_ids) == [e.light_rag_doc_id for e in everything]

@@ -29,6 +29,7 @@ from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval
 from mnote_kr.citations.sidecar import heading_path
 from mnote_kr.citations.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
+from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
@@ -228,7 +229,7 @@ def build_citations(
             dropped["unmapped"] += 1
             continue
         entry = reg.entries.get(mapped.entry.source_root_relative_path)
-        if entry is None or entry.stale or entry.status != "processed":
+        if entry is None or not is_citable_tag(entry_tag(entry)):  # stale, failed, queued, deleted
             dropped["notLive"] += 1
             continue
         rel = entry.source_root_relative_path
@@ -418,11 +419,11 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
     if not reg.entries:
         return {"reason": "nothing_ingested",
                 "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
-    if not live and waiting:
+    unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
+    if not live and waiting and not unusable:  # (passages of a file being indexed are cited)
         return {"reason": "still_indexing",
                 "message": f"still indexing: {waiting} file(s) waiting; "
                            "'mnote-kr sync --wait 60' follows them, then search again"}
-    unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
     if unusable:
         parts = []
         if unusable.get("outOfScope"):

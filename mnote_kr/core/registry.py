@@ -188,7 +188,8 @@ class Registry:
         return new
 
     def by_provider_name(self) -> LiveByName:
-        """Live (citable) entries keyed by the provider's file name; a lookup decodes one entry."""
+        """Citable entries (processed or being indexed, not stale) keyed by the provider's file name;
+        a lookup decodes one entry."""
         return self.entries.live_by_name()
 
     def select(self, pred: Callable[[int], bool]) -> list[SourceEntry]:

@@ -21,6 +21,7 @@ from mnote_kr.core.registry_format import (
     Note,
     PackedEntries,
     entry_tag,
+    is_citable_tag,
     is_live_tag,
     note_of,
     tag_table,
@@ -271,7 +272,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
         return EntryColumns(list(self._data), ids, names, bytes(live))
 
     def live_by_name(self) -> LiveByName:
-        """The live (processed, not stale) entries keyed by the provider's file name."""
+        """The citable entries (processed or being indexed, not stale) keyed by the provider's file name."""
         return LiveByName(self)
 
 
@@ -290,7 +291,8 @@ class _Items(ItemsView[str, SourceEntry]):
 
 
 class LiveByName(Mapping[str, SourceEntry]):
-    """Live entries keyed by ``light_rag_file_path``; a lookup decodes one chunk.
+    """Citable entries (``registry_format.is_citable_tag``: processed or being indexed, not stale)
+    keyed by ``light_rag_file_path``; a lookup decodes one chunk.
 
     The packed part's name index is built once per snapshot (and shared by the copies a
     long-running process loads from its cache); entries put since the load override it.
@@ -304,7 +306,7 @@ class LiveByName(Mapping[str, SourceEntry]):
         self._extra: dict[str, SourceEntry] = {}
         for k in entries._loose:
             e: SourceEntry = entries._data[k]  # type: ignore[assignment]
-            if e.light_rag_file_path and is_live_tag(entry_tag(e)):
+            if e.light_rag_file_path and is_citable_tag(entry_tag(e)):
                 self._extra[e.light_rag_file_path] = e
 
     def __getitem__(self, name: str) -> SourceEntry:

@@ -130,6 +130,20 @@ def is_live_tag(tag: int) -> bool:
 
 
 LIVE_TABLE = tag_table(is_live_tag)
+#: What a search may cite: processed, or sent to the provider and not yet recorded as processed
+#: (``submitted``, ``processing``). A passage the provider returns for such an entry comes from
+#: the very version the entry names (its provider file name is chosen per content), and the
+#: pipeline still drops a source changed on disk since; without it, a search after an ``ingest``
+#: without ``--wait`` said "still indexing" of documents the provider had already answered from.
+_CITABLE_CODES = frozenset(_STATUS_CODE[s] for s in ("processed", "submitted", "processing"))
+
+
+def is_citable_tag(tag: int) -> bool:
+    """Citable: processed or being indexed, and not stale (see ``_CITABLE_CODES``)."""
+    return not tag & STALE and tag & STATUS_MASK in _CITABLE_CODES
+
+
+CITABLE_TABLE = tag_table(is_citable_tag)
 _PENDING_CODE, _FAILED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"]
 
 
@@ -446,9 +460,9 @@ class PackedEntries:
         return self._key_index
 
     def live_names(self) -> dict[str, int]:
-        """Provider name -> entry index of the live (processed, not stale) entries; built once."""
+        """Provider name -> entry index of the citable entries (:func:`is_citable_tag`); built once."""
         if self._live_names is None:
-            live = self.tags().translate(LIVE_TABLE)
+            live = self.tags().translate(CITABLE_TABLE)
             found = dict(zip(compress(self.names(), live), compress(range(len(self.decoded)), live), strict=True))
             found.pop(None, None)
             found.pop("", None)
