@@ -535,8 +535,12 @@ def test_a_file_sent_and_not_yet_recorded_as_processed_is_cited_from_the_provide
     host, _ = fake_host(ws, FakeProvider(ingest_status="submitted"))
     host.ingest(["docs"])  # no --wait: every entry stays "submitted" until a sync or watch follows it
     assert {e.status for e in host.registry().entries.values()} == {"submitted"}
-    cited = {c.source_root_relative_path for c in host.search("fox owl bat").results}
-    assert cited == {"docs/fox.md", "docs/owl.md", "docs/bat.md"}
+    found = host.search("fox owl bat")
+    assert {c.source_root_relative_path for c in found.results} == {"docs/fox.md", "docs/owl.md", "docs/bat.md"}
+    opened = host.open(found.results[0].citation_id)  # what search cites, open opens
+    assert opened.resource_path.endswith(found.results[0].source_root_relative_path)
+    scoped = host.search("fox", scope=["docs/fox.md"])  # a cited file is not also "not indexed"
+    assert [c.source_root_relative_path for c in scoped.results] == ["docs/fox.md"] and scoped.not_indexed == []
 
     with host.store.transaction() as reg:
         reg.update("docs/owl.md", stale=True, stale_reason="moved")

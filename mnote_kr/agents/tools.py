@@ -176,7 +176,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         query = found.query
         reg = host.registry()
     notes += dropped_notes(diagnostics)
-    seen = {m.source_path for m in missing}
+    seen = {m.source_path for m in missing} | {c.source_root_relative_path for c in citations}  # cited: citable
     missing += [m for m in scope_not_indexed(host, reg, [r for _, r in anchored]) if m.source_path not in seen]
     if missing:
         notes.append(f"{len(missing)} file(s) you may be asking about cannot be cited: see notIndexed.")

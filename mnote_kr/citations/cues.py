@@ -60,7 +60,7 @@ _MARKER_WORDS = ("retrieved", "archived", "isbn", "doi", "issn", "s2cid", "pmid"
 #: A numbered entry at a line start ("[12] C. Garrett"), a GB/T 7714 type code ("[J]." "[M],").
 _REFERENCE_BRACKETS_RE = lazy_compile(r"^[ \t]*\[\d{1,3}\][ \t]+\S|\[[jmcdrsnpz]\][ \t]*[.,．，]", re.M)
 #: A table-of-contents line: a title, dot leaders (or a run of spaces), a page number at the end.
-_TOC_LINE_RE = lazy_compile(r"^.{2,80}?(?:\.{3,}|…{2,}|·{3,}|\s{3,})\s*\d{1,4}\s*$", re.M)
+_TOC_LINE_RE = lazy_compile(r"^.{2,80}?(?:\.{3,}|…{2,}|·{3,}|[ \t]{3})[ \t.…·]*\d{1,4}[ \t]*$", re.M)
 #: Reference markers per this many characters from which a passage is a reference list.
 MARKER_SPACING = 250
 MIN_MARKERS = 2
@@ -90,8 +90,10 @@ def is_apparatus(text: str, heading_path: Sequence[str] = ()) -> bool:
 
 # --------------------------------------------------------------------------- answer types
 
-_NUM = (r"(?:\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|"
-        r"fifty|hundred|thousand|million|billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
+#: (A number starts where no digit, comma or dot stands before it: unanchored, every position
+#: inside a long run of digits rescanned to its end, quadratic on a CSV chunk.)
+_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+        r"thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 
 _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -128,7 +130,7 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
         rf"|\b\d{{1,2}}\s+(?:{_MONTHS})\b"),
     "money": lazy_compile(r"[$€£¥￥]\s?\d|" + _units("dollars?|euros?|pounds|usd|eur|rmb|cny",
                                                    "(?:[万亿千百]\\s*)?(?:元|美元|欧元|英镑|块)")),
-    "percent": lazy_compile(r"\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
+    "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
     "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?",
                                   "年|个月|月|周|天|日|小时|分钟|秒")),
     "distance": lazy_compile(_units("km|kilometres?|kilometers?|mi|miles?|m|metres?|meters?|ft|feet|foot|cm|mm",
@@ -137,7 +139,7 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
                               "平方|公顷|亩|千克|公斤|吨")),
     # "10 times" alone counts repetitions ("runs each program 10 times"); "3 times faster" is a ratio
     "ratio": lazy_compile(rf"{_NUM}\s*(?:-?fold\b|times\s+(?:faster|slower|more|less|as|higher|lower|better|"
-                          r"larger|smaller)\b)|\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
+                          r"larger|smaller)\b)|(?<![\d.])\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
 }
 _NUMBER_RE = lazy_compile(_NUM)
 #: 多少 followed by these is no count of a thing: 多少钱 is money, 多少倍 a ratio, 多少年 a duration.

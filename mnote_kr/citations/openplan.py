@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.errors import NotFoundError, UsageError
 from mnote_kr.models import (
     Citation,
@@ -49,7 +50,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     if citation is None:
         raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
     entry = host.registry().entries.get(citation.source_root_relative_path)
-    if entry is None or entry.stale or entry.status != "processed":
+    if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
         reason = (entry.stale_reason if entry else None) or "no longer in the knowledge base"
         raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {reason}",
                             hint="search again")

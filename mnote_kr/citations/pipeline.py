@@ -395,6 +395,9 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
         named = {m.source_path for m in missing}
         missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
+    if missing and citations:  # a file being indexed is cited once the provider answers from it
+        cited = {c.source_root_relative_path for c in citations}
+        missing = [m for m in missing if m.source_path not in cited]
     return SearchResults(
         query=query,
         mode=mode,

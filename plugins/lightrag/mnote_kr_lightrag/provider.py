@@ -197,7 +197,9 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     if not odd:
         return {}
     served = _server_suffixes(ctx)
-    readable = (served or naming.DEFAULT_SUPPORTED_SUFFIXES) | naming.IMAGE_SUFFIXES
+    if served is None:  # LightRAG not asked (down): a type the built-in list lacks may still be one it reads
+        return {}
+    readable = served | naming.IMAGE_SUFFIXES
     examples = ", ".join(s for s in (".pdf", ".docx", ".md", ".txt") if s in readable)
     more = len(readable) - len([s for s in (".pdf", ".docx", ".md", ".txt") if s in readable])
     return {p: (f"not a file type LightRAG indexes ({f'{suffix!r} files' if suffix else 'no file extension'}; "
