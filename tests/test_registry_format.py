@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import json
 import os
+from array import array
 from pathlib import Path
 
 import msgspec
@@ -534,3 +535,21 @@ def test_a_version_4_registry_exports_the_same_bytes_once_rewritten_as_version_5
     after = store.export_json()
     # Equal up to the registry's own updatedAtMs (the last field: the save's time).
     assert before[: before.rindex(b',"updatedAtMs":')] == after[: after.rindex(b',"updatedAtMs":')]
+
+
+def test_a_header_whose_chunk_offsets_go_backwards_is_corrupt_not_a_wild_read(tmp_path: Path) -> None:
+    """Review: a lookup reads one chunk at the offsets the header gives (pread); offsets that go
+    backwards (or a first one inside the array's own header) must be a corrupt file, found at
+    load, not a read of some other range or an 'Invalid argument'."""
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 300)  # several chunks of entries
+    data = store.path.read_bytes()
+    raw = msgspec.msgpack.decode(data)
+    assert raw[1] == 5
+    ends = array("Q", raw[9])
+    assert len(ends) >= 3 and list(ends) == sorted(ends)
+    for damaged in ([ends[1], ends[0], *ends[2:]], [0, *ends[1:]]):
+        store.path.write_bytes(data.replace(raw[9], array("Q", damaged).tobytes(), 1))
+        with pytest.raises(RegistryCorruptError) as info:
+            cold_load(store).entries["d/0000.pdf"]
+        assert str(info.value).startswith(f"Registry file is corrupt: {store.path}")

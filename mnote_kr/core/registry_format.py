@@ -670,11 +670,17 @@ def _check_magic(magic: str, version: int, path: Path) -> None:
             hint="it was written by another program or a newer mnote-kr; " + corrupt_hint(path))
 
 
+def _rising(values: array[int]) -> bool:
+    """Never decreasing: the chunk offsets a damaged header could send a read (pread) anywhere with."""
+    return all(a <= b for a, b in zip(values, values[1:]))  # noqa: B905 - one shorter by design
+
+
 def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, path: Path) -> PackedEntries:
     starts, ends = _from_le(header.starts), _from_le(header.ends)
     n = len(header.keys)
     bad = len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
-        or (isinstance(header, PackedHeader) and len(header.tags) != n)
+        or (isinstance(header, PackedHeader) and len(header.tags) != n) \
+        or not _rising(starts) or (ends and (ends[0] < len(_ARRAY32) + 4 or not _rising(ends)))
     if isinstance(blob, memoryview):
         bad = bad or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big")
     if bad:
