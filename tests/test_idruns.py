@@ -7,7 +7,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.core.idruns import MAX_WIDTH, IdRun, expand, expand_run, expand_runs, run_of
+from mnote_kr.core.idruns import MAX_COUNT, MAX_PREFIX, MAX_WIDTH, IdRun, expand, expand_run, expand_runs, run_of
 
 
 def counting(prefix: str, start: int, count: int, width: int) -> list[str]:
@@ -101,3 +101,16 @@ def test_expanding_the_runs_of_a_chunk_matches_expanding_each() -> None:
     runs = [IdRun("d-", 0, 5, 3), None, IdRun("x\0", 7, 2, 1), IdRun("w", 16_380, 9, 2), IdRun("z", 0, 2, 20)]
     assert expand_runs(runs) == [counting("d-", 0, 5, 3), None, counting("x\0", 7, 2, 1),
                                  counting("w", 16_380, 9, 2), counting("z", 0, 2, 20)]
+
+
+def test_runs_past_the_stored_bounds_stay_lists_and_a_damaged_run_past_them_is_refused() -> None:
+    """What a few damaged bytes can make a reader build is bounded: a run's count and prefix
+    length are capped; a longer list or prefix is kept as the list it is (still lossless)."""
+    long_prefix = "p" * (MAX_PREFIX + 1)
+    assert run_of([f"{long_prefix}{k:03d}" for k in range(3)]) is None
+    assert run_of([f"x-{k:06d}" for k in range(MAX_COUNT + 1)]) is None
+    assert run_of([f"x-{k:06d}" for k in range(MAX_COUNT)]) == ("x-", 0, MAX_COUNT, 6)
+    decoder = msgspec.msgpack.Decoder(IdRun)
+    for bad in ([long_prefix, 0, 3, 3], ["p", 0, MAX_COUNT + 1, 3]):
+        with pytest.raises(msgspec.ValidationError):
+            decoder.decode(msgspec.msgpack.encode(bad))

@@ -19,7 +19,10 @@ _SEP = "\0"
 #: Limits a stored run must keep (checked when one is decoded: a damaged file cannot make a
 #: reader build billions of strings), and so the ones :func:`run_of` returns.
 MAX_WIDTH = 32
-MAX_COUNT = 1 << 20
+MAX_COUNT = 1 << 16
+#: A stored run's prefix at most this long: with the count, what a few damaged bytes can make a
+#: reader build is bounded (a longer prefix, or a longer list, is kept as the list it is).
+MAX_PREFIX = 256
 MAX_START = 1 << 62
 #: Number strings are cut from a table per width (built as far as asked, at most this far, for
 #: widths up to ``_TABLE_WIDTHS``: a few MB at most); others are formatted each time.
@@ -32,7 +35,7 @@ _tables_lock = threading.Lock()
 class IdRun(msgspec.Struct, array_like=True, frozen=True, gc=False):
     """``[prefix, start, count, width]`` as stored (see the module docstring)."""
 
-    prefix: str
+    prefix: Annotated[str, msgspec.Meta(max_length=MAX_PREFIX)]
     start: Annotated[int, msgspec.Meta(ge=0, le=MAX_START)]
     count: Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
     width: Annotated[int, msgspec.Meta(ge=1, le=MAX_WIDTH)]
@@ -69,7 +72,7 @@ def run_of(strings: list[str]) -> tuple[str, int, int, int] | None:
     prefix = first.rstrip(_DIGITS)
     size = len(prefix)
     width = len(first) - size
-    if not 0 < width <= MAX_WIDTH or _SEP in prefix:
+    if not 0 < width <= MAX_WIDTH or size > MAX_PREFIX or _SEP in prefix:
         return None
     start = int(first[size:])
     stop = start + count
