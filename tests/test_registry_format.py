@@ -354,9 +354,14 @@ def test_a_load_reads_the_header_only_and_the_entries_from_the_same_file(tmp_pat
     packed = reg.entries._packed
     assert packed is not None and packed._blob is None  # the entries' bytes are not read yet
     assert reg.counts() == {"processed": 300} and packed._blob is None
-    fill(store, 2)  # another save renames a new file into place: this load still reads its own
-    assert reg.entries["d/0299.pdf"] == made[299] and packed._blob is not None and packed._source is None
-    assert list(reg.entries.values()) == made
+    # Another process's save renames a new file into place (nothing of it is read here): this
+    # load's one-chunk lookup still reads its own file, through the descriptor it opened.
+    other = RegistryStore(tmp_path / "other")
+    fill(other, 2)
+    os.replace(other.path, store.path)
+    assert reg.entries["d/0299.pdf"] == made[299] and packed._blob is None  # one chunk read, from the old file
+    assert list(reg.entries.values()) == made and packed._blob is not None and packed._source is None
+    assert [e.source_root_relative_path for e in cold_load(store).entries.values()] == ["d/0000.pdf", "d/0001.pdf"]
 
 
 def test_a_file_rewritten_in_place_under_a_load_is_a_clear_error(tmp_path: Path) -> None:
