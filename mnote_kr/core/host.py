@@ -32,7 +32,7 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
-from mnote_kr.core.workspace import Workspace, excluded_entries, excluded_in_root, find_workspace
+from mnote_kr.core.workspace import Workspace, excluded_entries, excluded_in_root, find_workspace, innermost_root
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -183,14 +183,7 @@ class Host:
 
     def root_for(self, rel_path: str, reg: Registry | None = None) -> IndexedRoot | None:
         """The innermost indexed root containing a workspace-relative path."""
-        roots = (reg or self.registry()).roots
-        best: IndexedRoot | None = None
-        for root in roots.values():
-            prefix = root.root_relative_path
-            inside = not prefix or rel_path == prefix or rel_path.startswith(prefix + "/")
-            if inside and (best is None or len(prefix) > len(best.root_relative_path)):
-                best = root
-        return best
+        return innermost_root(rel_path, (reg or self.registry()).roots)
 
     # ------------------------------------------------------------------ ingest
 

@@ -97,17 +97,23 @@ def excluded_in_root(rel: str, root_rel: str, patterns: list[str]) -> str | None
     return None
 
 
+def innermost_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
+    """The innermost indexed root holding the workspace-relative path ``rel`` (or that is it)."""
+    best: IndexedRoot | None = None
+    for prefix, root in roots.items():
+        inside = not prefix or rel == prefix or rel.startswith(prefix + "/")
+        if inside and (best is None or len(prefix) > len(best.root_relative_path)):
+            best = root
+    return best
+
+
 def excluded_reason(rel: str, roots: Mapping[str, IndexedRoot]) -> str | None:
     """Why the rules of the innermost root holding ``rel`` leave it out (an exclude pattern), else None.
 
     What makes a registered file that ``roots add --exclude`` left out uncitable and stale: the
     index follows the scope, as it follows a file deleted from disk.
     """
-    root: IndexedRoot | None = None
-    for prefix, candidate in roots.items():
-        inside = not prefix or rel.startswith(prefix + "/")
-        if inside and (root is None or len(prefix) > len(root.root_relative_path)):
-            root = candidate
+    root = innermost_root(rel, roots)
     if root is None or not root.exclude_patterns:
         return None
     pattern = excluded_in_root(rel, root.root_relative_path, root.exclude_patterns)

@@ -38,7 +38,14 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, excluded_entries, excluded_in_root, sha256_file
+from mnote_kr.core.workspace import (
+    SKIP_DIRS,
+    excluded_by,
+    excluded_entries,
+    excluded_in_root,
+    innermost_root,
+    sha256_file,
+)
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
 
@@ -81,16 +88,6 @@ def is_tracked(entry: SourceEntry) -> bool:
 # --------------------------------------------------------------------------- scanning
 
 
-def owning_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
-    """The innermost root containing ``rel`` whose rules admit it (recursion, excludes)."""
-    best: IndexedRoot | None = None
-    for prefix, root in roots.items():
-        inside = not prefix or rel == prefix or rel.startswith(prefix + "/")
-        if inside and (best is None or len(prefix) > len(best.root_relative_path)):
-            best = root
-    return best
-
-
 def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False) -> IndexedRoot | None:
     """The root that would index ``rel`` (None: outside roots, excluded, tool folder).
 
@@ -99,7 +96,7 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
     parts = rel.split("/")
     if any(p in SKIP_DIRS for p in (parts if is_dir else parts[:-1])):
         return None
-    root = owning_root(rel, roots)
+    root = innermost_root(rel, roots)
     if root is None:
         return None
     if rel == root.root_relative_path:
@@ -411,7 +408,7 @@ def apply_plan(
         reasons[old] = f"moved to {new}"
         to_ingest.append(new)
     for rel in plan.changed:
-        root = owning_root(rel, roots)
+        root = innermost_root(rel, roots)
         if root is not None and root.run_on_change:
             to_ingest.append(rel)  # Host.ingest deletes the old index entry, then adds anew
             with host.store.transaction() as live_reg:
@@ -478,7 +475,7 @@ def update_pending_new(
         now = now_ms()
         seen_before = {f.source_path: f.seen_at_ms for f in current.files}
         for rel, (size, _) in add.items():
-            root = owning_root(rel, reg.roots)
+            root = innermost_root(rel, reg.roots)
             files[rel] = PendingNewFile(source_path=rel, root=root.root_relative_path if root else "",
                                         size=size, seen_at_ms=seen_before.get(rel) or now)
         kept = [
@@ -508,7 +505,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
     reg = host.registry()
     disk: dict[str, Stat] = {}
     for root_rel in sorted(reg.roots):
-        if owning_root(root_rel, {k: v for k, v in reg.roots.items() if k != root_rel}) is not None:
+        if innermost_root(root_rel, {k: v for k, v in reg.roots.items() if k != root_rel}) is not None:
             continue  # nested: walked from its outer root with its own rules
         scan_tree(host.root, root_rel, reg.roots, disk)
     in_roots = set(disk)
