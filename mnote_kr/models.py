@@ -39,7 +39,10 @@ EntryStatus = Literal[
     "delete_completed",  # provider no longer lists it
 ]
 
-CITABLE_STATUSES = frozenset({"processed"})
+#: Indexed for good. A file sent and not yet processed (``submitted``, ``processing``) is cited too
+#: once the provider answers from it (``registry_format.is_citable_tag``), and until then is
+#: reported as waiting.
+INDEXED_STATUSES = frozenset({"processed"})
 
 
 class Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=False):

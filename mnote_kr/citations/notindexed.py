@@ -10,7 +10,7 @@ from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, leaves_workspace
-from mnote_kr.models import CITABLE_STATUSES, NotIndexed
+from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
 #: Compiled at the first query with a dot (its wide class costs a fresh process milliseconds).
@@ -135,18 +135,18 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
     """Files inside a search's scope (``--scope``, ``sourcePaths``) that cannot be cited, and why,
     so that a scope holding only failed, stale or never-ingested files is never silently empty."""
     out: list[NotIndexed] = []
-    # Only the entries that cannot be cited are decoded (by their tag), not the whole scope.
-    uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in CITABLE_STATUSES)
+    # Only the entries not indexed for good are decoded (by their tag), not the whole scope; the
+    # search leaves out those it cited (a file being indexed is cited once the provider answers).
+    uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in INDEXED_STATUSES)
     for scope in scope_rels:
         for e in uncitable:
-            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in CITABLE_STATUSES):
+            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
                 status = "stale" if e.stale else e.status
                 reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
                 out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
         if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)
             what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
-            out.extend(_passed_over(host, [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)])
-                       if path.is_file() else [NotIndexed(source_path=scope or ".", status="not_indexed",
-                                                          reason=what)])
+            absent = [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)]
+            out.extend(_passed_over(host, absent) if path.is_file() else absent)
     return out
