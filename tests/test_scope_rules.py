@@ -152,8 +152,8 @@ def test_not_indexed_says_a_passed_over_file_is_not_a_type_that_is_indexed(kb: t
 
 
 def test_lightrag_answers_from_its_suffixes_asking_the_server_only_for_other_types(tmp_path: Path) -> None:
+    from mnote_kr_lightrag import filetypes as lr
     from mnote_kr_lightrag import naming
-    from mnote_kr_lightrag import provider as lr
 
     asked: list[str] = []
 

@@ -69,11 +69,11 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 @hookimpl
 def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None:
     """Files LightRAG does not index, by suffix: its scan's types, plus images (wrapped)."""
-    from . import provider as _provider
+    from . import filetypes
 
     if not _mine(ctx):
         return None
-    return _provider.unindexable(ctx, paths)
+    return filetypes.unindexable(ctx, paths)
 
 
 @hookimpl

@@ -1,0 +1,78 @@
+"""Which files LightRAG indexes, by name: its scan's suffixes and the images mnote-kr wraps.
+
+The ``unindexable`` hook answers from this module (a folder walk hands over every new file's
+name), so it stays light: no provider, no document listing, one request at most.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import ProviderError
+
+from . import naming
+from .settings import open_client, resolve_settings
+
+#: The server's ``supported_file_types`` as this process last heard it, per server.
+_SERVER_SUFFIXES: dict[tuple[str, int], tuple[float, frozenset[str]]] = {}
+_SERVER_SUFFIXES_TTL_S = 300.0
+_KNOWN_SUFFIXES = naming.DEFAULT_SUPPORTED_SUFFIXES | naming.IMAGE_SUFFIXES
+
+
+def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
+    """The ``paths`` no LightRAG scan picks up, with the reason (the ``unindexable`` hook).
+
+    A suffix check: LightRAG 1.5.7's types and the images mnote-kr wraps pass at once; only a
+    path with another suffix asks the server for its own list (once, then kept a few minutes),
+    since a server may read more types. The text fallback (``fallback``) only ever replaces a
+    document of a type LightRAG takes, so it adds no type here.
+    """
+    known = _KNOWN_SUFFIXES
+    odd: dict[str, str] = {}
+    for p in paths:  # the plain "name.ext" test first: a walk hands over every file's name
+        name = p[p.rfind("/") + 1:]
+        dot = name.rfind(".")
+        if dot > 0 and name[dot:].lower() in known:
+            continue
+        suffix = naming.safe_suffix(p)
+        if suffix not in known:
+            odd[p] = suffix
+    if not odd:
+        return {}
+    served = _server_suffixes(ctx)
+    if served is None:  # LightRAG not asked (down): a type the built-in list lacks may still be one it reads
+        return {}
+    readable = served | naming.IMAGE_SUFFIXES
+    examples = ", ".join(s for s in (".pdf", ".docx", ".md", ".txt") if s in readable)
+    more = len(readable) - len([s for s in (".pdf", ".docx", ".md", ".txt") if s in readable])
+    return {p: (f"not a file type LightRAG indexes ({f'{suffix!r} files' if suffix else 'no file extension'}; "
+                f"it reads {examples} and {more} more types)")
+            for p, suffix in odd.items() if suffix not in readable}
+
+
+def _server_suffixes(ctx: ProviderContext) -> frozenset[str] | None:
+    """The server's own list (one request, kept a few minutes), or None when it cannot be asked."""
+    try:
+        settings = resolve_settings(ctx)
+    except ProviderError:
+        return None
+    key = (settings.url, id(ctx.transport))
+    hit = _SERVER_SUFFIXES.get(key)
+    if hit is not None and time.monotonic() - hit[0] < _SERVER_SUFFIXES_TTL_S:
+        return hit[1]
+    try:
+        with open_client(ctx, settings) as client:
+            found = frozenset(client.supported_suffixes())
+    except ProviderError:
+        return None
+    if not found:
+        return None
+    _SERVER_SUFFIXES[key] = (time.monotonic(), found)
+    return found
+
+
+def remember(url: str, ctx: ProviderContext, found: Iterable[str]) -> None:
+    """The server's list as another request of this process heard it (an ingest's own fetch)."""
+    _SERVER_SUFFIXES[(url, id(ctx.transport))] = (time.monotonic(), frozenset(found))
