@@ -397,6 +397,48 @@ def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
     assert len(os.listdir("/proc/self/fd")) == open_fds
 
 
+def test_saves_in_one_process_do_not_leak_file_descriptors(tmp_path: Path) -> None:
+    # A saved registry reads its entries back from the file it wrote (what the next save copies):
+    # the descriptor must go with the generation it belongs to.
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 200)
+    registry_module.clear_cache()
+    gc.collect()
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd to count descriptors on this system")
+    open_fds = len(os.listdir("/proc/self/fd"))
+    for i in range(30):
+        with store.transaction() as reg:
+            reg.update(f"d/{i:04d}.pdf", retry_count=i + 1)
+    assert cold_load(store).entries["d/0029.pdf"].retry_count == 30
+    del reg
+    registry_module.clear_cache()
+    gc.collect()
+    assert len(os.listdir("/proc/self/fd")) == open_fds
+
+
+def test_the_written_offsets_and_length_are_what_a_plain_reader_finds(tmp_path: Path) -> None:
+    # The header is written before the entries, with their offsets filled in afterwards: read the
+    # file with msgspec alone and check every offset against the chunks it delimits.
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 700)
+    data = store.path.read_bytes()
+    raw = msgspec.msgpack.decode(data)
+    header_length = int.from_bytes(raw[2], "little")
+    starts, ends = array("Q", raw[8]), array("Q", raw[9])
+    assert data[header_length] == 0xC6 and int.from_bytes(data[header_length + 1 : header_length + 5], "big") \
+        == len(raw[14]) == len(data) - header_length - 5
+    assert len(ends) == len(starts) - 1 == -(-700 // CHUNK) and starts[-1] == 700
+    blob = raw[14]
+    bounds = [5, *ends]
+    read = []
+    for c in range(len(ends)):
+        maps, _runs = msgspec.msgpack.decode(blob[bounds[c] : bounds[c + 1]])
+        assert len(maps) == starts[c + 1] - starts[c]
+        read += [m["sourceRootRelativePath"] for m in maps]
+    assert read == [e.source_root_relative_path for e in made]
+
+
 # ---------------------------------------------------------------- version 5: chunk ids that count up stored as runs
 
 #: Written by the version-4 code (main at 7900197): 300 entries whose chunk ids are, by i % 6,

@@ -325,22 +325,22 @@ class RegistryStore:
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
         keys, values, old = registry.entries.raw()
-        gc_was_enabled = gc.isenabled()
-        gc.disable()  # the columns and chunk lists are 100k acyclic objects: collections are pure overhead
-        try:
-            encoded = fmt.encode_packed(registry.workspace_id, registry.root_uri, registry.updated_at_ms,
-                                        registry.sorted_roots(), keys, values, old, self.path)
-        finally:
-            if gc_was_enabled:
-                gc.enable()
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
         try:
-            with open(tmp, "wb") as fh:
-                for part in encoded.parts:
-                    fh.write(part)
+            with open(tmp, "w+b") as fh:
+                gc_was_enabled = gc.isenabled()
+                gc.disable()  # the columns and chunk lists are 100k acyclic objects: collections are pure overhead
+                try:
+                    written = fmt.write_packed(fh, registry.workspace_id, registry.root_uri, registry.updated_at_ms,
+                                               registry.sorted_roots(), keys, values, old)
+                finally:
+                    if gc_was_enabled:
+                        gc.enable()
                 fh.flush()
                 os.fsync(fh.fileno())
                 key = _identity(os.fstat(fh.fileno()))  # the same inode after the rename
+                # The entries stay readable from this file (what the next save copies unchanged).
+                source = fmt.BlobSource(os.dup(fh.fileno()), written.blob_offset, written.blob_length, key, self.path)
             if self.path.exists():
                 # Keep the previous generation without ever leaving the current name empty.
                 prev_tmp = self.prev_path.with_name(self.prev_path.name + ".tmp")
@@ -358,9 +358,9 @@ class RegistryStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
-        # Continue from the bytes just written (the next save copies unchanged entries), and
-        # remember them: they are what the next load would decode.
-        registry.entries.rebase(encoded.keys, encoded.packed)
+        # Continue from the file just written (the next save copies unchanged entries' bytes), and
+        # remember it: it is what the next load would decode.
+        registry.entries.rebase(keys, written.packed(source, self.path))
         _remember(self.path, key, registry)
 
     @contextlib.contextmanager

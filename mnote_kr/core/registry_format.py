@@ -51,7 +51,7 @@ from collections.abc import Callable, Iterable
 from itertools import chain, compress
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, NamedTuple, get_args
+from typing import Any, BinaryIO, NamedTuple, get_args
 
 import msgspec
 
@@ -504,31 +504,45 @@ def _without_runs(entries: list[SourceEntry]) -> tuple[list[SourceEntry], list[t
 # ---------------------------------------------------------------------------- packed (v5)
 
 
-class Encoded(NamedTuple):
-    """A packed snapshot ready to write: ``parts`` concatenated are the file's bytes."""
+class Written(NamedTuple):
+    """What :func:`write_packed` wrote: the index and columns of the entries it laid out."""
 
-    parts: tuple[bytes | bytearray, ...]
     keys: list[str]
-    packed: PackedEntries  # the entries as read back from these bytes (decoded ones kept)
+    blob_offset: int  # where the entries' bin field starts in the file
+    blob_length: int
+    starts: array[int]
+    ends: array[int]
+    decoded: list[SourceEntry | None]
+    tags: bytes
+    names: list[str | None]
+    doc_ids: list[str | None]
+    notes: list[Note]
+
+    def packed(self, source: BlobSource, path: Path) -> PackedEntries:
+        """The entries as the written file holds them (the decoded ones kept), read from ``source``."""
+        return PackedEntries(source, self.starts, self.ends, path, self.keys, decoded=self.decoded, tags=self.tags,
+                             names=self.names, doc_ids=self.doc_ids, notes=self.notes)
 
 
-def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
-                  keys: list[str], values: list[SourceEntry | int], old: PackedEntries | None,
-                  path: Path) -> Encoded:
-    """Encode a packed snapshot of ``keys`` -> ``values`` (an entry, or an index into ``old``).
+def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms: int, roots: list[IndexedRoot],
+                 keys: list[str], values: list[SourceEntry | int], old: PackedEntries | None) -> Written:
+    """Write a packed snapshot of ``keys`` -> ``values`` (an entry, or an index into ``old``) to
+    ``out``, an empty file open for writing and seeking.
 
-    Chunks whose entries all are unchanged (consecutive indices of a whole chunk of ``old``)
-    are copied as bytes, with their columns.
+    Chunks whose entries all are unchanged (consecutive indices of a whole chunk of ``old``) are
+    copied as bytes, with their columns. The header, whose columns are known before any entry is
+    encoded, is written first with its chunk offsets zero, the entries chunk by chunk through one
+    reused buffer (a 100,000-entry snapshot is never built in memory), then the offsets and the
+    entries' length are written in their places.
     """
     n = len(values)
-    blob = bytearray(len(_ARRAY32) + 4)  # the chunk count is known at the end
-    starts, ends = array("Q", [0]), array("Q")
+    plan: list[int | list[SourceEntry]] = []  # an old chunk to copy, or entries to encode
+    starts = array("Q", [0])
     decoded: list[SourceEntry | None] = []
     tags = bytearray()
     names: list[str | None] = []
     doc_ids: list[str | None] = []
     notes: list[Note] = []
-    encode_into = _encoder.encode_into
     j = 0
     while j < n:
         reused = old.whole_chunk_at(values, j) if old is not None else 0
@@ -536,7 +550,7 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
             assert old is not None
             first = values[j]
             assert type(first) is int
-            blob += old.raw_chunk(old.chunk_of(first))
+            plan.append(old.chunk_of(first))
             decoded += old.decoded[first : first + reused]
             tags += old.tags()[first : first + reused]
             names += old.names()[first : first + reused]
@@ -555,7 +569,7 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
                         break
                 group = [old.entry(v) if type(v) is int else v for v in group]
             entries: list[SourceEntry] = group  # type: ignore[assignment]
-            encode_into(_without_runs(entries), blob, -1)
+            plan.append(entries)
             decoded += entries
             tags_new = entry_tags(entries)
             tags += tags_new
@@ -564,21 +578,40 @@ def encode_packed(workspace_id: str, root_uri: str, updated_at_ms: int, roots: l
             noted = compress(range(len(entries)), tags_new.translate(NOTED_TABLE))
             notes += (note_of(j + k, entries[k]) for k in noted)
             j += len(entries)
-        ends.append(len(blob))
         starts.append(j)
-    blob[: len(_ARRAY32) + 4] = _ARRAY32 + len(ends).to_bytes(4, "big")
     tags_b = bytes(tags)
+    columns = (_encoder.encode(names), _encoder.encode(doc_ids), _encoder.encode(notes))
+    ends = array("Q", bytes(8 * len(plan)))  # filled in as the chunks are written
     head = bytearray(_encoder.encode(PackedHeader(
         MAGIC, PACKED_VERSION, bytes(8), workspace_id, root_uri, updated_at_ms, roots, keys, _le(starts), _le(ends),
-        tags_b, memoryview(_encoder.encode(names)), memoryview(_encoder.encode(doc_ids)),
-        memoryview(_encoder.encode(notes)))))
-    # One more array element after the 14 of the header: the entries, written uncopied.
+        tags_b, *(memoryview(c) for c in columns))))
+    # One more array element after the 14 of the header: the entries, written after it.
     assert head.startswith(b"\x9e" + _V5_PREFIX[1:])
     head[0] = 0x9F
     head[len(_V5_PREFIX) : PREFIX_SIZE] = len(head).to_bytes(8, "little")
-    parts = (bytes(head), _bin32(len(blob)), blob)
-    return Encoded(parts, keys, PackedEntries(memoryview(blob), starts, ends, path, keys, decoded=decoded,
-                                              tags=tags_b, names=names, doc_ids=doc_ids, notes=notes))
+    ends_at = len(head) - sum(_bin_size(len(c)) for c in (tags_b, *columns)) - len(ends) * 8  # where `ends`' bytes are
+    ends_prefix = _bin_prefix(len(ends) * 8)
+    assert head[ends_at - len(ends_prefix) : ends_at] == ends_prefix
+    out.write(head)
+    out.write(_bin32(0))  # the entries' length, known at the end
+    out.write(_ARRAY32 + len(plan).to_bytes(4, "big"))
+    size = len(_ARRAY32) + 4
+    buffer = bytearray()
+    encode_into = _encoder.encode_into
+    for c, step in enumerate(plan):
+        if type(step) is int:
+            assert old is not None
+            size += out.write(old.raw_chunk(step))
+        else:
+            encode_into(_without_runs(step), buffer, 0)  # type: ignore[arg-type]
+            size += out.write(buffer)
+        ends[c] = size
+    out.seek(ends_at)
+    out.write(_le(ends))
+    out.seek(len(head))
+    out.write(_bin32(size))
+    out.seek(0, os.SEEK_END)
+    return Written(keys, len(head), size, starts, ends, decoded, tags_b, names, doc_ids, notes)
 
 
 def _note_index(note: Note) -> int:
@@ -587,6 +620,20 @@ def _note_index(note: Note) -> int:
 
 def _bin32(size: int) -> bytes:
     return b"\xc6" + size.to_bytes(4, "big")
+
+
+def _bin_prefix(size: int) -> bytes:
+    """The MessagePack bin header msgspec writes before ``size`` bytes (the smallest that fits)."""
+    if size < 1 << 8:
+        return b"\xc4" + size.to_bytes(1, "big")
+    if size < 1 << 16:
+        return b"\xc5" + size.to_bytes(2, "big")
+    return _bin32(size)
+
+
+def _bin_size(size: int) -> int:
+    """The bytes a bin field of ``size`` bytes takes, header included."""
+    return len(_bin_prefix(size)) + size
 
 
 def _le(numbers: array[int]) -> bytes:
