@@ -15,6 +15,12 @@ the citations of one search together:
 * ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
   by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
   query's words (titles, names of related articles) without answering.
+* ``notice``: the document's notice to its reader (a disclaimer, a legal or copyright statement:
+  ``cues.is_notice``) yields its place to the file's other passages: the file keeps the places
+  its citations hold, and its passages fill them in the order they have with the notice's score
+  multiplied by ``APPARATUS_FACTOR``. A notice answers nothing, but the provider found the file
+  through it (an analyst statement near "what do brokers say about this stock"), so it moves
+  no file: ``parts["notice"]`` is the score a passage gains or loses by the swap.
 * ``fileTerms``: the share of the query's content terms found in the file's name
   (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
   passage of another file says "happened".
@@ -34,7 +40,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.cues import answer_types, is_apparatus, type_counts
+from mnote_kr.citations.cues import answer_types, is_apparatus, is_notice, type_counts
 from mnote_kr.citations.textnorm import TOKEN_RE
 
 PROVIDER_WEIGHT = 1.0
@@ -265,4 +271,32 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
             total += parts["apparatus"]
         out.append((total, parts))
+    notices = [is_notice(c.text, c.heading_path) for c in candidates]
+    if any(notices):
+        _notices_yield(out, [c.file_name for c in candidates], notices)
     return out
+
+
+def _notices_yield(out: list[tuple[float, dict[str, float]]], files: Sequence[str], notices: Sequence[bool]) -> None:
+    """In place: each file's notices (``notices``) move below the file's passages they no longer
+    outrank once multiplied by ``APPARATUS_FACTOR``, inside the places (scores) the file's
+    citations hold; every other file's citations keep their score, so no file moves."""
+    order = sorted(range(len(out)), key=lambda i: (-out[i][0], i))  # the host's order: score, then input order
+    position = {i: k for k, i in enumerate(order)}
+    by_file: dict[str, list[int]] = {}
+    for i in order:
+        by_file.setdefault(files[i], []).append(i)
+    for mine in by_file.values():
+        if not any(notices[i] for i in mine):
+            continue
+        places = [out[i][0] for i in mine]
+        ranked = sorted(mine, key=lambda i: (-(out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0)), position[i]))
+        previous = math.inf
+        for place, i in zip(places, ranked, strict=True):
+            # strictly below the passage placed before it: an equal score would let input order undo the swap
+            value = place if place < previous else math.nextafter(previous, -math.inf)
+            total, parts = out[i]
+            if value != total:
+                parts["notice"] = value - total
+            out[i] = (value, parts)
+            previous = value
