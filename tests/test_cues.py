@@ -170,3 +170,5 @@ def test_a_notice_heading_says_notice_whatever_the_text() -> None:
     assert is_notice("Nothing in this section is legal advice.", ("Report", "Disclaimer"))
     assert is_notice("本报告仅供参考。", ("免责声明",))
     assert not is_notice("本报告仅供参考。", ("投资要点",))
+    # a section of an article about copyright is content: only a notice's own headings count
+    assert not is_notice("Copyright protects original works of authorship.", ("Intellectual property", "Copyright"))

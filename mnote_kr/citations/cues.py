@@ -100,7 +100,7 @@ def is_apparatus(text: str, heading_path: Sequence[str] = ()) -> bool:
 #: Section headings of a document's notice to its reader (compared as ``APPARATUS_HEADINGS``).
 NOTICE_HEADINGS = frozenset(
     name.strip()
-    for name in """disclaimer|disclaimers|legal notice|legal notices|important notice|copyright|copyright notice|
+    for name in """disclaimer|disclaimers|legal notice|legal notices|important notice|copyright notice|
     免责声明|免责条款|法律声明|重要声明|特别声明|版权声明|分析师声明""".split("|")
 )
 #: Notice markers: phrases of a document's notice to its reader about itself. Clauses that a
