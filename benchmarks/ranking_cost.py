@@ -4,9 +4,11 @@ The cues (``mnote_kr.citations.cues``: apparatus, answer types; and the settled 
 ``ranking._bm25_terms``) run inside ``relevance``, once per search over its citations. Measured on the
 citations of a saved ``benchmarks/retrieval.py --dump`` (every citation of each search):
 
-* warm: CPU time (``time.process_time``) of ``relevance`` over every search, the two sides
+* warm: CPU time (``time.process_time``) of ``relevance`` over every search, the sides
   alternating in one process, ``--reps`` rounds; the baseline is this tree with the cues off
-  (no answer types, no apparatus factor, one-pass stems: the former ranking);
+  (no answer types, no apparatus factor, no in-file cues, one-pass stems: the former ranking),
+  and ``in-file off`` is this tree without the in-file cues alone (``cues.is_notice`` and the
+  reordering of each file's passages, ``ranking._order_within_files``: their cost);
 * cold: a fresh process per call, the first ``relevance`` of one search (its patterns compiled
   or read from the regex cache), the two sides alternating, ``--cold`` pairs; and the import
   of ``cues``, the one module this change adds to a search's imports.
@@ -33,6 +35,9 @@ t0 = time.perf_counter()
 from mnote_kr.citations import cues  # the module this change adds to a search's imports
 t_cues = time.perf_counter()
 from mnote_kr.citations import ranking
+if sys.argv[1] in ("off", "prev"):
+    ranking.is_notice = lambda t, h=(): False
+    ranking._order_within_files = lambda out, files, key: None
 if sys.argv[1] == "off":
     ranking.answer_types = lambda q: ()
     ranking.is_apparatus = lambda t, h=(): False
@@ -72,41 +77,48 @@ def main() -> int:
 
     searches = _searches(args.from_dump)
     cands = [(q, [ranking.Candidate(r, f, t, tuple(h)) for r, f, t, h in cs]) for q, cs in searches]
-    on = (ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms)
-    off = (lambda q: (), lambda t, h=(): False, ranking.terms)
+    no_notice, no_reorder = (lambda t, h=(): False), (lambda out, files, key: None)
+    on = (ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms, ranking.is_notice,
+          ranking._order_within_files)
+    prev = (*on[:3], no_notice, no_reorder)
+    off = (lambda q: (), lambda t, h=(): False, ranking.terms, no_notice, no_reorder)
     print(f"load {os.getloadavg()[0]:.2f}; {len(cands)} searches, "
           f"{statistics.mean(len(c) for _, c in cands):.1f} citations each")
 
     def side(values: tuple[Any, ...]) -> float:
-        ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms = values
+        (ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms, ranking.is_notice,
+         ranking._order_within_files) = values
         t0 = time.process_time()
         for q, c in cands:
             ranking.relevance(q, c, len(c))
         return (time.process_time() - t0) * 1000 / len(cands)
 
-    side(on), side(off)  # patterns compiled, caches warm
-    times: dict[str, list[float]] = {"on": [], "off": []}
+    side(on), side(off), side(prev)  # patterns compiled, caches warm
+    times: dict[str, list[float]] = {"on": [], "off": [], "prev": []}
     for _ in range(args.reps):
         times["off"].append(side(off))
+        times["prev"].append(side(prev))
         times["on"].append(side(on))
     side(on)
-    m_on, m_off = statistics.median(times["on"]), statistics.median(times["off"])
+    m_on, m_off, m_prev = (statistics.median(times[k]) for k in ("on", "off", "prev"))
     print(f"warm relevance per search, median of {args.reps}: cues on {m_on:.3f} ms, off {m_off:.3f} ms "
-          f"({m_on / m_off:.2f}x, +{m_on - m_off:.3f} ms)")
+          f"({m_on / m_off:.2f}x, +{m_on - m_off:.3f} ms); in-file cues off {m_prev:.3f} ms "
+          f"({m_on / m_prev:.2f}x, +{m_on - m_prev:.3f} ms)")
     if args.cold:
         query, cs = next((q, c) for q, c in searches if len(c) >= 15)
         payload = json.dumps([query, cs], ensure_ascii=False)
-        cold: dict[str, list[dict[str, float]]] = {"on": [], "off": []}
+        cold: dict[str, list[dict[str, float]]] = {"on": [], "off": [], "prev": []}
         for _ in range(args.cold):
-            for name in ("off", "on"):
+            for name in ("off", "prev", "on"):
                 out = subprocess.run([sys.executable, "-c", CHILD, name], input=payload, capture_output=True,
                                      text=True, check=True)
                 cold[name].append(json.loads(out.stdout))
         a = statistics.median(x["first_ms"] for x in cold["on"])
         b = statistics.median(x["first_ms"] for x in cold["off"])
+        p = statistics.median(x["first_ms"] for x in cold["prev"])
         print(f"cold first relevance, median of {args.cold} fresh processes: cues on {a:.2f} ms, off {b:.2f} ms "
-              f"(+{a - b:.2f} ms)")
-        c = statistics.median(x["cues_import_ms"] for x in cold["on"] + cold["off"])
+              f"(+{a - b:.2f} ms), in-file cues off {p:.2f} ms (+{a - p:.2f} ms)")
+        c = statistics.median(x["cues_import_ms"] for x in cold["on"] + cold["off"] + cold["prev"])
         print(f"cold import of mnote_kr.citations.cues (new in a search's imports): {c:.2f} ms")
     print(f"load {os.getloadavg()[0]:.2f}")
     return 0

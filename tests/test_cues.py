@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnote_kr.citations.cues import answer_types, is_apparatus, type_counts
+from mnote_kr.citations.cues import answer_types, is_apparatus, is_notice, type_counts
 from mnote_kr.citations.ranking import fold
 
 WIKI_REFERENCES = (
@@ -121,3 +121,54 @@ def test_answer_types_and_apparatus_take_linear_time_on_long_runs_of_digits_and_
         assert time.process_time() - t0 < 2.0, text[:12]
     # The anchored pattern still finds every percentage of ordinary text.
     assert type_counts(("percent",), "a rate of 88% and 12.5 percent, 3 times faster") == {"percent": 2}
+
+
+# The notice at the end of the corpus's broker report (mineru__test_rearch_report.pdf, page 4), as cited.
+REPORT_NOTICE = (
+    "不同时期，本公司可发出与本报告所载资料、意见及推测不一致的报告。\n市场有风险，投资需谨慎。本报告所载的信息、材料及结论"
+    "只提供特定客户作参考，不构成投资建议，也没有考虑到个别客户特殊\n的投资目标、财务状况或需要。客户应考虑本报告中的任何意见"
+    "或建议是否符合其特定状况。在法律许可的情况下，德邦证券及其\n所属关联机构可能会持有报告中提到的公司所发行的证券并进行交易，"
+    "还可能为这些公司提供投资银行服务或其他服务。"
+)
+ANALYST_STATEMENT = (
+    "分析师声明\n本人具有中国证券业协会授予的证券投资咨询执业资格，以勤勉的职业态度，独立、客观地出具本报告。本报告所采用的"
+    "数据和信\n息均来自市场公开信息，本人不保证该等信息的准确性或完整性。分析逻辑基于作者的职业理解，清晰准确地反映了作者的"
+    "研究观\n点，结论不受任何第三方的授意或影响，特此声明。"
+)
+LICENSE_HEADER = (
+    "/*\n * Copyright (c) 2006-2010, Intel Mobile Communications. All rights reserved.\n *\n"
+    " * This program is free software; you can redistribute it and/or modify it"
+)
+
+
+@pytest.mark.parametrize("text", [REPORT_NOTICE, ANALYST_STATEMENT, LICENSE_HEADER])
+def test_a_documents_notice_to_its_reader_is_a_notice_by_its_text(text: str) -> None:
+    assert is_notice(text)
+    assert not is_apparatus(text)  # a notice, not a list of sources: the ranking treats the two apart
+
+
+def test_content_beside_one_notice_phrase_or_the_notices_running_footer_is_no_notice() -> None:
+    # every page of the report ends with a pointer to the notice
+    page = ("公司点评 高测股份（688556.SH） 2 / 4 请务必阅读正文之后的信息披露和法律声明\n[Table_Base] 股票数据\n"
+            "总股本(百万股)： 227.92 流通 A 股(百万股)： 167.01")
+    assert not is_notice(page)
+    # mineru__demo1.pdf: Elsevier prints its copyright line twice under the abstract
+    abstract = ("This approach provides a methodology for understanding catchment response to afforestation, where "
+                "paired catchment data is not available.\nq 2005 Elsevier B.V. All rights reserved.\nKeywords: "
+                "Afforestation; Flow duration curves; Flow reduction; Paired catchments\n0022-1694/$ - see front "
+                "matter q 2005 Elsevier B.V. All rights reserved.\ndoi:10.1016/j.jhydrol.2005.01.006")
+    assert not is_notice(abstract)
+    # a contract's clauses are its content
+    clause = ("本合同一式四份，自双方签章并经省政府采购中心审核编号后生效。未经甲方书面许可，乙方不得将本合同项下的"
+              "权利转让给第三方。The Supplier shall not be liable for delays caused without its prior written consent.")
+    assert not is_notice(clause)
+    # one notice phrase in a long passage of content
+    assert not is_notice(REPORT_NOTICE[:40] + PROSE_WITH_CITATIONS * 3)
+
+
+def test_a_notice_heading_says_notice_whatever_the_text() -> None:
+    assert is_notice("Nothing in this section is legal advice.", ("Report", "Disclaimer"))
+    assert is_notice("本报告仅供参考。", ("免责声明",))
+    assert not is_notice("本报告仅供参考。", ("投资要点",))
+    # a section of an article about copyright is content: only a notice's own headings count
+    assert not is_notice("Copyright protects original works of authorship.", ("Intellectual property", "Copyright"))

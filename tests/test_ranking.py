@@ -159,3 +159,67 @@ def test_file_name_words_count_whatever_separates_them_and_only_the_querys_conte
     assert 0.0 < half["fileTerms"] < whole["fileTerms"]
     (_, cjk), = relevance("核电厂的定期安全审查", [Candidate(0, "核电厂定期安全审查指南.docx", "text")], 1)
     assert cjk["fileTerms"] > 0.0
+
+
+def _recorded(qid: str) -> tuple[dict, list[Candidate]]:
+    data = json.loads((Path(__file__).parent / "data" / "ranking" / "in_file.json").read_text(encoding="utf-8"))
+    case = next(s for s in data["searches"] if s["id"] == qid)
+    return case, [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]))
+                  for c in case["candidates"]]
+
+
+def _ranked(query: str, cands: list[Candidate]) -> list[int]:
+    scored = relevance(query, cands, max(c.provider_rank for c in cands) + 1)
+    assert all(abs(value - sum(parts.values())) < 1e-9 for value, parts in scored)  # the parts add up
+    return sorted(range(len(cands)), key=lambda i: (-scored[i][0], i))
+
+
+def test_a_reports_legal_notice_yields_the_files_first_place_to_its_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Recorded (tests/data/ranking/in_file.json, held-out h_zh15): "代人切晶圆这块生意的买家都是谁" (who buys
+    # the wafer-cutting service). The broker report's copy-right notice ("本报告仅向特定客户传送，未经…书面
+    # 授权…") shares 客户 with the question and was the report's first citation, above LightRAG's first
+    # chunk, the one on the cutting service and its customers.
+    case, cands = _recorded("h_zh15")
+    order = _ranked(case["query"], cands)
+    first = next(cands[i] for i in order if cands[i].file_name == case["file"])
+    assert first.provider_rank == 1 and "金刚线" in first.text
+    with monkeypatch.context() as m:
+        m.setattr(ranking, "is_notice", lambda text, headings=(): False)
+        before = _ranked(case["query"], cands)
+    first_before = next(cands[i] for i in before if cands[i].file_name == case["file"])
+    assert first_before.text.startswith("本报告仅向特定客户传送")  # the rule is what moves it
+
+
+def test_the_passage_holding_the_asked_for_count_comes_first_in_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Recorded (old set zh21): "这个飞机引擎健康检测系统在多少架飞机上试过". Only the paper's abstract
+    # holds a number of 架 ("对 B 767、B 747、A 310 共 13 架大型客机的 40 台发动机进行"), LightRAG's third
+    # chunk of the paper; its first two, on the system's functions, hold more of the question's words.
+    case, cands = _recorded("zh21")
+    first = next(cands[i] for i in _ranked(case["query"], cands) if cands[i].file_name == case["file"])
+    assert "13 架大型客机" in first.text
+    monkeypatch.setattr(ranking, "TYPE_IN_FILE", 0.0)
+    before = next(cands[i] for i in _ranked(case["query"], cands) if cands[i].file_name == case["file"])
+    assert before.provider_rank == 1 and "13 架" not in before.text  # the rule is what moves it
+
+
+@pytest.mark.parametrize("qid", ["h_zh15", "h_zh14", "zh21"])
+def test_the_cues_inside_a_file_move_no_file(qid: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # h_zh14 ("券商对这只股票的态度是买入还是卖出"): LightRAG found the report through its analyst statement
+    # and rating legend, the notice, so demoting it across files would drop the report from first place.
+    case, cands = _recorded(qid)
+    after = [cands[i].file_name for i in _ranked(case["query"], cands)]
+    monkeypatch.setattr(ranking, "is_notice", lambda text, headings=(): False)
+    monkeypatch.setattr(ranking, "TYPE_IN_FILE", 0.0)
+    before = _ranked(case["query"], cands)
+    assert after == [cands[i].file_name for i in before]  # every place keeps its file
+    assert after[0] == case["file"]
+
+
+def test_equal_scores_do_not_undo_the_notices_swap() -> None:
+    notice = ("法律声明 本报告仅供本公司的客户使用。本报告中的信息或所表述的意见并不构成对任何人的投资建议。"
+              "市场有风险，投资需谨慎。")
+    cands = [Candidate(0, "r.pdf", notice), Candidate(0, "r.pdf", "公司客户包括通威、京运通、美科。")]
+    # no passage holds the query's words: both score the provider's part alone, the notice first by input order
+    scored = relevance("硅片切割", cands, 1)
+    assert scored[1][0] > scored[0][0]  # the content passage first, though both scored the same before the swap
+    assert scored[0][1]["inFile"] < 0 == scored[1][1].get("inFile", 0)

@@ -9,6 +9,13 @@ what kind of answer the question asks for.
   "Archived from the original", ISBN, doi, "In Proceedings of", "pages 1-12", "[12] C. Garrett",
   ``[J].``) packed densely, or table-of-contents lines (a title, dot leaders, a page number).
   In-text citations of prose ("(Chen et al., 2017)") are not markers.
+* **Notice** (:func:`is_notice`): the document's notice to its reader about itself (a
+  disclaimer, a legal, copyright or analyst statement: 免责声明, 法律声明, "本报告仅向特定客户
+  传送", "不构成投资建议", "All rights reserved", "Permission to make digital or hard copies")
+  speaks of the document and its reader in words any question may hold (客户, 任何, 本报告),
+  and answers no question about the content. Known by its section heading or by two distinct
+  notice markers, as densely packed as reference markers; a pointer to the notice (the running
+  footer "请务必阅读正文之后的信息披露和法律声明") is no marker.
 * **Answer type** (:func:`answer_types`, :func:`type_counts`): the question word says what the
   answering passage holds. "when", "what year", 何时, 什么时候 → a year or date; "how many
   engines", 多少架 → a number followed by that noun or classifier; "how much ... cost", 多少钱 →
@@ -31,7 +38,7 @@ from collections.abc import Sequence
 
 from mnote_kr.citations.textnorm import lazy_compile
 
-__all__ = ["APPARATUS_HEADINGS", "answer_types", "is_apparatus", "type_counts"]
+__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "is_apparatus", "is_notice", "type_counts"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -86,6 +93,52 @@ def is_apparatus(text: str, heading_path: Sequence[str] = ()) -> bool:
         return False
     lines = [line for line in text.splitlines() if line.strip()]
     return len(lines) >= 3 and len(_TOC_LINE_RE.findall(text)) * 2 >= len(lines)
+
+
+# --------------------------------------------------------------------------- notices
+
+#: Section headings of a document's notice to its reader (compared as ``APPARATUS_HEADINGS``).
+NOTICE_HEADINGS = frozenset(
+    name.strip()
+    for name in """disclaimer|disclaimers|legal notice|legal notices|important notice|copyright notice|
+    免责声明|免责条款|法律声明|重要声明|特别声明|版权声明|分析师声明""".split("|")
+)
+#: Notice markers: phrases of a document's notice to its reader about itself. Clauses that a
+#: contract's own content uses ("shall not be liable", "without prior written consent") are left
+#: out: a contract's clauses answer questions.
+_NOTICE_RE = lazy_compile(
+    r"""不构成(?:对任何人的)?(?:任何)?投资建议|投资需谨慎|仅(?:向|供)[^，。；\n]{0,30}客户|不得以任何(?:方式|形式)
+    |未经[^，。；\n]{0,16}(?:授权|许可)|不对任何人[^。；\n]{0,40}(?:损失|责任)|版权所有|特此声明
+    |不保证[^。；\n]{0,16}(?:准确|完整)|免责声明|法律声明|分析师声明|投资评级说明
+    |\bdisclaimers?\b|\ball\s+rights\s+reserved|\bcopyright\s*(?:©|\(c\)|\d{4})|©\s*\d{4}
+    |\bpermission\s+to\s+make\s+digital\s+or\s+hard\s+copies|\bnot\s+constitute\s+(?:[a-z]+\s+){0,3}advice
+    |\bfor\s+(?:general\s+)?information(?:al)?\s+purposes\s+only|\bprovided\s+["“]?as\s+is\b""",
+    re.X,
+)
+#: One of these in the text before the notice markers are looked for.
+_NOTICE_WORDS = ("声明", "建议", "谨慎", "客户", "任何", "授权", "许可", "版权", "保证", "disclaim", "rights",
+                 "copyright", "©", "permission", "constitute", "purposes", "as is")
+#: A pointer to the notice ("请务必阅读正文之后的信息披露和法律声明", "see the disclaimer at the end"):
+#: a running footer of every page, not the notice itself.
+_NOTICE_POINTER_RE = lazy_compile(
+    r"请(?:务必)?(?:阅读|参阅|参见|查阅)[^。；\n]{0,24}声明"
+    r"|\b(?:see|read|refer\s+to)\s+(?:the\s+)?(?:important\s+)?(?:disclaimers?|disclosures?|legal\s+notices?)\b"
+)
+
+
+def is_notice(text: str, heading_path: Sequence[str] = ()) -> bool:
+    """Is this passage the document's notice to its reader (a disclaimer, a legal, copyright or
+    analyst statement)?
+
+    Distinct markers: Elsevier prints "All rights reserved" twice under an abstract, and one
+    notice phrase beside a paper's first-page content is no notice."""
+    if any(_heading_key(h) in NOTICE_HEADINGS for h in heading_path):
+        return True
+    folded = text.casefold()
+    if not any(w in folded for w in _NOTICE_WORDS):
+        return False
+    found = set(_NOTICE_RE.findall(_NOTICE_POINTER_RE.sub(" ", folded)))
+    return len(found) >= MIN_MARKERS and len(found) * MARKER_SPACING >= len(text.strip())
 
 
 # --------------------------------------------------------------------------- answer types
