@@ -377,14 +377,19 @@ def test_a_file_rewritten_in_place_under_a_load_is_a_clear_error(tmp_path: Path)
     assert "changed in place" in str(info.value) and "registry import" in str(info.value)
 
 
+def open_descriptors() -> int:
+    """This process's open file descriptors, once no snapshot is held (cached ones hold their files open)."""
+    registry_module.clear_cache()
+    gc.collect()
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc/self/fd to count descriptors on this system")
+    return len(os.listdir("/proc/self/fd"))
+
+
 def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
     store = RegistryStore(tmp_path / "index")
     fill(store, 100)
-    registry_module.clear_cache()  # snapshots earlier tests left in the cache hold their files open
-    gc.collect()
-    open_fds = len(os.listdir("/proc/self/fd")) if os.path.isdir("/proc/self/fd") else None
-    if open_fds is None:
-        pytest.skip("no /proc/self/fd to count descriptors on this system")
+    open_fds = open_descriptors()
     for i in range(30):
         reg = cold_load(store)
         if i % 3 == 1:
@@ -392,9 +397,7 @@ def test_loads_do_not_leak_file_descriptors(tmp_path: Path) -> None:
         elif i % 3 == 2:
             list(reg.entries.values())  # reading them all reads the whole blob and closes the file
     del reg
-    registry_module.clear_cache()
-    gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == open_fds
+    assert open_descriptors() == open_fds
 
 
 def test_saves_in_one_process_do_not_leak_file_descriptors(tmp_path: Path) -> None:
@@ -402,19 +405,13 @@ def test_saves_in_one_process_do_not_leak_file_descriptors(tmp_path: Path) -> No
     # the descriptor must go with the generation it belongs to.
     store = RegistryStore(tmp_path / "index")
     fill(store, 200)
-    registry_module.clear_cache()
-    gc.collect()
-    if not os.path.isdir("/proc/self/fd"):
-        pytest.skip("no /proc/self/fd to count descriptors on this system")
-    open_fds = len(os.listdir("/proc/self/fd"))
+    open_fds = open_descriptors()
     for i in range(30):
         with store.transaction() as reg:
             reg.update(f"d/{i:04d}.pdf", retry_count=i + 1)
     assert cold_load(store).entries["d/0029.pdf"].retry_count == 30
     del reg
-    registry_module.clear_cache()
-    gc.collect()
-    assert len(os.listdir("/proc/self/fd")) == open_fds
+    assert open_descriptors() == open_fds
 
 
 def test_the_written_offsets_and_length_are_what_a_plain_reader_finds(tmp_path: Path) -> None:
