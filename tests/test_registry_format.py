@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from mnote_kr.core import registry as registry_module
+from mnote_kr.core import registry_format
 from mnote_kr.core.registry import LEGACY_JSON_FILE, RegistryStore, failed_tag, fallback_tag, waiting_tag
 from mnote_kr.core.registry_entries import EntryMap
 from mnote_kr.core.registry_format import CHUNK
@@ -412,6 +413,32 @@ def test_saves_in_one_process_do_not_leak_file_descriptors(tmp_path: Path) -> No
     assert cold_load(store).entries["d/0029.pdf"].retry_count == 30
     del reg
     assert open_descriptors() == open_fds
+
+
+def test_a_save_failing_midway_leaves_the_registry_and_no_temp_file(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    # The entries are encoded while the file is written: a failure there must not leave a partial file.
+    store = RegistryStore(tmp_path / "index")
+    made = fill(store, 300)
+    before = store.path.read_bytes()
+    real = registry_format.entry_tags
+    calls = []
+
+    def failing(entries: list[SourceEntry]) -> bytes:
+        calls.append(1)
+        if len(calls) == 3:
+            raise MemoryError("out of memory in the middle of a save")
+        return real(entries)
+
+    monkeypatch.setattr(registry_format, "entry_tags", failing)
+    with pytest.raises(MemoryError):
+        with store.transaction() as reg:
+            for e in made:
+                reg.put(msgspec.structs.replace(e, retry_count=1))
+    monkeypatch.undo()
+    assert store.path.read_bytes() == before
+    assert sorted(p.name for p in store.index_dir.iterdir() if p.name.endswith(".tmp")) == []
+    assert [e.retry_count for e in cold_load(store).entries.values()] == [0] * 300
 
 
 def test_the_written_offsets_and_length_are_what_a_plain_reader_finds(tmp_path: Path) -> None:

@@ -354,10 +354,12 @@ class RegistryStore:
                 os.replace(self.legacy_path, self.prev_path)
             os.replace(tmp, self.path)
             _fsync_dir(self.index_dir)
-        except OSError as exc:
+        except BaseException as exc:  # nothing half-written is left (the entries are encoded as they are written)
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
-            raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
+            if isinstance(exc, OSError):
+                raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
+            raise
         # Continue from the file just written (the next save copies unchanged entries' bytes), and
         # remember it: it is what the next load would decode.
         registry.entries.rebase(keys, written.packed(source, self.path))
