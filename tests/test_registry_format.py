@@ -441,6 +441,40 @@ def test_a_save_failing_midway_leaves_the_registry_and_no_temp_file(tmp_path: Pa
     assert [e.retry_count for e in cold_load(store).entries.values()] == [0] * 300
 
 
+def test_a_save_whose_file_cannot_be_reopened_still_saves(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # After the rename the saved file is opened anew to read its entries back from; if that fails
+    # (no descriptor left), the save stands and the registry keeps its entries in memory.
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 200)
+
+    real_open = os.open
+
+    def no_descriptors(path: object, *args: object, **kwargs: object) -> int:
+        if Path(str(path)) == store.path:
+            raise OSError(24, "Too many open files")
+        return real_open(path, *args, **kwargs)  # type: ignore[arg-type]
+
+    with store.transaction() as reg:
+        reg.update("d/0150.pdf", retry_count=7)
+        monkeypatch.setattr(registry_module.os, "open", no_descriptors)
+    monkeypatch.undo()
+    assert reg.entries["d/0150.pdf"].retry_count == 7 and len(reg.entries) == 200
+    assert cold_load(store).entries["d/0150.pdf"].retry_count == 7
+
+
+def test_a_temp_file_a_killed_writer_left_is_removed_by_the_next_save(tmp_path: Path) -> None:
+    store = RegistryStore(tmp_path / "index")
+    fill(store, 10)
+    left = store.index_dir / f"{store.path.name}.4194301.tmp"  # a pid no writer here has
+    left.write_bytes(b"half a snapshot")
+    other = store.index_dir / "notes.tmp"
+    other.write_bytes(b"not ours")
+    with store.transaction() as reg:
+        reg.update("d/0001.pdf", retry_count=1)
+    assert not left.exists() and other.read_bytes() == b"not ours"
+    assert cold_load(store).entries["d/0001.pdf"].retry_count == 1
+
+
 def test_the_written_offsets_and_length_are_what_a_plain_reader_finds(tmp_path: Path) -> None:
     # The header is written before the entries, with their offsets filled in afterwards: read the
     # file with msgspec alone and check every offset against the chunks it delimits.

@@ -321,11 +321,15 @@ class RegistryStore:
     # -- writing
 
     def save(self, registry: Registry) -> None:
-        """Write atomically: temp file + fsync + rename, keeping the previous generation."""
+        """Write atomically: temp file + fsync + rename, keeping the previous generation.
+
+        Called with the lock held (every caller takes it), so no other writer is mid-save: a
+        temp file of another process is one a killed writer left, and is removed."""
         self.index_dir.mkdir(parents=True, exist_ok=True)
         registry.updated_at_ms = now_ms()  # what the file now says
         keys, values, old = registry.entries.raw()
         tmp = self.path.with_name(f"{REGISTRY_FILE}.{os.getpid()}.tmp")
+        self._remove_abandoned(tmp)
         try:
             with open(tmp, "w+b") as fh:
                 gc_was_enabled = gc.isenabled()
@@ -338,9 +342,8 @@ class RegistryStore:
                         gc.enable()
                 fh.flush()
                 os.fsync(fh.fileno())
-                key = _identity(os.fstat(fh.fileno()))  # the same inode after the rename
-                # The entries stay readable from this file (what the next save copies unchanged).
-                source = fmt.BlobSource(os.dup(fh.fileno()), written.blob_offset, written.blob_length, key, self.path)
+                st = os.fstat(fh.fileno())
+                inode = (st.st_dev, st.st_ino)
             if self.path.exists():
                 # Keep the previous generation without ever leaving the current name empty.
                 prev_tmp = self.prev_path.with_name(self.prev_path.name + ".tmp")
@@ -361,9 +364,37 @@ class RegistryStore:
                 raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
             raise
         # Continue from the file just written (the next save copies unchanged entries' bytes), and
-        # remember it: it is what the next load would decode.
-        registry.entries.rebase(keys, written.packed(source, self.path))
-        _remember(self.path, key, registry)
+        # remember it: it is what the next load would decode. It is opened anew, after the rename
+        # (no descriptor is open on the temp file while it is renamed, and the identity is the
+        # closed file's); if that fails, the registry keeps its entries in memory and the next
+        # load reads the file.
+        source = self._reopen(inode, written.blob_offset, written.blob_length)
+        if source is not None:
+            registry.entries.rebase(keys, written.packed(source, self.path))
+            _remember(self.path, source.identity, registry)
+
+    def _reopen(self, inode: tuple[int, int], offset: int, length: int) -> fmt.BlobSource | None:
+        """The entries of the file just saved, if the registry's name is still that file."""
+        try:
+            fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
+        except OSError:
+            return None
+        try:
+            st = os.fstat(fd)
+        except OSError:
+            st = None
+        if st is None or (st.st_dev, st.st_ino) != inode:
+            os.close(fd)
+            return None
+        return fmt.BlobSource(fd, offset, length, _identity(st), self.path)
+
+    def _remove_abandoned(self, mine: Path) -> None:
+        """Remove the temp files of writers killed mid-save (``<registry>.<pid>.tmp``, not ours)."""
+        with contextlib.suppress(OSError):
+            for path in self.index_dir.glob(f"{REGISTRY_FILE}.*.tmp"):
+                if path.name[len(REGISTRY_FILE) + 1 : -len(".tmp")].isdigit() and path != mine:
+                    with contextlib.suppress(OSError):
+                        path.unlink()
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[Registry]:
