@@ -317,6 +317,7 @@ class LightRagProvider:
         to_delete: list[str] = []
         same_name_reindex: dict[str, SourceFile] = {}
         listing = links.Listing()
+        deleting_now: bool | None = None  # is LightRAG running a delete? asked once, when it matters
         for source in sources:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
@@ -354,6 +355,18 @@ class LightRagProvider:
                 to_delete.append(str(row["id"]))
                 same_name_reindex[rel] = source
             elif row is not None and (is_dup or str(row.get("status", "")).lower() != "failed"):
+                if not is_dup and count < TWIN_WAIT_RETRIES and links.link_state(input_dir, name) == "missing":
+                    if deleting_now is None:
+                        deleting_now = self._deletion_running()
+                    if deleting_now:
+                        # Our link is gone and LightRAG is deleting: the delete we sent for this very
+                        # document (the file was excluded, then taken back). Adopting the row would
+                        # record as indexed a document about to vanish; it is sent anew once gone.
+                        results[rel] = self._pending(
+                            rel, "ingest", count, twin_wait_s(count),
+                            "waiting for LightRAG to finish deleting this file's earlier document before sending "
+                            "it again")
+                        continue
                 # Already known to LightRAG under this exact name and content: adopt it.
                 results[rel] = update_from_row(rel, name, row, kind="image" if is_image else "document",
                                                wrapper_path=str(input_dir / name) if is_image else None)
@@ -429,6 +442,15 @@ class LightRagProvider:
         name = str(original_row.get("file_path", ""))
         return (input_dir is not None and input_dir.is_dir() and naming.workspace_of(name) == self.ws
                 and links.link_state(input_dir, name) == "missing")
+
+    def _deletion_running(self) -> bool:
+        """Is LightRAG running a delete now? (``busy`` with its deletion job; unknown counts as no.)"""
+        try:
+            status = self.client.pipeline_status()
+        except ProviderError:
+            return False
+        return bool(status.get("busy")) and (bool(status.get("destructive_busy"))
+                                             or str(status.get("job_name", "")).startswith("Deleting"))
 
     def _deleting_twin(self, docs: DocIndex, name: str, input_dir: Path) -> str | None:
         """The name of a document of the same bytes in this workspace whose link we have

@@ -237,6 +237,46 @@ def test_lr_ingest_adopts_document_lightrag_already_processed(env: dict[str, Any
     assert not replay.sent("POST", "/documents/scan")
 
 
+def _pipeline_deleting(busy: bool) -> dict[str, Any]:
+    """The recorded pipeline status after a delete (samples/52), or the same job still running."""
+    _, body = load_sample(SAMPLES, "52_pipeline_status_after_delete.json")
+    body = copy.deepcopy(body)
+    if busy:
+        body.update(busy=True, cur_batch=0, latest_message="Starting document deletion process")
+    return body
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_lr_ingest_of_a_file_whose_own_delete_is_running_waits_for_it(env: dict[str, Any], busy: bool) -> None:
+    # Excluded (its document's delete sent, our link removed), then taken back before LightRAG has
+    # finished deleting: the row it still lists is about to vanish, so it is not adopted.
+    ws, replay, inputs = env["ws"], env["replay"], env["inputs"]
+    write(ws / "n.md", b"# n")
+    src = source(ws, "n.md")
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(ws))
+    std_routes(replay, rows=[sample_row(name)])
+    replay.json("GET", "/documents/pipeline_status", _pipeline_deleting(busy))
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=False)
+    if busy:
+        assert update.status == "pending" and update.pending_action == "ingest" and update.retry_after_s == 1.0
+        assert "finish deleting" in (update.last_error or "")
+    else:  # the delete is over and LightRAG still lists it processed: it is adopted, as before
+        assert update.status == "processed"
+    assert not replay.sent("POST", "/documents/scan") and not (inputs / name).exists()
+
+
+def test_lr_ingest_with_its_link_in_place_is_adopted_without_asking_the_pipeline(env: dict[str, Any]) -> None:
+    ws, replay, inputs = env["ws"], env["replay"], env["inputs"]
+    write(ws / "n.md", b"# n")
+    src = source(ws, "n.md")
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(ws))
+    os.symlink(src.path, inputs / "__parsed__" / name)  # where LightRAG moved it after processing
+    std_routes(replay, rows=[sample_row(name)])
+    replay.json("GET", "/documents/pipeline_status", _pipeline_deleting(True))
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=False)
+    assert update.status == "processed" and not replay.sent("GET", "/documents/pipeline_status")
+
+
 def test_lr_ingest_force_same_content_deletes_then_relinks(env: dict[str, Any]) -> None:
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "n.md", b"# n")
