@@ -65,3 +65,33 @@ def test_a_folder_of_mixed_files_and_a_later_exclude(tmp_path: Path, lightrag_en
     text = cli.run("sync").stdout
     assert "Passed over 2 file(s) the provider cannot index: kb/archive.zip (not a file type LightRAG" in text, text
     assert {p: sha(p) for p in kb.rglob("*") if p.is_file()} == sources  # no source file touched
+
+
+def test_a_file_excluded_and_taken_back_at_once_is_cited_again(tmp_path: Path, lightrag_engine: Any,  # noqa: ANN401, F811
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    # The exclude sends the document's delete, which LightRAG runs in the background; taken back
+    # at once (in process, no CLI start-up between), the re-ingest used to find the row LightRAG
+    # still listed, record it processed, and lose it when the delete ended (3 of 4 runs).
+    from mnote_kr.core.host import Host
+
+    cli = make_workspace(tmp_path, lightrag_engine)
+    monkeypatch.setenv("MNOTE_KR_HOME", str(cli.home))
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
+    kb = cli.ws / "kb"
+    kb.mkdir()
+    host = Host(cli.ws)
+    host.roots_add("kb")
+    for round_ in range(2):
+        token = uuid.uuid4().hex[:10]
+        note = kb / f"zebra{round_}.md"
+        note.write_text(f"# Zebra notes {token}\n\nThe zebra herd grazes by the river.\n" + "Zebras graze. " * 300,
+                        encoding="utf-8")
+        before = sha(note)
+        host.ingest(["kb"], wait=True, wait_s=120)
+        host.roots_add("kb", exclude=[note.name])
+        host.roots_add("kb")
+        report = host.ingest(["kb"], wait=True, wait_s=120)
+        cited = {c.source_root_relative_path for c in host.search(f"zebra {token}", top_k=50).results}
+        assert f"kb/{note.name}" in cited, (round_, report)
+        assert host.registry().entries[f"kb/{note.name}"].status == "processed"
+        assert sha(note) == before
