@@ -35,6 +35,15 @@ def fill(store: RegistryStore, n: int) -> list[SourceEntry]:
     return made
 
 
+def store_holding(tmp_path: Path, fixture: Path) -> tuple[RegistryStore, bytes]:
+    """A store whose registry file is a copy of ``fixture`` (a snapshot an older version wrote)."""
+    store = RegistryStore(tmp_path / "index")
+    store.index_dir.mkdir()
+    data = fixture.read_bytes()
+    store.path.write_bytes(data)
+    return store, data
+
+
 def cold_load(store: RegistryStore) -> registry_module.Registry:
     registry_module.clear_cache()
     return store.load()
@@ -304,11 +313,7 @@ def test_reading_entries_keeps_them_packed_so_a_save_copies_them(tmp_path: Path)
 
 
 def test_a_version_3_snapshot_loads_and_the_first_save_writes_version_5(tmp_path: Path) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    store = RegistryStore(index)
-    v3 = V3_FIXTURE.read_bytes()
-    store.path.write_bytes(v3)
+    store, v3 = store_holding(tmp_path, V3_FIXTURE)
     assert msgspec.msgpack.decode(v3)[1] == 3
     reg = cold_load(store)
     everything = list(reg.entries.values())
@@ -520,11 +525,7 @@ def on_disk(store: RegistryStore) -> list[tuple[dict, list | None]]:
 
 
 def test_a_version_4_snapshot_loads_and_the_first_save_writes_version_5_with_runs(tmp_path: Path) -> None:
-    index = tmp_path / "index"
-    index.mkdir()
-    store = RegistryStore(index)
-    v4 = V4_FIXTURE.read_bytes()
-    store.path.write_bytes(v4)
+    store, v4 = store_holding(tmp_path, V4_FIXTURE)
     expected = plain_entries(v4)
     assert len(expected[30].chunk_ids) == 32 and expected[10].chunk_ids[-1].endswith("-chunk-1002")
     reg = cold_load(store)

@@ -238,6 +238,31 @@ def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
     return out
 
 
+def page_requests(pdf_dir: Path, names: list[str], *, parts: int,
+                  question_window: bool) -> list[tuple[str, str, str]]:
+    """(file name, evidence, query) as LightRAG's own PDF reading (pypdf) gives a page: every
+    ``len(pages) // parts``-th page of each file, its text (up to 4,000 characters) with a phrase
+    of two of its words, and a question of two others asked of the same text, or, with
+    ``question_window``, of a 480-character window a third of the way into it."""
+    import logging
+
+    import pypdf
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    out = []
+    for name in names:
+        reader = pypdf.PdfReader(str(pdf_dir / name))
+        for pi in range(0, len(reader.pages), max(1, len(reader.pages) // parts)):
+            text = reader.pages[pi].extract_text() or ""
+            words = [w for w in text.split() if len(w) > 4 and w.isalpha()]
+            if len(words) < 6:
+                continue
+            out.append((name, text[:4000], " ".join(words[2:4])))
+            asked = text[len(text) // 3 : len(text) // 3 + 480] if question_window else text[:4000]
+            out.append((name, asked, f"what is said about {words[-3]} {words[-2]}?"))
+    return out
+
+
 def scanned_cases(corpus: Path) -> list[Case]:
     """Image-only PDFs: evidence from Docling's OCR or a plausible sentence; no box allowed."""
     out = []

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import logging
 import os
 import shutil
 import subprocess
@@ -36,20 +35,7 @@ CHUNKED = ["pdfplumber__federal-register-2020-17221.pdf", "pdfjs__tracemonkey.pd
 def _chunk_requests() -> list[tuple[str, str, str]]:
     """Chunk-sized evidence as pypdf reads a page (LightRAG's own PDF reading), with a phrase
     and a question made of the page's words: (file, evidence, query)."""
-    import pypdf
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    out = []
-    for name in CHUNKED:
-        reader = pypdf.PdfReader(str(PDF / name))
-        for pi in range(0, len(reader.pages), max(1, len(reader.pages) // 3)):
-            text = reader.pages[pi].extract_text() or ""
-            words = [w for w in text.split() if len(w) > 4 and w.isalpha()]
-            if len(words) < 6:
-                continue
-            out.append((name, text[:4000], " ".join(words[2:4])))
-            out.append((name, text[:4000], f"what is said about {words[-3]} {words[-2]}?"))
-    return out
+    return C.page_requests(PDF, CHUNKED, parts=3, question_window=False)
 
 
 def _requests() -> list[tuple[str, str, str]]:

@@ -33,22 +33,7 @@ def cases() -> list[tuple[str, str, str]]:
     """(file name, evidence, query): chunk-sized evidence as pypdf (LightRAG's reader) gives a
     page, a shorter window of it, with a phrase and a question of the page's words; and the
     corpus's labelled pypdf passages of these files."""
-    import logging
-
-    import pypdf
-
-    logging.getLogger("pypdf").setLevel(logging.ERROR)
-    out = []
-    for name in FILES:
-        reader = pypdf.PdfReader(str(PDF / name))
-        for pi in range(0, len(reader.pages), max(1, len(reader.pages) // 4)):
-            text = reader.pages[pi].extract_text() or ""
-            words = [w for w in text.split() if len(w) > 4 and w.isalpha()]
-            if len(words) < 6:
-                continue
-            out.append((name, text[:4000], " ".join(words[2:4])))
-            window = text[len(text) // 3 : len(text) // 3 + 480]
-            out.append((name, window, f"what is said about {words[-3]} {words[-2]}?"))
+    out = C.page_requests(PDF, FILES, parts=4, question_window=True)
     out += [(Path(c.file).name, c.evidence, c.query) for c in C.pypdf_cases(CORPUS, per_doc=4)
             if Path(c.file).name in FILES]
     assert len({c[0] for c in out}) >= 6
