@@ -556,8 +556,8 @@ def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms:
             names += old.names()[first : first + reused]
             doc_ids += old.doc_ids()[first : first + reused]
             shift = j - first
-            notes += (msgspec.structs.replace(n, index=n.index + shift) if shift else n
-                      for n in old.notes_between(first, first + reused))
+            notes += (msgspec.structs.replace(note, index=note.index + shift) if shift else note
+                      for note in old.notes_between(first, first + reused))
             j += reused
         else:
             group = values[j : j + CHUNK]
@@ -610,7 +610,6 @@ def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms:
     out.write(_le(ends))
     out.seek(len(head))
     out.write(_bin32(size))
-    out.seek(0, os.SEEK_END)
     return Written(keys, len(head), size, starts, ends, decoded, tags_b, names, doc_ids, notes)
 
 
