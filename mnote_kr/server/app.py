@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from mnote_kr.core import paths
+from mnote_kr.core.atomic import write_private
 from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.server import web
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
@@ -397,18 +398,6 @@ class _Handler(GatedHandler):
 _REFUSED = object()
 
 
-def _write_private(path: Path, data: str) -> None:
-    """Write a file only the user can read (0600), atomically."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600) if hasattr(os, "fchmod") else None
-        os.write(fd, data.encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
-
-
 class ApiServer:
     """The HTTP API around one ``Host``, for shells and tests.
 
@@ -475,10 +464,10 @@ class ApiServer:
         self.token_file = state / TOKEN_FILE
         self.info_file = state / INFO_FILE
         self.previous = previous_server(self.info_file)
-        _write_private(self.token_file, self.token + "\n")
+        write_private(self.token_file, self.token + "\n")
         info = {"url": self.url, "pid": os.getpid(), "tokenFile": str(self.token_file),
                 "workspace": str(self.host.root)}
-        _write_private(self.info_file, json.dumps(info, indent=2) + "\n")
+        write_private(self.info_file, json.dumps(info, indent=2) + "\n")
 
     def _remove_token_files(self) -> None:
         if self.token_file is None:
