@@ -160,7 +160,7 @@ class LoopbackGuard:
 
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         parsed = _split_host_header(headers.get("host", ""))
-        if parsed is None or parsed[0] not in LOOPBACK_NAMES or (parsed[1] is not None and parsed[1] != self.port):
+        if parsed is None or parsed[0] not in LOOPBACK_NAMES or (80 if parsed[1] is None else parsed[1]) != self.port:
             await _deny(send, 403, "forbidden_host", "Host header is not a loopback name",
                         f"connect to http://127.0.0.1:{self.port}{MCP_PATH}; other names are refused (DNS rebinding)")
             return

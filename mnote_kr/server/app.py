@@ -161,7 +161,7 @@ class _Handler(GatedHandler):
         if parsed is None:
             return False
         name, port = parsed
-        if port is not None and port != api.port:
+        if (80 if port is None else port) != api.port:  # no port in Host means port 80
             return False
         if name in LOOPBACK_NAMES:
             return True
