@@ -29,21 +29,36 @@ MAX_PAGES = 200
 Char = tuple[str, tuple[float, float, float, float], float, float]  # text, box, baseline y, size
 
 
+#: A page is read again when at least this share of its text objects gave PDFium no text
+#: (a few empty objects, spaces drawn in a missing font, are common and harmless).
+MIN_SHARE = 0.1
+
+
 def unreadable_text_objects(page: Any, textpage: Any) -> int:
-    """How many text objects of ``page`` use a font the PDF does not embed and gave PDFium no text."""
+    """How many text objects of ``page`` use a font the PDF does not embed and gave PDFium no
+    text; 0 when they are fewer than ``MIN_SHARE`` of its text objects."""
     import pypdfium2.raw as pdfium_c
 
-    count = 0
+    count = total = 0
     for k in range(pdfium_c.FPDFPage_CountObjects(page.raw)):
         obj = pdfium_c.FPDFPage_GetObject(page.raw, k)
         if pdfium_c.FPDFPageObj_GetType(obj) != pdfium_c.FPDF_PAGEOBJ_TEXT:
             continue
+        total += 1
         font = pdfium_c.FPDFTextObj_GetFont(obj)
         # the length counts the UTF-16 terminator: 2 bytes is no text at all
         if font and not pdfium_c.FPDFFont_GetIsEmbedded(font) and \
                 pdfium_c.FPDFTextObj_GetText(obj, textpage.raw, None, 0) <= 2:
             count += 1
-    return count
+    return count if count >= MIN_SHARE * total else 0
+
+
+def reads_more(found: list[Char], pdfium_text: str) -> bool:
+    """True when pdfminer's reading of a page holds clearly more letters and digits than PDFium's:
+    only then does it replace PDFium's (whose boxes and reading order are otherwise the better)."""
+    ours = sum(c[0].isalnum() for c in found)
+    theirs = sum(ch.isalnum() for ch in pdfium_text)
+    return ours > 1.1 * theirs + 8
 
 
 def _chars(layout: Any) -> Iterator[Any]:

@@ -67,6 +67,7 @@ def is_page_number(text: str) -> bool:
 
 def find_furniture(
     pages: Sequence[tuple[float, list[Box], list[str]]],
+    sizes: Sequence[Sequence[float]] | None = None,
 ) -> list[set[int]]:
     """Running header/footer and page-number line indices per page.
 
@@ -76,6 +77,10 @@ def find_furniture(
     fifth of the other pages, or, for an outermost line of words (a chapter's running
     header), on two other pages or one close by. A page number alone on the outermost
     row of the band counts on its own: a chapter's first page has no header to repeat it.
+    With ``sizes`` (per page, each line's font size), the outermost row of a band that
+    holds words and a page number in type no larger than the page's body text counts
+    too, with nothing to repeat it: the running header of a single page ("Optimized
+    Table Tokenization ... 9"), where a title would be set larger.
     """
     seen: dict[str, list[tuple[int, float]]] = {}
     cand: list[list[tuple[int, str, float]]] = []
@@ -109,12 +114,42 @@ def find_furniture(
                 found.add(li)  # a chapter's running header: words, outermost, on a run of pages
             elif is_page_number(texts[li]) and _outermost(li, boxes, rel < 0.5):
                 numbers.append(li)
+        if sizes is not None:
+            found |= _numbered_rows(pages[pi][0], boxes, texts, sizes[pi])
         for li in numbers:  # alone on its row (or beside other furniture), not a table's last row
             b = boxes[li]
             if all(k == li or k in found or min(o[3], b[3]) <= max(o[1], b[1]) for k, o in enumerate(boxes)):
                 found.add(li)
         out.append(found)
     return out
+
+
+def _numbered_rows(height: float, boxes: Sequence[Box], texts: Sequence[str], sizes: Sequence[float]) -> set[int]:
+    """The lines of the page's outermost top and bottom rows that are a running header or footer:
+    the row's middle near the edge (a band a quarter wider than ``BAND``: a header's descenders
+    may reach past it), one page number of at most three digits at either end of the row and
+    words beside it, every line of the row in type no larger than the page's body (the median
+    size), and the row not the page's only text."""
+    if not sizes or len(sizes) != len(boxes):
+        return set()
+    body = sorted(sizes)[len(sizes) // 2]
+    found: set[int] = set()
+    for top in (True, False):
+        edge = [k for k in range(len(boxes)) if _outermost(k, boxes, top)]
+        if not edge:
+            continue
+        b = boxes[edge[0]]
+        row = [k for k, o in enumerate(boxes) if min(o[3], b[3]) > max(o[1], b[1])]
+        middle = (b[1] + b[3]) / 2 / height
+        if (middle > 1.25 * BAND if top else middle < 1 - 1.25 * BAND) or len(row) == len(boxes):
+            continue
+        numbers = [k for k in row if is_page_number(texts[k]) and sum(ch.isdigit() for ch in texts[k]) <= 3]
+        ends = {min(row, key=lambda k: boxes[k][0]), max(row, key=lambda k: boxes[k][2])}
+        words = sum(sum(ch.isalpha() for ch in texts[k]) for k in row if k not in numbers)
+        # one number, at either end of the row (a table's row of figures or a year is not a page number)
+        if len(numbers) == 1 and numbers[0] in ends and words >= 3 and all(sizes[k] <= body * 1.02 for k in row):
+            found.update(row)
+    return found
 
 
 def _outermost(li: int, boxes: Sequence[Box], top: bool) -> bool:

@@ -596,7 +596,8 @@ def read_document(path: str | Path) -> DocumentText:
             doc.close()
     if unreadable:  # CJK text in fonts the PDF does not embed: read those pages with pdfminer.six
         for number, found in cidtext.read_pages(p, unreadable, deadline).items():
-            pages[number - 1] = page_from_chars(pages[number - 1], found)
+            if cidtext.reads_more(found, pages[number - 1].text):
+                pages[number - 1] = page_from_chars(pages[number - 1], found)
     _layout(pages)
     return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"))
 
@@ -610,7 +611,7 @@ def _layout(pages: list[PageText]) -> None:
     """Mark running headers/footers and split each page's lines into paragraph blocks."""
     texts = [[line_text(pg, li) for li in range(len(pg.lines))] for pg in pages]
     furniture = find_furniture([(pg.geometry.crop[3] - pg.geometry.crop[1], pg.lines, t)
-                                for pg, t in zip(pages, texts, strict=True)])
+                                for pg, t in zip(pages, texts, strict=True)], [pg.size for pg in pages])
     orders = []
     for pg, fur in zip(pages, furniture, strict=True):
         pg.furniture = fur
