@@ -68,6 +68,7 @@ from pathlib import Path
 from typing import Any
 
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.pdfs import iou
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import LabelError, load_sets, norm, resolve  # noqa: E402
@@ -323,15 +324,6 @@ def print_misses(name: str, misses: list[dict[str, Any]]) -> None:
 #: recall@5 over all questions.
 TARGETS = {"recall5": 0.90, "place1": 0.40, "place3": 0.65, "view": 0.75}
 VIEW = 2  # DOCX "in view": within this many paragraphs of a labelled one (PDF: the labelled page)
-
-
-def iou(a: list[float] | tuple[float, ...], b: list[float] | tuple[float, ...]) -> float:
-    """Intersection over union of two ``[x0, y0, x1, y1]`` boxes."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def place_hit(loc: dict[str, Any], quote: str | None, label: dict[str, Any], place: dict[str, Any]) -> bool:
