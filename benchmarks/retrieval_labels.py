@@ -1,6 +1,6 @@
-"""Labels of ``benchmarks/retrieval.py``: the two question sets, the labelled places, a wording check.
+"""Labels of ``benchmarks/retrieval.py``: the three question sets, the labelled places, a wording check.
 
-Two sets, both written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
+Three sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
 output):
 
 * ``retrieval_questions.json`` (the "old" set, 64 questions): the set the embedder mix and the
@@ -10,10 +10,21 @@ output):
   never used to choose anything. Each asks in synonyms or descriptions; no content word of the
   question occurs in the answering paragraph (:func:`shared_words` checks it: English words
   compared after a crude stemming, Chinese by two-character words).
+* ``retrieval_heldout2.json`` (the "heldout2" set, issue 33, 63 questions: 32 Chinese, 31 English;
+  54 other wording, 9 same; 34 on PDF pages, 29 on DOCX paragraphs; 12 files, up to 8 questions
+  on a long one): written before any tuning of the ranking by meaning and never used to choose
+  anything. Each names its answering place exactly: a DOCX label its ``paragraph`` index (and a
+  verbatim ``answer`` snippet of that paragraph); a PDF label its ``page``, a verbatim ``answer``
+  snippet and its answering ``block`` as the verbatim ``first`` and ``last`` words of the block
+  (a paragraph of one column as printed), which :func:`pdf_block_rect` turns into a rectangle.
 
 The labelled place is read here with readers of this file's own, not with the locators under
 test: a DOCX paragraph is every ``w:p`` under ``w:body`` in order with nested ones skipped (the
-``paragraphIndex`` contract of ``mnote_kr.models.Locator``); a PDF page's text comes from pypdf.
+``paragraphIndex`` contract of ``mnote_kr.models.Locator``); a PDF page's text comes from pypdf,
+and a labelled block's rectangle from pypdfium2's own character boxes (the union of the boxes of
+every character from the block's first words to its last words, in PDF points with a top-left
+origin on the crop box, the ``Locator.bbox`` frame), not from ``mnote_kr_pdf_bbox``.
+:func:`resolve` gives every label's place and fails unless its snippets name exactly one place.
 
     .venv/bin/python benchmarks/retrieval_labels.py   # prints every held-out question's overlap
 """
@@ -35,23 +46,27 @@ from mnote_kr_testkit.data import CORPUS
 HERE = Path(__file__).resolve().parent
 OLD = HERE / "retrieval_questions.json"
 HELDOUT = HERE / "retrieval_heldout.json"
+HELDOUT2 = HERE / "retrieval_heldout2.json"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\u2e80-\u2fdf\uf900-\ufaff"
 
 
 def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
-    """The documents to ingest and the question sets by name (``old``, ``heldout``), set name added."""
+    """The documents to ingest (those of the old set, then those the second held-out set adds) and
+    the question sets by name (``old``, ``heldout``, ``heldout2``), set name added."""
     old = json.loads(OLD.read_text(encoding="utf-8"))
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
-    sets = {"old": old["questions"], "heldout": held["questions"]}
+    held2 = json.loads(HELDOUT2.read_text(encoding="utf-8"))
+    sets = {"old": old["questions"], "heldout": held["questions"], "heldout2": held2["questions"]}
     for name, qs in sets.items():
         for q in qs:
             q["set"] = name
-    docs = set(old["documents"])
-    stray = sorted({q["doc"] for q in held["questions"]} - docs)
+    documents = old["documents"] + [d for d in held2["documents"] if d not in old["documents"]]
+    stray = sorted({q["doc"] for qs in sets.values() for q in qs} - set(documents))
     if stray:
-        raise SystemExit(f"Error: held-out questions name documents outside the ingested set: {stray}")
-    return old["documents"], sets
+        raise SystemExit(f"Error: questions name documents outside the ingested set: {stray} "
+                         "(add them to the set's \"documents\")")
+    return documents, sets
 
 
 def norm(text: str) -> str:
@@ -100,6 +115,125 @@ def pdf_page_text(path: Path, page: int) -> str:
 
     logging.getLogger("pypdf").setLevel(logging.ERROR)  # "Ignoring wrong pointing object" noise
     return pypdf.PdfReader(path).pages[page - 1].extract_text()
+
+
+Rect = tuple[float, float, float, float]
+
+
+class LabelError(ValueError):
+    """A label whose snippets do not name exactly one place in its file."""
+
+
+@functools.lru_cache(maxsize=64)
+def pdf_chars(path: Path, page: int) -> tuple[str, tuple[Rect | None, ...]]:
+    """One 1-based PDF page as pypdfium2 reads it: the text folded by :func:`norm` one character at
+    a time, and for each folded character the box of the character it came from ([x0, y0, x1, y1]
+    in PDF points, top-left origin on the crop box clipped to the media box; ``None`` for a
+    character without extent). Characters PDFium generates (line breaks, spaces) are left out."""
+    import pypdfium2 as pdfium
+    import pypdfium2.raw as raw
+
+    doc = pdfium.PdfDocument(path)
+    try:
+        pg = doc[page - 1]
+        if pg.get_rotation() % 360:
+            raise LabelError(f"{path.name} p.{page} is rotated: label an unrotated page")
+        crop, media = pg.get_cropbox(), pg.get_mediabox()
+        x0, top = max(crop[0], media[0]), min(crop[3], media[3])
+        tp = pg.get_textpage()
+        flat: list[str] = []
+        boxes: list[Rect | None] = []
+        for i in range(tp.count_chars()):
+            if raw.FPDFText_IsGenerated(tp.raw, i) == 1:
+                continue
+            ch = chr(raw.FPDFText_GetUnicode(tp.raw, i))
+            # PDFium marks a hyphen that breaks a word at a line end with U+0002: dropped, as norm drops "-".
+            folded = "" if unicodedata.category(ch) == "Cc" else norm(ch)
+            if not folded:
+                continue
+            left, bottom, right, upper = tp.get_charbox(i)
+            box = (left - x0, top - upper, right - x0, top - bottom) if right > left and upper > bottom else None
+            flat.extend(folded)
+            boxes.extend([box] * len(folded))
+        return "".join(flat), tuple(boxes)
+    finally:
+        doc.close()
+
+
+def _occurrences(text: str, snippet: str) -> list[int]:
+    out, at = [], text.find(snippet)
+    while at >= 0:
+        out.append(at)
+        at = text.find(snippet, at + 1)
+    return out
+
+
+def _one(found: list[Any], what: str) -> Any:
+    if len(found) != 1:
+        raise LabelError(f"{what} occurs {len(found)} times (a label must name exactly one place)")
+    return found[0]
+
+
+def pdf_block_rect(path: Path, page: int, answer: str, first: str, last: str) -> Rect:
+    """The rectangle of a labelled PDF block: the union of the boxes of its characters from the
+    block's ``first`` words to its ``last`` words, each found exactly once on the page, with the
+    ``answer`` snippet found exactly once in the document, on this page, inside the block."""
+    pages = len(pdf_pages(path))
+    hits = [(p, at) for p in range(1, pages + 1) for at in _occurrences(pdf_chars(path, p)[0], norm(answer))]
+    where = f"{path.name} p.{page}"
+    ans_page, ans_at = _one(hits, f"answer {answer!r} in {path.name}")
+    if ans_page != page:
+        raise LabelError(f"answer {answer!r} is on p.{ans_page} of {path.name}, labelled p.{page}")
+    text, boxes = pdf_chars(path, page)
+    start = _one(_occurrences(text, norm(first)), f"block start {first!r} on {where}")
+    end = _one(_occurrences(text, norm(last)), f"block end {last!r} on {where}") + len(norm(last))
+    if not start <= ans_at < ans_at + len(norm(answer)) <= end:
+        raise LabelError(f"answer {answer!r} is not inside the block {first!r} .. {last!r} on {where}")
+    inside = [b for b in boxes[start:end] if b is not None]
+    return (min(b[0] for b in inside), min(b[1] for b in inside), max(b[2] for b in inside), max(b[3] for b in inside))
+
+
+@functools.lru_cache(maxsize=64)
+def pdf_pages(path: Path) -> tuple[int, ...]:
+    """The 1-based page numbers of a PDF (cached: every label of a file asks)."""
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(path)
+    try:
+        return tuple(range(1, len(doc) + 1))
+    finally:
+        doc.close()
+
+
+def resolve(label: dict[str, Any]) -> dict[str, Any]:
+    """The labelled place of a question, read from its file: ``paragraphs`` (DOCX: the paragraph of
+    its snippet, then those of its ``also`` snippets) or ``pages`` (PDF) and, for a label with a
+    ``block``, the block's ``rect``. Raises :class:`LabelError` unless every snippet names exactly
+    one place: a DOCX snippet one paragraph (the stated ``paragraph`` when the label has one), a
+    block label one block (:func:`pdf_block_rect`), a PDF label without a block its page (the
+    snippet must be on it)."""
+    path = CORPUS / label["doc"]
+    snippets = [label, *label.get("also", [])]
+    if label["doc"].endswith(".docx"):
+        paragraphs = []
+        for x in snippets:
+            want = norm(x["answer"])
+            found = [i for i, text in enumerate(docx_paragraphs(path)) if want in norm(text)]
+            paragraphs.append(_one(found, f"snippet {x['answer']!r} in {path.name}"))
+        if "paragraph" in label and label["paragraph"] != paragraphs[0]:
+            raise LabelError(f"snippet {label['answer']!r} is in paragraph {paragraphs[0]} of {path.name}, "
+                             f"labelled {label['paragraph']}")
+        return {"paragraphs": paragraphs}
+    if "block" in label:
+        block = label["block"]
+        rect = pdf_block_rect(path, label["page"], label["answer"], block["first"], block["last"])
+        return {"pages": [label["page"]], "rect": rect}
+    # A label without a block names a page (the old sets' place): its snippet must be on it.
+    pages = [x.get("page", label["page"]) for x in snippets]
+    for x, page in zip(snippets, pages, strict=True):
+        if norm(x["answer"]) not in norm(pdf_page_text(path, page)):
+            raise LabelError(f"snippet {x['answer']!r} is not on p.{page} of {path.name} (pypdf text)")
+    return {"pages": pages}
 
 
 def answering_text(label: dict[str, Any], window: int = 300) -> str | None:

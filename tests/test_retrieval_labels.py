@@ -1,0 +1,173 @@
+"""The retrieval benchmark's labels and place measures, with no engine (benchmarks/retrieval*.py).
+
+Every label of every question set must name exactly one place in its file, read with the
+benchmark's own readers (the DOCX body walk, pypdf page text, pypdfium2 character boxes), never
+with the locators under test; the second held-out set (issue 33) must have the shape the issue
+asks for; place@1 / place@3 / in-view must count what their definitions say.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pypdfium2 as pdfium
+import pytest
+from mnote_kr_testkit.data import CORPUS, REPO
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import retrieval  # noqa: E402
+import retrieval_labels as labels  # noqa: E402
+
+TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+
+
+def _all_labels() -> list[dict[str, Any]]:
+    _, sets = labels.load_sets()
+    return [q for qs in sets.values() for q in qs]
+
+
+@pytest.mark.parametrize("label", _all_labels(), ids=lambda q: f"{q['set']}-{q['id']}")
+def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
+    place = labels.resolve(label)
+    if label["doc"].endswith(".docx"):
+        assert len(place["paragraphs"]) == 1 + len(label.get("also", []))
+    else:
+        assert place["pages"][0] == label["page"]
+    if label["set"] == "heldout2":
+        # The new set states its place outright: a paragraph index, or a page and a block.
+        if label["doc"].endswith(".docx"):
+            assert place["paragraphs"] == [label["paragraph"]]
+        else:
+            x0, y0, x1, y1 = place["rect"]
+            doc = pdfium.PdfDocument(CORPUS / label["doc"])
+            w, h = doc[label["page"] - 1].get_size()
+            doc.close()
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+
+
+def test_heldout2_has_the_shape_issue_33_asks_for() -> None:
+    files, sets = labels.load_sets()
+    qs = sets["heldout2"]
+    assert len(qs) >= 60
+    assert len({q["id"] for q in qs}) == len(qs)
+    langs = Counter(q["lang"] for q in qs)
+    assert langs["zh"] * 2 >= len(qs) and langs["en"] > 0  # half Chinese
+    assert sum(q["wording"] == "other" for q in qs) * 3 >= 2 * len(qs)  # two thirds in other words
+    kinds = Counter(Path(q["doc"]).suffix for q in qs)
+    assert kinds[".pdf"] >= 20 and kinds[".docx"] >= 20
+    assert max(Counter(q["doc"] for q in qs).values()) >= 5  # several per long file
+    assert {q["doc"] for q in qs} <= set(files)  # every answering file is ingested
+    # Apart from the sets already in use: no question repeated from them.
+    older = {q["q"] for name in ("old", "heldout") for q in sets[name]}
+    assert not older & {q["q"] for q in qs}
+
+
+def test_a_snippet_in_two_paragraphs_is_refused() -> None:
+    # mineru__test.docx repeats this clause in several paragraphs: as a label it names no one place.
+    label = {"doc": "docx/mineru__test.docx", "answer": "本合同一式四份，自双方签章并经省政府采购中心审核编号后生效"}
+    with pytest.raises(labels.LabelError, match="occurs 3 times"):
+        labels.resolve(label)
+    with pytest.raises(labels.LabelError, match="labelled 6"):
+        labels.resolve({**label, "answer": label["answer"] + "。甲方", "paragraph": 6})
+
+
+def test_a_block_must_be_one_block_holding_the_answer() -> None:
+    ok: dict[str, Any] = {
+        "doc": "pdf/pdfjs__tracemonkey.pdf", "page": 10, "answer": "MacBook Pro with 2.2 GHz Core 2 processor",
+        "block": {"first": "All experiments were performed on a MacBook Pro", "last": "running MacOS 10.5."}}
+    assert labels.resolve(ok)["pages"] == [10]
+    with pytest.raises(labels.LabelError, match="block end"):  # "TraceMonkey" occurs many times on the page
+        labels.resolve({**ok, "block": {"first": ok["block"]["first"], "last": "TraceMonkey"}})
+    with pytest.raises(labels.LabelError, match="not inside the block"):
+        labels.resolve({**ok, "answer": "SunSpider consists of 26 short-running"})
+    with pytest.raises(labels.LabelError, match="labelled p.9"):
+        labels.resolve({**ok, "page": 9})
+
+
+def test_a_block_rectangle_holds_the_block_and_no_more() -> None:
+    """The rectangle, read back through PDFium's bounded-text query (another API than the character
+    boxes it was built from), holds exactly the page's text from the block's first to its last words;
+    grown by a line above or below, it takes in the neighbouring lines."""
+    page, first, last = 10, "All experiments were performed on a MacBook Pro", "running MacOS 10.5."
+    x0, y0, x1, y1 = labels.pdf_block_rect(TRACEMONKEY, page, "MacBook Pro", first, last)
+    doc = pdfium.PdfDocument(TRACEMONKEY)
+    try:
+        pg = doc[page - 1]
+        top = pg.get_cropbox()[3]
+        tp = pg.get_textpage()
+
+        def text_in(ya: float, yb: float) -> str:  # top-left frame -> PDF user space
+            return labels.norm(tp.get_text_bounded(x0 - 0.5, top - yb - 0.5, x1 + 0.5, top - ya + 0.5))
+
+        page_text = labels.norm(tp.get_text_range())
+        start = page_text.index(labels.norm(first))
+        block = page_text[start:page_text.index(labels.norm(last)) + len(labels.norm(last))]
+        assert text_in(y0, y1) == block
+        assert not text_in(y0 - 12, y1).startswith(block[:20])
+        assert not text_in(y0, y1 + 12).endswith(block[-20:])
+    finally:
+        doc.close()
+
+
+def _cit(doc: str, **loc: Any) -> dict[str, Any]:
+    return {"sourceRootRelativePath": f"docs/{doc}", "locator": loc, "rawQuote": None}
+
+
+PDF_LABEL = {"id": "p", "set": "heldout2", "lang": "en", "wording": "other", "doc": "pdf/a.pdf", "page": 2,
+             "answer": "x"}
+PDF_PLACE = {"pages": [2], "rect": [100.0, 100.0, 200.0, 200.0]}
+DOCX_LABEL = {"id": "d", "set": "heldout2", "lang": "zh", "wording": "same", "doc": "docx/b.docx", "answer": "y"}
+DOCX_PLACE = {"paragraphs": [40]}
+
+
+def test_pdf_place_is_the_page_and_half_the_block() -> None:
+    hit = retrieval.place_hit
+    assert hit({"page": 2, "bbox": [100, 100, 200, 200]}, None, PDF_LABEL, PDF_PLACE)
+    assert hit({"page": 2, "bbox": [100, 100, 200, 300]}, None, PDF_LABEL, PDF_PLACE)  # IoU 0.5
+    assert not hit({"page": 2, "bbox": [100, 100, 200, 301]}, None, PDF_LABEL, PDF_PLACE)  # just under
+    assert not hit({"page": 3, "bbox": [100, 100, 200, 200]}, None, PDF_LABEL, PDF_PLACE)
+    assert not hit({"page": 2}, None, PDF_LABEL, PDF_PLACE)  # a page without a box is not the block
+    assert retrieval.in_view({"page": 2}, PDF_PLACE) and not retrieval.in_view({"page": 1}, PDF_PLACE)
+
+
+def test_docx_place_is_the_paragraph_and_in_view_two_either_side() -> None:
+    assert retrieval.place_hit({"paragraphIndex": 40}, None, DOCX_LABEL, DOCX_PLACE)
+    assert not retrieval.place_hit({"paragraphIndex": 41}, None, DOCX_LABEL, DOCX_PLACE)
+    assert [retrieval.in_view({"paragraphIndex": i}, DOCX_PLACE) for i in (37, 38, 42, 43)] == [
+        False, True, True, False]
+
+
+def test_measures_over_a_handmade_run() -> None:
+    """Two questions. The PDF's file is second in the list; its first citation is off the block, the
+    second (the file's second place) on it. The DOCX's file is not cited at all."""
+    run = {"results": {
+        "p": [_cit("other.pdf", page=1), _cit("a.pdf", page=2, bbox=[0, 0, 50, 50]),
+              _cit("a.pdf", page=2, bbox=[100, 100, 200, 200])],
+        "d": [_cit("other.pdf", page=1)],
+    }}
+    out = retrieval.evaluate_places(run, [PDF_LABEL, DOCX_LABEL], {"p": PDF_PLACE, "d": DOCX_PLACE})
+    g = out["heldout2"]
+    assert g["recall5"] == (0.5, 2) and g["mrr"] == (0.25, 2)
+    assert g["place1"] == (0.0, 1) and g["place3"] == (1.0, 1) and g["view"] == (1.0, 1)
+    assert out["heldout2-en-other"]["place3"] == (1.0, 1) and "place1" not in out["heldout2-zh-same"]
+
+
+def test_place3_reads_alternatives_when_the_citation_has_them() -> None:
+    """With ``alternatives`` (full locators), the file's first three places are the citation and its
+    first two alternatives, whatever other citations of the file follow."""
+    first = _cit("b.docx", paragraphIndex=3)
+    later = _cit("b.docx", paragraphIndex=40)  # a later citation of the file, not among its places
+    first["alternatives"] = [{"locator": {"paragraphIndex": 7}, "relevanceScore": 0.4},
+                             {"locator": {"paragraphIndex": 9}, "relevanceScore": 0.3},
+                             {"locator": {"paragraphIndex": 40}, "relevanceScore": 0.2}]
+    out = retrieval.evaluate_places({"results": {"d": [first, later]}}, [DOCX_LABEL], {"d": DOCX_PLACE})
+    assert out["heldout2"]["place3"] == (0.0, 1)
+    first["alternatives"][1] = {"locator": {"paragraphIndex": 40}, "relevanceScore": 0.3}
+    out = retrieval.evaluate_places({"results": {"d": [first, later]}}, [DOCX_LABEL], {"d": DOCX_PLACE})
+    assert out["heldout2"]["place3"] == (1.0, 1)
+    del first["alternatives"]  # without the field: the file's first three citations
+    out = retrieval.evaluate_places({"results": {"d": [first, later]}}, [DOCX_LABEL], {"d": DOCX_PLACE})
+    assert out["heldout2"]["place3"] == (1.0, 1)
