@@ -47,7 +47,6 @@ STATE_FILE = "engine.json"
 DIED_FILE = "engine-died.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
-OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
 
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the
 #: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
@@ -92,6 +91,8 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
     offline_models: bool
     offline_llm: bool = True
     models_url: str | None = None
+    #: The offline model service's key (a new one each start): LightRAG's bindings send it.
+    models_key: str | None = None
     run_dir: str = ""
     server_log: str = ""
     lightrag_log: str = ""
@@ -505,6 +506,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     started: list[tuple[subprocess.Popen[bytes], str]] = []
     try:
         models_url: str | None = None
+        # The model service's key, new on every start: it reaches the service through its
+        # environment and LightRAG as its LLM/embedding bindings' API key, nobody else.
+        models_key = secrets.token_urlsafe(24) if offline else None
         dim = offline_spec.dim
         if offline:
             mport = free_port(host)
@@ -512,17 +516,17 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             models_log.write_bytes(b"")
             mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
                             "--port", str(mport), "--embedder", offline_spec.name],
-                           cwd=run_dir, env=_base_env(), log=models_log)
+                           cwd=run_dir, env={**_base_env(), modelservice.KEY_ENV: models_key or ""}, log=models_log)
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 
         if offline_llm:
-            llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, OFFLINE_API_KEY
+            llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, models_key or ""
         else:
             assert llm is not None
             llm_host, llm_model, llm_key = _endpoint(llm, "llm")
         if offline_embed:
-            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, OFFLINE_API_KEY
+            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, models_key or ""
         else:
             assert embedding is not None
             emb_host, emb_model, emb_key = _endpoint(embedding, "embedding")
@@ -565,7 +569,8 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         info = EngineInfo(
             url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),
             pids={role: proc.pid for proc, role in started}, offline_models=offline, offline_llm=offline_llm,
-            models_url=models_url, run_dir=str(run_dir), server_log=str(server_log), lightrag_log=str(lightrag_log),
+            models_url=models_url, models_key=models_key, run_dir=str(run_dir), server_log=str(server_log),
+            lightrag_log=str(lightrag_log),
             models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
             embedder=record, vector_storage=vector_storage, storage_note=storage_note,
         )
