@@ -41,6 +41,7 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from mnote_kr.core import paths
+from mnote_kr.core.private import write_private as _write_private
 from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.server import web
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
@@ -395,18 +396,6 @@ class _Handler(GatedHandler):
 
 
 _REFUSED = object()
-
-
-def _write_private(path: Path, data: str) -> None:
-    """Write a file only the user can read (0600), atomically."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
-    try:
-        os.fchmod(fd, 0o600) if hasattr(os, "fchmod") else None
-        os.write(fd, data.encode("utf-8"))
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 class ApiServer:

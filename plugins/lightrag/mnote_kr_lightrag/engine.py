@@ -24,6 +24,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -137,7 +138,7 @@ def require_server() -> list[str]:
 def _write_state(path: Path, info: EngineInfo) -> None:
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, 0o600)
@@ -337,13 +338,47 @@ def _base_env() -> dict[str, str]:
     return env
 
 
+#: The engine's processes create files 0600 and folders 0700: LightRAG's stores hold the full
+#: text of every document (``kv_store_full_docs.json``), a file the user made unreadable included.
+PRIVATE_UMASK = 0o077
+
+
+def make_private(top: Path) -> int:
+    """Create ``top`` (0700) and take group and other access off everything under it; return how
+    many entries were tightened. Symlinks are never followed: the input dir links to the user's
+    own files, whose modes are theirs."""
+    top.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name != "posix":  # pragma: no cover - Windows: no mode bits to take off
+        return 0
+    changed = 0
+
+    def tighten(path: str) -> None:
+        nonlocal changed
+        with contextlib.suppress(OSError):
+            mode = os.lstat(path).st_mode
+            if mode & 0o077 and not stat.S_ISLNK(mode):
+                os.chmod(path, mode & 0o7700)
+                changed += 1
+
+    tighten(str(top))
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        for name in (*dirs, *files):
+            tighten(os.path.join(folder, name))
+    return changed
+
+
 def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
     import subprocess
 
-    with log.open("ab") as out:
+    # The log is private too: it holds LightRAG's messages about the documents.
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with contextlib.suppress(OSError, AttributeError):
+        os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "ab") as out:
         kwargs: dict[str, Any] = {}
         if os.name == "posix":
             kwargs["start_new_session"] = True  # own process group: stop reaches its children only
+            kwargs["umask"] = PRIVATE_UMASK
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
         proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
@@ -455,7 +490,7 @@ def start_engine(
     process started by this call is stopped again in that case.
     """
     data_dir, state_dir, cache_dir = Path(data_dir), Path(state_dir), Path(cache_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     from filelock import FileLock
 
     with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
@@ -491,8 +526,15 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     engine_dir = data_dir / "engine"
     working_dir, input_dir = engine_dir / "rag_storage", engine_dir / "inputs"
     run_dir = state_dir / RUN_DIR
-    for d in (working_dir, input_dir, run_dir):
-        d.mkdir(parents=True, exist_ok=True)
+    # Private from the start, and what an older mnote-kr (or LightRAG under umask 022) left is
+    # tightened once per start; a per-workspace engine shares engine_dir and walks it too (cheap).
+    for d in (engine_dir, run_dir):
+        make_private(d)
+    for d in (data_dir, state_dir):  # the folders above them: themselves only, not their other contents
+        with contextlib.suppress(OSError):
+            os.chmod(d, d.stat().st_mode & 0o7700)
+    for d in (working_dir, input_dir):
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
     (run_dir / ".env").unlink(missing_ok=True)  # our scratch dir: the server must never read a .env
     server_log, lightrag_log, models_log = run_dir / "server.out", run_dir / "lightrag.log", run_dir / "models.out"
     vector_storage, storage_note = storage.vector_storage(working_dir, workspace)
