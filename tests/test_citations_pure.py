@@ -161,8 +161,10 @@ def test_citation_markdown_names_page_only_when_known() -> None:
     assert citation_markdown("scan.pdf", loc, url) == f"[scan.pdf · p.1]({url})"
     para = Locator(locator_precision="paragraph", page=7, paragraph_index=11)
     md = citation_markdown("report.docx", para, "u")
-    assert md == "[report.docx · paragraph 12 (approximate location)](u)"
+    assert md == "[report.docx · paragraph 12 (approximate location)](u)"  # degraded: approximate
     assert "p.7" not in md
+    exact = Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=91)
+    assert citation_markdown("report.docx", exact, "u") == "[report.docx · paragraph 92](u)"  # located exactly
     assert citation_markdown("report.docx", Locator(locator_precision="paragraph"), "u") == (
         "[report.docx (paragraph; location approximate)](u)"
     )

@@ -1,15 +1,19 @@
-"""``mnote-kr demo --json``: offline end to end in a fresh home, and nothing left running after it."""
+"""``mnote-kr demo --json``: offline end to end in a fresh home on a Python-only machine (no Node or
+npm on the PATH, every outward socket refused), and nothing left running after it."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.offline import python_only_env
 
+from mnote_kr_lightrag.tiktoken_cache import ENCODINGS, REQUIRED, is_valid
 from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration
@@ -38,15 +42,27 @@ def processes_under(folder: Path) -> list[tuple[int, str]]:
 
 
 @pytest.mark.timeout(240)
-def test_demo_json_cites_docx_pdf_and_markdown_then_stops_its_engine(tmp_path: Path) -> None:
+def test_demo_json_on_a_python_only_offline_machine_cites_docx_pdf_and_markdown_then_stops_its_engine(
+        tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    env = cli_env(home, None)
+    net = tmp_path / "net"
+    env = python_only_env(cli_env(home, None), net)
+    assert not any(shutil.which(tool, path=env["PATH"]) for tool in ("npm", "node", "nodejs"))
     proc = subprocess.run([sys.executable, "-m", "mnote_kr", "demo", "--json"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, encoding="utf-8", timeout=200)
     assert proc.returncode == 0, proc.stderr[-3000:]
     assert "Traceback" not in proc.stderr
     out = json.loads(proc.stdout)
+
+    # The guard ran in the CLI, the model service and the LightRAG server, and nothing reached out:
+    # tiktoken's o200k_base came from the installed wheel into this fresh home's cache.
+    armed = (net / "armed.log").read_text(encoding="utf-8")
+    for process in ("mnote_kr demo", "mnote_kr_lightrag.modelservice", "mnote_kr_lightrag.guard"):
+        assert process in armed, armed
+    assert not (net / "refused.log").exists(), (net / "refused.log").read_text(encoding="utf-8")
+    assert is_valid(home / "cache" / "tiktoken", REQUIRED), sorted((home / "cache").rglob("*"))
+    assert (home / "cache" / "tiktoken" / ENCODINGS[REQUIRED][0]).is_file()
 
     items = {Path(i["sourcePath"]).suffix: i for i in out["ingest"]["items"]}
     assert set(items) == {".docx", ".pdf", ".md"} and {i["status"] for i in items.values()} == {"processed"}

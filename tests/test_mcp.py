@@ -256,6 +256,26 @@ def test_open_reference_returns_the_plan_without_evidence_text(kb: KB) -> None:
     assert plan["locator"]["page"] == pdf["page"] == 1 and plan["locator"]["bbox"] == pdf["bbox"]
 
 
+# ----------------------------------------------------------------------------- finding the library
+
+
+def test_started_in_a_subfolder_of_an_indexed_root_without_workspace_it_serves_that_library(kb: KB) -> None:
+    papers = kb.ws / "kb" / "papers"
+    params = StdioServerParameters(command=sys.executable, args=["-m", "mnote_kr", "mcp"],
+                                   env=cli_env(kb.home, kb.api_key), cwd=str(papers))
+
+    async def body(client: Client) -> tuple[dict[str, Any], dict[str, Any]]:
+        status = await call(client, "mnote_knowledge_rag_status", {})
+        found = await call(client, "mnote_knowledge_rag_query",
+                           {"query": "walrus colony quartz beach " + kb.token, "mode": "naive", "topK": 5})
+        return status, found
+
+    status, found = session(params, body)
+    assert status["indexedRoots"] == ["kb"] and status["registry"]["entries"] >= 3
+    assert any(c["sourceRootRelativePath"] == "kb/notes/walrus.md" for c in found["citations"]), found
+    assert not (papers / ".mnote").exists()  # no empty workspace made where it was started
+
+
 # ----------------------------------------------------------------------------- errors
 
 

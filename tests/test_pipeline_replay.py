@@ -214,7 +214,7 @@ def test_docx_paraid_block_returns_paragraph_locator(env: Env) -> None:
     assert loc.page is None and loc.bbox is None  # never a faked page for a DOCX
     assert loc.paragraph_index == 1 and loc.para_id == "1A2B0002" and loc.highlight is not None
     assert "para=1A2B0002" in aurora.citation_url and "page=" not in aurora.citation_url
-    assert "paragraph 2 (approximate location)" in aurora.citation_markdown
+    assert "paragraph 2](" in aurora.citation_markdown  # located exactly: no "approximate"
 
 
 def test_docx_missing_block_degrades_to_file_locator(env: Env) -> None:

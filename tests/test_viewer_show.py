@@ -92,3 +92,43 @@ def test_open_show_of_an_unknown_citation_is_one_error_line(tmp_path: Path) -> N
                           timeout=60)
     assert done.returncode == 1 and done.stdout == ""
     assert done.stderr.startswith("Error: Unknown citation [zzzz]") and len(done.stderr.strip().splitlines()) == 1
+
+
+def _no_browser_env() -> dict[str, str]:
+    """No BROWSER, no display, and a PATH with no console browser: ``webbrowser`` finds nothing."""
+    env = cli_env(Path(os.environ["MNOTE_KR_HOME"]), None)
+    for key in ("BROWSER", "DISPLAY", "WAYLAND_DISPLAY"):
+        env.pop(key, None)
+    env["PATH"] = os.path.dirname(sys.executable)
+    return env
+
+
+def test_open_show_without_a_browser_returns_at_once_and_names_wait(tmp_path: Path) -> None:
+    ws, cid = _workspace(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "mnote_kr", "--workspace", str(ws), "open", cid, "--show"],
+                          env=_no_browser_env(), capture_output=True, text=True, timeout=60,
+                          stdin=subprocess.DEVNULL)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith(f"Error: No web browser found to show {cid}"), done.stderr
+    assert f'open "{cid}" --show --wait' in lines[0] and "mnote-kr serve" in lines[0]
+
+
+def test_open_show_wait_without_a_browser_serves_the_printed_url_until_idle(tmp_path: Path) -> None:
+    ws, cid = _workspace(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "--workspace", str(ws), "open", cid, "--show",
+                             "--wait", "--linger", "3"], env=_no_browser_env(), stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, stdin=subprocess.DEVNULL)
+    try:
+        assert proc.stdout is not None
+        url = proc.stdout.readline().strip()  # printed before it waits
+        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?token=" in url
+        page = _fetch_as_browser(url)
+        assert page.status_code == 200 and 'data-paragraph-index="1">The quillwort pump' in page.text
+        _out, err = proc.communicate(timeout=60)  # then it stops by itself once idle
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+    assert proc.returncode == 0, err
+    assert "No web browser found: open the URL above yourself." in err

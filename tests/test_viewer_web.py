@@ -11,6 +11,8 @@ import contextlib
 import os
 import re
 import struct
+import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -221,6 +223,33 @@ def test_open_in_system_viewer_needs_own_origin_and_launches_the_plan(site):
     assert ok.status_code == 303 and "opened=" in ok.headers["location"]
     if launched:  # xdg-open (or another opener) exists on this machine
         assert launched[0][-1] == str(host.root / "papers" / "report.docx")
+
+
+def test_a_post_without_origin_is_refused_and_launches_nothing(site):
+    server, _host, cites, _ = site
+    launched: list[list[str]] = []
+    web.state(server).launch = launched.append
+    with _signed_in(server) as client:
+        r = client.post(webpages.view_url(cites[".docx"].citation_id) + "/open")
+    assert r.status_code == 403 and "own page" in r.text and launched == []
+
+
+def test_favicon_is_no_content_rather_than_not_found(site):
+    server, *_ = site
+    r = httpx.get(server.url + "/favicon.ico")
+    assert r.status_code == 204 and r.content == b""
+
+
+def test_the_system_opener_is_reaped_when_it_exits(tmp_path):
+    pid_file = tmp_path / "pid"
+    web._launch([sys.executable, "-c", f"import os; open({str(pid_file)!r}, 'w').write(str(os.getpid()))"])
+    deadline = time.monotonic() + 60
+    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    stat = Path(f"/proc/{pid_file.read_text()}/stat")
+    while stat.exists() and time.monotonic() < deadline:  # a zombie keeps its /proc entry until reaped
+        time.sleep(0.05)
+    assert not stat.exists(), stat.read_text()
 
 
 def test_web_paths_keep_the_host_header_check(site):

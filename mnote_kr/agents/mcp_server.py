@@ -160,7 +160,7 @@ class LoopbackGuard:
 
         headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         parsed = _split_host_header(headers.get("host", ""))
-        if parsed is None or parsed[0] not in LOOPBACK_NAMES or (parsed[1] is not None and parsed[1] != self.port):
+        if parsed is None or parsed[0] not in LOOPBACK_NAMES or (80 if parsed[1] is None else parsed[1]) != self.port:
             await _deny(send, 403, "forbidden_host", "Host header is not a loopback name",
                         f"connect to http://127.0.0.1:{self.port}{MCP_PATH}; other names are refused (DNS rebinding)")
             return
@@ -199,8 +199,8 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
     import uvicorn
 
     from mnote_kr.core import paths
+    from mnote_kr.core.atomic import write_private
     from mnote_kr.errors import UsageError
-    from mnote_kr.server.app import _write_private
 
     if not 0 <= port <= 65535:
         raise UsageError(f"Invalid port {port}")
@@ -216,7 +216,7 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
     port = sock.getsockname()[1]
     token = secrets.token_urlsafe(32)
     token_file = paths.state_dir() / TOKEN_FILE
-    _write_private(token_file, token + "\n")
+    write_private(token_file, token + "\n")
     app = http_app(host, token=token, port=port, allow_writes=allow_writes)
     print(f"MCP on http://127.0.0.1:{port}{MCP_PATH}")
     print(f"Token: {token}")

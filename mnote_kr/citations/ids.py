@@ -177,8 +177,9 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     """A Markdown link naming the file and, only when known, the page.
 
     ``[scan.pdf · p.1](url)`` for bbox locators with a page;
-    ``[report.docx · paragraph 13 (approximate location)](url)`` for paragraph locators
-    (the number is ``paragraphIndex + 1``, counted as people do), or
+    ``[report.docx · paragraph 13](url)`` for paragraph locators (the number is
+    ``paragraphIndex + 1``, counted as people do; ``(approximate location)`` follows only when
+    the locator is degraded, e.g. matched by meaning rather than by the evidence), or
     ``[report.docx (paragraph; location approximate)](url)`` without an index;
     ``[notes.md (file; location approximate)](url)`` for file locators. The link always
     opens. Markdown characters in the file name are escaped.
@@ -188,7 +189,9 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     if precision == "bbox" and locator.page is not None:
         label = f"{name} · p.{int(locator.page)}"
     elif precision == "paragraph" and locator.paragraph_index is not None:
-        label = f"{name} · paragraph {int(locator.paragraph_index) + 1} (approximate location)"
+        label = f"{name} · paragraph {int(locator.paragraph_index) + 1}"
+        if locator.locator_degraded:
+            label += " (approximate location)"
     elif precision == "paragraph":
         label = f"{name} (paragraph; location approximate)"
     else:

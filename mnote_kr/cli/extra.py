@@ -44,9 +44,14 @@ def register(cli: click.Group) -> None:
     @pass_ctx
     def mcp(obj: Ctx, use_http: bool, port: int, allow_writes: bool) -> None:
         """Serve the knowledge tools to agents over MCP (stdio by default)."""
-        from mnote_kr.agents.mcp_server import run_http, run_stdio
+        from pathlib import Path
 
+        from mnote_kr.agents.library import agent_workspace
+        from mnote_kr.agents.mcp_server import run_http, run_stdio
+        from mnote_kr.core.host import Host
+
+        host = Host(agent_workspace(obj.workspace, Path.cwd()))
         if use_http:
-            run_http(obj.host(), port=port, allow_writes=allow_writes)
+            run_http(host, port=port, allow_writes=allow_writes)
         else:
-            run_stdio(obj.host(), allow_writes=allow_writes)
+            run_stdio(host, allow_writes=allow_writes)

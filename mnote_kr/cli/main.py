@@ -335,14 +335,18 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
               help="Open the cited place in the browser's viewer (starts a short-lived server when none runs).")
 @click.option("--linger", type=float, default=300.0, show_default=True,
               help="With --show: seconds the short-lived server waits idle before it stops.")
+@click.option("--wait", is_flag=True,
+              help="With --show: serve the viewer here even when no browser is found (open its URL yourself).")
 @json_option
 @pass_ctx
-def open_(obj: Ctx, citation: str, show: bool, linger: float, as_json: bool) -> None:
+def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_json: bool) -> None:
     """Show how to open a citation: file, kind, locator, open-action parameters."""
+    if wait and not show:
+        raise UsageError("--wait goes with --show", hint=f"mnote-kr open \"{citation}\" --show --wait")
     if show:
         from mnote_kr.server.show import show as show_viewer
 
-        show_viewer(obj.host(), citation, linger_s=linger)
+        show_viewer(obj.host(), citation, linger_s=linger, wait=wait)
         return
     plan = obj.host().open(citation)
     if as_json:

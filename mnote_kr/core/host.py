@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.context import ProviderContext
-from mnote_kr.core import paths
+from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.pending import load_pending_new
@@ -160,6 +160,7 @@ class Host:
         )
         with self.store.transaction() as reg:
             reg.roots[rel] = root
+        known.remember(self.root)
         return root, self.follow_scope() if root.exclude_patterns else {}
 
     def follow_scope(self) -> dict[str, str]:

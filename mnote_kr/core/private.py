@@ -1,7 +1,7 @@
-"""Files only the user can read: what mnote-kr writes outside the user's own documents.
+"""Files only the user can read, appended to: the citation log (every query and quote).
 
-Tokens, the citation log (every query and quote), the engine's records: created 0600 whatever
-the process's umask, and an existing file found wider is narrowed when it is opened again.
+Created 0600 whatever the process's umask; an existing file found wider is narrowed when it is
+opened again. Whole-file writes go through :func:`mnote_kr.core.atomic.write_private`.
 """
 
 from __future__ import annotations
@@ -13,19 +13,6 @@ from typing import BinaryIO
 
 PRIVATE_FILE = 0o600
 PRIVATE_DIR = 0o700
-
-
-def write_private(path: Path, data: str | bytes) -> None:
-    """Write ``path`` atomically (temp file + rename) with mode 0600."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, PRIVATE_FILE)
-    try:
-        with contextlib.suppress(AttributeError):
-            os.fchmod(fd, PRIVATE_FILE)  # an old temp file of the same name keeps its mode otherwise
-        os.write(fd, data.encode("utf-8") if isinstance(data, str) else data)
-    finally:
-        os.close(fd)
-    os.replace(tmp, path)
 
 
 def open_private_append(path: Path) -> BinaryIO:

@@ -41,8 +41,8 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from mnote_kr.core import paths
+from mnote_kr.core.atomic import write_private
 from mnote_kr.core.locks import exclusive
-from mnote_kr.core.private import write_private as _write_private
 from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.server import records, web
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
@@ -162,7 +162,7 @@ class _Handler(GatedHandler):
         if parsed is None:
             return False
         name, port = parsed
-        if port is not None and port != api.port:
+        if (80 if port is None else port) != api.port:  # no port in Host means port 80
             return False
         if name in LOOPBACK_NAMES:
             return True
@@ -493,10 +493,10 @@ class ApiServer:
                 self.token_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
                 mine = records.read_record(self.info_file)
                 self.previous = (mine.pid, mine.alive) if mine is not None else None
-            _write_private(self.token_file, self.token + "\n")
+            write_private(self.token_file, self.token + "\n")
             info = {"url": self.url, "pid": os.getpid(), "pidStart": records.process_start(os.getpid()),
                     "tokenFile": str(self.token_file), "workspace": str(root)}
-            _write_private(self.info_file, json.dumps(info, indent=2) + "\n")
+            write_private(self.info_file, json.dumps(info, indent=2) + "\n")
 
     def _remove_token_files(self) -> None:
         """Delete the token file and ``server.json`` while they are still this server's own

@@ -4,6 +4,10 @@ When ``mnote-kr serve`` already runs for this workspace (its ``server.json`` and
 file in the state dir, a live ``/api/health``), its URL is used. Otherwise a short-lived
 server starts in this process, serves the viewer, and stops once nobody has asked it
 anything for ``linger_s`` seconds (or on Ctrl-C).
+
+Without a web browser (a terminal over SSH, a container) nothing would ever ask that server
+anything, so it is not started: the command says so at once and names ``--wait`` (serve here
+anyway, printing the URL to open elsewhere) and ``mnote-kr serve``.
 """
 
 from __future__ import annotations
@@ -28,7 +32,8 @@ DEFAULT_LINGER_S = 300.0
 
 def running_server(host: Host) -> tuple[str, str] | None:
     """(URL, token) of a live ``mnote-kr serve`` for this workspace, or None."""
-    mine = [r for r in records.records_for(paths.state_dir(), host.root) if records.same_workspace(r, host.root)]
+    mine = [r for r in records.records_for(paths.state_dir(), host.root)
+            if r.alive and records.same_workspace(r, host.root)]
     if not mine:
         return None
     try:
@@ -44,6 +49,15 @@ def running_server(host: Host) -> tuple[str, str] | None:
     return url, token
 
 
+def browser_available() -> bool:
+    """Whether ``webbrowser`` would find a browser to run (``BROWSER``, a desktop's, a console one)."""
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
 def _open_browser(url: str, out: TextIO) -> None:
     try:
         opened = webbrowser.open(url)
@@ -54,14 +68,21 @@ def _open_browser(url: str, out: TextIO) -> None:
 
 
 def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, browser: bool = True,
-         out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> str:
+         wait: bool = False, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> str:
     """Print the viewer's URL for ``citation_id`` and open it; serve it here when no server runs.
 
     The citation is checked first (``Host.open``): an unknown or stale one is an error, not a
-    page. Returns the URL (with the token, which lets this browser in once).
+    page. Without a browser and without a running server, nothing is served unless ``wait``:
+    ``UsageError`` says what to do. Returns the URL (with the token, which lets this browser in once).
     """
     plan = host.open(citation_id)
     found = running_server(host)
+    if found is None and browser and not wait and not browser_available():
+        from mnote_kr.errors import UsageError
+
+        raise UsageError(f"No web browser found to show {plan.citation_id}, and no 'mnote-kr serve' runs for this "
+                         "workspace", hint=f"run 'mnote-kr open \"{plan.citation_id}\" --show --wait' to serve the "
+                         "viewer from here and open the URL it prints yourself, or start 'mnote-kr serve'")
     if found is not None:
         url = f"{found[0]}{webpages.view_url(plan.citation_id)}?{urlencode({'token': found[1]})}"
         print(url, file=out, flush=True)

@@ -106,8 +106,10 @@ class RenderCache:
 
 
 def _launch(argv: list[str]) -> None:
-    subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                     start_new_session=True)
+    proc = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    # Reaped when it exits (xdg-open hands the file on and exits at once): no zombie is left.
+    threading.Thread(target=proc.wait, name="reap-opener", daemon=True).start()
 
 
 @dataclass
@@ -242,6 +244,12 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     origin = handler.headers.get("Origin")
     if origin is not None and origin.rstrip("/") not in _own_origins(api):
         reply.message(403, "Forbidden", "Requests from other sites are refused.")
+        return
+    if origin is None and method not in ("GET", "HEAD"):  # the page's own form always sends it
+        reply.message(403, "Forbidden", "A request that changes something must come from this server's own page.")
+        return
+    if path == "/favicon.ico" and method in ("GET", "HEAD"):
+        reply.send(204, b"", "image/x-icon", cache="max-age=86400")  # no icon, and no 404 in the log
         return
     if path.startswith("/static/") and method in ("GET", "HEAD"):
         _static(reply, path[len("/static/"):])

