@@ -6,8 +6,11 @@ command changes nothing it should not (registry entries, source files).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import random
 import re
 import shutil
 import socket
@@ -316,3 +319,55 @@ def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
     debug = subprocess.run([sys.executable, "-c", script], cwd=cli.ws, env={**env, "MNOTE_KR_DEBUG": "1"},
                            capture_output=True, text=True, timeout=60)
     assert debug.returncode != 0 and "Traceback" in debug.stderr and "RuntimeError: boom" in debug.stderr
+
+
+# ----------------------------------------------------------------------------- messages from causes (issue 27)
+
+
+def test_random_bytes_in_the_registry_are_called_corrupt_not_malformed_json(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
+    (cli.ws / "papers").mkdir()
+    cli.ok("roots", "add", "papers", "--json")
+    cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
+    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
+    noise = bytes(random.Random(27).randrange(256) for _ in range(4096))
+    assert not noise.lstrip()[:1] == b"{" and not 0x90 <= noise[0] <= 0x9F
+    registry.write_bytes(noise)
+    for args in (("status",), ("roots", "list", "--json")):
+        line = cli.fails(*args, code=1)
+        assert "JSON is malformed" not in line, line
+        assert "corrupt or not an mnote-kr registry" in line and str(registry) in line, line
+        assert "registry restore" in line, line
+    assert registry.read_bytes() == noise  # reported, never replaced
+
+
+def test_a_full_disk_says_so_with_the_path_and_free_space_not_registry_restore(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.cli.boundary import error_line, guarded
+    from mnote_kr.core import registry as registry_module
+    from mnote_kr.core.registry import RegistryStore
+    from mnote_kr.errors import RegistryError
+    from mnote_kr.models import IndexedRoot
+
+    store = RegistryStore(tmp_path / "index")
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(registry_module.os, "fsync", no_space)
+    with pytest.raises(RegistryError) as info:
+        with store.transaction() as reg:
+            reg.roots["papers"] = IndexedRoot(root_relative_path="papers")
+    line = error_line(info.value)
+    assert "the disk is full" in line and str(store.path) in line and " free on its file system" in line, line
+    assert "registry restore" not in line and "nothing was lost" in line, line
+    assert not store.path.exists() and list(store.index_dir.glob("*.tmp")) == []  # nothing half-written
+
+    def full(path: str) -> None:  # any other write the disk refuses: one line, not "this is a bug"
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    lines: list[str] = []
+    monkeypatch.setattr("mnote_kr.cli.boundary.echo", lambda text, err=False: lines.append(text))
+    assert guarded(lambda: full(str(tmp_path / "out.json")), lambda: "mnote-kr x") == 1
+    assert len(lines) == 1 and lines[0].startswith("Error: Cannot write ") and "the disk is full" in lines[0]
+    assert str(tmp_path / "out.json") in lines[0] and "bug" not in lines[0]
