@@ -213,12 +213,18 @@ def test_corrupt_registry_names_the_file_and_restore_recovers(tmp_path: Path) ->
     assert registry.with_name(registry.name + ".corrupt").read_bytes().startswith(b'{"version": 2, "entries"')
 
 
-def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_prev(tmp_path: Path) -> None:
+def _registry_with_a_previous_generation(tmp_path: Path) -> tuple[Cli, Path]:
+    """A workspace whose registry was saved twice (so ``.prev`` exists), and the registry's path."""
     cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
     (cli.ws / "papers").mkdir()
     cli.ok("roots", "add", "papers", "--json")
     cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
     registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
+    return cli, registry
+
+
+def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_prev(tmp_path: Path) -> None:
+    cli, registry = _registry_with_a_previous_generation(tmp_path)
     prev = registry.with_name(registry.name + ".prev")
     assert prev.exists()
     registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')
@@ -325,11 +331,7 @@ def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
 
 
 def test_random_bytes_in_the_registry_are_called_corrupt_not_malformed_json(tmp_path: Path) -> None:
-    cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
-    (cli.ws / "papers").mkdir()
-    cli.ok("roots", "add", "papers", "--json")
-    cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
-    registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
+    cli, registry = _registry_with_a_previous_generation(tmp_path)
     noise = bytes(random.Random(27).randrange(256) for _ in range(4096))
     assert not noise.lstrip()[:1] == b"{" and not 0x90 <= noise[0] <= 0x9F
     registry.write_bytes(noise)

@@ -16,7 +16,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 from mnote_kr.errors import UsageError
 from mnote_kr.server.app import ApiServer, _split_host_header, is_loopback
-from tests.cli_helpers import cli_env
+from tests.cli_helpers import cli_env, start_serve
 
 API = "/api/knowledge-rag"
 ORIGIN = "http://localhost:5173"
@@ -255,18 +255,6 @@ def test_server_refuses_non_loopback_bind_unless_forced(tmp_path):
 # --- one server per workspace (issue 27) ------------------------------------------------------
 
 
-def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:
-    ws.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,
-                            env=cli_env(home, None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("Press Ctrl-C"):
-            return proc
-    proc.wait(timeout=30)
-    raise AssertionError(proc.stderr.read() if proc.stderr else "serve did not start")
-
-
 def _stop(proc: subprocess.Popen[str]) -> str:
     proc.terminate()
     return proc.communicate(timeout=30)[1]
@@ -280,7 +268,7 @@ def _files(state: Path) -> dict[str, bytes]:
 def test_a_second_serve_of_a_served_workspace_says_so_and_leaves_the_first_ones_files(tmp_path: Path) -> None:
     home, ws = tmp_path / "home", tmp_path / "ws"
     state = home / "state"
-    first = _serve(home, ws)
+    first = start_serve(home, ws)
     try:
         files = _files(state)
         info = json.loads(files["server.json"])
@@ -305,10 +293,10 @@ def test_a_second_serve_of_a_served_workspace_says_so_and_leaves_the_first_ones_
 def test_a_server_of_another_workspace_takes_its_own_files_and_each_removes_only_its_own(tmp_path: Path) -> None:
     home = tmp_path / "home"
     state = home / "state"
-    first = _serve(home, tmp_path / "one")
+    first = start_serve(home, tmp_path / "one")
     try:
         first_files = _files(state)
-        second = _serve(home, tmp_path / "two")
+        second = start_serve(home, tmp_path / "two")
         try:
             both = _files(state)
             assert {k: v for k, v in both.items() if k in first_files} == first_files
