@@ -14,6 +14,7 @@ import random
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import uuid
@@ -373,3 +374,19 @@ def test_a_full_disk_says_so_with_the_path_and_free_space_not_registry_restore(
     assert guarded(lambda: full(str(tmp_path / "out.json")), lambda: "mnote-kr x") == 1
     assert len(lines) == 1 and lines[0].startswith("Error: Cannot write ") and "the disk is full" in lines[0]
     assert str(tmp_path / "out.json") in lines[0] and "bug" not in lines[0]
+
+
+def test_what_the_command_line_writes_is_private_and_the_users_files_keep_their_modes(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    papers = cli.ws / "papers"
+    papers.mkdir()
+    (papers / "a.md").write_text("# A\n\nshared note\n", encoding="utf-8")
+    (papers / "a.md").chmod(0o644)
+    papers.chmod(0o755)
+    cli.ok("roots", "add", "papers", "--json")
+    index = cli.ws / ".mnote" / "index"
+    written = [p for p in index.rglob("*") if p.is_file()]
+    assert written and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in written), \
+        [(p.name, oct(p.stat().st_mode)) for p in written]
+    assert stat.S_IMODE(index.stat().st_mode) == 0o700
+    assert stat.S_IMODE((papers / "a.md").stat().st_mode) == 0o644 and stat.S_IMODE(papers.stat().st_mode) == 0o755
