@@ -218,6 +218,8 @@ def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
             if at < 0 or stream.find(cev, at + 1) >= 0 or len(cev) < 20:
                 continue  # extractors disagree or the passage repeats: no trustworthy truth
             tp = pdoc[pi].get_textpage()
+            if tp.count_chars() != len(page.text):
+                continue  # the locator read this page with another reader (cidtext): no PDFium truth
             split = len(compact_with_map(lines[k])[0])
             halves: list[list[tuple[float, float, float, float]]] = [[], []]
             for j, ci in enumerate(src[at : at + len(cev)]):

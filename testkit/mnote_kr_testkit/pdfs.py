@@ -272,3 +272,54 @@ def many_pages_pdf(pages: int = 10_000) -> bytes:
             b"/Resources << /Font << /F1 3 0 R >> >> /Contents 4 0 R >>")
     objs += [page] * pages
     return _raw_pdf(objs, 1)
+
+
+# --------------------------------------------------------------------------- CJK in a font not embedded
+
+#: Per non-embedded CID font: its Adobe character collection, the standard CMap of a legacy
+#: encoding (codes that are not Unicode: a reader needs the CMap's table to read them) and the
+#: Python codec that writes those codes.
+CID_FONTS = {
+    "STSong-Light": ("GB1", "GBK-EUC-H", "gbk"),
+    "MSung-Light": ("CNS1", "ETen-B5-H", "big5"),
+    "HeiseiMin-W3": ("Japan1", "90ms-RKSJ-H", "shift_jis"),
+    "HYSMyeongJo-Medium": ("Korea1", "KSCms-UHC-H", "cp949"),
+}
+
+
+def cid_font_pdf(lines: list[tuple[float, float, str]], *, font: str = "STSong-Light", size: float = 12,
+                 page: tuple[float, float] = (595, 842), subtype: str = "CIDFontType2",
+                 ) -> tuple[bytes, list[tuple[float, float, float, float]]]:
+    """A one-page PDF drawing each ``(x, baseline, text)`` of full-width characters in the CID
+    font ``font``, which it does not embed, through a legacy-encoding CMap (as many Chinese and
+    Japanese producers write them: ``/GBK-EUC-H`` and the like), every glyph one em wide
+    (``/DW 1000``), one glyph per text-showing operator: PDFium reads no text from such a
+    single-glyph run in a TrueType-based CID font (``CIDFontType2``, what CAJ exports and OCR
+    text layers write) when the font is not embedded.
+
+    Returns the PDF and each line's box as a reader sees it (display frame, points, top-left
+    origin), from the layout written here: one em per character, ascent 0.88 em, descent 0.12 em.
+    """
+    ordering, cmap, codec = CID_FONTS[font]
+    ops = []
+    boxes = []
+    for x, baseline, text in lines:
+        # one glyph per text-showing operator, each placed by its own matrix (as CAJ exports and
+        # OCR text layers write them): PDFium reads no text from such a single-glyph object
+        ops.extend(f"BT /F1 {size:g} Tf 1 0 0 1 {x + k * size:.3f} {baseline:.3f} Tm "
+                   f"<{ch.encode(codec).hex().upper()}> Tj ET" for k, ch in enumerate(text))
+        boxes.append((x, page[1] - baseline - 0.88 * size, x + len(text) * size, page[1] - baseline + 0.12 * size))
+    content = "\n".join(ops).encode("ascii")
+    objs = [
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 %d %d] /Resources << /Font << /F1 5 0 R >> >> "
+        b"/Contents 4 0 R >>" % (int(page[0]), int(page[1])),
+        b"<< /Length %d >>\nstream\n" % len(content) + content + b"\nendstream",
+        f"<< /Type /Font /Subtype /Type0 /BaseFont /{font} /Encoding /{cmap} /DescendantFonts [6 0 R] >>".encode(),
+        f"<< /Type /Font /Subtype /{subtype} /BaseFont /{font} /CIDSystemInfo << /Registry (Adobe) "
+        f"/Ordering ({ordering}) /Supplement 4 >> /FontDescriptor 7 0 R /DW 1000 >>".encode(),
+        f"<< /Type /FontDescriptor /FontName /{font} /Flags 6 /FontBBox [-25 -254 1000 880] /ItalicAngle 0 "
+        "/Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>".encode(),
+    ]
+    return _raw_pdf(objs, 1), boxes

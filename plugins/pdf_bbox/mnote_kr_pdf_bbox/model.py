@@ -163,10 +163,10 @@ def _code_stamp() -> str:
 
     from mnote_kr.citations import textmatch, textnorm
 
-    from . import align, answer, layout, pdftext
+    from . import align, answer, cidtext, layout, pdftext
 
     h = hashlib.blake2b(digest_size=8)
-    for module in (__file__, pdftext.__file__, layout.__file__, answer.__file__, align.__file__,
+    for module in (__file__, pdftext.__file__, cidtext.__file__, layout.__file__, answer.__file__, align.__file__,
                    textmatch.__file__, textnorm.__file__):
         try:
             st = os.stat(module)

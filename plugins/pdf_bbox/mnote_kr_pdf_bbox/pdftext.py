@@ -22,14 +22,14 @@ import threading
 import time
 import unicodedata
 from array import array
-from collections.abc import MutableSequence, Sequence
+from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.errors import DocumentError
 
-from . import budget
+from . import budget, cidtext
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
 
 if TYPE_CHECKING:
@@ -415,13 +415,19 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
     return out
 
 
-def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
+Quad = tuple[float, float, float, float]  # a character's box in user space: left, bottom, right, top
+
+
+def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None = None) -> PageText:
+    """One page's text layer as PDFium reads it; its number goes to ``unreadable`` when some of
+    its text is drawn in a font the PDF does not embed and PDFium could not read it (``cidtext``)."""
     _, pdfium_c = _pdfium()
     import ctypes  # with pypdfium2: only to read a PDF
-    geom = _geometry(page)
-    out = PageText(number=number, geometry=geom)
+    out = PageText(number=number, geometry=_geometry(page))
     tp = page.get_textpage()
     try:
+        if unreadable is not None and cidtext.unreadable_text_objects(page, tp):
+            unreadable.append(number)
         n = tp.count_chars()
         if n <= 0:
             return out
@@ -435,69 +441,105 @@ def _read_page(page: pdfium.PdfPage, number: int) -> PageText:
         get_tight = pdfium_c.FPDFText_GetCharBox
         lb, rb, bb, tb = (ctypes.c_double() for _ in range(4))
         raw_tp = tp.raw
-        line_of = [-1] * n
-        members: list[list[int]] = []
-        lines: list[list[float]] = []
-        cur: list[float] | None = None  # user space l, b, r, t of the current line
-        last_r = 0.0
-        for i in range(n):
-            ch = text[i]
-            if ch in "\r\n":
-                cur = None
-                continue
-            if ch.isspace() or ch in "\ufffe\x02" or not get_box(raw_tp, i, ref) or (
-                rect.right - rect.left <= 0 and rect.top - rect.bottom <= 0
-            ):
-                if cur is not None:  # no box of its own: belongs to the line it sits in
-                    line_of[i] = len(lines) - 1
-                    members[-1].append(i)
-                continue
+
+        def box_of(i: int) -> Quad | None:
+            if not get_box(raw_tp, i, ref) or (rect.right - rect.left <= 0 and rect.top - rect.bottom <= 0):
+                return None
             lft, rgt, bot, top = rect.left, rect.right, rect.bottom, rect.top
             if top - bot > 12 and top - bot > 1.6 * get_size(raw_tp, i) + 2:
                 # a broken font's ascent/descent: the loose box would swallow the page
                 get_tight(raw_tp, i, ctypes.byref(lb), ctypes.byref(rb), ctypes.byref(bb), ctypes.byref(tb))
                 lft, rgt, bot, top = lb.value, rb.value, bb.value, tb.value
-            if cur is not None:
-                h = max(cur[3] - cur[1], top - bot, 1.0)
-                mid, cmid = (bot + top) / 2, (cur[1] + cur[3]) / 2
-                # a new line: baseline moved, text ran backwards, or a column-sized gap
-                if abs(mid - cmid) > 0.5 * h or lft < last_r - 1.5 * h or lft - last_r > 1.5 * h:
-                    cur = None
-            if cur is None:
-                cur = [lft, bot, rgt, top]
-                lines.append(cur)
-                members.append([])
-            else:
-                cur[0] = min(cur[0], lft)
-                cur[1] = min(cur[1], bot)
-                cur[2] = max(cur[2], rgt)
-                cur[3] = max(cur[3], top)
-            last_r = rgt
-            line_of[i] = len(lines) - 1
-            members[-1].append(i)
-        out.text = text
-        out.line_of = line_of
-        out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
-        out.base, out.size = _baselines(raw_tp, text, members, lines, geom)
-        out.stream = members
-        out.rtl = is_rtl_text(text)
-        out.order = [members[li] for li in reading_order(out.lines, out.rtl)]
+            return lft, bot, rgt, top
+
+        x, y = ctypes.c_double(), ctypes.c_double()
+        mat = pdfium_c.FS_MATRIX()
+
+        def origin_y(i: int) -> float | None:
+            return y.value if pdfium_c.FPDFText_GetCharOrigin(raw_tp, i, ctypes.byref(x), ctypes.byref(y)) else None
+
+        def size_of(i: int) -> float:
+            size: float = get_size(raw_tp, i)
+            if pdfium_c.FPDFText_GetMatrix(raw_tp, i, ctypes.byref(mat)):
+                # the size as drawn: a producer may set "1 Tf" and scale the text matrix
+                size *= math.sqrt(abs(mat.a * mat.d - mat.b * mat.c)) or 1.0
+            return size
+
+        _assemble(out, text, box_of, origin_y, size_of)
         return out
     finally:
         tp.close()
 
 
+def page_from_chars(page: PageText, chars: Sequence[tuple[str, Quad, float, float]]) -> PageText:
+    """``page`` (its number and geometry) read again from characters another reader gave:
+    (text, box in user space, baseline y, font size) each, in content order (``cidtext``)."""
+    out = PageText(number=page.number, geometry=page.geometry)
+    if chars:
+        text = "".join(c[0] for c in chars)
+        if len(text) != len(chars):  # one character each, or the indices would not line up
+            return page
+        _assemble(out, text, lambda i: chars[i][1], lambda i: chars[i][2], lambda i: chars[i][3])
+    return out
+
+
+def _assemble(out: PageText, text: str, box_of: Callable[[int], Quad | None],
+              origin_y: Callable[[int], float | None], size_of: Callable[[int], float]) -> None:
+    """Fill ``out`` (lines, their order, baselines and sizes) from a page's characters and boxes."""
+    geom = out.geometry
+    n = len(text)
+    line_of = [-1] * n
+    members: list[list[int]] = []
+    lines: list[list[float]] = []
+    cur: list[float] | None = None  # user space l, b, r, t of the current line
+    last_r = 0.0
+    for i in range(n):
+        ch = text[i]
+        if ch in "\r\n":
+            cur = None
+            continue
+        quad = None if ch.isspace() or ch in "\ufffe\x02" else box_of(i)
+        if quad is None:
+            if cur is not None:  # no box of its own: belongs to the line it sits in
+                line_of[i] = len(lines) - 1
+                members[-1].append(i)
+            continue
+        lft, bot, rgt, top = quad
+        if cur is not None:
+            h = max(cur[3] - cur[1], top - bot, 1.0)
+            mid, cmid = (bot + top) / 2, (cur[1] + cur[3]) / 2
+            # a new line: baseline moved, text ran backwards, or a column-sized gap
+            if abs(mid - cmid) > 0.5 * h or lft < last_r - 1.5 * h or lft - last_r > 1.5 * h:
+                cur = None
+        if cur is None:
+            cur = [lft, bot, rgt, top]
+            lines.append(cur)
+            members.append([])
+        else:
+            cur[0] = min(cur[0], lft)
+            cur[1] = min(cur[1], bot)
+            cur[2] = max(cur[2], rgt)
+            cur[3] = max(cur[3], top)
+        last_r = rgt
+        line_of[i] = len(lines) - 1
+        members[-1].append(i)
+    out.text = text
+    out.line_of = line_of
+    out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
+    out.base, out.size = _baselines(text, members, lines, geom, origin_y, size_of)
+    out.stream = members
+    out.rtl = is_rtl_text(text)
+    out.order = [members[li] for li in reading_order(out.lines, out.rtl)]
+
+
 def _baselines(
-    raw_tp: object, text: str, members: list[list[int]], lines: list[list[float]], geom: PageGeometry
+    text: str, members: list[list[int]], lines: list[list[float]], geom: PageGeometry,
+    origin_y: Callable[[int], float | None], size_of: Callable[[int], float],
 ) -> tuple[list[float], list[float]]:
     """Per line, the baseline (text frame y) and font size, each the median of three of its
     characters (first, middle, last): a superscript or a subscript does not move them.
     Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
     box for a typewriter word) do not disturb."""
-    _, pdfium_c = _pdfium()
-    import ctypes  # with pypdfium2: only to read a PDF
-    x, y = ctypes.c_double(), ctypes.c_double()
-    mat = pdfium_c.FS_MATRIX()
     top = geom.crop[3]
     bases: list[float] = []
     sizes: list[float] = []
@@ -506,13 +548,10 @@ def _baselines(
         ys: list[float] = []
         fs: list[float] = []
         for i in {ink[0], ink[len(ink) // 2], ink[-1]} if ink else ():
-            if pdfium_c.FPDFText_GetCharOrigin(raw_tp, i, ctypes.byref(x), ctypes.byref(y)):
-                ys.append(top - y.value)
-            size = pdfium_c.FPDFText_GetFontSize(raw_tp, i)
-            if pdfium_c.FPDFText_GetMatrix(raw_tp, i, ctypes.byref(mat)):
-                # the size as drawn: a producer may set "1 Tf" and scale the text matrix
-                size *= math.sqrt(abs(mat.a * mat.d - mat.b * mat.c)) or 1.0
-            fs.append(size)
+            oy = origin_y(i)
+            if oy is not None:
+                ys.append(top - oy)
+            fs.append(size_of(i))
         b = lines[li]
         ys.sort()
         fs.sort()
@@ -537,10 +576,11 @@ def read_document(path: str | Path) -> DocumentText:
             deadline = time.monotonic() + budget.MAX_SECONDS
             chars = 0
             pages = []
+            unreadable: list[int] = []
             for i in range(n):
                 page = doc[i]
                 try:
-                    pages.append(_read_page(page, i + 1))
+                    pages.append(_read_page(page, i + 1, unreadable))
                 finally:
                     page.close()
                 chars += len(pages[-1].text)
@@ -554,6 +594,9 @@ def read_document(path: str | Path) -> DocumentText:
             raise DocumentError(f"Broken PDF, page {len(pages) + 1} unreadable: {p}", path=p) from exc
         finally:
             doc.close()
+    if unreadable:  # CJK text in fonts the PDF does not embed: read those pages with pdfminer.six
+        for number, found in cidtext.read_pages(p, unreadable, deadline).items():
+            pages[number - 1] = page_from_chars(pages[number - 1], found)
     _layout(pages)
     return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"))
 
