@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 from mnote_kr_testkit.pdfs import PdfBuilder
@@ -17,6 +19,19 @@ def cli_env(home: Path, api_key: str | None) -> dict[str, str]:
     if api_key is not None:
         env["MNOTE_KR_LIGHTRAG_API_KEY"] = api_key
     return env
+
+
+def start_serve(home: Path, ws: Path) -> subprocess.Popen[str]:
+    """``mnote-kr serve --port 0`` in ``ws`` (created), returned once it says it serves."""
+    ws.mkdir(parents=True, exist_ok=True)
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,
+                            env=cli_env(home, None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if line.startswith("Press Ctrl-C"):
+            return proc
+    proc.wait(timeout=30)
+    raise AssertionError(proc.stderr.read() if proc.stderr else "serve did not start")
 
 
 def turbine_pdf(token: str) -> bytes:

@@ -6,11 +6,15 @@ command changes nothing it should not (registry entries, source files).
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import json
+import os
+import random
 import re
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import uuid
@@ -210,12 +214,18 @@ def test_corrupt_registry_names_the_file_and_restore_recovers(tmp_path: Path) ->
     assert registry.with_name(registry.name + ".corrupt").read_bytes().startswith(b'{"version": 2, "entries"')
 
 
-def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_prev(tmp_path: Path) -> None:
+def _registry_with_a_previous_generation(tmp_path: Path) -> tuple[Cli, Path]:
+    """A workspace whose registry was saved twice (so ``.prev`` exists), and the registry's path."""
     cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
     (cli.ws / "papers").mkdir()
     cli.ok("roots", "add", "papers", "--json")
     cli.ok("roots", "add", "papers", "--json")  # a second save: the previous generation exists
     registry = cli.ws / ".mnote" / "index" / "lightrag-source-registry.msgpack"
+    return cli, registry
+
+
+def test_both_registry_generations_corrupt_says_so_and_never_points_to_a_prev_prev(tmp_path: Path) -> None:
+    cli, registry = _registry_with_a_previous_generation(tmp_path)
     prev = registry.with_name(registry.name + ".prev")
     assert prev.exists()
     registry.write_bytes(b'{"version": 2, "entries": [{"sourceId": ')
@@ -316,3 +326,67 @@ def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
     debug = subprocess.run([sys.executable, "-c", script], cwd=cli.ws, env={**env, "MNOTE_KR_DEBUG": "1"},
                            capture_output=True, text=True, timeout=60)
     assert debug.returncode != 0 and "Traceback" in debug.stderr and "RuntimeError: boom" in debug.stderr
+
+
+# ----------------------------------------------------------------------------- messages from causes (issue 27)
+
+
+def test_random_bytes_in_the_registry_are_called_corrupt_not_malformed_json(tmp_path: Path) -> None:
+    cli, registry = _registry_with_a_previous_generation(tmp_path)
+    noise = bytes(random.Random(27).randrange(256) for _ in range(4096))
+    assert not noise.lstrip()[:1] == b"{" and not 0x90 <= noise[0] <= 0x9F
+    registry.write_bytes(noise)
+    for args in (("status",), ("roots", "list", "--json")):
+        line = cli.fails(*args, code=1)
+        assert "JSON is malformed" not in line, line
+        assert "corrupt or not an mnote-kr registry" in line and str(registry) in line, line
+        assert "registry restore" in line, line
+    assert registry.read_bytes() == noise  # reported, never replaced
+
+
+def test_a_full_disk_says_so_with_the_path_and_free_space_not_registry_restore(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.cli.boundary import error_line, guarded
+    from mnote_kr.core import registry as registry_module
+    from mnote_kr.core.registry import RegistryStore
+    from mnote_kr.errors import RegistryError
+    from mnote_kr.models import IndexedRoot
+
+    store = RegistryStore(tmp_path / "index")
+
+    def no_space(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(registry_module.os, "fsync", no_space)
+    with pytest.raises(RegistryError) as info:
+        with store.transaction() as reg:
+            reg.roots["papers"] = IndexedRoot(root_relative_path="papers")
+    line = error_line(info.value)
+    assert "the disk is full" in line and str(store.path) in line and " free on its file system" in line, line
+    assert "registry restore" not in line and "nothing was lost" in line, line
+    assert not store.path.exists() and list(store.index_dir.glob("*.tmp")) == []  # nothing half-written
+
+    def full(path: str) -> None:  # any other write the disk refuses: one line, not "this is a bug"
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), path)
+
+    lines: list[str] = []
+    monkeypatch.setattr("mnote_kr.cli.boundary.echo", lambda text, err=False: lines.append(text))
+    assert guarded(lambda: full(str(tmp_path / "out.json")), lambda: "mnote-kr x") == 1
+    assert len(lines) == 1 and lines[0].startswith("Error: Cannot write ") and "the disk is full" in lines[0]
+    assert str(tmp_path / "out.json") in lines[0] and "bug" not in lines[0]
+
+
+def test_what_the_command_line_writes_is_private_and_the_users_files_keep_their_modes(tmp_path: Path) -> None:
+    cli = Cli(tmp_path / "ws")
+    papers = cli.ws / "papers"
+    papers.mkdir()
+    (papers / "a.md").write_text("# A\n\nshared note\n", encoding="utf-8")
+    (papers / "a.md").chmod(0o644)
+    papers.chmod(0o755)
+    cli.ok("roots", "add", "papers", "--json")
+    index = cli.ws / ".mnote" / "index"
+    written = [p for p in index.rglob("*") if p.is_file()]
+    assert written and all(stat.S_IMODE(p.stat().st_mode) == 0o600 for p in written), \
+        [(p.name, oct(p.stat().st_mode)) for p in written]
+    assert stat.S_IMODE(index.stat().st_mode) == 0o700
+    assert stat.S_IMODE((papers / "a.md").stat().st_mode) == 0o644 and stat.S_IMODE(papers.stat().st_mode) == 0o755

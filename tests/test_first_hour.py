@@ -7,7 +7,6 @@ import hashlib
 import json
 import re
 import signal
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -25,7 +24,7 @@ from mnote_kr.core.registry import Registry
 from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SearchResults, SourceEntry
 from mnote_kr_lightrag.failures import explain_failure
-from tests.cli_helpers import cli_env
+from tests.cli_helpers import start_serve
 
 LINK = "mineru__scanned.cafbc825-76a0ecf6.pdf"
 DOC_ID = re.compile(r"\bdoc-[0-9a-f]{32}\b")
@@ -326,22 +325,11 @@ def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     assert "not re-indexed" not in render_sync({"reconcile": sent, "provider": {}})
 
 
-def _serve(home: Path, ws: Path) -> subprocess.Popen[str]:
-    ws.mkdir(parents=True, exist_ok=True)
-    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,
-                            env=cli_env(home, None), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdout is not None
-    for line in proc.stdout:
-        if line.startswith("Press Ctrl-C"):
-            return proc
-    raise AssertionError(proc.stderr.read() if proc.stderr else "serve did not start")
-
-
 @pytest.mark.skipif(sys.platform == "win32", reason="POSIX signals")
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGHUP])
 def test_serve_removes_its_token_files_on_sigterm_and_sighup(tmp_path: Path, signum: int) -> None:
     home = tmp_path / "home"
-    proc = _serve(home, tmp_path / "ws")
+    proc = start_serve(home, tmp_path / "ws")
     state = home / "state"
     assert (state / "server.json").exists() and (state / "server-token").exists()
     proc.send_signal(signum)
@@ -351,12 +339,12 @@ def test_serve_removes_its_token_files_on_sigterm_and_sighup(tmp_path: Path, sig
 
 def test_a_killed_servers_files_are_recognised_as_stale_and_replaced(tmp_path: Path) -> None:
     home = tmp_path / "home"
-    first = _serve(home, tmp_path / "ws")
+    first = start_serve(home, tmp_path / "ws")
     first.kill()
     first.communicate(timeout=30)
     state = home / "state"
     assert json.loads((state / "server.json").read_text(encoding="utf-8"))["pid"] == first.pid
-    second = _serve(home, tmp_path / "ws")
+    second = start_serve(home, tmp_path / "ws")
     try:
         assert json.loads((state / "server.json").read_text(encoding="utf-8"))["pid"] == second.pid
     finally:

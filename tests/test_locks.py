@@ -56,7 +56,7 @@ from pathlib import Path
 from types import SimpleNamespace
 from mnote_kr.citations import citecache
 from mnote_kr.models import Citation, CitationDiagnostics, Locator
-host = SimpleNamespace(workspace=SimpleNamespace(index_dir=Path(sys.argv[1])))
+host = SimpleNamespace(workspace=SimpleNamespace(index_dir=Path(sys.argv[1]), workspace_id="ws-probe"), config={})
 loc = Locator(locator_precision="file", locator_degraded=True)
 diag = CitationDiagnostics(quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
                            display_cleaned=True, locator_text_source="chunk")
@@ -68,7 +68,7 @@ c = Citation(provider="lightrag", citation_id="[abcd]", source_id="src-1", sourc
              diagnostics=diag)
 citecache.remember(host, [c])
 print(json.dumps({"filelock": "filelock" in sys.modules,
-                  "kept": list(citecache._load_cache(Path(sys.argv[1]) / citecache.CITATION_CACHE).citations)}))
+                  "kept": list(citecache.load(host))}))
 """
 
 

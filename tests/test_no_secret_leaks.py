@@ -119,6 +119,6 @@ def test_api_key_appears_in_no_output_and_no_file(tmp_path: Path, lightrag_engin
     assert files_containing(ws / ".mnote", key.encode()) == []
     # the only file under the home holding the key is the engine's state file (which proves the grep sees it)
     assert files_containing(home, key.encode()) == [state_file]
-    # the grep really covered the workspace's own files (registry, citation cache)
+    # the grep really covered the workspace's own files (registry) and the citation log (in the state dir)
     assert (ws / ".mnote" / "index" / "lightrag-source-registry.msgpack").is_file()
-    assert any(p.stat().st_size > 0 for p in (ws / ".mnote" / "index").glob("citations.json*"))
+    assert any(p.stat().st_size > 0 for p in (home / "state" / "citations").rglob("citations.jsonl*"))

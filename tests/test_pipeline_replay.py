@@ -328,7 +328,7 @@ def test_empty_data_gives_zero_results_without_error(env: Env) -> None:
     result = env.search("nothing at all")
     assert result.results == [] and result.not_indexed == []
     assert result.diagnostics["providerReferences"] == 0 and result.diagnostics["providerStatus"] == "no_results"
-    assert not (env.ws / ".mnote" / "index" / citecache.CITATION_CACHE).exists()  # nothing issued, nothing kept
+    assert not citecache.log_path(env.host).exists()  # nothing issued, nothing kept
 
 
 def test_query_naming_a_file_that_is_not_citable_is_reported_not_silently_missing(env: Env) -> None:
@@ -441,7 +441,7 @@ def test_open_resolves_inside_the_workspace_with_the_same_locator(env: Env) -> N
 
 def test_citation_cache_appends_and_skips_citations_already_written(env: Env) -> None:
     env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
-    cache = env.ws / ".mnote" / "index" / citecache.CITATION_CACHE
+    cache = citecache.log_path(env.host)
     env.search("Hamburg")
     size = cache.stat().st_size
     lines = cache.read_bytes().splitlines()

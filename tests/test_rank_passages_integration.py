@@ -28,8 +28,9 @@ def _host(root: Path, **lightrag: object) -> Host:
     return Host(root, config=config)
 
 
-def _reranks(models_url: str) -> int:
-    return int(httpx.get(f"{models_url}/stats", trust_env=False, timeout=10).json()["requests"].get("rerank", 0))
+def _reranks(models_url: str, models_key: str | None) -> int:
+    return int(httpx.get(f"{models_url}/stats", trust_env=False, timeout=10,
+                         headers={"Authorization": f"Bearer {models_key}"}).json()["requests"].get("rerank", 0))
 
 
 def test_a_managed_search_ranks_the_found_files_chunks_with_the_model_service(
@@ -49,13 +50,14 @@ def test_a_managed_search_ranks_the_found_files_chunks_with_the_model_service(
     settings = resolve_settings(host.context())
     assert settings.models_url, "with rank_passages on, the managed engine's model service ranks passages"
 
-    n0 = _reranks(settings.models_url)
+    n0 = _reranks(settings.models_url, settings.models_key)
     hits = host.search(f"who founded the town {token} and built its fort", top_k=5).results
     assert hits and {c.source_root_relative_path for c in hits} == {"town.md"}
-    assert _reranks(settings.models_url) == n0 + 1
+    assert _reranks(settings.models_url, settings.models_key) == n0 + 1
 
     for plain in (_host(root), _host(root, rank_passages=False)):  # the default is off
         assert resolve_settings(plain.context()).models_url is None
         assert plain.search(f"who founded the town {token} and built its fort", top_k=5).results
-        assert _reranks(settings.models_url) == n0 + 1  # off: LightRAG's own first chunks, no call
+        # off: LightRAG's own first chunks, no call
+        assert _reranks(settings.models_url, settings.models_key) == n0 + 1
     assert source.read_bytes() == before

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import os
 import socket
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,6 +16,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 from mnote_kr.errors import UsageError
 from mnote_kr.server.app import ApiServer, _split_host_header, is_loopback
+from tests.cli_helpers import cli_env, start_serve
 
 API = "/api/knowledge-rag"
 ORIGIN = "http://localhost:5173"
@@ -246,3 +250,75 @@ def test_server_refuses_non_loopback_bind_unless_forced(tmp_path):
         assert r.status_code == 403
     finally:
         forced.stop()
+
+
+# --- one server per workspace (issue 27) ------------------------------------------------------
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    proc.terminate()
+    return proc.communicate(timeout=30)[1]
+
+
+def _files(state: Path) -> dict[str, bytes]:
+    return {p.relative_to(state).as_posix(): p.read_bytes() for p in sorted(state.rglob("server*")) if p.is_file()
+            and p.name != "server.lock"}
+
+
+def test_a_second_serve_of_a_served_workspace_says_so_and_leaves_the_first_ones_files(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    state = home / "state"
+    first = start_serve(home, ws)
+    try:
+        files = _files(state)
+        info = json.loads(files["server.json"])
+        assert info["pid"] == first.pid
+        second = subprocess.run([sys.executable, "-m", "mnote_kr", "serve", "--port", "0"], cwd=ws,
+                                env=cli_env(home, None), capture_output=True, text=True, timeout=60)
+        assert second.returncode != 0
+        lines = [ln for ln in second.stderr.splitlines() if ln.strip()]
+        assert len(lines) == 1 and lines[0].startswith("Error: ") and "already served at" in lines[0], second.stderr
+        assert info["url"] in lines[0] and f"pid {first.pid}" in lines[0]
+        assert "Serving on" not in second.stdout
+        assert _files(state) == files  # neither overwritten nor deleted
+        token = files["server-token"].decode().strip()
+        health = httpx.get(f"{info['url']}/api/knowledge-rag/status", headers={"Authorization": f"Bearer {token}"},
+                           timeout=30)
+        assert health.status_code == 200  # the first still serves with its token
+    finally:
+        _stop(first)
+    assert _files(state) == {}  # the first removes its own files when it stops
+
+
+def test_a_server_of_another_workspace_takes_its_own_files_and_each_removes_only_its_own(tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    state = home / "state"
+    first = start_serve(home, tmp_path / "one")
+    try:
+        first_files = _files(state)
+        second = start_serve(home, tmp_path / "two")
+        try:
+            both = _files(state)
+            assert {k: v for k, v in both.items() if k in first_files} == first_files
+            own = [k for k in both if k not in first_files]
+            assert len(own) == 2 and all(k.startswith("servers/") for k in own)
+            assert json.loads(both[next(k for k in own if k.endswith(".json"))])["pid"] == second.pid
+        finally:
+            _stop(second)
+        assert _files(state) == first_files
+    finally:
+        _stop(first)
+    assert _files(state) == {}
+
+
+def test_a_server_does_not_delete_files_another_process_has_written(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host, _ = fake_host(ws)
+    server = ApiServer(host).start()
+    assert server.info_file is not None and server.token_file is not None
+    other = json.loads(server.info_file.read_text(encoding="utf-8"))
+    other["pid"] = os.getppid()  # a live process that is not this one now owns the record
+    server.info_file.write_text(json.dumps(other), encoding="utf-8")
+    server.stop()
+    assert server.info_file.exists() and server.token_file.exists()

@@ -15,7 +15,7 @@ from mnote_kr.models import (
 
 if TYPE_CHECKING:
     pass
-from mnote_kr.citations.citecache import _cache_path, _load_cache
+from mnote_kr.citations import citecache
 from mnote_kr.citations.hostview import HostView as Host
 
 _KINDS = {
@@ -41,7 +41,7 @@ def normalize_citation_id(raw: str) -> str:
 
 def find_citation(host: Host, raw_id: str) -> Citation | None:
     """The issued citation with this ID (``[a3z1]`` or ``a3z1``), or None: no liveness check."""
-    return _load_cache(_cache_path(host)).citations.get(normalize_citation_id(raw_id))
+    return citecache.find(host, normalize_citation_id(raw_id))
 
 
 def open_plan(host: Host, raw_id: str) -> OpenPlan:

@@ -42,7 +42,13 @@ def console() -> NoReturn:
     the command's own (``_outermost``): under ``python -m cProfile``, ``pdb``, ``runpy`` or an
     in-process script runner the exit stays a ``SystemExit`` they can catch. Every other command,
     and ``main`` called by an embedder, exits the usual way.
+
+    The process's files are the user's only (umask 077): the registry, logs, tokens and the
+    citation log hold names and quotes of the user's documents (issue 27).
     """
+    import os
+
+    os.umask(0o077)
     from mnote_kr.cli import fast
 
     code = fast.run()

@@ -102,6 +102,15 @@ def guarded(run: Callable[[], int | None], command: Callable[[], str]) -> int:
     except Exception as exc:  # noqa: BLE001 - the CLI boundary: a bug still gets one line, not a traceback
         if os.environ.get("MNOTE_KR_DEBUG"):
             raise
+        if isinstance(exc, OSError):
+            from mnote_kr.core.diskfull import is_disk_full, write_failure
+
+            if is_disk_full(exc):  # not a bug: say what is full, where, and how much is left
+                from pathlib import Path
+
+                message, hint = write_failure("", Path(exc.filename or "."), exc)
+                echo("Error: " + " ".join(f"{message} ({hint})".split()), err=True)
+                return 1
         detail = " ".join(str(exc).split())[:300]
         echo(f"Error: unexpected {type(exc).__name__}: {detail} "
              "(this is a bug: rerun with MNOTE_KR_DEBUG=1 for the traceback and report it)", err=True)

@@ -30,7 +30,7 @@ def exclusive(path: str, timeout: float) -> Iterator[None]:
         import fcntl
     except ImportError:  # pragma: no cover - Windows
         fcntl = None  # type: ignore[assignment]
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644) if fcntl is not None else -1
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o600) if fcntl is not None else -1
     try:
         if fd >= 0 and _acquire(fd, path, timeout):
             try:

@@ -25,7 +25,7 @@ def _dir(kind: str) -> Path:
         import platformdirs  # not with MNOTE_KR_HOME: its import is a sizeable part of a light command
 
         path = Path(getattr(platformdirs, f"user_{kind}_dir")(APP, appauthor=False))
-    path.mkdir(parents=True, exist_ok=True)
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)  # tokens, logs, the engine's stores: the user's only
     return path
 
 

@@ -123,6 +123,8 @@ def decode_snapshot(data: bytes | fmt.HeaderOnly, path: Path) -> Registry:
         if fmt.is_packed(data):
             header, packed = fmt.decode_packed(data, path)
             return Registry.from_packed(header, packed)
+        if data.lstrip()[:1] != b"{":  # neither a packed snapshot nor JSON: not a registry, whatever it is
+            raise fmt.not_a_registry(path, data)
         return Registry(fmt.decode_json(data, path))
     finally:
         if gc_was_enabled:
@@ -361,7 +363,11 @@ class RegistryStore:
             with contextlib.suppress(OSError):
                 os.unlink(tmp)
             if isinstance(exc, OSError):
-                raise RegistryError(f"Cannot write registry {self.path}: {exc.strerror}", path=self.path) from exc
+                from mnote_kr.core.diskfull import write_failure
+
+                message, hint = write_failure("registry", self.path, exc,
+                                              "nothing was lost: the registry on disk is the last complete one")
+                raise RegistryError(message, path=self.path, hint=hint) from exc
             raise
         # Continue from the file just written (the next save copies unchanged entries' bytes), and
         # remember it: it is what the next load would decode. It is opened anew, after the rename

@@ -798,5 +798,13 @@ def corrupt_hint(path: Path) -> str:
     return f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back"
 
 
+def not_a_registry(path: Path, data: bytes) -> RegistryCorruptError:
+    """A file that is neither a packed snapshot nor a JSON export (random bytes, another program's file)."""
+    start = data[:8].hex(" ") or "nothing: it is empty"
+    return RegistryCorruptError(f"Registry file is corrupt or not an mnote-kr registry: {path}: it is neither the "
+                                f"packed (MessagePack) format nor a JSON export; it begins with {start}",
+                                path=path, hint=corrupt_hint(path))
+
+
 def _corrupt(path: Path, exc: Exception) -> RegistryCorruptError:
     return RegistryCorruptError(f"Registry file is corrupt: {path}: {exc}", path=path, hint=corrupt_hint(path))

@@ -42,8 +42,9 @@ import msgspec
 
 from mnote_kr.core import paths
 from mnote_kr.core.atomic import write_private
+from mnote_kr.core.locks import exclusive
 from mnote_kr.errors import MnoteKrError, UsageError
-from mnote_kr.server import web
+from mnote_kr.server import records, web
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
 from mnote_kr.server.routes import ROUTES, Api, Route
@@ -57,8 +58,8 @@ log = logging.getLogger("mnote_kr.server.app")
 
 DEFAULT_MAX_BODY = 1 << 20  # 1 MiB: a request is a query or a list of paths, never a document
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
-TOKEN_FILE = "server-token"
-INFO_FILE = "server.json"
+TOKEN_FILE = records.TOKEN_FILE
+INFO_FILE = records.INFO_FILE
 
 _encoder = msgspec.json.Encoder()
 
@@ -451,32 +452,63 @@ class ApiServer:
         self._thread: threading.Thread | None = None
         self.token_file: Path | None = None
         self.info_file: Path | None = None
+        self._lock_file: Path | None = None
         self.previous: tuple[int, bool] | None = None  # (pid, alive) of the server whose files these replace
         if write_token_file:
-            self._write_token_files()
+            try:
+                self._write_token_files()
+            except BaseException:
+                self._httpd.server_close()
+                raise
 
     @property
     def token_file_hint(self) -> str:
         return str(self.token_file) if self.token_file else "the output of 'mnote-kr serve'"
 
     def _write_token_files(self) -> None:
+        """Write the token and ``server.json``, unless this workspace already has a live server.
+
+        Under the state dir's lock: the default pair when it is free (absent, or left by a
+        server that is gone), else this workspace's own pair (another workspace's server holds
+        the default one). A live server of this workspace in another process stops this one.
+        """
         state = paths.state_dir()
-        self.token_file = state / TOKEN_FILE
-        self.info_file = state / INFO_FILE
-        self.previous = previous_server(self.info_file)
-        write_private(self.token_file, self.token + "\n")
-        info = {"url": self.url, "pid": os.getpid(), "tokenFile": str(self.token_file),
-                "workspace": str(self.host.root)}
-        write_private(self.info_file, json.dumps(info, indent=2) + "\n")
+        root = self.host.root.resolve()
+        self._lock_file = state / records.LOCK_FILE
+        with exclusive(str(self._lock_file), timeout=10):
+            found = records.records_for(state, root)
+            for rec in found:
+                if rec.alive and rec.pid != os.getpid() and records.same_workspace(rec, root):
+                    raise UsageError(
+                        f"this workspace ({root}) is already served at {rec.url or '?'} (pid {rec.pid}); "
+                        f"its token is in {rec.token_file}",
+                        hint="use that server, or stop it (Ctrl-C in its terminal, or kill "
+                             f"{rec.pid}) before starting another")
+            default = records.read_record(state / INFO_FILE)
+            if default is None or not default.alive or default.pid == os.getpid():
+                self.token_file, self.info_file = state / TOKEN_FILE, state / INFO_FILE
+                self.previous = (default.pid, default.alive) if default is not None else None
+            else:  # another workspace's server holds the default pair: take this workspace's own
+                self.token_file, self.info_file = records.own_pair(state, root)
+                self.token_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+                mine = records.read_record(self.info_file)
+                self.previous = (mine.pid, mine.alive) if mine is not None else None
+            write_private(self.token_file, self.token + "\n")
+            info = {"url": self.url, "pid": os.getpid(), "pidStart": records.process_start(os.getpid()),
+                    "tokenFile": str(self.token_file), "workspace": str(root)}
+            write_private(self.info_file, json.dumps(info, indent=2) + "\n")
 
     def _remove_token_files(self) -> None:
-        if self.token_file is None:
+        """Delete the token file and ``server.json`` while they are still this server's own
+        (this process, this token): a later server's files are never touched."""
+        if self.token_file is None or self.info_file is None or self._lock_file is None:
             return
-        with contextlib.suppress(OSError):
-            if self.token_file.read_text(encoding="utf-8").strip() == self.token:
+        with contextlib.suppress(OSError), exclusive(str(self._lock_file), timeout=10):
+            rec = records.read_record(self.info_file)
+            if (rec is not None and rec.pid == os.getpid() and rec.token_file == str(self.token_file)
+                    and self.token_file.read_text(encoding="utf-8").strip() == self.token):
                 self.token_file.unlink()
-                if self.info_file is not None:
-                    self.info_file.unlink(missing_ok=True)
+                self.info_file.unlink()
 
     def start(self) -> ApiServer:
         """Serve in a background (daemon) thread; returns self."""
@@ -511,26 +543,6 @@ def _interrupt(signum: int, frame: object) -> None:
     raise KeyboardInterrupt
 
 
-def previous_server(info_file: Path) -> tuple[int, bool] | None:
-    """``(pid, alive)`` of the server recorded in ``server.json``, or None when there is none.
-
-    A record whose process is gone was left by a killed server: stale, and replaced.
-    """
-    try:
-        pid = int(json.loads(info_file.read_text(encoding="utf-8")).get("pid"))
-    except (OSError, ValueError, TypeError, AttributeError):
-        return None
-    if pid == os.getpid():
-        return None
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return pid, False
-    except PermissionError:
-        return pid, True
-    return pid, True
-
-
 def run_server(
     host: Host,
     port: int = 0,
@@ -557,10 +569,9 @@ def run_server(
         if not is_loopback(bind):
             print(f"WARNING: serving on non-loopback address {bind}; anyone with the token can reach it",
                   file=sys.stderr)
-        if server.previous is not None:
-            pid, alive = server.previous
-            print(f"note: replaced {'the files of running server' if alive else 'stale files of stopped server'} "
-                  f"(pid {pid}) in {paths.state_dir()}", file=sys.stderr)
+        if server.previous is not None and not server.previous[1]:
+            print(f"note: replaced stale files of stopped server (pid {server.previous[0]}) in "
+                  f"{server.token_file.parent if server.token_file else paths.state_dir()}", file=sys.stderr)
         print(f"Serving on {server.url}")
         print(f"Token: {server.token}")
         print(f"Token file: {server.token_file}")

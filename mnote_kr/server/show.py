@@ -12,7 +12,6 @@ anyway, printing the URL to open elsewhere) and ``mnote-kr serve``.
 
 from __future__ import annotations
 
-import json
 import sys
 import time
 import webbrowser
@@ -23,7 +22,7 @@ from urllib.parse import urlencode
 import httpx
 
 from mnote_kr.core import paths
-from mnote_kr.server import webpages
+from mnote_kr.server import records, webpages
 
 if TYPE_CHECKING:
     from mnote_kr.core.host import Host
@@ -33,14 +32,14 @@ DEFAULT_LINGER_S = 300.0
 
 def running_server(host: Host) -> tuple[str, str] | None:
     """(URL, token) of a live ``mnote-kr serve`` for this workspace, or None."""
-    info_file = paths.state_dir() / "server.json"
+    mine = [r for r in records.records_for(paths.state_dir(), host.root)
+            if r.alive and records.same_workspace(r, host.root)]
+    if not mine:
+        return None
     try:
-        info = json.loads(info_file.read_text(encoding="utf-8"))
-        if Path(info["workspace"]).resolve() != host.root.resolve():
-            return None
-        token = Path(info["tokenFile"]).read_text(encoding="utf-8").strip()
-        url = str(info["url"])
-    except (OSError, ValueError, KeyError, TypeError):
+        token = Path(mine[0].token_file).read_text(encoding="utf-8").strip()
+        url = mine[0].url
+    except OSError:
         return None
     try:
         if httpx.get(f"{url}/api/health", timeout=1.5).status_code != 200:

@@ -41,6 +41,7 @@ MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
+LIBXML2_MAX_DEPTH = 256  # libxml2's own nesting limit without XML_PARSE_HUGE (huge_tree=False below)
 
 W_NSS = frozenset(
     {
@@ -120,6 +121,21 @@ def _err(message: str, path: str) -> DocumentError:
     return DocumentError(f"{message}: {Path(path).name}", path=path)
 
 
+def _mib(n: int) -> str:
+    return f"{n / (1024 * 1024):,.0f} MiB"
+
+
+#: What an over-budget DOCX is told: the file is fine, a limit of the locator is not.
+OVER_BUDGET_HINT = "the file is not broken: it exceeds a limit the DOCX locator sets to bound memory and time; {fix}"
+SPLIT = "split it into smaller documents"
+FLATTEN = "flatten the nesting (tables or content controls inside each other) in its own application"
+
+
+def _over(message: str, path: str, fix: str = SPLIT) -> DocumentError:
+    """A DOCX over one of the locator's budgets: the limit in the message, the way out in the hint."""
+    return DocumentError(f"{message}: {Path(path).name}", path=path, hint=OVER_BUDGET_HINT.format(fix=fix))
+
+
 def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
     if data[:8] == _OLE_MAGIC:
         if _ENCRYPTED_PACKAGE in data:
@@ -145,7 +161,8 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     if info.flag_bits & 0x1:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
-        raise _err(f"DOCX over budget: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
+        raise _over(f"DOCX too large for the locator: {name} holds {_mib(info.file_size)} of XML, over the limit "
+                    f"of {_mib(MAX_PART_BYTES)} per XML part", path)
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
         raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
@@ -157,7 +174,8 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     except RuntimeError as exc:  # zipfile raises this for encrypted members
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
-        raise _err(f"DOCX over budget: {name} expands beyond {MAX_PART_BYTES} bytes (limit)", path)
+        raise _over(f"DOCX too large for the locator: {name} holds more than {_mib(MAX_PART_BYTES)} of XML, "
+                    "the limit per XML part", path)
     return data
 
 
@@ -177,12 +195,18 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
         raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
     elements = data.count(b"<") - data.count(b"</")
     if elements > MAX_ELEMENTS:
-        raise _err(f"DOCX over budget: {name} has about {elements} XML elements (limit {MAX_ELEMENTS})", path)
+        raise _over(f"DOCX too large for the locator: {name} has about {elements:,} XML elements, over the limit "
+                    f"of {MAX_ELEMENTS:,}", path)
     try:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
-        if "depth" in str(exc).lower() or "huge" in str(exc).lower():
-            raise _err(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path) from exc
+        text = str(exc).lower()
+        if "depth" in text:  # lxml says "Excessive depth in document: 256 use XML_PARSE_HUGE option"
+            raise _over(f"DOCX nests too deeply: {name} has elements nested more than {LIBXML2_MAX_DEPTH} levels "
+                        f"deep, the XML parser's limit (documents people write stay under ~40)", path, FLATTEN) from exc
+        if "huge" in text:  # a text node over libxml2's 10 MB, or a name or attribute over its limits
+            raise _over(f"DOCX too large for the locator: {name} has a single text or attribute over the XML "
+                        "parser's size limit (10 MB)", path) from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 
@@ -319,7 +343,8 @@ class _Walker:
 
     def _deep(self, depth: int) -> None:
         if depth > MAX_DEPTH:
-            raise _err(f"DOCX over budget: elements nested deeper than {MAX_DEPTH} levels", self.path)
+            raise _over(f"DOCX nests too deeply: elements nested more than {MAX_DEPTH} levels deep, the locator's "
+                        "limit (documents people write stay under ~40)", self.path, FLATTEN)
 
     def walk(self, body: etree._Element) -> None:
         """Index every body-level paragraph (table cells and content controls included)."""
@@ -370,7 +395,8 @@ class _Walker:
 
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise _err(f"DOCX over budget: more than {MAX_PARAGRAPHS} paragraphs", self.path)
+            raise _over(f"DOCX too large for the locator: more than {MAX_PARAGRAPHS:,} paragraphs, the limit",
+                        self.path)
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -411,7 +437,8 @@ class _Walker:
         text = "".join(parts)
         self.chars += len(text)
         if self.chars > MAX_TEXT_CHARS:
-            raise _err(f"DOCX over budget: more than {MAX_TEXT_CHARS} characters of text", self.path)
+            raise _over(f"DOCX too large for the locator: more than {MAX_TEXT_CHARS:,} characters of text, the limit",
+                        self.path)
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
         if in_toc or not own_text.strip():

@@ -42,7 +42,9 @@ def test_docx_with_200_mb_of_xml_inside_the_ratio_limit_is_refused_fast_and_smal
     before = path.read_bytes()
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
-    assert "big.docx" in err and "limit" in err and str(reader.MAX_PART_BYTES) in err
+    assert "big.docx" in err and "over the limit of 64 MiB per XML part" in err
+    # the cause is a limit, not a broken file (issue 27: it was called "broken, encrypted")
+    assert "is not broken" in err and "split it" in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
     assert path.read_bytes() == before
 
@@ -53,6 +55,8 @@ def test_docx_with_1500_nested_tables_is_refused_without_recursion(tmp_path):
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
     assert "nested.docx" in err and "limit" in err and "Recursion" not in err
+    # what the document does, not lxml's advice to the programmer (issue 27)
+    assert "nests too deeply" in err and "XML_PARSE_HUGE" not in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
 
 
@@ -62,7 +66,8 @@ def test_walk_depth_budget_names_the_limit_below_libxml2s_own(tmp_path, monkeypa
     monkeypatch.setattr(
         reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
     )
-    with pytest.raises(DocumentError, match=rf"nested deeper than {reader.MAX_DEPTH} levels"):
+    deep = rf"nests too deeply: elements nested more than {reader.MAX_DEPTH} levels deep, the locator's limit"
+    with pytest.raises(DocumentError, match=deep):
         reader.parse_docx_bytes(nested_tables_docx(150), "deep.docx")
     # a moderately nested real-world shape still reads
     doc = reader.parse_docx_bytes(nested_tables_docx(20), "ok.docx")
@@ -74,5 +79,5 @@ def test_paragraph_budget_is_one_clear_error(tmp_path, monkeypatch):
     for i in range(30):
         b.para(f"paragraph {i}")
     monkeypatch.setattr(reader, "MAX_PARAGRAPHS", 20)
-    with pytest.raises(DocumentError, match=r"more than 20 paragraphs: many\.docx"):
+    with pytest.raises(DocumentError, match=r"more than 20 paragraphs, the limit: many\.docx"):
         reader.parse_docx_bytes(b.build(), "many.docx")

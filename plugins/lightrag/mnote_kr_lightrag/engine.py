@@ -24,6 +24,7 @@ import contextlib
 import importlib.util
 import json
 import os
+import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -47,7 +48,6 @@ STATE_FILE = "engine.json"
 DIED_FILE = "engine-died.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
-OFFLINE_API_KEY = "offline"  # the model service ignores it; LightRAG's openai client wants one
 
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the
 #: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
@@ -92,6 +92,8 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
     offline_models: bool
     offline_llm: bool = True
     models_url: str | None = None
+    #: The offline model service's key (a new one each start): LightRAG's bindings send it.
+    models_key: str | None = None
     run_dir: str = ""
     server_log: str = ""
     lightrag_log: str = ""
@@ -136,7 +138,7 @@ def require_server() -> list[str]:
 def _write_state(path: Path, info: EngineInfo) -> None:
     import tempfile
 
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         os.chmod(tmp, 0o600)
@@ -336,13 +338,47 @@ def _base_env() -> dict[str, str]:
     return env
 
 
+#: The engine's processes create files 0600 and folders 0700: LightRAG's stores hold the full
+#: text of every document (``kv_store_full_docs.json``), a file the user made unreadable included.
+PRIVATE_UMASK = 0o077
+
+
+def make_private(top: Path) -> int:
+    """Create ``top`` (0700) and take group and other access off everything under it; return how
+    many entries were tightened. Symlinks are never followed: the input dir links to the user's
+    own files, whose modes are theirs."""
+    top.mkdir(parents=True, exist_ok=True, mode=0o700)
+    if os.name != "posix":  # pragma: no cover - Windows: no mode bits to take off
+        return 0
+    changed = 0
+
+    def tighten(path: str) -> None:
+        nonlocal changed
+        with contextlib.suppress(OSError):
+            mode = os.lstat(path).st_mode
+            if mode & 0o077 and not stat.S_ISLNK(mode):
+                os.chmod(path, mode & 0o7700)
+                changed += 1
+
+    tighten(str(top))
+    for folder, dirs, files in os.walk(top, followlinks=False):
+        for name in (*dirs, *files):
+            tighten(os.path.join(folder, name))
+    return changed
+
+
 def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
     import subprocess
 
-    with log.open("ab") as out:
+    # The log is private too: it holds LightRAG's messages about the documents.
+    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    with contextlib.suppress(OSError, AttributeError):
+        os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "ab") as out:
         kwargs: dict[str, Any] = {}
         if os.name == "posix":
             kwargs["start_new_session"] = True  # own process group: stop reaches its children only
+            kwargs["umask"] = PRIVATE_UMASK
         else:  # pragma: no cover - Windows
             kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
         proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
@@ -454,7 +490,7 @@ def start_engine(
     process started by this call is stopped again in that case.
     """
     data_dir, state_dir, cache_dir = Path(data_dir), Path(state_dir), Path(cache_dir)
-    state_dir.mkdir(parents=True, exist_ok=True)
+    state_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     from filelock import FileLock
 
     with FileLock(str(state_dir / "engine.lock"), timeout=wait_s + 30):
@@ -490,8 +526,15 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     engine_dir = data_dir / "engine"
     working_dir, input_dir = engine_dir / "rag_storage", engine_dir / "inputs"
     run_dir = state_dir / RUN_DIR
-    for d in (working_dir, input_dir, run_dir):
-        d.mkdir(parents=True, exist_ok=True)
+    # Private from the start, and what an older mnote-kr (or LightRAG under umask 022) left is
+    # tightened once per start; a per-workspace engine shares engine_dir and walks it too (cheap).
+    for d in (engine_dir, run_dir):
+        make_private(d)
+    for d in (data_dir, state_dir):  # the folders above them: themselves only, not their other contents
+        with contextlib.suppress(OSError):
+            os.chmod(d, d.stat().st_mode & 0o7700)
+    for d in (working_dir, input_dir):
+        d.mkdir(parents=True, exist_ok=True, mode=0o700)
     (run_dir / ".env").unlink(missing_ok=True)  # our scratch dir: the server must never read a .env
     server_log, lightrag_log, models_log = run_dir / "server.out", run_dir / "lightrag.log", run_dir / "models.out"
     vector_storage, storage_note = storage.vector_storage(working_dir, workspace)
@@ -505,6 +548,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     started: list[tuple[subprocess.Popen[bytes], str]] = []
     try:
         models_url: str | None = None
+        # The model service's key, new on every start: it reaches the service through its
+        # environment and LightRAG as its LLM/embedding bindings' API key, nobody else.
+        models_key = secrets.token_urlsafe(24) if offline else None
         dim = offline_spec.dim
         if offline:
             mport = free_port(host)
@@ -512,17 +558,17 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             models_log.write_bytes(b"")
             mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
                             "--port", str(mport), "--embedder", offline_spec.name],
-                           cwd=run_dir, env=_base_env(), log=models_log)
+                           cwd=run_dir, env={**_base_env(), modelservice.KEY_ENV: models_key or ""}, log=models_log)
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 
         if offline_llm:
-            llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, OFFLINE_API_KEY
+            llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, models_key or ""
         else:
             assert llm is not None
             llm_host, llm_model, llm_key = _endpoint(llm, "llm")
         if offline_embed:
-            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, OFFLINE_API_KEY
+            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, models_key or ""
         else:
             assert embedding is not None
             emb_host, emb_model, emb_key = _endpoint(embedding, "embedding")
@@ -565,7 +611,8 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         info = EngineInfo(
             url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),
             pids={role: proc.pid for proc, role in started}, offline_models=offline, offline_llm=offline_llm,
-            models_url=models_url, run_dir=str(run_dir), server_log=str(server_log), lightrag_log=str(lightrag_log),
+            models_url=models_url, models_key=models_key, run_dir=str(run_dir), server_log=str(server_log),
+            lightrag_log=str(lightrag_log),
             models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
             embedder=record, vector_storage=vector_storage, storage_note=storage_note,
         )

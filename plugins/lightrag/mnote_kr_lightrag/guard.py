@@ -54,6 +54,43 @@ def _header(scope: Scope, name: bytes) -> str | None:
     return values[0].decode("latin-1")
 
 
+class LoopbackGate:
+    """The checks shared by the engine's guard and the offline model service (``modelservice``).
+
+    ``Host`` must be a loopback name (or one of ``extra_hosts``) with ``port``; ``Origin``, when
+    present, must be that same origin; the key must equal ``api_key`` (constant-time compare) on
+    every path but :data:`OPEN_PATHS`. How the key travels is the caller's: ``X-API-Key`` for the
+    engine, ``Authorization: Bearer`` for the model service (what LightRAG's OpenAI bindings send).
+    """
+
+    def __init__(self, *, port: int, api_key: str, extra_hosts: tuple[str, ...] = ()) -> None:
+        if not api_key:
+            raise ValueError("a loopback gate needs an API key")
+        names = tuple(dict.fromkeys((*LOOPBACK_NAMES, *(h.lower() for h in extra_hosts if h))))
+        self.hosts = frozenset(f"{name}:{port}" for name in names)
+        self.origins = frozenset(f"http://{host}" for host in self.hosts)
+        self._key = api_key.encode("utf-8")
+
+    def refusal(self, host: str | None, origin: str | None, key: str | None,
+                open_path: bool) -> tuple[int, str] | None:
+        """Why a request with these headers is refused (status, detail), or None when it may pass.
+
+        ``None`` means the header is absent, ``""`` that it was repeated (never trusted).
+        ``open_path`` is true for a path answered without the key.
+        """
+        if not host or host.strip().lower() not in self.hosts:
+            return 403, "Host not allowed: this service answers only on loopback with its own port"
+        if origin is not None and origin.strip().lower() not in self.origins:
+            return 403, "Origin not allowed"
+        if open_path:
+            return None
+        if not key:
+            return 403, "API Key required"
+        if not hmac.compare_digest(key.encode("utf-8", "replace"), self._key):
+            return 403, "Invalid API Key"
+        return None
+
+
 class EngineGuard:
     """ASGI middleware: loopback ``Host`` with ``port``, own ``Origin`` only, key everywhere but ``/health``.
 
@@ -65,27 +102,13 @@ class EngineGuard:
         if not api_key:
             raise ValueError("the engine guard needs an API key")
         self.app = app
-        names = tuple(dict.fromkeys((*LOOPBACK_NAMES, *(h.lower() for h in extra_hosts if h))))
-        self.hosts = frozenset(f"{name}:{port}" for name in names)
-        self.origins = frozenset(f"http://{host}" for host in self.hosts)
-        self._key = api_key.encode("utf-8")
+        self.gate = LoopbackGate(port=port, api_key=api_key, extra_hosts=extra_hosts)
+        self.hosts, self.origins = self.gate.hosts, self.gate.origins
 
     def refusal(self, scope: Scope) -> tuple[int, str] | None:
         """Why this request is refused (status, detail), or None when it may pass."""
-        host = _header(scope, b"host")
-        if not host or host.strip().lower() not in self.hosts:
-            return 403, "Host not allowed: the managed engine answers only on loopback with its own port"
-        origin = _header(scope, b"origin")
-        if origin is not None and origin.strip().lower() not in self.origins:
-            return 403, "Origin not allowed"
-        if scope.get("type") == "http" and scope.get("path") in OPEN_PATHS:
-            return None
-        key = _header(scope, b"x-api-key")
-        if not key:
-            return 403, "API Key required"
-        if not hmac.compare_digest(key.encode("utf-8", "replace"), self._key):
-            return 403, "Invalid API Key"
-        return None
+        return self.gate.refusal(_header(scope, b"host"), _header(scope, b"origin"), _header(scope, b"x-api-key"),
+                                 scope.get("type") == "http" and scope.get("path") in OPEN_PATHS)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope.get("type")

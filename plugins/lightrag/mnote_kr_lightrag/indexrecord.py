@@ -90,10 +90,10 @@ def read_index_record(engine_dir: Path) -> dict[str, Any] | None:
 
 def write_index_record(engine_dir: Path, record: Mapping[str, Any]) -> None:
     """Record ``record`` as the embedder of the index in ``engine_dir`` (atomic)."""
-    engine_dir.mkdir(parents=True, exist_ok=True)
-    tmp = engine_dir / f".{INDEX_RECORD}.tmp"
-    tmp.write_bytes(msgspec.json.encode(dict(record)))
-    os.replace(tmp, engine_dir / INDEX_RECORD)
+    from mnote_kr.core.atomic import write_private
+
+    engine_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_private(engine_dir / INDEX_RECORD, msgspec.json.encode(dict(record)))
 
 
 class EmbedderMismatch(ProviderError):

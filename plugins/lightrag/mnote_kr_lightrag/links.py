@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
+from mnote_kr.core.atomic import write_private
 from mnote_kr.errors import ProviderError
 
 from . import naming
@@ -87,9 +88,7 @@ def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size:
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
                             hint="move it away or rename the source")
     data = wrapper_text(source, rel_path, size).encode("utf-8")
-    tmp = input_dir / f".{name}.mnote-tmp"  # a dot name with an unsupported suffix: a scan ignores it
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_private(path, data)  # via a dot name with an unsupported suffix: a scan ignores it
     return path
 
 
@@ -100,9 +99,7 @@ def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str) -> 
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
                             hint="move it away or rename the source")
     data = f"{TEXT_WRAPPER_MARK} {rel_path}\n\n{text.strip()}\n".encode()
-    tmp = input_dir / f".{name}.mnote-tmp"
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    write_private(path, data)  # the document's text: the user's only
     return path
 
 

@@ -20,8 +20,16 @@ retrieve without any network. It is honest about what it is:
   ``GET /stats`` (requests served, by kind: embeddings,
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
 
-Run it as ``python -m mnote_kr_lightrag.modelservice --port P [--embedder hybrid]`` or in a thread with
-:func:`start_in_thread` (tests).
+Every request but ``GET /health`` needs the key (``Authorization: Bearer KEY``, what LightRAG's
+OpenAI bindings send as their API key), a loopback ``Host`` with the service's own port and no
+foreign ``Origin`` (the checks of the engine's guard, :class:`.guard.LoopbackGate`); bodies are
+JSON of at most :data:`MAX_BODY` bytes. Connections go through ``serve``'s gate
+(:mod:`mnote_kr.server.conn`): a client whose headers or body do not arrive within their
+deadline is closed and holds no thread meanwhile.
+
+Run it as ``MNOTE_KR_MODELS_KEY=KEY python -m mnote_kr_lightrag.modelservice --port P [--embedder hybrid]``
+(the key in the environment, not on the command line that every local user can read) or in a
+thread with :func:`start_in_thread` (tests; ``server.api_key`` is the key it made).
 """
 
 from __future__ import annotations
@@ -31,15 +39,19 @@ import base64
 import hashlib
 import json
 import math
+import os
 import re
+import secrets
 import struct
 import threading
 import time
 from collections.abc import Callable, Sequence
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
+
 from . import embedders
+from .guard import LoopbackGate
 
 # 1024 rather than 384: hash collisions add noise of about 1/sqrt(dim) to every cosine, and
 # short queries against 400-token chunks score only 0.1-0.3, so the noise must stay small.
@@ -48,7 +60,23 @@ EMBED_MODEL = "mnote-offline-embed"
 LLM_MODEL = "mnote-offline-llm"
 NO_LLM_ANSWER = "No LLM is configured for this knowledge base."
 COMPLETE = "<|COMPLETE|>"
-MAX_BODY = 64 * 1024 * 1024
+#: The largest body a request of LightRAG (or the plugin's ``/rerank``) needs, with room to spare.
+#: An embedding batch is ``EMBEDDING_BATCH_NUM`` (10) texts of at most one chunk (400 tokens,
+#: ``engine.CHUNK``): under 20 KB of English, under 100 KB of CJK even as ``\uXXXX`` escapes.
+#: The largest chat prompt is a query's whole context, ``max_total_tokens`` (30,000 by default),
+#: about 120 KB of English and at most ~720 KB of escaped CJK; ``/rerank`` gets at most
+#: ``passages.MAX_DEPTH`` (80) chunks, ~200 KB. 4 MiB is over 5x the largest of these; the
+#: former 64 MiB let one POST cost a minute of CPU and a gigabyte of memory (issue 27).
+MAX_BODY = 4 * 1024 * 1024
+#: Environment variable that carries the key to ``python -m mnote_kr_lightrag.modelservice``.
+KEY_ENV = "MNOTE_KR_MODELS_KEY"
+#: Paths answered without the key (liveness, the embedder's name: what ``engine.py`` waits on).
+OPEN_PATHS = frozenset({"/health", "/v1/health"})
+#: Connection bounds: headers within 10 s of their first byte, a body within 30 s (LightRAG sends
+#: from the same machine: a few milliseconds), at most 16 handler threads (LightRAG runs at most
+#: 8 embedding and 4 LLM calls at once by default); a slow client holds a socket, not a thread.
+LIMITS = Limits(backlog=128, max_workers=16, max_queued=128, max_open=256, header_deadline=10.0,
+                body_deadline=30.0, idle_timeout=60.0)
 
 _CJK = (
     "\u3040-\u30ff"  # kana
@@ -225,12 +253,28 @@ def classify_and_answer(messages: Sequence[dict[str, Any]]) -> tuple[str, str]:
 # ---------------------------------------------------------------------------
 
 
-class _Handler(BaseHTTPRequestHandler):
+class _Handler(GatedHandler):
     protocol_version = "HTTP/1.1"
     server: _ModelServer
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib signature
         pass
+
+    def _refused(self, path: str) -> bool:
+        """Answer 403 (and close) when Host, Origin or key is wrong; True when refused."""
+        scheme, _, key = (self.headers.get("Authorization") or "").partition(" ")
+        headers = self.headers
+        host, origin = headers.get_all("Host"), headers.get_all("Origin")
+        refusal = self.server.gate.refusal(
+            None if host is None else host[0] if len(host) == 1 else "",
+            None if origin is None else origin[0] if len(origin) == 1 else "",
+            key.strip() if scheme.lower() == "bearer" else None,
+            path in OPEN_PATHS)
+        if refusal is None:
+            return False
+        self.close_connection = True
+        self._error(refusal[0], refusal[1])
+        return True
 
     def _json(self, code: int, obj: Any) -> None:
         data = json.dumps(obj, ensure_ascii=False).encode("utf-8")
@@ -245,6 +289,8 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_GET(self) -> None:  # noqa: N802 - stdlib name
         path = self.path.split("?", 1)[0].rstrip("/")
+        if self._refused(path):
+            return None
         if path in ("/health", "/v1/health"):
             return self._json(200, {"status": "ok", "dim": self.server.dim, "offline": True,
                                     "embedder": self.server.spec.record()})
@@ -258,14 +304,26 @@ class _Handler(BaseHTTPRequestHandler):
 
     def do_POST(self) -> None:  # noqa: N802 - stdlib name
         path = self.path.split("?", 1)[0].rstrip("/")
+        if self._refused(path):
+            return None
+        raw = (self.headers.get("Content-Length") or "0").strip()
+        if self.headers.get("Transfer-Encoding") or not raw.isdigit():
+            self.close_connection = True
+            return self._error(411 if self.headers.get("Transfer-Encoding") else 400,
+                               "send one JSON body with a Content-Length")
+        length = int(raw)
+        if length > MAX_BODY:
+            self.close_connection = True  # never read: answer and close
+            return self._error(413, f"request body of {length} bytes exceeds the limit of {MAX_BODY}")
+        ctype = (self.headers.get("Content-Type") or "").split(";", 1)[0].strip().lower()
+        if length and ctype != "application/json":
+            self.close_connection = True
+            return self._error(415, "bodies must be application/json")
+        data = self.read_exact(length) if length else b""
+        if data is None:
+            return self._error(408, f"the request body did not arrive within {LIMITS.body_deadline:g} s")
         try:
-            length = int(self.headers.get("Content-Length") or 0)
-        except ValueError:
-            return self._error(400, "bad Content-Length")
-        if length < 0 or length > MAX_BODY:
-            return self._error(413, "request body too large")
-        try:
-            body = json.loads(self.rfile.read(length) or b"{}")
+            body = json.loads(data or b"{}")
         except (UnicodeDecodeError, json.JSONDecodeError):
             return self._error(400, "body is not valid JSON")
         if not isinstance(body, dict):
@@ -354,10 +412,9 @@ class _Handler(BaseHTTPRequestHandler):
         self.wfile.write(b"data: " + json.dumps(obj, ensure_ascii=False).encode("utf-8") + b"\n\n")
 
 
-class _ModelServer(ThreadingHTTPServer):
-    daemon_threads = True
-
-    def __init__(self, host: str, port: int, embedder: str, dim: int | None = None) -> None:
+class _ModelServer(GatedHTTPServer):
+    def __init__(self, host: str, port: int, embedder: str, dim: int | None = None,
+                 api_key: str | None = None) -> None:
         self.spec = embedders.spec(embedder)
         if dim is not None and embedder != "hashing" and dim != self.spec.dim:
             raise ValueError(f"embedder {embedder} gives {self.spec.dim} dimensions, not {dim}")
@@ -369,7 +426,11 @@ class _ModelServer(ThreadingHTTPServer):
         # Query-to-passage similarity for ``/rerank``: the learned model only (None for hashing).
         self.similarity: Callable[[str, Sequence[str]], list[float]] | None = (
             embedders.learned_similarity if embedder != "hashing" else None)
-        super().__init__((host, port), _Handler)
+        super().__init__((host, port), _Handler, LIMITS)
+        #: The key every request but ``/health`` must send (``Authorization: Bearer``).
+        self.api_key = api_key or secrets.token_urlsafe(24)
+        extra = () if host in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::") else (host,)
+        self.gate = LoopbackGate(port=self.server_address[1], api_key=self.api_key, extra_hosts=extra)
         self.counts: dict[str, int] = {}
         self.lock = threading.Lock()
 
@@ -379,23 +440,32 @@ class _ModelServer(ThreadingHTTPServer):
 
 
 def make_server(host: str = "127.0.0.1", port: int = 0, embedder: str = embedders.DEFAULT_EMBEDDER,
-                dim: int | None = None) -> _ModelServer:
+                dim: int | None = None, api_key: str | None = None) -> _ModelServer:
     """Bind the service (port 0 picks a free port); call ``serve_forever`` on the result.
 
     ``embedder`` is one of :data:`embedders.NAMES`; ``server.dim`` is its vector size (``dim``
     may set it for ``hashing`` only). ``server.counts`` counts requests by kind (embeddings,
-    keywords, extract, no-llm).
+    keywords, extract, no-llm). ``api_key`` is the key requests must send (a random one when
+    not given: ``server.api_key``); there is no keyless mode.
     """
-    return _ModelServer(host, port, embedder, dim)
+    return _ModelServer(host, port, embedder, dim, api_key)
 
 
 def start_in_thread(host: str = "127.0.0.1", port: int = 0, embedder: str = embedders.DEFAULT_EMBEDDER,
-                    dim: int | None = None) -> tuple[_ModelServer, threading.Thread]:
-    """Start the service in a daemon thread; stop it with ``server.shutdown(); server.server_close()``."""
-    srv = make_server(host, port, embedder, dim)
+                    dim: int | None = None, api_key: str | None = None) -> tuple[_ModelServer, threading.Thread]:
+    """Start the service in a daemon thread; stop it with ``server.shutdown(); server.server_close()``.
+
+    Requests send ``Authorization: Bearer`` + ``server.api_key`` (:func:`auth_headers`).
+    """
+    srv = make_server(host, port, embedder, dim, api_key)
     thread = threading.Thread(target=srv.serve_forever, name="mnote-kr-modelservice", daemon=True)
     thread.start()
     return srv, thread
+
+
+def auth_headers(api_key: str) -> dict[str, str]:
+    """The headers that carry the service's key, as LightRAG's OpenAI client sends it."""
+    return {"Authorization": f"Bearer {api_key}"}
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -405,7 +475,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--embedder", choices=embedders.NAMES, default=embedders.DEFAULT_EMBEDDER)
     args = parser.parse_args(argv)
-    srv = make_server(args.host, args.port, args.embedder)
+    key = os.environ.pop(KEY_ENV, "")
+    if not key:
+        parser.error(f"set the service's key in ${KEY_ENV} (every request but /health must send it)")
+    srv = make_server(args.host, args.port, args.embedder, api_key=key)
     print(f"mnote-kr offline model service on http://{args.host}:{srv.server_address[1]}/v1 "
           f"embedder={srv.spec.name} dim={srv.dim} version={srv.spec.version}", flush=True)
     try:

@@ -181,7 +181,7 @@ def retrieve_own(client: LightRagClient, payload: dict[str, Any],
 
 
 def rank_found_files(models_url: str, query: str, references: list[ProviderReference], wanted: int,
-                     timeout_s: float) -> list[ProviderReference]:
+                     timeout_s: float, models_key: str | None = None) -> list[ProviderReference]:
     """LightRAG's first ``wanted`` slots, each file's filled with its chunks that best match the
     query (:mod:`.passages`), scored by the offline model service's ``/v1/rerank``.
 
@@ -195,6 +195,7 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
     try:
         # trust_env=False: a loopback service never goes through a proxy (the texts are the user's).
         reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s, trust_env=False,
+                           headers={"Authorization": f"Bearer {models_key}"} if models_key else None,
                            json={"query": query, "documents": [r.content or "" for r in references]})
         reply.raise_for_status()
         results = reply.json()["results"]
@@ -286,7 +287,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
-                                      settings.timeout_s)
+                                      settings.timeout_s, settings.models_key)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":

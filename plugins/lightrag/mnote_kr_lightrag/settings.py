@@ -55,6 +55,7 @@ class Settings:
     #: The managed engine's offline model service, when its embedder has a learned model: the
     #: query then ranks each found file's chunks with it (``passages``); None otherwise.
     models_url: str | None = None
+    models_key: str | None = None  # the model service's key (``Authorization: Bearer``)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -155,6 +156,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
         models_url=_reranker_url(info, config),
+        models_key=getattr(info, "models_key", None) if info is not None else None,
     )
     if len(_RECENT) > 64:
         _RECENT.clear()

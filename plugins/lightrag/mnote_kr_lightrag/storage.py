@@ -15,7 +15,6 @@ rebuilds it with the current default.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import msgspec
@@ -87,7 +86,7 @@ def vector_storage(working_dir: Path, workspace: str | None) -> tuple[str, str |
 
 def write_record(space: Path, name: str) -> None:
     """Record ``name`` as the namespace's vector storage (atomic)."""
-    space.mkdir(parents=True, exist_ok=True)
-    tmp = space / f".{RECORD}.tmp"
-    tmp.write_bytes(msgspec.json.encode({"vector": name}))
-    os.replace(tmp, space / RECORD)
+    from mnote_kr.core.atomic import write_private
+
+    space.mkdir(parents=True, exist_ok=True, mode=0o700)
+    write_private(space / RECORD, msgspec.json.encode({"vector": name}))

@@ -86,14 +86,14 @@ def prepare_legacy(shared: EngineInfo, name: str, root: Path) -> set[str] | None
 
     staging = working / f".{name}.migrating"
     shutil.rmtree(staging, ignore_errors=True)
-    staging.mkdir(parents=True)
+    staging.mkdir(parents=True, mode=0o700)
     for item in working.iterdir():
         if item.is_file() and not item.name.startswith("."):
             shutil.copy2(item, staging / item.name)
     staging.rename(target)  # all or nothing: a half-copied namespace is never started
     ns_inputs = inputs / name
     for rel in ("", links.PARSED_DIR):  # links waiting at the top, and processed ones with sidecars
-        (ns_inputs / rel).mkdir(parents=True, exist_ok=True)
+        (ns_inputs / rel).mkdir(parents=True, exist_ok=True, mode=0o700)
         for link in owned:
             for entry in (link, f"{link}.parsed"):
                 src = inputs / rel / entry

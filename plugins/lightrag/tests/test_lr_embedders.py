@@ -87,6 +87,7 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE"))}
     env["HOME"] = str(tmp_path)  # no user-level model cache to fall back on
+    env[ms.KEY_ENV] = "test-models-key"
     log = tmp_path / "models.out"
     with log.open("wb") as out:
         proc = subprocess.Popen([sys.executable, "-c", _GUARD, "--port", str(port)], stdout=out,
@@ -104,7 +105,8 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
         assert health["embedder"]["name"] == "hybrid" and health["dim"] == embedders.spec("hybrid").dim
         texts = ["who invented the typewriter", "Christopher Latham Sholes patented the typewriter in 1868.",
                  "The coolest month is January."]
-        r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False)
+        r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False,
+                       headers=ms.auth_headers("test-models-key"))
         assert r.status_code == 200, r.text
         vecs = [row["embedding"] for row in r.json()["data"]]
         learned = [v[: embedders.WORDLLAMA_DIM] for v in vecs]
@@ -120,8 +122,9 @@ def test_lr_model_service_refuses_another_dim_for_the_learned_model() -> None:
     srv, thread = ms.start_in_thread(embedder="wordllama")
     try:
         url = f"http://127.0.0.1:{srv.server_address[1]}/v1/embeddings"
-        assert httpx.post(url, json={"input": "x", "dimensions": 16}, trust_env=False).status_code == 400
-        ok = httpx.post(url, json={"input": ["x y"]}, trust_env=False)
+        auth = ms.auth_headers(srv.api_key)
+        assert httpx.post(url, json={"input": "x", "dimensions": 16}, trust_env=False, headers=auth).status_code == 400
+        ok = httpx.post(url, json={"input": ["x y"]}, trust_env=False, headers=auth)
         assert len(ok.json()["data"][0]["embedding"]) == embedders.WORDLLAMA_DIM
     finally:
         srv.shutdown()

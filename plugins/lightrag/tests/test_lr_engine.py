@@ -251,10 +251,12 @@ def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: en
         assert health["configuration"]["llm_model"] == modelservice.LLM_MODEL
         assert health["configuration"]["embedding_model"] == modelservice.EMBED_MODEL
         assert info.models_url is not None
-        stats_before = httpx.get(f"{info.models_url}/stats", trust_env=False).json()["requests"]
+        stats_before = httpx.get(f"{info.models_url}/stats", trust_env=False,
+                                 headers=modelservice.auth_headers(info.models_key or "")).json()["requests"]
         _scan(client)
         docs = _wait_processed(client, set(links))
-        stats = httpx.get(f"{info.models_url}/stats", trust_env=False).json()["requests"]
+        stats = httpx.get(f"{info.models_url}/stats", trust_env=False,
+                                 headers=modelservice.auth_headers(info.models_key or "")).json()["requests"]
         # '!' in every parser rule, legacy ones included: ingestion embedded but asked no LLM.
         assert stats.get("embeddings", 0) > stats_before.get("embeddings", 0)
         assert {k: v for k, v in stats.items() if k != "embeddings"} == \

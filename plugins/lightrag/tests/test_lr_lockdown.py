@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+import stat
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -253,3 +254,65 @@ def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine
     assert info["provider"]["reachable"] is True and info["provider"]["coreVersion"]
     assert info["provider"]["warnings"] == []
     assert "Warning:" not in render_status(info)
+
+
+# --- every file private (issue 27) -------------------------------------------------------------
+
+
+def _loose_modes(top: Path) -> list[str]:
+    """Every file or folder under ``top`` (symlinks aside) that group or others may use, with its mode."""
+    loose = []
+    for path in [top, *top.rglob("*")]:
+        mode = path.lstat().st_mode
+        if not stat.S_ISLNK(mode) and mode & 0o077:
+            loose.append(f"{path.relative_to(top.parent)} {oct(mode & 0o777)}")
+    return loose
+
+
+def test_lr_make_private_tightens_the_engine_tree_but_never_a_linked_user_file(tmp_path: Path) -> None:
+    user_file = tmp_path / "user" / "notes.md"
+    user_file.parent.mkdir()
+    user_file.write_text("mine\n")
+    user_file.chmod(0o644)
+    top = tmp_path / "engine"
+    (top / "rag_storage" / "ws").mkdir(parents=True, mode=0o755)
+    (top / "rag_storage").chmod(0o755)
+    top.chmod(0o755)
+    store = top / "rag_storage" / "ws" / "kv_store_full_docs.json"
+    store.write_text("{}")
+    store.chmod(0o644)
+    (top / "inputs").mkdir(mode=0o755)
+    (top / "inputs" / "link-notes.md").symlink_to(user_file)
+    assert _loose_modes(top)  # what an older mnote-kr left
+    assert engine.make_private(top) == 5
+    assert _loose_modes(top) == []
+    assert stat.S_IMODE(store.stat().st_mode) == 0o600
+    assert stat.S_IMODE(user_file.stat().st_mode) == 0o644  # behind the link: the user's, untouched
+    assert engine.make_private(top) == 0  # nothing left to do the next time
+
+
+@pytest.mark.integration
+def test_lr_engine_stores_and_logs_are_private_after_an_ingest(
+        lightrag_engine: engine.EngineInfo, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    base = Path(lightrag_engine.working_dir).parents[2]
+    monkeypatch.setenv("MNOTE_KR_HOME", str(base))
+    root = tmp_path / "kb"
+    root.mkdir()
+    source = root / "private.md"
+    source.write_text("# Private\n\nThe vault code for the cellar is 7342, kept by the steward.\n")
+    source.chmod(0o644)
+    before = source.read_bytes()
+    config = load_config(root)
+    config["providers"] = {"lightrag": {}}
+    host = Host(root, config=config)
+    assert [i.status for i in host.ingest(["."], wait=True, wait_s=180).items] == ["processed"]
+    engine_dir = Path(lightrag_engine.working_dir).parent
+    stores = sorted(p.name for p in engine_dir.rglob("kv_store_*.json"))
+    assert "kv_store_full_docs.json" in stores and "kv_store_text_chunks.json" in stores
+    assert _loose_modes(engine_dir) == [], "\n".join(_loose_modes(engine_dir))
+    assert _loose_modes(Path(lightrag_engine.run_dir)) == []
+    assert source.read_bytes() == before and stat.S_IMODE(source.stat().st_mode) == 0o644
+    # The ingest embedded through the model service with its key; without the key it answers nothing.
+    assert lightrag_engine.models_url and lightrag_engine.models_key
+    keyless = httpx.post(f"{lightrag_engine.models_url}/v1/embeddings", json={"input": ["x"]}, trust_env=False)
+    assert keyless.status_code == 403

@@ -14,6 +14,8 @@ from mnote_kr_lightrag import passages
 from mnote_kr_lightrag.querying import rank_found_files
 from mnote_kr_lightrag.settings import _reranker_url
 
+KEY = "test-rerank-key"
+
 
 def _ref(file: str, text: str, rank: int) -> ProviderReference:
     return ProviderReference(provider="lightrag", file_path=file, chunk_id=f"c-{file}-{rank}", content=text, rank=rank)
@@ -57,7 +59,7 @@ def test_deeper_is_a_bounded_multiple_of_wanted() -> None:
 
 @pytest.fixture(scope="module")
 def learned_service() -> Iterator[str]:
-    srv, thread = ms.start_in_thread(embedder="hybrid")
+    srv, thread = ms.start_in_thread(embedder="hybrid", api_key=KEY)
     try:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
     finally:
@@ -71,11 +73,12 @@ def test_rerank_endpoint_scores_meaning_in_the_documents_order(learned_service: 
             "The dog barked at the postman all morning.",
             "Aircraft land and take off at the airfield north of town."]
     body = httpx.post(f"{learned_service}/v1/rerank", json={"query": "where do planes arrive", "documents": docs},
-                      timeout=30).json()
+                      headers=ms.auth_headers(KEY), timeout=30).json()
     assert [r["index"] for r in body["results"]] == [0, 1, 2]
     s = [r["relevance_score"] for r in body["results"]]
     assert s[2] > s[1] and s[0] > s[1]
-    bad = httpx.post(f"{learned_service}/v1/rerank", json={"query": 3, "documents": docs}, timeout=30)
+    bad = httpx.post(f"{learned_service}/v1/rerank", json={"query": 3, "documents": docs},
+                     headers=ms.auth_headers(KEY), timeout=30)
     assert bad.status_code == 400
 
 
@@ -83,7 +86,8 @@ def test_hashing_service_has_no_reranker() -> None:
     srv, thread = ms.start_in_thread(embedder="hashing", dim=64)
     try:
         url = f"http://127.0.0.1:{srv.server_address[1]}"
-        r = httpx.post(f"{url}/v1/rerank", json={"query": "q", "documents": ["d"]}, timeout=10)
+        r = httpx.post(f"{url}/v1/rerank", json={"query": "q", "documents": ["d"]},
+                       headers=ms.auth_headers(srv.api_key), timeout=10)
         assert r.status_code == 501 and "no learned model" in r.text
     finally:
         srv.shutdown()
@@ -99,7 +103,7 @@ def test_rank_found_files_puts_the_files_answering_chunk_in_its_first_slot(learn
             _ref("city.docx", "Kempegowda built a mud fort in 1537 and founded the town.", 2),
             *[_ref(f"other{i}.pdf", text, 3 + i) for i, text in enumerate(filler)]]
     question = "who founded the town and built its fort"
-    out = rank_found_files(learned_service, question, refs, wanted=4, timeout_s=30)
+    out = rank_found_files(learned_service, question, refs, wanted=4, timeout_s=30, models_key=KEY)
     assert [r.file_path for r in out] == ["city.docx", "city.docx", "other0.pdf", "other1.pdf"]
     assert "1537" in (out[0].content or "")  # was LightRAG's second chunk of the file
 
