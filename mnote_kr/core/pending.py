@@ -77,11 +77,18 @@ def follow_command(root: IndexedRoot) -> str:
         words.append("--no-recursive")
     for pattern in root.exclude_patterns:
         words += ["--exclude", pattern]
-    return " ".join(shlex.quote(w) for w in words)
+    return " ".join(_quoted(w) for w in words)
+
+
+def _quoted(word: str) -> str:
+    """A shell word in double quotes when it needs quoting (the messages put commands in single ones)."""
+    if shlex.quote(word) == word:
+        return word
+    return '"' + "".join("\\" + c if c in '"\\$`' else c for c in word) + '"'
 
 
 def ingest_command(rel: str) -> str:
-    return f"mnote-kr ingest {shlex.quote(rel)}"
+    return f"mnote-kr ingest {_quoted(rel)}"
 
 
 class LeftBehind(msgspec.Struct, kw_only=True, rename="camel"):

@@ -498,7 +498,7 @@ def follow_waiting(host: Host, root_rel: str, on_action: Action = _no_action) ->
 
     waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & fmt.STALE))
                                                     if reg.stale_count() else [])
-              if e.stale_reason == REASON_CHANGED and e.status not in _DEAD and waits(e.source_root_relative_path)]
+              if e.stale_reason == REASON_CHANGED and waits(e.source_root_relative_path)]
     waited += [f.source_path for f in load_pending_new(host).files if waits(f.source_path)]
     if not waited:
         return {}
