@@ -62,6 +62,6 @@ def test_an_edited_docx_is_followed_and_cited_again_by_default(tmp_path: Path, l
     assert entry.light_rag_doc_id != old.light_rag_doc_id
     found = host.search(f"quokka colony copper gearbox {token}", mode="naive")
     hits = [c for c in found.results if c.source_root_relative_path == "docs/report.docx"]
-    assert hits and any("quokka" in c.display_quote for c in hits), [c.display_quote for c in found.results]
+    assert hits and any("quokka" in (c.display_quote or "") for c in hits), [c.display_quote for c in found.results]
     assert found.not_indexed == []
     assert doc.read_bytes() == edited  # the source is untouched by everything mnote-kr did

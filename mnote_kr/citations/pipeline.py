@@ -451,7 +451,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if scoped and unusable.get("outOfScope"):
             fixes.append("widen --scope")
         if stale:
-            # (sync and watch re-index a changed file only in a root added with --run-on-change)
+            # (sync and watch leave a changed file stale only in a root added with --no-follow)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
         if unusable.get("excludedByRoot"):
             fixes.append("'mnote-kr sync' drops them from the index")

@@ -82,8 +82,9 @@ class WatchAction:
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
     ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
-    root without runOnChange), ``skipped`` (a type the provider cannot index: passed over, as a
-    folder ingest does), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
+    root added with --no-follow), ``skipped`` (a type the provider cannot index: passed over, as a
+    folder ingest does; or an entry no pass can index: a FIFO, socket or device, a name that is not
+    valid UTF-8), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
     ``watching``, ``error``.
     """
 
