@@ -34,6 +34,7 @@ BAD_SHOWN = "kb/bad\\xff\\xfe name.pdf"
 class KB:
     def __init__(self, host: Host, fake: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
         self.host, self.fake, self.ws, self.capsys = host, fake, host.root, capsys
+        self.err = ""
 
     def run(self, *args: str, code: int = 0) -> str:
         """``mnote-kr ARGS`` in process on this host; its stdout (the sources are checked unchanged)."""
@@ -41,7 +42,9 @@ class KB:
         self.capsys.readouterr()
         assert main(list(args)) == code
         assert digest_tree(self.ws) == before, "a command changed a source file"
-        return self.capsys.readouterr().out
+        captured = self.capsys.readouterr()
+        self.err = captured.err
+        return captured.out
 
     def json(self, *args: str, code: int = 0) -> Any:
         return json.loads(self.run(*args, "--json", code=code))
@@ -178,3 +181,20 @@ def test_sync_names_a_non_utf8_name_a_fifo_and_a_socket_and_follows_the_rest(kb:
             assert f"skipped:                {line}" in text, text
     finally:
         sock.close()
+
+
+def test_a_folder_whose_name_is_not_utf8_is_one_line_everywhere(kb: KB) -> None:
+    odd = os.path.join(os.fsencode(kb.ws / "kb"), b"dossier \xe9t\xe9")
+    os.makedirs(odd)
+    with open(os.path.join(odd, b"report.md"), "wb") as fh:
+        fh.write(b"inside an odd folder\n")
+    write(kb.ws / "kb" / "good.md", "good\n")
+    shown = "kb/dossier \\xe9t\\xe9"
+    kb.run("roots", "add", "kb")
+    assert {s["path"]: s["reason"] for s in kb.json("ingest", "kb")["skipped"]} == {
+        shown: "a folder whose name is not valid UTF-8: rename it (e.g. with 'mv') to index its files"}
+    assert list(kb.json("sync")["reconcile"]["passedOver"]["reasons"]) == [shown]
+    assert kb.json("search", "what is in report.md")["notIndexed"] == []  # found nowhere it could be cited from
+    assert kb.run("roots", "add", "kb/" + os.fsdecode(b"dossier \xe9t\xe9"), code=2) == ""
+    assert "Error: The folder name kb/dossier \\xe9t\\xe9 is not valid UTF-8" in kb.err
+    assert kb.cited() == {"kb/good.md"}

@@ -10,7 +10,7 @@ from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import left_behind
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, leaves_workspace
+from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, leaves_workspace
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
@@ -61,7 +61,7 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
         for item in items:
             item_rel = f"{rel}/{item.name}" if rel else item.name
             if item.is_dir(follow_symlinks=False):
-                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
+                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive or bad_name(item.name):
                     continue
                 folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 stack.append((Path(item.path), item_rel, folder_pattern))

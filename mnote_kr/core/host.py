@@ -32,7 +32,15 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
-from mnote_kr.core.workspace import Workspace, excluded_entries, excluded_in_root, find_workspace, innermost_root
+from mnote_kr.core.workspace import (
+    Workspace,
+    bad_name,
+    excluded_entries,
+    excluded_in_root,
+    find_workspace,
+    innermost_root,
+    shown_path,
+)
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -156,6 +164,9 @@ class Host:
         abs_path, rel = self.workspace.resolve(path)
         if not abs_path.is_dir():
             raise UsageError(f"Not a folder: {path}", hint="an indexed root is a folder inside the workspace")
+        if bad_name(rel):
+            raise UsageError(f"The folder name {shown_path(rel)} is not valid UTF-8",
+                             hint="rename it (e.g. with 'mv'), then add it")
         root = IndexedRoot(
             root_relative_path=rel,
             recursive=recursive,
