@@ -57,13 +57,27 @@ class Frozen(msgspec.Struct, rename="camel", kw_only=True, frozen=True):
 
 
 class IndexedRoot(Frozen, frozen=True, kw_only=True):
-    """A folder (relative to the workspace) whose files form the knowledge base."""
+    """A folder (relative to the workspace) whose files form the knowledge base.
+
+    ``run_on_change`` (following): sync and watch re-index changed files and ingest new ones
+    (the default; ``roots add --no-follow`` opts out). ``run_on_change_set`` says the value was
+    written by a version where following is the default: a root saved before that has
+    ``runOnChange: false`` that nobody chose (it was the only way ``roots add`` wrote a root), so
+    such a root follows when read (docs/sync.md). To build an opted-out root in code, pass both
+    ``run_on_change=False`` and ``run_on_change_set=True``.
+    """
 
     root_relative_path: str
     recursive: bool = True
     exclude_patterns: list[str] = []
-    run_on_change: bool = False
+    run_on_change: bool = True
     updated_at_ms: int = 0
+    run_on_change_set: bool = False
+
+    def __post_init__(self) -> None:
+        if not self.run_on_change_set:
+            msgspec.structs.force_setattr(self, "run_on_change", True)
+            msgspec.structs.force_setattr(self, "run_on_change_set", True)
 
 
 class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=False):

@@ -125,7 +125,7 @@ def kb(tmp_path_factory: pytest.TempPathFactory, lightrag_engine: Any) -> KB:  #
 
     root = cli.json("roots", "add", "kb", "--exclude", "draft.md")
     assert root == {"rootRelativePath": "kb", "recursive": True, "excludePatterns": ["draft.md"],
-                    "runOnChange": False, "updatedAtMs": root["updatedAtMs"]}
+                    "runOnChange": True, "runOnChangeSet": True, "updatedAtMs": root["updatedAtMs"]}
     # broken.pdf fails to index: the report is still printed, and the exit code says so.
     report = cli.json("ingest", "kb", "--wait", "--timeout", "120", code=1)
     (kbdir / "notes" / "later.md").write_text(f"# Later {token}\n\nWritten after the ingest.\n", encoding="utf-8")
@@ -176,7 +176,13 @@ def test_roots_add_list_remove_json_round_trip(tmp_path: Path) -> None:
     assert flat["recursive"] is False
     listed = cli.json("roots", "list")["indexedRoots"]
     assert [r["rootRelativePath"] for r in listed] == ["books", "papers"]
-    assert "papers  (recursive, run-on-change) exclude=old,*.tmp" in cli.run("roots", "list").stdout
+    assert "papers  (recursive) exclude=old,*.tmp" in cli.run("roots", "list").stdout
+    # Following is the default (a bare 'roots add' follows); --no-follow opts out and is listed.
+    assert flat["runOnChange"] is True
+    assert cli.json("roots", "add", "papers", "--exclude", "old", "--exclude", "*.tmp", "--no-follow")[
+        "runOnChange"] is False
+    assert "papers  (recursive, no-follow) exclude=old,*.tmp" in cli.run("roots", "list").stdout
+    assert cli.json("roots", "add", "papers", "--exclude", "old", "--exclude", "*.tmp")["runOnChange"] is True
     # Adding a root again replaces its rules: the human output says so, with what was there.
     assert cli.run("roots", "add", "books", "--no-recursive").stdout.strip() == (
         "Root books was indexed already, with the same rules (flat)")

@@ -291,8 +291,8 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
 
 
 def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
-    """In a root without --run-on-change neither watch nor sync re-indexes a changed file: what they
-    print says so and names the command that does; no message claims 'sync' re-indexes it."""
+    """In a root added with --no-follow neither watch nor sync re-indexes a changed file: what they
+    print says so and names the commands that do; no message claims 'sync' re-indexes it."""
     from mnote_kr.citations.render import render_sync
     from mnote_kr.sync.reconcile import reconcile_and_apply
 
@@ -305,7 +305,7 @@ def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     host = Host(ws, config=config)
     st = note.stat()
     with host.store.transaction() as reg:
-        reg.roots["kb"] = IndexedRoot(root_relative_path="kb")
+        reg.roots["kb"] = IndexedRoot(root_relative_path="kb", run_on_change=False, run_on_change_set=True)
         reg.put(SourceEntry(source_id="kb/a.md", source_path=str(note), source_root_relative_path="kb/a.md",
                             status="processed", size=st.st_size, mtime_ns=st.st_mtime_ns,
                             source_hash="sha256:" + hashlib.sha256(note.read_bytes()).hexdigest()))
@@ -313,14 +313,15 @@ def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     said: list[tuple[str, str, str]] = []
     summary = reconcile_and_apply(host, on_action=lambda kind, rel, why: said.append((kind, rel, why)))
     assert [(k, r) for k, r, _ in said] == [("stale", "kb/a.md")]
-    assert "'mnote-kr ingest kb/a.md' re-indexes it" in said[0][2] and "--run-on-change" in said[0][2]
+    assert "'mnote-kr ingest kb/a.md' re-indexes it" in said[0][2]
+    assert "'mnote-kr roots add kb' makes the root follow" in said[0][2]
     text = render_sync({"reconcile": summary, "provider": {}})
     assert "1 changed file(s) not re-indexed" in text and "'mnote-kr ingest kb/a.md' re-indexes it" in text
     reg = host.registry()
     assert reg.entries["kb/a.md"].stale_reason == "content changed on disk"  # the record keeps the plain reason
     for message in (render_status(host.status()), why_no_results(reg, {"changedOnDisk": 1}, False)["message"]):
         assert "'mnote-kr sync' re-indexes" not in message and "'mnote-kr ingest FILE' re-indexes" in message
-    # A root with --run-on-change re-indexes it: sync does not tell the user to.
+    # A root that follows (the default) re-indexes it: sync does not tell the user to.
     sent = {**summary, "ingest": {"ingested": ["kb/a.md"]}}
     assert "not re-indexed" not in render_sync({"reconcile": sent, "provider": {}})
 

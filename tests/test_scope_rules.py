@@ -47,7 +47,7 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Host, 
     for rel in DOCUMENTS + OTHERS:
         write(ws / rel, f"content of {rel}\n")
     host, fake = fake_host(ws, FakeProvider(suffixes=INDEXES, delete_status="delete_completed"))
-    host.roots_add("kb")
+    host.roots_add("kb", run_on_change=False)
     yield host, fake
 
 

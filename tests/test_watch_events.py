@@ -291,3 +291,54 @@ def test_watch_follows_its_own_submitted_work_without_waiting_for_the_sync_inter
     finally:
         assert kb.watcher is not None
         kb.watcher.stop()
+
+
+# --------------------------------------------------------------------------- following by default (issue 27)
+
+
+def test_roots_add_then_watch_follows_edits_new_files_and_renames_by_default(kb: KB) -> None:
+    """The README's commands ('roots add .', 'ingest', 'watch'), no flag: an edited file is re-indexed,
+    a new one ingested, a renamed one followed; nothing is left as 'not re-indexed' or 'not ingested'."""
+    write(kb.ws / "a.md", "alpha\n")
+    write(kb.ws / "sub" / "b.md", "beta\n")
+    kb.host.roots_add(kb.ws)  # 'mnote-kr roots add .': the defaults
+    kb.host.ingest([kb.ws])
+    assert kb.cited() == {"a.md", "sub/b.md"}
+    old_a = kb.entries()["a.md"]
+    kb.watch()
+    with open(kb.ws / "a.md", "a", encoding="utf-8") as fh:
+        fh.write("alpha, edited\n")
+    write(kb.ws / "c.md", "gamma, new\n")
+    os.rename(kb.ws / "sub" / "b.md", kb.ws / "sub" / "b2.md")
+    kb.settle(lambda: kb.cited() == {"a.md", "sub/b2.md", "c.md"}
+              and kb.entries()["a.md"].source_hash != old_a.source_hash)
+    a = kb.entries()["a.md"]
+    assert a.status == "processed" and not a.stale and a.light_rag_doc_id != old_a.light_rag_doc_id
+    assert kb.entries()["sub/b.md"].stale_reason == "moved to sub/b2.md"
+    assert load_pending_new(kb.host).files == []
+    assert not [a.line() for a in kb.actions if a.kind in ("new", "error") or "not re-indexed" in a.detail]
+
+
+def test_watch_start_up_and_events_name_a_non_utf8_name_and_a_fifo_and_go_on(kb: KB) -> None:
+    write(kb.ws / "kb" / "good.md", "good\n")
+    bad = os.path.join(os.fsencode(kb.ws / "kb"), b"bad\xff\xfe name.pdf")
+    with open(bad, "wb") as fh:
+        fh.write(b"%PDF-1.4 not really\n")
+    os.mkfifo(kb.ws / "kb" / "pipe")
+    kb.host.roots_add(kb.ws / "kb")
+    kb.host.ingest(["kb"])
+    assert kb.cited() == {"kb/good.md"}
+    before = digest_tree(kb.ws)
+    w = kb.watch()  # the start-up reconcile walks the folder with both in it
+    skipped = {a.path: a.detail for a in kb.actions if a.kind == "skipped"}
+    assert "not valid UTF-8" in skipped["kb/bad\\xff\\xfe name.pdf"]
+    assert "named pipe (FIFO)" in skipped["kb/pipe"]
+    assert w.last_error is None and not [a for a in kb.actions if a.kind == "error"]
+    # While watching: another odd name is named, and the rest of the folder is still followed.
+    with open(os.path.join(os.fsencode(kb.ws / "kb"), b"also \xe9.md"), "wb") as fh:
+        fh.write(b"latin-1 name\n")
+    write(kb.ws / "kb" / "new.md", "new\n")
+    kb.settle(lambda: "kb/new.md" in kb.cited() and any(a.path == "kb/also \\xe9.md" for a in kb.actions))
+    assert w.last_error is None and not [a for a in kb.actions if a.kind == "error"]
+    assert kb.cited() == {"kb/good.md", "kb/new.md"}
+    assert {k: v for k, v in digest_tree(kb.ws).items() if k in before} == before

@@ -131,7 +131,7 @@ def test_reconcile_catches_changes_made_while_nothing_was_watching(kb: tuple[Hos
     for i in range(6):
         write(ws / "notes" / f"n{i}.md", f"note {i}\n")
     write(ws / "papers" / "p.md", "paper\n")
-    host.roots_add(ws / "notes")
+    host.roots_add(ws / "notes", run_on_change=False)
     host.roots_add(ws / "papers", run_on_change=True)
     host.ingest([ws / "notes", ws / "papers"])
     reg = host.registry()

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
-    from mnote_kr.core.registry import Registry
+    from mnote_kr.core.registry import Registry, RegistryStore
     from mnote_kr.core.workspace import Workspace
     from mnote_kr.plugins import Plugins
 
@@ -30,6 +30,9 @@ class HostView(Protocol):
 
     @property
     def config(self) -> dict[str, Any]: ...
+
+    @property
+    def store(self) -> RegistryStore: ...
 
     def context(self) -> ProviderContext: ...
 

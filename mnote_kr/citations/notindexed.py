@@ -8,8 +8,9 @@ from pathlib import Path
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
+from mnote_kr.core.pending import left_behind
 from mnote_kr.core.registry import Registry
-from mnote_kr.core.workspace import SKIP_DIRS, excluded_by, leaves_workspace
+from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, leaves_workspace
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
@@ -60,7 +61,7 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
         for item in items:
             item_rel = f"{rel}/{item.name}" if rel else item.name
             if item.is_dir(follow_symlinks=False):
-                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive:
+                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive or bad_name(item.name):
                     continue
                 folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 stack.append((Path(item.path), item_rel, folder_pattern))
@@ -150,3 +151,20 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
             absent = [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)]
             out.extend(_passed_over(host, absent) if path.is_file() else absent)
     return out
+
+
+#: How many files left behind by roots that do not follow a search names (all are counted).
+LEFT_BEHIND_SHOWN = 50
+
+
+def left_behind_not_indexed(host: Host, reg: Registry, shown: int = LEFT_BEHIND_SHOWN) -> tuple[list[NotIndexed], int]:
+    """Files that roots added with ``--no-follow`` left behind (changed and not re-indexed, new and
+    not ingested), named in every search with the commands that fix them: the first ``shown``, and
+    how many there are in all."""
+    out: list[NotIndexed] = []
+    count = 0
+    for lb in left_behind(host, reg):
+        count += 1
+        if len(out) < shown:
+            out.append(NotIndexed(source_path=lb.source_path, status=lb.status, reason=f"{lb.reason}; {lb.fix}"))
+    return out, count

@@ -23,7 +23,7 @@ from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.notindexed import not_indexed, scope_not_indexed
+from mnote_kr.citations.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
 from mnote_kr.citations.ranking import Candidate, relevance
 from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.sidecar import heading_path
@@ -395,6 +395,11 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
         named = {m.source_path for m in missing}
         missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
+    behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent
+    if behind:
+        missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
+        diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
+                                     "hint": "'mnote-kr status --json' lists them all"}
     if missing and citations:  # a file being indexed is cited once the provider answers from it
         cited = {c.source_root_relative_path for c in citations}
         missing = [m for m in missing if m.source_path not in cited]
@@ -446,7 +451,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         if scoped and unusable.get("outOfScope"):
             fixes.append("widen --scope")
         if stale:
-            # (sync and watch re-index a changed file only in a root added with --run-on-change)
+            # (sync and watch leave a changed file stale only in a root added with --no-follow)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
         if unusable.get("excludedByRoot"):
             fixes.append("'mnote-kr sync' drops them from the index")

@@ -146,6 +146,11 @@ def render_status(info: dict[str, Any]) -> str:
         more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
                      " 'mnote-kr prune' drops the records)")
+    behind = info.get("leftBehind") or {}
+    for note in behind.get("files") or []:  # roots added with --no-follow: what they did not index
+        lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")
+    if behind.get("count", 0) > len(behind.get("files") or []):
+        lines.append(f"           (and {behind['count'] - len(behind['files'])} more left behind; '--json' lists 50)")
     dups = reg.get("duplicateEntries") or []
     for note in dups:
         lines.append(f"Duplicate: {note['sourcePath']}: {note['reason']}")
@@ -206,19 +211,26 @@ def render_sync(result: dict[str, Any]) -> str:
             more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
             lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
                          f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
+        # Not regular files (FIFO, socket, device) and names that are not UTF-8: one line each.
+        passed = rec.get("passedOver") or {}
+        for path in passed.get("paths", [])[:50]:
+            lines.append(f"{'skipped:':<24}{path} ({(passed.get('reasons') or {}).get(path, 'skipped')})")
+        if passed.get("count", 0) > 50:
+            lines.append(f"{'':<24}... and {passed['count'] - 50} more ('--json' lists all)")
+        follow = "'mnote-kr roots add ROOT' (with its rules) makes their root follow"
         new = rec.get("new") or {}
         if new.get("notIngested"):
             names = new["notIngested"]
             how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
                    else "'mnote-kr ingest' with their paths adds them")
-            lines.append(f"{len(names)} new file(s) not ingested: {how}")
-        # A changed file is re-indexed by sync only in a root added with --run-on-change.
+            lines.append(f"{len(names)} new file(s) not ingested (root added with --no-follow): {how}; {follow}")
+        # A changed file is left behind only in a root that opted out of following (--no-follow).
         sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
         stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
         if stale:
             how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
                    else "'mnote-kr ingest' with their paths re-indexes them")
-            lines.append(f"{len(stale)} changed file(s) not re-indexed (root without --run-on-change): {how}")
+            lines.append(f"{len(stale)} changed file(s) not re-indexed (root added with --no-follow): {how}; {follow}")
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
     prov = result.get("provider") or {}

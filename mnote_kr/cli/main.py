@@ -139,23 +139,30 @@ def roots() -> None:
 @click.argument("path")
 @click.option("--no-recursive", is_flag=True, help="Only the folder's own files.")
 @click.option("--exclude", multiple=True, help="Glob of files or folders to leave out (repeatable).")
-@click.option("--run-on-change", is_flag=True, help="Re-ingest changed and new files while watching.")
+@click.option("--follow/--no-follow", "--run-on-change/--no-run-on-change", "follow", default=True,
+              help="Follow the disk: sync and watch re-index changed files and ingest new ones (the default). "
+                   "--no-follow leaves them for 'mnote-kr ingest'; status and search name what waits.")
 @json_option
 @pass_ctx
-def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...], run_on_change: bool,
+def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...], follow: bool,
               as_json: bool) -> None:
     """Mark a folder as part of the knowledge base."""
     from mnote_kr.cli.reports import root_rules
+    from mnote_kr.sync.reconcile import follow_waiting
 
     host = obj.host()
     before = {r.root_relative_path: r for r in host.roots_list()}
-    root, dropped = host.add_root(path, recursive=not no_recursive, exclude=exclude, run_on_change=run_on_change)
+    root, dropped = host.add_root(path, recursive=not no_recursive, exclude=exclude, run_on_change=follow)
+    # Following turned on: what waited while the root did not follow is indexed now.
+    caught_up = follow_waiting(host, root.root_relative_path) if follow else {}
     if as_json:
         import msgspec
 
         out = msgspec.to_builtins(root)
         if dropped:  # the root's shape, plus what its new rules dropped from the index when they did
             out["droppedFromIndex"] = [{"sourcePath": rel, "reason": why} for rel, why in dropped.items()]
+        if caught_up:
+            out["caughtUp"] = caught_up
         emit_json(out)
         return
     name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
@@ -167,6 +174,10 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
         click.echo(f"Updated root {name}: now {rules}, was {root_rules(old)}")
     for rel, why in dropped.items():  # ingested before the rules left it out: the index follows the rules
         click.echo(f"Dropped from the index: {rel} ({why}); no longer cited")
+    for key, label in (("ingested", "Sent what waited"), ("queued", "Queued what waited"), ("failed", "Failed")):
+        for rel in caught_up.get(key, []):
+            click.echo(f"{label}: {rel}" + (" ('mnote-kr sync' sends it once the provider answers)"
+                                            if key == "queued" else ""))
 
 
 @roots.command("list")

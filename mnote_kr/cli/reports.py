@@ -78,8 +78,9 @@ def roots_report(obj: Ctx, as_json: bool) -> None:
 
 
 def root_rules(r: Any) -> str:
-    """An indexed root's rules as ``roots list`` prints them: ``(recursive, run-on-change) exclude=a,b``."""
-    flags = ["recursive" if r.recursive else "flat"] + (["run-on-change"] if r.run_on_change else [])
+    """An indexed root's rules as ``roots list`` prints them: ``(recursive, no-follow) exclude=a,b``
+    (following the disk is the default and goes unsaid)."""
+    flags = ["recursive" if r.recursive else "flat"] + ([] if r.run_on_change else ["no-follow"])
     excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
     return f"({', '.join(flags)}){excl}"
 

@@ -19,7 +19,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
-from mnote_kr.core.pending import load_pending_new
+from mnote_kr.core.pending import USER_DELETED, left_behind, load_pending_new
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     PRUNABLE,
@@ -32,7 +32,15 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
-from mnote_kr.core.workspace import Workspace, excluded_entries, excluded_in_root, find_workspace, innermost_root
+from mnote_kr.core.workspace import (
+    Workspace,
+    bad_name,
+    excluded_entries,
+    excluded_in_root,
+    find_workspace,
+    innermost_root,
+    shown_path,
+)
 from mnote_kr.errors import MnoteKrError, NotFoundError, ProviderError, UsageError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -137,25 +145,34 @@ class Host:
     # ------------------------------------------------------------------ roots
 
     def roots_add(
-        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = False
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = True
     ) -> IndexedRoot:
         """Add (or replace the rules of) an indexed root; see :meth:`add_root`."""
         return self.add_root(path, recursive=recursive, exclude=exclude, run_on_change=run_on_change)[0]
 
     def add_root(
-        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = False
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = True
     ) -> tuple[IndexedRoot, dict[str, str]]:
         """Add (or replace the rules of) an indexed root, and make the index follow its rules:
         files it now excludes are no longer cited and their index is deleted (best effort), as for
-        files deleted from disk. Returns the root and the files dropped (path -> reason)."""
+        files deleted from disk. Returns the root and the files dropped (path -> reason).
+
+        ``run_on_change`` (following, the default): sync and watch re-index its changed files and
+        ingest its new ones; False opts out (what is then left behind is named by ``status`` and in
+        search results). Re-indexing what waited when following is turned on is the faces' part
+        (``mnote_kr.sync.reconcile.follow_waiting``): the core does not reach the provider here."""
         abs_path, rel = self.workspace.resolve(path)
         if not abs_path.is_dir():
             raise UsageError(f"Not a folder: {path}", hint="an indexed root is a folder inside the workspace")
+        if bad_name(rel):
+            raise UsageError(f"The folder name {shown_path(rel)} is not valid UTF-8",
+                             hint="rename it (e.g. with 'mv'), then add it")
         root = IndexedRoot(
             root_relative_path=rel,
             recursive=recursive,
             exclude_patterns=list(exclude),
             run_on_change=run_on_change,
+            run_on_change_set=True,
             updated_at_ms=now_ms(),
         )
         with self.store.transaction() as reg:
@@ -491,8 +508,7 @@ class Host:
         entries = self.entries_under(paths_)
         with self.store.transaction() as reg:
             for e in entries:
-                reg.update(e.source_root_relative_path, stale=True,
-                           stale_reason=e.stale_reason or "deleted from the knowledge base by the user",
+                reg.update(e.source_root_relative_path, stale=True, stale_reason=USER_DELETED,
                            pending_action="delete")
         live = [e for e in entries if e.light_rag_doc_id and e.status != "delete_completed"]
         gone = [e for e in entries if not e.light_rag_doc_id]
@@ -604,6 +620,8 @@ class Host:
                 "duplicateEntries": self._duplicate_entries(reg),
             },
             "pendingNew": self._pending_new(),
+            # What roots added with --no-follow left behind, each with the commands that fix it.
+            "leftBehind": self._left_behind(reg),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
@@ -614,6 +632,15 @@ class Host:
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         return out
+
+    def _left_behind(self, reg: Registry, shown: int = 50) -> dict[str, Any]:
+        files: list[Any] = []
+        count = 0
+        for lb in left_behind(self, reg):
+            count += 1
+            if len(files) < shown:
+                files.append(msgspec.to_builtins(lb))
+        return {"count": count, "files": files}
 
     def _pending_new(self) -> dict[str, Any]:
         """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""

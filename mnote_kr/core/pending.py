@@ -1,17 +1,30 @@
-"""New files in indexed roots that are not ingested yet (``.mnote/index/pending-new.json``).
+"""What sync and watch left behind: new files in indexed roots that are not ingested yet
+(``.mnote/index/pending-new.json``), and changed files not re-indexed, in roots that do not follow.
 
-The watcher and reconcile write it (``mnote_kr.sync.reconcile.update_pending_new``); ``status``
-reads it. It is a derived cache: absent or unreadable means empty.
+The watcher and reconcile write the list (``mnote_kr.sync.reconcile.update_pending_new``);
+``status`` and search read it (:func:`left_behind`). It is a derived cache: absent or unreadable
+means empty.
 """
 
 from __future__ import annotations
 
+import shlex
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
 
 import msgspec
 
-from mnote_kr.core.registry import RegistryStore
+from mnote_kr.core.registry import Registry, RegistryStore
+from mnote_kr.core.registry_format import STALE
+from mnote_kr.core.workspace import innermost_root
+from mnote_kr.models import IndexedRoot
+
+#: The stale reason of a file whose content changed on disk and that nothing re-indexed yet.
+REASON_CHANGED = "content changed on disk"
+#: The stale reason ``delete`` records: a root that follows the disk does not ingest such a file
+#: again by itself ('mnote-kr ingest FILE' does).
+USER_DELETED = "deleted from the knowledge base by the user"
 
 PENDING_NEW_FILE = "pending-new.json"
 PENDING_NEW_VERSION = 1
@@ -54,3 +67,59 @@ def load_pending_new(host: HasStore) -> PendingNew:
         return pending_decoder.decode(pending_new_path(host).read_bytes())
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return PendingNew()
+
+
+def follow_command(root: IndexedRoot) -> str:
+    """The ``roots add`` that makes ``root`` follow with its other rules unchanged (adding again
+    replaces a root's rules: a bare ``roots add PATH`` would drop its excludes)."""
+    words = ["mnote-kr", "roots", "add", root.root_relative_path or "."]
+    if not root.recursive:
+        words.append("--no-recursive")
+    for pattern in root.exclude_patterns:
+        words += ["--exclude", pattern]
+    return " ".join(_quoted(w) for w in words)
+
+
+def _quoted(word: str) -> str:
+    """A shell word in double quotes when it needs quoting (the messages put commands in single ones)."""
+    if shlex.quote(word) == word:
+        return word
+    return '"' + "".join("\\" + c if c in '"\\$`' else c for c in word) + '"'
+
+
+def ingest_command(rel: str) -> str:
+    return f"mnote-kr ingest {_quoted(rel)}"
+
+
+class LeftBehind(msgspec.Struct, kw_only=True, rename="camel"):
+    """A file of a root that does not follow, not citable as it is on disk, and the commands that fix it."""
+
+    source_path: str
+    status: str  # "stale" (changed, not re-indexed) or "not_indexed" (new, not ingested)
+    reason: str
+    fix: str
+
+
+def left_behind(host: HasStore, reg: Registry) -> Iterator[LeftBehind]:
+    """Changed files not re-indexed and new files not ingested in roots that do not follow
+    (``roots add --no-follow``), changed ones first. Only stale entries are decoded."""
+    roots = reg.roots
+    if all(r.run_on_change for r in roots.values()):
+        return
+    if reg.stale_count():
+        for e in reg.select(lambda tag: bool(tag & STALE)):
+            root = innermost_root(e.source_root_relative_path, roots)
+            if e.stale_reason == REASON_CHANGED and root is not None and not root.run_on_change:
+                yield _left(e.source_root_relative_path, "stale", "changed on disk since it was indexed; "
+                            "not re-indexed", root)
+    for f in load_pending_new(host).files:
+        root = innermost_root(f.source_path, roots)
+        if root is not None and not root.run_on_change:
+            yield _left(f.source_path, "not_indexed", "new in an indexed root; not ingested", root)
+
+
+def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
+    name = root.root_relative_path or "."
+    fix = f"'{ingest_command(rel)}' indexes it; '{follow_command(root)}' makes the root follow from now on"
+    return LeftBehind(source_path=rel, status=status, fix=fix,
+                      reason=f"{what}: root {name} does not follow changes (added with --no-follow)")

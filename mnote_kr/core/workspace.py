@@ -8,9 +8,11 @@ call and reports every skipped path with its reason.
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import hashlib
 import os
+import stat
 from collections.abc import Iterable, Mapping
 from pathlib import Path, PurePosixPath
 
@@ -38,12 +40,59 @@ def find_workspace(start: Path | None = None) -> Path:
 
 
 def sha256_file(path: str | Path) -> str:
-    """``sha256:<hex>`` of a file, streamed."""
+    """``sha256:<hex>`` of a regular file, streamed.
+
+    Opened without blocking and checked to be a regular file before any read: a file replaced by a
+    FIFO after it was listed raises ``OSError`` here instead of blocking on a pipe nobody writes."""
     digest = hashlib.sha256()
-    with open(path, "rb") as fh:
+    fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+    with open(fd, "rb") as fh:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise OSError(errno.EINVAL, f"{special_kind(mode)}, not a regular file", str(path))
         while chunk := fh.read(_HASH_CHUNK):
             digest.update(chunk)
     return "sha256:" + digest.hexdigest()
+
+
+def bad_name(rel: str) -> bool:
+    """True when a path the OS gave is not valid UTF-8 (Python holds the bytes as surrogate escapes).
+
+    Such a file is skipped with a line, never indexed: the registry (MessagePack), every JSON answer
+    and LightRAG's file names carry only valid UTF-8, and an escaping of our own would have to be
+    undone by every reader of a path (docs/sync.md)."""
+    try:
+        rel.encode("utf-8")
+    except UnicodeEncodeError:
+        return True
+    return False
+
+
+def shown_path(rel: str) -> str:
+    """A path for output: a name that is not valid UTF-8 with its odd bytes as ``\\xff`` escapes
+    (valid text, and it tells the user which file to rename)."""
+    if not bad_name(rel):
+        return rel
+    return os.fsencode(rel).decode("utf-8", "backslashreplace")
+
+
+BAD_NAME_REASON = "its name is not valid UTF-8: rename it (e.g. with 'mv') to index it"
+BAD_FOLDER_REASON = "a folder whose name is not valid UTF-8: rename it (e.g. with 'mv') to index its files"
+
+
+def special_kind(mode: int) -> str:
+    """What a file that is not regular is, in words."""
+    for test, what in ((stat.S_ISFIFO, "a named pipe (FIFO)"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
+                       (stat.S_ISDIR, "a folder")):
+        if test(mode):
+            return what
+    return "not a regular file"
+
+
+def special_reason(mode: int) -> str:
+    """The skip line of an entry that is no regular file (it is never opened: a FIFO would block)."""
+    return f"{special_kind(mode)}: not a regular file, never opened"
 
 
 class Expansion:
@@ -215,13 +264,20 @@ class Workspace:
         patterns = list(exclude)
         for given in paths:
             abs_path, rel = self.resolve(given, base=base)
-            if abs_path.is_dir():
+            if bad_name(rel) and (abs_path.is_symlink() or abs_path.exists()):
+                reason = BAD_FOLDER_REASON if abs_path.is_dir() else BAD_NAME_REASON
+                out.skipped.append(SkippedPath(path=shown_path(rel), reason=reason))
+            elif abs_path.is_dir():
                 self._walk(abs_path, rel, patterns, recursive, out, seen)
             elif abs_path.is_file():
                 out.named.add(rel)
                 self._add(abs_path, rel, patterns, out, seen)
             elif abs_path.is_symlink() or abs_path.exists():
-                out.skipped.append(SkippedPath(path=rel, reason="not a regular file"))
+                try:
+                    reason = special_reason(abs_path.stat().st_mode)
+                except OSError:
+                    reason = "a broken symlink: not a regular file"
+                out.skipped.append(SkippedPath(path=rel, reason=reason))
             else:
                 raise UsageError(f"No such file or folder: {given}")
         if limit is not None and len(out.files) > limit:
@@ -269,11 +325,22 @@ class Workspace:
                         if excluded_by(item_rel, patterns):
                             out.skipped.append(SkippedPath(path=item_rel, reason="folder excluded by pattern"))
                             continue
+                        if bad_name(item.name):
+                            out.skipped.append(SkippedPath(path=shown_path(item_rel), reason=BAD_FOLDER_REASON))
+                            continue
                         subdirs.append((Path(item.path), item_rel))
+                elif bad_name(item.name):
+                    out.skipped.append(SkippedPath(path=shown_path(item_rel), reason=BAD_NAME_REASON))
                 elif item.is_file(follow_symlinks=True):
                     self._add(item.path, item_rel, patterns, out, seen, item)
                 elif item.is_symlink():
                     reason = "symlink to a folder, or broken: not followed"
+                    out.skipped.append(SkippedPath(path=item_rel, reason=reason))
+                else:  # a FIFO, socket or device: stat'ed (never opened: a FIFO blocks), named, passed over
+                    try:
+                        reason = special_reason(item.stat(follow_symlinks=False).st_mode)
+                    except OSError:
+                        continue  # gone while we looked
                     out.skipped.append(SkippedPath(path=item_rel, reason=reason))
             stack.extend(reversed(subdirs))
 

@@ -105,7 +105,7 @@ class RootAddRequest(WorkspaceBound, kw_only=True):
     root_relative_path: str
     recursive: bool = True
     exclude_patterns: list[str] = []
-    run_on_change: bool = False
+    run_on_change: bool = True  # following the disk is the default; false opts out
 
 
 class RootRemoveRequest(WorkspaceBound, kw_only=True):
@@ -274,10 +274,15 @@ def roots_list(api: Api, body: None) -> tuple[int, Any]:
 def roots_add(api: Api, body: RootAddRequest) -> tuple[int, Any]:
     _check_workspace(api.host, body)
     raw = body.root_relative_path or "."
-    return 200, api.host.roots_add(
+    root = api.host.roots_add(
         _anchor(api.host, raw), recursive=body.recursive, exclude=body.exclude_patterns,
         run_on_change=body.run_on_change,
     )
+    if root.run_on_change:  # following turned on: what waited is indexed now, as 'roots add' does
+        from mnote_kr.sync.reconcile import follow_waiting
+
+        follow_waiting(api.host, root.root_relative_path)
+    return 200, root
 
 
 def roots_remove(api: Api, body: RootRemoveRequest) -> tuple[int, Any]:

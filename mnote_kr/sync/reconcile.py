@@ -29,22 +29,33 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
+from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import (
     PENDING_NEW_FILE,
+    REASON_CHANGED,
+    USER_DELETED,
     PendingNew,
     PendingNewFile,
+    follow_command,
+    ingest_command,
     load_pending_new,
     pending_encoder,
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.workspace import (
+    BAD_FOLDER_REASON,
+    BAD_NAME_REASON,
     SKIP_DIRS,
+    bad_name,
     excluded_by,
     excluded_entries,
     excluded_in_root,
     innermost_root,
     sha256_file,
+    shown_path,
+    special_kind,
+    special_reason,
 )
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
@@ -61,7 +72,7 @@ PROVISIONAL_CHANGED = "changed on disk (confirming)"
 PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
 
 REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
-REASON_CHANGED = "content changed on disk"
+# REASON_CHANGED (imported above) lives in the core: search and status name the files it marks.
 
 _DEAD = frozenset({"delete_submitted", "delete_completed"})
 
@@ -112,13 +123,18 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
 
 
 def scan_tree(
-    ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat]
+    ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
+    skipped: dict[str, str] | None = None,
 ) -> None:
     """Add every admitted file under ``start_rel`` to ``out`` (rel -> (size, mtime_ns)).
 
     ``os.scandir`` plus one stat per file; a folder that is itself a root is walked with
     that root's own rules (recursion, excludes), so nested roots are walked once.
+    ``skipped`` (shown path -> reason) receives what is passed over that ingest would name too:
+    a FIFO, socket or device (stat'ed, never opened), a name that is not valid UTF-8, a symlink
+    leading out of the workspace.
     """
+    note = skipped.__setitem__ if skipped is not None else _no_note
     root = admitted(start_rel, roots, is_dir=True)
     if root is None:
         return
@@ -138,6 +154,9 @@ def scan_tree(
                     if item.is_dir(follow_symlinks=False):
                         if item.name in SKIP_DIRS:
                             continue
+                        if bad_name(item.name):
+                            note(shown_path(rel), BAD_FOLDER_REASON)
+                            continue
                         sub_rule = roots.get(rel)
                         if sub_rule is None:
                             patterns = rule.exclude_patterns
@@ -149,18 +168,30 @@ def scan_tree(
                         continue
                     if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns, rule.root_relative_path):
                         continue
+                    if bad_name(item.name):
+                        note(shown_path(rel), BAD_NAME_REASON)
+                        continue
                     if item.is_symlink():
                         target = Path(item.path).resolve()
-                        if not target.is_relative_to(ws_root) or not target.is_file():
+                        if not target.is_relative_to(ws_root):
+                            note(rel, "symlink leads outside the workspace")
                             continue
                         st = os.stat(item.path)
+                        if not _is_reg(st.st_mode):
+                            note(rel, f"a symlink to {special_kind(st.st_mode)}: not followed")
+                            continue
                     elif item.is_file(follow_symlinks=False):
                         st = item.stat(follow_symlinks=False)
                     else:
+                        note(rel, special_reason(item.stat(follow_symlinks=False).st_mode))
                         continue
                 except OSError:
                     continue  # vanished while we looked: the next event or pass sees it
                 out[rel] = (st.st_size, st.st_mtime_ns)
+
+
+def _no_note(path: str, reason: str) -> None:
+    return None
 
 
 def stat_rel(ws_root: Path, rel: str) -> Stat | None:
@@ -265,8 +296,14 @@ def plan_changes(
     moved_new = {n for _, n in plan.moved}
     plan.missing = [m for m in plan.missing if m not in moved_old]
     plan.new = [f for f in fresh if f not in moved_new and f not in known]
-    plan.unindexed = [f for f in fresh if f not in moved_new and f in known]
+    plan.unindexed = [f for f in fresh if f not in moved_new and f in known and not _user_deleted(known, f)]
     return plan
+
+
+def _user_deleted(known: Container[str], rel: str) -> bool:
+    """The user took this file out with 'mnote-kr delete': following the disk does not bring it back."""
+    entry = known[rel] if isinstance(known, Mapping) else None
+    return entry is not None and entry.stale_reason == USER_DELETED
 
 
 def pair_late_moves(
@@ -419,8 +456,10 @@ def apply_plan(
     if reasons:
         host.mark_stale(reasons)
         for rel, reason in reasons.items():
-            if reason == REASON_CHANGED:  # in a root without runOnChange nothing re-indexes it by itself
-                reason += f"; not re-indexed (root without --run-on-change): 'mnote-kr ingest {rel}' re-indexes it"
+            root = innermost_root(rel, roots)
+            if reason == REASON_CHANGED and root is not None:  # a root that opted out: nothing re-indexes it
+                reason += (f"; not re-indexed (root {root.root_relative_path or '.'} does not follow changes): "
+                           f"'{ingest_command(rel)}' re-indexes it, '{follow_command(root)}' makes the root follow")
             on_action("stale", rel, reason)
     for rel in plan.unindexed:
         root = admitted(rel, roots)
@@ -433,11 +472,40 @@ def apply_plan(
             to_ingest.append(rel)
         else:
             pending_new.append(rel)
-            on_action("new", rel, "not ingested (root without runOnChange)")
+            where = f"root {root.root_relative_path or '.'} does not follow changes" if root else "outside the roots"
+            fix = f", '{follow_command(root)}' makes the root follow" if root else ""
+            on_action("new", rel, f"not ingested ({where}): '{ingest_command(rel)}' adds it{fix}")
     if to_ingest:
         result["ingest"] = ingest_paths(host, to_ingest, on_action)
     result["pendingNew"] = pending_new
     return result
+
+
+def follow_waiting(host: Host, root_rel: str, on_action: Action = _no_action) -> dict[str, list[str]]:
+    """Re-index what waited under ``root_rel`` once its root follows (``roots add`` again, without
+    ``--no-follow``): changed files not re-indexed and new files not ingested while it did not.
+
+    Only what was recorded as left behind is sent (the next ``sync`` or ``watch`` start-up catches
+    anything changed while nobody watched); a provider that is down leaves them queued. Returns
+    ``ingest_paths``' result (empty when nothing waited)."""
+    reg = host.registry()
+    roots = dict(reg.roots)
+
+    def waits(rel: str) -> bool:
+        inside = not root_rel or rel == root_rel or rel.startswith(root_rel + "/")
+        root = innermost_root(rel, roots) if inside else None
+        return root is not None and root.run_on_change
+
+    waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & fmt.STALE))
+                                                    if reg.stale_count() else [])
+              if e.stale_reason == REASON_CHANGED and waits(e.source_root_relative_path)]
+    waited += [f.source_path for f in load_pending_new(host).files if waits(f.source_path)]
+    if not waited:
+        return {}
+    del reg
+    done = ingest_paths(host, list(dict.fromkeys(waited)), on_action)
+    update_pending_new(host, drop=[*done["ingested"], *done["queued"]])
+    return done
 
 
 # --------------------------------------------------------------------------- pending-new.json
@@ -504,10 +572,13 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
     started = time.perf_counter()
     reg = host.registry()
     disk: dict[str, Stat] = {}
+    passed: dict[str, str] = {}  # FIFOs, sockets, devices, names that are not UTF-8: one line each
     for root_rel in sorted(reg.roots):
         if innermost_root(root_rel, {k: v for k, v in reg.roots.items() if k != root_rel}) is not None:
             continue  # nested: walked from its outer root with its own rules
-        scan_tree(host.root, root_rel, reg.roots, disk)
+        scan_tree(host.root, root_rel, reg.roots, disk, passed)
+    for rel, why in passed.items():
+        on_action("skipped", rel, why)
     in_roots = set(disk)
     dead = _DEAD
     tracked = {
@@ -534,6 +605,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
     pending = update_pending_new(host, add={r: disk[r] for r in applied["pendingNew"]}, replace=True,
                                  reg=reg if empty else None)
     summary = summarize(plan, applied)
+    summary["passedOver"] = passed_over(passed)
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
     summary["elapsedS"] = round(time.perf_counter() - started, 4)
@@ -550,6 +622,11 @@ def file_hasher(ws_root: Path) -> Callable[[str], str | None]:
             return None
 
     return digest
+
+
+def passed_over(passed: Mapping[str, str]) -> dict[str, Any]:
+    """The summary's ``passedOver``: entries no pass can index (not regular files, names not UTF-8)."""
+    return {"count": len(passed), "paths": list(passed), "reasons": dict(passed)}
 
 
 def summarize(plan: Plan, applied: Mapping[str, Any]) -> dict[str, Any]:

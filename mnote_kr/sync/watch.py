@@ -44,7 +44,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import Registry, now_ms
-from mnote_kr.core.workspace import SKIP_DIRS
+from mnote_kr.core.workspace import BAD_FOLDER_REASON, BAD_NAME_REASON, SKIP_DIRS, bad_name, shown_path, special_reason
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.sync.reconcile import (
     PROVISIONAL_CHANGED,
@@ -82,8 +82,9 @@ class WatchAction:
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
     ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
-    root without runOnChange), ``skipped`` (a type the provider cannot index: passed over, as a
-    folder ingest does), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
+    root added with --no-follow), ``skipped`` (a type the provider cannot index: passed over, as a
+    folder ingest does; or an entry no pass can index: a FIFO, socket or device, a name that is not
+    valid UTF-8), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
     ``watching``, ``error``.
     """
 
@@ -415,6 +416,7 @@ class Watcher:
         disk: dict[str, tuple[int, int]] = {}
         candidates: set[str] = set()
         dirs: set[str] = set()
+        passed: dict[str, str] = {}  # what no pass can index, named once per batch
         for rel, was_dir in dirty.items():
             try:
                 mode = os.lstat(os.path.join(self._ws, rel)).st_mode
@@ -424,15 +426,25 @@ class Watcher:
                 continue
             if stat.S_ISDIR(mode):
                 dirs.add(rel)
+                if bad_name(rel):
+                    if admitted(rel, reg.roots, is_dir=True) is not None:
+                        passed[shown_path(rel)] = BAD_FOLDER_REASON
+                    continue
                 found: dict[str, tuple[int, int]] = {}
-                scan_tree(root, rel, reg.roots, found)
+                scan_tree(root, rel, reg.roots, found, passed)
                 disk.update(found)
                 candidates.update(found)
-            else:
+            elif admitted(rel, reg.roots) is not None:
                 st = stat_rel(root, rel)
-                if st is not None and admitted(rel, reg.roots) is not None:
+                if bad_name(rel):
+                    passed[shown_path(rel)] = BAD_NAME_REASON
+                elif st is not None:
                     disk[rel] = st
                     candidates.add(rel)
+                elif not stat.S_ISLNK(mode):  # a FIFO, socket or device (stat'ed, never opened)
+                    passed[rel] = special_reason(mode)
+        for rel, why in passed.items():
+            self._emit("skipped", rel, why)
 
         def in_scope(rel: str) -> bool:
             if rel in dirty:

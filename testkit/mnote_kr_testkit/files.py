@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 from pathlib import Path
 
 
@@ -16,12 +17,15 @@ def write(path: Path, text: str) -> Path:
 def digest_tree(root: Path) -> dict[str, tuple[str, int]]:
     """``rel path -> (sha256, mtime_ns)`` of every file under ``root`` but ``.mnote/``.
 
-    Taken before and after an operation, it proves the user's files were not touched.
+    Taken before and after an operation, it proves the user's files were not touched. An entry
+    that is no regular file (a FIFO, a socket) is fingerprinted by its kind, never opened.
     """
     out: dict[str, tuple[str, int]] = {}
     for dirpath, dirnames, filenames in os.walk(root):
         dirnames[:] = [d for d in dirnames if d != ".mnote"]
         for name in filenames:
             p = Path(dirpath) / name
-            out[p.relative_to(root).as_posix()] = (hashlib.sha256(p.read_bytes()).hexdigest(), p.stat().st_mtime_ns)
+            st = p.stat()
+            digest = hashlib.sha256(p.read_bytes()).hexdigest() if stat.S_ISREG(st.st_mode) else f"mode {st.st_mode:o}"
+            out[p.relative_to(root).as_posix()] = (digest, st.st_mtime_ns)
     return out

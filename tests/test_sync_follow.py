@@ -1,0 +1,200 @@
+"""Issue 27, "sync means sync", without a watcher: a root that opts out of following names what it
+leaves behind (status, every search), turning following on sends what waited, and the entries no
+pass can index (names that are not UTF-8, FIFOs, sockets) get one line each in ingest and sync
+instead of a crash or silence. The commands run in process (``main``) on a host whose provider is
+the in-process ``FakeProvider``; source files are checked byte for byte after every step."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.files import digest_tree, write
+
+from mnote_kr.citations.render import render_status, render_sync
+from mnote_kr.cli.main import main
+from mnote_kr.cli.reports import Ctx
+from mnote_kr.core.host import Host
+from mnote_kr.core.pending import load_pending_new
+from mnote_kr.models import IndexedRoot
+from mnote_kr.sync.reconcile import reconcile_and_apply
+
+pytestmark = pytest.mark.timeout(60)  # a FIFO opened by mistake blocks: fail, do not hang
+
+BAD = b"bad\xff\xfe name.pdf"
+BAD_SHOWN = "kb/bad\\xff\\xfe name.pdf"
+
+
+class KB:
+    def __init__(self, host: Host, fake: FakeProvider, capsys: pytest.CaptureFixture[str]) -> None:
+        self.host, self.fake, self.ws, self.capsys = host, fake, host.root, capsys
+        self.err = ""
+
+    def run(self, *args: str, code: int = 0) -> str:
+        """``mnote-kr ARGS`` in process on this host; its stdout (the sources are checked unchanged)."""
+        before = digest_tree(self.ws)
+        self.capsys.readouterr()
+        assert main(list(args)) == code
+        assert digest_tree(self.ws) == before, "a command changed a source file"
+        captured = self.capsys.readouterr()
+        self.err = captured.err
+        return captured.out
+
+    def json(self, *args: str, code: int = 0) -> Any:
+        return json.loads(self.run(*args, "--json", code=code))
+
+    def cited(self) -> set[str]:
+        return {e.source_root_relative_path for e in self.host.registry().by_provider_name().values()}
+
+
+@pytest.fixture
+def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host, fake = fake_host(ws, FakeProvider())
+    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: host)
+    yield KB(host, fake, capsys)
+
+
+def opted_out(kb: KB) -> None:
+    """kb/ added with --no-follow and ingested; then a.md edited and new.md written, and synced."""
+    write(kb.ws / "kb" / "a.md", "alpha\n")
+    write(kb.ws / "kb" / "b.md", "beta\n")
+    assert kb.json("roots", "add", "kb", "--no-follow", "--exclude", "*.tmp")["runOnChange"] is False
+    kb.run("ingest", "kb")
+    write(kb.ws / "kb" / "a.md", "alpha, edited\n")
+    write(kb.ws / "kb" / "new.md", "brand new\n")
+    synced = kb.json("sync")["reconcile"]
+    assert synced["changed"]["paths"] == ["kb/a.md"] and synced["new"]["notIngested"] == ["kb/new.md"]
+
+
+def test_a_root_that_opts_out_names_what_it_left_behind_in_status_and_every_search(kb: KB) -> None:
+    opted_out(kb)
+    follow = """'mnote-kr roots add kb --exclude "*.tmp"' makes the root follow from now on"""
+    status = kb.json("status")
+    behind = {f["sourcePath"]: f for f in status["leftBehind"]["files"]}
+    assert status["leftBehind"]["count"] == 2 and set(behind) == {"kb/a.md", "kb/new.md"}
+    assert behind["kb/a.md"]["status"] == "stale" and behind["kb/new.md"]["status"] == "not_indexed"
+    assert "'mnote-kr ingest kb/a.md' indexes it" in behind["kb/a.md"]["fix"]
+    assert "'mnote-kr ingest kb/new.md' indexes it" in behind["kb/new.md"]["fix"]
+    assert all(follow in f["fix"] for f in behind.values()), behind
+    text = render_status(kb.host.status())
+    assert "Not indexed: kb/a.md: changed on disk since it was indexed" in text
+    assert "Not indexed: kb/new.md: new in an indexed root; not ingested" in text
+    # A search about anything names both, with the commands; the file it does cite is not among them.
+    found = kb.json("search", "beta")
+    assert {c["sourceRootRelativePath"] for c in found["results"]} == {"kb/b.md"}
+    named = {n["sourcePath"]: n for n in found["notIndexed"]}
+    assert set(named) == {"kb/a.md", "kb/new.md"}
+    assert named["kb/a.md"]["status"] == "stale" and "'mnote-kr ingest kb/a.md'" in named["kb/a.md"]["reason"]
+    assert "does not follow changes" in named["kb/new.md"]["reason"] and "roots add kb" in named["kb/new.md"]["reason"]
+    assert found["diagnostics"]["leftBehind"]["count"] == 2
+    # sync says it in words too, with the command that makes the root follow.
+    assert "root added with --no-follow" in kb.run("sync")
+
+
+def test_turning_following_on_sends_what_waited(kb: KB) -> None:
+    opted_out(kb)
+    assert kb.cited() == {"kb/b.md"}
+    out = kb.run("roots", "add", "kb", "--exclude", "*.tmp")  # following again: the default
+    assert "Updated root kb: now (recursive) exclude=*.tmp, was (recursive, no-follow) exclude=*.tmp" in out
+    assert "Sent what waited: kb/a.md" in out and "Sent what waited: kb/new.md" in out
+    assert kb.cited() == {"kb/a.md", "kb/b.md", "kb/new.md"}
+    entry = kb.host.registry().entries["kb/a.md"]
+    assert not entry.stale and entry.status == "processed" and entry.size == len("alpha, edited\n")
+    assert kb.json("status")["leftBehind"] == {"count": 0, "files": []}
+    assert load_pending_new(kb.host).files == []
+    assert kb.json("search", "beta")["notIndexed"] == []
+
+
+def test_a_file_taken_out_with_delete_is_not_ingested_again_by_a_following_root(kb: KB) -> None:
+    write(kb.ws / "kb" / "a.md", "alpha\n")
+    kb.run("roots", "add", "kb")
+    kb.run("ingest", "kb")
+    kb.run("delete", "kb/a.md")
+    assert not kb.json("sync")["reconcile"]["ingest"].get("ingested")
+    assert kb.cited() == set() and kb.fake.ingested == ["kb/a.md"]
+
+
+def test_a_registry_from_before_following_was_the_default_follows() -> None:
+    """Every root an older version wrote says runOnChange false (its only default); a root written
+    now keeps --no-follow."""
+    import msgspec
+
+    old = msgspec.json.decode(b'{"rootRelativePath": "kb", "recursive": true, "excludePatterns": [],'
+                              b' "runOnChange": false, "updatedAtMs": 1}', type=IndexedRoot)
+    assert old.run_on_change is True
+    kept = msgspec.msgpack.decode(msgspec.msgpack.encode(IndexedRoot(root_relative_path="kb", run_on_change=False,
+                                                                     run_on_change_set=True)), type=IndexedRoot)
+    assert kept.run_on_change is False
+
+
+# --------------------------------------------------------------------------- entries no pass can index
+
+
+def odd_folder(kb: KB) -> None:
+    write(kb.ws / "kb" / "good.md", "good\n")
+    with open(os.path.join(os.fsencode(kb.ws / "kb"), BAD), "wb") as fh:
+        fh.write(b"%PDF-1.4 not really\n")
+    os.mkfifo(kb.ws / "kb" / "pipe")
+    kb.run("roots", "add", "kb")
+
+
+def test_ingest_names_a_non_utf8_name_and_a_fifo_and_indexes_the_rest(kb: KB) -> None:
+    odd_folder(kb)
+    report = kb.json("ingest", "kb")
+    skipped = {s["path"]: s["reason"] for s in report["skipped"]}
+    assert "not valid UTF-8" in skipped[BAD_SHOWN] and "rename it" in skipped[BAD_SHOWN]
+    assert skipped["kb/pipe"] == "a named pipe (FIFO): not a regular file, never opened"
+    assert [i["sourcePath"] for i in report["items"]] == ["kb/good.md"] and kb.cited() == {"kb/good.md"}
+    text = kb.run("ingest", "kb")
+    assert f"skipped            {BAD_SHOWN} (" in text and "skipped            kb/pipe (a named pipe (FIFO)" in text
+    # Given by name, each is one line too, never an error.
+    named = kb.json("ingest", f"kb/{os.fsdecode(BAD)}", "kb/pipe")
+    assert {s["path"] for s in named["skipped"]} == {BAD_SHOWN, "kb/pipe"}
+
+
+def test_sync_names_a_non_utf8_name_a_fifo_and_a_socket_and_follows_the_rest(kb: KB) -> None:
+    odd_folder(kb)
+    kb.run("ingest", "kb")
+    sock = socket.socket(socket.AF_UNIX)
+    try:
+        sock.bind(str(kb.ws / "kb" / "sock"))
+        write(kb.ws / "kb" / "later.md", "later\n")
+        result = kb.json("sync")["reconcile"]
+        assert result["passedOver"]["reasons"] == {
+            BAD_SHOWN: "its name is not valid UTF-8: rename it (e.g. with 'mv') to index it",
+            "kb/pipe": "a named pipe (FIFO): not a regular file, never opened",
+            "kb/sock": "a socket: not a regular file, never opened"}
+        assert result["ingest"]["ingested"] == ["kb/later.md"]
+        assert kb.cited() == {"kb/good.md", "kb/later.md"}
+        assert load_pending_new(kb.host).files == []
+        text = render_sync({"reconcile": reconcile_and_apply(kb.host), "provider": {}})
+        for line in (f"{BAD_SHOWN} (its name is not valid UTF-8", "kb/pipe (a named pipe (FIFO)", "kb/sock (a socket"):
+            assert f"skipped:                {line}" in text, text
+    finally:
+        sock.close()
+
+
+def test_a_folder_whose_name_is_not_utf8_is_one_line_everywhere(kb: KB) -> None:
+    odd = os.path.join(os.fsencode(kb.ws / "kb"), b"dossier \xe9t\xe9")
+    os.makedirs(odd)
+    with open(os.path.join(odd, b"report.md"), "wb") as fh:
+        fh.write(b"inside an odd folder\n")
+    write(kb.ws / "kb" / "good.md", "good\n")
+    shown = "kb/dossier \\xe9t\\xe9"
+    kb.run("roots", "add", "kb")
+    assert {s["path"]: s["reason"] for s in kb.json("ingest", "kb")["skipped"]} == {
+        shown: "a folder whose name is not valid UTF-8: rename it (e.g. with 'mv') to index its files"}
+    assert list(kb.json("sync")["reconcile"]["passedOver"]["reasons"]) == [shown]
+    assert kb.json("search", "what is in report.md")["notIndexed"] == []  # found nowhere it could be cited from
+    assert kb.run("roots", "add", "kb/" + os.fsdecode(b"dossier \xe9t\xe9"), code=2) == ""
+    assert "Error: The folder name kb/dossier \\xe9t\\xe9 is not valid UTF-8" in kb.err
+    assert kb.cited() == {"kb/good.md"}
