@@ -34,11 +34,11 @@ from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
+    MAX_ALTERNATIVES,
     AgentQueryResult,
     Citation,
     CitationDiagnostics,
     CitationTextBundle,
-    MAX_ALTERNATIVES,
     LocateRequest,
     Locator,
     Place,
