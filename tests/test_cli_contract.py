@@ -158,6 +158,14 @@ def check_citation(c: dict[str, Any], ws: Path, query: str) -> None:
     assert isinstance(c["relevanceScore"], float)
     assert CITATION_DIAGNOSTICS_KEYS <= set(c["diagnostics"])
     assert c["diagnostics"]["quoteSource"] == c["quoteSource"] and c["diagnostics"]["rawReferenceMapped"] is True
+    # the quote is the answering sentences of the passage; the passage is the context
+    assert isinstance(c["contextQuote"], str) and c["displayQuote"].strip("…") in c["contextQuote"]
+    assert isinstance(c["alternatives"], list) and len(c["alternatives"]) <= 2
+    for alt in c["alternatives"]:  # each a full locator of the same file, with its own ID and quote
+        assert CITATION_ID.match(alt["citationId"]) and alt["citationId"] != c["citationId"]
+        assert alt["locatorPrecision"] == alt["locator"]["locatorPrecision"] and LOCATOR_KEYS <= set(alt["locator"])
+        assert isinstance(alt["displayQuote"], str) and isinstance(alt["relevanceScore"], float)
+        assert alt["relevanceScore"] <= c["relevanceScore"]
 
 
 # ----------------------------------------------------------------------------- roots
@@ -242,7 +250,9 @@ def test_status_json_has_registry_counts_provider_health_rerank_and_unmapped(kb:
 def test_search_json_is_exactly_the_search_results_contract(kb: KB) -> None:
     query = "pyrrolidine"  # one word: see the report about multi-word DOCX queries
     result = kb.cli.json("search", query, "--scope", "kb", "--top-k", "5", "--mode", "naive")
-    assert list(result) == ["schema", "query", "mode", "provider", "rerank", "results", "notIndexed", "diagnostics"]
+    assert list(result) == ["schema", "query", "mode", "provider", "rerank", "results", "notIndexed", "diagnostics",
+                            "weak", "weakReason"]
+    assert result["weak"] is False and result["weakReason"] is None  # the query's word is in the passages
     assert result["schema"] == "mnote.knowledge_rag.search_results.v1"
     assert result["query"] == query and result["mode"] == "naive" and result["provider"] == "lightrag"
     assert result["rerank"] == {"requested": False, "enabled": result["rerank"]["enabled"], "model": None}

@@ -380,7 +380,8 @@ def _as_place(c: Citation) -> Place:
 
 def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
-    (``alternatives``, in their order); and the citations folded in (remembered, so their IDs open).
+    (``alternatives``, in their order; each at another place than those before it); and the citations
+    folded in (remembered, so their IDs open), each carrying the other places of its file.
 
     A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``)."""
     by_file: dict[str, list[Citation]] = {}
@@ -392,8 +393,16 @@ def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citatio
         places = by_file[c.source_root_relative_path]
         if places[0] is not c:
             continue
-        behind = places[1:1 + MAX_ALTERNATIVES]
-        folded += behind
+        behind: list[Citation] = []
+        taken = {_place(c.locator)}  # a second "whole file" place would only open the file again
+        for p in places[1:]:
+            if len(behind) < MAX_ALTERNATIVES and _place(p.locator) not in taken:
+                taken.add(_place(p.locator))
+                behind.append(p)
+        group = [c, *behind]
+        # each place of the group knows the others: the viewer steps on from whichever is opened
+        folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])
+                   for p in behind]
         out.append(msgspec.structs.replace(c, alternatives=[_as_place(p) for p in behind]) if behind else c)
     return out, folded
 

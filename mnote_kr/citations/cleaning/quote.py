@@ -62,11 +62,11 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
-def _held(text: str, query: str) -> set[int]:
-    """The indexes of the query's terms that ``text`` holds (ranking's terms: stemmed words, CJK bigrams)."""
-    from mnote_kr.citations.ranking import find_terms  # noqa: PLC0415 - loaded with the pipeline
+def _held(text: str, wanted: set[str]) -> int:
+    """How many of the query's terms ``wanted`` ``text`` holds (BM25's terms: stemmed words, CJK bigrams)."""
+    from mnote_kr.citations.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
 
-    return {term for _, term in find_terms(text, query)}
+    return len(wanted.intersection(_bm25_terms(text)))
 
 
 def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS) -> str:
@@ -80,7 +80,10 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS) -> str:
     spans = sentences(text)
     if not spans:
         return text
-    held = [len(_held(text[a:b], query)) if query else 0 for a, b in spans]
+    from mnote_kr.citations.ranking import _bm25_terms  # noqa: PLC0415
+
+    wanted = set(_bm25_terms(query)) if query else set()
+    held = [_held(text[a:b], wanted) if wanted else 0 for a, b in spans]
     best = max(range(len(spans)), key=lambda i: (held[i], -i))
     a, b = spans[best]
     if b - a > LONG_SENTENCE:
