@@ -143,8 +143,8 @@ def test_cli_text_prints_the_next_places_under_the_first_with_precision_and_plac
     c = _long(site.found)
     card = text[text.index(f"{c.citation_id} docs/long.md"):]
     for n, a in enumerate(c.alternatives, 2):
-        line = f"    also #{n}: {a.citation_id} paragraph (approximate), paragraph {a.locator.paragraph_index}" \
-            if a.locator_degraded else f"    also #{n}: {a.citation_id} paragraph, paragraph {a.locator.paragraph_index}"
+        words = "paragraph (approximate)" if a.locator_degraded else "paragraph"
+        line = f"    also #{n}: {a.citation_id} {words}, paragraph {a.locator.paragraph_index}"
         assert line in card.splitlines(), card
     assert not text.startswith("Weak result")
 
