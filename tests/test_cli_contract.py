@@ -271,6 +271,18 @@ def test_search_json_is_exactly_the_search_results_contract(kb: KB) -> None:
     assert len({c["citationId"] for c in result["results"]}) == len(result["results"])
 
 
+def test_search_for_nothing_in_the_library_is_weak_in_json_and_in_words(kb: KB) -> None:
+    # Issue 33: the real engine returns its nearest chunks for any query; none holds these words.
+    nonsense = "zzzzqqqxx nonexistentterm"
+    result = search(kb, nonsense)
+    assert result["results"] and result["weak"] is True
+    assert result["weakReason"].startswith("none of the query's words")
+    text = kb.cli.run("search", nonsense, "--top-k", "10").stdout
+    assert text.splitlines()[0] == f"Weak result: {result['weakReason']}."
+    real = search(kb, f"zebra herd obsidian river {kb.token}")
+    assert real["weak"] is False and real["weakReason"] is None
+
+
 def test_search_pdf_citation_has_page_and_box_and_rerank_request_is_echoed(kb: KB) -> None:
     query = f"blade heating power loss {kb.token}"
     result = search(kb, query, "--rerank", "--mode", "mix")
