@@ -199,7 +199,8 @@ def _place_nav(c: Citation, place: int) -> str:
         return ""
     parts = [f'<nav class="places" aria-label="places in this file" data-place="{place}" data-places="{total}">']
     if place > 1:
-        parts.append(f'<a id="place-prev" rel="prev" href="{escape(view_url(c.citation_id, place=place - 1))}" '
+        back = view_url(c.citation_id, place=place - 1) if place > 2 else view_url(c.citation_id)  # 1: the citation's
+        parts.append(f'<a id="place-prev" rel="prev" href="{escape(back)}" '
                      'aria-keyshortcuts="p">‹ previous place (p)</a>')
     parts.append(f'<span class="place-no">place {place} of {total}</span>')
     if place < total:
