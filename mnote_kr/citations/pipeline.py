@@ -356,7 +356,8 @@ _WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
 def weak_reason(citations: list[Citation]) -> str | None:
     """Why nothing found seems to answer the query, or None when something does.
 
-    The rule (measured in docs/http-api.md, "A weak result"): no passage the provider returned
+    The rule (measured: docs/http-api.md, "Places, quotes and weak results";
+    ``benchmarks/relevance_floor.py``): no passage the provider returned
     holds any of the query's content words (stemmed words, CJK bigrams) and no file name does.
     The provider always returns its nearest chunks, so a query on another subject gets cards; its
     words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
