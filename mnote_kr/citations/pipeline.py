@@ -362,7 +362,7 @@ def weak_reason(citations: list[Citation]) -> str | None:
     The provider always returns its nearest chunks, so a query on another subject gets cards; its
     words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
     questions whose file is still returned: the citations are kept, only marked), on 30 off-topic
-    queries 17 (every nonsense string, 14 of 27 questions on other subjects).
+    queries 16 or 17 in two runs (every nonsense string, 13 or 14 of 27 questions on other subjects).
     """
     if not citations:
         return None
