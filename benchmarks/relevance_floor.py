@@ -54,7 +54,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
         built.append(out[0])
         return out
 
-    pipeline.build_citations = recording  # type: ignore[assignment]
+    pipeline.build_citations = recording
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
     try:

@@ -134,7 +134,8 @@ class _Obj:
 def _cli(site: Site, query: str, as_json: bool) -> str:
     out = io.StringIO()
     with redirect_stdout(out):
-        search_report(_Obj(site.host), as_json, query=query, scope=(), top_k=10, mode="mix", rerank=None)
+        search_report(_Obj(site.host), as_json, query=query, scope=(), top_k=10, mode="mix",  # type: ignore[arg-type]
+                      rerank=None)
     return out.getvalue()
 
 
