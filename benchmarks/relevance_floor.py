@@ -29,10 +29,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
-from mnote_kr_testkit.data import CORPUS
-
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval_labels import load_sets  # noqa: E402
+from retrieval_labels import corpus_host, load_sets  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -43,7 +41,6 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.citations import pipeline
-    from mnote_kr.core.host import Host
     from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
 
     built: list[Any] = []
@@ -59,12 +56,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
     seed_tiktoken(dirs["cache_dir"])
     try:
         start_engine(**dirs, wait_s=300)
-        ws = tmp / "kb"
-        (ws / "docs").mkdir(parents=True)
-        for rel in files:
-            shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
-        host = Host(ws)
-        host.roots_add("docs")
+        host = corpus_host(tmp / "kb", files)
         host.ingest(["docs"], wait=True, wait_s=1500)
         out = {}
         for qid, query in queries:
