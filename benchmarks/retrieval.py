@@ -56,7 +56,7 @@ from typing import Any
 from mnote_kr_testkit.data import CORPUS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval_labels import corpus_host, docx_paragraph_of, load_sets, norm  # noqa: E402
+from retrieval_labels import docx_paragraph_of, load_sets, norm  # noqa: E402
 
 
 def places_of(label: dict[str, Any]) -> list[int | None]:
@@ -111,7 +111,11 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         info = start_engine(**dirs, wait_s=180)
         start_s = time.perf_counter() - t0
         ws = tmp / "kb"
-        host = corpus_host(ws, files)
+        (ws / "docs").mkdir(parents=True)
+        for rel in files:
+            shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+        host = Host(ws)
+        host.roots_add("docs")
         t0 = time.perf_counter()
         report = host.ingest(["docs"], wait=True, wait_s=900)
         ingest_s = time.perf_counter() - t0
