@@ -1,10 +1,11 @@
 """The relevance floor and one card per file (issue 33), on a fresh managed engine.
 
-The 16 files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
-embedder); then every labelled question (``retrieval_questions.json``, ``retrieval_heldout.json``)
-and every query of ``offtopic_queries.json`` (nothing in the files answers them) goes through
-``Host.search`` (top 10). Printed, against today's default measured in the same run (baseline: the
-same citations before ``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
+The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
+embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:
+``retrieval_questions.json``, ``retrieval_heldout.json``, ...) and every query of
+``offtopic_queries.json`` (nothing in the files answers them) goes through ``Host.search`` (top 10).
+Printed, against today's default measured in the same run (baseline: the same citations before
+``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
 
 * off-topic queries said weak, and labelled questions said weak (the rule must keep real hits:
   a labelled question is weak only when no passage found holds a word of it);
@@ -78,7 +79,7 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="write every search's summary to this JSON file")
     args = parser.parse_args()
     files, sets = load_sets()
-    labels = {q["id"]: q for q in sets["old"] + sets["heldout"]}
+    labels = {q["id"]: q for qs in sets.values() for q in qs}  # every labelled set
     off = json.loads((HERE / "offtopic_queries.json").read_text(encoding="utf-8"))["queries"]
     queries = [(k, q["q"]) for k, q in labels.items()] + [(f"off{i:02d}", q) for i, q in enumerate(off)]
     runs = run(queries, files)
