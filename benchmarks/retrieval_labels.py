@@ -69,6 +69,21 @@ def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     return documents, sets
 
 
+def corpus_host(ws: Path, files: list[str]) -> Any:
+    """A ``Host`` on a new workspace ``ws`` whose root ``docs`` holds copies of the corpus ``files``
+    (not yet ingested): the library the retrieval benchmarks search."""
+    import shutil
+
+    from mnote_kr.core.host import Host
+
+    (ws / "docs").mkdir(parents=True)
+    for rel in files:
+        shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+    host = Host(ws)
+    host.roots_add("docs")
+    return host
+
+
 def norm(text: str) -> str:
     """Folded text without whitespace or hyphens: PDF line breaks and CJK spacing do not matter."""
     folded = unicodedata.normalize("NFKC", text).casefold()

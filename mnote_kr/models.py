@@ -346,8 +346,31 @@ class CitationDiagnostics(Frozen, frozen=True, kw_only=True):
     score_parts: dict[str, float] = {}
 
 
+class Place(Frozen, frozen=True, kw_only=True):
+    """Another place of a cited file, behind the citation's own (``Citation.alternatives``).
+
+    The same locator shape as the citation's (``locatorPrecision``, ``locator`` with its page and
+    box or paragraph index), the place's own ``displayQuote`` and ``relevanceScore``, and its own
+    ``citationId``: ``mnote-kr open ID`` and the viewer open it like any citation.
+    """
+
+    citation_id: str
+    locator_precision: LocatorPrecision = "file"
+    locator_degraded: bool = True
+    locator: Locator = Locator()
+    display_quote: str | None = None
+    heading_path: list[str] = []
+    relevance_score: float | None = None
+    citation_url: str = ""
+
+
 class Citation(Frozen, frozen=True, kw_only=True):
-    """One citable place in a user's file (seed 000 §5.1)."""
+    """One citable place in a user's file (seed 000 §5.1).
+
+    ``displayQuote`` is the cited paragraph or block (a few sentences, the answering one first);
+    ``contextQuote`` the whole cleaned chunk it came from. ``alternatives``: the file's next best
+    places (up to ``MAX_ALTERNATIVES``), best first; a file appears once in a result.
+    """
 
     schema: str = CITATION_SCHEMA
     provider: str
@@ -373,6 +396,12 @@ class Citation(Frozen, frozen=True, kw_only=True):
     relevance_score: float | None
     diagnostics: CitationDiagnostics
     source_map_path: str | None = None
+    context_quote: str | None = None
+    alternatives: list[Place] = []
+
+
+#: Places of a file shown behind its first one (``Citation.alternatives``).
+MAX_ALTERNATIVES = 2
 
 
 class NotIndexed(Frozen, frozen=True, kw_only=True):
@@ -388,6 +417,9 @@ class RerankInfo(Frozen, frozen=True, kw_only=True):
 
 
 class SearchResults(Base, kw_only=True):
+    """A search's citations, best first. ``weak``: nothing in the library seems to answer the
+    query (``weakReason`` says why, in words); the citations are then the best of a poor lot."""
+
     schema: str = SEARCH_RESULTS_SCHEMA
     query: str
     mode: str
@@ -396,6 +428,8 @@ class SearchResults(Base, kw_only=True):
     results: list[Citation] = []
     not_indexed: list[NotIndexed] = []
     diagnostics: dict[str, Any] = {}
+    weak: bool = False
+    weak_reason: str | None = None
 
 
 class AgentQueryResult(Base, kw_only=True):
@@ -404,6 +438,8 @@ class AgentQueryResult(Base, kw_only=True):
     answer: str | None = None
     citations: list[Citation] = []
     notes: list[str] = []
+    weak: bool = False
+    weak_reason: str | None = None
 
 
 class OpenActionParams(Frozen, frozen=True, kw_only=True):

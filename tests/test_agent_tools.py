@@ -82,7 +82,7 @@ def test_object_schema_lifts_the_struct_to_the_root_and_keeps_the_references() -
     assert {"AgentCitation", "Highlight", "NotIndexed"} <= set(schema["$defs"])
     assert list(schema["properties"])[:6] == ["schema", "query", "mode", "citations", "answer", "notes"]
     result = contracts.AgentQueryResult(query="q", mode="mix", citations=[contracts.agent_citation(citation())],
-                                        answer=None, notes=[], not_indexed=[])
+                                        answer=None, notes=[], not_indexed=[], weak=False, weak_reason=None)
     validator = jsonschema.Draft202012Validator(schema)
     validator.validate(msgspec.to_builtins(result))
     broken = msgspec.to_builtins(result)

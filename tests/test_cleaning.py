@@ -162,7 +162,7 @@ def test_cleaning_aurora_docx_block_equations_table_drawing() -> None:
     b = clean_citation_text(block, "energy formula", block)
     assert b.display_quote == (
         "Results 结果 The energy formula is E=mc^2 which Aurora uses for estimates. (a+b)/2 "
-        "[Table: Cell | 容量 (mAh) | Cycles; A1 | 3200 | 800; B2 | 4100 | 650] "
+        "Cell | 容量 (mAh) | Cycles; A1 | 3200 | 800; B2 | 4100 | 650 "
         "Figure 1 shows the test rig 测试装置. Nordwind Labs plans a second phase in 2026. 第二阶段计划于2026年开始。"
     )
     assert b.display_cleaned is True
@@ -178,7 +178,7 @@ def test_cleaning_study_pdf_mineru_block_display_math_and_html_table() -> None:
     b = clean_citation_text(block, "12 cells", block)
     assert b.display_quote == (
         "Solid-State Battery Study Nordwind Labs evaluated 12 cells. 北风实验室评估了12个电芯。 "
-        "E = mc^2 [Table: Cell | mAh; A1 | 3200]"
+        "E = mc^2 Cell | mAh; A1 | 3200"
     )
     assert "$" not in b.locator_evidence_text and "<td" not in b.locator_evidence_text
 
@@ -186,7 +186,7 @@ def test_cleaning_study_pdf_mineru_block_display_math_and_html_table() -> None:
 def test_cleaning_markdown_inline_math_and_headerless_table() -> None:
     block = _blocks("notes.md")[2]["content"]
     assert display_text(block) == (
-        "Table [Table: Zephyr-1 | 250; Zephyr-2 | 400] Inline math E = mc^2 and a block: P = 1/2 ρ A v^3"
+        "Table Zephyr-1 | 250; Zephyr-2 | 400 Inline math E = mc^2 and a block: P = 1/2 ρ A v^3"
     )
 
 
@@ -223,7 +223,7 @@ def test_cleaning_chemistry_chunks_keep_query_and_drop_markup() -> None:
         d = b.display_quote
         assert query in d
         assert not SHELL_RE.search(d) and not HALF_TAG_RE.search(d)
-        assert "a/b" in d and "见文献 3" in d and "[Table: 试剂 | 沸点; 吗啉 | 129]" in d
+        assert "a/b" in d and "见文献 3" in d and "试剂 | 沸点; 吗啉 | 129" in d and "[Table" not in d
         assert "#" not in d and "latex" not in d and "png" not in d
         assert " … " not in d  # kept by the cleaning itself, not by the safety net
         assert b.locator_text_source == "chunk"

@@ -158,6 +158,14 @@ def check_citation(c: dict[str, Any], ws: Path, query: str) -> None:
     assert isinstance(c["relevanceScore"], float)
     assert CITATION_DIAGNOSTICS_KEYS <= set(c["diagnostics"])
     assert c["diagnostics"]["quoteSource"] == c["quoteSource"] and c["diagnostics"]["rawReferenceMapped"] is True
+    # the quote is the answering sentences of the passage; the passage is the context
+    assert isinstance(c["contextQuote"], str) and c["displayQuote"].strip("…") in c["contextQuote"]
+    assert isinstance(c["alternatives"], list) and len(c["alternatives"]) <= 2
+    for alt in c["alternatives"]:  # each a full locator of the same file, with its own ID and quote
+        assert CITATION_ID.match(alt["citationId"]) and alt["citationId"] != c["citationId"]
+        assert alt["locatorPrecision"] == alt["locator"]["locatorPrecision"] and LOCATOR_KEYS <= set(alt["locator"])
+        assert isinstance(alt["displayQuote"], str) and isinstance(alt["relevanceScore"], float)
+        assert alt["relevanceScore"] <= c["relevanceScore"]
 
 
 # ----------------------------------------------------------------------------- roots
@@ -248,7 +256,9 @@ def test_status_json_has_registry_counts_provider_health_rerank_and_unmapped(kb:
 def test_search_json_is_exactly_the_search_results_contract(kb: KB) -> None:
     query = "pyrrolidine"  # one word: see the report about multi-word DOCX queries
     result = kb.cli.json("search", query, "--scope", "kb", "--top-k", "5", "--mode", "naive")
-    assert list(result) == ["schema", "query", "mode", "provider", "rerank", "results", "notIndexed", "diagnostics"]
+    assert list(result) == ["schema", "query", "mode", "provider", "rerank", "results", "notIndexed", "diagnostics",
+                            "weak", "weakReason"]
+    assert result["weak"] is False and result["weakReason"] is None  # the query's word is in the passages
     assert result["schema"] == "mnote.knowledge_rag.search_results.v1"
     assert result["query"] == query and result["mode"] == "naive" and result["provider"] == "lightrag"
     assert result["rerank"] == {"requested": False, "enabled": result["rerank"]["enabled"], "model": None}
@@ -265,6 +275,18 @@ def test_search_json_is_exactly_the_search_results_contract(kb: KB) -> None:
     assert c["locator"]["page"] is None and c["locator"]["bbox"] is None and "Pyrrolidine" in c["displayQuote"]
     assert "p." not in c["citationMarkdown"] and "approximate" in c["citationMarkdown"]
     assert len({c["citationId"] for c in result["results"]}) == len(result["results"])
+
+
+def test_search_for_nothing_in_the_library_is_weak_in_json_and_in_words(kb: KB) -> None:
+    # Issue 33: the real engine returns its nearest chunks for any query; none holds these words.
+    nonsense = "zzzzqqqxx nonexistentterm"
+    result = search(kb, nonsense)
+    assert result["results"] and result["weak"] is True
+    assert result["weakReason"].startswith("none of the query's words")
+    text = kb.cli.run("search", nonsense, "--top-k", "10").stdout
+    assert text.splitlines()[0] == f"Weak result: {result['weakReason']}."
+    real = search(kb, f"zebra herd obsidian river {kb.token}")
+    assert real["weak"] is False and real["weakReason"] is None
 
 
 def test_search_pdf_citation_has_page_and_box_and_rerank_request_is_echoed(kb: KB) -> None:

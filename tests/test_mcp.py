@@ -35,7 +35,7 @@ READ_TOOLS = ["mnote_knowledge_rag_status", "mnote_knowledge_rag_query", "mnote_
 WRITE_TOOLS = ["mnote_knowledge_rag_ingest", "mnote_knowledge_rag_delete", "mnote_knowledge_rag_prune"]
 AGENT_CITATION_KEYS = {"citationId", "sourceRootRelativePath", "headingPath", "locatorPrecision", "locatorDegraded",
                        "page", "bbox", "paragraphIndex", "highlight", "displayQuote", "citationMarkdown",
-                       "citationUrl", "relevanceScore"}
+                       "citationUrl", "relevanceScore", "contextQuote", "alternatives"}
 
 
 @dataclass
@@ -184,7 +184,8 @@ def test_query_returns_the_same_located_citations_as_cli_search(kb: KB) -> None:
 
     got = session(kb.server(), body)
     for (query, mode, _, _), want, result in zip(cases, expected, got, strict=True):
-        assert list(result) == ["schema", "query", "mode", "citations", "answer", "notes", "notIndexed"]
+        assert list(result) == ["schema", "query", "mode", "citations", "answer", "notes", "notIndexed", "weak",
+                                "weakReason"]
         assert result["schema"] == "mnote.knowledge_rag.agent_query_result.v1"
         assert result["query"] == query and result["mode"] == mode and result["answer"] is None
         assert [(c["citationId"], c["citationMarkdown"]) for c in result["citations"]] == \
@@ -196,15 +197,21 @@ def test_query_returns_the_same_located_citations_as_cli_search(kb: KB) -> None:
             assert c["displayQuote"] == w["displayQuote"] and c["locatorPrecision"] == w["locatorPrecision"]
             assert (c["page"], c["bbox"], c["paragraphIndex"]) == \
                    (w["locator"]["page"], w["locator"]["bbox"], w["locator"]["paragraphIndex"])
-        # Nothing of the raw chunk text beyond the display quotes reaches the agent.
+            # the passage as context, and the file's next places, as the CLI gives them
+            assert c["contextQuote"] == w["contextQuote"]
+            assert [(a["citationId"], a["locatorPrecision"], a["page"], a["bbox"], a["paragraphIndex"],
+                     a["displayQuote"]) for a in c["alternatives"]] == \
+                   [(a["citationId"], a["locatorPrecision"], a["locator"]["page"], a["locator"]["bbox"],
+                     a["locator"]["paragraphIndex"], a["displayQuote"]) for a in w["alternatives"]]
+        # Nothing of the raw chunk text beyond the (cleaned) quotes reaches the agent.
         raw = [t for w in want for t in (w["rawQuote"], w["locatorEvidenceText"]) if t]
-        shown = strings(result, frozenset({"displayQuote"}))
+        shown = strings(result, frozenset({"displayQuote", "contextQuote"}))
         for s in shown:
             assert len(s) < 25 or not any(s in r for r in raw), s
         text = json.dumps(result)
         for w in want:
             for field in ("rawQuote", "locatorEvidenceText"):
-                if w[field] and w[field] != w["displayQuote"] and len(w[field]) > 25:
+                if w[field] and w[field] not in (w["displayQuote"], w["contextQuote"]) and len(w[field]) > 25:
                     assert w[field] not in text
             assert w["lightRagChunkId"] not in text and w["sourcePath"] not in text
     docx = next(c for c in got[0]["citations"] if c["sourceRootRelativePath"] == "kb/papers/reagents.docx")

@@ -106,7 +106,16 @@ class Env:
         return self.host.search(query, **kw)
 
     def by_rel(self, results: list[Citation], rel: str) -> list[Citation]:
-        return [c for c in results if c.source_root_relative_path == rel]
+        """The places cited in ``rel``: its citation, then each of its ``alternatives`` as a citation."""
+        out = []
+        for c in results:
+            if c.source_root_relative_path == rel:
+                out.append(c)
+                out += [msgspec.structs.replace(c, citation_id=a.citation_id, locator=a.locator,
+                                                locator_precision=a.locator_precision, block_id=a.locator.block_id,
+                                                display_quote=a.display_quote, alternatives=[])
+                        for a in c.alternatives]
+        return out
 
     def sent_queries(self) -> list[dict[str, Any]]:
         return [json.loads(r.content) for r in self.replay.sent("POST", "/query/data")]
@@ -614,9 +623,11 @@ def test_running_header_of_a_page_crossing_chunk_stays_out_of_the_quote(env: Env
     before = src.read_bytes()
     c = _cite_pdf(env, src, "papers/demo1.pdf", chunk, "zero flow days after afforestation")
     assert c.locator_precision == "bbox" and c.locator.page == 4
-    assert "Journal of Hydrology" not in c.display_quote and "253–265" not in c.display_quote
-    # the text on either side of the header is kept, now side by side
-    assert "given in Lane et al. (2003). 2.2. Zero" in c.display_quote
+    assert c.display_quote and c.context_quote and c.display_quote in c.context_quote
+    for quote in (c.display_quote, c.context_quote):
+        assert "Journal of Hydrology" not in quote and "253–265" not in quote
+    # the text on either side of the header is kept, now side by side (the chunk, as context)
+    assert "given in Lane et al. (2003). 2.2. Zero" in c.context_quote
     assert "Journal of Hydrology" in c.raw_quote  # diagnostics keep the provider's text
     assert (env.ws / "papers/demo1.pdf").read_bytes() == before
 
@@ -647,7 +658,10 @@ def test_generated_running_header_and_page_number_leave_the_quote_but_a_number_i
     c = _cite_pdf(env, b.build(), "papers/icing.pdf", chunk, "when was the ice removed by blade heating")
     assert c.locator_precision == "bbox" and not c.locator_degraded and c.locator.page == 2, c.locator
     assert c.locator.bbox[1] > 792 - 650 - 14  # the body, not the header at the top
+    assert c.display_quote and c.context_quote
     assert header not in c.display_quote and "Annals" not in c.display_quote
-    assert "covered 102 turbines" in c.display_quote  # a number inside a sentence is content
-    assert " 101 " not in f" {c.display_quote} " and " 102 " not in c.display_quote.replace("102 turbines", "")
-    assert f"{body[0][1]} {body[1][0]}" in c.display_quote
+    assert c.display_quote.startswith(body[1][0])  # the answering sentence first
+    assert header not in c.context_quote and "Annals" not in c.context_quote
+    assert "covered 102 turbines" in c.context_quote  # a number inside a sentence is content
+    assert " 101 " not in f" {c.context_quote} " and " 102 " not in c.context_quote.replace("102 turbines", "")
+    assert f"{body[0][1]} {body[1][0]}" in c.context_quote

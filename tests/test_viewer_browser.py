@@ -23,7 +23,7 @@ from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixt
 from mnote_kr.citations.citecache import remember
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
-from mnote_kr.models import Citation, Locator
+from mnote_kr.models import Citation, Locator, Place, Rect
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
 from mnote_kr.server.webpages import view_url
@@ -203,3 +203,63 @@ def test_no_token_means_no_page(browser, site: Site) -> None:  # noqa: F811
             assert tab.query_selector_all("img, li.card, .para") == []
     finally:
         context.close()
+
+
+def _with_places(site: Site, original: Citation, cid: str, places: list[Locator]) -> Citation:
+    """``original`` under a new ID, with ``places`` as its alternatives (the viewer is what is tested)."""
+    alternatives = [Place(citation_id=f"{cid[:-1]}{n}]", locator_precision=loc.locator_precision,
+                          locator_degraded=loc.locator_degraded, locator=loc, display_quote=f"place {n}",
+                          relevance_score=1.0 / n) for n, loc in enumerate(places, 2)]
+    copy = msgspec.structs.replace(original, citation_id=cid, alternatives=alternatives)
+    remember(site.host, [copy])
+    return copy
+
+
+def test_docx_viewer_steps_through_the_files_places_with_n_p_and_the_buttons(page, site: Site) -> None:
+    places = [Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=site.idx[k])
+              for k in ("bullet", "number2")]
+    c = _with_places(site, site.docx, f"[d{uuid.uuid4().hex[:2]}]", places)
+    page.goto(site.server.url + view_url(c.citation_id))
+
+    def cited() -> list[int]:
+        return [int(e.get_attribute("data-paragraph-index") or -1) for e in page.query_selector_all(".para.cited")]
+
+    assert cited() == [site.idx["target"]] and page.inner_text(".place-no") == "place 1 of 3"
+    page.keyboard.press("n")
+    page.wait_for_url("**place=2*")
+    assert cited() == [site.idx["bullet"]] and page.inner_text(".place-no") == "place 2 of 3"
+    page.click("#place-next")  # the button does what the key does
+    page.wait_for_url("**place=3*")
+    assert cited() == [site.idx["number2"]] and page.query_selector("#place-next") is None
+    top, bottom = page.evaluate("() => { const b = document.querySelector('.para.cited').getBoundingClientRect();"
+                                " return [b.top, b.bottom]; }")
+    assert 0 <= top and bottom <= 900, "each place is scrolled into view"
+    page.keyboard.press("p")
+    page.wait_for_url("**place=2*")
+    assert cited() == [site.idx["bullet"]]
+    page.click("#place-prev")
+    page.wait_for_function("() => !location.search.includes('place=')")
+    assert cited() == [site.idx["target"]]
+
+
+def test_pdf_viewer_steps_to_the_next_box_and_draws_it(page, site: Site) -> None:
+    first = site.pdf.locator.bbox
+    assert first is not None
+    x0, y0, x1, y1 = first
+    other = [x0, y0 + 60, x1, y1 + 60] if y1 + 60 < 780 else [x0, y0 - 60, x1, y1 - 60]
+    place = Locator(locator_precision="bbox", locator_degraded=False, page=1, bbox=other,
+                    rects=[Rect(page=1, bbox=other)])
+    c = _with_places(site, site.pdf, f"[b{uuid.uuid4().hex[:2]}]", [place])
+
+    def box() -> list[float]:
+        return [float(page.get_attribute("#hl", a) or "nan") for a in ("x", "y", "width", "height")]
+
+    page.goto(site.server.url + view_url(c.citation_id))
+    assert box() == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=0.01)
+    page.keyboard.press("n")
+    page.wait_for_url("**place=2*")
+    assert box() == pytest.approx([other[0], other[1], other[2] - other[0], other[3] - other[1]], abs=0.01)
+    assert page.inner_text(".place-no") == "place 2 of 2" and page.query_selector("#place-next") is None
+    page.keyboard.press("p")
+    page.wait_for_function("() => !location.search.includes('place=')")
+    assert box() == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=0.01)

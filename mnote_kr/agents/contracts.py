@@ -20,6 +20,7 @@ from mnote_kr.models import (
     LocatorPrecision,
     NotIndexed,
     OpenPlan,
+    Place,
 )
 
 AGENT_STATUS_SCHEMA = "mnote.knowledge_rag.agent_status.v1"
@@ -86,8 +87,26 @@ class Out(msgspec.Struct, kw_only=True, rename="camel", frozen=True):
     """Base of tool results (camelCase, every field always present)."""
 
 
+class AgentPlace(Out, kw_only=True, frozen=True):
+    """Another place of the cited file, behind the citation's own: where, what it says, its own ID."""
+
+    citation_id: str
+    locator_precision: LocatorPrecision
+    locator_degraded: bool
+    page: int | None
+    bbox: list[float] | None
+    paragraph_index: int | None
+    highlight: Highlight | None
+    display_quote: str | None
+    citation_url: str
+    relevance_score: float | None
+
+
 class AgentCitation(Out, kw_only=True, frozen=True):
-    """One citable place, as an agent sees it: where it is, what it says, how to cite it."""
+    """One citable place, as an agent sees it: where it is, what it says, how to cite it.
+
+    ``displayQuote`` is the answering sentences; ``contextQuote`` the cleaned passage around them;
+    ``alternatives`` the file's next best places (up to two), best first."""
 
     citation_id: str
     source_root_relative_path: str
@@ -102,10 +121,14 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     citation_markdown: str
     citation_url: str
     relevance_score: float | None
+    context_quote: str | None
+    alternatives: list[AgentPlace]
 
 
 class AgentQueryResult(Out, kw_only=True, frozen=True):
-    """The compact agent_query_result.v1: citations first, then the answer, then notes."""
+    """The compact agent_query_result.v1: citations first, then the answer, then notes.
+
+    ``weak``: nothing found holds the query's words; ``weakReason`` says so in words."""
 
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str
@@ -114,6 +137,8 @@ class AgentQueryResult(Out, kw_only=True, frozen=True):
     answer: str | None
     notes: list[str]
     not_indexed: list[NotIndexed]
+    weak: bool
+    weak_reason: str | None
 
 
 class AgentProvider(Out, kw_only=True, frozen=True):
@@ -192,7 +217,18 @@ def agent_citation(c: Citation) -> AgentCitation:
         citation_markdown=c.citation_markdown,
         citation_url=c.citation_url,
         relevance_score=c.relevance_score,
+        context_quote=c.context_quote,
+        alternatives=[agent_place(a) for a in c.alternatives],
     )
+
+
+def agent_place(a: Place) -> AgentPlace:
+    """The agent's view of an alternative place."""
+    loc = a.locator
+    return AgentPlace(citation_id=a.citation_id, locator_precision=a.locator_precision,
+                      locator_degraded=a.locator_degraded, page=loc.page, bbox=loc.bbox,
+                      paragraph_index=loc.paragraph_index, highlight=loc.highlight, display_quote=a.display_quote,
+                      citation_url=a.citation_url, relevance_score=a.relevance_score)
 
 
 def agent_open_plan(plan: OpenPlan) -> OpenPlan:
@@ -222,7 +258,8 @@ def object_schema(kind: type[Any]) -> dict[str, Any]:
 
 
 __all__ = [
-    "AGENT_STATUS_SCHEMA", "AgentCitation", "AgentProvider", "AgentQueryResult", "AgentRegistry", "AgentStatus",
-    "DeleteInput", "DeleteResult", "DeletedSource", "IngestInput", "IngestReport", "OpenReferenceInput",
-    "PruneInput", "PruneResult", "QueryInput", "StatusInput", "agent_citation", "agent_open_plan", "object_schema",
+    "AGENT_STATUS_SCHEMA", "AgentCitation", "AgentPlace", "AgentProvider", "AgentQueryResult", "AgentRegistry",
+    "AgentStatus", "DeleteInput", "DeleteResult", "DeletedSource", "IngestInput", "IngestReport", "OpenReferenceInput",
+    "PruneInput", "PruneResult", "QueryInput", "StatusInput", "agent_citation", "agent_open_plan", "agent_place",
+    "object_schema",
 ]

@@ -165,6 +165,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
 
         asked, diagnostics = ask_with_diagnostics(host, args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, notes = asked.citations, asked.answer, list(asked.notes)
+        weak = asked.weak_reason
         reg = host.registry()
         missing = not_indexed(host, reg, asked.query)
         query = asked.query
@@ -175,6 +176,10 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         missing = list(found.not_indexed)
         query = found.query
         reg = host.registry()
+        weak = found.weak_reason
+        if weak and citations:
+            notes.append(f"Weak result: {weak}. Tell the user nothing clearly answers; "
+                         "do not present these as the answer.")
     notes += dropped_notes(diagnostics)
     seen = {m.source_path for m in missing} | {c.source_root_relative_path for c in citations}  # cited: citable
     missing += [m for m in scope_not_indexed(host, reg, [r for _, r in anchored]) if m.source_path not in seen]
@@ -183,7 +188,8 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     if not citations:
         notes.append("Nothing citable was found in the knowledge base for this question: say so, do not guess.")
     return AgentQueryResult(query=query, mode=args.mode, citations=[agent_citation(c) for c in citations],
-                            answer=answer, notes=notes, not_indexed=missing)
+                            answer=answer, notes=notes, not_indexed=missing, weak=weak is not None,
+                            weak_reason=weak)
 
 
 def tool_open_reference(host: Host, args: OpenReferenceInput) -> OpenPlan:

@@ -21,6 +21,7 @@ import msgspec
 from mnote_kr.citations import answercache
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
+from mnote_kr.citations.cleaning.quote import answer_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
@@ -33,12 +34,14 @@ from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
+    MAX_ALTERNATIVES,
     AgentQueryResult,
     Citation,
     CitationDiagnostics,
     CitationTextBundle,
     LocateRequest,
     Locator,
+    Place,
     ProviderQueryResult,
     RerankInfo,
     SearchResults,
@@ -293,6 +296,7 @@ def build_citations(
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = heading_path(block) if block else []
+        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
                                     tuple(headings)))
         citation = Citation(
@@ -307,7 +311,8 @@ def build_citations(
             block_id=block_id,
             heading_path=headings,
             raw_quote=bundle.raw_quote,
-            display_quote=_display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator),
+            display_quote=answer_quote(context, query),
+            context_quote=context,
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
             search_query=bundle.search_query,
@@ -342,6 +347,78 @@ def build_citations(
         "timingsMs": {k: round(v, 2) for k, v in timings.items()},
     }
     return [c for _, _, c in scored], diagnostics
+
+
+#: The ranking's parts that say a passage holds the query's own words (or its file is named by them).
+_WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
+
+
+def weak_reason(citations: list[Citation]) -> str | None:
+    """Why nothing found seems to answer the query, or None when something does.
+
+    The rule (measured: docs/http-api.md, "Places, quotes and weak results";
+    ``benchmarks/relevance_floor.py``): no passage the provider returned
+    holds any of the query's content words (stemmed words, CJK bigrams) and no file name does.
+    The provider always returns its nearest chunks, so a query on another subject gets cards; its
+    words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
+    questions whose file is still returned: the citations are kept, only marked), on 30 off-topic
+    queries 16 or 17 in two runs (every nonsense string, 13 or 14 of 27 questions on other subjects).
+    """
+    if not citations:
+        return None
+    parts = (c.diagnostics.score_parts for c in citations)
+    if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS):
+        return None
+    return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
+            "the passages shown are only the nearest by meaning")
+
+
+def _as_place(c: Citation) -> Place:
+    return Place(citation_id=c.citation_id, locator_precision=c.locator_precision,
+                 locator_degraded=c.locator_degraded, locator=c.locator, display_quote=c.display_quote,
+                 heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
+
+
+def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:
+    """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
+    (``alternatives``, in their order; each at another place than those before it); and the citations
+    folded in (remembered, so their IDs open), each carrying the other places of its file.
+
+    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``)."""
+    by_file: dict[str, list[Citation]] = {}
+    for c in citations:
+        by_file.setdefault(c.source_root_relative_path, []).append(c)
+    out: list[Citation] = []
+    folded: list[Citation] = []
+    for c in citations:
+        places = by_file[c.source_root_relative_path]
+        if places[0] is not c:
+            continue
+        behind: list[Citation] = []
+        taken = {_place(c.locator)}  # a second "whole file" place would only open the file again
+        for p in places[1:]:
+            if len(behind) < MAX_ALTERNATIVES and _place(p.locator) not in taken:
+                taken.add(_place(p.locator))
+                behind.append(p)
+        group = [c, *behind]
+        # each place of the group knows the others: the viewer steps on from whichever is opened
+        folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])
+                   for p in behind]
+        out.append(msgspec.structs.replace(c, alternatives=[_as_place(p) for p in behind]) if behind else c)
+    return out, folded
+
+
+def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int) -> tuple[list[Citation],
+                                                                                        list[Citation], str | None]:
+    """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
+    those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
+    weak = weak_reason(citations)
+    diagnostics["citable"] = len(citations)
+    cited, folded = fold_places(citations)
+    diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
+    cited = cited[:top_k]  # the user's number: files cited, best first
+    shown = {a.citation_id for c in cited for a in c.alternatives}
+    return cited, [f for f in folded if f.citation_id in shown], weak
 
 
 def _query(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | None,
@@ -380,8 +457,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     result = pending.result()
     t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
-    diagnostics["citable"] = len(citations)
-    citations = citations[:top_k]  # the user's number: citations returned, best first
+    citations, folded, weak = _finish(citations, diagnostics, top_k)
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
@@ -390,7 +466,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         diagnostics["notes"] = result.notes
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
-    remember(host, citations)
+    remember(host, citations + folded)
     missing = not_indexed(host, reg, query)
     if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
         named = {m.source_path for m in missing}
@@ -411,6 +487,8 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         results=citations,
         not_indexed=missing,
         diagnostics=diagnostics,
+        weak=weak is not None,
+        weak_reason=weak,
     )
 
 
@@ -498,9 +576,8 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     _prepare_locating(host)
     result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
-    diagnostics["citable"] = len(citations)
-    citations = citations[:top_k]  # the user's number: citations returned, best first
-    remember(host, citations)
+    citations, folded, weak = _finish(citations, diagnostics, top_k)
+    remember(host, citations + folded)
     ref_to_citation: dict[str, str] = {}
     by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}
     for ref in result.references:
@@ -510,4 +587,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     notes = list(result.notes)
     if not citations:
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
-    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes), diagnostics
+    elif weak:
+        notes.append(f"Weak result: {weak}.")
+    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes,
+                            weak=weak is not None, weak_reason=weak), diagnostics

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnote_kr.models import AgentQueryResult, Citation, Locator, SearchResults
+from mnote_kr.models import AgentQueryResult, Citation, Locator, Place, SearchResults
 
 _PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "file": "whole file (no exact place found)"}
 # A degraded locator is never called exact: a semantic match cites the passage, not the answer.
 _DEGRADED = {"bbox": "passage box (approximate)", "paragraph": "paragraph (approximate)"}
 
 
-def _where(c: Citation) -> str:
+def _where(c: Citation | Place) -> str:
     """The locator in words; "approximate" only when the locator says it is degraded."""
     if c.locator_degraded and c.locator_precision in _DEGRADED:
         return _DEGRADED[c.locator_precision]
@@ -37,20 +37,33 @@ def locator_text(loc: Locator) -> str:
     return words
 
 
-def source_card(c: Citation) -> str:
-    name = c.source_root_relative_path
-    lines = [f"{c.citation_id} {name}"]
+def _place_words(c: Citation | Place) -> str:
     where = _where(c)
     if c.locator.page is not None and c.locator_precision == "bbox":
         where += f", p.{c.locator.page}"
     elif c.locator.paragraph_index is not None:
         where += f", paragraph {c.locator.paragraph_index}"
-    lines.append(f"    located: {where}")
+    return where
+
+
+def source_card(c: Citation) -> str:
+    name = c.source_root_relative_path
+    lines = [f"{c.citation_id} {name}"]
+    lines.append(f"    located: {_place_words(c)}")
     if c.heading_path:
         lines.append("    heading: " + " > ".join(c.heading_path))
     quote = _excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
     lines.append(f"    quote:   {quote}")
+    # The file's next places, under its first: each with its own ID, precision and place.
+    for n, alt in enumerate(c.alternatives, 2):
+        lines.append(f"    also #{n}: {alt.citation_id} {_place_words(alt)}")
+        lines.append(f"             {_excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
     return "\n".join(lines)
+
+
+def weak_line(reason: str | None) -> str:
+    """The weak-result warning, said before the cards."""
+    return f"Weak result: {reason}." if reason else ""
 
 
 def _excerpt(text: str, query: str, width: int = 240) -> str:
@@ -84,7 +97,8 @@ def _in_word(text: str, i: int) -> bool:
 
 
 def render_search(result: SearchResults) -> str:
-    out = [source_card(c) for c in result.results]
+    out = [weak_line(result.weak_reason)] if result.weak and result.results else []
+    out += [source_card(c) for c in result.results]
     if not out:
         why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
         message = why.get("message") if isinstance(why, dict) else None
@@ -97,7 +111,7 @@ def render_search(result: SearchResults) -> str:
 
 def render_answer(result: AgentQueryResult) -> str:
     out = [result.answer if result.answer is not None else "(no answer)"]
-    out += [f"note: {n}" for n in result.notes]
+    out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
     out += ["", *(source_card(c) for c in result.citations)]
     return "\n".join(out)
 

@@ -403,17 +403,22 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(200, webpages.no_preview(c, "No plugin can show this file type here; "
                                                "open it in the system viewer.", opened))
         return
+    raw_place = (query.get("place") or ["1"])[-1]
+    place = int(raw_place) if raw_place.isdigit() else 0
+    if not 1 <= place <= webpages.place_count(c):
+        reply.message(404, "No such place", f"This citation has {webpages.place_count(c)} place(s) in its file.")
+        return
     if model.kind == "pages":
         raw = (query.get("page") or [""])[-1]
-        loc = c.locator
+        loc = webpages.at_place(c, place).locator
         default = loc.page if loc.locator_precision == "bbox" and loc.page else 1
         shown = int(raw) if raw.isdigit() else default
         if not 1 <= shown <= len(model.pages):
             reply.message(404, "No such page", f"The PDF has {len(model.pages)} pages.")
             return
-        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened))
+        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place))
         return
-    reply.html(200, webpages.paragraph_viewer(c, model, opened))
+    reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
 
 
 def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,

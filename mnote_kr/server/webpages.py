@@ -13,6 +13,8 @@ from collections.abc import Iterable
 from html import escape
 from urllib.parse import quote, urlencode
 
+import msgspec
+
 from mnote_kr.models import Citation, DocumentModel, Locator, ModelParagraph, SearchResults
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
@@ -64,12 +66,25 @@ def query_terms(query: str) -> list[str]:
     return sorted((t for t in terms if t), key=len, reverse=True)
 
 
+def _term_pattern(term: str) -> str:
+    """A query term as a regex: a Latin word starts a word (``led`` is not marked in ``Filed``, nor
+    ``table`` in ``suitable``) and runs to the word's end (``patent`` marks ``patented`` whole);
+    CJK, which has no spaces, matches character by character anywhere."""
+    body = re.escape(term)
+    if term[:1].isalnum() and term[:1].isascii():
+        body = r"(?<![^\W_])" + body
+    if term[-1:].isalnum() and term[-1:].isascii():
+        body += r"[^\W_]*"
+    return body
+
+
 def mark_query(text: str, query: str) -> str:
-    """``text`` as HTML with every occurrence of a query term in ``<mark class="q">``."""
+    """``text`` as HTML with every occurrence of a query term in ``<mark class="q">`` (whole words for
+    Latin scripts, characters for CJK)."""
     terms = query_terms(query)
     if not terms or not text:
         return escape(text)
-    pattern = re.compile("|".join(re.escape(t) for t in terms), re.IGNORECASE)
+    pattern = re.compile("|".join(_term_pattern(t) for t in terms), re.IGNORECASE)
     out: list[str] = []
     last = 0
     for m in pattern.finditer(text):
@@ -92,8 +107,30 @@ def precision_badge(locator: Locator) -> str:
     return '<span class="badge file" title="the place in the file is not known">file only</span>'
 
 
+def place_words(locator: Locator) -> str:
+    """Where a place is, short: ``p.3``, ``¶12``, ``file``."""
+    if locator.locator_precision == "bbox" and locator.page is not None:
+        return f"p.{locator.page}"
+    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
+        return f"¶{locator.paragraph_index}"
+    return "file"
+
+
+def _alternatives(c: Citation, query: str) -> str:
+    """The file's next places under its card: each links to the viewer at that place."""
+    if not c.alternatives:
+        return ""
+    items = "".join(
+        f'<li class="alt" data-citation-id="{escape(a.citation_id)}" data-precision="{a.locator_precision}">'
+        f'<a href="{escape(view_url(c.citation_id, place=n))}">place {n}</a> {precision_badge(a.locator)} '
+        f'<span class="where">{escape(place_words(a.locator))}</span> '
+        f'<span class="alt-quote">{mark_query(a.display_quote or "", query)}</span></li>'
+        for n, a in enumerate(c.alternatives, 2))
+    return f'<ol class="alternatives" aria-label="more places in this file">{items}</ol>'
+
+
 def card(c: Citation, query: str) -> str:
-    """One source card: citation ID, file, heading path, precision badge, marked quote."""
+    """One source card: citation ID, file, heading path, precision badge, marked quote, the file's next places."""
     heading = " › ".join(c.heading_path)
     heading_html = f'<div class="heading">{escape(heading)}</div>' if heading else ""
     quote_text = c.display_quote or ""
@@ -101,7 +138,8 @@ def card(c: Citation, query: str) -> str:
         f'<li class="card" data-citation-id="{escape(c.citation_id)}" data-precision="{c.locator_precision}">'
         f'<div class="card-head"><a class="cid" href="{escape(view_url(c.citation_id))}">{escape(c.citation_id)}</a>'
         f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
-        f'{heading_html}<blockquote class="quote">{mark_query(quote_text, query)}</blockquote></li>'
+        f'{heading_html}<blockquote class="quote">{mark_query(quote_text, query)}</blockquote>'
+        f'{_alternatives(c, query)}</li>'
     )
 
 
@@ -125,6 +163,8 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
         parts.append(f'<p class="error" role="alert">{escape(error[0])}{hint}</p>')
     if results is not None:
         n = len(results.results)
+        if results.weak and n:
+            parts.append(f'<p class="banner weak" role="note">Weak result: {escape(results.weak_reason or "")}.</p>')
         parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
         parts.append('<ol class="cards">' + "".join(card(c, results.query) for c in results.results) + "</ol>")
         for item in results.not_indexed:
@@ -136,7 +176,41 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
 # --------------------------------------------------------------------------- viewer
 
 
-def _viewer_head(c: Citation, banner: str, opened: str | None) -> str:
+def place_count(c: Citation) -> int:
+    """How many places the viewer steps through: the citation's own and its alternatives."""
+    return 1 + len(c.alternatives)
+
+
+def at_place(c: Citation, place: int) -> Citation:
+    """``c`` as shown at its ``place`` (1: its own; 2...: its alternatives), keeping its ID and
+    alternatives (the viewer steps from there)."""
+    if place <= 1 or place > place_count(c):
+        return c
+    a = c.alternatives[place - 2]
+    return msgspec.structs.replace(c, locator=a.locator, locator_precision=a.locator_precision,
+                                   locator_degraded=a.locator_degraded, display_quote=a.display_quote,
+                                   heading_path=a.heading_path)
+
+
+def _place_nav(c: Citation, place: int) -> str:
+    """Previous / next place of the file (keys ``p`` / ``n``, viewer.js), with where each is."""
+    total = place_count(c)
+    if total < 2:
+        return ""
+    parts = [f'<nav class="places" aria-label="places in this file" data-place="{place}" data-places="{total}">']
+    if place > 1:
+        back = view_url(c.citation_id, place=place - 1) if place > 2 else view_url(c.citation_id)  # 1: the citation's
+        parts.append(f'<a id="place-prev" rel="prev" href="{escape(back)}" '
+                     'aria-keyshortcuts="p">‹ previous place (p)</a>')
+    parts.append(f'<span class="place-no">place {place} of {total}</span>')
+    if place < total:
+        parts.append(f'<a id="place-next" rel="next" href="{escape(view_url(c.citation_id, place=place + 1))}" '
+                     'aria-keyshortcuts="n">next place (n) ›</a>')
+    parts.append("</nav>")
+    return "".join(parts)
+
+
+def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -> str:
     heading = " › ".join(c.heading_path)
     notice = ""
     if opened:
@@ -146,7 +220,10 @@ def _viewer_head(c: Citation, banner: str, opened: str | None) -> str:
         f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
         + (f'<div class="heading">{escape(heading)}</div>' if heading else "")
         + f'<blockquote class="quote">{mark_query(c.display_quote or "", c.search_query)}</blockquote>'
-        f'<form method="post" action="{escape(view_url(c.citation_id))}/open" class="open-system">'
+        + (f'<details class="context"><summary>the whole passage</summary>'
+           f'<p>{mark_query(c.context_quote, c.search_query)}</p></details>' if c.context_quote else "")
+        + _place_nav(c, place)
+        + f'<form method="post" action="{escape(view_url(c.citation_id))}/open" class="open-system">'
         '<button type="submit">Open in the system viewer</button></form>'
         f"{notice}{banner}</section>"
     )
@@ -161,8 +238,11 @@ def _fmt(v: float) -> str:
 
 
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
-               opened: str | None = None) -> str:
-    """One PDF page as an image with the cited rectangles drawn over it in PDF points."""
+               opened: str | None = None, place: int = 1) -> str:
+    """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
+    the citation's ``place``: 1 its own, 2... its alternatives)."""
+    c = at_place(c, place)
+    extra = {"place": place} if place > 1 else {}
     loc = c.locator
     precise = loc.locator_precision == "bbox" and loc.bbox is not None and loc.page is not None
     size = model.pages[shown - 1]
@@ -181,15 +261,17 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = ['<nav class="pages" aria-label="pages">']
     if shown > 1:
-        nav.append(f'<a rel="prev" href="{escape(view_url(c.citation_id, page=shown - 1))}">‹ previous</a>')
+        nav.append(f'<a rel="prev" href="{escape(view_url(c.citation_id, page=shown - 1, **extra))}">‹ previous</a>')
     nav.append(f'<span class="page-no">page {shown} of {total}</span>')
     if shown < total:
-        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, page=shown + 1))}">next ›</a>')
-    nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">'
+        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, page=shown + 1, **extra))}">next ›</a>')
+    hidden = f'<input type="hidden" name="place" value="{place}">' if place > 1 else ""
+    nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
                '<button type="submit">go</button></form>')
     if precise and cited_pages:
-        links = " ".join(f'<a href="{escape(view_url(c.citation_id, page=p))}">p.{p}</a>' for p in cited_pages)
+        links = " ".join(f'<a href="{escape(view_url(c.citation_id, page=p, **extra))}">p.{p}</a>'
+                         for p in cited_pages)
         nav.append(f'<span class="cited-pages">cited: {links}</span>')
     nav.append("</nav>")
     width_px, height_px = round(size.width * scale), round(size.height * scale)
@@ -204,7 +286,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     )
     banner = "" if precise else FILE_BANNER
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened) + "".join(nav) + figure)
+                _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
 
 
 def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
@@ -287,8 +369,10 @@ def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator)
     return "".join(out)
 
 
-def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = None) -> str:
-    """A DOCX, Markdown or text source from its paragraph model, the cited paragraph marked."""
+def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1) -> str:
+    """A DOCX, Markdown or text source from its paragraph model, the paragraph of the citation's
+    ``place`` marked (1: its own, 2...: its alternatives)."""
+    c = at_place(c, place)
     loc = c.locator
     precise = loc.locator_precision == "paragraph" and loc.paragraph_index is not None
     cited = loc.paragraph_index if precise else None
@@ -296,7 +380,7 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
         cited = None  # the document has fewer paragraphs than the locator says: never guess
     banner = "" if cited is not None else FILE_BANNER
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
-    return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened) + doc)
+    return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
 
 
 def no_preview(c: Citation, reason: str, opened: str | None = None) -> str:

@@ -47,6 +47,7 @@ from mnote_kr.citations.cleaning.markup import (
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
+from mnote_kr.citations.textnorm import lazy_compile
 from mnote_kr.citations.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
 from mnote_kr.models import CitationTextBundle
 
@@ -62,6 +63,9 @@ __all__ = [
 ]
 
 
+_TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
+
+
 def _display_core(raw: str) -> str:
     return _display_from_neutral(_render(raw))
 
@@ -74,6 +78,8 @@ def _display_from_neutral(neutral: str) -> str:
     text = rejoin_hyphenation(unify_cjk_forms(text.replace("\ufffd", "") if "\ufffd" in text else text))
     if "#" in text:
         text = _HEADING_RE.sub("", text)
+    if "[Table_" in text:  # a report template's placeholders in the text layer: "[Table_Base] 股票数据"
+        text = _TEMPLATE_MARK_RE.sub(" ", text)
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(text)

@@ -27,6 +27,12 @@ _ATTR_RE = lazy_compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|(
 _LEAD_TAIL_RE = lazy_compile(
     r"\s*[^\s<>\"=]{0,200}(?:=\"[^\"<>\n]{0,400}\"|\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/?>"
 )
+# The same tail left inside the text, after a line break or a space (a chunk that starts with a
+# heading, then the cut tag): attribute pairs closed by `/>`, never prose (`x > 3` has no `="`).
+_MID_TAIL_RE = lazy_compile(
+    r"(?:^|(?<=\s))(?:[^\s<>\"=]{0,200}=\"[^\"<>\n]{0,400}\"|[^\s<>\"=]{1,200}\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/>",
+    re.MULTILINE,
+)
 _CLOSE_RES = {name: lazy_compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
 # Names whose half tags are always dropped (a chunk cut them); others are neutralised.
 _KNOWN_TAGS = frozenset(
@@ -203,8 +209,8 @@ _CONTROL_RE = lazy_compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _DISPLAY_MAP = (
     (_CELL, " | "),
     (_ROW, "; "),
-    (_TAB_OPEN, " [Table: "),
-    (_TAB_CLOSE, "] "),
+    (_TAB_OPEN, " "),  # a table reads as its rows (``A | B; 1 | 2``): no "[Table: ...]" label
+    (_TAB_CLOSE, " "),
     (_FIG_OPEN, " [Figure: "),
     (_FIG_CLOSE, "] "),
 )
@@ -306,7 +312,10 @@ def _render(raw: str) -> str:
         else:
             out.append(" ")
         seen_tag = True
-    return _rows_left("".join(out))
+    text = "".join(out)
+    if "/>" in text:  # a tag's tail the chunk's cut left after a heading or a line break
+        text = _MID_TAIL_RE.sub(" ", text)
+    return _rows_left(text)
 
 
 def _rows_left(rendered: str) -> str:

@@ -1,0 +1,114 @@
+"""The relevance floor and one card per file (issue 33), on a fresh managed engine.
+
+The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
+embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:
+``retrieval_questions.json``, ``retrieval_heldout.json``, ...) and every query of
+``offtopic_queries.json`` (nothing in the files answers them) goes through ``Host.search`` (top 10).
+Printed, against today's default measured in the same run (baseline: the same citations before
+``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
+
+* off-topic queries said weak, and labelled questions said weak (the rule must keep real hits:
+  a labelled question is weak only when no passage found holds a word of it);
+* labelled questions that lose their answering file among the returned cards (nothing is
+  dropped by the floor, so any loss comes from folding a file's places into one card);
+* cards per query (files now, places before), off-topic and labelled: the ratio new / baseline;
+* the quote's length (``displayQuote``: the answering sentences) against the chunk's
+  (``contextQuote``, what ``displayQuote`` was), median and max.
+
+    .venv/bin/python benchmarks/relevance_floor.py [--dump F]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from retrieval_labels import corpus_host, load_sets  # noqa: E402
+
+HERE = Path(__file__).resolve().parent
+
+
+def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
+    tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-floor-"))
+    os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    from mnote_kr.citations import pipeline
+    from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+
+    built: list[Any] = []
+    build_citations = pipeline.build_citations
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        out = build_citations(*args, **kwargs)
+        built.append(out[0])
+        return out
+
+    pipeline.build_citations = recording
+    dirs = default_engine_dirs()
+    seed_tiktoken(dirs["cache_dir"])
+    try:
+        start_engine(**dirs, wait_s=300)
+        host = corpus_host(tmp / "kb", files)
+        host.ingest(["docs"], wait=True, wait_s=1500)
+        out = {}
+        for qid, query in queries:
+            built.clear()
+            found = host.search(query, top_k=10)
+            before = built[-1][:10] if built else []
+            out[qid] = {"q": query, "weak": found.weak, "files": [c.source_root_relative_path for c in found.results],
+                        "placesBefore": [c.source_root_relative_path for c in before],
+                        "quotes": [len(c.display_quote or "") for c in found.results],
+                        "chunks": [len(c.context_quote or "") for c in found.results]}
+        return out
+    finally:
+        stop_engine(dirs["state_dir"])
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--dump", type=Path, help="write every search's summary to this JSON file")
+    args = parser.parse_args()
+    files, sets = load_sets()
+    labels = {q["id"]: q for qs in sets.values() for q in qs}  # every labelled set
+    off = json.loads((HERE / "offtopic_queries.json").read_text(encoding="utf-8"))["queries"]
+    queries = [(k, q["q"]) for k, q in labels.items()] + [(f"off{i:02d}", q) for i, q in enumerate(off)]
+    runs = run(queries, files)
+    if args.dump:
+        args.dump.write_text(json.dumps(runs, ensure_ascii=False, indent=1), encoding="utf-8")
+    offs = [r for k, r in runs.items() if k.startswith("off")]
+    labelled = {k: r for k, r in runs.items() if k in labels}
+
+    def has(names: list[str], doc: str) -> bool:
+        return any(Path(doc).name.rsplit(".", 1)[0] in n for n in names)
+
+    weak_off = sum(r["weak"] for r in offs)
+    weak_lab = [k for k, r in labelled.items() if r["weak"]]
+    lost = [k for k, r in labelled.items() if has(r["placesBefore"], labels[k]["doc"])
+            and not has(r["files"], labels[k]["doc"])]
+    print(f"off-topic queries said weak: {weak_off}/{len(offs)} (baseline: 0, no floor)")
+    print(f"labelled questions said weak: {len(weak_lab)}/{len(labelled)} {weak_lab}")
+    print(f"labelled questions losing their answering file from the cards: {len(lost)} {lost}")
+    for name, group in (("off-topic", offs), ("labelled", list(labelled.values()))):
+        new = statistics.mean(len(r["files"]) for r in group)
+        old = statistics.mean(len(r["placesBefore"]) for r in group)
+        print(f"cards per {name} query: {new:.2f} (baseline {old:.2f}), ratio {new / old:.2f}")
+    quotes = [n for r in runs.values() for n in r["quotes"]]
+    chunks = [n for r in runs.values() for n in r["chunks"]]
+    print(f"quote characters: median {statistics.median(quotes):.0f}, max {max(quotes)} "
+          f"(baseline, the chunk: median {statistics.median(chunks):.0f}, max {max(chunks)}), "
+          f"ratio of medians {statistics.median(quotes) / statistics.median(chunks):.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,125 @@
+"""Quotes that show the answer (issue 33): the answering sentences, no markup, highlights on whole words."""
+
+from __future__ import annotations
+
+import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mnote_kr.citations.cleaning import clean_citation_text, display_text
+from mnote_kr.citations.cleaning.quote import MOST_SENTENCES, QUOTE_CHARS, answer_quote, sentences
+from mnote_kr.citations.ranking import terms
+from mnote_kr.server.webpages import mark_query
+
+# A 900-character paragraph in the manner of the corpus' typewriter history: the answer is mid-way.
+LONG = (
+    "The concept of the word processor predates modern computers and has evolved through several "
+    "technological milestones. The origins of word processing can be traced back to the invention of the "
+    "typewriter in the mid-19th century. Patented in 1868 by Christopher Latham Sholes, the typewriter "
+    "revolutionized written communication by enabling people to produce legible documents quickly. "
+    "The electric typewriter, introduced by IBM in 1935, made typing faster and less tiring. "
+    "In the 1960s, IBM's MT/ST stored typed text on magnetic tape, so that it could be edited and replayed. "
+    "Dedicated word processing machines followed in the 1970s, from firms such as Wang Laboratories, with "
+    "small screens that showed a few lines of text. WordStar, released in 1978, brought word processing to "
+    "personal computers and kept its commands on the keyboard."
+)
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[A-Za-z0-9]+", text)
+
+
+def test_the_quote_is_the_answering_sentence_first_and_a_few_after_it() -> None:
+    quote = answer_quote(LONG, "electric typewriter IBM 1935")
+    assert quote.startswith("The electric typewriter, introduced by IBM in 1935")
+    assert len(quote) <= QUOTE_CHARS and len(sentences(quote)) <= MOST_SENTENCES
+    assert quote in LONG  # cut between sentences of the passage, never rewritten
+
+
+def test_no_query_word_in_the_passage_quotes_its_first_sentences() -> None:
+    # a question in other words: the place was found by meaning, the quote is its opening
+    quote = answer_quote(LONG, "how did clerks cope long ago")
+    assert LONG.startswith(quote) and len(quote) <= QUOTE_CHARS
+
+
+def test_a_short_passage_is_quoted_whole() -> None:
+    short = "Blade heating kept the power loss below five percent. It was switched on below zero."
+    assert answer_quote(short, "blade heating") == short
+
+
+def test_abbreviations_initials_and_decimals_do_not_end_a_sentence() -> None:
+    text = "As Fig. 3 shows, J. Smith measured 3.5 mm of ice, e.g. on the blades. Then the rotor stopped."
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "As Fig. 3 shows, J. Smith measured 3.5 mm of ice, e.g. on the blades.", "Then the rotor stopped."]
+
+
+def test_chinese_sentences_end_at_their_own_full_stops() -> None:
+    text = ("本标准规定了核电厂定期安全审查的要求。" * 10 + "电气类设备包括变压器、开关柜和电缆。"
+            + "审查周期为十年。" * 30)
+    quote = answer_quote(text, "电气类设备有哪些")
+    assert quote.startswith("电气类设备包括变压器、开关柜和电缆。") and len(quote) <= QUOTE_CHARS
+
+
+def test_one_sentence_longer_than_a_quote_is_cut_around_the_query_between_words() -> None:
+    rows = " | ".join(f"row {i} value {i * 7}" for i in range(120)) + " | Vicksburg surrendered on July 4 | end"
+    quote = answer_quote(rows, "when did Vicksburg surrender")
+    assert "Vicksburg surrendered" in quote and quote.startswith("…") and len(quote) <= QUOTE_CHARS + 2
+    assert set(_words(quote)) <= set(_words(rows))  # no word cut in half
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.sampled_from(sorted({w for w in re.findall(r"[A-Za-z]{4,}", LONG) if terms(w)})))  # stop words aside
+def test_any_query_word_gives_a_bounded_quote_of_whole_sentences(word: str) -> None:
+    quote = answer_quote(LONG, word)
+    assert quote in LONG and len(quote) <= QUOTE_CHARS
+    assert word.casefold() in quote.casefold() or not any(
+        word.casefold() in LONG[a:b].casefold() for a, b in sentences(LONG))
+
+
+# --------------------------------------------------------------------------- markup never shows
+
+
+def test_a_drawing_tail_after_a_heading_never_shows() -> None:
+    # a chunk that starts with the section heading, then the tail of a drawing tag the chunker cut
+    raw = '## Results\n\nid="im-3f2a9c" format="png" path="images/im-3f2a9c.png" src="" />\nThe rotor stopped twice.'
+    shown = display_text(raw)
+    assert shown == "Results The rotor stopped twice."
+    for junk in ('id="im-', 'src=""', "/>", "png"):
+        assert junk not in shown
+
+
+def test_a_value_cut_tail_on_its_own_line_never_shows() -> None:
+    shown = display_text('Figure 2\npng" src="" />\nThe ice load grew.')
+    assert shown == "Figure 2 The ice load grew."
+
+
+def test_a_table_reads_as_rows_without_a_label() -> None:
+    raw = 'Loss by turbine <table id="tb-1" format="json">[["Turbine", "Loss"], ["T1", "4 percent"]]</table> in fog.'
+    assert display_text(raw) == "Loss by turbine Turbine | Loss; T1 | 4 percent in fog."
+
+
+def test_report_template_placeholders_never_show() -> None:
+    raw = "[Table_Base] 股票数据\n总股本(百万股) 298.56\n[Table_RatingDescription] 投资评级"
+    bundle = clean_citation_text(raw, "总股本")
+    assert "[Table_" not in bundle.display_quote and "总股本(百万股) 298.56" in bundle.display_quote
+
+
+# --------------------------------------------------------------------------- highlights on whole words
+
+
+def _marked(html: str) -> list[str]:
+    return re.findall(r'<mark class="q">(.*?)</mark>', html)
+
+
+def test_a_query_word_never_highlights_the_inside_of_another_word() -> None:
+    assert _marked(mark_query("The report was Filed on Monday.", "led")) == []
+    assert _marked(mark_query("A suitable blade coating.", "table")) == []
+    assert _marked(mark_query("The table and the led light.", "table led")) == ["table", "led"]
+    assert _marked(mark_query("核电厂定期安全审查", "电厂 审查")) == ["电厂", "审查"]  # CJK: by characters
+
+
+def test_a_query_word_highlights_the_whole_word_it_starts() -> None:
+    assert _marked(mark_query("Sholes patented the typewriter.", "patent")) == ["patented"]
+    assert _marked(mark_query("Batteries and battery packs", "battery")) == ["battery"]
+
