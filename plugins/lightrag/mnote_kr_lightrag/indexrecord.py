@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderError
 
 from . import embedders
 
