@@ -24,7 +24,7 @@ RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated mar
 def check_zip(path: str | os.PathLike[str], kind: str, *, max_part_bytes: int = MAX_PART_BYTES) -> None:
     """Refuse ``path`` (a ``kind`` file, e.g. "PPTX") when it is not a zip or is over budget."""
     name = os.fspath(path)
-    hint = f"check the file opens in an office application; a {kind} this large is not located"
+    hint = f"check the file opens in an office application; a {kind} file this large is not located"
     try:
         size = os.path.getsize(name)
         if size > MAX_FILE_BYTES:
