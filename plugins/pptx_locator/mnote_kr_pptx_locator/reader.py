@@ -1,8 +1,8 @@
 """A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
 
 Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
-row by row as ``cell | cell``), then its speaker notes. A slide's title placeholder paragraphs
-are headings (``heading_level=1``) and head the slide's other paragraphs. Shape boxes are in EMU,
+row by row as ``cell | cell``), then its speaker notes. A slide's title is the ``heading_path``
+of every paragraph on it (``title`` marks the title placeholder's own). Shape boxes are in EMU,
 top-left origin of the slide; a shape inside a group is mapped through the group's transform.
 The zip is checked against the host's budget before python-pptx opens it.
 """
@@ -32,6 +32,9 @@ class SlideParagraph(TextParagraph):
     shape_paragraph: int = 0  # 0-based, inside the shape (a table: the row)
     box: Box | None = None
     notes: bool = False
+    #: in the slide's title placeholder. Not a ``heading_level``: the matcher never lands a quote on a
+    #: heading, and a title is a citable shape; the title heads its slide's ``heading_path`` instead.
+    title: bool = False
 
 
 @dataclass(slots=True)
@@ -49,7 +52,7 @@ class PptxDocument(TextDocument[SlideParagraph]):
             if para.slide != slide:
                 slide = para.slide
                 out.append(f"# {self.titles.get(slide) or f'Slide {slide}'}")
-            if para.heading_level:
+            if para.title:
                 continue
             text = " ".join(para.text.split())
             if text:
@@ -80,11 +83,10 @@ class _Builder:
                 self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, **where)
             return
         if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-            title = sid == title_id
             for p, para in enumerate(shape.text_frame.paragraphs):
                 text = "".join(r.text for r in para.runs) or para.text
-                text = text.replace("\v", "\n")
-                self.add(text, heading_path=heading, heading_level=1 if title else 0, shape_paragraph=p, **where)
+                self.add(text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p, title=sid == title_id,
+                         **where)
 
 
 def _box(shape: Any) -> Box | None:
@@ -120,11 +122,10 @@ def _group_transform(group: Any, outer: Box | None) -> Any:
 
 def _walk(builder: _Builder, shapes: Any, slide: int, heading: tuple[str, ...], title_id: int | None,
           to_slide: Any, depth: int = 0) -> None:
-    from pptx.enum.shapes import MSO_SHAPE_TYPE
-
     for shape in shapes:
         box = to_slide(_box(shape))
-        if shape.shape_type == MSO_SHAPE_TYPE.GROUP and depth < 20:
+        # by the element, not ``shape_type``: python-pptx raises on a shape kind it does not know
+        if shape._element.tag.endswith("}grpSp") and depth < 20:
             _walk(builder, shape.shapes, slide, heading, title_id, _group_transform(shape, box), depth + 1)
             continue
         builder.shape(shape, slide, heading, box, title_id)

@@ -14,6 +14,7 @@ from mnote_kr.plugin_api import (
     LocateRequest,
     Locator,
     Match,
+    TextDocument,
     iter_tokens,
     locator_from_match,
     match_evidence,
@@ -21,7 +22,7 @@ from mnote_kr.plugin_api import (
     scaffolding,
 )
 
-from .reader import RowParagraph, XlsxDocument, column_letter, load_xlsx
+from .reader import RowParagraph, column_letter, load_xlsx
 
 PLUGIN_NAME = "xlsx_locator"
 
@@ -36,14 +37,32 @@ def query_words(query: str) -> set[str]:
     return {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold}
 
 
+def _phrase(text: str) -> str:
+    return " " + " ".join(normalize(text).split()) + " "
+
+
+def without_headers(row: RowParagraph, query: str) -> str:
+    """The query with the headers it names as a phrase ("col-3", "Saltwater Ducks") taken out: what is
+    left names the row. A header row's headers are its own cells."""
+    said = _phrase(query)
+    for text in sorted((dict(row.cells) if row.is_header else row.headers).values(), key=len, reverse=True):
+        phrase = _phrase(text)
+        if phrase.strip():
+            said = said.replace(phrase, " ")
+    return said
+
+
 def value_column(row: RowParagraph, query: str) -> int | None:
-    """The one value column the query names best (query words in its value and its header), else None."""
+    """The one value column the query names best, else None: most query words in its header, then in its
+    value (the words of the row's label are left out: they chose the row, not the column)."""
     words = query_words(query)
+    if row.label_column:
+        words -= _tokens(dict(row.cells).get(row.label_column, "")) & query_words(without_headers(row, query))
     if not words:
         return None
-    hits = sorted(((len((_tokens(text) | _tokens(row.headers.get(col, ""))) & words), col)
+    hits = sorted((((len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
                    for col, text in row.cells if col != row.label_column), reverse=True)
-    if not hits or hits[0][0] == 0 or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+    if not hits or hits[0][0] == (0, 0) or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return None
     return hits[0][1]
 
@@ -80,26 +99,83 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
     )
 
 
-def _match(doc: XlsxDocument, request: LocateRequest) -> tuple[RowParagraph | None, Match]:
+#: Share of the evidence's tokens that a run of whole-quoted rows must cover for the evidence to count
+#: as theirs when the matcher finds no row (a window of short numeric rows has few shingles).
+WINDOW_COVER = 0.6
+
+
+def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagraph | None) -> list[RowParagraph]:
+    """The rows the evidence quotes whole (every token of theirs is in it) that form one run of consecutive
+    rows of one sheet that covers most of the evidence (on a tie, the one holding ``near``, the matcher's row),
+    if it covers at least ``WINDOW_COVER`` of its tokens or holds ``near``. Empty when there is none."""
+    ev = _tokens(evidence)
+    runs: list[list[RowParagraph]] = []
+    for para in doc.paragraphs:
+        if not (para.tokens and para.tokens <= ev):
+            continue
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.sheet == para.sheet and para.row == last.row + 1:
+            runs[-1].append(para)
+        else:
+            runs.append([para])
+    if not ev or not runs:
+        return []
+    scored = sorted(((len(set().union(*(p.tokens for p in run))) / len(ev),
+                      near is not None and any(p.index == near.index for p in run), -i) for i, run in enumerate(runs)),
+                    reverse=True)
+    cover, holds_near, i = scored[0]
+    return runs[-i] if cover >= WINDOW_COVER or holds_near else []
+
+
+def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> RowParagraph:
+    """Among a run of quoted rows, the one the query names: most query words in its label, then in its
+    other cells (words of a header the query names whole are left out: they name a column); a header row
+    only by its cells. The matcher's own row on a tie or when no query word is there."""
+    words = query_words(query)
+    if not words or not run:
+        return found
+
+    def score(row: RowParagraph) -> tuple[int, int]:
+        own = words & query_words(without_headers(row, query))
+        label = dict(row.cells).get(row.label_column, "") if row.label_column and not row.is_header else ""
+        return len(_tokens(label) & own), len(row.tokens & own)
+
+    scored = sorted(((score(r), -r.index) for r in run), reverse=True)
+    if scored[0][0] == (0, 0):
+        return found
+    best = [-i for sc, i in scored if sc == scored[0][0]]
+    if found.index in best:
+        return found
+    return next(r for r in run if r.index == best[0]) if len(best) == 1 else found
+
+
+def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[RowParagraph | None, Match]:
     block = request.block
     heading = block.heading if block is not None else None
     content = block.content if block is not None else None
-    if doc.visible is not None:
-        match = match_evidence(doc.visible, request.evidence, request.query, block_heading=heading,
-                               block_content=content)
-        if match.paragraph is not None:
-            return doc.visible.paragraphs[match.paragraph.index], match
     match = match_evidence(doc, request.evidence, request.query, block_heading=heading, block_content=content)
-    return (doc.paragraphs[match.paragraph.index] if match.paragraph is not None else None), match
+    found = doc.paragraphs[match.paragraph.index] if match.paragraph is not None else None
+    run = quoted_run(doc, request.evidence, found)
+    if found is None and run:
+        found = max(run, key=lambda r: (len(r.tokens), -r.index))
+    if found is None:
+        return None, match
+    return pick_by_query(run, found, request.query), match
 
 
 def locate_xlsx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the workbook ``request.file``. Raises ``DocumentError``."""
     doc = load_xlsx(request.file)
     block_id = request.block_id or (request.block.blockid if request.block is not None else None)
-    row, match = _match(doc, request)
+    row: RowParagraph | None = None
+    if doc.visible is not None:
+        row, match = _match(doc.visible, request)
+    if row is None:
+        row, match = _match(doc, request)
     if row is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
-    highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
-    return cell_locator(row, request.query, highlight=highlight, score=match.score, reason=match.reason,
+    same = match.paragraph is not None and match.paragraph.text == row.text
+    highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
+    reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
+    return cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
                         block_id=block_id)

@@ -41,6 +41,7 @@ class RowParagraph(TextParagraph):
     headers: dict[int, str] = field(default_factory=dict)  # column -> header text
     label_column: int | None = None
     hidden: bool = False
+    is_header: bool = False  # the header row of a table below it
 
 
 @dataclass(slots=True)
@@ -141,6 +142,7 @@ def _tables(rows: list[RowParagraph]) -> None:
         if end > start and all_text and len(head.cells) > 1:
             headers = dict(head.cells)
             first = head.cells[0][0]
+            head.is_header = True
             for row in rows[start + 1:end + 1]:
                 row.header_row, row.headers = head.row, headers
                 if len(row.cells) > 1 and row.cells[0][0] == first:  # a table row is labelled by its first column
@@ -179,7 +181,7 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     if len(visible) < len(rows):
         shown = [RowParagraph(index=i, text=r.text, heading_path=r.heading_path, sheet=r.sheet, row=r.row,
                               cells=r.cells, shown=r.shown, header_row=r.header_row, headers=r.headers,
-                              label_column=r.label_column) for i, r in enumerate(visible)]
+                              label_column=r.label_column, is_header=r.is_header) for i, r in enumerate(visible)]
         doc.visible = TextDocument(shown)
     return doc
 
