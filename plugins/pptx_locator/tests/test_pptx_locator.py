@@ -99,3 +99,20 @@ def test_not_a_zip_is_a_document_error(tmp_path: Path, plugins) -> None:  # type
     fake.write_bytes(b"not a presentation")
     with pytest.raises(DocumentError, match="Cannot read PPTX"):
         plugins.locate(LocateRequest(file=str(fake), evidence="x", query="x"))
+
+
+def test_a_shape_kind_python_pptx_does_not_know_is_read_past(plugins) -> None:  # type: ignore[no-untyped-def]
+    deck = CORPUS / "pptx" / "docling__powerpoint_unrecognized_shape.pptx"
+    truth = json.loads((CORPUS / "groundtruth" / "docling" / f"{deck.name}.json").read_text(encoding="utf-8"))
+    item = [t for t in truth["texts"] if t["prov"] and t["prov"][0]["page_no"] == 1][0]
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence=item["text"], query=item["text"].split()[0]))
+    assert (loc.locator_precision, loc.slide) == ("slide", 1)
+
+
+def test_a_window_of_short_shapes_is_resolved_by_the_query(plugins) -> None:  # type: ignore[no-untyped-def]
+    """Slide 3 of docling's sample has text boxes of one or two words each: no shingle spans them, yet
+    the evidence quotes them whole and the query names one."""
+    evidence = "I1\nI2\nI3\nI4\nSome info:\nItem A\nItem B"
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=evidence, query="info"))
+    slide, box = docling_box(SAMPLE.name, "Some info:")
+    assert (loc.locator_precision, loc.slide, loc.bbox, loc.paragraph_index) == ("slide", slide, box, 0)

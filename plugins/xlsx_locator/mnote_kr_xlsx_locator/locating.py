@@ -53,16 +53,19 @@ def without_headers(row: RowParagraph, query: str) -> str:
 
 
 def value_column(row: RowParagraph, query: str) -> int | None:
-    """The one value column the query names best, else None: most query words in its header, then in its
-    value (the words of the row's label are left out: they chose the row, not the column)."""
+    """The one value column the query names best, else None: a header the query names as a phrase, then
+    most query words in its header, then in its value (the words of the row's label are left out: they
+    chose the row, not the column)."""
     words = query_words(query)
     if row.label_column:
         words -= _tokens(dict(row.cells).get(row.label_column, "")) & query_words(without_headers(row, query))
     if not words:
         return None
-    hits = sorted((((len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
+    said = _phrase(query)
+    hits = sorted((((_phrase(row.headers.get(col, "")) in said if row.headers.get(col) else False,
+                     len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
                    for col, text in row.cells if col != row.label_column), reverse=True)
-    if not hits or hits[0][0] == (0, 0) or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+    if not hits or hits[0][0] == (False, 0, 0) or (len(hits) > 1 and hits[1][0] == hits[0][0]):
         return None
     return hits[0][1]
 
@@ -106,7 +109,7 @@ WINDOW_COVER = 0.6
 
 def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagraph | None) -> list[RowParagraph]:
     """The rows the evidence quotes whole (every token of theirs is in it) that form one run of consecutive
-    rows of one sheet that covers most of the evidence (on a tie, the one holding ``near``, the matcher's row),
+    rows of one table region that covers most of the evidence (on a tie, the one holding ``near``, the matcher's row),
     if it covers at least ``WINDOW_COVER`` of its tokens or holds ``near``. Empty when there is none."""
     ev = _tokens(evidence)
     runs: list[list[RowParagraph]] = []
@@ -114,7 +117,7 @@ def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagrap
         if not (para.tokens and para.tokens <= ev):
             continue
         last = runs[-1][-1] if runs else None
-        if last is not None and last.sheet == para.sheet and para.row == last.row + 1:
+        if last is not None and last.region == para.region and para.row == last.row + 1:
             runs[-1].append(para)
         else:
             runs.append([para])

@@ -1,9 +1,10 @@
-"""A workbook read as the locator keeps it: one paragraph per non-empty row, in sheet order.
+"""A workbook read as the locator keeps it: one paragraph per row of each table region, in sheet order.
 
-A row's text is its values as LightRAG indexes them (``str`` of each value, formulas by the value
-cached in the file, ``data_only=True``), joined by `` | ``. Tables are runs of non-empty rows: a
-run of two rows or more whose first row is all text has that row as its header. A row's label is
-its first text cell when more cells follow; in a table, its cell under the header's first column.
+A sheet's tables are its regions of touching non-empty cells (as docling finds them); a paragraph is
+one row of one region, its values as LightRAG indexes them (``str`` of each value, formulas by the
+value cached in the file, ``data_only=True``) joined by `` | ``. A region whose first row of two
+cells or more is all text, with rows below it, is a table with that header. A row's label is its
+first text cell when more cells follow; in a table, its cell under the header's first column.
 Hidden sheets and rows are kept apart (``hidden``).
 
 Budgets, before openpyxl loads a sheet into memory: the host's zip check (a sheet part expands
@@ -42,6 +43,7 @@ class RowParagraph(TextParagraph):
     label_column: int | None = None
     hidden: bool = False
     is_header: bool = False  # the header row of a table below it
+    region: int = 0  # which table region of the workbook the row belongs to
 
 
 @dataclass(slots=True)
@@ -113,41 +115,71 @@ def _check_dimensions(real: str) -> None:
                                     f"(limit {MAX_ROWS})", hint=_HINT)
 
 
-def _sheet_rows(ws: Any, sheet_hidden: bool) -> list[RowParagraph]:
-    rows: list[RowParagraph] = []
-    for cells in ws.iter_rows():
-        found = [(c.column, c.value, c.number_format) for c in cells if c.value is not None and _text(c.value)]
-        if not found:
-            continue
-        r = cells[0].row
-        hidden = sheet_hidden or bool(ws.row_dimensions[r].hidden) if r in ws.row_dimensions else sheet_hidden
-        texts = tuple((col, _text(v)) for col, v, _ in found)
-        label = next((col for col, v, _ in found if isinstance(v, str)), None)
-        rows.append(RowParagraph(index=0, text=" | ".join(t for _, t in texts), heading_path=(ws.title,),
-                                 sheet=ws.title, row=r, cells=texts, shown=tuple(_shown(v, f) for _, v, f in found),
-                                 label_column=label if label is not None and len(found) > 1 else None, hidden=hidden))
-    _tables(rows)
-    return rows
+def regions(cells: dict[tuple[int, int], Any]) -> list[list[tuple[int, int]]]:
+    """The sheet's tables as docling finds them: groups of non-empty cells touching each other (sides or
+    corners), each sorted by row then column, in order of their top-left cell."""
+    parent = {key: key for key in cells}
+
+    def root(key: tuple[int, int]) -> tuple[int, int]:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for r, c in cells:
+        for dr, dc in ((0, 1), (1, -1), (1, 0), (1, 1)):
+            other = (r + dr, c + dc)
+            if other in cells:
+                parent[root(other)] = root((r, c))
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for key in cells:
+        groups.setdefault(root(key), []).append(key)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (g[0][0], min(c for _, c in g)))
 
 
-def _tables(rows: list[RowParagraph]) -> None:
-    """Give each row of a table (a run of consecutive rows, first row all text) its header."""
-    start = 0
-    while start < len(rows):
-        end = start
-        while end + 1 < len(rows) and rows[end + 1].row == rows[end].row + 1:
-            end += 1
-        head = rows[start]
-        all_text = all(not _is_number(t) for _, t in head.cells)
-        if end > start and all_text and len(head.cells) > 1:
-            headers = dict(head.cells)
-            first = head.cells[0][0]
-            head.is_header = True
-            for row in rows[start + 1:end + 1]:
-                row.header_row, row.headers = head.row, headers
-                if len(row.cells) > 1 and row.cells[0][0] == first:  # a table row is labelled by its first column
-                    row.label_column = first
-        start = end + 1
+def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParagraph]:
+    cells: dict[tuple[int, int], Any] = {}
+    for row in ws.iter_rows():
+        for c in row:
+            if c.value is not None and _text(c.value):
+                cells[(c.row, c.column)] = c
+    out: list[RowParagraph] = []
+    for number, region in enumerate(regions(cells), start=first_region):
+        rows: list[RowParagraph] = []
+        by_row: dict[int, list[Any]] = {}
+        for r, c in region:
+            by_row.setdefault(r, []).append(cells[(r, c)])
+        for r, found in by_row.items():
+            hidden = sheet_hidden or (r in ws.row_dimensions and bool(ws.row_dimensions[r].hidden))
+            texts = tuple((c.column, _text(c.value)) for c in found)
+            label = next((c.column for c in found if isinstance(c.value, str)), None)
+            rows.append(RowParagraph(index=0, text=" | ".join(t for _, t in texts), heading_path=(ws.title,),
+                                     sheet=ws.title, row=r, cells=texts,
+                                     shown=tuple(_shown(c.value, c.number_format) for c in found),
+                                     label_column=label if label is not None and len(found) > 1 else None,
+                                     hidden=hidden, region=number))
+        _table(rows)
+        out.extend(rows)
+    return out
+
+
+def _table(rows: list[RowParagraph]) -> None:
+    """A region whose first row of two cells or more is all text, with rows below it, is a table with that
+    header (single cells above it are its title): the rows below get the header's texts and are labelled
+    by their cell under the header's first column."""
+    at = next((i for i, row in enumerate(rows) if len(row.cells) > 1), None)
+    if at is None or at == len(rows) - 1:
+        return
+    head = rows[at]
+    if any(_is_number(t) for _, t in head.cells):
+        return
+    head.is_header = True
+    headers = dict(head.cells)
+    first = head.cells[0][0]
+    for row in rows[at + 1:]:
+        row.header_row, row.headers = head.row, headers
+        if len(row.cells) > 1 and row.cells[0][0] == first:
+            row.label_column = first
 
 
 def _is_number(text: str) -> bool:
@@ -168,7 +200,7 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
         wb = load_workbook(real, data_only=True)
         rows: list[RowParagraph] = []
         for ws in wb.worksheets:
-            rows.extend(_sheet_rows(ws, ws.sheet_state != "visible"))
+            rows.extend(_sheet_rows(ws, ws.sheet_state != "visible", rows[-1].region + 1 if rows else 0))
     except DocumentError:
         raise
     except Exception as exc:  # openpyxl raises many kinds on a broken part
@@ -181,7 +213,8 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     if len(visible) < len(rows):
         shown = [RowParagraph(index=i, text=r.text, heading_path=r.heading_path, sheet=r.sheet, row=r.row,
                               cells=r.cells, shown=r.shown, header_row=r.header_row, headers=r.headers,
-                              label_column=r.label_column, is_header=r.is_header) for i, r in enumerate(visible)]
+                              label_column=r.label_column, is_header=r.is_header, region=r.region)
+                 for i, r in enumerate(visible)]
         doc.visible = TextDocument(shown)
     return doc
 
