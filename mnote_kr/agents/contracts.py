@@ -98,11 +98,11 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     bbox: list[float] | None  # [x0, y0, x1, y1], PDF points, top-left origin
     paragraph_index: int | None  # with slide precision: the paragraph inside the shape
     highlight: Highlight | None
-    slide: int | None = None  # slide precision (PPTX): 1-based slide, and the shape's id and name
-    shape_id: int | None = None
-    shape_name: str | None = None
-    sheet: str | None = None  # cell precision (XLSX): the sheet, the A1 cell or range
-    range: str | None = None
+    slide: int | None  # slide precision (PPTX): 1-based slide, and the shape's id and name
+    shape_id: int | None
+    shape_name: str | None
+    sheet: str | None  # cell precision (XLSX): the sheet, the A1 cell or range
+    range: str | None
     display_quote: str | None
     citation_markdown: str
     citation_url: str

@@ -171,7 +171,7 @@ def _table(rows: list[RowParagraph]) -> None:
     if at is None or at == len(rows) - 1:
         return
     head = rows[at]
-    if any(_is_number(t) for _, t in head.cells):
+    if not _is_header(head, rows[at + 1]):
         return
     head.is_header = True
     headers = dict(head.cells)
@@ -180,6 +180,15 @@ def _table(rows: list[RowParagraph]) -> None:
         row.header_row, row.headers = head.row, headers
         if len(row.cells) > 1 and row.cells[0][0] == first:
             row.label_column = first
+
+
+def _is_header(head: RowParagraph, below: RowParagraph) -> bool:
+    """All text; or, over a column of labels, a label's header and years ("Line item | 2022 | 2023")."""
+    if not any(_is_number(t) for _, t in head.cells):
+        return True
+    first, rest = head.cells[0][1], [t for _, t in head.cells[1:]]
+    return (not _is_number(first) and not _is_number(below.cells[0][1])
+            and all(not _is_number(t) or (t.isdigit() and 1000 <= int(t) <= 2999) for t in rest))
 
 
 def _is_number(text: str) -> bool:

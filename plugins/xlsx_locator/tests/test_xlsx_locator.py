@@ -154,3 +154,23 @@ def test_side_by_side_tables_are_separate_regions(plugins) -> None:  # type: ign
     loc = plugins.locate(LocateRequest(file=str(book), evidence="\t".join(rows[last]), query=""))
     lo, hi = chr(65 + int(b["l"])), chr(65 + int(b["r"]) - 1)
     assert (loc.sheet, loc.range) == ("Sheet2", f"{lo}{int(b['t']) + last + 1}:{hi}{int(b['t']) + last + 1}")
+
+
+def test_years_as_headers_and_a_formatted_figure_read_as_people_do(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "P&L"
+    ws.append(["Line item", 2022, 2023])  # years as numbers, as sheets usually hold them
+    ws.append(["Revenue", 3900, 4100])
+    ws.append(["Operating costs", 2100, 2300])
+    for row in ws.iter_rows(min_row=2):
+        for c in row[1:]:
+            c.number_format = "#,##0"
+    path = tmp_path / "pl.xlsx"
+    wb.save(path)
+    loc = plugins.locate(LocateRequest(file=str(path), evidence="Line item\t2022\t2023\nRevenue\t3900\t4100\n"
+                                       "Operating costs\t2100\t2300", query="Revenue in 2023"))
+    assert (loc.sheet, loc.range, loc.header_row, loc.headers, loc.row_label) == ("P&L", "C2", 1, ["2023"], "Revenue")
+    assert loc.locator_reason.endswith("Revenue, 2023: 4,100")
