@@ -156,8 +156,9 @@ def _built_wheel(project: Path, out: Path) -> Path:
     return wheel
 
 
-@pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox"],
-                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox"])
+@pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox",
+                                     "plugins/pptx_locator", "plugins/xlsx_locator"],
+                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox", "pptx_locator", "xlsx_locator"])
 def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> None:
     """Every shipped module is reachable from the package and none imports a test tool."""
     wheel = _built_wheel(REPO / project, tmp_path)
@@ -177,9 +178,10 @@ def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> N
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not imported & set(TEST_ONLY_IMPORTS), f"{mod} imports {imported & set(TEST_ONLY_IMPORTS)}"
-    # Reachable from the package, its entry points (__main__, cli) or module names held as
-    # strings (the built-in plugins are loaded by name); importing a module imports its parents.
-    roots = {top[0], f"{top[0]}.__main__", f"{top[0]}.cli"} & set(graph)
+    # Reachable from the package, its entry points (__main__, cli, and plugin_api: what plugins import)
+    # or module names held as strings (the built-in plugins are loaded by name); importing a module
+    # imports its parents.
+    roots = {top[0], f"{top[0]}.__main__", f"{top[0]}.cli", f"{top[0]}.plugin_api"} & set(graph)
     by_string = _modules_named_by_string(root, set(graph))
     seen: set[str] = set()
     todo = list(roots)
