@@ -109,8 +109,9 @@ WINDOW_COVER = 0.6
 
 def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagraph | None) -> list[RowParagraph]:
     """The rows the evidence quotes whole (every token of theirs is in it) that form one run of consecutive
-    rows of one table region that covers most of the evidence (on a tie, the one holding ``near``, the matcher's row),
-    if it covers at least ``WINDOW_COVER`` of its tokens or holds ``near``. Empty when there is none."""
+    rows of one table region that covers most of the evidence (on a tie, the one holding ``near``, the
+    matcher's row), if it covers at least ``WINDOW_COVER`` of its tokens; else whole sheet rows across
+    regions (``_sheet_rows_run``); else the run holding ``near``. Empty when there is none."""
     ev = _tokens(evidence)
     runs: list[list[RowParagraph]] = []
     for para in doc.paragraphs:
@@ -127,7 +128,25 @@ def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagrap
                       near is not None and any(p.index == near.index for p in run), -i) for i, run in enumerate(runs)),
                     reverse=True)
     cover, holds_near, i = scored[0]
-    return runs[-i] if cover >= WINDOW_COVER or holds_near else []
+    if cover >= WINDOW_COVER:
+        return runs[-i]
+    return _sheet_rows_run(doc, ev) or (runs[-i] if holds_near else [])
+
+
+def _sheet_rows_run(doc: TextDocument[RowParagraph], ev: set[str]) -> list[RowParagraph]:
+    """Whole sheet rows, as LightRAG's chunk holds them, across regions: the quoted pieces of consecutive
+    rows of one sheet that together cover at least ``WINDOW_COVER`` of the evidence (a table whose gaps
+    split its rows into regions); empty when none do."""
+    quoted = sorted((p for p in doc.paragraphs if p.tokens and p.tokens <= ev), key=lambda p: (p.sheet, p.row))
+    runs: list[list[RowParagraph]] = []
+    for para in quoted:
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.sheet == para.sheet and para.row - last.row <= 1:
+            runs[-1].append(para)
+        else:
+            runs.append([para])
+    best = max(runs, key=lambda run: len(set().union(*(p.tokens for p in run))), default=[])
+    return best if best and len(set().union(*(p.tokens for p in best))) / len(ev) >= WINDOW_COVER else []
 
 
 def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> RowParagraph:

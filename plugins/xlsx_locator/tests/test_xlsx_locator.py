@@ -29,6 +29,16 @@ def docling_cell(name: str, table: int, row: int, col: int) -> tuple[int, str, s
     return prov["page_no"], a1, cell["text"]
 
 
+def docling_find(name: str, text: str) -> tuple[int, int, int]:
+    """(table, row, column) of the docling table cell reading ``text``."""
+    truth = json.loads((CORPUS / "groundtruth" / "docling" / f"{name}.json").read_text(encoding="utf-8"))
+    for number, t in enumerate(truth["tables"]):
+        for c in t["data"]["table_cells"]:
+            if c["text"] == text:
+                return number, c["start_row_offset_idx"], c["start_col_offset_idx"]
+    raise AssertionError(text)
+
+
 @pytest.fixture(scope="module")
 def plugins():  # type: ignore[no-untyped-def]
     return load_plugins(None)
@@ -174,3 +184,18 @@ def test_years_as_headers_and_a_formatted_figure_read_as_people_do(tmp_path: Pat
                                        "Operating costs\t2100\t2300", query="Revenue in 2023"))
     assert (loc.sheet, loc.range, loc.header_row, loc.headers, loc.row_label) == ("P&L", "C2", 1, ["2023"], "Revenue")
     assert loc.locator_reason.endswith("Revenue, 2023: 4,100")
+
+
+def test_whole_sheet_rows_of_a_gapped_table_land_on_the_named_row(plugins) -> None:  # type: ignore[no-untyped-def]
+    """LightRAG's chunk holds whole sheet rows, tab-separated with their empty cells; docling's gap-tolerance
+    sheet splits each row into several regions. The row the query names is cited (docling: 'Rated system
+    frequency' is in column C of row 12)."""
+    from openpyxl import load_workbook
+
+    book = CORPUS / "xlsx" / "docling__xlsx_07_gap_tolerance_.xlsx"
+    ws = load_workbook(book, data_only=True).active
+    evidence = "\n".join("\t".join("" if v is None else str(v) for v in row)
+                         for row in ws.iter_rows(min_row=10, max_row=16, values_only=True))
+    _, cell, text = docling_cell(book.name, *docling_find(book.name, "Rated system frequency"))
+    loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence, query="rated system frequency"))
+    assert text == "Rated system frequency" and (loc.sheet, loc.range) == ("Page 1", cell)
