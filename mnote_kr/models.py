@@ -24,7 +24,7 @@ CITATION_SCHEMA = "mnote.knowledge_rag.citation.v1"
 OPEN_PLAN_SCHEMA = "mnote.knowledge_rag.open_plan.v1"
 REGISTRY_SCHEMA_VERSION = 2
 
-LocatorPrecision = Literal["bbox", "paragraph", "file"]
+LocatorPrecision = Literal["bbox", "paragraph", "slide", "cell", "file"]
 
 #: Registry entry statuses. See ``registry.py`` for the state machine.
 EntryStatus = Literal[
@@ -320,6 +320,23 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: on the wire). Quotes leave out a line of the chunk that is one of them, so a
     #: passage that crosses a page break reads straight through. Empty when none is known.
     quote_omit: list[str] = []
+    # ``slide`` precision (PPTX): ``slide`` is 1-based; the shape's ``cNvPr`` id and name; the
+    # paragraph inside the shape is ``paragraphIndex``; ``bbox`` is the shape's box in EMU
+    # (``bboxUnit="emu"``, top-left origin of the slide) and ``bboxFraction`` the same box as
+    # fractions of the slide's width and height. ``speakerNotes``: cited from the slide's notes.
+    slide: int | None = None
+    shape_id: int | None = None
+    shape_name: str | None = None
+    bbox_fraction: list[float] | None = None
+    speaker_notes: bool = False
+    # ``cell`` precision (XLSX): the sheet's name, the cited cell or range in A1 notation
+    # (``C12``, ``B7:D7``), the table's header texts over the range's columns, the sheet row
+    # they sit on, and the cited row's label (its first text cell left of the range).
+    sheet: str | None = None
+    range: str | None = None
+    header_row: int | None = None
+    headers: list[str] = []
+    row_label: str | None = None
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):

@@ -71,7 +71,7 @@ class Plugins:
         infos = [i for i in self.infos.values() if include_builtin or i.origin != "builtin"]
         for info in infos:
             plugin = self.pm.get_plugin(info.name)
-            if plugin is not None:
+            if plugin is not None and not info.error:  # a clashing entry point's name is another's plugin
                 info.hooks = sorted(c.name for c in self.pm.get_hookcallers(plugin) or [])
         return sorted(infos, key=lambda i: (i.origin == "builtin", i.name))
 
@@ -272,6 +272,23 @@ def _guard(call: Callable[[], Any], plugin_name: str | None, hook_name: str) -> 
         ) from exc
 
 
+_reported: set[str] = set()
+
+
+def _clash(name: str, info: PluginInfo, owner: PluginInfo) -> str:
+    """The error line of a plugin name that two distributions register."""
+    first = f"{owner.distribution or 'an unknown distribution'} ({owner.origin})"
+    return (f"plugin name {name!r} is registered twice: by {info.distribution or 'an unknown distribution'} "
+            f"and by {first}; only {first} is loaded (uninstall one, or rename its entry point)")
+
+
+def _report_clash(message: str) -> None:
+    """Say it on stderr once per process: at start-up of every command, not only in ``plugins``."""
+    if message not in _reported:
+        _reported.add(message)
+        sys.stderr.write(f"Error: {message}\n")
+
+
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
     config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}
@@ -292,6 +309,12 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
 
     for ep in entrypoints.entry_points(PROJECT_NAME):  # sorted by name; cached between processes
         info = PluginInfo(name=ep.name, version=ep.version, origin="entry point", distribution=ep.distribution)
+        owner = infos.get(ep.name)
+        if owner is not None:  # a name taken by a built-in or an earlier entry point: the first one keeps it
+            info.error = _clash(ep.name, info, owner)
+            infos[f"{ep.name}\0{ep.distribution}\0{ep.value}"] = info
+            _report_clash(info.error)
+            continue
         infos[ep.name] = info
         if ep.name in disabled:
             pm.set_blocked(ep.name)

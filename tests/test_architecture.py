@@ -156,8 +156,9 @@ def _built_wheel(project: Path, out: Path) -> Path:
     return wheel
 
 
-@pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox"],
-                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox"])
+@pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox",
+                                     "plugins/pptx_locator", "plugins/xlsx_locator"],
+                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox", "pptx_locator", "xlsx_locator"])
 def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> None:
     """Every shipped module is reachable from the package and none imports a test tool."""
     wheel = _built_wheel(REPO / project, tmp_path)
@@ -177,9 +178,10 @@ def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> N
         imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
         imported |= {(n.module or "").split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom)}
         assert not imported & set(TEST_ONLY_IMPORTS), f"{mod} imports {imported & set(TEST_ONLY_IMPORTS)}"
-    # Reachable from the package, its entry points (__main__, cli) or module names held as
-    # strings (the built-in plugins are loaded by name); importing a module imports its parents.
-    roots = {top[0], f"{top[0]}.__main__", f"{top[0]}.cli"} & set(graph)
+    # Reachable from the package, its entry points (__main__, cli, and plugin_api: what plugins import)
+    # or module names held as strings (the built-in plugins are loaded by name); importing a module
+    # imports its parents.
+    roots = {top[0], f"{top[0]}.__main__", f"{top[0]}.cli", f"{top[0]}.plugin_api"} & set(graph)
     by_string = _modules_named_by_string(root, set(graph))
     seen: set[str] = set()
     todo = list(roots)
@@ -204,3 +206,57 @@ def _modules_named_by_string(root: Path, modules: set[str]) -> dict[str, set[str
             if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in modules:
                 out.setdefault(name, set()).add(node.value)
     return out
+
+
+# --------------------------------------------------------------------------- the plugin API boundary
+
+PLUGIN_API = "mnote_kr.plugin_api"
+PLUGIN_PACKAGES = sorted({*(REPO / "plugins").glob("*/mnote_kr_*"),
+                          *(REPO / "docs" / "example_plugin").glob("mnote_kr_*")})
+
+
+def host_imports_outside_api(package: Path) -> list[str]:
+    """``module: imported name`` for every import of a host module other than the plugin API, anywhere in
+    ``package`` (inside functions and ``TYPE_CHECKING`` blocks too)."""
+    bad: list[str] = []
+    for path in sorted(package.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                names = [a.name for a in node.names]
+            elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+                # ``from mnote_kr import x`` names a host module or a name of the package itself
+                names = [f"{node.module}.{a.name}" for a in node.names] if node.module == "mnote_kr" else [node.module]
+            else:
+                continue
+            for name in names:
+                if (name == "mnote_kr" or name.startswith("mnote_kr.")) and name != PLUGIN_API:
+                    bad.append(f"{path.relative_to(package.parent)}: {name}")
+    return bad
+
+
+def test_boundary_check_finds_planted_host_imports(tmp_path: Path) -> None:
+    pkg = tmp_path / "mnote_kr_planted"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("from mnote_kr.plugin_api import hookimpl\nfrom mnote_kr import hookimpl as h\n")
+    (pkg / "deep.py").write_text("def f():\n    from mnote_kr.citations import textmatch\n"
+                                 "    import mnote_kr.core.host\n")
+    assert host_imports_outside_api(pkg) == [
+        "mnote_kr_planted/__init__.py: mnote_kr.hookimpl",
+        "mnote_kr_planted/deep.py: mnote_kr.citations",
+        "mnote_kr_planted/deep.py: mnote_kr.core.host",
+    ]
+
+
+@pytest.mark.parametrize("package", PLUGIN_PACKAGES, ids=lambda p: p.name)
+def test_plugins_import_only_the_plugin_api(package: Path) -> None:
+    assert host_imports_outside_api(package) == []
+
+
+def test_plugin_api_all_is_sorted_and_every_name_resolves() -> None:
+    import mnote_kr.plugin_api as api
+
+    assert api.__all__ == sorted(api.__all__)
+    missing = [name for name in api.__all__ if getattr(api, name, None) is None]
+    assert missing == []
+    with pytest.raises(AttributeError, match="not part of the plugin API"):
+        _ = api.Citation  # a host contract that is not offered to plugins

@@ -77,3 +77,28 @@ def test_citation_id_never_loops_when_short_ids_run_out(monkeypatch: pytest.Monk
 def test_citation_id_format_for_any_input(source: str, anchor: str, occurrence: int, image: bool) -> None:
     cid = citation_id("lightrag", source, anchor, occurrence, image=image, taken=set())
     assert (IMG_ID if image else TEXT_ID).fullmatch(cid)
+
+
+def test_slide_and_cell_locators_carry_their_place_in_url_and_markdown() -> None:
+    from mnote_kr.models import Locator
+
+    slide = Locator(locator_precision="slide", locator_degraded=False, slide=3, shape_id=4, shape_name="Rectangle 3",
+                    paragraph_index=0, bbox=[6180463.0, 1344058.0, 10256704.0, 5221995.0], bbox_unit="emu")
+    url = citations.citation_url("decks/q3.pptx", slide)
+    assert url == "mnote-kr://open?path=decks/q3.pptx&precision=slide&slide=3&shape=4"
+    assert citations.citation_markdown("q3.pptx", slide, url) == f"[q3.pptx · slide 3]({url})"
+    cell = Locator(locator_precision="cell", locator_degraded=False, sheet="P&L 2023", range="C12",
+                   headers=["2023"], row_label="Revenue")
+    url = citations.citation_url("books/plan.xlsx", cell)
+    assert url == "mnote-kr://open?path=books/plan.xlsx&precision=cell&sheet=P%26L%202023&range=C12"
+    assert citations.citation_markdown("plan.xlsx", cell, url) == f"[plan.xlsx · P&L 2023!C12]({url})"
+
+
+def test_old_locator_json_without_the_office_fields_still_decodes() -> None:
+    import msgspec
+
+    from mnote_kr.models import Locator
+
+    old = b'{"locatorPrecision": "paragraph", "locatorDegraded": false, "paragraphIndex": 3}'
+    loc = msgspec.json.decode(old, type=Locator)
+    assert (loc.paragraph_index, loc.slide, loc.sheet, loc.headers) == (3, None, None, [])

@@ -132,3 +132,14 @@ def test_mnote_kr_serve_refuses_a_non_loopback_address(tmp_path: Path):
     assert "Refusing to bind 0.0.0.0" in done.stderr and "--allow-non-loopback" in done.stderr
     assert "Serving on" not in done.stdout
     assert time.monotonic() - t0 < 60
+
+
+def test_openapi_locator_schema_has_the_office_precisions_and_fields() -> None:
+    from mnote_kr.server.openapi import openapi_document
+    from mnote_kr.server.routes import ROUTES
+
+    locator = openapi_document(ROUTES)["components"]["schemas"]["Locator"]
+    assert sorted(locator["properties"]["locatorPrecision"]["enum"]) == ["bbox", "cell", "file", "paragraph", "slide"]
+    for name in ("slide", "shapeId", "shapeName", "bboxFraction", "speakerNotes", "sheet", "range", "headerRow",
+                 "headers", "rowLabel"):
+        assert name in locator["properties"], name

@@ -295,3 +295,15 @@ def test_multi_page_pdf_opens_at_the_cited_page_and_navigates(tmp_path: Path) ->
         assert f"page {other} of 14" in elsewhere and 'id="hl"' not in elsewhere
         assert f'>p.{cited}</a>' in elsewhere  # the way back to the cited page
         assert client.get(webpages.view_url(cite.citation_id, page=15)).status_code == 404
+
+
+def test_precision_badge_names_the_slide_and_the_cells() -> None:
+    from mnote_kr.models import Locator
+    from mnote_kr.server.webpages import precision_badge
+
+    slide = precision_badge(Locator(locator_precision="slide", locator_degraded=False, slide=3, shape_id=4))
+    assert ">slide 3<" in slide and "file only" not in slide
+    notes = precision_badge(Locator(locator_precision="slide", locator_degraded=False, slide=2, speaker_notes=True))
+    assert ">slide 2 notes<" in notes
+    cell = precision_badge(Locator(locator_precision="cell", locator_degraded=False, sheet="P<L>", range="C12"))
+    assert ">P&lt;L&gt;!C12<" in cell

@@ -115,8 +115,13 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     locator_degraded: bool
     page: int | None  # 1-based, only with bbox precision
     bbox: list[float] | None  # [x0, y0, x1, y1], PDF points, top-left origin
-    paragraph_index: int | None
+    paragraph_index: int | None  # with slide precision: the paragraph inside the shape
     highlight: Highlight | None
+    slide: int | None  # slide precision (PPTX): 1-based slide, and the shape's id and name
+    shape_id: int | None
+    shape_name: str | None
+    sheet: str | None  # cell precision (XLSX): the sheet, the A1 cell or range
+    range: str | None
     display_quote: str | None
     citation_markdown: str
     citation_url: str
@@ -213,6 +218,11 @@ def agent_citation(c: Citation) -> AgentCitation:
         bbox=loc.bbox,
         paragraph_index=loc.paragraph_index,
         highlight=loc.highlight,
+        slide=loc.slide,
+        shape_id=loc.shape_id,
+        shape_name=loc.shape_name,
+        sheet=loc.sheet,
+        range=loc.range,
         display_quote=c.display_quote,
         citation_markdown=c.citation_markdown,
         citation_url=c.citation_url,

@@ -157,6 +157,13 @@ def citation_url(source_root_relative_path: str, locator: Locator, *, workspace_
             params.append(("bbox", ",".join(_number(v) for v in bbox)))
     if locator.block_id:
         params.append(("block", quote(locator.block_id, safe="")))
+    if precision == "slide" and locator.slide is not None:
+        params.append(("slide", str(int(locator.slide))))
+        if locator.shape_id is not None:
+            params.append(("shape", str(int(locator.shape_id))))
+    if precision == "cell" and locator.sheet is not None and locator.range:
+        params.append(("sheet", quote(locator.sheet, safe="")))
+        params.append(("range", quote(locator.range, safe=":")))
     if precision == "paragraph":
         if locator.para_id:
             params.append(("para", quote(locator.para_id, safe="")))
@@ -177,6 +184,7 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     """A Markdown link naming the file and, only when known, the page.
 
     ``[scan.pdf · p.1](url)`` for bbox locators with a page;
+    ``[deck.pptx · slide 3](url)`` for slide locators, ``[book.xlsx · Sheet1!C12](url)`` for cell locators;
     ``[report.docx · paragraph 13](url)`` for paragraph locators (the number is
     ``paragraphIndex + 1``, counted as people do; ``(approximate location)`` follows only when
     the locator is degraded, e.g. matched by meaning rather than by the evidence), or
@@ -188,6 +196,10 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     precision = locator.locator_precision
     if precision == "bbox" and locator.page is not None:
         label = f"{name} · p.{int(locator.page)}"
+    elif precision == "slide" and locator.slide is not None:
+        label = f"{name} · slide {int(locator.slide)}" + (" notes" if locator.speaker_notes else "")
+    elif precision == "cell" and locator.sheet is not None and locator.range:
+        label = f"{name} · {_escape_markdown(locator.sheet)}!{locator.range}"
     elif precision == "paragraph" and locator.paragraph_index is not None:
         label = f"{name} · paragraph {int(locator.paragraph_index) + 1}"
         if locator.locator_degraded:

@@ -204,6 +204,10 @@ def _place(locator: Locator) -> str:
     """Where a locator points inside its file, as a short stable string ('' for file level)."""
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
         return f"p{locator.paragraph_index}"
+    if locator.locator_precision == "slide" and locator.slide is not None:
+        return f"s{locator.slide}:{locator.shape_id}:{locator.paragraph_index}"
+    if locator.locator_precision == "cell" and locator.sheet is not None:
+        return f"c{locator.sheet}!{locator.range}"
     if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
         return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
     return ""

@@ -6,7 +6,8 @@ from typing import Any
 
 from mnote_kr.models import AgentQueryResult, Citation, Locator, Place, SearchResults
 
-_PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "file": "whole file (no exact place found)"}
+_PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "slide": "slide", "cell": "cells",
+              "file": "whole file (no exact place found)"}
 # A degraded locator is never called exact: a semantic match cites the passage, not the answer.
 _DEGRADED = {"bbox": "passage box (approximate)", "paragraph": "paragraph (approximate)"}
 
@@ -18,6 +19,20 @@ def _where(c: Citation | Place) -> str:
     return _PRECISION.get(c.locator_precision, c.locator_precision)
 
 
+def office_place(loc: Locator) -> str | None:
+    """A slide or cell locator in words: ``slide 3, shape 4 "Rectangle 3", paragraph 0``, ``slide 2 notes``,
+    ``cells Sheet1!C12 (row "Revenue", header "2023")``; None for other precisions."""
+    if loc.locator_precision == "slide" and loc.slide is not None:
+        if loc.speaker_notes:
+            return f"slide {loc.slide} notes"
+        return f"slide {loc.slide}, shape {loc.shape_id} \"{loc.shape_name}\", paragraph {loc.paragraph_index}"
+    if loc.locator_precision == "cell" and loc.sheet is not None:
+        extra = [f'row "{loc.row_label}"'] if loc.row_label else []
+        extra += [f'header "{", ".join(h for h in loc.headers if h)}"'] if any(loc.headers) else []
+        return f"cells {loc.sheet}!{loc.range}" + (f" ({', '.join(extra)})" if extra else "")
+    return None
+
+
 def locator_text(loc: Locator) -> str:
     """A locator in words, with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
     ``paragraph 12, characters 0-67``, ``whole file (no exact place found)``."""
@@ -25,7 +40,9 @@ def locator_text(loc: Locator) -> str:
         words = _DEGRADED[loc.locator_precision]
     else:
         words = _PRECISION.get(loc.locator_precision, loc.locator_precision)
-    if loc.locator_precision == "bbox" and loc.page is not None:
+    if loc.locator_precision in ("slide", "cell"):
+        words = office_place(loc) or words
+    elif loc.locator_precision == "bbox" and loc.page is not None:
         words += f", p.{loc.page}"
         if loc.bbox and len(loc.bbox) == 4:
             x0, y0, x1, y1 = loc.bbox
@@ -39,7 +56,9 @@ def locator_text(loc: Locator) -> str:
 
 def _place_words(c: Citation | Place) -> str:
     where = _where(c)
-    if c.locator.page is not None and c.locator_precision == "bbox":
+    if c.locator_precision in ("slide", "cell"):
+        where = office_place(c.locator) or where
+    elif c.locator.page is not None and c.locator_precision == "bbox":
         where += f", p.{c.locator.page}"
     elif c.locator.paragraph_index is not None:
         where += f", paragraph {c.locator.paragraph_index}"

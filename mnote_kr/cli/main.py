@@ -364,8 +364,10 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
         emit_json(plan)
         return
     loc = plan.locator
-    where = f"p.{loc.page} {loc.bbox}" if loc.page and loc.bbox else (
-        f"paragraph {loc.paragraph_index}" if loc.paragraph_index is not None else "file")
+    from mnote_kr.citations.render import office_place
+
+    where = office_place(loc) or (f"p.{loc.page} {loc.bbox}" if loc.page and loc.bbox else (
+        f"paragraph {loc.paragraph_index}" if loc.paragraph_index is not None else "file"))
     click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {loc.locator_precision}: {where}")
     click.echo(plan.citation_url)
 

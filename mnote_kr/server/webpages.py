@@ -102,6 +102,12 @@ def precision_badge(locator: Locator) -> str:
     """What is known about the place, said plainly: a box on a page, a paragraph, or only the file."""
     if locator.locator_precision == "bbox" and locator.page is not None:
         return f'<span class="badge bbox" title="page and rectangle known">box · p.{locator.page}</span>'
+    if locator.locator_precision == "slide" and locator.slide is not None:
+        notes = " notes" if locator.speaker_notes else ""
+        return f'<span class="badge paragraph" title="slide and shape known">slide {locator.slide}{notes}</span>'
+    if locator.locator_precision == "cell" and locator.sheet is not None:
+        return (f'<span class="badge paragraph" title="sheet and cells known">'
+                f'{escape(locator.sheet)}!{escape(locator.range or "")}</span>')
     if locator.locator_precision == "paragraph":
         return '<span class="badge paragraph" title="paragraph known, no page">paragraph</span>'
     return '<span class="badge file" title="the place in the file is not known">file only</span>'

@@ -15,8 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr import hookimpl
-from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock, hookimpl
 
 if TYPE_CHECKING:
     from .document import DocxDocument
@@ -47,7 +46,7 @@ def __getattr__(name: str) -> Any:
 
         return getattr(cache, name)
     if name == "THRESHOLD":
-        from mnote_kr.citations.textmatch import THRESHOLD
+        from mnote_kr.plugin_api import THRESHOLD
 
         return THRESHOLD
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -72,14 +71,14 @@ def block_scope(doc: DocxDocument, block: SidecarBlock | None) -> tuple[int, int
 @hookimpl
 def prepare_search() -> None:
     """Import the paragraph matcher and the document cache while the provider answers."""
-    from mnote_kr.citations import textmatch  # noqa: F401
+    from mnote_kr.plugin_api import textmatch  # noqa: F401
 
     from . import cache  # noqa: F401
 
 
 def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
-    from mnote_kr.citations.textmatch import Scope, locator_from_match, match_evidence
+    from mnote_kr.plugin_api import Scope, locator_from_match, match_evidence
 
     from .cache import load_docx
 

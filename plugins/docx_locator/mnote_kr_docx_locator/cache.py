@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import os
 
-from mnote_kr.citations.filecache import FileCache, Persist
+from mnote_kr.plugin_api import FileCache, Persist
 
 from .document import DocxDocument
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from mnote_kr.citations.textmatch import TextDocument, TextParagraph
+from mnote_kr.plugin_api import TextDocument, TextParagraph
 
 
 @dataclass(slots=True)

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.errors import DocumentError
+from mnote_kr.plugin_api import DocumentError
 
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph

@@ -13,18 +13,18 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import ProviderError
-from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import (
+from mnote_kr.plugin_api import (
     EntryUpdate,
     MappedReference,
+    ProviderContext,
+    ProviderError,
     ProviderQueryResult,
     ProviderReference,
     ProviderStatus,
     QueryRequest,
     SourceEntry,
     SourceFile,
+    hookimpl,
 )
 
 # The work modules load inside the hooks that need them: `mnote-kr --help` and

@@ -16,11 +16,11 @@ import sys
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.context import ProviderContext
+from mnote_kr.plugin_api import ProviderContext
 
 if TYPE_CHECKING:
     import httpx
-from mnote_kr.errors import ProviderBusyError, ProviderError
+from mnote_kr.plugin_api import ProviderBusyError, ProviderError
 
 AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
 ENGINE_HINT = "is it running? 'mnote-kr engine start'"

@@ -17,10 +17,7 @@ from typing import Any
 import click
 import msgspec
 
-from mnote_kr.cli.main import emit_json
-from mnote_kr.core import paths
-from mnote_kr.core.config import load_config
-from mnote_kr.errors import MnoteKrError
+from mnote_kr.plugin_api import MnoteKrError, emit_json, load_config, paths
 
 DEMO_QUERIES = ("capacity of cell B2", "吡咯烷", "blade heating power loss", "morpholine storage")
 
@@ -70,7 +67,7 @@ def engine_status_text(info: Any) -> str:
 def _workspace_server_line(workspace: str | None) -> str | None:
     """Where this workspace's own LightRAG server runs (each workspace gets one on first use), or
     that it starts on first use; None outside a workspace."""
-    from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
+    from mnote_kr.plugin_api import MNOTE_DIR, find_workspace
 
     from . import naming
     from .engine import engine_status, workspace_state_dir
@@ -98,7 +95,7 @@ def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     of the workspace is ingested again through the normal path (``force``: LightRAG's old entry is
     deleted with ``delete_file=false`` first). The user's files are only read.
     """
-    from mnote_kr.core.host import Host
+    from mnote_kr.plugin_api import Host
 
     from .engine import default_engine_dirs, stop_engine
     from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, set_index_aside
@@ -188,7 +185,7 @@ def register(cli: click.Group) -> None:
             return
         if out["previousIndex"]:
             click.echo(f"The old index was set aside at {out['previousIndex']} (delete it when satisfied)")
-        from mnote_kr.citations.render import counts_text
+        from mnote_kr.plugin_api import counts_text
 
         counts = counts_text((out["report"] or {}).get("counts", {})) or "nothing to send"
         click.echo(f"Re-embedded {out['files']} registered file(s) with {out['embedder']['name']}: {counts}")
@@ -220,8 +217,7 @@ def register(cli: click.Group) -> None:
 
 
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
-    from mnote_kr.citations.render import locator_text, source_card
-    from mnote_kr.core.host import Host
+    from mnote_kr.plugin_api import Host, locator_text, source_card
 
     from .engine import engine_status, stop_engine
 

@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderError
 
 if TYPE_CHECKING:
     import subprocess
@@ -282,7 +282,7 @@ def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[
     """
     from urllib.parse import urlsplit
 
-    from mnote_kr.plainhttp import ProtocolError, exchange
+    from mnote_kr.plugin_api import ProtocolError, exchange
 
     parts = urlsplit(url)
     if parts.scheme != "http" or not parts.hostname:
@@ -423,7 +423,7 @@ def default_engine_dirs() -> dict[str, Path]:
 
     ``start_engine(**default_engine_dirs())`` is what ``mnote-kr engine start`` runs.
     """
-    from mnote_kr.core import paths
+    from mnote_kr.plugin_api import paths
 
     return {"data_dir": paths.data_dir(), "state_dir": paths.state_dir(), "cache_dir": paths.cache_dir()}
 

@@ -22,7 +22,7 @@ from __future__ import annotations
 import re
 from pathlib import PurePosixPath
 
-from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.plugin_api import lazy_compile
 
 _DOC_ID = lazy_compile(r"\(?\bdoc_id\s*[=:]\s*doc-[0-9a-f]{32}\)?|\b(?:dup-)?doc-[0-9a-f]{32}\b")
 _BANNER = lazy_compile(r"={4,}")

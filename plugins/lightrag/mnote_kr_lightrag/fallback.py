@@ -17,8 +17,7 @@ from typing import Any
 
 import msgspec
 
-from mnote_kr.errors import MnoteKrError
-from mnote_kr.models import EntryUpdate, SourceEntry
+from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, SourceEntry
 
 from . import links, naming
 from . import provider as _p

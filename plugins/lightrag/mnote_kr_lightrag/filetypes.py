@@ -9,8 +9,7 @@ from __future__ import annotations
 import time
 from collections.abc import Iterable
 
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderContext, ProviderError
 
 from . import naming
 from .settings import open_client, resolve_settings

@@ -18,7 +18,7 @@ from typing import Any
 
 import msgspec
 
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderError
 
 from . import embedders
 
@@ -90,7 +90,7 @@ def read_index_record(engine_dir: Path) -> dict[str, Any] | None:
 
 def write_index_record(engine_dir: Path, record: Mapping[str, Any]) -> None:
     """Record ``record`` as the embedder of the index in ``engine_dir`` (atomic)."""
-    from mnote_kr.core.atomic import write_private
+    from mnote_kr.plugin_api import write_private
 
     engine_dir.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_private(engine_dir / INDEX_RECORD, msgspec.json.encode(dict(record)))

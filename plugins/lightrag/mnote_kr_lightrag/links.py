@@ -11,8 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from mnote_kr.core.atomic import write_private
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderError, write_private
 
 from . import naming
 

@@ -20,13 +20,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from mnote_kr.citations.cleaning import query_standing
-from mnote_kr.citations.filecache import FileCache, Persist
-from mnote_kr.citations.ids import query_terms
-from mnote_kr.citations.sidecar import Sidecar, read_sidecar
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import MnoteKrError
-from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SourceEntry
+from mnote_kr.plugin_api import (
+    FileCache,
+    MappedReference,
+    MnoteKrError,
+    Persist,
+    ProviderContext,
+    ProviderReference,
+    Sidecar,
+    SidecarBlock,
+    SourceEntry,
+    query_standing,
+    query_terms,
+    read_sidecar,
+)
 
 from . import links, naming
 

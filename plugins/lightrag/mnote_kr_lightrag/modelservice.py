@@ -48,7 +48,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
+from mnote_kr.plugin_api import GatedHandler, GatedHTTPServer, Limits
 
 from . import embedders
 from .guard import LoopbackGate

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 
 import msgspec
 
-from mnote_kr.models import ProviderReference
+from mnote_kr.plugin_api import ProviderReference
 
 #: How much deeper than the wanted chunks the plugin retrieves (capped by ``MAX_DEPTH``).
 DEPTH_FACTOR = 3

@@ -14,9 +14,16 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import ProviderBusyError, ProviderError
-from mnote_kr.models import EntryColumns, EntryUpdate, ProviderStatus, SourceEntry, SourceFile
+from mnote_kr.plugin_api import (
+    EntryColumns,
+    EntryUpdate,
+    ProviderBusyError,
+    ProviderContext,
+    ProviderError,
+    ProviderStatus,
+    SourceEntry,
+    SourceFile,
+)
 
 from . import exposure, filetypes, links, naming
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError

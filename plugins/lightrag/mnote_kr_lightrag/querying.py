@@ -16,9 +16,14 @@ from typing import Any
 
 import msgspec
 
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import ProviderError, UsageError
-from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr.plugin_api import (
+    ProviderContext,
+    ProviderError,
+    ProviderQueryResult,
+    ProviderReference,
+    QueryRequest,
+    UsageError,
+)
 
 from . import naming, passages
 from .client import LightRagClient, ProviderHTTPError

@@ -21,8 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.context import ProviderContext
-from mnote_kr.errors import ConfigError, MnoteKrError, ProviderError
+from mnote_kr.plugin_api import ConfigError, MnoteKrError, ProviderContext, ProviderError
 
 from .client import LightRagClient
 

@@ -86,7 +86,7 @@ def vector_storage(working_dir: Path, workspace: str | None) -> tuple[str, str |
 
 def write_record(space: Path, name: str) -> None:
     """Record ``name`` as the namespace's vector storage (atomic)."""
-    from mnote_kr.core.atomic import write_private
+    from mnote_kr.plugin_api import write_private
 
     space.mkdir(parents=True, exist_ok=True, mode=0o700)
     write_private(space / RECORD, msgspec.json.encode({"vector": name}))

@@ -29,8 +29,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.errors import ProviderBusyError, ProviderError
-from mnote_kr.models import EntryUpdate, SourceEntry, SourceFile
+from mnote_kr.plugin_api import EntryUpdate, ProviderBusyError, ProviderError, SourceEntry, SourceFile
 
 from . import fallback as _fallback
 from . import links, naming

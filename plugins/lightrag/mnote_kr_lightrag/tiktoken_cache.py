@@ -33,7 +33,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from mnote_kr.errors import ProviderError
+from mnote_kr.plugin_api import ProviderError
 
 JS_TIKTOKEN = "js-tiktoken@1.0.21"
 #: The wheel whose package data holds the ranks, and its file per encoding (under ``quicktok/data``).
@@ -63,7 +63,7 @@ _FIX = ("pip install '" + QUICKTOK + "' (mnote-kr[engine] brings it), or install
 
 def default_cache_dir() -> Path:
     """``<host cache dir>/tiktoken`` (``mnote_kr.core.paths.cache_dir()``)."""
-    from mnote_kr.core import paths
+    from mnote_kr.plugin_api import paths
 
     return paths.cache_dir() / "tiktoken"
 

@@ -17,7 +17,7 @@ import os
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.context import ProviderContext
+from mnote_kr.plugin_api import ProviderContext
 
 from . import links, naming
 from .client import LightRagClient

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnote_kr import hookimpl
-from mnote_kr.models import DocumentModel, LocateRequest, Locator
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 
 PLUGIN = "pdf_bbox"
 

@@ -27,7 +27,7 @@ from . import layout, pdftext
 from .pdftext import KGRAM, KGRAM_CAP, Box, DocumentText, TextView, compact_with_map
 
 if TYPE_CHECKING:
-    from mnote_kr.citations.filecache import KeyedStore
+    from mnote_kr.plugin_api import KeyedStore
 
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
@@ -206,10 +206,10 @@ def alignments() -> KeyedStore:
     reads an old alignment."""
     global _store
     if _store is None:
-        from mnote_kr.citations.filecache import KeyedStore
+        from mnote_kr.plugin_api import KeyedStore
 
         h = hashlib.blake2b(digest_size=12)
-        from mnote_kr.citations import textnorm
+        from mnote_kr.plugin_api import textnorm
 
         model = Path(__file__).with_name("model.py")  # its header keys feed alignments (not imported: a cycle)
         for module in (__file__, pdftext.__file__, layout.__file__, textnorm.__file__, str(model)):

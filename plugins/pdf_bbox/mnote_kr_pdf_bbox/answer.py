@@ -21,8 +21,7 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.citations.queryterms import scaffolding
-from mnote_kr.citations.textmatch import iter_tokens, normalize, query_occurrences
+from mnote_kr.plugin_api import iter_tokens, normalize, query_occurrences, scaffolding
 
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 

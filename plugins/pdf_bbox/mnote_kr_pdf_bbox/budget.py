@@ -19,7 +19,7 @@ import re
 import zlib
 from pathlib import Path
 
-from mnote_kr.errors import DocumentError
+from mnote_kr.plugin_api import DocumentError
 
 MAX_PAGES = 3000
 MAX_CHARS = 6_000_000  # text-layer characters in one document

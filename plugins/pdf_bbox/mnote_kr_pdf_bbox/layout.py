@@ -22,7 +22,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.textnorm import lazy_compile, made_of
+from mnote_kr.plugin_api import lazy_compile, made_of
 
 Box = tuple[float, float, float, float]
 

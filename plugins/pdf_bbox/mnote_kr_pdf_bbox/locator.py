@@ -31,8 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from mnote_kr.citations.textnorm import lazy_compile
-from mnote_kr.models import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition
+from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
 from .answer import choose

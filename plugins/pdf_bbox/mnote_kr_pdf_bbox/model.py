@@ -16,8 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import overload
 
-from mnote_kr.citations.filecache import FileCache, Persist
-from mnote_kr.errors import DocumentError
+from mnote_kr.plugin_api import DocumentError, FileCache, Persist
 
 from .align import text_key
 from .answer import term_stats
@@ -161,7 +160,7 @@ def _code_stamp() -> str:
     old model, whose block statistics would no longer match the new block terms."""
     import hashlib
 
-    from mnote_kr.citations import textmatch, textnorm
+    from mnote_kr.plugin_api import textmatch, textnorm
 
     from . import align, answer, cidtext, layout, pdftext
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.errors import DocumentError
+from mnote_kr.plugin_api import DocumentError
 
 from . import budget, cidtext
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks

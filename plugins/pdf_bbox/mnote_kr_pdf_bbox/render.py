@@ -16,9 +16,7 @@ from pathlib import Path
 
 import pypdfium2 as pdfium
 
-from mnote_kr.citations.filecache import FileCache
-from mnote_kr.errors import DocumentError
-from mnote_kr.models import DocumentModel, PageSize
+from mnote_kr.plugin_api import DocumentError, DocumentModel, FileCache, PageSize
 
 from .pdftext import PDFIUM_LOCK, _open
 

@@ -1,0 +1,229 @@
+"""The plugin API: everything a plugin may import from the mnote-kr host, and nothing else.
+
+A plugin (a distribution registering modules in the entry-point group ``mnote_kr``) imports
+host names only from here::
+
+    from mnote_kr.plugin_api import LocateRequest, Locator, hookimpl
+
+Any other ``mnote_kr.*`` module is the host's own and may change without notice;
+``tests/test_architecture.py`` fails when a bundled plugin imports one. ``docs/plugins.md``
+documents the names below, with a complete minimal plugin.
+
+What is here:
+
+* **Hook markers**: ``hookimpl`` (decorate your hook functions), ``hookspec``, ``PROJECT_NAME``
+  (the entry-point group). The specs themselves are ``mnote_kr.hookspecs``' docstrings.
+* **Data contracts** (msgspec structs, camelCase on the wire): what hooks receive and return:
+  ``LocateRequest`` -> ``Locator`` (with ``Rect``, ``Highlight``, ``LocatorPrecision``), the
+  sidecar rows (``SidecarBlock``, ``SidecarMeta``, ``SidecarPosition``), the viewer's
+  ``DocumentModel`` (``ModelParagraph``, ``PageSize``), and the provider side (``SourceFile``,
+  ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ProviderStatus``, ``QueryRequest``,
+  ``ProviderQueryResult``, ``ProviderReference``, ``MappedReference``, ``ProviderContext``).
+* **Errors**: ``MnoteKrError`` and its tree. Raise ``DocumentError`` for a broken or hostile
+  file, ``ProviderError`` (``ProviderBusyError``) when the provider fails; the host turns them
+  into one ``Error: ... (hint)`` line.
+* **The text toolkit locators share**: ``TextDocument``/``TextParagraph``/``match_evidence``/
+  ``locator_from_match``/``Scope``/``THRESHOLD`` (find the paragraph evidence came from),
+  ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
+  ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
+  the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
+  ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
+  (refuse a zip bomb or an oversized Office file before a library parses it).
+* **Commands** (``register_commands``): ``emit_json`` (print a JSON result as every command
+  does), ``Host`` (the workspace's registry and plugins), ``paths`` (the user's state, cache
+  and config dirs), ``load_config``, ``find_workspace``/``MNOTE_DIR``, ``read_sidecar``/
+  ``Sidecar``, ``counts_text``/``locator_text``/``source_card`` (the CLI's human renderings),
+  ``exchange``/``ProtocolError`` (a plain HTTP/1.1 exchange on loopback).
+* **Files and servers**: ``write_private`` (write a file whole or not at all, readable by the
+  user only), ``GatedHTTPServer``/``GatedHandler``/``Limits`` (a loopback HTTP server with the
+  host's header and body deadlines, bounded threads and 503 when full).
+
+The hook markers, contracts and errors load with this module (a plugin's ``__init__`` imports
+them); the rest loads on first use, so a plugin importing them inside its hooks keeps
+``mnote-kr --help`` light.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from mnote_kr.context import ProviderContext
+from mnote_kr.errors import (
+    ConfigError,
+    DocumentError,
+    LocatorError,
+    MnoteKrError,
+    PluginError,
+    ProviderBusyError,
+    ProviderError,
+    UsageError,
+)
+from mnote_kr.hookspecs import PROJECT_NAME, hookimpl, hookspec
+from mnote_kr.models import (
+    DocumentModel,
+    EntryColumns,
+    EntryUpdate,
+    Highlight,
+    LocateRequest,
+    Locator,
+    LocatorPrecision,
+    MappedReference,
+    ModelParagraph,
+    PageSize,
+    ProviderQueryResult,
+    ProviderReference,
+    ProviderStatus,
+    QueryRequest,
+    Rect,
+    SidecarBlock,
+    SidecarMeta,
+    SidecarPosition,
+    SourceEntry,
+    SourceFile,
+)
+
+if TYPE_CHECKING:
+    from mnote_kr.citations import textmatch, textnorm
+    from mnote_kr.citations.filecache import FileCache, KeyedStore, Persist
+    from mnote_kr.citations.ids import query_terms
+    from mnote_kr.citations.queryterms import scaffolding
+    from mnote_kr.citations.render import counts_text, locator_text, source_card
+    from mnote_kr.citations.sidecar import Sidecar, read_sidecar
+    from mnote_kr.citations.textmatch import (
+        THRESHOLD,
+        Match,
+        Scope,
+        TextDocument,
+        TextParagraph,
+        locator_from_match,
+        match_evidence,
+    )
+    from mnote_kr.citations.textnorm import (
+        iter_tokens,
+        lazy_compile,
+        made_of,
+        normalize,
+        query_occurrences,
+        query_standing,
+    )
+    from mnote_kr.citations.zipguard import check_zip
+    from mnote_kr.cli.boundary import emit_json
+    from mnote_kr.core import paths
+    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.config import load_config
+    from mnote_kr.core.host import Host
+    from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
+    from mnote_kr.plainhttp import ProtocolError, exchange
+    from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
+
+#: Names loaded on first use: name -> (module, attribute; None for the module itself).
+_LAZY: dict[str, tuple[str, str | None]] = {
+    "textmatch": ("mnote_kr.citations.textmatch", None),
+    "textnorm": ("mnote_kr.citations.textnorm", None),
+    "paths": ("mnote_kr.core.paths", None),
+    **{n: ("mnote_kr.citations.textmatch", n) for n in (
+        "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "locator_from_match", "match_evidence")},
+    **{n: ("mnote_kr.citations.textnorm", n) for n in (
+        "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
+    **{n: ("mnote_kr.citations.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
+    "query_terms": ("mnote_kr.citations.ids", "query_terms"),
+    "check_zip": ("mnote_kr.citations.zipguard", "check_zip"),
+    "scaffolding": ("mnote_kr.citations.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.render", n) for n in ("counts_text", "locator_text", "source_card")},
+    **{n: ("mnote_kr.citations.sidecar", n) for n in ("Sidecar", "read_sidecar")},
+    "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
+    "load_config": ("mnote_kr.core.config", "load_config"),
+    "Host": ("mnote_kr.core.host", "Host"),
+    **{n: ("mnote_kr.core.workspace", n) for n in ("MNOTE_DIR", "find_workspace")},
+    **{n: ("mnote_kr.plainhttp", n) for n in ("ProtocolError", "exchange")},
+    "write_private": ("mnote_kr.core.atomic", "write_private"),
+    **{n: ("mnote_kr.server.conn", n) for n in ("GatedHandler", "GatedHTTPServer", "Limits")},
+}
+
+
+def __getattr__(name: str) -> Any:
+    # Not cached in this module's globals: a test that patches the defining module is seen here.
+    where = _LAZY.get(name)
+    if where is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r} (not part of the plugin API)")
+    module = importlib.import_module(where[0])
+    return module if where[1] is None else getattr(module, where[1])
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+__all__ = [
+    "ConfigError",
+    "DocumentError",
+    "DocumentModel",
+    "EntryColumns",
+    "EntryUpdate",
+    "FileCache",
+    "GatedHTTPServer",
+    "GatedHandler",
+    "Highlight",
+    "Host",
+    "KeyedStore",
+    "Limits",
+    "LocateRequest",
+    "Locator",
+    "LocatorError",
+    "LocatorPrecision",
+    "MNOTE_DIR",
+    "MappedReference",
+    "Match",
+    "MnoteKrError",
+    "ModelParagraph",
+    "PROJECT_NAME",
+    "PageSize",
+    "Persist",
+    "PluginError",
+    "ProtocolError",
+    "ProviderBusyError",
+    "ProviderContext",
+    "ProviderError",
+    "ProviderQueryResult",
+    "ProviderReference",
+    "ProviderStatus",
+    "QueryRequest",
+    "Rect",
+    "Scope",
+    "Sidecar",
+    "SidecarBlock",
+    "SidecarMeta",
+    "SidecarPosition",
+    "SourceEntry",
+    "SourceFile",
+    "THRESHOLD",
+    "TextDocument",
+    "TextParagraph",
+    "UsageError",
+    "check_zip",
+    "counts_text",
+    "emit_json",
+    "exchange",
+    "find_workspace",
+    "hookimpl",
+    "hookspec",
+    "iter_tokens",
+    "lazy_compile",
+    "load_config",
+    "locator_from_match",
+    "locator_text",
+    "made_of",
+    "match_evidence",
+    "normalize",
+    "paths",
+    "query_occurrences",
+    "query_standing",
+    "query_terms",
+    "read_sidecar",
+    "scaffolding",
+    "source_card",
+    "textmatch",
+    "textnorm",
+    "write_private",
+]

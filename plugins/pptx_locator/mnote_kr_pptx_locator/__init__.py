@@ -1,0 +1,59 @@
+"""mnote-kr PPTX locator: a citation lands on the slide, the shape and the paragraph inside it.
+
+Written only against ``mnote_kr.plugin_api``, as a third party's plugin would be. ``reader``
+turns a presentation into paragraphs in slide order (shapes, tables row by row, groups,
+placeholders, then the slide's speaker notes), and the host's ``match_evidence`` finds the
+paragraph the evidence came from. The answer is ``slide`` precision (slide number, shape id and
+name, ``paragraphIndex`` inside the shape, the shape's box in EMU and as fractions of the
+slide), or an honest ``file`` locator when nothing matches.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr.plugin_api import LocateRequest, Locator, hookimpl
+
+PLUGIN_NAME = "pptx_locator"
+EXTENSIONS = (".pptx",)
+__version__ = "0.1.0"
+
+
+def _ours(path: str) -> bool:
+    return Path(path).suffix.lower() in EXTENSIONS
+
+
+@hookimpl
+def locator_extensions() -> list[str]:
+    """This plugin locates citations in ``.pptx`` files."""
+    return list(EXTENSIONS)
+
+
+@hookimpl
+def locate(request: LocateRequest) -> Locator | None:
+    """``slide`` locator for ``.pptx``; None for any other suffix. Raises ``DocumentError``."""
+    if not _ours(request.file):
+        return None
+    from .locating import locate_pptx
+
+    return locate_pptx(request)
+
+
+@hookimpl
+def extract_text(path: str) -> str | None:
+    """The slides as Markdown: each slide's title as a ``#`` line, then its shapes' paragraphs."""
+    if not _ours(path):
+        return None
+    from .reader import load_pptx
+
+    return load_pptx(path).markdown()
+
+
+@hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Parse the presentation ahead of the first search (kept in memory for this process)."""
+    if not _ours(path):
+        return None
+    from .reader import warm_pptx
+
+    return warm_pptx(path)

@@ -1,0 +1,107 @@
+"""Evidence to a ``slide`` locator, or an honest ``file`` one."""
+
+from __future__ import annotations
+
+from mnote_kr.plugin_api import (
+    Highlight,
+    LocateRequest,
+    Locator,
+    iter_tokens,
+    locator_from_match,
+    match_evidence,
+    normalize,
+    scaffolding,
+)
+
+from .reader import PptxDocument, SlideParagraph, load_pptx
+
+PLUGIN_NAME = "pptx_locator"
+#: Words a question about a deck uses for the deck itself ("what does the slide say about X").
+META_WORDS = frozenset({"slide", "slides", "deck", "presentation", "say", "says", "shown", "show"})
+#: Share of the evidence's tokens that whole quoted paragraphs of one slide must cover for the
+#: evidence to count as that slide's, when the matcher finds no paragraph (many short shapes).
+WINDOW_COVER = 0.6
+
+
+def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlight | None, score: float | None,
+                  reason: str, block_id: str | None) -> Locator:
+    """The ``slide`` locator of one matched paragraph."""
+    fraction = None
+    if para.box is not None and doc.width and doc.height:
+        x0, y0, x1, y1 = para.box
+        fraction = [round(x0 / doc.width, 4), round(y0 / doc.height, 4),
+                    round(x1 / doc.width, 4), round(y1 / doc.height, 4)]
+    where = f"slide {para.slide}" + (" notes" if para.notes else f", shape {para.shape_id} ({para.shape_name})")
+    why = f"{reason}: {where}"
+    return Locator(
+        locator_precision="slide", locator_degraded=False, slide=para.slide, shape_id=para.shape_id,
+        shape_name=para.shape_name, paragraph_index=para.shape_paragraph, speaker_notes=para.notes,
+        bbox=[float(v) for v in para.box] if para.box is not None else None, bbox_unit="emu",
+        bbox_fraction=fraction, highlight=highlight, score=score, block_id=block_id,
+        locator_plugin=PLUGIN_NAME, reason=why, locator_reason=why,
+    )
+
+
+def quoted_on_slide(doc: PptxDocument, evidence: str, slide: int) -> list[SlideParagraph]:
+    """The paragraphs of ``slide`` the evidence quotes whole (every token of theirs is in it)."""
+    ev = {tok for tok, _, _ in iter_tokens(normalize(evidence))}
+    return [p for p in doc.paragraphs if p.slide == slide and p.tokens and p.tokens <= ev]
+
+
+def quoted_window(doc: PptxDocument, evidence: str) -> SlideParagraph | None:
+    """When the matcher finds no paragraph: the slide whose whole-quoted paragraphs cover most of the
+    evidence (at least ``WINDOW_COVER`` of its tokens), as its longest quoted paragraph; else None."""
+    ev = {tok for tok, _, _ in iter_tokens(normalize(evidence))}
+    if not ev:
+        return None
+    by_slide: dict[int, list[SlideParagraph]] = {}
+    for para in doc.paragraphs:
+        if para.tokens and para.tokens <= ev:
+            by_slide.setdefault(para.slide, []).append(para)
+    best: tuple[float, int] | None = None
+    for slide, paras in by_slide.items():
+        cover = len(set().union(*(p.tokens for p in paras))) / len(ev)
+        if cover >= WINDOW_COVER and (best is None or cover > best[0]):
+            best = (cover, slide)
+    if best is None:
+        return None
+    return max(by_slide[best[1]], key=lambda p: (len(p.tokens), -p.index))
+
+
+def pick_by_query(doc: PptxDocument, found: SlideParagraph, evidence: str, query: str) -> SlideParagraph:
+    """Among the paragraphs of the found one's slide that the evidence quotes, the one holding the most
+    query weight (idf of its query words); the matcher's own pick on a tie or when no query word is there.
+
+    An evidence window of several shapes quotes them all equally; the query says which one is meant.
+    """
+    words = [tok for tok, _, _ in iter_tokens(normalize(query))]
+    wanted = {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold} - META_WORDS
+    if not wanted:
+        return found
+    scored = sorted(((sum(doc.idf(w) for w in wanted & p.tokens), p.index) for p in
+                     quoted_on_slide(doc, evidence, found.slide)), reverse=True)
+    if not scored or scored[0][0] <= 0:
+        return found
+    best = [i for score, i in scored if score == scored[0][0]]
+    return found if found.index in best or len(best) > 1 else doc.paragraphs[best[0]]
+
+
+def locate_pptx(request: LocateRequest) -> Locator:
+    """Locate ``request.evidence`` in the presentation ``request.file``. Raises ``DocumentError``."""
+    doc = load_pptx(request.file)
+    block = request.block
+    block_id = request.block_id or (block.blockid if block is not None else None)
+    match = match_evidence(doc, request.evidence, request.query,
+                           block_heading=block.heading if block is not None else None,
+                           block_content=block.content if block is not None else None)
+    found = doc.paragraphs[match.paragraph.index] if match.paragraph is not None else quoted_window(
+        doc, request.evidence)
+    if found is None:
+        return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
+    highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
+    reason = match.reason if match.paragraph is not None else "the evidence quotes this slide's shapes whole"
+    picked = pick_by_query(doc, found, request.evidence, request.query)
+    if picked is not found:
+        highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
+    return slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
+                         score=match.score, reason=reason, block_id=block_id)

@@ -1,0 +1,181 @@
+"""A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
+
+Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
+row by row as ``cell | cell``), then its speaker notes. A slide's title is the ``heading_path``
+of every paragraph on it (``title`` marks the title placeholder's own). Shape boxes are in EMU,
+top-left origin of the slide; a shape inside a group is mapped through the group's transform.
+The zip is checked against the host's budget before python-pptx opens it.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
+
+MAX_PARAGRAPHS = 200_000
+MAX_SLIDES = 5_000
+CACHE_SIZE = 32
+
+Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in EMU
+
+
+@dataclass(slots=True)
+class SlideParagraph(TextParagraph):
+    """One paragraph of a shape (a table row, for a table) with where it sits."""
+
+    slide: int = 0  # 1-based
+    shape_id: int | None = None
+    shape_name: str = ""
+    shape_paragraph: int = 0  # 0-based, inside the shape (a table: the row)
+    box: Box | None = None
+    notes: bool = False
+    #: in the slide's title placeholder. Not a ``heading_level``: the matcher never lands a quote on a
+    #: heading, and a title is a citable shape; the title heads its slide's ``heading_path`` instead.
+    title: bool = False
+
+
+@dataclass(slots=True)
+class PptxDocument(TextDocument[SlideParagraph]):
+    """A parsed presentation plus the slide size in EMU."""
+
+    width: int = 0
+    height: int = 0
+    titles: dict[int, str] = field(default_factory=dict)
+
+    def markdown(self) -> str:
+        out: list[str] = []
+        slide = 0
+        for para in self.paragraphs:
+            if para.slide != slide:
+                slide = para.slide
+                out.append(f"# {self.titles.get(slide) or f'Slide {slide}'}")
+            if para.title:
+                continue
+            text = " ".join(para.text.split())
+            if text:
+                out.append(("Notes: " + text) if para.notes else text)
+        return "\n\n".join(out)
+
+
+class _Builder:
+    def __init__(self, path: str) -> None:
+        self.path = path
+        self.paragraphs: list[SlideParagraph] = []
+        self.titles: dict[int, str] = {}
+
+    def add(self, text: str, **where: Any) -> None:
+        if not text.strip():
+            return
+        if len(self.paragraphs) >= MAX_PARAGRAPHS:
+            raise DocumentError(f"PPTX over budget: more than {MAX_PARAGRAPHS} paragraphs in {self.path}",
+                                hint="split the presentation; it is cited as a whole file")
+        self.paragraphs.append(SlideParagraph(index=len(self.paragraphs), text=text, **where))
+
+    def shape(self, shape: Any, slide: int, heading: tuple[str, ...], box: Box | None, title_id: int | None) -> None:
+        sid = shape.shape_id
+        where = {"slide": slide, "shape_id": sid, "shape_name": shape.name, "box": box}
+        if getattr(shape, "has_table", False) and shape.has_table:
+            for r, row in enumerate(shape.table.rows):
+                cells = [" ".join(c.text.split()) for c in row.cells]
+                self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, **where)
+            return
+        if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+            for p, para in enumerate(shape.text_frame.paragraphs):
+                text = "".join(r.text for r in para.runs) or para.text
+                self.add(text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p, title=sid == title_id,
+                         **where)
+
+
+def _box(shape: Any) -> Box | None:
+    try:
+        x, y, w, h = shape.left, shape.top, shape.width, shape.height
+    except (AttributeError, ValueError, TypeError):
+        return None
+    if x is None or y is None or w is None or h is None:
+        return None
+    return (int(x), int(y), int(x) + int(w), int(y) + int(h))
+
+
+def _group_transform(group: Any, outer: Box | None) -> Any:
+    """A function mapping a child's box (group coordinates) to slide coordinates."""
+    xfrm = group._element.grpSpPr.find("{http://schemas.openxmlformats.org/drawingml/2006/main}xfrm")
+    ns = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+    ch_off = xfrm.find(ns + "chOff") if xfrm is not None else None
+    ch_ext = xfrm.find(ns + "chExt") if xfrm is not None else None
+    if outer is None or ch_off is None or ch_ext is None:
+        return lambda b: b
+    cx, cy = int(ch_off.get("x", 0)), int(ch_off.get("y", 0))
+    cw, chh = max(int(ch_ext.get("cx", 1)), 1), max(int(ch_ext.get("cy", 1)), 1)
+    sx, sy = (outer[2] - outer[0]) / cw, (outer[3] - outer[1]) / chh
+
+    def to_slide(b: Box | None) -> Box | None:
+        if b is None:
+            return None
+        return (round(outer[0] + (b[0] - cx) * sx), round(outer[1] + (b[1] - cy) * sy),
+                round(outer[0] + (b[2] - cx) * sx), round(outer[1] + (b[3] - cy) * sy))
+
+    return to_slide
+
+
+def _walk(builder: _Builder, shapes: Any, slide: int, heading: tuple[str, ...], title_id: int | None,
+          to_slide: Any, depth: int = 0) -> None:
+    for shape in shapes:
+        box = to_slide(_box(shape))
+        # by the element, not ``shape_type``: python-pptx raises on a shape kind it does not know
+        if shape._element.tag.endswith("}grpSp") and depth < 20:
+            _walk(builder, shape.shapes, slide, heading, title_id, _group_transform(shape, box), depth + 1)
+            continue
+        builder.shape(shape, slide, heading, box, title_id)
+
+
+def parse_file(real: str, st: os.stat_result) -> PptxDocument:
+    """Read the presentation at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
+    check_zip(real, "PPTX")
+    try:
+        from pptx import Presentation
+
+        prs = Presentation(real)
+        builder = _Builder(real)
+        slides = list(prs.slides)
+        if len(slides) > MAX_SLIDES:
+            raise DocumentError(f"PPTX over budget: {len(slides)} slides in {real} (limit {MAX_SLIDES})",
+                                hint="split the presentation; it is cited as a whole file")
+        for number, slide in enumerate(slides, start=1):
+            title_shape = slide.shapes.title
+            title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+            builder.titles[number] = title
+            heading = (title,) if title else ()
+            _walk(builder, slide.shapes, number, heading, title_shape.shape_id if title_shape else None,
+                  lambda b: b)
+            if slide.has_notes_slide:
+                notes = slide.notes_slide
+                frame = notes.notes_text_frame
+                holder = notes.notes_placeholder
+                for p, para in enumerate(frame.paragraphs if frame is not None else []):
+                    builder.add(para.text.replace("\v", "\n"), heading_path=heading, slide=number, notes=True,
+                                shape_id=holder.shape_id if holder is not None else None,
+                                shape_name=holder.name if holder is not None else "Notes", shape_paragraph=p)
+        width, height = int(prs.slide_width or 0), int(prs.slide_height or 0)
+    except DocumentError:
+        raise
+    except Exception as exc:  # python-pptx raises many kinds on a broken part
+        raise DocumentError(f"Cannot read PPTX {real}: {type(exc).__name__}: {exc}",
+                            hint="check the file opens in PowerPoint or LibreOffice") from exc
+    return PptxDocument(builder.paragraphs, width=width, height=height, titles=builder.titles)
+
+
+_cache: FileCache[PptxDocument] = FileCache(parse_file, what="PPTX", max_items=CACHE_SIZE,
+                                            weight=lambda d: len(d.paragraphs), max_weight=MAX_PARAGRAPHS * 2)
+
+
+def load_pptx(path: str | os.PathLike[str]) -> PptxDocument:
+    """The parsed presentation, cached by real path + size + mtime. Raises ``DocumentError``."""
+    return _cache.get(path)
+
+
+def warm_pptx(path: str | os.PathLike[str]) -> bool:
+    """Parse ``path`` into the cache now; True when it was parsed now."""
+    return _cache.warm(path)

@@ -1,0 +1,118 @@
+"""The PPTX locator on docling's test presentations: slide, shape and box checked against docling's
+ground truth (not this plugin's reader), speaker notes, honest ``file``, budgets, untouched sources."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.errors import DocumentError
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus"
+SAMPLE = CORPUS / "pptx" / "docling__powerpoint_sample.pptx"
+
+
+def docling_box(name: str, text: str) -> tuple[int, list[float]]:
+    """Slide and EMU box [x0, y0, x1, y1] docling gives the text item ``text``."""
+    truth = json.loads((CORPUS / "groundtruth" / "docling" / f"{name}.json").read_text(encoding="utf-8"))
+    (item,) = [t for t in truth["texts"] if t["text"] == text]
+    prov = item["prov"][0]
+    b = prov["bbox"]
+    return prov["page_no"], [b["l"], min(b["t"], b["b"]), b["r"], max(b["t"], b["b"])]
+
+
+@pytest.fixture(scope="module")
+def plugins():  # type: ignore[no-untyped-def]
+    return load_plugins(None)
+
+
+def test_pptx_is_claimed_by_the_pptx_locator_entry_point(plugins) -> None:  # type: ignore[no-untyped-def]
+    info = {i.name: i for i in plugins.describe()}["pptx_locator"]
+    assert (info.origin, info.distribution) == ("entry point", "mnote-kr-pptx-locator")
+    assert plugins.locator_plugin(".pptx") == "pptx_locator"
+
+
+def test_shape_text_cites_slide_shape_and_box_as_docling_places_it(plugins) -> None:  # type: ignore[no-untyped-def]
+    before = hashlib.sha256(SAMPLE.read_bytes()).digest()
+    text = "A rectangle shape with this text inside."
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=f"Second slide title\n{text}", query="rectangle"))
+    slide, box = docling_box(SAMPLE.name, text)
+    assert (loc.locator_precision, loc.locator_degraded, loc.slide, loc.bbox, loc.bbox_unit) == (
+        "slide", False, slide, box, "emu")
+    assert (loc.shape_id, loc.shape_name, loc.paragraph_index, loc.speaker_notes) == (4, "Rectangle 3", 0, False)
+    assert loc.bbox_fraction == [round(v / d, 4) for v, d in zip(box, (12192000, 6858000) * 2, strict=True)]
+    assert hashlib.sha256(SAMPLE.read_bytes()).digest() == before
+
+
+def test_list_item_lands_on_its_paragraph_inside_the_placeholder(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="With foo\nBar\nAnd baz things", query="baz"))
+    slide, box = docling_box(SAMPLE.name, "And baz things")
+    assert (loc.slide, loc.bbox, loc.paragraph_index) == (slide, box, 3)
+
+
+def test_speaker_notes_are_cited_as_the_slides_notes(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="Final notes on the third slide.",
+                                       query="final notes"))
+    assert (loc.locator_precision, loc.slide, loc.speaker_notes, loc.bbox) == ("slide", 3, True, None)
+
+
+def test_table_row_cites_the_table_shape(plugins) -> None:  # type: ignore[no-untyped-def]
+    truth = json.loads((CORPUS / "groundtruth" / "docling" / f"{SAMPLE.name}.json").read_text(encoding="utf-8"))
+    b = truth["tables"][0]["prov"][0]["bbox"]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="A merged with B | C | A | B | C", query="merged"))
+    assert (loc.slide, loc.bbox) == (truth["tables"][0]["prov"][0]["page_no"],
+                                     [b["l"], min(b["t"], b["b"]), b["r"], max(b["t"], b["b"])])
+    assert loc.paragraph_index == 1  # the table's second row
+
+
+def test_no_match_is_an_honest_file_locator(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="quantum chromodynamics on a lattice",
+                                       query="lattice"))
+    assert (loc.locator_precision, loc.locator_degraded, loc.slide, loc.bbox) == ("file", True, None, None)
+
+
+def test_slide_titles_are_headings_of_the_extracted_text(plugins) -> None:  # type: ignore[no-untyped-def]
+    text = plugins.extract_text(str(SAMPLE))
+    assert "# Second slide title\n\nLet’s introduce a list" in text
+    assert "Notes: Some notes on the second slide." in text
+
+
+def test_zip_bomb_is_one_clear_error(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    bomb = tmp_path / "bomb.pptx"
+    with zipfile.ZipFile(SAMPLE) as src, zipfile.ZipFile(bomb, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info in src.infolist():
+            dst.writestr(info, src.read(info))
+        dst.writestr("ppt/media/padding.xml", b"\0" * (80 * 1024 * 1024))
+    with pytest.raises(DocumentError, match=r"zip bomb|over budget") as err:
+        plugins.locate(LocateRequest(file=str(bomb), evidence="rectangle", query="rectangle"))
+    assert "\n" not in str(err.value)
+
+
+def test_not_a_zip_is_a_document_error(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    fake = tmp_path / "fake.pptx"
+    fake.write_bytes(b"not a presentation")
+    with pytest.raises(DocumentError, match="Cannot read PPTX"):
+        plugins.locate(LocateRequest(file=str(fake), evidence="x", query="x"))
+
+
+def test_a_shape_kind_python_pptx_does_not_know_is_read_past(plugins) -> None:  # type: ignore[no-untyped-def]
+    deck = CORPUS / "pptx" / "docling__powerpoint_unrecognized_shape.pptx"
+    truth = json.loads((CORPUS / "groundtruth" / "docling" / f"{deck.name}.json").read_text(encoding="utf-8"))
+    item = [t for t in truth["texts"] if t["prov"] and t["prov"][0]["page_no"] == 1][0]
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence=item["text"], query=item["text"].split()[0]))
+    assert (loc.locator_precision, loc.slide) == ("slide", 1)
+
+
+def test_a_window_of_short_shapes_is_resolved_by_the_query(plugins) -> None:  # type: ignore[no-untyped-def]
+    """Slide 3 of docling's sample has text boxes of one or two words each: no shingle spans them, yet
+    the evidence quotes them whole and the query names one."""
+    evidence = "I1\nI2\nI3\nI4\nSome info:\nItem A\nItem B"
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=evidence, query="info"))
+    slide, box = docling_box(SAMPLE.name, "Some info:")
+    assert (loc.locator_precision, loc.slide, loc.bbox, loc.paragraph_index) == ("slide", slide, box, 0)

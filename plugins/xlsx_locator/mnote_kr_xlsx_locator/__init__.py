@@ -1,0 +1,59 @@
+"""mnote-kr XLSX locator: a citation lands on the sheet, the row of a table or the one cell.
+
+Written only against ``mnote_kr.plugin_api``, as a third party's plugin would be. ``reader``
+turns a workbook into one paragraph per non-empty row (values as LightRAG indexes them: formulas
+by their cached value), knowing each row's table header and label; the host's ``match_evidence``
+finds the row the evidence came from. The answer is ``cell`` precision (sheet, A1 range of the
+row or of the one cell the query names, header texts, row label), or an honest ``file`` locator.
+Hidden sheets and rows are searched only when nothing visible matches.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr.plugin_api import LocateRequest, Locator, hookimpl
+
+PLUGIN_NAME = "xlsx_locator"
+EXTENSIONS = (".xlsx", ".xlsm")
+__version__ = "0.1.0"
+
+
+def _ours(path: str) -> bool:
+    return Path(path).suffix.lower() in EXTENSIONS
+
+
+@hookimpl
+def locator_extensions() -> list[str]:
+    """This plugin locates citations in ``.xlsx`` and ``.xlsm`` workbooks."""
+    return list(EXTENSIONS)
+
+
+@hookimpl
+def locate(request: LocateRequest) -> Locator | None:
+    """``cell`` locator for workbooks; None for any other suffix. Raises ``DocumentError``."""
+    if not _ours(request.file):
+        return None
+    from .locating import locate_xlsx
+
+    return locate_xlsx(request)
+
+
+@hookimpl
+def extract_text(path: str) -> str | None:
+    """The visible sheets as Markdown: a ``#`` line per sheet, one line per row."""
+    if not _ours(path):
+        return None
+    from .reader import load_xlsx
+
+    return load_xlsx(path).markdown()
+
+
+@hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Parse the workbook ahead of the first search (kept in memory for this process)."""
+    if not _ours(path):
+        return None
+    from .reader import warm_xlsx
+
+    return warm_xlsx(path)

@@ -1,0 +1,203 @@
+"""Evidence to a ``cell`` locator, or an honest ``file`` one.
+
+The row comes from ``match_evidence`` over the visible rows (then over every row, hidden ones
+included, when nothing visible matches). Inside the row, the query picks the one value: the
+only value column whose cell or header carries a query word is cited as that cell (``C12``);
+otherwise the row's cells are (``B7:D7``). ``locatorReason`` reads the cited place as people do:
+"Revenue, 2023: 4,100".
+"""
+
+from __future__ import annotations
+
+from mnote_kr.plugin_api import (
+    Highlight,
+    LocateRequest,
+    Locator,
+    Match,
+    TextDocument,
+    iter_tokens,
+    locator_from_match,
+    match_evidence,
+    normalize,
+    scaffolding,
+)
+
+from .reader import RowParagraph, column_letter, load_xlsx
+
+PLUGIN_NAME = "xlsx_locator"
+
+
+def _tokens(text: str) -> set[str]:
+    return {tok for tok, _, _ in iter_tokens(normalize(text))}
+
+
+def query_words(query: str) -> set[str]:
+    """The query's tokens without question scaffolding ("what", "was", "the", ...)."""
+    words = [tok for tok, _, _ in iter_tokens(normalize(query))]
+    return {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold}
+
+
+def _phrase(text: str) -> str:
+    return " " + " ".join(normalize(text).split()) + " "
+
+
+def without_headers(row: RowParagraph, query: str) -> str:
+    """The query with the headers it names as a phrase ("col-3", "Saltwater Ducks") taken out: what is
+    left names the row. A header row's headers are its own cells."""
+    said = _phrase(query)
+    for text in sorted((dict(row.cells) if row.is_header else row.headers).values(), key=len, reverse=True):
+        phrase = _phrase(text)
+        if phrase.strip():
+            said = said.replace(phrase, " ")
+    return said
+
+
+def value_column(row: RowParagraph, query: str) -> int | None:
+    """The one value column the query names best, else None: a header the query names as a phrase, then
+    most query words in its header, then in its value (the words of the row's label are left out: they
+    chose the row, not the column)."""
+    words = query_words(query)
+    if row.label_column:
+        words -= _tokens(dict(row.cells).get(row.label_column, "")) & query_words(without_headers(row, query))
+    if not words:
+        return None
+    said = _phrase(query)
+    hits = sorted((((_phrase(row.headers.get(col, "")) in said if row.headers.get(col) else False,
+                     len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
+                   for col, text in row.cells if col != row.label_column), reverse=True)
+    if not hits or hits[0][0] == (False, 0, 0) or (len(hits) > 1 and hits[1][0] == hits[0][0]):
+        return None
+    return hits[0][1]
+
+
+def reading(row: RowParagraph, columns: list[int]) -> str:
+    """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
+    shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
+    label = shown.get(row.label_column) if row.label_column is not None else None
+    parts = [f"{row.headers[c]}: {shown[c]}" if row.headers.get(c) else shown[c] for c in columns if c in shown]
+    if len(parts) == 1 and label:
+        return f"{label}, {parts[0]}"
+    return f"{label}: " + "; ".join(parts) if label else "; ".join(parts)
+
+
+def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
+                 reason: str, block_id: str | None) -> Locator:
+    """The ``cell`` locator of one matched row."""
+    one = value_column(row, query)
+    cols = [col for col, _ in row.cells]
+    if one is not None:
+        cited, where = [one], f"{column_letter(one)}{row.row}"
+    else:
+        cited = [c for c in cols if c != row.label_column] or cols
+        lo, hi = column_letter(cols[0]), column_letter(cols[-1])
+        where = f"{lo}{row.row}" if lo == hi else f"{lo}{row.row}:{hi}{row.row}"
+    read = reading(row, cited)
+    why = f"{reason}: {row.sheet}!{where}" + (" (hidden)" if row.hidden else "") + f": {read}"
+    return Locator(
+        locator_precision="cell", locator_degraded=False, sheet=row.sheet, range=where,
+        header_row=row.header_row, headers=[row.headers.get(c, "") for c in cited] if row.headers else [],
+        row_label=dict(row.cells).get(row.label_column) if row.label_column is not None else None,
+        highlight=highlight, score=score, block_id=block_id, locator_plugin=PLUGIN_NAME,
+        reason=why, locator_reason=why,
+    )
+
+
+#: Share of the evidence's tokens that a run of whole-quoted rows must cover for the evidence to count
+#: as theirs when the matcher finds no row (a window of short numeric rows has few shingles).
+WINDOW_COVER = 0.6
+
+
+def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagraph | None) -> list[RowParagraph]:
+    """The rows the evidence quotes whole (every token of theirs is in it) that form one run of consecutive
+    rows of one table region that covers most of the evidence (on a tie, the one holding ``near``, the
+    matcher's row), if it covers at least ``WINDOW_COVER`` of its tokens; else whole sheet rows across
+    regions (``_sheet_rows_run``); else the run holding ``near``. Empty when there is none."""
+    ev = _tokens(evidence)
+    runs: list[list[RowParagraph]] = []
+    for para in doc.paragraphs:
+        if not (para.tokens and para.tokens <= ev):
+            continue
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.region == para.region and para.row == last.row + 1:
+            runs[-1].append(para)
+        else:
+            runs.append([para])
+    if not ev or not runs:
+        return []
+    scored = sorted(((len(set().union(*(p.tokens for p in run))) / len(ev),
+                      near is not None and any(p.index == near.index for p in run), -i) for i, run in enumerate(runs)),
+                    reverse=True)
+    cover, holds_near, i = scored[0]
+    if cover >= WINDOW_COVER:
+        return runs[-i]
+    return _sheet_rows_run(doc, ev) or (runs[-i] if holds_near else [])
+
+
+def _sheet_rows_run(doc: TextDocument[RowParagraph], ev: set[str]) -> list[RowParagraph]:
+    """Whole sheet rows, as LightRAG's chunk holds them, across regions: the quoted pieces of consecutive
+    rows of one sheet that together cover at least ``WINDOW_COVER`` of the evidence (a table whose gaps
+    split its rows into regions); empty when none do."""
+    quoted = sorted((p for p in doc.paragraphs if p.tokens and p.tokens <= ev), key=lambda p: (p.sheet, p.row))
+    runs: list[list[RowParagraph]] = []
+    for para in quoted:
+        last = runs[-1][-1] if runs else None
+        if last is not None and last.sheet == para.sheet and para.row - last.row <= 1:
+            runs[-1].append(para)
+        else:
+            runs.append([para])
+    best = max(runs, key=lambda run: len(set().union(*(p.tokens for p in run))), default=[])
+    return best if best and len(set().union(*(p.tokens for p in best))) / len(ev) >= WINDOW_COVER else []
+
+
+def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> RowParagraph:
+    """Among a run of quoted rows, the one the query names: most query words in its label, then in its
+    other cells (words of a header the query names whole are left out: they name a column); a header row
+    only by its cells. The matcher's own row on a tie or when no query word is there."""
+    words = query_words(query)
+    if not words or not run:
+        return found
+
+    def score(row: RowParagraph) -> tuple[int, int]:
+        own = words & query_words(without_headers(row, query))
+        label = dict(row.cells).get(row.label_column, "") if row.label_column and not row.is_header else ""
+        return len(_tokens(label) & own), len(row.tokens & own)
+
+    scored = sorted(((score(r), -r.index) for r in run), reverse=True)
+    if scored[0][0] == (0, 0):
+        return found
+    best = [-i for sc, i in scored if sc == scored[0][0]]
+    if found.index in best:
+        return found
+    return next(r for r in run if r.index == best[0]) if len(best) == 1 else found
+
+
+def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[RowParagraph | None, Match]:
+    block = request.block
+    heading = block.heading if block is not None else None
+    content = block.content if block is not None else None
+    match = match_evidence(doc, request.evidence, request.query, block_heading=heading, block_content=content)
+    found = doc.paragraphs[match.paragraph.index] if match.paragraph is not None else None
+    run = quoted_run(doc, request.evidence, found)
+    if found is None and run:
+        found = max(run, key=lambda r: (len(r.tokens), -r.index))
+    if found is None:
+        return None, match
+    return pick_by_query(run, found, request.query), match
+
+
+def locate_xlsx(request: LocateRequest) -> Locator:
+    """Locate ``request.evidence`` in the workbook ``request.file``. Raises ``DocumentError``."""
+    doc = load_xlsx(request.file)
+    block_id = request.block_id or (request.block.blockid if request.block is not None else None)
+    row: RowParagraph | None = None
+    if doc.visible is not None:
+        row, match = _match(doc.visible, request)
+    if row is None:
+        row, match = _match(doc, request)
+    if row is None:
+        return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
+    same = match.paragraph is not None and match.paragraph.text == row.text
+    highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
+    reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
+    return cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
+                        block_id=block_id)

@@ -1,0 +1,242 @@
+"""A workbook read as the locator keeps it: one paragraph per row of each table region, in sheet order.
+
+A sheet's tables are its regions of touching non-empty cells (as docling finds them); a paragraph is
+one row of one region, its values as LightRAG indexes them (``str`` of each value, formulas by the
+value cached in the file, ``data_only=True``) joined by `` | ``. A region whose first row of two
+cells or more is all text, with rows below it, is a table with that header. A row's label is its
+first text cell when more cells follow; in a table, its cell under the header's first column.
+Hidden sheets and rows are kept apart (``hidden``).
+
+Budgets, before openpyxl loads a sheet into memory: the host's zip check (a sheet part expands
+to at most 48 MB) and each sheet's size (its ``<dimension>``, else its rows counted while
+streaming the XML): more than ``MAX_ROWS`` rows refuses the workbook with one ``DocumentError`` line.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import re
+import zipfile
+from dataclasses import dataclass, field
+from typing import Any
+
+from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
+
+MAX_ROWS = 100_000
+MAX_CELLS = 2_000_000  # the cache's weight limit (rows kept)
+MAX_PART_BYTES = 48 * 1024 * 1024
+CACHE_SIZE = 16
+_HINT = "a workbook this large is cited as a whole file; split it or save the table on its own sheet"
+
+
+@dataclass(slots=True)
+class RowParagraph(TextParagraph):
+    """One non-empty row: its sheet, 1-based row number, cells and table context."""
+
+    sheet: str = ""
+    row: int = 0
+    cells: tuple[tuple[int, str], ...] = ()  # (1-based column, value text) of the non-empty cells
+    shown: tuple[str, ...] = ()  # the same values as a person reads them (4,100; 2023-05-01)
+    header_row: int | None = None
+    headers: dict[int, str] = field(default_factory=dict)  # column -> header text
+    label_column: int | None = None
+    hidden: bool = False
+    is_header: bool = False  # the header row of a table below it
+    region: int = 0  # which table region of the workbook the row belongs to
+
+
+@dataclass(slots=True)
+class XlsxDocument(TextDocument[RowParagraph]):
+    """A parsed workbook; ``visible`` is the same rows without hidden sheets and rows."""
+
+    visible: TextDocument[RowParagraph] | None = None
+
+    def markdown(self) -> str:
+        out: list[str] = []
+        sheet = None
+        for para in self.paragraphs:
+            if para.hidden:
+                continue
+            if para.sheet != sheet:
+                sheet = para.sheet
+                out.append(f"# {sheet}")
+            out.append(para.text)
+        return "\n\n".join(out)
+
+
+def column_letter(col: int) -> str:
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return " ".join(str(value).split())
+
+
+def _shown(value: Any, number_format: str) -> str:
+    """The value as the sheet shows it, roughly: thousands separators and dates."""
+    if isinstance(value, bool):
+        return str(value).upper()
+    if isinstance(value, int | float) and "," in number_format:
+        decimals = number_format.split(".", 1)[1].count("0") if "." in number_format else 0
+        return f"{value:,.{decimals}f}"
+    if isinstance(value, datetime.datetime) and value.time() == datetime.time():
+        return value.date().isoformat()
+    return _text(value)
+
+
+_DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="[A-Z]*(\d*)(?::[A-Z]*(\d+))?"')
+_ROW = re.compile(rb"<(?:\w+:)?row[\s>/]")
+
+
+def _check_dimensions(real: str) -> None:
+    """Refuse a sheet with more than ``MAX_ROWS`` rows, read from the sheet's XML without parsing it: its
+    ``<dimension>``, else its ``<row`` tags counted while streaming (stops at the limit)."""
+    with zipfile.ZipFile(real) as zf:
+        for name in zf.namelist():
+            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
+                continue
+            with zf.open(name) as fh:
+                head = fh.read(1 << 16)
+                found = _DIMENSION.search(head)
+                rows = int(found.group(2) or found.group(1) or 0) if found else 0
+                chunk = head
+                while not found and rows <= MAX_ROWS and chunk:
+                    rows += len(_ROW.findall(chunk))
+                    chunk = fh.read(1 << 20)
+            if rows > MAX_ROWS:
+                raise DocumentError(f"XLSX over budget: {name} of {real} has more than {MAX_ROWS} rows "
+                                    f"(limit {MAX_ROWS})", hint=_HINT)
+
+
+def regions(cells: dict[tuple[int, int], Any]) -> list[list[tuple[int, int]]]:
+    """The sheet's tables as docling finds them: groups of non-empty cells touching each other (sides or
+    corners), each sorted by row then column, in order of their top-left cell."""
+    parent = {key: key for key in cells}
+
+    def root(key: tuple[int, int]) -> tuple[int, int]:
+        while parent[key] != key:
+            parent[key] = parent[parent[key]]
+            key = parent[key]
+        return key
+
+    for r, c in cells:
+        for dr, dc in ((0, 1), (1, -1), (1, 0), (1, 1)):
+            other = (r + dr, c + dc)
+            if other in cells:
+                parent[root(other)] = root((r, c))
+    groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+    for key in cells:
+        groups.setdefault(root(key), []).append(key)
+    return sorted((sorted(g) for g in groups.values()), key=lambda g: (g[0][0], min(c for _, c in g)))
+
+
+def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParagraph]:
+    cells: dict[tuple[int, int], Any] = {}
+    for row in ws.iter_rows():
+        for c in row:
+            if c.value is not None and _text(c.value):
+                cells[(c.row, c.column)] = c
+    out: list[RowParagraph] = []
+    for number, region in enumerate(regions(cells), start=first_region):
+        rows: list[RowParagraph] = []
+        by_row: dict[int, list[Any]] = {}
+        for r, c in region:
+            by_row.setdefault(r, []).append(cells[(r, c)])
+        for r, found in by_row.items():
+            hidden = sheet_hidden or (r in ws.row_dimensions and bool(ws.row_dimensions[r].hidden))
+            texts = tuple((c.column, _text(c.value)) for c in found)
+            label = next((c.column for c in found if isinstance(c.value, str)), None)
+            rows.append(RowParagraph(index=0, text=" | ".join(t for _, t in texts), heading_path=(ws.title,),
+                                     sheet=ws.title, row=r, cells=texts,
+                                     shown=tuple(_shown(c.value, c.number_format) for c in found),
+                                     label_column=label if label is not None and len(found) > 1 else None,
+                                     hidden=hidden, region=number))
+        _table(rows)
+        out.extend(rows)
+    return out
+
+
+def _table(rows: list[RowParagraph]) -> None:
+    """A region whose first row of two cells or more is all text, with rows below it, is a table with that
+    header (single cells above it are its title): the rows below get the header's texts and are labelled
+    by their cell under the header's first column."""
+    at = next((i for i, row in enumerate(rows) if len(row.cells) > 1), None)
+    if at is None or at == len(rows) - 1:
+        return
+    head = rows[at]
+    if not _is_header(head, rows[at + 1]):
+        return
+    head.is_header = True
+    headers = dict(head.cells)
+    first = head.cells[0][0]
+    for row in rows[at + 1:]:
+        row.header_row, row.headers = head.row, headers
+        if len(row.cells) > 1 and row.cells[0][0] == first:
+            row.label_column = first
+
+
+def _is_header(head: RowParagraph, below: RowParagraph) -> bool:
+    """All text; or, over a column of labels, a label's header and years ("Line item | 2022 | 2023")."""
+    if not any(_is_number(t) for _, t in head.cells):
+        return True
+    first, rest = head.cells[0][1], [t for _, t in head.cells[1:]]
+    return (not _is_number(first) and not _is_number(below.cells[0][1])
+            and all(not _is_number(t) or (t.isdigit() and 1000 <= int(t) <= 2999) for t in rest))
+
+
+def _is_number(text: str) -> bool:
+    try:
+        float(text.replace(",", ""))
+    except ValueError:
+        return False
+    return True
+
+
+def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
+    """Read the workbook at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
+    check_zip(real, "XLSX", max_part_bytes=MAX_PART_BYTES)
+    try:
+        _check_dimensions(real)
+        from openpyxl import load_workbook
+
+        wb = load_workbook(real, data_only=True)
+        rows: list[RowParagraph] = []
+        for ws in wb.worksheets:
+            rows.extend(_sheet_rows(ws, ws.sheet_state != "visible", rows[-1].region + 1 if rows else 0))
+    except DocumentError:
+        raise
+    except Exception as exc:  # openpyxl raises many kinds on a broken part
+        raise DocumentError(f"Cannot read XLSX {real}: {type(exc).__name__}: {exc}",
+                            hint="check the file opens in Excel or LibreOffice") from exc
+    for i, row in enumerate(rows):
+        row.index = i
+    visible = [r for r in rows if not r.hidden]
+    doc = XlsxDocument(rows)
+    if len(visible) < len(rows):
+        shown = [RowParagraph(index=i, text=r.text, heading_path=r.heading_path, sheet=r.sheet, row=r.row,
+                              cells=r.cells, shown=r.shown, header_row=r.header_row, headers=r.headers,
+                              label_column=r.label_column, is_header=r.is_header, region=r.region)
+                 for i, r in enumerate(visible)]
+        doc.visible = TextDocument(shown)
+    return doc
+
+
+_cache: FileCache[XlsxDocument] = FileCache(parse_file, what="XLSX", max_items=CACHE_SIZE,
+                                            weight=lambda d: len(d.paragraphs), max_weight=MAX_CELLS)
+
+
+def load_xlsx(path: str | os.PathLike[str]) -> XlsxDocument:
+    """The parsed workbook, cached by real path + size + mtime. Raises ``DocumentError``."""
+    return _cache.get(path)
+
+
+def warm_xlsx(path: str | os.PathLike[str]) -> bool:
+    """Parse ``path`` into the cache now; True when it was parsed now."""
+    return _cache.warm(path)
