@@ -271,6 +271,26 @@ def prepare_search() -> None:
 
 
 @hookspec(firstresult=True)
+def check_budget(path: str) -> str | None:
+    """Whether this plugin's reader would take ``path`` within its budgets: None when it would,
+    else one line naming the budget the file exceeds and by how much (``"word/document.xml
+    expands to 141,557,760 bytes (limit: XML part size 64 MiB)"``).
+
+    The host asks before a file is sent to the provider (``ingest``, and the watcher and
+    ``sync`` through it). A file over a reader's budget is not sent: the provider would spend
+    its time and memory on what no citation could ever land in. It is recorded ``refused``
+    with this reason, and cited nowhere. Check the limits the reader applies when it reads
+    the file (file bytes, the size of its parts once inflated, nesting, text, pages), from
+    the cheapest first; a file that is only broken (not a zip, encrypted) is not over a
+    budget: answer None, and the provider says what it makes of it.
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension (as ``locate``); no plugin for the extension, or None, means no reader limit
+    applies.
+    """
+
+
+@hookspec(firstresult=True)
 def extract_text(path: str) -> str | None:
     """The text of ``path`` as this plugin reads it, as Markdown (headings as ``#`` lines,
     one paragraph per block), or None when it does not read that kind of file.

@@ -144,12 +144,13 @@ def is_citable_tag(tag: int) -> bool:
 
 
 CITABLE_TABLE = tag_table(is_citable_tag)
-_PENDING_CODE, _FAILED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"]
+_PENDING_CODE, _FAILED_CODE, _REFUSED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"], _STATUS_CODE["refused"]
 
 
 def is_noted_tag(tag: int) -> bool:
-    """Whether the ``notes`` column holds the entry: queued, failed or a fallback."""
-    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE)
+    """Whether the ``notes`` column holds the entry: queued, failed, refused or a fallback."""
+    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE,
+                                                                           _REFUSED_CODE)
 
 
 NOTED_TABLE = tag_table(is_noted_tag)

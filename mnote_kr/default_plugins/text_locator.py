@@ -239,6 +239,21 @@ def prepare_locate(path: str) -> bool | None:
 
 
 @hookimpl(trylast=True)
+def check_budget(path: str) -> str | None:
+    """Why a Markdown or text file is over the reader's budget (its size above
+    ``MAX_FILE_BYTES``), or None; from its size alone."""
+    if Path(path).suffix.lower() not in EXTENSIONS:
+        return None
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None  # the provider reports what it makes of a file that is gone
+    if size > MAX_FILE_BYTES:
+        return f"text file too large ({size} bytes, limit {MAX_FILE_BYTES >> 20} MiB): {Path(path).name}"
+    return None
+
+
+@hookimpl(trylast=True)
 def locate(request: LocateRequest) -> Locator | None:
     """Paragraph locator for ``.md``, ``.markdown`` and ``.txt``; None for any other suffix."""
     if Path(request.file).suffix.lower() not in EXTENSIONS:

@@ -28,6 +28,7 @@ __all__ = [
     "PLUGIN_NAME",
     "THRESHOLD",
     "block_scope",
+    "check_budget",
     "clear_cache",
     "document_model",
     "load_docx",
@@ -135,6 +136,29 @@ def extract_text(path: str) -> str | None:
         if text:
             blocks.append(("#" * min(para.heading_level, 6) + " " + text) if para.heading_level else text)
     return "\n\n".join(blocks)
+
+
+@hookimpl
+def check_budget(path: str) -> str | None:
+    """Why the reader would not take this DOCX (the budget it exceeds: file bytes, zip entries,
+    XML part size, compression ratio, entity declarations, elements, nesting, paragraphs, text),
+    or None. The file is parsed within those budgets (cheapest first: a 135 MB XML part is
+    refused from the zip directory, before anything is inflated) and kept in the cache that
+    ``prepare_locate`` fills, so a file within budget is not parsed twice. A file that is only
+    broken is not over a budget: None, and the provider says what it makes of it."""
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from mnote_kr.errors import DocumentError, OverBudgetError
+
+    from .cache import warm_docx
+
+    try:
+        warm_docx(path)
+    except OverBudgetError as exc:
+        return exc.message
+    except DocumentError:
+        return None
+    return None
 
 
 @hookimpl

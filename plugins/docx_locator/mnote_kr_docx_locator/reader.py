@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.errors import DocumentError
+from mnote_kr.errors import DocumentError, OverBudgetError
 
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph
@@ -40,6 +40,7 @@ MAX_PARAGRAPHS = 300_000
 MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
+_MIB = f"{MAX_PART_BYTES >> 20} MiB"
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
 
 W_NSS = frozenset(
@@ -120,6 +121,11 @@ def _err(message: str, path: str) -> DocumentError:
     return DocumentError(f"{message}: {Path(path).name}", path=path)
 
 
+def _over(message: str, path: str, limit: str) -> OverBudgetError:
+    """The error for a file over one of the reader's budgets; ``limit`` names the budget."""
+    return OverBudgetError(f"{message}: {Path(path).name}", path=path, limit=limit)
+
+
 def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
     if data[:8] == _OLE_MAGIC:
         if _ENCRYPTED_PACKAGE in data:
@@ -133,7 +139,7 @@ def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
         raise _err(f"not a zip file (broken or truncated DOCX: {exc})", path) from exc
     infos = zf.infolist()
     if len(infos) > MAX_ENTRIES:
-        raise _err(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path)
+        raise _over(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path, f"zip entries {MAX_ENTRIES}")
     return zf
 
 
@@ -145,10 +151,12 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     if info.flag_bits & 0x1:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
-        raise _err(f"DOCX over budget: {name} expands to {info.file_size} bytes (limit {MAX_PART_BYTES})", path)
+        raise _over(f"DOCX over budget: {name} expands to {info.file_size} bytes "
+                    f"(limit {MAX_PART_BYTES}: XML part size {_MIB})", path, f"XML part size {_MIB}")
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
-        raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
+        raise _over(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path,
+                    f"compression ratio {MAX_RATIO}:1")
     try:
         with zf.open(info) as fh:
             data = fh.read(MAX_PART_BYTES + 1)
@@ -157,7 +165,8 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     except RuntimeError as exc:  # zipfile raises this for encrypted members
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
-        raise _err(f"DOCX over budget: {name} expands beyond {MAX_PART_BYTES} bytes (limit)", path)
+        raise _over(f"DOCX over budget: {name} expands beyond {MAX_PART_BYTES} bytes (limit: XML part size {_MIB})",
+                    path, f"XML part size {_MIB}")
     return data
 
 
@@ -174,15 +183,17 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         probe = data.decode("utf-16", errors="replace").encode("utf-8")
     if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
-        raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
+        raise _over(f"XML entity declarations are not allowed (DOCTYPE in {name})", path, "no XML entity declarations")
     elements = data.count(b"<") - data.count(b"</")
     if elements > MAX_ELEMENTS:
-        raise _err(f"DOCX over budget: {name} has about {elements} XML elements (limit {MAX_ELEMENTS})", path)
+        raise _over(f"DOCX over budget: {name} has about {elements:,} XML elements (limit {MAX_ELEMENTS:,})", path,
+                    f"XML elements {MAX_ELEMENTS:,}")
     try:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
         if "depth" in str(exc).lower() or "huge" in str(exc).lower():
-            raise _err(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path) from exc
+            raise _over(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path,
+                        "libxml2's nesting depth 256") from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 
@@ -319,7 +330,8 @@ class _Walker:
 
     def _deep(self, depth: int) -> None:
         if depth > MAX_DEPTH:
-            raise _err(f"DOCX over budget: elements nested deeper than {MAX_DEPTH} levels", self.path)
+            raise _over(f"DOCX over budget: elements nested deeper than {MAX_DEPTH} levels", self.path,
+                        f"nesting depth {MAX_DEPTH}")
 
     def walk(self, body: etree._Element) -> None:
         """Index every body-level paragraph (table cells and content controls included)."""
@@ -370,7 +382,8 @@ class _Walker:
 
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise _err(f"DOCX over budget: more than {MAX_PARAGRAPHS} paragraphs", self.path)
+            raise _over(f"DOCX over budget: more than {MAX_PARAGRAPHS:,} paragraphs", self.path,
+                        f"paragraphs {MAX_PARAGRAPHS:,}")
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -411,7 +424,8 @@ class _Walker:
         text = "".join(parts)
         self.chars += len(text)
         if self.chars > MAX_TEXT_CHARS:
-            raise _err(f"DOCX over budget: more than {MAX_TEXT_CHARS} characters of text", self.path)
+            raise _over(f"DOCX over budget: more than {MAX_TEXT_CHARS:,} characters of text", self.path,
+                        f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
         if in_toc or not own_text.strip():
@@ -627,7 +641,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
 def parse_file(real: str, st: os.stat_result) -> DocxDocument:
     """Parse the DOCX ``real`` at version ``st`` (the cache's loader). Raises ``DocumentError``."""
     if st.st_size > MAX_FILE_BYTES:
-        raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", real)
+        raise _over(f"DOCX too large ({st.st_size:,} bytes, limit {MAX_FILE_BYTES:,})", real,
+                    f"file size {MAX_FILE_BYTES >> 20} MiB")
     if st.st_size == 0:
         raise _err("not a zip file (empty file)", real)
     try:

@@ -16,8 +16,8 @@ from mnote_kr.models import DocumentModel, LocateRequest, Locator
 
 PLUGIN = "pdf_bbox"
 
-__all__ = ["PLUGIN", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions", "prepare_locate",
-           "render_page"]
+__all__ = ["PLUGIN", "check_budget", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions",
+           "prepare_locate", "render_page"]
 
 
 def __getattr__(name: str) -> Any:
@@ -51,6 +51,28 @@ def prepare_locate(path: str) -> bool | None:
     from .model import warm_document
 
     return warm_document(path)
+
+
+@hookimpl
+def check_budget(path: str) -> str | None:
+    """Why the reader would not take this PDF (the budget it exceeds: inflated stream bytes,
+    chained filters, pages; see ``budget.check_file``), or None. Only what is cheap to check
+    before indexing: the text layer's characters and seconds are checked when it is read."""
+    if not _is_pdf(path):
+        return None
+    from pathlib import Path
+
+    from mnote_kr.errors import OverBudgetError
+
+    from .budget import check_file
+
+    try:
+        check_file(Path(path))
+    except OverBudgetError as exc:
+        return exc.message
+    except OSError:
+        return None  # unreadable now: the provider reports what it makes of the file
+    return None
 
 
 @hookimpl
