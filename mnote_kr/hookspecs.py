@@ -108,6 +108,11 @@ def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> lis
     ``entries`` are the registry entries that are not terminal (pending, submitted,
     processing, delete_submitted). Poll for at most ``wait_s`` seconds (0 = one look).
 
+    A full ``sync`` also passes the entries the registry holds as ``failed`` or ``refused`` that
+    name a provider document: whatever the provider still holds of them (a document processing,
+    processed or failed there) is deleted from its index (never the source), and each is
+    reported with its status unchanged.
+
     Calling convention: firstresult, configured provider only.
     """
 

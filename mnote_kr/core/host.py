@@ -505,6 +505,9 @@ class Host:
                    if (e.status in NOT_TERMINAL or e.pending_action)
                    and not (e.stale and e.pending_action in ("ingest", "reindex"))
                    and (statuses is None or e.status in statuses)]
+        if statuses is None:  # what the provider may still hold of failed and refused files goes too
+            waiting += [e for e in reg.select(_failed_or_refused_tag)
+                        if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
         if waiting:
             self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
@@ -698,6 +701,10 @@ class Host:
 
     def locate(self, request: LocateRequest) -> Locator:
         return self.plugins.locate(request)
+
+
+def _failed_or_refused_tag(tag: int) -> bool:
+    return failed_tag(tag) or refused_tag(tag)
 
 
 def _still_refused(entry: SourceEntry) -> bool:
