@@ -79,31 +79,21 @@ def test_refused_status_survives_a_save_and_load_with_its_own_tag(tmp_path: Path
     assert host.prune() == ["a.docx"]
 
 
-def test_pdf_over_the_page_budget_is_refused_with_the_page_limit(tmp_path: Path) -> None:
+def test_pdf_over_the_page_budget_is_refused_with_the_page_limit_and_one_at_it_is_sent(tmp_path: Path) -> None:
     from mnote_kr_pdf_bbox import budget
 
     ws = tmp_path / "ws"
     ws.mkdir()
     manual = ws / "manual.pdf"
     manual.write_bytes(many_pages_pdf(5000))
+    (ws / "long.pdf").write_bytes(many_pages_pdf(budget.MAX_PAGES))
     digest = _sha(manual)
     host, provider = fake_host(ws)
-    [item] = host.ingest(["manual.pdf"]).items
-    assert item.status == "refused"
-    assert f"5000 pages, limit {budget.MAX_PAGES} pages" in (item.reason or ""), item.reason
-    assert "manual.pdf" not in provider.ingested
+    items = {i.source_path: i for i in host.ingest(["manual.pdf", "long.pdf"]).items}
+    assert items["manual.pdf"].status == "refused"
+    assert f"5000 pages, limit {budget.MAX_PAGES} pages" in (items["manual.pdf"].reason or "")
+    assert provider.ingested == ["long.pdf"] and items["long.pdf"].status == "processed"
     assert _sha(manual) == digest
-
-
-def test_pdf_at_the_page_budget_is_sent(tmp_path: Path) -> None:
-    from mnote_kr_pdf_bbox import budget
-
-    ws = tmp_path / "ws"
-    ws.mkdir()
-    (ws / "long.pdf").write_bytes(many_pages_pdf(budget.MAX_PAGES))
-    host, provider = fake_host(ws)
-    [item] = host.ingest(["long.pdf"]).items
-    assert item.status == "processed" and "long.pdf" in provider.ingested
 
 
 def test_cli_says_refused_in_one_line_with_the_limit_and_status_json_lists_it(tmp_path: Path) -> None:
