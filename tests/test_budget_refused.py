@@ -10,13 +10,14 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import msgspec
 import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder, big_xml_docx
 from mnote_kr_testkit.fakes import fake_host
 from mnote_kr_testkit.pdfs import many_pages_pdf
 
 from mnote_kr.citations.render import render_status
-from mnote_kr.core.registry_format import entry_tag, is_citable_tag, tag_status
+from mnote_kr.core.registry_format import decode_json, encode_json, entry_tag, is_citable_tag, tag_status
 from mnote_kr_docx_locator import reader as docx_reader
 from tests.test_cli_errors import Cli, closed_port
 
@@ -75,6 +76,17 @@ def test_refused_status_survives_a_save_and_load_with_its_own_tag(tmp_path: Path
     tags = dict(reg.entries.tag_counts())
     assert [tag_status(t) for t in tags] == ["refused"]
     assert reg.notes(lambda tag: True)[0][1].last_error.startswith("DOCX over budget: word/document.xml")
+    # Stored as a failed entry of kind "refused": a reader from before the status (whose decoder
+    # knows only these nine) reads a failed entry instead of calling the registry corrupt.
+    previous = {"pending", "submitted", "processing", "processed", "failed", "duplicate", "stale",
+                "delete_submitted", "delete_completed"}
+    chunks = msgspec.msgpack.decode(msgspec.msgpack.decode(host.store.path.read_bytes())[-1])
+    stored = [m for chunk in chunks for m in chunk[0]]
+    assert [(m["status"], m["kind"]) for m in stored] == [("failed", "refused")]
+    assert {m["status"] for m in stored} <= previous
+    exported = msgspec.json.decode(encode_json(host.store.load().snapshot()))
+    assert [(e["status"], e["kind"]) for e in exported["entries"]] == [("failed", "refused")]
+    assert decode_json(encode_json(host.store.load().snapshot()), host.store.path).entries[0].status == "refused"
     # prune drops a refused record, like a failed one
     assert host.prune() == ["a.docx"]
 

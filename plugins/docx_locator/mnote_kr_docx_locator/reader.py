@@ -192,8 +192,9 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
         if "depth" in str(exc).lower() or "huge" in str(exc).lower():
-            raise _over(f"DOCX over budget: {name} nests or grows beyond libxml2's limits ({exc})", path,
-                        "libxml2's nesting depth 256") from exc
+            # lxml's own text advises XML_PARSE_HUGE, which is not the user's to set: name the limit.
+            raise _over(f"DOCX over budget: {name} nests deeper than 256 levels or grows beyond libxml2's limits",
+                        path, "XML nesting depth 256") from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 

@@ -49,7 +49,10 @@ def check_file(path: Path) -> None:
     """The budgets a PDF is held to before it is indexed, cheapest first: its Flate streams
     (``check_streams``, no output kept) and its page count (PDFium reads the page tree only).
     Raises ``OverBudgetError``; a file PDFium cannot open is not over a budget (returns)."""
-    check_streams(path)
+    try:
+        check_streams(path)
+    except OverBudgetError as exc:  # named by the file's name, as every refusal line is
+        raise OverBudgetError(exc.message.replace(str(path), path.name), path=str(path), limit=exc.limit) from None
     from .pdftext import PDFIUM_LOCK, _pdfium
 
     pdfium, _ = _pdfium()
