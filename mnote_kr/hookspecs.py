@@ -276,7 +276,7 @@ def prepare_search() -> None:
 
 
 @hookspec(firstresult=True)
-def check_budget(path: str) -> str | None:
+def check_budget(path: str, max_text_chars: int) -> str | None:
     """Whether this plugin's reader would take ``path`` within its budgets: None when it would,
     else one line naming the budget the file exceeds and by how much (``"word/document.xml
     expands to 141,557,760 bytes (limit: XML part size 64 MiB)"``).
@@ -287,7 +287,10 @@ def check_budget(path: str) -> str | None:
     with this reason, and cited nowhere. Check the limits the reader applies when it reads
     the file (file bytes, the size of its parts once inflated, nesting, text, pages), from
     the cheapest first; a file that is only broken (not a zip, encrypted) is not over a
-    budget: answer None, and the provider says what it makes of it.
+    budget: answer None, and the provider says what it makes of it. ``max_text_chars`` is the
+    host's index budget (``max_index_chars``): the most text one file may send to the
+    provider, which grows the provider's index (and its memory) chunk by chunk; check the
+    text the reader extracts against it where that is cheap to know.
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension (as ``locate``); no plugin for the extension, or None, means no reader limit

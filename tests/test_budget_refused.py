@@ -124,3 +124,28 @@ def test_cli_says_refused_in_one_line_with_the_limit_and_status_json_lists_it(tm
     assert refused["sourcePath"] == "big.docx" and "XML part size 64 MiB" in refused["reason"]
     assert status["registry"]["waiting"] == []  # nothing queued for the provider
     assert _sha(big) == digest
+
+
+def test_text_over_the_index_budget_is_refused_naming_max_index_chars(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    doc = DocxBuilder()
+    for i in range(400):
+        doc.para(f"Paragraph {i} of a long but ordinary report on turbine blade icing and heating.")
+    (ws / "long.docx").write_bytes(doc.build())
+    (ws / "long.md").write_text("\n\n".join(f"Line {i} of the field notes on blade heating." for i in range(800)),
+                                encoding="utf-8")
+    (ws / "short.md").write_text("# Short\n\nA few words.\n", encoding="utf-8")
+    host, provider = fake_host(ws)
+    host.config["max_index_chars"] = 20_000  # the docx holds ~31,000 characters, the notes ~37,000
+
+    items = {i.source_path: i for i in host.ingest(["long.docx", "long.md", "short.md"]).items}
+
+    assert {k: v.status for k, v in items.items()} == {"long.docx": "refused", "long.md": "refused",
+                                                        "short.md": "processed"}
+    for rel in ("long.docx", "long.md"):
+        assert "limit 20000: max_index_chars" in (items[rel].reason or ""), items[rel].reason
+    assert provider.ingested == ["short.md"]
+    host.config["max_index_chars"] = 12_000_000  # the default: both are sent once it allows them
+    again = {i.source_path: i.status for i in host.ingest(["long.docx", "long.md"], force=True).items}
+    assert again == {"long.docx": "processed", "long.md": "processed"}

@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
+DEFAULT_MAX_INDEX_CHARS = 12_000_000
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -377,9 +379,10 @@ class Host:
         ``refused`` with the limit named and reported, and never reach the provider. A refused
         file's earlier version keeps its provider names, so 'sync' deletes its document there."""
         refused: dict[str, str] = {}
+        max_chars = int(self.config.get("max_index_chars", DEFAULT_MAX_INDEX_CHARS))
         for src in sources:
             try:
-                reason = self.plugins.check_budget(src.path)
+                reason = self.plugins.check_budget(src.path, max_chars)
             except MnoteKrError as exc:  # the check itself failed: the provider decides, as before
                 self.progress(f"budget check of {src.rel_path} failed: {exc.message}")
                 continue

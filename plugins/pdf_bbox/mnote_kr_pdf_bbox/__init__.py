@@ -57,7 +57,9 @@ def prepare_locate(path: str) -> bool | None:
 def check_budget(path: str) -> str | None:
     """Why the reader would not take this PDF (the budget it exceeds: inflated stream bytes,
     chained filters, pages; see ``budget.check_file``), or None. Only what is cheap to check
-    before indexing: the text layer's characters and seconds are checked when it is read."""
+    before indexing: the text layer's characters and seconds are checked when it is read, and
+    the page limit keeps a PDF's text under the host's index budget (``max_text_chars``, not
+    taken here: reading 3,000 pages' text to count it costs more than the check may)."""
     if not _is_pdf(path):
         return None
     from pathlib import Path
