@@ -13,7 +13,7 @@ Then the engine's memory per page: a generated PDF of ordinary pages (``--pages`
 page) is ingested and LightRAG's RSS compared before and after (kept, once its pipeline is idle),
 which is what docs/budgets.md states for the page limit.
 
-    .venv/bin/python benchmarks/hostile.py [--pages 200] [--skip-pages]
+    .venv/bin/python benchmarks/hostile.py [--pages 200] [--skip-pages | --pages-only] [--stop MB]
 """
 
 from __future__ import annotations
@@ -258,6 +258,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pages", type=int, default=200, help="pages of the per-page memory measurement")
     parser.add_argument("--skip-pages", action="store_true", help="only the hostile files")
+    parser.add_argument("--pages-only", action="store_true", help="only the memory per page")
     parser.add_argument("--stop", type=int, default=0, metavar="MB",
                         help="only the stop measurement, with a half-indexed Markdown file of MB megabytes")
     args = parser.parse_args()
@@ -292,6 +293,9 @@ def main() -> int:
         env = cli_env(home, engine.api_key)
         pid = engine.pids["server"]
 
+        if args.pages_only:
+            pages_cost(ws, env, engine, args.pages)
+            return 0
         (ws / "base").mkdir()
         (ws / "base" / "one-page.pdf").write_bytes(one_page_pdf("Baseline turbine icing note"))
         base = run_ingest(ws, env, b"base/one-page.pdf", pid)

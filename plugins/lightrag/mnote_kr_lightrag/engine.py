@@ -618,7 +618,7 @@ def died_record(state_dir: Path) -> dict[str, Any] | None:
 
 
 #: How long a stop waits for a cancelled pipeline to say it is idle before it signals the server.
-CANCEL_WAIT_S = 5.0
+CANCEL_WAIT_S = 3.0
 #: SIGTERM to SIGKILL for a server whose pipeline is still busy at stop (see ``stop_engine``).
 BUSY_GRACE_S = 2.0
 
