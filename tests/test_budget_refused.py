@@ -146,6 +146,6 @@ def test_text_over_the_index_budget_is_refused_naming_max_index_chars(tmp_path: 
     for rel in ("long.docx", "long.md"):
         assert "limit 20000: max_index_chars" in (items[rel].reason or ""), items[rel].reason
     assert provider.ingested == ["short.md"]
-    host.config["max_index_chars"] = 12_000_000  # the default: both are sent once it allows them
+    host.config["max_index_chars"] = 8_000_000  # the default: both are sent once it allows them
     again = {i.source_path: i.status for i in host.ingest(["long.docx", "long.md"], force=True).items}
     assert again == {"long.docx": "processed", "long.md": "processed"}

@@ -28,9 +28,9 @@ DEFAULTS: dict[str, Any] = {
     "provider": "lightrag",
     "max_files_per_call": 200,
     "ingest_batch_files": 200,
-    # The most text one file may send to the provider (characters as its reader extracts them):
-    # about 7,500 chunks of the managed engine's 400 tokens; docs/budgets.md has the memory it costs.
-    "max_index_chars": 12_000_000,
+    # The most text one file may send to the provider (characters as its reader extracts them): the
+    # text of about 3,000 ordinary pages, the PDF page limit; docs/budgets.md has what it costs the engine.
+    "max_index_chars": 8_000_000,
     "disabled_plugins": [],
     "locators": {},
     "providers": {},

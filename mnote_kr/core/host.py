@@ -57,7 +57,7 @@ if TYPE_CHECKING:
 
 Progress = Callable[[str], None]
 #: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
-DEFAULT_MAX_INDEX_CHARS = 12_000_000
+DEFAULT_MAX_INDEX_CHARS = 8_000_000
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -508,11 +508,12 @@ class Host:
                    if (e.status in NOT_TERMINAL or e.pending_action)
                    and not (e.stale and e.pending_action in ("ingest", "reindex"))
                    and (statuses is None or e.status in statuses)]
-        if statuses is None:  # what the provider may still hold of failed and refused files goes too
-            waiting += [e for e in reg.select(_failed_or_refused_tag)
-                        if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
-        if waiting:
-            self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
+        # What the provider may still hold of failed and refused files goes too (a full sync only).
+        held = [] if statuses is not None else [
+            e for e in reg.select(_failed_or_refused_tag)
+            if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
+        if waiting or held:
+            self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
 
     def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
