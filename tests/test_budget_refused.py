@@ -55,6 +55,9 @@ def test_docx_over_the_default_xml_part_budget_is_refused_before_the_provider_se
     assert f"Refused:   docs/big.docx: {reason}" in render_status(status)
     # Cited nowhere: the provider never had it, and the registry does not offer it as citable.
     assert not is_citable_tag(entry_tag(entry))
+    found = host.search("what does big.docx say about the report")
+    assert all(c.source_root_relative_path != "docs/big.docx" for c in found.results)
+    assert [(n.source_path, n.status, n.reason) for n in found.not_indexed] == [("docs/big.docx", "refused", reason)]
     # Unchanged, it stays refused without another check or send; the sources are untouched.
     again = host.ingest(["docs/big.docx"])
     assert [(i.status, i.reason) for i in again.items] == [("refused", reason)]
