@@ -202,8 +202,8 @@ def pages_cost(ws: Path, env: dict[str, str], engine: Any, pages: int) -> None:
 def stop_cost(tmp: Path, text_mb: int, variant: str) -> None:
     """Stop an engine while a ``text_mb`` MB Markdown file (handed to LightRAG directly, as mnote-kr
     did with the 30 MB DOCX before budgets) is half indexed: the previous stop (SIGTERM to the
-    server, then the model service, each killed after 15 s) against ``stop_engine`` (pipeline
-    cancelled first, model service first, a busy server killed after a short grace). Prints the
+    server, then the model service, each killed after 15 s) against ``stop_engine`` (model
+    service first when the pipeline is busy, the server killed after a short grace). Prints the
     stop's wall time, what LightRAG's log says it set out to embed at shutdown, and how many
     embedding requests the model service answered during the stop."""
     import httpx

@@ -272,9 +272,8 @@ def _tail(path: Path | str | None, lines: int = 25) -> str:
     return "\n".join(text.splitlines()[-lines:])
 
 
-def _get(url: str, path: str, headers: dict[str, str], timeout: float, *,
-         method: str = "GET") -> tuple[int, bytes] | None:
-    """One plain request to the engine (always ``http://`` on loopback): status and body, or None.
+def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
+    """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
 
     A bare socket exchange, not httpx: a status or search process checks the engine's health
     twice, and httpx's import and client set-up cost more than the rest of such a process.
@@ -287,9 +286,8 @@ def _get(url: str, path: str, headers: dict[str, str], timeout: float, *,
     if parts.scheme != "http" or not parts.hostname:
         return None
     try:
-        status, _, _, body = exchange(parts.hostname, parts.port or 80, method, parts.path.rstrip("/") + path,
-                                      headers, b"" if method == "POST" else None, connect_timeout=timeout,
-                                      timeout=timeout)
+        status, _, _, body = exchange(parts.hostname, parts.port or 80, "GET", parts.path.rstrip("/") + path,
+                                      headers, None, connect_timeout=timeout, timeout=timeout)
     except (OSError, ProtocolError, ValueError):
         return None
     return status, body
@@ -617,39 +615,19 @@ def died_record(state_dir: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
-#: How long a stop waits for a cancelled pipeline to say it is idle before it signals the server.
-CANCEL_WAIT_S = 3.0
-#: SIGTERM to SIGKILL for a server whose pipeline is still busy at stop (see ``stop_engine``).
+#: SIGTERM to SIGKILL for a server whose pipeline is busy at stop (see ``stop_engine``).
 BUSY_GRACE_S = 2.0
 
 
-def cancel_pipeline(info: EngineInfo, wait_s: float) -> bool:
-    """Cancel the engine's pipeline if it is busy, and wait at most ``wait_s`` for it to stop.
-
-    LightRAG aborts the batch in flight and drops the vectors it buffered for it (nothing left
-    to embed at shutdown); its documents are marked failed, and ``mnote-kr sync`` retries or
-    cleans them. Best effort: True when the pipeline is idle now, False when it did not answer
-    or is still busy (the stop then goes on with signals and its deadline)."""
-    headers = {"X-API-Key": info.api_key}
-
-    def busy() -> bool | None:
-        got = _get(info.url, "/documents/pipeline_status", headers, 2.0)
-        if got is None or got[0] != 200:
-            return None
-        try:
-            return bool(json.loads(got[1]).get("busy"))
-        except (ValueError, AttributeError):
-            return None
-
-    if not busy():
-        return True
-    _get(info.url, "/documents/cancel_pipeline", headers, 2.0, method="POST")
-    deadline = time.monotonic() + wait_s
-    while time.monotonic() < deadline:
-        if not busy():
-            return True
-        time.sleep(0.2)
-    return False
+def pipeline_busy(info: EngineInfo) -> bool | None:
+    """Whether the engine's pipeline is working on documents (None: the server did not say)."""
+    got = _get(info.url, "/documents/pipeline_status", {"X-API-Key": info.api_key}, 2.0)
+    if got is None or got[0] != 200:
+        return None
+    try:
+        return bool(json.loads(got[1]).get("busy"))
+    except (ValueError, AttributeError):
+        return None
 
 
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
@@ -657,10 +635,9 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
 
     Only PIDs from ``engine.json`` are touched, and each only while it still runs the program we
     started (``lightrag-server`` or the model service): SIGTERM, then SIGKILL after ``timeout``.
-    A busy pipeline is cancelled first (at most ``CANCEL_WAIT_S``), the model service is stopped
-    before the server, and a server still busy is killed after ``BUSY_GRACE_S``: a stop never
-    embeds anything and takes seconds (docs/budgets.md). The record is removed. Stopping when
-    nothing runs returns ``[]``.
+    Unless the pipeline is known idle the model service is stopped before the server, and a busy
+    server is killed after ``BUSY_GRACE_S``: a stop never embeds anything and takes seconds
+    (docs/budgets.md). The record is removed. Stopping when nothing runs returns ``[]``.
     """
     state_dir = Path(state_dir)
     from filelock import FileLock
@@ -669,15 +646,17 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
         info = read_state(state_dir)
         stopped: list[int] = []
         if info is not None:
-            idle = cancel_pipeline(info, CANCEL_WAIT_S)
-            # LightRAG's shutdown flushes the vectors it buffered for a document still in flight,
-            # embedding every one (8,709 for a 20 MB file half indexed; 66,419 chunks for the
-            # 30 MB DOCX of issue 27) before it exits. So the model service goes first (nothing
-            # can be embedded then), and a server still busy after the cancel gets a short grace:
-            # what it holds unsaved is that unfinished document's work, which is redone anyway.
-            for role in ("models", "server"):
+            busy = pipeline_busy(info)
+            # LightRAG's shutdown flushes the vectors it buffered for documents still in flight,
+            # embedding every one (452 requests of 10 chunks for a 20 MB file half indexed; the
+            # 30 MB DOCX of issue 27 had 66,419 chunks) before it exits. Unless the pipeline is
+            # known idle, the model service goes first (from then on nothing can be embedded), and
+            # a busy server gets a short grace: what it holds unsaved is unfinished documents'
+            # work, which LightRAG redoes or mnote-kr's sync cleans up.
+            order = ("server", "models") if busy is False else ("models", "server")
+            for role in order:
                 pid = info.pids.get(role)
-                grace = timeout if idle or role != "server" else min(timeout, BUSY_GRACE_S)
+                grace = min(timeout, BUSY_GRACE_S) if busy and role == "server" else timeout
                 if pid and _terminate(pid, role, grace):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
