@@ -15,6 +15,7 @@ broadly.
     │   └── ProviderBusyError     the provider is busy; retry later, nothing is lost
     ├── LocatorError          a source file could not be read for locating
     │   └── DocumentError         broken, encrypted, oversized or hostile document
+    │       └── OverBudgetError       over a reader's budget: refused before the provider sees it
     ├── RegistryError         the source registry cannot be read or written
     │   └── RegistryCorruptError  a snapshot on disk is unreadable (previous kept)
     ├── MissingSecretError    a required secret is not configured
@@ -133,6 +134,20 @@ class DocumentError(LocatorError):
     """A document is broken, encrypted, oversized or hostile (zip bomb, entities)."""
 
     code = "document"
+
+
+class OverBudgetError(DocumentError):
+    """A document is over one of its reader's budgets (bytes, XML size, nesting, text, pages).
+
+    ``limit`` names the budget (``"XML part size 64 MiB"``): the file is refused before the
+    provider sees it (``check_budget``), where a merely broken file is still sent.
+    """
+
+    code = "over_budget"
+
+    def __init__(self, message: str, *, limit: str, path: str | Path | None = None, hint: str | None = None) -> None:
+        super().__init__(message, path=path, hint=hint)
+        self.limit = limit
 
 
 class RegistryError(MnoteKrError):

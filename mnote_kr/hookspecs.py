@@ -108,6 +108,11 @@ def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> lis
     ``entries`` are the registry entries that are not terminal (pending, submitted,
     processing, delete_submitted). Poll for at most ``wait_s`` seconds (0 = one look).
 
+    A full ``sync`` also passes the entries the registry holds as ``failed`` or ``refused`` that
+    name a provider document: whatever the provider still holds of them (a document processing,
+    processed or failed there) is deleted from its index (never the source), and each is
+    reported with its status unchanged.
+
     Calling convention: firstresult, configured provider only.
     """
 
@@ -267,6 +272,29 @@ def prepare_search() -> None:
     Calling convention: collect-all, called only on the plugins chosen as locators for some
     extension, before the provider's answer is read. An exception is ignored here (the
     ``locate`` call that follows reports its own failure).
+    """
+
+
+@hookspec(firstresult=True)
+def check_budget(path: str, max_text_chars: int) -> str | None:
+    """Whether this plugin's reader would take ``path`` within its budgets: None when it would,
+    else one line naming the budget the file exceeds and by how much (``"word/document.xml
+    expands to 141,557,760 bytes (limit: XML part size 64 MiB)"``).
+
+    The host asks before a file is sent to the provider (``ingest``, and the watcher and
+    ``sync`` through it). A file over a reader's budget is not sent: the provider would spend
+    its time and memory on what no citation could ever land in. It is recorded ``refused``
+    with this reason, and cited nowhere. Check the limits the reader applies when it reads
+    the file (file bytes, the size of its parts once inflated, nesting, text, pages), from
+    the cheapest first; a file that is only broken (not a zip, encrypted) is not over a
+    budget: answer None, and the provider says what it makes of it. ``max_text_chars`` is the
+    host's index budget (``max_index_chars``): the most text one file may send to the
+    provider, which grows the provider's index (and its memory) chunk by chunk; check the
+    text the reader extracts against it where that is cheap to know.
+
+    Calling convention: firstresult, called only on the plugin chosen for the file's
+    extension (as ``locate``); no plugin for the extension, or None, means no reader limit
+    applies.
     """
 
 

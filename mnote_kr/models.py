@@ -37,6 +37,9 @@ EntryStatus = Literal[
     "stale",  # source deleted, moved or changed; never cited
     "delete_submitted",  # index delete sent, not yet confirmed
     "delete_completed",  # provider no longer lists it
+    # Over a reader's budget (the limit in lastError): never sent to the provider, never cited.
+    # Last, so the statuses before it keep their codes in the packed registry's tags.
+    "refused",
 ]
 
 #: Indexed for good. A file sent and not yet processed (``submitted``, ``processing``) is cited too

@@ -20,7 +20,8 @@ What is here:
   ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ProviderStatus``, ``QueryRequest``,
   ``ProviderQueryResult``, ``ProviderReference``, ``MappedReference``, ``ProviderContext``).
 * **Errors**: ``MnoteKrError`` and its tree. Raise ``DocumentError`` for a broken or hostile
-  file, ``ProviderError`` (``ProviderBusyError``) when the provider fails; the host turns them
+  file (``OverBudgetError``, naming its ``limit``, for one over a reader's budget: it is refused
+  before the provider sees it), ``ProviderError`` (``ProviderBusyError``) when the provider fails; the host turns them
   into one ``Error: ... (hint)`` line.
 * **The text toolkit locators share**: ``TextDocument``/``TextParagraph``/``match_evidence``/
   ``locator_from_match``/``Scope``/``THRESHOLD`` (find the paragraph evidence came from),
@@ -54,6 +55,7 @@ from mnote_kr.errors import (
     DocumentError,
     LocatorError,
     MnoteKrError,
+    OverBudgetError,
     PluginError,
     ProviderBusyError,
     ProviderError,
@@ -176,6 +178,7 @@ __all__ = [
     "MappedReference",
     "Match",
     "MnoteKrError",
+    "OverBudgetError",
     "ModelParagraph",
     "PROJECT_NAME",
     "PageSize",

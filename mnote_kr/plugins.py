@@ -248,6 +248,15 @@ class Plugins:
             except Exception:  # noqa: BLE001, S112 - only a head start: locate reports a real failure
                 continue
 
+    def check_budget(self, path: str, max_text_chars: int) -> str | None:
+        """Why the file's locator plugin would not read ``path`` within its budgets (None: it would,
+        or no plugin reads that kind of file). See the ``check_budget`` hookspec."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: str | None = self._call("check_budget", name, path=path, max_text_chars=max_text_chars)
+        return result
+
     def extract_text(self, path: str) -> str | None:
         """The file's text as its locator plugin reads it (None when no plugin reads that kind)."""
         name = self.locator_plugin(Path(path).suffix)

@@ -31,6 +31,7 @@ _WHY = {
     "submitted": "sent, not indexed yet",
     "processing": "being indexed",
     "failed": "indexing failed",
+    "refused": "over a reader's budget, not sent to the index",
     "duplicate": "identical content is indexed under another file",
     "delete_submitted": "deleted from the knowledge base",
     "delete_completed": "deleted from the knowledge base",

@@ -170,6 +170,8 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
     for failed in reg.get("failed", []):
         lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
+    for refused in reg.get("refused", []):
+        lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):
         lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
     stale = reg.get("staleEntries") or []

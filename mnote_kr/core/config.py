@@ -28,6 +28,9 @@ DEFAULTS: dict[str, Any] = {
     "provider": "lightrag",
     "max_files_per_call": 200,
     "ingest_batch_files": 200,
+    # The most text one file may send to the provider (characters as its reader extracts them): the
+    # text of about 3,000 ordinary pages, the PDF page limit; docs/budgets.md has what it costs the engine.
+    "max_index_chars": 8_000_000,
     "disabled_plugins": [],
     "locators": {},
     "providers": {},
@@ -71,7 +74,7 @@ def load_config(workspace_root: Path | None = None) -> dict[str, Any]:
     if not isinstance(config.get("locators"), dict):
         raise ConfigError("'locators' must be a table of extension = plugin name")
     config["locators"] = {_norm_ext(k): v for k, v in config["locators"].items()}
-    for key in ("max_files_per_call", "ingest_batch_files"):
+    for key in ("max_files_per_call", "ingest_batch_files", "max_index_chars"):
         try:
             config[key] = int(config[key])
         except (TypeError, ValueError) as exc:

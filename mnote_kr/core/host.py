@@ -28,6 +28,7 @@ from mnote_kr.core.registry import (
     failed_tag,
     fallback_tag,
     now_ms,
+    refused_tag,
     waiting_tag,
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
@@ -63,6 +64,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
+DEFAULT_MAX_INDEX_CHARS = 8_000_000
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -255,7 +258,7 @@ class Host:
                     and existing.size == st.st_size
                     and existing.mtime_ns == st.st_mtime_ns
                     and existing.source_hash
-                    and self._is_registered(existing)
+                    and (self._is_registered(existing) or _still_refused(existing))
                 ):
                     report.items.append(self._already(existing))
                     continue
@@ -264,7 +267,8 @@ class Host:
                 report.items.append(IngestItem(source_path=rel, status="failed", reason=f"cannot read: {exc.strerror}"))
                 continue
             unchanged = existing is not None and existing.source_hash == source.sha256
-            if unchanged and not force and existing is not None and self._is_registered(existing):
+            if unchanged and not force and existing is not None and (self._is_registered(existing)
+                                                                     or _still_refused(existing)):
                 report.items.append(self._already(existing))
                 continue
             to_send.append(source)
@@ -292,6 +296,8 @@ class Host:
 
     @staticmethod
     def _already(entry: SourceEntry) -> IngestItem:
+        if _still_refused(entry):  # unchanged since it was refused: the same limit still holds
+            return IngestItem(source_path=entry.source_root_relative_path, status="refused", reason=entry.last_error)
         return IngestItem(
             source_path=entry.source_root_relative_path,
             status="already_registered",
@@ -310,6 +316,7 @@ class Host:
         """
         sources, report = self.plan_ingest(paths_, force=force, limit=limit)
         self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
+        sources = self._refuse_over_budget(sources, report)
         if not sources:
             report.counts = _count(report.items)
             return report
@@ -384,6 +391,38 @@ class Host:
                 hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
             )
         return report
+
+    def _refuse_over_budget(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
+        """The sources within their readers' budgets (``check_budget``); the others are recorded
+        ``refused`` with the limit named and reported, and never reach the provider. A refused
+        file's earlier version keeps its provider names, so 'sync' deletes its document there."""
+        refused: dict[str, str] = {}
+        max_chars = int(self.config.get("max_index_chars", DEFAULT_MAX_INDEX_CHARS))
+        for src in sources:
+            try:
+                reason = self.plugins.check_budget(src.path, max_chars)
+            except MnoteKrError as exc:  # the check itself failed: the provider decides, as before
+                self.progress(f"budget check of {src.rel_path} failed: {exc.message}")
+                continue
+            if reason:
+                refused[src.rel_path] = f"{reason}; not sent to the index"
+        if not refused:
+            return sources
+        with self.store.transaction() as reg:
+            for src in sources:
+                if src.rel_path not in refused:
+                    continue
+                old = reg.entries.get(src.rel_path)
+                reg.put(SourceEntry(
+                    source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
+                    source_hash=src.sha256, size=src.size, mtime_ns=src.mtime_ns, status="refused",
+                    last_error=refused[src.rel_path], updated_at_ms=now_ms(),
+                    light_rag_doc_id=old.light_rag_doc_id if old else None,
+                    light_rag_file_path=old.light_rag_file_path if old else None,
+                    kind=old.kind if old else "document",
+                ))
+        report.items.extend(IngestItem(source_path=rel, status="refused", reason=why) for rel, why in refused.items())
+        return [src for src in sources if src.rel_path not in refused]
 
     def unindexable(self, rel_paths: list[str]) -> dict[str, str]:
         """Which of these files the provider says it cannot index, with its reason (by name only)."""
@@ -487,8 +526,12 @@ class Host:
                    if (e.status in NOT_TERMINAL or e.pending_action)
                    and not (e.stale and e.pending_action in ("ingest", "reindex"))
                    and (statuses is None or e.status in statuses)]
-        if waiting:
-            self.apply_updates(self.plugins.sync(self.context(), waiting, wait_s))
+        # What the provider may still hold of failed and refused files goes too (a full sync only).
+        held = [] if statuses is not None else [
+            e for e in reg.select(_failed_or_refused_tag)
+            if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
+        if waiting or held:
+            self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
 
     def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
@@ -611,6 +654,9 @@ class Host:
                 ],
                 "failed": [{"sourcePath": rel, "reason": n.last_error or "indexing failed"}
                            for rel, n in reg.notes(failed_tag)],
+                # Over a reader's budget: never sent to the provider; the reason names the limit.
+                "refused": [{"sourcePath": rel, "reason": n.last_error or "over a reader's budget"}
+                            for rel, n in reg.notes(refused_tag)],
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
                 "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
                               for rel, n in reg.notes(fallback_tag)],
@@ -687,6 +733,15 @@ class Host:
 
     def locate(self, request: LocateRequest) -> Locator:
         return self.plugins.locate(request)
+
+
+def _failed_or_refused_tag(tag: int) -> bool:
+    return failed_tag(tag) or refused_tag(tag)
+
+
+def _still_refused(entry: SourceEntry) -> bool:
+    """Refused (over a reader's budget) and not marked stale since."""
+    return entry.status == "refused" and not entry.stale
 
 
 def _never_indexed(entry: SourceEntry) -> bool:

@@ -46,11 +46,11 @@ REGISTRY_FILE = "lightrag-source-registry.msgpack"
 #: snapshot exists; the first save moves it to the ``.prev`` generation.
 LEGACY_JSON_FILE = "lightrag-source-registry.json"
 LOCK_FILE = "lightrag-source-registry.json.lock"  # the name older versions lock too
-PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate"})
+PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate", "refused"})
 NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
 
 
-_PENDING, _FAILED = fmt.STATUSES.index("pending"), fmt.STATUSES.index("failed")
+_PENDING, _FAILED, _REFUSED = (fmt.STATUSES.index(s) for s in ("pending", "failed", "refused"))
 
 
 def waiting_tag(tag: int) -> bool:
@@ -61,6 +61,11 @@ def waiting_tag(tag: int) -> bool:
 def failed_tag(tag: int) -> bool:
     """Failed and not stale."""
     return tag & (fmt.STATUS_MASK | fmt.STALE) == _FAILED
+
+
+def refused_tag(tag: int) -> bool:
+    """Refused (over a reader's budget, never sent) and not stale."""
+    return tag & (fmt.STATUS_MASK | fmt.STALE) == _REFUSED
 
 
 def fallback_tag(tag: int) -> bool:

@@ -144,15 +144,40 @@ def is_citable_tag(tag: int) -> bool:
 
 
 CITABLE_TABLE = tag_table(is_citable_tag)
-_PENDING_CODE, _FAILED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"]
+_PENDING_CODE, _FAILED_CODE, _REFUSED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"], _STATUS_CODE["refused"]
 
 
 def is_noted_tag(tag: int) -> bool:
-    """Whether the ``notes`` column holds the entry: queued, failed or a fallback."""
-    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE)
+    """Whether the ``notes`` column holds the entry: queued, failed, refused or a fallback."""
+    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE,
+                                                                           _REFUSED_CODE)
 
 
 NOTED_TABLE = tag_table(is_noted_tag)
+
+#: A ``refused`` entry is stored as status ``failed`` with this kind (its tag byte still says
+#: ``refused``): a reader from before that status decodes it as a failed entry, where the new
+#: status would make its decoder call the whole registry corrupt. Readers that know the status
+#: turn it back (``_from_disk``); the kind of a file never sent is ``document``.
+REFUSED_KIND = "refused"
+_REFUSED_TABLE = tag_table(lambda tag: tag & STATUS_MASK == _REFUSED_CODE)
+
+
+def _to_disk(entries: list[SourceEntry]) -> list[SourceEntry]:
+    """``entries`` as stored: each ``refused`` one as ``failed`` with kind ``refused``."""
+    if not any(e.status == "refused" for e in entries):
+        return entries
+    return [msgspec.structs.replace(e, status="failed", kind=REFUSED_KIND) if e.status == "refused" else e
+            for e in entries]
+
+
+def _from_disk(entries: list[SourceEntry], tags: bytes | None) -> None:
+    """Turn stored refused entries back, in place (``tags``: theirs, or None to look at every entry)."""
+    where = range(len(entries)) if tags is None else compress(range(len(entries)), tags.translate(_REFUSED_TABLE))
+    for k in where:
+        e = entries[k]
+        if e.status == "failed" and e.kind == REFUSED_KIND:
+            entries[k] = msgspec.structs.replace(e, status="refused", kind="document")
 
 
 class Note(msgspec.Struct, array_like=True, frozen=True, gc=False):
@@ -372,6 +397,8 @@ class PackedEntries:
                     chunk = _chunk_decoder.decode(self.chunk_bytes(c))
             except (msgspec.DecodeError, msgspec.ValidationError) as exc:
                 raise _corrupt(self.path, exc) from exc
+            if self._tags is not None and len(self._tags) >= stop:  # only v5 (with tags) holds refused ones
+                _from_disk(chunk, self._tags[start:stop])
             if len(chunk) != stop - start:
                 raise _corrupt(self.path, ValueError(f"chunk {c} holds {len(chunk)} entries, not {stop - start}"))
             self.decoded[start:stop] = chunk
@@ -398,6 +425,8 @@ class PackedEntries:
                     gc.enable()
             if len(flat) != len(self.decoded):
                 raise _corrupt(self.path, ValueError(f"{len(flat)} entries, the index says {len(self.decoded)}"))
+            if self._tags is not None and len(self._tags) == len(flat):
+                _from_disk(flat, self._tags)
             self.decoded = flat  # type: ignore[assignment]
         return self.decoded  # type: ignore[return-value]
 
@@ -603,7 +632,7 @@ def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms:
             assert old is not None
             size += out.write(old.raw_chunk(step))
         else:
-            encode_into(_without_runs(step), buffer, 0)  # type: ignore[arg-type]
+            encode_into(_without_runs(_to_disk(step)), buffer, 0)  # type: ignore[arg-type]
             size += out.write(buffer)
         ends[c] = size
     out.seek(ends_at)
@@ -765,6 +794,7 @@ def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
     try:
         snap = _json_decoder.decode(data)
         if snap.version == REGISTRY_SCHEMA_VERSION:
+            _from_disk(snap.entries, None)
             return snap
         return msgspec.convert(migrate(msgspec.to_builtins(snap)), RegistrySnapshot)
     except msgspec.ValidationError:
@@ -779,7 +809,9 @@ def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
 
 
 def encode_json(snapshot: RegistrySnapshot) -> bytes:
-    """The JSON export (v2, camelCase, the seeds' field names)."""
+    """The JSON export (v2, camelCase, the seeds' field names; refused entries as stored, ``_to_disk``)."""
+    if any(e.status == "refused" for e in snapshot.entries):
+        snapshot = msgspec.structs.replace(snapshot, entries=_to_disk(snapshot.entries))
     return _json_encoder.encode(snapshot)
 
 

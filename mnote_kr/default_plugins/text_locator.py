@@ -239,6 +239,30 @@ def prepare_locate(path: str) -> bool | None:
 
 
 @hookimpl(trylast=True)
+def check_budget(path: str, max_text_chars: int) -> str | None:
+    """Why a Markdown or text file is over the reader's budget (its size above
+    ``MAX_FILE_BYTES``) or the host's index budget (``max_text_chars`` characters), or None.
+    Its bytes bound its characters: only a file larger than the index budget is read to count."""
+    if Path(path).suffix.lower() not in EXTENSIONS:
+        return None
+    name = Path(path).name
+    try:
+        size = os.stat(path).st_size
+    except OSError:
+        return None  # the provider reports what it makes of a file that is gone
+    if size > MAX_FILE_BYTES:
+        return f"text file too large ({size} bytes, limit {MAX_FILE_BYTES >> 20} MiB): {name}"
+    if size > max_text_chars:
+        try:
+            chars = sum(len(p.text) for p in load_text(path).paragraphs)
+        except DocumentError:
+            return None
+        if chars > max_text_chars:
+            return f"text over the index budget: {chars} characters (limit {max_text_chars}: max_index_chars): {name}"
+    return None
+
+
+@hookimpl(trylast=True)
 def locate(request: LocateRequest) -> Locator | None:
     """Paragraph locator for ``.md``, ``.markdown`` and ``.txt``; None for any other suffix."""
     if Path(request.file).suffix.lower() not in EXTENSIONS:

@@ -9,9 +9,11 @@ tables, text boxes and optional ``w14:paraId``s. ``bad_docx`` writes hostile fil
 from __future__ import annotations
 
 import io
+import itertools
 import random
 import zipfile
 from dataclasses import dataclass, field
+from pathlib import Path
 from xml.sax.saxutils import escape
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
@@ -253,6 +255,39 @@ def big_xml_docx(xml_bytes: int = 200 * 1024 * 1024) -> bytes:
                 written += len(chunk)
             fh.write(b"</w:body></w:document>")
     return buf.getvalue()
+
+
+def ordinary_text_docx(path: str | Path, xml_bytes: int = 135 * 1024 * 1024, seed: int = 27) -> int:
+    """Write to ``path`` a DOCX whose ``word/document.xml`` is ``xml_bytes`` of ordinary prose as
+    Word writes it (runs with their fonts and sizes), every paragraph a different run of words
+    drawn Zipf-like from a 5,000-word vocabulary, so it compresses as a long report does
+    (issue 27: 30 MB of DOCX, 135 MB of XML). Streamed to the file; returns the DOCX's size."""
+    rng = random.Random(seed)
+    letters = "etaoinshrdlcumwfgypbvk"
+    vocab = ["".join(rng.choices(letters, k=rng.randint(2, 9))) for _ in range(5000)]
+    cum = list(itertools.accumulate(1 / (i + 1) for i in range(len(vocab))))
+    run = ('<w:r><w:rPr><w:rFonts w:ascii="Calibri" w:hAnsi="Calibri"/><w:sz w:val="22"/></w:rPr>'
+           '<w:t xml:space="preserve">')
+
+    def para() -> str:
+        words = rng.choices(vocab, cum_weights=cum, k=60)
+        runs = "".join(run + " ".join(words[i : i + 20]) + " </w:t></w:r>" for i in range(0, 60, 20))
+        return '<w:p><w:pPr><w:spacing w:after="120"/></w:pPr>' + runs + "</w:p>"
+
+    head = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>'
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED, compresslevel=1) as zf:
+        zf.writestr("[Content_Types].xml", CONTENT_TYPES)
+        zf.writestr("_rels/.rels", RELS)
+        zf.writestr("word/styles.xml", STYLES)
+        with zf.open("word/document.xml", "w", force_zip64=True) as fh:
+            fh.write(head.encode())
+            written = len(head)
+            while written < xml_bytes:
+                chunk = "".join(para() for _ in range(256)).encode()
+                fh.write(chunk)
+                written += len(chunk)
+            fh.write(b"</w:body></w:document>")
+    return Path(path).stat().st_size
 
 
 def bad_docx(kind: str) -> bytes:

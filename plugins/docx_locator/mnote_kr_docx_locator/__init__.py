@@ -27,6 +27,7 @@ __all__ = [
     "PLUGIN_NAME",
     "THRESHOLD",
     "block_scope",
+    "check_budget",
     "clear_cache",
     "document_model",
     "load_docx",
@@ -134,6 +135,33 @@ def extract_text(path: str) -> str | None:
         if text:
             blocks.append(("#" * min(para.heading_level, 6) + " " + text) if para.heading_level else text)
     return "\n\n".join(blocks)
+
+
+@hookimpl
+def check_budget(path: str, max_text_chars: int) -> str | None:
+    """Why the reader would not take this DOCX (the budget it exceeds: file bytes, zip entries,
+    XML part size, compression ratio, entity declarations, elements, nesting, paragraphs, text;
+    then the host's index budget ``max_text_chars``), or None. The file is parsed within those
+    budgets (cheapest first: a 135 MB XML part is refused from the zip directory, before
+    anything is inflated) and kept in the cache that ``prepare_locate`` fills, so a file within
+    budget is not parsed twice. A file that is only broken is not over a budget: None, and the
+    provider says what it makes of it."""
+    if Path(path).suffix.lower() != ".docx":
+        return None
+    from mnote_kr.plugin_api import DocumentError, OverBudgetError
+
+    from .cache import load_docx
+
+    try:
+        chars = sum(len(p.text) for p in load_docx(path).paragraphs)
+    except OverBudgetError as exc:
+        return exc.message
+    except DocumentError:
+        return None
+    if chars > max_text_chars:
+        return (f"DOCX over the index budget: {chars} characters of text (limit {max_text_chars}: "
+                f"max_index_chars): {Path(path).name}")
+    return None
 
 
 @hookimpl

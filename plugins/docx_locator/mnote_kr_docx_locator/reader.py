@@ -24,7 +24,7 @@ from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.plugin_api import DocumentError
+from mnote_kr.plugin_api import DocumentError, OverBudgetError
 
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph
@@ -40,6 +40,7 @@ MAX_PARAGRAPHS = 300_000
 MAX_TEXT_CHARS = 60_000_000
 MAX_ENTRIES = 20_000
 MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
+_MIB = f"{MAX_PART_BYTES >> 20} MiB"
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
 LIBXML2_MAX_DEPTH = 256  # libxml2's own nesting limit without XML_PARSE_HUGE (huge_tree=False below)
 
@@ -131,9 +132,11 @@ SPLIT = "split it into smaller documents"
 FLATTEN = "flatten the nesting (tables or content controls inside each other) in its own application"
 
 
-def _over(message: str, path: str, fix: str = SPLIT) -> DocumentError:
-    """A DOCX over one of the locator's budgets: the limit in the message, the way out in the hint."""
-    return DocumentError(f"{message}: {Path(path).name}", path=path, hint=OVER_BUDGET_HINT.format(fix=fix))
+def _over(message: str, path: str, limit: str, fix: str = SPLIT) -> OverBudgetError:
+    """A DOCX over one of the locator's budgets: the limit in the message and in ``limit`` (the
+    file is refused before the provider sees it), the way out in the hint."""
+    return OverBudgetError(f"{message}: {Path(path).name}", path=path, limit=limit,
+                           hint=OVER_BUDGET_HINT.format(fix=fix))
 
 
 def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
@@ -149,7 +152,7 @@ def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
         raise _err(f"not a zip file (broken or truncated DOCX: {exc})", path) from exc
     infos = zf.infolist()
     if len(infos) > MAX_ENTRIES:
-        raise _err(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path)
+        raise _over(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path, f"zip entries {MAX_ENTRIES}")
     return zf
 
 
@@ -162,10 +165,11 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
         raise _over(f"DOCX too large for the locator: {name} holds {_mib(info.file_size)} of XML, over the limit "
-                    f"of {_mib(MAX_PART_BYTES)} per XML part", path)
+                    f"of {_mib(MAX_PART_BYTES)} per XML part", path, f"XML part size {_MIB}")
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
-        raise _err(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path)
+        raise _over(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path,
+                    f"compression ratio {MAX_RATIO}:1")
     try:
         with zf.open(info) as fh:
             data = fh.read(MAX_PART_BYTES + 1)
@@ -175,7 +179,7 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
         raise _over(f"DOCX too large for the locator: {name} holds more than {_mib(MAX_PART_BYTES)} of XML, "
-                    "the limit per XML part", path)
+                    "the limit per XML part", path, f"XML part size {_MIB}")
     return data
 
 
@@ -192,21 +196,22 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
     if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
         probe = data.decode("utf-16", errors="replace").encode("utf-8")
     if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
-        raise _err(f"XML entity declarations are not allowed (DOCTYPE in {name})", path)
+        raise _over(f"XML entity declarations are not allowed (DOCTYPE in {name})", path, "no XML entity declarations")
     elements = data.count(b"<") - data.count(b"</")
     if elements > MAX_ELEMENTS:
         raise _over(f"DOCX too large for the locator: {name} has about {elements:,} XML elements, over the limit "
-                    f"of {MAX_ELEMENTS:,}", path)
+                    f"of {MAX_ELEMENTS:,}", path, f"XML elements {MAX_ELEMENTS:,}")
     try:
         return etree.fromstring(data, _PARSER)
     except etree.XMLSyntaxError as exc:
         text = str(exc).lower()
         if "depth" in text:  # lxml says "Excessive depth in document: 256 use XML_PARSE_HUGE option"
             raise _over(f"DOCX nests too deeply: {name} has elements nested more than {LIBXML2_MAX_DEPTH} levels "
-                        f"deep, the XML parser's limit (documents people write stay under ~40)", path, FLATTEN) from exc
+                        f"deep, the XML parser's limit (documents people write stay under ~40)", path,
+                        f"XML nesting depth {LIBXML2_MAX_DEPTH}", FLATTEN) from exc
         if "huge" in text:  # a text node over libxml2's 10 MB, or a name or attribute over its limits
             raise _over(f"DOCX too large for the locator: {name} has a single text or attribute over the XML "
-                        "parser's size limit (10 MB)", path) from exc
+                        "parser's size limit (10 MB)", path, "XML text node 10 MB") from exc
         raise _err(f"malformed XML in {name} ({exc})", path) from exc
 
 
@@ -344,7 +349,8 @@ class _Walker:
     def _deep(self, depth: int) -> None:
         if depth > MAX_DEPTH:
             raise _over(f"DOCX nests too deeply: elements nested more than {MAX_DEPTH} levels deep, the locator's "
-                        "limit (documents people write stay under ~40)", self.path, FLATTEN)
+                        "limit (documents people write stay under ~40)", self.path, f"nesting depth {MAX_DEPTH}",
+                        FLATTEN)
 
     def walk(self, body: etree._Element) -> None:
         """Index every body-level paragraph (table cells and content controls included)."""
@@ -396,7 +402,7 @@ class _Walker:
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
             raise _over(f"DOCX too large for the locator: more than {MAX_PARAGRAPHS:,} paragraphs, the limit",
-                        self.path)
+                        self.path, f"paragraphs {MAX_PARAGRAPHS:,}")
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -438,7 +444,7 @@ class _Walker:
         self.chars += len(text)
         if self.chars > MAX_TEXT_CHARS:
             raise _over(f"DOCX too large for the locator: more than {MAX_TEXT_CHARS:,} characters of text, the limit",
-                        self.path)
+                        self.path, f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
         if in_toc or not own_text.strip():
@@ -654,7 +660,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
 def parse_file(real: str, st: os.stat_result) -> DocxDocument:
     """Parse the DOCX ``real`` at version ``st`` (the cache's loader). Raises ``DocumentError``."""
     if st.st_size > MAX_FILE_BYTES:
-        raise _err(f"DOCX too large ({st.st_size} bytes, limit {MAX_FILE_BYTES})", real)
+        raise _over(f"DOCX too large ({st.st_size:,} bytes, limit {MAX_FILE_BYTES:,})", real,
+                    f"file size {MAX_FILE_BYTES >> 20} MiB")
     if st.st_size == 0:
         raise _err("not a zip file (empty file)", real)
     try:

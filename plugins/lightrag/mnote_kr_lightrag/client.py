@@ -257,6 +257,11 @@ class LightRagClient:
         return self._dict("DELETE", "/documents/delete_document",
                           json={"doc_ids": unique, "delete_file": False, "delete_llm_cache": False})
 
+    def cancel_pipeline(self) -> dict[str, Any]:
+        """``POST /documents/cancel_pipeline``: LightRAG stops the run in progress and marks the
+        documents it held ``failed`` (``{"status": "cancellation_requested"|"not_busy"}``)."""
+        return self._dict("POST", "/documents/cancel_pipeline")
+
     def upload(self, name: str, data: bytes) -> dict[str, Any]:
         """``POST /documents/upload`` (multipart): a copy, used only when asked to."""
         return self._dict("POST", "/documents/upload", files={"file": (name, data)})

@@ -662,12 +662,29 @@ def died_record(state_dir: Path) -> dict[str, Any] | None:
     return record if isinstance(record, dict) else None
 
 
+#: SIGTERM to SIGKILL for a server whose pipeline is busy at stop (see ``stop_engine``).
+BUSY_GRACE_S = 2.0
+
+
+def pipeline_busy(info: EngineInfo) -> bool | None:
+    """Whether the engine's pipeline is working on documents (None: the server did not say)."""
+    got = _get(info.url, "/documents/pipeline_status", {"X-API-Key": info.api_key}, 2.0)
+    if got is None or got[0] != 200:
+        return None
+    try:
+        return bool(json.loads(got[1]).get("busy"))
+    except (ValueError, AttributeError):
+        return None
+
+
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
     """Stop the recorded engine; return the PIDs that were signalled.
 
     Only PIDs from ``engine.json`` are touched, and each only while it still runs the program we
     started (``lightrag-server`` or the model service): SIGTERM, then SIGKILL after ``timeout``.
-    The record is removed. Stopping when nothing runs returns ``[]``.
+    Unless the pipeline is known idle the model service is stopped before the server, and a busy
+    server is killed after ``BUSY_GRACE_S``: a stop never embeds anything and takes seconds
+    (docs/budgets.md). The record is removed. Stopping when nothing runs returns ``[]``.
     """
     state_dir = Path(state_dir)
     from filelock import FileLock
@@ -676,9 +693,18 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
         info = read_state(state_dir)
         stopped: list[int] = []
         if info is not None:
-            for role in ("server", "models"):
+            busy = pipeline_busy(info)
+            # LightRAG's shutdown flushes the vectors it buffered for documents still in flight,
+            # embedding every one (452 requests of 10 chunks for a 20 MB file half indexed; the
+            # 30 MB DOCX of issue 27 had 66,419 chunks) before it exits. Unless the pipeline is
+            # known idle, the model service goes first (from then on nothing can be embedded), and
+            # a busy server gets a short grace: what it holds unsaved is unfinished documents'
+            # work, which LightRAG redoes or mnote-kr's sync cleans up.
+            order = ("server", "models") if busy is False else ("models", "server")
+            for role in order:
                 pid = info.pids.get(role)
-                if pid and _terminate(pid, role, timeout):
+                grace = min(timeout, BUSY_GRACE_S) if busy and role == "server" else timeout
+                if pid and _terminate(pid, role, grace):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         (state_dir / DIED_FILE).unlink(missing_ok=True)

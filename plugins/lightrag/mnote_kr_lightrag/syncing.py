@@ -64,9 +64,83 @@ def _merge(entry: SourceEntry, update: EntryUpdate | None) -> tuple[str, str | N
 
 
 def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
-    """Follow and retry ``entries`` for at most ``wait_s`` seconds; one update per entry."""
-    if not entries:
-        return []
+    """Follow and retry ``entries`` for at most ``wait_s`` seconds; one update per entry.
+
+    ``failed`` and ``refused`` entries are not followed: what LightRAG still holds of them is
+    deleted (``clean_held``)."""
+    held = [e for e in entries if e.status in HELD]
+    entries = [e for e in entries if e.status not in HELD]
+    out = _follow(prov, entries, wait_s) if entries else []
+    return out + (clean_held(prov, held, wait_s) if held else [])
+
+
+#: Registry statuses whose documents LightRAG must not keep (the registry never cites them).
+HELD = frozenset({"failed", "refused"})
+#: How long ``clean_held`` waits for a pipeline it cancelled to stop (its own documents only).
+CANCEL_WAIT_S = 30.0
+
+
+def clean_held(prov: _p.LightRagProvider, held: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+    """Delete what LightRAG holds of entries the registry says failed or refused (its document
+    processing, processed or failed there; ``delete_file=false``) and remove their links, so
+    no later scan takes them and no restart loads them. Each entry keeps its status.
+
+    A pipeline busy with nothing but these documents (a huge file sent before budgets were
+    checked) is cancelled first, since LightRAG refuses a delete while it runs; a pipeline
+    busy with other documents is left alone, and the next ``sync`` tries again."""
+    unchanged = [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status=e.status,
+                             last_error=e.last_error) for e in held]
+    try:
+        docs = prov.documents()
+        input_dir = prov.input_dir()
+    except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
+        if isinstance(exc, ProviderHTTPError) and not exc.transient:
+            raise
+        return unchanged
+    rows: list[dict[str, object]] = []
+    for entry in held:
+        name = entry.light_rag_file_path
+        doc_id = entry.light_rag_doc_id or (naming.doc_id_for(name) if name else None)
+        row = (docs.by_id.get(doc_id) if doc_id else None) or (docs.find(name) if name else None)
+        if row is not None:
+            rows.append(row)
+        if name and input_dir is not None and input_dir.is_dir():
+            links.remove_ours(input_dir, name)
+    if not rows:
+        return unchanged
+    ours = {str(r.get("id")) for r in rows}
+    in_flight = {str(r.get("id")) for r in docs.rows if str(r.get("status", "")).lower() in _IN_FLIGHT}
+    if in_flight & ours:
+        if in_flight - ours:
+            prov.ctx.progress("LightRAG is indexing other documents: the failed and refused ones it holds are "
+                              "deleted by a later 'mnote-kr sync'")
+            return unchanged
+        _cancel_and_wait(prov, max(wait_s, CANCEL_WAIT_S))
+    outcome, _ = prov.delete_ids(sorted(ours))
+    if outcome != "started":
+        prov.ctx.progress("LightRAG is busy: the failed and refused documents it holds are deleted by a later "
+                          "'mnote-kr sync'")
+    return unchanged
+
+
+def _cancel_and_wait(prov: _p.LightRagProvider, wait_s: float) -> None:
+    """Cancel LightRAG's pipeline and wait (at most ``wait_s``) until it says it is idle."""
+    try:
+        prov.client.cancel_pipeline()
+    except ProviderError:
+        return
+    deadline = _p.now_s() + wait_s
+    while _p.now_s() < deadline:
+        try:
+            if not prov.client.pipeline_status().get("busy"):
+                return
+        except ProviderError:
+            return
+        _p.sleep(0.5)
+
+
+def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+    """Follow and retry non-terminal ``entries`` for at most ``wait_s`` seconds."""
     by_rel = {e.source_root_relative_path: e for e in entries}
     current: dict[str, EntryUpdate] = {}
     due_ms = {rel: e.next_retry_at_ms for rel, e in by_rel.items()}

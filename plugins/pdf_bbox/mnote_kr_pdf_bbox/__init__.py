@@ -15,8 +15,8 @@ from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 
 PLUGIN = "pdf_bbox"
 
-__all__ = ["PLUGIN", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions", "prepare_locate",
-           "render_page"]
+__all__ = ["PLUGIN", "check_budget", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions",
+           "prepare_locate", "render_page"]
 
 
 def __getattr__(name: str) -> Any:
@@ -50,6 +50,30 @@ def prepare_locate(path: str) -> bool | None:
     from .model import warm_document
 
     return warm_document(path)
+
+
+@hookimpl
+def check_budget(path: str) -> str | None:
+    """Why the reader would not take this PDF (the budget it exceeds: inflated stream bytes,
+    chained filters, pages; see ``budget.check_file``), or None. Only what is cheap to check
+    before indexing: the text layer's characters and seconds are checked when it is read, and
+    the page limit keeps a PDF's text under the host's index budget (``max_text_chars``, not
+    taken here: reading 3,000 pages' text to count it costs more than the check may)."""
+    if not _is_pdf(path):
+        return None
+    from pathlib import Path
+
+    from mnote_kr.plugin_api import OverBudgetError
+
+    from .budget import check_file
+
+    try:
+        check_file(Path(path))
+    except OverBudgetError as exc:
+        return exc.message
+    except OSError:
+        return None  # unreadable now: the provider reports what it makes of the file
+    return None
 
 
 @hookimpl

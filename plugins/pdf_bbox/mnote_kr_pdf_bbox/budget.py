@@ -19,7 +19,7 @@ import re
 import zlib
 from pathlib import Path
 
-from mnote_kr.plugin_api import DocumentError
+from mnote_kr.plugin_api import OverBudgetError
 
 MAX_PAGES = 3000
 MAX_CHARS = 6_000_000  # text-layer characters in one document
@@ -36,13 +36,37 @@ def _mib(n: int) -> str:
     return f"{n / (1 << 20):.0f} MiB"
 
 
-def over_budget(path: Path | str, what: str, limit: str) -> DocumentError:
+def over_budget(path: Path | str, what: str, limit: str) -> OverBudgetError:
     """The one error for a file over a reading budget."""
-    return DocumentError(
+    return OverBudgetError(
         f"PDF over the reader's budget ({what}, limit {limit}): {path}",
-        path=str(path),
+        path=str(path), limit=limit,
         hint="the citation stays at file level; split or re-export the PDF to locate inside it",
     )
+
+
+def check_file(path: Path) -> None:
+    """The budgets a PDF is held to before it is indexed, cheapest first: its Flate streams
+    (``check_streams``, no output kept) and its page count (PDFium reads the page tree only).
+    Raises ``OverBudgetError``; a file PDFium cannot open is not over a budget (returns)."""
+    try:
+        check_streams(path)
+    except OverBudgetError as exc:  # named by the file's name, as every refusal line is
+        raise OverBudgetError(exc.message.replace(str(path), path.name), path=str(path), limit=exc.limit) from None
+    from .pdftext import PDFIUM_LOCK, _pdfium
+
+    pdfium, _ = _pdfium()
+    with PDFIUM_LOCK:
+        try:
+            doc = pdfium.PdfDocument(str(path))
+        except pdfium.PdfiumError:
+            return  # broken or encrypted: the provider says what it makes of it
+        try:
+            pages = len(doc)
+        finally:
+            doc.close()
+    if pages > MAX_PAGES:
+        raise over_budget(path.name, f"{pages} pages", f"{MAX_PAGES} pages")
 
 
 def check_streams(path: Path, limit: int | None = None) -> int:
