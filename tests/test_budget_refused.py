@@ -78,7 +78,7 @@ def test_refused_status_survives_a_save_and_load_with_its_own_tag(tmp_path: Path
     reg = host.store.load()
     tags = dict(reg.entries.tag_counts())
     assert [tag_status(t) for t in tags] == ["refused"]
-    assert reg.notes(lambda tag: True)[0][1].last_error.startswith("DOCX over budget: word/document.xml")
+    assert reg.notes(lambda tag: True)[0][1].last_error.startswith("DOCX too large for the locator: word/document.xml")
     # Stored as a failed entry of kind "refused": a reader from before the status (whose decoder
     # knows only these nine) reads a failed entry instead of calling the registry corrupt.
     previous = {"pending", "submitted", "processing", "processed", "failed", "duplicate", "stale",

@@ -164,8 +164,8 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     if info.flag_bits & 0x1:
         raise _err("DOCX is encrypted (password protected)", path)
     if info.file_size > MAX_PART_BYTES:
-        raise _over(f"DOCX too large for the locator: {name} holds {_mib(info.file_size)} of XML, over the limit "
-                    f"of {_mib(MAX_PART_BYTES)} per XML part", path, f"XML part size {_MIB}")
+        raise _over(f"DOCX too large for the locator: {name} holds {_mib(info.file_size)} of XML, over its limit "
+                    f"(XML part size {_MIB})", path, f"XML part size {_MIB}")
     if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
         ratio = info.file_size // max(info.compress_size, 1)
         raise _over(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path,
@@ -178,8 +178,8 @@ def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
     except RuntimeError as exc:  # zipfile raises this for encrypted members
         raise _err("DOCX is encrypted (password protected)", path) from exc
     if len(data) > MAX_PART_BYTES:
-        raise _over(f"DOCX too large for the locator: {name} holds more than {_mib(MAX_PART_BYTES)} of XML, "
-                    "the limit per XML part", path, f"XML part size {_MIB}")
+        raise _over(f"DOCX too large for the locator: {name} holds more than {_mib(MAX_PART_BYTES)} of XML, over "
+                    f"its limit (XML part size {_MIB})", path, f"XML part size {_MIB}")
     return data
 
 

@@ -53,9 +53,9 @@ def check_file(path: Path) -> None:
         check_streams(path)
     except OverBudgetError as exc:  # named by the file's name, as every refusal line is
         raise OverBudgetError(exc.message.replace(str(path), path.name), path=str(path), limit=exc.limit) from None
-    from .pdftext import PDFIUM_LOCK, _pdfium
+    from .pdfium import PDFIUM_LOCK, modules
 
-    pdfium, _ = _pdfium()
+    pdfium, _ = modules()
     with PDFIUM_LOCK:
         try:
             doc = pdfium.PdfDocument(str(path))

@@ -18,24 +18,24 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 import time
 import unicodedata
 from array import array
 from collections.abc import Callable, MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import DocumentError
 
 from . import budget, cidtext
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
+from .pdfium import PDFIUM_LOCK
+from .pdfium import modules as _pdfium
 
 if TYPE_CHECKING:
     import pypdfium2 as pdfium
 
-PDFIUM_LOCK = threading.RLock()
 CACHE_SIZE = 4
 KGRAM = 5
 KGRAM_CAP = 48  # k-grams occurring more often than this carry no position information
@@ -312,15 +312,6 @@ def compact_with_map(text: str) -> tuple[str, list[int]]:
 
 
 # --------------------------------------------------------------------------- opening
-
-
-def _pdfium() -> tuple[Any, Any]:
-    """pypdfium2 and its raw bindings, imported when a PDF is read: a search whose documents
-    all come from the on-disk cache never loads PDFium (a tenth of a second or more)."""
-    import pypdfium2 as pdfium_mod
-    import pypdfium2.raw as raw
-
-    return pdfium_mod, raw
 
 
 def _open(path: Path) -> pdfium.PdfDocument:

@@ -4,7 +4,7 @@ Sizes are in the locator's frame (crop box clipped to the media box, after ``/Ro
 see ``pdftext.PageGeometry``; a test checks the two agree), and PDFium renders exactly that area, so a locator
 ``bbox`` times ``scale`` is its pixel rectangle in the image. Images are PNG, encoded
 here with zlib (no imaging library needed); the host caches them. PDFium is not
-thread-safe: every call holds ``pdftext.PDFIUM_LOCK``.
+thread-safe: every call holds ``pdfium.PDFIUM_LOCK``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pypdfium2 as pdfium
 
 from mnote_kr.plugin_api import DocumentError, DocumentModel, FileCache, PageSize
 
-from .pdftext import PDFIUM_LOCK, _open
+from .pdfium import PDFIUM_LOCK
+from .pdftext import _open
 
 MAX_SCALE = 4.0  # 288 dpi: enough for a retina screen, bounded memory (an A4 page is ~35 MB raw)
 PNG_LEVEL = 1  # zlib level: pages are mostly white; level 1 is ~2.5x faster than 6 at about the same size
