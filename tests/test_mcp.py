@@ -35,7 +35,8 @@ READ_TOOLS = ["mnote_knowledge_rag_status", "mnote_knowledge_rag_query", "mnote_
 WRITE_TOOLS = ["mnote_knowledge_rag_ingest", "mnote_knowledge_rag_delete", "mnote_knowledge_rag_prune"]
 AGENT_CITATION_KEYS = {"citationId", "sourceRootRelativePath", "headingPath", "locatorPrecision", "locatorDegraded",
                        "page", "bbox", "paragraphIndex", "highlight", "displayQuote", "citationMarkdown",
-                       "citationUrl", "relevanceScore", "contextQuote", "alternatives"}
+                       "citationUrl", "relevanceScore", "contextQuote", "alternatives",
+                       "slide", "shapeId", "shapeName", "sheet", "range"}
 
 
 @dataclass

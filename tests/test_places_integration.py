@@ -62,5 +62,7 @@ def test_a_long_file_is_cited_once_with_its_next_places_and_nonsense_is_weak(
     if weak.results:
         assert weak.weak is True and weak.weak_reason
     else:
-        assert weak.diagnostics["noResults"]["reason"] == "no_match" and weak.weak is False
+        # (the session's engine also holds other tests' documents, which no file here maps to)
+        assert weak.diagnostics["noResults"]["reason"] in ("no_match", "only_unusable_sources"), weak.diagnostics
+        assert weak.weak is False
     assert source.read_bytes() == before

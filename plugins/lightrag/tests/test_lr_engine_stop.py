@@ -49,7 +49,8 @@ def test_engine_stop_mid_document_embeds_nothing(tmp_path: Path) -> None:
         stats_url = f"{info.models_url.rsplit('/v1', 1)[0]}/stats"
 
         def embeddings() -> int:
-            return int(_get(stats_url, info.api_key, bearer=True).get("requests", {}).get("embeddings", 0))
+            # the model service takes its own per-start key, not the engine's
+            return int(_get(stats_url, info.models_key or "", bearer=True).get("requests", {}).get("embeddings", 0))
 
         rng = random.Random(9)
         big = Path(info.input_dir) / "long-notes.md"  # handed to LightRAG directly, as before budgets
