@@ -317,6 +317,9 @@ class LocateRequest(Frozen, frozen=True, kw_only=True):
     block: SidecarBlock | None = None
     block_id: str | None = None
     sidecar_meta: SidecarMeta | None = None
+    #: The whole passage (the provider's chunk) the evidence was cut from: a locator may place
+    #: the citation on whichever of its paragraphs answers the query (by words and meaning).
+    passage: str = ""
 
 
 # --------------------------------------------------------------------------- citations
