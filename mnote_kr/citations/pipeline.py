@@ -296,7 +296,7 @@ def build_citations(
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = heading_path(block) if block else []
         candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
-                                    tuple(headings)))
+                                    tuple(headings), locator.meaning_score))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,

@@ -39,6 +39,7 @@ with shingles. Table-of-contents paragraphs (``in_toc``) are penalised. Below
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import re
@@ -229,6 +230,8 @@ class Match:
     highlight: tuple[int, int] | None
     reason: str
     anchor: Anchor | None = None
+    #: cosine of the query with ``paragraph`` (``place_by_meaning``), None without vectors
+    meaning: float | None = None
 
 
 def _segments(ev: str) -> list[tuple[int, int, bool]]:
@@ -528,10 +531,10 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     score = combine(words, cos)
     pick = min(cands, key=lambda i: (-round(score[i], 9), i))
     if pick == match.paragraph.index:
-        return match
+        return dataclasses.replace(match, meaning=cos.get(pick))
     para = paras[pick]
     return Match(para, match.score, qt.span(para.norm) if qt else None,
-                 "placed by meaning and query terms among the passage's paragraphs", match.anchor)
+                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick))
 
 
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
@@ -848,6 +851,7 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             locator_plugin=plugin,
             reason=reason,
             locator_reason=reason,
+            meaning_score=round(match.meaning, 6) if match.meaning is not None else None,
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(
