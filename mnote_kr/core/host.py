@@ -610,6 +610,7 @@ class Host:
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
+            "meaning": _meaning_status(),
         }
         try:
             status = self.plugins.provider_status(self.context(), reg.all_entries())
@@ -681,3 +682,10 @@ def _count(items: list[IngestItem]) -> dict[str, int]:
     for item in items:
         counts[item.status] = counts.get(item.status, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def _meaning_status() -> dict[str, Any]:
+    """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``)."""
+    from mnote_kr.citations.meaning import status
+
+    return status()
