@@ -231,6 +231,21 @@ def generation() -> int:
         return 0
 
 
+def prefetch(query: str) -> None:
+    """Load the model and embed ``query`` in the background while the provider answers, when some
+    file has vectors (a new process's first search does not wait for the load afterwards)."""
+    if MEANING_WEIGHT <= 0 or not query.strip():
+        return
+    try:
+        with os.scandir(_keyed_store().folder) as it:
+            if not any(de.name.startswith("k-") for de in it):
+                return
+    except OSError:
+        return
+    threading.Thread(target=query_vector, args=(" ".join(query.split()),), daemon=True,
+                     name="mnote-kr-query-vector").start()
+
+
 @functools.lru_cache(maxsize=256)
 def query_vector(query: str) -> np.ndarray | None:
     """The query's e5 vector, or None when the model is not available."""

@@ -378,6 +378,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     # locator plugins' code and the cleaned-chunk cache the built-in cleaner reads.
     reg = host.registry()
     compile_patterns()
+    meaning.prefetch(query)
     _prepare_locating(host)
     result = pending.result()
     t1 = time.perf_counter()
