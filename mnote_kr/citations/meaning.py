@@ -179,14 +179,9 @@ def _record_progress(line: str) -> None:
 
 def status() -> dict[str, Any]:
     """``status``'s view: the model, how many files' places have vectors, an embedding under way."""
-    from importlib.metadata import PackageNotFoundError, version
-
     from mnote_kr.citations.e5 import E5_PACKAGE, E5_VERSION
 
-    try:
-        installed = version(E5_PACKAGE)
-    except PackageNotFoundError:
-        installed = None
+    installed = _installed_version(E5_PACKAGE)
     out: dict[str, Any] = {
         "model": f"multilingual-e5-small ({E5_PACKAGE} {E5_VERSION})" if installed == E5_VERSION else None,
         "weight": MEANING_WEIGHT,
@@ -206,6 +201,23 @@ def status() -> dict[str, Any]:
     except (OSError, ValueError, TypeError):
         pass
     return out
+
+
+def _installed_version(package: str) -> str | None:
+    """The installed version of ``package`` from its ``.dist-info`` folder name (``status`` stays
+    clear of ``importlib.metadata``: a cold ``status`` loads only what it uses), or None."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    for info in site.glob(f"{package}-*.dist-info"):
+        return info.name[len(package) + 1: -len(".dist-info")]
+    return None
 
 
 def _alive(pid: int) -> bool:
