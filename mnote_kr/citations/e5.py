@@ -64,12 +64,32 @@ def _model_bytes() -> bytes:
     path = Path(str(dist.locate_file(E5_FILE)))
     try:
         data = path.read_bytes()
+        st = path.stat()
     except OSError as exc:
         raise ModelUnavailable(f"cannot read {E5_FILE} of {E5_PACKAGE}: {exc}") from exc
-    if hashlib.sha256(data).hexdigest() != E5_SHA256:
-        raise ModelUnavailable(f"{E5_FILE} of {E5_PACKAGE} {E5_VERSION} does not hash to the pinned sha256 "
-                               f"(reinstall {E5_PACKAGE}=={E5_VERSION})")
+    stamp = f"{path}|{st.st_size}|{st.st_mtime_ns}|{E5_SHA256}"
+    if _verified() != stamp:
+        if hashlib.sha256(data).hexdigest() != E5_SHA256:
+            raise ModelUnavailable(f"{E5_FILE} of {E5_PACKAGE} {E5_VERSION} does not hash to the pinned sha256 "
+                                   f"(reinstall {E5_PACKAGE}=={E5_VERSION})")
+        _verified(stamp)
     return data
+
+
+def _verified(stamp: str | None = None) -> str | None:
+    """The model file last found to hash to ``E5_SHA256`` (path, size, mtime), kept in the cache dir:
+    a new process hashes the 72 MB again only when the file changed. With ``stamp``: record it."""
+    from mnote_kr.core.paths import cache_dir
+
+    record = cache_dir() / "locate" / "e5-verified"
+    try:
+        if stamp is None:
+            return record.read_text(encoding="utf-8")
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(stamp, encoding="utf-8")
+    except OSError:
+        pass
+    return None
 
 
 class _Reader:
