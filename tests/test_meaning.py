@@ -141,6 +141,9 @@ def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -
     again: list[str] = []
     assert meaning.embed_queued(again.append) == 0 and again == []
     assert meaning.stored(meaning.places_key(texts)) is not None
+    meaning.query_vector.cache_clear()  # a new process: the query asked before is read from disk
+    q = meaning.query_vector("plague")
+    assert q is not None and q.shape == (384,) and abs(float(q @ q) - 1.0) < 1e-4
     edited = [*texts[:-1], texts[-1] + " Edited."]
     with pytest.raises(AssertionError, match="embedded again"):
         meaning.embed_places(edited)

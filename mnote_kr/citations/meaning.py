@@ -260,14 +260,30 @@ def prefetch(query: str) -> None:
 
 @functools.lru_cache(maxsize=256)
 def query_vector(query: str) -> np.ndarray | None:
-    """The query's e5 vector, or None when the model is not available."""
+    """The query's e5 vector, or None when the model is not available. Kept on disk too
+    (``<cache>/locate/meaning-queries/``): a query asked again in a new process loads no model."""
+    import numpy as np
+
     from mnote_kr.citations.e5 import ModelUnavailable, model
 
+    store = _query_store()
+    blob = store.get(query)
+    if blob is not None and len(blob) == 4 * 384:
+        return np.frombuffer(blob, np.float32)
     try:
         vec: np.ndarray = model().embed([query], query=True)[0]
     except ModelUnavailable:
         return None
+    store.put(query, vec.astype(np.float32).tobytes())
     return vec
+
+
+@functools.lru_cache(maxsize=1)
+def _query_store() -> KeyedStore:
+    from mnote_kr.citations.e5 import E5_SHA256
+    from mnote_kr.citations.filecache import KeyedStore
+
+    return KeyedStore("meaning-queries", f"{_VERSION}-e5-{E5_SHA256[:16]}", max_entries=20000)
 
 
 def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | None:
