@@ -347,10 +347,12 @@ class Host:
                 preparing.join()
         else:
             self._prepare_locate(sources)
-        # Citable by words from here; placed by meaning once their paragraphs' vectors exist.
-        from mnote_kr.citations.meaning import embed_queued
+        if error is None:
+            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
+            # (not after a provider failure: its one error line is what the person needs then).
+            from mnote_kr.citations.meaning import embed_queued
 
-        embed_queued(self.progress)
+            embed_queued(self.progress)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
