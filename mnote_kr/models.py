@@ -340,6 +340,9 @@ class Locator(Frozen, frozen=True, kw_only=True):
     header_row: int | None = None
     headers: list[str] = []
     row_label: str | None = None
+    #: Cosine of the query with the cited paragraph by multilingual-e5-small (``meaningScore``);
+    #: None while the file's paragraphs have no vectors (placed by words alone).
+    meaning_score: float | None = None
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):
@@ -351,6 +354,9 @@ class LocateRequest(Frozen, frozen=True, kw_only=True):
     block: SidecarBlock | None = None
     block_id: str | None = None
     sidecar_meta: SidecarMeta | None = None
+    #: The whole passage (the provider's chunk) the evidence was cut from: a locator may place
+    #: the citation on whichever of its paragraphs answers the query (by words and meaning).
+    passage: str = ""
 
 
 # --------------------------------------------------------------------------- citations

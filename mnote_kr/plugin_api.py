@@ -25,6 +25,8 @@ What is here:
   into one ``Error: ... (hint)`` line.
 * **The text toolkit locators share**: ``TextDocument``/``TextParagraph``/``match_evidence``/
   ``locator_from_match``/``Scope``/``THRESHOLD`` (find the paragraph evidence came from),
+  ``queue_places``/``with_meaning`` (have a document's paragraphs embedded at ingest, and rank a
+  passage's paragraphs by meaning beside words),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
@@ -100,6 +102,8 @@ if TYPE_CHECKING:
         TextParagraph,
         locator_from_match,
         match_evidence,
+        queue_places,
+        with_meaning,
     )
     from mnote_kr.citations.textnorm import (
         iter_tokens,
@@ -125,7 +129,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "textnorm": ("mnote_kr.citations.textnorm", None),
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.textmatch", n) for n in (
-        "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "locator_from_match", "match_evidence")},
+        "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "locator_from_match", "match_evidence",
+        "queue_places", "with_meaning")},
     **{n: ("mnote_kr.citations.textnorm", n) for n in (
         "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
     **{n: ("mnote_kr.citations.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
@@ -223,10 +228,12 @@ __all__ = [
     "query_occurrences",
     "query_standing",
     "query_terms",
+    "queue_places",
     "read_sidecar",
     "scaffolding",
     "source_card",
     "textmatch",
     "textnorm",
+    "with_meaning",
     "write_private",
 ]

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from mnote_kr.citations import answercache
+from mnote_kr.citations import answercache, meaning
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote
@@ -126,6 +126,7 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
         request.file, st.st_size, st.st_mtime_ns, st.st_ino, request.evidence, request.query, request.block_id,
         block.content if block is not None else None, sidecar_path,
         _meta_encoder.encode(request.sidecar_meta) if request.sidecar_meta is not None else None,
+        request.passage, meaning.generation() if request.passage else 0,
     )
     hit = _locator_memo.get(plugins, key)
     if hit is not None:
@@ -277,7 +278,8 @@ def build_citations(
                               reason="image: opens the picture")
         else:
             request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
-                                    block=block, block_id=block_id, sidecar_meta=mapped.meta)
+                                    block=block, block_id=block_id, sidecar_meta=mapped.meta,
+                                    passage=ref.content or "")
             locator = _locate(host.plugins, request, st, mapped.sidecar_path)
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
@@ -302,7 +304,7 @@ def build_citations(
         headings = heading_path(block) if block else []
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
-                                    tuple(headings)))
+                                    tuple(headings), locator.meaning_score))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
@@ -457,6 +459,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     # locator plugins' code and the cleaned-chunk cache the built-in cleaner reads.
     reg = host.registry()
     compile_patterns()
+    meaning.prefetch(query)
     _prepare_locating(host)
     result = pending.result()
     t1 = time.perf_counter()

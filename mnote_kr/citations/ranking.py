@@ -62,6 +62,9 @@ APPARATUS_FACTOR = 0.25
 #: ``inFile``: a passage holding the answer type the question asks for (and one of its words) gains
 #: this over its file's other passages (five saved runs: 0.4 to 100 order them alike, 0.25 and below as 0).
 TYPE_IN_FILE = 0.5
+#: ``inFile``: a file's citation whose place means most what the query asks (the cosine of
+#: ``Locator.meaning_score``, scaled over the file's citations) gains up to this over the file's others.
+MEANING_IN_FILE = 0.5
 #: An answer type's idf is multiplied by this (it stands for the question words it replaces:
 #: "what year", "how many", 多少钱).
 TYPE_WEIGHT = 2.0
@@ -93,6 +96,8 @@ class Candidate:
     file_name: str
     text: str
     heading_path: tuple[str, ...] = ()
+    #: cosine of the query with the cited place (``Locator.meaning_score``), None without vectors
+    meaning: float | None = None
 
 
 @functools.lru_cache(maxsize=8192)
@@ -285,10 +290,26 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             total += parts["apparatus"]
         out.append((total, parts))
     notices = [is_notice(c.text, c.heading_path) for c in candidates]
-    if any(notices) or any(typed):
+    meant = _meaning_in_file(candidates)
+    if any(notices) or any(typed) or any(meant):
         in_file = [out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
-                   for i in range(len(out))]
+                   + meant[i] for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
+    return out
+
+
+def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:
+    """``MEANING_IN_FILE`` times each citation's cosine scaled over its file's citations (0 for the
+    file's least meant place, the weight for its best); 0 where a citation has no cosine."""
+    by_file: dict[str, list[float]] = {}
+    for c in candidates:
+        if c.meaning is not None:
+            by_file.setdefault(c.file_name, []).append(c.meaning)
+    out = []
+    for c in candidates:
+        cos = by_file.get(c.file_name, [])
+        lo, hi = min(cos, default=0.0), max(cos, default=0.0)
+        out.append(MEANING_IN_FILE * (c.meaning - lo) / (hi - lo) if c.meaning is not None and hi - lo > 1e-9 else 0.0)
     return out
 
 

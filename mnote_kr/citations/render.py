@@ -210,6 +210,11 @@ def render_status(info: dict[str, Any]) -> str:
             lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    meant = info.get("meaning") or {}
+    if meant:
+        lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
+                                      f"{meant.get('files', 0)} file(s) with vectors")
+                     + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     for warning in prov.get("warnings") or []:
         lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):

@@ -39,10 +39,12 @@ with shingles. Table-of-contents paragraphs (``in_toc``) are penalised. Below
 
 from __future__ import annotations
 
+import dataclasses
 import heapq
 import math
 import re
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -77,11 +79,15 @@ __all__ = [
     "iter_tokens",
     "match_evidence",
     "normalize",
+    "passage_paragraphs",
+    "place_by_meaning",
+    "queue_places",
     "query_occurrences",
     "sections_under",
     "shingles",
     "standalone_occurrence",
     "token_set",
+    "with_meaning",
 ]
 
 # --------------------------------------------------------------------------- paragraph model
@@ -224,6 +230,8 @@ class Match:
     highlight: tuple[int, int] | None
     reason: str
     anchor: Anchor | None = None
+    #: cosine of the query with ``paragraph`` (``place_by_meaning``), None without vectors
+    meaning: float | None = None
 
 
 def _segments(ev: str) -> list[tuple[int, int, bool]]:
@@ -337,7 +345,6 @@ def match_evidence(
     sel: dict[int, float] = {}
     recs: list[tuple[Anchor, dict[int, float]]] = []  # each non-heading anchor's recalls, for ``raw`` below
     aligned: list[tuple[Anchor, list[tuple[int, float]]]] = []
-    paras_ = doc.paragraphs
     best_anchor: dict[int, Anchor] = {}
     heading_hits: set[int] = set()
     support: dict[int, int] = {}
@@ -356,17 +363,7 @@ def match_evidence(
                 sel[i] = s
                 best_anchor[i] = a
         if a.kind != "heading" and rec:
-            rel = _reliability(len(a.tokens))
-            # the paragraphs this evidence line most likely came from (document order on ties)
-            # (the closest in length among equal recalls: a line is one paragraph, not a longer one holding it)
-            top_r = max(rec.values())
-            near = [i for i, r in rec.items() if r >= top_r - 0.02]
-            if len(near) > 4 * ALIGNED_PER_ANCHOR:  # a line of common words: keep the surest, in order
-                near = sorted(near, key=lambda i: (-rec[i], i))[: 4 * ALIGNED_PER_ANCHOR]
-            prec = {i: len(a.tokens & paras_[i].tokens) / max(1, len(paras_[i].tokens)) for i in near}
-            top_p = max(prec.values())
-            near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
-            aligned.append((a, [(i, rec[i] * rel) for i in near]))
+            aligned.append(_aligned(doc, a, rec))
     if not sel:
         return Match(None, 0.0, None, "no paragraph shares a word with the evidence")
     heading_norms = {normalize(block_heading).strip()} if block_heading else set()
@@ -461,6 +458,101 @@ def match_evidence(
     if q and not _verbatim_query(ev, q, occ):
         return _by_query_terms(doc, match, ev, q, aligned, scope, threshold)
     return _copy_read_through(doc, match, ev, q, aligned, scope, threshold)
+
+
+def _aligned(doc: TextDocument[P], a: Anchor, rec: dict[int, float]) -> tuple[Anchor, list[tuple[int, float]]]:
+    """The paragraphs evidence line ``a`` most likely came from, with their reliability-weighted
+    recalls (document order on ties; the closest in length among equal recalls: a line is one
+    paragraph, not a longer one holding it)."""
+    paras = doc.paragraphs
+    rel = _reliability(len(a.tokens))
+    top_r = max(rec.values())
+    near = [i for i, r in rec.items() if r >= top_r - 0.02]
+    if len(near) > 4 * ALIGNED_PER_ANCHOR:  # a line of common words: keep the surest, in order
+        near = sorted(near, key=lambda i: (-rec[i], i))[: 4 * ALIGNED_PER_ANCHOR]
+    prec = {i: len(a.tokens & paras[i].tokens) / max(1, len(paras[i].tokens)) for i in near}
+    top_p = max(prec.values())
+    near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
+    return a, [(i, rec[i] * rel) for i in near]
+
+
+def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
+                       threshold: float = THRESHOLD) -> list[int]:
+    """The paragraphs a whole passage (a provider's chunk) quotes, in document order: the run of
+    neighbours explaining most of its lines, with the unaligned paragraphs inside the run
+    (short list items, table cells). Empty when no run is found."""
+    ev = normalize(passage or "")
+    anchors, _ = build_anchors(ev, "", None)
+    idf_cache: dict[str, float] = {}
+    aligned = []
+    for a in anchors:
+        if a.kind == "heading":
+            continue
+        for t in a.tokens:
+            if t not in idf_cache:
+                idf_cache[t] = doc.idf(t)
+        rec, _ = _recalls(doc, a.tokens, idf_cache)
+        if rec:
+            aligned.append(_aligned(doc, a, rec))
+    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    if not runs:
+        return []
+    most = max(n for _, n, _ in runs)
+    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
+    lo, hi = min(run[0]), max(run[0])
+    return [i for i in range(lo, hi + 1) if i in run[0] or doc.paragraphs[i].tokens]
+
+
+def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: str,
+                     cosines: Callable[[list[int]], dict[int, float] | None],
+                     scope: Scope | None = None) -> Match:
+    """``match`` moved to the paragraph of the passage that answers by words and meaning together.
+
+    The candidates are the paragraphs the whole ``passage`` quotes (:func:`passage_paragraphs`)
+    and the matched one; ``cosines(indices)`` gives the query's cosine with them (None: no
+    vectors, the match stands). Each is scored by ``meaning.combine``: its share of the
+    query's terms (``QueryTerms``) plus ``meaning.MEANING_WEIGHT`` times its meaning; a
+    paragraph holding every term still wins. A match on the query as written is kept."""
+    from mnote_kr.citations.meaning import combine
+
+    q = normalize(query or "").strip()
+    if match.paragraph is None or not q or match.reason.startswith("matched evidence") and q in match.paragraph.norm:
+        return match
+    paras = doc.paragraphs
+    cands = sorted(set(passage_paragraphs(doc, passage, scope)) | {match.paragraph.index})
+    cands = [i for i in cands if paras[i].tokens and not paras[i].in_toc and not paras[i].heading_level]
+    if len(cands) < 2:
+        return match
+    cos = cosines(cands)
+    if not cos:
+        return match
+    qt = QueryTerms(q, doc.df, len(paras))
+    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
+    score = combine(words, cos)
+    pick = min(cands, key=lambda i: (-round(score[i], 9), i))
+    if pick == match.paragraph.index:
+        return dataclasses.replace(match, meaning=cos.get(pick))
+    para = paras[pick]
+    return Match(para, match.score, qt.span(para.norm) if qt else None,
+                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick))
+
+
+def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
+    """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
+    (``mnote_kr.citations.meaning``); the match unchanged while they do not exist."""
+    if not passage or match.paragraph is None:
+        return match
+    from mnote_kr.citations import meaning
+
+    key = meaning.places_key([p.text for p in doc.paragraphs])
+    return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope)
+
+
+def queue_places(doc: TextDocument[P]) -> None:
+    """Ask ingest to embed this document's paragraphs (a locator's ``prepare_locate``)."""
+    from mnote_kr.citations import meaning
+
+    meaning.queue([p.text for p in doc.paragraphs])
 
 
 def _copy_read_through(
@@ -759,6 +851,7 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             locator_plugin=plugin,
             reason=reason,
             locator_reason=reason,
+            meaning_score=round(match.meaning, 6) if match.meaning is not None else None,
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(

@@ -372,6 +372,12 @@ class Host:
                 preparing.join()
         else:
             self._prepare_locate(sources)
+        if error is None:
+            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
+            # (not after a provider failure: its one error line is what the person needs then).
+            from mnote_kr.citations.meaning import embed_queued
+
+            embed_queued(self.progress)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
@@ -671,6 +677,7 @@ class Host:
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
+            "meaning": _meaning_status(),
         }
         try:
             status = self.plugins.provider_status(self.context(), reg.all_entries())
@@ -760,3 +767,10 @@ def _count(items: list[IngestItem]) -> dict[str, int]:
     for item in items:
         counts[item.status] = counts.get(item.status, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def _meaning_status() -> dict[str, Any]:
+    """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``)."""
+    from mnote_kr.citations.meaning import status
+
+    return status()

@@ -206,7 +206,7 @@ def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) 
 
 def locate_text(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
-    from mnote_kr.citations.textmatch import locator_from_match, match_evidence
+    from mnote_kr.citations.textmatch import locator_from_match, match_evidence, with_meaning
     doc = load_text(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -219,6 +219,7 @@ def locate_text(request: LocateRequest) -> Locator:
         block_content=block.content if block is not None else None,
         scope=scope,
     )
+    match = with_meaning(doc, match, request.passage, request.query, scope)
     inside = match.paragraph is not None and scope is not None and match.paragraph.index in scope
     return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
                               detail=" in the block's heading section" if inside else "")
@@ -235,7 +236,11 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the paragraph model of a Markdown or text file on disk for the first search."""
     if Path(path).suffix.lower() not in EXTENSIONS:
         return None
-    return _cache().warm(path)
+    from mnote_kr.citations.textmatch import queue_places
+
+    parsed = _cache().warm(path)
+    queue_places(load_text(path))  # ingest embeds its paragraphs once it is citable
+    return parsed
 
 
 @hookimpl(trylast=True)

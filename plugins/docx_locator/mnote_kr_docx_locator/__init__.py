@@ -79,7 +79,7 @@ def prepare_search() -> None:
 
 def locate_docx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the DOCX ``request.file``. Raises ``DocumentError``."""
-    from mnote_kr.plugin_api import Scope, locator_from_match, match_evidence
+    from mnote_kr.plugin_api import Scope, locator_from_match, match_evidence, with_meaning
 
     from .cache import load_docx
 
@@ -97,6 +97,7 @@ def locate_docx(request: LocateRequest) -> Locator:
     )
     in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
     if in_scope or scope is None:
+        match = with_meaning(doc, match, request.passage, request.query, Scope((scope,)) if scope is not None else None)
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)
     # The sidecar names a real paragraph range, but the evidence matches none of its
     # paragraphs: say so (``file``, degraded) rather than land on the block's first
@@ -169,9 +170,13 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the DOCX's paragraph model on disk so the first search need not parse it."""
     if Path(path).suffix.lower() != ".docx":
         return None
-    from .cache import warm_docx
+    from mnote_kr.plugin_api import queue_places
 
-    return warm_docx(path)
+    from .cache import load_docx, warm_docx
+
+    parsed = warm_docx(path)
+    queue_places(load_docx(path))  # ingest embeds its paragraphs once it is citable
+    return parsed
 
 
 @hookimpl

