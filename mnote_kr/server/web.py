@@ -399,7 +399,7 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
     c = src.citation
     opened = _opened_note(query)
     model = host.plugins.document_model(str(src.path))
-    if model is None or (model.kind == "pages" and not model.pages):
+    if model is None or (model.kind == "pages" and not model.pages) or (model.kind == "slides" and not model.slides):
         reply.html(200, webpages.no_preview(c, "No plugin can show this file type here; "
                                                "open it in the system viewer.", opened))
         return
@@ -417,6 +417,19 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
             reply.message(404, "No such page", f"The PDF has {len(model.pages)} pages.")
             return
         reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place))
+        return
+    if model.kind == "slides":
+        raw = (query.get("slide") or [""])[-1]
+        loc = webpages.at_place(c, place).locator
+        default = loc.slide if loc.locator_precision == "slide" and loc.slide else 1
+        shown = int(raw) if raw.isdigit() else default
+        if not 1 <= shown <= len(model.slides):
+            reply.message(404, "No such slide", f"The presentation has {len(model.slides)} slides.")
+            return
+        reply.html(200, webpages.slide_viewer(c, model, shown, opened, place))
+        return
+    if model.kind == "sheets":
+        reply.html(200, webpages.sheet_viewer(c, model, opened, place))
         return
     reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
 
