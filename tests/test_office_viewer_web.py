@@ -167,3 +167,10 @@ def test_sheet_window_is_bounded_around_the_cited_cell() -> None:
     assert rows == [1] + list(range(250 - webpages.ROWS_AROUND, 250 + webpages.ROWS_AROUND + 1))
     assert cols[0] == "N" and cols[-1] == "Z" and len(cols) == 2 * webpages.COLUMNS_AROUND + 1
     assert '<td id="hl" class="cited" data-cell="T250">250:20</td>' in html and "…" in html
+
+
+def test_place_words_name_the_slide_and_the_cells() -> None:
+    slide = Locator(locator_precision="slide", locator_degraded=False, slide=3, shape_id=4)
+    notes = Locator(locator_precision="slide", locator_degraded=False, slide=2, speaker_notes=True)
+    cell = Locator(locator_precision="cell", locator_degraded=False, sheet="Results", range="B7:D7")
+    assert [webpages.place_words(x) for x in (slide, notes, cell)] == ["slide 3", "slide 2 notes", "Results!B7:D7"]

@@ -123,11 +123,15 @@ def precision_badge(locator: Locator) -> str:
 
 
 def place_words(locator: Locator) -> str:
-    """Where a place is, short: ``p.3``, ``¶12``, ``file``."""
+    """Where a place is, short: ``p.3``, ``¶12``, ``slide 2``, ``Results!C2``, ``file``."""
     if locator.locator_precision == "bbox" and locator.page is not None:
         return f"p.{locator.page}"
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
         return f"¶{locator.paragraph_index}"
+    if locator.locator_precision == "slide" and locator.slide is not None:
+        return f"slide {locator.slide}" + (" notes" if locator.speaker_notes else "")
+    if locator.locator_precision == "cell" and locator.sheet is not None:
+        return f"{locator.sheet}!{locator.range or ''}"
     return "file"
 
 
