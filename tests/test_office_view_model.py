@@ -13,14 +13,14 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.models import DocumentModel
-from mnote_kr.plugins import load_plugins
+from mnote_kr.plugins import Plugins, load_plugins
 
 PPTX = sorted((CORPUS / "pptx").glob("*.pptx"))
 XLSX = sorted(p for p in (CORPUS / "xlsx").iterdir() if p.suffix in (".xlsx", ".xlsm"))
 
 
 @pytest.fixture(scope="module")
-def plugins():  # type: ignore[no-untyped-def]
+def plugins() -> Plugins:
     return load_plugins(None)
 
 
@@ -43,7 +43,7 @@ def _sha(path: Path) -> str:
 
 
 @pytest.mark.parametrize("path", PPTX, ids=lambda p: p.name)
-def test_slide_shapes_hold_docling_texts_at_docling_boxes(plugins, path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_slide_shapes_hold_docling_texts_at_docling_boxes(plugins: Plugins, path: Path) -> None:
     before = _sha(path)
     model = plugins.document_model(str(path))
     truth = _truth(path)
@@ -79,9 +79,10 @@ def test_slide_shapes_hold_docling_texts_at_docling_boxes(plugins, path: Path) -
     assert _sha(path) == before
 
 
-def test_sample_deck_shapes_keep_the_locators_ids_paragraphs_and_notes(plugins) -> None:  # type: ignore[no-untyped-def]
+def test_sample_deck_shapes_keep_the_locators_ids_paragraphs_and_notes(plugins: Plugins) -> None:
     path = CORPUS / "pptx" / "docling__powerpoint_sample.pptx"
     model = plugins.document_model(str(path))
+    assert model is not None
     second = model.slides[1]
     (rect,) = [s for s in second.shapes if s.name == "Rectangle 3"]
     assert rect.id == 4 and [p.text for p in rect.paragraphs] == ["A rectangle shape with this text inside."]
@@ -102,7 +103,7 @@ def _sheet_names(path: Path) -> list[str]:
 
 
 @pytest.mark.parametrize("path", XLSX, ids=lambda p: p.name)
-def test_sheet_cells_sit_where_docling_places_its_table_cells(plugins, path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_sheet_cells_sit_where_docling_places_its_table_cells(plugins: Plugins, path: Path) -> None:
     before = _sha(path)
     model = plugins.document_model(str(path))
     assert isinstance(model, DocumentModel) and model.kind == "sheets" and model.plugin == "xlsx_locator"

@@ -5,9 +5,7 @@ highlighted, visible and holding the cited text (``mnote_kr_testkit.browser``: f
 from __future__ import annotations
 
 import copy
-import hashlib
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,7 +18,7 @@ from mnote_kr.models import Citation
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
 from mnote_kr.server.webpages import view_url
-from tests.test_office_integration import FERRY, _book, _deck
+from tests.test_office_integration import FERRY, _book, _deck, _sha
 
 pytestmark = pytest.mark.integration
 
@@ -28,10 +26,6 @@ pytestmark = pytest.mark.integration
 class Site:
     def __init__(self, server: ApiServer, slide: Citation, cell: Citation) -> None:
         self.server, self.slide, self.cell = server, slide, cell
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 @pytest.fixture(scope="module")
@@ -80,12 +74,20 @@ def page(browser, site: Site) -> Iterator[Any]:  # noqa: F811
 _RECT = "e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; }"
 
 
+def _open_cited(page: Any, site: Site, cite: Citation, selector: str) -> Any:
+    """Open ``cite``'s viewer page; its highlighted element (``selector``), visible and in view."""
+    page.goto(site.server.url + view_url(cite.citation_id))
+    hl = page.wait_for_selector(selector)
+    assert hl is not None and hl.is_visible()
+    box = hl.evaluate(_RECT)
+    assert 0 <= box[1] and box[3] <= 900, "the cited place is scrolled into view"
+    return hl
+
+
 def test_slide_citation_highlights_the_cited_shape_at_its_place(page, site: Site,
                                                                 tmp_path_factory: pytest.TempPathFactory) -> None:
     loc = site.slide.locator
-    page.goto(site.server.url + view_url(site.slide.citation_id))
-    hl = page.wait_for_selector("#hl")
-    assert hl is not None and hl.is_visible()
+    hl = _open_cited(page, site, site.slide, "#hl")
     assert {"shape", "cited"} <= set((hl.get_attribute("class") or "").split())
     assert hl.get_attribute("data-shape-name") == loc.shape_name
     assert FERRY in hl.inner_text()
@@ -101,7 +103,6 @@ def test_slide_citation_highlights_the_cited_shape_at_its_place(page, site: Site
     want = [fx0 + loc.bbox_fraction[0] * (fx1 - fx0), fy0 + loc.bbox_fraction[1] * (fy1 - fy0),
             fx0 + loc.bbox_fraction[2] * (fx1 - fx0)]
     assert all(abs(a - b) <= 2 for a, b in zip(box[:3], want, strict=True)), (box, want)
-    assert 0 <= box[1] and box[3] <= 900, "the cited shape is scrolled into view"
     colour = hl.evaluate("e => getComputedStyle(e).outlineColor")
     assert colour == "rgb(224, 138, 0)"  # viewer.css --hl-edge: the highlight is drawn
     page.screenshot(path=str(artefact_dir(tmp_path_factory) / "viewer-slide.png"))
@@ -110,17 +111,13 @@ def test_slide_citation_highlights_the_cited_shape_at_its_place(page, site: Site
 def test_cell_citation_highlights_the_cited_cell_in_the_sheet_table(page, site: Site,
                                                                     tmp_path_factory: pytest.TempPathFactory) -> None:
     loc = site.cell.locator
-    page.goto(site.server.url + view_url(site.cell.citation_id))
-    hl = page.wait_for_selector("td#hl")
-    assert hl is not None and hl.is_visible()
+    hl = _open_cited(page, site, site.cell, "td#hl")
     assert hl.get_attribute("data-cell") == loc.range == "C2" and hl.inner_text() == "4100"
     assert page.eval_on_selector_all("td.cited", "els => els.map(e => e.dataset.cell)") == ["C2"]
     # its column letter and row number head it
     assert page.evaluate("""() => { const td = document.getElementById('hl'); const tr = td.parentElement;
         const col = document.querySelectorAll('table.sheet thead th')[td.cellIndex].textContent;
         return [col, tr.querySelector('th').textContent]; }""") == ["C", "2"]
-    box = hl.evaluate(_RECT)
-    assert 0 <= box[1] and box[3] <= 900, "the cited cell is scrolled into view"
     background = hl.evaluate("e => getComputedStyle(e).backgroundColor")
     assert background == "rgba(255, 196, 0, 0.45)"  # viewer.css --hl
     page.screenshot(path=str(artefact_dir(tmp_path_factory) / "viewer-sheet.png"))

@@ -7,7 +7,6 @@ files' own text, as LightRAG would); the browser test of the same pages against 
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterator
 from html import unescape
@@ -23,7 +22,7 @@ from mnote_kr.core.host import Host
 from mnote_kr.models import Citation, LocateRequest, Locator
 from mnote_kr.server import webpages
 from mnote_kr.server.app import ApiServer
-from tests.test_office_integration import FERRY, _book, _deck
+from tests.test_office_integration import FERRY, _book, _deck, _sha
 
 DECK_TEXT = "Passenger traffic\nCargo tonnage stayed flat through the winter months.\n" + FERRY
 BOOK_TEXT = "Line item | 2022 | 2023\nRevenue | 3900 | 4100\nOperating costs | 2100 | 2300"
@@ -32,10 +31,6 @@ BOOK_TEXT = "Line item | 2022 | 2023\nRevenue | 3900 | 4100\nOperating costs | 2
 class Site:
     def __init__(self, server: ApiServer, host: Host, deck: Path, book: Path, cites: dict[str, Citation]) -> None:
         self.server, self.host, self.deck, self.book, self.cites = server, host, deck, book, cites
-
-
-def _sha(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
 def _cite_at(host: Host, cite: Citation, loc: Locator, cid: str | None = None) -> Citation:

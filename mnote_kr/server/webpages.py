@@ -256,6 +256,19 @@ def _fmt(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
+def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, int]) -> list[str]:
+    """The opening of a page or slide bar: ``‹ previous``, ``page 2 of 9``, ``next ›`` (``unit`` is the
+    query parameter and the word); the caller adds its own items and closes the ``nav``."""
+    nav = [f'<nav class="pages" aria-label="{unit}s">']
+    if shown > 1:
+        back = view_url(c.citation_id, **{unit: shown - 1}, **extra)
+        nav.append(f'<a rel="prev" href="{escape(back)}">‹ previous</a>')
+    nav.append(f'<span class="page-no">{unit} {shown} of {total}</span>')
+    if shown < total:
+        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, **{unit: shown + 1}, **extra))}">next ›</a>')
+    return nav
+
+
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
                opened: str | None = None, place: int = 1) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
@@ -278,12 +291,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
                          f'height="{_fmt(y1 - y0)}"/>')
     total = len(model.pages)
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
-    nav = ['<nav class="pages" aria-label="pages">']
-    if shown > 1:
-        nav.append(f'<a rel="prev" href="{escape(view_url(c.citation_id, page=shown - 1, **extra))}">‹ previous</a>')
-    nav.append(f'<span class="page-no">page {shown} of {total}</span>')
-    if shown < total:
-        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, page=shown + 1, **extra))}">next ›</a>')
+    nav = _step_nav(c, "page", shown, total, extra)
     hidden = f'<input type="hidden" name="place" value="{place}">' if place > 1 else ""
     nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
@@ -459,12 +467,7 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
         notes = (f'<section class="notes{" cited" if notes_cited else ""}"{hl}><h2>Speaker notes</h2>'
                  f'{_shape_paragraphs(slide.notes, loc if notes_cited else None)}</section>')
     total = len(model.slides)
-    nav = ['<nav class="pages" aria-label="slides">']
-    if shown > 1:
-        nav.append(f'<a rel="prev" href="{escape(view_url(c.citation_id, slide=shown - 1, **extra))}">‹ previous</a>')
-    nav.append(f'<span class="page-no">slide {shown} of {total}</span>')
-    if shown < total:
-        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, slide=shown + 1, **extra))}">next ›</a>')
+    nav = _step_nav(c, "slide", shown, total, extra)
     if loc.locator_precision == "slide" and loc.slide and loc.slide != shown:
         nav.append(f'<span class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
                    f"slide {loc.slide}</a></span>")
