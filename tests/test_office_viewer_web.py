@@ -15,6 +15,7 @@ from pathlib import Path
 import httpx
 import msgspec
 import pytest
+from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 from mnote_kr.citations.citecache import remember
@@ -42,6 +43,16 @@ def _cite_at(host: Host, cite: Citation, loc: Locator, cid: str | None = None) -
     return out
 
 
+def _office_host(ws: Path, texts: dict[str, str]) -> Host:
+    """A host on ``ws`` with ``ws/office`` ingested; the fake provider holds ``texts`` (path -> text)."""
+    host, provider = fake_host(ws)
+    host.roots_add(ws / "office")
+    host.ingest([ws / "office"])
+    for rel, text in texts.items():
+        provider.texts[FakeProvider.name_for(rel)] = text
+    return host
+
+
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[Site]:
     ws = tmp_path / "ws"
@@ -50,11 +61,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
     _deck(deck)
     _book(book)
     before = {p: _sha(p) for p in (deck, book)}
-    host, provider = fake_host(ws)
-    host.roots_add(ws / "office")
-    host.ingest([ws / "office"])
-    provider.texts[FakeProvider.name_for("office/harbour.pptx")] = DECK_TEXT
-    provider.texts[FakeProvider.name_for("office/results.xlsx")] = BOOK_TEXT
+    host = _office_host(ws, {"office/harbour.pptx": DECK_TEXT, "office/results.xlsx": BOOK_TEXT})
     found = {Path(c.source_root_relative_path).suffix: c for c in host.search("Kestrelmoor ferry", top_k=10).results}
     assert set(found) == {".pptx", ".xlsx"}, found
     slide = host.locate(LocateRequest(file=str(deck), evidence=DECK_TEXT, query="Kestrelmoor ferry passengers"))
@@ -72,11 +79,12 @@ def site(tmp_path: Path) -> Iterator[Site]:
     assert {p: _sha(p) for p in (deck, book)} == before  # the viewer never touched a source
 
 
-def _page(site: Site, cite: Citation, **query: str | int) -> str:
-    with httpx.Client(base_url=site.server.url, timeout=30) as client:
-        assert client.get("/", params={"token": site.server.token}).status_code == 303
+def _page(site: Site | ApiServer, cite: Citation, status: int = 200, **query: str | int) -> str:
+    server = site.server if isinstance(site, Site) else site
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        assert client.get("/", params={"token": server.token}).status_code == 303
         r = client.get(webpages.view_url(cite.citation_id, **query))
-        assert r.status_code == 200, r.text
+        assert r.status_code == status, r.text
         assert "style=" not in r.text and "<style" not in r.text  # the CSP allows no inline style
         return r.text
 
@@ -134,7 +142,7 @@ def test_sheet_page_shows_the_table_around_the_cell_and_marks_it(site: Site) -> 
     assert head is not None and re.findall(r"<th scope=\"col\">(\w+)</th>", head.group(1)) == ["A", "B", "C"]
     assert re.findall(r'<th scope="row">(\d+)</th>', html) == ["1", "2", "3", "4"]
     assert '<td data-cell="A2">Revenue</td>' in html and '<td data-cell="C1">2023</td>' in html
-    assert '<li class=current>Results</li>' in html and "banner file-only" not in html
+    assert '<li class="current" aria-current="page">Results</li>' in html and "banner file-only" not in html
 
 
 def test_sheet_page_marks_every_cell_of_a_cited_range(site: Site) -> None:
@@ -169,3 +177,28 @@ def test_place_words_name_the_slide_and_the_cells() -> None:
     notes = Locator(locator_precision="slide", locator_degraded=False, slide=2, speaker_notes=True)
     cell = Locator(locator_precision="cell", locator_degraded=False, sheet="Results", range="B7:D7")
     assert [webpages.place_words(x) for x in (slide, notes, cell)] == ["slide 3", "slide 2 notes", "Results!B7:D7"]
+
+
+def test_sheet_tabs_show_other_sheets_unmarked_and_link_back(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "office").mkdir(parents=True)
+    book = ws / "office" / "book.xlsx"
+    book.write_bytes((CORPUS / "xlsx" / "docling__xlsx_01.xlsx").read_bytes())
+    row = "7 | 14 | 21 | 28"
+    host = _office_host(ws, {"office/book.xlsx": "col-1 | col-2 | col-3 | col-4\n" + row})
+    (cite,) = host.search("col-4 28", top_k=5).results
+    loc = host.locate(LocateRequest(file=str(book), evidence=row, query="col-4 28"))
+    assert (loc.locator_precision, loc.sheet) == ("cell", "Sheet2") and "8" in (loc.range or ""), loc
+    cite = _cite_at(host, cite, loc)
+    with ApiServer(host, write_token_file=False) as server:
+        home = _page(server, cite)
+        marked = re.findall(r'class="cited" data-cell="([A-Z]+)(\d+)">([^<]*)<', home)
+        assert marked and {r for _, r, _ in marked} == {"8"} and {t for *_, t in marked} <= {"7", "14", "21", "28"}
+        assert '<li class="current" aria-current="page">Sheet2</li>' in home
+        link = webpages.view_url(cite.citation_id, sheet="Sheet1")
+        assert f'<li><a href="{link}">Sheet1</a></li>' in home
+        other = _page(server, cite, sheet="Sheet1")
+        assert 'class="cited"' not in other and 'id="hl"' not in other and "banner file-only" not in other
+        assert '<td data-cell="A1">first</td>' in other and '<td data-cell="C7">-6</td>' in other
+        assert f'>Sheet2!{loc.range}</a>' in other  # the way back to the cited cells
+        assert "No such sheet" in _page(server, cite, 404, sheet="Nope")

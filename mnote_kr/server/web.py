@@ -423,7 +423,11 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
                    if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place))
         return
     if model.kind == "sheets":
-        reply.html(200, webpages.sheet_viewer(c, model, opened, place))
+        name = query["sheet"][-1] if query.get("sheet") else None
+        if name is not None and name not in {sheet.name for sheet in model.sheets}:
+            reply.message(404, "No such sheet", "The workbook has no sheet with cells by that name.")
+            return
+        reply.html(200, webpages.sheet_viewer(c, model, opened, place, name))
         return
     reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
 

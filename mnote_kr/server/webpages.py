@@ -545,31 +545,41 @@ def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, head
             f'<thead><tr><th class="corner"></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
 
 
-def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1) -> str:
-    """The cited sheet of a workbook as the table of rows and columns around the cited range, those
-    cells marked; the first sheet's top-left corner when the place is not known."""
+def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1,
+                 shown: str | None = None) -> str:
+    """A sheet of a workbook (``shown``, by name; else the cited one) as the table of rows and columns
+    around the cited range, those cells marked; its top-left corner when the place is not on it."""
     c = at_place(c, place)
+    extra = {"place": place} if place > 1 else {}
     loc = c.locator
     by_name = {sheet.name: sheet for sheet in model.sheets}
-    sheet = by_name.get(loc.sheet or "") if loc.locator_precision == "cell" else None
-    cited = parse_range(loc.range) if sheet is not None else None
+    home = by_name.get(loc.sheet or "") if loc.locator_precision == "cell" else None
+    sheet = by_name.get(shown or "") or home or (model.sheets[0] if model.sheets else ModelSheet(name=""))
+    cited = parse_range(loc.range) if sheet is home else None
     banner = ""
-    if sheet is not None and cited is not None and sheet.truncated and \
-            not any(cell.row >= cited[0] for cell in sheet.cells):
+    if home is None or parse_range(loc.range) is None:
+        banner = FILE_BANNER
+    elif cited is not None and sheet.truncated and not any(cell.row >= cited[0] for cell in sheet.cells):
         banner = ('<p class="banner file-only" role="note">The cited cells lie past the rows the viewer holds of '
                   "this sheet; open the file in the system viewer to see them.</p>")
         cited = None
-    if sheet is None or cited is None:
-        banner = banner or FILE_BANNER
-        sheet = sheet or (model.sheets[0] if model.sheets else ModelSheet(name=""))
-    names = "".join(f'<li{" class=current" if s.name == sheet.name else ""}>{escape(s.name)}</li>'
-                    for s in model.sheets)
-    tabs = f'<ul class="sheet-tabs" aria-label="sheets">{names}</ul>'
+    tabs = []
+    for s in model.sheets:
+        label = escape(s.name) + (" (hidden)" if s.hidden else "")
+        if s is sheet:
+            tabs.append(f'<li class="current" aria-current="page">{label}</li>')
+        else:
+            tabs.append(f'<li><a href="{escape(view_url(c.citation_id, sheet=s.name, **extra))}">{label}</a></li>')
+    back = ""
+    if home is not None and sheet is not home:
+        back = (f'<li class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
+                f"{escape(home.name)}!{escape(loc.range or '')}</a></li>")
+    bar = f'<ul class="sheet-tabs" aria-label="sheets">{"".join(tabs)}{back}</ul>'
     note = ('<p class="hint">Only the first cells of this sheet are held for the viewer.</p>'
             if sheet.truncated else "")
     table = sheet_table(sheet, cited, loc.header_row if cited is not None else None)
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + tabs + note + table)
+                _viewer_head(c, banner, opened, place) + bar + note + table)
 
 
 def no_preview(c: Citation, reason: str, opened: str | None = None) -> str:
