@@ -202,3 +202,11 @@ def test_sheet_tabs_show_other_sheets_unmarked_and_link_back(tmp_path: Path) -> 
         assert '<td data-cell="A1">first</td>' in other and '<td data-cell="C7">-6</td>' in other
         assert f'>Sheet2!{loc.range}</a>' in other  # the way back to the cited cells
         assert "No such sheet" in _page(server, cite, 404, sheet="Nope")
+
+
+def test_a_shape_the_slide_does_not_hold_is_not_guessed(site: Site) -> None:
+    cite = site.cites["slide"]
+    gone = msgspec.structs.replace(cite.locator, shape_id=999, shape_name="Not here")
+    html = _page(site, _cite_at(site.host, cite, gone, "[ns01]"))
+    assert 'id="hl"' not in html and "shape cited" not in html and "The cited shape is not on this slide" in html
+    assert "slide 2 of 2" in html  # still the cited slide

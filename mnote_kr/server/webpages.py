@@ -472,8 +472,12 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
         nav.append(f'<span class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
                    f"slide {loc.slide}</a></span>")
     nav.append("</nav>")
-    banner = "" if target is not None or notes_cited or (loc.locator_precision == "slide" and loc.slide != shown) \
-        else FILE_BANNER
+    banner = ""
+    if loc.locator_precision != "slide" or loc.slide is None:
+        banner = FILE_BANNER
+    elif precise and target is None and not notes_cited:  # never guess another shape
+        banner = ('<p class="banner file-only" role="note">The cited shape is not on this slide as the viewer reads '
+                  "it: nothing is highlighted.</p>")
     return page(f"{c.citation_id} {c.source_root_relative_path}",
                 _viewer_head(c, banner, opened, place) + "".join(nav) + frame + rest + notes)
 
