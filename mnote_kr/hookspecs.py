@@ -222,7 +222,10 @@ def document_model(path: str) -> DocumentModel | None:
     paragraph in the same ``paragraphIndex`` order, with the same text, that this
     plugin's ``locate`` counts in, so a locator's ``paragraphIndex`` and ``highlight``
     land on what is shown. Paged formats (PDF) return ``kind="pages"`` with each page's
-    size in points in the locator's ``bbox`` frame. Raise ``DocumentError`` for broken
+    size in points in the locator's ``bbox`` frame. Presentations return ``kind="slides"`` (each
+    slide's shapes with text: id, name, paragraphs indexed as the locator's ``paragraphIndex``, box
+    as fractions of the slide; its notes), workbooks ``kind="sheets"`` (each sheet's non-empty
+    cells, capped, ``truncated`` when cut). Raise ``DocumentError`` for broken
     or hostile files; return None for a file this plugin does not handle.
 
     Calling convention: firstresult, called only on the locator plugin chosen for the

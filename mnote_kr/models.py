@@ -520,12 +520,55 @@ class PageSize(Frozen, frozen=True, kw_only=True):
     height: float
 
 
-class DocumentModel(Frozen, frozen=True, kw_only=True):
-    """What a viewer needs to show a source: paragraphs (DOCX, Markdown, text) or pages (PDF)."""
+class ModelShape(Frozen, frozen=True, kw_only=True):
+    """One shape of a slide with text (``slide`` precision): its ``cNvPr`` id and name, its paragraphs
+    (``index`` is the locator's ``paragraphIndex`` inside the shape; a table's rows read ``a | b``) and
+    its box as fractions ``[x0, y0, x1, y1]`` of the slide's width and height (None: not known)."""
 
-    kind: Literal["paragraphs", "pages"]
+    id: int | None = None
+    name: str = ""
+    paragraphs: list[ModelParagraph] = []
+    box: list[float] | None = None
+    title: bool = False
+
+
+class ModelSlide(Frozen, frozen=True, kw_only=True):
+    """One slide: its 1-based ``number``, size in EMU, shapes with text in z-order, speaker notes."""
+
+    number: int
+    width: int = 0
+    height: int = 0
+    shapes: list[ModelShape] = []
+    notes: list[ModelParagraph] = []
+
+
+class ModelCell(Frozen, frozen=True, kw_only=True):
+    """One non-empty cell of a sheet: 1-based row and column, and its value as a person reads it."""
+
+    row: int
+    column: int
+    text: str
+
+
+class ModelSheet(Frozen, frozen=True, kw_only=True):
+    """One sheet (``cell`` precision): its name, its non-empty cells by row then column, and
+    ``truncated`` when the model holds only its first cells (the plugin's cap)."""
+
+    name: str
+    hidden: bool = False
+    cells: list[ModelCell] = []
+    truncated: bool = False
+
+
+class DocumentModel(Frozen, frozen=True, kw_only=True):
+    """What a viewer needs to show a source: paragraphs (DOCX, Markdown, text), pages (PDF), slides
+    (PPTX) or sheets (XLSX)."""
+
+    kind: Literal["paragraphs", "pages", "slides", "sheets"]
     paragraphs: list[ModelParagraph] = []
     pages: list[PageSize] = []
+    slides: list[ModelSlide] = []
+    sheets: list[ModelSheet] = []
     plugin: str | None = None
 
 

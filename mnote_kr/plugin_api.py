@@ -16,7 +16,8 @@ What is here:
 * **Data contracts** (msgspec structs, camelCase on the wire): what hooks receive and return:
   ``LocateRequest`` -> ``Locator`` (with ``Rect``, ``Highlight``, ``LocatorPrecision``), the
   sidecar rows (``SidecarBlock``, ``SidecarMeta``, ``SidecarPosition``), the viewer's
-  ``DocumentModel`` (``ModelParagraph``, ``PageSize``), and the provider side (``SourceFile``,
+  ``DocumentModel`` (``ModelParagraph``, ``PageSize``, ``ModelSlide``/``ModelShape``,
+  ``ModelSheet``/``ModelCell``), and the provider side (``SourceFile``,
   ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ProviderStatus``, ``QueryRequest``,
   ``ProviderQueryResult``, ``ProviderReference``, ``MappedReference``, ``ProviderContext``).
 * **Errors**: ``MnoteKrError`` and its tree. Raise ``DocumentError`` for a broken or hostile
@@ -73,7 +74,11 @@ from mnote_kr.models import (
     Locator,
     LocatorPrecision,
     MappedReference,
+    ModelCell,
     ModelParagraph,
+    ModelShape,
+    ModelSheet,
+    ModelSlide,
     PageSize,
     ProviderQueryResult,
     ProviderReference,
@@ -183,7 +188,11 @@ __all__ = [
     "MappedReference",
     "Match",
     "MnoteKrError",
+    "ModelCell",
     "ModelParagraph",
+    "ModelShape",
+    "ModelSheet",
+    "ModelSlide",
     "OverBudgetError",
     "PROJECT_NAME",
     "PageSize",

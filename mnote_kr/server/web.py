@@ -399,7 +399,7 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
     c = src.citation
     opened = _opened_note(query)
     model = host.plugins.document_model(str(src.path))
-    if model is None or (model.kind == "pages" and not model.pages):
+    if model is None or (model.kind == "pages" and not model.pages) or (model.kind == "slides" and not model.slides):
         reply.html(200, webpages.no_preview(c, "No plugin can show this file type here; "
                                                "open it in the system viewer.", opened))
         return
@@ -408,15 +408,26 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
     if not 1 <= place <= webpages.place_count(c):
         reply.message(404, "No such place", f"This citation has {webpages.place_count(c)} place(s) in its file.")
         return
-    if model.kind == "pages":
-        raw = (query.get("page") or [""])[-1]
-        loc = webpages.at_place(c, place).locator
-        default = loc.page if loc.locator_precision == "bbox" and loc.page else 1
-        shown = int(raw) if raw.isdigit() else default
-        if not 1 <= shown <= len(model.pages):
-            reply.message(404, "No such page", f"The PDF has {len(model.pages)} pages.")
+    loc = webpages.at_place(c, place).locator
+    if model.kind in ("pages", "slides"):
+        unit, total = ("page", len(model.pages)) if model.kind == "pages" else ("slide", len(model.slides))
+        cited = loc.page if unit == "page" and loc.locator_precision == "bbox" else \
+            loc.slide if unit == "slide" and loc.locator_precision == "slide" else None
+        raw = (query.get(unit) or [""])[-1]
+        shown = int(raw) if raw.isdigit() else cited or 1
+        if not 1 <= shown <= total:
+            what = "PDF" if unit == "page" else "presentation"
+            reply.message(404, f"No such {unit}", f"The {what} has {total} {unit}s.")
             return
-        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place))
+        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place)
+                   if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place))
+        return
+    if model.kind == "sheets":
+        name = query["sheet"][-1] if query.get("sheet") else None
+        if name is not None and name not in {sheet.name for sheet in model.sheets}:
+            reply.message(404, "No such sheet", "The workbook has no sheet with cells by that name.")
+            return
+        reply.html(200, webpages.sheet_viewer(c, model, opened, place, name))
         return
     reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
 

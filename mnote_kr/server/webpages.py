@@ -15,7 +15,16 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
-from mnote_kr.models import Citation, DocumentModel, Locator, ModelParagraph, SearchResults
+from mnote_kr.models import (
+    Citation,
+    DocumentModel,
+    Locator,
+    ModelParagraph,
+    ModelShape,
+    ModelSheet,
+    ModelSlide,
+    SearchResults,
+)
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
 _STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
@@ -114,11 +123,15 @@ def precision_badge(locator: Locator) -> str:
 
 
 def place_words(locator: Locator) -> str:
-    """Where a place is, short: ``p.3``, ``¶12``, ``file``."""
+    """Where a place is, short: ``p.3``, ``¶12``, ``slide 2``, ``Results!C2``, ``file``."""
     if locator.locator_precision == "bbox" and locator.page is not None:
         return f"p.{locator.page}"
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
         return f"¶{locator.paragraph_index}"
+    if locator.locator_precision == "slide" and locator.slide is not None:
+        return f"slide {locator.slide}" + (" notes" if locator.speaker_notes else "")
+    if locator.locator_precision == "cell" and locator.sheet is not None:
+        return f"{locator.sheet}!{locator.range or ''}"
     return "file"
 
 
@@ -243,6 +256,19 @@ def _fmt(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
 
+def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, int]) -> list[str]:
+    """The opening of a page or slide bar: ``‹ previous``, ``page 2 of 9``, ``next ›`` (``unit`` is the
+    query parameter and the word); the caller adds its own items and closes the ``nav``."""
+    nav = [f'<nav class="pages" aria-label="{unit}s">']
+    if shown > 1:
+        back = view_url(c.citation_id, **{unit: shown - 1}, **extra)
+        nav.append(f'<a rel="prev" href="{escape(back)}">‹ previous</a>')
+    nav.append(f'<span class="page-no">{unit} {shown} of {total}</span>')
+    if shown < total:
+        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, **{unit: shown + 1}, **extra))}">next ›</a>')
+    return nav
+
+
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
                opened: str | None = None, place: int = 1) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
@@ -265,12 +291,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
                          f'height="{_fmt(y1 - y0)}"/>')
     total = len(model.pages)
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
-    nav = ['<nav class="pages" aria-label="pages">']
-    if shown > 1:
-        nav.append(f'<a rel="prev" href="{escape(view_url(c.citation_id, page=shown - 1, **extra))}">‹ previous</a>')
-    nav.append(f'<span class="page-no">page {shown} of {total}</span>')
-    if shown < total:
-        nav.append(f'<a rel="next" href="{escape(view_url(c.citation_id, page=shown + 1, **extra))}">next ›</a>')
+    nav = _step_nav(c, "page", shown, total, extra)
     hidden = f'<input type="hidden" name="place" value="{place}">' if place > 1 else ""
     nav.append(f'<form method="get" action="{escape(view_url(c.citation_id))}" class="goto">{hidden}'
                f'<input name="page" type="number" min="1" max="{total}" value="{shown}" aria-label="page">'
@@ -295,14 +316,17 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
                 _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
 
 
-def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
-    text = p.text
+def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
+    """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
         h = loc.highlight
-        body = (escape(text[:h.start]) + f'<mark class="hl" id="hl">{escape(text[h.start:h.end])}</mark>'
+        return (escape(text[:h.start]) + f'<mark class="hl"{mark_id}>{escape(text[h.start:h.end])}</mark>'
                 + escape(text[h.end:]))
-    else:
-        body = escape(text)
+    return escape(text)
+
+
+def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
+    body = _marked(p.text, loc)
     boxes = "".join(f'<div class="textbox" role="note">{escape(t)}</div>' for t in p.textboxes if t.strip())
     return body + boxes
 
@@ -387,6 +411,179 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
     banner = "" if cited is not None else FILE_BANNER
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
     return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
+
+
+# --------------------------------------------------------------------------- slides (PPTX)
+
+
+def _shape_paragraphs(paras: list[ModelParagraph], cited: Locator | None) -> str:
+    """A shape's (or the notes') paragraphs; the locator's ``paragraphIndex`` marked when ``cited``."""
+    out = []
+    for p in paras:
+        mine = cited is not None and cited.paragraph_index == p.index
+        cls = "sp cited" if mine else "sp"
+        out.append(f'<p class="{cls}" data-paragraph-index="{p.index}">'
+                   f'{_marked(p.text, cited if mine else None, "")}</p>')
+    return "".join(out)
+
+
+def _shape(shape: ModelShape, cited: Locator | None) -> str:
+    classes = ["shape"] + (["title"] if shape.title else []) + (["cited"] if cited is not None else [])
+    attrs = [f'class="{" ".join(classes)}"', f'data-shape-id="{shape.id if shape.id is not None else ""}"',
+             f'data-shape-name="{escape(shape.name)}"', f'title="{escape(shape.name)}"']
+    if cited is not None:
+        attrs.insert(0, 'id="hl"')
+    if shape.box is not None and len(shape.box) == 4:
+        attrs.append('data-box="' + " ".join(_fmt(v * 100) for v in shape.box) + '"')  # percent of the slide
+    return f'<div {" ".join(attrs)}>{_shape_paragraphs(shape.paragraphs, cited)}</div>'
+
+
+def _cited_shape(slide: ModelSlide, loc: Locator) -> ModelShape | None:
+    """The slide's shape the locator names: by id and name, else by id alone; None when not there."""
+    same_id = [s for s in slide.shapes if s.id == loc.shape_id]
+    return next((s for s in same_id if s.name == loc.shape_name), same_id[0] if len(same_id) == 1 else None)
+
+
+def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | None = None, place: int = 1) -> str:
+    """One slide of a presentation: its shapes' text laid out at their places in a slide-shaped frame
+    (``viewer.js`` positions them from ``data-box``), the cited shape (or the notes) marked."""
+    c = at_place(c, place)
+    extra = {"place": place} if place > 1 else {}
+    loc = c.locator
+    slide = model.slides[shown - 1]
+    precise = loc.locator_precision == "slide" and loc.slide == shown
+    target = _cited_shape(slide, loc) if precise and not loc.speaker_notes else None
+    notes_cited = precise and loc.speaker_notes and bool(slide.notes)
+    placed = [s for s in slide.shapes if s.box is not None]
+    loose = [s for s in slide.shapes if s.box is None]
+    frame = (f'<div class="slide" data-slide="{slide.number}" data-aspect="{slide.width or 4} / {slide.height or 3}" '
+             f'aria-label="slide {slide.number}">'
+             + "".join(_shape(s, loc if s is target else None) for s in placed) + "</div>")
+    rest = ('<div class="loose-shapes">' + "".join(_shape(s, loc if s is target else None) for s in loose)
+            + "</div>") if loose else ""
+    notes = ""
+    if slide.notes:
+        hl = ' id="hl"' if notes_cited else ""
+        notes = (f'<section class="notes{" cited" if notes_cited else ""}"{hl}><h2>Speaker notes</h2>'
+                 f'{_shape_paragraphs(slide.notes, loc if notes_cited else None)}</section>')
+    total = len(model.slides)
+    nav = _step_nav(c, "slide", shown, total, extra)
+    if loc.locator_precision == "slide" and loc.slide and loc.slide != shown:
+        nav.append(f'<span class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
+                   f"slide {loc.slide}</a></span>")
+    nav.append("</nav>")
+    banner = ""
+    if loc.locator_precision != "slide" or loc.slide is None:
+        banner = FILE_BANNER
+    elif precise and target is None and not notes_cited:  # never guess another shape
+        banner = ('<p class="banner file-only" role="note">The cited shape is not on this slide as the viewer reads '
+                  "it: nothing is highlighted.</p>")
+    return page(f"{c.citation_id} {c.source_root_relative_path}",
+                _viewer_head(c, banner, opened, place) + "".join(nav) + frame + rest + notes)
+
+
+# --------------------------------------------------------------------------- sheets (XLSX)
+
+#: Rows and columns shown on each side of the cited range (the sheet's used range bounds them).
+ROWS_AROUND = 12
+COLUMNS_AROUND = 6
+_A1 = re.compile(r"^([A-Z]{1,3})([1-9][0-9]{0,6})$")
+
+
+def column_letters(col: int) -> str:
+    """1 -> ``A``, 27 -> ``AA``."""
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters
+
+
+def parse_range(a1: str | None) -> tuple[int, int, int, int] | None:
+    """``B7:D9`` -> ``(7, 2, 9, 4)`` (first row, first column, last row, last column); None if malformed."""
+    if not a1:
+        return None
+    ends = []
+    for part in a1.upper().split(":", 1):
+        m = _A1.match(part.strip())
+        if m is None:
+            return None
+        col = 0
+        for ch in m.group(1):
+            col = col * 26 + ord(ch) - 64
+        ends.append((int(m.group(2)), col))
+    (r0, c0), (r1, c1) = ends[0], ends[-1]
+    return min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1)
+
+
+def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, header_row: int | None = None) -> str:
+    """The sheet's rows and columns around ``cited`` (its top-left corner when None) as a table with
+    column letters and row numbers; the cited cells marked, the first of them ``id="hl"``."""
+    if not sheet.cells:
+        return '<p class="banner no-preview" role="note">This sheet has no cells to show.</p>'
+    rows_used = [cell.row for cell in sheet.cells]
+    cols_used = [cell.column for cell in sheet.cells]
+    lo_r, hi_r, lo_c, hi_c = min(rows_used), max(rows_used), min(cols_used), max(cols_used)
+    r0, c0, r1, c1 = cited if cited is not None else (lo_r, lo_c, lo_r, lo_c)
+    rows = list(range(max(lo_r, r0 - ROWS_AROUND), min(hi_r, max(r1, r0) + ROWS_AROUND) + 1))
+    if header_row is not None and rows and lo_r <= header_row < rows[0]:
+        rows.insert(0, header_row)  # the table's header, when it scrolled out of the window
+    cols = list(range(max(lo_c, c0 - COLUMNS_AROUND), min(hi_c, max(c1, c0) + COLUMNS_AROUND) + 1))
+    text = {(cell.row, cell.column): cell.text for cell in sheet.cells}
+    head = "".join(f'<th scope="col">{column_letters(col)}</th>' for col in cols)
+    body: list[str] = []
+    first = True
+    for i, r in enumerate(rows):
+        if i and r != rows[i - 1] + 1:
+            body.append(f'<tr class="gap"><th scope="row">…</th><td colspan="{len(cols)}"></td></tr>')
+        tds = []
+        for col in cols:
+            ref = f"{column_letters(col)}{r}"
+            attrs = f'data-cell="{ref}"'
+            if cited is not None and cited[0] <= r <= cited[2] and cited[1] <= col <= cited[3]:
+                attrs = ('id="hl" ' if first else "") + 'class="cited" ' + attrs
+                first = False
+            tds.append(f"<td {attrs}>{escape(text.get((r, col), ''))}</td>")
+        body.append(f'<tr><th scope="row">{r}</th>{"".join(tds)}</tr>')
+    return (f'<div class="sheet-wrap"><table class="sheet" data-sheet="{escape(sheet.name)}">'
+            f'<thead><tr><th class="corner"></th>{head}</tr></thead><tbody>{"".join(body)}</tbody></table></div>')
+
+
+def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, place: int = 1,
+                 shown: str | None = None) -> str:
+    """A sheet of a workbook (``shown``, by name; else the cited one) as the table of rows and columns
+    around the cited range, those cells marked; its top-left corner when the place is not on it."""
+    c = at_place(c, place)
+    extra = {"place": place} if place > 1 else {}
+    loc = c.locator
+    by_name = {sheet.name: sheet for sheet in model.sheets}
+    home = by_name.get(loc.sheet or "") if loc.locator_precision == "cell" else None
+    sheet = by_name.get(shown or "") or home or (model.sheets[0] if model.sheets else ModelSheet(name=""))
+    cited = parse_range(loc.range) if sheet is home else None
+    banner = ""
+    if home is None or parse_range(loc.range) is None:
+        banner = FILE_BANNER
+    elif cited is not None and sheet.truncated and not any(cell.row >= cited[0] for cell in sheet.cells):
+        banner = ('<p class="banner file-only" role="note">The cited cells lie past the rows the viewer holds of '
+                  "this sheet; open the file in the system viewer to see them.</p>")
+        cited = None
+    tabs = []
+    for s in model.sheets:
+        label = escape(s.name) + (" (hidden)" if s.hidden else "")
+        if s is sheet:
+            tabs.append(f'<li class="current" aria-current="page">{label}</li>')
+        else:
+            tabs.append(f'<li><a href="{escape(view_url(c.citation_id, sheet=s.name, **extra))}">{label}</a></li>')
+    back = ""
+    if home is not None and sheet is not home:
+        back = (f'<li class="cited-pages">cited: <a href="{escape(view_url(c.citation_id, **extra))}">'
+                f"{escape(home.name)}!{escape(loc.range or '')}</a></li>")
+    bar = f'<ul class="sheet-tabs" aria-label="sheets">{"".join(tabs)}{back}</ul>'
+    note = ('<p class="hint">Only the first cells of this sheet are held for the viewer.</p>'
+            if sheet.truncated else "")
+    table = sheet_table(sheet, cited, loc.header_row if cited is not None else None)
+    return page(f"{c.citation_id} {c.source_root_relative_path}",
+                _viewer_head(c, banner, opened, place) + bar + note + table)
 
 
 def no_preview(c: Citation, reason: str, opened: str | None = None) -> str:

@@ -1,10 +1,28 @@
 // mnote-kr viewer: bring the cited place into view; n / p step to the file's next / previous place.
 // No data leaves the page.
 "use strict";
+// A slide's frame takes its aspect ratio from data-aspect; its shapes are placed from data-box
+// ("x0 y0 x1 y1" in percent of the slide). Set through the CSSOM: the CSP allows no inline style.
+function layoutSlides() {
+  var frames = document.querySelectorAll(".slide[data-aspect]");
+  for (var i = 0; i < frames.length; i++) {
+    frames[i].style.aspectRatio = frames[i].dataset.aspect;
+    frames[i].classList.add("laid-out");
+    var shapes = frames[i].querySelectorAll(".shape[data-box]");
+    for (var j = 0; j < shapes.length; j++) {
+      var b = shapes[j].dataset.box.split(" ").map(parseFloat);
+      if (b.length !== 4 || b.some(isNaN)) { continue; }
+      var s = shapes[j].style;
+      s.left = b[0] + "%"; s.top = b[1] + "%";
+      s.width = Math.max(b[2] - b[0], 1) + "%"; s.minHeight = Math.max(b[3] - b[1], 1) + "%";
+    }
+  }
+}
 document.addEventListener("DOMContentLoaded", function () {
+  layoutSlides();
   var target = document.getElementById("hl") || document.querySelector(".para.cited");
   if (target) {
-    var holder = target.closest ? (target.closest(".para") || target) : target;
+    var holder = target.closest ? (target.closest(".para, .shape") || target) : target;
     target.scrollIntoView({ block: "center", inline: "nearest" });
     if (holder.classList) { holder.classList.add("flash"); }
   }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.plugin_api import LocateRequest, Locator, hookimpl
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 
 PLUGIN_NAME = "pptx_locator"
 EXTENSIONS = (".pptx",)
@@ -57,3 +57,14 @@ def prepare_locate(path: str) -> bool | None:
     from .reader import warm_pptx
 
     return warm_pptx(path)
+
+
+@hookimpl
+def document_model(path: str) -> DocumentModel | None:
+    """The slides for the viewer: each slide's shapes with text (id, name, paragraphs, box as slide
+    fractions) and its speaker notes, as ``locate`` reads them; None for any other suffix."""
+    if not _ours(path):
+        return None
+    from .view import document_model_pptx
+
+    return document_model_pptx(path, PLUGIN_NAME)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.plugin_api import LocateRequest, Locator, hookimpl
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 
 PLUGIN_NAME = "xlsx_locator"
 EXTENSIONS = (".xlsx", ".xlsm")
@@ -57,3 +57,14 @@ def prepare_locate(path: str) -> bool | None:
     from .reader import warm_xlsx
 
     return warm_xlsx(path)
+
+
+@hookimpl
+def document_model(path: str) -> DocumentModel | None:
+    """The sheets for the viewer: each sheet's non-empty cells (row, column, value as shown), capped
+    (``truncated``), as ``locate`` reads them; None for any other suffix."""
+    if not _ours(path):
+        return None
+    from .view import document_model_xlsx
+
+    return document_model_xlsx(path, PLUGIN_NAME)
