@@ -5,7 +5,9 @@ highlighted, visible and holding the cited text (``mnote_kr_testkit.browser``: f
 from __future__ import annotations
 
 import copy
+import uuid
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -28,6 +30,21 @@ class Site:
         self.server, self.slide, self.cell = server, slide, cell
 
 
+def _make_unique(deck: Path, book: Path) -> None:
+    """A token in both files: the session's engine may already hold the integration test's copies,
+    and LightRAG keeps one document per content (the second would be a duplicate, cited from the first)."""
+    from openpyxl import load_workbook
+    from pptx import Presentation
+
+    token = uuid.uuid4().hex[:10]
+    prs = Presentation(str(deck))
+    prs.slides[0].placeholders[1].text += f" (copy {token})"
+    prs.save(str(deck))
+    wb = load_workbook(book)
+    wb["Results"]["H20"] = f"copy {token}"
+    wb.save(book)
+
+
 @pytest.fixture(scope="module")
 def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:  # noqa: F811
     engine = lightrag_engine
@@ -38,6 +55,7 @@ def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         deck, book = ws / "office" / "harbour.pptx", ws / "office" / "results.xlsx"
         _deck(deck)
         _book(book)
+        _make_unique(deck, book)
         before = {p: _sha(p) for p in (deck, book)}
         config = copy.deepcopy(DEFAULTS)
         config["providers"] = {"lightrag": {"url": engine.url, "input_dir": engine.input_dir,

@@ -372,9 +372,11 @@ class Host:
                 preparing.join()
         else:
             self._prepare_locate(sources)
-        if error is None:
+        if error is None and wait:
             # Citable by words from here; placed by meaning once their paragraphs' vectors exist
             # (not after a provider failure: its one error line is what the person needs then).
+            # An ingest that does not wait returns as soon as its files are sent: it leaves them
+            # placed by words until an ingest that waits prepares them again.
             from mnote_kr.citations.meaning import embed_queued
 
             embed_queued(self.progress)

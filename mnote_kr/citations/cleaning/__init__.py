@@ -44,6 +44,7 @@ from mnote_kr.citations.cleaning.markup import (
     _normalize_lines,
     _render,
     _strip_lead,
+    drop_tag_tails,
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
@@ -82,7 +83,7 @@ def _display_from_neutral(neutral: str) -> str:
         text = _TEMPLATE_MARK_RE.sub(" ", text)
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
-    text = _collapse(text)
+    text = _collapse(drop_tag_tails(text))
     return trim_to_boundaries(_strip_lead(text))
 
 
@@ -118,7 +119,7 @@ def locator_text(raw: str) -> str:
 
 def _locator_from_neutral(neutral: str) -> str:
     text = _normalize_lines(_math_in_text(_map_markers(neutral, _LOCATOR_MAP)))
-    text = _NEUTRALISE_RE.sub("< ", text)
+    text = _NEUTRALISE_RE.sub("< ", drop_tag_tails(text))
     return _strip_lead(text).strip()
 
 

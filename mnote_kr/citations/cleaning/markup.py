@@ -33,6 +33,19 @@ _MID_TAIL_RE = lazy_compile(
     r"(?:^|(?<=\s))(?:[^\s<>\"=]{0,200}=\"[^\"<>\n]{0,400}\"|[^\s<>\"=]{1,200}\")(?:\s+[\w:.-]+\s*=\s*\"[^\"<>\n]{0,400}\")*\s*/>",
     re.MULTILINE,
 )
+
+
+def drop_tag_tails(text: str) -> str:
+    """``text`` (already rendered: no markup, tables and math as text) without the tails of tags
+    a chunk's cut left inside it, to a fixed point: cleaning the result again changes nothing."""
+    for _ in range(4):
+        if "/>" not in text:
+            break
+        cleaned = _MID_TAIL_RE.sub(" ", text)
+        if cleaned == text:
+            break
+        text = cleaned
+    return text
 _CLOSE_RES = {name: lazy_compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
 # Names whose half tags are always dropped (a chunk cut them); others are neutralised.
 _KNOWN_TAGS = frozenset(
@@ -314,10 +327,7 @@ def _render(raw: str) -> str:
         else:
             out.append(" ")
         seen_tag = True
-    text = "".join(out)
-    if "/>" in text:  # a tag's tail the chunk's cut left after a heading or a line break
-        text = _MID_TAIL_RE.sub(" ", text)
-    return _rows_left(text)
+    return _rows_left("".join(out))
 
 
 def _rows_left(rendered: str) -> str:
