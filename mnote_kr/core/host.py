@@ -307,12 +307,14 @@ class Host:
 
     def ingest(
         self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0,
-        limit: int | None = None,
+        limit: int | None = None, embed: bool | None = None,
     ) -> IngestReport:
         """Index files and folders in place. Sources are never copied, moved or changed.
 
         Every file is taken (``limit``: see :meth:`plan_ingest`), and sent to the provider in
         batches of ``ingest_batch_files`` (one link-and-scan each), with a progress line per batch.
+        ``embed`` (default: ``wait``) embeds the files' places for ranking by meaning before
+        returning; a long-lived follower (``watch``) asks for it without waiting.
         """
         sources, report = self.plan_ingest(paths_, force=force, limit=limit)
         self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
@@ -372,11 +374,11 @@ class Host:
                 preparing.join()
         else:
             self._prepare_locate(sources)
-        if error is None and wait:
+        if error is None and (wait if embed is None else embed):
             # Citable by words from here; placed by meaning once their paragraphs' vectors exist
             # (not after a provider failure: its one error line is what the person needs then).
-            # An ingest that does not wait returns as soon as its files are sent: it leaves them
-            # placed by words until an ingest that waits prepares them again.
+            # An ingest that does not wait returns as soon as its files are sent (the CLI without
+            # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             from mnote_kr.citations.meaning import embed_queued
 
             embed_queued(self.progress)

@@ -381,7 +381,7 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
     for i in range(0, len(todo), limit):
         batch = todo[i : i + limit]
         try:
-            _sort_report(host.ingest(batch, force=False), batch, out, on_action)
+            _sort_report(host.ingest(batch, force=False, embed=True), batch, out, on_action)
         except ProviderError as exc:
             out["queued"].extend(batch)
             for rel in batch:
@@ -390,7 +390,7 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
             # A file vanished between the stat and the ingest: take the batch one by one.
             for rel in batch:
                 try:
-                    _sort_report(host.ingest([rel], force=False), [rel], out, on_action)
+                    _sort_report(host.ingest([rel], force=False, embed=True), [rel], out, on_action)
                 except ProviderError as exc:
                     out["queued"].append(rel)
                     on_action("queued", rel, exc.message)
