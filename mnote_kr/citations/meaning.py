@@ -34,6 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from mnote_kr.core.procs import pid_alive
+
 if TYPE_CHECKING:
     import numpy as np
 
@@ -196,7 +198,7 @@ def status() -> dict[str, Any]:
         with os.scandir(folder) as it:
             out["files"] = sum(1 for de in it if de.name.startswith("k-"))
         record = json.loads(_progress_path().read_bytes())
-        if record.get("line") and _alive(int(record.get("pid", 0))):
+        if record.get("line") and pid_alive(int(record.get("pid", 0))):
             out["embedding"] = record["line"]
     except (OSError, ValueError, TypeError):
         pass
@@ -220,16 +222,6 @@ def _installed_version(package: str) -> str | None:
     return None
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def generation() -> int:

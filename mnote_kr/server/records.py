@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 from pathlib import Path
 from typing import NamedTuple
+
+from mnote_kr.core.procs import pid_alive
 
 TOKEN_FILE = "server-token"
 INFO_FILE = "server.json"
@@ -45,14 +46,8 @@ def process_start(pid: int) -> str | None:
 
 
 def _running(pid: int, started: object) -> bool:
-    if pid <= 0:
+    if not pid_alive(pid):
         return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        pass
     now = process_start(pid)
     return started is None or now is None or now == started
 
