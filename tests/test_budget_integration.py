@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hashlib
 import shutil
-import time
 import uuid
 from pathlib import Path
 from typing import Any
@@ -19,6 +18,7 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import ordinary_text_docx
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
@@ -100,10 +100,9 @@ def test_document_lightrag_holds_for_a_failed_entry_is_deleted_at_sync(
 
     host.sync()
 
-    deadline = time.monotonic() + 60  # LightRAG deletes in the background: wait for the row to go
-    while any(r.get("file_path") == name for r in _documents(lightrag_engine)):
-        assert time.monotonic() < deadline, "LightRAG still lists the failed document after sync"
-        time.sleep(0.5)
+    # LightRAG deletes in the background: wait for the row to go
+    wait_until(lambda: not any(r.get("file_path") == name for r in _documents(lightrag_engine)), timeout_s=60,
+               what="LightRAG still lists the failed document after sync", poll_s=0.5)
     after = host.registry().entries[rel]
     assert after.status == "failed" and after.last_error == entry.last_error  # the registry's record stays
     assert not any(p.name == name for p in Path(lightrag_engine.input_dir).rglob("*"))  # no link a scan could take

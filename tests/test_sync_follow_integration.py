@@ -6,15 +6,16 @@ Waits are on conditions (the registry, the search), bounded only so that a failu
 from __future__ import annotations
 
 import hashlib
-import time
 import uuid
 from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.core.host import Host
+from mnote_kr.models import SourceEntry
 from mnote_kr.sync.watch import Watcher
 from tests.test_integration_flows import make_host
 
@@ -51,13 +52,16 @@ def test_an_edited_docx_is_followed_and_cited_again_by_default(tmp_path: Path, l
         assert watcher.wait_idle(30)
         doc.write_bytes(edited)
         digest = "sha256:" + hashlib.sha256(edited).hexdigest()
-        deadline = time.monotonic() + 180
-        while True:
-            entry = host.registry().entries["docs/report.docx"]
-            if entry.source_hash == digest and entry.status == "processed" and not entry.stale:
-                break
-            assert time.monotonic() < deadline, (entry.status, entry.stale_reason, watcher.last_error)
-            time.sleep(0.2)
+
+        def followed() -> SourceEntry | None:
+            e = host.registry().entries["docs/report.docx"]
+            return e if e.source_hash == digest and e.status == "processed" and not e.stale else None
+
+        def why() -> str:
+            e = host.registry().entries["docs/report.docx"]
+            return repr((e.status, e.stale_reason, watcher.last_error))
+
+        entry = wait_until(followed, timeout_s=180, what=why, poll_s=0.2)
         assert watcher.last_error is None
     assert entry.light_rag_doc_id != old.light_rag_doc_id
     found = host.search(f"quokka colony copper gearbox {token}", mode="naive")

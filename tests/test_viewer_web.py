@@ -12,7 +12,6 @@ import os
 import re
 import struct
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +19,7 @@ import httpx
 import msgspec
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.citations.citecache import remember
 from mnote_kr.core.host import Host
@@ -243,13 +243,10 @@ def test_favicon_is_no_content_rather_than_not_found(site):
 def test_the_system_opener_is_reaped_when_it_exits(tmp_path):
     pid_file = tmp_path / "pid"
     web._launch([sys.executable, "-c", f"import os; open({str(pid_file)!r}, 'w').write(str(os.getpid()))"])
-    deadline = time.monotonic() + 60
-    while not (pid_file.exists() and pid_file.read_text()) and time.monotonic() < deadline:
-        time.sleep(0.05)
+    wait_until(lambda: pid_file.exists() and pid_file.read_text(), timeout_s=60, what="the opener never ran")
     stat = Path(f"/proc/{pid_file.read_text()}/stat")
-    while stat.exists() and time.monotonic() < deadline:  # a zombie keeps its /proc entry until reaped
-        time.sleep(0.05)
-    assert not stat.exists(), stat.read_text()
+    # a zombie keeps its /proc entry until reaped
+    wait_until(lambda: not stat.exists(), timeout_s=60, what=lambda: f"not reaped: {stat.read_text()}")
 
 
 def test_web_paths_keep_the_host_header_check(site):

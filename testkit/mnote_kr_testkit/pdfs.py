@@ -301,8 +301,8 @@ def cid_font_pdf(lines: list[tuple[float, float, str]], *, font: str = "STSong-L
     origin), from the layout written here: one em per character, ascent 0.88 em, descent 0.12 em.
     """
     ordering, cmap, codec = CID_FONTS[font]
-    ops = []
-    boxes = []
+    ops: list[str] = []
+    boxes: list[tuple[float, float, float, float]] = []
     for x, baseline, text in lines:
         # one glyph per text-showing operator, each placed by its own matrix (as CAJ exports and
         # OCR text layers write them): PDFium reads no text from such a single-glyph object

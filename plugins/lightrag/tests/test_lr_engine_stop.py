@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.engine import seed_tiktoken
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr_lightrag.engine import start_engine, stop_engine
 
@@ -62,10 +63,9 @@ def test_engine_stop_mid_document_embeds_nothing(tmp_path: Path) -> None:
         urllib.request.urlopen(req, timeout=30).close()  # noqa: S310
         server = info.pids["server"]
         before = _rss_mb(server)
-        deadline = time.monotonic() + 300
-        while _rss_mb(server) - before < 300:  # chunks buffered: the document is well under way
-            assert time.monotonic() < deadline, "LightRAG never got into the document"
-            time.sleep(0.5)
+        # chunks buffered: the document is well under way
+        wait_until(lambda: _rss_mb(server) - before >= 300, timeout_s=300, what="LightRAG never got into the document",
+                   poll_s=0.5)
         assert _get(f"{info.url}/documents/pipeline_status", info.api_key).get("busy")
 
         at_stop = embeddings()
