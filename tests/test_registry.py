@@ -151,6 +151,22 @@ def test_registry_survives_kill_9_of_a_writer_at_random_points(tmp_path: Path) -
     assert sorted(p.name for p in index.iterdir() if p.name.endswith(".tmp")) == []
 
 
+def test_save_after_a_writer_killed_between_the_two_renames_leaves_no_temp_file(tmp_path: Path) -> None:
+    # A writer killed after moving the current file to '.prev' but before renaming its new file
+    # in leaves '.prev' and the current name as two links to one file. rename() between two links
+    # of one file does nothing (POSIX), so a save that relinks '.prev' must not leave its temp name.
+    store = RegistryStore(tmp_path / "index")
+    with store.transaction() as reg:
+        reg.put(entry("a.pdf"))
+    store.prev_path.unlink(missing_ok=True)
+    os.link(store.path, store.prev_path)
+    with store.transaction() as reg:
+        reg.put(entry("b.pdf"))
+    assert sorted(p.name for p in store.index_dir.iterdir() if p.name.endswith(".tmp")) == []
+    assert set(store.load().entries) == {"a.pdf", "b.pdf"}
+    assert set(store.load_previous().entries) == {"a.pdf"}
+
+
 def test_by_provider_name_only_lists_citable_entries() -> None:
     reg = Registry(RegistrySnapshot())
     reg.put(entry("ok.md", status="processed", light_rag_file_path="ok.md"))

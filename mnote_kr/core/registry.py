@@ -358,6 +358,10 @@ class RegistryStore:
                     os.unlink(prev_tmp)
                 os.link(self.path, prev_tmp)
                 os.replace(prev_tmp, self.prev_path)
+                # A writer killed between its two renames leaves '.prev' a second link to the
+                # current file; rename() between two links of one file does nothing (POSIX).
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(prev_tmp)
             elif self.legacy_path.exists():
                 # First save after an upgrade: the JSON registry becomes the previous generation
                 # (still loadable and restorable), so no stale JSON is left to be mistaken for it.
