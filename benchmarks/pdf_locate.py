@@ -92,7 +92,7 @@ def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tup
         for r in reqs:
             try:
                 loc = locate(LocateRequest(file=r["file"], evidence=r["evidence"], query=r["query"]))
-                out.append({"page": loc.page, "bbox": loc.bbox})
+                out.append({"page": loc.page if loc.page is not None else loc.page_hint, "bbox": loc.bbox})
             except DocumentError as exc:
                 out.append({"error": str(exc)})
         return out, time.perf_counter() - t
@@ -101,6 +101,9 @@ def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tup
     proc = subprocess.run([sys.executable, "-m", "mnote_kr", "locate", "--batch", str(path), "--json"],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    for x in lines:  # the page a reader is taken to: a file locator's page is its pageHint
+        if x.get("page") is None and x.get("pageHint") is not None:
+            x["page"] = x["pageHint"]
     if len(lines) != len(reqs):
         sys.exit(f"batch answered {len(lines)} lines for {len(reqs)} requests (rc {proc.returncode}): "
                  f"{proc.stderr.strip()[-400:]}")

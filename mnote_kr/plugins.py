@@ -19,6 +19,7 @@ from typing import Any
 import pluggy
 
 from mnote_kr import entrypoints, hookspecs
+from mnote_kr.citations.precision import settled
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError, PluginError
 from mnote_kr.hookspecs import PROJECT_NAME
@@ -210,7 +211,7 @@ class Plugins:
             result = self._call("locate", name, request=request)
         if result is None:
             result = self._call("locate", "file_locator", request=request)
-        return result
+        return settled(result)  # a ``file`` answer carries no page: a page it knew is its ``pageHint``
 
     # -- viewer hooks
 

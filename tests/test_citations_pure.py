@@ -172,7 +172,7 @@ def test_citation_markdown_names_page_only_when_known() -> None:
 
 
 def test_citation_markdown_escapes_file_name() -> None:
-    md = citation_markdown("a_[b]*(c).pdf", Locator(locator_precision="bbox", page=2), "u")
+    md = citation_markdown("a_[b]*(c).pdf", Locator(locator_precision="bbox", locator_degraded=False, page=2), "u")
     assert md == r"[a\_\[b\]\*\(c\).pdf · p.2](u)"
 
 

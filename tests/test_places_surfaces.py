@@ -145,7 +145,7 @@ def test_cli_text_prints_the_next_places_under_the_first_with_precision_and_plac
     card = text[text.index(f"{c.citation_id} docs/long.md"):]
     for n, a in enumerate(c.alternatives, 2):
         words = "paragraph (approximate)" if a.locator_degraded else "paragraph"
-        line = f"    also #{n}: {a.citation_id} {words}, paragraph {a.locator.paragraph_index}"
+        line = f"    also #{n}: {a.citation_id} {words}, paragraph {a.locator.paragraph_index + 1}"  # counted from 1
         assert line in card.splitlines(), card
     assert not text.startswith("Weak result")
 

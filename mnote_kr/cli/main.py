@@ -363,12 +363,10 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
     if as_json:
         emit_json(plan)
         return
-    loc = plan.locator
-    from mnote_kr.citations.render import office_place
+    from mnote_kr.citations.render import locator_text
 
-    where = office_place(loc) or (f"p.{loc.page} {loc.bbox}" if loc.page and loc.bbox else (
-        f"paragraph {loc.paragraph_index}" if loc.paragraph_index is not None else "file"))
-    click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {loc.locator_precision}: {where}")
+    # the same words as the source cards: "passage box (approximate)", paragraphs counted from 1
+    click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}")
     click.echo(plan.citation_url)
 
 

@@ -44,6 +44,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mnote_kr.citations.openplan import find_citation, open_plan
+from mnote_kr.citations.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
 from mnote_kr.server import webpages
 from mnote_kr.server.sysopen import open_command
@@ -411,8 +412,10 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
     loc = webpages.at_place(c, place).locator
     if model.kind in ("pages", "slides"):
         unit, total = ("page", len(model.pages)) if model.kind == "pages" else ("slide", len(model.slides))
+        hint = page_hint(loc) if unit == "page" else None  # a file citation opens at the page it knew
         cited = loc.page if unit == "page" and loc.locator_precision == "bbox" else \
-            loc.slide if unit == "slide" and loc.locator_precision == "slide" else None
+            loc.slide if unit == "slide" and loc.locator_precision == "slide" else \
+            hint if hint is not None and 1 <= hint <= total else None
         raw = (query.get(unit) or [""])[-1]
         shown = int(raw) if raw.isdigit() else cited or 1
         if not 1 <= shown <= total:

@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
+from mnote_kr.citations.precision import HINT_WORDS, certainty, page_hint, paragraph_number, short_label
 from mnote_kr.models import (
     Citation,
     DocumentModel,
@@ -107,32 +108,40 @@ def mark_query(text: str, query: str) -> str:
 # --------------------------------------------------------------------------- search page
 
 
+_BADGE_TITLE = {
+    "bbox": "page and rectangle known: the box holds the evidence",
+    "slide": "slide and shape known", "cell": "sheet and cells known", "paragraph": "paragraph known, no page",
+}
+_APPROX_TITLE = "approximate: the passage the evidence came from, not the exact place"
+
+
 def precision_badge(locator: Locator) -> str:
-    """What is known about the place, said plainly: a box on a page, a paragraph, or only the file."""
-    if locator.locator_precision == "bbox" and locator.page is not None:
-        return f'<span class="badge bbox" title="page and rectangle known">box · p.{locator.page}</span>'
-    if locator.locator_precision == "slide" and locator.slide is not None:
-        notes = " notes" if locator.speaker_notes else ""
-        return f'<span class="badge paragraph" title="slide and shape known">slide {locator.slide}{notes}</span>'
-    if locator.locator_precision == "cell" and locator.sheet is not None:
-        return (f'<span class="badge paragraph" title="sheet and cells known">'
-                f'{escape(locator.sheet)}!{escape(locator.range or "")}</span>')
-    if locator.locator_precision == "paragraph":
-        return '<span class="badge paragraph" title="paragraph known, no page">paragraph</span>'
-    return '<span class="badge file" title="the place in the file is not known">file only</span>'
+    """What is known about the place, said plainly (``citations.precision``): a box on a page, a
+    passage box (approximate), a paragraph, a page known without its place, or only the file."""
+    kind = certainty(locator)
+    label = escape(short_label(locator))
+    if kind == "file":
+        title = HINT_WORDS if page_hint(locator) is not None else "the place in the file is not known"
+        return f'<span class="badge file" data-certainty="file" title="{title}">{label}</span>'
+    css = "bbox" if locator.locator_precision == "bbox" else "paragraph"
+    title = _APPROX_TITLE if kind == "approximate" else _BADGE_TITLE.get(locator.locator_precision, "")
+    extra = " approx" if kind == "approximate" else ""
+    return f'<span class="badge {css}{extra}" data-certainty="{kind}" title="{title}">{label}</span>'
 
 
 def place_words(locator: Locator) -> str:
-    """Where a place is, short: ``p.3``, ``¶12``, ``slide 2``, ``Results!C2``, ``file``."""
+    """Where a place is, short: ``p.3``, ``¶13`` (paragraphs counted from 1), ``slide 2``, ``Results!C2``,
+    ``p.5?`` (a page hint), ``file``."""
     if locator.locator_precision == "bbox" and locator.page is not None:
         return f"p.{locator.page}"
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
-        return f"¶{locator.paragraph_index}"
+        return f"¶{paragraph_number(locator.paragraph_index)}"
     if locator.locator_precision == "slide" and locator.slide is not None:
         return f"slide {locator.slide}" + (" notes" if locator.speaker_notes else "")
     if locator.locator_precision == "cell" and locator.sheet is not None:
         return f"{locator.sheet}!{locator.range or ''}"
-    return "file"
+    hint = page_hint(locator)
+    return f"p.{hint}?" if hint is not None else "file"
 
 
 def _alternatives(c: Citation, query: str) -> str:
@@ -250,6 +259,10 @@ def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -
 
 FILE_BANNER = ('<p class="banner file-only" role="note">The place of this passage in the file is not known: '
                "the document is shown from its start, nothing is highlighted.</p>")
+HINT_BANNER = ('<p class="banner file-only page-hint" role="note">Page {page} known, place not found: the evidence '
+               "is on page {page}, its place on the page was not found, so nothing is highlighted.</p>")
+APPROX_BANNER = ('<p class="banner approx" role="note">Approximate place: what is marked (dashed) is the passage '
+                 "the evidence came from; the exact place of the answer in it is not known.</p>")
 
 
 def _fmt(v: float) -> str:
@@ -279,16 +292,18 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
     precise = loc.locator_precision == "bbox" and loc.bbox is not None and loc.page is not None
     size = model.pages[shown - 1]
     rects: list[str] = []
+    # One rule (citations.precision): an approximate box is drawn dashed and lighter, an exact one solid.
+    approx = " approx" if certainty(loc) == "approximate" else ""
     if precise:
         for r in loc.rects:
             if r.page == shown and r.bbox != loc.bbox and len(r.bbox) == 4:
                 x0, y0, x1, y1 = r.bbox
-                rects.append(f'<rect class="hl-rect" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
+                rects.append(f'<rect class="hl-rect{approx}" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
                              f'height="{_fmt(y1 - y0)}"/>')
         if loc.page == shown and loc.bbox is not None:
             x0, y0, x1, y1 = loc.bbox
-            rects.append(f'<rect class="hl-primary" id="hl" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
-                         f'height="{_fmt(y1 - y0)}"/>')
+            rects.append(f'<rect class="hl-primary{approx}" id="hl" x="{_fmt(x0)}" y="{_fmt(y0)}" '
+                         f'width="{_fmt(x1 - x0)}" height="{_fmt(y1 - y0)}"/>')
     total = len(model.pages)
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = _step_nav(c, "page", shown, total, extra)
@@ -311,7 +326,9 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'<svg class="overlay" viewBox="0 0 {_fmt(size.width)} {_fmt(size.height)}" preserveAspectRatio="none" '
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
-    banner = "" if precise else FILE_BANNER
+    hint = page_hint(loc)
+    banner = (APPROX_BANNER if approx else "") if precise else (
+        HINT_BANNER.format(page=hint) if hint is not None else FILE_BANNER)
     return page(f"{c.citation_id} {c.source_root_relative_path}",
                 _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
 
@@ -344,7 +361,7 @@ def _paragraph(p: ModelParagraph, cited: Locator | None, marker: str = "") -> st
     if p.code:
         classes.append("code")
     if cited is not None:
-        classes.append("cited")
+        classes += ["cited", "approx"] if certainty(cited) == "approximate" else ["cited"]
     mark = f'<span class="marker">{escape(marker)}</span>' if marker else ""
     return f'<div class="{" ".join(classes)}" {" ".join(attrs)}>{mark}{_para_inner(p, cited)}</div>'
 
@@ -408,7 +425,7 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
     cited = loc.paragraph_index if precise else None
     if cited is not None and not 0 <= cited < len(model.paragraphs):
         cited = None  # the document has fewer paragraphs than the locator says: never guess
-    banner = "" if cited is not None else FILE_BANNER
+    banner = (APPROX_BANNER if certainty(loc) == "approximate" else "") if cited is not None else FILE_BANNER
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
     return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
 

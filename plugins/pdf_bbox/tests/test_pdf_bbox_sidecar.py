@@ -105,10 +105,10 @@ def test_pdf_unusable_positions_never_become_a_box(rotated_pdf):
     ]
     loc = locate(_req(f, bad, meta))
     assert loc.bbox is None and loc.locator_precision == "file" and loc.locator_degraded
-    assert loc.page is None  # pages 1 and 3 are both named: no certain page
+    assert loc.page is None and loc.page_hint is None  # pages 1 and 3 are both named: no certain page
     only = locate(_req(f, [SidecarPosition(type="bbox", anchor="3")], meta))
     assert only.bbox is None and only.locator_precision == "file"
-    assert only.page == 3 and "sidecar" in (only.reason or "")
+    assert only.page is None and only.page_hint == 3 and "sidecar" in (only.reason or "")  # a hint, not a place
 
 
 def test_pdf_real_mineru_sample_sidecar(tmp_path):
