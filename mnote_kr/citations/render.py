@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnote_kr.citations.precision import paragraph_number, precision_words
-from mnote_kr.models import AgentQueryResult, Citation, Locator, Place, SearchResults
+from mnote_kr.models import AgentQueryResult, Citation, Locator, OpenPlan, Place, SearchResults
 
 
 def office_place(loc: Locator) -> str | None:
@@ -46,6 +46,13 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
 
 def _place_words(c: Citation | Place) -> str:
     return locator_text(c.locator, numbers=False)
+
+
+def render_open(plan: OpenPlan) -> str:
+    """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
+    (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
+            f"{plan.citation_url}")
 
 
 def source_card(c: Citation) -> str:

@@ -363,11 +363,9 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
     if as_json:
         emit_json(plan)
         return
-    from mnote_kr.citations.render import locator_text
+    from mnote_kr.citations.render import render_open
 
-    # the same words as the source cards: "passage box (approximate)", paragraphs counted from 1
-    click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}")
-    click.echo(plan.citation_url)
+    click.echo(render_open(plan))
 
 
 # ---------------------------------------------------------------------------- locate
