@@ -253,6 +253,9 @@ def test_search_page_lists_the_next_places_and_says_weak(served, site: Site) -> 
     c = _long(site.found)
     for n, a in enumerate(c.alternatives, 2):
         assert f'data-citation-id="{a.citation_id}"' in html
+        alt = html[html.index(f'data-citation-id="{a.citation_id}"'):]
+        # paragraphs counted from 1 for people, as the CLI and citationMarkdown count them
+        assert alt[:alt.index("</li>")].count(f'<span class="where">¶{a.locator.paragraph_index + 1}</span>') == 1
         assert f'href="{view_url(c.citation_id, place=n)}"'.replace("&", "&amp;") in html
     assert 'class="banner weak"' not in html
     weak = _page(server, f"/?q={NONSENSE.replace(' ', '+')}")
