@@ -204,7 +204,11 @@ def locate(request: LocateRequest) -> Locator | None:
     """Turn a source file plus cleaned evidence into a locator.
 
     Never invent precision: without a confident match return a ``file`` locator
-    with ``locatorDegraded=True``. Raise ``DocumentError`` for broken or hostile files.
+    with ``locatorDegraded=True`` (a page known without a place on it goes in
+    ``page_hint``, never ``page``; the host moves a ``file`` locator's ``page`` there).
+    A box or paragraph that is the passage rather than the block holding the evidence that
+    answered sets ``locatorDegraded=True``: every surface then calls it approximate
+    (``mnote_kr.citations.precision``). Raise ``DocumentError`` for broken or hostile files.
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension; a built-in ``file`` locator answers when no plugin does.
