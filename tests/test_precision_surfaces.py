@@ -19,11 +19,9 @@ passage box is shown as approximate and the exact box is not, and that the file 
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections.abc import Iterator
-from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -31,28 +29,26 @@ from typing import Any
 import httpx
 import pytest
 from mnote_kr_testkit.browser import browser, chromium_path  # noqa: F401  (fixtures)
-from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.fakes import fake_host
 from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.agents.contracts import AgentQueryResult, QueryInput, object_schema
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations.render import render_open
-from mnote_kr.cli.reports import search_report
 from mnote_kr.core.host import Host
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import (
     Citation,
-    MappedReference,
     ProviderQueryResult,
     ProviderReference,
     SearchResults,
-    SidecarBlock,
     SidecarPosition,
     SourceEntry,
 )
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
 from mnote_kr.server.webpages import view_url
+from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"
 API = "/api/knowledge-rag"
@@ -78,7 +74,7 @@ def _pdf(pages: list[list[str]]) -> bytes:
     return b.build()
 
 
-class Chunks(FakeProvider):
+class Chunks(BlockProvider):
     """The fake provider answering every query with one chosen chunk per file, each mapped with a
     sidecar-like block (as LightRAG's sidecar gives one): ``hint.pdf``'s block names its page 5
     without a box."""
@@ -94,16 +90,9 @@ class Chunks(FakeProvider):
                 for i, (rel, text) in enumerate(self.chunks.items())]
         return ProviderQueryResult(provider="fake", references=refs[: request.top_k])
 
-    @hookimpl
-    def map_reference(self, ctx: Any, reference: ProviderReference, entries: dict[str, SourceEntry],
-                      query: str) -> MappedReference | None:
-        entry = entries.get(reference.file_path)
-        if entry is None:
-            return None
-        positions = [SidecarPosition(type="bbox", anchor="5")] if entry.source_root_relative_path.endswith(
-            "hint.pdf") else []
-        block = SidecarBlock(blockid=f"b-{reference.chunk_id}", content=reference.content or "", positions=positions)
-        return MappedReference(reference=reference, entry=entry, block=block)
+    def positions(self, entry: SourceEntry) -> list[SidecarPosition]:
+        hint = entry.source_root_relative_path.endswith("hint.pdf")
+        return [SidecarPosition(type="bbox", anchor="5")] if hint else []  # page 5 named, no box
 
 
 @dataclass
@@ -164,20 +153,8 @@ def test_citation_markdown_says_approximate_for_the_passage_box_and_names_the_hi
 # --------------------------------------------------------------------------- the CLI
 
 
-class _Obj:
-    def __init__(self, host: Host) -> None:
-        self._host = host
-
-    def host(self) -> Host:
-        return self._host
-
-
 def _cli(site: Site, as_json: bool) -> str:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        search_report(_Obj(site.host), as_json, query=QUERY, scope=(), top_k=10, mode="mix",  # type: ignore[arg-type]
-                      rerank=None)
-    return out.getvalue()
+    return cli_search(site.host, QUERY, as_json)
 
 
 def _located(text: str, cid: str) -> str:
@@ -241,9 +218,8 @@ def _builtins(obj: Any) -> Any:
 
 @pytest.fixture(scope="module")
 def served(site: Site) -> Iterator[tuple[ApiServer, httpx.Client]]:
-    with ApiServer(site.host, write_token_file=False) as server, httpx.Client(
-            base_url=server.url, headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
-        yield server, client
+    with api(site.host) as both:
+        yield both
 
 
 def test_http_search_marks_the_passage_box_and_gives_the_page_hint(served, site: Site) -> None:
@@ -275,12 +251,7 @@ def test_mcp_marks_the_passage_box_and_describes_the_page_as_a_hint(site: Site) 
 # --------------------------------------------------------------------------- web page and viewer HTML
 
 
-def _page(server: ApiServer, path: str) -> str:
-    with httpx.Client(base_url=server.url, timeout=30) as client:
-        client.get(web.entry_url(server))  # the token URL sets the session cookie
-        response = client.get(path)
-        assert response.status_code == 200, response.text
-        return response.text
+_page = web_page
 
 
 def _badge(html: str, cid: str) -> tuple[str, str]:
