@@ -12,7 +12,7 @@
   if (!match) { return; }
   var SOURCE = "mnote-kr-viewer";
   var current = match[1];
-  var latest = 0; // a newer request supersedes one still being fetched
+  var latest = 0; // a newer request supersedes one still being fetched (it is answered "superseded")
 
   function post(type, fields) {
     var msg = { source: SOURCE, type: type, citationId: "[" + current + "]" };
@@ -107,13 +107,18 @@
       return;
     }
     var mine = ++latest;
+    function superseded() {
+      if (mine === latest) { return false; }
+      failed(requestId, asked, "superseded", "a later locate request replaced this one");
+      return true;
+    }
     fetch("/view/" + bare + "/place.json?from=" + encodeURIComponent(current),
           { credentials: "same-origin", headers: { Accept: "application/json" } })
       .then(function (r) {
         return r.json().catch(function () { return {}; }).then(function (body) { return { status: r.status, body: body }; });
       })
       .then(function (got) {
-        if (mine !== latest) { return; }
+        if (superseded()) { return; }
         if (got.status !== 200) {
           var reasons = { 401: "signed_out", 404: "not_found", 410: "gone" };
           var message = got.body && got.body.error ? got.body.error.message : "HTTP " + got.status;
@@ -127,7 +132,7 @@
           return;
         }
         return show(p).then(function (shown) {
-          if (mine !== latest) { return; }
+          if (superseded()) { return; }
           if (!shown) {
             failed(requestId, asked, "not_shown", "the cited paragraph is not in the document as shown");
             return;
@@ -142,7 +147,7 @@
         });
       })
       .catch(function (err) {
-        if (mine === latest) { failed(requestId, asked, "error", String(err)); }
+        if (!superseded()) { failed(requestId, asked, "error", String(err)); }
       });
   }
 
