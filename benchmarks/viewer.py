@@ -91,6 +91,7 @@ def placed(host: Any, base_id: str, rel: str, evidence: str, new_id: str) -> Any
     from mnote_kr.models import LocateRequest
 
     base = find_citation(host, base_id)
+    assert base is not None, base_id
     loc = host.locate(LocateRequest(file=str(host.root / rel), query=" ".join(evidence.split()[:4]),
                                     evidence=evidence))
     copy = msgspec.structs.replace(base, citation_id=new_id, source_root_relative_path=rel,

@@ -71,7 +71,7 @@ def test_citations_carry_the_viewer_url_only_while_serve_runs_and_it_holds_no_se
 def _to_builtins(citations: list[Any]) -> list[dict[str, Any]]:
     import msgspec
 
-    return msgspec.to_builtins(citations)  # type: ignore[no-any-return]
+    return msgspec.to_builtins(citations)
 
 
 @contextlib.contextmanager

@@ -65,6 +65,24 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def _engine_host(ws: Path, engine: Any) -> Host:
+    """A host of ``ws`` on the session's engine."""
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": engine.url, "input_dir": engine.input_dir}}
+    return Host(ws, config=config)
+
+
+def _tab(browser: Any, server: ApiServer, init_script: str = "") -> tuple[Any, Any]:  # noqa: F811
+    """(context, tab) signed in to ``server``; ``init_script`` runs in every page first (a shell's preload)."""
+    context = browser.new_context(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
+    tab = context.new_page()
+    if init_script:
+        tab.add_init_script(init_script)
+    response = tab.goto(web.entry_url(server))
+    assert response is not None and response.status == 200
+    return context, tab
+
+
 def _moved(host: Host, original: Citation, file: Path, query: str, evidence: str) -> Citation:
     """``original`` under a new ID at the place the real locator finds for ``evidence`` in the same file."""
     loc = host.locate(LocateRequest(file=str(file), query=query, evidence=evidence))
@@ -88,9 +106,7 @@ def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         data, idx = report_docx(token)
         docx_path.write_bytes(data)
         digests = {p: _sha(p) for p in (ws / "papers").iterdir()}
-        config = load_config(ws)
-        config["providers"] = {"lightrag": {"url": engine.url, "input_dir": engine.input_dir}}
-        host = Host(ws, config=config)
+        host = _engine_host(ws, engine)
         host.roots_add(ws / "papers")
         report = host.ingest(["papers"], wait=True, wait_s=240)
         assert {i.status for i in report.items} == {"processed"}, report
@@ -108,21 +124,12 @@ def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
 
 
 @pytest.fixture
-def api_key(site: Site, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
-
-
-@pytest.fixture
 def shell(browser, site: Site) -> Iterator[Any]:  # noqa: F811
     """A tab signed in to the server, with a shell's listener: the viewer's answers from its origin only."""
-    context = browser.new_context(viewport={"width": 1200, "height": 900}, device_scale_factor=1)
-    tab = context.new_page()
-    tab.add_init_script(
-        "window.__answers = []; window.addEventListener('message', function (e) {"
-        f" if (e.origin !== {site.server.url!r} || !e.data || e.data.source !== {ANSWERS!r}) return;"
-        " window.__answers.push(e.data); });")
-    response = tab.goto(web.entry_url(site.server))
-    assert response is not None and response.status == 200
+    context, tab = _tab(browser, site.server,
+                        "window.__answers = []; window.addEventListener('message', function (e) {"
+                        f" if (e.origin !== {site.server.url!r} || !e.data || e.data.source !== {ANSWERS!r}) return;"
+                        " window.__answers.push(e.data); });")
     try:
         yield tab
     finally:
@@ -144,7 +151,7 @@ def _post(tab: Any, citation_id: str, request_id: str) -> dict[str, Any]:
     tab.wait_for_function("rid => window.__answers.some(a => a.requestId === rid)", arg=request_id)
     answers = tab.evaluate("rid => window.__answers.filter(a => a.requestId === rid)", request_id)
     assert len(answers) == 1, answers
-    return answers[0]  # type: ignore[no-any-return]
+    return answers[0]
 
 
 def _same_document(tab: Any, opened: dict[str, Any]) -> None:
@@ -226,7 +233,9 @@ def test_only_the_pages_own_context_can_move_it(shell, site: Site) -> None:
     assert shell.evaluate("() => location.pathname") == view_url(site.docx.citation_id)
 
 
-def test_the_way_back_from_the_viewer_to_the_results_keeps_the_query(shell, site: Site, api_key) -> None:
+def test_the_way_back_from_the_viewer_to_the_results_keeps_the_query(shell, site: Site, lightrag_engine,  # noqa: F811
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)  # the server's searches need it
     shell.goto(f"{site.server.url}/?q={DOCX_QUERY.replace(' ', '+')}")
     shell.wait_for_selector("li.card")
     card = "li.card:has(.file:text-is('papers/report.docx')) a.cid"
@@ -246,20 +255,16 @@ def test_folder_menu_after_roots_add_dot_has_no_empty_preselected_option(browser
                                                                         tmp_path: Path) -> None:
     ws = tmp_path / "whole"
     (ws / "notes").mkdir(parents=True)
-    config = load_config(ws)
-    config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
-    host = Host(ws, config=config)
+    host = _engine_host(ws, lightrag_engine)
     host.roots_add(ws)  # 'mnote-kr roots add .'
     host.roots_add(ws / "notes")
-    context = browser.new_context()
-    try:
-        with ApiServer(host, write_token_file=False) as server:
-            tab = context.new_page()
-            tab.goto(web.entry_url(server))
+    with ApiServer(host, write_token_file=False) as server:
+        context, tab = _tab(browser, server)
+        try:
             options = tab.eval_on_selector_all("select[name=scope] option",
                                                "os => os.map(o => [o.value, o.textContent, o.selected])")
             shown = tab.eval_on_selector("select[name=scope]", "s => s.options[s.selectedIndex].textContent")
-    finally:
-        context.close()
+        finally:
+            context.close()
     assert options == [["", "all indexed folders", True], ["notes", "notes", False]]
     assert shown == "all indexed folders"
