@@ -16,10 +16,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import httpx
+import msgspec
 
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
-from mnote_kr.models import Citation
+from mnote_kr.citations.citecache import remember
+from mnote_kr.models import Citation, Locator
 from mnote_kr.server import webpages
 from mnote_kr.server.app import ApiServer
 from tests.test_places_surfaces import QUERY, Site, _cli, site  # noqa: F401  (fixture)
@@ -69,8 +71,6 @@ def test_citations_carry_the_viewer_url_only_while_serve_runs_and_it_holds_no_se
 
 
 def _to_builtins(citations: list[Any]) -> list[dict[str, Any]]:
-    import msgspec
-
     return msgspec.to_builtins(citations)
 
 
@@ -109,6 +109,13 @@ def test_place_json_moves_a_docx_in_place_and_gives_a_pdf_its_page(web_site) -> 
         other = _place(client, pdf.citation_id, docx.citation_id).json()  # another file: the shell loads it
         assert other["sameDocument"] is False and "mainHtml" not in other and "headHtml" not in other
         assert other["viewerPath"] == webpages.view_url(pdf.citation_id)
+
+        unplaced = msgspec.structs.replace(docx, citation_id="[fq7x]", locator_precision="file", locator_degraded=True,
+                                           locator=Locator(locator_precision="file", locator_degraded=True))
+        remember(host, [unplaced])
+        got = _place(client, unplaced.citation_id, docx.citation_id).json()  # same file, place not known
+        assert got["sameDocument"] is True and got["paragraphIndex"] is None and got["highlight"] is None
+        assert "not known" in got["headHtml"] and "banner file-only" in got["headHtml"]
 
         missing = _place(client, "[zzzz9]", docx.citation_id)
         assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"

@@ -26,7 +26,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder
 from mnote_kr.citations.citecache import remember
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
-from mnote_kr.models import Citation, LocateRequest
+from mnote_kr.models import Citation, LocateRequest, Locator
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
 from mnote_kr.server.webpages import view_url
@@ -200,6 +200,19 @@ def test_shell_moves_an_open_pdf_to_a_citation_on_another_page(shell, site: Site
     assert bbox is not None
     assert box == pytest.approx([bbox[0], bbox[1], bbox[2] - bbox[0], bbox[3] - bbox[1]], abs=0.01)
     assert shell.evaluate("() => location.pathname") == view_url(site.pdf3.citation_id)
+
+
+def test_a_citation_whose_place_is_not_known_unmarks_the_document_and_says_so(shell, site: Site) -> None:
+    unplaced = msgspec.structs.replace(site.docx, citation_id=f"[u{uuid.uuid4().hex[:3]}]", locator_precision="file",
+                                       locator_degraded=True, locator=Locator(locator_precision="file",
+                                                                              locator_degraded=True))
+    remember(site.host, [unplaced])
+    opened = _open(shell, site, site.docx)
+    answer = _post(shell, unplaced.citation_id, "f1")
+    assert answer["type"] == "located" and answer["locatorPrecision"] == "file" and answer["paragraphIndex"] is None
+    _same_document(shell, opened)
+    assert shell.query_selector_all(".para.cited, mark.hl, #hl") == []
+    assert "not known" in shell.inner_text(".viewer-head .banner.file-only")
 
 
 def test_a_bad_or_foreign_citation_fails_and_changes_nothing(shell, site: Site) -> None:
