@@ -202,6 +202,21 @@ def test_shell_moves_an_open_pdf_to_a_citation_on_another_page(shell, site: Site
     assert shell.evaluate("() => location.pathname") == view_url(site.pdf3.citation_id)
 
 
+def test_a_request_overtaken_by_a_newer_one_is_answered_superseded(shell, site: Site) -> None:
+    opened = _open(shell, site, site.docx)
+    # Two messages in one task: the second arrives while the first one's fetch is still out.
+    shell.evaluate("([a, b]) => {"
+                   " postMessage({type: 'mnote-kr.locate', citationId: a, requestId: 's1'}, location.origin);"
+                   " postMessage({type: 'mnote-kr.locate', citationId: b, requestId: 's2'}, location.origin); }",
+                   [site.docx2.citation_id, site.docx.citation_id])
+    shell.wait_for_function("() => ['s1', 's2'].every(r => window.__answers.some(a => a.requestId === r))")
+    answers = {a["requestId"]: a for a in shell.evaluate("() => window.__answers")}
+    assert answers["s1"]["type"] == "failed" and answers["s1"]["reason"] == "superseded"
+    assert answers["s2"]["type"] == "located" and answers["s2"]["paragraphIndex"] == site.idx["target"]
+    _same_document(shell, opened)
+    assert shell.evaluate("() => location.pathname") == view_url(site.docx.citation_id)
+
+
 def test_a_citation_whose_place_is_not_known_unmarks_the_document_and_says_so(shell, site: Site) -> None:
     unplaced = msgspec.structs.replace(site.docx, citation_id=f"[u{uuid.uuid4().hex[:3]}]", locator_precision="file",
                                        locator_degraded=True, locator=Locator(locator_precision="file",
