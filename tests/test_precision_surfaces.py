@@ -47,7 +47,7 @@ from mnote_kr.models import (
 )
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.server.webpages import bare_id, view_url
 from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"
@@ -328,3 +328,22 @@ def test_browser_opens_a_file_citation_at_its_hinted_page(tab, served, site: Sit
     banner = tab.query_selector(".banner.page-hint")
     assert banner is not None and banner.is_visible() and "Page 5 known, place not found" in banner.inner_text()
     assert tab.query_selector_all("svg.overlay rect, #hl") == []
+
+
+def test_a_shell_moving_the_viewer_gets_the_same_drawing_and_the_hinted_page(served, site: Site) -> None:
+    """``place.json`` (what the page fetches when a shell moves it) draws and says what the page does."""
+    server, _ = served
+
+    def place(name: str) -> dict[str, Any]:
+        cid = bare_id(site.cite(name).citation_id)
+        with httpx.Client(base_url=server.url, timeout=30) as client:
+            client.get(web.entry_url(server))
+            response = client.get(f"/view/{cid}/place.json", params={"from": cid})
+            assert response.status_code == 200, response.text
+            return response.json()
+
+    passage, exact, hint = place("passage.pdf"), place("exact.pdf"), place("hint.pdf")
+    assert '<rect class="hl-primary approx" id="hl"' in passage["mainHtml"]
+    assert '<rect class="hl-primary" id="hl"' in exact["mainHtml"]
+    assert "page 5 of 5" in hint["mainHtml"] and "/page/5.png" in hint["mainHtml"]
+    assert "Page 5 known, place not found" in hint["mainHtml"] + hint.get("headHtml", "")

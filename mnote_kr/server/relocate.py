@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnote_kr.citations.precision import page_hint
 from mnote_kr.models import Citation, DocumentModel
 from mnote_kr.server import webpages
 
@@ -34,7 +35,8 @@ def _main_of(page_html: str) -> str:
 def _laid_out(c: Citation, model: DocumentModel, scale: float, version: str) -> str:
     loc = c.locator
     if model.kind == "pages":
-        cited = loc.page if loc.locator_precision == "bbox" and loc.page else 1
+        # a box's page, or the page a file citation knew without its place (``pageHint``)
+        cited = loc.page if loc.locator_precision == "bbox" and loc.page else page_hint(loc) or 1
         shown = cited if 1 <= cited <= len(model.pages) else 1
         return webpages.pdf_viewer(c, model, shown, scale, version)
     if model.kind == "slides":
@@ -65,7 +67,7 @@ def place_payload(c: Citation, model: DocumentModel | None, *, same_document: bo
         if cited is not None and h is not None and 0 <= h.start < h.end <= len(text):
             out["highlight"] = {"start": h.start, "end": h.end}
         out["paragraphIndex"] = cited
-        out["headHtml"] = webpages._viewer_head(c, "" if cited is not None else webpages.FILE_BANNER, None)
+        out["headHtml"] = webpages._viewer_head(c, webpages.place_banner(loc, cited is not None), None)
         return out
     if loc.locator_precision == "bbox":
         out["page"] = loc.page

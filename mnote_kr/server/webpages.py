@@ -232,6 +232,16 @@ APPROX_BANNER = ('<p class="banner approx" role="note">Approximate place: what i
                  "the evidence came from; the exact place of the answer in it is not known.</p>")
 
 
+def place_banner(loc: Locator, shown: bool) -> str:
+    """The viewer's note on how sure the place is (``citations.precision``): none for an exact place
+    it shows; "approximate" for a passage box or paragraph; "page known, place not found" for a
+    ``file`` citation's ``pageHint``; else the place is not known (``shown`` false)."""
+    if shown:
+        return APPROX_BANNER if certainty(loc) == "approximate" else ""
+    hint = page_hint(loc)
+    return HINT_BANNER.format(page=hint) if hint is not None else FILE_BANNER
+
+
 def _fmt(v: float) -> str:
     return f"{v:.2f}".rstrip("0").rstrip(".")
 
@@ -293,9 +303,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'<svg class="overlay" viewBox="0 0 {_fmt(size.width)} {_fmt(size.height)}" preserveAspectRatio="none" '
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
-    hint = page_hint(loc)
-    banner = (APPROX_BANNER if approx else "") if precise else (
-        HINT_BANNER.format(page=hint) if hint is not None else FILE_BANNER)
+    banner = place_banner(loc, precise)
     return page(f"{c.citation_id} {c.source_root_relative_path}",
                 _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
 
@@ -392,7 +400,7 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
     cited = loc.paragraph_index if precise else None
     if cited is not None and not 0 <= cited < len(model.paragraphs):
         cited = None  # the document has fewer paragraphs than the locator says: never guess
-    banner = (APPROX_BANNER if certainty(loc) == "approximate" else "") if cited is not None else FILE_BANNER
+    banner = place_banner(loc, cited is not None)
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
     return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
 
