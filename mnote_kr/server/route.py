@@ -25,6 +25,7 @@ class Api:
     params: dict[str, str] = field(default_factory=dict)
     query: dict[str, list[str]] = field(default_factory=dict)
     last_event_id: str | None = None
+    server: Any = None  # the ApiServer (its URL and web state, for sign-in codes)
 
 
 #: A handler returns (HTTP status, msgspec-encodable body); ``STREAM`` bodies are SSE.
