@@ -4,7 +4,8 @@ Sizes are in the locator's frame (crop box clipped to the media box, after ``/Ro
 see ``pdftext.PageGeometry``; a test checks the two agree), and PDFium renders exactly that area, so a locator
 ``bbox`` times ``scale`` is its pixel rectangle in the image. Images are PNG, encoded
 here with zlib (no imaging library needed); the host caches them. PDFium is not
-thread-safe: every call holds ``pdfium.PDFIUM_LOCK``.
+thread-safe: every call holds ``pdfium.PDFIUM_LOCK``. CJK text in a font the PDF does not
+embed is drawn in the shipped Noto Sans CJK (``fonts.py``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import pypdfium2 as pdfium
 
 from mnote_kr.plugin_api import DocumentError, DocumentModel, FileCache, PageSize
 
+from .fonts import install as install_cjk_font
 from .pdfium import PDFIUM_LOCK
 from .pdftext import _open
 
@@ -76,6 +78,7 @@ def render_png(path: str | Path, page: int, scale: float) -> bytes:
     if not 0 < scale <= MAX_SCALE:
         raise DocumentError(f"Render scale {scale} out of range (0, {MAX_SCALE}]", path=str(path))
     p = Path(path)
+    install_cjk_font()  # CJK text in fonts the PDF does not embed (fonts.py)
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
