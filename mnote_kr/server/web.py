@@ -22,7 +22,7 @@ deleted, changed), and neither shows any of the document.
 Routes (all ``GET`` unless said): ``/`` search page (``q``, ``mode``, ``scope``);
 ``/view/{id}`` viewer (``page`` for PDFs); ``/view/{id}/page/{n}.png`` (``scale``);
 ``POST /view/{id}/open`` the system viewer, following the open plan; ``POST /signin`` the token form;
-``/static/viewer.css|viewer.js``.
+``/static/viewer.css|viewer.js``; ``/static/fonts/cjk.otf`` the shipped CJK webfont (``fonts.py``).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 from mnote_kr.citations.openplan import find_citation, open_plan
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
-from mnote_kr.server import signin, webpages
+from mnote_kr.server import fonts, signin, webpages
 from mnote_kr.server.sysopen import open_command
 
 if TYPE_CHECKING:
@@ -57,7 +57,8 @@ __all__ = ["CSP", "WebState", "dispatch", "entry_url", "state", "viewer_url"]
 
 log = logging.getLogger("mnote_kr.server.web")
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+       "connect-src 'self'; "
        "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SCALES = (1.0, 1.5, 2.0, 3.0)  # a fixed set bounds the render cache's keys
 DEFAULT_SCALE = 1.5
@@ -339,6 +340,13 @@ def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, que
 
 
 def _static(reply: _Reply, name: str) -> None:
+    if "/static/" + name == fonts.ROUTE:
+        font = fonts.webfont()
+        if font is None:
+            reply.message(404, "Not found", "The CJK font package is not installed (noto-cjk-sans-jp-regular).")
+            return
+        reply.send(200, font.read_bytes(), fonts.CONTENT_TYPE, cache="public, max-age=604800")
+        return
     ctype = STATIC.get(name)
     if ctype is None:
         reply.message(404, "Not found", "No such file.")

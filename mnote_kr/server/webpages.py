@@ -25,6 +25,7 @@ from mnote_kr.models import (
     ModelSlide,
     SearchResults,
 )
+from mnote_kr.server.fonts import displayable
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
 _STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
@@ -318,6 +319,7 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
 
 def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
     """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
+    text = displayable(text)  # Symbol-font bullets as Unicode, one for one: the offsets still fit
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
         h = loc.highlight
         return (escape(text[:h.start]) + f'<mark class="hl"{mark_id}>{escape(text[h.start:h.end])}</mark>'
