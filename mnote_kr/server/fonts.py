@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["ROUTE", "displayable", "webfont"]
+__all__ = ["ROUTE", "displayable", "missing_font_notice", "webfont"]
 
 ROUTE = "/static/fonts/cjk.otf"
 CONTENT_TYPE = "font/otf"
@@ -47,3 +47,24 @@ def webfont() -> Path | None:
 def displayable(text: str) -> str:
     """``text`` with Symbol/Wingdings private-use bullets as Unicode characters (same length)."""
     return text.translate(_SYMBOL_BULLETS)
+
+
+# PDF's 14 standard fonts: every reader brings them (PDFium has them built in), none is missing.
+STANDARD_14 = frozenset(f"{family}{style}" for family, styles in (
+    ("Times", ("-Roman", "-Bold", "-Italic", "-BoldItalic")),
+    ("Helvetica", ("", "-Bold", "-Oblique", "-BoldOblique")),
+    ("Courier", ("", "-Bold", "-Oblique", "-BoldOblique")),
+    ("Symbol", ("",)), ("ZapfDingbats", ("",))) for style in styles)
+
+
+def missing_font_notice(missing: list[str], cjk_face: str | None) -> str | None:
+    """What the PDF viewer says above a page whose fonts the file does not include (None: nothing)."""
+    missing = [name for name in missing if name.split("+")[-1] not in STANDARD_14]
+    if not missing:
+        return None
+    names = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
+    head = f"This page uses fonts the PDF does not include ({names}). Their text is drawn in substitute fonts"
+    if cjk_face:
+        return f"{head} (Chinese, Japanese and Korean in {cjk_face}) and may look different from the original."
+    return (f"{head} where this machine has one; Chinese, Japanese and Korean text in them could not be drawn "
+            "(install the noto-cjk-sans-jp-regular package).")

@@ -464,7 +464,8 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
             what = "PDF" if unit == "page" else "presentation"
             reply.message(404, f"No such {unit}", f"The {what} has {total} {unit}s.")
             return
-        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place)
+        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place,
+                                            notice=_font_notice(host, src.path, shown))
                    if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place))
         return
     if model.kind == "sheets":
@@ -475,6 +476,15 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(200, webpages.sheet_viewer(c, model, opened, place, name))
         return
     reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
+
+
+def _font_notice(host: Host, path: Path, page: int) -> str | None:
+    """The viewer's line about fonts the PDF names but does not include (fonts.py), if any."""
+    try:
+        found = host.plugins.page_fonts(str(path), page)
+    except DocumentError:
+        return None
+    return fonts.missing_font_notice(*found) if found else None
 
 
 def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,

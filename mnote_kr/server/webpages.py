@@ -271,9 +271,9 @@ def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, i
 
 
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
-               opened: str | None = None, place: int = 1) -> str:
+               opened: str | None = None, place: int = 1, notice: str | None = None) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
-    the citation's ``place``: 1 its own, 2... its alternatives)."""
+    the citation's ``place``: 1 its own, 2... its alternatives); ``notice`` a line above it (fonts)."""
     c = at_place(c, place)
     extra = {"place": place} if place > 1 else {}
     loc = c.locator
@@ -313,8 +313,9 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
     banner = "" if precise else FILE_BANNER
+    note = f'<p class="banner fonts" role="note">{escape(notice)}</p>' if notice else ""
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
+                _viewer_head(c, banner, opened, place) + "".join(nav) + note + figure)
 
 
 def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:

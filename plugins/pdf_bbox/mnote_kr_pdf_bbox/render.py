@@ -20,6 +20,7 @@ import pypdfium2 as pdfium
 from mnote_kr.plugin_api import DocumentError, DocumentModel, FileCache, PageSize
 
 from .fonts import install as install_cjk_font
+from .fonts import missing_fonts, substitute
 from .pdfium import PDFIUM_LOCK
 from .pdftext import _open
 
@@ -101,3 +102,23 @@ def render_png(path: str | Path, page: int, scale: float) -> bytes:
             doc.close()
     # Encoding needs no PDFium: outside the lock, so another page can render meanwhile.
     return encode_png(data, width, height, stride, channels)
+
+
+def page_fonts(path: str | Path, page: int) -> tuple[list[str], str | None]:
+    """(fonts page ``page`` uses without embedding them, the face CJK text of them is drawn in or None)."""
+    p = Path(path)
+    face = substitute()
+    with PDFIUM_LOCK:
+        doc = _open(p)
+        try:
+            if not 1 <= page <= len(doc):
+                raise DocumentError(f"Page {page} out of range: the PDF has {len(doc)} pages", path=str(p))
+            pdf_page = doc[page - 1]
+            try:
+                return missing_fonts(pdf_page), face
+            finally:
+                pdf_page.close()
+        except pdfium.PdfiumError as exc:
+            raise DocumentError(f"Broken PDF, page {page} unreadable: {p}", path=str(p)) from exc
+        finally:
+            doc.close()
