@@ -13,6 +13,8 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -74,12 +76,9 @@ def encode_png(rgb: bytes | memoryview, width: int, height: int, stride: int, ch
             + chunk(b"IEND", b""))
 
 
-def render_png(path: str | Path, page: int, scale: float) -> bytes:
-    """Page ``page`` (1-based) at ``scale`` pixels per point, as PNG. Raises ``DocumentError``."""
-    if not 0 < scale <= MAX_SCALE:
-        raise DocumentError(f"Render scale {scale} out of range (0, {MAX_SCALE}]", path=str(path))
-    p = Path(path)
-    install_cjk_font()  # CJK text in fonts the PDF does not embed (fonts.py)
+@contextmanager
+def _loaded_page(p: Path, page: int, doing: str) -> Iterator[pdfium.PdfPage]:
+    """Page ``page`` (1-based) of ``p``, loaded under ``PDFIUM_LOCK`` and closed afterwards."""
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
@@ -87,38 +86,34 @@ def render_png(path: str | Path, page: int, scale: float) -> bytes:
                 raise DocumentError(f"Page {page} out of range: the PDF has {len(doc)} pages", path=str(p))
             pdf_page = doc[page - 1]
             try:
-                bitmap = pdf_page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
-                try:
-                    width, height, stride = bitmap.width, bitmap.height, bitmap.stride
-                    channels = bitmap.n_channels
-                    data = bytes(bitmap.buffer)
-                finally:
-                    bitmap.close()
+                yield pdf_page
             finally:
                 pdf_page.close()
         except pdfium.PdfiumError as exc:
-            raise DocumentError(f"Broken PDF, page {page} cannot be rendered: {p}", path=str(p)) from exc
+            raise DocumentError(f"Broken PDF, page {page} cannot be {doing}: {p}", path=str(p)) from exc
         finally:
             doc.close()
+
+
+def render_png(path: str | Path, page: int, scale: float) -> bytes:
+    """Page ``page`` (1-based) at ``scale`` pixels per point, as PNG. Raises ``DocumentError``."""
+    if not 0 < scale <= MAX_SCALE:
+        raise DocumentError(f"Render scale {scale} out of range (0, {MAX_SCALE}]", path=str(path))
+    install_cjk_font()  # CJK text in fonts the PDF does not embed (fonts.py)
+    with _loaded_page(Path(path), page, "rendered") as pdf_page:
+        bitmap = pdf_page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
+        try:
+            width, height, stride = bitmap.width, bitmap.height, bitmap.stride
+            channels = bitmap.n_channels
+            data = bytes(bitmap.buffer)
+        finally:
+            bitmap.close()
     # Encoding needs no PDFium: outside the lock, so another page can render meanwhile.
     return encode_png(data, width, height, stride, channels)
 
 
 def page_fonts(path: str | Path, page: int) -> tuple[list[str], str | None]:
     """(fonts page ``page`` uses without embedding them, the face CJK text of them is drawn in or None)."""
-    p = Path(path)
     face = substitute()
-    with PDFIUM_LOCK:
-        doc = _open(p)
-        try:
-            if not 1 <= page <= len(doc):
-                raise DocumentError(f"Page {page} out of range: the PDF has {len(doc)} pages", path=str(p))
-            pdf_page = doc[page - 1]
-            try:
-                return missing_fonts(pdf_page), face
-            finally:
-                pdf_page.close()
-        except pdfium.PdfiumError as exc:
-            raise DocumentError(f"Broken PDF, page {page} unreadable: {p}", path=str(p)) from exc
-        finally:
-            doc.close()
+    with _loaded_page(Path(path), page, "read") as pdf_page:
+        return missing_fonts(pdf_page), face
