@@ -388,6 +388,8 @@ class Place(Frozen, frozen=True, kw_only=True):
     heading_path: list[str] = []
     relevance_score: float | None = None
     citation_url: str = ""
+    #: ``http://127.0.0.1:PORT/view/ID`` while ``mnote-kr serve`` runs for the workspace (no secret in it).
+    viewer_url: str | None = None
 
 
 class Citation(Frozen, frozen=True, kw_only=True):
@@ -424,6 +426,8 @@ class Citation(Frozen, frozen=True, kw_only=True):
     source_map_path: str | None = None
     context_quote: str | None = None
     alternatives: list[Place] = []
+    #: ``http://127.0.0.1:PORT/view/ID`` while ``mnote-kr serve`` runs for the workspace (no secret in it).
+    viewer_url: str | None = None
 
 
 #: Places of a file shown behind its first one (``Citation.alternatives``).

@@ -164,7 +164,8 @@ def test_cli_json_carries_alternatives_context_and_weak(site: Site) -> None:
     assert [a["citationId"] for a in long["alternatives"]] == [a.citation_id for a in _long(site.found).alternatives]
     for a in long["alternatives"]:
         assert set(a) == {"citationId", "locatorPrecision", "locatorDegraded", "locator", "displayQuote",
-                          "headingPath", "relevanceScore", "citationUrl"}
+                          "headingPath", "relevanceScore", "citationUrl", "viewerUrl"}
+        assert a["viewerUrl"] is None  # no 'mnote-kr serve' runs for this workspace
         assert a["locator"]["paragraphIndex"] is not None and "paragraph=" in a["citationUrl"]
     assert long["contextQuote"] and long["displayQuote"] in long["contextQuote"]
 

@@ -100,6 +100,7 @@ class AgentPlace(Out, kw_only=True, frozen=True):
     display_quote: str | None
     citation_url: str
     relevance_score: float | None
+    viewer_url: str | None  # http://127.0.0.1:PORT/view/ID while 'mnote-kr serve' runs
 
 
 class AgentCitation(Out, kw_only=True, frozen=True):
@@ -128,6 +129,7 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     relevance_score: float | None
     context_quote: str | None
     alternatives: list[AgentPlace]
+    viewer_url: str | None  # http://127.0.0.1:PORT/view/ID while 'mnote-kr serve' runs (open it in a browser)
 
 
 class AgentQueryResult(Out, kw_only=True, frozen=True):
@@ -229,6 +231,7 @@ def agent_citation(c: Citation) -> AgentCitation:
         relevance_score=c.relevance_score,
         context_quote=c.context_quote,
         alternatives=[agent_place(a) for a in c.alternatives],
+        viewer_url=c.viewer_url,
     )
 
 
@@ -238,7 +241,7 @@ def agent_place(a: Place) -> AgentPlace:
     return AgentPlace(citation_id=a.citation_id, locator_precision=a.locator_precision,
                       locator_degraded=a.locator_degraded, page=loc.page, bbox=loc.bbox,
                       paragraph_index=loc.paragraph_index, highlight=loc.highlight, display_quote=a.display_quote,
-                      citation_url=a.citation_url, relevance_score=a.relevance_score)
+                      citation_url=a.citation_url, relevance_score=a.relevance_score, viewer_url=a.viewer_url)
 
 
 def agent_open_plan(plan: OpenPlan) -> OpenPlan:

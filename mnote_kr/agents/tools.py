@@ -187,6 +187,9 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         notes.append(f"{len(missing)} file(s) you may be asking about cannot be cited: see notIndexed.")
     if not citations:
         notes.append("Nothing citable was found in the knowledge base for this question: say so, do not guess.")
+    from mnote_kr.server.viewerlinks import serve_url, with_viewer_urls
+
+    citations = with_viewer_urls(citations, serve_url(host))
     return AgentQueryResult(query=query, mode=args.mode, citations=[agent_citation(c) for c in citations],
                             answer=answer, notes=notes, not_indexed=missing, weak=weak is not None,
                             weak_reason=weak)

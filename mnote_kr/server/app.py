@@ -272,7 +272,7 @@ class _Handler(GatedHandler):
         body = self._read_body(route)
         if body is _REFUSED:
             return
-        ctx = Api(host=api.host, jobs=api.jobs, params=params, query=query,
+        ctx = Api(host=api.host, jobs=api.jobs, params=params, query=query, url=api.url,
                   last_event_id=self.headers.get("Last-Event-ID"), server=api)
         try:
             status, payload = route.handler(ctx, body)

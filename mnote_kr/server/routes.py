@@ -28,6 +28,7 @@ from mnote_kr.models import (
     SearchResults,
     SourceEntry,
 )
+from mnote_kr.server import viewerlinks
 from mnote_kr.server.jobs import JobView
 from mnote_kr.server.route import Api, Route
 
@@ -235,11 +236,13 @@ def _query_args(api: Api, body: QueryRequest) -> dict[str, Any]:
 
 
 def search(api: Api, body: QueryRequest) -> tuple[int, Any]:
-    return 200, api.host.search(body.query, **_query_args(api, body))
+    found = api.host.search(body.query, **_query_args(api, body))
+    return 200, viewerlinks.search_with_viewer_urls(found, api.url or None)
 
 
 def query(api: Api, body: QueryRequest) -> tuple[int, Any]:
-    return 200, api.host.ask(body.query, **_query_args(api, body))
+    answer = api.host.ask(body.query, **_query_args(api, body))
+    return 200, viewerlinks.answer_with_viewer_urls(answer, api.url or None)
 
 
 def open_reference(api: Api, body: OpenReferenceRequest) -> tuple[int, Any]:

@@ -31,13 +31,12 @@ DEFAULT_LINGER_S = 300.0
 
 def running_server(host: Host) -> tuple[str, str] | None:
     """(URL, token) of a live ``mnote-kr serve`` for this workspace, or None."""
-    mine = [r for r in records.records_for(paths.state_dir(), host.root)
-            if r.alive and records.same_workspace(r, host.root)]
-    if not mine:
+    mine = records.live_record(paths.state_dir(), host.root)
+    if mine is None:
         return None
     try:
-        token = Path(mine[0].token_file).read_text(encoding="utf-8").strip()
-        url = mine[0].url
+        token = Path(mine.token_file).read_text(encoding="utf-8").strip()
+        url = mine.url
     except OSError:
         return None
     try:

@@ -21,8 +21,9 @@ deleted, changed), and neither shows any of the document.
 
 Routes (all ``GET`` unless said): ``/`` search page (``q``, ``mode``, ``scope``);
 ``/view/{id}`` viewer (``page`` for PDFs); ``/view/{id}/page/{n}.png`` (``scale``);
+``/view/{id}/place.json?from=ID`` where a citation is, for a page moving to it (``relocate.py``);
 ``POST /view/{id}/open`` the system viewer, following the open plan; ``POST /signin`` the token form;
-``/static/viewer.css|viewer.js``; ``/static/fonts/cjk.otf`` the shipped CJK webfont (``fonts.py``).
+``/static/viewer.css|viewer.js|shell.js``; ``/static/fonts/cjk.otf`` the shipped CJK webfont (``fonts.py``).
 """
 
 from __future__ import annotations
@@ -44,9 +45,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import msgspec
+
 from mnote_kr.citations.openplan import find_citation, open_plan
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
-from mnote_kr.server import fonts, signin, webpages
+from mnote_kr.server import fonts, relocate, signin, webpages
 from mnote_kr.server.sysopen import open_command
 
 if TYPE_CHECKING:
@@ -58,12 +61,12 @@ __all__ = ["CSP", "WebState", "dispatch", "entry_url", "state", "viewer_url"]
 log = logging.getLogger("mnote_kr.server.web")
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
-       "connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SCALES = (1.0, 1.5, 2.0, 3.0)  # a fixed set bounds the render cache's keys
 DEFAULT_SCALE = 1.5
 RENDER_CACHE_BYTES = 96 * 1024 * 1024
-STATIC = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
+STATIC = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8",
+          "shell.js": "text/javascript; charset=utf-8"}
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
 _PAGE_PNG = re.compile(r"^(\d{1,6})\.png$")
 
@@ -333,6 +336,8 @@ def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, que
         _view(reply, host, web, cid, query)
     elif len(parts) == 4 and parts[2] == "page" and method in ("GET", "HEAD") and _PAGE_PNG.match(parts[3]):
         _page_image(reply, host, web, cid, int(_PAGE_PNG.match(parts[3]).group(1)), query)  # type: ignore[union-attr]
+    elif len(parts) == 3 and parts[2] == "place.json" and method in ("GET", "HEAD"):
+        _place(reply, host, cid, query)
     elif len(parts) == 3 and parts[2] == "open" and method == "POST":
         _open_system(reply, host, web, cid)
     else:
@@ -485,6 +490,27 @@ def _font_notice(host: Host, path: Path, page: int) -> str | None:
     except DocumentError:
         return None
     return fonts.missing_font_notice(*found) if found else None
+
+
+def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> None:
+    """``/view/{id}/place.json?from=ID``: where citation ``id`` is, for the page showing ``from`` (relocate.py)."""
+    def error(status: int, code: str, message: str) -> None:
+        reply.send(status, msgspec.json.encode({"error": {"code": code, "message": message}}), "application/json")
+
+    try:
+        src = _source(host, cid)
+    except _Gone as gone:
+        error(410, "gone", gone.reason)
+        return
+    if src is None:
+        error(404, "not_found", f"No citation [{cid}] in this workspace.")
+        return
+    shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path
+    model = host.plugins.document_model(str(src.path)) if same else None
+    payload = relocate.place_payload(src.citation, model, same_document=same, scale=DEFAULT_SCALE,
+                                     version=src.version)
+    reply.send(200, msgspec.json.encode(payload), "application/json")
 
 
 def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,

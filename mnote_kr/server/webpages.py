@@ -26,11 +26,9 @@ from mnote_kr.models import (
     SearchResults,
 )
 from mnote_kr.server.fonts import displayable
+from mnote_kr.server.marking import mark_query  # tests and callers use it from here too
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
-_STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
-                  "which who why with does do did can".split())
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def bare_id(citation_id: str) -> str:
@@ -46,7 +44,8 @@ def view_url(citation_id: str, **query: str | int) -> str:
 
 def page(title: str, body: str, *, scripts: bool = True) -> str:
     """A whole HTML document around ``body``."""
-    script = '<script src="/static/viewer.js" defer></script>' if scripts else ""
+    script = ('<script src="/static/viewer.js" defer></script><script src="/static/shell.js" defer></script>'
+              if scripts else "")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -61,48 +60,6 @@ def message_page(title: str, message: str, hint: str | None = None) -> str:
     extra = f'<p class="hint">{escape(hint)}</p>' if hint else ""
     return page(title, f'<section class="notice"><h1>{escape(title)}</h1><p>{escape(message)}</p>{extra}</section>',
                 scripts=False)
-
-
-# --------------------------------------------------------------------------- marking
-
-
-def query_terms(query: str) -> list[str]:
-    """The words of a query worth marking (no stop words, no single Latin letters), longest first."""
-    terms = {query.strip()} if query.strip() else set()
-    for word in _WORD.findall(query):
-        if word.lower() in _STOP or (len(word) < 2 and word.isascii()):
-            continue
-        terms.add(word)
-    return sorted((t for t in terms if t), key=len, reverse=True)
-
-
-def _term_pattern(term: str) -> str:
-    """A query term as a regex: a Latin word starts a word (``led`` is not marked in ``Filed``, nor
-    ``table`` in ``suitable``) and runs to the word's end (``patent`` marks ``patented`` whole);
-    CJK, which has no spaces, matches character by character anywhere."""
-    body = re.escape(term)
-    if term[:1].isalnum() and term[:1].isascii():
-        body = r"(?<![^\W_])" + body
-    if term[-1:].isalnum() and term[-1:].isascii():
-        body += r"[^\W_]*"
-    return body
-
-
-def mark_query(text: str, query: str) -> str:
-    """``text`` as HTML with every occurrence of a query term in ``<mark class="q">`` (whole words for
-    Latin scripts, characters for CJK)."""
-    terms = query_terms(query)
-    if not terms or not text:
-        return escape(text)
-    pattern = re.compile("|".join(_term_pattern(t) for t in terms), re.IGNORECASE)
-    out: list[str] = []
-    last = 0
-    for m in pattern.finditer(text):
-        out.append(escape(text[last:m.start()]))
-        out.append(f'<mark class="q">{escape(m.group(0))}</mark>')
-        last = m.end()
-    out.append(escape(text[last:]))
-    return "".join(out)
 
 
 # --------------------------------------------------------------------------- search page
@@ -167,8 +124,10 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
                 results: SearchResults | None = None, error: tuple[str, str | None] | None = None) -> str:
     """The search form, and the result cards when a query was run."""
     modes = "".join(f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in MODES)
+    # A root at the workspace itself ('roots add .', path "") is what "all indexed folders" already covers.
     scopes = '<option value="">all indexed folders</option>' + "".join(
-        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>' for r in roots)
+        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>'
+        for r in roots if r not in ("", "."))
     form = (
         '<form class="search" method="get" action="/" role="search">'
         f'<input id="q" name="q" type="search" value="{escape(query)}" placeholder="Search your sources" '
@@ -230,13 +189,21 @@ def _place_nav(c: Citation, place: int) -> str:
     return "".join(parts)
 
 
+def results_link(query: str) -> str:
+    """The way back from the viewer to the search that cited it (the query kept in the URL)."""
+    href = "/?" + urlencode({"q": query}) if query.strip() else "/"
+    label = "‹ back to the results" if query.strip() else "‹ search"
+    return f'<p class="back"><a id="back-to-results" rel="up" href="{escape(href)}">{label}</a></p>'
+
+
 def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -> str:
     heading = " › ".join(c.heading_path)
     notice = ""
     if opened:
         notice = f'<p class="opened" role="status">{escape(opened)}</p>'
     return (
-        f'<section class="viewer-head"><div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
+        f'<section class="viewer-head">{results_link(c.search_query)}'
+        f'<div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
         f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
         + (f'<div class="heading">{escape(heading)}</div>' if heading else "")
         + f'<blockquote class="quote">{mark_query(c.display_quote or "", c.search_query)}</blockquote>'
