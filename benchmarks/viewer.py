@@ -217,7 +217,9 @@ def render_alone(path: Path, page: int, scale: float) -> float:
 def _signed_in(server) -> httpx.Client:  # noqa: ANN001 - ApiServer
     """A client holding the session cookie (use it as a context manager)."""
     client = httpx.Client(base_url=server.url, timeout=60)
-    with client.stream("GET", "/", params={"token": server.token}) as r:
+    from mnote_kr.server import web
+
+    with client.stream("GET", web.entry_url(server)) as r:
         assert r.status_code == 303, r.status_code
     return client
 

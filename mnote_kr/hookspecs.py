@@ -252,6 +252,20 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
 
 
 @hookspec(firstresult=True)
+def page_fonts(path: str, page: int) -> tuple[list[str], str | None] | None:
+    """The fonts one page (1-based) of a paged source uses without including them, for the viewer.
+
+    Returns (base names of the fonts the file names but does not embed, sorted; the face the
+    renderer draws Chinese, Japanese and Korean text of such fonts in, or None when it has none
+    and that text cannot be drawn). The viewer says so above the page image. Return None for a
+    file this plugin does not handle.
+
+    Calling convention: firstresult, called only on the locator plugin chosen for the
+    file's extension.
+    """
+
+
+@hookspec(firstresult=True)
 def prepare_locate(path: str) -> bool | None:
     """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
 

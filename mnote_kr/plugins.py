@@ -231,6 +231,14 @@ class Plugins:
         result: bytes | None = self._call("render_page", name, path=path, page=page, scale=scale)
         return result
 
+    def page_fonts(self, path: str, page: int) -> tuple[list[str], str | None] | None:
+        """(fonts a page uses without embedding them, the CJK substitute or None), or None: not known."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: tuple[list[str], str | None] | None = self._call("page_fonts", name, path=path, page=page)
+        return result
+
 
     def prepare_locate(self, path: str) -> bool | None:
         """Ask the file's locator plugin to cache its parsed model ahead of the first search."""

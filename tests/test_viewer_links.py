@@ -22,7 +22,7 @@ from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations.citecache import remember
 from mnote_kr.models import Citation, Locator
-from mnote_kr.server import webpages
+from mnote_kr.server import web, webpages
 from mnote_kr.server.app import ApiServer
 from tests.test_places_surfaces import QUERY, Site, _cli, site  # noqa: F401  (fixture)
 from tests.test_viewer_web import site as web_site  # noqa: F401  (fixture)
@@ -77,7 +77,7 @@ def _to_builtins(citations: list[Any]) -> list[dict[str, Any]]:
 @contextlib.contextmanager
 def _signed_in(server: ApiServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        assert client.get("/", params={"token": server.token}).status_code == 303
+        assert client.get(web.entry_url(server)).status_code == 303
         yield client
 
 

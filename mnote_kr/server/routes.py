@@ -318,6 +318,26 @@ def job_events(api: Api, body: None) -> tuple[int, Any]:
     return 200, view  # the server streams from here on
 
 
+class SignInRequest(Request, kw_only=True):
+    """``POST /api/web/sign-in``: the page of the web UI the browser should land on."""
+
+    path: str = "/"
+
+
+class SignInResponse(msgspec.Struct, kw_only=True, rename="camel"):
+    url: str
+    expires_in_s: float
+
+
+def web_sign_in(api: Api, body: SignInRequest) -> tuple[int, Any]:
+    from mnote_kr.server import web
+
+    if api.server is None:
+        raise UsageError("No web UI on this server")
+    return 200, SignInResponse(url=web.entry_url(api.server, body.path),
+                               expires_in_s=web.state(api.server).codes.ttl_s)
+
+
 def openapi(api: Api, body: None) -> tuple[int, Any]:
     from mnote_kr.server.openapi import openapi_document
 
@@ -356,6 +376,9 @@ ROUTES: tuple[Route, ...] = (
           request=RootRemoveRequest, response=IndexedRoot),
     Route("GET", "/api/plugins", plugins, "Plugins with version, origin, hooks and load errors (`?all=1`: built-ins).",
           response=PluginsResponse),
+    Route("POST", "/api/web/sign-in", web_sign_in,
+          "A one-time URL (single use, seconds-lived) that signs a browser in to the web UI at `path`.",
+          request=SignInRequest, response=SignInResponse),
     Route("GET", "/api/jobs/{id}", job, "A background job: status, progress lines, result or error.",
           response=JobView),
     Route("GET", "/api/jobs/{id}/events", job_events,

@@ -26,6 +26,7 @@ from mnote_kr.models import (
     ModelSlide,
     SearchResults,
 )
+from mnote_kr.server.fonts import displayable
 from mnote_kr.server.marking import mark_query  # tests and callers use it from here too
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
@@ -260,9 +261,9 @@ def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, i
 
 
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
-               opened: str | None = None, place: int = 1) -> str:
+               opened: str | None = None, place: int = 1, notice: str | None = None) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
-    the citation's ``place``: 1 its own, 2... its alternatives)."""
+    the citation's ``place``: 1 its own, 2... its alternatives); ``notice`` a line above it (fonts)."""
     c = at_place(c, place)
     extra = {"place": place} if place > 1 else {}
     loc = c.locator
@@ -304,12 +305,14 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
     banner = place_banner(loc, precise)
+    note = f'<p class="banner fonts" role="note">{escape(notice)}</p>' if notice else ""
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
+                _viewer_head(c, banner, opened, place) + "".join(nav) + note + figure)
 
 
 def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
     """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
+    text = displayable(text)  # Symbol-font bullets as Unicode, one for one: the offsets still fit
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
         h = loc.highlight
         return (escape(text[:h.start]) + f'<mark class="hl"{mark_id}>{escape(text[h.start:h.end])}</mark>'
