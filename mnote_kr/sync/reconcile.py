@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
-from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import (
     PENDING_NEW_FILE,
     REASON_CHANGED,
@@ -43,6 +42,7 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.registry_tags import STALE
 from mnote_kr.core.workspace import (
     BAD_FOLDER_REASON,
     BAD_NAME_REASON,
@@ -496,7 +496,7 @@ def follow_waiting(host: Host, root_rel: str, on_action: Action = _no_action) ->
         root = innermost_root(rel, roots) if inside else None
         return root is not None and root.run_on_change
 
-    waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & fmt.STALE))
+    waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & STALE))
                                                     if reg.stale_count() else [])
               if e.stale_reason == REASON_CHANGED and waits(e.source_root_relative_path)]
     waited += [f.source_path for f in load_pending_new(host).files if waits(f.source_path)]

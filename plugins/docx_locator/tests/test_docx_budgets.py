@@ -10,7 +10,7 @@ import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder, big_xml_docx, nested_tables_docx
 
 from mnote_kr.errors import DocumentError
-from mnote_kr_docx_locator import reader
+from mnote_kr_docx_locator import reader, safezip
 
 LIMIT_S = 10.0
 LIMIT_RSS = 500 * 1024 * 1024
@@ -69,7 +69,7 @@ def test_walk_depth_budget_names_the_limit_below_libxml2s_own(tmp_path, monkeypa
     # 150 nested tables (~450 elements deep) stay under libxml2's limit when it is raised;
     # the walk itself is a loop and stops at MAX_DEPTH with a clear error
     monkeypatch.setattr(
-        reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+        safezip, "_PARSER", safezip.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
     )
     deep = rf"nests too deeply: elements nested more than {reader.MAX_DEPTH} levels deep, the locator's limit"
     with pytest.raises(DocumentError, match=deep):
