@@ -1,6 +1,6 @@
 """DOCX paragraph locator benchmark (issue 5).
 
-Builds cases from ``../shared/corpus/docx/`` and from seeded generated documents with
+Builds cases from ``tests/data/corpus/docx/`` and from seeded generated documents with
 the traps of issue 5 (substring query, TOC line, chunk running into a reference list,
 equation, table cell, evidence from another document), runs them through the batch
 contract (``python -m mnote_kr locate --batch REQUESTS.jsonl --json``) and prints

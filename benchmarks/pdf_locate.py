@@ -20,7 +20,7 @@ baseline's time on the same cache.
 Also measures text + character-box extraction of pypdfium2 against pypdf on corpus PDFs
 (the library choice the issue asks to justify).
 
-    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus ../shared/corpus]
+    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus tests/data/corpus]
 """
 
 from __future__ import annotations
