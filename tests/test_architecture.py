@@ -8,6 +8,7 @@ still counts.
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 import subprocess
 import sys
@@ -267,13 +268,13 @@ def test_plugin_api_all_is_sorted_and_every_name_resolves() -> None:
 #: The host's packages from the bottom up: a module may import from its own package and from the
 #: layers below its own, never from a layer above nor from another package of its own layer.
 #: The contracts at the bottom (errors, the plain HTTP client, data types, the call context, hook
-#: specifications) import nothing of the host above them; the storage layer (``core``: paths, config, keys, the registry,
-#: the workspace) sits on them; plugin loading reads its paths; the citation pipeline and the sync
-#: of folders are two peers on top of storage that never import each other; the built-in plugins
-#: use the citation utilities; the faces (HTTP server, agent tools, CLI) are on top, the CLI
-#: highest because it starts the others; ``python -m mnote_kr`` and the plugin API (what plugins
-#: import, re-exporting helpers from every layer) are the roof.
-#: docs/architecture.md draws the same picture.
+#: specifications) import nothing of the host above them; the storage layer (``core``: paths,
+#: config, keys, the registry, the workspace) sits on them; plugin loading reads its paths; the
+#: citation pipeline and the sync of folders are two peers on top of storage that never import
+#: each other; the built-in plugins use the citation utilities; the faces (HTTP server, agent
+#: tools, CLI) are on top, the CLI highest because it starts the others; ``python -m mnote_kr``
+#: and the plugin API (what plugins import, re-exporting helpers from every layer) are the roof.
+#: docs/architecture.md draws the same picture (checked below).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mnote_kr.errors", "mnote_kr.plainhttp"),
     ("mnote_kr.models", "mnote_kr.context"),
@@ -342,3 +343,13 @@ def test_the_host_imports_only_downward_apart_from_the_named_debt() -> None:
     bad = arrows_against_layers(import_graph(HOST))
     assert sorted(bad - KNOWN_DEBT) == [], "an import against the layers (see LAYERS)"
     assert sorted(KNOWN_DEBT - bad) == [], "this debt is paid: remove it from KNOWN_DEBT"
+
+
+def test_docs_architecture_draws_the_same_layers() -> None:
+    """docs/architecture.md's table of layers lists the packages of ``LAYERS``, in order."""
+    rows = re.findall(r"^\| (\d+) \| ([^|]+) \|", (REPO / "docs" / "architecture.md").read_text(encoding="utf-8"),
+                      re.MULTILINE)
+    drawn = [tuple(f"mnote_kr.{name}" if name != "mnote_kr" else name
+                   for name in re.findall(r"`([\w.]+)`", cell)) for _, cell in rows]
+    assert [int(n) for n, _ in rows] == list(range(1, len(LAYERS) + 1))
+    assert drawn == list(LAYERS)
