@@ -1,4 +1,4 @@
-"""Hostile files through ``mnote-kr ingest --wait`` against a real managed LightRAG engine (issue 27).
+"""Hostile files through ``mnote-kr ingest --wait`` against a real managed LightRAG engine.
 
 Per hostile file, generated in a temp folder (flate bomb PDF, deeply nested XML DOCX, XML bomb
 DOCX, a 30 MB DOCX of ordinary text, a 5,000-page PDF, a non-UTF-8 file name, a FIFO, a symlink

@@ -1,4 +1,4 @@
-"""One budget for the whole path (issue 27): a file over its reader's budget is refused before the
+"""One budget for the whole path: a file over its reader's budget is refused before the
 provider sees it, recorded ``refused`` with the limit named, cited nowhere, and said in one line.
 
 The provider here is the in-process ``FakeProvider`` (it records what it is sent); the real

@@ -1,4 +1,4 @@
-"""``serve`` under a burst, slow clients and overload (issue 12, item 5).
+"""``serve`` under a burst, slow clients and overload.
 
 The clients here are raw sockets driven from one thread with a selector, so the only threads
 that grow with the load are the server's own; every assertion counts them.

@@ -1,6 +1,6 @@
 """Read a DOCX safely and list its paragraphs in ``paragraphIndex`` order.
 
-``paragraphIndex`` (DESIGN.md) counts every ``w:p`` under ``w:body`` in document
+``paragraphIndex`` (the locator contract's DOCX position) counts every ``w:p`` under ``w:body`` in document
 order, table cells included, skipping a ``w:p`` nested inside another ``w:p`` (text
 boxes). Each paragraph carries its ``w14:paraId`` when present, its text (runs, inline
 OMML equation text, field results; not field codes, not deleted text), the heading it

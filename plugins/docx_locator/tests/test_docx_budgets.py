@@ -1,4 +1,4 @@
-"""Budgets (issue 12): whatever the file, locating in it ends fast, in bounded memory, with one clear error."""
+"""Budgets: whatever the file, locating in it ends fast, in bounded memory, with one clear error."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ def test_docx_with_200_mb_of_xml_inside_the_ratio_limit_is_refused_fast_and_smal
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
     assert "big.docx" in err and "over its limit (XML part size 64 MiB)" in err
-    # the cause is a limit, not a broken file (issue 27: it was called "broken, encrypted")
+    # the cause is a limit, not a broken file (an earlier message called it "broken, encrypted")
     assert "is not broken" in err and "split it" in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
     assert path.read_bytes() == before
@@ -60,7 +60,7 @@ def test_docx_with_1500_nested_tables_is_refused_without_recursion(tmp_path):
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
     assert "nested.docx" in err and "limit" in err and "Recursion" not in err
-    # what the document does, not lxml's advice to the programmer (issue 27)
+    # what the document does, not lxml's advice to the programmer (XML_PARSE_HUGE)
     assert "nests too deeply" in err and "XML_PARSE_HUGE" not in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
 

@@ -519,7 +519,7 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
             busy = pipeline_busy(info)
             # LightRAG's shutdown flushes the vectors it buffered for documents still in flight,
             # embedding every one (452 requests of 10 chunks for a 20 MB file half indexed; the
-            # 30 MB DOCX of issue 27 had 66,419 chunks) before it exits. Unless the pipeline is
+            # hostile 30 MB DOCX of benchmarks/hostile.py had 66,419 chunks) before it exits. Unless the pipeline is
             # known idle, the model service goes first (from then on nothing can be embedded), and
             # a busy server gets a short grace: what it holds unsaved is unfinished documents'
             # work, which LightRAG redoes or mnote-kr's sync cleans up.

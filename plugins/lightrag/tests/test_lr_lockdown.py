@@ -1,4 +1,4 @@
-"""The managed engine accepts nothing without its key but ``/health`` (issue 12, item 1).
+"""The managed engine accepts nothing without its key but ``/health``.
 
 Unit tests drive :class:`~mnote_kr_lightrag.guard.EngineGuard` as a plain ASGI app; the
 integration tests start the real guarded ``lightrag-server`` through ``start_engine`` and
@@ -256,7 +256,7 @@ def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine
     assert "Warning:" not in render_status(info)
 
 
-# --- every file private (issue 27) -------------------------------------------------------------
+# --- every file private: LightRAG's stores hold the full text of every document ---------------
 
 
 def _loose_modes(top: Path) -> list[str]:
