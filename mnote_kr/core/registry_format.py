@@ -27,6 +27,10 @@ what ``status`` and ``search`` ask of every entry (counts by status, the failed 
 ones with their reasons, the provider's names and ids) without decoding any entry. Saving
 copies the bytes of chunks whose entries were all left unchanged instead of encoding them again.
 
+The tag byte and the notes column are defined in :mod:`mnote_kr.core.registry_tags`; reading
+the entries lazily (and what a damaged file reports) in :mod:`mnote_kr.core.registry_packed`;
+this module writes snapshots and decodes their headers and the JSON export.
+
 Version 4 is version 5 with each chunk only the array of maps (every chunkIds listed);
 version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
 entries]`` with chunks of 256 and no columns (they are then derived from the entries, once).
