@@ -2,7 +2,7 @@
 
 Published accuracy comes from ground truth independent of the locator: Docling's items
 (``groundtruth/docling/``) and PDFs drawn here at known positions. The headline is the
-question group (issue 13): evidence is a window of 3-5 whole neighbouring Docling items,
+question group: evidence is a window of 3-5 whole neighbouring Docling items,
 the query 2-4 content words of the answering item (sometimes inside a question, at least
 one word also in another item of the window); right = right page and IoU >= 0.5 with the
 answering item's box. Beside it, two baselines that use the evidence and Docling's own
@@ -20,7 +20,7 @@ baseline's time on the same cache.
 Also measures text + character-box extraction of pypdfium2 against pypdf on corpus PDFs
 (the library choice the issue asks to justify).
 
-    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus ../shared/corpus]
+    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus tests/data/corpus]
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Pure citation contract: precision, de-duplication, URLs, Markdown, ranking (seed 000 §10)."""
+"""Pure citation contract: precision, de-duplication, URLs, Markdown, ranking."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _blocks(name: str) -> list[SidecarBlock]:
     return [msgspec.convert(r, SidecarBlock) for r in rows if r.get("type") == "content"]
 
 
-# --------------------------------------------------------------------------- precision (§5.4)
+# --------------------------------------------------------------------------- precision
 
 
 def test_bbox_block_keeps_bbox_locator() -> None:
@@ -213,7 +213,7 @@ def test_score_clamps_rank_to_result_size() -> None:
     assert score(-4, 3, "x", "", "q")[1]["provider"] == pytest.approx(1.0)
 
 
-# --------------------------------------------------------------------------- text bundle (§5.2)
+# --------------------------------------------------------------------------- text bundle
 
 
 def test_citation_text_bundle_strips_equation_and_drawing_for_display() -> None:

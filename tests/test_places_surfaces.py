@@ -1,4 +1,4 @@
-"""Several places per file, and the weak-result flag, in every surface (issue 33).
+"""Several places per file, and the weak-result flag, in every surface.
 
 The host's real pipeline runs over a provider that hands it four chunks of one Markdown file (each
 with a sidecar-like block, so the text locator's paragraph is kept) and one chunk of another: the

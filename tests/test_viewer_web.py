@@ -57,7 +57,7 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
     results = host.search(QUERY, top_k=10).results
     by_file = {Path(c.source_root_relative_path).suffix: c for c in results}
     assert set(by_file) == {".pdf", ".docx", ".md"}, [c.source_root_relative_path for c in results]
-    # Without a LightRAG sidecar the pipeline caps a DOCX paragraph at "file" (seed 000). Give the
+    # Without a LightRAG sidecar the pipeline caps a DOCX paragraph at "file" (no block to check it against). Give the
     # citation what the real DOCX locator answers, as it does when LightRAG's sidecar confirms it.
     loc = host.locate(LocateRequest(file=str(ws / "papers" / "report.docx"), query="Pyrolytic coating",
                                     evidence="Pyrolytic coating on the blades cut the heating power by a third"))
