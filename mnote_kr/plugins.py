@@ -16,10 +16,10 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pluggy
 
 from mnote_kr import entrypoints, hookspecs
-from mnote_kr.citations.precision import settled
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError, PluginError
 from mnote_kr.hookspecs import PROJECT_NAME
@@ -371,3 +371,14 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
         pm.trace.root.setwriter(sys.stderr.write)
         pm.enable_tracing()
     return Plugins(pm, infos, config)
+
+
+def settled(loc: Locator) -> Locator:
+    """``loc`` in the contract's shape: a ``file`` locator is degraded and carries no page, box or
+    rectangles; a page it knew becomes ``pageHint``."""
+    if loc.locator_precision != "file":
+        return loc
+    if loc.page is None and loc.bbox is None and not loc.rects and loc.locator_degraded:
+        return loc
+    hint = loc.page_hint if loc.page_hint is not None else loc.page
+    return msgspec.structs.replace(loc, page=None, bbox=None, rects=[], page_hint=hint, locator_degraded=True)

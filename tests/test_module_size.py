@@ -21,7 +21,6 @@ OVER_FOR_NOW = {
     "mnote_kr/citations/textmatch.py",  # the exact-text matcher (citations work in flight)
     "mnote_kr/core/host.py",  # the application facade (its move above the storage layer is pending)
     "mnote_kr/models.py",  # the host's contracts (edited by the citation and ranking work)
-    "mnote_kr/server/webpages.py",  # the viewer's pages (the viewer is moving out of server/)
     "plugins/lightrag/mnote_kr_lightrag/provider.py",  # the LightRAG provider (rerank work in flight)
     "plugins/lightrag/tests/test_lr_provider.py",  # its tests, edited with it
     "plugins/pdf_bbox/mnote_kr_pdf_bbox/pdftext.py",  # PDF text and boxes (OCR work in flight)

@@ -14,8 +14,8 @@ page/box is never filled with a guess). When the locator knew the page but found
 (a sidecar that names the page without a box, a one-page PDF, CJK text whose characters the text
 layer lacks), the page goes in ``pageHint``: the viewer opens at that page and says "page known,
 place not found", the CLI and ``citationMarkdown`` say the same, and MCP describes it as a hint.
-:func:`settled` moves a ``file`` locator's ``page`` to ``pageHint`` for any plugin that still
-sets it (``Plugins.locate`` applies it to every answer).
+``Plugins.locate`` (``mnote_kr.plugins.settled``) moves a ``file`` locator's ``page`` to ``pageHint``
+for any plugin that still sets it.
 
 Paragraphs are numbered for people from 1 (:func:`paragraph_number`); ``paragraphIndex`` on the
 wire stays 0-based.
@@ -24,8 +24,6 @@ wire stays 0-based.
 from __future__ import annotations
 
 from typing import Literal
-
-import msgspec
 
 from mnote_kr.models import Locator
 
@@ -92,16 +90,5 @@ def short_label(loc: Locator) -> str:
     return f"p.{hint} · place not found" if hint is not None else "file only"
 
 
-def settled(loc: Locator) -> Locator:
-    """``loc`` in the contract's shape: a ``file`` locator is degraded and carries no page, box or
-    rectangles; a page it knew becomes ``pageHint``."""
-    if loc.locator_precision != "file":
-        return loc
-    if loc.page is None and loc.bbox is None and not loc.rects and loc.locator_degraded:
-        return loc
-    hint = loc.page_hint if loc.page_hint is not None else loc.page
-    return msgspec.structs.replace(loc, page=None, bbox=None, rects=[], page_hint=hint, locator_degraded=True)
-
-
 __all__ = ["FILE_WORDS", "HINT_WORDS", "Certainty", "certainty", "is_approximate", "page_hint", "paragraph_number",
-           "precision_words", "settled", "short_label"]
+           "precision_words", "short_label"]
