@@ -240,8 +240,15 @@ def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
 
 
 def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int]) -> list[int]:
-    """The block's lines, or for a long block the few lines around the answer."""
-    lines = doc.pages[b[0]].blocks[b[1]]
+    """The block's lines, for a table row its cells that hold the answer (the lines in the
+    columns of the lines holding it), or for a long block the few lines around the answer."""
+    page = doc.pages[b[0]]
+    lines = page.blocks[b[1]]
+    if hit_lines and b[1] in page.table_rows:
+        boxes = page.lines
+        cells = [li for li in lines if any(min(boxes[li][2], boxes[h][2]) > max(boxes[li][0], boxes[h][0])
+                                           for h in hit_lines)]
+        return cells or list(lines)
     if len(lines) <= MAX_LINES or not hit_lines:
         return list(lines)
     at = {li: k for k, li in enumerate(lines)}

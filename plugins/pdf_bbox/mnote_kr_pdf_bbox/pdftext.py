@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import DocumentError
 
-from . import budget, cidtext
+from . import budget, cidtext, tables
 from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
 from .pdfium import PDFIUM_LOCK
 from .pdfium import modules as _pdfium
@@ -116,6 +116,7 @@ class PageText:
     size: list[float] = field(default_factory=list)  # per line: font size (points)
     blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
     block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
+    table_rows: set[int] = field(default_factory=set)  # block indices that are a table's rows (``tables``)
 
     @property
     def has_text(self) -> bool:
@@ -272,11 +273,16 @@ _LAM_ALEF = re.compile("[\u0627\u0644]{2,}")
 def fold_char(ch: str) -> str:
     """The compact form of one character: its letters and digits, NFKC, case-folded.
 
-    Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped.
+    Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped. A Latin,
+    Greek or Cyrillic letter loses its accents (``ä`` is ``a``): a text layer may give the
+    letter and its mark as two glyphs, the mark alone or not at all (``Chefarztr umen``), and
+    the evidence composed or decomposed, and all of them must align.
     """
     if ch.isascii():
         return ch.lower() if ch.isalnum() else ""
     norm = unicodedata.normalize("NFKC", ch).casefold().translate(ALEF_FOLD)
+    if "\u00c0" <= norm[:1] <= "\u04ff":
+        norm = "".join(c for c in unicodedata.normalize("NFD", norm) if not unicodedata.combining(c))
     return "".join(c for c in norm if c.isalnum() and c != "\u0640")
 
 
@@ -611,7 +617,11 @@ def _layout(pages: list[PageText]) -> None:
     spacing = line_spacing([(o, pg.lines, pg.base, pg.size) for o, pg in zip(orders, pages, strict=True)])
     for pg, order, t in zip(pages, orders, texts, strict=True):
         width = pg.geometry.crop[2] - pg.geometry.crop[0]
-        pg.blocks = split_blocks(order, pg.lines, t, width, pg.rtl, pg.base, pg.size, spacing)
+        blocks = split_blocks(order, pg.lines, t, width, pg.rtl, pg.base, pg.size, spacing)
+        rows = tables.table_rows(order, pg.lines, t)
+        pg.blocks = tables.regroup(blocks, rows, order)
+        first = {min(row) for row in rows}
+        pg.table_rows = {bi for bi, blk in enumerate(pg.blocks) if min(blk) in first}
         pg.block_of = [-1] * len(pg.lines)
         for bi, blk in enumerate(pg.blocks):
             for li in blk:
