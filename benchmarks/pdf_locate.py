@@ -42,7 +42,9 @@ import subprocess
 import sys
 import tempfile
 import time
+import unicodedata
 from pathlib import Path
+from typing import Any
 
 from mnote_kr_testkit import hard_pdfs as HP
 from mnote_kr_testkit import pdf_cases as C
@@ -121,7 +123,8 @@ def _baseline_hard(c: HP.HardCase, most: bool) -> bool:
         _, page, box = c.items[0]
     else:
         q = [w for w in HP._words(c.query)] or list(c.query)
-        best = max(range(len(c.items)), key=lambda k: (sum(c.items[k][0].lower().count(w) for w in q), -k))
+        texts = [unicodedata.normalize("NFC", t).lower() for t, _, _ in c.items]
+        best = max(range(len(c.items)), key=lambda k: (sum(texts[k].count(w) for w in q), -k))
         _, page, box = c.items[best]
     return page == c.page and iou(box, c.box) >= 0.5
 
@@ -136,7 +139,8 @@ def report_hard(label: str, cases: list[HP.HardCase], by_name: dict[str, dict], 
         first = sum(_baseline_hard(c, False) for c in cs)
         most = sum(_baseline_hard(c, True) for c in cs)
         two = [c for c in cs if c.other is not None]
-        both = sum(any(iou(r["bbox"], c.other) >= 0.5 for r in by_name[c.name].get("rects") or []) for c in two)
+        both = sum(any(iou(r["bbox"], c.other) >= 0.5 for r in by_name[c.name].get("rects") or [])
+                   for c in two if c.other is not None)
         print(f"  {layout:36s} {len(cs):4d} {ok / len(cs):9.1%} {first / len(cs):7.1%} {most / len(cs):7.1%} "
               f"{f'{both}/{len(two)}' if two else '':>8s}")
     n = len(cases)
@@ -197,12 +201,13 @@ def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tup
     if in_process:
         from mnote_kr.errors import DocumentError
 
-        out = []
+        out: list[dict[str, Any]] = []
         for r in reqs:
             try:
                 loc = locate(LocateRequest(file=r["file"], evidence=r["evidence"], query=r["query"]))
+                assert loc is not None  # a PDF: the plugin always answers
                 out.append({"page": loc.page, "bbox": loc.bbox, "locatorDegraded": loc.locator_degraded,
-                            "rects": [{"page": r.page, "bbox": r.bbox} for r in loc.rects or []]})
+                            "rects": [{"page": x.page, "bbox": x.bbox} for x in loc.rects or []]})
             except DocumentError as exc:
                 out.append({"error": str(exc)})
         return out, time.perf_counter() - t

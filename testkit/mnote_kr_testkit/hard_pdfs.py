@@ -70,7 +70,7 @@ def union(boxes: list[Box]) -> Box:
 
 
 def _words(text: str) -> list[str]:
-    return [w.lower() for w in re.findall(r"[^\W\d_]{4,}", text)]
+    return [w.lower() for w in re.findall(r"[^\W\d_]{4,}", unicodedata.normalize("NFC", text))]
 
 
 def make_query(rng: random.Random, texts: list[str], t: int, cjk: bool = False) -> str | None:
@@ -382,8 +382,8 @@ def two_columns(path: Path, seed: int) -> list[HardCase]:
     items.append((" ".join(ws2), 1, b2b))
     others[2] = b2a
     ws3 = rand_words(rng, 50)
-    l3 = wrap(s, ws3, cw, size)
-    b3 = column_lines(xs[1], top, l3)
+    l3 = wrap(s, ws3, cw, size, first_indent=12)
+    b3 = para(s, xs[1], top, l3, size, lead, indent=12)[0]  # a new paragraph: its first line indented
     items.append((" ".join(ws3), 1, b3))
     s.save()
     del pieces
@@ -442,12 +442,9 @@ def chinese(path: Path, seed: int) -> list[HardCase]:
     top = 80.0
     for _ in range(5):
         text = "".join(rand_words(rng, rng.randint(18, 30), HANZI)) + "。"
-        per = int((468 - 0) // 11)
-        lines = [text[i : i + per] for i in range(0, len(text), per)]
-        boxes = [s.line(72 + (22 if k == 0 else 0), top + k * 14, ln[: per - 2] if k == 0 else ln, 11, font)
-                 for k, ln in enumerate(lines)]
-        if len(lines[0]) > per - 2:  # the indent pushed two characters to a line of their own
-            boxes.append(s.line(72, top + len(lines) * 14, lines[0][per - 2 :], 11, font))
+        per = int(468 // 11)
+        lines = [text[: per - 2]] + [text[i : i + per] for i in range(per - 2, len(text), per)]
+        boxes = [s.line(72 + (22 if k == 0 else 0), top + k * 14, ln, 11, font) for k, ln in enumerate(lines)]
         items.append((text, 1, union(boxes)))
         top += (len(boxes)) * 14
     s.save()

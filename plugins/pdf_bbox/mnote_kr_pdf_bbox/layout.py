@@ -31,6 +31,12 @@ SAME_Y = 0.02  # two furniture lines sit at the same height within this share of
 _DIGITS = lazy_compile(r"\d+")
 # a list item's first line: a bullet, a dash, "3." or "(b)", or a symbol-font glyph with no
 # Unicode mapping (PDFium gives a control character for it)
+# a list item's marker drawn on its own (apart from its text): a bullet, a dash, "3." or "(b)"
+MARKER = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-zA-Z]|[ivx]{1,4})[.)])?\s*")
+# a note's first line: its number or sign, then the text ("1 http://...", "* Measured at ...")
+_NOTE = lazy_compile(r"\s*(?:\d{1,3}|[*†‡§¶])\s+\S")
+# a contents entry's end: a dot leader and the page number
+_LEADER = lazy_compile(r"(?:\.\s?){4,}\s*\S{1,8}\s*$")
 _BULLET = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]|\S?[\x01-\x08])\s")
 
 
@@ -302,6 +308,10 @@ def split_blocks(
                 new = True  # the font size changed: a heading and its body
             elif base is not None and size is not None and _spaced_apart(last, i, gap, base, size, spacing):
                 new = True  # a paragraph gap by the document's own line spacing, or a size change
+            elif _NOTE.match(texts[i]) and _NOTE.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
+                new = True  # the next note of a list of footnotes, each under the other
+            elif _LEADER.search(texts[order[k - 1]]):
+                new = True  # the previous line was a contents entry: its page number ends it
             elif _ITEM_HEAD.match(texts[i]) and _ITEM_HEAD.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
                 new = True  # the next item of a tight definition or option list
             elif body_x < math.inf and body_x > first_x + 0.8 * h and c[0] < body_x - 0.8 * h:
@@ -339,6 +349,43 @@ def split_blocks(
     return blocks
 
 
+def split_at_markers(blocks: list[list[int]], boxes: Sequence[Box], texts: Sequence[str]) -> list[list[int]]:
+    """Blocks where a list marker drawn apart from its text (a bullet as its own line) starts
+    its item: the marker joins the block of the text on its row, which starts there.
+
+    ``blocks`` are in reading order; so is the result (a block keeps its place, a split-off
+    item follows the block it came from)."""
+    markers = [i for blk in blocks for i in blk if MARKER.fullmatch(texts[i]) and texts[i].strip()]
+    if not markers:
+        return blocks
+    starts: dict[int, int] = {}  # the item's first line -> its marker
+    for m in markers:
+        b = boxes[m]
+        h = max(b[3] - b[1], 1.0)
+        row = [j for blk in blocks for j in blk if j != m and boxes[j][0] >= b[2] - 0.5
+               and boxes[j][0] - b[2] < 4 * max(h, boxes[j][3] - boxes[j][1])
+               and min(b[3], boxes[j][3]) - max(b[1], boxes[j][1]) > 0.3 * min(h, boxes[j][3] - boxes[j][1])]
+        if row:
+            starts[min(row, key=lambda j: boxes[j][0])] = m
+    if not starts:
+        return blocks
+    moved = set(starts.values())
+    out: list[list[int]] = []
+    for blk in blocks:
+        cur: list[int] = []
+        for i in blk:
+            if i in moved:
+                continue
+            if i in starts:
+                if cur:
+                    out.append(cur)
+                cur = [starts[i]]
+            cur.append(i)
+        if cur:
+            out.append(cur)
+    return out
+
+
 def _spaced_apart(
     a: int, b: int, gap: float, base: Sequence[float], size: Sequence[float], spacing: dict[int, Spacing] | None
 ) -> bool:
@@ -347,6 +394,12 @@ def _spaced_apart(
     if abs(sa - sb) > 0.08 * min(sa, sb):
         return True  # another font size: a heading, a signature, a caption
     usual = (spacing or {}).get(_bucket(sa))
+    if usual is None and spacing:
+        # a size with too few lines to measure (a legend, a few notes): the nearest measured
+        # size's spacing, scaled to this size (leading grows with the type)
+        near = min(spacing, key=lambda k: (abs(k - _bucket(sa)), k))
+        scale = sa / (near / 2)
+        usual = Spacing(spacing[near].pitch * scale, spacing[near].gap * scale)
     if usual is None:
         return False
     extra = base[b] - base[a] - usual.pitch

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from mnote_kr.plugin_api import DocumentError
 
 from . import budget, cidtext, tables
-from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
+from .layout import find_furniture, is_rtl_text, line_spacing, split_at_markers, split_blocks
 from .pdfium import PDFIUM_LOCK
 from .pdfium import modules as _pdfium
 
@@ -619,7 +619,7 @@ def _layout(pages: list[PageText]) -> None:
         width = pg.geometry.crop[2] - pg.geometry.crop[0]
         blocks = split_blocks(order, pg.lines, t, width, pg.rtl, pg.base, pg.size, spacing)
         rows = tables.table_rows(order, pg.lines, t)
-        pg.blocks = tables.regroup(blocks, rows, order)
+        pg.blocks = split_at_markers(tables.regroup(blocks, rows, order), pg.lines, t)
         first = {min(row) for row in rows}
         pg.table_rows = {bi for bi, blk in enumerate(pg.blocks) if min(blk) in first}
         pg.block_of = [-1] * len(pg.lines)

@@ -16,15 +16,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from mnote_kr.plugin_api import lazy_compile
+from .layout import MARKER
 
 Box = tuple[float, float, float, float]
 
 NARROW = 0.3  # a two-piece row is a table row when its narrower piece is under this share of the row
 ROW_GAP = 2.5  # rows of one table lie at most this many line heights apart
 CELL_GAP = 1.5  # pieces of a row closer than this many line heights are one run of text
-# a list item's marker alone: a bullet, a dash, "3." or "(b)" (a list is not a table)
-_MARKER = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-zA-Z]|[ivx]{1,4})[.)])?\s*")
 
 
 def _height(b: Box) -> float:
@@ -50,7 +48,7 @@ def _rows(order: Sequence[int], boxes: Sequence[Box]) -> list[list[int]]:
 
 def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Box]:
     """The row's runs of text, left to right: lines closer than ``CELL_GAP`` merged (words drawn
-    apart, a fraction set in another font), a list marker alone left out."""
+    apart, a fraction set in another font), a list marker alone left out (a list is not a table)."""
     out: list[list[float]] = []
     for i in row:
         b = boxes[i]
@@ -59,7 +57,7 @@ def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[
             last[1], last[2], last[3] = min(last[1], b[1]), max(last[2], b[2]), max(last[3], b[3])
         else:
             out.append([b[0], b[1], b[2], b[3]])
-    marks = {k for k, i in enumerate(row) if _MARKER.fullmatch(texts[i])}
+    marks = {k for k, i in enumerate(row) if MARKER.fullmatch(texts[i])}
     if marks and len(out) == len(row):
         out = [p for k, p in enumerate(out) if k not in marks]
     return [(p[0], p[1], p[2], p[3]) for p in out]
