@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from mnote_kr.plugin_api import iter_tokens, lazy_compile, normalize, query_occurrences, scaffolding
 
+from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
@@ -276,7 +277,7 @@ def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int]) -> list
     page = doc.pages[b[0]]
     lines = page.blocks[b[1]]
     if hit_lines and b[1] in page.table_rows:
-        boxes = page.lines
+        boxes = {li: reading_box(page, li) for li in lines}
         left = min(boxes[li][0] for li in lines)
         cells = [li for li in lines if any(min(boxes[li][2], boxes[h][2]) > max(boxes[li][0], boxes[h][0])
                                            for h in hit_lines)]
