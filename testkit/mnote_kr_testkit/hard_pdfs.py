@@ -222,8 +222,9 @@ def footnotes(path: Path, seed: int) -> list[HardCase]:
     return _cases(f"footnotes-{seed}", "footnotes", path, items, list(range(2, len(items))), rng)
 
 
-def list_items(path: Path, seed: int) -> list[HardCase]:
-    """An intro paragraph and two tight lists (bullets with hanging indent, numbers), multi-line items."""
+def list_items(path: Path, seed: int, text_x: float = 100.0) -> list[HardCase]:
+    """An intro paragraph and two tight lists (bullets with hanging indent, numbers), multi-line
+    items; each marker at x 84, its item's text at ``text_x`` (far off: a marker drawn apart)."""
     rng = random.Random(seed)
     s = Sheet(path)
     items: list[tuple[str, int, Box]] = []
@@ -235,9 +236,9 @@ def list_items(path: Path, seed: int) -> list[HardCase]:
         for n in range(1, 5):
             ws = rand_words(rng, rng.randint(12, 30))
             mark = "•" if kind == "•" else f"{n}."
-            lines = wrap(s, ws, 440, 10)
+            lines = wrap(s, ws, 540 - text_x, 10)
             first = s.line(84, top, mark, 10)
-            box, top = para(s, 100, top, lines, 10, 12.5)
+            box, top = para(s, text_x, top, lines, 10, 12.5)
             items.append((f"{mark} " + " ".join(ws), 1, union([first, box])))
     s.save()
     return _cases(f"list-{seed}", "list items", path, items, list(range(1, len(items))), rng)

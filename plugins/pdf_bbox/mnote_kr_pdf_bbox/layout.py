@@ -310,6 +310,8 @@ def split_blocks(
                 new = True  # a paragraph gap by the document's own line spacing, or a size change
             elif _NOTE.match(texts[i]) and _NOTE.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
                 new = True  # the next note of a list of footnotes, each under the other
+            elif c[0] < first_x - 0.8 * h and _BULLET.match(texts[cur[0]]):
+                new = True  # back left of a list item's marker: the item has ended
             elif _LEADER.search(texts[order[k - 1]]):
                 new = True  # the previous line was a contents entry: its page number ends it
             elif _ITEM_HEAD.match(texts[i]) and _ITEM_HEAD.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
