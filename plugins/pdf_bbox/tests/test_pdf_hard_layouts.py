@@ -30,7 +30,7 @@ def _locate(c: hp.HardCase) -> Locator:
 
 
 def _misses(cases: list[hp.HardCase]) -> list[tuple[str, str, object, object]]:
-    out = []
+    out: list[tuple[str, str, object, object]] = []
     for c in cases:
         loc = _locate(c)
         if not (loc.page == c.page and loc.bbox is not None and c.box is not None and iou(loc.bbox, c.box) >= 0.5):
@@ -88,7 +88,7 @@ def test_a_table_row_is_boxed_whole_and_a_cell_alone(tmp_path: Path) -> None:
     assert rows and cells
     for c in rows + cells:
         loc = _locate(c)
-        assert loc.bbox is not None and iou(loc.bbox, c.box) >= 0.5, (c.name, c.query, loc.bbox, c.box)
+        assert loc.bbox is not None and c.box is not None and iou(loc.bbox, c.box) >= 0.5, (c.name, loc.bbox, c.box)
     # a cell's box is narrower than its row: the answer is the cell, not the row around it
     for c in cells:
         box = _locate(c).bbox
