@@ -375,9 +375,9 @@ def two_columns(path: Path, seed: int) -> list[HardCase]:
     items.append((" ".join(ws1), 1, bb))  # the query's words are put in part B below
     others[1] = ba
     ws2 = rand_words(rng, 86) + rng.sample(RARE, 4)
-    l2 = wrap(s, ws2, cw, size)
+    l2 = wrap(s, ws2, cw, size, first_indent=12)
     fit = max(2, min(int((H - 60 - top) // lead), len(l2) - 4))
-    b2a = column_lines(xs[0], top, l2[:fit])
+    b2a = para(s, xs[0], top, l2[:fit], size, lead, indent=12)[0]  # a new paragraph: its first line indented
     b2b = column_lines(xs[1], 72, l2[fit:])
     top = 72 + (len(l2) - fit) * lead
     items.append((" ".join(ws2), 1, b2b))

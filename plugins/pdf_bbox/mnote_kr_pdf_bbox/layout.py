@@ -388,6 +388,37 @@ def split_at_markers(blocks: list[list[int]], boxes: Sequence[Box], texts: Seque
     return out
 
 
+_SENTENCE_END = tuple(".!?:;。！？：；")
+
+
+def continuations(blocks: list[list[int]], boxes: Sequence[Box], texts: Sequence[str],
+                  size: Sequence[float]) -> dict[int, int]:
+    """Block ``a`` -> the next block ``b`` that carries on its paragraph past a picture or a
+    column break: ``b`` comes right after ``a`` in reading order, in another column or further
+    down past a gap; ``a``'s last line is full (``b``'s first word would not have fitted on it)
+    and ends mid-sentence; ``b``'s first
+    line starts at its left edge (no indent) with a lower-case letter, in the same type."""
+    out: dict[int, int] = {}
+    for k in range(len(blocks) - 1):
+        a, b = blocks[k], blocks[k + 1]
+        last, first = a[-1], b[0]
+        la, fb = boxes[last], boxes[first]
+        h = max(la[3] - la[1], 1.0)
+        if len(a) < 2 or abs(size[last] - size[first]) > 0.08 * min(size[last], size[first]):
+            continue
+        right = max(boxes[i][2] for i in a)
+        head = texts[first].lstrip()[:1]
+        word = (_first_word_len(texts[first]) + 1) * (fb[2] - fb[0]) / max(len(texts[first]), 1)
+        if right - la[2] > word + h or texts[last].rstrip().endswith(_SENTENCE_END) or not head.islower():
+            continue
+        if abs(fb[0] - min(boxes[i][0] for i in b)) > 0.8 * h:
+            continue  # indented: a new paragraph
+        moved = fb[0] > la[2] or fb[2] < la[0] or fb[1] - la[3] > 3 * h
+        if moved:
+            out[k] = k + 1
+    return out
+
+
 def _spaced_apart(
     a: int, b: int, gap: float, base: Sequence[float], size: Sequence[float], spacing: dict[int, Spacing] | None
 ) -> bool:

@@ -53,9 +53,14 @@ def reading_box(page: PageText, li: int) -> Box:
     return page.turned.get(li, page.lines[li]) if page.turned else page.lines[li]
 
 
+GUTTER = 9.0  # points: a blank strip at least this wide from top to bottom separates columns
+
+
 def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
-    """Line indices in reading order by XY-cut on the largest whitespace gap (an explicit
-    stack, not recursion, so a page's depth cannot exhaust Python's stack).
+    """Line indices in reading order by XY-cut (an explicit stack, not recursion, so a page's
+    depth cannot exhaust Python's stack): a blank strip at least ``GUTTER`` wide from the top to
+    the bottom of the region (columns, even when a picture between paragraphs leaves a wider band
+    across the page) is cut first, otherwise the largest whitespace gap.
 
     Columns come out one after the other even when a producer drew them row by row;
     on a right-to-left page (``rtl``) the right column and the right piece of a row first.
@@ -69,6 +74,8 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
             continue
         best: tuple[float, int, float] | None = None  # gap, axis (0 = x: columns, 1 = y: bands), cut
         for axis in (0, 1):
+            if axis == 1 and best is not None and best[0] >= GUTTER:
+                break  # a gutter from top to bottom: the columns are read one after the other
             spans = sorted((boxes[i][axis], boxes[i][axis + 2]) for i in idx)
             reach = spans[0][1]
             for lo, hi in spans[1:]:

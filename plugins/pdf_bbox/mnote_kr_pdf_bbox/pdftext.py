@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from mnote_kr.plugin_api import DocumentError
 
 from . import budget, cidtext, tables
-from .layout import find_furniture, line_spacing, split_at_markers, split_blocks
+from .layout import continuations, find_furniture, line_spacing, split_at_markers, split_blocks
 from .lines import Quad, assemble, reading_box
 from .pdfium import PDFIUM_LOCK
 from .pdfium import modules as _pdfium
@@ -119,6 +119,7 @@ class PageText:
     block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
     table_rows: set[int] = field(default_factory=set)  # block indices that are a table's rows (``tables``)
     turned: dict[int, Box] = field(default_factory=dict)  # line index -> reading box of a turned line (``lines``)
+    continues: dict[int, int] = field(default_factory=dict)  # block -> the block its paragraph goes on in
 
     @property
     def has_text(self) -> bool:
@@ -517,6 +518,7 @@ def _layout(pages: list[PageText]) -> None:
                                                                    spacing), found, group), rb, t)
             rows += found
         pg.blocks = blocks
+        pg.continues = continuations(blocks, rb, t, pg.size)
         first = {min(row) for row in rows}
         pg.table_rows = {bi for bi, blk in enumerate(pg.blocks) if min(blk) in first}
         pg.block_of = [-1] * len(pg.lines)
