@@ -2,12 +2,13 @@
 
 A paragraph splitter reads a table column by column and stacks one column's cells into a
 block, which no reader would draw. Here a *cellular row* is a set of lines on one height
-(their boxes overlap vertically by half a line) with at least three pieces, or two of which
-the narrower is under ``NARROW`` of the row's span (two columns of body text are two wide
-pieces, not a table row). Two or more cellular rows one under the other whose pieces share
-columns (their x-ranges overlap) make a table; a line under a cell, before the next row,
-continues that cell (a cell of several lines). Each row, with its cells' continuation lines,
-becomes one block; which cell answers is ``answer``'s narrowing.
+(their boxes overlap vertically by half a line, their baselines within a fifth of it) with at
+least three pieces, or two of which the narrower is under ``NARROW`` of the row's span (two
+columns of body text are two wide pieces, not a table row). Two or more cellular rows one under
+the other whose pieces share columns (their x-ranges overlap) make a table; a line under a
+cell, in its column, before the next row, continues that cell (a cell of several lines). Each
+row, with its cells' continuation lines, becomes one block; which cell answers is ``answer``'s
+narrowing.
 
 Boxes are text-frame boxes (``pdftext``): unrotated, top-left origin.
 """
@@ -29,14 +30,16 @@ def _height(b: Box) -> float:
     return max(b[3] - b[1], 1.0)
 
 
-def _rows(order: Sequence[int], boxes: Sequence[Box]) -> list[list[int]]:
-    """The page's lines grouped by height: each group's lines overlap the group's first vertically."""
+def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float]) -> list[list[int]]:
+    """The page's lines grouped by height: each group's lines overlap the group's first vertically
+    and stand on its baseline (columns of running text beside each other drift apart)."""
     rows: list[list[int]] = []
     for i in sorted(order, key=lambda i: (boxes[i][1], boxes[i][0])):
         b = boxes[i]
         for row in rows[-3:]:
             a = boxes[row[0]]
-            if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * min(_height(a), _height(b)):
+            h = min(_height(a), _height(b))
+            if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * h and abs(base[row[0]] - base[i]) <= 0.2 * h:
                 row.append(i)
                 break
         else:
@@ -78,10 +81,12 @@ def _shares_columns(a: list[Box], b: list[Box]) -> bool:
     return hits >= 2
 
 
-def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[list[int]]:
+def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
+               base: Sequence[float]) -> list[list[int]]:
     """Line indices of each table row found among ``order`` (lines in reading order, ``texts``
-    their texts), with the lines that continue its cells; rows top to bottom."""
-    rows = _rows(order, boxes)
+    their texts, ``base`` their baselines), with the lines that continue its cells; rows top to
+    bottom."""
+    rows = _rows(order, boxes, base)
     pieces = [_pieces(row, boxes, texts) for row in rows]
     out: list[list[int]] = []
     run: list[int] = []  # indices into rows of the current table's cellular rows
@@ -98,9 +103,11 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str])
                 out.append(members)
         run.clear()
 
+    below: list[int] = []  # lines continuing the current row's cells
     for r, row in enumerate(rows):
         if not _cellular(pieces[r]):
-            if run and _under_cells(row, rows[run[-1]], boxes):
+            if run and _under_cells(row, rows[run[-1]], boxes, below):
+                below += row
                 continue  # a cell's second line: stays with its row (added in close)
             close()
             continue
@@ -109,33 +116,41 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str])
             gap = boxes[row[0]][1] - max(boxes[i][3] for i in prev)
             if gap > ROW_GAP * _height(boxes[prev[0]]) or not _shares_columns(pieces[run[-1]], pieces[r]):
                 close()
+        below = []
         run.append(r)
     close()
     return out
 
 
-def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box]) -> bool:
-    """True when every line of ``row`` lies under one of ``cells`` (inside its x-range, close below)."""
-    bottom = max(boxes[i][3] for i in cells)
+def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: Sequence[int] = ()) -> bool:
+    """True when every line of ``row`` lies close under one of ``cells`` (or under the lines
+    ``below`` them that continue them), inside its column (from the cell's left edge to the
+    next cell's)."""
+    bottom = max(boxes[i][3] for i in [*cells, *below])
     h = _height(boxes[cells[0]])
+    lefts = sorted({boxes[i][0] for i in cells})
     for j in row:
         b = boxes[j]
         if b[1] - bottom > 1.2 * h:
             return False
-        if not any(b[0] >= boxes[i][0] - 0.5 * h and b[2] <= boxes[i][2] + 4 * h for i in cells):
+        col = [x for x in lefts if x <= b[0] + 0.5 * h]
+        if not col:
             return False
+        nxt = [x for x in lefts if x > col[-1]]
+        if nxt and b[2] > nxt[0] - 0.5 * h:
+            return False  # runs into the next column: not this cell's line
     return True
 
 
 def _trailing(rows: list[list[int]], pieces: list[list[Box]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
     """The rows right under the table's last row that continue its cells."""
     out = []
-    last = rows[r]
+    below: list[int] = []
     for k, row in enumerate(rows[r + 1 :], r + 1):
-        if _cellular(pieces[k]) or not _under_cells(row, last, boxes):
+        if _cellular(pieces[k]) or not _under_cells(row, rows[r], boxes, below):
             break
         out.append(row)
-        last = last + row
+        below += row
     return out
 
 
