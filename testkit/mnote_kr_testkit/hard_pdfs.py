@@ -468,9 +468,10 @@ def ligatures(path: Path, seed: int) -> list[HardCase]:
     for _ in range(4):
         ws = [rng.choice(LIGATURED) if rng.random() < 0.35 else rng.choice(WORDS) for _ in range(45)]
         lines = wrap(s, ws, 440, 10, font, lig)
-        for k in range(len(lines) - 1):  # hyphenate the next line's first long word onto this line
+        for k in range(len(lines) - 1):  # hyphenate the next line's first long word onto this line if it fits
             nxt = lines[k + 1].split(" ", 1)
-            if len(nxt[0]) >= 8 and len(nxt) > 1:
+            fits = s.width(lig(lines[k] + " " + nxt[0][:4] + "-"), 10, font) <= 440
+            if len(nxt[0]) >= 8 and len(nxt) > 1 and fits:
                 lines[k] += " " + nxt[0][:4] + "-"
                 lines[k + 1] = nxt[0][4:] + " " + nxt[1]
         box, top = para(s, 72, top, [lig(x) for x in lines], 10, 12.5, font)

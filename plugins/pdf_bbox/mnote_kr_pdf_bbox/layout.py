@@ -302,8 +302,10 @@ def split_blocks(
             gap = c[1] - p[3]
             x_overlap = min(p[2], c[2]) - max(p[0], c[0])
             first_x = box(cur[0])[0]
-            if gap < -0.3 * h or gap > lead + 0.5 * h or x_overlap < 0.3 * min(p[2] - p[0], c[2] - c[0]):
-                new = True  # up the page, a paragraph gap, or another column
+            beside = x_overlap < 0.3 * min(p[2] - p[0], c[2] - c[0]) and abs(c[0] - left) > 2.5 * h
+            if gap < -0.3 * h or gap > lead + 0.5 * h or beside:
+                new = True  # up the page, a paragraph gap, or another column (a short last line
+                # under an indented first line is neither: it starts near the block's left edge)
             elif max(hp, hc) > 1.45 * h:
                 new = True  # the font size changed: a heading and its body
             elif base is not None and size is not None and _spaced_apart(last, i, gap, base, size, spacing):
@@ -318,6 +320,9 @@ def split_blocks(
                 new = True  # the next item of a tight definition or option list
             elif body_x < math.inf and body_x > first_x + 0.8 * h and c[0] < body_x - 0.8 * h:
                 new = True  # back out of a hanging indent: the next item starts
+            elif body_x < math.inf and first_x > body_x + 0.8 * h and c[0] > body_x + 0.8 * h \
+                    and abs(c[0] - first_x) <= 0.8 * h:
+                new = True  # paragraphs set with a first-line indent: a line indented so starts the next
             elif texts[order[k - 1]].rstrip(" ").endswith(_SOFT_HYPHENS):
                 new = False  # the previous line broke a word (PDFium marks the hyphen): it goes on
             else:
