@@ -171,12 +171,24 @@ def rand_words(rng: random.Random, n: int, pool: list[str] = WORDS) -> list[str]
     return [rng.choice(pool) for _ in range(n)]
 
 
+def begin(path: Path, seed: int, font: str) -> tuple[random.Random, Sheet, str]:
+    """A layout's random source, its sheet, and ``font`` registered."""
+    s = Sheet(path)
+    return random.Random(seed), s, s.font(font)
+
+
+def opening(s: Sheet, rng: random.Random, top: float, n_words: int = 45) -> tuple[list[tuple[str, int, Box]], float]:
+    """A body paragraph across the page at ``top``: the items list it starts, and the next top."""
+    ws = rand_words(rng, n_words)
+    box, top = para(s, 72, top, wrap(s, ws, 468, 10), 10, 12.5)
+    return [(" ".join(ws), 1, box)], top
+
+
 def _cases(name: str, layout: str, path: Path, items: list[tuple[str, int, Box]], targets: list[int],
            rng: random.Random, *, joiner: str = "\n", cjk: bool = False, evidence: str | None = None,
            others: dict[int, Box] | None = None, header: Box | None = None,
            window: tuple[int, int] | None = None) -> list[HardCase]:
     out = []
-    texts = [t for t, _, _ in items]
     for t in targets:
         lo, hi = window if window is not None else (max(0, t - rng.randint(1, 2)), min(len(items), t + 3))
         win = items[lo:hi]
@@ -186,7 +198,6 @@ def _cases(name: str, layout: str, path: Path, items: list[tuple[str, int, Box]]
         ev = evidence if evidence is not None else joiner.join(x for x, _, _ in win)
         out.append(HardCase(f"{name}-{t}", layout, str(path), ev, q, items[t][1], items[t][2], list(win), t - lo,
                             (others or {}).get(t), header))
-    del texts
     return out
 
 
@@ -227,10 +238,7 @@ def list_items(path: Path, seed: int, text_x: float = 100.0) -> list[HardCase]:
     items; each marker at x 84, its item's text at ``text_x`` (far off: a marker drawn apart)."""
     rng = random.Random(seed)
     s = Sheet(path)
-    items: list[tuple[str, int, Box]] = []
-    ws = rand_words(rng, 40)
-    box, top = para(s, 72, 80, wrap(s, ws, 468, 10), 10, 12.5)
-    items.append((" ".join(ws), 1, box))
+    items, top = opening(s, rng, 80, 40)
     for kind in ("•", "num"):
         top += 4
         for n in range(1, 5):
@@ -248,10 +256,7 @@ def captions(path: Path, seed: int) -> list[HardCase]:
     """Body, a picture with a legend inside it, a caption in body type right under it, body again."""
     rng = random.Random(seed)
     s = Sheet(path)
-    items: list[tuple[str, int, Box]] = []
-    ws = rand_words(rng, 45)
-    box, top = para(s, 72, 72, wrap(s, ws, 468, 10), 10, 12.5)
-    items.append((" ".join(ws), 1, box))
+    items, top = opening(s, rng, 72)
     pic = (72.0, top + 10, 540.0, top + 250)
     s.c.rect(pic[0], H - pic[3], pic[2] - pic[0], pic[3] - pic[1])
     for k in range(6):  # bars of a chart
@@ -349,7 +354,6 @@ def two_columns(path: Path, seed: int) -> list[HardCase]:
     s = Sheet(path)
     size, lead, cw = 9.5, 12.0, 230.0
     xs = (60.0, 322.0)
-    pieces: list[tuple[str, Box]] = []
 
     def column_lines(x: float, top: float, lines: list[str]) -> Box:
         return para(s, x, top, lines, size, lead)[0]
@@ -387,7 +391,6 @@ def two_columns(path: Path, seed: int) -> list[HardCase]:
     b3 = para(s, xs[1], top, l3, size, lead, indent=12)[0]  # a new paragraph: its first line indented
     items.append((" ".join(ws3), 1, b3))
     s.save()
-    del pieces
     # queries: words from the continued part (B) of P1, and from P2's part in the right column
     out = []
     for t, part_lines in ((1, l1[cut:]), (2, l2[fit:])):
@@ -436,9 +439,7 @@ def running_header(path: Path, seed: int) -> list[HardCase]:
 
 def chinese(path: Path, seed: int) -> list[HardCase]:
     """Chinese paragraphs (first-line indent of two characters, no gap) in STSong-Light, not embedded."""
-    rng = random.Random(seed)
-    s = Sheet(path)
-    font = s.font("STSong-Light")
+    rng, s, font = begin(path, seed, "STSong-Light")
     items: list[tuple[str, int, Box]] = []
     top = 80.0
     for _ in range(5):
@@ -485,9 +486,7 @@ def diacritics(path: Path, seed: int) -> list[HardCase]:
     """German words with umlauts drawn three ways: composed, with the dots as a separate glyph
     over the letter (TeX's split accent), and with the umlaut drawn as a picture (the text layer
     reads ``Chefarztr umen``); evidence composed (NFC) or decomposed (NFD)."""
-    rng = random.Random(seed)
-    s = Sheet(path)
-    font = s.font("Vera")
+    rng, s, font = begin(path, seed, "Vera")
     items: list[tuple[str, int, Box]] = []
     top = 80.0
     for k in range(4):
