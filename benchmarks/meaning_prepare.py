@@ -9,7 +9,7 @@ embedded again: the vectors are found by content hash), the model's load, and th
 of the meaning term (a new query's vector, p50/p95 over the retrieval questions, and the
 cosines of a passage's paragraphs).
 
-Target (issue 33): the whole preparation <= 6x today's; warm search p95 grows by <= 100 ms.
+Target: the whole preparation <= 6x today's; warm search p95 grows by <= 100 ms.
 
     .venv/bin/python benchmarks/meaning_prepare.py
 """

@@ -2,7 +2,7 @@
 
 Published accuracy comes from ground truth independent of the locator: Docling's items
 (``groundtruth/docling/``) and PDFs drawn here at known positions. The headline is the
-question group (issue 13): evidence is a window of 3-5 whole neighbouring Docling items,
+question group: evidence is a window of 3-5 whole neighbouring Docling items,
 the query 2-4 content words of the answering item (sometimes inside a question, at least
 one word also in another item of the window); right = right page and IoU >= 0.5 with the
 answering item's box. Beside it, two baselines that use the evidence and Docling's own
@@ -30,7 +30,7 @@ running headers and invented boxes on negative cases.
 Also measures text + character-box extraction of pypdfium2 against pypdf on corpus PDFs
 (the library choice the issue asks to justify).
 
-    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus ../shared/corpus]
+    .venv/bin/python benchmarks/pdf_locate.py [--in-process] [--corpus tests/data/corpus]
 """
 
 from __future__ import annotations
@@ -206,7 +206,8 @@ def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tup
             try:
                 loc = locate(LocateRequest(file=r["file"], evidence=r["evidence"], query=r["query"]))
                 assert loc is not None  # a PDF: the plugin always answers
-                out.append({"page": loc.page, "bbox": loc.bbox, "locatorDegraded": loc.locator_degraded,
+                out.append({"page": loc.page if loc.page is not None else loc.page_hint, "bbox": loc.bbox,
+                            "locatorDegraded": loc.locator_degraded,
                             "rects": [{"page": x.page, "bbox": x.bbox} for x in loc.rects or []]})
             except DocumentError as exc:
                 out.append({"error": str(exc)})
@@ -216,6 +217,9 @@ def run_batch(cases: list, bad: list[Path], work: Path, in_process: bool) -> tup
     proc = subprocess.run([sys.executable, "-m", "mnote_kr", "locate", "--batch", str(path), "--json"],
                           capture_output=True, text=True, cwd=REPO, timeout=600)
     lines = [json.loads(x) for x in proc.stdout.splitlines() if x.strip()]
+    for x in lines:  # the page a reader is taken to: a file locator's page is its pageHint
+        if x.get("page") is None and x.get("pageHint") is not None:
+            x["page"] = x["pageHint"]
     if len(lines) != len(reqs):
         sys.exit(f"batch answered {len(lines)} lines for {len(reqs)} requests (rc {proc.returncode}): "
                  f"{proc.stderr.strip()[-400:]}")

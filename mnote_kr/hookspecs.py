@@ -204,7 +204,11 @@ def locate(request: LocateRequest) -> Locator | None:
     """Turn a source file plus cleaned evidence into a locator.
 
     Never invent precision: without a confident match return a ``file`` locator
-    with ``locatorDegraded=True``. Raise ``DocumentError`` for broken or hostile files.
+    with ``locatorDegraded=True`` (a page known without a place on it goes in
+    ``page_hint``, never ``page``; the host moves a ``file`` locator's ``page`` there).
+    A box or paragraph that is the passage rather than the block holding the evidence that
+    answered sets ``locatorDegraded=True``: every surface then calls it approximate
+    (``mnote_kr.citations.precision``). Raise ``DocumentError`` for broken or hostile files.
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension; a built-in ``file`` locator answers when no plugin does.
@@ -241,6 +245,20 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
     ``/Rotate``), so a locator ``bbox`` times ``scale`` is its pixel rectangle. The host
     caches the result per file version, page and scale. Raise ``DocumentError`` for a
     page out of range or a broken file; return None for a file this plugin does not handle.
+
+    Calling convention: firstresult, called only on the locator plugin chosen for the
+    file's extension.
+    """
+
+
+@hookspec(firstresult=True)
+def page_fonts(path: str, page: int) -> tuple[list[str], str | None] | None:
+    """The fonts one page (1-based) of a paged source uses without including them, for the viewer.
+
+    Returns (base names of the fonts the file names but does not embed, sorted; the face the
+    renderer draws Chinese, Japanese and Korean text of such fonts in, or None when it has none
+    and that text cannot be drawn). The viewer says so above the page image. Return None for a
+    file this plugin does not handle.
 
     Calling convention: firstresult, called only on the locator plugin chosen for the
     file's extension.

@@ -19,6 +19,7 @@ from typing import Any
 import pluggy
 
 from mnote_kr import entrypoints, hookspecs
+from mnote_kr.citations.precision import settled
 from mnote_kr.context import ProviderContext
 from mnote_kr.errors import MnoteKrError, PluginError
 from mnote_kr.hookspecs import PROJECT_NAME
@@ -210,7 +211,7 @@ class Plugins:
             result = self._call("locate", name, request=request)
         if result is None:
             result = self._call("locate", "file_locator", request=request)
-        return result
+        return settled(result)  # a ``file`` answer carries no page: a page it knew is its ``pageHint``
 
     # -- viewer hooks
 
@@ -228,6 +229,14 @@ class Plugins:
         if name is None:
             return None
         result: bytes | None = self._call("render_page", name, path=path, page=page, scale=scale)
+        return result
+
+    def page_fonts(self, path: str, page: int) -> tuple[list[str], str | None] | None:
+        """(fonts a page uses without embedding them, the CJK substitute or None), or None: not known."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: tuple[list[str], str | None] | None = self._call("page_fonts", name, path=path, page=page)
         return result
 
 

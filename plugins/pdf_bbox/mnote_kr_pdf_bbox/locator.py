@@ -21,7 +21,7 @@ and the text block of the matched passage that answers the query is the primary 
 (``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
 page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
-``file`` locator with the page its Latin letters and digits were found on.
+``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
 """
 
 from __future__ import annotations
@@ -148,10 +148,11 @@ def _from_sidecar(
 
 
 def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
+    """``file`` precision; a page known without a place on it is a hint (``pageHint``), never ``page``."""
     return Locator(
         locator_precision="file",
         locator_degraded=True,
-        page=page,
+        page_hint=page,
         block_id=req.block_id or (req.block.blockid if req.block else None),
         locator_plugin=PLUGIN,
         reason=reason,
