@@ -215,8 +215,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
                     "query's terms, so the passage is cited, not an exact place")
-    rest = [s for s in whole if not (s.page == primary.page and _inside(s.box, primary.box))]
-    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *rest]]
+    more = _continued(doc, ans.block, counts) if ans.block is not None else []
+    rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])]
+    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more, *rest]]
     return Locator(
         locator_precision="bbox",
         locator_degraded=degraded,
@@ -263,6 +264,19 @@ def _page_by_latin(doc: DocumentText, evidence: str) -> int | None:
     for (pi, _), touch in counts.items():
         per_page[pi] = per_page.get(pi, 0) + touch.count
     return max(per_page, key=lambda pi: (per_page[pi], -pi)) + 1
+
+
+def _continued(doc: DocumentText, block: tuple[int, int], counts: dict[tuple[int, int], Touch]) -> list[Span]:
+    """The other part of the answer's paragraph where a picture or a column break cuts it in two
+    (``layout.continuations``), as far as the match covers it: the passage's second rectangle."""
+    pi, bi = block
+    page = doc.pages[pi]
+    out = []
+    for other in [b for b, nxt in page.continues.items() if nxt == bi] + [page.continues.get(bi, -1)]:
+        touch = counts.get((pi, other))
+        if touch is not None:
+            out.append(Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in sorted(touch.lines)]))))
+    return out
 
 
 @dataclass
