@@ -139,7 +139,7 @@ class Host:
             secret=self.secret,
             transport=self.transport,
             progress=self.progress,
-            extract_text=self.plugins.extract_text,
+            extract_text=lambda path: self.plugins.extract_text(path, self.progress),
         )
 
     def registry(self) -> Registry:
