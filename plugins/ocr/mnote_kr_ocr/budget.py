@@ -16,6 +16,7 @@ Each comes from an environment variable (``MNOTE_KR_OCR_MAX_PIXELS`` ...) or its
 from __future__ import annotations
 
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -70,6 +71,28 @@ def _megapixels(n: float) -> str:
     return f"{n / 1e6:,.1f} megapixels"
 
 
+_unguarded = threading.Lock()
+
+
+def _header_size(path: str) -> tuple[int, int]:
+    """The size the header declares. Pillow's open reads the header only (pixels are decoded by
+    ``load``), but refuses past twice its own bomb limit before saying the size: that one case is
+    opened again without its guard, which is safe since nothing is decoded, to name the size."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as im:
+            return im.size
+    except Image.DecompressionBombError:
+        with _unguarded:
+            guard, Image.MAX_IMAGE_PIXELS = Image.MAX_IMAGE_PIXELS, None
+            try:
+                with Image.open(path) as im:
+                    return im.size
+            finally:
+                Image.MAX_IMAGE_PIXELS = guard
+
+
 def image_size(path: str) -> tuple[int, int]:
     """Width and height as the image's header declares them, read without decoding a pixel.
 
@@ -81,11 +104,7 @@ def image_size(path: str) -> tuple[int, int]:
     limit = settings().refuse_pixels
     name = Path(path).name
     try:
-        with Image.open(path) as im:  # reads the header only; pixels are decoded by load()
-            width, height = im.size
-    except Image.DecompressionBombError as exc:  # Pillow's own guard, past twice its limit
-        raise OverBudgetError(f"{name}: the image declares too many pixels ({exc}) (limit: OCR image size "
-                              f"{_megapixels(limit)})", limit="ocr_refuse_pixels", path=path) from exc
+        width, height = _header_size(path)
     except (OSError, ValueError, SyntaxError) as exc:
         raise DocumentError(f"cannot read the image {name}: {exc}", path=path,
                             hint="the file is damaged or not an image; its name is still indexed") from exc

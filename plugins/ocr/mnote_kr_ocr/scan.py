@@ -65,6 +65,7 @@ class Scan:
     notes: list[str] = field(default_factory=list)  # budget lines: what was left out and why
     error: str | None = None  # the one line of a file that could not be recognised
     seconds: float = 0.0
+    stopped: bool = False  # cut short by the time limit: not kept (a later try may finish)
 
     def recognised_pages(self) -> int:
         return sum(1 for p in self.pages if p.source == "ocr")
@@ -238,6 +239,8 @@ def scan(path: str, progress: Progress = _quiet) -> Scan:
     except MnoteKrError as exc:
         result = Scan(error=exc.message)
     result.seconds = round(time.monotonic() - started, 3)
+    if result.stopped:
+        return result
     try:
         _store().put(_key(sha), result.to_json())
     except OSError:
@@ -254,13 +257,14 @@ def open_image(path: str) -> Image.Image:
     width, height = budget.image_size(path)
     name = Path(path).name
     try:
-        im = Image.open(path)
-        target = budget.settings().max_pixels
-        if width * height > target:
-            factor = math.sqrt(target / (width * height))
-            im.draft("RGB", (int(width * factor) + 1, int(height * factor) + 1))  # JPEG: decode smaller
-        im.load()
-        return ImageOps.exif_transpose(im) or im
+        with Image.open(path) as im:
+            target = budget.settings().max_pixels
+            if width * height > target:
+                factor = math.sqrt(target / (width * height))
+                im.draft("RGB", (int(width * factor) + 1, int(height * factor) + 1))  # JPEG: decode smaller
+            im.load()
+            shown = ImageOps.exif_transpose(im)
+            return shown if shown is not None else im.copy()
     except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
         raise DocumentError(f"cannot read the image {name}: {exc}", path=path,
                             hint="the file is damaged or not an image; its name is still indexed") from exc
@@ -290,11 +294,13 @@ def _scan_image(path: str, progress: Progress) -> Scan:
             ln.box = [ln.box[0] * fx, ln.box[1] * fy, ln.box[2] * fx, ln.box[3] * fy]
     notes = []
     if factor != 1.0 or im.size != full:
-        notes.append(f"{Path(path).name}: {full[0]:,} x {full[1]:,} pixels recognised downscaled to "
-                     f"{s.max_pixels / 1e6:,.0f} megapixels (MNOTE_KR_OCR_MAX_PIXELS)")
+        notes.append(f"{Path(path).name}: {full[0]:,} x {full[1]:,} pixels recognised downscaled to at most "
+                     f"{s.max_pixels:,} pixels (limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)")
     page = Page(number=1, width=float(full[0]), height=float(full[1]), unit="px", source="ocr", lines=lines,
                 paragraphs=paragraphs(lines))
     progress(f"OCR {Path(path).name}: 1 page recognised, {len(lines)} line(s)")
+    for note in notes:
+        progress(note)
     return Scan(pages=[page], notes=notes)
 
 
@@ -325,9 +331,11 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
                 result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt",
                                          source="text-layer" if i not in to_scan else "skipped", layer_text=text))
                 continue
-            if time.monotonic() - started > s.max_seconds:
-                result.notes.append(f"{name}: recognition stopped after {done} of {len(chosen)} pages "
-                                    f"(limit: OCR time per file {s.max_seconds:g} s, MNOTE_KR_OCR_MAX_SECONDS)")
+            if result.stopped or time.monotonic() - started > s.max_seconds:
+                if not result.stopped:
+                    result.notes.append(f"{name}: recognition stopped after {done} of {len(chosen)} pages "
+                                        f"(limit: OCR time per file {s.max_seconds:g} s, MNOTE_KR_OCR_MAX_SECONDS)")
+                result.stopped = True
                 width, height = page.get_size()
                 result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt", source="skipped"))
                 continue
