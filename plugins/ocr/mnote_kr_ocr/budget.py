@@ -99,7 +99,6 @@ def image_size(path: str) -> tuple[int, int]:
     Raises ``OverBudgetError`` when the header declares more than ``refuse_pixels`` and
     ``DocumentError`` when the file is no image Pillow can read.
     """
-    from PIL import Image
 
     limit = settings().refuse_pixels
     name = Path(path).name
