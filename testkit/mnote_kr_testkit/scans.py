@@ -16,8 +16,12 @@ from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnote_kr_testkit.pdfs import iou
+
 if TYPE_CHECKING:
     from PIL import Image, ImageFont
+
+__all__ = ["A4_INCHES", "GeneratedScan", "ScanLine", "bomb_png", "font", "font_path", "iou", "render"]
 
 A4_INCHES = (8.27, 11.69)
 
@@ -103,15 +107,6 @@ def render(lines: list[str], *, dpi: int = 300, pt: float = 12.0, page_inches: t
         for _ in range(int(width * height * noise)):
             px[rng.randrange(width), rng.randrange(height)] = rng.choice((0, 255))  # type: ignore[index]
     return GeneratedScan(image=im, dpi=dpi, lines=out)
-
-
-def iou(a: list[float], b: list[float]) -> float:
-    """Intersection over union of two ``[x0, y0, x1, y1]`` boxes."""
-    ix = max(0.0, min(a[2], b[2]) - max(a[0], b[0]))
-    iy = max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
-    inter = ix * iy
-    union = (a[2] - a[0]) * (a[3] - a[1]) + (b[2] - b[0]) * (b[3] - b[1]) - inter
-    return inter / union if union > 0 else 0.0
 
 
 def bomb_png(path: Path, width: int = 30_000, height: int = 30_000, data_bytes: int = 4096) -> Path:
