@@ -175,7 +175,7 @@ def main() -> int:
         work = Path(tmp)
         os.environ["MNOTE_KR_HOME"] = str(work / "home")  # a fresh cache: every page is recognised
         cases = build_cases(work, args.quick)
-        ocr_scan._rapid()(np.zeros((64, 256, 3), dtype=np.uint8))  # load the models before timing
+        ocr_scan._rapid()(np.asarray(cases[0].page_images[0]))  # load and warm every model before timing
         rng = random.Random(30)
         print(f"{'group':52} {'chars':>7} {'base ch':>7} {'boxes':>9} {'pages':>5} {'plugin s':>8} {'plain s':>8}"
               f" {'ratio':>6}")

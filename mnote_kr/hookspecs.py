@@ -341,6 +341,20 @@ def locate_recognized(request: LocateRequest) -> Locator | None:
     """
 
 
+@hookspec
+def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
+    """What this reader still has to do, or could not do, for the workspace's files, as
+    ``{"name": {...}}`` for ``mnote-kr status`` (OCR: files waiting for recognition and files it
+    failed on, each with its reason), or None when it has nothing to say.
+
+    ``entries`` maps every registry entry's workspace-relative path to its entry, decoded when
+    looked up: pick yours by the key's suffix first, and read no user file (the entry's
+    ``source_hash`` names the content).
+
+    Calling convention: collect-all; the host merges the answers into ``status``'s ``readers``.
+    """
+
+
 # --------------------------------------------------------------------------- extension points for shells
 
 

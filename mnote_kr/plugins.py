@@ -266,6 +266,15 @@ class Plugins:
         result: str | None = self._call("check_budget", name, path=path, max_text_chars=max_text_chars)
         return result
 
+    def reader_status(self, entries: Mapping[str, SourceEntry]) -> dict[str, Any]:
+        """Every reader plugin's ``reader_status`` section, merged (empty when none answers)."""
+        if not self._has("reader_status"):
+            return {}
+        out: dict[str, Any] = {}
+        for part in _guard(lambda: self.pm.hook.reader_status(entries=entries), None, "reader_status"):
+            out.update(part or {})
+        return out
+
     def extract_text(self, path: str, progress: Callable[[str], None] | None = None) -> str | None:
         """The file's text as its locator plugin reads it, else as an OCR plugin recognises it
         (``recognize_text``); None when no plugin reads that kind of file."""

@@ -125,6 +125,9 @@ def test_damaged_image_is_indexed_by_name_with_one_error_line(scans: Scans) -> N
     entry = scans.host.registry().entries["scans/broken.png"]
     assert entry.status == "processed"
     assert not any("beach.jpg" in line for line in scans.progress), "the excluded photo was read"
+    ocr = scans.host.status()["readers"]["ocr"]
+    assert (ocr["recognised"], ocr["waiting"]) == (2, 0), ocr  # the receipt and the letter
+    assert [f["sourcePath"] for f in ocr["failed"]] == ["scans/broken.png"], ocr
 
 
 def test_viewer_draws_the_box_over_the_image(browser, scans: Scans) -> None:  # noqa: F811

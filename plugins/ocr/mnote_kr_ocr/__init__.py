@@ -21,9 +21,10 @@ seconds per file are bounded, and each limit reached is one line. Turn OCR off w
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, SourceEntry, hookimpl
 
 from .budget import IMAGE_SUFFIXES, is_image
 
@@ -143,3 +144,33 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
     from .view import render_image
 
     return render_image(path, page, scale)
+
+
+@hookimpl
+def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
+    """The workspace's images and recognised scans: how many were recognised, how many wait for
+    recognition, and the ones it failed on with the reason (from the records; no file is read)."""
+    from .scan import record_for
+
+    done = waiting = 0
+    failed: list[dict[str, str]] = []
+    for rel in entries:
+        image = is_image(rel)
+        if not image and not rel.lower().endswith(".pdf"):
+            continue
+        entry = entries[rel]
+        if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded"):
+            continue
+        record = record_for(entry.source_hash)
+        if record is None:
+            waiting += int(image)  # a PDF is recognised only when its own reader finds no text
+        elif record.error:
+            failed.append({"sourcePath": rel, "reason": record.error})
+        elif record.recognised_pages():
+            done += 1
+    if not (done or waiting or failed):
+        return None
+    summary = f"{done} file(s) recognised, {waiting} waiting for recognition, {len(failed)} failed"
+    if waiting:
+        summary += " ('mnote-kr ingest --force FILE' recognises one now)"
+    return {"ocr": {"recognised": done, "waiting": waiting, "failed": failed, "summary": summary}}

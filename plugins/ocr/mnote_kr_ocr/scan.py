@@ -207,7 +207,12 @@ def _key(sha: str) -> str:
 
 def cached(path: str) -> Scan | None:
     """The record of this file's content, when it was recognised before (no recognition here)."""
-    sha = content_hash(path)
+    return record_for(content_hash(path))
+
+
+def record_for(sha: str) -> Scan | None:
+    """The record kept for the content with this SHA-256 (hex, or the registry's ``sha256:hex``), or None."""
+    sha = sha.removeprefix("sha256:")
     with _memo_lock:
         hit = _memo.get(_key(sha))
     if hit is not None:

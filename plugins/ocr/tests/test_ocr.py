@@ -245,3 +245,30 @@ def test_wrapper_holds_the_recognised_text(tmp_path: Path) -> None:
     assert "## Text in the image" in data and "line 3999 of a long scanned page" in data
     assert written.stat().st_size > 64 * 1024
     assert links.is_our_wrapper(written)
+
+
+def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
+    """``status`` learns from the records alone: an image recognised, one never recognised
+    (waiting), a damaged one (failed, with its reason); other files and deleted entries are not counted."""
+    from mnote_kr.models import SourceEntry
+
+    seen = page.save(tmp_path / "seen.png")
+    plugins.extract_text(str(seen))
+    unseen = render(["Never read"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unseen.png")
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(seen.read_bytes()[:200])
+    with pytest.raises(DocumentError):
+        plugins.extract_text(str(broken))
+
+    def entry(path: Path, status: str = "processed") -> SourceEntry:
+        return SourceEntry(source_id=path.name, source_path=str(path), source_root_relative_path=path.name,
+                           source_hash="sha256:" + _sha(path), status=status)  # type: ignore[arg-type]
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("hello", encoding="utf-8")
+    gone = render(["Gone"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "gone.png")
+    entries = {p.name: entry(p) for p in (seen, unseen, broken, notes)} | {"gone.png": entry(gone, "delete_completed")}
+    ocr = plugins.reader_status(entries)["ocr"]
+    assert (ocr["recognised"], ocr["waiting"]) == (1, 1), ocr
+    assert ocr["failed"] == [{"sourcePath": "broken.png", "reason": ocr["failed"][0]["reason"]}]
+    assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
