@@ -19,7 +19,7 @@ from typing import Any
 
 import msgspec
 import pytest
-from mnote_kr_testkit.browser import browser, chromium_path  # noqa: F401  (fixtures)
+from mnote_kr_testkit.browser import browser, chromium_path, page_view_geometry  # noqa: F401  (fixtures)
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.scans import GeneratedScan, iou, render
 
@@ -137,24 +137,12 @@ def test_viewer_draws_the_box_over_the_image(browser, scans: Scans) -> None:  # 
     try:
         assert page.goto(web.entry_url(scans.server)).status == 200
         page.goto(scans.server.url + view_url(c.citation_id))
-        page.wait_for_function("() => { const i = document.querySelector('img.page-image');"
-                               " return i && i.complete && i.naturalWidth > 0; }")
-        geo = page.evaluate("""() => {
-            const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
-            const box = document.querySelector('.pdf-page');
-            return {img: r(document.querySelector('img.page-image')), hl: r(document.getElementById('hl')),
-                    w: parseFloat(box.dataset.widthPt), h: parseFloat(box.dataset.heightPt),
-                    natural: document.querySelector('img.page-image').naturalWidth,
-                    banner: document.body.innerText.includes('approximate')};
-        }""")
+        geo = page_view_geometry(page)
     finally:
         context.close()
     assert (geo["w"], geo["h"]) == (float(scans.receipt.image.width), float(scans.receipt.image.height))
     assert geo["natural"] == scans.receipt.image.width
-    ix0, iy0, ix1, iy1 = geo["img"]
-    kx, ky = geo["w"] / (ix1 - ix0), geo["h"] / (iy1 - iy0)
-    hx0, hy0, hx1, hy1 = geo["hl"]
-    drawn = [(hx0 - ix0) * kx, (hy0 - iy0) * ky, (hx1 - ix0) * kx, (hy1 - iy0) * ky]
+    drawn = geo["box"]
     assert c.locator.bbox is not None
     assert all(abs(x - y) <= 2.0 for x, y in zip(drawn, c.locator.bbox, strict=True)), (drawn, c.locator.bbox)
     assert iou(drawn, scans.receipt.lines[1].box) >= 0.5
