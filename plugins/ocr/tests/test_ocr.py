@@ -139,6 +139,12 @@ def test_budgets_pages_time_and_pixels_each_say_one_line(plugins: Plugins, tmp_p
         "(limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)"]
     loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="quarter of its pixels"))
     assert loc.bbox is not None and iou(loc.bbox, big.lines[0].box) >= 0.5, (loc.bbox, big.lines[0].box)
+    from mnote_kr_ocr import scan
+
+    engine = scan._rapid()
+    for ort in (engine.text_det.infer, engine.text_cls.infer, engine.text_rec.session):  # threads bounded (2)
+        options = ort.session.get_session_options()
+        assert (options.intra_op_num_threads, options.inter_op_num_threads) == (2, 1)
 
 
 def test_bomb_image_refused_from_its_header(plugins: Plugins, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
