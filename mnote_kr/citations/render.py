@@ -175,8 +175,8 @@ def render_status(info: dict[str, Any]) -> str:
     for note in reg.get("fallbacks", []):
         lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
     for name, section in (info.get("readers") or {}).items():
-        lines.append(f"{name.upper() if len(name) <= 4 else name.capitalize()}:{' ' * max(1, 10 - len(name) - 1)}"
-                     f"{section.get('summary', '')}")
+        label = (name.upper() if len(name) <= 4 else name.capitalize()) + ":"
+        lines.append(f"{label:<11}{section.get('summary', '')}")
         for failed in section.get("failed") or []:
             lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
     stale = reg.get("staleEntries") or []

@@ -278,3 +278,10 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     assert (ocr["recognised"], ocr["waiting"]) == (1, 1), ocr
     assert ocr["failed"] == [{"sourcePath": "broken.png", "reason": ocr["failed"][0]["reason"]}]
     assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
+    from mnote_kr.citations.render import render_status
+
+    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 5}, "provider": {},
+                           "readers": plugins.reader_status(entries)}).splitlines()
+    assert ("OCR:       1 file(s) recognised, 1 waiting for recognition, 1 failed ('mnote-kr ingest --force FILE' "
+            "recognises one now)") in shown
+    assert f"           failed: broken.png: {ocr['failed'][0]['reason']}" in shown
