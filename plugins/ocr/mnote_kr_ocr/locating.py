@@ -52,6 +52,44 @@ def _phrase(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | 
     return None
 
 
+#: Share of the query's word characters a paragraph must show for the words stage to cite it.
+WORDS_SHARE = 0.75
+
+
+def _words(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | None:
+    """The paragraph that shows most of the query's words (4+ letters, or numbers), each found
+    spacing aside (recognition may glue ``Metformin500mg``), with the span from the first to the
+    last one found; None when no paragraph shows ``WORDS_SHARE`` of them."""
+    words = {_squeeze(w)[0] for w in query.split()}
+    words = {w for w in words if len(w) >= 4 or (w and w.isdigit())}
+    if len(words) < 2:
+        return None
+    total = sum(len(w) for w in words)
+    # one line first (a paragraph's lines are joined by "\n"), then a whole paragraph
+    pieces = [(index, start, line) for index, text in enumerate(texts)
+              for start, line in _lines_of(text)] + [(index, 0, text) for index, text in enumerate(texts)]
+    best: tuple[float, int, tuple[int, int]] | None = None
+    for index, start, text in pieces:
+        squeezed, where = _squeeze(text)
+        found = [(at, w) for w in words if (at := squeezed.find(w)) >= 0]
+        share = sum(len(w) for _, w in found) / total
+        if share >= WORDS_SHARE and (best is None or share > best[0]):
+            lo = min(at for at, _ in found)
+            hi = max(at + len(w) for at, w in found)
+            best = (share, index, (start + where[lo], start + where[hi - 1] + 1))
+    if best is None:
+        return None
+    return best[1], best[2], f"{best[0]:.0%} of the query's words"
+
+
+def _lines_of(text: str) -> list[tuple[int, str]]:
+    out, pos = [], 0
+    for line in text.split("\n"):
+        out.append((pos, line))
+        pos += len(line) + 1
+    return out
+
+
 def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
     from mnote_kr.plugin_api import TextDocument, TextParagraph, match_evidence
 
@@ -71,7 +109,7 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
         why = result.error or "no text was recognised in the file"
         return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
                        locator_plugin=plugin, reason=why, locator_reason=why)
-    found = _phrase(texts, request.query)
+    found = _phrase(texts, request.query) or _words(texts, request.query)
     if found is not None:
         index, (lo, hi), how, score = *found, 1.0
     else:

@@ -285,3 +285,24 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     assert ("OCR:       1 file(s) recognised, 1 waiting for recognition, 1 failed ('mnote-kr ingest --force FILE' "
             "recognises one now)") in shown
     assert f"           failed: broken.png: {ocr['failed'][0]['reason']}" in shown
+
+
+def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MEDRPT scan (image-only, 408 x 528 pt): recognition glues some words (``Metformin500mg``),
+    yet a query's words still land on the line that shows them. The lines' places were read off
+    the page rendered by PDFium (a person's reading, not this plugin's): "persistent headaches" on
+    the first line under CHIEF COMPLAINT (y 298-308 pt), "Metformin ... twice daily" on the
+    second line under MEDICAL HISTORY (y 370-380 pt), below the Lisinopril line (y 361-370 pt)."""
+    from mnote_kr_testkit.data import CORPUS
+
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")
+    source = CORPUS / "pdf" / "markitdown__MEDRPT-2024-PAT-3847_medical_report_scan.pdf"
+    path = tmp_path / source.name
+    shutil.copy2(source, path)
+    text = plugins.extract_text(str(path)) or ""
+    for query, (top, bottom) in (("persistent headaches", (296, 310)), ("Metformin twice daily", (368, 382))):
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=text[:1500], query=query))
+        assert loc.locator_precision == "bbox" and loc.page == 1 and loc.bbox is not None, (query, loc)
+        assert top <= loc.bbox[1] and loc.bbox[3] <= bottom, (query, loc.bbox)
+    assert _sha(path) == _sha(source)
