@@ -158,8 +158,9 @@ def _built_wheel(project: Path, out: Path) -> Path:
 
 
 @pytest.mark.parametrize("project", ["", "plugins/lightrag", "plugins/docx_locator", "plugins/pdf_bbox",
-                                     "plugins/pptx_locator", "plugins/xlsx_locator"],
-                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox", "pptx_locator", "xlsx_locator"])
+                                     "plugins/pptx_locator", "plugins/xlsx_locator", "plugins/ocr"],
+                         ids=["mnote-kr", "lightrag", "docx_locator", "pdf_bbox", "pptx_locator", "xlsx_locator",
+                              "ocr"])
 def test_distribution_ships_nothing_test_only(project: str, tmp_path: Path) -> None:
     """Every shipped module is reachable from the package and none imports a test tool."""
     wheel = _built_wheel(REPO / project, tmp_path)

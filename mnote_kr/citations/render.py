@@ -164,6 +164,11 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):
         lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
+    for name, section in (info.get("readers") or {}).items():
+        label = (name.upper() if len(name) <= 4 else name.capitalize()) + ":"
+        lines.append(f"{label:<11}{section.get('summary', '')}")
+        for failed in section.get("failed") or []:
+            lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
     stale = reg.get("staleEntries") or []
     for note in stale:
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
