@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 from .layout import is_rtl_text
 
 if TYPE_CHECKING:
-    from .pdftext import PageGeometry, PageText
+    from .page import PageGeometry, PageText
 
 Box = tuple[float, float, float, float]
 Quad = tuple[float, float, float, float]  # a character's box in user space: left, bottom, right, top

@@ -1,0 +1,93 @@
+"""One page's text layer as the locator keeps it: the page geometry (crop box, rotation and the
+maps between user space, the unrotated text frame and the displayed page) and the lines,
+blocks and table rows read from it. ``pdftext`` fills it; ``lines`` and ``layout`` read it."""
+
+from __future__ import annotations
+
+from collections.abc import MutableSequence
+from dataclasses import dataclass, field
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True)
+class PageGeometry:
+    """Crop box (user space) and rotation of one page; maps user space to the locator frame."""
+
+    crop: Box
+    rotation: int
+
+    @property
+    def size(self) -> tuple[float, float]:
+        """Width and height of the page as displayed (after rotation)."""
+        w = self.crop[2] - self.crop[0]
+        h = self.crop[3] - self.crop[1]
+        return (h, w) if self.rotation % 180 == 90 else (w, h)
+
+    def point(self, x: float, y: float) -> tuple[float, float]:
+        """Map a user-space point (bottom-left origin, unrotated) to the locator frame."""
+        cx0, _, _, cy1 = self.crop
+        w = self.crop[2] - cx0
+        h = cy1 - self.crop[1]
+        u, v = x - cx0, cy1 - y
+        r = self.rotation % 360
+        if r == 90:
+            return h - v, u
+        if r == 180:
+            return w - u, h - v
+        if r == 270:
+            return v, w - u
+        return u, v
+
+    def box(self, b: Box) -> Box:
+        """Map a user-space box ``(x0, y0, x1, y1)`` to the locator frame."""
+        a = self.point(b[0], b[1])
+        c = self.point(b[2], b[3])
+        return (min(a[0], c[0]), min(a[1], c[1]), max(a[0], c[0]), max(a[1], c[1]))
+
+    def text_frame(self, b: Box) -> Box:
+        """Map a user-space box to the *unrotated* top-left frame, where text lines run
+        left to right; reading order and line merging work there."""
+        cx0, cy1 = self.crop[0], self.crop[3]
+        return (b[0] - cx0, cy1 - b[3], b[2] - cx0, cy1 - b[1])
+
+    def display(self, b: Box) -> Box:
+        """Map a text-frame box (see ``text_frame``) to the locator frame."""
+        cx0, cy1 = self.crop[0], self.crop[3]
+        return self.box((b[0] + cx0, cy1 - b[3], b[2] + cx0, cy1 - b[1]))
+
+    def clip(self, b: Box) -> Box | None:
+        """Clip a locator-frame box to the displayed page; None when nothing is left."""
+        w, h = self.size
+        x0, y0 = max(0.0, min(b[0], b[2])), max(0.0, min(b[1], b[3]))
+        x1, y1 = min(w, max(b[0], b[2])), min(h, max(b[1], b[3]))
+        if x1 - x0 < 0.5 or y1 - y0 < 0.5:
+            return None
+        return (x0, y0, x1, y1)
+
+
+@dataclass
+class PageText:
+    """The text layer of one page."""
+
+    number: int  # 1-based
+    geometry: PageGeometry
+    text: str = ""
+    line_of: MutableSequence[int] = field(default_factory=list)  # char index -> line index (-1: none)
+    lines: list[Box] = field(default_factory=list)  # text frame (unrotated, top-left)
+    order: list[list[int]] = field(default_factory=list)  # char indices per line, XY-cut order
+    stream: list[list[int]] = field(default_factory=list)  # char indices per line, content order
+    rtl: bool = False  # most of the page's letters are right-to-left (Arabic, Hebrew, Persian)
+    furniture: set[int] = field(default_factory=set)  # running header/footer/page-number lines
+    base: list[float] = field(default_factory=list)  # per line: baseline y (text frame)
+    size: list[float] = field(default_factory=list)  # per line: font size (points)
+    blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
+    block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
+    table_rows: set[int] = field(default_factory=set)  # block indices that are a table's rows (``tables``)
+    turned: dict[int, Box] = field(default_factory=dict)  # line index -> reading box of a turned line (``lines``)
+    continues: dict[int, int] = field(default_factory=dict)  # block -> the block its paragraph goes on in
+
+    @property
+    def has_text(self) -> bool:
+        """True when the page has a text layer with at least one visible character."""
+        return bool(self.lines)
