@@ -12,6 +12,11 @@ rules, in order:
    together; below ``MIN_SHARE`` no block answers;
 3. *semantic*: no block holds a meaningful share: the caller cites the passage and says so.
 
+Once ingest embedded the document's blocks (``place_texts``, queued at ``prepare_locate``; the
+host's ``rank_by_meaning``), rules 2 and 3 become one: every block of the passage is scored by its
+word score (rule 2's share plus the cluster bonus) plus the meaning term, as DOCX paragraphs are
+(*meaning* when that moves the choice); a block holding every term still wins, rule 1 first.
+
 Ties go to the earlier block in document order, so every process gives one answer.
 """
 
@@ -21,11 +26,13 @@ import math
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import iter_tokens, normalize, query_occurrences, scaffolding
+from mnote_kr.plugin_api import iter_tokens, normalize, places_key, query_occurrences, scaffolding
 
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
+#: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
+MEANING_MIN_TOKENS = 4
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
 # Chinese question words as the bigrams the tokenizer gives; Latin function words and
@@ -84,8 +91,8 @@ class BlockText:
 _LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
 
 
-def block_text(page: PageText, lines: list[int]) -> BlockText:
-    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
+def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]]:
+    """A block's characters as written (lines joined, hyphenation undone) and each one's line."""
     chars: list[str] = []
     line_at: list[int] = []
     for li in lines:
@@ -101,6 +108,12 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
         # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
         chars.extend(raw.translate(_LINE_CHARS))  # one character for one: offsets hold
         line_at.extend([li] * len(raw))
+    return chars, line_at
+
+
+def block_text(page: PageText, lines: list[int]) -> BlockText:
+    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
+    chars, line_at = _block_chars(page, lines)
     text = fold("".join(chars))
     bt = BlockText(text, line_at)
     for k, (tok, start, _) in enumerate(iter_tokens(text)):
@@ -150,6 +163,26 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
     return out
 
 
+def place_texts(doc: DocumentText) -> list[str]:
+    """Every text block's text as written, in document order (page by page): the places ingest
+    embeds for ranking by meaning (``plugin_api.queue_texts``)."""
+    return [" ".join("".join(_block_chars(page, lines)[0]).split()) for page in doc.pages for lines in page.blocks]
+
+
+def places(doc: DocumentText) -> tuple[str, list[int]]:
+    """``(places_key, first place number of each page)``: plain data, kept in the on-disk model
+    (a locate finds the blocks' vectors without reading every page)."""
+    cached = doc.extras.get("places")
+    if isinstance(cached, tuple):
+        return cached
+    starts = [0]
+    for page in doc.pages:
+        starts.append(starts[-1] + len(page.blocks))
+    out = (places_key(place_texts(doc)), starts)
+    doc.extras["places"] = out
+    return out
+
+
 def doc_terms(doc: DocumentText) -> DocTerms:
     """The document's term statistics and its block texts, kept with it in memory."""
     cached = doc.extras.get("terms")
@@ -171,6 +204,7 @@ class Answer:
     found: int  # content terms found in the block
     terms: int  # content terms in the query
     lines: list[int]  # line indices of the block to box (narrowed when the block is long)
+    meaning: float | None = None  # the query's cosine with the block, when its vectors exist
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
@@ -194,6 +228,7 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         return Answer(None, "semantic", 0.0, 0, 0, [])
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
     total = sum(weight.values()) or 1.0
+    words: dict[tuple[int, int], tuple[float, float, int]] = {}  # block -> (score, share, terms found)
     best: tuple[float, float, int, tuple[int, int]] | None = None
     for b in passage:
         bt = dt.block(b)
@@ -203,15 +238,43 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         # a word as typed counts a little more than another form of it
         share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / total
         score = share + _cluster_bonus(bt, found)
+        words[b] = (score, share, len(found))
         if best is None or score > best[0] + 1e-9:
             best = (score, share, len(found), b)
+    by_meaning = _by_meaning(doc, dt, passage, query, words)
+    if by_meaning is not None:
+        b, cos = by_meaning
+        _, share, n_found = words.get(b, (0.0, 0.0, 0))
+        rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
+        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)), cos)
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
-    bt = dt.block(b)
-    pos = bt.starts
-    hit_lines = sorted({bt.line_at[pos[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
-    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, hit_lines))
+    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)))
+
+
+def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
+    """The block's lines holding a query term."""
+    return sorted({bt.line_at[bt.starts[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
+
+
+def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str,
+                words: dict[tuple[int, int], tuple[float, float, int]]) -> tuple[tuple[int, int], float] | None:
+    """The passage's block that answers by words and meaning together, with its cosine; None while
+    the document's blocks have no vectors (or fewer than two blocks can be ranked)."""
+    from mnote_kr.plugin_api import rank_by_meaning
+
+    cands = [b for b in passage if b in words or len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
+    if len(cands) < 2:
+        return None
+    key, starts = places(doc)
+    number = {starts[pi] + bi: (pi, bi) for pi, bi in cands}
+    ranked = rank_by_meaning(key, query, {i: words.get(b, (0.0,))[0] for i, b in number.items()})
+    if ranked is None:
+        return None
+    score, cos = ranked
+    pick = min(number, key=lambda i: (-round(score[i], 9), i))
+    return number[pick], cos.get(pick, 0.0)
 
 
 def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
