@@ -31,6 +31,8 @@ from mnote_kr.plugin_api import iter_tokens, normalize, places_key, query_occurr
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
+#: False: blocks by words alone, as before issue 33 (``benchmarks/retrieval.py``'s today variant).
+BY_MEANING = True
 #: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
 MEANING_MIN_TOKENS = 4
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
@@ -265,7 +267,7 @@ def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]],
     from mnote_kr.plugin_api import rank_by_meaning
 
     cands = [b for b in passage if b in words or len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
-    if len(cands) < 2:
+    if not BY_MEANING or len(cands) < 2:
         return None
     key, starts = places(doc)
     number = {starts[pi] + bi: (pi, bi) for pi, bi in cands}
