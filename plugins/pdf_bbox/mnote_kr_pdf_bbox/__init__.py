@@ -50,13 +50,13 @@ def prepare_locate(path: str) -> bool | None:
         return None
     from mnote_kr.plugin_api import queue_texts
 
-    from .answer import place_texts
+    from . import answer
     from .model import load_document, warm_document
 
     parsed = warm_document(path)
     doc = load_document(path)
-    if doc.has_text:
-        queue_texts(place_texts(doc))  # ingest embeds its text blocks once it is citable
+    if doc.has_text and answer.BY_MEANING:
+        queue_texts(answer.place_texts(doc))  # ingest embeds its text blocks once it is citable
     return parsed
 
 

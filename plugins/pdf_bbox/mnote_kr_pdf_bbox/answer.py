@@ -167,8 +167,16 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
 
 def place_texts(doc: DocumentText) -> list[str]:
     """Every text block's text as written, in document order (page by page): the places ingest
-    embeds for ranking by meaning (``plugin_api.queue_texts``)."""
-    return [" ".join("".join(_block_chars(page, lines)[0]).split()) for page in doc.pages for lines in page.blocks]
+    embeds for ranking by meaning (``plugin_api.queue_texts``). A block of fewer than
+    ``MEANING_MIN_TOKENS`` tokens (a bullet, a page number, a short heading) is never ranked by
+    meaning: it is left empty, and not embedded."""
+    out = []
+    for page in doc.pages:
+        for lines in page.blocks:
+            text = " ".join("".join(_block_chars(page, lines)[0]).split())
+            enough = sum(1 for _ in zip(range(MEANING_MIN_TOKENS), iter_tokens(fold(text)), strict=False))
+            out.append(text if enough >= MEANING_MIN_TOKENS else "")
+    return out
 
 
 def places(doc: DocumentText) -> tuple[str, list[int]]:
