@@ -235,7 +235,8 @@ def test_the_unigram_segments_as_the_tokenizers_library_does() -> None:
              "unknown in a row: \U00013000\U00013001 hieroglyphs, \uabc0\uabc1 and \u0e00\u0e01"]
     for name in ("khoj__bangalore.docx", "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"):
         texts += [p.text for p in load_docx(CORPUS / "docx" / name).paragraphs]
-    for name in ("docling__multi_page.pdf", "mineru__test_rearch_report.pdf", "unstructured__korean-text-with-tables.pdf"):
+    for name in ("docling__multi_page.pdf", "mineru__test_rearch_report.pdf",
+                 "unstructured__korean-text-with-tables.pdf"):
         texts += place_texts(load_document(CORPUS / "pdf" / name))
     texts = [t for t in texts if t.strip()]
     assert len(texts) > 200
