@@ -232,8 +232,11 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
             for b in passage:  # the first block where the query stands as written
                 at = [p for p, w in occ[b] if w >= 1.0]
                 if at:
+                    # its cosine too: the host orders a file's citations by it (a verbatim place
+                    # without one would fall behind the file's places that have one)
+                    ranked = _by_meaning(doc, dt, passage, query, {b: 1.0})
                     return Answer(b, "verbatim", 1.0, len(terms), len(terms),
-                                  _narrow(doc, b, [dt.block(b).line_at[at[0]]]))
+                                  _narrow(doc, b, [dt.block(b).line_at[at[0]]]), ranked[1].get(b) if ranked else None)
     if not terms:
         return Answer(None, "semantic", 0.0, 0, 0, [])
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
@@ -251,9 +254,9 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         words[b] = (score, share, len(found))
         if best is None or score > best[0] + 1e-9:
             best = (score, share, len(found), b)
-    by_meaning = _by_meaning(doc, dt, passage, query, words)
+    by_meaning = _by_meaning(doc, dt, passage, query, {b: w[0] for b, w in words.items()})
     if by_meaning is not None:
-        b, cos = by_meaning
+        b, cos = by_meaning[0], by_meaning[1][by_meaning[0]]
         _, share, n_found = words.get(b, (0.0, 0.0, 0))
         rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
         return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)), cos)
@@ -269,9 +272,10 @@ def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
 
 
 def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str,
-                words: dict[tuple[int, int], tuple[float, float, int]]) -> tuple[tuple[int, int], float] | None:
-    """The passage's block that answers by words and meaning together, with its cosine; None while
-    the document's blocks have no vectors (or fewer than two blocks can be ranked)."""
+                words: dict[tuple[int, int], float]) -> tuple[tuple[int, int], dict[tuple[int, int], float]] | None:
+    """The passage's block that answers by ``words`` (word score of the blocks holding query terms)
+    and meaning together, and the cosine of each block ranked; None while the document's blocks
+    have no vectors (or fewer than two blocks can be ranked)."""
     from mnote_kr.plugin_api import rank_by_meaning
 
     cands = [b for b in passage if b in words or len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
@@ -279,12 +283,12 @@ def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]],
         return None
     key, starts = places(doc)
     number = {starts[pi] + bi: (pi, bi) for pi, bi in cands}
-    ranked = rank_by_meaning(key, query, {i: words.get(b, (0.0,))[0] for i, b in number.items()})
+    ranked = rank_by_meaning(key, query, {i: words.get(b, 0.0) for i, b in number.items()})
     if ranked is None:
         return None
     score, cos = ranked
     pick = min(number, key=lambda i: (-round(score[i], 9), i))
-    return number[pick], cos.get(pick, 0.0)
+    return number[pick], {b: cos.get(i, 0.0) for i, b in number.items()}
 
 
 def _cluster_bonus(bt: BlockText, found: list[str]) -> float:

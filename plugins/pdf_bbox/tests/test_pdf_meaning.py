@@ -98,6 +98,8 @@ def test_a_verbatim_query_still_wins_over_meaning() -> None:
                                                  query="spot errors automatically"))
     assert loc is not None and loc.page == spell[2] and iou(loc.bbox, list(spell[3])) >= 0.5
     assert "the query stands in this text block" in loc.reason
+    # with its cosine, as every other place of the file has one (the host orders them by it)
+    assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0
 
 
 def test_pdf_blocks_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
