@@ -101,6 +101,7 @@ def _prepare_again(files: list[str]) -> tuple[float, float, list[str]]:
         from mnote_kr.plugins import load_plugins
 
         plugins = load_plugins(load_config(None))
+        meaning._memo.clear()  # the vectors of the run before are in memory, not in this cache
         for rel in files:
             plugins.prepare_locate(str(CORPUS / rel))
         meaning.embed_queued(lambda line: None)
