@@ -1,7 +1,7 @@
-"""DOCX paragraph locator benchmark (issue 5).
+"""DOCX paragraph locator benchmark.
 
-Builds cases from ``../shared/corpus/docx/`` and from seeded generated documents with
-the traps of issue 5 (substring query, TOC line, chunk running into a reference list,
+Builds cases from ``tests/data/corpus/docx/`` and from seeded generated documents with
+a locator's traps (substring query, TOC line, chunk running into a reference list,
 equation, table cell, evidence from another document), runs them through the batch
 contract (``python -m mnote_kr locate --batch REQUESTS.jsonl --json``) and prints
 top-1 accuracy beside two baselines measured in the same run:
@@ -9,7 +9,7 @@ top-1 accuracy beside two baselines measured in the same run:
 * ``first-query``: the first paragraph whose text contains the query;
 * ``whole-evidence``: the paragraph with the best token overlap with the whole evidence.
 
-Question cases (issue 13, ``docx_questions.py``): 2-4 content words of one paragraph of a
+Question cases (``docx_questions.py``): 2-4 content words of one paragraph of a
 3-6 paragraph window of a corpus DOCX, labelled from the DOCX XML alone, beside the
 "first paragraph of the evidence" and "evidence paragraph with the most query words"
 baselines. The second baseline is given the window's true paragraphs (an oracle the

@@ -1,7 +1,7 @@
-"""Question cases for the DOCX locator benchmark (issue 13), labelled from the DOCX XML itself.
+"""Question cases for the DOCX locator benchmark, labelled from the DOCX XML itself.
 
 The labels do not come from the code under test: each document's ``word/document.xml``
-is read here with lxml alone, its ``w:p`` under ``w:body`` numbered as DESIGN.md says
+is read here with lxml alone, its ``w:p`` under ``w:body`` numbered as ``paragraphIndex`` counts
 (document order, table cells included, a ``w:p`` inside another ``w:p`` skipped), and a
 paragraph's text is its own ``w:t`` text. A case is:
 

@@ -1,4 +1,4 @@
-"""Hostile files through ``mnote-kr ingest --wait`` against a real managed LightRAG engine (issue 27).
+"""Hostile files through ``mnote-kr ingest --wait`` against a real managed LightRAG engine.
 
 Per hostile file, generated in a temp folder (flate bomb PDF, deeply nested XML DOCX, XML bomb
 DOCX, a 30 MB DOCX of ordinary text, a 5,000-page PDF, a non-UTF-8 file name, a FIFO, a symlink
@@ -210,6 +210,7 @@ def stop_cost(tmp: Path, text_mb: int, variant: str) -> None:
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr_lightrag import engine as eng
+    from mnote_kr_lightrag import engine_procs
 
     base = tmp / f"stop-{variant}"
     state = base / "state"
@@ -238,9 +239,9 @@ def stop_cost(tmp: Path, text_mb: int, variant: str) -> None:
     during = "none (the model service is stopped first)"
     t1 = time.perf_counter()
     if variant == "previous":
-        eng._terminate(info.pids["server"], "server", 15.0)
+        engine_procs.terminate(info.pids["server"], "server", 15.0)
         during = f"{embeddings() - asked} embedding requests"
-        eng._terminate(info.pids["models"], "models", 15.0)
+        engine_procs.terminate(info.pids["models"], "models", 15.0)
         (state / eng.STATE_FILE).unlink(missing_ok=True)
     else:
         eng.stop_engine(state)

@@ -1,4 +1,4 @@
-"""A whole library through the managed engine, against LightRAG alone (issue 14).
+"""A whole library through the managed engine, against LightRAG alone.
 
 1. Generates a library (``--files``, default 2,000): Markdown, DOCX and PDF in a 4:3:3 mix, of
    realistic sizes (notes of 1-4 KB, reports of 20-60 paragraphs, papers of 2-4 pages), every

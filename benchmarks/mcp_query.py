@@ -12,7 +12,7 @@ cache is warm for both sides. Cold: each side's first call of each query (connec
 cold), and the server's start (spawn + initialize + tool list) against a CLI process start
 (``mnote-kr plugins --json``). Warm: both sides alternate over several rounds so drift hits
 both. Misses: a query whose MCP citation IDs differ from ``Host.search``'s is counted.
-Target (issue 15): warm ratio of medians <= 1.2.
+Target: warm ratio of medians <= 1.2.
 
 The file is not named ``mcp.py``: run as a script, its folder is first on ``sys.path`` and the
 name would shadow the SDK.

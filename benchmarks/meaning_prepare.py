@@ -10,7 +10,7 @@ of every file, then :func:`mnote_kr.citations.meaning.embed_queued`, as ingest r
 
 Printed: each step's seconds; the citable-by-words step (``prepare_locate``) of the new default
 against today's (target <= 1.15x); the whole preparation against today's and against words only
-(target, issue 33: <= 6x). Files: those of ``benchmarks/retrieval.py``. Also timed: a second
+(target: <= 6x). Files: those of ``benchmarks/retrieval.py``. Also timed: a second
 preparation of the same files (nothing is embedded again: the vectors are found by content hash),
 the model's load in this process and in a fresh one, and the per-search cost of the meaning term
 (a new query's vector, p50/p95 over the retrieval questions).

@@ -1,4 +1,4 @@
-"""PPTX and XLSX locator benchmark (issue 29).
+"""PPTX and XLSX locator benchmark.
 
 Cases come from the corpus copies of docling's test presentations and workbooks
 (``tests/data/corpus/pptx``, ``tests/data/corpus/xlsx``) and their labels from docling's ground

@@ -1,4 +1,4 @@
-"""The relevance floor and one card per file (issue 33), on a fresh managed engine.
+"""The relevance floor and one card per file, on a fresh managed engine.
 
 The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
 embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:

@@ -10,7 +10,7 @@ file and its place:
 * ``heldout``: ``retrieval_heldout.json``, 48 other-wording questions (27 English, 21 Chinese)
   written later, sharing no content word with the answering paragraph, never used to choose
   anything.
-* ``heldout2`` (issue 33): ``retrieval_heldout2.json``, 63 questions (32 Chinese, 31 English; 54
+* ``heldout2``: ``retrieval_heldout2.json``, 63 questions (32 Chinese, 31 English; 54
   other wording; 34 on PDF pages, 29 on DOCX paragraphs) over 12 files, written and labelled
   before the ranking by meaning was tuned. Each PDF label names its answering block, resolved to a
   rectangle from the PDF's own text layer (pypdfium2 character boxes, not the project's locator).
@@ -28,7 +28,7 @@ remembered locate answers bypassed).
 
 Printed per embedder and variant:
 
-* **places (issue 33)**, per set, language and wording: recall@5 and MRR of the answering file
+* **places**, per set, language and wording: recall@5 and MRR of the answering file
   (questions with no citation count as misses); over the questions whose file is cited: place@1
   (the file's first citation on the labelled place: DOCX the labelled paragraph index; PDF the
   labelled page with IoU >= 0.5 between the cited ``bbox`` and the labelled block, or, in the
@@ -47,8 +47,8 @@ Printed per embedder and variant:
 ``top_k``), so ``--from-dump`` re-evaluates a saved run (new measures included) and re-ranks all
 of them with this tree's ``ranking`` exactly as the host would (``rerun``).
 
-Targets (issue 17): other-wording recall@5 >= 1.5x hashing's, same-wording no worse, place@1 >=
-80%, ingest time <= 2x hashing's. Targets (issue 33): as above, per set.
+Targets of the embedder: other-wording recall@5 >= 1.5x hashing's, same-wording no worse,
+place@1 >= 80%, ingest time <= 2x hashing's. Targets of the places: as above, per set.
 
     .venv/bin/python benchmarks/retrieval.py [--embedders hashing,hybrid] [--top-k 10] [--dump F] [--misses]
     .venv/bin/python benchmarks/retrieval.py --embedders hybrid --variant today:KEY=VALUE --dump F
@@ -355,9 +355,9 @@ def print_misses(name: str, misses: list[dict[str, Any]]) -> None:
               f"     evidence: {' '.join((first.get('locatorEvidenceText') or '').split())[:220]!r}")
 
 
-# --------------------------------------------------------------------------- places (issue 33)
+# --------------------------------------------------------------------------- places
 
-#: Issue 33's offline targets: place@1, place@3 and in-view over the questions whose file is found,
+#: The places' offline targets: place@1, place@3 and in-view over the questions whose file is found,
 #: recall@5 over all questions.
 TARGETS = {"recall5": 0.90, "place1": 0.40, "place3": 0.65, "view": 0.75}
 VIEW = 2  # DOCX "in view": within this many paragraphs of a labelled one (PDF: the labelled page)
@@ -437,7 +437,7 @@ def evaluate_places(run: dict[str, Any], labels: list[dict[str, Any]],
 def print_places(evals: dict[str, dict[str, dict[str, tuple[float, int]]]], sets: list[str], default: str) -> None:
     """The place report: per set, language and wording, every run side by side, against the targets."""
     names = list(evals)
-    print("\nplaces (issue 33): recall@5 and MRR over all questions; place@1, place@3 and in-view over the "
+    print("\nplaces: recall@5 and MRR over all questions; place@1, place@3 and in-view over the "
           f"questions whose file is cited (found); targets: recall@5 >= {TARGETS['recall5']}, place@1 >= "
           f"{TARGETS['place1']}, place@3 >= {TARGETS['place3']}, in-view >= {TARGETS['view']} "
           "('*' marks a figure below its target)")

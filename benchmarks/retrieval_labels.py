@@ -10,7 +10,7 @@ output):
   never used to choose anything. Each asks in synonyms or descriptions; no content word of the
   question occurs in the answering paragraph (:func:`shared_words` checks it: English words
   compared after a crude stemming, Chinese by two-character words).
-* ``retrieval_heldout2.json`` (the "heldout2" set, issue 33, 63 questions: 32 Chinese, 31 English;
+* ``retrieval_heldout2.json`` (the "heldout2" set, 63 questions: 32 Chinese, 31 English;
   54 other wording, 9 same; 34 on PDF pages, 29 on DOCX paragraphs; 12 files, up to 8 questions
   on a long one): written before any tuning of the ranking by meaning and never used to choose
   anything. Each names its answering place exactly: a DOCX label its ``paragraph`` index (and a

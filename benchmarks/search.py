@@ -15,8 +15,8 @@ Cold and warm are reported apart, and the headline is the cold one. Cold: each q
 first search in a fresh process (a new Python process builds a ``Host`` and searches once,
 as a CLI call or a freshly started shell does; imports are timed separately), against the
 raw ``/query/data`` of the same query with LightRAG warm. Warm: both sides alternate for
-several rounds in this process, so the host answers from its per-process memos. Target
-(issue 4): ratio of medians <= 1.3.
+several rounds in this process, so the host answers from its per-process memos. Target:
+ratio of medians <= 1.3.
 
     .venv/bin/python benchmarks/search.py [--rounds 5] [--profile]
 """

@@ -1,4 +1,4 @@
-"""Watcher and reconcile benchmark (issue 7).
+"""Watcher and reconcile benchmark.
 
 Builds a 10,000-file root in a temp dir and registers every file as indexed (the
 testkit's in-process provider stands in for LightRAG: this measures the connector, not the engine).

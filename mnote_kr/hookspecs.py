@@ -204,7 +204,11 @@ def locate(request: LocateRequest) -> Locator | None:
     """Turn a source file plus cleaned evidence into a locator.
 
     Never invent precision: without a confident match return a ``file`` locator
-    with ``locatorDegraded=True``. Raise ``DocumentError`` for broken or hostile files.
+    with ``locatorDegraded=True`` (a page known without a place on it goes in
+    ``page_hint``, never ``page``; the host moves a ``file`` locator's ``page`` there).
+    A box or paragraph that is the passage rather than the block holding the evidence that
+    answered sets ``locatorDegraded=True``: every surface then calls it approximate
+    (``mnote_kr.citations.precision``). Raise ``DocumentError`` for broken or hostile files.
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension; a built-in ``file`` locator answers when no plugin does.
@@ -241,6 +245,20 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
     ``/Rotate``), so a locator ``bbox`` times ``scale`` is its pixel rectangle. The host
     caches the result per file version, page and scale. Raise ``DocumentError`` for a
     page out of range or a broken file; return None for a file this plugin does not handle.
+
+    Calling convention: firstresult, called only on the locator plugin chosen for the
+    file's extension.
+    """
+
+
+@hookspec(firstresult=True)
+def page_fonts(path: str, page: int) -> tuple[list[str], str | None] | None:
+    """The fonts one page (1-based) of a paged source uses without including them, for the viewer.
+
+    Returns (base names of the fonts the file names but does not embed, sorted; the face the
+    renderer draws Chinese, Japanese and Korean text of such fonts in, or None when it has none
+    and that text cannot be drawn). The viewer says so above the page image. Return None for a
+    file this plugin does not handle.
 
     Calling convention: firstresult, called only on the locator plugin chosen for the
     file's extension.
@@ -302,9 +320,10 @@ def check_budget(path: str, max_text_chars: int) -> str | None:
 
 
 @hookspec(firstresult=True)
-def extract_text(path: str) -> str | None:
+def extract_text(path: str, progress: Callable[[str], None]) -> str | None:
     """The text of ``path`` as this plugin reads it, as Markdown (headings as ``#`` lines,
-    one paragraph per block), or None when it does not read that kind of file.
+    one paragraph per block), or None when it does not read that kind of file. ``progress``
+    (optional to take) receives a line per step of slow reading (OCR: pages done, limits hit).
 
     The host offers it to the provider (``ProviderContext.extract_text``) for files the
     provider's own parser fails on: the text is indexed in their place, and citations
@@ -312,6 +331,45 @@ def extract_text(path: str) -> str | None:
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension. Raise ``DocumentError`` for a file it cannot read either.
+    """
+
+
+@hookspec(firstresult=True)
+def recognize_text(path: str, progress: Callable[[str], None]) -> str | None:
+    """The text of a file whose own reader has none (a PDF of scanned pages), read by OCR: Markdown
+    with a ``## Page N`` line before each page, or None when this plugin does not recognise it.
+
+    The host asks it when the locator plugin of the file's extension gives no text
+    (``extract_text``), so the provider indexes what the scan shows. Raise ``DocumentError``
+    (``OverBudgetError``) for a file it cannot (may not) read.
+
+    Calling convention: firstresult, every plugin that implements it (OCR plugins).
+    """
+
+
+@hookspec(firstresult=True)
+def locate_recognized(request: LocateRequest) -> Locator | None:
+    """A place in the recognised text of a file whose own locator found none (a scanned PDF
+    page): ``bbox`` with the page and the line's box in the locator's frame, or None (no
+    recognition kept for this file, or no match). Never recognise here: answer from what
+    ``recognize_text`` kept.
+
+    Calling convention: firstresult, every plugin that implements it, asked only when the
+    extension's locator answered a degraded ``file`` locator.
+    """
+
+
+@hookspec
+def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
+    """What this reader still has to do, or could not do, for the workspace's files, as
+    ``{"name": {...}}`` for ``mnote-kr status`` (OCR: files waiting for recognition and files it
+    failed on, each with its reason), or None when it has nothing to say.
+
+    ``entries`` maps every registry entry's workspace-relative path to its entry, decoded when
+    looked up: pick yours by the key's suffix first, and read no user file (the entry's
+    ``source_hash`` names the content).
+
+    Calling convention: collect-all; the host merges the answers into ``status``'s ``readers``.
     """
 
 

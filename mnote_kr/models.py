@@ -295,6 +295,9 @@ class Locator(Frozen, frozen=True, kw_only=True):
     """Where a citation lands in its source file, with its precision declared.
 
     ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
+    ``locatorDegraded`` is the one field that says how sure a place is: false only when the
+    cited block holds the evidence that answered; true for a passage box or an approximate
+    paragraph (and always for ``file``); see ``mnote_kr.citations.precision``.
     ``paragraphIndex`` counts every ``w:p`` under ``w:body`` in document order (table
     cells included, a ``w:p`` nested in another ``w:p`` skipped); in Markdown and text
     files it is the 0-based index of the blank-line-separated block (a heading line or a
@@ -343,6 +346,10 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: Cosine of the query with the cited paragraph by multilingual-e5-small (``meaningScore``);
     #: None while the file's paragraphs have no vectors (placed by words alone).
     meaning_score: float | None = None
+    #: ``file`` precision only (``pageHint``): the 1-based page the locator knew the evidence is on
+    #: without finding its place there (``page`` stays absent for ``file``). A hint the viewer opens
+    #: at, marked "page known, place not found"; never a cited place.
+    page_hint: int | None = None
 
 
 class LocateRequest(Frozen, frozen=True, kw_only=True):
@@ -388,6 +395,8 @@ class Place(Frozen, frozen=True, kw_only=True):
     heading_path: list[str] = []
     relevance_score: float | None = None
     citation_url: str = ""
+    #: ``http://127.0.0.1:PORT/view/ID`` while ``mnote-kr serve`` runs for the workspace (no secret in it).
+    viewer_url: str | None = None
 
 
 class Citation(Frozen, frozen=True, kw_only=True):
@@ -424,6 +433,8 @@ class Citation(Frozen, frozen=True, kw_only=True):
     source_map_path: str | None = None
     context_quote: str | None = None
     alternatives: list[Place] = []
+    #: ``http://127.0.0.1:PORT/view/ID`` while ``mnote-kr serve`` runs for the workspace (no secret in it).
+    viewer_url: str | None = None
 
 
 #: Places of a file shown behind its first one (``Citation.alternatives``).

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pluggy
 
 from mnote_kr import entrypoints, hookspecs
@@ -210,7 +211,16 @@ class Plugins:
             result = self._call("locate", name, request=request)
         if result is None:
             result = self._call("locate", "file_locator", request=request)
-        return result
+        if result.locator_precision == "file" and self._has("locate_recognized"):
+            recognized: Locator | None = _guard(lambda: self.pm.hook.locate_recognized(request=request),
+                                                None, "locate_recognized")
+            if recognized is not None:
+                result = recognized
+        return settled(result)  # a ``file`` answer carries no page: a page it knew is its ``pageHint``
+
+    def _has(self, hook_name: str) -> bool:
+        """Whether some loaded plugin implements ``hook_name``."""
+        return bool(getattr(self.pm.hook, hook_name).get_hookimpls())
 
     # -- viewer hooks
 
@@ -228,6 +238,14 @@ class Plugins:
         if name is None:
             return None
         result: bytes | None = self._call("render_page", name, path=path, page=page, scale=scale)
+        return result
+
+    def page_fonts(self, path: str, page: int) -> tuple[list[str], str | None] | None:
+        """(fonts a page uses without embedding them, the CJK substitute or None), or None: not known."""
+        name = self.locator_plugin(Path(path).suffix)
+        if name is None:
+            return None
+        result: tuple[list[str], str | None] | None = self._call("page_fonts", name, path=path, page=page)
         return result
 
 
@@ -257,13 +275,33 @@ class Plugins:
         result: str | None = self._call("check_budget", name, path=path, max_text_chars=max_text_chars)
         return result
 
-    def extract_text(self, path: str) -> str | None:
-        """The file's text as its locator plugin reads it (None when no plugin reads that kind)."""
+    def reader_status(self, entries: Mapping[str, SourceEntry]) -> dict[str, Any]:
+        """Every reader plugin's ``reader_status`` section, merged (empty when none answers)."""
+        if not self._has("reader_status"):
+            return {}
+        out: dict[str, Any] = {}
+        for part in _guard(lambda: self.pm.hook.reader_status(entries=entries), None, "reader_status"):
+            out.update(part or {})
+        return out
+
+    def extract_text(self, path: str, progress: Callable[[str], None] | None = None) -> str | None:
+        """The file's text as its locator plugin reads it, else as an OCR plugin recognises it
+        (``recognize_text``); None when no plugin reads that kind of file."""
+        say = progress or _silent
         name = self.locator_plugin(Path(path).suffix)
-        if name is None:
-            return None
-        result: str | None = self._call("extract_text", name, path=path)
+        result: str | None = None
+        if name is not None:
+            result = self._call("extract_text", name, path=path, progress=say)
+        if (result is None or not result.strip()) and self._has("recognize_text"):
+            recognized: str | None = _guard(lambda: self.pm.hook.recognize_text(path=path, progress=say),
+                                            None, "recognize_text")
+            if recognized is not None:
+                return recognized
         return result
+
+
+def _silent(message: str) -> None:
+    return None
 
 
 def _guard(call: Callable[[], Any], plugin_name: str | None, hook_name: str) -> Any:
@@ -362,3 +400,14 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
         pm.trace.root.setwriter(sys.stderr.write)
         pm.enable_tracing()
     return Plugins(pm, infos, config)
+
+
+def settled(loc: Locator) -> Locator:
+    """``loc`` in the contract's shape: a ``file`` locator is degraded and carries no page, box or
+    rectangles; a page it knew becomes ``pageHint``."""
+    if loc.locator_precision != "file":
+        return loc
+    if loc.page is None and loc.bbox is None and not loc.rects and loc.locator_degraded:
+        return loc
+    hint = loc.page_hint if loc.page_hint is not None else loc.page
+    return msgspec.structs.replace(loc, page=None, bbox=None, rects=[], page_hint=hint, locator_degraded=True)

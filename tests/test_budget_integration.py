@@ -1,4 +1,4 @@
-"""One budget for the whole path, against the real lightrag-server (issue 27).
+"""One budget for the whole path, against the real lightrag-server.
 
 A 30 MB DOCX of ordinary text (135 MB of XML) is refused before LightRAG sees it: no link in its
 input dir, no document in its list, its memory unchanged. A document LightRAG holds that the
@@ -27,7 +27,7 @@ from tests.test_cli_errors import Cli
 pytestmark = pytest.mark.integration
 
 #: What LightRAG's memory may move by while it is asked nothing but its document list (its
-#: own bookkeeping); sending the 30 MB DOCX grew it by gigabytes (issue 27).
+#: own bookkeeping); sending the 30 MB DOCX grew it by gigabytes before the budgets.
 RSS_SLACK_MB = 50
 
 

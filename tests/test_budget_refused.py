@@ -1,4 +1,4 @@
-"""One budget for the whole path (issue 27): a file over its reader's budget is refused before the
+"""One budget for the whole path: a file over its reader's budget is refused before the
 provider sees it, recorded ``refused`` with the limit named, cited nowhere, and said in one line.
 
 The provider here is the in-process ``FakeProvider`` (it records what it is sent); the real
@@ -17,8 +17,9 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr_testkit.pdfs import many_pages_pdf
 
 from mnote_kr.citations.render import render_status
-from mnote_kr.core.registry_format import decode_json, encode_json, entry_tag, is_citable_tag, tag_status
-from mnote_kr_docx_locator import reader as docx_reader
+from mnote_kr.core.registry_format import decode_json, encode_json
+from mnote_kr.core.registry_tags import entry_tag, is_citable_tag, tag_status
+from mnote_kr_docx_locator import safezip as docx_zip
 from tests.test_cli_errors import Cli, closed_port
 
 
@@ -30,7 +31,7 @@ def test_docx_over_the_default_xml_part_budget_is_refused_before_the_provider_se
     ws = tmp_path / "ws"
     (ws / "docs").mkdir(parents=True)
     big = ws / "docs" / "big.docx"
-    big.write_bytes(big_xml_docx(docx_reader.MAX_PART_BYTES + (4 << 20)))  # the real default limit, just over
+    big.write_bytes(big_xml_docx(docx_zip.MAX_PART_BYTES + (4 << 20)))  # the real default limit, just over
     small = ws / "docs" / "small.docx"
     doc = DocxBuilder()
     doc.heading("Notes", 1)
@@ -68,7 +69,7 @@ def test_docx_over_the_default_xml_part_budget_is_refused_before_the_provider_se
 def test_refused_status_survives_a_save_and_load_with_its_own_tag(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     # A smaller limit for speed: the reader's budget is a module constant, read when checked.
-    monkeypatch.setattr(docx_reader, "MAX_PART_BYTES", 1 << 20)
+    monkeypatch.setattr(docx_zip, "MAX_PART_BYTES", 1 << 20)
     ws = tmp_path / "ws"
     ws.mkdir()
     (ws / "a.docx").write_bytes(big_xml_docx(2 << 20))
@@ -115,7 +116,7 @@ def test_cli_says_refused_in_one_line_with_the_limit_and_status_json_lists_it(tm
     # The provider is down: a refused file never needs it (nothing is queued for it either).
     cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
     big = cli.ws / "big.docx"
-    big.write_bytes(big_xml_docx(docx_reader.MAX_PART_BYTES + (4 << 20)))
+    big.write_bytes(big_xml_docx(docx_zip.MAX_PART_BYTES + (4 << 20)))
     digest = _sha(big)
 
     out = cli.ok("ingest", "big.docx")

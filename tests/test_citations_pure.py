@@ -1,4 +1,4 @@
-"""Pure citation contract: precision, de-duplication, URLs, Markdown, ranking (seed 000 §10)."""
+"""Pure citation contract: precision, de-duplication, URLs, Markdown, ranking."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ def _blocks(name: str) -> list[SidecarBlock]:
     return [msgspec.convert(r, SidecarBlock) for r in rows if r.get("type") == "content"]
 
 
-# --------------------------------------------------------------------------- precision (§5.4)
+# --------------------------------------------------------------------------- precision
 
 
 def test_bbox_block_keeps_bbox_locator() -> None:
@@ -172,7 +172,7 @@ def test_citation_markdown_names_page_only_when_known() -> None:
 
 
 def test_citation_markdown_escapes_file_name() -> None:
-    md = citation_markdown("a_[b]*(c).pdf", Locator(locator_precision="bbox", page=2), "u")
+    md = citation_markdown("a_[b]*(c).pdf", Locator(locator_precision="bbox", locator_degraded=False, page=2), "u")
     assert md == r"[a\_\[b\]\*\(c\).pdf · p.2](u)"
 
 
@@ -213,7 +213,7 @@ def test_score_clamps_rank_to_result_size() -> None:
     assert score(-4, 3, "x", "", "q")[1]["provider"] == pytest.approx(1.0)
 
 
-# --------------------------------------------------------------------------- text bundle (§5.2)
+# --------------------------------------------------------------------------- text bundle
 
 
 def test_citation_text_bundle_strips_equation_and_drawing_for_display() -> None:

@@ -1,4 +1,4 @@
-"""Cleaned chunks on disk (issue 18, speed from a cold start): a fresh process reads a cited
+"""Cleaned chunks on disk (speed from a cold start, docs/cold-start.md): a fresh process reads a cited
 chunk's query-independent cleaning from ``<cache>/locate/clean`` and gives the same citation
 text as a process that cleaned it; a torn, foreign or outdated entry is a miss, rebuilt."""
 

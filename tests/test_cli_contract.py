@@ -280,7 +280,7 @@ def test_search_json_is_exactly_the_search_results_contract(kb: KB) -> None:
 
 
 def test_search_for_nothing_in_the_library_is_weak_in_json_and_in_words(kb: KB) -> None:
-    # Issue 33: the real engine returns its nearest chunks for any query; none holds these words.
+    # The real engine returns its nearest chunks for any query; none holds these words.
     nonsense = "zzzzqqqxx nonexistentterm"
     result = search(kb, nonsense)
     assert result["results"] and result["weak"] is True

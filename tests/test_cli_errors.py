@@ -328,7 +328,7 @@ def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
     assert debug.returncode != 0 and "Traceback" in debug.stderr and "RuntimeError: boom" in debug.stderr
 
 
-# ----------------------------------------------------------------------------- messages from causes (issue 27)
+# ----------------------------------------------------------------------------- messages from causes
 
 
 def test_random_bytes_in_the_registry_are_called_corrupt_not_malformed_json(tmp_path: Path) -> None:

@@ -1,5 +1,5 @@
 """The console script ends a plain read-only command without the interpreter's teardown
-(``fast.exit_now``, issue 18), and loses nothing by it: every byte written is out, the exit
+(``fast.exit_now``), and loses nothing by it: every byte written is out, the exit
 code is the command's, ``atexit`` functions run, and a thread still working is waited for."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """The plain ``status``, ``roots list`` and ``search`` run without click and print exactly what
 the click command line prints; ``status`` and ``search`` ask the managed engine no more than they need
-(issue 18: a cold start of these commands is what shells and people wait for)."""
+(a cold start of these commands is what shells and people wait for: docs/cold-start.md)."""
 
 from __future__ import annotations
 
@@ -175,7 +175,7 @@ def test_status_and_search_ask_the_managed_engine_only_what_they_need(
     assert [path for _, path in info["sent"]] == ["/health", "/query/data"], info["sent"]
     assert info["click"] is False
     # The query was on its way before the citation pipeline had loaded: the process imports
-    # while LightRAG works (issue 18), rather than one after the other.
+    # while LightRAG works, rather than one after the other.
     assert info["before_pipeline"] == {"/health": True, "/query/data": True}, info
 
 

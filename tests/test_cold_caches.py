@@ -1,4 +1,4 @@
-"""What a fresh process reuses from earlier ones (issue 18, speed from a cold start), and the
+"""What a fresh process reuses from earlier ones (speed from a cold start, docs/cold-start.md), and the
 plain HTTP client that spares status and search the httpx import: each cache serves while
 what it was built from is unchanged, and is ignored (never trusted) otherwise."""
 

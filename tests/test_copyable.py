@@ -1,4 +1,4 @@
-"""Display quotes people can copy (issue 13): radicals, hyphenation, U+FFFD, boundaries."""
+"""Display quotes people can copy: radicals, hyphenation, U+FFFD, boundaries."""
 
 from __future__ import annotations
 

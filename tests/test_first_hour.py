@@ -253,7 +253,7 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
     """One rule for which files of a root are taken: what ``ingest`` sends is what reconcile (the
     watcher, ``sync``) sees and what ``notIndexed`` calls "not ingested yet"; what ingest excludes
     it calls excluded; what ingest skips (a symlink leaving the workspace) is never "not ingested yet"."""
-    from mnote_kr.sync.reconcile import scan_tree
+    from mnote_kr.sync.scan import scan_tree
 
     ws = tmp_path / "ws"
     outside = tmp_path / "elsewhere.md"
@@ -402,7 +402,7 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
                                                      locator_text_source="chunk"))
         return source_card(c)
 
-    assert "located: paragraph, paragraph 3" in card("paragraph", False)
+    assert "located: paragraph, paragraph 4" in card("paragraph", False)  # paragraphIndex 3, counted from 1
     assert "(approximate)" not in card("paragraph", False)
     assert "(approximate)" in card("paragraph", True)
     # A degraded box (a semantic match cites the passage) is never labelled exact.
@@ -435,7 +435,7 @@ def test_every_human_rendering_of_a_locator_is_words_with_its_numbers(fields: di
     if loc.page is not None:
         assert f"p.{loc.page}" in text and all(f"{v:g}" in text for v in loc.bbox or []), text
     if loc.paragraph_index is not None:
-        assert f"paragraph {loc.paragraph_index}" in text, text
+        assert f"paragraph {loc.paragraph_index + 1}" in text, text  # people count paragraphs from 1
     if loc.highlight is not None:
         assert f"{loc.highlight.start}-{loc.highlight.end}" in text, text
 

@@ -34,9 +34,9 @@ pytestmark = pytest.mark.integration
 READ_TOOLS = ["mnote_knowledge_rag_status", "mnote_knowledge_rag_query", "mnote_knowledge_rag_open_reference"]
 WRITE_TOOLS = ["mnote_knowledge_rag_ingest", "mnote_knowledge_rag_delete", "mnote_knowledge_rag_prune"]
 AGENT_CITATION_KEYS = {"citationId", "sourceRootRelativePath", "headingPath", "locatorPrecision", "locatorDegraded",
-                       "page", "bbox", "paragraphIndex", "highlight", "displayQuote", "citationMarkdown",
+                       "page", "pageHint", "bbox", "paragraphIndex", "highlight", "displayQuote", "citationMarkdown",
                        "citationUrl", "relevanceScore", "contextQuote", "alternatives",
-                       "slide", "shapeId", "shapeName", "sheet", "range"}
+                       "slide", "shapeId", "shapeName", "sheet", "range", "viewerUrl"}
 
 
 @dataclass

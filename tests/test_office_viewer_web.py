@@ -21,7 +21,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr.citations.citecache import remember
 from mnote_kr.core.host import Host
 from mnote_kr.models import Citation, LocateRequest, Locator
-from mnote_kr.server import webpages
+from mnote_kr.server import web, webpages
 from mnote_kr.server.app import ApiServer
 from tests.test_office_integration import FERRY, _book, _deck, _sha
 
@@ -82,7 +82,7 @@ def site(tmp_path: Path) -> Iterator[Site]:
 def _page(site: Site | ApiServer, cite: Citation, status: int = 200, **query: str | int) -> str:
     server = site.server if isinstance(site, Site) else site
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        assert client.get("/", params={"token": server.token}).status_code == 303
+        assert client.get(web.entry_url(server)).status_code == 303
         r = client.get(webpages.view_url(cite.citation_id, **query))
         assert r.status_code == status, r.text
         assert "style=" not in r.text and "<style" not in r.text  # the CSP allows no inline style

@@ -1,4 +1,4 @@
-"""Several places per file and the weak flag through the real LightRAG server (issue 33).
+"""Several places per file and the weak flag through the real LightRAG server.
 
 A Markdown file long enough for LightRAG to cut into several chunks, with the answer's words in
 paragraphs far apart: the search cites the file once, at its best paragraph, and carries the next

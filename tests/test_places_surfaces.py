@@ -1,4 +1,4 @@
-"""Several places per file, and the weak-result flag, in every surface (issue 33).
+"""Several places per file, and the weak-result flag, in every surface.
 
 The host's real pipeline runs over a provider that hands it four chunks of one Markdown file (each
 with a sidecar-like block, so the text locator's paragraph is kept) and one chunk of another: the
@@ -10,11 +10,9 @@ A nonsense query gets ``weak`` with its reason in each of them.
 
 from __future__ import annotations
 
-import io
 import json
 import re
 from collections.abc import Iterator
-from contextlib import redirect_stdout
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -22,17 +20,16 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
-from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
-from mnote_kr.cli.reports import search_report
 from mnote_kr.core.host import Host
-from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import MappedReference, ProviderReference, SearchResults, SidecarBlock, SourceEntry
+from mnote_kr.models import SearchResults
 from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
 from mnote_kr.server.webpages import view_url
+from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"
 NONSENSE = "zzzzqqqxx nonexistentterm"
@@ -47,20 +44,6 @@ TOPICS = [
 # the rest of it sentences of its own (so the locator can tell the paragraphs apart).
 PARAGRAPHS = [(t + " " + " ".join(f"Valley log {i}.{k} was kept by warden {chr(65 + i)}{k}." for k in range(12)))[:398]
               for i, t in enumerate(TOPICS)]
-
-
-class BlockProvider(FakeProvider):
-    """The fake provider, each chunk mapped with a block (as LightRAG's sidecar gives one): the
-    pipeline then keeps the paragraph the text locator finds instead of capping it at the file."""
-
-    @hookimpl
-    def map_reference(self, ctx: Any, reference: ProviderReference, entries: dict[str, SourceEntry],
-                      query: str) -> MappedReference | None:
-        entry = entries.get(reference.file_path)
-        if entry is None:
-            return None
-        block = SidecarBlock(blockid=f"b-{reference.chunk_id}", content=reference.content or "")
-        return MappedReference(reference=reference, entry=entry, block=block)
 
 
 @dataclass
@@ -123,20 +106,8 @@ def test_a_query_nothing_answers_is_weak_and_says_why(site: Site) -> None:
 # --------------------------------------------------------------------------- the CLI
 
 
-class _Obj:
-    def __init__(self, host: Host) -> None:
-        self._host = host
-
-    def host(self) -> Host:
-        return self._host
-
-
 def _cli(site: Site, query: str, as_json: bool) -> str:
-    out = io.StringIO()
-    with redirect_stdout(out):
-        search_report(_Obj(site.host), as_json, query=query, scope=(), top_k=10, mode="mix",  # type: ignore[arg-type]
-                      rerank=None)
-    return out.getvalue()
+    return cli_search(site.host, query, as_json)
 
 
 def test_cli_text_prints_the_next_places_under_the_first_with_precision_and_place(site: Site) -> None:
@@ -145,7 +116,7 @@ def test_cli_text_prints_the_next_places_under_the_first_with_precision_and_plac
     card = text[text.index(f"{c.citation_id} docs/long.md"):]
     for n, a in enumerate(c.alternatives, 2):
         words = "paragraph (approximate)" if a.locator_degraded else "paragraph"
-        line = f"    also #{n}: {a.citation_id} {words}, paragraph {a.locator.paragraph_index}"
+        line = f"    also #{n}: {a.citation_id} {words}, paragraph {a.locator.paragraph_index + 1}"  # counted from 1
         assert line in card.splitlines(), card
     assert not text.startswith("Weak result")
 
@@ -164,7 +135,8 @@ def test_cli_json_carries_alternatives_context_and_weak(site: Site) -> None:
     assert [a["citationId"] for a in long["alternatives"]] == [a.citation_id for a in _long(site.found).alternatives]
     for a in long["alternatives"]:
         assert set(a) == {"citationId", "locatorPrecision", "locatorDegraded", "locator", "displayQuote",
-                          "headingPath", "relevanceScore", "citationUrl"}
+                          "headingPath", "relevanceScore", "citationUrl", "viewerUrl"}
+        assert a["viewerUrl"] is None  # no 'mnote-kr serve' runs for this workspace
         assert a["locator"]["paragraphIndex"] is not None and "paragraph=" in a["citationUrl"]
     assert long["contextQuote"] and long["displayQuote"] in long["contextQuote"]
 
@@ -185,9 +157,8 @@ def test_old_citation_json_without_the_new_fields_still_decodes(site: Site) -> N
 
 @pytest.fixture
 def served(site: Site) -> Iterator[tuple[ApiServer, httpx.Client]]:
-    with ApiServer(site.host, write_token_file=False) as server, httpx.Client(
-            base_url=server.url, headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
-        yield server, client
+    with api(site.host) as both:
+        yield both
 
 
 def test_http_search_and_query_return_alternatives_and_weak(served, site: Site) -> None:
@@ -239,12 +210,7 @@ def test_mcp_query_returns_alternatives_context_and_weak(site: Site) -> None:
 # --------------------------------------------------------------------------- web page and viewer
 
 
-def _page(server: ApiServer, path: str) -> str:
-    with httpx.Client(base_url=server.url, timeout=30) as client:
-        client.get(web.entry_url(server))  # the token URL sets the session cookie
-        response = client.get(path)
-        assert response.status_code == 200, response.text
-        return response.text
+_page = web_page
 
 
 def test_search_page_lists_the_next_places_and_says_weak(served, site: Site) -> None:
@@ -253,6 +219,9 @@ def test_search_page_lists_the_next_places_and_says_weak(served, site: Site) -> 
     c = _long(site.found)
     for n, a in enumerate(c.alternatives, 2):
         assert f'data-citation-id="{a.citation_id}"' in html
+        alt = html[html.index(f'data-citation-id="{a.citation_id}"'):]
+        # paragraphs counted from 1 for people, as the CLI and citationMarkdown count them
+        assert alt[:alt.index("</li>")].count(f'<span class="where">¶{a.locator.paragraph_index + 1}</span>') == 1
         assert f'href="{view_url(c.citation_id, place=n)}"'.replace("&", "&amp;") in html
     assert 'class="banner weak"' not in html
     weak = _page(server, f"/?q={NONSENSE.replace(' ', '+')}")

@@ -1,4 +1,4 @@
-"""A search's query is started before the citation pipeline loads (issue 18): the provider's
+"""A search's query is started before the citation pipeline loads (docs/cold-start.md): the provider's
 ``start_query`` sends it from a thread and returns at once. Its answers and its failures must be
 exactly those of ``query``: same result, same error type, message and exit code.
 

@@ -1,4 +1,4 @@
-"""Query content terms: function words and question scaffolding out, content words in (issue 13).
+"""Query content terms: function words and question scaffolding out, content words in.
 
 Content words such as "type", "name", "list" or "der" (DER encoding) are terms whose
 weight comes from their rarity in the document, never from a stop list; the verbs that

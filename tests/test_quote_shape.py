@@ -1,4 +1,4 @@
-"""Quotes that show the answer (issue 33): the answering sentences, no markup, highlights on whole words."""
+"""Quotes that show the answer: the answering sentences, no markup, highlights on whole words."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Compiled regex programs on disk (issue 18, speed from a cold start): a pattern built from the
+"""Compiled regex programs on disk (speed from a cold start, docs/cold-start.md): a pattern built from the
 stored program is the pattern ``re.compile`` builds, for every deferred pattern of the code
 base; a torn, foreign or refused file is a miss that compiles afresh; the cache can be off."""
 

@@ -2,7 +2,7 @@
 
 Every label of every question set must name exactly one place in its file, read with the
 benchmark's own readers (the DOCX body walk, pypdf page text, pypdfium2 character boxes), never
-with the locators under test; the second held-out set (issue 33) must have the shape the issue
+with the locators under test; the second held-out set must have the shape `benchmarks/retrieval_labels.py`
 asks for; place@1 / place@3 / in-view must count what their definitions say.
 """
 

@@ -1,4 +1,4 @@
-"""Issue 18: every file a user gives ends indexed or with a reason they can act on, and the index
+"""Every file a user gives ends indexed or with a reason they can act on, and the index
 follows the scope. Two rules, each checked over every kind of case we know:
 
 * a file found by walking a folder that the provider cannot index is passed over (``skipped``,

@@ -1,4 +1,4 @@
-"""``serve`` under a burst, slow clients and overload (issue 12, item 5).
+"""``serve`` under a burst, slow clients and overload.
 
 The clients here are raw sockets driven from one thread with a selector, so the only threads
 that grow with the load are the server's own; every assertion counts them.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import selectors
 import socket
+import struct
 import threading
 import time
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ from pathlib import Path
 import httpx
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.context import ProviderContext
 from mnote_kr.hookspecs import hookimpl
@@ -42,12 +44,14 @@ def _connect(server: ApiServer) -> socket.socket:
     return sock
 
 
-def _exchange_all(socks: list[socket.socket], payloads: list[bytes], timeout: float) -> list[tuple[bytes, float]]:
-    """Send each payload on its socket at once, read every answer to EOF: (answer, seconds)."""
+def _exchange_all(socks: list[socket.socket], payloads: list[bytes], timeout: float,
+                  done: dict[int, float] | None = None) -> list[tuple[bytes, float]]:
+    """Send each payload on its socket at once, read every answer to EOF: (answer, seconds).
+    ``done`` (socket index -> seconds) fills as answers complete, for a watching thread."""
     sel = selectors.DefaultSelector()
     t0 = time.monotonic()
     answers: dict[int, bytearray] = {}
-    done: dict[int, float] = {}
+    done = {} if done is None else done
     for i, (sock, payload) in enumerate(zip(socks, payloads, strict=True)):
         sock.sendall(payload)
         sock.setblocking(False)
@@ -129,28 +133,48 @@ def server(tmp_path: Path) -> Iterator[ApiServer]:
         yield srv
 
 
-def test_serve_answers_a_burst_and_authorised_requests_during_slowloris_with_bounded_threads(server):
+def _listen_backlog(server: ApiServer) -> int:
+    """The listening socket's accept queue size as the kernel holds it (Linux reports it in
+    ``tcp_info.tcpi_sacked`` for a listening socket)."""
+    info = server._httpd.socket.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, 104)
+    return struct.unpack_from("8x9I", info)[5]
+
+
+def test_serve_answers_a_burst_and_authorised_requests_during_slowloris_with_bounded_threads(tmp_path: Path):
+    # The slow clients' header deadline is far beyond the test: every answer must come while all
+    # of them still hang on, so none is answered by a worker freed when a slow client was cut off.
+    (tmp_path / "ws").mkdir()
+    host, _ = fake_host(tmp_path / "ws")
+    with ApiServer(host, limits=Limits(header_deadline=600.0, body_deadline=2.0)) as server:
+        _burst_during_slowloris(server)
+
+
+def _burst_during_slowloris(server: ApiServer) -> None:
     before = _server_threads()  # the accept thread
+    burst_size = 200
+    # A burst of connections at once waits in the kernel's accept queue, not dropped (a dropped
+    # SYN costs the client a second); the queue the kernel holds for the socket is what counts.
+    assert _listen_backlog(server) >= burst_size
     probes: list[float] = []
     peak = [0]
     results: list[tuple[bytes, float]] = []
-    with _Slowloris(server, 100, interval=0.2):
-        time.sleep(0.5)  # every slow connection has started its headers
+    with _Slowloris(server, 100, interval=0.2) as slow:
+        wait_until(lambda: all(slow.sent), timeout_s=60, what="the slow clients never started their headers")
         held_by_slow = _server_threads()
         connect_times: list[float] = []
 
         def run_burst() -> None:  # 200 connections at once, each with an authorised request
             socks = []
-            for _ in range(200):
+            for _ in range(burst_size):
                 t0 = time.monotonic()
                 socks.append(_connect(server))
-                connect_times.append(time.monotonic() - t0)  # a SYN dropped by a full backlog costs >= 1 s
-            results.extend(_exchange_all(socks, [_request(server, "/api/health")] * 200, timeout=30))
+                connect_times.append(time.monotonic() - t0)
+            results.extend(_exchange_all(socks, [_request(server, "/api/health")] * burst_size, timeout=60))
 
         burst = threading.Thread(target=run_burst)
         burst.start()
         with httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {server.token}"},
-                          timeout=5) as client:
+                          timeout=60) as client:
             # A shell keeps asking for status while the burst runs and the slow clients hang on.
             while burst.is_alive() or len(probes) < 10:
                 t0 = time.monotonic()
@@ -158,25 +182,23 @@ def test_serve_answers_a_burst_and_authorised_requests_during_slowloris_with_bou
                 probes.append(time.monotonic() - t0)
                 peak[0] = max(peak[0], _server_threads())
         burst.join()
+        still_hanging = sum(1 for sock in slow.socks if sock.fileno() >= 0) - len(slow.closed_by_server)
     statuses = [r[0].split(b" ", 2)[1] if r[0] else b"none" for r in results]
     slowest = max(r[1] for r in results)
-    print(f"burst: {statuses.count(b'200')}/200 OK, slowest connect {max(connect_times):.3f}s, slowest answer "
-          f"{slowest:.3f}s; {len(probes)} status probes, "
-          f"max {max(probes):.3f}s; server threads: idle {before}, with 100 slow clients {held_by_slow}, "
-          f"peak {peak[0]}")
-    assert statuses.count(b"200") == 200, statuses
-    assert max(connect_times) < 1.0 and slowest < 1.0
-    assert max(probes) < 1.0
+    print(f"burst: {statuses.count(b'200')}/{burst_size} OK, slowest connect {max(connect_times):.3f}s, slowest "
+          f"answer {slowest:.3f}s; {len(probes)} status probes, max {max(probes):.3f}s; server threads: idle "
+          f"{before}, with 100 slow clients {held_by_slow}, peak {peak[0]}")
+    assert statuses.count(b"200") == burst_size, statuses
+    assert still_hanging == 100  # every answer came while all the slow clients still held their connections
     assert held_by_slow <= before + 1  # the gate alone: slow headers hold no worker thread
     assert peak[0] <= before + 1 + server.limits.max_workers
 
 
 def test_serve_closes_slow_headers_and_slow_bodies_at_their_deadline(server):
     with _Slowloris(server, 5, interval=0.2) as slow:
-        time.sleep(server.limits.header_deadline + 1.5)
-        for sock in slow.socks:
-            if sock.fileno() >= 0:
-                slow._collect(sock)
+        # The server closes each at its header deadline; the slow sender notices on its next byte.
+        wait_until(lambda: len(slow.closed_by_server) == 5, timeout_s=60,
+                   what=lambda: f"{len(slow.closed_by_server)} of 5 slow clients closed by the server")
     assert len(slow.closed_by_server) == 5
     assert all(answer.startswith(b"HTTP/1.1 408") for answer in slow.closed_by_server), slow.closed_by_server
     # A body that trickles in is cut off at the body deadline, not kept alive by each byte.
@@ -187,7 +209,7 @@ def test_serve_closes_slow_headers_and_slow_bodies_at_their_deadline(server):
     t0 = time.monotonic()
     answer = b""
     sock.settimeout(0.3)
-    while time.monotonic() - t0 < 10:
+    while time.monotonic() - t0 < 60:  # a body kept alive by each byte would run to this end
         with _suppress():
             sock.send(b" ")
         try:
@@ -202,29 +224,47 @@ def test_serve_closes_slow_headers_and_slow_bodies_at_their_deadline(server):
     elapsed = time.monotonic() - t0
     sock.close()
     assert answer.startswith(b"HTTP/1.1 408") and b'"timeout"' in answer, answer
-    assert server.limits.body_deadline - 0.5 < elapsed < server.limits.body_deadline + 2
+    assert elapsed > server.limits.body_deadline - 0.5  # not before its deadline (a loaded machine only adds)
 
 
-class _SlowStatus(FakeProvider):
+class _HeldStatus(FakeProvider):
+    """A status that answers only once the test lets it: the workers stay busy until then."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = threading.Event()
+
     @hookimpl
     def provider_status(self, ctx: ProviderContext, entries: list[SourceEntry]) -> ProviderStatus:
-        time.sleep(1.0)
+        assert self.release.wait(60)
         return ProviderStatus(provider="fake", reachable=True)
 
 
 def test_serve_answers_503_when_its_workers_and_queue_are_full(tmp_path: Path) -> None:
     (tmp_path / "ws").mkdir()
-    host, _ = fake_host(tmp_path / "ws", _SlowStatus())
-    with ApiServer(host, limits=Limits(max_workers=2, max_queued=2)) as server:
+    held = _HeldStatus()
+    host, _ = fake_host(tmp_path / "ws", held)
+    limits = Limits(max_workers=2, max_queued=2)
+    with ApiServer(host, limits=limits) as server:
         socks = [_connect(server) for _ in range(10)]
-        t0 = time.monotonic()
-        results = _exchange_all(socks, [_request(server)] * 10, timeout=20)
+        done: dict[int, float] = {}
+        results: list[tuple[bytes, float]] = []
+        exchange = threading.Thread(target=lambda: results.extend(
+            _exchange_all(socks, [_request(server)] * 10, timeout=60, done=done)))
+        exchange.start()
+        # While the workers are held, at most workers + queue requests can wait; the rest are
+        # answered at once. Only then are the held ones let go.
+        refused_first = 10 - limits.max_workers - limits.max_queued
+        wait_until(lambda: len(done) >= refused_first, timeout_s=60, what=lambda: f"{len(done)} answered of 10")
+        answered_while_held = set(done)
         peak = _server_threads()
+        held.release.set()
+        exchange.join()
     codes = sorted(r[0].split(b" ", 2)[1] for r in results)
-    busy = [r for r in results if r[0].startswith(b"HTTP/1.1 503")]
     assert codes.count(b"200") >= 4 and codes.count(b"503") >= 4, codes
-    assert all(b"Retry-After: 1" in r[0] and r[1] < 0.9 for r in busy)  # refused at once, not after a wait
-    assert time.monotonic() - t0 < 10
+    busy = {i for i, r in enumerate(results) if r[0].startswith(b"HTTP/1.1 503")}
+    assert all(b"Retry-After: 1" in results[i][0] for i in busy)
+    assert busy == answered_while_held  # refused at once, while the workers were held, not after a wait
     assert peak <= 1 + 1 + 2
 
 
@@ -238,7 +278,7 @@ def test_serve_keeps_pipelined_and_keep_alive_requests_in_order(server):
         chunk = sock.recv(65536)
         assert chunk, answer
         answer += chunk
-    time.sleep(0.3)  # idle in the gate, then reused
+    time.sleep(0.3)  # a pause on purpose (not a wait): the connection idles in the gate, then is reused
     sock.sendall(_request(server, "/api/health"))
     rest = b""
     while chunk := sock.recv(65536):

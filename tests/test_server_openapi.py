@@ -29,6 +29,7 @@ BODIES: dict[tuple[str, str], dict] = {
     ("post", f"{API}/sync"): {"waitS": 0},
     ("post", f"{API}/roots"): {"rootRelativePath": "docs"},
     ("post", f"{API}/roots/remove"): {"rootRelativePath": "docs"},
+    ("post", "/api/web/sign-in"): {"path": "/"},
 }
 
 

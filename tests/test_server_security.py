@@ -252,7 +252,7 @@ def test_server_refuses_non_loopback_bind_unless_forced(tmp_path):
         forced.stop()
 
 
-# --- one server per workspace (issue 27) ------------------------------------------------------
+# --- one server per workspace ----------------------------------------------------------------
 
 
 def _stop(proc: subprocess.Popen[str]) -> str:

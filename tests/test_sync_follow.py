@@ -1,4 +1,4 @@
-"""Issue 27, "sync means sync", without a watcher: a root that opts out of following names what it
+"""Sync means sync, without a watcher: a root that opts out of following names what it
 leaves behind (status, every search), turning following on sends what waited, and the entries no
 pass can index (names that are not UTF-8, FIFOs, sockets) get one line each in ingest and sync
 instead of a crash or silence. The commands run in process (``main``) on a host whose provider is

@@ -1,4 +1,4 @@
-"""Issue 27 end to end on the real lightrag-server: with the README's commands and no flag
+"""Following by default, end to end on the real lightrag-server: with the README's commands and no flag
 ('roots add .', 'ingest', 'watch'), an edited DOCX is re-indexed and cited again, with its new text.
 
 Waits are on conditions (the registry, the search), bounded only so that a failure ends."""

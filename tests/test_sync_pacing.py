@@ -1,4 +1,4 @@
-"""Following a big ingest while LightRAG is busy (issue 14): cheap status polls, paced listings,
+"""Following a big ingest while LightRAG is busy: cheap status polls, paced listings,
 no scan or delete LightRAG would refuse, and the next scan as soon as it is idle.
 
 ``run_sync`` runs on a scripted LightRAG (``httpx.MockTransport``) and a fake clock, so the

@@ -249,3 +249,4 @@ def test_semantic_match_is_cited_but_never_presented_as_an_exact_hit(tmp_path: P
     loc = _loc(path, evidence, "history of mechanical writing inventions")
     assert loc.locator_precision == "paragraph" and loc.paragraph_index in (1, 2, 3)
     assert "semantic match" in (loc.locator_reason or "") and "semantic match" in (loc.reason or "")
+    assert loc.locator_degraded  # one rule with the PDF's passage box: an approximate place, said so everywhere

@@ -17,7 +17,13 @@ from typing import Any
 
 import msgspec
 import pytest
-from mnote_kr_testkit.browser import artefact_dir, browser, chromium_path, read_png  # noqa: F401  (fixtures)
+from mnote_kr_testkit.browser import (  # noqa: F401  (fixtures)
+    artefact_dir,
+    browser,
+    chromium_path,
+    page_view_geometry,
+    read_png,
+)
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.citations.citecache import remember
@@ -117,19 +123,10 @@ def test_search_page_typing_a_query_shows_docx_and_pdf_cards(page, site: Site, a
 def test_pdf_viewer_highlight_is_the_locator_bbox_and_shows_the_highlight_colour(
         page, site: Site, tmp_path_factory: pytest.TempPathFactory) -> None:
     page.goto(site.server.url + view_url(site.pdf.citation_id))
-    page.wait_for_function("() => { const i = document.querySelector('img.page-image');"
-                           " return i && i.complete && i.naturalWidth > 0; }")
-    geo = page.evaluate("""() => {
-        const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
-        const box = document.querySelector('.pdf-page');
-        return {img: r(document.querySelector('img.page-image')), hl: r(document.getElementById('hl')),
-                w: parseFloat(box.dataset.widthPt), h: parseFloat(box.dataset.heightPt),
-                rects: document.querySelectorAll('svg.overlay rect').length};
-    }""")
+    geo = page_view_geometry(page)
     ix0, iy0, ix1, iy1 = geo["img"]
-    kx, ky = geo["w"] / (ix1 - ix0), geo["h"] / (iy1 - iy0)
     hx0, hy0, hx1, hy1 = geo["hl"]
-    in_points = [(hx0 - ix0) * kx, (hy0 - iy0) * ky, (hx1 - ix0) * kx, (hy1 - iy0) * ky]
+    in_points = geo["box"]
     bbox = site.pdf.locator.bbox
     assert bbox is not None
     assert all(abs(a - b) <= 1.0 for a, b in zip(in_points, bbox, strict=True)), (in_points, bbox)

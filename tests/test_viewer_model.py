@@ -5,6 +5,7 @@ from __future__ import annotations
 import struct
 from pathlib import Path
 
+import msgspec
 import pytest
 from mnote_kr_testkit.browser import read_png
 from mnote_kr_testkit.data import CORPUS
@@ -114,6 +115,10 @@ def test_system_viewer_command_opens_pdf_at_page_when_a_viewer_can() -> None:
         "/usr/bin/xdg-open", "/w/a.pdf"]
     assert open_command(_plan("pdf", "bbox", 3), which={}.get, platform="darwin") == ["open", "/w/a.pdf"]
     assert open_command(_plan("office", "paragraph", None), which={}.get, platform="linux") is None
+    # a file citation that knew its page (pageHint) opens there too, though nothing is boxed
+    hinted = _plan("pdf", "file", None)
+    hinted = msgspec.structs.replace(hinted, locator=Locator(locator_precision="file", page_hint=5))
+    assert open_command(hinted, which=have.get, platform="linux") == ["/usr/bin/okular", "-p", "5", "/w/a.pdf"]
 
 
 def test_page_sizes_agree_with_the_locator_frame_on_every_corpus_pdf(plugins) -> None:

@@ -35,7 +35,7 @@ def _workspace(tmp_path: Path) -> tuple[Path, str]:
 def _recorder(tmp_path: Path) -> tuple[str, Path]:
     log = tmp_path / "browser-urls.txt"
     script = tmp_path / "fake-browser.sh"
-    script.write_text(f'#!/bin/sh\necho "$1" >> "{log}"\n', encoding="utf-8")
+    script.write_text(f'#!/bin/sh\necho "$@" >> "{log}"\n', encoding="utf-8")  # its whole command line
     script.chmod(0o755)
     return f"{script} %s", log
 
@@ -57,9 +57,10 @@ def test_open_show_starts_a_short_lived_server_prints_url_and_opens_the_browser(
             assert proc.poll() is None, proc.communicate()
             time.sleep(0.1)
         url = log.read_text().strip().splitlines()[0]
-        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?token=" in url
+        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
         page = _fetch_as_browser(url)
         assert page.status_code == 200 and 'data-paragraph-index="1">The quillwort pump' in page.text
+        assert _fetch_as_browser(url).status_code == 401  # the code in the browser's command line is spent
         out, err = proc.communicate(timeout=30)  # it stops by itself once idle
     finally:
         if proc.poll() is None:
@@ -80,9 +81,12 @@ def test_open_show_uses_the_running_server_of_the_workspace(tmp_path: Path) -> N
                               env=env, capture_output=True, text=True, timeout=60)
         assert done.returncode == 0, done.stderr
         url = done.stdout.strip()
-        assert url.startswith(server.url + view_url(cid) + "?token=")
-        assert log.read_text().strip() == url
+        assert url.startswith(server.url + view_url(cid) + "?code=")
+        argv = log.read_text()
+        assert argv.strip() == url and server.token not in argv and server.token not in done.stdout + done.stderr
         assert _fetch_as_browser(url).status_code == 200
+        again = _fetch_as_browser(url)  # the code is single use: history or ps output opens nothing
+        assert again.status_code == 401 and "set-cookie" not in again.headers
 
 
 def test_open_show_of_an_unknown_citation_is_one_error_line(tmp_path: Path) -> None:
@@ -122,7 +126,7 @@ def test_open_show_wait_without_a_browser_serves_the_printed_url_until_idle(tmp_
     try:
         assert proc.stdout is not None
         url = proc.stdout.readline().strip()  # printed before it waits
-        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?token=" in url
+        assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
         page = _fetch_as_browser(url)
         assert page.status_code == 200 and 'data-paragraph-index="1">The quillwort pump' in page.text
         _out, err = proc.communicate(timeout=60)  # then it stops by itself once idle

@@ -57,7 +57,7 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
     results = host.search(QUERY, top_k=10).results
     by_file = {Path(c.source_root_relative_path).suffix: c for c in results}
     assert set(by_file) == {".pdf", ".docx", ".md"}, [c.source_root_relative_path for c in results]
-    # Without a LightRAG sidecar the pipeline caps a DOCX paragraph at "file" (seed 000). Give the
+    # Without a LightRAG sidecar the pipeline caps a DOCX paragraph at "file" (no block to check it against). Give the
     # citation what the real DOCX locator answers, as it does when LightRAG's sidecar confirms it.
     loc = host.locate(LocateRequest(file=str(ws / "papers" / "report.docx"), query="Pyrolytic coating",
                                     evidence="Pyrolytic coating on the blades cut the heating power by a third"))
@@ -72,7 +72,7 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
 @contextlib.contextmanager
 def _signed_in(server: ApiServer) -> Iterator[httpx.Client]:
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        r = client.get("/", params={"token": server.token})
+        r = client.get(web.entry_url(server))
         assert r.status_code == 303 and r.headers["location"] == "/"
         yield client
 
@@ -87,19 +87,19 @@ def test_web_without_token_shows_no_page_and_no_document(site):
             assert r.status_code == 401, path
             assert r.headers["content-type"].startswith("text/html")
             assert "Pyrolytic" not in r.text and "Blade heating" not in r.text and "card" not in r.text
-        wrong = anon.get("/", params={"token": server.token[:-2] + "xx"})
+        wrong = anon.get("/", params={"code": "x" * 24})
         assert wrong.status_code == 401 and "set-cookie" not in wrong.headers
         # The API's bearer token in a cookie of the right name does not sign a browser in.
         anon.cookies.set(web.state(server).cookie_name, server.token)
         assert anon.get("/").status_code == 401
 
 
-def test_token_url_sets_httponly_strict_cookie_once_then_pages_carry_strict_csp(site):
+def test_code_url_sets_httponly_strict_cookie_once_then_pages_carry_strict_csp(site):
     server, _, cites, _ = site
     with httpx.Client(base_url=server.url, timeout=30) as client:
-        r = client.get(webpages.view_url(cites[".docx"].citation_id), params={"token": server.token, "page": "2"})
+        r = client.get(web.entry_url(server, webpages.view_url(cites[".docx"].citation_id, page=2)))
         assert r.status_code == 303
-        assert r.headers["location"] == webpages.view_url(cites[".docx"].citation_id) + "?page=2"  # token dropped
+        assert r.headers["location"] == webpages.view_url(cites[".docx"].citation_id) + "?page=2"  # code dropped
         cookie = r.headers["set-cookie"]
         assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/" in cookie
         value = cookie.split(";", 1)[0].split("=", 1)[1]
@@ -251,7 +251,7 @@ def test_the_system_opener_is_reaped_when_it_exits(tmp_path):
 
 def test_web_paths_keep_the_host_header_check(site):
     server, *_ = site
-    r = httpx.get(server.url + "/", params={"token": server.token}, headers={"Host": "evil.example"})
+    r = httpx.get(web.entry_url(server), headers={"Host": "evil.example"})
     assert r.status_code == 403 and "set-cookie" not in r.headers
 
 

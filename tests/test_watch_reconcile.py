@@ -18,11 +18,10 @@ from mnote_kr.sync.reconcile import (
     PROVISIONAL_MISSING,
     REASON_CHANGED,
     REASON_MISSING,
-    admitted,
     plan_changes,
     reconcile_and_apply,
-    scan_tree,
 )
+from mnote_kr.sync.scan import admitted, scan_tree
 from mnote_kr.sync.watch import _Handler
 
 

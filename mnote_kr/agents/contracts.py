@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from mnote_kr.citations.precision import page_hint
 from mnote_kr.models import (
     AGENT_QUERY_RESULT_SCHEMA,
     Citation,
@@ -87,19 +88,31 @@ class Out(msgspec.Struct, kw_only=True, rename="camel", frozen=True):
     """Base of tool results (camelCase, every field always present)."""
 
 
+#: How sure a place is, one field for every surface (``mnote_kr.citations.precision``).
+Degraded = Annotated[bool, msgspec.Meta(description=(
+    "false: the cited block holds the evidence that answered (an exact place); true: the box or paragraph is "
+    "the passage the evidence came from, an approximate place (say so), or there is no place (file)."))]
+#: A file citation's page, known without a place on it: a hint, never a cited page.
+PageHint = Annotated[int | None, msgspec.Meta(description=(
+    "file precision only: the 1-based page the evidence was found on, its place on the page not found. A hint "
+    "where to look (the viewer opens there), not a cited page: page stays null."))]
+
+
 class AgentPlace(Out, kw_only=True, frozen=True):
     """Another place of the cited file, behind the citation's own: where, what it says, its own ID."""
 
     citation_id: str
     locator_precision: LocatorPrecision
-    locator_degraded: bool
+    locator_degraded: Degraded
     page: int | None
+    page_hint: PageHint
     bbox: list[float] | None
     paragraph_index: int | None
     highlight: Highlight | None
     display_quote: str | None
     citation_url: str
     relevance_score: float | None
+    viewer_url: str | None  # http://127.0.0.1:PORT/view/ID while 'mnote-kr serve' runs
 
 
 class AgentCitation(Out, kw_only=True, frozen=True):
@@ -112,8 +125,9 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     source_root_relative_path: str
     heading_path: list[str]
     locator_precision: LocatorPrecision
-    locator_degraded: bool
+    locator_degraded: Degraded
     page: int | None  # 1-based, only with bbox precision
+    page_hint: PageHint
     bbox: list[float] | None  # [x0, y0, x1, y1], PDF points, top-left origin
     paragraph_index: int | None  # with slide precision: the paragraph inside the shape
     highlight: Highlight | None
@@ -128,6 +142,7 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     relevance_score: float | None
     context_quote: str | None
     alternatives: list[AgentPlace]
+    viewer_url: str | None  # http://127.0.0.1:PORT/view/ID while 'mnote-kr serve' runs (open it in a browser)
 
 
 class AgentQueryResult(Out, kw_only=True, frozen=True):
@@ -214,7 +229,8 @@ def agent_citation(c: Citation) -> AgentCitation:
         heading_path=list(c.heading_path),
         locator_precision=c.locator_precision,
         locator_degraded=c.locator_degraded,
-        page=loc.page,
+        page=loc.page if c.locator_precision == "bbox" else None,
+        page_hint=page_hint(loc),
         bbox=loc.bbox,
         paragraph_index=loc.paragraph_index,
         highlight=loc.highlight,
@@ -229,6 +245,7 @@ def agent_citation(c: Citation) -> AgentCitation:
         relevance_score=c.relevance_score,
         context_quote=c.context_quote,
         alternatives=[agent_place(a) for a in c.alternatives],
+        viewer_url=c.viewer_url,
     )
 
 
@@ -236,9 +253,10 @@ def agent_place(a: Place) -> AgentPlace:
     """The agent's view of an alternative place."""
     loc = a.locator
     return AgentPlace(citation_id=a.citation_id, locator_precision=a.locator_precision,
-                      locator_degraded=a.locator_degraded, page=loc.page, bbox=loc.bbox,
+                      locator_degraded=a.locator_degraded, page=loc.page if a.locator_precision == "bbox" else None,
+                      page_hint=page_hint(loc), bbox=loc.bbox,
                       paragraph_index=loc.paragraph_index, highlight=loc.highlight, display_quote=a.display_quote,
-                      citation_url=a.citation_url, relevance_score=a.relevance_score)
+                      citation_url=a.citation_url, relevance_score=a.relevance_score, viewer_url=a.viewer_url)
 
 
 def agent_open_plan(plan: OpenPlan) -> OpenPlan:

@@ -65,7 +65,9 @@ You answer questions about the user's own documents through the mnote-kr knowled
    that may only be repeated where a citation supports it.
 3. Cite every claim with the citation's citationMarkdown, exactly as given (it links to the
    place in the file). Never invent or alter a citation ID, file name, page or box; a
-   paragraph- or file-level citation has no page, so do not give one.
+   paragraph- or file-level citation has no page, so do not give one. A citation with
+   locatorDegraded true cites the passage, not the exact place: call it approximate. A file
+   citation's pageHint is where the evidence was found without its place: a hint, not a page.
 4. If the tool returns no citations, say plainly that nothing citable was found in the
    knowledge base (mention its notes, e.g. files that are not indexed) instead of answering.
 5. To show the user where a citation is, call mnote_knowledge_rag_open_reference with its ID.
@@ -187,6 +189,9 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         notes.append(f"{len(missing)} file(s) you may be asking about cannot be cited: see notIndexed.")
     if not citations:
         notes.append("Nothing citable was found in the knowledge base for this question: say so, do not guess.")
+    from mnote_kr.server.viewerlinks import serve_url, with_viewer_urls
+
+    citations = with_viewer_urls(citations, serve_url(host))
     return AgentQueryResult(query=query, mode=args.mode, citations=[agent_citation(c) for c in citations],
                             answer=answer, notes=notes, not_indexed=missing, weak=weak is not None,
                             weak_reason=weak)
@@ -223,7 +228,9 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in (
              StatusInput, AgentStatus, tool_status),
     ToolSpec(QUERY, "Search the knowledge base",
              "Search the user's own documents (PDF, DOCX, Markdown...) and get citations located in the original "
-             "files: ID, file, precision (bbox = page and box, paragraph, or file), a display quote and a "
+             "files: ID, file, precision (bbox = page and box, paragraph, or file; locatorDegraded true = an "
+             "approximate place, the passage rather than the exact spot; pageHint = a file citation's page known "
+             "without its place, a hint only), a display quote and a "
              "ready-made citationMarkdown. Answer only from these citations and cite with citationMarkdown; never "
              "invent an ID, page or box. sourcePaths limits the search to files or folders of the workspace.",
              QueryInput, AgentQueryResult, tool_query),

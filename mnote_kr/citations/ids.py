@@ -15,6 +15,7 @@ The ``mnote-kr://`` URL scheme
                         [&ws=<workspace id>]
                         &precision=bbox|paragraph|file
                         [&page=<1-based page>&bbox=<x0>,<y0>,<x1>,<y1>]   bbox precision only
+                        [&pageHint=<1-based page>]   file precision only: the page known, no place on it
                         [&block=<sidecar block id>]
                         [&para=<w14:paraId>][&paragraph=<paragraph index>]
 
@@ -36,6 +37,7 @@ import re
 import unicodedata
 from urllib.parse import quote
 
+from mnote_kr.citations.precision import HINT_WORDS, is_approximate, page_hint, paragraph_number
 from mnote_kr.citations.textnorm import CJK_CLASS, has_cjk, lazy_compile
 from mnote_kr.errors import UsageError
 from mnote_kr.models import Locator, LocatorPrecision, SidecarBlock
@@ -155,6 +157,9 @@ def citation_url(source_root_relative_path: str, locator: Locator, *, workspace_
         bbox = locator.bbox
         if bbox and len(bbox) == 4 and all(math.isfinite(v) for v in bbox):
             params.append(("bbox", ",".join(_number(v) for v in bbox)))
+    hint = page_hint(locator)
+    if hint is not None:  # file precision: the page to open at, not a cited place
+        params.append(("pageHint", str(int(hint))))
     if locator.block_id:
         params.append(("block", quote(locator.block_id, safe="")))
     if precision == "slide" and locator.slide is not None:
@@ -181,15 +186,17 @@ def _escape_markdown(text: str) -> str:
 
 
 def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
-    """A Markdown link naming the file and, only when known, the page.
+    """A Markdown link naming the file and, only when known, the page, saying when the place is approximate.
 
-    ``[scan.pdf · p.1](url)`` for bbox locators with a page;
+    ``[scan.pdf · p.1](url)`` for an exact box (``locatorDegraded`` false: its block holds the
+    evidence that answered); ``[scan.pdf · p.1 (approximate location)](url)`` for a passage box;
     ``[deck.pptx · slide 3](url)`` for slide locators, ``[book.xlsx · Sheet1!C12](url)`` for cell locators;
     ``[report.docx · paragraph 13](url)`` for paragraph locators (the number is
-    ``paragraphIndex + 1``, counted as people do; ``(approximate location)`` follows only when
-    the locator is degraded, e.g. matched by meaning rather than by the evidence), or
+    ``paragraphIndex + 1``, counted as people do); ``(approximate location)`` follows every
+    degraded place (one rule: ``mnote_kr.citations.precision``);
     ``[report.docx (paragraph; location approximate)](url)`` without an index;
-    ``[notes.md (file; location approximate)](url)`` for file locators. The link always
+    ``[scan.pdf · p.5 (page known, place not found)](url)`` for a file locator with a ``pageHint``;
+    ``[notes.md (file; location approximate)](url)`` for other file locators. The link always
     opens. Markdown characters in the file name are escaped.
     """
     name = _escape_markdown(file_name.replace("\\", "/").rsplit("/", 1)[-1]) or "source"
@@ -201,13 +208,15 @@ def citation_markdown(file_name: str, locator: Locator, url: str) -> str:
     elif precision == "cell" and locator.sheet is not None and locator.range:
         label = f"{name} · {_escape_markdown(locator.sheet)}!{locator.range}"
     elif precision == "paragraph" and locator.paragraph_index is not None:
-        label = f"{name} · paragraph {int(locator.paragraph_index) + 1}"
-        if locator.locator_degraded:
-            label += " (approximate location)"
+        label = f"{name} · paragraph {paragraph_number(locator.paragraph_index)}"
     elif precision == "paragraph":
         label = f"{name} (paragraph; location approximate)"
+    elif page_hint(locator) is not None:
+        label = f"{name} · p.{int(page_hint(locator) or 0)} ({HINT_WORDS})"
     else:
         label = f"{name} (file; location approximate)"
+    if is_approximate(locator) and "approximate" not in label:
+        label += " (approximate location)"
     target = f"<{url}>" if re.search(r"[\s()<>]", url) else url
     return f"[{label}]({target})"
 

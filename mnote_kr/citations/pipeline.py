@@ -273,14 +273,14 @@ def build_citations(
             seen.add(key)
         cap = host.plugins.classify_locator(block, mapped.meta)
         t0 = time.perf_counter()
-        if entry.kind == "image":
+        request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
+                                block=block, block_id=block_id, sidecar_meta=mapped.meta,
+                                passage=ref.content or "")
+        locator = _locate(host.plugins, request, st, mapped.sidecar_path)
+        if entry.kind == "image" and locator.locator_plugin in (None, "file_locator"):
+            # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
-        else:
-            request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
-                                    block=block, block_id=block_id, sidecar_meta=mapped.meta,
-                                    passage=ref.content or "")
-            locator = _locate(host.plugins, request, st, mapped.sidecar_path)
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = _place(locator)

@@ -4,28 +4,18 @@ from __future__ import annotations
 
 from typing import Any
 
-from mnote_kr.models import AgentQueryResult, Citation, Locator, Place, SearchResults
-
-_PRECISION = {"bbox": "exact box", "paragraph": "paragraph", "slide": "slide", "cell": "cells",
-              "file": "whole file (no exact place found)"}
-# A degraded locator is never called exact: a semantic match cites the passage, not the answer.
-_DEGRADED = {"bbox": "passage box (approximate)", "paragraph": "paragraph (approximate)"}
-
-
-def _where(c: Citation | Place) -> str:
-    """The locator in words; "approximate" only when the locator says it is degraded."""
-    if c.locator_degraded and c.locator_precision in _DEGRADED:
-        return _DEGRADED[c.locator_precision]
-    return _PRECISION.get(c.locator_precision, c.locator_precision)
+from mnote_kr.citations.precision import paragraph_number, precision_words
+from mnote_kr.models import AgentQueryResult, Citation, Locator, OpenPlan, Place, SearchResults
 
 
 def office_place(loc: Locator) -> str | None:
-    """A slide or cell locator in words: ``slide 3, shape 4 "Rectangle 3", paragraph 0``, ``slide 2 notes``,
+    """A slide or cell locator in words: ``slide 3, shape 4 "Rectangle 3", paragraph 1``, ``slide 2 notes``,
     ``cells Sheet1!C12 (row "Revenue", header "2023")``; None for other precisions."""
     if loc.locator_precision == "slide" and loc.slide is not None:
         if loc.speaker_notes:
             return f"slide {loc.slide} notes"
-        return f"slide {loc.slide}, shape {loc.shape_id} \"{loc.shape_name}\", paragraph {loc.paragraph_index}"
+        para = f", paragraph {paragraph_number(loc.paragraph_index)}" if loc.paragraph_index is not None else ""
+        return f"slide {loc.slide}, shape {loc.shape_id} \"{loc.shape_name}\"{para}"
     if loc.locator_precision == "cell" and loc.sheet is not None:
         extra = [f'row "{loc.row_label}"'] if loc.row_label else []
         extra += [f'header "{", ".join(h for h in loc.headers if h)}"'] if any(loc.headers) else []
@@ -33,36 +23,36 @@ def office_place(loc: Locator) -> str | None:
     return None
 
 
-def locator_text(loc: Locator) -> str:
-    """A locator in words, with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
-    ``paragraph 12, characters 0-67``, ``whole file (no exact place found)``."""
-    if loc.locator_degraded and loc.locator_precision in _DEGRADED:
-        words = _DEGRADED[loc.locator_precision]
-    else:
-        words = _PRECISION.get(loc.locator_precision, loc.locator_precision)
+def locator_text(loc: Locator, *, numbers: bool = True) -> str:
+    """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
+    with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
+    ``paragraph, paragraph 13, characters 0-67`` (paragraphs counted from 1),
+    ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
+    words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
         words = office_place(loc) or words
-    elif loc.locator_precision == "bbox" and loc.page is not None:
+        return words + (" (approximate)" if loc.locator_degraded and "approximate" not in words else "")
+    if loc.locator_precision == "bbox" and loc.page is not None:
         words += f", p.{loc.page}"
-        if loc.bbox and len(loc.bbox) == 4:
+        if numbers and loc.bbox and len(loc.bbox) == 4:
             x0, y0, x1, y1 = loc.bbox
             words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
-    elif loc.paragraph_index is not None:
-        words += f", paragraph {loc.paragraph_index}"
-        if loc.highlight is not None:
+    elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
+        words += f", paragraph {paragraph_number(loc.paragraph_index)}"
+        if numbers and loc.highlight is not None:
             words += f", characters {loc.highlight.start}-{loc.highlight.end}"
     return words
 
 
 def _place_words(c: Citation | Place) -> str:
-    where = _where(c)
-    if c.locator_precision in ("slide", "cell"):
-        where = office_place(c.locator) or where
-    elif c.locator.page is not None and c.locator_precision == "bbox":
-        where += f", p.{c.locator.page}"
-    elif c.locator.paragraph_index is not None:
-        where += f", paragraph {c.locator.paragraph_index}"
-    return where
+    return locator_text(c.locator, numbers=False)
+
+
+def render_open(plan: OpenPlan) -> str:
+    """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
+    (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
+            f"{plan.citation_url}")
 
 
 def source_card(c: Citation) -> str:
@@ -174,6 +164,11 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):
         lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
+    for name, section in (info.get("readers") or {}).items():
+        label = (name.upper() if len(name) <= 4 else name.capitalize()) + ":"
+        lines.append(f"{label:<11}{section.get('summary', '')}")
+        for failed in section.get("failed") or []:
+            lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
     stale = reg.get("staleEntries") or []
     for note in stale:
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")

@@ -668,6 +668,10 @@ def _evidence_paragraphs(
     ]
 
 
+#: How a match's reason starts when no quoted paragraph holds the query's words (an approximate place).
+SEMANTIC = "semantic match"
+
+
 def _by_query_terms(
     doc: TextDocument[P],
     match: Match,
@@ -728,14 +732,14 @@ def _by_query_terms(
         # passage holding most of them is still a better guess than the evidence's best line
         pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
         return Match(paras[pick], round(min(1.0, quoted[pick]), 4), qt.span(paras[pick].norm),
-                     "semantic match: the passage holds few of the query's words; cited where most of them are",
+                     f"{SEMANTIC}: the passage holds few of the query's words; cited where most of them are",
                      match.anchor)
     if top < QUERY_SHARE:
         return Match(
             match.paragraph,
             match.score,
             match.highlight,
-            "semantic match: the evidence was found here but holds few of the query's words",
+            f"{SEMANTIC}: the evidence was found here but holds few of the query's words",
             match.anchor,
         )
     if qs[best] >= top - 1e-9:
@@ -842,7 +846,9 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
         reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
         return Locator(
             locator_precision="paragraph",
-            locator_degraded=False,
+            # one rule with the PDF locator (citations.precision): a paragraph that holds few of the
+            # query's words is the passage's, not the answer's: an approximate place
+            locator_degraded=match.reason.startswith(SEMANTIC),
             paragraph_index=para.index,
             para_id=para.para_id,
             block_id=block_id,

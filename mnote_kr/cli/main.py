@@ -331,9 +331,12 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
     """Answer with citations (mnote.knowledge_rag.agent_query_result.v1)."""
     _require_query(query, "ask")
-    result = obj.host().ask(query, scope=scope, top_k=top_k, mode=mode)
+    host = obj.host()
+    result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
     if as_json:
-        emit_json(result)
+        from mnote_kr.server import viewerlinks
+
+        emit_json(viewerlinks.answer_with_viewer_urls(result, viewerlinks.serve_url(host)))
         return
     from mnote_kr.citations.render import render_answer
 
@@ -363,13 +366,9 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
     if as_json:
         emit_json(plan)
         return
-    loc = plan.locator
-    from mnote_kr.citations.render import office_place
+    from mnote_kr.citations.render import render_open
 
-    where = office_place(loc) or (f"p.{loc.page} {loc.bbox}" if loc.page and loc.bbox else (
-        f"paragraph {loc.paragraph_index}" if loc.paragraph_index is not None else "file"))
-    click.echo(f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {loc.locator_precision}: {where}")
-    click.echo(plan.citation_url)
+    click.echo(render_open(plan))
 
 
 # ---------------------------------------------------------------------------- locate

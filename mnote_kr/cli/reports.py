@@ -96,9 +96,12 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
                   rerank: bool | None) -> None:
     """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
     require_query(query, "search")
-    result = obj.host().search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    host = obj.host()
+    result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
     if as_json:
-        emit_json(result)
+        from mnote_kr.server import viewerlinks
+
+        emit_json(viewerlinks.search_with_viewer_urls(result, viewerlinks.serve_url(host)))
         return
     from mnote_kr.citations.render import render_search
 

@@ -3,7 +3,7 @@
 Keys (all optional)::
 
     provider = "lightrag"                 # which provider plugin answers provider hooks
-    max_files_per_call = 200              # folder expansion cap per ingest
+    max_files_per_call = 200              # watcher/reconcile batch size (every file is still taken)
     disabled_plugins = ["some_plugin"]    # also MNOTE_KR_DISABLE_PLUGINS=a,b
     [locators]                            # per extension, which locator plugin runs
     ".pdf" = "pdf_bbox"

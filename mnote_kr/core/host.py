@@ -139,7 +139,7 @@ class Host:
             secret=self.secret,
             transport=self.transport,
             progress=self.progress,
-            extract_text=self.plugins.extract_text,
+            extract_text=lambda path: self.plugins.extract_text(path, self.progress),
         )
 
     def registry(self) -> Registry:
@@ -682,6 +682,8 @@ class Host:
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
             "meaning": _meaning_status(),
+            # Readers' own work (OCR: files waiting for recognition, files it failed on).
+            "readers": self.plugins.reader_status(reg.entries),
         }
         try:
             status = self.plugins.provider_status(self.context(), reg.all_entries())

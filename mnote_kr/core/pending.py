@@ -16,7 +16,7 @@ from typing import Protocol
 import msgspec
 
 from mnote_kr.core.registry import Registry, RegistryStore
-from mnote_kr.core.registry_format import STALE
+from mnote_kr.core.registry_tags import STALE
 from mnote_kr.core.workspace import innermost_root
 from mnote_kr.models import IndexedRoot
 

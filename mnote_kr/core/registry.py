@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.core import registry_format as fmt
+from mnote_kr.core import registry_packed, registry_tags
 from mnote_kr.core.registry_entries import EntryMap, EntrySequence, LiveByName
 from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
@@ -50,27 +51,27 @@ PRUNABLE = frozenset({"delete_completed", "stale", "failed", "duplicate", "refus
 NOT_TERMINAL = frozenset({"pending", "submitted", "processing", "delete_submitted"})
 
 
-_PENDING, _FAILED, _REFUSED = (fmt.STATUSES.index(s) for s in ("pending", "failed", "refused"))
+_PENDING, _FAILED, _REFUSED = (registry_tags.STATUSES.index(s) for s in ("pending", "failed", "refused"))
 
 
 def waiting_tag(tag: int) -> bool:
     """Queued for the provider: a pending action, or status ``pending`` (see ``Registry.select``)."""
-    return bool(tag & fmt.PENDING_ACTION) or tag & fmt.STATUS_MASK == _PENDING
+    return bool(tag & registry_tags.PENDING_ACTION) or tag & registry_tags.STATUS_MASK == _PENDING
 
 
 def failed_tag(tag: int) -> bool:
     """Failed and not stale."""
-    return tag & (fmt.STATUS_MASK | fmt.STALE) == _FAILED
+    return tag & (registry_tags.STATUS_MASK | registry_tags.STALE) == _FAILED
 
 
 def refused_tag(tag: int) -> bool:
     """Refused (over a reader's budget, never sent) and not stale."""
-    return tag & (fmt.STATUS_MASK | fmt.STALE) == _REFUSED
+    return tag & (registry_tags.STATUS_MASK | registry_tags.STALE) == _REFUSED
 
 
 def fallback_tag(tag: int) -> bool:
     """Indexed through a provider's fallback (kind ``*_fallback``), and not failed."""
-    return bool(tag & fmt.FALLBACK) and tag & fmt.STATUS_MASK != _FAILED
+    return bool(tag & registry_tags.FALLBACK) and tag & registry_tags.STATUS_MASK != _FAILED
 
 
 #: Decoded snapshots of recently read registry files, keyed by path and checked against the
@@ -129,7 +130,7 @@ def decode_snapshot(data: bytes | fmt.HeaderOnly, path: Path) -> Registry:
             header, packed = fmt.decode_packed(data, path)
             return Registry.from_packed(header, packed)
         if data.lstrip()[:1] != b"{":  # neither a packed snapshot nor JSON: not a registry, whatever it is
-            raise fmt.not_a_registry(path, data)
+            raise registry_packed.not_a_registry(path, data)
         return Registry(fmt.decode_json(data, path))
     finally:
         if gc_was_enabled:
@@ -155,7 +156,7 @@ class Registry:
         self.updated_at_ms = snapshot.updated_at_ms
 
     @classmethod
-    def from_packed(cls, header: fmt.PackedHeader | fmt._V3Header, packed: fmt.PackedEntries) -> Registry:
+    def from_packed(cls, header: fmt.PackedHeader | fmt._V3Header, packed: registry_packed.PackedEntries) -> Registry:
         """A registry over a packed snapshot; entries are decoded when first read."""
         new = cls.__new__(cls)
         new.workspace_id, new.root_uri, new.updated_at_ms = header.workspace_id, header.root_uri, header.updated_at_ms
@@ -200,10 +201,10 @@ class Registry:
         return self.entries.live_by_name()
 
     def select(self, pred: Callable[[int], bool]) -> list[SourceEntry]:
-        """The entries whose tag (``registry_format.entry_tag``) satisfies ``pred``, in order."""
+        """The entries whose tag (``registry_tags.entry_tag``) satisfies ``pred``, in order."""
         return self.entries.select(pred)
 
-    def notes(self, pred: Callable[[int], bool]) -> list[tuple[str, fmt.Note]]:
+    def notes(self, pred: Callable[[int], bool]) -> list[tuple[str, registry_tags.Note]]:
         """(path, note) of the queued, failed or fallback entries ``pred`` selects; decodes none."""
         return self.entries.notes(pred)
 
@@ -216,21 +217,21 @@ class Registry:
         counts: dict[str, int] = {}
         unknown = False
         for tag, n in self.entries.tag_counts().items():
-            status = fmt.tag_status(tag)
+            status = registry_tags.tag_status(tag)
             if status is None:  # a status this version has no code for: read those entries
                 unknown = True
                 continue
-            key = "stale" if tag & fmt.STALE and status != "stale" else status
+            key = "stale" if tag & registry_tags.STALE and status != "stale" else status
             counts[key] = counts.get(key, 0) + n
         if unknown:
-            for entry in self.entries.select(lambda tag: fmt.tag_status(tag) is None):
+            for entry in self.entries.select(lambda tag: registry_tags.tag_status(tag) is None):
                 key = "stale" if entry.stale and entry.status != "stale" else entry.status
                 counts[key] = counts.get(key, 0) + 1
         return dict(sorted(counts.items()))
 
     def stale_count(self) -> int:
         """How many entries are marked stale; decodes none."""
-        return sum(n for tag, n in self.entries.tag_counts().items() if tag & fmt.STALE)
+        return sum(n for tag, n in self.entries.tag_counts().items() if tag & registry_tags.STALE)
 
 
 class RegistryStore:
@@ -305,7 +306,7 @@ class RegistryStore:
                 self.load_previous()
             except RegistryError as prev_exc:
                 raise RegistryCorruptError(f"{exc.message}; {prev_exc.message}", path=self.path,
-                                           hint=fmt.rebuild_hint(self.index_dir)) from exc
+                                           hint=registry_packed.rebuild_hint(self.index_dir)) from exc
             raise
         _remember(path, key, registry)
         return registry
@@ -316,14 +317,14 @@ class RegistryStore:
             data = self.prev_path.read_bytes()
         except FileNotFoundError as exc:
             raise RegistryError(f"No previous registry generation at {self.prev_path}", path=self.prev_path,
-                                hint=fmt.rebuild_hint(self.index_dir)) from exc
+                                hint=registry_packed.rebuild_hint(self.index_dir)) from exc
         except OSError as exc:
             raise RegistryError(f"Cannot read registry {self.prev_path}: {exc.strerror}", path=self.prev_path) from exc
         try:
             return decode_snapshot(data, self.prev_path)
         except RegistryCorruptError as exc:
             raise RegistryCorruptError(f"The previous generation is corrupt too: {exc.message}",
-                                       path=self.prev_path, hint=fmt.rebuild_hint(self.index_dir)) from exc
+                                       path=self.prev_path, hint=registry_packed.rebuild_hint(self.index_dir)) from exc
 
     # -- writing
 
@@ -388,7 +389,7 @@ class RegistryStore:
             registry.entries.rebase(keys, written.packed(source, self.path))
             _remember(self.path, source.identity, registry)
 
-    def _reopen(self, inode: tuple[int, int], offset: int, length: int) -> fmt.BlobSource | None:
+    def _reopen(self, inode: tuple[int, int], offset: int, length: int) -> registry_packed.BlobSource | None:
         """The entries of the file just saved, if the registry's name is still that file."""
         try:
             fd = os.open(self.path, os.O_RDONLY | getattr(os, "O_BINARY", 0))
@@ -401,7 +402,7 @@ class RegistryStore:
         if st is None or (st.st_dev, st.st_ino) != inode:
             os.close(fd)
             return None
-        return fmt.BlobSource(fd, offset, length, _identity(st), self.path)
+        return registry_packed.BlobSource(fd, offset, length, _identity(st), self.path)
 
     def _remove_abandoned(self, mine: Path) -> None:
         """Remove the temp files of writers killed mid-save (``<registry>.<pid>.tmp``, not ours)."""

@@ -4,7 +4,7 @@ name) from the snapshot's columns instead of decoding every entry.
 
 An :class:`EntryMap` value is either a decoded :class:`SourceEntry` (one the caller put) or
 the index of an entry still as written in the packed snapshot; reading an entry decodes its
-chunk into the shared :class:`~mnote_kr.core.registry_format.PackedEntries` but leaves the
+chunk into the shared :class:`~mnote_kr.core.registry_packed.PackedEntries` but leaves the
 index in place, so "unchanged since the load" stays known: the columns answer for it, and the
 next save copies its bytes.
 """
@@ -16,16 +16,8 @@ from collections import Counter
 from collections.abc import Callable, ItemsView, Iterator, KeysView, Mapping, MutableMapping, Sequence, ValuesView
 from typing import TypeVar, overload
 
-from mnote_kr.core.registry_format import (
-    LIVE_TABLE,
-    Note,
-    PackedEntries,
-    entry_tag,
-    is_citable_tag,
-    is_live_tag,
-    note_of,
-    tag_table,
-)
+from mnote_kr.core.registry_packed import PackedEntries
+from mnote_kr.core.registry_tags import LIVE_TABLE, Note, entry_tag, is_citable_tag, is_live_tag, note_of, tag_table
 from mnote_kr.models import EntryColumns, SourceEntry
 
 _T = TypeVar("_T")
@@ -214,7 +206,7 @@ class EntryMap(MutableMapping[str, SourceEntry]):
     # -- aggregates from the columns: packed entries are not decoded
 
     def tag_counts(self) -> Counter[int]:
-        """How many entries carry each tag (:func:`~mnote_kr.core.registry_format.entry_tag`)."""
+        """How many entries carry each tag (:func:`~mnote_kr.core.registry_tags.entry_tag`)."""
         counts: Counter[int] = Counter()
         packed = self._packed
         if packed is not None and len(self) > len(self._loose):
@@ -291,7 +283,7 @@ class _Items(ItemsView[str, SourceEntry]):
 
 
 class LiveByName(Mapping[str, SourceEntry]):
-    """Citable entries (``registry_format.is_citable_tag``: processed or being indexed, not stale)
+    """Citable entries (``registry_tags.is_citable_tag``: processed or being indexed, not stale)
     keyed by ``light_rag_file_path``; a lookup decodes one chunk.
 
     The packed part's name index is built once per snapshot (and shared by the copies a

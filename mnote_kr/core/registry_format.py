@@ -27,6 +27,10 @@ what ``status`` and ``search`` ask of every entry (counts by status, the failed 
 ones with their reasons, the provider's names and ids) without decoding any entry. Saving
 copies the bytes of chunks whose entries were all left unchanged instead of encoding them again.
 
+The tag byte and the notes column are defined in :mod:`mnote_kr.core.registry_tags`; reading
+the entries lazily (and what a damaged file reports) in :mod:`mnote_kr.core.registry_packed`;
+this module writes snapshots and decodes their headers and the JSON export.
+
 Version 4 is version 5 with each chunk only the array of maps (every chunkIds listed);
 version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys, starts, ends,
 entries]`` with chunks of 256 and no columns (they are then derived from the entries, once).
@@ -40,159 +44,44 @@ mnote-kr stored in ``lightrag-source-registry.json``; both still load (v1 is mig
 
 from __future__ import annotations
 
-import gc
 import os
 import sys
-import threading
-import weakref
 from array import array
-from bisect import bisect_right
-from collections.abc import Callable, Iterable
-from itertools import chain, compress
+from itertools import compress
 from operator import attrgetter
 from pathlib import Path
-from typing import Any, BinaryIO, NamedTuple, get_args
+from typing import Any, BinaryIO, NamedTuple
 
 import msgspec
 
-from mnote_kr.core.idruns import IdRun, expand_runs, run_of
-from mnote_kr.errors import RegistryCorruptError, RegistryError
-from mnote_kr.models import REGISTRY_SCHEMA_VERSION, EntryStatus, IndexedRoot, RegistrySnapshot, SourceEntry
+from mnote_kr.core.idruns import run_of
+from mnote_kr.core.registry_packed import (
+    ARRAY32,
+    BlobSource,
+    PackedEntries,
+    bin32,
+    corrupt_error,
+    corrupt_hint,
+)
+from mnote_kr.core.registry_tags import NOTED_TABLE, Note, entry_tags, from_disk, note_of, to_disk
+from mnote_kr.core.registry_tags import STALE as STALE  # re-exported: read from here by host and citations
+from mnote_kr.core.registry_tags import entry_tag as entry_tag
+from mnote_kr.core.registry_tags import is_citable_tag as is_citable_tag
+from mnote_kr.core.registry_tags import tag_status as tag_status
+from mnote_kr.errors import RegistryCorruptError
+from mnote_kr.models import REGISTRY_SCHEMA_VERSION, IndexedRoot, RegistrySnapshot, SourceEntry
 
 MAGIC = "mnote-kr-registry"
 PACKED_VERSION = 5
 READABLE_VERSIONS = (3, 4, 5)
-_ARRAY32 = b"\xdd"  # MessagePack array32 marker: the entries blob is one decodable array
 #: Entries per chunk. A lookup decodes one chunk; a save encodes (or copies) whole chunks, so
 #: the per-entry Python work of both is gone while a lookup stays in the tens of microseconds.
 #: 64, not 256: ``status`` lists the failed and waiting entries, which are spread over the
 #: file; at 100,000 entries 150 of them decode 3.8x less with 64 (a bulk decode costs the same).
 CHUNK = 64
 
-# ---------------------------------------------------------------------------- entry tags
-
-#: One byte per entry says what aggregates need: bits 0-3 the status (its index in
-#: ``EntryStatus``; 15 for a status this version does not know), bit 4 ``stale``, bit 5 a
-#: ``pending_action``, bit 6 a provider fallback kind (``*_fallback``).
-STATUSES: tuple[str, ...] = get_args(EntryStatus)
-_STATUS_CODE = {s: i for i, s in enumerate(STATUSES)}
-UNKNOWN_STATUS = 15
-STATUS_MASK, STALE, PENDING_ACTION, FALLBACK = 0x0F, 0x10, 0x20, 0x40
-
-
-def entry_tag(e: SourceEntry) -> int:
-    """The entry's tag byte (see ``STATUSES`` and the bit constants)."""
-    return _tag_of((e.status, e.stale, e.pending_action, e.kind))
-
-
-def _tag_of(fields: tuple[str, bool, str | None, str]) -> int:
-    status, stale, pending_action, kind = fields
-    return (_STATUS_CODE.get(status, UNKNOWN_STATUS) | (STALE if stale else 0)
-            | (PENDING_ACTION if pending_action else 0) | (FALLBACK if kind.endswith("_fallback") else 0))
-
-
-class _TagCache(dict[tuple[str, bool, "str | None", str], int]):
-    """(status, stale, pending_action, kind) -> tag: a save tags 100k entries with C-level
-    ``map`` calls instead of a Python call per entry (the combinations are few)."""
-
-    def __missing__(self, key: tuple[str, bool, str | None, str]) -> int:
-        if len(self) > 4096:  # free-form kinds or actions: never grow without bound
-            self.clear()
-        tag = self[key] = _tag_of(key)
-        return tag
-
-
-_tags_cache = _TagCache()
-_tag_fields = attrgetter("status", "stale", "pending_action", "kind")
 _get_name, _get_doc_id = attrgetter("light_rag_file_path"), attrgetter("light_rag_doc_id")
 _get_chunk_ids = attrgetter("chunk_ids")
-
-
-def entry_tags(entries: list[SourceEntry]) -> bytes:
-    """:func:`entry_tag` of each entry."""
-    return bytes(map(_tags_cache.__getitem__, map(_tag_fields, entries)))
-
-
-def tag_status(tag: int) -> str | None:
-    """The status a tag holds (None: unknown to this version, read the entry)."""
-    code = tag & STATUS_MASK
-    return STATUSES[code] if code < len(STATUSES) else None
-
-
-def tag_table(pred: Callable[[int], bool]) -> bytes:
-    """A ``bytes.translate`` table: tag -> 1 where ``pred(tag)``, else 0."""
-    return bytes(1 if pred(t) else 0 for t in range(256))
-
-
-def is_live_tag(tag: int) -> bool:
-    """Citable: processed and not stale."""
-    return tag & (STATUS_MASK | STALE) == _STATUS_CODE["processed"]
-
-
-LIVE_TABLE = tag_table(is_live_tag)
-#: What a search may cite: processed, or sent to the provider and not yet recorded as processed
-#: (``submitted``, ``processing``). A passage the provider returns for such an entry comes from
-#: the very version the entry names (its provider file name is chosen per content), and the
-#: pipeline still drops a source changed on disk since; without it, a search after an ``ingest``
-#: without ``--wait`` said "still indexing" of documents the provider had already answered from.
-_CITABLE_CODES = frozenset(_STATUS_CODE[s] for s in ("processed", "submitted", "processing"))
-
-
-def is_citable_tag(tag: int) -> bool:
-    """Citable: processed or being indexed, and not stale (see ``_CITABLE_CODES``)."""
-    return not tag & STALE and tag & STATUS_MASK in _CITABLE_CODES
-
-
-CITABLE_TABLE = tag_table(is_citable_tag)
-_PENDING_CODE, _FAILED_CODE, _REFUSED_CODE = _STATUS_CODE["pending"], _STATUS_CODE["failed"], _STATUS_CODE["refused"]
-
-
-def is_noted_tag(tag: int) -> bool:
-    """Whether the ``notes`` column holds the entry: queued, failed, refused or a fallback."""
-    return bool(tag & (PENDING_ACTION | FALLBACK)) or tag & STATUS_MASK in (_PENDING_CODE, _FAILED_CODE,
-                                                                           _REFUSED_CODE)
-
-
-NOTED_TABLE = tag_table(is_noted_tag)
-
-#: A ``refused`` entry is stored as status ``failed`` with this kind (its tag byte still says
-#: ``refused``): a reader from before that status decodes it as a failed entry, where the new
-#: status would make its decoder call the whole registry corrupt. Readers that know the status
-#: turn it back (``_from_disk``); the kind of a file never sent is ``document``.
-REFUSED_KIND = "refused"
-_REFUSED_TABLE = tag_table(lambda tag: tag & STATUS_MASK == _REFUSED_CODE)
-
-
-def _to_disk(entries: list[SourceEntry]) -> list[SourceEntry]:
-    """``entries`` as stored: each ``refused`` one as ``failed`` with kind ``refused``."""
-    if not any(e.status == "refused" for e in entries):
-        return entries
-    return [msgspec.structs.replace(e, status="failed", kind=REFUSED_KIND) if e.status == "refused" else e
-            for e in entries]
-
-
-def _from_disk(entries: list[SourceEntry], tags: bytes | None) -> None:
-    """Turn stored refused entries back, in place (``tags``: theirs, or None to look at every entry)."""
-    where = range(len(entries)) if tags is None else compress(range(len(entries)), tags.translate(_REFUSED_TABLE))
-    for k in where:
-        e = entries[k]
-        if e.status == "failed" and e.kind == REFUSED_KIND:
-            entries[k] = msgspec.structs.replace(e, status="refused", kind="document")
-
-
-class Note(msgspec.Struct, array_like=True, frozen=True, gc=False):
-    """What ``status`` prints of a queued, failed or fallback entry (``index`` in the snapshot)."""
-
-    index: int
-    status: str
-    pending_action: str | None
-    last_error: str | None
-    retry_count: int
-    kind: str
-
-
-def note_of(i: int, e: SourceEntry) -> Note:
-    return Note(i, e.status, e.pending_action, e.last_error, e.retry_count, e.kind)
 
 
 class _V3Header(msgspec.Struct, array_like=True):
@@ -246,274 +135,9 @@ def header_length(prefix: bytes) -> int | None:
 _encoder = msgspec.msgpack.Encoder()
 _header_decoder = msgspec.msgpack.Decoder(PackedHeader)
 _v3_decoder = msgspec.msgpack.Decoder(_V3Header)
-_chunk_decoder = msgspec.msgpack.Decoder(list[SourceEntry])
-_chunks_decoder = msgspec.msgpack.Decoder(list[list[SourceEntry]])
-#: A version-5 chunk: the entries (chunk ids kept as a run left out) and, for each, its run or nil.
-_RunChunk = tuple[list[SourceEntry], list[IdRun | None]]
-_run_chunk_decoder = msgspec.msgpack.Decoder(_RunChunk)
-_run_chunks_decoder = msgspec.msgpack.Decoder(list[_RunChunk])
-_column_decoder = msgspec.msgpack.Decoder(list[str | None])
-_notes_decoder = msgspec.msgpack.Decoder(list[Note])
 _json_decoder = msgspec.json.Decoder(RegistrySnapshot)
 _json_probe = msgspec.json.Decoder(dict)
 _json_encoder = msgspec.json.Encoder()
-
-
-class BlobSource:
-    """Where a loaded snapshot's entries are: an open file (its own descriptor, closed once read
-    whole or when the snapshot is dropped), the offset and length, and the identity it had at load."""
-
-    def __init__(self, fd: int, offset: int, length: int, identity: tuple[int, ...], path: Path) -> None:
-        self.offset, self.length, self.identity, self.path = offset, length, identity, path
-        self.fd = fd
-        self._close = weakref.finalize(self, os.close, fd)
-
-    def read_range(self, start: int, stop: int) -> bytes:
-        """Bytes ``start:stop`` of the entries blob (one chunk), checked as :meth:`read` checks."""
-        try:
-            st = os.fstat(self.fd)
-            data = os.pread(self.fd, stop - start, self.offset + 5 + start)
-        except OSError as exc:
-            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
-        self._check(st)
-        if len(data) != stop - start:
-            raise _corrupt(self.path, ValueError("the entries are cut short"))
-        return data
-
-    def _check(self, st: os.stat_result) -> None:
-        if (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns) != self.identity:
-            raise RegistryError(f"The registry file was changed in place while in use: {self.path}", path=self.path,
-                                hint="run the command again; replace a registry only with 'mnote-kr registry "
-                                     "import' or 'registry restore', never by copying over the file")
-
-    def read(self, chunks: int) -> memoryview:
-        """The entries blob; checks that the file was not rewritten in place since the load."""
-        try:
-            st = os.fstat(self.fd)
-            data = os.pread(self.fd, self.length + 5, self.offset)
-        except OSError as exc:
-            raise RegistryError(f"Cannot read registry {self.path}: {exc.strerror}", path=self.path) from exc
-        finally:
-            self._close()
-        self._check(st)
-        blob = memoryview(data)[5:]
-        if len(data) != self.length + 5 or data[:5] != _bin32(self.length) \
-                or bytes(blob[:5]) != _ARRAY32 + chunks.to_bytes(4, "big"):
-            raise _corrupt(self.path, ValueError("the entries do not match the index"))
-        return blob
-
-
-_blob_lock = threading.Lock()
-
-
-class PackedEntries:
-    """The entries of one packed snapshot: read-only bytes in chunks, decoded at most once each.
-
-    Shared by every :class:`~mnote_kr.core.registry_entries.EntryMap` made from the same load
-    (the process cache hands out copies); the entries are frozen structs and the columns are
-    never changed in place, so sharing them is safe.
-    """
-
-    __slots__ = ("_blob", "_source", "starts", "ends", "decoded", "path", "keys", "runs", "_tags", "_names",
-                 "_doc_ids", "_notes", "_live_names", "_key_index", "__weakref__")
-
-    def __init__(self, blob: memoryview | BlobSource, starts: array[int], ends: array[int], path: Path,
-                 keys: list[str], *, runs: bool = True,
-                 decoded: list[SourceEntry | None] | None = None, tags: bytes | None = None,
-                 names: memoryview | list[str | None] | None = None,
-                 doc_ids: memoryview | list[str | None] | None = None,
-                 notes: memoryview | list[Note] | None = None) -> None:
-        self._blob: memoryview | None = None if isinstance(blob, BlobSource) else blob
-        self._source: BlobSource | None = blob if isinstance(blob, BlobSource) else None
-        self.starts = starts  # index of each chunk's first entry, then the entry count
-        self.ends = ends  # byte offset in ``blob`` where each chunk ends
-        self.path = path
-        self.keys = keys
-        self.runs = runs  # version 5: each chunk is [entries, their chunk-id runs]; older: the entries
-        self.decoded: list[SourceEntry | None] = decoded if decoded is not None else [None] * starts[-1]
-        self._tags = tags
-        self._names = names  # encoded until first asked for
-        self._doc_ids = doc_ids
-        self._notes = notes
-        self._live_names: dict[str, int] | None = None
-        self._key_index: dict[str, int] | None = None
-
-    def __len__(self) -> int:
-        return len(self.decoded)
-
-    @property
-    def blob(self) -> memoryview:
-        """The entries' bytes, read from the loaded file on first use."""
-        blob = self._blob
-        if blob is None:
-            with _blob_lock:  # threads of 'serve' may ask at once: read (and close the file) once
-                if self._blob is None:
-                    assert self._source is not None
-                    self._blob = self._source.read(len(self.ends))
-                    self._source = None
-                blob = self._blob
-        return blob
-
-    def chunk_of(self, i: int) -> int:
-        return bisect_right(self.starts, i) - 1
-
-    def raw_chunk(self, c: int) -> memoryview:
-        """The encoded bytes of chunk ``c``, from the whole blob (read now if it was not yet)."""
-        return self.blob[self.ends[c - 1] if c else len(_ARRAY32) + 4 : self.ends[c]]
-
-    def chunk_bytes(self, c: int) -> memoryview:
-        """The encoded bytes of chunk ``c`` to decode: read alone from the file while the whole
-        blob is not needed (a lookup by path reads one chunk, not the 45 MB of 100,000 entries)."""
-        if self._blob is None:
-            with _blob_lock:  # the whole blob read closes the descriptor: never pread it meanwhile
-                if self._blob is None and self._source is not None:
-                    return memoryview(self._source.read_range(self.ends[c - 1] if c else len(_ARRAY32) + 4,
-                                                              self.ends[c]))
-        return self.raw_chunk(c)
-
-    def whole_chunk_at(self, values: list[SourceEntry | int], j: int) -> int:
-        """The length of the chunk that ``values[j:]`` repeats unchanged from its start, else 0
-        (always 0 for a snapshot of an older version: its chunks are laid out differently)."""
-        first = values[j]
-        if type(first) is not int or not self.runs:
-            return 0
-        c = self.chunk_of(first)
-        start, stop = self.starts[c], self.starts[c + 1]
-        if first != start or values[j : j + stop - start] != list(range(start, stop)):
-            return 0
-        return stop - start
-
-    def entry(self, i: int) -> SourceEntry:
-        """Entry ``i``, its chunk decoded now if it was not yet."""
-        entry = self.decoded[i]
-        if entry is None:
-            c = self.chunk_of(i)
-            start, stop = self.starts[c], self.starts[c + 1]
-            try:
-                if self.runs:
-                    chunk, ids = _run_chunk_decoder.decode(self.chunk_bytes(c))
-                    _expand_runs(chunk, ids, self.path)
-                else:
-                    chunk = _chunk_decoder.decode(self.chunk_bytes(c))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                raise _corrupt(self.path, exc) from exc
-            if self._tags is not None and len(self._tags) >= stop:  # only v5 (with tags) holds refused ones
-                _from_disk(chunk, self._tags[start:stop])
-            if len(chunk) != stop - start:
-                raise _corrupt(self.path, ValueError(f"chunk {c} holds {len(chunk)} entries, not {stop - start}"))
-            self.decoded[start:stop] = chunk
-            entry = self.decoded[i]
-        return entry  # type: ignore[return-value]
-
-    def decode_all(self) -> list[SourceEntry]:
-        """Every entry, in one decoder call (what iterating a whole registry needs)."""
-        if None in self.decoded:
-            gc_was_enabled = gc.isenabled()
-            gc.disable()  # 100k acyclic objects: collections during the decode are pure overhead
-            try:
-                if self.runs:
-                    flat = []
-                    for chunk, ids in _run_chunks_decoder.decode(self.blob):
-                        _expand_runs(chunk, ids, self.path)
-                        flat += chunk
-                else:
-                    flat = list(chain.from_iterable(_chunks_decoder.decode(self.blob)))
-            except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-                raise _corrupt(self.path, exc) from exc
-            finally:
-                if gc_was_enabled:
-                    gc.enable()
-            if len(flat) != len(self.decoded):
-                raise _corrupt(self.path, ValueError(f"{len(flat)} entries, the index says {len(self.decoded)}"))
-            if self._tags is not None and len(self._tags) == len(flat):
-                _from_disk(flat, self._tags)
-            self.decoded = flat  # type: ignore[assignment]
-        return self.decoded  # type: ignore[return-value]
-
-    # -- the columns (a v3 snapshot has none: they are derived from its entries, once)
-
-    def tags(self) -> bytes:
-        """One tag byte per entry (:func:`entry_tag`)."""
-        if self._tags is None:
-            self._tags = entry_tags(self.decode_all())
-        return self._tags
-
-    def names(self) -> list[str | None]:
-        """Each entry's ``light_rag_file_path``."""
-        self._names = self._column(self._names, "light_rag_file_path")
-        return self._names
-
-    def doc_ids(self) -> list[str | None]:
-        """Each entry's ``light_rag_doc_id``."""
-        self._doc_ids = self._column(self._doc_ids, "light_rag_doc_id")
-        return self._doc_ids
-
-    def _column(self, raw: memoryview | list[str | None] | None, field: str) -> list[str | None]:
-        if isinstance(raw, list):
-            return raw
-        if raw is None:
-            return [getattr(e, field) for e in self.decode_all()]
-        try:
-            column = _column_decoder.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise _corrupt(self.path, exc) from exc
-        if len(column) != len(self.decoded):
-            raise _corrupt(self.path, ValueError(f"the {field} column holds {len(column)} entries"))
-        return column
-
-    def notes(self) -> list[Note]:
-        """The notes (see :class:`Note`) of the entries :func:`is_noted_tag` marks, by index."""
-        raw = self._notes
-        if isinstance(raw, list):
-            return raw
-        if raw is None:
-            entries = self.decode_all()
-            self._notes = [note_of(i, entries[i]) for i in self.select(NOTED_TABLE)]
-            return self._notes
-        try:
-            self._notes = _notes_decoder.decode(raw)
-        except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise _corrupt(self.path, exc) from exc
-        return self._notes
-
-    def notes_between(self, start: int, stop: int) -> list[Note]:
-        """The notes of entries ``start`` to ``stop - 1``."""
-        notes = self.notes()
-        lo = bisect_right(notes, start - 1, key=_note_index)
-        return notes[lo : bisect_right(notes, stop - 1, key=_note_index)]
-
-    def key_index(self) -> dict[str, int]:
-        """Path -> entry index, built once per snapshot and shared (read-only) by every map over it."""
-        if self._key_index is None:
-            self._key_index = dict(zip(self.keys, range(len(self.keys)), strict=True))
-        return self._key_index
-
-    def live_names(self) -> dict[str, int]:
-        """Provider name -> entry index of the citable entries (:func:`is_citable_tag`); built once."""
-        if self._live_names is None:
-            live = self.tags().translate(CITABLE_TABLE)
-            found = dict(zip(compress(self.names(), live), compress(range(len(self.decoded)), live), strict=True))
-            found.pop(None, None)
-            found.pop("", None)
-            self._live_names = found  # type: ignore[assignment]
-        return self._live_names  # type: ignore[return-value]
-
-    def select(self, table: bytes) -> Iterable[int]:
-        """Indices of the entries whose tag ``table`` (see :func:`tag_table`) marks, in order."""
-        return compress(range(len(self.decoded)), self.tags().translate(table))
-
-
-def _expand_runs(entries: list[SourceEntry], runs: list[IdRun | None], path: Path) -> None:
-    """Give the entries of a version-5 chunk the chunk ids stored as runs beside them."""
-    if len(runs) != len(entries):
-        raise _corrupt(path, ValueError(f"a chunk holds {len(entries)} entries and {len(runs)} chunk-id runs"))
-    if not any(runs):
-        return
-    set_ids = msgspec.structs.force_setattr
-    for e, ids in compress(zip(entries, expand_runs(runs), strict=True), runs):
-        if e.chunk_ids:
-            raise _corrupt(path, ValueError(f"{e.source_root_relative_path}: chunk ids both listed and a run"))
-        set_ids(e, "chunk_ids", ids)
 
 
 def _without_runs(entries: list[SourceEntry]) -> tuple[list[SourceEntry], list[tuple[str, int, int, int] | None]]:
@@ -622,9 +246,9 @@ def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms:
     ends_prefix = _bin_prefix(len(ends) * 8)
     assert head[ends_at - len(ends_prefix) : ends_at] == ends_prefix
     out.write(head)
-    out.write(_bin32(0))  # the entries' length, known at the end
-    out.write(_ARRAY32 + len(plan).to_bytes(4, "big"))
-    size = len(_ARRAY32) + 4
+    out.write(bin32(0))  # the entries' length, known at the end
+    out.write(ARRAY32 + len(plan).to_bytes(4, "big"))
+    size = len(ARRAY32) + 4
     buffer = bytearray()
     encode_into = _encoder.encode_into
     for c, step in enumerate(plan):
@@ -632,22 +256,15 @@ def write_packed(out: BinaryIO, workspace_id: str, root_uri: str, updated_at_ms:
             assert old is not None
             size += out.write(old.raw_chunk(step))
         else:
-            encode_into(_without_runs(_to_disk(step)), buffer, 0)  # type: ignore[arg-type]
+            encode_into(_without_runs(to_disk(step)), buffer, 0)  # type: ignore[arg-type]
             size += out.write(buffer)
         ends[c] = size
     out.seek(ends_at)
     out.write(_le(ends))
     out.seek(len(head))
-    out.write(_bin32(size))
+    out.write(bin32(size))
     return Written(keys, len(head), size, starts, ends, decoded, tags_b, names, doc_ids, notes)
 
-
-def _note_index(note: Note) -> int:
-    return note.index
-
-
-def _bin32(size: int) -> bytes:
-    return b"\xc6" + size.to_bytes(4, "big")
 
 
 def _bin_prefix(size: int) -> bytes:
@@ -656,7 +273,7 @@ def _bin_prefix(size: int) -> bytes:
         return b"\xc4" + size.to_bytes(1, "big")
     if size < 1 << 16:
         return b"\xc5" + size.to_bytes(2, "big")
-    return _bin32(size)
+    return bin32(size)
 
 
 def _bin_size(size: int) -> int:
@@ -693,11 +310,11 @@ def decode_packed(data: bytes, path: Path) -> tuple[PackedHeader | _V3Header, Pa
         try:
             v3 = _v3_decoder.decode(data)
         except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-            raise _corrupt(path, exc) from exc
+            raise corrupt_error(path, exc) from exc
         _check_magic(v3.magic, v3.version if v3.version == 3 else -1, path)
         return v3, _packed(v3, v3.entries, path)
-    if len(data) < length + 5 or data[length : length + 5] != _bin32(len(data) - length - 5):
-        raise _corrupt(path, ValueError("the entries are cut short"))
+    if len(data) < length + 5 or data[length : length + 5] != bin32(len(data) - length - 5):
+        raise corrupt_error(path, ValueError("the entries are cut short"))
     header = decode_header(data[:length], path)
     return header, _packed(header, memoryview(data)[length + 5 :], path)
 
@@ -709,7 +326,7 @@ def decode_header(head: bytes, path: Path) -> PackedHeader:
     try:
         header = _header_decoder.decode(data)
     except (msgspec.DecodeError, msgspec.ValidationError) as exc:
-        raise _corrupt(path, exc) from exc
+        raise corrupt_error(path, exc) from exc
     _check_magic(header.magic, header.version, path)
     return header
 
@@ -729,9 +346,9 @@ def decode_header_from(loaded: HeaderOnly, path: Path) -> tuple[PackedHeader, Pa
     try:
         header = decode_header(head, path)
         ends = _from_le(header.ends)
-        blob_length = ends[-1] if ends else len(_ARRAY32) + 4
+        blob_length = ends[-1] if ends else len(ARRAY32) + 4
         if size != len(head) + 5 + blob_length:
-            raise _corrupt(path, ValueError(f"{size} bytes, the index says {len(head) + 5 + blob_length}"))
+            raise corrupt_error(path, ValueError(f"{size} bytes, the index says {len(head) + 5 + blob_length}"))
     except BaseException:
         os.close(fd)
         raise
@@ -755,9 +372,9 @@ def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, pat
     n = len(header.keys)
     bad = len(starts) != len(ends) + 1 or starts[0] != 0 or starts[-1] != n \
         or (isinstance(header, PackedHeader) and len(header.tags) != n) \
-        or not _rising(starts) or (ends and (ends[0] < len(_ARRAY32) + 4 or not _rising(ends)))
+        or not _rising(starts) or (ends and (ends[0] < len(ARRAY32) + 4 or not _rising(ends)))
     if isinstance(blob, memoryview):
-        bad = bad or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != _ARRAY32 + len(ends).to_bytes(4, "big")
+        bad = bad or (ends and ends[-1] != len(blob)) or bytes(blob[:5]) != ARRAY32 + len(ends).to_bytes(4, "big")
     if bad:
         raise RegistryCorruptError(f"Registry file is corrupt: {path}: the entry index does not match",
                                    path=path, hint=corrupt_hint(path))
@@ -794,7 +411,7 @@ def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
     try:
         snap = _json_decoder.decode(data)
         if snap.version == REGISTRY_SCHEMA_VERSION:
-            _from_disk(snap.entries, None)
+            from_disk(snap.entries, None)
             return snap
         return msgspec.convert(migrate(msgspec.to_builtins(snap)), RegistrySnapshot)
     except msgspec.ValidationError:
@@ -805,38 +422,11 @@ def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
             raise RegistryCorruptError(f"Registry file is unreadable: {path}: {exc}", path=path,
                                        hint=corrupt_hint(path)) from exc
     except msgspec.DecodeError as exc:
-        raise _corrupt(path, exc) from exc
+        raise corrupt_error(path, exc) from exc
 
 
 def encode_json(snapshot: RegistrySnapshot) -> bytes:
-    """The JSON export (v2, camelCase, the seeds' field names; refused entries as stored, ``_to_disk``)."""
+    """The JSON export (v2, camelCase, the seeds' field names; refused entries as stored, ``to_disk``)."""
     if any(e.status == "refused" for e in snapshot.entries):
-        snapshot = msgspec.structs.replace(snapshot, entries=_to_disk(snapshot.entries))
+        snapshot = msgspec.structs.replace(snapshot, entries=to_disk(snapshot.entries))
     return _json_encoder.encode(snapshot)
-
-
-# ---------------------------------------------------------------------------- errors
-
-
-def rebuild_hint(index_dir: Path) -> str:
-    return (f"no older generation is kept: move {index_dir} aside, then 'mnote-kr roots add' your folders "
-            "and 'mnote-kr ingest' them again (your files are not touched)")
-
-
-def corrupt_hint(path: Path) -> str:
-    """What to do about a corrupt file: restore from ``.prev``, unless this *is* the ``.prev``."""
-    if path.name.endswith(".prev"):
-        return rebuild_hint(path.parent)
-    return f"the previous generation is {path}.prev; 'mnote-kr registry restore' puts it back"
-
-
-def not_a_registry(path: Path, data: bytes) -> RegistryCorruptError:
-    """A file that is neither a packed snapshot nor a JSON export (random bytes, another program's file)."""
-    start = data[:8].hex(" ") or "nothing: it is empty"
-    return RegistryCorruptError(f"Registry file is corrupt or not an mnote-kr registry: {path}: it is neither the "
-                                f"packed (MessagePack) format nor a JSON export; it begins with {start}",
-                                path=path, hint=corrupt_hint(path))
-
-
-def _corrupt(path: Path, exc: Exception) -> RegistryCorruptError:
-    return RegistryCorruptError(f"Registry file is corrupt: {path}: {exc}", path=path, hint=corrupt_hint(path))

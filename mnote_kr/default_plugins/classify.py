@@ -1,4 +1,5 @@
-"""Built-in ``classify_locator``: seed 000 §5.4 (bbox needs page and rectangle)."""
+"""Built-in ``classify_locator``: a sidecar block is ``bbox`` precision only with both a page and a
+rectangle; with a page alone it is ``page``, else ``file`` (``citations.ids.classify_block_precision``)."""
 
 from __future__ import annotations
 

@@ -272,8 +272,8 @@ class _Handler(GatedHandler):
         body = self._read_body(route)
         if body is _REFUSED:
             return
-        ctx = Api(host=api.host, jobs=api.jobs, params=params, query=query,
-                  last_event_id=self.headers.get("Last-Event-ID"))
+        ctx = Api(host=api.host, jobs=api.jobs, params=params, query=query, url=api.url,
+                  last_event_id=self.headers.get("Last-Event-ID"), server=api)
         try:
             status, payload = route.handler(ctx, body)
         except MnoteKrError as exc:
@@ -575,7 +575,8 @@ def run_server(
         print(f"Serving on {server.url}")
         print(f"Token: {server.token}")
         print(f"Token file: {server.token_file}")
-        print(f"Web UI: {web.entry_url(server)}")
+        print(f"Web UI: {web.entry_url(server)}  (a sign-in link: works once, within "
+              f"{web.state(server).codes.ttl_s:g} s; later, paste the token on the page)")
         print("Press Ctrl-C to stop.", flush=True)
         server.serve_forever()
     except KeyboardInterrupt:

@@ -81,3 +81,8 @@ def same_workspace(record: ServerRecord, root: Path) -> bool:
         return bool(record.workspace) and Path(record.workspace).resolve() == root.resolve()
     except OSError:
         return False
+
+
+def live_record(state: Path, root: Path) -> ServerRecord | None:
+    """The record of a live ``mnote-kr serve`` of ``root`` (its process runs), or None."""
+    return next((r for r in records_for(state, root) if r.alive and same_workspace(r, root)), None)

@@ -25,6 +25,8 @@ class Api:
     params: dict[str, str] = field(default_factory=dict)
     query: dict[str, list[str]] = field(default_factory=dict)
     last_event_id: str | None = None
+    url: str = ""  # the server's own base URL (``http://127.0.0.1:PORT``): viewer URLs in answers
+    server: Any = None  # the ApiServer (its URL and web state, for sign-in codes)
 
 
 #: A handler returns (HTTP status, msgspec-encodable body); ``STREAM`` bodies are SSE.

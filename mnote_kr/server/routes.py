@@ -28,6 +28,7 @@ from mnote_kr.models import (
     SearchResults,
     SourceEntry,
 )
+from mnote_kr.server import viewerlinks
 from mnote_kr.server.jobs import JobView
 from mnote_kr.server.route import Api, Route
 
@@ -235,11 +236,13 @@ def _query_args(api: Api, body: QueryRequest) -> dict[str, Any]:
 
 
 def search(api: Api, body: QueryRequest) -> tuple[int, Any]:
-    return 200, api.host.search(body.query, **_query_args(api, body))
+    found = api.host.search(body.query, **_query_args(api, body))
+    return 200, viewerlinks.search_with_viewer_urls(found, api.url or None)
 
 
 def query(api: Api, body: QueryRequest) -> tuple[int, Any]:
-    return 200, api.host.ask(body.query, **_query_args(api, body))
+    answer = api.host.ask(body.query, **_query_args(api, body))
+    return 200, viewerlinks.answer_with_viewer_urls(answer, api.url or None)
 
 
 def open_reference(api: Api, body: OpenReferenceRequest) -> tuple[int, Any]:
@@ -315,6 +318,26 @@ def job_events(api: Api, body: None) -> tuple[int, Any]:
     return 200, view  # the server streams from here on
 
 
+class SignInRequest(Request, kw_only=True):
+    """``POST /api/web/sign-in``: the page of the web UI the browser should land on."""
+
+    path: str = "/"
+
+
+class SignInResponse(msgspec.Struct, kw_only=True, rename="camel"):
+    url: str
+    expires_in_s: float
+
+
+def web_sign_in(api: Api, body: SignInRequest) -> tuple[int, Any]:
+    from mnote_kr.server import web
+
+    if api.server is None:
+        raise UsageError("No web UI on this server")
+    return 200, SignInResponse(url=web.entry_url(api.server, body.path),
+                               expires_in_s=web.state(api.server).codes.ttl_s)
+
+
 def openapi(api: Api, body: None) -> tuple[int, Any]:
     from mnote_kr.server.openapi import openapi_document
 
@@ -353,6 +376,9 @@ ROUTES: tuple[Route, ...] = (
           request=RootRemoveRequest, response=IndexedRoot),
     Route("GET", "/api/plugins", plugins, "Plugins with version, origin, hooks and load errors (`?all=1`: built-ins).",
           response=PluginsResponse),
+    Route("POST", "/api/web/sign-in", web_sign_in,
+          "A one-time URL (single use, seconds-lived) that signs a browser in to the web UI at `path`.",
+          request=SignInRequest, response=SignInResponse),
     Route("GET", "/api/jobs/{id}", job, "A background job: status, progress lines, result or error.",
           response=JobView),
     Route("GET", "/api/jobs/{id}/events", job_events,

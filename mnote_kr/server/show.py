@@ -17,7 +17,6 @@ import time
 import webbrowser
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
-from urllib.parse import urlencode
 
 import httpx
 
@@ -32,13 +31,12 @@ DEFAULT_LINGER_S = 300.0
 
 def running_server(host: Host) -> tuple[str, str] | None:
     """(URL, token) of a live ``mnote-kr serve`` for this workspace, or None."""
-    mine = [r for r in records.records_for(paths.state_dir(), host.root)
-            if r.alive and records.same_workspace(r, host.root)]
-    if not mine:
+    mine = records.live_record(paths.state_dir(), host.root)
+    if mine is None:
         return None
     try:
-        token = Path(mine[0].token_file).read_text(encoding="utf-8").strip()
-        url = mine[0].url
+        token = Path(mine.token_file).read_text(encoding="utf-8").strip()
+        url = mine.url
     except OSError:
         return None
     try:
@@ -47,6 +45,23 @@ def running_server(host: Host) -> tuple[str, str] | None:
     except httpx.HTTPError:
         return None
     return url, token
+
+
+def _sign_in_url(server: tuple[str, str], path: str) -> str:
+    """A one-time URL for ``path`` from the running server (the token goes in a header, never a URL)."""
+    from mnote_kr.errors import UsageError
+
+    url, token = server
+    try:
+        r = httpx.post(f"{url}/api/web/sign-in", json={"path": path}, timeout=10,
+                       headers={"Authorization": f"Bearer {token}"})
+    except httpx.HTTPError as exc:
+        raise UsageError(f"The running 'mnote-kr serve' at {url} did not answer: {exc}",
+                         hint="try again, or restart 'mnote-kr serve'") from exc
+    if r.status_code != 200:
+        raise UsageError(f"The running 'mnote-kr serve' at {url} refused a sign-in link ({r.status_code})",
+                         hint="restart 'mnote-kr serve' (it may be an older version)")
+    return str(r.json()["url"])
 
 
 def browser_available() -> bool:
@@ -73,7 +88,8 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
 
     The citation is checked first (``Host.open``): an unknown or stale one is an error, not a
     page. Without a browser and without a running server, nothing is served unless ``wait``:
-    ``UsageError`` says what to do. Returns the URL (with the token, which lets this browser in once).
+    ``UsageError`` says what to do. Returns the URL (its one-time code lets one browser in, once, within
+    seconds).
     """
     plan = host.open(citation_id)
     found = running_server(host)
@@ -84,7 +100,7 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
                          "workspace", hint=f"run 'mnote-kr open \"{plan.citation_id}\" --show --wait' to serve the "
                          "viewer from here and open the URL it prints yourself, or start 'mnote-kr serve'")
     if found is not None:
-        url = f"{found[0]}{webpages.view_url(plan.citation_id)}?{urlencode({'token': found[1]})}"
+        url = _sign_in_url(found, webpages.view_url(plan.citation_id))
         print(url, file=out, flush=True)
         if browser:
             _open_browser(url, err)

@@ -11,6 +11,7 @@ import shutil
 import sys
 from collections.abc import Callable
 
+from mnote_kr.citations.precision import page_hint
 from mnote_kr.models import OpenPlan
 
 Which = Callable[[str], str | None]
@@ -30,11 +31,13 @@ def open_command(plan: OpenPlan, *, which: Which = shutil.which, platform: str =
     """argv that opens ``plan``'s file (at its page when a PDF viewer can), or None when nothing can."""
     path = plan.resource_path
     loc = plan.locator
-    if plan.resource_kind == "pdf" and loc.locator_precision == "bbox" and loc.page:
+    # a box's page, or the page a file citation knew without its place (``pageHint``)
+    page = loc.page if loc.locator_precision == "bbox" else page_hint(loc)
+    if plan.resource_kind == "pdf" and page:
         for program, build in PDF_AT_PAGE:
             exe = which(program)
             if exe:
-                return build(exe, path, loc.page)
+                return build(exe, path, page)
     if platform == "darwin":
         return ["open", path]
     if platform.startswith("win"):

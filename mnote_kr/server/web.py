@@ -2,14 +2,15 @@
 
 Same process, same socket and the same Host-header check as the JSON API (``app.py``
 hands every path outside ``/api/`` to :func:`dispatch`). What differs is how a browser
-proves it holds the per-start token:
+proves it holds the per-start token (``signin.py`` says why no URL carries it):
 
-* the printed URL carries ``?token=...`` once; the server answers with a cookie and a
-  redirect to the same page without the token (so it stays out of history and Referer);
+* the printed URL carries a one-time sign-in code (``?code=...``, single use, seconds-lived); the
+  server answers with a cookie and a redirect to the same page without the code. A URL with the
+  token itself is refused; the sign-in page (``401``) takes the token as a posted form instead;
 * the cookie ``mnote_kr_<port>`` holds an HMAC of the token, not the token (the cookie
   never works as the API's bearer token), ``HttpOnly; SameSite=Strict; Path=/``;
 * ``Authorization: Bearer <token>`` also works (a desktop shell's webview);
-* no valid token or cookie: ``401`` and a page that says where the URL is, nothing else.
+* no valid code or cookie: ``401`` and the sign-in page, nothing else.
 
 Every answer carries a strict Content-Security-Policy (only this server's own script,
 styles and images; no inline code, no framing, forms only to itself). A POST must come
@@ -20,8 +21,9 @@ deleted, changed), and neither shows any of the document.
 
 Routes (all ``GET`` unless said): ``/`` search page (``q``, ``mode``, ``scope``);
 ``/view/{id}`` viewer (``page`` for PDFs); ``/view/{id}/page/{n}.png`` (``scale``);
-``POST /view/{id}/open`` the system viewer, following the open plan;
-``/static/viewer.css|viewer.js``.
+``/view/{id}/place.json?from=ID`` where a citation is, for a page moving to it (``relocate.py``);
+``POST /view/{id}/open`` the system viewer, following the open plan; ``POST /signin`` the token form;
+``/static/viewer.css|viewer.js|shell.js``; ``/static/fonts/cjk.otf`` the shipped CJK webfont (``fonts.py``).
 """
 
 from __future__ import annotations
@@ -43,9 +45,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
+import msgspec
+
 from mnote_kr.citations.openplan import find_citation, open_plan
+from mnote_kr.citations.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
-from mnote_kr.server import webpages
+from mnote_kr.server import fonts, relocate, signin, webpages
 from mnote_kr.server.sysopen import open_command
 
 if TYPE_CHECKING:
@@ -56,12 +61,13 @@ __all__ = ["CSP", "WebState", "dispatch", "entry_url", "state", "viewer_url"]
 
 log = logging.getLogger("mnote_kr.server.web")
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; "
-       "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
+       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SCALES = (1.0, 1.5, 2.0, 3.0)  # a fixed set bounds the render cache's keys
 DEFAULT_SCALE = 1.5
 RENDER_CACHE_BYTES = 96 * 1024 * 1024
-STATIC = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8"}
+STATIC = {"viewer.css": "text/css; charset=utf-8", "viewer.js": "text/javascript; charset=utf-8",
+          "shell.js": "text/javascript; charset=utf-8"}
 _ID = re.compile(r"^[A-Za-z0-9-]{1,40}$")
 _PAGE_PNG = re.compile(r"^(\d{1,6})\.png$")
 
@@ -119,6 +125,7 @@ class WebState:
     cookie_name: str
     cookie_value: str
     renders: RenderCache = field(default_factory=RenderCache)
+    codes: signin.CodeBook = field(default_factory=signin.CodeBook)
     launch: Callable[[list[str]], None] = _launch  # tests record instead of opening a program
     last_request: float = field(default_factory=time.monotonic)
 
@@ -139,14 +146,14 @@ def state(api: Any) -> WebState:
     return got
 
 
-def entry_url(api: Any) -> str:
-    """The URL that lets a browser in once: the search page with the token."""
-    return f"{api.url}/?{urlencode({'token': api.token})}"
+def entry_url(api: Any, path: str = "/") -> str:
+    """A URL that lets one browser in, once, within ``signin.CODE_TTL_S`` seconds: ``path`` with a new code."""
+    return signin.with_code(api.url, path, state(api).codes.mint())
 
 
 def viewer_url(api: Any, citation_id: str) -> str:
-    """The viewer's URL for a citation, with the token (``mnote-kr open ID --show``)."""
-    return f"{api.url}{webpages.view_url(citation_id)}?{urlencode({'token': api.token})}"
+    """The viewer's URL for a citation, with a new sign-in code (``mnote-kr open ID --show``)."""
+    return entry_url(api, webpages.view_url(citation_id))
 
 
 # --------------------------------------------------------------------------- responses
@@ -212,19 +219,67 @@ def _authorised(handler: BaseHTTPRequestHandler, api: Any, web: WebState) -> boo
                                                               api.token.encode())
 
 
-def _drain(handler: BaseHTTPRequestHandler) -> None:
-    """Read a small body so keep-alive stays in sync; close the connection on anything else."""
+def _drain(handler: BaseHTTPRequestHandler) -> bytes:
+    """Read a small body (returned) so keep-alive stays in sync; close the connection on anything else."""
     raw = (handler.headers.get("Content-Length") or "0").strip()
     if handler.headers.get("Transfer-Encoding") or not raw.isdigit() or int(raw) > 65536:
         handler.close_connection = True
     elif int(raw):
         # The server's deadline-aware reader (conn.py) when there is one: a trickled body cannot hold a thread.
         read_exact = getattr(handler, "read_exact", None)
-        if read_exact is not None:
-            if read_exact(int(raw)) is None:
-                handler.close_connection = True
+        if read_exact is None:
+            return bytes(handler.rfile.read(int(raw)))
+        body = read_exact(int(raw))
+        if body is None:
+            handler.close_connection = True
+        return body or b""
+    return b""
+
+
+def _without(path: str, query: dict[str, list[str]], name: str) -> str:
+    rest = {k: v for k, v in query.items() if k != name}
+    return path + ("?" + urlencode(rest, doseq=True) if rest else "")
+
+
+def _sign_in(reply: _Reply, api: Any, status: int, next_path: str, title: str, message: str) -> None:
+    reply.html(status, signin.sign_in_page(next_path, title, message,
+                                           "'mnote-kr open ID --show' opens a citation signed in; the server's "
+                                           f"token is in {api.token_file_hint}"))
+
+
+def _session(reply: _Reply, web: WebState, target: str) -> None:
+    cookie = f"{web.cookie_name}={web.cookie_value}; HttpOnly; SameSite=Strict; Path=/"
+    reply.redirect(target, {"Set-Cookie": cookie})
+
+
+def _gate(reply: _Reply, handler: BaseHTTPRequestHandler, api: Any, web: WebState, body: bytes,
+          path: str, query: dict[str, list[str]]) -> bool:
+    """Sign-in by code, token form or cookie: True when the request may go on to the pages."""
+    method = handler.command
+    if path == signin.SIGN_IN_PATH and method == "POST":
+        token, target = signin.token_from_form(body)
+        if token and hmac.compare_digest(token.encode("utf-8", "replace"), api.token.encode()):
+            _session(reply, web, target)
         else:
-            handler.rfile.read(int(raw))
+            _sign_in(reply, api, 401, target, "Wrong token", "That is not the token this server was started with.")
+        return False
+    code = (query.get("code") or [""])[-1]
+    if code and method in ("GET", "HEAD"):
+        if web.codes.redeem(code):
+            _session(reply, web, _without(path, query, "code"))
+        else:
+            _sign_in(reply, api, 401, _without(path, query, "code"), "Sign-in link used or expired",
+                     f"A sign-in link works once, within {web.codes.ttl_s:g} seconds of being made.")
+        return False
+    if query.get("token") and method in ("GET", "HEAD"):
+        _sign_in(reply, api, 401, _without(path, query, "token"), "Links do not carry the token",
+                 "A URL with the server's token would stay in the browser's history; this server refuses it.")
+        return False
+    if not _authorised(handler, api, web):
+        _sign_in(reply, api, 401, _without(path, query, "code") if method == "GET" else "/", "Not signed in",
+                 "Open this server through a sign-in link, or paste its token.")
+        return False
+    return True
 
 
 # --------------------------------------------------------------------------- dispatch
@@ -236,7 +291,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     web = state(api)
     web.last_request = time.monotonic()
     reply = _Reply(handler)
-    _drain(handler)
+    body = _drain(handler)
     split = urlsplit(handler.path)
     path = split.path
     query = parse_qs(split.query)
@@ -254,20 +309,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     if path.startswith("/static/") and method in ("GET", "HEAD"):
         _static(reply, path[len("/static/"):])
         return
-    given = (query.get("token") or [""])[-1]
-    if given and method in ("GET", "HEAD"):
-        if not hmac.compare_digest(given.encode("utf-8", "replace"), api.token.encode()):
-            reply.message(401, "Wrong token", "This link's token is not the one this server was started with.",
-                          "use the URL printed by 'mnote-kr serve' or 'mnote-kr open ID --show'")
-            return
-        rest = {k: v for k, v in query.items() if k != "token"}
-        target = path + ("?" + urlencode(rest, doseq=True) if rest else "")
-        cookie = f"{web.cookie_name}={web.cookie_value}; HttpOnly; SameSite=Strict; Path=/"
-        reply.redirect(target, {"Set-Cookie": cookie})
-        return
-    if not _authorised(handler, api, web):
-        reply.message(401, "Not signed in", "Open this server through the URL it printed when it started.",
-                      "run 'mnote-kr serve' (or 'mnote-kr open ID --show') and open the URL with ?token=")
+    if not _gate(reply, handler, api, web, body, path, query):
         return
     try:
         _route(reply, api.host, web, method, path, query)
@@ -295,6 +337,8 @@ def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, que
         _view(reply, host, web, cid, query)
     elif len(parts) == 4 and parts[2] == "page" and method in ("GET", "HEAD") and _PAGE_PNG.match(parts[3]):
         _page_image(reply, host, web, cid, int(_PAGE_PNG.match(parts[3]).group(1)), query)  # type: ignore[union-attr]
+    elif len(parts) == 3 and parts[2] == "place.json" and method in ("GET", "HEAD"):
+        _place(reply, host, cid, query)
     elif len(parts) == 3 and parts[2] == "open" and method == "POST":
         _open_system(reply, host, web, cid)
     else:
@@ -302,6 +346,13 @@ def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, que
 
 
 def _static(reply: _Reply, name: str) -> None:
+    if "/static/" + name == fonts.ROUTE:
+        font = fonts.webfont()
+        if font is None:
+            reply.message(404, "Not found", "The CJK font package is not installed (noto-cjk-sans-jp-regular).")
+            return
+        reply.send(200, font.read_bytes(), fonts.CONTENT_TYPE, cache="public, max-age=604800")
+        return
     ctype = STATIC.get(name)
     if ctype is None:
         reply.message(404, "Not found", "No such file.")
@@ -411,15 +462,18 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
     loc = webpages.at_place(c, place).locator
     if model.kind in ("pages", "slides"):
         unit, total = ("page", len(model.pages)) if model.kind == "pages" else ("slide", len(model.slides))
+        hint = page_hint(loc) if unit == "page" else None  # a file citation opens at the page it knew
         cited = loc.page if unit == "page" and loc.locator_precision == "bbox" else \
-            loc.slide if unit == "slide" and loc.locator_precision == "slide" else None
+            loc.slide if unit == "slide" and loc.locator_precision == "slide" else \
+            hint if hint is not None and 1 <= hint <= total else None
         raw = (query.get(unit) or [""])[-1]
         shown = int(raw) if raw.isdigit() else cited or 1
         if not 1 <= shown <= total:
             what = "PDF" if unit == "page" else "presentation"
             reply.message(404, f"No such {unit}", f"The {what} has {total} {unit}s.")
             return
-        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place)
+        reply.html(200, webpages.pdf_viewer(c, model, shown, DEFAULT_SCALE, src.version, opened, place,
+                                            notice=_font_notice(host, src.path, shown))
                    if unit == "page" else webpages.slide_viewer(c, model, shown, opened, place))
         return
     if model.kind == "sheets":
@@ -430,6 +484,36 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(200, webpages.sheet_viewer(c, model, opened, place, name))
         return
     reply.html(200, webpages.paragraph_viewer(c, model, opened, place))
+
+
+def _font_notice(host: Host, path: Path, page: int) -> str | None:
+    """The viewer's line about fonts the PDF names but does not include (fonts.py), if any."""
+    try:
+        found = host.plugins.page_fonts(str(path), page)
+    except DocumentError:
+        return None
+    return fonts.missing_font_notice(*found) if found else None
+
+
+def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> None:
+    """``/view/{id}/place.json?from=ID``: where citation ``id`` is, for the page showing ``from`` (relocate.py)."""
+    def error(status: int, code: str, message: str) -> None:
+        reply.send(status, msgspec.json.encode({"error": {"code": code, "message": message}}), "application/json")
+
+    try:
+        src = _source(host, cid)
+    except _Gone as gone:
+        error(410, "gone", gone.reason)
+        return
+    if src is None:
+        error(404, "not_found", f"No citation [{cid}] in this workspace.")
+        return
+    shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path
+    model = host.plugins.document_model(str(src.path)) if same else None
+    payload = relocate.place_payload(src.citation, model, same_document=same, scale=DEFAULT_SCALE,
+                                     version=src.version)
+    reply.send(200, msgspec.json.encode(payload), "application/json")
 
 
 def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,
@@ -461,8 +545,8 @@ def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,
     if png is None:
         reply.message(404, "Not found", "No plugin renders pages of this file type.")
         return
-    # The URL names the file version (v=), so the browser may keep it.
-    reply.send(200, png, "image/png", cache="private, max-age=3600")
+    # A private document's page: never written to the browser's (or a webview's) disk cache.
+    reply.send(200, png, "image/png", cache="no-store")
 
 
 def _open_system(reply: _Reply, host: Host, web: WebState, cid: str) -> None:

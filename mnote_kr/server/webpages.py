@@ -15,6 +15,7 @@ from urllib.parse import quote, urlencode
 
 import msgspec
 
+from mnote_kr.citations.precision import HINT_WORDS, certainty, page_hint, paragraph_number, short_label
 from mnote_kr.models import (
     Citation,
     DocumentModel,
@@ -25,11 +26,10 @@ from mnote_kr.models import (
     ModelSlide,
     SearchResults,
 )
+from mnote_kr.server.fonts import displayable
+from mnote_kr.server.marking import mark_query  # tests and callers use it from here too
 
 MODES = ("mix", "naive", "local", "global", "hybrid")
-_STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
-                  "which who why with does do did can".split())
-_WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def bare_id(citation_id: str) -> str:
@@ -45,7 +45,8 @@ def view_url(citation_id: str, **query: str | int) -> str:
 
 def page(title: str, body: str, *, scripts: bool = True) -> str:
     """A whole HTML document around ``body``."""
-    script = '<script src="/static/viewer.js" defer></script>' if scripts else ""
+    script = ('<script src="/static/viewer.js" defer></script><script src="/static/shell.js" defer></script>'
+              if scripts else "")
     return (
         '<!doctype html><html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -62,77 +63,43 @@ def message_page(title: str, message: str, hint: str | None = None) -> str:
                 scripts=False)
 
 
-# --------------------------------------------------------------------------- marking
-
-
-def query_terms(query: str) -> list[str]:
-    """The words of a query worth marking (no stop words, no single Latin letters), longest first."""
-    terms = {query.strip()} if query.strip() else set()
-    for word in _WORD.findall(query):
-        if word.lower() in _STOP or (len(word) < 2 and word.isascii()):
-            continue
-        terms.add(word)
-    return sorted((t for t in terms if t), key=len, reverse=True)
-
-
-def _term_pattern(term: str) -> str:
-    """A query term as a regex: a Latin word starts a word (``led`` is not marked in ``Filed``, nor
-    ``table`` in ``suitable``) and runs to the word's end (``patent`` marks ``patented`` whole);
-    CJK, which has no spaces, matches character by character anywhere."""
-    body = re.escape(term)
-    if term[:1].isalnum() and term[:1].isascii():
-        body = r"(?<![^\W_])" + body
-    if term[-1:].isalnum() and term[-1:].isascii():
-        body += r"[^\W_]*"
-    return body
-
-
-def mark_query(text: str, query: str) -> str:
-    """``text`` as HTML with every occurrence of a query term in ``<mark class="q">`` (whole words for
-    Latin scripts, characters for CJK)."""
-    terms = query_terms(query)
-    if not terms or not text:
-        return escape(text)
-    pattern = re.compile("|".join(_term_pattern(t) for t in terms), re.IGNORECASE)
-    out: list[str] = []
-    last = 0
-    for m in pattern.finditer(text):
-        out.append(escape(text[last:m.start()]))
-        out.append(f'<mark class="q">{escape(m.group(0))}</mark>')
-        last = m.end()
-    out.append(escape(text[last:]))
-    return "".join(out)
-
-
 # --------------------------------------------------------------------------- search page
 
 
+_BADGE_TITLE = {
+    "bbox": "page and rectangle known: the box holds the evidence",
+    "slide": "slide and shape known", "cell": "sheet and cells known", "paragraph": "paragraph known, no page",
+}
+_APPROX_TITLE = "approximate: the passage the evidence came from, not the exact place"
+
+
 def precision_badge(locator: Locator) -> str:
-    """What is known about the place, said plainly: a box on a page, a paragraph, or only the file."""
-    if locator.locator_precision == "bbox" and locator.page is not None:
-        return f'<span class="badge bbox" title="page and rectangle known">box · p.{locator.page}</span>'
-    if locator.locator_precision == "slide" and locator.slide is not None:
-        notes = " notes" if locator.speaker_notes else ""
-        return f'<span class="badge paragraph" title="slide and shape known">slide {locator.slide}{notes}</span>'
-    if locator.locator_precision == "cell" and locator.sheet is not None:
-        return (f'<span class="badge paragraph" title="sheet and cells known">'
-                f'{escape(locator.sheet)}!{escape(locator.range or "")}</span>')
-    if locator.locator_precision == "paragraph":
-        return '<span class="badge paragraph" title="paragraph known, no page">paragraph</span>'
-    return '<span class="badge file" title="the place in the file is not known">file only</span>'
+    """What is known about the place, said plainly (``citations.precision``): a box on a page, a
+    passage box (approximate), a paragraph, a page known without its place, or only the file."""
+    kind = certainty(locator)
+    label = escape(short_label(locator))
+    if kind == "file":
+        title = HINT_WORDS if page_hint(locator) is not None else "the place in the file is not known"
+        return f'<span class="badge file" data-certainty="file" title="{title}">{label}</span>'
+    css = "bbox" if locator.locator_precision == "bbox" else "paragraph"
+    title = _APPROX_TITLE if kind == "approximate" else _BADGE_TITLE.get(locator.locator_precision, "")
+    extra = " approx" if kind == "approximate" else ""
+    return f'<span class="badge {css}{extra}" data-certainty="{kind}" title="{title}">{label}</span>'
 
 
 def place_words(locator: Locator) -> str:
-    """Where a place is, short: ``p.3``, ``¶12``, ``slide 2``, ``Results!C2``, ``file``."""
+    """Where a place is, short: ``p.3``, ``¶13`` (paragraphs counted from 1), ``slide 2``, ``Results!C2``,
+    ``p.5?`` (a page hint), ``file``."""
     if locator.locator_precision == "bbox" and locator.page is not None:
         return f"p.{locator.page}"
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
-        return f"¶{locator.paragraph_index}"
+        return f"¶{paragraph_number(locator.paragraph_index)}"
     if locator.locator_precision == "slide" and locator.slide is not None:
         return f"slide {locator.slide}" + (" notes" if locator.speaker_notes else "")
     if locator.locator_precision == "cell" and locator.sheet is not None:
         return f"{locator.sheet}!{locator.range or ''}"
-    return "file"
+    hint = page_hint(locator)
+    return f"p.{hint}?" if hint is not None else "file"
 
 
 def _alternatives(c: Citation, query: str) -> str:
@@ -166,8 +133,10 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
                 results: SearchResults | None = None, error: tuple[str, str | None] | None = None) -> str:
     """The search form, and the result cards when a query was run."""
     modes = "".join(f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in MODES)
+    # A root at the workspace itself ('roots add .', path "") is what "all indexed folders" already covers.
     scopes = '<option value="">all indexed folders</option>' + "".join(
-        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>' for r in roots)
+        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>'
+        for r in roots if r not in ("", "."))
     form = (
         '<form class="search" method="get" action="/" role="search">'
         f'<input id="q" name="q" type="search" value="{escape(query)}" placeholder="Search your sources" '
@@ -229,13 +198,21 @@ def _place_nav(c: Citation, place: int) -> str:
     return "".join(parts)
 
 
+def results_link(query: str) -> str:
+    """The way back from the viewer to the search that cited it (the query kept in the URL)."""
+    href = "/?" + urlencode({"q": query}) if query.strip() else "/"
+    label = "‹ back to the results" if query.strip() else "‹ search"
+    return f'<p class="back"><a id="back-to-results" rel="up" href="{escape(href)}">{label}</a></p>'
+
+
 def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -> str:
     heading = " › ".join(c.heading_path)
     notice = ""
     if opened:
         notice = f'<p class="opened" role="status">{escape(opened)}</p>'
     return (
-        f'<section class="viewer-head"><div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
+        f'<section class="viewer-head">{results_link(c.search_query)}'
+        f'<div class="card-head"><span class="cid">{escape(c.citation_id)}</span>'
         f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
         + (f'<div class="heading">{escape(heading)}</div>' if heading else "")
         + f'<blockquote class="quote">{mark_query(c.display_quote or "", c.search_query)}</blockquote>'
@@ -250,6 +227,20 @@ def _viewer_head(c: Citation, banner: str, opened: str | None, place: int = 1) -
 
 FILE_BANNER = ('<p class="banner file-only" role="note">The place of this passage in the file is not known: '
                "the document is shown from its start, nothing is highlighted.</p>")
+HINT_BANNER = ('<p class="banner file-only page-hint" role="note">Page {page} known, place not found: the evidence '
+               "is on page {page}, its place on the page was not found, so nothing is highlighted.</p>")
+APPROX_BANNER = ('<p class="banner approx" role="note">Approximate place: what is marked (dashed) is the passage '
+                 "the evidence came from; the exact place of the answer in it is not known.</p>")
+
+
+def place_banner(loc: Locator, shown: bool) -> str:
+    """The viewer's note on how sure the place is (``citations.precision``): none for an exact place
+    it shows; "approximate" for a passage box or paragraph; "page known, place not found" for a
+    ``file`` citation's ``pageHint``; else the place is not known (``shown`` false)."""
+    if shown:
+        return APPROX_BANNER if certainty(loc) == "approximate" else ""
+    hint = page_hint(loc)
+    return HINT_BANNER.format(page=hint) if hint is not None else FILE_BANNER
 
 
 def _fmt(v: float) -> str:
@@ -270,25 +261,27 @@ def _step_nav(c: Citation, unit: str, shown: int, total: int, extra: dict[str, i
 
 
 def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, version: str,
-               opened: str | None = None, place: int = 1) -> str:
+               opened: str | None = None, place: int = 1, notice: str | None = None) -> str:
     """One PDF page as an image with the cited rectangles drawn over it in PDF points (those of
-    the citation's ``place``: 1 its own, 2... its alternatives)."""
+    the citation's ``place``: 1 its own, 2... its alternatives); ``notice`` a line above it (fonts)."""
     c = at_place(c, place)
     extra = {"place": place} if place > 1 else {}
     loc = c.locator
     precise = loc.locator_precision == "bbox" and loc.bbox is not None and loc.page is not None
     size = model.pages[shown - 1]
     rects: list[str] = []
+    # One rule (citations.precision): an approximate box is drawn dashed and lighter, an exact one solid.
+    approx = " approx" if certainty(loc) == "approximate" else ""
     if precise:
         for r in loc.rects:
             if r.page == shown and r.bbox != loc.bbox and len(r.bbox) == 4:
                 x0, y0, x1, y1 = r.bbox
-                rects.append(f'<rect class="hl-rect" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
+                rects.append(f'<rect class="hl-rect{approx}" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
                              f'height="{_fmt(y1 - y0)}"/>')
         if loc.page == shown and loc.bbox is not None:
             x0, y0, x1, y1 = loc.bbox
-            rects.append(f'<rect class="hl-primary" id="hl" x="{_fmt(x0)}" y="{_fmt(y0)}" width="{_fmt(x1 - x0)}" '
-                         f'height="{_fmt(y1 - y0)}"/>')
+            rects.append(f'<rect class="hl-primary{approx}" id="hl" x="{_fmt(x0)}" y="{_fmt(y0)}" '
+                         f'width="{_fmt(x1 - x0)}" height="{_fmt(y1 - y0)}"/>')
     total = len(model.pages)
     cited_pages = sorted({r.page for r in loc.rects} | ({loc.page} if precise and loc.page else set()))
     nav = _step_nav(c, "page", shown, total, extra)
@@ -311,13 +304,15 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
         f'<svg class="overlay" viewBox="0 0 {_fmt(size.width)} {_fmt(size.height)}" preserveAspectRatio="none" '
         f'aria-hidden="true">{"".join(rects)}</svg></div>'
     )
-    banner = "" if precise else FILE_BANNER
+    banner = place_banner(loc, precise)
+    note = f'<p class="banner fonts" role="note">{escape(notice)}</p>' if notice else ""
     return page(f"{c.citation_id} {c.source_root_relative_path}",
-                _viewer_head(c, banner, opened, place) + "".join(nav) + figure)
+                _viewer_head(c, banner, opened, place) + "".join(nav) + note + figure)
 
 
 def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
     """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
+    text = displayable(text)  # Symbol-font bullets as Unicode, one for one: the offsets still fit
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
         h = loc.highlight
         return (escape(text[:h.start]) + f'<mark class="hl"{mark_id}>{escape(text[h.start:h.end])}</mark>'
@@ -344,7 +339,7 @@ def _paragraph(p: ModelParagraph, cited: Locator | None, marker: str = "") -> st
     if p.code:
         classes.append("code")
     if cited is not None:
-        classes.append("cited")
+        classes += ["cited", "approx"] if certainty(cited) == "approximate" else ["cited"]
     mark = f'<span class="marker">{escape(marker)}</span>' if marker else ""
     return f'<div class="{" ".join(classes)}" {" ".join(attrs)}>{mark}{_para_inner(p, cited)}</div>'
 
@@ -408,7 +403,7 @@ def paragraph_viewer(c: Citation, model: DocumentModel, opened: str | None = Non
     cited = loc.paragraph_index if precise else None
     if cited is not None and not 0 <= cited < len(model.paragraphs):
         cited = None  # the document has fewer paragraphs than the locator says: never guess
-    banner = "" if cited is not None else FILE_BANNER
+    banner = place_banner(loc, cited is not None)
     doc = f'<article class="doc">{paragraphs_html(model, cited, loc)}</article>'
     return page(f"{c.citation_id} {c.source_root_relative_path}", _viewer_head(c, banner, opened, place) + doc)
 

@@ -13,14 +13,14 @@ Only files whose size or mtime differ from the entry are hashed, plus, for move
 detection, new files whose size equals a missing entry's size. Source files are only
 ever stat'ed and read; nothing here writes outside ``.mnote/``.
 
-``plan_changes`` is pure (stat results and a hash function in, a ``Plan`` out);
+Which files are candidates at all is :mod:`mnote_kr.sync.scan`. ``plan_changes`` is pure (stat
+results and a hash function in, a ``Plan`` out);
 ``apply_plan`` turns a plan into registry changes and provider calls through ``Host``.
 """
 
 from __future__ import annotations
 
 import os
-import stat
 import time
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,7 +29,6 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
-from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import (
     PENDING_NEW_FILE,
     REASON_CHANGED,
@@ -43,22 +42,15 @@ from mnote_kr.core.pending import (
     pending_new_path,
 )
 from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.registry_tags import STALE
 from mnote_kr.core.workspace import (
-    BAD_FOLDER_REASON,
-    BAD_NAME_REASON,
-    SKIP_DIRS,
-    bad_name,
-    excluded_by,
     excluded_entries,
-    excluded_in_root,
     innermost_root,
     sha256_file,
-    shown_path,
-    special_kind,
-    special_reason,
 )
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
+from mnote_kr.sync.scan import Stat, admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
     from mnote_kr.core.host import Host
@@ -76,7 +68,6 @@ REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed r
 
 _DEAD = frozenset({"delete_submitted", "delete_completed"})
 
-Stat = tuple[int, int]  # (size, mtime_ns)
 Action = Callable[[str, str, str], None]  # (kind, rel path, detail)
 
 
@@ -94,119 +85,6 @@ def is_tracked(entry: SourceEntry) -> bool:
     if entry.status in _DEAD:
         return False
     return not entry.stale or entry.stale_reason in PROVISIONAL_REASONS
-
-
-# --------------------------------------------------------------------------- scanning
-
-
-def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False) -> IndexedRoot | None:
-    """The root that would index ``rel`` (None: outside roots, excluded, tool folder).
-
-    With ``is_dir`` the question is whether files below folder ``rel`` can be indexed.
-    """
-    parts = rel.split("/")
-    if any(p in SKIP_DIRS for p in (parts if is_dir else parts[:-1])):
-        return None
-    root = innermost_root(rel, roots)
-    if root is None:
-        return None
-    if rel == root.root_relative_path:
-        return root if is_dir else None
-    base = root.root_relative_path
-    sub = rel[len(base) + 1 :] if base else rel
-    if not root.recursive and len(sub.split("/")) > (0 if is_dir else 1):
-        return None
-    # An excluded folder excludes what is below it, as ingest does.
-    if root.exclude_patterns and excluded_in_root(rel, base, root.exclude_patterns):
-        return None
-    return root
-
-
-def scan_tree(
-    ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
-    skipped: dict[str, str] | None = None,
-) -> None:
-    """Add every admitted file under ``start_rel`` to ``out`` (rel -> (size, mtime_ns)).
-
-    ``os.scandir`` plus one stat per file; a folder that is itself a root is walked with
-    that root's own rules (recursion, excludes), so nested roots are walked once.
-    ``skipped`` (shown path -> reason) receives what is passed over that ingest would name too:
-    a FIFO, socket or device (stat'ed, never opened), a name that is not valid UTF-8, a symlink
-    leading out of the workspace.
-    """
-    note = skipped.__setitem__ if skipped is not None else _no_note
-    root = admitted(start_rel, roots, is_dir=True)
-    if root is None:
-        return
-    ws = str(ws_root)
-    stack: list[tuple[str, IndexedRoot]] = [(start_rel, root)]
-    while stack:
-        rel_dir, rule = stack.pop()
-        abs_dir = os.path.join(ws, rel_dir) if rel_dir else ws
-        try:
-            it = os.scandir(abs_dir)
-        except OSError:
-            continue
-        with it:
-            for item in it:
-                rel = f"{rel_dir}/{item.name}" if rel_dir else item.name
-                try:
-                    if item.is_dir(follow_symlinks=False):
-                        if item.name in SKIP_DIRS:
-                            continue
-                        if bad_name(item.name):
-                            note(shown_path(rel), BAD_FOLDER_REASON)
-                            continue
-                        sub_rule = roots.get(rel)
-                        if sub_rule is None:
-                            patterns = rule.exclude_patterns
-                            if not rule.recursive or (patterns
-                                                      and excluded_by(rel, patterns, rule.root_relative_path)):
-                                continue
-                            sub_rule = rule
-                        stack.append((rel, sub_rule))
-                        continue
-                    if rule.exclude_patterns and excluded_by(rel, rule.exclude_patterns, rule.root_relative_path):
-                        continue
-                    if bad_name(item.name):
-                        note(shown_path(rel), BAD_NAME_REASON)
-                        continue
-                    if item.is_symlink():
-                        target = Path(item.path).resolve()
-                        if not target.is_relative_to(ws_root):
-                            note(rel, "symlink leads outside the workspace")
-                            continue
-                        st = os.stat(item.path)
-                        if not _is_reg(st.st_mode):
-                            note(rel, f"a symlink to {special_kind(st.st_mode)}: not followed")
-                            continue
-                    elif item.is_file(follow_symlinks=False):
-                        st = item.stat(follow_symlinks=False)
-                    else:
-                        note(rel, special_reason(item.stat(follow_symlinks=False).st_mode))
-                        continue
-                except OSError:
-                    continue  # vanished while we looked: the next event or pass sees it
-                out[rel] = (st.st_size, st.st_mtime_ns)
-
-
-def _no_note(path: str, reason: str) -> None:
-    return None
-
-
-def stat_rel(ws_root: Path, rel: str) -> Stat | None:
-    """(size, mtime_ns) of a regular file (symlinks followed), None when absent or not a file."""
-    try:
-        st = os.stat(os.path.join(ws_root, rel))
-    except (OSError, ValueError):
-        return None
-    if not _is_reg(st.st_mode):
-        return None
-    return (st.st_size, st.st_mtime_ns)
-
-
-def _is_reg(mode: int) -> bool:
-    return stat.S_ISREG(mode)
 
 
 # --------------------------------------------------------------------------- planning
@@ -496,7 +374,7 @@ def follow_waiting(host: Host, root_rel: str, on_action: Action = _no_action) ->
         root = innermost_root(rel, roots) if inside else None
         return root is not None and root.run_on_change
 
-    waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & fmt.STALE))
+    waited = [e.source_root_relative_path for e in (reg.select(lambda tag: bool(tag & STALE))
                                                     if reg.stale_count() else [])
               if e.stale_reason == REASON_CHANGED and waits(e.source_root_relative_path)]
     waited += [f.source_path for f in load_pending_new(host).files if waits(f.source_path)]

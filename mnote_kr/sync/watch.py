@@ -49,18 +49,16 @@ from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.sync.reconcile import (
     PROVISIONAL_CHANGED,
     PROVISIONAL_MISSING,
-    admitted,
     apply_plan,
     file_hasher,
     is_tracked,
     pair_late_moves,
     plan_changes,
     reconcile_and_apply,
-    scan_tree,
-    stat_rel,
     summarize,
     update_pending_new,
 )
+from mnote_kr.sync.scan import admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
     from mnote_kr.core.host import Host

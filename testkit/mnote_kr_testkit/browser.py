@@ -129,3 +129,26 @@ def read_png(data: bytes) -> tuple[int, int, list[bytes]]:
         prev = line
         rows.append(bytes(line) if bpp == 3 else bytes(v for j, v in enumerate(line) if j % 4 != 3))
     return width, height, rows
+
+
+def page_view_geometry(page: Any) -> dict[str, Any]:
+    """On a viewer page (``/view/{id}`` of a paged source), once its page image has loaded: the
+    image's and the primary highlight's screen boxes (``img``, ``hl``), the page frame's size in
+    the locator's unit (``w``, ``h``: points, or an image's pixels), the overlay's rectangle count
+    (``rects``), the image's natural width (``natural``), and the highlight mapped back into the
+    frame's unit (``box``: what a test compares with the locator's ``bbox``)."""
+    page.wait_for_function("() => { const i = document.querySelector('img.page-image');"
+                           " return i && i.complete && i.naturalWidth > 0; }")
+    geo: dict[str, Any] = page.evaluate("""() => {
+        const r = e => { const b = e.getBoundingClientRect(); return [b.left, b.top, b.right, b.bottom]; };
+        const box = document.querySelector('.pdf-page');
+        const img = document.querySelector('img.page-image');
+        return {img: r(img), hl: r(document.getElementById('hl')),
+                w: parseFloat(box.dataset.widthPt), h: parseFloat(box.dataset.heightPt),
+                rects: document.querySelectorAll('svg.overlay rect').length, natural: img.naturalWidth};
+    }""")
+    ix0, iy0, ix1, iy1 = geo["img"]
+    kx, ky = geo["w"] / (ix1 - ix0), geo["h"] / (iy1 - iy0)
+    hx0, hy0, hx1, hy1 = geo["hl"]
+    geo["box"] = [(hx0 - ix0) * kx, (hy0 - iy0) * ky, (hx1 - ix0) * kx, (hy1 - iy0) * ky]
+    return geo

@@ -2,7 +2,8 @@
 
 ``DocxBuilder`` writes headings, paragraphs (with inline OMML equations), a TOC field,
 tables, text boxes and optional ``w14:paraId``s. ``bad_docx`` writes hostile files.
-``trap_case`` builds seeded documents with the traps of issue 5 and the expected
+``trap_case`` builds seeded documents with a locator's traps (substring query, TOC line, reference
+list, equation, table cell, evidence from another document) and the expected
 ``paragraphIndex`` of each.
 """
 
@@ -227,7 +228,8 @@ def package(document_xml: bytes, *, styles: bytes | None = None, numbering: byte
 
 
 def nested_tables_docx(depth: int = 1500) -> bytes:
-    """A DOCX whose body is ``depth`` tables nested one inside the other (issue 12)."""
+    """A DOCX whose body is ``depth`` tables nested one inside the other (1,500 once crashed the
+    locator with RecursionError)."""
     head = "<w:tbl><w:tr><w:tc>" * depth
     tail = "<w:p><w:r><w:t>deep</w:t></w:r></w:p>" + "</w:tc></w:tr></w:tbl>" * depth
     body = "<w:p><w:r><w:t>Before the tables.</w:t></w:r></w:p>" + head + tail
@@ -237,8 +239,8 @@ def nested_tables_docx(depth: int = 1500) -> bytes:
 
 def big_xml_docx(xml_bytes: int = 200 * 1024 * 1024) -> bytes:
     """A DOCX whose ``word/document.xml`` is ``xml_bytes`` of varied paragraphs, compressed
-    less than 200:1 so it passes the zip ratio limit (issue 12: 6 GB and 2 minutes before
-    budgets). Written in a stream: building it never holds the XML in memory."""
+    less than 200:1 so it passes the zip ratio limit (before the part budgets, 200 MB of XML
+    took 6 GB and 2 minutes). Written in a stream: building it never holds the XML in memory."""
     rng = random.Random(12)
     words = [f"w{rng.randrange(10**9):09d}" for _ in range(4096)]
     buf = io.BytesIO()
@@ -261,7 +263,7 @@ def ordinary_text_docx(path: str | Path, xml_bytes: int = 135 * 1024 * 1024, see
     """Write to ``path`` a DOCX whose ``word/document.xml`` is ``xml_bytes`` of ordinary prose as
     Word writes it (runs with their fonts and sizes), every paragraph a different run of words
     drawn Zipf-like from a 5,000-word vocabulary, so it compresses as a long report does
-    (issue 27: 30 MB of DOCX, 135 MB of XML). Streamed to the file; returns the DOCX's size."""
+    (30 MB of DOCX, 135 MB of XML). Streamed to the file; returns the DOCX's size."""
     rng = random.Random(seed)
     letters = "etaoinshrdlcumwfgypbvk"
     vocab = ["".join(rng.choices(letters, k=rng.randint(2, 9))) for _ in range(5000)]

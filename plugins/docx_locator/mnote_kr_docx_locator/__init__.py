@@ -1,7 +1,7 @@
 """mnote-kr DOCX paragraph locator.
 
 DOCX has no pages. This plugin finds the paragraph a citation came from in the DOCX
-itself and returns a ``paragraph`` locator (``paragraphIndex`` as DESIGN.md defines
+itself and returns a ``paragraph`` locator (``paragraphIndex`` as ``reader`` counts
 it, ``w14:paraId`` when present, the character span to highlight), or a ``file``
 locator when nothing is confident. Broken or hostile files raise ``DocumentError``.
 

@@ -1,6 +1,6 @@
 """Read a DOCX safely and list its paragraphs in ``paragraphIndex`` order.
 
-``paragraphIndex`` (DESIGN.md) counts every ``w:p`` under ``w:body`` in document
+``paragraphIndex`` (the locator contract's DOCX position) counts every ``w:p`` under ``w:body`` in document
 order, table cells included, skipping a ``w:p`` nested inside another ``w:p`` (text
 boxes). Each paragraph carries its ``w14:paraId`` when present, its text (runs, inline
 OMML equation text, field results; not field codes, not deleted text), the heading it
@@ -14,35 +14,33 @@ the network. Parsed documents are cached by path + size + mtime.
 
 from __future__ import annotations
 
-import io
 import os
 import re
-import zipfile
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
 
-from mnote_kr.plugin_api import DocumentError, OverBudgetError
+from mnote_kr.plugin_api import DocumentError
 
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph
+from .safezip import (
+    FLATTEN,
+    MAX_FILE_BYTES,
+    document_error,
+    main_part_name,
+    open_zip,
+    over_budget,
+    parse_xml,
+    read_part,
+)
 
-# Budgets: whatever the file, reading it costs bounded memory and time. Over a budget is
-# one ``DocumentError`` naming the file and the limit (issue 12: 200 MB of XML inside the
-# zip's ratio limit took 6 GB; 1,500 nested tables crashed with RecursionError).
-MAX_FILE_BYTES = 256 * 1024 * 1024
-MAX_PART_BYTES = 64 * 1024 * 1024  # decompressed bytes of one XML part
-MAX_ELEMENTS = 2_000_000  # XML elements of one part (libxml2 keeps ~120 bytes per element)
+# Budgets of the walk over the body: the paragraphs and text kept, the nesting followed.
 MAX_DEPTH = 200  # element nesting the walk follows (real documents stay under ~40)
 MAX_PARAGRAPHS = 300_000
 MAX_TEXT_CHARS = 60_000_000
-MAX_ENTRIES = 20_000
-MAX_RATIO = 200  # uncompressed / compressed, above which a big part is a zip bomb
-_MIB = f"{MAX_PART_BYTES >> 20} MiB"
-RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
-LIBXML2_MAX_DEPTH = 256  # libxml2's own nesting limit without XML_PARSE_HUGE (huge_tree=False below)
 
 W_NSS = frozenset(
     {
@@ -58,8 +56,6 @@ M_NSS = frozenset(
 )
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
-_OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
-_ENCRYPTED_PACKAGE = "EncryptedPackage".encode("utf-16-le")
 _HEADING_NAME = re.compile(r"^(?:heading|标题|überschrift|titre|titolo|título|заголовок|見出し)\s*(\d)$", re.I)
 _TOC_NAME = re.compile(r"^(?:toc|目录|目次)\s*(?:\d|heading)?$|^toc\s", re.I)
 # A hand-typed contents line: text, then a tab or dot leader, then a page number.
@@ -113,122 +109,6 @@ _SKIP = frozenset(
         "proofErr",
     }
 )
-
-
-# --------------------------------------------------------------------------- safe zip + XML
-
-
-def _err(message: str, path: str) -> DocumentError:
-    return DocumentError(f"{message}: {Path(path).name}", path=path)
-
-
-def _mib(n: int) -> str:
-    return f"{n / (1024 * 1024):,.0f} MiB"
-
-
-#: What an over-budget DOCX is told: the file is fine, a limit of the locator is not.
-OVER_BUDGET_HINT = "the file is not broken: it exceeds a limit the DOCX locator sets to bound memory and time; {fix}"
-SPLIT = "split it into smaller documents"
-FLATTEN = "flatten the nesting (tables or content controls inside each other) in its own application"
-
-
-def _over(message: str, path: str, limit: str, fix: str = SPLIT) -> OverBudgetError:
-    """A DOCX over one of the locator's budgets: the limit in the message and in ``limit`` (the
-    file is refused before the provider sees it), the way out in the hint."""
-    return OverBudgetError(f"{message}: {Path(path).name}", path=path, limit=limit,
-                           hint=OVER_BUDGET_HINT.format(fix=fix))
-
-
-def _open_zip(path: str, data: bytes) -> zipfile.ZipFile:
-    if data[:8] == _OLE_MAGIC:
-        if _ENCRYPTED_PACKAGE in data:
-            raise _err("DOCX is encrypted (password protected)", path)
-        raise _err("not a zip file (an OLE2 file: legacy .doc or encrypted package)", path)
-    if not data.startswith(b"PK"):
-        raise _err("not a zip file (not a DOCX)", path)
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-    except (zipfile.BadZipFile, zipfile.LargeZipFile, ValueError, EOFError) as exc:
-        raise _err(f"not a zip file (broken or truncated DOCX: {exc})", path) from exc
-    infos = zf.infolist()
-    if len(infos) > MAX_ENTRIES:
-        raise _over(f"zip bomb: {len(infos)} entries (limit {MAX_ENTRIES})", path, f"zip entries {MAX_ENTRIES}")
-    return zf
-
-
-def _read_part(zf: zipfile.ZipFile, name: str, path: str) -> bytes | None:
-    try:
-        info = zf.getinfo(name)
-    except KeyError:
-        return None
-    if info.flag_bits & 0x1:
-        raise _err("DOCX is encrypted (password protected)", path)
-    if info.file_size > MAX_PART_BYTES:
-        raise _over(f"DOCX too large for the locator: {name} holds {_mib(info.file_size)} of XML, over its limit "
-                    f"(XML part size {_MIB})", path, f"XML part size {_MIB}")
-    if info.file_size > RATIO_MIN_BYTES and info.file_size > MAX_RATIO * max(info.compress_size, 1):
-        ratio = info.file_size // max(info.compress_size, 1)
-        raise _over(f"zip bomb: {name} compression ratio {ratio}:1 (limit {MAX_RATIO}:1)", path,
-                    f"compression ratio {MAX_RATIO}:1")
-    try:
-        with zf.open(info) as fh:
-            data = fh.read(MAX_PART_BYTES + 1)
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
-        raise _err(f"broken DOCX: cannot read {name} ({exc})", path) from exc
-    except RuntimeError as exc:  # zipfile raises this for encrypted members
-        raise _err("DOCX is encrypted (password protected)", path) from exc
-    if len(data) > MAX_PART_BYTES:
-        raise _over(f"DOCX too large for the locator: {name} holds more than {_mib(MAX_PART_BYTES)} of XML, over "
-                    f"its limit (XML part size {_MIB})", path, f"XML part size {_MIB}")
-    return data
-
-
-# huge_tree=False keeps libxml2's own limits (nesting depth 256, 10 MB per text node):
-# no document a person writes comes near them, and a hostile one stops there, in C.
-_PARSER = etree.XMLParser(
-    resolve_entities=False, no_network=True, load_dtd=False, dtd_validation=False, huge_tree=False, recover=False
-)
-
-
-def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
-    """Parse one XML part, refusing any DOCTYPE or entity declaration."""
-    probe = data
-    if data[:2] in (b"\xff\xfe", b"\xfe\xff"):
-        probe = data.decode("utf-16", errors="replace").encode("utf-8")
-    if b"<!DOCTYPE" in probe or b"<!ENTITY" in probe:
-        raise _over(f"XML entity declarations are not allowed (DOCTYPE in {name})", path, "no XML entity declarations")
-    elements = data.count(b"<") - data.count(b"</")
-    if elements > MAX_ELEMENTS:
-        raise _over(f"DOCX too large for the locator: {name} has about {elements:,} XML elements, over the limit "
-                    f"of {MAX_ELEMENTS:,}", path, f"XML elements {MAX_ELEMENTS:,}")
-    try:
-        return etree.fromstring(data, _PARSER)
-    except etree.XMLSyntaxError as exc:
-        text = str(exc).lower()
-        if "depth" in text:  # lxml says "Excessive depth in document: 256 use XML_PARSE_HUGE option"
-            raise _over(f"DOCX nests too deeply: {name} has elements nested more than {LIBXML2_MAX_DEPTH} levels "
-                        f"deep, the XML parser's limit (documents people write stay under ~40)", path,
-                        f"XML nesting depth {LIBXML2_MAX_DEPTH}", FLATTEN) from exc
-        if "huge" in text:  # a text node over libxml2's 10 MB, or a name or attribute over its limits
-            raise _over(f"DOCX too large for the locator: {name} has a single text or attribute over the XML "
-                        "parser's size limit (10 MB)", path, "XML text node 10 MB") from exc
-        raise _err(f"malformed XML in {name} ({exc})", path) from exc
-
-
-def _main_part_name(zf: zipfile.ZipFile, path: str) -> str:
-    rels = _read_part(zf, "_rels/.rels", path)
-    if rels is not None:
-        try:
-            root = parse_xml(rels, "_rels/.rels", path)
-        except DocumentError:
-            root = None
-        if root is not None:
-            for rel in root:
-                if str(rel.get("Type", "")).endswith("/officeDocument"):
-                    target = str(rel.get("Target", "")).lstrip("/")
-                    if target:
-                        return target
-    return "word/document.xml"
 
 
 # --------------------------------------------------------------------------- styles
@@ -348,9 +228,9 @@ class _Walker:
 
     def _deep(self, depth: int) -> None:
         if depth > MAX_DEPTH:
-            raise _over(f"DOCX nests too deeply: elements nested more than {MAX_DEPTH} levels deep, the locator's "
-                        "limit (documents people write stay under ~40)", self.path, f"nesting depth {MAX_DEPTH}",
-                        FLATTEN)
+            raise over_budget(f"DOCX nests too deeply: elements nested more than {MAX_DEPTH} levels deep, "
+                              "the locator's limit (documents people write stay under ~40)", self.path,
+                              f"nesting depth {MAX_DEPTH}", FLATTEN)
 
     def walk(self, body: etree._Element) -> None:
         """Index every body-level paragraph (table cells and content controls included)."""
@@ -401,8 +281,8 @@ class _Walker:
 
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise _over(f"DOCX too large for the locator: more than {MAX_PARAGRAPHS:,} paragraphs, the limit",
-                        self.path, f"paragraphs {MAX_PARAGRAPHS:,}")
+            raise over_budget(f"DOCX too large for the locator: more than {MAX_PARAGRAPHS:,} paragraphs, the limit",
+                              self.path, f"paragraphs {MAX_PARAGRAPHS:,}")
         parts: list[str] = []
         state = {"toc": self.toc_depth > 0 or any(f[1] for f in self.fields), "eq": False}
         level = 0
@@ -443,8 +323,9 @@ class _Walker:
         text = "".join(parts)
         self.chars += len(text)
         if self.chars > MAX_TEXT_CHARS:
-            raise _over(f"DOCX too large for the locator: more than {MAX_TEXT_CHARS:,} characters of text, the limit",
-                        self.path, f"text characters {MAX_TEXT_CHARS:,}")
+            raise over_budget(f"DOCX too large for the locator: more than {MAX_TEXT_CHARS:,} characters of text, "
+                              "the limit",
+                              self.path, f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
         if in_toc or not own_text.strip():
@@ -615,15 +496,15 @@ def _sdt_is_toc(sdt: etree._Element) -> bool:
 
 def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
     """Parse DOCX bytes into a ``DocxDocument``. Raises ``DocumentError`` on bad input."""
-    with _open_zip(path, data) as zf:
-        main = _main_part_name(zf, path)
-        doc_xml = _read_part(zf, main, path)
+    with open_zip(path, data) as zf:
+        main = main_part_name(zf, path)
+        doc_xml = read_part(zf, main, path)
         if doc_xml is None:
-            raise _err(f"broken DOCX: no main document part ({main})", path)
+            raise document_error(f"broken DOCX: no main document part ({main})", path)
         styles_name = main.rsplit("/", 1)[0] + "/styles.xml" if "/" in main else "styles.xml"
-        styles_xml = _read_part(zf, styles_name, path)
+        styles_xml = read_part(zf, styles_name, path)
         numbering_name = styles_name.rsplit("styles.xml", 1)[0] + "numbering.xml"
-        numbering_xml = _read_part(zf, numbering_name, path)
+        numbering_xml = read_part(zf, numbering_name, path)
     root = parse_xml(doc_xml, main, path)
     styles_root = None
     if styles_xml is not None:
@@ -639,7 +520,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             body = child
             break
     if body is None:
-        raise _err(f"broken DOCX: {main} has no w:body", path)
+        raise document_error(f"broken DOCX: {main} has no w:body", path)
     numbering_root = None
     if numbering_xml is not None:
         try:
@@ -660,10 +541,10 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
 def parse_file(real: str, st: os.stat_result) -> DocxDocument:
     """Parse the DOCX ``real`` at version ``st`` (the cache's loader). Raises ``DocumentError``."""
     if st.st_size > MAX_FILE_BYTES:
-        raise _over(f"DOCX too large ({st.st_size:,} bytes, limit {MAX_FILE_BYTES:,})", real,
-                    f"file size {MAX_FILE_BYTES >> 20} MiB")
+        raise over_budget(f"DOCX too large ({st.st_size:,} bytes, limit {MAX_FILE_BYTES:,})", real,
+                          f"file size {MAX_FILE_BYTES >> 20} MiB")
     if st.st_size == 0:
-        raise _err("not a zip file (empty file)", real)
+        raise document_error("not a zip file (empty file)", real)
     try:
         with open(real, "rb") as fh:
             data = fh.read(MAX_FILE_BYTES + 1)

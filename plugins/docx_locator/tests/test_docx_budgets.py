@@ -1,4 +1,4 @@
-"""Budgets (issue 12): whatever the file, locating in it ends fast, in bounded memory, with one clear error."""
+"""Budgets: whatever the file, locating in it ends fast, in bounded memory, with one clear error."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder, big_xml_docx, nested_tables_docx
 
 from mnote_kr.errors import DocumentError
-from mnote_kr_docx_locator import reader
+from mnote_kr_docx_locator import reader, safezip
 
 LIMIT_S = 10.0
 LIMIT_RSS = 500 * 1024 * 1024
@@ -48,7 +48,7 @@ def test_docx_with_200_mb_of_xml_inside_the_ratio_limit_is_refused_fast_and_smal
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
     assert "big.docx" in err and "over its limit (XML part size 64 MiB)" in err
-    # the cause is a limit, not a broken file (issue 27: it was called "broken, encrypted")
+    # the cause is a limit, not a broken file (an earlier message called it "broken, encrypted")
     assert "is not broken" in err and "split it" in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
     assert path.read_bytes() == before
@@ -60,7 +60,7 @@ def test_docx_with_1500_nested_tables_is_refused_without_recursion(tmp_path):
     code, err, wall, rss = _measured(path, tmp_path)
     assert code == 1 and err.count("\n") == 1 and err.startswith("Error: ")
     assert "nested.docx" in err and "limit" in err and "Recursion" not in err
-    # what the document does, not lxml's advice to the programmer (issue 27)
+    # what the document does, not lxml's advice to the programmer (XML_PARSE_HUGE)
     assert "nests too deeply" in err and "XML_PARSE_HUGE" not in err and "broken, encrypted" not in err
     assert wall < LIMIT_S and rss < LIMIT_RSS, (wall, rss)
 
@@ -69,7 +69,7 @@ def test_walk_depth_budget_names_the_limit_below_libxml2s_own(tmp_path, monkeypa
     # 150 nested tables (~450 elements deep) stay under libxml2's limit when it is raised;
     # the walk itself is a loop and stops at MAX_DEPTH with a clear error
     monkeypatch.setattr(
-        reader, "_PARSER", reader.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
+        safezip, "_PARSER", safezip.etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=True)
     )
     deep = rf"nests too deeply: elements nested more than {reader.MAX_DEPTH} levels deep, the locator's limit"
     with pytest.raises(DocumentError, match=deep):

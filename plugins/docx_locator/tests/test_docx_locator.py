@@ -1,4 +1,6 @@
-"""Locating evidence in DOCX: the traps of issue 5, negatives, block scope and the hooks."""
+"""Locating evidence in DOCX: the traps (a substring query, a TOC line, a chunk running into the
+references, an equation, a table cell, evidence from another document), negatives, block scope
+and the hooks."""
 
 from __future__ import annotations
 

@@ -24,7 +24,6 @@ import contextlib
 import importlib.util
 import json
 import os
-import stat
 import sys
 import time
 from collections.abc import Mapping
@@ -34,6 +33,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.plugin_api import ProviderError
+
+from .engine_procs import CHILDREN, MARKERS, base_env, is_our_process, log_tail, make_private, spawn, terminate
 
 if TYPE_CHECKING:
     import subprocess
@@ -62,16 +63,6 @@ LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pd
 #: CORS origin. The guard refuses both anyway; with these LightRAG's own checks agree with it.
 LOCKDOWN_ENV = {"WHITELIST_PATHS": "/health", "CORS_ORIGINS": ""}
 
-# Only these variables of the caller's environment reach the engine's processes: LightRAG reads
-# dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
-_ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
-             "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
-_MARKERS = {"server": "mnote_kr_lightrag.guard", "models": "mnote_kr_lightrag.modelservice"}
-#: Engines recorded by an older mnote-kr ran ``lightrag-server`` directly: still ours to stop.
-_OLD_MARKERS = {"server": "lightrag-server"}
-# Popen objects of the engine processes this interpreter started. They outlive start_engine on
-# purpose; holding them here keeps Popen.__del__ from warning, and lets stop_engine reap them.
-_CHILDREN: dict[int, subprocess.Popen[bytes]] = {}
 #: (url, api key) -> (monotonic time, /health body): what :func:`_health` last received.
 _SEEN_HEALTH: dict[tuple[str, str | None], tuple[float, dict[str, Any]]] = {}
 
@@ -163,117 +154,6 @@ def read_state(state_dir: Path) -> EngineInfo | None:
         return None
 
 
-def _cmdline(pid: int) -> str | None:
-    """The command line of ``pid``, or None when it is gone or cannot be read."""
-    proc = Path(f"/proc/{pid}/cmdline")
-    if proc.parent.parent.is_dir() and Path("/proc/self").exists():
-        try:
-            return proc.read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
-        except OSError:
-            return None
-    import shutil
-    import subprocess
-
-    ps = shutil.which("ps")
-    if ps is None:
-        return None
-    try:
-        out = subprocess.run([ps, "-p", str(pid), "-o", "command="], capture_output=True, text=True,
-                             timeout=5, check=False)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return out.stdout.strip() or None
-
-
-def is_our_process(pid: int, role: str) -> bool:
-    """True when ``pid`` is alive and still runs the program recorded for ``role``."""
-    if pid <= 0:
-        return False
-    cmd = _cmdline(pid)
-    if not cmd:
-        return False
-    if _is_zombie(pid):
-        return False
-    return _MARKERS[role] in cmd or (role in _OLD_MARKERS and _OLD_MARKERS[role] in cmd)
-
-
-def _is_zombie(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat.rsplit(")", 1)[-1].split()[:1] == ["Z"]
-
-
-def _terminate(pid: int, role: str, timeout: float) -> bool:
-    """SIGTERM ``pid`` (its own process group when it leads one), SIGKILL after ``timeout``."""
-    if not is_our_process(pid, role):
-        return False
-    group = hasattr(os, "killpg") and _pgid(pid) == pid
-
-    def send(sig: int) -> None:
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(pid, sig) if group else os.kill(pid, sig)
-
-    import signal
-
-    send(signal.SIGTERM)
-    if not _wait_gone(pid, role, timeout):
-        send(getattr(signal, "SIGKILL", signal.SIGTERM))
-        _wait_gone(pid, role, 5.0)
-    return True
-
-
-def _wait_gone(pid: int, role: str, timeout: float) -> bool:
-    import subprocess
-
-    proc = _CHILDREN.get(pid)
-    if proc is not None:  # our own child: wait() is exact and reaps it
-        try:
-            proc.wait(timeout)
-        except subprocess.TimeoutExpired:
-            return False
-        _CHILDREN.pop(pid, None)
-        return True
-    deadline = time.monotonic() + timeout
-    while True:
-        _reap(pid)
-        if not is_our_process(pid, role):
-            _reap(pid)  # it may have just become a zombie child of ours
-            return True
-        if time.monotonic() > deadline:
-            return False
-        time.sleep(0.1)
-
-
-def _pgid(pid: int) -> int | None:
-    try:
-        return os.getpgid(pid)
-    except (OSError, AttributeError):
-        return None
-
-
-def _reap(pid: int) -> None:
-    """Collect our own exited child so it does not linger as a zombie."""
-    proc = _CHILDREN.get(pid)
-    if proc is not None:
-        if proc.poll() is not None:
-            del _CHILDREN[pid]
-        return
-    with contextlib.suppress(ChildProcessError, OSError, AttributeError):
-        os.waitpid(pid, os.WNOHANG)
-
-
-def _tail(path: Path | str | None, lines: int = 25) -> str:
-    if not path:
-        return ""
-    try:
-        text = Path(path).read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return ""
-    return "\n".join(text.splitlines()[-lines:])
-
-
 def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
     """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
 
@@ -330,63 +210,6 @@ def guard_active(url: str) -> bool:
     return got is not None and got[0] == 403
 
 
-def _base_env() -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if k in _ENV_KEEP}
-    env["NO_PROXY"] = env["no_proxy"] = "127.0.0.1,localhost,::1"
-    env["PYTHONUNBUFFERED"] = "1"
-    env["PYTHONIOENCODING"] = "utf-8"
-    return env
-
-
-#: The engine's processes create files 0600 and folders 0700: LightRAG's stores hold the full
-#: text of every document (``kv_store_full_docs.json``), a file the user made unreadable included.
-PRIVATE_UMASK = 0o077
-
-
-def make_private(top: Path) -> int:
-    """Create ``top`` (0700) and take group and other access off everything under it; return how
-    many entries were tightened. Symlinks are never followed: the input dir links to the user's
-    own files, whose modes are theirs."""
-    top.mkdir(parents=True, exist_ok=True, mode=0o700)
-    if os.name != "posix":  # pragma: no cover - Windows: no mode bits to take off
-        return 0
-    changed = 0
-
-    def tighten(path: str) -> None:
-        nonlocal changed
-        with contextlib.suppress(OSError):
-            mode = os.lstat(path).st_mode
-            if mode & 0o077 and not stat.S_ISLNK(mode):
-                os.chmod(path, mode & 0o7700)
-                changed += 1
-
-    tighten(str(top))
-    for folder, dirs, files in os.walk(top, followlinks=False):
-        for name in (*dirs, *files):
-            tighten(os.path.join(folder, name))
-    return changed
-
-
-def _spawn(cmd: list[str], *, cwd: Path, env: Mapping[str, str], log: Path) -> subprocess.Popen[bytes]:
-    import subprocess
-
-    # The log is private too: it holds LightRAG's messages about the documents.
-    fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
-    with contextlib.suppress(OSError, AttributeError):
-        os.fchmod(fd, 0o600)
-    with os.fdopen(fd, "ab") as out:
-        kwargs: dict[str, Any] = {}
-        if os.name == "posix":
-            kwargs["start_new_session"] = True  # own process group: stop reaches its children only
-            kwargs["umask"] = PRIVATE_UMASK
-        else:  # pragma: no cover - Windows
-            kwargs["creationflags"] = getattr(subprocess, "CREATE_NEW_PROCESS_GROUP", 0)
-        proc = subprocess.Popen(cmd, cwd=cwd, env=dict(env), stdin=subprocess.DEVNULL, stdout=out,
-                                stderr=subprocess.STDOUT, **kwargs)
-    _CHILDREN[proc.pid] = proc
-    return proc
-
-
 def _wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, what: str,
                 logs: list[Path]) -> None:
     while True:
@@ -394,11 +217,11 @@ def _wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, 
             return
         code = proc.poll()
         if code is not None:
-            tails = "\n".join(t for t in (_tail(p) for p in logs) if t)
+            tails = "\n".join(t for t in (log_tail(p) for p in logs) if t)
             raise ProviderError(f"{what} exited with code {code} during start-up:\n{tails}".rstrip(),
                                 url=check_url, hint=f"see {logs[0]}")
         if time.monotonic() > deadline:
-            tails = "\n".join(t for t in (_tail(p) for p in logs) if t)
+            tails = "\n".join(t for t in (log_tail(p) for p in logs) if t)
             raise ProviderError(f"{what} did not answer {check_url}/health in time:\n{tails}".rstrip(),
                                 url=check_url, hint=f"see {logs[0]}; a cold start can take longer, raise wait_s")
         time.sleep(0.25)
@@ -445,8 +268,8 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
     server_pid = info.pids.get("server", 0)
     if not is_our_process(server_pid, "server"):
         for role, pid in info.pids.items():
-            if role in _MARKERS:
-                _terminate(pid, role, timeout=5)
+            if role in MARKERS:
+                terminate(pid, role, timeout=5)
         with contextlib.suppress(OSError):
             (state_dir / DIED_FILE).write_text(json.dumps(
                 {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
@@ -556,9 +379,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             mport = free_port(host)
             models_url = f"http://{host}:{mport}"
             models_log.write_bytes(b"")
-            mproc = _spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
+            mproc = spawn([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--host", host,
                             "--port", str(mport), "--embedder", offline_spec.name],
-                           cwd=run_dir, env={**_base_env(), modelservice.KEY_ENV: models_key or ""}, log=models_log)
+                           cwd=run_dir, env={**base_env(), modelservice.KEY_ENV: models_key or ""}, log=models_log)
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 
@@ -581,7 +404,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                                                                  else LLM_PARSER_RULES)
         sport = port or free_port(host)
         api_key = secrets.token_urlsafe(24)
-        env = _base_env()
+        env = base_env()
         env.update({
             "HOST": host, "PORT": str(sport),
             "WORKING_DIR": str(working_dir), "INPUT_DIR": str(input_dir), "LOG_DIR": str(run_dir),
@@ -606,7 +429,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         })
         server_log.write_bytes(b"")
         url = f"http://{host}:{sport}"
-        sproc = _spawn(server_cmd, cwd=run_dir, env=env, log=server_log)
+        sproc = spawn(server_cmd, cwd=run_dir, env=env, log=server_log)
         started.append((sproc, "server"))
         info = EngineInfo(
             url=url, api_key=api_key, input_dir=str(input_dir), working_dir=str(working_dir),
@@ -626,10 +449,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         write_index_record(engine_dir, record)
     except BaseException:
         for proc, role in reversed(started):
-            _terminate(proc.pid, role, timeout=5)
+            terminate(proc.pid, role, timeout=5)
             with contextlib.suppress(subprocess.TimeoutExpired):
                 proc.wait(timeout=5)
-            _CHILDREN.pop(proc.pid, None)
+            CHILDREN.pop(proc.pid, None)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         raise
 
@@ -696,7 +519,7 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
             busy = pipeline_busy(info)
             # LightRAG's shutdown flushes the vectors it buffered for documents still in flight,
             # embedding every one (452 requests of 10 chunks for a 20 MB file half indexed; the
-            # 30 MB DOCX of issue 27 had 66,419 chunks) before it exits. Unless the pipeline is
+            # hostile 30 MB DOCX of benchmarks/hostile.py had 66,419 chunks) before it exits. Unless the pipeline is
             # known idle, the model service goes first (from then on nothing can be embedded), and
             # a busy server gets a short grace: what it holds unsaved is unfinished documents'
             # work, which LightRAG redoes or mnote-kr's sync cleans up.
@@ -704,7 +527,7 @@ def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
             for role in order:
                 pid = info.pids.get(role)
                 grace = min(timeout, BUSY_GRACE_S) if busy and role == "server" else timeout
-                if pid and _terminate(pid, role, grace):
+                if pid and terminate(pid, role, grace):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         (state_dir / DIED_FILE).unlink(missing_ok=True)

@@ -23,6 +23,7 @@ TEXT_WRAPPER_MARK = "Text of a document, read by mnote-kr because LightRAG's par
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
 _MAX_WRAPPER_BYTES = 64 * 1024
+_HEAD_BYTES = _MAX_CAPTION_CHARS * 4 + 4096  # name lines and a caption, in UTF-8
 
 
 def place_link(input_dir: Path, name: str, source: Path) -> Path:
@@ -59,8 +60,9 @@ def _caption(source: Path) -> str | None:
     return None
 
 
-def wrapper_text(source: Path, rel_path: str, size: int) -> str:
-    """The Markdown document that stands in for an image in LightRAG."""
+def wrapper_text(source: Path, rel_path: str, size: int, recognized: str | None = None) -> str:
+    """The Markdown document that stands in for an image in LightRAG: what the file is, its
+    caption, and the text an OCR plugin recognised in it (reading order), after the mark."""
     rel = PurePosixPath(rel_path)
     folder = str(rel.parent) if str(rel.parent) != "." else "(workspace root)"
     lines = [
@@ -77,16 +79,19 @@ def wrapper_text(source: Path, rel_path: str, size: int) -> str:
     if caption:
         lines += ["## Caption", "", caption, ""]
     lines += [WRAPPER_MARK, ""]
+    if recognized and recognized.strip():
+        lines += ["## Text in the image", "", recognized.strip(), ""]
     return "\n".join(lines)
 
 
-def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size: int) -> Path:
+def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size: int,
+                  recognized: str | None = None) -> Path:
     """Write (atomically) the image wrapper into LightRAG's input dir, never the user's folder."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
                             hint="move it away or rename the source")
-    data = wrapper_text(source, rel_path, size).encode("utf-8")
+    data = wrapper_text(source, rel_path, size, recognized).encode("utf-8")
     write_private(path, data)  # via a dot name with an unsupported suffix: a scan ignores it
     return path
 
@@ -114,6 +119,9 @@ def is_our_wrapper(path: Path) -> bool:
             head = fh.read(len(TEXT_WRAPPER_MARK.encode("utf-8")))
         if head == TEXT_WRAPPER_MARK.encode("utf-8"):
             return True
+        with path.open("rb") as fh:  # the mark precedes an image's recognised text
+            if WRAPPER_MARK.encode("utf-8") in fh.read(_HEAD_BYTES):
+                return True
         if path.stat().st_size > _MAX_WRAPPER_BYTES:
             return False
         return WRAPPER_MARK in path.read_text(encoding="utf-8", errors="replace")

@@ -1,6 +1,7 @@
 """Map a LightRAG reference back to a registry entry and to the sidecar block it came from.
 
-No LightRAG REST route exposes a chunk's block refs (NOTES §5.5), so the chunk text is
+No LightRAG REST route exposes a chunk's block refs (LightRAG 1.5.7 keeps them in its own
+stores only), so the chunk text is
 found in the sidecar itself: the block contents joined with ``"\\n\\n"`` are the text the
 chunkers cut, and a chunk is a contiguous slice of it (overlaps and token edges aside).
 We locate the chunk's span in the joined text (exactly, else after collapsing

@@ -17,6 +17,7 @@ from typing import Any
 from mnote_kr.plugin_api import (
     EntryColumns,
     EntryUpdate,
+    MnoteKrError,
     ProviderBusyError,
     ProviderContext,
     ProviderError,
@@ -259,6 +260,16 @@ class LightRagProvider:
             delay *= 2
         return "busy", None
 
+    def _recognized(self, source: SourceFile) -> str | None:
+        """The text an OCR plugin reads in an image, for its wrapper (None: none, or unreadable:
+        said in one line, and the image is indexed by its name alone)."""
+        try:
+            return self.ctx.extract_text(source.path)
+        except MnoteKrError as exc:
+            self.ctx.progress(f"Error: OCR of {source.rel_path}: {exc.message}; indexed by its name alone"
+                              + (f" ({exc.hint})" if exc.hint and exc.hint not in exc.message else ""))
+            return None
+
     def scan(self) -> tuple[str, str | None, float | None, str | None]:
         """``POST /documents/scan`` → (``started``|``busy``|``down``, track_id, retry_after, error)."""
         try:
@@ -403,7 +414,8 @@ class LightRagProvider:
         for source, name, wrapper in plans:
             try:
                 if wrapper is not None:
-                    links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size)
+                    links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size,
+                                        self._recognized(source))
                 else:
                     links.place_link(input_dir, name, Path(source.path))
             except ProviderError as exc:

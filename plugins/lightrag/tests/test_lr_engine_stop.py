@@ -1,4 +1,4 @@
-"""Stopping the managed engine mid-document embeds nothing (issue 27; real lightrag-server).
+"""Stopping the managed engine mid-document embeds nothing (real lightrag-server).
 
 LightRAG's FAISS storage buffers each chunk's vector unembedded and embeds at the next flush; its
 shutdown flushes what a document still in flight had buffered. ``engine stop`` on a half-indexed

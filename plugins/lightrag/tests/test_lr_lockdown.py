@@ -1,4 +1,4 @@
-"""The managed engine accepts nothing without its key but ``/health`` (issue 12, item 1).
+"""The managed engine accepts nothing without its key but ``/health``.
 
 Unit tests drive :class:`~mnote_kr_lightrag.guard.EngineGuard` as a plain ASGI app; the
 integration tests start the real guarded ``lightrag-server`` through ``start_engine`` and
@@ -25,7 +25,7 @@ from mnote_kr.citations.render import render_status
 from mnote_kr.core.config import load_config
 from mnote_kr.core.host import Host
 from mnote_kr.errors import ProviderError
-from mnote_kr_lightrag import engine, settings
+from mnote_kr_lightrag import engine, engine_procs, settings
 from mnote_kr_lightrag.guard import EngineGuard
 
 PORT = 4242
@@ -256,7 +256,7 @@ def test_lr_status_has_no_warning_for_the_managed_engine(lightrag_engine: engine
     assert "Warning:" not in render_status(info)
 
 
-# --- every file private (issue 27) -------------------------------------------------------------
+# --- every file private: LightRAG's stores hold the full text of every document ---------------
 
 
 def _loose_modes(top: Path) -> list[str]:
@@ -284,11 +284,11 @@ def test_lr_make_private_tightens_the_engine_tree_but_never_a_linked_user_file(t
     (top / "inputs").mkdir(mode=0o755)
     (top / "inputs" / "link-notes.md").symlink_to(user_file)
     assert _loose_modes(top)  # what an older mnote-kr left
-    assert engine.make_private(top) == 5
+    assert engine_procs.make_private(top) == 5
     assert _loose_modes(top) == []
     assert stat.S_IMODE(store.stat().st_mode) == 0o600
     assert stat.S_IMODE(user_file.stat().st_mode) == 0o644  # behind the link: the user's, untouched
-    assert engine.make_private(top) == 0  # nothing left to do the next time
+    assert engine_procs.make_private(top) == 0  # nothing left to do the next time
 
 
 @pytest.mark.integration

@@ -217,7 +217,7 @@ def test_lr_health_and_models(service: str) -> None:
     assert httpx.get(f"{service}/stats", headers=AUTH).json() == {"requests": {"embeddings": 1, "keywords": 1}}
 
 
-# --- the door: key, Host, Origin, body size, deadlines (issue 27) ---------------------------
+# --- the door: key, Host, Origin, body size, deadlines ---------------------------------------
 
 
 def test_lr_service_refuses_every_route_but_health_without_the_key(service: str) -> None:

@@ -16,7 +16,7 @@ from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 PLUGIN = "pdf_bbox"
 
 __all__ = ["PLUGIN", "check_budget", "clear_cache", "document_model", "locate", "locate_pdf", "locator_extensions",
-           "prepare_locate", "render_page"]
+           "page_fonts", "prepare_locate", "render_page"]
 
 
 def __getattr__(name: str) -> Any:
@@ -108,6 +108,16 @@ def document_model(path: str) -> DocumentModel | None:
     from .render import document_model as _document_model
 
     return _document_model(path)
+
+
+@hookimpl
+def page_fonts(path: str, page: int) -> tuple[list[str], str | None] | None:
+    """The fonts a page names without embedding them, and the CJK face drawn for them; None for another type."""
+    if not _is_pdf(path):
+        return None
+    from .render import page_fonts as _page_fonts
+
+    return _page_fonts(path, page)
 
 
 @hookimpl

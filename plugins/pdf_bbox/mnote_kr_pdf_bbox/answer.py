@@ -23,18 +23,21 @@ Ties go to the earlier block in document order, so every process gives one answe
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import iter_tokens, normalize, places_key, query_occurrences, scaffolding
+from mnote_kr.plugin_api import iter_tokens, lazy_compile, normalize, places_key, query_occurrences, scaffolding
 
+from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
-#: False: blocks by words alone, as before issue 33 (``benchmarks/retrieval.py``'s today variant).
+#: False: blocks by words alone, as before (``benchmarks/retrieval.py``'s today variant).
 BY_MEANING = True
 #: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
 MEANING_MIN_TOKENS = 4
+_CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
 # Chinese question words as the bigrams the tokenizer gives; Latin function words and
@@ -61,10 +64,34 @@ def stem(word: str) -> str:
     return word
 
 
+def _accentless() -> dict[int, str]:
+    """Latin, Greek and Cyrillic letters with accents -> the letter without them (``ä`` -> ``a``),
+    the fold of ``pdftext.fold_char``, one character for one."""
+    out = {}
+    for cp in range(0xC0, 0x500):
+        base = "".join(c for c in unicodedata.normalize("NFD", chr(cp)) if not unicodedata.combining(c))
+        if len(base) == 1 and base != chr(cp):
+            out[cp] = base
+    return out
+
+
+_ACCENTLESS = _accentless()
+# an accent drawn as a glyph of its own beside its letter (TeX's split accents): ¨ ´ ˆ ˜ ¸ ˇ ˘ ˙ ˚ ¯
+_SPACING_MARKS = frozenset("\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af")
+
+
 def fold(text: str) -> str:
-    """``normalize`` plus the Arabic folds of ``pdftext`` (alef forms, lam-alef order); the
-    length is kept, so offsets still point into the original text."""
-    return canonical(normalize(text).translate(ALEF_FOLD))
+    """``normalize`` plus the folds of ``pdftext`` (accents, Arabic alef forms, lam-alef
+    order); the length is kept, so offsets still point into the original text."""
+    return canonical(normalize(text).translate(ALEF_FOLD).translate(_ACCENTLESS))
+
+
+def _drop_spacing_marks(raw: str) -> str:
+    """``raw`` without accents drawn as glyphs of their own next to a letter."""
+    if not any(ch in _SPACING_MARKS for ch in raw):
+        return raw
+    return "".join(ch for k, ch in enumerate(raw) if not (
+        ch in _SPACING_MARKS and ((k > 0 and raw[k - 1].isalpha()) or raw[k + 1 : k + 2].isalpha())))
 
 
 def content_terms(text: str) -> dict[str, str]:
@@ -98,7 +125,7 @@ def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]
     chars: list[str] = []
     line_at: list[int] = []
     for li in lines:
-        raw = "".join([page.text[c] for c in page.stream[li]]).rstrip()
+        raw = _drop_spacing_marks("".join([page.text[c] for c in page.stream[li]]).rstrip())
         if chars:
             prev = chars[-1]
             if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
@@ -239,6 +266,10 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
                                   _narrow(doc, b, [dt.block(b).line_at[at[0]]]), ranked[1].get(b) if ranked else None)
     if not terms:
         return Answer(None, "semantic", 0.0, 0, 0, [])
+    # a CJK bigram the document never holds is an artefact of cutting an unspaced query
+    # ("温度密度" gives "度密"), not a word asked for
+    terms = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)} \
+        or terms
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
     total = sum(weight.values()) or 1.0
     words: dict[tuple[int, int], tuple[float, float, int]] = {}  # block -> (score, share, terms found)
@@ -317,8 +348,20 @@ def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
 
 
 def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int]) -> list[int]:
-    """The block's lines, or for a long block the few lines around the answer."""
-    lines = doc.pages[b[0]].blocks[b[1]]
+    """The block's lines; for a table row the one cell that holds the answer (the whole row when
+    the answer spans cells or sits in the first cell, the row's name); for a long block the
+    few lines around the answer."""
+    page = doc.pages[b[0]]
+    lines = page.blocks[b[1]]
+    if hit_lines and b[1] in page.table_rows:
+        boxes = {li: reading_box(page, li) for li in lines}
+        left = min(boxes[li][0] for li in lines)
+        cells = [li for li in lines if any(min(boxes[li][2], boxes[h][2]) > max(boxes[li][0], boxes[h][0])
+                                           for h in hit_lines)]
+        one = all(min(boxes[a][2], boxes[b][2]) > max(boxes[a][0], boxes[b][0]) for a in cells for b in cells)
+        if one and cells and min(boxes[li][0] for li in cells) > left + 0.5:
+            return cells  # one cell, not the row's first (its name): the cell answers
+        return list(lines)
     if len(lines) <= MAX_LINES or not hit_lines:
         return list(lines)
     at = {li: k for k, li in enumerate(lines)}

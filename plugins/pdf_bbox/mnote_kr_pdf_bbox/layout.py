@@ -31,6 +31,12 @@ SAME_Y = 0.02  # two furniture lines sit at the same height within this share of
 _DIGITS = lazy_compile(r"\d+")
 # a list item's first line: a bullet, a dash, "3." or "(b)", or a symbol-font glyph with no
 # Unicode mapping (PDFium gives a control character for it)
+# a list item's marker drawn on its own (apart from its text): a bullet, a dash, "3." or "(b)"
+MARKER = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-zA-Z]|[ivx]{1,4})[.)])?\s*")
+# a note's first line: its number or sign, then the text ("1 http://...", "* Measured at ...")
+_NOTE = lazy_compile(r"\s*(?:\d{1,3}|[*†‡§¶])\s+\S")
+# a contents entry's end: a dot leader and the page number
+_LEADER = lazy_compile(r"(?:\.\s?){4,}\s*\S{1,8}\s*$")
 _BULLET = lazy_compile(r"\s*(?:[•◦▪▫■□●○‣⁃∙·*–—-]|\(?(?:\d{1,2}|[a-z]|[ivx]{1,4})[.)]|\S?[\x01-\x08])\s")
 
 
@@ -296,16 +302,27 @@ def split_blocks(
             gap = c[1] - p[3]
             x_overlap = min(p[2], c[2]) - max(p[0], c[0])
             first_x = box(cur[0])[0]
-            if gap < -0.3 * h or gap > lead + 0.5 * h or x_overlap < 0.3 * min(p[2] - p[0], c[2] - c[0]):
-                new = True  # up the page, a paragraph gap, or another column
+            beside = x_overlap < 0.3 * min(p[2] - p[0], c[2] - c[0]) and abs(c[0] - left) > 2.5 * h
+            if gap < -0.3 * h or gap > lead + 0.5 * h or beside:
+                new = True  # up the page, a paragraph gap, or another column (a short last line
+                # under an indented first line is neither: it starts near the block's left edge)
             elif max(hp, hc) > 1.45 * h:
                 new = True  # the font size changed: a heading and its body
             elif base is not None and size is not None and _spaced_apart(last, i, gap, base, size, spacing):
                 new = True  # a paragraph gap by the document's own line spacing, or a size change
+            elif _NOTE.match(texts[i]) and _NOTE.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
+                new = True  # the next note of a list of footnotes, each under the other
+            elif c[0] < first_x - 0.8 * h and _BULLET.match(texts[cur[0]]):
+                new = True  # back left of a list item's marker: the item has ended
+            elif _LEADER.search(texts[order[k - 1]]):
+                new = True  # the previous line was a contents entry: its page number ends it
             elif _ITEM_HEAD.match(texts[i]) and _ITEM_HEAD.match(texts[cur[0]]) and abs(c[0] - first_x) <= 0.5 * h:
                 new = True  # the next item of a tight definition or option list
             elif body_x < math.inf and body_x > first_x + 0.8 * h and c[0] < body_x - 0.8 * h:
                 new = True  # back out of a hanging indent: the next item starts
+            elif body_x < math.inf and first_x > body_x + 0.8 * h and c[0] > body_x + 0.8 * h \
+                    and abs(c[0] - first_x) <= 0.8 * h:
+                new = True  # paragraphs set with a first-line indent: a line indented so starts the next
             elif texts[order[k - 1]].rstrip(" ").endswith(_SOFT_HYPHENS):
                 new = False  # the previous line broke a word (PDFium marks the hyphen): it goes on
             else:
@@ -339,6 +356,74 @@ def split_blocks(
     return blocks
 
 
+def split_at_markers(blocks: list[list[int]], boxes: Sequence[Box], texts: Sequence[str]) -> list[list[int]]:
+    """Blocks where a list marker drawn apart from its text (a bullet as its own line) starts
+    its item: the marker joins the block of the text on its row, which starts there.
+
+    ``blocks`` are in reading order; so is the result (a block keeps its place, a split-off
+    item follows the block it came from)."""
+    markers = [i for blk in blocks for i in blk if MARKER.fullmatch(texts[i]) and texts[i].strip()]
+    if not markers:
+        return blocks
+    starts: dict[int, int] = {}  # the item's first line -> its marker
+    for m in markers:
+        b = boxes[m]
+        h = max(b[3] - b[1], 1.0)
+        row = [j for blk in blocks for j in blk if j != m and boxes[j][0] >= b[2] - 0.5
+               and boxes[j][0] - b[2] < 4 * max(h, boxes[j][3] - boxes[j][1])
+               and min(b[3], boxes[j][3]) - max(b[1], boxes[j][1]) > 0.3 * min(h, boxes[j][3] - boxes[j][1])]
+        if row:
+            starts[min(row, key=lambda j: boxes[j][0])] = m
+    if not starts:
+        return blocks
+    moved = set(starts.values())
+    out: list[list[int]] = []
+    for blk in blocks:
+        cur: list[int] = []
+        for i in blk:
+            if i in moved:
+                continue
+            if i in starts:
+                if cur:
+                    out.append(cur)
+                cur = [starts[i]]
+            cur.append(i)
+        if cur:
+            out.append(cur)
+    return out
+
+
+_SENTENCE_END = tuple(".!?:;。！？：；")
+
+
+def continuations(blocks: list[list[int]], boxes: Sequence[Box], texts: Sequence[str],
+                  size: Sequence[float]) -> dict[int, int]:
+    """Block ``a`` -> the next block ``b`` that carries on its paragraph past a picture or a
+    column break: ``b`` comes right after ``a`` in reading order, in another column or further
+    down past a gap; ``a``'s last line is full (``b``'s first word would not have fitted on it)
+    and ends mid-sentence; ``b``'s first
+    line starts at its left edge (no indent) with a lower-case letter, in the same type."""
+    out: dict[int, int] = {}
+    for k in range(len(blocks) - 1):
+        a, b = blocks[k], blocks[k + 1]
+        last, first = a[-1], b[0]
+        la, fb = boxes[last], boxes[first]
+        h = max(la[3] - la[1], 1.0)
+        if len(a) < 2 or abs(size[last] - size[first]) > 0.08 * min(size[last], size[first]):
+            continue
+        right = max(boxes[i][2] for i in a)
+        head = texts[first].lstrip()[:1]
+        word = (_first_word_len(texts[first]) + 1) * (fb[2] - fb[0]) / max(len(texts[first]), 1)
+        if right - la[2] > word + h or texts[last].rstrip().endswith(_SENTENCE_END) or not head.islower():
+            continue
+        if abs(fb[0] - min(boxes[i][0] for i in b)) > 0.8 * h:
+            continue  # indented: a new paragraph
+        moved = fb[0] > la[2] or fb[2] < la[0] or fb[1] - la[3] > 3 * h
+        if moved:
+            out[k] = k + 1
+    return out
+
+
 def _spaced_apart(
     a: int, b: int, gap: float, base: Sequence[float], size: Sequence[float], spacing: dict[int, Spacing] | None
 ) -> bool:
@@ -347,6 +432,12 @@ def _spaced_apart(
     if abs(sa - sb) > 0.08 * min(sa, sb):
         return True  # another font size: a heading, a signature, a caption
     usual = (spacing or {}).get(_bucket(sa))
+    if usual is None and spacing:
+        # a size with too few lines to measure (a legend, a few notes): the nearest measured
+        # size's spacing, scaled to this size (leading grows with the type)
+        near = min(spacing, key=lambda k: (abs(k - _bucket(sa)), k))
+        scale = sa / (near / 2)
+        usual = Spacing(spacing[near].pitch * scale, spacing[near].gap * scale)
     if usual is None:
         return False
     extra = base[b] - base[a] - usual.pitch

@@ -21,7 +21,7 @@ and the text block of the matched passage that answers the query is the primary 
 (``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
 page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
-``file`` locator with the page its Latin letters and digits were found on.
+``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
 """
 
 from __future__ import annotations
@@ -148,10 +148,11 @@ def _from_sidecar(
 
 
 def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
+    """``file`` precision; a page known without a place on it is a hint (``pageHint``), never ``page``."""
     return Locator(
         locator_precision="file",
         locator_degraded=True,
-        page=page,
+        page_hint=page,
         block_id=req.block_id or (req.block.blockid if req.block else None),
         locator_plugin=PLUGIN,
         reason=reason,
@@ -217,8 +218,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
                     "query's terms, so the passage is cited, not an exact place")
-    rest = [s for s in whole if not (s.page == primary.page and _inside(s.box, primary.box))]
-    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *rest]]
+    more = _continued(doc, ans.block, counts) if ans.block is not None else []
+    rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])]
+    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more, *rest]]
     return Locator(
         locator_precision="bbox",
         locator_degraded=degraded,
@@ -266,6 +268,19 @@ def _page_by_latin(doc: DocumentText, evidence: str) -> int | None:
     for (pi, _), touch in counts.items():
         per_page[pi] = per_page.get(pi, 0) + touch.count
     return max(per_page, key=lambda pi: (per_page[pi], -pi)) + 1
+
+
+def _continued(doc: DocumentText, block: tuple[int, int], counts: dict[tuple[int, int], Touch]) -> list[Span]:
+    """The other part of the answer's paragraph where a picture or a column break cuts it in two
+    (``layout.continuations``), as far as the match covers it: the passage's second rectangle."""
+    pi, bi = block
+    page = doc.pages[pi]
+    out = []
+    for other in [b for b, nxt in page.continues.items() if nxt == bi] + [page.continues.get(bi, -1)]:
+        touch = counts.get((pi, other))
+        if touch is not None:
+            out.append(Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in sorted(touch.lines)]))))
+    return out
 
 
 @dataclass

@@ -163,11 +163,12 @@ def _code_stamp() -> str:
 
     from mnote_kr.plugin_api import textmatch, textnorm
 
-    from . import align, answer, cidtext, layout, pdfium, pdftext
+    from . import align, answer, cidtext, layout, lines, pdfium, pdftext, tables
 
     h = hashlib.blake2b(digest_size=8)
     for module in (__file__, pdftext.__file__, pdfium.__file__, cidtext.__file__, layout.__file__, answer.__file__,
-                   align.__file__, textmatch.__file__, textnorm.__file__):
+                   align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__,
+                   lines.__file__):
         try:
             st = os.stat(module)
             h.update(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}".encode())

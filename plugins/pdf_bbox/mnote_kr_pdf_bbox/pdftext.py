@@ -21,15 +21,16 @@ import re
 import time
 import unicodedata
 from array import array
-from collections.abc import Callable, MutableSequence, Sequence
+from collections.abc import MutableSequence, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import DocumentError
 
-from . import budget, cidtext
-from .layout import find_furniture, is_rtl_text, line_spacing, split_blocks
+from . import budget, cidtext, tables
+from .layout import continuations, find_furniture, line_spacing, split_at_markers, split_blocks
+from .lines import Quad, assemble, reading_box
 from .pdfium import PDFIUM_LOCK
 from .pdfium import modules as _pdfium
 
@@ -116,6 +117,9 @@ class PageText:
     size: list[float] = field(default_factory=list)  # per line: font size (points)
     blocks: list[list[int]] = field(default_factory=list)  # paragraph blocks: line indices, reading order
     block_of: MutableSequence[int] = field(default_factory=list)  # line index -> block index (-1: furniture)
+    table_rows: set[int] = field(default_factory=set)  # block indices that are a table's rows (``tables``)
+    turned: dict[int, Box] = field(default_factory=dict)  # line index -> reading box of a turned line (``lines``)
+    continues: dict[int, int] = field(default_factory=dict)  # block -> the block its paragraph goes on in
 
     @property
     def has_text(self) -> bool:
@@ -272,11 +276,16 @@ _LAM_ALEF = re.compile("[\u0627\u0644]{2,}")
 def fold_char(ch: str) -> str:
     """The compact form of one character: its letters and digits, NFKC, case-folded.
 
-    Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped.
+    Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped. A Latin,
+    Greek or Cyrillic letter loses its accents (``ä`` is ``a``): a text layer may give the
+    letter and its mark as two glyphs, the mark alone or not at all (``Chefarztr umen``), and
+    the evidence composed or decomposed, and all of them must align.
     """
     if ch.isascii():
         return ch.lower() if ch.isalnum() else ""
     norm = unicodedata.normalize("NFKC", ch).casefold().translate(ALEF_FOLD)
+    if "\u00c0" <= norm[:1] <= "\u04ff":
+        norm = "".join(c for c in unicodedata.normalize("NFD", norm) if not unicodedata.combining(c))
     return "".join(c for c in norm if c.isalnum() and c != "\u0640")
 
 
@@ -371,44 +380,6 @@ def _geometry(page: pdfium.PdfPage) -> PageGeometry:
     return PageGeometry(crop=c, rotation=page.get_rotation() % 360)
 
 
-def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
-    """Line indices in reading order by XY-cut on the largest whitespace gap (an explicit
-    stack, not recursion, so a page's depth cannot exhaust Python's stack).
-
-    Columns come out one after the other even when a producer drew them row by row;
-    on a right-to-left page (``rtl``) the right column and the right piece of a row first.
-    """
-    out: list[int] = []
-    stack: list[list[int]] = [list(range(len(boxes)))]
-    while stack:
-        idx = stack.pop()
-        if len(idx) <= 1:
-            out.extend(idx)
-            continue
-        best: tuple[float, int, float] | None = None  # gap, axis (0 = x: columns, 1 = y: bands), cut
-        for axis in (0, 1):
-            spans = sorted((boxes[i][axis], boxes[i][axis + 2]) for i in idx)
-            reach = spans[0][1]
-            for lo, hi in spans[1:]:
-                if lo - reach > 0.5 and (best is None or lo - reach > best[0]):
-                    best = (lo - reach, axis, (lo + reach) / 2)
-                reach = max(reach, hi)
-        if best is None:
-            out.extend(sorted(idx, key=lambda i: (boxes[i][1], -boxes[i][2] if rtl else boxes[i][0])))
-            continue
-        _, axis, cut = best
-        first = [i for i in idx if boxes[i][axis] < cut]
-        second = [i for i in idx if boxes[i][axis] >= cut]
-        if rtl and axis == 0:
-            first, second = second, first
-        stack.append(second)
-        stack.append(first)
-    return out
-
-
-Quad = tuple[float, float, float, float]  # a character's box in user space: left, bottom, right, top
-
-
 def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None = None) -> PageText:
     """One page's text layer as PDFium reads it; its number goes to ``unreadable`` when some of
     its text is drawn in a font the PDF does not embed and PDFium could not read it (``cidtext``)."""
@@ -456,7 +427,8 @@ def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None =
                 size *= math.sqrt(abs(mat.a * mat.d - mat.b * mat.c)) or 1.0
             return size
 
-        _assemble(out, text, box_of, origin_y, size_of)
+        get_angle = pdfium_c.FPDFText_GetCharAngle
+        assemble(out, text, box_of, origin_y, size_of, lambda i: float(get_angle(raw_tp, i)))
         return out
     finally:
         tp.close()
@@ -470,85 +442,8 @@ def page_from_chars(page: PageText, chars: Sequence[tuple[str, Quad, float, floa
         text = "".join(c[0] for c in chars)
         if len(text) != len(chars):  # one character each, or the indices would not line up
             return page
-        _assemble(out, text, lambda i: chars[i][1], lambda i: chars[i][2], lambda i: chars[i][3])
+        assemble(out, text, lambda i: chars[i][1], lambda i: chars[i][2], lambda i: chars[i][3])
     return out
-
-
-def _assemble(out: PageText, text: str, box_of: Callable[[int], Quad | None],
-              origin_y: Callable[[int], float | None], size_of: Callable[[int], float]) -> None:
-    """Fill ``out`` (lines, their order, baselines and sizes) from a page's characters and boxes."""
-    geom = out.geometry
-    n = len(text)
-    line_of = [-1] * n
-    members: list[list[int]] = []
-    lines: list[list[float]] = []
-    cur: list[float] | None = None  # user space l, b, r, t of the current line
-    last_r = 0.0
-    for i in range(n):
-        ch = text[i]
-        if ch in "\r\n":
-            cur = None
-            continue
-        quad = None if ch.isspace() or ch in "\ufffe\x02" else box_of(i)
-        if quad is None:
-            if cur is not None:  # no box of its own: belongs to the line it sits in
-                line_of[i] = len(lines) - 1
-                members[-1].append(i)
-            continue
-        lft, bot, rgt, top = quad
-        if cur is not None:
-            h = max(cur[3] - cur[1], top - bot, 1.0)
-            mid, cmid = (bot + top) / 2, (cur[1] + cur[3]) / 2
-            # a new line: baseline moved, text ran backwards, or a column-sized gap
-            if abs(mid - cmid) > 0.5 * h or lft < last_r - 1.5 * h or lft - last_r > 1.5 * h:
-                cur = None
-        if cur is None:
-            cur = [lft, bot, rgt, top]
-            lines.append(cur)
-            members.append([])
-        else:
-            cur[0] = min(cur[0], lft)
-            cur[1] = min(cur[1], bot)
-            cur[2] = max(cur[2], rgt)
-            cur[3] = max(cur[3], top)
-        last_r = rgt
-        line_of[i] = len(lines) - 1
-        members[-1].append(i)
-    out.text = text
-    out.line_of = line_of
-    out.lines = [geom.text_frame((b[0], b[1], b[2], b[3])) for b in lines]
-    out.base, out.size = _baselines(text, members, lines, geom, origin_y, size_of)
-    out.stream = members
-    out.rtl = is_rtl_text(text)
-    out.order = [members[li] for li in reading_order(out.lines, out.rtl)]
-
-
-def _baselines(
-    text: str, members: list[list[int]], lines: list[list[float]], geom: PageGeometry,
-    origin_y: Callable[[int], float | None], size_of: Callable[[int], float],
-) -> tuple[list[float], list[float]]:
-    """Per line, the baseline (text frame y) and font size, each the median of three of its
-    characters (first, middle, last): a superscript or a subscript does not move them.
-    Line spacing is measured baseline to baseline, which a line's mixed fonts (a taller
-    box for a typewriter word) do not disturb."""
-    top = geom.crop[3]
-    bases: list[float] = []
-    sizes: list[float] = []
-    for li, chars in enumerate(members):
-        ink = [i for i in chars if not text[i].isspace()]
-        ys: list[float] = []
-        fs: list[float] = []
-        for i in {ink[0], ink[len(ink) // 2], ink[-1]} if ink else ():
-            oy = origin_y(i)
-            if oy is not None:
-                ys.append(top - oy)
-            fs.append(size_of(i))
-        b = lines[li]
-        ys.sort()
-        fs.sort()
-        bases.append(ys[len(ys) // 2] if ys else top - b[1])
-        sizes.append(fs[len(fs) // 2] if fs and fs[len(fs) // 2] > 0 else b[3] - b[1])
-    return bases, sizes
 
 
 def read_document(path: str | Path) -> DocumentText:
@@ -608,10 +503,24 @@ def _layout(pages: list[PageText]) -> None:
         pg.furniture = fur
         order = [pg.line_of[chars[0]] for chars in pg.order]
         orders.append([li for li in order if li not in fur])
-    spacing = line_spacing([(o, pg.lines, pg.base, pg.size) for o, pg in zip(orders, pages, strict=True)])
-    for pg, order, t in zip(pages, orders, texts, strict=True):
+    boxes = [[reading_box(pg, li) for li in range(len(pg.lines))] for pg in pages]
+    spacing = line_spacing([(o, b, pg.base, pg.size) for o, b, pg in zip(orders, boxes, pages, strict=True)])
+    for pg, order, t, rb in zip(pages, orders, texts, boxes, strict=True):
         width = pg.geometry.crop[2] - pg.geometry.crop[0]
-        pg.blocks = split_blocks(order, pg.lines, t, width, pg.rtl, pg.base, pg.size, spacing)
+        blocks: list[list[int]] = []
+        rows: list[list[int]] = []
+        # upright lines, then turned ones, each in the frame where they read left to right
+        for group in ([li for li in order if li not in pg.turned], [li for li in order if li in pg.turned]):
+            if not group:
+                continue
+            found = tables.table_rows(group, rb, t, pg.base)
+            blocks += split_at_markers(tables.regroup(split_blocks(group, rb, t, width, pg.rtl, pg.base, pg.size,
+                                                                   spacing), found, group), rb, t)
+            rows += found
+        pg.blocks = blocks
+        pg.continues = continuations(blocks, rb, t, pg.size)
+        first = {min(row) for row in rows}
+        pg.table_rows = {bi for bi, blk in enumerate(pg.blocks) if min(blk) in first}
         pg.block_of = [-1] * len(pg.lines)
         for bi, blk in enumerate(pg.blocks):
             for li in blk:

@@ -4,7 +4,8 @@ Sizes are in the locator's frame (crop box clipped to the media box, after ``/Ro
 see ``pdftext.PageGeometry``; a test checks the two agree), and PDFium renders exactly that area, so a locator
 ``bbox`` times ``scale`` is its pixel rectangle in the image. Images are PNG, encoded
 here with zlib (no imaging library needed); the host caches them. PDFium is not
-thread-safe: every call holds ``pdfium.PDFIUM_LOCK``.
+thread-safe: every call holds ``pdfium.PDFIUM_LOCK``. CJK text in a font the PDF does not
+embed is drawn in the shipped Noto Sans CJK (``fonts.py``).
 """
 
 from __future__ import annotations
@@ -12,12 +13,16 @@ from __future__ import annotations
 import os
 import struct
 import zlib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pypdfium2 as pdfium
 
 from mnote_kr.plugin_api import DocumentError, DocumentModel, FileCache, PageSize
 
+from .fonts import install as install_cjk_font
+from .fonts import missing_fonts, substitute
 from .pdfium import PDFIUM_LOCK
 from .pdftext import _open
 
@@ -71,11 +76,9 @@ def encode_png(rgb: bytes | memoryview, width: int, height: int, stride: int, ch
             + chunk(b"IEND", b""))
 
 
-def render_png(path: str | Path, page: int, scale: float) -> bytes:
-    """Page ``page`` (1-based) at ``scale`` pixels per point, as PNG. Raises ``DocumentError``."""
-    if not 0 < scale <= MAX_SCALE:
-        raise DocumentError(f"Render scale {scale} out of range (0, {MAX_SCALE}]", path=str(path))
-    p = Path(path)
+@contextmanager
+def _loaded_page(p: Path, page: int, doing: str) -> Iterator[pdfium.PdfPage]:
+    """Page ``page`` (1-based) of ``p``, loaded under ``PDFIUM_LOCK`` and closed afterwards."""
     with PDFIUM_LOCK:
         doc = _open(p)
         try:
@@ -83,18 +86,34 @@ def render_png(path: str | Path, page: int, scale: float) -> bytes:
                 raise DocumentError(f"Page {page} out of range: the PDF has {len(doc)} pages", path=str(p))
             pdf_page = doc[page - 1]
             try:
-                bitmap = pdf_page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
-                try:
-                    width, height, stride = bitmap.width, bitmap.height, bitmap.stride
-                    channels = bitmap.n_channels
-                    data = bytes(bitmap.buffer)
-                finally:
-                    bitmap.close()
+                yield pdf_page
             finally:
                 pdf_page.close()
         except pdfium.PdfiumError as exc:
-            raise DocumentError(f"Broken PDF, page {page} cannot be rendered: {p}", path=str(p)) from exc
+            raise DocumentError(f"Broken PDF, page {page} cannot be {doing}: {p}", path=str(p)) from exc
         finally:
             doc.close()
+
+
+def render_png(path: str | Path, page: int, scale: float) -> bytes:
+    """Page ``page`` (1-based) at ``scale`` pixels per point, as PNG. Raises ``DocumentError``."""
+    if not 0 < scale <= MAX_SCALE:
+        raise DocumentError(f"Render scale {scale} out of range (0, {MAX_SCALE}]", path=str(path))
+    install_cjk_font()  # CJK text in fonts the PDF does not embed (fonts.py)
+    with _loaded_page(Path(path), page, "rendered") as pdf_page:
+        bitmap = pdf_page.render(scale=scale, rev_byteorder=True, may_draw_forms=True)
+        try:
+            width, height, stride = bitmap.width, bitmap.height, bitmap.stride
+            channels = bitmap.n_channels
+            data = bytes(bitmap.buffer)
+        finally:
+            bitmap.close()
     # Encoding needs no PDFium: outside the lock, so another page can render meanwhile.
     return encode_png(data, width, height, stride, channels)
+
+
+def page_fonts(path: str | Path, page: int) -> tuple[list[str], str | None]:
+    """(fonts page ``page`` uses without embedding them, the face CJK text of them is drawn in or None)."""
+    face = substitute()
+    with _loaded_page(Path(path), page, "read") as pdf_page:
+        return missing_fonts(pdf_page), face

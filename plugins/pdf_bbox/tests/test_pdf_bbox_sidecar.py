@@ -1,4 +1,9 @@
-"""Sidecar bbox positions become PDF points, top-left origin, on rotated and cropped pages."""
+"""Sidecar bbox positions become PDF points, top-left origin, on rotated and cropped pages.
+
+Where a box on a rotated, cropped page should land is read from PDFium's rendering of that page
+(which applies the crop and rotation itself), not from a formula: the rendered ink of the text
+drawn at the box must fill the returned box.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +11,11 @@ import json
 from pathlib import Path
 
 import msgspec
+import numpy as np
+import pypdfium2 as pdfium
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
-from mnote_kr_testkit.pdfs import PdfBuilder, box_to_display
+from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarMeta, SidecarPosition
 from mnote_kr_pdf_bbox import locate
@@ -24,7 +31,8 @@ def rotated_pdf(tmp_path: Path) -> tuple[Path, PdfBuilder]:
     b.add_page()
     p2 = b.add_page(rotate=90, cropbox=CROP)
     b.text(p2, 100, 600, "A rotated line of text", 12)
-    b.add_page(rotate=270, cropbox=CROP)
+    p3 = b.add_page(rotate=270, cropbox=CROP)
+    b.text(p3, 100, 600, "A rotated line of text", 12)  # the same user-space place, turned the other way
     f = tmp_path / "rot.pdf"
     f.write_bytes(b.build())
     return f, b
@@ -37,6 +45,30 @@ def _req(f: Path, positions: list[SidecarPosition], meta: SidecarMeta | None) ->
 
 def _close(a: list[float] | None, b: tuple[float, ...], tol: float = 0.02) -> bool:
     return a is not None and all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
+
+
+RENDER_SCALE = 4
+
+
+def _ink_box(f: Path, page: int) -> tuple[float, float, float, float]:
+    """The extent of the dark pixels of ``page`` as PDFium renders it (crop and rotation applied),
+    in displayed points from the top-left corner."""
+    doc = pdfium.PdfDocument(str(f))
+    try:
+        pixels = doc[page - 1].render(scale=RENDER_SCALE, grayscale=True).to_numpy()
+    finally:
+        doc.close()
+    ys, xs = np.nonzero(pixels.reshape(pixels.shape[0], pixels.shape[1], -1)[:, :, 0] < 128)
+    assert xs.size, f"page {page} renders blank"
+    return (xs.min() / RENDER_SCALE, ys.min() / RENDER_SCALE,
+            (xs.max() + 1) / RENDER_SCALE, (ys.max() + 1) / RENDER_SCALE)
+
+
+def _fits_ink(box: list[float] | None, ink: tuple[float, float, float, float], slack: float = 3.0) -> bool:
+    """``box`` holds all the ink and reaches past it by at most ``slack`` points on every side
+    (a text box spans the font's ascent and descent, the ink only the glyphs drawn)."""
+    return (box is not None and box[0] <= ink[0] + 0.5 and box[1] <= ink[1] + 0.5 and box[2] >= ink[2] - 0.5
+            and box[3] >= ink[3] - 0.5 and all(abs(b - i) <= slack for b, i in zip(box, ink, strict=True)))
 
 
 def test_pdf_mineru_normalised_box_scales_to_displayed_rotated_cropped_page(rotated_pdf):
@@ -58,11 +90,11 @@ def test_pdf_leftbottom_points_go_through_crop_and_rotation(rotated_pdf):
     ub = drawn.user_box
     loc = locate(_req(f, [SidecarPosition(type="bbox", anchor="2", range=[ub[0], ub[3], ub[2], ub[1]])], meta))
     assert loc.page == 2
-    assert _close(loc.bbox, drawn.box)
-    # the same user-space box on the 270-degree page lands elsewhere, by the independent formula
+    assert _fits_ink(loc.bbox, _ink_box(f, 2))
+    # the same user-space box on the 270-degree page lands elsewhere: where PDFium draws that page's text
     loc270 = locate(_req(f, [SidecarPosition(type="bbox", anchor="3", range=list(ub))], meta))
-    assert _close(loc270.bbox, box_to_display(ub, CROP, 270))
-    assert not _close(loc270.bbox, drawn.box)
+    assert _fits_ink(loc270.bbox, _ink_box(f, 3))
+    assert not _fits_ink(loc270.bbox, _ink_box(f, 2))
 
 
 def test_pdf_position_origin_overrides_meta_origin(rotated_pdf):
@@ -105,10 +137,10 @@ def test_pdf_unusable_positions_never_become_a_box(rotated_pdf):
     ]
     loc = locate(_req(f, bad, meta))
     assert loc.bbox is None and loc.locator_precision == "file" and loc.locator_degraded
-    assert loc.page is None  # pages 1 and 3 are both named: no certain page
+    assert loc.page is None and loc.page_hint is None  # pages 1 and 3 are both named: no certain page
     only = locate(_req(f, [SidecarPosition(type="bbox", anchor="3")], meta))
     assert only.bbox is None and only.locator_precision == "file"
-    assert only.page == 3 and "sidecar" in (only.reason or "")
+    assert only.page is None and only.page_hint == 3 and "sidecar" in (only.reason or "")  # a hint, not a place
 
 
 def test_pdf_real_mineru_sample_sidecar(tmp_path):

@@ -32,7 +32,7 @@ def generated(tmp_path_factory) -> list[C.Case]:
 def _ok(case: C.Case) -> bool:
     loc = _loc(case.file, case.evidence, case.query)
     if case.box is None:
-        return loc.bbox is None and loc.locator_precision == "file" and loc.page == case.page
+        return loc.bbox is None and loc.locator_precision == "file" and loc.page is None and loc.page_hint == case.page
     return loc.page == case.page and loc.bbox is not None and iou(loc.bbox, case.box) >= 0.5
 
 
@@ -117,13 +117,13 @@ def test_pdf_scanned_page_never_gets_a_box(tmp_path):
     f.write_bytes(b.build())
     loc = _loc(f, "any evidence text at all that was OCR'd by LightRAG", "evidence")
     assert loc.locator_precision == "file" and loc.locator_degraded and loc.bbox is None
-    assert loc.page is None and loc.rects == [] and "scanned" in loc.reason
+    assert loc.page is None and loc.page_hint is None and loc.rects == [] and "scanned" in loc.reason
     one = PdfBuilder()
     one.image_block(one.add_page(), (50, 50, 500, 700))
     g = tmp_path / "scan1.pdf"
     g.write_bytes(one.build())
     single = _loc(g, "any evidence text at all")
-    assert single.page == 1 and single.bbox is None and single.locator_precision == "file"
+    assert single.page_hint == 1 and single.page is None and single.bbox is None and single.locator_precision == "file"
 
 
 def test_pdf_foreign_evidence_gives_file(tmp_path):
@@ -184,7 +184,7 @@ def test_pdf_corpus_scanned_pdfs_get_no_box():
     for c in C.scanned_cases(CORPUS):
         loc = _loc(c.file, c.evidence, "patient")
         assert loc.bbox is None and loc.locator_precision == "file", c.name
-        assert loc.page == c.page, c.name
+        assert loc.page is None and loc.page_hint == c.page, c.name  # a scanned page: a hint, never a place
 
 
 @pytest.mark.parametrize(

@@ -1,4 +1,4 @@
-"""PDF text blocks ranked by meaning (issue 33): ingest embeds a PDF's blocks at its preparation
+"""PDF text blocks ranked by meaning: ingest embeds a PDF's blocks at its preparation
 step (once per content), and a paraphrased question over a passage crossing pages is boxed on
 the block that answers it, not on the passage.
 

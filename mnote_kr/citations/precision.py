@@ -1,0 +1,94 @@
+"""How sure a citation's place is: one rule, one field, read by every surface.
+
+The rule. A place is **exact** only when the block it names holds the evidence that answered
+(the query stands in it, or it holds the query's content words); otherwise the locator cites the
+passage the evidence came from and sets ``locatorDegraded`` (a *passage box*, an *approximate*
+paragraph). ``file`` precision names no place at all. The one field every surface reads is
+``locatorDegraded`` beside ``locatorPrecision``: :func:`certainty` turns the two into
+``exact | approximate | file``, and the CLI's words, the web page's badge and drawing (a dashed,
+lighter box for approximate, solid for exact), the MCP tool results and ``citationMarkdown`` all
+say what it says. No surface decides this again from a reason string or a score.
+
+The page hint. A ``file`` locator never carries ``page`` or ``bbox`` (the contract: missing
+page/box is never filled with a guess). When the locator knew the page but found no place on it
+(a sidecar that names the page without a box, a one-page PDF, CJK text whose characters the text
+layer lacks), the page goes in ``pageHint``: the viewer opens at that page and says "page known,
+place not found", the CLI and ``citationMarkdown`` say the same, and MCP describes it as a hint.
+``Plugins.locate`` (``mnote_kr.plugins.settled``) moves a ``file`` locator's ``page`` to ``pageHint``
+for any plugin that still sets it.
+
+Paragraphs are numbered for people from 1 (:func:`paragraph_number`); ``paragraphIndex`` on the
+wire stays 0-based.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from mnote_kr.models import Locator
+
+Certainty = Literal["exact", "approximate", "file"]
+
+#: Words for an exact place, by precision; an approximate one says so (``_APPROXIMATE``).
+_EXACT = {"bbox": "exact box", "paragraph": "paragraph", "slide": "slide", "cell": "cells"}
+_APPROXIMATE = {"bbox": "passage box (approximate)", "paragraph": "paragraph (approximate)",
+                "slide": "slide (approximate)", "cell": "cells (approximate)"}
+FILE_WORDS = "whole file (no exact place found)"
+#: What a page hint means, wherever it is shown.
+HINT_WORDS = "page known, place not found"
+
+
+def certainty(loc: Locator) -> Certainty:
+    """``exact``, ``approximate`` (a passage box or paragraph: ``locatorDegraded``) or ``file``."""
+    if loc.locator_precision == "file":
+        return "file"
+    return "approximate" if loc.locator_degraded else "exact"
+
+
+def is_approximate(loc: Locator) -> bool:
+    """A place is named but it is the passage, not the exact place (``locatorDegraded``)."""
+    return certainty(loc) == "approximate"
+
+
+def page_hint(loc: Locator) -> int | None:
+    """The page a ``file`` locator knew without a place on it; None for other precisions."""
+    return loc.page_hint if loc.locator_precision == "file" else None
+
+
+def paragraph_number(index: int) -> int:
+    """``paragraphIndex`` (0-based on the wire) as people count paragraphs: from 1."""
+    return int(index) + 1
+
+
+def precision_words(loc: Locator) -> str:
+    """The precision in words: ``exact box``, ``passage box (approximate)``, ``paragraph``,
+    ``whole file (no exact place found)``, or ``whole file (page 5 known, place not found)``."""
+    kind = certainty(loc)
+    if kind == "file":
+        hint = page_hint(loc)
+        return f"whole file (page {hint} known, place not found)" if hint is not None else FILE_WORDS
+    table = _APPROXIMATE if kind == "approximate" else _EXACT
+    return table.get(loc.locator_precision, loc.locator_precision)
+
+
+def short_label(loc: Locator) -> str:
+    """The place in a few words, as a badge shows it: ``box · p.4``, ``passage box · p.4 (approximate)``,
+    ``paragraph 13``, ``slide 3``, ``Sheet1!C2``, ``p.5 · place not found``, ``file only``."""
+    kind = certainty(loc)
+    approx = " (approximate)" if kind == "approximate" else ""
+    p = loc.locator_precision
+    if p == "bbox" and loc.page is not None:
+        return (f"passage box · p.{loc.page}" if approx else f"box · p.{loc.page}") + approx
+    if p == "slide" and loc.slide is not None:
+        return f"slide {loc.slide}" + (" notes" if loc.speaker_notes else "") + approx
+    if p == "cell" and loc.sheet is not None:
+        return f"{loc.sheet}!{loc.range or ''}" + approx
+    if p == "paragraph":
+        number = f" {paragraph_number(loc.paragraph_index)}" if loc.paragraph_index is not None else ""
+        return f"paragraph{number}" + approx
+    hint = page_hint(loc)
+    return f"p.{hint} · place not found" if hint is not None else "file only"
+
+
+__all__ = ["FILE_WORDS", "HINT_WORDS", "Certainty", "certainty", "is_approximate", "page_hint", "paragraph_number",
+           "precision_words", "short_label"]

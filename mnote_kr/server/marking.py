@@ -1,0 +1,49 @@
+"""Marking a query's words in text for the web UI: whole words for Latin scripts, characters for CJK."""
+
+from __future__ import annotations
+
+import re
+from html import escape
+
+_STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
+                  "which who why with does do did can".split())
+_WORD = re.compile(r"[^\W_]+", re.UNICODE)
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth marking (no stop words, no single Latin letters), longest first."""
+    terms = {query.strip()} if query.strip() else set()
+    for word in _WORD.findall(query):
+        if word.lower() in _STOP or (len(word) < 2 and word.isascii()):
+            continue
+        terms.add(word)
+    return sorted((t for t in terms if t), key=len, reverse=True)
+
+
+def _term_pattern(term: str) -> str:
+    """A query term as a regex: a Latin word starts a word (``led`` is not marked in ``Filed``, nor
+    ``table`` in ``suitable``) and runs to the word's end (``patent`` marks ``patented`` whole);
+    CJK, which has no spaces, matches character by character anywhere."""
+    body = re.escape(term)
+    if term[:1].isalnum() and term[:1].isascii():
+        body = r"(?<![^\W_])" + body
+    if term[-1:].isalnum() and term[-1:].isascii():
+        body += r"[^\W_]*"
+    return body
+
+
+def mark_query(text: str, query: str) -> str:
+    """``text`` as HTML with every occurrence of a query term in ``<mark class="q">`` (whole words for
+    Latin scripts, characters for CJK)."""
+    terms = query_terms(query)
+    if not terms or not text:
+        return escape(text)
+    pattern = re.compile("|".join(_term_pattern(t) for t in terms), re.IGNORECASE)
+    out: list[str] = []
+    last = 0
+    for m in pattern.finditer(text):
+        out.append(escape(text[last:m.start()]))
+        out.append(f'<mark class="q">{escape(m.group(0))}</mark>')
+        last = m.end()
+    out.append(escape(text[last:]))
+    return "".join(out)

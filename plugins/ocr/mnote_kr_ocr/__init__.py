@@ -1,0 +1,176 @@
+"""mnote-kr OCR: scans and images become searchable text, and citations land on the line's box.
+
+Written only against ``mnote_kr.plugin_api``. RapidOCR (``rapidocr-onnxruntime==1.4.4``: the
+PP-OCRv4 detection and Chinese + English recognition models ship in its wheel; nothing is
+downloaded) reads:
+
+* **images** (``.png .jpg .jpeg .tif .tiff .webp .bmp``): this plugin is their locator. Its
+  ``extract_text`` gives the provider the recognised text for the image's wrapper document, its
+  ``locate`` answers ``bbox`` in image pixels on page 1, and the viewer shows the image as one page
+  (``document_model`` + ``render_page``) with the box drawn.
+* **PDF pages without a usable text layer**: the PDF's own locator reads the PDF; when it has no
+  text for the file (``extract_text``) or no place for a citation (``locate``), the host asks
+  ``recognize_text`` / ``locate_recognized`` here, which answer from the recognised pages with
+  boxes in PDF points.
+
+Each file is recognised once per content (cached by SHA-256, see ``scan``) within the budgets of
+``budget``: a decompression bomb is refused from its header, huge pages are downscaled, pages and
+seconds per file are bounded, and each limit reached is one line. Turn OCR off with
+``disabled_plugins = ["ocr"]`` in the configuration (or ``MNOTE_KR_DISABLE_PLUGINS=ocr``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, SourceEntry, hookimpl
+
+from .budget import IMAGE_SUFFIXES, is_image
+
+PLUGIN_NAME = "ocr"
+__version__ = "0.1.0"
+
+
+def _say(progress: Callable[[str], None] | None) -> Callable[[str], None]:
+    return progress if progress is not None else (lambda message: None)
+
+
+@hookimpl
+def locator_extensions() -> list[str]:
+    """This plugin locates citations in images."""
+    return list(IMAGE_SUFFIXES)
+
+
+@hookimpl
+def check_budget(path: str, max_text_chars: int) -> str | None:
+    """An image whose header declares more pixels than ``refuse_pixels`` is refused unread."""
+    if not is_image(path):
+        return None
+    from .budget import check_image
+
+    return check_image(path)
+
+
+def _text(path: str, progress: Callable[[str], None] | None) -> str:
+    from .scan import scan
+
+    result = scan(path, _say(progress))
+    if result.error:
+        from mnote_kr.plugin_api import DocumentError
+
+        raise DocumentError(result.error, path=path, hint="its name is still indexed")
+    return result.markdown()
+
+
+@hookimpl
+def extract_text(path: str, progress: Callable[[str], None] | None = None) -> str | None:
+    """An image's recognised text (paragraphs in reading order); raises ``DocumentError`` when the
+    image cannot be read, ``OverBudgetError`` when it is over the size limit."""
+    if not is_image(path):
+        return None
+    return _text(path, progress)
+
+
+@hookimpl
+def recognize_text(path: str, progress: Callable[[str], None] | None = None) -> str | None:
+    """A PDF's text with its scanned pages recognised (``## Page N`` before each page)."""
+    if not path.lower().endswith(".pdf"):
+        return None
+    return _text(path, progress)
+
+
+@hookimpl
+def locate(request: LocateRequest) -> Locator | None:
+    """``bbox`` in image pixels (page 1) for the recognised line(s) that hold the evidence."""
+    if not is_image(request.file):
+        return None
+    from .locating import locate_in
+    from .scan import scan
+
+    return locate_in(scan(request.file), request, PLUGIN_NAME)
+
+
+@hookimpl
+def locate_recognized(request: LocateRequest) -> Locator | None:
+    """A place on a scanned PDF page, from the recognition made when the PDF was indexed (None when
+    it was not recognised: the PDF's own locator's answer stands)."""
+    if not request.file.lower().endswith(".pdf"):
+        return None
+    from .locating import locate_in
+    from .scan import cached
+
+    try:
+        result = cached(request.file)
+    except Exception:  # noqa: BLE001 - unreadable now: the PDF locator's answer stands
+        return None
+    if result is None or not result.recognised_pages():
+        return None
+    found = locate_in(result, request, PLUGIN_NAME)
+    return found if found.locator_precision == "bbox" else None
+
+
+@hookimpl
+def prepare_locate(path: str) -> bool | None:
+    """Recognise an image ahead of the first search (False: its record was already kept)."""
+    if not is_image(path):
+        return None
+    from .scan import cached, scan
+
+    if cached(path) is not None:
+        return False
+    scan(path)
+    return True
+
+
+@hookimpl
+def document_model(path: str) -> DocumentModel | None:
+    """An image as one page, sized in pixels (the frame of ``locate``'s boxes)."""
+    if not is_image(path):
+        return None
+    from mnote_kr.plugin_api import PageSize
+
+    from .scan import shown_size
+
+    width, height = shown_size(path)
+    return DocumentModel(kind="pages", pages=[PageSize(width=float(width), height=float(height))], plugin=PLUGIN_NAME)
+
+
+@hookimpl
+def render_page(path: str, page: int, scale: float) -> bytes | None:
+    """The image as PNG (page 1 only), at most at its own size: the browser scales it to the frame."""
+    if not is_image(path):
+        return None
+    from .view import render_image
+
+    return render_image(path, page, scale)
+
+
+@hookimpl
+def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
+    """The workspace's images and recognised scans: how many were recognised, how many wait for
+    recognition, and the ones it failed on with the reason (from the records; no file is read)."""
+    from .scan import record_for
+
+    done = waiting = 0
+    failed: list[dict[str, str]] = []
+    for rel in entries:
+        image = is_image(rel)
+        if not image and not rel.lower().endswith(".pdf"):
+            continue
+        entry = entries[rel]
+        if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded"):
+            continue
+        record = record_for(entry.source_hash)
+        if record is None:
+            waiting += int(image)  # a PDF is recognised only when its own reader finds no text
+        elif record.error:
+            failed.append({"sourcePath": rel, "reason": record.error})
+        elif record.recognised_pages():
+            done += 1
+    if not (done or waiting or failed):
+        return None
+    summary = f"{done} file(s) recognised, {waiting} waiting for recognition, {len(failed)} failed"
+    if waiting:
+        summary += " ('mnote-kr ingest --force FILE' recognises one now)"
+    return {"ocr": {"recognised": done, "waiting": waiting, "failed": failed, "summary": summary}}

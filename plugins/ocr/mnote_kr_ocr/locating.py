@@ -1,0 +1,140 @@
+"""A citation into recognised text: the box of the line(s) on the page that hold it.
+
+The recognised paragraphs are matched with the host's ``match_evidence`` (evidence first, then
+the query's words); the cited box is the union of the lines the highlight covers inside the
+matched paragraph (image pixels on page 1, or PDF points on the scanned page), its other lines
+go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mnote_kr.plugin_api import LocateRequest, Locator, Rect
+
+from . import budget
+from .scan import Page, Scan, para_text
+
+
+@dataclass
+class _Para:
+    page: Page
+    lines: list[int]
+    starts: list[int]  # offset of each line in the paragraph's text
+
+
+def _union(boxes: list[list[float]]) -> list[float]:
+    return [round(min(b[0] for b in boxes), 2), round(min(b[1] for b in boxes), 2),
+            round(max(b[2] for b in boxes), 2), round(max(b[3] for b in boxes), 2)]
+
+
+def _squeeze(text: str) -> tuple[str, list[int]]:
+    """``text`` case-folded with spaces and punctuation left out, and each kept character's offset:
+    recognition often drops or adds the space between two words, never the letters' order."""
+    kept, where = [], []
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            kept.append(ch.casefold())
+            where.append(i)
+    return "".join(kept), where
+
+
+def _phrase(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | None:
+    """The first paragraph that shows the query as a phrase (spacing aside), with its span."""
+    q, _ = _squeeze(query)
+    if len(q) < 3:
+        return None
+    for index, text in enumerate(texts):
+        squeezed, where = _squeeze(text)
+        at = squeezed.find(q)
+        if at >= 0:
+            return index, (where[at], where[at + len(q) - 1] + 1), "the query's phrase"
+    return None
+
+
+#: Share of the query's word characters a paragraph must show for the words stage to cite it.
+WORDS_SHARE = 0.75
+
+
+def _words(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | None:
+    """The paragraph that shows most of the query's words (4+ letters, or numbers), each found
+    spacing aside (recognition may glue ``Metformin500mg``), with the span from the first to the
+    last one found; None when no paragraph shows ``WORDS_SHARE`` of them."""
+    words = {_squeeze(w)[0] for w in query.split()}
+    words = {w for w in words if len(w) >= 4 or (w and w.isdigit())}
+    if len(words) < 2:
+        return None
+    total = sum(len(w) for w in words)
+    # one line first (a paragraph's lines are joined by "\n"), then a whole paragraph
+    pieces = [(index, start, line) for index, text in enumerate(texts)
+              for start, line in _lines_of(text)] + [(index, 0, text) for index, text in enumerate(texts)]
+    best: tuple[float, int, tuple[int, int]] | None = None
+    for index, start, text in pieces:
+        squeezed, where = _squeeze(text)
+        found = [(at, w) for w in words if (at := squeezed.find(w)) >= 0]
+        share = sum(len(w) for _, w in found) / total
+        if share >= WORDS_SHARE and (best is None or share > best[0]):
+            lo = min(at for at, _ in found)
+            hi = max(at + len(w) for at, w in found)
+            best = (share, index, (start + where[lo], start + where[hi - 1] + 1))
+    if best is None:
+        return None
+    return best[1], best[2], f"{best[0]:.0%} of the query's words"
+
+
+def _lines_of(text: str) -> list[tuple[int, str]]:
+    out, pos = [], 0
+    for line in text.split("\n"):
+        out.append((pos, line))
+        pos += len(line) + 1
+    return out
+
+
+def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
+    from mnote_kr.plugin_api import TextDocument, TextParagraph, match_evidence
+
+    paras: list[_Para] = []
+    texts: list[str] = []
+    for page in result.pages:
+        if page.source != "ocr":
+            continue
+        for members in page.paragraphs:
+            starts, pos = [], 0
+            for i in members:
+                starts.append(pos)
+                pos += len(page.lines[i].text) + 1
+            paras.append(_Para(page=page, lines=members, starts=starts))
+            texts.append(para_text(page, members))
+    if not paras:
+        why = result.error or "no text was recognised in the file"
+        return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
+                       locator_plugin=plugin, reason=why, locator_reason=why)
+    found = _phrase(texts, request.query) or _words(texts, request.query)
+    if found is not None:
+        index, (lo, hi), how, score = *found, 1.0
+    else:
+        doc = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(texts)])
+        match = match_evidence(doc, request.evidence, request.query)
+        if match.paragraph is None:
+            why = (match.reason if match.reason != "matched evidence"
+                   else "no recognised line above confidence threshold")
+            return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
+                           score=match.score, locator_plugin=plugin, reason=why, locator_reason=why)
+        index, how, score = match.paragraph.index, match.reason, match.score
+        lo, hi = match.highlight if match.highlight else (0, len(texts[index]))
+    para = paras[index]
+    page = para.page
+    cited = [li for li, start in zip(para.lines, para.starts, strict=True)
+             if start < hi and start + len(page.lines[li].text) > lo] or para.lines
+    box = _union([page.lines[i].box for i in cited])
+    confidence = min(page.lines[i].score for i in cited)
+    rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
+    where = "image pixels" if page.unit == "px" else f"points on scanned page {page.number}"
+    reason = f"{how} in the recognised text (OCR confidence {confidence:.2f}; box in {where})"
+    degraded = confidence < budget.settings().min_confidence
+    if degraded:
+        reason = (f"recognised with low confidence ({confidence:.2f} < {budget.settings().min_confidence:.2f}): "
+                  f"the text and its box may be wrong; {reason}")
+    return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
+                   bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
+                   locator_plugin=plugin, reason=reason, locator_reason=reason)

@@ -1,0 +1,368 @@
+"""Recognise a file once per content: images and the PDF pages without a usable text layer.
+
+``scan(path)`` returns a :class:`Scan`: per page its size (image pixels, or PDF points in the
+frame PDFium renders: crop box after ``/Rotate``) and its recognised lines (text, box in that
+unit, confidence), grouped into paragraphs in reading order. Results are kept on disk by the
+file's SHA-256 (``KeyedStore``), failures too, so a file is recognised once per content,
+whatever its name or place, and every later ``locate`` or viewer request reads the record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError
+
+from . import budget
+
+if TYPE_CHECKING:
+    import numpy as np
+    from PIL import Image
+
+#: Bump when what a record means changes (the models are pinned with the wheel).
+VERSION = "ocr-1"
+#: A PDF page whose text layer has fewer characters than this is recognised.
+MIN_LAYER_CHARS = 20
+
+Progress = Callable[[str], None]
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+@dataclass
+class Line:
+    text: str
+    box: list[float]  # x0, y0, x1, y1 in the page's unit, top-left origin
+    score: float
+
+
+@dataclass
+class Page:
+    number: int  # 1-based
+    width: float
+    height: float
+    unit: str  # px (an image) | pt (a PDF page)
+    source: str  # ocr | text-layer | skipped
+    lines: list[Line] = field(default_factory=list)
+    paragraphs: list[list[int]] = field(default_factory=list)  # line indexes, reading order
+    layer_text: str = ""
+
+
+@dataclass
+class Scan:
+    pages: list[Page] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)  # budget lines: what was left out and why
+    error: str | None = None  # the one line of a file that could not be recognised
+    seconds: float = 0.0
+    stopped: bool = False  # cut short by the time limit: not kept (a later try may finish)
+
+    def recognised_pages(self) -> int:
+        return sum(1 for p in self.pages if p.source == "ocr")
+
+    def to_json(self) -> bytes:
+        return json.dumps({"pages": [{
+            "number": p.number, "width": p.width, "height": p.height, "unit": p.unit, "source": p.source,
+            "lines": [[ln.text, *ln.box, ln.score] for ln in p.lines], "paragraphs": p.paragraphs,
+            "layerText": p.layer_text} for p in self.pages],
+            "notes": self.notes, "error": self.error, "seconds": self.seconds}, ensure_ascii=False).encode("utf-8")
+
+    @classmethod
+    def from_json(cls, data: bytes) -> Scan:
+        raw = json.loads(data)
+        pages = [Page(number=p["number"], width=p["width"], height=p["height"], unit=p["unit"], source=p["source"],
+                      lines=[Line(text=r[0], box=[float(v) for v in r[1:5]], score=float(r[5])) for r in p["lines"]],
+                      paragraphs=p["paragraphs"], layer_text=p.get("layerText", "")) for p in raw["pages"]]
+        return cls(pages=pages, notes=list(raw["notes"]), error=raw["error"], seconds=float(raw["seconds"]))
+
+    def markdown(self) -> str:
+        """The recognised text in reading order: paragraphs as blocks, ``## Page N`` before each page
+        of a PDF (an image has one page and no marker)."""
+        paged = any(p.unit == "pt" for p in self.pages)
+        out: list[str] = []
+        for page in self.pages:
+            blocks = [para_text(page, para) for para in page.paragraphs] if page.source == "ocr" else \
+                [page.layer_text.strip()] if page.layer_text.strip() else []
+            if paged and blocks:
+                out.append(f"## Page {page.number}")
+            out.extend(b for b in blocks if b)
+        return "\n\n".join(out)
+
+
+def para_text(page: Page, para: list[int]) -> str:
+    return "\n".join(page.lines[i].text for i in para)
+
+
+# --------------------------------------------------------------------------- the engine
+
+_engine: Any = None
+_engine_lock = threading.Lock()  # one recognition at a time per process: threads stay bounded
+
+
+def _rapid() -> Any:
+    global _engine
+    if _engine is None:
+        from rapidocr_onnxruntime import RapidOCR
+
+        threads = budget.settings().threads
+        _engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+    return _engine
+
+
+def recognise_array(rgb: np.ndarray) -> list[Line]:
+    """RapidOCR on one RGB page: its lines (box = the detected quadrilateral's bounds)."""
+    with _engine_lock:
+        result, _elapsed = _rapid()(rgb)
+    lines: list[Line] = []
+    for quad, text, score in result or []:
+        xs = [float(pt[0]) for pt in quad]
+        ys = [float(pt[1]) for pt in quad]
+        text = str(text).strip()
+        if text:
+            lines.append(Line(text=text, box=[min(xs), min(ys), max(xs), max(ys)], score=float(score)))
+    return lines
+
+
+def recognise_image(im: Image.Image, max_pixels: int) -> tuple[list[Line], float]:
+    """Lines of a PIL image, downscaled to ``max_pixels`` first; boxes in the image's own pixels.
+    Returns the lines and the factor the image was shrunk by (1.0: not at all)."""
+    import numpy as np
+
+    width, height = im.size
+    factor = 1.0
+    if width * height > max_pixels:
+        factor = math.sqrt(max_pixels / (width * height))
+        im = im.resize((max(1, int(width * factor)), max(1, int(height * factor))))
+    lines = recognise_array(np.asarray(im.convert("RGB")))
+    if factor != 1.0:
+        for ln in lines:
+            ln.box = [min(v / factor, lim) for v, lim in zip(ln.box, (width, height, width, height), strict=True)]
+    return lines, factor
+
+
+def paragraphs(lines: list[Line]) -> list[list[int]]:
+    """Group lines (in the engine's top-to-bottom order) into paragraphs: a line joins the one
+    before when it starts below it within about one line height and their columns overlap."""
+    order = sorted(range(len(lines)), key=lambda i: (round(lines[i].box[1] / 4), lines[i].box[0]))
+    paras: list[list[int]] = []
+    for i in order:
+        box = lines[i].box
+        height = box[3] - box[1]
+        if paras:
+            prev = lines[paras[-1][-1]].box
+            gap = box[1] - prev[3]
+            overlap = min(box[2], prev[2]) - max(box[0], prev[0])
+            if -0.5 * height <= gap <= 0.9 * height and overlap > 0:
+                paras[-1].append(i)
+                continue
+        paras.append([i])
+    return paras
+
+
+# --------------------------------------------------------------------------- one file, once
+
+
+_hashes: dict[tuple[str, int, int], str] = {}
+_memo: dict[str, Scan] = {}
+_memo_lock = threading.Lock()
+
+
+def content_hash(path: str) -> str:
+    real = os.path.realpath(path)
+    try:
+        st = os.stat(real)
+    except OSError as exc:
+        raise DocumentError(f"cannot read {Path(path).name}: {exc.strerror or exc}", path=path) from exc
+    key = (real, st.st_size, st.st_mtime_ns)
+    sha = _hashes.get(key)
+    if sha is None:
+        h = hashlib.sha256()
+        with open(real, "rb") as fh:
+            for block in iter(lambda: fh.read(1 << 20), b""):
+                h.update(block)
+        sha = _hashes[key] = h.hexdigest()
+    return sha
+
+
+def _store() -> Any:
+    from mnote_kr.plugin_api import KeyedStore
+
+    return KeyedStore("ocr", VERSION, max_entries=20000)
+
+
+def _key(sha: str) -> str:
+    s = budget.settings()
+    return f"{sha}:{s.max_pixels}:{s.max_pages}:{s.dpi}"
+
+
+def cached(path: str) -> Scan | None:
+    """The record of this file's content, when it was recognised before (no recognition here)."""
+    return record_for(content_hash(path))
+
+
+def record_for(sha: str) -> Scan | None:
+    """The record kept for the content with this SHA-256 (hex, or the registry's ``sha256:hex``), or None."""
+    sha = sha.removeprefix("sha256:")
+    with _memo_lock:
+        hit = _memo.get(_key(sha))
+    if hit is not None:
+        return hit
+    data = _store().get(_key(sha))
+    if data is None:
+        return None
+    try:
+        result = Scan.from_json(data)
+    except (ValueError, KeyError, TypeError, IndexError):
+        return None
+    with _memo_lock:
+        _memo[_key(sha)] = result
+    return result
+
+
+def scan(path: str, progress: Progress = _quiet) -> Scan:
+    """This file's recognition, from the cache or made now (and kept). A file over a budget raises
+    ``OverBudgetError``; a file that cannot be read is a record with ``error`` (kept, not retried)."""
+    hit = cached(path)
+    if hit is not None:
+        return hit
+    sha = content_hash(path)
+    started = time.monotonic()
+    try:
+        result = _scan_pdf(path, progress) if path.lower().endswith(".pdf") else _scan_image(path, progress)
+    except OverBudgetError:
+        raise
+    except MnoteKrError as exc:
+        result = Scan(error=exc.message)
+    result.seconds = round(time.monotonic() - started, 3)
+    if result.stopped:
+        return result
+    try:
+        _store().put(_key(sha), result.to_json())
+    except OSError:
+        pass  # no cache: the next call recognises again
+    with _memo_lock:
+        _memo[_key(sha)] = result
+    return result
+
+
+def open_image(path: str) -> Image.Image:
+    """The image as shown (EXIF orientation applied), after the header check; frame 1 of many."""
+    from PIL import Image, ImageOps
+
+    width, height = budget.image_size(path)
+    name = Path(path).name
+    try:
+        with Image.open(path) as im:
+            target = budget.settings().max_pixels
+            if width * height > target:
+                factor = math.sqrt(target / (width * height))
+                im.draft("RGB", (int(width * factor) + 1, int(height * factor) + 1))  # JPEG: decode smaller
+            im.load()
+            shown = ImageOps.exif_transpose(im)
+            return shown if shown is not None else im.copy()
+    except (OSError, ValueError, SyntaxError, Image.DecompressionBombError) as exc:
+        raise DocumentError(f"cannot read the image {name}: {exc}", path=path,
+                            hint="the file is damaged or not an image; its name is still indexed") from exc
+
+
+def shown_size(path: str) -> tuple[int, int]:
+    """The image's size as shown: the header's, turned by its EXIF orientation."""
+    from PIL import Image
+
+    width, height = budget.image_size(path)
+    try:
+        with Image.open(path) as im:
+            orientation = im.getexif().get(0x0112, 1)
+    except (OSError, ValueError, SyntaxError):
+        orientation = 1
+    return (height, width) if orientation in (5, 6, 7, 8) else (width, height)
+
+
+def _scan_image(path: str, progress: Progress) -> Scan:
+    im = open_image(path)
+    full = shown_size(path)
+    s = budget.settings()
+    lines, factor = recognise_image(im, s.max_pixels)
+    if im.size != full:  # decoded smaller (JPEG draft): boxes back to the shown image's pixels
+        fx, fy = full[0] / im.size[0], full[1] / im.size[1]
+        for ln in lines:
+            ln.box = [ln.box[0] * fx, ln.box[1] * fy, ln.box[2] * fx, ln.box[3] * fy]
+    notes = []
+    if factor != 1.0 or im.size != full:
+        notes.append(f"{Path(path).name}: {full[0]:,} x {full[1]:,} pixels recognised downscaled to at most "
+                     f"{s.max_pixels:,} pixels (limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)")
+    page = Page(number=1, width=float(full[0]), height=float(full[1]), unit="px", source="ocr", lines=lines,
+                paragraphs=paragraphs(lines))
+    progress(f"OCR {Path(path).name}: 1 page recognised, {len(lines)} line(s)")
+    for note in notes:
+        progress(note)
+    return Scan(pages=[page], notes=notes)
+
+
+def _scan_pdf(path: str, progress: Progress) -> Scan:
+    import pypdfium2 as pdfium
+
+    name = Path(path).name
+    s = budget.settings()
+    try:
+        pdf = pdfium.PdfDocument(path)
+    except (pdfium.PdfiumError, OSError) as exc:
+        raise DocumentError(f"cannot open the PDF {name}: {exc}", path=path) from exc
+    started = time.monotonic()
+    result = Scan()
+    try:
+        total = len(pdf)
+        to_scan = [i for i in range(total) if len(pdf[i].get_textpage().get_text_range().strip()) < MIN_LAYER_CHARS]
+        if len(to_scan) > s.max_pages:
+            result.notes.append(f"{name}: {len(to_scan)} pages without a text layer; the first {s.max_pages} "
+                                f"were recognised (limit: OCR pages per file {s.max_pages}, MNOTE_KR_OCR_MAX_PAGES)")
+        chosen = set(to_scan[:s.max_pages])
+        done = 0
+        for i in range(total):
+            page = pdf[i]
+            if i not in chosen:
+                width, height = page.get_size()
+                text = page.get_textpage().get_text_range() if i not in to_scan else ""
+                result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt",
+                                         source="text-layer" if i not in to_scan else "skipped", layer_text=text))
+                continue
+            if result.stopped or time.monotonic() - started > s.max_seconds:
+                if not result.stopped:
+                    result.notes.append(f"{name}: recognition stopped after {done} of {len(chosen)} pages "
+                                        f"(limit: OCR time per file {s.max_seconds:g} s, MNOTE_KR_OCR_MAX_SECONDS)")
+                result.stopped = True
+                width, height = page.get_size()
+                result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt", source="skipped"))
+                continue
+            width, height = page.get_size()
+            scale = s.dpi / 72.0
+            if width * height * scale * scale > s.max_pixels:
+                scale = math.sqrt(s.max_pixels / (width * height))
+            bitmap = page.render(scale=scale)
+            im = bitmap.to_pil()
+            # the frame PDFium renders (crop box after /Rotate) in points: pixels / scale
+            fw, fh = im.size[0] / scale, im.size[1] / scale
+            lines, _factor = recognise_image(im, s.max_pixels)
+            for ln in lines:
+                ln.box = [round(v / scale, 2) for v in ln.box]
+            result.pages.append(Page(number=i + 1, width=fw, height=fh, unit="pt", source="ocr", lines=lines,
+                                     paragraphs=paragraphs(lines)))
+            done += 1
+            progress(f"OCR {name}: page {done} of {len(chosen)} recognised")
+    except pdfium.PdfiumError as exc:
+        raise DocumentError(f"cannot read the PDF {name}: {exc}", path=path) from exc
+    finally:
+        pdf.close()
+    for note in result.notes:
+        progress(note)
+    return result

@@ -1,0 +1,308 @@
+"""The OCR plugin through the host's plugin manager: text and boxes of generated scans whose
+lines and boxes Pillow drew (labels from the generator, never from the plugin), the budgets,
+hostile and broken images, and the files left untouched."""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import time
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.scans import GeneratedScan, bomb_png, iou, render
+
+from mnote_kr.core.config import load_config
+from mnote_kr.errors import DocumentError
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import Plugins, load_plugins
+
+LINES = ["Invoice number 4471 for the harbour crane", "扫描件里的文字也能搜索到", "Delivered to Pier Seven on Monday"]
+SMALL = (6.0, 2.0)  # inches: a receipt-sized page keeps recognition quick
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _squeeze(text: str) -> str:
+    return "".join(ch.casefold() for ch in text if ch.isalnum())
+
+
+@pytest.fixture
+def plugins() -> Plugins:
+    return load_plugins(load_config(None))
+
+
+@pytest.fixture(scope="module")
+def page() -> GeneratedScan:
+    return render(LINES, dpi=150, pt=14, page_inches=SMALL, margin_inches=0.4, line_spacing=2.0)
+
+
+def _count_recognitions(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    from mnote_kr_ocr import scan
+
+    calls: list[int] = []
+    real = scan.recognise_array
+
+    def counted(rgb):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        return real(rgb)
+
+    monkeypatch.setattr(scan, "recognise_array", counted)
+    return calls
+
+
+def test_image_text_and_line_boxes_in_pixels(plugins: Plugins, page: GeneratedScan, tmp_path: Path,
+                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    """The recognised text holds every line; a phrase query lands on its line's box in image pixels
+    (page 1, IoU >= 0.5 with the box Pillow drew); a copy under another name is not recognised again."""
+    calls = _count_recognitions(monkeypatch)
+    path = page.save(tmp_path / "receipt.png")
+    before = _sha(path)
+    text = plugins.extract_text(str(path))
+    assert text is not None
+    for line in LINES:
+        assert _squeeze(line) in _squeeze(text), (line, text)
+    assert len(calls) == 1
+    for query, n in (("harbour crane", 0), ("文字也能搜索", 1), ("Pier Seven", 2)):
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query=query))
+        assert loc.locator_precision == "bbox" and not loc.locator_degraded, loc
+        assert loc.page == 1 and loc.bbox_unit == "px" and loc.locator_plugin == "ocr"
+        assert loc.bbox is not None and iou(loc.bbox, page.lines[n].box) >= 0.5, (query, loc.bbox, page.lines[n].box)
+    copy = tmp_path / "elsewhere" / "same-receipt.png"
+    copy.parent.mkdir()
+    shutil.copy2(path, copy)
+    from mnote_kr_ocr import scan
+
+    scan._memo.clear()  # only the record on disk may answer now
+    assert plugins.extract_text(str(copy)) == text
+    assert len(calls) == 1, "the same content was recognised twice"
+    assert _sha(path) == before
+
+
+def test_scanned_pdf_page_is_text_and_boxes_in_points(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
+    """An image-only PDF: the PDF's own reader has no text, the OCR plugin's is given with a page
+    marker; once recognised, a citation lands on the line's box in PDF points on that page."""
+    path = page.save(tmp_path / "scan.pdf")
+    before = _sha(path)
+    assert plugins.locator_plugin(".pdf") == "pdf_bbox"
+    text = plugins.extract_text(str(path))
+    assert text is not None and text.startswith("## Page 1")
+    assert _squeeze(LINES[0]) in _squeeze(text)
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="harbour crane"))
+    assert loc.locator_precision == "bbox" and loc.bbox_unit == "pt" and loc.page == 1, loc
+    truth = page.boxes_in_points()[0]
+    assert loc.bbox is not None and iou(loc.bbox, truth) >= 0.5, (loc.bbox, truth)
+    assert _sha(path) == before
+
+
+def test_budgets_pages_time_and_pixels_each_say_one_line(plugins: Plugins, tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Pages per file and seconds per file stop recognition with one line each; a page over the
+    pixel budget is downscaled (said once) and its boxes still come back in the original's pixels."""
+    from PIL import Image
+
+    pages = [render([f"Page {n} holds the word {w}"], dpi=100, page_inches=(4.0, 1.0), margin_inches=0.2)
+             for n, w in ((1, "amber"), (2, "cobalt"), (3, "saffron"))]
+    pdf = tmp_path / "three.pdf"
+    pages[0].image.convert("RGB").save(pdf, "PDF", resolution=100.0, save_all=True,
+                                       append_images=[p.image.convert("RGB") for p in pages[1:]])
+    lines: list[str] = []
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")
+    text = plugins.extract_text(str(pdf), lines.append) or ""
+    assert "amber" in text and "cobalt" not in text and "saffron" not in text
+    limit = [ln for ln in lines if "limit: OCR pages per file 1" in ln]
+    assert len(limit) == 1 and "3 pages without a text layer" in limit[0], lines
+    assert any("page 1 of 1 recognised" in ln for ln in lines), lines
+
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "10")
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_SECONDS", "0.000001")
+    lines.clear()
+    text = plugins.extract_text(str(pdf), lines.append) or ""
+    assert "amber" not in text
+    assert [ln for ln in lines if "limit: OCR time per file" in ln] == [
+        "three.pdf: recognition stopped after 0 of 3 pages (limit: OCR time per file 1e-06 s, "
+        "MNOTE_KR_OCR_MAX_SECONDS)"]
+
+    monkeypatch.delenv("MNOTE_KR_OCR_MAX_SECONDS")
+    big = render(["A wide page read at a quarter of its pixels"], dpi=200, page_inches=(6.0, 1.0), margin_inches=0.3)
+    path = big.save(tmp_path / "big.png")
+    with Image.open(path) as im:
+        width, height = im.size
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PIXELS", str(width * height // 4))
+    lines.clear()
+    text = plugins.extract_text(str(path), lines.append) or ""
+    assert _squeeze("quarter of its pixels") in _squeeze(text)
+    assert [ln for ln in lines if "downscaled" in ln] == [
+        f"big.png: {width:,} x {height:,} pixels recognised downscaled to at most {width * height // 4:,} pixels "
+        "(limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)"]
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="quarter of its pixels"))
+    assert loc.bbox is not None and iou(loc.bbox, big.lines[0].box) >= 0.5, (loc.bbox, big.lines[0].box)
+    from mnote_kr_ocr import scan
+
+    engine = scan._rapid()
+    for ort in (engine.text_det.infer, engine.text_cls.infer, engine.text_rec.session):  # threads bounded (2)
+        options = ort.session.get_session_options()
+        assert (options.intra_op_num_threads, options.inter_op_num_threads) == (2, 1)
+
+
+def test_bomb_image_refused_from_its_header(plugins: Plugins, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A 30,000 x 30,000 PNG of a few KB is refused before any pixel is decoded, in one line."""
+    from PIL import Image
+
+    path = bomb_png(tmp_path / "bomb.png")
+    assert path.stat().st_size < 8192
+    before = _sha(path)
+
+    def no_decoding(self):  # type: ignore[no-untyped-def]
+        raise AssertionError("pixels were decoded")
+
+    monkeypatch.setattr(Image.Image, "load", no_decoding)
+    started = time.perf_counter()
+    reason = plugins.check_budget(str(path), 10**6)
+    elapsed = time.perf_counter() - started
+    assert reason == "bomb.png: the image is 30,000 x 30,000 pixels (900.0 megapixels; " \
+                     "limit: OCR image size 100.0 megapixels)", reason
+    print(f"bomb refused in {elapsed * 1000:.1f} ms")
+    with pytest.raises(DocumentError, match="30,000 x 30,000"):
+        plugins.extract_text(str(path))
+    assert _sha(path) == before
+
+
+def test_corrupt_and_textless_images_give_no_box(plugins: Plugins, tmp_path: Path) -> None:
+    """A damaged image is one clear error (not over a budget: its name is still indexed) and never
+    a box; an image with no text (noise only) gives no text and no invented citation."""
+    good = render(["Nothing to see here"], dpi=100, page_inches=(3.0, 1.0), margin_inches=0.2).save(tmp_path / "x.png")
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(good.read_bytes()[:200])  # header and a torn first chunk
+    before = _sha(broken)
+    assert plugins.check_budget(str(broken), 10**6) is None
+    with pytest.raises(DocumentError) as err:
+        plugins.extract_text(str(broken))
+    assert "\n" not in err.value.message and err.value.message.startswith("cannot read the image broken.png")
+    loc = plugins.locate(LocateRequest(file=str(broken), evidence="Nothing to see here", query="see here"))
+    assert loc.locator_precision == "file" and loc.locator_degraded and loc.bbox is None
+    assert "cannot read the image broken.png" in (loc.reason or "")
+    assert _sha(broken) == before
+
+    noise = render([], dpi=100, page_inches=(3.0, 2.0), noise=0.02, seed=7).save(tmp_path / "noise.png")
+    assert plugins.extract_text(str(noise)) == ""
+    loc = plugins.locate(LocateRequest(file=str(noise), evidence="the harbour crane", query="harbour crane"))
+    assert loc.locator_precision == "file" and loc.locator_degraded and loc.bbox is None, loc
+
+
+def test_low_confidence_line_is_a_degraded_place(plugins: Plugins, page: GeneratedScan, tmp_path: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """A line recognised below the confidence floor is cited with its reason, never as a sure box."""
+    path = page.save(tmp_path / "receipt.png")
+    text = plugins.extract_text(str(path)) or ""
+    monkeypatch.setenv("MNOTE_KR_OCR_MIN_CONFIDENCE", "1.01")  # every real score is below it
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="harbour crane"))
+    assert loc.locator_degraded
+    assert "recognised with low confidence" in (loc.reason or "")
+
+
+def test_config_switch_turns_ocr_off(page: GeneratedScan, tmp_path: Path) -> None:
+    """``disabled_plugins = ["ocr"]``: images have no reader and no place, scanned PDFs no text."""
+    path = page.save(tmp_path / "receipt.png")
+    pdf = page.save(tmp_path / "scan.pdf")
+    on = load_plugins(load_config(None))
+    assert on.locator_plugin(".png") == "ocr"
+    home_config = Path(load_config.__globals__["paths"].config_dir()) / "config.toml"
+    home_config.parent.mkdir(parents=True, exist_ok=True)
+    home_config.write_text('disabled_plugins = ["ocr"]\n', encoding="utf-8")
+    off = load_plugins(load_config(None))
+    assert off.locator_plugin(".png") is None
+    assert off.extract_text(str(path)) is None and off.extract_text(str(pdf)) is None
+    loc = off.locate(LocateRequest(file=str(path), evidence=LINES[0], query="harbour crane"))
+    assert loc.locator_precision == "file"
+
+
+def test_viewer_model_and_page_image(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
+    """An image is one page sized in its pixels (the frame of its boxes), drawn as PNG."""
+    from io import BytesIO
+
+    from PIL import Image
+
+    path = page.save(tmp_path / "receipt.png")
+    model = plugins.document_model(str(path))
+    assert model is not None and model.kind == "pages"
+    assert [(p.width, p.height) for p in model.pages] == [(float(page.image.width), float(page.image.height))]
+    png = plugins.render_page(str(path), 1, 1.0)
+    assert png is not None
+    with Image.open(BytesIO(png)) as shown:
+        assert shown.size == page.image.size
+    with pytest.raises(DocumentError, match="out of range"):
+        plugins.render_page(str(path), 2, 1.0)
+
+
+def test_wrapper_holds_the_recognised_text(tmp_path: Path) -> None:
+    """The image wrapper LightRAG indexes carries the recognised text after its mark, and stays
+    recognised as the connector's own file however long the text."""
+    from mnote_kr_lightrag import links
+
+    source = tmp_path / "photo.png"
+    source.write_bytes(b"not read here")
+    name = "photo.w5c0e1b7a.1f3a09c2-77ab01de.png.md"
+    long_text = "\n\n".join(f"line {n} of a long scanned page" for n in range(4000))
+    written = links.write_wrapper(tmp_path, name, source, "photo.png", 13, long_text)
+    data = written.read_text(encoding="utf-8")
+    assert "## Text in the image" in data and "line 3999 of a long scanned page" in data
+    assert written.stat().st_size > 64 * 1024
+    assert links.is_our_wrapper(written)
+
+
+def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
+    """``status`` learns from the records alone: an image recognised, one never recognised
+    (waiting), a damaged one (failed, with its reason); other files and deleted entries are not counted."""
+    from mnote_kr.models import SourceEntry
+
+    seen = page.save(tmp_path / "seen.png")
+    plugins.extract_text(str(seen))
+    unseen = render(["Never read"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unseen.png")
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(seen.read_bytes()[:200])
+    with pytest.raises(DocumentError):
+        plugins.extract_text(str(broken))
+
+    def entry(path: Path, status: str = "processed") -> SourceEntry:
+        return SourceEntry(source_id=path.name, source_path=str(path), source_root_relative_path=path.name,
+                           source_hash="sha256:" + _sha(path), status=status)  # type: ignore[arg-type]
+
+    notes = tmp_path / "notes.md"
+    notes.write_text("hello", encoding="utf-8")
+    gone = render(["Gone"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "gone.png")
+    entries = {p.name: entry(p) for p in (seen, unseen, broken, notes)} | {"gone.png": entry(gone, "delete_completed")}
+    ocr = plugins.reader_status(entries)["ocr"]
+    assert (ocr["recognised"], ocr["waiting"]) == (1, 1), ocr
+    assert ocr["failed"] == [{"sourcePath": "broken.png", "reason": ocr["failed"][0]["reason"]}]
+    assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
+    from mnote_kr.citations.render import render_status
+
+    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 5}, "provider": {},
+                           "readers": plugins.reader_status(entries)}).splitlines()
+    assert ("OCR:       1 file(s) recognised, 1 waiting for recognition, 1 failed ('mnote-kr ingest --force FILE' "
+            "recognises one now)") in shown
+    assert f"           failed: broken.png: {ocr['failed'][0]['reason']}" in shown
+
+
+def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The MEDRPT scan (image-only, 408 x 528 pt): recognition glues some words (``Metformin500mg``),
+    yet a query's words still land on the line that shows them. The lines' places were read off
+    the page rendered by PDFium (a person's reading, not this plugin's): "persistent headaches" on
+    the first line under CHIEF COMPLAINT (y 298-308 pt), "Metformin ... twice daily" on the
+    second line under MEDICAL HISTORY (y 370-380 pt), below the Lisinopril line (y 361-370 pt)."""
+    from mnote_kr_testkit.data import CORPUS
+
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")
+    source = CORPUS / "pdf" / "markitdown__MEDRPT-2024-PAT-3847_medical_report_scan.pdf"
+    path = tmp_path / source.name
+    shutil.copy2(source, path)
+    text = plugins.extract_text(str(path)) or ""
+    for query, (top, bottom) in (("persistent headaches", (296, 310)), ("Metformin twice daily", (368, 382))):
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=text[:1500], query=query))
+        assert loc.locator_precision == "bbox" and loc.page == 1 and loc.bbox is not None, (query, loc)
+        assert top <= loc.bbox[1] and loc.bbox[3] <= bottom, (query, loc.bbox)
+    assert _sha(path) == _sha(source)

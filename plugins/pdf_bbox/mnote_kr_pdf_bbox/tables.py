@@ -1,0 +1,167 @@
+"""Table rows: lines set side by side in aligned columns are one block per row.
+
+A paragraph splitter reads a table column by column and stacks one column's cells into a
+block, which no reader would draw. Here a *cellular row* is a set of lines on one height
+(their boxes overlap vertically by half a line, their baselines within a fifth of it) with at
+least three pieces, or two of which the narrower is under ``NARROW`` of the row's span (two
+columns of body text are two wide pieces, not a table row). Two or more cellular rows one under
+the other whose pieces share columns (their x-ranges overlap) make a table; a line under a
+cell, in its column, before the next row, continues that cell (a cell of several lines). Each
+row, with its cells' continuation lines, becomes one block; which cell answers is ``answer``'s
+narrowing.
+
+Boxes are text-frame boxes (``pdftext``): unrotated, top-left origin.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from .layout import MARKER
+
+Box = tuple[float, float, float, float]
+
+NARROW = 0.3  # a two-piece row is a table row when its narrower piece is under this share of the row
+ROW_GAP = 2.5  # rows of one table lie at most this many line heights apart
+CELL_GAP = 1.5  # pieces of a row closer than this many line heights are one run of text
+
+
+def _height(b: Box) -> float:
+    return max(b[3] - b[1], 1.0)
+
+
+def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float]) -> list[list[int]]:
+    """The page's lines grouped by height: each group's lines overlap the group's first vertically
+    and stand on its baseline (columns of running text beside each other drift apart)."""
+    rows: list[list[int]] = []
+    for i in sorted(order, key=lambda i: (boxes[i][1], boxes[i][0])):
+        b = boxes[i]
+        for row in rows[-3:]:
+            a = boxes[row[0]]
+            h = min(_height(a), _height(b))
+            if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * h and abs(base[row[0]] - base[i]) <= 0.2 * h:
+                row.append(i)
+                break
+        else:
+            rows.append([i])
+    for row in rows:
+        row.sort(key=lambda i: boxes[i][0])
+    return rows
+
+
+def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Box]:
+    """The row's runs of text, left to right: lines closer than ``CELL_GAP`` merged (words drawn
+    apart, a fraction set in another font), a list marker alone left out (a list is not a table)."""
+    out: list[list[float]] = []
+    for i in row:
+        b = boxes[i]
+        if out and b[0] - out[-1][2] < CELL_GAP * min(_height(b), out[-1][3] - out[-1][1]):
+            last = out[-1]
+            last[1], last[2], last[3] = min(last[1], b[1]), max(last[2], b[2]), max(last[3], b[3])
+        else:
+            out.append([b[0], b[1], b[2], b[3]])
+    marks = {k for k, i in enumerate(row) if MARKER.fullmatch(texts[i])}
+    if marks and len(out) == len(row):
+        out = [p for k, p in enumerate(out) if k not in marks]
+    return [(p[0], p[1], p[2], p[3]) for p in out]
+
+
+def _cellular(pieces: list[Box]) -> bool:
+    if len(pieces) >= 3:
+        return True
+    if len(pieces) != 2:
+        return False
+    span = pieces[-1][2] - pieces[0][0]
+    return min(p[2] - p[0] for p in pieces) < NARROW * span
+
+
+def _shares_columns(a: list[Box], b: list[Box]) -> bool:
+    """True when at least two pieces of row ``b`` sit under pieces of row ``a``."""
+    hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p in a) for q in b)
+    return hits >= 2
+
+
+def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
+               base: Sequence[float]) -> list[list[int]]:
+    """Line indices of each table row found among ``order`` (lines in reading order, ``texts``
+    their texts, ``base`` their baselines), with the lines that continue its cells; rows top to
+    bottom."""
+    rows = _rows(order, boxes, base)
+    pieces = [_pieces(row, boxes, texts) for row in rows]
+    out: list[list[int]] = []
+    run: list[int] = []  # indices into rows of the current table's cellular rows
+
+    def close() -> None:
+        if len(run) >= 2:
+            for k, r in enumerate(run):
+                members = list(rows[r])
+                end = run[k + 1] if k + 1 < len(run) else r + 1
+                # lines between this row and the next that sit under one of its cells
+                tail = rows[r + 1 : end] if k + 1 < len(run) else _trailing(rows, pieces, r, boxes)
+                for extra in tail:
+                    members.extend(extra)
+                out.append(members)
+        run.clear()
+
+    below: list[int] = []  # lines continuing the current row's cells
+    for r, row in enumerate(rows):
+        if not _cellular(pieces[r]):
+            if run and _under_cells(row, rows[run[-1]], boxes, below):
+                below += row
+                continue  # a cell's second line: stays with its row (added in close)
+            close()
+            continue
+        if run:
+            prev = rows[run[-1]]
+            gap = boxes[row[0]][1] - max(boxes[i][3] for i in prev)
+            if gap > ROW_GAP * _height(boxes[prev[0]]) or not _shares_columns(pieces[run[-1]], pieces[r]):
+                close()
+        below = []
+        run.append(r)
+    close()
+    return out
+
+
+def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: Sequence[int] = ()) -> bool:
+    """True when every line of ``row`` lies close under one of ``cells`` (or under the lines
+    ``below`` them that continue them), inside its column (from the cell's left edge to the
+    next cell's)."""
+    bottom = max(boxes[i][3] for i in [*cells, *below])
+    h = _height(boxes[cells[0]])
+    lefts = sorted({boxes[i][0] for i in cells})
+    for j in row:
+        b = boxes[j]
+        if b[1] - bottom > 1.2 * h:
+            return False
+        col = [x for x in lefts if x <= b[0] + 0.5 * h]
+        if not col:
+            return False
+        nxt = [x for x in lefts if x > col[-1]]
+        if nxt and b[2] > nxt[0] - 0.5 * h:
+            return False  # runs into the next column: not this cell's line
+    return True
+
+
+def _trailing(rows: list[list[int]], pieces: list[list[Box]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
+    """The rows right under the table's last row that continue its cells."""
+    out = []
+    below: list[int] = []
+    for k, row in enumerate(rows[r + 1 :], r + 1):
+        if _cellular(pieces[k]) or not _under_cells(row, rows[r], boxes, below):
+            break
+        out.append(row)
+        below += row
+    return out
+
+
+def regroup(blocks: list[list[int]], rows: list[list[int]], order: Sequence[int]) -> list[list[int]]:
+    """``blocks`` with every table row's lines taken out and each row made one block, all in
+    reading order (by the first line of each block in ``order``)."""
+    if not rows:
+        return blocks
+    taken = {li for row in rows for li in row}
+    rank = {li: k for k, li in enumerate(order)}
+    kept = [[li for li in blk if li not in taken] for blk in blocks]
+    out = [blk for blk in kept if blk] + [sorted(row, key=lambda li: rank.get(li, 0)) for row in rows]
+    out.sort(key=lambda blk: min(rank.get(li, 0) for li in blk))
+    return out

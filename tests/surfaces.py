@@ -1,0 +1,73 @@
+"""One search read through the surfaces a person or an agent uses: helpers the surface tests share."""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Iterator
+from contextlib import contextmanager, redirect_stdout
+from typing import Any
+
+import httpx
+from mnote_kr_testkit.fakes import FakeProvider
+
+from mnote_kr.cli.reports import search_report
+from mnote_kr.core.host import Host
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SidecarPosition, SourceEntry
+from mnote_kr.server import web
+from mnote_kr.server.app import ApiServer
+
+
+class BlockProvider(FakeProvider):
+    """The fake provider, each chunk mapped with a block (as LightRAG's sidecar gives one): the
+    pipeline then keeps the paragraph the text locator finds instead of capping it at the file.
+    ``positions(entry)``: the block's sidecar positions (none here)."""
+
+    def positions(self, entry: SourceEntry) -> list[SidecarPosition]:
+        return []
+
+    @hookimpl
+    def map_reference(self, ctx: Any, reference: ProviderReference, entries: dict[str, SourceEntry],
+                      query: str) -> MappedReference | None:
+        entry = entries.get(reference.file_path)
+        if entry is None:
+            return None
+        block = SidecarBlock(blockid=f"b-{reference.chunk_id}", content=reference.content or "",
+                             positions=self.positions(entry))
+        return MappedReference(reference=reference, entry=entry, block=block)
+
+
+class HostObj:
+    """What the CLI's commands take from click's context: the workspace's host."""
+
+    def __init__(self, host: Host) -> None:
+        self._host = host
+
+    def host(self) -> Host:
+        return self._host
+
+
+def cli_search(host: Host, query: str, as_json: bool) -> str:
+    """``mnote-kr search QUERY [--json]``'s output, through the command's own report."""
+    out = io.StringIO()
+    with redirect_stdout(out):
+        search_report(HostObj(host), as_json, query=query, scope=(), top_k=10, mode="mix",  # type: ignore[arg-type]
+                      rerank=None)
+    return out.getvalue()
+
+
+@contextmanager
+def api(host: Host) -> Iterator[tuple[ApiServer, httpx.Client]]:
+    """The HTTP API on loopback and a client holding its token."""
+    with ApiServer(host, write_token_file=False) as server, httpx.Client(
+            base_url=server.url, headers={"Authorization": f"Bearer {server.token}"}, timeout=30) as client:
+        yield server, client
+
+
+def web_page(server: ApiServer, path: str) -> str:
+    """A page of the web UI as a signed-in browser gets it (200 asserted)."""
+    with httpx.Client(base_url=server.url, timeout=30) as client:
+        client.get(web.entry_url(server))  # the token URL sets the session cookie
+        response = client.get(path)
+        assert response.status_code == 200, response.text
+        return response.text

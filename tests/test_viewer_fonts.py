@@ -1,0 +1,71 @@
+"""The viewer's text and fonts: DOCX Symbol-font bullets as bullets, and a note when a PDF lacks its fonts.
+
+Word writes many bullets as the Symbol font's private-use code point U+F0B7 (``khoj__bangalore.docx``
+has 645 of them); no Unicode font draws it, so every browser showed a box. The viewer maps the
+common Symbol/Wingdings bullets to Unicode one for one, so highlight offsets still fit.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import httpx
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+
+from mnote_kr.models import Highlight, Locator
+from mnote_kr.server import fonts, web, webpages
+from mnote_kr.server.app import ApiServer
+from mnote_kr_docx_locator import document_model
+from tests.cli_helpers import turbine_pdf
+
+
+def _private_use(text: str) -> list[str]:
+    return sorted({hex(ord(ch)) for ch in text if 0xE000 <= ord(ch) <= 0xF8FF})
+
+
+def test_the_viewer_of_a_docx_with_symbol_bullets_has_none_left() -> None:
+    path = CORPUS / "docx" / "khoj__bangalore.docx"
+    before = path.read_bytes()
+    model = document_model(str(path))
+    source = "".join(p.text for p in model.paragraphs)
+    assert "\uf0b7" in source  # the file's own text has them
+    html = webpages.paragraphs_html(model, None, Locator(locator_precision="file"))
+    assert _private_use(html) == [] and html.count("\u2022") >= source.count("\uf0b7")
+    assert path.read_bytes() == before
+
+
+def test_a_highlight_after_a_symbol_bullet_still_marks_its_words() -> None:
+    text = "\uf0b7\tTraffic in Bangalore"
+    loc = Locator(locator_precision="paragraph", paragraph_index=0, highlight=Highlight(start=2, end=9))
+    assert webpages._marked(text, loc) == '\u2022\t<mark class="hl" id="hl">Traffic</mark> in Bangalore'
+
+
+def test_the_pdf_viewer_says_when_the_pdf_lacks_its_fonts(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / "papers").mkdir(parents=True)
+    shutil.copy(CORPUS / "pdf" / "chatchat__1.pdf", ws / "papers" / "chatchat.pdf")
+    (ws / "papers" / "icing.pdf").write_bytes(turbine_pdf("zqvt"))  # standard fonts only
+    host, provider = fake_host(ws)
+    host.roots_add(ws / "papers")
+    host.ingest([ws / "papers"])
+    provider.texts[FakeProvider.name_for("papers/chatchat.pdf")] = "航空发动机状态监视 zqvt lacking fonts"
+    provider.texts[FakeProvider.name_for("papers/icing.pdf")] = "Wind turbine icing study zqvt lacking"
+    found = {Path(c.source_root_relative_path).name: c for c in host.search("zqvt lacking", top_k=5).results}
+    with ApiServer(host, write_token_file=False) as server, httpx.Client(timeout=30) as browser:
+        shown = browser.get(web.entry_url(server, webpages.view_url(found["chatchat.pdf"].citation_id)),
+                            follow_redirects=True)
+        plain = browser.get(server.url + webpages.view_url(found["icing.pdf"].citation_id))
+    assert shown.status_code == 200 and plain.status_code == 200
+    note = re.search(r'<p class="banner fonts" role="note">([^<]+)</p>', shown.text)
+    assert note is not None and "STSong-Light" in note.group(1) and "Noto Sans CJK" in note.group(1)
+    assert "Times-Roman" not in note.group(1)  # a standard font every reader has is not missing
+    assert 'class="banner fonts"' not in plain.text
+
+
+def test_without_the_font_package_the_notice_says_cjk_text_could_not_be_drawn() -> None:
+    line = fonts.missing_font_notice(["STSong-Light", "Helvetica"], None)
+    assert line is not None and "STSong-Light" in line and "could not be drawn" in line and "Helvetica" not in line
+    assert fonts.missing_font_notice(["Times-Roman", "ABCDEF+Helvetica-Bold"], "Noto Sans CJK JP") is None
