@@ -82,12 +82,13 @@ def test_paraphrased_question_is_boxed_on_the_answering_block_by_meaning(
     assert loc.page == truth[2] and iou(loc.bbox, list(truth[3])) >= 0.5, (loc.page, loc.bbox, truth)
     assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0  # ranks the file's places too
     assert "placed by meaning" in loc.reason
-    # the meaning term weighted 0: words alone do not box the answering block
+    # the meaning term weighted 0: words alone do not place it on the answering block (they cite
+    # the passage, degraded, whose box is the block holding most of it, or box another block)
     monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
     mnote_kr_pdf_bbox.clear_cache()
     by_words = mnote_kr_pdf_bbox.locate(req)
     assert by_words is not None and by_words.meaning_score is None
-    assert not (by_words.page == truth[2] and iou(by_words.bbox, list(truth[3])) >= 0.5)
+    assert by_words.locator_degraded or not (by_words.page == truth[2] and iou(by_words.bbox, list(truth[3])) >= 0.5)
 
 
 def test_a_verbatim_query_still_wins_over_meaning() -> None:
