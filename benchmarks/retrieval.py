@@ -22,7 +22,9 @@ a fresh real managed engine is started under a temp dir, the files of every set 
 ``Host.search``. The same index is then searched again under other settings, each reported as
 ``<embedder>-<name>``: ``ranked`` (rank_passages on, for the learned embedders) and each
 ``--variant NAME:KEY=VALUE[,...]`` (workspace config overrides: today's default beside a new one,
-in the same run, when the new one is a setting).
+in the same run, when the new one is a setting; a ``py:MODULE.NAME`` key sets a module constant
+for that variant's searches instead, e.g. ``today:py:mnote_kr_pdf_bbox.answer.BY_MEANING=false``,
+remembered locate answers bypassed).
 
 Printed per embedder and variant:
 
@@ -56,6 +58,7 @@ place@1 >= 80%, ingest time <= 2x hashing's. Targets of the places: as above, pe
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import shutil
@@ -64,6 +67,7 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -166,7 +170,10 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
             todo = {"ranked": {"providers.lightrag.rank_passages": True}, **todo}
         for suffix, overrides in todo.items():
             config = load_config(ws)
+            code = {k.removeprefix("py:"): v for k, v in overrides.items() if k.startswith("py:")}
             for key, value in overrides.items():
+                if key.startswith("py:"):
+                    continue
                 *path, leaf = key.split(".")
                 node = config
                 for part in path:
@@ -174,7 +181,8 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
                 node[leaf] = value
             varied = Host(ws, config=config)
             t0 = time.perf_counter()
-            both = {label["id"]: search_all(varied, label["q"]) for label in labels}
+            with _code_overrides(code):
+                both = {label["id"]: search_all(varied, label["q"]) for label in labels}
             run[f"search_{suffix}_s"] = time.perf_counter() - t0
             run[f"results_{suffix}"] = {k: v[0] for k, v in both.items()}
             run[f"all_{suffix}"] = {k: v[1] for k, v in both.items()}
@@ -182,6 +190,35 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     finally:
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def _code_overrides(code: dict[str, Any]) -> Iterator[None]:
+    """Module constants set for one variant (``py:MODULE.NAME=VALUE``, e.g. today's default of a
+    locator beside the new one), with the remembered locate answers bypassed while they hold."""
+    import importlib
+
+    from mnote_kr.citations import answercache, pipeline
+
+    if not code:
+        yield
+        return
+    before: list[tuple[Any, str, Any]] = []
+    saved = answercache.get, answercache.put
+    try:
+        for key, value in code.items():
+            module, _, name = key.rpartition(".")
+            mod = importlib.import_module(module)
+            before.append((mod, name, getattr(mod, name)))
+            setattr(mod, name, value)
+        answercache.get, answercache.put = (lambda name: None), (lambda name, locator: None)
+        pipeline._locator_memo.clear()
+        yield
+    finally:
+        for mod, name, value in before:
+            setattr(mod, name, value)
+        answercache.get, answercache.put = saved
+        pipeline._locator_memo.clear()
 
 
 def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:

@@ -27,7 +27,9 @@ What is here:
 * **The text toolkit locators share**: ``TextDocument``/``TextParagraph``/``match_evidence``/
   ``locator_from_match``/``Scope``/``THRESHOLD`` (find the paragraph evidence came from),
   ``queue_places``/``with_meaning`` (have a document's paragraphs embedded at ingest, and rank a
-  passage's paragraphs by meaning beside words),
+  passage's paragraphs by meaning beside words), ``queue_texts``/``places_key``/``rank_by_meaning``
+  (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
+  ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
@@ -96,6 +98,9 @@ if TYPE_CHECKING:
     from mnote_kr.citations import textmatch, textnorm
     from mnote_kr.citations.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.ids import query_terms
+    from mnote_kr.citations.meaning import places_key
+    from mnote_kr.citations.meaning import queue as queue_texts
+    from mnote_kr.citations.meaning import rank as rank_by_meaning
     from mnote_kr.citations.queryterms import scaffolding
     from mnote_kr.citations.render import counts_text, locator_text, source_card
     from mnote_kr.citations.sidecar import Sidecar, read_sidecar
@@ -140,6 +145,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
         "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
     **{n: ("mnote_kr.citations.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
     "query_terms": ("mnote_kr.citations.ids", "query_terms"),
+    "places_key": ("mnote_kr.citations.meaning", "places_key"),
+    "queue_texts": ("mnote_kr.citations.meaning", "queue"),
+    "rank_by_meaning": ("mnote_kr.citations.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.zipguard", "check_zip"),
     "scaffolding": ("mnote_kr.citations.queryterms", "scaffolding"),
     **{n: ("mnote_kr.citations.render", n) for n in ("counts_text", "locator_text", "source_card")},
@@ -234,10 +242,13 @@ __all__ = [
     "match_evidence",
     "normalize",
     "paths",
+    "places_key",
     "query_occurrences",
     "query_standing",
     "query_terms",
     "queue_places",
+    "queue_texts",
+    "rank_by_meaning",
     "read_sidecar",
     "scaffolding",
     "source_card",

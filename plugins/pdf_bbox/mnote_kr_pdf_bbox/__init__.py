@@ -44,12 +44,20 @@ def locator_extensions() -> list[str]:
 
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
-    """Keep the PDF's text layer and geometry on disk so the first search need not read it."""
+    """Keep the PDF's text layer and geometry on disk so the first search need not read it, and
+    have ingest embed its text blocks (ranked by meaning once it has)."""
     if not _is_pdf(path):
         return None
-    from .model import warm_document
+    from mnote_kr.plugin_api import queue_texts
 
-    return warm_document(path)
+    from . import answer
+    from .model import load_document, warm_document
+
+    parsed = warm_document(path)
+    doc = load_document(path)
+    if doc.has_text and answer.BY_MEANING:
+        queue_texts(answer.place_texts(doc))  # ingest embeds its text blocks once it is citable
+    return parsed
 
 
 @hookimpl

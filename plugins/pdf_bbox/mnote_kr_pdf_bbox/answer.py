@@ -12,6 +12,11 @@ rules, in order:
    together; below ``MIN_SHARE`` no block answers;
 3. *semantic*: no block holds a meaningful share: the caller cites the passage and says so.
 
+Once ingest embedded the document's blocks (``place_texts``, queued at ``prepare_locate``; the
+host's ``rank_by_meaning``), rules 2 and 3 become one: every block of the passage is scored by its
+word score (rule 2's share plus the cluster bonus) plus the meaning term, as DOCX paragraphs are
+(*meaning* when that moves the choice); a block holding every term still wins, rule 1 first.
+
 Ties go to the earlier block in document order, so every process gives one answer.
 """
 
@@ -22,12 +27,16 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import iter_tokens, lazy_compile, normalize, query_occurrences, scaffolding
+from mnote_kr.plugin_api import iter_tokens, lazy_compile, normalize, places_key, query_occurrences, scaffolding
 
 from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 MIN_SHARE = 0.4
+#: False: blocks by words alone, as before (``benchmarks/retrieval.py``'s today variant).
+BY_MEANING = True
+#: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
+MEANING_MIN_TOKENS = 4
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
@@ -111,8 +120,8 @@ class BlockText:
 _LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
 
 
-def block_text(page: PageText, lines: list[int]) -> BlockText:
-    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
+def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]]:
+    """A block's characters as written (lines joined, hyphenation undone) and each one's line."""
     chars: list[str] = []
     line_at: list[int] = []
     for li in lines:
@@ -128,6 +137,12 @@ def block_text(page: PageText, lines: list[int]) -> BlockText:
         # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
         chars.extend(raw.translate(_LINE_CHARS))  # one character for one: offsets hold
         line_at.extend([li] * len(raw))
+    return chars, line_at
+
+
+def block_text(page: PageText, lines: list[int]) -> BlockText:
+    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
+    chars, line_at = _block_chars(page, lines)
     text = fold("".join(chars))
     bt = BlockText(text, line_at)
     for k, (tok, start, _) in enumerate(iter_tokens(text)):
@@ -177,6 +192,34 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
     return out
 
 
+def place_texts(doc: DocumentText) -> list[str]:
+    """Every text block's text as written, in document order (page by page): the places ingest
+    embeds for ranking by meaning (``plugin_api.queue_texts``). A block of fewer than
+    ``MEANING_MIN_TOKENS`` tokens (a bullet, a page number, a short heading) is never ranked by
+    meaning: it is left empty, and not embedded."""
+    out = []
+    for page in doc.pages:
+        for lines in page.blocks:
+            text = " ".join("".join(_block_chars(page, lines)[0]).split())
+            enough = sum(1 for _ in zip(range(MEANING_MIN_TOKENS), iter_tokens(fold(text)), strict=False))
+            out.append(text if enough >= MEANING_MIN_TOKENS else "")
+    return out
+
+
+def places(doc: DocumentText) -> tuple[str, list[int]]:
+    """``(places_key, first place number of each page)``: plain data, kept in the on-disk model
+    (a locate finds the blocks' vectors without reading every page)."""
+    cached = doc.extras.get("places")
+    if isinstance(cached, tuple):
+        return cached
+    starts = [0]
+    for page in doc.pages:
+        starts.append(starts[-1] + len(page.blocks))
+    out = (places_key(place_texts(doc)), starts)
+    doc.extras["places"] = out
+    return out
+
+
 def doc_terms(doc: DocumentText) -> DocTerms:
     """The document's term statistics and its block texts, kept with it in memory."""
     cached = doc.extras.get("terms")
@@ -198,6 +241,7 @@ class Answer:
     found: int  # content terms found in the block
     terms: int  # content terms in the query
     lines: list[int]  # line indices of the block to box (narrowed when the block is long)
+    meaning: float | None = None  # the query's cosine with the block, when its vectors exist
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
@@ -215,8 +259,11 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
             for b in passage:  # the first block where the query stands as written
                 at = [p for p, w in occ[b] if w >= 1.0]
                 if at:
+                    # its cosine too: the host orders a file's citations by it (a verbatim place
+                    # without one would fall behind the file's places that have one)
+                    ranked = _by_meaning(doc, dt, passage, query, {b: 1.0})
                     return Answer(b, "verbatim", 1.0, len(terms), len(terms),
-                                  _narrow(doc, b, [dt.block(b).line_at[at[0]]]))
+                                  _narrow(doc, b, [dt.block(b).line_at[at[0]]]), ranked[1].get(b) if ranked else None)
     if not terms:
         return Answer(None, "semantic", 0.0, 0, 0, [])
     # a CJK bigram the document never holds is an artefact of cutting an unspaced query
@@ -225,6 +272,7 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         or terms
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
     total = sum(weight.values()) or 1.0
+    words: dict[tuple[int, int], tuple[float, float, int]] = {}  # block -> (score, share, terms found)
     best: tuple[float, float, int, tuple[int, int]] | None = None
     for b in passage:
         bt = dt.block(b)
@@ -234,15 +282,44 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         # a word as typed counts a little more than another form of it
         share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / total
         score = share + _cluster_bonus(bt, found)
+        words[b] = (score, share, len(found))
         if best is None or score > best[0] + 1e-9:
             best = (score, share, len(found), b)
+    by_meaning = _by_meaning(doc, dt, passage, query, {b: w[0] for b, w in words.items()})
+    if by_meaning is not None:
+        b, cos = by_meaning[0], by_meaning[1][by_meaning[0]]
+        _, share, n_found = words.get(b, (0.0, 0.0, 0))
+        rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
+        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)), cos)
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
-    bt = dt.block(b)
-    pos = bt.starts
-    hit_lines = sorted({bt.line_at[pos[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
-    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, hit_lines))
+    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)))
+
+
+def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
+    """The block's lines holding a query term."""
+    return sorted({bt.line_at[bt.starts[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
+
+
+def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str,
+                words: dict[tuple[int, int], float]) -> tuple[tuple[int, int], dict[tuple[int, int], float]] | None:
+    """The passage's block that answers by ``words`` (word score of the blocks holding query terms)
+    and meaning together, and the cosine of each block ranked; None while the document's blocks
+    have no vectors (or fewer than two blocks can be ranked)."""
+    from mnote_kr.plugin_api import rank_by_meaning
+
+    cands = [b for b in passage if b in words or len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
+    if not BY_MEANING or len(cands) < 2:
+        return None
+    key, starts = places(doc)
+    number = {starts[pi] + bi: (pi, bi) for pi, bi in cands}
+    ranked = rank_by_meaning(key, query, {i: words.get(b, 0.0) for i, b in number.items()})
+    if ranked is None:
+        return None
+    score, cos = ranked
+    pick = min(number, key=lambda i: (-round(score[i], 9), i))
+    return number[pick], {b: cos.get(i, 0.0) for i, b in number.items()}
 
 
 def _cluster_bonus(bt: BlockText, found: list[str]) -> float:

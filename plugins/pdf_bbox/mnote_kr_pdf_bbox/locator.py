@@ -201,6 +201,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
+        elif ans.rule == "meaning":
+            why += f"; placed by meaning and query terms among the passage's text blocks " \
+                   f"({ans.found} of the query's {ans.terms} content terms)"
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
@@ -230,6 +233,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         reason=why,
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
+        meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
     )
 
 

@@ -19,7 +19,7 @@ from typing import overload
 from mnote_kr.plugin_api import DocumentError, FileCache, Persist
 
 from .align import text_key
-from .answer import term_stats
+from .answer import places, term_stats
 from .layout import furniture_key
 from .pdftext import CACHE_SIZE, DocumentText, PageText, line_text, read_document
 
@@ -28,13 +28,14 @@ MAX_OMIT = 24  # furniture lines reported per locate (a few pages' headers and f
 
 def derive(doc: DocumentText) -> None:
     """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
-    query: both k-gram indexes, the running-header keys, the blocks' term statistics and the
-    text's hash that keys its stored alignments (the on-disk cache stores them; see
-    ``_encode``)."""
+    query: both k-gram indexes, the running-header keys, the blocks' term statistics, the key of
+    their vectors (``answer.places``) and the text's hash that keys its stored alignments (the
+    on-disk cache stores them; see ``_encode``)."""
     for view in doc.views:
         view.index  # noqa: B018 - built and kept on the view
     furniture_keys(doc)
     term_stats(doc)
+    places(doc)
     text_key(doc)  # after furniture_keys: the key covers them
 
 
@@ -75,7 +76,7 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
 
 #: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
 #: that point back at the document) are rebuilt in each process from these.
-PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key")
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key", "places")
 
 
 class StoredPages(Sequence[PageText]):

@@ -1,0 +1,156 @@
+"""PDF text blocks ranked by meaning: ingest embeds a PDF's blocks at its preparation
+step (once per content), and a paraphrased question over a passage crossing pages is boxed on
+the block that answers it, not on the passage.
+
+Truth comes from Docling's ground truth of the corpus PDF (its items' text and boxes), never from
+the locator's own blocks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit import pdf_cases as C
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.offline import python_only_env
+from mnote_kr_testkit.pdfs import iou
+
+import mnote_kr_pdf_bbox
+from mnote_kr.citations import e5, meaning
+from mnote_kr.models import LocateRequest
+
+PDF = CORPUS / "pdf" / "docling__multi_page.pdf"
+#: Two passages of the document as a LightRAG chunk holds them (Docling's items, in reading order),
+#: each crossing a page break, with a question in other words than its answering item's.
+CASES = [
+    # pages 3-4: "What made it possible..." is answered by "1. Undo/Redo: ... undo mistakes ... error
+    # correction"; by words, "errors" sends it to "2. Spell Check ... spot errors automatically"
+    ("Specialized Word Processing Tools", "Education",
+     "What made it possible to fix errors without starting over?", "Undo/Redo"),
+    # pages 1-2: the IBM MT/ST item ("magnetic tape storage") answers; no block holds enough of
+    # the question's words, so by words the passage is cited
+    ("IBM MT/ST", "Future of Word Processing",
+     "when did a company start selling a typing machine that stored text on tape", "IBM MT/ST"),
+]
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    meaning._memo.clear()
+    meaning._queue.clear()
+    mnote_kr_pdf_bbox.clear_cache()
+
+
+def _items() -> list[tuple[str, str, int, tuple[float, float, float, float]]]:
+    gt = json.loads((CORPUS / "groundtruth" / "docling" / "docling__multi_page.json").read_text("utf-8"))
+    return C._gt_items(gt)
+
+
+def _passage(first: str, last: str) -> tuple[str, list[tuple[str, str, int, tuple[float, float, float, float]]]]:
+    items = _items()
+    lo = next(i for i, it in enumerate(items) if it[1].startswith(first))
+    hi = next(i for i, it in enumerate(items) if it[1].startswith(last))
+    window = items[lo:hi + 1]
+    assert len({page for _, _, page, _ in window}) == 2  # the passage crosses a page break
+    return "\n".join(t for _, t, _, _ in window), window
+
+
+def _prepare_and_embed() -> list[str]:
+    """Ingest's preparation of the PDF: ``prepare_locate`` then the embedding step; its progress lines."""
+    lines: list[str] = []
+    mnote_kr_pdf_bbox.prepare_locate(str(PDF))
+    meaning.embed_queued(lines.append)
+    return lines
+
+
+@pytest.mark.parametrize("case", CASES, ids=["undo-redo", "ibm-mtst"])
+def test_paraphrased_question_is_boxed_on_the_answering_block_by_meaning(
+        case: tuple[str, str, str, str], monkeypatch: pytest.MonkeyPatch) -> None:
+    first, last, question, answer = case
+    passage, window = _passage(first, last)
+    truth = next(it for it in window if it[1].startswith(answer))
+    _prepare_and_embed()
+    req = LocateRequest(file=str(PDF), evidence=passage, query=question, passage=passage)
+    loc = mnote_kr_pdf_bbox.locate(req)
+    assert loc is not None and loc.locator_precision == "bbox" and not loc.locator_degraded
+    assert loc.page == truth[2] and iou(loc.bbox, list(truth[3])) >= 0.5, (loc.page, loc.bbox, truth)
+    assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0  # ranks the file's places too
+    assert "placed by meaning" in loc.reason
+    # the meaning term weighted 0: words alone do not place it on the answering block (they cite
+    # the passage, degraded, whose box is the block holding most of it, or box another block)
+    monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
+    mnote_kr_pdf_bbox.clear_cache()
+    by_words = mnote_kr_pdf_bbox.locate(req)
+    assert by_words is not None and by_words.meaning_score is None
+    assert by_words.locator_degraded or not (by_words.page == truth[2] and iou(by_words.bbox, list(truth[3])) >= 0.5)
+
+
+def test_a_verbatim_query_still_wins_over_meaning() -> None:
+    passage, window = _passage(*CASES[0][:2])
+    _prepare_and_embed()
+    spell = next(it for it in window if it[1].startswith("Spell Check"))
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(PDF), evidence=passage, passage=passage,
+                                                 query="spot errors automatically"))
+    assert loc is not None and loc.page == spell[2] and iou(loc.bbox, list(spell[3])) >= 0.5
+    assert "the query stands in this text block" in loc.reason
+    # with its cosine, as every other place of the file has one (the host orders them by it)
+    assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0
+
+
+def test_pdf_blocks_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The preparation step embeds the PDF's text blocks with progress; a second preparation of
+    the same file embeds nothing (a new process: the vectors are found on disk by content hash)."""
+    lines = _prepare_and_embed()
+    assert lines[0].startswith("embedding places: 0/") and lines[-1].split(": ")[1].split("/")[0] == \
+        lines[-1].split("/")[1].split(" ")[0]
+    n = int(lines[-1].split("/")[1].split(" ")[0])
+    assert n > 40  # the blocks of five pages, not one vector for the file
+    meaning._memo.clear()
+    mnote_kr_pdf_bbox.clear_cache()
+
+    def no_model() -> None:
+        raise AssertionError("embedded again")
+
+    monkeypatch.setattr(e5, "model", no_model)
+    assert _prepare_and_embed() == []
+    # and the stored vectors still place the question (the query vector is the only new one)
+    monkeypatch.undo()
+    passage, window = _passage(*CASES[0][:2])
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(PDF), evidence=passage, query=CASES[0][2], passage=passage))
+    truth = next(it for it in window if it[1].startswith(CASES[0][3]))
+    assert loc is not None and iou(loc.bbox, list(truth[3])) >= 0.5
+
+
+_OFFLINE = textwrap.dedent("""
+    import sys
+    import mnote_kr_pdf_bbox
+    from mnote_kr.citations import meaning
+    from mnote_kr.models import LocateRequest
+    pdf, passage, question = sys.argv[1:4]
+    lines = []
+    mnote_kr_pdf_bbox.prepare_locate(pdf)
+    meaning.embed_queued(lines.append)
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=pdf, evidence=passage, query=question, passage=passage))
+    print(lines[-1], loc.page, loc.meaning_score is not None)
+""")
+
+
+def test_pdf_blocks_are_embedded_and_ranked_with_no_socket_opened(tmp_path: Path) -> None:
+    """The whole path (prepare, embed, locate by meaning) in a process whose outward sockets are
+    refused and logged (the testkit's guard)."""
+    passage, _ = _passage(*CASES[0][:2])
+    net = tmp_path / "net"
+    env = python_only_env(dict(os.environ, MNOTE_KR_HOME=str(tmp_path / "home")), net)
+    out = subprocess.run([sys.executable, "-c", _OFFLINE, str(PDF), passage, CASES[0][2]], env=env,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.split()[-2:] == ["3", "True"], out.stdout
+    assert "embedding places:" in out.stdout
+    assert "-c" in (net / "armed.log").read_text(encoding="utf-8")
+    assert not (net / "refused.log").exists()
