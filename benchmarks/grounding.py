@@ -19,12 +19,14 @@ the same run, **every sentence to its file's first citation** (what ``ask`` mark
 ``[n]`` names a file, the host put that file's citation there); and the share of off-topic sentences
 marked unsupported. Target: >= 0.85 grounded at the labelled place.
 
-    .venv/bin/python benchmarks/grounding.py [--top-k 10] [--misses]   # --misses: the old set's only
+    .venv/bin/python benchmarks/grounding.py [--top-k 10] [--misses] [--dump F]  # --misses: the old set's only
+    .venv/bin/python benchmarks/grounding.py --from-dump F [--misses]  # ground again over a run's places
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import re
 import shutil
@@ -81,7 +83,9 @@ def recorded_answer(label: dict[str, Any]) -> list[str]:
     return out
 
 
-def run(labels: list[dict[str, Any]], files: list[str], top_k: int) -> dict[str, Any]:
+def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) -> dict[str, Any]:
+    """Ingest ``files`` into a fresh engine (workspace ``kb``, kept) and ``ask`` every question with its
+    recorded answer; also keeps the places each answer was grounded among (``places``, for ``--from-dump``)."""
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-grounding-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
     import msgspec
@@ -108,23 +112,52 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int) -> dict[str,
     def recorded(host: Any, query: str, **kw: Any) -> Any:
         return Recorded(start_query(host, query, **{**kw, "want_answer": False}), answers[query])
 
-    pipeline.start_query = recorded  # type: ignore[assignment]
+    pipeline.start_query = recorded
+    ground_answer = pipeline.ground_answer
+    places: dict[str, list[Any]] = {}
+
+    def recording(host: Any, answer: str, cited: list[Any]) -> Any:
+        places[answer] = [msgspec.to_builtins(c) for c in cited]
+        return ground_answer(host, answer, cited)
+
+    pipeline.ground_answer = recording  # type: ignore[assignment]
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
     try:
         start_engine(**dirs, wait_s=180)
-        host = corpus_host(tmp / "kb", files)
+        host = corpus_host(kb, files)
         t0 = time.perf_counter()
         report = host.ingest(["docs"], wait=True, wait_s=1800)
         ingest_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        out = {q["id"]: msgspec.to_builtins(host.ask(q["q"], top_k=top_k)) for q in labels}
-        return {"ingest_s": ingest_s, "ask_s": time.perf_counter() - t0, "results": out,
-                "statuses": sorted({i.status for i in report.items})}
+        # pipeline.ask itself (Host.ask starts the provider's query before the pipeline is loaded)
+        out = {q["id"]: msgspec.to_builtins(pipeline.ask(host, q["q"], scope=[], top_k=top_k)) for q in labels}
+        return {"ingest_s": ingest_s, "ask_s": time.perf_counter() - t0, "results": out, "kb": str(kb),
+                "statuses": sorted({i.status for i in report.items}),
+                "places": {q["id"]: places.get(answers[q["q"]], []) for q in labels}}
     finally:
-        pipeline.start_query = start_query  # type: ignore[assignment]
+        pipeline.start_query = start_query
+        pipeline.ground_answer = ground_answer
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, Any]:
+    """A ``--dump`` with every answer grounded again by this tree over the places it recorded."""
+    import msgspec
+
+    from mnote_kr.citations import pipeline
+    from mnote_kr.core.host import Host
+    from mnote_kr.models import Citation
+
+    host = Host(Path(dump["kb"]))
+    t0 = time.perf_counter()
+    for q in labels:
+        places = msgspec.convert(dump["places"][q["id"]], list[Citation])
+        answer = " ".join([*q["sentences"], OFF_TOPIC[q["lang"]]])
+        sentences = pipeline.ground_answer(host, answer, places)[1]
+        dump["results"][q["id"]]["sentences"] = msgspec.to_builtins(sentences)
+    return {**dump, "ask_s": time.perf_counter() - t0}
 
 
 def score(label: dict[str, Any], result: dict[str, Any], place: dict[str, Any]) -> dict[str, Any]:
@@ -150,6 +183,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top-k", type=int, default=10)
     parser.add_argument("--misses", action="store_true", help="print the old set's misses (never heldout2's)")
+    parser.add_argument("--dump", type=Path, help="keep the run (answers, places, the workspace) in this JSON file")
+    parser.add_argument("--from-dump", type=Path,
+                        help="ground the recorded answers again over a --dump's places with this tree's code")
     args = parser.parse_args()
     files, sets = load_sets()
     labels = []
@@ -168,7 +204,15 @@ def main() -> int:
     print(f"{len(labels)} questions with a recorded answer ({skipped} without: snippet not found in the "
           f"answering text), {sum(len(q['sentences']) for q in labels)} answer sentences, verbatim; "
           f"ingesting {len(files)} files ...", flush=True)
-    r = run(labels, files, args.top_k)
+    if args.from_dump:
+        r = regrounded(json.loads(args.from_dump.read_text(encoding="utf-8")), labels)
+    else:
+        kb = Path(tempfile.mkdtemp(prefix="mnote-bench-grounding-kb-")) / "kb"
+        r = run(labels, files, args.top_k, kb)
+        if args.dump:
+            args.dump.write_text(json.dumps(r, ensure_ascii=False), encoding="utf-8")
+        else:
+            shutil.rmtree(kb.parent, ignore_errors=True)
     print(f"ingest {r['ingest_s']:.0f}s {r['statuses']}; {len(labels)} asks {r['ask_s']:.1f}s")
     print(f"\n{'set':10} {'sentences':>9} {'grounded':>9} {'baseline':>9} {'ratio':>6} {'file cited':>10} "
           f"{'off-topic unsupported':>22}")

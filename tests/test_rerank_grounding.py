@@ -23,6 +23,7 @@ import msgspec
 import pytest
 
 from mnote_kr.citations import pipeline
+from mnote_kr.citations.render import render_status
 from mnote_kr_lightrag import modelservice as ms
 from mnote_kr_lightrag import naming
 from tests.test_cli_errors import closed_port
@@ -109,8 +110,11 @@ def test_places_of_a_file_follow_the_offline_model_services_rerank(env: Env, mod
     assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
     assert {p.citation_id for p in reranked} == {p.citation_id for p in local}  # no place lost
     assert "notes" not in result.diagnostics and result.diagnostics["placeRerank"]["reranked"] is True
-    status = env.host.status()["placeRerank"]
+    info = env.host.status()
+    status = info["placeRerank"]
     assert status["enabled"] is True and status["model"] == "bge-reranker-v2-m3" and status["apiKey"] == "set"
+    assert "Reranker:  places of each file reranked by bge-reranker-v2-m3" in render_status(info)
+    assert KEY not in render_status(info)
     assert KEY not in json.dumps(status) and KEY not in json.dumps(msgspec.to_builtins(result))
 
 
