@@ -61,7 +61,7 @@ def _sentences(text: str) -> list[tuple[int, int]]:
 def recorded_answer(label: dict[str, Any]) -> list[str]:
     """The answer sentences written from the labelled place's text (verbatim), or [] when the
     snippet cannot be found in it."""
-    text = answering_text(label)
+    text = answering_text(label, window=1000)
     if not text:
         return []
     text = " ".join(text.split())
@@ -76,6 +76,8 @@ def recorded_answer(label: dict[str, Any]) -> list[str]:
     if not mine:
         return []
     out = [text[spans[mine[0]][0]:spans[mine[-1]][1]].strip()]
+    if not re.search(r"[.!?。！？：:]\W*$", out[0]):  # cut by the page's window: a sentence all the same
+        out[0] += "。" if re.search(r"[\u4e00-\u9fff]$", out[0]) else "."
     if label["doc"].endswith(".docx") and mine[-1] + 1 < len(spans):
         nxt = text[slice(*spans[mine[-1] + 1])].strip()
         if len(nxt) >= 20:

@@ -587,12 +587,16 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
+    every = citations  # every place found: an answer's sentence may come from one not shown
     citations, folded, weak = _finish(citations, diagnostics, top_k)
     remember(host, citations + folded)
     answer: str | None = None
     sentences: list[GroundedSentence] = []
     if result.answer is not None:  # each sentence marked with the place that supports it
-        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer), citations + folded)
+        shown = citations + folded
+        ids = {c.citation_id for c in shown}
+        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer),
+                                          shown + [c for c in every if c.citation_id not in ids])
     notes = list(result.notes) + ([rerank_note] if rerank_note else [])
     if any(not s.supported for s in sentences):
         notes.append(f"{sum(not s.supported for s in sentences)} sentence(s) of the answer are supported by no "
@@ -650,5 +654,6 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         return minted[anchor]
 
     marked, sentences = ground(answer, places, locate)
-    remember(host, list(minted.values()))
+    used = {s.citation_id for s in sentences}
+    remember(host, [c for c in places if c.citation_id in used] + list(minted.values()))
     return marked, sentences
