@@ -469,6 +469,23 @@ class SearchResults(Base, kw_only=True):
     weak_reason: str | None = None
 
 
+class GroundedSentence(Frozen, frozen=True, kw_only=True):
+    """One sentence of an answer and the cited place that supports it (``mnote_kr.citations.grounding``).
+
+    ``supported`` False: no cited place holds its words or meaning; it then has no citation or place.
+    ``citationId`` opens the place (``mnote-kr open``); ``words`` is the share of its content terms the
+    place's passage holds, ``meaning`` its e5 cosine with the place (None without the model)."""
+
+    text: str
+    supported: bool
+    citation_id: str | None = None
+    source_root_relative_path: str | None = None
+    locator: Locator | None = None
+    citation_url: str | None = None
+    words: float = 0.0
+    meaning: float | None = None
+
+
 class AgentQueryResult(Base, kw_only=True):
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str = ""
@@ -477,6 +494,8 @@ class AgentQueryResult(Base, kw_only=True):
     notes: list[str] = []
     weak: bool = False
     weak_reason: str | None = None
+    #: Each sentence of ``answer`` and its place (the markers in ``answer`` are theirs); empty without an answer.
+    sentences: list[GroundedSentence] = []
 
 
 class OpenActionParams(Frozen, frozen=True, kw_only=True):

@@ -56,6 +56,11 @@ ID_RE = re.compile(r"^\[[0-9a-z]{4}\]$")
 
 @pytest.fixture(autouse=True)
 def _fresh_caches() -> None:
+    fresh_caches()
+
+
+def fresh_caches() -> None:
+    """Forget what the provider and the pipeline remembered (each test's replay is its own)."""
     settings.clear_cache()
     mapping._cache.clear()
     lightrag_plugin._input_dirs.clear()
@@ -136,6 +141,11 @@ def _entry(ws: Path, rel: str, name: str, status: str = "processed") -> SourceEn
 
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    return make_env(tmp_path, monkeypatch)
+
+
+def make_env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    """The replay workspace of this module (``env``), for other test modules."""
     monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", "replay-key")
     ws = tmp_path / "ws"
     (ws / "docs").mkdir(parents=True)
@@ -493,11 +503,16 @@ def test_ask_answer_keeps_only_host_issued_citation_ids(env: Env) -> None:
               "- [3] upload_me.md\n")
     env.replay.json("POST", "/query", {"response": answer, "references": [], "llm_generated": True})
     result = env.host.ask("Who runs Aurora?")
-    issued = {c.citation_id for c in result.citations}
-    by_rel = {c.source_root_relative_path: c.citation_id for c in result.citations}
     assert result.answer is not None
-    assert f"Hamburg {by_rel[AURORA_REL]}." in result.answer and f"turbine {by_rel[NOTES_REL]}." in result.answer
-    assert set(re.findall(r"\[[^\]]+\]", result.answer)) == issued  # [3] (unmapped) and [9] are gone
+    # each sentence is marked with the place that supports it (issue 33), an ID the host issued and opens
+    hamburg, turbine, boreal = result.sentences
+    assert hamburg.source_root_relative_path == AURORA_REL and turbine.source_root_relative_path == NOTES_REL
+    assert f"Hamburg {hamburg.citation_id}." in result.answer and f"turbine {turbine.citation_id}." in result.answer
+    for s in (hamburg, turbine):
+        assert env.new_host().open(str(s.citation_id)).resource_root_relative_path == s.source_root_relative_path
+    # [3] (unmapped) and [9] are gone: no cited place supports that sentence
+    assert not boreal.supported and result.answer.endswith("invented source [unsupported].")
+    assert re.findall(r"\[[^\]]+\]", result.answer) == [hamburg.citation_id, turbine.citation_id, "[unsupported]"]
     assert "References" not in result.answer and "upload_me" not in result.answer
     sent = json.loads(env.replay.sent("POST", "/query")[-1].content)
     assert sent["include_references"] is False and sent["query"] == "Who runs Aurora?"

@@ -22,6 +22,7 @@ from mnote_kr.citations import answercache, meaning
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote
+from mnote_kr.citations.grounding import UNSUPPORTED, ground, same_place
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
@@ -39,6 +40,7 @@ from mnote_kr.models import (
     Citation,
     CitationDiagnostics,
     CitationTextBundle,
+    GroundedSentence,
     LocateRequest,
     Locator,
     Place,
@@ -464,13 +466,14 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     result = pending.result()
     t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     citations, folded, weak = _finish(citations, diagnostics, top_k)
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
     diagnostics["providerStatus"] = result.raw_status
-    if result.notes:
-        diagnostics["notes"] = result.notes
+    if result.notes or rerank_note:
+        diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
     remember(host, citations + folded)
@@ -583,18 +586,74 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     _prepare_locating(host)
     result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    citations, rerank_note = rerank_places(host, query, citations, diagnostics)
+    every = citations  # every place found: an answer's sentence may come from one not shown
     citations, folded, weak = _finish(citations, diagnostics, top_k)
     remember(host, citations + folded)
-    ref_to_citation: dict[str, str] = {}
-    by_file = {c.light_rag_file_path: c.citation_id for c in reversed(citations)}
-    for ref in result.references:
-        if ref.reference_id and ref.file_path in by_file:
-            ref_to_citation.setdefault(ref.reference_id, by_file[ref.file_path])
-    answer = rewrite_badges(result.answer, ref_to_citation) if result.answer is not None else None
-    notes = list(result.notes)
+    answer: str | None = None
+    sentences: list[GroundedSentence] = []
+    if result.answer is not None:  # each sentence marked with the place that supports it
+        shown = citations + folded
+        ids = {c.citation_id for c in shown}
+        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer),
+                                          shown + [c for c in every if c.citation_id not in ids])
+    notes = list(result.notes) + ([rerank_note] if rerank_note else [])
+    if any(not s.supported for s in sentences):
+        notes.append(f"{sum(not s.supported for s in sentences)} sentence(s) of the answer are supported by no "
+                     f"cited place (marked {UNSUPPORTED}).")
     if not citations:
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
     elif weak:
         notes.append(f"Weak result: {weak}.")
     return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes,
-                            weak=weak is not None, weak_reason=weak), diagnostics
+                            weak=weak is not None, weak_reason=weak, sentences=sentences), diagnostics
+
+
+def rerank_places(host: Host, query: str, citations: list[Citation],
+                  diagnostics: dict[str, Any]) -> tuple[list[Citation], str | None]:
+    """Each file's places in the order of the user's reranker when ``[rerank]`` names one
+    (``mnote_kr.citations.rerank``); the citations unchanged and a note when it gives no ranking."""
+    if not isinstance(host.config.get("rerank"), dict):
+        return citations, None
+    from mnote_kr.citations import rerank
+
+    found = rerank.settings(host.config, host.context().secret)
+    if found is None:
+        return citations, None
+    return rerank.rerank_places(found, query, citations, diagnostics)
+
+
+def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str, list[GroundedSentence]]:
+    """``grounding.ground`` with the files' own locators: a sentence lands on the paragraph or block
+    of its place's chunk that holds it; a place no citation of the search had gets its own ID (remembered)."""
+    taken = {c.citation_id for c in places}
+    minted: dict[str, Citation] = {}
+
+    def locate(c: Citation, sentence: str) -> Citation:
+        try:
+            st = os.stat(c.source_path)
+        except OSError:
+            return c
+        request = LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or "")
+        locator = _locate(host.plugins, request, st, c.source_map_path)
+        if locator.locator_degraded or not _place(locator):
+            return c  # the sentence is supported by the place's passage, found nowhere more precise
+        for p in (c, *places):
+            if p.source_root_relative_path == c.source_root_relative_path and same_place(p.locator, locator):
+                return p
+        place = _place(locator)
+        anchor = (c.block_id or c.light_rag_chunk_id or "") + f"@{place}"
+        if anchor not in minted:
+            cid = citation_id(c.provider, c.source_id or "", anchor, 0, taken=taken)
+            url = citation_url(c.source_root_relative_path, locator)
+            minted[anchor] = msgspec.structs.replace(
+                c, citation_id=cid, locator=locator, locator_precision=locator.locator_precision,
+                block_id=locator.block_id, locator_degraded=locator.locator_degraded, citation_url=url, alternatives=[],
+                citation_markdown=citation_markdown(Path(c.source_root_relative_path).name, locator, url),
+                display_quote=answer_quote(c.context_quote or c.display_quote or "", sentence))
+        return minted[anchor]
+
+    marked, sentences = ground(answer, places, locate)
+    used = {s.citation_id for s in sentences}
+    remember(host, [c for c in places if c.citation_id in used] + list(minted.values()))
+    return marked, sentences

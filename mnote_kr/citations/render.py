@@ -112,6 +112,9 @@ def render_search(result: SearchResults) -> str:
         why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
         message = why.get("message") if isinstance(why, dict) else None
         out.append(f"No citable results: {message}." if message else "No citable results.")
+    reranked = result.diagnostics.get("placeRerank") if isinstance(result.diagnostics, dict) else None
+    if isinstance(reranked, dict) and reranked.get("error"):
+        out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
     for ni in result.not_indexed:  # the status in words; "not indexed" is said once
         status = "" if ni.status == "not_indexed" else ni.status.replace("_", " ") + ": "
         out.append(f"not indexed: {ni.source_path} ({status}{ni.reason})")
@@ -210,6 +213,11 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
                                       f"{meant.get('files', 0)} file(s) with vectors")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
+    reranker = info.get("placeRerank") or {}
+    if reranker.get("enabled"):
+        lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")
+    elif reranker.get("problem"):
+        lines.append(f"Reranker:  off: {reranker['problem']}")
     for warning in prov.get("warnings") or []:
         lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):

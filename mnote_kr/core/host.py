@@ -684,6 +684,7 @@ class Host:
             "meaning": _meaning_status(),
             # Readers' own work (OCR: files waiting for recognition, files it failed on).
             "readers": self.plugins.reader_status(reg.entries),
+            "placeRerank": self._place_rerank_status(),
         }
         try:
             status = self.plugins.provider_status(self.context(), reg.all_entries())
@@ -691,6 +692,14 @@ class Host:
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         return out
+
+    def _place_rerank_status(self) -> dict[str, Any]:
+        """Whether the places of each file are reranked by the user's ``[rerank]`` endpoint (never its key)."""
+        if not self.config.get("rerank"):
+            return {"enabled": False}
+        from mnote_kr.citations.rerank import status
+
+        return status(self.config, self.secret)
 
     def _left_behind(self, reg: Registry, shown: int = 50) -> dict[str, Any]:
         files: list[Any] = []

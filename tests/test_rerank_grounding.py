@@ -1,0 +1,216 @@
+"""Issue 33: places reranked by the user's reranker, and an answer grounded sentence by sentence.
+
+The rerank path runs against the real offline model service's ``/v1/rerank`` (the wire format of
+LightRAG's Cohere/Jina rerank binding); the endpoint down, silent or answering garbage leaves the
+local order and one note. The grounded ``ask`` replays a recorded LLM answer over recorded LightRAG
+payloads (``tests/test_pipeline_replay.py``'s workspace); each sentence's expected paragraph is read
+from the DOCX here, independently of the locator.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import zipfile
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import msgspec
+import pytest
+
+from mnote_kr.citations import pipeline
+from mnote_kr.citations.render import render_status
+from mnote_kr_lightrag import modelservice as ms
+from mnote_kr_lightrag import naming
+from tests.test_cli_errors import closed_port
+from tests.test_pipeline_replay import AURORA, AURORA_REL, NOTES_REL, Env, fresh_caches, make_env, query_data
+
+KEY = "sekrit-rerank-key-0123"
+
+
+@pytest.fixture(autouse=True)
+def _fresh_caches() -> None:
+    fresh_caches()
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    return make_env(tmp_path, monkeypatch)
+QUERY = "When does the next stage of the work begin?"
+
+
+def _aurora_chunks() -> dict[str, Any]:
+    """Three chunks of the Aurora DOCX, each on its own paragraph, in LightRAG's order."""
+    doc = naming.doc_id_for(AURORA)
+    return query_data(
+        ("1", AURORA, f"{doc}-chunk-000", "Project Aurora is a battery research program run by Nordwind Labs "
+                                          "in Hamburg. It studies solid-state cells."),
+        ("1", AURORA, f"{doc}-chunk-001", "The energy formula is E=mc^2 which Aurora uses for estimates."),
+        ("1", AURORA, f"{doc}-chunk-002", "Nordwind Labs plans a second phase in 2026. 第二阶段计划于2026年开始。"),
+    )
+
+
+def _places(result: Any) -> list[Any]:
+    """The Aurora file's places in order: its citation, then its alternatives."""
+    (c,) = [c for c in result.results if c.source_root_relative_path == AURORA_REL]
+    return [c, *c.alternatives]
+
+
+def _paragraph_of(path: Path, snippet: str) -> int:
+    """Index of the body ``w:p`` holding ``snippet`` (table cells included, as the locator counts)."""
+    xml = zipfile.ZipFile(path).read("word/document.xml").decode("utf-8")
+    body = xml[xml.index("<w:body>"):]
+    paragraphs = re.findall(r"<w:p[ >].*?</w:p>", body, flags=re.S)
+    texts = ["".join(re.findall(r"<w:t(?: [^>]*)?>([^<]*)</w:t>", p)) for p in paragraphs]
+    (found,) = [i for i, t in enumerate(texts) if snippet in t]
+    return found
+
+
+@pytest.fixture(scope="module")
+def model_service() -> Iterator[Any]:
+    srv, thread = ms.start_in_thread(embedder="hybrid", api_key=KEY)
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
+
+
+def _with_reranker(env: Env, monkeypatch: pytest.MonkeyPatch, url: str, **extra: Any) -> None:
+    monkeypatch.setenv("MNOTE_KR_RERANK_API_KEY", KEY)
+    env.host.config["rerank"] = {"host": url, "model": "bge-reranker-v2-m3", **extra}
+
+
+@pytest.mark.integration
+def test_places_of_a_file_follow_the_offline_model_services_rerank(env: Env, model_service: Any,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    base = f"http://127.0.0.1:{model_service.server_address[1]}"
+    env.replay.json("POST", "/query/data", _aurora_chunks())
+    local = _places(env.search(QUERY))
+
+    def service_scores(places: list[Any]) -> list[float]:
+        body = httpx.post(f"{base}/v1/rerank", json={"query": QUERY, "documents": [p.display_quote for p in places]},
+                          headers=ms.auth_headers(KEY), timeout=30).json()
+        return [r["relevance_score"] for r in sorted(body["results"], key=lambda r: r["index"])]
+
+    assert len(local) == 3
+    assert service_scores(local) != sorted(service_scores(local), reverse=True)  # the local order is not the service's
+    _with_reranker(env, monkeypatch, f"{base}/v1/rerank")
+    before = model_service.counts.get("rerank", 0)
+    pipeline.clear_memos()
+    result = env.search(QUERY)
+    assert model_service.counts["rerank"] == before + 1  # one batched request for the query
+    reranked = _places(result)
+    scores = service_scores(reranked)
+    assert scores == sorted(scores, reverse=True) and len(set(scores)) == 3
+    assert {p.citation_id for p in reranked} == {p.citation_id for p in local}  # no place lost
+    assert "notes" not in result.diagnostics and result.diagnostics["placeRerank"]["reranked"] is True
+    info = env.host.status()
+    status = info["placeRerank"]
+    assert status["enabled"] is True and status["model"] == "bge-reranker-v2-m3" and status["apiKey"] == "set"
+    assert "Reranker:  places of each file reranked by bge-reranker-v2-m3" in render_status(info)
+    assert KEY not in render_status(info)
+    assert KEY not in json.dumps(status) and KEY not in json.dumps(msgspec.to_builtins(result))
+
+
+class _Bad(BaseHTTPRequestHandler):
+    """``/garbage``: 200 with indexes that name no document; ``/html``: a web page; ``/silent``: no
+    answer until the test ends."""
+
+    release = threading.Event()
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        self.rfile.read(int(self.headers.get("Content-Length", 0)))
+        if self.path == "/silent":
+            self.release.wait(60)
+            return
+        body = (b'{"results": [{"index": 99, "relevance_score": 0.9}]}' if self.path == "/garbage"
+                else b"<html>rerank</html>")
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *args: Any) -> None:
+        pass
+
+
+@pytest.fixture
+def bad_server() -> Iterator[str]:
+    _Bad.release = threading.Event()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), _Bad)
+    srv.daemon_threads = True
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{srv.server_address[1]}"
+    finally:
+        _Bad.release.set()
+        srv.shutdown()
+        srv.server_close()
+
+
+@pytest.mark.parametrize(("path", "why"), [("down", "cannot connect"), ("/garbage", "not {index"),
+                                           ("/html", "not JSON"), ("/silent", "no answer within")])
+def test_reranker_down_slow_or_garbage_keeps_the_local_order_with_one_note(
+        env: Env, bad_server: str, monkeypatch: pytest.MonkeyPatch, path: str, why: str) -> None:
+    env.replay.json("POST", "/query/data", _aurora_chunks())
+    local = env.search(QUERY)
+    url = f"http://127.0.0.1:{closed_port()}/rerank" if path == "down" else bad_server + path
+    _with_reranker(env, monkeypatch, url, timeout_s=1.0)
+    pipeline.clear_memos()
+    result = env.search(QUERY)
+    assert [p.citation_id for p in _places(result)] == [p.citation_id for p in _places(local)]
+    assert [c.citation_id for c in result.results] == [c.citation_id for c in local.results]
+    notes = [n for n in result.diagnostics["notes"] if "reranker" in n]
+    assert len(notes) == 1 and why in notes[0] and "local order" in notes[0], result.diagnostics["notes"]
+    assert result.diagnostics["placeRerank"]["error"]
+    assert KEY not in json.dumps(msgspec.to_builtins(result))
+
+
+def _recorded_answer(env: Env, answer: str) -> None:
+    env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
+    env.replay.json("POST", "/query", {"response": answer, "references": [], "llm_generated": True})
+
+
+def test_each_sentence_of_a_recorded_answer_points_at_the_paragraph_that_supports_it(env: Env) -> None:
+    # A recorded LLM answer: LightRAG's [1] names the whole Aurora file; each sentence comes from
+    # another paragraph of the one chunk LightRAG returned for it.
+    _recorded_answer(env, "Nordwind Labs plans a second phase of the project in 2026 [1]. "
+                          "The Aurora program is run by Nordwind Labs in Hamburg [1]. "
+                          "项目负责人是王小明 [1]。 Zephyr is a wind turbine prototype designed by Kestrel Energy [2].")
+    result = env.host.ask("Who runs Aurora?")
+    aurora = env.ws / AURORA_REL
+    expected = [(AURORA_REL, _paragraph_of(aurora, "plans a second phase")),
+                (AURORA_REL, _paragraph_of(aurora, "run by Nordwind Labs in Hamburg")),
+                (AURORA_REL, _paragraph_of(aurora, "项目负责人是王小明")),
+                (NOTES_REL, 1)]  # notes.md: block 0 is the "# Zephyr Notes" heading, block 1 this sentence
+    got = [(s.source_root_relative_path, s.locator.paragraph_index if s.locator else None) for s in result.sentences]
+    assert got == expected
+    assert all(s.supported for s in result.sentences)
+    # the markers follow their sentences and open the sentence's place
+    assert result.answer is not None
+    for s in result.sentences:
+        assert s.citation_id and f"{s.citation_id}" in result.answer
+        opened = env.new_host().open(s.citation_id)
+        assert opened.locator.paragraph_index == s.locator.paragraph_index  # type: ignore[union-attr]
+    marks = re.findall(r"\[[^\]]+\]", result.answer)
+    assert marks == [s.citation_id for s in result.sentences]
+    assert "项目负责人是王小明 " + str(result.sentences[2].citation_id) + "。" in result.answer
+
+
+def test_a_sentence_no_cited_place_supports_is_marked_unsupported_and_gets_no_place(env: Env) -> None:
+    _recorded_answer(env, "Aurora is run by Nordwind Labs in Hamburg [1]. "
+                          "The moon landing footage was filmed with a Hasselblad camera on color film [1].")
+    result = env.host.ask("Who runs Aurora?")
+    supported, unsupported = result.sentences
+    assert supported.supported and supported.citation_id
+    assert not unsupported.supported
+    assert unsupported.citation_id is None and unsupported.locator is None and unsupported.citation_url is None
+    assert result.answer is not None and result.answer.endswith("color film [unsupported].")
+    assert any("supported by no cited place" in n for n in result.notes)
