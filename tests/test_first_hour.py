@@ -15,7 +15,8 @@ import pytest
 from mnote_kr_testkit.data import SAMPLES
 
 from mnote_kr.citations import notindexed
-from mnote_kr.citations.pipeline import check_query_text, retrieval_depth, why_no_results
+from mnote_kr.citations.noresults import why_no_results
+from mnote_kr.citations.pipeline import check_query_text, retrieval_depth
 from mnote_kr.citations.render import render_search, render_status, render_sync
 from mnote_kr.cli.main import _DEFAULT_HINTS, command_path, error_line
 from mnote_kr.core.config import load_config

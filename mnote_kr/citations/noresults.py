@@ -1,0 +1,85 @@
+"""When a search has no citation, or none that seems to answer: the two explanations a reader gets.
+
+``why_no_results`` says why nothing could be cited and what to do; ``weak_reason`` says why the
+citations found seem not to answer the query (the relevance floor)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnote_kr.core.registry import Registry
+from mnote_kr.models import Citation
+
+#: The ranking's parts that say a passage holds the query's own words (or its file is named by them).
+_WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
+
+
+def weak_reason(citations: list[Citation]) -> str | None:
+    """Why nothing found seems to answer the query, or None when something does.
+
+    The rule (measured: docs/http-api.md, "Places, quotes and weak results";
+    ``benchmarks/relevance_floor.py``): no passage the provider returned
+    holds any of the query's content words (stemmed words, CJK bigrams) and no file name does.
+    The provider always returns its nearest chunks, so a query on another subject gets cards; its
+    words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
+    questions whose file is still returned: the citations are kept, only marked), on 30 off-topic
+    queries 16 or 17 in two runs (every nonsense string, 13 or 14 of 27 questions on other subjects).
+    """
+    if not citations:
+        return None
+    parts = (c.diagnostics.score_parts for c in citations)
+    if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS):
+        return None
+    return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
+            "the passages shown are only the nearest by meaning")
+
+
+def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict[str, Any]:
+    """Why a search has no citation: ``{"reason": code, "message": one line with what to do}``.
+
+    Codes: ``nothing_ingested``, ``still_indexing``, ``only_unusable_sources`` (the provider
+    found passages, but only in stale, changed, deleted or out-of-scope sources),
+    ``no_match``.
+    """
+    counts = reg.counts()  # from the registry's columns (a stale entry counts as "stale"): nothing decoded
+    live = counts.get("processed", 0)
+    waiting = sum(counts.get(s, 0) for s in ("pending", "submitted", "processing"))
+    if not reg.entries:
+        return {"reason": "nothing_ingested",
+                "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
+    unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
+    if not live and waiting and not unusable:  # (passages of a file being indexed are cited)
+        return {"reason": "still_indexing",
+                "message": f"still indexing: {waiting} file(s) waiting; "
+                           "'mnote-kr sync --wait 60' follows them, then search again"}
+    if unusable:
+        parts = []
+        if unusable.get("outOfScope"):
+            parts.append(f"{unusable['outOfScope']} outside the --scope")
+        stale = sum(unusable.get(k, 0) for k in ("notLive", "missingOnDisk", "changedOnDisk"))
+        if stale:
+            parts.append(f"{stale} in files changed, moved or deleted since indexing")
+        if unusable.get("excludedByRoot"):
+            parts.append(f"{unusable['excludedByRoot']} in files their root's --exclude now leaves out")
+        if unusable.get("unmapped"):
+            # Files sent without --wait are recorded as indexed only when followed (sync, watch).
+            parts.append(f"{unusable['unmapped']} in documents not recorded as indexed yet, with {waiting} "
+                         "file(s) sent and not followed" if waiting else
+                         f"{unusable['unmapped']} in LightRAG documents no file of this workspace maps to")
+        # The fix that fits each cause, in the order the causes are listed.
+        fixes = []
+        if scoped and unusable.get("outOfScope"):
+            fixes.append("widen --scope")
+        if stale:
+            # (sync and watch leave a changed file stale only in a root added with --no-follow)
+            fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")
+        if unusable.get("excludedByRoot"):
+            fixes.append("'mnote-kr sync' drops them from the index")
+        if unusable.get("unmapped"):
+            fixes.append("'mnote-kr sync --wait 60' records what LightRAG has indexed, then search again" if waiting
+                         else "'mnote-kr status' counts them under Unmapped")
+        return {"reason": "only_unusable_sources",
+                "message": f"passages were found only in sources that cannot be cited ({'; '.join(parts)}); "
+                           + "; ".join(dict.fromkeys(fixes))}
+    extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
+    return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
