@@ -1,4 +1,4 @@
-"""Answers grounded sentence by sentence (issue 33): recorded answers replayed through ``ask``.
+"""Answers grounded sentence by sentence: recorded answers replayed through ``ask``.
 
 For each labelled question of ``retrieval_questions.json`` (``old``: the set tuned on) and
 ``retrieval_heldout2.json`` (``heldout2``: reported only, its misses never printed), a recorded

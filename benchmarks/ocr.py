@@ -17,7 +17,7 @@ Chinese characters of one line) whose cited box has IoU >= 0.5 with the line's t
 pages per second of the plugin (fresh, no cache: header check, rendering, downscale, recognition,
 reading order) against the plain ``RapidOCR()(image)`` call on the same page image, measured in the
 same run with the same threads, after one untimed call on each page (onnxruntime's first run on a
-new input size costs extra, and would fall on whichever went first). Targets (issue 30): >= 95%
+new input size costs extra, and would fall on whichever went first). Targets: >= 95%
 characters on clean 300 dpi English, >= 90% Chinese, >= 90% boxes.
 
     .venv/bin/python benchmarks/ocr.py [--quick]

@@ -17,7 +17,7 @@ Runs the batch contract by default: writes REQUESTS.jsonl and runs
 in-process on a warm cache (each request once cold, then timed warm), beside the
 baseline's time on the same cache.
 
-HARD LAYOUTS (issue 28): PDFs drawn with reportlab at known positions (``hard_pdfs``: footnotes
+HARD LAYOUTS: PDFs drawn with reportlab at known positions (``hard_pdfs``: footnotes
 with child items, list items, captions and legends, table rows and cells, a rotated table, two
 columns with a picture between, a running header on a one-page PDF, Chinese in STSong-Light not
 embedded, ligatures, decomposed diacritics) and Docling's hard items (list items, captions,

@@ -266,7 +266,7 @@ class ProviderQueryResult(Base, kw_only=True):
 
 
 class CitationTextBundle(Frozen, frozen=True, kw_only=True):
-    """The single cleaning step's output (seed 000 §5.2)."""
+    """The single cleaning step's output (``mnote_kr.citations.cleaning``)."""
 
     raw_quote: str
     display_quote: str
@@ -400,7 +400,7 @@ class Place(Frozen, frozen=True, kw_only=True):
 
 
 class Citation(Frozen, frozen=True, kw_only=True):
-    """One citable place in a user's file (seed 000 §5.1).
+    """One citable place in a user's file.
 
     ``displayQuote`` is the cited paragraph or block (a few sentences, the answering one first);
     ``contextQuote`` the whole cleaned chunk it came from. ``alternatives``: the file's next best

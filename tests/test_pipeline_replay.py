@@ -8,7 +8,7 @@ files from ``samples/inputs_used/`` copied into the workspace, and the real side
 (``[providers.lightrag] input_dir``, ``workspace = ""``). ``upload_me.md`` is in the
 payloads but not in the registry: it must never be cited.
 
-Test names follow seed 000's test plan (section 10), here end to end through ``Host``.
+Each test runs end to end through ``Host`` on recorded LightRAG payloads.
 """
 
 from __future__ import annotations
@@ -504,7 +504,7 @@ def test_ask_answer_keeps_only_host_issued_citation_ids(env: Env) -> None:
     env.replay.json("POST", "/query", {"response": answer, "references": [], "llm_generated": True})
     result = env.host.ask("Who runs Aurora?")
     assert result.answer is not None
-    # each sentence is marked with the place that supports it (issue 33), an ID the host issued and opens
+    # each sentence is marked with the place that supports it , an ID the host issued and opens
     hamburg, turbine, boreal = result.sentences
     assert hamburg.source_root_relative_path == AURORA_REL and turbine.source_root_relative_path == NOTES_REL
     assert f"Hamburg {hamburg.citation_id}." in result.answer and f"turbine {turbine.citation_id}." in result.answer
@@ -536,7 +536,7 @@ def test_query_sends_the_api_key_only_as_header(env: Env) -> None:
 
 def test_same_block_different_paragraphs_stay_apart(env: Env) -> None:
     # LightRAG's native DOCX blocks span a whole section; two chunks of one block that land
-    # on different paragraphs are different passages (seed 000: keep different paragraphs).
+    # on different paragraphs are different passages (different paragraphs stay apart).
     doc = naming.doc_id_for(AURORA)
     english = ("Project Aurora is a battery research program run by Nordwind Labs in Hamburg. "
                "It studies solid-state cells.")
@@ -554,7 +554,7 @@ def test_same_block_different_paragraphs_stay_apart(env: Env) -> None:
 
 
 def test_search_citing_a_hostile_docx_still_returns_its_other_citations(env: Env) -> None:
-    # issue 12: 1,500 nested tables once crashed the locator (RecursionError) and the whole search
+    # 1,500 nested tables once crashed the locator (RecursionError) and the whole search
     from mnote_kr_testkit.docx_docs import nested_tables_docx
 
     (env.ws / "docs" / "nested.docx").write_bytes(nested_tables_docx(1500))
@@ -574,7 +574,7 @@ def test_search_citing_a_hostile_docx_still_returns_its_other_citations(env: Env
 
 
 def test_two_chunks_landing_on_one_place_are_one_citation(env: Env) -> None:
-    # Issue 13: different chunks (different text, no sidecar block) that the locator puts on
+    # Different chunks (different text, no sidecar block) that the locator puts on
     # the same PDF text block are one citation; a chunk landing elsewhere stays its own.
     p = PdfBuilder()
     page = p.add_page()
@@ -622,7 +622,7 @@ def _cite_pdf(env: Env, src: Path | bytes, rel: str, chunk: str, query: str) -> 
 
 
 def test_running_header_of_a_page_crossing_chunk_stays_out_of_the_quote(env: Env) -> None:
-    # Issue 13: the chunk's text (as pypdf writes it) holds page 3's running header and page
+    # The chunk's text (as pypdf writes it) holds page 3's running header and page
     # number between the two halves of the passage; the quote reads straight through.
     import logging
 

@@ -1,4 +1,4 @@
-"""How sure a place is, said the same way in every surface (issue 28: "one rule, one field").
+"""How sure a place is, said the same way in every surface: one rule, one field.
 
 The host's real pipeline and the real PDF locator run over a provider that hands them one chunk of
 each of three PDFs and one of a Markdown file, for the query ``glacier melt``:

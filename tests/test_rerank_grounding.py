@@ -1,4 +1,4 @@
-"""Issue 33: places reranked by the user's reranker, and an answer grounded sentence by sentence.
+"""Places reranked by the user's reranker, and an answer grounded sentence by sentence.
 
 The rerank path runs against the real offline model service's ``/v1/rerank`` (the wire format of
 LightRAG's Cohere/Jina rerank binding); the endpoint down, silent or answering garbage leaves the

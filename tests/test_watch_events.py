@@ -291,7 +291,7 @@ def test_watch_follows_its_own_submitted_work_without_waiting_for_the_sync_inter
         kb.watcher.stop()
 
 
-# --------------------------------------------------------------------------- following by default (issue 27)
+# --------------------------------------------------------------------------- following by default
 
 
 def test_roots_add_then_watch_follows_edits_new_files_and_renames_by_default(kb: KB) -> None:

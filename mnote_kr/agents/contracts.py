@@ -1,6 +1,6 @@
 """What an agent sends and sees: compact msgspec shapes, and JSON Schemas generated from them.
 
-The agent never sees LightRAG's raw chunk text (principle 5, seed 000 §5.2): a citation here
+The agent never sees LightRAG's raw chunk text (only the host's cleaned quote reaches it): a citation here
 carries its ``displayQuote`` and nothing of ``rawQuote`` or ``locatorEvidenceText``; the open
 plan drops ``openAction.evidenceText``. The query result is the seeds' compact
 ``mnote.knowledge_rag.agent_query_result.v1`` shape: citations first, then the answer, then notes.

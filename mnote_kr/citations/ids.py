@@ -106,7 +106,7 @@ def citation_id(
 
 
 def classify_block_precision(block: SidecarBlock | None) -> LocatorPrecision:
-    """The precision a sidecar block supports, exactly as seed 000 §5.4.
+    """The precision a sidecar block supports (the rules below are the whole contract).
 
     ``bbox`` when a position has type ``bbox`` with an anchor (the page) and a range;
     ``paragraph`` when the block has a block id or a heading (any string, as the seed's

@@ -1,8 +1,8 @@
 """The citation pipeline: provider references → map → clean → classify → locate → cite.
 
-Only references that map to a live registry entry become citations (principle 5);
+Only references that map to a live registry entry become citations (a citation never points nowhere);
 sources deleted or changed on disk since indexing are dropped here even before the
-watcher notices (principle 6). Every dropped reference is counted in diagnostics.
+watcher notices (an index never cites a stale file). Every dropped reference is counted in diagnostics.
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _in_scope(rel: str, scope: list[str]) -> bool:
 
 
 def _honest(locator: Locator, cap: str) -> Locator:
-    """A paragraph claim needs a sidecar block behind it (seed 000: no sidecar → file)."""
+    """A paragraph claim needs a sidecar block behind it (no sidecar block → file: a paragraph is never guessed)."""
     if locator.locator_precision == "paragraph" and cap == "file":
         return msgspec.structs.replace(
             locator,

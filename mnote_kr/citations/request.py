@@ -3,7 +3,7 @@ pipeline loads.
 
 A fresh ``mnote-kr search`` spends about as long importing the citation pipeline as the
 provider spends answering in its own process. Started first, the provider's answer and the
-imports overlap (issue 18: the user waits for the longer of the two, not their sum). This
+imports overlap (the user waits for the longer of the two, not their sum). This
 module is light on purpose: it loads with the host, before the pipeline.
 """
 

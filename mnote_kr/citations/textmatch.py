@@ -21,7 +21,7 @@ its character bigrams (a lone CJK character gives itself). Shingles are
 order-sensitive (4 CJK characters or 3 words), so a verbatim quote can be told from a
 bag of the same words.
 
-Anchors (seed 000 §6.2, DESIGN "Locate"):
+Anchors, tried in this order:
 
 1. query-centred windows: the evidence around each occurrence of the query;
 2. heading + quote: evidence lines, with ``#`` heading lines (and the block heading)

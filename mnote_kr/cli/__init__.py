@@ -38,13 +38,13 @@ def console() -> NoReturn:
     After a read-only command of the plain path (``fast``: ``status``, ``roots list``,
     ``search``) the process ends without tearing the interpreter down (``fast.exit_now``):
     freeing every module and object of a process that is about to vanish costs a fresh
-    ``status`` about half of the interpreter's own start (issue 18). Only when this process is
+    ``status`` about half of the interpreter's own start (``benchmarks/cli_cold.py``). Only when this process is
     the command's own (``_outermost``): under ``python -m cProfile``, ``pdb``, ``runpy`` or an
     in-process script runner the exit stays a ``SystemExit`` they can catch. Every other command,
     and ``main`` called by an embedder, exits the usual way.
 
     The process's files are the user's only (umask 077): the registry, logs, tokens and the
-    citation log hold names and quotes of the user's documents (issue 27).
+    citation log hold names and quotes of the user's documents.
     """
     import os
 

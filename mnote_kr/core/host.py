@@ -743,7 +743,7 @@ class Host:
         return scope
 
     def _start_query(self, query: str, **kwargs: Any) -> StartedQuery:
-        # A fresh process imports the citation pipeline while the provider answers (issue 18).
+        # A fresh process imports the citation pipeline while the provider answers (``citations.request``).
         from mnote_kr.citations.request import start_query
 
         return start_query(self, query, **kwargs)

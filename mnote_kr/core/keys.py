@@ -1,6 +1,6 @@
 """Secrets: environment first, then keyring. Values never reach output, logs or errors.
 
-Resolution order for ``lightrag-api-key`` (seed 001: the connector's own variable must
+Resolution order for ``lightrag-api-key`` (the connector's own variable must
 win over LightRAG's, and LightRAG's ``.env`` is what its server actually uses):
 
 1. ``MNOTE_KR_LIGHTRAG_API_KEY``

@@ -3,7 +3,7 @@
 The standard library's ``ThreadingHTTPServer`` listens with a backlog of 5 and gives every
 connection its own thread for as long as the connection lives: a burst of 200 connections
 from a desktop shell made most of them wait over a second, and a client that sends its
-headers one byte a second held a thread forever (1,000 were held in the trial, issue 12).
+headers one byte a second held a thread forever (1,000 were held in one trial).
 
 :class:`GatedHTTPServer` keeps the stdlib's request handling and changes who waits where:
 

@@ -9,7 +9,7 @@ A shell that keeps a document open asks the viewer's page to show another citati
 * a paragraph document (DOCX, Markdown, text): ``paragraphIndex`` and ``highlight`` (offsets in
   that paragraph's text, as the server's own page marks them) and ``headHtml`` (the viewer's
   head for the new citation: ID, badge, quote, places); the page moves the highlight in place and
-  scrolls to it: the document is not rendered again (seed 000 §9);
+  scrolls to it: the document is not rendered again;
 * a paged or laid-out document (PDF, PPTX, XLSX): ``mainHtml``, the viewer's content for the new
   citation at its page, slide or sheet (a PDF page's image is fetched only when the page changes).
 

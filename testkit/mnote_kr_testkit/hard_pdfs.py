@@ -1,4 +1,4 @@
-"""PDFs whose layout is the hard part, drawn with reportlab at known positions (issue 28).
+"""PDFs whose layout is the hard part, drawn with reportlab at known positions.
 
 Every layout returns ``HardCase`` rows whose truth (page and box of the item that answers)
 comes from where this module drew the text, never from the locator: the box of a line is

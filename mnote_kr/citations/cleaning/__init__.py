@@ -1,6 +1,6 @@
-"""The single cleaning step for citation text (seed 000 §5.2, design principle 4).
+"""The single cleaning step for citation text: every quote is cleaned here, once.
 
-A LightRAG chunk or sidecar block carries inline markup (NOTES §5.3)::
+A LightRAG chunk or sidecar block carries inline markup (as LightRAG 1.5's parsers write it)::
 
     <equation format="latex">E=m{c}^{2}</equation>            inline math
     <equation id="eq-…" format="latex">$$E = mc^2$$</equation>  display math

@@ -1,4 +1,4 @@
-"""Display quotes people can copy (issue 13): ordinary characters, whole words, no debris.
+"""Display quotes people can copy: ordinary characters, whole words, no debris.
 
 PDF text layers and OCR leave code points that look right and search wrong: Kangxi and
 CJK-radical-supplement radicals (⽚ ⽤ ⾄ for 片 用 至) and CJK compatibility ideographs;

@@ -1,7 +1,7 @@
 """The quote a citation shows: the sentences of the cited passage that answer, not the whole chunk.
 
 A LightRAG chunk is a few hundred to a few thousand characters (median 592, up to 2,310 in the
-issue 33 runs); a reader wants the sentence that answers. :func:`answer_quote` cuts the cleaned
+retrieval benchmark's runs); a reader wants the sentence that answers. :func:`answer_quote` cuts the cleaned
 chunk text into sentences, takes the one holding most of the query's terms, weighted by their
 rarity among the passage's sentences (the first sentence when none holds any: a question in other
 words, where the place was found by meaning), and follows it with the sentences after it, up to

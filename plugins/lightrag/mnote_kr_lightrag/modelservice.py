@@ -66,7 +66,7 @@ COMPLETE = "<|COMPLETE|>"
 #: The largest chat prompt is a query's whole context, ``max_total_tokens`` (30,000 by default),
 #: about 120 KB of English and at most ~720 KB of escaped CJK; ``/rerank`` gets at most
 #: ``passages.MAX_DEPTH`` (80) chunks, ~200 KB. 4 MiB is over 5x the largest of these; the
-#: former 64 MiB let one POST cost a minute of CPU and a gigabyte of memory (issue 27).
+#: former 64 MiB let one POST cost a minute of CPU and a gigabyte of memory.
 MAX_BODY = 4 * 1024 * 1024
 #: Environment variable that carries the key to ``python -m mnote_kr_lightrag.modelservice``.
 KEY_ENV = "MNOTE_KR_MODELS_KEY"

@@ -1,4 +1,4 @@
-"""The primary box is the text block that answers a phrase or question (issue 13).
+"""The primary box is the text block that answers a phrase or question.
 
 Truth never comes from the locator's own geometry: Docling's ground-truth items, or the
 text PDFium finds inside the returned box (``get_text_bounded``), or a PDF drawn here

@@ -1,4 +1,4 @@
-"""Hostile and long PDFs: bounded memory and time, one clear error, or an honest answer (issue 12)."""
+"""Hostile and long PDFs: bounded memory and time, one clear error, or an honest answer."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Blocks a reader would draw, and alignment through extraction differences (issue 28).
+"""Blocks a reader would draw, and alignment through extraction differences.
 
 Every PDF here is drawn by ``mnote_kr_testkit.hard_pdfs`` (reportlab) at known positions: the
 true box of the item that answers comes from where the text was drawn, never from the locator.

@@ -1,4 +1,4 @@
-"""Page layout rules (issue 13): running headers and page numbers, and paragraph blocks.
+"""Page layout rules: running headers and page numbers, and paragraph blocks.
 
 Every PDF here is drawn by the test at known positions, so the truth is where the test
 put the text, never the locator's own geometry.

@@ -1,4 +1,4 @@
-"""What a locate derives from a PDF without the query is kept on disk (issue 18): the model with
+"""What a locate derives from a PDF without the query is kept on disk: the model with
 its k-gram indexes, running-header keys and term statistics (filled at ingest by
 ``prepare_locate``), and each chunk's alignment. A fresh process then only chooses the
 answering block with the query's terms.

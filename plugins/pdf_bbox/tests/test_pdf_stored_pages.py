@@ -1,4 +1,4 @@
-"""A PDF model read from disk unpickles its pages one by one, at first use (issue 18).
+"""A PDF model read from disk unpickles its pages one by one, at first use.
 
 The rule tested: locating with the stored pages gives the same locator, field for field, as
 locating with every page in memory (the model as it was read with PDFium, and as the old
