@@ -88,6 +88,7 @@ def test_document_lightrag_holds_for_a_failed_entry_is_deleted_at_sync(
     shutil.copyfile(CORPUS / "pdf" / "mineru__scanned.pdf", scan)  # no text layer: LightRAG fails it
     digest = _sha(scan)
     config = load_config(ws)
+    config["disabled_plugins"] = ["ocr"]  # OCR off, as a user may set it: nothing reads the scan
     config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
     host = Host(ws, config=config)
     rel = f"docs/{scan.name}"

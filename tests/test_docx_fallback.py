@@ -87,8 +87,9 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
     ws = tmp_path / "kb"
     (ws / "docs").mkdir(parents=True)
     (ws / ".mnote").mkdir()
-    (ws / ".mnote" / "config.toml").write_text(
-        f'[providers.lightrag]\nurl = "{lightrag_engine.url}"\ninput_dir = "{lightrag_engine.input_dir}"\n',
+    (ws / ".mnote" / "config.toml").write_text(  # OCR off, as a user may set it: nothing reads the scan
+        f'disabled_plugins = ["ocr"]\n[providers.lightrag]\nurl = "{lightrag_engine.url}"\n'
+        f'input_dir = "{lightrag_engine.input_dir}"\n',
         encoding="utf-8")
     (ws / "docs" / "b.docx").write_bytes((CORPUS / "docx" / "tika__017091.docx").read_bytes()[:20000])
     shutil.copyfile(CORPUS / "pdf" / "mineru__scanned.pdf", ws / "docs" / "scan.pdf")

@@ -3,8 +3,8 @@
 LightRAG's FAISS storage buffers each chunk's vector unembedded and embeds at the next flush; its
 shutdown flushes what a document still in flight had buffered. ``engine stop`` on a half-indexed
 huge document therefore re-embedded every vector. A stop now cancels the pipeline, stops the model
-service first, and gives a still-busy server a short grace: the model service answers no embedding
-request from the moment the stop begins.
+service first, and gives a still-busy server a short grace: beyond the requests already in flight
+when the stop begins, the model service answers no embedding request.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+from lightrag.constants import DEFAULT_EMBEDDING_FUNC_MAX_ASYNC
 from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
@@ -86,6 +87,11 @@ def test_engine_stop_mid_document_embeds_nothing(tmp_path: Path) -> None:
         done.set()
         watcher.join()
         assert set(stopped) == {info.pids["server"], info.pids["models"]}
-        assert max(seen) == at_stop, f"the model service embedded {max(seen) - at_stop} batches during the stop"
+        # Requests LightRAG had in flight when the stop began may still be answered before the model
+        # service gets its signal (at most its embedding concurrency); the shutdown's flush of every
+        # buffered chunk (hundreds of batches for this document) must not happen.
+        in_flight = DEFAULT_EMBEDDING_FUNC_MAX_ASYNC
+        assert max(seen) - at_stop <= in_flight, \
+            f"the model service embedded {max(seen) - at_stop} batches during the stop"
     finally:
         stop_engine(state)
