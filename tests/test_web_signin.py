@@ -58,6 +58,20 @@ def test_printed_urls_carry_a_code_that_signs_in_once(site) -> None:  # noqa: F8
         assert "used or expired" in again.text and "Pyrolytic" not in again.text
 
 
+def test_a_head_request_leaves_the_code_for_the_browser(site) -> None:  # noqa: F811
+    """A link preview or a shell probing the printed URL with HEAD must not spend the person's code."""
+    server, _, cites, _ = site
+    url = web.viewer_url(server, cites[".docx"].citation_id)
+    with httpx.Client(timeout=30) as probe:
+        peek = probe.head(url)
+        assert peek.status_code == 303 and "set-cookie" not in peek.headers
+        assert peek.headers["location"] == webpages.view_url(cites[".docx"].citation_id)
+    with httpx.Client(timeout=30) as browser:
+        r = browser.get(url)
+        assert r.status_code == 303 and "HttpOnly" in r.headers["set-cookie"]
+        assert browser.head(url).status_code == 401  # spent by the GET, as before
+
+
 def test_a_code_past_its_time_is_refused(site) -> None:  # noqa: F811
     server, *_ = site
     clock = Clock()

@@ -58,15 +58,17 @@ class CodeBook:
                 self._codes.popitem(last=False)
         return code
 
-    def redeem(self, code: str) -> bool:
-        """True once for a code minted here and not expired; the code is gone afterwards."""
+    def redeem(self, code: str, *, spend: bool = True) -> bool:
+        """True for a code minted here and not expired; with ``spend`` (a GET) the code is gone
+        afterwards, without it (a HEAD: link previews, a shell probing the URL) it stays open."""
         with self._lock:
             self._forget_expired()
             found = next((c for c in self._codes if hmac.compare_digest(c.encode(), code.encode("utf-8", "replace"))),
                          None)
             if found is None:
                 return False
-            del self._codes[found]
+            if spend:
+                del self._codes[found]
             return True
 
     def _forget_expired(self) -> None:

@@ -265,7 +265,9 @@ def _gate(reply: _Reply, handler: BaseHTTPRequestHandler, api: Any, web: WebStat
         return False
     code = (query.get("code") or [""])[-1]
     if code and method in ("GET", "HEAD"):
-        if web.codes.redeem(code):
+        if method == "HEAD" and web.codes.redeem(code, spend=False):  # answers as GET would, spends nothing
+            reply.redirect(_without(path, query, "code"), {})
+        elif web.codes.redeem(code):
             _session(reply, web, _without(path, query, "code"))
         else:
             _sign_in(reply, api, 401, _without(path, query, "code"), "Sign-in link used or expired",
