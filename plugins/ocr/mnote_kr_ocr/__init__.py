@@ -15,18 +15,22 @@ downloaded) reads:
 
 Each file is recognised once per content (cached by SHA-256, see ``scan``) within the budgets of
 ``budget``: a decompression bomb is refused from its header, huge pages are downscaled, pages and
-seconds per file are bounded, and each limit reached is one line. Turn OCR off with
-``disabled_plugins = ["ocr"]`` in the configuration (or ``MNOTE_KR_DISABLE_PLUGINS=ocr``).
+seconds per file are bounded, and each limit reached is one line; the ``[ocr]`` table of the
+configuration sets them. Turn OCR off with ``enabled = false`` in that table, or
+``disabled_plugins = ["ocr"]`` (``MNOTE_KR_DISABLE_PLUGINS=ocr``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, SourceEntry, hookimpl
 
 from .budget import IMAGE_SUFFIXES, is_image
+
+if TYPE_CHECKING:
+    from .scan import Scan
 
 PLUGIN_NAME = "ocr"
 __version__ = "0.1.0"
@@ -34,6 +38,14 @@ __version__ = "0.1.0"
 
 def _say(progress: Callable[[str], None] | None) -> Callable[[str], None]:
     return progress if progress is not None else (lambda message: None)
+
+
+@hookimpl
+def configure(config: dict[str, Any]) -> None:
+    """The ``[ocr]`` table's budgets (see ``budget.configure``)."""
+    from .budget import configure as take
+
+    take(config.get("ocr", {}))
 
 
 @hookimpl
@@ -52,15 +64,16 @@ def check_budget(path: str, max_text_chars: int) -> str | None:
     return check_image(path)
 
 
-def _text(path: str, progress: Callable[[str], None] | None) -> str:
+def _scanned(path: str, progress: Callable[[str], None] | None, hint: str | None = None) -> Scan:
+    """The file's recognition (made now or kept); ``DocumentError`` when it could not be read."""
     from .scan import scan
 
     result = scan(path, _say(progress))
     if result.error:
         from mnote_kr.plugin_api import DocumentError
 
-        raise DocumentError(result.error, path=path, hint="its name is still indexed")
-    return result.markdown()
+        raise DocumentError(result.error, path=path, hint=hint)
+    return result
 
 
 @hookimpl
@@ -69,15 +82,18 @@ def extract_text(path: str, progress: Callable[[str], None] | None = None) -> st
     image cannot be read, ``OverBudgetError`` when it is over the size limit."""
     if not is_image(path):
         return None
-    return _text(path, progress)
+    return _scanned(path, progress, "its name is still indexed").markdown()
 
 
 @hookimpl
 def recognize_text(path: str, progress: Callable[[str], None] | None = None) -> str | None:
-    """A PDF's text with its scanned pages recognised (``## Page N`` before each page)."""
+    """A PDF's text with its scanned pages recognised (``## Page N`` before each page: a text page's
+    layer, a scanned page's recognised lines), or None when no page without a text layer shows any
+    recognisable text (the PDF's own reader has all there is)."""
     if not path.lower().endswith(".pdf"):
         return None
-    return _text(path, progress)
+    result = _scanned(path, progress)
+    return result.markdown() if result.recognised_text() else None
 
 
 @hookimpl
@@ -88,7 +104,9 @@ def locate(request: LocateRequest) -> Locator | None:
     from .locating import locate_in
     from .scan import scan
 
-    return locate_in(scan(request.file), request, PLUGIN_NAME)
+    found = locate_in(scan(request.file), request, PLUGIN_NAME)
+    assert found is not None  # an image has no text layer to leave a place to
+    return found
 
 
 @hookimpl
@@ -98,16 +116,43 @@ def locate_recognized(request: LocateRequest) -> Locator | None:
     if not request.file.lower().endswith(".pdf"):
         return None
     from .locating import locate_in
+
+    result = _recognised_pdf(request.file)
+    if result is None:
+        return None
+    found = locate_in(result, request, PLUGIN_NAME)
+    return found if found is not None and found.locator_precision == "bbox" else None
+
+
+@hookimpl
+def text_layer_request(request: LocateRequest) -> LocateRequest | None:
+    """The request cut to what the PDF's text layer holds: its passage and evidence without the
+    page markers and the lines recognised on its scanned pages (None: no recognition kept, or
+    nothing of the evidence is left)."""
+    if not request.file.lower().endswith(".pdf"):
+        return None
+    import msgspec
+
+    from .locating import layer_only
+
+    result = _recognised_pdf(request.file)
+    if result is None or not any(p.source == "text-layer" for p in result.pages):
+        return None
+    evidence = layer_only(result, request.evidence)
+    if not evidence:
+        return None
+    return msgspec.structs.replace(request, evidence=evidence, passage=layer_only(result, request.passage))
+
+
+def _recognised_pdf(path: str) -> Scan | None:
+    """The recognition kept for this PDF when some page of it was recognised, else None."""
     from .scan import cached
 
     try:
-        result = cached(request.file)
+        result = cached(path)
     except Exception:  # noqa: BLE001 - unreadable now: the PDF locator's answer stands
         return None
-    if result is None or not result.recognised_pages():
-        return None
-    found = locate_in(result, request, PLUGIN_NAME)
-    return found if found.locator_precision == "bbox" else None
+    return result if result is not None and result.recognised_pages() else None
 
 
 @hookimpl
