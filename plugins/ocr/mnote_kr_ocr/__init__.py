@@ -193,29 +193,37 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
 
 @hookimpl
 def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
-    """The workspace's images and recognised scans: how many were recognised, how many wait for
-    recognition, and the ones it failed on with the reason (from the records; no file is read)."""
+    """The workspace's images and PDFs as OCR sees them, from the records alone (no file is read):
+    files recognised (an image, or a PDF with scanned pages, with the pages recognised), files
+    waiting (an image, or a PDF not yet checked for pages without a text layer, since a PDF is
+    checked when it is sent; or one whose recognition was cut by the time limit), files failed
+    with the reason, and the scanned pages left out by the pages limit."""
     from .scan import record_for
 
-    done = waiting = 0
+    done = waiting = pages = left_out = 0
     failed: list[dict[str, str]] = []
     for rel in entries:
-        image = is_image(rel)
-        if not image and not rel.lower().endswith(".pdf"):
+        if not is_image(rel) and not rel.lower().endswith(".pdf"):
             continue
         entry = entries[rel]
         if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded"):
             continue
         record = record_for(entry.source_hash)
         if record is None:
-            waiting += int(image)  # a PDF is recognised only when its own reader finds no text
+            waiting += 1
         elif record.error:
             failed.append({"sourcePath": rel, "reason": record.error})
         elif record.recognised_pages():
             done += 1
+            pages += record.recognised_pages()
+            left_out += sum(1 for p in record.pages if p.source == "skipped")
     if not (done or waiting or failed):
         return None
-    summary = f"{done} file(s) recognised, {waiting} waiting for recognition, {len(failed)} failed"
+    summary = (f"{done} file(s) recognised ({pages} page(s)), {waiting} waiting for recognition, "
+               f"{len(failed)} failed")
+    if left_out:
+        summary += f"; {left_out} scanned page(s) left out by the pages limit ([ocr] max_pages)"
     if waiting:
         summary += " ('mnote-kr ingest --force FILE' recognises one now)"
-    return {"ocr": {"recognised": done, "waiting": waiting, "failed": failed, "summary": summary}}
+    return {"ocr": {"recognised": done, "pages": pages, "leftOut": left_out, "waiting": waiting, "failed": failed,
+                    "summary": summary}}

@@ -253,11 +253,17 @@ def test_wrapper_holds_the_recognised_text(tmp_path: Path) -> None:
     assert links.is_our_wrapper(written)
 
 
-def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
-    """``status`` learns from the records alone: an image recognised, one never recognised
-    (waiting), a damaged one (failed, with its reason); other files and deleted entries are not counted."""
+def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` learns from the records alone: images and PDFs recognised (with their pages, and
+    the scanned pages the pages limit left out), never recognised (waiting: an image, a scanned
+    PDF not yet sent), damaged (failed, with the reason); a PDF whose pages all have text, other
+    files and deleted entries are not counted."""
+    from mnote_kr_testkit.scans import mixed_pdf
+
     from mnote_kr.models import SourceEntry
 
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")  # the records are kept per budget: one for all
     seen = page.save(tmp_path / "seen.png")
     plugins.extract_text(str(seen))
     unseen = render(["Never read"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unseen.png")
@@ -265,6 +271,18 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     broken.write_bytes(seen.read_bytes()[:200])
     with pytest.raises(DocumentError):
         plugins.extract_text(str(broken))
+    scanned = page.save(tmp_path / "scan.pdf")
+    plugins.recognize_text(str(scanned))
+    small = [render([f"Scanned page {w}"], dpi=100, page_inches=(3.0, 1.0), margin_inches=0.2) for w in ("one", "two")]
+    mixed = mixed_pdf(tmp_path / "mixed.pdf", [["A page with its text layer."], small[0], small[1]])
+    assert "Scanned page one" in (plugins.recognize_text(str(mixed)) or "")
+    text_only = mixed_pdf(tmp_path / "text.pdf", [["Every page of this one has its text layer."]])
+    assert plugins.recognize_text(str(text_only)) is None
+    unsent = render(["Not sent yet"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unsent.pdf")
+    torn = tmp_path / "torn.pdf"
+    torn.write_bytes(scanned.read_bytes()[:300])
+    with pytest.raises(DocumentError):
+        plugins.recognize_text(str(torn))
 
     def entry(path: Path, status: str = "processed") -> SourceEntry:
         return SourceEntry(source_id=path.name, source_path=str(path), source_root_relative_path=path.name,
@@ -273,17 +291,21 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     notes = tmp_path / "notes.md"
     notes.write_text("hello", encoding="utf-8")
     gone = render(["Gone"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "gone.png")
-    entries = {p.name: entry(p) for p in (seen, unseen, broken, notes)} | {"gone.png": entry(gone, "delete_completed")}
+    files = (seen, unseen, broken, notes, scanned, mixed, text_only, unsent, torn)
+    entries = {p.name: entry(p) for p in files} | {"gone.png": entry(gone, "delete_completed")}
+    entries["unsent.pdf"] = entry(unsent, "pending")
     ocr = plugins.reader_status(entries)["ocr"]
-    assert (ocr["recognised"], ocr["waiting"]) == (1, 1), ocr
-    assert ocr["failed"] == [{"sourcePath": "broken.png", "reason": ocr["failed"][0]["reason"]}]
+    assert (ocr["recognised"], ocr["pages"], ocr["leftOut"], ocr["waiting"]) == (3, 3, 1, 2), ocr
+    assert [f["sourcePath"] for f in ocr["failed"]] == ["broken.png", "torn.pdf"], ocr
     assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
+    assert ocr["failed"][1]["reason"].startswith("cannot open the PDF torn.pdf")
     from mnote_kr.citations.render import render_status
 
-    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 5}, "provider": {},
+    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 10}, "provider": {},
                            "readers": plugins.reader_status(entries)}).splitlines()
-    assert ("OCR:       1 file(s) recognised, 1 waiting for recognition, 1 failed ('mnote-kr ingest --force FILE' "
-            "recognises one now)") in shown
+    assert ("OCR:       3 file(s) recognised (3 page(s)), 2 waiting for recognition, 2 failed; 1 scanned page(s) "
+            "left out by the pages limit ([ocr] max_pages) ('mnote-kr ingest --force FILE' recognises one now)"
+            ) in shown, shown
     assert f"           failed: broken.png: {ocr['failed'][0]['reason']}" in shown
 
 
