@@ -47,6 +47,10 @@ class Scans:
         self.phrases, self.progress, self.digests = phrases, progress, digests
 
 
+def _squeeze(text: str) -> str:
+    return "".join(ch.casefold() for ch in text if ch.isalnum())
+
+
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
@@ -115,6 +119,10 @@ def test_image_found_by_what_it_shows_and_cited_with_the_line_box(scans: Scans) 
     assert loc.locator_precision == "bbox" and not loc.locator_degraded, loc
     assert loc.page == 1 and loc.bbox_unit == "px" and loc.bbox is not None
     assert iou(loc.bbox, scans.receipt.lines[1].box) >= 0.5, (loc.bbox, scans.receipt.lines[1].box)
+    shown = c.display_quote.split("\n")  # the cited line first, never the wrapper's heading
+    assert _squeeze(shown[0]) == _squeeze(scans.receipt.lines[1].text) and len(shown) <= 3, c.display_quote
+    assert "Text in the image" not in c.display_quote and "#" not in c.display_quote
+    assert "Text in the image" in (c.raw_quote or ""), c.raw_quote  # the chunk stays the context
     plan = msgspec.json.decode(msgspec.json.encode(open_plan(scans.host, c.citation_id)))
     assert plan["resourceKind"] == "image" and plan["resourcePath"].endswith("scans/receipt.png")
     assert plan["locator"]["bbox"] == loc.bbox and plan["locator"]["bboxUnit"] == "px"

@@ -93,7 +93,12 @@ def recognize_text(path: str, progress: Callable[[str], None] | None = None) -> 
     if not path.lower().endswith(".pdf"):
         return None
     result = _scanned(path, progress)
-    return result.markdown() if result.recognised_text() else None
+    if not result.recognised_text():
+        return None
+    from .places import queue
+
+    queue(result)  # ingest embeds the recognised lines, to place them by meaning
+    return result.markdown()
 
 
 @hookimpl
@@ -160,12 +165,13 @@ def prepare_locate(path: str) -> bool | None:
     """Recognise an image ahead of the first search (False: its record was already kept)."""
     if not is_image(path):
         return None
+    from .places import queue
     from .scan import cached, scan
 
-    if cached(path) is not None:
-        return False
-    scan(path)
-    return True
+    kept = cached(path)
+    result = kept if kept is not None else scan(path)
+    queue(result)  # ingest embeds the recognised lines, to place them by meaning
+    return kept is None
 
 
 @hookimpl

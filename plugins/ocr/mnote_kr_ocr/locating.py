@@ -119,7 +119,11 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
         why = result.error or "no text was recognised in the file"
         return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
                        locator_plugin=plugin, reason=why, locator_reason=why)
-    found = _phrase(texts, request.query) or _words(texts, request.query)
+    cosine: float | None = None
+    found = _phrase(texts, request.query)
+    if found is None:
+        found, cosine = _meaning(result, request, paras)
+    found = found or _words(texts, request.query)
     if found is not None:
         index, (lo, hi), how, score = *found, 1.0
     else:
@@ -138,6 +142,7 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
     page = para.page
     cited = [li for li, start in zip(para.lines, para.starts, strict=True)
              if start < hi and start + len(page.lines[li].text) > lo] or para.lines
+    quote = _quote(page, para.lines, cited, request.query)
     box = _union([page.lines[i].box for i in cited])
     confidence = min(page.lines[i].score for i in cited)
     rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
@@ -149,7 +154,40 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
                   f"the text and its box may be wrong; {reason}")
     return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
                    bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
-                   locator_plugin=plugin, reason=reason, locator_reason=reason)
+                   locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine)
+
+
+#: Lines of a quote: the cited line and those after it in its paragraph.
+QUOTE_LINES = 3
+
+
+def _quote(page: Page, members: list[int], cited: list[int], query: str) -> str:
+    """The citation's words: the cited line that shows most of the query first (the first one on a
+    tie), then the lines after it in the paragraph, ``QUOTE_LINES`` at most."""
+    from .places import content_terms, word_share
+
+    terms = content_terms(query)
+    anchor = max(cited, key=lambda li: (word_share(terms, page.lines[li].text), -cited.index(li)))
+    at = members.index(anchor)
+    return "\n".join(page.lines[li].text for li in members[at:at + QUOTE_LINES])
+
+
+def _meaning(result: Scan, request: LocateRequest,
+             paras: list[_Para]) -> tuple[tuple[int, tuple[int, int], str] | None, float | None]:
+    """The line the query's words and meaning pick among the passage's (``places.by_meaning``), as
+    (paragraph, span of the line, how), with its cosine; (None, None) while the lines have no vectors."""
+    from .places import by_meaning
+
+    picked = by_meaning(result, request)
+    if picked is None:
+        return None, None
+    page, li, cosine = picked
+    for index, para in enumerate(paras):
+        if para.page is page and li in para.lines:
+            start = para.starts[para.lines.index(li)]
+            return (index, (start, start + len(page.lines[li].text)),
+                    f"the query's words and meaning (cosine {cosine:.2f})"), cosine
+    return None, None
 
 
 def layer_only(result: Scan, text: str) -> str:
