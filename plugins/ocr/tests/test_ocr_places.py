@@ -73,6 +73,7 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
     record = Scan(pages=[page])
     scan._store().put(scan._key(hashlib.sha256(path.read_bytes()).hexdigest()), record.to_json())
     scan._memo.clear()
+    monkeypatch.setattr(meaning, "_queue", [])  # only this file's lines (other tests' ingests queue theirs)
     assert plugins.prepare_locate(str(path)) is False  # the record answers: nothing recognised
     said: list[str] = []
     assert meaning.embed_queued(said.append) == 1 and said[-1] == "embedding places: 4/4 paragraphs", said
