@@ -416,7 +416,7 @@ class LightRagProvider:
         for source, name, wrapper, text in plans:
             try:
                 if text is not None:
-                    links.write_text_wrapper(input_dir, name, source.rel_path, text)
+                    links.write_text_wrapper(input_dir, name, source.rel_path, text, links.RECOGNIZED_WRAPPER_MARK)
                 elif wrapper is not None:
                     links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size,
                                         self._recognized(source))

@@ -17,7 +17,7 @@ from . import budget
 from .scan import Page, Scan, para_text
 
 #: The line the indexed text of a PDF has before each page's text.
-PAGE_MARK = re.compile(r"## Page \d+")
+PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
 
 
 @dataclass

@@ -76,7 +76,10 @@ def by_meaning(result: Scan, request: LocateRequest) -> tuple[Page, int, float] 
 
     places = lines_in_order(result)
     texts = place_texts(result)
-    passage = squeeze(request.passage or request.evidence)
+    # A PDF with text pages too: its own locator places what its text layer holds, so only the
+    # recognised lines the evidence quotes are ranked (the passage may span both kinds of page).
+    mixed = any(p.source == "text-layer" for p in result.pages)
+    passage = squeeze(request.evidence if mixed else request.passage or request.evidence)
     cands = [i for i, (page, li) in enumerate(places)
              if texts[i] and (not passage or squeeze(page.lines[li].text) in passage)]
     if len(cands) < 2:
