@@ -401,3 +401,31 @@ def test_ocr_table_sets_the_budgets_and_turns_ocr_off(page: GeneratedScan, tmp_p
         with pytest.raises(ConfigError) as err:
             load_plugins(load_config(ws))
         assert err.value.message == message and err.value.hint, (body, err.value.message)
+
+
+def test_a_text_pages_evidence_is_not_placed_on_a_scanned_page_by_meaning(plugins: Plugins, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus's mixed PDF: pages 1-3 scanned, 4-6 text, every page saying "This is a multi page
+    document. Page N." (the PDF locator takes the repeated line for page furniture and finds no
+    place). With the scanned lines embedded, a passage that spans all six pages but whose evidence
+    is page 5's is never placed on a scanned page; page 2's evidence is, on its line."""
+    from mnote_kr_testkit.data import CORPUS
+
+    from mnote_kr.citations import meaning
+
+    source = CORPUS / "pdf" / "paperless__multi-page-mixed.pdf"
+    path = tmp_path / source.name
+    shutil.copy2(source, path)
+    monkeypatch.setattr(meaning, "_queue", [])
+    text = plugins.recognize_text(str(path)) or ""  # as the provider does when it sends the PDF
+    assert "## Page 6" in text and meaning.embed_queued(lambda line: None) == 1
+    for n in (5, 2):
+        evidence = f"Page {n}\nThis is a multi page document. Page {n}."
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=evidence, passage=text,
+                                           query=f"Page {n} multi page document"))
+        if n == 5:
+            assert loc.locator_plugin != "ocr" and loc.page in (None, 5), loc
+        else:
+            assert loc.locator_plugin == "ocr" and loc.page == 2 and loc.bbox is not None, loc
+            assert 40 <= loc.bbox[0] <= 70 and 45 <= loc.bbox[1] <= 65, loc.bbox  # the one line, near the top left
+    assert _sha(path) == _sha(source)
