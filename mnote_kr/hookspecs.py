@@ -366,8 +366,9 @@ def recognize_text(path: str, progress: Callable[[str], None]) -> str | None:
 def locate_recognized(request: LocateRequest) -> Locator | None:
     """A place in the recognised text of a file whose own locator found none (a scanned PDF
     page): ``bbox`` with the page and the line's box in the locator's frame, or None (no
-    recognition kept for this file, or no match). Never recognise here: answer from what
-    ``recognize_text`` kept.
+    recognition kept for this file, no match, or the passage is best placed on a page with a
+    text layer: ``text_layer_request`` then lets the file's own locator place it). Never
+    recognise here: answer from what ``recognize_text`` kept.
 
     Calling convention: firstresult, every plugin that implements it, asked only when the
     extension's locator answered a degraded ``file`` locator.
