@@ -81,6 +81,10 @@ class ProviderContext:
     #: The text of a user's file as mnote-kr's own reader for its type sees it (Markdown), or
     #: None; for files the provider's parser fails on. Raises ``DocumentError`` when unreadable.
     extract_text: Callable[[str], str | None] = field(default=_no_text)
+    #: The text of a file some of whose pages only OCR can read (a PDF with scanned pages: its
+    #: text layer's pages and the recognised ones, ``## Page N`` before each), or None when every
+    #: page has its text (or no OCR plugin is loaded). Raises ``DocumentError`` when unreadable.
+    recognize_text: Callable[[str], str | None] = field(default=_no_text)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> httpx.Client:

@@ -49,6 +49,18 @@ hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
 # --------------------------------------------------------------------------- discovery
 
 
+@hookspec(historic=True)
+def configure(config: dict[str, Any]) -> None:
+    """The effective configuration (user ``config.toml`` merged with the workspace's), given once
+    the plugins are loaded. A plugin reads its own table (``config.get("ocr", {})``: the table
+    named like the plugin) and raises ``ConfigError`` for a bad value, one line naming the key and
+    what it takes. ``enabled = false`` in that table blocks the plugin (as ``disabled_plugins``):
+    it is never loaded, so never configured.
+
+    Calling convention: historic collect-all: a plugin registered later is configured too.
+    """
+
+
 @hookspec
 def provider_names() -> list[str]:
     """Names of the retrieval providers this plugin implements (e.g. ``["lightrag"]``).
@@ -336,12 +348,15 @@ def extract_text(path: str, progress: Callable[[str], None]) -> str | None:
 
 @hookspec(firstresult=True)
 def recognize_text(path: str, progress: Callable[[str], None]) -> str | None:
-    """The text of a file whose own reader has none (a PDF of scanned pages), read by OCR: Markdown
-    with a ``## Page N`` line before each page, or None when this plugin does not recognise it.
+    """The text of a file some or all of whose pages only OCR can read (a PDF of scanned pages, or
+    a text PDF with scanned pages inside): Markdown with a ``## Page N`` line before each page (a
+    page with a text layer gives that text, a scanned page what was recognised on it), or None when
+    this plugin does not recognise that kind of file or no page of it needs recognition.
 
     The host asks it when the locator plugin of the file's extension gives no text
-    (``extract_text``), so the provider indexes what the scan shows. Raise ``DocumentError``
-    (``OverBudgetError``) for a file it cannot (may not) read.
+    (``extract_text``), and the provider asks it (``ProviderContext.recognize_text``) before it
+    sends a PDF, so it indexes what the scanned pages show. Recognise once per file content.
+    Raise ``DocumentError`` (``OverBudgetError``) for a file it cannot (may not) read.
 
     Calling convention: firstresult, every plugin that implements it (OCR plugins).
     """
@@ -351,11 +366,25 @@ def recognize_text(path: str, progress: Callable[[str], None]) -> str | None:
 def locate_recognized(request: LocateRequest) -> Locator | None:
     """A place in the recognised text of a file whose own locator found none (a scanned PDF
     page): ``bbox`` with the page and the line's box in the locator's frame, or None (no
-    recognition kept for this file, or no match). Never recognise here: answer from what
-    ``recognize_text`` kept.
+    recognition kept for this file, no match, or the passage is best placed on a page with a
+    text layer: ``text_layer_request`` then lets the file's own locator place it). Never
+    recognise here: answer from what ``recognize_text`` kept.
 
     Calling convention: firstresult, every plugin that implements it, asked only when the
     extension's locator answered a degraded ``file`` locator.
+    """
+
+
+@hookspec(firstresult=True)
+def text_layer_request(request: LocateRequest) -> LocateRequest | None:
+    """``request`` cut to the pages of the file that have a text layer, for the file's own locator:
+    the evidence and passage without the page markers and the text recognised on scanned pages
+    (a passage of a PDF whose indexed text holds both), or None (nothing recognised in this file,
+    or nothing of the evidence is left).
+
+    Calling convention: firstresult, every plugin that implements it, asked only when the
+    extension's locator answered a ``file`` locator and ``locate_recognized`` found no place
+    on a scanned page; the extension's locator is then asked again with this request.
     """
 
 

@@ -326,6 +326,11 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: on the wire). Quotes leave out a line of the chunk that is one of them, so a
     #: passage that crosses a page break reads straight through. Empty when none is known.
     quote_omit: list[str] = []
+    #: The words at the place as the locator reads them, when the provider's chunk does not show
+    #: them as the source does (OCR: the cited line first, then up to two lines after it in its
+    #: paragraph, never the image wrapper's heading or markup): the citation's ``displayQuote``,
+    #: while its ``contextQuote`` stays the chunk. None: quoted from the chunk.
+    quote: str | None = None
     # ``slide`` precision (PPTX): ``slide`` is 1-based; the shape's ``cNvPr`` id and name; the
     # paragraph inside the shape is ``paragraphIndex``; ``bbox`` is the shape's box in EMU
     # (``bboxUnit="emu"``, top-left origin of the slide) and ``bboxFraction`` the same box as

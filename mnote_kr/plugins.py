@@ -212,11 +212,23 @@ class Plugins:
         if result is None:
             result = self._call("locate", "file_locator", request=request)
         if result.locator_precision == "file" and self._has("locate_recognized"):
-            recognized: Locator | None = _guard(lambda: self.pm.hook.locate_recognized(request=request),
-                                                None, "locate_recognized")
-            if recognized is not None:
-                result = recognized
+            result = self._recognized_place(name, request, result)
         return settled(result)  # a ``file`` answer carries no page: a page it knew is its ``pageHint``
+
+    def _recognized_place(self, name: str | None, request: LocateRequest, result: Locator) -> Locator:
+        """A file locator's place, bettered from an OCR plugin's recognition: the line's box on a
+        scanned page, else the extension's locator asked again with the passage cut to the pages
+        that have a text layer (a PDF's indexed text mixes both)."""
+        recognized: Locator | None = _guard(lambda: self.pm.hook.locate_recognized(request=request),
+                                            None, "locate_recognized")
+        if recognized is not None:
+            return recognized
+        narrowed: LocateRequest | None = _guard(lambda: self.pm.hook.text_layer_request(request=request),
+                                                None, "text_layer_request")
+        if narrowed is None or name is None:
+            return result
+        again: Locator | None = self._call("locate", name, request=narrowed)
+        return again if again is not None and again.locator_precision != "file" else result
 
     def _has(self, hook_name: str) -> bool:
         """Whether some loaded plugin implements ``hook_name``."""
@@ -292,12 +304,21 @@ class Plugins:
         result: str | None = None
         if name is not None:
             result = self._call("extract_text", name, path=path, progress=say)
-        if (result is None or not result.strip()) and self._has("recognize_text"):
-            recognized: str | None = _guard(lambda: self.pm.hook.recognize_text(path=path, progress=say),
-                                            None, "recognize_text")
+        if result is None or not result.strip():
+            recognized = self.recognize_text(path, say)
             if recognized is not None:
                 return recognized
         return result
+
+    def recognize_text(self, path: str, progress: Callable[[str], None] | None = None) -> str | None:
+        """The file's text with the pages only OCR reads recognised (``recognize_text``), or None:
+        no OCR plugin, or no page of the file needs one."""
+        if not self._has("recognize_text"):
+            return None
+        say = progress or _silent
+        recognized: str | None = _guard(lambda: self.pm.hook.recognize_text(path=path, progress=say),
+                                        None, "recognize_text")
+        return recognized
 
 
 def _silent(message: str) -> None:
@@ -336,10 +357,15 @@ def _report_clash(message: str) -> None:
         sys.stderr.write(f"Error: {message}\n")
 
 
+def switched_off(config: dict[str, Any]) -> set[str]:
+    """Plugins whose own table says ``enabled = false`` (``[ocr]`` ``enabled = false``)."""
+    return {name for name, table in config.items() if isinstance(table, dict) and table.get("enabled") is False}
+
+
 def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str, object]] | None = None) -> Plugins:
     """Build a fresh plugin manager: built-ins, entry points, then ``extra`` (name, module) pairs."""
     config = config or {"provider": "lightrag", "locators": {}, "disabled_plugins": []}
-    disabled = set(config.get("disabled_plugins", []))
+    disabled = set(config.get("disabled_plugins", [])) | switched_off(config)
     pm = pluggy.PluginManager(PROJECT_NAME)
     pm.add_hookspecs(hookspecs)
     infos: dict[str, PluginInfo] = {}
@@ -395,6 +421,8 @@ def load_plugins(config: dict[str, Any] | None = None, *, extra: list[tuple[str,
             pm.unregister(exc.plugin)
             if bad in infos:
                 infos[bad].error = f"PluginValidationError: {exc}"
+
+    pm.hook.configure.call_historic(kwargs={"config": config})
 
     if os.environ.get("MNOTE_KR_TRACE_PLUGINS") not in (None, "", "0"):
         pm.trace.root.setwriter(sys.stderr.write)

@@ -320,7 +320,7 @@ def build_citations(
             block_id=block_id,
             heading_path=headings,
             raw_quote=bundle.raw_quote,
-            display_quote=answer_quote(context, query),
+            display_quote=locator.quote or answer_quote(context, query),
             context_quote=context,
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
@@ -576,7 +576,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
                 c, citation_id=cid, locator=locator, locator_precision=locator.locator_precision,
                 block_id=locator.block_id, locator_degraded=locator.locator_degraded, citation_url=url, alternatives=[],
                 citation_markdown=citation_markdown(Path(c.source_root_relative_path).name, locator, url),
-                display_quote=answer_quote(c.context_quote or c.display_quote or "", sentence))
+                display_quote=locator.quote or answer_quote(c.context_quote or c.display_quote or "", sentence))
         return minted[anchor]
 
     marked, sentences = ground(answer, places, locate)

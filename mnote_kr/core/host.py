@@ -140,6 +140,7 @@ class Host:
             transport=self.transport,
             progress=self.progress,
             extract_text=lambda path: self.plugins.extract_text(path, self.progress),
+            recognize_text=lambda path: self.plugins.recognize_text(path, self.progress),
         )
 
     def registry(self) -> Registry:

@@ -21,7 +21,7 @@ from mnote_kr_testkit.pdfs import iou
 if TYPE_CHECKING:
     from PIL import Image, ImageFont
 
-__all__ = ["A4_INCHES", "GeneratedScan", "ScanLine", "bomb_png", "font", "font_path", "iou", "render"]
+__all__ = ["A4_INCHES", "GeneratedScan", "ScanLine", "bomb_png", "font", "font_path", "iou", "mixed_pdf", "render"]
 
 A4_INCHES = (8.27, 11.69)
 
@@ -107,6 +107,29 @@ def render(lines: list[str], *, dpi: int = 300, pt: float = 12.0, page_inches: t
         for _ in range(int(width * height * noise)):
             px[rng.randrange(width), rng.randrange(height)] = rng.choice((0, 255))  # type: ignore[index]
     return GeneratedScan(image=im, dpi=dpi, lines=out)
+
+
+def mixed_pdf(path: Path, pages: list[list[str] | GeneratedScan]) -> Path:
+    """A PDF whose pages are either text (a list of lines drawn by reportlab in Helvetica 12 pt on
+    a US Letter page: a real text layer) or a scan (the image placed to fill a page of its own
+    size at its dpi: no text layer, and its lines' ``boxes_in_points`` are boxes on that page)."""
+    from reportlab.lib.utils import ImageReader
+    from reportlab.pdfgen import canvas
+
+    c = canvas.Canvas(str(path))
+    for page in pages:
+        if isinstance(page, GeneratedScan):
+            w, h = page.image.width * 72.0 / page.dpi, page.image.height * 72.0 / page.dpi
+            c.setPageSize((w, h))
+            c.drawImage(ImageReader(page.image.convert("RGB")), 0, 0, width=w, height=h)
+        else:
+            c.setPageSize((612.0, 792.0))
+            c.setFont("Helvetica", 12)
+            for n, line in enumerate(page):
+                c.drawString(72.0, 720.0 - 18.0 * n, line)
+        c.showPage()
+    c.save()
+    return path
 
 
 def bomb_png(path: Path, width: int = 30_000, height: int = 30_000, data_bytes: int = 4096) -> Path:

@@ -20,6 +20,9 @@ PARSED_DIR = "__parsed__"
 WRAPPER_MARK = "Index entry written by mnote-kr for an image; the image itself is not copied."
 #: The first line of a text wrapper: the text of a document LightRAG's own parser failed on.
 TEXT_WRAPPER_MARK = "Text of a document, read by mnote-kr because LightRAG's parser could not read it:"
+#: The first line of a text wrapper of a PDF with scanned pages (``recognized``).
+RECOGNIZED_WRAPPER_MARK = "Text of a document, read by mnote-kr with OCR for its pages that have no text layer:"
+_TEXT_MARKS = tuple(m.encode("utf-8") for m in (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK))
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
 _MAX_WRAPPER_BYTES = 64 * 1024
@@ -96,13 +99,14 @@ def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size:
     return path
 
 
-def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str) -> Path:
-    """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse."""
+def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str, mark: str = TEXT_WRAPPER_MARK) -> Path:
+    """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse
+    (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads)."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",
                             hint="move it away or rename the source")
-    data = f"{TEXT_WRAPPER_MARK} {rel_path}\n\n{text.strip()}\n".encode()
+    data = f"{mark} {rel_path}\n\n{text.strip()}\n".encode()
     write_private(path, data)  # the document's text: the user's only
     return path
 
@@ -116,8 +120,8 @@ def is_our_wrapper(path: Path) -> bool:
         if not naming.is_our_name(path.name) or not path.name.endswith(naming.WRAPPER_SUFFIX):
             return False
         with path.open("rb") as fh:
-            head = fh.read(len(TEXT_WRAPPER_MARK.encode("utf-8")))
-        if head == TEXT_WRAPPER_MARK.encode("utf-8"):
+            head = fh.read(max(len(m) for m in _TEXT_MARKS))
+        if head.startswith(_TEXT_MARKS):
             return True
         with path.open("rb") as fh:  # the mark precedes an image's recognised text
             if WRAPPER_MARK.encode("utf-8") in fh.read(_HEAD_BYTES):

@@ -26,7 +26,7 @@ from mnote_kr.plugin_api import (
     SourceFile,
 )
 
-from . import exposure, filetypes, links, naming
+from . import exposure, filetypes, links, naming, recognized
 from .client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .client import _one_line as client_one_line
 from .failures import explain_failure
@@ -331,7 +331,7 @@ class LightRagProvider:
                        reindex: frozenset[str] = frozenset()) -> list[EntryUpdate]:
         retry_counts = retry_counts or {}
         results: dict[str, EntryUpdate] = {}
-        plans: list[tuple[SourceFile, str, str | None]] = []  # (source, name, wrapper path)
+        plans: list[tuple[SourceFile, str, str | None, str | None]] = []  # (source, name, wrapper path, text)
         to_delete: list[str] = []
         same_name_reindex: dict[str, SourceFile] = {}
         listing = links.Listing()
@@ -348,7 +348,9 @@ class LightRagProvider:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
-            name = (naming.wrapper_name(rel, source.sha256, self.ws) if is_image
+            text = None if is_image else recognized.pages_text(self.ctx, source)  # a PDF with scanned pages
+            wrapped = is_image or text is not None
+            name = (naming.wrapper_name(rel, source.sha256, self.ws) if wrapped
                     else naming.link_name(rel, source.sha256, self.ws))
             # Older versions of this source: delete their documents and remove their links.
             for old_row in self.old_versions(docs, rel, name, input_dir):
@@ -386,8 +388,9 @@ class LightRagProvider:
                             "it again")
                         continue
                 # Already known to LightRAG under this exact name and content: adopt it.
-                results[rel] = update_from_row(rel, name, row, kind="image" if is_image else "document",
-                                               wrapper_path=str(input_dir / name) if is_image else None)
+                results[rel] = recognized.noted(update_from_row(
+                    rel, name, row, kind=recognized.kind(is_image, text),
+                    wrapper_path=str(input_dir / name) if wrapped else None), text)
                 continue
             deleting = self._deleting_twin(docs, name, input_dir)
             if deleting is not None and count < TWIN_WAIT_RETRIES:
@@ -397,7 +400,7 @@ class LightRagProvider:
                     f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "
                     "name) before sending it, or it would be taken as a duplicate")
                 continue
-            plans.append((source, name, str(input_dir / name) if is_image else None))
+            plans.append((source, name, str(input_dir / name) if wrapped else None, text))
         if to_delete and not down:
             outcome, retry_after = self.delete_ids(to_delete)
             if outcome == "busy" and same_name_reindex:
@@ -405,15 +408,16 @@ class LightRagProvider:
                     results[rel] = self._pending(rel, "reindex", retry_counts.get(rel, 0), retry_after,
                                                  "LightRAG was busy; the re-index is retried by 'mnote-kr sync'")
                 plans = [p for p in plans if p[0].rel_path not in same_name_reindex]
+        planned = {p[0].rel_path: p[1] for p in plans}
         for rel in same_name_reindex:
             if rel not in results:  # old document deletion started: its moved link must go too
-                links.remove_ours(input_dir, naming.link_name(rel, same_name_reindex[rel].sha256, self.ws)
-                                  if naming.safe_suffix(rel) not in naming.IMAGE_SUFFIXES
-                                  else naming.wrapper_name(rel, same_name_reindex[rel].sha256, self.ws))
-        linked: list[tuple[SourceFile, str, str | None]] = []
-        for source, name, wrapper in plans:
+                links.remove_ours(input_dir, planned[rel])
+        linked: list[tuple[SourceFile, str, str | None, str | None]] = []
+        for source, name, wrapper, text in plans:
             try:
-                if wrapper is not None:
+                if text is not None:
+                    links.write_text_wrapper(input_dir, name, source.rel_path, text, links.RECOGNIZED_WRAPPER_MARK)
+                elif wrapper is not None:
                     links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size,
                                         self._recognized(source))
                 else:
@@ -427,18 +431,18 @@ class LightRagProvider:
                     source_root_relative_path=source.rel_path, status="failed",
                     last_error=f"Cannot place a link in LightRAG's input dir {input_dir}: {exc.strerror or exc}")
                 continue
-            linked.append((source, name, wrapper))
+            linked.append((source, name, wrapper, text))
         if linked:
             scanned: tuple[str, str | None, float | None, str | None] = (
                 ("down", None, None, down) if down else self.scan())
             outcome, track_id, retry_after, error = scanned
-            for source, name, wrapper in linked:
+            for source, name, wrapper, text in linked:
                 rel = source.rel_path
                 extra: dict[str, Any] = {"light_rag_file_path": name, "light_rag_doc_id": naming.doc_id_for(name),
-                         "kind": "image" if wrapper else "document", "wrapper_path": wrapper}
+                         "kind": recognized.kind(wrapper is not None and text is None, text), "wrapper_path": wrapper}
                 if outcome == "started":
-                    results[rel] = EntryUpdate(source_root_relative_path=rel, status="submitted",
-                                               track_id=track_id, **extra)
+                    results[rel] = recognized.noted(EntryUpdate(source_root_relative_path=rel, status="submitted",
+                                                                track_id=track_id, **extra), text)
                 else:
                     # The link stays in place: a later scan (ours or anyone's) picks it up.
                     results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after,

@@ -184,3 +184,18 @@ def test_a_fallback_wrappers_own_first_line_never_reaches_a_reference() -> None:
                        {"file_path": "report.abc-def.docx.md", "chunk_id": "doc-1-chunk-001", "content": other}]}
     refs = references_from_data(data)
     assert [r.content for r in refs] == ["Journal of Integrated Science\n\nTitle here", other]
+
+
+def test_a_recognised_pdfs_wrapper_is_ours_and_its_first_line_never_reaches_a_reference(tmp_path) -> None:
+    """The text wrapper of a PDF with scanned pages says so on its first line, stays removable as
+    ours, and that line is left out of the chunk a citation quotes."""
+    from mnote_kr_lightrag import links
+    from mnote_kr_lightrag.querying import references_from_data
+
+    name = "report.w5c0e1b7a.1f3a09c2-77ab01de.pdf.md"
+    path = links.write_text_wrapper(tmp_path, name, "docs/report.pdf", "## Page 1\n\nMinutes of the board",
+                                    links.RECOGNIZED_WRAPPER_MARK)
+    first = path.read_text(encoding="utf-8")
+    assert first.startswith(links.RECOGNIZED_WRAPPER_MARK) and links.is_our_wrapper(path)
+    refs = references_from_data({"chunks": [{"file_path": name, "chunk_id": "doc-1-chunk-000", "content": first}]})
+    assert refs[0].content == "## Page 1\n\nMinutes of the board\n"

@@ -15,18 +15,22 @@ downloaded) reads:
 
 Each file is recognised once per content (cached by SHA-256, see ``scan``) within the budgets of
 ``budget``: a decompression bomb is refused from its header, huge pages are downscaled, pages and
-seconds per file are bounded, and each limit reached is one line. Turn OCR off with
-``disabled_plugins = ["ocr"]`` in the configuration (or ``MNOTE_KR_DISABLE_PLUGINS=ocr``).
+seconds per file are bounded, and each limit reached is one line; the ``[ocr]`` table of the
+configuration sets them. Turn OCR off with ``enabled = false`` in that table, or
+``disabled_plugins = ["ocr"]`` (``MNOTE_KR_DISABLE_PLUGINS=ocr``).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, SourceEntry, hookimpl
 
 from .budget import IMAGE_SUFFIXES, is_image
+
+if TYPE_CHECKING:
+    from .scan import Scan
 
 PLUGIN_NAME = "ocr"
 __version__ = "0.1.0"
@@ -34,6 +38,14 @@ __version__ = "0.1.0"
 
 def _say(progress: Callable[[str], None] | None) -> Callable[[str], None]:
     return progress if progress is not None else (lambda message: None)
+
+
+@hookimpl
+def configure(config: dict[str, Any]) -> None:
+    """The ``[ocr]`` table's budgets (see ``budget.configure``)."""
+    from .budget import configure as take
+
+    take(config.get("ocr", {}))
 
 
 @hookimpl
@@ -52,15 +64,16 @@ def check_budget(path: str, max_text_chars: int) -> str | None:
     return check_image(path)
 
 
-def _text(path: str, progress: Callable[[str], None] | None) -> str:
+def _scanned(path: str, progress: Callable[[str], None] | None, hint: str | None = None) -> Scan:
+    """The file's recognition (made now or kept); ``DocumentError`` when it could not be read."""
     from .scan import scan
 
     result = scan(path, _say(progress))
     if result.error:
         from mnote_kr.plugin_api import DocumentError
 
-        raise DocumentError(result.error, path=path, hint="its name is still indexed")
-    return result.markdown()
+        raise DocumentError(result.error, path=path, hint=hint)
+    return result
 
 
 @hookimpl
@@ -69,15 +82,23 @@ def extract_text(path: str, progress: Callable[[str], None] | None = None) -> st
     image cannot be read, ``OverBudgetError`` when it is over the size limit."""
     if not is_image(path):
         return None
-    return _text(path, progress)
+    return _scanned(path, progress, "its name is still indexed").markdown()
 
 
 @hookimpl
 def recognize_text(path: str, progress: Callable[[str], None] | None = None) -> str | None:
-    """A PDF's text with its scanned pages recognised (``## Page N`` before each page)."""
+    """A PDF's text with its scanned pages recognised (``## Page N`` before each page: a text page's
+    layer, a scanned page's recognised lines), or None when no page without a text layer shows any
+    recognisable text (the PDF's own reader has all there is)."""
     if not path.lower().endswith(".pdf"):
         return None
-    return _text(path, progress)
+    result = _scanned(path, progress)
+    if not result.recognised_text():
+        return None
+    from .places import queue
+
+    queue(result)  # ingest embeds the recognised lines, to place them by meaning
+    return result.markdown()
 
 
 @hookimpl
@@ -88,7 +109,9 @@ def locate(request: LocateRequest) -> Locator | None:
     from .locating import locate_in
     from .scan import scan
 
-    return locate_in(scan(request.file), request, PLUGIN_NAME)
+    found = locate_in(scan(request.file), request, PLUGIN_NAME)
+    assert found is not None  # an image has no text layer to leave a place to
+    return found
 
 
 @hookimpl
@@ -98,16 +121,43 @@ def locate_recognized(request: LocateRequest) -> Locator | None:
     if not request.file.lower().endswith(".pdf"):
         return None
     from .locating import locate_in
+
+    result = _recognised_pdf(request.file)
+    if result is None:
+        return None
+    found = locate_in(result, request, PLUGIN_NAME)
+    return found if found is not None and found.locator_precision == "bbox" else None
+
+
+@hookimpl
+def text_layer_request(request: LocateRequest) -> LocateRequest | None:
+    """The request cut to what the PDF's text layer holds: its passage and evidence without the
+    page markers and the lines recognised on its scanned pages (None: no recognition kept, or
+    nothing of the evidence is left)."""
+    if not request.file.lower().endswith(".pdf"):
+        return None
+    import msgspec
+
+    from .locating import layer_only
+
+    result = _recognised_pdf(request.file)
+    if result is None or not any(p.source == "text-layer" for p in result.pages):
+        return None
+    evidence = layer_only(result, request.evidence)
+    if not evidence:
+        return None
+    return msgspec.structs.replace(request, evidence=evidence, passage=layer_only(result, request.passage))
+
+
+def _recognised_pdf(path: str) -> Scan | None:
+    """The recognition kept for this PDF when some page of it was recognised, else None."""
     from .scan import cached
 
     try:
-        result = cached(request.file)
+        result = cached(path)
     except Exception:  # noqa: BLE001 - unreadable now: the PDF locator's answer stands
         return None
-    if result is None or not result.recognised_pages():
-        return None
-    found = locate_in(result, request, PLUGIN_NAME)
-    return found if found.locator_precision == "bbox" else None
+    return result if result is not None and result.recognised_pages() else None
 
 
 @hookimpl
@@ -115,12 +165,13 @@ def prepare_locate(path: str) -> bool | None:
     """Recognise an image ahead of the first search (False: its record was already kept)."""
     if not is_image(path):
         return None
+    from .places import queue
     from .scan import cached, scan
 
-    if cached(path) is not None:
-        return False
-    scan(path)
-    return True
+    kept = cached(path)
+    result = kept if kept is not None else scan(path)
+    queue(result)  # ingest embeds the recognised lines, to place them by meaning
+    return kept is None
 
 
 @hookimpl
@@ -148,29 +199,37 @@ def render_page(path: str, page: int, scale: float) -> bytes | None:
 
 @hookimpl
 def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
-    """The workspace's images and recognised scans: how many were recognised, how many wait for
-    recognition, and the ones it failed on with the reason (from the records; no file is read)."""
+    """The workspace's images and PDFs as OCR sees them, from the records alone (no file is read):
+    files recognised (an image, or a PDF with scanned pages, with the pages recognised), files
+    waiting (an image, or a PDF not yet checked for pages without a text layer, since a PDF is
+    checked when it is sent; or one whose recognition was cut by the time limit), files failed
+    with the reason, and the scanned pages left out by the pages limit."""
     from .scan import record_for
 
-    done = waiting = 0
+    done = waiting = pages = left_out = 0
     failed: list[dict[str, str]] = []
     for rel in entries:
-        image = is_image(rel)
-        if not image and not rel.lower().endswith(".pdf"):
+        if not is_image(rel) and not rel.lower().endswith(".pdf"):
             continue
         entry = entries[rel]
         if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded"):
             continue
         record = record_for(entry.source_hash)
         if record is None:
-            waiting += int(image)  # a PDF is recognised only when its own reader finds no text
+            waiting += 1
         elif record.error:
             failed.append({"sourcePath": rel, "reason": record.error})
         elif record.recognised_pages():
             done += 1
+            pages += record.recognised_pages()
+            left_out += sum(1 for p in record.pages if p.source == "skipped")
     if not (done or waiting or failed):
         return None
-    summary = f"{done} file(s) recognised, {waiting} waiting for recognition, {len(failed)} failed"
+    summary = (f"{done} file(s) recognised ({pages} page(s)), {waiting} waiting for recognition, "
+               f"{len(failed)} failed")
+    if left_out:
+        summary += f"; {left_out} scanned page(s) left out by the pages limit ([ocr] max_pages)"
     if waiting:
         summary += " ('mnote-kr ingest --force FILE' recognises one now)"
-    return {"ocr": {"recognised": done, "waiting": waiting, "failed": failed, "summary": summary}}
+    return {"ocr": {"recognised": done, "pages": pages, "leftOut": left_out, "waiting": waiting, "failed": failed,
+                    "summary": summary}}

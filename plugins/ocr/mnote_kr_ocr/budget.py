@@ -10,7 +10,9 @@ OCR is CPU work on pixels, so every limit is about pixels, pages, seconds and th
 * ``max_seconds``: recognition of one file stops after the page that crosses it.
 * ``threads``: onnxruntime's threads for one recognition (the machine is shared).
 
-Each comes from an environment variable (``MNOTE_KR_OCR_MAX_PIXELS`` ...) or its default here.
+Each comes from the configuration's ``[ocr]`` table (``max_pixels = 12000000`` ...), given by the
+host through ``configure``, else its default here; an environment variable
+(``MNOTE_KR_OCR_MAX_PIXELS`` ...) overrides both for one run.
 """
 
 from __future__ import annotations
@@ -38,28 +40,69 @@ class Settings:
     dpi: int = 200
 
 
-def _env_num(name: str, default: float) -> float:
-    raw = os.environ.get(f"MNOTE_KR_OCR_{name}")
-    if raw is None or not raw.strip():
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        return default
-    return value if value > 0 else default
+#: The ``[ocr]`` table's keys: the budget's field and whether it takes a whole number.
+KEYS: dict[str, bool] = {"refuse_pixels": True, "max_pixels": True, "max_pages": True, "max_seconds": False,
+                         "threads": True, "min_confidence": False, "dpi": True}
+
+_configured: dict[str, float] = {}
+
+
+def configure(table: object) -> None:
+    """Take the ``[ocr]`` table: ``enabled`` (true or false; false keeps the plugin from loading at
+    all) and the budgets of ``KEYS``, each a positive number. Raises ``ConfigError`` (one line) for
+    an unknown key or a bad value, and keeps the table it had then."""
+    from mnote_kr.plugin_api import ConfigError
+
+    if not isinstance(table, dict):
+        raise ConfigError("'ocr' must be a table ([ocr] with enabled, max_pixels, max_pages, max_seconds, threads)")
+    taken: dict[str, float] = {}
+    for key, value in table.items():
+        if key == "enabled":
+            if not isinstance(value, bool):
+                raise ConfigError(f"[ocr] enabled must be true or false, not {value!r}",
+                                  hint="enabled = false turns OCR off")
+            continue
+        if key not in KEYS:
+            raise ConfigError(f"[ocr] has no key '{key}'", hint=f"the keys are: enabled, {', '.join(KEYS)}")
+        whole = KEYS[key]
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or value <= 0 or (
+                whole and value != int(value)):
+            kind = "a whole number" if whole else "a number"
+            raise ConfigError(f"[ocr] {key} must be {kind} above 0, not {value!r}",
+                              hint=f"for example {key} = {_default(key)}")
+        taken[key] = float(value)
+    _configured.clear()
+    _configured.update(taken)
+
+
+def _default(key: str) -> str:
+    value = getattr(Settings(), key)
+    return f"{value:g}" if isinstance(value, float) else str(value)
+
+
+def _num(key: str) -> float:
+    raw = os.environ.get(f"MNOTE_KR_OCR_{key.upper()}")
+    if raw is not None and raw.strip():
+        try:
+            value = float(raw)
+        except ValueError:
+            value = 0.0
+        if value > 0:
+            return value
+    default: float = getattr(Settings(), key)
+    return _configured.get(key, default)
 
 
 def settings() -> Settings:
-    """The budgets in force (environment first, then the defaults)."""
-    d = Settings()
+    """The budgets in force (environment first, then the ``[ocr]`` table, then the defaults)."""
     return Settings(
-        refuse_pixels=int(_env_num("REFUSE_PIXELS", d.refuse_pixels)),
-        max_pixels=int(_env_num("MAX_PIXELS", d.max_pixels)),
-        max_pages=int(_env_num("MAX_PAGES", d.max_pages)),
-        max_seconds=_env_num("MAX_SECONDS", d.max_seconds),
-        threads=max(1, int(_env_num("THREADS", d.threads))),
-        min_confidence=_env_num("MIN_CONFIDENCE", d.min_confidence),
-        dpi=int(_env_num("DPI", d.dpi)),
+        refuse_pixels=int(_num("refuse_pixels")),
+        max_pixels=int(_num("max_pixels")),
+        max_pages=int(_num("max_pages")),
+        max_seconds=_num("max_seconds"),
+        threads=max(1, int(_num("threads"))),
+        min_confidence=_num("min_confidence"),
+        dpi=int(_num("dpi")),
     )
 
 

@@ -8,6 +8,7 @@ go in ``rects``. A line recognised with low confidence makes the place degraded,
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mnote_kr.plugin_api import LocateRequest, Locator, Rect
@@ -15,11 +16,14 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect
 from . import budget
 from .scan import Page, Scan, para_text
 
+#: The line the indexed text of a PDF has before each page's text.
+PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
+
 
 @dataclass
 class _Para:
     page: Page
-    lines: list[int]
+    lines: list[int]  # empty: a page's text layer (placed by the PDF's own locator, not here)
     starts: list[int]  # offset of each line in the paragraph's text
 
 
@@ -90,26 +94,36 @@ def _lines_of(text: str) -> list[tuple[int, str]]:
     return out
 
 
-def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
+def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | None:
+    """The place of the request in the recognised lines; None when it is best placed on a page of
+    the PDF that has a text layer (that page is the PDF locator's to place)."""
     from mnote_kr.plugin_api import TextDocument, TextParagraph, match_evidence
 
     paras: list[_Para] = []
     texts: list[str] = []
     for page in result.pages:
+        if page.source == "text-layer" and page.layer_text.strip():
+            paras.append(_Para(page=page, lines=[], starts=[]))
+            texts.append(page.layer_text)
         if page.source != "ocr":
             continue
         for members in page.paragraphs:
-            starts, pos = [], 0
+            starts: list[int] = []
+            pos = 0
             for i in members:
                 starts.append(pos)
                 pos += len(page.lines[i].text) + 1
             paras.append(_Para(page=page, lines=members, starts=starts))
             texts.append(para_text(page, members))
-    if not paras:
+    if not any(p.lines for p in paras):
         why = result.error or "no text was recognised in the file"
         return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
                        locator_plugin=plugin, reason=why, locator_reason=why)
-    found = _phrase(texts, request.query) or _words(texts, request.query)
+    cosine: float | None = None
+    found = _phrase(texts, request.query)
+    if found is None:
+        found, cosine = _meaning(result, request, paras)
+    found = found or _words(texts, request.query)
     if found is not None:
         index, (lo, hi), how, score = *found, 1.0
     else:
@@ -123,9 +137,12 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
         index, how, score = match.paragraph.index, match.reason, match.score
         lo, hi = match.highlight if match.highlight else (0, len(texts[index]))
     para = paras[index]
+    if not para.lines:
+        return None
     page = para.page
     cited = [li for li, start in zip(para.lines, para.starts, strict=True)
              if start < hi and start + len(page.lines[li].text) > lo] or para.lines
+    quote = _quote(page, para.lines, cited, request.query)
     box = _union([page.lines[i].box for i in cited])
     confidence = min(page.lines[i].score for i in cited)
     rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
@@ -137,4 +154,47 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator:
                   f"the text and its box may be wrong; {reason}")
     return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
                    bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
-                   locator_plugin=plugin, reason=reason, locator_reason=reason)
+                   locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine)
+
+
+#: Lines of a quote: the cited line and those after it in its paragraph.
+QUOTE_LINES = 3
+
+
+def _quote(page: Page, members: list[int], cited: list[int], query: str) -> str:
+    """The citation's words: the cited line that shows most of the query first (the first one on a
+    tie), then the lines after it in the paragraph, ``QUOTE_LINES`` at most."""
+    from .places import content_terms, word_share
+
+    terms = content_terms(query)
+    anchor = max(cited, key=lambda li: (word_share(terms, page.lines[li].text), -cited.index(li)))
+    at = members.index(anchor)
+    return "\n".join(page.lines[li].text for li in members[at:at + QUOTE_LINES])
+
+
+def _meaning(result: Scan, request: LocateRequest,
+             paras: list[_Para]) -> tuple[tuple[int, tuple[int, int], str] | None, float | None]:
+    """The line the query's words and meaning pick among the passage's (``places.by_meaning``), as
+    (paragraph, span of the line, how), with its cosine; (None, None) while the lines have no vectors."""
+    from .places import by_meaning
+
+    picked = by_meaning(result, request)
+    if picked is None:
+        return None, None
+    page, li, cosine = picked
+    for index, para in enumerate(paras):
+        if para.page is page and li in para.lines:
+            start = para.starts[para.lines.index(li)]
+            return (index, (start, start + len(page.lines[li].text)),
+                    f"the query's words and meaning (cosine {cosine:.2f})"), cosine
+    return None, None
+
+
+def layer_only(result: Scan, text: str) -> str:
+    """``text`` (a passage of the PDF's indexed text) without its page markers and the lines that
+    were recognised on scanned pages: what the PDF's text layer can hold of it."""
+    recognised = {_squeeze(ln.text)[0] for page in result.pages if page.source == "ocr" for ln in page.lines}
+    recognised.discard("")
+    kept = [line for line in text.split("\n")
+            if not PAGE_MARK.fullmatch(line.strip()) and _squeeze(line)[0] not in recognised]
+    return "\n".join(kept).strip()

@@ -70,6 +70,10 @@ class Scan:
     def recognised_pages(self) -> int:
         return sum(1 for p in self.pages if p.source == "ocr")
 
+    def recognised_text(self) -> bool:
+        """Whether recognition read any line (on an image, or on some scanned page of a PDF)."""
+        return any(p.source == "ocr" and p.lines for p in self.pages)
+
     def to_json(self) -> bytes:
         return json.dumps({"pages": [{
             "number": p.number, "width": p.width, "height": p.height, "unit": p.unit, "source": p.source,
@@ -300,7 +304,7 @@ def _scan_image(path: str, progress: Progress) -> Scan:
     notes = []
     if factor != 1.0 or im.size != full:
         notes.append(f"{Path(path).name}: {full[0]:,} x {full[1]:,} pixels recognised downscaled to at most "
-                     f"{s.max_pixels:,} pixels (limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)")
+                     f"{s.max_pixels:,} pixels (limit: OCR pixels per page, [ocr] max_pixels)")
     page = Page(number=1, width=float(full[0]), height=float(full[1]), unit="px", source="ocr", lines=lines,
                 paragraphs=paragraphs(lines))
     progress(f"OCR {Path(path).name}: 1 page recognised, {len(lines)} line(s)")
@@ -325,21 +329,22 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
         to_scan = [i for i in range(total) if len(pdf[i].get_textpage().get_text_range().strip()) < MIN_LAYER_CHARS]
         if len(to_scan) > s.max_pages:
             result.notes.append(f"{name}: {len(to_scan)} pages without a text layer; the first {s.max_pages} "
-                                f"were recognised (limit: OCR pages per file {s.max_pages}, MNOTE_KR_OCR_MAX_PAGES)")
+                                f"were recognised (limit: OCR pages per file {s.max_pages}, [ocr] max_pages)")
         chosen = set(to_scan[:s.max_pages])
         done = 0
         for i in range(total):
             page = pdf[i]
             if i not in chosen:
                 width, height = page.get_size()
-                text = page.get_textpage().get_text_range() if i not in to_scan else ""
+                # a PDF with no page to recognise keeps no text here (its own reader has it all)
+                text = page.get_textpage().get_text_range() if to_scan and i not in to_scan else ""
                 result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt",
                                          source="text-layer" if i not in to_scan else "skipped", layer_text=text))
                 continue
             if result.stopped or time.monotonic() - started > s.max_seconds:
                 if not result.stopped:
                     result.notes.append(f"{name}: recognition stopped after {done} of {len(chosen)} pages "
-                                        f"(limit: OCR time per file {s.max_seconds:g} s, MNOTE_KR_OCR_MAX_SECONDS)")
+                                        f"(limit: OCR time per file {s.max_seconds:g} s, [ocr] max_seconds)")
                 result.stopped = True
                 width, height = page.get_size()
                 result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt", source="skipped"))

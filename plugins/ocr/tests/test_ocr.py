@@ -123,7 +123,7 @@ def test_budgets_pages_time_and_pixels_each_say_one_line(plugins: Plugins, tmp_p
     assert "amber" not in text
     assert [ln for ln in lines if "limit: OCR time per file" in ln] == [
         "three.pdf: recognition stopped after 0 of 3 pages (limit: OCR time per file 1e-06 s, "
-        "MNOTE_KR_OCR_MAX_SECONDS)"]
+        "[ocr] max_seconds)"]
 
     monkeypatch.delenv("MNOTE_KR_OCR_MAX_SECONDS")
     big = render(["A wide page read at a quarter of its pixels"], dpi=200, page_inches=(6.0, 1.0), margin_inches=0.3)
@@ -136,7 +136,7 @@ def test_budgets_pages_time_and_pixels_each_say_one_line(plugins: Plugins, tmp_p
     assert _squeeze("quarter of its pixels") in _squeeze(text)
     assert [ln for ln in lines if "downscaled" in ln] == [
         f"big.png: {width:,} x {height:,} pixels recognised downscaled to at most {width * height // 4:,} pixels "
-        "(limit: OCR pixels per page, MNOTE_KR_OCR_MAX_PIXELS)"]
+        "(limit: OCR pixels per page, [ocr] max_pixels)"]
     loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="quarter of its pixels"))
     assert loc.bbox is not None and iou(loc.bbox, big.lines[0].box) >= 0.5, (loc.bbox, big.lines[0].box)
     from mnote_kr_ocr import scan
@@ -253,11 +253,17 @@ def test_wrapper_holds_the_recognised_text(tmp_path: Path) -> None:
     assert links.is_our_wrapper(written)
 
 
-def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path) -> None:
-    """``status`` learns from the records alone: an image recognised, one never recognised
-    (waiting), a damaged one (failed, with its reason); other files and deleted entries are not counted."""
+def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: GeneratedScan, tmp_path: Path,
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` learns from the records alone: images and PDFs recognised (with their pages, and
+    the scanned pages the pages limit left out), never recognised (waiting: an image, a scanned
+    PDF not yet sent), damaged (failed, with the reason); a PDF whose pages all have text, other
+    files and deleted entries are not counted."""
+    from mnote_kr_testkit.scans import mixed_pdf
+
     from mnote_kr.models import SourceEntry
 
+    monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")  # the records are kept per budget: one for all
     seen = page.save(tmp_path / "seen.png")
     plugins.extract_text(str(seen))
     unseen = render(["Never read"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unseen.png")
@@ -265,6 +271,18 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     broken.write_bytes(seen.read_bytes()[:200])
     with pytest.raises(DocumentError):
         plugins.extract_text(str(broken))
+    scanned = page.save(tmp_path / "scan.pdf")
+    plugins.recognize_text(str(scanned))
+    small = [render([f"Scanned page {w}"], dpi=100, page_inches=(3.0, 1.0), margin_inches=0.2) for w in ("one", "two")]
+    mixed = mixed_pdf(tmp_path / "mixed.pdf", [["A page with its text layer."], small[0], small[1]])
+    assert "Scanned page one" in (plugins.recognize_text(str(mixed)) or "")
+    text_only = mixed_pdf(tmp_path / "text.pdf", [["Every page of this one has its text layer."]])
+    assert plugins.recognize_text(str(text_only)) is None
+    unsent = render(["Not sent yet"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "unsent.pdf")
+    torn = tmp_path / "torn.pdf"
+    torn.write_bytes(scanned.read_bytes()[:300])
+    with pytest.raises(DocumentError):
+        plugins.recognize_text(str(torn))
 
     def entry(path: Path, status: str = "processed") -> SourceEntry:
         return SourceEntry(source_id=path.name, source_path=str(path), source_root_relative_path=path.name,
@@ -273,17 +291,21 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     notes = tmp_path / "notes.md"
     notes.write_text("hello", encoding="utf-8")
     gone = render(["Gone"], dpi=100, page_inches=(2.0, 1.0)).save(tmp_path / "gone.png")
-    entries = {p.name: entry(p) for p in (seen, unseen, broken, notes)} | {"gone.png": entry(gone, "delete_completed")}
+    files = (seen, unseen, broken, notes, scanned, mixed, text_only, unsent, torn)
+    entries = {p.name: entry(p) for p in files} | {"gone.png": entry(gone, "delete_completed")}
+    entries["unsent.pdf"] = entry(unsent, "pending")
     ocr = plugins.reader_status(entries)["ocr"]
-    assert (ocr["recognised"], ocr["waiting"]) == (1, 1), ocr
-    assert ocr["failed"] == [{"sourcePath": "broken.png", "reason": ocr["failed"][0]["reason"]}]
+    assert (ocr["recognised"], ocr["pages"], ocr["leftOut"], ocr["waiting"]) == (3, 3, 1, 2), ocr
+    assert [f["sourcePath"] for f in ocr["failed"]] == ["broken.png", "torn.pdf"], ocr
     assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
+    assert ocr["failed"][1]["reason"].startswith("cannot open the PDF torn.pdf")
     from mnote_kr.citations.render import render_status
 
-    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 5}, "provider": {},
+    shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 10}, "provider": {},
                            "readers": plugins.reader_status(entries)}).splitlines()
-    assert ("OCR:       1 file(s) recognised, 1 waiting for recognition, 1 failed ('mnote-kr ingest --force FILE' "
-            "recognises one now)") in shown
+    assert ("OCR:       3 file(s) recognised (3 page(s)), 2 waiting for recognition, 2 failed; 1 scanned page(s) "
+            "left out by the pages limit ([ocr] max_pages) ('mnote-kr ingest --force FILE' recognises one now)"
+            ) in shown, shown
     assert f"           failed: broken.png: {ocr['failed'][0]['reason']}" in shown
 
 
@@ -305,4 +327,105 @@ def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Pat
         loc = plugins.locate(LocateRequest(file=str(path), evidence=text[:1500], query=query))
         assert loc.locator_precision == "bbox" and loc.page == 1 and loc.bbox is not None, (query, loc)
         assert top <= loc.bbox[1] and loc.bbox[3] <= bottom, (query, loc.bbox)
+    assert _sha(path) == _sha(source)
+
+
+def test_scanned_page_among_text_pages_is_recognised_and_placed(plugins: Plugins, page: GeneratedScan,
+                                                               tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PDF with a scanned page between two text pages: only that page is recognised (once per
+    content), the indexed text holds every page under its marker, a phrase of the scan lands on
+    its line's box in points on page 2, a phrase of page 3 is left to the PDF's own locator (its
+    text layer's box), even when the passage holds both; a PDF with text on every page has none."""
+    from mnote_kr_testkit.scans import mixed_pdf
+
+    calls = _count_recognitions(monkeypatch)
+    path = mixed_pdf(tmp_path / "report.pdf", [["Annual report of the port", "Chapter one: the quays."], page,
+                                                ["Chapter three lists the cranes and their owners."]])
+    before = _sha(path)
+    text = plugins.recognize_text(str(path))
+    assert text is not None and len(calls) == 1
+    at = [text.index(f"## Page {n}") for n in (1, 2, 3)]
+    assert at == sorted(at)
+    assert _squeeze(LINES[2]) in _squeeze(text[at[1]:at[2]]) and "cranes and their owners" in text[at[2]:]
+    for query, want_page, plugin in (("Pier Seven on Monday", 2, "ocr"), ("cranes and their owners", 3, "pdf_bbox"),
+                                     ("the quays", 1, "pdf_bbox")):
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query=query, passage=text))
+        assert loc.locator_precision == "bbox" and loc.page == want_page, (query, loc)
+        assert loc.locator_plugin == plugin and loc.bbox_unit == "pt", (query, loc)
+        if plugin == "ocr":
+            truth = page.boxes_in_points()[2]
+            assert loc.bbox is not None and iou(loc.bbox, truth) >= 0.5, (loc.bbox, truth)
+    from mnote_kr_ocr import scan
+
+    scan._memo.clear()
+    assert plugins.recognize_text(str(path)) == text and len(calls) == 1  # the record answers
+    plain = mixed_pdf(tmp_path / "plain.pdf", [["Only text here, on every page of it."], ["And here too, page two."]])
+    assert plugins.recognize_text(str(plain)) is None and len(calls) == 1
+    assert _sha(path) == before
+
+
+def test_ocr_table_sets_the_budgets_and_turns_ocr_off(page: GeneratedScan, tmp_path: Path) -> None:
+    """``[ocr]`` in the workspace's config: its budgets apply (pages per file), ``enabled = false``
+    turns OCR off like ``disabled_plugins``, and a bad key or value is one error line naming it."""
+    from mnote_kr.errors import ConfigError
+
+    ws = tmp_path / "ws"
+    (ws / ".mnote").mkdir(parents=True)
+    config = ws / ".mnote" / "config.toml"
+    pages = [render([f"Page {n} holds the word {w}"], dpi=100, page_inches=(4.0, 1.0), margin_inches=0.2)
+             for n, w in ((1, "amber"), (2, "cobalt"))]
+    pdf = tmp_path / "two.pdf"
+    pages[0].image.convert("RGB").save(pdf, "PDF", resolution=100.0, save_all=True,
+                                       append_images=[pages[1].image.convert("RGB")])
+    config.write_text("[ocr]\nmax_pages = 1\nthreads = 1\nmax_seconds = 120.5\n", encoding="utf-8")
+    said: list[str] = []
+    text = load_plugins(load_config(ws)).extract_text(str(pdf), said.append) or ""
+    assert "amber" in text and "cobalt" not in text
+    assert any("(limit: OCR pages per file 1, [ocr] max_pages)" in line for line in said), said
+
+    image = page.save(tmp_path / "receipt.png")
+    config.write_text("[ocr]\nenabled = false\n", encoding="utf-8")
+    off = load_plugins(load_config(ws))
+    assert off.locator_plugin(".png") is None and "ocr" in off.infos and off.infos["ocr"].blocked
+    assert off.extract_text(str(image)) is None and off.recognize_text(str(pdf)) is None
+
+    for body, message in (
+            ("max_pages = 0", "[ocr] max_pages must be a whole number above 0, not 0"),
+            ("max_pixels = 2.5", "[ocr] max_pixels must be a whole number above 0, not 2.5"),
+            ('threads = "two"', "[ocr] threads must be a whole number above 0, not 'two'"),
+            ("max_seconds = -1", "[ocr] max_seconds must be a number above 0, not -1"),
+            ("max_page = 3", "[ocr] has no key 'max_page'"),
+            ('enabled = "no"', "[ocr] enabled must be true or false, not 'no'")):
+        config.write_text(f"[ocr]\n{body}\n", encoding="utf-8")
+        with pytest.raises(ConfigError) as err:
+            load_plugins(load_config(ws))
+        assert err.value.message == message and err.value.hint, (body, err.value.message)
+
+
+def test_a_text_pages_evidence_is_not_placed_on_a_scanned_page_by_meaning(plugins: Plugins, tmp_path: Path,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """The corpus's mixed PDF: pages 1-3 scanned, 4-6 text, every page saying "This is a multi page
+    document. Page N." (the PDF locator takes the repeated line for page furniture and finds no
+    place). With the scanned lines embedded, a passage that spans all six pages but whose evidence
+    is page 5's is never placed on a scanned page; page 2's evidence is, on its line."""
+    from mnote_kr_testkit.data import CORPUS
+
+    from mnote_kr.citations import meaning
+
+    source = CORPUS / "pdf" / "paperless__multi-page-mixed.pdf"
+    path = tmp_path / source.name
+    shutil.copy2(source, path)
+    monkeypatch.setattr(meaning, "_queue", [])
+    text = plugins.recognize_text(str(path)) or ""  # as the provider does when it sends the PDF
+    assert "## Page 6" in text and meaning.embed_queued(lambda line: None) == 1
+    for n in (5, 2):
+        evidence = f"Page {n}\nThis is a multi page document. Page {n}."
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=evidence, passage=text,
+                                           query=f"Page {n} multi page document"))
+        if n == 5:
+            assert loc.locator_plugin != "ocr" and loc.page in (None, 5), loc
+        else:
+            assert loc.locator_plugin == "ocr" and loc.page == 2 and loc.bbox is not None, loc
+            assert 40 <= loc.bbox[0] <= 70 and 45 <= loc.bbox[1] <= 65, loc.bbox  # the one line, near the top left
     assert _sha(path) == _sha(source)

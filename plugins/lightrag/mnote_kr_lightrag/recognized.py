@@ -1,0 +1,55 @@
+"""A PDF with scanned pages: indexed through the text mnote-kr reads and recognises in it.
+
+LightRAG's PDF parser reads a PDF's text layer; a page that is only a picture (a scanned letter
+bound into a report) gives it nothing, so search could never find what that page says. Before a
+PDF is sent, the host is asked for its text with such pages recognised
+(``ProviderContext.recognize_text``: an OCR plugin, once per file content). When some page needed
+it, that text (``## Page N`` before each page) goes into LightRAG's input dir as a Markdown text
+wrapper in place of the link, exactly like the fallback for a document LightRAG cannot parse
+(``fallback``): it maps back to the same registry entry, its ``kind`` is ``text_fallback`` and its
+note says why, and citations still land in the original PDF (its text pages through their text
+layer, the scanned ones through the recognised lines' boxes).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, ProviderContext, SourceFile
+
+from . import naming
+
+#: The entry's kind: the same as a parser fallback's (``fallback.KIND``), so ``status`` lists it
+#: among the files indexed from mnote-kr's text and later status updates keep its note.
+KIND = "text_fallback"
+
+
+def pages_text(ctx: ProviderContext, source: SourceFile) -> str | None:
+    """The text of a PDF some of whose pages only OCR reads, or None: not a PDF, every page has
+    its text, or it cannot be read here (LightRAG then reads it as it can and says so)."""
+    if naming.safe_suffix(source.rel_path) != ".pdf":
+        return None
+    try:
+        text = ctx.recognize_text(source.path)
+    except MnoteKrError:
+        return None
+    return text if text and text.strip() else None
+
+
+def note(text: str) -> str:
+    """What ``status`` says of a PDF indexed this way."""
+    pages = text.count("\n## Page ") + text.startswith("## Page ")
+    return (f"indexed from the text mnote-kr reads in it ({pages} page(s)), some pages recognised by OCR since "
+            "they have no text layer for LightRAG's parser; citations still point into the file")
+
+
+def kind(is_image: bool, text: str | None) -> str:
+    """The entry's kind: an image's wrapper, a PDF's recognised text, or the file itself linked."""
+    return "image" if is_image else KIND if text is not None else "document"
+
+
+def noted(update: EntryUpdate, text: str | None) -> EntryUpdate:
+    """``update`` with the note of a PDF sent as its recognised text (a failure keeps its reason)."""
+    if text is None or update.status == "failed":
+        return update
+    return msgspec.structs.replace(update, last_error=note(text))

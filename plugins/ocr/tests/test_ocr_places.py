@@ -1,0 +1,88 @@
+"""Where an OCR citation lands inside the recognised text, and what it quotes: the cited line
+(first) of a multi-line picture, never the image wrapper's markup; and a question asked in other
+words placed on the line that answers it by meaning, as paragraphs and PDF blocks are."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.scans import GeneratedScan, iou, render
+
+from mnote_kr.core.config import load_config
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import Plugins, load_plugins
+
+NOTICE = ["Harbour notice to all tenants", "Berth fees rise to ninety euros per day",
+          "from the first of March for every vessel", "moored at the outer pier or the marina",
+          "Questions go to the harbour master"]
+
+
+@pytest.fixture
+def plugins() -> Plugins:
+    return load_plugins(load_config(None))
+
+
+def _squeeze(text: str) -> str:
+    return "".join(ch.casefold() for ch in text if ch.isalnum())
+
+
+def test_an_image_citation_quotes_its_line_first_not_the_wrapper(plugins: Plugins, tmp_path: Path) -> None:
+    """A five-line notice recognised as one paragraph: a query of its second line is cited on that
+    line, and the quote is that line then the two after it (the generator's text), never the
+    wrapper's heading; the chunk the provider gives is left as it is (context)."""
+    from mnote_kr_lightrag import links
+
+    notice: GeneratedScan = render(NOTICE, dpi=150, pt=14, page_inches=(6.0, 2.6), margin_inches=0.3,
+                                   line_spacing=1.35)
+    path = notice.save(tmp_path / "notice.png")
+    recognised = plugins.extract_text(str(path)) or ""
+    chunk = links.wrapper_text(path, "notice.png", path.stat().st_size, recognised)  # what LightRAG indexes
+    assert "## Text in the image" in chunk
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=chunk, passage=chunk, query="ninety euros per day"))
+    assert loc.locator_precision == "bbox" and iou(loc.bbox or [], notice.lines[1].box) >= 0.5, loc
+    assert loc.quote is not None
+    quoted = loc.quote.split("\n")
+    assert [_squeeze(q) for q in quoted] == [_squeeze(t) for t in NOTICE[1:4]], quoted
+    assert "Text in the image" not in loc.quote and "#" not in loc.quote
+
+
+#: A recorded recognition of a harbour notice board (text, box in pixels, confidence): one line a
+#: paragraph, as RapidOCR reads a board of short notices.
+RECORDED = [("Harbour office notice board", [40, 30, 400, 60], 0.98),
+            ("Cranes stay parked whenever gusts pass forty knots", [40, 80, 560, 110], 0.97),
+            ("Visitors report to the harbour office on arrival", [40, 130, 560, 160], 0.98),
+            ("Fishing boats unload at the north quay before dawn", [40, 180, 560, 210], 0.96)]
+
+
+def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
+        plugins: Plugins, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The board's recorded lines are queued at ingest's preparation and embedded; a question that
+    shares no word with the answer ("lifting gear", "wind" for "cranes", "gusts") is placed on the
+    crane line by meaning, with its cosine; with the meaning weight at 0 it is not."""
+    from mnote_kr_ocr import scan
+    from mnote_kr_ocr.scan import Line, Page, Scan
+
+    from mnote_kr.citations import meaning
+
+    path = render(["board"], dpi=72, page_inches=(8.0, 4.0)).save(tmp_path / "board.png")
+    page = Page(number=1, width=576.0, height=288.0, unit="px", source="ocr",
+                lines=[Line(text=t, box=[float(v) for v in b], score=s) for t, b, s in RECORDED],
+                paragraphs=[[0], [1], [2], [3]])
+    record = Scan(pages=[page])
+    scan._store().put(scan._key(hashlib.sha256(path.read_bytes()).hexdigest()), record.to_json())
+    scan._memo.clear()
+    monkeypatch.setattr(meaning, "_queue", [])  # only this file's lines (other tests' ingests queue theirs)
+    assert plugins.prepare_locate(str(path)) is False  # the record answers: nothing recognised
+    said: list[str] = []
+    assert meaning.embed_queued(said.append) == 1 and said[-1] == "embedding places: 4/4 paragraphs", said
+    text = record.markdown()
+    question = "When must the lifting gear stop because of the wind?"
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=question))
+    assert loc.bbox == [float(v) for v in RECORDED[1][1]], loc
+    assert loc.meaning_score is not None and "meaning" in (loc.reason or "")
+    assert loc.quote == RECORDED[1][0]
+    monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
+    words_only = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=question))
+    assert words_only.bbox != [float(v) for v in RECORDED[1][1]], words_only
