@@ -72,13 +72,8 @@ def _paragraph_of(path: Path, snippet: str) -> int:
 
 @pytest.fixture(scope="module")
 def model_service() -> Iterator[Any]:
-    srv, thread = ms.start_in_thread(embedder="hybrid", api_key=KEY)
-    try:
+    with ms.running(embedder="hybrid", api_key=KEY) as srv:
         yield srv
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def _with_reranker(env: Env, monkeypatch: pytest.MonkeyPatch, url: str, **extra: Any) -> None:

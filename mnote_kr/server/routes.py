@@ -1,7 +1,7 @@
 """The routes of the HTTP API: request contracts and one handler per route.
 
 Answers have the same shapes as the CLI's ``--json`` output (the msgspec contracts in
-``models.py``). Request bodies are msgspec Structs with camelCase names; the seeds'
+``mnote_kr.models``). Request bodies are msgspec Structs with camelCase names; the seeds'
 request fields (``sourcePaths``, ``topK``, ``citationId``) are the contract. Paths in
 requests are workspace-relative (or absolute inside the workspace) and go through the
 same ``Workspace.resolve`` checks as the CLI: a traversal is ``403 path_not_allowed``.

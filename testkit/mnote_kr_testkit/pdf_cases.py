@@ -18,7 +18,7 @@ from pathlib import Path
 
 from mnote_kr_pdf_bbox.model import load_document
 from mnote_kr_pdf_bbox.pdftext import compact_with_map, fold_char, read_document
-from mnote_kr_testkit.pdfs import Drawn, PdfBuilder, text_width, union
+from mnote_kr_testkit.pdfs import Drawn, PdfBuilder, display_transform, displayed_box, text_width, union
 
 WORDS = (
     "battery cell anode cathode charge voltage membrane channel lithium sample measured "
@@ -217,6 +217,7 @@ def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
             at = stream.find(cev)
             if at < 0 or stream.find(cev, at + 1) >= 0 or len(cev) < 20:
                 continue  # extractors disagree or the passage repeats: no trustworthy truth
+            shown = display_transform(pdoc[pi])  # PDFium's page transform, not the locator's
             tp = pdoc[pi].get_textpage()
             if tp.count_chars() != len(page.text):
                 continue  # the locator read this page with another reader (cidtext): no PDFium truth
@@ -225,7 +226,7 @@ def pypdf_cases(corpus: Path, per_doc: int = 10, seed: int = 5) -> list[Case]:
             for j, ci in enumerate(src[at : at + len(cev)]):
                 x0, y0, x1, y1 = tp.get_charbox(ci)
                 if x1 > x0 and y1 > y0:
-                    halves[j >= split].append(page.geometry.box((x0, y0, x1, y1)))
+                    halves[j >= split].append(displayed_box(shown, (x0, y0, x1, y1)))
             if not halves[0] or not halves[1]:
                 continue
             a, b2 = union(halves[0]), union(halves[1])

@@ -2,7 +2,9 @@
 
 Every string drawn is recorded with its box, so a test knows where a passage truly
 is. Boxes are returned in the locator's frame (PDF points, top-left origin of the
-page as displayed, i.e. after ``/Rotate`` and relative to the ``/CropBox``).
+page as displayed, i.e. after ``/Rotate`` and relative to the ``/CropBox``), as PDFium
+displays a page of the same geometry (``display_transform``): the oracle is the renderer's
+own page transform, not a formula copied from the locator's.
 
 The font is the base-14 Helvetica with explicit ``/Widths`` (so the layout is exact)
 and two ligature glyphs: byte 0x01 draws ``/fi`` and 0x02 ``/fl``, mapped to U+FB01
@@ -12,7 +14,11 @@ characters "ﬁ"/"ﬂ" in ``text`` to draw them.
 
 from __future__ import annotations
 
+import ctypes
+import functools
 from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
 
 # Helvetica AFM advance widths (1/1000 em) for ASCII 32..126.
 _HELV = [
@@ -62,30 +68,68 @@ class _Page:
     ops: list[str] = field(default_factory=list)
 
 
-def user_to_display(
-    x: float, y: float, crop: tuple[float, float, float, float], rotate: int
-) -> tuple[float, float]:
-    """Map a user-space point to the displayed page's top-left frame."""
-    cx0, cy0, cx1, cy1 = crop
-    w, h = cx1 - cx0, cy1 - cy0
-    u, v = x - cx0, cy1 - y
-    r = rotate % 360
-    if r == 90:
-        return h - v, u
-    if r == 180:
-        return w - u, h - v
-    if r == 270:
-        return v, w - u
-    return u, v
+#: ``(a, b, c, d, e, f)``: a point ``(x, y)`` of user space shows at ``(a*x + c*y + e, b*x + d*y + f)``.
+Transform = tuple[float, float, float, float, float, float]
+_DEVICE_SCALE = 1000  # device pixels per point when asking PDFium: positions to a thousandth of a point
 
 
-def box_to_display(
-    box: tuple[float, float, float, float], crop: tuple[float, float, float, float], rotate: int
-) -> tuple[float, float, float, float]:
-    """Map a user-space box ``(x0, y0, x1, y1)`` to the displayed top-left frame."""
-    a = user_to_display(box[0], box[1], crop, rotate)
-    b = user_to_display(box[2], box[3], crop, rotate)
-    return (min(a[0], b[0]), min(a[1], b[1]), max(a[0], b[0]), max(a[1], b[1]))
+def display_transform(page: Any) -> Transform:
+    """PDFium's map from user space to ``page`` as displayed (top-left origin, ``/CropBox`` and
+    ``/Rotate`` applied; ``page`` a ``pypdfium2.PdfPage``), read with ``FPDF_PageToDevice`` at three
+    points: what a renderer shows, independent of the locator's own page transform."""
+    import pypdfium2.raw as pdfium_c
+
+    w, h = page.get_size()
+    dx, dy = ctypes.c_int(), ctypes.c_int()
+
+    def shown(x: float, y: float) -> tuple[float, float]:
+        pdfium_c.FPDF_PageToDevice(page.raw, 0, 0, round(w * _DEVICE_SCALE), round(h * _DEVICE_SCALE), 0,
+                                   x, y, ctypes.byref(dx), ctypes.byref(dy))
+        return dx.value / _DEVICE_SCALE, dy.value / _DEVICE_SCALE
+
+    (e, f), (x1, y1), (x2, y2) = shown(0, 0), shown(1000, 0), shown(0, 1000)
+    return ((x1 - e) / 1000, (y1 - f) / 1000, (x2 - e) / 1000, (y2 - f) / 1000, e, f)
+
+
+def displayed_box(t: Transform, box: tuple[float, float, float, float]) -> tuple[float, float, float, float]:
+    """The user-space box ``(x0, y0, x1, y1)`` as displayed under ``t`` (the box of its four corners)."""
+    a, b, c, d, e, f = t
+    xs, ys = zip(*((a * x + c * y + e, b * x + d * y + f) for x in (box[0], box[2]) for y in (box[1], box[3])),
+                 strict=True)
+    return (min(xs), min(ys), max(xs), max(ys))
+
+
+@functools.lru_cache(maxsize=64)
+def _page_as_shown(width: float, height: float, rotate: int,
+                   cropbox: tuple[float, float, float, float] | None) -> tuple[Transform, tuple[float, float]]:
+    """The display transform and displayed size PDFium gives a page of this geometry (an empty page,
+    written by ``PdfBuilder`` as every page is)."""
+    import pypdfium2 as pdfium
+
+    probe = PdfBuilder()
+    probe.add_page(width, height, rotate=rotate, cropbox=cropbox)
+    doc = pdfium.PdfDocument(probe.build())
+    try:
+        page = doc[0]
+        return display_transform(page), page.get_size()
+    finally:
+        doc.close()
+
+
+def ink_box(pdf: Path | bytes, page: int, scale: int = 4) -> tuple[float, float, float, float]:
+    """The extent of the dark pixels of ``page`` (1-based) as PDFium renders it (crop and rotation
+    applied), in displayed points from the top-left corner."""
+    import numpy as np
+    import pypdfium2 as pdfium
+
+    doc = pdfium.PdfDocument(pdf if isinstance(pdf, bytes) else str(pdf))
+    try:
+        pixels = doc[page - 1].render(scale=scale, grayscale=True).to_numpy()
+    finally:
+        doc.close()
+    ys, xs = np.nonzero(pixels.reshape(pixels.shape[0], pixels.shape[1], -1)[:, :, 0] < 128)
+    assert xs.size, f"page {page} renders blank"
+    return (xs.min() / scale, ys.min() / scale, (xs.max() + 1) / scale, (ys.max() + 1) / scale)
 
 
 def _escape(text: str) -> str:
@@ -119,23 +163,17 @@ class PdfBuilder:
         self.pages.append(_Page(width, height, rotate, cropbox))
         return len(self.pages)
 
-    def crop(self, page: int) -> tuple[float, float, float, float]:
-        """The page's effective crop box in user space."""
-        p = self.pages[page - 1]
-        return p.cropbox or (0.0, 0.0, p.width, p.height)
-
     def display_size(self, page: int) -> tuple[float, float]:
-        """Width and height of the page as displayed."""
-        c = self.crop(page)
-        w, h = c[2] - c[0], c[3] - c[1]
-        return (h, w) if self.pages[page - 1].rotate % 180 == 90 else (w, h)
+        """Width and height of the page as displayed (PDFium's)."""
+        p = self.pages[page - 1]
+        return _page_as_shown(p.width, p.height, p.rotate, p.cropbox)[1]
 
     def text(self, page: int, x: float, baseline: float, text: str, size: float = 10) -> Drawn:
         """Draw ``text`` with its baseline at user-space ``(x, baseline)``."""
         p = self.pages[page - 1]
         p.ops.append(f"BT /F1 {size:g} Tf {x:.3f} {baseline:.3f} Td ({_escape(text)}) Tj ET")
         ub = (x, baseline - DESCENT * size, x + text_width(text, size), baseline + ASCENT * size)
-        d = Drawn(page, text, box_to_display(ub, self.crop(page), p.rotate), ub)
+        d = Drawn(page, text, displayed_box(_page_as_shown(p.width, p.height, p.rotate, p.cropbox)[0], ub), ub)
         self.drawn.append(d)
         return d
 

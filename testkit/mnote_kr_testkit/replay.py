@@ -109,3 +109,13 @@ def make_context(root: Path, transport: httpx.BaseTransport | None, *, secret: s
         secret=lambda name: secret if name == "lightrag-api-key" else None,
         transport=transport,
     )
+
+
+def replayed_provider(root: Path, samples_dir: Path) -> dict[str, Any]:
+    """A provider context under ``root`` on a fresh ``Replay`` of ``samples_dir``, with LightRAG's input
+    dir at ``root/inputs`` (its ``__parsed__`` made): ``{"ctx", "replay", "inputs", "ws"}``."""
+    inputs = root / "inputs"
+    (inputs / "__parsed__").mkdir(parents=True)
+    replay = Replay(samples_dir)
+    ctx = make_context(root, replay.transport, input_dir=str(inputs))
+    return {"ctx": ctx, "replay": replay, "inputs": inputs, "ws": ctx.workspace_root}

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import contextlib
 import hashlib
 import json
 import math
@@ -45,7 +46,7 @@ import secrets
 import struct
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from mnote_kr.plugin_api import GatedHandler, GatedHTTPServer, Limits
@@ -461,6 +462,19 @@ def start_in_thread(host: str = "127.0.0.1", port: int = 0, embedder: str = embe
     thread = threading.Thread(target=srv.serve_forever, name="mnote-kr-modelservice", daemon=True)
     thread.start()
     return srv, thread
+
+
+@contextlib.contextmanager
+def running(embedder: str = embedders.DEFAULT_EMBEDDER, dim: int | None = None,
+            api_key: str | None = None) -> Iterator[_ModelServer]:
+    """:func:`start_in_thread` for a ``with`` block: shut down, closed and its thread joined on leaving it."""
+    srv, thread = start_in_thread(embedder=embedder, dim=dim, api_key=api_key)
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(timeout=5)
 
 
 def auth_headers(api_key: str) -> dict[str, str]:

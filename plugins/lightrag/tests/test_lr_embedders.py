@@ -119,17 +119,12 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
 
 
 def test_lr_model_service_refuses_another_dim_for_the_learned_model() -> None:
-    srv, thread = ms.start_in_thread(embedder="wordllama")
-    try:
+    with ms.running(embedder="wordllama") as srv:
         url = f"http://127.0.0.1:{srv.server_address[1]}/v1/embeddings"
         auth = ms.auth_headers(srv.api_key)
         assert httpx.post(url, json={"input": "x", "dimensions": 16}, trust_env=False, headers=auth).status_code == 400
         ok = httpx.post(url, json={"input": ["x y"]}, trust_env=False, headers=auth)
         assert len(ok.json()["data"][0]["embedding"]) == embedders.WORDLLAMA_DIM
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 # --- the index record ------------------------------------------------------------------------

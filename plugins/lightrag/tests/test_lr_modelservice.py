@@ -29,13 +29,8 @@ def _cos(a: list[float], b: list[float]) -> float:
 
 @pytest.fixture()
 def service() -> Iterator[str]:
-    srv, thread = ms.start_in_thread(embedder="hashing", dim=64, api_key=KEY)
-    try:
+    with ms.running(embedder="hashing", dim=64, api_key=KEY) as srv:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def _keyword_prompt(query: str) -> list[dict[str, str]]:

@@ -59,13 +59,8 @@ def test_deeper_is_a_bounded_multiple_of_wanted() -> None:
 
 @pytest.fixture(scope="module")
 def learned_service() -> Iterator[str]:
-    srv, thread = ms.start_in_thread(embedder="hybrid", api_key=KEY)
-    try:
+    with ms.running(embedder="hybrid", api_key=KEY) as srv:
         yield f"http://127.0.0.1:{srv.server_address[1]}"
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def test_rerank_endpoint_scores_meaning_in_the_documents_order(learned_service: str) -> None:
@@ -83,16 +78,11 @@ def test_rerank_endpoint_scores_meaning_in_the_documents_order(learned_service: 
 
 
 def test_hashing_service_has_no_reranker() -> None:
-    srv, thread = ms.start_in_thread(embedder="hashing", dim=64)
-    try:
+    with ms.running(embedder="hashing", dim=64) as srv:
         url = f"http://127.0.0.1:{srv.server_address[1]}"
         r = httpx.post(f"{url}/v1/rerank", json={"query": "q", "documents": ["d"]},
                        headers=ms.auth_headers(srv.api_key), timeout=10)
         assert r.status_code == 501 and "no learned model" in r.text
-    finally:
-        srv.shutdown()
-        srv.server_close()
-        thread.join(timeout=5)
 
 
 def test_rank_found_files_puts_the_files_answering_chunk_in_its_first_slot(learned_service: str) -> None:

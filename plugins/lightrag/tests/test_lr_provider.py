@@ -12,13 +12,12 @@ from typing import Any
 import httpx
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
-from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context
+from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context, replayed_provider
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.errors import ProviderError, UsageError
-from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
+from mnote_kr.errors import ProviderError
+from mnote_kr.models import SourceEntry, SourceFile
 from mnote_kr_lightrag import naming, provider, settings
-from mnote_kr_lightrag.querying import stream_events
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = SAMPLES_DIR
@@ -79,11 +78,7 @@ def entry_for(src: SourceFile, **fields: Any) -> SourceEntry:
 
 @pytest.fixture
 def env(tmp_path: Path) -> dict[str, Any]:
-    inputs = tmp_path / "inputs"
-    (inputs / "__parsed__").mkdir(parents=True)
-    replay = Replay(SAMPLES)
-    ctx = make_context(tmp_path, replay.transport, input_dir=str(inputs))
-    return {"ctx": ctx, "replay": replay, "inputs": inputs, "ws": ctx.workspace_root}
+    return replayed_provider(tmp_path, SAMPLES)
 
 
 def std_routes(replay: Replay, rows: list[dict[str, Any]] | None = None, scan: str = "10_scan_started.json") -> None:
@@ -467,90 +462,6 @@ def test_lr_status_raises_when_lightrag_is_down(env: dict[str, Any]) -> None:
     env["replay"].error("GET", "/health", httpx.ConnectError)
     with pytest.raises(ProviderError, match="not reachable"):
         plugin.provider_status(ctx=env["ctx"], entries=[])
-
-
-# --------------------------------------------------------------------------- query
-
-
-def test_lr_query_one_reference_per_chunk_in_order(env: dict[str, Any]) -> None:
-    replay = env["replay"]
-    replay.sample("GET", "/health", "02_health_auth.json")
-    replay.sample("POST", "/query/data", "40_query_data_mix.json")
-    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="What does Nordwind Labs do?", mode="hybrid"))
-    assert [r.file_path for r in result.references] == ["aurora_报告.docx", "notes.md", "upload_me.md"]
-    assert [r.rank for r in result.references] == [1, 2, 3]
-    first = result.references[0]
-    assert first.chunk_id == "doc-8c87484c16242b0b43fa5bfbce70b3c2-chunk-000"
-    assert first.doc_id == "doc-8c87484c16242b0b43fa5bfbce70b3c2" and "Nordwind Labs" in (first.content or "")
-    sent = json.loads(replay.sent("POST", "/query/data")[0].content)
-    assert sent["mode"] == "mix" and sent["include_references"] and sent["include_chunk_content"]
-    assert sent["enable_rerank"] is False  # the server's configured value: no reranker, no warning
-    assert result.answer is None and result.rerank_requested is False
-
-
-def test_lr_query_passes_enable_rerank_when_asked(env: dict[str, Any]) -> None:
-    replay = env["replay"]
-    replay.sample("GET", "/health", "02_health_auth.json")
-    replay.sample("POST", "/query/data", "40_query_data_naive.json")
-    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="Zephyr turbine", mode="naive",
-                                                               enable_rerank=True, chunk_top_k=5))
-    sent = json.loads(replay.sent("POST", "/query/data")[0].content)
-    assert sent["enable_rerank"] is True and sent["chunk_top_k"] == 5 and result.rerank_requested
-
-
-@pytest.mark.parametrize("sample", ["40_query_data_global.json", "41_query_data_mix_zh_with_keywords.json"])
-def test_lr_query_empty_data_means_no_results(env: dict[str, Any], sample: str) -> None:
-    env["replay"].sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data", sample)
-    env["replay"].sample("POST", "/query", "43_query_mix.json")
-    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="nothing here", want_answer=True))
-    assert result.references == [] and result.raw_status == "no_results" and result.answer is None
-    assert not env["replay"].sent("POST", "/query")
-
-
-def test_lr_query_too_short_is_a_usage_error(env: dict[str, Any]) -> None:
-    env["replay"].sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data",
-                                                                         "42_query_data_too_short.json")
-    with pytest.raises(UsageError, match="too short"):
-        plugin.query(ctx=env["ctx"], request=QueryRequest(query="ab"))
-
-
-def test_lr_query_answer_and_offline_llm_note(env: dict[str, Any]) -> None:
-    replay = env["replay"]
-    replay.sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data", "40_query_data_mix.json")
-    replay.sample("POST", "/query", "43_query_mix.json")
-    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="What is Aurora?", want_answer=True))
-    assert result.answer and result.answer.startswith("STUB ANSWER") and result.llm_generated
-    settings.clear_cache()
-    _, health = load_sample(SAMPLES, "02_health_auth.json")
-    health["configuration"]["llm_model"] = "mnote-offline-llm"
-    offline = Replay(SAMPLES).json("GET", "/health", health).sample("POST", "/query/data", "40_query_data_mix.json")
-    ctx = make_context(env["ws"].parent, offline.transport, input_dir=str(env["inputs"]))
-    result = plugin.query(ctx=ctx, request=QueryRequest(query="What is Aurora?", want_answer=True))
-    assert result.answer is None and result.notes == ["No LLM is configured; showing citations only"]
-    assert len(result.references) == 3 and not offline.sent("POST", "/query")
-
-
-def test_lr_stream_events_handle_both_ndjson_shapes() -> None:
-    incremental = load_sample(SAMPLES, "46_query_stream_progress.json")[1]
-    events = list(stream_events(iter(incremental)))
-    assert [e.kind for e in events][:3] == ["progress", "progress", "references"]
-    assert "".join(e.text for e in events if e.kind == "delta") == (
-        "STUB ANSWER: the retrieved context was received; this is a canned offline reply.")
-    assert events[2].references[0].file_path == "kestrel_note.txt" and events[2].references[0].content
-    assert events[-1].kind == "done" and events[-1].data == {"response_time": 0.098}
-    single = load_sample(SAMPLES, "49_query_stream_no_results.ndjson")[1]
-    events = list(stream_events(iter(single)))
-    assert [e.kind for e in events] == ["note", "done"] and events[-1].data == {"llm_generated": False}
-
-
-def test_lr_stream_answer_over_http(env: dict[str, Any]) -> None:
-    replay = env["replay"]
-    replay.sample("GET", "/health", "02_health_auth.json")
-    replay.sample("POST", "/query/stream", "45_query_stream_ndjson.json")
-    events = list(plugin.stream_answer(env["ctx"], QueryRequest(query="What is Zephyr?")))
-    assert events[0].kind == "references" and len(events[0].references) == 4
-    assert "".join(e.text for e in events if e.kind == "delta").endswith("canned offline reply.")
-    assert json.loads(replay.sent("POST", "/query/stream")[0].content)["stream"] is True
 
 
 def test_lr_ingest_gateway_error_is_pending_not_failure(env: dict[str, Any]) -> None:

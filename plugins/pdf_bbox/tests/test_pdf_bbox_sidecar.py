@@ -11,11 +11,9 @@ import json
 from pathlib import Path
 
 import msgspec
-import numpy as np
-import pypdfium2 as pdfium
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
-from mnote_kr_testkit.pdfs import PdfBuilder
+from mnote_kr_testkit.pdfs import PdfBuilder, ink_box
 
 from mnote_kr.models import LocateRequest, SidecarBlock, SidecarMeta, SidecarPosition
 from mnote_kr_pdf_bbox import locate
@@ -47,23 +45,6 @@ def _close(a: list[float] | None, b: tuple[float, ...], tol: float = 0.02) -> bo
     return a is not None and all(abs(x - y) <= tol for x, y in zip(a, b, strict=True))
 
 
-RENDER_SCALE = 4
-
-
-def _ink_box(f: Path, page: int) -> tuple[float, float, float, float]:
-    """The extent of the dark pixels of ``page`` as PDFium renders it (crop and rotation applied),
-    in displayed points from the top-left corner."""
-    doc = pdfium.PdfDocument(str(f))
-    try:
-        pixels = doc[page - 1].render(scale=RENDER_SCALE, grayscale=True).to_numpy()
-    finally:
-        doc.close()
-    ys, xs = np.nonzero(pixels.reshape(pixels.shape[0], pixels.shape[1], -1)[:, :, 0] < 128)
-    assert xs.size, f"page {page} renders blank"
-    return (xs.min() / RENDER_SCALE, ys.min() / RENDER_SCALE,
-            (xs.max() + 1) / RENDER_SCALE, (ys.max() + 1) / RENDER_SCALE)
-
-
 def _fits_ink(box: list[float] | None, ink: tuple[float, float, float, float], slack: float = 3.0) -> bool:
     """``box`` holds all the ink and reaches past it by at most ``slack`` points on every side
     (a text box spans the font's ascent and descent, the ink only the glyphs drawn)."""
@@ -90,11 +71,11 @@ def test_pdf_leftbottom_points_go_through_crop_and_rotation(rotated_pdf):
     ub = drawn.user_box
     loc = locate(_req(f, [SidecarPosition(type="bbox", anchor="2", range=[ub[0], ub[3], ub[2], ub[1]])], meta))
     assert loc.page == 2
-    assert _fits_ink(loc.bbox, _ink_box(f, 2))
+    assert _fits_ink(loc.bbox, ink_box(f, 2))
     # the same user-space box on the 270-degree page lands elsewhere: where PDFium draws that page's text
     loc270 = locate(_req(f, [SidecarPosition(type="bbox", anchor="3", range=list(ub))], meta))
-    assert _fits_ink(loc270.bbox, _ink_box(f, 3))
-    assert not _fits_ink(loc270.bbox, _ink_box(f, 2))
+    assert _fits_ink(loc270.bbox, ink_box(f, 3))
+    assert not _fits_ink(loc270.bbox, ink_box(f, 2))
 
 
 def test_pdf_position_origin_overrides_meta_origin(rotated_pdf):

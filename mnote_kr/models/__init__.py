@@ -9,139 +9,43 @@ Flow of data (one way)::
     SourceFile --ingest--> SourceEntry (registry)
     ProviderReference --map_reference--> MappedReference --clean_text--> CitationTextBundle
         --locate--> Locator --> Citation --> SearchResults / AgentQueryResult / OpenPlan
+
+Every contract is imported from here; the registry's records live in ``registry.py`` beside this
+file, the document view a viewer shows in ``document.py``, and the two bases in ``base.py``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any, Literal, NamedTuple
+from typing import Any, Literal
 
 import msgspec
+
+from mnote_kr.models.base import Base, Frozen
+from mnote_kr.models.document import (  # noqa: F401  (the contracts are imported from mnote_kr.models)
+    DocumentModel,
+    ModelCell,
+    ModelParagraph,
+    ModelShape,
+    ModelSheet,
+    ModelSlide,
+    PageSize,
+)
+from mnote_kr.models.registry import (  # noqa: F401
+    INDEXED_STATUSES,
+    REGISTRY_SCHEMA_VERSION,
+    EntryColumns,
+    EntryStatus,
+    IndexedRoot,
+    RegistrySnapshot,
+    SourceEntry,
+)
 
 SEARCH_RESULTS_SCHEMA = "mnote.knowledge_rag.search_results.v1"
 AGENT_QUERY_RESULT_SCHEMA = "mnote.knowledge_rag.agent_query_result.v1"
 CITATION_SCHEMA = "mnote.knowledge_rag.citation.v1"
 OPEN_PLAN_SCHEMA = "mnote.knowledge_rag.open_plan.v1"
-REGISTRY_SCHEMA_VERSION = 2
 
 LocatorPrecision = Literal["bbox", "paragraph", "slide", "cell", "file"]
-
-#: Registry entry statuses. See ``registry.py`` for the state machine.
-EntryStatus = Literal[
-    "pending",  # known, waiting to be sent (provider busy or down: retried by sync)
-    "submitted",  # handed to the provider, not yet seen processing
-    "processing",  # provider reports parsing/processing
-    "processed",  # indexed and citable
-    "failed",  # provider failed it (error in lastError)
-    "duplicate",  # provider found identical content under another name; never cited
-    "stale",  # source deleted, moved or changed; never cited
-    "delete_submitted",  # index delete sent, not yet confirmed
-    "delete_completed",  # provider no longer lists it
-    # Over a reader's budget (the limit in lastError): never sent to the provider, never cited.
-    # Last, so the statuses before it keep their codes in the packed registry's tags.
-    "refused",
-]
-
-#: Indexed for good. A file sent and not yet processed (``submitted``, ``processing``) is cited too
-#: once the provider answers from it (``registry_format.is_citable_tag``), and until then is
-#: reported as waiting.
-INDEXED_STATUSES = frozenset({"processed"})
-
-
-class Base(msgspec.Struct, rename="camel", kw_only=True, omit_defaults=False):
-    """Shared options: camelCase on the wire, keyword-only construction."""
-
-
-class Frozen(msgspec.Struct, rename="camel", kw_only=True, frozen=True):
-    """An immutable contract value (camelCase on the wire, keyword-only)."""
-
-
-# --------------------------------------------------------------------------- registry
-
-
-class IndexedRoot(Frozen, frozen=True, kw_only=True):
-    """A folder (relative to the workspace) whose files form the knowledge base.
-
-    ``run_on_change`` (following): sync and watch re-index changed files and ingest new ones
-    (the default; ``roots add --no-follow`` opts out). ``run_on_change_set`` says the value was
-    written by a version where following is the default: a root saved before that has
-    ``runOnChange: false`` that nobody chose (it was the only way ``roots add`` wrote a root), so
-    such a root follows when read (docs/sync.md). To build an opted-out root in code, pass both
-    ``run_on_change=False`` and ``run_on_change_set=True``.
-    """
-
-    root_relative_path: str
-    recursive: bool = True
-    exclude_patterns: list[str] = []
-    run_on_change: bool = True
-    updated_at_ms: int = 0
-    run_on_change_set: bool = False
-
-    def __post_init__(self) -> None:
-        if not self.run_on_change_set:
-            msgspec.structs.force_setattr(self, "run_on_change", True)
-            msgspec.structs.force_setattr(self, "run_on_change_set", True)
-
-
-class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=False):
-    """One user file known to the registry. The file itself is never touched.
-
-    Persisted without default-valued fields (smaller, faster snapshots); not tracked by
-    the garbage collector (it holds no reference cycles), which keeps 100k-entry loads fast.
-    """
-
-    source_id: str
-    source_path: str  # absolute path when last seen
-    source_root_relative_path: str  # POSIX path relative to the workspace root
-    source_hash: str = ""  # "sha256:<hex>"
-    size: int = 0
-    mtime_ns: int = 0
-    status: EntryStatus = "pending"
-    stale: bool = False
-    stale_reason: str | None = None
-    light_rag_doc_id: str | None = None
-    light_rag_file_path: str | None = None  # the unique link name LightRAG knows
-    chunk_ids: list[str] = []
-    track_id: str | None = None
-    kind: str = "document"  # document | image
-    wrapper_path: str | None = None  # Markdown wrapper for types the provider cannot parse
-    duplicate_of: str | None = None
-    indexed_at_ms: int | None = None
-    submitted_at_ms: int | None = None
-    deleted_at_ms: int | None = None
-    updated_at_ms: int = 0
-    last_error: str | None = None
-    retry_count: int = 0
-    next_retry_at_ms: int = 0
-    pending_action: str | None = None  # "ingest" | "delete" while waiting for the provider
-
-
-class EntryColumns(NamedTuple):
-    """What a provider's status needs of every registry entry, without decoding the entries.
-
-    The ``entries`` the host gives ``provider_status`` is a sequence with a ``columns()``
-    method returning this (parallel sequences, in registry order); iterating the sequence
-    instead decodes every entry.
-    """
-
-    paths: Sequence[str]  # source_root_relative_path
-    doc_ids: Sequence[str | None]  # light_rag_doc_id
-    names: Sequence[str | None]  # light_rag_file_path
-    live: bytes  # 1 where the entry is processed and not stale, else 0
-
-
-class RegistrySnapshot(Base, kw_only=True):
-    """The registry's JSON form: ``mnote-kr registry export``/``import``, and the file older versions kept.
-
-    The current file is the packed snapshot (``mnote_kr/core/registry_format.py``, docs/registry.md).
-    """
-
-    version: int = REGISTRY_SCHEMA_VERSION
-    workspace_id: str = ""
-    root_uri: str = ""
-    indexed_roots: list[IndexedRoot] = []
-    entries: list[SourceEntry] = []
-    updated_at_ms: int = 0
 
 
 # --------------------------------------------------------------------------- ingest
@@ -523,88 +427,6 @@ class OpenPlan(Frozen, frozen=True, kw_only=True):
     citation_url: str
     open_action: OpenActionParams
     source_map_path: str | None = None
-
-
-# --------------------------------------------------------------------------- document view
-
-
-class ModelParagraph(Frozen, frozen=True, kw_only=True):
-    """One paragraph of a document as the viewer shows it (``document_model`` hook).
-
-    ``index`` is the locator's ``paragraphIndex``; ``text`` is exactly the text the
-    locator's ``highlight`` offsets count in. ``cell`` is ``[table, row, column]`` of the
-    outermost table the paragraph sits in (tables numbered from 0 in document order);
-    ``textboxes`` are the texts of text boxes anchored in this paragraph.
-    """
-
-    index: int
-    text: str
-    heading_level: int = 0
-    in_toc: bool = False
-    list_level: int | None = None  # 0-based nesting level of a list item
-    list_ordered: bool = False
-    cell: list[int] | None = None
-    textboxes: list[str] = []
-    code: bool = False  # a fenced code block (Markdown): shown as written
-
-
-class PageSize(Frozen, frozen=True, kw_only=True):
-    """A page's size in points as displayed (crop box, after ``/Rotate``): the locator's frame."""
-
-    width: float
-    height: float
-
-
-class ModelShape(Frozen, frozen=True, kw_only=True):
-    """One shape of a slide with text (``slide`` precision): its ``cNvPr`` id and name, its paragraphs
-    (``index`` is the locator's ``paragraphIndex`` inside the shape; a table's rows read ``a | b``) and
-    its box as fractions ``[x0, y0, x1, y1]`` of the slide's width and height (None: not known)."""
-
-    id: int | None = None
-    name: str = ""
-    paragraphs: list[ModelParagraph] = []
-    box: list[float] | None = None
-    title: bool = False
-
-
-class ModelSlide(Frozen, frozen=True, kw_only=True):
-    """One slide: its 1-based ``number``, size in EMU, shapes with text in z-order, speaker notes."""
-
-    number: int
-    width: int = 0
-    height: int = 0
-    shapes: list[ModelShape] = []
-    notes: list[ModelParagraph] = []
-
-
-class ModelCell(Frozen, frozen=True, kw_only=True):
-    """One non-empty cell of a sheet: 1-based row and column, and its value as a person reads it."""
-
-    row: int
-    column: int
-    text: str
-
-
-class ModelSheet(Frozen, frozen=True, kw_only=True):
-    """One sheet (``cell`` precision): its name, its non-empty cells by row then column, and
-    ``truncated`` when the model holds only its first cells (the plugin's cap)."""
-
-    name: str
-    hidden: bool = False
-    cells: list[ModelCell] = []
-    truncated: bool = False
-
-
-class DocumentModel(Frozen, frozen=True, kw_only=True):
-    """What a viewer needs to show a source: paragraphs (DOCX, Markdown, text), pages (PDF), slides
-    (PPTX) or sheets (XLSX)."""
-
-    kind: Literal["paragraphs", "pages", "slides", "sheets"]
-    paragraphs: list[ModelParagraph] = []
-    pages: list[PageSize] = []
-    slides: list[ModelSlide] = []
-    sheets: list[ModelSheet] = []
-    plugin: str | None = None
 
 
 # --------------------------------------------------------------------------- status

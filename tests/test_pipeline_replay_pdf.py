@@ -1,0 +1,132 @@
+"""The search pipeline on recorded LightRAG payloads citing PDFs: chunks that land on one place of a
+page, and page furniture (running headers, page numbers) kept out of the quotes.
+
+The workspace and replay are ``tests/test_pipeline_replay.py``'s.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.pdfs import PdfBuilder
+
+from mnote_kr.models import Citation
+from mnote_kr_lightrag import naming
+from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    fresh_caches()  # each test's replay is its own
+    return make_env(tmp_path, monkeypatch)
+
+
+def test_two_chunks_landing_on_one_place_are_one_citation(env: Env) -> None:
+    # Different chunks (different text, no sidecar block) that the locator puts on
+    # the same PDF text block are one citation; a chunk landing elsewhere stays its own.
+    p = PdfBuilder()
+    page = p.add_page()
+    p.text(page, 72, 720, "Wind turbine icing study", size=14)
+    heat = [p.text(page, 72, 690 - 14 * i, t, size=11) for i, t in enumerate(
+        ["Blade heating kept the power loss below five percent on every turbine.",
+         "It was switched on whenever the air was below zero."])]
+    p.text(page, 72, 560, "Unheated blades lost up to forty percent of their output in freezing fog.", size=11)
+    rel = "papers/plain.pdf"
+    (env.ws / rel).write_bytes(p.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, "plain.pdf"))
+    doc = naming.doc_id_for("plain.pdf")
+    a = ("Wind turbine icing study\nBlade heating kept the power loss below five percent on every turbine. "
+         "It was switched on whenever the air was below zero.")
+    b = ("Blade heating kept the power loss below five percent on every turbine. It was switched on whenever "
+         "the air was below zero.\nUnheated blades lost up to forty percent of their output in freezing fog.")
+    c = "Unheated blades lost up to forty percent of their output in freezing fog."
+    env.replay.json("POST", "/query/data", query_data(
+        ("1", "plain.pdf", f"{doc}-chunk-000", a), ("1", "plain.pdf", f"{doc}-chunk-001", b),
+        ("1", "plain.pdf", f"{doc}-chunk-002", c)))
+    result = env.search("blade heating")
+    cited = env.by_rel(result.results, rel)
+    assert len(cited) == 2 and result.diagnostics["dropped"] == {"samePlace": 1}
+    boxes = [tuple(x.locator.bbox or ()) for x in cited]
+    assert len(set(boxes)) == 2 and all(x.locator_precision == "bbox" for x in cited)
+    first = next(x for x in cited if x.light_rag_chunk_id == f"{doc}-chunk-000")  # the best-ranked one is kept
+    assert first.locator.bbox[1] <= heat[0].box[1] + 3 and first.locator.bbox[3] >= heat[1].box[3] - 3
+
+
+def _cite_pdf(env: Env, src: Path | bytes, rel: str, chunk: str, query: str) -> Citation:
+    """Search a one-chunk replay of the PDF ``src`` (a corpus file or built bytes) at ``rel``."""
+    name = Path(rel).name
+    target = env.ws / rel
+    if isinstance(src, bytes):
+        target.write_bytes(src)
+    else:
+        shutil.copyfile(src, target)
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, name))
+    env.replay.json("POST", "/query/data", query_data(("1", name, f"{naming.doc_id_for(name)}-chunk-000", chunk)))
+    cited = env.by_rel(env.search(query).results, rel)
+    assert len(cited) == 1
+    return cited[0]
+
+
+def test_running_header_of_a_page_crossing_chunk_stays_out_of_the_quote(env: Env) -> None:
+    # The chunk's text (as pypdf writes it) holds page 3's running header and page
+    # number between the two halves of the passage; the quote reads straight through.
+    import logging
+
+    import pypdf
+    from mnote_kr_testkit.data import CORPUS
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    src = CORPUS / "pdf" / "mineru__demo1.pdf"
+    pages = pypdf.PdfReader(str(src)).pages
+    p3, p4 = pages[2].extract_text(), pages[3].extract_text()
+    chunk = p3[-700:] + "\n" + p4[:900]
+    assert "Journal of Hydrology 310 (2005) 253–265 255" in chunk
+    before = src.read_bytes()
+    c = _cite_pdf(env, src, "papers/demo1.pdf", chunk, "zero flow days after afforestation")
+    assert c.locator_precision == "bbox" and c.locator.page == 4
+    assert c.display_quote and c.context_quote and c.display_quote in c.context_quote
+    for quote in (c.display_quote, c.context_quote):
+        assert "Journal of Hydrology" not in quote and "253–265" not in quote
+    # the text on either side of the header is kept, now side by side (the chunk, as context)
+    assert "given in Lane et al. (2003). 2.2. Zero" in c.context_quote
+    assert "Journal of Hydrology" in c.raw_quote  # diagnostics keep the provider's text
+    assert (env.ws / "papers/demo1.pdf").read_bytes() == before
+
+
+def test_generated_running_header_and_page_number_leave_the_quote_but_a_number_in_a_sentence_stays(
+    env: Env,
+) -> None:
+    b = PdfBuilder()
+    body = [
+        ["Rime ice builds up on the leading edge of the blade in freezing fog.",
+         "The survey covered 102 turbines in three northern wind farms."],
+        ["Blade heating removed most of the ice within an hour of switching on.",
+         "Its power draw stayed below two percent of the turbine's output."],
+        ["Unheated blades lost up to forty percent of their output in such fog.",
+         "Operators shut those turbines down when the ice load grew too heavy."],
+    ]
+    header = "Annals of Wind Engineering 12 (2024) 101-130"
+    header_box = []
+    for n, lines in enumerate(body):
+        p = b.add_page()
+        header_box.append(b.text(p, 72, 760, header, 9))
+        b.text(p, 300, 40, str(101 + n), 9)  # the page number
+        for i, t in enumerate(lines):
+            b.text(p, 72, 650 - 14 * i, t, 11)
+    # the chunk as a text extractor writes it: page 2's header and page 1's number between the pages
+    chunk = (f"{body[0][0]}\n{body[0][1]}\n101\n{header}\n{body[1][0]}\n{body[1][1]}\n102\n{header}\n"
+             f"{body[2][0]}")
+    c = _cite_pdf(env, b.build(), "papers/icing.pdf", chunk, "when was the ice removed by blade heating")
+    assert c.locator_precision == "bbox" and not c.locator_degraded and c.locator.page == 2, c.locator
+    assert c.locator.bbox[1] > 792 - 650 - 14  # the body, not the header at the top
+    assert c.display_quote and c.context_quote
+    assert header not in c.display_quote and "Annals" not in c.display_quote
+    assert c.display_quote.startswith(body[1][0])  # the answering sentence first
+    assert header not in c.context_quote and "Annals" not in c.context_quote
+    assert "covered 102 turbines" in c.context_quote  # a number inside a sentence is content
+    assert " 101 " not in f" {c.context_quote} " and " 102 " not in c.context_quote.replace("102 turbines", "")
+    assert f"{body[0][1]} {body[1][0]}" in c.context_quote
