@@ -101,20 +101,11 @@ if TYPE_CHECKING:
     from mnote_kr.citations.meaning import places_key
     from mnote_kr.citations.meaning import queue as queue_texts
     from mnote_kr.citations.meaning import rank as rank_by_meaning
+    from mnote_kr.citations.placing import locator_from_match, queue_places, with_meaning
     from mnote_kr.citations.queryterms import scaffolding
     from mnote_kr.citations.render import counts_text, locator_text, source_card
     from mnote_kr.citations.sidecar import Sidecar, read_sidecar
-    from mnote_kr.citations.textmatch import (
-        THRESHOLD,
-        Match,
-        Scope,
-        TextDocument,
-        TextParagraph,
-        locator_from_match,
-        match_evidence,
-        queue_places,
-        with_meaning,
-    )
+    from mnote_kr.citations.textmatch import THRESHOLD, Match, Scope, TextDocument, TextParagraph, match_evidence
     from mnote_kr.citations.textnorm import (
         iter_tokens,
         lazy_compile,
@@ -139,8 +130,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "textnorm": ("mnote_kr.citations.textnorm", None),
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.textmatch", n) for n in (
-        "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "locator_from_match", "match_evidence",
-        "queue_places", "with_meaning")},
+        "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
+    **{n: ("mnote_kr.citations.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
     **{n: ("mnote_kr.citations.textnorm", n) for n in (
         "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
     **{n: ("mnote_kr.citations.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},

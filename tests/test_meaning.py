@@ -13,7 +13,8 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations import e5, meaning
-from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence, with_meaning
+from mnote_kr.citations.placing import with_meaning
+from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
 
 TEXTS = [
     "how much was a soldier paid",

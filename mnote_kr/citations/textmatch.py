@@ -39,17 +39,16 @@ with shingles. Table-of-contents paragraphs (``in_toc``) are penalised. Below
 
 from __future__ import annotations
 
-import dataclasses
 import heapq
 import math
-import re
-from collections import Counter
-from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Generic, TypeVar
+from dataclasses import dataclass
 
+from mnote_kr.citations.anchors import MIN_ANCHOR_TOKENS, Anchor, build_anchors
+from mnote_kr.citations.anchors import reliability as _reliability
+from mnote_kr.citations.anchors import segments as _segments
 from mnote_kr.citations.queryterms import QueryTerms
 from mnote_kr.citations.recall import recalls as _recalls
+from mnote_kr.citations.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.textnorm import (
     CJK_CLASS,
     find_all,
@@ -62,7 +61,6 @@ from mnote_kr.citations.textnorm import (
     standalone_occurrence,
     token_set,
 )
-from mnote_kr.models import Highlight, Locator
 
 __all__ = [
     "CJK_CLASS",
@@ -79,109 +77,12 @@ __all__ = [
     "iter_tokens",
     "match_evidence",
     "normalize",
-    "passage_paragraphs",
-    "place_by_meaning",
-    "queue_places",
     "query_occurrences",
     "sections_under",
     "shingles",
     "standalone_occurrence",
     "token_set",
-    "with_meaning",
 ]
-
-# --------------------------------------------------------------------------- paragraph model
-
-
-@dataclass(slots=True)
-class TextParagraph:
-    """One paragraph of a document, in the format's own paragraph order.
-
-    ``index`` is the paragraph's position in ``TextDocument.paragraphs`` (and the
-    ``paragraphIndex`` a locator reports). ``heading_path`` lists the headings it sits
-    under, outermost first (a heading paragraph's path ends with itself);
-    ``heading_level`` is >0 when the paragraph is itself a heading; ``in_toc`` marks a
-    table-of-contents line. ``norm`` and ``tokens`` are computed from ``text``.
-    """
-
-    index: int
-    text: str
-    heading_path: tuple[str, ...] = ()
-    heading_level: int = 0
-    in_toc: bool = False
-    para_id: str | None = None
-    norm: str = field(init=False, repr=False, compare=False)
-    tokens: frozenset[str] = field(init=False, repr=False, compare=False)
-    _shingles: frozenset[int] | None = field(default=None, init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        self.norm = normalize(self.text)
-        self.tokens = token_set(self.norm)
-
-    @property
-    def heading(self) -> str | None:
-        """The innermost heading this paragraph sits under (itself, for a heading)."""
-        return self.heading_path[-1] if self.heading_path else None
-
-    @property
-    def shingles(self) -> frozenset[int]:
-        """Order-sensitive shingles of the text, computed on first use."""
-        if self._shingles is None:
-            self._shingles = shingles(self.norm)
-        return self._shingles
-
-
-P = TypeVar("P", bound=TextParagraph)
-
-
-@dataclass(slots=True)
-class TextDocument(Generic[P]):
-    """Paragraphs in order plus the term statistics the matcher needs (computed here)."""
-
-    paragraphs: list[P]
-    df: Counter[str] = field(init=False, repr=False, compare=False)
-    postings: dict[str, list[int]] = field(init=False, repr=False, compare=False)
-    #: posting lists of common words as sets, made on first use (``_add_common``)
-    posting_sets: dict[str, frozenset[int]] = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        df: Counter[str] = Counter()
-        postings: dict[str, list[int]] = {}
-        for pos, para in enumerate(self.paragraphs):
-            if para.index != pos:
-                raise ValueError(f"paragraph {pos} has index {para.index}; index must equal list position")
-            df.update(para.tokens)
-            for tok in para.tokens:
-                lst = postings.get(tok)
-                if lst is None:
-                    postings[tok] = [pos]
-                else:
-                    lst.append(pos)
-        self.df = df
-        self.postings = postings
-        self.posting_sets = {}
-
-    def idf(self, token: str) -> float:
-        """Inverse paragraph frequency; a token absent from the document weighs most."""
-        n = len(self.paragraphs)
-        return math.log((n + 1.0) / (self.df.get(token, 0) + 0.5))
-
-
-@dataclass(frozen=True, slots=True)
-class Scope:
-    """Paragraph-index ranges (inclusive) where the evidence is known to lie.
-
-    Paragraphs outside every range have their score and confidence multiplied by
-    ``outside``: 0.2 for a range a format states exactly (DOCX paraId range), a milder
-    factor for a hint (a Markdown heading section).
-    """
-
-    ranges: tuple[tuple[int, int], ...]
-    outside: float = 0.2
-
-    def __contains__(self, index: object) -> bool:
-        return isinstance(index, int) and any(lo <= index <= hi for lo, hi in self.ranges)
-
 
 # --------------------------------------------------------------------------- matching
 
@@ -189,9 +90,6 @@ THRESHOLD = 0.5
 #: The most the bonuses below can add to a paragraph's selection score (0.04 + 0.06 + 0.04 +
 #: 0.08 + 0.05, with a margin); the other factors only lower it.
 MAX_BONUS = 0.3
-WINDOW = 90  # characters each side of a query occurrence
-FOCUS_DECAY = 120.0  # characters over which a segment's focus falls by 1/e
-MIN_ANCHOR_TOKENS = 3
 TOP_K = 6
 VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
 ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
@@ -202,19 +100,6 @@ MIN_EVIDENCE_SHINGLES = 8
 NEAR = 4  # paragraphs each side of the best one that the evidence may span
 EVIDENCE_HERE = 0.25  # share of the evidence's shingles found near the best paragraph
 QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
-_SENTENCE_END = re.compile(r"(?<=[。！？；.!?;])\s*")
-_HEADING_LINE = re.compile(r"^\s{0,3}#{1,6}\s+")
-
-
-@dataclass(slots=True)
-class Anchor:
-    """A piece of evidence with its tokens and how much it should count."""
-
-    kind: str  # qwin | seg | heading
-    start: int
-    end: int
-    tokens: frozenset[str]
-    weight: float
 
 
 @dataclass(slots=True)
@@ -232,75 +117,6 @@ class Match:
     anchor: Anchor | None = None
     #: cosine of the query with ``paragraph`` (``place_by_meaning``), None without vectors
     meaning: float | None = None
-
-
-def _segments(ev: str) -> list[tuple[int, int, bool]]:
-    """Split evidence into lines, and long lines into sentence runs: ``(start, end, is_heading)``."""
-    out: list[tuple[int, int, bool]] = []
-    pos = 0
-    for line in ev.split("\n"):
-        start, end = pos, pos + len(line)
-        pos = end + 1
-        if not line.strip():
-            continue
-        hm = _HEADING_LINE.match(line)
-        if hm:
-            out.append((start + hm.end(), end, True))
-            continue
-        if len(line) <= 160:
-            out.append((start, end, False))
-            continue
-        seg_start = start
-        for m in _SENTENCE_END.finditer(line):
-            cut = start + m.end()
-            if cut - seg_start >= 40 and cut < end:
-                out.append((seg_start, cut, False))
-                seg_start = cut
-        if end > seg_start:
-            out.append((seg_start, end, False))
-    return out
-
-
-def build_anchors(
-    ev: str, query: str, heading: str | None, *, prefer_standalone: bool | None = None
-) -> tuple[list[Anchor], list[tuple[int, float]]]:
-    """Anchors over normalised evidence; also returns the query occurrences used for focus."""
-    anchors: list[Anchor] = []
-    occ = query_occurrences(ev, query, prefer_standalone=prefer_standalone, edges=False)
-    segs = _segments(ev)
-    for start, end, is_heading in segs:
-        toks = token_set(ev[start:end])
-        if not toks:
-            continue
-        if occ:
-            dist = min(0 if start <= p < end else min(abs(p - start), abs(p - end)) for p, _ in occ)
-            focus = max(w for p, w in occ if (0 if start <= p < end else min(abs(p - start), abs(p - end))) == dist)
-            focus *= math.exp(-dist / FOCUS_DECAY) * (1.0 if dist == 0 else 0.7)
-        else:
-            focus = 1.0
-        kind = "heading" if is_heading else "seg"
-        weight = (0.55 + 0.45 * focus) * (0.6 if is_heading else 1.0)
-        anchors.append(Anchor(kind, start, end, toks, weight))
-    for p, w in occ:
-        # clip the window to the evidence line holding the occurrence when that line is long enough
-        line_start = ev.rfind("\n", 0, p) + 1
-        line_end = ev.find("\n", p)
-        line_end = len(ev) if line_end < 0 else line_end
-        lo, hi = max(0, p - WINDOW), min(len(ev), p + len(query) + WINDOW)
-        if line_end - line_start >= 30:
-            lo, hi = max(lo, line_start), min(hi, line_end)
-        toks = token_set(ev[lo:hi])
-        if len(toks) >= MIN_ANCHOR_TOKENS:
-            anchors.append(Anchor("qwin", lo, hi, toks, 1.0 * (0.6 + 0.4 * w)))
-    if heading:
-        htoks = token_set(normalize(heading))
-        if htoks and not any(a.kind == "heading" for a in anchors):
-            anchors.append(Anchor("heading", 0, 0, htoks, 0.6))
-    return anchors, occ
-
-
-def _reliability(n_tokens: int) -> float:
-    return min(1.0, n_tokens / 8.0) ** 0.5
 
 
 def match_evidence(
@@ -474,85 +290,6 @@ def _aligned(doc: TextDocument[P], a: Anchor, rec: dict[int, float]) -> tuple[An
     top_p = max(prec.values())
     near = sorted(i for i in near if prec[i] >= top_p - 0.1)[:ALIGNED_PER_ANCHOR]
     return a, [(i, rec[i] * rel) for i in near]
-
-
-def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
-                       threshold: float = THRESHOLD) -> list[int]:
-    """The paragraphs a whole passage (a provider's chunk) quotes, in document order: the run of
-    neighbours explaining most of its lines, with the unaligned paragraphs inside the run
-    (short list items, table cells). Empty when no run is found."""
-    ev = normalize(passage or "")
-    anchors, _ = build_anchors(ev, "", None)
-    idf_cache: dict[str, float] = {}
-    aligned = []
-    for a in anchors:
-        if a.kind == "heading":
-            continue
-        for t in a.tokens:
-            if t not in idf_cache:
-                idf_cache[t] = doc.idf(t)
-        rec, _ = _recalls(doc, a.tokens, idf_cache)
-        if rec:
-            aligned.append(_aligned(doc, a, rec))
-    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
-    if not runs:
-        return []
-    most = max(n for _, n, _ in runs)
-    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
-    lo, hi = min(run[0]), max(run[0])
-    return [i for i in range(lo, hi + 1) if i in run[0] or doc.paragraphs[i].tokens]
-
-
-def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: str,
-                     cosines: Callable[[list[int]], dict[int, float] | None],
-                     scope: Scope | None = None) -> Match:
-    """``match`` moved to the paragraph of the passage that answers by words and meaning together.
-
-    The candidates are the paragraphs the whole ``passage`` quotes (:func:`passage_paragraphs`)
-    and the matched one; ``cosines(indices)`` gives the query's cosine with them (None: no
-    vectors, the match stands). Each is scored by ``meaning.combine``: its share of the
-    query's terms (``QueryTerms``) plus ``meaning.MEANING_WEIGHT`` times its meaning; a
-    paragraph holding every term still wins. A match on the query as written is kept."""
-    from mnote_kr.citations.meaning import combine
-
-    q = normalize(query or "").strip()
-    if match.paragraph is None or not q or match.reason.startswith("matched evidence") and q in match.paragraph.norm:
-        return match
-    paras = doc.paragraphs
-    cands = sorted(set(passage_paragraphs(doc, passage, scope)) | {match.paragraph.index})
-    cands = [i for i in cands if paras[i].tokens and not paras[i].in_toc and not paras[i].heading_level]
-    if len(cands) < 2:
-        return match
-    cos = cosines(cands)
-    if not cos:
-        return match
-    qt = QueryTerms(q, doc.df, len(paras))
-    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
-    score = combine(words, cos)
-    pick = min(cands, key=lambda i: (-round(score[i], 9), i))
-    if pick == match.paragraph.index:
-        return dataclasses.replace(match, meaning=cos.get(pick))
-    para = paras[pick]
-    return Match(para, match.score, qt.span(para.norm) if qt else None,
-                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick))
-
-
-def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
-    """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
-    (``mnote_kr.citations.meaning``); the match unchanged while they do not exist."""
-    if not passage or match.paragraph is None:
-        return match
-    from mnote_kr.citations import meaning
-
-    key = meaning.places_key([p.text for p in doc.paragraphs])
-    return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope)
-
-
-def queue_places(doc: TextDocument[P]) -> None:
-    """Ask ingest to embed this document's paragraphs (a locator's ``prepare_locate``)."""
-    from mnote_kr.citations import meaning
-
-    meaning.queue([p.text for p in doc.paragraphs])
 
 
 def _copy_read_through(
@@ -839,33 +576,3 @@ def _heading_key(text: str) -> str:
     return " ".join(normalize(text).strip().strip("#").split())
 
 
-def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "") -> Locator:
-    """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
-    if match.paragraph is not None:
-        para = match.paragraph
-        reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
-        return Locator(
-            locator_precision="paragraph",
-            # one rule with the PDF locator (citations.precision): a paragraph that holds few of the
-            # query's words is the passage's, not the answer's: an approximate place
-            locator_degraded=match.reason.startswith(SEMANTIC),
-            paragraph_index=para.index,
-            para_id=para.para_id,
-            block_id=block_id,
-            highlight=Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None,
-            score=match.score,
-            locator_plugin=plugin,
-            reason=reason,
-            locator_reason=reason,
-            meaning_score=round(match.meaning, 6) if match.meaning is not None else None,
-        )
-    why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
-    return Locator(
-        locator_precision="file",
-        locator_degraded=True,
-        block_id=block_id,
-        score=match.score,
-        locator_plugin=plugin,
-        reason=why,
-        locator_reason=why,
-    )

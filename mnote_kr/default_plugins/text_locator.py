@@ -206,7 +206,9 @@ def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) 
 
 def locate_text(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
-    from mnote_kr.citations.textmatch import locator_from_match, match_evidence, with_meaning
+    from mnote_kr.citations.placing import locator_from_match, with_meaning
+    from mnote_kr.citations.textmatch import match_evidence
+
     doc = load_text(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -236,7 +238,7 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the paragraph model of a Markdown or text file on disk for the first search."""
     if Path(path).suffix.lower() not in EXTENSIONS:
         return None
-    from mnote_kr.citations.textmatch import queue_places
+    from mnote_kr.citations.placing import queue_places
 
     parsed = _cache().warm(path)
     queue_places(load_text(path))  # ingest embeds its paragraphs once it is citable
