@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import os
 import re
 import struct
 import threading
@@ -345,7 +346,6 @@ def _openblas() -> tuple[Any, Any] | None:
     """``(set_num_threads, get_num_threads)`` of the OpenBLAS numpy's wheel bundles, or None."""
     import ctypes
     import glob
-    import os
 
     for path in glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "lib*openblas*")):
         try:
@@ -450,7 +450,8 @@ _lock = threading.Lock()
 
 
 def model() -> E5:
-    """The process-wide model, loaded on first use; raises ``ModelUnavailable`` (remembered)."""
+    """The process-wide model, loaded on first use; raises ``ModelUnavailable`` (remembered).
+    ``MNOTE_KR_E5_RUNTIME=numpy`` runs it without onnxruntime (``onnx``: onnxruntime or an error)."""
     global _model, _failure
     if _model is not None:
         return _model
@@ -459,7 +460,7 @@ def model() -> E5:
             if _failure is not None:
                 raise _failure
             try:
-                _model = E5(_model_bytes())
+                _model = E5(_model_bytes(), os.environ.get("MNOTE_KR_E5_RUNTIME", "auto"))
             except ModelUnavailable as exc:
                 _failure = exc
                 raise
