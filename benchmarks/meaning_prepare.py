@@ -37,14 +37,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import load_sets  # noqa: E402
 
 
-def _prepare(files: list[str], embed: bool, pdf_blocks: bool = True) -> tuple[float, float, list[str]]:
+def _prepare(files: list[str], embed: bool, pdf_blocks: bool = True) -> tuple[float, float, list[str], float, float]:
     """Seconds of the citable-by-words step and of the embedding step, in a fresh cache; the
-    progress lines. ``pdf_blocks`` False: today's default (PDF blocks by words only)."""
+    progress lines; the CPU seconds of both steps (this process, every thread: what the machine's
+    load does not change). ``pdf_blocks`` False: today's default (PDF blocks by words only)."""
     home = Path(tempfile.mkdtemp(prefix="mnote-bench-meaning-"))
     os.environ["MNOTE_KR_HOME"] = str(home)
     import mnote_kr_docx_locator
     import mnote_kr_pdf_bbox
-    from mnote_kr.citations import meaning
+    from mnote_kr.citations import e5, meaning
     from mnote_kr.core.config import load_config
     from mnote_kr.default_plugins import text_locator
     from mnote_kr.plugins import load_plugins
@@ -53,21 +54,21 @@ def _prepare(files: list[str], embed: bool, pdf_blocks: bool = True) -> tuple[fl
     for clear in (mnote_kr_docx_locator.clear_cache, mnote_kr_pdf_bbox.clear_cache, text_locator.clear_cache):
         clear()  # parsed in this run's fresh cache, as ingest does
     meaning._memo.clear()
+    e5.model()._unigram._seen.clear()  # the words the run before segmented
     plugins = load_plugins(load_config(None))
     lines: list[str] = []
     answer.BY_MEANING = pdf_blocks
     try:
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         for rel in files:
             plugins.prepare_locate(str(CORPUS / rel))
-        parse_s = time.perf_counter() - t0
-        t0 = time.perf_counter()
+        parse_s, parse_cpu = time.perf_counter() - t0, time.process_time() - c0
+        t0, c0 = time.perf_counter(), time.process_time()
         if embed:
             meaning.embed_queued(lines.append)
         else:
             meaning._queue.clear()
-        embed_s = time.perf_counter() - t0
-        return parse_s, embed_s, lines
+        return parse_s, time.perf_counter() - t0, lines, parse_cpu, time.process_time() - c0
     finally:
         answer.BY_MEANING = True
         shutil.rmtree(home, ignore_errors=True)
@@ -153,9 +154,10 @@ def main() -> int:
     e5.model()
     load_s = time.perf_counter() - t0
     _prepare(files, embed=False)  # imports and first-use costs, in none of the figures
-    words_parse, _, _ = _prepare(files, embed=False)
-    today_parse, today_embed, today_lines = _prepare(files, embed=True, pdf_blocks=False)
-    parse_s, embed_s, lines = _prepare(files, embed=True)
+    words_parse, _, _, words_cpu, _ = _prepare(files, embed=False)
+    today_parse, today_embed, today_lines, today_parse_cpu, today_embed_cpu = _prepare(files, embed=True,
+                                                                                     pdf_blocks=False)
+    parse_s, embed_s, lines, parse_cpu, embed_cpu = _prepare(files, embed=True)
     again_parse, again_embed, again_lines = _prepare_again(files)
     today, new = today_parse + today_embed, parse_s + embed_s
     print(f"{len(files)} files; runtime {e5.model().runtime}; model load {load_s:.2f}s in this process, "
@@ -185,6 +187,10 @@ def main() -> int:
         shutil.rmtree(home, ignore_errors=True)
     print(f"runtimes on every 8th place ({n} places, {tokens} tokens): {e5.model().runtime} {ort_s:.2f}s, "
           f"numpy float32 {numpy_s:.2f}s: ratio {ort_s / numpy_s:.2f}")
+    print(f"CPU seconds (every thread; the machine's load changes them little): words only {words_cpu:.2f}s, "
+          f"today's {today_parse_cpu:.2f}s + {today_embed_cpu:.2f}s, new {parse_cpu:.2f}s + {embed_cpu:.2f}s; "
+          f"new / words only {(parse_cpu + embed_cpu) / words_cpu:.2f}, citable by words new / today's "
+          f"{parse_cpu / today_parse_cpu:.2f}")
     questions = [q["q"] for q in sets["old"] + sets["heldout"]]
     times = []
     home = Path(tempfile.mkdtemp(prefix="mnote-bench-meaning-"))
