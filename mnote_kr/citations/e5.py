@@ -10,8 +10,11 @@ per-code-point normalisation map, and a tensor directory. Matrices and the word
 embeddings are Q4_0 (per 32 weights an fp16 scale and 16 bytes of nibbles, ``(q - 8) *
 scale``); biases, norms and positions are float32.
 
-The layer matrices are dequantised once at load to float32 (85 MB); the 250k-row word
-embedding stays quantised and only the rows a batch needs are dequantised. Tokens: the
+The 12 layers run as an onnxruntime graph of fused int8 operators, built from the file's
+tensors at first use and kept in the model cache (:mod:`mnote_kr.citations.e5_onnx`; about 3x
+less CPU than numpy); without onnxruntime (or ``onnx`` to build the graph) the layer matrices are
+dequantised once at load to float32 (85 MB) and run in numpy. The 250k-row word embedding stays
+quantised and only the rows a batch needs are dequantised. Tokens: the
 file's SentencePiece unigram vocabulary segmented as the ``tokenizers`` library's Unigram model
 does (``_Unigram``, a dictionary: building the library's model took 2-3 s of a new process's
 first query) after the file's normalisation map (runs of spaces collapsed, ``▁`` prepended, as
@@ -196,7 +199,7 @@ class E5:
                     f32, matrix, lambda name, rows, cols: _q4_blocks(data, where[name][0], rows, cols),
                     h, ff, n_layers, n_heads, self.eps))
                 self.runtime = "onnx"
-            except (ImportError, OSError) as exc:  # onnx missing to build the graph, an unwritable cache
+            except (ImportError, OSError, e5_onnx.GraphUnavailable) as exc:  # no onnx to build it, a read-only cache
                 if runtime == "onnx":
                     raise ModelUnavailable(f"the e5 graph cannot be built or loaded: {exc}") from exc
         elif runtime == "onnx":

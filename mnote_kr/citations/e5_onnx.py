@@ -27,6 +27,10 @@ import numpy as np
 GRAPH_VERSION = "int8-fo-q4-v1"
 
 
+class GraphUnavailable(Exception):
+    """onnxruntime cannot run the graph (an older onnxruntime without one of its operators, ...)."""
+
+
 def available() -> bool:
     """onnxruntime is installed (the graph can run; building it also needs ``onnx``)."""
     from importlib.util import find_spec
@@ -42,20 +46,30 @@ def graph_path(sha256: str) -> Path:
 
 def session(path: Path, build: Any) -> Any:
     """An onnxruntime session of the graph at ``path``, built there first by ``build()`` (bytes)
-    when missing. One intra-op thread, no spinning: :meth:`E5.embed` runs batches side by side."""
+    when missing, and built again when the file there does not load (damaged). One intra-op
+    thread, no spinning: :meth:`E5.embed` runs batches side by side."""
     import onnxruntime as ort
+    from onnxruntime.capi import onnxruntime_pybind11_state as state
 
-    if not path.exists():
-        from mnote_kr.citations.filecache import _atomic_write
+    from mnote_kr.citations.filecache import _atomic_write
 
-        path.parent.mkdir(parents=True, exist_ok=True)
-        _atomic_write(path.parent, path.name, build())
     opts = ort.SessionOptions()
     opts.intra_op_num_threads = 1
     opts.inter_op_num_threads = 1
     opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    opts.log_severity_level = 3
-    return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    opts.log_severity_level = 4
+    if path.exists():
+        try:
+            return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+        except (state.Fail, state.InvalidProtobuf):
+            pass
+    path.parent.mkdir(parents=True, exist_ok=True)
+    _atomic_write(path.parent, path.name, build())
+    try:
+        return ort.InferenceSession(str(path), opts, providers=["CPUExecutionProvider"])
+    except (state.Fail, state.InvalidProtobuf, state.InvalidGraph, state.NotImplemented,
+            state.RuntimeException) as exc:
+        raise GraphUnavailable(f"onnxruntime {ort.__version__} cannot run the e5 graph: {exc}") from exc
 
 
 def build_graph(tensor: Any, matrix: Any, blocks: Any, hidden: int, ffn: int, layers: int, heads: int,
