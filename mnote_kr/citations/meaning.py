@@ -99,26 +99,41 @@ def embed_places(texts: Sequence[str], progress: Callable[[int], None] | None = 
     """Embed and store a file's places unless their vectors are stored; True when embedded now.
 
     Raises ``e5.ModelUnavailable`` when the model cannot be loaded."""
-    key = places_key(texts)
-    if stored(key) is not None:
+    if stored(places_key(texts)) is not None:
         return False
+    _embed_files([list(texts)], progress)
+    return True
+
+
+def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None] | None) -> None:
+    """Embed the places of several files in one pass and store each file's vectors: a text met
+    twice (a repeated header, a caption, the same paragraph in two files) is embedded once, and
+    the model batches places of similar length across files. ``progress`` gets the number of
+    places (non-blank texts, repeats counted) done after each batch."""
     import numpy as np
 
     from mnote_kr.citations.e5 import model
 
     m = model()
-    out = np.zeros((len(texts), 384), np.float32)
-    todo = [i for i, t in enumerate(texts) if t.strip()]
-    step = 64
-    for at in range(0, len(todo), step):
-        part = todo[at:at + step]
-        out[part] = m.embed([texts[i] for i in part], max_tokens=MAX_PLACE_TOKENS)
-        if progress is not None:
-            progress(len(part))
-    _keyed_store().put(key, out.astype(np.float16).tobytes())
-    with _memo_lock:
-        _memo[key] = out
-    return True
+    places: dict[str, int] = {}  # each distinct non-blank text: how many places hold it
+    for texts in files:
+        for t in texts:
+            if t.strip():
+                places[t] = places.get(t, 0) + 1
+    unique = list(places)
+    counts = list(places.values())
+    vecs = m.embed(unique, max_tokens=MAX_PLACE_TOKENS,
+                   progress=None if progress is None else lambda done: progress(sum(counts[i] for i in done)))
+    row = {t: k for k, t in enumerate(unique)}
+    for texts in files:
+        out = np.zeros((len(texts), 384), np.float32)
+        for i, t in enumerate(texts):
+            if t in row:
+                out[i] = vecs[row[t]]
+        key = places_key(texts)
+        _keyed_store().put(key, out.astype(np.float16).tobytes())
+        with _memo_lock:
+            _memo[key] = out
 
 
 def queue(texts: Sequence[str]) -> None:
@@ -137,7 +152,7 @@ def embed_queued(progress: Callable[[str], None]) -> int:
     with _queue_lock:
         todo = list(_queue)
         _queue.clear()
-    todo = [texts for texts in todo if stored(places_key(texts)) is None]
+    todo = list({places_key(texts): texts for texts in todo if stored(places_key(texts)) is None}.values())
     total = sum(1 for texts in todo for t in texts if t.strip())
     if not total:
         return 0
@@ -154,15 +169,14 @@ def embed_queued(progress: Callable[[str], None]) -> int:
 
     from mnote_kr.citations.e5 import ModelUnavailable
 
-    embedded = 0
     try:
-        for texts in todo:
-            embedded += embed_places(texts, step)
+        _embed_files(todo, step)
     except ModelUnavailable as exc:
         progress(f"places are ranked by words only: {exc}")
+        return 0
     finally:
         _record_progress("")
-    return embedded
+    return len(todo)
 
 
 def _progress_path() -> Path:
