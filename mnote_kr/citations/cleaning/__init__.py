@@ -84,6 +84,8 @@ def _display_from_neutral(neutral: str) -> str:
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(drop_tag_tails(text))
+    if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would
+        text = _collapse(_math_in_text(text))
     return trim_to_boundaries(_strip_lead(text))
 
 
