@@ -20,7 +20,7 @@ from mnote_kr.errors import RegistryCorruptError, RegistryError
 from mnote_kr.models import SourceEntry
 from tests.registry_helpers import by_hand, cold_load, decoded_count, entry, fill, store_holding
 
-# The JSON an older mnote-kr wrote (v2): the fields as the seeds name them, in camelCase.
+# The JSON an older mnote-kr wrote (v2): the fields as v1 named them, in camelCase.
 LEGACY_V2 = {
     "version": 2, "workspaceId": "ws-old", "rootUri": "file:///old",
     "indexedRoots": [{"rootRelativePath": "papers", "recursive": True, "excludePatterns": [],

@@ -2,7 +2,7 @@
 
 The agent never sees LightRAG's raw chunk text (only the host's cleaned quote reaches it): a citation here
 carries its ``displayQuote`` and nothing of ``rawQuote`` or ``locatorEvidenceText``; the open
-plan drops ``openAction.evidenceText``. The query result is the seeds' compact
+plan drops ``openAction.evidenceText``. The query result is the compact
 ``mnote.knowledge_rag.agent_query_result.v1`` shape: citations first, then the answer, then notes.
 """
 

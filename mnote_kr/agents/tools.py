@@ -54,7 +54,7 @@ WRITE_TOOLS = (INGEST, DELETE, PRUNE)
 
 PROMPT_NAME = "mnote-knowledge-rag"
 
-#: The seeds' skill (``skills/mnote-knowledge-rag/SKILL.md``), restated for MCP clients.
+#: How an agent should use the tools (the desktop shell's agent skill text), restated for MCP clients.
 SKILL = """\
 You answer questions about the user's own documents through the mnote-kr knowledge base.
 

@@ -109,8 +109,8 @@ def classify_block_precision(block: SidecarBlock | None) -> LocatorPrecision:
     """The precision a sidecar block supports (the rules below are the whole contract).
 
     ``bbox`` when a position has type ``bbox`` with an anchor (the page) and a range;
-    ``paragraph`` when the block has a block id or a heading (any string, as the seed's
-    ``as_str().is_some()``) or a ``paraid`` position (even ``[null, null]``); else
+    ``paragraph`` when the block has a block id or a heading (any string value
+    counts, an empty one too) or a ``paraid`` position (even ``[null, null]``); else
     ``file``. A missing block is ``file``.
     """
     if block is None:

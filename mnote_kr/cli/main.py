@@ -481,7 +481,7 @@ def registry_restore(obj: Ctx) -> None:
               help="Write to this new file instead of stdout (an existing file is never overwritten).")
 @pass_ctx
 def registry_export(obj: Ctx, output: str | None) -> None:
-    """Write the registry as JSON (version 2, camelCase fields, the seeds' format)."""
+    """Write the registry as JSON (version 2, camelCase fields, the first format's field names)."""
     from pathlib import Path
 
     host = obj.host()

@@ -445,7 +445,7 @@ class RegistryStore:
                 os.replace(self.path, self.path.with_name(REGISTRY_FILE + ".corrupt"))
             self.save(previous)
 
-    # -- JSON export and import (the seeds' format; also what older mnote-kr stored)
+    # -- JSON export and import (the first format's field names; also what older mnote-kr stored)
 
     def export_json(self) -> bytes:
         """The whole registry as JSON (version 2, camelCase fields)."""

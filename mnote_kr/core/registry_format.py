@@ -36,7 +36,7 @@ version 3 is ``[magic, 3, workspaceId, rootUri, updatedAtMs, indexedRoots, keys,
 entries]`` with chunks of 256 and no columns (they are then derived from the entries, once).
 Both still load, and the next save writes version 5.
 
-**JSON (v2, and the seeds' v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
+**JSON (v2, and the first format, v1)**: ``{"version", "workspaceId", "rootUri", "indexedRoots",
 "entries", "updatedAtMs"}`` with camelCase fields, every chunk id listed. It is what
 ``mnote-kr registry export`` writes and ``registry import`` reads, and what older versions of
 mnote-kr stored in ``lightrag-source-registry.json``; both still load (v1 is migrated).
@@ -390,7 +390,7 @@ def _packed(header: PackedHeader | _V3Header, blob: memoryview | BlobSource, pat
 def migrate(raw: dict[str, Any]) -> dict[str, Any]:
     """Bring an older JSON snapshot's builtins up to the current schema.
 
-    v1 (the seeds' shape) called ``mtimeNs`` ``mtime`` (seconds, float) and had no
+    v1 (the first format) called ``mtimeNs`` ``mtime`` (seconds, float) and had no
     ``sourceId``; both are derived here.
     """
     version = raw.get("version", 1)
@@ -426,7 +426,7 @@ def decode_json(data: bytes, path: Path) -> RegistrySnapshot:
 
 
 def encode_json(snapshot: RegistrySnapshot) -> bytes:
-    """The JSON export (v2, camelCase, the seeds' field names; refused entries as stored, ``to_disk``)."""
+    """The JSON export (v2, camelCase, v1's field names; refused entries as stored, ``to_disk``)."""
     if any(e.status == "refused" for e in snapshot.entries):
         snapshot = msgspec.structs.replace(snapshot, entries=to_disk(snapshot.entries))
     return _json_encoder.encode(snapshot)

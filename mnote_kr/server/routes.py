@@ -1,7 +1,7 @@
 """The routes of the HTTP API: request contracts and one handler per route.
 
 Answers have the same shapes as the CLI's ``--json`` output (the msgspec contracts in
-``mnote_kr.models``). Request bodies are msgspec Structs with camelCase names; the seeds'
+``mnote_kr.models``). Request bodies are msgspec Structs with camelCase names; the desktop shell's
 request fields (``sourcePaths``, ``topK``, ``citationId``) are the contract. Paths in
 requests are workspace-relative (or absolute inside the workspace) and go through the
 same ``Workspace.resolve`` checks as the CLI: a traversal is ``403 path_not_allowed``.
@@ -43,7 +43,7 @@ class Request(msgspec.Struct, kw_only=True, rename="camel", forbid_unknown_field
 
 
 class WorkspaceBound(Request, kw_only=True):
-    """Requests may name the workspace they mean; a mismatch is refused (seed field)."""
+    """Requests may name the workspace they mean; a mismatch is refused (the shell's ``workspace`` field)."""
 
     workspace_id: str | None = None
     root_uri: str | None = None
@@ -69,7 +69,7 @@ class QueryRequest(WorkspaceBound, kw_only=True):
     mode: Mode = "mix"
     top_k: int = 20
     rerank: bool | None = None
-    # Accepted for compatibility with the seeds' request; the host always asks for
+    # Accepted because a shell's request may carry it (LightRAG's own query field); the host always asks for
     # references and chunk content, and ``search`` never returns an answer.
     chunk_top_k: int | None = None
     include_chunk_content: bool | None = None
