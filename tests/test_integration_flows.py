@@ -53,7 +53,7 @@ def write_md(path: Path, body: str) -> Path:
 
 
 def chem_docx(token: str) -> tuple[bytes, int, int]:
-    """The trap of the design's acceptance example: N-甲基吡咯烷酮 early, the 吡咯烷 paragraph later. Returns (bytes, trap idx, target idx)."""
+    """The acceptance trap: N-甲基吡咯烷酮 early, the 吡咯烷 paragraph later. Returns (bytes, trap idx, target idx)."""
     b = DocxBuilder()
     b.heading("保护基与溶剂 " + token, 1)
     b.para("本文记录实验室常用试剂的用途和注意事项，编号 " + token + "。")

@@ -1,4 +1,4 @@
-"""Agent tools: the three read-only knowledge tools (query, open a reference, status), served over the Model Context Protocol.
+"""Agent tools: the three read-only knowledge tools (query, open a reference, status), over MCP.
 
 A face like ``cli`` and ``server``: built on ``Host``, never imported by the core.
 ``contracts`` holds what an agent sees (compact msgspec shapes and their JSON Schemas),
