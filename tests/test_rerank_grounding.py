@@ -269,7 +269,7 @@ def test_each_sentence_of_an_answer_on_a_pdf_points_at_its_paragraphs_box_not_it
         assert s.locator.page == 1 and s.locator.bbox is not None
         assert iou(s.locator.bbox, box) >= 0.8, (s.text, s.locator.bbox, box)
         # the answer's marker after the sentence opens that same box
-        assert result.answer is not None and f"{s.text[:-1]} {s.citation_id}." in result.answer
+        assert s.citation_id and result.answer is not None and f"{s.text[:-1]} {s.citation_id}." in result.answer
         opened = env.new_host().open(s.citation_id)
         assert opened.locator.bbox == s.locator.bbox
 
