@@ -4,7 +4,8 @@ The rerank path runs against the real offline model service's ``/v1/rerank`` (th
 LightRAG's Cohere/Jina rerank binding); the endpoint down, silent or answering garbage leaves the
 local order and one note. The grounded ``ask`` replays a recorded LLM answer over recorded LightRAG
 payloads (``tests/test_pipeline_replay.py``'s workspace); each sentence's expected paragraph is read
-from the DOCX here, independently of the locator.
+from the DOCX here, independently of the locator; on a PDF drawn here, each sentence's expected box is
+its paragraph as drawn, through ``ask`` and the MCP query tool's answer markers.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ import msgspec
 import pytest
 from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 
+from mnote_kr.agents.contracts import OpenReferenceInput, QueryInput
+from mnote_kr.agents.tools import tool_open_reference, tool_query
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.render import render_status
 from mnote_kr_lightrag import modelservice as ms
@@ -282,3 +285,18 @@ def test_a_sentence_in_other_words_than_the_pdf_goes_to_the_paragraph_its_words_
     (s,) = result.sentences
     assert s.supported and s.locator is not None and s.locator.bbox is not None
     assert iou(s.locator.bbox, boxes[1]) >= 0.8, (s.locator.bbox, boxes)
+
+
+def test_the_mcp_answers_markers_open_the_pdf_paragraphs_the_sentences_are_grounded_at(env: Env) -> None:
+    _, boxes = _manual(env)
+    said = [MANUAL[1][0] + " " + MANUAL[1][1], " ".join(MANUAL[0][:2]).split(". ")[0] + "."]
+    env.replay.json("POST", "/query", {"response": f"{said[0]} [1] {said[1]} [1]", "references": [],
+                                       "llm_generated": True})
+    found = tool_query(env.host, QueryInput(query="What kinds of self-locking nuts are there?", want_answer=True))
+    assert found.answer is not None
+    marks = re.findall(r"\[[0-9a-z]{4}\]", found.answer)
+    assert len(marks) == 2 and marks[0] != marks[1]
+    for mark, box in zip(marks, [boxes[1], boxes[0]], strict=True):
+        plan = tool_open_reference(env.host, OpenReferenceInput(citation_id=mark))
+        assert plan.locator.page == 1 and plan.locator.bbox is not None
+        assert iou(plan.locator.bbox, box) >= 0.8, (mark, plan.locator.bbox, box)
