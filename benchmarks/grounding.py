@@ -1,7 +1,9 @@
 """Answers grounded sentence by sentence: recorded answers replayed through ``ask``.
 
-For each labelled question of ``retrieval_questions.json`` (``old``: the set tuned on) and
-``retrieval_heldout2.json`` (``heldout2``: reported only, its misses never printed), a recorded
+For each labelled question of ``retrieval_questions.json`` (``old``: the set tuned on),
+``grounding_tune_pdf.json`` (``tunepdf``: tuned on, 28 sentences labelled on PDF blocks of PDFs
+heldout2 does not use) and ``retrieval_heldout2.json`` (``heldout2``: reported only, its misses
+never printed), a recorded
 answer is written from the labelled place's own text, **verbatim**: the sentence of the labelled
 DOCX paragraph (or of the PDF page around the labelled snippet) that holds the snippet, and for a
 DOCX label the paragraph's next sentence when it has one. The sentences are cut by this file's own
