@@ -214,7 +214,7 @@ def _miss(q: dict[str, Any], place: dict[str, Any], result: dict[str, Any]) -> s
     got = []
     for x in result["sentences"]:
         loc = x.get("locator") or {}
-        where = (loc.get("paragraphIndex"), loc.get("page"))
+        where: tuple[Any, ...] = (loc.get("paragraphIndex"), loc.get("page"))
         if "rect" in place and loc.get("bbox"):
             where = (loc.get("page"), [round(v) for v in loc["bbox"]], round(iou(loc["bbox"], place["rect"]), 2))
         got.append((x["text"][:50], where, Path(x.get("sourceRootRelativePath") or "-").name[:24]))
