@@ -1,7 +1,9 @@
 """Answers grounded sentence by sentence: recorded answers replayed through ``ask``.
 
-For each labelled question of ``retrieval_questions.json`` (``old``: the set tuned on) and
-``retrieval_heldout2.json`` (``heldout2``: reported only, its misses never printed), a recorded
+For each labelled question of ``retrieval_questions.json`` (``old``: the set tuned on),
+``grounding_tune_pdf.json`` (``tunepdf``: tuned on, 28 sentences labelled on PDF blocks of PDFs
+heldout2 does not use) and ``retrieval_heldout2.json`` (``heldout2``: reported only, its misses
+never printed), a recorded
 answer is written from the labelled place's own text, **verbatim**: the sentence of the labelled
 DOCX paragraph (or of the PDF page around the labelled snippet) that holds the snippet, and for a
 DOCX label the paragraph's next sentence when it has one. The sentences are cut by this file's own
@@ -19,7 +21,8 @@ the same run, **every sentence to its file's first citation** (what ``ask`` mark
 ``[n]`` names a file, the host put that file's citation there); and the share of off-topic sentences
 marked unsupported. Target: >= 0.85 grounded at the labelled place.
 
-    .venv/bin/python benchmarks/grounding.py [--top-k 10] [--misses] [--dump F]  # --misses: the old set's only
+    .venv/bin/python benchmarks/grounding.py [--top-k 10] [--sets old,tunepdf] [--misses] [--dump F]
+    # --misses: the tuning sets' only (old, tunepdf), never heldout2's
     .venv/bin/python benchmarks/grounding.py --from-dump F [--reground] [--misses]  # a run again
 """
 
@@ -37,10 +40,13 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval import place_hit  # noqa: E402
+from retrieval import iou, place_hit  # noqa: E402
 from retrieval_labels import LabelError, answering_text, corpus_host, load_sets, norm, resolve  # noqa: E402
 
-SETS = ("old", "heldout2")
+SETS = ("old", "tunepdf", "heldout2")
+#: Tuned on: their misses may be printed (``--misses``); never ``heldout2``'s.
+TUNING = ("old", "tunepdf")
+TUNE_PDF = Path(__file__).resolve().parent / "grounding_tune_pdf.json"
 OFF_TOPIC = {"en": "The recipe needs two cups of flour and a pinch of salt before baking.",
              "zh": "这道菜需要两杯面粉和一小撮盐，然后放进烤箱烘烤。"}
 TARGET = 0.85
@@ -89,7 +95,8 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
     """Ingest ``files`` into a fresh engine (workspace ``kb``, kept) and ``ask`` every question with its
     recorded answer; also keeps the places each answer was grounded among (``places``, for ``--from-dump``)."""
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-grounding-"))
-    os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
+    # beside the workspace, kept with it: a --reground finds the places' vectors (ranking by meaning)
+    os.environ["MNOTE_KR_HOME"] = str(kb.parent / "home")
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
@@ -135,6 +142,7 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
         # pipeline.ask itself (Host.ask starts the provider's query before the pipeline is loaded)
         out = {q["id"]: msgspec.to_builtins(pipeline.ask(host, q["q"], scope=[], top_k=top_k)) for q in labels}
         return {"ingest_s": ingest_s, "ask_s": time.perf_counter() - t0, "results": out, "kb": str(kb),
+                "home": os.environ["MNOTE_KR_HOME"],
                 "statuses": sorted({i.status for i in report.items}),
                 "places": {q["id"]: places.get(answers[q["q"]], []) for q in labels}}
     finally:
@@ -146,6 +154,8 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
 
 def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, Any]:
     """A ``--dump`` with every answer grounded again by this tree over the places it recorded."""
+    if dump.get("home"):
+        os.environ["MNOTE_KR_HOME"] = dump["home"]
     import msgspec
 
     from mnote_kr.citations import pipeline
@@ -155,6 +165,8 @@ def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, 
     host = Host(Path(dump["kb"]))
     t0 = time.perf_counter()
     for q in labels:
+        if q["id"] not in dump["places"]:
+            continue
         places = msgspec.convert(dump["places"][q["id"]], list[Citation])
         answer = " ".join([*q["sentences"], OFF_TOPIC[q["lang"]]])
         sentences = pipeline.ground_answer(host, answer, places)[1]
@@ -188,29 +200,60 @@ def score(label: dict[str, Any], result: dict[str, Any], place: dict[str, Any]) 
             "offTopicUnsupported": off is not None and not off["supported"], "fileCited": first is not None}
 
 
+def load() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
+    """``retrieval_labels.load_sets`` with this benchmark's own tuning set of PDF block labels
+    (``grounding_tune_pdf.json``, set ``tunepdf``) and its documents."""
+    files, sets = load_sets()
+    tune = json.loads(TUNE_PDF.read_text(encoding="utf-8"))
+    sets["tunepdf"] = [{**q, "set": "tunepdf"} for q in tune["questions"]]
+    return files + [d for d in tune["documents"] if d not in files], sets
+
+
+def _miss(q: dict[str, Any], place: dict[str, Any], result: dict[str, Any]) -> str:
+    """One tuning question's grounded sentences beside its label (page, and IoU with a labelled block)."""
+    got = []
+    for x in result["sentences"]:
+        loc = x.get("locator") or {}
+        where: tuple[Any, ...] = (loc.get("paragraphIndex"), loc.get("page"))
+        if "rect" in place and loc.get("bbox"):
+            where = (loc.get("page"), [round(v) for v in loc["bbox"]], round(iou(loc["bbox"], place["rect"]), 2))
+        got.append((x["text"][:50], where, Path(x.get("sourceRootRelativePath") or "-").name[:24]))
+    label = {k: (v if k != "rect" else [round(c) for c in v]) for k, v in place.items()}
+    return f"  miss {q['id']} {q['doc']} {label} {q['q']!r}\n     {got}"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--top-k", type=int, default=10)
-    parser.add_argument("--misses", action="store_true", help="print the old set's misses (never heldout2's)")
+    parser.add_argument("--sets", default=",".join(SETS),
+                        help=f"comma-separated sets (default all: {','.join(SETS)}); only their files are ingested")
+    parser.add_argument("--misses", action="store_true",
+                        help=f"print the misses of the tuning sets ({', '.join(TUNING)}; never heldout2's)")
     parser.add_argument("--dump", type=Path, help="keep the run (answers, places, the workspace) in this JSON file")
     parser.add_argument("--from-dump", type=Path,
                         help="score a --dump's answers again (with --reground: grounded again by this tree)")
     parser.add_argument("--reground", action="store_true")
     args = parser.parse_args()
-    files, sets = load_sets()
+    chosen = [n.strip() for n in args.sets.split(",") if n.strip()]
+    if not chosen or any(n not in SETS for n in chosen):
+        print(f"Error: --sets {args.sets!r} names no known set (choose among {', '.join(SETS)})", file=sys.stderr)
+        return 2
+    files, sets = load()
     labels = []
     places = {}
-    for name in SETS:
+    for name in chosen:
         for q in sets[name]:
             try:
                 places[q["id"]] = resolve(q)
             except LabelError as e:
-                print(f"Error: {e} (fix the label's snippet in benchmarks/retrieval_*.json)", file=sys.stderr)
+                where = TUNE_PDF.name if name == "tunepdf" else "retrieval_*.json"
+                print(f"Error: {e} (fix the label's snippet in benchmarks/{where})", file=sys.stderr)
                 return 2
             q["sentences"] = recorded_answer(q)
             if q["sentences"]:
                 labels.append(q)
-    skipped = sum(len(sets[n]) for n in SETS) - len(labels)
+    files = [f for f in files if any(q["doc"] == f for q in labels)]
+    skipped = sum(len(sets[n]) for n in chosen) - len(labels)
     print(f"{len(labels)} questions with a recorded answer ({skipped} without: snippet not found in the "
           f"answering text), {sum(len(q['sentences']) for q in labels)} answer sentences, verbatim; "
           f"ingesting {len(files)} files ...", flush=True)
@@ -228,7 +271,7 @@ def main() -> int:
     print(f"ingest {r['ingest_s']:.0f}s {r['statuses']}; {len(labels)} asks {r['ask_s']:.1f}s")
     print(f"\n{'set':10} {'sentences':>9} {'grounded':>9} {'baseline':>9} {'ratio':>6} {'file cited':>10} "
           f"{'off-topic unsupported':>22}")
-    for name in SETS:
+    for name in chosen:
         mine = [q for q in labels if q["set"] == name]
         scores = [score(q, r["results"][q["id"]], places[q["id"]]) for q in mine]
         n = sum(s["n"] for s in scores)
@@ -237,13 +280,16 @@ def main() -> int:
               f"{sum(s['fileCited'] for s in scores):>5}/{len(scores):<4} "
               f"{sum(s['offTopicUnsupported'] for s in scores):>15}/{len(scores)}"
               f"   target grounded >= {TARGET}: {'met' if g / n >= TARGET else 'NOT met'}")
-        if args.misses and name == "old":
+        for kind in ("pdf", "docx"):
+            mk = [(q, s) for q, s in zip(mine, scores, strict=True) if q["doc"].endswith(kind)]
+            nk = sum(s["n"] for _, s in mk)
+            if nk:
+                print(f"  {kind:8} {nk:>9} {sum(s['grounded'] for _, s in mk) / nk:>9.3f} "
+                      f"{sum(s['baseline'] for _, s in mk) / nk:>9.3f}")
+        if args.misses and name in TUNING:
             for q, s in zip(mine, scores, strict=True):
                 if s["grounded"] < s["n"]:
-                    got = [(x["text"][:60], x.get("locator") and (x["locator"].get("paragraphIndex"),
-                                                                   x["locator"].get("page")),
-                            x.get("sourceRootRelativePath")) for x in r["results"][q["id"]]["sentences"]]
-                    print(f"  miss {q['id']} {q['doc']} {places[q['id']]} {q['q']!r}\n     {got}")
+                    print(_miss(q, places[q["id"]], r["results"][q["id"]]))
     return 0
 
 

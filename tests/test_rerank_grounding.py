@@ -4,7 +4,8 @@ The rerank path runs against the real offline model service's ``/v1/rerank`` (th
 LightRAG's Cohere/Jina rerank binding); the endpoint down, silent or answering garbage leaves the
 local order and one note. The grounded ``ask`` replays a recorded LLM answer over recorded LightRAG
 payloads (``tests/test_pipeline_replay.py``'s workspace); each sentence's expected paragraph is read
-from the DOCX here, independently of the locator.
+from the DOCX here, independently of the locator; on a PDF drawn here, each sentence's expected box is
+its paragraph as drawn, through ``ask`` and the MCP query tool's answer markers.
 """
 
 from __future__ import annotations
@@ -21,13 +22,16 @@ from typing import Any
 import httpx
 import msgspec
 import pytest
+from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 
+from mnote_kr.agents.contracts import OpenReferenceInput, QueryInput
+from mnote_kr.agents.tools import tool_open_reference, tool_query
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.render import render_status
 from mnote_kr_lightrag import modelservice as ms
 from mnote_kr_lightrag import naming
 from tests.test_cli_errors import closed_port
-from tests.test_pipeline_replay import AURORA, AURORA_REL, NOTES_REL, Env, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay import AURORA, AURORA_REL, NOTES_REL, Env, _entry, fresh_caches, make_env, query_data
 
 KEY = "sekrit-rerank-key-0123"
 
@@ -209,3 +213,85 @@ def test_a_sentence_no_cited_place_supports_is_marked_unsupported_and_gets_no_pl
     assert unsupported.citation_id is None and unsupported.locator is None and unsupported.citation_url is None
     assert result.answer is not None and result.answer.endswith("color film [unsupported].")
     assert any("supported by no cited place" in n for n in result.notes)
+
+
+# Two paragraphs of a PDF page, five printed lines each; each answer sentence below is one or two
+# of their lines, so a box of the sentence's own lines covers well under half of its paragraph.
+MANUAL = [
+    ["The two general types of self-locking nuts currently in use are the all-metal",
+     "type and the fiber lock type. For the sake of simplicity, only three typical kinds",
+     "of self-locking nuts are considered in this handbook: the Boots self-locking and",
+     "the stainless steel self-locking nuts, representing the all-metal types; and the",
+     "elastic stop nut, representing the fiber insert type of the family of locknuts."],
+    ["The spring, through the medium of the locking section, exerts a constant locking",
+     "force on the bolt in the same direction as a force that would tighten the nut.",
+     "In this nut, the load-carrying section has the thread strength of a standard nut",
+     "of comparable size, while the locking section presses against the threads of the",
+     "bolt and locks the nut firmly in position. Only a wrench applied to it loosens it."],
+]
+
+
+def _manual(env: Env) -> tuple[str, list[tuple[float, float, float, float]]]:
+    """``papers/manual.pdf`` (ingested, no sidecar), LightRAG's one chunk of it replayed, and each
+    paragraph's box as drawn (display frame)."""
+    pdf = PdfBuilder()
+    page = pdf.add_page()
+    boxes = []
+    top = 720.0
+    for paragraph in MANUAL:
+        drawn = [pdf.text(page, 72, top - 14 * i, line, size=11) for i, line in enumerate(paragraph)]
+        boxes.append(union([d.box for d in drawn]))
+        top -= 14 * len(paragraph) + 30
+    rel = "papers/manual.pdf"
+    (env.ws / rel).write_bytes(pdf.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, "manual.pdf"))
+    chunk = "\n\n".join(" ".join(p) for p in MANUAL)
+    doc = naming.doc_id_for("manual.pdf")
+    env.replay.json("POST", "/query/data", query_data(("1", "manual.pdf", f"{doc}-chunk-000", chunk)))
+    return rel, boxes
+
+
+def test_each_sentence_of_an_answer_on_a_pdf_points_at_its_paragraphs_box_not_its_lines(env: Env) -> None:
+    rel, boxes = _manual(env)
+    first = ("The two general types of self-locking nuts currently in use are the all-metal type and the fiber "
+             "lock type.")
+    second = ("The spring, through the medium of the locking section, exerts a constant locking force on the bolt "
+              "in the same direction as a force that would tighten the nut.")
+    env.replay.json("POST", "/query", {"response": f"{first} [1] {second} [1]", "references": [],
+                                       "llm_generated": True})
+    result = env.host.ask("What kinds of self-locking nuts are there?")
+    assert [s.text for s in result.sentences] == [first, second]
+    for s, box in zip(result.sentences, boxes, strict=True):
+        assert s.supported and s.source_root_relative_path == rel and s.locator is not None
+        assert s.locator.page == 1 and s.locator.bbox is not None
+        assert iou(s.locator.bbox, box) >= 0.8, (s.text, s.locator.bbox, box)
+        # the answer's marker after the sentence opens that same box
+        assert s.citation_id and result.answer is not None and f"{s.text[:-1]} {s.citation_id}." in result.answer
+        opened = env.new_host().open(s.citation_id)
+        assert opened.locator.bbox == s.locator.bbox
+
+
+def test_a_sentence_in_other_words_than_the_pdf_goes_to_the_paragraph_its_words_and_meaning_name(env: Env) -> None:
+    _, boxes = _manual(env)
+    said = "Once it is locked in position on the bolt, only a wrench loosens the nut."
+    env.replay.json("POST", "/query", {"response": f"{said} [1]", "references": [], "llm_generated": True})
+    result = env.host.ask("What kinds of self-locking nuts are there?")
+    (s,) = result.sentences
+    assert s.supported and s.locator is not None and s.locator.bbox is not None
+    assert iou(s.locator.bbox, boxes[1]) >= 0.8, (s.locator.bbox, boxes)
+
+
+def test_the_mcp_answers_markers_open_the_pdf_paragraphs_the_sentences_are_grounded_at(env: Env) -> None:
+    _, boxes = _manual(env)
+    said = [MANUAL[1][0] + " " + MANUAL[1][1], " ".join(MANUAL[0][:2]).split(". ")[0] + "."]
+    env.replay.json("POST", "/query", {"response": f"{said[0]} [1] {said[1]} [1]", "references": [],
+                                       "llm_generated": True})
+    found = tool_query(env.host, QueryInput(query="What kinds of self-locking nuts are there?", want_answer=True))
+    assert found.answer is not None
+    marks = re.findall(r"\[[0-9a-z]{4}\]", found.answer)
+    assert len(marks) == 2 and marks[0] != marks[1]
+    for mark, box in zip(marks, [boxes[1], boxes[0]], strict=True):
+        plan = tool_open_reference(env.host, OpenReferenceInput(citation_id=mark))
+        assert plan.locator.page == 1 and plan.locator.bbox is not None
+        assert iou(plan.locator.bbox, box) >= 0.8, (mark, plan.locator.bbox, box)

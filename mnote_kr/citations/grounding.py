@@ -14,7 +14,10 @@ file, not a place). :func:`ground` splits the answer into sentences (English and
 3. locates the sentence inside that place's chunk with the file's own locator (the sentence as
    evidence and query, the chunk as passage), so a sentence taken from another paragraph of the
    same chunk lands on that paragraph; a place the search had not cited gets its own citation ID
-   (remembered, so ``mnote-kr open ID`` opens it), a place it had keeps its ID.
+   (remembered, so ``mnote-kr open ID`` opens it), a place it had keeps its ID. A box (a PDF
+   block) is widened to the reader's paragraph (:func:`sentence_locator`): the sentence's own
+   words find where it stands, which boxes only its lines; the block of the chunk holding it,
+   boxed as the search boxes a place, is the place.
 
 The answer's markers are rewritten: the provider's are dropped and each supported sentence is
 followed by the ID of its place. Pure but for the locator and the e5 model (loaded from the
@@ -31,7 +34,7 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.cleaning.quote import sentences
 from mnote_kr.citations.ranking import terms
-from mnote_kr.models import Citation, GroundedSentence, Locator
+from mnote_kr.models import Citation, GroundedSentence, LocateRequest, Locator
 
 #: A place supports a sentence when its chunk holds at least this share of the sentence's term weight...
 MIN_WORDS = 0.5
@@ -39,6 +42,8 @@ MIN_WORDS = 0.5
 MIN_COSINE = 0.86
 #: Weight of the meaning term (cosine scaled over the places to 0..1) against the word shares.
 MEANING_WEIGHT = 0.5
+#: Least share of the sentence's own box inside its paragraph's box for the paragraph to be its place.
+MIN_INSIDE = 0.5
 #: A sentence with fewer content terms than this is not a claim (a heading, "Yes."): left unmarked.
 MIN_TERMS = 2
 UNSUPPORTED = "[unsupported]"
@@ -185,3 +190,33 @@ def same_place(a: Locator, b: Locator) -> bool:
     """Two locators open the same place (paragraph, box, slide shape or cell)."""
     return (a.locator_precision, a.paragraph_index, a.page, a.bbox, a.slide, a.shape_id, a.sheet, a.range) == \
         (b.locator_precision, b.paragraph_index, b.page, b.bbox, b.slide, b.shape_id, b.sheet, b.range)
+
+
+def sentence_locator(c: Citation, sentence: str, locate: Callable[[LocateRequest], Locator]) -> Locator:
+    """Where ``sentence``, supported by the place ``c``, stands in ``c``'s file (``locate``: the file's
+    own locator).
+
+    First by the sentence's own words (evidence and query, the chunk as passage): the paragraph that
+    holds it. A box locator (PDF) boxes only the lines the evidence covers, a line or two of a long
+    paragraph; so for a box, the place is the block of the chunk the sentence answers, located as the
+    search locates a place (the chunk as evidence, here the sentence as the query: its words first,
+    then its meaning; a sentence spanning blocks goes to the one holding most of its words), boxed over
+    the chunk's lines of that block, when that block holds the sentence's own box (at least
+    ``MIN_INSIDE`` of it, on the same page). A sentence in other words than its source (found by no
+    alignment of its own) gets that block too when the locator places it."""
+    at = locate(LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or ""))
+    if not c.raw_quote or (at.bbox is None and not at.locator_degraded) or c.locator.bbox is None:
+        return at  # a paragraph, a slide shape or a cell is the place already (or no box to widen)
+    block = locate(LocateRequest(file=c.source_path, evidence=c.raw_quote, query=sentence, passage=c.raw_quote))
+    if block.locator_degraded or block.bbox is None:
+        return at
+    if at.locator_degraded or at.bbox is None:
+        return block  # not found by its own words: the chunk's block its words and meaning name
+    return block if block.page == at.page and _inside(at.bbox, block.bbox) >= MIN_INSIDE else at
+
+
+def _inside(a: Sequence[float], b: Sequence[float]) -> float:
+    """The share of box ``a``'s area inside box ``b`` (``[x0, y0, x1, y1]``)."""
+    area = (a[2] - a[0]) * (a[3] - a[1])
+    inter = max(0.0, min(a[2], b[2]) - max(a[0], b[0])) * max(0.0, min(a[3], b[3]) - max(a[1], b[1]))
+    return inter / area if area > 0 else 0.0

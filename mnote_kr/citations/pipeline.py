@@ -22,7 +22,7 @@ from mnote_kr.citations import answercache, meaning
 from mnote_kr.citations.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote
-from mnote_kr.citations.grounding import UNSUPPORTED, ground, same_place
+from mnote_kr.citations.grounding import UNSUPPORTED, ground, same_place, sentence_locator
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.noresults import weak_reason, why_no_results
@@ -560,8 +560,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
             st = os.stat(c.source_path)
         except OSError:
             return c
-        request = LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or "")
-        locator = _locate(host.plugins, request, st, c.source_map_path)
+        locator = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         if locator.locator_degraded or not _place(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
         for p in (c, *places):
