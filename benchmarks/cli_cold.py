@@ -102,9 +102,9 @@ def main() -> int:
     os.environ["MNOTE_KR_HOME"] = str(home)
     from mnote_kr_testkit.engine import seed_tiktoken
 
+    from mnote_kr.app.host import Host
     from mnote_kr.core import paths
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 
     seed_tiktoken(paths.cache_dir())
     t0 = time.perf_counter()

@@ -38,7 +38,7 @@ from pathlib import Path
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.docx_docs import NEGATIVE_KINDS, TRAP_KINDS, DocxBuilder, bad_docx, filler, trap_case
 
-from mnote_kr.citations.textmatch import has_cjk, normalize, token_set
+from mnote_kr.citations.locate.textmatch import has_cjk, normalize, token_set
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, to_builtins
 from mnote_kr_docx_locator import locate_docx

@@ -101,7 +101,7 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.citations import pipeline
-    from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     answers = {q["q"]: " ".join([*q["sentences"], OFF_TOPIC[q["lang"]]]) for q in labels}
     start_query = pipeline.start_query
@@ -158,8 +158,8 @@ def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, 
         os.environ["MNOTE_KR_HOME"] = dump["home"]
     import msgspec
 
+    from mnote_kr.app.host import Host
     from mnote_kr.citations import pipeline
-    from mnote_kr.core.host import Host
     from mnote_kr.models import Citation
 
     host = Host(Path(dump["kb"]))

@@ -209,8 +209,8 @@ def stop_cost(tmp: Path, text_mb: int, variant: str) -> None:
     import httpx
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr_lightrag import engine as eng
-    from mnote_kr_lightrag import engine_procs
+    from mnote_kr_lightrag.engine import managed as eng
+    from mnote_kr_lightrag.engine import procs as engine_procs
 
     base = tmp / f"stop-{variant}"
     state = base / "state"
@@ -277,7 +277,7 @@ def main() -> int:
     os.environ["MNOTE_KR_HOME"] = str(home)
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
     from tests.cli_helpers import cli_env
 
     state = tmp / "engine" / "state"

@@ -122,7 +122,7 @@ def main() -> int:
 
 def serve_real(ws: Path) -> int:
     """Serve a Host whose provider is a real LightRAG (configured in the workspace)."""
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
     from mnote_kr.server.app import ApiServer
 
     server = ApiServer(Host(ws), write_token_file=False).start()
@@ -135,8 +135,8 @@ def serve_real(ws: Path) -> int:
 def _real_engine_section(rounds: int) -> None:
     """The same comparison with the real retrieval engine behind the host (what a shell sees)."""
     # (the fake-provider section above isolates the pure HTTP cost; this one shows it in context)
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 
     with tempfile.TemporaryDirectory(prefix="mnote-kr-bench-real-") as tmp:
         base = Path(tmp)

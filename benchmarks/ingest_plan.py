@@ -16,8 +16,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.models import SourceEntry
 
 N = int(os.environ.get("BENCH_FILES", "10000"))

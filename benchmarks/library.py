@@ -43,13 +43,19 @@ from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.pdfs import PdfBuilder
 
+from mnote_kr.app.host import Host
 from mnote_kr.core import registry as registry_module
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.models import SourceEntry
-from mnote_kr_lightrag.engine import EngineInfo, engine_status, start_engine, stop_engine, workspace_state_dir
-from mnote_kr_lightrag.naming import workspace_tag
-from mnote_kr_lightrag.workspaces import PREFIX
+from mnote_kr_lightrag.client.naming import workspace_tag
+from mnote_kr_lightrag.client.workspaces import PREFIX
+from mnote_kr_lightrag.engine.managed import (
+    EngineInfo,
+    engine_status,
+    start_engine,
+    stop_engine,
+    workspace_state_dir,
+)
 
 WORDS = ("turbine blade icing heater anode cathode electrolyte gearbox bearing lubricant valve piston "
          "nitrogen pressure sensor calibration drift thermal margin fatigue crack weld coating corrosion "

@@ -146,8 +146,8 @@ def main() -> int:
     os.environ["MNOTE_KR_HOME"] = str(home)
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 
     state = tmp / "engine" / "state"
     seed_tiktoken(tmp / "engine" / "cache")

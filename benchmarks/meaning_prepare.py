@@ -1,7 +1,7 @@
 """Ingest's preparation with places by meaning against today's, same files, same run; the query's cost.
 
 Three preparations of the same files, each in a fresh cache (the locator plugins' ``prepare_locate``
-of every file, then :func:`mnote_kr.citations.meaning.embed_queued`, as ingest runs them):
+of every file, then :func:`mnote_kr.citations.rank.meaning.embed_queued`, as ingest runs them):
 
 * **words only**: ``prepare_locate`` alone (every file citable by words; nothing embedded);
 * **today's default** (before PDF blocks by meaning): DOCX, Markdown and text paragraphs embedded,
@@ -45,7 +45,7 @@ def _prepare(files: list[str], embed: bool, pdf_blocks: bool = True) -> tuple[fl
     os.environ["MNOTE_KR_HOME"] = str(home)
     import mnote_kr_docx_locator
     import mnote_kr_pdf_bbox
-    from mnote_kr.citations import e5, meaning
+    from mnote_kr.citations.rank import e5, meaning
     from mnote_kr.core.config import load_config
     from mnote_kr.default_plugins import text_locator
     from mnote_kr.plugins import load_plugins
@@ -78,7 +78,7 @@ def _fresh_load_s(runtime: str = "auto") -> float:
     """Seconds a fresh process takes to load the model and embed one new query, less ``python -c pass``
     (median of 3; in a home where the model file's hash is already verified and the onnxruntime
     graph built, as a user's is). ``runtime``: ``MNOTE_KR_E5_RUNTIME`` (``numpy``: without onnxruntime)."""
-    code = "from mnote_kr.citations import e5; e5.model().embed(['a question nobody asked before'], query=True)"
+    code = "from mnote_kr.citations.rank import e5; e5.model().embed(['a question nobody asked before'], query=True)"
     home = Path(tempfile.mkdtemp(prefix="mnote-bench-meaning-"))
     env = {**os.environ, "MNOTE_KR_HOME": str(home), "MNOTE_KR_E5_RUNTIME": runtime}
     try:
@@ -100,7 +100,7 @@ def _prepare_again(files: list[str]) -> tuple[float, float, list[str]]:
     try:
         os.environ["MNOTE_KR_HOME"] = str(home)
         import mnote_kr_pdf_bbox
-        from mnote_kr.citations import meaning
+        from mnote_kr.citations.rank import meaning
         from mnote_kr.core.config import load_config
         from mnote_kr.plugins import load_plugins
 
@@ -126,7 +126,7 @@ def _prepare_again(files: list[str]) -> tuple[float, float, list[str]]:
 def _runtimes() -> tuple[int, int, float, float]:
     """Places and tokens of a sample of the queued places (every 8th), and the seconds each runtime
     takes to embed them (``numpy``: the float32 forward pass, the runtime without onnxruntime)."""
-    from mnote_kr.citations import e5, meaning
+    from mnote_kr.citations.rank import e5, meaning
 
     sample = [t for texts in meaning._queue for t in texts if t.strip()][::8]
     meaning._queue.clear()
@@ -148,7 +148,7 @@ def pct(xs: list[float], q: float) -> float:
 
 def main() -> int:
     files, sets = load_sets()
-    from mnote_kr.citations import e5, meaning
+    from mnote_kr.citations.rank import e5, meaning
 
     t0 = time.perf_counter()
     e5.model()

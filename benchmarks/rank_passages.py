@@ -3,7 +3,7 @@
 Baseline: ``Host.search`` on the same managed engine and index with ``[providers.lightrag]
 rank_passages = false`` (LightRAG's first ``chunk_top_k`` chunks as they come). Measured: the
 default, where the plugin asks LightRAG for 3x the chunks and the offline model service's
-``/v1/rerank`` scores them (``mnote_kr_lightrag.passages``). Quality is measured by
+``/v1/rerank`` scores them (``mnote_kr_lightrag.client.passages``). Quality is measured by
 ``benchmarks/retrieval.py`` (``hybrid-plain`` against ``hybrid``); this one measures the cost.
 
 A real managed engine (hybrid embedder) is started under a temp dir, the 16 files of the
@@ -38,7 +38,7 @@ _COLD = """
 import json, sys, time
 from pathlib import Path
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 ws, query, flag = sys.argv[1], sys.argv[2], sys.argv[3] == "on"
 config = load_config(Path(ws))
 config.setdefault("providers", {}).setdefault("lightrag", {})["rank_passages"] = flag
@@ -50,8 +50,8 @@ print(json.dumps({"searchS": time.perf_counter() - t0, "n": n}))
 
 
 def _host(ws: Path, flag: bool):  # noqa: ANN202 - Host is imported after MNOTE_KR_HOME is set
+    from mnote_kr.app.host import Host
     from mnote_kr.core.config import load_config
-    from mnote_kr.core.host import Host
 
     config = load_config(ws)
     config.setdefault("providers", {}).setdefault("lightrag", {})["rank_passages"] = flag
@@ -70,8 +70,8 @@ def main() -> int:
     os.environ["MNOTE_KR_OFFLINE_EMBEDDER"] = "hybrid"
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])

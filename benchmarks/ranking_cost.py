@@ -1,6 +1,6 @@
 """What the ranking's cues cost a search: ``ranking.relevance`` with and without them.
 
-The cues (``mnote_kr.citations.cues``: apparatus, answer types; and the settled stems of
+The cues (``mnote_kr.citations.rank.cues``: apparatus, answer types; and the settled stems of
 ``ranking._bm25_terms``) run inside ``relevance``, once per search over its citations. Measured on the
 citations of a saved ``benchmarks/retrieval.py --dump`` (every citation of each search):
 
@@ -30,11 +30,11 @@ from typing import Any
 
 CHILD = r"""
 import json, sys, time
-from mnote_kr.citations import textnorm  # imported by ranking before cues either way
+from mnote_kr.citations.text import textnorm  # imported by ranking before cues either way
 t0 = time.perf_counter()
-from mnote_kr.citations import cues  # the module this change adds to a search's imports
+from mnote_kr.citations.rank import cues  # the module this change adds to a search's imports
 t_cues = time.perf_counter()
-from mnote_kr.citations import ranking
+from mnote_kr.citations.rank import ranking
 if sys.argv[1] in ("off", "prev"):
     ranking.is_notice = lambda t, h=(): False
     ranking._order_within_files = lambda out, files, key: None
@@ -73,7 +73,7 @@ def main() -> int:
     parser.add_argument("--reps", type=int, default=20)
     parser.add_argument("--cold", type=int, default=10)
     args = parser.parse_args()
-    from mnote_kr.citations import ranking
+    from mnote_kr.citations.rank import ranking
 
     searches = _searches(args.from_dump)
     cands = [(q, [ranking.Candidate(r, f, t, tuple(h)) for r, f, t, h in cs]) for q, cs in searches]
@@ -119,7 +119,7 @@ def main() -> int:
         print(f"cold first relevance, median of {args.cold} fresh processes: cues on {a:.2f} ms, off {b:.2f} ms "
               f"(+{a - b:.2f} ms), in-file cues off {p:.2f} ms (+{a - p:.2f} ms)")
         c = statistics.median(x["cues_import_ms"] for x in cold["on"] + cold["off"] + cold["prev"])
-        print(f"cold import of mnote_kr.citations.cues (new in a search's imports): {c:.2f} ms")
+        print(f"cold import of mnote_kr.citations.rank.cues (new in a search's imports): {c:.2f} ms")
     print(f"load {os.getloadavg()[0]:.2f}")
     return 0
 

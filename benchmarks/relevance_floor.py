@@ -42,7 +42,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.citations import pipeline
-    from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     built: list[Any] = []
     build_citations = pipeline.build_citations

@@ -119,10 +119,10 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
+    from mnote_kr.app.host import Host
     from mnote_kr.citations import pipeline
     from mnote_kr.core.config import load_config
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import default_engine_dirs, start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     # Every citation of a search, before the cut to top_k (pipeline.search keeps top_k of them):
     # a saved dump can then be re-ranked offline over the same candidates the host ranked.
@@ -166,7 +166,7 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         todo = dict(variants or {})
         if name != "hashing":
             # The same engine and index with each found file's best chunk first turned on (off
-            # by default): the before/after of mnote_kr_lightrag.passages, with no second ingest.
+            # by default): the before/after of mnote_kr_lightrag.client.passages, with no second ingest.
             todo = {"ranked": {"providers.lightrag.rank_passages": True}, **todo}
         for suffix, overrides in todo.items():
             config = load_config(ws)
@@ -198,7 +198,8 @@ def _code_overrides(code: dict[str, Any]) -> Iterator[None]:
     locator beside the new one), with the remembered locate answers bypassed while they hold."""
     import importlib
 
-    from mnote_kr.citations import answercache, pipeline
+    from mnote_kr.citations import pipeline
+    from mnote_kr.citations.caches import answercache
 
     if not code:
         yield
@@ -222,8 +223,8 @@ def _code_overrides(code: dict[str, Any]) -> Iterator[None]:
 
 
 def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
-    """``cits`` in the order :func:`mnote_kr.citations.ranking.relevance` of this tree gives them."""
-    from mnote_kr.citations.ranking import Candidate, relevance
+    """``cits`` in the order :func:`mnote_kr.citations.rank.ranking.relevance` of this tree gives them."""
+    from mnote_kr.citations.rank.ranking import Candidate, relevance
 
     total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
     cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
@@ -240,7 +241,7 @@ def _orders(cits: list[dict[str, Any]], query: str, full: list[dict[str, Any]] |
     ``current`` only when a saved dump is re-evaluated after a change of ``ranking.py``). With
     ``full`` (every citation of the search, before the cut to ``top_k``; dumps from this version
     on), ``rerun`` re-ranks all of them and keeps ``top_k``, as the host does."""
-    from mnote_kr.citations.ids import score
+    from mnote_kr.citations.render.ids import score
 
     total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
     lightrag = sorted(cits, key=lambda c: c["diagnostics"]["providerRank"])
@@ -566,7 +567,7 @@ def main() -> int:
         print(f"  ingest time {_ratio(runs[new]['ingest_s'], runs[base]['ingest_s']):.2f}; "
               f"place@1 {new} current ranking: all {gn['all'].get('place_current', (0.0, 0))[0]:.3f}, "
               f"held-out {gn.get('heldout-other', {}).get('place_current', (0.0, 0))[0]:.3f} (target >= 0.8)")
-    from mnote_kr_lightrag.embedders import DEFAULT_EMBEDDER
+    from mnote_kr_lightrag.engine.embedders import DEFAULT_EMBEDDER
 
     print_places({name: evaluate_places(run, labels, places) for name, run in runs.items()}, list(sets),
                  DEFAULT_EMBEDDER)

@@ -74,7 +74,7 @@ def corpus_host(ws: Path, files: list[str]) -> Any:
     (not yet ingested): the library the retrieval benchmarks search."""
     import shutil
 
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
     (ws / "docs").mkdir(parents=True)
     for rel in files:

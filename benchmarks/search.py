@@ -60,7 +60,7 @@ import json, sys, time
 from pathlib import Path
 t0 = time.perf_counter()
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 ws, url, input_dir, query, top_k = sys.argv[1:6]
 config = load_config(Path(ws))
 config["providers"] = {"lightrag": {"url": url, "input_dir": input_dir}}
@@ -115,9 +115,9 @@ def main() -> int:
 
     tmp = Path(tempfile.mkdtemp(prefix="mnote-bench-search-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
+    from mnote_kr.app.host import Host
     from mnote_kr.core.config import load_config
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag.engine import start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 
     state = tmp / "engine" / "state"
     _seed_tiktoken(tmp / "engine" / "cache")
@@ -155,7 +155,7 @@ def main() -> int:
 
         # The provider sends exactly this body (checked once, so the baseline stays honest).
         from mnote_kr.models import QueryRequest
-        from mnote_kr_lightrag.querying import build_payload
+        from mnote_kr_lightrag.client.querying import build_payload
 
         sent = build_payload(QueryRequest(query=QUERIES[0], mode="mix", top_k=TOP_K), {"configuration": {}})
         assert sent == {"query": QUERIES[0], **payload}, sent

@@ -86,8 +86,8 @@ def placed(host: Any, base_id: str, rel: str, evidence: str, new_id: str) -> Any
     (the viewer is what is measured; the in-process provider has no DOCX sidecar)."""
     import msgspec
 
-    from mnote_kr.citations.citecache import remember
-    from mnote_kr.citations.openplan import find_citation
+    from mnote_kr.citations.caches.citecache import remember
+    from mnote_kr.citations.render.openplan import find_citation
     from mnote_kr.models import LocateRequest
 
     base = find_citation(host, base_id)
@@ -142,8 +142,8 @@ def browser_rounds(server: Any, cids: dict[str, Any], pdf_id: str, query: str, r
     from mnote_kr_testkit.browser import LAUNCH_ARGS, ensure_chromium
     from playwright.sync_api import sync_playwright
 
-    from mnote_kr.server import web
-    from mnote_kr.server.webpages import view_url
+    from mnote_kr.viewer import web
+    from mnote_kr.viewer.webpages import view_url
 
     times: dict[str, list[float]] = {k: [] for k in ("search", "pdf", "docx", "move_docx", "move_pdf")}
     misses = 0
@@ -189,7 +189,7 @@ def browser_rounds(server: Any, cids: dict[str, Any], pdf_id: str, query: str, r
 
 def first_render(client: httpx.Client, cid: str) -> tuple[float, bool]:
     """Seconds for the viewer's HTML plus its page image; and whether it was a hit (box + PNG)."""
-    from mnote_kr.server.webpages import view_url
+    from mnote_kr.viewer.webpages import view_url
 
     t0 = time.perf_counter()
     html = client.get(view_url(cid))
@@ -217,7 +217,7 @@ def render_alone(path: Path, page: int, scale: float) -> float:
 def _signed_in(server) -> httpx.Client:  # noqa: ANN001 - ApiServer
     """A client holding the session cookie (use it as a context manager)."""
     client = httpx.Client(base_url=server.url, timeout=60)
-    from mnote_kr.server import web
+    from mnote_kr.viewer import web
 
     with client.stream("GET", web.entry_url(server)) as r:
         assert r.status_code == 303, r.status_code
@@ -258,8 +258,8 @@ def main() -> int:
 
 
     import mnote_kr_pdf_bbox.render as pdf_render
-    from mnote_kr.server import web
     from mnote_kr.server.app import ApiServer
+    from mnote_kr.viewer import web
 
     if args.scale not in web.SCALES or args.scale != web.DEFAULT_SCALE:
         print(f"the viewer renders at {web.DEFAULT_SCALE}; use --scale {web.DEFAULT_SCALE}", file=sys.stderr)

@@ -28,7 +28,7 @@ from typing import Any
 
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.core.registry import now_ms
 from mnote_kr.core.workspace import sha256_file, source_id_for
 from mnote_kr.models import SourceEntry

@@ -220,7 +220,7 @@ def locate(request: LocateRequest) -> Locator | None:
     ``page_hint``, never ``page``; the host moves a ``file`` locator's ``page`` there).
     A box or paragraph that is the passage rather than the block holding the evidence that
     answered sets ``locatorDegraded=True``: every surface then calls it approximate
-    (``mnote_kr.citations.precision``). Raise ``DocumentError`` for broken or hostile files.
+    (``mnote_kr.citations.render.precision``). Raise ``DocumentError`` for broken or hostile files.
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension; a built-in ``file`` locator answers when no plugin does.
@@ -282,7 +282,7 @@ def prepare_locate(path: str) -> bool | None:
     """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
 
     The host calls it after ingest, for each file sent. A plugin that keeps its parsed
-    model on disk (``mnote_kr.citations.filecache.Persist``) fills that cache here; it
+    model on disk (``mnote_kr.citations.caches.filecache.Persist``) fills that cache here; it
     returns True when it parsed the file now, False when the cache already held it.
     Raise ``DocumentError`` for a file it cannot read (the host ignores it here: the
     provider reports what it makes of the file).

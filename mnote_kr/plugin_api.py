@@ -95,18 +95,28 @@ from mnote_kr.models import (
 )
 
 if TYPE_CHECKING:
-    from mnote_kr.citations import textmatch, textnorm
-    from mnote_kr.citations.filecache import FileCache, KeyedStore, Persist
-    from mnote_kr.citations.ids import query_terms
-    from mnote_kr.citations.meaning import places_key
-    from mnote_kr.citations.meaning import queue as queue_texts
-    from mnote_kr.citations.meaning import rank as rank_by_meaning
-    from mnote_kr.citations.placing import locator_from_match, queue_places, with_meaning
-    from mnote_kr.citations.queryterms import scaffolding
-    from mnote_kr.citations.render import counts_text, locator_text, source_card
-    from mnote_kr.citations.sidecar import Sidecar, read_sidecar
-    from mnote_kr.citations.textmatch import THRESHOLD, Match, Scope, TextDocument, TextParagraph, match_evidence
-    from mnote_kr.citations.textnorm import (
+    from mnote_kr.app.host import Host
+    from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
+    from mnote_kr.citations.locate import textmatch
+    from mnote_kr.citations.locate.placing import locator_from_match, queue_places, with_meaning
+    from mnote_kr.citations.locate.textmatch import (
+        THRESHOLD,
+        Match,
+        Scope,
+        TextDocument,
+        TextParagraph,
+        match_evidence,
+    )
+    from mnote_kr.citations.locate.zipguard import check_zip
+    from mnote_kr.citations.map.sidecar import Sidecar, read_sidecar
+    from mnote_kr.citations.rank.meaning import places_key
+    from mnote_kr.citations.rank.meaning import queue as queue_texts
+    from mnote_kr.citations.rank.meaning import rank as rank_by_meaning
+    from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
+    from mnote_kr.citations.render.ids import query_terms
+    from mnote_kr.citations.text import textnorm
+    from mnote_kr.citations.text.queryterms import scaffolding
+    from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         lazy_compile,
         made_of,
@@ -114,38 +124,36 @@ if TYPE_CHECKING:
         query_occurrences,
         query_standing,
     )
-    from mnote_kr.citations.zipguard import check_zip
     from mnote_kr.cli.boundary import emit_json
     from mnote_kr.core import paths
     from mnote_kr.core.atomic import write_private
     from mnote_kr.core.config import load_config
-    from mnote_kr.core.host import Host
     from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
     from mnote_kr.plainhttp import ProtocolError, exchange
     from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 
 #: Names loaded on first use: name -> (module, attribute; None for the module itself).
 _LAZY: dict[str, tuple[str, str | None]] = {
-    "textmatch": ("mnote_kr.citations.textmatch", None),
-    "textnorm": ("mnote_kr.citations.textnorm", None),
+    "textmatch": ("mnote_kr.citations.locate.textmatch", None),
+    "textnorm": ("mnote_kr.citations.text.textnorm", None),
     "paths": ("mnote_kr.core.paths", None),
-    **{n: ("mnote_kr.citations.textmatch", n) for n in (
+    **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
-    **{n: ("mnote_kr.citations.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
-    **{n: ("mnote_kr.citations.textnorm", n) for n in (
+    **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
+    **{n: ("mnote_kr.citations.text.textnorm", n) for n in (
         "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
-    **{n: ("mnote_kr.citations.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
-    "query_terms": ("mnote_kr.citations.ids", "query_terms"),
-    "places_key": ("mnote_kr.citations.meaning", "places_key"),
-    "queue_texts": ("mnote_kr.citations.meaning", "queue"),
-    "rank_by_meaning": ("mnote_kr.citations.meaning", "rank"),
-    "check_zip": ("mnote_kr.citations.zipguard", "check_zip"),
-    "scaffolding": ("mnote_kr.citations.queryterms", "scaffolding"),
-    **{n: ("mnote_kr.citations.render", n) for n in ("counts_text", "locator_text", "source_card")},
-    **{n: ("mnote_kr.citations.sidecar", n) for n in ("Sidecar", "read_sidecar")},
+    **{n: ("mnote_kr.citations.caches.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
+    "query_terms": ("mnote_kr.citations.render.ids", "query_terms"),
+    "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
+    "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
+    "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
+    "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
+    "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
+    **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
     "load_config": ("mnote_kr.core.config", "load_config"),
-    "Host": ("mnote_kr.core.host", "Host"),
+    "Host": ("mnote_kr.app.host", "Host"),
     **{n: ("mnote_kr.core.workspace", n) for n in ("MNOTE_DIR", "find_workspace")},
     **{n: ("mnote_kr.plainhttp", n) for n in ("ProtocolError", "exchange")},
     "write_private": ("mnote_kr.core.atomic", "write_private"),

@@ -10,12 +10,12 @@ from typing import Any
 import httpx
 from mnote_kr_testkit.fakes import FakeProvider
 
+from mnote_kr.app.host import Host
 from mnote_kr.cli.reports import search_report
-from mnote_kr.core.host import Host
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SidecarPosition, SourceEntry
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import web
 
 
 class BlockProvider(FakeProvider):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from mnote_kr.agents.library import agent_workspace
+from mnote_kr.app.host import Host
 from mnote_kr.core import known, paths
-from mnote_kr.core.host import Host
 from mnote_kr.errors import UsageError
 from tests.cli_helpers import cli_env
 

@@ -16,8 +16,8 @@ import pytest
 
 from mnote_kr.agents import contracts, tools
 from mnote_kr.agents.mcp_server import LoopbackGuard
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.errors import NotFoundError, PathNotAllowedError, UsageError
 from mnote_kr.models import (
     Citation,

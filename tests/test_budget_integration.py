@@ -20,8 +20,8 @@ from mnote_kr_testkit.docx_docs import ordinary_text_docx
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.waiting import wait_until
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from tests.test_cli_errors import Cli
 
 pytestmark = pytest.mark.integration

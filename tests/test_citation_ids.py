@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from mnote_kr.citations import ids as citations
-from mnote_kr.citations.ids import citation_id
+from mnote_kr.citations.render import ids as citations
+from mnote_kr.citations.render.ids import citation_id
 
 TEXT_ID = re.compile(r"\[[0-9a-z]{4}\]")
 IMG_ID = re.compile(r"\[IMG-[0-9a-z]{4}\]")
@@ -30,7 +30,7 @@ def test_mapped_reference_generates_short_citation_id() -> None:
 def test_citation_id_is_stable_across_calls_and_processes() -> None:
     here = citation_id("lightrag", "src-1", "block-a", 2, taken=set())
     assert citation_id("lightrag", "src-1", "block-a", 2, taken=set()) == here
-    code = ("from mnote_kr.citations.ids import citation_id; "
+    code = ("from mnote_kr.citations.render.ids import citation_id; "
             "print(citation_id('lightrag','src-1','block-a',2,taken=set()))")
     other = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, env={"PYTHONHASHSEED": "123"}

@@ -10,7 +10,7 @@ import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 
 from mnote_kr.citations.cleaning import clean_citation_text
-from mnote_kr.citations.ids import (
+from mnote_kr.citations.render.ids import (
     citation_markdown,
     citation_url,
     classify_block_precision,

@@ -22,8 +22,8 @@ import pytest
 from mnote_kr_testkit.browser import LAUNCH_ARGS, chromium_path, read_png  # noqa: F401  (fixture)
 from mnote_kr_testkit.fakes import fake_host
 
-from mnote_kr.server import fonts, web, webpages
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import fonts, web, webpages
 
 LINES = ["航空发动机状态监视系统", "航空エンジン状態監視", "항공엔진상태감시시스템"]
 NOTE = "# zqvt turbine notes\n\n" + "\n\n".join(LINES) + "\n"

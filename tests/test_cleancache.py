@@ -17,10 +17,10 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
-from mnote_kr.citations import cleancache
+from mnote_kr.app.host import Host
+from mnote_kr.citations.caches import cleancache
 from mnote_kr.citations.cleaning import clean_citation_text, prepare_chunk
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.plugins import load_plugins
 
 # Chunks that exercise each query-independent step and the query-dependent ones on top.
@@ -67,7 +67,7 @@ def test_a_stored_chunk_cleans_to_exactly_what_cleaning_it_gives(monkeypatch: py
 
 _CHILD = textwrap.dedent("""
     import json, sys, msgspec
-    from mnote_kr.citations import cleancache
+    from mnote_kr.citations.caches import cleancache
     from mnote_kr.core.config import load_config
     from mnote_kr.plugins import load_plugins
     if sys.argv[1] == "read-only":
@@ -164,7 +164,7 @@ def test_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> None:
 
 _WRITER = textwrap.dedent("""
     import sys
-    from mnote_kr.citations import cleancache
+    from mnote_kr.citations.caches import cleancache
     cleancache.MAX_BYTES = 60_000
     cleancache._TRIM_EVERY = 3
     n = int(sys.argv[1])

@@ -313,7 +313,7 @@ def test_unexpected_failure_is_still_one_line(tmp_path: Path) -> None:
 
 def test_a_bug_becomes_one_line_unless_debugging(tmp_path: Path) -> None:
     cli = Cli(tmp_path / "ws")
-    script = ("import mnote_kr.core.host as h\n"
+    script = ("import mnote_kr.app.host as h\n"
               "def boom(self):\n    raise RuntimeError('boom\\nsecond line')\n"
               "h.Host.status = boom\n"
               "from mnote_kr.cli import main\nraise SystemExit(main(['status']))\n")

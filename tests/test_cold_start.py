@@ -18,7 +18,7 @@ code = main(sys.argv[1:])
 real = [m for m, mod in sys.modules.items() if not (m == "httpx._main" and not hasattr(mod, "__file__"))]
 print(json.dumps({"code": code, "modules": sorted(real)}), file=sys.stderr)
 """
-HEAVY = ("lightrag", "lxml", "pypdfium2", "mnote_kr.citations.textmatch", "mnote_kr_lightrag.mapping")
+HEAVY = ("lightrag", "lxml", "pypdfium2", "mnote_kr.citations.locate.textmatch", "mnote_kr_lightrag.client.mapping")
 NO_HTTP = ("httpx", "httpcore", "rich", "pygments")
 
 
@@ -82,9 +82,9 @@ def test_status_and_roots_list_load_only_what_they_use(args: list[str], tmp_path
         assert proc.returncode == 0, proc.stderr
         runs.append(set(json.loads(proc.stderr.strip().splitlines()[-1])["modules"]))
     first, second = runs
-    assert "mnote_kr.core.host" in second  # a real run, not an early exit
+    assert "mnote_kr.app.host" in second  # a real run, not an early exit
     assert _loaded(second, HEAVY + NO_HTTP + METADATA + ("click", "mnote_kr.citations.pipeline")) == []
     if args[0] == "status":  # it asks the provider: plugins load, from the remembered list after the first run
-        assert _loaded(first, METADATA) != [] and "mnote_kr_lightrag.provider" in second
+        assert _loaded(first, METADATA) != [] and "mnote_kr_lightrag.client.provider" in second
     else:  # the roots are the registry's: no plugin, no HTTP
         assert _loaded(second, ("pluggy", "mnote_kr.plugins", "socket")) == []

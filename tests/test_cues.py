@@ -1,11 +1,11 @@
-"""What kind of passage, what kind of answer (mnote_kr.citations.cues)."""
+"""What kind of passage, what kind of answer (mnote_kr.citations.rank.cues)."""
 
 from __future__ import annotations
 
 import pytest
 
-from mnote_kr.citations.cues import answer_types, is_apparatus, is_notice, type_counts
-from mnote_kr.citations.ranking import fold
+from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.rank.ranking import fold
 
 WIKI_REFERENCES = (
     "Retrieved 27 March 2017.\n"

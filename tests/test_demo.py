@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_testkit.offline import python_only_env
 
-from mnote_kr_lightrag.tiktoken_cache import ENCODINGS, REQUIRED, is_valid
+from mnote_kr_lightrag.engine.tiktoken_cache import ENCODINGS, REQUIRED, is_valid
 from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration
@@ -58,7 +58,7 @@ def test_demo_json_on_a_python_only_offline_machine_cites_docx_pdf_and_markdown_
     # The guard ran in the CLI, the model service and the LightRAG server, and nothing reached out:
     # tiktoken's o200k_base came from the installed wheel into this fresh home's cache.
     armed = (net / "armed.log").read_text(encoding="utf-8")
-    for process in ("mnote_kr demo", "mnote_kr_lightrag.modelservice", "mnote_kr_lightrag.guard"):
+    for process in ("mnote_kr demo", "mnote_kr_lightrag.engine.modelservice", "mnote_kr_lightrag.engine.guard"):
         assert process in armed, armed
     assert not (net / "refused.log").exists(), (net / "refused.log").read_text(encoding="utf-8")
     assert is_valid(home / "cache" / "tiktoken", REQUIRED), sorted((home / "cache").rglob("*"))

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.filecache import DiskStore, FileCache, Persist
+from mnote_kr.citations.caches.filecache import DiskStore, FileCache, Persist
 from mnote_kr.errors import DocumentError
 
 
@@ -160,7 +160,7 @@ _WRITER = """
 import os, sys
 from dataclasses import dataclass
 from pathlib import Path
-from mnote_kr.citations.filecache import FileCache, Persist
+from mnote_kr.citations.caches.filecache import FileCache, Persist
 
 @dataclass
 class Model:

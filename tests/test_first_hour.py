@@ -14,17 +14,17 @@ from typing import Any
 import pytest
 from mnote_kr_testkit.data import SAMPLES
 
-from mnote_kr.citations import notindexed
-from mnote_kr.citations.noresults import why_no_results
+from mnote_kr.app.host import Host
+from mnote_kr.citations.map import notindexed
 from mnote_kr.citations.pipeline import check_query_text, retrieval_depth
-from mnote_kr.citations.render import render_search, render_status, render_sync
+from mnote_kr.citations.render.cards import render_search, render_status, render_sync
+from mnote_kr.citations.render.noresults import why_no_results
 from mnote_kr.cli.main import _DEFAULT_HINTS, command_path, error_line
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.core.registry import Registry
 from mnote_kr.errors import MnoteKrError, UsageError
 from mnote_kr.models import IndexedRoot, RegistrySnapshot, SearchResults, SourceEntry
-from mnote_kr_lightrag.failures import explain_failure
+from mnote_kr_lightrag.client.failures import explain_failure
 from tests.cli_helpers import start_serve
 
 LINK = "mineru__scanned.cafbc825-76a0ecf6.pdf"
@@ -294,7 +294,7 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
 def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     """In a root added with --no-follow neither watch nor sync re-indexes a changed file: what they
     print says so and names the commands that do; no message claims 'sync' re-indexes it."""
-    from mnote_kr.citations.render import render_sync
+    from mnote_kr.citations.render.cards import render_sync
     from mnote_kr.sync.reconcile import reconcile_and_apply
 
     ws = tmp_path / "ws"
@@ -373,8 +373,8 @@ def test_every_error_class_has_a_hint_and_the_right_exit_code() -> None:
 
 def test_a_query_over_lightrags_limit_is_a_usage_error_before_sending() -> None:
     from mnote_kr.models import QueryRequest
-    from mnote_kr_lightrag.client import _detail
-    from mnote_kr_lightrag.querying import MAX_QUERY_CHARS, check_query
+    from mnote_kr_lightrag.client.http import _detail
+    from mnote_kr_lightrag.client.querying import MAX_QUERY_CHARS, check_query
 
     with pytest.raises(UsageError) as info:
         check_query(QueryRequest(query="x" * (MAX_QUERY_CHARS + 1)))
@@ -387,7 +387,7 @@ def test_a_query_over_lightrags_limit_is_a_usage_error_before_sending() -> None:
 
 
 def test_text_output_says_approximate_only_for_degraded_locators() -> None:
-    from mnote_kr.citations.render import source_card
+    from mnote_kr.citations.render.cards import source_card
     from mnote_kr.models import Citation, CitationDiagnostics, Locator
 
     def card(precision: str, degraded: bool) -> str:
@@ -425,7 +425,7 @@ _LOCATORS = [
 def test_every_human_rendering_of_a_locator_is_words_with_its_numbers(fields: dict[str, Any]) -> None:
     """``locate`` and the demo print a locator as the source cards do: its precision in words and
     the page, box or paragraph a person can check, never ``page=None bbox=None``."""
-    from mnote_kr.citations.render import locator_text
+    from mnote_kr.citations.render.cards import locator_text
     from mnote_kr.models import Highlight, Locator
 
     span = fields.get("highlight")
@@ -443,7 +443,7 @@ def test_every_human_rendering_of_a_locator_is_words_with_its_numbers(fields: di
 
 def test_engine_status_and_reembed_print_words_not_python_values() -> None:
     from mnote_kr_lightrag.commands import engine_status_text
-    from mnote_kr_lightrag.engine import EngineInfo
+    from mnote_kr_lightrag.engine.managed import EngineInfo
 
     for healthy in (True, False):
         info = EngineInfo(url="http://127.0.0.1:5", api_key="sk-never-shown", input_dir="/i", working_dir="/w",
@@ -500,7 +500,7 @@ def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: P
 
 
 def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:
-    from mnote_kr_lightrag.fallback import note
+    from mnote_kr_lightrag.client.fallback import note
 
     error = f"file '/srv/inputs/{LINK}' is not a Word file, content type is 'template.main+xml'"
     line = note(error, LINK)

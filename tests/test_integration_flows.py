@@ -19,10 +19,10 @@ from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.errors import ProviderError
-from mnote_kr_lightrag.engine import start_engine, stop_engine
+from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 from tests.cli_helpers import turbine_pdf
 
 pytestmark = pytest.mark.integration

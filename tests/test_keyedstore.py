@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.filecache import KeyedStore
+from mnote_kr.citations.caches.filecache import KeyedStore
 
 
 def _folder() -> Path:
@@ -84,7 +84,7 @@ def test_turned_off_with_the_locate_cache(monkeypatch: pytest.MonkeyPatch) -> No
 
 
 def test_writes_trim_at_random_about_once_per_share_of_the_bound(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mnote_kr.citations import filecache
+    from mnote_kr.citations.caches import filecache
 
     assert all(filecache.one_in(1) for _ in range(100)) and all(filecache.one_in(0) for _ in range(10))
     hits = sum(filecache.one_in(50) for _ in range(20_000))

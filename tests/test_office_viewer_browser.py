@@ -14,12 +14,12 @@ import pytest
 from mnote_kr_testkit.browser import artefact_dir, browser, chromium_path  # noqa: F401  (fixtures)
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import DEFAULTS
-from mnote_kr.core.host import Host
 from mnote_kr.models import Citation
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import view_url
 from tests.test_office_integration import FERRY, _book, _deck, _sha
 
 pytestmark = pytest.mark.integration

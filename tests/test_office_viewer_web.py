@@ -18,11 +18,11 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
-from mnote_kr.citations.citecache import remember
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.models import Citation, LocateRequest, Locator
-from mnote_kr.server import web, webpages
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import web, webpages
 from tests.test_office_integration import FERRY, _book, _deck, _sha
 
 DECK_TEXT = "Passenger traffic\nCargo tonnage stayed flat through the winter months.\n" + FERRY

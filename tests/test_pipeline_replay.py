@@ -29,14 +29,15 @@ from mnote_kr_testkit.pdfs import PdfBuilder
 from mnote_kr_testkit.replay import URL, Replay, load_sample
 
 import mnote_kr_lightrag as lightrag_plugin
-from mnote_kr.citations import citecache, pipeline
+from mnote_kr.app.host import Host
+from mnote_kr.citations import pipeline
+from mnote_kr.citations.caches import citecache
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.core.workspace import source_id_for
 from mnote_kr.errors import NotFoundError
 from mnote_kr.models import Citation, SourceEntry
-from mnote_kr_lightrag import mapping, naming, settings
-from mnote_kr_lightrag.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
+from mnote_kr_lightrag.client import mapping, naming, settings
+from mnote_kr_lightrag.client.querying import NO_CONTEXT_NOTE, NO_LLM_NOTE
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLES = SAMPLES_DIR

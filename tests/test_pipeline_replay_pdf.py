@@ -13,7 +13,7 @@ import pytest
 from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.models import Citation
-from mnote_kr_lightrag import naming
+from mnote_kr_lightrag.client import naming
 from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
 
 

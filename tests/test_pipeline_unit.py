@@ -10,10 +10,13 @@ from typing import Any
 import msgspec
 import pytest
 
-from mnote_kr.citations import citecache, notindexed, openplan, pipeline
+from mnote_kr.app.host import Host
+from mnote_kr.citations import pipeline
+from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.map import notindexed
+from mnote_kr.citations.render import openplan
 from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.core.workspace import source_id_for
 from mnote_kr.errors import ConfigError, LocatorError, UsageError
 from mnote_kr.models import (

@@ -24,11 +24,11 @@ from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.models import SearchResults
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import view_url
 from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"

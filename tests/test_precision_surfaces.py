@@ -34,8 +34,8 @@ from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.agents.contracts import AgentQueryResult, QueryInput, object_schema
 from mnote_kr.agents.tools import tool_query
-from mnote_kr.citations.render import render_open
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
+from mnote_kr.citations.render.cards import render_open
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import (
     Citation,
@@ -45,9 +45,9 @@ from mnote_kr.models import (
     SidecarPosition,
     SourceEntry,
 )
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import bare_id, view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import bare_id, view_url
 from tests.surfaces import BlockProvider, api, cli_search, web_page
 
 QUERY = "glacier melt"
@@ -196,7 +196,7 @@ def test_cli_json_marks_the_passage_box_degraded_and_gives_the_page_as_a_hint(si
 
 
 def test_cli_locate_json_gives_a_file_locator_its_page_as_a_hint(site: Site) -> None:
-    from mnote_kr.citations.locating import locate_one
+    from mnote_kr.citations.locate.locating import locate_one
 
     sidecar = site.ws / "blocks.jsonl"
     sidecar.write_text('{"blockid": "b1", "content": "x", "positions": [{"type": "bbox", "anchor": "5"}]}\n',

@@ -23,10 +23,10 @@ import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import load_sample
 
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.errors import MnoteKrError
 from mnote_kr.models import QueryRequest
-from mnote_kr_lightrag import settings
+from mnote_kr_lightrag.client import settings
 from tests.cli_helpers import cli_env
 
 HEALTH = load_sample(SAMPLES, "02_health_auth.json")[1]
@@ -191,16 +191,16 @@ def test_the_cli_search_still_fails_with_one_line_and_exit_1(tmp_path: Path, eng
 
 _LOADED_AT_ANSWER = """
 import json, sys
-from mnote_kr.citations import request
+from mnote_kr.citations.map import request
 wanted = ("mnote_kr_pdf_bbox.locator", "mnote_kr_pdf_bbox.answer", "mnote_kr_docx_locator.cache",
-          "mnote_kr.citations.textmatch", "mnote_kr.citations.cleancache")
+          "mnote_kr.citations.locate.textmatch", "mnote_kr.citations.caches.cleancache")
 seen = {}
 result = request.StartedQuery.result
 def wait(self):
     seen.setdefault("loaded", [m for m in wanted if m in sys.modules])  # before the answer is read
     return result(self)
 request.StartedQuery.result = wait
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 out = Host(sys.argv[1]).search("Nordwind battery study")
 print(json.dumps({"loaded": seen["loaded"], "wanted": wanted, "results": len(out.results)}))
 """

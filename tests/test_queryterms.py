@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.citations.queryterms import content_terms, scaffolding
+from mnote_kr.citations.text.queryterms import content_terms, scaffolding
 from mnote_kr.default_plugins.text_locator import locate
 from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox.answer import content_terms as pdf_terms
@@ -82,8 +82,8 @@ ZH_DOC = (
 
 
 def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
-    from mnote_kr.citations.queryterms import QueryTerms
-    from mnote_kr.citations.textnorm import normalize
+    from mnote_kr.citations.text.queryterms import QueryTerms
+    from mnote_kr.citations.text.textnorm import normalize
 
     paras = [normalize(p) for p in ZH_DOC.split("\n\n")]
     df: dict[str, int] = {}
@@ -97,7 +97,7 @@ def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
     assert weights["牵头"] > 0 and weights["单位"] > 0
     # the paragraph holding 单位, 牵头, 标准 and 修改 holds most of what the document can match,
     # not a share diluted below the "semantic match" line by bigrams nothing could hold
-    from mnote_kr.citations.textmatch import QUERY_SHARE
+    from mnote_kr.citations.locate.textmatch import QUERY_SHARE
 
     assert qt.score(paras[2]) >= QUERY_SHARE
     assert qt.score(paras[2]) > max(qt.score(p) for i, p in enumerate(paras) if i != 2)

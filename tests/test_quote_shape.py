@@ -9,8 +9,8 @@ from hypothesis import strategies as st
 
 from mnote_kr.citations.cleaning import clean_citation_text, display_text
 from mnote_kr.citations.cleaning.quote import MOST_SENTENCES, QUOTE_CHARS, answer_quote, sentences
-from mnote_kr.citations.ranking import terms
-from mnote_kr.server.webpages import mark_query
+from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.viewer.webpages import mark_query
 
 # A 900-character paragraph in the manner of the corpus' typewriter history: the answer is mid-way.
 LONG = (

@@ -15,9 +15,9 @@ import httpx
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
-from mnote_kr_lightrag.settings import resolve_settings
+from mnote_kr_lightrag.client.settings import resolve_settings
 
 pytestmark = pytest.mark.integration
 

@@ -1,4 +1,4 @@
-"""Ranking of a search's citations: the passage that answers first (mnote_kr.citations.ranking)."""
+"""Ranking of a search's citations: the passage that answers first (mnote_kr.citations.rank.ranking)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations import ranking
-from mnote_kr.citations.ranking import Candidate, bm25, relevance, terms
+from mnote_kr.citations.rank import ranking
+from mnote_kr.citations.rank.ranking import Candidate, bm25, relevance, terms
 
 
 def test_answering_passage_overtakes_the_providers_first_neighbour() -> None:
@@ -44,7 +44,7 @@ def test_words_meet_their_plural_and_stop_words_are_ignored() -> None:
 
 
 def test_terms_are_found_at_word_starts_with_accents_and_compatibility_forms_folded() -> None:
-    from mnote_kr.citations.ranking import find_terms
+    from mnote_kr.citations.rank.ranking import find_terms
 
     text = "In 1537, Kempé Gowdā built a competent mud fort. ⽂档 patented"
     hits = find_terms(text, "Kempe Gowda patent mud fort 文档")

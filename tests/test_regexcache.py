@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 import mnote_kr
-from mnote_kr.citations import regexcache
-from mnote_kr.citations.textnorm import CJK_CLASS, _LazyPattern
+from mnote_kr.citations.caches import regexcache
+from mnote_kr.citations.text.textnorm import CJK_CLASS, _LazyPattern
 
 
 @pytest.fixture()
@@ -43,7 +43,7 @@ def _deferred_patterns() -> list[tuple[str, int]]:
     """Every ``lazy_compile`` pattern of mnote_kr and the bundled plugins (imported to find them)."""
     names = [m.name for m in pkgutil.walk_packages(mnote_kr.__path__, "mnote_kr.")
              if not m.name.startswith(("mnote_kr.server", "mnote_kr.agents", "mnote_kr.__main__"))]
-    names += ["mnote_kr_pdf_bbox.layout", "mnote_kr_pdf_bbox.locator", "mnote_kr_lightrag.failures"]
+    names += ["mnote_kr_pdf_bbox.layout", "mnote_kr_pdf_bbox.locator", "mnote_kr_lightrag.client.failures"]
     found: set[tuple[str, int]] = set()
     for name in names:
         module = importlib.import_module(name)
@@ -123,7 +123,7 @@ def test_off_switch_writes_nothing(fresh: Path, monkeypatch: pytest.MonkeyPatch)
 def test_a_fresh_process_reads_what_the_last_one_stored(tmp_path: Path) -> None:
     env = {**os.environ, "MNOTE_KR_HOME": str(tmp_path / "home")}
     env.pop("MNOTE_KR_REGEX_CACHE", None)
-    code = ("from mnote_kr.citations import regexcache, textnorm\n"
+    code = ("from mnote_kr.citations.caches import regexcache; from mnote_kr.citations.text import textnorm\n"
             "textnorm.TOKEN_RE.groups\n"
             "print(regexcache.stats['hits'], regexcache.stats['misses'])\n")
     runs = [subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.citations.render import _excerpt
+from mnote_kr.citations.render.cards import _excerpt
 
 TEXT = ("The concept of the word processor predates modern computers. Pre-Digital Era (19th - Early 20th "
         "Century) The origins of word processing can be traced back to the invention of the typewriter in the "

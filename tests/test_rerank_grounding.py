@@ -27,9 +27,9 @@ from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 from mnote_kr.agents.contracts import OpenReferenceInput, QueryInput
 from mnote_kr.agents.tools import tool_open_reference, tool_query
 from mnote_kr.citations import pipeline
-from mnote_kr.citations.render import render_status
-from mnote_kr_lightrag import modelservice as ms
-from mnote_kr_lightrag import naming
+from mnote_kr.citations.render.cards import render_status
+from mnote_kr_lightrag.client import naming
+from mnote_kr_lightrag.engine import modelservice as ms
 from tests.test_cli_errors import closed_port
 from tests.test_pipeline_replay import AURORA, AURORA_REL, NOTES_REL, Env, _entry, fresh_caches, make_env, query_data
 

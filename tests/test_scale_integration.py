@@ -11,8 +11,8 @@ import httpx
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 
 pytestmark = pytest.mark.integration
 #: The acceptance size is 1,000 files. On a loaded 2-core machine LightRAG itself processes about

@@ -72,7 +72,7 @@ def test_a_file_excluded_and_taken_back_at_once_is_cited_again(tmp_path: Path, l
     # The exclude sends the document's delete, which LightRAG runs in the background; taken back
     # at once (in process, no CLI start-up between), the re-ingest used to find the row LightRAG
     # still listed, record it processed, and lose it when the delete ended (3 of 4 runs).
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
     cli = make_workspace(tmp_path, lightrag_engine)
     monkeypatch.setenv("MNOTE_KR_HOME", str(cli.home))

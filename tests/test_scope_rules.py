@@ -22,16 +22,16 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
-from mnote_kr.citations import notindexed
-from mnote_kr.citations.render import render_sync
+from mnote_kr.app.host import Host
+from mnote_kr.citations.map import notindexed
+from mnote_kr.citations.render.cards import render_sync
 from mnote_kr.cli.main import ingest as ingest_command
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import EntryUpdate, IndexedRoot, SourceEntry
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr.sync.watch import WatchAction, Watcher
-from mnote_kr_lightrag.failures import explain_failure
+from mnote_kr_lightrag.client.failures import explain_failure
 from tests.test_first_hour import _KNOWN, LINK, _recorded_errors
 
 INDEXES = frozenset({".md", ".pdf"})
@@ -152,8 +152,8 @@ def test_not_indexed_says_a_passed_over_file_is_not_a_type_that_is_indexed(kb: t
 
 
 def test_lightrag_answers_from_its_suffixes_asking_the_server_only_for_other_types(tmp_path: Path) -> None:
-    from mnote_kr_lightrag import filetypes as lr
-    from mnote_kr_lightrag import naming
+    from mnote_kr_lightrag.client import filetypes as lr
+    from mnote_kr_lightrag.client import naming
 
     asked: list[str] = []
 
@@ -300,7 +300,7 @@ def _failed(rel: str) -> EntryUpdate:
 
 
 def test_status_names_each_duplicate_and_the_file_holding_its_content(tmp_path: Path) -> None:
-    from mnote_kr.citations.render import render_status
+    from mnote_kr.citations.render.cards import render_status
 
     config = load_config(tmp_path)
     config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}

@@ -19,8 +19,8 @@ import pytest
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import DEFAULTS
-from mnote_kr.core.host import Host
 from mnote_kr.server.app import ApiServer
 
 REPO = Path(__file__).resolve().parents[1]

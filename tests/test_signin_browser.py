@@ -15,7 +15,7 @@ from pathlib import Path
 import httpx
 from mnote_kr_testkit.browser import LAUNCH_ARGS, chromium_path  # noqa: F401  (fixture)
 
-from mnote_kr.server import web, webpages
+from mnote_kr.viewer import web, webpages
 from tests.test_viewer_web import site  # noqa: F401  (fixture)
 
 

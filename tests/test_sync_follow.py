@@ -17,10 +17,10 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
-from mnote_kr.citations.render import render_status, render_sync
+from mnote_kr.app.host import Host
+from mnote_kr.citations.render.cards import render_status, render_sync
 from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx
-from mnote_kr.core.host import Host
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import IndexedRoot
 from mnote_kr.sync.reconcile import reconcile_and_apply

@@ -14,7 +14,7 @@ from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.models import SourceEntry
 from mnote_kr.sync.watch import Watcher
 from tests.test_integration_flows import make_host

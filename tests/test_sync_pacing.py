@@ -16,9 +16,9 @@ import pytest
 from mnote_kr_testkit.replay import Replay, make_context
 
 from mnote_kr.models import SourceEntry
-from mnote_kr_lightrag import naming, settings, syncing
-from mnote_kr_lightrag import provider as prov_module
-from mnote_kr_lightrag.provider import LightRagProvider
+from mnote_kr_lightrag.client import naming, settings, syncing
+from mnote_kr_lightrag.client import provider as prov_module
+from mnote_kr_lightrag.client.provider import LightRagProvider
 
 IN_FLIGHT = {"pending": 3, "processing": 1, "processed": 10, "failed": 0, "all": 14}
 

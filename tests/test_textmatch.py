@@ -1,10 +1,10 @@
-"""The shared evidence matcher (``mnote_kr.citations.textmatch``) on small synthetic documents."""
+"""The shared evidence matcher (``mnote_kr.citations.locate.textmatch``) on small synthetic documents."""
 
 from __future__ import annotations
 
 import pytest
 
-from mnote_kr.citations.textmatch import (
+from mnote_kr.citations.locate.textmatch import (
     THRESHOLD,
     Scope,
     TextDocument,

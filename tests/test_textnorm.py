@@ -7,8 +7,8 @@ import unicodedata
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.citations.textmatch import TextDocument, TextParagraph, match_evidence
-from mnote_kr.citations.textnorm import normalize
+from mnote_kr.citations.locate.textmatch import TextDocument, TextParagraph, match_evidence
+from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import LocateRequest
 
 
@@ -73,7 +73,8 @@ def test_cjk_shortcuts_match_the_full_patterns() -> None:
     import random
     import re
 
-    from mnote_kr.citations import ids, queryterms, textnorm
+    from mnote_kr.citations.render import ids
+    from mnote_kr.citations.text import queryterms, textnorm
 
     cjk = textnorm.CJK_CLASS
     full_char = re.compile(rf"[{cjk}]")
@@ -97,7 +98,7 @@ def test_normalize_on_merging_text_is_exactly_the_per_character_form() -> None:
     distinct character mapped once): its result is the per-character form, exactly."""
     import random
 
-    from mnote_kr.citations.textnorm import normalize as norm
+    from mnote_kr.citations.text.textnorm import normalize as norm
 
     rng = random.Random(18)
     pool = "aZ\u0130\u00df\ufb01\u2460\uff71\u00e9\u01c5\u2126\u3131 \n"

@@ -26,13 +26,13 @@ from mnote_kr_testkit.browser import (  # noqa: F401  (fixtures)
 )
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
-from mnote_kr.citations.citecache import remember
+from mnote_kr.app.host import Host
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.models import Citation, Locator, Place, Rect
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import view_url
 from tests.cli_helpers import turbine_pdf
 from tests.viewer_fixtures import report_docx
 

@@ -16,8 +16,8 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
 from mnote_kr.models import Highlight, Locator
-from mnote_kr.server import fonts, web, webpages
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import fonts, web, webpages
 from mnote_kr_docx_locator import document_model
 from tests.cli_helpers import turbine_pdf
 

@@ -20,10 +20,10 @@ import msgspec
 
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
-from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.models import Citation, Locator
-from mnote_kr.server import web, webpages
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import web, webpages
 from tests.test_places_surfaces import QUERY, Site, _cli, site  # noqa: F401  (fixture)
 from tests.test_viewer_web import site as web_site  # noqa: F401  (fixture)
 

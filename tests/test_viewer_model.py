@@ -13,7 +13,7 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest, Locator, OpenActionParams, OpenPlan
 from mnote_kr.plugins import load_plugins
-from mnote_kr.server.sysopen import open_command
+from mnote_kr.viewer.sysopen import open_command
 from tests.cli_helpers import turbine_pdf
 from tests.viewer_fixtures import report_docx
 

@@ -23,13 +23,13 @@ from mnote_kr_testkit.browser import browser, chromium_path  # noqa: F401  (fixt
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.pdfs import PdfBuilder
 
-from mnote_kr.citations.citecache import remember
+from mnote_kr.app.host import Host
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.models import Citation, LocateRequest, Locator
-from mnote_kr.server import web
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer import web
+from mnote_kr.viewer.webpages import view_url
 from tests.viewer_fixtures import report_docx
 
 pytestmark = pytest.mark.integration

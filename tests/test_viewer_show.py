@@ -17,7 +17,7 @@ import httpx
 from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer.webpages import view_url
 from tests.cli_helpers import cli_env
 
 

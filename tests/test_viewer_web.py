@@ -21,11 +21,11 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr.citations.citecache import remember
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.models import Citation, LocateRequest
-from mnote_kr.server import web, webpages
 from mnote_kr.server.app import ApiServer
+from mnote_kr.viewer import web, webpages
 from tests.cli_helpers import turbine_pdf
 from tests.viewer_fixtures import report_docx
 
@@ -296,7 +296,7 @@ def test_multi_page_pdf_opens_at_the_cited_page_and_navigates(tmp_path: Path) ->
 
 def test_precision_badge_names_the_slide_and_the_cells() -> None:
     from mnote_kr.models import Locator
-    from mnote_kr.server.webpages import precision_badge
+    from mnote_kr.viewer.webpages import precision_badge
 
     slide = precision_badge(Locator(locator_precision="slide", locator_degraded=False, slide=3, shape_id=4))
     assert ">slide 3<" in slide and "file only" not in slide

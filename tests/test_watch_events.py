@@ -18,7 +18,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import SourceEntry
 from mnote_kr.sync.reconcile import PROVISIONAL_MISSING, REASON_CHANGED, REASON_MISSING

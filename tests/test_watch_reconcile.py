@@ -11,7 +11,7 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
-from mnote_kr.core.host import Host
+from mnote_kr.app.host import Host
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.models import IndexedRoot, SourceEntry
 from mnote_kr.sync.reconcile import (

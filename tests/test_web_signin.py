@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import httpx
 
-from mnote_kr.server import signin, web, webpages
+from mnote_kr.viewer import signin, web, webpages
 from tests.test_viewer_web import site  # noqa: F401  (fixture)
 
 

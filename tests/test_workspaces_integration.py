@@ -18,8 +18,8 @@ import msgspec
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 
 pytestmark = pytest.mark.integration
 

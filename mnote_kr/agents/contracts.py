@@ -12,7 +12,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
-from mnote_kr.citations.precision import page_hint
+from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.models import (
     AGENT_QUERY_RESULT_SCHEMA,
     Citation,
@@ -88,7 +88,7 @@ class Out(msgspec.Struct, kw_only=True, rename="camel", frozen=True):
     """Base of tool results (camelCase, every field always present)."""
 
 
-#: How sure a place is, one field for every surface (``mnote_kr.citations.precision``).
+#: How sure a place is, one field for every surface (``mnote_kr.citations.render.precision``).
 Degraded = Annotated[bool, msgspec.Meta(description=(
     "false: the cited block holds the evidence that answered (an exact place); true: the box or paragraph is "
     "the passage the evidence came from, an approximate place (say so), or there is no place (file)."))]

@@ -26,7 +26,7 @@ MNOTE_DIR = ".mnote"
 def _has_roots(folder: Path) -> bool:
     if not (folder / MNOTE_DIR).is_dir():
         return False
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
     return bool(Host(folder).roots_list())
 

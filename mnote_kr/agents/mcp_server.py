@@ -35,7 +35,7 @@ from mnote_kr.agents.tools import PROMPT_NAME, SKILL, ToolSpec, call_tool, error
 from mnote_kr.errors import MnoteKrError
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 log = logging.getLogger("mnote_kr.agents.mcp_server")
 

@@ -40,7 +40,7 @@ from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
 from mnote_kr.models import NotIndexed, OpenPlan
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
     from mnote_kr.core.registry import Registry
 
 STATUS = "mnote_knowledge_rag_status"
@@ -108,7 +108,7 @@ def anchor(host: Host, raw: str) -> tuple[str, str]:
 
 def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
     """Files inside ``sourcePaths`` that cannot be cited, and why (``notindexed.scope_not_indexed``)."""
-    from mnote_kr.citations.notindexed import scope_not_indexed as not_citable
+    from mnote_kr.citations.map.notindexed import scope_not_indexed as not_citable
 
     return not_citable(host, reg, scope_rels)
 
@@ -162,7 +162,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     anchored = [anchor(host, p) for p in args.source_paths]
     scope = [a for a, _ in anchored]
     if args.want_answer:
-        from mnote_kr.citations.notindexed import not_indexed
+        from mnote_kr.citations.map.notindexed import not_indexed
         from mnote_kr.citations.pipeline import ask_with_diagnostics
 
         asked, diagnostics = ask_with_diagnostics(host, args.query, scope=scope, top_k=args.top_k, mode=args.mode)

@@ -1,6 +1,6 @@
 """What the citation pipeline needs of a host: a narrow, typed view.
 
-The pipeline takes this protocol rather than ``mnote_kr.core.host.Host`` so that the host can
+The pipeline takes this protocol rather than ``mnote_kr.app.host.Host`` so that the host can
 call the pipeline without the two importing each other.
 """
 

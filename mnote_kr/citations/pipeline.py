@@ -18,19 +18,20 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import msgspec
 
-from mnote_kr.citations import answercache, meaning
-from mnote_kr.citations.citecache import remember
+from mnote_kr.citations.caches import answercache
+from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote
-from mnote_kr.citations.grounding import UNSUPPORTED, ground, same_place, sentence_locator
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.noresults import weak_reason, why_no_results
-from mnote_kr.citations.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
-from mnote_kr.citations.ranking import Candidate, relevance
-from mnote_kr.citations.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
-from mnote_kr.citations.sidecar import heading_path
-from mnote_kr.citations.textnorm import compile_patterns
+from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
+from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
+from mnote_kr.citations.map.sidecar import heading_path
+from mnote_kr.citations.rank import meaning
+from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, same_place, sentence_locator
+from mnote_kr.citations.rank.ranking import Candidate, relevance
+from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
+from mnote_kr.citations.render.noresults import weak_reason, why_no_results
+from mnote_kr.citations.text.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
@@ -343,7 +344,7 @@ def build_citations(
         )
         scored.append((0.0, len(scored), citation))
     # The passage that answers first: the provider's order plus a lexical score of the query over
-    # the passages of this search (mnote_kr.citations.ranking).
+    # the passages of this search (mnote_kr.citations.rank.ranking).
     for i, (value, parts) in enumerate(relevance(query, candidates, total)):
         citation = scored[i][2]
         scored[i] = (value, i, msgspec.structs.replace(
@@ -423,7 +424,7 @@ def _started(host: Host, query: str, *, top_k: int, mode: str, rerank: bool | No
 
 def _prepare_locating(host: Host) -> None:
     """What locating the answer will load, loaded while the provider works (a fresh process)."""
-    from mnote_kr.citations import cleancache  # noqa: F401 - the built-in clean_text hook's cache
+    from mnote_kr.citations.caches import cleancache  # noqa: F401 - the built-in clean_text hook's cache
 
     host.plugins.prepare_search()
 
@@ -538,10 +539,10 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
 def rerank_places(host: Host, query: str, citations: list[Citation],
                   diagnostics: dict[str, Any]) -> tuple[list[Citation], str | None]:
     """Each file's places in the order of the user's reranker when ``[rerank]`` names one
-    (``mnote_kr.citations.rerank``); the citations unchanged and a note when it gives no ranking."""
+    (``mnote_kr.citations.rank.rerank``); the citations unchanged and a note when it gives no ranking."""
     if not isinstance(host.config.get("rerank"), dict):
         return citations, None
-    from mnote_kr.citations import rerank
+    from mnote_kr.citations.rank import rerank
 
     found = rerank.settings(host.config, host.context().secret)
     if found is None:

@@ -48,7 +48,7 @@ def register(cli: click.Group) -> None:
 
         from mnote_kr.agents.library import agent_workspace
         from mnote_kr.agents.mcp_server import run_http, run_stdio
-        from mnote_kr.core.host import Host
+        from mnote_kr.app.host import Host
 
         host = Host(agent_workspace(obj.workspace, Path.cwd()))
         if use_http:

@@ -266,7 +266,7 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
     if as_json:
         emit_json(result)
     else:
-        from mnote_kr.citations.render import render_sync
+        from mnote_kr.citations.render.cards import render_sync
 
         click.echo(render_sync(result))
 
@@ -338,7 +338,7 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
 
         emit_json(viewerlinks.answer_with_viewer_urls(result, viewerlinks.serve_url(host)))
         return
-    from mnote_kr.citations.render import render_answer
+    from mnote_kr.citations.render.cards import render_answer
 
     click.echo(render_answer(result))
 
@@ -366,7 +366,7 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
     if as_json:
         emit_json(plan)
         return
-    from mnote_kr.citations.render import render_open
+    from mnote_kr.citations.render.cards import render_open
 
     click.echo(render_open(plan))
 
@@ -386,7 +386,7 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 def locate(file: str | None, evidence: str, query: str, sidecar: str | None, block_id: str | None,
            batch: Any, as_json: bool) -> None:
     """Locate evidence in a file: one locator (or one per --batch line, in order)."""
-    from mnote_kr.citations.locating import locate_batch, locate_one, plugins_for_locate
+    from mnote_kr.citations.locate.locating import locate_batch, locate_one, plugins_for_locate
 
     loaded = plugins_for_locate()
     if batch is not None:
@@ -401,7 +401,7 @@ def locate(file: str | None, evidence: str, query: str, sidecar: str | None, blo
     if as_json:
         emit_json(locator)
     else:
-        from mnote_kr.citations.render import locator_text
+        from mnote_kr.citations.render.cards import locator_text
 
         click.echo(locator_text(locator))
         if locator.locator_reason or locator.reason:

@@ -48,7 +48,7 @@ class Ctx:
     def host(self, *, progress: bool = False) -> Any:
         """The workspace's ``Host``, built at first use (with a progress writer if asked)."""
         if self._host is None:
-            from mnote_kr.core.host import Host
+            from mnote_kr.app.host import Host
 
             self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
         return self._host
@@ -60,7 +60,7 @@ def status_report(obj: Ctx, as_json: bool) -> None:
     if as_json:
         emit_json(info)
         return
-    from mnote_kr.citations.render import render_status
+    from mnote_kr.citations.render.cards import render_status
 
     echo(render_status(info))
 
@@ -103,6 +103,6 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
 
         emit_json(viewerlinks.search_with_viewer_urls(result, viewerlinks.serve_url(host)))
         return
-    from mnote_kr.citations.render import render_search
+    from mnote_kr.citations.render.cards import render_search
 
     echo(render_search(result))

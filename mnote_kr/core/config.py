@@ -10,7 +10,7 @@ Keys (all optional)::
     [query]                               # how deep the provider retrieves (not how many
     retrieval_top_k = 20                  #   citations come back: that is --top-k / topK)
     retrieval_chunk_top_k = 20            # chunks retrieved; raised to --top-k when that is larger
-    [rerank]                              # your reranker (mnote_kr.citations.rerank): each file's
+    [rerank]                              # your reranker (mnote_kr.citations.rank.rerank): each file's
     host = "http://127.0.0.1:8000/rerank" #   places in its order; key: secret rerank-api-key
     model = "BAAI/bge-reranker-v2-m3"
     [providers.lightrag]                  # the provider's own section, passed to it as is

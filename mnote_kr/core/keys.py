@@ -33,7 +33,7 @@ SECRETS: dict[str, SecretSpec] = {
         "lightrag-api-key", "MNOTE_KR_LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY", "LIGHTRAG_API_KEY"
     ),
     "mineru-token": SecretSpec("mineru-token", "MNOTE_KR_MINERU_TOKEN", "MINERU_API_TOKEN", "MINERU_API_TOKEN"),
-    # The [rerank] endpoint's key (mnote_kr.citations.rerank); LightRAG's .env names it RERANK_BINDING_API_KEY.
+    # The [rerank] endpoint's key (mnote_kr.citations.rank.rerank); LightRAG's .env names it RERANK_BINDING_API_KEY.
     "rerank-api-key": SecretSpec("rerank-api-key", "MNOTE_KR_RERANK_API_KEY", "RERANK_BINDING_API_KEY",
                                  "RERANK_BINDING_API_KEY"),
 }

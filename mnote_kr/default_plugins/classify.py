@@ -9,6 +9,6 @@ from mnote_kr.models import SidecarBlock, SidecarMeta
 
 @hookimpl(trylast=True)
 def classify_locator(block: SidecarBlock | None, meta: SidecarMeta | None) -> str:
-    from mnote_kr.citations.ids import classify_block_precision
+    from mnote_kr.citations.render.ids import classify_block_precision
 
     return classify_block_precision(block)

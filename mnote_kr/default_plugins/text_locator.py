@@ -1,7 +1,7 @@
 """Built-in Markdown and plain-text locator (``.md``, ``.markdown``, ``.txt``).
 
 The file is split into paragraphs and the evidence is matched with the shared
-``mnote_kr.citations.textmatch`` matcher. ``paragraphIndex`` is the 0-based index in this list:
+``mnote_kr.citations.locate.textmatch`` matcher. ``paragraphIndex`` is the 0-based index in this list:
 
 * paragraphs are blocks of lines separated by blank lines;
 * in Markdown files, an ATX heading line (``# ...`` to ``###### ...``) or a setext
@@ -26,14 +26,14 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
 
 if TYPE_CHECKING:  # the matcher loads with the first located file: a built-in must not slow `--help`
-    from mnote_kr.citations.filecache import FileCache
-    from mnote_kr.citations.textmatch import Scope, TextDocument, TextParagraph
+    from mnote_kr.citations.caches.filecache import FileCache
+    from mnote_kr.citations.locate.textmatch import Scope, TextDocument, TextParagraph
 
 PLUGIN_NAME = "text_locator"
 EXTENSIONS = (".md", ".markdown", ".txt")
@@ -67,7 +67,7 @@ def _is_toc(lines: list[str]) -> bool:
 
 def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
     """Split text into paragraphs in ``paragraphIndex`` order (see the module docstring)."""
-    from mnote_kr.citations.textmatch import TextParagraph
+    from mnote_kr.citations.locate.textmatch import TextParagraph
     paras: list[TextParagraph] = []
     headings: list[tuple[int, str]] = []
     block: list[str] = []
@@ -141,7 +141,7 @@ def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
 
 
 def _parse(real: str, st: os.stat_result) -> TextDocument[TextParagraph]:
-    from mnote_kr.citations.textmatch import TextDocument
+    from mnote_kr.citations.locate.textmatch import TextDocument
 
     name = Path(real).name
     if st.st_size > MAX_FILE_BYTES:
@@ -165,8 +165,8 @@ _cache_obj: FileCache[TextDocument[TextParagraph]] | None = None
 def _cache() -> FileCache[TextDocument[TextParagraph]]:
     global _cache_obj
     if _cache_obj is None:
-        from mnote_kr.citations.filecache import FileCache, Persist
-        from mnote_kr.citations.textmatch import TextDocument
+        from mnote_kr.citations.caches.filecache import FileCache, Persist
+        from mnote_kr.citations.locate.textmatch import TextDocument
 
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
@@ -194,7 +194,7 @@ def clear_cache() -> None:
 
 def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) -> Scope | None:
     """The sections under the block's ``heading`` position anchor, when the file has them."""
-    from mnote_kr.citations.textmatch import Scope, sections_under
+    from mnote_kr.citations.locate.textmatch import Scope, sections_under
     if block is None:
         return None
     ranges: list[tuple[int, int]] = []
@@ -206,8 +206,8 @@ def heading_scope(doc: TextDocument[TextParagraph], block: SidecarBlock | None) 
 
 def locate_text(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
-    from mnote_kr.citations.placing import locator_from_match, with_meaning
-    from mnote_kr.citations.textmatch import match_evidence
+    from mnote_kr.citations.locate.placing import locator_from_match, with_meaning
+    from mnote_kr.citations.locate.textmatch import match_evidence
 
     doc = load_text(request.file)
     block = request.block
@@ -238,7 +238,7 @@ def prepare_locate(path: str) -> bool | None:
     """Keep the paragraph model of a Markdown or text file on disk for the first search."""
     if Path(path).suffix.lower() not in EXTENSIONS:
         return None
-    from mnote_kr.citations.placing import queue_places
+    from mnote_kr.citations.locate.placing import queue_places
 
     parsed = _cache().warm(path)
     queue_places(load_text(path))  # ingest embeds its paragraphs once it is citable

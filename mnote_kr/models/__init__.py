@@ -201,7 +201,7 @@ class Locator(Frozen, frozen=True, kw_only=True):
     ``page`` is 1-based. ``bbox`` is ``[x0, y0, x1, y1]`` in PDF points, top-left origin.
     ``locatorDegraded`` is the one field that says how sure a place is: false only when the
     cited block holds the evidence that answered; true for a passage box or an approximate
-    paragraph (and always for ``file``); see ``mnote_kr.citations.precision``.
+    paragraph (and always for ``file``); see ``mnote_kr.citations.render.precision``.
     ``paragraphIndex`` counts every ``w:p`` under ``w:body`` in document order (table
     cells included, a ``w:p`` nested in another ``w:p`` skipped); in Markdown and text
     files it is the 0-based index of the blank-line-separated block (a heading line or a
@@ -379,7 +379,7 @@ class SearchResults(Base, kw_only=True):
 
 
 class GroundedSentence(Frozen, frozen=True, kw_only=True):
-    """One sentence of an answer and the cited place that supports it (``mnote_kr.citations.grounding``).
+    """One sentence of an answer and the cited place that supports it (``mnote_kr.citations.rank.grounding``).
 
     ``supported`` False: no cited place holds its words or meaning; it then has no citation or place.
     ``citationId`` opens the place (``mnote-kr open``); ``words`` is the share of its content terms the

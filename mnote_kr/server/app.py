@@ -44,13 +44,14 @@ from mnote_kr.core import paths
 from mnote_kr.core.atomic import write_private
 from mnote_kr.core.locks import exclusive
 from mnote_kr.errors import MnoteKrError, UsageError
-from mnote_kr.server import records, web
+from mnote_kr.server import records
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
 from mnote_kr.server.routes import ROUTES, Api, Route
+from mnote_kr.viewer import web
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 __all__ = ["ApiServer", "run_server", "DEFAULT_MAX_BODY", "LOOPBACK_NAMES"]
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 from mnote_kr.server.jobs import JobManager
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 
 @dataclass

@@ -33,7 +33,7 @@ from mnote_kr.server.jobs import JobView
 from mnote_kr.server.route import Api, Route
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 Mode = Literal["mix", "hybrid", "naive", "local", "global"]
 
@@ -217,7 +217,7 @@ def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
 
     def work(progress: Callable[[str], None]) -> IngestReport:
         # A host of its own per job: ``progress`` is per-host state, and jobs run side by side.
-        from mnote_kr.core.host import Host
+        from mnote_kr.app.host import Host
 
         own = Host(base.root, config=base.config, plugins=base.plugins, transport=base.transport, progress=progress)
         return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s, limit=body.limit)
@@ -330,7 +330,7 @@ class SignInResponse(msgspec.Struct, kw_only=True, rename="camel"):
 
 
 def web_sign_in(api: Api, body: SignInRequest) -> tuple[int, Any]:
-    from mnote_kr.server import web
+    from mnote_kr.viewer import web
 
     if api.server is None:
         raise UsageError("No web UI on this server")

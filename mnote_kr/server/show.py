@@ -21,10 +21,11 @@ from typing import TYPE_CHECKING, TextIO
 import httpx
 
 from mnote_kr.core import paths
-from mnote_kr.server import records, webpages
+from mnote_kr.server import records
+from mnote_kr.viewer import webpages
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 DEFAULT_LINGER_S = 300.0
 
@@ -105,8 +106,8 @@ def show(host: Host, citation_id: str, *, linger_s: float = DEFAULT_LINGER_S, br
         if browser:
             _open_browser(url, err)
         return url
-    from mnote_kr.server import web
     from mnote_kr.server.app import ApiServer
+    from mnote_kr.viewer import web
 
     server = ApiServer(host)
     url = web.viewer_url(server, plan.citation_id)

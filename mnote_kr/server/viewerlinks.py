@@ -18,10 +18,10 @@ import msgspec
 
 from mnote_kr.core import paths
 from mnote_kr.server import records
-from mnote_kr.server.webpages import view_url
+from mnote_kr.viewer.webpages import view_url
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
     from mnote_kr.models import AgentQueryResult, Citation, SearchResults
 
 __all__ = ["serve_url", "with_viewer_urls", "answer_with_viewer_urls", "search_with_viewer_urls"]

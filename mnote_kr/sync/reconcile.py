@@ -53,7 +53,7 @@ from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
 from mnote_kr.sync.scan import Stat, admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 
 #: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not

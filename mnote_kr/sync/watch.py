@@ -61,7 +61,7 @@ from mnote_kr.sync.reconcile import (
 from mnote_kr.sync.scan import admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
-    from mnote_kr.core.host import Host
+    from mnote_kr.app.host import Host
 
 __all__ = ["WatchAction", "Watcher", "reconcile_and_apply", "run_watch"]
 

@@ -1,6 +1,6 @@
 """pytest support: one real managed LightRAG engine per test session.
 
-The fixture starts the engine through the same :func:`~mnote_kr_lightrag.engine.start_engine`
+The fixture starts the engine through the same :func:`~mnote_kr_lightrag.engine.managed.start_engine`
 that ``mnote-kr engine start`` uses, with every directory under pytest's temporary base dir,
 and stops it when the session ends. It never skips: if the server cannot start, the test that
 asked for it errors with the server's log tail.
@@ -31,8 +31,8 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr_lightrag.engine import EngineInfo, start_engine, stop_engine
-from mnote_kr_lightrag.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
+from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from mnote_kr_lightrag.engine.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
 
 _KEY = pytest.StashKey[tuple[EngineInfo, Path]]()
 

@@ -13,8 +13,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from mnote_kr.app.host import Host
 from mnote_kr.context import ProviderContext
-from mnote_kr.core.host import Host
 from mnote_kr.errors import ProviderError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import (

@@ -48,8 +48,8 @@ from mnote_kr.citations.cleaning.markup import (
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
-from mnote_kr.citations.textnorm import lazy_compile
-from mnote_kr.citations.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
+from mnote_kr.citations.text.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
 from mnote_kr.models import CitationTextBundle
 
 __all__ = [
@@ -141,7 +141,7 @@ class ChunkPrep(NamedTuple):
     """What cleaning takes from a chunk's text alone, whatever the query or the sidecar block.
 
     It is most of the work (markup, LaTeX, CJK forms, folding for the term search), and a
-    fresh process reads it from disk (``mnote_kr.citations.cleancache``) instead of redoing it.
+    fresh process reads it from disk (``mnote_kr.citations.caches.cleancache``) instead of redoing it.
     """
 
     display: str  #: the display text before the query's own words are kept
@@ -158,7 +158,7 @@ def prepare_chunk(raw: str, *, fold: bool = False) -> ChunkPrep:
     the answer for later processes pays it once; one cleaning alone folds only if a query
     needs it (no verbatim hit), as a 20 KB CJK chunk's fold costs as much as its cleaning.
     """
-    from mnote_kr.citations.ranking import fold as fold_text  # loaded with the pipeline; lazy like window's
+    from mnote_kr.citations.rank.ranking import fold as fold_text  # loaded with the pipeline; lazy like window's
 
     raw = raw or ""
     neutral = _render(raw)

@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mnote_kr.citations.textnorm import lazy_compile, made_of
+from mnote_kr.citations.text.textnorm import lazy_compile, made_of
 
 __all__ = ["copyable", "drop_lines", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
            "trim_to_boundaries", "unify_cjk_forms"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import functools
 import re
 
-from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile
 
 _DISPLAY_MATH_RE = lazy_compile(r"\$\$([^$]{1,4000})\$\$")
 _INLINE_MATH_RE = lazy_compile(r"(?<![\\$])\$([^\s$](?:[^$\n]{0,400}?[^\s$\\])?)\$(?![\d$])")

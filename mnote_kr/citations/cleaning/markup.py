@@ -11,7 +11,7 @@ import re
 
 from mnote_kr.citations.cleaning.latex import latex_to_plain
 from mnote_kr.citations.cleaning.text import _HEADING_RE, _NL_RE, _SPACE_RE, _collapse
-from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile
 
 # --------------------------------------------------------------------------- tags
 

@@ -71,7 +71,7 @@ def _held(texts: list[str], query: str) -> list[float]:
     """For each of ``texts`` (a passage's sentences), the query's terms it holds (BM25's terms:
     stemmed words, CJK bigrams), each weighted by its rarity among the sentences: a term every
     sentence holds (the document's subject) tells less which one answers."""
-    from mnote_kr.citations.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
+    from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
 
     wanted = set(_bm25_terms(query))
     if not wanted:
@@ -110,7 +110,7 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS) -> str:
 def _window(text: str, a: int, b: int, query: str, limit: int) -> str:
     """About ``limit`` characters of the long sentence ``text[a:b]`` from shortly before the query's
     first term, cut between words (CJK, which has no spaces, between characters), "…" where cut."""
-    from mnote_kr.citations.ranking import find_terms  # noqa: PLC0415
+    from mnote_kr.citations.rank.ranking import find_terms  # noqa: PLC0415
 
     hits = find_terms(text[a:b], query) if query else []
     start = a + max(0, hits[0][0] - limit // 4) if hits else a

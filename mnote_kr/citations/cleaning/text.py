@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mnote_kr.citations.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile
 
 # --------------------------------------------------------------------------- text
 

@@ -6,7 +6,7 @@ import functools
 import re
 
 from mnote_kr.citations.cleaning.text import _BOUNDARY_RE, _collapse
-from mnote_kr.citations.textnorm import free_sides
+from mnote_kr.citations.text.textnorm import free_sides
 
 # --------------------------------------------------------------------------- locator window
 
@@ -40,11 +40,11 @@ def _best_hit(qre: re.Pattern[str] | None, text: str) -> tuple[int, int] | None:
 def _term_centre(text: str, query: str, window: int, folded: str | None = None) -> int | None:
     """Where the query's content words cluster most densely (for queries not found verbatim).
 
-    The words are :func:`mnote_kr.citations.ranking.terms` (stop words dropped, stemmed, CJK
+    The words are :func:`mnote_kr.citations.rank.ranking.terms` (stop words dropped, stemmed, CJK
     bigrams), so "when was the typewriter patented" centres on "Patented ... typewriter", not
     on the nearest "the". ``folded`` is ``ranking.fold(text)`` when the caller has it.
     """
-    from mnote_kr.citations.ranking import find_terms
+    from mnote_kr.citations.rank.ranking import find_terms
 
     hits = find_terms(text, query, folded=folded)
     if not hits:

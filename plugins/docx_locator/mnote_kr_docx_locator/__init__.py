@@ -7,7 +7,7 @@ locator when nothing is confident. Broken or hostile files raise ``DocumentError
 
 The DOCX-specific parts live here (safe zip/XML reading, ``paragraphIndex`` order,
 TOC detection, sidecar paraId range scoping); the evidence matching is the host's
-format-independent ``mnote_kr.citations.textmatch``, run over the reader's paragraphs.
+format-independent ``mnote_kr.citations.locate.textmatch``, run over the reader's paragraphs.
 """
 
 from __future__ import annotations

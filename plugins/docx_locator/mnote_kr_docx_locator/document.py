@@ -13,7 +13,7 @@ from mnote_kr.plugin_api import TextDocument, TextParagraph
 
 @dataclass(slots=True)
 class Paragraph(TextParagraph):
-    """One indexed ``w:p`` (``mnote_kr.citations.textmatch.TextParagraph`` plus table/equation flags).
+    """One indexed ``w:p`` (``mnote_kr.citations.locate.textmatch.TextParagraph`` plus table/equation flags).
 
     ``index`` is its ``paragraphIndex``; ``para_id`` its upper-cased ``w14:paraId``.
     """

@@ -35,7 +35,7 @@ __all__ = ["PROVIDER", "StreamEvent", "stream_answer"]
 
 def __getattr__(name: str) -> Any:
     if name in ("StreamEvent", "stream_answer"):
-        from . import querying
+        from .client import querying
 
         return getattr(querying, name)
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -58,7 +58,7 @@ def provider_names() -> list[str]:
 @hookimpl
 def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list[EntryUpdate] | None:
     """Symlink sources into LightRAG's input dir under unique names and scan; see ``provider``."""
-    from . import provider as _provider
+    from .client import provider as _provider
 
     if not _mine(ctx):
         return None
@@ -69,7 +69,7 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 @hookimpl
 def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None:
     """Files LightRAG does not index, by suffix: its scan's types, plus images (wrapped)."""
-    from . import filetypes
+    from .client import filetypes
 
     if not _mine(ctx):
         return None
@@ -79,8 +79,8 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str] | None
 @hookimpl
 def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate] | None:
     """Follow submitted work and retry pending work for at most ``wait_s`` seconds."""
-    from . import provider as _provider
-    from . import syncing as _syncing
+    from .client import provider as _provider
+    from .client import syncing as _syncing
 
     if not _mine(ctx):
         return None
@@ -91,7 +91,7 @@ def sync(ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> lis
 @hookimpl
 def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate] | None:
     """Delete LightRAG's index for these entries (``delete_file=false``) and our links."""
-    from . import provider as _provider
+    from .client import provider as _provider
 
     if not _mine(ctx):
         return None
@@ -102,7 +102,7 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 @hookimpl
 def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus | None:
     """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down."""
-    from . import provider as _provider
+    from .client import provider as _provider
 
     if not _mine(ctx):
         return None
@@ -113,7 +113,7 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
 @hookimpl
 def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | None:
     """``/query/data`` references (one per chunk) and, when asked, the ``/query`` answer."""
-    from . import querying as _querying
+    from .client import querying as _querying
 
     if not _mine(ctx):
         return None
@@ -123,7 +123,7 @@ def query(ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult | 
 @hookimpl
 def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], ProviderQueryResult] | None:
     """``query`` with ``/query/data`` sent from a thread: the host loads its pipeline meanwhile."""
-    from . import querying as _querying
+    from .client import querying as _querying
 
     if not _mine(ctx):
         return None
@@ -134,7 +134,7 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
     # Keyed by what decides the answer, not by object identity: the host builds a new
     # context for every search, and an identity key missed every time (one extra HTTP
     # client, ~20 ms of TLS set-up, per search).
-    from .settings import effective_input_dir, open_client, recent_settings
+    from .client.settings import effective_input_dir, open_client, recent_settings
 
     key = (ctx.provider, repr(sorted(ctx.config.items())), str(ctx.state_dir), id(ctx.transport))
     hit = _input_dirs.get(key)
@@ -160,7 +160,7 @@ def _input_dir_for_mapping(ctx: ProviderContext) -> Path | None:
 def map_reference(ctx: ProviderContext, reference: ProviderReference, entries: Mapping[str, SourceEntry],
                   query: str) -> MappedReference | None:
     """Reference → registry entry (by LightRAG file name, then doc id) → sidecar block."""
-    from . import mapping as _mapping
+    from .client import mapping as _mapping
 
     if not _mine(ctx) or reference.provider not in (PROVIDER, ""):
         return None

@@ -41,8 +41,8 @@ def _camel(name: str) -> str:
 
 
 def start(quiet: bool = False) -> Any:
-    from .engine import default_engine_dirs, engine_status, start_engine
-    from .tiktoken_cache import REQUIRED, is_valid
+    from .engine.managed import default_engine_dirs, engine_status, start_engine
+    from .engine.tiktoken_cache import REQUIRED, is_valid
 
     cfg = _engine_config()
     dirs = default_engine_dirs()
@@ -69,9 +69,9 @@ def _workspace_server_line(workspace: str | None) -> str | None:
     that it starts on first use; None outside a workspace."""
     from mnote_kr.plugin_api import MNOTE_DIR, find_workspace
 
-    from . import naming
-    from .engine import engine_status, workspace_state_dir
-    from .workspaces import PREFIX
+    from .client import naming
+    from .client.workspaces import PREFIX
+    from .engine.managed import engine_status, workspace_state_dir
 
     try:
         root = Path(workspace).expanduser().resolve() if workspace else find_workspace()
@@ -97,8 +97,8 @@ def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     """
     from mnote_kr.plugin_api import Host
 
-    from .engine import default_engine_dirs, stop_engine
-    from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, set_index_aside
+    from .engine.indexrecord import check_index_embedder, endpoint_record, resolve_embedder, set_index_aside
+    from .engine.managed import default_engine_dirs, stop_engine
 
     cfg = _engine_config()
     dirs = default_engine_dirs()
@@ -124,9 +124,10 @@ def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
 def set_storage_aside(data_dir: Path, state_dir: Path, root: Path) -> Path | None:
     """Stop this workspace's engine and move its namespace aside when it does not use the default
     vector storage; return where it went (kept, never deleted), or None when nothing moved."""
-    from . import naming, storage
-    from .engine import stop_engine, workspace_state_dir
-    from .workspaces import PREFIX
+    from .client import naming
+    from .client.workspaces import PREFIX
+    from .engine import storage
+    from .engine.managed import stop_engine, workspace_state_dir
 
     name = PREFIX + naming.workspace_tag(root)
     space = storage.namespace_dir(Path(data_dir) / "engine" / "rag_storage", name)
@@ -164,7 +165,7 @@ def register(cli: click.Group) -> None:
     @click.option("--json", "as_json", is_flag=True)
     def engine_stop(as_json: bool) -> None:
         """Stop the processes it started (and only those)."""
-        from .engine import stop_engine
+        from .engine.managed import stop_engine
 
         pids = stop_engine(paths.state_dir())
         if as_json:
@@ -195,7 +196,7 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     def engine_status_cmd(ctx: click.Context, as_json: bool) -> None:
         """Is it running, where, and healthy?"""
-        from .engine import engine_status
+        from .engine.managed import engine_status
 
         info = engine_status(paths.state_dir())
         if as_json:
@@ -219,7 +220,7 @@ def register(cli: click.Group) -> None:
 def run_demo(*, keep: bool = False, as_json: bool = False) -> dict[str, Any]:
     from mnote_kr.plugin_api import Host, locator_text, source_card
 
-    from .engine import engine_status, stop_engine
+    from .engine.managed import engine_status, stop_engine
 
     def say(message: str) -> None:
         if not as_json:

@@ -11,7 +11,7 @@ from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context
 
 from mnote_kr.errors import ProviderBusyError, ProviderError
-from mnote_kr_lightrag.client import LightRagClient, ProviderHTTPError, ProviderUnavailableError
+from mnote_kr_lightrag.client.http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = SAMPLES_DIR

@@ -17,9 +17,9 @@ import pytest
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.errors import ProviderError
-from mnote_kr_lightrag import embedders, indexrecord
-from mnote_kr_lightrag import modelservice as ms
-from mnote_kr_lightrag.engine import free_port
+from mnote_kr_lightrag.engine import embedders, indexrecord
+from mnote_kr_lightrag.engine import modelservice as ms
+from mnote_kr_lightrag.engine.managed import free_port
 
 
 def _cos(a: list[float], b: list[float]) -> float:
@@ -77,7 +77,7 @@ _GUARD = textwrap.dedent("""
     socket.socket.connect_ex = lambda self, address: _refuse()
     socket.getaddrinfo = _refuse
     socket.create_connection = _refuse
-    from mnote_kr_lightrag import modelservice
+    from mnote_kr_lightrag.engine import modelservice
     sys.exit(modelservice.main(sys.argv[1:]))
 """)
 
@@ -178,8 +178,9 @@ def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Pat
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag import commands, engine
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag import commands
+    from mnote_kr_lightrag.engine import managed as engine
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     dirs = engine.default_engine_dirs()

@@ -23,7 +23,8 @@ from mnote_kr_testkit.data import DATA as DATA_DIR
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.errors import ProviderError
-from mnote_kr_lightrag import engine, modelservice, tiktoken_cache
+from mnote_kr_lightrag.engine import managed as engine
+from mnote_kr_lightrag.engine import modelservice, tiktoken_cache
 
 REPO = Path(__file__).resolve().parents[3]
 SHARED = DATA_DIR  # tests/data: corpus/ and lightrag/samples/
@@ -161,8 +162,8 @@ def test_lr_status_cleans_a_record_whose_server_is_gone(tmp_path: Path) -> None:
 
 
 def test_lr_errors_after_the_engine_died_say_it_died_and_how_to_start_it(tmp_path: Path) -> None:
+    from mnote_kr.app.host import Host
     from mnote_kr.core import paths
-    from mnote_kr.core.host import Host
 
     state = paths.state_dir()
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True,
@@ -188,7 +189,7 @@ def test_lr_errors_after_the_engine_died_say_it_died_and_how_to_start_it(tmp_pat
 
 def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     real = engine.importlib.util.find_spec
-    assert engine.require_server()[1:] == ["-m", "mnote_kr_lightrag.guard"]
+    assert engine.require_server()[1:] == ["-m", "mnote_kr_lightrag.engine.guard"]
     monkeypatch.setattr(engine.importlib.util, "find_spec",
                         lambda name, *a: None if name == "lightrag" else real(name, *a))
     with pytest.raises(ProviderError, match="lightrag-server not installed") as exc:

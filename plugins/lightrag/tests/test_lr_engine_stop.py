@@ -21,7 +21,7 @@ from lightrag.constants import DEFAULT_EMBEDDING_FUNC_MAX_ASYNC
 from mnote_kr_testkit.engine import seed_tiktoken
 from mnote_kr_testkit.waiting import wait_until
 
-from mnote_kr_lightrag.engine import start_engine, stop_engine
+from mnote_kr_lightrag.engine.managed import start_engine, stop_engine
 
 pytestmark = pytest.mark.integration
 

@@ -1,6 +1,6 @@
 """The managed engine accepts nothing without its key but ``/health``.
 
-Unit tests drive :class:`~mnote_kr_lightrag.guard.EngineGuard` as a plain ASGI app; the
+Unit tests drive :class:`~mnote_kr_lightrag.engine.guard.EngineGuard` as a plain ASGI app; the
 integration tests start the real guarded ``lightrag-server`` through ``start_engine`` and
 probe it the way a web page in the user's browser would: without the key, with a foreign
 ``Origin``, and through DNS rebinding (``Host: evil.example``).
@@ -21,12 +21,14 @@ import httpx
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
 
-from mnote_kr.citations.render import render_status
+from mnote_kr.app.host import Host
+from mnote_kr.citations.render.cards import render_status
 from mnote_kr.core.config import load_config
-from mnote_kr.core.host import Host
 from mnote_kr.errors import ProviderError
-from mnote_kr_lightrag import engine, engine_procs, settings
-from mnote_kr_lightrag.guard import EngineGuard
+from mnote_kr_lightrag.client import settings
+from mnote_kr_lightrag.engine import managed as engine
+from mnote_kr_lightrag.engine import procs as engine_procs
+from mnote_kr_lightrag.engine.guard import EngineGuard
 
 PORT = 4242
 KEY = "k-123"

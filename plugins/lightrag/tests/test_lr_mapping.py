@@ -13,7 +13,7 @@ from mnote_kr_testkit.replay import Replay, load_sample, make_context
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.models import ProviderReference, SourceEntry
-from mnote_kr_lightrag import mapping, naming, settings
+from mnote_kr_lightrag.client import mapping, naming, settings
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = SAMPLES_DIR
@@ -158,9 +158,9 @@ def test_lr_naming_link_names_are_unique_per_path_and_content() -> None:
 
 
 def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
-    from mnote_kr.citations.sidecar import Sidecar
+    from mnote_kr.citations.map.sidecar import Sidecar
     from mnote_kr.models import SidecarBlock
-    from mnote_kr_lightrag.mapping import build_index, match_block
+    from mnote_kr_lightrag.client.mapping import build_index, match_block
 
     trap = SidecarBlock(blockid="b-trap",
                         content="## 溶剂\nN-甲基吡咯烷酮 (NMP) 是常用的极性溶剂，涂布后需要在烘箱中除去。")
@@ -174,9 +174,9 @@ def test_lr_match_block_prefers_block_where_short_query_stands_alone() -> None:
 
 
 def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> None:
-    from mnote_kr.citations.sidecar import Sidecar
+    from mnote_kr.citations.map.sidecar import Sidecar
     from mnote_kr.models import SidecarBlock
-    from mnote_kr_lightrag.mapping import build_index, match_block
+    from mnote_kr_lightrag.client.mapping import build_index, match_block
 
     paras = [f"Paragraph {i}: cell A{i} kept {3000 + i} mAh after {400 + i} cycles." for i in range(60)]
     block = SidecarBlock(blockid="big", content="\n".join(paras))
@@ -189,9 +189,9 @@ def test_lr_match_block_reports_the_part_of_a_long_block_a_chunk_covers() -> Non
 
 
 def test_lr_match_block_without_verbatim_query_prefers_block_with_its_words() -> None:
-    from mnote_kr.citations.sidecar import Sidecar
+    from mnote_kr.citations.map.sidecar import Sidecar
     from mnote_kr.models import SidecarBlock
-    from mnote_kr_lightrag.mapping import build_index, match_block
+    from mnote_kr_lightrag.client.mapping import build_index, match_block
 
     methods = SidecarBlock(blockid="methods", content="## Methods\nEach cell was cycled until its capacity fell "
                            "below eighty percent, over many long weeks of careful and repeated measurement work.")

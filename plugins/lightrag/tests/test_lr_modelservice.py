@@ -17,7 +17,7 @@ import httpx
 import pytest
 from lightrag.prompt import PROMPTS
 
-from mnote_kr_lightrag import modelservice as ms
+from mnote_kr_lightrag.engine import modelservice as ms
 
 KEY = "test-models-key"
 AUTH = ms.auth_headers(KEY)
@@ -49,7 +49,7 @@ def test_lr_embed_is_deterministic_unit_length_and_same_in_another_process() -> 
     assert len(a) == 384
     assert math.isclose(math.sqrt(sum(v * v for v in a)), 1.0, rel_tol=1e-9)
     out = subprocess.run(
-        [sys.executable, "-c", f"import json; from mnote_kr_lightrag.modelservice import embed; "
+        [sys.executable, "-c", f"import json; from mnote_kr_lightrag.engine.modelservice import embed; "
                                f"print(json.dumps(embed({text!r}, 384)))"],
         capture_output=True, text=True, check=True, timeout=60)
     assert json.loads(out.stdout) == a  # no per-process hash seed
@@ -294,6 +294,6 @@ def test_lr_service_closes_slow_header_clients_at_their_deadline_without_holding
 
 def test_lr_service_command_needs_its_key_in_the_environment() -> None:
     env = {k: v for k, v in os.environ.items() if k != ms.KEY_ENV}
-    out = subprocess.run([sys.executable, "-m", "mnote_kr_lightrag.modelservice", "--port", "0",
+    out = subprocess.run([sys.executable, "-m", "mnote_kr_lightrag.engine.modelservice", "--port", "0",
                           "--embedder", "hashing"], capture_output=True, text=True, env=env, timeout=120)
     assert out.returncode != 0 and ms.KEY_ENV in out.stderr

@@ -9,10 +9,10 @@ import httpx
 import pytest
 
 from mnote_kr.models import ProviderReference
-from mnote_kr_lightrag import modelservice as ms
-from mnote_kr_lightrag import passages
-from mnote_kr_lightrag.querying import rank_found_files
-from mnote_kr_lightrag.settings import _reranker_url
+from mnote_kr_lightrag.client import passages
+from mnote_kr_lightrag.client.querying import rank_found_files
+from mnote_kr_lightrag.client.settings import _reranker_url
+from mnote_kr_lightrag.engine import modelservice as ms
 
 KEY = "test-rerank-key"
 
@@ -119,7 +119,7 @@ def test_only_a_learned_offline_embedder_ranks_passages() -> None:
 
 
 def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch: pytest.MonkeyPatch) -> None:
-    from mnote_kr_lightrag import embedders
+    from mnote_kr_lightrag.engine import embedders
 
     real = embedders.load_wordllama()
     seen: list[str] = []
@@ -144,7 +144,7 @@ def test_a_chunk_embedded_at_ingest_is_not_embedded_again_by_rerank(monkeypatch:
 
 def test_the_vector_memo_survives_an_eviction_while_embedding_and_owns_its_rows(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    from mnote_kr_lightrag import embedders
+    from mnote_kr_lightrag.engine import embedders
 
     real = embedders.load_wordllama()
     memo = type(embedders._VECTORS)()
@@ -165,8 +165,8 @@ def test_the_vector_memo_survives_an_eviction_while_embedding_and_owns_its_rows(
 
 
 def test_a_fallback_wrappers_own_first_line_never_reaches_a_reference() -> None:
-    from mnote_kr_lightrag.links import TEXT_WRAPPER_MARK
-    from mnote_kr_lightrag.querying import references_from_data
+    from mnote_kr_lightrag.client.links import TEXT_WRAPPER_MARK
+    from mnote_kr_lightrag.client.querying import references_from_data
 
     first = f"{TEXT_WRAPPER_MARK} docs/report.docx\n\nJournal of Integrated Science\n\nTitle here"
     other = "A later chunk that merely mentions Text of a document, read by mnote-kr."
@@ -179,8 +179,8 @@ def test_a_fallback_wrappers_own_first_line_never_reaches_a_reference() -> None:
 def test_a_recognised_pdfs_wrapper_is_ours_and_its_first_line_never_reaches_a_reference(tmp_path) -> None:
     """The text wrapper of a PDF with scanned pages says so on its first line, stays removable as
     ours, and that line is left out of the chunk a citation quotes."""
-    from mnote_kr_lightrag import links
-    from mnote_kr_lightrag.querying import references_from_data
+    from mnote_kr_lightrag.client import links
+    from mnote_kr_lightrag.client.querying import references_from_data
 
     name = "report.w5c0e1b7a.1f3a09c2-77ab01de.pdf.md"
     path = links.write_text_wrapper(tmp_path, name, "docs/report.pdf", "## Page 1\n\nMinutes of the board",

@@ -17,7 +17,7 @@ from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context, repl
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import ProviderError
 from mnote_kr.models import SourceEntry, SourceFile
-from mnote_kr_lightrag import naming, provider, settings
+from mnote_kr_lightrag.client import naming, provider, settings
 
 REPO = Path(__file__).resolve().parents[3]
 SAMPLES = SAMPLES_DIR

@@ -13,8 +13,8 @@ from mnote_kr_testkit.replay import Replay, load_sample, make_context, replayed_
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import UsageError
 from mnote_kr.models import QueryRequest
-from mnote_kr_lightrag import settings
-from mnote_kr_lightrag.querying import stream_events
+from mnote_kr_lightrag.client import settings
+from mnote_kr_lightrag.client.querying import stream_events
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_testkit.data import CORPUS
 
-from mnote_kr_lightrag import jsonwrites, storage
+from mnote_kr_lightrag.engine import jsonwrites, storage
 
 
 def _nano_file(space: Path, rows: int) -> None:
@@ -109,9 +109,11 @@ def test_lr_an_engine_built_with_nanovectordb_keeps_its_index_until_reembed(tmp_
     answers from that index after the upgrade; 'engine reembed' moves it to Faiss, keeping the old one."""
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.core.host import Host
-    from mnote_kr_lightrag import commands, engine, naming
-    from mnote_kr_lightrag.workspaces import PREFIX
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag import commands
+    from mnote_kr_lightrag.client import naming
+    from mnote_kr_lightrag.client.workspaces import PREFIX
+    from mnote_kr_lightrag.engine import managed as engine
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     dirs = engine.default_engine_dirs()
@@ -161,7 +163,7 @@ def test_lr_an_engine_built_with_nanovectordb_keeps_its_index_until_reembed(tmp_
 
 
 def test_lr_default_tls_contexts_are_built_once_and_others_as_before() -> None:
-    from mnote_kr_lightrag import sslreuse
+    from mnote_kr_lightrag.engine import sslreuse
 
     built: list[object] = []
 
@@ -180,7 +182,7 @@ def test_lr_default_tls_contexts_are_built_once_and_others_as_before() -> None:
 def test_lr_reused_context_serves_real_httpx_clients() -> None:
     import httpx
 
-    from mnote_kr_lightrag import sslreuse
+    from mnote_kr_lightrag.engine import sslreuse
 
     module = importlib.import_module("httpx._transports.default")
     original = module.create_ssl_context

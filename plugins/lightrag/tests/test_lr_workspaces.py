@@ -17,8 +17,8 @@ from mnote_kr_testkit.replay import Replay, load_sample, make_context
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.models import QueryRequest, SourceEntry, SourceFile
-from mnote_kr_lightrag import links, naming, querying, settings, workspaces
-from mnote_kr_lightrag.engine import EngineInfo
+from mnote_kr_lightrag.client import links, naming, querying, settings, workspaces
+from mnote_kr_lightrag.engine.managed import EngineInfo
 
 SHA = "sha256:" + "ab" * 32
 

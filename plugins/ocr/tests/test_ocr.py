@@ -240,7 +240,7 @@ def test_viewer_model_and_page_image(plugins: Plugins, page: GeneratedScan, tmp_
 def test_wrapper_holds_the_recognised_text(tmp_path: Path) -> None:
     """The image wrapper LightRAG indexes carries the recognised text after its mark, and stays
     recognised as the connector's own file however long the text."""
-    from mnote_kr_lightrag import links
+    from mnote_kr_lightrag.client import links
 
     source = tmp_path / "photo.png"
     source.write_bytes(b"not read here")
@@ -299,7 +299,7 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     assert [f["sourcePath"] for f in ocr["failed"]] == ["broken.png", "torn.pdf"], ocr
     assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
     assert ocr["failed"][1]["reason"].startswith("cannot open the PDF torn.pdf")
-    from mnote_kr.citations.render import render_status
+    from mnote_kr.citations.render.cards import render_status
 
     shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 10}, "provider": {},
                            "readers": plugins.reader_status(entries)}).splitlines()
@@ -411,7 +411,7 @@ def test_a_text_pages_evidence_is_not_placed_on_a_scanned_page_by_meaning(plugin
     is page 5's is never placed on a scanned page; page 2's evidence is, on its line."""
     from mnote_kr_testkit.data import CORPUS
 
-    from mnote_kr.citations import meaning
+    from mnote_kr.citations.rank import meaning
 
     source = CORPUS / "pdf" / "paperless__multi-page-mixed.pdf"
     path = tmp_path / source.name

@@ -32,7 +32,7 @@ def test_an_image_citation_quotes_its_line_first_not_the_wrapper(plugins: Plugin
     """A five-line notice recognised as one paragraph: a query of its second line is cited on that
     line, and the quote is that line then the two after it (the generator's text), never the
     wrapper's heading; the chunk the provider gives is left as it is (context)."""
-    from mnote_kr_lightrag import links
+    from mnote_kr_lightrag.client import links
 
     notice: GeneratedScan = render(NOTICE, dpi=150, pt=14, page_inches=(6.0, 2.6), margin_inches=0.3,
                                    line_spacing=1.35)
@@ -64,7 +64,7 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
     from mnote_kr_ocr import scan
     from mnote_kr_ocr.scan import Line, Page, Scan
 
-    from mnote_kr.citations import meaning
+    from mnote_kr.citations.rank import meaning
 
     path = render(["board"], dpi=72, page_inches=(8.0, 4.0)).save(tmp_path / "board.png")
     page = Page(number=1, width=576.0, height=288.0, unit="px", source="ocr",

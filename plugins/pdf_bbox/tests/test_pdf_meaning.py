@@ -22,7 +22,7 @@ from mnote_kr_testkit.offline import python_only_env
 from mnote_kr_testkit.pdfs import iou
 
 import mnote_kr_pdf_bbox
-from mnote_kr.citations import e5, meaning
+from mnote_kr.citations.rank import e5, meaning
 from mnote_kr.models import LocateRequest
 
 PDF = CORPUS / "pdf" / "docling__multi_page.pdf"
@@ -130,7 +130,7 @@ def test_pdf_blocks_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatc
 _OFFLINE = textwrap.dedent("""
     import sys
     import mnote_kr_pdf_bbox
-    from mnote_kr.citations import meaning
+    from mnote_kr.citations.rank import meaning
     from mnote_kr.models import LocateRequest
     pdf, passage, question = sys.argv[1:4]
     lines = []

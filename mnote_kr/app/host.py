@@ -1,0 +1,454 @@
+"""``Host``: the Python API a desktop shell embeds, and what the CLI and HTTP API call.
+
+The host knows nothing about LightRAG: it owns the workspace, the registry, paths,
+secrets and the citation contract, and calls the configured provider through hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mnote_kr.app.host_ingest import HostIngest
+from mnote_kr.context import ProviderContext
+from mnote_kr.core import known, paths
+from mnote_kr.core.config import load_config
+from mnote_kr.core.keys import resolve_secret
+from mnote_kr.core.pending import USER_DELETED, left_behind, load_pending_new
+from mnote_kr.core.registry import (
+    NOT_TERMINAL,
+    PRUNABLE,
+    Registry,
+    RegistryStore,
+    failed_tag,
+    fallback_tag,
+    now_ms,
+    refused_tag,
+    waiting_tag,
+)
+from mnote_kr.core.registry_format import STALE as STALE_BIT
+from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.workspace import (
+    Workspace,
+    bad_name,
+    excluded_entries,
+    find_workspace,
+    innermost_root,
+    shown_path,
+)
+from mnote_kr.errors import NotFoundError, ProviderError, UsageError
+from mnote_kr.models import (
+    AgentQueryResult,
+    EntryUpdate,
+    IndexedRoot,
+    LocateRequest,
+    Locator,
+    OpenPlan,
+    SearchResults,
+    SourceEntry,
+)
+
+if TYPE_CHECKING:
+    import httpx
+
+    from mnote_kr.citations.map.request import StartedQuery
+    from mnote_kr.plugins import Plugins
+
+Progress = Callable[[str], None]
+#: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
+STALE_SHOWN = 20
+
+
+def _quiet(message: str) -> None:
+    return None
+
+
+class Host(HostIngest):
+    """One workspace's knowledge base.
+
+    ``transport`` is handed to providers (``httpx.MockTransport`` in unit tests);
+    ``progress`` receives one line per step of long work. Ingest, and the registry writes of
+    what the provider reports, are its part ``HostIngest`` (``mnote_kr.app.host_ingest``).
+    """
+
+    def __init__(
+        self,
+        workspace: str | Path | None = None,
+        *,
+        config: dict[str, Any] | None = None,
+        plugins: Plugins | None = None,
+        transport: httpx.BaseTransport | None = None,
+        progress: Progress | None = None,
+    ) -> None:
+        self.workspace = Workspace(workspace if workspace is not None else find_workspace())
+        self.config = config if config is not None else load_config(self.workspace.root)
+        self._plugins = plugins
+        self.store = RegistryStore(
+            self.workspace.index_dir, workspace_id=self.workspace.workspace_id, root_uri=self.workspace.root_uri
+        )
+        self.transport = transport
+        self.progress: Progress = progress or _quiet
+
+    @property
+    def plugins(self) -> Plugins:
+        """The loaded plugins, built at first use: ``roots list`` needs none of them (and
+        entry-point discovery plus plugin imports are most of a light command's start)."""
+        if self._plugins is None:
+            from mnote_kr.plugins import load_plugins
+
+            self._plugins = load_plugins(self.config)
+        return self._plugins
+
+    @plugins.setter
+    def plugins(self, value: Plugins) -> None:
+        self._plugins = value
+
+    @property
+    def root(self) -> Path:
+        return self.workspace.root
+
+    # ------------------------------------------------------------------ plumbing
+
+    def provider_config(self) -> dict[str, Any]:
+        providers = self.config.get("providers", {})
+        section = providers.get(self.plugins.provider_name, {})
+        return dict(section) if isinstance(section, dict) else {}
+
+    def secret(self, name: str) -> str | None:
+        value, _ = resolve_secret(name, dotenv_path=self.provider_config().get("env_file"))
+        return value
+
+    def context(self) -> ProviderContext:
+        return ProviderContext(
+            provider=self.plugins.provider_name,
+            workspace_root=self.root,
+            config=self.provider_config(),
+            data_dir=paths.data_dir(),
+            state_dir=paths.state_dir(),
+            cache_dir=paths.cache_dir(),
+            secret=self.secret,
+            transport=self.transport,
+            progress=self.progress,
+            extract_text=lambda path: self.plugins.extract_text(path, self.progress),
+            recognize_text=lambda path: self.plugins.recognize_text(path, self.progress),
+        )
+
+    def registry(self) -> Registry:
+        return self.store.load()
+
+    # ------------------------------------------------------------------ roots
+
+    def roots_add(
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = True
+    ) -> IndexedRoot:
+        """Add (or replace the rules of) an indexed root; see :meth:`add_root`."""
+        return self.add_root(path, recursive=recursive, exclude=exclude, run_on_change=run_on_change)[0]
+
+    def add_root(
+        self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = True
+    ) -> tuple[IndexedRoot, dict[str, str]]:
+        """Add (or replace the rules of) an indexed root, and make the index follow its rules:
+        files it now excludes are no longer cited and their index is deleted (best effort), as for
+        files deleted from disk. Returns the root and the files dropped (path -> reason).
+
+        ``run_on_change`` (following, the default): sync and watch re-index its changed files and
+        ingest its new ones; False opts out (what is then left behind is named by ``status`` and in
+        search results). Re-indexing what waited when following is turned on is the faces' part
+        (``mnote_kr.sync.reconcile.follow_waiting``): the core does not reach the provider here."""
+        abs_path, rel = self.workspace.resolve(path)
+        if not abs_path.is_dir():
+            raise UsageError(f"Not a folder: {path}", hint="an indexed root is a folder inside the workspace")
+        if bad_name(rel):
+            raise UsageError(f"The folder name {shown_path(rel)} is not valid UTF-8",
+                             hint="rename it (e.g. with 'mv'), then add it")
+        root = IndexedRoot(
+            root_relative_path=rel,
+            recursive=recursive,
+            exclude_patterns=list(exclude),
+            run_on_change=run_on_change,
+            run_on_change_set=True,
+            updated_at_ms=now_ms(),
+        )
+        with self.store.transaction() as reg:
+            reg.roots[rel] = root
+        known.remember(self.root)
+        return root, self.follow_scope() if root.exclude_patterns else {}
+
+    def follow_scope(self) -> dict[str, str]:
+        """Stop citing the registered files the roots' rules now exclude, and delete their index
+        (best effort; a provider that is down gets the delete from 'sync'). Path -> reason."""
+        reg = self.registry()
+        excluded = excluded_entries(reg.entries.values(), reg.roots)
+        if excluded:
+            self.mark_stale(excluded)
+        return excluded
+
+    def roots_list(self) -> list[IndexedRoot]:
+        return sorted(self.registry().roots.values(), key=lambda r: r.root_relative_path)
+
+    def roots_remove(self, path: str | Path) -> IndexedRoot:
+        _, rel = self.workspace.resolve(path)
+        with self.store.transaction() as reg:
+            if rel not in reg.roots:
+                raise NotFoundError(f"Not an indexed root: {rel or '.'}", hint="see 'mnote-kr roots list'")
+            return reg.roots.pop(rel)
+
+    def root_for(self, rel_path: str, reg: Registry | None = None) -> IndexedRoot | None:
+        """The innermost indexed root containing a workspace-relative path."""
+        return innermost_root(rel_path, (reg or self.registry()).roots)
+
+    # ------------------------------------------------------------------ sync, delete, prune
+
+    def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None) -> dict[str, Any]:
+        """Retry queued work and follow submitted work; returns counts before and after.
+
+        ``statuses`` limits the work to entries in those statuses (the watcher's frequent
+        follow-up of what it submitted, which must not re-send every pending delete each time).
+        """
+        reg = self.registry()
+        before = reg.counts()
+        abandoned = [e for e in reg.entries.values()
+                     if e.stale and e.pending_action in ("ingest", "reindex") and not e.light_rag_doc_id]
+        if abandoned:  # the file went away while its ingest was queued: nothing to send or delete
+            with self.store.transaction() as reg_w:
+                for e in abandoned:
+                    if e.source_root_relative_path in reg_w.entries:
+                        reg_w.update(e.source_root_relative_path, status="stale", pending_action=None)
+            reg = self.registry()
+        waiting = [e for e in reg.entries.values()
+                   if (e.status in NOT_TERMINAL or e.pending_action)
+                   and not (e.stale and e.pending_action in ("ingest", "reindex"))
+                   and (statuses is None or e.status in statuses)]
+        # What the provider may still hold of failed and refused files goes too (a full sync only).
+        held = [] if statuses is not None else [
+            e for e in reg.select(_failed_or_refused_tag)
+            if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
+        if waiting or held:
+            self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
+        return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
+
+    def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
+        reg = self.registry()
+        found: dict[str, SourceEntry] = {}
+        for given in paths_:
+            _, rel = self.workspace.resolve(given)
+            for key, entry in reg.entries.items():
+                if not rel or key == rel or key.startswith(rel + "/"):
+                    found[key] = entry
+            if not any(not rel or k == rel or k.startswith(rel + "/") for k in reg.entries):
+                raise NotFoundError(f"Not in the registry: {given}", hint="see 'mnote-kr status'")
+        return list(found.values())
+
+    def delete(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
+        """Remove the derived index of these sources (never the files). Citations stop at once."""
+        entries = self.entries_under(paths_)
+        with self.store.transaction() as reg:
+            for e in entries:
+                reg.update(e.source_root_relative_path, stale=True, stale_reason=USER_DELETED,
+                           pending_action="delete")
+        live = [e for e in entries if e.light_rag_doc_id and e.status != "delete_completed"]
+        gone = [e for e in entries if not e.light_rag_doc_id]
+        if gone:
+            self.apply_updates(
+                EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="delete_completed")
+                for e in gone
+            )
+        if live:
+            try:
+                self.apply_updates(self.plugins.delete(self.context(), live))
+            except ProviderError as exc:
+                raise ProviderError(
+                    f"{exc.message}; the delete is queued and the sources are no longer cited",
+                    url=exc.url,
+                    hint="'mnote-kr sync' sends it once the provider answers",
+                ) from exc
+        reg2 = self.registry()
+        return [reg2.entries[e.source_root_relative_path] for e in entries]
+
+    def mark_stale(self, rel_paths: Iterable[str] | Mapping[str, str], reason: str | None = None,
+                   *, send_delete: bool = True) -> list[SourceEntry]:
+        """Stop citing these sources at once; send one best-effort index delete.
+
+        ``rel_paths`` is either paths sharing ``reason`` or a mapping of path to its own reason;
+        either way it is one registry write. A provider that is down leaves
+        ``pending_action="delete"`` for ``sync`` to replay.
+        """
+        reasons = dict(rel_paths) if isinstance(rel_paths, Mapping) else dict.fromkeys(rel_paths, reason or "stale")
+        marked: list[SourceEntry] = []
+        with self.store.transaction() as reg:
+            for rel, why in reasons.items():
+                entry = reg.entries.get(rel)
+                if entry is None or entry.status in ("delete_submitted", "delete_completed"):
+                    continue
+                action = "delete" if send_delete and entry.light_rag_doc_id else None
+                marked.append(reg.update(rel, stale=True, stale_reason=why, pending_action=action))
+        live = [e for e in marked if e.light_rag_doc_id] if send_delete else []
+        if live:
+            try:
+                self.apply_updates(self.plugins.delete(self.context(), live))
+            except ProviderError as exc:
+                self.progress(f"index delete queued: {exc.message}")
+        return marked
+
+    def prune(self) -> list[str]:
+        """Drop deleted, stale and failed records; never ``delete_submitted`` ones."""
+        removed: list[str] = []
+        with self.store.transaction() as reg:
+            for key, entry in list(reg.entries.items()):
+                if entry.status == "delete_submitted" or entry.pending_action == "delete":
+                    continue
+                if entry.status in PRUNABLE or entry.stale:
+                    del reg.entries[key]
+                    removed.append(key)
+        return removed
+
+    # ------------------------------------------------------------------ status
+
+    def _stale_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
+        """The first ``shown`` stale entries with their reason; none decoded when nothing is stale."""
+        if not reg.stale_count():
+            return []
+        stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
+        return [{"sourcePath": e.source_root_relative_path, "reason": e.stale_reason or "stale"} for e in stale]
+
+    def _duplicate_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
+        """The first ``shown`` duplicates, each with the file of this workspace holding the same
+        content (``twin``: None when the indexed original is no file of this workspace)."""
+        if not reg.counts().get("duplicate"):
+            return []
+        dups = reg.select(lambda tag: tag_status(tag) == "duplicate" and not tag & STALE_BIT)[:shown]
+        wanted = {e.duplicate_of for e in dups if e.duplicate_of}
+        cols = reg.all_entries().columns()
+        twins = {doc: path for path, doc in zip(cols.paths, cols.doc_ids, strict=True) if doc in wanted}
+        out = []
+        for e in dups:
+            twin = twins.get(e.duplicate_of) if e.duplicate_of else None
+            twin = twin if twin != e.source_root_relative_path else None
+            reason = (f"identical content is indexed under {twin}; it is cited from there" if twin else
+                      "identical content is indexed under a document that is no file of this workspace")
+            out.append({"sourcePath": e.source_root_relative_path, "twin": twin, "reason": reason})
+        return out
+
+    def status(self) -> dict[str, Any]:
+        reg = self.registry()
+        out: dict[str, Any] = {
+            "workspace": str(self.root),
+            "workspaceId": reg.workspace_id or self.workspace.workspace_id,
+            "registry": {
+                "path": str(self.store.path),
+                "entries": len(reg.entries),
+                # From the registry's columns: only the entries listed below are decoded.
+                "byStatus": reg.counts(),
+                "stale": reg.stale_count(),
+                "waiting": [
+                    {"sourcePath": rel, "action": n.pending_action or n.status, "lastError": n.last_error,
+                     "retryCount": n.retry_count}
+                    for rel, n in reg.notes(waiting_tag)
+                ],
+                "failed": [{"sourcePath": rel, "reason": n.last_error or "indexing failed"}
+                           for rel, n in reg.notes(failed_tag)],
+                # Over a reader's budget: never sent to the provider; the reason names the limit.
+                "refused": [{"sourcePath": rel, "reason": n.last_error or "over a reader's budget"}
+                            for rel, n in reg.notes(refused_tag)],
+                # Indexed through a provider's fallback (e.g. text read by a locator plugin).
+                "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
+                              for rel, n in reg.notes(fallback_tag)],
+                # Which files are stale and why (only those entries are decoded, the first few).
+                "staleEntries": self._stale_entries(reg),
+                # Which files are duplicates, and of which file (the first few).
+                "duplicateEntries": self._duplicate_entries(reg),
+            },
+            "pendingNew": self._pending_new(),
+            # What roots added with --no-follow left behind, each with the commands that fix it.
+            "leftBehind": self._left_behind(reg),
+            "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
+            "provider": {"name": self.plugins.provider_name},
+            "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
+            "meaning": _meaning_status(),
+            # Readers' own work (OCR: files waiting for recognition, files it failed on).
+            "readers": self.plugins.reader_status(reg.entries),
+            "placeRerank": self._place_rerank_status(),
+        }
+        try:
+            status = self.plugins.provider_status(self.context(), reg.all_entries())
+            out["provider"] = msgspec.to_builtins(status)
+        except ProviderError as exc:
+            out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
+        return out
+
+    def _place_rerank_status(self) -> dict[str, Any]:
+        """Whether the places of each file are reranked by the user's ``[rerank]`` endpoint (never its key)."""
+        if not self.config.get("rerank"):
+            return {"enabled": False}
+        from mnote_kr.citations.rank.rerank import status
+
+        return status(self.config, self.secret)
+
+    def _left_behind(self, reg: Registry, shown: int = 50) -> dict[str, Any]:
+        files: list[Any] = []
+        count = 0
+        for lb in left_behind(self, reg):
+            count += 1
+            if len(files) < shown:
+                files.append(msgspec.to_builtins(lb))
+        return {"count": count, "files": files}
+
+    def _pending_new(self) -> dict[str, Any]:
+        """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""
+        pending = load_pending_new(self)
+        return {"count": len(pending.files), "paths": [f.source_path for f in pending.files[:50]]}
+
+    # ------------------------------------------------------------------ query side (see pipeline.py)
+
+    def search(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
+               rerank: bool | None = None) -> SearchResults:
+        """Citations for ``query`` located in the workspace's files (``pipeline.search``)."""
+        scope = self._checked_scope(scope)
+        started = self._start_query(query, top_k=top_k, mode=mode, rerank=rerank, want_answer=False)
+        from mnote_kr.citations.pipeline import search  # loads while the provider works on the query
+
+        return search(self, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank, started=started)
+
+    def ask(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
+            rerank: bool | None = None) -> AgentQueryResult:
+        """The provider's answer and its citations (``pipeline.ask``)."""
+        scope = self._checked_scope(scope)
+        started = self._start_query(query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
+        from mnote_kr.citations.pipeline import ask
+
+        return ask(self, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank, started=started)
+
+    def _checked_scope(self, scope: Iterable[str]) -> list[str]:
+        """The scope as given; a path outside the workspace fails here, before the provider is asked."""
+        scope = list(scope)
+        for path in scope:
+            self.workspace.resolve(path)
+        return scope
+
+    def _start_query(self, query: str, **kwargs: Any) -> StartedQuery:
+        # A fresh process imports the citation pipeline while the provider answers (``citations.request``).
+        from mnote_kr.citations.map.request import start_query
+
+        return start_query(self, query, **kwargs)
+
+    def open(self, citation_id: str) -> OpenPlan:
+        from mnote_kr.citations.render.openplan import open_plan
+
+        return open_plan(self, citation_id)
+
+    def locate(self, request: LocateRequest) -> Locator:
+        return self.plugins.locate(request)
+
+
+def _failed_or_refused_tag(tag: int) -> bool:
+    return failed_tag(tag) or refused_tag(tag)
+
+
+def _meaning_status() -> dict[str, Any]:
+    """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``)."""
+    from mnote_kr.citations.rank.meaning import status
+
+    return status()

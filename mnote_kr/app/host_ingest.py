@@ -1,0 +1,391 @@
+"""Ingest, the host's side: plan what to send, record intent, send in batches, apply the provider's reports.
+
+``HostIngest`` is the part of ``Host`` (``mnote_kr.app.host``) that feeds the provider and
+writes what it reports into the registry; ``Host`` inherits it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mnote_kr.core.registry import (
+    NOT_TERMINAL,
+    Registry,
+    RegistryStore,
+    failed_tag,
+    now_ms,
+    waiting_tag,
+)
+from mnote_kr.core.workspace import Workspace, excluded_in_root
+from mnote_kr.errors import MnoteKrError, ProviderError
+from mnote_kr.models import (
+    EntryUpdate,
+    IndexedRoot,
+    IngestItem,
+    IngestReport,
+    SourceEntry,
+    SourceFile,
+)
+
+if TYPE_CHECKING:
+    from mnote_kr.context import ProviderContext
+    from mnote_kr.plugins import Plugins
+
+#: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
+DEFAULT_MAX_INDEX_CHARS = 8_000_000
+
+
+class HostIngest:
+    """Ingest and the registry writes of provider reports (a part of ``Host``, which defines the
+    attributes and methods declared here for the type checker)."""
+
+    if TYPE_CHECKING:
+        workspace: Workspace
+        config: dict[str, Any]
+        store: RegistryStore
+        progress: Callable[[str], None]
+
+        @property
+        def plugins(self) -> Plugins: ...
+
+        def context(self) -> ProviderContext: ...
+
+        def registry(self) -> Registry: ...
+
+        def root_for(self, rel_path: str, reg: Registry | None = None) -> IndexedRoot | None: ...
+
+    # ------------------------------------------------------------------ ingest
+
+    def plan_ingest(
+        self, paths_: Iterable[str | Path], *, force: bool = False, limit: int | None = None
+    ) -> tuple[list[SourceFile], IngestReport]:
+        """Expand, hash and diff against the registry; nothing is sent and nothing written.
+
+        Every file is taken. ``limit`` (only where a caller asks for a cap: an API request, an
+        agent tool) stops after that many files *to send*, after the diff, so the next call
+        continues where this one stopped; the report then says how many are left.
+        """
+        reg = self.registry()
+        expansion = self.workspace.expand(paths_, limit=None)
+        report = IngestReport(skipped=list(expansion.skipped))
+        total, checked, started = len(expansion.files), 0, time.monotonic()
+        to_send: list[SourceFile] = []
+        any_excludes = any(r.exclude_patterns for r in reg.roots.values())
+        # Found in a folder and of a type the provider cannot index: passed over, not sent. A file
+        # the user names is sent, and fails with the provider's reason (one hook call, by name).
+        # Only files without a record, or with a failed or queued one, can be passed over: an unchanged
+        # folder asks nothing (and loads no plugin).
+        retried = {rel for rel, _ in reg.notes(failed_tag)} | {rel for rel, _ in reg.notes(waiting_tag)}
+        unindexable = self.unindexable([rel for _, rel in expansion.files if rel not in expansion.named
+                                        and (rel not in reg.entries or rel in retried)])
+        for abs_path, rel in expansion.files:
+            checked += 1
+            if checked % 200 == 0:
+                self.progress(_count_line("checked", checked, total, started))
+            if limit is not None and len(to_send) >= limit:
+                report.remaining += self._needs_sending(reg.entries.get(rel), expansion.stats.get(rel), abs_path, force)
+                continue
+            root = self.root_for(rel, reg) if any_excludes else None
+            if root is not None and root.exclude_patterns:
+                pattern = excluded_in_root(rel, root.root_relative_path, root.exclude_patterns)
+                if pattern:
+                    report.items.append(IngestItem(source_path=rel, status="excluded", reason=f"pattern {pattern!r}"))
+                    continue
+            existing = reg.entries.get(rel)
+            if rel in unindexable and (existing is None or _never_indexed(existing)):
+                reason = unindexable[rel]
+                if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
+                    reason += f"; its {'queued' if existing.status == 'pending' else 'failed'} record is dropped"
+                report.items.append(IngestItem(source_path=rel, status="skipped", reason=reason))
+                continue
+            try:
+                st = expansion.stats.get(rel) or os.stat(abs_path)
+                if (
+                    existing is not None
+                    and not force
+                    and existing.size == st.st_size
+                    and existing.mtime_ns == st.st_mtime_ns
+                    and existing.source_hash
+                    and (self._is_registered(existing) or _still_refused(existing))
+                ):
+                    report.items.append(self._already(existing))
+                    continue
+                source = self.workspace.source_file(abs_path, rel, st)
+            except OSError as exc:
+                report.items.append(IngestItem(source_path=rel, status="failed", reason=f"cannot read: {exc.strerror}"))
+                continue
+            unchanged = existing is not None and existing.source_hash == source.sha256
+            if unchanged and not force and existing is not None and (self._is_registered(existing)
+                                                                     or _still_refused(existing)):
+                report.items.append(self._already(existing))
+                continue
+            to_send.append(source)
+            self.progress(f"hashed {rel}")
+        if report.remaining:
+            report.next_call = (f"{report.remaining} more file(s) to send: call ingest again with the same paths "
+                                f"(each call sends up to {limit})")
+        return to_send, report
+
+    def _needs_sending(self, existing: SourceEntry | None, st: os.stat_result | None, path: str | Path,
+                       force: bool) -> int:
+        """1 when a file past the caller's cap would be sent (new, changed by size/mtime, or forced)."""
+        if force or existing is None or not self._is_registered(existing):
+            return 1
+        try:
+            st = st or os.stat(path)
+        except OSError:
+            return 0
+        return int(existing.size != st.st_size or existing.mtime_ns != st.st_mtime_ns)
+
+    @staticmethod
+    def _is_registered(entry: SourceEntry) -> bool:
+        # ``pending`` is not registered yet: an explicit ingest retries it at once.
+        return not entry.stale and entry.status in ("submitted", "processing", "processed")
+
+    @staticmethod
+    def _already(entry: SourceEntry) -> IngestItem:
+        if _still_refused(entry):  # unchanged since it was refused: the same limit still holds
+            return IngestItem(source_path=entry.source_root_relative_path, status="refused", reason=entry.last_error)
+        return IngestItem(
+            source_path=entry.source_root_relative_path,
+            status="already_registered",
+            reason=f"unchanged ({entry.status})",
+            light_rag_doc_id=entry.light_rag_doc_id,
+        )
+
+    def ingest(
+        self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0,
+        limit: int | None = None, embed: bool | None = None,
+    ) -> IngestReport:
+        """Index files and folders in place. Sources are never copied, moved or changed.
+
+        Every file is taken (``limit``: see :meth:`plan_ingest`), and sent to the provider in
+        batches of ``ingest_batch_files`` (one link-and-scan each), with a progress line per batch.
+        ``embed`` (default: ``wait``) embeds the files' places for ranking by meaning before
+        returning; a long-lived follower (``watch``) asks for it without waiting.
+        """
+        sources, report = self.plan_ingest(paths_, force=force, limit=limit)
+        self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
+        sources = self._refuse_over_budget(sources, report)
+        if not sources:
+            report.counts = _count(report.items)
+            return report
+        ctx = self.context()
+        # 1. Record intent first: if the provider is down or we crash, the work is still queued.
+        with self.store.transaction() as reg:
+            for src in sources:
+                old = reg.entries.get(src.rel_path)
+                reg.put(
+                    SourceEntry(
+                        source_id=src.source_id,
+                        source_path=src.path,
+                        source_root_relative_path=src.rel_path,
+                        source_hash=src.sha256,
+                        size=src.size,
+                        mtime_ns=src.mtime_ns,
+                        status="pending",
+                        pending_action="ingest",
+                        updated_at_ms=now_ms(),
+                        kind=old.kind if old else "document",
+                    )
+                )
+        # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
+        error: ProviderError | None = None
+        batch = max(1, int(self.config.get("ingest_batch_files", 200)))
+        started = time.monotonic()
+        for at in range(0, len(sources), batch):
+            part = sources[at : at + batch]
+            try:
+                updates = self.plugins.ingest(ctx, part, force) if error is None else []
+            except ProviderError as exc:
+                error = exc
+            if error is not None:  # the rest stays queued (pending) for 'sync'
+                updates = [
+                    EntryUpdate(
+                        source_root_relative_path=s.rel_path, status="pending", pending_action="ingest",
+                        last_error=error.message,
+                    )
+                    for s in part
+                ]
+            self.apply_updates(updates)
+            if error is None:  # after an error, its one line is all a piped stderr gets
+                self.progress(_count_line("sent", at + len(part), len(sources), started))
+        if wait and error is None:
+            # Parse for locating while LightRAG indexes: done before the wait, a large library's
+            # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
+            preparing = threading.Thread(target=self._prepare_locate, args=(sources,), daemon=True,
+                                         name="mnote-kr-prepare-locate")
+            preparing.start()
+            try:
+                self._wait_for([s.rel_path for s in sources], wait_s)
+            finally:
+                preparing.join()
+        else:
+            self._prepare_locate(sources)
+        if error is None and (wait if embed is None else embed):
+            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
+            # (not after a provider failure: its one error line is what the person needs then).
+            # An ingest that does not wait returns as soon as its files are sent (the CLI without
+            # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
+            from mnote_kr.citations.rank.meaning import embed_queued
+
+            embed_queued(self.progress)
+        reg = self.registry()
+        for src in sources:
+            entry = reg.entries[src.rel_path]
+            report.items.append(
+                IngestItem(
+                    source_path=src.rel_path,
+                    status=entry.status,
+                    reason=entry.last_error,
+                    light_rag_doc_id=entry.light_rag_doc_id,
+                )
+            )
+        report.counts = _count(report.items)
+        if error is not None:
+            raise ProviderError(
+                f"{error.message}; {len(sources)} file(s) queued in the registry",
+                url=error.url,
+                hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
+            )
+        return report
+
+    def _refuse_over_budget(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
+        """The sources within their readers' budgets (``check_budget``); the others are recorded
+        ``refused`` with the limit named and reported, and never reach the provider. A refused
+        file's earlier version keeps its provider names, so 'sync' deletes its document there."""
+        refused: dict[str, str] = {}
+        max_chars = int(self.config.get("max_index_chars", DEFAULT_MAX_INDEX_CHARS))
+        for src in sources:
+            try:
+                reason = self.plugins.check_budget(src.path, max_chars)
+            except MnoteKrError as exc:  # the check itself failed: the provider decides, as before
+                self.progress(f"budget check of {src.rel_path} failed: {exc.message}")
+                continue
+            if reason:
+                refused[src.rel_path] = f"{reason}; not sent to the index"
+        if not refused:
+            return sources
+        with self.store.transaction() as reg:
+            for src in sources:
+                if src.rel_path not in refused:
+                    continue
+                old = reg.entries.get(src.rel_path)
+                reg.put(SourceEntry(
+                    source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
+                    source_hash=src.sha256, size=src.size, mtime_ns=src.mtime_ns, status="refused",
+                    last_error=refused[src.rel_path], updated_at_ms=now_ms(),
+                    light_rag_doc_id=old.light_rag_doc_id if old else None,
+                    light_rag_file_path=old.light_rag_file_path if old else None,
+                    kind=old.kind if old else "document",
+                ))
+        report.items.extend(IngestItem(source_path=rel, status="refused", reason=why) for rel, why in refused.items())
+        return [src for src in sources if src.rel_path not in refused]
+
+    def unindexable(self, rel_paths: list[str]) -> dict[str, str]:
+        """Which of these files the provider says it cannot index, with its reason (by name only)."""
+        if not rel_paths:
+            return {}
+        return self.plugins.unindexable(self.context(), rel_paths)
+
+    def _drop_never_indexed(self, rel_paths: list[str]) -> None:
+        """Drop the records of passed-over files that never reached the index (failed, queued)."""
+        if not rel_paths:
+            return
+        reg = self.registry()
+        if not any(r in reg.entries for r in rel_paths):
+            return
+        with self.store.transaction() as reg_w:
+            for rel in rel_paths:
+                entry = reg_w.entries.get(rel)
+                if entry is not None and _never_indexed(entry):
+                    del reg_w.entries[rel]
+
+    def _prepare_locate(self, sources: list[SourceFile]) -> None:
+        """Let locator plugins cache each file's parsed model now, so a new process's first
+        search does not parse it (the provider is busy indexing meanwhile)."""
+        for src in sources:
+            try:
+                if self.plugins.prepare_locate(src.path):
+                    self.progress(f"prepared {src.rel_path} for locating")
+            except MnoteKrError:
+                pass  # unreadable for the locator: the provider's verdict on the file is what counts
+
+    def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
+        started = time.monotonic()
+        deadline = started + wait_s
+        while True:
+            reg = self.registry()
+            waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
+            if not waiting:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
+                return
+            done = len(rel_paths) - len(waiting)
+            self.progress(f"waiting for {len(waiting)} file(s) to be indexed; "
+                          + _count_line("indexed", done, len(rel_paths), started))
+            self.apply_updates(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)))
+
+    def apply_updates(self, updates: Iterable[EntryUpdate]) -> None:
+        """Apply provider reports to the registry (the only place provider output is written)."""
+        updates = list(updates)
+        if not updates:
+            return
+        with self.store.transaction() as reg:
+            for up in updates:
+                if up.source_root_relative_path not in reg.entries:
+                    continue
+                entry = reg.entries[up.source_root_relative_path]
+                changes: dict[str, Any] = {"status": up.status, "last_error": up.last_error}
+                for field in ("light_rag_doc_id", "light_rag_file_path", "chunk_ids", "track_id",
+                              "duplicate_of", "wrapper_path", "kind"):
+                    value = getattr(up, field)
+                    if value is not None:
+                        changes[field] = value
+                changes["pending_action"] = up.pending_action
+                now = now_ms()
+                if up.status == "pending":
+                    changes["retry_count"] = entry.retry_count + 1
+                    changes["next_retry_at_ms"] = now + int(1000 * (up.retry_after_s or 0))
+                else:
+                    changes["retry_count"] = 0
+                    changes["next_retry_at_ms"] = 0
+                if up.status == "submitted":
+                    changes["submitted_at_ms"] = now
+                if up.status == "processed":
+                    changes["indexed_at_ms"] = now
+                if up.status in ("delete_submitted", "delete_completed"):
+                    changes["deleted_at_ms"] = entry.deleted_at_ms or now
+                    changes["stale"] = True
+                    changes["stale_reason"] = entry.stale_reason or "deleted from the index"
+                reg.update(up.source_root_relative_path, **changes)
+
+
+def _still_refused(entry: SourceEntry) -> bool:
+    """Refused (over a reader's budget) and not marked stale since."""
+    return entry.status == "refused" and not entry.stale
+
+
+def _never_indexed(entry: SourceEntry) -> bool:
+    """A record of a file that never reached the provider's index: failed or queued, no document."""
+    return not entry.light_rag_doc_id and entry.status in ("failed", "pending")
+
+
+def _count_line(what: str, done: int, total: int, started: float) -> str:
+    """``sent 400/1000 files (52.1 files/s)``: the shape the CLI draws as a bar."""
+    elapsed = max(time.monotonic() - started, 1e-6)
+    return f"{what} {done}/{total} files ({done / elapsed:.1f} files/s)"
+
+
+def _count(items: list[IngestItem]) -> dict[str, int]:
+    counts: dict[str, int] = {}
+    for item in items:
+        counts[item.status] = counts.get(item.status, 0) + 1
+    return dict(sorted(counts.items()))

@@ -1,0 +1,143 @@
+"""Locate answers kept on disk: a fresh process answers a passage it answered before as a warm
+process does from its memo, without loading the cited document or its locator's parser.
+
+The key is everything the answer depends on: the locator plugin chosen for the file (name,
+version and a stamp of its code: the newest modification time of its package's modules), the
+file's path and version (size, mtime, inode), the request (evidence, query, sidecar block and
+its metadata) and the ``Locator`` type's fields, hashed. An edited file, another plugin or
+changed plugin code is a miss.
+
+Entries are JSON ``Locator`` values under ``<cache>/locate/answers/`` (so emptying the
+locate cache empties them too, and ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it),
+written to a temp file and renamed into place; one that does not decode is a miss. The
+folder is trimmed to ``MAX_ENTRIES``, oldest first, after one write in ``_TRIM_EVERY`` (at
+random, ``filecache.one_in``: a trim scans the whole folder).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mnote_kr.models import Locator
+
+if TYPE_CHECKING:
+    from mnote_kr.plugins import Plugins
+
+FOLDER = "answers"
+VERSION = b"1"
+MAX_ENTRIES = 20000
+_TRIM_EVERY = MAX_ENTRIES // 8  # on average, one write in this many trims the folder (see filecache.one_in)
+
+_decoder = msgspec.json.Decoder(Locator)
+_encoder = msgspec.json.Encoder()
+_SHAPE = repr(Locator.__struct_fields__).encode()
+_stamps: dict[tuple[str, str], str] = {}
+_stamp_lock = threading.Lock()
+
+
+def _enabled() -> bool:
+    from mnote_kr.citations.caches.filecache import _disk_enabled
+
+    return _disk_enabled()
+
+
+def _folder() -> Path:
+    from mnote_kr.core.paths import cache_dir
+
+    return cache_dir() / "locate" / FOLDER
+
+
+#: The packages of ``citations`` whose modules stamp an answer (``cleaning`` never did).
+_STAGES = ("map", "locate", "rank", "render", "text", "caches")
+
+
+def _code_stamp(module_file: str) -> str:
+    """The newest mtime of the modules beside ``module_file`` (a plugin package's code) and of
+    the host's citation modules, which locators use to match text (``textmatch``, ``queryterms``):
+    a change to either must not answer from an old entry."""
+    newest = 0
+    try:
+        citations = os.path.dirname(os.path.dirname(__file__))  # caches/ is one of its stage packages
+        stages = (os.path.join(citations, s) for s in ("", *_STAGES))
+        for folder in (os.path.dirname(module_file), *stages):
+            for entry in os.scandir(folder):
+                if entry.name.endswith(".py"):
+                    newest = max(newest, entry.stat().st_mtime_ns)
+    except OSError:
+        return ""
+    return str(newest)
+
+
+def plugin_identity(plugins: Plugins, extension: str) -> str | None:
+    """``name version stamp`` of the locator plugin that answers ``extension``, or None."""
+    name = plugins.locator_plugin(extension) or "file_locator"
+    plugin = plugins.pm.get_plugin(name)
+    module_file = getattr(plugin, "__file__", None)
+    if plugin is None or not module_file:
+        return None
+    info = plugins.infos.get(name)
+    version = info.version if info is not None else None
+    with _stamp_lock:
+        stamp = _stamps.get((name, module_file))
+        if stamp is None:
+            stamp = _stamps[(name, module_file)] = _code_stamp(module_file)
+    return f"{name} {version} {stamp}"
+
+
+def entry_name(identity: str, key: tuple[Any, ...]) -> str:
+    """The file name of the answer for ``key`` from the plugin ``identity``."""
+    h = hashlib.blake2b(VERSION + b"\0" + identity.encode("utf-8", "surrogatepass"), digest_size=20)
+    h.update(_SHAPE)  # a Locator with new fields (e.g. quoteOmit) never reads an answer stored without them
+    h.update(msgspec.json.encode([str(k) if isinstance(k, bytes) else k for k in key]))
+    return "a-" + h.hexdigest()
+
+
+def get(name: str) -> Locator | None:
+    """The stored answer, or None (missing, torn or not a Locator)."""
+    if not _enabled():
+        return None
+    try:
+        return _decoder.decode((_folder() / name).read_bytes())
+    except (OSError, msgspec.DecodeError):
+        return None
+
+
+def put(name: str, locator: Locator) -> None:
+    """Store an answer (best effort: a cache that cannot write is only slower)."""
+    if not _enabled():
+        return
+    folder = _folder()
+    tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp.write_bytes(_encoder.encode(locator))
+        os.replace(tmp, folder / name)  # a reader sees the old answer or the new, never half of one
+    except OSError:
+        tmp.unlink(missing_ok=True)
+        return
+    from mnote_kr.citations.caches.filecache import one_in
+
+    if one_in(_TRIM_EVERY):
+        trim(folder)
+
+
+def trim(folder: Path, max_entries: int = MAX_ENTRIES) -> None:
+    """Keep at most ``max_entries`` answers, dropping the least recently written."""
+    try:
+        entries = [(e.stat().st_mtime_ns, e.path) for e in os.scandir(folder) if e.name.startswith("a-")]
+    except OSError:
+        return
+    if len(entries) <= max_entries:
+        return
+    entries.sort()
+    for _, path in entries[: len(entries) - max_entries]:
+        try:
+            os.unlink(path)
+        except OSError:
+            pass

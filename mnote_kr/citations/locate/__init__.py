@@ -1,0 +1,3 @@
+"""Locate stage: the paragraph a citation's evidence came from, the ``locate`` command and the budget
+checks before a container is parsed.
+"""

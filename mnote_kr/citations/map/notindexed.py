@@ -1,0 +1,171 @@
+"""Files a query names that are in the workspace but not citable, and why (``notIndexed``)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.text.textnorm import lazy_compile
+from mnote_kr.core import registry_format as fmt
+from mnote_kr.core.pending import left_behind
+from mnote_kr.core.registry import Registry
+from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, leaves_workspace
+from mnote_kr.models import INDEXED_STATUSES, NotIndexed
+
+#: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
+#: Compiled at the first query with a dot (its wide class costs a fresh process milliseconds).
+_FILENAME_RE = lazy_compile(r"(?<![\w.])[\w\u00c0-\uffff][\w\u00c0-\uffff.\-]*\.([A-Za-z][A-Za-z0-9]{1,4})(?![\w])")
+#: Extensions of the documents people keep in a knowledge base; with the workspace's own
+#: extensions these decide what counts as the user's word for a file ("3.2", "e.g", "U.S",
+#: "Node.js" are not file names).
+DOCUMENT_EXTENSIONS = frozenset({
+    "pdf", "docx", "doc", "odt", "rtf", "md", "markdown", "txt", "pptx", "ppt", "odp", "xlsx", "xls", "ods",
+    "csv", "tsv", "html", "htm", "epub", "json", "xml", "png", "jpg", "jpeg", "gif", "webp", "tif", "tiff", "bmp",
+})
+
+
+#: Why an entry of each status cannot be cited, when it records no reason of its own.
+_WHY = {
+    "pending": "waiting to be sent to the provider",
+    "submitted": "sent, not indexed yet",
+    "processing": "being indexed",
+    "failed": "indexing failed",
+    "refused": "over a reader's budget, not sent to the index",
+    "duplicate": "identical content is indexed under another file",
+    "delete_submitted": "deleted from the knowledge base",
+    "delete_completed": "deleted from the knowledge base",
+}
+
+
+def file_names(query: str, known_extensions: frozenset[str] = frozenset()) -> set[str]:
+    """The file names a query mentions, lower-cased: ``name.ext`` with a document extension."""
+    exts = DOCUMENT_EXTENSIONS | known_extensions
+    return {m.group(0).lower().rstrip(".") for m in _FILENAME_RE.finditer(query) if m.group(1).lower() in exts}
+
+
+def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out: list[NotIndexed]) -> None:
+    """Files named in ``missing`` under one root, by the rules ingest applies: tool folders
+    (``SKIP_DIRS``) are never taken, nested roots are walked with their own rules, and the
+    root's exclude patterns (on folders and files) make a file ``excluded``."""
+    root = reg.roots[root_rel]
+    base = host.workspace.rel_to_abs(root_rel)
+    nested = {r for r in reg.roots if r != root_rel and (not root_rel or r.startswith(root_rel + "/"))}
+    stack: list[tuple[Path, str, str | None]] = [(base, root_rel, None)]
+    while stack:
+        folder, rel, inherited = stack.pop()
+        try:
+            with os.scandir(folder) as it:
+                items = list(it)
+        except OSError:
+            continue
+        for item in items:
+            item_rel = f"{rel}/{item.name}" if rel else item.name
+            if item.is_dir(follow_symlinks=False):
+                if item.name in SKIP_DIRS or item_rel in nested or not root.recursive or bad_name(item.name):
+                    continue
+                folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
+                stack.append((Path(item.path), item_rel, folder_pattern))
+            elif item.name.lower() in missing and item.is_file():
+                pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
+                if pattern:
+                    status, reason = "excluded", f"excluded by pattern {pattern!r}"
+                elif item.is_symlink() and leaves_workspace(item.path, host.workspace.root):
+                    # ingest never takes it either: it is not waiting to be ingested
+                    status, reason = "skipped", "a symlink to a file outside the workspace; ingest never follows it"
+                else:
+                    status, reason = "not_indexed", "in an indexed root but not ingested yet"
+                out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
+
+
+def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
+    """Files the query names that are in the workspace but not citable, and why."""
+    if "." not in query:  # no "name.ext" in it (and no need to list the registry's extensions)
+        return []
+    # Only the extensions the query names are looked up among the registry's paths (and only
+    # the entries the query names are decoded): a search must not walk 100,000 entries.
+    asked = {m.group(1).lower() for m in _FILENAME_RE.finditer(query)} - DOCUMENT_EXTENSIONS
+    known = frozenset(ext for ext in asked if any(rel.lower().endswith("." + ext) for rel in reg.entries))
+    names = file_names(query, known)
+    if asked - known:
+        # "data.bin": a type the provider cannot index is the user's word for a file too (a folder
+        # ingest passes it over, so no entry says so); "Node.js", a type it indexes, is not.
+        others = file_names(query, frozenset(asked - known)) - names
+        names |= set(host.plugins.unindexable(host.context(), sorted(others))) if others else set()
+    if not names:
+        return []
+    out: list[NotIndexed] = []
+    found: set[str] = set()
+    for rel in reg.entries:
+        name = rel.rpartition("/")[2].lower()
+        if name not in names:
+            continue
+        entry = reg.entries[rel]
+        if entry.status == "processed" and not entry.stale:
+            found.add(name)
+            continue
+        found.add(name)
+        status: str = "stale" if entry.stale else entry.status
+        reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
+        out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
+    missing = names - found
+    if missing:
+        walked: list[NotIndexed] = []
+        for root_rel in sorted(reg.roots):
+            _walk_root(host, reg, root_rel, missing, walked)
+        out.extend(_passed_over(host, walked))
+    return out
+
+
+def _passed_over(host: Host, walked: list[NotIndexed]) -> list[NotIndexed]:
+    """A file found in a root is "not ingested yet" only when ingest would take it: one of a type
+    the provider cannot index is passed over by a folder ingest, and says so."""
+    waiting = [n.source_path for n in walked if n.status == "not_indexed"]
+    cannot = host.plugins.unindexable(host.context(), waiting) if waiting else {}
+    if not cannot:
+        return walked
+    return [NotIndexed(source_path=n.source_path, status="skipped",
+                       reason=f"{cannot[n.source_path]}; a folder ingest passes it over")
+            if n.source_path in cannot else n for n in walked]
+
+
+def _under(rel: str, scope: str) -> bool:
+    return not scope or rel == scope or rel.startswith(scope + "/")
+
+
+def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
+    """Files inside a search's scope (``--scope``, ``sourcePaths``) that cannot be cited, and why,
+    so that a scope holding only failed, stale or never-ingested files is never silently empty."""
+    out: list[NotIndexed] = []
+    # Only the entries not indexed for good are decoded (by their tag), not the whole scope; the
+    # search leaves out those it cited (a file being indexed is cited once the provider answers).
+    uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in INDEXED_STATUSES)
+    for scope in scope_rels:
+        for e in uncitable:
+            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
+                status = "stale" if e.stale else e.status
+                reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
+                out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
+        if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
+            path = host.workspace.rel_to_abs(scope)
+            what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
+            absent = [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)]
+            out.extend(_passed_over(host, absent) if path.is_file() else absent)
+    return out
+
+
+#: How many files left behind by roots that do not follow a search names (all are counted).
+LEFT_BEHIND_SHOWN = 50
+
+
+def left_behind_not_indexed(host: Host, reg: Registry, shown: int = LEFT_BEHIND_SHOWN) -> tuple[list[NotIndexed], int]:
+    """Files that roots added with ``--no-follow`` left behind (changed and not re-indexed, new and
+    not ingested), named in every search with the commands that fix them: the first ``shown``, and
+    how many there are in all."""
+    out: list[NotIndexed] = []
+    count = 0
+    for lb in left_behind(host, reg):
+        count += 1
+        if len(out) < shown:
+            out.append(NotIndexed(source_path=lb.source_path, status=lb.status, reason=f"{lb.reason}; {lb.fix}"))
+    return out, count

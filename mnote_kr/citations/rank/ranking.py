@@ -1,0 +1,334 @@
+"""Ranking a search's citations so that the passage that answers comes first.
+
+The provider's order finds the right file, but its first passage of that file is often a
+neighbour (a PDF's title or abstract, a DOCX paragraph two away). :func:`relevance` re-scores
+the citations of one search together:
+
+* ``provider``: ``PROVIDER_WEIGHT / (1 + rank)``, the provider's own order (rank 0-based).
+* ``lexical``: a BM25 score of the query's content words over each citation's text, with the
+  document frequencies taken over the citations of this search (the passages competing for
+  first place), divided by the best score of the search, times ``LEXICAL_WEIGHT``. Latin words
+  are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
+  ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
+  the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
+  "what share" → a percentage: :mod:`mnote_kr.citations.rank.cues`).
+* ``apparatus``: a reference list, "See also" list or table of contents (``cues.is_apparatus``:
+  by its section heading or its text) keeps ``APPARATUS_FACTOR`` of its score: it holds the
+  query's words (titles, names of related articles) without answering.
+* ``inFile``: two cues order a file's own passages and move no file. The file keeps the places
+  (scores) its citations hold, and its passages fill them in the order of their score with the
+  cues applied: a notice to the reader (a disclaimer, a legal or copyright statement:
+  ``cues.is_notice``) counts ``APPARATUS_FACTOR`` of its score, a passage holding the answer type
+  the question asks for (with one of its words; "多少架" → "13 架") gains ``TYPE_IN_FILE``. Both
+  say which passage of a document answers, not whether the document does: the provider found
+  the file through its notice (an analyst statement near "what do brokers say about this
+  stock"), and across files the type already counts as one BM25 term. ``parts["inFile"]`` is
+  the score a passage gains or loses by the reordering.
+* ``fileTerms``: the share of the query's content terms found in the file's name
+  (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
+  passage of another file says "happened".
+* ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.render.ids.score` (an exact
+  file-name query, the whole query verbatim in the passage).
+
+Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
+place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import unicodedata
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.text.textnorm import TOKEN_RE
+
+PROVIDER_WEIGHT = 1.0
+LEXICAL_WEIGHT = 1.0
+FILE_NAME_BOOST = 0.5
+PHRASE_BOOST = 0.2
+#: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
+#: (BM25F's title field: a file named for the query's subject is about it). The same for every
+#: citation of a file, so it moves files, never a file's own passages.
+FILE_TERMS_WEIGHT = 0.5
+#: A reference list, "See also", a table of contents (``cues.is_apparatus``): its whole score
+#: is multiplied by this (it holds the query's words without answering). A list the provider
+#: ranks first that repeats the query's words scores up to 2.0; prose three places down holding
+#: part of them (0.33 + 0.6) must outrank it, so less than half.
+APPARATUS_FACTOR = 0.25
+#: ``inFile``: a passage holding the answer type the question asks for (and one of its words) gains
+#: this over its file's other passages (five saved runs: 0.4 to 100 order them alike, 0.25 and below as 0).
+TYPE_IN_FILE = 0.5
+#: ``inFile``: a file's citation whose place means most what the query asks (the cosine of
+#: ``Locator.meaning_score``, scaled over the file's citations) gains up to this over the file's others.
+MEANING_IN_FILE = 0.5
+#: An answer type's idf is multiplied by this (it stands for the question words it replaces:
+#: "what year", "how many", 多少钱).
+TYPE_WEIGHT = 2.0
+#: Marks an answer type among BM25's terms (no word starts with it).
+_TYPE_MARK = "\x00"
+_K1 = 1.2
+_B = 0.75
+
+#: Tokens: a CJK run (group ``cjk``) or a word. textnorm's own pattern, compiled once for both
+#: (a class over the CJK ranges costs a fresh process milliseconds to compile).
+_TOKEN_RE = TOKEN_RE
+_STOP = frozenset(
+    """a an the and or but if then of to in on at by for from with about into over under is are was
+    were be been being am do does did have has had can could may might must shall should will would
+    what which who whom whose when where why how that this these those it its i me my we our you your
+    he him his she her they them their there here not no as than so such any all some each more most
+    other please tell show give find explain describe list say much many did does get got use used""".split()
+)
+# CJK function characters that carry no topic: a bigram made only of them is dropped.
+_CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些个为请一下否有没这那其")
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """One citation to rank: the provider's rank, the file name, the passage text and the
+    headings it sits under (outermost first; empty when the format has none)."""
+
+    provider_rank: int
+    file_name: str
+    text: str
+    heading_path: tuple[str, ...] = ()
+    #: cosine of the query with the cited place (``Locator.meaning_score``), None without vectors
+    meaning: float | None = None
+
+
+@functools.lru_cache(maxsize=8192)
+def _fold_char(ch: str) -> str:
+    """One character folded to one character: compatibility forms (⽂ → 文), case, accents (é → e)."""
+    c = unicodedata.normalize("NFKC", ch)
+    if len(c) != 1:
+        return ch.lower() if len(ch.lower()) == 1 else ch
+    base = unicodedata.normalize("NFKD", c)[:1] or c
+    low = base.casefold()
+    return low if len(low) == 1 else base
+
+
+def fold(text: str) -> str:
+    """``text`` folded character by character; same length, so positions still point into ``text``."""
+    if text.isascii():
+        return text.lower()
+    return "".join(map(_fold_char, text))
+
+
+_fold = fold
+
+
+def _stem(word: str) -> str:
+    for suffix in ("ies", "ing", "ed", "es", "s", "ly"):
+        if len(word) > len(suffix) + 3 and word.endswith(suffix):
+            return word[: -len(suffix)] + ("y" if suffix == "ies" else "")
+    return word
+
+
+def terms(text: str) -> list[str]:
+    """The content terms of ``text`` in order, with repeats: stemmed Latin words and CJK bigrams."""
+    out: list[str] = []
+    for m in _TOKEN_RE.finditer(_fold(text)):
+        tok = m.group(0)
+        if m.lastgroup == "cjk":
+            if len(tok) == 1:
+                if tok not in _CJK_STOP:
+                    out.append(tok)
+                continue
+            out.extend(tok[i : i + 2] for i in range(len(tok) - 1)
+                       if not (tok[i] in _CJK_STOP and tok[i + 1] in _CJK_STOP))
+        elif tok not in _STOP and (len(tok) > 1 or tok.isdigit()):
+            out.append(_stem(tok))
+    return out
+
+
+@functools.lru_cache(maxsize=256)
+def _query_terms(query: str) -> tuple[tuple[str, bool], ...]:
+    """The query's distinct terms, each with "is a CJK bigram" (which matches anywhere).
+
+    Kept per query: every cited chunk of a search looks for the same terms."""
+    out = []
+    for term in dict.fromkeys(terms(query)):
+        whole = _TOKEN_RE.fullmatch(term)
+        out.append((term, whole is not None and whole.lastgroup == "cjk"))
+    return tuple(out)
+
+
+def find_terms(text: str, query: str, *, folded: str | None = None) -> list[tuple[int, int]]:
+    """Where the query's content terms occur in ``text``: ``(position, term index)``, in order.
+
+    Latin terms (stemmed) must start a word (``patent`` finds ``patented``, not ``competent``);
+    CJK bigrams match anywhere. Positions index ``text`` itself. ``folded`` is ``fold(text)``
+    when the caller kept it (a fresh process reads a cited chunk's fold from disk).
+    """
+    if folded is None:
+        folded = fold(text)
+    hits: list[tuple[int, int]] = []
+    for i, (term, cjk) in enumerate(_query_terms(query)):
+        # str.find, not a regex with a look-behind (tried at every position: several times
+        # slower on a cited chunk, and this runs for every chunk of a cold search). A Latin
+        # term starts a word: the character before it is not a letter or digit (``[^\W_]``).
+        at = folded.find(term)
+        while at >= 0:
+            if cjk or at == 0 or not folded[at - 1].isalnum():
+                hits.append((at, i))
+                if len(hits) > 4000:
+                    break
+                at = folded.find(term, at + len(term))  # non-overlapping, as finditer
+            else:
+                at = folded.find(term, at + 1)
+    return sorted(hits)
+
+
+@functools.lru_cache(maxsize=65536)
+def _settled(term: str) -> str:
+    """``_stem`` until it changes nothing: ``supplies`` → ``supply`` → ``supp`` meets ``supply`` →
+    ``supp`` (one pass gave the two words different terms)."""
+    while True:
+        shorter = _stem(term)
+        if shorter == term:
+            return term
+        term = shorter
+
+
+def _bm25_terms(text: str) -> list[str]:
+    """:func:`terms` with each stem settled (:func:`_settled`): the terms BM25 compares whole.
+
+    (:func:`find_terms` keeps :func:`terms`: it matches a term as a word's beginning, where a
+    shorter stem would find other words.)"""
+    return [_settled(t) for t in terms(text)]
+
+
+def bm25(query: str, texts: Sequence[str]) -> list[float]:
+    """BM25 of ``query``'s content terms over each of ``texts`` (document frequencies over ``texts``).
+
+    One term more per answer type the question asks for (:func:`mnote_kr.citations.rank.cues.answer_types`):
+    present in a passage where its pattern occurs and the passage holds one of the query's words
+    (a year alone does not match "when was the typewriter patented"), weighted ``TYPE_WEIGHT``
+    times its idf.
+    """
+    return _bm25(query, texts)[0]
+
+
+def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool]]:
+    """:func:`bm25`, and for each text whether it holds an answer type of the question."""
+    q_terms = list(dict.fromkeys(_bm25_terms(query)))
+    types = answer_types(_fold(" ".join(query.split())))
+    typed = [False] * len(texts)
+    if not (q_terms or types) or not texts:
+        return [0.0] * len(texts), typed
+    seqs = [_bm25_terms(t) for t in texts]
+    docs = [Counter(seq) for seq in seqs]
+    if types:
+        words = set(q_terms)
+        q_terms += [_TYPE_MARK + t for t in types]
+        for k, (doc, text) in enumerate(zip(docs, texts, strict=True)):
+            if words and words.isdisjoint(doc):
+                continue  # a year or a number alone is no match: the type qualifies the query's words
+            for name, count in type_counts(types, _fold(text)).items():
+                doc[_TYPE_MARK + name] = count
+                typed[k] = True
+    lengths = [len(seq) for seq in seqs]
+    avg = (sum(lengths) / len(lengths)) or 1.0
+    n = len(docs)
+    idf = {}
+    for term in q_terms:
+        df = sum(1 for d in docs if term in d)
+        idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (TYPE_WEIGHT if term[:1] == _TYPE_MARK else 1.0)
+    scores = []
+    for doc, length in zip(docs, lengths, strict=True):
+        s = 0.0
+        for term in q_terms:
+            tf = doc.get(term, 0)
+            if tf:
+                s += idf[term] * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / avg))
+        scores.append(s)
+    return scores, typed
+
+
+def _file_terms(q_terms: set[str], stem: str) -> float:
+    """``FILE_TERMS_WEIGHT`` times the share of ``q_terms`` that the file name's stem holds
+    (``pypdf__Seige_of_Vicksburg`` holds ``vicksburg``: the name's words split at ``_-.+~``)."""
+    held = q_terms.intersection(_bm25_terms(stem.translate(_NAME_SEPARATORS)))
+    return FILE_TERMS_WEIGHT * len(held) / len(q_terms)
+
+
+_NAME_SEPARATORS = str.maketrans(dict.fromkeys("_-.+~", " "))
+
+
+def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list[tuple[float, dict[str, float]]]:
+    """Score every candidate of one search; returns ``(score, parts)`` per candidate, same order.
+
+    ``n_total`` is the number of provider references (ranks are clamped into it).
+    """
+    lexical, typed = _bm25(query, [c.text for c in candidates])
+    best = max(lexical, default=0.0)
+    q = _fold(" ".join(query.split()))
+    q_terms = set(_bm25_terms(query))
+    in_name: dict[str, float] = {}  # fileTerms per file name
+    out = []
+    for cand, lex in zip(candidates, lexical, strict=True):
+        rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
+        name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
+        stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+        text = _fold(" ".join(cand.text.split()))
+        if name not in in_name:
+            in_name[name] = _file_terms(q_terms, stem) if q_terms else 0.0
+        parts = {
+            "provider": PROVIDER_WEIGHT / (1 + rank),
+            "lexical": LEXICAL_WEIGHT * lex / best if best > 0 else 0.0,
+            "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
+            "fileTerms": in_name[name],
+            "phrase": PHRASE_BOOST if q and q in text else 0.0,
+        }
+        total = sum(parts.values())
+        if is_apparatus(cand.text, cand.heading_path):
+            parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
+            total += parts["apparatus"]
+        out.append((total, parts))
+    notices = [is_notice(c.text, c.heading_path) for c in candidates]
+    meant = _meaning_in_file(candidates)
+    if any(notices) or any(typed) or any(meant):
+        in_file = [out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
+                   + meant[i] for i in range(len(out))]
+        _order_within_files(out, [c.file_name for c in candidates], in_file)
+    return out
+
+
+def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:
+    """``MEANING_IN_FILE`` times each citation's cosine scaled over its file's citations (0 for the
+    file's least meant place, the weight for its best); 0 where a citation has no cosine."""
+    by_file: dict[str, list[float]] = {}
+    for c in candidates:
+        if c.meaning is not None:
+            by_file.setdefault(c.file_name, []).append(c.meaning)
+    out = []
+    for c in candidates:
+        cos = by_file.get(c.file_name, [])
+        lo, hi = min(cos, default=0.0), max(cos, default=0.0)
+        out.append(MEANING_IN_FILE * (c.meaning - lo) / (hi - lo) if c.meaning is not None and hi - lo > 1e-9 else 0.0)
+    return out
+
+
+def _order_within_files(out: list[tuple[float, dict[str, float]]], files: Sequence[str], key: Sequence[float]) -> None:
+    """In place: each file's citations fill the places (scores) they hold in the order of ``key``
+    (highest first; their order so far on ties); every place keeps its file, so no file moves."""
+    order = sorted(range(len(out)), key=lambda i: (-out[i][0], i))  # the host's order: score, then input order
+    position = {i: k for k, i in enumerate(order)}
+    by_file: dict[str, list[int]] = {}
+    for i in order:
+        by_file.setdefault(files[i], []).append(i)
+    for mine in by_file.values():
+        places = [out[i][0] for i in mine]
+        previous = math.inf
+        for place, i in zip(places, sorted(mine, key=lambda i: (-key[i], position[i])), strict=True):
+            # strictly below the passage placed before it: an equal score would let input order undo the move
+            value = place if place < previous else math.nextafter(previous, -math.inf)
+            total, parts = out[i]
+            if value != total:
+                parts["inFile"] = value - total
+            out[i] = (value, parts)
+            previous = value

@@ -1,0 +1,284 @@
+"""Human-readable output: source cards and status. JSON output never goes through here."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnote_kr.citations.render.precision import paragraph_number, precision_words
+from mnote_kr.models import AgentQueryResult, Citation, Locator, OpenPlan, Place, SearchResults
+
+
+def office_place(loc: Locator) -> str | None:
+    """A slide or cell locator in words: ``slide 3, shape 4 "Rectangle 3", paragraph 1``, ``slide 2 notes``,
+    ``cells Sheet1!C12 (row "Revenue", header "2023")``; None for other precisions."""
+    if loc.locator_precision == "slide" and loc.slide is not None:
+        if loc.speaker_notes:
+            return f"slide {loc.slide} notes"
+        para = f", paragraph {paragraph_number(loc.paragraph_index)}" if loc.paragraph_index is not None else ""
+        return f"slide {loc.slide}, shape {loc.shape_id} \"{loc.shape_name}\"{para}"
+    if loc.locator_precision == "cell" and loc.sheet is not None:
+        extra = [f'row "{loc.row_label}"'] if loc.row_label else []
+        extra += [f'header "{", ".join(h for h in loc.headers if h)}"'] if any(loc.headers) else []
+        return f"cells {loc.sheet}!{loc.range}" + (f" ({', '.join(extra)})" if extra else "")
+    return None
+
+
+def locator_text(loc: Locator, *, numbers: bool = True) -> str:
+    """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
+    with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
+    ``paragraph, paragraph 13, characters 0-67`` (paragraphs counted from 1),
+    ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
+    words = precision_words(loc)
+    if loc.locator_precision in ("slide", "cell"):
+        words = office_place(loc) or words
+        return words + (" (approximate)" if loc.locator_degraded and "approximate" not in words else "")
+    if loc.locator_precision == "bbox" and loc.page is not None:
+        words += f", p.{loc.page}"
+        if numbers and loc.bbox and len(loc.bbox) == 4:
+            x0, y0, x1, y1 = loc.bbox
+            words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
+    elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
+        words += f", paragraph {paragraph_number(loc.paragraph_index)}"
+        if numbers and loc.highlight is not None:
+            words += f", characters {loc.highlight.start}-{loc.highlight.end}"
+    return words
+
+
+def _place_words(c: Citation | Place) -> str:
+    return locator_text(c.locator, numbers=False)
+
+
+def render_open(plan: OpenPlan) -> str:
+    """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
+    (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
+            f"{plan.citation_url}")
+
+
+def source_card(c: Citation) -> str:
+    name = c.source_root_relative_path
+    lines = [f"{c.citation_id} {name}"]
+    lines.append(f"    located: {_place_words(c)}")
+    if c.heading_path:
+        lines.append("    heading: " + " > ".join(c.heading_path))
+    quote = _excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
+    lines.append(f"    quote:   {quote}")
+    # The file's next places, under its first: each with its own ID, precision and place.
+    for n, alt in enumerate(c.alternatives, 2):
+        lines.append(f"    also #{n}: {alt.citation_id} {_place_words(alt)}")
+        lines.append(f"             {_excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
+    return "\n".join(lines)
+
+
+def weak_line(reason: str | None) -> str:
+    """The weak-result warning, said before the cards."""
+    return f"Weak result: {reason}." if reason else ""
+
+
+def _excerpt(text: str, query: str, width: int = 240) -> str:
+    """About ``width`` characters of ``text`` around the query (or its start)."""
+    if len(text) <= width:
+        return text
+    folded = text.casefold()
+    at = folded.find(query.casefold()) if query else -1
+    if at < 0 and query:  # not verbatim: the first place one of its longer words appears
+        for term in sorted(query.casefold().split(), key=len, reverse=True):
+            at = folded.find(term) if len(term) > 2 else -1
+            if at >= 0:
+                break
+    start = max(0, at - width // 3) if at >= 0 else 0
+    end = min(len(text), start + width)
+    # Cut on word boundaries (a half word reads as a typo); CJK has none to look for.
+    # (nor does a quote start on the full stop or comma of the word left behind: ".... (2),")
+    if start > 0 and (_in_word(text, start) or (text[start - 1].isalnum() and text[start] in ".,;:!?)]}")):
+        space = text.find(" ", start, at if at > start else end)
+        start = space + 1 if space >= 0 else start
+    if end < len(text) and _in_word(text, end):
+        space = text.rfind(" ", max(start, at + len(query)) if at >= 0 else start, end)
+        end = space if space > start else end
+    return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
+
+
+def _in_word(text: str, i: int) -> bool:
+    """True when ``i`` falls between two letters or digits of a space-separated word."""
+    a, b = text[i - 1], text[i]
+    return a.isalnum() and b.isalnum() and a.isascii() and b.isascii()
+
+
+def render_search(result: SearchResults) -> str:
+    out = [weak_line(result.weak_reason)] if result.weak and result.results else []
+    out += [source_card(c) for c in result.results]
+    if not out:
+        why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
+        message = why.get("message") if isinstance(why, dict) else None
+        out.append(f"No citable results: {message}." if message else "No citable results.")
+    reranked = result.diagnostics.get("placeRerank") if isinstance(result.diagnostics, dict) else None
+    if isinstance(reranked, dict) and reranked.get("error"):
+        out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
+    for ni in result.not_indexed:  # the status in words; "not indexed" is said once
+        status = "" if ni.status == "not_indexed" else ni.status.replace("_", " ") + ": "
+        out.append(f"not indexed: {ni.source_path} ({status}{ni.reason})")
+    return "\n".join(out)
+
+
+def render_answer(result: AgentQueryResult) -> str:
+    out = [result.answer if result.answer is not None else "(no answer)"]
+    out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
+    out += ["", *(source_card(c) for c in result.citations)]
+    return "\n".join(out)
+
+
+def _queue(rerank: dict[str, Any]) -> Any:
+    queue = rerank.get("queue", rerank.get("queueAvailable"))
+    if isinstance(queue, dict) and set(queue) == {"available"}:
+        return "available" if queue["available"] else "unavailable"
+    return queue
+
+
+def _rerank_text(rr: dict[str, Any]) -> str:
+    """LightRAG's rerank state in words: ``disabled`` or ``enabled (binding cohere, model m, queue available)``.
+
+    A disabled rerank has no binding, model or queue worth reading ("queue unavailable" only
+    restated that it is off)."""
+    if not rr.get("enabled"):
+        return "disabled"
+    details = [f"{label} {value}" for label, value in
+               (("binding", rr.get("binding")), ("model", rr.get("model")), ("queue", _queue(rr)))
+               if value not in (None, "", "null")]
+    return f"enabled ({', '.join(details)})" if details else "enabled"
+
+
+def counts_text(counts: dict[str, Any]) -> str:
+    """``{"processed": 3, "failed": 1}`` as people read it: ``3 processed, 1 failed``."""
+    return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+
+
+def render_status(info: dict[str, Any]) -> str:
+    reg = info["registry"]
+    prov = info.get("provider", {})
+    by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
+    lines = [f"Workspace: {info['workspace']}",
+             f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
+    if reg.get("waiting"):
+        lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
+    for failed in reg.get("failed", []):
+        lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
+    for refused in reg.get("refused", []):
+        lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
+    for note in reg.get("fallbacks", []):
+        lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
+    for name, section in (info.get("readers") or {}).items():
+        label = (name.upper() if len(name) <= 4 else name.capitalize()) + ":"
+        lines.append(f"{label:<11}{section.get('summary', '')}")
+        for failed in section.get("failed") or []:
+            lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
+    stale = reg.get("staleEntries") or []
+    for note in stale:
+        lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
+    if reg.get("stale"):
+        more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
+        lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
+                     " 'mnote-kr prune' drops the records)")
+    behind = info.get("leftBehind") or {}
+    for note in behind.get("files") or []:  # roots added with --no-follow: what they did not index
+        lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")
+    if behind.get("count", 0) > len(behind.get("files") or []):
+        lines.append(f"           (and {behind['count'] - len(behind['files'])} more left behind; '--json' lists 50)")
+    dups = reg.get("duplicateEntries") or []
+    for note in dups:
+        lines.append(f"Duplicate: {note['sourcePath']}: {note['reason']}")
+    n_dups = (reg.get("byStatus") or {}).get("duplicate", 0)
+    if n_dups > len(dups):
+        lines.append(f"           (and {n_dups - len(dups)} more duplicate(s))")
+    if prov.get("reachable") is False:
+        lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
+    else:
+        busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")
+        version = f" {prov['coreVersion']}" if prov.get("coreVersion") else ""
+        lines.append(f"Provider:  {prov.get('provider')}{version} at {prov.get('url')}{busy}")
+        if prov.get("error"):  # reachable but refusing, e.g. a wrong API key
+            lines.append(f"Problem:   {prov['error']}")
+        lines.append(f"Models:    language model {prov.get('llmModel') or 'not reported'},"
+                     f" embedding {prov.get('embeddingModel') or 'not reported'}")
+        lines.append("Rerank:    " + _rerank_text(prov.get("rerank") or {}))
+        if prov.get("documentsByStatus"):
+            docs = dict(prov["documentsByStatus"])
+            total = docs.pop("all", None)
+            shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
+            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
+        if prov.get("unmapped"):
+            lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    meant = info.get("meaning") or {}
+    if meant:
+        lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
+                                      f"{meant.get('files', 0)} file(s) with vectors")
+                     + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
+    reranker = info.get("placeRerank") or {}
+    if reranker.get("enabled"):
+        lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")
+    elif reranker.get("problem"):
+        lines.append(f"Reranker:  off: {reranker['problem']}")
+    for warning in prov.get("warnings") or []:
+        lines.append(f"Warning:   {warning}")
+    for failed in info.get("plugins", {}).get("failed", []):
+        lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)
+
+
+def render_sync(result: dict[str, Any]) -> str:
+    """``mnote-kr sync`` for people: what changed on disk, then the registry before and after."""
+    lines: list[str] = []
+    rec = result.get("reconcile")
+    if isinstance(rec, dict):
+        labels = (("changed", "changed on disk"), ("moved", "moved"), ("missing", "missing from disk"),
+                  ("new", "new in an indexed root"), ("restored", "back on disk"))
+        for key, label in labels:
+            part = rec.get(key) or {}
+            for path in part.get("paths", [])[:20]:
+                shown = f"{path['from']} -> {path['to']}" if isinstance(path, dict) else path
+                lines.append(f"{label + ':':<24}{shown}")
+            if part.get("count", 0) > 20:
+                lines.append(f"{'':<24}... and {part['count'] - 20} more ('--json' lists all)")
+        # Left out by its root's rules after it was ingested: no longer cited, its index deleted.
+        excluded = rec.get("excluded") or {}
+        for path in excluded.get("paths", [])[:20]:
+            lines.append(f"{'now excluded:':<24}{path} ({(excluded.get('reasons') or {}).get(path, 'excluded')})")
+        if excluded.get("count", 0) > 20:
+            lines.append(f"{'':<24}... and {excluded['count'] - 20} more ('--json' lists all)")
+        if excluded.get("count"):
+            lines.append(f"{excluded['count']} excluded file(s) dropped from the index: no longer cited")
+        # Files of types the provider cannot index: one line, they are found again by every pass.
+        skipped = rec.get("skipped") or {}
+        if skipped.get("count"):
+            first = skipped["paths"][0]
+            more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
+            lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
+                         f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
+        # Not regular files (FIFO, socket, device) and names that are not UTF-8: one line each.
+        passed = rec.get("passedOver") or {}
+        for path in passed.get("paths", [])[:50]:
+            lines.append(f"{'skipped:':<24}{path} ({(passed.get('reasons') or {}).get(path, 'skipped')})")
+        if passed.get("count", 0) > 50:
+            lines.append(f"{'':<24}... and {passed['count'] - 50} more ('--json' lists all)")
+        follow = "'mnote-kr roots add ROOT' (with its rules) makes their root follow"
+        new = rec.get("new") or {}
+        if new.get("notIngested"):
+            names = new["notIngested"]
+            how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
+                   else "'mnote-kr ingest' with their paths adds them")
+            lines.append(f"{len(names)} new file(s) not ingested (root added with --no-follow): {how}; {follow}")
+        # A changed file is left behind only in a root that opted out of following (--no-follow).
+        sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
+        stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
+        if stale:
+            how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
+                   else "'mnote-kr ingest' with their paths re-indexes them")
+            lines.append(f"{len(stale)} changed file(s) not re-indexed (root added with --no-follow): {how}; {follow}")
+        if not lines:
+            lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
+    prov = result.get("provider") or {}
+    before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
+    if prov.get("followed"):
+        lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
+    return "\n".join(lines)

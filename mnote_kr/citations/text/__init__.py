@@ -1,0 +1,2 @@
+"""Text primitives every stage's matcher shares: normalisation, CJK ranges, query terms.
+"""

@@ -1,0 +1,3 @@
+"""Talking to a LightRAG server over HTTP: the client, the provider's hooks, queries, settings, and
+what the connector places in LightRAG's input dir.
+"""

@@ -1,0 +1,3 @@
+"""The managed local LightRAG engine: its processes, guard, offline model service, embedders and
+storage. Imports nothing of ``client``.
+"""
