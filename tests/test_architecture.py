@@ -20,11 +20,12 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 HOST = REPO / "mnote_kr"
 
-# The core (data, registry, workspace, host) and the plugin contract must not reach a face
-# (CLI, HTTP server, agent tools) or the watcher: those are built on the core, never the other way round.
+# The core (data, registry, workspace, the citation pipeline, the host facade) and the plugin contract
+# must not reach a face (CLI, HTTP server, viewer, agent tools) or the watcher: those are built on the
+# core, never the other way round.
 CORE_PREFIXES = ("mnote_kr.core", "mnote_kr.errors", "mnote_kr.models", "mnote_kr.context",
-                 "mnote_kr.hookspecs", "mnote_kr.plugins", "mnote_kr.citations")
-FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.sync", "mnote_kr.agents")
+                 "mnote_kr.hookspecs", "mnote_kr.plugins", "mnote_kr.citations", "mnote_kr.app")
+FACES = ("mnote_kr.cli", "mnote_kr.server", "mnote_kr.viewer", "mnote_kr.sync", "mnote_kr.agents")
 TEST_ONLY_IMPORTS = ("pytest", "hypothesis", "mnote_kr_testkit", "_pytest")
 
 
@@ -244,7 +245,7 @@ def test_boundary_check_finds_planted_host_imports(tmp_path: Path) -> None:
                                  "    import mnote_kr.app.host\n")
     assert host_imports_outside_api(pkg) == [
         "mnote_kr_planted/__init__.py: mnote_kr.hookimpl",
-        "mnote_kr_planted/deep.py: mnote_kr.citations",
+        "mnote_kr_planted/deep.py: mnote_kr.citations.locate",
         "mnote_kr_planted/deep.py: mnote_kr.app.host",
     ]
 
@@ -270,11 +271,14 @@ def test_plugin_api_all_is_sorted_and_every_name_resolves() -> None:
 #: layers below its own, never from a layer above nor from another package of its own layer.
 #: The contracts at the bottom (errors, the plain HTTP client, data types, the call context, hook
 #: specifications) import nothing of the host above them; the storage layer (``core``: paths,
-#: config, keys, the registry, the workspace) sits on them; plugin loading reads its paths; the
-#: citation pipeline and the sync of folders are two peers on top of storage that never import
-#: each other; the built-in plugins use the citation utilities; the faces (HTTP server, agent
-#: tools, CLI) are on top, the CLI highest because it starts the others; ``python -m mnote_kr``
-#: and the plugin API (what plugins import, re-exporting helpers from every layer) are the roof.
+#: config, keys, the registry, the workspace) sits on them and imports nothing above; plugin
+#: loading reads its paths; the citation pipeline (``citations``: map, locate, rank, render and
+#: its caches) sits on storage and plugin loading; the built-in plugins use its utilities; the
+#: application facade (``app``: ``Host``) drives all of them; the sync of folders and the browser
+#: viewer are two peers built on ``Host`` that never import each other; the faces (HTTP server,
+#: agent tools, CLI) are on top, the CLI highest because it starts the others; ``python -m
+#: mnote_kr`` and the plugin API (what plugins import, re-exporting helpers from every layer) are
+#: the roof.
 #: docs/architecture.md draws the same picture (checked below).
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("mnote_kr.errors", "mnote_kr.plainhttp"),
@@ -284,48 +288,57 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("mnote_kr.core",),
     ("mnote_kr.entrypoints",),
     ("mnote_kr.plugins",),
-    ("mnote_kr.citations", "mnote_kr.sync"),
+    ("mnote_kr.citations",),
     ("mnote_kr.default_plugins",),
+    ("mnote_kr.app",),
+    ("mnote_kr.sync", "mnote_kr.viewer"),
     ("mnote_kr.server",),
     ("mnote_kr.agents",),
     ("mnote_kr.cli",),
     ("mnote_kr.__main__", "mnote_kr.plugin_api"),
 )
 
-#: Arrows against the layers that exist today, named so they can only be removed. ``Host``, the
-#: application facade, lives in the storage package while it drives the citation pipeline and
-#: loads the plugins: it (with ``core.host_ingest``, its ingest part) imports ``citations`` lazily
-#: (inside methods) while ``citations`` imports ``core`` at the top. Moving ``Host`` above both
-#: packages ends this debt.
-KNOWN_DEBT: frozenset[tuple[str, str]] = frozenset({
-    ("mnote_kr.app.host", "mnote_kr.citations"),
-    ("mnote_kr.app.host", "mnote_kr.plugins"),
-    ("mnote_kr.app.host_ingest", "mnote_kr.citations"),  # Host's ingest part (its base class)
-    ("mnote_kr.app.host_ingest", "mnote_kr.plugins"),
-})
+#: Arrows against the layers that exist today, named so they can only be removed (none left:
+#: ``Host`` moved out of the storage package into ``app``, above the pipeline it drives).
+KNOWN_DEBT: frozenset[tuple[str, str]] = frozenset()
+
+#: The same rule inside a plugin that is split into packages, bottom up. The LightRAG plugin: the
+#: managed engine (``engine``: processes, guard, offline model service, embedders, storage) knows
+#: nothing of talking to a LightRAG server; the HTTP client and the provider (``client``) start the
+#: managed engine when asked; the CLI commands use both; the package's ``__init__`` (its hooks) is
+#: the roof.
+PLUGIN_LAYERS: dict[str, tuple[tuple[str, ...], ...]] = {
+    "mnote_kr_lightrag": (
+        ("mnote_kr_lightrag.engine",),
+        ("mnote_kr_lightrag.client",),
+        ("mnote_kr_lightrag.commands",),
+        ("mnote_kr_lightrag",),
+    ),
+}
 
 
 def package_of(module: str) -> str:
-    """The layered package ``module`` belongs to (``mnote_kr.app.host`` -> ``mnote_kr.core``)."""
+    """The layered package ``module`` belongs to (``mnote_kr.app.host`` -> ``mnote_kr.app``)."""
     parts = module.split(".")
     return ".".join(parts[:2])
 
 
-def layer_of(package: str) -> int:
-    for rank, members in enumerate(LAYERS):
+def layer_of(package: str, layers: tuple[tuple[str, ...], ...] = LAYERS) -> int:
+    for rank, members in enumerate(layers):
         if package in members:
             return rank
     raise AssertionError(f"{package} is in no layer: add it to LAYERS (and docs/architecture.md)")
 
 
-def arrows_against_layers(graph: dict[str, set[str]]) -> set[tuple[str, str]]:
+def arrows_against_layers(graph: dict[str, set[str]],
+                          layers: tuple[tuple[str, ...], ...] = LAYERS) -> set[tuple[str, str]]:
     """``(module, package it imports)`` for every import that is not downward or within its package."""
     bad: set[tuple[str, str]] = set()
     for mod, deps in graph.items():
         here = package_of(mod)
         for dep in deps:
             there = package_of(dep)
-            if there != here and layer_of(there) >= layer_of(here):
+            if there != here and layer_of(there, layers) >= layer_of(here, layers):
                 bad.add((mod, there))
     return bad
 
@@ -334,19 +347,50 @@ def test_layer_check_finds_planted_upward_and_sideways_arrows() -> None:
     graph = {
         "mnote_kr.core.registry": {"mnote_kr.models", "mnote_kr.core.paths"},  # down, within: fine
         "mnote_kr.core.paths": {"mnote_kr.cli.main"},  # up
-        "mnote_kr.sync.watch": {"mnote_kr.citations.render.cards"},  # sideways in its layer
+        "mnote_kr.sync.watch": {"mnote_kr.viewer.web"},  # sideways in its layer
         "mnote_kr.cli.main": {"mnote_kr.sync.watch", "mnote_kr.core"},  # down: fine
     }
     assert arrows_against_layers(graph) == {("mnote_kr.core.paths", "mnote_kr.cli"),
-                                            ("mnote_kr.sync.watch", "mnote_kr.citations")}
+                                            ("mnote_kr.sync.watch", "mnote_kr.viewer")}
     with pytest.raises(AssertionError, match="mnote_kr.newthing is in no layer"):
         arrows_against_layers({"mnote_kr.newthing": {"mnote_kr.models"}})
+    # the moved packages: storage reaching up to the facade, the facade to a face, the viewer to sync
+    assert arrows_against_layers({
+        "mnote_kr.core.workspace": {"mnote_kr.app.host"},
+        "mnote_kr.app.host": {"mnote_kr.citations.pipeline", "mnote_kr.viewer.web"},
+        "mnote_kr.viewer.web": {"mnote_kr.app.host", "mnote_kr.sync.watch"},
+        "mnote_kr.citations.pipeline": {"mnote_kr.app"},
+    }) == {("mnote_kr.core.workspace", "mnote_kr.app"), ("mnote_kr.app.host", "mnote_kr.viewer"),
+           ("mnote_kr.viewer.web", "mnote_kr.sync"), ("mnote_kr.citations.pipeline", "mnote_kr.app")}
+    # a plugin's own packages: the managed engine must not import the client
+    lightrag = PLUGIN_LAYERS["mnote_kr_lightrag"]
+    assert arrows_against_layers({
+        "mnote_kr_lightrag.engine.managed": {"mnote_kr_lightrag.engine.procs", "mnote_kr_lightrag.client.http"},
+        "mnote_kr_lightrag.client.provider": {"mnote_kr_lightrag.engine.managed"},
+        "mnote_kr_lightrag.commands": {"mnote_kr_lightrag.client.workspaces", "mnote_kr_lightrag"},
+    }, lightrag) == {("mnote_kr_lightrag.engine.managed", "mnote_kr_lightrag.client"),
+                     ("mnote_kr_lightrag.commands", "mnote_kr_lightrag")}
 
 
 def test_the_host_imports_only_downward_apart_from_the_named_debt() -> None:
     bad = arrows_against_layers(import_graph(HOST))
     assert sorted(bad - KNOWN_DEBT) == [], "an import against the layers (see LAYERS)"
     assert sorted(KNOWN_DEBT - bad) == [], "this debt is paid: remove it from KNOWN_DEBT"
+
+
+@pytest.mark.parametrize("package", sorted(PLUGIN_LAYERS))
+def test_a_plugin_imports_only_downward_between_its_packages(package: str) -> None:
+    root = next((REPO / "plugins").glob(f"*/{package}"))
+    assert sorted(arrows_against_layers(import_graph(root), PLUGIN_LAYERS[package])) == []
+
+
+def test_core_imports_nothing_above_it() -> None:
+    """Storage is the floor the rest stands on: besides the contracts below it, it imports nothing of the host."""
+    below = {pkg for members in LAYERS[: layer_of("mnote_kr.core")] for pkg in members}
+    graph = import_graph(HOST)
+    up = sorted({package_of(dep) for mod, deps in graph.items() if package_of(mod) == "mnote_kr.core"
+                 for dep in deps} - below - {"mnote_kr.core"})
+    assert up == []
 
 
 def test_docs_architecture_draws_the_same_layers() -> None:
