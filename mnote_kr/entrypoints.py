@@ -89,12 +89,12 @@ def _read(group: str, key: dict[str, Any]) -> list[EntryPointRow] | None:
 
 
 def _write(group: str, key: dict[str, Any], rows: list[EntryPointRow], files: dict[str, Any]) -> None:
+    from mnote_kr.core.atomic import write_atomic
+
     try:
         target = _cache_file(key)
-        tmp = target.with_name(f"{target.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps({"version": VERSION, "group": group, "key": key, "files": files,
-                                   "rows": [list(r) for r in rows]}), encoding="utf-8")
-        os.replace(tmp, target)  # readers see the old or the new list, never half of one
+        write_atomic(target, json.dumps({"version": VERSION, "group": group, "key": key, "files": files,
+                                         "rows": [list(r) for r in rows]}))  # the old list or the new
     except OSError:
         pass  # a read-only cache dir only costs the scan next time
 

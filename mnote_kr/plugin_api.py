@@ -40,9 +40,10 @@ What is here:
   and config dirs), ``load_config``, ``find_workspace``/``MNOTE_DIR``, ``read_sidecar``/
   ``Sidecar``, ``counts_text``/``locator_text``/``source_card`` (the CLI's human renderings),
   ``exchange``/``ProtocolError`` (a plain HTTP/1.1 exchange on loopback).
-* **Files and servers**: ``write_private`` (write a file whole or not at all, readable by the
-  user only), ``GatedHTTPServer``/``GatedHandler``/``Limits`` (a loopback HTTP server with the
-  host's header and body deadlines, bounded threads and 503 when full).
+* **Files and servers**: ``write_atomic``/``write_private`` (write a file whole or not at all;
+  the second readable by the user only), ``GatedHTTPServer``/``GatedHandler``/``Limits`` (a
+  loopback HTTP server with the host's header and body deadlines, bounded threads and 503 when
+  full).
 
 The hook markers, contracts and errors load with this module (a plugin's ``__init__`` imports
 them); the rest loads on first use, so a plugin importing them inside its hooks keeps
@@ -126,7 +127,7 @@ if TYPE_CHECKING:
     )
     from mnote_kr.cli.boundary import emit_json
     from mnote_kr.core import paths
-    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.atomic import write_atomic, write_private
     from mnote_kr.core.config import load_config
     from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
     from mnote_kr.plainhttp import ProtocolError, exchange
@@ -156,7 +157,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "Host": ("mnote_kr.app.host", "Host"),
     **{n: ("mnote_kr.core.workspace", n) for n in ("MNOTE_DIR", "find_workspace")},
     **{n: ("mnote_kr.plainhttp", n) for n in ("ProtocolError", "exchange")},
-    "write_private": ("mnote_kr.core.atomic", "write_private"),
+    **{n: ("mnote_kr.core.atomic", n) for n in ("write_atomic", "write_private")},
     **{n: ("mnote_kr.server.conn", n) for n in ("GatedHandler", "GatedHTTPServer", "Limits")},
 }
 
@@ -254,5 +255,6 @@ __all__ = [
     "textmatch",
     "textnorm",
     "with_meaning",
+    "write_atomic",
     "write_private",
 ]

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from mnote_kr.core import paths
+from mnote_kr.core.atomic import write_atomic
 from mnote_kr.entrypoints import install_key
 from mnote_kr.entrypoints import stat_key as _stat
 
@@ -67,9 +68,7 @@ def write(commands: dict[str, Any]) -> None:
             files[source] = _stat(source)
     payload = {"version": VERSION, "key": _key(), "files": files, "commands": rows}
     target = _file()
-    tmp = target.with_name(f"{NAME}.{os.getpid()}.tmp")
     try:
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(tmp, target)  # readers see the old or the new manifest, never half of one
+        write_atomic(target, json.dumps(payload))  # readers see the old or the new manifest, never half of one
     except OSError:
-        tmp.unlink(missing_ok=True)
+        pass

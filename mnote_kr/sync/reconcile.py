@@ -20,7 +20,6 @@ results and a hash function in, a ``Plan`` out);
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Callable, Container, Iterable, Mapping
 from dataclasses import dataclass, field
@@ -29,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
+from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.pending import (
-    PENDING_NEW_FILE,
     REASON_CHANGED,
     USER_DELETED,
     PendingNew,
@@ -432,9 +431,7 @@ def update_pending_new(
         if kept == current.files:
             return current
         snapshot = PendingNew(updated_at_ms=now, files=kept)
-        tmp = path.with_name(f"{PENDING_NEW_FILE}.{os.getpid()}.tmp")
-        tmp.write_bytes(pending_encoder.encode(snapshot))
-        os.replace(tmp, path)
+        write_atomic(path, pending_encoder.encode(snapshot))
         return snapshot
 
 

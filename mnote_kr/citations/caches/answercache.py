@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from mnote_kr.core.atomic import write_atomic
 from mnote_kr.models import Locator
 
 if TYPE_CHECKING:
@@ -113,13 +114,10 @@ def put(name: str, locator: Locator) -> None:
     if not _enabled():
         return
     folder = _folder()
-    tmp = folder / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(_encoder.encode(locator))
-        os.replace(tmp, folder / name)  # a reader sees the old answer or the new, never half of one
-    except OSError:
-        tmp.unlink(missing_ok=True)
+        write_atomic(folder / name, _encoder.encode(locator))  # a reader sees the old answer or the new
+    except OSError:  # the temporary file is removed again
         return
     from mnote_kr.citations.caches.filecache import one_in
 

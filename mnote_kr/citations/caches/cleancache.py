@@ -37,6 +37,7 @@ from pathlib import Path
 import msgspec
 
 from mnote_kr.citations.cleaning import ChunkPrep, prepare_chunk
+from mnote_kr.core.atomic import write_atomic
 
 FOLDER = "clean"
 FORMAT = b"clean-1"  # bump when ChunkPrep's meaning changes without the code stamp seeing it
@@ -139,17 +140,11 @@ def put(raw: str, prep: ChunkPrep) -> None:
     key = _key(raw)
     name = "c-" + key.hex()
     where = folder()
-    tmp = where / f".{name}.{os.getpid()}.{threading.get_ident()}.tmp"
     try:
         body = _encoder.encode(prep)
         where.mkdir(parents=True, exist_ok=True)
-        tmp.write_bytes(_digest(key, body) + body)
-        os.replace(tmp, where / name)
+        write_atomic(where / name, _digest(key, body) + body)
     except (OSError, UnicodeEncodeError, msgspec.EncodeError):  # a lone surrogate: not stored
-        try:
-            tmp.unlink(missing_ok=True)
-        except OSError:
-            pass
         return
     from mnote_kr.citations.caches.filecache import one_in
 

@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
+from mnote_kr.core.atomic import open_temp, write_atomic
 from mnote_kr.errors import DocumentError
 
 T = TypeVar("T")
@@ -111,7 +112,7 @@ def _mac_key(folder: Path) -> bytes:
             key = b""
         if len(key) != 32:
             root.mkdir(parents=True, exist_ok=True)
-            fd, tmp = _mkstemp(root, ".tmp-key-")
+            fd, tmp = open_temp(root, ".tmp-key-")
             try:
                 os.write(fd, os.urandom(32))
                 os.fsync(fd)
@@ -128,33 +129,9 @@ def _mac_key(folder: Path) -> bytes:
         return key
 
 
-def _mkstemp(folder: Path, prefix: str) -> tuple[int, str]:
-    """A new file in ``folder`` (mode 0600, a name no other process has), as ``tempfile.mkstemp``
-    makes it, without importing ``tempfile``: with ``shutil``, ``bz2``, ``lzma`` and ``random``
-    that is about 10 ms of every fresh ``search`` that writes a cache entry (a new question)."""
-    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
-    flags |= getattr(os, "O_BINARY", 0)
-    for _ in range(100):
-        path = os.path.join(folder, prefix + os.urandom(8).hex())
-        try:
-            return os.open(path, flags, 0o600), path
-        except FileExistsError:
-            continue  # 64 random bits taken: try another name
-    raise FileExistsError(f"no free temporary name in {folder}")
-
-
 def _atomic_write(folder: Path, name: str, data: bytes) -> None:
-    fd, tmp = _mkstemp(folder, ".tmp-")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, folder / name)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    # ".tmp-": the temporary files the trimming recognises (and removes when a killed writer left one)
+    write_atomic(folder / name, data, private=True, tmp_prefix=".tmp-")
 
 
 def one_in(n: int) -> bool:

@@ -16,7 +16,6 @@ so a fresh ``status`` process need not send the three probes again.
 from __future__ import annotations
 
 import json
-import os
 import sys
 import time
 from pathlib import Path
@@ -69,13 +68,12 @@ def _remembered(remember_in: Path, url: str) -> list[str] | None:
 
 def _remember(remember_in: Path, url: str, warnings: list[str]) -> None:
     target = remember_in.parent / REMEMBER_FILE
-    tmp = target.with_name(f"{REMEMBER_FILE}.{os.getpid()}.tmp")
+    from mnote_kr.plugin_api import write_atomic
+
     try:
-        tmp.write_text(json.dumps({"url": url, "record": _record_stamp(remember_in), "warnings": warnings}),
-                       encoding="utf-8")
-        os.replace(tmp, target)
+        write_atomic(target, json.dumps({"url": url, "record": _record_stamp(remember_in), "warnings": warnings}))
     except OSError:
-        tmp.unlink(missing_ok=True)
+        pass  # only remembered: the check runs again next time
 
 
 def probe(client: LightRagClient, transport_id: int = 0, *, remember_in: Path | None = None) -> list[str]:

@@ -127,20 +127,10 @@ def require_server() -> list[str]:
 
 
 def _write_state(path: Path, info: EngineInfo) -> None:
-    import tempfile
+    from mnote_kr.plugin_api import write_atomic
 
     path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        os.chmod(tmp, 0o600)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(msgspec.json.encode(info))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, msgspec.json.encode(info), private=True, durable=True)
 
 
 def read_state(state_dir: Path) -> EngineInfo | None:

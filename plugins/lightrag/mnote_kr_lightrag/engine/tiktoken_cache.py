@@ -25,7 +25,6 @@ import base64
 import hashlib
 import importlib.util
 import json
-import os
 import shutil
 import struct
 import subprocess
@@ -33,7 +32,7 @@ import tarfile
 import tempfile
 from pathlib import Path
 
-from mnote_kr.plugin_api import ProviderError
+from mnote_kr.plugin_api import ProviderError, write_atomic
 
 JS_TIKTOKEN = "js-tiktoken@1.0.21"
 #: The wheel whose package data holds the ranks, and its file per encoding (under ``quicktok/data``).
@@ -105,16 +104,7 @@ def convert_ranks_js(source: str) -> bytes:
 
 
 def _write_atomic(path: Path, data: bytes) -> None:
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, data, private=True, durable=True)  # 0600, as tempfile.mkstemp made it before
 
 
 def _npm_pack(workdir: Path, timeout: float) -> Path:
