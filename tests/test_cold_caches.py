@@ -246,3 +246,21 @@ def test_locate_answers_are_stamped_with_the_host_text_code_the_locators_use(tmp
     newer = host_newest + 10**9
     os.utime(module, ns=(newer, newer))
     assert answercache._code_stamp(str(module)) == str(newer)
+
+
+def test_a_change_to_any_citation_stage_module_stamps_answers_anew(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stamp reads every stage package of ``citations`` (textmatch in ``locate/``, meaning in
+    ``rank/``...), not only the ``caches/`` folder ``answercache`` lives in; ``cleaning/`` does not count."""
+    tree = tmp_path / "citations"
+    times = {"caches/answercache.py": 1_000, "pipeline.py": 2_000, "locate/textmatch.py": 5_000,
+             "rank/meaning.py": 4_000, "map/sidecar.py": 1_000, "render/ids.py": 1_000, "text/textnorm.py": 1_000,
+             "cleaning/markup.py": 9_000, "plugin/locator.py": 500}
+    for rel, ns in times.items():
+        (tree / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tree / rel).write_text("x = 1\n")
+        os.utime(tree / rel, ns=(ns, ns))
+    monkeypatch.setattr(answercache, "__file__", str(tree / "caches" / "answercache.py"))
+    assert answercache._code_stamp(str(tree / "plugin" / "locator.py")) == "5000"
+    os.utime(tree / "rank" / "meaning.py", ns=(7_000, 7_000))
+    assert answercache._code_stamp(str(tree / "plugin" / "locator.py")) == "7000"
