@@ -305,6 +305,11 @@ class Host(HostIngest):
                     removed.append(key)
         return removed
 
+    def deletes_waiting(self) -> int:
+        """Records ``prune`` keeps because the provider has not confirmed their delete yet."""
+        return sum(1 for e in self.registry().entries.values()
+                   if e.status == "delete_submitted" or e.pending_action == "delete")
+
     # ------------------------------------------------------------------ status
 
     def _stale_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:

@@ -290,11 +290,16 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @pass_ctx
 def prune(obj: Ctx, as_json: bool) -> None:
     """Drop deleted, stale and failed registry records (never pending deletes)."""
-    removed = obj.host().prune()
+    host = obj.host()
+    removed = host.prune()
     if as_json:
         emit_json({"removed": removed})
-    else:
-        click.echo(f"Pruned {len(removed)} record(s)")
+        return
+    click.echo(f"Pruned {len(removed)} record(s)")
+    waiting = host.deletes_waiting()
+    if waiting:
+        click.echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
+                   "('mnote-kr sync' asks it; prune again after)")
 
 
 # ---------------------------------------------------------------------------- query side
