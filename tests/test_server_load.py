@@ -278,7 +278,8 @@ def test_serve_keeps_pipelined_and_keep_alive_requests_in_order(server):
         chunk = sock.recv(65536)
         assert chunk, answer
         answer += chunk
-    time.sleep(0.3)  # a pause on purpose (not a wait): the connection idles in the gate, then is reused
+    # The connection goes back to the gate once its worker stops lingering for more; reuse it from there.
+    wait_until(server._httpd.all_workers_idle, timeout_s=60, what="the connection parked in the gate")
     sock.sendall(_request(server, "/api/health"))
     rest = b""
     while chunk := sock.recv(65536):

@@ -157,6 +157,11 @@ class GatedHTTPServer(socketserver.TCPServer):
         with self._lock:
             return sum(1 for t in self._workers if t.is_alive())
 
+    def all_workers_idle(self) -> bool:
+        """No handler thread holds a connection: every open one waits in the gate (for tests)."""
+        with self._lock:
+            return self._idle_workers == sum(1 for t in self._workers if t.is_alive())
+
     # ------------------------------------------------------------------ the gate
 
     def _gate_loop(self) -> None:
