@@ -54,8 +54,9 @@ def _folder() -> Path:
     return cache_dir() / "locate" / FOLDER
 
 
-#: The packages of ``citations`` whose modules stamp an answer (``cleaning`` never did).
-_STAGES = ("map", "locate", "rank", "render", "text", "caches")
+#: The one package of ``citations`` whose modules do not stamp an answer (cleaning shapes quotes,
+#: not places); every other stage package does, a new one included.
+_UNSTAMPED = frozenset({"cleaning", "__pycache__"})
 
 
 def _code_stamp(module_file: str) -> str:
@@ -65,8 +66,8 @@ def _code_stamp(module_file: str) -> str:
     newest = 0
     try:
         citations = os.path.dirname(os.path.dirname(__file__))  # caches/ is one of its stage packages
-        stages = (os.path.join(citations, s) for s in ("", *_STAGES))
-        for folder in (os.path.dirname(module_file), *stages):
+        stages = [e.path for e in os.scandir(citations) if e.is_dir() and e.name not in _UNSTAMPED]
+        for folder in (os.path.dirname(module_file), citations, *stages):
             for entry in os.scandir(folder):
                 if entry.name.endswith(".py"):
                     newest = max(newest, entry.stat().st_mtime_ns)
