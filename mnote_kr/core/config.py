@@ -41,7 +41,11 @@ DEFAULTS: dict[str, Any] = {
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
+    """``base`` with ``over`` laid on it, table by table: a new dict all the way down, so a caller
+    that changes a table of its config never changes ``DEFAULTS`` (or the next load) with it."""
+    out: dict[str, Any] = {}
+    for key, value in base.items():
+        out[key] = _merge(value, {}) if isinstance(value, dict) else list(value) if isinstance(value, list) else value
     for key, value in over.items():
         if isinstance(value, dict) and isinstance(out.get(key), dict):
             out[key] = _merge(out[key], value)
