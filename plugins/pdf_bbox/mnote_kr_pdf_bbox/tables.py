@@ -2,9 +2,11 @@
 
 A paragraph splitter reads a table column by column and stacks one column's cells into a
 block, which no reader would draw. Here a *cellular row* is a set of lines on one height
-(their boxes overlap vertically by half a line, their baselines within a fifth of it) with at
-least three pieces, or two of which the narrower is under ``NARROW`` of the row's span (two
-columns of body text are two wide pieces, not a table row). Two or more cellular rows one under
+(their boxes overlap vertically by half a line, their baselines within a fifth of it, their font
+sizes within ``SAME_SIZE`` of each other: text of another size beside a line is another column's,
+a list of references in small print beside the body text) with at least three pieces, or two of
+which the narrower is under ``NARROW`` of the row's span (two columns of body text are two wide
+pieces, not a table row). Two or more cellular rows one under
 the other whose pieces share columns (their x-ranges overlap) make a table; a line under a
 cell, in its column, before the next row, continues that cell (a cell of several lines). Each
 row, with its cells' continuation lines, becomes one block; which cell answers is ``answer``'s
@@ -24,21 +26,26 @@ Box = tuple[float, float, float, float]
 NARROW = 0.3  # a two-piece row is a table row when its narrower piece is under this share of the row
 ROW_GAP = 2.5  # rows of one table lie at most this many line heights apart
 CELL_GAP = 1.5  # pieces of a row closer than this many line heights are one run of text
+SAME_SIZE = 0.15  # lines of one row differ in font size by at most this share of the larger
 
 
 def _height(b: Box) -> float:
     return max(b[3] - b[1], 1.0)
 
 
-def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float]) -> list[list[int]]:
-    """The page's lines grouped by height: each group's lines overlap the group's first vertically
-    and stand on its baseline (columns of running text beside each other drift apart)."""
+def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float],
+          size: Sequence[float] | None = None) -> list[list[int]]:
+    """The page's lines grouped by height: each group's lines overlap the group's first vertically,
+    stand on its baseline and have its font size (columns of running text beside each other drift
+    apart; a column in smaller print beside the body text is not a cell of its lines)."""
     rows: list[list[int]] = []
     for i in sorted(order, key=lambda i: (boxes[i][1], boxes[i][0])):
         b = boxes[i]
         for row in rows[-3:]:
             a = boxes[row[0]]
             h = min(_height(a), _height(b))
+            if size is not None and abs(size[row[0]] - size[i]) > SAME_SIZE * max(size[row[0]], size[i]):
+                continue
             if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * h and abs(base[row[0]] - base[i]) <= 0.2 * h:
                 row.append(i)
                 break
@@ -82,11 +89,11 @@ def _shares_columns(a: list[Box], b: list[Box]) -> bool:
 
 
 def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
-               base: Sequence[float]) -> list[list[int]]:
+               base: Sequence[float], size: Sequence[float] | None = None) -> list[list[int]]:
     """Line indices of each table row found among ``order`` (lines in reading order, ``texts``
-    their texts, ``base`` their baselines), with the lines that continue its cells; rows top to
-    bottom."""
-    rows = _rows(order, boxes, base)
+    their texts, ``base`` their baselines, ``size`` their font sizes), with the lines that
+    continue its cells; rows top to bottom."""
+    rows = _rows(order, boxes, base, size)
     pieces = [_pieces(row, boxes, texts) for row in rows]
     out: list[list[int]] = []
     run: list[int] = []  # indices into rows of the current table's cellular rows
