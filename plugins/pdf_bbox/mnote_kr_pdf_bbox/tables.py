@@ -22,11 +22,16 @@ from collections.abc import Sequence
 from .layout import MARKER
 
 Box = tuple[float, float, float, float]
+Run = tuple[Box, int]  # a row's piece of text and its word count
 
 NARROW = 0.3  # a two-piece row is a table row when its narrower piece is under this share of the row
 ROW_GAP = 2.5  # rows of one table lie at most this many line heights apart
 CELL_GAP = 1.5  # pieces of a row closer than this many line heights are one run of text
 SAME_SIZE = 0.15  # lines of one row differ in font size by at most this share of the larger
+#: A row of running text: every piece but the last holds this many words and is this wide a share
+#: of the row's span (a column of a page set in columns), and so does the last but for a short line.
+RUNNING_WORDS = 4
+RUNNING_SHARE = 0.25
 
 
 def _height(b: Box) -> float:
@@ -56,24 +61,31 @@ def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float],
     return rows
 
 
-def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Box]:
-    """The row's runs of text, left to right: lines closer than ``CELL_GAP`` merged (words drawn
-    apart, a fraction set in another font), a list marker alone left out (a list is not a table)."""
+def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Run]:
+    """The row's runs of text, left to right, each with its word count: lines closer than
+    ``CELL_GAP`` merged (words drawn apart, a fraction set in another font), a list marker alone
+    left out (a list is not a table)."""
     out: list[list[float]] = []
     for i in row:
         b = boxes[i]
+        words = len(texts[i].split())
         if out and b[0] - out[-1][2] < CELL_GAP * min(_height(b), out[-1][3] - out[-1][1]):
             last = out[-1]
             last[1], last[2], last[3] = min(last[1], b[1]), max(last[2], b[2]), max(last[3], b[3])
+            last[4] += words
         else:
-            out.append([b[0], b[1], b[2], b[3]])
+            out.append([b[0], b[1], b[2], b[3], words])
     marks = {k for k, i in enumerate(row) if MARKER.fullmatch(texts[i])}
     if marks and len(out) == len(row):
         out = [p for k, p in enumerate(out) if k not in marks]
-    return [(p[0], p[1], p[2], p[3]) for p in out]
+    return [((p[0], p[1], p[2], p[3]), int(p[4])) for p in out]
 
 
-def _cellular(pieces: list[Box]) -> bool:
+def _cellular(runs: list[Run]) -> bool:
+    pieces = [b for b, _ in runs]
+    if sum(words >= RUNNING_WORDS for _, words in runs) >= len(runs) - 1 >= 1 and \
+            all(b[2] - b[0] >= RUNNING_SHARE * (pieces[-1][2] - pieces[0][0]) for b in pieces[:-1]):
+        return False  # columns of running text side by side (a three-column page), not cells
     if len(pieces) >= 3:
         return True
     if len(pieces) != 2:
@@ -82,9 +94,9 @@ def _cellular(pieces: list[Box]) -> bool:
     return min(p[2] - p[0] for p in pieces) < NARROW * span
 
 
-def _shares_columns(a: list[Box], b: list[Box]) -> bool:
+def _shares_columns(a: list[Run], b: list[Run]) -> bool:
     """True when at least two pieces of row ``b`` sit under pieces of row ``a``."""
-    hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p in a) for q in b)
+    hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p, _ in a) for q, _ in b)
     return hits >= 2
 
 
@@ -149,7 +161,7 @@ def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: 
     return True
 
 
-def _trailing(rows: list[list[int]], pieces: list[list[Box]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
+def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
     """The rows right under the table's last row that continue its cells."""
     out = []
     below: list[int] = []

@@ -247,3 +247,28 @@ def test_a_column_of_references_in_small_print_beside_body_text_is_not_a_table(t
     want = union([d.box for d in drawn])
     assert loc.bbox is not None and loc.bbox[2] < 315, loc.bbox  # nothing of the right column
     assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph
+
+
+def test_three_columns_of_running_text_on_one_baseline_grid_are_not_table_rows(tmp_path: Path) -> None:
+    # A page set in three columns (as the Federal Register prints): lines of the three columns
+    # share baselines, so each height holds three pieces of text, which a table row also is.
+    b = PdfBuilder()
+    p = b.add_page(612, 792)
+    xs = (45.0, 222.0, 399.0)
+    middle: list[Drawn] = []
+    for col, x in enumerate(xs):
+        y = 740.0
+        for par in range(3):
+            for k in range(5):
+                d = b.text(p, x, y, _fill(f"Column {col} part {par} line {k} of", 160, 9), 9)
+                if col == 1 and par == 1:
+                    middle.append(d)
+                y -= 10
+            y -= 10
+    middle_text = [d.text for d in middle]
+    f = tmp_path / "columns.pdf"
+    f.write_bytes(b.build())
+    loc = _loc(f, "\n".join(middle_text), "Column 1 part 1")
+    want = union([d.box for d in middle])
+    assert loc.bbox is not None and xs[1] - 1 <= loc.bbox[0] and loc.bbox[2] < xs[2], loc.bbox  # one column
+    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph of it
