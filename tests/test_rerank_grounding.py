@@ -231,25 +231,30 @@ MANUAL = [
 ]
 
 
-def _manual(env: Env) -> tuple[str, list[tuple[float, float, float, float]]]:
-    """``papers/manual.pdf`` (ingested, no sidecar), LightRAG's one chunk of it replayed, and each
-    paragraph's box as drawn (display frame)."""
+def _drawn_pdf(env: Env, name: str, paragraphs: list[list[str]], chunk: str,
+               size: float) -> tuple[str, list[tuple[float, float, float, float]]]:
+    """``papers/NAME`` drawn from ``paragraphs`` (ingested, no sidecar) with ``chunk`` as LightRAG's one
+    chunk of it replayed, and each paragraph's box as drawn (display frame)."""
     pdf = PdfBuilder()
     page = pdf.add_page()
     boxes = []
     top = 720.0
-    for paragraph in MANUAL:
-        drawn = [pdf.text(page, 72, top - 14 * i, line, size=11) for i, line in enumerate(paragraph)]
+    for paragraph in paragraphs:
+        drawn = [pdf.text(page, 72, top - 14 * i, line, size=size) for i, line in enumerate(paragraph)]
         boxes.append(union([d.box for d in drawn]))
         top -= 14 * len(paragraph) + 30
-    rel = "papers/manual.pdf"
+    rel = f"papers/{name}"
     (env.ws / rel).write_bytes(pdf.build())
     with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, "manual.pdf"))
-    chunk = "\n\n".join(" ".join(p) for p in MANUAL)
-    doc = naming.doc_id_for("manual.pdf")
-    env.replay.json("POST", "/query/data", query_data(("1", "manual.pdf", f"{doc}-chunk-000", chunk)))
+        reg.put(_entry(env.ws, rel, name))
+    doc = naming.doc_id_for(name)
+    env.replay.json("POST", "/query/data", query_data(("1", name, f"{doc}-chunk-000", chunk)))
     return rel, boxes
+
+
+def _manual(env: Env) -> tuple[str, list[tuple[float, float, float, float]]]:
+    """``papers/manual.pdf`` with its whole text as LightRAG's one chunk."""
+    return _drawn_pdf(env, "manual.pdf", MANUAL, "\n\n".join(" ".join(p) for p in MANUAL), 11)
 
 
 def test_each_sentence_of_an_answer_on_a_pdf_points_at_its_paragraphs_box_not_its_lines(env: Env) -> None:
@@ -314,23 +319,8 @@ BOOTS = [
 
 
 def _boots(env: Env, chunk: str) -> list[tuple[float, float, float, float]]:
-    """``papers/boots.pdf`` (ingested, no sidecar) with ``chunk`` as LightRAG's one chunk of it
-    replayed, and each paragraph's box as drawn (display frame)."""
-    pdf = PdfBuilder()
-    page = pdf.add_page()
-    boxes = []
-    top = 720.0
-    for paragraph in BOOTS:
-        drawn = [pdf.text(page, 72, top - 14 * i, line, size=10) for i, line in enumerate(paragraph)]
-        boxes.append(union([d.box for d in drawn]))
-        top -= 14 * len(paragraph) + 30
-    rel = "papers/boots.pdf"
-    (env.ws / rel).write_bytes(pdf.build())
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, "boots.pdf"))
-    doc = naming.doc_id_for("boots.pdf")
-    env.replay.json("POST", "/query/data", query_data(("1", "boots.pdf", f"{doc}-chunk-000", chunk)))
-    return boxes
+    """``papers/boots.pdf`` with ``chunk`` as LightRAG's one chunk of it; each paragraph's box."""
+    return _drawn_pdf(env, "boots.pdf", BOOTS, chunk, 10)[1]
 
 
 def _grounded_box(env: Env, said: str) -> list[float]:
