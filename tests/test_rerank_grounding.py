@@ -231,25 +231,30 @@ MANUAL = [
 ]
 
 
-def _manual(env: Env) -> tuple[str, list[tuple[float, float, float, float]]]:
-    """``papers/manual.pdf`` (ingested, no sidecar), LightRAG's one chunk of it replayed, and each
-    paragraph's box as drawn (display frame)."""
+def _drawn_pdf(env: Env, name: str, paragraphs: list[list[str]], chunk: str,
+               size: float) -> tuple[str, list[tuple[float, float, float, float]]]:
+    """``papers/NAME`` drawn from ``paragraphs`` (ingested, no sidecar) with ``chunk`` as LightRAG's one
+    chunk of it replayed, and each paragraph's box as drawn (display frame)."""
     pdf = PdfBuilder()
     page = pdf.add_page()
     boxes = []
     top = 720.0
-    for paragraph in MANUAL:
-        drawn = [pdf.text(page, 72, top - 14 * i, line, size=11) for i, line in enumerate(paragraph)]
+    for paragraph in paragraphs:
+        drawn = [pdf.text(page, 72, top - 14 * i, line, size=size) for i, line in enumerate(paragraph)]
         boxes.append(union([d.box for d in drawn]))
         top -= 14 * len(paragraph) + 30
-    rel = "papers/manual.pdf"
+    rel = f"papers/{name}"
     (env.ws / rel).write_bytes(pdf.build())
     with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, "manual.pdf"))
-    chunk = "\n\n".join(" ".join(p) for p in MANUAL)
-    doc = naming.doc_id_for("manual.pdf")
-    env.replay.json("POST", "/query/data", query_data(("1", "manual.pdf", f"{doc}-chunk-000", chunk)))
+        reg.put(_entry(env.ws, rel, name))
+    doc = naming.doc_id_for(name)
+    env.replay.json("POST", "/query/data", query_data(("1", name, f"{doc}-chunk-000", chunk)))
     return rel, boxes
+
+
+def _manual(env: Env) -> tuple[str, list[tuple[float, float, float, float]]]:
+    """``papers/manual.pdf`` with its whole text as LightRAG's one chunk."""
+    return _drawn_pdf(env, "manual.pdf", MANUAL, "\n\n".join(" ".join(p) for p in MANUAL), 11)
 
 
 def test_each_sentence_of_an_answer_on_a_pdf_points_at_its_paragraphs_box_not_its_lines(env: Env) -> None:
@@ -295,3 +300,53 @@ def test_the_mcp_answers_markers_open_the_pdf_paragraphs_the_sentences_are_groun
         plan = tool_open_reference(env.host, OpenReferenceInput(citation_id=mark))
         assert plan.locator.page == 1 and plan.locator.bbox is not None
         assert iou(plan.locator.bbox, box) >= 0.8, (mark, plan.locator.bbox, box)
+
+
+# Two paragraphs of a PDF page: the Boots nut (five lines), then its spring (six lines).
+BOOTS = [
+    ["The Boots self-locking nut is of one piece, all-metal construction, designed to hold",
+     "tight despite severe vibration. Note that it has two sections and is, in effect, two",
+     "nuts in one: a locking nut and a load-carrying nut. The two sections are connected",
+     "with a spring which is an integral part of the nut. The spring keeps the locking and",
+     "load-carrying sections such a distance apart that the two sets of threads are out of phase."],
+    ["The spring, through the medium of the locking section, exerts a constant locking force",
+     "on the bolt in the same direction as a force that would tighten the nut. In this nut,",
+     "the load-carrying section has the thread strength of a standard nut of comparable size,",
+     "while the locking section presses against the threads of the bolt and locks the nut",
+     "firmly in position. Only a wrench applied to the nut will loosen it, and the spring keeps",
+     "the locking section apart from the load-carrying section."],
+]
+
+
+def _boots(env: Env, chunk: str) -> list[tuple[float, float, float, float]]:
+    """``papers/boots.pdf`` with ``chunk`` as LightRAG's one chunk of it; each paragraph's box."""
+    return _drawn_pdf(env, "boots.pdf", BOOTS, chunk, 10)[1]
+
+
+def _grounded_box(env: Env, said: str) -> list[float]:
+    env.replay.json("POST", "/query", {"response": f"{said} [1]", "references": [], "llm_generated": True})
+    result = env.host.ask("How does the Boots self-locking nut hold the bolt?")
+    (s,) = result.sentences
+    assert s.supported and s.source_root_relative_path == "papers/boots.pdf", s
+    assert s.locator is not None and s.locator.page == 1 and s.locator.bbox is not None
+    return s.locator.bbox
+
+
+def test_a_sentence_in_a_paragraph_the_chunk_holds_only_the_start_of_is_grounded_at_the_whole_paragraph(
+        env: Env) -> None:
+    # LightRAG's chunk ends two lines into the second paragraph; the sentence stands in those lines.
+    boxes = _boots(env, " ".join(BOOTS[0]) + "\n\n" + " ".join(BOOTS[1][:2]))
+    said = ("The spring, through the medium of the locking section, exerts a constant locking force on the bolt "
+            "in the same direction as a force that would tighten the nut.")
+    bbox = _grounded_box(env, said)
+    assert iou(bbox, boxes[1]) >= 0.8, (bbox, boxes[1])  # its paragraph, not the chunk's two lines of it
+
+
+def test_a_sentence_found_outside_the_cited_chunk_is_grounded_at_its_own_paragraph(env: Env) -> None:
+    # LightRAG returned the first paragraph's chunk only; the sentence (its words mostly that chunk's)
+    # stands at the end of the second paragraph of the same file.
+    boxes = _boots(env, " ".join(BOOTS[0]))
+    said = "Only a wrench applied to the nut will loosen it, and the spring keeps the locking section apart " \
+           "from the load-carrying section."
+    bbox = _grounded_box(env, said)
+    assert iou(bbox, boxes[1]) >= 0.8, (bbox, boxes)  # its own paragraph, not its lines nor the chunk's

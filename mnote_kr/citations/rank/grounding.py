@@ -197,13 +197,16 @@ def sentence_locator(c: Citation, sentence: str, locate: Callable[[LocateRequest
     own locator).
 
     First by the sentence's own words (evidence and query, the chunk as passage): the paragraph that
-    holds it. A box locator (PDF) boxes only the lines the evidence covers, a line or two of a long
-    paragraph; so for a box, the place is the block of the chunk the sentence answers, located as the
-    search locates a place (the chunk as evidence, here the sentence as the query: its words first,
-    then its meaning; a sentence spanning blocks goes to the one holding most of its words), boxed over
-    the chunk's lines of that block, when that block holds the sentence's own box (at least
-    ``MIN_INSIDE`` of it, on the same page). A sentence in other words than its source (found by no
-    alignment of its own) gets that block too when the locator places it."""
+    holds it, wherever in the file it stands (the search may have cited another chunk of the file). A
+    box locator (PDF) boxes the text block a sentence (evidence and query) is a piece of, but only the
+    lines the evidence covers of a sentence spanning blocks; so for a box, the place is the block of the chunk the
+    sentence answers, located as the search locates a place (the chunk as evidence, here the sentence
+    as the query: its words first, then its meaning; a sentence spanning blocks goes to the one holding
+    most of its words), boxed over the chunk's lines of that block, when that block holds the
+    sentence's own box (at least ``MIN_INSIDE`` of it, on the same page); otherwise the sentence's own
+    box (its whole paragraph where the chunk holds only part of it, or the sentence is outside the
+    chunk). A sentence in other words than its source (found by no alignment of its own) gets that
+    block too when the locator places it."""
     at = locate(LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or ""))
     if not c.raw_quote or (at.bbox is None and not at.locator_degraded) or c.locator.bbox is None:
         return at  # a paragraph, a slide shape or a cell is the place already (or no box to widen)

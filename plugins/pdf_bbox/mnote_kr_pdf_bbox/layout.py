@@ -10,7 +10,7 @@ passage that crosses a page break reads straight through.
 
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
 the vertical gap grows, the font size changes, the column changes, the previous line
-ended early (the next line's first word would have fitted), or a first-line indent
+ended early (the next line's first word, or first character of CJK, would have fitted), or a first-line indent
 starts a paragraph. Right-to-left pages are handled mirrored.
 """
 
@@ -181,7 +181,14 @@ def drop_furniture_lines(text: str, keys: Sequence[str]) -> str:
     return "\n".join(kept) if len(kept) != len(lines) and any(x.strip() for x in kept) else text
 
 
+_CJK_START = lazy_compile(r"\s*[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+
+
 def _first_word_len(text: str) -> int:
+    """Characters of the line's first word: one for a line starting with a CJK character (CJK text
+    breaks after any character, so one character would have fitted at the end of the line before)."""
+    if _CJK_START.match(text):
+        return 1
     parts = text.split()
     return len(parts[0]) if parts else 0
 

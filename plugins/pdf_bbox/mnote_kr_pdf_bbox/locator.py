@@ -18,7 +18,10 @@ When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTO
 
 Without usable boxes the evidence is searched in the PDF's own text layer (``align``),
 and the text block of the matched passage that answers the query is the primary box
-(``answer``); the passage's other rectangles follow in ``rects``. Nothing found, or a
+(``answer``), over the lines of it the passage covers (a chunk cut inside a paragraph is boxed
+where it was retrieved), or whole when the evidence is its own query and a piece of that one block
+(where does this sentence of an answer stand?: its paragraph); the passage's other rectangles
+follow in ``rects``. Nothing found, or a
 page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
 ``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
@@ -196,8 +199,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
         pi = ans.block[0]
         page = doc.pages[pi]
         # The block's lines the evidence covers: a chunk that holds only part of a paragraph
-        # is boxed where it was retrieved, not on the rest of the paragraph.
-        lines = [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
+        # is boxed where it was retrieved, not on the rest of the paragraph. Evidence that is its
+        # own query (where do these words stand?: a sentence of an answer) and a piece of one
+        # paragraph is placed at that paragraph: the block.
+        lines = ans.lines if _own_query(req) and _piece_of(counts, ans.block) else \
+            [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
@@ -239,6 +245,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
 
 _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
 _ALNUM_RE = lazy_compile(r"[A-Za-z0-9]")
+#: Least share of the evidence's matched characters in one text block for the evidence to be a piece
+#: of that paragraph, boxed as the whole block (``_piece_of``).
+PIECE_SHARE = 0.8
 #: Least Latin letters and digits, and least coverage, for a page found without the CJK text.
 LATIN_MIN_CHARS = 16
 LATIN_MIN_COVERAGE = 0.6
@@ -268,6 +277,17 @@ def _page_by_latin(doc: DocumentText, evidence: str) -> int | None:
     for (pi, _), touch in counts.items():
         per_page[pi] = per_page.get(pi, 0) + touch.count
     return max(per_page, key=lambda pi: (per_page[pi], -pi)) + 1
+
+
+def _own_query(req: LocateRequest) -> bool:
+    """True when the request asks where its evidence stands: the query is the evidence itself."""
+    return " ".join(req.query.split()) == " ".join(req.evidence.split()) != ""
+
+
+def _piece_of(counts: dict[tuple[int, int], Touch], block: tuple[int, int]) -> bool:
+    """True when ``block`` holds at least ``PIECE_SHARE`` of the characters the evidence matched:
+    the evidence is a piece of that paragraph (a stray k-gram or a heading run into it aside)."""
+    return counts[block].count >= PIECE_SHARE * sum(t.count for t in counts.values())
 
 
 def _continued(doc: DocumentText, block: tuple[int, int], counts: dict[tuple[int, int], Touch]) -> list[Span]:

@@ -431,7 +431,7 @@ def _layout(pages: list[PageText]) -> None:
         for group in ([li for li in order if li not in pg.turned], [li for li in order if li in pg.turned]):
             if not group:
                 continue
-            found = tables.table_rows(group, rb, t, pg.base)
+            found = tables.table_rows(group, rb, t, pg.base, pg.size)
             blocks += split_at_markers(tables.regroup(split_blocks(group, rb, t, width, pg.rtl, pg.base, pg.size,
                                                                    spacing), found, group), rb, t)
             rows += found

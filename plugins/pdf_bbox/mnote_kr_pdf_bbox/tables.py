@@ -2,9 +2,11 @@
 
 A paragraph splitter reads a table column by column and stacks one column's cells into a
 block, which no reader would draw. Here a *cellular row* is a set of lines on one height
-(their boxes overlap vertically by half a line, their baselines within a fifth of it) with at
-least three pieces, or two of which the narrower is under ``NARROW`` of the row's span (two
-columns of body text are two wide pieces, not a table row). Two or more cellular rows one under
+(their boxes overlap vertically by half a line, their baselines within a fifth of it, their font
+sizes within ``SAME_SIZE`` of each other: text of another size beside a line is another column's,
+a list of references in small print beside the body text) with at least three pieces, or two of
+which the narrower is under ``NARROW`` of the row's span (two columns of body text are two wide
+pieces, not a table row). Two or more cellular rows one under
 the other whose pieces share columns (their x-ranges overlap) make a table; a line under a
 cell, in its column, before the next row, continues that cell (a cell of several lines). Each
 row, with its cells' continuation lines, becomes one block; which cell answers is ``answer``'s
@@ -20,25 +22,35 @@ from collections.abc import Sequence
 from .layout import MARKER
 
 Box = tuple[float, float, float, float]
+Run = tuple[Box, int]  # a row's piece of text and its word count
 
 NARROW = 0.3  # a two-piece row is a table row when its narrower piece is under this share of the row
 ROW_GAP = 2.5  # rows of one table lie at most this many line heights apart
 CELL_GAP = 1.5  # pieces of a row closer than this many line heights are one run of text
+SAME_SIZE = 0.15  # lines of one row differ in font size by at most this share of the larger
+#: A row of running text: every piece but the last holds this many words and is this wide a share
+#: of the row's span (a column of a page set in columns), and so does the last but for a short line.
+RUNNING_WORDS = 4
+RUNNING_SHARE = 0.25
 
 
 def _height(b: Box) -> float:
     return max(b[3] - b[1], 1.0)
 
 
-def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float]) -> list[list[int]]:
-    """The page's lines grouped by height: each group's lines overlap the group's first vertically
-    and stand on its baseline (columns of running text beside each other drift apart)."""
+def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float],
+          size: Sequence[float] | None = None) -> list[list[int]]:
+    """The page's lines grouped by height: each group's lines overlap the group's first vertically,
+    stand on its baseline and have its font size (columns of running text beside each other drift
+    apart; a column in smaller print beside the body text is not a cell of its lines)."""
     rows: list[list[int]] = []
     for i in sorted(order, key=lambda i: (boxes[i][1], boxes[i][0])):
         b = boxes[i]
         for row in rows[-3:]:
             a = boxes[row[0]]
             h = min(_height(a), _height(b))
+            if size is not None and abs(size[row[0]] - size[i]) > SAME_SIZE * max(size[row[0]], size[i]):
+                continue
             if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * h and abs(base[row[0]] - base[i]) <= 0.2 * h:
                 row.append(i)
                 break
@@ -49,24 +61,31 @@ def _rows(order: Sequence[int], boxes: Sequence[Box], base: Sequence[float]) -> 
     return rows
 
 
-def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Box]:
-    """The row's runs of text, left to right: lines closer than ``CELL_GAP`` merged (words drawn
-    apart, a fraction set in another font), a list marker alone left out (a list is not a table)."""
+def _pieces(row: list[int], boxes: Sequence[Box], texts: Sequence[str]) -> list[Run]:
+    """The row's runs of text, left to right, each with its word count: lines closer than
+    ``CELL_GAP`` merged (words drawn apart, a fraction set in another font), a list marker alone
+    left out (a list is not a table)."""
     out: list[list[float]] = []
     for i in row:
         b = boxes[i]
+        words = len(texts[i].split())
         if out and b[0] - out[-1][2] < CELL_GAP * min(_height(b), out[-1][3] - out[-1][1]):
             last = out[-1]
             last[1], last[2], last[3] = min(last[1], b[1]), max(last[2], b[2]), max(last[3], b[3])
+            last[4] += words
         else:
-            out.append([b[0], b[1], b[2], b[3]])
+            out.append([b[0], b[1], b[2], b[3], words])
     marks = {k for k, i in enumerate(row) if MARKER.fullmatch(texts[i])}
     if marks and len(out) == len(row):
         out = [p for k, p in enumerate(out) if k not in marks]
-    return [(p[0], p[1], p[2], p[3]) for p in out]
+    return [((p[0], p[1], p[2], p[3]), int(p[4])) for p in out]
 
 
-def _cellular(pieces: list[Box]) -> bool:
+def _cellular(runs: list[Run]) -> bool:
+    pieces = [b for b, _ in runs]
+    if sum(words >= RUNNING_WORDS for _, words in runs) >= len(runs) - 1 >= 1 and \
+            all(b[2] - b[0] >= RUNNING_SHARE * (pieces[-1][2] - pieces[0][0]) for b in pieces[:-1]):
+        return False  # columns of running text side by side (a three-column page), not cells
     if len(pieces) >= 3:
         return True
     if len(pieces) != 2:
@@ -75,18 +94,18 @@ def _cellular(pieces: list[Box]) -> bool:
     return min(p[2] - p[0] for p in pieces) < NARROW * span
 
 
-def _shares_columns(a: list[Box], b: list[Box]) -> bool:
+def _shares_columns(a: list[Run], b: list[Run]) -> bool:
     """True when at least two pieces of row ``b`` sit under pieces of row ``a``."""
-    hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p in a) for q in b)
+    hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p, _ in a) for q, _ in b)
     return hits >= 2
 
 
 def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
-               base: Sequence[float]) -> list[list[int]]:
+               base: Sequence[float], size: Sequence[float] | None = None) -> list[list[int]]:
     """Line indices of each table row found among ``order`` (lines in reading order, ``texts``
-    their texts, ``base`` their baselines), with the lines that continue its cells; rows top to
-    bottom."""
-    rows = _rows(order, boxes, base)
+    their texts, ``base`` their baselines, ``size`` their font sizes), with the lines that
+    continue its cells; rows top to bottom."""
+    rows = _rows(order, boxes, base, size)
     pieces = [_pieces(row, boxes, texts) for row in rows]
     out: list[list[int]] = []
     run: list[int] = []  # indices into rows of the current table's cellular rows
@@ -142,7 +161,7 @@ def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: 
     return True
 
 
-def _trailing(rows: list[list[int]], pieces: list[list[Box]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
+def _trailing(rows: list[list[int]], pieces: list[list[Run]], r: int, boxes: Sequence[Box]) -> list[list[int]]:
     """The rows right under the table's last row that continue its cells."""
     out = []
     below: list[int] = []

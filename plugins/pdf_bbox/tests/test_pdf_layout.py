@@ -196,3 +196,79 @@ def test_a_word_hyphenated_across_a_line_break_is_one_query_term(tmp_path: Path)
     loc = _loc(f, evidence, "explain nonpermissive terms")
     assert not loc.locator_degraded and "semantic" not in (loc.locator_reason or ""), loc.locator_reason
     assert iou(loc.bbox, list(union([d.box for d in second]))) >= 0.5, loc.bbox
+
+
+def test_a_chinese_paragraph_whose_last_line_ends_early_is_a_block_of_its_own(tmp_path: Path) -> None:
+    # Two Chinese paragraphs set flush left with no gap (as mineru__introduction.pdf prints them):
+    # only the first one's short last line ends it. CJK text breaks after any character, so one
+    # character would have fitted there.
+    from mnote_kr_testkit.hard_pdfs import Sheet
+
+    s = Sheet(tmp_path / "zh.pdf")
+    font = s.font("STSong-Light")
+    first = ["是表示有机化合物立体结构的一种方法它是沿碳键的键轴的投影以交叉",
+             "的三根键表示位于前方的碳原子及其键以被一个圆挡住的三根键表示位",
+             "于后方的碳原子及其键。"]
+    second = ["若该碳键为重叠式构象六根键中前后两两重合则通常把后方的键稍微偏",
+              "转一个角度以表示出来这样读者就能看清楚后方碳原子上的三根键的位",
+              "置与方向。"]
+    boxes = [s.line(72, 100 + 15 * k, line, 12, font) for k, line in enumerate(first + second)]
+    s.save()
+    evidence = "".join(first + second)
+    loc = _loc(tmp_path / "zh.pdf", evidence, "重叠式构象")
+    want = union(boxes[3:])
+    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the second paragraph, not both
+
+
+def test_a_column_of_references_in_small_print_beside_body_text_is_not_a_table(tmp_path: Path) -> None:
+    # A two-column page: the left column body text at 10 pt, the right one a list of references at
+    # 8 pt, each a label and a hanging text, on the body's baselines (as pdfplumber's
+    # issue-982-example.pdf, page 5). Side by side they look like table rows of three pieces.
+    b = PdfBuilder()
+    p = b.add_page(595, 842)
+    body = ["I think we might readjust our understanding of creativity just",
+            "like we adjusted our understanding of algorithmically hard",
+            "problems after Deep Blue won against the reigning world",
+            "chess champion Garry Kasparov in 1997."]
+    drawn = [b.text(p, 41, 780 - 12 * k, line, 10) for k, line in enumerate(body)]
+    refs = [("[Mit97]", ["T. M. Mitchell, Machine learning, ser. McGraw Hill series in",
+                         "computer science. McGraw-Hill, 1997."]),
+            ("[MOT15]", ["A. Mordvintsev, C. Olah, and M. Tyka, Inceptionism: Going",
+                         "deeper into neural networks, googleresearch blog, 2015."])]
+    y = 780.0
+    for label, lines in refs:
+        b.text(p, 320, y, label, 8)
+        for line in lines:
+            b.text(p, 362, y, line, 8)
+            y -= 12
+    f = tmp_path / "refs.pdf"
+    f.write_bytes(b.build())
+    loc = _loc(f, "\n".join(body), "Deep Blue chess champion")
+    want = union([d.box for d in drawn])
+    assert loc.bbox is not None and loc.bbox[2] < 315, loc.bbox  # nothing of the right column
+    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph
+
+
+def test_three_columns_of_running_text_on_one_baseline_grid_are_not_table_rows(tmp_path: Path) -> None:
+    # A page set in three columns (as the Federal Register prints): lines of the three columns
+    # share baselines, so each height holds three pieces of text, which a table row also is.
+    b = PdfBuilder()
+    p = b.add_page(612, 792)
+    xs = (45.0, 222.0, 399.0)
+    middle: list[Drawn] = []
+    for col, x in enumerate(xs):
+        y = 740.0
+        for par in range(3):
+            for k in range(5):
+                d = b.text(p, x, y, _fill(f"Column {col} part {par} line {k} of", 160, 9), 9)
+                if col == 1 and par == 1:
+                    middle.append(d)
+                y -= 10
+            y -= 10
+    middle_text = [d.text for d in middle]
+    f = tmp_path / "columns.pdf"
+    f.write_bytes(b.build())
+    loc = _loc(f, "\n".join(middle_text), "Column 1 part 1")
+    want = union([d.box for d in middle])
+    assert loc.bbox is not None and xs[1] - 1 <= loc.bbox[0] and loc.bbox[2] < xs[2], loc.bbox  # one column
+    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph of it
