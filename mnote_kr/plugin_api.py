@@ -30,6 +30,8 @@ What is here:
   passage's paragraphs by meaning beside words), ``queue_texts``/``places_key``/``rank_by_meaning``
   (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
+  ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
+  identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
@@ -110,9 +112,11 @@ if TYPE_CHECKING:
     )
     from mnote_kr.citations.locate.zipguard import check_zip
     from mnote_kr.citations.map.sidecar import Sidecar, read_sidecar
+    from mnote_kr.citations.rank.meaning import embed_texts as embed_meaning
     from mnote_kr.citations.rank.meaning import places_key
     from mnote_kr.citations.rank.meaning import queue as queue_texts
     from mnote_kr.citations.rank.meaning import rank as rank_by_meaning
+    from mnote_kr.citations.rank.meaning import version as meaning_version
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import textnorm
@@ -146,6 +150,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.caches.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
     "query_terms": ("mnote_kr.citations.render.ids", "query_terms"),
     "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
+    "embed_meaning": ("mnote_kr.citations.rank.meaning", "embed_texts"),
+    "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
@@ -228,6 +234,7 @@ __all__ = [
     "UsageError",
     "check_zip",
     "counts_text",
+    "embed_meaning",
     "emit_json",
     "exchange",
     "find_workspace",
@@ -240,6 +247,7 @@ __all__ = [
     "locator_text",
     "made_of",
     "match_evidence",
+    "meaning_version",
     "normalize",
     "paths",
     "places_key",

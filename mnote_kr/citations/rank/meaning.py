@@ -240,6 +240,23 @@ def _installed_version(package: str) -> str | None:
 
 
 
+def version() -> str:
+    """The meaning model's identity (package version and weight hash): what an index embedded
+    by :func:`embed_texts` records, so vectors of another model are never compared with it."""
+    from mnote_kr.citations.rank.e5 import E5_SHA256, E5_VERSION
+
+    return f"e5-{E5_VERSION}-{E5_SHA256[:12]}"
+
+
+def embed_texts(texts: Sequence[str], max_tokens: int = 512) -> list[list[float]]:
+    """e5 unit vectors of ``texts`` for an index where texts are compared with texts alike (a
+    chunk with a query: e5's symmetric use, ``query: `` on both sides), each by its first
+    ``max_tokens`` tokens. ``plugin_api.embed_meaning``; raises ``e5.ModelUnavailable``."""
+    from mnote_kr.citations.rank.e5 import model
+
+    return [[float(v) for v in row] for row in model().embed(list(texts), query=True, max_tokens=max_tokens)]
+
+
 def generation() -> int:
     """Changes whenever vectors are stored (the store folder's mtime): remembered locator answers
     given before a file had vectors are not reused after."""

@@ -63,6 +63,41 @@ def test_lr_hybrid_vectors_are_unit_length_with_the_recorded_dim(hybrid) -> None
         embedders.spec("minilm")
 
 
+@pytest.fixture(scope="module")
+def e5hybrid() -> object:
+    return embedders.make_embedder("e5hybrid", ms.embed)
+
+
+def test_lr_e5hybrid_is_e5_and_hashing_in_their_shares(e5hybrid) -> None:  # type: ignore[no-untyped-def]
+    """Its cosine is ``E5_SHARE`` x e5's (the host's own model, symmetric use) plus the rest x the
+    hashing vectors': unit vectors of the recorded dim, the version naming the e5 weights."""
+    from mnote_kr.citations.rank.e5 import model
+
+    texts = ["who came up with the typing machine", "The typewriter was patented in 1868 by Christopher Sholes.",
+             "树林对河水流量有什么影响", ""]
+    vecs = e5hybrid(texts)
+    spec = embedders.spec("e5hybrid")
+    for vec in vecs:
+        assert len(vec) == spec.dim == embedders.E5_DIM + embedders.HASH_DIM
+        assert abs(sum(v * v for v in vec) - 1.0) < 1e-4
+    # the same batch as the service's: int8 activations are scaled per batch
+    e5 = model().embed(texts, query=True, max_tokens=embedders.E5_TOKENS)
+    hashed = [ms.embed(t, embedders.HASH_DIM) for t in texts[:3]]
+    want = embedders.E5_SHARE * float(e5[0] @ e5[1]) + (1 - embedders.E5_SHARE) * _cos(hashed[0], hashed[1])
+    assert abs(_cos(vecs[0], vecs[1]) - want) < 1e-4
+    assert spec.record()["version"].startswith("e5-0.3.0-")
+
+
+def test_lr_e5hybrid_matches_paraphrases_in_english_and_chinese(e5hybrid) -> None:  # type: ignore[no-untyped-def]
+    q, near, far = e5hybrid(["who came up with the typing machine",
+                             "The typewriter was patented in 1868 by Christopher Latham Sholes.",
+                             "Bangalore lies on the Mysore Plateau at an elevation of 900 m."])
+    assert _cos(q, near) > _cos(q, far) + 0.05
+    q, near, far = e5hybrid(["树林对河水流量有什么影响", "森林通过截留降水和增加土壤入渗来调节河流径流。",
+                             "本合同一式四份，自双方签章后生效。"])
+    assert _cos(q, near) > _cos(q, far) + 0.05
+
+
 _GUARD = textwrap.dedent("""
     import socket, sys
     def _refuse(*args, **kwargs):
@@ -83,7 +118,7 @@ _GUARD = textwrap.dedent("""
 
 
 def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network(tmp_path: Path) -> None:
-    """The default service loads WordLlama from the installed package with every outward socket refused."""
+    """The default service (e5hybrid) loads e5 from the installed package with every outward socket refused."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE"))}
     env["HOME"] = str(tmp_path)  # no user-level model cache to fall back on
@@ -102,14 +137,15 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
             except httpx.HTTPError:
                 time.sleep(0.2)
         assert health is not None, log.read_text()
-        assert health["embedder"]["name"] == "hybrid" and health["dim"] == embedders.spec("hybrid").dim
+        assert embedders.DEFAULT_EMBEDDER == "e5hybrid"
+        assert health["embedder"]["name"] == "e5hybrid" and health["dim"] == embedders.spec("e5hybrid").dim
         texts = ["who invented the typewriter", "Christopher Latham Sholes patented the typewriter in 1868.",
                  "The coolest month is January."]
         r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False,
                        headers=ms.auth_headers("test-models-key"))
         assert r.status_code == 200, r.text
         vecs = [row["embedding"] for row in r.json()["data"]]
-        learned = [v[: embedders.WORDLLAMA_DIM] for v in vecs]
+        learned = [v[: embedders.E5_DIM] for v in vecs]
         assert all(any(abs(x) > 1e-6 for x in v) for v in learned)  # the model's half is really there
         assert _cos(vecs[0], vecs[1]) > _cos(vecs[0], vecs[2])
         assert "network disabled" not in log.read_text()
@@ -159,6 +195,20 @@ def test_lr_index_record_mismatch_is_never_silent(tmp_path: Path) -> None:
     indexrecord.check_index_embedder(engine_dir, embedders.spec("hashing").record())
 
 
+def test_lr_an_index_keeps_its_embedder_until_one_is_chosen(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A new default never stops an index another offline embedder built: with nothing chosen the
+    index's own is used; a choice (argument or environment) wins, and then a mismatch is an error."""
+    monkeypatch.delenv(indexrecord.EMBEDDER_ENV, raising=False)
+    built = embedders.spec("hybrid").record()
+    assert indexrecord.resolve_embedder(None).name == embedders.DEFAULT_EMBEDDER == "e5hybrid"
+    assert indexrecord.resolve_embedder(None, built).name == "hybrid"
+    assert indexrecord.resolve_embedder(None, indexrecord.LEGACY_RECORD).name == "hashing"
+    assert indexrecord.resolve_embedder("e5hybrid", built).name == "e5hybrid"
+    assert indexrecord.resolve_embedder(None, {"name": "endpoint:bge-m3"}).name == "e5hybrid"
+    monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "wordllama")
+    assert indexrecord.resolve_embedder(None, built).name == "wordllama"
+
+
 def test_lr_unknown_embedder_is_one_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "bert")
     with pytest.raises(ProviderError, match="Unknown offline embedder 'bert'"):
@@ -201,18 +251,27 @@ def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Pat
     finally:
         engine.stop_engine(dirs["state_dir"])
     monkeypatch.delenv(indexrecord.EMBEDDER_ENV)
+    # nothing chosen: the index keeps the embedder that built it, and the start says how to move
+    kept = engine.start_engine(**dirs, wait_s=120)
+    try:
+        assert kept.embedder == embedders.spec("hashing").record()
+        assert "built by embedder hashing" in (kept.storage_note or "") and "reembed" in (kept.storage_note or "")
+    finally:
+        engine.stop_engine(dirs["state_dir"])
+    monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "e5hybrid")  # chosen: a mismatch is never silent
     with pytest.raises(ProviderError, match="built by embedder hashing") as err:
         engine.start_engine(**dirs, wait_s=120)
     assert "reembed" in (err.value.hint or "")
     assert engine.engine_status(dirs["state_dir"]) is None  # nothing left running
+    monkeypatch.delenv(indexrecord.EMBEDDER_ENV)
     try:
-        out = commands.reembed(str(ws), wait_s=180)
-        assert out["embedder"]["name"] == "hybrid" and out["files"] == 1
+        out = commands.reembed(str(ws), wait_s=180)  # moves the index to the default
+        assert out["embedder"]["name"] == "e5hybrid" and out["files"] == 1
         assert out["previousIndex"] and Path(out["previousIndex"]).is_dir()
         assert [i["status"] for i in out["report"]["items"]] == ["processed"]
         found = Host(ws).search("who invented the typewriter", top_k=5)
         assert found.results and found.results[0].source_root_relative_path == "docs/multi_page.pdf"
-        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("hybrid").record()
+        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("e5hybrid").record()
     finally:
         engine.stop_engine(dirs["state_dir"])
     assert _sha(source) == before

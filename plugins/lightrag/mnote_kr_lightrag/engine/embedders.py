@@ -30,7 +30,7 @@ from typing import Any
 LEARNED_SHARE = 0.3
 HASH_DIM = 4096
 WORDLLAMA_DIM = 256
-DEFAULT_EMBEDDER = "hybrid"
+DEFAULT_EMBEDDER = "e5hybrid"
 
 
 @dataclass(frozen=True)
@@ -70,10 +70,23 @@ def spec(name: str) -> EmbedderSpec:
     if name == "hybrid":
         return EmbedderSpec("hybrid", WORDLLAMA_DIM + HASH_DIM,
                             f"{_wordllama_version()}+{_HASH_VERSION}@{LEARNED_SHARE}", 0.05)
+    if name == "e5hybrid":
+        return EmbedderSpec("e5hybrid", E5_DIM + HASH_DIM, f"{_e5_version()}+{_HASH_VERSION}@{E5_SHARE}", 0.2)
     raise ValueError(f"unknown embedder {name!r} (choose one of: {', '.join(NAMES)})")
 
 
-NAMES = ("hybrid", "wordllama", "hashing")
+NAMES = ("hybrid", "wordllama", "hashing", "e5hybrid")
+#: Share of the cosine from multilingual-e5-small in ``e5hybrid``.
+E5_SHARE = 0.85
+E5_DIM = 384
+#: Tokens of a text e5 reads (its window; LightRAG's managed chunks are about 400 tiktoken tokens).
+E5_TOKENS = 512
+
+
+def _e5_version() -> str:
+    from mnote_kr.plugin_api import meaning_version
+
+    return meaning_version()
 
 _MODEL: Any = None
 _MODEL_LOCK = threading.Lock()
@@ -168,6 +181,18 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batc
     spec(name)  # validates the name
     if name == "hashing":
         return lambda texts: [hashing(t, HASH_DIM) for t in texts]
+    if name == "e5hybrid":
+        from mnote_kr.plugin_api import embed_meaning
+
+        embed_meaning(["load"], E5_TOKENS)  # a missing or broken model fails the start, not a request
+        e, h = math.sqrt(E5_SHARE), math.sqrt(1.0 - E5_SHARE)
+
+        def e5hybrid(texts: Sequence[str]) -> list[list[float]]:
+            # LightRAG sends chunks and queries alike: e5's symmetric use (embed_meaning)
+            return [[e * v for v in ev] + [h * v for v in hashing(t, HASH_DIM)]
+                    for t, ev in zip(texts, embed_meaning(texts, E5_TOKENS), strict=True)]
+
+        return e5hybrid
     load_wordllama()
     if name == "wordllama":
         return _wordllama_batch

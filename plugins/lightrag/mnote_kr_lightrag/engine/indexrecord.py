@@ -28,9 +28,12 @@ EMBEDDER_ENV = "MNOTE_KR_OFFLINE_EMBEDDER"
 INDEX_RECORD = "embedder.json"
 
 
-def resolve_embedder(name: str | None) -> embedders.EmbedderSpec:
-    """The offline embedder to use: ``name``, else ``$MNOTE_KR_OFFLINE_EMBEDDER``, else the default."""
-    chosen = name or os.environ.get(EMBEDDER_ENV) or embedders.DEFAULT_EMBEDDER
+def resolve_embedder(name: str | None, existing: Mapping[str, Any] | None = None) -> embedders.EmbedderSpec:
+    """The offline embedder to use: ``name``, else ``$MNOTE_KR_OFFLINE_EMBEDDER``, else the one
+    that built the ``existing`` index (its record: a new default never stops an index that
+    works; ``mnote-kr engine reembed`` moves it), else the default."""
+    kept = existing.get("name") if existing is not None and existing.get("name") in embedders.NAMES else None
+    chosen = name or os.environ.get(EMBEDDER_ENV) or kept or embedders.DEFAULT_EMBEDDER
     try:
         return embedders.spec(chosen)
     except ValueError as exc:

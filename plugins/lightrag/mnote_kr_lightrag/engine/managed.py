@@ -325,13 +325,29 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     import secrets
     import subprocess
 
-    from . import modelservice, storage
-    from .indexrecord import check_index_embedder, endpoint_record, resolve_embedder, write_index_record
+    from . import embedders, modelservice, storage
+    from .indexrecord import (
+        EMBEDDER_ENV,
+        check_index_embedder,
+        endpoint_record,
+        index_has_documents,
+        read_index_record,
+        resolve_embedder,
+        write_index_record,
+    )
     from .tiktoken_cache import ensure_tiktoken_cache
 
     t0 = time.monotonic()
-    # Before anything slow: an index built by another embedder is one clear error, at once.
-    offline_spec = resolve_embedder(embedder)
+    # Before anything slow: an index built by another embedder is one clear error, at once
+    # (unless none was chosen: then the index keeps the one that built it).
+    existing = read_index_record(data_dir / "engine") if index_has_documents(data_dir / "engine" / "rag_storage") \
+        else None
+    offline_spec = resolve_embedder(embedder, existing)
+    embed_note = (f"this index was built by embedder {offline_spec.name}, which it keeps; 'mnote-kr engine "
+                  f"reembed' rebuilds it with {embedders.DEFAULT_EMBEDDER}, the default (it finds questions "
+                  "asked in other words more often: docs/embeddings.md)"
+                  if embedding is None and existing is not None and offline_spec.name != embedders.DEFAULT_EMBEDDER
+                  and not embedder and not os.environ.get(EMBEDDER_ENV) else None)
     record = offline_spec.record() if embedding is None else endpoint_record(embedding)
     check_index_embedder(data_dir / "engine", record)
     server_cmd = require_server()
@@ -351,6 +367,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
     (run_dir / ".env").unlink(missing_ok=True)  # our scratch dir: the server must never read a .env
     server_log, lightrag_log, models_log = run_dir / "server.out", run_dir / "lightrag.log", run_dir / "models.out"
     vector_storage, storage_note = storage.vector_storage(working_dir, workspace)
+    storage_note = "; ".join(n for n in (storage_note, embed_note) if n) or None
     if vector_storage == storage.FAISS and importlib.util.find_spec("faiss") is None:
         raise ProviderError("The managed engine's vector storage needs faiss-cpu, which is not installed",
                             hint="pip install 'mnote-kr[engine]' (or pip install faiss-cpu)")
