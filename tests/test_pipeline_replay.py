@@ -206,7 +206,11 @@ def test_citation_text_bundle_strips_equation_and_drawing_for_display(env: Env) 
     assert "<equation" in raw and "<drawing" in raw  # diagnostics keep the raw chunk
     for text in (display, evidence):
         assert not re.search(r"</?(equation|drawing|table|cite)\b", text), text
-    assert "E=mc^2" in display and "(a+b)/2" in display
+    # the quote is the located paragraph in the chunk's cleaned words (the equation as text, where
+    # the paragraph model reads "E=mc2"); the next paragraph's formula is in the context
+    assert aurora.locator.paragraph_index is not None and "E=mc2" in (aurora.locator.quote or "")
+    assert "E=mc^2" in display and "(a+b)/2" not in display and "(a+b)/2" in (aurora.context_quote or "")
+    assert not re.search(r"</?(equation|drawing|table|cite)\b", aurora.context_quote or "")
     assert "energy formula" in display and aurora.diagnostics.display_cleaned
     assert aurora.block_id == AURORA_RESULTS and aurora.quote_source == "sidecar"
     assert aurora.heading_path == ["Project Aurora 项目概述", "Results 结果"]

@@ -123,3 +123,25 @@ def test_a_query_word_highlights_the_whole_word_it_starts() -> None:
     assert _marked(mark_query("Sholes patented the typewriter.", "patent")) == ["patented"]
     assert _marked(mark_query("Batteries and battery packs", "battery")) == ["battery"]
 
+
+
+def test_the_quote_is_read_at_the_located_place_not_where_the_query_words_are() -> None:
+    """A newcomer's finding: the quote showed the chunk's sentence holding most of the query's
+    words while the box or paragraph marked another part. ``place_quote`` takes the chunk's
+    sentences that stand in the located paragraph (a heading the chunk ran into it included),
+    cut as ``answer_quote`` cuts; None when the chunk does not hold the place."""
+    from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
+
+    chunk = ("Results 结果 Table 1 lists the measured capacity and cycle life of the two best cells. "
+             "Cell B2 kept the highest capacity of 4100 mAh after 650 cycles. "
+             "The rig was kept at 25 degrees. Nordwind Labs ran every test twice in its Hamburg laboratory, "
+             "and the second run repeated the first within two percent for both cells. The test plan, the "
+             "raw logs and the rig's calibration sheets are kept with the project's records.")
+    query = "capacity of cell B2"
+    assert answer_quote(chunk, query).startswith("Cell B2 kept")  # where the query's words are
+    place = "Table 1 lists the measured capacity and cycle life of the two best cells."
+    at = place_quote(chunk, place, query)
+    assert at is not None and "Table 1 lists" in at and "4100" not in at and "25 degrees" not in at
+    assert place_quote(chunk, "The rig was kept at 25 degrees.", query) == "The rig was kept at 25 degrees."
+    assert len(chunk) > 320  # a chunk longer than a quote: answer_quote cuts it
+    assert place_quote(chunk, "Nordwind Labs plans a second phase in 2026.", query) is None

@@ -21,7 +21,7 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
-from mnote_kr.citations.cleaning.quote import answer_quote
+from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
@@ -205,6 +205,19 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
+def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -> str:
+    """The citation's ``displayQuote``: the sentences of the cleaned chunk ``context`` that stand at
+    the place the locator found (``Locator.quote``: the words of that paragraph or text block) and
+    answer ``query``; the place's own words, cleaned as a chunk is, when the chunk does not hold
+    them (OCR lines, a place outside the chunk); the chunk's answering sentences without a place."""
+    if locator.quote:
+        at = place_quote(context, locator.quote, query)
+        if at is not None:
+            return at
+        return answer_quote(_clean(plugins, locator.quote, query, None).display_quote or locator.quote, query)
+    return answer_quote(context, query)
+
+
 def _place(locator: Locator) -> str:
     """Where a locator points inside its file, as a short stable string ('' for file level)."""
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
@@ -321,7 +334,7 @@ def build_citations(
             block_id=block_id,
             heading_path=headings,
             raw_quote=bundle.raw_quote,
-            display_quote=locator.quote or answer_quote(context, query),
+            display_quote=_place_quote(host.plugins, locator, context, query),
             context_quote=context,
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
@@ -576,7 +589,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
                 c, citation_id=cid, locator=locator, locator_precision=locator.locator_precision,
                 block_id=locator.block_id, locator_degraded=locator.locator_degraded, citation_url=url, alternatives=[],
                 citation_markdown=citation_markdown(Path(c.source_root_relative_path).name, locator, url),
-                display_quote=locator.quote or answer_quote(c.context_quote or c.display_quote or "", sentence))
+                display_quote=_place_quote(host.plugins, locator, c.context_quote or c.display_quote or "", sentence))
         return minted[anchor]
 
     marked, sentences = ground(answer, places, locate)

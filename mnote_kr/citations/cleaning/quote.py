@@ -122,3 +122,39 @@ def _window(text: str, a: int, b: int, query: str, limit: int) -> str:
         space = text.rfind(" ", start, end)
         end = space if space > start else end
     return ("…" if start > a else "") + text[start:end].strip() + ("…" if end < b else "")
+
+
+#: Least share of a chunk sentence's terms (or of the place's, when fewer) that both hold for the
+#: sentence to be read at the place.
+IN_PLACE = 0.6
+
+
+def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) -> str | None:
+    """The quote at a located place: the sentences of ``text`` (the cleaned chunk) that stand in
+    ``place`` (the words of the paragraph or text block the citation points at, as its locator
+    reads them), cut as :func:`answer_quote` cuts a passage; so the quote shows what the reader is
+    taken to, in the chunk's cleaned words (equations, tables as text). None when no sentence of
+    the chunk stands there (the place lies outside the chunk, or reads too differently)."""
+    from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
+
+    own = set(_bm25_terms(place))
+    spans = sentences(text)
+    if not own or not spans:
+        return None
+    inside = []
+    for a, b in spans:
+        words = set(_bm25_terms(text[a:b]))
+        # the smaller side: a heading the chunk ran into the sentence, or a place of one sentence
+        if words and len(words & own) >= IN_PLACE * min(len(words), len(own)):
+            inside.append((a, b))
+    if not inside:
+        return None
+    # the longest run of neighbouring sentences in the place (a stray match elsewhere is not it)
+    runs: list[list[tuple[int, int]]] = []
+    for span in inside:
+        if runs and spans.index(runs[-1][-1]) + 1 == spans.index(span):
+            runs[-1].append(span)
+        else:
+            runs.append([span])
+    run = max(runs, key=lambda r: (sum(b - a for a, b in r), -r[0][0]))
+    return answer_quote(text[run[0][0]:run[-1][1]], query, limit=limit)

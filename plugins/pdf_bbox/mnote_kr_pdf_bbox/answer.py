@@ -192,6 +192,11 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
     return out
 
 
+def written_text(page: PageText, lines: list[int]) -> str:
+    """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed)."""
+    return " ".join("".join(_block_chars(page, lines)[0]).split())
+
+
 def place_texts(doc: DocumentText) -> list[str]:
     """Every text block's text as written, in document order (page by page): the places ingest
     embeds for ranking by meaning (``plugin_api.queue_texts``). A block of fewer than
@@ -200,7 +205,7 @@ def place_texts(doc: DocumentText) -> list[str]:
     out = []
     for page in doc.pages:
         for lines in page.blocks:
-            text = " ".join("".join(_block_chars(page, lines)[0]).split())
+            text = written_text(page, lines)
             enough = sum(1 for _ in zip(range(MEANING_MIN_TOKENS), iter_tokens(fold(text)), strict=False))
             out.append(text if enough >= MEANING_MIN_TOKENS else "")
     return out
