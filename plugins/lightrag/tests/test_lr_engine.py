@@ -250,7 +250,7 @@ def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: en
     with _api(info) as client:
         health = client.get("/health").json()
         assert health["configuration"]["llm_model"] == modelservice.LLM_MODEL
-        assert health["configuration"]["embedding_model"] == modelservice.EMBED_MODEL
+        assert health["configuration"]["embedding_model"] == f"{modelservice.EMBED_MODEL}:{info.embedder['name']}"
         assert info.models_url is not None
         stats_before = httpx.get(f"{info.models_url}/stats", trust_env=False,
                                  headers=modelservice.auth_headers(info.models_key or "")).json()["requests"]

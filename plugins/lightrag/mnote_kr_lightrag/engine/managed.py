@@ -398,7 +398,9 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             assert llm is not None
             llm_host, llm_model, llm_key = _endpoint(llm, "llm")
         if offline_embed:
-            emb_host, emb_model, emb_key = f"{models_url}/v1", modelservice.EMBED_MODEL, models_key or ""
+            # the embedder's name in the model's: `status` shows which one the index uses
+            emb_host, emb_model, emb_key = (f"{models_url}/v1", f"{modelservice.EMBED_MODEL}:{offline_spec.name}",
+                                            models_key or "")
         else:
             assert embedding is not None
             emb_host, emb_model, emb_key = _endpoint(embedding, "embedding")
