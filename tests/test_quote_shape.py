@@ -145,3 +145,6 @@ def test_the_quote_is_read_at_the_located_place_not_where_the_query_words_are() 
     assert place_quote(chunk, "The rig was kept at 25 degrees.", query) == "The rig was kept at 25 degrees."
     assert len(chunk) > 320  # a chunk longer than a quote: answer_quote cuts it
     assert place_quote(chunk, "Nordwind Labs plans a second phase in 2026.", query) is None
+    # OCR lines: the chunk has no full stops, its one "sentence" runs far past the cited line
+    lines = "Text in the image Harbour services receipt Payment for thistle harbour crane hire received " * 3
+    assert place_quote(lines, "Payment for thistle harbour crane hire received", "crane hire") is None

@@ -206,16 +206,25 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
 
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -> str:
-    """The citation's ``displayQuote``: the sentences of the cleaned chunk ``context`` that stand at
-    the place the locator found (``Locator.quote``: the words of that paragraph or text block) and
-    answer ``query``; the place's own words, cleaned as a chunk is, when the chunk does not hold
-    them (OCR lines, a place outside the chunk); the chunk's answering sentences without a place."""
+    """The citation's ``displayQuote``: the locator's own quote (``Locator.quote``: OCR lines); else
+    the sentences of the cleaned chunk ``context`` that stand at the place the locator found
+    (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or
+    those words themselves, cleaned as a chunk is, when the chunk does not hold them; the chunk's
+    answering sentences without a place."""
     if locator.quote:
-        at = place_quote(context, locator.quote, query)
+        return locator.quote
+    if locator.place_text:
+        at = place_quote(context, locator.place_text, query)
         if at is not None:
             return at
-        return answer_quote(_clean(plugins, locator.quote, query, None).display_quote or locator.quote, query)
+        text = _clean(plugins, locator.place_text, query, None).display_quote or locator.place_text
+        return answer_quote(text, query)
     return answer_quote(context, query)
+
+
+def _without_place_text(locator: Locator) -> Locator:
+    """The locator a citation carries: ``place_text`` read (into the quote) and cleared."""
+    return msgspec.structs.replace(locator, place_text=None) if locator.place_text is not None else locator
 
 
 def _place(locator: Locator) -> str:
@@ -320,6 +329,8 @@ def build_citations(
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = heading_path(block) if block else []
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
+        shown = _place_quote(host.plugins, locator, context, query)
+        locator = _without_place_text(locator)
         candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
                                     tuple(headings), locator.meaning_score))
         citation = Citation(
@@ -334,7 +345,7 @@ def build_citations(
             block_id=block_id,
             heading_path=headings,
             raw_quote=bundle.raw_quote,
-            display_quote=_place_quote(host.plugins, locator, context, query),
+            display_quote=shown,
             context_quote=context,
             locator_evidence_text=bundle.locator_evidence_text,
             quote_source="sidecar" if block else "chunk",
@@ -574,7 +585,9 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
             st = os.stat(c.source_path)
         except OSError:
             return c
-        locator = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
+        located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
+        shown = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
+        locator = _without_place_text(located)
         if locator.locator_degraded or not _place(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
         for p in (c, *places):
@@ -589,7 +602,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
                 c, citation_id=cid, locator=locator, locator_precision=locator.locator_precision,
                 block_id=locator.block_id, locator_degraded=locator.locator_degraded, citation_url=url, alternatives=[],
                 citation_markdown=citation_markdown(Path(c.source_root_relative_path).name, locator, url),
-                display_quote=_place_quote(host.plugins, locator, c.context_quote or c.display_quote or "", sentence))
+                display_quote=shown)
         return minted[anchor]
 
     marked, sentences = ground(answer, places, locate)

@@ -235,6 +235,10 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: paragraph, never the image wrapper's heading or markup): the citation's ``displayQuote``,
     #: while its ``contextQuote`` stays the chunk. None: quoted from the chunk.
     quote: str | None = None
+    #: The words of the located paragraph or boxed lines as the locator reads them: the host takes
+    #: the chunk's sentences that stand there as the ``displayQuote`` (``cleaning.quote.place_quote``)
+    #: and clears this field before a citation carries the locator (null on the wire).
+    place_text: str | None = None
     # ``slide`` precision (PPTX): ``slide`` is 1-based; the shape's ``cNvPr`` id and name; the
     # paragraph inside the shape is ``paragraphIndex``; ``bbox`` is the shape's box in EMU
     # (``bboxUnit="emu"``, top-left origin of the slide) and ``bboxFraction`` the same box as

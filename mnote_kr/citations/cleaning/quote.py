@@ -134,7 +134,8 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
     ``place`` (the words of the paragraph or text block the citation points at, as its locator
     reads them), cut as :func:`answer_quote` cuts a passage; so the quote shows what the reader is
     taken to, in the chunk's cleaned words (equations, tables as text). None when no sentence of
-    the chunk stands there (the place lies outside the chunk, or reads too differently)."""
+    the chunk stands there (the place lies outside the chunk, or reads too differently), or when
+    the chunk's sentences there run far past the place (lines without full stops)."""
     from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
 
     own = set(_bm25_terms(place))
@@ -157,4 +158,6 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
         else:
             runs.append([span])
     run = max(runs, key=lambda r: (sum(b - a for a, b in r), -r[0][0]))
+    if run[-1][1] - run[0][0] > 2 * len(place) + 40:
+        return None  # the chunk's sentence runs far past the place (OCR lines, text without stops)
     return answer_quote(text[run[0][0]:run[-1][1]], query, limit=limit)

@@ -124,7 +124,7 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             meaning_score=round(match.meaning, 6) if match.meaning is not None else None,
             # the paragraph's own words: the quote shows the place the reader is taken to, not
             # another sentence of the chunk that holds more of the query's words
-            quote=para.text if para.text.strip() else None,
+            place_text=para.text if para.text.strip() else None,
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(

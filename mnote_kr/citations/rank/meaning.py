@@ -279,7 +279,10 @@ def prefetch(query: str) -> None:
                 return
     except OSError:
         return
-    threading.Thread(target=query_vector, args=(" ".join(query.split()),), daemon=True,
+    # Not a daemon: the interpreter waits for it at exit. A daemon thread still inside
+    # onnxruntime when a short-lived CLI process exits aborts it ("terminate called without an
+    # active exception", seen by test_cli_fast).
+    threading.Thread(target=query_vector, args=(" ".join(query.split()),), daemon=False,
                      name="mnote-kr-query-vector").start()
 
 

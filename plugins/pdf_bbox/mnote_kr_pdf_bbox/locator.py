@@ -195,7 +195,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     ans = choose(doc, list(counts), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
-    quote = None
+    place_text = None
     if ans.block is not None:
         pi = ans.block[0]
         page = doc.pages[pi]
@@ -206,7 +206,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         lines = ans.lines if _own_query(req) and _piece_of(counts, ans.block) else \
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
-        quote = written_text(page, sorted(lines))  # the boxed lines' own words: the quote shows what the box marks
+        place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
         elif ans.rule == "meaning":
@@ -242,7 +242,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
-        quote=quote,
+        place_text=place_text,
     )
 
 

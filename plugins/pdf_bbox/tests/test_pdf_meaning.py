@@ -82,12 +82,13 @@ def test_paraphrased_question_is_boxed_on_the_answering_block_by_meaning(
     assert loc.page == truth[2] and iou(loc.bbox, list(truth[3])) >= 0.5, (loc.page, loc.bbox, truth)
     assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0  # ranks the file's places too
     assert "placed by meaning" in loc.reason
-    # the quote is the boxed block's own words (the groundtruth's text of it), not another line
-    # of the passage
+    # the place text (the quote is read there) is the boxed block's own words (the groundtruth's
+    # text of it), not another line of the passage
+
     def letters(text: str) -> str:
         return "".join(ch for ch in text.casefold() if ch.isalnum())
 
-    assert loc.quote is not None and letters(truth[1])[:40] in letters(loc.quote)
+    assert loc.place_text is not None and letters(truth[1])[:40] in letters(loc.place_text)
     # the meaning term weighted 0: words alone do not place it on the answering block (they cite
     # the passage, degraded, whose box is the block holding most of it, or box another block)
     monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
