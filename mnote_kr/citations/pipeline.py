@@ -29,6 +29,7 @@ from mnote_kr.citations.map.sidecar import heading_path
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
+from mnote_kr.citations.render.folding import fold_places, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
@@ -37,7 +38,6 @@ from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
-    MAX_ALTERNATIVES,
     AgentQueryResult,
     Citation,
     CitationDiagnostics,
@@ -45,7 +45,6 @@ from mnote_kr.models import (
     GroundedSentence,
     LocateRequest,
     Locator,
-    Place,
     ProviderQueryResult,
     RerankInfo,
     SearchResults,
@@ -227,19 +226,6 @@ def _without_place_text(locator: Locator) -> Locator:
     return msgspec.structs.replace(locator, place_text=None) if locator.place_text is not None else locator
 
 
-def _place(locator: Locator) -> str:
-    """Where a locator points inside its file, as a short stable string ('' for file level)."""
-    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
-        return f"p{locator.paragraph_index}"
-    if locator.locator_precision == "slide" and locator.slide is not None:
-        return f"s{locator.slide}:{locator.shape_id}:{locator.paragraph_index}"
-    if locator.locator_precision == "cell" and locator.sheet is not None:
-        return f"c{locator.sheet}!{locator.range}"
-    if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
-        return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
-    return ""
-
-
 def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
 ) -> tuple[list[Citation], dict[str, Any]]:
@@ -309,7 +295,7 @@ def build_citations(
                               reason="image: opens the picture")
         locator = _honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
-        place = _place(locator)
+        place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the
         # same PDF box are one citation (the first, best-ranked, is kept). LightRAG's native
         # DOCX blocks can span a whole section, so distinct places inside one block stay apart.
@@ -381,41 +367,6 @@ def build_citations(
         "timingsMs": {k: round(v, 2) for k, v in timings.items()},
     }
     return [c for _, _, c in scored], diagnostics
-
-
-def _as_place(c: Citation) -> Place:
-    return Place(citation_id=c.citation_id, locator_precision=c.locator_precision,
-                 locator_degraded=c.locator_degraded, locator=c.locator, display_quote=c.display_quote,
-                 heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
-
-
-def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:
-    """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
-    (``alternatives``, in their order; each at another place than those before it); and the citations
-    folded in (remembered, so their IDs open), each carrying the other places of its file.
-
-    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``)."""
-    by_file: dict[str, list[Citation]] = {}
-    for c in citations:
-        by_file.setdefault(c.source_root_relative_path, []).append(c)
-    out: list[Citation] = []
-    folded: list[Citation] = []
-    for c in citations:
-        places = by_file[c.source_root_relative_path]
-        if places[0] is not c:
-            continue
-        behind: list[Citation] = []
-        taken = {_place(c.locator)}  # a second "whole file" place would only open the file again
-        for p in places[1:]:
-            if len(behind) < MAX_ALTERNATIVES and _place(p.locator) not in taken:
-                taken.add(_place(p.locator))
-                behind.append(p)
-        group = [c, *behind]
-        # each place of the group knows the others: the viewer steps on from whichever is opened
-        folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])
-                   for p in behind]
-        out.append(msgspec.structs.replace(c, alternatives=[_as_place(p) for p in behind]) if behind else c)
-    return out, folded
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int) -> tuple[list[Citation],
@@ -588,12 +539,12 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         shown = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
         locator = _without_place_text(located)
-        if locator.locator_degraded or not _place(locator):
+        if locator.locator_degraded or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
         for p in (c, *places):
             if p.source_root_relative_path == c.source_root_relative_path and same_place(p.locator, locator):
                 return p
-        place = _place(locator)
+        place = place_key(locator)
         anchor = (c.block_id or c.light_rag_chunk_id or "") + f"@{place}"
         if anchor not in minted:
             cid = citation_id(c.provider, c.source_id or "", anchor, 0, taken=taken)

@@ -1,0 +1,62 @@
+"""A search's places folded by file: one citation per file, carrying the file's next best places.
+
+The citations of a search come one per located chunk; a reader wants each file once, at its best
+place, with the places behind it (``Citation.alternatives``) one step away, and the places they
+stand for told apart by where they point (:func:`place_key`), not by which chunk found them.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
+
+__all__ = ["fold_places", "place_key"]
+
+
+def place_key(locator: Locator) -> str:
+    """Where a locator points inside its file, as a short stable string ('' for file level)."""
+    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
+        return f"p{locator.paragraph_index}"
+    if locator.locator_precision == "slide" and locator.slide is not None:
+        return f"s{locator.slide}:{locator.shape_id}:{locator.paragraph_index}"
+    if locator.locator_precision == "cell" and locator.sheet is not None:
+        return f"c{locator.sheet}!{locator.range}"
+    if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
+        return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
+    return ""
+
+
+def _as_place(c: Citation) -> Place:
+    return Place(citation_id=c.citation_id, locator_precision=c.locator_precision,
+                 locator_degraded=c.locator_degraded, locator=c.locator, display_quote=c.display_quote,
+                 heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
+
+
+def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:
+    """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
+    (``alternatives``, in their order; each at another place than those before it); and the citations
+    folded in (remembered, so their IDs open), each carrying the other places of its file.
+
+    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``)."""
+    by_file: dict[str, list[Citation]] = {}
+    for c in citations:
+        by_file.setdefault(c.source_root_relative_path, []).append(c)
+    out: list[Citation] = []
+    folded: list[Citation] = []
+    for c in citations:
+        places = by_file[c.source_root_relative_path]
+        if places[0] is not c:
+            continue
+        behind: list[Citation] = []
+        taken = {place_key(c.locator)}  # a second "whole file" place would only open the file again
+        for p in places[1:]:
+            if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
+                taken.add(place_key(p.locator))
+                behind.append(p)
+        group = [c, *behind]
+        # each place of the group knows the others: the viewer steps on from whichever is opened
+        folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])
+                   for p in behind]
+        out.append(msgspec.structs.replace(c, alternatives=[_as_place(p) for p in behind]) if behind else c)
+    return out, folded
