@@ -30,6 +30,7 @@ What is here:
   passage's paragraphs by meaning beside words), ``queue_texts``/``places_key``/``rank_by_meaning``
   (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
+  ``nearest_places`` (a file's places nearest a query by meaning: those behind the best),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
@@ -113,6 +114,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.locate.zipguard import check_zip
     from mnote_kr.citations.map.sidecar import Sidecar, read_sidecar
     from mnote_kr.citations.rank.meaning import embed_texts as embed_meaning
+    from mnote_kr.citations.rank.meaning import nearest as nearest_places
     from mnote_kr.citations.rank.meaning import places_key
     from mnote_kr.citations.rank.meaning import queue as queue_texts
     from mnote_kr.citations.rank.meaning import rank as rank_by_meaning
@@ -150,6 +152,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.caches.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
     "query_terms": ("mnote_kr.citations.render.ids", "query_terms"),
     "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
+    "nearest_places": ("mnote_kr.citations.rank.meaning", "nearest"),
     "embed_meaning": ("mnote_kr.citations.rank.meaning", "embed_texts"),
     "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
@@ -248,6 +251,7 @@ __all__ = [
     "made_of",
     "match_evidence",
     "meaning_version",
+    "nearest_places",
     "normalize",
     "paths",
     "places_key",

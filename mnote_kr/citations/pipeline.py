@@ -29,7 +29,7 @@ from mnote_kr.citations.map.sidecar import heading_path
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
-from mnote_kr.citations.render.folding import fold_places, place_key
+from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
@@ -55,6 +55,9 @@ if TYPE_CHECKING:
 
 #: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
 LOCATOR_MEMO_MAX = 4096
+#: Cite the places behind each passage's best (``Locator.runners_up``) as the file's last places
+#: (False: a file's places are its passages' best alone, as before; ``benchmarks/retrieval.py``).
+RUNNERS_UP = True
 _meta_encoder = msgspec.json.Encoder()
 
 
@@ -222,8 +225,31 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
 
 
 def _without_place_text(locator: Locator) -> Locator:
-    """The locator a citation carries: ``place_text`` read (into the quote) and cleared."""
-    return msgspec.structs.replace(locator, place_text=None) if locator.place_text is not None else locator
+    """The locator a citation carries: ``place_text`` read (into the quote) and cleared, and its
+    ``runners_up`` (cited as places of their own) cleared."""
+    if locator.place_text is None and not locator.runners_up:
+        return locator
+    return msgspec.structs.replace(locator, place_text=None, runners_up=[])
+
+
+def _runners_up(plugins: Plugins, main: Citation, located: Locator, base: str, context: str, query: str,
+                taken: set[str]) -> list[Citation]:
+    """The places behind ``main`` in its own passage (``Locator.runners_up``), each cited as ``main``
+    is (its own ID, anchored at its place; its quote read there)."""
+    out = []
+    for loc in located.runners_up if RUNNERS_UP else []:
+        place = place_key(loc)
+        if not place:
+            continue
+        cid = citation_id(main.provider, main.source_id or "", f"{base}@{place}", 0, taken=taken)
+        url = citation_url(main.source_root_relative_path, loc)
+        shown = _place_quote(plugins, loc, context, query)
+        loc = _without_place_text(loc)
+        out.append(msgspec.structs.replace(
+            main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,
+            locator_degraded=loc.locator_degraded, citation_url=url, display_quote=shown,
+            citation_markdown=citation_markdown(Path(main.source_root_relative_path).name, loc, url)))
+    return out
 
 
 def build_citations(
@@ -238,6 +264,7 @@ def build_citations(
     occurrences: Counter[tuple[str, str]] = Counter()
     scored: list[tuple[float, int, Citation]] = []
     candidates: list[Candidate] = []
+    runners: list[list[Citation]] = []  # the places behind each scored citation, in its passage
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
     excluding = any(r.exclude_patterns for r in reg.roots.values())
@@ -316,7 +343,7 @@ def build_citations(
         headings = heading_path(block) if block else []
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         shown = _place_quote(host.plugins, locator, context, query)
-        locator = _without_place_text(locator)
+        located, locator = locator, _without_place_text(locator)
         candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
                                     tuple(headings), locator.meaning_score))
         citation = Citation(
@@ -353,6 +380,8 @@ def build_citations(
             ),
         )
         scored.append((0.0, len(scored), citation))
+        runners.append(_runners_up(host.plugins, citation, located, block_id or ref.chunk_id or
+                                   bundle.normalized_fingerprint, context, query, taken))
     # The passage that answers first: the provider's order plus a lexical score of the query over
     # the passages of this search (mnote_kr.citations.rank.ranking).
     for i, (value, parts) in enumerate(relevance(query, candidates, total)):
@@ -361,12 +390,21 @@ def build_citations(
             citation, relevance_score=round(value, 6),
             diagnostics=msgspec.structs.replace(citation.diagnostics, score_parts=parts)))
     scored.sort(key=lambda item: (-item[0], item[1]))
+    # The places behind each passage's best (``_runners_up``, scored just below it; none where a place
+    # is held already) join their file's places, which ``behind_by_meaning`` orders behind its first.
+    held = {(c.source_id, place_key(c.locator)) for _, _, c in scored}
+    behind = []
+    for value, i, c in scored:
+        for k, r in enumerate(r for r in runners[i] if (r.source_id, place_key(r.locator)) not in held):
+            held.add((r.source_id, place_key(r.locator)))
+            behind.append(msgspec.structs.replace(r, relevance_score=round(value * (1 - 0.01 * (k + 1)), 6),
+                                                  diagnostics=c.diagnostics))
     diagnostics = {
         "providerReferences": total,
         "dropped": dict(dropped),
         "timingsMs": {k: round(v, 2) for k, v in timings.items()},
     }
-    return [c for _, _, c in scored], diagnostics
+    return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int) -> tuple[list[Citation],

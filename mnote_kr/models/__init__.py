@@ -239,6 +239,10 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: the chunk's sentences that stand there as the ``displayQuote`` (``cleaning.quote.place_quote``)
     #: and clears this field before a citation carries the locator (null on the wire).
     place_text: str | None = None
+    #: The passage's next best places, best first (each a whole locator, approximate): the host
+    #: shows them behind the file's other places (``Citation.alternatives``) and clears this field
+    #: before a citation carries the locator (empty on the wire).
+    runners_up: list[Locator] = []
     # ``slide`` precision (PPTX): ``slide`` is 1-based; the shape's ``cNvPr`` id and name; the
     # paragraph inside the shape is ``paragraphIndex``; ``bbox`` is the shape's box in EMU
     # (``bboxUnit="emu"``, top-left origin of the slide) and ``bboxFraction`` the same box as

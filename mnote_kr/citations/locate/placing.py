@@ -14,13 +14,20 @@ from collections.abc import Callable
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.recall import recalls as _recalls
-from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument
+from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import SEMANTIC, THRESHOLD, Match, _aligned, _evidence_paragraphs
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import Highlight, Locator
 
 __all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "queue_places", "with_meaning"]
+
+#: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
+#: first: the host shows them behind the file's other chunks' places (0: none).
+RUNNERS_UP = 2
+#: The file's paragraphs nearest the query by meaning, outside the passage, a locator gives behind
+#: those (the provider's passage of the right file may not be the one that answers; 0: none).
+FILE_WIDE = 3
 
 
 def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
@@ -52,14 +59,19 @@ def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None =
 
 def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: str,
                      cosines: Callable[[list[int]], dict[int, float] | None],
-                     scope: Scope | None = None) -> Match:
+                     scope: Scope | None = None, nearest: Callable[[int], dict[int, float]] | None = None) -> Match:
     """``match`` moved to the paragraph of the passage that answers by words and meaning together.
 
     The candidates are the paragraphs the whole ``passage`` quotes (:func:`passage_paragraphs`)
     and the matched one; ``cosines(indices)`` gives the query's cosine with them (None: no
     vectors, the match stands). Each is scored by ``meaning.combine``: its share of the
     query's terms (``QueryTerms``) plus ``meaning.MEANING_WEIGHT`` times its meaning; a
-    paragraph holding every term still wins. A match on the query as written is kept."""
+    paragraph holding every term still wins. A match on the query as written is kept.
+
+    The places behind it (``Match.runners_up``): the passage's next ``RUNNERS_UP``, then the file's
+    ``FILE_WIDE`` paragraphs nearest the query by meaning outside the passage (``nearest(k)``: index
+    to cosine, best first; not within a ``scope``), since the provider's passage of the right file
+    may not be the one that answers."""
     from mnote_kr.citations.rank.meaning import combine
 
     q = normalize(query or "").strip()
@@ -67,21 +79,38 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         return match
     paras = doc.paragraphs
     cands = sorted(set(passage_paragraphs(doc, passage, scope)) | {match.paragraph.index})
-    cands = [i for i in cands if paras[i].tokens and not paras[i].in_toc and not paras[i].heading_level]
-    if len(cands) < 2:
-        return match
+    cands = [i for i in cands if _placeable(paras[i])]
+    wide = {i: c for i, c in (nearest(FILE_WIDE) if nearest is not None and scope is None else {}).items()
+            if 0 <= i < len(paras) and i not in cands and i != match.paragraph.index and _placeable(paras[i])}
+    outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: runner-up by meaning among the file's "
+                          "paragraphs, outside the cited passage", match.anchor, c) for i, c in wide.items())
+    if len(cands) < 2:  # nothing to choose from: the place keeps its cosine (its file's places are ordered by it)
+        alone = cosines([match.paragraph.index])
+        return dataclasses.replace(match, meaning=alone.get(match.paragraph.index), runners_up=outside) \
+            if alone else match
     cos = cosines(cands)
     if not cos:
         return match
     qt = QueryTerms(q, doc.df, len(paras))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
     score = combine(words, cos)
-    pick = min(cands, key=lambda i: (-round(score[i], 9), i))
+    order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
+    pick = order[0]
+    # the places behind it (RUNNERS_UP): a file whose answer the provider returned in one chunk
+    # still shows the reader the best guess and the two behind it
+    runners = tuple(Match(paras[i], match.score, qt.span(paras[i].norm) if qt else None,
+                          f"{SEMANTIC}: runner-up by meaning and query terms among the passage's paragraphs",
+                          match.anchor, cos.get(i)) for i in order[1:1 + RUNNERS_UP]) + outside
     if pick == match.paragraph.index:
-        return dataclasses.replace(match, meaning=cos.get(pick))
+        return dataclasses.replace(match, meaning=cos.get(pick), runners_up=runners)
     para = paras[pick]
     return Match(para, match.score, qt.span(para.norm) if qt else None,
-                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick))
+                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick),
+                 runners)
+
+
+def _placeable(para: TextParagraph) -> bool:
+    return bool(para.tokens) and not para.in_toc and not para.heading_level
 
 
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
@@ -92,7 +121,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
-    return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope)
+    return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
+                            lambda k: meaning.nearest(key, query, k))
 
 
 def queue_places(doc: TextDocument[P]) -> None:
@@ -125,6 +155,8 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             # the paragraph's own words: the quote shows the place the reader is taken to, not
             # another sentence of the chunk that holds more of the query's words
             place_text=para.text if para.text.strip() else None,
+            runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail)
+                        for r in match.runners_up],
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(

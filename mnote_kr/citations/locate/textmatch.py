@@ -117,6 +117,8 @@ class Match:
     anchor: Anchor | None = None
     #: cosine of the query with ``paragraph`` (``place_by_meaning``), None without vectors
     meaning: float | None = None
+    #: the passage's next best paragraphs by words and meaning, best first (``place_by_meaning``)
+    runners_up: tuple[Match, ...] = ()
 
 
 def match_evidence(

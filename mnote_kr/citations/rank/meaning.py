@@ -328,6 +328,23 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
     return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
 
 
+def nearest(key: str, query: str, k: int) -> dict[int, float]:
+    """The ``k`` places of ``key`` nearest the query by cosine, best first, with their cosines (places
+    without a vector left out); empty while the places have no vectors, without the model, or for
+    ``k`` 0. ``plugin_api.nearest_places``: a locator's places of the whole file behind its best."""
+    if k <= 0 or MEANING_WEIGHT <= 0 or not query.strip():
+        return {}
+    vecs = stored(key)
+    q = query_vector(" ".join(query.split())) if vecs is not None else None
+    if vecs is None or q is None:
+        return {}
+    import numpy as np
+
+    cos = vecs @ q
+    cos[~vecs.any(axis=1)] = -np.inf
+    return {int(i): float(cos[i]) for i in np.argsort(-cos, kind="stable")[:k] if np.isfinite(cos[i])}
+
+
 def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, float]:
     """Words and meaning together for each candidate place (keys of ``words``, in document order).
 

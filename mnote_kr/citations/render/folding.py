@@ -11,7 +11,11 @@ import msgspec
 
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
 
-__all__ = ["fold_places", "place_key"]
+__all__ = ["behind_by_meaning", "fold_places", "place_key"]
+
+#: Order a file's places behind its first by their meaning (the query's cosine with each place),
+#: not by the order of their passages (False: as before; ``benchmarks/retrieval.py``).
+BY_MEANING = True
 
 
 def place_key(locator: Locator) -> str:
@@ -31,6 +35,28 @@ def _as_place(c: Citation) -> Place:
     return Place(citation_id=c.citation_id, locator_precision=c.locator_precision,
                  locator_degraded=c.locator_degraded, locator=c.locator, display_quote=c.display_quote,
                  heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
+
+
+def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
+    """``citations`` (a search's places, best first) with each file's places behind its first in
+    the order of their cosine with the query (``Locator.meaning_score``), ties in their order: the
+    first place of a file is its best passage's; which places come next is read from the places
+    themselves (another passage's best, or one behind the best in the same passage); a place at the
+    file level (no place inside it) after them. A file with a place inside it without a cosine (no
+    vectors yet, or a locator that ranks no place by meaning) keeps its order."""
+    if not BY_MEANING:
+        return citations
+    by_file: dict[str, list[Citation]] = {}
+    for c in citations:
+        by_file.setdefault(c.source_root_relative_path, []).append(c)
+    firsts = [c for c in citations if by_file[c.source_root_relative_path][0] is c]
+    rest = []
+    for c in firsts:
+        behind = by_file[c.source_root_relative_path][1:]
+        if all(p.locator.meaning_score is not None for p in behind if place_key(p.locator)):
+            behind = sorted(behind, key=lambda p: (not place_key(p.locator), -(p.locator.meaning_score or 0.0)))
+        rest += behind
+    return firsts + rest
 
 
 def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:

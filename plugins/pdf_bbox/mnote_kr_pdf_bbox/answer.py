@@ -37,6 +37,10 @@ MIN_SHARE = 0.4
 BY_MEANING = True
 #: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
 MEANING_MIN_TOKENS = 4
+#: Blocks behind the chosen one a locator gives (``Locator.runners_up``), best first.
+RUNNERS_UP = 2
+#: The document's blocks nearest the query by meaning, outside the passage, given behind those (0: none).
+FILE_WIDE = 3
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
@@ -247,6 +251,8 @@ class Answer:
     terms: int  # content terms in the query
     lines: list[int]  # line indices of the block to box (narrowed when the block is long)
     meaning: float | None = None  # the query's cosine with the block, when its vectors exist
+    #: the passage's next best blocks by words and meaning, best first (with their cosines)
+    runners_up: list[tuple[tuple[int, int], float]] = field(default_factory=list)
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
@@ -292,10 +298,13 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
             best = (score, share, len(found), b)
     by_meaning = _by_meaning(doc, dt, passage, query, {b: w[0] for b, w in words.items()})
     if by_meaning is not None:
-        b, cos = by_meaning[0], by_meaning[1][by_meaning[0]]
+        order, cosines = by_meaning
+        b = order[0]
         _, share, n_found = words.get(b, (0.0, 0.0, 0))
         rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
-        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)), cos)
+        runners = [(r, cosines[r]) for r in order[1:1 + RUNNERS_UP]] + _wide(doc, passage, query)
+        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)),
+                      cosines[b], runners)
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
@@ -307,11 +316,30 @@ def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
     return sorted({bt.line_at[bt.starts[k]] for t in terms if t in bt.terms for k in bt.terms[t]})
 
 
+def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list[tuple[tuple[int, int], float]]:
+    """The document's ``FILE_WIDE`` text blocks nearest the query by meaning outside the passage, with
+    their cosines, best first: behind the passage's own (the provider's passage of the right file may
+    not be the one that answers)."""
+    from bisect import bisect_right
+
+    from mnote_kr.plugin_api import nearest_places
+
+    key, starts = places(doc)
+    inside = set(passage)
+    out: list[tuple[tuple[int, int], float]] = []
+    for n, cos in nearest_places(key, query, FILE_WIDE + len(inside)).items():
+        pi = bisect_right(starts, n) - 1
+        if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE:
+            out.append(((pi, n - starts[pi]), cos))
+    return out
+
+
 def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str,
-                words: dict[tuple[int, int], float]) -> tuple[tuple[int, int], dict[tuple[int, int], float]] | None:
-    """The passage's block that answers by ``words`` (word score of the blocks holding query terms)
-    and meaning together, and the cosine of each block ranked; None while the document's blocks
-    have no vectors (or fewer than two blocks can be ranked)."""
+                words: dict[tuple[int, int], float]
+                ) -> tuple[list[tuple[int, int]], dict[tuple[int, int], float]] | None:
+    """The passage's blocks ranked by ``words`` (word score of the blocks holding query terms) and
+    meaning together, best first, and the cosine of each; None while the document's blocks have no
+    vectors (or fewer than two blocks can be ranked)."""
     from mnote_kr.plugin_api import rank_by_meaning
 
     cands = [b for b in passage if b in words or len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
@@ -323,8 +351,8 @@ def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]],
     if ranked is None:
         return None
     score, cos = ranked
-    pick = min(number, key=lambda i: (-round(score[i], 9), i))
-    return number[pick], {b: cos.get(i, 0.0) for i, b in number.items()}
+    order = sorted(number, key=lambda i: (-round(score[i], 9), i))
+    return [number[i] for i in order], {b: cos.get(i, 0.0) for i, b in number.items()}
 
 
 def _cluster_bonus(bt: BlockText, found: list[str]) -> float:

@@ -243,7 +243,27 @@ def locate_pdf(req: LocateRequest) -> Locator:
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
         place_text=place_text,
+        runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage) for b, cos in ans.runners_up],
     )
+
+
+def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
+               cos: float, coverage: float) -> Locator:
+    """A block behind the chosen one (``Answer.runners_up``): its lines the passage covers (all of a
+    block outside the passage), boxed; approximate (a guess behind the best), with its words for the quote."""
+    pi, bi = block
+    page = doc.pages[pi]
+    touch = counts.get(block)
+    lines = [li for li in page.blocks[bi] if touch is None or li in touch.lines] or list(page.blocks[bi])
+    box = _round(page.geometry.display(_union([page.lines[li] for li in lines])))
+    why = f"text layer match, coverage {coverage:.2f}; runner-up by meaning " + (
+        "and query terms among the passage's text blocks" if touch is not None else
+        "among the file's text blocks, outside the cited passage")
+    return Locator(locator_precision="bbox", locator_degraded=True, page=pi + 1, bbox=box,
+                   rects=[Rect(page=pi + 1, bbox=box)],
+                   block_id=req.block_id or (req.block.blockid if req.block else None),
+                   score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
+                   meaning_score=round(cos, 6), place_text=written_text(page, sorted(lines)))
 
 
 _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")

@@ -161,3 +161,28 @@ def test_pdf_blocks_are_embedded_and_ranked_with_no_socket_opened(tmp_path: Path
     assert "embedding places:" in out.stdout
     assert "-c" in (net / "armed.log").read_text(encoding="utf-8")
     assert not (net / "refused.log").exists()
+
+
+def test_the_passages_next_best_blocks_come_boxed_behind_the_chosen_one() -> None:
+    """The blocks behind the chosen one (``runners_up``): two more of the passage, then the file's
+    blocks nearest the question outside it; each another block (a groundtruth item's box, not one
+    before it), approximate, with that block's own words; the host orders them behind the file's
+    first place by their cosines."""
+    passage, window = _passage(*CASES[0][:2])
+    _prepare_and_embed()
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(PDF), evidence=passage, passage=passage,
+                                                 query=CASES[0][2]))
+    assert loc is not None and len(loc.runners_up) == 2 + mnote_kr_pdf_bbox.answer.FILE_WIDE
+    boxes = [(loc.page, loc.bbox)]
+    items = _items()
+    wide = [r.meaning_score for r in loc.runners_up[2:]]
+    assert wide == sorted(wide, reverse=True)  # nearest first
+    for k, r in enumerate(loc.runners_up):
+        assert r.locator_precision == "bbox" and r.locator_degraded and r.meaning_score is not None
+        assert ("outside the cited passage" in (r.reason or "")) == (k >= 2)
+        item = max(items, key=lambda it: iou(r.bbox, list(it[3])) if it[2] == r.page else 0.0)
+        assert (item in window) == (k < 2)
+        assert item[2] == r.page and iou(r.bbox, list(item[3])) >= 0.5, (r.page, r.bbox)
+        assert r.place_text and "".join(item[1].split())[:30] in "".join(r.place_text.split())
+        assert all(not (r.page == p and iou(r.bbox, b) >= 0.5) for p, b in boxes)  # each its own block
+        boxes.append((r.page, r.bbox))

@@ -1,0 +1,178 @@
+"""A file the provider returned in one passage still shows the reader three places.
+
+The locator ranks the passage's paragraphs by words and meaning; the best is the citation's place
+and the two behind it (``Locator.runners_up``) become the file's ``alternatives`` when no other
+passage of the file fills them: each its own paragraph, marked approximate, quoted there, with its
+own ID that opens it. The Bangalore chunk of ``test_meaning`` and its question in other words:
+the plague paragraph answers.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.fakes import fake_host
+
+from mnote_kr.citations import pipeline
+from mnote_kr.citations.rank import meaning
+from mnote_kr.hookspecs import hookimpl
+from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr_docx_locator.cache import load_docx
+from tests.surfaces import BlockProvider
+from tests.test_meaning import QUESTION
+
+REL = "docs/bangalore.md"
+
+
+def _paragraphs() -> list[str]:
+    paras = load_docx(CORPUS / "docx" / "khoj__bangalore.docx").paragraphs
+    at = next(p.index for p in paras if "plague epidemic in 1898" in p.text)
+    return [" ".join(paras[i].text.split()) for i in range(at - 3, at + 4) if paras[i].text.strip()]
+
+
+class OnePassage(BlockProvider):
+    """The fake provider returning each file as one passage (its whole text)."""
+
+    @hookimpl
+    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
+        refs = [ProviderReference(provider="fake", file_path=name, reference_id=str(k + 1), chunk_id=f"chunk-{k}",
+                                  doc_id=f"doc-{name}", content=text, rank=k)
+                for k, (name, text) in enumerate(sorted(self.texts.items()))]
+        return ProviderQueryResult(provider="fake", references=refs, answer=None)
+
+
+def _from(quote: str, paragraph: str) -> bool:
+    """Most of the quote's words are the paragraph's (a caption without a full stop may lead it)."""
+    words = quote.split()
+    return sum(w in paragraph for w in words) >= 0.8 * len(words)
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Any:
+    meaning._memo.clear()
+    pipeline.clear_memos()
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
+    h, _ = fake_host(ws, OnePassage(delete_status="delete_completed"))
+    h.roots_add(ws / "docs")
+    h.ingest([ws / "docs"], wait=True)  # citable, then its preparation step embeds the paragraphs
+    return h
+
+
+def test_one_passage_gives_the_best_place_and_the_two_behind_it(host: Any) -> None:
+    before = (host.workspace.root / REL).read_bytes()
+    (c,) = host.search(QUESTION, top_k=5).results
+    paras = _paragraphs()
+    assert c.locator_precision == "paragraph" and "plague epidemic in 1898" in paras[c.locator.paragraph_index]
+    assert len(c.alternatives) == 2
+    places = [c.locator.paragraph_index] + [a.locator.paragraph_index for a in c.alternatives]
+    assert len(set(places)) == 3
+    for a in c.alternatives:
+        assert a.locator_precision == "paragraph" and a.locator_degraded  # a guess behind the best
+        assert a.display_quote and _from(a.display_quote, paras[a.locator.paragraph_index])  # quoted there
+        assert a.relevance_score is not None and c.relevance_score is not None
+        assert a.relevance_score < c.relevance_score
+        assert a.locator.runners_up == [] and a.locator.place_text is None  # read, then cleared
+        plan = host.open(a.citation_id)
+        assert plan.locator.paragraph_index == a.locator.paragraph_index
+    assert c.locator.runners_up == []
+    assert (host.workspace.root / REL).read_bytes() == before
+
+
+def test_without_runners_up_a_one_passage_file_has_one_place(host: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(pipeline, "RUNNERS_UP", False)
+    (c,) = host.search(QUESTION, top_k=5).results
+    assert c.alternatives == []
+
+
+class TwoPassages(OnePassage):
+    """The fake provider returning each file as two passages: its second to fourth paragraphs, then its
+    first (the photo caption: by meaning the file's farthest place from the question)."""
+
+    @hookimpl
+    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
+        refs = []
+        for name, text in sorted(self.texts.items()):
+            paras = text.split("\n\n")
+            for k, part in enumerate(("\n\n".join(paras[1:4]), paras[0])):
+                refs.append(ProviderReference(provider="fake", file_path=name, reference_id=str(len(refs) + 1),
+                                              chunk_id=f"chunk-{k}", doc_id=f"doc-{name}", content=part, rank=k))
+        return ProviderQueryResult(provider="fake", references=refs, answer=None)
+
+
+def test_the_places_behind_the_first_are_the_files_nearest_by_meaning(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Two passages of one file: its first place is the best passage's, and the two behind it are the
+    file's other places (the second passage's best, the runners-up of both) nearest the question by
+    meaning, not the second passage's best because its passage came second."""
+    pipeline.clear_memos()
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
+    h, _ = fake_host(ws, TwoPassages(delete_status="delete_completed"))
+    h.roots_add(ws / "docs")
+    h.ingest([ws / "docs"], wait=True)
+    built: list[list[Any]] = []
+    build = pipeline.build_citations
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        out = build(*args, **kwargs)
+        built.append(out[0])
+        return out
+
+    monkeypatch.setattr(pipeline, "build_citations", recording)
+    (c,) = h.search(QUESTION, top_k=5).results
+    # the file's places before folding: two passages' best and their runners-up
+    every = [p for p in built[-1] if p.locator.paragraph_index is not None]
+    assert len(every) >= 4 and all(p.locator.meaning_score is not None for p in every)
+    cos = {p.locator.paragraph_index: p.locator.meaning_score for p in every}
+    shown = [a.locator.paragraph_index for a in c.alternatives]
+    others = sorted((i for i in cos if i != c.locator.paragraph_index), key=lambda i: -cos[i])
+    assert shown == others[:2]
+
+
+class FirstTwo(OnePassage):
+    """The fake provider returning each file as one passage of its first two paragraphs (the photo
+    caption and the 19th-century one): the right file, not the part that answers."""
+
+    @hookimpl
+    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
+        refs = [ProviderReference(provider="fake", file_path=name, reference_id="1", chunk_id="chunk-0",
+                                  doc_id=f"doc-{name}", content="\n\n".join(text.split("\n\n")[:2]), rank=0)
+                for name, text in sorted(self.texts.items())]
+        return ProviderQueryResult(provider="fake", references=refs, answer=None)
+
+
+@pytest.mark.parametrize("wide", [3, 0])
+def test_the_answering_paragraph_outside_the_passage_is_a_place_behind_the_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wide: int) -> None:
+    """The provider returned the right file's first two paragraphs; the plague paragraph answers.
+    The file's paragraphs nearest the question by meaning outside the passage (``FILE_WIDE``) are
+    places behind the first: the plague one leads them, quoted by its own words (the passage does not
+    hold it) and said to lie outside the cited passage. With ``FILE_WIDE`` 0 it is nowhere."""
+    from mnote_kr.citations.locate import placing
+
+    monkeypatch.setattr(placing, "FILE_WIDE", wide)
+    pipeline.clear_memos()
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
+    h, _ = fake_host(ws, FirstTwo(delete_status="delete_completed"))
+    h.roots_add(ws / "docs")
+    h.ingest([ws / "docs"], wait=True)
+    (c,) = h.search(QUESTION, top_k=5).results
+    paras = _paragraphs()
+    answer = next(i for i, p in enumerate(paras) if "plague epidemic in 1898" in p)
+    assert c.locator.paragraph_index in (0, 1)  # the first place is the passage's
+    shown = [a.locator.paragraph_index for a in c.alternatives]
+    if not wide:
+        assert answer not in shown
+        return
+    (a,) = [a for a in c.alternatives if a.locator.paragraph_index == answer]
+    assert shown[0] == answer and a.locator_degraded
+    assert "outside the cited passage" in (a.locator.reason or "")
+    assert a.display_quote and _from(a.display_quote, paras[answer])
