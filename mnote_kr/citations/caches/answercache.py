@@ -118,8 +118,8 @@ def put(name: str, locator: Locator) -> None:
     try:
         folder.mkdir(parents=True, exist_ok=True)
         write_atomic(folder / name, _encoder.encode(locator))  # a reader sees the old answer or the new
-    except OSError:  # the temporary file is removed again
-        return
+    except (OSError, UnicodeEncodeError, msgspec.EncodeError):  # the temporary file is removed again; a
+        return  # locator holding a lone surrogate (a plugin's text) is not stored: the search goes on
     from mnote_kr.citations.caches.filecache import one_in
 
     if one_in(_TRIM_EVERY):

@@ -121,6 +121,7 @@ class BlockText:
     starts: list[int] = field(default_factory=list)  # token number -> character offset
 
 
+_LONE_SURROGATE = lazy_compile(r"[\ud800-\udfff]")
 _LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
 
 
@@ -197,8 +198,10 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
 
 
 def written_text(page: PageText, lines: list[int]) -> str:
-    """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed)."""
-    return " ".join("".join(_block_chars(page, lines)[0]).split())
+    """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed); a lone
+    surrogate of the text layer (a glyph PDFium maps to half a character) is U+FFFD: the words are
+    shown and stored as UTF-8."""
+    return _LONE_SURROGATE.sub("\ufffd", " ".join("".join(_block_chars(page, lines)[0]).split()))
 
 
 def place_texts(doc: DocumentText) -> list[str]:
