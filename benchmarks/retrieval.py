@@ -36,6 +36,8 @@ Printed per embedder and variant:
   place@3 (the labelled place among the file's first three places: the citation and its
   ``alternatives`` when citations carry that field, else the file's first three citations) and
   in-view (the first citation within 2 paragraphs of the labelled one, or on the labelled page);
+  ``exact``: the share of first places declared exact (not ``locatorDegraded``), and place@1 among
+  those (``@1|ex``) and among the approximate ones (``@1|apx``): what a claim of exactness is worth;
   against the issue's targets (recall@5 >= 0.90, place@1 >= 0.40, place@3 >= 0.65, in-view >= 0.75);
 * for the older sets, as before: recall@5 and MRR per set and wording and for the union of their
   other-wording questions; place@1 per citation order (LightRAG's own, the former host ranking
@@ -427,6 +429,11 @@ def evaluate_places(run: dict[str, Any], labels: list[dict[str, Any]],
             first = mine[0]
             quote = first.get("rawQuote") or first.get("displayQuote")
             row["place1"] = [1.0 if place_hit(first["locator"], quote, label, place) else 0.0]
+            # what the first place claims (precision.certainty): an exact place should be right far
+            # more often than an approximate one
+            exact = first["locatorPrecision"] != "file" and not first["locatorDegraded"]
+            row["exact"] = [1.0 if exact else 0.0]
+            row["exact1" if exact else "approx1"] = row["place1"]
             row["place3"] = [1.0 if any(place_hit(loc, q, label, place) for loc, q in first_places(mine)) else 0.0]
             row["view"] = [1.0 if in_view(first["locator"], place) else 0.0]
         for group in place_groups(label):
@@ -448,7 +455,7 @@ def print_places(evals: dict[str, dict[str, dict[str, tuple[float, int]]]], sets
           "index searched with other settings")
     for name in names:
         print(f"\n  [{name}] {'group':22} {'n':>3} {'found':>5} {'r@5':>6} {'MRR':>6} {'place@1':>8} "
-              f"{'place@3':>8} {'in-view':>8}")
+              f"{'place@3':>8} {'in-view':>8} {'exact':>6} {'@1|ex':>6} {'@1|apx':>6}")
         for s in sets:
             for group in [s] + [f"{s}-{x}" for x in ("en", "zh", "same", "other", "en-same", "en-other",
                                                        "zh-same", "zh-other")]:
@@ -463,7 +470,7 @@ def print_places(evals: dict[str, dict[str, dict[str, tuple[float, int]]]], sets
 
                 print(f"  [{name}] {group:22} {g['recall5'][1]:>3} {g.get('place1', (0, 0))[1]:>5} "
                       f"{cell('recall5')}{cell('mrr')}{cell('place1', width=8)}{cell('place3', width=8)}"
-                      f"{cell('view', width=8)}")
+                      f"{cell('view', width=8)}{cell('exact')}{cell('exact1')}{cell('approx1')}")
 
 
 def _ratio(a: float, b: float) -> float:

@@ -29,7 +29,7 @@ from mnote_kr.citations.map.sidecar import heading_path
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
-from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key
+from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
@@ -51,6 +51,8 @@ from mnote_kr.models import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from mnote_kr.plugins import Plugins
 
 #: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
@@ -232,24 +234,13 @@ def _without_place_text(locator: Locator) -> Locator:
     return msgspec.structs.replace(locator, place_text=None, runners_up=[])
 
 
-def _runners_up(plugins: Plugins, main: Citation, located: Locator, base: str, context: str, query: str,
-                taken: set[str]) -> list[Citation]:
-    """The places behind ``main`` in its own passage (``Locator.runners_up``), each cited as ``main``
-    is (its own ID, anchored at its place; its quote read there)."""
-    out = []
-    for loc in located.runners_up if RUNNERS_UP else []:
-        place = place_key(loc)
-        if not place:
-            continue
-        cid = citation_id(main.provider, main.source_id or "", f"{base}@{place}", 0, taken=taken)
-        url = citation_url(main.source_root_relative_path, loc)
-        shown = _place_quote(plugins, loc, context, query)
-        loc = _without_place_text(loc)
-        out.append(msgspec.structs.replace(
-            main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,
-            locator_degraded=loc.locator_degraded, citation_url=url, display_quote=shown,
-            citation_markdown=citation_markdown(Path(main.source_root_relative_path).name, loc, url)))
-    return out
+def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
+    """``c`` with its quote read at its place, when it is a place behind a passage's best still
+    carrying its words (``folding.runner_citations``: quoted only when shown)."""
+    if c.display_quote is not None or c.locator.place_text is None:
+        return c
+    return msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, c.context_quote or "", query),
+                                   locator=_without_place_text(c.locator))
 
 
 def build_citations(
@@ -380,8 +371,8 @@ def build_citations(
             ),
         )
         scored.append((0.0, len(scored), citation))
-        runners.append(_runners_up(host.plugins, citation, located, block_id or ref.chunk_id or
-                                   bundle.normalized_fingerprint, context, query, taken))
+        runners.append(runner_citations(citation, located, block_id or ref.chunk_id or bundle.normalized_fingerprint,
+                                        taken) if RUNNERS_UP else [])
     # The passage that answers first: the provider's order plus a lexical score of the query over
     # the passages of this search (mnote_kr.citations.rank.ranking).
     for i, (value, parts) in enumerate(relevance(query, candidates, total)):
@@ -390,7 +381,7 @@ def build_citations(
             citation, relevance_score=round(value, 6),
             diagnostics=msgspec.structs.replace(citation.diagnostics, score_parts=parts)))
     scored.sort(key=lambda item: (-item[0], item[1]))
-    # The places behind each passage's best (``_runners_up``, scored just below it; none where a place
+    # The places behind each passage's best (``runner_citations``, scored just below it; none where a place
     # is held already) join their file's places, which ``behind_by_meaning`` orders behind its first.
     held = {(c.source_id, place_key(c.locator)) for _, _, c in scored}
     behind = []
@@ -407,13 +398,13 @@ def build_citations(
     return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics
 
 
-def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int) -> tuple[list[Citation],
-                                                                                        list[Citation], str | None]:
+def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
+            settle: Callable[[Citation], Citation]) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
     those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
     weak = weak_reason(citations)
     diagnostics["citable"] = len(citations)
-    cited, folded = fold_places(citations)
+    cited, folded = fold_places(citations, settle)
     diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
     cited = cited[:top_k]  # the user's number: files cited, best first
     shown = {a.citation_id for c in cited for a in c.alternatives}
@@ -458,7 +449,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
-    citations, folded, weak = _finish(citations, diagnostics, top_k)
+    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query))
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
@@ -527,16 +518,17 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     result = pending.result()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
-    every = citations  # every place found: an answer's sentence may come from one not shown
-    citations, folded, weak = _finish(citations, diagnostics, top_k)
+    every = citations  # every passage's place: an answer's sentence may come from one not shown
+    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query))
     remember(host, citations + folded)
     answer: str | None = None
     sentences: list[GroundedSentence] = []
     if result.answer is not None:  # each sentence marked with the place that supports it
         shown = citations + folded
         ids = {c.citation_id for c in shown}
-        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer),
-                                          shown + [c for c in every if c.citation_id not in ids])
+        # and every passage's best place (not the places behind them that were not shown: unquoted)
+        more = [c for c in every if c.citation_id not in ids and c.display_quote is not None]
+        answer, sentences = ground_answer(host, _REFERENCES_TAIL_RE.sub("", result.answer), shown + more)
     notes = list(result.notes) + ([rerank_note] if rerank_note else [])
     if any(not s.supported for s in sentences):
         notes.append(f"{sum(not s.supported for s in sentences)} sentence(s) of the answer are supported by no "

@@ -176,7 +176,7 @@ def parse(data: Any, n: int) -> list[float]:
 
 
 def _text(c: Citation) -> str:
-    text = c.display_quote or c.locator_evidence_text or c.context_quote or ""
+    text = c.display_quote or c.locator.place_text or c.locator_evidence_text or c.context_quote or ""
     return " ".join(text.split())[:MAX_DOC_CHARS]
 
 

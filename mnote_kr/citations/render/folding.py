@@ -7,11 +7,15 @@ stand for told apart by where they point (:func:`place_key`), not by which chunk
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import msgspec
 
+from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
 
-__all__ = ["behind_by_meaning", "fold_places", "place_key"]
+__all__ = ["behind_by_meaning", "fold_places", "place_key", "runner_citations"]
 
 #: Order a file's places behind its first by their meaning (the query's cosine with each place),
 #: not by the order of their passages (False: as before; ``benchmarks/retrieval.py``).
@@ -37,6 +41,25 @@ def _as_place(c: Citation) -> Place:
                  heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
 
 
+def runner_citations(main: Citation, located: Locator, base: str, taken: set[str]) -> list[Citation]:
+    """The places behind ``main`` its locator gave (``Locator.runners_up``), each cited as ``main`` is:
+    its own ID (anchored at ``base@place``, ``taken`` the IDs given), URL and Markdown. Each keeps its
+    words (``place_text``) and has no quote yet: the host reads it only for a place it shows."""
+    out = []
+    for loc in located.runners_up:
+        place = place_key(loc)
+        if not place:
+            continue
+        loc = msgspec.structs.replace(loc, runners_up=[])
+        cid = citation_id(main.provider, main.source_id or "", f"{base}@{place}", 0, taken=taken)
+        url = citation_url(main.source_root_relative_path, loc)
+        out.append(msgspec.structs.replace(
+            main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,
+            locator_degraded=loc.locator_degraded, citation_url=url, display_quote=None,
+            citation_markdown=citation_markdown(Path(main.source_root_relative_path).name, loc, url)))
+    return out
+
+
 def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     """``citations`` (a search's places, best first) with each file's places behind its first in
     the order of their cosine with the query (``Locator.meaning_score``), ties in their order: the
@@ -59,12 +82,14 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     return firsts + rest
 
 
-def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citation]]:
+def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
+                ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
     (``alternatives``, in their order; each at another place than those before it); and the citations
     folded in (remembered, so their IDs open), each carrying the other places of its file.
 
-    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``)."""
+    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``); ``settle``
+    finishes each place kept (its quote read)."""
     by_file: dict[str, list[Citation]] = {}
     for c in citations:
         by_file.setdefault(c.source_root_relative_path, []).append(c)
@@ -80,6 +105,7 @@ def fold_places(citations: list[Citation]) -> tuple[list[Citation], list[Citatio
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
                 behind.append(p)
+        c, behind = settle(c), [settle(p) for p in behind]
         group = [c, *behind]
         # each place of the group knows the others: the viewer steps on from whichever is opened
         folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])
