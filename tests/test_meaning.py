@@ -185,7 +185,12 @@ def test_paraphrased_question_lands_on_the_answering_paragraph_by_meaning(monkey
     assert by_words.paragraph is not None and by_words.paragraph.index != answer
     placed = with_meaning(doc, by_words, passage, QUESTION)
     assert placed.paragraph is not None and placed.paragraph.index == answer
-    assert placed.reason.startswith("placed by meaning")
+    assert "placed by meaning" in placed.reason
+    # it holds few of the question's words: a guess by meaning, declared approximate (precision.py)
+    from mnote_kr.citations.locate.placing import locator_from_match
+
+    loc = locator_from_match(placed, plugin="test", block_id=None)
+    assert loc.locator_precision == "paragraph" and loc.locator_degraded
     monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
     unweighted = with_meaning(doc, by_words, passage, QUESTION)
     assert unweighted.paragraph is not None and unweighted.paragraph.index != answer
@@ -328,3 +333,15 @@ def test_the_unigram_segments_as_the_tokenizers_library_does() -> None:
         assert m.tokens(text, 5) == want[:5]
         long_ones += len(want) > 128
     assert long_ones  # the limit cuts some text short
+
+
+def test_grounding_takes_an_approximate_place_ranked_by_meaning_but_not_a_passage_cited_for_want_of_one() -> None:
+    """An answer's sentence in other words lands on the paragraph or block its meaning names, though
+    that place is declared approximate (it holds few of the words); a passage the locator cited for
+    want of a place (no cosine) does not count as a place."""
+    from mnote_kr.citations.rank.grounding import placed
+    from mnote_kr.models import Locator
+
+    assert placed(Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=2))
+    assert placed(Locator(locator_precision="paragraph", locator_degraded=True, paragraph_index=2, meaning_score=0.8))
+    assert not placed(Locator(locator_precision="bbox", locator_degraded=True, page=1, bbox=[0, 0, 9, 9]))

@@ -27,7 +27,7 @@ from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_index
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import heading_path
 from mnote_kr.citations.rank import meaning
-from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, same_place, sentence_locator
+from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
@@ -569,7 +569,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         shown = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
         locator = _without_place_text(located)
-        if locator.locator_degraded or not place_key(locator):
+        if not placed(locator) or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
         for p in (c, *places):
             if p.source_root_relative_path == c.source_root_relative_path and same_place(p.locator, locator):

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
-from mnote_kr.citations.locate.textmatch import SEMANTIC, THRESHOLD, Match, _aligned, _evidence_paragraphs
+from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned, _evidence_paragraphs
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import Highlight, Locator
@@ -104,9 +104,11 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     if pick == match.paragraph.index:
         return dataclasses.replace(match, meaning=cos.get(pick), runners_up=runners)
     para = paras[pick]
-    return Match(para, match.score, qt.span(para.norm) if qt else None,
-                 "placed by meaning and query terms among the passage's paragraphs", match.anchor, cos.get(pick),
-                 runners)
+    # one rule with the words' choice (precision.py): a paragraph holding few of the query's words is
+    # a guess by meaning, an approximate place, however well it ranks
+    why = "placed by meaning and query terms among the passage's paragraphs" if words[pick] >= QUERY_SHARE else \
+        f"{SEMANTIC}: placed by meaning among the passage's paragraphs; it holds few of the query's words"
+    return Match(para, match.score, qt.span(para.norm) if qt else None, why, match.anchor, cos.get(pick), runners)
 
 
 def _placeable(para: TextParagraph) -> bool:

@@ -192,6 +192,12 @@ def same_place(a: Locator, b: Locator) -> bool:
         (b.locator_precision, b.paragraph_index, b.page, b.bbox, b.slide, b.shape_id, b.sheet, b.range)
 
 
+def placed(loc: Locator) -> bool:
+    """The locator named a place of its own: exact, or ranked by meaning (``meaningScore``: approximate
+    when it holds few of the words), not the passage cited for want of one."""
+    return not loc.locator_degraded or loc.meaning_score is not None
+
+
 def sentence_locator(c: Citation, sentence: str, locate: Callable[[LocateRequest], Locator]) -> Locator:
     """Where ``sentence``, supported by the place ``c``, stands in ``c``'s file (``locate``: the file's
     own locator).
@@ -208,12 +214,12 @@ def sentence_locator(c: Citation, sentence: str, locate: Callable[[LocateRequest
     chunk). A sentence in other words than its source (found by no alignment of its own) gets that
     block too when the locator places it."""
     at = locate(LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or ""))
-    if not c.raw_quote or (at.bbox is None and not at.locator_degraded) or c.locator.bbox is None:
+    if not c.raw_quote or (at.bbox is None and placed(at)) or c.locator.bbox is None:
         return at  # a paragraph, a slide shape or a cell is the place already (or no box to widen)
     block = locate(LocateRequest(file=c.source_path, evidence=c.raw_quote, query=sentence, passage=c.raw_quote))
-    if block.locator_degraded or block.bbox is None:
+    if not placed(block) or block.bbox is None:
         return at
-    if at.locator_degraded or at.bbox is None:
+    if not placed(at) or at.bbox is None:
         return block  # not found by its own words: the chunk's block its words and meaning name
     return block if block.page == at.page and _inside(at.bbox, block.bbox) >= MIN_INSIDE else at
 

@@ -37,7 +37,7 @@ from typing import Any
 from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
-from .answer import choose, written_text
+from .answer import MIN_SHARE, choose, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .pdftext import Box, DocumentText, PageGeometry
@@ -212,6 +212,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
         elif ans.rule == "meaning":
             why += f"; placed by meaning and query terms among the passage's text blocks " \
                    f"({ans.found} of the query's {ans.terms} content terms)"
+            # one rule with the words' choice (precision.py): a block holding few of the query's words
+            # is a guess by meaning, an approximate place, however well it ranks
+            degraded = ans.share < MIN_SHARE
+            if degraded:
+                why += "; it holds few of the query's words: an approximate place"
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
@@ -236,7 +241,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         bbox=rects[0].bbox,
         rects=rects,
         block_id=req.block_id or (req.block.blockid if req.block else None),
-        score=round(m.coverage * (0.5 if degraded else 1.0), 3),
+        score=round(m.coverage * (0.5 if ans.block is None and degraded else 1.0), 3),
         locator_plugin=PLUGIN,
         reason=why,
         locator_reason=why,  # the same words as the DOCX locator gives: exact, query terms, or semantic

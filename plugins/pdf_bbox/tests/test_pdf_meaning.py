@@ -78,8 +78,10 @@ def test_paraphrased_question_is_boxed_on_the_answering_block_by_meaning(
     _prepare_and_embed()
     req = LocateRequest(file=str(PDF), evidence=passage, query=question, passage=passage)
     loc = mnote_kr_pdf_bbox.locate(req)
-    assert loc is not None and loc.locator_precision == "bbox" and not loc.locator_degraded
+    assert loc is not None and loc.locator_precision == "bbox"
     assert loc.page == truth[2] and iou(loc.bbox, list(truth[3])) >= 0.5, (loc.page, loc.bbox, truth)
+    # the block holds few of the question's words: a guess by meaning, declared approximate
+    assert loc.locator_degraded and "approximate place" in (loc.reason or "")
     assert loc.meaning_score is not None and 0.0 < loc.meaning_score <= 1.0  # ranks the file's places too
     assert "placed by meaning" in loc.reason
     # the place text (the quote is read there) is the boxed block's own words (the groundtruth's
