@@ -50,17 +50,23 @@ def _from(quote: str, paragraph: str) -> bool:
     return sum(w in paragraph for w in words) >= 0.8 * len(words)
 
 
-@pytest.fixture
-def host(tmp_path: Path) -> Any:
+def _library(tmp_path: Path, provider: Any) -> Any:
+    """A host on a new workspace holding the Bangalore file, ingested through ``provider`` and waited
+    for (citable, then its preparation step embeds the paragraphs)."""
     meaning._memo.clear()
     pipeline.clear_memos()
     ws = tmp_path / "ws"
     (ws / "docs").mkdir(parents=True)
     (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
-    h, _ = fake_host(ws, OnePassage(delete_status="delete_completed"))
+    h, _ = fake_host(ws, provider)
     h.roots_add(ws / "docs")
-    h.ingest([ws / "docs"], wait=True)  # citable, then its preparation step embeds the paragraphs
+    h.ingest([ws / "docs"], wait=True)
     return h
+
+
+@pytest.fixture
+def host(tmp_path: Path) -> Any:
+    return _library(tmp_path, OnePassage(delete_status="delete_completed"))
 
 
 def test_one_passage_gives_the_best_place_and_the_two_behind_it(host: Any) -> None:
@@ -109,13 +115,7 @@ def test_the_places_behind_the_first_are_the_files_nearest_by_meaning(
     """Two passages of one file: its first place is the best passage's, and the two behind it are the
     file's other places (the second passage's best, the runners-up of both) nearest the question by
     meaning, not the second passage's best because its passage came second."""
-    pipeline.clear_memos()
-    ws = tmp_path / "ws"
-    (ws / "docs").mkdir(parents=True)
-    (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
-    h, _ = fake_host(ws, TwoPassages(delete_status="delete_completed"))
-    h.roots_add(ws / "docs")
-    h.ingest([ws / "docs"], wait=True)
+    h = _library(tmp_path, TwoPassages(delete_status="delete_completed"))
     built: list[list[Any]] = []
     build = pipeline.build_citations
 
@@ -157,13 +157,7 @@ def test_the_answering_paragraph_outside_the_passage_is_a_place_behind_the_first
     from mnote_kr.citations.locate import placing
 
     monkeypatch.setattr(placing, "FILE_WIDE", wide)
-    pipeline.clear_memos()
-    ws = tmp_path / "ws"
-    (ws / "docs").mkdir(parents=True)
-    (ws / REL).write_text("\n\n".join(_paragraphs()) + "\n", encoding="utf-8")
-    h, _ = fake_host(ws, FirstTwo(delete_status="delete_completed"))
-    h.roots_add(ws / "docs")
-    h.ingest([ws / "docs"], wait=True)
+    h = _library(tmp_path, FirstTwo(delete_status="delete_completed"))
     (c,) = h.search(QUESTION, top_k=5).results
     paras = _paragraphs()
     answer = next(i for i, p in enumerate(paras) if "plague epidemic in 1898" in p)
