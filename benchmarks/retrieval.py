@@ -431,7 +431,7 @@ def evaluate_places(run: dict[str, Any], labels: list[dict[str, Any]],
             row["place1"] = [1.0 if place_hit(first["locator"], quote, label, place) else 0.0]
             # what the first place claims (precision.certainty): an exact place should be right far
             # more often than an approximate one
-            exact = first["locatorPrecision"] != "file" and not first["locatorDegraded"]
+            exact = first.get("locatorPrecision", "file") != "file" and not first.get("locatorDegraded", True)
             row["exact"] = [1.0 if exact else 0.0]
             row["exact1" if exact else "approx1"] = row["place1"]
             row["place3"] = [1.0 if any(place_hit(loc, q, label, place) for loc, q in first_places(mine)) else 0.0]
