@@ -342,7 +342,9 @@ def nearest(key: str, query: str, k: int) -> dict[int, float]:
 
     cos = vecs @ q
     cos[~vecs.any(axis=1)] = -np.inf
-    return {int(i): float(cos[i]) for i in np.argsort(-cos, kind="stable")[:k] if np.isfinite(cos[i])}
+    k = min(k, len(cos))  # the k best without sorting the whole file (every located passage asks)
+    top = np.argpartition(-cos, k - 1)[:k] if 0 < k < len(cos) else np.arange(len(cos))
+    return {int(i): float(cos[i]) for i in sorted(top, key=lambda i: (-cos[i], i)) if np.isfinite(cos[i])}
 
 
 def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, float]:
