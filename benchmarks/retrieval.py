@@ -138,9 +138,12 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
 
     pipeline.build_citations = recording  # type: ignore[assignment]
 
-    def search_all(h: Any, q: str) -> tuple[list[Any], list[Any]]:
+    def search_all(h: Any, q: str, ms: dict[str, list[float]]) -> tuple[list[Any], list[Any]]:
         built.clear()
-        res = h.search(q, top_k=top_k).results
+        t0 = time.perf_counter()
+        result = h.search(q, top_k=top_k)
+        ms[q] = [(time.perf_counter() - t0) * 1000, float(result.diagnostics.get("providerMs") or 0.0)]
+        res = result.results
         return [msgspec.to_builtins(c) for c in res], [msgspec.to_builtins(c) for c in built[-1]] if built else []
 
     dirs = default_engine_dirs()
@@ -160,11 +163,12 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
         ingest_s = time.perf_counter() - t0
         statuses = [i.status for i in report.items]
         t0 = time.perf_counter()
-        both = {label["id"]: search_all(host, label["q"]) for label in labels}
+        ms: dict[str, list[float]] = {}
+        both = {label["id"]: search_all(host, label["q"], ms) for label in labels}
         search_s = time.perf_counter() - t0
         run = {"embedder": info.embedder, "start_s": start_s, "ingest_s": ingest_s, "statuses": statuses,
                "search_s": search_s, "top_k": top_k, "results": {k: v[0] for k, v in both.items()},
-               "all": {k: v[1] for k, v in both.items()}}
+               "all": {k: v[1] for k, v in both.items()}, "ms": ms}
         todo = dict(variants or {})
         if name != "hashing":
             # The same engine and index with each found file's best chunk first turned on (off
@@ -183,9 +187,11 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
                 node[leaf] = value
             varied = Host(ws, config=config)
             t0 = time.perf_counter()
+            ms = {}
             with _code_overrides(code):
-                both = {label["id"]: search_all(varied, label["q"]) for label in labels}
+                both = {label["id"]: search_all(varied, label["q"], ms) for label in labels}
             run[f"search_{suffix}_s"] = time.perf_counter() - t0
+            run[f"ms_{suffix}"] = ms
             run[f"results_{suffix}"] = {k: v[0] for k, v in both.items()}
             run[f"all_{suffix}"] = {k: v[1] for k, v in both.items()}
         return run
@@ -477,6 +483,30 @@ def _ratio(a: float, b: float) -> float:
     return a / b if b else float("inf")
 
 
+def print_times(runs: dict[str, dict[str, Any]]) -> None:
+    """Per question, each run's search time in a process that has searched before (model loaded,
+    each question new to it): p50 and p95 of the host's side (the whole search minus LightRAG's
+    answer, which the runs after the first may get from LightRAG's cache) and of the whole search,
+    and the p95 difference against the first run (the baseline, searched first)."""
+    timed = {n: r["ms"] for n, r in runs.items() if r.get("ms")}
+    if not timed:
+        return
+    base = next(iter(timed))
+
+    def pct(values: list[float], q: float) -> float:
+        return float(statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]) if len(values) > 1 \
+            else (values[0] if values else 0.0)
+
+    host = {n: [w - p for w, p in ms.values()] for n, ms in timed.items()}
+    wall = {n: [w for w, _ in ms.values()] for n, ms in timed.items()}
+    print(f"\nsearch time per question, ms (host side = the search minus LightRAG's answer; "
+          f"{base} searched first, from a cold start):")
+    for n in timed:
+        print(f"  [{n}] {len(host[n])} searches: host side p50 {pct(host[n], 50):.0f} p95 {pct(host[n], 95):.0f}; "
+              f"whole search p50 {pct(wall[n], 50):.0f} p95 {pct(wall[n], 95):.0f}"
+              + ("" if n == base else f"; host-side p95 vs {base}: {pct(host[n], 95) - pct(host[base], 95):+.0f}"))
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--embedders", default="hybrid,e5hybrid", help="baseline first, comma-separated")
@@ -522,9 +552,10 @@ def main() -> int:
         r = runs[name]
         for suffix in [k.removeprefix("results_") for k in list(r) if k.startswith("results_")]:
             runs[f"{name}-{suffix}"] = {**r, "results": r.pop(f"results_{suffix}"),
-                                        "search_s": r.pop(f"search_{suffix}_s"), "all": r.pop(f"all_{suffix}", None)}
+                                        "search_s": r.pop(f"search_{suffix}_s"), "all": r.pop(f"all_{suffix}", None),
+                                        "ms": r.pop(f"ms_{suffix}", None)}
     for r in runs.values():  # each expanded run keeps only its own results
-        for key in [k for k in r if k.startswith(("results_", "all_", "search_")) and k != "search_s"]:
+        for key in [k for k in r if k.startswith(("results_", "all_", "search_", "ms_")) and k != "search_s"]:
             r.pop(key)
     labels = [q for q in labels if all(q["id"] in r["results"] for r in runs.values())]
     evals = {name: evaluate(run, labels, paragraphs, args.order) for name, run in runs.items()}
@@ -547,6 +578,7 @@ def main() -> int:
             f"{n}: r@5 {gs[n]['recall5_rerun'][0]:.3f} MRR {gs[n]['mrr_rerun'][0]:.3f}" for n in names))
     for name in names:
         print(f"[{name}] questions with no citation at all: {len(evals[name]['empty'])} {evals[name]['empty']}")
+    print_times(runs)
     print("\nplace@1 (first citation of the found file on the labelled place), by citation order:")
     for name in names:
         for group in ("old-same", "old-other", "heldout-other", "union-other", "all"):

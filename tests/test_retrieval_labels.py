@@ -171,3 +171,17 @@ def test_place3_reads_alternatives_when_the_citation_has_them() -> None:
     del first["alternatives"]  # without the field: the file's first three citations
     out = retrieval.evaluate_places({"results": {"d": [first, later]}}, [DOCX_LABEL], {"d": DOCX_PLACE})
     assert out["heldout2"]["place3"] == (1.0, 1)
+
+
+def test_search_times_are_the_host_side_per_question_against_the_first_run(capsys: pytest.CaptureFixture[str]) -> None:
+    """p95 of the search minus LightRAG's answer, per run, and the difference against the first run."""
+    base = {f"q{i}": [100.0 + i, 90.0] for i in range(1, 21)}  # host side 11..30 ms
+    slower = {f"q{i}": [100.0 + i + (200.0 if i == 20 else 0.0), 90.0] for i in range(1, 21)}
+    retrieval.print_times({"new": {"ms": base}, "new-before": {"ms": slower}, "hand": {}})
+    out = capsys.readouterr().out
+    lines = {line.split("]")[0].strip(" ["): line for line in out.splitlines() if line.strip().startswith("[")}
+    assert set(lines) == {"new", "new-before"}  # a run without times is left out
+    # p95 of 11..30 interpolated between the 19th and 20th values: 29 + 0.05 x 1
+    assert "host side p50 20 p95 29;" in lines["new"] and "vs" not in lines["new"]
+    # the 20th value 230 instead of 30: 29 + 0.05 x 201 = 39.05
+    assert "host side p50 20 p95 39;" in lines["new-before"] and "p95 vs new: +10" in lines["new-before"]
