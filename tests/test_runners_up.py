@@ -147,26 +147,64 @@ class FirstTwo(OnePassage):
         return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
-@pytest.mark.parametrize("wide", [3, 0])
-def test_the_answering_paragraph_outside_the_passage_is_a_place_behind_the_first(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wide: int) -> None:
+@pytest.mark.parametrize(("wide", "lead"), [(3, 0.02), (3, None), (0, 0.02)])
+def test_the_answering_paragraph_outside_the_passage_is_a_place_of_the_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, wide: int, lead: float | None) -> None:
     """The provider returned the right file's first two paragraphs; the plague paragraph answers.
     The file's paragraphs nearest the question by meaning outside the passage (``FILE_WIDE``) are
-    places behind the first: the plague one leads them, quoted by its own words (the passage does not
-    hold it) and said to lie outside the cited passage. With ``FILE_WIDE`` 0 it is nowhere."""
+    places of the file, quoted by their own words (the passage does not hold them) and said to lie
+    outside the cited passage. The passage's best holds few of the question's words, so the plague
+    paragraph, nearer by meaning, takes the lead (``LEAD_BY_MEANING``); without the lead it heads the
+    places behind the passage's. With ``FILE_WIDE`` 0 it is nowhere."""
     from mnote_kr.citations.locate import placing
+    from mnote_kr.citations.render import folding
 
     monkeypatch.setattr(placing, "FILE_WIDE", wide)
+    monkeypatch.setattr(folding, "LEAD_BY_MEANING", lead)
     h = _library(tmp_path, FirstTwo(delete_status="delete_completed"))
     (c,) = h.search(QUESTION, top_k=5).results
     paras = _paragraphs()
     answer = next(i for i, p in enumerate(paras) if "plague epidemic in 1898" in p)
-    assert c.locator.paragraph_index in (0, 1)  # the first place is the passage's
-    shown = [a.locator.paragraph_index for a in c.alternatives]
+    places = [c, *c.alternatives]
+    shown = [p.locator.paragraph_index for p in places]
     if not wide:
+        assert c.locator.paragraph_index in (0, 1)  # the passage's
         assert answer not in shown
         return
-    (a,) = [a for a in c.alternatives if a.locator.paragraph_index == answer]
-    assert shown[0] == answer and a.locator_degraded
+    (a,) = [p for p in places if p.locator.paragraph_index == answer]
+    assert shown[0 if lead else 1] == answer and a.locator_degraded
     assert "outside the cited passage" in (a.locator.reason or "")
     assert a.display_quote and _from(a.display_quote, paras[answer])
+    if not lead:
+        assert c.locator.paragraph_index in (0, 1)
+
+
+def _place(cid: str, index: int | None, cos: float | None, degraded: bool, path: str = "kb/ok.md") -> Any:
+    import msgspec
+
+    from mnote_kr.models import Locator
+    from tests.test_pipeline_unit import citation
+
+    precision = "paragraph" if index is not None else "file"
+    loc = Locator(locator_precision=precision, locator_degraded=degraded, paragraph_index=index, meaning_score=cos)
+    return msgspec.structs.replace(citation(cid), locator=loc, locator_precision=precision, locator_degraded=degraded,
+                                   source_root_relative_path=path)
+
+
+@pytest.mark.parametrize(("degraded", "cos", "leads"), [
+    (True, 0.80, True),     # unanchored first, the file's nearest ahead by 0.05: it leads
+    (True, 0.765, False),   # ahead by less than LEAD_BY_MEANING: the passage's place stays first
+    (False, 0.90, False),   # the first holds the query's words: it stays, whatever the cosines
+])
+def test_an_unanchored_first_place_gives_way_to_the_files_nearest_by_meaning(
+        degraded: bool, cos: float, leads: bool) -> None:
+    from mnote_kr.citations.render import folding
+
+    first = _place("[a1]", 4, 0.75, degraded)
+    near, far = _place("[a2]", 9, cos, True), _place("[a3]", 2, 0.70, True)
+    other = _place("[b1]", 1, 0.95, True, path="kb/other.md")  # the next file, nearer still: not this file's
+    got = folding.behind_by_meaning([first, other, far, near])
+    firsts = [c.citation_id for c in got[:2]]
+    assert firsts == (["[a2]", "[b1]"] if leads else ["[a1]", "[b1]"])  # the file keeps its rank
+    mine = [c.citation_id for c in got if c.source_root_relative_path == "kb/ok.md"]
+    assert mine == (["[a2]", "[a1]", "[a3]"] if leads else ["[a1]", "[a2]", "[a3]"])

@@ -82,7 +82,7 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     cands = [i for i in cands if _placeable(paras[i])]
     wide = {i: c for i, c in (nearest(FILE_WIDE) if nearest is not None and scope is None else {}).items()
             if 0 <= i < len(paras) and i not in cands and i != match.paragraph.index and _placeable(paras[i])}
-    outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: runner-up by meaning among the file's "
+    outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: placed by meaning among the file's "
                           "paragraphs, outside the cited passage", match.anchor, c) for i, c in wide.items())
     if len(cands) < 2:  # nothing to choose from: the place keeps its cosine (its file's places are ordered by it)
         alone = cosines([match.paragraph.index])
@@ -99,7 +99,7 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     # the places behind it (RUNNERS_UP): a file whose answer the provider returned in one chunk
     # still shows the reader the best guess and the two behind it
     runners = tuple(Match(paras[i], match.score, qt.span(paras[i].norm) if qt else None,
-                          f"{SEMANTIC}: runner-up by meaning and query terms among the passage's paragraphs",
+                          f"{SEMANTIC}: placed by meaning and query terms among the passage's paragraphs",
                           match.anchor, cos.get(i)) for i in order[1:1 + RUNNERS_UP]) + outside
     if pick == match.paragraph.index:
         return dataclasses.replace(match, meaning=cos.get(pick), runners_up=runners)

@@ -20,6 +20,11 @@ __all__ = ["behind_by_meaning", "fold_places", "place_key", "runner_citations"]
 #: Order a file's places behind its first by their meaning (the query's cosine with each place),
 #: not by the order of their passages (False: as before; ``benchmarks/retrieval.py``).
 BY_MEANING = True
+#: A file's first place that its words do not anchor (approximate: placed by meaning with few of the
+#: query's words, or for want of a place) yields to the place of the file nearest the question by
+#: meaning when that one's cosine is higher by at least this (None: the first place is always the
+#: best passage's; ``benchmarks/retrieval.py``).
+LEAD_BY_MEANING: float | None = 0.02
 
 
 def place_key(locator: Locator) -> str:
@@ -66,7 +71,12 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     first place of a file is its best passage's; which places come next is read from the places
     themselves (another passage's best, or one behind the best in the same passage); a place at the
     file level (no place inside it) after them. A file with a place inside it without a cosine (no
-    vectors yet, or a locator that ranks no place by meaning) keeps its order."""
+    vectors yet, or a locator that ranks no place by meaning) keeps its order.
+
+    A first place its words do not anchor (``locator_degraded``) gives way to the place of its file
+    nearest the question when that one's cosine leads by ``LEAD_BY_MEANING``: LightRAG's passage is
+    often not the part of the file that answers, and a place chosen by meaning inside it is then a
+    worse guess than the file's nearest. The file keeps its rank among the files."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -74,12 +84,29 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         by_file.setdefault(c.source_root_relative_path, []).append(c)
     firsts = [c for c in citations if by_file[c.source_root_relative_path][0] is c]
     rest = []
-    for c in firsts:
+    for k, c in enumerate(firsts):
         behind = by_file[c.source_root_relative_path][1:]
         if all(p.locator.meaning_score is not None for p in behind if place_key(p.locator)):
-            behind = sorted(behind, key=lambda p: (not place_key(p.locator), -(p.locator.meaning_score or 0.0)))
+            behind = _by_cosine(behind)
+            if behind and _leads(behind[0], c):
+                firsts[k], behind = behind[0], _by_cosine([c, *behind[1:]])
         rest += behind
     return firsts + rest
+
+
+def _by_cosine(places: list[Citation]) -> list[Citation]:
+    """Places inside the file by their cosine with the query (none: last of them), then the file level."""
+    return sorted(places, key=lambda p: (not place_key(p.locator), -(p.locator.meaning_score
+                                                                       if p.locator.meaning_score is not None
+                                                                       else -1.0)))
+
+
+def _leads(place: Citation, first: Citation) -> bool:
+    """``place`` (the nearest by meaning behind ``first``) takes the lead of an unanchored first place."""
+    if LEAD_BY_MEANING is None or not first.locator_degraded or not place_key(place.locator):
+        return False
+    cos, then = place.locator.meaning_score, first.locator.meaning_score
+    return cos is not None and cos >= (then if then is not None else -1.0) + LEAD_BY_MEANING
 
 
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,

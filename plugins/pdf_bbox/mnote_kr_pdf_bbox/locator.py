@@ -261,7 +261,7 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
     touch = counts.get(block)
     lines = [li for li in page.blocks[bi] if touch is None or li in touch.lines] or list(page.blocks[bi])
     box = _round(page.geometry.display(_union([page.lines[li] for li in lines])))
-    why = f"text layer match, coverage {coverage:.2f}; runner-up by meaning " + (
+    why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else
         "among the file's text blocks, outside the cited passage")
     return Locator(locator_precision="bbox", locator_degraded=True, page=pi + 1, bbox=box,
