@@ -143,13 +143,20 @@ def test_the_readme_session_runs_against_a_real_engine(tmp_path: Path, lightrag_
 
 
 def _watch_until_it_follows_a_new_file(argv: list[str], papers: Path, env: dict[str, str]) -> str:
-    """Run ``watch``, add a note, wait until watch says it ingested it, then Ctrl-C it."""
-    proc = subprocess.Popen(argv, cwd=papers, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                            encoding="utf-8")
+    """Run ``watch``, add a note, wait until watch says it ingested it, then Ctrl-C it.
+
+    Both pipes are read while it runs (a full stderr pipe would block the process). Should it not
+    stop, SIGABRT makes Python's fault handler write every thread's stack to stderr, and the failure
+    shows where it hung."""
+    proc = subprocess.Popen(argv, cwd=papers, env={**env, "PYTHONFAULTHANDLER": "1"}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
     lines: list[str] = []
-    assert proc.stdout is not None
-    reader = threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True)
-    reader.start()
+    errors: list[str] = []
+    assert proc.stdout is not None and proc.stderr is not None
+    readers = [threading.Thread(target=lambda: lines.extend(proc.stdout or ()), daemon=True),
+               threading.Thread(target=lambda: errors.extend(proc.stderr or ()), daemon=True)]
+    for reader in readers:
+        reader.start()
     try:
         # Whether the note lands before the watcher's observer starts or after, it is followed:
         # by its event, or by the start-up reconcile, which ingests new files of a followed root.
@@ -158,12 +165,19 @@ def _watch_until_it_follows_a_new_file(argv: list[str], papers: Path, env: dict[
                    what=lambda: f"watch never ingested later.md; it printed {lines}")
     finally:
         proc.send_signal(signal.SIGINT)
-        code = proc.wait(timeout=60)
-        reader.join(10)
-        err = proc.stderr.read() if proc.stderr else ""
+        try:
+            code = proc.wait(timeout=60)
+        except subprocess.TimeoutExpired:
+            proc.send_signal(signal.SIGABRT)
+            proc.wait(timeout=30)
+            for reader in readers:
+                reader.join(10)
+            raise AssertionError(f"watch did not stop within 60 s of Ctrl-C; it printed {lines}; "
+                                 f"its threads: {''.join(errors)[-6000:]}") from None
+        for reader in readers:
+            reader.join(10)
         for stream in (proc.stdout, proc.stderr):
-            if stream is not None:
-                stream.close()
+            stream.close()
+    err = "".join(errors)
     assert code == 0 and "stopping\n" in lines and "Traceback" not in err, (code, lines, err)
     return "".join(lines)
-
