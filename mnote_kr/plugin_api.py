@@ -39,7 +39,8 @@ What is here:
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it).
 * **Commands** (``register_commands``): ``emit_json`` (print a JSON result as every command
-  does), ``Host`` (the workspace's registry and plugins), ``paths`` (the user's state, cache
+  does), ``progress_writer`` (progress lines to stderr as ``ingest`` prints them), ``Host`` (the
+  workspace's registry and plugins), ``paths`` (the user's state, cache
   and config dirs), ``load_config``, ``find_workspace``/``MNOTE_DIR``, ``read_sidecar``/
   ``Sidecar``, ``counts_text``/``locator_text``/``source_card`` (the CLI's human renderings),
   ``exchange``/``ProtocolError`` (a plain HTTP/1.1 exchange on loopback).
@@ -132,6 +133,7 @@ if TYPE_CHECKING:
         query_standing,
     )
     from mnote_kr.cli.boundary import emit_json
+    from mnote_kr.cli.reports import progress_writer
     from mnote_kr.core import paths
     from mnote_kr.core.atomic import write_atomic, write_private
     from mnote_kr.core.config import load_config
@@ -162,6 +164,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
+    "progress_writer": ("mnote_kr.cli.reports", "progress_writer"),
     "load_config": ("mnote_kr.core.config", "load_config"),
     "Host": ("mnote_kr.app.host", "Host"),
     **{n: ("mnote_kr.core.workspace", n) for n in ("MNOTE_DIR", "find_workspace")},
@@ -255,6 +258,7 @@ __all__ = [
     "normalize",
     "paths",
     "places_key",
+    "progress_writer",
     "query_occurrences",
     "query_standing",
     "query_terms",

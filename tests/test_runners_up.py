@@ -175,8 +175,7 @@ def test_the_answering_paragraph_outside_the_passage_is_a_place_of_the_file(
     assert shown[0 if lead else 1] == answer and a.locator_degraded
     assert "outside the cited passage" in (a.locator.reason or "")
     assert a.display_quote and _from(a.display_quote, paras[answer])
-    if not lead:
-        assert c.locator.paragraph_index in (0, 1)
+    assert shown[1 if lead else 0] in (0, 1)  # the passage's place: first, or right behind the one leading
 
 
 def _place(cid: str, index: int | None, cos: float | None, degraded: bool, path: str = "kb/ok.md") -> Any:
@@ -193,7 +192,7 @@ def _place(cid: str, index: int | None, cos: float | None, degraded: bool, path:
 
 @pytest.mark.parametrize(("degraded", "cos", "leads"), [
     (True, 0.80, True),     # unanchored first, the file's nearest ahead by 0.05: it leads
-    (True, 0.765, False),   # ahead by less than LEAD_BY_MEANING: the passage's place stays first
+    (True, 0.765, False),   # ahead by 0.015, less than LEAD_BY_MEANING: the passage's place stays first
     (False, 0.90, False),   # the first holds the query's words: it stays, whatever the cosines
 ])
 def test_an_unanchored_first_place_gives_way_to_the_files_nearest_by_meaning(
@@ -201,10 +200,11 @@ def test_an_unanchored_first_place_gives_way_to_the_files_nearest_by_meaning(
     from mnote_kr.citations.render import folding
 
     first = _place("[a1]", 4, 0.75, degraded)
-    near, far = _place("[a2]", 9, cos, True), _place("[a3]", 2, 0.70, True)
+    near, far = _place("[a2]", 9, cos, True), _place("[a3]", 2, 0.76, True)
     other = _place("[b1]", 1, 0.95, True, path="kb/other.md")  # the next file, nearer still: not this file's
     got = folding.behind_by_meaning([first, other, far, near])
     firsts = [c.citation_id for c in got[:2]]
     assert firsts == (["[a2]", "[b1]"] if leads else ["[a1]", "[b1]"])  # the file keeps its rank
     mine = [c.citation_id for c in got if c.source_root_relative_path == "kb/ok.md"]
+    # the passage's place right behind the new first, though [a3] is nearer by meaning
     assert mine == (["[a2]", "[a1]", "[a3]"] if leads else ["[a1]", "[a2]", "[a3]"])

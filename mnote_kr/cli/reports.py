@@ -17,7 +17,9 @@ from mnote_kr.errors import UsageError
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 
 
-def _progress_writer() -> Callable[[str], None]:
+def progress_writer() -> Callable[[str], None]:
+    """Progress lines to stderr as the CLI prints them: a bar on a terminal, only the file counts when
+    piped (``ingest``, ``engine reembed``)."""
     tty = sys.stderr.isatty()
     state = {"bar": ""}
 
@@ -50,7 +52,7 @@ class Ctx:
         if self._host is None:
             from mnote_kr.app.host import Host
 
-            self._host = Host(self.workspace, progress=_progress_writer() if progress else None)
+            self._host = Host(self.workspace, progress=progress_writer() if progress else None)
         return self._host
 
 

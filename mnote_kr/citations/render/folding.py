@@ -76,7 +76,8 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     A first place its words do not anchor (``locator_degraded``) gives way to the place of its file
     nearest the question when that one's cosine leads by ``LEAD_BY_MEANING``: LightRAG's passage is
     often not the part of the file that answers, and a place chosen by meaning inside it is then a
-    worse guess than the file's nearest. The file keeps its rank among the files."""
+    worse guess than the file's nearest. The passage's place comes right behind it (the three places
+    shown are the same either way), and the file keeps its rank among the files."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -88,8 +89,8 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         behind = by_file[c.source_root_relative_path][1:]
         if all(p.locator.meaning_score is not None for p in behind if place_key(p.locator)):
             behind = _by_cosine(behind)
-            if behind and _leads(behind[0], c):
-                firsts[k], behind = behind[0], _by_cosine([c, *behind[1:]])
+            if behind and _leads(behind[0], c):  # the passage's own place stays one step behind
+                firsts[k], behind = behind[0], [c, *behind[1:]]
         rest += behind
     return firsts + rest
 

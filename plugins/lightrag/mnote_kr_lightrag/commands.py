@@ -10,6 +10,7 @@ import shutil
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -87,13 +88,15 @@ def _workspace_server_line(workspace: str | None) -> str | None:
                                                                       "not answering /health")
 
 
-def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
+def reembed(workspace: str | None, *, wait_s: float = 600.0,
+            progress: Callable[[str], None] | None = None) -> dict[str, Any]:
     """Rebuild the managed engine's index with the current embedder, then re-ingest this workspace.
 
     When the index was built by another embedder, the engine is stopped and its LightRAG storage
     is set aside (kept, never deleted); the input dir of links stays. Then every registered file
     of the workspace is ingested again through the normal path (``force``: LightRAG's old entry is
-    deleted with ``delete_file=false`` first). The user's files are only read.
+    deleted with ``delete_file=false`` first). The user's files are only read. ``progress`` gets
+    the ingest's lines (sent, indexed, embedding places), as ``mnote-kr ingest`` prints them.
     """
     from mnote_kr.plugin_api import Host
 
@@ -110,7 +113,7 @@ def reembed(workspace: str | None, *, wait_s: float = 600.0) -> dict[str, Any]:
     except MnoteKrError:
         stop_engine(dirs["state_dir"])
         moved = set_index_aside(dirs["data_dir"])
-    host = Host(workspace)
+    host = Host(workspace, progress=progress)
     # An index kept in an older vector storage (storage.py) is rebuilt in the default one.
     moved = set_storage_aside(dirs["data_dir"], dirs["state_dir"], host.root) or moved
     info = start(quiet=True)
@@ -179,8 +182,11 @@ def register(cli: click.Group) -> None:
     @click.pass_context
     def engine_reembed(ctx: click.Context, timeout: float, as_json: bool) -> None:
         """Embed every registered file of this workspace again with the current embedder."""
+        from mnote_kr.plugin_api import progress_writer
+
         workspace = getattr(ctx.find_root().obj, "workspace", None)
-        out = reembed(workspace, wait_s=timeout)
+        out = reembed(workspace, wait_s=timeout,
+                      progress=None if as_json else progress_writer())
         if as_json:
             emit_json(out)
             return

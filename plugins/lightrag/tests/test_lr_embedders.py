@@ -265,8 +265,10 @@ def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Pat
     assert engine.engine_status(dirs["state_dir"]) is None  # nothing left running
     monkeypatch.delenv(indexrecord.EMBEDDER_ENV)
     try:
-        out = commands.reembed(str(ws), wait_s=180)  # moves the index to the default
+        lines: list[str] = []
+        out = commands.reembed(str(ws), wait_s=180, progress=lines.append)  # moves the index to the default
         assert out["embedder"]["name"] == "e5hybrid" and out["files"] == 1
+        assert any(line.startswith("sent 1/1 files") for line in lines), lines  # what ingest says
         assert out["previousIndex"] and Path(out["previousIndex"]).is_dir()
         assert [i["status"] for i in out["report"]["items"]] == ["processed"]
         found = Host(ws).search("who invented the typewriter", top_k=5)
