@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from mnote_kr.citations.cleaning import clean_citation_text, display_text
-from mnote_kr.citations.cleaning.copyable import copyable, rejoin_hyphenation, unify_cjk_forms
+from mnote_kr.citations.cleaning.copyable import copyable, join_cjk_gaps, rejoin_hyphenation, unify_cjk_forms
 
 
 def test_kangxi_radicals_and_compatibility_ideographs_become_ordinary_characters():
@@ -84,6 +84,9 @@ def test_quote_of_a_chunk_cut_anywhere_starts_and_ends_on_a_word_boundary(words,
     text = " ".join(words)
     while len(text) < 2 * CUT_CHUNK_CHARS:  # long enough for chunks that may be cut windows
         text += " " + " ".join(words[1:] + words[:1])
+    # Chinese words stand side by side, as in Chinese text (the quote joins spaced ones:
+    # test_cjk_gaps), so the quote is a piece of the text
+    text = join_cjk_gaps(text)
     a = data.draw(st.integers(0, len(text) // 3), label="start")
     b = data.draw(st.integers(a + 1, len(text)), label="end")
     chunk = text[a:b].strip()

@@ -20,7 +20,7 @@ import msgspec
 
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember
-from mnote_kr.citations.cleaning.copyable import drop_lines, trim_chunk_edges
+from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
@@ -335,7 +335,10 @@ def build_citations(
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         shown = _place_quote(host.plugins, locator, context, query)
         located, locator = locator, _without_place_text(locator)
-        candidates.append(Candidate(ref.rank, Path(rel).name, bundle.locator_evidence_text or bundle.display_quote,
+        # ranked on words as they read: a PDF whose text layer spaces every Chinese character apart
+        # ("无 湘 不 成 军") holds the query's bigrams once the gaps are gone
+        candidates.append(Candidate(ref.rank, Path(rel).name,
+                                    join_cjk_gaps(bundle.locator_evidence_text or bundle.display_quote),
                                     tuple(headings), locator.meaning_score))
         citation = Citation(
             provider=ref.provider,

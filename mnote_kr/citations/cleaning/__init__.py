@@ -34,7 +34,12 @@ import hashlib
 import unicodedata
 from typing import NamedTuple
 
-from mnote_kr.citations.cleaning.copyable import rejoin_hyphenation, trim_to_boundaries, unify_cjk_forms
+from mnote_kr.citations.cleaning.copyable import (
+    join_cjk_gaps,
+    rejoin_hyphenation,
+    trim_to_boundaries,
+    unify_cjk_forms,
+)
 from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
 from mnote_kr.citations.cleaning.markup import (
     _DISPLAY_MAP,
@@ -86,7 +91,7 @@ def _display_from_neutral(neutral: str) -> str:
     text = _collapse(drop_tag_tails(text))
     if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would
         text = _collapse(_math_in_text(text))
-    return trim_to_boundaries(_strip_lead(text))
+    return trim_to_boundaries(_strip_lead(join_cjk_gaps(text)))
 
 
 def _norm(text: str) -> str:
@@ -110,7 +115,7 @@ def _keep_query(raw: str, text: str, query: str) -> str:
         if nq not in text.casefold() and nq in _norm(raw):
             # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
             if "<" not in q and _display_core(q) == q:
-                text = f"{text} … {q}" if text else q
+                text = join_cjk_gaps(f"{text} … {q}") if text else q
     return text
 
 

@@ -3,8 +3,9 @@
 PDF text layers and OCR leave code points that look right and search wrong: Kangxi and
 CJK-radical-supplement radicals (⽚ ⽤ ⾄ for 片 用 至) and CJK compatibility ideographs;
 Latin ligatures (ﬁ for fi); words hyphenated across a line break (``exam-\\nple``); stray U+FFFD replacement
-characters; and a quote that starts on a combining mark cut from its base character at the
-chunk boundary. ``copyable`` fixes each, touching nothing else (fullwidth
+characters; a space between every Chinese or Japanese character (``无 湘 不 成 军``: a text layer
+whose glyphs stand apart, as LightRAG's PDF reader gives it); and a quote that starts on a
+combining mark cut from its base character at the chunk boundary. ``copyable`` fixes each, touching nothing else (fullwidth
 punctuation and the rest of the text stay as written).
 """
 
@@ -15,8 +16,17 @@ import unicodedata
 
 from mnote_kr.citations.text.textnorm import lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
+__all__ = ["copyable", "drop_lines", "join_cjk_gaps", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
            "trim_to_boundaries", "unify_cjk_forms"]
+
+# Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
+# does: Hangul is not here). Beside one of them, the quotes, dashes and ellipsis they share with
+# Latin text join too (``才有 “无湘`` → ``才有“无湘``), but not between two of those (``“a” “b”``).
+_HAN_KANA = ("\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff0f\uff1a-\uff20"
+             "\uff3b-\uff40\uff5b-\uff65\U00020000-\U0002a6df\U0002a700-\U0002ebef")
+_SHARED = "\u2014\u2018-\u201f\u2026"
+_CJK_GAP_RE = lazy_compile(rf"(?<=[{_HAN_KANA}])[^\S\n]+(?=[{_HAN_KANA}{_SHARED}])"
+                           rf"|(?<=[{_SHARED}])[^\S\n]+(?=[{_HAN_KANA}])")
 
 # CJK Radicals Supplement forms without a Unicode decomposition, mapped to the ordinary
 # (simplified or traditional) character they stand for in running text.
@@ -109,6 +119,15 @@ def unify_cjk_forms(text: str) -> str:
     return _CJK_FORMS_RE.sub(_form, text) if _CJK_FORMS_RE.search(text) else text
 
 
+def join_cjk_gaps(text: str) -> str:
+    """``无 湘 不 成 军`` → ``无湘不成军``: spaces (not line breaks) between two Chinese or Japanese
+    characters or their punctuation dropped; Latin words, Hangul and a space between a Han
+    character and a Latin word (``使用 OTSL 表示``) stay."""
+    if text.isascii():
+        return text
+    return _CJK_GAP_RE.sub("", text)
+
+
 def rejoin_hyphenation(text: str) -> str:
     """``exam-\\nple`` → ``example``; soft hyphens dropped. A capital or digit after the
     break (``Jean-\\nPaul``) keeps its hyphen: ``Jean-Paul``."""
@@ -131,7 +150,7 @@ def copyable(text: str) -> str:
     """All of the above, in order; U+FFFD replacement characters dropped."""
     if "\ufffd" in text:
         text = text.replace("\ufffd", "")
-    return trim_to_boundaries(rejoin_hyphenation(unify_cjk_forms(text)))
+    return trim_to_boundaries(join_cjk_gaps(rejoin_hyphenation(unify_cjk_forms(text))))
 
 
 # --------------------------------------------------------------------------- furniture lines
