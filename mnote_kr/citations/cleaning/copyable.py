@@ -5,8 +5,8 @@ CJK-radical-supplement radicals (⽚ ⽤ ⾄ for 片 用 至) and CJK compatibil
 Latin ligatures (ﬁ for fi); words hyphenated across a line break (``exam-\\nple``); stray U+FFFD replacement
 characters; a space between every Chinese or Japanese character (``无 湘 不 成 军``: a text layer
 whose glyphs stand apart, as LightRAG's PDF reader gives it); and a quote that starts on a
-combining mark cut from its base character at the chunk boundary. ``copyable`` fixes each, touching nothing else (fullwidth
-punctuation and the rest of the text stay as written).
+combining mark cut from its base character at the chunk boundary. ``copyable`` fixes each,
+touching nothing else (fullwidth punctuation and the rest of the text stay as written).
 """
 
 from __future__ import annotations
