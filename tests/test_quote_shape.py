@@ -148,3 +148,23 @@ def test_the_quote_is_read_at_the_located_place_not_where_the_query_words_are() 
     # OCR lines: the chunk has no full stops, its one "sentence" runs far past the cited line
     lines = "Text in the image Harbour services receipt Payment for thistle harbour crane hire received " * 3
     assert place_quote(lines, "Payment for thistle harbour crane hire received", "crane hire") is None
+
+
+def test_the_quote_of_a_place_is_its_own_paragraph_not_a_longer_one_worded_alike() -> None:
+    """A newcomer's finding (poi__stress023.docx): the place behind the first pointed at paragraph E
+    (the most floor area) and quoted paragraph F two below (the least), longer and worded alike."""
+    from mnote_kr.citations.cleaning.quote import place_quote
+
+    e = ("E. The gross floor area of the accessory dwelling unit shall not exceed eight hundred and fifty square "
+         "feet (for studios or one bedroom accessory dwelling units) or one thousand square feet (for accessory "
+         "dwelling units that provide more than one bedroom).")
+    between = ("F. Limits on lot coverage, floor area ratio, open space, and lot size shall not be used to reduce "
+               "the gross floor area of the accessory dwelling unit below eight hundred square feet or the height "
+               "of the accessory dwelling unit below 16 feet.")
+    f = ("F. The minimum gross floor area of the accessory dwelling unit shall be no less than one hundred fifty "
+         "square feet or the minimum required for an efficiency dwelling unit as defined in Health and Safety Code "
+         "Section 17958.1, as may be amended from time to time.")
+    chunk = " ".join([e, between, f])
+    query = "What is the maximum size of a granny flat (accessory dwelling unit) in square feet?"
+    assert place_quote(chunk, e, query) == e
+    assert place_quote(chunk, f, query) == f

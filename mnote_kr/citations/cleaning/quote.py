@@ -150,14 +150,18 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
             inside.append((a, b))
     if not inside:
         return None
-    # the longest run of neighbouring sentences in the place (a stray match elsewhere is not it)
+    # runs of neighbouring sentences in the place (a stray match elsewhere is not it)
     runs: list[list[tuple[int, int]]] = []
     for span in inside:
         if runs and spans.index(runs[-1][-1]) + 1 == spans.index(span):
             runs[-1].append(span)
         else:
             runs.append([span])
-    run = max(runs, key=lambda r: (sum(b - a for a, b in r), -r[0][0]))
+    # the run holding most of the place's own words: a neighbouring paragraph worded alike ("the
+    # minimum gross floor area ..." beside "the gross floor area ... shall not exceed") is not it
+    # even when longer; then the longest
+    run = max(runs, key=lambda r: (len(own.intersection(_bm25_terms(text[r[0][0]:r[-1][1]]))),
+                                   sum(b - a for a, b in r), -r[0][0]))
     if run[-1][1] - run[0][0] > 2 * len(place) + 40:
         return None  # the chunk's sentence runs far past the place (OCR lines, text without stops)
     return answer_quote(text[run[0][0]:run[-1][1]], query, limit=limit)
