@@ -6,7 +6,9 @@ block, which no reader would draw. Here a *cellular row* is a set of lines on on
 sizes within ``SAME_SIZE`` of each other: text of another size beside a line is another column's,
 a list of references in small print beside the body text) with at least three pieces, or two of
 which the narrower is under ``NARROW`` of the row's span (two columns of body text are two wide
-pieces, not a table row). Two or more cellular rows one under
+pieces, not a table row; nor is a row whose every piece starts where the page's columns of
+running text start, ``COLUMN_LINES``: a three-column page with a heading beside a paragraph's
+last line). Two or more cellular rows one under
 the other whose pieces share columns (their x-ranges overlap) make a table; a line under a
 cell, in its column, before the next row, continues that cell (a cell of several lines). Each
 row, with its cells' continuation lines, becomes one block; which cell answers is ``answer``'s
@@ -17,6 +19,7 @@ Boxes are text-frame boxes (``pdftext``): unrotated, top-left origin.
 
 from __future__ import annotations
 
+import bisect
 from collections.abc import Sequence
 
 from .layout import MARKER
@@ -32,6 +35,10 @@ SAME_SIZE = 0.15  # lines of one row differ in font size by at most this share o
 #: of the row's span (a column of a page set in columns), and so does the last but for a short line.
 RUNNING_WORDS = 4
 RUNNING_SHARE = 0.25
+#: A row whose every piece starts where at least this many lines of running text (not in a cellular
+#: row, ``RUNNING_WORDS`` words or more) start on the page is a row across the page's text columns:
+#: a three-column page with a short heading in one column is not a table.
+COLUMN_LINES = 5
 
 
 def _height(b: Box) -> float:
@@ -94,6 +101,22 @@ def _cellular(runs: list[Run]) -> bool:
     return min(p[2] - p[0] for p in pieces) < NARROW * span
 
 
+def _not_across_columns(cellular: list[bool], rows: list[list[int]], pieces: list[list[Run]],
+                        boxes: Sequence[Box], texts: Sequence[str]) -> list[bool]:
+    """``cellular`` without the rows that run across the page's text columns: each of their pieces
+    starts where ``COLUMN_LINES`` lines of running text start (within a line height and a fifth)."""
+    starts = sorted(boxes[i][0] for r, row in enumerate(rows) if not cellular[r] for i in row
+                    if len(texts[i].split()) >= RUNNING_WORDS)
+    if len(starts) < COLUMN_LINES:
+        return cellular
+
+    def column_start(b: Box) -> bool:
+        reach = 1.2 * _height(b)
+        return bisect.bisect_right(starts, b[0] + reach) - bisect.bisect_left(starts, b[0] - reach) >= COLUMN_LINES
+
+    return [c and not all(column_start(b) for b, _ in runs) for c, runs in zip(cellular, pieces, strict=True)]
+
+
 def _shares_columns(a: list[Run], b: list[Run]) -> bool:
     """True when at least two pieces of row ``b`` sit under pieces of row ``a``."""
     hits = sum(any(min(p[2], q[2]) > max(p[0], q[0]) for p, _ in a) for q, _ in b)
@@ -107,6 +130,7 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
     continue its cells; rows top to bottom."""
     rows = _rows(order, boxes, base, size)
     pieces = [_pieces(row, boxes, texts) for row in rows]
+    cellular = _not_across_columns([_cellular(p) for p in pieces], rows, pieces, boxes, texts)
     out: list[list[int]] = []
     run: list[int] = []  # indices into rows of the current table's cellular rows
 
@@ -124,7 +148,7 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
 
     below: list[int] = []  # lines continuing the current row's cells
     for r, row in enumerate(rows):
-        if not _cellular(pieces[r]):
+        if not cellular[r]:
             if run and _under_cells(row, rows[run[-1]], boxes, below):
                 below += row
                 continue  # a cell's second line: stays with its row (added in close)
