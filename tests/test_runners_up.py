@@ -176,6 +176,9 @@ def test_the_answering_paragraph_outside_the_passage_is_a_place_of_the_file(
     assert "outside the cited passage" in (a.locator.reason or "")
     assert a.display_quote and _from(a.display_quote, paras[answer])
     assert shown[1 if lead else 0] in (0, 1)  # the passage's place: first, or right behind the one leading
+    if lead:  # leading, it is a citation: its context is its own paragraph, not the passage it came with
+        assert c.context_quote and _from(c.context_quote, paras[answer]) and paras[1][:40] not in c.context_quote
+        assert c.raw_quote and paras[answer][:40] in " ".join(c.raw_quote.split())
 
 
 def _place(cid: str, index: int | None, cos: float | None, degraded: bool, path: str = "kb/ok.md") -> Any:

@@ -236,11 +236,18 @@ def _without_place_text(locator: Locator) -> Locator:
 
 def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
     """``c`` with its quote read at its place, when it is a place behind a passage's best still
-    carrying its words (``folding.runner_citations``: quoted only when shown)."""
+    carrying its words (``folding.runner_citations``: quoted only when shown). A place outside the
+    passage it came with (the file's nearest by meaning) gets its own words as ``rawQuote`` and
+    ``contextQuote``: that passage is not where it stands."""
     if c.display_quote is not None or c.locator.place_text is None:
         return c
-    return msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, c.context_quote or "", query),
-                                   locator=_without_place_text(c.locator))
+    words, context = c.locator.place_text, c.context_quote or ""
+    settled = msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, context, query),
+                                      locator=_without_place_text(c.locator))
+    if place_quote(context, words, query) is not None:
+        return settled
+    return msgspec.structs.replace(settled, raw_quote=words,
+                                   context_quote=_clean(plugins, words, query, None).display_quote or words)
 
 
 def build_citations(
