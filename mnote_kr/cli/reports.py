@@ -15,16 +15,28 @@ from mnote_kr.cli.boundary import echo, emit_json
 from mnote_kr.errors import UsageError
 
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
+_STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
 
 def progress_writer() -> Callable[[str], None]:
-    """Progress lines to stderr as the CLI prints them: a bar on a terminal, only the file counts when
-    piped (``ingest``, ``engine reembed``)."""
+    """Progress lines to stderr as the CLI prints them: a bar on a terminal; piped, the file counts
+    and a preparation step's start, tenths and end (``embedding places: 40/400 paragraphs``), one
+    plain line each (``ingest``, ``engine reembed``)."""
     tty = sys.stderr.isatty()
-    state = {"bar": ""}
+    state: dict[str, Any] = {"bar": ""}
 
     def write(message: str) -> None:
         counted = _COUNT_RE.search(message)
+        step = None if tty or counted else _STEP_RE.search(message)
+        if step:  # piped: a step's start, each tenth of it and its end, one plain line each
+            done, total = int(step.group(1)), max(1, int(step.group(2)))
+            tenth = 10 * done // total
+            if done and done < total and tenth <= state.get("tenth", -1):
+                return
+            state["tenth"] = -1 if done >= total else tenth
+            sys.stderr.write(message + "\n")
+            sys.stderr.flush()
+            return
         if tty and counted:
             done, total = int(counted.group(1)), max(1, int(counted.group(2)))
             state["bar"] = "#" * (20 * done // total)
