@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from mnote_kr_testkit.pdfs import Drawn, PdfBuilder, iou, union
 
 from mnote_kr.models import LocateRequest
@@ -249,48 +250,26 @@ def test_a_column_of_references_in_small_print_beside_body_text_is_not_a_table(t
     assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph
 
 
-def test_three_columns_of_running_text_on_one_baseline_grid_are_not_table_rows(tmp_path: Path) -> None:
+@pytest.mark.parametrize("short_beside", [False, True])
+def test_three_columns_of_running_text_on_one_baseline_grid_are_not_table_rows(tmp_path: Path,
+                                                                               short_beside: bool) -> None:
     # A page set in three columns (as the Federal Register prints): lines of the three columns
     # share baselines, so each height holds three pieces of text, which a table row also is.
-    b = PdfBuilder()
-    p = b.add_page(612, 792)
-    xs = (45.0, 222.0, 399.0)
-    middle: list[Drawn] = []
-    for col, x in enumerate(xs):
-        y = 740.0
-        for par in range(3):
-            for k in range(5):
-                d = b.text(p, x, y, _fill(f"Column {col} part {par} line {k} of", 160, 9), 9)
-                if col == 1 and par == 1:
-                    middle.append(d)
-                y -= 10
-            y -= 10
-    middle_text = [d.text for d in middle]
-    f = tmp_path / "columns.pdf"
-    f.write_bytes(b.build())
-    loc = _loc(f, "\n".join(middle_text), "Column 1 part 1")
-    want = union([d.box for d in middle])
-    assert loc.bbox is not None and xs[1] - 1 <= loc.bbox[0] and loc.bbox[2] < xs[2], loc.bbox  # one column
-    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph of it
-
-
-def test_three_columns_with_short_lines_side_by_side_are_not_table_rows(tmp_path: Path) -> None:
-    # A newcomer's finding (the Federal Register): where a heading of short lines in the first
-    # column and a paragraph's short last lines in the third stand beside the middle column's running
-    # text, each height holds three pieces of which only one is long, as in a table row; the middle
+    # ``short_beside`` (a newcomer's finding on the Federal Register): a heading of short lines in
+    # the first column and a paragraph's short last lines in the third stand beside the middle
+    # column's running text, so only one piece of the height is long, as in a table row; the middle
     # column's paragraph was boxed across the page with them.
     b = PdfBuilder()
     p = b.add_page(612, 792)
     xs = (45.0, 222.0, 399.0)
+    short = {0: ["Federal Aviation Office", "Docket No. 39"], 2: ["your comments.", "Except in CBI"]}
     middle: list[Drawn] = []
     for col, x in enumerate(xs):
         y = 740.0
         for par in range(3):
             for k in range(5):
-                if par == 1 and k in (2, 3) and col != 1:  # short lines beside the middle column's
-                    words = ["Federal Aviation Office", "Docket No. 39"] if col == 0 \
-                        else ["your comments.", "Except in CBI"]
-                    b.text(p, x, y, words[k - 2], 9)
+                if short_beside and par == 1 and k in (2, 3) and col != 1:
+                    b.text(p, x, y, short[col][k - 2], 9)
                 else:
                     d = b.text(p, x, y, _fill(f"Column {col} part {par} line {k} of", 160, 9), 9)
                     if col == 1 and par == 1:
