@@ -78,6 +78,7 @@ from mnote_kr_testkit.pdfs import iou
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import LabelError, load_sets, norm, resolve  # noqa: E402
+from retrieval_times import print_times  # noqa: E402
 
 
 def on_place(citation: dict[str, Any], label: dict[str, Any], paragraphs: list[int | None] | None) -> bool:
@@ -481,30 +482,6 @@ def print_places(evals: dict[str, dict[str, dict[str, tuple[float, int]]]], sets
 
 def _ratio(a: float, b: float) -> float:
     return a / b if b else float("inf")
-
-
-def print_times(runs: dict[str, dict[str, Any]]) -> None:
-    """Per question, each run's search time in a process that has searched before (model loaded,
-    each question new to it): p50 and p95 of the host's side (the whole search minus LightRAG's
-    answer, which the runs after the first may get from LightRAG's cache) and of the whole search,
-    and the p95 difference against the first run (the baseline, searched first)."""
-    timed = {n: r["ms"] for n, r in runs.items() if r.get("ms")}
-    if not timed:
-        return
-    base = next(iter(timed))
-
-    def pct(values: list[float], q: float) -> float:
-        return float(statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]) if len(values) > 1 \
-            else (values[0] if values else 0.0)
-
-    host = {n: [w - p for w, p in ms.values()] for n, ms in timed.items()}
-    wall = {n: [w for w, _ in ms.values()] for n, ms in timed.items()}
-    print(f"\nsearch time per question, ms (host side = the search minus LightRAG's answer; "
-          f"{base} searched first, from a cold start):")
-    for n in timed:
-        print(f"  [{n}] {len(host[n])} searches: host side p50 {pct(host[n], 50):.0f} p95 {pct(host[n], 95):.0f}; "
-              f"whole search p50 {pct(wall[n], 50):.0f} p95 {pct(wall[n], 95):.0f}"
-              + ("" if n == base else f"; host-side p95 vs {base}: {pct(host[n], 95) - pct(host[base], 95):+.0f}"))
 
 
 def main() -> int:

@@ -145,11 +145,13 @@ def test_the_readme_session_runs_against_a_real_engine(tmp_path: Path, lightrag_
 def _watch_until_it_follows_a_new_file(argv: list[str], papers: Path, env: dict[str, str]) -> str:
     """Run ``watch``, add a note, wait until watch says it ingested it, then Ctrl-C it.
 
-    Both pipes are read while it runs (a full stderr pipe would block the process). Should it not
-    stop, SIGABRT makes Python's fault handler write every thread's stack to stderr, and the failure
-    shows where it hung."""
+    Started as a script's background job starts it: with SIGINT ignored (the bare-clone run, itself
+    started in the background, hung here until watch set its own handler). Both pipes are read while
+    it runs. Should it not stop, SIGABRT makes Python's fault handler write every thread's stack to
+    stderr, and the failure shows where it hung."""
     proc = subprocess.Popen(argv, cwd=papers, env={**env, "PYTHONFAULTHANDLER": "1"}, stdout=subprocess.PIPE,
-                            stderr=subprocess.PIPE, text=True, encoding="utf-8")
+                            stderr=subprocess.PIPE, text=True, encoding="utf-8",
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN))
     lines: list[str] = []
     errors: list[str] = []
     assert proc.stdout is not None and proc.stderr is not None
@@ -170,14 +172,13 @@ def _watch_until_it_follows_a_new_file(argv: list[str], papers: Path, env: dict[
         except subprocess.TimeoutExpired:
             proc.send_signal(signal.SIGABRT)
             proc.wait(timeout=30)
-            for reader in readers:
-                reader.join(10)
-            raise AssertionError(f"watch did not stop within 60 s of Ctrl-C; it printed {lines}; "
-                                 f"its threads: {''.join(errors)[-6000:]}") from None
+            code = None
         for reader in readers:
             reader.join(10)
         for stream in (proc.stdout, proc.stderr):
             stream.close()
+    assert code is not None, f"watch did not stop within 60 s of Ctrl-C; it printed {lines}; " \
+                             f"its threads: {''.join(errors)[-6000:]}"
     err = "".join(errors)
     assert code == 0 and "stopping\n" in lines and "Traceback" not in err, (code, lines, err)
     return "".join(lines)

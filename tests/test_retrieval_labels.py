@@ -20,6 +20,7 @@ from mnote_kr_testkit.data import CORPUS, REPO
 sys.path.insert(0, str(REPO / "benchmarks"))
 import retrieval  # noqa: E402
 import retrieval_labels as labels  # noqa: E402
+import retrieval_times  # noqa: E402
 
 TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
 
@@ -177,7 +178,7 @@ def test_search_times_are_the_host_side_per_question_against_the_first_run(capsy
     """p95 of the search minus LightRAG's answer, per run, and the difference against the first run."""
     base = {f"q{i}": [100.0 + i, 90.0] for i in range(1, 21)}  # host side 11..30 ms
     slower = {f"q{i}": [100.0 + i + (200.0 if i == 20 else 0.0), 90.0] for i in range(1, 21)}
-    retrieval.print_times({"new": {"ms": base}, "new-before": {"ms": slower}, "hand": {}})
+    retrieval_times.print_times({"new": {"ms": base}, "new-before": {"ms": slower}, "hand": {}})
     out = capsys.readouterr().out
     lines = {line.split("]")[0].strip(" ["): line for line in out.splitlines() if line.strip().startswith("[")}
     assert set(lines) == {"new", "new-before"}  # a run without times is left out

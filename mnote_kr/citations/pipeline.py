@@ -242,12 +242,10 @@ def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
     if c.display_quote is not None or c.locator.place_text is None:
         return c
     words, context = c.locator.place_text, c.context_quote or ""
-    settled = msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, context, query),
-                                      locator=_without_place_text(c.locator))
-    if place_quote(context, words, query) is not None:
-        return settled
-    return msgspec.structs.replace(settled, raw_quote=words,
-                                   context_quote=_clean(plugins, words, query, None).display_quote or words)
+    c = msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, context, query),
+                                locator=_without_place_text(c.locator))
+    return c if place_quote(context, words, query) is not None else msgspec.structs.replace(
+        c, raw_quote=words, context_quote=_clean(plugins, words, query, None).display_quote or words)
 
 
 def build_citations(
@@ -342,11 +340,9 @@ def build_citations(
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         shown = _place_quote(host.plugins, locator, context, query)
         located, locator = locator, _without_place_text(locator)
-        # ranked on words as they read: a PDF whose text layer spaces every Chinese character apart
-        # ("无 湘 不 成 军") holds the query's bigrams once the gaps are gone
-        candidates.append(Candidate(ref.rank, Path(rel).name,
-                                    join_cjk_gaps(bundle.locator_evidence_text or bundle.display_quote),
-                                    tuple(headings), locator.meaning_score))
+        # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
+        candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
+                                    or bundle.display_quote), tuple(headings), locator.meaning_score))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,

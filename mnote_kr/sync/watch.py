@@ -29,6 +29,7 @@ from __future__ import annotations
 import functools
 import os
 import queue
+import signal
 import stat
 import sys
 import threading
@@ -574,6 +575,10 @@ def run_watch(host: Host, debounce_s: float = 1.0, reconcile: bool = True) -> No
         print(f"{stamp} {action.line()}", flush=True)
 
     watcher = Watcher(host, debounce_s=debounce_s, reconcile=reconcile, on_action=show)
+    # Ctrl-C (SIGINT) and kill (SIGTERM) stop it cleanly, also when it was started in the background
+    # by a script, which starts it with SIGINT ignored (a bare-clone test run hung there).
+    previous = {signum: signal.signal(signum, signal.default_int_handler)
+                for signum in (signal.SIGINT, signal.SIGTERM) if threading.current_thread() is threading.main_thread()}
     watcher.start()
     try:
         while watcher.running:
@@ -582,3 +587,5 @@ def run_watch(host: Host, debounce_s: float = 1.0, reconcile: bool = True) -> No
         print("stopping", flush=True)
     finally:
         watcher.stop()
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
