@@ -209,21 +209,21 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
-def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -> str:
+def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -> tuple[str, str | None]:
     """The citation's ``displayQuote``: the locator's own quote (``Locator.quote``: OCR lines); else
     the sentences of the cleaned chunk ``context`` that stand at the place the locator found
     (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or
-    those words themselves, cleaned as a chunk is, when the chunk does not hold them; the chunk's
-    answering sentences without a place."""
+    those words themselves, cleaned as a chunk is, when the chunk does not hold them (then also
+    returned, second; else None); the chunk's answering sentences without a place."""
     if locator.quote:
-        return locator.quote
+        return locator.quote, None
     if locator.place_text:
         at = place_quote(context, locator.place_text, query)
         if at is not None:
-            return at
+            return at, None
         text = _clean(plugins, locator.place_text, query, None).display_quote or locator.place_text
-        return answer_quote(text, query)
-    return answer_quote(context, query)
+        return answer_quote(text, query), text
+    return answer_quote(context, query), None
 
 
 def _without_place_text(locator: Locator) -> Locator:
@@ -241,11 +241,10 @@ def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
     ``contextQuote``: that passage is not where it stands."""
     if c.display_quote is not None or c.locator.place_text is None:
         return c
-    words, context = c.locator.place_text, c.context_quote or ""
-    c = msgspec.structs.replace(c, display_quote=_place_quote(plugins, c.locator, context, query),
-                                locator=_without_place_text(c.locator))
-    return c if place_quote(context, words, query) is not None else msgspec.structs.replace(
-        c, raw_quote=words, context_quote=_clean(plugins, words, query, None).display_quote or words)
+    words = c.locator.place_text
+    shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query)
+    c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(c.locator))
+    return c if own is None else msgspec.structs.replace(c, raw_quote=words, context_quote=own)
 
 
 def build_citations(
@@ -338,7 +337,7 @@ def build_citations(
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = heading_path(block) if block else []
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
-        shown = _place_quote(host.plugins, locator, context, query)
+        shown, _ = _place_quote(host.plugins, locator, context, query)
         located, locator = locator, _without_place_text(locator)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
@@ -573,7 +572,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         except OSError:
             return c
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
-        shown = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
+        shown, _ = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
         locator = _without_place_text(located)
         if not placed(locator) or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise

@@ -342,8 +342,8 @@ def nearest(key: str, query: str, k: int) -> dict[int, float]:
 
     cos = vecs @ q
     cos[~vecs.any(axis=1)] = -np.inf
-    k = min(k, len(cos))  # the k best without sorting the whole file (every located passage asks)
-    top = np.argpartition(-cos, k - 1)[:k] if 0 < k < len(cos) else np.arange(len(cos))
+    # the k best without sorting the whole file (every located passage asks)
+    top = np.argpartition(-cos, k - 1)[:k] if k < len(cos) else np.arange(len(cos))
     return {int(i): float(cos[i]) for i in sorted(top, key=lambda i: (-cos[i], i)) if np.isfinite(cos[i])}
 
 
