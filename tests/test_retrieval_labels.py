@@ -37,7 +37,7 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
         assert len(place["paragraphs"]) == 1 + len(label.get("also", []))
     else:
         assert place["pages"][0] == label["page"]
-    if label["set"] == "heldout2":
+    if label["set"] in ("heldout2", "tune3"):
         # The new set states its place outright: a paragraph index, or a page and a block.
         if label["doc"].endswith(".docx"):
             assert place["paragraphs"] == [label["paragraph"]]
@@ -49,9 +49,10 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
             assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
 
 
-def test_heldout2_has_the_shape_issue_33_asks_for() -> None:
+@pytest.mark.parametrize("name", ["heldout2", "tune3"])
+def test_the_block_labelled_sets_have_the_shape_issue_33_asks_for(name: str) -> None:
     files, sets = labels.load_sets()
-    qs = sets["heldout2"]
+    qs = sets[name]
     assert len(qs) >= 60
     assert len({q["id"] for q in qs}) == len(qs)
     langs = Counter(q["lang"] for q in qs)
@@ -62,7 +63,7 @@ def test_heldout2_has_the_shape_issue_33_asks_for() -> None:
     assert max(Counter(q["doc"] for q in qs).values()) >= 5  # several per long file
     assert {q["doc"] for q in qs} <= set(files)  # every answering file is ingested
     # Apart from the sets already in use: no question repeated from them.
-    older = {q["q"] for name in ("old", "heldout") for q in sets[name]}
+    older = {q["q"] for other in sets if other != name for q in sets[other]}
     assert not older & {q["q"] for q in qs}
 
 
