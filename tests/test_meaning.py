@@ -345,3 +345,38 @@ def test_grounding_takes_an_approximate_place_ranked_by_meaning_but_not_a_passag
     assert placed(Locator(locator_precision="paragraph", locator_degraded=False, paragraph_index=2))
     assert placed(Locator(locator_precision="paragraph", locator_degraded=True, paragraph_index=2, meaning_score=0.8))
     assert not placed(Locator(locator_precision="bbox", locator_degraded=True, page=1, bbox=[0, 0, 9, 9]))
+
+
+def _docx_paragraphs(path: Path) -> list[str]:
+    import zipfile
+    from xml.etree import ElementTree
+
+    w = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+    body = ElementTree.fromstring(zipfile.ZipFile(path).read("word/document.xml")).find(f"{w}body")
+    assert body is not None
+    return ["".join(t.text or "" for t in p.iter(f"{w}t")) for p in body.iter(f"{w}p")]
+
+
+def test_the_question_meets_places_with_half_its_language_mean_taken_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The query's vector loses ``NEUTRAL_QUERY`` of its language's mean before it meets a file's
+    places (measured on the tuning sets: the answering paragraph ranks higher). Here a question of
+    the old set over a Chinese DOCX (its label: the paragraph holding the snippet below) finds the
+    answering paragraph first; with the raw vector it is not first."""
+    from mnote_kr.citations.rank import neutral
+
+    texts = _docx_paragraphs(CORPUS / "docx" / "mineru__test_mineru.docx")
+    answer = next(i for i, t in enumerate(texts) if "MinerU诞生于书生-葡语的训练过程中" in t)
+    question = "这个PDF转换工具是在训练哪个模型的时候做出来的"
+    meaning.embed_places(texts)
+    key = meaning.places_key(texts)
+    cos = meaning.cosines(key, question, range(len(texts)))
+    assert cos is not None and max(cos, key=lambda i: cos[i]) == answer
+    q = meaning.query_vector(question)
+    assert q is not None
+    want = neutral.neutral(q[None, :], [question], "query", alpha=meaning.NEUTRAL_QUERY)[0]
+    vecs = meaning.stored(key)
+    assert vecs is not None and abs(cos[answer] - float(vecs[answer] @ want)) < 1e-5
+    assert list(meaning.nearest(key, question, 1)) == [answer]
+    monkeypatch.setattr(meaning, "NEUTRAL_QUERY", None)
+    raw = meaning.cosines(key, question, range(len(texts)))
+    assert raw is not None and max(raw, key=lambda i: raw[i]) != answer

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import shutil
 import subprocess
@@ -13,6 +14,7 @@ import time
 from pathlib import Path
 
 import httpx
+import numpy as np
 import pytest
 from mnote_kr_testkit.data import CORPUS
 
@@ -88,6 +90,48 @@ def test_lr_e5hybrid_is_e5_and_hashing_in_their_shares(e5hybrid) -> None:  # typ
     assert spec.record()["version"].startswith("e5-0.3.0-")
 
 
+@pytest.fixture(scope="module")
+def e5xlang() -> object:
+    return embedders.make_embedder("e5xlang", ms.embed)
+
+
+def test_lr_e5xlang_is_e5hybrid_with_the_language_mean_taken_out(e5xlang) -> None:  # type: ignore[no-untyped-def]
+    """Its e5 half is e5's vector less ``ALPHA`` x its language's mean, normalised (the hashing half
+    as e5hybrid's); its version names the centring, so an index of raw e5 vectors is never mixed in."""
+    from mnote_kr.citations.rank import neutral
+    from mnote_kr.citations.rank.e5 import model
+
+    texts = ["谁发明了打字机", "The typewriter was patented in 1868 by Christopher Sholes.", "混合 text 文本"]
+    vecs = np.asarray(e5xlang(texts))
+    e5 = model().embed(texts, query=True, max_tokens=embedders.E5_TOKENS)
+    half = vecs[:, : embedders.E5_DIM] / math.sqrt(embedders.E5_SHARE)
+    assert np.allclose(half, neutral.neutral(e5, texts), atol=1e-5)
+    assert not np.allclose(half, e5, atol=1e-2)  # the centring really moved them
+    assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
+    assert neutral.han_share(texts[0]) == 1.0 and neutral.han_share(texts[1]) == 0.0
+    assert 0 < neutral.han_share(texts[2]) < 1
+    spec = embedders.spec("e5xlang")
+    assert spec.dim == embedders.spec("e5hybrid").dim and "neutral-" in spec.version
+    assert spec.version != embedders.spec("e5hybrid").version
+
+
+@pytest.mark.parametrize("question, answer, other", [
+    ("谁发明了打字机", "The typewriter was patented in 1868 by Christopher Latham Sholes.",
+     "森林通过截留降水和增加土壤入渗来调节河流径流。"),
+    ("飞机失速警告是靠什么传感器触发的",
+     "The stall warning is triggered by the angle of attack sensor mounted on the fuselage.",
+     "核电厂应每十年进行一次定期安全审查。"),
+])
+def test_lr_e5xlang_puts_a_chinese_question_nearer_its_english_answer(e5hybrid, e5xlang, question: str, answer: str,
+                                                                      other: str) -> None:  # type: ignore[no-untyped-def]
+    """A Chinese question is nearer an unrelated Chinese text than its English answer under e5hybrid
+    (the language's offset outweighs the meaning); with the offset taken out the answer is nearer."""
+    q, near, far = e5hybrid([question, answer, other])
+    assert _cos(q, near) < _cos(q, far)
+    q, near, far = e5xlang([question, answer, other])
+    assert _cos(q, near) > _cos(q, far) + 0.05
+
+
 def test_lr_e5hybrid_matches_paraphrases_in_english_and_chinese(e5hybrid) -> None:  # type: ignore[no-untyped-def]
     q, near, far = e5hybrid(["who came up with the typing machine",
                              "The typewriter was patented in 1868 by Christopher Latham Sholes.",
@@ -118,7 +162,7 @@ _GUARD = textwrap.dedent("""
 
 
 def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network(tmp_path: Path) -> None:
-    """The default service (e5hybrid) loads e5 from the installed package with every outward socket refused."""
+    """The default service (e5xlang) loads e5 from the installed package with every outward socket refused."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("HF_", "HUGGINGFACE"))}
     env["HOME"] = str(tmp_path)  # no user-level model cache to fall back on
@@ -137,8 +181,8 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
             except httpx.HTTPError:
                 time.sleep(0.2)
         assert health is not None, log.read_text()
-        assert embedders.DEFAULT_EMBEDDER == "e5hybrid"
-        assert health["embedder"]["name"] == "e5hybrid" and health["dim"] == embedders.spec("e5hybrid").dim
+        assert embedders.DEFAULT_EMBEDDER == "e5xlang"
+        assert health["embedder"]["name"] == "e5xlang" and health["dim"] == embedders.spec("e5xlang").dim
         texts = ["who invented the typewriter", "Christopher Latham Sholes patented the typewriter in 1868.",
                  "The coolest month is January."]
         r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False,
@@ -200,11 +244,13 @@ def test_lr_an_index_keeps_its_embedder_until_one_is_chosen(monkeypatch: pytest.
     index's own is used; a choice (argument or environment) wins, and then a mismatch is an error."""
     monkeypatch.delenv(indexrecord.EMBEDDER_ENV, raising=False)
     built = embedders.spec("hybrid").record()
-    assert indexrecord.resolve_embedder(None).name == embedders.DEFAULT_EMBEDDER == "e5hybrid"
+    assert indexrecord.resolve_embedder(None).name == embedders.DEFAULT_EMBEDDER == "e5xlang"
     assert indexrecord.resolve_embedder(None, built).name == "hybrid"
     assert indexrecord.resolve_embedder(None, indexrecord.LEGACY_RECORD).name == "hashing"
     assert indexrecord.resolve_embedder("e5hybrid", built).name == "e5hybrid"
-    assert indexrecord.resolve_embedder(None, {"name": "endpoint:bge-m3"}).name == "e5hybrid"
+    assert indexrecord.resolve_embedder(None, {"name": "endpoint:bge-m3"}).name == "e5xlang"
+    # an index the former default built keeps it: its vectors are not the centred ones
+    assert indexrecord.resolve_embedder(None, embedders.spec("e5hybrid").record()).name == "e5hybrid"
     monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "wordllama")
     assert indexrecord.resolve_embedder(None, built).name == "wordllama"
 
@@ -267,13 +313,13 @@ def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Pat
     try:
         lines: list[str] = []
         out = commands.reembed(str(ws), wait_s=180, progress=lines.append)  # moves the index to the default
-        assert out["embedder"]["name"] == "e5hybrid" and out["files"] == 1
+        assert out["embedder"]["name"] == "e5xlang" and out["files"] == 1
         assert any(line.startswith("sent 1/1 files") for line in lines), lines  # what ingest says
         assert out["previousIndex"] and Path(out["previousIndex"]).is_dir()
         assert [i["status"] for i in out["report"]["items"]] == ["processed"]
         found = Host(ws).search("who invented the typewriter", top_k=5)
         assert found.results and found.results[0].source_root_relative_path == "docs/multi_page.pdf"
-        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("e5hybrid").record()
+        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("e5xlang").record()
     finally:
         engine.stop_engine(dirs["state_dir"])
     assert _sha(source) == before

@@ -1,6 +1,6 @@
 """Embedders of the offline model service: what turns a text into a vector when no endpoint is set.
 
-* ``hybrid`` (the default): the learned WordLlama model (``wordllama`` 0.4.0.post1, MIT; its
+* ``hybrid``: the learned WordLlama model (``wordllama`` 0.4.0.post1, MIT; its
   256-dimensional ``l2_supercat`` weights ship inside the PyPI wheel) for meaning, concatenated
   with the feature-hashing vector (:func:`mnote_kr_lightrag.engine.modelservice.embed`) for exact terms,
   numbers and CJK character n-grams. Both halves are unit vectors, scaled by
@@ -9,6 +9,10 @@
   another: docs/embeddings.md (measured).
 * ``wordllama``: the learned half alone.
 * ``hashing``: the feature-hashing vector alone (the former default, kept as an explicit choice).
+* ``e5hybrid``: multilingual-e5-small (the host's packaged model) for meaning with the hashing
+  vector, ``E5_SHARE`` of the cosine from e5.
+* ``e5xlang`` (the default): ``e5hybrid`` with each e5 vector's language offset taken out
+  (``mnote_kr.citations.rank.neutral``), so that a question in Chinese finds an English file.
 
 Nothing here touches the network: the model is loaded from the installed package's own folder
 with ``disable_download=True`` (``WordLlama.load()`` looks for a ``tokenizer/`` folder that the
@@ -30,7 +34,7 @@ from typing import Any
 LEARNED_SHARE = 0.3
 HASH_DIM = 4096
 WORDLLAMA_DIM = 256
-DEFAULT_EMBEDDER = "e5hybrid"
+DEFAULT_EMBEDDER = "e5xlang"
 
 
 @dataclass(frozen=True)
@@ -72,10 +76,17 @@ def spec(name: str) -> EmbedderSpec:
                             f"{_wordllama_version()}+{_HASH_VERSION}@{LEARNED_SHARE}", 0.05)
     if name == "e5hybrid":
         return EmbedderSpec("e5hybrid", E5_DIM + HASH_DIM, f"{_e5_version()}+{_HASH_VERSION}@{E5_SHARE}", 0.2)
+    if name == "e5xlang":
+        return EmbedderSpec("e5xlang", E5_DIM + HASH_DIM,
+                            f"{_e5_version(neutral=True)}+{_HASH_VERSION}@{E5_SHARE}", XLANG_THRESHOLD)
     raise ValueError(f"unknown embedder {name!r} (choose one of: {', '.join(NAMES)})")
 
 
-NAMES = ("hybrid", "wordllama", "hashing", "e5hybrid")
+NAMES = ("hybrid", "wordllama", "hashing", "e5hybrid", "e5xlang")
+#: LightRAG's COSINE_THRESHOLD for ``e5xlang``: centred e5 vectors lie further apart than raw ones
+#: (an answering window's cosine 0.29 at the 1st percentile, the median unrelated pair 0.24, measured
+#: on the tuning sets), so 0.2 would cut answers in another language; ``top_k`` keeps the list short.
+XLANG_THRESHOLD = 0.1
 #: Share of the cosine from multilingual-e5-small in ``e5hybrid``.
 E5_SHARE = 0.85
 E5_DIM = 384
@@ -83,10 +94,10 @@ E5_DIM = 384
 E5_TOKENS = 512
 
 
-def _e5_version() -> str:
+def _e5_version(neutral: bool = False) -> str:
     from mnote_kr.plugin_api import meaning_version
 
-    return meaning_version()
+    return meaning_version(neutral)
 
 _MODEL: Any = None
 _MODEL_LOCK = threading.Lock()
@@ -181,16 +192,17 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batc
     spec(name)  # validates the name
     if name == "hashing":
         return lambda texts: [hashing(t, HASH_DIM) for t in texts]
-    if name == "e5hybrid":
+    if name in ("e5hybrid", "e5xlang"):
         from mnote_kr.plugin_api import embed_meaning
 
-        embed_meaning(["load"], E5_TOKENS)  # a missing or broken model fails the start, not a request
+        neutral = name == "e5xlang"
+        embed_meaning(["load"], E5_TOKENS, neutral=neutral)  # a missing or broken model fails the start
         e, h = math.sqrt(E5_SHARE), math.sqrt(1.0 - E5_SHARE)
 
         def e5hybrid(texts: Sequence[str]) -> list[list[float]]:
             # LightRAG sends chunks and queries alike: e5's symmetric use (embed_meaning)
             return [[e * v for v in ev] + [h * v for v in hashing(t, HASH_DIM)]
-                    for t, ev in zip(texts, embed_meaning(texts, E5_TOKENS), strict=True)]
+                    for t, ev in zip(texts, embed_meaning(texts, E5_TOKENS, neutral=neutral), strict=True)]
 
         return e5hybrid
     load_wordllama()
