@@ -318,3 +318,20 @@ def test_any_locator_failure_degrades_that_citation_to_file(tmp_path: Path) -> N
     assert (out.locator_precision, out.locator_degraded, out.block_id) == ("file", True, "b2")
     assert out.reason == "locator failed: RecursionError: maximum recursion depth exceeded"
     assert out.locator_reason == out.reason
+
+
+@pytest.mark.parametrize("query, quotes, weak", [
+    # no word of the query in any passage, same script: weak (the floor)
+    ("how do I bake sourdough bread", ["The reactor coolant pump seals are inspected yearly."], True),
+    ("怎样在家烤酸面包", ["核电厂应每十年进行一次定期安全审查。"], True),
+    # a Chinese question over English passages only (or the reverse): words cannot judge it
+    ("这个职位一年的薪水是多少", ["The salary ranges from $58,000 to $75,000 per year."], False),
+    ("what is the annual salary", ["本职位年薪为五万八千元至七万五千元。"], False),
+    # one passage in the query's script: words judge again
+    ("这个职位一年的薪水是多少", ["The salary is $58,000.", "核电厂应每十年进行一次定期安全审查。"], True),
+])
+def test_weak_reason_does_not_judge_by_words_across_scripts(query: str, quotes: list[str], weak: bool) -> None:
+    from mnote_kr.citations.render.noresults import weak_reason
+
+    cits = [citation(f"c{i}", q) for i, q in enumerate(quotes)]  # no word part in their scores
+    assert (weak_reason(cits, query) is not None) is weak

@@ -404,10 +404,10 @@ def build_citations(
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
-            settle: Callable[[Citation], Citation]) -> tuple[list[Citation], list[Citation], str | None]:
+            settle: Callable[[Citation], Citation], query: str) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
     those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
-    weak = weak_reason(citations)
+    weak = weak_reason(citations, query)
     diagnostics["citable"] = len(citations)
     cited, folded = fold_places(citations, settle)
     diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
@@ -454,7 +454,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     t1 = time.perf_counter()
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
-    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query))
+    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query), query)
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
@@ -524,7 +524,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     every = citations  # every passage's place: an answer's sentence may come from one not shown
-    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query))
+    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query), query)
     remember(host, citations + folded)
     answer: str | None = None
     sentences: list[GroundedSentence] = []

@@ -14,7 +14,7 @@ from mnote_kr.models import Citation
 _WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
 
 
-def weak_reason(citations: list[Citation]) -> str | None:
+def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     """Why nothing found seems to answer the query, or None when something does.
 
     The rule (measured: docs/http-api.md, "Places, quotes and weak results";
@@ -24,14 +24,28 @@ def weak_reason(citations: list[Citation]) -> str | None:
     words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
     questions whose file is still returned: the citations are kept, only marked), on 30 off-topic
     queries 16 or 17 in two runs (every nonsense string, 13 or 14 of 27 questions on other subjects).
+
+    A query in another script than every passage found (a Chinese question over English files, or
+    the reverse: the default embedder finds answers across languages) shares no word with them
+    whether they answer it or not, so words cannot judge it: it is not said weak.
     """
-    if not citations:
+    if not citations or _across_scripts(query, citations):
         return None
     parts = (c.diagnostics.score_parts for c in citations)
     if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS):
         return None
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
             "the passages shown are only the nearest by meaning")
+
+
+def _across_scripts(query: str, citations: list[Citation]) -> bool:
+    """The query is mostly Han characters and no passage is, or mostly Latin and every passage Han."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    mine = han_share(query)
+    shares = [han_share(c.raw_quote or c.context_quote or c.display_quote or "") for c in citations]
+    return mine >= 0.5 and all(s < 0.2 for s in shares) or (mine <= 0.2 and any(ch.isalpha() for ch in query)
+                                                            and all(s >= 0.5 for s in shares))
 
 
 def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict[str, Any]:
