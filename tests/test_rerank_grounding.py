@@ -287,6 +287,32 @@ def test_a_sentence_in_other_words_than_the_pdf_goes_to_the_paragraph_its_words_
     assert iou(s.locator.bbox, boxes[1]) >= 0.8, (s.locator.bbox, boxes)
 
 
+HANGAR = ["The hangar doors open at six in the morning and close at ten at night, and",
+          "visitors must sign the logbook at the front desk before they walk in."]
+
+
+@pytest.mark.parametrize("written", [True, False])
+def test_a_sentence_quoting_a_cited_file_outside_its_cited_chunk_is_grounded_where_it_stands(
+        env: Env, monkeypatch: pytest.MonkeyPatch, written: bool) -> None:
+    # LightRAG's one chunk of the PDF is its first paragraph; the answer quotes the second one, which
+    # shares no word with that chunk: no cited place supports it, the file holds it as written
+    _, boxes = _drawn_pdf(env, "hangar.pdf", [MANUAL[0], HANGAR], " ".join(MANUAL[0]), 11)
+    said = " ".join(HANGAR)
+    off = "The moon landing footage was filmed with a Hasselblad camera on color film."
+    env.replay.json("POST", "/query", {"response": f"{said} [1] {off} [1]", "references": [], "llm_generated": True})
+    if not written:
+        monkeypatch.setattr(pipeline, "WRITTEN_SCORE", 1.01)  # nothing is ever found as written
+    result = env.host.ask("When do the hangar doors open?")
+    s, o = result.sentences
+    assert not o.supported and o.locator is None  # a sentence the file does not hold stays unsupported
+    if not written:
+        assert not s.supported and s.locator is None
+        return
+    assert s.supported and s.locator is not None and s.locator.bbox is not None
+    assert iou(s.locator.bbox, boxes[1]) >= 0.8, (s.locator.bbox, boxes)
+    assert s.citation_id and env.new_host().open(s.citation_id).locator.bbox == s.locator.bbox
+
+
 def test_the_mcp_answers_markers_open_the_pdf_paragraphs_the_sentences_are_grounded_at(env: Env) -> None:
     _, boxes = _manual(env)
     said = [MANUAL[1][0] + " " + MANUAL[1][1], " ".join(MANUAL[0][:2]).split(". ")[0] + "."]

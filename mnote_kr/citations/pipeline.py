@@ -27,7 +27,7 @@ from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_index
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import heading_path
 from mnote_kr.citations.rank import meaning
-from mnote_kr.citations.rank.grounding import UNSUPPORTED, ground, placed, same_place, sentence_locator
+from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
@@ -591,7 +591,18 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
                 display_quote=shown)
         return minted[anchor]
 
-    marked, sentences = ground(answer, places, locate)
+    def written(c: Citation, sentence: str) -> Citation | None:
+        try:
+            st = os.stat(c.source_path)
+        except OSError:
+            return None
+        found = _locate(host.plugins, LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=""),
+                        st, c.source_map_path)
+        if found.locator_degraded or (found.score or 0.0) < WRITTEN_SCORE or not place_key(found):
+            return None
+        return locate(c, sentence)
+
+    marked, sentences = ground(answer, places, locate, written)
     used = {s.citation_id for s in sentences}
     remember(host, [c for c in places if c.citation_id in used] + list(minted.values()))
     return marked, sentences

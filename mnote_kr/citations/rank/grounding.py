@@ -47,6 +47,11 @@ MIN_INSIDE = 0.5
 #: A sentence with fewer content terms than this is not a claim (a heading, "Yes."): left unmarked.
 MIN_TERMS = 2
 UNSUPPORTED = "[unsupported]"
+#: A sentence no cited chunk supports is looked for, as written, in this many of the cited files.
+WRITTEN_FILES = 3
+#: ... and found there when its words align with the file's text at least this well (the locator's
+#: confidence, 0..1: a sentence taken from the file, not one sharing a few of its words).
+WRITTEN_SCORE = 0.8
 
 #: The provider's markers: ``[1]``, ``[1, 2]`` (LightRAG's reference numbers).
 _MARKER_RE = re.compile(r"\s*\[\d{1,3}(?:\s*,\s*\d{1,3})*\]")
@@ -146,16 +151,22 @@ def _no_claim(text: str) -> bool:
     return len(set(terms(text))) < MIN_TERMS
 
 
-def ground(answer: str, places: Sequence[Citation],
-           locate: Callable[[Citation, str], Citation]) -> tuple[str, list[GroundedSentence]]:
+def ground(answer: str, places: Sequence[Citation], locate: Callable[[Citation, str], Citation],
+           written: Callable[[Citation, str], Citation | None] | None = None) -> tuple[str, list[GroundedSentence]]:
     """The answer with one marker after each sentence (its place's citation ID, or ``UNSUPPORTED``),
     and each sentence's grounding.
 
     ``places``: every place the search cited (citations and their folded alternatives).
     ``locate(place, sentence)`` gives the citation of the paragraph or block of ``place``'s chunk
-    that holds the sentence (``place`` itself when it is that one)."""
+    that holds the sentence (``place`` itself when it is that one). ``written(place, sentence)``:
+    the place of ``place``'s file where the sentence stands as written (its own words found there,
+    not its meaning), or None; a sentence no cited chunk supports is looked for so in the cited files
+    (``WRITTEN_FILES``, best first): the provider's answer may quote a chunk of a cited file that
+    the search did not cite."""
     spans = split(answer)
     choices = choose(spans, places)
+    files = list(dict.fromkeys(c.source_root_relative_path for c in places))[:WRITTEN_FILES]
+    firsts = [next(c for c in places if c.source_root_relative_path == f) for f in files]
     out: list[GroundedSentence] = []
     pieces: list[str] = []
     at = 0
@@ -163,6 +174,8 @@ def ground(answer: str, places: Sequence[Citation],
         if _no_claim(span.text):
             continue
         cited = locate(places[choice.index], span.text) if choice.index is not None else None
+        if cited is None and written is not None:
+            cited = next((w for c in firsts if (w := written(c, span.text)) is not None), None)
         out.append(GroundedSentence(
             text=span.text, supported=cited is not None,
             citation_id=cited.citation_id if cited is not None else None,
