@@ -43,6 +43,11 @@ from .model import furniture_keys, furniture_near, load_document
 from .pdftext import Box, DocumentText, PageGeometry
 
 PLUGIN = "pdf_bbox"
+#: The chosen text block is boxed whole (its paragraph as printed; a block longer than
+#: ``answer.MAX_LINES`` and a table row as ``answer`` narrows them), not only the lines the provider's
+#: chunk covers: a chunk often ends mid-paragraph, and the reader's place, as a DOCX paragraph, is the
+#: paragraph (False: the chunk's lines of it, as before; ``benchmarks/retrieval.py``).
+WHOLE_BLOCK = True
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
     "mineru": {"origin": "LEFTTOP", "max": 1000},
     "docling": {"origin": "LEFTBOTTOM"},
@@ -199,11 +204,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if ans.block is not None:
         pi = ans.block[0]
         page = doc.pages[pi]
-        # The block's lines the evidence covers: a chunk that holds only part of a paragraph
-        # is boxed where it was retrieved, not on the rest of the paragraph. Evidence that is its
-        # own query (where do these words stand?: a sentence of an answer) and a piece of one
-        # paragraph is placed at that paragraph: the block.
-        lines = ans.lines if _own_query(req) and _piece_of(counts, ans.block) else \
+        # The block (WHOLE_BLOCK); else its lines the evidence covers: a chunk that holds only part
+        # of a paragraph boxed where it was retrieved, not on the rest of the paragraph, except for
+        # evidence that is its own query (where do these words stand?: a sentence of an answer) and a
+        # piece of one paragraph, placed at that paragraph: the block.
+        lines = ans.lines if WHOLE_BLOCK or _own_query(req) and _piece_of(counts, ans.block) else \
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
@@ -254,12 +259,12 @@ def locate_pdf(req: LocateRequest) -> Locator:
 
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
                cos: float, coverage: float) -> Locator:
-    """A block behind the chosen one (``Answer.runners_up``): its lines the passage covers (all of a
-    block outside the passage), boxed; approximate (a guess behind the best), with its words for the quote."""
+    """A block behind the chosen one (``Answer.runners_up``): the whole block (``WHOLE_BLOCK``; else its
+    lines the passage covers, all of a block outside the passage), boxed; approximate (a guess behind the best), with its words for the quote."""
     pi, bi = block
     page = doc.pages[pi]
     touch = counts.get(block)
-    lines = [li for li in page.blocks[bi] if touch is None or li in touch.lines] or list(page.blocks[bi])
+    lines = [li for li in page.blocks[bi] if WHOLE_BLOCK or touch is None or li in touch.lines] or list(page.blocks[bi])
     box = _round(page.geometry.display(_union([page.lines[li] for li in lines])))
     why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else

@@ -15,6 +15,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox import locate, model
+from mnote_kr_pdf_bbox import locator as locator_module
 
 REPO = Path(__file__).resolve().parents[3]
 CORPUS = CORPUS_DIR
@@ -75,11 +76,14 @@ def test_pdf_hyphenation_and_ligature_are_matched(tmp_path):
     assert loc.page == 1 and iou(loc.bbox, union([d.box for d in L[2:4]])) > 0.8
 
 
-def test_pdf_short_query_inside_earlier_longer_word_does_not_win(tmp_path):
+def test_pdf_short_query_inside_earlier_longer_word_does_not_win(tmp_path, monkeypatch):
     f, _, R = _two_column_page(tmp_path)
     loc = _loc(f, "an ion crossing the membrane channel", query="ion")
-    truth = union([d.box for d in R[0:2]])  # the lines of the paragraph that the evidence covers
+    truth = union([d.box for d in R])  # the paragraph holding the evidence, boxed whole (WHOLE_BLOCK)
     assert iou(loc.bbox, truth) > 0.8
+    monkeypatch.setattr(locator_module, "WHOLE_BLOCK", False)
+    part = _loc(f, "an ion crossing the membrane channel", query="ion")
+    assert iou(part.bbox, union([d.box for d in R[0:2]])) > 0.8  # else: only the lines the evidence covers
     assert loc.bbox[1] > 80  # not the heading line holding "question" and "cation"
     page, box = C.baseline(str(f), "ion")
     assert box is not None and iou(box, truth) == 0.0  # the naive baseline is fooled
