@@ -115,3 +115,43 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
     assert set(failed) == {"docs/scan.pdf", "docs/b.docx"}, status
     assert "no text layer" in failed["docs/scan.pdf"] and "OCR" in failed["docs/scan.pdf"]
     assert "damaged" in failed["docs/b.docx"]  # a truncated file: no "save as" advice
+
+
+# LightRAG 1.5.7 processes each, but reads only a sliver of its text: the body of the job
+# announcement sits in layout tables, the kindergarten procedure in text boxes.
+THIN = {"tika__017097.docx": "insure that all application materials are RECEIVED",
+        "docling__textbox.docx": "Infectious Disease Reporting Procedure"}
+
+
+def test_docx_lightrag_reads_only_a_sliver_of_is_indexed_as_text_and_cited_in_place(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
+    ws = tmp_path / "kb"
+    (ws / "docs").mkdir(parents=True)
+    for name in THIN:
+        shutil.copyfile(CORPUS / "docx" / name, ws / "docs" / name)
+    before = {name: _sha(ws / "docs" / name) for name in THIN}
+    config = load_config(ws)
+    config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
+    host = Host(ws, config=config)
+
+    report = host.ingest(["docs"], wait=True, wait_s=240)
+    assert {i.source_path: i.status for i in report.items} == {f"docs/{n}": "processed" for n in THIN}
+    for name in THIN:
+        entry = host.registry().entries[f"docs/{name}"]
+        assert entry.kind == "text_fallback" and entry.light_rag_file_path.endswith(".docx.md")
+        assert "LightRAG's parser read only" in (entry.last_error or ""), entry.last_error
+    # LightRAG's rows of the thin readings are gone (the engine is shared: other tests' rows may show)
+    unmapped = host.status()["provider"]["unmapped"]
+    assert not [u for u in unmapped if any(Path(n).stem in u["filePath"] for n in THIN)], unmapped
+    # a sentence deep in the body LightRAG had left out is found and cited at its paragraph
+    result = host.search("by what time must all application materials be received on the closing date")
+    hits = [c for c in result.results if c.source_root_relative_path == "docs/tika__017097.docx"]
+    assert hits, [c.source_root_relative_path for c in result.results]
+    from mnote_kr_docx_locator import load_docx
+
+    paragraphs = load_docx(ws / "docs" / "tika__017097.docx").paragraphs
+    places = [hits[0].locator, *(a.locator for a in hits[0].alternatives)]
+    assert any(p.paragraph_index is not None and THIN["tika__017097.docx"] in paragraphs[p.paragraph_index].text
+               for p in places), [(p.paragraph_index, hits[0].display_quote) for p in places]
+    assert {name: _sha(ws / "docs" / name) for name in THIN} == before  # never touched

@@ -1,7 +1,8 @@
 """Index a document LightRAG's own parser fails on through the text mnote-kr reads from it.
 
 Every file a user gives must end indexed or with a reason they can act on. When LightRAG
-fails to parse a document (Strict OOXML, a macro-free Word template, a parser bug) and the
+fails to parse a document (Strict OOXML, a macro-free Word template, a parser bug), or parses it
+into a sliver of its text (``THIN_SHARE``: body text in layout tables or text boxes it skips), and the
 host can read the file itself (``ProviderContext.extract_text``: the file's locator plugin
 reads it), that text goes into LightRAG's input dir as a Markdown *text wrapper* in place of
 the link, named like an image wrapper (``<link name>.md``), so it maps back to the same
@@ -24,6 +25,13 @@ from . import provider as _p
 from .failures import failure_headline
 
 KIND = "text_fallback"
+#: A document LightRAG parsed into less than this share of the characters mnote-kr reads in it...
+THIN_SHARE = 0.25
+#: ... when mnote-kr reads at least this many, is indexed through that text instead: LightRAG's
+#: parser left most of it out (body text inside layout tables or text boxes), which it would never cite.
+THIN_MIN_CHARS = 1000
+#: Kinds checked so (both sides read an Office file's text; a scanned PDF goes to OCR elsewhere).
+THIN_KINDS = (".docx", ".pptx", ".xlsx")
 
 
 def note(error: str | None, link_name: str | None) -> str:
@@ -34,17 +42,43 @@ def note(error: str | None, link_name: str | None) -> str:
             f"({why}); citations still point into the file")
 
 
-def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpdate, row: dict[str, Any],
-                 input_dir: Path | None) -> EntryUpdate | None:
-    """Replace a failed document by its text wrapper; the new update, or None to keep the failure."""
-    if entry.kind != "document" or failed.duplicate_of or input_dir is None or not input_dir.is_dir():
-        return None
-    if str(row.get("id", "")).startswith("dup-"):
+def thin_note(parsed: int, ours: int) -> str:
+    """What ``status`` says about a document indexed through its text because LightRAG read little of it."""
+    return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser read only {parsed:,} of its "
+            f"{ours:,} characters; citations still point into the file")
+
+
+def try_thin(prov: _p.LightRagProvider, entry: SourceEntry, processed: EntryUpdate, row: dict[str, Any],
+             input_dir: Path | None) -> EntryUpdate | None:
+    """Replace a document LightRAG processed into a sliver of its text (``THIN_SHARE``) by its text
+    wrapper; the new update, or None when LightRAG's reading stands."""
+    parsed = row.get("content_length")
+    if entry.kind != "document" or not isinstance(parsed, int) or \
+            Path(entry.source_path).suffix.lower() not in THIN_KINDS:
         return None
     try:
         text = prov.ctx.extract_text(entry.source_path)
     except MnoteKrError:
-        return None  # our reader cannot read it either: LightRAG's reason stands
+        return None
+    ours = len((text or "").strip())
+    if ours < THIN_MIN_CHARS or parsed >= THIN_SHARE * ours:
+        return None
+    return try_fallback(prov, entry, processed, row, input_dir, text=text, why=thin_note(parsed, ours))
+
+
+def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpdate, row: dict[str, Any],
+                 input_dir: Path | None, *, text: str | None = None, why: str | None = None) -> EntryUpdate | None:
+    """Replace a failed document by its text wrapper; the new update, or None to keep the failure.
+    ``text``: the text mnote-kr reads in it, when already read; ``why``: the entry's note."""
+    if entry.kind != "document" or failed.duplicate_of or input_dir is None or not input_dir.is_dir():
+        return None
+    if str(row.get("id", "")).startswith("dup-"):
+        return None
+    if text is None:
+        try:
+            text = prov.ctx.extract_text(entry.source_path)
+        except MnoteKrError:
+            return None  # our reader cannot read it either: LightRAG's reason stands
     if not text or not text.strip():
         return None
     rel = entry.source_root_relative_path
@@ -62,7 +96,7 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     # A busy scan is no failure: the wrapper waits at the top of the input dir and the
     # status bridge scans again while the entry is ``submitted``.
     _outcome, track_id, _retry_after, _error = prov.scan()
-    why = note(row.get("error_msg") or row.get("content_summary"), link)
+    why = why or note(row.get("error_msg") or row.get("content_summary"), link)
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
                        wrapper_path=str(input_dir / name), last_error=why)

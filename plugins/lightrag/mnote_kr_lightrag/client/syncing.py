@@ -234,6 +234,8 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                         replaced[rel] = name
                 elif update.status == "failed":
                     update = _fallback.try_fallback(prov, entry, update, row, input_dir) or update
+                elif update.status == "processed" and kind_now == "document":
+                    update = _fallback.try_thin(prov, entry, update, row, input_dir) or update
                 current[rel] = update
                 continue
             if busy or input_dir is None or not input_dir.is_dir():
