@@ -5,7 +5,9 @@ from __future__ import annotations
 
 import hashlib
 import shutil
+from collections.abc import Iterable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
@@ -29,17 +31,23 @@ def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
-        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
+def _workspace(tmp_path: Path, engine: Any, monkeypatch: pytest.MonkeyPatch,
+               names: Iterable[str]) -> tuple[Path, Host, dict[str, str]]:
+    """A workspace on the shared engine whose ``docs`` holds copies of the corpus DOCX ``names``; its
+    host and the copies' sha256."""
+    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", engine.api_key)
     ws = tmp_path / "kb"
     (ws / "docs").mkdir(parents=True)
-    for name in FILES:
+    for name in names:
         shutil.copyfile(CORPUS / "docx" / name, ws / "docs" / name)
-    before = {name: _sha(ws / "docs" / name) for name in FILES}
     config = load_config(ws)
-    config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
-    host = Host(ws, config=config)
+    config["providers"] = {"lightrag": {"url": engine.url, "input_dir": engine.input_dir}}
+    return ws, Host(ws, config=config), {name: _sha(ws / "docs" / name) for name in names}
+
+
+def test_docx_lightrag_cannot_parse_is_indexed_as_text_and_cited_in_place(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    ws, host, before = _workspace(tmp_path, lightrag_engine, monkeypatch, FILES)
 
     report = host.ingest(["docs"], wait=True, wait_s=240)
     statuses = {item.source_path: item.status for item in report.items}
@@ -125,15 +133,7 @@ THIN = {"tika__017097.docx": "insure that all application materials are RECEIVED
 
 def test_docx_lightrag_reads_only_a_sliver_of_is_indexed_as_text_and_cited_in_place(
         tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
-    monkeypatch.setenv("MNOTE_KR_LIGHTRAG_API_KEY", lightrag_engine.api_key)
-    ws = tmp_path / "kb"
-    (ws / "docs").mkdir(parents=True)
-    for name in THIN:
-        shutil.copyfile(CORPUS / "docx" / name, ws / "docs" / name)
-    before = {name: _sha(ws / "docs" / name) for name in THIN}
-    config = load_config(ws)
-    config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir}}
-    host = Host(ws, config=config)
+    ws, host, before = _workspace(tmp_path, lightrag_engine, monkeypatch, THIN)
 
     report = host.ingest(["docs"], wait=True, wait_s=240)
     assert {i.source_path: i.status for i in report.items} == {f"docs/{n}": "processed" for n in THIN}
