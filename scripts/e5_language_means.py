@@ -37,12 +37,15 @@ def main() -> int:
     record: dict[str, object] = {"model": E5_SHA256, "texts": f"scripts/{TEXTS.name}",
                                  "textsSha256": hashlib.sha256(TEXTS.read_bytes()).hexdigest(), "pairs": len(pairs)}
     for kind, query in (("query", True), ("passage", False)):
-        record[kind] = {lang: [round(float(v), 6) for v in
-                               np.asarray(model().embed([p[lang] for p in pairs], query=query, max_tokens=512)).mean(axis=0)]
-                        for lang in ("zh", "en")}
+        means = {}
+        for lang in ("zh", "en"):
+            vecs = np.asarray(model().embed([p[lang] for p in pairs], query=query, max_tokens=512))
+            means[lang] = [round(float(v), 6) for v in vecs.mean(axis=0)]
+        record[kind] = means
     body = json.dumps(record, ensure_ascii=False, indent=1) + "\n"
     OUT.write_text(body, encoding="utf-8")
-    print(f"wrote {OUT.relative_to(ROOT)} from {len(pairs)} pairs (sha256 {hashlib.sha256(body.encode()).hexdigest()[:12]})")
+    digest = hashlib.sha256(body.encode()).hexdigest()[:12]
+    print(f"wrote {OUT.relative_to(ROOT)} from {len(pairs)} pairs (sha256 {digest})")
     return 0
 
 

@@ -260,7 +260,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
                cos: float, coverage: float) -> Locator:
     """A block behind the chosen one (``Answer.runners_up``): the whole block (``WHOLE_BLOCK``; else its
-    lines the passage covers, all of a block outside the passage), boxed; approximate (a guess behind the best), with its words for the quote."""
+    lines the passage covers, all of a block outside the passage), boxed; approximate (a guess behind
+    the best), with its words for the quote."""
     pi, bi = block
     page = doc.pages[pi]
     touch = counts.get(block)
