@@ -441,7 +441,9 @@ def test_locate_json_prints_every_locator_key(tmp_path: Path) -> None:
     assert loc["locatorPrecision"] == "bbox" and loc["locatorDegraded"] is False and loc["page"] == 1
     assert loc["bboxUnit"] == "pt" and loc["bboxOrigin"] == "top-left" and len(loc["bbox"]) == 4
     x0, y0, x1, y1 = loc["bbox"]
-    assert 60 <= x0 < x1 <= 612 and 792 - 720 + 20 < y0 < y1 < 792 - 720 + 60  # third line, top-left origin
+    # top-left origin: the box holds the third line (baseline 792 - 680 = 112), boxed with the paragraph the
+    # layout reads it in (the lines drawn evenly below the title), never the whole page
+    assert 60 <= x0 < x1 <= 612 and y0 < 792 - 720 + 40 < y1 < 792 - 720 + 80
     assert loc["paragraphIndex"] is None and loc["paraId"] is None
 
     loc = cli.json("locate", str(docx), "--evidence", "Pyrrolidine is a cyclic secondary amine", "--query",

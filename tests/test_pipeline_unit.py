@@ -89,21 +89,13 @@ def test_normalize_citation_id_refuses_empty(raw: str) -> None:
         openplan.normalize_citation_id(raw)
 
 
-def test_rewrite_badges_maps_provider_numbers_and_drops_the_rest() -> None:
-    out = pipeline.rewrite_badges("A [1], B [2] and C [12].", {"1": "[a3z1]", "2": "[b4y2]"})
-    assert out == "A [a3z1], B [b4y2] and C ."
-
-
-def test_rewrite_badges_drops_the_references_tail_in_english_and_chinese() -> None:
+def test_the_references_tail_is_dropped_in_english_and_chinese_but_not_a_body_heading() -> None:
+    # ask drops LightRAG's references list before grounding (each sentence then gets its place's ID)
     for heading in ("### References", "References:", "参考文献", "Sources"):
         text = f"Answer [1].\n\n{heading}\n- [1] report.docx\n- [2] notes.md\n"
-        assert pipeline.rewrite_badges(text, {"1": "[a3z1]"}) == "Answer [a3z1]."
-
-
-def test_rewrite_badges_leaves_non_numeric_brackets_and_body_headings() -> None:
-    text = "See [a3z1] and [note].\n\n## References to prior work\nBody [1]."
-    expected = "See [a3z1] and [note].\n\n## References to prior work\nBody [c5x3]."
-    assert pipeline.rewrite_badges(text, {"1": "[c5x3]"}) == expected
+        assert pipeline._REFERENCES_TAIL_RE.sub("", text) == "Answer [1]."
+    body = "See [a3z1] and [note].\n\n## References to prior work\nBody [1]."
+    assert pipeline._REFERENCES_TAIL_RE.sub("", body) == body
 
 
 def test_resource_kind_by_extension() -> None:

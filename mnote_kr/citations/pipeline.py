@@ -489,20 +489,10 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     )
 
 
-_BADGE_RE = re.compile(r"\[(\d{1,3})\]")
+#: The references list LightRAG appends to an answer (``ask`` drops it: each sentence gets its place's ID).
 _REFERENCES_TAIL_RE = re.compile(
     r"\n+(?:#+\s*)?(?:References|Sources|参考文献|参考资料)\s*:?\s*\n(?:\s*[-*]?\s*\[\d+\].*\n?)*\s*$", re.IGNORECASE
 )
-
-
-def rewrite_badges(answer: str, ref_to_citation: dict[str, str]) -> str:
-    """Replace the provider's ``[n]`` markers with host-issued IDs; drop the rest."""
-    answer = _REFERENCES_TAIL_RE.sub("", answer)
-
-    def swap(match: re.Match[str]) -> str:
-        return ref_to_citation.get(match.group(1), "")
-
-    return _BADGE_RE.sub(swap, answer)
 
 
 def ask(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: str = "mix",
