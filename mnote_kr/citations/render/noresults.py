@@ -29,10 +29,10 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     the reverse: the default embedder finds answers across languages) shares no word with them
     whether they answer it or not, so words cannot judge it: it is not said weak.
     """
-    if not citations or _across_scripts(query, citations):
+    if not citations:
         return None
     parts = (c.diagnostics.score_parts for c in citations)
-    if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS):
+    if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS) or _across_scripts(query, citations):
         return None
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
             "the passages shown are only the nearest by meaning")
@@ -43,9 +43,10 @@ def _across_scripts(query: str, citations: list[Citation]) -> bool:
     from mnote_kr.citations.rank.neutral import han_share
 
     mine = han_share(query)
-    shares = [han_share(c.raw_quote or c.context_quote or c.display_quote or "") for c in citations]
-    return mine >= 0.5 and all(s < 0.2 for s in shares) or (mine <= 0.2 and any(ch.isalpha() for ch in query)
-                                                            and all(s >= 0.5 for s in shares))
+    shares = (han_share(c.raw_quote or c.context_quote or c.display_quote or "") for c in citations)
+    if mine >= 0.5:
+        return all(s < 0.2 for s in shares)  # stops at the first passage in the query's script
+    return mine <= 0.2 and any(ch.isalpha() for ch in query) and all(s >= 0.5 for s in shares)
 
 
 def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict[str, Any]:
