@@ -5,8 +5,8 @@ For each labelled question of ``retrieval_questions.json`` (``old``: the set tun
 heldout2 does not use), ``grounding_tune_pdf2.json`` (``tunepdf2``: tuned on, 25 sentences on PDF blocks
 of two long PDFs neither of those uses, mostly past the first page: answers outside the file's first
 chunk), ``retrieval_tune3.json`` (``tune3``: tuned on, written before it was, 60 questions over 8
-files no other set uses) and ``retrieval_heldout2.json`` (``heldout2``: reported only, its misses
-never printed), a recorded
+files no other set uses), ``retrieval_heldout2.json`` and ``retrieval_heldout3.json`` (``heldout2``,
+``heldout3``: reported only, their misses never printed), a recorded
 answer is written from the labelled place's own text, **verbatim**: the sentence of the labelled
 DOCX paragraph (or of the PDF page around the labelled snippet) that holds the snippet, and for a
 DOCX label the paragraph's next sentence when it has one. The sentences are cut by this file's own
@@ -25,7 +25,7 @@ the same run, **every sentence to its file's first citation** (what ``ask`` mark
 marked unsupported. Target: >= 0.85 grounded at the labelled place.
 
     .venv/bin/python benchmarks/grounding.py [--top-k 10] [--sets old,tunepdf] [--misses] [--dump F]
-    # --misses: the tuning sets' only (old, tunepdf, tunepdf2, tune3), never heldout2's
+    # --misses: the tuning sets' only (old, tunepdf, tunepdf2, tune3), never heldout2's or heldout3's
     .venv/bin/python benchmarks/grounding.py --from-dump F [--reground] [--misses]  # a run again
 """
 
@@ -46,8 +46,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval import iou, place_hit  # noqa: E402
 from retrieval_labels import LabelError, answering_text, corpus_host, load_sets, norm, resolve  # noqa: E402
 
-SETS = ("old", "tunepdf", "tunepdf2", "tune3", "heldout2")
-#: Tuned on: their misses may be printed (``--misses``); never ``heldout2``'s.
+SETS = ("old", "tunepdf", "tunepdf2", "tune3", "heldout2", "heldout3")
+#: Tuned on: their misses may be printed (``--misses``); never ``heldout2``'s or ``heldout3``'s.
 TUNING = ("old", "tunepdf", "tunepdf2", "tune3")
 #: This benchmark's own tuning sets of PDF block labels, by set name.
 TUNE_PDF = {name: Path(__file__).resolve().parent / f"grounding_{name.replace('tune', 'tune_')}.json"
@@ -235,7 +235,8 @@ def main() -> int:
     parser.add_argument("--sets", default=",".join(SETS),
                         help=f"comma-separated sets (default all: {','.join(SETS)}); only their files are ingested")
     parser.add_argument("--misses", action="store_true",
-                        help=f"print the misses of the tuning sets ({', '.join(TUNING)}; never heldout2's)")
+                        help=f"print the misses of the tuning sets ({', '.join(TUNING)}; "
+                             "never heldout2's or heldout3's)")
     parser.add_argument("--dump", type=Path, help="keep the run (answers, places, the workspace) in this JSON file")
     parser.add_argument("--from-dump", type=Path,
                         help="score a --dump's answers again (with --reground: grounded again by this tree)")

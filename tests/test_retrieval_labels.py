@@ -37,7 +37,7 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
         assert len(place["paragraphs"]) == 1 + len(label.get("also", []))
     else:
         assert place["pages"][0] == label["page"]
-    if label["set"] in ("heldout2", "tune3"):
+    if label["set"] in ("heldout2", "tune3", "heldout3"):
         # The new set states its place outright: a paragraph index, or a page and a block.
         if label["doc"].endswith(".docx"):
             assert place["paragraphs"] == [label["paragraph"]]
@@ -49,7 +49,7 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
             assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
 
 
-@pytest.mark.parametrize("name", ["heldout2", "tune3"])
+@pytest.mark.parametrize("name", ["heldout2", "tune3", "heldout3"])
 def test_the_block_labelled_sets_have_the_shape_issue_33_asks_for(name: str) -> None:
     files, sets = labels.load_sets()
     qs = sets[name]
