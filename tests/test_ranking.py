@@ -161,8 +161,8 @@ def test_file_name_words_count_whatever_separates_them_and_only_the_querys_conte
     assert cjk["fileTerms"] > 0.0
 
 
-def _recorded(qid: str) -> tuple[dict, list[Candidate]]:
-    data = json.loads((Path(__file__).parent / "data" / "ranking" / "in_file.json").read_text(encoding="utf-8"))
+def _recorded(qid: str, name: str = "in_file.json") -> tuple[dict, list[Candidate]]:
+    data = json.loads((Path(__file__).parent / "data" / "ranking" / name).read_text(encoding="utf-8"))
     case = next(s for s in data["searches"] if s["id"] == qid)
     return case, [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]))
                   for c in case["candidates"]]
@@ -185,9 +185,12 @@ def test_a_reports_legal_notice_yields_the_files_first_place_to_its_content(monk
     assert first.provider_rank == 1 and "金刚线" in first.text
     with monkeypatch.context() as m:
         m.setattr(ranking, "is_notice", lambda text, headings=(): False)
+        # the notice's one shared bigram is also a weak word match (LEXICAL_COVERAGE): without either rule
+        # it leads
+        m.setattr(ranking, "LEXICAL_COVERAGE", False)
         before = _ranked(case["query"], cands)
     first_before = next(cands[i] for i in before if cands[i].file_name == case["file"])
-    assert first_before.text.startswith("本报告仅向特定客户传送")  # the rule is what moves it
+    assert first_before.text.startswith("本报告仅向特定客户传送")
 
 
 def test_the_passage_holding_the_asked_for_count_comes_first_in_its_file(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -223,3 +226,29 @@ def test_equal_scores_do_not_undo_the_notices_swap() -> None:
     scored = relevance("硅片切割", cands, 1)
     assert scored[1][0] > scored[0][0]  # the content passage first, though both scored the same before the swap
     assert scored[0][1]["inFile"] < 0 == scored[1][1].get("inFile", 0)
+
+
+def test_a_passage_holding_few_of_the_querys_terms_is_a_weak_word_match(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Recorded (tests/data/ranking/cross_script.json, tune3 t3_zh24, e5xlang engine, 37 files): a Chinese
+    # question about an English job announcement. A Chinese passage of another file holds two of its 19
+    # bigrams (个单, 可以); divided by the search's best alone, that scored a full word match and led, the
+    # announcement fourth. Scaled by the share of the question's term weight each passage holds, such
+    # matches no longer outweigh LightRAG's own order.
+    case, cands = _recorded("t3_zh24", "cross_script.json")
+
+    def files() -> list[str]:
+        return list(dict.fromkeys(cands[i].file_name for i in _ranked(case["query"], cands)))
+
+    assert files()[0] == case["file"]
+    monkeypatch.setattr(ranking, "LEXICAL_COVERAGE", False)
+    assert files().index(case["file"]) >= 2
+
+
+def test_the_word_match_is_the_share_of_the_querys_term_weight_a_passage_holds() -> None:
+    q = "wafer cutting service customers"
+    texts = ["our wafer cutting service has customers across the region", "customers may call us"]
+    (full, p_full), (part, p_part) = relevance(q, [Candidate(5, "a.pdf", texts[0]), Candidate(5, "b.pdf", texts[1])], 6)
+    assert p_full["lexical"] > 0.9  # holds every term
+    alone = relevance(q, [Candidate(5, "b.pdf", texts[1])], 6)[0][1]
+    # the best of its search, yet one term of four: far from a full match
+    assert 0.0 < alone["lexical"] < 0.5 and p_part["lexical"] < alone["lexical"]

@@ -7,7 +7,11 @@ the citations of one search together:
 * ``provider``: ``PROVIDER_WEIGHT / (1 + rank)``, the provider's own order (rank 0-based).
 * ``lexical``: a BM25 score of the query's content words over each citation's text, with the
   document frequencies taken over the citations of this search (the passages competing for
-  first place), divided by the best score of the search, times ``LEXICAL_WEIGHT``. Latin words
+  first place), divided by the best score of the search, times the share of the query's term
+  weight (idf) the passage holds (``LEXICAL_COVERAGE``), times ``LEXICAL_WEIGHT``: the best of a
+  search that holds two of a question's twenty terms is a weak match, not a full one (a Chinese
+  question's common bigrams in a Chinese passage, while the English passage that answers holds
+  none of its words). Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
   ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
   the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
@@ -48,6 +52,9 @@ from mnote_kr.citations.text.textnorm import TOKEN_RE
 
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
+#: ``lexical`` is also scaled by the share of the query's term weight the passage holds (False:
+#: by the search's best score alone, as before; ``benchmarks/retrieval.py`` measures both).
+LEXICAL_COVERAGE = True
 FILE_NAME_BOOST = 0.5
 PHRASE_BOOST = 0.2
 #: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
@@ -213,13 +220,14 @@ def bm25(query: str, texts: Sequence[str]) -> list[float]:
     return _bm25(query, texts)[0]
 
 
-def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool]]:
-    """:func:`bm25`, and for each text whether it holds an answer type of the question."""
+def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool], list[float]]:
+    """:func:`bm25`, for each text whether it holds an answer type of the question, and the share
+    of the query's term weight (the terms' idf, answer types included) it holds."""
     q_terms = list(dict.fromkeys(_bm25_terms(query)))
     types = answer_types(_fold(" ".join(query.split())))
     typed = [False] * len(texts)
     if not (q_terms or types) or not texts:
-        return [0.0] * len(texts), typed
+        return [0.0] * len(texts), typed, [0.0] * len(texts)
     seqs = [_bm25_terms(t) for t in texts]
     docs = [Counter(seq) for seq in seqs]
     if types:
@@ -238,15 +246,18 @@ def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool]]:
     for term in q_terms:
         df = sum(1 for d in docs if term in d)
         idf[term] = math.log(1.0 + (n - df + 0.5) / (df + 0.5)) * (TYPE_WEIGHT if term[:1] == _TYPE_MARK else 1.0)
-    scores = []
+    scores, held = [], []
+    weight = sum(idf.values()) or 1.0
     for doc, length in zip(docs, lengths, strict=True):
-        s = 0.0
+        s = h = 0.0
         for term in q_terms:
             tf = doc.get(term, 0)
             if tf:
                 s += idf[term] * tf * (_K1 + 1) / (tf + _K1 * (1 - _B + _B * length / avg))
+                h += idf[term]
         scores.append(s)
-    return scores, typed
+        held.append(h / weight)
+    return scores, typed, held
 
 
 def _file_terms(q_terms: set[str], stem: str) -> float:
@@ -264,13 +275,15 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
 
     ``n_total`` is the number of provider references (ranks are clamped into it).
     """
-    lexical, typed = _bm25(query, [c.text for c in candidates])
+    lexical, typed, held = _bm25(query, [c.text for c in candidates])
+    if not LEXICAL_COVERAGE:
+        held = [1.0] * len(held)
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
     q_terms = set(_bm25_terms(query))
     in_name: dict[str, float] = {}  # fileTerms per file name
     out = []
-    for cand, lex in zip(candidates, lexical, strict=True):
+    for cand, lex, share in zip(candidates, lexical, held, strict=True):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
         stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
@@ -279,7 +292,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             in_name[name] = _file_terms(q_terms, stem) if q_terms else 0.0
         parts = {
             "provider": PROVIDER_WEIGHT / (1 + rank),
-            "lexical": LEXICAL_WEIGHT * lex / best if best > 0 else 0.0,
+            "lexical": LEXICAL_WEIGHT * lex / best * share if best > 0 else 0.0,
             "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
             "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
