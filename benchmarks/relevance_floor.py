@@ -42,6 +42,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.citations import pipeline
+    from mnote_kr.citations.rank.neutral import han_share
     from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     built: list[Any] = []
@@ -67,7 +68,11 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
             out[qid] = {"q": query, "weak": found.weak, "files": [c.source_root_relative_path for c in found.results],
                         "placesBefore": [c.source_root_relative_path for c in before],
                         "quotes": [len(c.display_quote or "") for c in found.results],
-                        "chunks": [len(c.context_quote or "") for c in found.results]}
+                        "chunks": [len(c.context_quote or "") for c in found.results],
+                        # what a floor may read: each card's cosine with the query and its share of Han characters
+                        "meaning": [c.locator.meaning_score for c in found.results],
+                        "han": [round(han_share(c.raw_quote or c.context_quote or c.display_quote or ""), 3)
+                                for c in found.results]}
         return out
     finally:
         stop_engine(dirs["state_dir"])
