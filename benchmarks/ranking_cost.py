@@ -8,7 +8,8 @@ citations of a saved ``benchmarks/retrieval.py --dump`` (every citation of each 
   alternating in one process, ``--reps`` rounds; the baseline is this tree with the cues off
   (no answer types, no apparatus factor, no in-file cues, one-pass stems: the former ranking),
   and ``in-file off`` is this tree without the in-file cues alone (``cues.is_notice`` and the
-  reordering of each file's passages, ``ranking._order_within_files``: their cost);
+  reordering of each file's passages, ``ranking._order_within_files``: their cost), ``coverage off``
+  this tree with the word match divided by the search's best alone (``ranking.LEXICAL_COVERAGE``);
 * cold: a fresh process per call, the first ``relevance`` of one search (its patterns compiled
   or read from the regex cache), the two sides alternating, ``--cold`` pairs; and the import
   of ``cues``, the one module this change adds to a search's imports.
@@ -85,25 +86,30 @@ def main() -> int:
     print(f"load {os.getloadavg()[0]:.2f}; {len(cands)} searches, "
           f"{statistics.mean(len(c) for _, c in cands):.1f} citations each")
 
-    def side(values: tuple[Any, ...]) -> float:
+    def side(values: tuple[Any, ...], coverage: bool = True) -> float:
         (ranking.answer_types, ranking.is_apparatus, ranking._bm25_terms, ranking.is_notice,
          ranking._order_within_files) = values
+        ranking.LEXICAL_COVERAGE = coverage
         t0 = time.process_time()
         for q, c in cands:
             ranking.relevance(q, c, len(c))
         return (time.process_time() - t0) * 1000 / len(cands)
 
     side(on), side(off), side(prev)  # patterns compiled, caches warm
-    times: dict[str, list[float]] = {"on": [], "off": [], "prev": []}
+    times: dict[str, list[float]] = {"on": [], "off": [], "prev": [], "nocov": []}
     for _ in range(args.reps):
         times["off"].append(side(off))
         times["prev"].append(side(prev))
+        times["nocov"].append(side(on, coverage=False))
         times["on"].append(side(on))
     side(on)
     m_on, m_off, m_prev = (statistics.median(times[k]) for k in ("on", "off", "prev"))
     print(f"warm relevance per search, median of {args.reps}: cues on {m_on:.3f} ms, off {m_off:.3f} ms "
           f"({m_on / m_off:.2f}x, +{m_on - m_off:.3f} ms); in-file cues off {m_prev:.3f} ms "
           f"({m_on / m_prev:.2f}x, +{m_on - m_prev:.3f} ms)")
+    m_nocov = statistics.median(times["nocov"])
+    print(f"  coverage off (LEXICAL_COVERAGE False) {m_nocov:.3f} ms: today / coverage off {m_on / m_nocov:.2f}x "
+          f"(+{m_on - m_nocov:.3f} ms)")
     if args.cold:
         query, cs = next((q, c) for q, c in searches if len(c) >= 15)
         payload = json.dumps([query, cs], ensure_ascii=False)
