@@ -1,6 +1,6 @@
 """Retrieval quality of the managed engine's offline embedders, and the answering place first.
 
-Labels (``benchmarks/retrieval_labels.py`` reads them and resolves the labelled places): four sets
+Labels (``benchmarks/retrieval_labels.py`` reads them and resolves the labelled places): five sets
 of questions written by reading documents of ``tests/data/corpus``, each naming the answering
 file and its place:
 
@@ -8,8 +8,7 @@ file and its place:
   40 other wording). The embedder mix and the cosine threshold were chosen on this set, and most
   of its "other" questions still share a content word with the answering text.
 * ``heldout``: ``retrieval_heldout.json``, 48 other-wording questions (27 English, 21 Chinese)
-  written later, sharing no content word with the answering paragraph, never used to choose
-  anything.
+  written later, sharing no content word with the answering paragraph; tuned on since.
 * ``heldout2``: ``retrieval_heldout2.json``, 63 questions (32 Chinese, 31 English; 54
   other wording; 34 on PDF pages, 29 on DOCX paragraphs) over 12 files, written and labelled
   before the ranking by meaning was tuned. Each PDF label names its answering block, resolved to a
@@ -18,9 +17,8 @@ file and its place:
 * ``tune3``: ``retrieval_tune3.json``, 60 questions (30 Chinese; 42 other wording; 39 on PDF
   blocks, 21 on DOCX paragraphs) over 8 files no other set uses, labelled like heldout2 and written
   before any tuning on it: the set the ranking is tuned on from issue 33's sixth round.
-* ``heldout3``: ``retrieval_heldout3.json``, 60 questions (30 Chinese; 42 other wording; 24 on PDF
-  blocks, 36 on DOCX paragraphs) over 6 files no other set uses, labelled like heldout2, written
-  before issue 33's seventh round: measured only, its misses never printed.
+* ``heldout3``: ``retrieval_heldout3.json``, 60 questions over 6 files no other set uses, labelled like
+  heldout2 before issue 33's seventh round: measured only, its misses never printed.
 
 For each embedder (baseline ``e5hybrid``, the former default; measured: the default ``e5xlang``),
 a fresh real managed engine is started under a temp dir, the files of every set are ingested
@@ -268,8 +266,7 @@ def _orders(cits: list[dict[str, Any]], query: str, full: list[dict[str, Any]] |
 
 
 ORDERS = ("lightrag", "former", "current", "rerun")
-#: The sets never tuned on: their misses are never printed.
-HELD_OUT = ("heldout2", "heldout3")
+HELD_OUT = ("heldout2", "heldout3")  # the sets never tuned on: their misses are never printed
 
 
 def _groups(label: dict[str, Any]) -> list[str]:
