@@ -1,13 +1,13 @@
-"""Labels of ``benchmarks/retrieval.py``: the four question sets, the labelled places, a wording check.
+"""Labels of ``benchmarks/retrieval.py``: the five question sets, the labelled places, a wording check.
 
-Four sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
+Five sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
 output):
 
 * ``retrieval_questions.json`` (the "old" set, 64 questions): the set the embedder mix and the
   cosine threshold were chosen on; its ``other`` questions often still share a content word with
   the answering text.
 * ``retrieval_heldout.json`` (the "held-out" set, 48 questions, all ``other``): written later and
-  never used to choose anything. Each asks in synonyms or descriptions; no content word of the
+  tuned on since issue 33. Each asks in synonyms or descriptions; no content word of the
   question occurs in the answering paragraph (:func:`shared_words` checks it: English words
   compared after a crude stemming, Chinese by two-character words).
 * ``retrieval_heldout2.json`` (the "heldout2" set, 63 questions: 32 Chinese, 31 English;
