@@ -187,3 +187,46 @@ def test_search_times_are_the_host_side_per_question_against_the_first_run(capsy
     assert "host side p50 20 p95 29;" in lines["new"] and "vs" not in lines["new"]
     # the 20th value 230 instead of 30: 29 + 0.05 x 201 = 39.05
     assert "host side p50 20 p95 39;" in lines["new-before"] and "p95 vs new: +10" in lines["new-before"]
+
+
+def _block_text(label: dict[str, Any]) -> str:
+    """A block label's text as pypdfium2 reads it, folded (its first words to its last)."""
+    text, _ = labels.pdf_chars(CORPUS / label["doc"], label["page"])
+    start = text.index(labels.norm(label["block"]["first"]))
+    return text[start:text.index(labels.norm(label["block"]["last"]), start) + len(labels.norm(label["block"]["last"]))]
+
+
+def _trigrams(text: str) -> set[str]:
+    return {text[i:i + 3] for i in range(len(text) - 2)}
+
+
+def test_grounding_answers_on_a_pdf_block_are_written_from_the_block_alone() -> None:
+    """The grounding benchmark's recorded answer for a block label stays inside the block: pypdf's page
+    text runs on through a heading, a footnote or the next column, and a sentence cut from it alone
+    (tune3's t3_en04 ran on into "2 Pre-training All the models ...") is not one a reader would write."""
+    import grounding
+
+    _, sets = grounding.load()
+    blocks = [q for name in grounding.TUNING for q in sets[name] if "block" in q]
+    assert len(blocks) >= 80
+    for q in blocks:
+        sentences = grounding.recorded_answer(q)
+        assert sentences, q["id"]
+        block = _trigrams(_block_text(q))
+        for s in sentences:  # (the two PDF readers differ a little: a formula's glyphs, a CJK radical)
+            mine = _trigrams(labels.norm(s).rstrip(".。"))
+            assert len(mine & block) >= 0.7 * len(mine), (q["id"], s)
+    t3_en04 = next(q for q in blocks if q["id"] == "t3_en04")
+    assert grounding.recorded_answer(t3_en04) == [
+        "Speciﬁcally, row and column orders are randomly perturbed for all tables in the standard test sets."]
+
+
+def test_grounding_counts_a_box_inside_the_labelled_block_apart() -> None:
+    import grounding
+
+    inside = grounding.within
+    assert inside({"page": 2, "bbox": [110, 150, 190, 160]}, PDF_PLACE)  # one line of the block
+    assert inside({"page": 2, "bbox": [100, 186, 200, 202]}, PDF_PLACE)  # its last points below the block
+    assert not inside({"page": 2, "bbox": [100, 190, 200, 215]}, PDF_PLACE)  # most of it below
+    assert not inside({"page": 3, "bbox": [110, 150, 190, 160]}, PDF_PLACE)
+    assert not inside({"paragraphIndex": 40}, DOCX_PLACE) and not inside({"page": 2}, PDF_PLACE)
