@@ -221,6 +221,25 @@ def _chem_chunk(query: str) -> str:
     )
 
 
+def test_a_rich_json_cell_shows_its_text_not_its_markup() -> None:
+    """LightRAG writes a DOCX table as JSON rows whose cells keep their inline markup (seen on
+    docling__docx_rich_cells.docx: "x<sup>2</sup>"); it was shown as "x< sup>2< /sup>"."""
+    raw = ('<table format="json">[["Number three", "formatting with x<sup>2</sup> and H<sub>2</sub>O"], '
+           '["Coordinates: <drawing id=\\"8\\" path=\\"a.png\\" />12°58′N", "a < b"]]</table>')
+    d = display_text(raw)
+    assert "formatting with x2 and H2O" in d and "Coordinates: 12°58′N" in d
+    assert "sup" not in d and "sub" not in d and "drawing" not in d and "png" not in d
+    assert "a < b" in d  # a "<" of the text stays
+
+
+def test_a_symbol_fonts_bullets_show_as_bullets() -> None:
+    """Word writes a Symbol or Wingdings bullet as a private-use code point (U+F0B7), which shows
+    as a box; the quote shows the bullet it draws."""
+    d = display_text("\uf0b7 List item 1\n\uf0b7 List item 2\n\uf0a7 square \uf0d8 arrow")
+    assert d == "• List item 1 • List item 2 ▪ square ➢ arrow"
+    assert not any("\ue000" <= ch <= "\uf8ff" for ch in d)
+
+
 def test_cleaning_chemistry_chunks_keep_query_and_drop_markup() -> None:
     for query in CHEM_QUERIES:
         b = clean_citation_text(_chem_chunk(query), query)

@@ -37,6 +37,7 @@ from typing import NamedTuple
 from mnote_kr.citations.cleaning.copyable import (
     join_cjk_gaps,
     rejoin_hyphenation,
+    symbol_bullets,
     trim_to_boundaries,
     unify_cjk_forms,
 )
@@ -82,6 +83,7 @@ def _display_from_neutral(neutral: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     # before whitespace collapses: a hyphenated line break is still visible here
     text = rejoin_hyphenation(unify_cjk_forms(text.replace("\ufffd", "") if "\ufffd" in text else text))
+    text = symbol_bullets(text)
     if "#" in text:
         text = _HEADING_RE.sub("", text)
     if "[Table_" in text:  # a report template's placeholders in the text layer: "[Table_Base] 股票数据"

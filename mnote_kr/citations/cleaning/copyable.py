@@ -16,8 +16,8 @@ import unicodedata
 
 from mnote_kr.citations.text.textnorm import lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "join_cjk_gaps", "rejoin_hyphenation", "trim_chunk_edges", "trim_cut_words",
-           "trim_to_boundaries", "unify_cjk_forms"]
+__all__ = ["copyable", "drop_lines", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets", "trim_chunk_edges",
+           "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
 # does: Hangul is not here). Beside one of them, the quotes, dashes and ellipsis they share with
@@ -146,10 +146,24 @@ def trim_to_boundaries(text: str) -> str:
     return text[start:] if start and any(unicodedata.category(c)[0] == "M" for c in text[:start]) else text
 
 
+#: Bullets Word writes in a symbol font (Symbol, Wingdings) as private-use code points: shown as the
+#: bullet they draw, not as a box.
+_SYMBOL_BULLETS = {0xF0B7: "•", 0xF0A7: "▪", 0xF0D8: "➢", 0xF076: "❖", 0xF0FC: "✓", 0xF06E: "■", 0xF0E8: "➔",
+                   0xF071: "❑", 0xF0A8: "◆"}
+_SYMBOL_BULLET_RE = lazy_compile("[" + "".join(map(chr, _SYMBOL_BULLETS)) + "]")
+
+
+def symbol_bullets(text: str) -> str:
+    """``text`` with a symbol font's bullets (``_SYMBOL_BULLETS``) as the bullet they draw."""
+    return text.translate(_SYMBOL_BULLETS) if _SYMBOL_BULLET_RE.search(text) else text
+
+
 def copyable(text: str) -> str:
-    """All of the above, in order; U+FFFD replacement characters dropped."""
+    """All of the above, in order; U+FFFD replacement characters dropped, a symbol font's bullets
+    shown as the bullet they draw (:func:`symbol_bullets`)."""
     if "\ufffd" in text:
         text = text.replace("\ufffd", "")
+    text = symbol_bullets(text)
     return trim_to_boundaries(join_cjk_gaps(rejoin_hyphenation(unify_cjk_forms(text))))
 
 

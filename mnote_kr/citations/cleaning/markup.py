@@ -248,8 +248,10 @@ def _table(attr_text: str, content: str) -> str:
         rows = _html_rows(content)
     else:
         rows = _json_rows(content)
-        # JSON escapes may decode to control characters ("\\b"): spaces, as in any other text
-        rows = [[_CONTROL_RE.sub(" ", cell) for cell in row] for row in rows]
+        # JSON escapes may decode to control characters ("\\b"): spaces, as in any other text; a
+        # cell's own markup (a rich cell's "x<sup>2</sup>") goes as an HTML cell's does
+        rows = [[_strip_tags(_CONTROL_RE.sub(" ", cell)) if "<" in cell else _CONTROL_RE.sub(" ", cell)
+                 for cell in row] for row in rows]
     return _table_text(_render_rows(rows, _CELL, _ROW))
 
 
