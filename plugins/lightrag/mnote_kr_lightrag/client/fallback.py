@@ -66,6 +66,20 @@ def try_thin(prov: _p.LightRagProvider, entry: SourceEntry, processed: EntryUpda
     return try_fallback(prov, entry, processed, row, input_dir, text=text, why=thin_note(parsed, ours))
 
 
+#: A failed file mnote-kr's own reader finds encrypted (an encrypted Office file is an OLE2 package,
+#: which LightRAG's DOCX parser takes for a legacy .doc and tells the user to save as .docx).
+ENCRYPTED = "the file is encrypted (password protected): save a copy without the password and ingest that"
+
+
+def encrypted(failed: EntryUpdate, exc: MnoteKrError) -> EntryUpdate | None:
+    """``failed`` with ``ENCRYPTED`` as its reason when our reader found the file encrypted and
+    LightRAG's reason does not say so; else None (LightRAG's reason stands)."""
+    said = (failed.last_error or "").lower()
+    if "encrypted" not in str(exc).lower() or "encrypt" in said or "password" in said:
+        return None
+    return msgspec.structs.replace(failed, last_error=ENCRYPTED)
+
+
 def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpdate, row: dict[str, Any],
                  input_dir: Path | None, *, text: str | None = None, why: str | None = None) -> EntryUpdate | None:
     """Replace a failed document by its text wrapper; the new update, or None to keep the failure.
@@ -77,8 +91,8 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     if text is None:
         try:
             text = prov.ctx.extract_text(entry.source_path)
-        except MnoteKrError:
-            return None  # our reader cannot read it either: LightRAG's reason stands
+        except MnoteKrError as exc:  # our reader cannot read it either: LightRAG's reason stands,
+            return encrypted(failed, exc)  # unless the file is encrypted and LightRAG's misses that
     if not text or not text.strip():
         return None
     rel = entry.source_root_relative_path
