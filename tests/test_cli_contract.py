@@ -412,7 +412,8 @@ def test_delete_sync_prune_json_and_the_source_stays_byte_identical(tmp_path: Pa
     while True:
         synced = cli.json("sync", "--wait", "2")
         assert set(synced) == {"reconcile", "provider"}
-        assert set(synced["provider"]) == {"before", "after", "followed"}
+        assert set(synced["provider"]) == {"before", "after", "followed", "failed"}
+        assert synced["provider"]["failed"] == []
         status = cli.json("status")["registry"]
         if status["byStatus"].get("stale") == 1 and not status["waiting"]:
             break

@@ -123,6 +123,15 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
     assert set(failed) == {"docs/scan.pdf", "docs/b.docx"}, status
     assert "no text layer" in failed["docs/scan.pdf"] and "OCR" in failed["docs/scan.pdf"]
     assert "damaged" in failed["docs/b.docx"]  # a truncated file: no "save as" advice
+    # Sent without waiting, then followed by sync: the failure is named there too, and sync exits 1.
+    (ws / "docs" / "c.docx").write_bytes((CORPUS / "docx" / "tika__017091.docx").read_bytes()[:30000])
+    assert run("ingest", "docs/c.docx").returncode == 0
+    proc = run("sync", "--wait", "240")
+    assert proc.returncode == 1, (proc.stdout, proc.stderr)
+    last = proc.stderr.strip().splitlines()[-1]
+    assert last.startswith("Error: 1 file(s) failed to index: docs/c.docx: "), proc.stderr
+    named = [ln for ln in proc.stdout.splitlines() if ln.startswith("failed:")]
+    assert len(named) == 1 and "docs/c.docx" in named[0] and "damaged" in named[0], proc.stdout
 
 
 # LightRAG 1.5.7 processes each, but reads only a sliver of its text: the body of the job

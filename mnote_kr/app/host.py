@@ -228,7 +228,12 @@ class Host(HostIngest):
             if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
         if waiting or held:
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
-        return {"before": before, "after": self.registry().counts(), "followed": len(waiting)}
+        after = self.registry()
+        # The files this sync saw fail (not those failed before it): named, with their reasons.
+        failed = [{"path": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
+                  for w in waiting if w.status != "failed"
+                  and (e := after.entries.get(w.source_root_relative_path)) is not None and e.status == "failed"]
+        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed}
 
     def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
         reg = self.registry()

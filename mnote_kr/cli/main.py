@@ -269,6 +269,12 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
         from mnote_kr.citations.render.cards import render_sync
 
         click.echo(render_sync(result))
+    failed = result["provider"]["failed"]
+    if failed:  # as ingest: the report is out; the exit code and one line say not everything made it
+        first = failed[0]
+        more = f" and {len(failed) - 1} more" + ("" if as_json else " (listed above)") if len(failed) > 1 else ""
+        raise IngestFailedError(f"{len(failed)} file(s) failed to index: {first['path']}: {first['reason']}{more}",
+                                hint="fix or remove them; 'mnote-kr status' lists every failure")
 
 
 @cli.command()

@@ -280,5 +280,9 @@ def render_sync(result: dict[str, Any]) -> str:
     before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    for failed in (prov.get("failed") or [])[:50]:
+        lines.append(f"{'failed:':<24}{failed['path']} ({failed['reason']})")
+    if len(prov.get("failed") or []) > 50:
+        lines.append(f"{'':<24}... and {len(prov['failed']) - 50} more ('--json' lists all)")
     lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
     return "\n".join(lines)
