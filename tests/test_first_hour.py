@@ -211,6 +211,11 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
     text = render_sync(sync)
     assert "changed on disk:" in text and "kb/a.md" in text and "Registry: 1 processed (was: 1 pending)" in text
     assert not REPR.search(text), text
+    failed = {**sync, "provider": {**sync["provider"], "after": {"failed": 1},
+                                   "failed": [{"path": "kb/b.docx", "reason": "the file is damaged; restore it"}]}}
+    text = render_sync(failed)
+    assert "failed:                 kb/b.docx (the file is damaged; restore it)" in text, text
+    assert not REPR.search(text), text
 
 
 @pytest.mark.parametrize("text,names", [
@@ -480,6 +485,32 @@ def test_engine_status_says_where_this_workspaces_own_server_is(tmp_path: Path,
     line = _workspace_server_line(str(ws))
     assert line == f"This workspace ({ws.resolve()}): its own server starts on first use (ingest, search, status)"
     assert _workspace_server_line(str(tmp_path)) is None  # not a workspace: no .mnote
+
+
+def test_engine_start_says_its_url_is_the_shared_server_and_where_a_workspace_is_served(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer ran 'engine start' in a folder and took its URL for the one the folder uses; each
+    workspace is served by a server of its own (docs/workspaces.md), and the output now says so."""
+    from types import SimpleNamespace
+
+    from click.testing import CliRunner
+
+    import mnote_kr_lightrag.commands as commands
+    from mnote_kr.cli.main import cli
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    info = SimpleNamespace(url="http://127.0.0.1:42211", offline_models=True, input_dir="/h/inputs", storage_note=None)
+    monkeypatch.setattr(commands, "start", lambda quiet=False: info)
+    folder = tmp_path / "papers"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    out = CliRunner().invoke(cli, ["engine", "start"])
+    assert out.exit_code == 0, out.output
+    assert "shared server at http://127.0.0.1:42211" in out.output
+    assert "Each workspace gets a LightRAG server of its own on first use" in out.output
+    (folder / ".mnote").mkdir()
+    out = CliRunner().invoke(cli, ["engine", "start"])
+    assert f"This workspace ({folder.resolve()}): its own server starts on first use" in out.output, out.output
 
 
 def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: Path) -> None:

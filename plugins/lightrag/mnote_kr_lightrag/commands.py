@@ -153,14 +153,20 @@ def register(cli: click.Group) -> None:
 
     @engine.command("start")
     @click.option("--json", "as_json", is_flag=True)
-    def engine_start(as_json: bool) -> None:
+    @click.pass_context
+    def engine_start(ctx: click.Context, as_json: bool) -> None:
         """Start it (or show the one already running)."""
         info = start(quiet=as_json)
         if as_json:
             emit_json(_public(info))
         else:
             models = "offline model service" if info.offline_models else "configured endpoints"
-            click.echo(f"LightRAG engine running at {info.url} ({models}); input dir {info.input_dir}")
+            # The URL is the engine's shared server: a workspace is served by a server of its own
+            # (docs/workspaces.md), so say which one a folder uses, or that it starts on first use.
+            click.echo(f"LightRAG engine running ({models}); shared server at {info.url}, input dir {info.input_dir}")
+            click.echo(_workspace_server_line(getattr(ctx.find_root().obj, "workspace", None))
+                       or "Each workspace gets a LightRAG server of its own on first use (ingest, search, status); "
+                          "'mnote-kr engine status' in its folder shows it")
             if info.storage_note:
                 click.echo(f"Note: {info.storage_note}", err=True)
 
