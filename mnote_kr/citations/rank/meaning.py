@@ -202,7 +202,9 @@ def _record_progress(line: str) -> None:
 
 
 def status() -> dict[str, Any]:
-    """``status``'s view: the model, how many files' places have vectors, an embedding under way."""
+    """``status``'s view: the model, how many files' places have vectors (``files``: the stored
+    sets of places, kept by content for every workspace of this home and every version a file
+    had, so pruning a file does not lower it), an embedding under way."""
     from mnote_kr.citations.rank.e5 import E5_PACKAGE, E5_VERSION
 
     installed = _installed_version(E5_PACKAGE)
