@@ -106,6 +106,13 @@ def test_a_scanned_pdf_is_told_it_needs_ocr() -> None:
     assert line.count("(") == 0  # no nested asides in a line the CLI wraps in a sentence
 
 
+def test_an_empty_file_is_told_it_is_empty_not_to_try_again() -> None:
+    """pypdf's words for a 0-byte PDF, as LightRAG passes them on; a newcomer was told that
+    ingesting it again "tries again", which cannot help."""
+    line = explain_failure("Cannot read an empty file", link_name=LINK, file_name="papers/blank.pdf")
+    assert line == "Cannot read an empty file: the file is empty; sync and watch index it once it has content"
+
+
 def test_long_detail_is_cut_between_words() -> None:
     detail = "The parser " + " ".join(["stopped"] * 80) + " early."
     line = explain_failure(detail, link_name=None, file_name="a.docx")

@@ -39,6 +39,8 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "such as ocrmypdf and ingest the result, or give LightRAG an OCR parser such as MinerU"),
     (lazy_compile(r"no usable text|empty content|no text", re.I), "",
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE'"),
+    (lazy_compile(r"\bempty file\b|\bfile is empty\b", re.I), "",
+     "the file is empty; sync and watch index it once it has content"),
     (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"password|encrypt", re.I), "",
