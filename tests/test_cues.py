@@ -32,9 +32,14 @@ PROSE_WITH_CITATIONS = (
     "2017). Dense retrieval methods have thus never been shown to outperform TF-IDF/BM25 (Lee et al., 2019)."
 )
 CONTENTS = "Contents\n1 Introduction ........ 1\n2 Overview ........ 3\n3 Trace Trees ........ 5\n4 Loops ........ 8"
+# A handbook's contents as LightRAG's DOCX parser gives them: chapter-page numbers glued to the titles
+# (a newcomer's Chinese question was first cited at "CLASSIFICATION AND PAYMENT OF CLAIMS3-32").
+CHAPTER_CONTENTS = ("THE DEBTOR3-13\n10. LANGUAGE INTERPRETERS3-13\n11. DISABILITY OF DEBTOR3-14\n"
+                    "12. RECORD OF MEETING3-14\nD. CLAIMS 3-20\n2. REVIEW, POSTING, AND OBJECTION – MORTGAGE PROOFS\n"
+                    "OF CLAIM3-22\n3. UNTIMELY CLAIMS3-23")
 
 
-@pytest.mark.parametrize("text", [WIKI_REFERENCES, PAPER_REFERENCES, CHINESE_REFERENCES, CONTENTS])
+@pytest.mark.parametrize("text", [WIKI_REFERENCES, PAPER_REFERENCES, CHINESE_REFERENCES, CONTENTS, CHAPTER_CONTENTS])
 def test_reference_lists_and_contents_are_apparatus_by_their_text(text: str) -> None:
     assert is_apparatus(text)
 
@@ -45,6 +50,13 @@ def test_prose_with_in_text_citations_is_not_apparatus() -> None:
                               "4 October 2018 from the municipal report) and connects five treatment centres "
                               "located in the city's periphery, which together treat most of its sewage.")
     assert not is_apparatus(one_reference_in_prose)
+
+
+def test_prose_and_tables_ending_in_ranges_are_not_contents() -> None:
+    assert not is_apparatus("Revenue grew in FY 2019-20\nCosts fell in FY 2020-21\nMargins held in FY 2021-22")
+    assert not is_apparatus("The survey covered children aged 5-12\nand adults aged 18-65.\n"
+                            "Responses were scored on a scale of 1 to 10 by two raters.")
+    assert not is_apparatus("Meetings run from 9-11 on Mondays.")  # one line is not a list
 
 
 def test_a_section_heading_says_apparatus_whatever_the_text() -> None:

@@ -68,6 +68,9 @@ _MARKER_WORDS = ("retrieved", "archived", "isbn", "doi", "issn", "s2cid", "pmid"
 _REFERENCE_BRACKETS_RE = lazy_compile(r"^[ \t]*\[\d{1,3}\][ \t]+\S|\[[jmcdrsnpz]\][ \t]*[.,．，]", re.M)
 #: A table-of-contents line: a title, dot leaders (or a run of spaces), a page number at the end.
 _TOC_LINE_RE = lazy_compile(r"^.{2,80}?(?:\.{3,}|…{2,}|·{3,}|[ \t]{3})[ \t.…·]*\d{1,4}[ \t]*$", re.M)
+#: A contents line of a manual numbered by chapter and page, the page glued to its title as a DOCX
+#: parser gives it without the tab ("CLASSIFICATION OF CLAIMS3-24", "D. CLAIMS 3-20").
+_CHAPTER_PAGE_LINE_RE = lazy_compile(r"^.{2,80}?[^\W\d_)\]][ \t]?\d{1,2}[-–]\d{1,3}[ \t]*$", re.M)
 #: Reference markers per this many characters from which a passage is a reference list.
 MARKER_SPACING = 250
 MIN_MARKERS = 2
@@ -89,10 +92,11 @@ def is_apparatus(text: str, heading_path: Sequence[str] = ()) -> bool:
         markers += len(_REFERENCE_BRACKETS_RE.findall(folded))
     if markers >= MIN_MARKERS and markers * MARKER_SPACING >= len(text.strip()):
         return True
-    if not any(leader in text for leader in ("...", "…", "··", "   ")):
+    chapter_pages = len(_CHAPTER_PAGE_LINE_RE.findall(text)) if "-" in text or "–" in text else 0
+    if not chapter_pages and not any(leader in text for leader in ("...", "…", "··", "   ")):
         return False
     lines = [line for line in text.splitlines() if line.strip()]
-    return len(lines) >= 3 and len(_TOC_LINE_RE.findall(text)) * 2 >= len(lines)
+    return len(lines) >= 3 and (len(_TOC_LINE_RE.findall(text)) + chapter_pages) * 2 >= len(lines)
 
 
 # --------------------------------------------------------------------------- notices
