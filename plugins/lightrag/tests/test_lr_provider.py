@@ -10,7 +10,6 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import msgspec
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context, replayed_provider
@@ -352,8 +351,8 @@ def test_lr_sync_says_an_encrypted_docx_is_encrypted_not_a_legacy_doc(env: dict[
     _, body = load_sample(SAMPLES, "34_documents_paginated_all.json")
     row = copy.deepcopy(next(r for r in body["documents"] if r["file_path"] == "broken.docx"))
     data = (CORPUS / "bad" / "poi__bug53475-password-is-pass.docx").read_bytes()
-    write(ws / "locked.docx", data)
-    src = source(ws, "locked.docx")
+    write(ws / "my-password-is-pass.docx", data)  # a name that says "password": LightRAG's reason does not
+    src = source(ws, "my-password-is-pass.docx")
     name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
     row.update(id=naming.doc_id_for(name), file_path=name, error_msg=(  # LightRAG 1.5.7's own words for it
         f"File is not a valid DOCX document: The file at '/in/{name}' is a legacy Word 97-2003 (.doc) document "
@@ -362,16 +361,16 @@ def test_lr_sync_says_an_encrypted_docx_is_encrypted_not_a_legacy_doc(env: dict[
     ctx = dataclasses.replace(env["ctx"], extract_text=mnote_kr_docx_locator.extract_text)
     [update] = plugin.sync(ctx=ctx, entries=[entry_for(src, status="submitted", light_rag_file_path=name)], wait_s=0)
     assert update.status == "failed"
-    assert update.last_error.startswith("the file is encrypted (password protected)")
+    assert update.last_error.startswith("the file is encrypted with a password: ")
     assert ".doc" not in update.last_error and "save as" not in update.last_error
-    assert (ws / "locked.docx").read_bytes() == data
+    assert (ws / "my-password-is-pass.docx").read_bytes() == data
     # our reader's other refusals, and a reason LightRAG already gives right, leave LightRAG's reason
     from mnote_kr.errors import DocumentError
     from mnote_kr_lightrag.client import fallback
 
-    assert fallback.encrypted(update, DocumentError("not a zip file (not a DOCX): x.docx")) is None
-    told = msgspec.structs.replace(update, last_error="PDF is encrypted but no password provided")
-    assert fallback.encrypted(told, DocumentError("DOCX is encrypted (password protected): x.docx")) is None
+    assert fallback.encrypted(update, DocumentError("not a zip file (not a DOCX): x.docx"), row) is None
+    told = {**row, "error_msg": "PDF is encrypted but no password provided"}
+    assert fallback.encrypted(update, DocumentError("DOCX is encrypted (password protected): x.docx"), told) is None
 
 
 def test_lr_sync_follows_processing_to_processed_within_wait(env: dict[str, Any], _fresh: list[float]) -> None:

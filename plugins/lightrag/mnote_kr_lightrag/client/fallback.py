@@ -68,13 +68,14 @@ def try_thin(prov: _p.LightRagProvider, entry: SourceEntry, processed: EntryUpda
 
 #: A failed file mnote-kr's own reader finds encrypted (an encrypted Office file is an OLE2 package,
 #: which LightRAG's DOCX parser takes for a legacy .doc and tells the user to save as .docx).
-ENCRYPTED = "the file is encrypted (password protected): save a copy without the password and ingest that"
+ENCRYPTED = "the file is encrypted with a password: save a copy without the password and ingest that"
 
 
-def encrypted(failed: EntryUpdate, exc: MnoteKrError) -> EntryUpdate | None:
+def encrypted(failed: EntryUpdate, exc: MnoteKrError, row: dict[str, Any]) -> EntryUpdate | None:
     """``failed`` with ``ENCRYPTED`` as its reason when our reader found the file encrypted and
-    LightRAG's reason does not say so; else None (LightRAG's reason stands)."""
-    said = (failed.last_error or "").lower()
+    LightRAG's reason (``row``'s, the file's name taken out of it) does not say so; else None."""
+    said = failure_headline(row.get("error_msg") or row.get("content_summary"),
+                            link_name=failed.light_rag_file_path).lower()
     if "encrypted" not in str(exc).lower() or "encrypt" in said or "password" in said:
         return None
     return msgspec.structs.replace(failed, last_error=ENCRYPTED)
@@ -92,7 +93,7 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
         try:
             text = prov.ctx.extract_text(entry.source_path)
         except MnoteKrError as exc:  # our reader cannot read it either: LightRAG's reason stands,
-            return encrypted(failed, exc)  # unless the file is encrypted and LightRAG's misses that
+            return encrypted(failed, exc, row)  # unless the file is encrypted and LightRAG's misses that
     if not text or not text.strip():
         return None
     rel = entry.source_root_relative_path
