@@ -232,6 +232,20 @@ def test_a_rich_json_cell_shows_its_text_not_its_markup() -> None:
     assert "a < b" in d  # a "<" of the text stays
 
 
+def test_a_chunk_begun_inside_a_tables_rows_with_a_drawing_reads_as_rows() -> None:
+    """A chunk of docling__docx_rich_cells.docx as LightRAG 1.5.7 cut it: inside an escaped drawing tag of a
+    JSON cell, then the rest of its row, ``</table>`` and the next section. It was shown as
+    '.png\\" format=\\"png\\" />"], ["Text and picture ", ""]] Lists ...' (a newcomer's check)."""
+    raw = ('.png\\" format=\\"png\\" />"], ["Text and picture\\n<drawing id=\\"5881\\" name=\\"Picture 2\\" '
+           'path=\\"d.blocks.assets/image1.png\\" format=\\"png\\" />", ""]]</table>\n\n'
+           '## Lists with same numId in different cells\n<table id="tb-1" format="json">[["Cell 1 item 1"]]</table>')
+    d = display_text(raw)
+    assert d.startswith("Text and picture"), d
+    assert "Lists with same numId in different cells" in d and "Cell 1 item 1" in d
+    assert not any(debris in d for debris in ('\\"', "format=", '"]', "[[", "png", "drawing")), d
+    assert display_text(d) == d
+
+
 def test_a_symbol_fonts_bullets_show_as_bullets() -> None:
     """Word writes a Symbol or Wingdings bullet as a private-use code point (U+F0B7), which shows
     as a box; the quote shows the bullet it draws."""

@@ -70,6 +70,8 @@ _ROW_BOUNDARY_RE = lazy_compile(r"\"\s*\]\s*,\s*\[\s*\"")
 _FRAGMENT_TOKEN_RE = lazy_compile(r'"((?:[^"\\]|\\.?)*+)(?:"|\Z)|(\]\s*,\s*\[)|([^"\[\],]+)')
 # A JSON array written in the text (its opening `[["`): a chunk cut out of a table has none.
 _ARRAY_OPEN_RE = lazy_compile(r'\[\s*\[\s*"')
+# A cell's closing quote at a fragment's start: the quote, then the end of a cell or a row.
+_CLOSING_QUOTE_RE = lazy_compile(r'"\s*[\],]')
 _UNESCAPED_QUOTE_RE = lazy_compile(r'(?<!\\)"')
 # The tail of a tag cut at a fragment's start, inside a JSON string (quotes escaped):
 # `.png\" format=\"png\" />`.
@@ -132,8 +134,8 @@ def _table_fragment(text: str) -> str:
     holds two row boundaries, so what it returns (which holds none) renders the same again.
     """
     text = _ESCAPED_LEAD_TAIL_RE.sub("", text.strip(), count=1)
-    if not text.startswith(("[", '"')):
-        text = '"' + text  # the chunk began inside a cell's string
+    if not text.startswith(("[", '"')) or _CLOSING_QUOTE_RE.match(text):
+        text = '"' + text  # the chunk began inside a cell's string (perhaps at its closing quote)
     if len(_UNESCAPED_QUOTE_RE.findall(text)) % 2:
         text += '"'  # ... or ended inside one
     rows: list[list[str]] = [[]]
@@ -276,7 +278,7 @@ def _render(raw: str) -> str:
     i = 0
     while lead := _LEAD_TAIL_RE.match(raw, i):  # the chunk starts inside a tag
         i = lead.end()
-    seen_tag = False
+    seen_tag = opened_table = False
     no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
     while i < n:
         j = raw.find("<", i)
@@ -310,11 +312,15 @@ def _render(raw: str) -> str:
                 out.append(" " + latex_to_plain(_strip_tags(content)) + " ")
             else:
                 out.append(_table(attr_text, content))
+                opened_table = True
         elif closing and name == "equation" and not seen_tag:
             # Chunk began inside an equation: what came before it is LaTeX.
             out = [" " + latex_to_plain(_strip_tags("".join(out))) + " "]
         elif closing and name == "table" and not seen_tag:
             out = [_table_text(_render_rows(_json_rows("".join(out)), _CELL, _ROW))]
+        elif closing and name == "table" and not opened_table and _ROW_BOUNDARY_RE.search(before := "".join(out)):
+            # Chunk began inside a table's rows, a drawing among them: what came before is rows.
+            out = [_table_fragment(before)]
         elif name == "drawing" or name == "img":
             if not closing:
                 caption = _attrs(attr_text).get("caption", "") if "caption" in attr_text else ""
