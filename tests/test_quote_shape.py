@@ -54,6 +54,17 @@ def test_abbreviations_initials_and_decimals_do_not_end_a_sentence() -> None:
         "As Fig. 3 shows, J. Smith measured 3.5 mm of ice, e.g. on the blades.", "Then the rotor stopped."]
 
 
+def test_legal_citations_and_a_lists_letters_do_not_end_a_sentence() -> None:
+    """A newcomer's quotes of a trustee handbook ended in "Trustee Fed." and "but only if: a."."""
+    text = ("Duty of Debtor to Cooperate with Trustee Fed. R. Bankr. P. 2004 applies under 11 U.S.C. § 521. "
+            "A hardship discharge is granted only if: a. the failure is due to circumstances; b. the creditors "
+            "got as much as in a liquidation. It is rare. He was paid in full a. Then it ended.")
+    assert [text[a:b] for a, b in sentences(text)] == [
+        "Duty of Debtor to Cooperate with Trustee Fed. R. Bankr. P. 2004 applies under 11 U.S.C. § 521.",
+        "A hardship discharge is granted only if: a. the failure is due to circumstances; b. the creditors "
+        "got as much as in a liquidation.", "It is rare.", "He was paid in full a.", "Then it ended."]
+
+
 def test_chinese_sentences_end_at_their_own_full_stops() -> None:
     text = ("本标准规定了核电厂定期安全审查的要求。" * 10 + "电气类设备包括变压器、开关柜和电缆。"
             + "审查周期为十年。" * 30)

@@ -12,8 +12,9 @@ Measured on the 142 searches of the floor run (docs/http-api.md): quotes of medi
 hold the labelled answer, the quote holds it for 69.
 
 Sentences end at ``。！？!?`` and at a full stop followed by a space, except after an
-abbreviation (``e.g.``, ``Fig.``, ``Dr.``) or an initial (``J. Smith``); a decimal point
-("3.5") is followed by no space. Pure and linear in the text.
+abbreviation (``e.g.``, ``Fig.``, ``Dr.``, a legal citation's ``Fed.`` or ``U.S.C.``), an initial
+(``J. Smith``) or a list's letter after a colon (``only if: a. the``); a decimal point ("3.5") is
+followed by no space. Pure and linear in the text.
 """
 
 from __future__ import annotations
@@ -31,7 +32,9 @@ LONG_SENTENCE = 480
 
 _END_RE = re.compile(r"[。！？!?]+[”」』)）\"']*|\.+[”\"')]*(?=\s)")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx".split())
+    "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx "
+    # legal citations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), as manuals write them
+    "fed bankr civ crim evid u.s.c c.f.r u.s sec secs ch para supp".split())
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -56,6 +59,10 @@ def _abbreviation(text: str, dot: int) -> bool:
     while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] == "."):
         word_start -= 1
     word = text[word_start:dot].casefold()
+    if len(word) == 1 and word.isascii() and text[word_start].islower():
+        # a list's letter after a colon or semicolon ("only if: a. the debtor ..."), not a sentence's end
+        before = text[:word_start].rstrip()
+        return not before or before[-1] in ":;"
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isascii() and text[word_start].isupper())
 
 
