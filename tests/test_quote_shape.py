@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mnote_kr.citations.cleaning import clean_citation_text, display_text
-from mnote_kr.citations.cleaning.quote import MOST_SENTENCES, QUOTE_CHARS, answer_quote, sentences
+from mnote_kr.citations.cleaning.quote import MOST_SENTENCES, QUOTE_CHARS, answer_quote, place_quote, sentences
 from mnote_kr.citations.rank.ranking import terms
 from mnote_kr.viewer.webpages import mark_query
 
@@ -63,6 +63,18 @@ def test_legal_citations_and_a_lists_letters_do_not_end_a_sentence() -> None:
         "Duty of Debtor to Cooperate with Trustee Fed. R. Bankr. P. 2004 applies under 11 U.S.C. § 521.",
         "A hardship discharge is granted only if: a. the failure is due to circumstances; b. the creditors "
         "got as much as in a liquidation.", "It is rare.", "He was paid in full a.", "Then it ended."]
+
+
+def test_a_heading_the_chunk_ran_into_the_places_first_sentence_is_not_quoted() -> None:
+    """A heading line has no full stop, so the chunk's sentence runs from it into the paragraph; a
+    newcomer's quote of paragraph 516 began with the heading above it, which it does not hold."""
+    chunk = ("VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY NUMBER The debtor must present original "
+             "government-issued photo identification at the meeting. Acceptable forms of picture identification "
+             "(ID) include: driver's license, passport.")
+    place = "The debtor must present original government-issued photo identification at the meeting."
+    assert place_quote(chunk, place, "which photo ID is accepted") == place
+    heading_place = "VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY NUMBER"  # the heading's own place keeps it
+    assert place_quote(chunk, heading_place, "identity").startswith("VERIFICATION OF DEBTOR IDENTITY")
 
 
 def test_chinese_sentences_end_at_their_own_full_stops() -> None:

@@ -24,6 +24,9 @@ import re
 
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
+#: A place's opening words (its first six, at least this many characters) found inside the first
+#: sentence of its quote start the quote there (what comes before is a heading run into it).
+PLACE_OPENING = 16
 #: At most this many sentences, the answering one first.
 MOST_SENTENCES = 3
 #: A single sentence longer than this (a table's rows, a PDF line run without full stops) is cut
@@ -171,4 +174,15 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
                                    sum(b - a for a, b in r), -r[0][0]))
     if run[-1][1] - run[0][0] > 2 * len(place) + 40:
         return None  # the chunk's sentence runs far past the place (OCR lines, text without stops)
-    return answer_quote(text[run[0][0]:run[-1][1]], query, limit=limit)
+    return answer_quote(text[_place_start(text, run[0], place):run[-1][1]], query, limit=limit)
+
+
+def _place_start(text: str, first: tuple[int, int], place: str) -> int:
+    """Where the place's own words begin in its first sentence ``first``: a heading the chunk ran
+    into it (a heading line has no full stop) is not the place's; the sentence's start when the
+    place's opening words are not found there as written."""
+    opening = " ".join(place.split()[:6])
+    if len(opening) < PLACE_OPENING:
+        return first[0]
+    at = text.find(opening, first[0], first[1])
+    return at if at > first[0] else first[0]
