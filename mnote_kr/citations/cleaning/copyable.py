@@ -146,10 +146,10 @@ def trim_to_boundaries(text: str) -> str:
     return text[start:] if start and any(unicodedata.category(c)[0] == "M" for c in text[:start]) else text
 
 
-#: Bullets Word writes in a symbol font (Symbol, Wingdings) as private-use code points: shown as the
-#: bullet they draw, not as a box.
-_SYMBOL_BULLETS = {0xF0B7: "•", 0xF0A7: "▪", 0xF0D8: "➢", 0xF076: "❖", 0xF0FC: "✓", 0xF06E: "■", 0xF0E8: "➔",
-                   0xF071: "❑", 0xF0A8: "◆"}
+#: The bullet Word writes in the Symbol font as a private-use code point (U+F0B7): shown as the bullet
+#: it draws, not as a box. Only this one: other such code points mean other glyphs in other fonts
+#: (U+F071 is Wingdings' ❑ but Symbol's θ), which the text alone cannot tell.
+_SYMBOL_BULLETS = {0xF0B7: "•"}
 _SYMBOL_BULLET_RE = lazy_compile("[" + "".join(map(chr, _SYMBOL_BULLETS)) + "]")
 
 

@@ -208,6 +208,20 @@ def _strip_tags(text: str) -> str:
     return _collapse(_TAG_OR_HALF_RE.sub(repl, text))
 
 
+def _known_tags_out(cell: str) -> str:
+    """A JSON cell without the markup LightRAG leaves in it (``x<sup>2</sup>``, a drawing): complete
+    tags of ``_KNOWN_TAGS`` only. Any other ``<`` is the cell's text (``x<y``, ``List<String>``,
+    ``<john@example.com>``) and stays, as in prose."""
+
+    def repl(m: re.Match[str]) -> str:
+        name, attrs = m.group(2).lower(), m.group(3).strip()
+        if name not in _KNOWN_TAGS or (attrs not in ("", "/") and "=" not in attrs):  # "a<b and c>d": text
+            return m.group(0)
+        return "" if name in _INLINE_TAGS else " "
+
+    return _TAG_RE.sub(repl, cell)
+
+
 def _render_rows(rows: list[list[str]], cell_sep: str, row_sep: str) -> str:
     lines = []
     for row in rows:
@@ -252,7 +266,7 @@ def _table(attr_text: str, content: str) -> str:
         rows = _json_rows(content)
         # JSON escapes may decode to control characters ("\\b"): spaces, as in any other text; a
         # cell's own markup (a rich cell's "x<sup>2</sup>") goes as an HTML cell's does
-        rows = [[_strip_tags(_CONTROL_RE.sub(" ", cell)) if "<" in cell else _CONTROL_RE.sub(" ", cell)
+        rows = [[_known_tags_out(_CONTROL_RE.sub(" ", cell)) if "<" in cell else _CONTROL_RE.sub(" ", cell)
                  for cell in row] for row in rows]
     return _table_text(_render_rows(rows, _CELL, _ROW))
 
