@@ -52,8 +52,18 @@ def test_prose_with_in_text_citations_is_not_apparatus() -> None:
     assert not is_apparatus(one_reference_in_prose)
 
 
+@pytest.mark.parametrize("text", [
+    "Revenue grew in FY 2019-20\nCosts fell in FY 2020-21\nMargins held in FY 2021-22",
+    "Children aged 5-12\nTeenagers aged 13-17\nAdults aged 18-65",
+    "Opening hours\nMonday to Friday 9-17\nSaturday 10-14\nSunday closed",
+    "Arsenal 2-1\nChelsea 0-0\nLiverpool 3-2",
+    "工作温度范围为20-30\n相对湿度为40-60\n额定电压为220-240",
+])
+def test_tables_of_ranges_are_not_contents(text: str) -> None:
+    assert not is_apparatus(text)
+
+
 def test_prose_and_tables_ending_in_ranges_are_not_contents() -> None:
-    assert not is_apparatus("Revenue grew in FY 2019-20\nCosts fell in FY 2020-21\nMargins held in FY 2021-22")
     assert not is_apparatus("The survey covered children aged 5-12\nand adults aged 18-65.\n"
                             "Responses were scored on a scale of 1 to 10 by two raters.")
     assert not is_apparatus("Meetings run from 9-11 on Mondays.")  # one line is not a list

@@ -68,9 +68,11 @@ _MARKER_WORDS = ("retrieved", "archived", "isbn", "doi", "issn", "s2cid", "pmid"
 _REFERENCE_BRACKETS_RE = lazy_compile(r"^[ \t]*\[\d{1,3}\][ \t]+\S|\[[jmcdrsnpz]\][ \t]*[.,．，]", re.M)
 #: A table-of-contents line: a title, dot leaders (or a run of spaces), a page number at the end.
 _TOC_LINE_RE = lazy_compile(r"^.{2,80}?(?:\.{3,}|…{2,}|·{3,}|[ \t]{3})[ \t.…·]*\d{1,4}[ \t]*$", re.M)
-#: A contents line of a manual numbered by chapter and page, the page glued to its title as a DOCX
-#: parser gives it without the tab ("CLASSIFICATION OF CLAIMS3-24", "D. CLAIMS 3-20").
-_CHAPTER_PAGE_LINE_RE = lazy_compile(r"^.{2,80}?[^\W\d_)\]][ \t]?\d{1,2}[-–]\d{1,3}[ \t]*$", re.M)
+#: A contents line of a manual numbered by chapter and page, the page glued to its title's last
+#: letter as a DOCX parser gives it without the tab ("CLASSIFICATION OF CLAIMS3-24"). Glued to a
+#: Latin letter only: a range after a space ("aged 5-12", "Arsenal 2-1") or after Chinese text
+#: ("范围为20-30") is a value.
+_CHAPTER_PAGE_LINE_RE = lazy_compile(r"^.{2,80}?[A-Za-z]\d{1,2}[-–]\d{1,3}[ \t]*$", re.M)
 #: Reference markers per this many characters from which a passage is a reference list.
 MARKER_SPACING = 250
 MIN_MARKERS = 2
