@@ -63,6 +63,9 @@ def test_legal_citations_and_a_lists_letters_do_not_end_a_sentence() -> None:
         "Duty of Debtor to Cooperate with Trustee Fed. R. Bankr. P. 2004 applies under 11 U.S.C. § 521.",
         "A hardship discharge is granted only if: a. the failure is due to circumstances; b. the creditors "
         "got as much as in a liquidation.", "It is rare.", "He was paid in full a.", "Then it ended."]
+    ends = "He moved to the U.S. He liked it. Rates were set by the Fed. It rose after 30 sec. Then it fell."
+    assert [ends[a:b] for a, b in sentences(ends)] == [
+        "He moved to the U.S.", "He liked it.", "Rates were set by the Fed.", "It rose after 30 sec.", "Then it fell."]
 
 
 def test_a_heading_the_chunk_ran_into_the_places_first_sentence_is_not_quoted() -> None:
@@ -73,6 +76,11 @@ def test_a_heading_the_chunk_ran_into_the_places_first_sentence_is_not_quoted() 
              "(ID) include: driver's license, passport.")
     place = "The debtor must present original government-issued photo identification at the meeting."
     assert place_quote(chunk, place, "which photo ID is accepted") == place
+    for lead_in in ("The following documents must be presented at the meeting:", "Under the plan,",
+                    "Under the plan the"):  # a lead-in that goes on into the place is no heading: it stays
+        mid = f"{lead_in} the debtor must present original government-issued photo identification. More text."
+        assert place_quote(mid, "the debtor must present original government-issued photo identification.",
+                           "photo ID").startswith(lead_in)
     heading_place = "VERIFICATION OF DEBTOR IDENTITY AND SOCIAL SECURITY NUMBER"  # the heading's own place keeps it
     assert place_quote(chunk, heading_place, "identity").startswith("VERIFICATION OF DEBTOR IDENTITY")
 

@@ -27,6 +27,8 @@ QUOTE_CHARS = 320
 #: A place's opening words (its first six, at least this many characters) found inside the first
 #: sentence of its quote start the quote there (what comes before is a heading run into it).
 PLACE_OPENING = 16
+#: ... when what comes before them is a heading: at most this many words.
+HEADING_WORDS = 15
 #: At most this many sentences, the answering one first.
 MOST_SENTENCES = 3
 #: A single sentence longer than this (a table's rows, a PDF line run without full stops) is cut
@@ -35,9 +37,11 @@ LONG_SENTENCE = 480
 
 _END_RE = re.compile(r"[。！？!?]+[”」』)）\"']*|\.+[”\"')]*(?=\s)")
 _ABBREVIATIONS = frozenset(
-    "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx "
-    # legal citations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), as manuals write them
-    "fed bankr civ crim evid u.s.c c.f.r u.s sec secs ch para supp".split())
+    "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx".split())
+#: A legal citation's abbreviations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), which may also
+#: end a sentence ("moved to the U.S. He", "set by the Fed. It"): not an end when the citation goes on.
+_CITATION_ABBREVIATIONS = frozenset("fed bankr civ crim evid u.s.c c.f.r u.s sec secs ch para supp".split())
+_NEXT_RE = re.compile(r"\s*(\S+)")
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -65,8 +69,20 @@ def _abbreviation(text: str, dot: int) -> bool:
     if len(word) == 1 and word.isascii() and text[word_start].islower():
         # a list's letter after a colon or semicolon ("only if: a. the debtor ..."), not a sentence's end
         before = text[:word_start].rstrip()
-        return not before or before[-1] in ":;"
+        return (not before or before[-1] in ":;") and _goes_on(text, dot + 1)
+    if word in _CITATION_ABBREVIATIONS:
+        return _goes_on(text, dot + 1)
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isascii() and text[word_start].isupper())
+
+
+def _goes_on(text: str, at: int) -> bool:
+    """The words after a full stop at ``at - 1`` go on with its sentence: a lowercase word, a number, a
+    section sign or a parenthesis, or another abbreviation or initial (``R.``, ``Bankr.``)."""
+    m = _NEXT_RE.match(text, at)
+    if m is None:
+        return False
+    token = m.group(1)
+    return token[0].islower() or token[0].isdigit() or token[0] in "§(" or (token.endswith(".") and len(token) <= 7)
 
 
 def _strip(text: str, start: int, end: int) -> tuple[int, int]:
@@ -178,11 +194,17 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
 
 
 def _place_start(text: str, first: tuple[int, int], place: str) -> int:
-    """Where the place's own words begin in its first sentence ``first``: a heading the chunk ran
-    into it (a heading line has no full stop) is not the place's; the sentence's start when the
-    place's opening words are not found there as written."""
+    """Where the place's own words begin in its first sentence ``first`` when what comes before them
+    reads as a heading the chunk ran into it (a heading line has no full stop): at most
+    ``HEADING_WORDS`` words, its last capitalised or a number. A lead-in that goes on into the place
+    ("Under the plan,", "must be presented:", "under the plan the") stays, as does the sentence's
+    start when the place's opening words are not found there as written."""
     opening = " ".join(place.split()[:6])
     if len(opening) < PLACE_OPENING:
         return first[0]
     at = text.find(opening, first[0], first[1])
-    return at if at > first[0] else first[0]
+    if at <= first[0]:
+        return first[0]
+    words = text[first[0]:at].split()
+    heading = len(words) <= HEADING_WORDS and (words[-1][:1].isupper() or words[-1][:1].isdigit())
+    return at if heading else first[0]
