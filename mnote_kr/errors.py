@@ -9,7 +9,7 @@ broadly.
     ├── UsageError            bad arguments or a request the caller can fix (exit 2, HTTP 400)
     │   └── PathNotAllowedError   traversal, absolute escape, symlink leaving a root
     ├── NotFoundError         an unknown citation, source or root (exit 1, HTTP 404)
-    ├── IngestFailedError     ingest finished, but some files failed to index (exit 1)
+    ├── IngestFailedError     ingest or sync finished, but some files failed to index (exit 1)
     ├── PluginError           a plugin failed to load or a hook raised
     ├── ProviderError         the retrieval provider failed (down, slow, garbage)
     │   └── ProviderBusyError     the provider is busy; retry later, nothing is lost
@@ -79,7 +79,7 @@ class NotFoundError(MnoteKrError):
 
 
 class IngestFailedError(MnoteKrError):
-    """Ingest ran to the end, but some files failed to index; the report names them."""
+    """Ingest (or sync) ran to the end, but some files failed to index; the report names them."""
 
     code = "ingest_failed"
 

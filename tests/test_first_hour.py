@@ -222,6 +222,9 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
                                    "failed": [{"path": "kb/b.docx", "reason": "the file is damaged; restore it"}]}}
     text = render_sync(failed)
     assert "failed:                 kb/b.docx (the file is damaged; restore it)" in text, text
+    sent = {**failed, "reconcile": {**sync["reconcile"], "ingest": {"failed": ["kb/c.pdf"],
+                                                                   "failedReasons": {"kb/c.pdf": "the file is empty"}}}}
+    assert "failed:                 kb/c.pdf (the file is empty)" in render_sync(sent)
     assert not REPR.search(text), text
 
 

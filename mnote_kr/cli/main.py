@@ -263,13 +263,20 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
 
         result["reconcile"] = reconcile_and_apply(host)
     result["provider"] = host.sync(wait_s=wait_s)
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    if sent.get("failed"):  # refused on sending, before the provider followed anything: their reasons too
+        entries = host.registry().entries
+        sent["failedReasons"] = {p: (entries[p].last_error if p in entries else None) or "indexing failed"
+                                 for p in sent["failed"]}
     if as_json:
         emit_json(result)
     else:
         from mnote_kr.citations.render.cards import render_sync
 
         click.echo(render_sync(result))
-    failed = result["provider"]["failed"]
+    named = {f["path"] for f in result["provider"]["failed"]}
+    failed = [*({"path": p, "reason": r} for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
+              *result["provider"]["failed"]]
     if failed:  # as ingest: the report is out; the exit code and one line say not everything made it
         first = failed[0]
         more = f" and {len(failed) - 1} more" + ("" if as_json else " (listed above)") if len(failed) > 1 else ""

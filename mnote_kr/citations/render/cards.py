@@ -280,6 +280,9 @@ def render_sync(result: dict[str, Any]) -> str:
     before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    sent = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
+    for path, reason in list(sent.items())[:50]:
+        lines.append(f"{'failed:':<24}{path} ({reason})")
     for failed in (prov.get("failed") or [])[:50]:
         lines.append(f"{'failed:':<24}{failed['path']} ({failed['reason']})")
     if len(prov.get("failed") or []) > 50:
