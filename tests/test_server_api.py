@@ -195,7 +195,8 @@ def test_server_ingest_wait_is_a_pollable_job(tmp_path):
         assert "hashed docs/fox.md" in lines and any(line.startswith("waiting for") for line in lines)
         # the last few files waited for are named, with the time so far
         waits = [line for line in lines if line.startswith("waiting for")]
-        assert "docs/fox.md" in waits[0] and " s so far); indexed 0/2 files" in waits[0], waits
+        assert waits[0].startswith("waiting for 2 file(s) to be indexed; indexed 0/2 files"), waits
+        assert " s so far: " in waits[0] and "docs/fox.md" in waits[0], waits
         assert [p["seq"] for p in view["progress"]] == list(range(1, len(lines) + 1))
         assert "sync" in provider.calls
         assert {e.status for e in host.registry().entries.values()} == {"processed"}

@@ -329,11 +329,11 @@ class HostIngest:
                 self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
                 return
             done = len(rel_paths) - len(waiting)
-            # the last few by name, with the time so far: a long file indexed alone is seen as such
-            which = (f" ({', '.join(e.source_root_relative_path for e in waiting)}, "
-                     f"{time.monotonic() - started:.0f} s so far)" if len(waiting) <= 3 else "")
-            self.progress(f"waiting for {len(waiting)} file(s) to be indexed{which}; "
-                          + _count_line("indexed", done, len(rel_paths), started))
+            # the last few by name, with the time so far (after the count, which a terminal's line keeps)
+            which = (f"; {time.monotonic() - started:.0f} s so far: "
+                     f"{', '.join(e.source_root_relative_path for e in waiting)}" if len(waiting) <= 3 else "")
+            self.progress(f"waiting for {len(waiting)} file(s) to be indexed; "
+                          + _count_line("indexed", done, len(rel_paths), started) + which)
             self.apply_updates(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)))
 
     def apply_updates(self, updates: Iterable[EntryUpdate]) -> None:
