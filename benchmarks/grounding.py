@@ -112,7 +112,8 @@ def _inside_block(text: str, keep: list[tuple[int, str]], flat: str, at: int,
     ``last`` words after it), with its folded map and the snippet's place in it; the page text as
     it was when either end is not found. The page text runs on through a block's end (a heading,
     the next column, a footnote), so a sentence cut from it alone can end in another block."""
-    start = flat.rfind(norm(label["block"]["first"]), 0, at + 1)
+    first = norm(label["block"]["first"])
+    start = flat.rfind(first, 0, at + len(first))  # the block's first words may hold the snippet's start
     end = flat.find(norm(label["block"]["last"]), at)
     if start < 0 or end < 0:
         return text, keep, at

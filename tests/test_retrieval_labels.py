@@ -215,7 +215,7 @@ def test_grounding_answers_on_a_pdf_block_are_written_from_the_block_alone() -> 
         block = _trigrams(_block_text(q))
         for s in sentences:  # (the two PDF readers differ a little: a formula's glyphs, a CJK radical)
             mine = _trigrams(labels.norm(s).rstrip(".。"))
-            assert len(mine & block) >= 0.7 * len(mine), (q["id"], s)
+            assert len(mine & block) >= 0.9 * len(mine), (q["id"], s)
     t3_en04 = next(q for q in blocks if q["id"] == "t3_en04")
     assert grounding.recorded_answer(t3_en04) == [
         "Speciﬁcally, row and column orders are randomly perturbed for all tables in the standard test sets."]
