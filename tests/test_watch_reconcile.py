@@ -107,6 +107,18 @@ def test_scan_applies_recursion_excludes_tool_folders_and_nested_roots(tmp_path:
     assert admitted("outside/h.md", roots) is None
 
 
+def test_a_symlink_loop_is_passed_over_by_the_scan_with_a_reason(tmp_path: Path) -> None:
+    """A newcomer's loop (a -> b -> a) made every sync fail ("unexpected RuntimeError: Symlink loop")."""
+    write(tmp_path / "top" / "a.md", "a")
+    os.symlink("loop2", tmp_path / "top" / "loop1")
+    os.symlink("loop1", tmp_path / "top" / "loop2")
+    found: dict[str, tuple[int, int]] = {}
+    skipped: dict[str, str] = {}
+    scan_tree(tmp_path, "top", {"top": IndexedRoot(root_relative_path="top")}, found, skipped)
+    assert sorted(found) == ["top/a.md"]
+    assert skipped == {"top/loop1": "symlink in a loop: not followed", "top/loop2": "symlink in a loop: not followed"}
+
+
 def test_watch_handler_only_queues_paths() -> None:
     import queue
 

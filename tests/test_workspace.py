@@ -95,6 +95,17 @@ def test_expansion_skips_symlinked_file_leaving_root_with_reason(ws: Workspace, 
     assert any(s.path == "papers/sneaky.txt" and "outside" in s.reason for s in exp.skipped)
 
 
+def test_expansion_passes_over_a_symlink_loop_with_a_reason(ws: Workspace) -> None:
+    """A newcomer's loop (loop1 -> loop2 -> loop1) made the whole ingest fail with an "unexpected OSError"."""
+    os.symlink("loop2", ws.root / "papers" / "loop1")
+    os.symlink("loop1", ws.root / "papers" / "loop2")
+    exp = ws.expand(["papers"], base=ws.root)
+    assert sorted(rel for _, rel in exp.files) == ["papers/a.pdf", "papers/deep/b.md"]
+    assert {s.path: s.reason for s in exp.skipped} == {
+        "papers/loop1": "symlink to a folder, broken or in a loop: not followed",
+        "papers/loop2": "symlink to a folder, broken or in a loop: not followed"}
+
+
 def test_missing_path_is_a_usage_error(ws: Workspace) -> None:
     with pytest.raises(UsageError, match="No such file"):
         ws.expand(["papers/nope.pdf"], base=ws.root)

@@ -184,8 +184,23 @@ def excluded_entries(entries: Iterable[SourceEntry], roots: Mapping[str, Indexed
 
 
 def leaves_workspace(path: str | os.PathLike[str], root: Path) -> bool:
-    """True when ``path`` is a symlink whose target is outside the workspace ``root`` (never taken)."""
-    return os.path.islink(path) and not Path(path).resolve().is_relative_to(root)
+    """True when ``path`` is a symlink whose target is outside the workspace ``root``, or that
+    leads round in a loop (never taken)."""
+    if not os.path.islink(path):
+        return False
+    try:
+        return not Path(path).resolve().is_relative_to(root)
+    except (OSError, RuntimeError):  # a symlink loop (Python 3.11 raises RuntimeError)
+        return True
+
+
+def _is_file(item: os.DirEntry[str]) -> bool:
+    """A regular file, through a symlink too; False for a symlink loop ("Too many levels of
+    symbolic links"), which is passed over like a broken symlink, never an error of the walk."""
+    try:
+        return item.is_file(follow_symlinks=True)
+    except OSError:
+        return False
 
 
 class Workspace:
@@ -331,10 +346,10 @@ class Workspace:
                         subdirs.append((Path(item.path), item_rel))
                 elif bad_name(item.name):
                     out.skipped.append(SkippedPath(path=shown_path(item_rel), reason=BAD_NAME_REASON))
-                elif item.is_file(follow_symlinks=True):
+                elif _is_file(item):
                     self._add(item.path, item_rel, patterns, out, seen, item)
                 elif item.is_symlink():
-                    reason = "symlink to a folder, or broken: not followed"
+                    reason = "symlink to a folder, broken or in a loop: not followed"
                     out.skipped.append(SkippedPath(path=item_rel, reason=reason))
                 else:  # a FIFO, socket or device: stat'ed (never opened: a FIFO blocks), named, passed over
                     try:

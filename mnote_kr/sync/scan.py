@@ -103,7 +103,11 @@ def scan_tree(
                         note(shown_path(rel), BAD_NAME_REASON)
                         continue
                     if item.is_symlink():
-                        target = Path(item.path).resolve()
+                        try:
+                            target = Path(item.path).resolve()
+                        except RuntimeError:  # Python 3.11's word for a symlink loop
+                            note(rel, "symlink in a loop: not followed")
+                            continue
                         if not target.is_relative_to(ws_root):
                             note(rel, "symlink leads outside the workspace")
                             continue
