@@ -76,8 +76,11 @@ def test_a_heading_the_chunk_ran_into_the_places_first_sentence_is_not_quoted() 
              "(ID) include: driver's license, passport.")
     place = "The debtor must present original government-issued photo identification at the meeting."
     assert place_quote(chunk, place, "which photo ID is accepted") == place
+    note = "Greenhouse watering log The tomato seedlings started wilting in May. We checked the drip lines."
+    assert place_quote(note, "The tomato seedlings started wilting in May.", "wilting") == \
+        "The tomato seedlings started wilting in May."  # a sentence-case heading before a place of its own
     for lead_in in ("The following documents must be presented at the meeting:", "Under the plan,",
-                    "Under the plan the"):  # a lead-in that goes on into the place is no heading: it stays
+                    "Under the plan the", "According to the report"):  # going on into the place: it stays
         mid = f"{lead_in} the debtor must present original government-issued photo identification. More text."
         assert place_quote(mid, "the debtor must present original government-issued photo identification.",
                            "photo ID").startswith(lead_in)

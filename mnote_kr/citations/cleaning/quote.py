@@ -196,15 +196,20 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
 def _place_start(text: str, first: tuple[int, int], place: str) -> int:
     """Where the place's own words begin in its first sentence ``first`` when what comes before them
     reads as a heading the chunk ran into it (a heading line has no full stop): at most
-    ``HEADING_WORDS`` words, its last capitalised or a number. A lead-in that goes on into the place
-    ("Under the plan,", "must be presented:", "under the plan the") stays, as does the sentence's
-    start when the place's opening words are not found there as written."""
+    ``HEADING_WORDS`` words, its last capitalised or a number, or none of ``,;:`` in it before a place
+    that begins a sentence of its own ("Greenhouse watering log" before "The tomato ..."). A lead-in
+    that goes on into the place ("Under the plan,", "must be presented:", "according to the report"
+    before "the trustee ...") stays, as does the sentence's start when the place's opening words are
+    not found there as written."""
     opening = " ".join(place.split()[:6])
     if len(opening) < PLACE_OPENING:
         return first[0]
     at = text.find(opening, first[0], first[1])
     if at <= first[0]:
         return first[0]
-    words = text[first[0]:at].split()
-    heading = len(words) <= HEADING_WORDS and (words[-1][:1].isupper() or words[-1][:1].isdigit())
+    before = text[first[0]:at]
+    words = before.split()
+    starts = opening[:1].isupper() or opening[:1].isdigit()  # the place begins a sentence of its own
+    heading = len(words) <= HEADING_WORDS and (words[-1][:1].isupper() or words[-1][:1].isdigit()
+                                               or (starts and not any(c in before for c in ",;:")))
     return at if heading else first[0]
