@@ -21,6 +21,24 @@ META_WORDS = frozenset({"slide", "slides", "deck", "presentation", "say", "says"
 #: Share of the evidence's tokens that whole quoted paragraphs of one slide must cover for the
 #: evidence to count as that slide's, when the matcher finds no paragraph (many short shapes).
 WINDOW_COVER = 0.6
+#: A cited shape paragraph is quoted with those after it in its shape up to about this many characters.
+QUOTE_CHARS = 200
+
+
+def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
+    """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
+    ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
+    chunk of every slide."""
+    parts = [" ".join(para.text.split())]
+    for nxt in doc.paragraphs[para.index + 1:]:
+        if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
+                sum(len(p) for p in parts) >= QUOTE_CHARS:
+            break
+        parts.append(" ".join(nxt.text.split()))
+    out = ""
+    for part in (p for p in parts if p):  # list items apart with "; ", sentences with a space
+        out = part if not out else out + (" " if out[-1] in ".!?。！？:;" else "; ") + part
+    return out
 
 
 def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlight | None, score: float | None,
@@ -38,7 +56,7 @@ def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlig
         shape_name=para.shape_name, paragraph_index=para.shape_paragraph, speaker_notes=para.notes,
         bbox=[float(v) for v in para.box] if para.box is not None else None, bbox_unit="emu",
         bbox_fraction=fraction, highlight=highlight, score=score, block_id=block_id,
-        locator_plugin=PLUGIN_NAME, reason=why, locator_reason=why,
+        locator_plugin=PLUGIN_NAME, reason=why, locator_reason=why, quote=shape_quote(doc, para) or None,
     )
 
 

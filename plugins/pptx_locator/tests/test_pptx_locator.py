@@ -60,6 +60,15 @@ def test_speaker_notes_are_cited_as_the_slides_notes(plugins) -> None:  # type: 
     loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="Final notes on the third slide.",
                                        query="final notes"))
     assert (loc.locator_precision, loc.slide, loc.speaker_notes, loc.bbox) == ("slide", 3, True, None)
+    # the quote is the notes, not the provider's chunk of every slide (a newcomer saw all three slides)
+    assert loc.quote == "Final notes on the third slide. Second line of notes."
+
+
+def test_a_shape_paragraph_is_quoted_with_the_rest_of_its_shape_not_the_deck(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="Let’s introduce a list\nWith foo\nBar",
+                                       query="introduce a list"))
+    assert (loc.slide, loc.paragraph_index) == (2, 0)
+    assert loc.quote == "Let’s introduce a list; With foo; Bar; And baz things"  # one shape: no title, no rectangle
 
 
 def test_table_row_cites_the_table_shape(plugins) -> None:  # type: ignore[no-untyped-def]

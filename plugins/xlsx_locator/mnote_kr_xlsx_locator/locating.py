@@ -99,6 +99,7 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
         row_label=dict(row.cells).get(row.label_column) if row.label_column is not None else None,
         highlight=highlight, score=score, block_id=block_id, locator_plugin=PLUGIN_NAME,
         reason=why, locator_reason=why,
+        quote=read,  # the cited cells as people read them, not the provider's whole sheet with its markers
     )
 
 

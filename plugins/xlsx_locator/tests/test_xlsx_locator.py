@@ -59,6 +59,7 @@ def test_a_figure_is_cited_as_its_cell_with_header_and_row_label(plugins) -> Non
         "cell", False, "Duck Observations", cell)
     assert sheet == 1 and (loc.headers, loc.row_label, loc.header_row) == (["Saltwater Ducks"], "2022", 1)
     assert loc.locator_reason.endswith(f"2022, Saltwater Ducks: {text}")
+    assert loc.quote == f"2022, Saltwater Ducks: {text}"  # the cell, not the provider's whole sheet
     assert hashlib.sha256(DUCKS.read_bytes()).digest() == before
 
 
