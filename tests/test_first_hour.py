@@ -536,8 +536,19 @@ def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: P
     assert [s["sourcePath"] for s in shown] == [f"m{i:02}.pdf" for i in range(20)]  # the first 20, in order
     assert all(s["reason"] == f"moved to n{s['sourcePath'][1:3]}.pdf" for s in shown)
     text = render_status(info)
-    assert "Stale:     m00.pdf: moved to n00.pdf" in text and "5 more stale" in text and "'mnote-kr prune'" in text
+    # a followed rename is said as such, not as something to repair (a newcomer read it as broken)
+    assert "Moved:     m00.pdf -> n00.pdf" in text and "Stale:     m00.pdf" not in text
+    assert "cited under the new path; 'mnote-kr prune' drops the old records" in text
+    assert "5 more stale" in text and "'mnote-kr prune'" in text
     assert not REPR.search(text), text
+    (tmp_path / "other").mkdir()
+    other = Host(tmp_path / "other", config=config)
+    with other.store.transaction() as reg:
+        reg.put(_entry("gone.pdf", "processed", stale=True, stale_reason="source missing on disk"))
+        reg.put(_entry("old.pdf", "processed", stale=True, stale_reason="moved to new.pdf"))
+    text = render_status(other.status())
+    assert "Stale:     gone.pdf: source missing on disk" in text and "adds one back" in text
+    assert "Moved:     old.pdf -> new.pdf" in text and "more stale" not in text
 
 
 def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:

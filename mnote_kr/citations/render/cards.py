@@ -173,9 +173,14 @@ def render_status(info: dict[str, Any]) -> str:
         for failed in section.get("failed") or []:
             lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
     stale = reg.get("staleEntries") or []
-    for note in stale:
+    moved = [n for n in stale if str(n.get("reason", "")).startswith("moved to ")]
+    for note in moved:  # a rename followed: nothing to repair, only the old path's record left
+        lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]}")
+    if moved:
+        lines.append("           (followed: cited under the new path; 'mnote-kr prune' drops the old records)")
+    for note in (n for n in stale if n not in moved):
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
-    if reg.get("stale"):
+    if reg.get("stale", 0) > len(moved):
         more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
                      " 'mnote-kr prune' drops the records)")
