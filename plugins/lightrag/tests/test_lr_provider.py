@@ -338,41 +338,6 @@ def test_lr_sync_duplicate_row_and_failed_corrupt_docx(env: dict[str, Any]) -> N
     assert u2.status == "duplicate" and u2.duplicate_of == "doc-f98f516f39a2d3ce116d55434f1a1250"
 
 
-def test_lr_sync_says_an_encrypted_docx_is_encrypted_not_a_legacy_doc(env: dict[str, Any]) -> None:
-    """An encrypted DOCX is an OLE2 package: LightRAG's parser calls it a legacy .doc and the user would
-    be told to save it as .docx. The host's own reader finds it encrypted (a newcomer's check)."""
-    import dataclasses
-
-    from mnote_kr_testkit.data import CORPUS
-
-    import mnote_kr_docx_locator
-
-    ws, replay = env["ws"], env["replay"]
-    _, body = load_sample(SAMPLES, "34_documents_paginated_all.json")
-    row = copy.deepcopy(next(r for r in body["documents"] if r["file_path"] == "broken.docx"))
-    data = (CORPUS / "bad" / "poi__bug53475-password-is-pass.docx").read_bytes()
-    write(ws / "my-password-is-pass.docx", data)  # a name that says "password": LightRAG's reason does not
-    src = source(ws, "my-password-is-pass.docx")
-    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
-    row.update(id=naming.doc_id_for(name), file_path=name, error_msg=(  # LightRAG 1.5.7's own words for it
-        f"File is not a valid DOCX document: The file at '/in/{name}' is a legacy Word 97-2003 (.doc) document "
-        "saved with a .docx extension. python-docx only supports the Office Open XML (.docx) format."))
-    replay.json("POST", "/documents/paginated", listing([row]))
-    ctx = dataclasses.replace(env["ctx"], extract_text=mnote_kr_docx_locator.extract_text)
-    [update] = plugin.sync(ctx=ctx, entries=[entry_for(src, status="submitted", light_rag_file_path=name)], wait_s=0)
-    assert update.status == "failed"
-    assert update.last_error.startswith("the file is encrypted with a password: ")
-    assert ".doc" not in update.last_error and "save as" not in update.last_error
-    assert (ws / "my-password-is-pass.docx").read_bytes() == data
-    # our reader's other refusals, and a reason LightRAG already gives right, leave LightRAG's reason
-    from mnote_kr.errors import DocumentError
-    from mnote_kr_lightrag.client import fallback
-
-    assert fallback.encrypted(update, DocumentError("not a zip file (not a DOCX): x.docx"), row) is None
-    told = {**row, "error_msg": "PDF is encrypted but no password provided"}
-    assert fallback.encrypted(update, DocumentError("DOCX is encrypted (password protected): x.docx"), told) is None
-
-
 def test_lr_sync_follows_processing_to_processed_within_wait(env: dict[str, Any], _fresh: list[float]) -> None:
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     write(ws / "slow.txt", b"slow")
