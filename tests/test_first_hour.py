@@ -113,6 +113,14 @@ def test_an_empty_file_is_told_it_is_empty_not_to_try_again() -> None:
     assert line == "Cannot read an empty file: the file is empty; sync and watch index it once it has content"
 
 
+@pytest.mark.parametrize("error", ["Stream has ended unexpectedly", "EOF marker not found", "startxref not found"])
+def test_a_damaged_pdf_is_told_it_is_damaged_not_to_try_again(error: str) -> None:
+    """pypdf's words for a broken PDF (a newcomer's 300 MB of zeros named .pdf said 'tries again')."""
+    line = explain_failure(error, link_name=LINK, file_name="sub/huge-scan.pdf")
+    assert line == f"{error}: the PDF is damaged or not a PDF; restore it from a backup or the original source, " \
+                   "then 'mnote-kr ingest sub/huge-scan.pdf'"
+
+
 def test_long_detail_is_cut_between_words() -> None:
     detail = "The parser " + " ".join(["stopped"] * 80) + " early."
     line = explain_failure(detail, link_name=None, file_name="a.docx")

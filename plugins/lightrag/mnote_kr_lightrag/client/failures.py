@@ -41,6 +41,9 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "no text could be extracted; check that the file holds text, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"\bempty file\b|\bfile is empty\b", re.I), "",
      "the file is empty; sync and watch index it once it has content"),
+    (lazy_compile(r"Stream has ended unexpectedly|EOF marker not found|startxref not found|Broken xref table"
+                  r"|Cannot find Root object|Invalid PDF header", re.I), "pdf",
+     "the PDF is damaged or not a PDF; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"password|encrypt", re.I), "",
