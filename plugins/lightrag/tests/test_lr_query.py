@@ -58,6 +58,23 @@ def test_lr_query_empty_data_means_no_results(env: dict[str, Any], sample: str) 
     assert not env["replay"].sent("POST", "/query")
 
 
+def test_lr_query_in_a_graph_mode_with_no_graph_reads_the_passages_and_says_so(env: dict[str, Any]) -> None:
+    """The managed offline engine builds no knowledge graph, so ``local`` and ``global`` found nothing and an
+    agent was told the library holds nothing (a newcomer's check); the passages are searched instead."""
+    replay = env["replay"]
+    replay.sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data", "40_query_data_global.json")
+    replay.sample("POST", "/query/data", "40_query_data_mix.json")
+    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="What does Nordwind Labs do?", mode="global"))
+    assert [json.loads(r.content)["mode"] for r in replay.sent("POST", "/query/data")] == ["global", "mix"]
+    assert [r.file_path for r in result.references] == ["aurora_报告.docx", "notes.md", "upload_me.md"]
+    assert any("knowledge graph holds nothing" in n and "mode mix" in n for n in result.notes), result.notes
+    # a graph that answers is read as it is: no second query
+    replay.sample("POST", "/query/data", "40_query_data_local.json")
+    local = plugin.query(ctx=env["ctx"], request=QueryRequest(query="What does Nordwind Labs do?", mode="local"))
+    assert local.references and not any("knowledge graph" in n for n in local.notes)
+    assert [json.loads(r.content)["mode"] for r in replay.sent("POST", "/query/data")][2:] == ["local"]
+
+
 def test_lr_query_too_short_is_a_usage_error(env: dict[str, Any]) -> None:
     env["replay"].sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data",
                                                                          "42_query_data_too_short.json")

@@ -36,6 +36,11 @@ MODES = frozenset({"local", "global", "naive", "mix", "bypass"})
 NO_LLM_NOTE = "No LLM is configured; showing citations only"
 NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
 NO_CONTEXT_MARK = "[no-context]"
+#: Modes that read only LightRAG's knowledge graph: nothing without one (the managed offline engine
+#: skips the graph's extraction), where ``mix`` still reads the passages.
+GRAPH_MODES = ("local", "global")
+GRAPH_NOTE = ("LightRAG's knowledge graph holds nothing for this question (the offline engine builds none): "
+              "its passages were searched instead (mode mix)")
 OTHER_WORKSPACES_NOTE = ("This LightRAG also holds other workspaces; its answer text may draw on their passages, "
                          "the citations are this workspace's only")
 #: LightRAG 1.5.7's default ``chunk_top_k`` and the request limits (``MAX_QUERY_TOP_K``,
@@ -55,6 +60,12 @@ def normalize_mode(mode: str) -> str:
     if value not in MODES:
         raise UsageError(f"Unknown query mode {mode!r}", hint="use one of: mix, hybrid, local, global, naive, bypass")
     return value
+
+
+def _graph_found(body: dict[str, Any]) -> bool:
+    """Did the graph give entities or relationships (``/query/data``'s ``data``)?"""
+    data = body.get("data") if isinstance(body.get("data"), dict) else {}
+    return bool(data.get("entities") or data.get("relationships"))
 
 
 def _health(ctx: ProviderContext, client: LightRagClient) -> dict[str, Any]:
@@ -285,8 +296,14 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
     if rank_passages:
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
+    graph_note = None
     try:
         body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+        if not references and payload["mode"] in GRAPH_MODES and not _graph_found(body):
+            # the graph holds nothing for it (the managed offline engine builds none): its passages instead
+            payload = {**payload, "mode": "mix"}
+            body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+            graph_note = GRAPH_NOTE
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
     if rank_passages:
@@ -305,6 +322,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
                                  rerank_enabled=bool(payload.get("enable_rerank"))
                                  and configuration.get("rerank_binding") not in (None, "null", ""),
                                  rerank_model=configuration.get("rerank_model"))
+    if graph_note:
+        result.notes.append(graph_note)
     if not request.want_answer:
         return result
     if foreign:
