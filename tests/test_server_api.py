@@ -113,6 +113,9 @@ def test_server_ingest_search_open_ask_delete_prune(served):
     # Scope narrows to one folder (workspace-relative, whatever the server's cwd).
     scoped = client.post(f"{API}/search", json={"query": "corpus", "sourcePaths": ["docs/sub"]}).json()
     assert {c["sourceRootRelativePath"] for c in scoped["results"]} == {"docs/sub/corpus.md"}
+    one = client.post(f"{API}/search", json={"query": "corpus", "sourcePath": "docs/sub"})  # the one-string form
+    assert one.status_code == 200 and {c["sourceRootRelativePath"] for c in one.json()["results"]} == {
+        "docs/sub/corpus.md"}
 
     fox = next(c for c in results["results"] if c["sourceRootRelativePath"] == "docs/fox.md")
     r = client.post(f"{API}/open-reference", json={"citationId": fox["citationId"]})

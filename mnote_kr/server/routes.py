@@ -66,6 +66,7 @@ class QueryRequest(WorkspaceBound, kw_only=True):
 
     query: str
     source_paths: list[str] = []
+    source_path: str | None = None
     mode: Mode = "mix"
     top_k: int = 20
     rerank: bool | None = None
@@ -231,7 +232,7 @@ def _query_args(api: Api, body: QueryRequest) -> dict[str, Any]:
         raise UsageError("Empty query", hint='send {"query": "what to look for"}')
     if not 1 <= body.top_k <= 200:
         raise UsageError("topK must be between 1 and 200")
-    scope = [_anchor(api.host, p) for p in body.source_paths]
+    scope = [_anchor(api.host, p) for p in [*body.source_paths, *([body.source_path] if body.source_path else [])]]
     return {"scope": scope, "top_k": body.top_k, "mode": body.mode, "rerank": body.rerank}
 
 
