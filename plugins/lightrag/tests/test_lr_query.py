@@ -78,8 +78,9 @@ def test_lr_query_in_a_graph_mode_with_no_graph_reads_the_passages_and_says_so(e
 def test_lr_query_too_short_is_a_usage_error(env: dict[str, Any]) -> None:
     env["replay"].sample("GET", "/health", "02_health_auth.json").sample("POST", "/query/data",
                                                                          "42_query_data_too_short.json")
-    with pytest.raises(UsageError, match="too short"):
+    with pytest.raises(UsageError, match="too short") as exc:
         plugin.query(ctx=env["ctx"], request=QueryRequest(query="ab"))
+    assert exc.value.hint == "give a few more words"  # not "shorten or rephrase" (a newcomer's check)
 
 
 def test_lr_query_answer_and_offline_llm_note(env: dict[str, Any]) -> None:

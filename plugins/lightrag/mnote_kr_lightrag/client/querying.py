@@ -225,8 +225,10 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
 
 def _query_error(exc: ProviderHTTPError) -> Exception:
     if exc.status_code in (400, 422):
-        return UsageError(f"LightRAG refused the query: {exc.detail or exc.message}",
-                          hint="shorten or rephrase the query")
+        said = str(exc.detail or exc.message)
+        short = "too short" in said.lower()  # a one-letter query: LightRAG wants a few characters more
+        return UsageError(f"LightRAG refused the query: {said}",
+                          hint="give a few more words" if short else "shorten or rephrase the query")
     return exc
 
 
