@@ -44,7 +44,7 @@ class QueryInput(ToolInput, kw_only=True, frozen=True):
     query: Annotated[str, msgspec.Meta(min_length=1, max_length=4000,
                                        description="The question or phrase to look up.")]
     mode: Annotated[Mode, msgspec.Meta(description="LightRAG query mode; 'hybrid' is an alias of 'mix'.")] = "mix"
-    top_k: Annotated[int, msgspec.Meta(ge=1, le=200, description="How many passages to retrieve.")] = 10
+    top_k: Annotated[int, msgspec.Meta(ge=1, le=200, description="How many files to cite, best first.")] = 10
     source_paths: Annotated[list[SourcePath], msgspec.Meta(
         max_length=200,
         description="Limit citations to these files or folders (relative to the workspace root)."),
