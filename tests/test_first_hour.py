@@ -106,21 +106,6 @@ def test_a_scanned_pdf_is_told_it_needs_ocr() -> None:
     assert line.count("(") == 0  # no nested asides in a line the CLI wraps in a sentence
 
 
-def test_an_empty_file_is_told_it_is_empty_not_to_try_again() -> None:
-    """pypdf's words for a 0-byte PDF, as LightRAG passes them on; a newcomer was told that
-    ingesting it again "tries again", which cannot help."""
-    line = explain_failure("Cannot read an empty file", link_name=LINK, file_name="papers/blank.pdf")
-    assert line == "Cannot read an empty file: the file is empty; sync and watch index it once it has content"
-
-
-@pytest.mark.parametrize("error", ["Stream has ended unexpectedly", "EOF marker not found", "startxref not found"])
-def test_a_damaged_pdf_is_told_it_is_damaged_not_to_try_again(error: str) -> None:
-    """pypdf's words for a broken PDF (a newcomer's 300 MB of zeros named .pdf said 'tries again')."""
-    line = explain_failure(error, link_name=LINK, file_name="sub/huge-scan.pdf")
-    assert line == f"{error}: the PDF is damaged or not a PDF; restore it from a backup or the original source, " \
-                   "then 'mnote-kr ingest sub/huge-scan.pdf'"
-
-
 def test_long_detail_is_cut_between_words() -> None:
     detail = "The parser " + " ".join(["stopped"] * 80) + " early."
     line = explain_failure(detail, link_name=None, file_name="a.docx")
@@ -503,32 +488,6 @@ def test_engine_status_says_where_this_workspaces_own_server_is(tmp_path: Path,
     line = _workspace_server_line(str(ws))
     assert line == f"This workspace ({ws.resolve()}): its own server starts on first use (ingest, search, status)"
     assert _workspace_server_line(str(tmp_path)) is None  # not a workspace: no .mnote
-
-
-def test_engine_start_says_its_url_is_the_shared_server_and_where_a_workspace_is_served(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A newcomer ran 'engine start' in a folder and took its URL for the one the folder uses; each
-    workspace is served by a server of its own (docs/workspaces.md), and the output now says so."""
-    from types import SimpleNamespace
-
-    from click.testing import CliRunner
-
-    import mnote_kr_lightrag.commands as commands
-    from mnote_kr.cli.main import cli
-
-    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
-    info = SimpleNamespace(url="http://127.0.0.1:42211", offline_models=True, input_dir="/h/inputs", storage_note=None)
-    monkeypatch.setattr(commands, "start", lambda quiet=False: info)
-    folder = tmp_path / "papers"
-    folder.mkdir()
-    monkeypatch.chdir(folder)
-    out = CliRunner().invoke(cli, ["engine", "start"])
-    assert out.exit_code == 0, out.output
-    assert "shared server at http://127.0.0.1:42211" in out.output
-    assert "Each workspace gets a LightRAG server of its own on first use" in out.output
-    (folder / ".mnote").mkdir()
-    out = CliRunner().invoke(cli, ["engine", "start"])
-    assert f"This workspace ({folder.resolve()}): its own server starts on first use" in out.output, out.output
 
 
 def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: Path) -> None:
