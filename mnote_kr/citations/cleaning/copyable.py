@@ -149,13 +149,12 @@ def trim_to_boundaries(text: str) -> str:
 #: The bullet Word writes in the Symbol font as a private-use code point (U+F0B7): shown as the bullet
 #: it draws, not as a box. Only this one: other such code points mean other glyphs in other fonts
 #: (U+F071 is Wingdings' ❑ but Symbol's θ), which the text alone cannot tell.
-_SYMBOL_BULLETS = {0xF0B7: "•"}
-_SYMBOL_BULLET_RE = lazy_compile("[" + "".join(map(chr, _SYMBOL_BULLETS)) + "]")
+_SYMBOL_BULLET = "\uf0b7"
 
 
 def symbol_bullets(text: str) -> str:
-    """``text`` with a symbol font's bullets (``_SYMBOL_BULLETS``) as the bullet they draw."""
-    return text.translate(_SYMBOL_BULLETS) if _SYMBOL_BULLET_RE.search(text) else text
+    """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``) as the bullet it draws."""
+    return text.replace(_SYMBOL_BULLET, "•") if _SYMBOL_BULLET in text else text
 
 
 def copyable(text: str) -> str:
