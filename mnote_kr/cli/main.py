@@ -239,14 +239,17 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
         click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
         if report.next_call:
             click.echo(report.next_call)
-    failed = [item for item in report.items if item.status == "failed"]
+    failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
     if failed:  # the report is out; the exit code and one line say that not everything made it
-        first = failed[0]
-        more = f" and {len(failed) - 1} more (listed above)" if len(failed) > 1 else ""
-        raise IngestFailedError(
-            f"{len(failed)} of {len(report.items)} file(s) failed to index: {first.source_path}: {first.reason}{more}",
-            hint="fix or remove them; 'mnote-kr status' lists every failure",
-        )
+        raise _failed_to_index(failed, f"{len(failed)} of {len(report.items)}", listed=True)
+
+
+def _failed_to_index(failed: list[tuple[str, str | None]], count: str, *, listed: bool) -> IngestFailedError:
+    """The one line that ends ``ingest`` or ``sync`` when files failed: the first with its reason."""
+    path, reason = failed[0]
+    more = f" and {len(failed) - 1} more" + (" (listed above)" if listed else "") if len(failed) > 1 else ""
+    return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}",
+                             hint="fix or remove them; 'mnote-kr status' lists every failure")
 
 
 @cli.command()
@@ -275,13 +278,10 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
 
         click.echo(render_sync(result))
     named = {f["path"] for f in result["provider"]["failed"]}
-    failed = [*({"path": p, "reason": r} for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
-              *result["provider"]["failed"]]
+    failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
+              *((f["path"], f["reason"]) for f in result["provider"]["failed"])]
     if failed:  # as ingest: the report is out; the exit code and one line say not everything made it
-        first = failed[0]
-        more = f" and {len(failed) - 1} more" + ("" if as_json else " (listed above)") if len(failed) > 1 else ""
-        raise IngestFailedError(f"{len(failed)} file(s) failed to index: {first['path']}: {first['reason']}{more}",
-                                hint="fix or remove them; 'mnote-kr status' lists every failure")
+        raise _failed_to_index(failed, str(len(failed)), listed=not as_json)
 
 
 @cli.command()
