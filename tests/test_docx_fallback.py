@@ -124,9 +124,11 @@ def test_ingest_wait_fails_naming_each_unreadable_file_with_advice_that_fits(
     assert "no text layer" in failed["docs/scan.pdf"] and "OCR" in failed["docs/scan.pdf"]
     assert "damaged" in failed["docs/b.docx"]  # a truncated file: no "save as" advice
     # Sent without waiting, then followed by sync: the failure is named there too, and sync exits 1.
-    (ws / "docs" / "c.docx").write_bytes((CORPUS / "docx" / "tika__017091.docx").read_bytes()[:30000])
+    broken = (CORPUS / "docx" / "tika__017091.docx").read_bytes()[:30000]
+    (ws / "docs" / "c.docx").write_bytes(broken)
     assert run("ingest", "docs/c.docx").returncode == 0
     proc = run("sync", "--wait", "240")
+    assert (ws / "docs" / "c.docx").read_bytes() == broken  # the failed file is left as it was
     assert proc.returncode == 1, (proc.stdout, proc.stderr)
     last = proc.stderr.strip().splitlines()[-1]
     assert last.startswith("Error: 1 file(s) failed to index: docs/c.docx: "), proc.stderr
