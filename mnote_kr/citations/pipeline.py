@@ -25,7 +25,7 @@ from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
-from mnote_kr.citations.map.sidecar import heading_path
+from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance
@@ -229,9 +229,9 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
 def _without_place_text(locator: Locator) -> Locator:
     """The locator a citation carries: ``place_text`` read (into the quote) and cleared, and its
     ``runners_up`` (cited as places of their own) cleared."""
-    if locator.place_text is None and not locator.runners_up:
+    if locator.place_text is None and locator.place_headings is None and not locator.runners_up:
         return locator
-    return msgspec.structs.replace(locator, place_text=None, runners_up=[])
+    return msgspec.structs.replace(locator, place_text=None, place_headings=None, runners_up=[])
 
 
 def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
@@ -335,7 +335,7 @@ def build_citations(
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
-        headings = heading_path(block) if block else []
+        headings = located_headings(locator, block)
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         shown, _ = _place_quote(host.plugins, locator, context, query)
         located, locator = locator, _without_place_text(locator)

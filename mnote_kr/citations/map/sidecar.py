@@ -13,7 +13,7 @@ from pathlib import Path
 import msgspec
 
 from mnote_kr.errors import LocatorError
-from mnote_kr.models import SidecarBlock, SidecarMeta
+from mnote_kr.models import Locator, SidecarBlock, SidecarMeta
 
 #: A single block line above this size is skipped (a real block is a section of a document).
 MAX_LINE_BYTES = 8 * 1024 * 1024
@@ -84,3 +84,12 @@ def heading_path(block: SidecarBlock) -> list[str]:
     if block.heading and block.heading != "Preface/Uncategorized":
         path.append(block.heading)
     return path
+
+
+def located_headings(locator: Locator, block: SidecarBlock | None) -> list[str]:
+    """A citation's ``headingPath``: the headings of the paragraph its locator landed on, when the
+    locator reads them (``Locator.place_headings``), else its provider block's. A block can run on
+    into the next section, so its heading may be another paragraph's."""
+    if locator.place_headings is not None:
+        return list(locator.place_headings)
+    return heading_path(block) if block else []
