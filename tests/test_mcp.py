@@ -186,7 +186,7 @@ def test_query_returns_the_same_located_citations_as_cli_search(kb: KB) -> None:
     got = session(kb.server(), body)
     for (query, mode, _, _), want, result in zip(cases, expected, got, strict=True):
         assert list(result) == ["schema", "query", "mode", "citations", "answer", "notes", "notIndexed", "weak",
-                                "weakReason"]
+                                "weakReason", "sentences"]
         assert result["schema"] == "mnote.knowledge_rag.agent_query_result.v1"
         assert result["query"] == query and result["mode"] == mode and result["answer"] is None
         assert [(c["citationId"], c["citationMarkdown"]) for c in result["citations"]] == \

@@ -207,6 +207,25 @@ def test_mcp_query_returns_alternatives_context_and_weak(site: Site) -> None:
     assert {"alternatives", "contextQuote"} <= set(schema["$defs"]["AgentCitation"]["properties"])
 
 
+def test_http_query_and_the_mcp_query_tool_share_the_agent_query_result_keys(served, site: Site) -> None:
+    # One schema name, one set of keys: ``ask`` over HTTP (full citations) and the MCP tool (the agent's
+    # compact citations) both say which named file cannot be cited, in ``notIndexed``.
+    (site.ws / "docs" / "draft.md").write_text("A glacier note not indexed yet.\n", encoding="utf-8")
+    query = f"{QUERY} in draft.md"
+    _, client = served
+    http = client.post(f"{API}/query", json={"query": query}).json()
+    mcp = msgspec.to_builtins(tool_query(site.host, QueryInput(query=query, want_answer=True)))
+    assert http["schema"] == mcp["schema"] == "mnote.knowledge_rag.agent_query_result.v1"
+    assert set(http) == set(mcp)
+    assert http["mode"] == mcp["mode"] == "mix"
+    assert [m["sourcePath"] for m in http["notIndexed"]] == [m["sourcePath"] for m in mcp["notIndexed"]] == \
+           ["docs/draft.md"]
+    assert [c["citationId"] for c in http["citations"]] == [c["citationId"] for c in mcp["citations"]]
+    assert http["answer"] == mcp["answer"] and mcp["answer"]
+    assert [(x["text"], x["supported"], x["citationId"]) for x in http["sentences"]] == \
+           [(x["text"], x["supported"], x["citationId"]) for x in mcp["sentences"]] != []
+
+
 # --------------------------------------------------------------------------- web page and viewer
 
 

@@ -145,10 +145,20 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     viewer_url: str | None  # http://127.0.0.1:PORT/view/ID while 'mnote-kr serve' runs (open it in a browser)
 
 
-class AgentQueryResult(Out, kw_only=True, frozen=True):
-    """The compact agent_query_result.v1: citations first, then the answer, then notes.
+class AgentSentence(Out, kw_only=True, frozen=True):
+    """One sentence of the answer and the citation that supports it (None: no cited place does)."""
 
-    ``weak``: nothing found holds the query's words; ``weakReason`` says so in words."""
+    text: str
+    supported: bool
+    citation_id: str | None
+
+
+class AgentQueryResult(Out, kw_only=True, frozen=True):
+    """The compact agent_query_result.v1: citations first, then the answer, then notes. The same keys
+    as ``ask``'s (``mnote_kr.models.AgentQueryResult``), each citation in the agent's view.
+
+    ``weak``: nothing found holds the query's words; ``weakReason`` says so in words. ``sentences``:
+    each sentence of ``answer`` and its citation, empty without an answer."""
 
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str
@@ -159,6 +169,7 @@ class AgentQueryResult(Out, kw_only=True, frozen=True):
     not_indexed: list[NotIndexed]
     weak: bool
     weak_reason: str | None
+    sentences: list[AgentSentence] = []
 
 
 class AgentProvider(Out, kw_only=True, frozen=True):
@@ -287,7 +298,8 @@ def object_schema(kind: type[Any]) -> dict[str, Any]:
 
 __all__ = [
     "AGENT_STATUS_SCHEMA", "AgentCitation", "AgentPlace", "AgentProvider", "AgentQueryResult", "AgentRegistry",
-    "AgentStatus", "DeleteInput", "DeleteResult", "DeletedSource", "IngestInput", "IngestReport", "OpenReferenceInput",
+    "AgentSentence", "AgentStatus", "DeleteInput", "DeleteResult", "DeletedSource", "IngestInput", "IngestReport",
+    "OpenReferenceInput",
     "PruneInput", "PruneResult", "QueryInput", "StatusInput", "agent_citation", "agent_open_plan", "agent_place",
     "object_schema",
 ]

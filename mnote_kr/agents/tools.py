@@ -21,6 +21,7 @@ from mnote_kr.agents.contracts import (
     AgentProvider,
     AgentQueryResult,
     AgentRegistry,
+    AgentSentence,
     AgentStatus,
     DeletedSource,
     DeleteInput,
@@ -162,16 +163,18 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     anchored = [anchor(host, p) for p in args.source_paths]
     scope = [a for a, _ in anchored]
     if args.want_answer:
-        from mnote_kr.citations.map.notindexed import not_indexed
         from mnote_kr.citations.pipeline import ask_with_diagnostics
 
         asked, diagnostics = ask_with_diagnostics(host, args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, notes = asked.citations, asked.answer, list(asked.notes)
         weak = asked.weak_reason
         reg = host.registry()
-        missing = not_indexed(host, reg, asked.query)
+        missing = list(asked.not_indexed)
         query = asked.query
+        sentences = [AgentSentence(text=s.text, supported=s.supported, citation_id=s.citation_id)
+                     for s in asked.sentences]
     else:
+        sentences = []
         found = host.search(args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, diagnostics = found.results, None, found.diagnostics
         notes = list(diagnostics.get("notes", []))
@@ -194,7 +197,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     citations = with_viewer_urls(citations, serve_url(host))
     return AgentQueryResult(query=query, mode=args.mode, citations=[agent_citation(c) for c in citations],
                             answer=answer, notes=notes, not_indexed=missing, weak=weak is not None,
-                            weak_reason=weak)
+                            weak_reason=weak, sentences=sentences)
 
 
 def tool_open_reference(host: Host, args: OpenReferenceInput) -> OpenPlan:

@@ -23,7 +23,7 @@ from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.map.notindexed import left_behind_not_indexed, not_indexed, scope_not_indexed
+from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning
@@ -464,18 +464,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
     remember(host, citations + folded)
-    missing = not_indexed(host, reg, query)
-    if scope_rels:  # the scope's own files that cannot be cited: a scope is never silently empty
-        named = {m.source_path for m in missing}
-        missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
-    behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent
-    if behind:
-        missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
-        diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
-                                     "hint": "'mnote-kr status --json' lists them all"}
-    if missing and citations:  # a file being indexed is cited once the provider answers from it
-        cited = {c.source_root_relative_path for c in citations}
-        missing = [m for m in missing if m.source_path not in cited]
+    missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(
         query=query,
         mode=mode,
@@ -532,8 +521,10 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
         notes.append("No citable source matched; the answer (if any) is not backed by your files.")
     elif weak:
         notes.append(f"Weak result: {weak}.")
-    return AgentQueryResult(query=" ".join(query.split()), answer=answer, citations=citations, notes=notes,
-                            weak=weak is not None, weak_reason=weak, sentences=sentences), diagnostics
+    missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
+    return AgentQueryResult(query=" ".join(query.split()), mode=mode, answer=answer, citations=citations, notes=notes,
+                            not_indexed=missing, weak=weak is not None, weak_reason=weak,
+                            sentences=sentences), diagnostics
 
 
 def rerank_places(host: Host, query: str, citations: list[Citation],

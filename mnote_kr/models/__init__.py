@@ -409,11 +409,17 @@ class GroundedSentence(Frozen, frozen=True, kw_only=True):
 
 
 class AgentQueryResult(Base, kw_only=True):
+    """``ask``'s answer with its citations. The MCP query tool returns the same keys, its citations in
+    the agent's compact view (``mnote_kr.agents.contracts``)."""
+
     schema: str = AGENT_QUERY_RESULT_SCHEMA
     query: str = ""
+    mode: str = "mix"
     answer: str | None = None
     citations: list[Citation] = []
     notes: list[str] = []
+    #: Files the question names, or of its scope, that cannot be cited, and why (as ``search``'s).
+    not_indexed: list[NotIndexed] = []
     weak: bool = False
     weak_reason: str | None = None
     #: Each sentence of ``answer`` and its place (the markers in ``answer`` are theirs); empty without an answer.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.text.textnorm import lazy_compile
@@ -169,3 +170,21 @@ def left_behind_not_indexed(host: Host, reg: Registry, shown: int = LEFT_BEHIND_
         if len(out) < shown:
             out.append(NotIndexed(source_path=lb.source_path, status=lb.status, reason=f"{lb.reason}; {lb.fix}"))
     return out, count
+
+
+def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cited: set[str],
+              diagnostics: dict[str, Any]) -> list[NotIndexed]:
+    """A result's ``notIndexed``: the files the query names, the scope's own files (a scope is never
+    silently empty) and the roots left behind that cannot be cited, without those ``cited`` (a file
+    being indexed is cited once the provider answers from it). Notes the roots left behind in
+    ``diagnostics["leftBehind"]``."""
+    missing = not_indexed(host, reg, query)
+    if scope_rels:
+        named = {m.source_path for m in missing}
+        missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
+    behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent
+    if behind:
+        missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
+        diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
+                                     "hint": "'mnote-kr status --json' lists them all"}
+    return [m for m in missing if m.source_path not in cited]
