@@ -25,6 +25,7 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.app.host import Host
+from mnote_kr.citations.render.cards import render_answer
 from mnote_kr.models import SearchResults
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web
@@ -224,6 +225,7 @@ def test_http_query_and_the_mcp_query_tool_share_the_agent_query_result_keys(ser
     assert http["answer"] == mcp["answer"] and mcp["answer"]
     assert [(x["text"], x["supported"], x["citationId"]) for x in http["sentences"]] == \
            [(x["text"], x["supported"], x["citationId"]) for x in mcp["sentences"]] != []
+    assert "not indexed: docs/draft.md (" in render_answer(site.host.ask(query))  # and 'ask' says it in words
 
 
 # --------------------------------------------------------------------------- web page and viewer

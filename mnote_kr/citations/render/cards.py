@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
-from mnote_kr.models import AgentQueryResult, Citation, Locator, OpenPlan, Place, SearchResults
+from mnote_kr.models import AgentQueryResult, Citation, Locator, NotIndexed, OpenPlan, Place, SearchResults
 
 
 def office_place(loc: Locator) -> str | None:
@@ -115,17 +115,21 @@ def render_search(result: SearchResults) -> str:
     reranked = result.diagnostics.get("placeRerank") if isinstance(result.diagnostics, dict) else None
     if isinstance(reranked, dict) and reranked.get("error"):
         out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
-    for ni in result.not_indexed:  # the status in words; "not indexed" is said once
-        status = "" if ni.status == "not_indexed" else ni.status.replace("_", " ") + ": "
-        out.append(f"not indexed: {ni.source_path} ({status}{ni.reason})")
+    out += _not_indexed_lines(result.not_indexed)
     return "\n".join(out)
+
+
+def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once)."""
+    return [f"not indexed: {ni.source_path} ({'' if ni.status == 'not_indexed' else ni.status.replace('_', ' ') + ': '}"
+            f"{ni.reason})" for ni in items]
 
 
 def render_answer(result: AgentQueryResult) -> str:
     out = [result.answer if result.answer is not None else "(no answer)"]
     out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
     out += ["", *(source_card(c) for c in result.citations)]
-    return "\n".join(out)
+    return "\n".join(out + _not_indexed_lines(result.not_indexed))
 
 
 def _queue(rerank: dict[str, Any]) -> Any:
