@@ -228,6 +228,21 @@ def test_http_query_and_the_mcp_query_tool_share_the_agent_query_result_keys(ser
     assert "not indexed: docs/draft.md (" in render_answer(site.host.ask(query))  # and 'ask' says it in words
 
 
+def test_a_query_over_the_length_limit_is_refused_alike_on_every_surface(served, site: Site) -> None:
+    from mnote_kr.errors import UsageError
+
+    pasted = ("glacier melt water " * 250).strip()  # 4,749 characters: a pasted text, not a question
+    with pytest.raises(UsageError, match=r"4,749 characters long; at most 4,000"):
+        site.host.search(pasted)
+    _, client = served
+    for route in ("search", "query"):
+        r = client.post(f"{API}/{route}", json={"query": pasted})
+        assert r.status_code == 400 and "at most 4,000" in r.text, r.text
+    with pytest.raises(msgspec.ValidationError, match="length <= 4000"):
+        msgspec.convert({"query": pasted}, QueryInput)  # the MCP tool's declared limit is the same
+    assert len(site.host.search(pasted[:3990]).results) > 0  # just under it: searched
+
+
 # --------------------------------------------------------------------------- web page and viewer
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 
 import msgspec
 
+from mnote_kr.citations.map.request import MAX_QUERY_CHARS
 from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.models import (
     AGENT_QUERY_RESULT_SCHEMA,
@@ -41,7 +42,7 @@ class StatusInput(ToolInput, kw_only=True, frozen=True):
 class QueryInput(ToolInput, kw_only=True, frozen=True):
     """mnote_knowledge_rag_query: search the knowledge base, optionally with an answer."""
 
-    query: Annotated[str, msgspec.Meta(min_length=1, max_length=4000,
+    query: Annotated[str, msgspec.Meta(min_length=1, max_length=MAX_QUERY_CHARS,
                                        description="The question or phrase to look up.")]
     mode: Annotated[Mode, msgspec.Meta(description="LightRAG query mode; 'hybrid' is an alias of 'mix'.")] = "mix"
     top_k: Annotated[int, msgspec.Meta(ge=1, le=200, description="How many files to cite, best first.")] = 10

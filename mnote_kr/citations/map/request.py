@@ -21,6 +21,11 @@ if TYPE_CHECKING:
     from mnote_kr.models import ProviderQueryResult
 
 
+#: The longest query, in characters, on every surface (CLI, HTTP, MCP): about a page. A longer text
+#: is not a question; the encoders read a query's first 512 tokens at most anyway.
+MAX_QUERY_CHARS = 4000
+
+
 def check_query_text(query: str) -> None:
     """A query must be text: bytes that were not valid UTF-8 (lone surrogates) are a usage error."""
     try:
@@ -57,6 +62,9 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
     if not query:
         raise UsageError("The query is empty")
     check_query_text(query)
+    if len(query) > MAX_QUERY_CHARS:
+        raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are read",
+                         hint="ask a question or give a phrase from the passage, not the whole text")
     if not 1 <= top_k <= 200:
         raise UsageError(f"--top-k must be between 1 and 200, not {top_k}",
                          hint="it is the number of citations returned, e.g. --top-k 5")
