@@ -51,7 +51,10 @@ def register(cli: click.Group) -> None:
         from mnote_kr.app.host import Host
 
         host = Host(agent_workspace(obj.workspace, Path.cwd()))
-        if use_http:
-            run_http(host, port=port, allow_writes=allow_writes)
-        else:
-            run_stdio(host, allow_writes=allow_writes)
+        try:
+            if use_http:
+                run_http(host, port=port, allow_writes=allow_writes)
+            else:
+                run_stdio(host, allow_writes=allow_writes)
+        except KeyboardInterrupt:  # Ctrl-C is how a server is stopped: exit 0, as 'serve' and 'watch' do
+            pass

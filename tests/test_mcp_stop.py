@@ -1,0 +1,68 @@
+"""Ctrl-C stops ``mnote-kr mcp`` as it stops ``serve``: at once, exit 0, its token file gone (a newcomer
+saw the stdio server wait for stdin to close, and ``mcp --http`` exit 1 with "Aborted.")."""
+
+from __future__ import annotations
+
+import json
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.cli_helpers import cli_env
+
+INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def _library(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / "docs" / "a.md").write_text("A note on glaciers.\n", encoding="utf-8")
+    env = cli_env(tmp_path / "home", None)
+    added = subprocess.run([sys.executable, "-m", "mnote_kr", "roots", "add", "docs", "--no-follow"], cwd=ws, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert added.returncode == 0, added.stderr
+    return ws, env
+
+
+def _stopped(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
+    proc.send_signal(signal.SIGINT)
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+        pytest.fail(f"still running 60 s after Ctrl-C: {err[-2000:]}")
+    return proc.returncode, out, err
+
+
+def test_ctrl_c_stops_the_stdio_server_while_its_client_keeps_stdin_open(tmp_path: Path) -> None:
+    ws, env = _library(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdin is not None and proc.stdout is not None
+    proc.stdin.write(json.dumps(INIT) + "\n")
+    proc.stdin.flush()
+    assert json.loads(proc.stdout.readline())["id"] == 1  # serving, and reading stdin again
+    code, out, err = _stopped(proc)
+    assert code == 0 and out == "" and "Aborted" not in err and "Traceback" not in err, (code, out, err)
+
+
+def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp_path: Path) -> None:
+    ws, env = _library(tmp_path)
+    proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp", "--http"], cwd=ws, env=env, text=True,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    assert proc.stdout is not None
+    lines = []
+    for line in proc.stdout:
+        lines.append(line)
+        if line.startswith("Press Ctrl-C"):
+            break
+    token_file = Path(next(x for x in lines if x.startswith("Token file: ")).split(": ", 1)[1].strip())
+    assert token_file.is_file()
+    code, _, err = _stopped(proc)
+    assert code == 0 and "Aborted" not in err and "Traceback" not in err, (code, err)
+    assert not token_file.exists()
