@@ -7,8 +7,8 @@ the space, in most gaps between English words, and the text reaches the index gl
 ("Noacutentracranialhemorrhage"), where those words match nothing. The space class still rises
 in those gaps: a frame decoded as blank is read as a space here when the space's probability is
 at least ``SPACE_SHARE`` of the blank's. Only blank frames change, so no character is lost or
-replaced; a space so found is kept between two non-CJK characters, not before a closing mark or
-after an opening one (Chinese and Japanese lines stay unspaced), and the line keeps the engine's
+replaced; a space so found is kept between words, never next to a CJK letter, before a closing
+mark or after an opening one (Chinese and Japanese lines stay unspaced), and the line keeps the engine's
 own confidence. Measured in ``docs/ocr.md``.
 """
 
@@ -31,6 +31,10 @@ def cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\uffef"
 
 
+def _cjk_letter(ch: str) -> bool:
+    return ch.isalpha() and cjk(ch)
+
+
 def spaced_frames(preds: np.ndarray, space: int, share: float = SPACE_SHARE) -> np.ndarray:
     """``preds`` (batch x frames x classes, class 0 the CTC blank) with each frame whose best class
     is the blank and whose space probability is at least ``share`` of the blank's made a space
@@ -47,7 +51,8 @@ def spaced_frames(preds: np.ndarray, space: int, share: float = SPACE_SHARE) -> 
 
 def keep_spaces(plain: str, spaced: str) -> str:
     """``plain`` with the spaces of ``spaced`` (the same characters, spaces added) that belong there:
-    between two non-CJK characters, not before a closing mark nor after an opening one. ``plain``
+    none next to a CJK character (a full-width mark takes one on its Latin side: ``Hypertension
+    （diagnosed``), before a closing mark or after an opening one. ``plain``
     itself when the two differ in anything but spaces (never expected: only blanks became spaces)."""
     if plain.replace(" ", "") != spaced.replace(" ", ""):
         return plain
@@ -61,8 +66,8 @@ def keep_spaces(plain: str, spaced: str) -> str:
         # a space the plain decode does not have
         before = out[-1] if out else ""
         after = next((c for c in spaced[j + 1:] if c != " "), "")
-        if (before and after and before != " " and not cjk(before) and not cjk(after)
-                and after not in _CLOSING and before not in _OPENING):
+        if (before and after and before != " " and not _cjk_letter(before) and not _cjk_letter(after)
+                and not (cjk(before) and cjk(after)) and after not in _CLOSING and before not in _OPENING):
             out.append(" ")
     return "".join(out)
 
