@@ -1,4 +1,4 @@
-"""Word spaces in recognised text (``spaces``).
+"""Word spaces in recognised text (``spaces``), and garbled lines cited as degraded (``locating.garbled``).
 
 ``data/medrpt_rec_frames.json`` holds the recogniser's CTC frames of two lines of the corpus's MEDRPT
 scan (page 2), as RapidOCR 1.4.4 produced them: per frame the best class, its probability, and the
@@ -14,6 +14,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from mnote_kr_ocr import scan
+from mnote_kr_ocr.locating import garbled, locate_in
+from mnote_kr_ocr.scan import Line, Page, Scan
 from mnote_kr_ocr.spaces import SpacedDecode, keep_spaces, spaced_frames
 from rapidocr_onnxruntime.ch_ppocr_rec.utils import CTCLabelDecode
 
@@ -104,3 +107,42 @@ def test_medrpt_scan_is_indexed_and_quoted_with_word_spaces(tmp_path: Path, monk
     assert loc.page == 2 and loc.quote and not loc.locator_degraded, loc
     assert "No acute" in loc.quote and "mass effect, or midline" in loc.quote, loc.quote
     assert _sha(path) == _sha(source)
+
+
+# Lines of the MEDRPT scan's page 1 as recognised (points): the insurance row's policy field came
+# out as CJK junk at 0.77, above the confidence floor (0.75).
+MEDRPT_PAGE_1 = [
+    ("Jonathan Michael Harrison", [104.4, 133.6, 189.4, 142.9], 0.986),
+    ("Insurance:", [216.0, 158.8, 249.8, 166.3], 0.97),
+    ("BlueCross BlueShield", [278.6, 158.8, 345.6, 167.0], 0.994),
+    ("到e Bu8hie MPolicy #BCB-R4578lumber", [105.5, 169.9, 263.9, 178.6], 0.766),
+    ("BCB-445782", [278.6, 170.6, 319.3, 178.9], 0.998),
+    ("Hypertension（diagnosed 2019) - controlled with Lisinopril 10mg daily", [27.4, 361.1, 191.9, 370.1], 0.954),
+]
+
+
+def _record(lines: list[tuple[str, list[float], float]]) -> Scan:
+    page = Page(number=1, width=408.0, height=528.0, unit="pt", source="ocr",
+                lines=[Line(text=t, box=b, score=s) for t, b, s in lines])
+    page.paragraphs = scan.paragraphs(page.lines)
+    return Scan(pages=[page])
+
+
+def test_cjk_junk_on_a_page_of_english_is_cited_as_degraded() -> None:
+    record = _record(MEDRPT_PAGE_1)
+    page = record.pages[0]
+    assert [garbled(page, i) for i in range(len(page.lines))] == [False, False, False, True, False, False]
+    junk = locate_in(record, LocateRequest(file="scan.pdf", evidence="", query="Policy BCB-R4578"), "ocr")
+    assert junk is not None and junk.bbox == [105.5, 169.9, 263.9, 178.6] and junk.locator_degraded
+    assert "CJK characters inside Latin words" in (junk.reason or ""), junk.reason
+    good = locate_in(record, LocateRequest(file="scan.pdf", evidence="", query="Jonathan Michael Harrison"), "ocr")
+    assert good is not None and good.bbox == [104.4, 133.6, 189.4, 142.9] and not good.locator_degraded, good
+
+
+def test_chinese_page_with_english_words_is_not_junk() -> None:
+    record = _record([("扫描件里的PDF文件也能搜索到", [40, 100, 400, 130], 0.95),
+                      ("使用RapidOCR识别中文", [40, 140, 400, 170], 0.97)])
+    page = record.pages[0]
+    assert not any(garbled(page, i) for i in range(len(page.lines)))
+    loc = locate_in(record, LocateRequest(file="scan.png", evidence="", query="PDF文件"), "ocr")
+    assert loc is not None and not loc.locator_degraded, loc
