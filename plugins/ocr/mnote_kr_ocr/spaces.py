@@ -31,8 +31,13 @@ def cjk(ch: str) -> bool:
     return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\uffef"
 
 
-def _cjk_letter(ch: str) -> bool:
-    return ch.isalpha() and cjk(ch)
+def _spaceable(before: str, after: str) -> bool:
+    """Whether a space may stand between these two characters: never beside a CJK letter, and beside
+    a CJK mark (``（``, ``。``) only when a Latin letter or digit is on its other side."""
+    for one, other in ((before, after), (after, before)):
+        if cjk(one) and (one.isalpha() or not (other.isascii() and other.isalnum())):
+            return False
+    return True
 
 
 def spaced_frames(preds: np.ndarray, space: int, share: float = SPACE_SHARE) -> np.ndarray:
@@ -51,8 +56,8 @@ def spaced_frames(preds: np.ndarray, space: int, share: float = SPACE_SHARE) -> 
 
 def keep_spaces(plain: str, spaced: str) -> str:
     """``plain`` with the spaces of ``spaced`` (the same characters, spaces added) that belong there:
-    none next to a CJK character (a full-width mark takes one on its Latin side: ``Hypertension
-    （diagnosed``), before a closing mark or after an opening one. ``plain``
+    none beside a CJK letter, none beside a CJK mark unless a Latin letter or digit is on its other
+    side (``Hypertension （diagnosed``), none before a closing mark or after an opening one. ``plain``
     itself when the two differ in anything but spaces (never expected: only blanks became spaces)."""
     if plain.replace(" ", "") != spaced.replace(" ", ""):
         return plain
@@ -66,8 +71,8 @@ def keep_spaces(plain: str, spaced: str) -> str:
         # a space the plain decode does not have
         before = out[-1] if out else ""
         after = next((c for c in spaced[j + 1:] if c != " "), "")
-        if (before and after and before != " " and not _cjk_letter(before) and not _cjk_letter(after)
-                and not (cjk(before) and cjk(after)) and after not in _CLOSING and before not in _OPENING):
+        if (before and after and before != " " and _spaceable(before, after)
+                and after not in _CLOSING and before not in _OPENING):
             out.append(" ")
     return "".join(out)
 

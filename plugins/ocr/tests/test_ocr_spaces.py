@@ -73,6 +73,7 @@ def test_only_blank_frames_with_enough_space_become_spaces() -> None:
     ("送到哪条街", "送到 哪 条街", "送到哪条街"),  # Chinese stays unspaced
     ("PDF文件", "PDF 文件", "PDF文件"),
     ("Hypertension（diagnosed", "Hypertension （ diagnosed", "Hypertension （diagnosed"),  # a full-width mark
+    ("矛盾①。(7)", "矛盾①。 (7)", "矛盾①。(7)"),
     ("sleeping.No", "sleeping . No", "sleeping. No"),  # none before a closing mark
     ("Appendectomy(2005)", "Appendectomy ( 2005 )", "Appendectomy (2005)"),  # none after an opening one
     ("a b", "a  b", "a b"),
