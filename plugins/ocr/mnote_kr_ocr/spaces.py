@@ -9,7 +9,7 @@ in those gaps: a frame decoded as blank is read as a space here when the space's
 at least ``SPACE_SHARE`` of the blank's. Only blank frames change, so no character is lost or
 replaced; a space so found is kept between words, never next to a CJK letter, before a closing
 mark or after an opening one (Chinese and Japanese lines stay unspaced), and the line keeps the engine's
-own confidence. Measured in ``docs/ocr.md``.
+own confidence. Measured in ``docs/budgets.md`` (OCR, word spaces).
 """
 
 from __future__ import annotations
