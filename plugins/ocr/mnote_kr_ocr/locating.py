@@ -3,7 +3,8 @@
 The recognised paragraphs are matched with the host's ``match_evidence`` (evidence first, then
 the query's words); the cited box is the union of the lines the highlight covers inside the
 matched paragraph (image pixels on page 1, or PDF points on the scanned page), its other lines
-go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason.
+go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason, and
+so does a garbled line (:func:`garbled`: CJK characters inside Latin words on a page of Latin text).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect
 
 from . import budget
 from .scan import Page, Scan, para_text
+from .spaces import cjk
 
 #: The line the indexed text of a PDF has before each page's text.
 PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
@@ -148,13 +150,51 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
     rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
     where = "image pixels" if page.unit == "px" else f"points on scanned page {page.number}"
     reason = f"{how} in the recognised text (OCR confidence {confidence:.2f}; box in {where})"
-    degraded = confidence < budget.settings().min_confidence
-    if degraded:
+    low = confidence < budget.settings().min_confidence
+    junk = [i for i in cited if garbled(page, i)]
+    if low:
         reason = (f"recognised with low confidence ({confidence:.2f} < {budget.settings().min_confidence:.2f}): "
                   f"the text and its box may be wrong; {reason}")
+    elif junk:
+        reason = (f"recognised as CJK characters inside Latin words on a page of Latin text "
+                  f"({page.lines[junk[0]].text[:40]!r}): probably a garbled region, the text and its box may be "
+                  f"wrong; {reason}")
+    degraded = low or bool(junk)
     return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
                    bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
                    locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine)
+
+
+#: A page is of Latin text when fewer than this share of its recognised letters are CJK.
+LATIN_PAGE_CJK = 0.1
+
+
+def _han(ch: str) -> bool:
+    """A CJK letter (a full-width mark such as ``（`` is none)."""
+    return ch.isalpha() and cjk(ch)
+
+
+def _latin(ch: str) -> bool:
+    return ch.isalpha() and ch < "\u0250"
+
+
+def _letters(text: str) -> tuple[int, int]:
+    """(CJK letters, Latin letters) of ``text``."""
+    return sum(map(_han, text)), sum(map(_latin, text))
+
+
+def garbled(page: Page, li: int) -> bool:
+    """Whether line ``li`` reads as junk: a CJK character next to a Latin letter (``P检ze``,
+    ``到eBu8hie``) on a page whose recognised letters are Latin (CJK below ``LATIN_PAGE_CJK``). The
+    recogniser's alphabet is mostly Chinese, so a smudge, stamp or overprinted field on an English
+    scan comes out as CJK mixed into Latin letters, at a confidence (0.74-0.77 on the MEDRPT scan)
+    that the confidence floor does not always catch. Chinese pages, where ``PDF文件`` is ordinary,
+    are never judged so."""
+    text = page.lines[li].text
+    if not any((_han(a) and _latin(b)) or (_latin(a) and _han(b)) for a, b in zip(text, text[1:], strict=False)):
+        return False
+    han, latin = _letters("".join(ln.text for ln in page.lines))
+    return han < LATIN_PAGE_CJK * (han + latin)
 
 
 #: Lines of a quote: the cited line and those after it in its paragraph.

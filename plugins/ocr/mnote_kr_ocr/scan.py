@@ -23,13 +23,14 @@ from typing import TYPE_CHECKING, Any
 from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError
 
 from . import budget
+from .spaces import cjk
 
 if TYPE_CHECKING:
     import numpy as np
     from PIL import Image
 
 #: Bump when what a record means changes (the models are pinned with the wheel).
-VERSION = "ocr-2"  # 2: fragments of one printed line joined (join_fragments)
+VERSION = "ocr-3"  # 2: fragments of one printed line joined (join_fragments); 3: word spaces (spaces.py)
 #: A PDF page whose text layer has fewer characters than this is recognised.
 MIN_LAYER_CHARS = 20
 
@@ -118,8 +119,12 @@ def _rapid() -> Any:
     if _engine is None:
         from rapidocr_onnxruntime import RapidOCR
 
+        from . import spaces
+
         threads = budget.settings().threads
-        _engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+        engine = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+        spaces.install(engine)
+        _engine = engine
     return _engine
 
 
@@ -139,10 +144,6 @@ def recognise_array(rgb: np.ndarray) -> list[Line]:
 
 #: What the detector leaves at the start of a fragment that overlaps the one before it.
 _OVERLAP_MARKS = "：:;；,，、·."
-
-
-def _cjk(ch: str) -> bool:
-    return "\u2e80" <= ch <= "\u9fff" or "\uac00" <= ch <= "\ud7af" or "\uf900" <= ch <= "\uffef"
 
 
 def join_fragments(lines: list[Line]) -> list[Line]:
@@ -182,7 +183,7 @@ def join_fragments(lines: list[Line]) -> list[Line]:
             piece = frag.text
             if frag.box[0] < prev.box[2] and len(piece) > 1 and piece[0] in _OVERLAP_MARKS:
                 piece = piece[1:].lstrip()
-            text += piece if text and _cjk(text[-1]) and _cjk(piece[0]) else f" {piece}"
+            text += piece if text and cjk(text[-1]) and cjk(piece[0]) else f" {piece}"
         box = [min(f.box[0] for f in row), min(f.box[1] for f in row),
                max(f.box[2] for f in row), max(f.box[3] for f in row)]
         joined.append(Line(text=text, box=box, score=min(f.score for f in row)))

@@ -311,11 +311,12 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
 
 def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
-    """The MEDRPT scan (image-only, 408 x 528 pt): recognition glues some words (``Metformin500mg``),
-    yet a query's words still land on the line that shows them. The lines' places were read off
-    the page rendered by PDFium (a person's reading, not this plugin's): "persistent headaches" on
-    the first line under CHIEF COMPLAINT (y 298-308 pt), "Metformin ... twice daily" on the
-    second line under MEDICAL HISTORY (y 370-380 pt), below the Lisinopril line (y 361-370 pt)."""
+    """The MEDRPT scan (image-only, 408 x 528 pt): recognition may glue a few words (it glued most,
+    ``Metformin500mg``, before ``spaces``), yet a query's words still land on the line that shows
+    them. The lines' places were read off the page rendered by PDFium (a person's reading, not this
+    plugin's): "persistent headaches" on the first line under CHIEF COMPLAINT (y 298-308 pt),
+    "Metformin ... twice daily" on the second line under MEDICAL HISTORY (y 370-380 pt), below the
+    Lisinopril line (y 361-370 pt)."""
     from mnote_kr_testkit.data import CORPUS
 
     monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")
