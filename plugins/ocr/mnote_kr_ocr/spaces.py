@@ -72,9 +72,15 @@ def keep_spaces(plain: str, spaced: str) -> str:
         before = out[-1] if out else ""
         after = next((c for c in spaced[j + 1:] if c != " "), "")
         if (before and after and before != " " and _spaceable(before, after)
-                and after not in _CLOSING and before not in _OPENING):
+                and after not in _CLOSING and before not in _OPENING and not _in_number(out, after)):
             out.append(" ")
     return "".join(out)
+
+
+def _in_number(out: list[str], after: str) -> bool:
+    """A space would split a number at its separator (``2,|000``, ``3.|5``): a digit follows a
+    comma or point that follows a digit."""
+    return after.isdigit() and len(out) >= 2 and out[-1] in ",." and out[-2].isdigit()
 
 
 class SpacedDecode:

@@ -77,6 +77,8 @@ def test_only_blank_frames_with_enough_space_become_spaces() -> None:
     ("sleeping.No", "sleeping . No", "sleeping. No"),  # none before a closing mark
     ("Appendectomy(2005)", "Appendectomy ( 2005 )", "Appendectomy (2005)"),  # none after an opening one
     ("a b", "a  b", "a b"),
+    ("cost2,000and3.5", "cost 2, 000 and 3. 5", "cost 2,000 and 3.5"),  # a number keeps its separators
+    ("in2019,2020", "in 2019, 2020", "in 2019,2020"),  # (a list of years loses its gap: the engine's blank)
     ("abc", "a c", "abc"),  # not the same characters: the plain reading stands
 ])
 def test_added_spaces_only_between_words(plain: str, spaced: str, kept: str) -> None:
