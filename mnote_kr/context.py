@@ -79,7 +79,8 @@ class ProviderContext:
     transport: httpx.BaseTransport | None = None
     progress: Callable[[str], None] = field(default=_no_progress)
     #: The text of a user's file as mnote-kr's own reader for its type sees it (Markdown), or
-    #: None; for files the provider's parser fails on. Raises ``DocumentError`` when unreadable.
+    #: None; for files the provider's parser fails on or reads only in part (a deck's speaker
+    #: notes). Raises ``DocumentError`` when unreadable.
     extract_text: Callable[[str], str | None] = field(default=_no_text)
     #: The text of a file some of whose pages only OCR can read (a PDF with scanned pages: its
     #: text layer's pages and the recognised ones, ``## Page N`` before each), or None when every

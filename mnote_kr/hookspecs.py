@@ -338,8 +338,10 @@ def extract_text(path: str, progress: Callable[[str], None]) -> str | None:
     (optional to take) receives a line per step of slow reading (OCR: pages done, limits hit).
 
     The host offers it to the provider (``ProviderContext.extract_text``) for files the
-    provider's own parser fails on: the text is indexed in their place, and citations
-    still land in the original file because the locator reads the same paragraphs.
+    provider's own parser fails on, or reads only in part: the text is indexed in their place,
+    and citations still land in the original file because the locator reads the same
+    paragraphs. A presentation's speaker notes are paragraphs starting ``Notes: `` (so a
+    provider whose parser skips notes can tell that a deck has some).
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension. Raise ``DocumentError`` for a file it cannot read either.

@@ -94,6 +94,21 @@ def test_slide_and_cell_locators_carry_their_place_in_url_and_markdown() -> None
     assert citations.citation_markdown("plan.xlsx", cell, url) == f"[plan.xlsx · P&L 2023!C12]({url})"
 
 
+def test_a_speaker_note_is_its_slides_notes_in_url_and_place_never_a_shape_of_the_same_id() -> None:
+    from mnote_kr.citations.render.folding import place_key
+    from mnote_kr.models import Locator
+
+    # The sample deck's slide 2: its content placeholder and its notes placeholder both have id 3.
+    shape = Locator(locator_precision="slide", locator_degraded=False, slide=2, shape_id=3, paragraph_index=0)
+    notes = Locator(locator_precision="slide", locator_degraded=False, slide=2, paragraph_index=0, speaker_notes=True)
+    legacy = Locator(locator_precision="slide", locator_degraded=False, slide=2, shape_id=3, paragraph_index=0,
+                     speaker_notes=True)  # a notes locator written before notes stopped naming their placeholder
+    assert place_key(notes) == place_key(legacy) == "s2:notes:0" != place_key(shape) == "s2:3:0"
+    url = citations.citation_url("decks/q3.pptx", legacy)
+    assert url == "mnote-kr://open?path=decks/q3.pptx&precision=slide&slide=2&notes=1"
+    assert citations.citation_markdown("q3.pptx", notes, url) == f"[q3.pptx · slide 2 notes]({url})"
+
+
 def test_old_locator_json_without_the_office_fields_still_decodes() -> None:
     import msgspec
 

@@ -34,7 +34,9 @@ def place_key(locator: Locator) -> str:
     if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
         return f"p{locator.paragraph_index}"
     if locator.locator_precision == "slide" and locator.slide is not None:
-        return f"s{locator.slide}:{locator.shape_id}:{locator.paragraph_index}"
+        # the notes apart: a slide's shape and its notes placeholder may share an id
+        shape = "notes" if locator.speaker_notes else locator.shape_id
+        return f"s{locator.slide}:{shape}:{locator.paragraph_index}"
     if locator.locator_precision == "cell" and locator.sheet is not None:
         return f"c{locator.sheet}!{locator.range}"
     if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:

@@ -13,10 +13,12 @@ The ``mnote-kr://`` URL scheme
 
         mnote-kr://open?path=<workspace-relative POSIX path, percent-encoded>
                         [&ws=<workspace id>]
-                        &precision=bbox|paragraph|file
+                        &precision=bbox|paragraph|slide|cell|file
                         [&page=<1-based page>&bbox=<x0>,<y0>,<x1>,<y1>]   bbox precision only
                         [&pageHint=<1-based page>]   file precision only: the page known, no place on it
                         [&block=<sidecar block id>]
+                        [&slide=<1-based slide>[&shape=<shape id>|&notes=1]]   slide precision only
+                        [&sheet=<sheet name>&range=<A1 range>]   cell precision only
                         [&para=<w14:paraId>][&paragraph=<paragraph index>]
 
     Only fields the locator really has appear: no ``page``/``bbox`` for paragraph or file
@@ -164,7 +166,9 @@ def citation_url(source_root_relative_path: str, locator: Locator, *, workspace_
         params.append(("block", quote(locator.block_id, safe="")))
     if precision == "slide" and locator.slide is not None:
         params.append(("slide", str(int(locator.slide))))
-        if locator.shape_id is not None:
+        if locator.speaker_notes:
+            params.append(("notes", "1"))  # the slide's speaker notes, not a shape on it
+        elif locator.shape_id is not None:
             params.append(("shape", str(int(locator.shape_id))))
     if precision == "cell" and locator.sheet is not None and locator.range:
         params.append(("sheet", quote(locator.sheet, safe="")))

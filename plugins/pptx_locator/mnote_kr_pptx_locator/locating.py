@@ -43,7 +43,9 @@ def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
 
 def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlight | None, score: float | None,
                   reason: str, block_id: str | None) -> Locator:
-    """The ``slide`` locator of one matched paragraph."""
+    """The ``slide`` locator of one matched paragraph. A speaker note's is the slide's notes alone: no
+    shape id, name or box, since the notes placeholder is no shape on the slide (its id is the notes
+    page's, and may be a slide shape's id too)."""
     fraction = None
     if para.box is not None and doc.width and doc.height:
         x0, y0, x1, y1 = para.box
@@ -52,8 +54,9 @@ def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlig
     where = f"slide {para.slide}" + (" notes" if para.notes else f", shape {para.shape_id} ({para.shape_name})")
     why = f"{reason}: {where}"
     return Locator(
-        locator_precision="slide", locator_degraded=False, slide=para.slide, shape_id=para.shape_id,
-        shape_name=para.shape_name, paragraph_index=para.shape_paragraph, speaker_notes=para.notes,
+        locator_precision="slide", locator_degraded=False, slide=para.slide,
+        shape_id=None if para.notes else para.shape_id, shape_name=None if para.notes else para.shape_name,
+        paragraph_index=para.shape_paragraph, speaker_notes=para.notes,
         bbox=[float(v) for v in para.box] if para.box is not None else None, bbox_unit="emu",
         bbox_fraction=fraction, highlight=highlight, score=score, block_id=block_id,
         locator_plugin=PLUGIN_NAME, reason=why, locator_reason=why, quote=shape_quote(doc, para) or None,

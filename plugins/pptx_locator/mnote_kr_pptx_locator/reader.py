@@ -20,6 +20,8 @@ MAX_SLIDES = 5_000
 CACHE_SIZE = 32
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in EMU
+#: How ``markdown`` starts a speaker-notes paragraph (``extract_text``'s convention for notes).
+NOTES_PREFIX = "Notes: "
 
 
 @dataclass(slots=True)
@@ -56,7 +58,7 @@ class PptxDocument(TextDocument[SlideParagraph]):
                 continue
             text = " ".join(para.text.split())
             if text:
-                out.append(("Notes: " + text) if para.notes else text)
+                out.append((NOTES_PREFIX + text) if para.notes else text)
         return "\n\n".join(out)
 
 

@@ -60,8 +60,43 @@ def test_speaker_notes_are_cited_as_the_slides_notes(plugins) -> None:  # type: 
     loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="Final notes on the third slide.",
                                        query="final notes"))
     assert (loc.locator_precision, loc.slide, loc.speaker_notes, loc.bbox) == ("slide", 3, True, None)
+    # the notes placeholder is no shape on the slide, so none is named (on slide 2 its id is a list's too)
+    assert (loc.shape_id, loc.shape_name, loc.bbox_fraction) == (None, None, None)
     # the quote is the notes, not the provider's chunk of every slide (a newcomer saw all three slides)
     assert loc.quote == "Final notes on the third slide. Second line of notes."
+
+
+def _from_wrapper(plugins, query: str):  # type: ignore[no-untyped-def]
+    """The locator of the deck's own text (what a text wrapper sends LightRAG: titles as ``#`` lines, notes
+    as ``Notes:`` paragraphs), evidence cleaned as the host cleans a retrieved chunk."""
+    chunk = plugins.extract_text(str(SAMPLE))
+    bundle = plugins.clean_text(chunk, query, None)
+    return plugins.locate(LocateRequest(file=str(SAMPLE), evidence=bundle.locator_evidence_text, query=query,
+                                        passage=chunk))
+
+
+def test_a_note_in_the_decks_own_text_is_cited_on_its_slides_notes_in_its_own_words(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = _from_wrapper(plugins, "what do the notes on the second slide say")
+    assert (loc.locator_precision, loc.locator_degraded, loc.slide, loc.speaker_notes, loc.shape_id) == (
+        "slide", False, 2, True, None)
+    assert loc.quote == "Some notes on the second slide."  # no "Notes:" or "#" of the wrapper
+    loc = _from_wrapper(plugins, "second line of notes")
+    assert (loc.slide, loc.speaker_notes, loc.paragraph_index, loc.quote) == (
+        3, True, 1, "Second line of notes.")
+
+
+def test_a_shapes_words_in_the_decks_own_text_land_on_that_shape_as_before(plugins) -> None:  # type: ignore[no-untyped-def]
+    """A deck sent as its own text (it has notes) cites a slide's body on the same shape as LightRAG's
+    reading of the deck (each top-level shape's text on a line) does."""
+    query = "rectangle shape with this text"
+    lightrag = "Test Table Slide\nWith footnote\nSecond slide title\nLet’s introduce a list\nWith foo\nBar\n" \
+               "And baz things\nA rectangle shape with this text inside.\n"
+    theirs = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=lightrag, query=query))
+    ours = _from_wrapper(plugins, query)
+    for loc in (theirs, ours):
+        assert (loc.slide, loc.shape_id, loc.shape_name, loc.paragraph_index, loc.speaker_notes) == (
+            2, 4, "Rectangle 3", 0, False), loc
+    assert ours.quote == theirs.quote == "A rectangle shape with this text inside."
 
 
 def test_a_shape_paragraph_is_quoted_with_the_rest_of_its_shape_not_the_deck(plugins) -> None:  # type: ignore[no-untyped-def]

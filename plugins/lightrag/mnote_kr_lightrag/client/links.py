@@ -1,4 +1,4 @@
-"""What the connector places in LightRAG's input dir: symlinks and image wrappers.
+"""What the connector places in LightRAG's input dir: symlinks, image wrappers and text wrappers.
 
 A source is never copied: its link is a symlink to the user's file. LightRAG moves a
 processed entry into ``__parsed__/`` (the link moves; the target stays). Removing only
@@ -22,7 +22,11 @@ WRAPPER_MARK = "Index entry written by mnote-kr for an image; the image itself i
 TEXT_WRAPPER_MARK = "Text of a document, read by mnote-kr because LightRAG's parser could not read it:"
 #: The first line of a text wrapper of a PDF with scanned pages (``recognized``).
 RECOGNIZED_WRAPPER_MARK = "Text of a document, read by mnote-kr with OCR for its pages that have no text layer:"
-_TEXT_MARKS = tuple(m.encode("utf-8") for m in (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK))
+#: The first line of a text wrapper of a presentation with speaker notes (``decks``).
+NOTES_WRAPPER_MARK = "Text of a presentation, read by mnote-kr with its speaker notes, which LightRAG's parser skips:"
+#: Every text wrapper's first line starts with one of these (followed by the source's path).
+TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, NOTES_WRAPPER_MARK)
+_TEXT_MARKS = tuple(m.encode("utf-8") for m in TEXT_MARKS)
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
 _MAX_WRAPPER_BYTES = 64 * 1024
@@ -101,7 +105,8 @@ def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size:
 
 def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str, mark: str = TEXT_WRAPPER_MARK) -> Path:
     """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse
-    (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads)."""
+    (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads; with
+    ``NOTES_WRAPPER_MARK``, for a presentation with speaker notes)."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",

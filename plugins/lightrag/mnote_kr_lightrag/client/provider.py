@@ -237,7 +237,7 @@ class LightRagProvider:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
-            text = None if is_image else recognized.pages_text(self.ctx, source)  # a PDF with scanned pages
+            text = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
             wrapped = is_image or text is not None
             name = (naming.wrapper_name(rel, source.sha256, self.ws) if wrapped
                     else naming.link_name(rel, source.sha256, self.ws))
@@ -305,7 +305,7 @@ class LightRagProvider:
         for source, name, wrapper, text in plans:
             try:
                 if text is not None:
-                    links.write_text_wrapper(input_dir, name, source.rel_path, text, links.RECOGNIZED_WRAPPER_MARK)
+                    links.write_text_wrapper(input_dir, name, source.rel_path, text, recognized.mark(source.rel_path))
                 elif wrapper is not None:
                     links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size,
                                         self._recognized(source))

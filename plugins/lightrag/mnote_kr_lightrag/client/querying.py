@@ -27,7 +27,7 @@ from mnote_kr.plugin_api import (
 
 from . import naming, passages
 from .http import LightRagClient, ProviderHTTPError
-from .links import RECOGNIZED_WRAPPER_MARK, TEXT_WRAPPER_MARK
+from .links import TEXT_MARKS
 from .provider import as_dict
 from .settings import Settings, cached_health, is_offline_llm, open_client, resolve_settings
 
@@ -97,7 +97,7 @@ def build_payload(request: QueryRequest, health: dict[str, Any]) -> dict[str, An
 def without_wrapper_header(content: str | None) -> str | None:
     """A text-fallback wrapper's first chunk without the wrapper's own first line (ours, not the
     user's text: it must not reach a quote or the locator's evidence)."""
-    if content is None or not content.startswith((TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK)):
+    if content is None or not content.startswith(TEXT_MARKS):
         return content
     return content.partition("\n")[2].lstrip("\n")
 

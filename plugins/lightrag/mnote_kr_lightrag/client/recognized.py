@@ -9,6 +9,9 @@ wrapper in place of the link, exactly like the fallback for a document LightRAG 
 (``fallback``): it maps back to the same registry entry, its ``kind`` is ``text_fallback`` and its
 note says why, and citations still land in the original PDF (its text pages through their text
 layer, the scanned ones through the recognised lines' boxes).
+
+A presentation with speaker notes is sent the same way, decided at the same point (``own_text``;
+``decks`` says why): one rule for every file whose own text mnote-kr sends before LightRAG reads it.
 """
 
 from __future__ import annotations
@@ -17,7 +20,7 @@ import msgspec
 
 from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, ProviderContext, SourceFile
 
-from . import naming
+from . import decks, links, naming
 
 #: The entry's kind: the same as a parser fallback's (``fallback.KIND``), so ``status`` lists it
 #: among the files indexed from mnote-kr's text and later status updates keep its note.
@@ -36,20 +39,34 @@ def pages_text(ctx: ProviderContext, source: SourceFile) -> str | None:
     return text if text and text.strip() else None
 
 
-def note(text: str) -> str:
-    """What ``status`` says of a PDF indexed this way."""
+def own_text(ctx: ProviderContext, source: SourceFile) -> str | None:
+    """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
+    a PDF with scanned pages (``pages_text``), a deck with speaker notes (``decks.notes_text``); None:
+    the file itself is linked."""
+    return pages_text(ctx, source) or decks.notes_text(ctx, source)
+
+
+def mark(rel_path: str) -> str:
+    """The first line of the text wrapper of ``own_text``'s file: what the text is and why it is sent."""
+    return links.NOTES_WRAPPER_MARK if naming.safe_suffix(rel_path) == decks.SUFFIX else links.RECOGNIZED_WRAPPER_MARK
+
+
+def note(text: str, rel_path: str = "") -> str:
+    """What ``status`` says of a file indexed through ``own_text``."""
+    if naming.safe_suffix(rel_path) == decks.SUFFIX:
+        return decks.note(text)
     pages = text.count("\n## Page ") + text.startswith("## Page ")
     return (f"indexed from the text mnote-kr reads in it ({pages} page(s)), some pages recognised by OCR since "
             "they have no text layer for LightRAG's parser; citations still point into the file")
 
 
 def kind(is_image: bool, text: str | None) -> str:
-    """The entry's kind: an image's wrapper, a PDF's recognised text, or the file itself linked."""
+    """The entry's kind: an image's wrapper, a file's own text (``own_text``), or the file itself linked."""
     return "image" if is_image else KIND if text is not None else "document"
 
 
 def noted(update: EntryUpdate, text: str | None) -> EntryUpdate:
-    """``update`` with the note of a PDF sent as its recognised text (a failure keeps its reason)."""
+    """``update`` with the note of a file sent as its own text (a failure keeps its reason)."""
     if text is None or update.status == "failed":
         return update
-    return msgspec.structs.replace(update, last_error=note(text))
+    return msgspec.structs.replace(update, last_error=note(text, update.source_root_relative_path))

@@ -1,0 +1,165 @@
+"""A deck with speaker notes goes to LightRAG as the text mnote-kr reads in it (LightRAG 1.5.7's PPTX
+parser skips notes); a deck without notes stays a plain link. Against replayed 1.5.7 payloads, with
+the real PPTX plugin reading the decks."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import replayed_provider
+
+import mnote_kr_lightrag as plugin
+from mnote_kr.models import SourceEntry, SourceFile
+from mnote_kr.plugins import load_plugins
+from mnote_kr_lightrag.client import links, naming, querying, settings
+
+NOTE = "Remind the board that the Saltmarsh crossing moves to hourly sailings in June."
+
+
+def deck(path: Path, notes: str | None) -> Path:
+    """A two-slide deck; ``notes`` (when given) are slide 2's speaker notes."""
+    from pptx import Presentation
+
+    prs = Presentation()
+    first = prs.slides.add_slide(prs.slide_layouts[1])
+    first.shapes.title.text = "Harbour review"
+    first.placeholders[1].text = "Cargo tonnage stayed flat."
+    second = prs.slides.add_slide(prs.slide_layouts[5])
+    second.shapes.title.text = "Timetable"
+    if notes is not None:
+        second.notes_slide.notes_text_frame.text = notes
+    path.parent.mkdir(parents=True, exist_ok=True)
+    prs.save(path)
+    return path
+
+
+def source(ws: Path, rel: str) -> SourceFile:
+    path = ws / rel
+    data = path.read_bytes()
+    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+                      size=len(data), mtime_ns=path.stat().st_mtime_ns)
+
+
+def listing(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    return {"documents": rows, "pagination": {"page": 1, "page_size": 200, "total_count": len(rows),
+                                              "total_pages": 1, "has_next": False, "has_prev": False},
+            "status_counts": {"all": len(rows)}}
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, Any]:
+    settings.clear_cache()
+    env = replayed_provider(tmp_path, SAMPLES)
+    reader = load_plugins()  # the bundled PPTX plugin reads the deck, as the host offers it
+    env["ctx"] = dataclasses.replace(env["ctx"], extract_text=reader.extract_text)
+    return env
+
+
+def routes(replay: Any, rows: list[dict[str, Any]] | None = None) -> None:
+    replay.json("POST", "/documents/paginated", listing(rows or []))
+    replay.sample("GET", "/documents/supported_file_types", "05_supported_file_types.json")
+    replay.sample("POST", "/documents/scan", "10_scan_started.json")
+    replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
+
+
+def test_deck_with_speaker_notes_is_sent_as_its_text_with_the_notes(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = deck(ws / "talks" / "harbour.pptx", NOTE)
+    before = path.read_bytes()
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "talks/harbour.pptx")], force=False)
+    assert update.status == "submitted" and update.kind == "text_fallback"
+    name = update.light_rag_file_path or ""
+    assert name.endswith(".pptx.md") and update.wrapper_path == str(inputs / name)
+    wrapper = inputs / name
+    assert wrapper.is_file() and not wrapper.is_symlink() and links.is_our_wrapper(wrapper)
+    text = wrapper.read_text(encoding="utf-8")
+    assert text.startswith(f"{links.NOTES_WRAPPER_MARK} talks/harbour.pptx\n")
+    assert f"# Timetable\n\nNotes: {NOTE}" in text and "Cargo tonnage stayed flat." in text
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
+                                 "speaker notes (1 slide(s) have them); citations still point into the file")
+    assert not [p for p in inputs.iterdir() if p.is_symlink()]  # no link of the deck besides
+    assert path.read_bytes() == before
+
+
+@pytest.mark.parametrize("notes", [None, "   "])
+def test_deck_without_speaker_notes_stays_a_plain_link(env: dict[str, Any], notes: str | None) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = deck(ws / "harbour.pptx", notes)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.status == "submitted" and update.kind == "document" and update.last_error is None
+    link = inputs / (update.light_rag_file_path or "")
+    assert link.name.endswith(".pptx") and link.is_symlink() and os.readlink(link) == str(path)
+
+
+def test_unreadable_deck_is_linked_for_lightrag_to_say_what_it_makes_of_it(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    (ws / "broken.pptx").write_bytes(b"not a zip at all")
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "broken.pptx")], force=False)
+    assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink()
+
+
+def test_pdf_is_not_read_as_a_deck(env: dict[str, Any]) -> None:
+    """The notes rule is the deck's alone: a PDF without scanned pages is linked as before."""
+    ws, inputs = env["ws"], env["inputs"]
+    (ws / "a.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    calls: list[str] = []
+    ctx = dataclasses.replace(env["ctx"], extract_text=lambda path: calls.append(path) or "# x\n\nNotes: y")
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=ctx, sources=[source(ws, "a.pdf")], force=False)
+    assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink() and not calls
+
+
+def test_changed_deck_without_notes_now_replaces_its_wrapper_by_a_link(env: dict[str, Any]) -> None:
+    """Re-indexing a deck reuses the old-version cleanup of every source: the wrapper of the version
+    with notes (moved by LightRAG into ``__parsed__``) is removed and its document deleted."""
+    ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
+    tag = naming.workspace_tag(ws)
+    path = deck(ws / "harbour.pptx", NOTE)
+    old = source(ws, "harbour.pptx")
+    old_name = naming.wrapper_name(old.rel_path, old.sha256, tag)
+    links.write_text_wrapper(inputs / "__parsed__", old_name, old.rel_path, "# Timetable\n\nNotes: x",
+                             links.NOTES_WRAPPER_MARK)
+    deck(path, None)
+    new = source(ws, "harbour.pptx")
+    routes(replay, [{"id": naming.doc_id_for(old_name), "file_path": old_name, "status": "processed"}])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[new], force=False)
+    assert update.kind == "document" and update.light_rag_file_path == naming.link_name(new.rel_path, new.sha256, tag)
+    assert not (inputs / "__parsed__" / old_name).exists() and (inputs / update.light_rag_file_path).is_symlink()
+    [sent] = replay.sent("DELETE", "/documents/delete_document")
+    assert json.loads(sent.content)["doc_ids"] == [naming.doc_id_for(old_name)]
+
+
+def test_delete_of_a_deck_sent_as_text_removes_its_wrapper_and_never_the_deck(env: dict[str, Any]) -> None:
+    ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
+    path = deck(ws / "harbour.pptx", NOTE)
+    before = path.read_bytes()
+    src = source(ws, "harbour.pptx")
+    name = naming.wrapper_name(src.rel_path, src.sha256, naming.workspace_tag(ws))
+    links.write_text_wrapper(inputs / "__parsed__", name, src.rel_path, f"# Timetable\n\nNotes: {NOTE}",
+                             links.NOTES_WRAPPER_MARK)
+    replay.sample("GET", "/health", "02_health_auth.json")
+    replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
+    entry = SourceEntry(source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
+                        source_hash=src.sha256, size=src.size, status="processed", kind="text_fallback",
+                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name))
+    [update] = plugin.delete(ctx=env["ctx"], entries=[entry])
+    assert update.status == "delete_submitted" and not (inputs / "__parsed__" / name).exists()
+    assert json.loads(replay.sent("DELETE", "/documents/delete_document")[0].content)["delete_file"] is False
+    assert path.read_bytes() == before
+
+
+def test_a_deck_wrappers_first_line_never_reaches_a_reference() -> None:
+    first = f"{links.NOTES_WRAPPER_MARK} talks/harbour.pptx\n\n# Timetable\n\nNotes: {NOTE}\n"
+    refs = querying.references_from_data({"chunks": [
+        {"file_path": "harbour.w1.abc-def.pptx.md", "chunk_id": "doc-1-chunk-000", "content": first}]})
+    assert refs[0].content == f"# Timetable\n\nNotes: {NOTE}\n"
