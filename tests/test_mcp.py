@@ -36,7 +36,7 @@ WRITE_TOOLS = ["mnote_knowledge_rag_ingest", "mnote_knowledge_rag_delete", "mnot
 AGENT_CITATION_KEYS = {"citationId", "sourceRootRelativePath", "headingPath", "locatorPrecision", "locatorDegraded",
                        "page", "pageHint", "bbox", "paragraphIndex", "highlight", "displayQuote", "citationMarkdown",
                        "citationUrl", "relevanceScore", "contextQuote", "alternatives",
-                       "slide", "shapeId", "shapeName", "sheet", "range", "viewerUrl"}
+                       "slide", "shapeId", "shapeName", "speakerNotes", "sheet", "range", "viewerUrl"}
 
 
 @dataclass

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
+from mnote_kr.agents.contracts import agent_citation
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status
 from mnote_kr.core.config import load_config
@@ -94,6 +95,8 @@ def test_speaker_notes_are_found_and_cited_on_their_slide_in_their_own_words(
     assert c.display_quote == note  # the note's words: no "Notes:", "#" or wrapper line
     assert c.source_path == str(deck) and "&slide=2&notes=1" in c.citation_url
     assert c.citation_markdown.startswith("[harbour.pptx · slide 2 notes]")
+    seen = agent_citation(c)  # an agent is told it is the notes, not only by the link's words
+    assert (seen.slide, seen.shape_id, seen.speaker_notes) == (2, None, True)
 
     body = _cited(host, "Kestrelmoor ferry passengers").locator  # the slide's body lands on its shape as before
     assert (body.locator_precision, body.slide, body.shape_name, body.paragraph_index, body.speaker_notes) == (

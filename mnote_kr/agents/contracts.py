@@ -135,6 +135,7 @@ class AgentCitation(Out, kw_only=True, frozen=True):
     slide: int | None  # slide precision (PPTX): 1-based slide, and the shape's id and name
     shape_id: int | None
     shape_name: str | None
+    speaker_notes: bool  # the slide's speaker notes are cited (no shape: shapeId and shapeName null)
     sheet: str | None  # cell precision (XLSX): the sheet, the A1 cell or range
     range: str | None
     display_quote: str | None
@@ -249,6 +250,7 @@ def agent_citation(c: Citation) -> AgentCitation:
         slide=loc.slide,
         shape_id=loc.shape_id,
         shape_name=loc.shape_name,
+        speaker_notes=loc.speaker_notes,
         sheet=loc.sheet,
         range=loc.range,
         display_quote=c.display_quote,
