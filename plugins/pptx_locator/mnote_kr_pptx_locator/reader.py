@@ -25,6 +25,8 @@ from .charts import chart_lines, chart_rid
 
 MAX_PARAGRAPHS = 200_000
 MAX_SLIDES = 5_000
+#: Chart lines read from one deck; charts past it are left out (never the deck over ``MAX_PARAGRAPHS``).
+MAX_CHART_LINES = 50_000
 CACHE_SIZE = 32
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in EMU
@@ -97,6 +99,7 @@ class _Builder:
         self.path = path
         self.paragraphs: list[SlideParagraph] = []
         self.titles: dict[int, str] = {}
+        self.chart_lines = 0
 
     def add(self, text: str, **where: Any) -> None:
         if not text.strip():
@@ -122,7 +125,11 @@ class _Builder:
                 space = shape.part.related_part(rid)._element
             except (KeyError, AttributeError):  # a dangling relationship, or a part that is no XML
                 return
-            for n, line in enumerate(chart_lines(space)):
+            lines = chart_lines(space)
+            if self.chart_lines + len(lines) > MAX_CHART_LINES:
+                return
+            self.chart_lines += len(lines)
+            for n, line in enumerate(lines):
                 self.add(line, heading_path=heading, shape_paragraph=n, kind="chart", **where)
             return
         if getattr(shape, "has_text_frame", False) and shape.has_text_frame:

@@ -132,3 +132,15 @@ def test_a_huge_series_is_read_to_the_budget() -> None:
     pts = "".join(f'<c:pt idx="{i}"><c:v>{i}</c:v></c:pt>' for i in range(MAX_POINTS + 500))
     got = lines(f"<c:areaChart><c:ser><c:val><c:numCache>{pts}</c:numCache></c:val></c:ser></c:areaChart>")
     assert got[0] == "Series 1" and len(got) == MAX_POINTS + 1 and got[-1] == f"{MAX_POINTS}: {MAX_POINTS - 1}"
+
+
+def test_charts_past_the_decks_budget_are_left_out_not_the_deck(monkeypatch: pytest.MonkeyPatch,
+                                                               tmp_path: Path) -> None:
+    from mnote_kr_pptx_locator import reader
+
+    monkeypatch.setattr(reader, "MAX_CHART_LINES", 6)  # chart 1 has 5 lines, chart 2 has 4
+    copy = tmp_path / DECK.name
+    copy.write_bytes(DECK.read_bytes())
+    doc = reader.parse_file(str(copy), copy.stat())
+    assert [p.slide for p in doc.paragraphs if p.kind == "chart"] == [1] * 5
+    assert [p.text for p in doc.paragraphs if p.slide == 2] == ["Quarterly revenue"]
