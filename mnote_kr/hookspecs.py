@@ -340,8 +340,10 @@ def extract_text(path: str, progress: Callable[[str], None]) -> str | None:
     The host offers it to the provider (``ProviderContext.extract_text``) for files the
     provider's own parser fails on, or reads only in part: the text is indexed in their place,
     and citations still land in the original file because the locator reads the same
-    paragraphs. A presentation's speaker notes are paragraphs starting ``Notes: `` (so a
-    provider whose parser skips notes can tell that a deck has some).
+    paragraphs. A presentation marks the words that are not its slides' top-level shapes' text:
+    each speaker-notes paragraph starts ``Notes: ``, and the first paragraph of a table, a chart
+    (its cached data) and a group's text starts ``Table: ``, ``Chart: `` and ``Group: `` (so a
+    provider whose parser reads only top-level shapes can tell what a deck holds beyond them).
 
     Calling convention: firstresult, called only on the plugin chosen for the file's
     extension. Raise ``DocumentError`` for a file it cannot read either.

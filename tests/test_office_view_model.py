@@ -92,6 +92,26 @@ def test_sample_deck_shapes_keep_the_locators_ids_paragraphs_and_notes(plugins: 
     assert any(s.title and s.paragraphs[0].text == "Second slide title" for s in second.shapes)
 
 
+def test_chart_data_is_drawn_in_the_chart_frame_where_docling_reads_the_chart(plugins: Plugins) -> None:
+    """docling reads the 2-D chart's data as a table of cells (its 3-D chart it cannot read): every cell
+    is in the chart frame's paragraphs, and the frame sits at docling's picture box."""
+    path = CORPUS / "pptx" / "docling__pptx_chart.pptx"
+    model, truth = plugins.document_model(str(path)), _truth(path)
+    assert model is not None
+    (pic,) = [p for p in truth["pictures"] if "tabular_chart" in p["meta"]]
+    prov = pic["prov"][0]
+    size = truth["pages"][str(prov["page_no"])]["size"]
+    b = prov["bbox"]
+    want = [b["l"] / size["width"], min(b["t"], b["b"]) / size["height"],
+            b["r"] / size["width"], max(b["t"], b["b"]) / size["height"]]
+    (frame,) = [s for s in model.slides[prov["page_no"] - 1].shapes if s.box is not None and all(
+        abs(x - y) < 2e-4 for x, y in zip(s.box, want, strict=True))]
+    drawn = " ".join(p.text for p in frame.paragraphs)
+    cells = [c["text"] for c in pic["meta"]["tabular_chart"]["chart_data"]["table_cells"] if c["text"]]
+    assert len(cells) == 14 and all(c in drawn for c in cells), (drawn, cells)
+    assert frame.name == "Chart 2" and not frame.title
+
+
 def _sheet_names(path: Path) -> list[str]:
     from openpyxl import load_workbook
 

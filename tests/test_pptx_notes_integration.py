@@ -84,7 +84,7 @@ def test_speaker_notes_are_found_and_cited_on_their_slide_in_their_own_words(
     entries = host.registry().entries
     entry, linked = entries[DECK], entries["talks/plain.pptx"]
     assert entry.kind == "text_fallback" and (entry.light_rag_file_path or "").endswith(".pptx.md")
-    assert "LightRAG's parser leaves out speaker notes (1 slide(s) have them)" in (entry.last_error or "")
+    assert "LightRAG's parser leaves out speaker notes (1 slide(s));" in (entry.last_error or "")
     assert linked.kind == "document" and (linked.light_rag_file_path or "").endswith(".pptx")  # no notes: a link
     assert f"Fallback:  {DECK}: indexed from the text mnote-kr reads in it" in render_status(host.status())
 

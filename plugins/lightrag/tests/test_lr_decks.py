@@ -1,6 +1,7 @@
-"""A deck with speaker notes goes to LightRAG as the text mnote-kr reads in it (LightRAG 1.5.7's PPTX
-parser skips notes); a deck without notes stays a plain link. Against replayed 1.5.7 payloads, with
-the real PPTX plugin reading the decks."""
+"""A deck holding words LightRAG 1.5.7's PPTX parser leaves out (speaker notes, table cells, grouped
+shapes' text, chart data) goes to LightRAG as the text mnote-kr reads in it; a deck of plain slide text
+stays a plain link. Against replayed 1.5.7 payloads, with the real PPTX plugin reading the decks, and
+with LightRAG's own PPTX extractor showing what it leaves out."""
 
 from __future__ import annotations
 
@@ -38,6 +39,60 @@ def deck(path: Path, notes: str | None) -> Path:
     path.parent.mkdir(parents=True, exist_ok=True)
     prs.save(path)
     return path
+
+
+WORDS = "Saltmarsh crossing hourly"
+
+
+def _table(slide: Any) -> None:
+    from pptx.util import Inches
+
+    table = slide.shapes.add_table(2, 2, Inches(1), Inches(2), Inches(6), Inches(1)).table
+    for (r, c), text in {(0, 0): "Route", (0, 1): "Sailings", (1, 0): "Saltmarsh crossing", (1, 1): "hourly"}.items():
+        table.cell(r, c).text = text
+
+
+def _chart(slide: Any) -> None:
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
+    from pptx.util import Inches
+
+    data = CategoryChartData()
+    data.categories = ["Saltmarsh crossing", "Ashgrove quay"]
+    data.add_series("hourly sailings", (18, 6))
+    slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4), data)
+
+
+def _group(slide: Any) -> None:
+    from pptx.util import Inches
+
+    group = slide.shapes.add_group_shape()
+    group.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1)).text_frame.text = f"The {WORDS} sailings"
+    group.shapes.add_textbox(Inches(1), Inches(3), Inches(4), Inches(1)).text_frame.text = "from June"
+
+
+def _plain(slide: Any) -> None:
+    from pptx.util import Inches
+
+    slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1)).text_frame.text = f"The {WORDS} sailings"
+
+
+def content_deck(path: Path, add: Any, notes: str | None = None) -> Path:
+    """``deck`` with ``add(slide)`` putting more on slide 2 ('Timetable')."""
+    from pptx import Presentation
+
+    deck(path, notes)
+    prs = Presentation(str(path))
+    add(prs.slides[1])
+    prs.save(path)
+    return path
+
+
+def lightrag_reads(path: Path) -> str:
+    """The text LightRAG 1.5.7's own PPTX parser takes from the deck (its legacy engine's extractor)."""
+    from lightrag.parser.legacy.extractors import _extract_pptx
+
+    return _extract_pptx(path.read_bytes())
 
 
 def source(ws: Path, rel: str) -> SourceFile:
@@ -81,10 +136,10 @@ def test_deck_with_speaker_notes_is_sent_as_its_text_with_the_notes(env: dict[st
     wrapper = inputs / name
     assert wrapper.is_file() and not wrapper.is_symlink() and links.is_our_wrapper(wrapper)
     text = wrapper.read_text(encoding="utf-8")
-    assert text.startswith(f"{links.NOTES_WRAPPER_MARK} talks/harbour.pptx\n")
+    assert text.startswith(f"{links.DECK_WRAPPER_MARK} talks/harbour.pptx\n")
     assert f"# Timetable\n\nNotes: {NOTE}" in text and "Cargo tonnage stayed flat." in text
     assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
-                                 "speaker notes (1 slide(s) have them); citations still point into the file")
+                                 "speaker notes (1 slide(s)); citations still point into the file")
     assert not [p for p in inputs.iterdir() if p.is_symlink()]  # no link of the deck besides
     assert path.read_bytes() == before
 
@@ -98,6 +153,47 @@ def test_deck_without_speaker_notes_stays_a_plain_link(env: dict[str, Any], note
     assert update.status == "submitted" and update.kind == "document" and update.last_error is None
     link = inputs / (update.light_rag_file_path or "")
     assert link.name.endswith(".pptx") and link.is_symlink() and os.readlink(link) == str(path)
+
+
+@pytest.mark.parametrize(("add", "mark", "what"), [
+    (_table, "Table: ", "table cells"), (_chart, "Chart: ", "chart data"), (_group, "Group: ", "grouped shapes' text")],
+    ids=["table", "chart", "group"])
+def test_deck_with_words_lightrags_parser_leaves_out_is_sent_as_its_text(
+        env: dict[str, Any], add: Any, mark: str, what: str) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = content_deck(ws / "harbour.pptx", add)
+    before = path.read_bytes()
+    missed = lightrag_reads(path)
+    assert "Timetable" in missed and "Saltmarsh" not in missed  # the slide's title only: the words are left out
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.status == "submitted" and update.kind == "text_fallback", update
+    text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
+    assert text.startswith(f"{links.DECK_WRAPPER_MARK} harbour.pptx\n") and f"\n\n{mark}" in text
+    assert all(w in text for w in WORDS.split())
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
+                                 f"{what} (1 slide(s)); citations still point into the file")
+    assert path.read_bytes() == before
+
+
+def test_deck_of_plain_slide_text_stays_a_link_since_lightrag_reads_it_all(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = content_deck(ws / "harbour.pptx", _plain)
+    assert f"The {WORDS} sailings" in lightrag_reads(path)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.kind == "document" and update.last_error is None
+    assert os.readlink(inputs / (update.light_rag_file_path or "")) == str(path)
+
+
+def test_note_names_every_kind_the_deck_holds_in_lightrags_order(env: dict[str, Any]) -> None:
+    ws = env["ws"]
+    content_deck(ws / "harbour.pptx", lambda slide: (_chart(slide), _table(slide)), notes=NOTE)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.kind == "text_fallback" and update.last_error == (
+        "indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out speaker notes (1 slide(s)), "
+        "table cells (1 slide(s)) and chart data (1 slide(s)); citations still point into the file")
 
 
 def test_unreadable_deck_is_linked_for_lightrag_to_say_what_it_makes_of_it(env: dict[str, Any]) -> None:
@@ -121,7 +217,8 @@ def test_pdf_is_not_read_as_a_deck(env: dict[str, Any]) -> None:
 
 def test_changed_deck_without_notes_now_replaces_its_wrapper_by_a_link(env: dict[str, Any]) -> None:
     """Re-indexing a deck reuses the old-version cleanup of every source: the wrapper of the version
-    with notes (moved by LightRAG into ``__parsed__``) is removed and its document deleted."""
+    with notes (moved by LightRAG into ``__parsed__``; written with the mark of the notes-only rule) is
+    removed and its document deleted."""
     ws, inputs, replay = env["ws"], env["inputs"], env["replay"]
     tag = naming.workspace_tag(ws)
     path = deck(ws / "harbour.pptx", NOTE)
@@ -146,7 +243,7 @@ def test_delete_of_a_deck_sent_as_text_removes_its_wrapper_and_never_the_deck(en
     src = source(ws, "harbour.pptx")
     name = naming.wrapper_name(src.rel_path, src.sha256, naming.workspace_tag(ws))
     links.write_text_wrapper(inputs / "__parsed__", name, src.rel_path, f"# Timetable\n\nNotes: {NOTE}",
-                             links.NOTES_WRAPPER_MARK)
+                             links.DECK_WRAPPER_MARK)
     replay.sample("GET", "/health", "02_health_auth.json")
     replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
     entry = SourceEntry(source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
@@ -158,8 +255,9 @@ def test_delete_of_a_deck_sent_as_text_removes_its_wrapper_and_never_the_deck(en
     assert path.read_bytes() == before
 
 
-def test_a_deck_wrappers_first_line_never_reaches_a_reference() -> None:
-    first = f"{links.NOTES_WRAPPER_MARK} talks/harbour.pptx\n\n# Timetable\n\nNotes: {NOTE}\n"
+@pytest.mark.parametrize("mark", [links.DECK_WRAPPER_MARK, links.NOTES_WRAPPER_MARK])  # and one written before charts
+def test_a_deck_wrappers_first_line_never_reaches_a_reference(mark: str) -> None:
+    first = f"{mark} talks/harbour.pptx\n\n# Timetable\n\nNotes: {NOTE}\n"
     refs = querying.references_from_data({"chunks": [
         {"file_path": "harbour.w1.abc-def.pptx.md", "chunk_id": "doc-1-chunk-000", "content": first}]})
     assert refs[0].content == f"# Timetable\n\nNotes: {NOTE}\n"

@@ -2,11 +2,11 @@
 
 Written only against ``mnote_kr.plugin_api``, as a third party's plugin would be. ``reader``
 turns a presentation into paragraphs in slide order (shapes, tables row by row, groups,
-placeholders, then the slide's speaker notes), and the host's ``match_evidence`` finds the
-paragraph the evidence came from. The answer is ``slide`` precision (slide number, shape id and
-name, ``paragraphIndex`` inside the shape, the shape's box in EMU and as fractions of the
-slide; for a speaker note, the slide's notes with no shape), or an honest ``file`` locator when
-nothing matches.
+placeholders, charts' cached data a line per category, then the slide's speaker notes), and the
+host's ``match_evidence`` finds the paragraph the evidence came from. The answer is ``slide``
+precision (slide number, shape id and name, ``paragraphIndex`` inside the shape, the shape's box
+in EMU and as fractions of the slide; for a speaker note, the slide's notes with no shape), or an
+honest ``file`` locator when nothing matches.
 """
 
 from __future__ import annotations
@@ -43,8 +43,9 @@ def locate(request: LocateRequest) -> Locator | None:
 @hookimpl
 def extract_text(path: str) -> str | None:
     """The slides as Markdown: each slide's title as a ``#`` line, then its shapes' paragraphs, then
-    its speaker notes' paragraphs, each starting ``Notes: `` (the hook's convention: the LightRAG
-    provider sends a deck with notes as this text, since LightRAG's parser skips them)."""
+    its speaker notes' paragraphs, each starting ``Notes: ``; a table's, a chart's and a group's first
+    paragraph starts ``Table: ``, ``Chart: `` and ``Group: `` (the hook's convention: the LightRAG
+    provider sends a deck with any of them as this text, since LightRAG's parser skips them)."""
     if not _ours(path):
         return None
     from .reader import load_pptx

@@ -1,10 +1,16 @@
 """A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
 
 Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
-row by row as ``cell | cell``), then its speaker notes. A slide's title is the ``heading_path``
-of every paragraph on it (``title`` marks the title placeholder's own). Shape boxes are in EMU,
-top-left origin of the slide; a shape inside a group is mapped through the group's transform.
-The zip is checked against the host's budget before python-pptx opens it.
+row by row as ``cell | cell``, charts as their cached data a line per category: ``charts``), then
+its speaker notes. A slide's title is the ``heading_path`` of every paragraph on it (``title``
+marks the title placeholder's own). Shape boxes are in EMU, top-left origin of the slide; a shape
+inside a group is mapped through the group's transform. The zip is checked against the host's
+budget before python-pptx opens it.
+
+``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own
+top-level text lives, so a provider whose parser reads only those can tell what it would miss: each
+speaker-notes paragraph starts ``Notes: ``, and the first paragraph of a table, of a chart and of a
+group's text starts ``Table: ``, ``Chart: `` and ``Group: ``.
 """
 
 from __future__ import annotations
@@ -15,13 +21,20 @@ from typing import Any
 
 from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
 
+from .charts import chart_lines, chart_rid
+
 MAX_PARAGRAPHS = 200_000
 MAX_SLIDES = 5_000
+#: Chart lines read from one deck; charts past it are left out (never the deck over ``MAX_PARAGRAPHS``).
+MAX_CHART_LINES = 50_000
 CACHE_SIZE = 32
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in EMU
 #: How ``markdown`` starts a speaker-notes paragraph (``extract_text``'s convention for notes).
 NOTES_PREFIX = "Notes: "
+#: How ``markdown`` starts the first paragraph of a table, a chart, and a group's text, by ``kind``.
+SHAPE_PREFIXES = {"table": "Table: ", "chart": "Chart: "}
+GROUP_PREFIX = "Group: "
 
 
 @dataclass(slots=True)
@@ -34,6 +47,10 @@ class SlideParagraph(TextParagraph):
     shape_paragraph: int = 0  # 0-based, inside the shape (a table: the row)
     box: Box | None = None
     notes: bool = False
+    #: what the paragraph is: a shape's text paragraph ("text"), a table's row ("table"), a chart's line ("chart")
+    kind: str = "text"
+    #: the id of the outermost group shape holding the shape, or None (a slide's top-level shape)
+    group: int | None = None
     #: in the slide's title placeholder. Not a ``heading_level``: the matcher never lands a quote on a
     #: heading, and a title is a citable shape; the title heads its slide's ``heading_path`` instead.
     title: bool = False
@@ -50,16 +67,31 @@ class PptxDocument(TextDocument[SlideParagraph]):
     def markdown(self) -> str:
         out: list[str] = []
         slide = 0
+        prev: SlideParagraph | None = None
         for para in self.paragraphs:
             if para.slide != slide:
-                slide = para.slide
+                slide, prev = para.slide, None
                 out.append(f"# {self.titles.get(slide) or f'Slide {slide}'}")
             if para.title:
                 continue
             text = " ".join(para.text.split())
             if text:
-                out.append((NOTES_PREFIX + text) if para.notes else text)
+                out.append(_prefix(para, prev) + text)
+                prev = para
         return "\n\n".join(out)
+
+
+def _prefix(para: SlideParagraph, prev: SlideParagraph | None) -> str:
+    """The mark ``markdown`` starts ``para`` with, given the paragraph written before it on its slide."""
+    if para.notes:
+        return NOTES_PREFIX
+    if para.kind in SHAPE_PREFIXES:
+        new_shape = prev is None or (prev.shape_id, prev.shape_name, prev.kind) != (para.shape_id, para.shape_name,
+                                                                                       para.kind)
+        return SHAPE_PREFIXES[para.kind] if new_shape else ""
+    if para.group is not None and (prev is None or prev.group != para.group or prev.kind != "text"):
+        return GROUP_PREFIX
+    return ""
 
 
 class _Builder:
@@ -67,6 +99,7 @@ class _Builder:
         self.path = path
         self.paragraphs: list[SlideParagraph] = []
         self.titles: dict[int, str] = {}
+        self.chart_lines = 0
 
     def add(self, text: str, **where: Any) -> None:
         if not text.strip():
@@ -76,13 +109,28 @@ class _Builder:
                                 hint="split the presentation; it is cited as a whole file")
         self.paragraphs.append(SlideParagraph(index=len(self.paragraphs), text=text, **where))
 
-    def shape(self, shape: Any, slide: int, heading: tuple[str, ...], box: Box | None, title_id: int | None) -> None:
+    def shape(self, shape: Any, slide: int, heading: tuple[str, ...], box: Box | None, title_id: int | None,
+              group: int | None) -> None:
         sid = shape.shape_id
-        where = {"slide": slide, "shape_id": sid, "shape_name": shape.name, "box": box}
+        where = {"slide": slide, "shape_id": sid, "shape_name": shape.name, "box": box, "group": group}
         if getattr(shape, "has_table", False) and shape.has_table:
             for r, row in enumerate(shape.table.rows):
                 cells = [" ".join(c.text.split()) for c in row.cells]
-                self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, **where)
+                self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, kind="table",
+                         **where)
+            return
+        rid = chart_rid(shape._element)
+        if rid is not None:
+            try:  # the chart part's XML as python-pptx loaded it; its chart API is not used (``charts``)
+                space = shape.part.related_part(rid)._element
+            except (KeyError, AttributeError):  # a dangling relationship, or a part that is no XML
+                return
+            lines = chart_lines(space)
+            if self.chart_lines + len(lines) > MAX_CHART_LINES:
+                return
+            self.chart_lines += len(lines)
+            for n, line in enumerate(lines):
+                self.add(line, heading_path=heading, shape_paragraph=n, kind="chart", **where)
             return
         if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             for p, para in enumerate(shape.text_frame.paragraphs):
@@ -123,14 +171,15 @@ def _group_transform(group: Any, outer: Box | None) -> Any:
 
 
 def _walk(builder: _Builder, shapes: Any, slide: int, heading: tuple[str, ...], title_id: int | None,
-          to_slide: Any, depth: int = 0) -> None:
+          to_slide: Any, depth: int = 0, group: int | None = None) -> None:
     for shape in shapes:
         box = to_slide(_box(shape))
         # by the element, not ``shape_type``: python-pptx raises on a shape kind it does not know
         if shape._element.tag.endswith("}grpSp") and depth < 20:
-            _walk(builder, shape.shapes, slide, heading, title_id, _group_transform(shape, box), depth + 1)
+            _walk(builder, shape.shapes, slide, heading, title_id, _group_transform(shape, box), depth + 1,
+                  shape.shape_id if group is None else group)
             continue
-        builder.shape(shape, slide, heading, box, title_id)
+        builder.shape(shape, slide, heading, box, title_id, group)
 
 
 def parse_file(real: str, st: os.stat_result) -> PptxDocument:

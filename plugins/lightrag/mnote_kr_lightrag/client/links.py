@@ -22,10 +22,14 @@ WRAPPER_MARK = "Index entry written by mnote-kr for an image; the image itself i
 TEXT_WRAPPER_MARK = "Text of a document, read by mnote-kr because LightRAG's parser could not read it:"
 #: The first line of a text wrapper of a PDF with scanned pages (``recognized``).
 RECOGNIZED_WRAPPER_MARK = "Text of a document, read by mnote-kr with OCR for its pages that have no text layer:"
-#: The first line of a text wrapper of a presentation with speaker notes (``decks``).
+#: The first line of a text wrapper of a presentation holding words LightRAG's parser skips (``decks``).
+DECK_WRAPPER_MARK = ("Text of a presentation, read by mnote-kr with what LightRAG's parser skips "
+                     "(speaker notes, tables, grouped shapes, charts):")
+#: The first line of such a wrapper written before charts, tables and groups counted (speaker notes only):
+#: still ours, to replace and remove.
 NOTES_WRAPPER_MARK = "Text of a presentation, read by mnote-kr with its speaker notes, which LightRAG's parser skips:"
 #: Every text wrapper's first line starts with one of these (followed by the source's path).
-TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, NOTES_WRAPPER_MARK)
+TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, DECK_WRAPPER_MARK, NOTES_WRAPPER_MARK)
 _TEXT_MARKS = tuple(m.encode("utf-8") for m in TEXT_MARKS)
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
@@ -106,7 +110,7 @@ def write_wrapper(input_dir: Path, name: str, source: Path, rel_path: str, size:
 def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str, mark: str = TEXT_WRAPPER_MARK) -> Path:
     """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse
     (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads; with
-    ``NOTES_WRAPPER_MARK``, for a presentation with speaker notes)."""
+    ``DECK_WRAPPER_MARK``, for a presentation holding words LightRAG's parser skips)."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",

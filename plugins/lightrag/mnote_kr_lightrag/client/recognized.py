@@ -10,8 +10,9 @@ wrapper in place of the link, exactly like the fallback for a document LightRAG 
 note says why, and citations still land in the original PDF (its text pages through their text
 layer, the scanned ones through the recognised lines' boxes).
 
-A presentation with speaker notes is sent the same way, decided at the same point (``own_text``;
-``decks`` says why): one rule for every file whose own text mnote-kr sends before LightRAG reads it.
+A presentation holding words LightRAG's parser leaves out (speaker notes, table cells, grouped
+shapes' text, chart data) is sent the same way, decided at the same point (``own_text``; ``decks``
+says why): one rule for every file whose own text mnote-kr sends before LightRAG reads it.
 """
 
 from __future__ import annotations
@@ -41,14 +42,14 @@ def pages_text(ctx: ProviderContext, source: SourceFile) -> str | None:
 
 def own_text(ctx: ProviderContext, source: SourceFile) -> str | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
-    a PDF with scanned pages (``pages_text``), a deck with speaker notes (``decks.notes_text``); None:
-    the file itself is linked."""
-    return pages_text(ctx, source) or decks.notes_text(ctx, source)
+    a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out
+    (``decks.deck_text``); None: the file itself is linked."""
+    return pages_text(ctx, source) or decks.deck_text(ctx, source)
 
 
 def mark(rel_path: str) -> str:
     """The first line of the text wrapper of ``own_text``'s file: what the text is and why it is sent."""
-    return links.NOTES_WRAPPER_MARK if naming.safe_suffix(rel_path) == decks.SUFFIX else links.RECOGNIZED_WRAPPER_MARK
+    return links.DECK_WRAPPER_MARK if naming.safe_suffix(rel_path) == decks.SUFFIX else links.RECOGNIZED_WRAPPER_MARK
 
 
 def note(text: str, rel_path: str = "") -> str:
