@@ -51,6 +51,27 @@ def test_ctrl_c_stops_the_stdio_server_while_its_client_keeps_stdin_open(tmp_pat
     assert code == 0 and out == "" and "Aborted" not in err and "Traceback" not in err, (code, out, err)
 
 
+def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> None:
+    """A person starts it in a terminal and presses Ctrl-C: the read of the terminal must not hold it
+    (the SDK's own stdin reader, a thread a cancel cannot stop, kept it running until Ctrl-D)."""
+    import os
+    import pty
+
+    ws, env = _library(tmp_path)
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
+                                stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        os.write(leader, (json.dumps(INIT) + "\n").encode())
+        assert proc.stdout is not None
+        assert json.loads(proc.stdout.readline())["id"] == 1  # serving, and blocked reading the terminal again
+        code, _, err = _stopped(proc)
+    finally:
+        os.close(leader)
+        os.close(follower)
+    assert code == 0 and "Traceback" not in err, (code, err)
+
+
 def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp_path: Path) -> None:
     ws, env = _library(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp", "--http"], cwd=ws, env=env, text=True,

@@ -24,6 +24,8 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import anyio.from_thread
+import anyio.lowlevel
 import anyio.to_thread
 import mcp_types as types
 import msgspec
@@ -129,12 +131,45 @@ def build_server(host: Host, *, allow_writes: bool = False) -> Server[Any]:
 # ----------------------------------------------------------------------------- stdio
 
 
+class _StdinLines:
+    """The client's lines, read by a daemon thread from a private copy of fd 0 (fd 0 itself then reads
+    the null device, as the SDK's own claim of stdin does, so a child process reads nothing of the
+    wire). The SDK reads stdin in an anyio worker thread that a cancel cannot stop: blocked on a
+    terminal, it held up Ctrl-C until stdin closed. A daemon thread's read holds up neither Ctrl-C
+    nor the process's exit."""
+
+    def __init__(self) -> None:
+        import os
+        import threading
+
+        send, self._receive = anyio.create_memory_object_stream[str](16)
+        token = anyio.lowlevel.current_token()
+        private = os.dup(0)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+
+        def pump() -> None:
+            try:
+                with open(private, encoding="utf-8", errors="replace", closefd=True) as lines:
+                    for line in lines:
+                        anyio.from_thread.run(send.send, line, token=token)
+                anyio.from_thread.run(send.aclose, token=token)
+            except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
+                pass  # the server has stopped: nobody reads these lines any more
+
+        threading.Thread(target=pump, name="mcp stdin", daemon=True).start()
+
+    def __aiter__(self) -> Any:
+        return self._receive.__aiter__()
+
+
 def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
-    """Serve over stdin/stdout until the client closes stdin."""
+    """Serve over stdin/stdout until the client closes stdin (or Ctrl-C: ``KeyboardInterrupt``)."""
     server = build_server(host, allow_writes=allow_writes)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream):
+        async with stdio_server(stdin=_StdinLines()) as (read_stream, write_stream):  # type: ignore[arg-type]
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     anyio.run(main)
@@ -217,13 +252,13 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
     token = secrets.token_urlsafe(32)
     token_file = paths.state_dir() / TOKEN_FILE
     write_private(token_file, token + "\n")
-    app = http_app(host, token=token, port=port, allow_writes=allow_writes)
-    print(f"MCP on http://127.0.0.1:{port}{MCP_PATH}")
-    print(f"Token: {token}")
-    print(f"Token file: {token_file}")
-    print("Press Ctrl-C to stop.", flush=True)
-    config = uvicorn.Config(app, log_level="warning", lifespan="on")
-    try:
+    try:  # from here on, the token file goes however the server stops (a Ctrl-C during start-up too)
+        app = http_app(host, token=token, port=port, allow_writes=allow_writes)
+        print(f"MCP on http://127.0.0.1:{port}{MCP_PATH}")
+        print(f"Token: {token}")
+        print(f"Token file: {token_file}")
+        print("Press Ctrl-C to stop.", flush=True)
+        config = uvicorn.Config(app, log_level="warning", lifespan="on")
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         sock.close()
