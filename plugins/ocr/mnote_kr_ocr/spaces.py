@@ -57,30 +57,63 @@ def spaced_frames(preds: np.ndarray, space: int, share: float = SPACE_SHARE) -> 
 def keep_spaces(plain: str, spaced: str) -> str:
     """``plain`` with the spaces of ``spaced`` (the same characters, spaces added) that belong there:
     none beside a CJK letter, none beside a CJK mark unless a Latin letter or digit is on its other
-    side (``Hypertension （diagnosed``), none before a closing mark or after an opening one. ``plain``
-    itself when the two differ in anything but spaces (never expected: only blanks became spaces)."""
-    if plain.replace(" ", "") != spaced.replace(" ", ""):
+    side (``Hypertension （diagnosed``), none before a closing mark or after an opening one, none
+    inside a number, time, code or contraction (:func:`_joined`). ``plain``'s own spaces stay as they
+    are (a double space too). ``plain`` itself when the two differ in anything but spaces (never
+    expected: only blanks became spaces)."""
+    chars = [c for c in plain if c != " "]
+    if chars != [c for c in spaced if c != " "]:
         return plain
+    gaps_plain = _gaps(plain)
+    gaps_spaced = _gaps(spaced)
     out: list[str] = []
-    i = 0  # position in plain
-    for j, ch in enumerate(spaced):
-        if i < len(plain) and ch == plain[i]:
-            out.append(ch)
-            i += 1
-            continue
-        # a space the plain decode does not have
-        before = out[-1] if out else ""
-        after = next((c for c in spaced[j + 1:] if c != " "), "")
-        if (before and after and before != " " and _spaceable(before, after)
-                and after not in _CLOSING and before not in _OPENING and not _in_number(out, after)):
+    for k, ch in enumerate(chars):
+        if gaps_plain[k]:
+            out.append(gaps_plain[k])
+        elif gaps_spaced[k] and k and _spaceable(chars[k - 1], ch) and ch not in _CLOSING \
+                and chars[k - 1] not in _OPENING and not _joined(chars, k):
             out.append(" ")
+        out.append(ch)
+    out.append(gaps_plain[len(chars)])
     return "".join(out)
 
 
-def _in_number(out: list[str], after: str) -> bool:
-    """A space would split a number at its separator (``2,|000``, ``3.|5``): a digit follows a
-    comma or point that follows a digit."""
-    return after.isdigit() and len(out) >= 2 and out[-1] in ",." and out[-2].isdigit()
+def _gaps(text: str) -> list[str]:
+    """The spaces before each non-space character of ``text``, then those after the last."""
+    gaps, run = [], ""
+    for ch in text:
+        if ch == " ":
+            run += ch
+        else:
+            gaps.append(run)
+            run = ""
+    return [*gaps, run]
+
+
+#: Marks that join what stands on both sides of them: a time, a date, a code, a contraction.
+_JOINING = ":/-'’"
+
+
+def _joined(chars: list[str], k: int) -> bool:
+    """A space before ``chars[k]`` would split one token: two digits (``12|345``), a number at its
+    separator (``2,|000``, ``3.|5``), a time (``10:|30``), or a joining mark between letters or digits
+    (``BCB|-445782``, ``and/|or``, ``don'|t``)."""
+    before, after = chars[k - 1], chars[k]
+    if before.isdigit() and after.isdigit():
+        return True
+    if before in ",." and after.isdigit() and k >= 2 and chars[k - 2].isdigit():
+        return True
+    if before in _JOINING and k >= 2 and _joins(before, chars[k - 2], after):
+        return True
+    return after in _JOINING and k + 1 < len(chars) and _joins(after, before, chars[k + 1])
+
+
+def _joins(mark: str, left: str, right: str) -> bool:
+    """``mark`` joins ``left`` and ``right``: a colon only between digits (``10:30``, not ``FINDINGS:No``),
+    the others between letters or digits."""
+    if mark == ":":
+        return left.isdigit() and right.isdigit()
+    return left.isalnum() and right.isalnum()
 
 
 class SpacedDecode:
@@ -92,8 +125,6 @@ class SpacedDecode:
         self.decode = decode
         self.share = share
         self.space = len(decode.character) - 1  # RapidOCR appends the space class last
-        if decode.character[self.space] != " ":
-            raise ValueError("the recogniser's last class is not the space")
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.decode, name)
@@ -109,5 +140,10 @@ class SpacedDecode:
 def install(engine: Any) -> None:
     """Have a ``RapidOCR`` engine decode with :class:`SpacedDecode` (once)."""
     rec = engine.text_rec
-    if not isinstance(rec.postprocess_op, SpacedDecode):
-        rec.postprocess_op = SpacedDecode(rec.postprocess_op)
+    decode = rec.postprocess_op
+    if isinstance(decode, SpacedDecode):
+        return
+    character = getattr(decode, "character", None)
+    if not character or character[-1] != " ":
+        return  # another RapidOCR than the pinned one: its own decoding stands (no spaces added)
+    rec.postprocess_op = SpacedDecode(decode)

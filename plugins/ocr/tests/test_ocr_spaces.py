@@ -79,6 +79,10 @@ def test_only_blank_frames_with_enough_space_become_spaces() -> None:
     ("a b", "a  b", "a b"),
     ("cost2,000and3.5", "cost 2, 000 and 3. 5", "cost 2,000 and 3.5"),  # a number keeps its separators
     ("in2019,2020", "in 2019, 2020", "in 2019,2020"),  # (a list of years loses its gap: the engine's blank)
+    ("Total  120mg", "Total 120 mg", "Total  120 mg"),  # the engine's own double space stays, nothing is lost
+    ("at10:30on2024/03/15", "at 10: 30 on 2024 / 03 / 15", "at 10:30 on 2024/03/15"),  # a time, a date
+    ("BCB-445782,don't", "BCB - 445782, don' t", "BCB-445782, don't"),  # a code, a contraction
+    ("12345", "12 345", "12345"),  # a number is never split
     ("abc", "a c", "abc"),  # not the same characters: the plain reading stands
 ])
 def test_added_spaces_only_between_words(plain: str, spaced: str, kept: str) -> None:
