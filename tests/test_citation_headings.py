@@ -11,13 +11,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr.models import MappedReference, ProviderQueryResult, ProviderReference, QueryRequest, SourceEntry
 from tests.surfaces import BlockProvider
 from tests.test_pipeline_replay import AURORA, AURORA_INTRO, AURORA_REL, fresh_caches, make_env
 
@@ -42,7 +43,9 @@ def test_a_docx_citation_is_headed_by_its_paragraphs_section_not_its_blocks(
     assert (env.ws / AURORA_REL).read_bytes() == before
 
 
-NOTE = """# Harbour
+NOTE = """The town keeps its records in the library above the post office.
+
+# Harbour
 
 The harbour was dredged in 1911 so that larger ships could berth at the quay.
 
@@ -57,7 +60,17 @@ Fishmongers sell the morning catch at the market on the square every Saturday.
 
 
 class OnePassage(BlockProvider):
-    """The fake provider returning each file as one passage (its whole text), in one block."""
+    """The fake provider returning each file as one passage (its whole text), in one block whose heading
+    is the last section's, as a provider's block that runs on into the next section may be labelled."""
+
+    @hookimpl
+    def map_reference(self, ctx: Any, reference: ProviderReference, entries: dict[str, SourceEntry],
+                      query: str) -> MappedReference | None:
+        mapped = BlockProvider.map_reference(self, ctx, reference, entries, query)
+        if mapped is None or mapped.block is None:
+            return mapped
+        block = msgspec.structs.replace(mapped.block, heading="Market **Square**", parent_headings=[])
+        return msgspec.structs.replace(mapped, block=block)
 
     @hookimpl
     def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
@@ -85,3 +98,19 @@ def test_each_place_of_a_file_carries_the_heading_of_its_own_section(tmp_path: P
         want = next(h for h, w in (("Harbour", "dredged"), ("Market", "Fishmongers"), ("Lighthouse", "lighthouse"),
                                    ("Harbour", "Harbour"), ("Market", "Market")) if w in words)
         assert a.heading_path == [want], (words, a.heading_path)
+    (intro,) = h.search("where are the town records kept", top_k=5).results
+    assert "library above the post office" in (intro.display_quote or "")
+    assert intro.heading_path == []  # before the first heading: under none, not the block's "Market Square"
+
+
+def test_a_heading_reads_as_text_on_one_line() -> None:
+    from mnote_kr.citations.map.sidecar import located_headings
+    from mnote_kr.default_plugins.text_locator import split_paragraphs
+    from mnote_kr.models import Locator, SidecarBlock
+
+    paras = split_paragraphs("# Guide to **Aurora** and [the links](https://x.example/a)\n\nBody text here.\n")
+    assert paras[1].heading_path == ("Guide to Aurora and the links",)
+    block = SidecarBlock(blockid="b", content="", heading="收益成本分析的一般方法",
+                         parent_headings=["（资料性附录）\n附录 B"])
+    assert located_headings(Locator(), block) == ["（资料性附录） 附录 B", "收益成本分析的一般方法"]
+    assert located_headings(Locator(place_headings=[]), block) == []  # known: under no heading

@@ -554,6 +554,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
             return c
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         shown, _ = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
+        headings = located_headings(located, None) if located.place_headings is not None else c.heading_path
         locator = _without_place_text(located)
         if not placed(locator) or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
@@ -569,7 +570,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
                 c, citation_id=cid, locator=locator, locator_precision=locator.locator_precision,
                 block_id=locator.block_id, locator_degraded=locator.locator_degraded, citation_url=url, alternatives=[],
                 citation_markdown=citation_markdown(Path(c.source_root_relative_path).name, locator, url),
-                display_quote=shown)
+                display_quote=shown, heading_path=headings)
         return minted[anchor]
 
     def written(c: Citation, sentence: str) -> Citation | None:

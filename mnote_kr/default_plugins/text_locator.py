@@ -58,6 +58,17 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+_MD_LINK = lazy_compile(r"!?\[([^\]]*)\]\([^)]*\)")
+_MD_EMPHASIS = lazy_compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
+
+
+def plain_heading(title: str) -> str:
+    """A Markdown heading as it reads (a citation's ``headingPath``): links and images by their words,
+    no emphasis marks or code ticks (``Guide to **Aurora** and [links](x)`` -> ``Guide to Aurora and links``)."""
+    text = _MD_LINK.sub(r"\1", title).replace("`", "")
+    return " ".join(_MD_EMPHASIS.sub(r"\2", text).split())
+
+
 def _is_toc(lines: list[str]) -> bool:
     body = [ln.strip() for ln in lines if ln.strip()]
     if not body:
@@ -81,7 +92,7 @@ def split_paragraphs(text: str, markdown: bool = True) -> list[TextParagraph]:
         if level:
             while headings and headings[-1][0] >= level:
                 headings.pop()
-            headings.append((level, title))
+            headings.append((level, plain_heading(title)))
         in_toc = toc_ok and not level and _is_toc(lines)
         path = tuple(h for _, h in headings)
         paras.append(

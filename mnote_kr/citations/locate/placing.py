@@ -157,7 +157,8 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             # the paragraph's own words: the quote shows the place the reader is taken to, not
             # another sentence of the chunk that holds more of the query's words
             place_text=para.text if para.text.strip() else None,
-            place_headings=list(getattr(para, "heading_path", ())) or None,
+            # () is known too: a paragraph before the first heading sits under none
+            place_headings=list(para.heading_path) if hasattr(para, "heading_path") else None,
             runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail)
                         for r in match.runners_up],
         )

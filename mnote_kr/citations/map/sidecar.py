@@ -90,6 +90,5 @@ def located_headings(locator: Locator, block: SidecarBlock | None) -> list[str]:
     """A citation's ``headingPath``: the headings of the paragraph its locator landed on, when the
     locator reads them (``Locator.place_headings``), else its provider block's. A block can run on
     into the next section, so its heading may be another paragraph's."""
-    if locator.place_headings is not None:
-        return list(locator.place_headings)
-    return heading_path(block) if block else []
+    path = locator.place_headings if locator.place_headings is not None else heading_path(block) if block else []
+    return [h for h in (" ".join(h.split()) for h in path) if h]  # a heading with a line break reads on one line

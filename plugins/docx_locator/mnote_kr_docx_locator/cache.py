@@ -25,7 +25,7 @@ def _parse(real: str, st: os.stat_result) -> DocxDocument:
 
 _cache: FileCache[DocxDocument] = FileCache(
     _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
-    persist=Persist(name="docx", version="1", model=DocxDocument),  # new process, no re-parse
+    persist=Persist(name="docx", version="2", model=DocxDocument),  # new process, no re-parse (2: outline 9)
 )
 stats = _cache.stats
 

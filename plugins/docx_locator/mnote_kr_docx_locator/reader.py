@@ -168,6 +168,8 @@ def _read_styles(root: etree._Element | None) -> dict[str, tuple[int, bool]]:
             if st_.outline is not None and 0 <= st_.outline < 9:
                 level = st_.outline + 1
                 break
+            if st_.outline is not None:  # outline level 9: body text, said outright (not its base's heading)
+                break
             cur = st_.based_on or ""
         out[sid] = (level, toc)
     return out
@@ -304,8 +306,8 @@ class _Walker:
                     state["toc"] = state["toc"] or toc
                 elif local == "outlineLvl":
                     o = _int(_wval(pp))
-                    if o is not None and 0 <= o < 9:
-                        level = o + 1
+                    if o is not None:  # 9: body text, whatever its style says
+                        level = o + 1 if 0 <= o < 9 else 0
                 elif local == "numPr":
                     for np_ in pp:
                         if isinstance(np_.tag, str):
