@@ -17,6 +17,7 @@ import pytest
 from mnote_kr.agents import contracts, tools
 from mnote_kr.agents.mcp_server import LoopbackGuard
 from mnote_kr.app.host import Host
+from mnote_kr.citations.map import notindexed
 from mnote_kr.core.config import load_config
 from mnote_kr.errors import NotFoundError, PathNotAllowedError, UsageError
 from mnote_kr.models import (
@@ -146,7 +147,7 @@ def test_source_paths_outside_the_workspace_are_refused_before_any_query(host: H
 
 def test_scope_not_indexed_names_stale_missing_and_never_ingested_files(host: Host) -> None:
     reg = host.registry()
-    got = tools.scope_not_indexed(host, reg, ["kb", "kb/new.md", "kb/nothing.pdf", "kb/ok.md"])
+    got = notindexed.scope_not_indexed(host, reg, ["kb", "kb/new.md", "kb/nothing.pdf", "kb/ok.md"])
     assert [(n.source_path, n.status, n.reason) for n in got] == [
         ("kb/gone.md", "stale", "deleted on disk"),
         ("kb/new.md", "not_indexed", "not in the knowledge base (never ingested)"),

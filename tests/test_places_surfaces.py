@@ -232,7 +232,7 @@ def test_a_query_over_the_length_limit_is_refused_alike_on_every_surface(served,
     from mnote_kr.errors import UsageError
 
     pasted = ("glacier melt water " * 250).strip()  # 4,749 characters: a pasted text, not a question
-    with pytest.raises(UsageError, match=r"4,749 characters long; at most 4,000"):
+    with pytest.raises(UsageError, match=r"4,749 characters long; at most 4,000 are accepted"):
         site.host.search(pasted)
     _, client = served
     for route in ("search", "query"):

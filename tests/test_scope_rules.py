@@ -146,7 +146,10 @@ def test_not_indexed_says_a_passed_over_file_is_not_a_type_that_is_indexed(kb: t
         assert "not a file type fake indexes" in found[0][2] and "not ingested yet" not in found[0][2]
     write(host.root / "kb" / "fresh.md", "new\n")
     assert [(p, s) for p, s, _ in named("what is in fresh.md")] == [("kb/fresh.md", "not_indexed")]
-    assert named("is Node.js or config.md a file") == []  # words, and a type it indexes that no file has
+    # a word ("Node.js") is not a file's name; a document's name no file has is said to be missing, or its
+    # cards would look like that file's (a newcomer asked about quarterly_budget.docx and got others')
+    assert named("is Node.js or Config.md a file") == [
+        ("Config.md", "not_indexed", "no file of this name in the library's folders")]
     scoped = notindexed.scope_not_indexed(host, host.registry(), ["kb/data.bin"])
     assert [(n.source_path, n.status) for n in scoped] == [("kb/data.bin", "skipped")]
 

@@ -38,11 +38,10 @@ from mnote_kr.agents.contracts import (
     object_schema,
 )
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
-from mnote_kr.models import NotIndexed, OpenPlan
+from mnote_kr.models import OpenPlan
 
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
-    from mnote_kr.core.registry import Registry
 
 STATUS = "mnote_knowledge_rag_status"
 QUERY = "mnote_knowledge_rag_query"
@@ -107,13 +106,6 @@ def anchor(host: Host, raw: str) -> tuple[str, str]:
     return str(abs_path), rel
 
 
-def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
-    """Files inside ``sourcePaths`` that cannot be cited, and why (``notindexed.scope_not_indexed``)."""
-    from mnote_kr.citations.map.notindexed import scope_not_indexed as not_citable
-
-    return not_citable(host, reg, scope_rels)
-
-
 def dropped_notes(diagnostics: dict[str, Any]) -> list[str]:
     """One line per reason references were left out, from the pipeline's diagnostics."""
     dropped: dict[str, int] = diagnostics.get("dropped", {})
@@ -168,7 +160,6 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         asked, diagnostics = ask_with_diagnostics(host, args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, notes = asked.citations, asked.answer, list(asked.notes)
         weak = asked.weak_reason
-        reg = host.registry()
         missing = list(asked.not_indexed)
         query = asked.query
         sentences = [AgentSentence(text=s.text, supported=s.supported, citation_id=s.citation_id)
@@ -180,14 +171,11 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         notes = list(diagnostics.get("notes", []))
         missing = list(found.not_indexed)
         query = found.query
-        reg = host.registry()
         weak = found.weak_reason
         if weak and citations:
             notes.append(f"Weak result: {weak}. Tell the user nothing clearly answers; "
                          "do not present these as the answer.")
-    notes += dropped_notes(diagnostics)
-    seen = {m.source_path for m in missing} | {c.source_root_relative_path for c in citations}  # cited: citable
-    missing += [m for m in scope_not_indexed(host, reg, [r for _, r in anchored]) if m.source_path not in seen]
+    notes += dropped_notes(diagnostics)  # (search and ask name the scope's files that cannot be cited)
     if missing:
         notes.append(f"{len(missing)} file(s) you may be asking about cannot be cited: see notIndexed.")
     if not citations:

@@ -237,12 +237,13 @@ class Locator(Frozen, frozen=True, kw_only=True):
     quote: str | None = None
     #: The words of the located paragraph or boxed lines as the locator reads them: the host takes
     #: the chunk's sentences that stand there as the ``displayQuote`` (``cleaning.quote.place_quote``)
-    #: and clears this field before a citation carries the locator (null on the wire).
+    #: and clears this field before a citation carries the locator (null in a citation; ``mnote-kr locate``
+    #: shows it).
     place_text: str | None = None
     #: The headings the located paragraph sits under as the locator reads the file (its own text
     #: when it is a heading): the citation's ``headingPath``, which the provider's block (a whole
     #: section, or the next one's) only approximates. None: not known, the block's are used.
-    #: Cleared before a citation carries the locator (null on the wire).
+    #: Cleared before a citation carries the locator (null in a citation; ``mnote-kr locate`` shows it).
     place_headings: list[str] | None = None
     #: The passage's next best places, best first (each a whole locator, approximate): the host
     #: shows them behind the file's other places (``Citation.alternatives``) and clears this field

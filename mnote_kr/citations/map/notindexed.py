@@ -88,6 +88,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     asked = {m.group(1).lower() for m in _FILENAME_RE.finditer(query)} - DOCUMENT_EXTENSIONS
     known = frozenset(ext for ext in asked if any(rel.lower().endswith("." + ext) for rel in reg.entries))
     names = file_names(query, known)
+    documents = set(names)  # named as documents are: said to be missing when no file has the name
     if asked - known:
         # "data.bin": a type the provider cannot index is the user's word for a file too (a folder
         # ingest passes it over, so no entry says so); "Node.js", a type it indexes, is not.
@@ -115,6 +116,12 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         for root_rel in sorted(reg.roots):
             _walk_root(host, reg, root_rel, missing, walked)
         out.extend(_passed_over(host, walked))
+        # a name no file of the library has: say so, or the cards look like that file's
+        there = {n.source_path.rpartition("/")[2].lower() for n in walked}
+        typed = {m.group(0).lower(): m.group(0) for m in _FILENAME_RE.finditer(query)}
+        out.extend(NotIndexed(source_path=typed.get(name, name), status="not_indexed",
+                              reason="no file of this name in the library's folders")
+                   for name in sorted((missing - there) & documents))
     return out
 
 

@@ -63,7 +63,7 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
         raise UsageError("The query is empty")
     check_query_text(query)
     if len(query) > MAX_QUERY_CHARS:
-        raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are read",
+        raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted",
                          hint="ask a question or give a phrase from the passage, not the whole text")
     if not 1 <= top_k <= 200:
         raise UsageError(f"--top-k must be between 1 and 200, not {top_k}",

@@ -77,12 +77,14 @@ def test_a_style_said_to_be_body_text_is_not_a_heading_though_based_on_one(tmp_p
               '<w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style></w:styles>').encode()
 
     def p(text: str, style: str = "", outline: str = "") -> str:
-        ppr = (f'<w:pStyle w:val="{style}"/>' if style else "") + (f'<w:outlineLvl w:val="{outline}"/>' if outline else "")
+        ppr = (f'<w:pStyle w:val="{style}"/>' if style else "") + \
+            (f'<w:outlineLvl w:val="{outline}"/>' if outline else "")
         return f'<w:p><w:pPr>{ppr}</w:pPr><w:r><w:t>{text}</w:t></w:r></w:p>'
 
     body = (p("6.2 Overall review", "T2") + p("The review weighs every finding together.", "U2")
             + p("Done by the whole team.", "T2", outline="9") + p("6.3 Records", "T2"))
-    xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body></w:document>'
+    xml = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>' \
+          "</w:document>"
     doc = load_docx(_write(tmp_path, package(xml.encode(), styles=styles)))
     assert [q.heading_level for q in doc.paragraphs] == [2, 0, 0, 2]
     assert doc.paragraphs[1].heading_path == doc.paragraphs[2].heading_path == ("6.2 Overall review",)
