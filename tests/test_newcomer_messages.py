@@ -51,3 +51,14 @@ def test_engine_start_says_its_url_is_the_shared_server_and_where_a_workspace_is
     (folder / ".mnote").mkdir()
     out = CliRunner().invoke(cli, ["engine", "start"])
     assert f"This workspace ({folder.resolve()}): its own server starts on first use" in out.output, out.output
+
+
+@pytest.mark.parametrize("query", ["😀" * 200, "?!…", "★ ☆ ✦"])
+def test_a_query_of_symbols_alone_is_told_to_give_words_before_the_provider_fails_on_it(query: str) -> None:
+    """200 emoji made LightRAG answer HTTP 500 (no keywords), shown as a provider error (a newcomer's check)."""
+    from mnote_kr.citations.map.request import query_request
+    from mnote_kr.errors import UsageError
+
+    with pytest.raises(UsageError, match="The query has no words, only symbols"):
+        query_request({}, query, top_k=5, mode="mix", rerank=None, want_answer=False)
+    assert query_request({}, "★ 打字机", top_k=5, mode="mix", rerank=None, want_answer=False).query == "★ 打字机"

@@ -62,6 +62,8 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
     if not query:
         raise UsageError("The query is empty")
     check_query_text(query)
+    if not any(ch.isalnum() for ch in query):  # emoji or marks alone: LightRAG finds no keyword and fails
+        raise UsageError("The query has no words, only symbols", hint="give a few words or a phrase from the passage")
     if len(query) > MAX_QUERY_CHARS:
         raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted",
                          hint="ask a question or give a phrase from the passage, not the whole text")

@@ -220,7 +220,8 @@ def render_status(info: dict[str, Any]) -> str:
     meant = info.get("meaning") or {}
     if meant:
         lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
-                                      f"vectors kept for {meant.get('files', 0)} file version(s), every workspace's")
+                                      f"vectors kept for {meant.get('files', 0)} file version(s) "
+                                      "(one store for every workspace)")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
