@@ -182,7 +182,7 @@ def _cache() -> FileCache[TextDocument[TextParagraph]]:
         _cache_obj = FileCache(
             _parse, what="text file", max_items=CACHE_SIZE,
             weight=lambda d: sum(len(p.text) for p in d.paragraphs), max_weight=CACHE_MAX_BYTES,  # ~ file sizes
-            persist=Persist(name="text", version="1", model=TextDocument),
+            persist=Persist(name="text", version="2", model=TextDocument),  # 2: plain headings
         )
     return _cache_obj
 
@@ -235,7 +235,8 @@ def locate_text(request: LocateRequest) -> Locator:
     match = with_meaning(doc, match, request.passage, request.query, scope)
     inside = match.paragraph is not None and scope is not None and match.paragraph.index in scope
     return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
-                              detail=" in the block's heading section" if inside else "")
+                              detail=" in the block's heading section" if inside else "",
+                              headings=Path(request.file).suffix.lower() in MARKDOWN_EXTENSIONS)
 
 
 @hookimpl(trylast=True)

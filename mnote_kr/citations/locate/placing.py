@@ -135,8 +135,11 @@ def queue_places(doc: TextDocument[P]) -> None:
 
 
 
-def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "") -> Locator:
-    """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold."""
+def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "",
+                       headings: bool = False) -> Locator:
+    """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold.
+    ``headings``: the document's paragraphs carry the headings they sit under as the file reads them
+    (DOCX, Markdown), so an empty ``heading_path`` means under none; else the provider's block says."""
     if match.paragraph is not None:
         para = match.paragraph
         reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
@@ -158,8 +161,8 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             # another sentence of the chunk that holds more of the query's words
             place_text=para.text if para.text.strip() else None,
             # () is known too: a paragraph before the first heading sits under none
-            place_headings=list(para.heading_path) if hasattr(para, "heading_path") else None,
-            runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail)
+            place_headings=list(para.heading_path) if headings else None,
+            runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail, headings=headings)
                         for r in match.runners_up],
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"

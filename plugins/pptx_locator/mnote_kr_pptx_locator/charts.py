@@ -19,6 +19,8 @@ its title), and with a single series a line is ``category: value``.
 
 from __future__ import annotations
 
+import datetime as dt
+import re
 from typing import Any
 
 C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
@@ -58,22 +60,52 @@ def _number(text: str, percent: bool) -> str:
     return out + ("%" if percent else "")
 
 
-def _points(holder: Any, budget: int) -> dict[int, str]:
+def _is_date(fmt: str) -> bool:
+    """A number format that shows a date (``yyyy\\-mm\\-dd``, ``m/d/yyyy``, ``mmm-yy``): a year or day
+    code outside quoted text and ``[...]`` sections."""
+    bare = re.sub(r'"[^"]*"|\[[^\]]*\]|\\.', "", fmt).lower()
+    return "y" in bare or "d" in bare
+
+
+def _date(text: str, date1904: bool) -> str:
+    """A spreadsheet serial day number as an ISO date (``43466`` -> ``2019-01-01``); the text itself when
+    it is no number."""
+    try:
+        serial = float(text)
+    except ValueError:
+        return _clean(text)
+    base = dt.date(1904, 1, 1) if date1904 else dt.date(1899, 12, 30)  # (1900's leap-day bug included)
+    try:
+        return (base + dt.timedelta(days=int(serial))).isoformat()
+    except OverflowError:
+        return _clean(text)
+
+
+def _points(holder: Any, budget: int, date1904: bool = False) -> dict[int, str]:
     """``{index: text}`` of the cached points under a ``c:tx``/``c:cat``/``c:val`` element (a multi-level
-    category's innermost level); empty when nothing is cached."""
+    category's labels joined outermost first: ``2019 Q1``); empty when nothing is cached."""
     if holder is None:
         return {}
     cache = next((e for e in holder.iter(*_CACHES)), None)
     if cache is None:
-        level = next(holder.iter(C + "lvl"), None)  # c:multiLvlStrCache: the first level is the innermost
-        cache = level
-    if cache is None:
+        levels = list(holder.iter(C + "lvl"))  # c:multiLvlStrCache: the first level is the innermost
+        if levels:
+            return _levels(levels, budget)
         v = holder.find(C + "v")  # a series name written in place: ``c:tx/c:v``
         return {0: _clean(v.text)} if v is not None and (v.text or "").strip() else {}
-    fmt = cache.find(C + "formatCode")
-    percent = fmt is not None and (fmt.text or "").strip().endswith("%")
+    fmt = (cache.findtext(C + "formatCode") or "").strip()
+    percent = fmt.endswith("%")
     numeric = str(cache.tag).endswith(("numCache", "numLit"))
+    dated = numeric and _is_date(fmt)
     out: dict[int, str] = {}
+    for idx, text in _cached(cache, budget):
+        out[idx] = _date(text, date1904) if dated else _number(text, percent) if numeric else _clean(text)
+    return out
+
+
+def _cached(cache: Any, budget: int) -> list[tuple[int, str]]:
+    """``(index, text)`` of a cache's points with a value, at most ``budget``."""
+    out: list[tuple[int, str]] = []
     for pt in cache.iterfind(C + "pt"):
         if len(out) >= budget:
             break
@@ -83,7 +115,19 @@ def _points(holder: Any, budget: int) -> dict[int, str]:
         except ValueError:
             continue
         if v is not None and v.text is not None and v.text.strip():
-            out[idx] = _number(v.text.strip(), percent) if numeric else _clean(v.text)
+            out.append((idx, v.text.strip()))
+    return out
+
+
+def _levels(levels: list[Any], budget: int) -> dict[int, str]:
+    """A multi-level category: each innermost label behind the outer labels it falls under (an outer
+    point stands over the inner points from its index to the next outer point's)."""
+    inner = {idx: _clean(text) for idx, text in _cached(levels[0], budget)}
+    outers = [sorted((idx, _clean(text)) for idx, text in _cached(level, budget)) for level in levels[1:]]
+    out = {}
+    for i, label in inner.items():
+        heads = [next((text for idx, text in reversed(outer) if idx <= i), "") for outer in reversed(outers)]
+        out[i] = " ".join(h for h in (*heads, label) if h)
     return out
 
 
@@ -105,6 +149,8 @@ def chart_lines(space: Any) -> list[str]:
     then a line per category; empty when no series has cached values."""
     series: list[tuple[str, dict[int, str], dict[int, str]]] = []
     budget = MAX_POINTS
+    flag = space.find(C + "date1904")
+    date1904 = flag is not None and flag.get("val", "1") in ("1", "true")
     for n, ser in enumerate(space.iter(C + "ser")):
         if n >= MAX_SERIES or budget <= 0:
             break
@@ -117,7 +163,7 @@ def chart_lines(space: Any) -> list[str]:
             continue
         budget -= len(values)
         name = " ".join(_points(ser.find(C + "tx"), 10).values()) or f"Series {n + 1}"
-        series.append((name, _points(cats, len(values) + 1_000), values))
+        series.append((name, _points(cats, len(values) + 1_000, date1904), values))
     if not series:
         return []
     head = _title(space) or ", ".join(name for name, _, _ in series)

@@ -123,7 +123,7 @@ class _Builder:
         if rid is not None:
             try:  # the chart part's XML as python-pptx loaded it; its chart API is not used (``charts``)
                 space = shape.part.related_part(rid)._element
-            except (KeyError, AttributeError):  # a dangling relationship, or a part that is no XML
+            except (KeyError, AttributeError, ValueError):  # dangling, external (ValueError), or no XML part
                 return
             lines = chart_lines(space)
             if self.chart_lines + len(lines) > MAX_CHART_LINES:

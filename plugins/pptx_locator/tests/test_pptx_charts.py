@@ -144,3 +144,55 @@ def test_charts_past_the_decks_budget_are_left_out_not_the_deck(monkeypatch: pyt
     doc = reader.parse_file(str(copy), copy.stat())
     assert [p.slide for p in doc.paragraphs if p.kind == "chart"] == [1] * 5
     assert [p.text for p in doc.paragraphs if p.slide == 2] == ["Quarterly revenue"]
+
+
+def test_a_chart_linked_as_external_is_passed_over_not_the_deck(tmp_path: Path) -> None:
+    """A chart relationship marked ``TargetMode="External"`` makes python-pptx raise ValueError: the
+    deck's other text is still read (the chart has no values here to read)."""
+    from mnote_kr_pptx_locator import reader
+
+    copy = tmp_path / "external.pptx"
+    with zipfile.ZipFile(DECK) as src, zipfile.ZipFile(copy, "w") as out:
+        for item in src.infolist():
+            data = src.read(item.filename)
+            if item.filename == "ppt/slides/_rels/slide1.xml.rels":
+                rels = etree.fromstring(data)
+                for rel in rels:
+                    if rel.get("Type", "").endswith("/chart"):
+                        rel.set("TargetMode", "External")
+                data = etree.tostring(rels, xml_declaration=True, encoding="UTF-8", standalone=True)
+            out.writestr(item, data)
+    doc = reader.parse_file(str(copy), copy.stat())
+    assert not [p for p in doc.paragraphs if p.slide == 1 and p.kind == "chart"]
+    assert [p.text for p in doc.paragraphs if p.kind == "chart" and p.slide == 2] == chart_text(2)
+    assert chart_text(2)  # the other slide's chart is read as from the original deck
+
+
+def _pts(*values: str) -> str:
+    return "".join(f'<c:pt idx="{i}"><c:v>{v}</c:v></c:pt>' for i, v in enumerate(values))
+
+
+def test_a_date_axis_reads_as_dates_not_day_numbers() -> None:
+    """A time-series chart caches its categories as spreadsheet day numbers with a date format: 43466 is
+    1 January 2019 (days since 30 December 1899; since 1 January 1904 with ``c:date1904``)."""
+    ser = ('<c:ser><c:tx><c:v>Rain</c:v></c:tx><c:cat><c:numRef><c:numCache><c:formatCode>yyyy\\-mm\\-dd'
+           f'</c:formatCode>{_pts("43466", "43497")}</c:numCache></c:numRef></c:cat>'
+           f'<c:val><c:numLit>{_pts("1.5", "2")}</c:numLit></c:val></c:ser>')
+    assert lines(f"<c:lineChart>{ser}</c:lineChart>") == ["Rain", "2019-01-01: 1.5", "2019-02-01: 2"]
+    space = etree.fromstring(SPACE.format(f"<c:lineChart>{ser}</c:lineChart>").replace(
+        "<c:chart>", '<c:date1904 val="1"/><c:chart>'))
+    from mnote_kr_pptx_locator.charts import chart_lines
+
+    assert chart_lines(space)[1] == "2023-01-02: 1.5"
+
+
+def test_multi_level_categories_keep_their_outer_labels() -> None:
+    """Quarters under years: each quarter's line says its year (``2019 Q1``), not four lines named Q1/Q2."""
+    cat = ('<c:cat><c:multiLvlStrRef><c:multiLvlStrCache><c:ptCount val="4"/>'
+           f'<c:lvl>{_pts("Q1", "Q2", "Q1", "Q2")}</c:lvl>'
+           '<c:lvl><c:pt idx="0"><c:v>2019</c:v></c:pt><c:pt idx="2"><c:v>2020</c:v></c:pt></c:lvl>'
+           '</c:multiLvlStrCache></c:multiLvlStrRef></c:cat>')
+    ser = (f'<c:ser><c:tx><c:v>Sales</c:v></c:tx>{cat}<c:val><c:numLit>{_pts("1", "2", "3", "4")}</c:numLit>'
+           '</c:val></c:ser>')
+    assert lines(f"<c:barChart>{ser}</c:barChart>") == ["Sales", "2019 Q1: 1", "2019 Q2: 2", "2020 Q1: 3",
+                                                        "2020 Q2: 4"]
