@@ -87,3 +87,16 @@ def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp
     code, _, err = _stopped(proc)
     assert code == 0 and "Aborted" not in err and "Traceback" not in err, (code, err)
     assert not token_file.exists()
+
+
+def test_a_closed_stdin_is_one_clear_error_not_a_crash(tmp_path: Path) -> None:
+    """Started with stdin closed (``mnote-kr mcp <&-``), the next file the process opened took fd 0 and
+    the server died on it with 'this is a bug'."""
+    import os
+
+    ws, env = _library(tmp_path)
+    done = subprocess.run([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True, capture_output=True,
+                          preexec_fn=lambda: os.close(0), timeout=120)
+    assert done.returncode == 2 and done.stdout == "", (done.returncode, done.stderr)
+    assert done.stderr.strip() == ("Error: stdin is closed: 'mnote-kr mcp' talks to its client over stdin and stdout "
+                                   "(start it from an MCP client, or use 'mnote-kr mcp --http')")

@@ -132,22 +132,32 @@ def build_server(host: Host, *, allow_writes: bool = False) -> Server[Any]:
 
 
 class _StdinLines:
-    """The client's lines, read by a daemon thread from a private copy of fd 0 (fd 0 itself then reads
-    the null device, as the SDK's own claim of stdin does, so a child process reads nothing of the
-    wire). The SDK reads stdin in an anyio worker thread that a cancel cannot stop: blocked on a
-    terminal, it held up Ctrl-C until stdin closed. A daemon thread's read holds up neither Ctrl-C
-    nor the process's exit."""
+    """The client's lines, read by a daemon thread from a private copy of stdin's descriptor; while the
+    server runs, fd 0 reads the null device (as under the SDK's own claim of stdin, so a child process
+    reads nothing of the wire), and :meth:`close` puts it back. The SDK reads stdin in an anyio worker
+    thread that a cancel cannot stop: blocked on a terminal, it held up Ctrl-C until stdin closed. A
+    daemon thread's read holds up neither Ctrl-C nor the process's exit."""
 
     def __init__(self) -> None:
+        import fcntl
         import os
         import threading
 
-        send, self._receive = anyio.create_memory_object_stream[str](16)
-        token = anyio.lowlevel.current_token()
-        private = os.dup(0)
+        from mnote_kr.errors import UsageError
+
+        try:
+            if sys.stdin is None or sys.stdin.fileno() != 0:
+                raise OSError
+            private = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)  # above 0-2, whichever of them is closed
+            self._saved = fcntl.fcntl(0, fcntl.F_DUPFD_CLOEXEC, 3)
+        except (OSError, ValueError, AttributeError):
+            raise UsageError("stdin is closed: 'mnote-kr mcp' talks to its client over stdin and stdout",
+                             hint="start it from an MCP client, or use 'mnote-kr mcp --http'") from None
         null = os.open(os.devnull, os.O_RDONLY)
         os.dup2(null, 0)
         os.close(null)
+        send, self._receive = anyio.create_memory_object_stream[str](16)
+        token = anyio.lowlevel.current_token()
 
         def pump() -> None:
             try:
@@ -155,22 +165,39 @@ class _StdinLines:
                     for line in lines:
                         anyio.from_thread.run(send.send, line, token=token)
                 anyio.from_thread.run(send.aclose, token=token)
-            except (RuntimeError, anyio.ClosedResourceError, anyio.BrokenResourceError, OSError):
-                pass  # the server has stopped: nobody reads these lines any more
+            except BaseException:  # noqa: BLE001 - the server has stopped (cancelled, closed, loop gone)
+                pass  # nobody reads these lines any more; a daemon thread ends quietly
 
         threading.Thread(target=pump, name="mcp stdin", daemon=True).start()
 
     def __aiter__(self) -> Any:
         return self._receive.__aiter__()
 
+    def close(self) -> None:
+        """Stop taking lines (a blocked sender then fails, and its thread ends) and give fd 0 back."""
+        import os
+
+        self._receive.close()
+        try:
+            os.dup2(self._saved, 0)
+            os.close(self._saved)
+        except OSError:
+            pass
+
 
 def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
-    """Serve over stdin/stdout until the client closes stdin (or Ctrl-C: ``KeyboardInterrupt``)."""
+    """Serve over stdin/stdout until the client closes stdin (or Ctrl-C: ``KeyboardInterrupt``). Requests
+    still being answered when stdin closes are dropped, as the SDK's stdio transport does: a client
+    waits for its answers before it closes."""
     server = build_server(host, allow_writes=allow_writes)
 
     async def main() -> None:
-        async with stdio_server(stdin=_StdinLines()) as (read_stream, write_stream):  # type: ignore[arg-type]
-            await server.run(read_stream, write_stream, server.create_initialization_options())
+        lines = _StdinLines()
+        try:
+            async with stdio_server(stdin=lines) as (read_stream, write_stream):  # type: ignore[arg-type]
+                await server.run(read_stream, write_stream, server.create_initialization_options())
+        finally:
+            lines.close()
 
     anyio.run(main)
 
