@@ -150,6 +150,11 @@ def test_not_indexed_says_a_passed_over_file_is_not_a_type_that_is_indexed(kb: t
     # cards would look like that file's (a newcomer asked about quarterly_budget.docx and got others')
     assert named("is Node.js or Config.md a file") == [
         ("Config.md", "not_indexed", "no file of this name in the library's folders")]
+    # nor a web address's page, a config file, or a name whose file is there in another Unicode form
+    assert named("see https://example.org/docs/index.html and C:\\notes\\plan.docx, or tsconfig.json") == []
+    write(host.root / "kb" / "re\u0301sume\u0301.md", "cv\n")  # decomposed, as copied from a Mac
+    found = named("what is in r\u00e9sum\u00e9.md")
+    assert [(p, s) for p, s, _ in found] == [("kb/re\u0301sume\u0301.md", "not_indexed")]
     scoped = notindexed.scope_not_indexed(host, host.registry(), ["kb/data.bin"])
     assert [(n.source_path, n.status) for n in scoped] == [("kb/data.bin", "skipped")]
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -42,7 +43,12 @@ _WHY = {
 def file_names(query: str, known_extensions: frozenset[str] = frozenset()) -> set[str]:
     """The file names a query mentions, lower-cased: ``name.ext`` with a document extension."""
     exts = DOCUMENT_EXTENSIONS | known_extensions
-    return {m.group(0).lower().rstrip(".") for m in _FILENAME_RE.finditer(query) if m.group(1).lower() in exts}
+    return {_nfc(m.group(0)).lower().rstrip(".") for m in _FILENAME_RE.finditer(query) if m.group(1).lower() in exts}
+
+
+def _nfc(name: str) -> str:
+    """A name in one Unicode form (a file copied from a Mac may spell é as e and an accent)."""
+    return unicodedata.normalize("NFC", name)
 
 
 def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out: list[NotIndexed]) -> None:
@@ -67,7 +73,7 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
                     continue
                 folder_pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 stack.append((Path(item.path), item_rel, folder_pattern))
-            elif item.name.lower() in missing and item.is_file():
+            elif _nfc(item.name).lower() in missing and item.is_file():
                 pattern = inherited or excluded_by(item_rel, root.exclude_patterns, root_rel)
                 if pattern:
                     status, reason = "excluded", f"excluded by pattern {pattern!r}"
@@ -99,7 +105,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     out: list[NotIndexed] = []
     found: set[str] = set()
     for rel in reg.entries:
-        name = rel.rpartition("/")[2].lower()
+        name = _nfc(rel.rpartition("/")[2]).lower()
         if name not in names:
             continue
         entry = reg.entries[rel]
@@ -117,11 +123,30 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             _walk_root(host, reg, root_rel, missing, walked)
         out.extend(_passed_over(host, walked))
         # a name no file of the library has: say so, or the cards look like that file's
-        there = {n.source_path.rpartition("/")[2].lower() for n in walked}
-        typed = {m.group(0).lower(): m.group(0) for m in _FILENAME_RE.finditer(query)}
-        out.extend(NotIndexed(source_path=typed.get(name, name), status="not_indexed",
+        there = {_nfc(n.source_path.rpartition("/")[2]).lower() for n in walked}
+        out.extend(NotIndexed(source_path=typed, status="not_indexed",
                               reason="no file of this name in the library's folders")
-                   for name in sorted((missing - there) & documents))
+                   for typed in _typed_documents(query, (missing - there) & documents))
+    return out
+
+
+#: The extensions of a document a person names (not a config or web file: "package.json", "index.html").
+_NAMED_DOCUMENTS = frozenset({"pdf", "docx", "doc", "odt", "rtf", "md", "markdown", "txt", "pptx", "ppt", "odp",
+                              "xlsx", "xls", "ods", "csv", "epub", "png", "jpg", "jpeg", "tif", "tiff"})
+
+
+def _typed_documents(query: str, names: set[str]) -> list[str]:
+    """The names among ``names`` as the query writes them, when written as a document's name: not inside
+    a web address or path (``https://x.org/docs/index.html``), and of a document's type."""
+    out: list[str] = []
+    for m in _FILENAME_RE.finditer(query):
+        name = m.group(0)
+        start = query.rfind(" ", 0, m.start()) + 1
+        if _nfc(name).lower().rstrip(".") not in names or m.group(1).lower() not in _NAMED_DOCUMENTS or name in out:
+            continue
+        if "/" in query[start:m.start()] or "\\" in query[start:m.start()]:
+            continue  # part of an address or a path: its folders are not the library's
+        out.append(name)
     return out
 
 
@@ -194,4 +219,6 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
         missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
         diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
                                      "hint": "'mnote-kr status --json' lists them all"}
-    return [m for m in missing if m.source_path not in cited]
+    cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}
+    return [m for m in missing if m.source_path not in cited
+            and _nfc(m.source_path.rpartition("/")[2]).lower() not in cited_names]
