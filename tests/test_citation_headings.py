@@ -18,9 +18,9 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import MappedReference, ProviderQueryResult, ProviderReference, QueryRequest, SourceEntry
-from tests.surfaces import BlockProvider
+from mnote_kr.models import MappedReference, ProviderReference, SourceEntry
 from tests.test_pipeline_replay import AURORA, AURORA_INTRO, AURORA_REL, fresh_caches, make_env
+from tests.test_runners_up import OnePassage as WholeFile
 
 fresh_caches = fresh_caches
 
@@ -59,25 +59,18 @@ Fishmongers sell the morning catch at the market on the square every Saturday.
 """
 
 
-class OnePassage(BlockProvider):
+class OnePassage(WholeFile):
     """The fake provider returning each file as one passage (its whole text), in one block whose heading
     is the last section's, as a provider's block that runs on into the next section may be labelled."""
 
     @hookimpl
     def map_reference(self, ctx: Any, reference: ProviderReference, entries: dict[str, SourceEntry],
                       query: str) -> MappedReference | None:
-        mapped = BlockProvider.map_reference(self, ctx, reference, entries, query)
+        mapped = WholeFile.map_reference(self, ctx, reference, entries, query)
         if mapped is None or mapped.block is None:
             return mapped
         block = msgspec.structs.replace(mapped.block, heading="Market **Square**", parent_headings=[])
         return msgspec.structs.replace(mapped, block=block)
-
-    @hookimpl
-    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
-        refs = [ProviderReference(provider="fake", file_path=name, reference_id=str(k + 1), chunk_id=f"chunk-{k}",
-                                  doc_id=f"doc-{name}", content=text, rank=k)
-                for k, (name, text) in enumerate(sorted(self.texts.items()))]
-        return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
 def test_each_place_of_a_file_carries_the_heading_of_its_own_section(tmp_path: Path) -> None:

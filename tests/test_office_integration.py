@@ -10,6 +10,7 @@ from pathlib import Path
 
 import httpx
 import pytest
+from mnote_kr_testkit.decks import harbour_deck
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.app.host import Host
@@ -22,15 +23,9 @@ FERRY = "The Kestrelmoor ferry carried 8,450 passengers across the sound in Marc
 
 
 def _deck(path: Path) -> None:
-    from pptx import Presentation
     from pptx.util import Emu
 
-    prs = Presentation()
-    first = prs.slides.add_slide(prs.slide_layouts[0])
-    first.shapes.title.text = "Harbour operations review"
-    first.placeholders[1].text = "Prepared for the Ashgrove port board"
-    second = prs.slides.add_slide(prs.slide_layouts[5])  # title only
-    second.shapes.title.text = "Passenger traffic"
+    prs, second = harbour_deck("Ashgrove", "Passenger traffic")
     box = second.shapes.add_textbox(Emu(914400), Emu(2286000), Emu(6400800), Emu(1371600))
     box.name = "Ferry figures"
     box.text_frame.text = "Cargo tonnage stayed flat through the winter months."

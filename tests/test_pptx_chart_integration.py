@@ -10,6 +10,7 @@ import uuid
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.decks import harbour_deck
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.app.host import Host
@@ -23,17 +24,11 @@ DECK = "talks/crossings.pptx"
 def _deck(path: Path, token: str) -> dict[str, object]:
     """Two slides: a title slide, then 'Ferry crossings' holding only a clustered column chart of two
     ferries' crossings in 2022 and 2023. Returns the chart frame's id, name and box (EMU)."""
-    from pptx import Presentation
     from pptx.chart.data import CategoryChartData
     from pptx.enum.chart import XL_CHART_TYPE
     from pptx.util import Emu
 
-    prs = Presentation()
-    first = prs.slides.add_slide(prs.slide_layouts[0])
-    first.shapes.title.text = "Harbour operations review"
-    first.placeholders[1].text = f"Prepared for the Fenwick {token} port board"
-    second = prs.slides.add_slide(prs.slide_layouts[5])  # title only
-    second.shapes.title.text = "Ferry crossings"
+    prs, second = harbour_deck(f"Fenwick {token}", "Ferry crossings")
     data = CategoryChartData()
     data.categories = ["2022", "2023"]
     data.add_series(f"Quillmouth {token} ferry", (412, 468))
