@@ -162,7 +162,8 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
     degraded = low or bool(junk)
     return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
                    bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
-                   locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine)
+                   locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine,
+                   place_headings=[])  # recognised text has no headings (the wrapper's "Page N" is not one)
 
 
 #: A page is of Latin text when fewer than this share of its recognised letters are CJK.

@@ -94,6 +94,9 @@ def test_scanned_pdf_page_is_text_and_boxes_in_points(plugins: Plugins, page: Ge
     assert loc.locator_precision == "bbox" and loc.bbox_unit == "pt" and loc.page == 1, loc
     truth = page.boxes_in_points()[0]
     assert loc.bbox is not None and iou(loc.bbox, truth) >= 0.5, (loc.bbox, truth)
+    # no section: the text wrapper's "## Page N" lines are not the scan's headings (a newcomer saw
+    # "heading: Page 3" on a citation boxed on page 1)
+    assert loc.place_headings == []
     assert _sha(path) == before
 
 
