@@ -405,3 +405,15 @@ def _best_time(fn: Callable[[str], object], arg: str, runs: int = 5) -> float:
         fn(arg)
         best = min(best, time.perf_counter() - started)
     return best
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    ("Soil and **compost** mix from [the supplier](https://example.org/shop?id=3). It came in March.",
+     "Soil and compost mix from the supplier. It came in March."),
+    ("See ![the site plan](plan.png) and [2](#refs).", "See the site plan and 2."),
+    ("def __init__(self): return 2**3", "def __init__(self): return 2**3"),  # code and arithmetic stay
+    ("[Table_Base] and [not a link] (here)", "and [not a link] (here)"),
+])
+def test_markdown_link_and_strong_marks_never_show_in_a_quote(raw: str, shown: str) -> None:
+    """A newcomer's Markdown note was quoted with its markup ("**compost** ... [the supplier](https://...)")."""
+    assert display_text(raw) == shown

@@ -71,6 +71,8 @@ __all__ = [
 
 
 _TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
+_MD_LINK_RE = lazy_compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{1,2000}\)")
+_MD_STRONG_RE = lazy_compile(r"(\*\*)(?=\S)([^\n]{1,300}?)(?<=\S)\*\*(?!\w)")
 
 
 def _display_core(raw: str) -> str:
@@ -88,6 +90,10 @@ def _display_from_neutral(neutral: str) -> str:
         text = _HEADING_RE.sub("", text)
     if "[Table_" in text:  # a report template's placeholders in the text layer: "[Table_Base] 股票数据"
         text = _TEMPLATE_MARK_RE.sub(" ", text)
+    if "](" in text:  # a Markdown link or image by its words: "[the supplier](https://...)" -> "the supplier"
+        text = _MD_LINK_RE.sub(r"\1", text)
+    if "**" in text:  # Markdown's strong emphasis: "**compost**" -> "compost" (not "__": code's __init__)
+        text = _MD_STRONG_RE.sub(r"\2", text)
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(drop_tag_tails(text))
