@@ -70,6 +70,7 @@ def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> Non
         os.close(leader)
         os.close(follower)
     assert code == 0 and "Traceback" not in err, (code, err)
+    assert "MCP server for " in err and "waits for an MCP client" in err  # a person is told what it is
 
 
 def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp_path: Path) -> None:

@@ -190,6 +190,14 @@ def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
     still being answered when stdin closes are dropped, as the SDK's stdio transport does: a client
     waits for its answers before it closes."""
     server = build_server(host, allow_writes=allow_writes)
+    try:
+        on_terminal = sys.stdin is not None and sys.stdin.isatty()
+    except (OSError, ValueError):
+        on_terminal = False
+    if on_terminal:  # a person, not a client, started it: say what it waits for (stderr: stdout is the wire)
+        print(f"MCP server for {host.root} on stdin/stdout: it waits for an MCP client's JSON-RPC; start it from "
+              "the client's configuration ('mnote-kr mcp --http' serves HTTP). Ctrl-C stops it.",
+              file=sys.stderr, flush=True)
 
     async def main() -> None:
         lines = _StdinLines()
