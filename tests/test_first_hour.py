@@ -251,8 +251,11 @@ def test_not_indexed_follows_the_rules_ingest_follows(host: Host) -> None:
 
     planned = {rel for _, rel in host.workspace.expand(["kb"]).files}
     assert "kb/target/built.md" not in planned  # ingest never takes tool folders...
-    assert named("built.md") == []  # ...so they are not "not ingested yet"
-    assert named("dep.md") == []
+    # ...so they are not "not ingested yet": no such file among those the library indexes
+    assert named("built.md") == [("built.md", "not_found")]
+    assert named("dep.md") == [("dep.md", "not_found")]
+    assert {n.reason for n in notindexed.not_indexed(host, host.registry(), "built.md")} == {
+        "no file of this name among those the library indexes"}
     assert named("wip.md") == [("kb/drafts/wip.md", "excluded")]  # inside an excluded folder
     assert named("new.md") == [("kb/new.md", "not_indexed")]
     assert named("see 3.2 e.g. U.S") == []
@@ -295,7 +298,7 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
     for rel in [*files, "kb/skip1.md", "kb/take3.md"]:
         kind = re.match(r"[a-z]+", rel.rsplit("/", 1)[1]).group(0)  # type: ignore[union-attr]
         expected = {"take": ("take", True, ["not_indexed"]), "ex": ("excluded", False, ["excluded"]),
-                    "skip": ("skipped", False, ["skipped"]), "never": (None, False, [])}[kind]
+                    "skip": ("skipped", False, ["skipped"]), "never": (None, False, ["not_found"])}[kind]
         assert (by_ingest.get(rel), rel in seen, claims[rel]) == expected, rel
 
 

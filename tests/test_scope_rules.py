@@ -149,7 +149,7 @@ def test_not_indexed_says_a_passed_over_file_is_not_a_type_that_is_indexed(kb: t
     # a word ("Node.js") is not a file's name; a document's name no file has is said to be missing, or its
     # cards would look like that file's (a newcomer asked about quarterly_budget.docx and got others')
     assert named("is Node.js or Config.md a file") == [
-        ("Config.md", "not_indexed", "no file of this name in the library's folders")]
+        ("Config.md", "not_found", "no file of this name among those the library indexes")]
     # nor a web address's page, a config file, or a name whose file is there in another Unicode form
     assert named("see https://example.org/docs/index.html and C:\\notes\\plan.docx, or tsconfig.json") == []
     write(host.root / "kb" / "re\u0301sume\u0301.md", "cv\n")  # decomposed, as copied from a Mac

@@ -365,6 +365,10 @@ MAX_ALTERNATIVES = 2
 
 
 class NotIndexed(Frozen, frozen=True, kw_only=True):
+    """A file the query names or scopes that cannot be cited. ``status``: the entry's (``pending``,
+    ``failed``, ``stale``...), ``not_indexed`` (in a root, never ingested), ``excluded``, ``skipped``, or
+    ``not_found`` (a document's name, as the query writes it, that no file the library indexes has)."""
+
     source_path: str
     status: str
     reason: str

@@ -124,8 +124,8 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         out.extend(_passed_over(host, walked))
         # a name no file of the library has: say so, or the cards look like that file's
         there = {_nfc(n.source_path.rpartition("/")[2]).lower() for n in walked}
-        out.extend(NotIndexed(source_path=typed, status="not_indexed",
-                              reason="no file of this name in the library's folders")
+        out.extend(NotIndexed(source_path=typed, status="not_found",
+                              reason="no file of this name among those the library indexes")
                    for typed in _typed_documents(query, (missing - there) & documents))
     return out
 
