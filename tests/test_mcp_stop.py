@@ -1,5 +1,7 @@
 """Ctrl-C stops ``mnote-kr mcp`` as it stops ``serve``: at once, exit 0, its token file gone (a newcomer
-saw the stdio server wait for stdin to close, and ``mcp --http`` exit 1 with "Aborted.")."""
+saw the stdio server wait for stdin to close, and ``mcp --http`` exit 1 with "Aborted."). Each server
+is started with SIGINT ignored, as a script's background job starts it (the bare-clone CI run is one):
+the server must set its own handler."""
 
 from __future__ import annotations
 
@@ -15,6 +17,10 @@ from tests.cli_helpers import cli_env
 
 INIT = {"jsonrpc": "2.0", "id": 1, "method": "initialize",
         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}}
+
+
+def _background() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
 def _library(tmp_path: Path) -> tuple[Path, dict[str, str]]:
@@ -42,7 +48,8 @@ def _stopped(proc: subprocess.Popen[str]) -> tuple[int, str, str]:
 def test_ctrl_c_stops_the_stdio_server_while_its_client_keeps_stdin_open(tmp_path: Path) -> None:
     ws, env = _library(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            preexec_fn=_background)
     assert proc.stdin is not None and proc.stdout is not None
     proc.stdin.write(json.dumps(INIT) + "\n")
     proc.stdin.flush()
@@ -61,7 +68,7 @@ def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> Non
     leader, follower = pty.openpty()
     try:
         proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp"], cwd=ws, env=env, text=True,
-                                stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                                stdin=follower, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_background)
         os.write(leader, (json.dumps(INIT) + "\n").encode())
         assert proc.stdout is not None
         assert json.loads(proc.stdout.readline())["id"] == 1  # serving, and blocked reading the terminal again
@@ -76,7 +83,7 @@ def test_ctrl_c_stops_the_stdio_server_reading_a_terminal(tmp_path: Path) -> Non
 def test_ctrl_c_stops_the_http_server_with_exit_0_and_removes_its_token_file(tmp_path: Path) -> None:
     ws, env = _library(tmp_path)
     proc = subprocess.Popen([sys.executable, "-m", "mnote_kr", "mcp", "--http"], cwd=ws, env=env, text=True,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_background)
     assert proc.stdout is not None
     lines = []
     for line in proc.stdout:

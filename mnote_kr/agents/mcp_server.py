@@ -185,11 +185,29 @@ class _StdinLines:
             pass
 
 
+def _ctrl_c_stops() -> None:
+    """Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` and SIGTERM does too, even when the process was
+    started with SIGINT ignored (a script's background job: Python then installs no handler of its own
+    and the server could not be stopped), as ``serve`` and ``watch`` do."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+
+
+def _interrupt(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt
+
+
 def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
     """Serve over stdin/stdout until the client closes stdin (or Ctrl-C: ``KeyboardInterrupt``). Requests
     still being answered when stdin closes are dropped, as the SDK's stdio transport does: a client
     waits for its answers before it closes."""
     server = build_server(host, allow_writes=allow_writes)
+    _ctrl_c_stops()
     try:
         on_terminal = sys.stdin is not None and sys.stdin.isatty()
     except (OSError, ValueError):
@@ -274,6 +292,7 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
 
     if not 0 <= port <= 65535:
         raise UsageError(f"Invalid port {port}")
+    _ctrl_c_stops()
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     try:
