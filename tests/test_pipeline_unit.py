@@ -145,7 +145,9 @@ def test_not_indexed_says_why_a_named_file_is_not_citable(host: Host) -> None:
 def test_not_indexed_finds_files_in_roots_that_were_never_ingested_or_are_excluded(host: Host) -> None:
     assert _not_indexed(host, "new.md") == [("kb/new.md", "not_indexed", "in an indexed root but not ingested yet")]
     assert _not_indexed(host, "skip.tmp.md") == [("kb/sub/skip.tmp.md", "excluded", "excluded by pattern '*.tmp.md'")]
-    assert _not_indexed(host, "far.md") == []  # outside every indexed root: not part of the knowledge base
+    # outside every indexed root: not part of the knowledge base, and said so (not silently answered from others)
+    assert _not_indexed(host, "far.md") == [
+        ("far.md", "not_found", "no file of this name among those the library indexes")]
 
 
 # ----------------------------------------------------------------------------- memos

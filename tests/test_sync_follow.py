@@ -194,7 +194,9 @@ def test_a_folder_whose_name_is_not_utf8_is_one_line_everywhere(kb: KB) -> None:
     assert {s["path"]: s["reason"] for s in kb.json("ingest", "kb")["skipped"]} == {
         shown: "a folder whose name is not valid UTF-8: rename it (e.g. with 'mv') to index its files"}
     assert list(kb.json("sync")["reconcile"]["passedOver"]["reasons"]) == [shown]
-    assert kb.json("search", "what is in report.md")["notIndexed"] == []  # found nowhere it could be cited from
+    assert kb.json("search", "what is in report.md")["notIndexed"] == [  # found nowhere it could be cited from
+        {"sourcePath": "report.md", "status": "not_found",
+         "reason": "no file of this name among those the library indexes"}]
     assert kb.run("roots", "add", "kb/" + os.fsdecode(b"dossier \xe9t\xe9"), code=2) == ""
     assert "Error: The folder name kb/dossier \\xe9t\\xe9 is not valid UTF-8" in kb.err
     assert kb.cited() == {"kb/good.md"}
