@@ -473,7 +473,7 @@ def test_search_text_names_a_files_state_in_words(status: str) -> None:
     result = SearchResults(query="q", mode="mix", provider="lightrag", results=[],
                            not_indexed=[NotIndexed(source_path="kb/x.pdf", status=status, reason="why")],
                            diagnostics={})
-    line = render_search(result).splitlines()[-1]
+    line = render_search(result).splitlines()[0]  # first: before the cards (and "No citable results.")
     assert line.startswith("not indexed: kb/x.pdf (") and line.endswith("why)"), line
     assert "_" not in line and line.count("not indexed") == 1, line
 

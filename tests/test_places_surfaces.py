@@ -225,7 +225,9 @@ def test_http_query_and_the_mcp_query_tool_share_the_agent_query_result_keys(ser
     assert http["answer"] == mcp["answer"] and mcp["answer"]
     assert [(x["text"], x["supported"], x["citationId"]) for x in http["sentences"]] == \
            [(x["text"], x["supported"], x["citationId"]) for x in mcp["sentences"]] != []
-    assert "not indexed: docs/draft.md (" in render_answer(site.host.ask(query))  # and 'ask' says it in words
+    shown = render_answer(site.host.ask(query)).splitlines()  # and 'ask' says it in words, before the cards
+    said = next(i for i, line in enumerate(shown) if line.startswith("not indexed: docs/draft.md ("))
+    assert said < next(i for i, line in enumerate(shown) if line.startswith("[")), shown
 
 
 def test_a_query_over_the_length_limit_is_refused_alike_on_every_surface(served, site: Site) -> None:

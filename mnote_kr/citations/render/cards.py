@@ -107,6 +107,8 @@ def _in_word(text: str, i: int) -> bool:
 
 def render_search(result: SearchResults) -> str:
     out = [weak_line(result.weak_reason)] if result.weak and result.results else []
+    # before the cards: a file the query names that cannot be cited is easy to miss after six cards
+    out += _not_indexed_lines(result.not_indexed)
     out += [source_card(c) for c in result.results]
     if not out:
         why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
@@ -115,7 +117,6 @@ def render_search(result: SearchResults) -> str:
     reranked = result.diagnostics.get("placeRerank") if isinstance(result.diagnostics, dict) else None
     if isinstance(reranked, dict) and reranked.get("error"):
         out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
-    out += _not_indexed_lines(result.not_indexed)
     return "\n".join(out)
 
 
@@ -128,8 +129,9 @@ def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
 def render_answer(result: AgentQueryResult) -> str:
     out = [result.answer if result.answer is not None else "(no answer)"]
     out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
+    out += _not_indexed_lines(result.not_indexed)  # before the cards, as search's
     out += ["", *(source_card(c) for c in result.citations)]
-    return "\n".join(out + _not_indexed_lines(result.not_indexed))
+    return "\n".join(out)
 
 
 def _queue(rerank: dict[str, Any]) -> Any:
