@@ -6,6 +6,7 @@ deleting the deck treat its text wrapper as every other wrapper, never touching 
 from __future__ import annotations
 
 import hashlib
+import os
 import time
 import uuid
 from pathlib import Path
@@ -104,9 +105,10 @@ def test_speaker_notes_are_found_and_cited_on_their_slide_in_their_own_words(
 
     # Re-indexed when the notes change: the new wrapper replaces the old one, the old words are gone.
     old_name = entry.light_rag_file_path or ""
-    time.sleep(0.01)
+    before = deck.stat().st_mtime_ns
     new_note = f"Ask the harbourmaster {token} for the silt survey before the dredging vote."
     _deck(deck, new_note)
+    os.utime(deck, ns=(before, before + 1_000_000_000))  # a later mtime, as an edit seconds later has
     digests[deck] = _sha(deck)
     report = host.ingest(["talks"], wait=True, wait_s=240)
     assert {i.source_path: i.status for i in report.items}[DECK] == "processed", report
