@@ -186,20 +186,15 @@ class _StdinLines:
 
 
 def _ctrl_c_stops() -> None:
-    """Ctrl-C (SIGINT) raises ``KeyboardInterrupt`` and SIGTERM does too, even when the process was
-    started with SIGINT ignored (a script's background job: Python then installs no handler of its own
-    and the server could not be stopped), as ``serve`` and ``watch`` do."""
+    """Ctrl-C (SIGINT) and kill (SIGTERM) raise ``KeyboardInterrupt``, even when the process was started
+    with SIGINT ignored (a script's background job: Python then installs no handler of its own and the
+    server could not be stopped), as ``watch`` does."""
     import signal
     import threading
 
-    if threading.current_thread() is not threading.main_thread():
-        return
-    signal.signal(signal.SIGINT, signal.default_int_handler)
-    signal.signal(signal.SIGTERM, _interrupt)
-
-
-def _interrupt(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt
+    if threading.current_thread() is threading.main_thread():
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(signum, signal.default_int_handler)
 
 
 def run_stdio(host: Host, *, allow_writes: bool = False) -> None:
