@@ -26,7 +26,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.citations.text.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile, markdown_links_as_words
 from mnote_kr.errors import DocumentError
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import DocumentModel, LocateRequest, Locator, ModelParagraph, SidecarBlock
@@ -58,14 +58,13 @@ def decode_text(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
-_MD_LINK = lazy_compile(r"!?\[([^\]]*)\]\([^)]*\)")
 _MD_EMPHASIS = lazy_compile(r"(\*{1,3}|_{1,3})(?=\S)(.+?)(?<=\S)\1(?!\w)")
 
 
 def plain_heading(title: str) -> str:
     """A Markdown heading as it reads (a citation's ``headingPath``): links and images by their words,
     no emphasis marks or code ticks (``Guide to **Aurora** and [links](x)`` -> ``Guide to Aurora and links``)."""
-    text = _MD_LINK.sub(r"\1", title).replace("`", "")
+    text = markdown_links_as_words(title).replace("`", "")
     return " ".join(_MD_EMPHASIS.sub(r"\2", text).split())
 
 

@@ -54,7 +54,7 @@ from mnote_kr.citations.cleaning.markup import (
 )
 from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
-from mnote_kr.citations.text.textnorm import lazy_compile
+from mnote_kr.citations.text.textnorm import lazy_compile, markdown_links_as_words
 from mnote_kr.citations.text.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
 from mnote_kr.models import CitationTextBundle
 
@@ -71,7 +71,6 @@ __all__ = [
 
 
 _TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
-_MD_LINK_RE = lazy_compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{1,2000}\)")
 _MD_STRONG_RE = lazy_compile(r"(\*\*)(?=\S)([^\n]{1,300}?)(?<=\S)\*\*(?!\w)")
 
 
@@ -90,8 +89,7 @@ def _display_from_neutral(neutral: str) -> str:
         text = _HEADING_RE.sub("", text)
     if "[Table_" in text:  # a report template's placeholders in the text layer: "[Table_Base] 股票数据"
         text = _TEMPLATE_MARK_RE.sub(" ", text)
-    if "](" in text:  # a Markdown link or image by its words: "[the supplier](https://...)" -> "the supplier"
-        text = _MD_LINK_RE.sub(r"\1", text)
+    text = markdown_links_as_words(text)
     if "**" in text:  # Markdown's strong emphasis: "**compost**" -> "compost" (not "__": code's __init__)
         text = _MD_STRONG_RE.sub(r"\2", text)
     text = _collapse(text)

@@ -76,6 +76,13 @@ CJK_FIRST = "\u3040"
 assert min(CJK_CLASS.replace("-", "")) == CJK_FIRST  # noqa: S101 - keeps the two in step
 
 _CJK_CHAR_RE = lazy_compile(rf"[{CJK_CLASS}]")
+_MD_LINK_RE = lazy_compile(r"!?\[([^\[\]\n]{0,300})\]\([^()\s]{1,2000}\)")
+
+
+def markdown_links_as_words(text: str) -> str:
+    """``text`` with each Markdown link or image as its words (``[the supplier](https://...)`` -> ``the
+    supplier``); a bracket not followed by an address stays."""
+    return _MD_LINK_RE.sub(r"\1", text) if "](" in text else text
 #: A CJK run (group ``cjk``) or a word (group ``word``).
 TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
 
