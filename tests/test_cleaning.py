@@ -128,6 +128,7 @@ def test_cleaning_is_idempotent(raw: str) -> None:
 @settings(max_examples=400, suppress_health_check=[HealthCheck.too_slow])
 @given(marked_up_with_query())
 @example(('<equation format="lat 。 。 ', "。 。"))  # found by a run: a query of punctuation inside a cut tag
+@example(('<equation format="lat 000000。 。 ', "000000。 。"))  # found by a run: its spaced marks join when shown
 def test_cleaning_keeps_query_found_in_raw(case: tuple[str, str]) -> None:
     raw, query = case
     bundle = clean_citation_text(raw, query)

@@ -120,8 +120,9 @@ def _keep_query(raw: str, text: str, query: str) -> str:
         nq = q.casefold()
         if nq not in text.casefold() and nq in _norm(raw):
             # Cleaning lost the user's words (inside an equation, a cut tag, …): keep them.
-            if "<" not in q and _display_core(q) == q:
-                text = join_cjk_gaps(f"{text} … {q}") if text else q
+            shown = _display_core(q)  # as the quote shows it ("。 。" joins: "。。"), when only spaces differ
+            if "<" not in q and shown and shown.replace(" ", "") == q.replace(" ", ""):
+                text = join_cjk_gaps(f"{text} … {shown}") if text else shown
     return text
 
 
