@@ -554,7 +554,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
             return c
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         shown, _ = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
-        headings = located_headings(located, None) if located.place_headings is not None else c.heading_path
+        headings = located_headings(located, otherwise=c.heading_path)
         locator = _without_place_text(located)
         if not placed(locator) or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise

@@ -86,9 +86,14 @@ def heading_path(block: SidecarBlock) -> list[str]:
     return path
 
 
-def located_headings(locator: Locator, block: SidecarBlock | None) -> list[str]:
+def located_headings(locator: Locator, block: SidecarBlock | None = None, *,
+                     otherwise: list[str] | None = None) -> list[str]:
     """A citation's ``headingPath``: the headings of the paragraph its locator landed on, when the
-    locator reads them (``Locator.place_headings``), else its provider block's. A block can run on
-    into the next section, so its heading may be another paragraph's."""
-    path = locator.place_headings if locator.place_headings is not None else heading_path(block) if block else []
+    locator reads them (``Locator.place_headings``), else its provider block's, else ``otherwise``
+    (the headings of the citation the place stands behind). A block can run on into the next section,
+    so its heading may be another paragraph's."""
+    if locator.place_headings is not None:
+        path = locator.place_headings
+    else:
+        path = heading_path(block) if block else otherwise or []
     return [h for h in (" ".join(h.split()) for h in path) if h]  # a heading with a line break reads on one line

@@ -65,7 +65,7 @@ def runner_citations(main: Citation, located: Locator, base: str, taken: set[str
         url = citation_url(main.source_root_relative_path, loc)
         out.append(msgspec.structs.replace(
             main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,
-            heading_path=located_headings(loc, None) if loc.place_headings is not None else main.heading_path,
+            heading_path=located_headings(loc, otherwise=main.heading_path),
             locator_degraded=loc.locator_degraded, citation_url=url, display_quote=None,
             citation_markdown=citation_markdown(Path(main.source_root_relative_path).name, loc, url)))
     return out
