@@ -329,3 +329,14 @@ def test_weak_reason_does_not_judge_by_words_across_scripts(query: str, quotes: 
 
     cits = [citation(f"c{i}", q) for i, q in enumerate(quotes)]  # no word part in their scores
     assert (weak_reason(cits, query) is not None) is weak
+
+
+def test_a_cited_file_does_not_hide_another_file_of_its_name(host: Host) -> None:
+    """kb/new.md is not cited because a file of the same name elsewhere is; a typed name with no file is
+    answered by a cited file of that name (in another Unicode form: a file copied from a Mac)."""
+    missing = notindexed.uncitable(host, host.registry(), "what is in new.md and gone.md", [],
+                                   {"kb/sub/new.md", "kb/re\u0301sume\u0301.md"}, {})
+    assert [(m.source_path, m.status) for m in missing] == [("kb/new.md", "not_indexed"), ("gone.md", "not_found")]
+    typed = notindexed.uncitable(host, host.registry(), "what is in r\u00e9sum\u00e9.md", [],
+                                 {"kb/re\u0301sume\u0301.md"}, {})
+    assert typed == []

@@ -219,6 +219,8 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
         missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
         diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
                                      "hint": "'mnote-kr status --json' lists them all"}
+    # a typed name (``not_found``) is answered by a cited file of that name in another Unicode form; a
+    # path is answered only by itself (kb/new/report.md is not cited because kb/old/report.md is)
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}
     return [m for m in missing if m.source_path not in cited
-            and _nfc(m.source_path.rpartition("/")[2]).lower() not in cited_names]
+            and not (m.status == "not_found" and _nfc(m.source_path).lower() in cited_names)]
