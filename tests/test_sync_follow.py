@@ -17,6 +17,8 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
+from mnote_kr.agents.contracts import QueryInput
+from mnote_kr.agents.tools import tool_query
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status, render_sync
 from mnote_kr.cli.main import main
@@ -200,3 +202,25 @@ def test_a_folder_whose_name_is_not_utf8_is_one_line_everywhere(kb: KB) -> None:
     assert kb.run("roots", "add", "kb/" + os.fsdecode(b"dossier \xe9t\xe9"), code=2) == ""
     assert "Error: The folder name kb/dossier \\xe9t\\xe9 is not valid UTF-8" in kb.err
     assert kb.cited() == {"kb/good.md"}
+
+
+def test_search_and_ask_count_the_files_left_behind_beyond_those_they_name(kb: KB,
+                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.citations.map import notindexed
+
+    opted_out(kb)  # two files left behind: a.md changed, new.md new
+    monkeypatch.setattr(notindexed, "LEFT_BEHIND_SHOWN", 1)
+    found = kb.json("search", "beta")
+    assert len(found["notIndexed"]) == 1 and found["diagnostics"]["leftBehind"]["count"] == 2
+    text = kb.run("search", "beta")
+    assert "1 more file(s) in roots added with --no-follow are not indexed" in text
+    asked = kb.json("ask", "beta")
+    assert len(asked["notIndexed"]) == 1
+    assert any("1 more file(s) in roots added with --no-follow" in n for n in asked["notes"]), asked["notes"]
+    for want_answer in (False, True):  # the agents' query tool, as search and as ask: said once
+        agent = tool_query(kb.host, QueryInput(query="beta", want_answer=want_answer))
+        assert sum("1 more file(s) in roots added" in n for n in agent.notes) == 1, agent.notes
+    # all of them named: nothing more to count
+    monkeypatch.setattr(notindexed, "LEFT_BEHIND_SHOWN", 2)
+    assert "more file(s) in roots added" not in kb.run("search", "beta")
+    assert not any("more file(s)" in n for n in kb.json("ask", "beta")["notes"])

@@ -191,10 +191,11 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
 LEFT_BEHIND_SHOWN = 50
 
 
-def left_behind_not_indexed(host: Host, reg: Registry, shown: int = LEFT_BEHIND_SHOWN) -> tuple[list[NotIndexed], int]:
+def left_behind_not_indexed(host: Host, reg: Registry, shown: int | None = None) -> tuple[list[NotIndexed], int]:
     """Files that roots added with ``--no-follow`` left behind (changed and not re-indexed, new and
     not ingested), named in every search with the commands that fix them: the first ``shown``, and
     how many there are in all."""
+    shown = LEFT_BEHIND_SHOWN if shown is None else shown
     out: list[NotIndexed] = []
     count = 0
     for lb in left_behind(host, reg):
@@ -224,3 +225,4 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}
     return [m for m in missing if m.source_path not in cited
             and not (m.status == "not_found" and _nfc(m.source_path).lower() in cited_names)]
+

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnote_kr.citations.render.noresults import more_left_behind
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.models import AgentQueryResult, Citation, Locator, NotIndexed, OpenPlan, Place, SearchResults
 
@@ -109,12 +110,14 @@ def render_search(result: SearchResults) -> str:
     out = [weak_line(result.weak_reason)] if result.weak and result.results else []
     # before the cards: a file the query names that cannot be cited is easy to miss after six cards
     out += _not_indexed_lines(result.not_indexed)
+    diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
+    out += filter(None, [more_left_behind(diagnostics)])
     out += [source_card(c) for c in result.results]
     if not out:
-        why = result.diagnostics.get("noResults") if isinstance(result.diagnostics, dict) else None
+        why = diagnostics.get("noResults")
         message = why.get("message") if isinstance(why, dict) else None
         out.append(f"No citable results: {message}." if message else "No citable results.")
-    reranked = result.diagnostics.get("placeRerank") if isinstance(result.diagnostics, dict) else None
+    reranked = diagnostics.get("placeRerank")
     if isinstance(reranked, dict) and reranked.get("error"):
         out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
     return "\n".join(out)

@@ -98,3 +98,13 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
                            + "; ".join(dict.fromkeys(fixes))}
     extra = f"; {waiting} file(s) are still being indexed" if waiting else ""
     return {"reason": "no_match", "message": f"nothing in the indexed files matched the query{extra}; try other words"}
+
+
+def more_left_behind(diagnostics: dict[str, Any]) -> str | None:
+    """The line that counts the files left behind beyond those ``notIndexed`` names, or None."""
+    behind = diagnostics.get("leftBehind") or {}
+    more = behind.get("count", 0) - behind.get("shown", 0)
+    if more <= 0:
+        return None
+    return (f"{more} more file(s) in roots added with --no-follow are not indexed; "
+            "'mnote-kr status --json' lists them all")
