@@ -567,3 +567,18 @@ def test_a_file_sent_and_not_yet_recorded_as_processed_is_cited_from_the_provide
     assert result.diagnostics["noResults"]["reason"] == "only_unusable_sources"
     assert "1 in files changed" in result.diagnostics["noResults"]["message"]
     assert {p.name: p.read_bytes() for p in (ws / "docs").iterdir()} == before
+
+
+@pytest.mark.parametrize("error", [
+    # what LightRAG 1.5.7's native DOCX parser said of a corpus DOCX (a newcomer's status line)
+    "'_cython_3_3_2.cython_function_or_method' object has no attribute 'split'",
+    "'NoneType' object is not subscriptable",
+])
+def test_a_fault_inside_lightrags_parser_is_told_as_such_not_in_python_words(error: str) -> None:
+    from mnote_kr_lightrag.client.fallback import note
+
+    said = note(error, None)
+    assert "an internal error of LightRAG's parser" in said
+    assert "object" not in said and "cython" not in said and "NoneType" not in said
+    line = explain_failure(error, link_name=None, file_name="a.docx")
+    assert line.startswith("an internal error of LightRAG's parser: ") and "'mnote-kr ingest a.docx'" in line

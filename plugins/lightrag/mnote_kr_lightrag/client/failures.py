@@ -30,6 +30,10 @@ _TITLE = lazy_compile(r"ERROR:\s*(?P<title>[^\n]+)")
 _SOLUTION = lazy_compile(r"\bSOLUTION\b.*", re.S)
 _PREFIX = lazy_compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[File Extraction]"
 MAX_DETAIL = 160
+#: A Python fault inside LightRAG (its own words name its internals, never the user's file).
+_INTERNAL = lazy_compile(r"object has no attribute|is not subscriptable|is not iterable|unexpected keyword argument"
+                         r"|positional argument|index out of range|NoneType|cython_function|Traceback \(most recent")
+INTERNAL_HEADLINE = "an internal error of LightRAG's parser"
 
 _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (lazy_compile(r"Identical content already exists", re.I), "",
@@ -105,6 +109,8 @@ def _headline(text: str) -> str:
     headline = _sentence(headline, 200) or "indexing failed"
     if re.search(r"Identical content already exists", text, re.I):
         headline = "identical content is already indexed"
+    elif _INTERNAL.search(headline):
+        headline = INTERNAL_HEADLINE
     return headline
 
 
