@@ -148,6 +148,16 @@ def test_not_indexed_finds_files_in_roots_that_were_never_ingested_or_are_exclud
     # outside every indexed root: not part of the knowledge base, and said so (not silently answered from others)
     assert _not_indexed(host, "far.md") == [
         ("far.md", "not_found", "no file of this name among those the library indexes")]
+    # a name that ends an indexed file's name after a separator is that file as a person types it
+    with host.store.transaction() as reg:
+        rel = "kb/unstructured__tables-with-incomplete-rows.docx"
+        reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(host.root / rel),
+                            source_root_relative_path=rel, status="processed"))
+    assert _not_indexed(host, "what is in tables-with-incomplete-rows.docx?") == []
+    assert _not_indexed(host, "what is in incomplete-rows.docx?") == []
+    # ... but not a name glued to other letters: "rows.docx" is not "tablerows.docx"
+    assert _not_indexed(host, "what is in ows.docx?") == [
+        ("ows.docx", "not_found", "no file of this name among those the library indexes")]
 
 
 # ----------------------------------------------------------------------------- memos

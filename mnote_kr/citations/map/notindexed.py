@@ -124,9 +124,23 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         out.extend(_passed_over(host, walked))
         # a name no file of the library has: say so, or the cards look like that file's
         there = {_nfc(n.source_path.rpartition("/")[2]).lower() for n in walked}
-        out.extend(NotIndexed(source_path=typed, status="not_found",
+        typed = (missing - there) & documents
+        typed -= _tails_of_indexed(reg, typed)
+        out.extend(NotIndexed(source_path=name, status="not_found",
                               reason="no file of this name among those the library indexes")
-                   for typed in _typed_documents(query, (missing - there) & documents))
+                   for name in _typed_documents(query, typed))
+    return out
+
+
+def _tails_of_indexed(reg: Registry, typed: set[str]) -> set[str]:
+    """The names among ``typed`` that end an indexed file's name after a separator: a person types
+    "report.pdf" for "2024-05_report.pdf" or "unstructured__report.pdf", and is answered from it."""
+    if not typed:
+        return set()
+    out: set[str] = set()
+    for rel in reg.entries:
+        name = _nfc(rel.rpartition("/")[2]).lower()
+        out.update(t for t in typed if len(name) > len(t) and name.endswith(t) and not name[-len(t) - 1].isalnum())
     return out
 
 
