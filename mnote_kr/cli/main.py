@@ -372,7 +372,10 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
 @json_option
 @pass_ctx
 def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_json: bool) -> None:
-    """Show how to open a citation: file, kind, locator, open-action parameters."""
+    """Show how to open a citation: file, kind, locator, open-action parameters.
+
+    Text counts pages, slides and paragraphs from 1, as a reader does; --json keeps the locator's
+    own indexes (``paragraphIndex`` from 0, ``page`` and ``slide`` from 1)."""
     if wait and not show:
         raise UsageError("--wait goes with --show", hint=f"mnote-kr open \"{citation}\" --show --wait")
     if show:
