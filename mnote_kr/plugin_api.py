@@ -126,6 +126,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.queryterms import scaffolding
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
+        keeps_line_end_hyphen,
         lazy_compile,
         made_of,
         normalize,
@@ -150,7 +151,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
     **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
     **{n: ("mnote_kr.citations.text.textnorm", n) for n in (
-        "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
+        "iter_tokens", "keeps_line_end_hyphen", "lazy_compile", "made_of", "normalize", "query_occurrences",
+        "query_standing")},
     **{n: ("mnote_kr.citations.caches.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
     "query_terms": ("mnote_kr.citations.render.ids", "query_terms"),
     "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
@@ -247,6 +249,7 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "iter_tokens",
+    "keeps_line_end_hyphen",
     "lazy_compile",
     "load_config",
     "locator_from_match",

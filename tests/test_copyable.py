@@ -24,6 +24,20 @@ def test_words_hyphenated_across_a_line_break_are_rejoined():
     assert rejoin_hyphenation("Jean-\nPaul and COVID-\n19") == "Jean-Paul and COVID-19"
     # a hyphen inside a line is not touched
     assert rejoin_hyphenation("well-known\nfact") == "well-known\nfact"
+
+
+def test_a_hyphen_that_is_the_words_own_stays_at_a_line_end():
+    # typesetting never breaks an acronym, nor after a number (the Federal Register's "FAA-approved")
+    assert rejoin_hyphenation("an FAA-\napproved program") == "an FAA-approved program"
+    assert rejoin_hyphenation("a 19-\nyear study") == "a 19-year study"
+    # written with its hyphen elsewhere in the same text: the hyphen is the word's
+    text = "cost per work-\nhour. Each work-hour is billed"
+    assert rejoin_hyphenation(text) == "cost per work-hour. Each work-hour is billed"
+    # ... and without one elsewhere, or nowhere else: the break was typesetting's
+    assert rejoin_hyphenation("cost per work-\nhour. Each workhour is billed").startswith("cost per workhour.")
+    assert rejoin_hyphenation("an exam-\nple") == "an example"
+    # a soft hyphen is never the word's own, whatever follows
+    assert rejoin_hyphenation("FAA\u00ad\napproved") == "FAAapproved"
     bundle = clean_citation_text("Pressure con-\ntrol valves were replaced.", "control")
     assert bundle.display_quote == "Pressure control valves were replaced."
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from mnote_kr.citations.text.textnorm import lazy_compile, made_of
+from mnote_kr.citations.text.textnorm import keeps_line_end_hyphen, lazy_compile, made_of
 
 __all__ = ["copyable", "drop_lines", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets", "trim_chunk_edges",
            "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
@@ -97,10 +97,8 @@ _SUPPLEMENT = {
 # Radicals (U+2E80-U+2FDF), compatibility ideographs and the Latin ligatures PDF text layers
 # keep (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, U+FB00-U+FB06): the only code points changed.
 _CJK_FORMS_RE = lazy_compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
-# a word broken at a line end by a hyphen, continued in lower case on the next line
-_HYPHEN_BREAK_RE = lazy_compile(r"(?<=[^\W\d_])[-\u00ad\u2010][^\S\n]*\n[^\S\n]*(?=[^\W\d_A-Z])")
-# a compound broken after its hyphen (Jean-Paul, COVID-19 split at the line end): the hyphen stays
-_COMPOUND_BREAK_RE = lazy_compile(r"(?<=[^\W_])([-\u2010])[^\S\n]*\n[^\S\n]*(?=[A-Z0-9])")
+# a word, a hyphen at the line end, and the word the next line goes on with
+_LINE_END_HYPHEN_RE = lazy_compile(r"([^\W_]+)([-\u00ad\u2010])[^\S\n]*\n[^\S\n]*(?=([^\W_]+))")
 _SOFT_HYPHEN_RE = lazy_compile("\u00ad")
 
 
@@ -129,11 +127,23 @@ def join_cjk_gaps(text: str) -> str:
 
 
 def rejoin_hyphenation(text: str) -> str:
-    """``exam-\\nple`` → ``example``; soft hyphens dropped. A capital or digit after the
-    break (``Jean-\\nPaul``) keeps its hyphen: ``Jean-Paul``."""
-    if "\n" in text:
-        text = _COMPOUND_BREAK_RE.sub(r"\1", _HYPHEN_BREAK_RE.sub("", text))
+    """``exam-\\nple`` → ``example``; soft hyphens dropped. A hyphen that is the word's own
+    (``keeps_line_end_hyphen``: ``Jean-\\nPaul``, ``FAA-\\napproved``, or written so elsewhere in
+    ``text``) stays: ``Jean-Paul``, ``FAA-approved``."""
+    if "\n" in text and ("-" in text or "\u00ad" in text or "\u2010" in text):
+        text = _LINE_END_HYPHEN_RE.sub(lambda m: _rejoined(m, text), text)
     return _SOFT_HYPHEN_RE.sub("", text) if "\u00ad" in text else text
+
+
+def _rejoined(m: re.Match[str], text: str) -> str:
+    before, hyphen, after = m.group(1), m.group(2), m.group(3)
+    if hyphen == "\u00ad":
+        return before  # a soft hyphen is typesetting's by definition
+    if keeps_line_end_hyphen(before, after, text):
+        return before + hyphen
+    if before[-1].isalpha() and after[0].isalpha():
+        return before
+    return m.group(0)
 
 
 def trim_to_boundaries(text: str) -> str:

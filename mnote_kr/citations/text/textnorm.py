@@ -148,6 +148,25 @@ def is_word_char(ch: str) -> bool:
 _SENTENCE_START = frozenset("\n。！？；.!?;:：")
 
 
+def keeps_line_end_hyphen(before: str, after: str, context: str = "") -> bool:
+    """Whether a hyphen at a line end between the words ``before`` and ``after`` is the word's own
+    ("FAA-approved", "Jean-Paul", "COVID-19", "19-year"), not typesetting's ("exam-ple").
+
+    It is the word's own when the next line goes on in a capital or digit, when ``before`` is in
+    capitals or ends in a digit (typesetting never breaks an acronym), or when ``context`` (the
+    text around, e.g. the page) writes the two words with a hyphen elsewhere, not at a line end."""
+    if not before or not after:
+        return True
+    if after[0].isupper() or after[0].isdigit() or before[-1].isdigit():
+        return True
+    if before.isupper():
+        return True
+    if context:
+        word = f"{before}-{after}".lower()
+        return word in context.lower()  # (the break judged reads "-\n" there, not "-")
+    return False
+
+
 def _is_join(ch: str) -> bool:
     """A character that continues a word: a letter or digit of any script (CJK included), or ``_``."""
     return bool(ch) and (ch.isalnum() or ch == "_")

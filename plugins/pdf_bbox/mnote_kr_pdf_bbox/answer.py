@@ -27,7 +27,15 @@ import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import iter_tokens, lazy_compile, normalize, places_key, query_occurrences, scaffolding
+from mnote_kr.plugin_api import (
+    iter_tokens,
+    keeps_line_end_hyphen,
+    lazy_compile,
+    normalize,
+    places_key,
+    query_occurrences,
+    scaffolding,
+)
 
 from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
@@ -129,20 +137,42 @@ def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]
     """A block's characters as written (lines joined, hyphenation undone) and each one's line."""
     chars: list[str] = []
     line_at: list[int] = []
+    soft = False  # the line before ends in a soft hyphen
     for li in lines:
         raw = _drop_spacing_marks("".join([page.text[c] for c in page.stream[li]]).rstrip())
         if chars:
             prev = chars[-1]
-            if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha():
+            if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha() and (
+                    soft or not keeps_line_end_hyphen(_word_before(chars), _word_after(raw), page.text)):
                 chars.pop()  # a word hyphenated across the line break
                 line_at.pop()
+            elif prev == "-" and raw[:1].isalnum():
+                pass  # the word's own hyphen ("FAA-approved"): the words stay joined by it
             elif prev != " ":
                 chars.append(" ")
                 line_at.append(li)
-        # PDFium marks a soft hyphen at a line end as U+0002 or U+FFFE: a hyphen here
+        # PDFium marks a hyphen at a line end as U+0002 or U+FFFE, whether typesetting's or the word's
+        # own ("FAA-" too): a hyphen here, judged as one; only U+00AD is soft for sure
+        soft = raw[-1:] == "\u00ad"
         chars.extend(raw.translate(_LINE_CHARS))  # one character for one: offsets hold
         line_at.extend([li] * len(raw))
     return chars, line_at
+
+
+def _word_before(chars: list[str]) -> str:
+    """The word that ``chars`` end in, before their last character (a hyphen)."""
+    i = len(chars) - 1
+    while i > 0 and chars[i - 1].isalnum():
+        i -= 1
+    return "".join(chars[i:-1])
+
+
+def _word_after(raw: str) -> str:
+    """The word ``raw`` starts with."""
+    end = 0
+    while end < len(raw) and raw[end].isalnum():
+        end += 1
+    return raw[:end]
 
 
 def block_text(page: PageText, lines: list[int]) -> BlockText:

@@ -199,6 +199,23 @@ def test_a_word_hyphenated_across_a_line_break_is_one_query_term(tmp_path: Path)
     assert iou(loc.bbox, list(union([d.box for d in second]))) >= 0.5, loc.bbox
 
 
+def test_a_hyphen_at_a_line_end_that_is_the_words_own_stays_in_the_blocks_text(tmp_path: Path) -> None:
+    from mnote_kr_pdf_bbox.answer import block_text
+    from mnote_kr_pdf_bbox.pdftext import read_document
+
+    b = PdfBuilder()
+    p = b.add_page()
+    b.text(p, 72, 700, "Operators must use an FAA-", 10)
+    b.text(p, 72, 687, "approved program and a com-", 10)
+    b.text(p, 72, 674, "mon schedule of 19-", 10)
+    b.text(p, 72, 661, "year intervals.", 10)
+    f = tmp_path / "own.pdf"
+    f.write_bytes(b.build())
+    page = read_document(f).pages[0]
+    text = block_text(page, list(range(len(page.stream)))).text
+    assert "faa-approved" in text and "common schedule" in text and "19-year" in text, text
+
+
 def test_a_chinese_paragraph_whose_last_line_ends_early_is_a_block_of_its_own(tmp_path: Path) -> None:
     # Two Chinese paragraphs set flush left with no gap (as mineru__introduction.pdf prints them):
     # only the first one's short last line ends it. CJK text breaks after any character, so one
