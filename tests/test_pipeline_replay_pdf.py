@@ -130,3 +130,34 @@ def test_generated_running_header_and_page_number_leave_the_quote_but_a_number_i
     assert "covered 102 turbines" in c.context_quote  # a number inside a sentence is content
     assert " 101 " not in f" {c.context_quote} " and " 102 " not in c.context_quote.replace("102 turbines", "")
     assert f"{body[0][1]} {body[1][0]}" in c.context_quote
+
+
+def _report() -> tuple[PdfBuilder, list, str]:
+    """A two-page report with its bookmarks (nested on page 1) and a chunk of page 1's "Icing"."""
+    p = PdfBuilder()
+    one, two = p.add_page(), p.add_page()
+    p.text(one, 72, 720, "Wind farm report", size=16)
+    p.text(one, 72, 600, "Icing", size=13)
+    p.text(one, 72, 575, "Blade heating kept the power loss below five percent on every turbine.", size=10)
+    p.text(two, 72, 720, "Maintenance", size=16)
+    p.text(two, 72, 690, "Crews climbed the towers twice each winter to check the heating mats.", size=10)
+    outline = [("Wind farm report", 0, 740.0, [("Icing", 0, 618.0, [])]), ("Maintenance", 1, 740.0, [])]
+    return p, outline, "Blade heating kept the power loss below five percent on every turbine."
+
+
+def test_pdf_citation_heading_path_is_the_outline_section_of_its_place(env: Env) -> None:
+    # A PDF's bookmarks name the section the cited block is printed under, as a nested path.
+    import msgspec
+    from mnote_kr_testkit.pdfs import with_outline
+
+    p, outline, chunk = _report()
+    cited = _cite_pdf(env, with_outline(p.build(), outline), "papers/report.pdf", chunk, "blade heating power loss")
+    assert cited.locator_precision == "bbox" and cited.heading_path == ["Wind farm report", "Icing"]
+    assert msgspec.to_builtins(cited)["headingPath"] == ["Wind farm report", "Icing"]  # as search --json shows it
+
+
+def test_pdf_citation_without_bookmarks_has_no_section(env: Env) -> None:
+    # Without bookmarks the section is not guessed from the page (LightRAG's plain PDF chunks have none).
+    p, _, chunk = _report()
+    plain = _cite_pdf(env, p.build(), "papers/plain.pdf", chunk, "blade heating power loss")
+    assert plain.locator_precision == "bbox" and plain.heading_path == []

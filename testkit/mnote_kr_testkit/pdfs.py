@@ -361,3 +361,36 @@ def cid_font_pdf(lines: list[tuple[float, float, str]], *, font: str = "STSong-L
         "/Ascent 880 /Descent -120 /CapHeight 880 /StemV 93 >>".encode(),
     ]
     return _raw_pdf(objs, 1), boxes
+
+
+#: An outline entry for ``with_outline``: title, 0-based page (None: a page the document does not
+#: have), top in user space (None: the whole page) and the entries nested under it.
+OutlineItem = tuple[str, "int | None", "float | None", "list[OutlineItem]"]
+
+
+def with_outline(pdf: bytes, items: list[OutlineItem]) -> bytes:
+    """``pdf`` with an outline (bookmarks) written by pypdf's ``add_outline_item`` (GoTo actions): ``/XYZ``
+    destinations at the given tops (``/Fit`` without one). An item whose page is None points at a page object that is
+    not in the page tree, a broken destination as a damaged or cut-down PDF has."""
+    import io
+
+    import pypdf
+    from pypdf.generic import ArrayObject, DictionaryObject, Fit, NameObject
+
+    writer = pypdf.PdfWriter(clone_from=pypdf.PdfReader(io.BytesIO(pdf)))
+    stray = writer._add_object(DictionaryObject({NameObject("/Type"): NameObject("/Page")}))
+
+    def add(entries: list[OutlineItem], parent: object) -> None:
+        for title, page, top, kids in entries:
+            fit = Fit.xyz(left=0, top=top, zoom=0) if top is not None else Fit.fit()
+            ref = writer.add_outline_item(title=title, page_number=0 if page is None else page, parent=parent,
+                                          fit=fit)
+            if page is None:  # pypdf writes a GoTo action: its destination's page is the stray one
+                action = ref.get_object()["/A"]
+                action[NameObject("/D")] = ArrayObject([stray, *list(action["/D"])[1:]])
+            add(kids, ref)
+
+    add(items, None)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()

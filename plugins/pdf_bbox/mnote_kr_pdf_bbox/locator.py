@@ -22,7 +22,9 @@ and the text block of the matched passage that answers the query is the primary 
 where it was retrieved), or whole when the evidence is its own query and a piece of that one block
 (where does this sentence of an answer stand?: its paragraph); the passage's other rectangles
 follow in ``rects``. Nothing found, or a
-page without a text layer, gives a ``file`` locator: never a made-up box. Chinese drawn with
+page without a text layer, gives a ``file`` locator: never a made-up box. The boxed block's section,
+from the PDF's outline (bookmarks) when it has one, is ``place_headings`` (``outline``); without an
+outline it is left to the provider's block: headings are not guessed from font sizes. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
 ``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
 """
@@ -40,6 +42,7 @@ from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
+from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry
 
 PLUGIN = "pdf_bbox"
@@ -201,7 +204,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = None
+    headings = None  # the PDF's outline says which section the boxed block is in (``outline``); else unknown
     if ans.block is not None:
+        headings = section(doc, *ans.block)
         pi = ans.block[0]
         page = doc.pages[pi]
         # The block (WHOLE_BLOCK); else its lines the evidence covers: a chunk that holds only part
@@ -232,6 +237,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if counts:
             top = max(counts, key=lambda b: (counts[b].count, -b[0], -b[1]))
             primary = (spans(doc, m.view, counts[top].first, counts[top].last + 1) or whole)[0]
+            headings = section(doc, *top)
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -253,6 +259,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
         place_text=place_text,
+        place_headings=headings,
         runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage) for b, cos in ans.runners_up],
     )
 
@@ -274,7 +281,8 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
                    rects=[Rect(page=pi + 1, bbox=box)],
                    block_id=req.block_id or (req.block.blockid if req.block else None),
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
-                   meaning_score=round(cos, 6), place_text=written_text(page, sorted(lines)))
+                   meaning_score=round(cos, 6), place_text=written_text(page, sorted(lines)),
+                   place_headings=section(doc, pi, bi))
 
 
 _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")

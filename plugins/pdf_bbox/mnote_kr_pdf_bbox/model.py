@@ -76,7 +76,7 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
 
 #: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
 #: that point back at the document) are rebuilt in each process from these.
-PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key", "places")
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key", "places", "outline")
 
 
 class StoredPages(Sequence[PageText]):
@@ -163,12 +163,12 @@ def _code_stamp() -> str:
 
     from mnote_kr.plugin_api import textmatch, textnorm
 
-    from . import align, answer, cidtext, layout, lines, page, pdfium, pdftext, tables
+    from . import align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tables
 
     h = hashlib.blake2b(digest_size=8)
     for module in (__file__, pdftext.__file__, pdfium.__file__, cidtext.__file__, layout.__file__, answer.__file__,
                    align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__,
-                   lines.__file__, page.__file__):
+                   lines.__file__, page.__file__, outline.__file__):
         try:
             st = os.stat(module)
             h.update(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}".encode())
@@ -179,7 +179,7 @@ def _code_stamp() -> str:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="9-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="10-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import DocumentError
 
-from . import budget, cidtext, tables
+from . import budget, cidtext, outline, tables
 from .layout import continuations, find_furniture, line_spacing, split_at_markers, split_blocks
 from .lines import Quad, assemble, reading_box
 from .page import Box as Box  # re-exported: the locator's modules take the box type from here
@@ -394,6 +394,7 @@ def read_document(path: str | Path) -> DocumentText:
                 if time.monotonic() > deadline:
                     raise budget.over_budget(p, f"reading took over {budget.MAX_SECONDS:g} s at page {i + 1}",
                                              f"{budget.MAX_SECONDS:g} s")
+            entries = outline.read_outline(doc, _pdfium()[1], pages)  # while the document is open: one walk
         except pdfium.PdfiumError as exc:
             raise DocumentError(f"Broken PDF, page {len(pages) + 1} unreadable: {p}", path=p) from exc
         finally:
@@ -403,7 +404,9 @@ def read_document(path: str | Path) -> DocumentText:
             if cidtext.reads_more(found, pages[number - 1].text):
                 pages[number - 1] = page_from_chars(pages[number - 1], found)
     _layout(pages)
-    return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"))
+    entries = outline.settle(entries, pages, line_text)
+    return DocumentText(str(p), pages, _view(pages, "stream"), _view(pages, "order"),
+                        extras={"outline": entries} if entries else {})
 
 
 def line_text(page: PageText, li: int) -> str:
