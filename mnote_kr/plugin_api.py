@@ -31,6 +31,8 @@ What is here:
   (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
   ``nearest_places`` (a file's places nearest a query by meaning: those behind the best),
+  ``places_behind`` (the places behind one a locator chose itself, by words and meaning: a deck's
+  other shapes, a sheet's other rows),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
@@ -104,7 +106,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.locate import textmatch
-    from mnote_kr.citations.locate.placing import locator_from_match, queue_places, with_meaning
+    from mnote_kr.citations.locate.placing import locator_from_match, places_behind, queue_places, with_meaning
     from mnote_kr.citations.locate.textmatch import (
         THRESHOLD,
         Match,
@@ -150,7 +152,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
-    **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
+    **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "places_behind", "queue_places",
+                                                             "with_meaning")},
     **{n: ("mnote_kr.citations.text.textnorm", n) for n in (
         "iter_tokens", "lazy_compile", "made_of", "normalize", "query_occurrences", "query_standing")},
     **{n: ("mnote_kr.citations.caches.filecache", n) for n in ("FileCache", "KeyedStore", "Persist")},
@@ -262,6 +265,7 @@ __all__ = [
     "nearest_places",
     "normalize",
     "paths",
+    "places_behind",
     "places_key",
     "progress_writer",
     "query_occurrences",
