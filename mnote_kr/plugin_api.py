@@ -31,10 +31,13 @@ What is here:
   (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
   ``nearest_places`` (a file's places nearest a query by meaning: those behind the best),
+  ``places_behind`` (the places behind one a locator chose itself, by words and meaning: a deck's
+  other shapes, a sheet's other rows),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
+  ``header_row``/``labelled_row`` (a table's header, and a row read as ``label: header: value``),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it).
@@ -103,7 +106,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.locate import textmatch
-    from mnote_kr.citations.locate.placing import locator_from_match, queue_places, with_meaning
+    from mnote_kr.citations.locate.placing import locator_from_match, places_behind, queue_places, with_meaning
     from mnote_kr.citations.locate.textmatch import (
         THRESHOLD,
         Match,
@@ -124,6 +127,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import textnorm
     from mnote_kr.citations.text.queryterms import scaffolding
+    from mnote_kr.citations.text.tablerows import header_row, labelled_row
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         keeps_line_end_hyphen,
@@ -149,7 +153,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
-    **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "queue_places", "with_meaning")},
+    **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "places_behind", "queue_places",
+                                                             "with_meaning")},
     **{n: ("mnote_kr.citations.text.textnorm", n) for n in (
         "iter_tokens", "keeps_line_end_hyphen", "lazy_compile", "made_of", "normalize", "query_occurrences",
         "query_standing")},
@@ -163,6 +168,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -246,10 +252,12 @@ __all__ = [
     "emit_json",
     "exchange",
     "find_workspace",
+    "header_row",
     "hookimpl",
     "hookspec",
     "iter_tokens",
     "keeps_line_end_hyphen",
+    "labelled_row",
     "lazy_compile",
     "load_config",
     "locator_from_match",
@@ -260,6 +268,7 @@ __all__ = [
     "nearest_places",
     "normalize",
     "paths",
+    "places_behind",
     "places_key",
     "progress_writer",
     "query_occurrences",

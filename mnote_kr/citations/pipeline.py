@@ -236,12 +236,13 @@ def _without_place_text(locator: Locator) -> Locator:
 
 def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
     """``c`` with its quote read at its place, when it is a place behind a passage's best still
-    carrying its words (``folding.runner_citations``: quoted only when shown). A place outside the
+    carrying its words or its locator's own quote (``folding.runner_citations``: quoted only when
+    shown; a slide's shape, a sheet's row, a DOCX table row: ``Locator.quote``). A place outside the
     passage it came with (the file's nearest by meaning) gets its own words as ``rawQuote`` and
     ``contextQuote``: that passage is not where it stands."""
-    if c.display_quote is not None or c.locator.place_text is None:
+    if c.display_quote is not None or (c.locator.place_text is None and not c.locator.quote):
         return c
-    words = c.locator.place_text
+    words = c.locator.place_text or c.locator.quote
     shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query)
     c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(c.locator))
     return c if own is None else msgspec.structs.replace(c, raw_quote=words, context_quote=own)

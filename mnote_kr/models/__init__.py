@@ -260,7 +260,8 @@ class Locator(Frozen, frozen=True, kw_only=True):
     speaker_notes: bool = False
     # ``cell`` precision (XLSX): the sheet's name, the cited cell or range in A1 notation
     # (``C12``, ``B7:D7``), the table's header texts over the range's columns, the sheet row
-    # they sit on, and the cited row's label (its first text cell left of the range).
+    # they sit on, and the cited row's label (its first text cell left of the range). A DOCX table cell
+    # (``paragraph`` precision) gives ``headers`` and ``row_label`` of its row too (``quote``: the row).
     sheet: str | None = None
     range: str | None = None
     header_row: int | None = None

@@ -158,16 +158,18 @@ class DocxBuilder:
             self.parts.append(self._p(begin + link + end, '<w:pPr><w:pStyle w:val="TOC1"/></w:pPr>', plain))
         return out
 
-    def table(self, rows: list[list[str]]) -> list[list[int]]:
-        """A table; returns the paragraphIndex of each cell's paragraph."""
+    def table(self, rows: list[list[str]], props: dict[tuple[int, int], str] | None = None) -> list[list[int]]:
+        """A table; returns the paragraphIndex of each cell's paragraph. ``props``: a cell's ``w:tcPr``
+        content by (row, cell), e.g. ``'<w:gridSpan w:val="2"/>'``, ``'<w:vMerge w:val="restart"/>'``."""
         idx: list[list[int]] = []
         xml = ["<w:tbl><w:tblPr/>"]
-        for row in rows:
+        for r, row in enumerate(rows):
             xml.append("<w:tr>")
             idx.append([])
-            for cell in row:
+            for c, cell in enumerate(row):
                 idx[-1].append(self.count)
-                xml.append(f"<w:tc><w:tcPr/>{self._p(self.runs(cell), plain=cell)}</w:tc>")
+                pr = (props or {}).get((r, c), "")
+                xml.append(f"<w:tc><w:tcPr>{pr}</w:tcPr>{self._p(self.runs(cell), plain=cell)}</w:tc>")
             xml.append("</w:tr>")
         xml.append("</w:tbl>")
         self.parts.append("".join(xml))

@@ -10,17 +10,18 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned, _evidence_paragraphs
 from mnote_kr.citations.text.queryterms import QueryTerms
-from mnote_kr.citations.text.textnorm import normalize
+from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
 
-__all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "queue_places", "with_meaning"]
+__all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "places_behind", "queue_places",
+           "with_meaning"]
 
 #: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
 #: first: the host shows them behind the file's other chunks' places (0: none).
@@ -125,6 +126,59 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     key = meaning.places_key([p.text for p in doc.paragraphs])
     return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                             lambda k: meaning.nearest(key, query, k))
+
+
+def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,
+                  keep: Callable[[P], bool] = lambda p: True,
+                  group: Callable[[P], Hashable] = lambda p: p.index,
+                  ) -> tuple[float | None, list[tuple[P, float | None]]]:
+    """The places behind paragraph ``chosen`` for a locator that chooses its own place (slides, sheets),
+    the way :func:`place_by_meaning` gives a DOCX paragraph's (``Match.runners_up``): the passage's
+    other paragraphs (:func:`passage_paragraphs`, and those it quotes whole; placeable ones that ``keep``
+    takes) ranked by the
+    query's words (``QueryTerms``) and, once ingest embedded the document's paragraphs
+    (:func:`queue_places`), by meaning with them (``meaning.combine``), the best ``RUNNERS_UP``;
+    then the file's ``FILE_WIDE`` paragraphs nearest the query by meaning outside them. Without vectors
+    a place behind holds a query word. One place per ``group`` (the chosen's group taken): a shape, a row.
+
+    Returns the chosen paragraph's cosine with the query (None without vectors) and the places
+    behind it, best first, each with its cosine."""
+    from mnote_kr.citations.rank import meaning
+
+    paras = doc.paragraphs
+    q = normalize(query or "").strip()
+    if not q or not 0 <= chosen < len(paras):
+        return None, []
+    key = meaning.places_key([p.text for p in paras])
+    # the run the passage quotes, and every paragraph it quotes whole: a deck's or a sheet's short
+    # paragraphs often align as no run at all
+    said = {tok for tok, _, _ in iter_tokens(normalize(passage or ""))}
+    quoted = {p.index for p in paras if p.tokens and p.tokens <= said}
+    cands = [i for i in sorted(quoted.union(passage_paragraphs(doc, passage)))
+             if i != chosen and _placeable(paras[i]) and keep(paras[i])]
+    cos = meaning.cosines(key, query, [chosen, *cands]) or {}
+    qt = QueryTerms(q, doc.df, len(paras))
+    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
+    if cos:
+        score = meaning.combine(words, cos)
+    else:  # by words alone: a place behind holds one of the query's words
+        score = {i: w for i, w in words.items() if w > 0}
+    taken = {group(paras[chosen])}
+    out: list[tuple[P, float | None]] = []
+    for i in sorted(score, key=lambda i: (-round(score[i], 9), i)):
+        if len(out) < RUNNERS_UP and group(paras[i]) not in taken:
+            taken.add(group(paras[i]))
+            out.append((paras[i], cos.get(i)))
+    wide = meaning.nearest(key, query, FILE_WIDE + len(cands) + 1) if FILE_WIDE else {}
+    inside = set(cands)
+    for i, c in wide.items():
+        if len(out) >= RUNNERS_UP + FILE_WIDE:
+            break
+        if 0 <= i < len(paras) and i not in inside and _placeable(paras[i]) and keep(paras[i]) \
+                and group(paras[i]) not in taken:
+            taken.add(group(paras[i]))
+            out.append((paras[i], c))
+    return cos.get(chosen), out
 
 
 def queue_places(doc: TextDocument[P]) -> None:

@@ -97,8 +97,12 @@ def locate_docx(request: LocateRequest) -> Locator:
     )
     in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
     if in_scope or scope is None:
+        from .rows import as_rows
+
         match = with_meaning(doc, match, request.passage, request.query, Scope((scope,)) if scope is not None else None)
-        return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True)
+        # a table cell is cited as its row, on the cell under the header the query names (``rows``)
+        return as_rows(doc, locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True),
+                       request.query)
     # The sidecar names a real paragraph range, but the evidence matches none of its
     # paragraphs: say so (``file``, degraded) rather than land on the block's first
     # paragraph as if it had been found there.

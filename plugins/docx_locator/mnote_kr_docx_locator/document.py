@@ -24,6 +24,11 @@ class Paragraph(TextParagraph):
     list_level: int | None = None  # 0-based level of a numbered or bulleted list item
     list_ordered: bool = False
     cell: tuple[int, int, int] | None = None  # (table, row, column) of the outermost table
+    # The outermost table's grid, for reading the cell's row (``rows``): the cell's first grid column
+    # and how many it spans, and for a cell continuing a vertical merge (its own paragraph empty), the
+    # index of the merge's first paragraph, whose cell's text it shows.
+    grid: tuple[int, int] | None = None
+    merged_from: int | None = None
     textboxes: tuple[str, ...] = ()  # text boxes anchored here (their w:p are not indexed)
     # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
     # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.

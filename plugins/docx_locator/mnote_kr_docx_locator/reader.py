@@ -26,6 +26,8 @@ from mnote_kr.plugin_api import DocumentError
 
 # The document types live in ``document`` and the cache in ``cache`` (neither imports lxml).
 from .document import DocxDocument, Paragraph
+from .grid import cell_props as _cell_props
+from .grid import grid_before as _grid_before
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -209,6 +211,12 @@ class _Walker:
         self.numbering = numbering or {}
         self.tables = 0
         self.cells: list[list[int]] = []  # [table, row, column] per open table, outermost first
+        # the outermost table's grid: the next row's first grid column, the cell's (grid column, span),
+        # the first paragraph of the vertical merge each grid column continues, and the cell's merge
+        self.grid_col = 0
+        self.cell_grid: tuple[int, int] | None = None
+        self.vmerge: dict[int, int] = {}
+        self.cell_merge: int | None = None
         self.boxes: list[str] = []
         self.paragraphs: list[Paragraph] = []
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
@@ -252,6 +260,8 @@ class _Walker:
                 if len(stack) > MAX_DEPTH:
                     self._deep(len(stack))
                 if local == "tbl":
+                    if not self.cells:
+                        self.vmerge = {}
                     self.table_depth += 1
                     self.cells.append([self.tables, -1, -1])
                     self.tables += 1
@@ -260,10 +270,14 @@ class _Walker:
                 elif local == "tr" and self.cells:
                     self.cells[-1][1] += 1
                     self.cells[-1][2] = -1
+                    if len(self.cells) == 1:
+                        self.grid_col = _grid_before(child)
                     stack.append((iter(child), 0))
                     break
                 elif local == "tc" and self.cells:
                     self.cells[-1][2] += 1
+                    if len(self.cells) == 1:
+                        self.grid_cell(child)
                     stack.append((iter(child), 0))
                     break
                 elif local == "sdt" and _sdt_is_toc(child):
@@ -280,6 +294,23 @@ class _Walker:
                     self.cells.pop()
                 elif leave == _LEAVE_TOC:
                     self.toc_depth -= 1
+
+    def grid_cell(self, tc: etree._Element) -> None:
+        """The outermost table's cell ``tc`` placed on the table's grid: its first grid column and span
+        (``w:gridSpan``), and, for a cell continuing a vertical merge (``w:vMerge`` without ``restart``),
+        the first paragraph of the merge's first cell, whose text it shows."""
+        span, merge = _cell_props(tc)
+        col = self.grid_col
+        self.cell_grid = (col, span)
+        self.grid_col += span
+        self.cell_merge = None
+        for c in range(col, col + span):
+            if merge == "restart":
+                self.vmerge[c] = len(self.paragraphs)
+            elif merge == "continue":
+                self.cell_merge = self.vmerge.get(c) if self.cell_merge is None else self.cell_merge
+            else:
+                self.vmerge.pop(c, None)
 
     def paragraph(self, p: etree._Element) -> None:
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
@@ -351,6 +382,8 @@ class _Walker:
                 list_level=list_level if not level else None,
                 list_ordered=self.numbering.get((num_id, list_level or 0), False),
                 cell=(self.cells[0][0], self.cells[0][1], self.cells[0][2]) if self.cells else None,
+                grid=self.cell_grid if self.cells else None,
+                merged_from=self.cell_merge if self.cells else None,
                 textboxes=tuple(self.boxes),
                 own_chars=own if len(text) > own else None,
             )

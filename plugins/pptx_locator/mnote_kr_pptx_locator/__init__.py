@@ -55,12 +55,17 @@ def extract_text(path: str) -> str | None:
 
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
-    """Parse the presentation ahead of the first search (kept in memory for this process)."""
+    """Parse the presentation ahead of the first search (kept in memory for this process), and have
+    ingest embed its paragraphs: the places behind a cited one are ranked by meaning too."""
     if not _ours(path):
         return None
-    from .reader import warm_pptx
+    from mnote_kr.plugin_api import queue_places
 
-    return warm_pptx(path)
+    from .reader import load_pptx, warm_pptx
+
+    parsed = warm_pptx(path)
+    queue_places(load_pptx(path))
+    return parsed
 
 
 @hookimpl

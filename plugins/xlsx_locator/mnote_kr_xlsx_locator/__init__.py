@@ -17,6 +17,9 @@ from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 PLUGIN_NAME = "xlsx_locator"
 EXTENSIONS = (".xlsx", ".xlsm")
 __version__ = "0.1.0"
+#: Rows of a workbook ingest embeds at most (each row a place ranked by meaning; e5 on a CPU embeds
+#: some hundreds a second, so a 100,000-row sheet would hold ingest for minutes).
+MEANING_ROWS = 5_000
 
 
 def _ours(path: str) -> bool:
@@ -51,12 +54,21 @@ def extract_text(path: str) -> str | None:
 
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
-    """Parse the workbook ahead of the first search (kept in memory for this process)."""
+    """Parse the workbook ahead of the first search (kept in memory for this process), and have ingest
+    embed its visible rows when there are at most ``MEANING_ROWS`` (the rows behind a cited one are
+    ranked by meaning too; a larger workbook's by words)."""
     if not _ours(path):
         return None
-    from .reader import warm_xlsx
+    from mnote_kr.plugin_api import queue_places
 
-    return warm_xlsx(path)
+    from .reader import load_xlsx, warm_xlsx
+
+    parsed = warm_xlsx(path)
+    doc = load_xlsx(path)
+    rows = doc.visible if doc.visible is not None else doc
+    if len(rows.paragraphs) <= MEANING_ROWS:
+        queue_places(rows)
+    return parsed
 
 
 @hookimpl

@@ -9,6 +9,8 @@ otherwise the row's cells are (``B7:D7``). ``locatorReason`` reads the cited pla
 
 from __future__ import annotations
 
+import msgspec
+
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -16,9 +18,11 @@ from mnote_kr.plugin_api import (
     Match,
     TextDocument,
     iter_tokens,
+    labelled_row,
     locator_from_match,
     match_evidence,
     normalize,
+    places_behind,
     scaffolding,
 )
 
@@ -74,10 +78,7 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
     """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
     label = shown.get(row.label_column) if row.label_column is not None else None
-    parts = [f"{row.headers[c]}: {shown[c]}" if row.headers.get(c) else shown[c] for c in columns if c in shown]
-    if len(parts) == 1 and label:
-        return f"{label}, {parts[0]}"
-    return f"{label}: " + "; ".join(parts) if label else "; ".join(parts)
+    return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
@@ -172,6 +173,22 @@ def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> R
     return next(r for r in run if r.index == best[0]) if len(best) == 1 else found
 
 
+def with_rows_behind(doc: TextDocument[RowParagraph], located: Locator, row: RowParagraph,
+                     request: LocateRequest) -> Locator:
+    """``located`` with the workbook's next rows behind it (``runnersUp``: the passage's other rows, then
+    the sheet rows nearest by meaning; header rows left out, ``places_behind``) and its cosine."""
+    cos, behind = places_behind(doc, row.index, request.passage or request.evidence, request.query,
+                                keep=lambda p: not p.is_header)
+    runners = [msgspec.structs.replace(
+        cell_locator(other, request.query, highlight=None, score=located.score, block_id=located.block_id,
+                     reason="a row behind the cited one, by the query's words and meaning"),
+        locator_degraded=True, meaning_score=round(c, 6) if c is not None else None) for other, c in behind]
+    if not runners and cos is None:
+        return located
+    return msgspec.structs.replace(located, runners_up=runners,
+                                   meaning_score=round(cos, 6) if cos is not None else None)
+
+
 def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[RowParagraph | None, Match]:
     block = request.block
     heading = block.heading if block is not None else None
@@ -191,14 +208,18 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     doc = load_xlsx(request.file)
     block_id = request.block_id or (request.block.blockid if request.block is not None else None)
     row: RowParagraph | None = None
+    rows: TextDocument[RowParagraph] = doc
     if doc.visible is not None:
         row, match = _match(doc.visible, request)
+        rows = doc.visible
     if row is None:
         row, match = _match(doc, request)
+        rows = doc
     if row is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
     same = match.paragraph is not None and match.paragraph.text == row.text
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
     reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
-    return cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                        block_id=block_id)
+    located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
+                           block_id=block_id)
+    return with_rows_behind(rows, located, row, request)

@@ -1,0 +1,100 @@
+"""A DOCX table cell is cited as its row: quoted by its headers, placed on the cell the query names.
+
+On WeKnora's vertical-merge fixture (a table whose method column is merged down four rows) with the
+passage LightRAG's engine gave for it, and on generated tables (a value spanning two columns, a label
+merged down, a table without a header). The expected rows are written from the documents' own cells.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.docx_docs import DocxBuilder
+
+from mnote_kr.models import LocateRequest
+from mnote_kr_docx_locator import locate_docx
+from mnote_kr_docx_locator.cache import clear_cache, load_docx
+from mnote_kr_docx_locator.rows import row_of
+
+MERGE = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
+METHOD = ("检测方法：提取外周血基因组 DNA，采用高通量测序，并对候选位点进行Sanger 测序验证；"
+          "检测结果需结合临床表现综合判断。")
+# The passage LightRAG's engine returned for this file (its table as rows of cells, the merged method in each).
+PASSAGE = "遗传病检测项目表\n回归场景：检测方法纵向合并，但每条检测项目在转换后都必须保留该方法。\n" + "\n".join(
+    ["项目编号 检测项目 相关基因 周期 检测方法"] + [f"{n} {item} {gene} 15个工作日 {METHOD}" for n, item, gene in (
+        ("Q0101", "遗传性乳腺癌", "BRCA1"), ("Q0102", "遗传性卵巢癌", "BRCA2"), ("Q0103", "林奇综合征", "MLH1"))])
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    clear_cache()
+
+
+def _index(path: Path, text: str, after: int = 0) -> int:
+    return next(p.index for p in load_docx(path).paragraphs if p.index >= after and p.text == text)
+
+
+def _locate(path: Path, query: str, evidence: str = PASSAGE) -> object:
+    return locate_docx(LocateRequest(file=str(path), evidence=evidence, query=query, passage=evidence))
+
+
+def test_a_question_naming_a_column_is_cited_on_the_rows_cell_under_it_and_quoted_as_the_row() -> None:
+    before = hashlib.sha256(MERGE.read_bytes()).hexdigest()
+    row = _index(MERGE, "遗传性乳腺癌")
+    for query, answer in (("遗传性乳腺癌的相关基因是什么？", "BRCA1"), ("遗传性乳腺癌检测周期多长？", "15个工作日")):
+        loc = _locate(MERGE, query)
+        assert loc.locator_precision == "paragraph"  # type: ignore[attr-defined]
+        assert loc.paragraph_index == _index(MERGE, answer, after=row), query  # type: ignore[attr-defined]
+        assert loc.highlight is not None and (loc.highlight.start, loc.highlight.end) == (0, len(answer))  # type: ignore[attr-defined]
+        assert loc.quote == (f"Q0101: 检测项目: 遗传性乳腺癌; 相关基因: BRCA1; 周期: 15个工作日; "  # type: ignore[attr-defined]
+                             f"检测方法: {METHOD}"), query
+        assert loc.row_label == "Q0101"  # type: ignore[attr-defined]
+    assert hashlib.sha256(MERGE.read_bytes()).hexdigest() == before  # the user's file untouched
+
+
+def test_a_cell_merged_down_reads_as_its_value_in_every_row_it_spans() -> None:
+    loc = _locate(MERGE, "林奇综合征", "林奇综合征")
+    assert loc.paragraph_index == _index(MERGE, "林奇综合征")  # type: ignore[attr-defined]
+    assert loc.quote == f"Q0103: 检测项目: 林奇综合征; 相关基因: MLH1; 周期: 15个工作日; 检测方法: {METHOD}"  # type: ignore[attr-defined]
+
+
+def test_the_named_column_of_a_merged_cell_leaves_the_place_in_the_row_asked_about() -> None:
+    # the method cell of row Q0102 only continues the merge (its own paragraph is empty): the place
+    # stays on the row's matched cell, not on the merge's first cell in the row above
+    loc = _locate(MERGE, "遗传性卵巢癌的检测方法", "遗传性卵巢癌")
+    assert loc.paragraph_index == _index(MERGE, "遗传性卵巢癌")  # type: ignore[attr-defined]
+    assert loc.quote.startswith("Q0102: 检测项目: 遗传性卵巢癌;") and loc.quote.endswith(METHOD)  # type: ignore[attr-defined]
+
+
+def test_spans_and_merges_keep_each_value_under_its_own_header(tmp_path: Path) -> None:
+    b = DocxBuilder()
+    b.para("Ferry timetable for the winter season at the harbour.")
+    cells = b.table([["Route", "Mon", "Tue", "Wed"],
+                     ["Saltmarsh crossing", "12", "13", "14"],
+                     ["", "8", "", "9"],
+                     ["Ashgrove quay", "closed", "7"]],
+                    {(1, 0): '<w:vMerge w:val="restart"/>', (2, 0): "<w:vMerge/>", (3, 1): '<w:gridSpan w:val="2"/>'})
+    path = tmp_path / "ferries.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "Ashgrove quay on Wed", "Ashgrove quay")
+    assert loc.paragraph_index == cells[3][2]  # type: ignore[attr-defined]  # the Wed cell, after the span
+    assert loc.quote == "Ashgrove quay: Mon–Tue: closed; Wed: 7"  # type: ignore[attr-defined]
+    assert loc.headers == ["Wed"]  # type: ignore[attr-defined]
+    doc = load_docx(path)
+    assert row_of(doc, cells[2][3]).reading() == "Saltmarsh crossing: Mon: 8; Wed: 9"  # type: ignore[union-attr]
+    assert row_of(doc, cells[0][1]).reading() == "Route | Mon | Tue | Wed"  # type: ignore[union-attr]
+
+
+def test_a_table_without_a_header_row_reads_plain_and_text_outside_tables_is_untouched(tmp_path: Path) -> None:
+    b = DocxBuilder()
+    intro = b.para("The northern pier was rebuilt in granite after the storm of 1881.")
+    cells = b.table([["Northern breakwater", "120", "95"], ["Southern breakwater", "80", "70"]])
+    path = tmp_path / "piers.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "Southern breakwater", "Southern breakwater")
+    assert loc.paragraph_index == cells[1][0] and loc.quote == "Southern breakwater | 80 | 70"  # type: ignore[attr-defined]
+    loc = _locate(path, "granite pier", "The northern pier was rebuilt in granite after the storm of 1881.")
+    assert loc.paragraph_index == intro and loc.quote is None and loc.row_label is None  # type: ignore[attr-defined]

@@ -1,0 +1,42 @@
+"""The places behind a deck's cited one (``runnersUp``, the citation's ``alternatives``): the passage's
+other shapes and notes ranked by the query's words (and meaning, once ingest embedded the deck).
+
+The newcomer's case on docling's sample deck, as the real engine gave it: the whole deck was LightRAG's
+passage, but the evidence picked from it was the third slide's window, so the citation landed on the
+third slide's notes; the second slide's notes, which answer "what do the notes on the second slide say",
+must stand behind it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "pptx" / "docling__powerpoint_sample.pptx"
+QUESTION = "What do the notes on the second slide say?"
+
+
+def test_the_second_slides_notes_stand_behind_the_third_slides_notes() -> None:
+    before = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    plugins = load_plugins(None)
+    deck = plugins.extract_text(str(SAMPLE))
+    window = deck[deck.index("# Slide 3"):]
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=window, query=QUESTION, passage=deck))
+    assert (loc.slide, loc.speaker_notes) == (3, True)
+    behind = [(r.slide, r.speaker_notes, r.quote) for r in loc.runners_up]
+    assert (2, True, "Some notes on the second slide.") in behind
+    assert all(r.locator_precision == "slide" and r.locator_degraded for r in loc.runners_up)
+    shapes = [(r.slide, r.speaker_notes, r.shape_id) for r in loc.runners_up] + [(3, True, None)]
+    assert len(shapes) == len(set(shapes))  # one place per shape (the cited notes' own lines not again)
+    assert hashlib.sha256(SAMPLE.read_bytes()).hexdigest() == before
+
+
+def test_a_query_of_scaffolding_only_leaves_no_place_behind() -> None:
+    plugins = load_plugins(None)
+    deck = plugins.extract_text(str(SAMPLE))
+    loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="A rectangle shape with this text inside.",
+                                       query="what is it", passage=deck))
+    assert loc.slide == 2 and loc.runners_up == []  # no query word anywhere, no vectors: nothing guessed
