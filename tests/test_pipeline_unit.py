@@ -155,6 +155,12 @@ def test_not_indexed_finds_files_in_roots_that_were_never_ingested_or_are_exclud
                             source_root_relative_path=rel, status="processed"))
     assert _not_indexed(host, "what is in tables-with-incomplete-rows.docx?") == []
     assert _not_indexed(host, "what is in incomplete-rows.docx?") == []
+    # ... and a file so named that cannot be cited says why, as one typed in full does
+    with host.store.transaction() as reg:
+        rel = "kb/2024_budget.pdf"
+        reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(host.root / rel),
+                            source_root_relative_path=rel, status="failed", last_error="parser crashed"))
+    assert _not_indexed(host, "what does budget.pdf say") == [("kb/2024_budget.pdf", "failed", "parser crashed")]
     # ... but not a name glued to other letters: "rows.docx" is not "tablerows.docx"
     assert _not_indexed(host, "what is in ows.docx?") == [
         ("ows.docx", "not_found", "no file of this name among those the library indexes")]

@@ -98,7 +98,7 @@ _SUPPLEMENT = {
 # keep (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, U+FB00-U+FB06): the only code points changed.
 _CJK_FORMS_RE = lazy_compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
 # a word, a hyphen at the line end, and the word the next line goes on with
-_LINE_END_HYPHEN_RE = lazy_compile(r"([^\W_]+)([-\u00ad\u2010])[^\S\n]*\n[^\S\n]*(?=([^\W_]+))")
+_LINE_END_HYPHEN_RE = lazy_compile(r"([^\W_]+(?:-[^\W_]+)*)([-\u00ad\u2010])[^\S\n]*\n[^\S\n]*(?=([^\W_]+))")
 _SOFT_HYPHEN_RE = lazy_compile("\u00ad")
 
 

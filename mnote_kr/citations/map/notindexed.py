@@ -107,12 +107,13 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
     for rel in reg.entries:
         name = _nfc(rel.rpartition("/")[2]).lower()
         if name not in names:
-            continue
+            name = _tail_of(name, documents)  # "report.pdf" typed for "2024_report.pdf"
+            if name is None:
+                continue
         entry = reg.entries[rel]
-        if entry.status == "processed" and not entry.stale:
-            found.add(name)
-            continue
         found.add(name)
+        if entry.status == "processed" and not entry.stale:
+            continue
         status: str = "stale" if entry.stale else entry.status
         reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
         out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
@@ -124,24 +125,19 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         out.extend(_passed_over(host, walked))
         # a name no file of the library has: say so, or the cards look like that file's
         there = {_nfc(n.source_path.rpartition("/")[2]).lower() for n in walked}
-        typed = (missing - there) & documents
-        typed -= _tails_of_indexed(reg, typed)
-        out.extend(NotIndexed(source_path=name, status="not_found",
+        out.extend(NotIndexed(source_path=typed, status="not_found",
                               reason="no file of this name among those the library indexes")
-                   for name in _typed_documents(query, typed))
+                   for typed in _typed_documents(query, (missing - there) & documents))
     return out
 
 
-def _tails_of_indexed(reg: Registry, typed: set[str]) -> set[str]:
-    """The names among ``typed`` that end an indexed file's name after a separator: a person types
-    "report.pdf" for "2024-05_report.pdf" or "unstructured__report.pdf", and is answered from it."""
-    if not typed:
-        return set()
-    out: set[str] = set()
-    for rel in reg.entries:
-        name = _nfc(rel.rpartition("/")[2]).lower()
-        out.update(t for t in typed if len(name) > len(t) and name.endswith(t) and not name[-len(t) - 1].isalnum())
-    return out
+def _tail_of(name: str, typed: set[str]) -> str | None:
+    """The name among ``typed`` that ends ``name`` after a separator, or None: a person types
+    "report.pdf" for "2024-05_report.pdf" or "unstructured__report.pdf"."""
+    for t in typed:
+        if len(name) > len(t) and name.endswith(t) and not name[-len(t) - 1].isalnum():
+            return t
+    return None
 
 
 #: The extensions of a document a person names (not a config or web file: "package.json", "index.html").
@@ -239,4 +235,3 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}
     return [m for m in missing if m.source_path not in cited
             and not (m.status == "not_found" and _nfc(m.source_path).lower() in cited_names)]
-

@@ -226,7 +226,7 @@ def render_status(info: dict[str, Any]) -> str:
     if meant:
         lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
                                       f"vectors of {meant.get('files', 0)} file version(s) kept in one "
-                                      "store for every workspace (slides and sheets are placed by words)")
+                                      "store for every workspace")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):

@@ -150,20 +150,23 @@ _SENTENCE_START = frozenset("\n。！？；.!?;:：")
 
 def keeps_line_end_hyphen(before: str, after: str, context: str = "") -> bool:
     """Whether a hyphen at a line end between the words ``before`` and ``after`` is the word's own
-    ("FAA-approved", "Jean-Paul", "COVID-19", "19-year"), not typesetting's ("exam-ple").
+    ("FAA-approved", "Jean-Paul", "COVID-19", "19-year", "state-of-the-art"), not typesetting's
+    ("exam-ple"). ``before`` is the whole word before the hyphen, its own hyphens included.
 
-    It is the word's own when the next line goes on in a capital or digit, when ``before`` is in
-    capitals or ends in a digit (typesetting never breaks an acronym), or when ``context`` (the
-    text around, e.g. the page) writes the two words with a hyphen elsewhere, not at a line end."""
+    It is the word's own when the next line goes on in a capital or digit; when ``before`` is in
+    capitals, ends in a digit or holds a hyphen already (typesetting breaks neither an acronym nor a
+    compound inside); when either side is written in a script that is not hyphenated at line ends
+    (CJK, Hangul, kana); or when ``context`` (the text around, e.g. the page) writes the two words with
+    a hyphen elsewhere, as a word of its own ("re-enter", not inside "pre-entered")."""
     if not before or not after:
         return True
-    if after[0].isupper() or after[0].isdigit() or before[-1].isdigit():
+    if after[0].isupper() or after[0].isdigit() or before[-1].isdigit() or "-" in before:
         return True
-    if before.isupper():
+    if before.isupper() or ord(before[-1]) >= 0x2E80 or ord(after[0]) >= 0x2E80:
         return True
     if context:
-        word = f"{before}-{after}".lower()
-        return word in context.lower()  # (the break judged reads "-\n" there, not "-")
+        word = re.escape(f"{before}-{after}")
+        return re.search(rf"(?<![^\W_]){word}(?![^\W_])", context, re.I) is not None
     return False
 
 

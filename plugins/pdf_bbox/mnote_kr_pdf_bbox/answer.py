@@ -146,7 +146,7 @@ def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]
                     soft or not keeps_line_end_hyphen(_word_before(chars), _word_after(raw), page.text)):
                 chars.pop()  # a word hyphenated across the line break
                 line_at.pop()
-            elif prev == "-" and raw[:1].isalnum():
+            elif prev == "-" and raw[:1].isalnum() and len(chars) > 1 and chars[-2].isalnum():
                 pass  # the word's own hyphen ("FAA-approved"): the words stay joined by it
             elif prev != " ":
                 chars.append(" ")
@@ -160,9 +160,10 @@ def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]
 
 
 def _word_before(chars: list[str]) -> str:
-    """The word that ``chars`` end in, before their last character (a hyphen)."""
+    """The word that ``chars`` end in, before their last character (a hyphen), its own hyphens
+    included ("state-of-the")."""
     i = len(chars) - 1
-    while i > 0 and chars[i - 1].isalnum():
+    while i > 0 and (chars[i - 1].isalnum() or chars[i - 1] == "-" and i > 1 and chars[i - 2].isalnum()):
         i -= 1
     return "".join(chars[i:-1])
 

@@ -208,12 +208,15 @@ def test_a_hyphen_at_a_line_end_that_is_the_words_own_stays_in_the_blocks_text(t
     b.text(p, 72, 700, "Operators must use an FAA-", 10)
     b.text(p, 72, 687, "approved program and a com-", 10)
     b.text(p, 72, 674, "mon schedule of 19-", 10)
-    b.text(p, 72, 661, "year intervals.", 10)
+    b.text(p, 72, 661, "year intervals at a price of 10 -", 10)
+    b.text(p, 72, 648, "20 dollars for a state-of-the-", 10)
+    b.text(p, 72, 635, "art check.", 10)
     f = tmp_path / "own.pdf"
     f.write_bytes(b.build())
     page = read_document(f).pages[0]
     text = block_text(page, list(range(len(page.stream)))).text
     assert "faa-approved" in text and "common schedule" in text and "19-year" in text, text
+    assert "10 - 20 dollars" in text and "state-of-the-art check" in text, text  # a dash between numbers
 
 
 def test_a_chinese_paragraph_whose_last_line_ends_early_is_a_block_of_its_own(tmp_path: Path) -> None:
