@@ -35,6 +35,7 @@ What is here:
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
+  ``header_row``/``labelled_row`` (a table's header, and a row read as ``label: header: value``),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it).
@@ -124,6 +125,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import textnorm
     from mnote_kr.citations.text.queryterms import scaffolding
+    from mnote_kr.citations.text.tablerows import header_row, labelled_row
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         lazy_compile,
@@ -161,6 +163,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -244,9 +247,11 @@ __all__ = [
     "emit_json",
     "exchange",
     "find_workspace",
+    "header_row",
     "hookimpl",
     "hookspec",
     "iter_tokens",
+    "labelled_row",
     "lazy_compile",
     "load_config",
     "locator_from_match",

@@ -16,6 +16,7 @@ from mnote_kr.plugin_api import (
     Match,
     TextDocument,
     iter_tokens,
+    labelled_row,
     locator_from_match,
     match_evidence,
     normalize,
@@ -74,10 +75,7 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
     """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
     label = shown.get(row.label_column) if row.label_column is not None else None
-    parts = [f"{row.headers[c]}: {shown[c]}" if row.headers.get(c) else shown[c] for c in columns if c in shown]
-    if len(parts) == 1 and label:
-        return f"{label}, {parts[0]}"
-    return f"{label}: " + "; ".join(parts) if label else "; ".join(parts)
+    return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,

@@ -21,7 +21,7 @@ import zipfile
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
+from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip, header_row
 
 MAX_ROWS = 100_000
 MAX_CELLS = 2_000_000  # the cache's weight limit (rows kept)
@@ -164,15 +164,13 @@ def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParag
 
 
 def _table(rows: list[RowParagraph]) -> None:
-    """A region whose first row of two cells or more is all text, with rows below it, is a table with that
-    header (single cells above it are its title): the rows below get the header's texts and are labelled
-    by their cell under the header's first column."""
-    at = next((i for i, row in enumerate(rows) if len(row.cells) > 1), None)
-    if at is None or at == len(rows) - 1:
+    """A region whose first row of two cells or more heads the row below it is a table with that header
+    (``header_row``; single cells above it are its title): the rows below get the header's texts and are
+    labelled by their cell under the header's first column."""
+    at = header_row([[t for _, t in row.cells] for row in rows])
+    if at is None:
         return
     head = rows[at]
-    if not _is_header(head, rows[at + 1]):
-        return
     head.is_header = True
     headers = dict(head.cells)
     first = head.cells[0][0]
@@ -180,23 +178,6 @@ def _table(rows: list[RowParagraph]) -> None:
         row.header_row, row.headers = head.row, headers
         if len(row.cells) > 1 and row.cells[0][0] == first:
             row.label_column = first
-
-
-def _is_header(head: RowParagraph, below: RowParagraph) -> bool:
-    """All text; or, over a column of labels, a label's header and years ("Line item | 2022 | 2023")."""
-    if not any(_is_number(t) for _, t in head.cells):
-        return True
-    first, rest = head.cells[0][1], [t for _, t in head.cells[1:]]
-    return (not _is_number(first) and not _is_number(below.cells[0][1])
-            and all(not _is_number(t) or (t.isdigit() and 1000 <= int(t) <= 2999) for t in rest))
-
-
-def _is_number(text: str) -> bool:
-    try:
-        float(text.replace(",", ""))
-    except ValueError:
-        return False
-    return True
 
 
 def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
