@@ -28,9 +28,9 @@ QUOTE_CHARS = 200
 def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
     ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
-    chunk of every slide."""
+    chunk of every slide. A table row is quoted alone: the rows after it are other records."""
     parts = [" ".join(para.text.split())]
-    for nxt in doc.paragraphs[para.index + 1:]:
+    for nxt in doc.paragraphs[para.index + 1:] if para.kind != "table" else ():
         if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
                 sum(len(p) for p in parts) >= QUOTE_CHARS:
             break

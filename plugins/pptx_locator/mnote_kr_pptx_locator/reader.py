@@ -1,7 +1,7 @@
 """A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
 
 Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
-row by row as ``cell | cell``, charts as their cached data a line per category: ``charts``), then
+row by row, each value under its header: ``tables``, charts as their cached data a line per category: ``charts``), then
 its speaker notes. A slide's title is the ``heading_path`` of every paragraph on it (``title``
 marks the title placeholder's own). Shape boxes are in EMU, top-left origin of the slide; a shape
 inside a group is mapped through the group's transform. The zip is checked against the host's
@@ -22,6 +22,7 @@ from typing import Any
 from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
 
 from .charts import chart_lines, chart_rid
+from .tables import table_rows
 
 MAX_PARAGRAPHS = 200_000
 MAX_SLIDES = 5_000
@@ -114,10 +115,8 @@ class _Builder:
         sid = shape.shape_id
         where = {"slide": slide, "shape_id": sid, "shape_name": shape.name, "box": box, "group": group}
         if getattr(shape, "has_table", False) and shape.has_table:
-            for r, row in enumerate(shape.table.rows):
-                cells = [" ".join(c.text.split()) for c in row.cells]
-                self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, kind="table",
-                         **where)
+            for r, row in enumerate(table_rows(shape.table)):
+                self.add(row, heading_path=heading, shape_paragraph=r, kind="table", **where)
             return
         rid = chart_rid(shape._element)
         if rid is not None:
