@@ -133,9 +133,9 @@ class _Builder:
             return
         if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             for p, para in enumerate(shape.text_frame.paragraphs):
-                text = "".join(r.text for r in para.runs) or para.text
-                self.add(text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p, title=sid == title_id,
-                         **where)
+                # ``para.text``, not its runs: a line break (``a:br``) is no run; python-pptx gives it as "\v"
+                self.add(para.text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p,
+                         title=sid == title_id, **where)
 
 
 def _box(shape: Any) -> Box | None:
