@@ -8,9 +8,10 @@ inside a group is mapped through the group's transform. The zip is checked again
 budget before python-pptx opens it.
 
 ``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own
-top-level text lives, so a provider whose parser reads only those can tell what it would miss: each
-speaker-notes paragraph starts ``Notes: ``, and the first paragraph of a table, of a chart and of a
-group's text starts ``Table: ``, ``Chart: `` and ``Group: ``.
+top-level text lives, for whoever reads it (LightRAG's model, a person): each speaker-notes paragraph
+starts ``Notes: ``, and the first paragraph of a table, of a chart and of a group's text starts
+``Table: ``, ``Chart: `` and ``Group: ``. These are words, not structure: a slide's own text box may
+start the same, so a provider tells what a deck holds from the deck itself.
 """
 
 from __future__ import annotations
