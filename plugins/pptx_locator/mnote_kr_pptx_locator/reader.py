@@ -65,6 +65,8 @@ class PptxDocument(TextDocument[SlideParagraph]):
     width: int = 0
     height: int = 0
     titles: dict[int, str] = field(default_factory=dict)
+    #: the words on either side of each line break (``a:br``) inside a paragraph: ("revenue", "Up")
+    breaks: list[tuple[str, str]] = field(default_factory=list)
 
     def markdown(self) -> str:
         out: list[str] = []
@@ -215,7 +217,20 @@ def parse_file(real: str, st: os.stat_result) -> PptxDocument:
     except Exception as exc:  # python-pptx raises many kinds on a broken part
         raise DocumentError(f"Cannot read PPTX {real}: {type(exc).__name__}: {exc}",
                             hint="check the file opens in PowerPoint or LibreOffice") from exc
-    return PptxDocument(builder.paragraphs, width=width, height=height, titles=builder.titles)
+    return PptxDocument(builder.paragraphs, width=width, height=height, titles=builder.titles,
+                        breaks=_breaks(builder.paragraphs))
+
+
+def _breaks(paragraphs: list[SlideParagraph]) -> list[tuple[str, str]]:
+    """The last word before and the first word after each line break inside a paragraph (distinct)."""
+    out: dict[tuple[str, str], None] = {}
+    for para in paragraphs:
+        lines = para.text.split("\n")
+        for before, after in zip(lines, lines[1:], strict=False):
+            left, right = before.split()[-1:], after.split()[:1]
+            if left and right:
+                out[(left[0], right[0])] = None
+    return list(out)
 
 
 _cache: FileCache[PptxDocument] = FileCache(parse_file, what="PPTX", max_items=CACHE_SIZE,

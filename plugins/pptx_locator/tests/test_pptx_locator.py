@@ -199,3 +199,19 @@ def test_a_corpus_title_broken_over_lines_is_quoted_with_its_words_apart(plugins
     loc = plugins.locate(LocateRequest(file=str(deck), evidence=title, query="content template collection"))
     assert (loc.locator_precision, loc.slide) == ("slide", 1)
     assert loc.quote == " ".join(title.split())  # "X-Library The fully ...", not "X-LibraryThe fully ..."
+
+
+def test_lightrags_chunk_of_a_line_broken_title_with_the_break_dropped_lands_on_it(plugins) -> None:  # type: ignore[no-untyped-def]
+    """A deck LightRAG parses itself: its sanitiser drops the vertical tab python-pptx gives for ``a:br``,
+    so its chunk glues the lines' words ("X-LibraryThe fully"); the title is still found and quoted with
+    its words apart."""
+    from lightrag.parser.legacy.extractors import _extract_pptx
+    from lightrag.utils import sanitize_text_for_encoding
+
+    deck = CORPUS / "pptx" / "docling__powerpoint_bad_text.pptx"
+    chunk = sanitize_text_for_encoding(_extract_pptx(deck.read_bytes()))
+    assert "X-LibraryThe fully" in chunk  # what LightRAG stores and returns
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence=chunk, query="content template collection"))
+    assert (loc.locator_precision, loc.slide) == ("slide", 1)
+    assert loc.quote == "X-Library The fully customisable and copyright-free standard content template collection " \
+                        "exclusively for our customers"
