@@ -23,12 +23,15 @@ deck whose words are all its slides' top-level text stays a plain link.
 from __future__ import annotations
 
 import posixpath
-import zipfile
-from xml.etree import ElementTree as ET
+from typing import TYPE_CHECKING
 
-from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile, check_zip
+from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
 
 from . import naming
+
+if TYPE_CHECKING:  # imported when a deck is read: ``status`` loads this module, and no zip reader
+    import zipfile
+    from xml.etree import ElementTree as ET
 
 SUFFIX = ".pptx"
 P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
@@ -53,6 +56,8 @@ class _Deck:
         self.names = set(zf.namelist())
 
     def xml(self, name: str) -> ET.Element | None:
+        from xml.etree import ElementTree as ET
+
         if name not in self.names:
             return None
         try:
@@ -127,6 +132,10 @@ def left_out(path: str) -> dict[str, int]:
     """What of the deck LightRAG's parser leaves out (``LEFT_OUT``'s names, in its order): how many slides
     hold each; only those some slide holds. Raises ``MnoteKrError`` (``DocumentError``) for a file that is
     no readable zip or is over the host's budget."""
+    import zipfile
+
+    from mnote_kr.plugin_api import check_zip
+
     check_zip(path, "PPTX")
     counts = dict.fromkeys(LEFT_OUT, 0)
     try:
