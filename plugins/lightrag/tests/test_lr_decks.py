@@ -261,3 +261,55 @@ def test_a_deck_wrappers_first_line_never_reaches_a_reference(mark: str) -> None
     refs = querying.references_from_data({"chunks": [
         {"file_path": "harbour.w1.abc-def.pptx.md", "chunk_id": "doc-1-chunk-000", "content": first}]})
     assert refs[0].content == f"# Timetable\n\nNotes: {NOTE}\n"
+
+
+def _marked_box(slide: Any) -> None:
+    """Slide text of the deck's own words that happens to start as ``extract_text`` marks notes and charts."""
+    from pptx.util import Inches
+
+    frame = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1)).text_frame
+    frame.text = "Notes: the Saltmarsh crossing sails hourly"
+    frame.add_paragraph().text = "Chart: sailings per day, see the appendix"
+
+
+def test_slide_text_starting_notes_or_chart_is_no_speaker_notes_or_chart(env: dict[str, Any]) -> None:
+    """Whether a deck holds what LightRAG's parser leaves out is the deck's structure (notes slides with
+    text, chart parts), not how a line of its text starts: LightRAG reads this text box itself."""
+    ws, inputs = env["ws"], env["inputs"]
+    path = content_deck(ws / "harbour.pptx", _marked_box)
+    assert "Notes: the Saltmarsh crossing sails hourly" in lightrag_reads(path)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.kind == "document" and update.last_error is None, update
+    assert os.readlink(inputs / (update.light_rag_file_path or "")) == str(path)
+
+
+def test_a_deck_with_notes_and_slide_text_starting_chart_names_only_its_notes(env: dict[str, Any]) -> None:
+    ws = env["ws"]
+    content_deck(ws / "harbour.pptx", _marked_box, notes=NOTE)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "harbour.pptx")], force=False)
+    assert update.kind == "text_fallback" and update.last_error == (
+        "indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out speaker notes (1 slide(s)); "
+        "citations still point into the file")
+
+
+CORPUS_DECKS = sorted((Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "pptx").glob("*.pptx"))
+
+
+@pytest.mark.parametrize("path", CORPUS_DECKS, ids=lambda p: p.stem)
+def test_what_the_deck_structure_holds_is_what_the_locator_plugin_reads_there(path: Path) -> None:
+    """On every corpus deck, the slides ``decks.left_out`` counts from the zip's parts are those where the
+    PPTX plugin (python-pptx) reads notes, table rows, a group's text or chart lines."""
+    from mnote_kr_lightrag.client import decks
+    from mnote_kr_pptx_locator.reader import load_pptx
+
+    before = path.read_bytes()
+    slides: dict[str, set[int]] = {}
+    for p in load_pptx(path).paragraphs:
+        what = (decks.NOTES if p.notes else decks.TABLES if p.kind == "table" else decks.CHARTS if p.kind == "chart"
+                else decks.GROUPS if p.group is not None else None)
+        if what:
+            slides.setdefault(what, set()).add(p.slide)
+    assert decks.left_out(str(path)) == {what: len(slides[what]) for what in decks.LEFT_OUT if what in slides}
+    assert path.read_bytes() == before

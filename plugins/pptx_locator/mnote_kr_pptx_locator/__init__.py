@@ -44,8 +44,9 @@ def locate(request: LocateRequest) -> Locator | None:
 def extract_text(path: str) -> str | None:
     """The slides as Markdown: each slide's title as a ``#`` line, then its shapes' paragraphs, then
     its speaker notes' paragraphs, each starting ``Notes: ``; a table's, a chart's and a group's first
-    paragraph starts ``Table: ``, ``Chart: `` and ``Group: `` (the hook's convention: the LightRAG
-    provider sends a deck with any of them as this text, since LightRAG's parser skips them)."""
+    paragraph starts ``Table: ``, ``Chart: `` and ``Group: `` (words for the reader of the text, not
+    structure: a slide's own text may start the same). A table row reads ``label: header: value; ...``,
+    a line break inside a paragraph as a space."""
     if not _ours(path):
         return None
     from .reader import load_pptx

@@ -31,9 +31,9 @@ QUOTE_CHARS = 200
 def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
     ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
-    chunk of every slide."""
+    chunk of every slide. A table row is quoted alone: the rows after it are other records."""
     parts = [" ".join(para.text.split())]
-    for nxt in doc.paragraphs[para.index + 1:]:
+    for nxt in doc.paragraphs[para.index + 1:] if para.kind != "table" else ():
         if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
                 sum(len(p) for p in parts) >= QUOTE_CHARS:
             break
@@ -110,21 +110,33 @@ def pick_by_query(doc: PptxDocument, found: SlideParagraph, evidence: str, query
     return found if found.index in best or len(best) > 1 else doc.paragraphs[best[0]]
 
 
+def apart(doc: PptxDocument, text: str) -> str:
+    """``text`` with the two words of each line break (``a:br``) of the deck written apart where it glues
+    them ("revenueUp"): LightRAG reads a deck it parses itself through python-pptx, which gives a break as
+    a vertical tab, and its text sanitiser drops that tab, so its chunk holds a word the slide never shows.
+    Not where the glued word is the deck's own too."""
+    for left, right in doc.breaks:
+        glued = left + right
+        if glued in text and not {tok for tok, _, _ in iter_tokens(normalize(glued))} <= doc.df.keys():
+            text = text.replace(glued, f"{left} {right}")
+    return text
+
+
 def locate_pptx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the presentation ``request.file``. Raises ``DocumentError``."""
     doc = load_pptx(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
-    match = match_evidence(doc, request.evidence, request.query,
+    evidence = apart(doc, request.evidence)
+    match = match_evidence(doc, evidence, request.query,
                            block_heading=block.heading if block is not None else None,
-                           block_content=block.content if block is not None else None)
-    found = doc.paragraphs[match.paragraph.index] if match.paragraph is not None else quoted_window(
-        doc, request.evidence)
+                           block_content=apart(doc, block.content) if block is not None and block.content else None)
+    found = doc.paragraphs[match.paragraph.index] if match.paragraph is not None else quoted_window(doc, evidence)
     if found is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if match.highlight else None
     reason = match.reason if match.paragraph is not None else "the evidence quotes this slide's shapes whole"
-    picked = pick_by_query(doc, found, request.evidence, request.query)
+    picked = pick_by_query(doc, found, evidence, request.query)
     if picked is not found:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,

@@ -1,16 +1,17 @@
 """A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
 
 Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
-row by row as ``cell | cell``, charts as their cached data a line per category: ``charts``), then
+row by row, each value under its header: ``tables``, charts as their cached data a line per category: ``charts``), then
 its speaker notes. A slide's title is the ``heading_path`` of every paragraph on it (``title``
 marks the title placeholder's own). Shape boxes are in EMU, top-left origin of the slide; a shape
 inside a group is mapped through the group's transform. The zip is checked against the host's
 budget before python-pptx opens it.
 
 ``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own
-top-level text lives, so a provider whose parser reads only those can tell what it would miss: each
-speaker-notes paragraph starts ``Notes: ``, and the first paragraph of a table, of a chart and of a
-group's text starts ``Table: ``, ``Chart: `` and ``Group: ``.
+top-level text lives, for whoever reads it (LightRAG's model, a person): each speaker-notes paragraph
+starts ``Notes: ``, and the first paragraph of a table, of a chart and of a group's text starts
+``Table: ``, ``Chart: `` and ``Group: ``. These are words, not structure: a slide's own text box may
+start the same, so a provider tells what a deck holds from the deck itself.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from typing import Any
 from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
 
 from .charts import chart_lines, chart_rid
+from .tables import table_rows
 
 MAX_PARAGRAPHS = 200_000
 MAX_SLIDES = 5_000
@@ -63,6 +65,8 @@ class PptxDocument(TextDocument[SlideParagraph]):
     width: int = 0
     height: int = 0
     titles: dict[int, str] = field(default_factory=dict)
+    #: the words on either side of each line break (``a:br``) inside a paragraph: ("revenue", "Up")
+    breaks: list[tuple[str, str]] = field(default_factory=list)
 
     def markdown(self) -> str:
         out: list[str] = []
@@ -114,10 +118,8 @@ class _Builder:
         sid = shape.shape_id
         where = {"slide": slide, "shape_id": sid, "shape_name": shape.name, "box": box, "group": group}
         if getattr(shape, "has_table", False) and shape.has_table:
-            for r, row in enumerate(shape.table.rows):
-                cells = [" ".join(c.text.split()) for c in row.cells]
-                self.add(" | ".join(c for c in cells if c), heading_path=heading, shape_paragraph=r, kind="table",
-                         **where)
+            for r, row in enumerate(table_rows(shape.table)):
+                self.add(row, heading_path=heading, shape_paragraph=r, kind="table", **where)
             return
         rid = chart_rid(shape._element)
         if rid is not None:
@@ -134,9 +136,9 @@ class _Builder:
             return
         if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
             for p, para in enumerate(shape.text_frame.paragraphs):
-                text = "".join(r.text for r in para.runs) or para.text
-                self.add(text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p, title=sid == title_id,
-                         **where)
+                # ``para.text``, not its runs: a line break (``a:br``) is no run; python-pptx gives it as "\v"
+                self.add(para.text.replace("\v", "\n"), heading_path=heading, shape_paragraph=p,
+                         title=sid == title_id, **where)
 
 
 def _box(shape: Any) -> Box | None:
@@ -215,7 +217,20 @@ def parse_file(real: str, st: os.stat_result) -> PptxDocument:
     except Exception as exc:  # python-pptx raises many kinds on a broken part
         raise DocumentError(f"Cannot read PPTX {real}: {type(exc).__name__}: {exc}",
                             hint="check the file opens in PowerPoint or LibreOffice") from exc
-    return PptxDocument(builder.paragraphs, width=width, height=height, titles=builder.titles)
+    return PptxDocument(builder.paragraphs, width=width, height=height, titles=builder.titles,
+                        breaks=_breaks(builder.paragraphs))
+
+
+def _breaks(paragraphs: list[SlideParagraph]) -> list[tuple[str, str]]:
+    """The last word before and the first word after each line break inside a paragraph (distinct)."""
+    out: dict[tuple[str, str], None] = {}
+    for para in paragraphs:
+        lines = para.text.split("\n")
+        for before, after in zip(lines, lines[1:], strict=False):
+            left, right = before.split()[-1:], after.split()[:1]
+            if left and right:
+                out[(left[0], right[0])] = None
+    return list(out)
 
 
 _cache: FileCache[PptxDocument] = FileCache(parse_file, what="PPTX", max_items=CACHE_SIZE,

@@ -160,3 +160,58 @@ def test_a_window_of_short_shapes_is_resolved_by_the_query(plugins) -> None:  # 
     loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=evidence, query="info"))
     slide, box = docling_box(SAMPLE.name, "Some info:")
     assert (loc.locator_precision, loc.slide, loc.bbox, loc.paragraph_index) == ("slide", slide, box, 0)
+
+
+def test_a_line_break_inside_a_paragraph_keeps_its_words_apart(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    """``a:br`` (Shift+Enter) between two lines of one paragraph: the deck's own text and the quote read a
+    space there, not "revenueUp", and LightRAG's reading of the shape (a vertical tab there) lands on it."""
+    from mnote_kr_testkit.decks import harbour_deck
+    from pptx.util import Inches
+
+    prs, slide = harbour_deck("Ashgrove", "Revenue")
+    box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
+    box.text_frame.text = "Quarterly revenue\vUp 12% on last year"  # python-pptx writes the \v as a:br
+    slide.notes_slide.notes_text_frame.text = "Mention the new ferry."  # so the deck is sent as its own text
+    path = tmp_path / "revenue.pptx"
+    prs.save(path)
+    text = plugins.extract_text(str(path))
+    assert "\n\nQuarterly revenue Up 12% on last year\n\n" in text
+    ours = _locate_in_text(plugins, path, text, "quarterly revenue up")
+    theirs = plugins.locate(LocateRequest(file=str(path), evidence=f"Revenue\n{box.text_frame.text}",
+                                          query="quarterly revenue up"))
+    for loc in (ours, theirs):
+        assert (loc.slide, loc.shape_id, loc.paragraph_index) == (2, box.shape_id, 0), loc
+        assert loc.quote == "Quarterly revenue Up 12% on last year"
+
+
+def _locate_in_text(plugins, path: Path, chunk: str, query: str):  # type: ignore[no-untyped-def]
+    bundle = plugins.clean_text(chunk, query, None)
+    return plugins.locate(LocateRequest(file=str(path), evidence=bundle.locator_evidence_text, query=query,
+                                        passage=chunk))
+
+
+def test_a_corpus_title_broken_over_lines_is_quoted_with_its_words_apart(plugins) -> None:  # type: ignore[no-untyped-def]
+    from pptx import Presentation
+
+    deck = CORPUS / "pptx" / "docling__powerpoint_bad_text.pptx"
+    title = Presentation(str(deck)).slides[0].shapes.title.text  # LightRAG's reading: a:br as "\v"
+    assert "\v" in title
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence=title, query="content template collection"))
+    assert (loc.locator_precision, loc.slide) == ("slide", 1)
+    assert loc.quote == " ".join(title.split())  # "X-Library The fully ...", not "X-LibraryThe fully ..."
+
+
+def test_lightrags_chunk_of_a_line_broken_title_with_the_break_dropped_lands_on_it(plugins) -> None:  # type: ignore[no-untyped-def]
+    """A deck LightRAG parses itself: its sanitiser drops the vertical tab python-pptx gives for ``a:br``,
+    so its chunk glues the lines' words ("X-LibraryThe fully"); the title is still found and quoted with
+    its words apart."""
+    from lightrag.parser.legacy.extractors import _extract_pptx
+    from lightrag.utils import sanitize_text_for_encoding
+
+    deck = CORPUS / "pptx" / "docling__powerpoint_bad_text.pptx"
+    chunk = sanitize_text_for_encoding(_extract_pptx(deck.read_bytes()))
+    assert "X-LibraryThe fully" in chunk  # what LightRAG stores and returns
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence=chunk, query="content template collection"))
+    assert (loc.locator_precision, loc.slide) == ("slide", 1)
+    assert loc.quote == "X-Library The fully customisable and copyright-free standard content template collection " \
+                        "exclusively for our customers"

@@ -9,62 +9,164 @@ only. So four kinds of words never reach its index: speaker notes (on the notes 
 (a ``p:graphicFrame``'s chart part). A question about them finds nothing, or lands by its words on
 another slide or file.
 
-Before a ``.pptx`` is sent, the host is asked for the deck's text as its locator plugin reads it
-(``ProviderContext.extract_text``: slides in order, each title a ``#`` line, a speaker-notes
-paragraph starting ``Notes: ``, the first paragraph of a table, a chart and a group's text starting
-``Table: ``, ``Chart: `` and ``Group: ``). When that text holds any of those, it goes into LightRAG's
-input dir as a Markdown text wrapper in place of the link, exactly like a PDF with scanned pages
-(``recognized``): it maps back to the same registry entry, its ``kind`` is ``text_fallback`` and its
-note says which of them the deck has, and citations still land in the deck (a note on its slide's
-notes, a table row, a chart line or a shape's words on that shape). A deck whose words are all its
-slides' top-level text stays a plain link.
+Whether a deck holds any of them is read from its structure (``left_out``: the parts of the zip, with
+the standard library), never from its text: a slide's own text box may well start "Notes: ". Only then
+is the host asked for the deck's text as its locator plugin reads it (``ProviderContext.extract_text``:
+slides in order, each title a ``#`` line, speaker notes, table rows, chart lines and groups' text in
+their places); it goes into LightRAG's input dir as a Markdown text wrapper in place of the link,
+exactly like a PDF with scanned pages (``recognized``): it maps back to the same registry entry, its
+``kind`` is ``text_fallback`` and its note says which of them the deck has, and citations still land in
+the deck (a note on its slide's notes, a table row, a chart line or a shape's words on that shape). A
+deck whose words are all its slides' top-level text stays a plain link.
 """
 
 from __future__ import annotations
+
+import posixpath
+from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
 
 from . import naming
 
+if TYPE_CHECKING:  # imported when a deck is read: ``status`` loads this module, and no zip reader
+    import zipfile
+    from xml.etree import ElementTree as ET
+
 SUFFIX = ".pptx"
-#: How the locator plugin's text starts a speaker-notes paragraph (``extract_text``'s convention).
-NOTES_PREFIX = "Notes: "
-#: What LightRAG's parser leaves out, by how ``extract_text``'s text marks it, as the note names it.
-LEFT_OUT = ((NOTES_PREFIX, "speaker notes"), ("Table: ", "table cells"), ("Group: ", "grouped shapes' text"),
-            ("Chart: ", "chart data"))
+P = "{http://schemas.openxmlformats.org/presentationml/2006/main}"
+A = "{http://schemas.openxmlformats.org/drawingml/2006/main}"
+C = "{http://schemas.openxmlformats.org/drawingml/2006/chart}"
+R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
+RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+#: What LightRAG's parser leaves out, as the note names it, in the note's order.
+NOTES, TABLES, GROUPS, CHARTS = "speaker notes", "table cells", "grouped shapes' text", "chart data"
+LEFT_OUT = (NOTES, TABLES, GROUPS, CHARTS)
 
 
-def left_out(text: str) -> dict[str, int]:
-    """What of the deck's text LightRAG's parser leaves out (``LEFT_OUT``'s names, in its order): how many
-    slides (``#`` sections) hold each; only those some slide holds."""
-    slides: dict[str, set[int]] = {}
-    section = 0
-    for line in text.splitlines():
-        if line.startswith("# "):
-            section += 1
-            continue
-        for prefix, what in LEFT_OUT:
-            if line.startswith(prefix) and line[len(prefix):].strip():
-                slides.setdefault(what, set()).add(section)
-    return {what: len(slides[what]) for _, what in LEFT_OUT if what in slides}
+def _has_text(element: ET.Element) -> bool:
+    return any((t.text or "").strip() for t in element.iter(A + "t"))
 
 
-def deck_text(ctx: ProviderContext, source: SourceFile) -> str | None:
-    """The text of a deck holding words LightRAG's parser leaves out, or None: not a ``.pptx``, none of
-    those, or it cannot be read here (LightRAG then reads it as it can and says so)."""
+class _Deck:
+    """The zip of a deck, its parts read on demand (``None`` for a part that is missing or no XML)."""
+
+    def __init__(self, zf: zipfile.ZipFile) -> None:
+        self.zf = zf
+        self.names = set(zf.namelist())
+
+    def xml(self, name: str) -> ET.Element | None:
+        from xml.etree import ElementTree as ET
+
+        if name not in self.names:
+            return None
+        try:
+            return ET.fromstring(self.zf.read(name))
+        except ET.ParseError:
+            return None
+
+    def related(self, part: str) -> dict[str, tuple[str, str]]:
+        """``{rId: (type's last word, part name)}`` of ``part``'s internal relationships."""
+        folder, name = posixpath.split(part)
+        rels = self.xml(posixpath.join(folder, "_rels", name + ".rels"))
+        out = {}
+        for rel in rels.iter(RELS) if rels is not None else ():
+            target = rel.get("Target") or ""
+            if rel.get("TargetMode") == "External" or not target:
+                continue
+            where = target.lstrip("/") if target.startswith("/") else posixpath.normpath(posixpath.join(folder, target))
+            out[rel.get("Id") or ""] = ((rel.get("Type") or "").rsplit("/", 1)[-1], where)
+        return out
+
+    def slides(self) -> list[str]:
+        """The slides' part names, in the presentation's order."""
+        presentation = "ppt/presentation.xml"
+        root, related = self.xml(presentation), self.related(presentation)
+        ids = root.find(P + "sldIdLst") if root is not None else None
+        return [related[s.get(R_ID) or ""][1] for s in (ids if ids is not None else ())
+                if related.get(s.get(R_ID) or "", ("",))[0] == "slide"]
+
+    def holds(self, slide: str) -> set[str]:
+        """What of ``LEFT_OUT`` the slide holds with words: notes with text on its notes slide, a table with
+        text, a group with a text shape, a chart with cached values."""
+        root = self.xml(slide)
+        if root is None:
+            return set()
+        related = self.related(slide)
+        out: set[str] = set()
+        notes = [self.xml(part) for kind, part in related.values() if kind == "notesSlide"]
+        if any(_notes_text(n) for n in notes if n is not None):
+            out.add(NOTES)
+        if any(_has_text(tbl) for tbl in root.iter(A + "tbl")):
+            out.add(TABLES)
+        if any(_has_text(sp) for group in root.iter(P + "grpSp") for sp in group.iter(P + "sp")):
+            out.add(GROUPS)
+        for chart in root.iter(C + "chart"):
+            kind, part = related.get(chart.get(R_ID) or "", ("", ""))
+            space = self.xml(part) if kind == "chart" else None
+            if space is not None and _chart_values(space):
+                out.add(CHARTS)
+                break
+        return out
+
+
+def _notes_text(notes: ET.Element) -> bool:
+    """The notes slide's notes placeholder (``p:ph type="body"``) holds text."""
+    for sp in notes.iter(P + "sp"):
+        ph = sp.find(f"{P}nvSpPr/{P}nvPr/{P}ph")
+        if ph is not None and ph.get("type") == "body" and _has_text(sp):
+            return True
+    return False
+
+
+def _chart_values(space: ET.Element) -> bool:
+    """A series of the chart has a cached value (what the locator plugin reads of a chart)."""
+    for ser in space.iter(C + "ser"):
+        for holder in (ser.find(C + "val"), ser.find(C + "yVal")):
+            if holder is not None and any((v.text or "").strip() for v in holder.iter(C + "v")):
+                return True
+    return False
+
+
+def left_out(path: str) -> dict[str, int]:
+    """What of the deck LightRAG's parser leaves out (``LEFT_OUT``'s names, in its order): how many slides
+    hold each; only those some slide holds. Raises ``MnoteKrError`` (``DocumentError``) for a file that is
+    no readable zip or is over the host's budget."""
+    import zipfile
+
+    from mnote_kr.plugin_api import check_zip
+
+    check_zip(path, "PPTX")
+    counts = dict.fromkeys(LEFT_OUT, 0)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            deck = _Deck(zf)
+            for slide in deck.slides():
+                for what in deck.holds(slide):
+                    counts[what] += 1
+    except (OSError, zipfile.BadZipFile, ValueError):
+        return {}
+    return {what: n for what, n in counts.items() if n}
+
+
+def deck_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, int]] | None:
+    """The text of a deck holding words LightRAG's parser leaves out, with what it holds (``left_out``), or
+    None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it as it can and
+    says so)."""
     if naming.safe_suffix(source.rel_path) != SUFFIX:
         return None
     try:
-        text = ctx.extract_text(source.path)
+        held = left_out(source.path)
+        text = ctx.extract_text(source.path) if held else None
     except MnoteKrError:
         return None
-    return text if text and left_out(text) else None
+    return (text, held) if text and text.strip() else None
 
 
-def note(text: str) -> str:
+def note(held: dict[str, int]) -> str:
     """What ``status`` says of a deck indexed this way: which words LightRAG's parser leaves out, on how
     many slides."""
-    parts = [f"{what} ({n} slide(s))" for what, n in left_out(text).items()] or ["part of its text"]
+    parts = [f"{what} ({n} slide(s))" for what, n in held.items()] or ["part of its text"]
     said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
     return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out {said}; "
             "citations still point into the file")

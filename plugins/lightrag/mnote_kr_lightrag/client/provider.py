@@ -29,6 +29,7 @@ from . import exposure, filetypes, links, naming, recognized
 from .docrows import DocIndex, as_dict, update_from_row
 from .http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .http import _one_line as client_one_line
+from .recognized import OwnText
 from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
 
 PROVIDER = "lightrag"
@@ -220,7 +221,7 @@ class LightRagProvider:
                        reindex: frozenset[str] = frozenset()) -> list[EntryUpdate]:
         retry_counts = retry_counts or {}
         results: dict[str, EntryUpdate] = {}
-        plans: list[tuple[SourceFile, str, str | None, str | None]] = []  # (source, name, wrapper path, text)
+        plans: list[tuple[SourceFile, str, str | None, OwnText | None]] = []  # (source, name, wrapper path, text)
         to_delete: list[str] = []
         same_name_reindex: dict[str, SourceFile] = {}
         listing = links.Listing()
@@ -237,8 +238,8 @@ class LightRagProvider:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
-            text = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
-            wrapped = is_image or text is not None
+            own = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
+            wrapped = is_image or own is not None
             name = (naming.wrapper_name(rel, source.sha256, self.ws) if wrapped
                     else naming.link_name(rel, source.sha256, self.ws))
             # Older versions of this source: delete their documents and remove their links.
@@ -278,8 +279,8 @@ class LightRagProvider:
                         continue
                 # Already known to LightRAG under this exact name and content: adopt it.
                 results[rel] = recognized.noted(update_from_row(
-                    rel, name, row, kind=recognized.kind(is_image, text),
-                    wrapper_path=str(input_dir / name) if wrapped else None), text)
+                    rel, name, row, kind=recognized.kind(is_image, own),
+                    wrapper_path=str(input_dir / name) if wrapped else None), own)
                 continue
             deleting = self._deleting_twin(docs, name, input_dir)
             if deleting is not None and count < TWIN_WAIT_RETRIES:
@@ -289,7 +290,7 @@ class LightRagProvider:
                     f"waiting for LightRAG to finish deleting {deleting} (the same content under its old "
                     "name) before sending it, or it would be taken as a duplicate")
                 continue
-            plans.append((source, name, str(input_dir / name) if wrapped else None, text))
+            plans.append((source, name, str(input_dir / name) if wrapped else None, own))
         if to_delete and not down:
             outcome, retry_after = self.delete_ids(to_delete)
             if outcome == "busy" and same_name_reindex:
@@ -301,11 +302,11 @@ class LightRagProvider:
         for rel in same_name_reindex:
             if rel not in results:  # old document deletion started: its moved link must go too
                 links.remove_ours(input_dir, planned[rel])
-        linked: list[tuple[SourceFile, str, str | None, str | None]] = []
-        for source, name, wrapper, text in plans:
+        linked: list[tuple[SourceFile, str, str | None, OwnText | None]] = []
+        for source, name, wrapper, own in plans:
             try:
-                if text is not None:
-                    links.write_text_wrapper(input_dir, name, source.rel_path, text, recognized.mark(source.rel_path))
+                if own is not None:
+                    links.write_text_wrapper(input_dir, name, source.rel_path, own.text, own.mark)
                 elif wrapper is not None:
                     links.write_wrapper(input_dir, name, Path(source.path), source.rel_path, source.size,
                                         self._recognized(source))
@@ -320,18 +321,18 @@ class LightRagProvider:
                     source_root_relative_path=source.rel_path, status="failed",
                     last_error=f"Cannot place a link in LightRAG's input dir {input_dir}: {exc.strerror or exc}")
                 continue
-            linked.append((source, name, wrapper, text))
+            linked.append((source, name, wrapper, own))
         if linked:
             scanned: tuple[str, str | None, float | None, str | None] = (
                 ("down", None, None, down) if down else self.scan())
             outcome, track_id, retry_after, error = scanned
-            for source, name, wrapper, text in linked:
+            for source, name, wrapper, own in linked:
                 rel = source.rel_path
                 extra: dict[str, Any] = {"light_rag_file_path": name, "light_rag_doc_id": naming.doc_id_for(name),
-                         "kind": recognized.kind(wrapper is not None and text is None, text), "wrapper_path": wrapper}
+                         "kind": recognized.kind(wrapper is not None and own is None, own), "wrapper_path": wrapper}
                 if outcome == "started":
                     results[rel] = recognized.noted(EntryUpdate(source_root_relative_path=rel, status="submitted",
-                                                                track_id=track_id, **extra), text)
+                                                                track_id=track_id, **extra), own)
                 else:
                     # The link stays in place: a later scan (ours or anyone's) picks it up.
                     results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after,

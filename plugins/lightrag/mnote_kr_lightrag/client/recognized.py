@@ -12,10 +12,13 @@ layer, the scanned ones through the recognised lines' boxes).
 
 A presentation holding words LightRAG's parser leaves out (speaker notes, table cells, grouped
 shapes' text, chart data) is sent the same way, decided at the same point (``own_text``; ``decks``
-says why): one rule for every file whose own text mnote-kr sends before LightRAG reads it.
+says why, and reads that from the deck's structure): one rule for every file whose own text
+mnote-kr sends before LightRAG reads it.
 """
 
 from __future__ import annotations
+
+from dataclasses import dataclass
 
 import msgspec
 
@@ -40,34 +43,39 @@ def pages_text(ctx: ProviderContext, source: SourceFile) -> str | None:
     return text if text and text.strip() else None
 
 
-def own_text(ctx: ProviderContext, source: SourceFile) -> str | None:
+@dataclass(frozen=True, slots=True)
+class OwnText:
+    """The text mnote-kr sends in place of a file (``own_text``), the first line of its wrapper (what the
+    text is and why it is sent) and what ``status`` says of the file."""
+
+    text: str
+    mark: str
+    note: str
+
+
+def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
     a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out
     (``decks.deck_text``); None: the file itself is linked."""
-    return pages_text(ctx, source) or decks.deck_text(ctx, source)
+    pages = pages_text(ctx, source)
+    if pages is not None:
+        count = pages.count("\n## Page ") + pages.startswith("## Page ")
+        return OwnText(pages, links.RECOGNIZED_WRAPPER_MARK, (
+            f"indexed from the text mnote-kr reads in it ({count} page(s)), some pages recognised by OCR since "
+            "they have no text layer for LightRAG's parser; citations still point into the file"))
+    deck = decks.deck_text(ctx, source)
+    if deck is not None:
+        return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
+    return None
 
 
-def mark(rel_path: str) -> str:
-    """The first line of the text wrapper of ``own_text``'s file: what the text is and why it is sent."""
-    return links.DECK_WRAPPER_MARK if naming.safe_suffix(rel_path) == decks.SUFFIX else links.RECOGNIZED_WRAPPER_MARK
-
-
-def note(text: str, rel_path: str = "") -> str:
-    """What ``status`` says of a file indexed through ``own_text``."""
-    if naming.safe_suffix(rel_path) == decks.SUFFIX:
-        return decks.note(text)
-    pages = text.count("\n## Page ") + text.startswith("## Page ")
-    return (f"indexed from the text mnote-kr reads in it ({pages} page(s)), some pages recognised by OCR since "
-            "they have no text layer for LightRAG's parser; citations still point into the file")
-
-
-def kind(is_image: bool, text: str | None) -> str:
+def kind(is_image: bool, own: OwnText | None) -> str:
     """The entry's kind: an image's wrapper, a file's own text (``own_text``), or the file itself linked."""
-    return "image" if is_image else KIND if text is not None else "document"
+    return "image" if is_image else KIND if own is not None else "document"
 
 
-def noted(update: EntryUpdate, text: str | None) -> EntryUpdate:
+def noted(update: EntryUpdate, own: OwnText | None) -> EntryUpdate:
     """``update`` with the note of a file sent as its own text (a failure keeps its reason)."""
-    if text is None or update.status == "failed":
+    if own is None or update.status == "failed":
         return update
-    return msgspec.structs.replace(update, last_error=note(text, update.source_root_relative_path))
+    return msgspec.structs.replace(update, last_error=own.note)
