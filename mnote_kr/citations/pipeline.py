@@ -21,7 +21,7 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
-from mnote_kr.citations.cleaning.quote import answer_quote, place_quote
+from mnote_kr.citations.cleaning.quote import answer_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
@@ -214,15 +214,23 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
     the sentences of the cleaned chunk ``context`` that stand at the place the locator found
     (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or
     those words themselves, cleaned as a chunk is, when the chunk does not hold them (then also
-    returned, second; else None); the chunk's answering sentences without a place."""
+    returned, second; else None); the chunk's answering sentences without a place.
+
+    A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
+    quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
+    chunk's window cut at either end is quoted in its own words, whole sentences (it is still the
+    passage's: not returned second)."""
     if locator.quote:
         return locator.quote, None
-    if locator.place_text:
-        at = place_quote(context, locator.place_text, query)
+    place = locator.place_text
+    if place:
+        whole = locator.locator_precision == "paragraph"
+        at = paragraph_quote(context, place, query) if whole else place_quote(context, place, query)
         if at is not None:
             return at, None
-        text = _clean(plugins, locator.place_text, query, None).display_quote or locator.place_text
-        return answer_quote(text, query), text
+        text = _clean(plugins, place, query, None).display_quote or place
+        held = whole and place_quote(context, place, query) is not None
+        return answer_quote(text, query), None if held else text
     return answer_quote(context, query), None
 
 

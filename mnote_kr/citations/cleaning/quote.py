@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
@@ -35,7 +36,7 @@ MOST_SENTENCES = 3
 #: to a window around the query's first term.
 LONG_SENTENCE = 480
 
-_END_RE = re.compile(r"[。！？!?]+[”」』)）\"']*|\.+[”\"')]*(?=\s)")
+_END_RE = re.compile(r"[。！？!?]+[”」』)）\"']*(?:\[\d{1,4}\])*|\.+[”\"')]*(?:\[\d{1,4}\])*(?=\s)")
 _ABBREVIATIONS = frozenset(
     "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx".split())
 #: A legal citation's abbreviations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), which may also
@@ -57,7 +58,32 @@ def sentences(text: str) -> list[tuple[int, int]]:
         start = end
     if text[start:].strip():
         spans.append(_strip(text, start, len(text)))
-    return spans
+    return _markers_forward(text, spans)
+
+
+#: A list item's number or letter ending a sentence: alone ("1." before "Notwithstanding ...") or
+#: after a colon ("features include: 1." before "Undo/Redo: ..."): it is the next sentence's.
+_MARKER_ONLY_RE = re.compile(r"(?:\d{1,3}|[A-Za-z])\.")
+_MARKER_AFTER_COLON_RE = re.compile(r"(?<=[:：;；])\s*((?:\d{1,3}|[A-Za-z])\.)$")
+
+
+def _markers_forward(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` with a list marker that ends a sentence moved to the start of the next one."""
+    out: list[tuple[int, int]] = []
+    carry: int | None = None
+    for n, (a, b) in enumerate(spans):
+        a = a if carry is None else carry
+        carry = None
+        if n + 1 < len(spans):
+            if _MARKER_ONLY_RE.fullmatch(text, a, b):
+                carry = a
+                continue
+            m = _MARKER_AFTER_COLON_RE.search(text, a, b)
+            if m is not None:
+                carry = m.start(1)
+                b = m.start()
+        out.append((a, b))
+    return out
 
 
 def _abbreviation(text: str, dot: int) -> bool:
@@ -67,9 +93,12 @@ def _abbreviation(text: str, dot: int) -> bool:
         word_start -= 1
     word = text[word_start:dot].casefold()
     if len(word) == 1 and word.isascii() and text[word_start].islower():
-        # a list's letter after a colon or semicolon ("only if: a. the debtor ..."), not a sentence's end
+        # a list's letter after a colon or semicolon ("only if: a. the debtor ..."), not a sentence's end;
+        # nor a page's or a section's before its number ("(Rawls (2002) p. 230)")
         before = text[:word_start].rstrip()
-        return (not before or before[-1] in ":;") and _goes_on(text, dot + 1)
+        after = _NEXT_RE.match(text, dot + 1)
+        return ((not before or before[-1] in ":;") and _goes_on(text, dot + 1)) or \
+            (after is not None and after.group(1)[0].isdigit() and not text[word_start - 1:word_start].isalnum())
     if word in _CITATION_ABBREVIATIONS:
         return _goes_on(text, dot + 1)
     return word in _ABBREVIATIONS or (len(word) == 1 and word.isascii() and text[word_start].isupper())
@@ -213,3 +242,78 @@ def _place_start(text: str, first: tuple[int, int], place: str) -> int:
     heading = len(words) <= HEADING_WORDS and (words[-1][:1].isupper() or words[-1][:1].isdigit()
                                                or (starts and not any(c in before for c in ",;:")))
     return at if heading else first[0]
+
+
+#: A paragraph of fewer letters and digits than this is quoted in its own words (too short to be
+#: found in a chunk without landing on the same words elsewhere).
+PARAGRAPH_KEY = 12
+_LIST_MARKER_RE = re.compile(
+    r"(?<![\w.])(?:\d{1,3}[.)）]|[A-Za-z][.)）]|[（(](?:\d{1,3}|[A-Za-z])[)）]|[•▪◦●○·\-–])\s*$")
+
+
+def _letters(text: str) -> tuple[str, list[int]]:
+    """The casefolded letters and digits of ``text`` and each one's index in ``text``."""
+    out: list[str] = []
+    where: list[int] = []
+    for i, ch in enumerate(text):
+        if ch.isalnum():
+            for c in unicodedata.normalize("NFKC", ch).casefold() if not ch.isascii() else ch.lower():
+                if c.isalnum():
+                    out.append(c)
+                    where.append(i)
+    return "".join(out), where
+
+
+def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) -> str | None:
+    """The quote at a located paragraph: ``place`` is a whole paragraph of the file (a DOCX or
+    Markdown paragraph as its locator reads it), ``text`` the cleaned chunk. The chunk's words from
+    the paragraph's first letter to its last (its opening and closing marks, and a list marker the
+    chunk shows just before it, kept), cut as :func:`answer_quote` cuts: so the quote is one
+    paragraph, in the chunk's cleaned words (equations, tables as text), never with the heading or
+    paragraph the chunk ran into it. None when the chunk does not hold the whole paragraph (the
+    chunk's window cut it at either end, or it lies outside the chunk, or reads too differently):
+    then the paragraph's own words are the quote, never the chunk's half of it."""
+    own, _ = _letters(place)
+    if len(own) < PARAGRAPH_KEY:
+        return None
+    seq, where = _letters(text)
+    key = max(PARAGRAPH_KEY, min(2 * PARAGRAPH_KEY, len(own) // 3))
+    head, tail = own[:key], own[-key:]
+    slack = len(own) // 4 + key  # the chunk's cleaned words may read a little longer or shorter
+    at = seq.find(head)
+    while at >= 0:
+        # the paragraph's last words where its length puts them: "single-family dwellings" earlier in
+        # it ends as "multifamily dwellings" does
+        expected = at + len(own) - key
+        ends = []
+        end = seq.find(tail, max(at, expected - slack), expected + slack + key)
+        while end >= 0:
+            ends.append(end)
+            end = seq.find(tail, end + 1, expected + slack + key)
+        if ends:
+            end = min(ends, key=lambda e: abs(e - expected))
+            return answer_quote(_widen(text, place, where[at], where[end + key - 1] + 1), query, limit=limit)
+        at = seq.find(head, at + 1)
+    return None
+
+
+def _widen(text: str, place: str, start: int, end: int) -> str:
+    """``text[start:end]`` (a paragraph's first letter to its last) with the marks the paragraph
+    has before its first letter and after its last (``《``, ``“``, ``。``, ``.)``) where the text has
+    them too, and a list marker (``1.``, ``a)``, ``•``) standing just before it at a sentence's start."""
+    first = next((i for i, ch in enumerate(place) if ch.isalnum()), 0)
+    last = next((i for i in range(len(place) - 1, -1, -1) if place[i].isalnum()), len(place) - 1)
+    lead, trail = "".join(place[:first].split()), "".join(place[last + 1:].split())
+    if lead and text[:start].rstrip().endswith(lead):
+        start = len(text[:start].rstrip()) - len(lead)
+    if trail and text.startswith(trail, end):
+        end += len(trail)
+    before = text[:start].rstrip()
+    marker = _LIST_MARKER_RE.search(before)
+    if marker is not None:
+        rest = before[:marker.start()].rstrip()
+        # "(ibid. 386) Kant": a parenthesis that closes one opened before it is no marker
+        closes = marker.group(0).rstrip()[-1:] in ")）" and rest.rfind("(") > rest.rfind(")")
+        if (not rest or rest[-1] in "。！？!?；;:：.") and not closes:
+            start = marker.start()
+    return text[start:end]
