@@ -414,6 +414,9 @@ def _best_time(fn: Callable[[str], object], arg: str, runs: int = 5) -> float:
     ("See ![the site plan](plan.png) and [2](#refs).", "See the site plan and 2."),
     ("def __init__(self): return 2**3", "def __init__(self): return 2**3"),  # code and arithmetic stay
     ("[Table_Base] and [not a link] (here)", "and [not a link] (here)"),
+    # a converter's escapes (docling's Markdown, a newcomer's 'VERIFY\\_GROUP\\_FOR\\_USER'); a path's stay
+    (r"Use the VERIFY\_GROUP\_FOR\_USER function, not \*\*this\*\*, in C:\Users\ann",
+     r"Use the VERIFY_GROUP_FOR_USER function, not **this**, in C:\Users\ann"),
 ])
 def test_markdown_link_and_strong_marks_never_show_in_a_quote(raw: str, shown: str) -> None:
     """A newcomer's Markdown note was quoted with its markup ("**compost** ... [the supplier](https://...)")."""

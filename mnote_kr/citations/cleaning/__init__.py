@@ -72,6 +72,8 @@ __all__ = [
 
 _TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
 _MD_STRONG_RE = lazy_compile(r"(\*\*)(?=\S)([^\n]{1,300}?)(?<=\S)\*\*(?!\w)")
+# a backslash before the punctuation Markdown converters escape (not LaTeX's \[ \( or a path's \U)
+_MD_ESCAPE_RE = lazy_compile(r"\\([_*#|~`])")
 
 
 def _display_core(raw: str) -> str:
@@ -92,6 +94,8 @@ def _display_from_neutral(neutral: str) -> str:
     text = markdown_links_as_words(text)
     if "**" in text:  # Markdown's strong emphasis: "**compost**" -> "compost" (not "__": code's __init__)
         text = _MD_STRONG_RE.sub(r"\2", text)
+    if "\\" in text:  # Markdown's escapes, as converters write them (after "**": "\\*\\*" is no emphasis)
+        text = _MD_ESCAPE_RE.sub(r"\1", text)
     text = _collapse(text)
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(drop_tag_tails(text))
