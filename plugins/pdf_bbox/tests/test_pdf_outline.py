@@ -117,6 +117,7 @@ def test_page_only_entry_is_placed_at_the_heading_that_prints_its_title(tmp_path
 
 
 def test_outline_is_kept_with_the_stored_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "1")  # the on-disk cache on, whatever the caller's environment says
     pdf = tmp_path / "turbines.pdf"
     pdf.write_bytes(with_outline(_turbines(), NESTED))
     assert model.warm_document(pdf)
