@@ -9,12 +9,15 @@ external action) starts no section; its children keep their place under its titl
 bookmarks (``_Toc…``, ``OLE_LINK…``) are not headings. Anything PDFium cannot read ends the walk
 with the entries read so far: a broken outline never fails a read.
 
-``section`` answers for one block: the path of the entry that is latest before it. On its page, an
-entry is before a block when the block's first line is not above the entry's top; where the page is
-set in columns (the entry's left is a column's left edge), a block in an earlier column is before the
-entry and one in a later column after it, whatever their tops (``_before``). Of the entries before a
-block, the one on the latest page wins, and on one page the last in outline order. Entries without a top
-count from the page's top, unless their page begins a block with their title (``settle``).
+``section`` answers for one block: the path of the entry that is nearest before it in reading order. On
+its page, an entry is before a block when the block's first line is not above the entry's top; where the
+page is set in columns (the entry's left is a column's left edge), a block in an earlier column is before
+the entry and one in a later column after it, whatever their tops (``_before``). Of the entries before a
+block, the one on the latest page wins, and on that page the one whose place comes last by the same
+reading order: outline order only breaks ties (a chapter and its first section at one line), so an entry
+listed out of page order ("Figures" listed last, pointing above a section) does not capture what follows.
+Entries without a top count from the page's top, unless their page begins a block with their title
+(``settle``; a title of one or two characters only at a block that is nothing but the title).
 """
 
 from __future__ import annotations
@@ -139,22 +142,43 @@ def _compact(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
 
 
+#: Numbering printed before a heading's title, as ``_compact`` leaves it ("1.2", "第一章", "제1장", "IV").
+_NUMBERING = re.compile(r"(?:第?[\d一二三四五六七八九十百零〇]+[章节節部篇]?|제?\d+[장절편부]?|[ivx]{1,5})?")
+#: Titles shorter than this (``_compact``-ed) must be a block's whole text, and the only such block on the page.
+SHORT_TITLE = 3
+
+
+def _heading(title: str, head: str) -> bool:
+    """True when the ``_compact``-ed start of a block, ``head``, prints the ``_compact``-ed ``title``.
+
+    A title of ``SHORT_TITLE`` characters or more may follow numbering and run on into the block's first
+    lines; a shorter one ("引言", "서론") must be the block's whole text after numbering (a line of
+    running text that starts with it is no heading)."""
+    if len(title) >= SHORT_TITLE:
+        return title in head[: len(title) + 8]
+    number = _NUMBERING.match(head)
+    return number is not None and head[number.end():] == title
+
+
 def settle(entries: list[Entry], pages: list[PageText], text: Callable[[PageText, int], str]) -> list[Entry]:
     """``entries`` with each one that names only its page (no top, or a top above all the page's text:
     a whole-page destination) placed at its heading, when a block of that page begins with the entry's
-    title (``text``: a line's characters; numbering before the title is allowed): a page often holds
-    the end of the section before. Without such a block the entry stays at the page's top."""
+    title (``text``: a line's characters; numbering before the title is allowed; ``_heading``): a page
+    often holds the end of the section before. A title of one or two characters places its entry only at
+    the one block of the page that is nothing but the title. Without such a block the entry stays at the
+    page's top."""
     out = []
     for path, pi, x, y in entries:
         page = pages[pi]
         title = _compact(path[-1])
-        if len(title) >= 3 and page.lines and (y is None or y <= min(b[1] for b in page.lines) + 1):
-            for block in page.blocks:
-                head = _compact(" ".join(text(page, li) for li in block[:3]))[: len(title) + 8]
-                if title in head:
-                    left, _, _ = _extent(page, block)
-                    x, y = left, min(page.lines[li][1] for li in block)
-                    break
+        short = len(title) < SHORT_TITLE
+        whole_page = y is None or bool(page.lines) and y <= min(b[1] for b in page.lines) + 1
+        if title and not (short and title.isdigit()) and page.lines and whole_page:
+            found = [block for block in page.blocks
+                     if _heading(title, _compact(" ".join(text(page, li) for li in block[:3])))]
+            if found and (not short or len(found) == 1):
+                left, _, _ = _extent(page, found[0])
+                x, y = left, min(page.lines[li][1] for li in found[0])
         out.append((path, pi, x, y))
     return out
 
@@ -208,6 +232,14 @@ def _before(cols: list[tuple[float, float]], x: float | None, y: float | None, b
     return y is None or head_bottom >= y
 
 
+def _spot(cols: list[tuple[float, float]], x: float | None, y: float | None) -> Extent:
+    """An entry's place as ``_before`` reads a block: the column ``x`` stands in (its left and right), or
+    no column; its top (the page's top without one)."""
+    inside = [c for c in cols if x is not None and c[0] - COLUMN_SLACK <= x < c[1]]
+    left, right = max(inside) if inside else (-math.inf, math.inf)  # in no column: by its top only
+    return left, right, -math.inf if y is None else y
+
+
 def section(doc: _Document, page_index: int, block_index: int) -> list[str] | None:
     """The outline path of the section block ``block_index`` of page ``page_index`` sits under (its own
     entry for a heading); [] before the first entry; None when the PDF has no outline."""
@@ -217,10 +249,17 @@ def section(doc: _Document, page_index: int, block_index: int) -> list[str] | No
     page = doc.pages[page_index]
     extents = [_extent(page, b) for b in page.blocks]
     cols = columns(extents, page.geometry.crop[2] - page.geometry.crop[0])
-    best: Entry | None = None
-    for entry in entries:
-        _, pi, x, y = entry
-        if pi < page_index or pi == page_index and _before(cols, x, y, extents[block_index]):
-            if best is None or pi >= best[1]:
-                best = entry
-    return list(best[0]) if best is not None else []
+    before = [e for e in entries
+              if e[1] < page_index or e[1] == page_index and _before(cols, e[2], e[3], extents[block_index])]
+    if not before:
+        return []
+    last = max(e[1] for e in before)
+    if last != page_index:
+        other = doc.pages[last]
+        cols = columns([_extent(other, b) for b in other.blocks], other.geometry.crop[2] - other.geometry.crop[0])
+    on_last = [e for e in before if e[1] == last]
+    best = on_last[0]
+    for entry in on_last[1:]:  # the latest place on that page; at one place, the last in outline order
+        if _before(cols, best[2], best[3], _spot(cols, entry[2], entry[3])):
+            best = entry
+    return list(best[0])

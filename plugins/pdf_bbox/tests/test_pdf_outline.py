@@ -4,11 +4,12 @@
 from __future__ import annotations
 
 import hashlib
+import io
 from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.pdfs import PdfBuilder, with_outline
+from mnote_kr_testkit.pdfs import PdfBuilder, cid_font_pdf, with_outline
 
 from mnote_kr.plugin_api import LocateRequest
 from mnote_kr_pdf_bbox import model
@@ -116,7 +117,74 @@ def test_page_only_entry_is_placed_at_the_heading_that_prints_its_title(tmp_path
     assert _locate(pdf, PARA_D).place_headings == ["Chapter Two"]
 
 
+def test_section_is_the_nearest_entry_above_whatever_the_outline_order(tmp_path: Path) -> None:
+    # "Figures" is listed last but points above "Section 1.1" on page 1: it does not capture the
+    # paragraphs printed under Section 1.1, nor page 2's top, which runs on from Section 1.1.
+    pdf = tmp_path / "figures.pdf"
+    pdf.write_bytes(with_outline(_turbines(), [("Chapter One", 0, 740.0, [("Section 1.1", 0, 618.0, [])]),
+                                               ("Chapter Two", 1, 520.0, []), ("Figures", 0, 700.0, [])]))
+    assert _locate(pdf, PARA_A).place_headings == ["Figures"]  # printed below where "Figures" points
+    assert _locate(pdf, PARA_B).place_headings == ["Chapter One", "Section 1.1"]
+    assert _locate(pdf, PARA_C).place_headings == ["Chapter One", "Section 1.1"]
+    assert _locate(pdf, PARA_D).place_headings == ["Chapter Two"]
+
+
+def test_entries_at_one_place_are_ordered_by_the_outline(tmp_path: Path) -> None:
+    # A chapter and its first section pointing at the same line: the section, listed after, wins;
+    # an entry pointing lower on the page, listed before them, starts where it points.
+    pdf = tmp_path / "same.pdf"
+    pdf.write_bytes(with_outline(_turbines(), [("Later", 0, 618.0, []),
+                                               ("Part", 0, 700.0, [("Opening", 0, 700.0, [])])]))
+    assert _locate(pdf, PARA_A).place_headings == ["Part", "Opening"]
+    assert _locate(pdf, PARA_B).place_headings == ["Later"]
+    assert _locate(pdf, PARA_C).place_headings == ["Later"]
+
+
+def _two_cjk_pages(font: str, first: list[tuple[float, float, str]], second: list[tuple[float, float, str]]) -> bytes:
+    import pypdf
+
+    writer = pypdf.PdfWriter()
+    for lines in (first, second):
+        writer.append(pypdf.PdfReader(io.BytesIO(cid_font_pdf(lines, font=font, subtype="CIDFontType0")[0])))
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+CJK = {
+    "zh": ("STSong-Light", "概述", "引言", "风机叶片结冰会降低发电效率。", "引言中提到的加热系统在冬季持续运行。",
+           "维护人员每年检查两次加热垫。", "叶片加热使功率损失保持在百分之五以下。"),
+    "ko": ("HYSMyeongJo-Medium", "개요", "서론", "날개에 얼음이 끼면 발전 효율이 떨어진다.",
+           "서론에서 말한 가열 장치는 겨울 내내 돌았다.", "정비 인력은 해마다 두 번 가열 매트를 점검했다.",
+           "날개 가열로 출력 손실을 오 퍼센트 아래로 지켰다."),
+}
+
+
+@pytest.mark.parametrize("lang", sorted(CJK))
+def test_two_character_page_only_entry_is_placed_at_its_printed_heading(tmp_path: Path, lang: str) -> None:
+    # Page 2's first paragraph ends the section before and starts with the title in running text;
+    # the heading "1 <title>" is printed lower down.
+    font, first, title, para_a, tail, tail2, para_b = CJK[lang]
+    page1 = [(72, 780, first), (72, 750, para_a)]
+    outline = [(first, 0, 800.0, []), (title, 1, None, [])]
+    page2 = [(72, 780, tail), (72, 762, tail2), (72, 700, f"1 {title}"), (72, 670, para_b)]
+    pdf = tmp_path / "heading.pdf"
+    pdf.write_bytes(with_outline(_two_cjk_pages(font, page1, page2), outline))
+    doc = read_document(pdf)
+    assert section(doc, 1, _block_starting(doc, 1, tail[:4])) == [first]
+    assert section(doc, 1, _block_starting(doc, 1, "1 ")) == [title]
+    assert section(doc, 1, _block_starting(doc, 1, para_b[:4])) == [title]
+    # The title printed only in running text, or as two blocks of its own (which is the heading is not
+    # known): the entry stays at the page's top.
+    for lines in ([(72, 780, tail), (72, 700, para_b)], [*page2, (72, 600, title)]):
+        other = tmp_path / "other.pdf"
+        other.write_bytes(with_outline(_two_cjk_pages(font, page1, lines), outline))
+        doc = read_document(other)
+        assert section(doc, 1, 0) == [title] and section(doc, 1, 1) == [title]
+
+
 def test_outline_is_kept_with_the_stored_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "1")  # the on-disk cache on, whatever the caller's environment says
     pdf = tmp_path / "turbines.pdf"
     pdf.write_bytes(with_outline(_turbines(), NESTED))
     assert model.warm_document(pdf)
