@@ -47,3 +47,27 @@ def test_a_row_of_another_sheet_repeating_the_passages_words_is_not_behind_it(tm
                                        passage=passage))
     assert loc.sheet == "Costs" and loc.runners_up
     assert {r.sheet for r in loc.runners_up} == {"Costs"}
+
+
+def test_ingest_does_not_parse_a_workbook_too_large_to_embed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from openpyxl import Workbook
+
+    import mnote_kr_xlsx_locator as plugin
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr_xlsx_locator import reader
+
+    queued: list[int] = []
+    monkeypatch.setattr(meaning, "queue", lambda texts: queued.append(len(texts)))
+    monkeypatch.setattr(plugin, "MEANING_ROWS", 300)
+    for rows in (400, 200):
+        wb = Workbook(write_only=True)
+        ws = wb.create_sheet("Tide gauge")
+        ws.append(["Reading", "Metres"])
+        for r in range(rows - 1):
+            ws.append([f"reading {r}", r % 7])
+        path = tmp_path / f"tides-{rows}.xlsx"
+        wb.save(path)
+        reader._cache.clear()
+        plugin.prepare_locate(str(path))
+        # over the cap: skipped before openpyxl reads a row; under it: parsed and its rows queued
+        assert (reader._cache.stats["parses"], queued) == ((0, []) if rows > 300 else (1, [rows]))
