@@ -32,7 +32,7 @@ What is here:
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
   ``nearest_places`` (a file's places nearest a query by meaning: those behind the best),
   ``places_behind`` (the places behind one a locator chose itself, by words and meaning: a deck's
-  other shapes, a sheet's other rows),
+  other shapes, a sheet's other rows; ``with_places_behind`` sets them as a locator's runners-up),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
@@ -106,7 +106,13 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.locate import textmatch
-    from mnote_kr.citations.locate.placing import locator_from_match, places_behind, queue_places, with_meaning
+    from mnote_kr.citations.locate.placing import (
+        locator_from_match,
+        places_behind,
+        queue_places,
+        with_meaning,
+        with_places_behind,
+    )
     from mnote_kr.citations.locate.textmatch import (
         THRESHOLD,
         Match,
@@ -154,7 +160,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
     **{n: ("mnote_kr.citations.locate.placing", n) for n in ("locator_from_match", "places_behind", "queue_places",
-                                                             "with_meaning")},
+                                                             "with_meaning", "with_places_behind")},
     **{n: ("mnote_kr.citations.text.textnorm", n) for n in (
         "iter_tokens", "keeps_line_end_hyphen", "lazy_compile", "made_of", "normalize", "query_occurrences",
         "query_standing")},
@@ -283,6 +289,7 @@ __all__ = [
     "textmatch",
     "textnorm",
     "with_meaning",
+    "with_places_behind",
     "write_atomic",
     "write_private",
 ]

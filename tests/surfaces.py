@@ -13,7 +13,15 @@ from mnote_kr_testkit.fakes import FakeProvider
 from mnote_kr.app.host import Host
 from mnote_kr.cli.reports import search_report
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import MappedReference, ProviderReference, SidecarBlock, SidecarPosition, SourceEntry
+from mnote_kr.models import (
+    MappedReference,
+    ProviderQueryResult,
+    ProviderReference,
+    QueryRequest,
+    SidecarBlock,
+    SidecarPosition,
+    SourceEntry,
+)
 from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer import web
 
@@ -35,6 +43,18 @@ class BlockProvider(FakeProvider):
         block = SidecarBlock(blockid=f"b-{reference.chunk_id}", content=reference.content or "",
                              positions=self.positions(entry))
         return MappedReference(reference=reference, entry=entry, block=block)
+
+
+
+class OnePassage(BlockProvider):
+    """The fake provider returning each file as one passage (``texts``: the whole text it was given)."""
+
+    @hookimpl
+    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
+        refs = [ProviderReference(provider="fake", file_path=name, reference_id=str(k + 1), chunk_id=f"chunk-{k}",
+                                  doc_id=f"doc-{name}", content=text, rank=k)
+                for k, (name, text) in enumerate(sorted(self.texts.items()))]
+        return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
 class HostObj:

@@ -19,8 +19,8 @@ from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import MappedReference, ProviderReference, SourceEntry
+from tests.surfaces import OnePassage as WholeFile
 from tests.test_pipeline_replay import AURORA, AURORA_INTRO, AURORA_REL, fresh_caches, make_env
-from tests.test_runners_up import OnePassage as WholeFile
 
 fresh_caches = fresh_caches
 

@@ -25,27 +25,15 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations import pipeline
-from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import Citation, ProviderQueryResult, ProviderReference, QueryRequest, SearchResults
+from mnote_kr.models import Citation, SearchResults
 from mnote_kr.viewer.webpages import view_url
-from tests.surfaces import BlockProvider, api, cli_search, web_page
+from tests.surfaces import OnePassage, api, cli_search, web_page
 
 DECK = CORPUS / "pptx" / "docling__powerpoint_sample.pptx"
 BOOK = CORPUS / "xlsx" / "docling__xlsx_03_chartsheet.xlsx"
 NOTES_QUESTION = "What do the notes on the second slide say?"
 DUCKS_QUESTION = "How many saltwater ducks were observed in 2022?"
 SECOND_NOTES = "Some notes on the second slide."  # the deck's own words (python-pptx reads the same)
-
-
-class OfficePassage(BlockProvider):
-    """The fake provider holding each file as the text mnote-kr reads in it, returned as one passage."""
-
-    @hookimpl
-    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
-        refs = [ProviderReference(provider="fake", file_path=name, reference_id=str(k + 1), chunk_id=f"chunk-{k}",
-                                  doc_id=f"doc-{name}", content=text, rank=k)
-                for k, (name, text) in enumerate(sorted(self.texts.items()))]
-        return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
 def _text(path: Path) -> str:
@@ -63,7 +51,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     shutil.copy(DECK, deck)
     shutil.copy(BOOK, book)
     before = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (deck, book)}
-    provider = OfficePassage(delete_status="delete_completed")
+    provider = OnePassage(delete_status="delete_completed")
     host, _ = fake_host(ws, provider)
     host.roots_add(ws / "office")
     host.ingest([ws / "office"], wait=True)  # citable, then its preparation step embeds the places

@@ -21,7 +21,7 @@ from mnote_kr.citations.rank import meaning
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
 from mnote_kr_docx_locator.cache import load_docx
-from tests.surfaces import BlockProvider
+from tests.surfaces import OnePassage
 from tests.test_meaning import QUESTION
 
 REL = "docs/bangalore.md"
@@ -31,17 +31,6 @@ def _paragraphs() -> list[str]:
     paras = load_docx(CORPUS / "docx" / "khoj__bangalore.docx").paragraphs
     at = next(p.index for p in paras if "plague epidemic in 1898" in p.text)
     return [" ".join(paras[i].text.split()) for i in range(at - 3, at + 4) if paras[i].text.strip()]
-
-
-class OnePassage(BlockProvider):
-    """The fake provider returning each file as one passage (its whole text)."""
-
-    @hookimpl
-    def query(self, ctx: Any, request: QueryRequest) -> ProviderQueryResult:
-        refs = [ProviderReference(provider="fake", file_path=name, reference_id=str(k + 1), chunk_id=f"chunk-{k}",
-                                  doc_id=f"doc-{name}", content=text, rank=k)
-                for k, (name, text) in enumerate(sorted(self.texts.items()))]
-        return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
 def _from(quote: str, paragraph: str) -> bool:

@@ -158,9 +158,11 @@ class DocxBuilder:
             self.parts.append(self._p(begin + link + end, '<w:pPr><w:pStyle w:val="TOC1"/></w:pPr>', plain))
         return out
 
-    def table(self, rows: list[list[str]], props: dict[tuple[int, int], str] | None = None) -> list[list[int]]:
-        """A table; returns the paragraphIndex of each cell's paragraph. ``props``: a cell's ``w:tcPr``
-        content by (row, cell), e.g. ``'<w:gridSpan w:val="2"/>'``, ``'<w:vMerge w:val="restart"/>'``."""
+    def table(self, rows: list[list[str | tuple[str, ...]]],
+              props: dict[tuple[int, int], str] | None = None) -> list[list[int]]:
+        """A table; returns the paragraphIndex of each cell's (first) paragraph. A cell given as a tuple
+        holds one paragraph per string (a CV's column). ``props``: a cell's ``w:tcPr`` content by
+        (row, cell), e.g. ``'<w:gridSpan w:val="2"/>'``, ``'<w:vMerge w:val="restart"/>'``."""
         idx: list[list[int]] = []
         xml = ["<w:tbl><w:tblPr/>"]
         for r, row in enumerate(rows):
@@ -169,7 +171,8 @@ class DocxBuilder:
             for c, cell in enumerate(row):
                 idx[-1].append(self.count)
                 pr = (props or {}).get((r, c), "")
-                xml.append(f"<w:tc><w:tcPr>{pr}</w:tcPr>{self._p(self.runs(cell), plain=cell)}</w:tc>")
+                paras = "".join(self._p(self.runs(t), plain=t) for t in (cell if isinstance(cell, tuple) else (cell,)))
+                xml.append(f"<w:tc><w:tcPr>{pr}</w:tcPr>{paras}</w:tc>")
             xml.append("</w:tr>")
         xml.append("</w:tbl>")
         self.parts.append("".join(xml))

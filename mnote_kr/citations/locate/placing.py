@@ -21,7 +21,7 @@ from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
 
 __all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "places_behind", "queue_places",
-           "with_meaning"]
+           "with_meaning", "with_places_behind"]
 
 #: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
 #: first: the host shows them behind the file's other chunks' places (0: none).
@@ -131,6 +131,7 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,
                   keep: Callable[[P], bool] = lambda p: True,
                   group: Callable[[P], Hashable] = lambda p: p.index,
+                  part: Callable[[P], Hashable] = lambda p: p.heading_path[:1],
                   ) -> tuple[float | None, list[tuple[P, float | None]]]:
     """The places behind paragraph ``chosen`` for a locator that chooses its own place (slides, sheets),
     the way :func:`place_by_meaning` gives a DOCX paragraph's (``Match.runners_up``): the passage's
@@ -140,6 +141,8 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     (:func:`queue_places`), by meaning with them (``meaning.combine``), the best ``RUNNERS_UP``;
     then the file's ``FILE_WIDE`` paragraphs nearest the query by meaning outside them. Without vectors
     a place behind holds a query word. One place per ``group`` (the chosen's group taken): a shape, a row.
+    The passage's paragraphs are those of its own ``part``s (a slide, a sheet): the chosen one's, and
+    those it quotes whole, every paragraph of them (a passage of several slides).
 
     Returns the chosen paragraph's cosine with the query (None without vectors) and the places
     behind it, best first, each with its cosine."""
@@ -150,12 +153,15 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     if not q or not 0 <= chosen < len(paras):
         return None, []
     key = meaning.places_key([p.text for p in paras])
-    # the run the passage quotes, and every paragraph it quotes whole: a deck's or a sheet's short
-    # paragraphs often align as no run at all
+    # the run the passage quotes, and the paragraphs it quotes whole (a deck's or a sheet's short
+    # paragraphs often align as no run at all) in its own parts: not those of another sheet or slide
+    # that happen to repeat its words ("Total", "Thank you")
+    run = passage_paragraphs(doc, passage)
     said = {tok for tok, _, _ in iter_tokens(normalize(passage or ""))}
-    quoted = {p.index for p in paras if p.tokens and p.tokens <= said}
-    cands = [i for i in sorted(quoted.union(passage_paragraphs(doc, passage)))
-             if i != chosen and _placeable(paras[i]) and keep(paras[i])]
+    quoted = [p.index for p in paras if p.tokens and p.tokens <= said]
+    own = _own_parts(paras, chosen, quoted, part)
+    cands = [i for i in sorted(set(quoted).union(run))
+             if i != chosen and part(paras[i]) in own and _placeable(paras[i]) and keep(paras[i])]
     cos = meaning.cosines(key, query, [chosen, *cands]) or {}
     qt = QueryTerms(q, doc.df, len(paras))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
@@ -181,12 +187,44 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     return cos.get(chosen), out
 
 
+def with_places_behind(doc: TextDocument[P], located: Locator, chosen: int, passage: str, query: str,
+                       to_locator: Callable[[P], Locator], *,
+                       keep: Callable[[P], bool] = lambda p: True,
+                       group: Callable[[P], Hashable] = lambda p: p.index,
+                       part: Callable[[P], Hashable] = lambda p: p.heading_path[:1]) -> Locator:
+    """``located`` (the locator of paragraph ``chosen``) with the places behind it (:func:`places_behind`)
+    as its ``runners_up``, each ``to_locator(paragraph)`` marked approximate with its cosine, and its own
+    cosine with the query; ``located`` itself when there are neither."""
+    import msgspec
+
+    cos, behind = places_behind(doc, chosen, passage, query, keep=keep, group=group, part=part)
+    runners = [msgspec.structs.replace(to_locator(para), locator_degraded=True,
+                                       meaning_score=round(c, 6) if c is not None else None) for para, c in behind]
+    if not runners and cos is None:
+        return located
+    return msgspec.structs.replace(located, runners_up=runners,
+                                   meaning_score=round(cos, 6) if cos is not None else None)
+
+
+def _own_parts(paras: list[P], chosen: int, quoted: list[int], part: Callable[[P], Hashable]) -> set[Hashable]:
+    """The parts (slides, sheets) that are the passage's: the ``chosen`` paragraph's, and those whose every
+    placeable paragraph it quotes whole (``quoted``). Not any other part that the run the passage aligns
+    with touches: a repeated row ("Total | 150 | 175") aligns with its first copy, in another sheet."""
+    own = {part(paras[chosen])}
+    said = set(quoted)
+    whole: dict[Hashable, bool] = {}
+    for p in paras:
+        if _placeable(p):
+            key = part(p)
+            whole[key] = whole.get(key, True) and p.index in said
+    return own | {key for key, all_said in whole.items() if all_said}
+
+
 def queue_places(doc: TextDocument[P]) -> None:
     """Ask ingest to embed this document's paragraphs (a locator's ``prepare_locate``)."""
     from mnote_kr.citations.rank import meaning
 
     meaning.queue([p.text for p in doc.paragraphs])
-
 
 
 def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "",

@@ -1,28 +1,34 @@
-"""A table cell's citation is its row: read by its headers, placed on the cell that answers.
+"""A data table's cell is cited as its row: read by its headers, placed on the cell that answers.
 
 ``paragraphIndex`` counts a table's cell paragraphs one by one, so the matcher lands on a cell: often the
 row's label, the cell holding the query's words ("遗传性乳腺癌"), while the answer stands beside it under
-the header the query names ("相关基因": "BRCA1"). Here a located cell becomes its row:
+the header the query names ("相关基因": "BRCA1"). Here a located cell of a data table (two rows or more,
+each cell one short paragraph: ``CELL_CHARS``) becomes its row; a table laid out (a CV's two columns of
+many paragraphs) keeps its paragraphs' own citations:
 
 * the row is read as the XLSX and PPTX locators read one (the host's ``header_row`` and
   ``labelled_row``): its first column's text as its label, then each value under its header,
   ``Q0101: 检测项目: 遗传性乳腺癌; 相关基因: BRCA1; 周期: 15个工作日``. A cell merged down
   (``w:vMerge``) reads as its value in every row it spans; a cell spanning columns (``w:gridSpan``)
   once, under its first and last column's headers (``Mon–Tue: closed``). A table without a header row
-  reads plain (``a | b | c``); a header row as its texts. That reading is the locator's ``quote``
-  (the citation's ``displayQuote``), with ``rowLabel`` and ``headers`` as XLSX gives them.
-* the place is the row's cell under the header the query names as a phrase (the longest so named; none
-  when two are), else the cell matched: ``paragraphIndex`` stays a cell's first paragraph, so the
-  locator contract and the viewer are unchanged. A named cell that only continues a vertical merge (no
-  words of its own in this row) leaves the place on the matched cell, in the row asked about.
+  reads plain (``a | b | c``); a header row as its texts. That reading, cut to about a quote's length
+  (``ROW_CHARS``: the first values and the cited cell's), is the locator's ``quote`` (the citation's
+  ``displayQuote``), with ``rowLabel`` and ``headers`` as XLSX gives them.
+* the place is the row's cell under the header the query names best as a phrase (``TableRow.named``:
+  the most specific, then the first named; none when two tie), else the cell matched: ``paragraphIndex``
+  stays a cell's first paragraph, so the locator contract and the viewer are unchanged. A named cell
+  that only continues a vertical merge (no words of its own in this row) leaves the place on the
+  matched cell, in the row asked about.
 * the places behind it are other rows: a runner-up in a row already cited, or in the header row
-  (it answers nothing by itself), is dropped.
+  (it answers nothing by itself), is dropped. One locate reads each table once.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import msgspec
 
@@ -31,6 +37,18 @@ from mnote_kr.plugin_api import Highlight, Locator, header_row, labelled_row, no
 from .document import DocxDocument, Paragraph
 
 __all__ = ["TableRow", "as_rows", "row_of"]
+
+T = TypeVar("T")
+
+
+#: A data table's cell holds one paragraph of at most this many characters. A table with one row, or
+#: with a cell of several paragraphs or a longer one, lays a page out (a CV's two columns): its cells
+#: are cited as paragraphs, each with its own quote.
+CELL_CHARS = 200
+#: A row's reading is cut to about a quote's length (``displayQuote``: about 320 characters,
+#: docs/http-api.md): its first values and the cell cited, ``…`` where values are left out.
+ROW_CHARS = 320
+GAP = "…"
 
 
 @dataclass(slots=True)
@@ -63,35 +81,73 @@ class TableRow:
         return "–".join(dict.fromkeys(h for h in (self.labels.get(cell.first, ""), self.labels.get(cell.last, ""))
                                       if h))
 
-    def reading(self) -> str:
-        """The row as people read it (see the module)."""
+    def holding(self, paragraph: int) -> RowCell | None:
+        """The cell holding paragraph ``paragraph`` (the last starting at or before it)."""
+        return max((c for c in self.cells if c.paragraph <= paragraph), key=lambda c: c.paragraph, default=None)
+
+    def reading(self, cited: RowCell | None = None) -> str:
+        """The row as people read it (see the module), about ``ROW_CHARS`` at most: its first values
+        and ``cited``'s."""
         if not self.labels:
-            if self.header:
-                return " | ".join(c.text for c in self.cells if c.text)
-            texts = [c.text for c in self.cells]
-            while texts and not texts[-1]:
-                texts.pop()
-            return " | ".join(texts)
+            cells = [c for c in self.cells if c.text] if self.header else list(self.cells)
+            while cells and not cells[-1].text:
+                cells.pop()
+            return _fit([(c, c.text) for c in cells], cited, lambda items: " | ".join(items))
         label = self.label
-        parts = [(self.heads(c), c.text) for c in self.cells if c.text and not (label and c is self.cells[0])]
-        return labelled_row(label, parts) if parts else label or ""
+        parts = [(c, (self.heads(c), c.text)) for c in self.cells if c.text and not (label and c is self.cells[0])]
+        if not parts:
+            return label or ""
+        return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items]))
 
     def named(self, query: str) -> RowCell | None:
-        """The cell under the header the query names as a phrase (the longest; None when two tie)."""
+        """The cell under the header the query names best as a phrase, None when none is or two tie.
+
+        Best: a header holding another named one ("Unit price" over "Price") is the more specific;
+        else the one named first, since a question names what it asks about before what qualifies it
+        ("What type of value", "the price per unit"); a longer header at the same place."""
         q = " ".join(normalize(query).split())
-        found: list[tuple[int, RowCell]] = []
+        found: list[tuple[int, str, RowCell]] = []
         for cell in self.cells:
             head = " ".join(normalize(self.heads(cell)).split())
-            if cell.text and head and not (self.label and cell is self.cells[0]) and _says(q, head):
-                found.append((len(head), cell))
-        found.sort(key=lambda f: -f[0])
-        if not found or (len(found) > 1 and found[1][0] == found[0][0]):
+            at = _said_at(q, head) if cell.text and head and not (self.label and cell is self.cells[0]) else None
+            if at is not None:
+                found.append((at, head, cell))
+        found = [f for f in found if not any(o[1] != f[1] and _said_at(o[1], f[1]) is not None for o in found)]
+        found.sort(key=lambda f: (f[0], -len(f[1])))
+        if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
             return None
-        return found[0][1]
+        return found[0][2]
 
 
-def _says(query: str, phrase: str) -> bool:
-    return re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query) is not None
+def _fit(items: list[tuple[RowCell, T]], cited: RowCell | None, render: Callable[[list[T | str]], str]) -> str:
+    """``render`` of the items within ``ROW_CHARS``: the first ones that fit with ``cited``'s, ``GAP``
+    for each run left out; cut at ``ROW_CHARS`` when even that is longer."""
+    def shown(keep: set[int]) -> str:
+        out: list[T | str] = []
+        for i, (_, item) in enumerate(items):
+            if i in keep:
+                out.append(item)
+            elif not out or out[-1] != GAP:
+                out.append(GAP)
+        return render(out)
+
+    whole = render([item for _, item in items])
+    if len(whole) <= ROW_CHARS:
+        return whole
+    keep = {i for i, (c, _) in enumerate(items) if c is cited}
+    for i in range(len(items)):
+        if i not in keep:
+            if len(shown(keep | {i})) > ROW_CHARS:
+                break
+            keep.add(i)
+    text = shown(keep)
+    return text if len(text) <= ROW_CHARS else text[:ROW_CHARS - 1].rstrip() + GAP
+
+
+def _said_at(query: str, phrase: str) -> int | None:
+    """Where ``query`` names ``phrase`` as a whole phrase, or None."""
+    found = re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query)
+    return found.start() if found is not None else None
 
 
 def _cell_text(paras: list[Paragraph]) -> str:
@@ -111,11 +167,24 @@ def _table_span(doc: DocxDocument, at: int) -> tuple[int, int]:
     return lo, hi
 
 
-def _rows(doc: DocxDocument, lo: int, hi: int) -> dict[int, list[RowCell]]:
+@dataclass(slots=True)
+class _Table:
+    """An outermost table's rows (by row number), its header row's index among them, and whether it
+    holds data (``CELL_CHARS``)."""
+
+    rows: dict[int, list[RowCell]]
+    order: list[int]
+    at: int | None
+    data: bool
+
+
+def _table(doc: DocxDocument, lo: int, hi: int) -> _Table:
     by_cell: dict[tuple[int, int], list[Paragraph]] = {}
     for p in doc.paragraphs[lo:hi]:
         by_cell.setdefault((p.cell[1], p.cell[2]), []).append(p)  # type: ignore[index]
     texts = {key: _cell_text(paras) for key, paras in by_cell.items()}
+    data = all(len(texts[key]) <= CELL_CHARS and sum(1 for p in paras if p.text.strip()) <= 1
+               for key, paras in by_cell.items())
     rows: dict[int, list[RowCell]] = {}
     for (row, col), paras in by_cell.items():
         first = paras[0]
@@ -127,36 +196,45 @@ def _rows(doc: DocxDocument, lo: int, hi: int) -> dict[int, list[RowCell]]:
         rows.setdefault(row, []).append(RowCell(start, start + span - 1, text, first.index, own))
     for cells in rows.values():
         cells.sort(key=lambda c: c.first)
-    return rows
+    order = sorted(rows)
+    at = header_row([[c.text for c in rows[r] if c.text] for r in order])
+    return _Table(rows, order, at, data and len(rows) > 1)
 
 
-def row_of(doc: DocxDocument, index: int) -> TableRow | None:
-    """The table row holding paragraph ``index``, or None outside a table."""
+def row_of(doc: DocxDocument, index: int, tables: dict[int, _Table] | None = None) -> TableRow | None:
+    """The row of a data table holding paragraph ``index``; None outside a table and in a table laid
+    out (one row, or a cell of several paragraphs or a long one: ``CELL_CHARS``). ``tables``: the tables
+    read so far, by table (one locate reads each once)."""
     para = doc.paragraphs[index]
     if para.cell is None:
         return None
-    lo, hi = _table_span(doc, index)
-    rows = _rows(doc, lo, hi)
-    order = sorted(rows)
-    at = header_row([[c.text for c in rows[r] if c.text] for r in order])
+    tables = {} if tables is None else tables
+    if para.cell[0] not in tables:
+        tables[para.cell[0]] = _table(doc, *_table_span(doc, index))
+    table = tables[para.cell[0]]
+    if not table.data:
+        return None
     row = para.cell[1]
     labels: dict[int, str] = {}
-    if at is not None and row > order[at]:
-        for c in rows[order[at]]:
+    at = table.at
+    if at is not None and row > table.order[at]:
+        for c in table.rows[table.order[at]]:
             for g in range(c.first, c.last + 1):
                 labels[g] = c.text
-    return TableRow((para.cell[0], row), rows[row], labels, at is not None and row <= order[at])
+    return TableRow((para.cell[0], row), table.rows[row], labels, at is not None and row <= table.order[at])
 
 
-def _as_row(doc: DocxDocument, loc: Locator, query: str) -> tuple[Locator, tuple[int, int] | None]:
+def _as_row(doc: DocxDocument, loc: Locator, query: str,
+            tables: dict[int, _Table]) -> tuple[Locator, TableRow | None]:
     if loc.locator_precision != "paragraph" or loc.paragraph_index is None \
             or not 0 <= loc.paragraph_index < len(doc.paragraphs):
         return loc, None
-    row = row_of(doc, loc.paragraph_index)
+    row = row_of(doc, loc.paragraph_index, tables)
     if row is None:
         return loc, None
-    changes: dict[str, object] = {"quote": row.reading() or None, "row_label": row.label}
     named = row.named(query)
+    cited = named if named is not None and named.own else row.holding(loc.paragraph_index)
+    changes: dict[str, object] = {"quote": row.reading(cited) or None, "row_label": row.label}
     if named is not None and named.own:
         changes["headers"] = [row.heads(named)]
         if named.paragraph != loc.paragraph_index:
@@ -168,26 +246,22 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str) -> tuple[Locator, tuple
                            reason=why, locator_reason=why)
     elif row.labels:
         changes["headers"] = [row.heads(c) for c in row.cells if c.text and not (row.label and c is row.cells[0])]
-    return msgspec.structs.replace(loc, **changes), row.key  # type: ignore[arg-type]
-
-
-def _is_header(doc: DocxDocument, loc: Locator) -> bool:
-    row = row_of(doc, loc.paragraph_index) if loc.paragraph_index is not None else None
-    return row is not None and row.header and len(row.cells) > 1
+    return msgspec.structs.replace(loc, **changes), row  # type: ignore[arg-type]
 
 
 def as_rows(doc: DocxDocument, loc: Locator, query: str) -> Locator:
-    """``loc`` (and its runners-up) with a table cell read as its row (see the module); other places as
-    they are. A runner-up in a row already cited, or in a table's header row, is dropped."""
-    main, key = _as_row(doc, loc, query)
-    seen = {key} if key is not None else set()
+    """``loc`` (and its runners-up) with a data table's cell read as its row (see the module); other
+    places as they are. A runner-up in a row already cited, or in a table's header row, is dropped."""
+    tables: dict[int, _Table] = {}
+    main, row = _as_row(doc, loc, query, tables)
+    seen = {row.key} if row is not None else set()
     runners = []
     for r in loc.runners_up:
-        r, rkey = _as_row(doc, r, query)
-        if rkey is not None and (rkey in seen or _is_header(doc, r)):
+        r, other = _as_row(doc, r, query, tables)
+        if other is not None and (other.key in seen or (other.header and len(other.cells) > 1)):
             continue
-        if rkey is not None:
-            seen.add(rkey)
+        if other is not None:
+            seen.add(other.key)
         runners.append(r)
     if len(runners) == len(loc.runners_up) and main is loc:
         return loc

@@ -98,3 +98,86 @@ def test_a_table_without_a_header_row_reads_plain_and_text_outside_tables_is_unt
     assert loc.paragraph_index == cells[1][0] and loc.quote == "Southern breakwater | 80 | 70"  # type: ignore[attr-defined]
     loc = _locate(path, "granite pier", "The northern pier was rebuilt in granite after the storm of 1881.")
     assert loc.paragraph_index == intro and loc.quote is None and loc.row_label is None  # type: ignore[attr-defined]
+
+
+CV_LEFT = ("Curriculum vitae of Marta Lindqvist, marine biologist.",
+           "Born in Uppsala, she studied benthic ecology at Stockholm University from 2004 to 2010.",
+           "Her doctoral thesis mapped the eelgrass meadows of the Baltic coast over six summers.",
+           "She led the seabed survey of the Gulf of Bothnia for the Swedish Maritime Administration.")
+CV_RIGHT = ("Skills: underwater photogrammetry, sediment coring, R and Python for spatial statistics.",
+            "Languages: Swedish, English, Finnish, and a working knowledge of Estonian.",
+            "Publications: fourteen peer-reviewed articles on coastal vegetation and its recovery.",
+            "Referees: available on request from the Department of Ecology in Stockholm.")
+
+
+def test_a_layout_table_keeps_the_cells_own_quote(tmp_path: Path) -> None:
+    # a CV's two-column table: one row, each cell many long paragraphs; the citation is its paragraph,
+    # not the whole table read as a row
+    b = DocxBuilder()
+    cells = b.table([[CV_LEFT, CV_RIGHT]])
+    path = tmp_path / "cv.docx"
+    path.write_bytes(b.build())
+    thesis = cells[0][0] + 2
+    loc = _locate(path, "eelgrass meadows thesis", CV_LEFT[2])
+    assert loc.paragraph_index == thesis  # type: ignore[attr-defined]
+    assert loc.quote is None and loc.row_label is None and not loc.headers  # type: ignore[attr-defined]
+    assert row_of(load_docx(path), thesis) is None  # not a data table: no row is read
+
+
+def test_a_table_of_many_paragraph_cells_is_laid_out_not_data(tmp_path: Path) -> None:
+    b = DocxBuilder()
+    cells = b.table([["Period", "Work"], ["2004–2010", CV_LEFT], ["2010–2016", CV_RIGHT]])
+    path = tmp_path / "periods.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "seabed survey of the Gulf of Bothnia", CV_LEFT[3])
+    assert loc.paragraph_index == cells[1][1] + 3 and loc.quote is None  # type: ignore[attr-defined]
+
+
+def test_a_long_data_row_is_read_about_a_paragraph_long_with_the_named_cell(tmp_path: Path) -> None:
+    heads = ["Station"] + [f"Depth {n} m" for n in range(5, 125, 5)]
+    values = [f"{n * 7 % 90 + 1000:,} cells per litre" for n in range(1, 25)]
+    b = DocxBuilder()
+    cells = b.table([heads, ["Kvarken north", *values], ["Kvarken south", *values[::-1]]])
+    path = tmp_path / "plankton.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "Kvarken north at Depth 115 m", "Kvarken north")
+    assert loc.paragraph_index == cells[1][23]  # type: ignore[attr-defined]  # the Depth 115 m cell
+    assert loc.quote.startswith("Kvarken north: Depth 5 m: ")  # type: ignore[attr-defined]
+    assert f"Depth 115 m: {values[22]}" in loc.quote  # type: ignore[attr-defined]
+    assert len(loc.quote) <= 360  # type: ignore[attr-defined]  # about a paragraph, not 24 columns' worth
+
+
+def test_the_header_the_question_names_first_wins_over_a_longer_one(tmp_path: Path) -> None:
+    b = DocxBuilder()
+    cells = b.table([["Sensor", "Type", "Value"], ["Probe A", "salinity", "7.2"], ["Probe B", "oxygen", "9.1"]])
+    path = tmp_path / "probes.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "What type of value does Probe A give?", "Probe A")
+    assert loc.paragraph_index == cells[1][1] and loc.headers == ["Type"]  # type: ignore[attr-defined]
+    b = DocxBuilder()
+    cells = b.table([["Item", "Price", "Unit price"], ["Mooring rope", "40", "2"], ["Anchor chain", "90", "9"]])
+    path = tmp_path / "prices.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "the unit price of Mooring rope", "Mooring rope")  # "Price" is named inside "Unit price"
+    assert loc.paragraph_index == cells[1][2] and loc.headers == ["Unit price"]  # type: ignore[attr-defined]
+
+
+def test_a_locate_reads_each_table_once_with_its_runners_up(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import msgspec
+
+    from mnote_kr.models import Locator
+    from mnote_kr_docx_locator import rows
+
+    b = DocxBuilder()
+    cells = b.table([["Harbour", "Berths"], ["Lerwick", "40"], ["Kirkwall", "31"], ["Stromness", "12"]])
+    path = tmp_path / "berths.docx"
+    path.write_bytes(b.build())
+    doc = load_docx(path)
+    read: list[int] = []
+    real = rows._table_span
+    monkeypatch.setattr(rows, "_table_span", lambda *a: read.append(1) or real(*a))
+    place = Locator(locator_precision="paragraph", paragraph_index=cells[1][0])
+    loc = rows.as_rows(doc, msgspec.structs.replace(place, runners_up=[
+        msgspec.structs.replace(place, paragraph_index=cells[r][0]) for r in (2, 3)]), "berths")
+    assert [r.row_label for r in loc.runners_up] == ["Kirkwall", "Stromness"]
+    assert len(read) == 1

@@ -18,6 +18,9 @@ from mnote_kr.plugin_api import DocumentModel, LocateRequest, Locator, hookimpl
 PLUGIN_NAME = "pptx_locator"
 EXTENSIONS = (".pptx",)
 __version__ = "0.1.0"
+#: Places (paragraphs) of a deck ingest embeds at most, as XLSX's ``MEANING_ROWS``: e5 on a CPU embeds
+#: some hundreds a second; a larger deck's places behind a cited one are ranked by words.
+MEANING_PLACES = 5_000
 
 
 def _ours(path: str) -> bool:
@@ -57,7 +60,8 @@ def extract_text(path: str) -> str | None:
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
     """Parse the presentation ahead of the first search (kept in memory for this process), and have
-    ingest embed its paragraphs: the places behind a cited one are ranked by meaning too."""
+    ingest embed its paragraphs when there are at most ``MEANING_PLACES``: the places behind a cited
+    one are ranked by meaning too."""
     if not _ours(path):
         return None
     from mnote_kr.plugin_api import queue_places
@@ -65,7 +69,9 @@ def prepare_locate(path: str) -> bool | None:
     from .reader import load_pptx, warm_pptx
 
     parsed = warm_pptx(path)
-    queue_places(load_pptx(path))
+    doc = load_pptx(path)
+    if len(doc.paragraphs) <= MEANING_PLACES:
+        queue_places(doc)
     return parsed
 
 

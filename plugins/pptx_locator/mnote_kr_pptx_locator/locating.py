@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import msgspec
-
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -12,9 +10,9 @@ from mnote_kr.plugin_api import (
     locator_from_match,
     match_evidence,
     normalize,
-    places_behind,
     scaffolding,
 )
+from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
 from .reader import PptxDocument, SlideParagraph, load_pptx
 
@@ -147,15 +145,11 @@ def locate_pptx(request: LocateRequest) -> Locator:
 def with_places_behind(doc: PptxDocument, located: Locator, picked: SlideParagraph,
                        request: LocateRequest) -> Locator:
     """``located`` with the deck's next places behind it (``runnersUp``: the passage's other shapes and
-    notes, then the deck's nearest by meaning; one per shape, ``places_behind``) and its cosine."""
-    cos, behind = places_behind(doc, picked.index, request.passage or request.evidence, request.query,
-                                group=lambda p: (p.slide, p.notes, p.shape_id, p.shape_paragraph if p.kind == "table"
-                                                 else None))
-    runners = [msgspec.structs.replace(
-        slide_locator(doc, para, highlight=None, score=located.score, block_id=located.block_id,
-                      reason="a place behind the cited one, by the query's words and meaning"),
-        locator_degraded=True, meaning_score=round(c, 6) if c is not None else None) for para, c in behind]
-    if not runners and cos is None:
-        return located
-    return msgspec.structs.replace(located, runners_up=runners,
-                                   meaning_score=round(cos, 6) if cos is not None else None)
+    notes of its own slides, then the deck's nearest by meaning; one per shape, the host's
+    ``with_places_behind``)."""
+    return places_behind_locator(
+        doc, located, picked.index, request.passage or request.evidence, request.query,
+        lambda para: slide_locator(doc, para, highlight=None, score=located.score, block_id=located.block_id,
+                                   reason="a place behind the cited one, by the query's words and meaning"),
+        group=lambda p: (p.slide, p.notes, p.shape_id, p.shape_paragraph if p.kind == "table" else None),
+        part=lambda p: p.slide)

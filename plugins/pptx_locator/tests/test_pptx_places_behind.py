@@ -48,3 +48,17 @@ def test_a_query_of_scaffolding_only_leaves_no_place_behind(monkeypatch: pytest.
     loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence="A rectangle shape with this text inside.",
                                        query="what is it", passage=deck))
     assert loc.slide == 2 and loc.runners_up == []  # no query word anywhere, no vectors: nothing guessed
+
+
+def test_ingest_queues_a_decks_places_for_meaning_only_under_the_cap(monkeypatch: pytest.MonkeyPatch) -> None:
+    import mnote_kr_pptx_locator as plugin
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr_pptx_locator.reader import load_pptx
+
+    queued: list[int] = []
+    monkeypatch.setattr(meaning, "queue", lambda texts: queued.append(len(texts)))
+    places = len(load_pptx(SAMPLE).paragraphs)
+    for cap in (places, places - 1):
+        monkeypatch.setattr(plugin, "MEANING_PLACES", cap, raising=False)
+        plugin.prepare_locate(str(SAMPLE))
+    assert queued == [places]  # queued at the cap, not over it (a 200,000-paragraph deck would hold ingest)

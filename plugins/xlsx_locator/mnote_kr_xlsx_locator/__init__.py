@@ -54,16 +54,19 @@ def extract_text(path: str) -> str | None:
 
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
-    """Parse the workbook ahead of the first search (kept in memory for this process), and have ingest
-    embed its visible rows when there are at most ``MEANING_ROWS`` (the rows behind a cited one are
-    ranked by meaning too; a larger workbook's by words)."""
+    """Have ingest embed the workbook's visible rows when there are at most ``MEANING_ROWS`` (the rows
+    behind a cited one are ranked by meaning too; a larger workbook's by words): parsed for it (kept in
+    memory for this process) only when its sheets' XML says it has no more rows than that."""
     if not _ours(path):
         return None
     from mnote_kr.plugin_api import queue_places
 
-    from .reader import load_xlsx, warm_xlsx
+    from .reader import count_rows, load_xlsx, warm_xlsx
 
     parsed = warm_xlsx(path)
+    rows_at_most = count_rows(path, MEANING_ROWS)
+    if rows_at_most is not None and rows_at_most > MEANING_ROWS:
+        return parsed  # too many to embed: not parsed only to be skipped
     doc = load_xlsx(path)
     rows = doc.visible if doc.visible is not None else doc
     if len(rows.paragraphs) <= MEANING_ROWS:

@@ -9,8 +9,6 @@ otherwise the row's cells are (``B7:D7``). ``locatorReason`` reads the cited pla
 
 from __future__ import annotations
 
-import msgspec
-
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -22,8 +20,8 @@ from mnote_kr.plugin_api import (
     locator_from_match,
     match_evidence,
     normalize,
-    places_behind,
     scaffolding,
+    with_places_behind,
 )
 
 from .reader import RowParagraph, column_letter, load_xlsx
@@ -175,18 +173,14 @@ def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> R
 
 def with_rows_behind(doc: TextDocument[RowParagraph], located: Locator, row: RowParagraph,
                      request: LocateRequest) -> Locator:
-    """``located`` with the workbook's next rows behind it (``runnersUp``: the passage's other rows, then
-    the sheet rows nearest by meaning; header rows left out, ``places_behind``) and its cosine."""
-    cos, behind = places_behind(doc, row.index, request.passage or request.evidence, request.query,
-                                keep=lambda p: not p.is_header)
-    runners = [msgspec.structs.replace(
-        cell_locator(other, request.query, highlight=None, score=located.score, block_id=located.block_id,
-                     reason="a row behind the cited one, by the query's words and meaning"),
-        locator_degraded=True, meaning_score=round(c, 6) if c is not None else None) for other, c in behind]
-    if not runners and cos is None:
-        return located
-    return msgspec.structs.replace(located, runners_up=runners,
-                                   meaning_score=round(cos, 6) if cos is not None else None)
+    """``located`` with the workbook's next rows behind it (``runnersUp``: the passage's other rows of its
+    own sheets, then the sheet rows nearest by meaning; header rows left out, ``with_places_behind``)."""
+    return with_places_behind(
+        doc, located, row.index, request.passage or request.evidence, request.query,
+        lambda other: cell_locator(other, request.query, highlight=None, score=located.score,
+                                   block_id=located.block_id,
+                                   reason="a row behind the cited one, by the query's words and meaning"),
+        keep=lambda p: not p.is_header, part=lambda p: p.sheet)
 
 
 def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[RowParagraph | None, Match]:

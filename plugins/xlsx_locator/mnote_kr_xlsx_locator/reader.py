@@ -95,24 +95,50 @@ _DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="[A-Z]*(\d*)(?::[A-Z]*(\d+)
 _ROW = re.compile(rb"<(?:\w+:)?row[\s>/]")
 
 
+def _sheet_size(fh: Any, stop: int) -> int:
+    """A sheet part's rows: its ``<dimension>``, else its ``<row`` tags counted while streaming (stops
+    past ``stop``)."""
+    head = fh.read(1 << 16)
+    found = _DIMENSION.search(head)
+    rows = int(found.group(2) or found.group(1) or 0) if found else 0
+    chunk = head
+    while not found and rows <= stop and chunk:
+        rows += len(_ROW.findall(chunk))
+        chunk = fh.read(1 << 20)
+    return rows
+
+
+def _worksheets(zf: zipfile.ZipFile) -> list[str]:
+    return [n for n in zf.namelist() if n.startswith("xl/worksheets/") and n.endswith(".xml")]
+
+
 def _check_dimensions(real: str) -> None:
-    """Refuse a sheet with more than ``MAX_ROWS`` rows, read from the sheet's XML without parsing it: its
-    ``<dimension>``, else its ``<row`` tags counted while streaming (stops at the limit)."""
+    """Refuse a sheet with more than ``MAX_ROWS`` rows, read from the sheet's XML without parsing it
+    (``_sheet_size``)."""
     with zipfile.ZipFile(real) as zf:
-        for name in zf.namelist():
-            if not (name.startswith("xl/worksheets/") and name.endswith(".xml")):
-                continue
+        for name in _worksheets(zf):
             with zf.open(name) as fh:
-                head = fh.read(1 << 16)
-                found = _DIMENSION.search(head)
-                rows = int(found.group(2) or found.group(1) or 0) if found else 0
-                chunk = head
-                while not found and rows <= MAX_ROWS and chunk:
-                    rows += len(_ROW.findall(chunk))
-                    chunk = fh.read(1 << 20)
+                rows = _sheet_size(fh, MAX_ROWS)
             if rows > MAX_ROWS:
                 raise DocumentError(f"XLSX over budget: {name} of {real} has more than {MAX_ROWS} rows "
                                     f"(limit {MAX_ROWS})", hint=_HINT)
+
+
+def count_rows(path: str | os.PathLike[str], stop: int) -> int | None:
+    """The workbook's rows, every sheet's, hidden and empty ones too (an upper bound of its paragraphs),
+    read from the sheets' XML without parsing them; counting ends once past ``stop``. None when the
+    file is no readable zip (parsing it says why)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            total = 0
+            for name in _worksheets(zf):
+                with zf.open(name) as fh:
+                    total += _sheet_size(fh, stop - total)
+                if total > stop:
+                    break
+            return total
+    except (OSError, zipfile.BadZipFile, RuntimeError, EOFError):  # RuntimeError: an encrypted part
+        return None
 
 
 def regions(cells: dict[tuple[int, int], Any]) -> list[list[tuple[int, int]]]:
