@@ -41,6 +41,8 @@ def test_a_hyphen_that_is_the_words_own_stays_at_a_line_end():
     # a compound broken at its last hyphen, and scripts never hyphenated at a line end
     assert rejoin_hyphenation("a state-of-the-\nart tool") == "a state-of-the-art tool"
     assert rejoin_hyphenation("데이터-\n처리") == "데이터-처리"
+    # a ligature is Latin, not CJK: "signiﬁ-cant" was set by a typesetter ("ﬁ" as PDF text layers keep it)
+    assert rejoin_hyphenation("signiﬁ-\ncant and ef-\nﬁcient") == "signiﬁcant and efﬁcient"
     # a soft hyphen is never the word's own, whatever follows
     assert rejoin_hyphenation("FAA\u00ad\napproved") == "FAAapproved"
     bundle = clean_citation_text("Pressure con-\ntrol valves were replaced.", "control")
@@ -160,3 +162,4 @@ def test_a_running_header_cut_at_the_chunk_edge_is_dropped_too():
     # words that merely start like a header, and a short tail, stay
     assert drop_lines("Journal of Hydrology is cited\nbody", omit) == "Journal of Hydrology is cited\nbody"
     assert drop_lines("253–265\nbody", omit) == "253–265\nbody"
+

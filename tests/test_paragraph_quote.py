@@ -154,3 +154,20 @@ def test_footnote_marks_end_their_sentence_and_a_page_number_stays_with_its_p(do
     assert got[0].endswith("against Tipu Sultan.[48]") and got[1].startswith("Following Tipu's death")
     text = "the categorical imperative would tell us how this law shall be valid for us. (Rawls (2002) p. 230) Kant"
     assert [text[a:b] for a, b in sentences(text)][-1] == "(Rawls (2002) p. 230) Kant"
+
+
+def test_a_time_or_a_verse_before_a_full_stop_is_no_list_number() -> None:
+
+
+    text = "The meeting starts at 10:30. Bring the signed forms. Read John 3:16. Then the list: 1. Coffee."
+    said = [text[a:b] for a, b in sentences(text)]
+    assert said[:3] == ["The meeting starts at 10:30.", "Bring the signed forms.", "Read John 3:16."], said
+    assert said[-1] == "1. Coffee."  # a list's number after a colon and a space still starts its item
+
+
+def test_a_paragraph_opening_with_the_words_of_the_one_before_is_quoted_alone() -> None:
+    before = "The Supplier shall ensure that the goods are packed."
+    para = ("The Supplier shall ensure that the goods are packed safely in crates of wood and labelled with the "
+            "order number and the name of the buyer before dispatch from the warehouse.")
+    chunk = f"Delivery terms. {before} {para} Payment follows within 30 days."
+    assert paragraph_quote(chunk, para, "how are the goods labelled") == para

@@ -161,6 +161,19 @@ def test_not_indexed_finds_files_in_roots_that_were_never_ingested_or_are_exclud
         reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(host.root / rel),
                             source_root_relative_path=rel, status="failed", last_error="parser crashed"))
     assert _not_indexed(host, "what does budget.pdf say") == [("kb/2024_budget.pdf", "failed", "parser crashed")]
+    # a file with the typed name in full answers for it: a failed "old/2019_ok.md" is not that file
+    with host.store.transaction() as reg:
+        rel = "kb/old/2019_ok.md"
+        reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(host.root / rel),
+                            source_root_relative_path=rel, status="failed", last_error="parser crashed"))
+    assert _not_indexed(host, "summarise ok.md") == []
+    # of two typed names that end one file's name, the longer is the one meant, whatever the set order
+    with host.store.transaction() as reg:
+        rel = "kb/q3_final_plan.pdf"
+        reg.put(SourceEntry(source_id=source_id_for(rel), source_path=str(host.root / rel),
+                            source_root_relative_path=rel, status="failed", last_error="parser crashed"))
+    assert notindexed._tail_of("q3_final_plan.pdf", {"plan.pdf", "final_plan.pdf"}) == "final_plan.pdf"
+    assert notindexed._tail_of("q3_final_plan.pdf", {"final_plan.pdf", "plan.pdf"}) == "final_plan.pdf"
     # ... but not a name glued to other letters: "rows.docx" is not "tablerows.docx"
     assert _not_indexed(host, "what is in ows.docx?") == [
         ("ows.docx", "not_found", "no file of this name among those the library indexes")]

@@ -97,8 +97,9 @@ _SUPPLEMENT = {
 # Radicals (U+2E80-U+2FDF), compatibility ideographs and the Latin ligatures PDF text layers
 # keep (ﬁ ﬂ ﬀ ﬃ ﬄ ﬅ ﬆ, U+FB00-U+FB06): the only code points changed.
 _CJK_FORMS_RE = lazy_compile("[\u2e80-\u2fdf\uf900-\ufaff\ufb00-\ufb06\U0002f800-\U0002fa1f]")
-# a word, a hyphen at the line end, and the word the next line goes on with
-_LINE_END_HYPHEN_RE = lazy_compile(r"([^\W_]+(?:-[^\W_]+)*)([-\u00ad\u2010])[^\S\n]*\n[^\S\n]*(?=([^\W_]+))")
+# a word (from its start: no rescans of a hyphen chain), a hyphen at the line end, and the next line's word
+_LINE_END_HYPHEN_RE = lazy_compile(r"(?<![^\W_])(?<!-)([^\W_]+(?:-[^\W_]+)*)"
+                                   r"([-\u00ad\u2010])[^\S\n]*\n[^\S\n]*(?=([^\W_]+))")
 _SOFT_HYPHEN_RE = lazy_compile("\u00ad")
 
 

@@ -64,7 +64,8 @@ def sentences(text: str) -> list[tuple[int, int]]:
 #: A list item's number or letter ending a sentence: alone ("1." before "Notwithstanding ...") or
 #: after a colon ("features include: 1." before "Undo/Redo: ..."): it is the next sentence's.
 _MARKER_ONLY_RE = re.compile(r"(?:\d{1,3}|[A-Za-z])\.")
-_MARKER_AFTER_COLON_RE = re.compile(r"(?<=[:：;；])\s*((?:\d{1,3}|[A-Za-z])\.)$")
+#: (a space after the colon, no digit before it: "10:30." and "John 3:16." are a time and a verse)
+_MARKER_AFTER_COLON_RE = re.compile(r"(?<=[:：;；])(?<![0-9０-９][:：;；])(?:\s+|(?<=[：；]))((?:\d{1,3}|[A-Za-z])\.)$")
 
 
 def _markers_forward(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -280,21 +281,23 @@ def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHA
     key = max(PARAGRAPH_KEY, min(2 * PARAGRAPH_KEY, len(own) // 3))
     head, tail = own[:key], own[-key:]
     slack = len(own) // 4 + key  # the chunk's cleaned words may read a little longer or shorter
+    pairs: list[tuple[int, int]] = []
     at = seq.find(head)
     while at >= 0:
         # the paragraph's last words where its length puts them: "single-family dwellings" earlier in
         # it ends as "multifamily dwellings" does
         expected = at + len(own) - key
-        ends = []
         end = seq.find(tail, max(at, expected - slack), expected + slack + key)
         while end >= 0:
-            ends.append(end)
+            pairs.append((at, end))
             end = seq.find(tail, end + 1, expected + slack + key)
-        if ends:
-            end = min(ends, key=lambda e: abs(e - expected))
-            return answer_quote(_widen(text, place, where[at], where[end + key - 1] + 1), query, limit=limit)
         at = seq.find(head, at + 1)
-    return None
+    if not pairs:
+        return None
+    # the stretch as long as the paragraph; of two, the later start: a paragraph before it that opens
+    # with the same words must not be taken in
+    at, end = min(pairs, key=lambda p: (abs(p[1] + key - p[0] - len(own)), -p[0]))
+    return answer_quote(_widen(text, place, where[at], where[end + key - 1] + 1), query, limit=limit)
 
 
 def _widen(text: str, place: str, start: int, end: int) -> str:

@@ -104,19 +104,24 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
         return []
     out: list[NotIndexed] = []
     found: set[str] = set()
-    for rel in reg.entries:
-        name = _nfc(rel.rpartition("/")[2]).lower()
-        if name not in names:
-            name = _tail_of(name, documents)  # "report.pdf" typed for "2024_report.pdf"
-            if name is None:
+    tails: set[str] = set()  # typed names no file has in full: "report.pdf" for "2024_report.pdf"
+    for exact in (True, False):
+        if not exact:
+            tails = documents - found
+            if not tails:
+                break
+        for rel in reg.entries:
+            name = _nfc(rel.rpartition("/")[2]).lower()
+            hit = (name if name in names else None) if exact else _tail_of(name, tails)
+            if hit is None:
                 continue
-        entry = reg.entries[rel]
-        found.add(name)
-        if entry.status == "processed" and not entry.stale:
-            continue
-        status: str = "stale" if entry.stale else entry.status
-        reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
-        out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
+            entry = reg.entries[rel]
+            found.add(hit)
+            if entry.status == "processed" and not entry.stale:
+                continue
+            status: str = "stale" if entry.stale else entry.status
+            reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
+            out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
         walked: list[NotIndexed] = []
@@ -134,7 +139,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
 def _tail_of(name: str, typed: set[str]) -> str | None:
     """The name among ``typed`` that ends ``name`` after a separator, or None: a person types
     "report.pdf" for "2024-05_report.pdf" or "unstructured__report.pdf"."""
-    for t in typed:
+    for t in sorted(typed, key=lambda t: (-len(t), t)):  # the longest ("final_report.pdf" before "report.pdf")
         if len(name) > len(t) and name.endswith(t) and not name[-len(t) - 1].isalnum():
             return t
     return None

@@ -162,12 +162,19 @@ def keeps_line_end_hyphen(before: str, after: str, context: str = "") -> bool:
         return True
     if after[0].isupper() or after[0].isdigit() or before[-1].isdigit() or "-" in before:
         return True
-    if before.isupper() or ord(before[-1]) >= 0x2E80 or ord(after[0]) >= 0x2E80:
+    if before.isupper() or _never_hyphenated(before[-1]) or _never_hyphenated(after[0]):
         return True
     if context:
         word = re.escape(f"{before}-{after}")
         return re.search(rf"(?<![^\W_]){word}(?![^\W_])", context, re.I) is not None
     return False
+
+
+def _never_hyphenated(ch: str) -> bool:
+    """A CJK ideograph, kana or Hangul character (not a Latin ligature such as "ﬁ", nor a fullwidth letter)."""
+    o = ord(ch)
+    return 0x2E80 <= o <= 0x9FFF or 0xAC00 <= o <= 0xD7AF or 0xF900 <= o <= 0xFAFF or 0x1100 <= o <= 0x11FF \
+        or o >= 0x20000
 
 
 def _is_join(ch: str) -> bool:

@@ -204,6 +204,24 @@ def test_unreadable_deck_is_linked_for_lightrag_to_say_what_it_makes_of_it(env: 
     assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink()
 
 
+def test_deck_with_a_damaged_part_is_linked_not_an_aborted_ingest(env: dict[str, Any]) -> None:
+    import zipfile
+
+    ws, inputs = env["ws"], env["inputs"]
+    path = deck(ws / "talks" / "harbour.pptx", NOTE)
+    data = bytearray(path.read_bytes())
+    with zipfile.ZipFile(path) as zf:
+        info = next(i for i in zf.infolist() if i.filename.startswith("ppt/notesSlides/") and i.compress_size > 40)
+    start = info.header_offset + 30 + len(info.filename.encode()) + len(info.extra)
+    data[start + 2:start + 22] = b"\xff" * 20  # the notes' deflate stream broken, the zip's directory whole
+    path.write_bytes(bytes(data))
+    before = path.read_bytes()
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "talks/harbour.pptx")], force=False)
+    assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink()
+    assert path.read_bytes() == before
+
+
 def test_pdf_is_not_read_as_a_deck(env: dict[str, Any]) -> None:
     """The notes rule is the deck's alone: a PDF without scanned pages is linked as before."""
     ws, inputs = env["ws"], env["inputs"]

@@ -156,8 +156,8 @@ def _heading(title: str, head: str) -> bool:
     running text that starts with it is no heading)."""
     if len(title) >= SHORT_TITLE:
         return title in head[: len(title) + 8]
-    number = _NUMBERING.match(head)
-    return number is not None and head[number.end():] == title
+    # the title itself, or numbering before it ("一般" is a title, not the numbering "一" and "般")
+    return head.endswith(title) and _NUMBERING.fullmatch(head[: len(head) - len(title)]) is not None
 
 
 def settle(entries: list[Entry], pages: list[PageText], text: Callable[[PageText, int], str]) -> list[Entry]:

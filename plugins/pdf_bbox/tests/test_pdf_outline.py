@@ -196,3 +196,12 @@ def test_outline_is_kept_with_the_stored_model(tmp_path: Path, monkeypatch: pyte
 def test_clean_title_drops_control_characters_and_collapses_spaces() -> None:
     assert clean_title("  Results\x00 and\r\n\tDiscussion\x07 ") == "Results and Discussion"
     assert len(clean_title("x" * 5000)) == 300
+
+
+def test_a_short_title_whose_letters_look_like_numbering_is_still_its_heading() -> None:
+    from mnote_kr_pdf_bbox.outline import _heading
+
+    # "一般" starts with a numeral, "iv" and "it" with roman-numeral letters: the block is the title itself
+    assert _heading("一般", "一般") and _heading("iv", "iv") and _heading("it", "it")
+    assert _heading("一般", "第一章一般") and _heading("引言", "1引言")
+    assert not _heading("引言", "引言中提到") and not _heading("一般", "般")

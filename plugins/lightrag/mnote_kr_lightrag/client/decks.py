@@ -133,6 +133,7 @@ def left_out(path: str) -> dict[str, int]:
     hold each; only those some slide holds. Raises ``MnoteKrError`` (``DocumentError``) for a file that is
     no readable zip or is over the host's budget."""
     import zipfile
+    import zlib
 
     from mnote_kr.plugin_api import check_zip
 
@@ -144,8 +145,8 @@ def left_out(path: str) -> dict[str, int]:
             for slide in deck.slides():
                 for what in deck.holds(slide):
                     counts[what] += 1
-    except (OSError, zipfile.BadZipFile, ValueError):
-        return {}
+    except (OSError, zipfile.BadZipFile, ValueError, zlib.error, EOFError, RuntimeError, NotImplementedError):
+        return {}  # a damaged part (a bad deflate stream, an unsupported method): LightRAG reads it as it can
     return {what: n for what, n in counts.items() if n}
 
 
