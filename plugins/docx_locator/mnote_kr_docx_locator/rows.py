@@ -3,8 +3,8 @@
 ``paragraphIndex`` counts a table's cell paragraphs one by one, so the matcher lands on a cell: often the
 row's label, the cell holding the query's words ("遗传性乳腺癌"), while the answer stands beside it under
 the header the query names ("相关基因": "BRCA1"). Here a located cell of a data table (two rows or more,
-each cell one short paragraph: ``CELL_CHARS``) becomes its row; a table laid out (a CV's two columns of
-many paragraphs) keeps its paragraphs' own citations:
+its cells mostly one short paragraph each: ``CELL_CHARS``) becomes its row; a table laid out (a CV's two
+columns of many paragraphs) keeps its paragraphs' own citations:
 
 * the row is read as the XLSX and PPTX locators read one (the host's ``header_row`` and
   ``labelled_row``): its first column's text as its label, then each value under its header,
@@ -41,9 +41,10 @@ __all__ = ["TableRow", "as_rows", "row_of"]
 T = TypeVar("T")
 
 
-#: A data table's cell holds one paragraph of at most this many characters. A table with one row, or
-#: with a cell of several paragraphs or a longer one, lays a page out (a CV's two columns): its cells
-#: are cited as paragraphs, each with its own quote.
+#: A data table's cell holds one paragraph of at most this many characters, mostly. A table with one
+#: row, or with a column most of whose cells below the first row hold several paragraphs or a longer one,
+#: lays a page out (a CV's two columns): its cells are cited as paragraphs, each with its own quote. One
+#: long cell (a requirement longer than the others) leaves a data table data (``_laid_out``).
 CELL_CHARS = 200
 #: A row's reading is cut to about a quote's length (``displayQuote``: about 320 characters,
 #: docs/http-api.md): its first values and the cell cited, ``…`` where values are left out.
@@ -183,8 +184,6 @@ def _table(doc: DocxDocument, lo: int, hi: int) -> _Table:
     for p in doc.paragraphs[lo:hi]:
         by_cell.setdefault((p.cell[1], p.cell[2]), []).append(p)  # type: ignore[index]
     texts = {key: _cell_text(paras) for key, paras in by_cell.items()}
-    data = all(len(texts[key]) <= CELL_CHARS and sum(1 for p in paras if p.text.strip()) <= 1
-               for key, paras in by_cell.items())
     rows: dict[int, list[RowCell]] = {}
     for (row, col), paras in by_cell.items():
         first = paras[0]
@@ -198,12 +197,26 @@ def _table(doc: DocxDocument, lo: int, hi: int) -> _Table:
         cells.sort(key=lambda c: c.first)
     order = sorted(rows)
     at = header_row([[c.text for c in rows[r] if c.text] for r in order])
-    return _Table(rows, order, at, data and len(rows) > 1)
+    return _Table(rows, order, at, len(rows) > 1 and not _laid_out(by_cell, texts))
+
+
+def _laid_out(by_cell: dict[tuple[int, int], list[Paragraph]], texts: dict[tuple[int, int], str]) -> bool:
+    """Whether a table of two rows or more lays a page out: in some column, most cells below the first
+    row that hold text hold several paragraphs or more than ``CELL_CHARS`` (a CV's column of periods'
+    work). One long cell (a requirement longer than the others) leaves a data table data."""
+    first = min(row for row, _ in by_cell)
+    long: dict[int, list[bool]] = {}
+    for (row, col), paras in by_cell.items():
+        if row != first and texts[(row, col)]:
+            column = paras[0].grid[0] if paras[0].grid is not None else col
+            several = sum(1 for p in paras if p.text.strip()) > 1
+            long.setdefault(column, []).append(several or len(texts[(row, col)]) > CELL_CHARS)
+    return any(2 * sum(flags) > len(flags) for flags in long.values())
 
 
 def row_of(doc: DocxDocument, index: int, tables: dict[int, _Table] | None = None) -> TableRow | None:
     """The row of a data table holding paragraph ``index``; None outside a table and in a table laid
-    out (one row, or a cell of several paragraphs or a long one: ``CELL_CHARS``). ``tables``: the tables
+    out (one row, or a column of cells of several paragraphs or long ones: ``CELL_CHARS``). ``tables``: the tables
     read so far, by table (one locate reads each once)."""
     para = doc.paragraphs[index]
     if para.cell is None:

@@ -17,7 +17,7 @@ from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr.models import LocateRequest
 from mnote_kr_docx_locator import locate_docx
 from mnote_kr_docx_locator.cache import clear_cache, load_docx
-from mnote_kr_docx_locator.rows import row_of
+from mnote_kr_docx_locator.rows import CELL_CHARS, row_of
 
 MERGE = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
 METHOD = ("检测方法：提取外周血基因组 DNA，采用高通量测序，并对候选位点进行Sanger 测序验证；"
@@ -181,3 +181,24 @@ def test_a_locate_reads_each_table_once_with_its_runners_up(tmp_path: Path, monk
         msgspec.structs.replace(place, paragraph_index=cells[r][0]) for r in (2, 3)]), "berths")
     assert [r.row_label for r in loc.runners_up] == ["Kirkwall", "Stromness"]
     assert len(read) == 1
+
+
+def test_one_long_requirement_leaves_a_data_table_read_by_rows(tmp_path: Path) -> None:
+    # a requirements table: one requirement runs past CELL_CHARS, the table is still data
+    long = ("Users must be able to reset their password through a link sent to their registered e-mail "
+            "address, the link expiring after thirty minutes and working once, with every reset written "
+            "to the security audit log.")
+    assert len(long) > CELL_CHARS
+    owners = ("Platform team", "Identity team", "Billing team")
+    table = [["ID", "Requirement", "Priority", "Owner"]] + [
+        [f"REQ-{n:02d}", long if n == 13 else f"Requirement number {n} of the portal",
+         ("High", "Medium", "Low")[n % 3], owners[n % 3]] for n in range(1, 21)]
+    b = DocxBuilder()
+    cells = b.table(table)
+    path = tmp_path / "requirements.docx"
+    path.write_bytes(b.build())
+    loc = _locate(path, "priority of REQ-13", "REQ-13")
+    assert loc.paragraph_index == cells[13][2]  # type: ignore[attr-defined]  # the Priority cell
+    assert loc.headers == ["Priority"] and loc.row_label == "REQ-13"  # type: ignore[attr-defined]
+    assert loc.quote.startswith("REQ-13: ")  # type: ignore[attr-defined]
+    assert loc.quote.endswith("Priority: Medium; Owner: Identity team")  # type: ignore[attr-defined]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -112,11 +114,13 @@ def apart(doc: PptxDocument, text: str) -> str:
     """``text`` with the two words of each line break (``a:br``) of the deck written apart where it glues
     them ("revenueUp"): LightRAG reads a deck it parses itself through python-pptx, which gives a break as
     a vertical tab, and its text sanitiser drops that tab, so its chunk holds a word the slide never shows.
-    Not where the glued word is the deck's own too."""
+    Only where the glued pair stands as a word of its own ("AB" of "Grade A / B", never inside "TABLE"),
+    and not where the glued word is the deck's own too."""
     for left, right in doc.breaks:
         glued = left + right
         if glued in text and not {tok for tok, _, _ in iter_tokens(normalize(glued))} <= doc.df.keys():
-            text = text.replace(glued, f"{left} {right}")
+            spaced = f"{left} {right}"
+            text = re.sub(r"(?<![^\W_])" + re.escape(glued) + r"(?![^\W_])", lambda _, s=spaced: s, text)
     return text
 
 

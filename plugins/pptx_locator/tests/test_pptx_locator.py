@@ -215,3 +215,26 @@ def test_lightrags_chunk_of_a_line_broken_title_with_the_break_dropped_lands_on_
     assert (loc.locator_precision, loc.slide) == ("slide", 1)
     assert loc.quote == "X-Library The fully customisable and copyright-free standard content template collection " \
                         "exclusively for our customers"
+
+
+def test_a_line_breaks_glued_words_are_written_apart_only_where_they_stand_as_a_word(tmp_path: Path) -> None:
+    """The break of "Grade A / B" glues to "AB": written apart as a word of its own, never inside
+    "ABC" or "TABLE"; the corpus title's glued "X-LibraryThe" still comes apart."""
+    from mnote_kr_testkit.decks import harbour_deck
+    from pptx.util import Inches
+
+    from mnote_kr_pptx_locator.locating import apart
+    from mnote_kr_pptx_locator.reader import load_pptx
+
+    prs, slide = harbour_deck("Ashgrove", "Grades")
+    box = slide.shapes.add_textbox(Inches(1), Inches(2), Inches(6), Inches(1))
+    box.text_frame.text = "Grade A\vB"
+    path = tmp_path / "grades.pptx"
+    prs.save(path)
+    doc = load_pptx(path)
+    assert ("A", "B") in doc.breaks
+    words = "The ABC LAB TABLE shows ABS values"
+    assert apart(doc, words) == words
+    assert apart(doc, "Grade AB, then ABC; (AB) and 2AB") == "Grade A B, then ABC; (A B) and 2AB"
+    deck = load_pptx(CORPUS / "pptx" / "docling__powerpoint_bad_text.pptx")
+    assert apart(deck, "X-LibraryThe fully customisable") == "X-Library The fully customisable"

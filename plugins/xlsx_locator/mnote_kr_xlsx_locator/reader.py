@@ -20,6 +20,7 @@ import re
 import zipfile
 from dataclasses import dataclass, field
 from typing import Any
+from xml.etree import ElementTree as ET
 
 from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip, header_row
 
@@ -124,16 +125,52 @@ def _check_dimensions(real: str) -> None:
                                     f"(limit {MAX_ROWS})", hint=_HINT)
 
 
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _valued_rows(fh: Any, stop: int, bound: int) -> int:
+    """A sheet part's rows holding a value (a ``<c>`` with ``<v>`` or an inline string ``<is>``), by a
+    streaming parse that keeps no row it has passed; stops past ``stop``. ``bound`` (the sheet's size by
+    ``_sheet_size``) when the part is malformed or expands past ``MAX_PART_BYTES``."""
+    parser = ET.XMLPullParser(events=("start", "end"))
+    rows = read = 0
+    data = None
+    try:
+        while rows <= stop and (chunk := fh.read(1 << 16)):
+            read += len(chunk)
+            if read > MAX_PART_BYTES:
+                return bound
+            parser.feed(chunk)
+            for event, elem in parser.read_events():
+                name = _local(elem.tag)
+                if event == "start":
+                    data = elem if name == "sheetData" else data
+                elif name == "row":
+                    rows += any(_local(v.tag) in ("v", "is") for c in elem for v in c)
+                    elem.clear()
+                    if data is not None:
+                        data.clear()  # the rows passed
+    except ET.ParseError:
+        return bound
+    return rows
+
+
 def count_rows(path: str | os.PathLike[str], stop: int) -> int | None:
-    """The workbook's rows, every sheet's, hidden and empty ones too (an upper bound of its paragraphs),
-    read from the sheets' XML without parsing them; counting ends once past ``stop``. None when the
-    file is no readable zip (parsing it says why)."""
+    """The workbook's rows, every sheet's, hidden ones too (an upper bound of its paragraphs), read from
+    the sheets' XML; counting ends once past ``stop``. A sheet's ``<dimension>`` (or its ``<row>`` tags)
+    is only an upper bound (a sheet formatted down to row 9000 says 9000): past ``stop``, its rows holding
+    a value are counted (``_valued_rows``). None when the file is no readable zip (parsing it says why)."""
     try:
         with zipfile.ZipFile(path) as zf:
             total = 0
             for name in _worksheets(zf):
                 with zf.open(name) as fh:
-                    total += _sheet_size(fh, stop - total)
+                    rows = _sheet_size(fh, stop - total)
+                if total + rows > stop:
+                    with zf.open(name) as fh:
+                        rows = _valued_rows(fh, stop - total, rows)
+                total += rows
                 if total > stop:
                     break
             return total

@@ -3,6 +3,7 @@ that happens to repeat their words ("Total", a year, a sum)."""
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -71,3 +72,34 @@ def test_ingest_does_not_parse_a_workbook_too_large_to_embed(tmp_path: Path, mon
         plugin.prepare_locate(str(path))
         # over the cap: skipped before openpyxl reads a row; under it: parsed and its rows queued
         assert (reader._cache.stats["parses"], queued) == ((0, []) if rows > 300 else (1, [rows]))
+
+
+def test_a_workbook_formatted_far_below_its_rows_is_still_embedded(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    from openpyxl import Workbook
+    from openpyxl.styles import PatternFill
+
+    import mnote_kr_xlsx_locator as plugin
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr_xlsx_locator import reader
+
+    queued: list[int] = []
+    monkeypatch.setattr(meaning, "queue", lambda texts: queued.append(len(texts)))
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Tide gauge"
+    ws.append(["Reading", "Metres"])
+    for r in range(100):
+        ws.append([f"reading {r}", r % 7])
+    fill = PatternFill("solid", fgColor="FFFF00")
+    for r in range(102, 9001):  # formatted down to row 9000, no values there
+        ws.cell(r, 1).fill = fill
+        ws.cell(r, 2).fill = fill
+    path = tmp_path / "tides.xlsx"
+    wb.save(path)
+    with zipfile.ZipFile(path) as zf:
+        assert b'<dimension ref="A1:B9000"/>' in zf.read("xl/worksheets/sheet1.xml")
+    reader._cache.clear()
+    plugin.prepare_locate(str(path))
+    assert queued == [101]  # its 101 rows, not skipped as 9,000
+    assert reader.count_rows(path, plugin.MEANING_ROWS) == 101
