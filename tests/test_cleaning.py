@@ -421,3 +421,17 @@ def _best_time(fn: Callable[[str], object], arg: str, runs: int = 5) -> float:
 def test_markdown_link_and_strong_marks_never_show_in_a_quote(raw: str, shown: str) -> None:
     """A newcomer's Markdown note was quoted with its markup ("**compost** ... [the supplier](https://...)")."""
     assert display_text(raw) == shown
+
+
+def test_a_json_table_without_its_element_reads_as_rows() -> None:
+    """A newcomer's DOCX table (kotaemon__dummy.docx) was quoted as raw JSON: a table block's text as
+    LightRAG's sidecar keeps it, the array without its ``<table format="json">`` element."""
+    raw = ('[[" 事務認証対象事務の範囲\\nおよび対象とする定型帳票", "", "適用可否"], ["", "・案件内容確認票", "可"]]'
+           "\n\n２．事務認証対象から除外する事務")
+    shown = display_text(raw)
+    assert shown == ("事務認証対象事務の範囲および対象とする定型帳票 | 適用可否; ・案件内容確認票 | 可 "
+                     "２．事務認証対象から除外する事務")
+    located = locator_text(raw).splitlines()
+    assert located[:2] == ["事務認証対象事務の範囲 および対象とする定型帳票 適用可否", "・案件内容確認票 可"]
+    # a bracket pair in prose, or an array that does not decode, stays as written
+    assert display_text('the list [["a", "b"] is cut') == 'the list [["a", "b"] is cut'

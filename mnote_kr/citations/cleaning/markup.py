@@ -353,10 +353,35 @@ def _render(raw: str) -> str:
 
 
 def _rows_left(rendered: str) -> str:
-    """Rows of a JSON table that no element held (a chunk cut inside one), read as rows."""
-    if '"' not in rendered or len(_ROW_BOUNDARY_RE.findall(rendered)) < 2 or _ARRAY_OPEN_RE.search(rendered):
+    """Rows of a JSON table that no element held (a chunk cut inside one, or one starting at the
+    table's first row after its element's opening tag was cut off), read as rows."""
+    if '"' not in rendered:
+        return rendered
+    if _ARRAY_OPEN_RE.search(rendered):
+        return _bare_arrays(rendered)
+    if len(_ROW_BOUNDARY_RE.findall(rendered)) < 2:
         return rendered
     return _table_fragment(rendered)
+
+
+def _bare_arrays(rendered: str) -> str:
+    """Each whole JSON array of rows (``[["a", "b"], ["c", "d"]]``) outside an element read as a
+    table's rows; text around them, and an array that does not decode, as they are."""
+    out: list[str] = []
+    at = 0
+    for m in _ARRAY_OPEN_RE.finditer(rendered):
+        if m.start() < at:
+            continue
+        try:
+            data, end = _JSON_DECODER.raw_decode(rendered, m.start())
+        except ValueError:
+            continue
+        if not isinstance(data, list) or not all(isinstance(row, list) for row in data):
+            continue
+        rows = [[_strip_tags(_cell_text(c)) for c in row] for row in data]
+        out += [rendered[at:m.start()], _table_text(_render_rows(rows, _CELL, _ROW))]
+        at = end
+    return "".join(out) + rendered[at:] if out else rendered
 
 
 def _normalize_lines(text: str) -> str:
