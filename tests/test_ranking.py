@@ -252,3 +252,17 @@ def test_the_word_match_is_the_share_of_the_querys_term_weight_a_passage_holds()
     alone = relevance(q, [Candidate(5, "b.pdf", texts[1])], 6)[0][1]
     # the best of its search, yet one term of four: far from a full match
     assert 0.0 < alone["lexical"] < 0.5 and p_part["lexical"] < alone["lexical"]
+
+
+def test_a_query_that_writes_a_files_whole_name_puts_that_file_first() -> None:
+    # A newcomer's "what is in docling__xlsx_01.xlsx": a Markdown file of the same source (its name
+    # shares "docling") and a passage mentioning xlsx files came before the workbook itself.
+    cands = [Candidate(0, "docs/docling__multi_page.md", "Export tables to xlsx files from the docling CLI."),
+             Candidate(1, "docs/docling__multi_page.md", "Docling reads xlsx and docx files alike."),
+             Candidate(2, "docs/docling__xlsx_01.xlsx", "Sheet1: 1, 2, 3"),
+             Candidate(3, "docs/docling__xlsx_01_backup.xlsx", "Sheet1: 1, 2, 3")]
+    ranked = relevance("what is in docling__xlsx_01.xlsx", cands, 4)
+    best = max(range(len(cands)), key=lambda i: ranked[i][0])
+    assert cands[best].file_name == "docs/docling__xlsx_01.xlsx"
+    assert ranked[3][1]["fileName"] == 0.0  # a name that only starts like it is not named
+    assert relevance("what is in xlsx_01.xlsxx", cands, 4)[2][1]["fileName"] == 0.0  # glued letters

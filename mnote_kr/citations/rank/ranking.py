@@ -32,7 +32,8 @@ the citations of one search together:
   (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
   passage of another file says "happened".
 * ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.render.ids.score` (an exact
-  file-name query, the whole query verbatim in the passage).
+  file-name query, the whole query verbatim in the passage); a query that writes a file's whole name
+  inside a question ("what is in budget_2023.xlsx") puts that file first (``NAMED_FILE_BOOST``).
 
 Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
 place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
@@ -56,6 +57,9 @@ LEXICAL_WEIGHT = 1.0
 #: by the search's best score alone, as before; ``benchmarks/retrieval.py`` measures both).
 LEXICAL_COVERAGE = True
 FILE_NAME_BOOST = 0.5
+#: ``fileName`` when the query writes a file's whole name inside a question ("what is in budget_2023.xlsx"):
+#: the person has said which file they mean, so it goes before the provider's first (rank part <= 1).
+NAMED_FILE_BOOST = 2.0
 PHRASE_BOOST = 0.2
 #: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
 #: (BM25F's title field: a file named for the query's subject is about it). The same for every
@@ -260,6 +264,20 @@ def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool], li
     return scores, typed, held
 
 
+def _names(query: str, name: str) -> bool:
+    """The query writes the file's whole name, extension and all, as a word of its own ("what is in
+    budget_2023.xlsx"); both folded."""
+    if "." not in name.strip(".") or len(name) < 5:
+        return False
+    at = query.find(name)
+    while at >= 0:
+        end = at + len(name)
+        if (at == 0 or not query[at - 1].isalnum()) and (end == len(query) or not query[end].isalnum()):
+            return True
+        at = query.find(name, at + 1)
+    return False
+
+
 def _file_terms(q_terms: set[str], stem: str) -> float:
     """``FILE_TERMS_WEIGHT`` times the share of ``q_terms`` that the file name's stem holds
     (``pypdf__Seige_of_Vicksburg`` holds ``vicksburg``: the name's words split at ``_-.+~``)."""
@@ -293,7 +311,8 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
         parts = {
             "provider": PROVIDER_WEIGHT / (1 + rank),
             "lexical": LEXICAL_WEIGHT * lex / best * share if best > 0 else 0.0,
-            "fileName": FILE_NAME_BOOST if q and q in (name, stem) else 0.0,
+            "fileName": FILE_NAME_BOOST if q and q in (name, stem) else NAMED_FILE_BOOST if q and _names(q, name)
+            else 0.0,
             "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
         }
