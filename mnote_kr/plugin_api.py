@@ -37,7 +37,8 @@ What is here:
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
-  ``header_row``/``labelled_row`` (a table's header, and a row read as ``label: header: value``),
+  ``header_row``/``labelled_row``/``named_header`` (a table's header, a row read as
+  ``label: header: value``, and the row's cell under the header a question names),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it).
@@ -133,7 +134,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import textnorm
     from mnote_kr.citations.text.queryterms import scaffolding
-    from mnote_kr.citations.text.tablerows import header_row, labelled_row
+    from mnote_kr.citations.text.tablerows import header_row, labelled_row, named_header
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         keeps_line_end_hyphen,
@@ -174,7 +175,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
-    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row")},
+    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "named_header")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -271,6 +272,7 @@ __all__ = [
     "made_of",
     "match_evidence",
     "meaning_version",
+    "named_header",
     "nearest_places",
     "normalize",
     "paths",

@@ -4,14 +4,27 @@ Shared by the readers of tables (a workbook's regions, a slide's tables) so a ro
 every format: ``header_row`` finds the header of a table's rows, ``labelled_row`` writes a row as
 ``label: header: value; header: value`` ("Revenue: 2022: 3,900; 2023: 4,100"), or one value as
 ``label, header: value`` ("Revenue, 2023: 4,100"). A blank cell is no part of it, so every value
-written stands beside its own header, whatever is blank around it.
+written stands beside its own header, whatever is blank around it. ``named_header`` picks, among a row's
+cells by their headers, the one the question names ("…的相关基因": the 相关基因 cell), so a citation can
+stand on the answer's cell rather than on the cell holding the question's other words.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
+from typing import TypeVar
 
-__all__ = ["header_row", "is_header", "is_number", "labelled_row"]
+from mnote_kr.citations.text.queryterms import stem
+from mnote_kr.citations.text.textnorm import normalize
+
+__all__ = ["header_row", "is_header", "is_number", "labelled_row", "named_header", "said_at"]
+
+T = TypeVar("T")
+_WORD = re.compile(r"[a-z0-9]+")
+#: An agent noun's ending: "Publisher" is who "published", "Director" who "directed".
+_AGENT = ("er", "or")
+_VERB = ("ed", "ing")  # the verb's forms an agent noun meets ("published", "publishing"; not "cents": "Center")
 
 
 def is_number(text: str) -> bool:
@@ -51,3 +64,52 @@ def labelled_row(label: str | None, parts: Sequence[tuple[str, str]]) -> str:
     if len(said) == 1 and label:
         return f"{label}, {said[0]}"
     return f"{label}: " + "; ".join(said) if label else "; ".join(said)
+
+
+def _meet(said: str, head: str) -> bool:
+    """Whether the query's word ``said`` is the header's word ``head`` or an inflection of it: the same
+    light stem or a plural ("years", "Year"; "authored", "Author"), or the header an agent noun of the
+    query's verb ("published", "Publisher")."""
+    if said in (head, head + "s", head + "es"):
+        return True
+    a, b = stem(said), stem(head)
+    agent = len(b) > 5 and b.endswith(_AGENT) and (said == b[:-2] or (said.endswith(_VERB) and a == b[:-2]))
+    return a == b or agent
+
+
+def said_at(query: str, phrase: str, *, inflected: bool = False) -> int | None:
+    """Where ``query`` names ``phrase`` as a whole phrase, or None (both normalised, spaces single).
+    ``inflected``: a phrase of Latin words is named too by inflections of its words, word for word
+    (``_meet``: "who published" names "Publisher")."""
+    found = re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query)
+    at = found.start() if found is not None else None
+    heads = _WORD.findall(phrase) if inflected and phrase.isascii() else []
+    if not heads:
+        return at
+    words = list(_WORD.finditer(query))
+    for i in range(len(words) - len(heads) + 1):
+        if all(_meet(words[i + j].group(), h) for j, h in enumerate(heads)):
+            start = words[i].start()
+            return start if at is None else min(at, start)
+    return at
+
+
+def named_header(query: str, cells: Iterable[tuple[str, T]], *, inflected: bool = False) -> T | None:
+    """The cell whose header (each ``(header text, cell)``) the query names best as a phrase
+    (``said_at``), None when none is or two tie.
+
+    Best: a header holding another named one ("Unit price" over "Price") is the more specific; else the
+    one named first, since a question names what it asks about before what qualifies it ("What type of
+    value", "the price per unit"); a longer header at the same place. Two cells under one header tie."""
+    q = " ".join(normalize(query).split())
+    found: list[tuple[int, str, T]] = []
+    for text, cell in cells:
+        head = " ".join(normalize(text).split())
+        at = said_at(q, head, inflected=inflected) if head else None
+        if at is not None:
+            found.append((at, head, cell))
+    found = [f for f in found if not any(o[1] != f[1] and said_at(o[1], f[1]) is not None for o in found)]
+    found.sort(key=lambda f: (f[0], -len(f[1])))
+    if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
+        return None
+    return found[0][2]

@@ -14,25 +14,24 @@ columns of many paragraphs) keeps its paragraphs' own citations:
   reads plain (``a | b | c``); a header row as its texts. That reading, cut to about a quote's length
   (``ROW_CHARS``: the first values and the cited cell's), is the locator's ``quote`` (the citation's
   ``displayQuote``), with ``rowLabel`` and ``headers`` as XLSX gives them.
-* the place is the row's cell under the header the query names best as a phrase (``TableRow.named``:
-  the most specific, then the first named; none when two tie), else the cell matched: ``paragraphIndex``
-  stays a cell's first paragraph, so the locator contract and the viewer are unchanged. A named cell
-  that only continues a vertical merge (no words of its own in this row) leaves the place on the
-  matched cell, in the row asked about.
+* the place is the row's cell under the header the query names best as a phrase (``TableRow.named``,
+  the host's ``named_header``: the most specific, then the first named; none when two tie), else the
+  cell matched: ``paragraphIndex`` stays a cell's first paragraph, so the locator contract and the
+  viewer are unchanged. A named cell that only continues a vertical merge (no words of its own in
+  this row) leaves the place on the matched cell, in the row asked about.
 * the places behind it are other rows: a runner-up in a row already cited, or in the header row
   (it answers nothing by itself), is dropped. One locate reads each table once.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar
 
 import msgspec
 
-from mnote_kr.plugin_api import Highlight, Locator, header_row, labelled_row, normalize
+from mnote_kr.plugin_api import Highlight, Locator, header_row, labelled_row, named_header
 
 from .document import DocxDocument, Paragraph
 
@@ -101,23 +100,10 @@ class TableRow:
         return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items]))
 
     def named(self, query: str) -> RowCell | None:
-        """The cell under the header the query names best as a phrase, None when none is or two tie.
-
-        Best: a header holding another named one ("Unit price" over "Price") is the more specific;
-        else the one named first, since a question names what it asks about before what qualifies it
-        ("What type of value", "the price per unit"); a longer header at the same place."""
-        q = " ".join(normalize(query).split())
-        found: list[tuple[int, str, RowCell]] = []
-        for cell in self.cells:
-            head = " ".join(normalize(self.heads(cell)).split())
-            at = _said_at(q, head) if cell.text and head and not (self.label and cell is self.cells[0]) else None
-            if at is not None:
-                found.append((at, head, cell))
-        found = [f for f in found if not any(o[1] != f[1] and _said_at(o[1], f[1]) is not None for o in found)]
-        found.sort(key=lambda f: (f[0], -len(f[1])))
-        if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
-            return None
-        return found[0][2]
+        """The cell under the header the query names best as a phrase, None when none is or two tie (the
+        host's ``named_header``: the most specific, then the first named); the row's label is no answer."""
+        return named_header(query, [(self.heads(c), c) for c in self.cells
+                                    if c.text and not (self.label and c is self.cells[0])])
 
 
 def _fit(items: list[tuple[RowCell, T]], cited: RowCell | None, render: Callable[[list[T | str]], str]) -> str:
@@ -143,12 +129,6 @@ def _fit(items: list[tuple[RowCell, T]], cited: RowCell | None, render: Callable
             keep.add(i)
     text = shown(keep)
     return text if len(text) <= ROW_CHARS else text[:ROW_CHARS - 1].rstrip() + GAP
-
-
-def _said_at(query: str, phrase: str) -> int | None:
-    """Where ``query`` names ``phrase`` as a whole phrase, or None."""
-    found = re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query)
-    return found.start() if found is not None else None
 
 
 def _cell_text(paras: list[Paragraph]) -> str:

@@ -1,9 +1,10 @@
 """Evidence to a ``cell`` locator, or an honest ``file`` one.
 
 The row comes from ``match_evidence`` over the visible rows (then over every row, hidden ones
-included, when nothing visible matches). Inside the row, the query picks the one value: the
-only value column whose cell or header carries a query word is cited as that cell (``C12``);
-otherwise the row's cells are (``B7:D7``). ``locatorReason`` reads the cited place as people do:
+included, when nothing visible matches). Inside the row, the query picks the one value: the column
+whose header the question names ("Who published ...": Publisher, ``value_column``), else the only value
+column whose cell or header carries a query word, is cited as that cell (``C12``); otherwise the row's
+cells are (``B7:D7``). ``locatorReason`` reads the cited place as people do:
 "Revenue, 2023: 4,100".
 """
 
@@ -19,6 +20,7 @@ from mnote_kr.plugin_api import (
     labelled_row,
     locator_from_match,
     match_evidence,
+    named_header,
     normalize,
     scaffolding,
     with_places_behind,
@@ -55,9 +57,14 @@ def without_headers(row: RowParagraph, query: str) -> str:
 
 
 def value_column(row: RowParagraph, query: str) -> int | None:
-    """The one value column the query names best, else None: a header the query names as a phrase, then
-    most query words in its header, then in its value (the words of the row's label are left out: they
-    chose the row, not the column)."""
+    """The one value column the query names best, else None: the header the query names as a phrase, its
+    words inflected ("Who published ...": Publisher; the host's ``named_header``), then most query words
+    in its header, then in its value (the words of the row's label are left out: they chose the row, not
+    the column)."""
+    named = named_header(query, [(row.headers[col], col) for col, text in row.cells
+                                 if col != row.label_column and row.headers.get(col)], inflected=True)
+    if named is not None:
+        return named
     words = query_words(query)
     if row.label_column:
         words -= _tokens(dict(row.cells).get(row.label_column, "")) & query_words(without_headers(row, query))

@@ -200,3 +200,54 @@ def test_whole_sheet_rows_of_a_gapped_table_land_on_the_named_row(plugins) -> No
     _, cell, text = docling_cell(book.name, *docling_find(book.name, "Rated system frequency"))
     loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence, query="rated system frequency"))
     assert text == "Rated system frequency" and (loc.sheet, loc.range) == ("Page 1", cell)
+
+
+def _books(tmp_path: Path) -> Path:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Books"
+    ws.append(["Title", "Author", "Publisher", "Year"])
+    ws.append(["The Hound of the Baskervilles", "Arthur Conan Doyle", "George Newnes", 1902])
+    ws.append(["A Brief History of Time", "Stephen Hawking", "Bantam Books", 1988])
+    ws.append(["Dune", "Frank Herbert", "Chilton Books", 1965])
+    path = tmp_path / "books.xlsx"
+    wb.save(path)
+    return path
+
+
+def test_the_cell_under_the_header_the_question_names_is_cited_in_the_books_row(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    """The question's words name the row (its title) and, inflected, the column ("published": Publisher):
+    the citation is the answer's cell, not the title's."""
+    path = _books(tmp_path)
+    before = hashlib.sha256(path.read_bytes()).digest()
+    evidence = "Title\tAuthor\tPublisher\tYear\nA Brief History of Time\tStephen Hawking\tBantam Books\t1988"
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=evidence,
+                                       query="Who published A Brief History of Time?"))
+    assert (loc.sheet, loc.range, loc.headers, loc.row_label) == (
+        "Books", "C3", ["Publisher"], "A Brief History of Time")
+    assert loc.quote == "A Brief History of Time, Publisher: Bantam Books"
+    assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def test_a_question_naming_no_header_keeps_the_cell_its_words_hold(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    path = _books(tmp_path)
+    evidence = "A Brief History of Time\tStephen Hawking\tBantam Books\t1988"
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=evidence, query="Bantam Books and Stephen Hawking"))
+    assert (loc.sheet, loc.range) == ("Books", "A3:D3")  # two values named: the row, as today
+    one = plugins.locate(LocateRequest(file=str(path), evidence=evidence, query="Stephen Hawking's brief history"))
+    assert (one.range, one.headers) == ("B3", ["Author"])
+
+
+def test_docling_catalog_question_about_the_publisher_cites_the_publisher_cell(plugins) -> None:  # type: ignore[no-untyped-def]
+    """The newcomer's question over docling's catalog: cited before as the title's cell (D4)."""
+    book = CORPUS / "xlsx" / "docling__xlsx_09_section_label_header.xlsx"
+    _, title, _ = docling_cell(book.name, 0, 2, 3)
+    _, cell, text = docling_cell(book.name, 0, 2, 5)  # row "2", column "Publisher"
+    evidence = ("1\tFiction\tMystery\tThe Hound of the Baskervilles\tArthur Conan Doyle\tGeorge Newnes\t1902\n"
+                "2\tNon-fiction\tScience\tA Brief History of Time\tStephen Hawking\tBantam Books\t1988")
+    loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence,
+                                       query="Who published A Brief History of Time"))
+    assert text == "Bantam Books" and cell != title
+    assert (loc.range, loc.headers, loc.row_label, loc.quote) == (cell, ["Publisher"], "2", f"2, Publisher: {text}")
