@@ -28,7 +28,9 @@ a fresh real managed engine is started under a temp dir, the files of every set 
 ``--variant NAME:KEY=VALUE[,...]`` (workspace config overrides: today's default beside a new one,
 in the same run, when the new one is a setting; a ``py:MODULE.NAME`` key sets a module constant
 for that variant's searches instead, e.g. ``today:py:mnote_kr_pdf_bbox.answer.BY_MEANING=false``,
-remembered locate answers bypassed).
+remembered locate answers bypassed). An embedder written ``NAME@TOKENS`` (``e5xlang@200``) builds
+its index with LightRAG chunks of that many tiktoken tokens (overlap a tenth) instead of the
+managed engine's 400: a chunk size is an ingest setting, so it needs an index of its own.
 
 Printed per embedder and variant:
 
@@ -120,16 +122,23 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     then search the same index again under each variant's config overrides (``ranked``:
     rank_passages on, for the learned embedders, and those of ``--variant``), kept as
     ``results_<variant>``."""
-    tmp = Path(tempfile.mkdtemp(prefix=f"mnote-bench-retrieval-{name}-"))
+    tmp = Path(tempfile.mkdtemp(prefix=f"mnote-bench-retrieval-{name.replace('@', '-')}-"))
     os.environ["MNOTE_KR_HOME"] = str(tmp / "home")
-    os.environ["MNOTE_KR_OFFLINE_EMBEDDER"] = name
+    embedder, _, chunk_tokens = name.partition("@")
+    os.environ["MNOTE_KR_OFFLINE_EMBEDDER"] = embedder
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.app.host import Host
     from mnote_kr.citations import pipeline
     from mnote_kr.core.config import load_config
-    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
+    from mnote_kr_lightrag.engine.managed import OFFLINE_PARSER_RULES, default_engine_dirs, start_engine, stop_engine
+
+    rules = None
+    if chunk_tokens:
+        size = int(chunk_tokens)
+        rules = OFFLINE_PARSER_RULES.replace("chunk_ts=400,chunk_ol=40", f"chunk_ts={size},chunk_ol={size // 10}")
+        assert rules != OFFLINE_PARSER_RULES, "the managed engine's chunk rule changed: update this benchmark"
 
     # Every citation of a search, before the cut to top_k (pipeline.search keeps top_k of them):
     # a saved dump can then be re-ranked offline over the same candidates the host ranked.
@@ -155,7 +164,7 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     seed_tiktoken(dirs["cache_dir"])
     try:
         t0 = time.perf_counter()
-        info = start_engine(**dirs, wait_s=180)
+        info = start_engine(**dirs, wait_s=180, parser_rules=rules)
         start_s = time.perf_counter() - t0
         ws = tmp / "kb"
         (ws / "docs").mkdir(parents=True)
