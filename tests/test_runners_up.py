@@ -200,3 +200,20 @@ def test_an_unanchored_first_place_gives_way_to_the_files_nearest_by_meaning(
     mine = [c.citation_id for c in got if c.source_root_relative_path == "kb/ok.md"]
     # the passage's place right behind the new first, though [a3] is nearer by meaning
     assert mine == (["[a2]", "[a1]", "[a3]"] if leads else ["[a1]", "[a2]", "[a3]"])
+
+
+def test_a_place_that_takes_the_lead_carries_its_files_score() -> None:
+    """Files are ordered by their best passage's score; the card shown first for a file must carry that
+    score, or a card of score 0.25 sits above one of 0.6 (a newcomer read it as a ranking bug)."""
+    import msgspec
+
+    from mnote_kr.citations.render import folding
+
+    first = msgspec.structs.replace(_place("[a1]", 4, 0.70, True), relevance_score=1.2)
+    near = msgspec.structs.replace(_place("[a2]", 9, 0.90, True), relevance_score=0.25)
+    other = msgspec.structs.replace(_place("[b1]", 1, 0.95, True, path="kb/other.md"), relevance_score=0.6)
+    got = folding.behind_by_meaning([first, other, near])
+    assert [c.citation_id for c in got] == ["[a2]", "[b1]", "[a1]"]
+    scores = [c.relevance_score for c in got]
+    assert scores[0] == 1.2 and scores[0] >= scores[1]  # the file's rank and its card's score agree
+    assert scores[2] <= scores[0]  # the displaced passage's place no higher than the card before it

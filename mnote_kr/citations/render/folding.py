@@ -96,7 +96,12 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         if all(p.locator.meaning_score is not None for p in behind if place_key(p.locator)):
             behind = _by_cosine(behind)
             if behind and _leads(behind[0], c):  # the passage's own place stays one step behind
-                firsts[k], behind = behind[0], [c, *behind[1:]]
+                # the file's rank came from its best passage's score: the card shown first carries it
+                lead, score = behind[0], c.relevance_score
+                firsts[k] = msgspec.structs.replace(lead, relevance_score=score)
+                behind = [msgspec.structs.replace(c, relevance_score=lead.relevance_score
+                                                  if score is None or lead.relevance_score is None
+                                                  else min(score, lead.relevance_score)), *behind[1:]]
         rest += behind
     return firsts + rest
 
