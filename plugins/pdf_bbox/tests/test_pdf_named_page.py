@@ -17,6 +17,17 @@ from mnote_kr_pdf_bbox import locate
 PDF = CORPUS / "pdf" / "docling__multi_page.pdf"
 
 
+@pytest.fixture(autouse=True)
+def by_words(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Blocks chosen by words alone: no vectors (another test in this process may have embedded the PDF's
+    blocks, and meaning may then choose a block of page 2 before the page is read), no remembered answer."""
+    from mnote_kr.citations.rank import meaning
+
+    monkeypatch.setattr(meaning, "cosines", lambda *a, **k: None)
+    monkeypatch.setattr(meaning, "nearest", lambda *a, **k: {})
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+
+
 @pytest.fixture(scope="module")
 def items() -> list[tuple[str, str, int, tuple[float, float, float, float]]]:
     return C._gt_items(json.loads((CORPUS / "groundtruth" / "docling" / "docling__multi_page.json").read_text("utf-8")))
