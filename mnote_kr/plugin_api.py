@@ -37,6 +37,8 @@ What is here:
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
+  ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
+  "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
@@ -133,6 +135,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import textnorm
+    from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
     from mnote_kr.citations.text.tablerows import header_row, labelled_row, named_header
     from mnote_kr.citations.text.textnorm import (
@@ -175,6 +178,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "named_header")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
@@ -228,6 +232,7 @@ __all__ = [
     "ModelShape",
     "ModelSheet",
     "ModelSlide",
+    "NamedPlace",
     "OverBudgetError",
     "PROJECT_NAME",
     "PageSize",
@@ -273,6 +278,7 @@ __all__ = [
     "match_evidence",
     "meaning_version",
     "named_header",
+    "named_places",
     "nearest_places",
     "normalize",
     "paths",
@@ -292,6 +298,7 @@ __all__ = [
     "textnorm",
     "with_meaning",
     "with_places_behind",
+    "without_places",
     "write_atomic",
     "write_private",
 ]

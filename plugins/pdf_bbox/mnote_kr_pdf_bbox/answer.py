@@ -286,7 +286,7 @@ class Answer:
     lines: list[int]  # line indices of the block to box (narrowed when the block is long)
     meaning: float | None = None  # the query's cosine with the block, when its vectors exist
     #: the passage's next best blocks by words and meaning, best first (with their cosines)
-    runners_up: list[tuple[tuple[int, int], float]] = field(default_factory=list)
+    runners_up: list[tuple[tuple[int, int], float | None]] = field(default_factory=list)
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:

@@ -42,6 +42,7 @@ from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
+from .named import at_named_page
 from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry
 
@@ -200,7 +201,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
     counts = passage_blocks(doc, m)
-    ans = choose(doc, list(counts), req.query)
+    ans, named = at_named_page(doc, counts, choose(doc, list(counts), req.query), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = None
@@ -227,6 +228,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = ans.share < MIN_SHARE
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
+        elif ans.rule == "named":  # the block the passage covers most on the named page
+            degraded = ans.terms > 0  # the query's other words are elsewhere in the PDF, not there
+            why += "; none of the query's other words chooses a block there" if degraded else ""
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
@@ -242,6 +246,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
                     "query's terms, so the passage is cited, not an exact place")
+    if named:
+        why += f"; the query names page {', '.join(map(str, named))}"
     more = _continued(doc, ans.block, counts) if ans.block is not None else []
     rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])]
     rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more, *rest]]
@@ -265,7 +271,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
 
 
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
-               cos: float, coverage: float) -> Locator:
+               cos: float | None, coverage: float) -> Locator:
     """A block behind the chosen one (``Answer.runners_up``): the whole block (``WHOLE_BLOCK``; else its
     lines the passage covers, all of a block outside the passage), boxed; approximate (a guess behind
     the best), with its words for the quote."""
@@ -281,7 +287,8 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
                    rects=[Rect(page=pi + 1, bbox=box)],
                    block_id=req.block_id or (req.block.blockid if req.block else None),
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
-                   meaning_score=round(cos, 6), place_text=written_text(page, sorted(lines)),
+                   meaning_score=round(cos, 6) if cos is not None else None,
+                   place_text=written_text(page, sorted(lines)),
                    place_headings=section(doc, pi, bi))
 
 

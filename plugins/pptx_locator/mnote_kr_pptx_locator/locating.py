@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import msgspec
+
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -16,6 +18,7 @@ from mnote_kr.plugin_api import (
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
+from .named import at_named_slide, evidence_place_first
 from .reader import PptxDocument, SlideParagraph, load_pptx
 
 PLUGIN_NAME = "pptx_locator"
@@ -143,7 +146,16 @@ def locate_pptx(request: LocateRequest) -> Locator:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
-    return with_places_behind(doc, located, picked, request)
+    named = at_named_slide(doc, picked, request.query, META_WORDS)
+    if named is None:
+        return with_places_behind(doc, located, picked, request)
+    # the query names another slide: cite it, the evidence's place first behind it
+    para, why, degraded = named
+    there = slide_locator(doc, para, highlight=None, score=match.score, reason=why, block_id=block_id)
+    there = with_places_behind(doc, msgspec.structs.replace(there, locator_degraded=degraded), para, request)
+    evidence_place = slide_locator(doc, picked, highlight=None, score=match.score, block_id=block_id,
+                                   reason="the evidence's place, behind the slide the query names")
+    return evidence_place_first(doc, there, evidence_place, picked, request.query)
 
 
 def with_places_behind(doc: PptxDocument, located: Locator, picked: SlideParagraph,

@@ -4,7 +4,8 @@ other shapes and notes ranked by the query's words (and meaning, once ingest emb
 The newcomer's case on docling's sample deck, as the real engine gave it: the whole deck was LightRAG's
 passage, but the evidence picked from it was the third slide's window, so the citation landed on the
 third slide's notes; the second slide's notes, which answer "what do the notes on the second slide say",
-must stand behind it.
+must stand behind it. (A question naming the slide is now cited on it, ``test_pptx_named_slide``; one
+that names none keeps the evidence's place, with the other slide's notes behind it.)
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from mnote_kr.models import LocateRequest
 from mnote_kr.plugins import load_plugins
 
 SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "pptx" / "docling__powerpoint_sample.pptx"
-QUESTION = "What do the notes on the second slide say?"
+QUESTION = "What do the speaker notes say?"
 
 
 def test_the_second_slides_notes_stand_behind_the_third_slides_notes() -> None:

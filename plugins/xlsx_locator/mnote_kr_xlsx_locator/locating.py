@@ -10,6 +10,8 @@ cells are (``B7:D7``). ``locatorReason`` reads the cited place as people do:
 
 from __future__ import annotations
 
+import msgspec
+
 from mnote_kr.plugin_api import (
     Highlight,
     LocateRequest,
@@ -26,6 +28,7 @@ from mnote_kr.plugin_api import (
     with_places_behind,
 )
 
+from .named import at_named_sheet, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx
 
 PLUGIN_NAME = "xlsx_locator"
@@ -223,4 +226,13 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
                            block_id=block_id)
-    return with_rows_behind(rows, located, row, request)
+    named = at_named_sheet(rows, row, request.query, doc.sheets, pick_by_query, query_words)
+    if named is None:
+        return with_rows_behind(rows, located, row, request)
+    # the query names another sheet: cite its row, the evidence's row first behind it
+    there, why, degraded = named
+    cited = cell_locator(there, request.query, highlight=None, score=match.score, reason=why, block_id=block_id)
+    cited = with_rows_behind(rows, msgspec.structs.replace(cited, locator_degraded=degraded), there, request)
+    evidence_row = cell_locator(row, request.query, highlight=None, score=match.score, block_id=block_id,
+                                reason="the evidence's row, behind the sheet the query names")
+    return evidence_row_first(rows, cited, evidence_row, row, request.query)

@@ -52,6 +52,8 @@ class XlsxDocument(TextDocument[RowParagraph]):
     """A parsed workbook; ``visible`` is the same rows without hidden sheets and rows."""
 
     visible: TextDocument[RowParagraph] | None = None
+    #: every sheet's name in tab order (empty and chart sheets too): "the second sheet" is counted here
+    sheets: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
         out: list[str] = []
@@ -252,6 +254,7 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
 
         wb = load_workbook(real, data_only=True)
         rows: list[RowParagraph] = []
+        sheets = list(wb.sheetnames)
         for ws in wb.worksheets:
             rows.extend(_sheet_rows(ws, ws.sheet_state != "visible", rows[-1].region + 1 if rows else 0))
     except DocumentError:
@@ -262,7 +265,7 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     for i, row in enumerate(rows):
         row.index = i
     visible = [r for r in rows if not r.hidden]
-    doc = XlsxDocument(rows)
+    doc = XlsxDocument(rows, sheets=sheets)
     if len(visible) < len(rows):
         shown = [RowParagraph(index=i, text=r.text, heading_path=r.heading_path, sheet=r.sheet, row=r.row,
                               cells=r.cells, shown=r.shown, header_row=r.header_row, headers=r.headers,

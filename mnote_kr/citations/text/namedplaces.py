@@ -1,0 +1,277 @@
+"""The places a query names: "the notes on slide 2", "page 12", "pp. 4–5", "第二张幻灯片", "the Sales sheet".
+
+A provider returns a small deck or a short report as one passage; the query's own words then say
+which slide, page or sheet is meant, and the locators (PPTX, PDF, XLSX) put the citation there.
+``named_places`` reads them once, for every locator, in English and Chinese (and the kind words of
+a few other languages: "Folie 2", "Seite 12", "diapositive 3"):
+
+* a kind word, then numbers: ``slide 2``, ``slide #2``, ``slides 2-3``, ``slides 2 and 3``,
+  ``page 12``, ``p. 12``, ``pp. 4–5``, ``pages 4 to 5``, ``page twelve``, ``sheet 2``;
+* an ordinal, then a kind word: ``the second slide``, ``the 2nd page``, ``the last slide``,
+  ``the first three pages``;
+* Chinese: ``第2页``, ``第二张幻灯片``, ``第4至5页``, ``幻灯片3``, ``最后一页``, ``第2个工作表``;
+* a sheet's name: quoted (``sheet 'Sales'``, ``the "Sales" tab``), or unquoted beside the kind word
+  (``on the Sales sheet``, ``sheet Sales``, ``工作表 Sales``, ``销售工作表``): the words written there
+  are kept (``before``, ``after``) and ``NamedPlace.named`` finds the file's sheet names among them,
+  since only the file knows where a name ends.
+
+A number is a place only beside a kind word in one of those shapes: "2 slides of cake", "a 10-page
+report", "page count", "version 2", "共20页" and "第2版" name none. Whether the named slide or page
+exists is the file's to say (``NamedPlace.numbered``); a locator whose file lacks it behaves as if
+nothing were named.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import unicodedata
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mnote_kr.citations.text.textnorm import lazy_compile
+
+__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "without_places"]
+
+#: Numbers one range names at most ("pages 1-300" names its first 50).
+MAX_RANGE = 50
+
+_KINDS = {
+    "slide": "slides? folie[n]? diapositivas? diapositives?",
+    "page": "pages? pgs?\\.? pp\\. p\\. seiten? páginas? paginas?",
+    "sheet": "sheets? worksheets? tabs? tabellenbl(?:a|ä)tt(?:er)? bl(?:a|ä)tt(?:er)? feuilles? hojas?",
+}
+_KIND_OF = [(kind, re.compile(rf"(?:{'|'.join(words.split())})\Z", re.I)) for kind, words in _KINDS.items()]
+_KIND = "|".join(w for words in _KINDS.values() for w in words.split())
+#: Cardinal words after a kind word ("slide two"), and ordinals before one ("the second slide").
+_CARDINALS = ("one two three four five six seven eight nine ten eleven twelve thirteen fourteen fifteen sixteen "
+              "seventeen eighteen nineteen twenty").split()
+_ORDINALS = ("first second third fourth fifth sixth seventh eighth ninth tenth eleventh twelfth thirteenth "
+             "fourteenth fifteenth sixteenth seventeenth eighteenth nineteenth twentieth").split()
+_WORD_VALUE = {w: i + 1 for i, w in enumerate(_CARDINALS)} | {w: i + 1 for i, w in enumerate(_ORDINALS)} | {
+    "last": -1, "final": -1}
+_NUM = rf"(?:\d{{1,5}}(?!\.\d|,\d{{3}}(?!\d))|{'|'.join(_CARDINALS)})"
+_TO = r"\s*(?:-|–|—|~|to|through|thru|until)\s*"
+_AND = r"\s*(?:,|&|\band\b|\bor\b)\s*"
+_NUMS = rf"{_NUM}(?:(?:{_TO}|{_AND}){_NUM})*"
+#: "slide 2", "slides #2-3", "p. 12", "sheet no. 2": a kind word, then numbers.
+_AFTER_RE = lazy_compile(
+    rf"(?<![\w-])(?P<kind>{_KIND})\s*(?:#|no\.|nr\.|number\b|n°)?\s*(?P<nums>{_NUMS})(?![\w%-])", re.I)
+_ORD = rf"(?:{'|'.join(_ORDINALS)}|last|final|\d{{1,4}}(?:st|nd|rd|th))"
+#: "the second slide", "2nd page", "the last slide", "the first three pages".
+_BEFORE_RE = lazy_compile(
+    rf"(?<![\w-])(?P<ord>{_ORD})(?:\s+(?P<count>{_NUM}))?\s+(?P<kind>slides?|pages?|sheets?|worksheets?|tabs?)\b",
+    re.I)
+_OPEN, _CLOSE = "'\"‘“«「『", "'\"’”»」』"
+_QUOTED = rf"[{_OPEN}](?P<name>[^{_OPEN}{_CLOSE}\n]{{1,80}})[{_CLOSE}]"
+_SHEET = r"(?:work)?sheets?|tabs?|工作表"
+#: "sheet 'Sales'", "the sheet called “Q1”", "工作表「销售」"
+_QUOTED_AFTER_RE = lazy_compile(rf"(?<![A-Za-z0-9])(?:{_SHEET})\s*(?:named|called|titled)?\s*[:=]?\s*{_QUOTED}", re.I)
+#: "the 'Sales' sheet", "“销售”工作表"
+_QUOTED_BEFORE_RE = lazy_compile(rf"{_QUOTED}\s*(?:{_SHEET})(?![A-Za-z0-9])", re.I)
+#: A sheet's kind word standing alone: the names beside it are the file's to find ("on the Sales sheet",
+#: "sheet Sales", "工作表 Sales", "销售工作表").
+_SHEET_WORD_RE = lazy_compile(
+    r"(?<![A-Za-z0-9])(?:work)?sheets?(?![A-Za-z0-9])|(?<![A-Za-z0-9])tabs?(?![A-Za-z0-9])|工作表", re.I)
+_CALLED_RE = lazy_compile(r"\s*(?:(?:named|called|titled)\s+)?[:=]?\s*", re.I)
+#: Characters of the query read on either side of a sheet's kind word for its name.
+NAME_CHARS = 60
+
+#: "of the report", "in this deck", "的": words after a mention naming the file itself, taken out with it.
+_OF_DOCUMENT_RE = lazy_compile(
+    r"\s*(?:(?:of|in|from)\s+(?:the|this|that|my|our|your)?\s*(?:report|document|doc|file|pdf|paper|article|deck|"
+    r"presentation|slideshow|book|manual|handbook|brochure|thesis)\b|(?:的)?(?:报告|文档|文件|演示文稿|幻灯片)?里?的?)",
+    re.I)
+
+# Chinese: 第2页, 第二张幻灯片, 第4至5页, 第2、3页, 第3个工作表, 幻灯片3, 最后一页
+_CN_DIGITS = "零〇一二两三四五六七八九十百"
+_CN_NUM = rf"(?:\d{{1,5}}|[{_CN_DIGITS}]{{1,5}})"
+_CN_NUMS = rf"{_CN_NUM}(?:\s*(?:-|–|—|~|至|到|、|和|,|，)\s*第?\s*{_CN_NUM})*"
+_CN_ORDINAL_RE = lazy_compile(
+    rf"第\s*(?P<nums>{_CN_NUMS})\s*(?:(?P<page>页|頁)(?P<slide1>幻灯片|投影片)?|[张張]\s*(?P<slide2>幻灯片|投影片)"
+    rf"|(?:[个個张張])?\s*(?P<sheet>工作表))")
+_CN_AFTER_RE = lazy_compile(
+    rf"(?P<kind>幻灯片|投影片|工作表)\s*(?:第\s*)?(?P<nums>{_CN_NUMS})(?![\d{_CN_DIGITS}])\s*(?:页|頁|张|張)?")
+_CN_LAST_RE = lazy_compile(
+    r"最后\s*一\s*(?:(?P<page>页|頁)|[张張]\s*(?P<slide>幻灯片|投影片)|(?:[个個张張])\s*(?P<sheet>工作表))")
+_CN_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+
+
+@dataclass(frozen=True, slots=True)
+class NamedPlace:
+    """One place a query names: its ``kind`` (``slide``, ``page`` or ``sheet``) and the numbers
+    (1-based; negative from the end: -1 is the last) or, for a sheet, the names it gives.
+
+    ``names`` are quoted names, exact; ``before`` and ``after`` the words written just before and
+    after a sheet's kind word (unquoted: where a name ends is the file's to say, ``named``).
+    ``start``/``end`` are the span of the mention in ``named_places``' text (the query NFKC-normalised).
+    """
+
+    kind: str
+    numbers: tuple[int, ...] = ()
+    names: tuple[str, ...] = ()
+    before: str = ""
+    after: str = ""
+    start: int = 0
+    end: int = 0
+
+    def numbered(self, count: int) -> list[int]:
+        """The numbers (1-based) that name one of a file's ``count`` slides, pages or sheets, in order."""
+        out: list[int] = []
+        for n in self.numbers:
+            k = count + 1 + n if n < 0 else n
+            if 1 <= k <= count and k not in out:
+                out.append(k)
+        return out
+
+    def named(self, names: Sequence[str]) -> list[str]:
+        """The file's ``names`` (its sheets) this place names, the longest first: a quoted name as
+        written, or a name standing at the end of ``before`` or the start of ``after`` (case and
+        spacing aside), not inside a longer word."""
+        out = []
+        for name in names:
+            key = _fold(name)
+            if not key:
+                continue
+            said = any(_fold(n) == key for n in self.names)
+            pre, post = _fold(self.before), _fold(self.after)
+            said = said or pre.endswith(key) and not _glued(pre[-len(key) - 1: -len(key)], key[0])
+            said = said or post.startswith(key) and not _glued(post[len(key): len(key) + 1], key[-1])
+            if said:
+                out.append(name)
+        return sorted(out, key=lambda n: -len(_fold(n)))
+
+
+def _fold(text: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _glued(neighbour: str, edge: str) -> bool:
+    """Whether a name's ``edge`` character runs on into ``neighbour`` as one Latin word would."""
+    return bool(neighbour) and (neighbour.isalnum() and neighbour.isascii() and edge.isascii() and edge.isalnum())
+
+
+def _value(word: str) -> int | None:
+    w = word.lower()
+    if w.isdigit():
+        return int(w)
+    if w in _WORD_VALUE:
+        return _WORD_VALUE[w]
+    m = re.fullmatch(r"(\d+)(?:st|nd|rd|th)", w)
+    return int(m.group(1)) if m else _cn_value(word)
+
+
+def _cn_value(word: str) -> int | None:
+    """A Chinese numeral up to 999 (十二, 二十, 一百零五), else None."""
+    if not word or any(c not in _CN_DIGITS for c in word):
+        return None
+    total, digit = 0, 0
+    for c in word:
+        if c == "百":
+            total, digit = total + (digit or 1) * 100, 0
+        elif c == "十":
+            total, digit = total + (digit or 1) * 10, 0
+        else:
+            digit = _CN_VALUE[c]
+    return total + digit or None
+
+
+def _numbers(text: str) -> tuple[int, ...]:
+    """The numbers a list or ranges name ("2-3", "2, 3 and 5", "4至5", "二、三"), at most ``MAX_RANGE``."""
+    parts = re.split(r"(\s*(?:-|–|—|~|至|到|to|through|thru|until)\s*第?\s*|\s*(?:,|，|、|&|和|and|or)\s*第?\s*)",
+                     text.strip(), flags=re.I)
+    out: list[int] = []
+    prev: int | None = None
+    ranged = False
+    for part in parts:
+        if not part.strip() or re.fullmatch(r"[\s,，、&]*", part):
+            continue
+        if re.fullmatch(r"\s*(?:-|–|—|~|至|到|to|through|thru|until)\s*第?\s*", part, re.I):
+            ranged = True
+            continue
+        if re.fullmatch(r"\s*(?:,|，|、|&|和|and|or)\s*第?\s*", part, re.I):
+            continue
+        n = _value(part.strip())
+        if n is None:
+            continue
+        if ranged and prev is not None:
+            lo, hi = sorted((prev, n))
+            out.extend(k for k in range(lo, hi + 1) if k not in out)
+        elif n not in out:
+            out.append(n)
+        prev, ranged = n, False
+    return tuple(out[:MAX_RANGE])
+
+
+def _kind(word: str) -> str:
+    for kind, pattern in _KIND_OF:
+        if pattern.match(word):
+            return kind
+    return "sheet" if word == "工作表" else "slide" if word in ("幻灯片", "投影片") else "page"
+
+
+def named_places(query: str) -> list[NamedPlace]:
+    """The slides, pages and sheets ``query`` names, in the order it names them (see the module)."""
+    text = unicodedata.normalize("NFKC", query or "")
+    found: list[NamedPlace] = []
+
+    def add(place: NamedPlace) -> None:
+        of = _OF_DOCUMENT_RE.match(text, place.end)  # "page 3 of the report": the report is the file itself
+        if of and place.kind != "sheet":
+            place = dataclasses.replace(place, end=of.end())
+        if (place.numbers or place.names or place.before or place.after) and not any(
+                p.start < place.end and place.start < p.end for p in found):
+            found.append(place)
+
+    for m in _CN_ORDINAL_RE.finditer(text):
+        kind = "sheet" if m.group("sheet") else "slide" if m.group("slide1") or m.group("slide2") else "page"
+        add(NamedPlace(kind, _numbers(m.group("nums")), start=m.start(), end=m.end()))
+    for m in _CN_AFTER_RE.finditer(text):
+        add(NamedPlace(_kind(m.group("kind")), _numbers(m.group("nums")), start=m.start(), end=m.end()))
+    for m in _CN_LAST_RE.finditer(text):
+        kind = "sheet" if m.group("sheet") else "slide" if m.group("slide") else "page"
+        add(NamedPlace(kind, (-1,), start=m.start(), end=m.end()))
+    for m in _AFTER_RE.finditer(text):
+        kind = _kind(m.group("kind"))
+        # "Sheet1", "Sheet 2": Excel's own names as often as numbers; the file says which
+        add(NamedPlace(kind, _numbers(m.group("nums")), names=(m.group(),) if kind == "sheet" else (),
+                       start=m.start(), end=m.end()))
+    for m in _BEFORE_RE.finditer(text):
+        first = _value(m.group("ord"))
+        count = _value(m.group("count")) if m.group("count") else None
+        if first is None:
+            continue
+        if count is None:
+            numbers: tuple[int, ...] = (first,)
+        elif first == 1 and m.group("ord").lower() == "first":  # the first three pages
+            numbers = tuple(range(1, min(count, MAX_RANGE) + 1))
+        elif first == -1:  # the last two slides
+            numbers = tuple(range(-min(count, MAX_RANGE), 0))
+        else:
+            continue
+        add(NamedPlace(_kind(m.group("kind")), numbers, start=m.start(), end=m.end()))
+    for pattern in (_QUOTED_AFTER_RE, _QUOTED_BEFORE_RE):
+        for m in pattern.finditer(text):
+            add(NamedPlace("sheet", names=(m.group("name").strip(),), start=m.start(), end=m.end()))
+    for m in _SHEET_WORD_RE.finditer(text):
+        word = m.group()
+        if word[-1:] in "sS":  # "2 sheets of paper", "the tabs": a plural names no one sheet
+            continue
+        called = _CALLED_RE.match(text, m.end())
+        after = text[called.end() if called else m.end():][:NAME_CHARS]
+        # an English name after the word is written as one ("sheet Sales", "sheet Q1"): "sheet metal" is none
+        if not (word == "工作表" or after[:1].isupper() or after[:1].isdigit() or called and called.group().strip()):
+            after = ""
+        add(NamedPlace("sheet", before=text[max(0, m.start() - NAME_CHARS):m.start()], after=after,
+                       start=m.start(), end=m.end()))
+    return sorted(found, key=lambda p: p.start)
+
+
+def without_places(query: str, places: Sequence[NamedPlace] | None = None) -> str:
+    """``query`` (NFKC-normalised) with the mentions of its named slides and pages taken out (their kind
+    word and numbers: "what do the notes on slide 2 say" -> "what do the notes on say"): the words left
+    choose among the named place's shapes. A sheet's unquoted name stays (only the file knows its extent)."""
+    text = unicodedata.normalize("NFKC", query or "")
+    for place in sorted(named_places(text) if places is None else places, key=lambda p: -p.start):
+        text = text[:place.start] + " " + text[place.end:]
+    return " ".join(text.split())

@@ -1,0 +1,62 @@
+"""The page a query names ("what is on page 3 of the report", "p. 12", "第2页"): the box goes there.
+
+The provider's passage often runs over pages; when the query names pages the PDF has (the host's
+``named_places``) and the block ``answer.choose`` picked is on none of them, the block is chosen
+again among the places already considered that are on the named pages (the passage's blocks, then
+those behind it), by the query's other words (the block holding most of them, however few); without
+them, the block the passage covers most there. The block picked first stands first behind it. A page
+the PDF does not have, or none of those places on it, leaves the answer as it was.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from mnote_kr.plugin_api import named_places, without_places
+
+from .answer import Answer, _narrow, choose, content_terms, doc_terms
+from .pdftext import DocumentText
+
+
+def named_pages(doc: DocumentText, query: str) -> list[int]:
+    """The PDF's pages (1-based) the query names, in the order it names them."""
+    out: list[int] = []
+    for place in named_places(query):
+        if place.kind == "page":
+            out += [n for n in place.numbered(len(doc.pages)) if n not in out]
+    return out
+
+
+def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans: Answer,
+                  query: str) -> tuple[Answer, list[int]]:
+    """``ans`` moved to a block on the pages the query names, with the block it held first behind it, and
+    those pages; ``(ans, [])`` unchanged when the query names none of the PDF's pages, ``ans`` is on one,
+    or no place considered (``counts``: the passage's blocks; ``ans.runners_up``) is on one. A block
+    chosen without the query's other words has ``rule`` "named", and as ``terms`` those of its other
+    words the PDF holds elsewhere (none: nothing else was asked for)."""
+    pages = named_pages(doc, query)
+    if not pages or ans.block is not None and ans.block[0] + 1 in pages:
+        return ans, []
+    cands = [b for b in counts if b[0] + 1 in pages]
+    cands += [b for b, _ in ans.runners_up if b[0] + 1 in pages and b not in cands]
+    if not cands:
+        return ans, []
+    rest = without_places(query)
+    there = choose(doc, cands, rest)
+    if there.block is None:  # no block holds enough of the other words: the one holding most, else the
+        dt = doc_terms(doc)    # block the passage covers most there
+        terms = content_terms(rest)
+        weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+
+        def held(b: tuple[int, int]) -> float:
+            return sum(w for t, w in weight.items() if t in dt.block(b).terms)
+
+        b = max(cands, key=lambda b: (held(b), getattr(counts.get(b), "count", 0), -b[0], -b[1]))
+        # approximate when the query's other words are in the PDF but few of them in this block
+        there = Answer(b, "named", 0.0, 0, len(dt.df.keys() & terms.keys()), _narrow(doc, b, []))
+    behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
+    runners = behind + [r for r in there.runners_up if r[0] != ans.block]
+    return dataclasses.replace(there, runners_up=runners), pages

@@ -1,0 +1,92 @@
+"""The slide a query names ("what do the notes on slide 2 say", "第二张幻灯片"): the citation goes there.
+
+A provider returns a small deck as one passage, and the evidence picked from it may be another
+slide's; when the query names slides the deck has (the host's ``named_places``: a slide, or a page,
+as people call a slide too) and the evidence's place is on none of them, the named slide's shape or
+notes holding most of the query's other words (and meaning, once ingest embedded the deck) is cited
+instead, its notes first when the query asks for notes. The evidence's place stands first behind it.
+A slide the deck does not have is no place: the evidence's place stays.
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from mnote_kr.plugin_api import (
+    Locator,
+    iter_tokens,
+    named_places,
+    normalize,
+    places_key,
+    rank_by_meaning,
+    scaffolding,
+    without_places,
+)
+
+from .reader import PptxDocument, SlideParagraph
+
+#: Words asking for a slide's speaker notes.
+NOTES_WORDS = frozenset({"note", "notes", "notizen", "备注", "讲稿", "注释"})
+
+
+def named_slides(doc: PptxDocument, query: str) -> list[int]:
+    """The deck's slides the query names (as slides or pages), in the order it names them."""
+    out: list[int] = []
+    for place in named_places(query):
+        if place.kind in ("slide", "page"):
+            out += [n for n in place.numbered(len(doc.titles)) if n not in out]
+    return out
+
+
+def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
+                   meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
+    """The paragraph of the named ``slides`` the query's other words choose, the reason, and whether it
+    is an approximate place (the query's other words are in the deck, none on the slides); None when the slides
+    hold no text. ``meta``: words about the deck itself, never content."""
+    cands = [p for p in doc.paragraphs if p.slide in slides and p.tokens]
+    if not cands:
+        return None
+    rest = normalize(without_places(query))
+    said = [tok for tok, _, _ in iter_tokens(rest)]
+    words = {w for w, skip in zip(said, scaffolding(said), strict=True) if not skip} - meta
+    notes = bool(words & NOTES_WORDS) or any(w in rest for w in NOTES_WORDS if not w.isascii())
+    total = sum(doc.idf(w) for w in words)
+    score = {p.index: sum(doc.idf(w) for w in words & p.tokens) / total if total else 0.0 for p in cands}
+    held = any(score.values())
+    # meaning chooses with the words, not without them: "what is on slide 3" is the slide's first shape
+    ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, score) \
+        if total and len(cands) > 1 else None
+    combined = ranked[0] if ranked is not None else score
+    pick = max(cands, key=lambda p: (notes and p.notes, combined[p.index], -slides.index(p.slide), -p.index))
+    where = "slide " + ", ".join(str(n) for n in slides)
+    if notes and pick.notes:
+        return pick, f"the query names {where} and asks for its notes", False
+    if held:
+        return pick, f"the query names {where}; its other words are in this shape", False
+    if not words & doc.df.keys():  # nothing else asked for that the deck holds
+        return pick, f"the query names {where}", False
+    return pick, f"the query names {where}; none of its other words is there: an approximate place", True
+
+
+def at_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str,
+                   meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
+    """When the query names slides of the deck and ``picked`` (the evidence's place) is on none of them:
+    the named slide's paragraph, reason and precision (``on_named_slide``); else None."""
+    slides = named_slides(doc, query)
+    if not slides or picked.slide in slides:
+        return None
+    return on_named_slide(doc, slides, query, meta)
+
+
+def evidence_place_first(doc: PptxDocument, located: Locator, evidence_place: Locator,
+                         evidence_para: SlideParagraph, query: str) -> Locator:
+    """``located`` (at the named slide, with the places behind it) with the evidence's own place
+    (``evidence_place``) first behind it: approximate, with its cosine with the query once ingest
+    embedded the deck; a place behind at the same shape left out."""
+    ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, {evidence_para.index: 0.0})
+    cos = ranked[1].get(evidence_para.index) if ranked is not None else None
+    first = msgspec.structs.replace(evidence_place, locator_degraded=True, runners_up=[],
+                                    meaning_score=round(cos, 6) if cos is not None else None)
+    same = (first.slide, first.speaker_notes, first.shape_id)
+    behind = [r for r in located.runners_up if (r.slide, r.speaker_notes, r.shape_id) != same]
+    return msgspec.structs.replace(located, runners_up=[first, *behind])

@@ -1,0 +1,69 @@
+"""A query naming a slide ("what do the notes on slide 2 say", "第二张幻灯片的备注") is cited on that slide,
+its notes when it asks for notes; the evidence's own place stands first behind it.
+
+The real engine's case on docling's sample deck: LightRAG cut the deck's text in two chunks, and the
+one it returned for "what do the notes on slide 2 say" was the tail of slide 3 (its list and notes),
+so the citation landed on slide 3's notes and the answer stood behind it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+SAMPLE = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "pptx" / "docling__powerpoint_sample.pptx"
+
+
+@pytest.fixture(scope="module")
+def plugins():  # type: ignore[no-untyped-def]
+    return load_plugins(None)
+
+
+def _slide3_tail(plugins) -> str:  # type: ignore[no-untyped-def]
+    """The deck's own text from slide 3's last list on: the chunk the engine returned."""
+    deck = plugins.extract_text(str(SAMPLE))
+    return deck[deck.index("l1\n"):]
+
+
+def _locate(plugins, chunk: str, query: str):  # type: ignore[no-untyped-def]
+    bundle = plugins.clean_text(chunk, query, None)
+    return plugins.locate(LocateRequest(file=str(SAMPLE), evidence=bundle.locator_evidence_text, query=query,
+                                        passage=chunk))
+
+
+@pytest.mark.parametrize("query", ["what do the notes on slide 2 say", "What do the notes on the second slide say?",
+                                   "第二张幻灯片的备注是什么", "幻灯片2的备注"])
+def test_a_question_naming_a_slide_cites_that_slides_notes_with_the_evidences_place_behind(
+        plugins, query: str) -> None:  # type: ignore[no-untyped-def]
+    before = hashlib.sha256(SAMPLE.read_bytes()).digest()
+    chunk = _slide3_tail(plugins)
+    assert "Some notes on the second slide" not in chunk
+    loc = _locate(plugins, chunk, query)
+    assert (loc.locator_precision, loc.locator_degraded, loc.slide, loc.speaker_notes, loc.shape_id) == (
+        "slide", False, 2, True, None)
+    assert loc.quote == "Some notes on the second slide."
+    behind = loc.runners_up[0]
+    assert (behind.slide, behind.speaker_notes, behind.locator_degraded) == (3, True, True)  # today's first
+    assert hashlib.sha256(SAMPLE.read_bytes()).digest() == before
+
+
+def test_the_querys_other_words_choose_the_shape_on_the_named_slide(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, _slide3_tail(plugins), "the rectangle shape on slide 2")
+    assert (loc.slide, loc.shape_name, loc.speaker_notes, loc.locator_degraded) == (2, "Rectangle 3", False, False)
+
+
+def test_a_slide_named_without_other_words_is_cited_at_its_title(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, _slide3_tail(plugins), "what is on the second slide")
+    assert (loc.slide, loc.quote, loc.locator_degraded) == (2, "Second slide title", False)
+
+
+@pytest.mark.parametrize("query", ["what do the notes on slide 9 say", "2 slides of notes", "notes version 2"])
+def test_a_slide_the_deck_lacks_or_a_number_naming_no_slide_keeps_the_evidences_place(
+        plugins, query: str) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, _slide3_tail(plugins), query)
+    assert (loc.slide, loc.speaker_notes) == (3, True) and "names slide" not in loc.reason

@@ -1,0 +1,59 @@
+"""A query naming a sheet ("North 2023 on the Costs sheet", "sheet 'Costs'", "the second sheet", "工作表
+Costs") is cited on that sheet's row, the evidence's row first behind it; a sheet the workbook lacks
+leaves the citation where the evidence is."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+
+@pytest.fixture()
+def ledger(tmp_path: Path) -> Path:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    sales = wb.active
+    sales.title = "Sales"
+    for row in (["Region", "2022", "2023"], ["North", 120, 140], ["South", 90, 95], ["Total", 210, 235]):
+        sales.append(row)
+    costs = wb.create_sheet("Costs")
+    for row in (["Region", "2022", "2023"], ["North", 70, 75], ["South", 60, 66], ["Total", 130, 141]):
+        costs.append(row)
+    path = tmp_path / "ledger.xlsx"
+    wb.save(path)
+    return path
+
+
+def _locate(path: Path, query: str):  # type: ignore[no-untyped-def]
+    """The locator of the workbook's own text as one passage (a small workbook is one chunk)."""
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(path))
+    bundle = plugins.clean_text(text, query, None)
+    return plugins.locate(LocateRequest(file=str(path), evidence=bundle.locator_evidence_text, query=query,
+                                        passage=text))
+
+
+@pytest.mark.parametrize("query", ["North 2023 on the Costs sheet", "what is North in 2023 on sheet 'Costs'",
+                                   "North 2023, the second sheet", "工作表 Costs 中 North 2023"])
+def test_a_question_naming_a_sheet_is_cited_on_that_sheets_row(ledger: Path, query: str) -> None:
+    before = hashlib.sha256(ledger.read_bytes()).digest()
+    assert (_locate(ledger, "North 2023").sheet, _locate(ledger, "North 2023").range) == ("Sales", "C2")
+    loc = _locate(ledger, query)
+    assert (loc.locator_precision, loc.locator_degraded, loc.sheet, loc.range, loc.quote) == (
+        "cell", False, "Costs", "C2", "North, 2023: 75")
+    behind = loc.runners_up[0]
+    assert (behind.sheet, behind.range, behind.locator_degraded) == ("Sales", "C2", True)  # the evidence's row
+    assert hashlib.sha256(ledger.read_bytes()).digest() == before
+
+
+@pytest.mark.parametrize("query", ["North 2023 on the Profit sheet", "North 2023 on the fourth sheet",
+                                   "North 2023 balance sheet", "North 2023 for 2 sheets"])
+def test_a_sheet_the_workbook_lacks_leaves_the_evidences_row(ledger: Path, query: str) -> None:
+    loc = _locate(ledger, query)
+    assert (loc.sheet, loc.range) == ("Sales", "C2") and "names sheet" not in loc.reason
