@@ -270,8 +270,14 @@ def _orders(cits: list[dict[str, Any]], query: str, full: list[dict[str, Any]] |
     former = sorted(cits, key=lambda c: -score(c["diagnostics"]["providerRank"], total,
                                               Path(c["sourceRootRelativePath"]).name,
                                               c.get("displayQuote") or "", query)[0])
-    rerun = _rerank(full, query)[:top_k] if full else _rerank(cits, query)
+    # the host returns one citation per file (its other places folded in as alternatives): so does rerun
+    rerun = _first_per_file(_rerank(full, query))[:top_k] if full else _rerank(cits, query)
     return {"lightrag": lightrag, "former": former, "current": cits, "rerun": rerun}
+
+
+def _first_per_file(cits: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    return [c for c in cits if not (c["sourceRootRelativePath"] in seen or seen.add(c["sourceRootRelativePath"]))]
 
 
 ORDERS = ("lightrag", "former", "current", "rerun")
