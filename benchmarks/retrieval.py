@@ -66,7 +66,6 @@ place@1 >= 80%, ingest time <= 2x hashing's. Targets of the places: as above, pe
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
 import os
 import shutil
@@ -75,7 +74,6 @@ import sys
 import tempfile
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +82,7 @@ from mnote_kr_testkit.pdfs import iou
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import LabelError, load_sets, norm, resolve  # noqa: E402
+from retrieval_overrides import code_overrides  # noqa: E402
 from retrieval_times import print_times  # noqa: E402
 
 
@@ -202,7 +201,7 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
             varied = Host(ws, config=config)
             t0 = time.perf_counter()
             ms = {}
-            with _code_overrides(code):
+            with code_overrides(code):
                 both = {label["id"]: search_all(varied, label["q"], ms) for label in labels}
             run[f"search_{suffix}_s"] = time.perf_counter() - t0
             run[f"ms_{suffix}"] = ms
@@ -212,36 +211,6 @@ def run_embedder(name: str, labels: list[dict[str, Any]], files: list[str], top_
     finally:
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
-
-
-@contextlib.contextmanager
-def _code_overrides(code: dict[str, Any]) -> Iterator[None]:
-    """Module constants set for one variant (``py:MODULE.NAME=VALUE``, e.g. today's default of a
-    locator beside the new one), with the remembered locate answers bypassed while they hold."""
-    import importlib
-
-    from mnote_kr.citations import pipeline
-    from mnote_kr.citations.caches import answercache
-
-    if not code:
-        yield
-        return
-    before: list[tuple[Any, str, Any]] = []
-    saved = answercache.get, answercache.put
-    try:
-        for key, value in code.items():
-            module, _, name = key.rpartition(".")
-            mod = importlib.import_module(module)
-            before.append((mod, name, getattr(mod, name)))
-            setattr(mod, name, value)
-        answercache.get, answercache.put = (lambda name: None), (lambda name, locator: None)
-        pipeline._locator_memo.clear()
-        yield
-    finally:
-        for mod, name, value in before:
-            setattr(mod, name, value)
-        answercache.get, answercache.put = saved
-        pipeline._locator_memo.clear()
 
 
 def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
