@@ -332,11 +332,12 @@ def _share_numeric(texts: Sequence[str]) -> float | None:
 def row_chars(page: PageText, lines: Sequence[int]) -> tuple[list[str], list[int]] | None:
     """The characters of a table row's ``lines`` read under their headers (a row whole: ``label: header:
     value; ...``; one cell: ``label, header: value``) and each one's line; None for lines that are not a
-    read table row's."""
-    if not page.row_cells or not lines:
+    read table row's (a page kept before rows were read has none)."""
+    cells = getattr(page, "row_cells", None)
+    if not cells or not lines:
         return None
     bi = page.block_of[lines[0]]
-    segments = page.row_cells.get(bi)
+    segments = cells.get(bi)
     want = set(lines)
     if segments is None or not want <= set(page.blocks[bi]):
         return None
