@@ -37,6 +37,7 @@ from mnote_kr.plugin_api import (
     scaffolding,
 )
 
+from . import tableread
 from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
@@ -134,7 +135,11 @@ _LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
 
 
 def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]]:
-    """A block's characters as written (lines joined, hyphenation undone) and each one's line."""
+    """A block's characters as written (lines joined, hyphenation undone) and each one's line; a table
+    row's read under its headers (``tableread``)."""
+    row = tableread.row_chars(page, lines)
+    if row is not None:
+        return row
     chars: list[str] = []
     line_at: list[int] = []
     soft = False  # the line before ends in a soft hyphen
@@ -287,6 +292,8 @@ class Answer:
     meaning: float | None = None  # the query's cosine with the block, when its vectors exist
     #: the passage's next best blocks by words and meaning, best first (with their cosines)
     runners_up: list[tuple[tuple[int, int], float | None]] = field(default_factory=list)
+    #: a table row of the passage holds the query's rarest word and this block does not (``_rare_in_row``)
+    rare_elsewhere: bool = False
 
 
 def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Answer:
@@ -309,6 +316,9 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
                     ranked = _by_meaning(doc, dt, passage, query, {b: 1.0})
                     return Answer(b, "verbatim", 1.0, len(terms), len(terms),
                                   _narrow(doc, b, [dt.block(b).line_at[at[0]]]), ranked[1].get(b) if ranked else None)
+    cell = tableread.cell_answer(doc, passage, query)
+    if cell is not None:
+        return _cell(doc, dt, passage, query, terms, *cell)
     if not terms:
         return Answer(None, "semantic", 0.0, 0, 0, [])
     # a CJK bigram the document never holds is an artefact of cutting an unspaced query
@@ -337,12 +347,42 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         _, share, n_found = words.get(b, (0.0, 0.0, 0))
         rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
         runners = [(r, cosines[r]) for r in order[1:1 + RUNNERS_UP]] + _wide(doc, passage, query)
-        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)),
-                      cosines[b], runners)
+        return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
+                      cosines[b], runners, _rare_in_row(doc, dt, passage, b, weight))
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
-    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms)))
+    return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
+                  rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight))
+
+
+def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, terms: dict[str, str],
+          b: tuple[int, int], lines: list[int]) -> Answer:
+    """The table cell the query names by its row's label and its header (``tableread.cell_answer``),
+    with its cosine and the passage's blocks behind it when the document's blocks have vectors."""
+    held = dt.block(b).terms
+    ranked = _by_meaning(doc, dt, passage, query, {b: 1.0})
+    cos = ranked[1].get(b) if ranked else None
+    runners = [(r, ranked[1][r]) for r in ranked[0] if r != b][:RUNNERS_UP] + _wide(doc, passage, query) \
+        if ranked else []
+    found = sum(t in held for t in terms)
+    return Answer(b, "cell", found / max(len(terms), 1), found, len(terms), lines, cos, runners)
+
+
+def _rare_in_row(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], b: tuple[int, int],
+                 weight: dict[str, float]) -> bool:
+    """Whether a table row of the passage holds the rarest of the query's words the passage holds and
+    block ``b`` does not: a title or a note holding the query's common words is then no exact place
+    for a question about that row."""
+    rows = [o for o in passage if o != b and o[1] in doc.pages[o[0]].table_rows]
+    if not rows:
+        return False
+    held = {t for o in passage for t in dt.block(o).terms if t in weight}
+    if not held:
+        return False
+    top = max(weight[t] for t in held)
+    rare = [t for t in held if weight[t] >= top - 1e-9 and t not in dt.block(b).terms]
+    return any(t in dt.block(o).terms for t in rare for o in rows)
 
 
 def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
@@ -414,12 +454,15 @@ def _cluster_bonus(bt: BlockText, found: list[str]) -> float:
     return 0.08 if width <= 25 else 0.0
 
 
-def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int]) -> list[int]:
-    """The block's lines; for a table row the one cell that holds the answer (the whole row when
-    the answer spans cells or sits in the first cell, the row's name); for a long block the
-    few lines around the answer."""
+def _narrow(doc: DocumentText, b: tuple[int, int], hit_lines: list[int], query: str = "") -> list[int]:
+    """The block's lines; for a table row the cell under the header the query names (``tableread``),
+    else the one cell that holds the answer (the whole row when the answer spans cells or sits in
+    the first cell, the row's name); for a long block the few lines around the answer."""
     page = doc.pages[b[0]]
     lines = page.blocks[b[1]]
+    named = tableread.named_cell(page, b[1], query) if query and b[1] in page.row_cells else None
+    if named:
+        return named
     if hit_lines and b[1] in page.table_rows:
         boxes = {li: reading_box(page, li) for li in lines}
         left = min(boxes[li][0] for li in lines)

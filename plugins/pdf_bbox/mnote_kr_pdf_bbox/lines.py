@@ -11,6 +11,7 @@ cells are found on reading boxes, while the line's box on the page stays its tru
 from __future__ import annotations
 
 import math
+from array import array
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -106,6 +107,8 @@ def assemble(out: PageText, text: str, box_of: Callable[[int], Quad | None],
     members: list[list[int]] = []
     lines: list[list[float]] = []  # per line: l, b, r, t in user space turned by the line's quarter turns
     turns: list[int] = []
+    spans = array("f", bytes(8 * n))  # each character's left and right in its line's reading frame (0, 0: none)
+    cx0 = geom.crop[0]
     cur: list[float] | None = None  # the current line
     last_r = 0.0
     for i in range(n):
@@ -138,10 +141,12 @@ def assemble(out: PageText, text: str, box_of: Callable[[int], Quad | None],
             cur[2] = max(cur[2], rgt)
             cur[3] = max(cur[3], top)
         last_r = rgt
+        spans[2 * i], spans[2 * i + 1] = (lft, rgt) if q else (lft - cx0, rgt - cx0)
         line_of[i] = len(lines) - 1
         members[-1].append(i)
     out.text = text
     out.line_of = line_of
+    out.char_spans = spans
     true = [unturn((b[0], b[1], b[2], b[3]), q) for b, q in zip(lines, turns, strict=True)]
     out.lines = [geom.text_frame(b) for b in true]
     # a turned line's reading box: its turned user-space box with y pointing down

@@ -220,6 +220,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
+        elif ans.rule == "cell":
+            why += "; the query names this table row's label and this cell's header"
         elif ans.rule == "meaning":
             why += f"; placed by meaning and query terms among the passage's text blocks " \
                    f"({ans.found} of the query's {ans.terms} content terms)"
@@ -234,6 +236,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
+        if ans.rare_elsewhere and not degraded:
+            degraded = True
+            why += "; a table row of the passage holds the query's rarest word and this block does not: " \
+                   "an approximate place"
     else:
         # The passage itself: the matched lines of the block holding most of the match (a
         # stray k-gram at the match's edge must not decide the page).

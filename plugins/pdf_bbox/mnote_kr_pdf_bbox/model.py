@@ -163,11 +163,11 @@ def _code_stamp() -> str:
 
     from mnote_kr.plugin_api import textmatch, textnorm
 
-    from . import align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tables
+    from . import align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tableread, tables
 
     h = hashlib.blake2b(digest_size=8)
     for module in (__file__, pdftext.__file__, pdfium.__file__, cidtext.__file__, layout.__file__, answer.__file__,
-                   align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__,
+                   align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__, tableread.__file__,
                    lines.__file__, page.__file__, outline.__file__):
         try:
             st = os.stat(module)
@@ -179,7 +179,7 @@ def _code_stamp() -> str:
 
 _cache: FileCache[DocumentText] = FileCache(
     _read, what="PDF", max_items=CACHE_SIZE,
-    persist=Persist(name="pdf", version="10-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
+    persist=Persist(name="pdf", version="11-" + _code_stamp(), model=DocumentText, encode=lambda doc: _encode(doc)),
 )  # on disk too: a new process neither re-reads the text layer nor rebuilds what a locate derives from it
 
 

@@ -86,6 +86,12 @@ class PageText:
     table_rows: set[int] = field(default_factory=set)  # block indices that are a table's rows (``tables``)
     turned: dict[int, Box] = field(default_factory=dict)  # line index -> reading box of a turned line (``lines``)
     continues: dict[int, int] = field(default_factory=dict)  # block -> the block its paragraph goes on in
+    #: block index of a table row -> the row read under its table's headers (``tableread``): per part of
+    #: the row, its label's text and lines, then each cell's header, text and lines
+    row_cells: dict[int, list[tuple[str, list[int], list[tuple[str, str, list[int]]]]]] = field(default_factory=dict)
+    #: each character's left and right x in its line's reading frame, two per character: kept only
+    #: while the page's layout is read (``tableread`` splits header lines into words), then dropped
+    char_spans: MutableSequence[float] | None = None
 
     @property
     def has_text(self) -> bool:

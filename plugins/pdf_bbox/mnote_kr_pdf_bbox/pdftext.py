@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import DocumentError
 
-from . import budget, cidtext, outline, tables
+from . import budget, cidtext, outline, tableread, tables
 from .layout import continuations, find_furniture, line_spacing, split_at_markers, split_blocks
 from .lines import Quad, assemble, reading_box
 from .page import Box as Box  # re-exported: the locator's modules take the box type from here
@@ -442,6 +442,8 @@ def _layout(pages: list[PageText]) -> None:
         pg.continues = continuations(blocks, rb, t, pg.size)
         first = {min(row) for row in rows}
         pg.table_rows = {bi for bi, blk in enumerate(pg.blocks) if min(blk) in first}
+        tableread.read_tables(pg)
+        pg.char_spans = None  # read; not kept with the model
         pg.block_of = [-1] * len(pg.lines)
         for bi, blk in enumerate(pg.blocks):
             for li in blk:

@@ -1,0 +1,151 @@
+"""A question about a row of a PDF table cites that row: the cell under the header it names.
+
+Truth comes from PDFium's own reading of the page (where a word is drawn, what text stands inside a
+box, the row's numbers in the page's text), never from the locator's geometry.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pypdfium2 as pdfium
+import pytest
+from mnote_kr_testkit.data import CORPUS
+
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugin_api import labelled_row
+from mnote_kr_pdf_bbox import clear_cache, locate
+from mnote_kr_pdf_bbox.answer import place_texts
+from mnote_kr_pdf_bbox.pdftext import line_text, read_document
+
+PDF = CORPUS / "pdf"
+NICS = PDF / "pdfplumber__nics-background-checks-2015-11.pdf"
+REPORT = PDF / "mineru__test_rearch_report.pdf"
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    clear_cache()
+
+
+def _digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _page_text(path: Path, page: int) -> str:
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        return doc[page - 1].get_textpage().get_text_range()
+    finally:
+        doc.close()
+
+
+def _word_boxes(path: Path, page: int, word: str) -> list[tuple[float, float, float, float]]:
+    """Where PDFium draws each occurrence of ``word`` (top-left points, an unrotated page)."""
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        pg = doc[page - 1]
+        h = pg.get_height()
+        tp = pg.get_textpage()
+        found = []
+        search = tp.search(word, match_case=True, match_whole_word=True)
+        while (hit := search.get_next()) is not None:
+            boxes = [tp.get_charbox(i) for i in range(hit[0], hit[0] + hit[1])]
+            found.append((min(b[0] for b in boxes), h - max(b[3] for b in boxes),
+                          max(b[2] for b in boxes), h - min(b[1] for b in boxes)))
+        return found
+    finally:
+        doc.close()
+
+
+def _text_in(path: Path, page: int, box: list[float]) -> str:
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        pg = doc[page - 1]
+        h = pg.get_height()
+        return pg.get_textpage().get_text_bounded(left=box[0], bottom=h - box[3], right=box[2], top=h - box[1])
+    finally:
+        doc.close()
+
+
+def _row_tokens(path: Path, page: int, label: str) -> list[str]:
+    """The words after ``label`` on its line of the page's text as PDFium writes it."""
+    line = next(ln for ln in _page_text(path, page).splitlines() if ln.strip().startswith(label + " "))
+    return line.strip()[len(label):].split()
+
+
+def _letters(text: str) -> str:
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def test_kentucky_handgun_question_cites_kentuckys_handgun_cell() -> None:
+    before = _digest(NICS)
+    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1),
+                               query="How many handgun checks were there in Kentucky in November 2015?"))
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
+    (kentucky,) = _word_boxes(NICS, 1, "Kentucky")
+    mid = (kentucky[1] + kentucky[3]) / 2
+    assert loc.bbox[1] <= mid <= loc.bbox[3]  # Kentucky's row, not the title
+    handguns = sorted(_word_boxes(NICS, 1, "Handgun"), key=lambda b: (b[1], b[0]))
+    first = min(handguns, key=lambda b: b[0])  # the plain Handgun column; the others stand under a group heading
+    # the cell stands in the first Handgun column (numbers set flush right: within its header's width)
+    assert first[0] - 5 <= loc.bbox[0] and loc.bbox[2] <= first[2] + 5
+    assert all(loc.bbox[2] < b[0] for b in handguns if b is not first)
+    value = _row_tokens(NICS, 1, "Kentucky")[1]  # Permit, then Handgun
+    assert _text_in(NICS, 1, loc.bbox).strip() == value
+    assert loc.place_text is not None and "Kentucky" in loc.place_text and value in loc.place_text
+    assert _digest(NICS) == before
+
+
+def test_a_row_and_a_header_named_in_a_short_query_cite_that_cell() -> None:
+    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1), query="Illinois permit checks total"))
+    assert not loc.locator_degraded
+    (illinois,) = _word_boxes(NICS, 1, "Illinois")
+    assert loc.bbox[1] <= (illinois[1] + illinois[3]) / 2 <= loc.bbox[3]
+    assert _text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
+
+
+def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
+    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1),
+                               query="firearm checks in Kentucky November 2015"))
+    (kentucky,) = _word_boxes(NICS, 1, "Kentucky")
+    on_row = loc.bbox[1] <= (kentucky[1] + kentucky[3]) / 2 <= loc.bbox[3]
+    assert on_row or loc.locator_degraded
+
+
+def test_side_by_side_financial_tables_cite_the_named_rows_year() -> None:
+    loc = locate(LocateRequest(file=str(REPORT), evidence=_page_text(REPORT, 3), query="P/E ratio 2023E"))
+    assert loc.page == 3 and not loc.locator_degraded
+    years = [w for w in _page_text(REPORT, 3).split() if w[:2] == "20" and len(w) <= 5][:4]  # the header's years
+    value = _row_tokens(REPORT, 3, "P/E")[years.index("2023E")]
+    assert _text_in(REPORT, 3, loc.bbox).strip() == value
+    (pe,) = _word_boxes(REPORT, 3, "P/E")
+    assert loc.bbox[1] <= (pe[1] + pe[3]) / 2 <= loc.bbox[3]
+
+
+def test_a_table_row_reads_as_the_host_reads_rows() -> None:
+    doc = read_document(NICS)
+    page = doc.pages[0]
+    (bi,) = [bi for bi in page.row_cells if any(line_text(page, li).strip() == "Kentucky" for li in page.blocks[bi])]
+    (label, _, parts), = page.row_cells[bi]
+    text = place_texts(doc)[bi]
+    assert text == labelled_row(label, [(h, v) for h, v, _ in parts])
+    values = _row_tokens(NICS, 1, "Kentucky")
+    assert [v for _, v, _ in parts] == values  # every number of the row, in order, each under a header
+    assert "Permit: " + values[0] in text and "Handgun: " + values[1] in text
+
+
+@pytest.mark.parametrize("name", ["pdfjs__tracemonkey.pdf", "pdfminer__naacl06-shinyama.pdf",
+                                  "pdfplumber__issue-982-example.pdf", "unstructured__multi-column-2p.pdf"])
+def test_prose_pages_keep_their_places_as_written(name: str) -> None:
+    doc = read_document(PDF / name)
+    texts = place_texts(doc)
+    n = 0
+    for page in doc.pages:
+        for lines in page.blocks:
+            written = " ".join(" ".join(line_text(page, li).split()) for li in lines)
+            said = texts[n]
+            n += 1
+            if said:  # the block's own letters and digits, in order: no header read into prose
+                assert _letters(said) == _letters(written), said
