@@ -14,7 +14,8 @@ A LightRAG chunk or sidecar block carries inline markup (as LightRAG 1.5's parse
 * ``display_quote``: one line people and LLMs read. Tag shells gone, LaTeX made plain
   (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
   rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
-  broken or stray tags removed. A ``<`` that is followed by a letter and is not a tag
+  broken or stray tags removed, a figure's lone-letter labels and a picture's glyph debris
+  dropped (``debris``). A ``<`` that is followed by a letter and is not a tag
   becomes ``< `` so no half tag can survive. The user's query is never lost: if the raw
   text contained it (whitespace and case normalised) and cleaning would lose it, the
   query is appended after `` … ``.
@@ -41,6 +42,7 @@ from mnote_kr.citations.cleaning.copyable import (
     trim_to_boundaries,
     unify_cjk_forms,
 )
+from mnote_kr.citations.cleaning.debris import drop_debris
 from mnote_kr.citations.cleaning.latex import _math_in_text, latex_to_plain
 from mnote_kr.citations.cleaning.markup import (
     _DISPLAY_MAP,
@@ -101,7 +103,7 @@ def _display_from_neutral(neutral: str) -> str:
     text = _collapse(drop_tag_tails(text))
     if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would
         text = _collapse(_math_in_text(text))
-    return trim_to_boundaries(_strip_lead(join_cjk_gaps(text)))
+    return trim_to_boundaries(_strip_lead(join_cjk_gaps(drop_debris(text))))
 
 
 def _norm(text: str) -> str:

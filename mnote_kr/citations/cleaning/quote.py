@@ -30,6 +30,10 @@ QUOTE_CHARS = 320
 PLACE_OPENING = 16
 #: ... when what comes before them is a heading: at most this many words.
 HEADING_WORDS = 15
+#: ... before a place that opens in CJK: at most this many characters (no spaces to count words by).
+HEADING_CJK = 40
+_NOT_LETTER = "\"'“‘«「『（(《[【-–—•*"
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 #: At most this many sentences, the answering one first.
 MOST_SENTENCES = 3
 #: A single sentence longer than this (a table's rows, a PDF line run without full stops) is cut
@@ -227,21 +231,31 @@ def _place_start(text: str, first: tuple[int, int], place: str) -> int:
     """Where the place's own words begin in its first sentence ``first`` when what comes before them
     reads as a heading the chunk ran into it (a heading line has no full stop): at most
     ``HEADING_WORDS`` words, its last capitalised or a number, or none of ``,;:`` in it before a place
-    that begins a sentence of its own ("Greenhouse watering log" before "The tomato ..."). A lead-in
-    that goes on into the place ("Under the plan,", "must be presented:", "according to the report"
-    before "the trustee ...") stays, as does the sentence's start when the place's opening words are
-    not found there as written."""
+    that begins a sentence of its own ("Greenhouse watering log" before "The tomato ..."; a place
+    opening in CJK, which has no capitals, after at most ``HEADING_CJK`` characters: a masthead's
+    title and its text layer's garbage before a magazine's first paragraph). A lead-in that goes on
+    into the place ("Under the plan,", "must be presented:", "according to the report" before "the
+    trustee ...") stays, as does the sentence's start when the place's opening words are not found
+    there (compared by their letters and digits: the chunk may space or break them otherwise)."""
     opening = " ".join(place.split()[:6])
     if len(opening) < PLACE_OPENING:
         return first[0]
-    at = text.find(opening, first[0], first[1])
+    own, _ = _letters(opening)
+    seq, where = _letters(text[first[0]:first[1]])
+    found = seq.find(own[:PLACE_OPENING]) if len(own) >= PLACE_OPENING // 2 else -1
+    at = first[0] + where[found] if found > 0 else first[0]
+    lead = opening[:len(opening) - len(opening.lstrip(_NOT_LETTER))]  # its opening marks: "“", "("
+    if lead and text.startswith(lead, at - len(lead)):
+        at -= len(lead)
     if at <= first[0]:
         return first[0]
     before = text[first[0]:at]
     words = before.split()
-    starts = opening[:1].isupper() or opening[:1].isdigit()  # the place begins a sentence of its own
+    cjk = _CJK_RE.match(text, at) is not None
+    # the place begins a sentence of its own
+    starts = opening[:1].isupper() or opening[:1].isdigit() or (cjk and len("".join(words)) <= HEADING_CJK)
     heading = len(words) <= HEADING_WORDS and (words[-1][:1].isupper() or words[-1][:1].isdigit()
-                                               or (starts and not any(c in before for c in ",;:")))
+                                               or (starts and not any(c in before for c in ",;:，；：、")))
     return at if heading else first[0]
 
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -32,6 +33,11 @@ if TYPE_CHECKING:
 MIN_COVERAGE = 0.5
 MIN_EVIDENCE = 8  # compact characters; shorter evidence is too ambiguous to box
 SEEDS = 256  # rarest evidence k-grams that vote for the alignment's diagonal
+#: Evidence of at most this many compact characters (a line or a sentence) is not found where the text
+#: layer reads it but for one of its numbers: the same words with another number are another line
+#: (a form's or a template's pages), and the line itself may lie on a scanned page (OCR's to place).
+SHORT_EVIDENCE = 80
+_DIGIT_RUN = re.compile(r"\d+")
 MEMO_MAX = 4096  # alignments kept in memory per document (a server sees foreign evidence too)
 
 
@@ -140,7 +146,13 @@ def find(doc: DocumentText, evidence: str) -> Match | None:
     if best is None or best[0] < MIN_COVERAGE:
         return None
     coverage, view, start, end = best
+    if len(ev) <= SHORT_EVIDENCE and coverage < 1.0 and _numbers(ev) - _numbers(view.compact[start:end]):
+        return None  # "... Page 2." read at "... Page 4.": a line unique by its number is not its twin
     return Match(view, start, end, coverage)
+
+
+def _numbers(compact: str) -> set[str]:
+    return set(_DIGIT_RUN.findall(compact))
 
 
 def find_stored(doc: DocumentText, evidence: str, prepare: Callable[[str], str]) -> Match | None:

@@ -86,7 +86,8 @@ def find_furniture(
     With ``sizes`` (per page, each line's font size), the outermost row of a band that
     holds words and a page number in type no larger than the page's body text counts
     too, with nothing to repeat it: the running header of a single page ("Optimized
-    Table Tokenization ... 9"), where a title would be set larger.
+    Table Tokenization ... 9"), where a title would be set larger. A page whose every line would
+    count keeps its lines of words: they are the page.
     """
     seen: dict[str, list[tuple[int, float]]] = {}
     cand: list[list[tuple[int, str, float]]] = []
@@ -126,6 +127,11 @@ def find_furniture(
             b = boxes[li]
             if all(k == li or k in found or min(o[3], b[3]) <= max(o[1], b[1]) for k, o in enumerate(boxes)):
                 found.add(li)
+        if found and len(found) == len(boxes):
+            # Nothing but lines that repeat on other pages: the page's words are its content (a
+            # form's or a test document's pages, "This is a multi page document. Page 4."), not
+            # headers around nothing; a page number alone stays furniture.
+            found = {li for li in found if is_page_number(texts[li])}
         out.append(found)
     return out
 

@@ -55,13 +55,18 @@ def reading_box(page: PageText, li: int) -> Box:
 
 
 GUTTER = 9.0  # points: a blank strip at least this wide from top to bottom separates columns
+#: ... or at least this share of the region's median line height, when that is narrower: small type
+#: (a scanned magazine page set at 8 pt, ``mineru__complex_layout.pdf``) has a narrower gutter, and
+#: a y gap as wide would read its two columns row by row
+GUTTER_EM = 0.6
 
 
 def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
     """Line indices in reading order by XY-cut (an explicit stack, not recursion, so a page's
     depth cannot exhaust Python's stack): a blank strip at least ``GUTTER`` wide from the top to
     the bottom of the region (columns, even when a picture between paragraphs leaves a wider band
-    across the page) is cut first, otherwise the largest whitespace gap.
+    across the page; ``GUTTER_EM`` of the line height in small type) is cut first, otherwise the
+    largest whitespace gap.
 
     Columns come out one after the other even when a producer drew them row by row;
     on a right-to-left page (``rtl``) the right column and the right piece of a row first.
@@ -74,8 +79,10 @@ def reading_order(boxes: list[Box], rtl: bool = False) -> list[int]:
             out.extend(idx)
             continue
         best: tuple[float, int, float] | None = None  # gap, axis (0 = x: columns, 1 = y: bands), cut
+        heights = sorted(boxes[i][3] - boxes[i][1] for i in idx)
+        gutter = min(GUTTER, GUTTER_EM * heights[len(heights) // 2])
         for axis in (0, 1):
-            if axis == 1 and best is not None and best[0] >= GUTTER:
+            if axis == 1 and best is not None and best[0] >= gutter:
                 break  # a gutter from top to bottom: the columns are read one after the other
             spans = sorted((boxes[i][axis], boxes[i][axis + 2]) for i in idx)
             reach = spans[0][1]

@@ -248,6 +248,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             top = max(counts, key=lambda b: (counts[b].count, -b[0], -b[1]))
             primary = (spans(doc, m.view, counts[top].first, counts[top].last + 1) or whole)[0]
             headings = section(doc, *top)
+            # the quote shows what the box marks, not the passage's first sentence on another block
+            place_text = written_text(doc.pages[top[0]], sorted(counts[top].lines))
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
