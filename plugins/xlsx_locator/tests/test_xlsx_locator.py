@@ -272,3 +272,27 @@ def test_docling_catalog_question_about_the_publisher_cites_the_publisher_cell(p
                                        query="Who published A Brief History of Time"))
     assert text == "Bantam Books" and cell != title
     assert (loc.range, loc.headers, loc.row_label, loc.quote) == (cell, ["Publisher"], "2", f"2, Publisher: {text}")
+
+
+def test_a_question_only_the_header_row_holds_is_not_cited_as_exact(plugins) -> None:  # type: ignore[no-untyped-def]
+    """The provider's passage is the whole sheet; the header's labels hold the question's words. A row
+    holding its other words is cited; none holding them (the sheet does not answer), the header row is
+    cited as approximate, never as the evidence of an answer."""
+    sales = CORPUS / "xlsx" / "docling__xlsx_02_sample_sales_data.xlsm"
+    books = [DUCKS, sales]
+    before = [hashlib.sha256(b.read_bytes()).digest() for b in books]
+    sheet = plugins.extract_text(str(DUCKS))
+    _, head, _ = docling_cell(DUCKS.name, 0, 0, 2)  # Saltwater Ducks
+    _, cell, text = docling_cell(DUCKS.name, *docling_find(DUCKS.name, "95"))
+    found = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, query="which year had 95 saltwater",
+                                         passage=sheet))
+    assert (found.locator_degraded, found.range, found.quote) == (False, cell, f"2020, Saltwater Ducks: {text}")
+    none = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, passage=sheet,
+                                        query="How many saltwater ducks were seen in 2030?"))
+    assert (none.locator_precision, none.locator_degraded, none.range) == ("cell", True, head)
+    assert "only the table's header holds the query's words" in none.locator_reason
+    sheet = plugins.extract_text(str(sales))
+    loc = plugins.locate(LocateRequest(file=str(sales), evidence=sheet, query="What was the revenue of Widget Z?",
+                                       passage=sheet))
+    assert (loc.locator_degraded, loc.range) == (True, "D1")  # the Revenue header: no Widget Z row
+    assert [hashlib.sha256(b.read_bytes()).digest() for b in books] == before
