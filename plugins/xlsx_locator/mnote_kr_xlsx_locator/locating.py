@@ -82,14 +82,16 @@ def value_column(row: RowParagraph, query: str) -> int | None:
 def reading(row: RowParagraph, columns: list[int]) -> str:
     """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
-    label = shown.get(row.label_column) if row.label_column is not None else None
+    # the label cell cited alone reads as its header and value, not as itself twice
+    label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
     return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
-                 reason: str, block_id: str | None, degraded: bool = False) -> Locator:
-    """The ``cell`` locator of one matched row (``degraded``: an approximate place)."""
-    one = value_column(row, query)
+                 reason: str, block_id: str | None, degraded: bool = False, column: int | None = None) -> Locator:
+    """The ``cell`` locator of one matched row (``degraded``: an approximate place): its cell ``column``, else
+    the one the query names (``value_column``), else the row."""
+    one = column if column is not None else value_column(row, query)
     cols = [col for col, _ in row.cells]
     if one is not None:
         cited, where = [one], f"{column_letter(one)}{row.row}"
@@ -207,16 +209,43 @@ def answering_row(doc: TextDocument[RowParagraph], row: RowParagraph, run: list[
     return (best, False) if best is not None else (row, True)
 
 
+#: Other cells of the cited row given behind its cell. One: a reader is shown two places behind a citation,
+#: ordered by meaning, and a row's cells share its row's; a second would take the other row's place.
+ROW_CELLS = 1
+
+
+def cells_behind(row: RowParagraph, query: str, cited: int) -> list[int]:
+    """The row's other non-empty cells than the ``cited`` one, best first: the one under a header the query
+    names (``named_header``: the next one named when the cited header was guessed wrong), then most query
+    words in its header and value, the row's label, then in column order."""
+    others = [col for col, _ in row.cells if col != cited]
+    named = named_header(query, [(row.headers[col], col) for col in others if row.headers.get(col)], inflected=True)
+    words = query_words(query)
+    values = dict(row.cells)
+
+    def key(col: int) -> tuple[bool, int, bool, int]:
+        held = len(_tokens(row.headers.get(col, "")) & words) + len(_tokens(values[col]) & words)
+        return col == named, held, col == row.label_column, -col
+
+    return sorted(others, key=key, reverse=True)
+
+
 def with_rows_behind(doc: TextDocument[RowParagraph], located: Locator, row: RowParagraph,
                      request: LocateRequest) -> Locator:
-    """``located`` with the workbook's next rows behind it (``runnersUp``: the passage's other rows of its
-    own sheets, then the sheet rows nearest by meaning; header rows left out, ``with_places_behind``)."""
+    """``located`` with the workbook's next places behind it (``runnersUp``): for one cited cell, the row's
+    best other cell (``cells_behind``, ``ROW_CELLS``); then the passage's other rows of its own sheets, then
+    the sheet rows nearest by meaning (header rows left out, ``with_places_behind``)."""
+    cited = located.range if located.range and ":" not in located.range and not row.is_header else None
+    by_cell = {f"{column_letter(col)}{row.row}": col for col, _ in row.cells}
+    own = [cell_locator(row, request.query, highlight=None, score=located.score, block_id=located.block_id,
+                        column=col, reason="another cell of the cited row, by the query's words")
+           for col in cells_behind(row, request.query, by_cell[cited])[:ROW_CELLS]] if cited in by_cell else []
     return with_places_behind(
         doc, located, row.index, request.passage or request.evidence, request.query,
         lambda other: cell_locator(other, request.query, highlight=None, score=located.score,
                                    block_id=located.block_id,
                                    reason="a row behind the cited one, by the query's words and meaning"),
-        keep=lambda p: not p.is_header, part=lambda p: p.sheet)
+        keep=lambda p: not p.is_header, part=lambda p: p.sheet, own=own)
 
 
 def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
