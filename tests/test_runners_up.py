@@ -217,3 +217,24 @@ def test_a_place_that_takes_the_lead_carries_its_files_score() -> None:
     scores = [c.relevance_score for c in got]
     assert scores[0] == 1.2 and scores[0] >= scores[1]  # the file's rank and its card's score agree
     assert scores[2] <= scores[0]  # the displaced passage's place no higher than the card before it
+
+
+def test_a_places_own_parts_come_first_and_the_places_behind_fill_the_rest(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``with_places_behind(own=...)``: a place's own other parts (a row's other cells) lead its runners-up
+    with its cosine; the places behind follow, the whole no longer than any locator's."""
+    from mnote_kr.citations.locate import placing
+    from mnote_kr.citations.locate.textdoc import TextDocument, TextParagraph
+    from mnote_kr.models import Locator
+
+    texts = [f"harbour tide reading {i}" for i in range(9)]
+    doc = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(texts)])
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: 0.9 - i / 100 for i in idx})
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {i: 0.9 - i / 100 for i in range(k)})
+    cell = Locator(locator_precision="cell", sheet="Tides", range="A1")
+    own = [Locator(locator_precision="cell", sheet="Tides", range="B1")]
+    behind = placing.with_places_behind(doc, cell, 0, "\n\n".join(texts[:3]), "harbour tide", lambda p: Locator(
+        locator_precision="cell", sheet="Tides", range=f"A{p.index + 1}"), own=own)
+    ranges = [r.range for r in behind.runners_up]
+    assert ranges[0] == "B1" and behind.runners_up[0].meaning_score == behind.meaning_score == 0.9
+    assert behind.runners_up[0].locator_degraded
+    assert len(ranges) == placing.RUNNERS_UP + placing.FILE_WIDE and ranges[1:] == ["A2", "A3", "A4", "A5"]

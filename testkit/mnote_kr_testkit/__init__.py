@@ -8,4 +8,5 @@ for development only, so an installed ``mnote-kr`` holds only what users run:
 - ``engine``: the session fixture that runs the real ``lightrag-server``
 - ``replay``: recorded LightRAG responses through ``httpx.MockTransport``
 - ``docx_docs``, ``pdfs``, ``pdf_cases``: generated DOCX and PDF documents with known answers
+- ``decks``, ``workbooks``: generated PPTX decks and XLSX workbooks
 """

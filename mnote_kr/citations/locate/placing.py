@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.recall import recalls as _recalls
@@ -191,19 +191,25 @@ def with_places_behind(doc: TextDocument[P], located: Locator, chosen: int, pass
                        to_locator: Callable[[P], Locator], *,
                        keep: Callable[[P], bool] = lambda p: True,
                        group: Callable[[P], Hashable] = lambda p: p.index,
-                       part: Callable[[P], Hashable] = lambda p: p.heading_path[:1]) -> Locator:
+                       part: Callable[[P], Hashable] = lambda p: p.heading_path[:1],
+                       own: Sequence[Locator] = ()) -> Locator:
     """``located`` (the locator of paragraph ``chosen``) with the places behind it (:func:`places_behind`)
     as its ``runners_up``, each ``to_locator(paragraph)`` marked approximate with its cosine, and its own
-    cosine with the query; ``located`` itself when there are neither."""
+    cosine with the query; ``located`` itself when there are none.
+
+    ``own``: other places inside the chosen paragraph (a row's other cells), best first: they come first,
+    approximate, with the paragraph's cosine (the place embedded is the paragraph), and the places behind
+    fill the rest of ``RUNNERS_UP + FILE_WIDE``, so a locator gives no more places than any other."""
     import msgspec
 
     cos, behind = places_behind(doc, chosen, passage, query, keep=keep, group=group, part=part)
-    runners = [msgspec.structs.replace(to_locator(para), locator_degraded=True,
-                                       meaning_score=round(c, 6) if c is not None else None) for para, c in behind]
+    score = round(cos, 6) if cos is not None else None
+    runners = [msgspec.structs.replace(loc, locator_degraded=True, meaning_score=score) for loc in own]
+    runners += [msgspec.structs.replace(to_locator(para), locator_degraded=True,
+                                        meaning_score=round(c, 6) if c is not None else None) for para, c in behind]
     if not runners and cos is None:
         return located
-    return msgspec.structs.replace(located, runners_up=runners,
-                                   meaning_score=round(cos, 6) if cos is not None else None)
+    return msgspec.structs.replace(located, runners_up=runners[:RUNNERS_UP + FILE_WIDE], meaning_score=score)
 
 
 def _own_parts(paras: list[P], chosen: int, quoted: list[int], part: Callable[[P], Hashable]) -> set[Hashable]:

@@ -85,14 +85,16 @@ def value_column(row: RowParagraph, query: str) -> int | None:
 def reading(row: RowParagraph, columns: list[int]) -> str:
     """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
-    label = shown.get(row.label_column) if row.label_column is not None else None
+    # the label cell cited alone reads as its header and value, not as itself twice
+    label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
     return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
-                 reason: str, block_id: str | None) -> Locator:
-    """The ``cell`` locator of one matched row."""
-    one = value_column(row, query)
+                 reason: str, block_id: str | None, degraded: bool = False, column: int | None = None) -> Locator:
+    """The ``cell`` locator of one matched row (``degraded``: an approximate place): its cell ``column``, else
+    the one the query names (``value_column``), else the row."""
+    one = column if column is not None else value_column(row, query)
     cols = [col for col, _ in row.cells]
     if one is not None:
         cited, where = [one], f"{column_letter(one)}{row.row}"
@@ -103,7 +105,7 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
     read = reading(row, cited)
     why = f"{reason}: {row.sheet}!{where}" + (" (hidden)" if row.hidden else "") + f": {read}"
     return Locator(
-        locator_precision="cell", locator_degraded=False, sheet=row.sheet, range=where,
+        locator_precision="cell", locator_degraded=degraded, sheet=row.sheet, range=where,
         header_row=row.header_row, headers=[row.headers.get(c, "") for c in cited] if row.headers else [],
         row_label=dict(row.cells).get(row.label_column) if row.label_column is not None else None,
         highlight=highlight, score=score, block_id=block_id, locator_plugin=PLUGIN_NAME,
@@ -160,12 +162,20 @@ def _sheet_rows_run(doc: TextDocument[RowParagraph], ev: set[str]) -> list[RowPa
 
 
 def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> RowParagraph:
+    """Among a run of quoted rows, the one the query names (``named_row``); the matcher's own row on a tie
+    or when no query word is there."""
+    best = named_row(run, query, found)
+    return found if best is None else best
+
+
+def named_row(run: list[RowParagraph], query: str, found: RowParagraph | None = None) -> RowParagraph | None:
     """Among a run of quoted rows, the one the query names: most query words in its label, then in its
     other cells (words of a header the query names whole are left out: they name a column); a header row
-    only by its cells. The matcher's own row on a tie or when no query word is there."""
+    only by its cells. ``found`` (the matcher's row) when it is among the best; None on a tie or when no
+    query word is there."""
     words = query_words(query)
     if not words or not run:
-        return found
+        return None
 
     def score(row: RowParagraph) -> tuple[int, int]:
         own = words & query_words(without_headers(row, query))
@@ -174,26 +184,77 @@ def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> R
 
     scored = sorted(((score(r), -r.index) for r in run), reverse=True)
     if scored[0][0] == (0, 0):
-        return found
+        return None
     best = [-i for sc, i in scored if sc == scored[0][0]]
-    if found.index in best:
+    if found is not None and found.index in best:
         return found
-    return next(r for r in run if r.index == best[0]) if len(best) == 1 else found
+    return next(r for r in run if r.index == best[0]) if len(best) == 1 else None
+
+
+def quoted_rows(doc: TextDocument[RowParagraph], head: RowParagraph, evidence: str) -> list[RowParagraph]:
+    """The rows of the table headed by ``head`` that the evidence quotes whole."""
+    ev = _tokens(evidence)
+    return [p for p in doc.paragraphs
+            if p.region == head.region and p.header_row == head.row and p.tokens and p.tokens <= ev]
+
+
+def answering_row(doc: TextDocument[RowParagraph], row: RowParagraph, run: list[RowParagraph],
+                  request: LocateRequest) -> tuple[RowParagraph, bool]:
+    """``row``, or for a table's header row picked while the evidence quotes the table's rows too (the
+    header's labels hold the query's words, no row's cells do) the one row the query names among those;
+    and whether the place is only that header (approximate: the evidence the rows are, not their header)."""
+    if not row.is_header:
+        return row, False
+    rows = quoted_rows(doc, row, request.evidence)
+    if not rows:
+        return row, False  # the evidence is the header itself
+    best = named_row(rows, request.query)
+    return (best, False) if best is not None else (row, True)
+
+
+#: Other cells of the cited row given behind its cell. One: a reader is shown two places behind a citation,
+#: ordered by meaning, and a row's cells share its row's; a second would take the other row's place.
+ROW_CELLS = 1
+
+
+def cells_behind(row: RowParagraph, query: str, cited: int) -> list[int]:
+    """The row's other non-empty cells than the ``cited`` one, best first: the one under a header the query
+    names (``named_header``: the next one named when the cited header was guessed wrong), then most query
+    words in its header and value, the row's label, then in column order."""
+    others = [col for col, _ in row.cells if col != cited]
+    named = named_header(query, [(row.headers[col], col) for col in others if row.headers.get(col)], inflected=True)
+    words = query_words(query)
+    values = dict(row.cells)
+
+    def key(col: int) -> tuple[bool, int, bool, int]:
+        held = len(_tokens(row.headers.get(col, "")) & words) + len(_tokens(values[col]) & words)
+        return col == named, held, col == row.label_column, -col
+
+    return sorted(others, key=key, reverse=True)
 
 
 def with_rows_behind(doc: TextDocument[RowParagraph], located: Locator, row: RowParagraph,
                      request: LocateRequest) -> Locator:
-    """``located`` with the workbook's next rows behind it (``runnersUp``: the passage's other rows of its
-    own sheets, then the sheet rows nearest by meaning; header rows left out, ``with_places_behind``)."""
+    """``located`` with the workbook's next places behind it (``runnersUp``): for one cited cell, the row's
+    best other cell (``cells_behind``, ``ROW_CELLS``); then the passage's other rows of its own sheets, then
+    the sheet rows nearest by meaning (header rows left out, ``with_places_behind``)."""
+    cited = located.range if located.range and ":" not in located.range and not row.is_header else None
+    by_cell = {f"{column_letter(col)}{row.row}": col for col, _ in row.cells}
+    own = [cell_locator(row, request.query, highlight=None, score=located.score, block_id=located.block_id,
+                        column=col, reason="another cell of the cited row, by the query's words")
+           for col in cells_behind(row, request.query, by_cell[cited])[:ROW_CELLS]] if cited in by_cell else []
     return with_places_behind(
         doc, located, row.index, request.passage or request.evidence, request.query,
         lambda other: cell_locator(other, request.query, highlight=None, score=located.score,
                                    block_id=located.block_id,
                                    reason="a row behind the cited one, by the query's words and meaning"),
-        keep=lambda p: not p.is_header, part=lambda p: p.sheet)
+        keep=lambda p: not p.is_header, part=lambda p: p.sheet, own=own)
 
 
-def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[RowParagraph | None, Match]:
+def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
+           ) -> tuple[RowParagraph | None, Match, bool]:
+    """The row the evidence came from (the one the query names among rows it quotes whole), its match, and
+    whether that row is only its table's header (``answering_row``)."""
     block = request.block
     heading = block.heading if block is not None else None
     content = block.content if block is not None else None
@@ -203,8 +264,9 @@ def _match(doc: TextDocument[RowParagraph], request: LocateRequest) -> tuple[Row
     if found is None and run:
         found = max(run, key=lambda r: (len(r.tokens), -r.index))
     if found is None:
-        return None, match
-    return pick_by_query(run, found, request.query), match
+        return None, match, False
+    row, header_only = answering_row(doc, pick_by_query(run, found, request.query), run, request)
+    return row, match, header_only
 
 
 def locate_xlsx(request: LocateRequest) -> Locator:
@@ -213,19 +275,22 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     block_id = request.block_id or (request.block.blockid if request.block is not None else None)
     row: RowParagraph | None = None
     rows: TextDocument[RowParagraph] = doc
+    header_only = False
     if doc.visible is not None:
-        row, match = _match(doc.visible, request)
+        row, match, header_only = _match(doc.visible, request)
         rows = doc.visible
     if row is None:
-        row, match = _match(doc, request)
+        row, match, header_only = _match(doc, request)
         rows = doc
     if row is None:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
     same = match.paragraph is not None and match.paragraph.text == row.text
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
     reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
+    if header_only:  # not the evidence of an answer: approximate
+        reason += "; only the table's header holds the query's words, none of its rows the evidence quotes"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                           block_id=block_id)
+                           block_id=block_id, degraded=header_only)
     named = at_named_sheet(rows, row, request.query, doc.sheets, pick_by_query, query_words)
     if named is None:
         return with_rows_behind(rows, located, row, request)

@@ -8,8 +8,10 @@ first text cell when more cells follow; in a table, its cell under the header's 
 Hidden sheets and rows are kept apart (``hidden``).
 
 Budgets, before openpyxl loads a sheet into memory: the host's zip check (a sheet part expands
-to at most 48 MB) and each sheet's size (its ``<dimension>``, else its rows counted while
-streaming the XML): more than ``MAX_ROWS`` rows refuses the workbook with one ``DocumentError`` line.
+to at most 48 MB) and each sheet's rows holding a value, counted in its XML (its ``<dimension>``, else
+its ``<row>`` tags, is only an upper bound: a sheet formatted far down says more): more than
+``MAX_ROWS`` refuses the workbook with one ``DocumentError`` line. Only the cells the XML holds are read,
+never the whole extent the sheet spans.
 """
 
 from __future__ import annotations
@@ -116,12 +118,16 @@ def _worksheets(zf: zipfile.ZipFile) -> list[str]:
 
 
 def _check_dimensions(real: str) -> None:
-    """Refuse a sheet with more than ``MAX_ROWS`` rows, read from the sheet's XML without parsing it
-    (``_sheet_size``)."""
+    """Refuse a sheet with more than ``MAX_ROWS`` rows holding a value, read from the sheet's XML without
+    building it: its ``<dimension>`` (or ``<row>`` tags, ``_sheet_size``), and past ``MAX_ROWS`` its rows
+    holding a value (``_valued_rows``; a small sheet formatted far down is read, as ``count_rows`` counts)."""
     with zipfile.ZipFile(real) as zf:
         for name in _worksheets(zf):
             with zf.open(name) as fh:
                 rows = _sheet_size(fh, MAX_ROWS)
+            if rows > MAX_ROWS:
+                with zf.open(name) as fh:
+                    rows = _valued_rows(fh, MAX_ROWS, rows)
             if rows > MAX_ROWS:
                 raise DocumentError(f"XLSX over budget: {name} of {real} has more than {MAX_ROWS} rows "
                                     f"(limit {MAX_ROWS})", hint=_HINT)
@@ -202,12 +208,21 @@ def regions(cells: dict[tuple[int, int], Any]) -> list[list[tuple[int, int]]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (g[0][0], min(c for _, c in g)))
 
 
+def _own_cells(ws: Any) -> list[Any]:
+    """The cells the sheet's XML holds, by row then column. ``iter_rows`` would walk (and create) every
+    cell of the sheet's extent: 5.2 million for one cell formatted at Z200000 (a gigabyte). openpyxl keeps
+    a loaded sheet's cells in ``_cells``, its private dict; without it, the public walk."""
+    own = getattr(ws, "_cells", None)
+    if not isinstance(own, dict):
+        return [c for row in ws.iter_rows() for c in row]
+    return [own[key] for key in sorted(own)]
+
+
 def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParagraph]:
     cells: dict[tuple[int, int], Any] = {}
-    for row in ws.iter_rows():
-        for c in row:
-            if c.value is not None and _text(c.value):
-                cells[(c.row, c.column)] = c
+    for c in _own_cells(ws):
+        if c.value is not None and _text(c.value):
+            cells[(c.row, c.column)] = c
     out: list[RowParagraph] = []
     for number, region in enumerate(regions(cells), start=first_region):
         rows: list[RowParagraph] = []

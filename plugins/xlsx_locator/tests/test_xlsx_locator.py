@@ -139,6 +139,27 @@ def test_a_million_row_sheet_is_refused_in_one_line(tmp_path: Path, plugins) -> 
     assert "\n" not in str(err.value)
 
 
+def test_a_small_sheet_formatted_far_down_is_read_not_refused(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    """Its ``<dimension>`` says 200,000 rows (one cell formatted at Z200000); 41 rows hold a value. It is
+    cited, and read without walking the 200,000 x 26 grid the dimension spans."""
+    from mnote_kr_testkit.workbooks import formatted_far_down
+    from openpyxl import load_workbook
+
+    from mnote_kr_xlsx_locator import reader
+
+    path = formatted_far_down(tmp_path / "tides.xlsx", 40)
+    with zipfile.ZipFile(path) as zf:
+        assert b'<dimension ref="A1:Z200000"/>' in zf.read("xl/worksheets/sheet1.xml")
+    before = hashlib.sha256(path.read_bytes()).digest()
+    loc = plugins.locate(LocateRequest(file=str(path), evidence="reading 17\t3", query="metres at reading 17"))
+    assert (loc.locator_precision, loc.sheet, loc.range, loc.row_label) == ("cell", "Tide gauge", "B19", "reading 17")
+    assert len(reader.load_xlsx(path).paragraphs) == 41
+    ws = load_workbook(path, data_only=True).active
+    reader._sheet_rows(ws, False, 0)
+    assert len(ws._cells) == 83  # the sheet's own cells: its 82 values and the formatted one, no grid
+    assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
 def test_a_titled_table_keeps_its_header_and_the_query_picks_the_row_and_cell(plugins) -> None:  # type: ignore[no-untyped-def]
     """A title cell sits on the row above the header (docling's 'section label' workbook); the evidence holds
     both data rows, the question names one row's label and one header."""
@@ -251,3 +272,27 @@ def test_docling_catalog_question_about_the_publisher_cites_the_publisher_cell(p
                                        query="Who published A Brief History of Time"))
     assert text == "Bantam Books" and cell != title
     assert (loc.range, loc.headers, loc.row_label, loc.quote) == (cell, ["Publisher"], "2", f"2, Publisher: {text}")
+
+
+def test_a_question_only_the_header_row_holds_is_not_cited_as_exact(plugins) -> None:  # type: ignore[no-untyped-def]
+    """The provider's passage is the whole sheet; the header's labels hold the question's words. A row
+    holding its other words is cited; none holding them (the sheet does not answer), the header row is
+    cited as approximate, never as the evidence of an answer."""
+    sales = CORPUS / "xlsx" / "docling__xlsx_02_sample_sales_data.xlsm"
+    books = [DUCKS, sales]
+    before = [hashlib.sha256(b.read_bytes()).digest() for b in books]
+    sheet = plugins.extract_text(str(DUCKS))
+    _, head, _ = docling_cell(DUCKS.name, 0, 0, 2)  # Saltwater Ducks
+    _, cell, text = docling_cell(DUCKS.name, *docling_find(DUCKS.name, "95"))
+    found = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, query="which year had 95 saltwater",
+                                         passage=sheet))
+    assert (found.locator_degraded, found.range, found.quote) == (False, cell, f"2020, Saltwater Ducks: {text}")
+    none = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, passage=sheet,
+                                        query="How many saltwater ducks were seen in 2030?"))
+    assert (none.locator_precision, none.locator_degraded, none.range) == ("cell", True, head)
+    assert "only the table's header holds the query's words" in none.locator_reason
+    sheet = plugins.extract_text(str(sales))
+    loc = plugins.locate(LocateRequest(file=str(sales), evidence=sheet, query="What was the revenue of Widget Z?",
+                                       passage=sheet))
+    assert (loc.locator_degraded, loc.range) == (True, "D1")  # the Revenue header: no Widget Z row
+    assert [hashlib.sha256(b.read_bytes()).digest() for b in books] == before

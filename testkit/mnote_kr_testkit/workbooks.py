@@ -1,0 +1,24 @@
+"""Workbooks the tests build with openpyxl: a tide gauge's readings, as a sheet people keep."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+def formatted_far_down(path: Path, readings: int, *, last_row: int = 200_000, last_column: int = 26) -> Path:
+    """A "Tide gauge" sheet of a header ("Reading", "Metres") and ``readings`` rows, with one cell far below
+    them (``last_row``, ``last_column``) formatted but empty, as Excel leaves a sheet whose column someone
+    filled down: the sheet's ``<dimension>`` then reaches that cell (``A1:Z200000``) while ``readings + 1``
+    rows hold a value. Returns ``path``."""
+    from openpyxl import Workbook
+    from openpyxl.styles import PatternFill
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Tide gauge"
+    ws.append(["Reading", "Metres"])
+    for r in range(readings):
+        ws.append([f"reading {r}", r % 7])
+    ws.cell(last_row, last_column).fill = PatternFill("solid", fgColor="FFFF00")
+    wb.save(path)
+    return path
