@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.docx_docs import DocxBuilder
 
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.cleaning import clean_citation_text
@@ -69,12 +70,12 @@ def _paragraph(docs: dict[Path, list[str]], path: Path, opening: str) -> str:
     return found[0]
 
 
-def _shown(chunk: str, place: str, query: str) -> tuple[str, str | None]:
+def _shown(chunk: str, place: str, query: str, headings: list[str] | None = None) -> tuple[str, str | None]:
     """The quote the pipeline shows for a DOCX paragraph located in ``chunk`` (as ``build_citations``)."""
     pipeline.clear_memos()
     plugins = load_plugins({"provider": "lightrag", "locators": {}, "disabled_plugins": []})
     bundle = pipeline._clean(plugins, chunk, query, None)
-    locator = Locator(locator_precision="paragraph", paragraph_index=1, place_text=place)
+    locator = Locator(locator_precision="paragraph", paragraph_index=1, place_text=place, place_headings=headings)
     context = pipeline._display_quote(plugins, bundle, chunk, query, None, locator)
     return pipeline._place_quote(plugins, locator, context, query)
 
@@ -171,3 +172,30 @@ def test_a_paragraph_opening_with_the_words_of_the_one_before_is_quoted_alone() 
             "order number and the name of the buyer before dispatch from the warehouse.")
     chunk = f"Delivery terms. {before} {para} Payment follows within 30 days."
     assert paragraph_quote(chunk, para, "how are the goods labelled") == para
+
+
+def test_a_list_number_after_a_heading_or_an_item_without_a_full_stop_stays_in_the_quote(tmp_path: Path) -> None:
+    """Word numbers the items of "Setup steps" itself; LightRAG's chunk writes each number before its
+    item, and the cleaned chunk runs the heading line, or the item before (no full stop), into it."""
+    b = DocxBuilder()
+    b.heading("Guide")
+    b.heading("Setup steps", level=2)
+    b.list_item("Download the archive from the project site", ordered=True)
+    at = b.list_item("Install the package with pip and restart the shell", ordered=True)
+    b.list_item("Run the tests", ordered=True)
+    path = tmp_path / "guide.docx"
+    path.write_bytes(b.build())
+    para = parse_file(str(path), os.stat(path)).paragraphs[at]
+    place, headings = para.text, list(para.heading_path)
+    assert headings == ["Guide", "Setup steps"] and not place.startswith("2")  # the number is Word's
+    query = "how do I install the package"
+    items = ["Download the archive from the project site", place, "Run the tests"]
+    for chunk, number in [
+        ("## Setup steps\n" + "\n".join(f"{n}) {t}" for n, t in enumerate(items, 1)), "2)"),
+        ("## Setup steps\n\n" + "\n".join(f"{n}. {t}" for n, t in enumerate(items, 1)), "2."),
+        (f"# Guide\n\n## Setup steps\n2) {place}\n3) Run the tests", "2)"),  # the chunk starts at item 2
+    ]:
+        assert _shown(chunk, place, query, headings)[0] == f"{number} {place}", chunk
+    # no number is taken from a sentence before the paragraph that is neither its heading nor its list
+    assert paragraph_quote(f"Setup differs in release 2) {place}", place, query, headings=headings) == place
+    assert paragraph_quote(f"Notes 1) {place}", place, query, headings=headings) == place

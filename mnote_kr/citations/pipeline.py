@@ -218,14 +218,14 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
 
     A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
-    chunk's window cut at either end is quoted in its own words, whole sentences (it is still the
-    passage's: not returned second)."""
+    chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's)."""
     if locator.quote:
         return locator.quote, None
     place = locator.place_text
     if place:
         whole = locator.locator_precision == "paragraph"
-        at = paragraph_quote(context, place, query) if whole else place_quote(context, place, query)
+        at = (paragraph_quote(context, place, query, headings=locator.place_headings or ()) if whole
+              else place_quote(context, place, query))
         if at is not None:
             return at, None
         text = _clean(plugins, place, query, None).display_quote or place

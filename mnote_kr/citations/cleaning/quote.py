@@ -22,6 +22,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
+from collections.abc import Sequence
 
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
@@ -279,7 +280,8 @@ def _letters(text: str) -> tuple[str, list[int]]:
     return "".join(out), where
 
 
-def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) -> str | None:
+def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS,
+                    headings: Sequence[str] = ()) -> str | None:
     """The quote at a located paragraph: ``place`` is a whole paragraph of the file (a DOCX or
     Markdown paragraph as its locator reads it), ``text`` the cleaned chunk. The chunk's words from
     the paragraph's first letter to its last (its opening and closing marks, and a list marker the
@@ -287,7 +289,8 @@ def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHA
     paragraph, in the chunk's cleaned words (equations, tables as text), never with the heading or
     paragraph the chunk ran into it. None when the chunk does not hold the whole paragraph (the
     chunk's window cut it at either end, or it lies outside the chunk, or reads too differently):
-    then the paragraph's own words are the quote, never the chunk's half of it."""
+    then the paragraph's own words are the quote, never the chunk's half of it. ``headings``: those
+    the paragraph sits under (``Locator.place_headings``; a list number right after the nearest is kept)."""
     own, _ = _letters(place)
     if len(own) < PARAGRAPH_KEY:
         return None
@@ -311,13 +314,16 @@ def paragraph_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHA
     # the stretch as long as the paragraph; of two, the later start: a paragraph before it that opens
     # with the same words must not be taken in
     at, end = min(pairs, key=lambda p: (abs(p[1] + key - p[0] - len(own)), -p[0]))
-    return answer_quote(_widen(text, place, where[at], where[end + key - 1] + 1), query, limit=limit)
+    return answer_quote(_widen(text, place, where[at], where[end + key - 1] + 1, headings), query, limit=limit)
 
 
-def _widen(text: str, place: str, start: int, end: int) -> str:
+def _widen(text: str, place: str, start: int, end: int, headings: Sequence[str] = ()) -> str:
     """``text[start:end]`` (a paragraph's first letter to its last) with the marks the paragraph
     has before its first letter and after its last (``《``, ``“``, ``。``, ``.)``) where the text has
-    them too, and a list marker (``1.``, ``a)``, ``•``) standing just before it at a sentence's start."""
+    them too, and a list marker (``1.``, ``a)``, ``•``) standing just before it where an item starts:
+    at a sentence's start, right after the paragraph's nearest heading (the cleaned chunk runs a
+    heading line into the item after it: "Setup steps 2) Install"), or after the list's item before
+    it (items without a full stop: "1) Download the archive 2) Install")."""
     first = next((i for i, ch in enumerate(place) if ch.isalnum()), 0)
     last = next((i for i in range(len(place) - 1, -1, -1) if place[i].isalnum()), len(place) - 1)
     lead, trail = "".join(place[:first].split()), "".join(place[last + 1:].split())
@@ -331,6 +337,33 @@ def _widen(text: str, place: str, start: int, end: int) -> str:
         rest = before[:marker.start()].rstrip()
         # "(ibid. 386) Kant": a parenthesis that closes one opened before it is no marker
         closes = marker.group(0).rstrip()[-1:] in ")）" and rest.rfind("(") > rest.rfind(")")
-        if (not rest or rest[-1] in "。！？!?；;:：.") and not closes:
+        starts = not rest or rest[-1] in "。！？!?；;:：." or _after_heading(rest, headings) or \
+            _continues(rest, marker.group(0).strip())
+        if starts and not closes:
             start = marker.start()
     return text[start:end]
+
+
+def _after_heading(text: str, headings: Sequence[str]) -> bool:
+    """``text`` ends with the nearest of ``headings`` (as a cleaned chunk writes it: spaces joined)."""
+    last = " ".join(headings[-1].split()).casefold() if headings else ""
+    return bool(last) and " ".join(text.split()).casefold().endswith(last)
+
+
+_ITEM_RE = re.compile(r"([（(]?)(\d{1,3}|[A-Za-z])([.)）])")
+
+
+def _continues(text: str, marker: str) -> bool:
+    """``text`` holds the list's item before the one ``marker`` opens: "1)" before "2)", "a." before
+    "b.", a bullet before the same bullet, each standing as a marker (a space after it)."""
+    m = _ITEM_RE.fullmatch(marker)
+    if m is None:  # a bullet; a dash is also a sentence's punctuation ("rose - sharply - and")
+        if marker in "-–":
+            return False
+        before = marker
+    else:
+        opening, n, closing = m.groups()
+        if n in "1aA":
+            return False
+        before = opening + (str(int(n) - 1) if n.isdigit() else chr(ord(n) - 1)) + closing
+    return re.search(r"(?<![\w.])" + re.escape(before) + r"\s", text) is not None

@@ -158,7 +158,10 @@ def embed_queued(progress: Callable[[str], None]) -> int:
     with _queue_lock:
         todo = list(_queue)
         _queue.clear()
-    todo = list({places_key(texts): texts for texts in todo if stored(places_key(texts)) is None}.values())
+    # a set with no text to embed (a PDF whose words are all recognised, blocks all too short) is
+    # not stored: it would rank nothing, and 'status' would count it as a file with vectors
+    todo = list({places_key(texts): texts for texts in todo
+                 if any(t.strip() for t in texts) and stored(places_key(texts)) is None}.values())
     total = sum(1 for texts in todo for t in texts if t.strip())
     if not total:
         return 0
@@ -204,7 +207,8 @@ def _record_progress(line: str) -> None:
 def status() -> dict[str, Any]:
     """``status``'s view: the model, how many files' places have vectors (``files``: the stored
     sets of places, kept by content for every workspace of this home and every version a file
-    had, so pruning a file does not lower it), an embedding under way."""
+    had, so pruning a file does not lower it; a PDF's recognised lines are a set beside its text
+    blocks'), an embedding under way."""
     from mnote_kr.citations.rank.e5 import E5_PACKAGE, E5_VERSION
 
     installed = _installed_version(E5_PACKAGE)

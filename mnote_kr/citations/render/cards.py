@@ -225,8 +225,9 @@ def render_status(info: dict[str, Any]) -> str:
     meant = info.get("meaning") or {}
     if meant:
         lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
-                                      f"vectors of {meant.get('files', 0)} file version(s) kept in one "
-                                      "store for every workspace")
+                                      f"vectors of {meant.get('files', 0)} set(s) of places (one per file "
+                                      "version, a PDF's recognised pages one more) kept in one store for every "
+                                      "workspace")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):

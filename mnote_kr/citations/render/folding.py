@@ -124,7 +124,8 @@ def _leads(place: Citation, first: Citation) -> bool:
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
                 ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
-    (``alternatives``, in their order; each at another place than those before it); and the citations
+    (``alternatives``, in their order; each at another place than those before it, none at the file
+    level); and the citations
     folded in (remembered, so their IDs open), each carrying the other places of its file.
 
     A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``); ``settle``
@@ -139,7 +140,9 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
         if places[0] is not c:
             continue
         behind: list[Citation] = []
-        taken = {place_key(c.locator)}  # a second "whole file" place would only open the file again
+        # a place at the file level ("") names no place: behind a placed first it does not help a reader
+        # step through places, behind a "whole file" first it would only open the file again
+        taken = {place_key(c.locator), ""}
         for p in places[1:]:
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
