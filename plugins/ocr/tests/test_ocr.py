@@ -411,8 +411,9 @@ def test_a_text_pages_evidence_is_not_placed_on_a_scanned_page_by_meaning(plugin
                                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     """The corpus's mixed PDF: pages 1-3 scanned, 4-6 text, every page saying "This is a multi page
     document. Page N." (the PDF locator boxes a text page's line, and finds no place for a scanned
-    page's line that reads as a text page's but for its number). With the scanned lines embedded, a passage that spans all six pages but whose evidence
-    is page 5's is never placed on a scanned page; page 2's evidence is, on its line."""
+    page's line that reads as a text page's but for its number). With the scanned lines embedded, a
+    passage that spans all six pages but whose evidence is page 5's is never placed on a scanned page;
+    page 2's evidence is, on its line."""
     from mnote_kr_testkit.data import CORPUS
 
     from mnote_kr.citations.rank import meaning
