@@ -75,7 +75,7 @@ __all__ = [
 _TEMPLATE_MARK_RE = lazy_compile(r"\[Table_[A-Za-z]+\]")
 _MD_STRONG_RE = lazy_compile(r"(\*\*)(?=\S)([^\n]{1,300}?)(?<=\S)\*\*(?!\w)")
 # a backslash before the punctuation Markdown converters escape (not LaTeX's \[ \( \|, grep's \|, a path's \U)
-_MD_ESCAPE_RE = lazy_compile(r"\\([_*#`])")
+_MD_ESCAPE_RE = lazy_compile(r"(?<!\\)\\([_*#`])")
 
 
 def _display_core(raw: str) -> str:
