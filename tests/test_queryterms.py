@@ -106,3 +106,35 @@ def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
     off = QueryTerms("冷却水泵的额定功率标准是多少", df, len(paras))
     assert {t.text: w for t, w in zip(off.terms, off.weights, strict=True)}["水泵"] > 0
     assert max(off.score(p) for p in paras) < QUERY_SHARE
+
+
+RATIOS = """# Valuation
+
+The payout ratio stays near a third of earnings over the forecast years.
+
+P/E 82.90 30.47 19.21 15.98
+
+The debt ratio falls as the loans are repaid.
+
+R&D spending rose in the U.S. market, mostly on I/O controllers.
+"""
+
+
+def test_short_joined_words_are_terms_of_their_own(tmp_path: Path) -> None:
+    # "P/E", "R&D", "U.S.", "I/O" split into one-letter words, which are never terms: "P/E ratio"
+    # then looked for "ratio" alone and picked the paragraph that holds it, not the P/E row.
+    assert _words("P/E ratio for 2023E") == ["p/e", "ratio", "2023e"]
+    assert _words("R&D in the U.S. and I/O") == ["r&d", "u.s", "i/o"]
+    assert "p/e" in _words("2023年的P/E是多少")
+    # longer words joined stay words; a path or a version number holds no joined word
+    assert _words("input/output docs/a.md 1.2") == ["input", "output", "docs", "md", "1", "2"]
+    path = tmp_path / "report.md"
+    path.write_text(RATIOS, encoding="utf-8")
+    evidence = "\n\n".join(RATIOS.split("\n\n")[1:5])
+
+    def para(query: str) -> int | None:
+        return locate(LocateRequest(file=str(path), evidence=evidence, query=query)).paragraph_index
+
+    assert para("P/E ratio") == 2
+    assert para("R&D U.S.") == 4
+    assert path.read_text(encoding="utf-8") == RATIOS
