@@ -166,8 +166,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
         emit_json(out)
         return
     name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
-    if old is None:
-        click.echo(f"Added root {name} {rules}")
+    if old is None:  # the folder itself: "." or a relative path says little about which one was added
+        click.echo(f"Added root {host.workspace.rel_to_abs(root.root_relative_path)} {rules}")
     elif root_rules(old) == rules:
         click.echo(f"Root {name} was indexed already, with the same rules {rules}")
     else:  # the options given replace the root's rules: say what they replaced
