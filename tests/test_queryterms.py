@@ -138,3 +138,36 @@ def test_short_joined_words_are_terms_of_their_own(tmp_path: Path) -> None:
     assert para("P/E ratio") == 2
     assert para("R&D U.S.") == 4
     assert path.read_text(encoding="utf-8") == RATIOS
+
+
+LEAD_IN = """# Maintenance
+
+The yearly review checks the pump seals and the valve stems.
+
+The review methods include:
+
+1. Read the maintenance plan against the regulations.
+2. Compare the corrective records with the plan.
+
+## Tests
+
+Testing is described in the next chapter.
+"""
+
+
+def test_a_markdown_lead_in_is_quoted_with_its_list_and_stays_the_place(tmp_path: Path) -> None:
+    from mnote_kr.citations import pipeline
+    from mnote_kr.plugins import load_plugins
+
+    path = tmp_path / "review.md"
+    path.write_text(LEAD_IN, encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence="The review methods include:", query="review methods"))
+    assert loc.paragraph_index == 2
+    chunk = " ".join(LEAD_IN.split())  # a cleaned chunk: one line
+    shown, _ = pipeline._place_quote(load_plugins(None), loc, chunk, "review methods")
+    assert shown == ("The review methods include: 1. Read the maintenance plan against the regulations. "
+                     "2. Compare the corrective records with the plan.")
+    # a paragraph that leads into nothing keeps its own words
+    loc = locate(LocateRequest(file=str(path), evidence="checks the pump seals", query="pump seals"))
+    assert loc.place_text == "The yearly review checks the pump seals and the valve stems."
+    assert path.read_text(encoding="utf-8") == LEAD_IN
