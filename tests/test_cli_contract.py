@@ -206,6 +206,19 @@ def test_roots_add_list_remove_json_round_trip(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- ingest, status
 
 
+def test_roots_add_says_which_folder_it_added_as_an_absolute_path(tmp_path: Path) -> None:
+    # 'roots add .' printed "Added root . (recursive)": the reader could not see which folder that was.
+    cli = Cli(tmp_path / "ws", tmp_path / "home", None)
+    (cli.ws / "papers").mkdir(parents=True)
+    (cli.ws / ".mnote").mkdir()
+    cli.home.mkdir()
+    ws = cli.ws.resolve()
+    assert cli.run("roots", "add", ".").stdout.strip() == f"Added root {ws} (recursive)"
+    assert cli.run("roots", "add", "papers", "--no-recursive").stdout.strip() == f"Added root {ws / 'papers'} (flat)"
+    # stored relative to the workspace, as before
+    assert [r["rootRelativePath"] for r in cli.json("roots", "list")["indexedRoots"]] == ["", "papers"]
+
+
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
     assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall"}

@@ -134,6 +134,38 @@ def test_usage_mistakes_are_one_line_with_exit_code_2(tmp_path: Path) -> None:
     assert "Give a citation ID" in cli.fails("open", "  ", code=2)
 
 
+def test_search_and_ask_outside_a_knowledge_base_fail_with_one_line_and_contact_nothing(tmp_path: Path) -> None:
+    # A newcomer ran 'mnote-kr search anything' in an empty folder: a new LightRAG workspace server
+    # started (4 s), then "No citable results: nothing is ingested yet" with exit 0.
+    # The provider here is a closed port: contacting it would say "not reachable" instead.
+    home, folder = tmp_path / "home", tmp_path / "x"
+    folder.mkdir()
+    (home / "config").mkdir(parents=True)
+    (home / "config" / "config.toml").write_text(
+        f'[providers.lightrag]\nurl = "http://127.0.0.1:{closed_port()}"\n', encoding="utf-8")
+
+    def run(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "mnote_kr", *args], cwd=folder, env=cli_env(home, None),
+                              capture_output=True, text=True, encoding="utf-8", timeout=120)
+
+    for args in (["search", "anything"], ["search", "anything", "--json"], ["ask", "anything"],
+                 ["-w", str(folder), "search", "anything", "--scope", "."]):
+        proc = run(*args)
+        assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stdout, proc.stderr)
+        line, = proc.stderr.splitlines()
+        assert ERROR_LINE.match(line), line
+        assert f"{folder} is not a knowledge base" in line and "mnote-kr roots add" in line, line
+    assert not (folder / ".mnote").exists()
+    status = run("status")  # still works anywhere, and says why search would not
+    assert status.returncode == 0 and "Roots:     none" in status.stdout, status.stderr
+    # a folder with a root is a knowledge base: search goes on and meets the (closed) provider
+    (folder / "docs").mkdir()
+    assert run("roots", "add", "docs").returncode == 0
+    proc = run("search", "anything")
+    assert proc.returncode == 1 and "not reachable" in proc.stderr and "not a knowledge base" not in proc.stderr
+    assert "Roots:" not in run("status").stdout
+
+
 def test_unknown_citation_id_is_not_found(tmp_path: Path) -> None:
     cli = Cli(tmp_path / "ws", url=f"http://127.0.0.1:{closed_port()}")
     line = cli.fails("open", "[zz9q]", code=1)

@@ -352,6 +352,8 @@ def test_any_locator_failure_degrades_that_citation_to_file(tmp_path: Path) -> N
     ("what is the annual salary", ["本职位年薪为五万八千元至七万五千元。"], False),
     # one passage in the query's script: words judge again
     ("这个职位一年的薪水是多少", ["The salary is $58,000.", "核电厂应每十年进行一次定期安全审查。"], True),
+    # a query without a content word has no word to look for: words cannot judge it
+    ("C", ["C 12 14 18", "The reactor coolant pump seals are inspected yearly."], False),
 ])
 def test_weak_reason_does_not_judge_by_words_across_scripts(query: str, quotes: list[str], weak: bool) -> None:
     from mnote_kr.citations.render.noresults import weak_reason

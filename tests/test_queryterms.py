@@ -106,3 +106,68 @@ def test_chinese_bigrams_the_document_never_holds_weigh_nothing() -> None:
     off = QueryTerms("冷却水泵的额定功率标准是多少", df, len(paras))
     assert {t.text: w for t, w in zip(off.terms, off.weights, strict=True)}["水泵"] > 0
     assert max(off.score(p) for p in paras) < QUERY_SHARE
+
+
+RATIOS = """# Valuation
+
+The payout ratio stays near a third of earnings over the forecast years.
+
+P/E 82.90 30.47 19.21 15.98
+
+The debt ratio falls as the loans are repaid.
+
+R&D spending rose in the U.S. market, mostly on I/O controllers.
+"""
+
+
+def test_short_joined_words_are_terms_of_their_own(tmp_path: Path) -> None:
+    # "P/E", "R&D", "U.S.", "I/O" split into one-letter words, which are never terms: "P/E ratio"
+    # then looked for "ratio" alone and picked the paragraph that holds it, not the P/E row.
+    assert _words("P/E ratio for 2023E") == ["p/e", "ratio", "2023e"]
+    assert _words("R&D in the U.S. and I/O") == ["r&d", "u.s", "i/o"]
+    assert "p/e" in _words("2023年的P/E是多少")
+    # longer words joined stay words; a path or a version number holds no joined word
+    assert _words("input/output docs/a.md 1.2") == ["input", "output", "docs", "md", "1", "2"]
+    path = tmp_path / "report.md"
+    path.write_text(RATIOS, encoding="utf-8")
+    evidence = "\n\n".join(RATIOS.split("\n\n")[1:5])
+
+    def para(query: str) -> int | None:
+        return locate(LocateRequest(file=str(path), evidence=evidence, query=query)).paragraph_index
+
+    assert para("P/E ratio") == 2
+    assert para("R&D U.S.") == 4
+    assert path.read_text(encoding="utf-8") == RATIOS
+
+
+LEAD_IN = """# Maintenance
+
+The yearly review checks the pump seals and the valve stems.
+
+The review methods include:
+
+1. Read the maintenance plan against the regulations.
+2. Compare the corrective records with the plan.
+
+## Tests
+
+Testing is described in the next chapter.
+"""
+
+
+def test_a_markdown_lead_in_is_quoted_with_its_list_and_stays_the_place(tmp_path: Path) -> None:
+    from mnote_kr.citations import pipeline
+    from mnote_kr.plugins import load_plugins
+
+    path = tmp_path / "review.md"
+    path.write_text(LEAD_IN, encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence="The review methods include:", query="review methods"))
+    assert loc.paragraph_index == 2
+    chunk = " ".join(LEAD_IN.split())  # a cleaned chunk: one line
+    shown, _ = pipeline._place_quote(load_plugins(None), loc, chunk, "review methods")
+    assert shown == ("The review methods include: 1. Read the maintenance plan against the regulations. "
+                     "2. Compare the corrective records with the plan.")
+    # a paragraph that leads into nothing keeps its own words
+    loc = locate(LocateRequest(file=str(path), evidence="checks the pump seals", query="pump seals"))
+    assert loc.place_text == "The yearly review checks the pump seals and the valve stems."
+    assert path.read_text(encoding="utf-8") == LEAD_IN

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import msgspec
 import pytest
 
 from mnote_kr.citations.rank import ranking
@@ -266,3 +267,31 @@ def test_a_query_that_writes_a_files_whole_name_puts_that_file_first() -> None:
     assert cands[best].file_name == "docs/docling__xlsx_01.xlsx"
     assert ranked[3][1]["fileName"] == 0.0  # a name that only starts like it is not named
     assert relevance("what is in xlsx_01.xlsxx", cands, 4)[2][1]["fileName"] == 0.0  # glued letters
+
+
+def _weak(query: str, rows: list[str]) -> tuple[list[dict[str, float]], str | None]:
+    """The ranking's parts of ``rows`` cited for ``query`` and what ``weak_reason`` says of them."""
+    from mnote_kr.citations.render.noresults import weak_reason
+    from tests.test_pipeline_unit import citation
+
+    scored = relevance(query, [Candidate(i, "report.pdf", text) for i, text in enumerate(rows)], len(rows))
+    cits = []
+    for i, (text, (_, parts)) in enumerate(zip(rows, scored, strict=True)):
+        cit = citation(f"c{i}", text)
+        cits.append(msgspec.structs.replace(cit, diagnostics=msgspec.structs.replace(cit.diagnostics,
+                                                                                     score_parts=parts)))
+    return [parts for _, parts in scored], weak_reason(cits, query)
+
+
+def test_p_e_ratio_finds_the_p_e_row_and_is_not_said_weak() -> None:
+    # A newcomer's search "P/E ratio": the first quote was "P/E 82.90 30.47 ..." yet the result was
+    # said weak, "none of the query's words is in any passage found": "P/E" split into one-letter
+    # words, dropped, and "ratio" was the query's only term.
+    assert terms("P/E ratio") == ["p/e", "ratio"] and terms("R&D in the U.S.") == ["r&d", "u.s"]
+    rows = ["P/E 82.90 30.47 19.21 15.98", "EBITDA 282 582 865 1,129"]
+    for query in ("P/E ratio", "P/E", "2023年的P/E是多少"):
+        parts, weak = _weak(query, rows)
+        assert parts[0]["lexical"] > 0.0 and parts[1]["lexical"] == 0.0, query
+        assert weak is None, query
+    # a query whose words are in no passage is still weak
+    assert _weak("recipe for cookies", rows)[1] is not None

@@ -21,7 +21,7 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
-from mnote_kr.citations.cleaning.quote import answer_quote, paragraph_quote, place_quote
+from mnote_kr.citations.cleaning.quote import answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
@@ -218,14 +218,15 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
 
     A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
-    chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's)."""
+    chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
+    a lead-in ending with a colon, with the list after it (``lead_in_quote``)."""
     if locator.quote:
         return locator.quote, None
-    place = locator.place_text
-    if place:
+    if place := locator.place_text:
         whole = locator.locator_precision == "paragraph"
-        at = (paragraph_quote(context, place, query, headings=locator.place_headings or ()) if whole
-              else place_quote(context, place, query))
+        at = (lead_in_quote(place, context) or paragraph_quote(context, place, query,
+                                                              headings=locator.place_headings or ())) if whole \
+            else place_quote(context, place, query)
         if at is not None:
             return at, None
         text = _clean(plugins, place, query, None).display_quote or place

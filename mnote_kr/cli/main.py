@@ -15,7 +15,7 @@ import click
 
 from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
 from mnote_kr.cli.fast import MODES
-from mnote_kr.cli.reports import Ctx, require_query, roots_report, search_report, status_report
+from mnote_kr.cli.reports import Ctx, knowledge_base, require_query, roots_report, search_report, status_report
 from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
 
 __all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
@@ -166,8 +166,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
         emit_json(out)
         return
     name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
-    if old is None:
-        click.echo(f"Added root {name} {rules}")
+    if old is None:  # the folder itself: "." or a relative path says little about which one was added
+        click.echo(f"Added root {host.workspace.rel_to_abs(root.root_relative_path)} {rules}")
     elif root_rules(old) == rules:
         click.echo(f"Root {name} was indexed already, with the same rules {rules}")
     else:  # the options given replace the root's rules: say what they replaced
@@ -349,7 +349,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
     """Answer with citations (mnote.knowledge_rag.agent_query_result.v1)."""
     _require_query(query, "ask")
-    host = obj.host()
+    host = knowledge_base(obj, scope)
     result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
     if as_json:
         from mnote_kr.server import viewerlinks

@@ -106,11 +106,29 @@ def require_query(query: str, command: str) -> None:
                          hint=f"give the words to look for: mnote-kr {command} 'battery capacity'")
 
 
+def knowledge_base(obj: Ctx, scope: tuple[str, ...] = ()) -> Any:
+    """The host of the workspace a query runs in, or a usage error when it is no knowledge base.
+
+    A folder never made one (no ``.mnote/`` here or above it, or one without a root, an ingested
+    file or a configuration) has nothing to search: saying so beats starting an engine for an
+    empty workspace and answering "nothing is ingested yet". A ``scope`` path that leaves the
+    workspace is the more precise mistake, said first."""
+    host = obj.host()
+    for path in scope:
+        host.workspace.resolve(path)
+    reg = host.registry()
+    if not reg.roots and not reg.entries and not (host.workspace.mnote_dir / "config.toml").is_file():
+        hint = ("run 'mnote-kr roots add FOLDER' then 'mnote-kr ingest FOLDER' here, "
+                "or pass --workspace with a folder that holds .mnote/")
+        raise UsageError(f"{host.root} is not a knowledge base (no roots, nothing ingested)", hint=hint)
+    return host
+
+
 def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str,
                   rerank: bool | None) -> None:
     """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
     require_query(query, "search")
-    host = obj.host()
+    host = knowledge_base(obj, scope)
     result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
     if as_json:
         from mnote_kr.server import viewerlinks

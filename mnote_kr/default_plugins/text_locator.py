@@ -235,7 +235,7 @@ def locate_text(request: LocateRequest) -> Locator:
     inside = match.paragraph is not None and scope is not None and match.paragraph.index in scope
     return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
                               detail=" in the block's heading section" if inside else "",
-                              headings=Path(request.file).suffix.lower() in MARKDOWN_EXTENSIONS)
+                              headings=Path(request.file).suffix.lower() in MARKDOWN_EXTENSIONS, doc=doc)
 
 
 @hookimpl(trylast=True)

@@ -238,7 +238,8 @@ class Locator(Frozen, frozen=True, kw_only=True):
     #: The words of the located paragraph or boxed lines as the locator reads them: the host takes
     #: the chunk's sentences that stand there as the ``displayQuote`` (``cleaning.quote.place_quote``)
     #: and clears this field before a citation carries the locator (null in a citation; ``mnote-kr locate``
-    #: shows it).
+    #: shows it). A lead-in paragraph ending with a colon has the paragraphs it introduces after it, one a
+    #: line (``placing.lead_in_text``): its quote shows the list.
     place_text: str | None = None
     #: The headings the located paragraph sits under as the locator reads the file (its own text
     #: when it is a heading): the citation's ``headingPath``, which the provider's block (a whole

@@ -367,3 +367,51 @@ def _continues(text: str, marker: str) -> bool:
             return False
         before = opening + (str(int(n) - 1) if n.isdigit() else chr(ord(n) - 1)) + closing
     return re.search(r"(?<![\w.])" + re.escape(before) + r"\s", text) is not None
+
+
+#: A lead-in paragraph ("维修评价方法包括：", "The methods are:") is quoted with at most this many of the
+#: paragraphs (list items) after it: the lead-in alone answers nothing, its list does.
+LEAD_IN_ITEMS = 6
+LEAD_IN_ENDS = (":", "：")
+
+
+def lead_in_quote(place: str, text: str = "", *, limit: int = QUOTE_CHARS) -> str | None:
+    """The quote of a lead-in paragraph with the list it introduces: ``place`` is the located
+    paragraph's text, a line ending with a colon, then the paragraphs after it one a line (as
+    ``placing.lead_in_text`` gives them, or a Markdown block holding its list). The lead-in and the
+    following lines, each whole, while they fit in ``limit`` characters (the first one cut there,
+    "…", when even it does not fit), at most ``LEAD_IN_ITEMS``: in the words of the cleaned chunk
+    ``text`` when it holds them all (a DOCX list's numbers, "a)", are in the chunk, not in the
+    paragraphs' text), else in the place's own. None when ``place`` is no lead-in followed by a line."""
+    lines = [" ".join(line.split()) for line in place.split("\n")]
+    lines = [line for line in lines if line]
+    if len(lines) < 2 or not lines[0].endswith(LEAD_IN_ENDS):
+        return None
+    taken = lines[:1]
+    for line in lines[1:1 + LEAD_IN_ITEMS]:
+        if sum(map(len, taken)) + len(taken) + len(line) > limit:
+            if len(taken) == 1:  # the first item is the answer: cut it rather than show the lead-in alone
+                return taken[0] + " " + line[:max(0, limit - len(taken[0]) - 2)].rstrip() + "…"
+            break
+        taken.append(line)
+    return _lead_in_in_chunk(text, taken) or " ".join(taken)
+
+
+_ITEM_GAP_RE = re.compile(r"\s*(?:(?:\d{1,3}|[A-Za-z])[.)）]|[（(](?:\d{1,3}|[A-Za-z])[)）]|[•▪◦●○·*\-–])?\s*")
+
+
+def _lead_in_in_chunk(text: str, lines: list[str]) -> str | None:
+    """``text[a:b]`` holding ``lines`` in order, nothing between two but spaces and a list marker
+    ("a)", "2.", "•"), or None (the chunk cut the list, or reads it otherwise)."""
+    start = text.find(lines[0])
+    while start >= 0:
+        end = start + len(lines[0])
+        for line in lines[1:]:
+            at = text.find(line, end, end + len(line) + 12)
+            if at < 0 or not _ITEM_GAP_RE.fullmatch(text, end, at):
+                break
+            end = at + len(line)
+        else:
+            return text[start:end]
+        start = text.find(lines[0], start + 1)
+    return None

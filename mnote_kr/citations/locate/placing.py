@@ -233,11 +233,33 @@ def queue_places(doc: TextDocument[P]) -> None:
     meaning.queue([p.text for p in doc.paragraphs])
 
 
+def lead_in_text(doc: TextDocument[P], para: TextParagraph) -> str:
+    """``para``'s text; for a lead-in paragraph (ending with a colon: "维修评价方法包括：") followed by
+    the paragraphs it introduces, those too, one a line (``quote.LEAD_IN_ITEMS`` at most), up to a
+    heading, an empty paragraph or the document's end: its quote shows the list that answers
+    (``quote.lead_in_quote``), while the locator still cites the lead-in itself."""
+    from mnote_kr.citations.cleaning.quote import LEAD_IN_ENDS, LEAD_IN_ITEMS, QUOTE_CHARS
+
+    text = para.text
+    if not text.rstrip().endswith(LEAD_IN_ENDS):
+        return text
+    lines = [text.rstrip()]
+    size = len(lines[0])
+    for nxt in doc.paragraphs[para.index + 1:para.index + 1 + LEAD_IN_ITEMS]:
+        if not nxt.text.strip() or nxt.heading_level or nxt.in_toc or size > 2 * QUOTE_CHARS:
+            break
+        lines.append(nxt.text.strip())
+        size += len(lines[-1])
+    return "\n".join(lines)
+
+
 def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detail: str = "",
-                       headings: bool = False) -> Locator:
+                       headings: bool = False, doc: TextDocument[P] | None = None) -> Locator:
     """The honest locator for a match: ``paragraph`` with its span, or ``file`` below the threshold.
     ``headings``: the document's paragraphs carry the headings they sit under as the file reads them
-    (DOCX, Markdown), so an empty ``heading_path`` means under none; else the provider's block says."""
+    (DOCX, Markdown), so an empty ``heading_path`` means under none; else the provider's block says.
+    ``doc``: the matched document, whose paragraphs after a lead-in go with its place text
+    (``lead_in_text``)."""
     if match.paragraph is not None:
         para = match.paragraph
         reason = f"{match.reason}{detail} ({match.anchor.kind if match.anchor else 'anchor'})"
@@ -257,11 +279,11 @@ def locator_from_match(match: Match, *, plugin: str, block_id: str | None, detai
             meaning_score=round(match.meaning, 6) if match.meaning is not None else None,
             # the paragraph's own words: the quote shows the place the reader is taken to, not
             # another sentence of the chunk that holds more of the query's words
-            place_text=para.text if para.text.strip() else None,
+            place_text=(lead_in_text(doc, para) if doc is not None else para.text) if para.text.strip() else None,
             # () is known too: a paragraph before the first heading sits under none
             place_headings=list(para.heading_path) if headings else None,
-            runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail, headings=headings)
-                        for r in match.runners_up],
+            runners_up=[locator_from_match(r, plugin=plugin, block_id=block_id, detail=detail, headings=headings,
+                                           doc=doc) for r in match.runners_up],
         )
     why = match.reason if match.reason != "matched evidence" else "no paragraph above confidence threshold"
     return Locator(

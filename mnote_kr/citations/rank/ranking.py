@@ -49,7 +49,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
-from mnote_kr.citations.text.textnorm import TOKEN_RE
+from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
@@ -140,10 +140,17 @@ def _stem(word: str) -> str:
 
 
 def terms(text: str) -> list[str]:
-    """The content terms of ``text`` in order, with repeats: stemmed Latin words and CJK bigrams."""
+    """The content terms of ``text`` in order, with repeats: stemmed Latin words and CJK bigrams.
+
+    Short letter groups joined by "/", "&" or "." ("P/E", "R&D", "U.S.") are one term besides
+    their letters (which are dropped: one letter says nothing), so "P/E ratio" finds "P/E 82.90"."""
     out: list[str] = []
-    for m in _TOKEN_RE.finditer(_fold(text)):
+    folded = _fold(text)
+    joined = dict((start, word) for word, start in joined_words(folded))
+    for m in _TOKEN_RE.finditer(folded):
         tok = m.group(0)
+        if joined and m.start() in joined:
+            out.append(joined.pop(m.start()))
         if m.lastgroup == "cjk":
             if len(tok) == 1:
                 if tok not in _CJK_STOP:

@@ -168,6 +168,8 @@ def render_status(info: dict[str, Any]) -> str:
     by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
+    if info.get("indexedRoots") == []:
+        lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
     if reg.get("waiting"):
         lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
     for failed in reg.get("failed", []):

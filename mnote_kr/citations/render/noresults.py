@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from mnote_kr.citations.rank.ranking import terms
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
 
@@ -27,12 +28,15 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
 
     A query in another script than every passage found (a Chinese question over English files, or
     the reverse: the default embedder finds answers across languages) shares no word with them
-    whether they answer it or not, so words cannot judge it: it is not said weak.
+    whether they answer it or not, so words cannot judge it: it is not said weak. Nor is a query
+    without a content word ("C", "what is it"): it has no word to look for.
     """
     if not citations:
         return None
     parts = (c.diagnostics.score_parts for c in citations)
     if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS) or _across_scripts(query, citations):
+        return None
+    if query and not terms(query):
         return None
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
             "the passages shown are only the nearest by meaning")

@@ -20,7 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from mnote_kr.citations.text.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, lazy_compile, normalize
+from mnote_kr.citations.text.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, joined_words, lazy_compile, normalize
 
 __all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
 
@@ -132,7 +132,12 @@ def content_terms(query: str) -> list[Term]:
     found = list(_TERM_RE.finditer(norm))
     latin = [m.group("word") for m in found if m.group("word") is not None]
     skip = iter(scaffolding(latin))  # one flag per Latin word, in order
+    # "P/E", "R&D", "U.S.": one term (their one-letter pieces are dropped below)
+    joined = dict((start, word) for word, start in joined_words(norm))
     for m in found:
+        if joined and m.start() in joined:
+            word = joined.pop(m.start())
+            out.setdefault(word, Term(word, False, word))
         run = m.group("cjk")
         if run is not None:
             if len(run) <= 2:
@@ -212,6 +217,8 @@ class QueryTerms:
     def _df(df: Mapping[str, int], term: Term) -> int:
         if term.cjk:
             return df.get(term.text, 0)
+        if not term.text.isalnum() and term.text == term.word:  # "p/e": no token, its rarest piece bounds it
+            return min(df.get(piece, 0) for piece in re.split(r"[/&.]", term.text))
         # Latin: the most frequent inflection approximates the stem's paragraph frequency
         return max(df.get(term.text + suf, 0) for suf in ("", "e", *_SUFFIXES))
 

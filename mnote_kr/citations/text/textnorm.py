@@ -27,6 +27,7 @@ __all__ = [
     "is_word_char",
     "lazy_compile",
     "iter_tokens",
+    "joined_words",
     "normalize",
     "query_occurrences",
     "query_standing",
@@ -85,6 +86,24 @@ def markdown_links_as_words(text: str) -> str:
     return _MD_LINK_RE.sub(r"\1", text) if "](" in text else text
 #: A CJK run (group ``cjk``) or a word (group ``word``).
 TOKEN_RE = lazy_compile(rf"(?P<cjk>[{CJK_CLASS}]+)|(?P<word>[^\W_{CJK_CLASS}]+)")
+
+
+#: Short letter groups joined by "/", "&" or "." into one word: "p/e", "r&d", "u.s", "i/o", "at&t".
+#: TOKEN_RE splits them into letters, which every term list drops (a one-letter word says nothing).
+_JOINED_RE = lazy_compile(
+    rf"(?<![/&.])(?<![^\W_{CJK_CLASS}])(?:[^\W\d_{CJK_CLASS}]{{1,2}}[/&.]){{1,3}}[^\W\d_{CJK_CLASS}]{{1,2}}"
+    rf"(?![/&])(?![^\W_{CJK_CLASS}])"
+)
+_JOINERS = frozenset("/&.")
+
+
+def joined_words(norm: str) -> Iterator[tuple[str, int]]:
+    """``(word, start)`` of each short joined word of normalised text ("p/e ratio" -> ``("p/e", 0)``):
+    groups of one or two letters joined by "/", "&" or "." (a trailing "." of "u.s." left out)."""
+    if _JOINERS.isdisjoint(norm):
+        return
+    for m in _JOINED_RE.finditer(norm):
+        yield m.group(0), m.start()
 
 
 def compile_patterns() -> None:

@@ -101,8 +101,8 @@ def locate_docx(request: LocateRequest) -> Locator:
 
         match = with_meaning(doc, match, request.passage, request.query, Scope((scope,)) if scope is not None else None)
         # a table cell is cited as its row, on the cell under the header the query names (``rows``)
-        return as_rows(doc, locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True),
-                       request.query)
+        return as_rows(doc, locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True,
+                                               doc=doc), request.query)
     # The sidecar names a real paragraph range, but the evidence matches none of its
     # paragraphs: say so (``file``, degraded) rather than land on the block's first
     # paragraph as if it had been found there.

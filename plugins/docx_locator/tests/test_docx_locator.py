@@ -383,3 +383,33 @@ def test_paragraphs_the_evidence_quotes_whole_are_taken_in_only_up_to_a_heading(
     assert loc.paragraph_index in (ram, body), (loc.paragraph_index, loc.reason)
     if query.startswith("how much RAM"):
         assert loc.paragraph_index == ram
+
+
+def test_a_lead_in_paragraph_is_quoted_with_the_list_it_introduces() -> None:
+    # A newcomer's "维修评价方法包括哪些？" cited the paragraph "维修评价方法包括：" and its quote stopped
+    # there: the list items after it, which answer, were not shown.
+    from mnote_kr.citations import pipeline
+    from mnote_kr.plugins import load_plugins
+
+    path = CORPUS / "docx" / ("chatchat__核电厂定期安全审查指南 第6部分：构筑物、系统和部件的实际状态-"
+                              "（征求意见稿）.docx")
+    before = path.read_bytes()
+    evidence = ("6.3.2.2维修评价\n维修评价方法包括：\na) 评价维修大纲和维修程序是否满足相关核安全法规导则的要求；\n"
+                "b) 评价核安全相关的纠正性维修记录，评价维修管理是否满足维修大纲和维修程序的要求；")
+    query = "维修评价方法包括哪些？"
+    loc = _loc(path, evidence, query)
+    assert loc.locator_precision == "paragraph" and loc.paragraph_index == 175  # the lead-in stays the place
+    from mnote_kr_docx_locator.cache import load_docx
+    paras = load_docx(str(path)).paragraphs
+    assert paras[175].text == "维修评价方法包括："
+    # the chunk as LightRAG's parser reads it: the list's numbers are in it, not in the paragraphs' text
+    items = [p.text for p in paras[176:182]]
+    chunk = "6.3.2.2维修评价维修评价方法包括： " + " ".join(f"{m}) {t}" for m, t in zip("abcdef", items, strict=True)) \
+        + " 6.3.2.3试验和监督评价试验和监督评价方法包括： a) 评价试验大纲"
+    shown, own = pipeline._place_quote(load_plugins(None), loc, chunk, query)
+    assert shown.startswith("维修评价方法包括： a) " + items[0]) and f"b) {items[1]}" in shown, shown
+    assert "6.3.2.3" not in shown and own is None
+    # the chunk cut the list: the paragraphs' own words, whole ones within the quote's length
+    shown, _ = pipeline._place_quote(load_plugins(None), loc, chunk[:60], query)
+    assert shown.startswith("维修评价方法包括： " + items[0]) and len(shown) <= 320, shown
+    assert path.read_bytes() == before
