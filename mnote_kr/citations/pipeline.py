@@ -224,9 +224,8 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
         return locator.quote, None
     if place := locator.place_text:
         whole = locator.locator_precision == "paragraph"
-        at = (lead_in_quote(place, context) or paragraph_quote(context, place, query,
-                                                              headings=locator.place_headings or ())) if whole \
-            else place_quote(context, place, query)
+        at = (lead_in_quote(place, context) or paragraph_quote(context, place, query, headings=locator.place_headings
+                                                              or ())) if whole else place_quote(context, place, query)
         if at is not None:
             return at, None
         text = _clean(plugins, place, query, None).display_quote or place
