@@ -269,6 +269,21 @@ def test_a_query_that_writes_a_files_whole_name_puts_that_file_first() -> None:
     assert relevance("what is in xlsx_01.xlsxx", cands, 4)[2][1]["fileName"] == 0.0  # glued letters
 
 
+def test_a_query_that_writes_a_files_stem_as_a_name_puts_that_file_first() -> None:
+    # A newcomer's "what is on page 3 of pdflatex-outline": another PDF whose every page says "page"
+    # came first; the name the person typed is the file's stem after its "pypdf__" prefix.
+    cands = [Candidate(0, "docs/paperless__multi-page-mixed.pdf", "This is a multi page document. Page 3."),
+             Candidate(1, "docs/pypdf__pdflatex-outline.pdf", "Lorem ipsum dolor sit amet."),
+             Candidate(2, "docs/outline.pdf", "An outline of the course.")]
+    ranked = relevance("what is on page 3 of pdflatex-outline", cands, 3)
+    assert max(range(3), key=lambda i: ranked[i][0]) == 1 and ranked[1][1]["fileName"] > 0
+    assert ranked[2][1]["fileName"] == 0.0  # "outline" alone is a word of prose, not a file's name
+    # a stem of plain words, or one glued to other letters, names nothing
+    city = [Candidate(0, "docs/khoj__bangalore.docx", "x")]
+    assert relevance("the bangalore airport", city, 1)[0][1]["fileName"] == 0
+    assert relevance("pdflatex-outlines", cands, 3)[1][1]["fileName"] == 0.0
+
+
 def _weak(query: str, rows: list[str]) -> tuple[list[dict[str, float]], str | None]:
     """The ranking's parts of ``rows`` cited for ``query`` and what ``weak_reason`` says of them."""
     from mnote_kr.citations.render.noresults import weak_reason

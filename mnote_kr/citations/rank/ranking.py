@@ -33,7 +33,8 @@ the citations of one search together:
   passage of another file says "happened".
 * ``fileName`` and ``phrase``: the boosts of :func:`mnote_kr.citations.render.ids.score` (an exact
   file-name query, the whole query verbatim in the passage); a query that writes a file's whole name
-  inside a question ("what is in budget_2023.xlsx") puts that file first (``NAMED_FILE_BOOST``).
+  inside a question ("what is in budget_2023.xlsx"), or a stem that reads as a name ("page 3 of
+  pdflatex-outline"), puts that file first (``NAMED_FILE_BOOST``).
 
 Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
 place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
@@ -273,15 +274,26 @@ def _bm25(query: str, texts: Sequence[str]) -> tuple[list[float], list[bool], li
 
 def _names(query: str, name: str) -> bool:
     """The query writes the file's whole name, extension and all, as a word of its own ("what is in
-    budget_2023.xlsx"); both folded."""
+    budget_2023.xlsx"); or its stem, or the stem's part after a ``__`` prefix, when that reads as
+    a file's name and not a word of prose: at least 8 characters with a ``-``, ``_``, ``.`` or digit
+    inside ("page 3 of pdflatex-outline" names ``pypdf__pdflatex-outline.pdf``); both folded."""
     if "." not in name.strip(".") or len(name) < 5:
         return False
-    at = query.find(name)
+    if _as_word(query, name):
+        return True
+    stem = name.rsplit(".", 1)[0]
+    return any(len(s) >= 8 and any(ch in "-_." or ch.isdigit() for ch in s.strip("-_.")) and _as_word(query, s)
+               for s in dict.fromkeys((stem, stem.rsplit("__", 1)[-1])))
+
+
+def _as_word(query: str, token: str) -> bool:
+    """``token`` occurs in ``query`` with no letter or digit right before or after it."""
+    at = query.find(token)
     while at >= 0:
-        end = at + len(name)
+        end = at + len(token)
         if (at == 0 or not query[at - 1].isalnum()) and (end == len(query) or not query[end].isalnum()):
             return True
-        at = query.find(name, at + 1)
+        at = query.find(token, at + 1)
     return False
 
 
