@@ -203,7 +203,8 @@ def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
     files recognised (an image, or a PDF with scanned pages, with the pages recognised), files
     waiting (an image, or a PDF not yet checked for pages without a text layer, since a PDF is
     checked when it is sent; or one whose recognition was cut by the time limit), files failed
-    with the reason, and the scanned pages left out by the pages limit."""
+    with the reason (not one the index failed already: status lists it once), and the scanned pages
+    left out by the pages limit."""
     from .scan import record_for
 
     done = waiting = pages = left_out = 0
@@ -212,7 +213,7 @@ def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
         if not is_image(rel) and not rel.lower().endswith(".pdf"):
             continue
         entry = entries[rel]
-        if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded"):
+        if entry.stale or entry.status.startswith("delete") or entry.status in ("refused", "excluded", "failed"):
             continue
         record = record_for(entry.source_hash)
         if record is None:

@@ -302,6 +302,9 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     assert [f["sourcePath"] for f in ocr["failed"]] == ["broken.png", "torn.pdf"], ocr
     assert ocr["failed"][0]["reason"].startswith("cannot read the image broken.png")
     assert ocr["failed"][1]["reason"].startswith("cannot open the PDF torn.pdf")
+    # a file the index itself failed (an encrypted PDF) is listed under Failed once, not again by OCR
+    again = plugins.reader_status(entries | {"torn.pdf": entry(torn, "failed")})["ocr"]
+    assert [f["sourcePath"] for f in again["failed"]] == ["broken.png"], again
     from mnote_kr.citations.render.cards import render_status
 
     shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 10}, "provider": {},
