@@ -292,7 +292,7 @@ class Answer:
     meaning: float | None = None  # the query's cosine with the block, when its vectors exist
     #: the passage's next best blocks by words and meaning, best first (with their cosines)
     runners_up: list[tuple[tuple[int, int], float | None]] = field(default_factory=list)
-    #: a table row of the passage holds the query's rarest word and this block does not (``_rare_in_row``)
+    #: a read table row of the passage holds the query's rarest word and more of its words (``_rare_in_row``)
     rare_elsewhere: bool = False
 
 
@@ -348,12 +348,12 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         rule = "terms" if best is not None and best[3] == b and share >= MIN_SHARE else "meaning"
         runners = [(r, cosines[r]) for r in order[1:1 + RUNNERS_UP]] + _wide(doc, passage, query)
         return Answer(b, rule, share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
-                      cosines[b], runners, _rare_in_row(doc, dt, passage, b, weight))
+                      cosines[b], runners, _rare_in_row(doc, dt, passage, b, weight, query))
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
     return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
-                  rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight))
+                  rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight, query))
 
 
 def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, terms: dict[str, str],
@@ -370,11 +370,13 @@ def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query
 
 
 def _rare_in_row(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], b: tuple[int, int],
-                 weight: dict[str, float]) -> bool:
-    """Whether a table row of the passage holds the rarest of the query's words the passage holds and
-    block ``b`` does not: a title or a note holding the query's common words is then no exact place
-    for a question about that row."""
-    rows = [o for o in passage if o != b and o[1] in doc.pages[o[0]].table_rows]
+                 weight: dict[str, float], query: str) -> bool:
+    """Whether a table row of the passage read under its headers (``tableread``: not every line ``tables``
+    sets apart, such as a transcript's numbered lines) holds the rarest of the query's words the passage
+    holds, which block ``b`` does not, and more of the query's words than ``b`` or a label the query
+    names: a title or a note holding the query's common words is then no exact place for a question
+    about that row."""
+    rows = [o for o in passage if o != b and o[1] in doc.pages[o[0]].row_cells]
     if not rows:
         return False
     held = {t for o in passage for t in dt.block(o).terms if t in weight}
@@ -382,7 +384,10 @@ def _rare_in_row(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]]
         return False
     top = max(weight[t] for t in held)
     rare = [t for t in held if weight[t] >= top - 1e-9 and t not in dt.block(b).terms]
-    return any(t in dt.block(o).terms for t in rare for o in rows)
+    mine = sum(t in dt.block(b).terms for t in weight)
+    return any(t in dt.block(o).terms and (sum(w in dt.block(o).terms for w in weight) > mine
+                                           or tableread.label_named(doc.pages[o[0]], o[1], query))
+               for t in rare for o in rows)
 
 
 def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:

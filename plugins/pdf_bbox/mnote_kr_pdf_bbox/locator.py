@@ -238,7 +238,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
                    f"(rarity-weighted share {ans.share:.2f})"
         if ans.rare_elsewhere and not degraded:
             degraded = True
-            why += "; a table row of the passage holds the query's rarest word and this block does not: " \
+            why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
                    "an approximate place"
     else:
         # The passage itself: the matched lines of the block holding most of the match (a

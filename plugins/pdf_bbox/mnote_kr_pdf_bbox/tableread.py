@@ -49,6 +49,8 @@ TITLE_SHARE = 0.6  # a line above the header wider than this share of the table 
 SAME_SIZE = 0.15  # a group heading's font size is the header's within this share
 NUMBER_COLUMNS = 2  # a table read under its headers has at least this many columns of numbers
 NUMBER_SHARE = 0.7  # and at least this share of its values are numbers
+#: a cell of a column of numbers that says there is none
+_NONE = frozenset({"na", "n/a", "n.a.", "nm", "n.m.", "…", "*"})
 CELL_WORDS = 6  # and no cell holds more words than this (running text)
 
 Segment = tuple[str, list[int], list[tuple[str, str, list[int]]]]  # label, its lines; (header, text, lines)
@@ -275,24 +277,67 @@ def _read_table(page: PageText, boxes: Sequence[Box], table: list[int]) -> None:
     heads = [" ".join([*g, *(w for _, _, w, _ in sorted(ws))]) for g, ws in zip(groups, words, strict=True)]
     cells = [_cells(page, boxes, bi, cols) for bi in body]
     numeric = [_share_numeric([c[k][0] for c in cells if k in c]) for k in range(len(cols))]
-    labels = [k for k in range(len(cols)) if numeric[k] is not None and numeric[k] < 0.5
-              and (k == 0 or (numeric[k - 1] or 0.0) >= 0.5 and any((numeric[j] or 0.0) >= 0.5
-                                                                     for j in range(k + 1, len(cols))))]
-    if not _a_table_of_numbers(cells, numeric, labels, heads):
+    first = next((k for k, n in enumerate(numeric) if (n or 0.0) >= 0.5), None)
+    if first is None:
+        return
+    if first:  # the label: a row's words before the first column of numbers (a long label spans columns)
+        cells = [_merge_label(row, first) for row in cells]
+        heads[0] = " ".join(h for h in heads[:first] if h)
+        numeric[0] = 0.0
+    labels = [k for k in range(len(cols)) if k == 0 and first > 0 or k > first and numeric[k] is not None
+              and numeric[k] < 0.5 and (numeric[k - 1] or 0.0) >= 0.5
+              and any((numeric[j] or 0.0) >= 0.5 for j in range(k + 1, len(cols)))]
+    starts = labels if labels and labels[0] == 0 else [first, *labels]
+    ends = [*starts[1:], len(cols)]
+    parts_of = [[k for k in range(a, b) if k not in labels] for a, b in zip(starts, ends, strict=True)]
+    if not _a_table_of_numbers(cells, numeric, labels, heads) or _doubtful(cells, words, parts_of) \
+            or any(_text(page, li).endswith(("-", "\u00ad", "\ufffe")) for li in band):  # a word broken in a header
         return  # left as written
-    starts = labels if labels and labels[0] == 0 else [0, *labels]
     for bi, row in zip(body, cells, strict=True):
         segments: list[Segment] = []
-        for s, start in enumerate(starts):
-            end = starts[s + 1] if s + 1 < len(starts) else len(cols)
+        for start, part in zip(starts, parts_of, strict=True):
             label = row.get(start, ("", [])) if start in labels else ("", [])
-            values = [k for k in range(start, end) if k not in labels and k in row]
-            plain = all(not is_numeric(row[k][0]) for k in values)  # a header inside the table
+            values = [k for k in part if k in row]
+            plain = _repeats_header(row, words, values)  # a header inside the table
             parts = [("" if plain else heads[k], *row[k]) for k in values]
             if label[0] or parts:
                 segments.append((*label, parts))
         if segments:
             page.row_cells[bi] = segments
+
+
+def _merge_label(row: dict[int, tuple[str, list[int]]], first: int) -> dict[int, tuple[str, list[int]]]:
+    """``row`` with its cells before column ``first`` joined into its label (column 0)."""
+    lead = [row[k] for k in range(first) if k in row]
+    out = {k: v for k, v in row.items() if k >= first}
+    if lead:
+        out[0] = (" ".join(t for t, _ in lead), list(dict.fromkeys(li for _, ls in lead for li in ls)))
+    return out
+
+
+def _doubtful(cells: Sequence[dict[int, tuple[str, list[int]]]],
+              words: Sequence[Sequence[tuple[float, float, str, tuple[float, float]]]],
+              parts_of: Sequence[Sequence[int]]) -> bool:
+    """Whether the reading under the headers is in doubt (a wrong pairing of header and value is worse
+    than none): a column of values headed by no phrase or by more than one (a header run over columns,
+    a wrapped header's fragments); a value that is no number, in a part of a row other than the header repeated
+    (a header's second line read as a row, a text column mid-table)."""
+    if any(len(words[k]) != 1 for part in parts_of for k in part):
+        return True
+    return not all(_repeats_header(row, words, part) or all(_a_value(row[k][0]) for k in part if k in row)
+                   for row in cells for part in parts_of)
+
+
+def _repeats_header(row: dict[int, tuple[str, list[int]]],
+                    words: Sequence[Sequence[tuple[float, float, str, tuple[float, float]]]],
+                    values: Sequence[int]) -> bool:
+    """Whether ``row``'s values are their columns' headers (a table below printed under the same header)."""
+    shown = [k for k in values if k in row]
+    return bool(shown) and all(" ".join(row[k][0].split()).casefold() == words[k][0][2].casefold() for k in shown)
+
+
+def _a_value(text: str) -> bool:
+    return is_numeric(text) or text.strip().lower() in _NONE
 
 
 def _a_table_of_numbers(cells: Sequence[dict[int, tuple[str, list[int]]]], numeric: Sequence[float | None],
@@ -380,6 +425,11 @@ def named_cell(page: PageText, bi: int, query: str, *, label_named: bool = False
         if cell is not None:
             return list(cell)
     return None
+
+
+def label_named(page: PageText, bi: int, query: str) -> bool:
+    """Whether ``query`` names the label of a part of read table row ``bi``."""
+    return any(_names(query, label) for label, _, _ in page.row_cells.get(bi, ()))
 
 
 def _names(query: str, label: str) -> bool:

@@ -7,6 +7,8 @@ box, the row's numbers in the page's text), never from the locator's geometry.
 from __future__ import annotations
 
 import hashlib
+import itertools
+import re
 from pathlib import Path
 
 import pypdfium2 as pdfium
@@ -149,3 +151,41 @@ def test_prose_pages_keep_their_places_as_written(name: str) -> None:
             n += 1
             if said:  # the block's own letters and digits, in order: no header read into prose
                 assert _letters(said) == _letters(written), said
+
+
+SCOTUS = PDF / "pdfplumber__scotus-transcript-p1.pdf"
+#: a value as tables print it, for the test's own check (signs, currency, separators, a percent, a dash)
+_VALUE = re.compile(r"[(+\-\u2212\u2013]?[$€£¥]?\d(?:[\d,.]| (?=\d{3}\b))*%?\)?|[-\u2013\u2014]|na|n/a")
+
+
+def test_numbered_transcript_lines_do_not_make_a_right_answer_approximate() -> None:
+    before = _digest(SCOTUS)
+    query = "Who is the Deputy Attorney General from Los Angeles?"
+    loc = locate(LocateRequest(file=str(SCOTUS), evidence=_page_text(SCOTUS, 1), query=query))
+    assert loc.page == 1 and loc.locator_precision == "bbox"
+    boxed = " ".join(_text_in(SCOTUS, 1, loc.bbox).split())
+    assert "Deputy Attorney General" in boxed  # the right place, by PDFium's text
+    assert not loc.locator_degraded, loc.locator_reason  # and so an exact one: no table row holds more
+    assert _digest(SCOTUS) == before
+
+
+@pytest.mark.parametrize("name", ["mineru__demo1.pdf", "mineru__demo3.pdf", "mineru__test_rearch_report.pdf",
+                                  "pdfplumber__chelsea_pdta.pdf", NICS.name])
+def test_a_row_read_under_headers_pairs_each_header_with_a_number_and_keeps_its_label_whole(name: str) -> None:
+    doc = read_document(PDF / name)
+    for page in doc.pages:
+        for bi, segments in page.row_cells.items():
+            written = [w for li in page.blocks[bi] for w in line_text(page, li).split()]
+            lead = " ".join(itertools.takewhile(lambda w: not _VALUE.fullmatch(w), written))
+            label, _, parts = segments[0]
+            assert not (label and parts) or label == lead, (name, label, written)
+            for _, _, parts in segments:
+                for header, value, _ in parts:
+                    assert not header or _VALUE.fullmatch(value), (name, header, value, written)
+
+
+def test_a_long_label_reads_whole_in_the_quote() -> None:
+    doc = read_document(PDF / "mineru__demo3.pdf")
+    texts = place_texts(doc)
+    said = [t for t in texts if t and "Britain" in t and "Gold" in t]
+    assert said and all("Great Britain: " in t for t in said)
