@@ -99,3 +99,59 @@ def test_plugins_read_named_places_through_the_plugin_api() -> None:
 
     assert {"NamedPlace", "named_places", "without_places"} <= set(plugin_api.__all__)
     assert plugin_api.named_places is named_places and plugin_api.without_places is without_places
+
+
+def test_a_huge_range_is_capped_before_it_is_counted_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.citations.text import namedplaces
+
+    widest: list[int] = []
+
+    def counted(*args: int) -> range:  # every range the parse walks, by its length
+        r = range(*args)
+        widest.append(len(r))
+        if len(r) > namedplaces.MAX_RANGE:
+            raise AssertionError(f"a range of {len(r)} numbers walked")
+        return r
+
+    monkeypatch.setattr(namedplaces, "range", counted, raising=False)
+    (place,) = named_places("what is on slides 1-99999 and 3-99998")
+    assert place.numbers == tuple(range(1, namedplaces.MAX_RANGE + 1)) and widest
+    (place,) = named_places("pages 2, 5-99999")
+    assert place.numbers == (2, *range(5, 5 + namedplaces.MAX_RANGE - 1))
+
+
+def test_the_query_is_parsed_once_for_all_passages() -> None:
+    from mnote_kr.citations.text import namedplaces
+
+    query = "the notes on slide 7 of the deck"
+    before = namedplaces._parse.cache_info()
+    for _ in range(3):
+        assert [p.numbers for p in named_places(query)] == [(7,)]
+        assert without_places(query) == "the notes on"
+    assert namedplaces._parse.cache_info().misses == before.misses + 1
+
+
+@pytest.mark.parametrize("query", [
+    "这份幻灯片一共有几页", "幻灯片一开始讲了什么", "工作表两个", "工作表一览", "幻灯片十张",  # counts, 一共, 一览
+    "Press tab 3 times", "what does tab 2 show", "Mr. P. 12 Smith", "Ms. Lee, P.12",
+])
+def test_a_count_or_a_weak_word_beside_a_number_names_no_numbered_place(query: str) -> None:
+    assert [p.numbers for p in named_places(query) if p.numbers] == []
+    assert [p for p in named_places(query) if p.named(["2", "3", "12", "Sheet2", "Sheet3"])] == []
+
+
+@pytest.mark.parametrize(("query", "places"), [
+    ("第二张幻灯片", [("slide", (2,))]), ("第3页", [("page", (3,))]), ("第二页", [("page", (2,))]),
+    ("幻灯片第二张的标题", [("slide", (2,))]), ("工作表2的总额", [("sheet", (2,))]),
+    ("幻灯片3和4", [("slide", (3, 4))]),
+    ("the second tab", [("sheet", (2,))]), ("see p. 12", [("page", (12,))]), ("(p. 7)", [("page", (7,))]),
+])
+def test_the_chinese_and_english_forms_that_name_a_place_still_do(query: str,
+                                                                  places: list[tuple[str, tuple[int, ...]]]) -> None:
+    assert _read(query) == places
+
+
+def test_a_number_before_sheet_names_only_a_sheet_of_exactly_that_name() -> None:
+    (place,) = named_places("2024 sheet totals")
+    assert place.numbers == () and place.named(["Sheet1", "4", "24", "Sheet 2024"]) == []
+    assert place.named(["Sheet1", "2024"]) == ["2024"]

@@ -16,7 +16,13 @@ a few other languages: "Folie 2", "Seite 12", "diapositive 3"):
   since only the file knows where a name ends.
 
 A number is a place only beside a kind word in one of those shapes: "2 slides of cake", "a 10-page
-report", "page count", "version 2", "共20页" and "第2版" name none. Whether the named slide or page
+report", "page count", "version 2", "共20页" and "第2版" name none. Weak words need their shape: "p."/"pp."
+lowercase after a space or "(" ("Mr. P. 12 Smith" names no page); "tab" names a sheet only as an ordinal or
+beside a name ("the second tab", "the Sales tab", "tab 'Sales'"), never "tab 3" ("press tab 3 times"); after
+幻灯片/工作表 a Chinese numeral needs 第 (幻灯片第二张), arabic digits do not (幻灯片3, 工作表2): "一共", "一开始",
+"两个", "一览", "十张" right after the noun are words and counts, no place. A range names at most its first
+``MAX_RANGE`` numbers, and is never counted out beyond them. A bare number before "sheet" ("2024 sheet")
+names only a sheet called exactly that (``NamedPlace.named``). Whether the named slide or page
 exists is the file's to say (``NamedPlace.numbered``); a locator whose file lacks it behaves as if
 nothing were named.
 """
@@ -24,6 +30,7 @@ nothing were named.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import re
 import unicodedata
 from collections.abc import Sequence
@@ -33,13 +40,14 @@ from mnote_kr.citations.text.textnorm import lazy_compile
 
 __all__ = ["MAX_RANGE", "NamedPlace", "named_places", "without_places"]
 
-#: Numbers one range names at most ("pages 1-300" names its first 50).
+#: Numbers one query's list or ranges name at most: "pages 1-300" names its first 50, and a wider range is
+#: never counted out beyond them ("slides 1-99999" reads 50 numbers, not 99999).
 MAX_RANGE = 50
 
 _KINDS = {
     "slide": "slides? folie[n]? diapositivas? diapositives?",
-    "page": "pages? pgs?\\.? pp\\. p\\. seiten? páginas? paginas?",
-    "sheet": "sheets? worksheets? tabs? tabellenbl(?:a|ä)tt(?:er)? bl(?:a|ä)tt(?:er)? feuilles? hojas?",
+    "page": "pages? pgs?\\.? (?<![^\\s(\\[])(?-i:pp?\\.) seiten? páginas? paginas?",
+    "sheet": "sheets? worksheets? tabellenbl(?:a|ä)tt(?:er)? bl(?:a|ä)tt(?:er)? feuilles? hojas?",
 }
 _KIND_OF = [(kind, re.compile(rf"(?:{'|'.join(words.split())})\Z", re.I)) for kind, words in _KINDS.items()]
 _KIND = "|".join(w for words in _KINDS.values() for w in words.split())
@@ -90,8 +98,12 @@ _CN_NUMS = rf"{_CN_NUM}(?:\s*(?:-|–|—|~|至|到|、|和|,|，)\s*第?\s*{_CN
 _CN_ORDINAL_RE = lazy_compile(
     rf"第\s*(?P<nums>{_CN_NUMS})\s*(?:(?P<page>页|頁)(?P<slide1>幻灯片|投影片)?|[张張]\s*(?P<slide2>幻灯片|投影片)"
     rf"|(?:[个個张張])?\s*(?P<sheet>工作表))")
+_AR_NUMS = r"\d{1,5}(?:\s*(?:-|–|—|~|至|到|、|和|,|，)\s*第?\s*\d{1,5})*"
+#: 幻灯片3, 工作表2, 幻灯片第二张: a Chinese numeral right after the kind word counts ("幻灯片十张", "一共",
+#: "两个", "一览") and names no place; only 第 or arabic digits make one.
 _CN_AFTER_RE = lazy_compile(
-    rf"(?P<kind>幻灯片|投影片|工作表)\s*(?:第\s*)?(?P<nums>{_CN_NUMS})(?![\d{_CN_DIGITS}])\s*(?:页|頁|张|張)?")
+    rf"(?P<kind>幻灯片|投影片|工作表)\s*(?:第\s*(?P<nums>{_CN_NUMS})|(?P<digits>{_AR_NUMS}))(?![\d{_CN_DIGITS}])"
+    r"\s*(?:页|頁|张|張)?")
 _CN_LAST_RE = lazy_compile(
     r"最后\s*一\s*(?:(?P<page>页|頁)|[张張]\s*(?P<slide>幻灯片|投影片)|(?:[个個张張])\s*(?P<sheet>工作表))")
 _CN_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
@@ -181,9 +193,12 @@ def _numbers(text: str) -> tuple[int, ...]:
     parts = re.split(r"(\s*(?:-|–|—|~|至|到|to|through|thru|until)\s*第?\s*|\s*(?:,|，|、|&|和|and|or)\s*第?\s*)",
                      text.strip(), flags=re.I)
     out: list[int] = []
+    seen: set[int] = set()
     prev: int | None = None
     ranged = False
     for part in parts:
+        if len(out) >= MAX_RANGE:
+            break
         if not part.strip() or re.fullmatch(r"[\s,，、&]*", part):
             continue
         if re.fullmatch(r"\s*(?:-|–|—|~|至|到|to|through|thru|until)\s*第?\s*", part, re.I):
@@ -194,11 +209,14 @@ def _numbers(text: str) -> tuple[int, ...]:
         n = _value(part.strip())
         if n is None:
             continue
-        if ranged and prev is not None:
-            lo, hi = sorted((prev, n))
-            out.extend(k for k in range(lo, hi + 1) if k not in out)
-        elif n not in out:
-            out.append(n)
+        lo, hi = sorted((prev, n)) if ranged and prev is not None else (n, n)
+        # a range wider than the cap: its first MAX_RANGE numbers at most, never counted out beyond them
+        for k in range(lo, min(hi, lo + MAX_RANGE - 1) + 1):
+            if len(out) >= MAX_RANGE:
+                break
+            if k not in seen:
+                seen.add(k)
+                out.append(k)
         prev, ranged = n, False
     return tuple(out[:MAX_RANGE])
 
@@ -207,12 +225,19 @@ def _kind(word: str) -> str:
     for kind, pattern in _KIND_OF:
         if pattern.match(word):
             return kind
-    return "sheet" if word == "工作表" else "slide" if word in ("幻灯片", "投影片") else "page"
+    if word == "工作表" or word[:3].lower() == "tab":
+        return "sheet"
+    return "slide" if word in ("幻灯片", "投影片") else "page"
 
 
 def named_places(query: str) -> list[NamedPlace]:
     """The slides, pages and sheets ``query`` names, in the order it names them (see the module)."""
-    text = unicodedata.normalize("NFKC", query or "")
+    return list(_parse(unicodedata.normalize("NFKC", query or "")))
+
+
+@functools.lru_cache(maxsize=256)
+def _parse(text: str) -> tuple[NamedPlace, ...]:
+    """``named_places`` of an NFKC-normalised query: read once per query, not for every passage."""
     found: list[NamedPlace] = []
 
     def add(place: NamedPlace) -> None:
@@ -227,7 +252,8 @@ def named_places(query: str) -> list[NamedPlace]:
         kind = "sheet" if m.group("sheet") else "slide" if m.group("slide1") or m.group("slide2") else "page"
         add(NamedPlace(kind, _numbers(m.group("nums")), start=m.start(), end=m.end()))
     for m in _CN_AFTER_RE.finditer(text):
-        add(NamedPlace(_kind(m.group("kind")), _numbers(m.group("nums")), start=m.start(), end=m.end()))
+        add(NamedPlace(_kind(m.group("kind")), _numbers(m.group("nums") or m.group("digits")),
+                       start=m.start(), end=m.end()))
     for m in _CN_LAST_RE.finditer(text):
         kind = "sheet" if m.group("sheet") else "slide" if m.group("slide") else "page"
         add(NamedPlace(kind, (-1,), start=m.start(), end=m.end()))
@@ -260,11 +286,13 @@ def named_places(query: str) -> list[NamedPlace]:
         called = _CALLED_RE.match(text, m.end())
         after = text[called.end() if called else m.end():][:NAME_CHARS]
         # an English name after the word is written as one ("sheet Sales", "sheet Q1"): "sheet metal" is none
-        if not (word == "工作表" or after[:1].isupper() or after[:1].isdigit() or called and called.group().strip()):
+        # "tab" takes no name after it ("press tab 3 times"): "the Sales tab", "tab 'Sales'" do
+        spelled = after[:1].isupper() or after[:1].isdigit() or called and called.group().strip()
+        if word[:1] in "tT" or not (word == "工作表" or spelled):
             after = ""
         add(NamedPlace("sheet", before=text[max(0, m.start() - NAME_CHARS):m.start()], after=after,
                        start=m.start(), end=m.end()))
-    return sorted(found, key=lambda p: p.start)
+    return tuple(sorted(found, key=lambda p: p.start))
 
 
 def without_places(query: str, places: Sequence[NamedPlace] | None = None) -> str:

@@ -42,7 +42,7 @@ from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
-from .named import at_named_page
+from .named import at_named_page, choosing_words
 from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry
 
@@ -201,7 +201,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
     counts = passage_blocks(doc, m)
-    ans, named = at_named_page(doc, counts, choose(doc, list(counts), req.query), req.query)
+    ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = None

@@ -21,6 +21,12 @@ from .answer import Answer, _narrow, choose, content_terms, doc_terms
 from .pdftext import DocumentText
 
 
+def choosing_words(query: str) -> str:
+    """The query's words that choose a block: without the places it names ("what does page 3 say about X":
+    "what does say about X"), so a page named that the passage is not on chooses as if none were named."""
+    return without_places(query) if named_places(query) else query
+
+
 def named_pages(doc: DocumentText, query: str) -> list[int]:
     """The PDF's pages (1-based) the query names, in the order it names them."""
     out: list[int] = []

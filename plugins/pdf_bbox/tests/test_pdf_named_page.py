@@ -67,3 +67,13 @@ def test_the_query_words_choose_among_the_named_pages_blocks_and_the_first_choic
 def test_a_page_the_pdf_lacks_or_a_number_that_names_no_page_leaves_the_box(items, query: str) -> None:  # type: ignore[no-untyped-def]
     loc = locate(LocateRequest(file=str(PDF), evidence=_passage(items, 10, 16), query=query))
     assert loc.page == 1 and "names page" not in loc.reason
+
+
+@pytest.mark.parametrize("query", ["What does page 3 say about WordPerfect?", "WordPerfect, pp. 3-4",
+                                   "第3页关于WordPerfect说了什么"])
+def test_a_named_page_the_passage_is_not_on_chooses_as_if_none_were_named(items, query: str) -> None:  # type: ignore[no-untyped-def]
+    passage = _passage(items, 10, 16)
+    plain = locate(LocateRequest(file=str(PDF), evidence=passage, query="What does it say about WordPerfect?"))
+    assert (plain.locator_precision, plain.page, plain.locator_degraded) == ("bbox", 2, False)
+    loc = locate(LocateRequest(file=str(PDF), evidence=passage, query=query))
+    assert (loc.locator_precision, loc.page, loc.locator_degraded, loc.bbox) == ("bbox", 2, False, plain.bbox)

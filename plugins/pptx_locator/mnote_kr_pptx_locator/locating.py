@@ -18,7 +18,7 @@ from mnote_kr.plugin_api import (
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
-from .named import at_named_slide, evidence_place_first
+from .named import at_named_slide, choosing_words, evidence_place_first
 from .reader import PptxDocument, SlideParagraph, load_pptx
 
 PLUGIN_NAME = "pptx_locator"
@@ -129,6 +129,8 @@ def apart(doc: PptxDocument, text: str) -> str:
 
 def locate_pptx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the presentation ``request.file``. Raises ``DocumentError``."""
+    asked = request.query  # the slides it names choose there (``at_named_slide``); its other words choose shapes
+    request = msgspec.structs.replace(request, query=choosing_words(asked))
     doc = load_pptx(request.file)
     block = request.block
     block_id = request.block_id or (block.blockid if block is not None else None)
@@ -146,7 +148,7 @@ def locate_pptx(request: LocateRequest) -> Locator:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
-    named = at_named_slide(doc, picked, request.query, META_WORDS)
+    named = at_named_slide(doc, picked, asked, META_WORDS)
     if named is None:
         return with_places_behind(doc, located, picked, request)
     # the query names another slide: cite it, the evidence's place first behind it
@@ -155,7 +157,7 @@ def locate_pptx(request: LocateRequest) -> Locator:
     there = with_places_behind(doc, msgspec.structs.replace(there, locator_degraded=degraded), para, request)
     evidence_place = slide_locator(doc, picked, highlight=None, score=match.score, block_id=block_id,
                                    reason="the evidence's place, behind the slide the query names")
-    return evidence_place_first(doc, there, evidence_place, picked, request.query)
+    return evidence_place_first(doc, there, evidence_place, picked, asked)
 
 
 def with_places_behind(doc: PptxDocument, located: Locator, picked: SlideParagraph,

@@ -29,6 +29,13 @@ from .reader import PptxDocument, SlideParagraph
 NOTES_WORDS = frozenset({"note", "notes", "notizen", "备注", "讲稿", "注释"})
 
 
+def choosing_words(query: str) -> str:
+    """The query's words that choose a shape: without the slides and pages it names ("what does slide 9 say
+    about revenue": "what does say about revenue"), so a slide named that the evidence is not on, or the deck
+    lacks, chooses as if none were named."""
+    return without_places(query) if named_places(query) else query
+
+
 def named_slides(doc: PptxDocument, query: str) -> list[int]:
     """The deck's slides the query names (as slides or pages), in the order it names them."""
     out: list[int] = []

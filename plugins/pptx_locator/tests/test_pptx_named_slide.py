@@ -67,3 +67,16 @@ def test_a_slide_the_deck_lacks_or_a_number_naming_no_slide_keeps_the_evidences_
         plugins, query: str) -> None:  # type: ignore[no-untyped-def]
     loc = _locate(plugins, _slide3_tail(plugins), query)
     assert (loc.slide, loc.speaker_notes) == (3, True) and "names slide" not in loc.reason
+
+
+@pytest.mark.parametrize("query", ["what is l2 on page 7", "第9张幻灯片的l2", "what is l2 on slide 3"])
+def test_the_place_words_do_not_count_against_the_first_pick(plugins, query: str) -> None:  # type: ignore[no-untyped-def]
+    """The deck's words "slide" and "page" are in no shape the query asks for: a slide named that the deck
+    lacks, or the one the evidence is on, chooses as if none were named."""
+    chunk = _slide3_tail(plugins)
+    plain = _locate(plugins, chunk, "what is l2")
+    assert (plain.slide, plain.shape_name, plain.locator_degraded) == (3, "TextBox 7", False)
+    assert "semantic" not in plain.reason
+    loc = _locate(plugins, chunk, query)
+    assert (loc.slide, loc.shape_name, loc.locator_degraded, loc.quote) == (3, "TextBox 7", False, plain.quote)
+    assert "semantic" not in loc.reason

@@ -28,7 +28,7 @@ from mnote_kr.plugin_api import (
     with_places_behind,
 )
 
-from .named import at_named_sheet, evidence_row_first
+from .named import at_named_sheet, choosing_words, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx
 
 PLUGIN_NAME = "xlsx_locator"
@@ -271,6 +271,8 @@ def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
 
 def locate_xlsx(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in the workbook ``request.file``. Raises ``DocumentError``."""
+    asked = request.query  # the sheets it names choose there (``at_named_sheet``); its other words choose rows
+    request = msgspec.structs.replace(request, query=choosing_words(asked))
     doc = load_xlsx(request.file)
     block_id = request.block_id or (request.block.blockid if request.block is not None else None)
     row: RowParagraph | None = None
@@ -291,7 +293,7 @@ def locate_xlsx(request: LocateRequest) -> Locator:
         reason += "; only the table's header holds the query's words, none of its rows the evidence quotes"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
                            block_id=block_id, degraded=header_only)
-    named = at_named_sheet(rows, row, request.query, doc.sheets, pick_by_query, query_words)
+    named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     if named is None:
         return with_rows_behind(rows, located, row, request)
     # the query names another sheet: cite its row, the evidence's row first behind it
@@ -300,4 +302,4 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     cited = with_rows_behind(rows, msgspec.structs.replace(cited, locator_degraded=degraded), there, request)
     evidence_row = cell_locator(row, request.query, highlight=None, score=match.score, block_id=block_id,
                                 reason="the evidence's row, behind the sheet the query names")
-    return evidence_row_first(rows, cited, evidence_row, row, request.query)
+    return evidence_row_first(rows, cited, evidence_row, row, asked)

@@ -18,6 +18,13 @@ from mnote_kr.plugin_api import Locator, TextDocument, named_places, places_key,
 from .reader import RowParagraph
 
 
+def choosing_words(query: str) -> str:
+    """The query's words that choose a row and cell: without the sheets it names ("Sheet 4 values": "values"),
+    so a sheet named that holds no row of the passage chooses as if none were named. A sheet's unquoted
+    name stays (``without_places``)."""
+    return without_places(query) if named_places(query) else query
+
+
 def named_sheets(sheets: list[str], query: str) -> list[str]:
     """The workbook's ``sheets`` (names in tab order) the query names, in the order it names them: by name
     (the longest the query holds), else by number."""

@@ -57,3 +57,18 @@ def test_a_question_naming_a_sheet_is_cited_on_that_sheets_row(ledger: Path, que
 def test_a_sheet_the_workbook_lacks_leaves_the_evidences_row(ledger: Path, query: str) -> None:
     loc = _locate(ledger, query)
     assert (loc.sheet, loc.range) == ("Sales", "C2") and "names sheet" not in loc.reason
+
+
+DOCLING_XLSX = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "xlsx" / "docling__xlsx_01.xlsx"
+
+
+@pytest.mark.parametrize("query", ["Sheet 4 values", "values on sheet 9", "the fourth sheet's values"])
+def test_a_named_sheet_without_the_passages_rows_chooses_as_if_none_were_named(query: str) -> None:
+    """Sheet4 of docling's workbook is empty: "Sheet 4" names no row there, and its 4 names no row label."""
+    before = hashlib.sha256(DOCLING_XLSX.read_bytes()).digest()
+    plain = _locate(DOCLING_XLSX, "values")
+    loc = _locate(DOCLING_XLSX, query)
+    assert (loc.sheet, loc.range, loc.locator_degraded, loc.quote) == (
+        plain.sheet, plain.range, plain.locator_degraded, plain.quote)
+    assert "the query names this one" not in loc.reason and "names sheet" not in loc.reason
+    assert hashlib.sha256(DOCLING_XLSX.read_bytes()).digest() == before
