@@ -14,6 +14,7 @@ import pypdf
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations.cleaning import display_text, locator_text
+from mnote_kr.citations.cleaning.debris import drop_debris
 from mnote_kr.citations.cleaning.quote import place_quote
 
 MAGAZINE = CORPUS / "pdf/mineru__complex_layout.pdf"
@@ -69,3 +70,22 @@ def test_a_lead_in_that_goes_on_into_a_cjk_paragraph_stays() -> None:
     text = "根据公司的年度报告，结果出来要七天才能确定最后的名单和时间安排。"
     place = "结果出来要七天才能确定最后的名单和时间安排。"
     assert place_quote(text, place, "名单") == text
+
+
+# text that looks like a label run or a punctuation run and is not: a quote shows it as it is
+NOT_DEBRIS = ("Type a a a to repeat", "The sequence is a b a b a b a.", "Roman numerals I I I and V V V appear",
+              "x x x y y y are the coordinates", "运算符：＋、－、×、÷。", "标点符号包括：，。、；：？！",
+              "（！）（？）（。）",
+              "Press i i i i i i to insert", "Count X X X X X X in the grid", "用～表示范围：1～3、4～6、7～9。")
+
+
+def test_lone_letters_and_punctuation_that_are_text_stay() -> None:
+    for text in NOT_DEBRIS:
+        assert drop_debris(text) == text
+        assert display_text(text) == text
+
+
+def test_a_quote_of_punctuation_is_never_emptied() -> None:
+    for text in ("（！）（？）（。）", "、、、～ } l 、 I／～，『／，、，‘", "g g g g g g … …"):
+        assert drop_debris(text).strip()
+        assert display_text(text).strip()

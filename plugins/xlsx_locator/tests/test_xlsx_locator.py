@@ -4,6 +4,7 @@ table ground truth (not this plugin's reader), formulas by value, hidden rows la
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import zipfile
 from pathlib import Path
@@ -158,6 +159,40 @@ def test_a_small_sheet_formatted_far_down_is_read_not_refused(tmp_path: Path, pl
     reader._sheet_rows(ws, False, 0)
     assert len(ws._cells) == 83  # the sheet's own cells: its 82 values and the formatted one, no grid
     assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def test_a_sheet_of_styled_empty_cells_is_refused_before_it_loads(tmp_path: Path, plugins, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Three rows hold a value and thousands below hold a fill and nothing else: the rows holding a value are
+    few, but openpyxl would build every styled cell (1.8 million took six minutes). The cap is lowered so
+    the workbook stays small; refused in one line, the file unchanged."""
+    from mnote_kr_testkit.workbooks import formatted_far_down
+
+    from mnote_kr_xlsx_locator import reader
+
+    path = formatted_far_down(tmp_path / "filled.xlsx", 2, last_row=4003, styled_rows=4000)
+    with zipfile.ZipFile(path) as zf:
+        xml = zf.read("xl/worksheets/sheet1.xml")
+    own = xml.count(b"<c ")
+    assert own > 24_000
+    before = hashlib.sha256(path.read_bytes()).digest()
+    monkeypatch.setattr(reader, "MAX_XML_CELLS", own - 1)
+    with pytest.raises(DocumentError, match=rf"XLSX over budget: xl/worksheets/sheet1.xml .* {own - 1} cells") \
+            as err:
+        plugins.locate(LocateRequest(file=str(path), evidence="reading 1\t1", query="reading 1"))
+    assert "\n" not in str(err.value)
+    monkeypatch.setattr(reader, "MAX_XML_CELLS", own)
+    loc = plugins.locate(LocateRequest(file=str(path), evidence="reading 1\t1", query="metres at reading 1"))
+    assert (loc.sheet, loc.range) == ("Tide gauge", "B3")
+    assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def test_cells_are_counted_across_the_chunks_the_xml_is_read_in() -> None:
+    from mnote_kr_xlsx_locator import reader
+
+    cell = b'<c r="A1" s="1"/>'
+    for shift in range(len(cell)):  # a tag cut by the 1 MiB chunk at each of its bytes
+        xml = b"<sheetData><row>" + b" " * ((1 << 20) - 16 - shift) + cell * 3 + b"</row></sheetData>"
+        assert reader._sheet_cells(io.BytesIO(xml), 10**6) == 3
 
 
 def test_a_titled_table_keeps_its_header_and_the_query_picks_the_row_and_cell(plugins) -> None:  # type: ignore[no-untyped-def]
