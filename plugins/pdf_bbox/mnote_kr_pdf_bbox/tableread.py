@@ -28,15 +28,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import header_row, named_header
 
 from .lines import reading_box
 from .page import Box, PageText
-
-if TYPE_CHECKING:
-    from .pdftext import DocumentText
 
 #: A cell holding a number as tables print them: signs, currency, thousands separators, a percent,
 #: a bracketed negative; or a dash for none.
@@ -437,13 +433,13 @@ def _names(query: str, label: str) -> bool:
     return sum(ch.isalnum() for ch in label) >= 2 and named_header(query, [(label, True)]) is True
 
 
-def cell_answer(doc: DocumentText, passage: Sequence[tuple[int, int]],
+def cell_answer(pages: Sequence[PageText], passage: Sequence[tuple[int, int]],
                 query: str) -> tuple[tuple[int, int], list[int]] | None:
     """The first table row of ``passage`` whose label the query names, with the lines of its cell under
     the header the query names (``named_cell``): the question asks for that cell ("Kentucky", "handgun":
     Kentucky's Handgun cell); None when no row's label and header are both named."""
     for b in passage:
-        page = doc.pages[b[0]]
+        page = pages[b[0]]
         if b[1] in page.row_cells:
             cell = named_cell(page, b[1], query, label_named=True)
             if cell is not None:
