@@ -251,6 +251,8 @@ def test_lr_engine_ingests_symlinked_docx_md_pdf_txt_offline(lightrag_engine: en
         health = client.get("/health").json()
         assert health["configuration"]["llm_model"] == modelservice.LLM_MODEL
         assert health["configuration"]["embedding_model"] == f"{modelservice.EMBED_MODEL}:{info.embedder['name']}"
+        # a local model on a busy CPU: LightRAG's 30 s for a remote API failed 27 of 37 files at load 25
+        assert health["configuration"]["embedding_timeout"] >= 300
         assert info.models_url is not None
         stats_before = httpx.get(f"{info.models_url}/stats", trust_env=False,
                                  headers=modelservice.auth_headers(info.models_key or "")).json()["requests"]

@@ -50,6 +50,9 @@ DIED_FILE = "engine-died.json"
 RUN_DIR = "engine-run"
 STATE_VERSION = 1
 
+#: Seconds LightRAG waits for one embedding call of the offline model service (LightRAG's own
+#: default, 30, is for a remote API; a local model on a busy CPU needs more, and nothing is lost by waiting).
+OFFLINE_EMBEDDING_TIMEOUT_S = 600
 #: Chunk parameters for every rule: smaller chunks make citations more precise than the
 #: default 1200 tokens (verified: accepted for native and legacy, see the integration test).
 CHUNK = "F(chunk_ts=400,chunk_ol=40)"
@@ -433,6 +436,10 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             "RERANK_BINDING": "null",
             "LIGHTRAG_VECTOR_STORAGE": vector_storage,
             **({"COSINE_THRESHOLD": str(offline_spec.cosine_threshold)} if offline_embed else {}),
+            # LightRAG gives an embedding call 30 s (60 s with its worker's margin), then fails the
+            # document: the offline model embeds on this machine's CPU, which a busy laptop or a long
+            # CJK batch makes slower than that (27 of 37 benchmark files failed at load 25).
+            **({"EMBEDDING_TIMEOUT": str(OFFLINE_EMBEDDING_TIMEOUT_S)} if offline_embed else {}),
             "WORKERS": "1",
             **({"WORKSPACE": workspace} if workspace else {}),
         })
