@@ -310,3 +310,8 @@ def test_p_e_ratio_finds_the_p_e_row_and_is_not_said_weak() -> None:
         assert weak is None, query
     # a query whose words are in no passage is still weak
     assert _weak("recipe for cookies", rows)[1] is not None
+    # Latin abbreviations of the sentence ("e.g.", "i.e.", "etc.") say nothing of the topic: a passage
+    # holding "e.g." does not answer "recipe, e.g. for cookies"
+    found = terms("cookies, e.g. oat, i.e. chewy, etc. vs. cf. crisp")
+    assert not {"e.g", "i.e", "etc", "vs", "cf", "e", "g"} & set(found) and {"oat", "chewy", "crisp"} <= set(found)
+    assert _weak("recipe, e.g. for cookies", ["Use a framework, e.g. Django, etc."])[1] is not None

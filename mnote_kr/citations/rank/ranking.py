@@ -93,7 +93,8 @@ _STOP = frozenset(
     were be been being am do does did have has had can could may might must shall should will would
     what which who whom whose when where why how that this these those it its i me my we our you your
     he him his she her they them their there here not no as than so such any all some each more most
-    other please tell show give find explain describe list say much many did does get got use used""".split()
+    other please tell show give find explain describe list say much many did does get got use used
+    e.g i.e etc vs cf viz""".split()
 )
 # CJK function characters that carry no topic: a bigram made only of them is dropped.
 _CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些个为请一下否有没这那其")
@@ -150,8 +151,8 @@ def terms(text: str) -> list[str]:
     joined = dict((start, word) for word, start in joined_words(folded))
     for m in _TOKEN_RE.finditer(folded):
         tok = m.group(0)
-        if joined and m.start() in joined:
-            out.append(joined.pop(m.start()))
+        if joined and m.start() in joined and (word := joined.pop(m.start())) not in _STOP:
+            out.append(word)
         if m.lastgroup == "cjk":
             if len(tok) == 1:
                 if tok not in _CJK_STOP:
