@@ -342,11 +342,16 @@ def test_search_reports_named_files_that_are_excluded_failed_or_not_ingested(kb:
     assert "not indexed: kb/notes/draft.md (excluded: " in human
 
 
+def _card(out: str, head: str) -> str:
+    """One source card of plain ``search`` output: from its head line to the next card or the weaker list."""
+    return re.split(r"\n\[|\nWeaker matches", out[out.index(head):], maxsplit=1)[0]
+
+
 def test_search_human_output_shows_source_cards(kb: KB) -> None:
     pdf_query = f"blade heating power loss {kb.token}"
     pdf_hit = next(c for c in search(kb, pdf_query)["results"] if c["sourceRootRelativePath"] == "kb/papers/icing.pdf")
     out = kb.cli.run("search", pdf_query, "--top-k", "10").stdout
-    card = out[out.index(f"{pdf_hit['citationId']} kb/papers/icing.pdf"):].split("\n[", 1)[0]
+    card = _card(out, f"{pdf_hit['citationId']} kb/papers/icing.pdf")
     assert "located: exact box, p.1" in card
     assert "quote:" in card and "Blade heating" in card
 
@@ -354,7 +359,7 @@ def test_search_human_output_shows_source_cards(kb: KB) -> None:
     md_hit = next(c for c in search(kb, md_query, "--mode", "naive")["results"]
                   if c["sourceRootRelativePath"] == "kb/notes/zebra.md")
     out = kb.cli.run("search", md_query, "--top-k", "10", "--mode", "naive").stdout
-    card = out[out.index(f"{md_hit['citationId']} kb/notes/zebra.md"):].split("\n[", 1)[0]
+    card = _card(out, f"{md_hit['citationId']} kb/notes/zebra.md")
     assert "heading: " + " > ".join(md_hit["headingPath"]) in card and md_hit["headingPath"]
     assert "located: " in card and "p." not in card  # no page for a file without pages
     assert "quote:" in card and "obsidian river" in card
