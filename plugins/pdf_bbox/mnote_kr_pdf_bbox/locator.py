@@ -230,9 +230,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = ans.share < MIN_SHARE
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
-        elif ans.rule == "named":  # the block the passage covers most on the named page
-            degraded = ans.terms > 0  # the query's other words are elsewhere in the PDF, not there
-            why += "; none of the query's other words chooses a block there" if degraded else ""
+        elif ans.rule == "named":  # the block holding most of the query's other words on the named page
+            degraded = ans.terms > 0 and not ans.found  # the query's other words are elsewhere in the PDF, not there
+            why += "; none of the query's other words chooses a block there" if degraded else \
+                f"; this text block holds {ans.found} of the query's {ans.terms} other words" if ans.found else ""
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
