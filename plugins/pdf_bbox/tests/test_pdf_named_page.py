@@ -93,6 +93,8 @@ def test_a_named_page_the_passage_does_not_reach_is_cited_where_it_holds_the_que
     (legal,) = [box for _, text, page, box in items if page == 3 and "WordPerfect" in text]
     assert (loc.page, loc.locator_degraded) == (3, False) and iou(loc.bbox, legal) >= 0.5
     assert "the query names page 3" in loc.reason
+    # outside the passage, in a PDF without an outline: under no heading, not the passage's block's
+    assert loc.place_headings == [] and plain.place_headings is None
     assert (loc.runners_up[0].page, loc.runners_up[0].bbox) == (2, plain.bbox)
 
 OUTLINE = CORPUS / "pdf" / "pypdf__pdflatex-outline.pdf"
