@@ -35,6 +35,8 @@ def _read(query: str) -> list[tuple[str, tuple[int, ...]]]:
     ("第2、3页", [("page", (2, 3))]),
     ("最后一页写了什么", [("page", (-1,))]),
     ("第二张幻灯片的备注", [("slide", (2,))]),
+    ("第三张幻灯片的备注写了什么", [("slide", (3,))]),
+    ("what does section 7 Foo say on p. 3", [("page", (3,))]),
     ("幻灯片3讲了什么", [("slide", (3,))]),
     ("第3个工作表", [("sheet", (3,))]),
     ("the second sheet", [("sheet", (2,))]),

@@ -371,3 +371,33 @@ def test_a_cited_file_does_not_hide_another_file_of_its_name(host: Host) -> None
     typed = notindexed.uncitable(host, host.registry(), "what is in r\u00e9sum\u00e9.md", [],
                                  {"kb/re\u0301sume\u0301.md"}, {})
     assert typed == []
+
+
+def test_a_query_naming_a_slide_or_page_cited_there_is_not_weak() -> None:
+    """"第三张幻灯片的备注" over an English deck and a Chinese report: no passage holds "备注", and the report
+    is in the query's script, so words alone call it weak; the deck's citation on slide 3, not approximate,
+    answers the slide it names."""
+    from mnote_kr.citations.render.noresults import weak_reason
+
+    def placed(cid: str, quote: str, locator: Locator) -> Citation:
+        return msgspec.structs.replace(citation(cid, quote), locator=locator,
+                                       locator_precision=locator.locator_precision,
+                                       locator_degraded=locator.locator_degraded)
+
+    report = citation("c0", "核电厂应每十年进行一次定期安全审查。")
+    notes = "Final notes on the third slide."
+    on3 = placed("c1", notes, Locator(locator_precision="slide", locator_degraded=False, slide=3, speaker_notes=True))
+    assert weak_reason([report, on3], "第三张幻灯片的备注") is None
+    assert weak_reason([report, on3], "what do the notes on slide 3 say") is None
+    # elsewhere, or only approximately there: words judge as before
+    on2 = placed("c2", notes, Locator(locator_precision="slide", locator_degraded=False, slide=2, speaker_notes=True))
+    assert weak_reason([report, on2], "第三张幻灯片的备注") is not None
+    guess = placed("c3", notes, Locator(locator_precision="slide", locator_degraded=True, slide=3))
+    assert weak_reason([report, guess], "第三张幻灯片的备注") is not None
+    assert weak_reason([report, on3], "备注") is not None  # no slide named
+    page3 = placed("c4", "Hello, here is some text", Locator(locator_precision="bbox", locator_degraded=False, page=3,
+                                                             bbox=[1.0, 2.0, 3.0, 4.0]))
+    assert weak_reason([report, page3], "第3页的备注") is None
+    sheet = placed("c5", "Sales 12", Locator(locator_precision="cell", locator_degraded=False, sheet="Sales",
+                                             range="B2"))
+    assert weak_reason([report, sheet], "工作表「Sales」的备注") is None

@@ -9,7 +9,7 @@ import msgspec
 import pytest
 
 from mnote_kr.citations.rank import ranking
-from mnote_kr.citations.rank.ranking import Candidate, bm25, relevance, terms
+from mnote_kr.citations.rank.ranking import Candidate, bm25, content_words, relevance, terms
 
 
 def test_answering_passage_overtakes_the_providers_first_neighbour() -> None:
@@ -315,3 +315,35 @@ def test_p_e_ratio_finds_the_p_e_row_and_is_not_said_weak() -> None:
     found = terms("cookies, e.g. oat, i.e. chewy, etc. vs. cf. crisp")
     assert not {"e.g", "i.e", "etc", "vs", "cf", "e", "g"} & set(found) and {"oat", "chewy", "crisp"} <= set(found)
     assert _weak("recipe, e.g. for cookies", ["Use a framework, e.g. Django, etc."])[1] is not None
+
+
+def test_the_page_a_query_names_is_no_word_a_passage_must_hold() -> None:
+    # Recorded as a newcomer (tests/data/ranking/named_page.json): "what is on page 3 of the outline document
+    # under 7 Foo" put docling's comments deck first: it holds "pages" (and "document"), and "page 3"
+    # counted as the query's words. "page 3" names a place of the file (the locators put the citation
+    # there); the words that choose the file are "outline", "7" and "Foo".
+    case = json.loads((Path(__file__).parent / "data" / "ranking" / "named_page.json").read_text(encoding="utf-8"))
+    cands = [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]))
+             for c in case["candidates"]]
+    total = max(c.provider_rank for c in cands) + 1
+
+    def first_file(query: str) -> str:
+        ranked = relevance(query, cands, total)
+        return cands[max(range(len(cands)), key=lambda i: ranked[i][0])].file_name
+
+    assert first_file(case["query"]) == "pypdf__pdflatex-outline.pdf"
+    # the same question without the page: the words alone choose the same file
+    assert first_file("what is in the outline document under 7 Foo") == "pypdf__pdflatex-outline.pdf"
+    # a page named in words that name none ("a 3-page summary") stays a query word
+    comments = next(i for i, c in enumerate(cands) if "comments" in c.file_name)
+    assert relevance("pages of the document", cands, total)[comments][1]["lexical"] > 0.0
+
+
+def test_a_named_slide_or_page_counts_no_word_but_a_quoted_sheet_name_does() -> None:
+    cands = [Candidate(0, "deck.pptx", "Slide notes: revenue grew"), Candidate(1, "book.xlsx", "Sales: revenue 12")]
+    plain = [parts["lexical"] for _, parts in relevance("revenue", cands, 2)]
+    for query in ("revenue on slide 3", "revenue on page 3", "第3页的revenue"):  # no passage's words
+        assert [parts["lexical"] for _, parts in relevance(query, cands, 2)] == plain, query
+    assert content_words("revenue on sheet 'Sales'") == "revenue on sheet 'Sales'"  # its rows hold the name
+    quoted = relevance("revenue on sheet 'Sales'", cands, 2)
+    assert quoted[1][1]["lexical"] > quoted[0][1]["lexical"]

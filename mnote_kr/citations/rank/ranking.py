@@ -36,6 +36,10 @@ the citations of one search together:
   inside a question ("what is in budget_2023.xlsx"), or a stem that reads as a name ("page 3 of
   pdflatex-outline"), puts that file first (``NAMED_FILE_BOOST``).
 
+The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
+must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
+name stays a word (its rows hold it).
+
 Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
 place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
 """
@@ -50,6 +54,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.text.namedplaces import named_places, without_places
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
 PROVIDER_WEIGHT = 1.0
@@ -308,17 +313,26 @@ def _file_terms(q_terms: set[str], stem: str) -> float:
 _NAME_SEPARATORS = str.maketrans(dict.fromkeys("_-.+~", " "))
 
 
+def content_words(query: str) -> str:
+    """``query`` without the slides and pages it names ("what is on page 3 of the report": "what is on"):
+    a place of the file, which its locator cites, not words its passages hold ("pages", "3"). A sheet's
+    name stays: the sheet's rows hold it."""
+    places = [p for p in named_places(query) if p.kind != "sheet"]
+    return without_places(query, places) if places else query
+
+
 def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list[tuple[float, dict[str, float]]]:
     """Score every candidate of one search; returns ``(score, parts)`` per candidate, same order.
 
     ``n_total`` is the number of provider references (ranks are clamped into it).
     """
-    lexical, typed, held = _bm25(query, [c.text for c in candidates])
+    words = content_words(query)
+    lexical, typed, held = _bm25(words, [c.text for c in candidates])
     if not LEXICAL_COVERAGE:
         held = [1.0] * len(held)
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
-    q_terms = set(_bm25_terms(query))
+    q_terms = set(_bm25_terms(words))
     in_name: dict[str, float] = {}  # fileTerms per file name
     out = []
     for cand, lex, share in zip(candidates, lexical, held, strict=True):

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.text.namedplaces import named_places
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
 
@@ -29,17 +30,37 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     A query in another script than every passage found (a Chinese question over English files, or
     the reverse: the default embedder finds answers across languages) shares no word with them
     whether they answer it or not, so words cannot judge it: it is not said weak. Nor is a query
-    without a content word ("C", "what is it"): it has no word to look for.
+    without a content word ("C", "what is it"): it has no word to look for. Nor is one that names a slide,
+    page or sheet (``named_places``: "第三张幻灯片的备注") cited there, not approximately (its locator found
+    the place it names: the notes of an English deck hold no "备注").
     """
     if not citations:
         return None
     parts = (c.diagnostics.score_parts for c in citations)
     if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS) or _across_scripts(query, citations):
         return None
+    if _cited_where_named(query, citations):
+        return None
     if query and not terms(query):
         return None
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
             "the passages shown are only the nearest by meaning")
+
+
+def _cited_where_named(query: str, citations: list[Citation]) -> bool:
+    """A citation is on a slide, page or sheet the query names, and not approximately there."""
+    places = named_places(query) if query else []
+    for c in citations if places else ():
+        loc = c.locator
+        if c.locator_degraded or loc.locator_degraded:
+            continue
+        number = loc.slide if loc.slide is not None else loc.page
+        for place in places:
+            if place.kind == "sheet" and loc.sheet is not None and place.named([loc.sheet]):
+                return True
+            if place.kind in ("slide", "page") and number is not None and number in place.numbers:
+                return True
+    return False
 
 
 def _across_scripts(query: str, citations: list[Citation]) -> bool:

@@ -24,7 +24,8 @@ where it was retrieved), or whole when the evidence is its own query and a piece
 follow in ``rects``. Nothing found, or a
 page without a text layer, gives a ``file`` locator: never a made-up box. The boxed block's section,
 from the PDF's outline (bookmarks) when it has one, is ``place_headings`` (``outline``); without an
-outline it is left to the provider's block: headings are not guessed from font sizes. Chinese drawn with
+outline it is left to the provider's block (none for a block outside the passage: the block's heading is
+another place's): headings are not guessed from font sizes. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
 ``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
 """
@@ -208,6 +209,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
     headings = None  # the PDF's outline says which section the boxed block is in (``outline``); else unknown
     if ans.block is not None:
         headings = section(doc, *ans.block)
+        if headings is None and ans.block not in counts:  # outside the passage (a page the query names):
+            headings = []  # the provider's block heading is another place's, and the PDF has no outline
         pi = ans.block[0]
         page = doc.pages[pi]
         # The block (WHOLE_BLOCK); else its lines the evidence covers: a chunk that holds only part
@@ -230,9 +233,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = ans.share < MIN_SHARE
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
-        elif ans.rule == "named":  # the block the passage covers most on the named page
-            degraded = ans.terms > 0  # the query's other words are elsewhere in the PDF, not there
-            why += "; none of the query's other words chooses a block there" if degraded else ""
+        elif ans.rule == "named":  # the block holding most of the query's other words on the named page
+            degraded = ans.terms > 0 and not ans.found  # the query's other words are elsewhere in the PDF, not there
+            why += "; none of the query's other words chooses a block there" if degraded else \
+                f"; this text block holds {ans.found} of the query's {ans.terms} other words" if ans.found else ""
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
@@ -297,7 +301,8 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
                    meaning_score=round(cos, 6) if cos is not None else None,
                    place_text=written_text(page, sorted(lines)),
-                   place_headings=section(doc, pi, bi))
+                   # outside the passage, without an outline: under no heading the PDF says, not the passage's
+                   place_headings=section(doc, pi, bi) if touch is not None else section(doc, pi, bi) or [])
 
 
 _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")

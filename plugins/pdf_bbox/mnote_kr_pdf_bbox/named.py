@@ -3,9 +3,12 @@
 The provider's passage often runs over pages; when the query names pages the PDF has (the host's
 ``named_places``) and the block ``answer.choose`` picked is on none of them, the block is chosen
 again among the places already considered that are on the named pages (the passage's blocks, then
-those behind it), by the query's other words (the block holding most of them, however few); without
-them, the block the passage covers most there. The block picked first stands first behind it. A page
-the PDF does not have, or none of those places on it, leaves the answer as it was.
+those behind it), else among every block of those pages (the passage does not reach them: "what does
+section 7 say on p. 3" over a passage of page 2), by the query's other words (the block holding most of
+them, however few); without them, the block the passage covers most there, else the page's first. The
+block picked first stands first behind it. A page the PDF does not have, or one without text blocks,
+leaves the answer as it was; so do named pages the passage does not reach that hold none of the query's
+other words while the PDF holds some elsewhere ("page 3 on WordPerfect" where page 2 has it).
 """
 
 from __future__ import annotations
@@ -40,29 +43,36 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
                   query: str) -> tuple[Answer, list[int]]:
     """``ans`` moved to a block on the pages the query names, with the block it held first behind it, and
     those pages; ``(ans, [])`` unchanged when the query names none of the PDF's pages, ``ans`` is on one,
-    or no place considered (``counts``: the passage's blocks; ``ans.runners_up``) is on one. A block
-    chosen without the query's other words has ``rule`` "named", and as ``terms`` those of its other
-    words the PDF holds elsewhere (none: nothing else was asked for)."""
+    or (no place considered, ``counts``: the passage's blocks, ``ans.runners_up``, being on one) the named
+    pages hold none of the query's other words the PDF holds. A block
+    chosen without the query's other words has ``rule`` "named", as ``terms`` those of its other
+    words the PDF holds (none: nothing else was asked for), and as ``found`` those of them the block holds."""
     pages = named_pages(doc, query)
     if not pages or ans.block is not None and ans.block[0] + 1 in pages:
         return ans, []
-    cands = [b for b in counts if b[0] + 1 in pages]
-    cands += [b for b, _ in ans.runners_up if b[0] + 1 in pages and b not in cands]
+    reached = [b for b in counts if b[0] + 1 in pages]
+    reached += [b for b, _ in ans.runners_up if b[0] + 1 in pages and b not in reached]
+    # the passage does not reach the named pages: their blocks, every one (running heads are in none)
+    cands = reached or [(n - 1, bi) for n in pages for bi, blk in enumerate(doc.pages[n - 1].blocks) if blk]
     if not cands:
         return ans, []
     rest = without_places(query)
+    dt = doc_terms(doc)
+    terms = content_terms(rest)
+    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+
+    def held(b: tuple[int, int]) -> float:
+        return sum(w for t, w in weight.items() if t in dt.block(b).terms)
+
+    if not reached and dt.df.keys() & terms.keys() and not any(held(b) for b in cands):
+        return ans, []  # the query's other words are in the PDF, none on the named pages: the passage answers
     there = choose(doc, cands, rest)
     if there.block is None:  # no block holds enough of the other words: the one holding most, else the
-        dt = doc_terms(doc)    # block the passage covers most there
-        terms = content_terms(rest)
-        weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
-
-        def held(b: tuple[int, int]) -> float:
-            return sum(w for t, w in weight.items() if t in dt.block(b).terms)
-
+        # block the passage covers most there, else the page's first
         b = max(cands, key=lambda b: (held(b), getattr(counts.get(b), "count", 0), -b[0], -b[1]))
-        # approximate when the query's other words are in the PDF but few of them in this block
-        there = Answer(b, "named", 0.0, 0, len(dt.df.keys() & terms.keys()), _narrow(doc, b, []))
+        # approximate when the query's other words are in the PDF but none of them in this block
+        known = dt.df.keys() & terms.keys()
+        there = Answer(b, "named", 0.0, len(known & dt.block(b).terms.keys()), len(known), _narrow(doc, b, []))
     behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
     runners = behind + [r for r in there.runners_up if r[0] != ans.block]
     return dataclasses.replace(there, runners_up=runners), pages

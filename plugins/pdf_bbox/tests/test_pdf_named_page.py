@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import pytest
 from mnote_kr_testkit import pdf_cases as C
@@ -69,11 +70,55 @@ def test_a_page_the_pdf_lacks_or_a_number_that_names_no_page_leaves_the_box(item
     assert loc.page == 1 and "names page" not in loc.reason
 
 
-@pytest.mark.parametrize("query", ["What does page 3 say about WordPerfect?", "WordPerfect, pp. 3-4",
-                                   "第3页关于WordPerfect说了什么"])
-def test_a_named_page_the_passage_is_not_on_chooses_as_if_none_were_named(items, query: str) -> None:  # type: ignore[no-untyped-def]
+@pytest.mark.parametrize("query", ["What does page 4 say about WordPerfect?", "WordPerfect, pp. 4-5",
+                                   "第4页关于WordPerfect说了什么"])
+def test_named_pages_without_the_querys_other_words_choose_as_if_none_were_named(items, query: str) -> None:  # type: ignore[no-untyped-def]
+    """Pages 4 and 5 never say "WordPerfect" (page 2, in the passage, does): the passage's place answers."""
     passage = _passage(items, 10, 16)
     plain = locate(LocateRequest(file=str(PDF), evidence=passage, query="What does it say about WordPerfect?"))
     assert (plain.locator_precision, plain.page, plain.locator_degraded) == ("bbox", 2, False)
     loc = locate(LocateRequest(file=str(PDF), evidence=passage, query=query))
     assert (loc.locator_precision, loc.page, loc.locator_degraded, loc.bbox) == ("bbox", 2, False, plain.bbox)
+    assert "names page" not in loc.reason
+
+
+@pytest.mark.parametrize("query", ["What does page 3 say about WordPerfect?", "第3页关于WordPerfect说了什么"])
+def test_a_named_page_the_passage_does_not_reach_is_cited_where_it_holds_the_querys_words(
+        items, query: str) -> None:  # type: ignore[no-untyped-def]
+    """Page 3 says "WordPerfect" too (legal document processors), outside the passage of pages 1-2: the
+    person named it, so it is cited there, the passage's own place behind it."""
+    passage = _passage(items, 10, 16)
+    plain = locate(LocateRequest(file=str(PDF), evidence=passage, query="What does it say about WordPerfect?"))
+    loc = locate(LocateRequest(file=str(PDF), evidence=passage, query=query))
+    (legal,) = [box for _, text, page, box in items if page == 3 and "WordPerfect" in text]
+    assert (loc.page, loc.locator_degraded) == (3, False) and iou(loc.bbox, legal) >= 0.5
+    assert "the query names page 3" in loc.reason
+    # outside the passage, in a PDF without an outline: under no heading, not the passage's block's
+    assert loc.place_headings == [] and plain.place_headings is None
+    assert (loc.runners_up[0].page, loc.runners_up[0].bbox) == (2, plain.bbox)
+
+OUTLINE = CORPUS / "pdf" / "pypdf__pdflatex-outline.pdf"
+
+
+def _recorded_outline_passage() -> str:
+    """The engine's first passage of the outline PDF (its contents page and page 2), as a newcomer's search got it."""
+    recorded = Path(__file__).resolve().parents[3] / "tests" / "data" / "ranking" / "named_page.json"
+    case = json.loads(recorded.read_text("utf-8"))
+    (text,) = [c["text"] for c in case["candidates"] if c["fileName"] == OUTLINE.name and c["providerRank"] == 2]
+    return text
+
+
+@pytest.mark.parametrize("query", ["what does section 7 Foo say on p. 3", "what is on page 3 under 7 Foo"])
+def test_a_named_page_the_passage_does_not_reach_is_boxed_there_by_the_querys_other_words(query: str) -> None:
+    """The passage ends on page 2 and the query names page 3: the block of page 3 its other words choose is
+    cited ("7 Foo", the section's heading, and its text), the passage's place behind it."""
+    before = hashlib.sha256(OUTLINE.read_bytes()).digest()
+    passage = _recorded_outline_passage()
+    assert "7 Foo\n" not in passage.split("1\n1 Foo")[-1]  # page 3's section is not in it
+    loc = locate(LocateRequest(file=str(OUTLINE), evidence=passage, query=query))
+    assert (loc.locator_precision, loc.page) == ("bbox", 3), loc.reason
+    assert "the query names page 3" in loc.reason
+    assert not loc.locator_degraded  # its other words "7" and "Foo" are there
+    assert loc.place_headings == ["Foo"] and (loc.place_text or "").startswith("7 Foo")  # section 7's heading
+    assert all(r.page in (1, 2) for r in loc.runners_up[:1])  # the passage's own place (if any) first behind it
+    assert hashlib.sha256(OUTLINE.read_bytes()).digest() == before

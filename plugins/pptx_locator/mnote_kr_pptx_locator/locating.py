@@ -18,7 +18,7 @@ from mnote_kr.plugin_api import (
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
-from .named import at_named_slide, choosing_words, evidence_place_first
+from .named import at_named_slide, choosing_words, evidence_place_first, on_its_named_slide
 from .reader import PptxDocument, SlideParagraph, load_pptx
 
 PLUGIN_NAME = "pptx_locator"
@@ -51,7 +51,7 @@ def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlig
                   reason: str, block_id: str | None) -> Locator:
     """The ``slide`` locator of one matched paragraph. A speaker note's is the slide's notes alone: no
     shape id, name or box, since the notes placeholder is no shape on the slide (its id is the notes
-    page's, and may be a slide shape's id too)."""
+    page's, and may be a slide shape's id too). ``place_headings``: the slide's title."""
     fraction = None
     if para.box is not None and doc.width and doc.height:
         x0, y0, x1, y1 = para.box
@@ -66,6 +66,9 @@ def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlig
         bbox=[float(v) for v in para.box] if para.box is not None else None, bbox_unit="emu",
         bbox_fraction=fraction, highlight=highlight, score=score, block_id=block_id,
         locator_plugin=PLUGIN_NAME, reason=why, locator_reason=why, quote=shape_quote(doc, para) or None,
+        # its own slide's title (none: an untitled slide), not the provider's chunk's, which may be another
+        # slide's: a place moved to the slide a query names, or one behind it, is headed by its slide
+        place_headings=list(para.heading_path),
     )
 
 
@@ -146,9 +149,14 @@ def locate_pptx(request: LocateRequest) -> Locator:
     picked = pick_by_query(doc, found, evidence, request.query)
     if picked is not found:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
+    named = at_named_slide(doc, picked, asked, META_WORDS)
+    here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
+    if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so
+        reason = here[1]
+    elif here is not None:  # the notes it asks for, the evidence's shape of that slide behind them
+        named = (here[0], here[1], False)
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
-    named = at_named_slide(doc, picked, asked, META_WORDS)
     if named is None:
         return with_places_behind(doc, located, picked, request)
     # the query names another slide: cite it, the evidence's place first behind it

@@ -45,6 +45,18 @@ def named_slides(doc: PptxDocument, query: str) -> list[int]:
     return out
 
 
+def other_words(query: str, meta: frozenset[str]) -> set[str]:
+    """The query's words besides the slides it names, scaffolding and ``meta`` (words about the deck)."""
+    said = [tok for tok, _, _ in iter_tokens(normalize(without_places(query)))]
+    return {w for w, skip in zip(said, scaffolding(said), strict=True) if not skip} - meta
+
+
+def asks_for_notes(query: str, meta: frozenset[str]) -> bool:
+    """Whether the query asks for speaker notes ("the notes on slide 2", "第三张幻灯片的备注")."""
+    rest = normalize(without_places(query))
+    return bool(other_words(query, meta) & NOTES_WORDS) or any(w in rest for w in NOTES_WORDS if not w.isascii())
+
+
 def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
                    meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
     """The paragraph of the named ``slides`` the query's other words choose, the reason, and whether it
@@ -53,10 +65,8 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
     cands = [p for p in doc.paragraphs if p.slide in slides and p.tokens]
     if not cands:
         return None
-    rest = normalize(without_places(query))
-    said = [tok for tok, _, _ in iter_tokens(rest)]
-    words = {w for w, skip in zip(said, scaffolding(said), strict=True) if not skip} - meta
-    notes = bool(words & NOTES_WORDS) or any(w in rest for w in NOTES_WORDS if not w.isascii())
+    words = other_words(query, meta)
+    notes = asks_for_notes(query, meta)
     total = sum(doc.idf(w) for w in words)
     score = {p.index: sum(doc.idf(w) for w in words & p.tokens) / total if total else 0.0 for p in cands}
     held = any(score.values())
@@ -83,6 +93,24 @@ def at_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str,
     if not slides or picked.slide in slides:
         return None
     return on_named_slide(doc, slides, query, meta)
+
+
+def on_its_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, meta: frozenset[str],
+                       reason: str) -> tuple[SlideParagraph, str] | None:
+    """When the query names the slide ``picked`` (the evidence's place, found for ``reason``) is on: the place
+    to cite and its reason. Its notes when the query asks for notes and ``picked`` is a shape of a slide with
+    notes; else ``picked`` itself, the reason saying the slide is named. None when the query names no slide
+    ``picked`` is on."""
+    if picked.slide not in named_slides(doc, query):
+        return None
+    where = f"slide {picked.slide}"
+    if asks_for_notes(query, meta):
+        if picked.notes:
+            return picked, f"the query names {where} and asks for its notes"
+        chosen = on_named_slide(doc, [picked.slide], query, meta)
+        if chosen is not None and chosen[0].notes:
+            return chosen[0], chosen[1]
+    return picked, f"the query names {where}; {reason}"
 
 
 def evidence_place_first(doc: PptxDocument, located: Locator, evidence_place: Locator,

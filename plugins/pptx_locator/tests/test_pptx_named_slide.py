@@ -80,3 +80,35 @@ def test_the_place_words_do_not_count_against_the_first_pick(plugins, query: str
     loc = _locate(plugins, chunk, query)
     assert (loc.slide, loc.shape_name, loc.locator_degraded, loc.quote) == (3, "TextBox 7", False, plain.quote)
     assert "semantic" not in loc.reason
+
+
+def test_each_place_is_headed_by_its_own_slides_title_not_the_chunks(plugins) -> None:  # type: ignore[no-untyped-def]
+    """The engine's chunk is slide 3's (untitled: its block is headed "Slide 3"); the citation moved to slide 2's
+    notes, and the places behind it, carry their own slide's title (none for an untitled slide)."""
+    from mnote_kr_pptx_locator.reader import load_pptx
+
+    titles = load_pptx(SAMPLE).titles
+    loc = _locate(plugins, _slide3_tail(plugins), "what do the notes on slide 2 say")
+    assert (loc.slide, loc.place_headings) == (2, ["Second slide title"])
+    assert loc.runners_up
+    for place in loc.runners_up:
+        assert place.place_headings == ([titles[place.slide]] if titles[place.slide] else []), place.slide
+
+
+@pytest.mark.parametrize("query", ["第三张幻灯片的备注", "第三张幻灯片的备注写了什么",
+                                   "what do the notes on slide 3 say"])
+def test_a_query_naming_the_evidences_own_slide_says_so(plugins, query: str) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, _slide3_tail(plugins), query)
+    assert (loc.slide, loc.speaker_notes, loc.locator_degraded) == (3, True, False)
+    assert loc.reason.startswith("the query names slide 3 and asks for its notes"), loc.reason
+
+
+def test_notes_asked_for_on_the_evidences_slide_are_cited_its_shape_behind(plugins) -> None:  # type: ignore[no-untyped-def]
+    deck = plugins.extract_text(str(SAMPLE))
+    shapes = deck[deck.index("List item4"):deck.index("Notes: Final")]  # slide 3's shapes, not its notes
+    plain = _locate(plugins, shapes, "what is in the third slide")
+    assert (plain.slide, plain.speaker_notes) == (3, False)
+    loc = _locate(plugins, shapes, "第三张幻灯片的备注")
+    assert (loc.slide, loc.speaker_notes, loc.locator_degraded) == (3, True, False)
+    assert "asks for its notes" in loc.reason
+    assert (loc.runners_up[0].slide, loc.runners_up[0].speaker_notes) == (3, False)
