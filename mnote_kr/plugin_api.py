@@ -43,7 +43,8 @@ What is here:
   ``label: header: value``, and the row's cell under the header a question names),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
-  (refuse a zip bomb or an oversized Office file before a library parses it).
+  (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
+  and ``count_tags`` (an XML part's elements counted while streaming it, nothing kept).
 * **Commands** (``register_commands``): ``emit_json`` (print a JSON result as every command
   does), ``progress_writer`` (progress lines to stderr as ``ingest`` prints them), ``Host`` (the
   workspace's registry and plugins), ``paths`` (the user's state, cache
@@ -124,7 +125,7 @@ if TYPE_CHECKING:
         TextParagraph,
         match_evidence,
     )
-    from mnote_kr.citations.locate.zipguard import check_zip
+    from mnote_kr.citations.locate.zipguard import check_zip, count_tags
     from mnote_kr.citations.map.sidecar import Sidecar, read_sidecar
     from mnote_kr.citations.rank.meaning import embed_texts as embed_meaning
     from mnote_kr.citations.rank.meaning import nearest as nearest_places
@@ -176,7 +177,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
-    "check_zip": ("mnote_kr.citations.locate.zipguard", "check_zip"),
+    **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("check_zip", "count_tags")},
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "named_header")},
@@ -259,6 +260,7 @@ __all__ = [
     "TextParagraph",
     "UsageError",
     "check_zip",
+    "count_tags",
     "counts_text",
     "embed_meaning",
     "emit_json",

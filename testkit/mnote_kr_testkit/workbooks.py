@@ -29,3 +29,59 @@ def formatted_far_down(path: Path, readings: int, *, last_row: int = 200_000, la
     ws.cell(last_row, last_column).fill = fill
     wb.save(path)
     return path
+
+
+def styled_empty_cells(path: Path, cells: int, *, columns: int = 10) -> Path:
+    """A "Fill" sheet whose XML holds ``cells`` cells: a header ("Reading", "Metres") and below it cells
+    formatted (a fill) but empty, ``columns`` a row, as a fill dragged over a large range leaves them. The
+    workbook is made by openpyxl with one such cell, then its sheet's XML is written out directly (openpyxl
+    would take minutes and gigabytes to build a million cells). Returns ``path``."""
+    import io
+    import re
+    import zipfile
+
+    from openpyxl import Workbook
+    from openpyxl.styles import PatternFill
+
+    wb = Workbook()
+    ws = wb.active
+    ws.title = "Fill"
+    ws.append(["Reading", "Metres"])
+    ws["A2"].fill = PatternFill("solid", fgColor="FFFF00")
+    buf = io.BytesIO()
+    wb.save(buf)
+    sheet = "xl/worksheets/sheet1.xml"
+    with zipfile.ZipFile(buf) as src:
+        parts = {info: src.read(info) for info in src.infolist()}
+    xml = next(data for info, data in parts.items() if info.filename == sheet)
+    header = re.search(rb"<row r=\"1\".*?</row>", xml)
+    style = re.search(rb"<c r=\"A2\" s=\"(\d+)\"", xml)
+    assert header is not None and style is not None, "openpyxl wrote the sheet differently"
+    empty = cells - 2
+    last_row = 1 + -(-empty // columns)
+    head, _, rest = xml.partition(b"<sheetData>")
+    tail = rest.partition(b"</sheetData>")[2]
+    head = re.sub(rb'<dimension ref="[^"]*"/>', f'<dimension ref="A1:{column_name(columns)}{last_row}"/>'.encode(),
+                  head)
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as dst:
+        for info, data in parts.items():
+            if info.filename != sheet:
+                dst.writestr(info, data)
+        with dst.open(sheet, "w") as out:
+            out.write(head + b"<sheetData>" + header.group(0))
+            s = style.group(1).decode()
+            for row in range(2, last_row + 1):
+                n = min(columns, empty - (row - 2) * columns)
+                out.write((f'<row r="{row}">' + "".join(f'<c r="{column_name(c)}{row}" s="{s}"/>'
+                                                         for c in range(1, n + 1)) + "</row>").encode())
+            out.write(b"</sheetData>" + tail)
+    return path
+
+
+def column_name(col: int) -> str:
+    """1 -> "A", 27 -> "AA"."""
+    letters = ""
+    while col:
+        col, rem = divmod(col - 1, 26)
+        letters = chr(65 + rem) + letters
+    return letters

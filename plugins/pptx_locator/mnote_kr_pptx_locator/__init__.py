@@ -58,6 +58,29 @@ def extract_text(path: str) -> str | None:
 
 
 @hookimpl
+def check_budget(path: str) -> str | None:
+    """Why the reader would not take this deck (the budget it exceeds: file bytes, zip entries, a part's
+    inflated size or compression ratio, slides), or None. Read from the zip directory and a streaming count
+    of the slides the deck lists (``reader.check_deck``, what reading it checks first), never loading it
+    with python-pptx; its paragraphs are counted only when it is read. A file that is only broken (not a
+    zip, a damaged part) is not over a budget: None. Its text is not counted against the host's index
+    budget (``max_text_chars``, not taken here)."""
+    if not _ours(path):
+        return None
+    from mnote_kr.plugin_api import DocumentError, OverBudgetError
+
+    from .reader import check_deck
+
+    try:
+        check_deck(path)
+    except OverBudgetError as exc:
+        return exc.message.replace(path, Path(path).name)  # named by the file's name, as every refusal is
+    except DocumentError:
+        return None
+    return None
+
+
+@hookimpl
 def prepare_locate(path: str) -> bool | None:
     """Parse the presentation ahead of the first search (kept in memory for this process), and have
     ingest embed its paragraphs when there are at most ``MEANING_PLACES``: the places behind a cited

@@ -5,7 +5,8 @@ row by row, each value under its header: ``tables``, charts as their cached data
 its speaker notes. A slide's title is the ``heading_path`` of every paragraph on it (``title``
 marks the title placeholder's own). Shape boxes are in EMU, top-left origin of the slide; a shape
 inside a group is mapped through the group's transform. The zip is checked against the host's
-budget before python-pptx opens it.
+budget, and the slides the deck lists are counted in its XML, before python-pptx opens it
+(``check_deck``, what the ``check_budget`` hook asks before the deck is sent to the index).
 
 ``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own
 top-level text lives, for whoever reads it (LightRAG's model, a person): each speaker-notes paragraph
@@ -17,10 +18,21 @@ start the same, so a provider tells what a deck holds from the deck itself.
 from __future__ import annotations
 
 import os
+import re
+import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 
-from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip
+from mnote_kr.plugin_api import (
+    DocumentError,
+    FileCache,
+    OverBudgetError,
+    TextDocument,
+    TextParagraph,
+    check_zip,
+    count_tags,
+)
 
 from .charts import chart_lines, chart_rid
 from .tables import table_rows
@@ -30,6 +42,10 @@ MAX_SLIDES = 5_000
 #: Chart lines read from one deck; charts past it are left out (never the deck over ``MAX_PARAGRAPHS``).
 MAX_CHART_LINES = 50_000
 CACHE_SIZE = 32
+_SPLIT = "split the presentation; it is cited as a whole file"
+#: Where a deck lists its slides (``p:sldIdLst``), the part python-pptx's ``prs.slides`` reads.
+PRESENTATION = "ppt/presentation.xml"
+_SLIDE_ID = re.compile(rb"<(?:\w+:)?sldId[\s/>]")
 
 Box = tuple[int, int, int, int]  # x0, y0, x1, y1 in EMU
 #: How ``markdown`` starts a speaker-notes paragraph (``extract_text``'s convention for notes).
@@ -109,8 +125,8 @@ class _Builder:
         if not text.strip():
             return
         if len(self.paragraphs) >= MAX_PARAGRAPHS:
-            raise DocumentError(f"PPTX over budget: more than {MAX_PARAGRAPHS} paragraphs in {self.path}",
-                                hint="split the presentation; it is cited as a whole file")
+            raise OverBudgetError(f"PPTX over budget: more than {MAX_PARAGRAPHS} paragraphs in {self.path}",
+                                  path=self.path, limit=f"paragraphs {MAX_PARAGRAPHS:,}", hint=_SPLIT)
         self.paragraphs.append(SlideParagraph(index=len(self.paragraphs), text=text, **where))
 
     def shape(self, shape: Any, slide: int, heading: tuple[str, ...], box: Box | None, title_id: int | None,
@@ -184,18 +200,40 @@ def _walk(builder: _Builder, shapes: Any, slide: int, heading: tuple[str, ...], 
         builder.shape(shape, slide, heading, box, title_id, group)
 
 
-def parse_file(real: str, st: os.stat_result) -> PptxDocument:
-    """Read the presentation at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
+def _too_many_slides(real: str, slides: str) -> OverBudgetError:
+    return OverBudgetError(f"PPTX over budget: {slides} slides in {real} (limit {MAX_SLIDES})", path=real,
+                           limit=f"slides {MAX_SLIDES:,}", hint=_SPLIT)
+
+
+def check_deck(real: str) -> None:
+    """The deck's budgets before python-pptx opens it: the zip check (its directory), then its slides, the
+    ``p:sldId`` entries of ``PRESENTATION`` counted while streaming it. Raises ``OverBudgetError`` over a
+    budget, ``DocumentError`` when it is no readable zip or the part is damaged; a deck keeping its
+    presentation part elsewhere has its slides counted when it is read."""
     check_zip(real, "PPTX")
     try:
+        with zipfile.ZipFile(real) as zf, zf.open(PRESENTATION) as fh:
+            slides = count_tags(fh, _SLIDE_ID, MAX_SLIDES)
+    except KeyError:
+        return
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, ValueError, NotImplementedError) as exc:
+        raise DocumentError(f"Cannot read PPTX {real}: {type(exc).__name__}: {exc}",
+                            hint="check the file opens in PowerPoint or LibreOffice") from exc
+    if slides > MAX_SLIDES:
+        raise _too_many_slides(real, f"more than {MAX_SLIDES}")
+
+
+def parse_file(real: str, st: os.stat_result) -> PptxDocument:
+    """Read the presentation at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
+    try:
+        check_deck(real)
         from pptx import Presentation
 
         prs = Presentation(real)
         builder = _Builder(real)
         slides = list(prs.slides)
         if len(slides) > MAX_SLIDES:
-            raise DocumentError(f"PPTX over budget: {len(slides)} slides in {real} (limit {MAX_SLIDES})",
-                                hint="split the presentation; it is cited as a whole file")
+            raise _too_many_slides(real, str(len(slides)))
         for number, slide in enumerate(slides, start=1):
             title_shape = slide.shapes.title
             title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""

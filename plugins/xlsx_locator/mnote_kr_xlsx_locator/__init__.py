@@ -53,6 +53,29 @@ def extract_text(path: str) -> str | None:
 
 
 @hookimpl
+def check_budget(path: str) -> str | None:
+    """Why the reader would not take this workbook (the budget it exceeds: file bytes, zip entries, a part's
+    inflated size or compression ratio, a sheet's rows holding a value, the cells its sheets' XML holds), or
+    None. Read from the zip directory and a streaming count of the sheets' XML (``reader.check_workbook``,
+    what reading it checks first), never loading it. A file that is only broken (not a zip, a damaged part)
+    is not over a budget: None. Its text is not counted against the host's index budget (``max_text_chars``,
+    not taken here): that would take the load this check avoids."""
+    if not _ours(path):
+        return None
+    from mnote_kr.plugin_api import DocumentError, OverBudgetError
+
+    from .reader import check_workbook
+
+    try:
+        check_workbook(path)
+    except OverBudgetError as exc:
+        return exc.message.replace(path, Path(path).name)  # named by the file's name, as every refusal is
+    except DocumentError:
+        return None
+    return None
+
+
+@hookimpl
 def prepare_locate(path: str) -> bool | None:
     """Have ingest embed the workbook's visible rows when there are at most ``MEANING_ROWS`` (the rows
     behind a cited one are ranked by meaning too; a larger workbook's by words): parsed for it (kept in

@@ -12,7 +12,8 @@ to at most 48 MB) and each sheet's rows holding a value, counted in its XML (its
 its ``<row>`` tags, is only an upper bound: a sheet formatted far down says more): more than
 ``MAX_ROWS`` refuses the workbook with one ``DocumentError`` line, and so do more than ``MAX_XML_CELLS``
 ``<c>`` elements in its sheets' XML (styled empty cells too: openpyxl builds each). Only the cells the
-XML holds are read, never the whole extent the sheet spans.
+XML holds are read, never the whole extent the sheet spans. ``check_workbook`` is these budgets alone
+(``OverBudgetError``), what the ``check_budget`` hook asks before the workbook is sent to the index.
 """
 
 from __future__ import annotations
@@ -21,11 +22,21 @@ import datetime
 import os
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass, field
 from typing import Any
 from xml.etree import ElementTree as ET
 
-from mnote_kr.plugin_api import DocumentError, FileCache, TextDocument, TextParagraph, check_zip, header_row
+from mnote_kr.plugin_api import (
+    DocumentError,
+    FileCache,
+    OverBudgetError,
+    TextDocument,
+    TextParagraph,
+    check_zip,
+    count_tags,
+    header_row,
+)
 
 MAX_ROWS = 100_000
 MAX_CELLS = 2_000_000  # the cache's weight limit (rows kept)
@@ -122,14 +133,7 @@ def _sheet_size(fh: Any, stop: int) -> int:
 def _sheet_cells(fh: Any, stop: int) -> int:
     """A sheet part's ``<c>`` elements (cells its XML holds, valued, styled or empty), counted while
     streaming; stops past ``stop``."""
-    cells, tail = 0, b""
-    while cells <= stop and (chunk := fh.read(1 << 20)):
-        data = tail + chunk
-        cut = data.rfind(b"<")  # a tag the chunk cuts is counted with the next chunk
-        cut = len(data) if cut < 0 else cut
-        cells += len(_CELL.findall(data, 0, cut))
-        tail = data[cut:]
-    return cells + len(_CELL.findall(tail))
+    return count_tags(fh, _CELL, stop)
 
 
 def _worksheets(zf: zipfile.ZipFile) -> list[str]:
@@ -147,16 +151,30 @@ def _check_dimensions(real: str) -> None:
             with zf.open(name) as fh:  # first: a regex, faster than _valued_rows' parse
                 cells += _sheet_cells(fh, MAX_XML_CELLS - cells)
             if cells > MAX_XML_CELLS:
-                raise DocumentError(f"XLSX over budget: {name} of {real} brings the workbook past {MAX_XML_CELLS} "
-                                    f"cells, styled empty ones too (limit {MAX_XML_CELLS})", hint=_HINT)
+                raise OverBudgetError(f"XLSX over budget: {name} of {real} brings the workbook past {MAX_XML_CELLS} "
+                                      f"cells, styled empty ones too (limit {MAX_XML_CELLS})", path=real,
+                                      limit=f"sheet XML cells {MAX_XML_CELLS:,}", hint=_HINT)
             with zf.open(name) as fh:
                 rows = _sheet_size(fh, MAX_ROWS)
             if rows > MAX_ROWS:
                 with zf.open(name) as fh:
                     rows = _valued_rows(fh, MAX_ROWS, rows)
             if rows > MAX_ROWS:
-                raise DocumentError(f"XLSX over budget: {name} of {real} has more than {MAX_ROWS} rows "
-                                    f"(limit {MAX_ROWS})", hint=_HINT)
+                raise OverBudgetError(f"XLSX over budget: {name} of {real} has more than {MAX_ROWS} rows "
+                                      f"(limit {MAX_ROWS})", path=real, limit=f"sheet rows {MAX_ROWS:,}", hint=_HINT)
+
+
+def check_workbook(real: str) -> None:
+    """The workbook's budgets, read from its zip directory and its sheets' XML, never loading it (the zip
+    check, then ``_check_dimensions``). Raises ``OverBudgetError`` over a budget, ``DocumentError`` when it
+    is no readable zip or a part is damaged."""
+    check_zip(real, "XLSX", max_part_bytes=MAX_PART_BYTES)
+    try:
+        _check_dimensions(real)
+    except (OSError, zipfile.BadZipFile, zlib.error, EOFError, RuntimeError, ValueError, NotImplementedError) as exc:
+        # RuntimeError: an encrypted part; NotImplementedError: a compression zipfile does not know
+        raise DocumentError(f"Cannot read XLSX {real}: {type(exc).__name__}: {exc}",
+                            hint="check the file opens in Excel or LibreOffice") from exc
 
 
 def _local(tag: str) -> str:
@@ -288,9 +306,8 @@ def _table(rows: list[RowParagraph]) -> None:
 
 def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     """Read the workbook at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
-    check_zip(real, "XLSX", max_part_bytes=MAX_PART_BYTES)
     try:
-        _check_dimensions(real)
+        check_workbook(real)
         from openpyxl import load_workbook
 
         wb = load_workbook(real, data_only=True)
