@@ -98,17 +98,20 @@ def test_watch_delete_stops_citations_at_once_then_confirms_with_a_delete(kb: KB
     assert kb.cited() == {"notes/b.md"}
 
 
-def test_watch_rename_reindexes_the_same_content_under_the_new_path(kb: KB) -> None:
+def test_watch_rename_keeps_the_document_under_the_new_path(kb: KB) -> None:
     setup_roots(kb, {"notes/a.md": "alpha\n", "notes/b.md": "beta\n"})
     old = kb.entries()["notes/a.md"]
+    sent = len(kb.fake.ingested)
     kb.watch()
     os.rename(kb.ws / "notes" / "a.md", kb.ws / "notes" / "a-renamed.md")
     kb.settle(lambda: "notes/a-renamed.md" in kb.cited())
     e = kb.entries()
     assert e["notes/a.md"].stale and e["notes/a.md"].stale_reason == "moved to notes/a-renamed.md"
     assert e["notes/a-renamed.md"].source_hash == old.source_hash
+    assert e["notes/a-renamed.md"].light_rag_doc_id == old.light_rag_doc_id  # the same document
     assert kb.cited() == {"notes/a-renamed.md", "notes/b.md"}
-    assert kb.fake.deleted == [old.light_rag_doc_id]
+    assert kb.fake.deleted == [] and len(kb.fake.ingested) == sent  # nothing deleted, nothing sent
+    assert any(a.kind == "moved" and a.path == "notes/a-renamed.md" for a in kb.actions)
 
 
 def test_watch_move_across_folders_and_roots(kb: KB) -> None:
@@ -267,7 +270,7 @@ def test_watch_startup_reconcile_catches_changes_made_while_stopped(kb: KB) -> N
 def test_watch_follows_its_own_submitted_work_without_waiting_for_the_sync_interval(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A provider that answers 'submitted' (as LightRAG does): the watcher itself follows the
-    re-ingested, renamed file to processed itself, not at the next sync interval (an hour here,
+    re-ingested, edited file to processed itself, not at the next sync interval (an hour here,
     so reaching 'processed' at all shows the watcher followed its work)."""
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     ws = tmp_path / "ws"
@@ -280,11 +283,13 @@ def test_watch_follows_its_own_submitted_work_without_waiting_for_the_sync_inter
     assert kb.cited() == {"docs/a.md"}
     kb.watch(sync_interval_s=3600.0)
     try:
-        (ws / "docs" / "a.md").rename(ws / "docs" / "b.md")
+        old = kb.entries()["docs/a.md"].source_hash
+        write(ws / "docs" / "a.md", "# A\n\nalpha text, edited\n")  # (a rename sends nothing: moves.py)
         # Followed to processed by the watcher itself (a file being indexed is citable at once,
         # so being cited alone does not show that the watcher followed its work).
-        kb.settle(lambda: getattr(kb.entries().get("docs/b.md"), "status", None) == "processed")
-        assert kb.cited() == {"docs/b.md"}
+        kb.settle(lambda: (e := kb.entries().get("docs/a.md")) is not None and e.source_hash != old
+                  and e.status == "processed")
+        assert kb.cited() == {"docs/a.md"}
         assert any(a.kind == "indexed" for a in kb.actions)
     finally:
         assert kb.watcher is not None

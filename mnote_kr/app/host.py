@@ -210,6 +210,8 @@ class Host(HostIngest):
         """
         reg = self.registry()
         before = reg.counts()
+        if statuses is None and self._resend_orphaned_duplicates(reg):
+            reg = self.registry()
         abandoned = [e for e in reg.entries.values()
                      if e.stale and e.pending_action in ("ingest", "reindex") and not e.light_rag_doc_id]
         if abandoned:  # the file went away while its ingest was queued: nothing to send or delete
@@ -234,6 +236,33 @@ class Host(HostIngest):
                   for w in waiting if w.status != "failed"
                   and (e := after.entries.get(w.source_root_relative_path)) is not None and e.status == "failed"]
         return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed}
+
+    def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
+        """Queue for sending again the duplicates whose original is a document of this workspace that
+        no entry cites any more (its file renamed, deleted or changed since): nothing else would ever
+        index them, and they would be cited from nowhere. The provider sends each once LightRAG has
+        let the original go. Returns whether any was queued; decodes nothing without duplicates."""
+        if not reg.counts().get("duplicate"):
+            return False
+        dups = reg.select(lambda tag: tag_status(tag) == "duplicate" and not tag & STALE_BIT)
+        wanted = {e.duplicate_of for e in dups if e.duplicate_of}
+        cols = reg.all_entries().columns()
+        held: dict[str, bool] = {}  # doc id -> whether a cited entry holds it
+        for doc, live in zip(cols.doc_ids, cols.live, strict=True):
+            if doc in wanted:
+                held[doc] = held.get(doc, False) or bool(live)
+        orphans = [e.source_root_relative_path for e in dups
+                   if e.duplicate_of in held and not held[e.duplicate_of]
+                   and (self.root / e.source_root_relative_path).is_file()]
+        if not orphans:
+            return False
+        with self.store.transaction() as reg_w:
+            for rel in orphans:
+                entry = reg_w.entries.get(rel)
+                if entry is not None and entry.status == "duplicate" and not entry.stale:
+                    reg_w.update(rel, status="pending", pending_action="ingest", retry_count=0, next_retry_at_ms=0,
+                                 last_error="the file it duplicated is not cited any more: sent under its own name")
+        return True
 
     def entries_under(self, paths_: Iterable[str | Path]) -> list[SourceEntry]:
         reg = self.registry()
@@ -332,13 +361,23 @@ class Host(HostIngest):
         dups = reg.select(lambda tag: tag_status(tag) == "duplicate" and not tag & STALE_BIT)[:shown]
         wanted = {e.duplicate_of for e in dups if e.duplicate_of}
         cols = reg.all_entries().columns()
-        twins = {doc: path for path, doc in zip(cols.paths, cols.doc_ids, strict=True) if doc in wanted}
+        twins: dict[str, str] = {}  # doc id -> the cited file holding it
+        gone: dict[str, str] = {}  # doc id -> a file of this workspace that held it and is cited no more
+        for path, doc, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True):
+            if doc in wanted:
+                (twins if live else gone)[doc] = path
         out = []
         for e in dups:
-            twin = twins.get(e.duplicate_of) if e.duplicate_of else None
+            doc = e.duplicate_of or ""
+            twin = twins.get(doc)
             twin = twin if twin != e.source_root_relative_path else None
-            reason = (f"identical content is indexed under {twin}; it is cited from there" if twin else
-                      "identical content is indexed under a document that is no file of this workspace")
+            if twin:
+                reason = f"identical content is indexed under {twin}; it is cited from there"
+            elif doc in gone:  # renamed, deleted or changed since: only 'sync' can help, and it does
+                reason = (f"identical content was indexed under {gone[doc]}, which is not cited any more; "
+                          "'mnote-kr sync' indexes this file under its own name")
+            else:
+                reason = "identical content is indexed under a document that is no file of this workspace"
             out.append({"sourcePath": e.source_root_relative_path, "twin": twin, "reason": reason})
         return out
 

@@ -13,6 +13,9 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+import msgspec
+
+from mnote_kr.app.moves import gone_twins, take_over
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     Registry,
@@ -171,15 +174,19 @@ class HostIngest:
         """
         sources, report = self.plan_ingest(paths_, force=force, limit=limit)
         self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
+        sources = self._take_over_moves(sources, report) if not force else sources
         sources = self._refuse_over_budget(sources, report)
         if not sources:
             report.counts = _count(report.items)
             return report
         ctx = self.context()
         # 1. Record intent first: if the provider is down or we crash, the work is still queued.
+        previous: dict[str, str] = {}  # a renamed file's document, kept under its old path's name
         with self.store.transaction() as reg:
             for src in sources:
                 old = reg.entries.get(src.rel_path)
+                if old is not None and old.light_rag_file_path:
+                    previous[src.rel_path] = old.light_rag_file_path
                 reg.put(
                     SourceEntry(
                         source_id=src.source_id,
@@ -195,6 +202,8 @@ class HostIngest:
                     )
                 )
         # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
+        sources = [msgspec.structs.replace(s, previous_name=previous[s.rel_path]) if s.rel_path in previous else s
+                   for s in sources]
         error: ProviderError | None = None
         batch = max(1, int(self.config.get("ingest_batch_files", 200)))
         started = time.monotonic()
@@ -254,6 +263,25 @@ class HostIngest:
                 hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
             )
         return report
+
+    def _take_over_moves(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
+        """The sources still to send: a new file whose bytes are those of a cited entry whose file is
+        gone (a plain 'mv' before this ingest) takes over that entry's document (``moves``) and is
+        reported ``moved``, never sent (LightRAG would call it a duplicate of a document that is about
+        to be deleted)."""
+        reg = self.registry()
+        fresh = {s.rel_path: (s.sha256, (s.size, s.mtime_ns)) for s in sources
+                 if (e := reg.entries.get(s.rel_path)) is None or not e.light_rag_doc_id}
+        seen = [*(s.rel_path for s in sources), *(i.source_path for i in report.items)]
+        pairs = gone_twins(self.workspace, reg, fresh, seen)
+        del reg
+        taken = dict((new, old) for old, new in take_over(self.store, self.workspace, pairs))
+        if not taken:
+            return sources
+        for rel, old in taken.items():
+            report.items.append(IngestItem(source_path=rel, status="moved",
+                                           reason=f"renamed from {old}: cited under its new path, its document kept"))
+        return [s for s in sources if s.rel_path not in taken]
 
     def _refuse_over_budget(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
         """The sources within their readers' budgets (``check_budget``); the others are recorded

@@ -60,6 +60,9 @@ class SourceFile(Frozen, frozen=True, kw_only=True):
     sha256: str
     size: int
     mtime_ns: int
+    #: The provider's name of this file's indexed earlier version when the file got it under another
+    #: path (a renamed file kept its document: ``mnote_kr.app.moves``): the provider deletes it too.
+    previous_name: str | None = None
 
 
 class SkippedPath(Frozen, frozen=True, kw_only=True):

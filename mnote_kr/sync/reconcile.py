@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
+from mnote_kr.app.moves import moved_reason, take_over
 from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.pending import (
     REASON_CHANGED,
@@ -318,8 +319,15 @@ def apply_plan(
     to_ingest: list[str] = []
     for rel in plan.missing:
         reasons[rel] = REASON_MISSING
+    # A move keeps its document (the same bytes, cited under the new path at once, nothing re-indexed);
+    # one that cannot (an image, a document not indexed yet) is re-indexed: old deleted, new sent.
+    moves = [(o, n, st) for o, n in plan.moved if (st := stat_rel(host.root, n)) is not None]
+    kept = set(take_over(host.store, host.workspace, moves, provisional=PROVISIONAL_REASONS))
     for old, new in plan.moved:
-        reasons[old] = f"moved to {new}"
+        if (old, new) in kept:
+            on_action("moved", new, f"from {old}: cited under its new path, its document kept")
+            continue
+        reasons[old] = moved_reason(new)
         to_ingest.append(new)
     for rel in plan.changed:
         root = innermost_root(rel, roots)

@@ -80,7 +80,8 @@ class WatchAction:
     """One thing the watcher did, for the ``on_action`` callback and the CLI's lines.
 
     ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
-    ``ingested``, ``queued`` (provider down; replayed later), ``new`` (not ingested:
+    ``ingested``, ``moved`` (renamed or moved: cited under the new path, its document kept),
+    ``queued`` (provider down; replayed later), ``new`` (not ingested:
     root added with --no-follow), ``skipped`` (a type the provider cannot index: passed over, as a
     folder ingest does; or an entry no pass can index: a FIFO, socket or device, a name that is not
     valid UTF-8), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,

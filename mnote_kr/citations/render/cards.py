@@ -184,6 +184,10 @@ def counts_text(counts: dict[str, Any]) -> str:
     return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
 
 
+#: Queued actions ``status`` names one by one (``--json`` lists every one).
+WAITING_SHOWN = 20
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
@@ -192,8 +196,14 @@ def render_status(info: dict[str, Any]) -> str:
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     if info.get("indexedRoots") == []:
         lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
-    if reg.get("waiting"):
-        lines.append(f"Waiting:   {len(reg['waiting'])} queued action(s) (run 'mnote-kr sync')")
+    waiting = reg.get("waiting") or []
+    if waiting:
+        lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
+    for note in waiting[:WAITING_SHOWN]:  # each by name, with why it waits
+        why = f": {note['lastError']}" if note.get("lastError") else ""
+        lines.append(f"           {note['action']} {note['sourcePath']}{why}")
+    if len(waiting) > WAITING_SHOWN:
+        lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
     for failed in reg.get("failed", []):
         lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
     for refused in reg.get("refused", []):

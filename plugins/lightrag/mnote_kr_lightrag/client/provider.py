@@ -247,6 +247,14 @@ class LightRagProvider:
                 to_delete.append(str(old_row["id"]))
             for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 links.remove_ours(input_dir, old)
+            prev = getattr(source, "previous_name", None)  # (a host before previous_name: None)
+            if prev and prev != name and naming.workspace_of(prev) == self.ws and not naming.same_source(prev, rel,
+                                                                                                          self.ws):
+                # A renamed file kept its document under its old path's name: that version goes too.
+                prev_row = docs.by_id.get(naming.doc_id_for(prev))
+                if prev_row is not None:
+                    to_delete.append(str(prev_row["id"]))
+                links.remove_ours(input_dir, prev)
             row = docs.find(name)
             count = retry_counts.get(rel, 0)
             if row is not None and count < TWIN_WAIT_RETRIES and self.orphaned_duplicate(docs, row, input_dir):
