@@ -1,6 +1,6 @@
-"""Labels of ``benchmarks/retrieval.py``: the five question sets, the labelled places, a wording check.
+"""Labels of ``benchmarks/retrieval.py``: the six question sets, the labelled places, a wording check.
 
-Five sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
+Six sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
 output):
 
 * ``retrieval_questions.json`` (the "old" set, 64 questions): the set the embedder mix and the
@@ -25,6 +25,10 @@ output):
   on PDF blocks, 36 on DOCX paragraphs; 6 files no other set uses, among them a 65-page French PDF
   and a 988-paragraph journal issue): labelled like heldout2, written before issue 33's seventh
   round tuned anything, and never tuned on (its misses are never printed).
+* ``retrieval_tables.json`` (the "tables" set, 38 questions: 21 Chinese, 33 other wording; 27 on PDF
+  table cells, 11 on DOCX table cells): questions about what a table's cell holds, written before issue
+  33's twelfth round tuned on it (a tuning set). A DOCX label names the cell's paragraph; a PDF label
+  its page and the cell's value, no block (a cell's box would miss a row's block by IoU).
 
 The labelled place is read here with readers of this file's own, not with the locators under
 test: a DOCX paragraph is every ``w:p`` under ``w:body`` in order with nested ones skipped (the
@@ -57,26 +61,28 @@ HELDOUT = HERE / "retrieval_heldout.json"
 HELDOUT2 = HERE / "retrieval_heldout2.json"
 TUNE3 = HERE / "retrieval_tune3.json"
 HELDOUT3 = HERE / "retrieval_heldout3.json"
+TABLES = HERE / "retrieval_tables.json"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 CJK = "\u3400-\u4dbf\u4e00-\u9fff\u2e80-\u2fdf\uf900-\ufaff"
 
 
 def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     """The documents to ingest (those of the old set, then those the later sets add) and the
-    question sets by name (``old``, ``heldout``, ``heldout2``, ``tune3``, ``heldout3``), set name
-    added."""
+    question sets by name (``old``, ``heldout``, ``heldout2``, ``tune3``, ``heldout3``, ``tables``),
+    set name added."""
     old = json.loads(OLD.read_text(encoding="utf-8"))
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
     held2 = json.loads(HELDOUT2.read_text(encoding="utf-8"))
     tune3 = json.loads(TUNE3.read_text(encoding="utf-8"))
     held3 = json.loads(HELDOUT3.read_text(encoding="utf-8"))
+    tables = json.loads(TABLES.read_text(encoding="utf-8"))
     sets = {"old": old["questions"], "heldout": held["questions"], "heldout2": held2["questions"],
-            "tune3": tune3["questions"], "heldout3": held3["questions"]}
+            "tune3": tune3["questions"], "heldout3": held3["questions"], "tables": tables["questions"]}
     for name, qs in sets.items():
         for q in qs:
             q["set"] = name
     documents = list(old["documents"])
-    for more in (held2["documents"], tune3["documents"], held3["documents"]):
+    for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"]):
         documents += [d for d in more if d not in documents]
     stray = sorted({q["doc"] for qs in sets.values() for q in qs} - set(documents))
     if stray:

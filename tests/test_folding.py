@@ -8,6 +8,10 @@ and folded by ``fold_places``, which every surface (JSON, CLI, MCP, viewer) read
 
 from __future__ import annotations
 
+import msgspec
+import pytest
+
+from mnote_kr.citations.render import folding
 from mnote_kr.citations.render.folding import fold_places
 from mnote_kr.models import Citation, CitationDiagnostics, Locator
 
@@ -47,3 +51,50 @@ def test_a_whole_file_first_citation_keeps_the_places_inside_the_file_behind_it(
     (c,), _ = fold_places(places)
     assert c.citation_id == "[file]"
     assert [a.citation_id for a in c.alternatives] == ["[p004]"]
+
+
+def cell(page: int, top: float, exact: bool) -> Locator:
+    """A PDF place: a box on ``page``; ``exact`` as a table cell read under its headers, else approximate."""
+    return Locator(locator_precision="bbox", locator_degraded=not exact, page=page, bbox=[50.0, top, 200.0, top + 12])
+
+
+@pytest.mark.parametrize("leads", [True, False])
+def test_an_approximate_first_place_yields_to_the_first_exact_place_shown_behind_it(
+        monkeypatch: pytest.MonkeyPatch, leads: bool) -> None:
+    """``EXACT_LEADS``: a file's first place is approximate and a place shown behind it is exact (the
+    table cell a question names): the exact one leads, carrying the file's score, the former first right
+    behind it; the places shown are the same, the file keeps its rank. Off: the order is the passages'."""
+    monkeypatch.setattr(folding, "EXACT_LEADS", leads)
+
+    def scored(c: Citation, score: float) -> Citation:
+        return msgspec.structs.replace(c, relevance_score=score)
+
+    places = [scored(place("[apx1]", cell(1, 100, False), "kb/nics.pdf"), 0.9),
+              scored(place("[othr]", cell(1, 100, False), "kb/other.pdf"), 0.8),
+              scored(place("[apx2]", cell(1, 300, False), "kb/nics.pdf"), 0.5),
+              scored(place("[cell]", cell(1, 400, True), "kb/nics.pdf"), 0.4),
+              scored(place("[exa2]", cell(2, 100, True), "kb/nics.pdf"), 0.3)]  # not shown: stays out
+    cited, folded = fold_places(places)
+    assert [c.source_root_relative_path for c in cited] == ["kb/nics.pdf", "kb/other.pdf"]
+    c = cited[0]
+    shown = [c.citation_id, *(a.citation_id for a in c.alternatives)]
+    if not leads:
+        assert shown == ["[apx1]", "[apx2]", "[cell]"]
+        return
+    assert shown == ["[cell]", "[apx1]", "[apx2]"]
+    assert not c.locator_degraded and c.relevance_score == 0.9  # the file's score rides on its first card
+    behind = {f.citation_id: f for f in folded}
+    assert behind["[apx1]"].relevance_score == 0.4  # no higher than the card it now stands behind
+    assert [a.citation_id for a in behind["[apx1]"].alternatives] == ["[cell]", "[apx2]"]
+
+
+@pytest.mark.parametrize("first_exact", [True, False])
+def test_an_exact_first_place_or_none_exact_behind_keeps_the_passages_order(
+        monkeypatch: pytest.MonkeyPatch, first_exact: bool) -> None:
+    """With ``EXACT_LEADS`` on, an exact first place stays first though another exact place is behind it,
+    and an approximate first stays first when no place shown behind it is exact."""
+    monkeypatch.setattr(folding, "EXACT_LEADS", True)
+    places = [place("[one]", cell(1, 100, first_exact)), place("[two]", cell(1, 200, False)),
+              place("[thr]", cell(1, 300, first_exact))]
+    (c,), _ = fold_places(places)
+    assert [c.citation_id, *(a.citation_id for a in c.alternatives)] == ["[one]", "[two]", "[thr]"]

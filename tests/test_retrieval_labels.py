@@ -67,6 +67,25 @@ def test_the_block_labelled_sets_have_the_shape_issue_33_asks_for(name: str) -> 
     assert not older & {q["q"] for q in qs}
 
 
+def test_the_tables_set_asks_about_table_cells_by_page_or_paragraph() -> None:
+    """The tables set: 30-40 questions, about half Chinese, most in other words, on PDF and DOCX table
+    cells; a PDF label names its page and the cell's value, which occurs once on that page (no block:
+    a cell's box against a row's block would miss by IoU); no question repeated from another set."""
+    files, sets = labels.load_sets()
+    qs = sets["tables"]
+    assert 30 <= len(qs) <= 40 and len({q["id"] for q in qs}) == len(qs)
+    langs = Counter(q["lang"] for q in qs)
+    assert abs(langs["zh"] - langs["en"]) <= len(qs) // 5
+    assert sum(q["wording"] == "other" for q in qs) * 3 >= 2 * len(qs)
+    assert {Path(q["doc"]).suffix for q in qs} == {".pdf", ".docx"} and {q["doc"] for q in qs} <= set(files)
+    for q in (q for q in qs if q["doc"].endswith(".pdf")):
+        assert "block" not in q
+        page = labels.norm(labels.pdf_page_text(CORPUS / q["doc"], q["page"]))
+        assert page.count(labels.norm(q["answer"])) == 1, q["id"]
+    older = {q["q"] for name in sets if name != "tables" for q in sets[name]}
+    assert not older & {q["q"] for q in qs}
+
+
 def test_a_snippet_in_two_paragraphs_is_refused() -> None:
     # mineru__test.docx repeats this clause in several paragraphs: as a label it names no one place.
     label = {"doc": "docx/mineru__test.docx", "answer": "本合同一式四份，自双方签章并经省政府采购中心审核编号后生效"}

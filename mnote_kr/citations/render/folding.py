@@ -28,6 +28,10 @@ BY_MEANING = True
 #: meets places with its language's mean half taken out (``meaning.NEUTRAL_QUERY``), which spreads
 #: cosines about 1.5x wider: 0.03 is the same lead.
 LEAD_BY_MEANING: float | None = 0.03
+#: A file's first place that is approximate (``locator_degraded``) yields to the first exact place shown
+#: behind it (a table's cell read under its headers, say), the former first right behind it (False: the
+#: first place stays; ``benchmarks/retrieval.py``, issue 33's twelfth round).
+EXACT_LEADS = False
 
 
 def place_key(locator: Locator) -> str:
@@ -121,6 +125,20 @@ def _leads(place: Citation, first: Citation) -> bool:
     return cos is not None and cos >= (then if then is not None else -1.0) + LEAD_BY_MEANING
 
 
+def _exact_first(first: Citation, behind: list[Citation]) -> tuple[Citation, list[Citation]]:
+    """An approximate ``first`` place and the places shown ``behind`` it, the first exact one of them
+    leading (carrying the file's score, as in :func:`behind_by_meaning`) and ``first`` right behind it;
+    unchanged when ``first`` is exact or none behind it is."""
+    lead = next((p for p in behind if not p.locator_degraded and place_key(p.locator)), None)
+    if lead is None or not first.locator_degraded:
+        return first, behind
+    score = first.relevance_score
+    demoted = msgspec.structs.replace(first, relevance_score=lead.relevance_score if score is None
+                                      or lead.relevance_score is None else min(score, lead.relevance_score))
+    return (msgspec.structs.replace(lead, relevance_score=score),
+            [demoted, *(p for p in behind if p is not lead)])
+
+
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
                 ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
@@ -147,6 +165,7 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
                 behind.append(p)
+        c, behind = _exact_first(c, behind) if EXACT_LEADS else (c, behind)
         c, behind = settle(c), [settle(p) for p in behind]
         group = [c, *behind]
         # each place of the group knows the others: the viewer steps on from whichever is opened
