@@ -40,7 +40,7 @@ Printed per embedder and variant:
   (questions with no citation count as misses); over the questions whose file is cited: place@1
   (the file's first citation on the labelled place: DOCX the labelled paragraph index; PDF the
   labelled page with IoU >= 0.5 between the cited ``bbox`` and the labelled block, or, in the
-  older sets, which label no block, the labelled page with the snippet in the cited quote),
+  older sets, which label no block, the labelled page with the snippet in the place's own quote),
   place@3 (the labelled place among the file's first three places: the citation and its
   ``alternatives`` when citations carry that field, else the file's first three citations) and
   in-view (the first citation within 2 paragraphs of the labelled one, or on the labelled page);
@@ -388,6 +388,13 @@ def in_view(loc: dict[str, Any], place: dict[str, Any]) -> bool:
     return loc.get("page") in place["pages"]
 
 
+def own_quote(c: dict[str, Any]) -> str | None:
+    """The words a place shows (``displayQuote``), for a label of page + snippet: a first citation's
+    ``rawQuote`` is the provider's whole passage, which made any place of the passage's page count
+    where an alternative was held to its own quote (issue 33, twelfth round)."""
+    return c.get("displayQuote") or c.get("rawQuote")
+
+
 def first_places(mine: list[dict[str, Any]], n: int = 3) -> list[tuple[dict[str, Any], str | None]]:
     """The first ``n`` places of a file (locator, quote): its first citation and the citation's
     ``alternatives`` (each a full locator) when the citation has that field, else the file's first
@@ -396,10 +403,10 @@ def first_places(mine: list[dict[str, Any]], n: int = 3) -> list[tuple[dict[str,
         return []
     first = mine[0]
     if first.get("alternatives") is not None:
-        alts = [(a.get("locator", a), a.get("rawQuote") or a.get("displayQuote")) for a in first["alternatives"]]
-        out = [(first["locator"], first.get("rawQuote") or first.get("displayQuote")), *alts]
+        alts = [(a.get("locator", a), own_quote(a)) for a in first["alternatives"]]
+        out = [(first["locator"], own_quote(first)), *alts]
     else:
-        out = [(c["locator"], c.get("rawQuote") or c.get("displayQuote")) for c in mine]
+        out = [(c["locator"], own_quote(c)) for c in mine]
     return out[:n]
 
 
@@ -425,7 +432,7 @@ def evaluate_places(run: dict[str, Any], labels: list[dict[str, Any]],
                "mrr": [1.0 / (files.index(target) + 1) if target in files else 0.0]}
         if mine:
             first = mine[0]
-            quote = first.get("rawQuote") or first.get("displayQuote")
+            quote = own_quote(first)
             row["place1"] = [1.0 if place_hit(first["locator"], quote, label, place) else 0.0]
             # what the first place claims (precision.certainty): an exact place should be right far
             # more often than an approximate one

@@ -249,3 +249,21 @@ def test_grounding_counts_a_box_inside_the_labelled_block_apart() -> None:
     assert not inside({"page": 2, "bbox": [100, 190, 200, 215]}, PDF_PLACE)  # most of it below
     assert not inside({"page": 3, "bbox": [110, 150, 190, 160]}, PDF_PLACE)
     assert not inside({"paragraphIndex": 40}, DOCX_PLACE) and not inside({"page": 2}, PDF_PLACE)
+
+
+def test_a_page_and_snippet_label_reads_the_places_own_quote() -> None:
+    """A label of page + snippet (the old sets, tables) is met by the words the place shows: the first
+    citation's ``rawQuote`` is the provider's whole passage, so reading it counted any place on the
+    passage's page, while alternatives were held to their own quotes."""
+    label = {"id": "t", "set": "tables", "lang": "en", "wording": "other", "doc": "pdf/n.pdf", "page": 1,
+             "answer": "12,155"}
+    place = {"pages": [1]}
+    first = _cit("n.pdf", page=1, bbox=[0, 0, 50, 50])
+    first["rawQuote"] = "DISCLAIMERS ... Kentucky 264,140 12,155 ..."  # the passage holds the cell
+    first["displayQuote"] = "DISCLAIMERS: these statistics represent the number of checks"  # the place does not
+    cell = {"locator": {"page": 1, "bbox": [0, 60, 50, 70]}, "displayQuote": "Kentucky, Handgun: 12,155"}
+    first["alternatives"] = [cell]
+    out = retrieval.evaluate_places({"results": {"t": [first]}}, [label], {"t": place})["tables"]
+    assert out["place1"] == (0.0, 1) and out["place3"] == (1.0, 1) and out["view"] == (1.0, 1)
+    first["displayQuote"] = "Kentucky, Handgun: 12,155"
+    assert retrieval.evaluate_places({"results": {"t": [first]}}, [label], {"t": place})["tables"]["place1"] == (1.0, 1)
