@@ -130,8 +130,10 @@ def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
 
 
 def render_answer(result: AgentQueryResult) -> str:
-    out = [result.answer if result.answer is not None else "(no answer)"]
-    out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
+    if result.answer is not None:
+        out = [result.answer, *(f"note: {n}" for n in result.notes)]  # a weak result is one of them
+    else:  # the notes say why first (no LLM configured, and how to configure one), then the citations
+        out = ["No answer" + (":" if result.notes else "."), *(f"  {n}" for n in result.notes)]
     out += _not_indexed_lines(result.not_indexed)  # before the cards, as search's
     out += ["", *(source_card(c) for c in result.citations)]
     return "\n".join(out)
