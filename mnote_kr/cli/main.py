@@ -230,15 +230,10 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
         sys.stderr.write("\r\033[K")
     if as_json:
         emit_json(report)
-    if not as_json:
-        for item in report.items:
-            reason = f" ({item.reason})" if item.reason else ""
-            click.echo(f"{item.status:<18} {item.source_path}{reason}")
-        for skipped in report.skipped:
-            click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
-        click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
-        if report.next_call:
-            click.echo(report.next_call)
+    else:
+        from mnote_kr.citations.render.cards import render_ingest
+
+        click.echo(render_ingest(report))
     failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
     if failed:  # the report is out; the exit code and one line say that not everything made it
         raise _failed_to_index(failed, f"{len(failed)} of {len(report.items)}", listed=True)
