@@ -1,5 +1,6 @@
 """What a newcomer reads from the command line: ``ingest`` of a folder indexed already says what it
-did, not every file it left alone. The commands run in process
+did, not every file it left alone; and the help of every command that prints places says how its
+text counts paragraphs against ``--json``'s ``paragraphIndex``. The commands run in process
 (``main``) on a host whose provider is the in-process ``FakeProvider``; the sources are checked
 byte for byte after every command."""
 
@@ -17,6 +18,8 @@ from mnote_kr_testkit.files import digest_tree, write
 from mnote_kr.app.host import Host
 from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx
+
+REPO = Path(__file__).resolve().parents[1]
 
 
 class KB:
@@ -66,3 +69,19 @@ def test_ingest_again_sums_up_the_unchanged_files_and_json_still_lists_each(kb: 
 
     one = kb.run("ingest", "kb/new.md")  # a single unchanged file is named, not summed up
     assert any("kb/new.md" in line and "already_registered" in line for line in one.splitlines()), one
+
+
+@pytest.mark.parametrize("command", [["search"], ["ask"], ["open"], ["locate"]])
+def test_every_command_printing_paragraphs_says_text_counts_from_1_and_json_from_0(
+        command: list[str], capsys: pytest.CaptureFixture[str]) -> None:
+    """Text says "paragraph 15" where --json says ``paragraphIndex`` 14: the help says so."""
+    assert main([*command, "--help"]) == 0
+    text = " ".join(capsys.readouterr().out.split())
+    assert "paragraphIndex" in text and "from 0" in text and "from 1" in text, text
+
+
+def test_the_readme_says_how_plain_and_json_count_paragraphs() -> None:
+    readme = " ".join((REPO / "README.md").read_text(encoding="utf-8").split())
+    assert "paragraphIndex" in readme
+    at = readme.index("paragraphIndex")
+    assert "from 0" in readme[at - 200:at + 200] and "from 1" in readme[at - 200:at + 200]
