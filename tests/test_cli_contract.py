@@ -381,7 +381,7 @@ def test_ask_json_is_the_agent_query_result_contract(kb: KB) -> None:
     for c in result["citations"]:
         check_citation(c, kb.cli.ws, " ".join(query.split()))
     human = kb.cli.run("ask", query, "--mode", "naive").stdout
-    assert human.startswith("(no answer)") and result["citations"][0]["citationId"] in human
+    assert human.startswith("No answer:\n  No LLM is configured") and result["citations"][0]["citationId"] in human
 
 
 def test_open_json_gives_a_plan_inside_the_workspace(kb: KB) -> None:

@@ -19,6 +19,17 @@ def test_an_empty_file_is_told_it_is_empty_not_to_try_again() -> None:
     assert line == "Cannot read an empty file: the file is empty; sync and watch index it once it has content"
 
 
+def test_an_encrypted_pdf_is_told_it_is_encrypted_once() -> None:
+    """LightRAG's own words for a PDF with a password (its pypdf extractor) already say it is encrypted; a
+    newcomer read "...no password provided: the file is encrypted; save a copy ..." (said twice)."""
+    line = explain_failure("PDF is encrypted but no password provided", link_name=LINK, file_name="papers/locked.pdf")
+    assert line.lower().count("encrypted") == 1, line
+    assert line.startswith("PDF is encrypted but no password provided: ") and "save a copy without the password" in line
+    # a headline that does not say it keeps the cause in the advice
+    other = explain_failure("Cannot open the file. It asks for a password", link_name=LINK, file_name="papers/x.pdf")
+    assert other.lower().count("encrypted") == 1 and "save a copy without the password" in other, other
+
+
 @pytest.mark.parametrize("error", ["Stream has ended unexpectedly", "EOF marker not found", "startxref not found"])
 def test_a_damaged_pdf_is_told_it_is_damaged_not_to_try_again(error: str) -> None:
     """pypdf's words for a broken PDF (a newcomer's 300 MB of zeros named .pdf said 'tries again')."""

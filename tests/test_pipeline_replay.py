@@ -32,6 +32,7 @@ import mnote_kr_lightrag as lightrag_plugin
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.render.cards import render_answer
 from mnote_kr.core.config import load_config
 from mnote_kr.core.workspace import source_id_for
 from mnote_kr.errors import NotFoundError
@@ -492,6 +493,16 @@ def test_ask_with_the_offline_engine_gives_no_answer_and_a_note(env: Env) -> Non
     assert {c.source_root_relative_path for c in result.citations} == {AURORA_REL, NOTES_REL}
     assert env.replay.sent("POST", "/query") == []  # no canned text is passed off as an answer
     assert result.schema == "mnote.knowledge_rag.agent_query_result.v1"
+    # 'ask' in words: before the cards, one line says plainly that no LLM is configured and where to set one
+    # (the config section the README's Configuration names for the managed engine's LLM); the cards stay
+    shown = render_answer(result).splitlines()
+    first_card = next(i for i, line in enumerate(shown) if line.startswith("["))
+    said = [line for line in shown[:first_card] if "No LLM is configured" in line]
+    section = "[providers.lightrag.engine.llm]"
+    assert len(said) == 1 and section in said[0], shown[:first_card]
+    assert section in (REPO / "README.md").read_text(encoding="utf-8")
+    assert not shown[0].startswith("(no answer)")
+    assert all(f"{c.citation_id} {c.source_root_relative_path}" in shown for c in result.citations)
 
 
 def test_ask_when_lightrag_finds_no_context_gives_no_answer(env: Env) -> None:

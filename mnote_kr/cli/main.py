@@ -15,7 +15,15 @@ import click
 
 from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
 from mnote_kr.cli.fast import MODES
-from mnote_kr.cli.reports import Ctx, knowledge_base, require_query, roots_report, search_report, status_report
+from mnote_kr.cli.reports import (
+    COUNTING,
+    Ctx,
+    knowledge_base,
+    require_query,
+    roots_report,
+    search_report,
+    status_report,
+)
 from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
 
 __all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
@@ -230,15 +238,10 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
         sys.stderr.write("\r\033[K")
     if as_json:
         emit_json(report)
-    if not as_json:
-        for item in report.items:
-            reason = f" ({item.reason})" if item.reason else ""
-            click.echo(f"{item.status:<18} {item.source_path}{reason}")
-        for skipped in report.skipped:
-            click.echo(f"{'skipped':<18} {skipped.path} ({skipped.reason})")
-        click.echo(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
-        if report.next_call:
-            click.echo(report.next_call)
+    else:
+        from mnote_kr.citations.render.cards import render_ingest
+
+        click.echo(render_ingest(report))
     failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
     if failed:  # the report is out; the exit code and one line say that not everything made it
         raise _failed_to_index(failed, f"{len(failed)} of {len(report.items)}", listed=True)
@@ -321,7 +324,7 @@ def prune(obj: Ctx, as_json: bool) -> None:
 _require_query = require_query
 
 
-@cli.command()
+@cli.command(help=f"Search: citations only (mnote.knowledge_rag.search_results.v1).\n\n{COUNTING}")
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
 @click.option("--top-k", type=int, default=20, show_default=True,
@@ -333,11 +336,11 @@ _require_query = require_query
 @pass_ctx
 def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, rerank: bool | None,
            as_json: bool) -> None:
-    """Search: citations only (mnote.knowledge_rag.search_results.v1)."""
     search_report(obj, as_json, query=query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
 
 
-@cli.command()
+@cli.command(help="Answer with citations (mnote.knowledge_rag.agent_query_result.v1); an answer needs an LLM, "
+                  f"without one the citations only.\n\n{COUNTING}")
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
 @click.option("--top-k", type=int, default=20, show_default=True,
@@ -347,7 +350,6 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @json_option
 @pass_ctx
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
-    """Answer with citations (mnote.knowledge_rag.agent_query_result.v1)."""
     _require_query(query, "ask")
     host = knowledge_base(obj, scope)
     result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
@@ -361,7 +363,7 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
     click.echo(render_answer(result))
 
 
-@cli.command("open")
+@cli.command("open", help=f"Show how to open a citation: file, kind, locator, open-action parameters.\n\n{COUNTING}")
 @click.argument("citation")
 @click.option("--show", is_flag=True,
               help="Open the cited place in the browser's viewer (starts a short-lived server when none runs).")
@@ -372,10 +374,6 @@ def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_
 @json_option
 @pass_ctx
 def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_json: bool) -> None:
-    """Show how to open a citation: file, kind, locator, open-action parameters.
-
-    Text counts pages, slides and paragraphs from 1, as a reader does; --json keeps the locator's
-    own indexes (``paragraphIndex`` from 0, ``page`` and ``slide`` from 1)."""
     if wait and not show:
         raise UsageError("--wait goes with --show", hint=f"mnote-kr open \"{citation}\" --show --wait")
     if show:
@@ -395,7 +393,7 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 # ---------------------------------------------------------------------------- locate
 
 
-@cli.command()
+@cli.command(help=f"Locate evidence in a file: one locator (or one per --batch line, in order).\n\n{COUNTING}")
 @click.argument("file", required=False)
 @click.option("--evidence", default="", help="The cleaned evidence text (locatorEvidenceText).")
 @click.option("--query", default="", help="The user's query.")
@@ -406,7 +404,6 @@ def open_(obj: Ctx, citation: str, show: bool, linger: float, wait: bool, as_jso
 @json_option
 def locate(file: str | None, evidence: str, query: str, sidecar: str | None, block_id: str | None,
            batch: Any, as_json: bool) -> None:
-    """Locate evidence in a file: one locator (or one per --batch line, in order)."""
     from mnote_kr.citations.locate.locating import locate_batch, locate_one, plugins_for_locate
 
     loaded = plugins_for_locate()

@@ -14,6 +14,10 @@ from typing import Any
 from mnote_kr.cli.boundary import echo, emit_json
 from mnote_kr.errors import UsageError
 
+#: The help of every command whose text shows places (``search``, ``ask``, ``open``, ``locate``).
+COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (paragraph 15); --json keeps the "
+            "locator's own indexes: paragraphIndex from 0 (14), page and slide from 1.")
+
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 

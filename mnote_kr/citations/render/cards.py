@@ -6,7 +6,16 @@ from typing import Any
 
 from mnote_kr.citations.render.noresults import more_left_behind
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
-from mnote_kr.models import AgentQueryResult, Citation, Locator, NotIndexed, OpenPlan, Place, SearchResults
+from mnote_kr.models import (
+    AgentQueryResult,
+    Citation,
+    IngestReport,
+    Locator,
+    NotIndexed,
+    OpenPlan,
+    Place,
+    SearchResults,
+)
 
 
 def office_place(loc: Locator) -> str | None:
@@ -152,8 +161,10 @@ def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
 
 
 def render_answer(result: AgentQueryResult) -> str:
-    out = [result.answer if result.answer is not None else "(no answer)"]
-    out += [f"note: {n}" for n in result.notes]  # a weak result is one of them
+    if result.answer is not None:
+        out = [result.answer, *(f"note: {n}" for n in result.notes)]  # a weak result is one of them
+    else:  # the notes say why first (no LLM configured, and how to configure one), then the citations
+        out = ["No answer" + (":" if result.notes else "."), *(f"  {n}" for n in result.notes)]
     out += _not_indexed_lines(result.not_indexed)  # before the cards, as search's
     out += ["", *(source_card(c) for c in result.citations)]
     return "\n".join(out)
@@ -272,6 +283,24 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):
         lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)
+
+
+def render_ingest(report: IngestReport) -> str:
+    """``mnote-kr ingest`` for people: a line per file sent, failed, refused or passed over, then the counts.
+
+    Files not sent again because they are unchanged are one line when there are several (a folder
+    ingested again would list its whole library); one is named. ``--json`` lists every file."""
+    unchanged = [item for item in report.items if item.status == "already_registered"]
+    shown = report.items if len(unchanged) < 2 else [item for item in report.items if item not in unchanged]
+    lines = [f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "") for item in shown]
+    if len(unchanged) > 1:
+        lines.append(f"{'unchanged':<18} {len(unchanged)} files already indexed, not sent again "
+                     "(--force sends them again; --json lists them)")
+    lines += [f"{'skipped':<18} {skipped.path} ({skipped.reason})" for skipped in report.skipped]
+    lines.append(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    if report.next_call:
+        lines.append(report.next_call)
     return "\n".join(lines)
 
 

@@ -95,7 +95,8 @@ def test_lr_query_answer_and_offline_llm_note(env: dict[str, Any]) -> None:
     offline = Replay(SAMPLES).json("GET", "/health", health).sample("POST", "/query/data", "40_query_data_mix.json")
     ctx = make_context(env["ws"].parent, offline.transport, input_dir=str(env["inputs"]))
     result = plugin.query(ctx=ctx, request=QueryRequest(query="What is Aurora?", want_answer=True))
-    assert result.answer is None and result.notes == ["No LLM is configured; showing citations only"]
+    assert result.answer is None and len(result.notes) == 1 and result.notes[0].startswith("No LLM is configured")
+    assert "[providers.lightrag.engine.llm]" in result.notes[0]  # and where to configure one
     assert len(result.references) == 3 and not offline.sent("POST", "/query")
 
 

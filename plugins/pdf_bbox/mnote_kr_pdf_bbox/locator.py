@@ -189,8 +189,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
     if m is None:
         latin_page = _page_by_latin(doc, evidence)
         if latin_page is not None:
-            return _file(req, "page only: the text layer lacks the evidence's CJK characters (a font without a "
-                              "Unicode map); its Latin letters and digits were found on this page", latin_page)
+            # ``file`` precision: the reason says so first (whole file, the page a hint), never "page"
+            return _file(req, f"whole file (page {latin_page} known, place not found): the text layer lacks the "
+                              "evidence's CJK characters (a font without a Unicode map); only its Latin letters "
+                              f"and digits were found, on page {latin_page}", latin_page)
         empty = [p.number for p in doc.pages if not p.has_text]
         why = "evidence not found in the PDF text layer"
         if empty:

@@ -91,3 +91,29 @@ def test_a_retrieved_chunk_across_a_page_break_gets_the_page_holding_most_of_it(
     for evidence, page in ((CHUNK_PAGES_2_3, 3), (CHUNK_PAGE_1, 1)):
         loc = _loc(evidence)
         assert _on_page(loc, page), loc
+
+
+def test_a_page_known_without_its_place_is_said_as_a_file_citation_not_a_page(tmp_path):
+    """The evidence's Latin letters and digits stand on page 2, its Chinese nowhere in the text layer (a
+    font without a Unicode map, as on a scan's OCR layer): a ``file`` citation with page 2 as its hint.
+    Its reason says what the precision says (whole file, page known, place not found), not "page only"."""
+    from mnote_kr_testkit.pdfs import PdfBuilder
+
+    from mnote_kr.citations.render.precision import precision_words
+
+    b = PdfBuilder()
+    b.text(b.add_page(), 72, 700, "Cover page of the annual report", 12)
+    page = b.add_page()
+    b.text(page, 72, 700, "2015 11 14 3,805.07 2015 12 18 4,804.45", 11)
+    b.text(page, 72, 680, "2016 1 GB-7731 A4 ZX200", 11)
+    path = tmp_path / "scan-ocr.pdf"
+    path.write_bytes(b.build())
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    evidence = ("2015年11月，神鹰集团将14间商铺(共计建筑面积3,805.07平米)设定抵押。2015年12月，神鹰集团将18间商铺"
+                "(共计建筑面积4,804.45平米)设定抵押，并于2016年1月办理完毕。编号GB-7731，规格A4，型号ZX200。")
+    loc = locate(LocateRequest(file=str(path), evidence=evidence, query="第2页的公司为神鹰集团提供的担保明细"))
+    assert loc.locator_precision == "file" and loc.page is None and loc.page_hint == 2, loc
+    assert loc.locator_reason == loc.reason
+    assert loc.reason.startswith(precision_words(loc)), loc.reason  # "whole file (page 2 known, place not found)"
+    assert "page only" not in loc.reason
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before

@@ -35,6 +35,11 @@ _INTERNAL = lazy_compile(r"object has no attribute|is not subscriptable|is not i
                          r"|positional argument|index out of range|NoneType|cython_function|Traceback \(most recent")
 INTERNAL_HEADLINE = "an internal error of LightRAG's parser"
 
+_ENCRYPTED = lazy_compile(r"password|encrypt", re.I)
+#: Causes whose advice opens by restating the cause ("the file is encrypted; ..."): when the headline
+#: already says it (LightRAG's "PDF is encrypted but no password provided"), the advice starts after it.
+_SAID_IN_HEADLINE = (_ENCRYPTED,)
+
 _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (lazy_compile(r"Identical content already exists", re.I), "",
      "the same content is already indexed under another file name; it is cited from there"),
@@ -50,8 +55,7 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
      "the PDF is damaged or not a PDF; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
-    (lazy_compile(r"password|encrypt", re.I), "",
-     "the file is encrypted; save a copy without the password and ingest that"),
+    (_ENCRYPTED, "", "the file is encrypted; save a copy without the password and ingest that"),
     (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
      "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
@@ -126,6 +130,8 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str)
     ext = PurePosixPath(file_name).suffix.lower().lstrip(".")
     for pattern, kind, advice in _CAUSES:
         if (not kind or kind == ext) and pattern.search(text):
+            if pattern in _SAID_IN_HEADLINE and pattern.search(headline):  # said once: the headline has it
+                advice = advice.split("; ", 1)[1]
             return f"{headline}: {advice.replace('FILE', file_name)}"
     # A failed file is sent again by a plain ingest: no option is needed to retry it.
     return f"{headline}: 'mnote-kr ingest {file_name}' tries again; 'mnote-kr status' lists failures"

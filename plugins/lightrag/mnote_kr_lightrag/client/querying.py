@@ -33,7 +33,10 @@ from .settings import Settings, cached_health, is_offline_llm, open_client, reso
 
 PROVIDER = "lightrag"
 MODES = frozenset({"local", "global", "naive", "mix", "bypass"})
-NO_LLM_NOTE = "No LLM is configured; showing citations only"
+#: One line: what is missing and how to add it (a running engine keeps its models until it is stopped).
+NO_LLM_NOTE = ("No LLM is configured, so there is no answer, only citations; for answers, set host and model "
+               "under [providers.lightrag.engine.llm] in config.toml, then run 'mnote-kr engine stop' "
+               "(README: Configuration)")
 NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
 NO_CONTEXT_MARK = "[no-context]"
 #: Modes that read only LightRAG's knowledge graph: nothing without one (the managed offline engine
