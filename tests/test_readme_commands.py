@@ -36,6 +36,7 @@ RUN_HERE = (
     "mnote-kr roots add .",
     "mnote-kr ingest . --wait",
     'mnote-kr search "blade heating" --json',
+    'mnote-kr search "blade heating"',
     'mnote-kr ask "what limits cell B2?"',
     'mnote-kr open "[a3z1]" --json',
     "mnote-kr watch",
@@ -128,7 +129,9 @@ def test_the_readme_session_runs_against_a_real_engine(tmp_path: Path, lightrag_
                               timeout=300)
         assert proc.returncode == 0 and "Traceback" not in proc.stderr, f"{command}\n{proc.stdout}\n{proc.stderr}"
         out[command] = proc.stdout
-        if command.startswith("mnote-kr search"):
+        if command == 'mnote-kr search "blade heating"':  # the same search, as cards: the best one whole
+            assert f"{citation_id} icing.pdf\n    located: " in proc.stdout and "quote:" in proc.stdout, proc.stdout
+        elif command.startswith("mnote-kr search"):
             hits = json.loads(proc.stdout)["results"]
             assert hits and hits[0]["sourceRootRelativePath"] == "icing.pdf", proc.stdout
             assert "blade heating" in hits[0]["displayQuote"].lower()
