@@ -127,11 +127,7 @@ def render_search(result: SearchResults) -> str:
     out += _not_indexed_lines(result.not_indexed)
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
     out += filter(None, [more_left_behind(diagnostics)])
-    whole, short = _by_strength(result.results)
-    out += [source_card(c) for c in whole]
-    if short:
-        out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
-        out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
+    out += _cards(result.results)
     if not out:
         why = diagnostics.get("noResults")
         message = why.get("message") if isinstance(why, dict) else None
@@ -140,6 +136,19 @@ def render_search(result: SearchResults) -> str:
     if isinstance(reranked, dict) and reranked.get("error"):
         out.append(f"note: places are in the local order: the reranker gave no ranking ({reranked['error']})")
     return "\n".join(out)
+
+
+def _cards(cards: list[Citation], keep: str = "") -> list[str]:
+    """Source cards: those :func:`_by_strength` keeps whole (and any whose ID ``keep``, an answer, cites),
+    then the weaker ones one line each."""
+    whole, short = _by_strength(cards)
+    cited = [c for c in short if keep and c.citation_id in keep]
+    short = [c for c in short if c not in cited]
+    out = [source_card(c) for c in cards if c in whole or c in cited]
+    if short:
+        out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
+        out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
+    return out
 
 
 def _by_strength(cards: list[Citation]) -> tuple[list[Citation], list[Citation]]:
@@ -166,7 +175,7 @@ def render_answer(result: AgentQueryResult) -> str:
     else:  # the notes say why first (no LLM configured, and how to configure one), then the citations
         out = ["No answer" + (":" if result.notes else "."), *(f"  {n}" for n in result.notes)]
     out += _not_indexed_lines(result.not_indexed)  # before the cards, as search's
-    out += ["", *(source_card(c) for c in result.citations)]
+    out += ["", *_cards(result.citations, keep=result.answer or "")]
     return "\n".join(out)
 
 
