@@ -158,9 +158,14 @@ def _cli(site: Site, as_json: bool) -> str:
 
 
 def _located(text: str, cid: str) -> str:
+    """The place words of citation ``cid``: its card's "located:" line, or its line under "Weaker matches"
+    (a card far below the best is listed in one line: ``  [id] file: place``), as a card would say them."""
     lines = text.splitlines()
-    at = next(i for i, line in enumerate(lines) if line.startswith(cid + " "))
-    return lines[at + 1]
+    at = next((i for i, line in enumerate(lines) if line.startswith(cid + " ")), None)
+    if at is not None:
+        return lines[at + 1]
+    short = next(line for line in lines if line.startswith(f"  {cid} "))
+    return "    located: " + short.split(": ", 1)[1]
 
 
 def test_cli_cards_say_passage_box_approximate_exact_box_and_the_hinted_page(site: Site) -> None:
