@@ -305,10 +305,16 @@ def run_http(host: Host, *, port: int = 0, allow_writes: bool = False) -> None:
         app = http_app(host, token=token, port=port, allow_writes=allow_writes)
         print(f"MCP on http://127.0.0.1:{port}{MCP_PATH}")
         print(f"Token: {token}")
-        print(f"Token file: {token_file}")
-        print("Press Ctrl-C to stop.", flush=True)
-        config = uvicorn.Config(app, log_level="warning", lifespan="on")
-        uvicorn.Server(config).run(sockets=[sock])
+        print(f"Token file: {token_file}", flush=True)
+
+        class Server(uvicorn.Server):
+            async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+                await super().startup(sockets=sockets)
+                # Said once the loop runs: a Ctrl-C before it (the race a CI run hit) left a half-built
+                # event loop's "Exception ignored ... Traceback" on stderr.
+                print("Press Ctrl-C to stop.", flush=True)
+
+        Server(uvicorn.Config(app, log_level="warning", lifespan="on")).run(sockets=[sock])
     finally:
         sock.close()
         try:
