@@ -199,6 +199,9 @@ class HostIngest:
                         pending_action="ingest",
                         updated_at_ms=now_ms(),
                         kind=old.kind if old else "document",
+                        # The version this one replaces, until the provider names the new one: a
+                        # send that waits (provider down or busy) still deletes it (previous_name).
+                        light_rag_file_path=old.light_rag_file_path if old else None,
                     )
                 )
         # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
@@ -420,3 +423,4 @@ def _count(items: list[IngestItem]) -> dict[str, int]:
     for item in items:
         counts[item.status] = counts.get(item.status, 0) + 1
     return dict(sorted(counts.items()))
+
