@@ -86,6 +86,10 @@ class ProviderContext:
     #: text layer's pages and the recognised ones, ``## Page N`` before each), or None when every
     #: page has its text (or no OCR plugin is loaded). Raises ``DocumentError`` when unreadable.
     recognize_text: Callable[[str], str | None] = field(default=_no_text)
+    #: Every registry entry's path, document id, provider name and liveness (``EntryColumns``), read
+    #: when called; None from a host that offers none. A renamed file keeps its document under a
+    #: name made for its old path: the provider must not take that name for the old path's.
+    entry_columns: Callable[[], Any] = field(default=lambda: None)
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> httpx.Client:

@@ -116,6 +116,26 @@ def test_a_duplicate_of_a_file_no_longer_cited_is_sent_again_and_never_said_cite
     assert host.status()["registry"]["duplicateEntries"] == [] and cited(host) == {"copy.md", "b.md"}
 
 
+def test_a_duplicate_of_a_changed_file_is_sent_again(kb: tuple[Host, FakeProvider]) -> None:
+    """The original changed: its document goes with the new version, so the duplicate's bytes must be
+    sent under their own name (review r12: it stayed 'duplicate', cited from nowhere)."""
+    host, fake = kb
+    write(host.root / "copy.md", "the heron report\n")
+    host.ingest(["copy.md"])
+    twin_doc = host.registry().entries["a.md"].light_rag_doc_id
+    with host.store.transaction() as reg:  # what LightRAG reports of a second file of the same bytes
+        reg.update("copy.md", status="duplicate", duplicate_of=twin_doc, light_rag_doc_id=None)
+    write(host.root / "a.md", "the heron report, revised\n")
+    reconcile_and_apply(host)
+    assert host.registry().entries["a.md"].light_rag_doc_id != twin_doc
+
+    host.sync()
+
+    assert host.status()["registry"]["duplicateEntries"] == []
+    assert host.registry().entries["copy.md"].status == "processed" and fake.ingested[-1] == "copy.md"
+    assert cited(host) == {"a.md", "b.md", "copy.md"}
+
+
 def test_status_names_each_waiting_file_and_why(kb: tuple[Host, FakeProvider]) -> None:
     host, fake = kb
     write(host.root / "c.md", "the kestrel report\n")

@@ -134,6 +134,7 @@ class Host(HostIngest):
             progress=self.progress,
             extract_text=lambda path: self.plugins.extract_text(path, self.progress),
             recognize_text=lambda path: self.plugins.recognize_text(path, self.progress),
+            entry_columns=lambda: self.registry().all_entries().columns(),
         )
 
     def registry(self) -> Registry:
@@ -228,7 +229,7 @@ class Host(HostIngest):
         held = [] if statuses is not None else [
             e for e in reg.select(_failed_or_refused_tag)
             if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
-        if waiting or held:
+        if waiting or held or statuses is None:  # a full sync: the provider also drops what no entry holds
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         after = self.registry()
         # The files this sync saw fail (not those failed before it): named, with their reasons.

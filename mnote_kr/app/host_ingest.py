@@ -24,6 +24,7 @@ from mnote_kr.core.registry import (
     now_ms,
     waiting_tag,
 )
+from mnote_kr.core.registry_format import tag_status
 from mnote_kr.core.workspace import Workspace, excluded_in_root
 from mnote_kr.errors import MnoteKrError, ProviderError
 from mnote_kr.models import (
@@ -182,11 +183,14 @@ class HostIngest:
         ctx = self.context()
         # 1. Record intent first: if the provider is down or we crash, the work is still queued.
         previous: dict[str, str] = {}  # a renamed file's document, kept under its old path's name
+        replaced: set[str] = set()  # documents the new versions replace
         with self.store.transaction() as reg:
             for src in sources:
                 old = reg.entries.get(src.rel_path)
                 if old is not None and old.light_rag_file_path:
                     previous[src.rel_path] = old.light_rag_file_path
+                if old is not None and old.light_rag_doc_id:
+                    replaced.add(old.light_rag_doc_id)
                 reg.put(
                     SourceEntry(
                         source_id=src.source_id,
@@ -199,8 +203,12 @@ class HostIngest:
                         pending_action="ingest",
                         updated_at_ms=now_ms(),
                         kind=old.kind if old else "document",
+                        # The version this one replaces, until the provider names the new one: a
+                        # send that waits (provider down or busy) still deletes it (previous_name).
+                        light_rag_file_path=old.light_rag_file_path if old else None,
                     )
                 )
+            _requeue_duplicates_of(reg, replaced, {s.rel_path for s in sources})
         # 2. Send. A changed (or forced) file: the provider deletes the old version, then adds anew.
         sources = [msgspec.structs.replace(s, previous_name=previous[s.rel_path]) if s.rel_path in previous else s
                    for s in sources]
@@ -420,3 +428,15 @@ def _count(items: list[IngestItem]) -> dict[str, int]:
     for item in items:
         counts[item.status] = counts.get(item.status, 0) + 1
     return dict(sorted(counts.items()))
+
+
+def _requeue_duplicates_of(reg: Registry, doc_ids: set[str], sending: set[str]) -> None:
+    """Queue for sending under their own names the duplicates of ``doc_ids`` (documents whose files
+    changed: the provider deletes them with the new versions), or nothing would cite their bytes."""
+    if not doc_ids or not reg.counts().get("duplicate"):
+        return
+    for entry in reg.select(lambda tag: tag_status(tag) == "duplicate"):
+        rel = entry.source_root_relative_path
+        if entry.duplicate_of in doc_ids and not entry.stale and rel not in sending:
+            reg.update(rel, status="pending", pending_action="ingest", retry_count=0, next_retry_at_ms=0,
+                       last_error="the file it duplicated changed: sent under its own name")

@@ -12,7 +12,10 @@ name, document id and chunk ids (the provider keeps citing the same chunks, now 
 path), and the old path's entry is left stale, "moved to NEW", holding no document, so that nothing
 ever sends a delete for the document its successor now holds. The provider learns of it the next
 time the file changes: the host names the old document (``SourceFile.previous_name``) so that the
-provider deletes it with the new version's ingest.
+provider deletes it with the new version's ingest. Until then that name is the new path's entry's, not
+the old path's: the host gives the provider every entry's name (``ProviderContext.entry_columns``),
+so a new file or the same bytes at the old path never delete or share it, and the re-ingested entry
+keeps the old name while it waits for the provider (down or busy), so the old document still goes.
 
 Only a plain document is taken over: an image or a text wrapper has the file's name or path in its
 indexed text, so it is indexed again under the new name. Both ``sync`` (reconcile's moves) and

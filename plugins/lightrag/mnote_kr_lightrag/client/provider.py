@@ -27,6 +27,7 @@ from mnote_kr.plugin_api import (
 
 from . import exposure, filetypes, links, naming, recognized
 from .docrows import DocIndex, as_dict, update_from_row
+from .holders import Holders
 from .http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .http import _one_line as client_one_line
 from .recognized import OwnText
@@ -78,6 +79,8 @@ class LightRagProvider:
         #: This workspace's tag in link names: its documents are apart from any other's.
         self.ws: str = naming.workspace_tag(ctx.workspace_root)
         self.root = Path(ctx.workspace_root)
+        #: Which entries hold which names and documents (a renamed file's kept name is not its old path's).
+        self.holders = Holders(ctx)
 
     def close(self) -> None:
         """Release the HTTP client."""
@@ -111,8 +114,10 @@ class LightRagProvider:
 
     def old_versions(self, docs: DocIndex, rel_path: str, keep: str | None,
                      input_dir: Path | None) -> list[dict[str, Any]]:
-        """This workspace's older documents of ``rel_path`` (never another workspace's)."""
-        return docs.other_versions(rel_path, keep, self.ws, self.owns_legacy_fn(input_dir))
+        """This workspace's older documents of ``rel_path`` (never another workspace's, nor one
+        another entry holds)."""
+        return [r for r in docs.other_versions(rel_path, keep, self.ws, self.owns_legacy_fn(input_dir))
+                if not self.holders.held_elsewhere(str(r.get("file_path", "")), rel_path)]
 
     def documents(self) -> DocIndex:
         """All documents LightRAG lists (every page)."""
@@ -246,10 +251,11 @@ class LightRagProvider:
             for old_row in self.old_versions(docs, rel, name, input_dir):
                 to_delete.append(str(old_row["id"]))
             for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
-                links.remove_ours(input_dir, old)
+                if not self.holders.held_elsewhere(old, rel):
+                    links.remove_ours(input_dir, old)
             prev = getattr(source, "previous_name", None)  # (a host before previous_name: None)
-            if prev and prev != name and naming.workspace_of(prev) == self.ws and not naming.same_source(prev, rel,
-                                                                                                          self.ws):
+            if (prev and prev != name and naming.workspace_of(prev) == self.ws
+                    and not naming.same_source(prev, rel, self.ws) and not self.holders.held_elsewhere(prev, rel)):
                 # A renamed file kept its document under its old path's name: that version goes too.
                 prev_row = docs.by_id.get(naming.doc_id_for(prev))
                 if prev_row is not None:
@@ -274,10 +280,12 @@ class LightRagProvider:
                 same_name_reindex[rel] = source
             elif row is not None and (is_dup or str(row.get("status", "")).lower() != "failed"):
                 if not is_dup and count < TWIN_WAIT_RETRIES and links.link_state(input_dir, name) == "missing":
-                    if deleting_now is None:
+                    others = self.holders.recorded_elsewhere(str(row.get("id", "")), rel)
+                    if deleting_now is None and not others:
                         deleting_now = self._deletion_running()
-                    if deleting_now:
-                        # Our link is gone and LightRAG is deleting: the delete we sent for this very
+                    if deleting_now or others:
+                        # Our link is gone and LightRAG is deleting, or another entry's delete holds
+                        # it (a renamed file's kept name, deleted): the delete we sent for this very
                         # document (the file was excluded, then taken back). Adopting the row would
                         # record as indexed a document about to vanish; it is sent anew once gone.
                         results[rel] = self._pending(
@@ -285,6 +293,14 @@ class LightRagProvider:
                             "waiting for LightRAG to finish deleting this file's earlier document before sending "
                             "it again")
                         continue
+                if not is_dup and self.holders.held_elsewhere(name, rel):
+                    # The same bytes back under a renamed file's old path: that name is the renamed
+                    # file's kept document. Two entries never hold one document (deleting either
+                    # would leave the other cited from nowhere): this one is its duplicate, and is
+                    # sent under its own name once that document goes.
+                    results[rel] = EntryUpdate(source_root_relative_path=rel, status="duplicate",
+                                               duplicate_of=str(row["id"]), kind=recognized.kind(is_image, own))
+                    continue
                 # Already known to LightRAG under this exact name and content: adopt it.
                 results[rel] = recognized.noted(update_from_row(
                     rel, name, row, kind=recognized.kind(is_image, own),
@@ -449,7 +465,8 @@ class LightRagProvider:
                     links.remove_ours(input_dir, name)  # type: ignore[arg-type]
                 for old in links.names_of_source(input_dir, entry.source_root_relative_path,  # type: ignore[arg-type]
                                                  self.ws, self.root):
-                    links.remove_ours(input_dir, old)  # type: ignore[arg-type]
+                    if not self.holders.held_elsewhere(old, entry.source_root_relative_path):
+                        links.remove_ours(input_dir, old)  # type: ignore[arg-type]
             if doc_id:
                 doc_ids.append(doc_id)
         outcome, retry_after, error = "started", None, None

@@ -52,8 +52,11 @@ _listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
 
 
 def _source_of(entry: SourceEntry) -> SourceFile:
+    # A queued entry keeps the name of the version it replaces (host ingest): a renamed file's kept
+    # document is deleted with the new version's send, even when that send waited for LightRAG.
     return SourceFile(path=entry.source_path, rel_path=entry.source_root_relative_path, source_id=entry.source_id,
-                      sha256=entry.source_hash, size=entry.size, mtime_ns=entry.mtime_ns)
+                      sha256=entry.source_hash, size=entry.size, mtime_ns=entry.mtime_ns,
+                      previous_name=entry.light_rag_file_path)
 
 
 def _merge(entry: SourceEntry, update: EntryUpdate | None) -> tuple[str, str | None, str | None]:
@@ -70,6 +73,8 @@ def run_sync(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: floa
     deleted (``clean_held``)."""
     held = [e for e in entries if e.status in HELD]
     entries = [e for e in entries if e.status not in HELD]
+    if not held and not entries:
+        return clean_orphans(prov)
     out = _follow(prov, entries, wait_s) if entries else []
     return out + (clean_held(prov, held, wait_s) if held else [])
 
@@ -121,6 +126,21 @@ def clean_held(prov: _p.LightRagProvider, held: list[SourceEntry], wait_s: float
         prov.ctx.progress("LightRAG is busy: the failed and refused documents it holds are deleted by a later "
                           "'mnote-kr sync'")
     return unchanged
+
+
+def clean_orphans(prov: _p.LightRagProvider) -> list[EntryUpdate]:
+    """Delete this workspace's documents no entry records whose links we removed (a renamed file's
+    old document whose delete LightRAG refused while busy): one listing, nothing waited for."""
+    try:
+        docs = prov.documents()
+        orphans = prov.holders.unheld_orphans(docs, prov.input_dir(), prov.ws)
+    except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
+        if isinstance(exc, ProviderHTTPError) and not exc.transient:
+            raise
+        return []
+    if orphans:
+        prov.delete_ids(orphans, retries=0)
+    return []
 
 
 def _cancel_and_wait(prov: _p.LightRagProvider, wait_s: float) -> None:
@@ -251,8 +271,9 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                                                                                          "delete_completed")]
             old_ids = [str(row["id"]) for rel in live
                        for row in prov.old_versions(docs, rel, _merge(by_rel[rel], current.get(rel))[2], input_dir)]
+            old_ids += prov.holders.unheld_orphans(docs, input_dir, prov.ws)
             if old_ids:
-                prov.delete_ids(old_ids, retries=0)
+                prov.delete_ids(sorted(set(old_ids)), retries=0)
         if deletes:
             for update in prov.delete(deletes):
                 current[update.source_root_relative_path] = _after_retry(update, due_ms, now_ms)
