@@ -125,7 +125,7 @@ if TYPE_CHECKING:
         TextParagraph,
         match_evidence,
     )
-    from mnote_kr.citations.locate.zipguard import check_zip, count_tags
+    from mnote_kr.citations.locate.zipguard import budget_refusal, check_zip, count_tags
     from mnote_kr.citations.map.sidecar import Sidecar, read_sidecar
     from mnote_kr.citations.rank.meaning import embed_texts as embed_meaning
     from mnote_kr.citations.rank.meaning import nearest as nearest_places
@@ -177,7 +177,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
-    **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("check_zip", "count_tags")},
+    **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "named_header")},
@@ -259,6 +259,7 @@ __all__ = [
     "TextDocument",
     "TextParagraph",
     "UsageError",
+    "budget_refusal",
     "check_zip",
     "count_tags",
     "counts_text",

@@ -4,7 +4,8 @@
 entry count, expanded size or compression ratio is out of bounds, so a zip bomb never reaches a
 parser that would inflate it into memory: ``OverBudgetError`` (naming the limit) for a file over
 a budget, ``DocumentError`` for one that is no readable zip. ``count_tags`` counts an XML part's
-elements while streaming it, keeping nothing. Offered to plugins through ``mnote_kr.plugin_api``.
+elements while streaming it, keeping nothing. ``budget_refusal`` turns a reader's own check into a
+``check_budget`` answer. Offered to plugins through ``mnote_kr.plugin_api``.
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from __future__ import annotations
 import os
 import re
 import zipfile
+from collections.abc import Callable
+from pathlib import Path
 from typing import IO
 
 from mnote_kr.errors import DocumentError, OverBudgetError
@@ -22,6 +25,19 @@ MAX_PART_BYTES = 64 * 1024 * 1024  # expanded bytes of one part
 MAX_TOTAL_BYTES = 512 * 1024 * 1024  # expanded bytes of all parts
 MAX_RATIO = 200  # expanded / compressed, above which a big part is a zip bomb
 RATIO_MIN_BYTES = 4 * 1024 * 1024  # small parts may compress well (repeated markup)
+
+
+def budget_refusal(path: str, check: Callable[[str], object]) -> str | None:
+    """A ``check_budget`` hook's answer from a reader's own check of ``path``: the budget it exceeds
+    (``OverBudgetError``'s line, the file named by its name as every refusal is), or None; a file that is
+    only broken (``DocumentError``: not a zip, a damaged part) is not over a budget, it is sent."""
+    try:
+        check(path)
+    except OverBudgetError as exc:
+        return exc.message.replace(path, Path(path).name)
+    except DocumentError:
+        return None
+    return None
 
 
 def _mib(n: int) -> str:

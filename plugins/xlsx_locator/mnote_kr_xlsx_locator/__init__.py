@@ -62,17 +62,11 @@ def check_budget(path: str) -> str | None:
     not taken here): that would take the load this check avoids."""
     if not _ours(path):
         return None
-    from mnote_kr.plugin_api import DocumentError, OverBudgetError
+    from mnote_kr.plugin_api import budget_refusal
 
     from .reader import check_workbook
 
-    try:
-        check_workbook(path)
-    except OverBudgetError as exc:
-        return exc.message.replace(path, Path(path).name)  # named by the file's name, as every refusal is
-    except DocumentError:
-        return None
-    return None
+    return budget_refusal(path, check_workbook)
 
 
 @hookimpl
