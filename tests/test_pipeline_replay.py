@@ -502,7 +502,10 @@ def test_ask_with_the_offline_engine_gives_no_answer_and_a_note(env: Env) -> Non
     assert len(said) == 1 and section in said[0], shown[:first_card]
     assert section in (REPO / "README.md").read_text(encoding="utf-8")
     assert not shown[0].startswith("(no answer)")
-    assert all(f"{c.citation_id} {c.source_root_relative_path}" in shown for c in result.citations)
+    # each citation is shown: a whole card, or one line under "Weaker matches"
+    assert all(f"{c.citation_id} {c.source_root_relative_path}" in shown
+               or any(line.startswith(f"  {c.citation_id} {c.source_root_relative_path}: ") for line in shown)
+               for c in result.citations)
 
 
 def test_ask_when_lightrag_finds_no_context_gives_no_answer(env: Env) -> None:
