@@ -94,14 +94,20 @@ def test_a_renamed_files_next_version_names_the_document_it_kept(tmp_path: Path,
     assert fake.previous == [("a.md", None), ("renamed.md", old_name)]
 
 
-def test_a_duplicate_of_a_file_no_longer_cited_is_sent_again_and_never_said_cited(
-        kb: tuple[Host, FakeProvider]) -> None:
-    host, fake = kb
+def _copy_recorded_as_duplicate(host: Host) -> str | None:
+    """copy.md, a.md's bytes, recorded as LightRAG reports a second file of the same bytes; a.md's doc id."""
     write(host.root / "copy.md", "the heron report\n")
     host.ingest(["copy.md"])
     twin_doc = host.registry().entries["a.md"].light_rag_doc_id
-    with host.store.transaction() as reg:  # what LightRAG reports of a second file of the same bytes
+    with host.store.transaction() as reg:
         reg.update("copy.md", status="duplicate", duplicate_of=twin_doc, light_rag_doc_id=None)
+    return twin_doc
+
+
+def test_a_duplicate_of_a_file_no_longer_cited_is_sent_again_and_never_said_cited(
+        kb: tuple[Host, FakeProvider]) -> None:
+    host, fake = kb
+    _copy_recorded_as_duplicate(host)
     [dup] = host.status()["registry"]["duplicateEntries"]
     assert dup["twin"] == "a.md" and "cited from there" in dup["reason"]
     (host.root / "a.md").unlink()
@@ -120,11 +126,7 @@ def test_a_duplicate_of_a_changed_file_is_sent_again(kb: tuple[Host, FakeProvide
     """The original changed: its document goes with the new version, so the duplicate's bytes must be
     sent under their own name (review r12: it stayed 'duplicate', cited from nowhere)."""
     host, fake = kb
-    write(host.root / "copy.md", "the heron report\n")
-    host.ingest(["copy.md"])
-    twin_doc = host.registry().entries["a.md"].light_rag_doc_id
-    with host.store.transaction() as reg:  # what LightRAG reports of a second file of the same bytes
-        reg.update("copy.md", status="duplicate", duplicate_of=twin_doc, light_rag_doc_id=None)
+    twin_doc = _copy_recorded_as_duplicate(host)
     write(host.root / "a.md", "the heron report, revised\n")
     reconcile_and_apply(host)
     assert host.registry().entries["a.md"].light_rag_doc_id != twin_doc
