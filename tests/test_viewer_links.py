@@ -23,7 +23,7 @@ from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.models import Citation, Locator
 from mnote_kr.server.app import ApiServer
-from mnote_kr.viewer import web, webpages
+from mnote_kr.viewer import searchpage, web, webpages
 from tests.test_places_surfaces import QUERY, Site, _cli, site  # noqa: F401  (fixture)
 from tests.test_viewer_web import site as web_site  # noqa: F401  (fixture)
 
@@ -131,9 +131,9 @@ def _scope_options(html: str) -> list[tuple[str, str, bool]]:
 
 
 def test_folder_menu_has_no_empty_option_when_the_workspace_itself_is_a_root() -> None:
-    options = _scope_options(webpages.search_page(roots=["", "papers"]))
+    options = _scope_options(searchpage.search_page(roots=["", "papers"]))
     assert options == [("", "all indexed folders", False), ("papers", "papers", False)]
-    chosen = _scope_options(webpages.search_page(scope="papers", roots=["", "papers"]))
+    chosen = _scope_options(searchpage.search_page(scope="papers", roots=["", "papers"]))
     assert [o for o in chosen if o[2]] == [("papers", "papers", True)]
 
 

@@ -50,7 +50,7 @@ import msgspec
 from mnote_kr.citations.render.openplan import find_citation, open_plan
 from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
-from mnote_kr.viewer import fonts, relocate, signin, webpages
+from mnote_kr.viewer import fonts, relocate, searchpage, signin, webpages
 from mnote_kr.viewer.sysopen import open_command
 
 if TYPE_CHECKING:
@@ -372,17 +372,17 @@ def _search(reply: _Reply, host: Host, query: dict[str, list[str]]) -> None:
     scope = (query.get("scope") or [""])[-1].strip()
     roots = [r.root_relative_path for r in host.roots_list()]
     if not q:
-        reply.html(200, webpages.search_page(mode=mode, scope=scope, roots=roots))
+        reply.html(200, searchpage.search_page(mode=mode, scope=scope, roots=roots))
         return
     try:
-        if mode not in webpages.MODES:
-            raise UsageError(f"Unknown mode {mode!r}", hint="choose " + ", ".join(webpages.MODES))
+        if mode not in searchpage.MODES:
+            raise UsageError(f"Unknown mode {mode!r}", hint="choose " + ", ".join(searchpage.MODES))
         paths = [str(host.workspace.resolve(scope, base=host.root)[0])] if scope else []
         results = host.search(q, scope=paths, mode=mode, top_k=20)
     except MnoteKrError as exc:
-        reply.html(exc.http_status, webpages.search_page(q, mode, scope, roots, error=(exc.message, exc.hint)))
+        reply.html(exc.http_status, searchpage.search_page(q, mode, scope, roots, error=(exc.message, exc.hint)))
         return
-    reply.html(200, webpages.search_page(q, mode, scope, roots, results=results))
+    reply.html(200, searchpage.search_page(q, mode, scope, roots, results=results))
 
 
 # --------------------------------------------------------------------------- the cited source

@@ -1,4 +1,5 @@
-"""HTML of the web UI: the search page with source cards and the source viewer.
+"""HTML of the web UI: the page shell, precision badges and the source viewer (the search page and its
+cards: ``searchpage``).
 
 Pure functions from contracts to HTML strings; every value from a document, a query or
 the registry goes through ``html.escape``. The pages carry no inline script or style (the
@@ -9,7 +10,6 @@ Content-Security-Policy forbids both): geometry is SVG attributes, behaviour is
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 from html import escape
 from urllib.parse import quote, urlencode
 
@@ -24,12 +24,9 @@ from mnote_kr.models import (
     ModelShape,
     ModelSheet,
     ModelSlide,
-    SearchResults,
 )
 from mnote_kr.viewer.fonts import displayable
 from mnote_kr.viewer.marking import mark_query  # tests and callers use it from here too
-
-MODES = ("mix", "naive", "local", "global", "hybrid")
 
 
 def bare_id(citation_id: str) -> str:
@@ -63,7 +60,7 @@ def message_page(title: str, message: str, hint: str | None = None) -> str:
                 scripts=False)
 
 
-# --------------------------------------------------------------------------- search page
+# --------------------------------------------------------------------------- precision badges (cards and viewer)
 
 
 _BADGE_TITLE = {
@@ -100,65 +97,6 @@ def place_words(locator: Locator) -> str:
         return f"{locator.sheet}!{locator.range or ''}"
     hint = page_hint(locator)
     return f"p.{hint}?" if hint is not None else "file"
-
-
-def _alternatives(c: Citation, query: str) -> str:
-    """The file's next places under its card: each links to the viewer at that place."""
-    if not c.alternatives:
-        return ""
-    items = "".join(
-        f'<li class="alt" data-citation-id="{escape(a.citation_id)}" data-precision="{a.locator_precision}">'
-        f'<a href="{escape(view_url(c.citation_id, place=n))}">place {n}</a> {precision_badge(a.locator)} '
-        f'<span class="where">{escape(place_words(a.locator))}</span> '
-        f'<span class="alt-quote">{mark_query(a.display_quote or "", query)}</span></li>'
-        for n, a in enumerate(c.alternatives, 2))
-    return f'<ol class="alternatives" aria-label="more places in this file">{items}</ol>'
-
-
-def card(c: Citation, query: str) -> str:
-    """One source card: citation ID, file, heading path, precision badge, marked quote, the file's next places."""
-    heading = " › ".join(c.heading_path)
-    heading_html = f'<div class="heading">{escape(heading)}</div>' if heading else ""
-    quote_text = c.display_quote or ""
-    return (
-        f'<li class="card" data-citation-id="{escape(c.citation_id)}" data-precision="{c.locator_precision}">'
-        f'<div class="card-head"><a class="cid" href="{escape(view_url(c.citation_id))}">{escape(c.citation_id)}</a>'
-        f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}</div>'
-        f'{heading_html}<blockquote class="quote">{mark_query(quote_text, query)}</blockquote>'
-        f'{_alternatives(c, query)}</li>'
-    )
-
-
-def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iterable[str] = (),
-                results: SearchResults | None = None, error: tuple[str, str | None] | None = None) -> str:
-    """The search form, and the result cards when a query was run."""
-    modes = "".join(f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in MODES)
-    # A root at the workspace itself ('roots add .', path "") is what "all indexed folders" already covers.
-    scopes = '<option value="">all indexed folders</option>' + "".join(
-        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>'
-        for r in roots if r not in ("", "."))
-    form = (
-        '<form class="search" method="get" action="/" role="search">'
-        f'<input id="q" name="q" type="search" value="{escape(query)}" placeholder="Search your sources" '
-        'autofocus required aria-label="query">'
-        f'<select name="mode" aria-label="mode">{modes}</select>'
-        f'<select name="scope" aria-label="folder">{scopes}</select>'
-        '<button type="submit">Search</button></form>'
-    )
-    parts = [form]
-    if error is not None:
-        hint = f' <span class="hint">({escape(error[1])})</span>' if error[1] else ""
-        parts.append(f'<p class="error" role="alert">{escape(error[0])}{hint}</p>')
-    if results is not None:
-        n = len(results.results)
-        if results.weak and n:
-            parts.append(f'<p class="banner weak" role="note">Weak result: {escape(results.weak_reason or "")}.</p>')
-        parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
-        parts.append('<ol class="cards">' + "".join(card(c, results.query) for c in results.results) + "</ol>")
-        for item in results.not_indexed:
-            parts.append(f'<p class="not-indexed">{escape(item.source_path)}: {escape(item.status)} '
-                         f'({escape(item.reason)})</p>')
-    return page(f"Search {query}" if query else "Search", "".join(parts))
 
 
 # --------------------------------------------------------------------------- viewer

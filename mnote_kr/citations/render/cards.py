@@ -6,6 +6,7 @@ from typing import Any
 
 from mnote_kr.citations.render.noresults import more_left_behind
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
+from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -115,12 +116,6 @@ def _in_word(text: str, i: int) -> bool:
     return a.isalnum() and b.isalnum() and a.isascii() and b.isascii()
 
 
-#: A card scoring under this share of the best card's is listed in one line under "Weaker matches"
-#: (``--json`` keeps every card whole). Over the retrieval benchmark's tuning questions (last run's
-#: dump), 0.25 leaves 409 of 922 cards whole; the answering file's card is listed short in 12 of 165.
-FULL_SHARE = 0.25
-
-
 def render_search(result: SearchResults) -> str:
     out = [weak_line(result.weak_reason)] if result.weak and result.results else []
     # before the cards: a file the query names that cannot be cited is easy to miss after six cards
@@ -139,9 +134,9 @@ def render_search(result: SearchResults) -> str:
 
 
 def _cards(cards: list[Citation], keep: str = "") -> list[str]:
-    """Source cards: those :func:`_by_strength` keeps whole (and any whose ID ``keep``, an answer, cites),
-    then the weaker ones one line each."""
-    whole, short = _by_strength(cards)
+    """Source cards: those :func:`~mnote_kr.citations.render.strength.by_strength` keeps whole (and any whose
+    ID ``keep``, an answer, cites), then the weaker ones one line each."""
+    whole, short = by_strength(cards)
     cited = [c for c in short if keep and c.citation_id in keep]
     short = [c for c in short if c not in cited]
     out = [source_card(c) for c in cards if c in whole or c in cited]
@@ -149,18 +144,6 @@ def _cards(cards: list[Citation], keep: str = "") -> list[str]:
         out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
     return out
-
-
-def _by_strength(cards: list[Citation]) -> tuple[list[Citation], list[Citation]]:
-    """The cards shown whole (the first, and any scoring at least ``FULL_SHARE`` of the best) and the
-    weaker ones, each in its order. A person reads the few that match; the nearest-by-meaning tail of
-    a search (the provider always returns its nearest chunks) stays one line each."""
-    top = max((c.relevance_score or 0.0 for c in cards), default=0.0)
-    if top <= 0.0:
-        return list(cards), []
-    whole = [c for i, c in enumerate(cards) if i == 0 or c.relevance_score is None
-             or c.relevance_score >= FULL_SHARE * top]
-    return whole, [c for c in cards if not any(c is w for w in whole)]
 
 
 def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:

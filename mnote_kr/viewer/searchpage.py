@@ -1,0 +1,91 @@
+"""HTML of the search page: the form, and the results as source cards.
+
+The cards a person reads whole are those ``citations.render.strength.by_strength`` keeps (the CLI's
+plain ``search`` shows the same ones); the weaker matches are one line each (ID, file, place) that a
+click opens to the whole card. Values are escaped and no script or style is inline, as in ``webpages``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from html import escape
+
+from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.models import Citation, SearchResults
+from mnote_kr.viewer.marking import mark_query
+from mnote_kr.viewer.webpages import page, place_words, precision_badge, view_url
+
+MODES = ("mix", "naive", "local", "global", "hybrid")
+
+
+def _alternatives(c: Citation, query: str) -> str:
+    """The file's next places under its card: each links to the viewer at that place."""
+    if not c.alternatives:
+        return ""
+    items = "".join(
+        f'<li class="alt" data-citation-id="{escape(a.citation_id)}" data-precision="{a.locator_precision}">'
+        f'<a href="{escape(view_url(c.citation_id, place=n))}">place {n}</a> {precision_badge(a.locator)} '
+        f'<span class="where">{escape(place_words(a.locator))}</span> '
+        f'<span class="alt-quote">{mark_query(a.display_quote or "", query)}</span></li>'
+        for n, a in enumerate(c.alternatives, 2))
+    return f'<ol class="alternatives" aria-label="more places in this file">{items}</ol>'
+
+
+def card(c: Citation, query: str, *, short: bool = False) -> str:
+    """One source card: citation ID, file, heading path, precision badge, marked quote, the file's next places.
+
+    ``short``: a weaker match, one line (ID, file, the place's badge) that a click opens to the whole card."""
+    heading = " › ".join(c.heading_path)
+    heading_html = f'<div class="heading">{escape(heading)}</div>' if heading else ""
+    quote_text = c.display_quote or ""
+    head = (f'<a class="cid" href="{escape(view_url(c.citation_id))}">{escape(c.citation_id)}</a>'
+            f'<span class="file">{escape(c.source_root_relative_path)}</span>{precision_badge(c.locator)}')
+    body = (f'{heading_html}<blockquote class="quote">{mark_query(quote_text, query)}</blockquote>'
+            f'{_alternatives(c, query)}')
+    inner = (f'<details class="more"><summary class="card-head">{head}</summary>{body}</details>' if short
+             else f'<div class="card-head">{head}</div>{body}')
+    cid = escape(c.citation_id)
+    return f'<li class="card" data-citation-id="{cid}" data-precision="{c.locator_precision}">{inner}</li>'
+
+
+def _cards(cards: list[Citation], query: str) -> str:
+    """The cards ``by_strength`` keeps whole, then the weaker ones short, as the CLI lists them."""
+    whole, short = by_strength(cards)
+    out = '<ol class="cards">' + "".join(card(c, query) for c in whole) + "</ol>"
+    if short:
+        out += ('<h2 class="weaker">Weaker matches <span class="hint">(nearest by meaning; click one to see it)'
+                '</span></h2><ol class="cards weaker" aria-label="weaker matches">'
+                + "".join(card(c, query, short=True) for c in short) + "</ol>")
+    return out
+
+
+def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iterable[str] = (),
+                results: SearchResults | None = None, error: tuple[str, str | None] | None = None) -> str:
+    """The search form, and the result cards when a query was run."""
+    modes = "".join(f'<option value="{m}"{" selected" if m == mode else ""}>{m}</option>' for m in MODES)
+    # A root at the workspace itself ('roots add .', path "") is what "all indexed folders" already covers.
+    scopes = '<option value="">all indexed folders</option>' + "".join(
+        f'<option value="{escape(r)}"{" selected" if r == scope else ""}>{escape(r)}</option>'
+        for r in roots if r not in ("", "."))
+    form = (
+        '<form class="search" method="get" action="/" role="search">'
+        f'<input id="q" name="q" type="search" value="{escape(query)}" placeholder="Search your sources" '
+        'autofocus required aria-label="query">'
+        f'<select name="mode" aria-label="mode">{modes}</select>'
+        f'<select name="scope" aria-label="folder">{scopes}</select>'
+        '<button type="submit">Search</button></form>'
+    )
+    parts = [form]
+    if error is not None:
+        hint = f' <span class="hint">({escape(error[1])})</span>' if error[1] else ""
+        parts.append(f'<p class="error" role="alert">{escape(error[0])}{hint}</p>')
+    if results is not None:
+        n = len(results.results)
+        if results.weak and n:
+            parts.append(f'<p class="banner weak" role="note">Weak result: {escape(results.weak_reason or "")}.</p>')
+        parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
+        parts.append(_cards(results.results, results.query))
+        for item in results.not_indexed:
+            parts.append(f'<p class="not-indexed">{escape(item.source_path)}: {escape(item.status)} '
+                         f'({escape(item.reason)})</p>')
+    return page(f"Search {query}" if query else "Search", "".join(parts))
