@@ -3,7 +3,8 @@
 The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
 embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:
 ``retrieval_questions.json``, ``retrieval_heldout.json``, ...) and every query of
-``offtopic_queries.json`` (nothing in the files answers them) goes through ``Host.search`` (top 10).
+``offtopic_queries.json`` and ``offtopic_numbers.json`` (nothing in the files answers them; the second
+holds years and quantities), and of ``offtopic_heldout.json`` (never tuned on), goes through ``Host.search`` (top 10).
 Printed, against today's default measured in the same run (baseline: the same citations before
 ``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
 
@@ -91,8 +92,9 @@ def main() -> int:
     labels = {q["id"]: q for qs in sets.values() for q in qs}  # every labelled set
     off = json.loads((HERE / "offtopic_queries.json").read_text(encoding="utf-8"))["queries"]
     offh = json.loads((HERE / "offtopic_heldout.json").read_text(encoding="utf-8"))["queries"]
+    offn = json.loads((HERE / "offtopic_numbers.json").read_text(encoding="utf-8"))["queries"]
     queries = [(k, q["q"]) for k, q in labels.items()] + [(f"off{i:02d}", q) for i, q in enumerate(off)] + \
-              [(f"offh{i:02d}", q) for i, q in enumerate(offh)]
+              [(f"offh{i:02d}", q) for i, q in enumerate(offh)] + [(f"offn{i:02d}", q) for i, q in enumerate(offn)]
     runs = run(queries, files)
     if args.dump:
         args.dump.write_text(json.dumps(runs, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -102,9 +104,11 @@ def main() -> int:
     def has(names: list[str], doc: str) -> bool:
         return any(Path(doc).name.rsplit(".", 1)[0] in n for n in names)
 
-    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith("offh")]
+    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith(("offh", "offn"))]
+    off_num = [r for k, r in runs.items() if k.startswith("offn")]
     off_held = [r for k, r in runs.items() if k.startswith("offh")]
     print(f"off-topic queries said weak: tuning {sum(r['weak'] for r in off_tune)}/{len(off_tune)}, "
+          f"tuning with numbers {sum(r['weak'] for r in off_num)}/{len(off_num)}, "
           f"held out {sum(r['weak'] for r in off_held)}/{len(off_held)} (baseline: 0, no floor)")
     for set_name, qs in sets.items():  # the sets never tuned on (heldout2, heldout3) are counted, never named
         weak = [q["id"] for q in qs if runs[q["id"]]["weak"]]
