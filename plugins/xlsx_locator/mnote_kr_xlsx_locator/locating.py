@@ -95,8 +95,8 @@ def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
     meant = meant_header(_without(query, dict(row.cells)[given]), [(h, c) for h, c in heads if c != given])
     if meant is None:
         return None, ""
-    return meant, (f"; the query's words name the row by its {row.headers.get(given) or 'label'} and name no "
-                   f"header: the column it asks for chosen by meaning, {row.headers[meant]}")
+    return meant, (f"; the query names the row by its {row.headers.get(given) or 'label'} and no header in "
+                   f"words: the column it asks for, {row.headers[meant]}, chosen by meaning")
 
 
 def asks_more(row: RowParagraph, query: str) -> bool:
