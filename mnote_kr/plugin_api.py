@@ -39,8 +39,8 @@ What is here:
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
-  ``header_row``/``labelled_row``/``named_header`` (a table's header, a row read as
-  ``label: header: value``, and the row's cell under the header a question names),
+  ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
+  ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
@@ -138,7 +138,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text import textnorm
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
-    from mnote_kr.citations.text.tablerows import header_row, labelled_row, named_header
+    from mnote_kr.citations.text.tablerows import header_row, labelled_row, meant_header, named_header
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         keeps_line_end_hyphen,
@@ -180,7 +180,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
-    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "named_header")},
+    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "meant_header",
+                                                             "named_header")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -280,6 +281,7 @@ __all__ = [
     "made_of",
     "match_evidence",
     "meaning_version",
+    "meant_header",
     "named_header",
     "named_places",
     "nearest_places",

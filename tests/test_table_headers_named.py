@@ -1,9 +1,11 @@
 """``named_header``: the row's cell under the header a question names (shared by the DOCX and XLSX
-locators through the plugin API)."""
+locators through the plugin API); ``meant_header``: the same by meaning, when no word names one."""
 
 from __future__ import annotations
 
-from mnote_kr.plugin_api import named_header
+import pytest
+
+from mnote_kr.plugin_api import meant_header, named_header
 
 BOOKS = [("Title", "D"), ("Author", "E"), ("Publisher", "F"), ("Year", "G")]
 
@@ -25,3 +27,17 @@ def test_the_more_specific_header_wins_and_a_tie_names_none() -> None:
     assert named_header("the unit prices of rope", cells, inflected=True) == 2
     assert named_header("the unit price of rope", cells) == 2
     assert named_header("the price of rope", [("Price", 1), ("Price", 2)]) is None
+
+
+def test_meant_header_chooses_by_meaning_only_with_a_lead(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No word of "who wrote" names a header: the model means Author; no lead big enough, or no model, no
+    choice; one header is the only choice, asked of no model."""
+    from mnote_kr.citations.rank import meaning
+
+    others = [h for h in BOOKS if h[0] != "Title"]  # the title named the row
+    assert named_header("who wrote", others, inflected=True) is None
+    assert meant_header("who wrote", others) == "E"
+    assert meant_header("who wrote", others, margin=1.0) is None
+    monkeypatch.setattr(meaning, "query_vector", lambda text: None)  # the model is not installed
+    assert meant_header("who wrote", others) is None
+    assert meant_header("who wrote", [("Author", "E"), ("", "F")]) == "E"

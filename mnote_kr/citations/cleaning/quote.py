@@ -223,9 +223,45 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS) 
     # even when longer; then the longest
     run = max(runs, key=lambda r: (len(own.intersection(_bm25_terms(text[r[0][0]:r[-1][1]]))),
                                    sum(b - a for a, b in r), -r[0][0]))
+    start, run = _own_sentences(text, run, place)
     if run[-1][1] - run[0][0] > 2 * len(place) + 40:
         return None  # the chunk's sentence runs far past the place (OCR lines, text without stops)
-    return answer_quote(text[_place_start(text, run[0], place):run[-1][1]], query, limit=limit)
+    return answer_quote(text[start:run[-1][1]], query, limit=limit)
+
+
+def _own_sentences(text: str, run: list[tuple[int, int]], place: str) -> tuple[int, list[tuple[int, int]]]:
+    """Where the place's quote starts in ``run`` and its sentences: the place's words are said once in it, so
+    a sentence worded like the place's (the next page repeating its line, a log's next day) is not the
+    place's again. From each sentence of the run, the sentences that take their words from the place's,
+    each word as often as the place has it, until one whose words are mostly taken already; the stretch
+    saying most of the place's words wins, then the one saying fewest words the place has not, then the
+    first."""
+    from collections import Counter  # noqa: PLC0415
+
+    from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
+
+    own = Counter(_bm25_terms(place))
+    words = [Counter(_bm25_terms(text[a:b])) for a, b in run]
+    best: tuple[tuple[int, int], int, list[tuple[int, int]]] | None = None
+    for i in range(len(run)):
+        start = _place_start(text, run[i], place)
+        left = own.copy()
+        kept: list[tuple[int, int]] = []
+        extra = 0
+        for k in range(i, len(run)):
+            a, b = run[k]
+            said = Counter(_bm25_terms(text[start:b])) if k == i and start > a else words[k]
+            free = {w for w, n in left.items() if n > 0}
+            if kept and (not free or len(said.keys() & free) < IN_PLACE * min(len(said), len(free))):
+                break
+            extra += sum(max(0, n - left[w]) for w, n in said.items())
+            left.subtract(said)
+            kept.append((a, b))
+        score = (sum(own.values()) - sum(max(0, n) for n in left.values()), -extra)
+        if best is None or score > best[0]:
+            best = (score, start, kept)
+    assert best is not None  # the run has a sentence
+    return best[1], best[2]
 
 
 def _place_start(text: str, first: tuple[int, int], place: str) -> int:

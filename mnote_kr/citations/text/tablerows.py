@@ -6,7 +6,8 @@ every format: ``header_row`` finds the header of a table's rows, ``labelled_row`
 ``label, header: value`` ("Revenue, 2023: 4,100"). A blank cell is no part of it, so every value
 written stands beside its own header, whatever is blank around it. ``named_header`` picks, among a row's
 cells by their headers, the one the question names ("…的相关基因": the 相关基因 cell), so a citation can
-stand on the answer's cell rather than on the cell holding the question's other words.
+stand on the answer's cell rather than on the cell holding the question's other words; ``meant_header``
+picks it by meaning when no word of the question names a header ("who wrote ...": Author).
 """
 
 from __future__ import annotations
@@ -18,13 +19,20 @@ from typing import TypeVar
 from mnote_kr.citations.text.queryterms import stem
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["header_row", "is_header", "is_number", "labelled_row", "named_header", "said_at"]
+__all__ = ["header_row", "is_header", "is_number", "labelled_row", "meant_header", "named_header", "said_at"]
 
 T = TypeVar("T")
 _WORD = re.compile(r"[a-z0-9]+")
 #: An agent noun's ending: "Publisher" is who "published", "Director" who "directed".
 _AGENT = ("er", "or")
 _VERB = ("ed", "ing")  # the verb's forms an agent noun meets ("published", "publishing"; not "cents": "Center")
+#: Least lead of the best header's cosine with a question over the next one's for ``meant_header`` to
+#: choose it. Short texts' e5 cosines stand close (0.80-0.90). ``benchmarks/header_meaning.py``: 38
+#: questions over eight tables naming their column in other words ("who wrote": Author, "how many
+#: people": Population), the words naming the row taken out: the best header is the asked one for 31;
+#: 21 lead by at least this, 20 of them the asked one (the other: "which book did Bantam Books print",
+#: Author). Below it the row is cited, which holds the answer.
+MEANT_MARGIN = 0.02
 
 
 def is_number(text: str) -> bool:
@@ -113,3 +121,35 @@ def named_header(query: str, cells: Iterable[tuple[str, T]], *, inflected: bool 
     if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
         return None
     return found[0][2]
+
+
+def meant_header(query: str, cells: Sequence[tuple[str, T]], *, margin: float = MEANT_MARGIN) -> T | None:
+    """The cell whose header (each ``(header text, cell)``) the question means, by the packaged e5
+    model's cosine of ``query`` with each header text, when it leads the next header by ``margin``;
+    the one cell when only one has a header. None when the model is not available (or meaning is turned
+    off: ``meaning.MEANING_WEIGHT`` 0), no cell has a header, or two stand too close to choose.
+
+    For a question naming its column in other words than the header's ("who wrote": Author, "how
+    much does she earn": Salary), once ``named_header`` found no header named in words. ``query`` is
+    best the question without the words that name the row (they are the cell it gives, not the one it
+    asks for). Vectors are those of ``meaning.query_vector``: kept in memory and on disk by text."""
+    with_head = [(" ".join(text.split()), cell) for text, cell in cells if text.strip()]
+    if len(with_head) == 1:
+        return with_head[0][1]
+    if not with_head or not query.strip():
+        return None
+    from mnote_kr.citations.rank import meaning  # noqa: PLC0415 - the model loads only when asked
+
+    if meaning.MEANING_WEIGHT <= 0:
+        return None
+    q = meaning.query_vector(" ".join(query.split()))
+    if q is None:
+        return None
+    scored = []
+    for text, cell in with_head:
+        v = meaning.query_vector(text)
+        if v is None:
+            return None
+        scored.append((float(v @ q), cell))
+    scored.sort(key=lambda s: -s[0])
+    return scored[0][1] if scored[0][0] - scored[1][0] >= margin else None

@@ -4,8 +4,11 @@ The row comes from ``match_evidence`` over the visible rows (then over every row
 included, when nothing visible matches). Inside the row, the query picks the one value: the column
 whose header the question names ("Who published ...": Publisher, ``value_column``), else the only value
 column whose cell or header carries a query word, is cited as that cell (``C12``); otherwise the row's
-cells are (``B7:D7``). ``locatorReason`` reads the cited place as people do:
-"Revenue, 2023: 4,100".
+cells are (``B7:D7``). A cell (or the row's label) that holds the question's words while the question
+asks for more than the row spells ("Who wrote A Brief History of Time?": "wrote" is in no cell and no
+header) is what the question gives, not its answer: the column is the header the rest of the question
+means (``meant_header``, said in ``locatorReason``), else the row; the given cell stays first behind.
+``locatorReason`` reads the cited place as people do: "Revenue, 2023: 4,100".
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from mnote_kr.plugin_api import (
     labelled_row,
     locator_from_match,
     match_evidence,
+    meant_header,
     named_header,
     normalize,
     scaffolding,
@@ -59,27 +63,56 @@ def without_headers(row: RowParagraph, query: str) -> str:
     return said
 
 
-def value_column(row: RowParagraph, query: str) -> int | None:
-    """The one value column the query names best, else None: the header the query names as a phrase, its
-    words inflected ("Who published ...": Publisher; the host's ``named_header``), then most query words
-    in its header, then in its value (the words of the row's label are left out: they chose the row, not
-    the column)."""
-    named = named_header(query, [(row.headers[col], col) for col, text in row.cells
-                                 if col != row.label_column and row.headers.get(col)], inflected=True)
+def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
+    """The one value column the query names best, else None (the row), and what ``locatorReason`` adds: the
+    header the query names as a phrase, its words inflected ("Who published ...": Publisher; the host's
+    ``named_header``), then most query words in its header, then in its value (the words of the row's label
+    are left out: they chose the row, not the column). In a table's row, a value (or label) holding the
+    query's words while the query asks for more (``asks_more``) is the given: the asked column is the
+    header the rest of the query means (``meant_header``), else None."""
+    heads = [(row.headers[col], col) for col, _ in row.cells if col != row.label_column and row.headers.get(col)]
+    named = named_header(query, heads, inflected=True)
     if named is not None:
-        return named
+        return named, ""
     words = query_words(query)
-    if row.label_column:
-        words -= _tokens(dict(row.cells).get(row.label_column, "")) & query_words(without_headers(row, query))
-    if not words:
-        return None
+    label = dict(row.cells).get(row.label_column, "") if row.label_column else ""
+    if label:
+        words -= _tokens(label) & query_words(without_headers(row, query))
     said = _phrase(query)
     hits = sorted((((_phrase(row.headers.get(col, "")) in said if row.headers.get(col) else False,
                      len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
-                   for col, text in row.cells if col != row.label_column), reverse=True)
-    if not hits or hits[0][0] == (False, 0, 0) or (len(hits) > 1 and hits[1][0] == hits[0][0]):
-        return None
-    return hits[0][1]
+                   for col, text in row.cells if col != row.label_column), reverse=True) if words else []
+    col = None
+    if hits and hits[0][0] != (False, 0, 0) and not (len(hits) > 1 and hits[1][0] == hits[0][0]):
+        col = hits[0][1]
+        if hits[0][0][:2] != (False, 0):
+            return col, ""  # its header holds the query's words
+    if row.is_header or not row.headers:  # a table's row: its cells stand under headers that could answer
+        return col, ""
+    given = col if col is not None else row.label_column if _tokens(label) & query_words(query) else None
+    if given is None or not asks_more(row, query):
+        return col, ""
+    meant = meant_header(_without(query, dict(row.cells)[given]), [(h, c) for h, c in heads if c != given])
+    if meant is None:
+        return None, ""
+    return meant, (f"; the query names the row by its {row.headers.get(given) or 'label'} and no header in "
+                   f"words: the column it asks for, {row.headers[meant]}, chosen by meaning")
+
+
+def asks_more(row: RowParagraph, query: str) -> bool:
+    """Whether the query has words that are in none of the row's cells, its headers and its sheet's name
+    ("wrote" in "Who wrote A Brief History of Time?"; a lone letter, a possessive's "s", aside): it asks
+    for something the row does not spell, so the cell holding its other words is not the answer."""
+    held = set(row.tokens) | _tokens(row.sheet)
+    for text in row.headers.values():
+        held |= _tokens(text)
+    return any(w not in held and not (len(w) == 1 and w.isascii() and w.isalpha()) for w in query_words(query))
+
+
+def _without(query: str, given: str) -> str:
+    """The query without the words of the ``given`` cell: what it asks ("who wrote")."""
+    gone = _tokens(given)
+    return " ".join(tok for tok, _, _ in iter_tokens(normalize(query)) if tok not in gone)
 
 
 def reading(row: RowParagraph, columns: list[int]) -> str:
@@ -94,7 +127,7 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
                  reason: str, block_id: str | None, degraded: bool = False, column: int | None = None) -> Locator:
     """The ``cell`` locator of one matched row (``degraded``: an approximate place): its cell ``column``, else
     the one the query names (``value_column``), else the row."""
-    one = column if column is not None else value_column(row, query)
+    one, how = (column, "") if column is not None else value_column(row, query)
     cols = [col for col, _ in row.cells]
     if one is not None:
         cited, where = [one], f"{column_letter(one)}{row.row}"
@@ -103,7 +136,7 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
         lo, hi = column_letter(cols[0]), column_letter(cols[-1])
         where = f"{lo}{row.row}" if lo == hi else f"{lo}{row.row}:{hi}{row.row}"
     read = reading(row, cited)
-    why = f"{reason}: {row.sheet}!{where}" + (" (hidden)" if row.hidden else "") + f": {read}"
+    why = f"{reason}{how}: {row.sheet}!{where}" + (" (hidden)" if row.hidden else "") + f": {read}"
     return Locator(
         locator_precision="cell", locator_degraded=degraded, sheet=row.sheet, range=where,
         header_row=row.header_row, headers=[row.headers.get(c, "") for c in cited] if row.headers else [],
