@@ -317,6 +317,21 @@ def test_p_e_ratio_finds_the_p_e_row_and_is_not_said_weak() -> None:
     assert _weak("recipe, e.g. for cookies", ["Use a framework, e.g. Django, etc."])[1] is not None
 
 
+def test_a_year_alone_in_the_passages_does_not_make_a_query_answered() -> None:
+    # A newcomer's "2022年世界杯冠军是哪个国家" and "best graphics card ... in 2024" were not said weak: a
+    # passage held the year. A number alone says nothing of the topic when the query has other words.
+    rows = ["Revenue in 2022 rose 12% to 1,129 million", "The 2020 census counted 8,500 households",
+            "2022年营业收入增长12%"]
+    for query in ("population of Tokyo in 2020", "2022年世界杯冠军", "how many calories were eaten in 2022"):
+        parts, weak = _weak(query, rows)
+        assert any(p["lexical"] > 0.0 for p in parts), query  # the number is a word match for the ranking
+        assert weak is not None and "numbers" in weak, query
+    # a word of the query beside the number keeps it answered, and a query of numbers alone is judged as before
+    assert _weak("revenue in 2022", rows)[1] is None
+    assert _weak("2022", rows)[1] is None
+    assert _weak("census households 2020", rows)[1] is None
+
+
 def test_the_page_a_query_names_is_no_word_a_passage_must_hold() -> None:
     # Recorded as a newcomer (tests/data/ranking/named_page.json): "what is on page 3 of the outline document
     # under 7 Foo" put docling's comments deck first: it holds "pages" (and "document"), and "page 3"
