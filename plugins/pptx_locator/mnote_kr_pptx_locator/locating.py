@@ -153,8 +153,8 @@ def locate_pptx(request: LocateRequest) -> Locator:
     here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
     if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so
         reason = here[1]
-    elif here is not None:  # the notes it asks for, the evidence's shape of that slide behind them
-        named = (here[0], here[1], False)
+    elif here is not None:  # the notes it asks for (or the shapes, not the notes it does not), the evidence's
+        named = here        # place of that slide behind them
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
     if named is None:
