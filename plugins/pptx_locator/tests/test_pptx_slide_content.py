@@ -84,3 +84,20 @@ def test_the_evidences_notes_on_a_slide_named_as_a_page_give_way_to_its_shapes(
     assert (loc.runners_up[0].slide, loc.runners_up[0].speaker_notes) == (3, True)  # the evidence's place behind
     asked = _locate(plugins, SAMPLE, _slide3_tail(plugins), "what do the notes on page 3 say")
     assert (asked.slide, asked.speaker_notes) == (3, True)
+
+
+CHART_CHUNK = "Quarterly revenue\nChart: 2026\nQ1: 10\nQ2: 20\nQ3: 30"  # the engine's evidence of slide 2
+
+
+@pytest.mark.parametrize("query", ["quarterly revenue in Q2", "Q2 quarterly revenue", "what was the revenue in Q2"])
+def test_a_title_restating_the_subject_gives_way_to_the_shape_holding_the_asked_part(
+        plugins, vectors: str, query: str) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, CHART, CHART_CHUNK, query)
+    assert (loc.slide, loc.shape_name) == (2, "Chart 2"), loc.reason
+    assert loc.quote is not None and "Q2: 20" in loc.quote
+    assert loc.place_headings == ["Quarterly revenue"]
+
+
+def test_a_query_holding_only_the_titles_words_keeps_the_title(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = _locate(plugins, CHART, CHART_CHUNK, "quarterly revenue")
+    assert (loc.slide, loc.shape_name) == (2, "Title 1"), loc.reason
