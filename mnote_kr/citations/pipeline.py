@@ -28,7 +28,7 @@ from mnote_kr.citations.map.request import StartedQuery, check_query_text, retri
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
-from mnote_kr.citations.rank.ranking import Candidate, relevance
+from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import more_left_behind, weak_reason, why_no_results
@@ -350,7 +350,7 @@ def build_citations(
         located, locator = locator, _without_place_text(locator)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
-                                    or bundle.display_quote), tuple(headings), locator.meaning_score))
+                                    or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator)))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,

@@ -36,6 +36,13 @@ the citations of one search together:
   inside a question ("what is in budget_2023.xlsx"), or a stem that reads as a name ("page 3 of
   pdflatex-outline"), puts that file first (``NAMED_FILE_BOOST``).
 
+* ``named``: the citation is on the slide, page or sheet the query names ("第二张幻灯片", "page 3", "the Sales
+  sheet": ``namedplaces.naming``), and not approximately there (its locator put it there, or found the
+  evidence there): ``NAMED_WEIGHT``, as a full word match, since the person said where the answer is and a
+  file without that place (a DOCX for "the second slide") cannot hold it; a deck's slide named as a page
+  ("page 3" for slide 3: the PPTX locator reads it so) ``NAMED_AS_PAGE``, since the README's "page 3" is a
+  PDF's page. A number beside no place word ("2 slides of cake", "version 2") names nothing, so nothing fires.
+
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
 must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
 name stays a word (its rows hold it).
@@ -52,10 +59,14 @@ import unicodedata
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
-from mnote_kr.citations.text.namedplaces import named_places, without_places
+from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, naming, without_places
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
+
+if TYPE_CHECKING:
+    from mnote_kr.models import Locator
 
 PROVIDER_WEIGHT = 1.0
 LEXICAL_WEIGHT = 1.0
@@ -67,6 +78,13 @@ FILE_NAME_BOOST = 0.5
 #: the person has said which file they mean, so it goes before the provider's first (rank part <= 1).
 NAMED_FILE_BOOST = 2.0
 PHRASE_BOOST = 0.2
+#: ``named``: a citation (not approximately) on the slide, page or sheet the query names, like a full word match
+#: (``LEXICAL_WEIGHT``): a recorded "第二张幻灯片的矩形里写了什么" put a DOCX the provider ranked first (0.5, no
+#: word, no slides) above the deck cited on slide 2 (0.33).
+NAMED_WEIGHT = 1.0
+#: ``named`` of a deck's slide the query names as a page ("what does page 3 say"): half, so a PDF's page 3
+#: (the README's reading) goes first and the deck still before a file without the place.
+NAMED_AS_PAGE = 0.5
 #: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
 #: (BM25F's title field: a file named for the query's subject is about it). The same for every
 #: citation of a file, so it moves files, never a file's own passages.
@@ -116,6 +134,12 @@ class Candidate:
     heading_path: tuple[str, ...] = ()
     #: cosine of the query with the cited place (``Locator.meaning_score``), None without vectors
     meaning: float | None = None
+    #: where the citation is: a deck's slide, a PDF's page, a workbook's sheet (None: not such a place)
+    slide: int | None = None
+    page: int | None = None
+    sheet: str | None = None
+    #: the locator put the citation there only approximately (``locatorDegraded``)
+    approximate: bool = False
 
 
 @functools.lru_cache(maxsize=8192)
@@ -333,6 +357,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
     q_terms = set(_bm25_terms(words))
+    places = named_places(query)
     in_name: dict[str, float] = {}  # fileTerms per file name
     out = []
     for cand, lex, share in zip(candidates, lexical, held, strict=True):
@@ -349,6 +374,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             else 0.0,
             "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
+            "named": _named(places, cand),
         }
         total = sum(parts.values())
         if is_apparatus(cand.text, cand.heading_path):
@@ -362,6 +388,21 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    + meant[i] for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     return out
+
+
+def where(locator: Locator) -> dict[str, Any]:
+    """The ``Candidate`` fields saying where ``locator`` put its citation (``named`` reads them)."""
+    return {"slide": locator.slide, "page": locator.page, "sheet": locator.sheet,
+            "approximate": locator.locator_degraded}
+
+
+def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:
+    """``named``: ``NAMED_WEIGHT`` when ``cand`` is on a place the query names (``places``), ``NAMED_AS_PAGE``
+    when on a deck's slide it names as a page; 0 elsewhere, or when only approximately there."""
+    if not places or cand.approximate:
+        return 0.0
+    how = naming(places, slide=cand.slide, page=cand.page, sheet=cand.sheet)
+    return NAMED_WEIGHT if how == "exact" else NAMED_AS_PAGE if how == "page" else 0.0
 
 
 def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:

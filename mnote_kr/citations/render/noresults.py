@@ -9,7 +9,7 @@ from pathlib import PurePath
 from typing import Any
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.text.namedplaces import named_places
+from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
 
@@ -75,19 +75,12 @@ def _numbers_only(query: str, citations: list[Citation]) -> bool:
 
 
 def _cited_where_named(query: str, citations: list[Citation]) -> bool:
-    """A citation is on a slide, page or sheet the query names, and not approximately there."""
+    """A citation is on a slide, page or sheet the query names (``naming``: a deck's slide named as a page too),
+    and not approximately there."""
     places = named_places(query) if query else []
-    for c in citations if places else ():
-        loc = c.locator
-        if c.locator_degraded or loc.locator_degraded:
-            continue
-        number = loc.slide if loc.slide is not None else loc.page
-        for place in places:
-            if place.kind == "sheet" and loc.sheet is not None and place.named([loc.sheet]):
-                return True
-            if place.kind in ("slide", "page") and number is not None and number in place.numbers:
-                return True
-    return False
+    return any(not (c.locator_degraded or c.locator.locator_degraded)
+               and naming(places, slide=c.locator.slide, page=c.locator.page, sheet=c.locator.sheet)
+               for c in (citations if places else ()))
 
 
 def _across_scripts(query: str, citations: list[Citation]) -> bool:

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "without_places"]
+__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "naming", "without_places"]
 
 #: Numbers one query's list or ranges name at most: "pages 1-300" names its first 50, and a wider range is
 #: never counted out beyond them ("slides 1-99999" reads 50 numbers, not 99999).
@@ -303,3 +303,25 @@ def without_places(query: str, places: Sequence[NamedPlace] | None = None) -> st
     for place in sorted(named_places(text) if places is None else places, key=lambda p: -p.start):
         text = text[:place.start] + " " + text[place.end:]
     return " ".join(text.split())
+
+
+def naming(places: Sequence[NamedPlace], *, slide: int | None = None, page: int | None = None,
+           sheet: str | None = None) -> str | None:
+    """How a query's ``places`` name a citation's place (a deck's ``slide``, else a PDF's ``page``; a workbook's
+    ``sheet``): ``"exact"`` when one names it by its kind (a slide as a slide, a page as a page, a sheet by its
+    name), ``"page"`` when one names a deck's slide as a page ("page 3" for slide 3: people call a slide that
+    too, and the PPTX locator reads it so), else None. A PDF's page is no slide. A number counted from the end
+    ("the last slide") is the locator's to read: the file's count is not known here."""
+    found = None
+    for place in places:
+        if place.kind == "sheet":
+            if sheet is not None and place.named([sheet]):
+                return "exact"
+        elif slide is not None:
+            if slide in place.numbers:
+                if place.kind == "slide":
+                    return "exact"
+                found = "page"
+        elif page is not None and place.kind == "page" and page in place.numbers:
+            return "exact"
+    return found

@@ -9,6 +9,11 @@ them, however few); without them, the block the passage covers most there, else 
 block picked first stands first behind it. A page the PDF does not have, or one without text blocks,
 leaves the answer as it was; so do named pages the passage does not reach that hold none of the query's
 other words while the PDF holds some elsewhere ("page 3 on WordPerfect" where page 2 has it).
+
+A query asking for nothing the PDF holds besides the page ("what does page 3 say", "第3页讲了什么": "say", "讲了"
+are in none of its blocks) has asked for the page: the block chosen there by meaning is that page's place,
+not an approximate one (rule "named", none of its other words to hold), whether the passage's own place was
+on it already or moved there.
 """
 
 from __future__ import annotations
@@ -48,8 +53,11 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
     chosen without the query's other words has ``rule`` "named", as ``terms`` those of its other
     words the PDF holds (none: nothing else was asked for), and as ``found`` those of them the block holds."""
     pages = named_pages(doc, query)
-    if not pages or ans.block is not None and ans.block[0] + 1 in pages:
+    if not pages:
         return ans, []
+    if ans.block is not None and ans.block[0] + 1 in pages:
+        asked = _only_the_page(doc, ans, query)
+        return (asked, pages) if asked is not ans else (ans, [])
     reached = [b for b in counts if b[0] + 1 in pages]
     reached += [b for b, _ in ans.runners_up if b[0] + 1 in pages and b not in reached]
     # the passage does not reach the named pages: their blocks, every one (running heads are in none)
@@ -73,6 +81,17 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         # approximate when the query's other words are in the PDF but none of them in this block
         known = dt.df.keys() & terms.keys()
         there = Answer(b, "named", 0.0, len(known & dt.block(b).terms.keys()), len(known), _narrow(doc, b, []))
+    there = _only_the_page(doc, there, query)
     behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
     runners = behind + [r for r in there.runners_up if r[0] != ans.block]
     return dataclasses.replace(there, runners_up=runners), pages
+
+
+def _only_the_page(doc: DocumentText, ans: Answer, query: str) -> Answer:
+    """``ans`` (a block on a named page) as the page's place, rule "named" with no other word to hold, when it
+    was chosen by meaning and the query's other words are none the PDF holds; else ``ans`` itself."""
+    if ans.block is None or ans.rule != "meaning":
+        return ans
+    if doc_terms(doc).df.keys() & content_terms(without_places(query)).keys():
+        return ans
+    return dataclasses.replace(ans, rule="named", found=0, terms=0)

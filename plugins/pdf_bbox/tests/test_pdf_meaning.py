@@ -188,3 +188,35 @@ def test_the_passages_next_best_blocks_come_boxed_behind_the_chosen_one() -> Non
         assert r.place_text and "".join(item[1].split())[:30] in "".join(r.place_text.split())
         assert all(not (r.page == p and iou(r.bbox, b) >= 0.5) for p, b in boxes)  # each its own block
         boxes.append((r.page, r.bbox))
+
+
+OUTLINE = CORPUS / "pdf" / "pypdf__pdflatex-outline.pdf"
+#: The engine's evidence of the outline PDF for "what does page 3 say" (a newcomer's search over 18 corpus files).
+OUTLINE_EVIDENCE = (
+    "If you read this text, you will get no information.\nReally? Is there no information? Is there a difference "
+    "between this text and\nsome nonsense like “Huardest gefburn”? Kjift – not at all! A blind text like this\n3\n"
+    "gives you information about the selected font, how the letters are written and\nan impression of the look. "
+    "This text should contain all letters of the alphabet\nand it should be written in of the original language.")
+
+
+@pytest.mark.parametrize("query", ["what does page 3 say", "第3页讲了什么"])
+def test_a_named_page_asking_for_nothing_else_the_pdf_holds_is_no_approximate_place(query: str) -> None:
+    """The query asks for page 3 and nothing the PDF holds besides ("say", "讲了" are in none of its blocks):
+    the block meaning picks there is the page asked for, not a guess (it was "an approximate place", and the
+    host's ranking counts only an exact place as the page a query names)."""
+    mnote_kr_pdf_bbox.prepare_locate(str(OUTLINE))
+    meaning.embed_queued(lambda _line: None)
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(OUTLINE), evidence=OUTLINE_EVIDENCE, query=query))
+    assert loc.meaning_score is not None  # placed with the vectors, as after ingest
+    assert (loc.page, loc.locator_degraded) == (3, False), loc.reason
+    assert "the query names page 3" in loc.reason and "approximate" not in loc.reason
+    # a passage of the named page alone: its own block chosen there by meaning is the page asked for too
+    from pypdf import PdfReader
+
+    page3 = PdfReader(OUTLINE).pages[2].extract_text()
+    on3 = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(OUTLINE), evidence=page3, query=query))
+    assert (on3.page, on3.locator_degraded) == (3, False) and "the query names page 3" in on3.reason, on3.reason
+    # words the PDF holds elsewhere ("9 Baz" heads page 4), on no block of page 3 the passage reaches: a guess
+    other = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(OUTLINE), evidence=OUTLINE_EVIDENCE,
+                                                   query="what does page 3 say about the 9 Baz section"))
+    assert (other.page, other.locator_degraded) == (3, True), other.reason

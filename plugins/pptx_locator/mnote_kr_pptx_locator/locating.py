@@ -18,7 +18,7 @@ from mnote_kr.plugin_api import (
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
-from .named import at_named_slide, choosing_words, evidence_place_first, on_its_named_slide
+from .named import at_named_slide, choosing_words, evidence_place_first, held_words, on_its_named_slide
 from .reader import PptxDocument, SlideParagraph, load_pptx
 
 PLUGIN_NAME = "pptx_locator"
@@ -100,15 +100,18 @@ def quoted_window(doc: PptxDocument, evidence: str) -> SlideParagraph | None:
 
 def pick_by_query(doc: PptxDocument, found: SlideParagraph, evidence: str, query: str) -> SlideParagraph:
     """Among the paragraphs of the found one's slide that the evidence quotes, the one holding the most
-    query weight (idf of its query words); the matcher's own pick on a tie or when no query word is there.
+    query weight (idf of its query words, its slide's title's counted for each: ``held_words``); the matcher's
+    own pick on a tie or when no query word is there.
 
-    An evidence window of several shapes quotes them all equally; the query says which one is meant.
+    An evidence window of several shapes quotes them all equally; the query says which one is meant. The
+    title restates the slide's subject: "quarterly revenue in Q2" finds "Q2: 20" under the title "Quarterly
+    revenue", which holds only the words every shape of its slide shares; "quarterly revenue" alone keeps it.
     """
     words = [tok for tok, _, _ in iter_tokens(normalize(query))]
     wanted = {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold} - META_WORDS
     if not wanted:
         return found
-    scored = sorted(((sum(doc.idf(w) for w in wanted & p.tokens), p.index) for p in
+    scored = sorted(((sum(doc.idf(w) for w in held_words(doc, p, wanted)), p.index) for p in
                      quoted_on_slide(doc, evidence, found.slide)), reverse=True)
     if not scored or scored[0][0] <= 0:
         return found
@@ -153,8 +156,8 @@ def locate_pptx(request: LocateRequest) -> Locator:
     here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
     if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so
         reason = here[1]
-    elif here is not None:  # the notes it asks for, the evidence's shape of that slide behind them
-        named = (here[0], here[1], False)
+    elif here is not None:  # the notes it asks for (or the shapes, not the notes it does not), the evidence's
+        named = here        # place of that slide behind them
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
     if named is None:

@@ -6,6 +6,14 @@ as people call a slide too) and the evidence's place is on none of them, the nam
 notes holding most of the query's other words (and meaning, once ingest embedded the deck) is cited
 instead, its notes first when the query asks for notes. The evidence's place stands first behind it.
 A slide the deck does not have is no place: the evidence's place stays.
+
+A named slide not asked for its notes is cited on its shapes, never its notes ("what is on the second slide":
+the notes "Some notes on the second slide." are nearest by meaning, not what the slide shows), even when the
+evidence is the notes of that slide. Among the shapes the title is context: it heads every shape of its slide
+(``place_headings``), so its words count for each of them and it is cited only when the query names it
+("the title of slide 2") or the slide has nothing else. A shape whose kind the query names ("the rectangle on
+slide 2", "第二张幻灯片的矩形") comes first: its name says its kind ("Rectangle 3"; "矩形 3" in a Chinese
+PowerPoint), and the Chinese words for PowerPoint's English kind names are read as those (``SHAPE_KINDS``).
 """
 
 from __future__ import annotations
@@ -27,6 +35,10 @@ from .reader import PptxDocument, SlideParagraph
 
 #: Words asking for a slide's speaker notes.
 NOTES_WORDS = frozenset({"note", "notes", "notizen", "备注", "讲稿", "注释"})
+#: Chinese words for the kinds PowerPoint names its shapes by in English ("Rectangle 3", "TextBox 5"): a query
+#: naming one ("第二张幻灯片的矩形") names the shapes of that kind.
+SHAPE_KINDS = {"矩形": "rectangle", "文本框": "textbox", "标题": "title", "图表": "chart", "表格": "table",
+               "图片": "picture", "椭圆": "oval", "内容": "content"}
 
 
 def choosing_words(query: str) -> str:
@@ -57,24 +69,55 @@ def asks_for_notes(query: str, meta: frozenset[str]) -> bool:
     return bool(other_words(query, meta) & NOTES_WORDS) or any(w in rest for w in NOTES_WORDS if not w.isascii())
 
 
+def title_words(doc: PptxDocument, slide: int) -> set[str]:
+    """The words of ``slide``'s title, which heads every shape of the slide."""
+    return {tok for tok, _, _ in iter_tokens(normalize(doc.titles.get(slide, "")))}
+
+
+def held_words(doc: PptxDocument, para: SlideParagraph, words: set[str]) -> set[str]:
+    """Of ``words``, those ``para`` holds: its own, and its slide's title's (the title heads it, as a heading
+    its section's paragraphs: "quarterly revenue in Q2" is held whole by the line "Q2: 20" under the title
+    "Quarterly revenue", and only in part by the title)."""
+    return words & (para.tokens | title_words(doc, para.slide))
+
+
+def named_kinds(query: str, words: set[str]) -> set[str]:
+    """The shape kinds the query names: its other ``words`` (a shape's name holds its kind: "Rectangle 3"), the
+    Chinese kind words it writes, and the English names PowerPoint gives those kinds (``SHAPE_KINDS``)."""
+    rest = normalize(without_places(query))
+    return set(words) | {w for k, w in SHAPE_KINDS.items() if k in rest} | {k for k in SHAPE_KINDS if k in rest}
+
+
+def of_kind(para: SlideParagraph, kinds: set[str]) -> bool:
+    """Whether ``para``'s shape is of a kind named (a word of its name, its number aside: "Rectangle 3",
+    "矩形 3"); never a speaker note."""
+    return not para.notes and any(w in kinds for w in normalize(para.shape_name).split() if not w.isdigit())
+
+
 def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
                    meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
     """The paragraph of the named ``slides`` the query's other words choose, the reason, and whether it
     is an approximate place (the query's other words are in the deck, none on the slides); None when the slides
-    hold no text. ``meta``: words about the deck itself, never content."""
+    hold no text. ``meta``: words about the deck itself, never content. Notes only when the query asks for
+    them (or the slides have nothing else); a shape of a kind the query names first; a title last, unless
+    named (it is its slide's context, see the module)."""
     cands = [p for p in doc.paragraphs if p.slide in slides and p.tokens]
     if not cands:
         return None
     words = other_words(query, meta)
     notes = asks_for_notes(query, meta)
+    if not notes:  # the slide's shapes: its notes are no part of what it shows
+        cands = [p for p in cands if not p.notes] or cands
+    kinds = named_kinds(query, words)
     total = sum(doc.idf(w) for w in words)
-    score = {p.index: sum(doc.idf(w) for w in words & p.tokens) / total if total else 0.0 for p in cands}
+    score = {p.index: sum(doc.idf(w) for w in held_words(doc, p, words)) / total if total else 0.0 for p in cands}
     held = any(score.values())
     # meaning chooses with the words, not without them: "what is on slide 3" is the slide's first shape
     ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, score) \
         if total and len(cands) > 1 else None
     combined = ranked[0] if ranked is not None else score
-    pick = max(cands, key=lambda p: (notes and p.notes, combined[p.index], -slides.index(p.slide), -p.index))
+    pick = max(cands, key=lambda p: (notes and p.notes, of_kind(p, kinds), not p.title, combined[p.index],
+                                     -slides.index(p.slide), -p.index))
     where = "slide " + ", ".join(str(n) for n in slides)
     if notes and pick.notes:
         return pick, f"the query names {where} and asks for its notes", False
@@ -96,21 +139,26 @@ def at_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str,
 
 
 def on_its_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, meta: frozenset[str],
-                       reason: str) -> tuple[SlideParagraph, str] | None:
+                       reason: str) -> tuple[SlideParagraph, str, bool] | None:
     """When the query names the slide ``picked`` (the evidence's place, found for ``reason``) is on: the place
-    to cite and its reason. Its notes when the query asks for notes and ``picked`` is a shape of a slide with
-    notes; else ``picked`` itself, the reason saying the slide is named. None when the query names no slide
-    ``picked`` is on."""
+    to cite, its reason and whether it is approximate. Its notes when the query asks for notes and ``picked``
+    is a shape of a slide with notes; the slide's shapes (``on_named_slide``) when ``picked`` is its notes and
+    the query does not ask for notes; else ``picked`` itself, the reason saying the slide is named. None when
+    the query names no slide ``picked`` is on."""
     if picked.slide not in named_slides(doc, query):
         return None
     where = f"slide {picked.slide}"
     if asks_for_notes(query, meta):
         if picked.notes:
-            return picked, f"the query names {where} and asks for its notes"
+            return picked, f"the query names {where} and asks for its notes", False
         chosen = on_named_slide(doc, [picked.slide], query, meta)
         if chosen is not None and chosen[0].notes:
-            return chosen[0], chosen[1]
-    return picked, f"the query names {where}; {reason}"
+            return chosen
+    elif picked.notes:
+        chosen = on_named_slide(doc, [picked.slide], query, meta)
+        if chosen is not None and not chosen[0].notes:
+            return chosen
+    return picked, f"the query names {where}; {reason}", False
 
 
 def evidence_place_first(doc: PptxDocument, located: Locator, evidence_place: Locator,

@@ -57,9 +57,13 @@ def test_the_querys_other_words_choose_the_shape_on_the_named_slide(plugins) -> 
     assert (loc.slide, loc.shape_name, loc.speaker_notes, loc.locator_degraded) == (2, "Rectangle 3", False, False)
 
 
-def test_a_slide_named_without_other_words_is_cited_at_its_title(plugins) -> None:  # type: ignore[no-untyped-def]
+def test_a_slide_named_without_other_words_is_cited_at_its_first_shape_under_its_title(
+        plugins) -> None:  # type: ignore[no-untyped-def]
+    # the title is the place's heading, not its content (test_pptx_slide_content)
     loc = _locate(plugins, _slide3_tail(plugins), "what is on the second slide")
-    assert (loc.slide, loc.quote, loc.locator_degraded) == (2, "Second slide title", False)
+    assert (loc.slide, loc.quote, loc.locator_degraded) == (2, "Let’s introduce a list; With foo; Bar; And baz things",
+                                                            False)
+    assert loc.place_headings == ["Second slide title"]
 
 
 @pytest.mark.parametrize("query", ["what do the notes on slide 9 say", "2 slides of notes", "notes version 2"])
