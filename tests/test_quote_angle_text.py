@@ -15,9 +15,14 @@ so no quote holds anything a Markdown or HTML renderer would take for a tag.
 
 from __future__ import annotations
 
+import os
+
 import pytest
+from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations.cleaning import clean_citation_text, display_text, locator_text
+from mnote_kr.citations.cleaning.quote import paragraph_quote
+from mnote_kr_docx_locator.reader import parse_file
 
 #: The chunk LightRAG 1.5.7 made of the DOCX's body (recorded from the newcomer's run).
 PAGE_BREAKS_CHUNK = (
@@ -78,3 +83,13 @@ def test_text_in_angle_brackets_is_kept_in_display_and_locator_text(text: str) -
 ])
 def test_markup_a_parser_left_still_goes(raw: str, shown: str) -> None:
     assert display_text(raw) == shown
+
+
+def test_the_docx_paragraph_is_quoted_in_its_own_words() -> None:
+    """The located paragraph of the real file, quoted from the cleaned chunk (``paragraph_quote``)."""
+    path = CORPUS / "docx" / "python-docx__par-rendered-page-breaks.docx"
+    paragraphs = [p.text for p in parse_file(str(path), os.stat(path)).paragraphs]
+    query = "page break inside a hyperlink"
+    context = clean_citation_text(PAGE_BREAKS_CHUNK, query).display_quote
+    for place in paragraphs[1:4]:
+        assert _words(paragraph_quote(context, place, query) or "") == place
