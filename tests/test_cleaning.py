@@ -60,6 +60,10 @@ FRAGMENTS = [
     "<<",
     "x<y",
     "&lt;b&gt;",
+    "<Enter>",  # a text's own words in angle brackets (test_quote_angle_text)
+    "<your name>",
+    '<w:t xml:space="preserve">',
+    "</w:t>",
 ]
 
 ANY_TEXT = st.text(

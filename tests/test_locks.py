@@ -66,7 +66,7 @@ c = Citation(provider="lightrag", citation_id="[abcd]", source_id="src-1", sourc
              locator_evidence_text="q", quote_source="chunk", search_query="q", locator_precision="file",
              locator_degraded=True, locator=loc, citation_url="u", citation_markdown="m", relevance_score=1.0,
              diagnostics=diag)
-citecache.remember(host, [c])
+citecache.remember(host, [c], SimpleNamespace(entries={}))  # the registry the search built them from
 print(json.dumps({"filelock": "filelock" in sys.modules,
                   "kept": list(citecache.load(host))}))
 """

@@ -472,7 +472,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
-    remember(host, citations + folded)
+    remember(host, citations + folded, reg)
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(
         query=query,
@@ -513,7 +513,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     every = citations  # every passage's place: an answer's sentence may come from one not shown
     citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query), query)
-    remember(host, citations + folded)
+    remember(host, citations + folded, reg)
     answer: str | None = None
     sentences: list[GroundedSentence] = []
     if result.answer is not None:  # each sentence marked with the place that supports it

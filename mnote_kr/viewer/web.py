@@ -47,7 +47,14 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import msgspec
 
-from mnote_kr.citations.render.openplan import find_citation, open_plan
+from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.render.openplan import (
+    changed_on_disk,
+    changed_since_issued,
+    find_citation,
+    normalize_citation_id,
+    open_plan,
+)
 from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
 from mnote_kr.viewer import fonts, relocate, searchpage, signin, webpages
@@ -405,9 +412,10 @@ class _Gone(Exception):
 
 def _source(host: Host, cid: str) -> _Source | None:
     """The citation's live source, None when unknown (404); raises ``_Gone`` when stale (410)."""
-    citation = find_citation(host, cid)
-    if citation is None:
+    found = citecache.issued(host, normalize_citation_id(cid))
+    if found is None:
         return None
+    citation, issued_hash = found
     rel = citation.source_root_relative_path
     entry = host.registry().entries.get(rel)
     if entry is None:
@@ -415,6 +423,8 @@ def _source(host: Host, cid: str) -> _Source | None:
     if entry.stale or entry.status not in ("processed",):
         raise _Gone(citation, f"The source is {entry.status}"
                     + (f": {entry.stale_reason}" if entry.stale_reason else "") + ". It is no longer cited.")
+    if changed := changed_since_issued(citation, issued_hash, entry):
+        raise _Gone(citation, f"The source {changed}: the place may have moved. Search again.")
     try:
         path, _ = host.workspace.resolve(rel, base=host.root)
     except PathNotAllowedError:
@@ -425,7 +435,7 @@ def _source(host: Host, cid: str) -> _Source | None:
         raise _Gone(citation, f"The source file was deleted or moved: {rel}.") from None
     if not path.is_file():
         raise _Gone(citation, f"The source is not a file any more: {rel}.")
-    if (entry.size and st.st_size != entry.size) or (entry.mtime_ns and st.st_mtime_ns != entry.mtime_ns):
+    if changed_on_disk(entry, st.st_size, st.st_mtime_ns):
         raise _Gone(citation, f"The source changed since it was indexed: {rel}. Its citations are stale.")
     return _Source(citation, path, entry, f"{st.st_size:x}-{st.st_mtime_ns:x}")
 

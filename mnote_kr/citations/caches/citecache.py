@@ -12,6 +12,8 @@ query's quotes, so it is kept like the rest of mnote-kr's state, not in the user
   ``open`` finds the citations of roughly the last few hundred searches. A torn last line (a
   crash mid-append) is skipped, never trusted. Reading takes no lock: appends add whole lines
   and rotation is a rename.
+* **Version:** each line also holds ``sourceHash``, the cited file's content hash in the registry
+  when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
   issued (in memory, bounded), so a running ``serve`` or ``mcp`` opens its own citations.
 * **The old place:** an earlier mnote-kr wrote ``.mnote/index/citations.jsonl`` (and before that
@@ -26,8 +28,9 @@ import contextlib
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
@@ -38,6 +41,9 @@ from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR, open_private_append
 from mnote_kr.errors import ConfigError
 from mnote_kr.models import Citation
+
+if TYPE_CHECKING:
+    from mnote_kr.core.registry import Registry
 
 #: Issued citations, one JSON object a line, appended by every search (``open`` reads it).
 CITATION_LOG = "citations.jsonl"
@@ -59,8 +65,16 @@ class _CitationCache(msgspec.Struct, kw_only=True):
     citations: dict[str, Citation] = {}
 
 
+class _Issued(Citation, frozen=True, kw_only=True):
+    """A log line: the citation, and its file's content hash (``sourceHash``, ``sha256:<hex>``) in the
+    registry when it was issued; "" on a line written before the hash was kept. Never on the wire:
+    :func:`issued` and :func:`find` give the citation alone."""
+
+    source_hash: str = ""
+
+
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
-_citation_decoder = msgspec.json.Decoder(Citation)
+_citation_decoder = msgspec.json.Decoder(_Issued)
 _citation_encoder = msgspec.json.Encoder()
 
 #: Per log file: (inode, size) after our last append, and the encoded lines we appended.
@@ -126,10 +140,33 @@ def load(host: Host) -> dict[str, Citation]:
 
 def find(host: Host, citation_id: str) -> Citation | None:
     """The remembered citation with this (normalised) ID, or None."""
+    found = issued(host, citation_id)
+    return found[0] if found else None
+
+
+def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
+    """The remembered citation with this (normalised) ID and its file's content hash when it was
+    issued ("" when its log line predates the hash), or None."""
     own = _memory.get(host.workspace.workspace_id)
-    if own is not None and citation_id in own:
-        return own[citation_id]
-    return load(host).get(citation_id)
+    found = own.get(citation_id) if own is not None else None
+    if found is None:
+        found = load(host).get(citation_id)
+    if found is None:
+        return None
+    if not isinstance(found, _Issued):
+        return found, ""
+    plain = Citation(**{name: getattr(found, name) for name in Citation.__struct_fields__})
+    return plain, found.source_hash
+
+
+def _stamped(citations: list[Citation], registry: Registry) -> list[_Issued]:
+    """The citations with their files' content hashes in ``registry`` (the one they were built from)."""
+    out = []
+    for c in citations:
+        entry = registry.entries.get(c.source_root_relative_path)
+        fields = {name: getattr(c, name) for name in Citation.__struct_fields__}
+        out.append(_Issued(**fields, source_hash=entry.source_hash if entry is not None else ""))
+    return out
 
 
 def _identity(path: Path) -> tuple[int, int] | None:
@@ -140,7 +177,7 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_size
 
 
-def _keep_in_memory(host: Host, citations: list[Citation]) -> None:
+def _keep_in_memory(host: Host, citations: Sequence[Citation]) -> None:
     with _written_lock:
         own = _memory.setdefault(host.workspace.workspace_id, OrderedDict())
         for citation in citations:
@@ -150,8 +187,9 @@ def _keep_in_memory(host: Host, citations: list[Citation]) -> None:
             own.popitem(last=False)
 
 
-def remember(host: Host, citations: list[Citation]) -> None:
-    """Keep issued citations so ``open`` works across processes.
+def remember(host: Host, citations: list[Citation], registry: Registry | None = None) -> None:
+    """Keep issued citations so ``open`` works across processes, each with its file's content hash
+    in ``registry`` (the one the citations were built from; by default the host's now).
 
     Appends one line per citation under the file lock (cost grows with the result, not
     with the log). A citation this process already appended, byte for byte, is not
@@ -161,12 +199,13 @@ def remember(host: Host, citations: list[Citation]) -> None:
     """
     if not citations:
         return
-    _keep_in_memory(host, citations)
+    stamped = _stamped(citations, registry if registry is not None else host.registry())
+    _keep_in_memory(host, stamped)
     if not log_enabled(host):
         return
     path = log_path(host)
     key = str(path)
-    lines = {c.citation_id: _citation_encoder.encode(c) for c in citations}
+    lines = {c.citation_id: _citation_encoder.encode(c) for c in stamped}
     with _written_lock:
         known = _written.get(key)
         if known is not None and known[0] == _identity(path):

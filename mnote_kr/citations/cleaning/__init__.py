@@ -15,10 +15,12 @@ A LightRAG chunk or sidecar block carries inline markup (as LightRAG 1.5's parse
   (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
   rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
   broken or stray tags removed, a figure's lone-letter labels and a picture's glyph debris
-  dropped (``debris``). A ``<`` that is followed by a letter and is not a tag
-  becomes ``< `` so no half tag can survive. The user's query is never lost: if the raw
-  text contained it (whitespace and case normalised) and cleaning would lose it, the
-  query is appended after `` … ``.
+  dropped (``debris``). Markup is only what a parser writes (``markup._is_markup``: an HTML or
+  LightRAG tag name as markup writes it, or any name with quoted attributes; a tag a chunk cut);
+  the text's own words in angle brackets stay (``Press <Enter>``, ``a<b``, ``List<String>``), and
+  such a ``<`` followed by a letter becomes ``< `` so no half tag can survive. The user's query
+  is never lost: if the raw text contained it (whitespace and case normalised) and cleaning
+  would lose it, the query is appended after `` … ``.
 * ``locator_evidence_text``: a query-centred window of the sidecar block (source
   ``sidecar``), else of the chunk (``chunk``), else the chunk's head (``fallback``), with
   the same markup removed but line breaks kept and tables as plain cell text.

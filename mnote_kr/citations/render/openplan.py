@@ -14,7 +14,7 @@ from mnote_kr.models import (
 )
 
 if TYPE_CHECKING:
-    pass
+    from mnote_kr.models.registry import SourceEntry
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.hostview import HostView as Host
 
@@ -44,20 +44,51 @@ def find_citation(host: Host, raw_id: str) -> Citation | None:
     return citecache.find(host, normalize_citation_id(raw_id))
 
 
+def changed_since_issued(citation: Citation, issued_hash: str, entry: SourceEntry) -> str | None:
+    """Why ``entry`` (the registry's, now) is not the version of the file ``citation`` was issued from
+    (its content hash then: ``issued_hash``), or None. The place it names may have moved or gone, so
+    its citations stop (DESIGN.md, "Stale, not silent"). A citation logged before the hash was kept
+    is compared by the provider's document, which is new for each content."""
+    if issued_hash and entry.source_hash:
+        changed = issued_hash != entry.source_hash
+    else:
+        changed = bool(citation.light_rag_doc_id and entry.light_rag_doc_id
+                       and citation.light_rag_doc_id != entry.light_rag_doc_id)
+    return f"{citation.source_root_relative_path} changed since this citation was issued" if changed else None
+
+
+def changed_on_disk(entry: SourceEntry, size: int, mtime_ns: int) -> bool:
+    """The file's size or time is not what it was when it was indexed (no sync has seen the change yet)."""
+    return bool((entry.size and size != entry.size) or (entry.mtime_ns and mtime_ns != entry.mtime_ns))
+
+
 def open_plan(host: Host, raw_id: str) -> OpenPlan:
+    """How to open the citation ``raw_id``: refused (``NotFoundError``, one line and what to do) when it
+    is unknown, its file is not citable any more, or the file is not the version it was issued from."""
     cid = normalize_citation_id(raw_id)
-    citation = find_citation(host, cid)
-    if citation is None:
+    found = citecache.issued(host, cid)
+    if found is None:
         raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
-    entry = host.registry().entries.get(citation.source_root_relative_path)
+    citation, issued_hash = found
+    rel = citation.source_root_relative_path
+    entry = host.registry().entries.get(rel)
     if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
         reason = (entry.stale_reason if entry else None) or "no longer in the knowledge base"
         raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {reason}",
                             hint="search again")
-    abs_path, _ = host.workspace.resolve(citation.source_root_relative_path, base=host.root)
-    if not abs_path.is_file():
-        raise NotFoundError(f"The source of {cid} is missing on disk: {citation.source_root_relative_path}",
-                            hint="run 'mnote-kr sync'")
+    if changed := changed_since_issued(citation, issued_hash, entry):
+        raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {changed}",
+                            hint="search again")
+    abs_path, _ = host.workspace.resolve(rel, base=host.root)
+    try:
+        st = abs_path.stat()
+    except OSError:
+        st = None
+    if st is None or not abs_path.is_file():
+        raise NotFoundError(f"The source of {cid} is missing on disk: {rel}", hint="run 'mnote-kr sync'")
+    if changed_on_disk(entry, st.st_size, st.st_mtime_ns):
+        raise NotFoundError(f"The source of {cid} changed since it was indexed: {rel}",
+                            hint="run 'mnote-kr sync', then search again")
     return OpenPlan(
         citation_id=cid,
         resource_path=str(abs_path),
