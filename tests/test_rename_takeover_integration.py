@@ -156,3 +156,32 @@ def test_a_copy_restored_under_the_old_name_then_deleting_the_renamed_one_keeps_
     sync(host, wait_s=120)
     wait_until(lambda: not host.status()["provider"]["pipelineBusy"], timeout_s=120, what="pipeline busy")
     assert cited(host) == {"kotaemon__dummy.docx"}, host.registry().entries["kotaemon__dummy.docx"]
+
+
+def test_a_renamed_file_queued_while_lightrag_is_down_then_deleted_leaves_no_document_behind(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mv; sync; edit; ingest while LightRAG is down (queued, only the kept name recorded); delete it.
+
+    Host.delete sent no delete for an entry without a document id of its own: the kept document
+    stayed in LightRAG with no entry recording it (review r13)."""
+    rename_and_take_over(host)
+    _edit_renamed(host)
+
+    def down(self):  # noqa: ANN001, ANN202
+        raise ProviderUnavailableError("LightRAG is down (review)")
+
+    with monkeypatch.context() as m:
+        m.setattr(LightRagProvider, "documents", down)
+        with pytest.raises(Exception, match="down"):
+            host.ingest(["renamed.docx"])
+    assert host.registry().entries["renamed.docx"].status == "pending"
+    host.delete(["renamed.docx"])
+    sync(host, wait_s=120)
+
+    def only_other() -> bool:
+        prov = host.status()["provider"]
+        return prov["documentsByStatus"].get("all") == 1 and not prov["pipelineBusy"]
+
+    wait_until(only_other, timeout_s=120, what=lambda: repr(host.status()["provider"]["documentsByStatus"]))
+    assert host.prune() and host.status()["provider"]["unmapped"] == []
+    assert cited(host) == set()
