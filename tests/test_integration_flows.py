@@ -18,6 +18,7 @@ import pytest
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
 from mnote_kr.core.config import load_config
@@ -193,16 +194,37 @@ def test_unmapped_provider_documents_are_reported_in_status(host: Host, lightrag
     r = httpx.post(f"{lightrag_engine.url}/documents/text", headers={"X-API-Key": lightrag_engine.api_key},
                    json={"text": f"A stray note {name} that no registry knows.", "file_source": name}, timeout=30)
     assert r.status_code == 200, r.text
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
+    def reported() -> dict | None:
         status = host.status()
-        unmapped = [u.get("filePath") or u.get("file_path") for u in status["provider"]["unmapped"]]
-        if name in unmapped:
-            break
-        time.sleep(1)
-    assert name in unmapped
-    assert status["provider"]["reachable"] is True and status["provider"]["coreVersion"] == "1.5.7"
-    assert status["provider"]["rerank"]["enabled"] is False
+        return status if name in _unmapped(status) else None
+
+    try:
+        status = wait_until(reported, timeout_s=60, poll_s=0.5,
+                            what=lambda: f"{name} not reported unmapped: {_unmapped(host.status())}")
+        assert status["provider"]["reachable"] is True and status["provider"]["coreVersion"] == "1.5.7"
+        assert status["provider"]["rerank"]["enabled"] is False
+    finally:
+        _drop_stray(host, lightrag_engine, name)
+
+
+def _unmapped(status: dict) -> dict[str, str]:
+    """The unmapped documents status reports: file name -> doc id."""
+    return {u.get("filePath") or u.get("file_path"): u.get("docId") for u in status["provider"]["unmapped"]}
+
+
+def _drop_stray(host: Host, engine, name: str) -> None:  # noqa: ANN001
+    """Delete the stray document (``delete_file=false``) and wait until LightRAG lists it no more: the
+    session's engine is shared, and a later test's status must not find it unmapped. A delete LightRAG
+    refuses while it is still indexing the note is sent again on the next look."""
+    def gone() -> bool:
+        doc_id = _unmapped(host.status()).get(name)
+        if doc_id is None:
+            return True
+        httpx.request("DELETE", f"{engine.url}/documents/delete_document", headers={"X-API-Key": engine.api_key},
+                      json={"doc_ids": [doc_id], "delete_file": False}, timeout=30)
+        return False
+
+    wait_until(gone, timeout_s=120, what=f"the stray {name} still listed", poll_s=0.5)
 
 
 def test_lightrag_stopped_mid_run_gives_one_clear_error_and_an_intact_registry(

@@ -147,3 +147,33 @@ def test_status_names_each_waiting_file_and_why(kb: tuple[Host, FakeProvider]) -
     text = render_status(host.status())
     [line] = [ln for ln in text.splitlines() if "c.md" in ln]
     assert "ingest" in line and "fake provider is down" in line
+
+
+@pytest.mark.parametrize("how", ["delete", "exclude", "removed"])
+def test_a_renamed_file_queued_then_dropped_deletes_the_document_it_kept(kb: tuple[Host, FakeProvider],
+                                                                         how: str) -> None:
+    """mv a.md renamed.md; edit it while the provider is down (queued, no document id of its own, the kept
+    name still recorded); then delete it, exclude it or remove the file: the kept document must go too,
+    or it stays in the index with no entry recording it (review r13)."""
+    host, fake = kb
+    (host.root / "a.md").rename(host.root / "renamed.md")
+    host.ingest(["."])
+    kept = host.registry().entries["renamed.md"].light_rag_file_path
+    assert kept in fake.texts
+    write(host.root / "renamed.md", "the heron report, revised\n")
+    fake.down = True
+    with pytest.raises(Exception, match="down"):
+        host.ingest(["renamed.md"])
+    fake.down = False
+    queued = host.registry().entries["renamed.md"]
+    assert queued.status == "pending" and queued.light_rag_file_path == kept and not queued.light_rag_doc_id
+    if how == "delete":
+        host.delete(["renamed.md"])
+    elif how == "exclude":
+        host.roots_add(host.root, exclude=["renamed.md"])
+    else:
+        (host.root / "renamed.md").unlink()
+        reconcile_and_apply(host)
+    host.sync()
+    assert kept not in fake.texts  # the provider was asked to delete the kept document
+    assert cited(host) == {"b.md"}

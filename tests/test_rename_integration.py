@@ -13,54 +13,26 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status
-from mnote_kr.core.config import load_config
-from mnote_kr.sync.watch import reconcile_and_apply
+from tests.rename_helpers import QUERY, cited, indexed_docs, sync
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
-
-DOCX = CORPUS / "docx" / "kotaemon__dummy.docx"
-OTHER = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
-QUERY = "事務認証者の適格要件"  # words of kotaemon__dummy.docx only
 
 
 @pytest.fixture
 def host(tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> Host:  # noqa: F811, ANN001
-    # As a user runs it: the managed engine, one LightRAG namespace and server for this workspace.
-    monkeypatch.setenv("MNOTE_KR_HOME", str(Path(lightrag_engine.working_dir).parents[2]))
-    root = tmp_path / "docs"
-    root.mkdir()
-    shutil.copyfile(DOCX, root / "kotaemon__dummy.docx")
-    shutil.copyfile(OTHER, root / "other.docx")
-    config = load_config(root)
-    config["providers"] = {"lightrag": {}}
-    host = Host(root, config=config)
-    host.roots_add(root)  # 'mnote-kr roots add .'
-    report = host.ingest(["."], wait=True, wait_s=300)
-    assert {i.source_path: i.status for i in report.items} == {"kotaemon__dummy.docx": "processed",
-                                                               "other.docx": "processed"}
+    host = indexed_docs(tmp_path, lightrag_engine, monkeypatch)
     assert cited(host) == {"kotaemon__dummy.docx"}
     return host
 
 
-def cited(host: Host) -> set[str]:
-    """Which files the search for the DOCX's words cites (other.docx may come up weakly: not asked)."""
-    return {c.source_root_relative_path for c in host.search(QUERY, mode="naive").results} - {"other.docx"}
-
-
 def digests(root: Path) -> dict[str, str]:
     return {p.name: hashlib.sha256(p.read_bytes()).hexdigest() for p in sorted(root.iterdir()) if p.is_file()}
-
-
-def sync(host: Host, wait_s: float = 0.0) -> dict:
-    """'mnote-kr sync [--wait N]': reconcile with the disk, then follow the provider's work."""
-    return {"reconcile": reconcile_and_apply(host), "provider": host.sync(wait_s=wait_s)}
 
 
 def no_false_claims(host: Host) -> str:

@@ -11,47 +11,21 @@ import shutil
 from pathlib import Path
 
 import pytest
-from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
-from mnote_kr.core.config import load_config
-from mnote_kr.sync.watch import reconcile_and_apply
 from mnote_kr_lightrag.client.http import ProviderUnavailableError
 from mnote_kr_lightrag.client.provider import LightRagProvider
+from tests.rename_helpers import cited, indexed_docs, sync
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
-
-DOCX = CORPUS / "docx" / "kotaemon__dummy.docx"
-OTHER = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
-QUERY = "事務認証者の適格要件"
 
 
 @pytest.fixture
 def host(tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> Host:  # noqa: F811, ANN001
-    monkeypatch.setenv("MNOTE_KR_HOME", str(Path(lightrag_engine.working_dir).parents[2]))
-    root = tmp_path / "docs"
-    root.mkdir()
-    shutil.copyfile(DOCX, root / "kotaemon__dummy.docx")
-    shutil.copyfile(OTHER, root / "other.docx")
-    config = load_config(root)
-    config["providers"] = {"lightrag": {}}
-    host = Host(root, config=config)
-    host.roots_add(root)
-    report = host.ingest(["."], wait=True, wait_s=300)
-    assert {i.source_path: i.status for i in report.items} == {"kotaemon__dummy.docx": "processed",
-                                                               "other.docx": "processed"}
-    return host
-
-
-def cited(host: Host) -> set[str]:
-    return {c.source_root_relative_path for c in host.search(QUERY, mode="naive").results} - {"other.docx"}
-
-
-def sync(host: Host, wait_s: float = 0.0) -> dict:
-    return {"reconcile": reconcile_and_apply(host), "provider": host.sync(wait_s=wait_s)}
+    return indexed_docs(tmp_path, lightrag_engine, monkeypatch)
 
 
 def rename_and_take_over(host: Host) -> str:
@@ -156,3 +130,32 @@ def test_a_copy_restored_under_the_old_name_then_deleting_the_renamed_one_keeps_
     sync(host, wait_s=120)
     wait_until(lambda: not host.status()["provider"]["pipelineBusy"], timeout_s=120, what="pipeline busy")
     assert cited(host) == {"kotaemon__dummy.docx"}, host.registry().entries["kotaemon__dummy.docx"]
+
+
+def test_a_renamed_file_queued_while_lightrag_is_down_then_deleted_leaves_no_document_behind(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
+    """mv; sync; edit; ingest while LightRAG is down (queued, only the kept name recorded); delete it.
+
+    Host.delete sent no delete for an entry without a document id of its own: the kept document
+    stayed in LightRAG with no entry recording it (review r13)."""
+    rename_and_take_over(host)
+    _edit_renamed(host)
+
+    def down(self):  # noqa: ANN001, ANN202
+        raise ProviderUnavailableError("LightRAG is down (review)")
+
+    with monkeypatch.context() as m:
+        m.setattr(LightRagProvider, "documents", down)
+        with pytest.raises(Exception, match="down"):
+            host.ingest(["renamed.docx"])
+    assert host.registry().entries["renamed.docx"].status == "pending"
+    host.delete(["renamed.docx"])
+    sync(host, wait_s=120)
+
+    def only_other() -> bool:
+        prov = host.status()["provider"]
+        return prov["documentsByStatus"].get("all") == 1 and not prov["pipelineBusy"]
+
+    wait_until(only_other, timeout_s=120, what=lambda: repr(host.status()["provider"]["documentsByStatus"]))
+    assert host.prune() and host.status()["provider"]["unmapped"] == []
+    assert cited(host) == set()

@@ -284,8 +284,8 @@ class Host(HostIngest):
             for e in entries:
                 reg.update(e.source_root_relative_path, stale=True, stale_reason=USER_DELETED,
                            pending_action="delete")
-        live = [e for e in entries if e.light_rag_doc_id and e.status != "delete_completed"]
-        gone = [e for e in entries if not e.light_rag_doc_id]
+        live = [e for e in entries if _holds_document(e) and e.status != "delete_completed"]
+        gone = [e for e in entries if not _holds_document(e)]
         if gone:
             self.apply_updates(
                 EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="delete_completed")
@@ -318,9 +318,9 @@ class Host(HostIngest):
                 entry = reg.entries.get(rel)
                 if entry is None or entry.status in ("delete_submitted", "delete_completed"):
                     continue
-                action = "delete" if send_delete and entry.light_rag_doc_id else None
+                action = "delete" if send_delete and _holds_document(entry) else None
                 marked.append(reg.update(rel, stale=True, stale_reason=why, pending_action=action))
-        live = [e for e in marked if e.light_rag_doc_id] if send_delete else []
+        live = [e for e in marked if _holds_document(e)] if send_delete else []
         if live:
             try:
                 self.apply_updates(self.plugins.delete(self.context(), live))
@@ -491,6 +491,13 @@ class Host(HostIngest):
 
     def locate(self, request: LocateRequest) -> Locator:
         return self.plugins.locate(request)
+
+
+def _holds_document(entry: SourceEntry) -> bool:
+    """Whether the provider may hold a document for ``entry``: its own (a document id), or the one
+    it still names while its next version waits in the queue (a renamed file's kept name, or the
+    previous version's: ``HostIngest.ingest`` keeps the name for the provider to delete on send)."""
+    return bool(entry.light_rag_doc_id or entry.light_rag_file_path)
 
 
 def _failed_or_refused_tag(tag: int) -> bool:

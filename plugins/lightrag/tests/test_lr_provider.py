@@ -225,6 +225,7 @@ def test_lr_ingest_adopts_document_lightrag_already_processed(env: dict[str, Any
     write(ws / "n.md", b"# n")
     src = source(ws, "n.md")
     name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(env["ws"]))
+    os.symlink(src.path, env["inputs"] / "__parsed__" / name)  # processed: LightRAG moved our link there
     std_routes(replay, rows=[sample_row(name, chunks=2)])
     [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=False)
     assert update.status == "processed"
@@ -252,11 +253,18 @@ def test_lr_ingest_of_a_file_whose_own_delete_is_running_waits_for_it(env: dict[
     std_routes(replay, rows=[sample_row(name)])
     replay.json("GET", "/documents/pipeline_status", _pipeline_deleting(busy))
     [update] = plugin.ingest(ctx=env["ctx"], sources=[src], force=False)
-    if busy:
-        assert update.status == "pending" and update.pending_action == "ingest" and update.retry_after_s == 1.0
-        assert "finish deleting" in (update.last_error or "")
-    else:  # the delete is over and LightRAG still lists it processed: it is adopted, as before
-        assert update.status == "processed"
+    # Not busy too: the delete may be accepted but not yet running (or LightRAG listed the row
+    # just before it ended), and "unknown" must not be taken for "over".
+    assert update.status == "pending" and update.pending_action == "ingest" and update.retry_after_s == 1.0
+    assert "finish deleting" in (update.last_error or "")
+    assert not replay.sent("POST", "/documents/scan") and not (inputs / name).exists()
+    for count, expected in ((provider.LINK_GONE_RETRIES - 1, "pending"), (provider.LINK_GONE_RETRIES, "processed")):
+        waiting = entry_for(src, status="pending", pending_action="ingest", retry_count=count, next_retry_at_ms=0,
+                            light_rag_file_path=name)
+        [update] = plugin.sync(ctx=env["ctx"], entries=[waiting], wait_s=0)
+        # Past the short bound a link gone for another reason (a registry restored on a machine whose
+        # input dir lost its links) adopts the row; a running delete is still waited for.
+        assert update.status == (expected if not busy else "pending"), (count, update)
     assert not replay.sent("POST", "/documents/scan") and not (inputs / name).exists()
 
 

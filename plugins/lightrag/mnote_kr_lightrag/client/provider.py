@@ -45,6 +45,16 @@ DELETE_BUSY_RETRIES = 3
 #: The count grows with every sync that sees the entry pending, not only with real attempts,
 #: so it is generous: a delete queued behind a long pipeline run still gets its minutes.
 TWIN_WAIT_RETRIES = 60
+#: A file whose link we no longer hold while LightRAG still lists its document is taken for one
+#: whose delete we sent (excluded, then taken back) and waits this many times even when LightRAG's
+#: pipeline does not say it is deleting: a delete it accepted sets its busy flag only when its
+#: background task starts, a delete queued behind other work is not running yet, and a listing taken
+#: just before a delete ended still shows the row. Those gaps last well under a second, and once
+#: the delete runs it is waited for up to TWIN_WAIT_RETRIES. Three waits (1 s, 2 s, 3 s at least,
+#: one per host sync round, so some 10-15 s while the host waits) cover them; a link gone for another
+#: reason (a registry restored on a machine whose input dir lost its links) then adopts the document
+#: after seconds, not the ~13 minutes TWIN_WAIT_RETRIES would take.
+LINK_GONE_RETRIES = 3
 
 
 def twin_wait_s(retry_count: int) -> float:
@@ -281,13 +291,14 @@ class LightRagProvider:
             elif row is not None and (is_dup or str(row.get("status", "")).lower() != "failed"):
                 if not is_dup and count < TWIN_WAIT_RETRIES and links.link_state(input_dir, name) == "missing":
                     others = self.holders.recorded_elsewhere(str(row.get("id", "")), rel)
-                    if deleting_now is None and not others:
+                    if deleting_now is None and not others and count >= LINK_GONE_RETRIES:
                         deleting_now = self._deletion_running()
-                    if deleting_now or others:
-                        # Our link is gone and LightRAG is deleting, or another entry's delete holds
-                        # it (a renamed file's kept name, deleted): the delete we sent for this very
-                        # document (the file was excluded, then taken back). Adopting the row would
-                        # record as indexed a document about to vanish; it is sent anew once gone.
+                    if count < LINK_GONE_RETRIES or deleting_now or others:
+                        # Our link is gone and LightRAG is deleting (or may be about to: see
+                        # LINK_GONE_RETRIES), or another entry's delete holds it (a renamed file's
+                        # kept name, deleted): the delete we sent for this very document (the file
+                        # was excluded, then taken back). Adopting the row would record as indexed a
+                        # document about to vanish; it is sent anew once gone.
                         results[rel] = self._pending(
                             rel, "ingest", count, twin_wait_s(count),
                             "waiting for LightRAG to finish deleting this file's earlier document before sending "
