@@ -362,3 +362,46 @@ def test_a_named_slide_or_page_counts_no_word_but_a_quoted_sheet_name_does() -> 
     assert content_words("revenue on sheet 'Sales'") == "revenue on sheet 'Sales'"  # its rows hold the name
     quoted = relevance("revenue on sheet 'Sales'", cands, 2)
     assert quoted[1][1]["lexical"] > quoted[0][1]["lexical"]
+
+
+def _weak_as_pipeline(query: str, raw_rows: list[str]) -> tuple[list[dict[str, float]], str | None]:
+    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+    from mnote_kr.citations.render.noresults import weak_reason
+    from tests.test_pipeline_unit import citation
+
+    """As build_citations does: ranked on the joined text (join_cjk_gaps), raw_quote is the chunk as sent."""
+    scored = relevance(query, [Candidate(i, "report.pdf", join_cjk_gaps(t)) for i, t in enumerate(raw_rows)],
+                       len(raw_rows))
+    cits = []
+    for i, (text, (_, parts)) in enumerate(zip(raw_rows, scored, strict=True)):
+        cit = msgspec.structs.replace(citation(f"c{i}", text), display_quote=join_cjk_gaps(text),
+                                      locator_evidence_text=join_cjk_gaps(text))
+        cits.append(msgspec.structs.replace(cit, diagnostics=msgspec.structs.replace(cit.diagnostics,
+                                                                                     score_parts=parts)))
+    return [p for _, p in scored], weak_reason(cits, query)
+
+
+def test_a_pdf_text_layers_spaced_glyphs_holding_the_querys_words_are_not_numbers_only() -> None:
+    # A PDF text layer's spaced CJK glyphs: the ranking joins them (pipeline.py) and finds 营业收入;
+    # _numbers_only reads raw_quote, still spaced, whose terms are single glyphs, not bigrams.
+    rows = ["2022 年 营 业 收 入 增 长 12%"]
+    parts, weak = _weak_as_pipeline("2022年营业收入", rows)
+    assert parts[0]["lexical"] > 0.0
+    assert weak is None, weak
+
+
+def test_a_query_naming_a_date_named_file_is_not_said_weak_for_numbers_only() -> None:
+    """A daily note named by its date: "what did I write in 2024-01-05.md" names the file exactly (the
+    ranking's fileName part fires) yet _numbers_only finds neither "write" nor "md" in the passage or the
+    stem "2024-01-05" and calls the result weak. Before r13 a fileName match kept it answered."""
+    name, rel = "2024-01-05.md", "notes/2024-01-05.md"
+    text = "Met Anna about the garden shed; ordered timber for 2024."
+    query = "what did I write in 2024-01-05.md"
+    ((_, parts),) = relevance(query, [Candidate(0, name, text)], 1)
+    assert parts["fileName"] > 0.0
+    from mnote_kr.citations.render.noresults import weak_reason
+    from tests.test_pipeline_unit import citation
+
+    cit = msgspec.structs.replace(citation("c0", text), source_root_relative_path=rel)
+    cit = msgspec.structs.replace(cit, diagnostics=msgspec.structs.replace(cit.diagnostics, score_parts=parts))
+    assert weak_reason([cit], query) is None

@@ -38,10 +38,11 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     """
     if not citations:
         return None
-    parts = (c.diagnostics.score_parts for c in citations)
     numbers_only = False
+    parts = [c.diagnostics.score_parts for c in citations]
     if any(p.get(k, 0.0) > 0.0 for p in parts for k in _WORDS_PARTS):
-        numbers_only = _numbers_only(query, citations)
+        # a file the query names ("2024-01-05.md") answers it whatever its name is made of
+        numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(query, citations)
         if not numbers_only:
             return None
     if _across_scripts(query, citations):
@@ -66,8 +67,11 @@ def _numbers_only(query: str, citations: list[Citation]) -> bool:
     words = {t for t in asked if not t.isdigit()}
     if not words or words == asked:
         return False
+    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+
     for c in citations:
-        text = c.raw_quote or c.context_quote or c.display_quote or ""
+        # as the ranking reads it: a PDF text layer's spaced CJK glyphs ("营 业 收 入") joined up
+        text = join_cjk_gaps(c.raw_quote or c.context_quote or c.display_quote or "")
         name = PurePath(c.source_root_relative_path).stem.replace("_", " ")
         if words & set(terms(text)) or words & set(terms(name)):
             return False
