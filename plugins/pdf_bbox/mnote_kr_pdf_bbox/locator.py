@@ -33,6 +33,7 @@ fonts without a Unicode map (pdfium reads only the Latin letters and digits arou
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,7 +41,7 @@ from typing import Any
 from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
-from .answer import MIN_SHARE, choose, written_text
+from .answer import MIN_SHARE, choose, content_terms, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
@@ -53,6 +54,13 @@ PLUGIN = "pdf_bbox"
 #: chunk covers: a chunk often ends mid-paragraph, and the reader's place, as a DOCX paragraph, is the
 #: paragraph (False: the chunk's lines of it, as before; ``benchmarks/retrieval.py``).
 WHOLE_BLOCK = True
+#: Which blocks are the candidates besides the evidence window's (the host sends a window of the chunk
+#: around the query's words as evidence, the whole chunk as the passage): "off", the window's alone;
+#: "unanchored", the whole passage's when the window holds none of the query's words (it is then the
+#: chunk's start, an arbitrary part); "always", the whole passage's. Measured with
+#: ``benchmarks/retrieval.py --variant NAME:py:mnote_kr_pdf_bbox.locator.PASSAGE_BLOCKS=...``
+#: (docs/embeddings.md, issue 33's thirteenth round): "always" lost first places on the tuning sets.
+PASSAGE_BLOCKS = "off"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
     "mineru": {"origin": "LEFTTOP", "max": 1000},
     "docling": {"origin": "LEFTBOTTOM"},
@@ -203,7 +211,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
     whole = spans(doc, m.view, m.start, m.end)
     if not whole:
         return _file(req, "matched text has no drawable lines", certain_page)
-    counts = passage_blocks(doc, m)
+    counts = own = passage_blocks(doc, m)
+    if PASSAGE_BLOCKS == "always" or PASSAGE_BLOCKS == "unanchored" and not _anchored(evidence, req.query):
+        counts = _with_passage(doc, req, evidence, own, lambda ev: drop_furniture_lines(ev, keys))
     ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
@@ -250,12 +260,12 @@ def locate_pdf(req: LocateRequest) -> Locator:
         # The passage itself: the matched lines of the block holding most of the match (a
         # stray k-gram at the match's edge must not decide the page).
         primary = whole[0]
-        if counts:
-            top = max(counts, key=lambda b: (counts[b].count, -b[0], -b[1]))
-            primary = (spans(doc, m.view, counts[top].first, counts[top].last + 1) or whole)[0]
+        if own:
+            top = max(own, key=lambda b: (own[b].count, -b[0], -b[1]))
+            primary = (spans(doc, m.view, own[top].first, own[top].last + 1) or whole)[0]
             headings = section(doc, *top)
             # the quote shows what the box marks, not the passage's first sentence on another block
-            place_text = written_text(doc.pages[top[0]], sorted(counts[top].lines))
+            place_text = written_text(doc.pages[top[0]], sorted(own[top].lines))
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -282,6 +292,31 @@ def locate_pdf(req: LocateRequest) -> Locator:
         place_headings=headings,
         runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage) for b, cos in ans.runners_up],
     )
+
+
+def _anchored(evidence: str, query: str) -> bool:
+    """The evidence window holds one of the query's content words (it was cut around them)."""
+    return bool(content_terms(query).keys() & content_terms(evidence).keys())
+
+
+def _with_passage(doc: DocumentText, req: LocateRequest, evidence: str, own: dict[tuple[int, int], Touch],
+                  prepare: Callable[[str], str]) -> dict[tuple[int, int], Touch]:
+    """The evidence's blocks and, behind them, the other blocks of the whole passage it was cut from
+    (``LocateRequest.passage``, the provider's chunk), as a DOCX locator's candidates are the chunk's
+    paragraphs. The passage's blocks count only where it aligns over the evidence's own (a repeated text
+    aligned elsewhere adds nothing)."""
+    if not req.passage or req.passage == evidence or not own:
+        return own
+    whole = find_stored(doc, req.passage, prepare)
+    if whole is None:
+        return own
+    more = passage_blocks(doc, whole)
+    if not own.keys() & more.keys():
+        return own
+    out = dict(own)
+    for block, touch in more.items():
+        out.setdefault(block, touch)
+    return out
 
 
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],

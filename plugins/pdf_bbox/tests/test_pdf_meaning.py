@@ -220,3 +220,34 @@ def test_a_named_page_asking_for_nothing_else_the_pdf_holds_is_no_approximate_pl
     other = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(OUTLINE), evidence=OUTLINE_EVIDENCE,
                                                    query="what does page 3 say about the 9 Baz section"))
     assert (other.page, other.locator_degraded) == (3, True), other.reason
+
+
+@pytest.mark.parametrize(("first", "question", "expected"), [
+    # the window holds none of the question's words: "unanchored" takes the whole chunk's blocks
+    (2, "why would several chatbots working together be useful", {"off": False, "unanchored": True, "always": True}),
+    # the window was cut around a word of the question: only "always" looks past it
+    (1, "why is it worth having bots cooperate", {"off": False, "unanchored": False, "always": True}),
+])
+def test_the_passage_blocks_setting_decides_whether_the_answer_outside_the_evidence_window_is_a_candidate(
+        first: int, question: str, expected: dict[str, bool], monkeypatch: pytest.MonkeyPatch) -> None:
+    # The host sends as evidence a window of the chunk around the query's words (or the chunk's start), and
+    # the whole chunk as the passage (``PASSAGE_BLOCKS``). The block answering "why would bots working
+    # together be useful" ("Our insight is to use multi-agent conversations ... three reasons") is
+    # outside the window in both chunks.
+    from mnote_kr.citations.cleaning import clean_citation_text
+    from mnote_kr_pdf_bbox import locator
+    from mnote_kr_pdf_bbox.answer import place_texts
+    from mnote_kr_pdf_bbox.model import load_document
+
+    pdf = CORPUS / "pdf" / "markitdown__test.pdf"
+    blocks = place_texts(load_document(str(pdf)))
+    passage = "\n".join(blocks[first:first + 5])  # as a LightRAG chunk holds them
+    evidence = clean_citation_text(passage, question).locator_evidence_text
+    assert "Our insight" not in evidence and "Our insight" in passage
+    mnote_kr_pdf_bbox.prepare_locate(str(pdf))
+    meaning.embed_queued(lambda _: None)
+    for mode, found in expected.items():
+        monkeypatch.setattr(locator, "PASSAGE_BLOCKS", mode)
+        mnote_kr_pdf_bbox.clear_cache()
+        loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=evidence, query=question, passage=passage))
+        assert loc is not None and (loc.place_text or "").startswith("Our insight") is found, (mode, loc.place_text)
