@@ -49,6 +49,7 @@ from mnote_kr.models import (
     OpenPlan,
     SearchResults,
     SourceEntry,
+    WaitTimeout,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +59,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: The statuses of a file on its way into the index (queued, sent, being indexed).
+INDEXING = frozenset({"pending", "submitted", "processing"})
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -233,10 +236,16 @@ class Host(HostIngest):
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         after = self.registry()
         # The files this sync saw fail (not those failed before it): named, with their reasons.
-        failed = [{"path": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
+        failed = [{"path": now.source_root_relative_path, "reason": now.last_error or "indexing failed"}
                   for w in waiting if w.status != "failed"
-                  and (e := after.entries.get(w.source_root_relative_path)) is not None and e.status == "failed"]
-        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed}
+                  and (now := after.entries.get(w.source_root_relative_path)) is not None and now.status == "failed"]
+        # Asked to wait, and files it followed are still being indexed: the wait ended first.
+        still = [w.source_root_relative_path for w in waiting if wait_s > 0
+                 and (now := after.entries.get(w.source_root_relative_path)) is not None
+                 and now.status in INDEXING and now.pending_action != "delete" and not now.stale]
+        timed_out = msgspec.to_builtins(WaitTimeout(seconds=wait_s, still_waiting=still)) if still else None
+        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed,
+                "waitTimedOut": timed_out}
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that

@@ -34,6 +34,7 @@ from mnote_kr.models import (
     IngestReport,
     SourceEntry,
     SourceFile,
+    WaitTimeout,
 )
 
 if TYPE_CHECKING:
@@ -232,6 +233,7 @@ class HostIngest:
             self.apply_updates(updates)
             if error is None:  # after an error, its one line is all a piped stderr gets
                 self.progress(_count_line("sent", at + len(part), len(sources), started))
+        still: list[str] = []
         if wait and error is None:
             # Parse for locating while LightRAG indexes: done before the wait, a large library's
             # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
@@ -239,9 +241,11 @@ class HostIngest:
                                          name="mnote-kr-prepare-locate")
             preparing.start()
             try:
-                self._wait_for([s.rel_path for s in sources], wait_s)
+                still = self._wait_for([s.rel_path for s in sources], wait_s)
             finally:
                 preparing.join()
+            if still:
+                report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
         else:
             self._prepare_locate(sources)
         if error is None and (wait if embed is None else embed):
@@ -249,9 +253,7 @@ class HostIngest:
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
-            from mnote_kr.citations.rank.meaning import embed_queued
-
-            embed_queued(self.progress)
+            self._embed_places(after_wait_s=wait_s if still else None)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
@@ -352,18 +354,40 @@ class HostIngest:
             except MnoteKrError:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
 
-    def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
+    def _embed_places(self, *, after_wait_s: float | None) -> None:
+        """Embed the queued places (``meaning.embed_queued``). After a wait that ended with files
+        still being indexed (``after_wait_s``), one note first: the step is not bounded by the wait
+        (vectors not made now would never be: only ingest queues a file's places)."""
+        from mnote_kr.citations.rank.meaning import embed_queued
+
+        progress = self.progress
+        if after_wait_s is not None:
+            noted = False
+
+            def progress(line: str) -> None:
+                nonlocal noted
+                if not noted:
+                    noted = True
+                    self.progress(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
+                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                                  "LightRAG has indexed are cited by words meanwhile)")
+                self.progress(line)
+
+        embed_queued(progress)
+
+    def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
+        """Follow these files until the provider indexed or failed each, for at most ``wait_s``
+        seconds; the ones still being indexed when the wait ends (none: all done)."""
         started = time.monotonic()
         deadline = started + wait_s
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
             if not waiting:
-                return
+                return []
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
-                return
+            if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
+                return [e.source_root_relative_path for e in waiting]
             done = len(rel_paths) - len(waiting)
             # the last few by name, with the time so far (after the count, which a terminal's line keeps)
             which = (f"; {time.monotonic() - started:.0f} s so far: "

@@ -18,6 +18,8 @@ from mnote_kr.errors import UsageError
 COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (paragraph 15); --json keeps the "
             "locator's own indexes: paragraphIndex from 0 (14), page and slide from 1.")
 
+#: How a progress line that must be seen starts (``progress_writer`` never drops or overwrites it).
+NOTE = "note: "
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
@@ -25,11 +27,17 @@ _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step'
 def progress_writer() -> Callable[[str], None]:
     """Progress lines to stderr as the CLI prints them: a bar on a terminal; piped, the file counts
     and a preparation step's start, tenths and end (``embedding places: 40/400 paragraphs``), one
-    plain line each (``ingest``, ``engine reembed``)."""
+    plain line each (``ingest``, ``engine reembed``). A note (a line starting ``note: ``: something
+    the person must know, such as a step that outlasts the wait asked for) is always a line of its
+    own, on a terminal too, where the bar would overwrite it."""
     tty = sys.stderr.isatty()
     state: dict[str, Any] = {"bar": ""}
 
     def write(message: str) -> None:
+        if message.startswith(NOTE):
+            sys.stderr.write(("\r\033[K" if tty else "") + message + "\n")
+            sys.stderr.flush()
+            return
         counted = _COUNT_RE.search(message)
         step = None if tty or counted else _STEP_RE.search(message)
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each

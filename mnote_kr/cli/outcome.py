@@ -1,0 +1,63 @@
+"""How ``ingest`` and ``sync`` end once their report is out: exit 0, or one ``Error:`` line and exit 1.
+
+Not everything made it when a file failed to index, or when a ``--wait`` ended with files still
+being indexed (the provider goes on with them; ``sync --wait`` follows them): both commands then
+exit 1 with one line naming the first file, and a report a script can read (``--json``:
+``failed`` items, ``waitTimedOut``). No click here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mnote_kr.errors import IngestFailedError, MnoteKrError, WaitTimeoutError
+from mnote_kr.models import IngestReport
+
+#: How long the follow-up the timeout line suggests waits (``sync --wait``).
+FOLLOW_S = 300
+
+Failed = list[tuple[str, str | None]]
+
+
+def ingest_outcome(report: IngestReport) -> MnoteKrError | None:
+    """The error ``ingest`` ends with after its report (the failed files are listed above it), or None."""
+    failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
+    timed_out = report.wait_timed_out
+    late = (timed_out.seconds, timed_out.still_waiting) if timed_out is not None else None
+    return _outcome(failed, f"{len(failed)} of {len(report.items)}", late, listed=True)
+
+
+def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None:
+    """The error ``sync`` ends with after its report, or None: the files refused on sending, those the
+    provider was followed to fail, and a wait that ended first."""
+    provider = result["provider"]
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    named = {f["path"] for f in provider["failed"]}
+    failed: Failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
+                      *((f["path"], f["reason"]) for f in provider["failed"])]
+    timed_out = provider.get("waitTimedOut")
+    late = (timed_out["seconds"], timed_out["stillWaiting"]) if timed_out else None
+    return _outcome(failed, str(len(failed)), late, listed=listed)
+
+
+def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *,
+             listed: bool) -> MnoteKrError | None:
+    timeout = _timeout_text(*late) if late else None
+    follow = f"'mnote-kr sync --wait {FOLLOW_S}' follows them to the end"
+    if failed:  # the first with its reason; a wait that ended first is said after it
+        path, reason = failed[0]
+        more = f" and {len(failed) - 1} more" + (" (listed above)" if listed else "") if len(failed) > 1 else ""
+        if timeout is None:
+            return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}",
+                                     hint="fix or remove them; 'mnote-kr status' lists every failure")
+        return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}; "
+                                 f"{timeout[0].lower()}{timeout[1:]}",
+                                 hint=f"fix or remove the failed ones; {follow.replace('them', 'the others')}")
+    if timeout:
+        return WaitTimeoutError(timeout, hint=f"LightRAG goes on indexing them; {follow}")
+    return None
+
+
+def _timeout_text(seconds: float, still: list[str]) -> str:
+    more = f" and {len(still) - 1} more" if len(still) > 1 else ""
+    return f"The wait ended after {seconds:g} s with {len(still)} file(s) still being indexed: {still[0]}{more}"
