@@ -135,3 +135,46 @@ def test_embedding_after_a_timed_out_wait_says_it_runs_and_why(tmp_path: Path,
     notes = [line for line in lines[:step] if line.startswith("note: ")]
     assert len(notes) == 1, lines
     assert "not bounded by the wait" in notes[0] and "by words" in notes[0], notes
+
+
+class FailsLater(FakeProvider):
+    """Takes every document, then reports it failed when followed (LightRAG could not parse it)."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted")
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.calls.append("sync")
+        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="failed",
+                            last_error="LightRAG could not parse it") for e in entries]
+
+
+def test_ingest_wait_follows_a_file_an_earlier_ingest_sent_and_says_how_it_ended(prompt: KB) -> None:
+    prompt.run("ingest", "kb")  # sent, not waited for: both stay submitted
+    assert {e.status for e in prompt.host.registry().entries.values()} == {"submitted"}
+    report = json.loads(prompt.run("ingest", "kb", "--wait", "--json")[0])
+    assert "sync" in prompt.provider.calls  # followed, not only looked up
+    assert {i["sourcePath"]: i["status"] for i in report["items"]} == {"kb/a.md": "processed", "kb/b.md": "processed"}
+    assert report["counts"] == {"processed": 2} and report["waitTimedOut"] is None
+    assert prompt.provider.ingested == ["kb/a.md", "kb/b.md"]  # unchanged: never sent twice
+    # indexed now: a third ingest has nothing to follow
+    again = json.loads(prompt.run("ingest", "kb", "--wait", "--json")[0])
+    assert again["counts"] == {"already_registered": 2}
+
+
+def test_ingest_wait_of_a_file_sent_earlier_that_fails_exits_1_with_its_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md")
+    out, err = kb.run("ingest", "kb/a.md", "--wait", code=1)
+    assert "failed             kb/a.md (LightRAG could not parse it)" in out, out
+    line = _one_error_line(err)
+    assert "1 of 1 file(s) failed to index: kb/a.md: LightRAG could not parse it" in line, line
+
+
+def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stuck: KB) -> None:
+    stuck.run("ingest", "kb")
+    out, err = stuck.run("ingest", "kb", "--wait", "--timeout", "0.2", code=1)
+    assert "already_registered" not in out and "submitted: 2" in out, out
+    assert "2 file(s) still being indexed" in _one_error_line(err)
