@@ -59,6 +59,8 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: LightRAG's statuses of a document it is done with.
+DONE = frozenset({"processed", "failed"})
 #: The statuses of a file on its way into the index (queued, sent, being indexed).
 INDEXING = frozenset({"pending", "submitted", "processing"})
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
@@ -436,6 +438,7 @@ class Host(HostIngest):
             out["provider"] = msgspec.to_builtins(status)
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
+        out["registry"]["behind"] = _behind(reg, out["provider"])
         return out
 
     def _place_rerank_status(self) -> dict[str, Any]:
@@ -511,3 +514,16 @@ def _meaning_status() -> dict[str, Any]:
     from mnote_kr.citations.rank.meaning import status
 
     return status()
+
+
+def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict[str, Any] | None:
+    """The files the registry still records as being indexed while the provider is idle with every
+    document of this workspace done (processed or failed): a wait that ended first, and nobody
+    followed them since. ``status`` only reads; ``sync`` brings the registry up to date."""
+    counts = reg.counts()
+    count = counts.get("submitted", 0) + counts.get("processing", 0)  # a stale entry counts as "stale"
+    documents = {k: n for k, n in (provider.get("documentsByStatus") or {}).items() if n and k != "all"}
+    if not count or provider.get("pipelineBusy") is not False or not documents or set(documents) - DONE:
+        return None
+    late = reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
+    return {"count": count, "paths": [e.source_root_relative_path for e in late[:shown]]}
