@@ -24,6 +24,7 @@ from mnote_kr.cli.reports import (
     search_report,
     status_report,
 )
+from mnote_kr.cli.wsoption import accept_after
 from mnote_kr.errors import MnoteKrError, RegistryError, UsageError
 
 __all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
@@ -58,6 +59,8 @@ class _Group(click.Group):
             return
         from mnote_kr.cli import manifest
 
+        for name in set(self.commands) - before:
+            accept_after(self.commands[name])
         manifest.write({name: cmd for name, cmd in self.commands.items() if name not in before})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -586,3 +589,5 @@ def main(argv: list[str] | None = None) -> int:
 from mnote_kr.cli import extra  # noqa: E402
 
 extra.register(cli)
+for _command in cli.commands.values():  # '--workspace DIR' after the command too
+    accept_after(_command)
