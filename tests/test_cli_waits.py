@@ -145,9 +145,10 @@ class FailsLater(FakeProvider):
 
     @hookimpl
     def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
-        self.calls.append("sync")
-        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="failed",
-                            last_error="LightRAG could not parse it") for e in entries]
+        followed = [e for e in entries if e.status in ("submitted", "processing")]
+        rest = FakeProvider.sync(self, ctx, [e for e in entries if e not in followed], wait_s)  # deletes
+        return rest + [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="failed",
+                                   last_error="LightRAG could not parse it") for e in followed]
 
 
 def test_ingest_wait_follows_a_file_an_earlier_ingest_sent_and_says_how_it_ended(prompt: KB) -> None:
@@ -178,3 +179,23 @@ def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stu
     out, err = stuck.run("ingest", "kb", "--wait", "--timeout", "0.2", code=1)
     assert "already_registered" not in out and "submitted: 2" in out, out
     assert "2 file(s) still being indexed" in _one_error_line(err)
+
+
+def test_sync_exits_1_while_a_file_stays_failed_as_ingest_of_it_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A second ``sync`` exited 0 while broken.pdf was still failed, where ``ingest`` of it exits 1
+    every time (it tries the file again): sync's exit now says the index is not whole either."""
+    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md", "--wait", code=1)
+    out, err = kb.run("sync", code=1)  # nothing new failed in this run; a.md still is
+    assert "still failed:           kb/a.md (LightRAG could not parse it)" in out, out
+    line = _one_error_line(err)
+    assert "1 file(s) still failed to index since an earlier run: kb/a.md: LightRAG could not parse it" in line
+    assert "'mnote-kr ingest kb/a.md'" in line, line  # what tries an unchanged file again
+    result = json.loads(kb.run("sync", "--json", code=1)[0])
+    assert result["provider"]["failed"] == []  # this run's failures, as before
+    assert result["provider"]["stillFailed"] == [{"path": "kb/a.md", "reason": "LightRAG could not parse it"}]
+
+    (kb.ws / "kb" / "a.md").unlink()  # gone: its record is stale, nothing failed remains
+    out, err = kb.run("sync")
+    assert err == "" and "still failed" not in out

@@ -248,8 +248,12 @@ class Host(HostIngest):
                  and (now := after.entries.get(w.source_root_relative_path)) is not None
                  and now.status in INDEXING and now.pending_action != "delete" and not now.stale]
         timed_out = msgspec.to_builtins(WaitTimeout(seconds=wait_s, still_waiting=still)) if still else None
+        # Failed before this sync and still failed (sync does not send an unchanged file again).
+        seen = {f["path"] for f in failed}
+        still_failed = [{"path": rel, "reason": note.last_error or "indexing failed"}
+                        for rel, note in after.notes(failed_tag) if rel not in seen]
         return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed,
-                "waitTimedOut": timed_out}
+                "stillFailed": still_failed, "waitTimedOut": timed_out}
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that

@@ -263,7 +263,9 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 @json_option
 @pass_ctx
 def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
-    """Reconcile the registry with the disk, retry queued work, follow submitted work."""
+    """Reconcile the registry with the disk, retry queued work, follow submitted work.
+
+    Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
     host = obj.host(progress=not as_json and sys.stderr.isatty())
     result: dict[str, Any] = {}
     if not no_disk:
@@ -271,19 +273,15 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
 
         result["reconcile"] = reconcile_and_apply(host)
     result["provider"] = host.sync(wait_s=wait_s)
-    sent = (result.get("reconcile") or {}).get("ingest") or {}
-    if sent.get("failed"):  # refused on sending, before the provider followed anything: their reasons too
-        entries = host.registry().entries
-        sent["failedReasons"] = {p: (entries[p].last_error if p in entries else None) or "indexing failed"
-                                 for p in sent["failed"]}
+    from mnote_kr.cli.outcome import sync_outcome, sync_reasons
+
+    sync_reasons(result, host.registry().entries)
     if as_json:
         emit_json(result)
     else:
         from mnote_kr.citations.render.cards import render_sync
 
         click.echo(render_sync(result))
-    from mnote_kr.cli.outcome import sync_outcome
-
     problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line
     if problem is not None:
         raise problem

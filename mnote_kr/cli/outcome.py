@@ -1,17 +1,19 @@
 """How ``ingest`` and ``sync`` end once their report is out: exit 0, or one ``Error:`` line and exit 1.
 
-Not everything made it when a file failed to index, or when a ``--wait`` ended with files still
+Not everything made it when a file failed to index (for ``sync``: also one still failed since an
+earlier run, as ``ingest`` of it fails each time), or when a ``--wait`` ended with files still
 being indexed (the provider goes on with them; ``sync --wait`` follows them): both commands then
 exit 1 with one line naming the first file, and a report a script can read (``--json``:
-``failed`` items, ``waitTimedOut``). No click here.
+``failed`` items, ``stillFailed``, ``waitTimedOut``). No click here.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.errors import IngestFailedError, MnoteKrError, WaitTimeoutError
-from mnote_kr.models import IngestReport
+from mnote_kr.models import IngestReport, SourceEntry
 
 #: How long the follow-up the timeout line suggests waits (``sync --wait``).
 FOLLOW_S = 300
@@ -27,17 +29,39 @@ def ingest_outcome(report: IngestReport) -> MnoteKrError | None:
     return _outcome(failed, f"{len(failed)} of {len(report.items)}", late, listed=True)
 
 
+def sync_reasons(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> None:
+    """Complete ``sync``'s result: the reasons of the files refused on sending in its disk step
+    (``reconcile.ingest.failedReasons``), which are this run's failures, not earlier ones."""
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    if not sent.get("failed"):
+        return
+    sent["failedReasons"] = {p: (entries[p].last_error if p in entries else None) or "indexing failed"
+                             for p in sent["failed"]}
+    provider = result["provider"]
+    provider["stillFailed"] = [f for f in provider.get("stillFailed") or [] if f["path"] not in sent["failedReasons"]]
+
+
 def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None:
     """The error ``sync`` ends with after its report, or None: the files refused on sending, those the
-    provider was followed to fail, and a wait that ended first."""
+    provider was followed to fail, those still failed since an earlier run (as ``ingest`` of them,
+    which sends them again, fails each time), and a wait that ended first."""
     provider = result["provider"]
     sent = (result.get("reconcile") or {}).get("ingest") or {}
     named = {f["path"] for f in provider["failed"]}
     failed: Failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
                       *((f["path"], f["reason"]) for f in provider["failed"])]
+    earlier: Failed = [(f["path"], f["reason"]) for f in provider.get("stillFailed") or []]
     timed_out = provider.get("waitTimedOut")
     late = (timed_out["seconds"], timed_out["stillWaiting"]) if timed_out else None
-    return _outcome(failed, str(len(failed)), late, listed=listed)
+    if not failed and earlier and not late:
+        path, reason = earlier[0]
+        more = f" and {len(earlier) - 1} more" + (" (listed above)" if listed else "") if len(earlier) > 1 else ""
+        again = (f"'mnote-kr ingest {path}' tries it again" if len(earlier) == 1
+                 else "'mnote-kr ingest FILE' tries one again")
+        return IngestFailedError(f"{len(earlier)} file(s) still failed to index since an earlier run: "
+                                 f"{path}: {reason}{more}",
+                                 hint=f"fix or remove them; {again}; 'mnote-kr status' lists every failure")
+    return _outcome(failed + earlier, str(len(failed) + len(earlier)), late, listed=listed)
 
 
 def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *,

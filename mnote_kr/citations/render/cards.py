@@ -363,12 +363,13 @@ def render_sync(result: dict[str, Any]) -> str:
     before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
-    sent = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
-    for path, reason in list(sent.items())[:50]:
+    refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
+    for path, reason in list(refused.items())[:50]:
         lines.append(f"{'failed:':<24}{path} ({reason})")
-    for failed in (prov.get("failed") or [])[:50]:
-        lines.append(f"{'failed:':<24}{failed['path']} ({failed['reason']})")
-    if len(prov.get("failed") or []) > 50:
-        lines.append(f"{'':<24}... and {len(prov['failed']) - 50} more ('--json' lists all)")
+    for key, label in (("failed", "failed:"), ("stillFailed", "still failed:")):  # this run's, then earlier ones
+        for failed in (prov.get(key) or [])[:50]:
+            lines.append(f"{label:<24}{failed['path']} ({failed['reason']})")
+        if len(prov.get(key) or []) > 50:
+            lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
     lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
     return "\n".join(lines)
