@@ -199,3 +199,19 @@ def test_sync_exits_1_while_a_file_stays_failed_as_ingest_of_it_does(
     (kb.ws / "kb" / "a.md").unlink()  # gone: its record is stale, nothing failed remains
     out, err = kb.run("sync")
     assert err == "" and "still failed" not in out
+
+
+def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() -> None:
+    from mnote_kr.cli.outcome import sync_outcome
+
+    result = {"provider": {"failed": [{"path": "c.docx", "reason": "damaged"}],
+                           "stillFailed": [{"path": "a.pdf", "reason": "no text"}, {"path": "b.docx", "reason": "x"}],
+                           "waitTimedOut": None}}
+    problem = sync_outcome(result, listed=True)
+    assert problem is not None and problem.message == (
+        "1 file(s) failed to index: c.docx: damaged; 2 more still failed since an earlier run")
+    result["provider"]["waitTimedOut"] = {"seconds": 30.0, "stillWaiting": ["d.md"]}
+    problem = sync_outcome(result, listed=True)
+    assert problem is not None and problem.message.endswith(
+        "; the wait ended after 30 s with 1 file(s) still being indexed: d.md")
+    assert "follows the others" in str(problem.hint)

@@ -53,33 +53,43 @@ def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None
     earlier: Failed = [(f["path"], f["reason"]) for f in provider.get("stillFailed") or []]
     timed_out = provider.get("waitTimedOut")
     late = (timed_out["seconds"], timed_out["stillWaiting"]) if timed_out else None
-    if not failed and earlier and not late:
-        path, reason = earlier[0]
-        more = f" and {len(earlier) - 1} more" + (" (listed above)" if listed else "") if len(earlier) > 1 else ""
-        again = (f"'mnote-kr ingest {path}' tries it again" if len(earlier) == 1
-                 else "'mnote-kr ingest FILE' tries one again")
-        return IngestFailedError(f"{len(earlier)} file(s) still failed to index since an earlier run: "
-                                 f"{path}: {reason}{more}",
-                                 hint=f"fix or remove them; {again}; 'mnote-kr status' lists every failure")
-    return _outcome(failed + earlier, str(len(failed) + len(earlier)), late, listed=listed)
+    return _outcome(failed, str(len(failed)), late, listed=listed, earlier=earlier)
 
 
-def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *,
-             listed: bool) -> MnoteKrError | None:
-    timeout = _timeout_text(*late) if late else None
+def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *, listed: bool,
+             earlier: Failed | None = None) -> MnoteKrError | None:
+    """One error for what did not make it: the files that failed now (the first with its reason),
+    those still failed since an earlier run, and a wait that ended first, in that order."""
+    earlier = earlier or []
+    parts: list[str] = []
+    if failed:
+        parts.append(f"{count} file(s) failed to index: {failed[0][0]}: {failed[0][1]}{_more(failed, listed)}")
+    if earlier and failed:
+        parts.append(f"{len(earlier)} more still failed since an earlier run")
+    elif earlier:
+        parts.append(f"{len(earlier)} file(s) still failed to index since an earlier run: "
+                     f"{earlier[0][0]}: {earlier[0][1]}{_more(earlier, listed)}")
+    if late:
+        parts.append(_timeout_text(*late))
+    if not parts:
+        return None
+    message = "; ".join([parts[0], *(part[0].lower() + part[1:] for part in parts[1:])])
     follow = f"'mnote-kr sync --wait {FOLLOW_S}' follows them to the end"
-    if failed:  # the first with its reason; a wait that ended first is said after it
-        path, reason = failed[0]
-        more = f" and {len(failed) - 1} more" + (" (listed above)" if listed else "") if len(failed) > 1 else ""
-        if timeout is None:
-            return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}",
-                                     hint="fix or remove them; 'mnote-kr status' lists every failure")
-        return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}; "
-                                 f"{timeout[0].lower()}{timeout[1:]}",
-                                 hint=f"fix or remove the failed ones; {follow.replace('them', 'the others')}")
-    if timeout:
-        return WaitTimeoutError(timeout, hint=f"LightRAG goes on indexing them; {follow}")
-    return None
+    if not (failed or earlier):
+        return WaitTimeoutError(message, hint=f"LightRAG goes on indexing them; {follow}")
+    if late:
+        hint = f"fix or remove the failed ones; {follow.replace('them', 'the others')}"
+    elif earlier and not failed:  # sync sends no unchanged file again: say what does
+        again = (f"'mnote-kr ingest {earlier[0][0]}' tries it again" if len(earlier) == 1
+                 else "'mnote-kr ingest FILE' tries one again")
+        hint = f"fix or remove them; {again}; 'mnote-kr status' lists every failure"
+    else:
+        hint = "fix or remove them; 'mnote-kr status' lists every failure"
+    return IngestFailedError(message, hint=hint)
+
+
+def _more(files: Failed, listed: bool) -> str:
+    return f" and {len(files) - 1} more" + (" (listed above)" if listed else "") if len(files) > 1 else ""
 
 
 def _timeout_text(seconds: float, still: list[str]) -> str:
