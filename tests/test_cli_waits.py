@@ -215,3 +215,12 @@ def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() 
     assert problem is not None and problem.message.endswith(
         "; the wait ended after 30 s with 1 file(s) still being indexed: d.md")
     assert "follows the others" in str(problem.hint)
+
+
+def test_ingest_wait_prepares_a_followed_file_for_locating_and_ranking_by_its_path_here(
+        prompt: KB, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompt.run("ingest", "kb")  # its places were queued in that process, which never embedded them
+    prepared: list[str] = []
+    monkeypatch.setattr(prompt.host.plugins, "prepare_locate", lambda path: prepared.append(path) or False)
+    prompt.run("ingest", "kb", "--wait")
+    assert sorted(prepared) == [str(prompt.ws / "kb" / "a.md"), str(prompt.ws / "kb" / "b.md")]

@@ -185,8 +185,9 @@ class HostIngest:
             return report
         sources, error = self._send(sources, force)
         still: list[str] = []
-        prepare = [(s.path, s.rel_path) for s in sources] + [(e.source_path, e.source_root_relative_path)
-                                                             for e in in_flight]
+        prepare = [(s.path, s.rel_path) for s in sources] + [
+            (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
+            for e in in_flight]  # the registry travels with the folder: its absolute paths may not
         if wait and error is None:
             # Parse for locating while LightRAG indexes: done before the wait, a large library's
             # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
