@@ -10,6 +10,7 @@ broadly.
     │   └── PathNotAllowedError   traversal, absolute escape, symlink leaving a root
     ├── NotFoundError         an unknown citation, source or root (exit 1, HTTP 404)
     ├── IngestFailedError     ingest or sync finished, but some files failed to index (exit 1)
+    ├── WaitTimeoutError      a --wait ended with files still being indexed (exit 1)
     ├── PluginError           a plugin failed to load or a hook raised
     ├── ProviderError         the retrieval provider failed (down, slow, garbage)
     │   └── ProviderBusyError     the provider is busy; retry later, nothing is lost
@@ -82,6 +83,13 @@ class IngestFailedError(MnoteKrError):
     """Ingest (or sync) ran to the end, but some files failed to index; the report names them."""
 
     code = "ingest_failed"
+
+
+class WaitTimeoutError(MnoteKrError):
+    """``ingest --wait`` or ``sync --wait`` ran to the end of its wait with files still being indexed;
+    the report names them, and the provider goes on indexing them."""
+
+    code = "wait_timed_out"
 
 
 class PluginError(MnoteKrError):

@@ -221,8 +221,9 @@ def test_roots_add_says_which_folder_it_added_as_an_absolute_path(tmp_path: Path
 
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
-    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall"}
+    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut"}
     assert report["remaining"] == 0 and report["nextCall"] is None  # no cap asked for: every file was taken
+    assert report["waitTimedOut"] is None  # every file indexed before the wait ended
     items = {i["sourcePath"]: i for i in report["items"]}
     for item in report["items"]:
         assert set(item) == {"sourcePath", "status", "reason", "lightRagDocId"}
@@ -430,8 +431,9 @@ def test_delete_sync_prune_json_and_the_source_stays_byte_identical(tmp_path: Pa
     while True:
         synced = cli.json("sync", "--wait", "2")
         assert set(synced) == {"reconcile", "provider"}
-        assert set(synced["provider"]) == {"before", "after", "followed", "failed"}
-        assert synced["provider"]["failed"] == []
+        assert set(synced["provider"]) == {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut"}
+        assert synced["provider"]["failed"] == [] == synced["provider"]["stillFailed"]
+        assert synced["provider"]["waitTimedOut"] is None
         status = cli.json("status")["registry"]
         if status["byStatus"].get("stale") == 1 and not status["waiting"]:
             break

@@ -49,6 +49,7 @@ from mnote_kr.models import (
     OpenPlan,
     SearchResults,
     SourceEntry,
+    WaitTimeout,
 )
 
 if TYPE_CHECKING:
@@ -58,6 +59,12 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
+#: Prunable records ``prune`` keeps while their file is on disk: each says why that file is not cited.
+KEPT_ON_DISK = frozenset({"failed", "refused", "duplicate"})
+#: LightRAG's statuses of a document it is done with.
+DONE = frozenset({"processed", "failed"})
+#: The statuses of a file on its way into the index (queued, sent, being indexed).
+INDEXING = frozenset({"pending", "submitted", "processing"})
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -233,10 +240,20 @@ class Host(HostIngest):
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         after = self.registry()
         # The files this sync saw fail (not those failed before it): named, with their reasons.
-        failed = [{"path": e.source_root_relative_path, "reason": e.last_error or "indexing failed"}
+        failed = [{"path": now.source_root_relative_path, "reason": now.last_error or "indexing failed"}
                   for w in waiting if w.status != "failed"
-                  and (e := after.entries.get(w.source_root_relative_path)) is not None and e.status == "failed"]
-        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed}
+                  and (now := after.entries.get(w.source_root_relative_path)) is not None and now.status == "failed"]
+        # Asked to wait, and files it followed are still being indexed: the wait ended first.
+        still = [w.source_root_relative_path for w in waiting if wait_s > 0
+                 and (now := after.entries.get(w.source_root_relative_path)) is not None
+                 and now.status in INDEXING and now.pending_action != "delete" and not now.stale]
+        timed_out = msgspec.to_builtins(WaitTimeout(seconds=wait_s, still_waiting=still)) if still else None
+        # Failed before this sync and still failed (sync does not send an unchanged file again).
+        seen = {f["path"] for f in failed}
+        still_failed = [{"path": rel, "reason": note.last_error or "indexing failed"}
+                        for rel, note in after.notes(failed_tag) if rel not in seen]
+        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed,
+                "stillFailed": still_failed, "waitTimedOut": timed_out}
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that
@@ -329,16 +346,27 @@ class Host(HostIngest):
         return marked
 
     def prune(self) -> list[str]:
-        """Drop deleted, stale and failed records; never ``delete_submitted`` ones."""
+        """Drop deleted, stale and failed records; never ``delete_submitted`` ones, nor the failed,
+        refused or duplicate record of a file still on disk: that record is what the workspace knows
+        of the file (why it is not cited), and without it ``status`` would show nothing wrong until
+        the next ``sync`` sends the file again (see :meth:`kept_on_disk`)."""
         removed: list[str] = []
         with self.store.transaction() as reg:
             for key, entry in list(reg.entries.items()):
                 if entry.status == "delete_submitted" or entry.pending_action == "delete":
                     continue
-                if entry.status in PRUNABLE or entry.stale:
+                if entry.stale or (entry.status in PRUNABLE and not (
+                        entry.status in KEPT_ON_DISK and (self.root / key).is_file())):
                     del reg.entries[key]
                     removed.append(key)
         return removed
+
+    def kept_on_disk(self) -> list[tuple[str, str]]:
+        """(path, status) of the records ``prune`` keeps because their file is still on disk."""
+        reg = self.registry()
+        kept = reg.select(lambda tag: tag_status(tag) in KEPT_ON_DISK and not tag & STALE_BIT)
+        return [(e.source_root_relative_path, e.status) for e in kept
+                if (self.root / e.source_root_relative_path).is_file()]
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""
@@ -427,6 +455,7 @@ class Host(HostIngest):
             out["provider"] = msgspec.to_builtins(status)
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
+        out["registry"]["behind"] = _behind(reg, out["provider"])
         return out
 
     def _place_rerank_status(self) -> dict[str, Any]:
@@ -509,3 +538,16 @@ def _meaning_status() -> dict[str, Any]:
     from mnote_kr.citations.rank.meaning import status
 
     return status()
+
+
+def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict[str, Any] | None:
+    """The files the registry still records as being indexed while the provider is idle with every
+    document of this workspace done (processed or failed): a wait that ended first, and nobody
+    followed them since. ``status`` only reads; ``sync`` brings the registry up to date."""
+    counts = reg.counts()
+    count = counts.get("submitted", 0) + counts.get("processing", 0)  # a stale entry counts as "stale"
+    documents = {k: n for k, n in (provider.get("documentsByStatus") or {}).items() if n and k != "all"}
+    if not count or provider.get("pipelineBusy") is not False or not documents or set(documents) - DONE:
+        return None
+    late = reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
+    return {"count": count, "paths": [e.source_root_relative_path for e in late[:shown]]}

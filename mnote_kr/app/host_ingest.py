@@ -34,6 +34,7 @@ from mnote_kr.models import (
     IngestReport,
     SourceEntry,
     SourceFile,
+    WaitTimeout,
 )
 
 if TYPE_CHECKING:
@@ -177,9 +178,75 @@ class HostIngest:
         self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
         sources = self._take_over_moves(sources, report) if not force else sources
         sources = self._refuse_over_budget(sources, report)
-        if not sources:
+        # Sent by an earlier ingest and still being indexed: a wait follows them too.
+        in_flight = self._in_flight(report) if wait else []
+        if not sources and not in_flight:
             report.counts = _count(report.items)
             return report
+        sources, error = self._send(sources, force)
+        still: list[str] = []
+        prepare = [(s.path, s.rel_path) for s in sources] + [
+            (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
+            for e in in_flight]  # the registry travels with the folder: its absolute paths may not
+        if wait and error is None:
+            # Parse for locating while LightRAG indexes: done before the wait, a large library's
+            # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
+            preparing = threading.Thread(target=self._prepare_locate, args=(prepare,), daemon=True,
+                                         name="mnote-kr-prepare-locate")
+            preparing.start()
+            try:
+                still = self._wait_for([rel for _, rel in prepare], wait_s)
+            finally:
+                preparing.join()
+            if still:
+                report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
+        else:
+            self._prepare_locate(prepare)
+        if error is None and (wait if embed is None else embed):
+            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
+            # (not after a provider failure: its one error line is what the person needs then).
+            # An ingest that does not wait returns as soon as its files are sent (the CLI without
+            # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
+            self._embed_places(after_wait_s=wait_s if still else None)
+        reg = self.registry()
+        for src in sources:
+            entry = reg.entries[src.rel_path]
+            report.items.append(
+                IngestItem(
+                    source_path=src.rel_path,
+                    status=entry.status,
+                    reason=entry.last_error,
+                    light_rag_doc_id=entry.light_rag_doc_id,
+                )
+            )
+        if in_flight:  # followed, not sent: reported as they ended, a failure with its reason
+            followed = {e.source_root_relative_path for e in in_flight}
+            report.items = [_followed(reg.entries[i.source_path]) if i.source_path in followed else i
+                            for i in report.items]
+        report.counts = _count(report.items)
+        if error is not None:
+            raise ProviderError(
+                f"{error.message}; {len(sources)} file(s) queued in the registry",
+                url=error.url,
+                hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
+            )
+        return report
+
+    def _in_flight(self, report: IngestReport) -> list[SourceEntry]:
+        """The entries of files reported unchanged that an earlier ingest sent and the provider is
+        still indexing (``submitted``, ``processing``): what ``--wait`` must follow, not skip."""
+        unchanged = [item.source_path for item in report.items if item.status == "already_registered"]
+        if not unchanged:
+            return []
+        reg = self.registry()
+        return [e for rel in unchanged if (e := reg.entries.get(rel)) is not None
+                and e.status in ("submitted", "processing") and not e.stale]
+
+    def _send(self, sources: list[SourceFile], force: bool) -> tuple[list[SourceFile], ProviderError | None]:
+        """Record each source's intent, then send them in batches: the sources as sent (with the
+        name of the version each replaces), and the provider's error when it failed (the rest queued)."""
+        if not sources:
+            return sources, None
         ctx = self.context()
         # 1. Record intent first: if the provider is down or we crash, the work is still queued.
         previous: dict[str, str] = {}  # a renamed file's document, kept under its old path's name
@@ -232,45 +299,7 @@ class HostIngest:
             self.apply_updates(updates)
             if error is None:  # after an error, its one line is all a piped stderr gets
                 self.progress(_count_line("sent", at + len(part), len(sources), started))
-        if wait and error is None:
-            # Parse for locating while LightRAG indexes: done before the wait, a large library's
-            # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
-            preparing = threading.Thread(target=self._prepare_locate, args=(sources,), daemon=True,
-                                         name="mnote-kr-prepare-locate")
-            preparing.start()
-            try:
-                self._wait_for([s.rel_path for s in sources], wait_s)
-            finally:
-                preparing.join()
-        else:
-            self._prepare_locate(sources)
-        if error is None and (wait if embed is None else embed):
-            # Citable by words from here; placed by meaning once their paragraphs' vectors exist
-            # (not after a provider failure: its one error line is what the person needs then).
-            # An ingest that does not wait returns as soon as its files are sent (the CLI without
-            # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
-            from mnote_kr.citations.rank.meaning import embed_queued
-
-            embed_queued(self.progress)
-        reg = self.registry()
-        for src in sources:
-            entry = reg.entries[src.rel_path]
-            report.items.append(
-                IngestItem(
-                    source_path=src.rel_path,
-                    status=entry.status,
-                    reason=entry.last_error,
-                    light_rag_doc_id=entry.light_rag_doc_id,
-                )
-            )
-        report.counts = _count(report.items)
-        if error is not None:
-            raise ProviderError(
-                f"{error.message}; {len(sources)} file(s) queued in the registry",
-                url=error.url,
-                hint=error.hint or "they are sent by 'mnote-kr sync' once the provider answers",
-            )
-        return report
+        return sources, error
 
     def _take_over_moves(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
         """The sources still to send: a new file whose bytes are those of a cited entry whose file is
@@ -342,28 +371,51 @@ class HostIngest:
                 if entry is not None and _never_indexed(entry):
                     del reg_w.entries[rel]
 
-    def _prepare_locate(self, sources: list[SourceFile]) -> None:
-        """Let locator plugins cache each file's parsed model now, so a new process's first
-        search does not parse it (the provider is busy indexing meanwhile)."""
-        for src in sources:
+    def _prepare_locate(self, files: list[tuple[str, str]]) -> None:
+        """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
+        a new process's first search does not parse it (the provider is busy indexing meanwhile),
+        and queue its places for embedding."""
+        for path, rel in files:
             try:
-                if self.plugins.prepare_locate(src.path):
-                    self.progress(f"prepared {src.rel_path} for locating")
+                if self.plugins.prepare_locate(path):
+                    self.progress(f"prepared {rel} for locating")
             except MnoteKrError:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
 
-    def _wait_for(self, rel_paths: list[str], wait_s: float) -> None:
+    def _embed_places(self, *, after_wait_s: float | None) -> None:
+        """Embed the queued places (``meaning.embed_queued``). After a wait that ended with files
+        still being indexed (``after_wait_s``), one note first: the step is not bounded by the wait
+        (vectors not made now would never be: only ingest queues a file's places)."""
+        from mnote_kr.citations.rank.meaning import embed_queued
+
+        progress = self.progress
+        if after_wait_s is not None:
+            noted = False
+
+            def progress(line: str) -> None:
+                nonlocal noted
+                if not noted:
+                    noted = True
+                    self.progress(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
+                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                                  "LightRAG has indexed are cited by words meanwhile)")
+                self.progress(line)
+
+        embed_queued(progress)
+
+    def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
+        """Follow these files until the provider indexed or failed each, for at most ``wait_s``
+        seconds; the ones still being indexed when the wait ends (none: all done)."""
         started = time.monotonic()
         deadline = started + wait_s
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
             if not waiting:
-                return
+                return []
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.progress(f"still waiting for {len(waiting)} file(s); 'mnote-kr sync --wait' follows them")
-                return
+            if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
+                return [e.source_root_relative_path for e in waiting]
             done = len(rel_paths) - len(waiting)
             # the last few by name, with the time so far (after the count, which a terminal's line keeps)
             which = (f"; {time.monotonic() - started:.0f} s so far: "
@@ -405,6 +457,13 @@ class HostIngest:
                     changes["stale"] = True
                     changes["stale_reason"] = entry.stale_reason or "deleted from the index"
                 reg.update(up.source_root_relative_path, **changes)
+
+
+def _followed(entry: SourceEntry) -> IngestItem:
+    """The report line of a file an earlier ingest sent and this one followed: how it ended."""
+    reason = entry.last_error if entry.status == "failed" else "sent by an earlier ingest, unchanged since"
+    return IngestItem(source_path=entry.source_root_relative_path, status=entry.status,
+                      reason=reason or "indexing failed", light_rag_doc_id=entry.light_rag_doc_id)
 
 
 def _still_refused(entry: SourceEntry) -> bool:

@@ -24,7 +24,8 @@ from mnote_kr.cli.reports import (
     search_report,
     status_report,
 )
-from mnote_kr.errors import IngestFailedError, MnoteKrError, RegistryError, UsageError
+from mnote_kr.cli.wsoption import accept_after
+from mnote_kr.errors import MnoteKrError, RegistryError, UsageError
 
 __all__ = ["cli", "command_path", "emit_json", "error_line", "main"]
 #: The default hint of each error type (kept under this name for the tests that read it).
@@ -58,6 +59,8 @@ class _Group(click.Group):
             return
         from mnote_kr.cli import manifest
 
+        for name in set(self.commands) - before:
+            accept_after(self.commands[name])
         manifest.write({name: cmd for name, cmd in self.commands.items() if name not in before})
 
     def list_commands(self, ctx: click.Context) -> list[str]:
@@ -223,8 +226,10 @@ def status(obj: Ctx, as_json: bool) -> None:
 @cli.command()
 @click.argument("paths", nargs=-1, required=True)
 @click.option("--force", is_flag=True, help="Send again even if unchanged.")
-@click.option("--wait", is_flag=True, help="Follow the documents until indexed or failed.")
-@click.option("--timeout", type=float, default=300.0, show_default=True, help="Seconds to wait with --wait.")
+@click.option("--wait", is_flag=True, help="Follow the documents until indexed or failed; exit 1 when one failed, "
+                                          "or when the wait ended with files still being indexed.")
+@click.option("--timeout", type=float, default=300.0, show_default=True,
+              help="Seconds to wait for LightRAG with --wait (embedding places for ranking by meaning comes after).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Send at most N files; run again for the rest.")
 @json_option
 @pass_ctx
@@ -242,26 +247,25 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
         from mnote_kr.citations.render.cards import render_ingest
 
         click.echo(render_ingest(report))
-    failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
-    if failed:  # the report is out; the exit code and one line say that not everything made it
-        raise _failed_to_index(failed, f"{len(failed)} of {len(report.items)}", listed=True)
+    # The report is out; when not everything made it (failed, or still being indexed when the
+    # wait ended), the exit code and one line say so.
+    from mnote_kr.cli.outcome import ingest_outcome
 
-
-def _failed_to_index(failed: list[tuple[str, str | None]], count: str, *, listed: bool) -> IngestFailedError:
-    """The one line that ends ``ingest`` or ``sync`` when files failed: the first with its reason."""
-    path, reason = failed[0]
-    more = f" and {len(failed) - 1} more" + (" (listed above)" if listed else "") if len(failed) > 1 else ""
-    return IngestFailedError(f"{count} file(s) failed to index: {path}: {reason}{more}",
-                             hint="fix or remove them; 'mnote-kr status' lists every failure")
+    problem = ingest_outcome(report)
+    if problem is not None:
+        raise problem
 
 
 @cli.command()
-@click.option("--wait", "wait_s", type=float, default=0.0, help="Seconds to follow submitted work.")
+@click.option("--wait", "wait_s", type=float, default=0.0,
+              help="Seconds to follow submitted work; exit 1 when files are still being indexed after it.")
 @click.option("--no-disk", is_flag=True, help="Only follow provider work; do not reconcile with the disk.")
 @json_option
 @pass_ctx
 def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
-    """Reconcile the registry with the disk, retry queued work, follow submitted work."""
+    """Reconcile the registry with the disk, retry queued work, follow submitted work.
+
+    Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
     host = obj.host(progress=not as_json and sys.stderr.isatty())
     result: dict[str, Any] = {}
     if not no_disk:
@@ -269,22 +273,18 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
 
         result["reconcile"] = reconcile_and_apply(host)
     result["provider"] = host.sync(wait_s=wait_s)
-    sent = (result.get("reconcile") or {}).get("ingest") or {}
-    if sent.get("failed"):  # refused on sending, before the provider followed anything: their reasons too
-        entries = host.registry().entries
-        sent["failedReasons"] = {p: (entries[p].last_error if p in entries else None) or "indexing failed"
-                                 for p in sent["failed"]}
+    from mnote_kr.cli.outcome import sync_outcome, sync_reasons
+
+    sync_reasons(result, host.registry().entries)
     if as_json:
         emit_json(result)
     else:
         from mnote_kr.citations.render.cards import render_sync
 
         click.echo(render_sync(result))
-    named = {f["path"] for f in result["provider"]["failed"]}
-    failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
-              *((f["path"], f["reason"]) for f in result["provider"]["failed"])]
-    if failed:  # as ingest: the report is out; the exit code and one line say not everything made it
-        raise _failed_to_index(failed, str(len(failed)), listed=not as_json)
+    problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line
+    if problem is not None:
+        raise problem
 
 
 @cli.command()
@@ -305,17 +305,10 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @json_option
 @pass_ctx
 def prune(obj: Ctx, as_json: bool) -> None:
-    """Drop deleted, stale and failed registry records (never pending deletes)."""
-    host = obj.host()
-    removed = host.prune()
-    if as_json:
-        emit_json({"removed": removed})
-        return
-    click.echo(f"Pruned {len(removed)} record(s)")
-    waiting = host.deletes_waiting()
-    if waiting:
-        click.echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
-                   "('mnote-kr sync' asks it; prune again after)")
+    """Drop deleted, stale and failed registry records (never pending deletes, nor a file's still on disk)."""
+    from mnote_kr.cli.reports import prune_report
+
+    prune_report(obj.host(), as_json)
 
 
 # ---------------------------------------------------------------------------- query side
@@ -594,3 +587,5 @@ def main(argv: list[str] | None = None) -> int:
 from mnote_kr.cli import extra  # noqa: E402
 
 extra.register(cli)
+for _command in cli.commands.values():  # '--workspace DIR' after the command too
+    accept_after(_command)

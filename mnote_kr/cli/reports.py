@@ -18,6 +18,8 @@ from mnote_kr.errors import UsageError
 COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (paragraph 15); --json keeps the "
             "locator's own indexes: paragraphIndex from 0 (14), page and slide from 1.")
 
+#: How a progress line that must be seen starts (``progress_writer`` never drops or overwrites it).
+NOTE = "note: "
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
@@ -25,11 +27,17 @@ _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step'
 def progress_writer() -> Callable[[str], None]:
     """Progress lines to stderr as the CLI prints them: a bar on a terminal; piped, the file counts
     and a preparation step's start, tenths and end (``embedding places: 40/400 paragraphs``), one
-    plain line each (``ingest``, ``engine reembed``)."""
+    plain line each (``ingest``, ``engine reembed``). A note (a line starting ``note: ``: something
+    the person must know, such as a step that outlasts the wait asked for) is always a line of its
+    own, on a terminal too, where the bar would overwrite it."""
     tty = sys.stderr.isatty()
     state: dict[str, Any] = {"bar": ""}
 
     def write(message: str) -> None:
+        if message.startswith(NOTE):
+            sys.stderr.write(("\r\033[K" if tty else "") + message + "\n")
+            sys.stderr.flush()
+            return
         counted = _COUNT_RE.search(message)
         step = None if tty or counted else _STEP_RE.search(message)
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each
@@ -81,6 +89,24 @@ def status_report(obj: Ctx, as_json: bool) -> None:
     from mnote_kr.citations.render.cards import render_status
 
     echo(render_status(info))
+
+
+def prune_report(host: Any, as_json: bool) -> None:
+    """``mnote-kr prune``: prune, then the records removed as JSON, or the count and what was kept, and why."""
+    removed = host.prune()
+    if as_json:
+        emit_json({"removed": removed})
+        return
+    echo(f"Pruned {len(removed)} record(s)")
+    kept = host.kept_on_disk()
+    if kept:  # failed, refused, duplicate: what the workspace knows of a file that is still there
+        shown = ", ".join(f"{path} ({status})" for path, status in kept[:3]) + (" ..." if len(kept) > 3 else "")
+        echo(f"Kept {len(kept)} record(s) of files still on disk: {shown}; each says why its file is not cited "
+             "('mnote-kr status' lists them): fix or remove the file, then prune again")
+    waiting = host.deletes_waiting()
+    if waiting:
+        echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
+             "('mnote-kr sync' asks it; prune again after)")
 
 
 def roots_report(obj: Ctx, as_json: bool) -> None:

@@ -99,6 +99,14 @@ class IngestItem(Frozen, frozen=True, kw_only=True):
     light_rag_doc_id: str | None = None
 
 
+class WaitTimeout(Frozen, frozen=True, kw_only=True):
+    """A wait for the provider (``ingest --wait``, ``sync --wait``) that ended with files still
+    being indexed: how long it waited, and which files it left in flight (the provider goes on)."""
+
+    seconds: float
+    still_waiting: list[str]
+
+
 class IngestReport(Base, kw_only=True):
     """The result of ``ingest``."""
 
@@ -108,6 +116,8 @@ class IngestReport(Base, kw_only=True):
     #: Files left to send when the caller capped the call (``limit``), and how to continue.
     remaining: int = 0
     next_call: str | None = None
+    #: Set when the caller waited (``wait``) and the wait ended before every file was indexed.
+    wait_timed_out: WaitTimeout | None = None
 
 
 # --------------------------------------------------------------------------- query

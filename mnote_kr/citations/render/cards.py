@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from mnote_kr.citations.render.noresults import more_left_behind
@@ -189,6 +190,7 @@ def counts_text(counts: dict[str, Any]) -> str:
 
 #: Queued actions ``status`` names one by one (``--json`` lists every one).
 WAITING_SHOWN = 20
+_BUSY = re.compile(r"\bis busy\b")
 
 
 def render_status(info: dict[str, Any]) -> str:
@@ -197,13 +199,23 @@ def render_status(info: dict[str, Any]) -> str:
     by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
+    behind = reg.get("behind")
+    if behind:  # LightRAG is done with them, the registry has not heard: sync asks
+        late = behind["paths"][0] + (f" and {behind['count'] - 1} more" if behind["count"] > 1 else "")
+        lines.append(f"Behind:    {behind['count']} file(s) still recorded as being indexed ({late}), while "
+                     "LightRAG is idle and done with every document: 'mnote-kr sync' brings the registry up to date")
     if info.get("indexedRoots") == []:
         lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
+    idle = prov.get("reachable") is not False and prov.get("pipelineBusy") is False
     for note in waiting[:WAITING_SHOWN]:  # each by name, with why it waits
         why = f": {note['lastError']}" if note.get("lastError") else ""
+        if idle and _BUSY.search(why):  # recorded when it was tried; LightRAG has gone idle since
+            detail = why[2:].removeprefix("LightRAG is busy: ")
+            why = (f": LightRAG was busy when it was last tried ({detail}); it is idle now, so the next "
+                   "'mnote-kr sync' retries it")
         lines.append(f"           {note['action']} {note['sourcePath']}{why}")
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
@@ -351,12 +363,13 @@ def render_sync(result: dict[str, Any]) -> str:
     before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
-    sent = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
-    for path, reason in list(sent.items())[:50]:
+    refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
+    for path, reason in list(refused.items())[:50]:
         lines.append(f"{'failed:':<24}{path} ({reason})")
-    for failed in (prov.get("failed") or [])[:50]:
-        lines.append(f"{'failed:':<24}{failed['path']} ({failed['reason']})")
-    if len(prov.get("failed") or []) > 50:
-        lines.append(f"{'':<24}... and {len(prov['failed']) - 50} more ('--json' lists all)")
+    for key, label in (("failed", "failed:"), ("stillFailed", "still failed:")):  # this run's, then earlier ones
+        for failed in (prov.get(key) or [])[:50]:
+            lines.append(f"{label:<24}{failed['path']} ({failed['reason']})")
+        if len(prov.get(key) or []) > 50:
+            lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
     lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
     return "\n".join(lines)

@@ -1,0 +1,97 @@
+"""How ``ingest`` and ``sync`` end once their report is out: exit 0, or one ``Error:`` line and exit 1.
+
+Not everything made it when a file failed to index (for ``sync``: also one still failed since an
+earlier run, as ``ingest`` of it fails each time), or when a ``--wait`` ended with files still
+being indexed (the provider goes on with them; ``sync --wait`` follows them): both commands then
+exit 1 with one line naming the first file, and a report a script can read (``--json``:
+``failed`` items, ``stillFailed``, ``waitTimedOut``). No click here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from mnote_kr.errors import IngestFailedError, MnoteKrError, WaitTimeoutError
+from mnote_kr.models import IngestReport, SourceEntry
+
+#: How long the follow-up the timeout line suggests waits (``sync --wait``).
+FOLLOW_S = 300
+
+Failed = list[tuple[str, str | None]]
+
+
+def ingest_outcome(report: IngestReport) -> MnoteKrError | None:
+    """The error ``ingest`` ends with after its report (the failed files are listed above it), or None."""
+    failed = [(item.source_path, item.reason) for item in report.items if item.status == "failed"]
+    timed_out = report.wait_timed_out
+    late = (timed_out.seconds, timed_out.still_waiting) if timed_out is not None else None
+    return _outcome(failed, f"{len(failed)} of {len(report.items)}", late, listed=True)
+
+
+def sync_reasons(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> None:
+    """Complete ``sync``'s result: the reasons of the files refused on sending in its disk step
+    (``reconcile.ingest.failedReasons``), which are this run's failures, not earlier ones."""
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    if not sent.get("failed"):
+        return
+    sent["failedReasons"] = {p: (entries[p].last_error if p in entries else None) or "indexing failed"
+                             for p in sent["failed"]}
+    provider = result["provider"]
+    provider["stillFailed"] = [f for f in provider.get("stillFailed") or [] if f["path"] not in sent["failedReasons"]]
+
+
+def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None:
+    """The error ``sync`` ends with after its report, or None: the files refused on sending, those the
+    provider was followed to fail, those still failed since an earlier run (as ``ingest`` of them,
+    which sends them again, fails each time), and a wait that ended first."""
+    provider = result["provider"]
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    named = {f["path"] for f in provider["failed"]}
+    failed: Failed = [*((p, r) for p, r in (sent.get("failedReasons") or {}).items() if p not in named),
+                      *((f["path"], f["reason"]) for f in provider["failed"])]
+    earlier: Failed = [(f["path"], f["reason"]) for f in provider.get("stillFailed") or []]
+    timed_out = provider.get("waitTimedOut")
+    late = (timed_out["seconds"], timed_out["stillWaiting"]) if timed_out else None
+    return _outcome(failed, str(len(failed)), late, listed=listed, earlier=earlier)
+
+
+def _outcome(failed: Failed, count: str, late: tuple[float, list[str]] | None, *, listed: bool,
+             earlier: Failed | None = None) -> MnoteKrError | None:
+    """One error for what did not make it: the files that failed now (the first with its reason),
+    those still failed since an earlier run, and a wait that ended first, in that order."""
+    earlier = earlier or []
+    parts: list[str] = []
+    if failed:
+        parts.append(f"{count} file(s) failed to index: {failed[0][0]}: {failed[0][1]}{_more(failed, listed)}")
+    if earlier and failed:
+        parts.append(f"{len(earlier)} more still failed since an earlier run")
+    elif earlier:
+        parts.append(f"{len(earlier)} file(s) still failed to index since an earlier run: "
+                     f"{earlier[0][0]}: {earlier[0][1]}{_more(earlier, listed)}")
+    if late:
+        parts.append(_timeout_text(*late))
+    if not parts:
+        return None
+    message = "; ".join([parts[0], *(part[0].lower() + part[1:] for part in parts[1:])])
+    follow = f"'mnote-kr sync --wait {FOLLOW_S}' follows them to the end"
+    if not (failed or earlier):
+        return WaitTimeoutError(message, hint=f"LightRAG goes on indexing them; {follow}")
+    if late:
+        hint = f"fix or remove the failed ones; {follow.replace('them', 'the others')}"
+    elif earlier and not failed:  # sync sends no unchanged file again: say what does
+        again = (f"'mnote-kr ingest {earlier[0][0]}' tries it again" if len(earlier) == 1
+                 else "'mnote-kr ingest FILE' tries one again")
+        hint = f"fix or remove them; {again}; 'mnote-kr status' lists every failure"
+    else:
+        hint = "fix or remove them; 'mnote-kr status' lists every failure"
+    return IngestFailedError(message, hint=hint)
+
+
+def _more(files: Failed, listed: bool) -> str:
+    return f" and {len(files) - 1} more" + (" (listed above)" if listed else "") if len(files) > 1 else ""
+
+
+def _timeout_text(seconds: float, still: list[str]) -> str:
+    more = f" and {len(still) - 1} more" if len(still) > 1 else ""
+    return f"The wait ended after {seconds:g} s with {len(still)} file(s) still being indexed: {still[0]}{more}"

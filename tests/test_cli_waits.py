@@ -1,0 +1,226 @@
+"""What ``ingest --wait`` and ``sync --wait`` say when the wait ends before the provider does
+(a newcomer's first ingest of 18 files ended "processed: 17, processing: 1", exit 0, with no word
+of the timeout once stderr was piped). The commands run in process (``main``) on a host whose
+provider never finishes a document; the sources are checked byte for byte after every command."""
+
+from __future__ import annotations
+
+import io
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.files import digest_tree, write
+
+from mnote_kr import hookimpl
+from mnote_kr.app.host import Host
+from mnote_kr.cli.main import main
+from mnote_kr.cli.reports import Ctx, progress_writer
+from mnote_kr.context import ProviderContext
+from mnote_kr.models import EntryUpdate, SourceEntry
+
+
+class Stuck(FakeProvider):
+    """Takes every document and never finishes one: LightRAG still indexing when the wait ends."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted")
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.calls.append("sync")
+        return []
+
+
+class KB:
+    def __init__(self, host: Host, provider: Any, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: ANN401
+        self.host, self.provider, self.ws, self.capsys = host, provider, host.root, capsys
+
+    def run(self, *args: str, code: int = 0) -> tuple[str, str]:
+        """stdout and stderr of ``mnote-kr ARGS``, which must exit ``code`` and leave the sources as they were."""
+        before = digest_tree(self.ws)
+        self.capsys.readouterr()
+        assert main(list(args)) == code
+        assert digest_tree(self.ws) == before, "a command changed a source file"
+        out = self.capsys.readouterr()
+        return out.out, out.err
+
+
+def _kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        provider: Any) -> KB:  # noqa: ANN401
+    ws = tmp_path / "ws"
+    ws.mkdir()
+    host, _ = fake_host(ws, provider)
+    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: host)
+    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
+    write(ws / "kb" / "b.md", "# B\n\nThe blue kettle sings.\n")
+    return KB(host, provider, capsys)
+
+
+@pytest.fixture
+def stuck(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
+    yield _kb(tmp_path, monkeypatch, capsys, Stuck())
+
+
+@pytest.fixture
+def prompt(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Iterator[KB]:
+    yield _kb(tmp_path, monkeypatch, capsys, FakeProvider(ingest_status="submitted"))
+
+
+def _one_error_line(err: str) -> str:
+    lines = err.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: "), err
+    return lines[0]
+
+
+def test_ingest_wait_that_times_out_says_so_in_one_line_and_exits_1(stuck: KB) -> None:
+    out, err = stuck.run("ingest", "kb", "--wait", "--timeout", "0.2", code=1)
+    assert "submitted: 2" in out  # the report is out first
+    line = _one_error_line(err)
+    assert "0.2 s" in line and "2 file(s) still being indexed" in line and "kb/a.md" in line, line
+    assert "'mnote-kr sync --wait" in line, line  # what follows them
+
+    report = json.loads(stuck.run("ingest", "kb", "--force", "--wait", "--timeout", "0.2", "--json", code=1)[0])
+    assert report["waitTimedOut"] == {"seconds": 0.2, "stillWaiting": ["kb/a.md", "kb/b.md"]}
+
+
+def test_ingest_wait_that_ends_in_time_says_nothing_of_a_timeout(prompt: KB) -> None:
+    report = json.loads(prompt.run("ingest", "kb", "--wait", "--timeout", "30", "--json")[0])
+    assert report["counts"] == {"processed": 2} and report["waitTimedOut"] is None
+    assert json.loads(prompt.run("ingest", "kb", "--json")[0])["waitTimedOut"] is None  # no wait asked
+
+
+def test_sync_wait_that_times_out_exits_1_like_ingest_and_a_plain_sync_does_not(stuck: KB) -> None:
+    stuck.run("ingest", "kb")  # sent; no wait asked, none timed out
+    out, err = stuck.run("sync", "--no-disk")  # no wait asked: what is in flight is no failure
+    assert err == "" and "submitted" in out
+    out, err = stuck.run("sync", "--no-disk", "--wait", "0.2", code=1)
+    line = _one_error_line(err)
+    assert "0.2 s" in line and "2 file(s) still being indexed" in line and "kb/a.md" in line, line
+    result = json.loads(stuck.run("sync", "--no-disk", "--wait", "0.2", "--json", code=1)[0])
+    assert result["provider"]["waitTimedOut"] == {"seconds": 0.2, "stillWaiting": ["kb/a.md", "kb/b.md"]}
+
+
+def test_piped_progress_keeps_the_notes_it_would_drop_as_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    err = io.StringIO()  # not a terminal
+    monkeypatch.setattr("sys.stderr", err)
+    write_line = progress_writer()
+    write_line("hashed kb/a.md")
+    write_line("note: the wait ended after 2 s; embedding places goes on")
+    assert err.getvalue().splitlines() == ["note: the wait ended after 2 s; embedding places goes on"]
+
+
+def test_embedding_after_a_timed_out_wait_says_it_runs_and_why(tmp_path: Path,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.citations.rank import meaning
+
+    ws = tmp_path / "ws"
+    write(ws / "kb" / "a.md", "# A\n\nThe amber lamp glows.\n")
+    lines: list[str] = []
+
+    def embed(progress: Callable[[str], None]) -> int:  # the step as ingest runs it, without the model
+        progress("embedding places: 0/3 paragraphs")
+        progress("embedding places: 3/3 paragraphs")
+        return 1
+
+    monkeypatch.setattr(meaning, "embed_queued", embed)
+    host, _ = fake_host(ws, Stuck())
+    host.progress = lines.append
+    report = host.ingest(["kb"], wait=True, wait_s=0.1)
+    assert report.wait_timed_out is not None and report.wait_timed_out.still_waiting == ["kb/a.md"]
+    step = lines.index("embedding places: 0/3 paragraphs")
+    notes = [line for line in lines[:step] if line.startswith("note: ")]
+    assert len(notes) == 1, lines
+    assert "not bounded by the wait" in notes[0] and "by words" in notes[0], notes
+
+
+class FailsLater(FakeProvider):
+    """Takes every document, then reports it failed when followed (LightRAG could not parse it)."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted")
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        followed = [e for e in entries if e.status in ("submitted", "processing")]
+        rest = FakeProvider.sync(self, ctx, [e for e in entries if e not in followed], wait_s)  # deletes
+        return rest + [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="failed",
+                                   last_error="LightRAG could not parse it") for e in followed]
+
+
+def test_ingest_wait_follows_a_file_an_earlier_ingest_sent_and_says_how_it_ended(prompt: KB) -> None:
+    prompt.run("ingest", "kb")  # sent, not waited for: both stay submitted
+    assert {e.status for e in prompt.host.registry().entries.values()} == {"submitted"}
+    report = json.loads(prompt.run("ingest", "kb", "--wait", "--json")[0])
+    assert "sync" in prompt.provider.calls  # followed, not only looked up
+    assert {i["sourcePath"]: i["status"] for i in report["items"]} == {"kb/a.md": "processed", "kb/b.md": "processed"}
+    assert report["counts"] == {"processed": 2} and report["waitTimedOut"] is None
+    assert prompt.provider.ingested == ["kb/a.md", "kb/b.md"]  # unchanged: never sent twice
+    # indexed now: a third ingest has nothing to follow
+    again = json.loads(prompt.run("ingest", "kb", "--wait", "--json")[0])
+    assert again["counts"] == {"already_registered": 2}
+
+
+def test_ingest_wait_of_a_file_sent_earlier_that_fails_exits_1_with_its_reason(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md")
+    out, err = kb.run("ingest", "kb/a.md", "--wait", code=1)
+    assert "failed             kb/a.md (LightRAG could not parse it)" in out, out
+    line = _one_error_line(err)
+    assert "1 of 1 file(s) failed to index: kb/a.md: LightRAG could not parse it" in line, line
+
+
+def test_ingest_wait_of_a_file_sent_earlier_that_is_still_indexing_times_out(stuck: KB) -> None:
+    stuck.run("ingest", "kb")
+    out, err = stuck.run("ingest", "kb", "--wait", "--timeout", "0.2", code=1)
+    assert "already_registered" not in out and "submitted: 2" in out, out
+    assert "2 file(s) still being indexed" in _one_error_line(err)
+
+
+def test_sync_exits_1_while_a_file_stays_failed_as_ingest_of_it_does(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """A second ``sync`` exited 0 while broken.pdf was still failed, where ``ingest`` of it exits 1
+    every time (it tries the file again): sync's exit now says the index is not whole either."""
+    kb = _kb(tmp_path, monkeypatch, capsys, FailsLater())
+    kb.run("ingest", "kb/a.md", "--wait", code=1)
+    out, err = kb.run("sync", code=1)  # nothing new failed in this run; a.md still is
+    assert "still failed:           kb/a.md (LightRAG could not parse it)" in out, out
+    line = _one_error_line(err)
+    assert "1 file(s) still failed to index since an earlier run: kb/a.md: LightRAG could not parse it" in line
+    assert "'mnote-kr ingest kb/a.md'" in line, line  # what tries an unchanged file again
+    result = json.loads(kb.run("sync", "--json", code=1)[0])
+    assert result["provider"]["failed"] == []  # this run's failures, as before
+    assert result["provider"]["stillFailed"] == [{"path": "kb/a.md", "reason": "LightRAG could not parse it"}]
+
+    (kb.ws / "kb" / "a.md").unlink()  # gone: its record is stale, nothing failed remains
+    out, err = kb.run("sync")
+    assert err == "" and "still failed" not in out
+
+
+def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() -> None:
+    from mnote_kr.cli.outcome import sync_outcome
+
+    result = {"provider": {"failed": [{"path": "c.docx", "reason": "damaged"}],
+                           "stillFailed": [{"path": "a.pdf", "reason": "no text"}, {"path": "b.docx", "reason": "x"}],
+                           "waitTimedOut": None}}
+    problem = sync_outcome(result, listed=True)
+    assert problem is not None and problem.message == (
+        "1 file(s) failed to index: c.docx: damaged; 2 more still failed since an earlier run")
+    result["provider"]["waitTimedOut"] = {"seconds": 30.0, "stillWaiting": ["d.md"]}
+    problem = sync_outcome(result, listed=True)
+    assert problem is not None and problem.message.endswith(
+        "; the wait ended after 30 s with 1 file(s) still being indexed: d.md")
+    assert "follows the others" in str(problem.hint)
+
+
+def test_ingest_wait_prepares_a_followed_file_for_locating_and_ranking_by_its_path_here(
+        prompt: KB, monkeypatch: pytest.MonkeyPatch) -> None:
+    prompt.run("ingest", "kb")  # its places were queued in that process, which never embedded them
+    prepared: list[str] = []
+    monkeypatch.setattr(prompt.host.plugins, "prepare_locate", lambda path: prepared.append(path) or False)
+    prompt.run("ingest", "kb", "--wait")
+    assert sorted(prepared) == [str(prompt.ws / "kb" / "a.md"), str(prompt.ws / "kb" / "b.md")]
