@@ -238,8 +238,7 @@ SPECS: dict[str, ToolSpec] = {s.name: s for s in (
              "Remove files or folders from the knowledge base's index. The files themselves are never touched.",
              DeleteInput, DeleteResult, tool_delete, read_only=False),
     ToolSpec(PRUNE, "Prune the registry",
-             "Drop deleted, stale and failed records from the registry (never a delete still in flight, nor the "
-             "record of a file still on disk).",
+             "Drop deleted, stale and failed records from the registry (never a delete still in flight).",
              PruneInput, PruneResult, tool_prune, read_only=False),
 )}
 

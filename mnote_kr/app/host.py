@@ -59,8 +59,6 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 Progress = Callable[[str], None]
-#: Prunable records ``prune`` keeps while their file is on disk: each says why that file is not cited.
-KEPT_ON_DISK = frozenset({"failed", "refused", "duplicate"})
 #: LightRAG's statuses of a document it is done with.
 DONE = frozenset({"processed", "failed"})
 #: The statuses of a file on its way into the index (queued, sent, being indexed).
@@ -346,27 +344,16 @@ class Host(HostIngest):
         return marked
 
     def prune(self) -> list[str]:
-        """Drop deleted, stale and failed records; never ``delete_submitted`` ones, nor the failed,
-        refused or duplicate record of a file still on disk: that record is what the workspace knows
-        of the file (why it is not cited), and without it ``status`` would show nothing wrong until
-        the next ``sync`` sends the file again (see :meth:`kept_on_disk`)."""
+        """Drop deleted, stale and failed records; never ``delete_submitted`` ones."""
         removed: list[str] = []
         with self.store.transaction() as reg:
             for key, entry in list(reg.entries.items()):
                 if entry.status == "delete_submitted" or entry.pending_action == "delete":
                     continue
-                if entry.stale or (entry.status in PRUNABLE and not (
-                        entry.status in KEPT_ON_DISK and (self.root / key).is_file())):
+                if entry.status in PRUNABLE or entry.stale:
                     del reg.entries[key]
                     removed.append(key)
         return removed
-
-    def kept_on_disk(self) -> list[tuple[str, str]]:
-        """(path, status) of the records ``prune`` keeps because their file is still on disk."""
-        reg = self.registry()
-        kept = reg.select(lambda tag: tag_status(tag) in KEPT_ON_DISK and not tag & STALE_BIT)
-        return [(e.source_root_relative_path, e.status) for e in kept
-                if (self.root / e.source_root_relative_path).is_file()]
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""

@@ -305,10 +305,17 @@ def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
 @json_option
 @pass_ctx
 def prune(obj: Ctx, as_json: bool) -> None:
-    """Drop deleted, stale and failed registry records (never pending deletes, nor a file's still on disk)."""
-    from mnote_kr.cli.reports import prune_report
-
-    prune_report(obj.host(), as_json)
+    """Drop deleted, stale and failed registry records (never pending deletes)."""
+    host = obj.host()
+    removed = host.prune()
+    if as_json:
+        emit_json({"removed": removed})
+        return
+    click.echo(f"Pruned {len(removed)} record(s)")
+    waiting = host.deletes_waiting()
+    if waiting:
+        click.echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
+                   "('mnote-kr sync' asks it; prune again after)")
 
 
 # ---------------------------------------------------------------------------- query side

@@ -91,24 +91,6 @@ def status_report(obj: Ctx, as_json: bool) -> None:
     echo(render_status(info))
 
 
-def prune_report(host: Any, as_json: bool) -> None:
-    """``mnote-kr prune``: prune, then the records removed as JSON, or the count and what was kept, and why."""
-    removed = host.prune()
-    if as_json:
-        emit_json({"removed": removed})
-        return
-    echo(f"Pruned {len(removed)} record(s)")
-    kept = host.kept_on_disk()
-    if kept:  # failed, refused, duplicate: what the workspace knows of a file that is still there
-        shown = ", ".join(f"{path} ({status})" for path, status in kept[:3]) + (" ..." if len(kept) > 3 else "")
-        echo(f"Kept {len(kept)} record(s) of files still on disk: {shown}; each says why its file is not cited "
-             "('mnote-kr status' lists them): fix or remove the file, then prune again")
-    waiting = host.deletes_waiting()
-    if waiting:
-        echo(f"Kept {waiting} deleted record(s): LightRAG has not confirmed the delete yet "
-             "('mnote-kr sync' asks it; prune again after)")
-
-
 def roots_report(obj: Ctx, as_json: bool) -> None:
     """``mnote-kr roots list``: the indexed roots as JSON, or one line each."""
     items = obj.host().roots_list()

@@ -364,7 +364,7 @@ ROUTES: tuple[Route, ...] = (
     Route("POST", "/api/knowledge-rag/delete-source", delete_source,
           "Remove sources' derived index (never the files).", request=DeleteSourceRequest, response=DeleteResponse),
     Route("POST", "/api/knowledge-rag/prune-registry", prune_registry,
-          "Drop deleted, stale and failed registry records (never pending deletes, nor a file's still on disk).",
+          "Drop deleted, stale and failed registry records (never pending deletes).",
           request=PruneRequest, response=PruneResponse),
     Route("POST", "/api/knowledge-rag/sync", sync,
           "Retry queued work and follow submitted work and deletes (as `sync --no-disk --json`).",
