@@ -31,7 +31,7 @@ def test_the_more_specific_header_wins_and_a_tie_names_none() -> None:
 
 def test_meant_header_chooses_by_meaning_only_with_a_lead(monkeypatch: pytest.MonkeyPatch) -> None:
     """No word of "who wrote" names a header: the model means Author; no lead big enough, or no model, no
-    choice; one header is the only choice, asked of no model."""
+    choice."""
     from mnote_kr.citations.rank import meaning
 
     others = [h for h in BOOKS if h[0] != "Title"]  # the title named the row
@@ -40,4 +40,24 @@ def test_meant_header_chooses_by_meaning_only_with_a_lead(monkeypatch: pytest.Mo
     assert meant_header("who wrote", others, margin=1.0) is None
     monkeypatch.setattr(meaning, "query_vector", lambda text: None)  # the model is not installed
     assert meant_header("who wrote", others) is None
+
+
+def test_meant_header_chooses_no_column_a_question_asks_for_that_the_table_lacks() -> None:
+    """Review of r13: "Maria Lopez email" over Department | Salary | Start date chose Salary (it led the next
+    header by the margin); the best header is only the least far from "email". It must mean the question too
+    (``MEANT_FLOOR``)."""
+    staff = [("Department", "C"), ("Salary", "D"), ("Start date", "E")]
+    assert meant_header("how much does earn", staff) == "D"
+    assert meant_header("email", staff) is None
+    assert meant_header("who wrote", [h for h in BOOKS if h[0] != "Title"], floor=1.0) is None
+
+
+def test_one_header_is_chosen_only_when_the_question_means_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Review of r13: the only other header was returned unasked, model or no model ("Is Maria Lopez on
+    holiday?" over Name | Phone: Phone, 'chosen by meaning'). One header still has to mean the question."""
+    from mnote_kr.citations.rank import meaning
+
     assert meant_header("who wrote", [("Author", "E"), ("", "F")]) == "E"
+    assert meant_header("is on holiday", [("Phone", "B")]) is None
+    monkeypatch.setattr(meaning, "query_vector", lambda text: None)  # the model is not installed
+    assert meant_header("who wrote", [("Author", "E"), ("", "F")]) is None

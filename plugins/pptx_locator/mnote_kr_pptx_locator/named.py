@@ -7,16 +7,21 @@ notes holding most of the query's other words (and meaning, once ingest embedded
 instead, its notes first when the query asks for notes. The evidence's place stands first behind it.
 A slide the deck does not have is no place: the evidence's place stays.
 
-A named slide not asked for its notes is cited on its shapes, never its notes ("what is on the second slide":
-the notes "Some notes on the second slide." are nearest by meaning, not what the slide shows), even when the
-evidence is the notes of that slide. Among the shapes the title is context: it heads every shape of its slide
-(``place_headings``), so its words count for each of them and it is cited only when the query names it
-("the title of slide 2") or the slide has nothing else. A shape whose kind the query names ("the rectangle on
-slide 2", "第二张幻灯片的矩形") comes first: its name says its kind ("Rectangle 3"; "矩形 3" in a Chinese
-PowerPoint), and the Chinese words for PowerPoint's English kind names are read as those (``SHAPE_KINDS``).
+A named slide not asked for its notes is cited on its shapes ("what is on the second slide": the notes "Some
+notes on the second slide." are nearest by meaning, not what the slide shows), even when the evidence is the
+notes of that slide; unless the notes hold words the query asks for that the shapes do not ("what does slide 2
+say about the budget deadline", the deadline only in its notes): then they are what it asks about and stay
+cited. Among the shapes the title is context: it heads every shape of its slide (``place_headings``), so its
+words count for each of them and it is cited only when the query names it ("the title of slide 2") or the slide
+has nothing else. A shape kind the query names ("the rectangle on slide 2", "第二张幻灯片的矩形") chooses among
+the shapes holding most of its other words: its name says its kind ("Rectangle 3"; "矩形 3" in a Chinese
+PowerPoint). Only PowerPoint's kind words name a kind (``SHAPE_KINDS``), never a placeholder's other words:
+"number of users on slide 2" names no "Slide Number Placeholder".
 """
 
 from __future__ import annotations
+
+import re
 
 import msgspec
 
@@ -35,10 +40,17 @@ from .reader import PptxDocument, SlideParagraph
 
 #: Words asking for a slide's speaker notes.
 NOTES_WORDS = frozenset({"note", "notes", "notizen", "备注", "讲稿", "注释"})
-#: Chinese words for the kinds PowerPoint names its shapes by in English ("Rectangle 3", "TextBox 5"): a query
-#: naming one ("第二张幻灯片的矩形") names the shapes of that kind.
-SHAPE_KINDS = {"矩形": "rectangle", "文本框": "textbox", "标题": "title", "图表": "chart", "表格": "table",
-               "图片": "picture", "椭圆": "oval", "内容": "content"}
+#: The kinds PowerPoint names its shapes by ("Rectangle 3", "TextBox 5", "Chart 2"; "矩形 3" in a Chinese
+#: PowerPoint), each with the words a query names it by. A closed list: a placeholder's name ("Slide Number
+#: Placeholder 4", "Content Placeholder 2", "Date Placeholder 3") holds ordinary words that name no kind.
+SHAPE_KINDS: dict[str, tuple[str, ...]] = {
+    "rectangle": ("rectangle", "rectangles", "矩形"), "oval": ("oval", "ovals", "ellipse", "circle", "椭圆"),
+    "triangle": ("triangle", "triangles", "三角形"), "textbox": ("textbox", "text box", "文本框"),
+    "title": ("title", "标题"), "subtitle": ("subtitle", "副标题"), "chart": ("chart", "charts", "graph", "图表"),
+    "table": ("table", "tables", "表格"), "picture": ("picture", "pictures", "image", "photo", "图片"),
+}
+#: The kind words of a shape's name, as PowerPoint writes them in English and Chinese.
+_NAME_KINDS = {word: kind for kind, words in SHAPE_KINDS.items() for word in (kind, *words) if " " not in word}
 
 
 def choosing_words(query: str) -> str:
@@ -81,17 +93,35 @@ def held_words(doc: PptxDocument, para: SlideParagraph, words: set[str]) -> set[
     return words & (para.tokens | title_words(doc, para.slide))
 
 
-def named_kinds(query: str, words: set[str]) -> set[str]:
-    """The shape kinds the query names: its other ``words`` (a shape's name holds its kind: "Rectangle 3"), the
-    Chinese kind words it writes, and the English names PowerPoint gives those kinds (``SHAPE_KINDS``)."""
-    rest = normalize(without_places(query))
-    return set(words) | {w for k, w in SHAPE_KINDS.items() if k in rest} | {k for k in SHAPE_KINDS if k in rest}
+def named_kinds(query: str) -> set[str]:
+    """The shape kinds (keys of ``SHAPE_KINDS``) the query names by their words, its places aside: a Latin word
+    whole ("the rectangle", "text box"), a Chinese one where it stands ("第二张幻灯片的矩形"), the longer first
+    ("副标题" names a subtitle, not a title)."""
+    rest = " ".join(normalize(without_places(query)).split())
+    out: set[str] = set()
+    for word, kind in sorted(((w, k) for k, ws in SHAPE_KINDS.items() for w in ws), key=lambda wk: -len(wk[0])):
+        at = re.search(r"(?<![a-z0-9])" + re.escape(word) + r"(?![a-z0-9])" if word.isascii() else re.escape(word),
+                       rest)
+        if at is not None:
+            out.add(kind)
+            rest = rest[:at.start()] + " " + rest[at.end():]
+    return out
 
 
 def of_kind(para: SlideParagraph, kinds: set[str]) -> bool:
-    """Whether ``para``'s shape is of a kind named (a word of its name, its number aside: "Rectangle 3",
-    "矩形 3"); never a speaker note."""
-    return not para.notes and any(w in kinds for w in normalize(para.shape_name).split() if not w.isdigit())
+    """Whether ``para``'s shape is of a kind named: a kind word of its name ("Rectangle 3", "Rounded Rectangle
+    4", "矩形 3"; ``SHAPE_KINDS``); never a speaker note."""
+    return not para.notes and any(_NAME_KINDS.get(w) in kinds for w in normalize(para.shape_name).split())
+
+
+def notes_hold_more(doc: PptxDocument, cands: list[SlideParagraph], words: set[str]) -> bool:
+    """Whether the notes among ``cands`` hold a word of ``words`` that none of its shapes holds (nor a title,
+    which heads them all): the query asks about what only the notes say."""
+    shown: set[str] = set()
+    noted: set[str] = set()
+    for p in cands:
+        (noted if p.notes else shown).update(held_words(doc, p, words))
+    return bool(noted - shown)
 
 
 def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
@@ -99,16 +129,17 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
     """The paragraph of the named ``slides`` the query's other words choose, the reason, and whether it
     is an approximate place (the query's other words are in the deck, none on the slides); None when the slides
     hold no text. ``meta``: words about the deck itself, never content. Notes only when the query asks for
-    them (or the slides have nothing else); a shape of a kind the query names first; a title last, unless
-    named (it is its slide's context, see the module)."""
+    them, they hold words it asks for that the shapes do not, or the slides have nothing else; among the shapes
+    holding most of its words, one of a kind it names first; a title last, unless named (it is its slide's
+    context, see the module)."""
     cands = [p for p in doc.paragraphs if p.slide in slides and p.tokens]
     if not cands:
         return None
     words = other_words(query, meta)
     notes = asks_for_notes(query, meta)
-    if not notes:  # the slide's shapes: its notes are no part of what it shows
+    if not notes and not notes_hold_more(doc, cands, words):  # the shapes: the notes are not what it shows
         cands = [p for p in cands if not p.notes] or cands
-    kinds = named_kinds(query, words)
+    kinds = named_kinds(query)
     total = sum(doc.idf(w) for w in words)
     score = {p.index: sum(doc.idf(w) for w in held_words(doc, p, words)) / total if total else 0.0 for p in cands}
     held = any(score.values())
@@ -116,13 +147,17 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
     ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, score) \
         if total and len(cands) > 1 else None
     combined = ranked[0] if ranked is not None else score
-    pick = max(cands, key=lambda p: (notes and p.notes, of_kind(p, kinds), not p.title, combined[p.index],
+    # a kind named breaks the tie among the shapes holding most of the words: it never outranks the words
+    most = max((score[p.index] for p in cands if not p.title or "title" in kinds), default=None) if kinds else None
+    pick = max(cands, key=lambda p: (notes and p.notes, not p.title or "title" in kinds,
+                                     score[p.index] == most and of_kind(p, kinds), combined[p.index],
                                      -slides.index(p.slide), -p.index))
     where = "slide " + ", ".join(str(n) for n in slides)
     if notes and pick.notes:
         return pick, f"the query names {where} and asks for its notes", False
     if held:
-        return pick, f"the query names {where}; its other words are in this shape", False
+        there = "its notes" if pick.notes else "this shape"
+        return pick, f"the query names {where}; its other words are in {there}", False
     if not words & doc.df.keys():  # nothing else asked for that the deck holds
         return pick, f"the query names {where}", False
     return pick, f"the query names {where}; none of its other words is there: an approximate place", True

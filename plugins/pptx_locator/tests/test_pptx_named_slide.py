@@ -12,6 +12,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from pptx.enum.shapes import MSO_SHAPE
 
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugins import load_plugins
@@ -116,3 +117,84 @@ def test_notes_asked_for_on_the_evidences_slide_are_cited_its_shape_behind(plugi
     assert (loc.slide, loc.speaker_notes, loc.locator_degraded) == (3, True, False)
     assert "asks for its notes" in loc.reason
     assert (loc.runners_up[0].slide, loc.runners_up[0].speaker_notes) == (3, False)
+
+
+@pytest.fixture
+def words_only(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No deck vectors and no remembered answer: the places chosen by words."""
+    from mnote_kr.citations.rank import meaning
+
+    monkeypatch.setattr(meaning, "cosines", lambda *a, **k: None)
+    monkeypatch.setattr(meaning, "nearest", lambda *a, **k: {})
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+
+
+def test_a_named_slides_notes_holding_the_querys_words_stay_cited_exactly(
+        plugins, tmp_path: Path, words_only: None) -> None:  # type: ignore[no-untyped-def]
+    """The evidence is slide 2's notes and the query's other words ("budget deadline") are only there: the
+    query names the slide without asking for notes, yet its shapes hold none of what it asks. Cited in r13 on a
+    shape holding none of the words, approximate."""
+    from pptx import Presentation
+
+    prs = Presentation()
+    s1 = prs.slides.add_slide(prs.slide_layouts[1])
+    s1.shapes.title.text = "Overview"
+    s1.placeholders[1].text = "Why we build it"
+    s2 = prs.slides.add_slide(prs.slide_layouts[1])
+    s2.shapes.title.text = "Project plan"
+    s2.placeholders[1].text = "Kick-off\nDesign\nBuild"
+    notes = "The budget deadline is March 3 and the auditor signs it."
+    s2.notes_slide.notes_text_frame.text = notes
+    path = tmp_path / "plan.pptx"
+    prs.save(path)
+    before = hashlib.sha256(path.read_bytes()).digest()
+    passage = "Project plan\nKick-off\nDesign\nBuild\n" + notes
+    for evidence in (notes, "Overview\nWhy we build it"):  # its own slide's notes, or another slide's place
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=evidence, passage=passage,
+                                           query="what does slide 2 say about the budget deadline"))
+        assert (loc.slide, loc.speaker_notes, loc.locator_degraded) == (2, True, False), loc.locator_reason
+        assert loc.quote == notes
+    # words the shapes hold too keep the shapes: the notes are not what the slide shows
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=notes, passage=passage,
+                                       query="what does slide 2 say about design"))
+    assert (loc.slide, loc.speaker_notes, loc.locator_degraded) == (2, False, False), loc.locator_reason
+    assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def test_a_query_word_in_a_shapes_name_does_not_outrank_the_shape_holding_the_words(
+        plugins, tmp_path: Path, words_only: None) -> None:  # type: ignore[no-untyped-def]
+    """"number of users on slide 2": r13 took every query word as a shape kind and ranked kind before words, so
+    the slide-number box ("Slide Number Placeholder 4", "2") was cited with the reason "its other words are in
+    this shape". The text box holding "users" answers; a placeholder's name is no kind an ordinary word names."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    prs = Presentation()
+    s1 = prs.slides.add_slide(prs.slide_layouts[1])
+    s1.shapes.title.text = "Overview"
+    s1.placeholders[1].text = "Why we build it"
+    s2 = prs.slides.add_slide(prs.slide_layouts[5])
+    s2.shapes.title.text = "Growth"
+    box = s2.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    box.text_frame.text = "Active users: 5,000 in May"
+    num = s2.shapes.add_textbox(Inches(8), Inches(6), Inches(1), Inches(1))
+    num.name = "Slide Number Placeholder 4"  # PowerPoint's name for the slide-number box
+    num.text_frame.text = "2"
+    date = s2.shapes.add_textbox(Inches(1), Inches(6), Inches(2), Inches(1))
+    date.name = "Date Placeholder 5"
+    date.text_frame.text = "5/12/2026"
+    rect = s2.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(4), Inches(2), Inches(1))
+    rect.text_frame.text = "Target for June"
+    path = tmp_path / "growth.pptx"
+    prs.save(path)
+    ask = lambda query: plugins.locate(LocateRequest(  # noqa: E731
+        file=str(path), evidence="Why we build it", query=query, passage="Overview\nWhy we build it"))
+    for query in ("number of users on slide 2", "the users number on slide 2", "slide 2 users count date"):
+        loc = ask(query)
+        assert (loc.slide, loc.quote) == (2, "Active users: 5,000 in May"), (query, loc.shape_name, loc.reason)
+    # a kind the query names breaks the tie when no shape holds its words: the rectangle, not the first box
+    loc = ask("what is in the rectangle on slide 2")
+    assert (loc.slide, loc.quote) == (2, "Target for June"), (loc.shape_name, loc.reason)
+    # and never outranks the shape holding the words: the text box holds "users", the rectangle none
+    loc = ask("the users in the rectangle on slide 2")
+    assert (loc.slide, loc.quote) == (2, "Active users: 5,000 in May"), (loc.shape_name, loc.reason)

@@ -101,3 +101,60 @@ def test_a_label_naming_the_row_leaves_the_asked_value_to_its_header_by_meaning(
     loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query="Maria Lopez"))
     assert (loc.sheet, loc.range) == ("Staff", "B2")
     assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def _staff_workbook(path: Path) -> Path:
+    from openpyxl import Workbook
+
+    wb = Workbook()
+    staff = wb.active
+    staff.title = "Staff"
+    for row in (["#", "Name", "Department", "Salary", "Start date"], [1, "Maria Lopez", "Finance", 72000, "2019-03-04"],
+                [2, "Tom Baker", "Sales", 55000, "2021-07-12"]):
+        staff.append(row)
+    wb.save(path)
+    return path
+
+
+def test_a_column_the_sheet_does_not_have_is_not_cited_as_another_chosen_by_meaning(tmp_path: Path,
+                                                                                      words_only: None) -> None:
+    """Review of r13: "Maria Lopez email" over a staff sheet without an email column was cited on Salary, "the
+    column it asks for ... chosen by meaning". The Name cell holding the query's words (or the row) is cited."""
+    path = _staff_workbook(tmp_path / "staff.xlsx")
+    before = hashlib.sha256(path.read_bytes()).digest()
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(path))
+    for query in ("Maria Lopez email", "What is Maria Lopez's email address?"):
+        loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=query))
+        assert loc.range in ("B2", "A2:E2") and "by meaning" not in loc.locator_reason, (loc.range,
+                                                                                         loc.locator_reason)
+    # a column the sheet has, asked in other words, is still chosen
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text,
+                                       query="How much does Maria Lopez earn?"))
+    assert loc.range == "D2" and "by meaning" in loc.locator_reason
+    assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+@pytest.mark.parametrize("model", [True, False])
+def test_a_two_column_sheet_does_not_cite_its_other_column_for_any_unrelated_question(
+        tmp_path: Path, words_only: None, monkeypatch: pytest.MonkeyPatch, model: bool) -> None:
+    """Review of r13: with one other header meant_header returned it unasked, model or not: "Is Maria Lopez on
+    holiday?" over Name | Phone cited the phone cell, "chosen by meaning"."""
+    from openpyxl import Workbook
+
+    from mnote_kr.citations.rank import meaning
+
+    if not model:
+        monkeypatch.setattr(meaning, "query_vector", lambda text: None)  # the model is not installed
+    wb = Workbook()
+    sheet = wb.active
+    sheet.title = "Contacts"
+    for row in (["Name", "Phone"], ["Maria Lopez", "555-0101"], ["Tom Baker", "555-0199"]):
+        sheet.append(row)
+    path = tmp_path / "contacts.xlsx"
+    wb.save(path)
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(path))
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query="Is Maria Lopez on holiday?"))
+    assert "by meaning" not in (loc.locator_reason or ""), (loc.range, loc.locator_reason)
+    assert loc.range in ("A2", "A2:B2"), loc.range
