@@ -64,6 +64,13 @@ FRAGMENTS = [
     "<your name>",
     '<w:t xml:space="preserve">',
     "</w:t>",
+    "<details>",  # HTML a README or an .html file holds, decided by structure (test_quote_angle_text)
+    "</summary>",
+    "<input>",
+    "<title>",
+    "<Option>",
+    '<p align="center">',
+    "</p>",
 ]
 
 ANY_TEXT = st.text(

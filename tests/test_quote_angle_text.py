@@ -6,11 +6,13 @@ rendered page break) was quoted ``Page break in>>< ><``, and a Markdown note's `
 confirm ..., then type a<b and see the result.`` as ``Press to confirm ..., then type a``: every
 ``<word ...>`` was taken for a tag, and a ``<`` with no ``>`` after it for a tag the chunk cut.
 
-Markup is what a parser writes: an HTML (or LightRAG) element name in the case markup writes it
-(``<br/>``, ``<TABLE>``; not ``<Enter>`` or ``<Option>``), alone or with attributes
-(``<img id="im-1" src="" />``; not ``<b and c>``), or any name with quoted attributes
-(``<w:t xml:space="preserve">``). A ``<`` shown as text reads ``< `` (a space after it, as before),
-so no quote holds anything a Markdown or HTML renderer would take for a tag.
+Markup is decided by structure (``cleaning.tags``): any name with quoted attributes
+(``<img id="im-1" src="" />``, ``<w:t xml:space="preserve">``); an HTML, SVG or MathML element's name as
+markup writes it (``<br/>``, ``<TABLE>``; not ``<Enter>``, ``<Option>``) with attributes (not ``<b and c>``),
+closed later in the text, closing one, or alone among the text's other markup (a README's ``<details>``,
+an .html page); a tag parsers write bare (``<br>``, ``<sup>``). A lone ``<title>`` or ``<input>`` in prose
+is the text's. A ``<`` shown as text reads ``< `` (a space after it, as before), so no quote holds
+anything a Markdown or HTML renderer would take for a tag.
 """
 
 from __future__ import annotations
@@ -93,3 +95,56 @@ def test_the_docx_paragraph_is_quoted_in_its_own_words() -> None:
     context = clean_citation_text(PAGE_BREAKS_CHUNK, query).display_quote
     for place in paragraphs[1:4]:
         assert _words(paragraph_quote(context, place, query) or "") == place
+
+
+def test_html_a_markdown_file_holds_is_not_shown_as_broken_tags() -> None:
+    """DESIGN.md principle 4: displayQuote has no broken tags. A README's <details>/<summary> (and MathML's
+    <mfrac>, <section>, <abbr>) were stripped before r13; now each shows as '< details>', '< /summary>'."""
+    from mnote_kr.plugins import load_plugins
+
+    plugins = load_plugins(None)
+    for raw in ("<details>\n<summary>Build steps</summary>\n\nRun make to build the tool.\n</details>",
+                "<math><mfrac><mi>a</mi><mn>2</mn></mfrac></math> is half of a",
+                "<section><header>Intro</header>The pump works to build.</section>",
+                # an indexed .html file (LightRAG's supported suffixes include .html/.htm)
+                "<html><head><title>Build guide</title></head><body><main><article><p>Run make to build.</p>"
+                "</article></main></body></html>",
+                # a table as MinerU's HTML table recogniser writes it
+                '<table id="tb-1" format="html"><html><body><table><tr><td>Build</td><td>42</td></tr></table>'
+                "</body></html></table>"):
+        shown = plugins.clean_text(raw, "build", None).display_quote
+        assert "<" not in shown, shown
+
+
+@pytest.mark.parametrize(("raw", "shown"), [
+    # a README's HTML: paired, or among other markup (a void element, a closing tag a cut left alone)
+    ("<details>\n<summary>Build steps</summary>\n\nRun make.\n</details>", "Build steps Run make."),
+    ("Run make to build.\n</details>\n<details>\n<summary>Test steps", "Run make to build. Test steps"),
+    ('<p align="center">Logo<input>Name</p>', "Logo Name"),
+    ('<picture><source srcset="a.png"><img src="a.png" alt="logo"></picture> Kumquat', "Kumquat"),
+    ("<abbr>HTML</abbr> and <dfn>markup</dfn>, <q>quoted</q>.", "HTML and markup, quoted."),
+    ("<title>Build guide</title>", "Build guide"),
+    ("<Details><Summary>Steps</Summary></Details>", "Steps"),  # HTML is case-insensitive: paired, it is markup
+    ('<svg viewBox="0 0 1 1"><linearGradient><stop/></linearGradient><text>Logo</text></svg>', "Logo"),
+    ("<html>\n<head>\n<meta charset=utf-8>", ""),  # a cut page's opening tags, side by side
+])
+def test_html_elements_as_markup_writes_them_go(raw: str, shown: str) -> None:
+    assert display_text(raw) == shown
+    assert "<" not in locator_text(raw)
+
+
+@pytest.mark.parametrize("text", [
+    "Type your name in the <input> field and press <Enter>.",
+    "Put the <title> first, then the body.",
+    "Choose an <option> from the list, or press <Option>.",
+    "Hold <Option> and press <Del> to clear.",
+    "Use <source> for the file, <output> for the result.",
+    "SELECT * FROM <table> WHERE id = 1;",  # was read as a table element to the chunk's end
+    "Replace <code> with the code we mailed you.",
+    # the text's own words beside LightRAG's shells: a drawing is the parser's, no sign the text is HTML
+    'Type in the <input> box. <drawing id="im-1" format="png" path="x.png" src="" /> See above.',
+])
+def test_an_element_name_alone_in_prose_stays_text(text: str) -> None:
+    kept = text.split("<drawing")[0].strip()
+    assert kept in _words(display_text(text)), display_text(text)
+    assert kept in _words(locator_text(text))

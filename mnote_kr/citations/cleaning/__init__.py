@@ -15,10 +15,11 @@ A LightRAG chunk or sidecar block carries inline markup (as LightRAG 1.5's parse
   (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
   rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
   broken or stray tags removed, a figure's lone-letter labels and a picture's glyph debris
-  dropped (``debris``). Markup is only what a parser writes (``markup._is_markup``: an HTML or
-  LightRAG tag name as markup writes it, or any name with quoted attributes; a tag a chunk cut);
-  the text's own words in angle brackets stay (``Press <Enter>``, ``a<b``, ``List<String>``), and
-  such a ``<`` followed by a letter becomes ``< `` so no half tag can survive. The user's query
+  dropped (``debris``). Markup is decided by a tag's structure (``tags.markup_tags``: quoted
+  attributes, an HTML/SVG/MathML element's tag closed later or among the text's other markup, a
+  tag parsers write bare; a tag a chunk cut); the text's own words in angle brackets stay
+  (``Press <Enter>``, ``a<b``, ``List<String>``, a lone ``<title>``), and such a ``<`` followed by
+  a letter becomes ``< `` so no half tag can survive (and no Markdown renderer takes it for a tag). The user's query
   is never lost: if the raw text contained it (whitespace and case normalised) and cleaning
   would lose it, the query is appended after `` … ``.
 * ``locator_evidence_text``: a query-centred window of the sidecar block (source

@@ -10,18 +10,13 @@ import json
 import re
 
 from mnote_kr.citations.cleaning.latex import latex_to_plain
+from mnote_kr.citations.cleaning.tags import _HALF_RE, _TAG_OR_HALF_RE, _TAG_RE, is_cut_tag, markup_tags, named
 from mnote_kr.citations.cleaning.text import _HEADING_RE, _NL_RE, _SPACE_RE, _collapse
 from mnote_kr.citations.text.textnorm import lazy_compile
 
 # --------------------------------------------------------------------------- tags
 
-# A complete tag; quoted attribute values may hold '>' (possessive: linear time).
-_TAG = r"<(/?)([A-Za-z][A-Za-z0-9:_.-]*+)((?:[^<>\"']++|\"[^\"<]*+\"|'[^'<]*+')*+)>"
-_TAG_RE = lazy_compile(_TAG)
-# '<' + optional '/' + letter that is not a complete tag: a half tag or plain text.
-_HALF = r"</?([A-Za-z][A-Za-z0-9:_.-]*+)([^<>]*+)"
-_HALF_RE = lazy_compile(_HALF)
-_TAG_OR_HALF_RE = lazy_compile(f"(?:{_TAG})|(?:{_HALF})")
+# Which "<...>" is markup is decided in ``tags``; here markup is rendered.
 _ATTR_RE = lazy_compile(r"([A-Za-z_:][\w:.-]*)\s*=\s*(?:\"([^\"]*)\"|'([^']*)'|([^\s\"'>/]+))")
 # The tail of a tag cut at the chunk's start: `ormat="latex">`, `" />`, `src="" />`.
 _LEAD_TAIL_RE = lazy_compile(
@@ -49,58 +44,17 @@ def drop_tag_tails(text: str) -> str:
 
 
 _CLOSE_RES = {name: lazy_compile(rf"</{name}\s*>", re.IGNORECASE) for name in ("equation", "table")}
-# The names a parser or converter writes as bare tags (LightRAG's shells, HTML tables, inline formatting,
-# blocks, MathML). A tag of one is markup when written as markup writes it (all lower or all upper case:
-# ``<br/>``, ``<TABLE>``; ``<Del>`` is a key) with no attributes or real ones (``<b and c>`` is text).
-# Names people write in angle brackets as placeholders (``<input>``, ``<source>``, ``<title>``) are not
-# here: a tag of those is markup only with a quoted attribute, as any other name's.
-_KNOWN_TAGS = frozenset(
-    "equation table drawing cite tr td th thead tbody tfoot caption br p div span sub sup b i u em "
-    "strong a img figure figcaption ul ol li code pre math mi mo mn msup msub mrow h1 h2 h3 h4 h5 h6 hr "
-    "blockquote dl dt dd del ins s small mark kbd center font big tt strike nobr wbr col colgroup".split()
+_BREAK_TAGS = frozenset(
+    "br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption h1 h2 h3 h4 h5 h6 hr blockquote "
+    "dl dt dd details summary section article header footer main nav aside address html head title body".split()
 )
-_BREAK_TAGS = frozenset("br p div tr li ul ol table thead tbody tfoot figure figcaption pre caption".split())
 _CELL_TAGS = frozenset(("td", "th"))
-_INLINE_TAGS = frozenset(("sub", "sup", "b", "i", "u", "em", "strong", "span", "a", "code"))
-# Attributes as markup writes them: ``name="value"``, ``name='value'``, ``name=value``, a bare
-# ``name`` among them; a cut tag ends inside one (``format="lat``).
-_ATTR_NAME = r"[A-Za-z_:@][\w:.@-]*+"
-# (a tag inside a JSON string has its quotes escaped: ``id=\\"8\\"``)
-_VALUE = r"(?:\\?\"[^\"]*+\"|\\?'[^']*+'|[^\s\"'<>=`]++)"
-_ATTRS_RE = lazy_compile(rf"(?:\s+{_ATTR_NAME}(?:\s*=\s*{_VALUE})?)*+\s*/?\s*")
-_CUT_ATTRS_RE = lazy_compile(
-    rf"(?:\s+{_ATTR_NAME}\s*=\s*{_VALUE})*+(?:\s+{_ATTR_NAME}(?:\s*=\s*(?:\\?\"[^\"]*+|\\?'[^']*+|[^\s\"'<>=`]*+))?)?\s*/?\s*"
+# Text-level elements (the HTML standard's "text-level semantics", less cite, LightRAG's reference shell, and
+# the ruby annotations): they go without a space, ``H<sub>2</sub>O`` stays "H2O", ``<abbr>HTML</abbr>,`` "HTML,".
+_INLINE_TAGS = frozenset(
+    "a em strong small s q dfn abbr data time code var samp kbd sub sup i b u mark bdi bdo span del ins "
+    "big tt strike font nobr acronym".split()
 )
-_QUOTED_ATTR_RE = lazy_compile(rf"{_ATTR_NAME}\s*=\s*\\?[\"']")
-_FIRST_ATTR_RE = lazy_compile(rf"\s+{_ATTR_NAME}\s*=")
-
-
-def _known(name: str) -> bool:
-    return (name.islower() or name.isupper()) and name.lower() in _KNOWN_TAGS
-
-
-def _is_markup(name: str, attrs: str) -> bool:
-    """A complete tag ``<name attrs>`` is markup a parser or converter left (else it is the text's
-    own words in angle brackets: ``<Enter>``, ``List<String>``, ``<john@example.com>``, ``a<b and c>d``)."""
-    if not _ATTRS_RE.fullmatch(attrs):
-        return False
-    if _QUOTED_ATTR_RE.search(attrs):
-        return True  # <img id="im-1" src="" />, <w:t xml:space="preserve">
-    return _known(name) and (not attrs.strip(" \t\n/") or "=" in attrs)  # <br/>, <td colspan=2>, not <b c>
-
-
-def _is_cut_tag(name: str, rest: str, at_end: bool) -> bool:
-    """A ``<name rest`` with no ``>`` is a tag a chunk's cut left: a known name (or any name with a quoted
-    attribute) with its attributes begun (``<drawing id="im-3" format="pn``), or a known name cut short at
-    the very end (``<equ``); not the text's own ``<`` (``a<b and see``, ``<with text following``)."""
-    if _FIRST_ATTR_RE.match(rest) or (at_end and rest.strip()):  # attributes begun (at the end: perhaps cut)
-        return _CUT_ATTRS_RE.fullmatch(rest) is not None and (_known(name) or _QUOTED_ATTR_RE.search(rest) is not None)
-    if not at_end or len(name) < 2 or not (name.islower() or name.isupper()):
-        return False
-    low = name.lower()
-    return any(known.startswith(low) for known in _KNOWN_TAGS)
-
-
 _NEUTRALISE_RE = lazy_compile(r"<(?=/?[A-Za-z])")
 
 # --------------------------------------------------------------------------- tables
@@ -209,7 +163,7 @@ def _unescape(text: str) -> str:
 
 
 def _html_text(fragment: str) -> str:
-    return _unescape(_strip_tags(fragment))
+    return _unescape(_strip_tags(fragment, html=True))
 
 
 def _html_rows(content: str) -> list[list[str]]:
@@ -232,37 +186,40 @@ def _html_rows(content: str) -> list[list[str]]:
     return rows
 
 
-def _half_tag(fragment: str, at_end: bool) -> str:
+def _half_tag(fragment: str, at_end: bool, html: bool) -> str:
     """A '<'+letter that is not a complete tag: cut tag (dropped) or text ("x<y" → "x< y")."""
     half = _HALF_RE.match(fragment)
-    if half is None or _is_cut_tag(half.group(1), half.group(2), at_end):
+    if half is None or is_cut_tag(half.group(1), half.group(2), at_end, html):
         return " "
     return "< " + fragment[1:]
 
 
-def _strip_tags(text: str) -> str:
-    """Remove tags and half tags from a fragment (cell, equation body, caption)."""
+def _strip_tags(text: str, html: bool = False) -> str:
+    """Remove tags and half tags from a fragment (cell, equation body, caption); ``html``: the fragment
+    is markup's content (an HTML table's), where an element's tag is markup even alone."""
     if "<" not in text:
         return _collapse(text)
     n = len(text)
+    marks = markup_tags(text, html=html)
 
     def repl(m: re.Match[str]) -> str:
         if m.group(0).endswith(">") and (tag := _TAG_RE.fullmatch(m.group(0))):
-            if not _is_markup(tag.group(2), tag.group(3)):
+            if m.start() not in marks.at:
                 return tag.group(0)  # the text's own "<...>" (shown as "< ...")
             return "" if tag.group(2).lower() in _INLINE_TAGS else " "  # km<sup>2</sup> → km2
-        return _half_tag(m.group(0), m.end() >= n)
+        return _half_tag(m.group(0), m.end() >= n, marks.html)
 
     return _collapse(_TAG_OR_HALF_RE.sub(repl, text))
 
 
 def _known_tags_out(cell: str) -> str:
     """A JSON cell without the markup LightRAG leaves in it (``x<sup>2</sup>``, a drawing): complete
-    tags of ``_KNOWN_TAGS`` only. Any other ``<`` is the cell's text (``x<y``, ``List<String>``,
-    ``<john@example.com>``) and stays, as in prose."""
+    tags of elements (or LightRAG's) that are markup (``tags.markup_tags``) only. Any other ``<`` is the
+    cell's text (``x<y``, ``List<String>``, ``<john@example.com>``) and stays, as in prose."""
+    marks = markup_tags(cell)
 
     def repl(m: re.Match[str]) -> str:
-        if not _is_markup(m.group(2), m.group(3)) or not _known(m.group(2)):  # "a<b and c>d": text
+        if m.start() not in marks.at or not named(m.group(2)):  # "a<b and c>d": text
             return m.group(0)
         return "" if m.group(2).lower() in _INLINE_TAGS else " "
 
@@ -341,7 +298,7 @@ def _render(raw: str) -> str:
         i = lead.end()
     seen_tag = opened_table = False
     no_close: dict[str, int] = {}  # name -> a position after which no closing tag exists
-    opened: set[str] = set()  # names of other markup tags opened so far: their closing tags are markup too
+    marks = markup_tags(raw)
     while i < n:
         j = raw.find("<", i)
         if j < 0:
@@ -350,20 +307,17 @@ def _render(raw: str) -> str:
         if j > i:
             out.append(raw[i:j])
         m = _TAG_RE.match(raw, j)
-        if m is not None:
-            if not (m.group(1) and m.group(2) in opened) and not _is_markup(m.group(2), m.group(3)):
-                out.append("<")  # the text's own "<Enter>", "<this hyperlink ...>": its words go on as text
-                i = j + 1
-                continue
-            if not m.group(1):
-                opened.add(m.group(2))
+        if m is not None and j not in marks.at:
+            out.append("<")  # the text's own "<Enter>", "<this hyperlink ...>": its words go on as text
+            i = j + 1
+            continue
         if m is None:
             half = _HALF_RE.match(raw, j)
             if half is None:  # '<' not followed by a letter: plain text
                 out.append("<")
                 i = j + 1
                 continue
-            out.append(_half_tag(half.group(0), half.end() >= n))
+            out.append(_half_tag(half.group(0), half.end() >= n, marks.html))
             i = half.end()
             continue
         closing, name, attr_text = m.group(1), m.group(2).lower(), m.group(3)
