@@ -134,3 +134,48 @@ def test_the_comments_the_structure_counts_are_those_the_locator_plugin_reads(pa
     cells = {(p.sheet, p.row, p.cells[0][0]) for p in load_xlsx(path).paragraphs if p.comment}
     assert workbooks.commented(str(path)) == ((len(cells), len({s for s, _, _ in cells})) if cells else None)
     assert path.read_bytes() == before
+
+
+def _values(text: str) -> set[str]:
+    """The non-empty cell values of LightRAG's text of a workbook (its sheet lines left out; a line break
+    it escapes as ``\\n`` read as the space the XLSX plugin reads)."""
+    return {" ".join(v.replace("\\n", " ").split()) for line in text.splitlines() if not line.startswith("=" * 20)
+            for v in line.split("\t") if v.strip()}
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.xlsx")), ids=lambda p: p.stem)
+def test_every_value_lightrag_reads_in_a_corpus_workbook_is_in_the_text_sent_for_it(path: Path) -> None:
+    text = load_plugins().extract_text(str(path))
+    assert _values(lightrag_reads(path)) <= {" ".join(v.split()) for line in text.split("\n\n")
+                                             for v in line.split(" | ")}
+
+
+def test_hidden_sheets_and_rows_lightrag_reads_are_sent_with_their_comments(env: dict[str, Any]) -> None:
+    """LightRAG reads hidden sheets and rows too: the text sent in its place holds them, a comment there too."""
+    from openpyxl import Workbook
+    from openpyxl.comments import Comment
+
+    ws, inputs = env["ws"], env["inputs"]
+    wb = Workbook()
+    shown = wb.active
+    shown.title = "Trips"
+    for row in (["Item", "Budget"], ["Ferry tickets", 420], ["Hotel nights", 900]):
+        shown.append(row)
+    shown.row_dimensions[3].hidden = True
+    shown["B2"].comment = Comment("Booked in March", "Ann Lee")
+    stash = wb.create_sheet("Stash")
+    stash.append(["Glacier permits", 75])
+    stash["B1"].comment = Comment("Paid in cash", "Ann Lee")
+    stash.sheet_state = "hidden"
+    wb.save(ws / "trip.xlsx")
+    before = (ws / "trip.xlsx").read_bytes()
+    missed = lightrag_reads(ws / "trip.xlsx")
+    assert "Hotel nights\t900" in missed and "Glacier permits\t75" in missed and "Paid" not in missed
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "trip.xlsx")], force=False)
+    assert update.kind == "text_fallback", update
+    text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
+    assert "\n\nHotel nights | 900\n\n" in text and "\n\n# Stash\n\nGlacier permits | 75\n\n" in text
+    assert "Comment on Trips!B2 (Ann Lee): Booked in March" in text
+    assert "Comment on Stash!B1 (Ann Lee): Paid in cash" in text
+    assert update.last_error is not None and "cell comments (2 cell(s) on 2 sheet(s))" in update.last_error
+    assert (ws / "trip.xlsx").read_bytes() == before

@@ -45,7 +45,8 @@ def locate(request: LocateRequest) -> Locator | None:
 
 @hookimpl
 def extract_text(path: str) -> str | None:
-    """The visible sheets as Markdown: a ``#`` line per sheet, one line per row, and each cell comment
+    """The sheets as Markdown (hidden ones and hidden rows too, as LightRAG reads a workbook: this text
+    stands in for its reading): a ``#`` line per sheet, one line per row, and each cell comment
     (a note, or each comment and reply of a thread) as a line naming its sheet and cell right after the
     row holding that cell (``Comment on Sheet1!F7 (author): words``)."""
     if not _ours(path):

@@ -85,11 +85,11 @@ class XlsxDocument(TextDocument[RowParagraph]):
     sheets: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
+        """The workbook as text: a ``#`` line per sheet, then its paragraphs. Hidden sheets and rows too, as
+        LightRAG's own reading holds them: this text stands in for it (``extract_text``)."""
         out: list[str] = []
         sheet = None
         for para in self.paragraphs:
-            if para.hidden:
-                continue
             if para.sheet != sheet:
                 sheet = para.sheet
                 out.append(f"# {sheet}")
