@@ -143,7 +143,11 @@ def _values(text: str) -> set[str]:
             for v in line.split("\t") if v.strip()}
 
 
-@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.xlsx")), ids=lambda p: p.stem)
+#: docling's inflated workbook is left out: LightRAG's extractor walks its whole formatted extent (half a minute)
+READ_BY_LIGHTRAG = sorted(p for p in CORPUS.glob("*.xlsx") if "inflated" not in p.name)
+
+
+@pytest.mark.parametrize("path", READ_BY_LIGHTRAG, ids=lambda p: p.stem)
 def test_every_value_lightrag_reads_in_a_corpus_workbook_is_in_the_text_sent_for_it(path: Path) -> None:
     text = load_plugins().extract_text(str(path))
     assert _values(lightrag_reads(path)) <= {" ".join(v.split()) for line in text.split("\n\n")
