@@ -210,8 +210,8 @@ def rows_words(doc: TextDocument[RowParagraph], ev: set[str]) -> set[str]:
     said = [p.tokens for p in doc.paragraphs if p.comment and p.tokens and p.tokens <= ev]
     if not said:
         return ev
-    rows = set().union(*(p.tokens for p in doc.paragraphs if not p.comment))
-    return ev - (set().union(*said) - rows)
+    paras = doc.paragraphs
+    return ev - {t for t in set().union(*said) if all(paras[i].comment for i in doc.postings.get(t, ()))}
 
 
 def _sheet_rows_run(doc: TextDocument[RowParagraph], ev: set[str]) -> list[RowParagraph]:
@@ -361,7 +361,9 @@ def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowPar
     said = [p for p in doc.paragraphs if p.comment and p is not row and (p is found or p.tokens and p.tokens <= ev)]
     if not said:
         return row
-    held = [h for c in said if (h := commented_row(doc, c)) is not None and h is not row and h.tokens <= ev]
+    cells = {(c.sheet, c.row, c.cells[0][0]) for c in said}
+    held = [p for p in doc.paragraphs if not p.comment and p is not row and p.tokens <= ev
+            and any((p.sheet, p.row, col) in cells for col, _ in p.cells)]
     best = named_row([row, *said, *held], request.query, row)
     return row if best is None else best
 
