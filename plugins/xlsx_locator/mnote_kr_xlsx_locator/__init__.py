@@ -5,6 +5,7 @@ turns a workbook into one paragraph per non-empty row (values as LightRAG indexe
 by their cached value), knowing each row's table header and label; the host's ``match_evidence``
 finds the row the evidence came from. The answer is ``cell`` precision (sheet, A1 range of the
 row or of the one cell the query names, header texts, row label), or an honest ``file`` locator.
+Cell comments are lines of their own (``comments``), cited on the commented cell in their words.
 Hidden sheets and rows are searched only when nothing visible matches.
 """
 
@@ -44,7 +45,10 @@ def locate(request: LocateRequest) -> Locator | None:
 
 @hookimpl
 def extract_text(path: str) -> str | None:
-    """The visible sheets as Markdown: a ``#`` line per sheet, one line per row."""
+    """The sheets as Markdown (hidden ones and hidden rows too, as LightRAG reads a workbook: this text
+    stands in for its reading): a ``#`` line per sheet, one line per row, and each cell comment
+    (a note, or each comment and reply of a thread) as a line naming its sheet and cell right after the
+    row holding that cell (``Comment on Sheet1!F7 (author): words``)."""
     if not _ours(path):
         return None
     from .reader import load_xlsx

@@ -8,7 +8,9 @@ cells are (``B7:D7``). A cell (or the row's label) that holds the question's wor
 asks for more than the row spells ("Who wrote A Brief History of Time?": "wrote" is in no cell and no
 header) is what the question gives, not its answer: the column is the header the rest of the question
 means (``meant_header``, said in ``locatorReason``), else the row; the given cell stays first behind.
-``locatorReason`` reads the cited place as people do: "Revenue, 2023: 4,100".
+``locatorReason`` reads the cited place as people do: "Revenue, 2023: 4,100". A cell comment's line
+(``comments``) is cited on its cell in the comment's words (``comment_locator``); it competes with the
+rows the evidence quotes by the query's words, as they do with each other.
 """
 
 from __future__ import annotations
@@ -126,7 +128,10 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
                  reason: str, block_id: str | None, degraded: bool = False, column: int | None = None) -> Locator:
     """The ``cell`` locator of one matched row (``degraded``: an approximate place): its cell ``column``, else
-    the one the query names (``value_column``), else the row."""
+    the one the query names (``value_column``), else the row; a comment's, its cell (``comment_locator``)."""
+    if row.comment:
+        return comment_locator(row, highlight=highlight, score=score, reason=reason, block_id=block_id,
+                               degraded=degraded)
     one, how = (column, "") if column is not None else value_column(row, query)
     cols = [col for col, _ in row.cells]
     if one is not None:
@@ -147,6 +152,25 @@ def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, 
     )
 
 
+def comment_locator(para: RowParagraph, *, highlight: Highlight | None, score: float | None, reason: str,
+                    block_id: str | None, degraded: bool = False) -> Locator:
+    """The ``cell`` locator of a cell comment's line: the commented cell, under its table's header if any,
+    quoted in the comment's words; the reason and the place's text (the line) say it is the cell's comment.
+    The Locator has no field for a comment: its reason says so."""
+    col = para.cells[0][0]
+    where = f"{column_letter(col)}{para.row}"
+    what = "a reply in the comment" if para.reply else "the comment"
+    who = f" ({para.author})" if para.author else ""
+    why = f"{reason}: {what} on {para.sheet}!{where}{who}" + (" (hidden)" if para.hidden else "") + f": {para.words}"
+    header = para.headers.get(col)
+    return Locator(
+        locator_precision="cell", locator_degraded=degraded, sheet=para.sheet, range=where,
+        header_row=para.header_row if header else None, headers=[header] if header else [],
+        highlight=highlight, score=score, block_id=block_id, locator_plugin=PLUGIN_NAME,
+        reason=why, locator_reason=why, quote=para.words, place_text=para.text,
+    )
+
+
 #: Share of the evidence's tokens that a run of whole-quoted rows must cover for the evidence to count
 #: as theirs when the matcher finds no row (a window of short numeric rows has few shingles).
 WINDOW_COVER = 0.6
@@ -156,11 +180,12 @@ def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagrap
     """The rows the evidence quotes whole (every token of theirs is in it) that form one run of consecutive
     rows of one table region that covers most of the evidence (on a tie, the one holding ``near``, the
     matcher's row), if it covers at least ``WINDOW_COVER`` of its tokens; else whole sheet rows across
-    regions (``_sheet_rows_run``); else the run holding ``near``. Empty when there is none."""
-    ev = _tokens(evidence)
+    regions (``_sheet_rows_run``); else the run holding ``near``. Empty when there is none. The words only
+    cell comments the evidence quotes hold are no row's to cover (``rows_words``)."""
+    ev = rows_words(doc, _tokens(evidence))
     runs: list[list[RowParagraph]] = []
     for para in doc.paragraphs:
-        if not (para.tokens and para.tokens <= ev):
+        if para.comment or not (para.tokens and para.tokens <= ev):  # a comment: beside its row, in no run
             continue
         last = runs[-1][-1] if runs else None
         if last is not None and last.region == para.region and para.row == last.row + 1:
@@ -178,11 +203,23 @@ def quoted_run(doc: TextDocument[RowParagraph], evidence: str, near: RowParagrap
     return _sheet_rows_run(doc, ev) or (runs[-i] if holds_near else [])
 
 
+def rows_words(doc: TextDocument[RowParagraph], ev: set[str]) -> set[str]:
+    """The evidence's tokens ``ev`` without those only the cell comments it quotes whole hold (their
+    "Comment on", authors and words): a run of rows covers the rest. ``ev`` itself for a workbook without
+    comments."""
+    said = [p.tokens for p in doc.paragraphs if p.comment and p.tokens and p.tokens <= ev]
+    if not said:
+        return ev
+    paras = doc.paragraphs
+    return ev - {t for t in set().union(*said) if all(paras[i].comment for i in doc.postings.get(t, ()))}
+
+
 def _sheet_rows_run(doc: TextDocument[RowParagraph], ev: set[str]) -> list[RowParagraph]:
     """Whole sheet rows, as LightRAG's chunk holds them, across regions: the quoted pieces of consecutive
     rows of one sheet that together cover at least ``WINDOW_COVER`` of the evidence (a table whose gaps
     split its rows into regions); empty when none do."""
-    quoted = sorted((p for p in doc.paragraphs if p.tokens and p.tokens <= ev), key=lambda p: (p.sheet, p.row))
+    quoted = sorted((p for p in doc.paragraphs if not p.comment and p.tokens and p.tokens <= ev),
+                    key=lambda p: (p.sheet, p.row))
     runs: list[list[RowParagraph]] = []
     for para in quoted:
         last = runs[-1][-1] if runs else None
@@ -276,12 +313,23 @@ def with_rows_behind(doc: TextDocument[RowParagraph], located: Locator, row: Row
     own = [cell_locator(row, request.query, highlight=None, score=located.score, block_id=located.block_id,
                         column=col, reason="another cell of the cited row, by the query's words")
            for col in cells_behind(row, request.query, by_cell[cited])[:ROW_CELLS]] if cited in by_cell else []
+    held = commented_row(doc, row) if row.comment else None
+    if held is not None:  # the commented cell's own value first behind its comment, its row not again
+        own = [cell_locator(held, request.query, highlight=None, score=located.score, block_id=located.block_id,
+                            column=row.cells[0][0], reason="the commented cell")]
     return with_places_behind(
         doc, located, row.index, request.passage or request.evidence, request.query,
         lambda other: cell_locator(other, request.query, highlight=None, score=located.score,
                                    block_id=located.block_id,
                                    reason="a row behind the cited one, by the query's words and meaning"),
-        keep=lambda p: not p.is_header, part=lambda p: p.sheet, own=own)
+        keep=lambda p: not p.is_header and p is not held, part=lambda p: p.sheet, own=own)
+
+
+def commented_row(doc: TextDocument[RowParagraph], comment: RowParagraph) -> RowParagraph | None:
+    """The row holding the value of a comment's cell, or None (a comment on an empty cell)."""
+    col = comment.cells[0][0]
+    return next((p for p in doc.paragraphs if not p.comment and p.sheet == comment.sheet and p.row == comment.row
+                 and col in dict(p.cells)), None)
 
 
 def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
@@ -298,8 +346,26 @@ def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
         found = max(run, key=lambda r: (len(r.tokens), -r.index))
     if found is None:
         return None, match, False
-    row, header_only = answering_row(doc, pick_by_query(run, found, request.query), run, request)
+    row, header_only = answering_row(doc, by_comment(doc, pick_by_query(run, found, request.query), found,
+                                                     request), run, request)
     return row, match, header_only
+
+
+def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowParagraph,
+               request: LocateRequest) -> RowParagraph:
+    """``row``, or the cell comment the query names better (``named_row``: more of its words), among those the
+    evidence quotes whole and the matcher's own paragraph (a comment's line is a paragraph of its own, in no
+    run of rows), each with the row holding its cell (a question about the cell's value, not its comment,
+    names that row better). ``row`` on a tie; the same row as before for a workbook without comments."""
+    ev = _tokens(request.evidence)
+    said = [p for p in doc.paragraphs if p.comment and p is not row and (p is found or p.tokens and p.tokens <= ev)]
+    if not said:
+        return row
+    cells = {(c.sheet, c.row, c.cells[0][0]) for c in said}
+    held = [p for p in doc.paragraphs if not p.comment and p is not row and p.tokens <= ev
+            and any((p.sheet, p.row, col) in cells for col, _ in p.cells)]
+    best = named_row([row, *said, *held], request.query, row)
+    return row if best is None else best
 
 
 def locate_xlsx(request: LocateRequest) -> Locator:

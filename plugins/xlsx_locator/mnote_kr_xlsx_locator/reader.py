@@ -5,7 +5,9 @@ one row of one region, its values as LightRAG indexes them (``str`` of each valu
 value cached in the file, ``data_only=True``) joined by `` | ``. A region whose first row of two
 cells or more is all text, with rows below it, is a table with that header. A row's label is its
 first text cell when more cells follow; in a table, its cell under the header's first column.
-Hidden sheets and rows are kept apart (``hidden``).
+Hidden sheets and rows are kept apart (``hidden``). A cell comment is a paragraph of its own
+(``comments``: a line naming its sheet and cell, in a region of its own) right after the row holding
+its cell, as the ``markdown`` text says it.
 
 Budgets, before openpyxl loads a sheet into memory: the host's zip check (a sheet part expands
 to at most 48 MB) and each sheet's rows holding a value, counted in its XML (its ``<dimension>``, else
@@ -18,6 +20,7 @@ XML holds are read, never the whole extent the sheet spans. ``check_workbook`` i
 
 from __future__ import annotations
 
+import dataclasses
 import datetime
 import os
 import re
@@ -37,6 +40,8 @@ from mnote_kr.plugin_api import (
     count_tags,
     header_row,
 )
+
+from .comments import MAX_COMMENTS, line, sheet_comments, threads
 
 MAX_ROWS = 100_000
 MAX_CELLS = 2_000_000  # the cache's weight limit (rows kept)
@@ -63,6 +68,12 @@ class RowParagraph(TextParagraph):
     hidden: bool = False
     is_header: bool = False  # the header row of a table below it
     region: int = 0  # which table region of the workbook the row belongs to
+    #: a cell comment's line (``comments.line``), not a row: on the cell of ``cells[0]``'s column in ``row``,
+    #: under that cell's table header (``headers``); ``words`` is the comment's own, ``author`` who wrote it
+    comment: bool = False
+    author: str = ""
+    words: str = ""
+    reply: bool = False
 
 
 @dataclass(slots=True)
@@ -74,11 +85,11 @@ class XlsxDocument(TextDocument[RowParagraph]):
     sheets: list[str] = field(default_factory=list)
 
     def markdown(self) -> str:
+        """The workbook as text: a ``#`` line per sheet, then its paragraphs. Hidden sheets and rows too, as
+        LightRAG's own reading holds them: this text stands in for it (``extract_text``)."""
         out: list[str] = []
         sheet = None
         for para in self.paragraphs:
-            if para.hidden:
-                continue
             if para.sheet != sheet:
                 sheet = para.sheet
                 out.append(f"# {sheet}")
@@ -304,6 +315,32 @@ def _table(rows: list[RowParagraph]) -> None:
             row.label_column = first
 
 
+def _with_comments(ws: Any, rows: list[RowParagraph], found: dict[str, list[tuple[str, str]]], hidden: bool,
+                   first_region: int, room: int) -> list[RowParagraph]:
+    """The sheet's ``rows`` with its cell comments (at most ``room``), a paragraph each in its own region,
+    right after the row holding the commented cell (under that cell's header, if any), else after the
+    sheet's rows (a comment on an empty cell): each stays beside the values it speaks of."""
+    at = {(r.row, col): r for r in rows for col, _ in r.cells}
+    after: dict[int, list[RowParagraph]] = {}
+    for number, said in enumerate(sheet_comments(_own_cells(ws), found, room), start=first_region):
+        cell = f"{column_letter(said.column)}{said.row}"
+        holder = at.get((said.row, said.column))
+        header = holder.headers.get(said.column) if holder is not None else None
+        after.setdefault(id(holder), []).append(RowParagraph(
+            index=0, text=line(ws.title, cell, said), heading_path=(ws.title,), sheet=ws.title, row=said.row,
+            cells=((said.column, said.words),), shown=(said.words,), region=number,
+            header_row=holder.header_row if header and holder is not None else None,
+            headers={said.column: header} if header else {},
+            hidden=hidden or (said.row in ws.row_dimensions and bool(ws.row_dimensions[said.row].hidden)),
+            comment=True, author=said.author, words=said.words, reply=said.reply))
+    if not after:
+        return rows
+    out: list[RowParagraph] = []
+    for row in rows:
+        out += [row, *after.get(id(row), ())]
+    return out + after.get(id(None), [])
+
+
 def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     """Read the workbook at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
     try:
@@ -313,8 +350,16 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
         wb = load_workbook(real, data_only=True)
         rows: list[RowParagraph] = []
         sheets = list(wb.sheetnames)
+        found = threads(real)
+        region = said = 0  # the next table region's number; the comments read so far
         for ws in wb.worksheets:
-            rows.extend(_sheet_rows(ws, ws.sheet_state != "visible", rows[-1].region + 1 if rows else 0))
+            hidden = ws.sheet_state != "visible"
+            own = _sheet_rows(ws, hidden, region)
+            region = max((r.region for r in own), default=region - 1) + 1
+            own = _with_comments(ws, own, found, hidden, region, MAX_COMMENTS - said)
+            region = max((r.region for r in own), default=region - 1) + 1
+            said += sum(r.comment for r in own)
+            rows.extend(own)
     except DocumentError:
         raise
     except Exception as exc:  # openpyxl raises many kinds on a broken part
@@ -325,11 +370,7 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     visible = [r for r in rows if not r.hidden]
     doc = XlsxDocument(rows, sheets=sheets)
     if len(visible) < len(rows):
-        shown = [RowParagraph(index=i, text=r.text, heading_path=r.heading_path, sheet=r.sheet, row=r.row,
-                              cells=r.cells, shown=r.shown, header_row=r.header_row, headers=r.headers,
-                              label_column=r.label_column, is_header=r.is_header, region=r.region)
-                 for i, r in enumerate(visible)]
-        doc.visible = TextDocument(shown)
+        doc.visible = TextDocument([dataclasses.replace(r, index=i) for i, r in enumerate(visible)])
     return doc
 
 

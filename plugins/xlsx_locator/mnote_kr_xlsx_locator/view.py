@@ -5,7 +5,7 @@ Built from the same parsed rows ``locate`` reads (the values as a person reads t
 gives at most ``MAX_SHEET_CELLS`` cells and the workbook ``MAX_MODEL_CELLS``, each sheet in the
 reader's order (table region by region, row by row) up to the first row that does not fit; a sheet
 cut short says so (``truncated``) and the viewer says a citation below
-the cut is not shown.
+the cut is not shown. A cell comment is no cell of its own: its line is left out.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ MAX_MODEL_CELLS = 100_000
 
 def sheets_model(doc: XlsxDocument, plugin: str, *, sheet_cap: int = MAX_SHEET_CELLS,
                  total_cap: int = MAX_MODEL_CELLS) -> DocumentModel:
-    """``doc`` as ``kind="sheets"``: the sheets with a non-empty cell, in workbook order, capped."""
+    """``doc`` as ``kind="sheets"``: the sheets with a non-empty cell or a comment, in workbook order, capped."""
     cells: dict[str, list[ModelCell]] = {}
     hidden: dict[str, bool] = {}
     cut: set[str] = set()
@@ -30,6 +30,8 @@ def sheets_model(doc: XlsxDocument, plugin: str, *, sheet_cap: int = MAX_SHEET_C
     for row in doc.paragraphs:
         own = cells.setdefault(row.sheet, [])
         hidden[row.sheet] = hidden.get(row.sheet, True) and row.hidden
+        if row.comment:  # a comment's line: its sheet is drawn, its cell from its row (if it holds a value)
+            continue
         room = min(sheet_cap - len(own), total_cap - total)
         if row.sheet in cut or room < len(row.cells):
             cut.add(row.sheet)

@@ -12,8 +12,9 @@ layer, the scanned ones through the recognised lines' boxes).
 
 A presentation holding words LightRAG's parser leaves out (speaker notes, table cells, grouped
 shapes' text, chart data) is sent the same way, decided at the same point (``own_text``; ``decks``
-says why, and reads that from the deck's structure): one rule for every file whose own text
-mnote-kr sends before LightRAG reads it.
+says why, and reads that from the deck's structure), and so is a workbook holding cell comments
+(``workbooks``, read from its comments parts): one rule for every file whose own text mnote-kr sends
+before LightRAG reads it.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import msgspec
 
 from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, ProviderContext, SourceFile
 
-from . import decks, links, naming
+from . import decks, links, naming, workbooks
 
 #: The entry's kind: the same as a parser fallback's (``fallback.KIND``), so ``status`` lists it
 #: among the files indexed from mnote-kr's text and later status updates keep its note.
@@ -56,7 +57,8 @@ class OwnText:
 def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
     a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out
-    (``decks.deck_text``); None: the file itself is linked."""
+    (``decks.deck_text``), a workbook with cell comments (``workbooks.workbook_text``); None: the file
+    itself is linked."""
     pages = pages_text(ctx, source)
     if pages is not None:
         count = pages.count("\n## Page ") + pages.startswith("## Page ")
@@ -66,6 +68,9 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     deck = decks.deck_text(ctx, source)
     if deck is not None:
         return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
+    book = workbooks.workbook_text(ctx, source)
+    if book is not None:
+        return OwnText(book[0], links.WORKBOOK_WRAPPER_MARK, workbooks.note(book[1]))
     return None
 
 

@@ -1,0 +1,100 @@
+"""A workbook holding cell comments: indexed through the text mnote-kr reads in it.
+
+LightRAG 1.5.7 parses a ``.xlsx`` with its legacy engine (``lightrag/parser/legacy/extractors.py``,
+``_extract_xlsx``): openpyxl's workbook, loaded for values and again for formulas, every sheet as a
+``Sheet: <title>`` line and a tab-separated line per row, each cell its cached value (else its formula).
+A cell's comment is never read: not a note (openpyxl's ``cell.comment``), not a thread (Excel 365's
+comments with replies, kept with a note for older readers). A question in a comment's words finds nothing,
+or lands by its words on another cell or file.
+
+Whether a workbook holds comments is read from its structure (``commented``: the comments parts its
+sheets relate to, with the standard library), never from its text: a cell may well read "Comment on".
+Only then is the host asked for the workbook's text as its locator plugin reads it
+(``ProviderContext.extract_text``: a ``#`` line per sheet, a line per row, the values as LightRAG indexes
+them, each comment a line ``Comment on Sheet1!F7 (author): words`` right after its cell's row); it goes
+into LightRAG's input dir as a Markdown text wrapper in place of the link, exactly like a deck holding
+words LightRAG's parser leaves out (``decks``): it maps back to the same registry entry, its ``kind`` is
+``text_fallback`` and its note says how many cells hold a comment, and citations still land in the
+workbook (a comment on its cell). A workbook without comments stays a plain link, read by LightRAG.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from typing import IO
+
+from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
+
+from . import naming
+
+SUFFIXES = (".xlsx", ".xlsm")
+_SHEET_RELS = re.compile(r"xl/worksheets/_rels/[^/]+\.xml\.rels")
+_RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
+_COMMENTS_TYPE = "http://schemas.openxmlformats.org/officeDocument/2006/relationships/comments"
+
+
+def _local(tag: str) -> str:
+    return tag.rpartition("}")[2]
+
+
+def _comments_with_text(fh: IO[bytes]) -> int:
+    """The ``<comment>`` elements of a comments part holding text, counted while streaming it."""
+    from xml.etree import ElementTree as ET
+
+    count = 0
+    for _, elem in ET.iterparse(fh, events=("end",)):
+        if _local(elem.tag) == "comment":
+            count += any((t.text or "").strip() for t in elem.iter() if _local(t.tag) == "t")
+            elem.clear()
+    return count
+
+
+def commented(path: str) -> tuple[int, int] | None:
+    """(cells holding a comment, sheets holding them) of the workbook, from the comments parts its sheets
+    relate to, or None when it holds none. Raises ``MnoteKrError`` (``DocumentError``) for a file that is
+    no readable zip or is over the host's budget; None for a damaged part (LightRAG reads it as it can)."""
+    import zipfile
+    import zlib
+    from xml.etree import ElementTree as ET
+
+    from mnote_kr.plugin_api import check_zip
+
+    check_zip(path, "XLSX")
+    cells = sheets = 0
+    try:
+        with zipfile.ZipFile(path) as zf:
+            names = set(zf.namelist())
+            for rels in sorted(n for n in names if _SHEET_RELS.fullmatch(n)):
+                parts = [posixpath.normpath(posixpath.join("xl/worksheets", rel.get("Target") or ""))
+                         for rel in ET.fromstring(zf.read(rels)).iter(_RELS)
+                         if rel.get("Type") == _COMMENTS_TYPE and rel.get("TargetMode") != "External"]
+                here = 0
+                for part in (p.lstrip("/") for p in parts):
+                    if part in names:
+                        with zf.open(part) as fh:
+                            here += _comments_with_text(fh)
+                cells, sheets = cells + here, sheets + bool(here)
+    except (OSError, zipfile.BadZipFile, ET.ParseError, ValueError, zlib.error, EOFError, RuntimeError,
+            NotImplementedError):
+        return None
+    return (cells, sheets) if cells else None
+
+
+def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[int, int]] | None:
+    """The text of a workbook holding cell comments, with how many (``commented``), or None: not a workbook,
+    no comments, or it cannot be read here (LightRAG then reads it as it can and says so)."""
+    if naming.safe_suffix(source.rel_path) not in SUFFIXES:
+        return None
+    try:
+        held = commented(source.path)
+        text = ctx.extract_text(source.path) if held else None
+    except MnoteKrError:
+        return None
+    return (text, held) if held and text and text.strip() else None
+
+
+def note(held: tuple[int, int]) -> str:
+    """What ``status`` says of a workbook indexed this way: its comments, which LightRAG's parser leaves out."""
+    return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out cell comments "
+            f"({held[0]} cell(s) on {held[1]} sheet(s)); citations still point into the file")

@@ -1,0 +1,185 @@
+"""A workbook holding cell comments (notes, threads) goes to LightRAG as the text mnote-kr reads in it,
+since LightRAG 1.5.7's XLSX parser never reads a comment; a workbook without comments stays a plain
+link. Against replayed 1.5.7 payloads, with the real XLSX plugin reading the workbooks, and with
+LightRAG's own XLSX extractor showing what it leaves out."""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import replayed_provider
+
+import mnote_kr_lightrag as plugin
+from mnote_kr.models import SourceFile
+from mnote_kr.plugins import load_plugins
+from mnote_kr_lightrag.client import links, querying, settings, workbooks
+
+CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "xlsx"
+COMMENTED = CORPUS / "docling__xlsx_comments.xlsx"
+TITLED = CORPUS / "docling__xlsx_05_table_with_title.xlsx"
+F7 = "Comment on Sheet1!F7 (Jane Smith (JS)): Minimum number of saltwater ducks"
+
+
+def lightrag_reads(path: Path) -> str:
+    """The text LightRAG 1.5.7's own XLSX parser takes from the workbook (its legacy engine's extractor)."""
+    from lightrag.parser.legacy.extractors import _extract_xlsx
+
+    return _extract_xlsx(path.read_bytes())
+
+
+def source(ws: Path, rel: str) -> SourceFile:
+    path = ws / rel
+    data = path.read_bytes()
+    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+                      size=len(data), mtime_ns=path.stat().st_mtime_ns)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, Any]:
+    settings.clear_cache()
+    env = replayed_provider(tmp_path, SAMPLES)
+    reader = load_plugins()  # the bundled XLSX plugin reads the workbook, as the host offers it
+    env["ctx"] = dataclasses.replace(env["ctx"], extract_text=reader.extract_text)
+    replay = env["replay"]
+    replay.json("POST", "/documents/paginated", {
+        "documents": [], "pagination": {"page": 1, "page_size": 200, "total_count": 0, "total_pages": 1,
+                                        "has_next": False, "has_prev": False}, "status_counts": {"all": 0}})
+    replay.sample("GET", "/documents/supported_file_types", "05_supported_file_types.json")
+    replay.sample("POST", "/documents/scan", "10_scan_started.json")
+    return env
+
+
+def placed(ws: Path, book: Path, rel: str) -> Path:
+    path = ws / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(book, path)
+    return path
+
+
+def test_a_workbook_with_comments_is_sent_as_its_text_with_each_comment_on_its_cell(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = placed(ws, COMMENTED, "birds/ducks.xlsx")
+    before = path.read_bytes()
+    missed = lightrag_reads(path)
+    assert "Saltwater Ducks" in missed and "Minimum number" not in missed and "Why Python" not in missed
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "birds/ducks.xlsx")], force=False)
+    assert update.status == "submitted" and update.kind == "text_fallback", update
+    name = update.light_rag_file_path or ""
+    assert name.endswith(".xlsx.md") and update.wrapper_path == str(inputs / name)
+    wrapper = inputs / name
+    assert wrapper.is_file() and not wrapper.is_symlink() and links.is_our_wrapper(wrapper)
+    text = wrapper.read_text(encoding="utf-8")
+    assert text.startswith(f"{links.WORKBOOK_WRAPPER_MARK} birds/ducks.xlsx\n\n# Sheet1\n")
+    assert f"\n\n2019 | 120 | 80 | 200\n\n{F7}\n\n" in text  # the cells as before, the comment beside its row
+    assert "Comment on Sheet1!A1 (John Reviewer): Why Python specifically?" in text
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
+                                 "cell comments (4 cell(s) on 1 sheet(s)); citations still point into the file")
+    assert not [p for p in inputs.iterdir() if p.is_symlink()]  # no link of the workbook besides
+    assert path.read_bytes() == before
+
+
+def test_a_workbook_without_comments_stays_a_plain_link_and_is_not_read(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    path = placed(ws, TITLED, "birds/titled.xlsx")
+    calls: list[str] = []
+    ctx = dataclasses.replace(env["ctx"], extract_text=lambda p: calls.append(p) or "# x\n\nComment on x!A1: y")
+    [update] = plugin.ingest(ctx=ctx, sources=[source(ws, "birds/titled.xlsx")], force=False)
+    assert update.status == "submitted" and update.kind == "document" and update.last_error is None
+    link = inputs / (update.light_rag_file_path or "")
+    assert link.name.endswith(".xlsx") and link.is_symlink() and os.readlink(link) == str(path) and not calls
+
+
+def test_a_cells_text_reading_comment_on_is_no_comment(env: dict[str, Any], tmp_path: Path) -> None:
+    """Whether a workbook holds comments is its structure (comments parts), not how a cell's text starts."""
+    from openpyxl import Workbook
+
+    ws, inputs = env["ws"], env["inputs"]
+    wb = Workbook()
+    wb.active.append(["Comment on Sheet1!A1 (Ann): not a comment"])
+    wb.save(ws / "plain.xlsx")
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "plain.xlsx")], force=False)
+    assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink()
+
+
+@pytest.mark.parametrize("data", [b"not a zip at all", b"PK\x03\x04broken"], ids=["no-zip", "damaged"])
+def test_an_unreadable_workbook_is_linked_for_lightrag_to_say_what_it_makes_of_it(
+        env: dict[str, Any], data: bytes) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    (ws / "broken.xlsx").write_bytes(data)
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "broken.xlsx")], force=False)
+    assert update.kind == "document" and (inputs / (update.light_rag_file_path or "")).is_symlink()
+
+
+def test_a_workbook_wrappers_first_line_never_reaches_a_reference() -> None:
+    first = f"{links.WORKBOOK_WRAPPER_MARK} birds/ducks.xlsx\n\n# Sheet1\n\n{F7}\n"
+    refs = querying.references_from_data({"chunks": [
+        {"file_path": "ducks.w1.abc-def.xlsx.md", "chunk_id": "doc-1-chunk-000", "content": first}]})
+    assert refs[0].content == f"# Sheet1\n\n{F7}\n"
+
+
+@pytest.mark.parametrize("path", sorted(CORPUS.glob("*.xls[xm]")), ids=lambda p: p.stem)
+def test_the_comments_the_structure_counts_are_those_the_locator_plugin_reads(path: Path) -> None:
+    """On every corpus workbook, the commented cells ``workbooks.commented`` counts from the zip's parts are
+    those where the XLSX plugin (openpyxl) reads a comment."""
+    from mnote_kr_xlsx_locator.reader import load_xlsx
+
+    before = path.read_bytes()
+    cells = {(p.sheet, p.row, p.cells[0][0]) for p in load_xlsx(path).paragraphs if p.comment}
+    assert workbooks.commented(str(path)) == ((len(cells), len({s for s, _, _ in cells})) if cells else None)
+    assert path.read_bytes() == before
+
+
+def _values(text: str) -> set[str]:
+    """The non-empty cell values of LightRAG's text of a workbook (its sheet lines left out; a line break
+    it escapes as ``\\n`` read as the space the XLSX plugin reads)."""
+    return {" ".join(v.replace("\\n", " ").split()) for line in text.splitlines() if not line.startswith("=" * 20)
+            for v in line.split("\t") if v.strip()}
+
+
+#: docling's inflated workbook is left out: LightRAG's extractor walks its whole formatted extent (half a minute)
+READ_BY_LIGHTRAG = sorted(p for p in CORPUS.glob("*.xlsx") if "inflated" not in p.name)
+
+
+@pytest.mark.parametrize("path", READ_BY_LIGHTRAG, ids=lambda p: p.stem)
+def test_every_value_lightrag_reads_in_a_corpus_workbook_is_in_the_text_sent_for_it(path: Path) -> None:
+    text = load_plugins().extract_text(str(path))
+    assert _values(lightrag_reads(path)) <= {" ".join(v.split()) for line in text.split("\n\n")
+                                             for v in line.split(" | ")}
+
+
+def test_hidden_sheets_and_rows_lightrag_reads_are_sent_with_their_comments(env: dict[str, Any]) -> None:
+    """LightRAG reads hidden sheets and rows too: the text sent in its place holds them, a comment there too."""
+    from openpyxl import Workbook
+    from openpyxl.comments import Comment
+
+    ws, inputs = env["ws"], env["inputs"]
+    wb = Workbook()
+    shown = wb.active
+    shown.title = "Trips"
+    for row in (["Item", "Budget"], ["Ferry tickets", 420], ["Hotel nights", 900]):
+        shown.append(row)
+    shown.row_dimensions[3].hidden = True
+    shown["B2"].comment = Comment("Booked in March", "Ann Lee")
+    stash = wb.create_sheet("Stash")
+    stash.append(["Glacier permits", 75])
+    stash["B1"].comment = Comment("Paid in cash", "Ann Lee")
+    stash.sheet_state = "hidden"
+    wb.save(ws / "trip.xlsx")
+    before = (ws / "trip.xlsx").read_bytes()
+    missed = lightrag_reads(ws / "trip.xlsx")
+    assert "Hotel nights\t900" in missed and "Glacier permits\t75" in missed and "Paid" not in missed
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "trip.xlsx")], force=False)
+    assert update.kind == "text_fallback", update
+    text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
+    assert "\n\nHotel nights | 900\n\n" in text and "\n\n# Stash\n\nGlacier permits | 75\n\n" in text
+    assert "Comment on Trips!B2 (Ann Lee): Booked in March" in text
+    assert "Comment on Stash!B1 (Ann Lee): Paid in cash" in text
+    assert update.last_error is not None and "cell comments (2 cell(s) on 2 sheet(s))" in update.last_error
+    assert (ws / "trip.xlsx").read_bytes() == before
