@@ -148,3 +148,15 @@ def test_an_element_name_alone_in_prose_stays_text(text: str) -> None:
     kept = text.split("<drawing")[0].strip()
     assert kept in _words(display_text(text)), display_text(text)
     assert kept in _words(locator_text(text))
+
+
+@pytest.mark.parametrize("text", [
+    "Usage: kumconv <input> <output> converts the kumquat file.",
+    "Pick a <label> <select> pair for the kumquat form.",
+    "For kumquats, the <main> <aside> layout works.",
+])
+def test_two_placeholders_side_by_side_in_prose_stay_in_the_quote(text: str) -> None:
+    """A CLI synopsis's ``<input> <output>`` is the text's words: two element names side by side in prose,
+    with no other markup in the text, are no markup (r13 quoted ``Usage: kumconv converts the kumquat file.``)."""
+    bundle = clean_citation_text(text, "kumquat")
+    assert _words(bundle.display_quote) == text, bundle.display_quote

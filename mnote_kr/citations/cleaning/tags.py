@@ -10,7 +10,9 @@ in angle brackets. So a complete tag is markup when
 * its element is closed later in the text (``<details>...</details>``), or it closes one (``</details>``: no
   sentence writes an element's closing tag);
 * it is an element's tag among markup the text holds (``<input>`` in ``<p align="center">Logo<input></p>``),
-  or beside another element's tag (``<html>\\n<head>``, a page's opening cut from its closing tags).
+  or beside another element's tag on its own line or with nothing between (``<html>\\n<head>``, a page's
+  opening cut from its closing tags): two names a space apart on one line are a sentence's words
+  (``kumconv <input> <output>``, ``the <main> <aside> layout``).
 
 LightRAG's own shells (``<equation>``, ``<drawing>``, ``<table format=...>``) and the sub/superscripts and line
 breaks its parsers write into any document are no sign that the document holds markup: ``Type in the <input>
@@ -147,9 +149,12 @@ def _sure_with(name: str, attrs: str) -> bool:
 
 
 def _beside(text: str, tag: tuple, other: tuple) -> bool:
-    """``tag`` and ``other`` are both elements' tags with only white space between them."""
+    """``tag`` and ``other`` are both elements' tags as markup writes them side by side: nothing between them, or
+    only white space holding a line break (``<html>\\n<head>``). Spaces on one line are a sentence's
+    (``Usage: kumconv <input> <output>``): markup there needs other evidence in the text."""
     first, second = sorted((tag, other))
-    return _name(other[3])[1] and not text[first[1] : second[0]].strip()
+    gap = text[first[1] : second[0]]
+    return _name(other[3])[1] and not gap.strip() and (not gap or "\n" in gap)
 
 
 def is_cut_tag(name: str, rest: str, at_end: bool, html: bool = False) -> bool:

@@ -108,6 +108,12 @@ def named_kinds(query: str) -> set[str]:
     return out
 
 
+def kind_words(kinds: set[str]) -> set[str]:
+    """The words (as ``iter_tokens`` reads them) by which a query names the shape ``kinds``: "rectangle",
+    "text" and "box", "矩形"."""
+    return {tok for kind in kinds for word in SHAPE_KINDS[kind] for tok, _, _ in iter_tokens(normalize(word))}
+
+
 def of_kind(para: SlideParagraph, kinds: set[str]) -> bool:
     """Whether ``para``'s shape is of a kind named: a kind word of its name ("Rectangle 3", "Rounded Rectangle
     4", "矩形 3"; ``SHAPE_KINDS``); never a speaker note."""
@@ -137,9 +143,10 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
         return None
     words = other_words(query, meta)
     notes = asks_for_notes(query, meta)
-    if not notes and not notes_hold_more(doc, cands, words):  # the shapes: the notes are not what it shows
-        cands = [p for p in cands if not p.notes] or cands
     kinds = named_kinds(query)
+    # a kind word names a shape, it asks nothing of the content: "point at the rectangle" in the notes is no answer
+    if not notes and not notes_hold_more(doc, cands, words - kind_words(kinds)):  # the shapes: what it shows
+        cands = [p for p in cands if not p.notes] or cands
     total = sum(doc.idf(w) for w in words)
     score = {p.index: sum(doc.idf(w) for w in held_words(doc, p, words)) / total if total else 0.0 for p in cands}
     held = any(score.values())

@@ -198,3 +198,32 @@ def test_a_query_word_in_a_shapes_name_does_not_outrank_the_shape_holding_the_wo
     # and never outranks the shape holding the words: the text box holds "users", the rectangle none
     loc = ask("the users in the rectangle on slide 2")
     assert (loc.slide, loc.quote) == (2, "Active users: 5,000 in May"), (loc.shape_name, loc.reason)
+
+
+def test_a_shape_kind_named_is_cited_even_when_the_notes_mention_that_kind(
+        plugins, tmp_path: Path, words_only: None) -> None:  # type: ignore[no-untyped-def]
+    """"what is in the rectangle on slide 2": the kind word is how the query names the shape, not a word it
+    asks the slide's content about. The notes saying "point at the rectangle" made ``notes_hold_more`` keep
+    the notes, which then outranked the rectangle (they hold "rectangle", the shape's text does not)."""
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    prs = Presentation()
+    s1 = prs.slides.add_slide(prs.slide_layouts[1])
+    s1.shapes.title.text = "Overview"
+    s1.placeholders[1].text = "Why we build it"
+    s2 = prs.slides.add_slide(prs.slide_layouts[5])
+    s2.shapes.title.text = "Growth"
+    box = s2.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
+    box.text_frame.text = "Active users: 5,000 in May"
+    rect = s2.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(4), Inches(2), Inches(1))
+    rect.text_frame.text = "Target for June"
+    s2.notes_slide.notes_text_frame.text = "Point at the rectangle while presenting."
+    path = tmp_path / "growth.pptx"
+    prs.save(path)
+    before = hashlib.sha256(path.read_bytes()).digest()
+    loc = plugins.locate(LocateRequest(file=str(path), evidence="Why we build it",
+                                       query="what is in the rectangle on slide 2",
+                                       passage="Overview\nWhy we build it"))
+    assert (loc.slide, loc.speaker_notes, loc.quote) == (2, False, "Target for June"), (loc.shape_name, loc.reason)
+    assert hashlib.sha256(path.read_bytes()).digest() == before
