@@ -183,3 +183,29 @@ def test_hidden_sheets_and_rows_lightrag_reads_are_sent_with_their_comments(env:
     assert "Comment on Stash!B1 (Ann Lee): Paid in cash" in text
     assert update.last_error is not None and "cell comments (2 cell(s) on 2 sheet(s))" in update.last_error
     assert (ws / "trip.xlsx").read_bytes() == before
+
+
+def test_a_commented_workbooks_text_keeps_a_formula_lightrag_reads(tmp_path: Path) -> None:
+    """The text sent for a workbook with comments stands in for LightRAG's own reading
+    (``workbooks``' docstring: each cell its cached value, else its formula). A workbook saved by a
+    script (openpyxl, pandas) holds no cached values: LightRAG indexes ``=SUM(B2:B3)``, mnote-kr's text
+    drops the cell, so once a comment is added the formula leaves the index."""
+    import openpyxl
+    from openpyxl.comments import Comment
+
+    from mnote_kr_xlsx_locator import extract_text
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Ducks"
+    ws.append(["Pond", "Count"])
+    ws.append(["North", 3])
+    ws.append(["South", 4])
+    ws.append(["Total", "=SUM(B2:B3)"])
+    ws["A2"].comment = Comment("Kumquat survey by the river", "Ann")
+    path = tmp_path / "ducks.xlsx"
+    wb.save(path)
+    assert "=SUM(B2:B3)" in lightrag_reads(path)  # what LightRAG would have indexed
+    text = extract_text(str(path))
+    assert text is not None and "Kumquat survey" in text
+    assert "=SUM(B2:B3)" in text, text

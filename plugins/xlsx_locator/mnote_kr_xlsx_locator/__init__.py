@@ -2,7 +2,7 @@
 
 Written only against ``mnote_kr.plugin_api``, as a third party's plugin would be. ``reader``
 turns a workbook into one paragraph per non-empty row (values as LightRAG indexes them: formulas
-by their cached value), knowing each row's table header and label; the host's ``match_evidence``
+by their cached value, else their text), knowing each row's table header and label; the host's ``match_evidence``
 finds the row the evidence came from. The answer is ``cell`` precision (sheet, A1 range of the
 row or of the one cell the query names, header texts, row label), or an honest ``file`` locator.
 Cell comments are lines of their own (``comments``), cited on the commented cell in their words.

@@ -356,7 +356,9 @@ def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowPar
     """``row``, or the cell comment the query names better (``named_row``: more of its words), among those the
     evidence quotes whole and the matcher's own paragraph (a comment's line is a paragraph of its own, in no
     run of rows), each with the row holding its cell (a question about the cell's value, not its comment,
-    names that row better). ``row`` on a tie; the same row as before for a workbook without comments."""
+    names that row better). ``row`` on a tie; the same row as before for a workbook without comments. A row
+    chosen by its label (a comment has none) yields to a comment on one of its cells that holds query words
+    the row does not spell (``comment_asked``)."""
     ev = _tokens(request.evidence)
     said = [p for p in doc.paragraphs if p.comment and p is not row and (p is found or p.tokens and p.tokens <= ev)]
     if not said:
@@ -365,7 +367,24 @@ def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowPar
     held = [p for p in doc.paragraphs if not p.comment and p is not row and p.tokens <= ev
             and any((p.sheet, p.row, col) in cells for col, _ in p.cells)]
     best = named_row([row, *said, *held], request.query, row)
-    return row if best is None else best
+    best = row if best is None else best
+    return best if best.comment else comment_asked(best, said, request.query) or best
+
+
+def comment_asked(row: RowParagraph, said: list[RowParagraph], query: str) -> RowParagraph | None:
+    """Among the comments ``said``, the one on a cell of ``row`` holding the most query words that none of
+    the row's cells, its headers and its sheet's name hold ("who checked the south count twice": only the
+    comment on the South row's count says "checked" and "twice"): the question is about the comment, on
+    that cell. None when no comment on the row holds such a word."""
+    held = set(row.tokens) | _tokens(row.sheet)
+    for text in row.headers.values():
+        held |= _tokens(text)
+    asked = query_words(query) - held
+    cols = {col for col, _ in row.cells}
+    scored = [(len(c.tokens & asked), -c.index, c) for c in said
+              if c.sheet == row.sheet and c.row == row.row and c.cells[0][0] in cols]
+    best = max(scored, key=lambda s: s[:2], default=None)
+    return best[2] if best is not None and best[0] else None
 
 
 def locate_xlsx(request: LocateRequest) -> Locator:

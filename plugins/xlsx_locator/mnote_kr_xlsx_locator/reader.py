@@ -2,7 +2,8 @@
 
 A sheet's tables are its regions of touching non-empty cells (as docling finds them); a paragraph is
 one row of one region, its values as LightRAG indexes them (``str`` of each value, formulas by the
-value cached in the file, ``data_only=True``) joined by `` | ``. A region whose first row of two
+value cached in the file, ``data_only=True``, else by their text, ``=SUM(B2:B3)``: a workbook saved by a
+script caches none; ``formulas``) joined by `` | ``. A region whose first row of two
 cells or more is all text, with rows below it, is a table with that header. A row's label is its
 first text cell when more cells follow; in a table, its cell under the header's first column.
 Hidden sheets and rows are kept apart (``hidden``). A cell comment is a paragraph of its own
@@ -14,8 +15,11 @@ to at most 48 MB) and each sheet's rows holding a value, counted in its XML (its
 its ``<row>`` tags, is only an upper bound: a sheet formatted far down says more): more than
 ``MAX_ROWS`` refuses the workbook with one ``DocumentError`` line, and so do more than ``MAX_XML_CELLS``
 ``<c>`` elements in its sheets' XML (styled empty cells too: openpyxl builds each). Only the cells the
-XML holds are read, never the whole extent the sheet spans. ``check_workbook`` is these budgets alone
-(``OverBudgetError``), what the ``check_budget`` hook asks before the workbook is sent to the index.
+XML holds are read, never the whole extent the sheet spans. Formulas are read in a second, read-only
+(streamed) pass, only for the sheets holding a cell with no value, and only across those cells' span
+(at most ``MAX_FORMULA_SPAN`` slots a sheet; past it, the sheet keeps its formulas out).
+``check_workbook`` is these budgets alone (``OverBudgetError``), what the ``check_budget`` hook asks
+before the workbook is sent to the index.
 """
 
 from __future__ import annotations
@@ -50,6 +54,9 @@ MAX_CELLS = 2_000_000  # the cache's weight limit (rows kept)
 #: before it loads. 100,000 rows (``MAX_ROWS``) of ten columns.
 MAX_XML_CELLS = 1_000_000
 MAX_PART_BYTES = 48 * 1024 * 1024
+#: Cells a sheet's formula pass may walk (the rows times the columns spanned by its cells with no value:
+#: openpyxl's read-only rows are filled across that span).
+MAX_FORMULA_SPAN = 4 * MAX_XML_CELLS
 CACHE_SIZE = 16
 _HINT = "a workbook this large is cited as a whole file; split it or save the table on its own sheet"
 
@@ -273,10 +280,42 @@ def _own_cells(ws: Any) -> list[Any]:
     return [own[key] for key in sorted(own)]
 
 
-def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParagraph]:
+def formulas(fws: Any, blank: set[tuple[int, int]]) -> dict[tuple[int, int], str]:
+    """The formula text (``=SUM(B2:B3)``) of each ``blank`` cell (row, column: no cached value) of the
+    read-only, formula-reading sheet ``fws`` that holds one, as LightRAG reads a formula with no cached
+    value. Only the rows and columns ``blank`` spans are walked; none past ``MAX_FORMULA_SPAN`` slots."""
+    if not blank:
+        return {}
+    lo, hi = min(r for r, _ in blank), max(r for r, _ in blank)
+    left, right = min(c for _, c in blank), max(c for _, c in blank)
+    if (hi - lo + 1) * (right - left + 1) > MAX_FORMULA_SPAN:
+        return {}
+    out: dict[tuple[int, int], str] = {}
+    for r, values in enumerate(fws.iter_rows(min_row=lo, max_row=hi, min_col=left, max_col=right,
+                                             values_only=True), start=lo):
+        for c, value in enumerate(values, start=left):
+            text = getattr(value, "text", value)  # an array formula's text
+            if (r, c) in blank and isinstance(text, str) and text.startswith("=") and _text(text):
+                out[(r, c)] = text
+    return out
+
+
+def _blank(ws: Any) -> set[tuple[int, int]]:
+    """The cells the sheet's XML holds with no value (styled empty ones, formulas with no cached value)."""
+    return {(c.row, c.column) for c in _own_cells(ws) if c.value is None}
+
+
+def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int,
+                formula: dict[tuple[int, int], str] | None = None) -> list[RowParagraph]:
+    """The sheet's rows (``RowParagraph``), each cell its value, else its ``formula`` text."""
+    formula = formula or {}
+
+    def value(c: Any) -> Any:
+        return c.value if c.value is not None else formula.get((c.row, c.column))
+
     cells: dict[tuple[int, int], Any] = {}
     for c in _own_cells(ws):
-        if c.value is not None and _text(c.value):
+        if value(c) is not None and _text(value(c)):
             cells[(c.row, c.column)] = c
     out: list[RowParagraph] = []
     for number, region in enumerate(regions(cells), start=first_region):
@@ -286,11 +325,11 @@ def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int) -> list[RowParag
             by_row.setdefault(r, []).append(cells[(r, c)])
         for r, found in by_row.items():
             hidden = sheet_hidden or (r in ws.row_dimensions and bool(ws.row_dimensions[r].hidden))
-            texts = tuple((c.column, _text(c.value)) for c in found)
+            texts = tuple((c.column, _text(value(c))) for c in found)
             label = next((c.column for c in found if isinstance(c.value, str)), None)
             rows.append(RowParagraph(index=0, text=" | ".join(t for _, t in texts), heading_path=(ws.title,),
                                      sheet=ws.title, row=r, cells=texts,
-                                     shown=tuple(_shown(c.value, c.number_format) for c in found),
+                                     shown=tuple(_shown(value(c), c.number_format) for c in found),
                                      label_column=label if label is not None and len(found) > 1 else None,
                                      hidden=hidden, region=number))
         _table(rows)
@@ -352,9 +391,16 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
         sheets = list(wb.sheetnames)
         found = threads(real)
         region = said = 0  # the next table region's number; the comments read so far
+        blanks = {ws.title: _blank(ws) for ws in wb.worksheets}
+        fwb = load_workbook(real, read_only=True) if any(blanks.values()) else None  # formulas, streamed
+        try:
+            written = {t: formulas(fwb[t], b) for t, b in blanks.items() if b} if fwb is not None else {}
+        finally:
+            if fwb is not None:
+                fwb.close()
         for ws in wb.worksheets:
             hidden = ws.sheet_state != "visible"
-            own = _sheet_rows(ws, hidden, region)
+            own = _sheet_rows(ws, hidden, region, written.get(ws.title))
             region = max((r.region for r in own), default=region - 1) + 1
             own = _with_comments(ws, own, found, hidden, region, MAX_COMMENTS - said)
             region = max((r.region for r in own), default=region - 1) + 1

@@ -158,3 +158,33 @@ def test_the_viewer_draws_the_cells_not_their_comments(plugins) -> None:  # type
     [sheet] = model.sheets
     cells = {(c.row, c.column): c.text for c in sheet.cells}
     assert cells[(7, 6)] == "80" and len(cells) == 30
+
+
+def test_a_question_in_a_comments_words_is_quoted_in_them_when_the_row_label_is_named_too(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """"who checked the south count twice": only B3's comment holds "checked" and "twice". ``named_row``
+    ranks a row's label words before all other words, and a comment has no label, so the South row (label
+    "South") outranks the comment holding four of the query's words: the citation quotes the value "4"
+    and never the comment the question is about."""
+    import openpyxl
+    from openpyxl.comments import Comment
+
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Ducks"
+    for row in (["Pond", "Count", "Warden"], ["North", 3, "Ann"], ["South", 4, "Bob"], ["East", 7, "Cy"]):
+        ws.append(row)
+    ws["B3"].comment = Comment("South pond count checked twice by the warden", "Ann")
+    path = tmp_path / "ducks.xlsx"
+    wb.save(path)
+    before = hashlib.sha256(path.read_bytes()).digest()
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(path))
+    query = "who checked the south count twice"
+    bundle = plugins.clean_text(text, query, None)
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=bundle.locator_evidence_text, query=query,
+                                       passage=text))
+    assert (loc.sheet, loc.range) == ("Ducks", "B3")
+    assert loc.quote == "South pond count checked twice by the warden", (loc.quote, loc.locator_reason)
+    assert hashlib.sha256(path.read_bytes()).digest() == before
