@@ -161,11 +161,8 @@ def test_a_named_slides_notes_holding_the_querys_words_stay_cited_exactly(
     assert hashlib.sha256(path.read_bytes()).digest() == before
 
 
-def test_a_query_word_in_a_shapes_name_does_not_outrank_the_shape_holding_the_words(
-        plugins, tmp_path: Path, words_only: None) -> None:  # type: ignore[no-untyped-def]
-    """"number of users on slide 2": r13 took every query word as a shape kind and ranked kind before words, so
-    the slide-number box ("Slide Number Placeholder 4", "2") was cited with the reason "its other words are in
-    this shape". The text box holding "users" answers; a placeholder's name is no kind an ordinary word names."""
+def _growth_deck():  # type: ignore[no-untyped-def]
+    """A two-slide deck: an overview, then "Growth" with a text box of users and a rectangle of the target."""
     from pptx import Presentation
     from pptx.util import Inches
 
@@ -177,14 +174,25 @@ def test_a_query_word_in_a_shapes_name_does_not_outrank_the_shape_holding_the_wo
     s2.shapes.title.text = "Growth"
     box = s2.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
     box.text_frame.text = "Active users: 5,000 in May"
+    rect = s2.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(4), Inches(2), Inches(1))
+    rect.text_frame.text = "Target for June"
+    return prs, s2
+
+
+def test_a_query_word_in_a_shapes_name_does_not_outrank_the_shape_holding_the_words(
+        plugins, tmp_path: Path, words_only: None) -> None:  # type: ignore[no-untyped-def]
+    """"number of users on slide 2": r13 took every query word as a shape kind and ranked kind before words, so
+    the slide-number box ("Slide Number Placeholder 4", "2") was cited with the reason "its other words are in
+    this shape". The text box holding "users" answers; a placeholder's name is no kind an ordinary word names."""
+    from pptx.util import Inches
+
+    prs, s2 = _growth_deck()
     num = s2.shapes.add_textbox(Inches(8), Inches(6), Inches(1), Inches(1))
     num.name = "Slide Number Placeholder 4"  # PowerPoint's name for the slide-number box
     num.text_frame.text = "2"
     date = s2.shapes.add_textbox(Inches(1), Inches(6), Inches(2), Inches(1))
     date.name = "Date Placeholder 5"
     date.text_frame.text = "5/12/2026"
-    rect = s2.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(4), Inches(2), Inches(1))
-    rect.text_frame.text = "Target for June"
     path = tmp_path / "growth.pptx"
     prs.save(path)
     ask = lambda query: plugins.locate(LocateRequest(  # noqa: E731
@@ -205,19 +213,7 @@ def test_a_shape_kind_named_is_cited_even_when_the_notes_mention_that_kind(
     """"what is in the rectangle on slide 2": the kind word is how the query names the shape, not a word it
     asks the slide's content about. The notes saying "point at the rectangle" made ``notes_hold_more`` keep
     the notes, which then outranked the rectangle (they hold "rectangle", the shape's text does not)."""
-    from pptx import Presentation
-    from pptx.util import Inches
-
-    prs = Presentation()
-    s1 = prs.slides.add_slide(prs.slide_layouts[1])
-    s1.shapes.title.text = "Overview"
-    s1.placeholders[1].text = "Why we build it"
-    s2 = prs.slides.add_slide(prs.slide_layouts[5])
-    s2.shapes.title.text = "Growth"
-    box = s2.shapes.add_textbox(Inches(1), Inches(2), Inches(4), Inches(1))
-    box.text_frame.text = "Active users: 5,000 in May"
-    rect = s2.shapes.add_shape(MSO_SHAPE.RECTANGLE, Inches(1), Inches(4), Inches(2), Inches(1))
-    rect.text_frame.text = "Target for June"
+    prs, s2 = _growth_deck()
     s2.notes_slide.notes_text_frame.text = "Point at the rectangle while presenting."
     path = tmp_path / "growth.pptx"
     prs.save(path)
