@@ -7,7 +7,6 @@ measures it), and its vectors must not depend on them."""
 from __future__ import annotations
 
 import base64
-import os
 import shutil
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -62,11 +61,11 @@ def _proc_memory(pid: int) -> dict[str, int]:
 
 @pytest.mark.integration
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the model service's peak RSS from /proc")
-def test_lr_engine_ingests_a_long_document_with_its_model_service_under_half_a_gigabyte_a_core(
+def test_lr_engine_ingests_a_long_document_with_its_model_service_under_1300_mib(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 104-chunk document (LightRAG sends 8 requests of 10 chunks at once for it): the workspace
-    engine's model service (e5xlang, the default) peaks under its model plus 0.5 GB a core (0.9 GB
-    on 2 cores), where every request running its own forward passes took 1.7 GB."""
+    engine's model service (e5xlang, the default) peaks under its model and two forward passes of
+    0.5 GB each (0.9 GB measured on 2 cores), where every request running its own passes took 1.7 GB."""
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.app.host import Host
@@ -94,8 +93,7 @@ def test_lr_engine_ingests_a_long_document_with_its_model_service_under_half_a_g
         stats = httpx.get(f"{info.models_url}/stats", headers=ms.auth_headers(info.models_key), trust_env=False)
         assert stats.json()["requests"]["embeddings"] >= 11  # its 104 chunks, 10 a request: 8 of them at once
         peak = _proc_memory(pid)["VmHWM"]
-        cores = len(os.sched_getaffinity(0))
-        assert peak < 300 + 500 * cores, f"the model service peaked at {peak} MiB on {cores} cores"
+        assert peak < 1300, f"the model service peaked at {peak} MiB"
         assert b"MALLOC_ARENA_MAX=2" in Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
     finally:
         managed.stop_engine(dirs["state_dir"])
