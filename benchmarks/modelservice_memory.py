@@ -13,7 +13,7 @@ Settings, each in a fresh model-service process started as ``engine/managed.py``
 same module, arguments and environment), the model loaded before the clock starts:
 
 * ``today``: no bound on the forward passes run at once, glibc's default malloc arenas (before);
-* ``gate``: ``e5.FORWARDS`` alone (one forward pass per core);
+* ``gate``: ``e5.FORWARDS`` alone (at most 2 forward passes at once, as one call runs them);
 * ``fix``: what the managed engine runs now: the gate and ``modelservice.PROCESS_ENV``.
 
 Per setting and round: a cold pass (the first of a new process) and a warm pass (the same load
