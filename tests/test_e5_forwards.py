@@ -2,8 +2,8 @@
 
 The offline model service answers LightRAG's embedding requests on up to 16 handler threads
 (LightRAG sends 8 at once); each pass holds its own working memory (a few hundred MB for a full
-batch of 512-token windows), so the passes running at once must be bounded as one call's are (one
-per core, at most 2), not by the callers."""
+batch of 512-token windows), so the passes running at once are bounded by the cores (at most 4), not
+by the callers."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ import pytest
 from mnote_kr.citations.rank import e5
 
 
-def test_e5_runs_at_most_two_forward_passes_however_many_threads_embed(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_e5_runs_at_most_one_forward_pass_per_core_however_many_threads_embed(monkeypatch: pytest.MonkeyPatch) -> None:
     model = e5.model()
-    bound = min(2, os.cpu_count() or 1)  # one per core, at most 2, as one call runs them
+    bound = min(4, os.cpu_count() or 1)  # one per core, at most 4
     callers = 8  # LightRAG's requests in flight, each on a handler thread of the model service
     state = threading.Condition()
     inside: set[int] = set()

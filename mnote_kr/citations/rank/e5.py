@@ -50,14 +50,14 @@ DIM = 384
 #: Tokens of one forward pass (texts are batched by length up to this many, padding included).
 BATCH_TOKENS = 4096
 
-#: Forward passes running at once in this process, over all its threads and calls: as many as one
-#: call runs side by side (``e5_onnx.workers()``: one per core, at most 2). Each holds its own
+#: Forward passes running at once in this process, over all its threads and calls
+#: (``e5_onnx.passes()``: one per core, at most 4; 2 on the measured machine). Each holds its own
 #: working memory, a few hundred MB for a full batch of 512-token windows (onnxruntime's attention
 #: scores alone are batch x 12 heads x tokens² floats), and nothing bounded them across calls: the
 #: offline model service answers LightRAG's 8 embedding requests at once, each running its batches
 #: side by side, so 16 passes shared 2 cores and the service's RSS peaked at 2.9 GB while LightRAG
 #: ingested 38 files (1.5 GB with this bound, no slower: ``benchmarks/modelservice_memory.py``).
-FORWARDS: contextlib.AbstractContextManager[Any] = threading.BoundedSemaphore(e5_onnx.workers())
+FORWARDS: contextlib.AbstractContextManager[Any] = threading.BoundedSemaphore(e5_onnx.passes())
 _QK = 32
 _BLOCK = 2 + _QK // 2  # one Q4_0 block: fp16 scale + 16 bytes of nibbles
 _SPACES = re.compile(" {2,}")
