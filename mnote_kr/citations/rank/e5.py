@@ -49,6 +49,15 @@ E5_SHA256 = "1571fc9827503943b6bb2e2c03c071f70a14f6e8ffc673946a1f7abbbfbb782f"
 DIM = 384
 #: Tokens of one forward pass (texts are batched by length up to this many, padding included).
 BATCH_TOKENS = 4096
+
+#: Forward passes running at once in this process, over all its threads and calls
+#: (``e5_onnx.passes()``: one per core, at most 4; 2 on the measured machine). Each holds its own
+#: working memory, a few hundred MB for a full batch of 512-token windows (onnxruntime's attention
+#: scores alone are batch x 12 heads x tokens² floats), and nothing bounded them across calls: the
+#: offline model service answers LightRAG's 8 embedding requests at once, each running its batches
+#: side by side, so 16 passes shared 2 cores and the service's RSS peaked at 2.9 GB while LightRAG
+#: ingested 38 files (1.5 GB with this bound, no slower: ``benchmarks/modelservice_memory.py``).
+FORWARDS: contextlib.AbstractContextManager[Any] = threading.BoundedSemaphore(e5_onnx.passes())
 _QK = 32
 _BLOCK = 2 + _QK // 2  # one Q4_0 block: fp16 scale + 16 bytes of nibbles
 _SPACES = re.compile(" {2,}")
@@ -286,7 +295,12 @@ class E5:
         return out / np.maximum(norms, 1e-12)
 
     def _forward(self, seqs: list[list[int]]) -> np.ndarray:
-        """Mean-pooled last hidden states of token sequences (padded into one batch)."""
+        """Mean-pooled last hidden states of token sequences (padded into one batch), one of
+        :data:`FORWARDS` at a time."""
+        with FORWARDS:
+            return self._pooled(seqs)
+
+    def _pooled(self, seqs: list[list[int]]) -> np.ndarray:
         b, n = len(seqs), max(len(s) for s in seqs)
         h = self.hidden
         ids = np.zeros((b, n), np.int64)

@@ -148,3 +148,9 @@ def build_graph(tensor: Any, matrix: Any, blocks: Any, hidden: int, ffn: int, la
 def workers() -> int:
     """Batches run side by side: one per core, at most 2 (each a single-threaded session run)."""
     return max(1, min(2, os.cpu_count() or 1))
+
+
+def passes() -> int:
+    """Forward passes one process runs at once over all its calls: one per core (each pass is a
+    single-threaded session run), at most 4 (each holds a few hundred MB of working memory)."""
+    return max(1, min(4, os.cpu_count() or 1))

@@ -391,7 +391,8 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             models_log.write_bytes(b"")
             mproc = spawn([sys.executable, "-m", "mnote_kr_lightrag.engine.modelservice", "--host", host,
                             "--port", str(mport), "--embedder", offline_spec.name],
-                           cwd=run_dir, env={**base_env(), modelservice.KEY_ENV: models_key or ""}, log=models_log)
+                           cwd=run_dir, log=models_log,
+                           env={**base_env(), **modelservice.PROCESS_ENV, modelservice.KEY_ENV: models_key or ""})
             started.append((mproc, "models"))
             _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 

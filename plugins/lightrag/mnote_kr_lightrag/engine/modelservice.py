@@ -71,6 +71,12 @@ COMPLETE = "<|COMPLETE|>"
 MAX_BODY = 4 * 1024 * 1024
 #: Environment variable that carries the key to ``python -m mnote_kr_lightrag.engine.modelservice``.
 KEY_ENV = "MNOTE_KR_MODELS_KEY"
+#: What the service's process adds to the engine's environment (``engine/managed.py`` starts it
+#: so). glibc's malloc gives every thread that allocates an arena of its own, up to 8 per core,
+#: and each keeps what the forward passes run in that thread freed: with the service's 16 handler
+#: threads and e5's workers, its peak RSS over LightRAG's ingest of 38 files was 1.5 GB, with two
+#: arenas 0.95 GB, no slower (``benchmarks/modelservice_memory.py``). Other C libraries ignore it.
+PROCESS_ENV = {"MALLOC_ARENA_MAX": "2"}
 #: Paths answered without the key (liveness, the embedder's name: what ``engine/managed.py`` waits on).
 OPEN_PATHS = frozenset({"/health", "/v1/health"})
 #: Connection bounds: headers within 10 s of their first byte, a body within 30 s (LightRAG sends
