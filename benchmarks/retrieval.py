@@ -1,6 +1,6 @@
 """Retrieval quality of the managed engine's offline embedders, and the answering place first.
 
-Labels (``benchmarks/retrieval_labels.py`` reads them and resolves the labelled places): six sets
+Labels (``benchmarks/retrieval_labels.py`` reads them and resolves the labelled places): seven sets
 of questions written by reading documents of ``tests/data/corpus``, each naming the answering
 file and its place:
 
@@ -21,6 +21,9 @@ file and its place:
   heldout2 before issue 33's seventh round: measured only, its misses never printed.
 * ``tables``: ``retrieval_tables.json``, 38 questions on table cells (21 Chinese; 27 PDF, 11 DOCX), one new
   file; written before issue 33's twelfth round tuned on it. PDF labels: page and the cell's value, no block.
+* ``tune4``: ``retrieval_tune4.json``, 48 questions on PDF blocks (24 Chinese; 43 other wording) over 3
+  files no other set uses, two of them scans whose Chinese OCR text PDFium cannot read; labelled like
+  heldout2 and written before any tuning on it: a tuning set, to choose a PDF locator setting (round 14).
 
 For each embedder (baseline ``e5hybrid``, the former default; measured: the default ``e5xlang``),
 a fresh real managed engine is started under a temp dir, the files of every set are ingested
@@ -50,8 +53,9 @@ Printed per embedder and variant:
 * for the older sets, as before: recall@5 and MRR per set and wording and for the union of their
   other-wording questions; place@1 per citation order (LightRAG's own, the former host ranking
   ``ids.score``, the order the host returned, that ranking re-applied by this tree);
-* ``--misses``: every place@1 miss of the older sets (question, labelled place, cited place, cited
-  evidence); ``--order rerun`` prints those of this tree's ranking re-applied instead of the run's.
+* ``--misses``: every place@1 miss of the tuning sets, every set but heldout2 and heldout3 (question,
+  labelled place, cited place, cited evidence); ``--order rerun`` prints those of this tree's ranking
+  re-applied instead of the run's.
 
 ``--dump`` keeps every citation of each search (``all``, before ``pipeline.search`` keeps
 ``top_k``), so ``--from-dump`` re-evaluates a saved run (new measures included) and re-ranks all
@@ -259,7 +263,8 @@ def _groups(label: dict[str, Any]) -> list[str]:
     """The report groups a question counts in: its set and wording (by language too), the union of
     the other-wording questions of both sets, and everything."""
     s, w, lang = label["set"], label["wording"], label["lang"]
-    if s in HELD_OUT or s in ("tune3", "tables"):  # measured apart (print_places): older groups keep their meaning
+    # measured apart (print_places): the older groups keep their meaning
+    if s in HELD_OUT or s in ("tune3", "tables", "tune4"):
         return [f"{s}-{w}", f"{s}-{lang}-{w}"]
     out = [f"{s}-{w}", f"{s}-{lang}-{w}", "all"]
     if w == "other":
@@ -454,7 +459,7 @@ def print_places(evals: dict[str, dict[str, dict[str, tuple[float, int]]]], sets
           f"questions whose file is cited (found); targets: recall@5 >= {TARGETS['recall5']}, place@1 >= "
           f"{TARGETS['place1']}, place@3 >= {TARGETS['place3']}, in-view >= {TARGETS['view']} "
           "('*' marks a figure below its target)")
-    print("  PDF place: labelled page and IoU >= 0.5 with the labelled block (heldout2, tune3, heldout3); "
+    print("  PDF place: labelled page and IoU >= 0.5 with the labelled block (heldout2, tune3, heldout3, tune4); "
           "the older sets and tables label no block: there it is the labelled page with the snippet in the cited quote")
     print(f"  today's default: [{default}] (the default embedder, default settings); <embedder>-<name>: the same "
           "index searched with other settings")

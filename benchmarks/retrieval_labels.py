@@ -1,6 +1,6 @@
-"""Labels of ``benchmarks/retrieval.py``: the six question sets, the labelled places, a wording check.
+"""Labels of ``benchmarks/retrieval.py``: the seven question sets, the labelled places, a wording check.
 
-Six sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
+Seven sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
 output):
 
 * ``retrieval_questions.json`` (the "old" set, 64 questions): the set the embedder mix and the
@@ -29,13 +29,20 @@ output):
   table cells, 11 on DOCX table cells): questions about what a table's cell holds, written before issue
   33's twelfth round tuned on it (a tuning set). A DOCX label names the cell's paragraph; a PDF label
   its page and the cell's value, no block (a cell's box would miss a row's block by IoU).
+* ``retrieval_tune4.json`` (the "tune4" set, 48 questions: 24 Chinese, 24 English; 43 other wording,
+  5 same; all on PDF blocks: 28 on a six-page scanned auditor's letter, 17 on a two-column scanned
+  magazine page, 3 on a code listing and a formula; 3 files no other set uses): labelled like
+  heldout2, written before any tuning on it (issue 33's fourteenth round) to choose a PDF locator
+  setting on; a tuning set. Both scans draw their Chinese OCR text in a font the PDF does not embed.
 
 The labelled place is read here with readers of this file's own, not with the locators under
 test: a DOCX paragraph is every ``w:p`` under ``w:body`` in order with nested ones skipped (the
 ``paragraphIndex`` contract of ``mnote_kr.models.Locator``); a PDF page's text comes from pypdf,
 and a labelled block's rectangle from pypdfium2's own character boxes (the union of the boxes of
 every character from the block's first words to its last words, in PDF points with a top-left
-origin on the crop box, the ``Locator.bbox`` frame), not from ``mnote_kr_pdf_bbox``.
+origin on the crop box, the ``Locator.bbox`` frame), not from ``mnote_kr_pdf_bbox``. A page whose CJK
+text PDFium cannot read (a font the PDF does not embed, as in tune4's scans) takes its characters and
+boxes from pdfminer.six instead, in pdfminer's reading order.
 :func:`resolve` gives every label's place and fails unless its snippets name exactly one place.
 
     .venv/bin/python benchmarks/retrieval_labels.py   # prints every held-out question's overlap
@@ -60,6 +67,7 @@ OLD = HERE / "retrieval_questions.json"
 HELDOUT = HERE / "retrieval_heldout.json"
 HELDOUT2 = HERE / "retrieval_heldout2.json"
 TUNE3 = HERE / "retrieval_tune3.json"
+TUNE4 = HERE / "retrieval_tune4.json"
 HELDOUT3 = HERE / "retrieval_heldout3.json"
 TABLES = HERE / "retrieval_tables.json"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -68,21 +76,23 @@ CJK = "\u3400-\u4dbf\u4e00-\u9fff\u2e80-\u2fdf\uf900-\ufaff"
 
 def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     """The documents to ingest (those of the old set, then those the later sets add) and the
-    question sets by name (``old``, ``heldout``, ``heldout2``, ``tune3``, ``heldout3``, ``tables``),
-    set name added."""
+    question sets by name (``old``, ``heldout``, ``heldout2``, ``tune3``, ``heldout3``, ``tables``,
+    ``tune4``), set name added."""
     old = json.loads(OLD.read_text(encoding="utf-8"))
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
     held2 = json.loads(HELDOUT2.read_text(encoding="utf-8"))
     tune3 = json.loads(TUNE3.read_text(encoding="utf-8"))
     held3 = json.loads(HELDOUT3.read_text(encoding="utf-8"))
     tables = json.loads(TABLES.read_text(encoding="utf-8"))
+    tune4 = json.loads(TUNE4.read_text(encoding="utf-8"))
     sets = {"old": old["questions"], "heldout": held["questions"], "heldout2": held2["questions"],
-            "tune3": tune3["questions"], "heldout3": held3["questions"], "tables": tables["questions"]}
+            "tune3": tune3["questions"], "heldout3": held3["questions"], "tables": tables["questions"],
+            "tune4": tune4["questions"]}
     for name, qs in sets.items():
         for q in qs:
             q["set"] = name
     documents = list(old["documents"])
-    for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"]):
+    for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"], tune4["documents"]):
         documents += [d for d in more if d not in documents]
     stray = sorted({q["doc"] for qs in sets.values() for q in qs} - set(documents))
     if stray:
@@ -166,7 +176,9 @@ def pdf_chars(path: Path, page: int) -> tuple[str, tuple[Rect | None, ...]]:
     """One 1-based PDF page as pypdfium2 reads it: the text folded by :func:`norm` one character at
     a time, and for each folded character the box of the character it came from ([x0, y0, x1, y1]
     in PDF points, top-left origin on the crop box clipped to the media box; ``None`` for a
-    character without extent). Characters PDFium generates (line breaks, spaces) are left out."""
+    character without extent). Characters PDFium generates (line breaks, spaces) are left out. A page
+    whose CJK text PDFium cannot read (:func:`_unread_cjk`, and pypdf reads clearly more) is read by
+    pdfminer.six instead when that reading holds clearly more letters and digits."""
     import pypdfium2 as pdfium
     import pypdfium2.raw as raw
 
@@ -192,9 +204,72 @@ def pdf_chars(path: Path, page: int) -> tuple[str, tuple[Rect | None, ...]]:
             box = (left - x0, top - upper, right - x0, top - bottom) if right > left and upper > bottom else None
             flat.extend(folded)
             boxes.extend([box] * len(folded))
+        # pdfminer (slow) only where pypdf reads clearly more than PDFium, and only a clearly
+        # fuller reading replaces PDFium's
+        if _fuller(pdf_page_text(path, page), flat) and _unread_cjk(pg, tp):
+            mined = _pdfminer_chars(path, page, (x0, top), (media[0], media[1]))
+            if _fuller(mined[0], flat):
+                return mined
         return "".join(flat), tuple(boxes)
     finally:
         doc.close()
+
+
+def _fuller(text: str, than: list[str] | str) -> bool:
+    """True when ``text`` holds clearly more letters and digits than ``than``."""
+    return sum(c.isalnum() for c in text) > 1.1 * sum(c.isalnum() for c in than) + 8
+
+
+def _unread_cjk(page: Any, textpage: Any) -> bool:
+    """True when at least a tenth of the page's text objects use a font the PDF does not embed and
+    gave PDFium no text: CJK text in a non-embedded CID font (``GBK-EUC-H``, ...), which PDFium as
+    pypdfium2 ships it cannot map to Unicode nor measure (no characters, no boxes)."""
+    import pypdfium2.raw as raw
+
+    unread = total = 0
+    for k in range(raw.FPDFPage_CountObjects(page.raw)):
+        obj = raw.FPDFPage_GetObject(page.raw, k)
+        if raw.FPDFPageObj_GetType(obj) != raw.FPDF_PAGEOBJ_TEXT:
+            continue
+        total += 1
+        font = raw.FPDFTextObj_GetFont(obj)
+        # the length counts the UTF-16 terminator: 2 bytes is no text at all
+        unread += bool(font) and not raw.FPDFFont_GetIsEmbedded(font) and \
+            raw.FPDFTextObj_GetText(obj, textpage.raw, None, 0) <= 2
+    return total > 0 and unread >= 0.1 * total
+
+
+def _pdfminer_chars(path: Path, page: int, origin: tuple[float, float],
+                    media: tuple[float, float]) -> tuple[str, tuple[Rect | None, ...]]:
+    """:func:`pdf_chars` of a page PDFium cannot read (:func:`_unread_cjk`), read by pdfminer.six
+    (its Adobe CMaps and CID widths): its characters in reading order, their boxes moved from
+    pdfminer's frame (bottom-left origin on the media box) to ``Locator.bbox``'s (``origin``: the
+    left and top edges of the crop box clipped to the media box, in PDF points)."""
+    from pdfminer.high_level import extract_pages
+    from pdfminer.layout import LAParams, LTChar
+
+    # In pdfminer's reading order, not the content stream's: a scan's OCR layer may draw the lines
+    # of two columns in turn. Lines up to a line's height apart share a box, so a column's lines
+    # stay together and a paragraph of one column stays one run of characters.
+    layout = next(iter(extract_pages(str(path), page_numbers=[page - 1], laparams=LAParams(line_margin=1.0))))
+    flat: list[str] = []
+    boxes: list[Rect | None] = []
+    stack: list[Any] = [layout]
+    while stack:  # depth first, children in their order: boxes, their lines, their characters
+        item = stack.pop()
+        if not isinstance(item, LTChar):
+            stack.extend(reversed(list(item)) if hasattr(item, "__iter__") else [])
+            continue
+        folded = norm(item.get_text()) if not item.get_text().startswith("(cid:") else ""
+        if not folded:
+            continue
+        left, bottom, right, upper = item.bbox
+        left, right, bottom, upper = left + media[0], right + media[0], bottom + media[1], upper + media[1]
+        box = (left - origin[0], origin[1] - upper, right - origin[0], origin[1] - bottom) \
+            if right > left and upper > bottom else None
+        flat.extend(folded)
+        boxes.extend([box] * len(folded))
+    return "".join(flat), tuple(boxes)
 
 
 def _occurrences(text: str, snippet: str) -> list[int]:

@@ -23,6 +23,8 @@ import retrieval_labels as labels  # noqa: E402
 import retrieval_times  # noqa: E402
 
 TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+# A scanned two-column magazine page: its Chinese OCR text is drawn in a GBK font the PDF does not embed.
+MAGAZINE = CORPUS / "pdf" / "mineru__complex_layout.pdf"
 
 
 def _all_labels() -> list[dict[str, Any]]:
@@ -37,7 +39,7 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
         assert len(place["paragraphs"]) == 1 + len(label.get("also", []))
     else:
         assert place["pages"][0] == label["page"]
-    if label["set"] in ("heldout2", "tune3", "heldout3"):
+    if label["set"] in ("heldout2", "tune3", "heldout3", "tune4"):
         # The new set states its place outright: a paragraph index, or a page and a block.
         if label["doc"].endswith(".docx"):
             assert place["paragraphs"] == [label["paragraph"]]
@@ -84,6 +86,35 @@ def test_the_tables_set_asks_about_table_cells_by_page_or_paragraph() -> None:
         assert page.count(labels.norm(q["answer"])) == 1, q["id"]
     older = {q["q"] for name in sets if name != "tables" for q in sets[name]}
     assert not older & {q["q"] for q in qs}
+
+
+def test_the_tune4_set_asks_about_pdf_blocks_of_files_no_other_set_uses() -> None:
+    """tune4: 44-50 questions, all labelled with a PDF block, about half Chinese, at least two thirds in
+    other words, several on each long file, over files no other set uses; no question repeated."""
+    files, sets = labels.load_sets()
+    qs = sets["tune4"]
+    assert 44 <= len(qs) <= 50 and len({q["id"] for q in qs}) == len(qs)
+    langs = Counter(q["lang"] for q in qs)
+    assert abs(langs["zh"] - langs["en"]) <= len(qs) // 5
+    assert sum(q["wording"] == "other" for q in qs) * 3 >= 2 * len(qs)
+    assert all(q["doc"].endswith(".pdf") and set(q["block"]) == {"first", "last"} for q in qs)
+    per_file = Counter(q["doc"] for q in qs)
+    assert sorted(per_file.values())[-2] >= 10 and set(per_file) <= set(files)
+    others = [q for name in sets if name != "tune4" for q in sets[name]]
+    assert not set(per_file) & {q["doc"] for q in others}
+    assert not {q["q"] for q in others} & {q["q"] for q in qs}
+
+
+def test_a_page_pdfium_cannot_read_is_read_by_pdfminer_one_column_at_a_time() -> None:
+    """PDFium reads none of the magazine page's Chinese (no characters, no boxes); the labels read it
+    with pdfminer.six. The OCR layer draws the two columns' lines in turn, so the characters come in
+    pdfminer's reading order: a paragraph of the left column is one run, and its rectangle stays in
+    that column (the right one starts at x = 271)."""
+    text, boxes = labels.pdf_chars(MAGAZINE, 1)
+    assert labels.norm("阳阳的身世之谜自此烟消云散。") in text and None not in boxes
+    x0, y0, x1, y1 = labels.pdf_block_rect(MAGAZINE, 1, "我当时正在单位忙于应付上级检查",
+                                           "一天下大雨，阳阳打电话要我去接他", "我没时间。”")
+    assert 40 < x0 < x1 < 265 and 145 < y0 < y1 < 190  # the paragraph's three lines, left column only
 
 
 def test_a_snippet_in_two_paragraphs_is_refused() -> None:
