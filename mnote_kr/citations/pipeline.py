@@ -29,7 +29,8 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
-from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, place_key, runner_citations
+from mnote_kr.citations.render.claims import place_anchor, place_key
+from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import more_left_behind, weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
@@ -336,9 +337,9 @@ def build_citations(
             dropped["duplicate" if same_block in seen else "samePlace"] += 1
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
-        # The place is part of the anchor: an ID handed out once opens that place, whatever the
-        # next query locates in the same block or chunk.
-        anchor = (block_id or ref.chunk_id or bundle.normalized_fingerprint) + (f"@{place}" if place else "")
+        # The place and its claim are the anchor: an ID handed out once opens that place, as sure as it
+        # said, whatever the next query locates in the same block or chunk (``claims.place_anchor``).
+        anchor = place_anchor(block_id or ref.chunk_id or bundle.normalized_fingerprint, locator)
         occurrence = occurrences[(entry.source_id, anchor)]
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
@@ -571,8 +572,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         for p in (c, *places):
             if p.source_root_relative_path == c.source_root_relative_path and same_place(p.locator, locator):
                 return p
-        place = place_key(locator)
-        anchor = (c.block_id or c.light_rag_chunk_id or "") + f"@{place}"
+        anchor = place_anchor(c.block_id or c.light_rag_chunk_id or "", locator)
         if anchor not in minted:
             cid = citation_id(c.provider, c.source_id or "", anchor, 0, taken=taken)
             url = citation_url(c.source_root_relative_path, locator)

@@ -2,7 +2,7 @@
 
 The citations of a search come one per located chunk; a reader wants each file once, at its best
 place, with the places behind it (``Citation.alternatives``) one step away, and the places they
-stand for told apart by where they point (:func:`place_key`), not by which chunk found them.
+stand for told apart by where they point (``claims.place_key``), not by which chunk found them.
 """
 
 from __future__ import annotations
@@ -13,10 +13,11 @@ from pathlib import Path
 import msgspec
 
 from mnote_kr.citations.map.sidecar import located_headings
+from mnote_kr.citations.render.claims import place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
 
-__all__ = ["behind_by_meaning", "fold_places", "place_key", "runner_citations"]
+__all__ = ["behind_by_meaning", "fold_places", "place_anchor", "place_key", "runner_citations"]
 
 #: Order a file's places behind its first by their meaning (the query's cosine with each place),
 #: not by the order of their passages (False: as before; ``benchmarks/retrieval.py``).
@@ -34,21 +35,6 @@ LEAD_BY_MEANING: float | None = 0.03
 EXACT_LEADS = False
 
 
-def place_key(locator: Locator) -> str:
-    """Where a locator points inside its file, as a short stable string ('' for file level)."""
-    if locator.locator_precision == "paragraph" and locator.paragraph_index is not None:
-        return f"p{locator.paragraph_index}"
-    if locator.locator_precision == "slide" and locator.slide is not None:
-        # the notes apart: a slide's shape and its notes placeholder may share an id
-        shape = "notes" if locator.speaker_notes else locator.shape_id
-        return f"s{locator.slide}:{shape}:{locator.paragraph_index}"
-    if locator.locator_precision == "cell" and locator.sheet is not None:
-        return f"c{locator.sheet}!{locator.range}"
-    if locator.locator_precision == "bbox" and locator.page is not None and locator.bbox:
-        return f"b{locator.page}:" + ",".join(f"{v:.0f}" for v in locator.bbox)
-    return ""
-
-
 def _as_place(c: Citation) -> Place:
     return Place(citation_id=c.citation_id, locator_precision=c.locator_precision,
                  locator_degraded=c.locator_degraded, locator=c.locator, display_quote=c.display_quote,
@@ -57,15 +43,15 @@ def _as_place(c: Citation) -> Place:
 
 def runner_citations(main: Citation, located: Locator, base: str, taken: set[str]) -> list[Citation]:
     """The places behind ``main`` its locator gave (``Locator.runners_up``), each cited as ``main`` is:
-    its own ID (anchored at ``base@place``, ``taken`` the IDs given), URL and Markdown. Each keeps its
-    words (``place_text``) and has no quote yet: the host reads it only for a place it shows."""
+    its own ID (anchored at ``base@place`` and its claim, ``claims.place_anchor``; ``taken`` the IDs given),
+    URL and Markdown. Each keeps its words (``place_text``) and has no quote yet: the host reads it only
+    for a place it shows."""
     out = []
     for loc in located.runners_up:
-        place = place_key(loc)
-        if not place:
+        if not place_key(loc):
             continue
         loc = msgspec.structs.replace(loc, runners_up=[])
-        cid = citation_id(main.provider, main.source_id or "", f"{base}@{place}", 0, taken=taken)
+        cid = citation_id(main.provider, main.source_id or "", place_anchor(base, loc), 0, taken=taken)
         url = citation_url(main.source_root_relative_path, loc)
         out.append(msgspec.structs.replace(
             main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,

@@ -5,8 +5,9 @@ Nothing here does I/O; the host's citation pipeline calls these after cleaning
 
 Citation IDs
     ``[a3z1]`` (text) or ``[IMG-p4f2]`` (image): 4 base-36 characters from a SHA-256 of
-    provider, source id, block-or-chunk anchor and occurrence. Same inputs, same ID, in
-    every process; a collision inside one result is re-salted deterministically.
+    provider, source id, block-or-chunk anchor (with the place and its claim: exact,
+    approximate, a known page; :mod:`mnote_kr.citations.render.claims`) and occurrence. Same
+    inputs, same ID, in every process; a collision inside one result is re-salted deterministically.
 
 The ``mnote-kr://`` URL scheme
     ::
@@ -83,8 +84,9 @@ def citation_id(
 ) -> str:
     """A short citation ID such as ``[a3z1]`` (``[IMG-p4f2]`` when ``image``).
 
-    ``anchor`` is the sidecar block id, else the chunk id, with ``@`` and the located place
-    (page and box, or paragraph) when there is one, so an ID opens one place. ``occurrence`` tells apart
+    ``anchor`` is the sidecar block id, else the chunk id, with ``@``, the located place (page and
+    box, or paragraph) and its claim when there is one (``claims.place_anchor``), so an ID opens one
+    place as sure as it was issued. ``occurrence`` tells apart
     several citations of the same anchor. On a collision with ``taken`` the hash is
     re-salted (salt 1, 2, …) so the result stays deterministic; after 4096 salts the ID
     grows to 6 characters. The result is added to ``taken``.

@@ -1,0 +1,181 @@
+"""A citation ID keeps the claim it was issued with, whatever a later search says of the same place.
+
+Seen by a newcomer: ``search "빅포인트의 유효기간은?"`` issued ``[ioxf]`` as an exact box on p.1; a later
+search (``Widget C 在2024年1月7日的收入是多少？``) found the same box only as the passage its evidence came
+from and issued ``[ioxf]`` again, now a passage box (approximate). The log keeps the latest line of an
+ID, so ``open "[ioxf]"`` and ``/view/ioxf`` then said approximate (a dashed box), and ``open --json`` gave
+``locatorDegraded: true`` and the later search's ``openAction.searchQuery``, although the ID had been
+pasted into a note when it was issued exact.
+
+Two rules keep an ID's word (``mnote_kr.citations.render.ids``, ``mnote_kr.citations.caches.citecache``):
+the claim (exact, approximate, the page a file citation knew) is part of the place an ID names, so an
+exact and an approximate citation of one box get their own IDs; and an ID's record, once logged for a
+version of its file, is the one ``open`` gives (its query and quote too), so the same place with the same
+claim keeps its ID across searches without a later search rewriting it. The workspace and replay are
+``tests/test_pipeline_replay.py``'s; the PDF is one text block on page 1.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+from mnote_kr_testkit.pdfs import PdfBuilder
+
+from mnote_kr.agents.tools import OPEN_REFERENCE, call_tool
+from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.render.cards import render_open
+from mnote_kr.models import Citation
+from mnote_kr.viewer.webpages import view_url
+from mnote_kr_lightrag.client import naming
+from tests.surfaces import api, web_page
+from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+
+REL = "papers/points.pdf"
+LINE = "Big points stay valid for two years after the purchase."
+EXACT_Q = "How long do big points stay valid?"  # its words stand in the box: exact
+AGAIN_Q = "Are big points valid for two years?"  # another question the box answers: exact again
+APPROX_Q = "What was the revenue of Widget C on 7 January 2024?"  # the passage only: approximate
+
+
+@pytest.fixture
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+    fresh_caches()
+    env = make_env(tmp_path, monkeypatch)
+    p = PdfBuilder()
+    p.text(p.add_page(), 72, 720, LINE, size=11)
+    (env.ws / REL).write_bytes(p.build())
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, REL, "points.pdf"))
+    return env
+
+
+def cite(env: Env, query: str) -> Citation:
+    """The one citation a search for ``query`` gives (LightRAG's chunk: the PDF's one line)."""
+    doc = naming.doc_id_for("points.pdf")
+    env.replay.json("POST", "/query/data", query_data(("1", "points.pdf", f"{doc}-chunk-000", LINE)))
+    cited = env.by_rel(env.search(query).results, REL)
+    assert len(cited) == 1 and cited[0].locator_precision == "bbox"
+    return cited[0]
+
+
+def another_process(env: Env) -> Env:
+    """The same workspace in a fresh process: only the log on disk knows the IDs."""
+    citecache._memory.clear()
+    return Env(host=env.new_host(), replay=env.replay, ws=env.ws, parsed=env.parsed)
+
+
+def test_an_exact_and_an_approximate_citation_of_one_box_get_their_own_ids(env: Env) -> None:
+    exact, approx = cite(env, EXACT_Q), cite(env, APPROX_Q)
+    assert (exact.locator.page, exact.locator.bbox) == (approx.locator.page, approx.locator.bbox)  # one box
+    assert exact.locator_degraded is False and approx.locator_degraded is True
+    assert exact.citation_id != approx.citation_id
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["same process", "another process"])
+def test_open_of_an_id_issued_exact_stays_exact_after_a_search_cites_its_box_approximately(
+        env: Env, fresh: bool) -> None:
+    exact, approx = cite(env, EXACT_Q), cite(env, APPROX_Q)
+    host = another_process(env).host if fresh else env.host
+    plan = host.open(exact.citation_id)
+    assert plan.locator.locator_degraded is False and plan.open_action.search_query == EXACT_Q
+    assert " exact box, p.1 at (" in render_open(plan) and "approximate" not in render_open(plan)
+    later = host.open(approx.citation_id)
+    assert later.locator.locator_degraded is True and later.open_action.search_query == APPROX_Q
+    assert "passage box (approximate), p.1" in render_open(later)
+
+
+def test_cli_json_http_mcp_and_the_viewer_say_exact_for_the_id_issued_exact(
+        env: Env, capsys: pytest.CaptureFixture[str]) -> None:
+    from mnote_kr.cli import main
+
+    exact, approx = cite(env, EXACT_Q), cite(env, APPROX_Q)
+    capsys.readouterr()
+    citecache._memory.clear()  # the CLI is another process: it reads the log
+    assert main(["-w", str(env.ws), "open", exact.citation_id, "--json"]) == 0
+    plan = json.loads(capsys.readouterr().out)
+    assert plan["locator"]["locatorDegraded"] is False and plan["openAction"]["searchQuery"] == EXACT_Q
+    mcp = msgspec.to_builtins(call_tool(env.host, OPEN_REFERENCE, {"citationId": exact.citation_id}))
+    assert mcp["locator"]["locatorDegraded"] is False and mcp["openAction"]["searchQuery"] == EXACT_Q
+    with api(env.host) as (server, client):
+        over_http = client.post("/api/knowledge-rag/open-reference", json={"citationId": exact.citation_id}).json()
+        assert over_http["locator"]["locatorDegraded"] is False
+        assert over_http["openAction"]["searchQuery"] == EXACT_Q
+        solid, dashed = (web_page(server, view_url(c.citation_id)) for c in (exact, approx))
+    assert 'class="hl-primary" id="hl"' in solid and 'class="banner approx"' not in solid
+    assert 'class="hl-primary approx" id="hl"' in dashed and 'class="banner approx"' in dashed
+
+
+def test_the_same_place_with_the_same_claim_keeps_its_id_across_searches(env: Env) -> None:
+    first = cite(env, EXACT_Q)
+    approx = cite(env, APPROX_Q)
+    log = citecache.log_path(env.host)
+    lines = log.read_bytes().splitlines()
+    again = cite(env, AGAIN_Q)
+    assert again.locator_degraded is False and again.citation_id == first.citation_id
+    assert log.read_bytes().splitlines() == lines  # nothing new to remember: no line is added
+    assert cite(env, APPROX_Q).citation_id == approx.citation_id  # the approximate claim too
+    # The later search re-issued the ID: it does not rewrite what the ID said when it was first issued.
+    for host in (env.host, another_process(env).host):
+        assert host.open(first.citation_id).open_action.search_query == EXACT_Q
+
+
+def _citation(env: Env, query: str) -> Citation:
+    """The PDF's exact citation as a search for ``query`` would issue it, not remembered yet."""
+    c = cite(env, EXACT_Q)
+    path = citecache.log_path(env.host)
+    for log in (path, citecache.previous_path(path)):
+        log.unlink(missing_ok=True)
+    citecache._memory.clear()
+    citecache._written.clear()
+    return msgspec.structs.replace(c, search_query=query, display_quote=f"quote for {query}")
+
+
+def test_the_log_keeps_an_ids_first_record_for_one_version_of_its_file(env: Env) -> None:
+    first, later = _citation(env, "first"), _citation(env, "later")
+    citecache._memory.clear()
+    citecache.remember(env.host, [first])
+    citecache.remember(env.host, [later])
+    assert citecache.find(env.host, first.citation_id).search_query == "first"
+    citecache._memory.clear()
+    assert citecache.find(env.host, first.citation_id).search_query == "first"  # the log says the same
+
+
+def test_an_id_issued_again_for_a_new_version_of_its_file_takes_the_new_record(env: Env) -> None:
+    first = _citation(env, "first")
+    citecache.remember(env.host, [first])
+    with open(env.ws / REL, "ab") as fh:
+        fh.write(b"\n% edited after the citation was issued\n")
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, REL, "points.pdf"))  # re-indexed: the registry has the new hash
+    citecache.remember(env.host, [msgspec.structs.replace(first, search_query="after the edit")])
+    for host in (env.host, another_process(env).host):
+        plan = host.open(first.citation_id)  # the new version's record: it opens
+        assert plan.open_action.search_query == "after the edit"
+
+
+def test_another_place_issued_under_the_same_id_replaces_the_record(env: Env) -> None:
+    """Four characters collide across searches: an ID issued again for another place is that place now
+    (the later search's card must open where it says), as before."""
+    first = _citation(env, "first")
+    citecache.remember(env.host, [first])
+    box = [72.0, 300.0, 330.0, 320.0]
+    other = msgspec.structs.replace(first, search_query="another place", locator=msgspec.structs.replace(
+        first.locator, bbox=box))
+    citecache.remember(env.host, [other])
+    for host in (env.host, another_process(env).host):
+        assert host.open(first.citation_id).locator.bbox == box
+
+
+def test_the_anchor_of_an_exact_place_is_unchanged_and_each_other_claim_has_its_own() -> None:
+    from mnote_kr.citations.render.claims import place_anchor
+    from mnote_kr.models import Locator
+
+    box = Locator(locator_precision="bbox", locator_degraded=False, page=1, bbox=[72.0, 61.6, 330.0, 74.46])
+    assert place_anchor("blk", box) == "blk@b1:72,62,330,74"  # the IDs of exact places stay what they were
+    assert place_anchor("blk", msgspec.structs.replace(box, locator_degraded=True)) == "blk@b1:72,62,330,74~"
+    hinted = Locator(locator_precision="file", locator_degraded=True, page_hint=5)
+    assert place_anchor("blk", hinted) == "blk@~p5"
+    assert place_anchor("blk", Locator(locator_precision="file", locator_degraded=True)) == "blk"
