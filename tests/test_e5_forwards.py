@@ -11,6 +11,7 @@ import os
 import sys
 import threading
 import time
+import types
 from typing import Any
 
 import numpy as np
@@ -53,7 +54,7 @@ def test_e5_runs_at_most_one_forward_pass_per_core_however_many_threads_embed(mo
 
     monkeypatch.setattr(model, "_session", BlockingSession())
     monkeypatch.setattr(e5.E5, "_forward", counted)
-    waiting_code = threading.Semaphore.acquire.__code__
+    waiting_code = threading.Condition.wait.__code__  # a semaphore's acquire, an event's wait
 
     def parked(ident: int) -> bool:
         """The thread is blocked waiting for a pass to finish (not computing one)."""
@@ -163,3 +164,56 @@ def test_e5_gives_a_freed_pass_to_a_waiting_query_before_the_bulk_passes_queued_
         for t in [*callers, query]:
             t.join(60)
     assert len(out) == 4 and sorted(v.shape[0] for v in out) == [1, 4, 4, 4]
+
+
+@pytest.mark.parametrize("handed", [False, True], ids=["while-waiting", "after-its-turn-came"])
+def test_e5_pass_interrupted_while_waiting_for_a_place_leaves_no_place_taken(
+        monkeypatch: pytest.MonkeyPatch, handed: bool) -> None:
+    """Ctrl-C in a thread waiting for a place (the CLI's main thread embeds): the place is neither
+    kept by the interrupted pass nor handed to it after it left, so later passes still run."""
+    gate = e5.Passes(1)
+    holder = gate.place(400)
+    holder.__enter__()
+
+    class Interrupted(threading.Event):
+        def wait(self, timeout: float | None = None) -> bool:
+            if handed:
+                holder.__exit__(None, None, None)  # the running pass ends: its place goes to this waiter
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(e5, "threading", types.SimpleNamespace(Event=Interrupted))
+    with pytest.raises(KeyboardInterrupt), gate.place(10):
+        pass
+    monkeypatch.undo()
+    if not handed:
+        holder.__exit__(None, None, None)
+    held: list[Any] = []  # places taken and kept (a dropped context would give its place back)
+
+    def take() -> None:
+        held.append(gate.place(10))
+        held[-1].__enter__()
+
+    later = threading.Thread(target=take, daemon=True)  # takes the one place, keeps it
+    later.start()
+    later.join(30)
+    assert not later.is_alive(), "the place was lost to the interrupted pass"
+    blocked = threading.Thread(target=take, daemon=True)
+    blocked.start()
+    deadline = time.monotonic() + 30
+    while blocked.is_alive() and not _parked(blocked.ident or 0):
+        assert time.monotonic() < deadline
+        blocked.join(0.01)
+    assert blocked.is_alive(), "two passes held the one place"
+    held[0].__exit__(None, None, None)  # the first thread's pass ends: the second one's begins
+    blocked.join(30)
+    assert not blocked.is_alive()
+
+
+def _parked(ident: int) -> bool:
+    """The thread waits in a condition (a semaphore's acquire, an event's wait)."""
+    frame = sys._current_frames().get(ident)
+    while frame is not None:
+        if frame.f_code is threading.Condition.wait.__code__:
+            return True
+        frame = frame.f_back
+    return False
