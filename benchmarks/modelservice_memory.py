@@ -13,7 +13,7 @@ Settings, each in a fresh model-service process started as ``engine/managed.py``
 same module, arguments and environment), the model loaded before the clock starts:
 
 * ``today``: no bound on the forward passes run at once, glibc's default malloc arenas (before);
-* ``gate``: ``e5.FORWARDS`` alone (at most 2 forward passes at once, as one call runs them);
+* ``gate``: ``e5.FORWARDS`` alone (one forward pass per core at once, at most 4: ``e5_onnx.passes()``);
 * ``fix``: what the managed engine runs now: the gate and ``modelservice.PROCESS_ENV``.
 
 Per setting and round: a cold pass (the first of a new process) and a warm pass (the same load
@@ -61,10 +61,10 @@ from mnote_kr_lightrag.engine.procs import base_env  # noqa: E402
 
 MODULE = "mnote_kr_lightrag.engine.modelservice"
 EMBEDDER = "e5xlang"
-#: ``today``: the module run with the gate opened (a context that lets every pass through).
-UNGATED = ("import contextlib, runpy\n"
+#: ``today``: the module run with the gate opened (room for every pass at once).
+UNGATED = ("import runpy\n"
            "from mnote_kr.citations.rank import e5\n"
-           "e5.FORWARDS = contextlib.nullcontext()\n"
+           "e5.FORWARDS = e5.Passes(1 << 30)\n"
            f"runpy.run_module({MODULE!r}, run_name='__main__', alter_sys=True)\n")
 #: name -> (the code that runs the service instead of ``-m MODULE``, or None; PROCESS_ENV applied)
 SETTINGS: dict[str, tuple[str | None, bool]] = {"today": (UNGATED, False), "gate": (None, False),

@@ -30,6 +30,8 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
+import heapq
+import itertools
 import os
 import re
 import struct
@@ -50,6 +52,58 @@ DIM = 384
 #: Tokens of one forward pass (texts are batched by length up to this many, padding included).
 BATCH_TOKENS = 4096
 
+_QK = 32
+_BLOCK = 2 + _QK // 2  # one Q4_0 block: fp16 scale + 16 bytes of nibbles
+_SPACES = re.compile(" {2,}")
+
+
+class Passes:
+    """At most ``limit`` forward passes at once. A pass that finds every place taken waits; a freed
+    place is handed to the smallest pass waiting (padded tokens; the first to come among equals),
+    never taken by a newcomer meanwhile. A semaphore let the thread that just ended a pass take its
+    place again for its call's next batch, so a search's one-text query waited behind a whole ingest."""
+
+    def __init__(self, limit: int) -> None:
+        self._lock = threading.Lock()
+        self._free = limit
+        self._waiting: list[tuple[int, int, threading.Event]] = []  # a heap: smallest, then first
+        self._order = itertools.count()
+
+    @contextlib.contextmanager
+    def place(self, tokens: int) -> Iterator[None]:
+        """Hold one place for a pass of ``tokens`` (batch x longest sequence) while the block runs."""
+        with self._lock:
+            turn = None
+            if self._free and not self._waiting:
+                self._free -= 1
+            else:
+                entry = (tokens, next(self._order), turn := threading.Event())
+                heapq.heappush(self._waiting, entry)
+        if turn is not None:
+            try:
+                turn.wait()
+            except BaseException:  # interrupted while waiting: give up the turn, or the place it was handed
+                with self._lock:
+                    handed = turn.is_set()
+                    if not handed:
+                        self._waiting.remove(entry)
+                        heapq.heapify(self._waiting)
+                if handed:
+                    self._leave()
+                raise
+        try:
+            yield
+        finally:
+            self._leave()
+
+    def _leave(self) -> None:
+        with self._lock:
+            if self._waiting:
+                heapq.heappop(self._waiting)[2].set()  # the place passes on, still taken
+            else:
+                self._free += 1
+
+
 #: Forward passes running at once in this process, over all its threads and calls
 #: (``e5_onnx.passes()``: one per core, at most 4; 2 on the measured machine). Each holds its own
 #: working memory, a few hundred MB for a full batch of 512-token windows (onnxruntime's attention
@@ -57,10 +111,9 @@ BATCH_TOKENS = 4096
 #: offline model service answers LightRAG's 8 embedding requests at once, each running its batches
 #: side by side, so 16 passes shared 2 cores and the service's RSS peaked at 2.9 GB while LightRAG
 #: ingested 38 files (1.5 GB with this bound, no slower: ``benchmarks/modelservice_memory.py``).
-FORWARDS: contextlib.AbstractContextManager[Any] = threading.BoundedSemaphore(e5_onnx.passes())
-_QK = 32
-_BLOCK = 2 + _QK // 2  # one Q4_0 block: fp16 scale + 16 bytes of nibbles
-_SPACES = re.compile(" {2,}")
+#: A freed place goes to the smallest pass waiting (:class:`Passes`): a search's query waits for one
+#: running pass, not behind an ingest's queued ones (16-22 s behind LightRAG's requests with a semaphore).
+FORWARDS = Passes(e5_onnx.passes())
 
 
 class ModelUnavailable(RuntimeError):
@@ -297,7 +350,7 @@ class E5:
     def _forward(self, seqs: list[list[int]]) -> np.ndarray:
         """Mean-pooled last hidden states of token sequences (padded into one batch), one of
         :data:`FORWARDS` at a time."""
-        with FORWARDS:
+        with FORWARDS.place(len(seqs) * max(len(s) for s in seqs)):
             return self._pooled(seqs)
 
     def _pooled(self, seqs: list[list[int]]) -> np.ndarray:
