@@ -1,6 +1,7 @@
 """The scope rules through the real CLI and a real LightRAG server (see ``test_scope_rules`` for
-each rule over every case): a folder's non-document files are passed over with exit 0, a named
-one fails with exit 1, and a file excluded after it was indexed is no longer cited."""
+each rule over every case): a folder's non-document files are passed over with exit 0 (and named by
+``status`` and searches: ``test_skipped_listed``), a named one fails with exit 1, and a file excluded
+after it was indexed is no longer cited."""
 
 from __future__ import annotations
 
@@ -47,7 +48,10 @@ def test_a_folder_of_mixed_files_and_a_later_exclude(tmp_path: Path, lightrag_en
     assert item["status"] == "skipped" and "failed record is dropped" in item["reason"]
     assert cli.json("status")["registry"]["failed"] == []
     said = cli.json("search", "what is in data.bin")["notIndexed"]
-    assert [(n["sourcePath"], n["status"]) for n in said] == [("kb/data.bin", "skipped")]
+    # the file the query names first, then every file of the searched folders passed over for its type
+    assert [(n["sourcePath"], n["status"]) for n in said] == [("kb/data.bin", "skipped"), ("kb/archive.zip", "skipped")]
+    assert [f["sourcePath"] for f in cli.json("status")["skipped"]["files"]] == ["kb/archive.zip", "kb/data.bin"]
+    assert "Skipped:   kb/archive.zip: not a file type LightRAG indexes" in cli.run("status").stdout
 
     assert {"kb/zebra.md", "kb/drafts/draft.md"} <= _cited(cli, f"zebra {token}")
     said = cli.run("roots", "add", "kb", "--exclude", "drafts").stdout

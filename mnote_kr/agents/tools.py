@@ -37,7 +37,7 @@ from mnote_kr.agents.contracts import (
     agent_open_plan,
     object_schema,
 )
-from mnote_kr.citations.render.noresults import more_left_behind
+from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
 from mnote_kr.models import OpenPlan
 
@@ -170,7 +170,8 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         found = host.search(args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, diagnostics = found.results, None, found.diagnostics
         notes = list(diagnostics.get("notes", []))
-        notes += filter(None, [more_left_behind(diagnostics)])  # (ask's notes have it already)
+        # (ask's notes have them already)
+        notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
         missing = list(found.not_indexed)
         query = found.query
         weak = found.weak_reason

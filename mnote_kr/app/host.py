@@ -31,6 +31,7 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.skipped import skipped_status
 from mnote_kr.core.workspace import (
     Workspace,
     bad_name,
@@ -429,6 +430,8 @@ class Host(HostIngest):
             "pendingNew": self._pending_new(),
             # What roots added with --no-follow left behind, each with the commands that fix it.
             "leftBehind": self._left_behind(reg),
+            # Files passed over for a type no provider indexes, each with the provider's reason.
+            "skipped": skipped_status(self, reg),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},

@@ -25,6 +25,7 @@ from mnote_kr.core.registry import (
     waiting_tag,
 )
 from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.skipped import record_skipped
 from mnote_kr.core.workspace import Workspace, excluded_in_root
 from mnote_kr.errors import MnoteKrError, ProviderError
 from mnote_kr.models import (
@@ -40,6 +41,15 @@ from mnote_kr.models import (
 if TYPE_CHECKING:
     from mnote_kr.context import ProviderContext
     from mnote_kr.plugins import Plugins
+
+#: What a passed-over file's reason adds when ingest drops its earlier record (failed, or queued).
+_DROPPED = "; its {} record is dropped"
+
+
+def _without_dropped(reason: str) -> str:
+    """The provider's reason for passing a file over, without what ingest did to its earlier record."""
+    return reason.removesuffix(_DROPPED.format("queued")).removesuffix(_DROPPED.format("failed"))
+
 
 #: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
 DEFAULT_MAX_INDEX_CHARS = 8_000_000
@@ -105,7 +115,7 @@ class HostIngest:
             if rel in unindexable and (existing is None or _never_indexed(existing)):
                 reason = unindexable[rel]
                 if existing is not None:  # recorded by an earlier version (failed, or queued): ingest drops it
-                    reason += f"; its {'queued' if existing.status == 'pending' else 'failed'} record is dropped"
+                    reason += _DROPPED.format('queued' if existing.status == 'pending' else 'failed')
                 report.items.append(IngestItem(source_path=rel, status="skipped", reason=reason))
                 continue
             try:
@@ -175,7 +185,11 @@ class HostIngest:
         returning; a long-lived follower (``watch``) asks for it without waiting.
         """
         sources, report = self.plan_ingest(paths_, force=force, limit=limit)
-        self._drop_never_indexed([item.source_path for item in report.items if item.status == "skipped"])
+        passed = {item.source_path: _without_dropped(item.reason or "") for item in report.items
+                  if item.status == "skipped"}
+        self._drop_never_indexed(list(passed))
+        # named by status and searches until taken (core/skipped.py); the others looked at leave the list
+        record_skipped(self, passed, [*(item.source_path for item in report.items), *(s.rel_path for s in sources)])
         sources = self._take_over_moves(sources, report) if not force else sources
         sources = self._refuse_over_budget(sources, report)
         # Sent by an earlier ingest and still being indexed: a wait follows them too.

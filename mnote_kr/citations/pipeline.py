@@ -32,7 +32,7 @@ from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render.claims import place_anchor, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
-from mnote_kr.citations.render.noresults import more_left_behind, weak_reason, why_no_results
+from mnote_kr.citations.render.noresults import more_left_behind, more_skipped, weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
@@ -532,7 +532,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     elif weak:
         notes.append(f"Weak result: {weak}.")
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
-    notes += filter(None, [more_left_behind(diagnostics)])
+    notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     return AgentQueryResult(query=" ".join(query.split()), mode=mode, answer=answer, citations=citations, notes=notes,
                             not_indexed=missing, weak=weak is not None, weak_reason=weak,
                             sentences=sentences), diagnostics

@@ -43,6 +43,7 @@ from mnote_kr.core.pending import (
 )
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.registry_tags import STALE
+from mnote_kr.core.skipped import record_skipped
 from mnote_kr.core.workspace import (
     excluded_entries,
     innermost_root,
@@ -290,9 +291,11 @@ def apply_plan(
     ``roots`` are the registry's indexed roots (they decide ``runOnChange``).
     """
     result: dict[str, Any] = {"ingest": {"ingested": [], "queued": [], "failed": []}, "skipped": {}}
-    # New files of a type the provider cannot index are passed over (not listed, not sent), as a
+    # New files of a type the provider cannot index are passed over (no entry, not sent), as a
     # folder ingest passes over them.
-    skipped = host.unindexable([*plan.new, *plan.unindexed]) if plan.new or plan.unindexed else {}
+    candidates = [*plan.new, *plan.unindexed]
+    skipped = host.unindexable(candidates) if candidates else {}
+    record_skipped(host, skipped, candidates)  # named by status and searches (core/skipped.py)
     if skipped:
         plan.new = [rel for rel in plan.new if rel not in skipped]
         plan.unindexed = [rel for rel in plan.unindexed if rel not in skipped]

@@ -13,7 +13,9 @@ A LightRAG chunk or sidecar block carries inline markup (as LightRAG 1.5's parse
 
 * ``display_quote``: one line people and LLMs read. Tag shells gone, LaTeX made plain
   (``\\frac{a+b}{2}`` → ``(a+b)/2``, ``{c}^{2}`` → ``c^2``, ``\\alpha`` → ``α``), tables as
-  rows (``Cell | mAh; A1 | 3200``), drawings dropped or kept as ``[Figure: caption]``,
+  rows (``Cell | mAh; A1 | 3200``), a workbook's sheet separator as LightRAG writes it
+  (``==================== Sheet: Ducks ====================``) as the sheet's heading, ``Sheet: Ducks``
+  (``text.sheet_headings``: the locator text too), drawings dropped or kept as ``[Figure: caption]``,
   broken or stray tags removed, a figure's lone-letter labels and a picture's glyph debris
   dropped (``debris``). Markup is decided by a tag's structure (``tags.markup_tags``: quoted
   attributes, an HTML/SVG/MathML element's tag closed later or among the text's other markup, a
@@ -57,7 +59,13 @@ from mnote_kr.citations.cleaning.markup import (
     _strip_lead,
     drop_tag_tails,
 )
-from mnote_kr.citations.cleaning.text import _FINGERPRINT_DROP_RE, _FULLWIDTH_PUNCT, _HEADING_RE, _collapse
+from mnote_kr.citations.cleaning.text import (
+    _FINGERPRINT_DROP_RE,
+    _FULLWIDTH_PUNCT,
+    _HEADING_RE,
+    _collapse,
+    sheet_headings,
+)
 from mnote_kr.citations.cleaning.window import _best_hit, _overlap_at, _query_re, _term_centre, _window
 from mnote_kr.citations.text.textnorm import lazy_compile, markdown_links_as_words
 from mnote_kr.citations.text.textnorm import query_standing as query_standing  # re-exported: one rule, in textnorm
@@ -86,7 +94,7 @@ def _display_core(raw: str) -> str:
 
 
 def _display_from_neutral(neutral: str) -> str:
-    text = _map_markers(neutral, _DISPLAY_MAP)
+    text = _map_markers(sheet_headings(neutral), _DISPLAY_MAP)
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     # before whitespace collapses: a hyphenated line break is still visible here
@@ -141,7 +149,7 @@ def locator_text(raw: str) -> str:
 
 
 def _locator_from_neutral(neutral: str) -> str:
-    text = _normalize_lines(_math_in_text(_map_markers(neutral, _LOCATOR_MAP)))
+    text = _normalize_lines(_math_in_text(_map_markers(sheet_headings(neutral), _LOCATOR_MAP)))
     text = _NEUTRALISE_RE.sub("< ", drop_tag_tails(text))
     return _strip_lead(text).strip()
 

@@ -12,6 +12,7 @@ from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import left_behind
 from mnote_kr.core.registry import Registry
+from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
 from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, leaves_workspace
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
@@ -173,7 +174,7 @@ def _passed_over(host: Host, walked: list[NotIndexed]) -> list[NotIndexed]:
     if not cannot:
         return walked
     return [NotIndexed(source_path=n.source_path, status="skipped",
-                       reason=f"{cannot[n.source_path]}; a folder ingest passes it over")
+                       reason=f"{cannot[n.source_path]}; {PASSED_OVER}")
             if n.source_path in cannot else n for n in walked]
 
 
@@ -220,12 +221,26 @@ def left_behind_not_indexed(host: Host, reg: Registry, shown: int | None = None)
     return out, count
 
 
+def skipped_not_indexed(host: Host, reg: Registry, scope_rels: list[str],
+                        shown: int = SKIPPED_SHOWN) -> tuple[list[NotIndexed], int]:
+    """Files in the search's scope (none: the whole workspace) that a folder ingest or sync passed over
+    for a type no provider indexes (``core/skipped.py``): the first ``shown``, and how many in all."""
+    out: list[NotIndexed] = []
+    count = 0
+    for f in still_skipped(host, reg, scope_rels):
+        count += 1
+        if len(out) < shown:
+            out.append(NotIndexed(source_path=f.source_path, status="skipped", reason=f"{f.reason}; {PASSED_OVER}"))
+    return out, count
+
+
 def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cited: set[str],
               diagnostics: dict[str, Any]) -> list[NotIndexed]:
     """A result's ``notIndexed``: the files the query names, the scope's own files (a scope is never
-    silently empty) and the roots left behind that cannot be cited, without those ``cited`` (a file
-    being indexed is cited once the provider answers from it). Notes the roots left behind in
-    ``diagnostics["leftBehind"]``."""
+    silently empty), the roots left behind and the files passed over for their type in the scope
+    (none: the workspace) that cannot be cited, without those ``cited`` (a file being indexed is cited
+    once the provider answers from it). Notes the roots left behind in ``diagnostics["leftBehind"]``,
+    the files passed over in ``diagnostics["skipped"]``."""
     missing = not_indexed(host, reg, query)
     if scope_rels:
         named = {m.source_path for m in missing}
@@ -235,6 +250,12 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
         missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
         diagnostics["leftBehind"] = {"count": n_behind, "shown": len(behind),
                                      "hint": "'mnote-kr status --json' lists them all"}
+    passed, n_passed = skipped_not_indexed(host, reg, scope_rels)  # never silent either
+    if passed:
+        named = {m.source_path for m in missing}
+        missing += [p for p in passed if p.source_path not in named]
+        diagnostics["skipped"] = {"count": n_passed, "shown": len(passed),
+                                  "hint": "'mnote-kr status --json' lists the first 50"}
     # a typed name (``not_found``) is answered by a cited file of that name in another Unicode form; a
     # path is answered only by itself (kb/new/report.md is not cited because kb/old/report.md is)
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from mnote_kr.citations.render.noresults import more_left_behind
+from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.models import (
@@ -122,7 +122,7 @@ def render_search(result: SearchResults) -> str:
     # before the cards: a file the query names that cannot be cited is easy to miss after six cards
     out += _not_indexed_lines(result.not_indexed)
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
-    out += filter(None, [more_left_behind(diagnostics)])
+    out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     out += _cards(result.results)
     if not out:
         why = diagnostics.get("noResults")
@@ -147,10 +147,22 @@ def _cards(cards: list[Citation], keep: str = "") -> list[str]:
     return out
 
 
+#: Files skipped for their type that a search's text names one by one before the cards (``--json``: all it lists).
+SKIPPED_LINES = 3
+
+
 def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
-    """One line per file that cannot be cited; the status in words ("not indexed" is said once)."""
-    return [f"not indexed: {ni.source_path} ({'' if ni.status == 'not_indexed' else ni.status.replace('_', ' ') + ': '}"
-            f"{ni.reason})" for ni in items]
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once). Past
+    ``SKIPPED_LINES`` files skipped for their type, one line counts the rest: a folder of archives must
+    not push the cards off the screen."""
+    skipped = [ni for ni in items if ni.status == "skipped"][SKIPPED_LINES:]
+    lines = [f"not indexed: {ni.source_path} ("
+             f"{'' if ni.status == 'not_indexed' else ni.status.replace('_', ' ') + ': '}{ni.reason})"
+             for ni in items if ni not in skipped]
+    if skipped:
+        lines.append(f"not indexed: {len(skipped)} more file(s) skipped for their type ('--json' lists them, "
+                     "'mnote-kr status' names them)")
+    return lines
 
 
 def render_answer(result: AgentQueryResult) -> str:
@@ -190,6 +202,8 @@ def counts_text(counts: dict[str, Any]) -> str:
 
 #: Queued actions ``status`` names one by one (``--json`` lists every one).
 WAITING_SHOWN = 20
+#: Files passed over for their type that ``status`` names one by one (``--json``: the first 50).
+SKIPPED_SHOWN = 20
 _BUSY = re.compile(r"\bis busy\b")
 
 
@@ -247,6 +261,12 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")
     if behind.get("count", 0) > len(behind.get("files") or []):
         lines.append(f"           (and {behind['count'] - len(behind['files'])} more left behind; '--json' lists 50)")
+    skipped = info.get("skipped") or {}
+    for note in (skipped.get("files") or [])[:SKIPPED_SHOWN]:  # no provider indexes the type: never sent
+        lines.append(f"Skipped:   {note['sourcePath']}: {note['reason']}")
+    if skipped.get("count", 0) > min(SKIPPED_SHOWN, len(skipped.get("files") or [])):
+        lines.append(f"           (and {skipped['count'] - min(SKIPPED_SHOWN, len(skipped['files']))} more skipped "
+                     "for their type; '--json' lists 50)")
     dups = reg.get("duplicateEntries") or []
     for note in dups:
         lines.append(f"Duplicate: {note['sourcePath']}: {note['reason']}")

@@ -157,3 +157,13 @@ def more_left_behind(diagnostics: dict[str, Any]) -> str | None:
         return None
     return (f"{more} more file(s) in roots added with --no-follow are not indexed; "
             "'mnote-kr status --json' lists them all")
+
+
+def more_skipped(diagnostics: dict[str, Any]) -> str | None:
+    """The line that counts the files passed over for their type beyond those ``notIndexed`` names, or None."""
+    skipped = diagnostics.get("skipped") or {}
+    more = skipped.get("count", 0) - skipped.get("shown", 0)
+    if more <= 0:
+        return None
+    return (f"{more} more file(s) of types no provider indexes are not indexed; "
+            "'mnote-kr status --json' lists the first 50")

@@ -20,7 +20,7 @@ from mnote_kr.citations.hostview import HostView as Host
 
 _KINDS = {
     ".pdf": "pdf",
-    ".docx": "office", ".doc": "office", ".pptx": "office", ".xlsx": "office", ".odt": "office",
+    ".docx": "office", ".doc": "office", ".pptx": "office", ".xlsx": "office", ".xlsm": "office", ".odt": "office",
     ".md": "markdown", ".markdown": "markdown",
     ".png": "image", ".jpg": "image", ".jpeg": "image", ".gif": "image", ".webp": "image",
     ".tif": "image", ".tiff": "image", ".bmp": "image",

@@ -218,6 +218,11 @@ def test_lr_ingest_invisible_input_dir_is_reported_and_upload_only_when_asked(tm
     assert update.status == "submitted" and "copied" in (update.last_error or "")
     [upload] = replay.sent("POST", "/documents/upload")
     assert update.light_rag_file_path.encode() in upload.content and b"# upload me" in upload.content
+    write(ctx.workspace_root / "q1.xlsm", b"PK")  # LightRAG takes no .xlsm: its text needs the input dir
+    [update] = plugin.ingest(ctx=ctx2, sources=[source(ctx.workspace_root, "q1.xlsm")], force=False)
+    assert (update.status, update.last_error) == ("failed", "'.xlsm' files need LightRAG's input directory "
+                                                            "(no upload fallback)")
+    assert len(replay.sent("POST", "/documents/upload")) == 1
 
 
 def test_lr_ingest_adopts_document_lightrag_already_processed(env: dict[str, Any]) -> None:

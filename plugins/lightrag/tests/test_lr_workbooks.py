@@ -85,6 +85,56 @@ def test_a_workbook_with_comments_is_sent_as_its_text_with_each_comment_on_its_c
     assert path.read_bytes() == before
 
 
+SALES = CORPUS / "docling__xlsx_02_sample_sales_data.xlsm"
+
+
+def test_a_macro_enabled_workbook_is_sent_as_its_text_under_a_name_lightrag_takes(env: dict[str, Any]) -> None:
+    """LightRAG 1.5.7 takes no .xlsm (its supported types, samples/05): the workbook's text goes in its place
+    as ``.xlsm.md``, comments or not, and the entry keeps the user's .xlsm path."""
+    ws, inputs = env["ws"], env["inputs"]
+    path = placed(ws, SALES, "sales/q1.xlsm")
+    before = path.read_bytes()
+    assert workbooks.commented(str(path)) is None  # no comments: only its type sends it as text
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "sales/q1.xlsm")], force=False)
+    assert (update.source_root_relative_path, update.status, update.kind) == (
+        "sales/q1.xlsm", "submitted", "text_fallback"), update
+    name = update.light_rag_file_path or ""
+    assert name.endswith(".xlsm.md") and update.wrapper_path == str(inputs / name)
+    wrapper = inputs / name
+    assert wrapper.is_file() and not wrapper.is_symlink() and links.is_our_wrapper(wrapper)
+    text = wrapper.read_text(encoding="utf-8")
+    assert text.startswith(f"{links.MACRO_WORKBOOK_WRAPPER_MARK} sales/q1.xlsm\n\n# SalesData\n\n"
+                           "Product | Date | Quantity | Revenue\n\n")
+    assert "\n\nWidget C | 2024-01-07 00:00:00 | 12 | 15000\n\n" in text
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG does not take '.xlsm' "
+                                 "files (its macros are never run or read); citations still point into the file")
+    assert [p.name for p in inputs.iterdir() if p.is_file()] == [name]  # no link of the workbook itself
+    assert path.read_bytes() == before
+    refs = querying.references_from_data({"chunks": [{"file_path": name, "chunk_id": "doc-1-chunk-000",
+                                                      "content": text}]})
+    assert refs[0].content is not None and refs[0].content.startswith("# SalesData")  # the mark is ours, never quoted
+
+
+def test_an_unreadable_macro_enabled_workbook_fails_with_its_reason_and_is_not_linked(env: dict[str, Any]) -> None:
+    ws, inputs = env["ws"], env["inputs"]
+    (ws / "broken.xlsm").write_bytes(b"not a zip at all")
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "broken.xlsm")], force=False)
+    assert update.status == "failed" and not [p for p in inputs.iterdir() if p.is_file()], update
+    assert (update.last_error or "").startswith("LightRAG does not take '.xlsm' files, and mnote-kr cannot read "
+                                                "this workbook: "), update.last_error
+    ctx = dataclasses.replace(env["ctx"], extract_text=lambda p: None)  # no plugin reads workbooks
+    placed(ws, SALES, "q1.xlsm")
+    [update] = plugin.ingest(ctx=ctx, sources=[source(ws, "q1.xlsm")], force=False)
+    assert update.status == "failed" and "mnote-kr read no text in this workbook" in (update.last_error or "")
+
+
+def test_a_macro_enabled_workbook_is_a_type_lightrag_indexes_whatever_the_server_lists(env: dict[str, Any]) -> None:
+    from mnote_kr_lightrag.client import filetypes
+
+    filetypes._SERVER_SUFFIXES.clear()
+    assert plugin.unindexable(ctx=env["ctx"], paths=["a/q1.xlsm", "a/Q2.XLSM", "a/x.bin"]).keys() == {"a/x.bin"}
+
+
 def test_a_workbook_without_comments_stays_a_plain_link_and_is_not_read(env: dict[str, Any]) -> None:
     ws, inputs = env["ws"], env["inputs"]
     path = placed(ws, TITLED, "birds/titled.xlsx")

@@ -1,4 +1,5 @@
-"""Which files LightRAG indexes, by name: its scan's suffixes and the images mnote-kr wraps.
+"""Which files LightRAG indexes, by name: its scan's suffixes, the images mnote-kr wraps and the types
+whose text mnote-kr sends in their place (``naming.TEXT_ONLY_SUFFIXES``: a macro-enabled workbook).
 
 The ``unindexable`` hook answers from this module (a folder walk hands over every new file's
 name), so it stays light: no provider, no document listing, one request at most.
@@ -17,13 +18,15 @@ from .settings import open_client, resolve_settings
 #: The server's ``supported_file_types`` as this process last heard it, per server.
 _SERVER_SUFFIXES: dict[tuple[str, int], tuple[float, frozenset[str]]] = {}
 _SERVER_SUFFIXES_TTL_S = 300.0
-_KNOWN_SUFFIXES = naming.DEFAULT_SUPPORTED_SUFFIXES | naming.IMAGE_SUFFIXES
+_SENT_AS_OURS = naming.IMAGE_SUFFIXES | naming.TEXT_ONLY_SUFFIXES
+_KNOWN_SUFFIXES = naming.DEFAULT_SUPPORTED_SUFFIXES | _SENT_AS_OURS
 
 
 def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     """The ``paths`` no LightRAG scan picks up, with the reason (the ``unindexable`` hook).
 
-    A suffix check: LightRAG 1.5.7's types and the images mnote-kr wraps pass at once; only a
+    A suffix check: LightRAG 1.5.7's types, the images mnote-kr wraps and the files whose text it sends
+    (``.xlsm``) pass at once; only a
     path with another suffix asks the server for its own list (once, then kept a few minutes),
     since a server may read more types. The text fallback (``fallback``) only ever replaces a
     document of a type LightRAG takes, so it adds no type here.
@@ -43,7 +46,7 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     served = _server_suffixes(ctx)
     if served is None:  # LightRAG not asked (down): a type the built-in list lacks may still be one it reads
         return {}
-    readable = served | naming.IMAGE_SUFFIXES
+    readable = served | _SENT_AS_OURS
     examples = ", ".join(s for s in (".pdf", ".docx", ".md", ".txt") if s in readable)
     more = len(readable) - len([s for s in (".pdf", ".docx", ".md", ".txt") if s in readable])
     return {p: (f"not a file type LightRAG indexes ({f'{suffix!r} files' if suffix else 'no file extension'}; "

@@ -31,9 +31,12 @@ NOTES_WRAPPER_MARK = "Text of a presentation, read by mnote-kr with its speaker 
 #: The first line of a text wrapper of a workbook holding cell comments, which LightRAG's parser skips
 #: (``workbooks``).
 WORKBOOK_WRAPPER_MARK = "Text of a workbook, read by mnote-kr with its cell comments, which LightRAG's parser skips:"
+#: The first line of a text wrapper of a macro-enabled workbook, a type LightRAG does not take (``workbooks``).
+MACRO_WORKBOOK_WRAPPER_MARK = ("Text of a macro-enabled workbook, read by mnote-kr since LightRAG does not take "
+                               "the type (its macros are never run or read):")
 #: Every text wrapper's first line starts with one of these (followed by the source's path).
 TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, DECK_WRAPPER_MARK, NOTES_WRAPPER_MARK,
-              WORKBOOK_WRAPPER_MARK)
+              WORKBOOK_WRAPPER_MARK, MACRO_WORKBOOK_WRAPPER_MARK)
 _TEXT_MARKS = tuple(m.encode("utf-8") for m in TEXT_MARKS)
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
@@ -115,7 +118,8 @@ def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str, mar
     """Write (atomically) a text wrapper: ``text`` stands in for a document LightRAG failed to parse
     (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads; with
     ``DECK_WRAPPER_MARK``, for a presentation holding words LightRAG's parser skips; with
-    ``WORKBOOK_WRAPPER_MARK``, for a workbook holding cell comments)."""
+    ``WORKBOOK_WRAPPER_MARK``, for a workbook holding cell comments; with ``MACRO_WORKBOOK_WRAPPER_MARK``,
+    for a macro-enabled workbook)."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",

@@ -34,6 +34,11 @@ DEFAULT_SUPPORTED_SUFFIXES = frozenset(
     ".textpack .ts .txt .xlsx .xml .yaml .yml".split()
 )
 
+#: Suffixes LightRAG does not take that mnote-kr indexes as the text it reads in the file, sent under a
+#: wrapper name LightRAG takes (``wrapper_name``): a macro-enabled workbook is an ``.xlsx`` package plus
+#: macros, which are never run or read (``workbooks``).
+TEXT_ONLY_SUFFIXES = frozenset({".xlsm"})
+
 WRAPPER_SUFFIX = ".md"
 #: Bytes of the stem kept in a link name (file names are limited to 255 bytes).
 _MAX_STEM_BYTES = 120
@@ -91,7 +96,8 @@ def link_name(rel_path: str, sha256: str, ws: str | None = None) -> str:
 
 
 def wrapper_name(rel_path: str, sha256: str, ws: str | None = None) -> str:
-    """The name of the Markdown wrapper document for an image source."""
+    """The name of the Markdown wrapper document of a source: an image's, or the text mnote-kr sends
+    in place of a file (``report.w5c0e1b7a.1f3a09c2-77ab01de.xlsm.md``)."""
     return link_name(rel_path, sha256, ws) + WRAPPER_SUFFIX
 
 

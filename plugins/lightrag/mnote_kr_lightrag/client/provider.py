@@ -245,7 +245,7 @@ class LightRagProvider:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
             is_image = suffix in naming.IMAGE_SUFFIXES
-            if not is_image and suffix not in suffixes:
+            if not is_image and suffix not in suffixes and suffix not in naming.TEXT_ONLY_SUFFIXES:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"LightRAG cannot index '{suffix or 'extension-less'}' files")
                 continue
@@ -253,7 +253,11 @@ class LightRagProvider:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
-            own = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
+            try:
+                own = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
+            except MnoteKrError as exc:  # an .xlsm whose text cannot be read: LightRAG takes no .xlsm itself
+                results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed", last_error=str(exc))
+                continue
             wrapped = is_image or own is not None
             name = (naming.wrapper_name(rel, source.sha256, self.ws) if wrapped
                     else naming.link_name(rel, source.sha256, self.ws))
@@ -416,9 +420,11 @@ class LightRagProvider:
         for source in sources:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
-            if suffix in naming.IMAGE_SUFFIXES:
-                out.append(EntryUpdate(source_root_relative_path=rel, status="failed", kind="image",
-                                       last_error="Images need LightRAG's input directory (no upload fallback)"))
+            if suffix in naming.IMAGE_SUFFIXES or suffix in naming.TEXT_ONLY_SUFFIXES:  # sent as mnote-kr's text
+                image = suffix in naming.IMAGE_SUFFIXES
+                out.append(EntryUpdate(source_root_relative_path=rel, status="failed", kind="image" if image else None,
+                                       last_error=f"{'Images' if image else repr(suffix) + ' files'} need LightRAG's "
+                                       "input directory (no upload fallback)"))
                 continue
             name = naming.link_name(rel, source.sha256, self.ws)
             row = docs.find(name)

@@ -13,8 +13,8 @@ layer, the scanned ones through the recognised lines' boxes).
 A presentation holding words LightRAG's parser leaves out (speaker notes, table cells, grouped
 shapes' text, chart data) is sent the same way, decided at the same point (``own_text``; ``decks``
 says why, and reads that from the deck's structure), and so is a workbook holding cell comments
-(``workbooks``, read from its comments parts): one rule for every file whose own text mnote-kr sends
-before LightRAG reads it.
+(``workbooks``, read from its comments parts) and every macro-enabled workbook (``.xlsm``, a type
+LightRAG does not take): one rule for every file whose own text mnote-kr sends before LightRAG reads it.
 """
 
 from __future__ import annotations
@@ -57,8 +57,9 @@ class OwnText:
 def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
     a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out
-    (``decks.deck_text``), a workbook with cell comments (``workbooks.workbook_text``); None: the file
-    itself is linked."""
+    (``decks.deck_text``), a workbook with cell comments or any macro-enabled one (``workbooks.workbook_text``);
+    None: the file itself is linked. Raises ``MnoteKrError`` for a file of a type LightRAG does not take
+    (``naming.TEXT_ONLY_SUFFIXES``) whose text cannot be read here."""
     pages = pages_text(ctx, source)
     if pages is not None:
         count = pages.count("\n## Page ") + pages.startswith("## Page ")
@@ -68,9 +69,11 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     deck = decks.deck_text(ctx, source)
     if deck is not None:
         return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
-    book = workbooks.workbook_text(ctx, source)
+    book = workbooks.workbook_text(ctx, source)  # raises for an unreadable .xlsm: nothing else would take it
     if book is not None:
-        return OwnText(book[0], links.WORKBOOK_WRAPPER_MARK, workbooks.note(book[1]))
+        suffix = naming.safe_suffix(source.rel_path)
+        mark = links.MACRO_WORKBOOK_WRAPPER_MARK if suffix in naming.TEXT_ONLY_SUFFIXES else links.WORKBOOK_WRAPPER_MARK
+        return OwnText(book[0], mark, workbooks.note(book[1], suffix))
     return None
 
 

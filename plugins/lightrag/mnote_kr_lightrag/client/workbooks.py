@@ -16,6 +16,13 @@ into LightRAG's input dir as a Markdown text wrapper in place of the link, exact
 words LightRAG's parser leaves out (``decks``): it maps back to the same registry entry, its ``kind`` is
 ``text_fallback`` and its note says how many cells hold a comment, and citations still land in the
 workbook (a comment on its cell). A workbook without comments stays a plain link, read by LightRAG.
+
+A macro-enabled workbook (``.xlsm``: the same package as an ``.xlsx``, plus macros) is always sent this
+way, comments or not: LightRAG 1.5.7 takes no ``.xlsm`` by scan, upload or link, so its text goes under
+the wrapper's ``.xlsm.md`` name while the registry and every citation keep the user's ``.xlsm``. Its
+macros are never run or read (the XLSX plugin reads cells and comments with openpyxl, which leaves the
+VBA part alone). When its text cannot be read here, ``workbook_text`` says why (``MnoteKrError``), since
+no other reader would take the file.
 """
 
 from __future__ import annotations
@@ -81,20 +88,41 @@ def commented(path: str) -> tuple[int, int] | None:
     return (cells, sheets) if cells else None
 
 
-def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[int, int]] | None:
-    """The text of a workbook holding cell comments, with how many (``commented``), or None: not a workbook,
-    no comments, or it cannot be read here (LightRAG then reads it as it can and says so)."""
-    if naming.safe_suffix(source.rel_path) not in SUFFIXES:
+def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[int, int] | None] | None:
+    """The text of a workbook holding cell comments, or of any macro-enabled one (``TEXT_ONLY_SUFFIXES``),
+    with how many comments (``commented``; None: none), or None: not a workbook, no comments, or it cannot
+    be read here (LightRAG then reads it as it can and says so). A macro-enabled workbook whose text cannot
+    be read raises ``MnoteKrError`` with the reason: LightRAG would not take the file itself."""
+    suffix = naming.safe_suffix(source.rel_path)
+    if suffix not in SUFFIXES:
         return None
+    whole = suffix in naming.TEXT_ONLY_SUFFIXES
     try:
         held = commented(source.path)
-        text = ctx.extract_text(source.path) if held else None
-    except MnoteKrError:
+        text = ctx.extract_text(source.path) if held or whole else None
+    except MnoteKrError as exc:
+        if whole:
+            raise MnoteKrError(f"{_NOT_TAKEN.format(suffix)}, and mnote-kr cannot read this workbook: {exc.message}",
+                               hint=exc.hint) from exc
         return None
-    return (text, held) if held and text and text.strip() else None
+    if text and text.strip():
+        return (text, held) if held or whole else None
+    if whole:
+        raise MnoteKrError(f"{_NOT_TAKEN.format(suffix)}, and mnote-kr read no text in this workbook",
+                           hint="is the XLSX locator plugin loaded? 'mnote-kr plugins' lists it")
+    return None
 
 
-def note(held: tuple[int, int]) -> str:
-    """What ``status`` says of a workbook indexed this way: its comments, which LightRAG's parser leaves out."""
-    return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out cell comments "
-            f"({held[0]} cell(s) on {held[1]} sheet(s)); citations still point into the file")
+_NOT_TAKEN = "LightRAG does not take '{}' files"
+
+
+def note(held: tuple[int, int] | None, suffix: str = ".xlsx") -> str:
+    """What ``status`` says of a workbook indexed this way: its comments, which LightRAG's parser leaves out,
+    or its type, which LightRAG does not take (its macros never run nor read)."""
+    comments = f"cell comments ({held[0]} cell(s) on {held[1]} sheet(s))" if held else ""
+    if suffix in naming.TEXT_ONLY_SUFFIXES:
+        why = f"{_NOT_TAKEN.format(suffix)} (its macros are never run or read)" + (
+            f"; its {comments} are in it too" if held else "")
+    else:
+        why = f"LightRAG's parser leaves out {comments}"
+    return f"indexed from the text mnote-kr reads in it, since {why}; citations still point into the file"
