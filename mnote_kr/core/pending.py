@@ -22,6 +22,14 @@ from mnote_kr.models import IndexedRoot
 
 #: The stale reason of a file whose content changed on disk and that nothing re-indexed yet.
 REASON_CHANGED = "content changed on disk"
+#: The stale reason of a file gone from its path (sync and watch); ``open`` and the viewer say it too.
+REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
+#: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
+#: over). Such an entry is not cited; a later pass confirms it, or restores it when the
+#: file turns out unchanged (an editor's save sequence, a file moved away and back).
+PROVISIONAL_MISSING = "missing on disk (confirming)"
+PROVISIONAL_CHANGED = "changed on disk (confirming)"
+PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
 #: The stale reason ``delete`` records: a root that follows the disk does not ingest such a file
 #: again by itself ('mnote-kr ingest FILE' does).
 USER_DELETED = "deleted from the knowledge base by the user"

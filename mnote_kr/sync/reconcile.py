@@ -31,7 +31,10 @@ import filelock
 from mnote_kr.app.moves import moved_reason, take_over
 from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.pending import (
+    PROVISIONAL_CHANGED,
+    PROVISIONAL_REASONS,
     REASON_CHANGED,
+    REASON_MISSING,
     USER_DELETED,
     PendingNew,
     PendingNewFile,
@@ -40,6 +43,9 @@ from mnote_kr.core.pending import (
     load_pending_new,
     pending_encoder,
     pending_new_path,
+)
+from mnote_kr.core.pending import (
+    PROVISIONAL_MISSING as PROVISIONAL_MISSING,  # the watcher and tests import it from here
 )
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.registry_tags import STALE
@@ -56,15 +62,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
 
 
-#: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
-#: over). Such an entry is not cited; a later pass confirms it, or restores it when the
-#: file turns out unchanged (an editor's save sequence, a file moved away and back).
-PROVISIONAL_MISSING = "missing on disk (confirming)"
-PROVISIONAL_CHANGED = "changed on disk (confirming)"
-PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
-
-REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
-# REASON_CHANGED (imported above) lives in the core: search and status name the files it marks.
+# The stale reasons (imported above) live in the core: search, status, open and the viewer name them.
 
 _DEAD = frozenset({"delete_submitted", "delete_completed"})
 

@@ -28,7 +28,7 @@ DOCUMENT_EXTENSIONS = frozenset({
 
 
 #: Why an entry of each status cannot be cited, when it records no reason of its own.
-_WHY = {
+STATUS_WHY = {
     "pending": "waiting to be sent to the provider",
     "submitted": "sent, not indexed yet",
     "processing": "being indexed",
@@ -120,7 +120,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             if entry.status == "processed" and not entry.stale:
                 continue
             status: str = "stale" if entry.stale else entry.status
-            reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
+            reason = entry.stale_reason or entry.last_error or STATUS_WHY.get(entry.status, entry.status)
             out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
@@ -192,7 +192,7 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
         for e in uncitable:
             if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
                 status = "stale" if e.stale else e.status
-                reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
+                reason = e.stale_reason or e.last_error or STATUS_WHY.get(e.status, e.status)
                 out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
         if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)

@@ -147,10 +147,19 @@ def _cards(cards: list[Citation], keep: str = "") -> list[str]:
     return out
 
 
+#: States whose reason says it all ("not indexed" is said before it; a deleted file's reason says so).
+_REASON_ONLY = frozenset({"not_indexed", "delete_submitted", "delete_completed"})
+
+
+def not_indexed_text(ni: NotIndexed) -> str:
+    """Why a file cannot be cited, in words: ``stale: content changed on disk`` (the CLI and the
+    search page say the same; ``--json`` keeps the status as it is)."""
+    return ("" if ni.status in _REASON_ONLY else ni.status.replace("_", " ") + ": ") + ni.reason
+
+
 def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
     """One line per file that cannot be cited; the status in words ("not indexed" is said once)."""
-    return [f"not indexed: {ni.source_path} ({'' if ni.status == 'not_indexed' else ni.status.replace('_', ' ') + ': '}"
-            f"{ni.reason})" for ni in items]
+    return [f"not indexed: {ni.source_path} ({not_indexed_text(ni)})" for ni in items]
 
 
 def render_answer(result: AgentQueryResult) -> str:
