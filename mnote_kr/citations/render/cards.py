@@ -8,6 +8,7 @@ from typing import Any
 from mnote_kr.citations.render.noresults import more_left_behind
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.core.workspace import rules_text
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -213,8 +214,17 @@ def render_status(info: dict[str, Any]) -> str:
         late = behind["paths"][0] + (f" and {behind['count'] - 1} more" if behind["count"] > 1 else "")
         lines.append(f"Behind:    {behind['count']} file(s) still recorded as being indexed ({late}), while "
                      "LightRAG is idle and done with every document: 'mnote-kr sync' brings the registry up to date")
-    if info.get("indexedRoots") == []:
+    roots = info.get("indexedRoots")
+    if roots == []:
         lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
+    elif roots:
+        lines.append("Roots:     " + ", ".join(f"{r.get('rootRelativePath') or '.'} " + rules_text(
+            r.get("recursive", True), r.get("runOnChange", True), r.get("excludePatterns") or []) for r in roots))
+    new = info.get("pendingNew") or {}
+    if new.get("count"):  # in the roots, never ingested: what indexes them
+        fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
+        lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
+                     + (f": {fixes} indexes them" if fixes else ""))
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
