@@ -35,6 +35,11 @@ PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
 #: again by itself ('mnote-kr ingest FILE' does).
 USER_DELETED = "deleted from the knowledge base by the user"
 
+#: How a search names a file it would have cited that changed (or went) on disk since it was indexed,
+#: before any sync saw it (``notIndexed`` reasons start so; the text prints ``PREFIX: FILE: fix``).
+CHANGED_SINCE_INDEXED = "changed since indexed"
+MISSING_SINCE_INDEXED = "deleted from disk since indexed"
+
 PENDING_NEW_FILE = "pending-new.json"
 PENDING_NEW_VERSION = 1
 

@@ -8,6 +8,7 @@ from typing import Any
 from mnote_kr.citations.render.noresults import more_left_behind
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED
 from mnote_kr.core.workspace import rules_text
 from mnote_kr.models import (
     AgentQueryResult,
@@ -158,9 +159,18 @@ def not_indexed_text(ni: NotIndexed) -> str:
     return ("" if ni.status in _REASON_ONLY else ni.status.replace("_", " ") + ": ") + ni.reason
 
 
+_SINCE_INDEXED = (CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED)
+
+
 def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
-    """One line per file that cannot be cited; the status in words ("not indexed" is said once)."""
-    return [f"not indexed: {ni.source_path} ({not_indexed_text(ni)})" for ni in items]
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once). A file
+    changed or gone since it was indexed says so first: ``changed since indexed: FILE: run 'mnote-kr sync'``."""
+    lines = []
+    for ni in items:
+        since = next((p for p in _SINCE_INDEXED if ni.reason.startswith(p + ": ")), None)
+        lines.append(f"{since}: {ni.source_path}: {ni.reason[len(since) + 2:]}" if since
+                     else f"not indexed: {ni.source_path} ({not_indexed_text(ni)})")
+    return lines
 
 
 def render_answer(result: AgentQueryResult) -> str:
