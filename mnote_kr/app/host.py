@@ -400,6 +400,9 @@ class Host(HostIngest):
     def status(self) -> dict[str, Any]:
         reg = self.registry()
         ctx = self.context()
+        # No file in the registry: nothing of the provider's to report on, and a report must not start
+        # its server (the managed engine's is ~0.5 GB); one that runs already is still reported.
+        ctx.may_start = len(reg.entries) > 0
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,

@@ -282,7 +282,9 @@ def render_status(info: dict[str, Any]) -> str:
     n_dups = (reg.get("byStatus") or {}).get("duplicate", 0)
     if n_dups > len(dups):
         lines.append(f"           (and {n_dups - len(dups)} more duplicate(s))")
-    if prov.get("reachable") is False:
+    if prov.get("notStarted"):  # nothing indexed yet, and status did not start it
+        lines.append(f"Provider:  {prov.get('provider') or prov.get('name')}: not started: {prov['notStarted']}")
+    elif prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
         busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")
