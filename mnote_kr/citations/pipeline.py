@@ -297,9 +297,9 @@ def build_citations(
         except OSError:
             st = None
         if st is None or st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:  # a stat: nothing hashed
-            key = "missing" if st is None else "changed"
-            dropped[f"{key}OnDisk"] += 1
-            since.setdefault(f"{key}SinceIndexed", set()).add(rel)  # named in notIndexed (``uncitable``)
+            how = "missing" if st is None else "changed"
+            dropped[f"{how}OnDisk"] += 1
+            since.setdefault(f"{how}SinceIndexed", set()).add(rel)  # named in notIndexed (``uncitable``)
             continue
         block = mapped.block
         block_id = block.blockid if block else None
