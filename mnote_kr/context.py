@@ -90,6 +90,10 @@ class ProviderContext:
     #: when called; None from a host that offers none. A renamed file keeps its document under a
     #: name made for its old path: the provider must not take that name for the old path's.
     entry_columns: Callable[[], Any] = field(default=lambda: None)
+    #: False for a report that must not start what the provider starts on demand (the managed
+    #: engine's server for this workspace): ``status`` of a workspace with no files. The provider
+    #: then reports what runs, or ``ProviderStatus.not_started`` (when it would start).
+    may_start: bool = True
 
     def http_client(self, base_url: str, *, timeout: httpx.Timeout | float | None = None,
                     headers: dict[str, str] | None = None, connect_timeout: float | None = None) -> httpx.Client:

@@ -146,6 +146,10 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
     ``columns()`` (:class:`~mnote_kr.models.EntryColumns`: paths, doc ids, names, liveness)
     that decodes no entry; use it when present (``getattr(entries, "columns", None)``).
 
+    With ``ctx.may_start`` False (``status`` of a workspace with no files) start nothing the
+    provider starts on demand: report a server that runs, else return a status with
+    ``not_started`` saying when it starts.
+
     Calling convention: firstresult, configured provider only. Raise
     ``ProviderError`` when the provider cannot be reached.
     """

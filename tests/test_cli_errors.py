@@ -163,7 +163,7 @@ def test_search_and_ask_outside_a_knowledge_base_fail_with_one_line_and_contact_
     assert run("roots", "add", "docs").returncode == 0
     proc = run("search", "anything")
     assert proc.returncode == 1 and "not reachable" in proc.stderr and "not a knowledge base" not in proc.stderr
-    assert "Roots:" not in run("status").stdout
+    assert "Roots:     docs (recursive)" in run("status").stdout.splitlines()  # names it, no "none"
 
 
 def test_unknown_citation_id_is_not_found(tmp_path: Path) -> None:

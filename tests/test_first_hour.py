@@ -265,7 +265,7 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
     """One rule for which files of a root are taken: what ``ingest`` sends is what reconcile (the
     watcher, ``sync``) sees and what ``notIndexed`` calls "not ingested yet"; what ingest excludes
     it calls excluded; what ingest skips (a symlink leaving the workspace) is never "not ingested yet"."""
-    from mnote_kr.sync.scan import scan_tree
+    from mnote_kr.core.scan import scan_tree
 
     ws = tmp_path / "ws"
     outside = tmp_path / "elsewhere.md"

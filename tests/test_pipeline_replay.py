@@ -346,6 +346,10 @@ def test_sources_changed_or_deleted_on_disk_are_dropped_before_the_watcher_notic
     result = env.search("Hamburg")
     assert result.results == []
     assert result.diagnostics["dropped"] == {"unmapped": 1, "changedOnDisk": 1, "missingOnDisk": 1}
+    # and named, with what brings them back (a stat of each: nothing hashed)
+    assert result.diagnostics["changedSinceIndexed"] == {"count": 1, "paths": [NOTES_REL]}
+    assert result.diagnostics["missingSinceIndexed"] == {"count": 1, "paths": [AURORA_REL]}
+    assert {(n.source_path, n.status) for n in result.not_indexed} == {(NOTES_REL, "stale"), (AURORA_REL, "stale")}
 
 
 def test_empty_data_gives_zero_results_without_error(env: Env) -> None:

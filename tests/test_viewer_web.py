@@ -8,6 +8,7 @@ so the real PDF, DOCX and Markdown locators place the citations); the browser te
 from __future__ import annotations
 
 import contextlib
+import html
 import os
 import re
 import struct
@@ -23,8 +24,10 @@ from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.caches.citecache import remember
+from mnote_kr.errors import NotFoundError
 from mnote_kr.models import Citation, LocateRequest
 from mnote_kr.server.app import ApiServer
+from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr.viewer import web, webpages
 from tests.cli_helpers import turbine_pdf
 from tests.viewer_fixtures import report_docx
@@ -199,6 +202,41 @@ def test_stale_source_says_so_and_serves_nothing_of_it(site):
         assert r.status_code == 410 and 'class="banner stale"' in r.text and "deleted" in r.text
         assert "page-image" not in r.text
         assert client.get(webpages.view_url(pdf.citation_id) + "/page/1.png?scale=1.5").status_code == 404
+
+
+#: The registry's own words for a file's state, which are not a person's.
+_RAW_STATUS = re.compile(r"\b(delete_completed|delete_submitted|not_indexed|pending_action|stale_reason)\b")
+
+
+def test_a_source_deleted_from_disk_is_said_in_words_as_open_says_it(site):
+    """Seen by a newcomer: "The source is delete_completed: source missing on disk..." (a registry status)."""
+    server, host, cites, _ = site
+    pdf = cites[".pdf"]
+    (host.root / "papers" / "icing.pdf").unlink()
+    reconcile_and_apply(host)  # what 'sync' does: the entry is stale and its index deleted
+    assert host.registry().entries["papers/icing.pdf"].status in ("delete_submitted", "delete_completed")
+    with pytest.raises(NotFoundError) as opened:
+        host.open(pdf.citation_id)
+    assert "deleted from disk" in opened.value.message and not _RAW_STATUS.search(opened.value.message)
+    with _signed_in(server) as client:
+        r = client.get(webpages.view_url(pdf.citation_id))
+    banner = re.search(r'<p class="banner stale" role="alert">([^<]*)</p>', r.text)
+    assert r.status_code == 410 and banner, r.text
+    words = html.unescape(banner.group(1))
+    assert "was deleted from disk since this citation was issued" in words, words
+    assert not _RAW_STATUS.search(r.text) and " is stale" not in words, words
+    # the viewer and 'open' give the same reason
+    assert opened.value.message.split(": ", 1)[1] in words
+
+
+def test_the_search_page_names_a_files_state_in_words(site):
+    server, host, *_ = site
+    (host.root / "papers" / "draft.md").write_text("# Draft\n\nblade heating, not ingested\n", encoding="utf-8")
+    with _signed_in(server) as client:
+        r = client.get("/", params={"q": "what does draft.md say", "scope": "papers"})
+    lines = [html.unescape(t) for t in re.findall(r'<p class="not-indexed">(.*?)</p>', r.text)]
+    assert any(line.startswith("papers/draft.md") for line in lines), r.text
+    assert not any(_RAW_STATUS.search(line) for line in lines), lines
 
 
 def test_changed_source_is_not_shown_with_an_old_highlight(site):

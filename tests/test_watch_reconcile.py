@@ -13,6 +13,7 @@ from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.core.pending import load_pending_new
+from mnote_kr.core.scan import admitted, scan_tree
 from mnote_kr.models import IndexedRoot, SourceEntry
 from mnote_kr.sync.reconcile import (
     PROVISIONAL_MISSING,
@@ -21,7 +22,6 @@ from mnote_kr.sync.reconcile import (
     plan_changes,
     reconcile_and_apply,
 )
-from mnote_kr.sync.scan import admitted, scan_tree
 from mnote_kr.sync.watch import _Handler
 
 

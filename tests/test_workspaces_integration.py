@@ -89,3 +89,37 @@ def test_two_workspaces_on_one_managed_engine_never_touch_each_other(
     assert b.registry().entries["X.md"].status == "delete_completed"
     assert _view(a, query) == before
     assert hashlib.sha256((a.root / "X.md").read_bytes()).hexdigest() == source_a
+
+
+def test_status_of_a_workspace_with_no_files_does_not_start_its_engine(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    """Seen by a newcomer: 'status' in a folder with nothing ingested started this workspace's server (~0.5 GB)."""
+    from mnote_kr.core import paths
+    from mnote_kr_lightrag.client.workspaces import lightrag_workspace
+    from mnote_kr_lightrag.engine.managed import engine_status, workspace_state_dir
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(Path(lightrag_engine.working_dir).parents[2]))
+    host = _host(tmp_path / "fresh")
+    (host.root / "kb").mkdir()
+    (host.root / "kb" / "a.md").write_text(f"# Anchor {uuid.uuid4().hex}\n\nThe anchor chain is 40 m.\n")
+    own = workspace_state_dir(paths.state_dir(), lightrag_workspace(host.context()))
+
+    for step in ("empty", "a root, nothing ingested"):
+        provider = host.status()["provider"]
+        assert provider["reachable"] is False and "starts on the first ingest" in provider["notStarted"], step
+        assert engine_status(own) is None, step  # nothing started
+        host.roots_add(host.root / "kb")
+    assert [i.status for i in host.ingest(["kb"], wait=True, wait_s=120).items] == ["processed"]
+    running = engine_status(own)
+    assert running is not None and running.healthy  # the first ingest started it
+    provider = host.status()["provider"]
+    assert provider["reachable"] is True and provider.get("notStarted") is None
+    # Every file gone from the registry again: the engine that runs is still reported, not hidden.
+    host.delete(["kb"])
+    deadline = time.monotonic() + 60
+    while host.deletes_waiting() and time.monotonic() < deadline:
+        host.sync(wait_s=5)
+    host.prune()
+    assert len(host.registry().entries) == 0
+    provider = host.status()["provider"]
+    assert provider["reachable"] is True and provider["url"] == running.url

@@ -138,7 +138,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         provider=AgentProvider(
             name=prov.get("provider") or prov.get("name") or host.plugins.provider_name,
             reachable=bool(prov.get("reachable", False)),
-            error=prov.get("error"),
+            error=prov.get("error") or (f"not started: {prov['notStarted']}" if prov.get("notStarted") else None),
             core_version=prov.get("coreVersion"),
             pipeline_busy=prov.get("pipelineBusy"),
             llm_model=prov.get("llmModel"),

@@ -17,7 +17,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
-from mnote_kr.core.pending import USER_DELETED, left_behind, load_pending_new
+from mnote_kr.core.pending import USER_DELETED, left_behind, new_in_roots
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     PRUNABLE,
@@ -400,6 +400,10 @@ class Host(HostIngest):
 
     def status(self) -> dict[str, Any]:
         reg = self.registry()
+        ctx = self.context()
+        # No file in the registry: nothing of the provider's to report on, and a report must not start
+        # its server (the managed engine's is ~0.5 GB); one that runs already is still reported.
+        ctx.may_start = len(reg.entries) > 0
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,
@@ -427,7 +431,7 @@ class Host(HostIngest):
                 # Which files are duplicates, and of which file (the first few).
                 "duplicateEntries": self._duplicate_entries(reg),
             },
-            "pendingNew": self._pending_new(),
+            "pendingNew": self._pending_new(reg, ctx),
             # What roots added with --no-follow left behind, each with the commands that fix it.
             "leftBehind": self._left_behind(reg),
             # Files passed over for a type no provider indexes, each with the provider's reason.
@@ -441,7 +445,7 @@ class Host(HostIngest):
             "placeRerank": self._place_rerank_status(),
         }
         try:
-            status = self.plugins.provider_status(self.context(), reg.all_entries())
+            status = self.plugins.provider_status(ctx, reg.all_entries())
             out["provider"] = msgspec.to_builtins(status)
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
@@ -465,10 +469,10 @@ class Host(HostIngest):
                 files.append(msgspec.to_builtins(lb))
         return {"count": count, "files": files}
 
-    def _pending_new(self) -> dict[str, Any]:
-        """New files in indexed roots that are not ingested (written by the watcher/reconcile)."""
-        pending = load_pending_new(self)
-        return {"count": len(pending.files), "paths": [f.source_path for f in pending.files[:50]]}
+    def _pending_new(self, reg: Registry, ctx: ProviderContext) -> dict[str, Any]:
+        """Files in the indexed roots that no entry records (never ingested), each root with the
+        command that indexes them: a walk of the roots, a stat per file (``pending.new_in_roots``)."""
+        return new_in_roots(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths))
 
     # ------------------------------------------------------------------ query side (see pipeline.py)
 

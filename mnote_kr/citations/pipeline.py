@@ -1,8 +1,8 @@
 """The citation pipeline: provider references → map → clean → classify → locate → cite.
 
 Only references that map to a live registry entry become citations (a citation never points nowhere);
-sources deleted or changed on disk since indexing are dropped here even before the
-watcher notices (an index never cites a stale file). Every dropped reference is counted in diagnostics.
+sources deleted or changed on disk since indexing are dropped here before the watcher notices, and named
+(diagnostics ``changedSinceIndexed``, ``missingSinceIndexed``; ``notIndexed``). Every drop is counted.
 """
 
 from __future__ import annotations
@@ -264,6 +264,7 @@ def build_citations(
     ctx = host.context()
     entries = reg.by_provider_name()
     dropped: Counter[str] = Counter()
+    since: dict[str, set[str]] = {}  # files changed or gone on disk since they were indexed, no sync seen
     taken: set[str] = set()
     seen: set[tuple[Any, ...]] = set()
     occurrences: Counter[tuple[str, str]] = Counter()
@@ -293,12 +294,13 @@ def build_citations(
             continue
         abs_path = host.workspace.rel_to_abs(rel)
         try:
-            st = abs_path.stat()
+            st: os.stat_result | None = abs_path.stat()
         except OSError:
-            dropped["missingOnDisk"] += 1
-            continue
-        if st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:
-            dropped["changedOnDisk"] += 1
+            st = None
+        if st is None or st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:  # a stat: nothing hashed
+            how = "missing" if st is None else "changed"
+            dropped[f"{how}OnDisk"] += 1
+            since.setdefault(f"{how}SinceIndexed", set()).add(rel)  # named in notIndexed (``uncitable``)
             continue
         block = mapped.block
         block_id = block.blockid if block else None
@@ -405,11 +407,9 @@ def build_citations(
             held.add((r.source_id, place_key(r.locator)))
             behind.append(msgspec.structs.replace(r, relevance_score=round(value * (1 - 0.01 * (k + 1)), 6),
                                                   diagnostics=c.diagnostics))
-    diagnostics = {
-        "providerReferences": total,
-        "dropped": dict(dropped),
-        "timingsMs": {k: round(v, 2) for k, v in timings.items()},
-    }
+    diagnostics = {"providerReferences": total, "dropped": dict(dropped),
+                   "timingsMs": {k: round(v, 2) for k, v in timings.items()},
+                   **{key: {"count": len(rels), "paths": sorted(rels)} for key, rels in since.items()}}
     return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics
 
 

@@ -106,9 +106,9 @@ def roots_report(obj: Ctx, as_json: bool) -> None:
 def root_rules(r: Any) -> str:
     """An indexed root's rules as ``roots list`` prints them: ``(recursive, no-follow) exclude=a,b``
     (following the disk is the default and goes unsaid)."""
-    flags = ["recursive" if r.recursive else "flat"] + ([] if r.run_on_change else ["no-follow"])
-    excl = f" exclude={','.join(r.exclude_patterns)}" if r.exclude_patterns else ""
-    return f"({', '.join(flags)}){excl}"
+    from mnote_kr.core.workspace import rules_text
+
+    return rules_text(r.recursive, r.run_on_change, list(r.exclude_patterns))
 
 
 def require_query(query: str, command: str) -> None:

@@ -9,22 +9,36 @@ means empty.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Protocol
+from typing import Any, Protocol
 
 import msgspec
 
 from mnote_kr.core.registry import Registry, RegistryStore
 from mnote_kr.core.registry_tags import STALE
+from mnote_kr.core.scan import Stat, scan_roots
 from mnote_kr.core.workspace import innermost_root
 from mnote_kr.models import IndexedRoot
 
 #: The stale reason of a file whose content changed on disk and that nothing re-indexed yet.
 REASON_CHANGED = "content changed on disk"
+#: The stale reason of a file gone from its path (sync and watch); ``open`` and the viewer say it too.
+REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
+#: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
+#: over). Such an entry is not cited; a later pass confirms it, or restores it when the
+#: file turns out unchanged (an editor's save sequence, a file moved away and back).
+PROVISIONAL_MISSING = "missing on disk (confirming)"
+PROVISIONAL_CHANGED = "changed on disk (confirming)"
+PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
 #: The stale reason ``delete`` records: a root that follows the disk does not ingest such a file
 #: again by itself ('mnote-kr ingest FILE' does).
 USER_DELETED = "deleted from the knowledge base by the user"
+
+#: How a search names a file it would have cited that changed (or went) on disk since it was indexed,
+#: before any sync saw it (``notIndexed`` reasons start so; the text prints ``PREFIX: FILE: fix``).
+CHANGED_SINCE_INDEXED = "changed since indexed"
+MISSING_SINCE_INDEXED = "deleted from disk since indexed"
 
 PENDING_NEW_FILE = "pending-new.json"
 PENDING_NEW_VERSION = 1
@@ -123,3 +137,29 @@ def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
     fix = f"'{ingest_command(rel)}' indexes it; '{follow_command(root)}' makes the root follow from now on"
     return LeftBehind(source_path=rel, status=status, fix=fix,
                       reason=f"{what}: root {name} does not follow changes (added with --no-follow)")
+
+
+def new_in_roots(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]],
+                 shown: int = 50) -> dict[str, Any]:
+    """The files the indexed roots' rules admit that no registry entry records: never ingested
+    (``status``'s ``pendingNew``), whoever wrote them and whether or not ``sync`` or ``watch`` ran.
+
+    Found by walking the roots as ``sync`` does, one stat per file: no file is opened (a folder of
+    thousands counts in milliseconds). The types the provider does not index are left out (by name,
+    as a folder ingest passes them over). ``byRoot``: each root's count and the command that indexes
+    its files (ingest passes over those already indexed)."""
+    disk: dict[str, Stat] = {}
+    scan_roots(ws_root, reg.roots, disk)
+    entries = reg.entries
+    new = sorted(rel for rel in disk if rel not in entries)
+    passed = unindexable(new) if new else {}
+    if passed:
+        new = [rel for rel in new if rel not in passed]
+    counts: dict[str, int] = {}
+    for rel in new:
+        root = innermost_root(rel, reg.roots)
+        name = root.root_relative_path if root is not None else ""
+        counts[name] = counts.get(name, 0) + 1
+    by_root = [{"root": name or ".", "count": n, "fix": ingest_command(name or ".")}
+               for name, n in sorted(counts.items())]
+    return {"count": len(new), "paths": new[:shown], "byRoot": by_root}

@@ -156,6 +156,13 @@ def innermost_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | 
     return best
 
 
+def rules_text(recursive: bool, follows: bool, excludes: list[str]) -> str:
+    """An indexed root's rules in words: ``(recursive, no-follow) exclude=a,b`` (``roots list`` and
+    ``status``; following the disk is the default and goes unsaid)."""
+    flags = ["recursive" if recursive else "flat"] + ([] if follows else ["no-follow"])
+    return f"({', '.join(flags)})" + (f" exclude={','.join(excludes)}" if excludes else "")
+
+
 def excluded_reason(rel: str, roots: Mapping[str, IndexedRoot]) -> str | None:
     """Why the rules of the innermost root holding ``rel`` leave it out (an exclude pattern), else None.
 

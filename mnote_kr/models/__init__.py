@@ -492,6 +492,9 @@ class ProviderStatus(Base, kw_only=True):
     extra: dict[str, Any] = {}
     #: What the provider found unsafe about its server (e.g. answers without the key), each with the fix.
     warnings: list[str] = []
+    #: Set (with ``reachable`` False) when the provider's server for this workspace does not run and a
+    #: report that may not start it (``ProviderContext.may_start``) was asked: when it starts.
+    not_started: str | None = None
 
 
 class PluginInfo(Base, kw_only=True):

@@ -13,7 +13,7 @@ Only files whose size or mtime differ from the entry are hashed, plus, for move
 detection, new files whose size equals a missing entry's size. Source files are only
 ever stat'ed and read; nothing here writes outside ``.mnote/``.
 
-Which files are candidates at all is :mod:`mnote_kr.sync.scan`. ``plan_changes`` is pure (stat
+Which files are candidates at all is :mod:`mnote_kr.core.scan`. ``plan_changes`` is pure (stat
 results and a hash function in, a ``Plan`` out);
 ``apply_plan`` turns a plan into registry changes and provider calls through ``Host``.
 """
@@ -31,7 +31,10 @@ import filelock
 from mnote_kr.app.moves import moved_reason, take_over
 from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.pending import (
+    PROVISIONAL_CHANGED,
+    PROVISIONAL_REASONS,
     REASON_CHANGED,
+    REASON_MISSING,
     USER_DELETED,
     PendingNew,
     PendingNewFile,
@@ -41,8 +44,12 @@ from mnote_kr.core.pending import (
     pending_encoder,
     pending_new_path,
 )
+from mnote_kr.core.pending import (
+    PROVISIONAL_MISSING as PROVISIONAL_MISSING,  # the watcher and tests import it from here
+)
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.registry_tags import STALE
+from mnote_kr.core.scan import Stat, admitted, scan_roots, stat_rel
 from mnote_kr.core.skipped import record_skipped
 from mnote_kr.core.workspace import (
     excluded_entries,
@@ -51,21 +58,12 @@ from mnote_kr.core.workspace import (
 )
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.models import IndexedRoot, IngestReport, SourceEntry
-from mnote_kr.sync.scan import Stat, admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
 
 
-#: Reasons the watcher uses for a stale mark it has not confirmed yet (the burst is not
-#: over). Such an entry is not cited; a later pass confirms it, or restores it when the
-#: file turns out unchanged (an editor's save sequence, a file moved away and back).
-PROVISIONAL_MISSING = "missing on disk (confirming)"
-PROVISIONAL_CHANGED = "changed on disk (confirming)"
-PROVISIONAL_REASONS = frozenset({PROVISIONAL_MISSING, PROVISIONAL_CHANGED})
-
-REASON_MISSING = "source missing on disk (deleted, or moved out of the indexed roots)"
-# REASON_CHANGED (imported above) lives in the core: search and status name the files it marks.
+# The stale reasons (imported above) live in the core: search, status, open and the viewer name them.
 
 _DEAD = frozenset({"delete_submitted", "delete_completed"})
 
@@ -459,10 +457,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
     reg = host.registry()
     disk: dict[str, Stat] = {}
     passed: dict[str, str] = {}  # FIFOs, sockets, devices, names that are not UTF-8: one line each
-    for root_rel in sorted(reg.roots):
-        if innermost_root(root_rel, {k: v for k, v in reg.roots.items() if k != root_rel}) is not None:
-            continue  # nested: walked from its outer root with its own rules
-        scan_tree(host.root, root_rel, reg.roots, disk, passed)
+    scan_roots(host.root, reg.roots, disk, passed)
     for rel, why in passed.items():
         on_action("skipped", rel, why)
     in_roots = set(disk)

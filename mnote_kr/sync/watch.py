@@ -45,6 +45,7 @@ from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import Registry, now_ms
+from mnote_kr.core.scan import admitted, scan_tree, stat_rel
 from mnote_kr.core.workspace import BAD_FOLDER_REASON, BAD_NAME_REASON, SKIP_DIRS, bad_name, shown_path, special_reason
 from mnote_kr.errors import MnoteKrError, ProviderError, UsageError
 from mnote_kr.sync.reconcile import (
@@ -59,7 +60,6 @@ from mnote_kr.sync.reconcile import (
     summarize,
     update_pending_new,
 )
-from mnote_kr.sync.scan import admitted, scan_tree, stat_rel
 
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from html import escape
 
+from mnote_kr.citations.render.cards import not_indexed_text
 from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.models import Citation, SearchResults
 from mnote_kr.viewer.marking import mark_query
@@ -86,6 +87,6 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
         parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
         parts.append(_cards(results.results, results.query))
         for item in results.not_indexed:
-            parts.append(f'<p class="not-indexed">{escape(item.source_path)}: {escape(item.status)} '
-                         f'({escape(item.reason)})</p>')
+            parts.append(f'<p class="not-indexed">{escape(item.source_path)}: not indexed '
+                         f'({escape(not_indexed_text(item))})</p>')
     return page(f"Search {query}" if query else "Search", "".join(parts))

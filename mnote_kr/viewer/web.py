@@ -54,6 +54,7 @@ from mnote_kr.citations.render.openplan import (
     find_citation,
     normalize_citation_id,
     open_plan,
+    why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
@@ -420,9 +421,8 @@ def _source(host: Host, cid: str) -> _Source | None:
     entry = host.registry().entries.get(rel)
     if entry is None:
         return None  # never in, or pruned from, this workspace's registry: not ours to show
-    if entry.stale or entry.status not in ("processed",):
-        raise _Gone(citation, f"The source is {entry.status}"
-                    + (f": {entry.stale_reason}" if entry.stale_reason else "") + ". It is no longer cited.")
+    if entry.stale or entry.status not in ("processed",):  # the words 'open' gives, never the status
+        raise _Gone(citation, f"Not cited any more: {why_not_citable(host, rel, entry)}.")
     if changed := changed_since_issued(citation, issued_hash, entry):
         raise _Gone(citation, f"The source {changed}: the place may have moved. Search again.")
     try:

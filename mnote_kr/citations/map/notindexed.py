@@ -10,10 +10,10 @@ from typing import Any
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
-from mnote_kr.core.pending import left_behind
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
-from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, leaves_workspace
+from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
@@ -29,7 +29,7 @@ DOCUMENT_EXTENSIONS = frozenset({
 
 
 #: Why an entry of each status cannot be cited, when it records no reason of its own.
-_WHY = {
+STATUS_WHY = {
     "pending": "waiting to be sent to the provider",
     "submitted": "sent, not indexed yet",
     "processing": "being indexed",
@@ -121,7 +121,7 @@ def not_indexed(host: Host, reg: Registry, query: str) -> list[NotIndexed]:
             if entry.status == "processed" and not entry.stale:
                 continue
             status: str = "stale" if entry.stale else entry.status
-            reason = entry.stale_reason or entry.last_error or _WHY.get(entry.status, entry.status)
+            reason = entry.stale_reason or entry.last_error or STATUS_WHY.get(entry.status, entry.status)
             out.append(NotIndexed(source_path=entry.source_root_relative_path, status=status, reason=reason))
     missing = names - found
     if missing:
@@ -193,7 +193,7 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
         for e in uncitable:
             if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
                 status = "stale" if e.stale else e.status
-                reason = e.stale_reason or e.last_error or _WHY.get(e.status, e.status)
+                reason = e.stale_reason or e.last_error or STATUS_WHY.get(e.status, e.status)
                 out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
         if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)
@@ -245,6 +245,8 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     if scope_rels:
         named = {m.source_path for m in missing}
         missing += [m for m in scope_not_indexed(host, reg, scope_rels) if m.source_path not in named]
+    named = {m.source_path for m in missing}
+    missing += [m for m in since_indexed(reg, diagnostics) if m.source_path not in named]
     behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent
     if behind:
         missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind
@@ -261,3 +263,23 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}
     return [m for m in missing if m.source_path not in cited
             and not (m.status == "not_found" and _nfc(m.source_path).lower() in cited_names)]
+
+
+def since_indexed(reg: Registry, diagnostics: dict[str, Any]) -> list[NotIndexed]:
+    """The files a search would have cited that changed or went on disk since they were indexed, no
+    sync having seen it yet (the pipeline's stat of each cited file: ``changedSinceIndexed``,
+    ``missingSinceIndexed``), each with what brings it back: 'sync' (it re-indexes a changed file of
+    a root that follows, and follows a move), or 'ingest FILE' in a root added with --no-follow."""
+    out: list[NotIndexed] = []
+    for rel in (diagnostics.get("changedSinceIndexed") or {}).get("paths", []):
+        root = innermost_root(rel, reg.roots)
+        if root is None or root.run_on_change:
+            why = f"{CHANGED_SINCE_INDEXED}: run 'mnote-kr sync' (not cited until it is re-indexed)"
+        else:
+            why = (f"{CHANGED_SINCE_INDEXED}: run '{ingest_command(rel)}' (its root does not follow changes; "
+                   "not cited until it is re-indexed)")
+        out.append(NotIndexed(source_path=rel, status="stale", reason=why))
+    for rel in (diagnostics.get("missingSinceIndexed") or {}).get("paths", []):
+        out.append(NotIndexed(source_path=rel, status="stale", reason=f"{MISSING_SINCE_INDEXED}: run 'mnote-kr sync' "
+                              "(not cited; a file that moved inside the roots is then cited under its new path)"))
+    return out

@@ -8,6 +8,8 @@ from typing import Any
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED
+from mnote_kr.core.workspace import rules_text
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -149,16 +151,32 @@ def _cards(cards: list[Citation], keep: str = "") -> list[str]:
 
 #: Files skipped for their type that a search's text names one by one before the cards (``--json``: all it lists).
 SKIPPED_LINES = 3
+#: States whose reason says it all ("not indexed" is said before it; a deleted file's reason says so).
+_REASON_ONLY = frozenset({"not_indexed", "delete_submitted", "delete_completed"})
+
+
+def not_indexed_text(ni: NotIndexed) -> str:
+    """Why a file cannot be cited, in words: ``stale: content changed on disk`` (the CLI and the
+    search page say the same; ``--json`` keeps the status as it is)."""
+    return ("" if ni.status in _REASON_ONLY else ni.status.replace("_", " ") + ": ") + ni.reason
+
+
+_SINCE_INDEXED = (CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED)
 
 
 def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
-    """One line per file that cannot be cited; the status in words ("not indexed" is said once). Past
-    ``SKIPPED_LINES`` files skipped for their type, one line counts the rest: a folder of archives must
-    not push the cards off the screen."""
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once). A file
+    changed or gone since it was indexed says so first: ``changed since indexed: FILE: run 'mnote-kr sync'``.
+    Past ``SKIPPED_LINES`` files skipped for their type, one line counts the rest: a folder of archives
+    must not push the cards off the screen."""
     skipped = [ni for ni in items if ni.status == "skipped"][SKIPPED_LINES:]
-    lines = [f"not indexed: {ni.source_path} ("
-             f"{'' if ni.status == 'not_indexed' else ni.status.replace('_', ' ') + ': '}{ni.reason})"
-             for ni in items if ni not in skipped]
+    lines = []
+    for ni in items:
+        if ni in skipped:
+            continue
+        since = next((p for p in _SINCE_INDEXED if ni.reason.startswith(p + ": ")), None)
+        lines.append(f"{since}: {ni.source_path}: {ni.reason[len(since) + 2:]}" if since
+                     else f"not indexed: {ni.source_path} ({not_indexed_text(ni)})")
     if skipped:
         lines.append(f"not indexed: {len(skipped)} more file(s) skipped for their type ('--json' lists them, "
                      "'mnote-kr status' names them)")
@@ -218,8 +236,17 @@ def render_status(info: dict[str, Any]) -> str:
         late = behind["paths"][0] + (f" and {behind['count'] - 1} more" if behind["count"] > 1 else "")
         lines.append(f"Behind:    {behind['count']} file(s) still recorded as being indexed ({late}), while "
                      "LightRAG is idle and done with every document: 'mnote-kr sync' brings the registry up to date")
-    if info.get("indexedRoots") == []:
+    roots = info.get("indexedRoots")
+    if roots == []:
         lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
+    elif roots:
+        lines.append("Roots:     " + ", ".join(f"{r.get('rootRelativePath') or '.'} " + rules_text(
+            r.get("recursive", True), r.get("runOnChange", True), r.get("excludePatterns") or []) for r in roots))
+    new = info.get("pendingNew") or {}
+    if new.get("count"):  # in the roots, never ingested: what indexes them
+        fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
+        lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
+                     + (f": {fixes} indexes them" if fixes else ""))
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
@@ -273,7 +300,9 @@ def render_status(info: dict[str, Any]) -> str:
     n_dups = (reg.get("byStatus") or {}).get("duplicate", 0)
     if n_dups > len(dups):
         lines.append(f"           (and {n_dups - len(dups)} more duplicate(s))")
-    if prov.get("reachable") is False:
+    if prov.get("notStarted"):  # nothing indexed yet, and status did not start it
+        lines.append(f"Provider:  {prov.get('provider') or prov.get('name')}: not started: {prov['notStarted']}")
+    elif prov.get("reachable") is False:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
         busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")

@@ -5,6 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnote_kr.core.pending import (
+    PROVISIONAL_CHANGED,
+    PROVISIONAL_MISSING,
+    REASON_CHANGED,
+    REASON_MISSING,
+    USER_DELETED,
+)
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.errors import NotFoundError, UsageError
 from mnote_kr.models import (
@@ -17,6 +24,9 @@ if TYPE_CHECKING:
     from mnote_kr.models.registry import SourceEntry
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.map.notindexed import STATUS_WHY
+
+_SINCE = " since this citation was issued"
 
 _KINDS = {
     ".pdf": "pdf",
@@ -62,6 +72,34 @@ def changed_on_disk(entry: SourceEntry, size: int, mtime_ns: int) -> bool:
     return bool((entry.size and size != entry.size) or (entry.mtime_ns and mtime_ns != entry.mtime_ns))
 
 
+def why_not_citable(host: Host, rel: str, entry: SourceEntry | None) -> str:
+    """What happened to a cited file that is not citable any more, in a person's words (``open`` and
+    the viewer say the same): never a registry status such as ``delete_completed``. The disk is
+    asked when the record does not say: a file missing from its path was deleted (or moved away)."""
+    if entry is None:
+        return "the file is no longer in the knowledge base"
+    reason = entry.stale_reason if entry.stale else None
+    if reason == USER_DELETED:
+        return "the file was deleted from the knowledge base" + _SINCE
+    if reason and reason.startswith("moved to "):
+        return f"the file was {reason}" + _SINCE
+    if reason in (REASON_MISSING, PROVISIONAL_MISSING) or (entry.stale and not _on_disk(host, rel)):
+        return "the file was deleted from disk" + _SINCE + " (or moved out of the indexed roots)"
+    if reason in (REASON_CHANGED, PROVISIONAL_CHANGED):
+        return "the file changed on disk" + _SINCE
+    if reason:
+        return reason  # e.g. "excluded by pattern 'drafts'": the words the roots' rules gave it
+    why = entry.last_error if entry.status in ("failed", "refused") and entry.last_error else None
+    return why or STATUS_WHY.get(entry.status, "it is not indexed")
+
+
+def _on_disk(host: Host, rel: str) -> bool:
+    try:
+        return host.workspace.rel_to_abs(rel).is_file()
+    except (OSError, ValueError):
+        return False
+
+
 def open_plan(host: Host, raw_id: str) -> OpenPlan:
     """How to open the citation ``raw_id``: refused (``NotFoundError``, one line and what to do) when it
     is unknown, its file is not citable any more, or the file is not the version it was issued from."""
@@ -73,9 +111,8 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     rel = citation.source_root_relative_path
     entry = host.registry().entries.get(rel)
     if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
-        reason = (entry.stale_reason if entry else None) or "no longer in the knowledge base"
-        raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {reason}",
-                            hint="search again")
+        raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: "
+                            f"{why_not_citable(host, rel, entry)}", hint="search again")
     if changed := changed_since_issued(citation, issued_hash, entry):
         raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: {changed}",
                             hint="search again")

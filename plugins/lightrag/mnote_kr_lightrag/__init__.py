@@ -101,13 +101,19 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 
 @hookimpl
 def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus | None:
-    """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down."""
+    """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down.
+    This workspace's managed engine not running, with a context that may not start it: says so."""
     from .client import provider as _provider
+    from .client.http import EngineNotStartedError
 
     if not _mine(ctx):
         return None
-    with _provider.LightRagProvider(ctx) as prov:
-        return prov.status(entries)
+    try:
+        with _provider.LightRagProvider(ctx) as prov:
+            return prov.status(entries)
+    except EngineNotStartedError as exc:
+        return ProviderStatus(provider=PROVIDER, reachable=False, not_started=exc.message,
+                              extra={"managedEngine": True})
 
 
 @hookimpl

@@ -182,3 +182,24 @@ def test_first_start_migration_copies_the_shared_namespace_and_moves_only_our_li
     assert (root / "a.md").read_text() == "a"
     assert workspaces.prepare_legacy(shared, "mnote_x", root) is None  # once only
     assert links.owns_legacy(inputs / "mnote_x", mine, root)
+
+
+def test_a_report_that_may_not_start_servers_says_this_workspaces_engine_is_not_started(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``status`` of a workspace with no files must not start its LightRAG server (~0.5 GB) just to report."""
+    import dataclasses
+
+    shared = EngineInfo(url="http://127.0.0.1:1", api_key="k", input_dir=str(tmp_path / "in"),
+                        working_dir=str(tmp_path / "engine" / "rag_storage"), pids={}, offline_models=True)
+    started: list[str] = []
+    monkeypatch.setattr(settings, "_engine_info", lambda ctx: shared)
+    monkeypatch.setattr(workspaces, "engine_status", lambda state_dir, **kw: None)  # not running yet
+    monkeypatch.setattr(workspaces, "_start", lambda *a, **k: started.append("start") or pytest.fail("started"))
+    ctx = dataclasses.replace(make_context(tmp_path, None, url=""), may_start=False)
+    status = plugin.provider_status(ctx=ctx, entries=[])
+    assert status is not None and not status.reachable and started == []
+    assert status.not_started and "starts on the first ingest" in status.not_started
+    assert plugin.unindexable(ctx=ctx, paths=["a.odd-type"]) == {} and started == []  # asked nothing, started nothing
+    with pytest.raises(pytest.fail.Exception, match="started"):  # a call that may start it does
+        plugin.provider_status(ctx=dataclasses.replace(ctx, may_start=True), entries=[])
+    assert started == ["start"]

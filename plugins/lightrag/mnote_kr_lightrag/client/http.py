@@ -33,6 +33,15 @@ class ProviderUnavailableError(ProviderError):
     code = "provider_unavailable"
 
 
+class EngineNotStartedError(ProviderError):
+    """This workspace's managed server does not run, and the call may not start it (``ctx.may_start``:
+    ``status`` of a workspace with no files; ``workspaces.workspace_engine`` raises it)."""
+
+    def __init__(self) -> None:
+        super().__init__("this workspace's LightRAG engine starts on the first ingest ('mnote-kr ingest FOLDER'); "
+                         "status does not start it while nothing is indexed")
+
+
 class ProviderHTTPError(ProviderError):
     """LightRAG answered with an HTTP error status."""
 

@@ -21,7 +21,7 @@ from mnote_kr.plugin_api import ProviderContext
 
 from ..engine.managed import EngineInfo, engine_status, start_engine, workspace_state_dir
 from . import links, naming
-from .http import LightRagClient
+from .http import EngineNotStartedError, LightRagClient
 
 #: LightRAG sanitises a workspace name to ``[A-Za-z0-9_]``; ours already is.
 PREFIX = "mnote_"
@@ -33,7 +33,8 @@ def lightrag_workspace(ctx: ProviderContext) -> str:
 
 
 def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
-    """This workspace's engine: the running one, else started now with the shared engine's models.
+    """This workspace's engine: the running one, else started now with the shared engine's models
+    (``EngineNotStartedError`` instead when the context may not start it).
 
     On the first start, documents this workspace indexed in the shared namespace before
     namespaces existed are carried over without re-embedding (:func:`migrate_legacy`).
@@ -43,6 +44,8 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
     info = engine_status(state_dir)
     if info is not None and info.healthy:
         return info
+    if not ctx.may_start:  # a report (status of a workspace with no files): ~0.5 GB is no price for it
+        raise EngineNotStartedError()
     from filelock import FileLock  # only to start one: a running engine is the common case
 
     with FileLock(str(Path(ctx.state_dir) / f"{name}.migrate.lock"), timeout=120):

@@ -53,6 +53,16 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
     return root
 
 
+def scan_roots(ws_root: Path, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
+               skipped: dict[str, str] | None = None) -> None:
+    """:func:`scan_tree` over every indexed root, each folder once (a nested root is walked from
+    its outer root, with its own rules)."""
+    for root_rel in sorted(roots):
+        if innermost_root(root_rel, {k: v for k, v in roots.items() if k != root_rel}) is not None:
+            continue
+        scan_tree(ws_root, root_rel, roots, out, skipped)
+
+
 def scan_tree(
     ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
     skipped: dict[str, str] | None = None,
