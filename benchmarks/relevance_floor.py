@@ -14,9 +14,14 @@ Printed, against today's default measured in the same run (baseline: the same ci
   dropped by the floor, so any loss comes from folding a file's places into one card);
 * cards per query (files now, places before), off-topic and labelled: the ratio new / baseline;
 * the quote's length (``displayQuote``: the answering sentences) against the chunk's
-  (``contextQuote``, what ``displayQuote`` was), median and max.
+  (``contextQuote``, what ``displayQuote`` was), median and max;
+* what cleared the flag (``weak_variants.cleared_by``: the query's words some passage holds, a script apart,
+  a named place), counted per group of the tuning sets, and each variant of the rule
+  (``weak_variants.VARIANTS``) read on the same citations as today's rule: the tuning sets' counts and the
+  labelled questions it flags that today's rule does not. Its held-out counts only with ``--held-out``
+  (read them after deciding, never to decide).
 
-    .venv/bin/python benchmarks/relevance_floor.py [--dump F]
+    .venv/bin/python benchmarks/relevance_floor.py [--dump F] [--held-out]
 """
 
 from __future__ import annotations
@@ -33,6 +38,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import corpus_host, load_sets  # noqa: E402
+from weak_variants import VARIANTS, cleared_by  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 
@@ -55,6 +61,14 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
         return out
 
     pipeline.build_citations = recording
+    weak_reason = pipeline.weak_reason
+    read: list[Any] = []  # the citations the weak rule reads: every place, before one card per file
+
+    def reading(citations: Any, query: str = "") -> Any:
+        read.append(list(citations))
+        return weak_reason(citations, query)
+
+    pipeline.weak_reason = reading
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
     try:
@@ -64,7 +78,9 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
         out = {}
         for qid, query in queries:
             built.clear()
+            read.clear()
             found = host.search(query, top_k=10)
+            seen = read[-1] if read else []
             before = built[-1][:10] if built else []
             out[qid] = {"q": query, "weak": found.weak, "files": [c.source_root_relative_path for c in found.results],
                         "placesBefore": [c.source_root_relative_path for c in before],
@@ -77,7 +93,9 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
                         # and what the weak rule reads: each card's passage and its ranking's parts
                         "passages": [c.raw_quote or c.context_quote or c.display_quote or "" for c in found.results],
                         "parts": [c.diagnostics.score_parts for c in found.results],
-                        "weakReason": found.weak_reason}
+                        "weakReason": found.weak_reason,
+                        "clearedBy": cleared_by(seen, query), "placesRead": len(seen),
+                        "variants": {name: rule(seen, query) for name, rule in VARIANTS.items()}}
         return out
     finally:
         stop_engine(dirs["state_dir"])
@@ -87,6 +105,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dump", type=Path, help="write every search's summary to this JSON file")
+    parser.add_argument("--held-out", action="store_true", help="print the variants' held-out counts too")
     args = parser.parse_args()
     files, sets = load_sets()
     labels = {q["id"]: q for qs in sets.values() for q in qs}  # every labelled set
@@ -126,7 +145,32 @@ def main() -> int:
     print(f"quote characters: median {statistics.median(quotes):.0f}, max {max(quotes)} "
           f"(baseline, the chunk: median {statistics.median(chunks):.0f}, max {max(chunks)}), "
           f"ratio of medians {statistics.median(quotes) / statistics.median(chunks):.2f}")
+    variants(runs, sets, args.held_out)
     return 0
+
+
+def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_out: bool) -> None:
+    """What cleared the flag, per group of the tuning sets, and each variant's counts beside today's."""
+    held_sets = ("heldout2", "heldout3")
+    groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(("offh", "offn"))],
+              "off-topic numbers": [k for k in runs if k.startswith("offn")],
+              **{name: [q["id"] for q in qs] for name, qs in sets.items() if name not in held_sets}}
+    for name, keys in groups.items():
+        why: dict[str, int] = {}
+        for k in keys:
+            cause = runs[k]["clearedBy"].split(":")[0]
+            why[cause] = why.get(cause, 0) + 1
+        print(f"cleared by, {name}: {dict(sorted(why.items()))}")
+    if held_out:
+        groups |= {"off-topic held out": [k for k in runs if k.startswith("offh")],
+                   **{name: [q["id"] for q in qs] for name, qs in sets.items() if name in held_sets}}
+    for variant in VARIANTS:
+        for name, keys in groups.items():
+            now = [k for k in keys if runs[k]["weak"]]
+            new = [k for k in keys if runs[k]["variants"][variant] and not runs[k]["weak"]]
+            named = "" if name in held_sets else f" {new}"
+            print(f"variant {variant}, {name}: weak {len(now) + len(new)}/{len(keys)} (today {len(now)}), "
+                  f"newly weak {len(new)}{named}")
 
 
 if __name__ == "__main__":

@@ -1,0 +1,94 @@
+"""What cleared the weak flag of a search, and variants of the weak rule, for ``relevance_floor.py``.
+
+:func:`cleared_by` names the part of ``noresults.weak_reason`` that left a search unflagged (its branches, in
+its order); :data:`VARIANTS` are candidate rules, each read on the very citations ``weak_reason`` read in the
+same run (every place the provider returned, before one card per file), so today's rule and a variant are
+compared on one index. A variant only adds flags: it is today's rule, or weak in a case today's rule clears.
+
+* ``two_terms``: a word match needs two of the query's words in one passage. A search cleared by words alone
+  is weak when the query has two words or more (numbers aside), no passage holds two of them, and no file
+  name or verbatim phrase matched ("boiling point of mercury" cleared by a passage saying "point").
+* ``names``: a name the query asks about must be somewhere. A search cleared by words alone is weak when the
+  query holds a name (a Latin word capitalised after its first, or two capitals or more: "Kubernetes",
+  "TLS") and no passage or file name holds any of its names.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import PurePath
+
+from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render import noresults
+from mnote_kr.models import Citation
+
+
+def _text(c: Citation) -> str:
+    """The passage as ``noresults`` reads it (a PDF's spaced CJK glyphs joined)."""
+    return join_cjk_gaps(c.raw_quote or c.context_quote or c.display_quote or "")
+
+
+def _name_terms(c: Citation) -> set[str]:
+    return set(terms(PurePath(c.source_root_relative_path).stem.replace("_", " ")))
+
+
+def cleared_by(citations: list[Citation], query: str) -> str:
+    """``weak`` when ``weak_reason`` flags the search, else the part of the rule that cleared it:
+    ``words: a, b`` (the query's terms some passage holds; ``file name`` when only a name matched),
+    ``across scripts``, ``named place``, ``no content word``, ``no citation``."""
+    if noresults.weak_reason(citations, query) is not None:
+        return "weak"
+    if not citations:
+        return "no citation"
+    parts = [c.diagnostics.score_parts for c in citations]
+    worded = any(p.get(k, 0.0) > 0.0 for p in parts for k in noresults._WORDS_PARTS)
+    if worded and (any(p.get("fileName", 0.0) > 0.0 for p in parts) or not noresults._numbers_only(query, citations)):
+        asked = set(terms(query))
+        held = sorted({t for c in citations for t in asked & set(terms(_text(c)))})
+        return "words: " + ", ".join(held) if held else "words: file name"
+    if noresults._across_scripts(query, citations):
+        return "across scripts"
+    if noresults._cited_where_named(query, citations):
+        return "named place"
+    return "no content word"
+
+
+def _by_words(citations: list[Citation], query: str) -> bool:
+    return cleared_by(citations, query).startswith("words")
+
+
+def two_terms(citations: list[Citation], query: str) -> bool:
+    """Weak by today's rule, or cleared by one of the query's words only (see the module's docstring)."""
+    if noresults.weak_reason(citations, query) is not None:
+        return True
+    if not _by_words(citations, query):
+        return False
+    if any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations for k in ("fileName", "fileTerms", "phrase")):
+        return False
+    asked = {t for t in terms(query) if not t.isdigit()}
+    return len(asked) >= 2 and all(len(asked & set(terms(_text(c)))) < 2 for c in citations)
+
+
+_LATIN = re.compile(r"[A-Za-z][A-Za-z0-9]*")
+
+
+def query_names(query: str) -> list[str]:
+    """The Latin words of ``query`` written as names: capitalised after its first word, or two capitals or more."""
+    words = _LATIN.findall(query)
+    return [w for i, w in enumerate(words)
+            if sum(ch.isupper() for ch in w) >= 2 or (i > 0 and w[0].isupper() and w != "I")]
+
+
+def names(citations: list[Citation], query: str) -> bool:
+    """Weak by today's rule, or cleared by words while none of the query's names is found (module docstring)."""
+    if noresults.weak_reason(citations, query) is not None:
+        return True
+    asked = {t for n in query_names(query) for t in terms(n)}
+    if not asked or not _by_words(citations, query):
+        return False
+    return not any(asked & (set(terms(_text(c))) | _name_terms(c)) for c in citations)
+
+
+VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {"two_terms": two_terms, "names": names}

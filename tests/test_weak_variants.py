@@ -1,0 +1,69 @@
+"""benchmarks/weak_variants.py: what cleared a search's weak flag, and the variants measured beside the rule,
+on citations built here (the rule's own inputs: passages and their ranking parts), with no engine."""
+
+from __future__ import annotations
+
+import sys
+
+import msgspec
+import pytest
+from mnote_kr_testkit.data import REPO
+
+from mnote_kr.citations.render.noresults import weak_reason
+from mnote_kr.models import Citation, CitationDiagnostics, Locator
+
+sys.path.insert(0, str(REPO / "benchmarks"))
+import weak_variants  # noqa: E402
+
+
+def place(cid: str, quote: str, name: str = "kb/notes.docx", **parts: float) -> Citation:
+    """A citation of ``quote`` in ``name`` whose ranking gave it ``parts`` (a word part > 0: it holds a word)."""
+    return Citation(provider="lightrag", citation_id=cid, source_id="s", source_path=f"/ws/{name}",
+                    source_root_relative_path=name, light_rag_doc_id=None, light_rag_file_path=name,
+                    light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote=quote, display_quote=quote,
+                    locator_evidence_text=quote, quote_source="chunk", search_query="q", locator_precision="file",
+                    locator_degraded=True, locator=Locator(locator_precision="file", locator_degraded=True),
+                    citation_url="x", citation_markdown="x", relevance_score=1.0,
+                    diagnostics=msgspec.structs.replace(CitationDiagnostics(
+                        quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
+                        display_cleaned=True, locator_text_source="chunk"), score_parts={"provider": 1.0, **parts}))
+
+
+ENDNOTE = place("c1", "This should point to an endnote", lexical=0.26)
+HANDBOOK = place("c2", "The standing trustee shall file the plan with the court.", "kb/handbook.docx")
+JAPANESE = place("c3", "本誌は全国の高等学校に配布されます。", "kb/magazine.docx")
+
+
+@pytest.mark.parametrize("citations, query, cleared", [
+    # one common word of the query in one place clears the flag, the newcomer's mercury
+    ([HANDBOOK, ENDNOTE], "What is the boiling point of mercury?", "words: point"),
+    # a Chinese query over Latin passages only is not judged by words
+    ([HANDBOOK], "演示答辩的时间有多长？", "across scripts"),
+    # with a passage in the query's script (Han), words judge again: weak
+    ([HANDBOOK, JAPANESE], "演示答辩的时间有多长？", "weak"),
+    ([HANDBOOK, JAPANESE], "How many schools will the magazine be shipped to?", "weak"),
+    # a year alone is no word when the query has others
+    ([place("c4", "Revenue in 2020 rose.", lexical=0.3)], "population of Tokyo in 2020", "weak"),
+    # ... and then what clears it is the script (a Chinese query over an English passage holding the year)
+    ([place("c4", "Revenue in 2022 rose.", lexical=0.3)], "2022年世界杯冠军是哪个国家", "across scripts"),
+])
+def test_cleared_by_names_the_part_of_the_rule_that_left_a_search_unflagged(
+        citations: list[Citation], query: str, cleared: str) -> None:
+    assert weak_variants.cleared_by(citations, query) == cleared
+    assert (cleared == "weak") is (weak_reason(citations, query) is not None)
+
+
+def test_the_variants_only_add_flags_to_searches_words_alone_cleared() -> None:
+    mercury = "What is the boiling point of mercury?"
+    assert weak_variants.two_terms([HANDBOOK, ENDNOTE], mercury)  # one word of three
+    both = place("c5", "Mercury's boiling point is 357 degrees.", lexical=0.9)
+    assert not weak_variants.two_terms([HANDBOOK, both], mercury)
+    assert not weak_variants.two_terms([place("c8", "The typewriter was patented.", lexical=1.0)], "the typewriter")
+    tls = "How do I configure TLS certificates for a Kubernetes ingress?"
+    certificate = place("c6", "Each certificate of service is filed.", "kb/handbook.docx", lexical=0.05)
+    assert weak_variants.query_names(tls) == ["TLS", "Kubernetes"]
+    assert weak_variants.names([certificate], tls)
+    assert not weak_variants.names([certificate, place("c7", "kubernetes ingress notes", lexical=0.4)], tls)
+    # cleared otherwise (across scripts): no variant flags it
+    for rule in weak_variants.VARIANTS.values():
+        assert not rule([HANDBOOK], "演示答辩的时间有多长？")
