@@ -41,6 +41,8 @@ What is here:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
+  ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
+  compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
@@ -148,6 +150,7 @@ if TYPE_CHECKING:
         query_occurrences,
         query_standing,
     )
+    from mnote_kr.citations.text.values import ValueMention, same_value, value_mentions, without_dates
     from mnote_kr.cli.boundary import emit_json
     from mnote_kr.cli.reports import progress_writer
     from mnote_kr.core import paths
@@ -182,6 +185,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "meant_header",
                                                              "named_header")},
+    **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
+                                                          "without_dates")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
@@ -260,6 +265,7 @@ __all__ = [
     "TextDocument",
     "TextParagraph",
     "UsageError",
+    "ValueMention",
     "budget_refusal",
     "check_zip",
     "count_tags",
@@ -297,12 +303,15 @@ __all__ = [
     "queue_texts",
     "rank_by_meaning",
     "read_sidecar",
+    "same_value",
     "scaffolding",
     "source_card",
     "textmatch",
     "textnorm",
+    "value_mentions",
     "with_meaning",
     "with_places_behind",
+    "without_dates",
     "without_places",
     "write_atomic",
     "write_private",

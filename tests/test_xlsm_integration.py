@@ -1,9 +1,11 @@
 """A macro-enabled workbook through the real lightrag-server: LightRAG 1.5.7 takes no ``.xlsm``, so a
 newcomer's ``ingest . --wait`` skipped docling's sales workbook and a question about one of its cells
-("Widget C 在2024年1月7日的收入是多少？") was answered from another workbook. (The question here writes the
-date as the cell does: the XLSX locator does not read 2024年1月7日 as 2024-01-07.) An ``.xlsm`` goes to LightRAG
+("Widget C 在2024年1月7日的收入是多少？") was answered from another workbook. An ``.xlsm`` goes to LightRAG
 as the text mnote-kr reads in it (its macros never run nor read), and the question cites its cell first
-under the user's own ``.xlsm`` path. The workbooks stay as they were."""
+under the user's own ``.xlsm`` path. Then the newcomer's own questions, the date written otherwise than the
+cell's ``2024-01-07 00:00:00`` (once cited as Widget A's row of 2024-01-05 and Widget C's revenue of
+2024-01-15): the row of Widget C on 2024-01-07 first (the XLSX locator compares dates as values). The
+workbooks stay as they were."""
 
 from __future__ import annotations
 
@@ -61,4 +63,9 @@ def test_a_question_about_an_xlsm_cell_cites_that_cell_first(tmp_path: Path, lig
     assert first.citation_markdown.startswith(r"[docling\_\_xlsx\_02\_sample\_sales\_data.xlsm · SalesData!A8:D8](")
     assert f"path={sales}&precision=cell&" in first.citation_url
     assert host.open(first.citation_id).resource_kind == "office"
+    for query, place in (("Widget C 在2024年1月7日的收入是多少？", "A8:D8"),
+                         ("What was the revenue of Widget C on 2024-01-07?", "D8")):
+        first = host.search(query, top_k=10).results[0]
+        assert (first.source_root_relative_path, first.locator.sheet, first.locator.range,
+                first.locator.locator_degraded) == (sales, "SalesData", place, False), (query, first.locator)
     assert {rel: _sha(ws / rel) for rel in digests} == digests

@@ -1,7 +1,11 @@
 """Evidence to a ``cell`` locator, or an honest ``file`` one.
 
 The row comes from ``match_evidence`` over the visible rows (then over every row, hidden ones
-included, when nothing visible matches). Inside the row, the query picks the one value: the column
+included, when nothing visible matches), then the one the query names among the rows the evidence quotes
+whole (``named_row``: most of its items, words and, compared as values, its dates and numbers:
+``cellvalues``), or among the passage's when one there holds a date or number asked for that it lacks
+(``beyond_evidence``). A row holding a date of its own and none of the query's is another day's: an
+approximate place. Inside the row, the query picks the one value: the column
 whose header the question names ("Who published ...": Publisher, ``value_column``), else the only value
 column whose cell or header carries a query word, is cited as that cell (``C12``); otherwise the row's
 cells are (``B7:D7``). A cell (or the row's label) that holds the question's words while the question
@@ -23,6 +27,7 @@ from mnote_kr.plugin_api import (
     Locator,
     Match,
     TextDocument,
+    ValueMention,
     iter_tokens,
     labelled_row,
     locator_from_match,
@@ -34,6 +39,7 @@ from mnote_kr.plugin_api import (
     with_places_behind,
 )
 
+from .cellvalues import another_day, asked_values, cell_holds, counted, decisive, held_by, verbatim, words_of
 from .named import at_named_sheet, choosing_words, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx
 
@@ -45,8 +51,9 @@ def _tokens(text: str) -> set[str]:
 
 
 def query_words(query: str) -> set[str]:
-    """The query's tokens without question scaffolding ("what", "was", "the", ...)."""
-    words = [tok for tok, _, _ in iter_tokens(normalize(query))]
+    """The query's tokens without question scaffolding ("what", "was", "the", ...) and without its dates
+    (compared as values: ``cellvalues``)."""
+    words = [tok for tok, _, _ in iter_tokens(normalize(words_of(query)))]
     return {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold}
 
 
@@ -81,9 +88,11 @@ def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
     if label:
         words -= _tokens(label) & query_words(without_headers(row, query))
     said = _phrase(query)
+    asked = asked_values(query)
     hits = sorted((((_phrase(row.headers.get(col, "")) in said if row.headers.get(col) else False,
-                     len(_tokens(row.headers.get(col, "")) & words), len(_tokens(text) & words)), col)
-                   for col, text in row.cells if col != row.label_column), reverse=True) if words else []
+                     len(_tokens(row.headers.get(col, "")) & words),
+                     len(_tokens(text) & words) + sum(counted(text, m) for m in asked)), col)
+                   for col, text in row.cells if col != row.label_column), reverse=True) if words or asked else []
     col = None
     if hits and hits[0][0] != (False, 0, 0) and not (len(hits) > 1 and hits[1][0] == hits[0][0]):
         col = hits[0][1]
@@ -112,9 +121,14 @@ def asks_more(row: RowParagraph, query: str) -> bool:
 
 
 def _without(query: str, given: str) -> str:
-    """The query without the words of the ``given`` cell: what it asks ("who wrote")."""
+    """The query without the words of the ``given`` cell, and the date or number it holds however the query
+    writes it: what it asks ("who wrote")."""
     gone = _tokens(given)
-    return " ".join(tok for tok, _, _ in iter_tokens(normalize(query)) if tok not in gone)
+    said = list(normalize(query))
+    for m in asked_values(query):
+        if cell_holds(given, m):
+            said[m.start:m.end] = " " * (m.end - m.start)
+    return " ".join(tok for tok, _, _ in iter_tokens("".join(said)) if tok not in gone)
 
 
 def reading(row: RowParagraph, columns: list[int]) -> str:
@@ -238,22 +252,30 @@ def pick_by_query(run: list[RowParagraph], found: RowParagraph, query: str) -> R
     return found if best is None else best
 
 
+def row_score(row: RowParagraph, query: str, words: set[str], asked: tuple[ValueMention, ...]) -> tuple[int, ...]:
+    """How well ``row`` holds the query: its items in its label, then in all its cells (each query word, and
+    each of the query's dates and numbers ``asked`` a cell holds as a value: ``cellvalues.held_by``; words of
+    a header the query names whole are left out: they name a column), then the dates held as the query
+    writes them (a verbatim match stays ahead of the same value written another way)."""
+    own = words & query_words(without_headers(row, query))
+    column = row.label_column if row.label_column and not row.is_header else None
+    label = dict(row.cells).get(column, "") if column is not None else ""
+    in_label = held_by(row, asked, [column]) if column is not None else 0
+    return (len(_tokens(label) & own) + in_label, len(row.tokens & own) + held_by(row, asked),
+            verbatim(row, asked))
+
+
 def named_row(run: list[RowParagraph], query: str, found: RowParagraph | None = None) -> RowParagraph | None:
-    """Among a run of quoted rows, the one the query names: most query words in its label, then in its
-    other cells (words of a header the query names whole are left out: they name a column); a header row
-    only by its cells. ``found`` (the matcher's row) when it is among the best; None on a tie or when no
-    query word is there."""
+    """Among a run of quoted rows, the one the query names: most of the query's items in its label, then in
+    all its cells (``row_score``: its words, and its dates and numbers as values: a row holding the item and
+    the date asked for over one holding the item alone); a header row only by its cells. ``found`` (the
+    matcher's row) when it is among the best; None on a tie or when no query word or value is there."""
     words = query_words(query)
-    if not words or not run:
+    asked = decisive(asked_values(query), run)
+    if not (words or asked) or not run:
         return None
-
-    def score(row: RowParagraph) -> tuple[int, int]:
-        own = words & query_words(without_headers(row, query))
-        label = dict(row.cells).get(row.label_column, "") if row.label_column and not row.is_header else ""
-        return len(_tokens(label) & own), len(row.tokens & own)
-
-    scored = sorted(((score(r), -r.index) for r in run), reverse=True)
-    if scored[0][0] == (0, 0):
+    scored = sorted(((row_score(r, query, words, asked), -r.index) for r in run), reverse=True)
+    if not any(scored[0][0][:2]):
         return None
     best = [-i for sc, i in scored if sc == scored[0][0]]
     if found is not None and found.index in best:
@@ -294,10 +316,12 @@ def cells_behind(row: RowParagraph, query: str, cited: int) -> list[int]:
     others = [col for col, _ in row.cells if col != cited]
     named = named_header(query, [(row.headers[col], col) for col in others if row.headers.get(col)], inflected=True)
     words = query_words(query)
+    asked = asked_values(query)
     values = dict(row.cells)
 
     def key(col: int) -> tuple[bool, int, bool, int]:
-        held = len(_tokens(row.headers.get(col, "")) & words) + len(_tokens(values[col]) & words)
+        held = (len(_tokens(row.headers.get(col, "")) & words) + len(_tokens(values[col]) & words)
+                + sum(counted(values[col], m) for m in asked))
         return col == named, held, col == row.label_column, -col
 
     return sorted(others, key=key, reverse=True)
@@ -346,9 +370,30 @@ def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
         found = max(run, key=lambda r: (len(r.tokens), -r.index))
     if found is None:
         return None, match, False
-    row, header_only = answering_row(doc, by_comment(doc, pick_by_query(run, found, request.query), found,
-                                                     request), run, request)
+    picked = beyond_evidence(doc, pick_by_query(run, found, request.query), request)
+    row, header_only = answering_row(doc, by_comment(doc, picked, found, request), run, request)
     return row, match, header_only
+
+
+def beyond_evidence(doc: TextDocument[RowParagraph], row: RowParagraph, request: LocateRequest) -> RowParagraph:
+    """``row``, or the row of the passage (rows it quotes whole: LightRAG's chunk, wider than the evidence's
+    window) that holds more of the query's items (``row_score``) by a date or number the query names that
+    ``row`` lacks: the window is centred where the query's words cluster, blind to a date written another
+    way than the cell's ("2024年1月7日": ``2024-01-07 00:00:00``), so the row holding the item and the date
+    can stand outside it. ``row`` when the query names no value, or no row of the passage holds more."""
+    asked = asked_values(request.query)
+    if row.comment or not asked or not request.passage:
+        return row
+    said = _tokens(request.passage)
+    rows = [p for p in doc.paragraphs if not p.comment and not p.is_header and p.tokens and p.tokens <= said]
+    best = named_row([*rows, row] if row not in rows else rows, request.query, row)
+    if best is None or best is row:
+        return row
+    asked = decisive(asked, [*rows, row])
+    words = query_words(request.query)
+    if not any(held_by(best, [m]) and not held_by(row, [m]) for m in asked):
+        return row  # more of the query's words only: the window was centred on them
+    return best if row_score(best, request.query, words, asked) > row_score(row, request.query, words, asked) else row
 
 
 def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowParagraph,
@@ -407,10 +452,15 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     same = match.paragraph is not None and match.paragraph.text == row.text
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
     reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
+    if not same and not row.comment and not row.tokens <= _tokens(request.evidence):  # ``beyond_evidence``'s row
+        reason = "the passage quotes this row whole, past the evidence; it holds more of the query (its date or number)"
     if header_only:  # not the evidence of an answer: approximate
         reason += "; only the table's header holds the query's words, none of its rows the evidence quotes"
+    day = None if header_only else another_day(row, asked_values(request.query))
+    if day is not None:  # the passage holds no row of the day asked: its best row is a guess
+        reason += f"; the query asks about {day.text}, this row holds another date: an approximate place"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                           block_id=block_id, degraded=header_only)
+                           block_id=block_id, degraded=header_only or day is not None)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     if named is None:
         return with_rows_behind(rows, located, row, request)
