@@ -59,7 +59,8 @@ WHOLE_BLOCK = True
 #: "unanchored", the whole passage's when the window holds none of the query's words (it is then the
 #: chunk's start, an arbitrary part); "always", the whole passage's. Measured with
 #: ``benchmarks/retrieval.py --variant NAME:py:mnote_kr_pdf_bbox.locator.PASSAGE_BLOCKS=...``
-#: (docs/embeddings.md, issue 33's thirteenth round): "always" lost first places on the tuning sets.
+#: (docs/embeddings.md, issue 33's thirteenth and fourteenth rounds): both lost first places on the
+#: tuning sets and left a fresh PDF-block set (tune4) unmoved.
 PASSAGE_BLOCKS = "off"
 _DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
     "mineru": {"origin": "LEFTTOP", "max": 1000},
