@@ -60,6 +60,9 @@ LOCATOR_MEMO_MAX = 4096
 #: (False: a file's places are its passages' best alone, as before; ``benchmarks/retrieval.py``).
 RUNNERS_UP = True
 _meta_encoder = msgspec.json.Encoder()
+#: Quote a shown place by meaning where the query's words single out none of its sentences (False: by
+#: words alone, as before; ``benchmarks/search.py --quote-cost`` measures what it costs a search).
+QUOTE_BY_MEANING = True
 #: The places of a search whose words do not anchor their quote: citation ID -> (located locator, context).
 Unanchored = dict[str, tuple[Locator, str]]
 
@@ -205,9 +208,9 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     return answer_quote(context, query), None
 
 
-def _by_meaning(query: str) -> ByMeaning:
+def _by_meaning(query: str) -> ByMeaning | None:
     """The query's cosine with each of a shown place's sentences (``meaning.sentence_cosines``)."""
-    return lambda texts: meaning.sentence_cosines(texts, query)
+    return (lambda texts: meaning.sentence_cosines(texts, query)) if QUOTE_BY_MEANING else None
 
 
 def _asked(unanchored: list[bool]) -> ByMeaning:
@@ -232,7 +235,7 @@ def _settled(plugins: Plugins, c: Citation, query: str, unanchored: Unanchored |
     ``contextQuote``: that passage is not where it stands. A passage's place whose sentences hold none of
     the query's words (``unanchored``: its located locator and context by citation ID) is quoted again,
     the sentence nearest the query by meaning first: only the places shown are embedded."""
-    if unanchored and c.citation_id in unanchored:
+    if unanchored and QUOTE_BY_MEANING and c.citation_id in unanchored:
         located, context = unanchored[c.citation_id]
         return msgspec.structs.replace(c, display_quote=_place_quote(plugins, located, context, query,
                                                                      _by_meaning(query))[0])
