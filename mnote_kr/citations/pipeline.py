@@ -9,19 +9,18 @@ from __future__ import annotations
 
 import os
 import re
-import threading
 import time
-import weakref
-from collections import Counter, OrderedDict, defaultdict
+from collections import Counter, defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any
 
 import msgspec
 
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember
+from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
-from mnote_kr.citations.cleaning.quote import answer_quote, lead_in_quote, paragraph_quote, place_quote
+from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
@@ -62,8 +61,11 @@ LOCATOR_MEMO_MAX = 4096
 #: (False: a file's places are its passages' best alone, as before; ``benchmarks/retrieval.py``).
 RUNNERS_UP = True
 _meta_encoder = msgspec.json.Encoder()
-
-
+#: Quote a shown place by meaning where the query's words single out none of its sentences (False: by
+#: words alone, as before; ``benchmarks/search.py --quote-cost`` measures what it costs a search).
+QUOTE_BY_MEANING = True
+#: The places of a search whose words do not anchor their quote: citation ID -> (located locator, context).
+Unanchored = dict[str, tuple[Locator, str]]
 
 
 def _scope_rels(host: Host, scope: list[str]) -> list[str]:
@@ -89,39 +91,8 @@ def _honest(locator: Locator, cap: str) -> Locator:
     return locator
 
 
-V = TypeVar("V")
-
-
-class _Memo(Generic[V]):
-    """A bounded LRU of answers, one per plugin set (another configuration answers anew)."""
-
-    def __init__(self, max_items: int = LOCATOR_MEMO_MAX) -> None:
-        self._by_plugins: weakref.WeakKeyDictionary[Plugins, OrderedDict[Any, V]] = weakref.WeakKeyDictionary()
-        self._max = max_items
-        self._lock = threading.Lock()
-
-    def get(self, plugins: Plugins, key: Any) -> V | None:
-        with self._lock:
-            memo = self._by_plugins.get(plugins)
-            hit = memo.get(key) if memo is not None else None
-            if hit is not None and memo is not None:
-                memo.move_to_end(key)
-            return hit
-
-    def put(self, plugins: Plugins, key: Any, value: V) -> None:
-        with self._lock:
-            memo = self._by_plugins.setdefault(plugins, OrderedDict())
-            memo[key] = value
-            while len(memo) > self._max:
-                memo.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._lock:
-            self._by_plugins.clear()
-
-
-_locator_memo: _Memo[Locator] = _Memo()
-_clean_memo: _Memo[CitationTextBundle] = _Memo()
+_locator_memo: Memo[Locator] = Memo(LOCATOR_MEMO_MAX)
+_clean_memo: Memo[CitationTextBundle] = Memo(LOCATOR_MEMO_MAX)
 
 
 def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sidecar_path: str | None) -> Locator:
@@ -210,7 +181,8 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
-def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -> tuple[str, str | None]:
+def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
+                 by_meaning: ByMeaning | None = None) -> tuple[str, str | None]:
     """The citation's ``displayQuote``: the locator's own quote (``Locator.quote``: OCR lines); else
     the sentences of the cleaned chunk ``context`` that stand at the place the locator found
     (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or
@@ -220,19 +192,32 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str) -
     A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
     chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
-    a lead-in ending with a colon, with the list after it (``lead_in_quote``)."""
+    a lead-in ending with a colon, with the list after it (``lead_in_quote``). ``by_meaning``: the sentence
+    nearest the query leads a place's quote when none holds its words (``quote.answer_quote``)."""
     if locator.quote:
         return locator.quote, None
     if place := locator.place_text:
         whole = locator.locator_precision == "paragraph"
-        at = (lead_in_quote(place, context) or paragraph_quote(context, place, query, headings=locator.place_headings
-                                                              or ())) if whole else place_quote(context, place, query)
+        at = (lead_in_quote(place, context) or paragraph_quote(
+            context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
+            else place_quote(context, place, query, by_meaning=by_meaning)
         if at is not None:
             return at, None
         text = _clean(plugins, place, query, None).display_quote or place
         held = whole and place_quote(context, place, query) is not None
-        return answer_quote(text, query), None if held else text
+        return answer_quote(text, query, by_meaning=by_meaning), None if held else text
     return answer_quote(context, query), None
+
+
+def _by_meaning(query: str) -> ByMeaning | None:
+    """The query's cosine with each of a shown place's sentences (``meaning.sentence_cosines``)."""
+    return (lambda texts: meaning.sentence_cosines(texts, query)) if QUOTE_BY_MEANING else None
+
+
+def _asked(unanchored: list[bool]) -> ByMeaning:
+    """A ``by_meaning`` that only notes it was asked (no sentence of the place holds the query's words):
+    the place is quoted by meaning once it is shown (``_settled``), not for every passage of a search."""
+    return lambda texts: unanchored.append(True)
 
 
 def _without_place_text(locator: Locator) -> Locator:
@@ -243,24 +228,31 @@ def _without_place_text(locator: Locator) -> Locator:
     return msgspec.structs.replace(locator, place_text=None, place_headings=None, runners_up=[])
 
 
-def _settled(plugins: Plugins, c: Citation, query: str) -> Citation:
+def _settled(plugins: Plugins, c: Citation, query: str, unanchored: Unanchored | None = None) -> Citation:
     """``c`` with its quote read at its place, when it is a place behind a passage's best still
     carrying its words or its locator's own quote (``folding.runner_citations``: quoted only when
     shown; a slide's shape, a sheet's row, a DOCX table row: ``Locator.quote``). A place outside the
     passage it came with (the file's nearest by meaning) gets its own words as ``rawQuote`` and
-    ``contextQuote``: that passage is not where it stands."""
+    ``contextQuote``: that passage is not where it stands. A passage's place whose sentences hold none of
+    the query's words (``unanchored``: its located locator and context by citation ID) is quoted again,
+    the sentence nearest the query by meaning first: only the places shown are embedded."""
+    if unanchored and QUOTE_BY_MEANING and c.citation_id in unanchored:
+        located, context = unanchored[c.citation_id]
+        return msgspec.structs.replace(c, display_quote=_place_quote(plugins, located, context, query,
+                                                                     _by_meaning(query))[0])
     if c.display_quote is not None or (c.locator.place_text is None and not c.locator.quote):
         return c
     words = c.locator.place_text or c.locator.quote
-    shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query)
+    shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query, _by_meaning(query))
     c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(c.locator))
     return c if own is None else msgspec.structs.replace(c, raw_quote=words, context_quote=own)
 
 
 def build_citations(
     host: Host, result: ProviderQueryResult, reg: Registry, query: str, scope: list[str]
-) -> tuple[list[Citation], dict[str, Any]]:
-    """Turn provider references into de-duplicated, ranked citations."""
+) -> tuple[list[Citation], dict[str, Any], Unanchored]:
+    """Turn provider references into de-duplicated, ranked citations; and the places among them whose
+    sentences hold none of the query's words (``_settled`` quotes them by meaning when shown)."""
     ctx = host.context()
     entries = reg.by_provider_name()
     dropped: Counter[str] = Counter()
@@ -271,6 +263,7 @@ def build_citations(
     scored: list[tuple[float, int, Citation]] = []
     candidates: list[Candidate] = []
     runners: list[list[Citation]] = []  # the places behind each scored citation, in its passage
+    unanchored: Unanchored = {}
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
     excluding = any(r.exclude_patterns for r in reg.roots.values())
@@ -349,8 +342,11 @@ def build_citations(
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = located_headings(locator, block)
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
-        shown, _ = _place_quote(host.plugins, locator, context, query)
+        asked: list[bool] = []
+        shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
         located, locator = locator, _without_place_text(locator)
+        if asked:
+            unanchored[cid] = (located, context)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
                                     or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator)))
@@ -410,7 +406,7 @@ def build_citations(
     diagnostics = {"providerReferences": total, "dropped": dict(dropped),
                    "timingsMs": {k: round(v, 2) for k, v in timings.items()},
                    **{key: {"count": len(rels), "paths": sorted(rels)} for key, rels in since.items()}}
-    return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics
+    return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics, unanchored
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
@@ -462,9 +458,10 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     _prepare_locating(host)
     result = pending.result()
     t1 = time.perf_counter()
-    citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    citations, diagnostics, unanchored = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
-    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query), query)
+    citations, folded, weak = _finish(citations, diagnostics, top_k,
+                                      lambda c: _settled(host.plugins, c, query, unanchored), query)
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
@@ -510,10 +507,11 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     reg = host.registry()
     _prepare_locating(host)
     result = pending.result()
-    citations, diagnostics = build_citations(host, result, reg, query, scope_rels)
+    citations, diagnostics, unanchored = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     every = citations  # every passage's place: an answer's sentence may come from one not shown
-    citations, folded, weak = _finish(citations, diagnostics, top_k, lambda c: _settled(host.plugins, c, query), query)
+    citations, folded, weak = _finish(citations, diagnostics, top_k,
+                                      lambda c: _settled(host.plugins, c, query, unanchored), query)
     remember(host, citations + folded, reg)
     answer: str | None = None
     sentences: list[GroundedSentence] = []

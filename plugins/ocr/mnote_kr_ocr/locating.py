@@ -1,10 +1,12 @@
 """A citation into recognised text: the box of the line(s) on the page that hold it.
 
 The recognised paragraphs are matched with the host's ``match_evidence`` (evidence first, then
-the query's words); the cited box is the union of the lines the highlight covers inside the
-matched paragraph (image pixels on page 1, or PDF points on the scanned page), its other lines
-go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason, and
-so does a garbled line (:func:`garbled`: CJK characters inside Latin words on a page of Latin text).
+the query's words); the cited box is the union of the lines the citation quotes (``quoted_lines``:
+those the highlight covers inside the matched paragraph and those after them that finish their
+sentence; image pixels on page 1, or PDF points on the scanned page), its paragraph's other lines
+go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason,
+and so does a garbled line (:func:`garbled`: CJK characters inside Latin words on a page of Latin
+text).
 """
 
 from __future__ import annotations
@@ -142,9 +144,11 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
     if not para.lines:
         return None
     page = para.page
-    cited = [li for li, start in zip(para.lines, para.starts, strict=True)
-             if start < hi and start + len(page.lines[li].text) > lo] or para.lines
-    quote = _quote(page, para.lines, cited, request.query)
+    found_lines = [li for li, start in zip(para.lines, para.starts, strict=True)
+                   if start < hi and start + len(page.lines[li].text) > lo] or para.lines
+    # the box is the quote's lines: what the reader is shown is what is read to them
+    cited = quoted_lines(page, para.lines, found_lines, request.query)
+    quote = "\n".join(page.lines[li].text for li in cited)
     box = _union([page.lines[i].box for i in cited])
     confidence = min(page.lines[i].score for i in cited)
     rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
@@ -198,19 +202,46 @@ def garbled(page: Page, li: int) -> bool:
     return han < LATIN_PAGE_CJK * (han + latin)
 
 
-#: Lines of a quote: the cited line and those after it in its paragraph.
+#: Lines of a quote (and of the box: the same lines) at most: the found lines, and the lines after them
+#: that finish their sentence.
 QUOTE_LINES = 3
+_SENTENCE_END = re.compile(r"[.!?。！？](?:[\s\"'”’)）]|$)")
+#: Words a line may not end a sentence with: the next line goes on with it ("conversion to / JSON ...").
+_OPEN_WORDS = frozenset("a an the to of and or nor but in on at by for with from into as than that which who "
+                        "whose is are was were be been".split())
 
 
-def _quote(page: Page, members: list[int], cited: list[int], query: str) -> str:
-    """The citation's words: the cited line that shows most of the query first (the first one on a
-    tie), then the lines after it in the paragraph, ``QUOTE_LINES`` at most."""
+def quoted_lines(page: Page, members: list[int], found: list[int], query: str) -> list[int]:
+    """The lines a citation quotes and boxes, in order, inside its paragraph (``members``): from the first
+    line the match ``found`` (from the one of them that shows most of the query, the first on a tie,
+    when they run past ``QUOTE_LINES``) through its last, then the lines that go on with their sentence
+    (:func:`_goes_on`), ``QUOTE_LINES`` at most. The box was once the found lines and the quote the found
+    line with most query words and the two after it: a quote without the answer's first line, boxed on
+    lines it did not show (issue 33)."""
     from .places import content_terms, word_share
 
-    terms = content_terms(query)
-    anchor = max(cited, key=lambda li: (word_share(terms, page.lines[li].text), -cited.index(li)))
-    at = members.index(anchor)
-    return "\n".join(page.lines[li].text for li in members[at:at + QUOTE_LINES])
+    start = found[0]
+    if len(found) > QUOTE_LINES:
+        terms = content_terms(query)
+        start = max(found, key=lambda li: (word_share(terms, page.lines[li].text), -found.index(li)))
+    at = members.index(start)
+    out = members[at:min(members.index(found[-1]), at + QUOTE_LINES - 1) + 1]
+    while len(out) < QUOTE_LINES and at + len(out) < len(members) and \
+            _goes_on(page.lines[out[-1]].text, page.lines[members[at + len(out)]].text):
+        out.append(members[at + len(out)])
+    return out
+
+
+def _goes_on(line: str, nxt: str) -> bool:
+    """Whether recognised ``line`` leaves its sentence for ``nxt`` to finish: it holds no sentence's end,
+    and it ends with a comma or a word no sentence ends with, or ``nxt`` opens in lowercase or with a digit,
+    or both are CJK at the break (a Chinese line wraps mid-sentence)."""
+    line, nxt = line.rstrip(), nxt.lstrip()
+    if not line or not nxt or _SENTENCE_END.search(line):
+        return False
+    last = line.split()[-1].casefold()
+    return line[-1] in ",，、;；:：-–" or last in _OPEN_WORDS or nxt[0].islower() or nxt[0].isdigit() \
+        or (cjk(line[-1]) and cjk(nxt[0]))
 
 
 def _meaning(result: Scan, request: LocateRequest,

@@ -319,10 +319,12 @@ def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Pat
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """The MEDRPT scan (image-only, 408 x 528 pt): recognition may glue a few words (it glued most,
     ``Metformin500mg``, before ``spaces``), yet a query's words still land on the line that shows
-    them. The lines' places were read off the page rendered by PDFium (a person's reading, not this
-    plugin's): "persistent headaches" on the first line under CHIEF COMPLAINT (y 298-308 pt),
-    "Metformin ... twice daily" on the second line under MEDICAL HISTORY (y 370-380 pt), below the
-    Lisinopril line (y 361-370 pt)."""
+    them, boxed with the line that finishes their sentence (the box is the lines quoted). The lines'
+    places were read off the page rendered by PDFium (a person's reading, not this plugin's):
+    "persistent headaches" on the first line under CHIEF COMPLAINT (y 298-308 pt), its sentence ending
+    on the second ("... 6 weeks, rated 6-7/10 in severity.", y 307-314 pt); "Metformin ... twice daily"
+    on the second line under MEDICAL HISTORY (y 370-380 pt), below the Lisinopril line (y 361-370 pt),
+    a list item the next item does not go on with."""
     from mnote_kr_testkit.data import CORPUS
 
     monkeypatch.setenv("MNOTE_KR_OCR_MAX_PAGES", "1")
@@ -330,10 +332,13 @@ def test_corpus_scan_phrases_land_on_their_lines(plugins: Plugins, tmp_path: Pat
     path = tmp_path / source.name
     shutil.copy2(source, path)
     text = plugins.extract_text(str(path)) or ""
-    for query, (top, bottom) in (("persistent headaches", (296, 310)), ("Metformin twice daily", (368, 382))):
+    for query, (top, bottom), lines in (("persistent headaches", (296, 317), 2),
+                                        ("Metformin twice daily", (368, 382), 1)):
         loc = plugins.locate(LocateRequest(file=str(path), evidence=text[:1500], query=query))
         assert loc.locator_precision == "bbox" and loc.page == 1 and loc.bbox is not None, (query, loc)
         assert top <= loc.bbox[1] and loc.bbox[3] <= bottom, (query, loc.bbox)
+        quoted = (loc.quote or "").split("\n")
+        assert len(quoted) == lines and _squeeze(query.split()[0]) in _squeeze(quoted[0]), (query, quoted)
     assert _sha(path) == _sha(source)
 
 

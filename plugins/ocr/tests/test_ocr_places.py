@@ -29,9 +29,10 @@ def _squeeze(text: str) -> str:
 
 
 def test_an_image_citation_quotes_its_line_first_not_the_wrapper(plugins: Plugins, tmp_path: Path) -> None:
-    """A five-line notice recognised as one paragraph: a query of its second line is cited on that
-    line, and the quote is that line then the two after it (the generator's text), never the
-    wrapper's heading; the chunk the provider gives is left as it is (context)."""
+    """A five-line notice recognised as one paragraph: a query of its second line is quoted from that
+    line, then the two after it (the generator's text), never the wrapper's heading, and boxed on the
+    lines it quotes (the box once held the second line alone); the chunk the provider gives is left as
+    it is (context)."""
     from mnote_kr_lightrag.client import links
 
     notice: GeneratedScan = render(NOTICE, dpi=150, pt=14, page_inches=(6.0, 2.6), margin_inches=0.3,
@@ -41,7 +42,8 @@ def test_an_image_citation_quotes_its_line_first_not_the_wrapper(plugins: Plugin
     chunk = links.wrapper_text(path, "notice.png", path.stat().st_size, recognised)  # what LightRAG indexes
     assert "## Text in the image" in chunk
     loc = plugins.locate(LocateRequest(file=str(path), evidence=chunk, passage=chunk, query="ninety euros per day"))
-    assert loc.locator_precision == "bbox" and iou(loc.bbox or [], notice.lines[1].box) >= 0.5, loc
+    quoted_box = _union([notice.lines[k].box for k in (1, 2, 3)])
+    assert loc.locator_precision == "bbox" and iou(loc.bbox or [], quoted_box) >= 0.5, loc
     assert loc.quote is not None
     quoted = loc.quote.split("\n")
     assert [_squeeze(q) for q in quoted] == [_squeeze(t) for t in NOTICE[1:4]], quoted
@@ -86,3 +88,47 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
     monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
     words_only = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=question))
     assert words_only.bbox != [float(v) for v in RECORDED[1][1]], words_only
+
+
+#: ``docling__ocr_test.pdf`` page 1 as RapidOCR recognised it (text, box in points, confidence): one
+#: paragraph of three lines, recorded from ``scan`` on the corpus file.
+OCR_TEST = [("Docling bundles PDF document conversion to", [72.74, 75.55, 505.36, 96.77], 0.998),
+            ("JSON and Markdown in an easy self contained", [71.05, 102.71, 505.79, 123.93], 0.984),
+            ("package", [71.05, 130.3, 152.67, 154.06], 0.998)]
+
+
+def _union(boxes: list[list[float]]) -> list[float]:
+    return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
+
+
+@pytest.mark.parametrize(("query", "lines"), [("Docling JSON Markdown", [0, 1, 2]), ("JSON and Markdown", [1, 2]),
+                                               ("PDF document conversion", [0, 1, 2])])
+def test_a_scanned_pdf_citation_boxes_the_lines_it_quotes(plugins: Plugins, tmp_path: Path, query: str,
+                                                          lines: list[int]) -> None:
+    """The OCR'd corpus PDF (its recorded recognition, one sentence over three lines): a query matching
+    lines 1-2 is quoted from line 1 ("Docling bundles ...": the answer starts there), one matching line 2
+    from line 2, each with the lines that finish its sentence ("... conversion to / JSON ..." goes on,
+    "package" opens in lowercase); and the box is the union of exactly the lines quoted, none of them in
+    ``rects``. Before, the quote began at the matched line with most query words, with the two after it,
+    and the box covered the matched lines: lines 2-3 quoted and lines 1-2 boxed, or line 2 alone boxed."""
+    import shutil
+
+    from mnote_kr_ocr import scan
+    from mnote_kr_ocr.scan import Line, Page, Scan
+    from mnote_kr_testkit.data import CORPUS
+
+    source = CORPUS / "pdf" / "docling__ocr_test.pdf"
+    path = tmp_path / source.name
+    shutil.copy2(source, path)
+    page = Page(number=1, width=595.44, height=842.04, unit="pt", source="ocr",
+                lines=[Line(text=t, box=b, score=s) for t, b, s in OCR_TEST], paragraphs=[[0, 1, 2]])
+    scan._store().put(scan._key(hashlib.sha256(path.read_bytes()).hexdigest()), Scan(pages=[page]).to_json())
+    scan._memo.clear()
+    text = Scan(pages=[page]).markdown()
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=query))
+    assert loc.locator_plugin == "ocr" and loc.locator_precision == "bbox" and loc.page == 1, loc
+    quoted = (loc.quote or "").split("\n")
+    assert quoted == [OCR_TEST[k][0] for k in lines], quoted
+    assert loc.bbox == _union([b for t, b, _ in OCR_TEST if t in quoted]), loc.bbox
+    assert all(r.bbox not in [b for t, b, _ in OCR_TEST if t in quoted] for r in loc.rects), loc.rects
+    assert path.read_bytes() == source.read_bytes()

@@ -119,6 +119,30 @@ def pick_by_query(doc: PptxDocument, found: SlideParagraph, evidence: str, query
     return found if found.index in best or len(best) > 1 else doc.paragraphs[best[0]]
 
 
+def nearest_in_shape(doc: PptxDocument, picked: SlideParagraph, query: str) -> SlideParagraph:
+    """The paragraph of ``picked``'s shape (or of its slide's notes) nearest the question by meaning when
+    none of them holds a word of it (a question in another language, or in other words): its quote
+    (``shape_quote``) then starts at the answer, not at the paragraph the evidence began with ("Key
+    Benefits:" before "Considerations ...:" in one shape). By the deck's paragraph vectors, ingest's (each
+    with its neighbours', ``rank_by_meaning``); ``picked`` when a paragraph holds a query word (the words'
+    choice stands), for a table's row, or while the deck has no vectors."""
+    from mnote_kr.plugin_api import places_key, rank_by_meaning
+
+    if picked.kind == "table":
+        return picked
+    where = (picked.slide, picked.shape_id, picked.notes)
+    shape = [p for p in doc.paragraphs if (p.slide, p.shape_id, p.notes) == where and p.kind != "table" and p.tokens]
+    words = [tok for tok, _, _ in iter_tokens(normalize(query))]
+    wanted = {w for w, scaffold in zip(words, scaffolding(words), strict=True) if not scaffold} - META_WORDS
+    if len(shape) < 2 or not wanted or any(wanted & p.tokens for p in shape):
+        return picked
+    ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, {p.index: 0.0 for p in shape})
+    if ranked is None:
+        return picked
+    score, _ = ranked
+    return doc.paragraphs[min(score, key=lambda i: (-round(score[i], 9), i))]
+
+
 def apart(doc: PptxDocument, text: str) -> str:
     """``text`` with the two words of each line break (``a:br``) of the deck written apart where it glues
     them ("revenueUp"): LightRAG reads a deck it parses itself through python-pptx, which gives a break as
@@ -152,6 +176,10 @@ def locate_pptx(request: LocateRequest) -> Locator:
     picked = pick_by_query(doc, found, evidence, request.query)
     if picked is not found:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
+    nearest = nearest_in_shape(doc, picked, request.query)
+    if nearest is not picked:
+        picked, highlight = nearest, None
+        reason = f"{reason}; the shape's paragraph nearest the question by meaning (none holds its words)"
     named = at_named_slide(doc, picked, asked, META_WORDS)
     here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
     if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so

@@ -63,3 +63,29 @@ def test_ingest_queues_a_decks_places_for_meaning_only_under_the_cap(monkeypatch
         monkeypatch.setattr(plugin, "MEANING_PLACES", cap, raising=False)
         plugin.prepare_locate(str(SAMPLE))
     assert queued == [places]  # queued at the cap, not over it (a 200,000-paragraph deck would hold ingest)
+
+
+ISSUE_2663 = SAMPLE.parent / "docling__powerpoint_issue_2663.pptx"
+
+
+def test_a_question_in_another_language_is_quoted_from_its_shapes_answering_paragraph(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 33: one shape holds "Key Benefits:" and its bullets, then "Considerations When Using
+    Open-Source Software:" and its bullets. A Chinese question about the considerations holds no word of
+    the shape: the evidence's paragraph (a benefit) was cited and its benefits quoted. Once ingest embedded
+    the deck, the shape's paragraph nearest the question by meaning is cited and quoted, with the bullets
+    after it; an English question still chooses by its words."""
+    from mnote_kr.citations.rank import meaning
+
+    monkeypatch.setattr(meaning, "_queue", [])  # only this deck's paragraphs
+    before = hashlib.sha256(ISSUE_2663.read_bytes()).hexdigest()
+    plugins = load_plugins(None)
+    deck = plugins.extract_text(str(ISSUE_2663))
+    plugins.prepare_locate(str(ISSUE_2663))
+    meaning.embed_queued(lambda line: None)
+    for question in ("使用开源软件时需要考虑哪些因素？", "What should you consider when using open-source software?"):
+        loc = plugins.locate(LocateRequest(file=str(ISSUE_2663), evidence=deck, query=question, passage=deck))
+        assert (loc.slide, loc.shape_id) == (1, 8), loc
+        assert (loc.quote or "").startswith("Considerations When Using Open-Source Software:"), (question, loc.quote)
+        assert "community support" in (loc.quote or "") and "cost-effective" not in (loc.quote or "")
+    assert hashlib.sha256(ISSUE_2663.read_bytes()).hexdigest() == before
