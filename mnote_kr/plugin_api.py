@@ -41,6 +41,8 @@ What is here:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
+  the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
+  as Word shows it: the DOCX locator and the managed engine read notes through it),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
@@ -135,7 +137,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.rank.meaning import version as meaning_version
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
-    from mnote_kr.citations.text import textnorm
+    from mnote_kr.citations.text import docxnotes, textnorm
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
     from mnote_kr.citations.text.tablerows import header_row, labelled_row, meant_header, named_header
@@ -161,6 +163,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str | None]] = {
     "textmatch": ("mnote_kr.citations.locate.textmatch", None),
     "textnorm": ("mnote_kr.citations.text.textnorm", None),
+    "docxnotes": ("mnote_kr.citations.text.docxnotes", None),
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
@@ -264,6 +267,7 @@ __all__ = [
     "check_zip",
     "count_tags",
     "counts_text",
+    "docxnotes",
     "embed_meaning",
     "emit_json",
     "exchange",
