@@ -43,6 +43,8 @@ What is here:
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
+  the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
+  as Word shows it: the DOCX locator and the managed engine read notes through it),
   the modules ``textmatch`` and ``textnorm`` themselves, and ``FileCache``/``Persist``/
   ``KeyedStore`` (a parsed model cached in memory and on disk by path + size + mtime), ``check_zip``
   (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
@@ -137,7 +139,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.rank.meaning import version as meaning_version
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
-    from mnote_kr.citations.text import textnorm
+    from mnote_kr.citations.text import docxnotes, textnorm
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
     from mnote_kr.citations.text.tablerows import header_row, labelled_row, meant_header, named_header
@@ -164,6 +166,7 @@ if TYPE_CHECKING:
 _LAZY: dict[str, tuple[str, str | None]] = {
     "textmatch": ("mnote_kr.citations.locate.textmatch", None),
     "textnorm": ("mnote_kr.citations.text.textnorm", None),
+    "docxnotes": ("mnote_kr.citations.text.docxnotes", None),
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
@@ -270,6 +273,7 @@ __all__ = [
     "check_zip",
     "count_tags",
     "counts_text",
+    "docxnotes",
     "embed_meaning",
     "emit_json",
     "exchange",

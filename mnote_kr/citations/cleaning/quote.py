@@ -26,6 +26,8 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from mnote_kr.citations.text.docxnotes import NOTE_OPENING
+
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
 #: A place's opening words (its first six, at least this many characters) found inside the first
@@ -65,7 +67,32 @@ def sentences(text: str) -> list[tuple[int, int]]:
         start = end
     if text[start:].strip():
         spans.append(_strip(text, start, len(text)))
+    if "note" in text and NOTE_OPENING.search(text):
+        spans = _at_notes(text, spans)
     return _markers_forward(text, spans)
+
+
+def _at_notes(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``spans`` cut where a DOCX note read at its mark opens (`` [Footnote 1: ...``) and after it
+    closes: the note's words are a sentence of their own, which a quote can lead with."""
+    cuts: list[int] = []
+    for m in NOTE_OPENING.finditer(text):
+        cuts.append(m.start())
+        depth = 1
+        for i in range(m.end(), len(text)):
+            depth += (text[i] == "[") - (text[i] == "]")
+            if not depth:
+                cuts.append(i + 1)
+                break
+    out: list[tuple[int, int]] = []
+    for a, b in spans:
+        for cut in (c for c in cuts if a < c < b):
+            if text[a:cut].strip():
+                out.append(_strip(text, a, cut))
+            a = cut
+        if text[a:b].strip():
+            out.append(_strip(text, a, b))
+    return out
 
 
 #: A list item's number or letter ending a sentence: alone ("1." before "Notwithstanding ...") or

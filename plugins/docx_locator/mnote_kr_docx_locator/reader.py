@@ -3,8 +3,9 @@
 ``paragraphIndex`` (the locator contract's DOCX position) counts every ``w:p`` under ``w:body`` in document
 order, table cells included, skipping a ``w:p`` nested inside another ``w:p`` (text
 boxes). Each paragraph carries its ``w14:paraId`` when present, its text (runs, inline
-OMML equation text, field results; not field codes, not deleted text), the heading it
-sits under and whether it belongs to a table of contents.
+OMML equation text, field results, a footnote's or endnote's text at its mark (``notes``);
+not field codes, not deleted text), the heading it sits under and whether it belongs to a
+table of contents.
 
 Safety: the file must be a zip within size, entry-count and compression-ratio limits;
 encrypted packages are recognised; XML parts with a DOCTYPE or entity declaration are
@@ -28,6 +29,7 @@ from mnote_kr.plugin_api import DocumentError
 from .document import DocxDocument, Paragraph
 from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
+from .notes import docxnotes, read_notes
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -79,8 +81,6 @@ _SKIP = frozenset(
         "delInstrText",
         "fldData",
         "commentReference",
-        "footnoteReference",
-        "endnoteReference",
         "annotationRef",
         "ctrlPr",
         "oMathParaPr",
@@ -204,11 +204,14 @@ class _Walker:
     Python recursion (1,500 nested tables are a budget error, not a ``RecursionError``)."""
 
     def __init__(
-        self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None
+        self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None,
+        notes: docxnotes.InlineNotes | None = None,
     ) -> None:
         self.styles = styles
         self.path = path
         self.numbering = numbering or {}
+        self.notes = notes
+        self.marks: set[etree._Element] = set()  # a custom note mark's w:t, read in the note's label
         self.tables = 0
         self.cells: list[list[int]] = []  # [table, row, column] per open table, outermost first
         # the outermost table's grid: the next row's first grid column, the cell's (grid column, span),
@@ -352,6 +355,7 @@ class _Walker:
         elif list_level is None:
             list_level = 0
         self.boxes = []
+        state["notes"] = bool(self.notes) and (not level or self.table_depth > 0)  # LightRAG's headings: none
         own = self.inline(p, parts, state)
         text = "".join(parts)
         self.chars += len(text)
@@ -408,8 +412,13 @@ class _Walker:
                     continue
                 ns, local = self.split(tag)
                 if local == "t":
-                    if child.text:
+                    if child.text and not (self.marks and child in self.marks):
                         out.append(child.text)
+                    continue
+                if local in docxnotes.REF_KINDS:
+                    if state["notes"] and self.notes and not docxnotes.hidden(child):
+                        self.marks.update((docxnotes.custom_mark(child) or ("", []))[1])
+                        out.append(self.notes.render(docxnotes.REF_KINDS[local], child.get(f"{{{ns}}}id") or ""))
                     continue
                 if local in _SKIP:
                     if local == "instrText" and self.fields:
@@ -540,6 +549,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
         styles_xml = read_part(zf, styles_name, path)
         numbering_name = styles_name.rsplit("styles.xml", 1)[0] + "numbering.xml"
         numbering_xml = read_part(zf, numbering_name, path)
+        notes, note_settings = read_notes(zf, main, path)
     root = parse_xml(doc_xml, main, path)
     styles_root = None
     if styles_xml is not None:
@@ -564,7 +574,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             if "entity" in exc.message:
                 raise
             numbering_root = None  # broken numbering costs list markers only
-    walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root))
+    walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root),
+                     docxnotes.document_notes(notes, note_settings, body))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

@@ -151,12 +151,14 @@ def main() -> None:
         return original_run(wrapped, *args, **kwargs)
 
     uvicorn.run = guarded_run
-    from . import jsonwrites, sslreuse
+    from . import docxnotes, jsonwrites, sslreuse
 
     # Per-document costs of LightRAG's pipeline that grow with nothing useful (docs/engine-storage.md):
     # its whole-file JSON rewrites through a fast encoder, one TLS context per process.
     jsonwrites.install(os.environ.get("LIGHTRAG_VECTOR_STORAGE", "NanoVectorDBStorage"))
     sslreuse.install()
+    # DOCX footnotes and endnotes, which LightRAG's parser never reads, at their marks (docxnotes.py).
+    docxnotes.install()
     lightrag_server.main()
 
 

@@ -1,0 +1,79 @@
+"""DOCX footnotes and endnotes for tests: reference runs in a ``DocxBuilder`` body, the notes parts.
+
+``note_para(b, "Text", ref("footnote", "2"), " after")`` adds a body paragraph holding a note's mark
+(``heading=1`` makes it a heading); ``with_notes(b.build(), footnotes={"2": "Note text"}, ...)``
+adds ``word/footnotes.xml``/``word/endnotes.xml`` (with Word's separator notes), their
+relationships, and ``word/settings.xml`` when note properties are given.
+"""
+
+from __future__ import annotations
+
+import io
+import zipfile
+from xml.sax.saxutils import escape
+
+from .docx_docs import DocxBuilder, W
+
+_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def ref(kind: str, note_id: str, custom: str | None = None, deleted: bool = False) -> str:
+    """A run holding a footnote's or endnote's reference mark (``custom``: its own mark, ``*``)."""
+    props = f'<w:rPr><w:rStyle w:val="{kind.capitalize()}Reference"/></w:rPr>'
+    follows = ' w:customMarkFollows="1"' if custom is not None else ""
+    mark = f"<w:t>{escape(custom)}</w:t>" if custom is not None else ""
+    run = f'<w:r>{props}<w:{kind}Reference{follows} w:id="{note_id}"/>{mark}</w:r>'
+    return f'<w:del w:id="90" w:author="a">{run}</w:del>' if deleted else run
+
+
+def note_para(b: DocxBuilder, before: str, mark: str, after: str = "", heading: int = 0) -> int:
+    """A paragraph of ``b``: ``before``, the reference run ``mark``, ``after``; its paragraphIndex."""
+    idx = b.count
+    ppr = f'<w:pPr><w:pStyle w:val="Heading{heading}"/></w:pPr>' if heading else ""
+    inner = b.runs(before) + mark + (b.runs(after) if after else "")
+    b.parts.append(b._p(inner, ppr, before + after))
+    return idx
+
+
+def _part(kind: str, notes: dict[str, str]) -> bytes:
+    sep = "".join(f'<w:{kind} w:type="{t}" w:id="{i}"><w:p><w:r><w:{t}/></w:r></w:p></w:{kind}>'
+                  for i, t in ((-1, "separator"), (0, "continuationSeparator")))
+    body = "".join(
+        f'<w:{kind} w:id="{nid}">' + "".join(
+            f'<w:p><w:r><w:{kind}Ref/></w:r><w:r><w:t xml:space="preserve"> {escape(p)}</w:t></w:r></w:p>'
+            for p in text.split("\n")) + f"</w:{kind}>"
+        for nid, text in notes.items())
+    head = f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:{kind}s xmlns:w="{W}">'
+    return f"{head}{sep}{body}</w:{kind}s>".encode()
+
+
+def with_notes(docx: bytes, footnotes: dict[str, str] | None = None, endnotes: dict[str, str] | None = None,
+               settings: str = "", raw: dict[str, bytes] | None = None) -> bytes:
+    """``docx`` with notes parts: each note's paragraphs are its text's lines. ``settings``: XML inside
+    ``w:settings`` (``<w:footnotePr><w:numFmt w:val="lowerLetter"/></w:footnotePr>``); ``raw``: parts
+    written as given (a hostile notes part)."""
+    parts: dict[str, bytes] = {}
+    rels = []
+    for kind, notes in (("footnote", footnotes), ("endnote", endnotes)):
+        if notes is not None:
+            parts[f"word/{kind}s.xml"] = _part(kind, notes)
+            rels.append((f"{kind}s", f"{kind}s.xml"))
+    if settings:
+        parts["word/settings.xml"] = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+                                      f'<w:settings xmlns:w="{W}">{settings}</w:settings>').encode()
+        rels.append(("settings", "settings.xml"))
+    parts.update(raw or {})
+    parts["word/_rels/document.xml.rels"] = (
+        '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
+        '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">'
+        + "".join(f'<Relationship Id="rId{i + 10}" Type="{_RELS}/{t}" Target="{target}"/>'
+                  for i, (t, target) in enumerate(rels))
+        + "</Relationships>").encode()
+    buf = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(docx)) as src, zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in src.infolist():
+            if info.filename not in parts:
+                out.writestr(info, src.read(info))
+        for name, data in parts.items():
+            out.writestr(name, data)
+    return buf.getvalue()
