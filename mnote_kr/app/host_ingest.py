@@ -85,6 +85,15 @@ class HostIngest:
         agent tool) stops after that many files *to send*, after the diff, so the next call
         continues where this one stopped; the report then says how many are left.
         """
+        sources, report, _ = self._plan_ingest(paths_, force=force, limit=limit)
+        return sources, report
+
+    def _plan_ingest(
+        self, paths_: Iterable[str | Path], *, force: bool, limit: int | None
+    ) -> tuple[list[SourceFile], IngestReport, dict[str, tuple[int, int]]]:
+        """:meth:`plan_ingest`, and the files found unchanged by their hash whose size or time is not the
+        registry's (touched): rel -> (size, mtime_ns)."""
+        touched: dict[str, tuple[int, int]] = {}
         reg = self.registry()
         expansion = self.workspace.expand(paths_, limit=None)
         report = IngestReport(skipped=list(expansion.skipped))
@@ -138,13 +147,25 @@ class HostIngest:
             if unchanged and not force and existing is not None and (self._is_registered(existing)
                                                                      or _still_refused(existing)):
                 report.items.append(self._already(existing))
+                touched[rel] = (source.size, source.mtime_ns)
                 continue
             to_send.append(source)
             self.progress(f"hashed {rel}")
         if report.remaining:
             report.next_call = (f"{report.remaining} more file(s) to send: call ingest again with the same paths "
                                 f"(each call sends up to {limit})")
-        return to_send, report
+        return to_send, report, touched
+
+    def _record_touched(self, touched: dict[str, tuple[int, int]]) -> None:
+        """The new size and time of files whose bytes are the indexed ones (touched): the registry's stat
+        then matches the disk again, and nothing hashes them to know they are unchanged."""
+        if not touched:
+            return
+        with self.store.transaction() as reg:
+            for rel, (size, mtime_ns) in touched.items():
+                entry = reg.entries.get(rel)
+                if entry is not None and (entry.size, entry.mtime_ns) != (size, mtime_ns):
+                    reg.update(rel, size=size, mtime_ns=mtime_ns)
 
     def _needs_sending(self, existing: SourceEntry | None, st: os.stat_result | None, path: str | Path,
                        force: bool) -> int:
@@ -184,7 +205,8 @@ class HostIngest:
         ``embed`` (default: ``wait``) embeds the files' places for ranking by meaning before
         returning; a long-lived follower (``watch``) asks for it without waiting.
         """
-        sources, report = self.plan_ingest(paths_, force=force, limit=limit)
+        sources, report, touched = self._plan_ingest(paths_, force=force, limit=limit)
+        self._record_touched(touched)
         passed = {item.source_path: _without_dropped(item.reason or "") for item in report.items
                   if item.status == "skipped"}
         self._drop_never_indexed(list(passed))

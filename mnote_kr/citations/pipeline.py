@@ -33,6 +33,7 @@ from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, ru
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped, weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns
+from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.core.workspace import excluded_reason
@@ -290,7 +291,7 @@ def build_citations(
             st: os.stat_result | None = abs_path.stat()
         except OSError:
             st = None
-        if st is None or st.st_size != entry.size or st.st_mtime_ns != entry.mtime_ns:  # a stat: nothing hashed
+        if st is None or changed_since_indexed(entry, abs_path, st):  # a stat; a touched file's hash (once)
             how = "missing" if st is None else "changed"
             dropped[f"{how}OnDisk"] += 1
             since.setdefault(f"{how}SinceIndexed", set()).add(rel)  # named in notIndexed (``uncitable``)

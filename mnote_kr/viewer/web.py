@@ -435,7 +435,7 @@ def _source(host: Host, cid: str) -> _Source | None:
         raise _Gone(citation, f"The source file was deleted or moved: {rel}.") from None
     if not path.is_file():
         raise _Gone(citation, f"The source is not a file any more: {rel}.")
-    if changed_on_disk(entry, st.st_size, st.st_mtime_ns):
+    if changed_on_disk(entry, path, st):
         raise _Gone(citation, f"The source changed since it was indexed: {rel}. Its citations are stale.")
     return _Source(citation, path, entry, f"{st.st_size:x}-{st.st_mtime_ns:x}")
 

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.pending import (
     PROVISIONAL_CHANGED,
     PROVISIONAL_MISSING,
@@ -67,9 +69,10 @@ def changed_since_issued(citation: Citation, issued_hash: str, entry: SourceEntr
     return f"{citation.source_root_relative_path} changed since this citation was issued" if changed else None
 
 
-def changed_on_disk(entry: SourceEntry, size: int, mtime_ns: int) -> bool:
-    """The file's size or time is not what it was when it was indexed (no sync has seen the change yet)."""
-    return bool((entry.size and size != entry.size) or (entry.mtime_ns and mtime_ns != entry.mtime_ns))
+def changed_on_disk(entry: SourceEntry, path: Path, st: os.stat_result) -> bool:
+    """The file is not the version that was indexed (no sync has seen the change yet): its size differs, or
+    its time and its bytes do (a touched file is the same version: ``core.ondisk``)."""
+    return changed_since_indexed(entry, path, st)
 
 
 def why_not_citable(host: Host, rel: str, entry: SourceEntry | None) -> str:
@@ -123,7 +126,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
         st = None
     if st is None or not abs_path.is_file():
         raise NotFoundError(f"The source of {cid} is missing on disk: {rel}", hint="run 'mnote-kr sync'")
-    if changed_on_disk(entry, st.st_size, st.st_mtime_ns):
+    if changed_on_disk(entry, abs_path, st):
         raise NotFoundError(f"The source of {cid} changed since it was indexed: {rel}",
                             hint="run 'mnote-kr sync', then search again")
     return OpenPlan(
