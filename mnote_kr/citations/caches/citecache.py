@@ -18,8 +18,6 @@ query's quotes, so it is kept like the rest of mnote-kr's state, not in the user
   with the same claim (``render.claims``) in the same version of the file gets the same ID, and the
   log keeps the ID's first record (its query, quote and places too), not the later search's: no line
   is appended for it and, reading, the first line of an ID wins over a later one for the same place.
-  A record found only in the previous generation is copied, unchanged, into the log when its ID is
-  issued again (the next rotation would drop an ID the latest search gave).
   A new version of the file (re-indexed), or another place under the same four characters (IDs of
   two searches may collide), replaces the record, as the newest line.
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
@@ -173,17 +171,10 @@ def _read_lines(path: Path, ids: set[str] | None = None) -> dict[str, Citation]:
 
 def _logged(path: Path, ids: set[str] | None = None) -> dict[str, Citation]:
     """The records of the log at ``path``: its previous generation, then the log (of ``ids`` only, when given)."""
-    return _generations(path, ids)[0]
-
-
-def _generations(path: Path, ids: set[str] | None = None) -> tuple[dict[str, Citation], dict[str, Citation]]:
-    """The records of both generations (:func:`_logged`), and those of the log itself: a record found only
-    in the previous generation goes with the next rotation."""
     citations = _read_lines(previous_path(path), ids)
-    current = _read_lines(path, ids)
-    for citation in current.values():
+    for citation in _read_lines(path, ids).values():
         _merge(citations, citation)
-    return citations, current
+    return citations
 
 
 def load(host: Host) -> dict[str, Citation]:
@@ -285,15 +276,14 @@ def _append(host: Host, citations: list[_Issued]) -> list[_Issued]:
                 return citations
     _move_old_log(host, path)
     with exclusive(key + ".lock", timeout=10):
-        logged, current = _generations(path, fresh)
+        logged = _logged(path, fresh)
         records = []
         for c in citations:
             old = logged.get(c.citation_id) if c.citation_id in fresh else None
             if isinstance(old, _Issued) and keeps(old, c):  # issued before, by this process or another
                 c = old
                 lines[c.citation_id] = _citation_encoder.encode(c)
-                if c.citation_id in current:  # else its record, as it is, goes on into the log:
-                    fresh.discard(c.citation_id)  # the next rotation would drop an ID just issued
+                fresh.discard(c.citation_id)
             records.append(c)
         before = _identity(path)
         if fresh:
