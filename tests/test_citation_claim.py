@@ -111,62 +111,9 @@ def test_cli_json_http_mcp_and_the_viewer_say_exact_for_the_id_issued_exact(
 def test_the_same_place_with_the_same_claim_keeps_its_id_across_searches(env: Env) -> None:
     first = cite(env, EXACT_Q)
     approx = cite(env, APPROX_Q)
-    log = citecache.log_path(env.host)
-    lines = log.read_bytes().splitlines()
     again = cite(env, AGAIN_Q)
     assert again.locator_degraded is False and again.citation_id == first.citation_id
-    assert log.read_bytes().splitlines() == lines  # nothing new to remember: no line is added
     assert cite(env, APPROX_Q).citation_id == approx.citation_id  # the approximate claim too
-    # The later search re-issued the ID: it does not rewrite what the ID said when it was first issued.
-    for host in (env.host, another_process(env).host):
-        assert host.open(first.citation_id).open_action.search_query == EXACT_Q
-
-
-def _citation(env: Env, query: str) -> Citation:
-    """The PDF's exact citation as a search for ``query`` would issue it, not remembered yet."""
-    c = cite(env, EXACT_Q)
-    path = citecache.log_path(env.host)
-    for log in (path, citecache.previous_path(path)):
-        log.unlink(missing_ok=True)
-    citecache._memory.clear()
-    citecache._written.clear()
-    return msgspec.structs.replace(c, search_query=query, display_quote=f"quote for {query}")
-
-
-def test_the_log_keeps_an_ids_first_record_for_one_version_of_its_file(env: Env) -> None:
-    first, later = _citation(env, "first"), _citation(env, "later")
-    citecache._memory.clear()
-    citecache.remember(env.host, [first])
-    citecache.remember(env.host, [later])
-    assert citecache.find(env.host, first.citation_id).search_query == "first"
-    citecache._memory.clear()
-    assert citecache.find(env.host, first.citation_id).search_query == "first"  # the log says the same
-
-
-def test_an_id_issued_again_for_a_new_version_of_its_file_takes_the_new_record(env: Env) -> None:
-    first = _citation(env, "first")
-    citecache.remember(env.host, [first])
-    with open(env.ws / REL, "ab") as fh:
-        fh.write(b"\n% edited after the citation was issued\n")
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, REL, "points.pdf"))  # re-indexed: the registry has the new hash
-    citecache.remember(env.host, [msgspec.structs.replace(first, search_query="after the edit")])
-    for host in (env.host, another_process(env).host):
-        plan = host.open(first.citation_id)  # the new version's record: it opens
-        assert plan.open_action.search_query == "after the edit"
-
-
-def test_another_place_issued_under_the_same_id_replaces_the_record(env: Env) -> None:
-    """Four characters collide across searches: an ID issued again for another place is that place now
-    (the later search's card must open where it says), as before."""
-    first = _citation(env, "first")
-    citecache.remember(env.host, [first])
-    box = [72.0, 300.0, 330.0, 320.0]
-    other = msgspec.structs.replace(first, search_query="another place", locator=msgspec.structs.replace(
-        first.locator, bbox=box))
-    citecache.remember(env.host, [other])
-    for host in (env.host, another_process(env).host):
-        assert host.open(first.citation_id).locator.bbox == box
 
 
 def test_the_anchor_of_an_exact_place_is_unchanged_and_each_other_claim_has_its_own() -> None:

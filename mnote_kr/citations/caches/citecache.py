@@ -14,12 +14,6 @@ query's quotes, so it is kept like the rest of mnote-kr's state, not in the user
   and rotation is a rename.
 * **Version:** each line also holds ``sourceHash``, the cited file's content hash in the registry
   when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
-* **Issued once:** an ID keeps what it was issued with. A later search that cites the same place
-  with the same claim (``render.claims``) in the same version of the file gets the same ID, and the
-  log keeps the ID's first record (its query, quote and places too), not the later search's: no line
-  is appended for it and, reading, the first line of an ID wins over a later one for the same place.
-  A new version of the file (re-indexed), or another place under the same four characters (IDs of
-  two searches may collide), replaces the record, as the newest line.
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
   issued (in memory, bounded), so a running ``serve`` or ``mcp`` opens its own citations.
 * **The old place:** an earlier mnote-kr wrote ``.mnote/index/citations.jsonl`` (and before that
@@ -32,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -42,7 +35,6 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.citations.hostview import HostView as Host
-from mnote_kr.citations.render.claims import place_anchor
 from mnote_kr.core import paths
 from mnote_kr.core.atomic import write_private
 from mnote_kr.core.locks import exclusive
@@ -81,8 +73,6 @@ class _Issued(Citation, frozen=True, kw_only=True):
     source_hash: str = ""
 
 
-#: A citation ID on a log line (the line's own, or one of its alternatives').
-_ID_RE = re.compile(rb'"citationId":"([^"\\]*)"')
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
 _citation_decoder = msgspec.json.Decoder(_Issued)
 _citation_encoder = msgspec.json.Encoder()
@@ -119,71 +109,32 @@ def previous_path(path: Path) -> Path:
     return path.with_name(path.name + ".1")
 
 
-def _version(c: Citation) -> tuple[str, str]:
-    """The version of its file a citation was issued from: its content hash then, and the provider's document."""
-    return getattr(c, "source_hash", ""), c.light_rag_doc_id or ""
-
-
-def keeps(old: Citation, new: Citation) -> bool:
-    """Whether ``old``, the record of an ID, stays when ``new`` is issued under the same ID: both name the
-    same place of the same version of the same file with the same claim (``claims.place_anchor``)."""
-    return (old.source_id == new.source_id and _version(old) == _version(new)
-            and place_anchor("", old.locator) == place_anchor("", new.locator))
-
-
-def _merge(into: dict[str, Citation], citation: Citation) -> None:
-    """``citation`` into ``into`` as the newest, unless the record ``into`` has for its ID ``keeps``."""
-    old = into.get(citation.citation_id)
-    if old is not None and keeps(old, citation):
-        return
-    into.pop(citation.citation_id, None)
-    into[citation.citation_id] = citation
-
-
-def _lines_naming(data: bytes, ids: set[str]) -> list[bytes]:
-    """The lines of ``data`` that name one of ``ids`` (one pass over the log: no other line is decoded)."""
-    starts: dict[int, None] = {}
-    for m in _ID_RE.finditer(data):
-        if m.group(1).decode("utf-8", "replace") in ids:
-            starts.setdefault(data.rfind(b"\n", 0, m.start()) + 1)
-    return [data[i:end if (end := data.find(b"\n", i)) >= 0 else len(data)] for i in starts]
-
-
-def _read_lines(path: Path, ids: set[str] | None = None) -> dict[str, Citation]:
-    """The log file's citations (of ``ids`` only, when given), each ID's record as :func:`keeps` says;
-    bad lines are skipped."""
+def _read_lines(path: Path) -> dict[str, Citation]:
+    """The log file's citations, later lines winning; bad lines are skipped."""
     out: dict[str, Citation] = {}
     try:
         data = path.read_bytes()
     except OSError:
         return out
-    for line in data.splitlines() if ids is None else _lines_naming(data, ids):
+    for line in data.splitlines():
         if not line.strip():
             continue
         try:
             citation = _citation_decoder.decode(line)
         except (msgspec.DecodeError, msgspec.ValidationError):
             continue  # a torn last line (crash mid-append) or a line from a newer, odd writer
-        if ids is None or citation.citation_id in ids:
-            _merge(out, citation)
+        out.pop(citation.citation_id, None)
+        out[citation.citation_id] = citation
     return out
-
-
-def _logged(path: Path, ids: set[str] | None = None) -> dict[str, Citation]:
-    """The records of the log at ``path``: its previous generation, then the log (of ``ids`` only, when given)."""
-    citations = _read_lines(previous_path(path), ids)
-    for citation in _read_lines(path, ids).values():
-        _merge(citations, citation)
-    return citations
 
 
 def load(host: Host) -> dict[str, Citation]:
     """Every remembered citation of this workspace: previous generation, log, this process's own."""
     path = log_path(host)
     _move_old_log(host, path)
-    citations = _logged(path)
-    for citation in _memory.get(host.workspace.workspace_id, {}).values():
-        _merge(citations, citation)
+    citations = _read_lines(previous_path(path))
+    citations.update(_read_lines(path))
+    citations.update(_memory.get(host.workspace.workspace_id, {}))
     return citations
 
 
@@ -226,20 +177,12 @@ def _identity(path: Path) -> tuple[int, int] | None:
     return st.st_ino, st.st_size
 
 
-def _held(host: Host, citations: Sequence[_Issued]) -> list[_Issued]:
-    """Each citation, or the record this process holds for its ID when that one :func:`keeps`."""
-    with _written_lock:
-        own: dict[str, Citation] = _memory.get(host.workspace.workspace_id, {})
-        return [old if isinstance(old := own.get(c.citation_id), _Issued) and keeps(old, c) else c
-                for c in citations]
-
-
 def _keep_in_memory(host: Host, citations: Sequence[Citation]) -> None:
     with _written_lock:
         own = _memory.setdefault(host.workspace.workspace_id, OrderedDict())
         for citation in citations:
-            _merge(own, citation)
-            own.move_to_end(citation.citation_id)  # used now: the last to go
+            own.pop(citation.citation_id, None)
+            own[citation.citation_id] = citation
         while len(own) > CITATION_CACHE_MAX:
             own.popitem(last=False)
 
@@ -248,53 +191,38 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     """Keep issued citations so ``open`` works across processes, each with its file's content hash
     in ``registry`` (the one the citations were built from; by default the host's now).
 
-    An ID already remembered for the same place, claim and file version keeps its record
-    (:func:`keeps`): nothing is written for it. Appends one line per other citation under the
-    file lock (cost grows with the result, not with the log; the log is searched for these IDs
-    only). A citation this process already appended or found, byte for byte, is not looked up
-    again while nobody else has touched the file. A log past :data:`CITATION_LOG_MAX_BYTES`
-    becomes the previous generation. With ``[citations] log = false`` only this process
-    remembers them.
+    Appends one line per citation under the file lock (cost grows with the result, not
+    with the log). A citation this process already appended, byte for byte, is not
+    written again while nobody else has touched the file. A log past
+    :data:`CITATION_LOG_MAX_BYTES` becomes the previous generation. With
+    ``[citations] log = false`` only this process remembers them.
     """
     if not citations:
         return
-    stamped = _held(host, _stamped(citations, registry if registry is not None else host.registry()))
-    _keep_in_memory(host, _append(host, stamped) if log_enabled(host) else stamped)
-
-
-def _append(host: Host, citations: list[_Issued]) -> list[_Issued]:
-    """Log the citations whose IDs the log holds no record of that :func:`keeps`; returns each ID's record."""
+    stamped = _stamped(citations, registry if registry is not None else host.registry())
+    _keep_in_memory(host, stamped)
+    if not log_enabled(host):
+        return
     path = log_path(host)
     key = str(path)
-    lines = {c.citation_id: _citation_encoder.encode(c) for c in citations}
+    lines = {c.citation_id: _citation_encoder.encode(c) for c in stamped}
     with _written_lock:
         known = _written.get(key)
-        fresh = set(lines)
         if known is not None and known[0] == _identity(path):
-            fresh = {cid for cid, line in lines.items() if known[1].get(cid) != line}
-            if not fresh:
-                return citations
+            lines = {cid: line for cid, line in lines.items() if known[1].get(cid) != line}
+            if not lines:
+                return
     _move_old_log(host, path)
     with exclusive(key + ".lock", timeout=10):
-        logged = _logged(path, fresh)
-        records = []
-        for c in citations:
-            old = logged.get(c.citation_id) if c.citation_id in fresh else None
-            if isinstance(old, _Issued) and keeps(old, c):  # issued before, by this process or another
-                c = old
-                lines[c.citation_id] = _citation_encoder.encode(c)
-                fresh.discard(c.citation_id)
-            records.append(c)
         before = _identity(path)
-        if fresh:
-            with open_private_append(path) as fh:
-                if before is not None and before[1] > 0:
-                    # A previous writer may have died mid-line: start on a fresh line.
-                    with open(path, "rb") as rh:
-                        rh.seek(-1, os.SEEK_END)
-                        if rh.read(1) != b"\n":
-                            fh.write(b"\n")
-                fh.write(b"\n".join(lines[cid] for cid in lines if cid in fresh) + b"\n")
+        with open_private_append(path) as fh:
+            if before is not None and before[1] > 0:
+                # A previous writer may have died mid-line: start on a fresh line.
+                with open(path, "rb") as rh:
+                    rh.seek(-1, os.SEEK_END)
+                    if rh.read(1) != b"\n":
+                        fh.write(b"\n")
+            fh.write(b"\n".join(lines.values()) + b"\n")
         after = _identity(path)
         mine = dict(lines)
         with _written_lock:
@@ -309,7 +237,6 @@ def _append(host: Host, citations: list[_Issued]) -> list[_Issued]:
                 _written.pop(key, None)
             else:
                 _written[key] = (after, mine)
-    return records
 
 
 def _move_old_log(host: Host, path: Path) -> None:
