@@ -89,7 +89,9 @@ def test_open_of_an_id_issued_exact_stays_exact_after_a_search_cites_its_box_app
 
 def test_cli_json_http_mcp_and_the_viewer_say_exact_for_the_id_issued_exact(
         env: Env, capsys: pytest.CaptureFixture[str]) -> None:
-    from mnote_kr.cli import main
+    # the console script's own entry (``mnote_kr.cli.main`` the function is shadowed by the submodule
+    # of that name once any test imports ``mnote_kr.cli.main``)
+    from mnote_kr.cli import _click_main as main
 
     exact, approx = cite(env, EXACT_Q), cite(env, APPROX_Q)
     capsys.readouterr()

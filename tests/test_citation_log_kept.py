@@ -1,12 +1,11 @@
 """An ID the latest search issued stays in the citation log, however often the log has rotated since its
 first record was written.
 
-The log keeps an ID's first record and appends nothing when a later search issues the same place with
-the same claim (``citecache.keeps``). But the log rotates (past ``CITATION_LOG_MAX_BYTES`` it becomes the
-previous generation, and the generation before that goes): an ID issued by every search yet logged only
-once, long ago, lost its only line at the second rotation, so ``mnote-kr open ID`` in another process
-said "Unknown citation" for an ID the search just before had printed. A record found only in the
-previous generation is carried forward into the log, unchanged (its first query and quote).
+The log rotates (past ``CITATION_LOG_MAX_BYTES`` it becomes the previous generation, and the generation
+before that goes). An ID issued again by a later search must be known to another process after the
+generation holding its first line is gone, with the latest search's record (the results a user just
+left: its query and quote), so ``mnote-kr open ID`` never says "Unknown citation" for an ID the search
+just before printed.
 """
 
 from __future__ import annotations
@@ -52,4 +51,4 @@ def test_an_id_reissued_after_a_rotation_survives_the_next_rotation(
     _fresh_process()
     found = openplan.find_citation(host, "[keep]")
     assert found is not None, "an ID the latest search printed is unknown to another process"
-    assert found.display_quote == "first search"  # still its first record
+    assert found.display_quote == "the latest search"
