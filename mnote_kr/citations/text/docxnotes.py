@@ -146,9 +146,13 @@ class InlineNotes:
 
     def render(self, kind: str, note_id: str) -> str:
         """The inline text of a reference to note ``note_id`` of ``kind`` ("" for a note without text)."""
-        out = inline_note(kind, self.marks.get((kind, note_id), ""), self.texts.get((kind, note_id), ""))
-        if self.spent + len(out) > MAX_INLINE_CHARS:
+        text = self.texts.get((kind, note_id), "")
+        mark = self.marks.get((kind, note_id), "")
+        # its length told before it is built: a long note referred to again and again past the budget costs nothing
+        size = len(text) + len(LABELS.get(kind, "Note")) + 5 + (len(mark) + 1 if mark else 0) if text else 0
+        if self.spent + size > MAX_INLINE_CHARS:
             return ""
+        out = inline_note(kind, mark, text)
         self.spent += len(out)
         return out
 
