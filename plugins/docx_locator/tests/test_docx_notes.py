@@ -129,3 +129,5 @@ def test_a_note_on_a_title_locates_to_it_as_lightrag_reads_it_there(tmp_path: Pa
                      for n, s in enumerate(NAMED_HEADING_STYLES, 1)]
     loc = _loc(path, "Styled Title words [Footnote 1: Funded by grant 100.]", "Funded by grant 100")
     assert (loc.paragraph_index, loc.locator_degraded) == (0, False)
+    # they stay the locator's headings, and a heading path names a heading by its own words, not its note's
+    assert load_docx(path).paragraphs[3].heading_path == ("Styled NamedOnly words", "Styled BodyLevel words")
