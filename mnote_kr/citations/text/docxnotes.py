@@ -130,6 +130,25 @@ def inline_note(kind: str, mark: str, text: str) -> str:
     return f" [{label} {mark}: {text}]" if mark else f" [{label}: {text}]"
 
 
+def without_notes(text: str) -> str:
+    """``text`` without the notes read inline in it (:func:`inline_note`'s `` [Footnote 1: ...]``, its space
+    before included): a paragraph's own words, for a heading path."""
+    if "note" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in NOTE_OPENING.finditer(text):
+        if m.start() < at:
+            continue
+        depth, end = 1, m.end()
+        while end < len(text) and depth:
+            depth += (text[end] == "[") - (text[end] == "]")
+            end += 1
+        out.append(text[at:m.start() - 1 if m.start() and text[m.start() - 1] == " " else m.start()])
+        at = end
+    return "".join(out) + text[at:]
+
+
 class InlineNotes:
     """One document's notes as a reader puts them inline: ``texts`` and ``marks`` by ``(kind, note id)``.
 

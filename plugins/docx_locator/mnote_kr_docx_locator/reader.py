@@ -370,7 +370,7 @@ class _Walker:
         if level:
             while self.headings and self.headings[-1][0] >= level:
                 self.headings.pop()
-            self.headings.append((level, own_text.strip()))
+            self.headings.append((level, docxnotes.without_notes(own_text).strip()))  # a note is not its name
         path = tuple(h for _, h in self.headings)
         pid = p.get(W14_PARAID)
         self.paragraphs.append(
