@@ -77,3 +77,29 @@ def with_notes(docx: bytes, footnotes: dict[str, str] | None = None, endnotes: d
         for name, data in parts.items():
             out.writestr(name, data)
     return buf.getvalue()
+
+
+#: Paragraph styles the DOCX locator calls headings by their names, none with an outline level under 9: Word's
+#: Title (no outline level), a Subtitle based on it, a "heading 1" by name only, a "heading 2" whose outline
+#: level says body text. LightRAG finds headings by outline level only: to it they are body text.
+NAMED_HEADING_STYLES = ("Title", "Subtitle", "NamedOnly", "BodyLevel")
+_NAMED_STYLES = (
+    '<w:style w:type="paragraph" w:styleId="Title"><w:name w:val="Title"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="Subtitle"><w:name w:val="Subtitle"/><w:basedOn w:val="Title"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="NamedOnly"><w:name w:val="heading 1"/></w:style>'
+    '<w:style w:type="paragraph" w:styleId="BodyLevel"><w:name w:val="heading 2"/>'
+    '<w:pPr><w:outlineLvl w:val="9"/></w:pPr></w:style>')
+
+
+def named_styles_docx() -> bytes:
+    """A paragraph in each of ``NAMED_HEADING_STYLES`` ("Styled Title words"), footnote ``n`` ("Funded by grant
+    n00.") at the end of the n-th."""
+    from .docx_docs import STYLES, package
+
+    b = DocxBuilder()
+    for n, style in enumerate(NAMED_HEADING_STYLES, 1):
+        b.parts.append(b._p(b.runs(f"Styled {style} words") + ref("footnote", str(n)),
+                            f'<w:pPr><w:pStyle w:val="{style}"/></w:pPr>', f"Styled {style} words"))
+    styles = STYLES.replace("</w:styles>", _NAMED_STYLES + "</w:styles>").encode()
+    return with_notes(package(b.document_xml(), styles=styles),
+                      footnotes={str(n): f"Funded by grant {n}00." for n in range(1, len(NAMED_HEADING_STYLES) + 1)})

@@ -418,6 +418,10 @@ def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, fl
     return combine(words, cos), cos
 
 
+#: The most sentences of one place a quote embeds (a passage, at most ~2,300 characters, holds fewer): a place
+#: far longer than its passage (a paragraph the chunk cut, quoted from its own words) is quoted by words, as
+#: before, not embedded sentence by sentence while the search waits.
+MAX_QUOTE_SENTENCES = 64
 #: Sentences' vectors kept in memory (by their set's content hash), beside ``<cache>/locate/meaning-sentences/``.
 _sentence_memo: OrderedDict[str, np.ndarray] = OrderedDict()
 
@@ -433,10 +437,11 @@ def _sentence_store() -> KeyedStore:
 def sentence_cosines(texts: Sequence[str], query: str) -> list[float] | None:
     """The query's cosine with each of ``texts`` (the sentences of a cited place, for its quote:
     ``cleaning.quote.answer_quote``), as places meet it (``NEUTRAL_QUERY``); None when meaning is off,
-    no file has vectors (the search computed no query vector) or the model is unavailable. The
+    no file has vectors (the search computed no query vector), the model is unavailable or the place has
+    more than ``MAX_QUOTE_SENTENCES`` sentences. The
     sentences are embedded as places are, and kept by the content hash of the set (``places_key``,
     in memory and under ``<cache>/locate/meaning-sentences/``): a place quoted again embeds nothing."""
-    if MEANING_WEIGHT <= 0 or not query.strip() or not texts or not _some_vectors():
+    if MEANING_WEIGHT <= 0 or not query.strip() or not texts or len(texts) > MAX_QUOTE_SENTENCES or not _some_vectors():
         return None
     q = _placing_vector(query)
     if q is None:

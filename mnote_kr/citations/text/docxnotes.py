@@ -130,6 +130,25 @@ def inline_note(kind: str, mark: str, text: str) -> str:
     return f" [{label} {mark}: {text}]" if mark else f" [{label}: {text}]"
 
 
+def without_notes(text: str) -> str:
+    """``text`` without the notes read inline in it (:func:`inline_note`'s `` [Footnote 1: ...]``, its space
+    before included): a paragraph's own words, for a heading path."""
+    if "note" not in text:
+        return text
+    out: list[str] = []
+    at = 0
+    for m in NOTE_OPENING.finditer(text):
+        if m.start() < at:
+            continue
+        depth, end = 1, m.end()
+        while end < len(text) and depth:
+            depth += (text[end] == "[") - (text[end] == "]")
+            end += 1
+        out.append(text[at:m.start() - 1 if m.start() and text[m.start() - 1] == " " else m.start()])
+        at = end
+    return "".join(out) + text[at:]
+
+
 class InlineNotes:
     """One document's notes as a reader puts them inline: ``texts`` and ``marks`` by ``(kind, note id)``.
 
@@ -146,9 +165,13 @@ class InlineNotes:
 
     def render(self, kind: str, note_id: str) -> str:
         """The inline text of a reference to note ``note_id`` of ``kind`` ("" for a note without text)."""
-        out = inline_note(kind, self.marks.get((kind, note_id), ""), self.texts.get((kind, note_id), ""))
-        if self.spent + len(out) > MAX_INLINE_CHARS:
+        text = self.texts.get((kind, note_id), "")
+        mark = self.marks.get((kind, note_id), "")
+        # its length told before it is built: a long note referred to again and again past the budget costs nothing
+        size = len(text) + len(LABELS.get(kind, "Note")) + 5 + (len(mark) + 1 if mark else 0) if text else 0
+        if self.spent + size > MAX_INLINE_CHARS:
             return ""
+        out = inline_note(kind, mark, text)
         self.spent += len(out)
         return out
 

@@ -7,11 +7,16 @@ numbers), so a note's words locate to the paragraph holding its mark and the quo
 notes parts and ``w:settings`` come through the main part's relationships (Word's names,
 ``word/footnotes.xml``, without them), read within the budgets of every part: a broken notes part
 costs the notes only, an entity declaration refuses the file as anywhere else.
+
+A heading's reference reads as nothing, as LightRAG's reading leaves it (its headings keep their words):
+a heading as LightRAG tells one (:class:`Notes`, its outline levels only), not as the locator does (a
+style's name too: Word's Title has no outline level, and LightRAG reads it as body text, note and all).
 """
 
 from __future__ import annotations
 
 import zipfile
+from typing import Any
 
 from lxml import etree
 
@@ -62,3 +67,72 @@ def read_notes(zf: zipfile.ZipFile, main: str, path: str) -> tuple[dict[tuple[st
     if not texts:
         return {}, {}
     return texts, docxnotes.note_props(_part(zf, parts["settings"], path))
+
+
+class Notes(docxnotes.InlineNotes):
+    """A document's notes as the locator puts them inline, and how LightRAG tells a heading, whose references it
+    leaves unread: ``outlines`` (styleId -> outline level, :func:`outline_levels`)."""
+
+    def __init__(self, inline: docxnotes.InlineNotes, outlines: dict[str, int]) -> None:
+        super().__init__(inline.texts, inline.marks)
+        self.outlines = outlines
+
+    def heading(self, ppr: Any | None) -> bool:
+        """Whether LightRAG 1.5.7 reads a body paragraph with properties ``ppr`` as a heading
+        (``parse_document.get_heading_level``): by its own outline level when it has one (9 is body text), else
+        by its style's; never by the style's name."""
+        own = _child(ppr, "outlineLvl")
+        if own is not None:
+            level = _level(own)
+        else:
+            style = _child(ppr, "pStyle")
+            level = self.outlines.get(docxnotes.attr(style, "val") or "") if style is not None else None
+        return level is not None and level < 9
+
+
+def _child(el: Any | None, local: str) -> Any | None:
+    """``el``'s first child named ``local`` (any namespace), or None."""
+    for child in el if el is not None else ():
+        if isinstance(child.tag, str) and etree.QName(child).localname == local:
+            return child
+    return None
+
+
+def _level(el: Any) -> int | None:
+    val = docxnotes.attr(el, "val") or ""
+    return int(val) if val.isdigit() and len(val) < 4 else None
+
+
+def outline_levels(styles: Any | None) -> dict[str, int]:
+    """styleId -> outline level, as LightRAG reads a styles part (``parse_styles_outline_levels``): the style's
+    own ``w:outlineLvl``, else the nearest of its ``w:basedOn`` styles'; a style without either is not there."""
+    own: dict[str, int] = {}
+    base: dict[str, str] = {}
+    for st in styles.iter() if styles is not None else ():
+        is_style = isinstance(st.tag, str) and etree.QName(st).localname == "style"
+        sid = docxnotes.attr(st, "styleId") if is_style else None
+        if not sid:
+            continue
+        based = docxnotes.attr(_child(st, "basedOn"), "val") if _child(st, "basedOn") is not None else None
+        if based:
+            base[sid] = based
+        level = _child(_child(st, "pPr"), "outlineLvl")
+        if level is not None and _level(level) is not None:
+            own[sid] = _level(level) or 0
+    out = dict(own)
+    for sid in base:
+        seen, cur = set(), sid
+        while cur not in own and cur in base and cur not in seen:
+            seen.add(cur)
+            cur = base[cur]
+        if cur in own:
+            out[sid] = own[cur]
+    return out
+
+
+def notes_for(texts: dict[tuple[str, str], str], settings: dict[str, docxnotes.NoteProps], body: Any,
+              styles: Any | None) -> Notes | None:
+    """The document's notes ready to go inline in ``body`` (``docxnotes.document_notes``), with the outline levels
+    of its ``styles`` part (None without one); None when it has no note with text."""
+    inline = docxnotes.document_notes(texts, settings, body)
+    return None if inline is None else Notes(inline, outline_levels(styles))

@@ -29,7 +29,7 @@ from mnote_kr.plugin_api import DocumentError
 from .document import DocxDocument, Paragraph
 from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
-from .notes import docxnotes, read_notes
+from .notes import Notes, docxnotes, notes_for, read_notes
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -205,7 +205,7 @@ class _Walker:
 
     def __init__(
         self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None,
-        notes: docxnotes.InlineNotes | None = None,
+        notes: Notes | None = None,
     ) -> None:
         self.styles = styles
         self.path = path
@@ -355,7 +355,7 @@ class _Walker:
         elif list_level is None:
             list_level = 0
         self.boxes = []
-        state["notes"] = bool(self.notes) and (not level or self.table_depth > 0)  # LightRAG's headings: none
+        state["notes"] = self.notes is not None and (self.table_depth > 0 or not self.notes.heading(ppr))
         own = self.inline(p, parts, state)
         text = "".join(parts)
         self.chars += len(text)
@@ -370,7 +370,7 @@ class _Walker:
         if level:
             while self.headings and self.headings[-1][0] >= level:
                 self.headings.pop()
-            self.headings.append((level, own_text.strip()))
+            self.headings.append((level, docxnotes.without_notes(own_text).strip()))  # a note is not its name
         path = tuple(h for _, h in self.headings)
         pid = p.get(W14_PARAID)
         self.paragraphs.append(
@@ -575,7 +575,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
                 raise
             numbering_root = None  # broken numbering costs list markers only
     walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root),
-                     docxnotes.document_notes(notes, note_settings, body))
+                     notes_for(notes, note_settings, body, styles_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

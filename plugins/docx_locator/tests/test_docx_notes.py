@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
+from mnote_kr_testkit.docx_notes import NAMED_HEADING_STYLES, named_styles_docx, note_para, ref, with_notes
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
@@ -117,3 +117,17 @@ def test_a_broken_notes_part_costs_the_notes_and_an_entity_refuses_the_file(tmp_
     hostile.write_bytes(with_notes(b.build(), raw={"word/footnotes.xml": bomb}))
     with pytest.raises(DocumentError, match="entity"):
         load_docx(hostile)
+
+
+def test_a_note_on_a_title_locates_to_it_as_lightrag_reads_it_there(tmp_path: Path) -> None:
+    """A paper's title with a funding footnote: LightRAG has no heading there (no outline level), so its chunk
+    holds the note at the mark; the locator reads the note there too and its words locate to the title."""
+    path = tmp_path / "title.docx"
+    path.write_bytes(named_styles_docx())
+    texts = [p.text for p in load_docx(path).paragraphs]
+    assert texts == [f"Styled {s} words [Footnote {n}: Funded by grant {n}00.]"
+                     for n, s in enumerate(NAMED_HEADING_STYLES, 1)]
+    loc = _loc(path, "Styled Title words [Footnote 1: Funded by grant 100.]", "Funded by grant 100")
+    assert (loc.paragraph_index, loc.locator_degraded) == (0, False)
+    # they stay the locator's headings, and a heading path names a heading by its own words, not its note's
+    assert load_docx(path).paragraphs[3].heading_path == ("Styled NamedOnly words", "Styled BodyLevel words")

@@ -12,9 +12,10 @@ from typing import Any
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
+from mnote_kr_testkit.docx_notes import named_styles_docx, note_para, ref, with_notes
 
 from mnote_kr.plugin_api import docxnotes as dn
+from mnote_kr_docx_locator.reader import parse_docx_bytes
 from mnote_kr_lightrag.engine import docxnotes
 
 pd = pytest.importorskip("lightrag.parser.docx.parse_document")
@@ -153,3 +154,16 @@ def test_a_parse_failing_with_notes_inline_is_parsed_again_without_them(
     monkeypatch.setattr(pd, "_assemble_blocks_legacy", lambda *a: 1 / 0)
     with pytest.raises(ZeroDivisionError):  # LightRAG's own failure stays LightRAG's
         pd.extract_docx_blocks(str(DOCX / "khoj__bangalore.docx"), parse_warnings={}, parse_metadata={})
+
+
+def test_lightrag_and_the_locator_put_the_same_notes_at_the_same_paragraphs(unpatched: None, tmp_path: Path) -> None:
+    """The two readers must agree, else a note's words are in a chunk and in no paragraph the locator reads (the
+    citation drifts): paragraphs the locator calls headings by their style's name (Title, "heading 1" without an
+    outline level) are body text to LightRAG, which reads their notes at the mark."""
+    path = tmp_path / "named.docx"
+    path.write_bytes(named_styles_docx())
+    docxnotes.install()
+    lines = [line for b in _blocks(path) for line in b["content"].split("\n") if line.strip()]
+    located = [p.text for p in parse_docx_bytes(path.read_bytes(), str(path)).paragraphs]
+    assert all("[Footnote" in line for line in lines) and len(lines) == 4, lines
+    assert located == lines

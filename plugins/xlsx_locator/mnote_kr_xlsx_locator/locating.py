@@ -393,7 +393,9 @@ def beyond_evidence(doc: TextDocument[RowParagraph], row: RowParagraph, request:
     words = query_words(request.query)
     if not any(held_by(best, [m]) and not held_by(row, [m]) for m in asked):
         return row  # more of the query's words only: the window was centred on them
-    return best if row_score(best, request.query, words, asked) > row_score(row, request.query, words, asked) else row
+    # more items in all (index 1), not a better label: a date in a date-labelled table's label is no item more
+    return best if row_score(best, request.query, words, asked)[1] > row_score(row, request.query, words, asked)[1] \
+        else row
 
 
 def by_comment(doc: TextDocument[RowParagraph], row: RowParagraph, found: RowParagraph,

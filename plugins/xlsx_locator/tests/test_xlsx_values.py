@@ -70,3 +70,26 @@ def test_a_day_and_month_the_rows_hold_both_ways_round_chooses_no_row_by_the_dat
     assert named_row(both, query) is None  # a tie: the date tells 1 July and 7 January apart no better
     assert named_row(both, "Widget C revenue on 13/1/2024") is None  # no row of that day: words alone tie
     assert named_row(both, "Widget C revenue on 7 January 2024") is both[1]  # written unambiguously
+
+
+def test_a_row_past_the_evidence_holding_the_date_only_does_not_replace_the_items_row(tmp_path: Path) -> None:
+    """A daily log whose first column (its rows' label) is the date. LightRAG's chunk starts with the last sale of
+    2024-01-07 (Widget E) and goes on with 2024-01-08; the evidence's window is Widget C's row of the 8th. Asked
+    "Widget C on 2024-01-07", that row holds the item and not the day (an approximate place, said so); Widget E's
+    row holds the day and not the item: citing it as the exact answer names the wrong product."""
+    from mnote_kr_xlsx_locator.reader import load_xlsx
+
+    days = [datetime.datetime(2024, 1, d) for d in (7, 8)]
+    path = _book(tmp_path / "log.xlsx", ["Date", "Product", "Units", "Revenue"],
+                 [[day, f"Widget {p}", 10 * k + i, 100 * (10 * k + i)] for k, day in enumerate(days)
+                  for i, p in enumerate("ABCDE")])
+    before = hashlib.sha256(path.read_bytes()).digest()
+    rows = [p.text for p in load_xlsx(path).paragraphs]
+    passage = "\n".join(rows[5:])  # Widget E of the 7th, then the 8th
+    assert rows[5].startswith("2024-01-07") and "Widget E" in rows[5]
+    loc = load_plugins(None).locate(LocateRequest(file=str(path), evidence="\n".join(rows[7:10]), passage=passage,
+                                                  query="What was the revenue of Widget C on 2024-01-07?"))
+    cited = int("".join(ch for ch in (loc.range or "").split(":")[0] if ch.isdigit()))
+    assert cited == 9, (loc.range, loc.quote)  # Widget C's row of the 8th, not Widget E's (row 6)
+    assert loc.locator_degraded and "another date" in loc.locator_reason, loc.locator_reason
+    assert hashlib.sha256(path.read_bytes()).digest() == before
