@@ -198,7 +198,8 @@ def engine_ingest(setting: str, files: list[str]) -> tuple[dict[str, Any], list[
         (ws_state,) = managed.workspace_state_dirs(dirs["state_dir"])
         ws_info = managed.engine_status(ws_state)
         assert ws_info is not None, "the workspace's engine is not running after its ingest"
-        pid = ws_info.pids["models"]
+        # the shared engine's model service, which the workspace's server uses (engine/modelshare.py)
+        pid = ws_info.shared_models_pid or ws_info.pids["models"]
         figures = {"ingest_s": seconds, "peak_mb": memory(pid)["VmHWM"], "end_mb": memory(pid)["VmRSS"],
                    "idle_mb": memory(info.pids["models"])["VmRSS"],
                    "statuses": sorted({i.status for i in report.items}), "load": load()}

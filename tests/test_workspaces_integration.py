@@ -9,6 +9,7 @@ started on demand (docs/workspaces.md).
 from __future__ import annotations
 
 import hashlib
+import shutil
 import time
 import uuid
 from pathlib import Path
@@ -123,3 +124,41 @@ def test_status_of_a_workspace_with_no_files_does_not_start_its_engine(
     assert len(host.registry().entries) == 0
     provider = host.status()["provider"]
     assert provider["reachable"] is True and provider["url"] == running.url
+
+
+def test_a_tests_own_workspace_server_is_stopped_when_it_ends_and_the_engine_keeps_serving(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch,  # noqa: F811, ANN001
+        request: pytest.FixtureRequest) -> None:
+    """The suite ran 15+ workspace servers at once (~0.4 GB each) until the session ended."""
+    from mnote_kr.core import paths
+    from mnote_kr_lightrag.client.workspaces import lightrag_workspace
+    from mnote_kr_lightrag.engine.managed import engine_status, stop_engine, workspace_state_dir
+    from mnote_kr_lightrag.engine.procs import is_our_process
+
+    monkeypatch.setenv("MNOTE_KR_HOME", str(Path(lightrag_engine.working_dir).parents[2]))
+    reaper = request.config.pluginmanager.get_plugin("mnote-kr-workspace-engine-reaper")
+    assert reaper is not None  # registered with the session engine: runs after every test
+    token = uuid.uuid4().hex[:10]
+    hosts = [_host(tmp_path / name) for name in ("mine", "nested/deeper")]
+    for host in hosts:
+        (host.root / "a.md").write_text(f"# Winch {token}\n\nThe anchor winch {token} pulls 2 t.\n")
+        assert [i.status for i in host.ingest(["a.md"], wait=True, wait_s=120).items] == ["processed"]
+    own = [engine_status(workspace_state_dir(paths.state_dir(), lightrag_workspace(h.context()))) for h in hosts]
+    assert all(o is not None for o in own)
+    elsewhere = tmp_path.parent / f"{tmp_path.name}-other"  # not this test's tmp_path: left alone
+    kept = _host(elsewhere)
+    (kept.root / "a.md").write_text(f"# Winch {token}\n\nThe anchor winch {token} pulls 2 t.\n")
+    assert [i.status for i in kept.ingest(["a.md"], wait=True, wait_s=120).items] == ["processed"]
+
+    before = reaper.stopped
+    reaper.reap(tmp_path)
+    assert reaper.stopped - before == 2
+    assert all(not is_our_process(o.pids["server"], "server") for o in own if o is not None)
+    # the session engine, its model service and the other workspace's server keep serving
+    assert engine_status(Path(lightrag_engine.working_dir).parents[2] / "state") is not None
+    assert is_our_process(lightrag_engine.pids["models"], "models")
+    assert kept.search(f"anchor winch {token}", mode="naive").results
+    hits = hosts[0].search(f"anchor winch {token}", mode="naive").results  # restarts on demand
+    assert hits and hits[0].source_root_relative_path == "a.md"
+    stop_engine(workspace_state_dir(paths.state_dir(), lightrag_workspace(kept.context())))
+    shutil.rmtree(elsewhere, ignore_errors=True)

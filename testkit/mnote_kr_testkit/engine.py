@@ -20,18 +20,33 @@ or define your own fixture around the plain generator::
         yield from lightrag_engine_fixture(tmp_path_factory, request)
 
 However many modules import it, one engine runs per session (it is kept on ``config.stash``).
+
+Each workspace gets a LightRAG server of its own from that engine (``client/workspaces.py``), a few
+hundred MB each. A workspace inside a test's own ``tmp_path`` can serve no later test, so its server
+is stopped when that test ends (:class:`WorkspaceEngineReaper`); the session engine and the servers
+of workspaces elsewhere (a module's fixture) keep running.
 """
 
 from __future__ import annotations
 
+import os
 import shutil
 import time
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
 
 import pytest
 
-from mnote_kr_lightrag.engine.managed import EngineInfo, start_engine, stop_engine
+from mnote_kr_lightrag.client.naming import workspace_tag
+from mnote_kr_lightrag.client.workspaces import PREFIX
+from mnote_kr_lightrag.engine.managed import (
+    STATE_FILE,
+    EngineInfo,
+    start_engine,
+    stop_engine,
+    workspace_state_dir,
+    workspace_state_dirs,
+)
 from mnote_kr_lightrag.engine.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
 
 _KEY = pytest.StashKey[tuple[EngineInfo, Path]]()
@@ -48,6 +63,39 @@ def seed_tiktoken(cache_dir: Path) -> None:
     for encoding, (name, _sha) in ENCODINGS.items():
         if is_valid(source, encoding) and not (target / name).exists():
             shutil.copyfile(source / name, target / name)
+
+
+class WorkspaceEngineReaper:
+    """Stops, when a test ends, the servers of workspaces inside that test's ``tmp_path``.
+
+    Only those: nothing after the test can use a workspace in its ``tmp_path``, while a workspace
+    of a module's fixture (``tmp_path_factory``) serves the module's later tests. The session
+    engine and its model service are never touched (``stop_engine`` of a workspace's state dir).
+    """
+
+    def __init__(self, state_dir: Path) -> None:
+        self.state_dir = state_dir
+        #: How many workspace servers were stopped (for a test of this class).
+        self.stopped = 0
+
+    @pytest.hookimpl(hookwrapper=True)
+    def pytest_runtest_teardown(self, item: pytest.Item) -> Generator[None, None, None]:
+        funcargs = getattr(item, "funcargs", None) or {}
+        tmp = funcargs.get("tmp_path")
+        yield  # the test's own fixtures finish first: they may still use their workspace
+        if isinstance(tmp, Path):
+            self.reap(tmp)
+
+    def reap(self, tmp: Path) -> None:
+        """Stop the servers of the workspaces (folders holding ``.mnote/``) under ``tmp``."""
+        if not any((sub / STATE_FILE).exists() for sub in workspace_state_dirs(self.state_dir)):
+            return  # no workspace server runs: nothing to look for
+        for folder, dirs, _ in os.walk(tmp):
+            if ".mnote" in dirs:
+                sub = workspace_state_dir(self.state_dir, PREFIX + workspace_tag(Path(folder).resolve()))
+                if (sub / STATE_FILE).exists() and stop_engine(sub):
+                    self.stopped += 1
+            dirs[:] = [d for d in dirs if d not in (".mnote", ".git", "node_modules")]
 
 
 def lightrag_engine_fixture(tmp_path_factory: pytest.TempPathFactory,
@@ -70,6 +118,7 @@ def lightrag_engine_fixture(tmp_path_factory: pytest.TempPathFactory,
             stop_engine(state_dir)
 
         config.add_cleanup(_stop)
+        config.pluginmanager.register(WorkspaceEngineReaper(state_dir), "mnote-kr-workspace-engine-reaper")
         terminal = config.pluginmanager.get_plugin("terminalreporter")
         if terminal is not None:
             terminal.write_line(f"lightrag engine started in {info_wall:.1f}s at {info.url}")

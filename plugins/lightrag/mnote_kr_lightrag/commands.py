@@ -84,8 +84,10 @@ def _workspace_server_line(workspace: str | None) -> str | None:
     own = engine_status(workspace_state_dir(paths.state_dir(), name))
     if own is None:
         return f"This workspace ({root}): its own server starts on first use (ingest, search, status)"
-    return f"This workspace ({root}): its own server at {own.url}, " + ("healthy" if own.healthy else
-                                                                      "not answering /health")
+    models = (" (on the engine's model service)" if own.shared_models_pid
+              else f" (model service pid {own.pids['models']})" if own.pids.get("models") else "")
+    return f"This workspace ({root}): its own server at {own.url}{models}, " + ("healthy" if own.healthy else
+                                                                               "not answering /health")
 
 
 def reembed(workspace: str | None, *, wait_s: float = 600.0,

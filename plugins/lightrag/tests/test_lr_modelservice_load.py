@@ -63,10 +63,11 @@ def _proc_memory(pid: int) -> dict[str, int]:
 @pytest.mark.skipif(not Path("/proc/self/status").exists(), reason="reads the model service's peak RSS from /proc")
 def test_lr_engine_ingests_a_long_document_with_its_model_service_under_300_mib_and_500_a_pass(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A 104-chunk document (LightRAG sends 8 requests of 10 chunks at once for it): the workspace
-    engine's model service (e5xlang, the default) peaks under its model and one forward pass of
-    0.5 GB per place (``e5_onnx.passes()``: one per core, at most 4; 0.9 GB measured on 2 cores, where
-    every request running its own passes took 1.7 GB): a bigger machine runs more passes at once."""
+    """A 104-chunk document (LightRAG sends 8 requests of 10 chunks at once for it): the model
+    service the workspace engine uses (the shared engine's; e5xlang, the default) peaks under its
+    model and one forward pass of 0.5 GB per place (``e5_onnx.passes()``: one per core, at most 4;
+    0.9 GB measured on 2 cores, where every request running its own passes took 1.7 GB): a bigger
+    machine runs more passes at once."""
     from mnote_kr_testkit.engine import seed_tiktoken
 
     from mnote_kr.app.host import Host
@@ -90,7 +91,7 @@ def test_lr_engine_ingests_a_long_document_with_its_model_service_under_300_mib_
         (state,) = managed.workspace_state_dirs(dirs["state_dir"])
         info = managed.engine_status(state)
         assert info is not None and info.embedder and info.embedder["name"] == "e5xlang"
-        pid = info.pids["models"]
+        pid = info.shared_models_pid or info.pids["models"]  # the engine's service, which it uses
         assert info.models_url and info.models_key
         stats = httpx.get(f"{info.models_url}/stats", headers=ms.auth_headers(info.models_key), trust_env=False)
         assert stats.json()["requests"]["embeddings"] >= 11  # its 104 chunks, 10 a request: 8 of them at once

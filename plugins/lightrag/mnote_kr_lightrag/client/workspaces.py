@@ -19,7 +19,7 @@ from typing import Any
 
 from mnote_kr.plugin_api import ProviderContext
 
-from ..engine.managed import EngineInfo, engine_status, start_engine, workspace_state_dir
+from ..engine.managed import EngineInfo, engine_status, start_engine, stop_engine, workspace_state_dir
 from . import links, naming
 from .http import EngineNotStartedError, LightRagClient
 
@@ -36,12 +36,15 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
     """This workspace's engine: the running one, else started now with the shared engine's models
     (``EngineNotStartedError`` instead when the context may not start it).
 
+    Its server uses the shared engine's offline model service when that one serves the same
+    embedder (``engine/modelshare.py``); one left on a model service that is no longer the shared
+    engine's is stopped and started again (``engine_status`` already stops one whose service died).
     On the first start, documents this workspace indexed in the shared namespace before
     namespaces existed are carried over without re-embedding (:func:`migrate_legacy`).
     """
     name = lightrag_workspace(ctx)
     state_dir = workspace_state_dir(ctx.state_dir, name)
-    info = engine_status(state_dir)
+    info = _current(state_dir, shared)
     if info is not None and info.healthy:
         return info
     if not ctx.may_start:  # a report (status of a workspace with no files): ~0.5 GB is no price for it
@@ -49,7 +52,7 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
     from filelock import FileLock  # only to start one: a running engine is the common case
 
     with FileLock(str(Path(ctx.state_dir) / f"{name}.migrate.lock"), timeout=120):
-        info = engine_status(state_dir)
+        info = _current(state_dir, shared)
         if info is not None and info.healthy:
             return info
         kept = prepare_legacy(shared, name, Path(ctx.workspace_root))
@@ -57,6 +60,18 @@ def workspace_engine(ctx: ProviderContext, shared: EngineInfo) -> EngineInfo:
         if kept is not None:
             drop_foreign_documents(ctx, info, kept)
         return info
+
+
+def _current(state_dir: Path, shared: EngineInfo) -> EngineInfo | None:
+    """The workspace's running engine, or None; stopped first if it borrowed a model service that is
+    not the shared engine's any more (the system gave the old service's PID to a new one)."""
+    from ..engine.modelshare import borrows_from
+
+    info = engine_status(state_dir)
+    if info is not None and info.shared_models_pid and not borrows_from(info, shared):
+        stop_engine(state_dir)
+        return None
+    return info
 
 
 def prepare_legacy(shared: EngineInfo, name: str, root: Path) -> set[str] | None:
@@ -125,7 +140,7 @@ def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path)
                         llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
                         # the shared engine's offline embedder: one index, one embedder
                         embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
-                        parser_rules=shared.parser_rules or None, workspace=name)
+                        parser_rules=shared.parser_rules or None, workspace=name, models_from=shared)
     if info.storage_note:
         ctx.progress(info.storage_note)
     return info

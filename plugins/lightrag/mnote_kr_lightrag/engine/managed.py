@@ -75,6 +75,8 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
 
     ``pids`` maps ``"server"`` (and ``"models"`` when the offline service runs) to a PID.
     ``offline_llm`` is true when chat goes to the offline service (no real answers).
+    ``shared_models_pid``: the PID of another engine's model service this one uses (a workspace's
+    server on the shared engine's, :mod:`.modelshare`); not in ``pids``, so a stop leaves it running.
     """
 
     version: int = STATE_VERSION
@@ -96,6 +98,7 @@ class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
     embedder: dict[str, Any] | None = None  # name, dim, version of what embeds the index
     vector_storage: str = ""  # LightRAG's vector storage class of this namespace (storage.py)
     storage_note: str | None = None  # why it is not the default, for the one who started it
+    shared_models_pid: int | None = None
     started_at: float = 0.0
     start_seconds: float = 0.0
     healthy: bool = True
@@ -259,7 +262,10 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         return None
     server_pid = info.pids.get("server", 0)
-    if not is_our_process(server_pid, "server"):
+    from .modelshare import models_gone
+
+    # A server whose borrowed model service is gone could only fail every embedding: stopped too.
+    if not is_our_process(server_pid, "server") or models_gone(info):
         for role, pid in info.pids.items():
             if role in MARKERS:
                 terminate(pid, role, timeout=5)
@@ -267,6 +273,9 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
             (state_dir / DIED_FILE).write_text(json.dumps(
                 {"pid": server_pid, "url": info.url, "serverLog": info.server_log, "foundAt": time.time()}))
         (state_dir / STATE_FILE).unlink(missing_ok=True)
+        if "models" in info.pids:  # the workspaces' servers that used its model service go with it
+            for sub in workspace_state_dirs(state_dir):
+                engine_status(sub, check_health=False)
         return None
     if not check_health:
         return info
@@ -290,6 +299,7 @@ def start_engine(
     wait_s: float = 60.0,
     embedder: str | None = None,
     workspace: str | None = None,
+    models_from: EngineInfo | None = None,
 ) -> EngineInfo:
     """Start (or return the already running) managed LightRAG engine.
 
@@ -301,6 +311,8 @@ def start_engine(
     by another embedder stops the start with a clear error (:func:`check_index_embedder`).
     ``workspace`` sets LightRAG's ``WORKSPACE`` (its own storage and input namespace under the
     shared working and input dirs); such an engine is recorded under :func:`workspace_state_dir`.
+    ``models_from`` (the shared engine, for a workspace's) lends its offline model service when it
+    runs the same embedder (:mod:`.modelshare`); else this start runs its own.
     Raises ``ProviderError`` (with the tail of the
     server log) when the server exits or does not answer ``/health`` within ``wait_s``; any
     process started by this call is stopped again in that case.
@@ -318,17 +330,17 @@ def start_engine(
             return running
         return _start_locked(data_dir=data_dir, state_dir=state_dir, cache_dir=cache_dir, port=port, host=host,
                              llm=llm, embedding=embedding, parser_rules=parser_rules, wait_s=wait_s,
-                             embedder=embedder, workspace=workspace)
+                             embedder=embedder, workspace=workspace, models_from=models_from)
 
 
 def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int | None, host: str,
                   llm: Mapping[str, Any] | None, embedding: Mapping[str, Any] | None,
                   parser_rules: str | None, wait_s: float, embedder: str | None,
-                  workspace: str | None = None) -> EngineInfo:
+                  workspace: str | None = None, models_from: EngineInfo | None = None) -> EngineInfo:
     import secrets
     import subprocess
 
-    from . import embedders, modelservice, storage
+    from . import embedders, modelservice, modelshare, storage
     from .indexrecord import (
         EMBEDDER_ENV,
         check_index_embedder,
@@ -385,7 +397,11 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         # environment and LightRAG as its LLM/embedding bindings' API key, nobody else.
         models_key = secrets.token_urlsafe(24) if offline else None
         dim = offline_spec.dim
-        if offline:
+        borrowed = modelshare.usable(models_from, offline_spec) if offline else None
+        if borrowed is not None:  # the shared engine's service, the same embedder: no second copy of the model
+            models_url, models_key, _ = borrowed
+            models_log = Path(models_from.models_log) if models_from and models_from.models_log else models_log
+        elif offline:
             mport = free_port(host)
             models_url = f"http://{host}:{mport}"
             models_log.write_bytes(b"")
@@ -455,6 +471,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
             lightrag_log=str(lightrag_log),
             models_log=str(models_log) if offline else None, parser_rules=rules, started_at=time.time(),
             embedder=record, vector_storage=vector_storage, storage_note=storage_note,
+            shared_models_pid=borrowed[2] if borrowed else None,
         )
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
@@ -518,36 +535,46 @@ def pipeline_busy(info: EngineInfo) -> bool | None:
 
 
 def stop_engine(state_dir: Path, *, timeout: float = 15.0) -> list[int]:
-    """Stop the recorded engine; return the PIDs that were signalled.
+    """Stop the recorded engine and every workspace's; return the PIDs that were signalled.
 
     Only PIDs from ``engine.json`` are touched, and each only while it still runs the program we
     started (``lightrag-server`` or the model service): SIGTERM, then SIGKILL after ``timeout``.
-    Unless the pipeline is known idle the model service is stopped before the server, and a busy
-    server is killed after ``BUSY_GRACE_S``: a stop never embeds anything and takes seconds
-    (docs/budgets.md). The record is removed. Stopping when nothing runs returns ``[]``.
+    Unless every pipeline that uses it is known idle the model service is stopped before the
+    servers, and a busy server is killed after ``BUSY_GRACE_S``: a stop never embeds anything and
+    takes seconds (docs/budgets.md). The workspaces' servers stop before the shared one, while an
+    idle one's model service still answers. A workspace's server that borrowed the shared engine's
+    model service (:mod:`.modelshare`) leaves it running when stopped alone. The record is
+    removed. Stopping when nothing runs returns ``[]``.
     """
     state_dir = Path(state_dir)
     from filelock import FileLock
 
+    from .modelshare import borrows_from
+
     with FileLock(str(state_dir / "engine.lock"), timeout=timeout * 3 + 30):
         info = read_state(state_dir)
         stopped: list[int] = []
+        subs = workspace_state_dirs(state_dir)
         if info is not None:
             busy = pipeline_busy(info)
+            borrowers = [b for b in (read_state(sub) for sub in subs) if b is not None and borrows_from(b, info)]
             # LightRAG's shutdown flushes the vectors it buffered for documents still in flight,
             # embedding every one (452 requests of 10 chunks for a 20 MB file half indexed; the
-            # hostile 30 MB DOCX of benchmarks/hostile.py had 66,419 chunks) before it exits. Unless the pipeline is
-            # known idle, the model service goes first (from then on nothing can be embedded), and
+            # hostile 30 MB DOCX of benchmarks/hostile.py had 66,419 chunks) before it exits. Unless the pipelines
+            # are known idle, the model service goes first (from then on nothing can be embedded), and
             # a busy server gets a short grace: what it holds unsaved is unfinished documents'
             # work, which LightRAG redoes or mnote-kr's sync cleans up.
-            order = ("server", "models") if busy is False else ("models", "server")
-            for role in order:
+            idle = busy is False and all(pipeline_busy(b) is False for b in borrowers)
+            if not idle and info.pids.get("models") and terminate(info.pids["models"], "models", timeout):
+                stopped.append(info.pids["models"])
+        for sub in subs:  # the per-workspace engines go with it
+            stopped += stop_engine(sub, timeout=timeout)
+        if info is not None:
+            for role in ("server", "models"):
                 pid = info.pids.get(role)
                 grace = min(timeout, BUSY_GRACE_S) if busy and role == "server" else timeout
-                if pid and terminate(pid, role, grace):
+                if pid and pid not in stopped and terminate(pid, role, grace):
                     stopped.append(pid)
         (state_dir / STATE_FILE).unlink(missing_ok=True)
         (state_dir / DIED_FILE).unlink(missing_ok=True)
-    for sub in workspace_state_dirs(state_dir):  # the per-workspace engines go with it
-        stopped += stop_engine(sub, timeout=timeout)
     return stopped
