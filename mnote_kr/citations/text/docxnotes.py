@@ -192,6 +192,24 @@ _NOT_TEXT = HIDDEN | {"instrText", "delText", "delInstrText", "footnoteRef", "en
 _ON = ("1", "true", "on")
 
 
+#: The parts a document's notes are read from, besides the main part.
+NOTE_PARTS = ("footnotes", "endnotes", "settings")
+
+
+def part_targets(main: str, rels: Any | None) -> dict[str, str]:
+    """The main part's notes and settings parts (``NOTE_PARTS``), by relationship type from its parsed
+    ``_rels`` part ``rels`` (Word's default names beside ``main`` when it has none)."""
+    folder, _, _name = main.rpartition("/")
+    base = f"{folder}/" if folder else ""
+    found = {kind: f"{base}{kind}.xml" for kind in NOTE_PARTS}
+    for rel in rels if rels is not None else ():
+        kind = str(rel.get("Type", "")).rpartition("/")[2]
+        target = str(rel.get("Target", ""))
+        if kind in found and target and rel.get("TargetMode") != "External":
+            found[kind] = target.lstrip("/") if target.startswith("/") else base + target
+    return found
+
+
 def _local(el: Any) -> str:
     tag = el.tag
     return tag.rpartition("}")[2] if isinstance(tag, str) else ""

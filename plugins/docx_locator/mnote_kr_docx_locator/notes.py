@@ -25,21 +25,14 @@ from mnote_kr.plugin_api import DocumentError, docxnotes
 from .safezip import parse_xml, read_part
 
 #: The parts a document's notes need, by the last word of their relationship type.
-PARTS = ("footnotes", "endnotes", "settings")
+PARTS = docxnotes.NOTE_PARTS
 
 
 def _targets(zf: zipfile.ZipFile, main: str, path: str) -> dict[str, str]:
     """The main part's notes and settings parts by relationship type (Word's names without a rels part)."""
     folder, _, name = main.rpartition("/")
-    base = f"{folder}/" if folder else ""
-    found = {kind: f"{base}{kind}.xml" for kind in PARTS}
-    root = _part(zf, f"{base}_rels/{name}.rels", path)
-    for rel in root if root is not None else ():
-        kind = str(rel.get("Type", "")).rpartition("/")[2]
-        target = str(rel.get("Target", ""))
-        if kind in found and target and rel.get("TargetMode") != "External":
-            found[kind] = target.lstrip("/") if target.startswith("/") else base + target
-    return found
+    rels = f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"
+    return docxnotes.part_targets(main, _part(zf, rels, path))
 
 
 def _part(zf: zipfile.ZipFile, name: str, path: str) -> etree._Element | None:

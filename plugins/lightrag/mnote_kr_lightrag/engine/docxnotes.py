@@ -166,21 +166,15 @@ def _xml(zf: zipfile.ZipFile, name: str) -> Any:
 
 def _targets(zf: zipfile.ZipFile) -> dict[str, str]:
     """The main part and its notes and settings parts (Word's names where no relationship says)."""
+    from mnote_kr.plugin_api import docxnotes
+
     main = "word/document.xml"
     rels = _xml(zf, "_rels/.rels")
     for rel in rels if rels is not None else ():
         if str(rel.get("Type", "")).endswith("/officeDocument") and rel.get("Target"):
             main = str(rel.get("Target")).lstrip("/")
     folder, _, name = main.rpartition("/")
-    base = f"{folder}/" if folder else ""
-    found = {kind: f"{base}{kind}.xml" for kind in ("footnotes", "endnotes", "settings")}
-    rels = _xml(zf, f"{base}_rels/{name}.rels")
-    for rel in rels if rels is not None else ():
-        kind = str(rel.get("Type", "")).rpartition("/")[2]
-        target = str(rel.get("Target", ""))
-        if kind in found and target and rel.get("TargetMode") != "External":
-            found[kind] = target.lstrip("/") if target.startswith("/") else base + target
-    return found
+    return docxnotes.part_targets(main, _xml(zf, f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"))
 
 
 def read_document(file_path: str, pd: Any) -> _Document | None:
