@@ -139,3 +139,21 @@ def test_a_place_longer_than_its_passage_is_not_embedded_sentence_by_sentence(tm
     (c,) = h.search("哪个城市的图书馆最大？", top_k=5).results
     assert c.locator.locator_precision == "paragraph" and c.display_quote
     assert sum(embedded) < 100, embedded  # the query, and at most one passage's worth of sentences
+
+
+def test_the_highlight_marks_the_sentences_the_quote_shows(paragraphs: list[str], tmp_path: Path) -> None:
+    """The viewer marks ``locator.highlight`` inside the cited paragraph while the card shows
+    ``displayQuote``: the quote leads with the ID list (by meaning), so the mark is on those sentences,
+    not on the span the chunk aligned with (the paragraph's first sentence, or all of it)."""
+    ws = tmp_path / "ws"
+    (ws / "docs").mkdir(parents=True)
+    (ws / REL).write_text("\n\n".join(paragraphs) + "\n", encoding="utf-8")
+    h, _ = fake_host(ws, OnePassage(delete_status="delete_completed"))
+    h.roots_add(ws / "docs")
+    h.ingest([ws / "docs"], wait=True)
+    (c,) = h.search(QUESTION, top_k=5).results
+    assert c.locator.paragraph_index == 1 and (c.display_quote or "").startswith(ANSWER)
+    hl = c.locator.highlight
+    assert hl is not None
+    marked = paragraphs[1][hl.start:hl.end]
+    assert marked.startswith(ANSWER) and " ".join(marked.split()) in " ".join((c.display_quote or "").split()), marked

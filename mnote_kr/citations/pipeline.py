@@ -2,8 +2,7 @@
 
 Only references that map to a live registry entry become citations (a citation never points nowhere);
 sources deleted or changed on disk since indexing are dropped here before the watcher notices, and named
-(diagnostics ``changedSinceIndexed``, ``missingSinceIndexed``; ``notIndexed``). Every drop is counted.
-"""
+(``changedSinceIndexed``, ``missingSinceIndexed``; ``notIndexed``). Every drop is counted."""
 
 from __future__ import annotations
 
@@ -22,6 +21,7 @@ from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.locate.quotemark import agreeing
 from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
@@ -239,13 +239,14 @@ def _settled(plugins: Plugins, c: Citation, query: str, unanchored: Unanchored |
     the sentence nearest the query by meaning first: only the places shown are embedded."""
     if unanchored and QUOTE_BY_MEANING and c.citation_id in unanchored:
         located, context = unanchored[c.citation_id]
-        return msgspec.structs.replace(c, display_quote=_place_quote(plugins, located, context, query,
-                                                                     _by_meaning(query))[0])
+        quote = _place_quote(plugins, located, context, query, _by_meaning(query))[0]
+        marked = msgspec.structs.replace(c.locator, highlight=agreeing(located, quote).highlight)
+        return msgspec.structs.replace(c, display_quote=quote, locator=marked)
     if c.display_quote is not None or (c.locator.place_text is None and not c.locator.quote):
         return c
     words = c.locator.place_text or c.locator.quote
     shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query, _by_meaning(query))
-    c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(c.locator))
+    c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(agreeing(c.locator, shown)))
     return c if own is None else msgspec.structs.replace(c, raw_quote=words, context_quote=own)
 
 
@@ -345,7 +346,7 @@ def build_citations(
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
-        located, locator = locator, _without_place_text(locator)
+        located, locator = locator, _without_place_text(agreeing(locator, shown))
         if asked:
             unanchored[cid] = (located, context)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
@@ -565,7 +566,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         located = sentence_locator(c, sentence, lambda request: _locate(host.plugins, request, st, c.source_map_path))
         shown, _ = _place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
         headings = located_headings(located, otherwise=c.heading_path)
-        locator = _without_place_text(located)
+        locator = _without_place_text(agreeing(located, shown))
         if not placed(locator) or not place_key(locator):
             return c  # the sentence is supported by the place's passage, found nowhere more precise
         for p in (c, *places):
