@@ -446,7 +446,8 @@ class Host(HostIngest):
         }
         try:
             status = self.plugins.provider_status(ctx, reg.all_entries())
-            out["provider"] = msgspec.to_builtins(status)
+            # "name" as in the error's shape below, so a reader finds it whichever way status went.
+            out["provider"] = {"name": self.plugins.provider_name, **msgspec.to_builtins(status)}
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         out["registry"]["behind"] = _behind(reg, out["provider"])
