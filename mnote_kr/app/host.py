@@ -435,7 +435,7 @@ class Host(HostIngest):
             # What roots added with --no-follow left behind, each with the commands that fix it.
             "leftBehind": self._left_behind(reg),
             # Files passed over for a type no provider indexes, each with the provider's reason.
-            "skipped": skipped_status(self, reg),
+            "skipped": skipped_status(self, reg, unindexable=lambda paths: self.plugins.unindexable(ctx, paths)),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},

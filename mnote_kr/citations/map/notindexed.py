@@ -227,7 +227,8 @@ def skipped_not_indexed(host: Host, reg: Registry, scope_rels: list[str],
     for a type no provider indexes (``core/skipped.py``): the first ``shown``, and how many in all."""
     out: list[NotIndexed] = []
     count = 0
-    for f in still_skipped(host, reg, scope_rels):
+    ctx = host.context()
+    for f in still_skipped(host, reg, scope_rels, lambda paths: host.plugins.unindexable(ctx, paths)):
         count += 1
         if len(out) < shown:
             out.append(NotIndexed(source_path=f.source_path, status="skipped", reason=f"{f.reason}; {PASSED_OVER}"))
