@@ -7,7 +7,6 @@ by the callers."""
 
 from __future__ import annotations
 
-import os
 import sys
 import threading
 import time
@@ -18,11 +17,12 @@ import numpy as np
 import pytest
 
 from mnote_kr.citations.rank import e5, e5_onnx
+from mnote_kr.core.procs import usable_cpus
 
 
 def test_e5_runs_at_most_one_forward_pass_per_core_however_many_threads_embed(monkeypatch: pytest.MonkeyPatch) -> None:
     model = e5.model()
-    bound = min(4, os.cpu_count() or 1)  # one per core, at most 4
+    bound = min(4, usable_cpus())  # one per core this process may run on, at most 4
     callers = 8  # LightRAG's requests in flight, each on a handler thread of the model service
     state = threading.Condition()
     inside: set[int] = set()

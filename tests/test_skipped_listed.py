@@ -128,3 +128,21 @@ def test_sync_records_a_new_file_it_passes_over(kb: tuple[Host, FakeProvider]) -
     assert "kb/later.bin" in summary["skipped"]["paths"]
     assert "kb/later.bin" in _listed(host) and "kb/later.bin" not in host.registry().entries
     assert "kb/later.bin" in {n.source_path for n in host.search("content").not_indexed}
+
+
+def test_a_file_whose_type_the_provider_now_indexes_leaves_the_list_before_any_sync(
+        kb: tuple[Host, FakeProvider]) -> None:
+    # The list is written by ingest and sync; status and search read it as the disk and provider are now:
+    # a file the provider now takes is new (pendingNew), not skipped, in one list only.
+    host, fake = kb
+    host.ingest(["kb"])
+    fake.suffixes = INDEXES | {".bin"}  # e.g. a plugin that reads it was installed
+    info = host.status()
+    assert sorted(f["sourcePath"] for f in info["skipped"]["files"]) == ["kb/archive.zip", "kb/sub/macro.xlsm"]
+    assert info["skipped"]["count"] == 2
+    assert sorted(info["pendingNew"]["paths"]) == ["kb/a.bin", "kb/sub/b.bin"]
+    found = host.search("content of notes")
+    assert sorted(n.source_path for n in found.not_indexed if n.status == "skipped") == [
+        "kb/archive.zip", "kb/sub/macro.xlsm"]
+    assert found.diagnostics["skipped"]["count"] == 2
+    assert [f.source_path for f in load_skipped(host).files] == SKIPPED  # status and search only read it

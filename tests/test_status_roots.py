@@ -58,14 +58,19 @@ def test_ingested_excluded_and_unindexable_files_are_not_counted(tmp_path: Path)
     host.roots_add(host.root / "papers", exclude=["drafts"])
     host.roots_add(host.root / "notes", run_on_change=False)
     host.ingest([host.root / "papers" / "p00.md"])
-    pending = host.status()["pendingNew"]
-    assert pending["count"] == 14 and "papers/p00.md" not in pending["paths"]
+    info = host.status()
+    pending = info["pendingNew"]
+    assert pending["count"] == 7 and "papers/p00.md" not in pending["paths"]
     assert not {"papers/scan.zip", "papers/drafts/d.md", "outside/o.md"} & set(pending["paths"])
-    assert pending["byRoot"] == [{"root": "notes", "count": 7, "fix": "mnote-kr ingest notes"},
-                                 {"root": "papers", "count": 7, "fix": "mnote-kr ingest papers"}]
+    assert pending["byRoot"] == [{"root": "papers", "count": 7, "fix": "mnote-kr ingest papers"}]
+    # the --no-follow root's new files: left behind, each with its fixes (docs/sync.md), in that list only
+    behind = info["leftBehind"]
+    assert behind["count"] == behind["newCount"] == 7
+    assert all(f["sourcePath"].startswith("notes/") for f in behind["files"])
     text = render_status(host.status())
     assert "Roots:     notes (recursive, no-follow), papers (recursive) exclude=drafts" in text, text
-    assert "'mnote-kr ingest notes', 'mnote-kr ingest papers'" in text, text
+    assert "New:       7 file(s) in the roots not indexed yet: 'mnote-kr ingest papers' indexes them" in text, text
+    assert "Not indexed: notes/n01.md: new in an indexed root; not ingested" in text, text
 
 
 def test_after_ingest_nothing_is_pending_and_status_says_no_new_line(tmp_path: Path) -> None:

@@ -17,8 +17,8 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
-from mnote_kr.agents.contracts import QueryInput
-from mnote_kr.agents.tools import tool_query
+from mnote_kr.agents.contracts import QueryInput, StatusInput
+from mnote_kr.agents.tools import tool_query, tool_status
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status, render_sync
 from mnote_kr.cli.main import main
@@ -102,6 +102,36 @@ def test_a_root_that_opts_out_names_what_it_left_behind_in_status_and_every_sear
     assert "root added with --no-follow" in kb.run("sync")
 
 
+def test_a_new_file_of_a_root_that_opts_out_is_in_one_list_before_and_after_sync(kb: KB) -> None:
+    # It was in pendingNew ("New: ... 'mnote-kr ingest kb' indexes them") and, once sync had seen it,
+    # in leftBehind too. A root added with --no-follow names what it leaves behind under "Not indexed"
+    # with both fixes (docs/sync.md), before any sync as after; pendingNew is the roots that follow.
+    write(kb.ws / "kb" / "b.md", "beta\n")
+    write(kb.ws / "follows" / "c.md", "gamma\n")
+    kb.run("roots", "add", "kb", "--no-follow")
+    kb.run("roots", "add", "follows")
+    kb.run("ingest", "kb", "follows")
+    write(kb.ws / "kb" / "new.md", "brand new\n")
+    write(kb.ws / "follows" / "new2.md", "brand new too\n")
+    for step, waiting in (("before sync", "follows/new2.md"), ("after sync", "follows/new3.md")):
+        status = kb.json("status")
+        assert status["pendingNew"]["paths"] == [waiting], (step, status["pendingNew"])
+        assert status["pendingNew"]["count"] == 1 and [r["root"] for r in status["pendingNew"]["byRoot"]] == ["follows"]
+        assert [f["sourcePath"] for f in status["leftBehind"]["files"]] == ["kb/new.md"], step
+        assert status["leftBehind"]["count"] == 1 and status["leftBehind"]["newCount"] == 1
+        text = render_status(kb.host.status())
+        assert "New:       1 file(s) in the roots not indexed yet: 'mnote-kr ingest follows' indexes them" in text
+        assert "Not indexed: kb/new.md: new in an indexed root; not ingested" in text, text
+        assert tool_status(kb.host, StatusInput()).new_files_not_ingested == 2  # an agent's count: both lists
+        named = [n for n in kb.json("search", "what is in new.md")["notIndexed"] if n["sourcePath"] == "kb/new.md"]
+        assert len(named) == 1 and "does not follow changes" in named[0]["reason"], (step, named)
+        if step == "before sync":
+            reconcile_and_apply(kb.host)  # records kb/new.md as left behind; ingests follows/new2.md
+            write(kb.ws / "follows" / "new3.md", "newer still\n")
+    (kb.ws / "kb" / "new.md").unlink()  # gone from disk: in no list, though the recorded one still holds it
+    assert kb.json("status")["leftBehind"] == {"count": 0, "files": [], "newCount": 0}
+
+
 def test_turning_following_on_sends_what_waited(kb: KB) -> None:
     opted_out(kb)
     assert kb.cited() == {"kb/b.md"}
@@ -111,7 +141,7 @@ def test_turning_following_on_sends_what_waited(kb: KB) -> None:
     assert kb.cited() == {"kb/a.md", "kb/b.md", "kb/new.md"}
     entry = kb.host.registry().entries["kb/a.md"]
     assert not entry.stale and entry.status == "processed" and entry.size == len("alpha, edited\n")
-    assert kb.json("status")["leftBehind"] == {"count": 0, "files": []}
+    assert kb.json("status")["leftBehind"] == {"count": 0, "files": [], "newCount": 0}
     assert load_pending_new(kb.host).files == []
     assert kb.json("search", "beta")["notIndexed"] == []
 

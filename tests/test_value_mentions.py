@@ -3,6 +3,8 @@ the workbook cell's ``2024-01-07 00:00:00`` (as openpyxl's datetime reads), "12,
 
 from __future__ import annotations
 
+from decimal import Decimal
+
 import pytest
 
 from mnote_kr.citations.text.values import same_value, value_mentions, without_dates
@@ -76,3 +78,16 @@ def test_without_dates_blanks_them_and_keeps_every_other_character_in_place() ->
     said = "Widget C 在2024年1月7日的收入 on Jan 7 2024, 12,155?"
     out = without_dates(said)
     assert len(out) == len(said) and out.split() == ["Widget", "C", "在", "的收入", "on", ",", "12,155?"]
+
+
+def test_a_version_section_or_address_of_three_dotted_parts_or_more_is_no_number_nor_date() -> None:
+    # "1.2.3" was read as the number 1.2 (and "10.0.0.1" as 10.0): a question about version 1.2.3 then
+    # matched a cell holding 1.2.
+    for said in ("version 1.2.3", "see section 4.1.2.", "host 10.0.0.1 is down", "build 2.30.2024",
+                 "release 2024.1.7.3", "v1.2.3-beta"):
+        assert value_mentions(said) == (), said
+    assert [m.number for m in value_mentions("version 1.2. Then 3.5 and 1.2.3 or 7")] == [
+        Decimal("1.2"), Decimal("3.5"), 7]
+    assert _date("on 13.1.2024")[1] == frozenset({(2024, 1, 13)})  # a date form of its own still is one
+    assert _date("on 2024.1.7.")[1] == frozenset({(2024, 1, 7)})  # a full stop ends a sentence, not a run
+    assert [m.number for m in value_mentions("1.2, 3.4")] == [Decimal("1.2"), Decimal("3.4")]

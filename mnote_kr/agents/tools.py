@@ -134,7 +134,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         indexed_roots=[r["rootRelativePath"] or "." for r in raw.get("indexedRoots", [])],
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
                                waiting=len(reg["waiting"])),
-        new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0),
+        # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
+        new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
             name=prov.get("provider") or prov.get("name") or host.plugins.provider_name,
             reachable=bool(prov.get("reachable", False)),

@@ -17,7 +17,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
-from mnote_kr.core.pending import USER_DELETED, left_behind, new_in_roots
+from mnote_kr.core.pending import USER_DELETED, left_behind, new_files, new_in_roots
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     PRUNABLE,
@@ -404,6 +404,8 @@ class Host(HostIngest):
         # No file in the registry: nothing of the provider's to report on, and a report must not start
         # its server (the managed engine's is ~0.5 GB); one that runs already is still reported.
         ctx.may_start = len(reg.entries) > 0
+        # Files in the roots that no entry records: a walk of the roots, a stat per file, none read.
+        new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths))
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,
@@ -431,11 +433,12 @@ class Host(HostIngest):
                 # Which files are duplicates, and of which file (the first few).
                 "duplicateEntries": self._duplicate_entries(reg),
             },
-            "pendingNew": self._pending_new(reg, ctx),
+            # In the roots that follow, never ingested; roots added with --no-follow list theirs below.
+            "pendingNew": new_in_roots(reg, new),
             # What roots added with --no-follow left behind, each with the commands that fix it.
-            "leftBehind": self._left_behind(reg),
+            "leftBehind": self._left_behind(reg, new),
             # Files passed over for a type no provider indexes, each with the provider's reason.
-            "skipped": skipped_status(self, reg),
+            "skipped": skipped_status(self, reg, unindexable=lambda paths: self.plugins.unindexable(ctx, paths)),
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
@@ -446,7 +449,8 @@ class Host(HostIngest):
         }
         try:
             status = self.plugins.provider_status(ctx, reg.all_entries())
-            out["provider"] = msgspec.to_builtins(status)
+            # "name" as in the error's shape below, so a reader finds it whichever way status went.
+            out["provider"] = {"name": self.plugins.provider_name, **msgspec.to_builtins(status)}
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         out["registry"]["behind"] = _behind(reg, out["provider"])
@@ -460,19 +464,17 @@ class Host(HostIngest):
 
         return status(self.config, self.secret)
 
-    def _left_behind(self, reg: Registry, shown: int = 50) -> dict[str, Any]:
+    def _left_behind(self, reg: Registry, new: list[str], shown: int = 50) -> dict[str, Any]:
+        """``leftBehind``: changed files not re-indexed and new files (of ``new``, as on disk now) not
+        ingested in roots added with --no-follow; ``newCount``: how many are new."""
         files: list[Any] = []
-        count = 0
-        for lb in left_behind(self, reg):
+        count = fresh = 0
+        for lb in left_behind(self, reg, new):
             count += 1
+            fresh += lb.status == "not_indexed"
             if len(files) < shown:
                 files.append(msgspec.to_builtins(lb))
-        return {"count": count, "files": files}
-
-    def _pending_new(self, reg: Registry, ctx: ProviderContext) -> dict[str, Any]:
-        """Files in the indexed roots that no entry records (never ingested), each root with the
-        command that indexes them: a walk of the roots, a stat per file (``pending.new_in_roots``)."""
-        return new_in_roots(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths))
+        return {"count": count, "files": files, "newCount": fresh}
 
     # ------------------------------------------------------------------ query side (see pipeline.py)
 

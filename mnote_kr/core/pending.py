@@ -9,7 +9,7 @@ means empty.
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -39,6 +39,9 @@ USER_DELETED = "deleted from the knowledge base by the user"
 #: before any sync saw it (``notIndexed`` reasons start so; the text prints ``PREFIX: FILE: fix``).
 CHANGED_SINCE_INDEXED = "changed since indexed"
 MISSING_SINCE_INDEXED = "deleted from disk since indexed"
+
+#: What a new file of a root that does not follow is, in ``leftBehind`` (the root's words follow).
+NEW_NOT_INGESTED = "new in an indexed root; not ingested"
 
 PENDING_NEW_FILE = "pending-new.json"
 PENDING_NEW_VERSION = 1
@@ -114,9 +117,12 @@ class LeftBehind(msgspec.Struct, kw_only=True, rename="camel"):
     fix: str
 
 
-def left_behind(host: HasStore, reg: Registry) -> Iterator[LeftBehind]:
+def left_behind(host: HasStore, reg: Registry, new: Iterable[str] | None = None) -> Iterator[LeftBehind]:
     """Changed files not re-indexed and new files not ingested in roots that do not follow
-    (``roots add --no-follow``), changed ones first. Only stale entries are decoded."""
+    (``roots add --no-follow``), changed ones first. Only stale entries are decoded.
+
+    The new files are those of ``new`` (``status``: its walk of the roots, the disk as of now), else
+    those sync and watch recorded (a search walks no root)."""
     roots = reg.roots
     if all(r.run_on_change for r in roots.values()):
         return
@@ -126,10 +132,15 @@ def left_behind(host: HasStore, reg: Registry) -> Iterator[LeftBehind]:
             if e.stale_reason == REASON_CHANGED and root is not None and not root.run_on_change:
                 yield _left(e.source_root_relative_path, "stale", "changed on disk since it was indexed; "
                             "not re-indexed", root)
-    for f in load_pending_new(host).files:
-        root = innermost_root(f.source_path, roots)
+    for rel in (f.source_path for f in load_pending_new(host).files) if new is None else new:
+        root = innermost_root(rel, roots)
         if root is not None and not root.run_on_change:
-            yield _left(f.source_path, "not_indexed", "new in an indexed root; not ingested", root)
+            yield left_new(rel, root)
+
+
+def left_new(rel: str, root: IndexedRoot) -> LeftBehind:
+    """A new file of ``root`` (added with --no-follow) not ingested, with the commands that fix it."""
+    return _left(rel, "not_indexed", NEW_NOT_INGESTED, root)
 
 
 def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
@@ -139,27 +150,35 @@ def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
                       reason=f"{what}: root {name} does not follow changes (added with --no-follow)")
 
 
-def new_in_roots(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]],
-                 shown: int = 50) -> dict[str, Any]:
-    """The files the indexed roots' rules admit that no registry entry records: never ingested
-    (``status``'s ``pendingNew``), whoever wrote them and whether or not ``sync`` or ``watch`` ran.
+def new_files(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]]) -> list[str]:
+    """The files the indexed roots' rules admit that no registry entry records: never ingested, whoever
+    wrote them and whether or not ``sync`` or ``watch`` ran; sorted.
 
     Found by walking the roots as ``sync`` does, one stat per file: no file is opened (a folder of
     thousands counts in milliseconds). The types the provider does not index are left out (by name,
-    as a folder ingest passes them over). ``byRoot``: each root's count and the command that indexes
-    its files (ingest passes over those already indexed)."""
+    as a folder ingest passes them over)."""
     disk: dict[str, Stat] = {}
     scan_roots(ws_root, reg.roots, disk)
     entries = reg.entries
     new = sorted(rel for rel in disk if rel not in entries)
     passed = unindexable(new) if new else {}
-    if passed:
-        new = [rel for rel in new if rel not in passed]
+    return [rel for rel in new if rel not in passed] if passed else new
+
+
+def new_in_roots(reg: Registry, new: list[str], shown: int = 50) -> dict[str, Any]:
+    """``status``'s ``pendingNew``: the files of ``new`` (:func:`new_files`) in roots that follow, each
+    root with the command that indexes them (``byRoot``: ingest passes over those already indexed).
+    A root added with ``--no-follow`` names its own in ``leftBehind`` (:func:`left_behind`), each with
+    both fixes: a file is in one list."""
     counts: dict[str, int] = {}
+    waiting: list[str] = []
     for rel in new:
         root = innermost_root(rel, reg.roots)
+        if root is not None and not root.run_on_change:
+            continue
+        waiting.append(rel)
         name = root.root_relative_path if root is not None else ""
         counts[name] = counts.get(name, 0) + 1
     by_root = [{"root": name or ".", "count": n, "fix": ingest_command(name or ".")}
                for name, n in sorted(counts.items())]
-    return {"count": len(new), "paths": new[:shown], "byRoot": by_root}
+    return {"count": len(waiting), "paths": waiting[:shown], "byRoot": by_root}

@@ -9,13 +9,14 @@ over its folder names it in ``notIndexed`` (``mnote_kr.citations.map.notindexed`
 Ingest and sync write it (:func:`record_skipped`: each file they looked at, passed over now or not);
 ``status`` and search read it (:func:`still_skipped`). It is a derived cache: absent or unreadable
 means empty. A file is named only while it is on disk, has no registry entry (a file the user names is
-sent, and its failure is recorded there) and its root's exclude patterns do not leave it out.
+sent, and its failure is recorded there), its root's exclude patterns do not leave it out and the
+provider still cannot index its type (asked again on read: a suffix check, no file read).
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Protocol
 
@@ -108,25 +109,39 @@ def _under(rel: str, scope: str) -> bool:
     return not scope or rel == scope or rel.startswith(scope + "/")
 
 
-def still_skipped(host: HasRootAndStore, reg: Registry, scopes: Sequence[str] = ()) -> Iterator[SkippedFile]:
+def still_skipped(host: HasRootAndStore, reg: Registry, scopes: Sequence[str] = (),
+                  unindexable: Callable[[list[str]], Mapping[str, str]] | None = None) -> Iterator[SkippedFile]:
     """The recorded files still passed over: on disk, without a registry entry, not left out by their
-    root's exclude patterns, and under one of ``scopes`` (files or folders; none: anywhere)."""
+    root's exclude patterns, and under one of ``scopes`` (files or folders; none: anywhere).
+
+    With ``unindexable`` (the provider's hook: a suffix check, no file read), also only those the provider
+    still cannot index, with its reason as of now: one it now takes is a new file, waiting for an ingest or
+    a sync, not a skipped one (the list itself changes at the next ingest or sync)."""
     if not skipped_path(host).exists():
         return
+    found: list[SkippedFile] = []
     for f in load_skipped(host).files:
         rel = f.source_path
         if scopes and not any(_under(rel, s) for s in scopes):
             continue
         if rel in reg.entries or excluded_reason(rel, reg.roots) or not _on_disk(host, rel):
             continue
-        yield f
+        found.append(f)
+    if unindexable is None or not found:
+        yield from found
+        return
+    now = unindexable([f.source_path for f in found])
+    for f in found:
+        if f.source_path in now:
+            yield SkippedFile(source_path=f.source_path, reason=now[f.source_path], seen_at_ms=f.seen_at_ms)
 
 
-def skipped_status(host: HasRootAndStore, reg: Registry, shown: int = SKIPPED_SHOWN) -> dict[str, object]:
+def skipped_status(host: HasRootAndStore, reg: Registry, shown: int = SKIPPED_SHOWN,
+                   unindexable: Callable[[list[str]], Mapping[str, str]] | None = None) -> dict[str, object]:
     """``status``'s ``skipped``: how many files are passed over for their type, and the first ``shown``."""
     files: list[dict[str, str]] = []
     count = 0
-    for f in still_skipped(host, reg):
+    for f in still_skipped(host, reg, unindexable=unindexable):
         count += 1
         if len(files) < shown:
             files.append({"sourcePath": f.source_path, "reason": f.reason})

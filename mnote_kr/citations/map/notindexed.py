@@ -10,7 +10,7 @@ from typing import Any
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
-from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind, left_new
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
 from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace
@@ -81,6 +81,9 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
                 elif item.is_symlink() and leaves_workspace(item.path, host.workspace.root):
                     # ingest never takes it either: it is not waiting to be ingested
                     status, reason = "skipped", "a symlink to a file outside the workspace; ingest never follows it"
+                elif not root.run_on_change:  # as status and every search name it once sync saw it
+                    left = left_new(item_rel, root)
+                    status, reason = left.status, f"{left.reason}; {left.fix}"
                 else:
                     status, reason = "not_indexed", "in an indexed root but not ingested yet"
                 out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
@@ -227,7 +230,8 @@ def skipped_not_indexed(host: Host, reg: Registry, scope_rels: list[str],
     for a type no provider indexes (``core/skipped.py``): the first ``shown``, and how many in all."""
     out: list[NotIndexed] = []
     count = 0
-    for f in still_skipped(host, reg, scope_rels):
+    ctx = host.context()
+    for f in still_skipped(host, reg, scope_rels, lambda paths: host.plugins.unindexable(ctx, paths)):
         count += 1
         if len(out) < shown:
             out.append(NotIndexed(source_path=f.source_path, status="skipped", reason=f"{f.reason}; {PASSED_OVER}"))

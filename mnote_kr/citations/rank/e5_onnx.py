@@ -17,11 +17,12 @@ less CPU per token than the numpy float32 forward pass, cosine >= 0.999 with it
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from mnote_kr.core import procs
 
 #: Changes whenever the graph built here changes (a cached graph of another version is rebuilt).
 GRAPH_VERSION = "int8-fo-q4-v1"
@@ -146,11 +147,13 @@ def build_graph(tensor: Any, matrix: Any, blocks: Any, hidden: int, ffn: int, la
 
 
 def workers() -> int:
-    """Batches run side by side: one per core, at most 2 (each a single-threaded session run)."""
-    return max(1, min(2, os.cpu_count() or 1))
+    """Batches run side by side: one per core this process may use, at most 2 (each a single-threaded
+    session run)."""
+    return min(2, procs.usable_cpus())
 
 
 def passes() -> int:
     """Forward passes one process runs at once over all its calls: one per core (each pass is a
-    single-threaded session run), at most 4 (each holds a few hundred MB of working memory)."""
-    return max(1, min(4, os.cpu_count() or 1))
+    single-threaded session run) this process may use, at most 4 (each holds a few hundred MB of
+    working memory)."""
+    return min(4, procs.usable_cpus())

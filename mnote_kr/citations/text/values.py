@@ -26,6 +26,8 @@ Dates, in the normalised text (``textnorm.normalize``: full-width digits read as
 A reading is ``(year, month, day)``, None for a part the text leaves open (any year; the whole month);
 two readings meet when every part both give is equal. Numbers are the text's digit runs outside dates:
 thousands separators (``12,155``), a decimal part (``3.0`` is 3), a leading minus; no units, no percent.
+A dotted run of three parts or more (a version ``1.2.3``, a section ``4.1.2``, an address ``10.0.0.1``)
+is no number, and a date only as one of the forms above (``13.1.2024``; ``2024.1.7.3`` is none).
 """
 
 from __future__ import annotations
@@ -52,12 +54,15 @@ _DAY = r"(?<![\d.,])(?P<d>\d{1,2})(?:st|nd|rd|th)?(?![\d])"
 _YEAR = r"(?<![\d.,])(?P<y>\d{4})(?![\d])"
 _TIME = r"(?:[ t]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?)?"
 _SEP = r"(?:\s*,\s*|\s+)"
+#: After a number or a numeric date: no more digits, nor a dotted part ("1.2.3", "10.0.0.1": a version,
+#: a section, an address are no numbers; a full stop after it ends a sentence).
+_NO_MORE = r"(?![\d]|\.\d)"
 #: Date forms, tried in this order; a later form never reads inside a span an earlier one took.
 _DATES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(pattern)) for kind, pattern in (
     ("ymd", r"(?<![\d.])(?P<y>\d{4})\s*[年년]\s*(?P<m>\d{1,2})\s*[月월](?:\s*(?P<d>\d{1,2})\s*[日号號일])?"),
     ("ymd", r"(?<![\d.])(?P<m>\d{1,2})\s*[月월]\s*(?P<d>\d{1,2})\s*[日号號일]"),
-    ("ymd", r"(?<![\d.,])(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})(?![\d])" + _TIME),
-    ("either", r"(?<![\d.,])(?P<a>\d{1,2})(?P<s>[-/.])(?P<b>\d{1,2})(?P=s)(?P<y>\d{4})(?![\d])" + _TIME),
+    ("ymd", r"(?<![\d.,])(?P<y>\d{4})(?P<s>[-/.])(?P<m>\d{1,2})(?P=s)(?P<d>\d{1,2})" + _NO_MORE + _TIME),
+    ("either", r"(?<![\d.,])(?P<a>\d{1,2})(?P<s>[-/.])(?P<b>\d{1,2})(?P=s)(?P<y>\d{4})" + _NO_MORE + _TIME),
     ("ymd", _MON + r"\s*" + _DAY + _SEP + _YEAR),
     ("ymd", _DAY + r"\s+(?:of\s+)?" + _MON + _SEP + "?" + _YEAR),
     ("ymd", _MON + _SEP + _YEAR),
@@ -65,7 +70,7 @@ _DATES: tuple[tuple[str, re.Pattern[str]], ...] = tuple((kind, re.compile(patter
     ("ymd", _DAY + r"\s+(?:of\s+)?" + _MON_NOT_MAY),
 ))
 _NUMBER = re.compile(r"(?<![a-z0-9_])(?<!\d[.,])(?P<sign>[-\u2212])?(?P<int>\d{1,3}(?:,\d{3})+|\d+)"
-                     r"(?P<frac>\.\d+)?(?![\d])")
+                     r"(?P<frac>\.\d+)?" + _NO_MORE)
 
 
 @dataclass(frozen=True, slots=True)

@@ -102,9 +102,10 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
 @hookimpl
 def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus | None:
     """Health, rerank, documents by status and unmapped documents; raises ``ProviderError`` when down.
-    This workspace's managed engine not running, with a context that may not start it: says so."""
+    This workspace's managed engine not running, with a context that may not start it, or the managed
+    engine not started at all (no URL configured): says so, as "not started" rather than down."""
     from .client import provider as _provider
-    from .client.http import EngineNotStartedError
+    from .client.http import EngineNotRunningError, EngineNotStartedError
 
     if not _mine(ctx):
         return None
@@ -114,6 +115,9 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
     except EngineNotStartedError as exc:
         return ProviderStatus(provider=PROVIDER, reachable=False, not_started=exc.message,
                               extra={"managedEngine": True})
+    except EngineNotRunningError as exc:  # ``error`` kept as before for --json readers
+        return ProviderStatus(provider=PROVIDER, reachable=False, error=exc.message,
+                              not_started=EngineNotRunningError.NOT_STARTED, extra={"managedEngine": True})
 
 
 @hookimpl

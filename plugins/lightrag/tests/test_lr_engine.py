@@ -181,10 +181,40 @@ def test_lr_errors_after_the_engine_died_say_it_died_and_how_to_start_it(tmp_pat
         assert f"engine died: its server process {dead}" in text and "mnote-kr engine start" in text, text
         assert str(state / "x.out") in text
     assert host.status()["provider"]["error"].startswith("The managed LightRAG engine died")
+    assert host.status()["provider"].get("notStarted") is None  # it died: that is trouble, not a first run
     engine.stop_engine(state)  # a deliberate stop: then it is simply not running
     with pytest.raises(ProviderError, match="engine is not running and no LightRAG URL") as exc:
         host.search("anything")
     assert "mnote-kr engine start" in str(exc.value)
+
+
+def test_lr_status_before_engine_start_says_not_started_and_an_external_server_down_says_down(
+        tmp_path: Path) -> None:
+    """A newcomer's first 'mnote-kr status' (no engine started yet) read "DOWN: ...": the managed engine is
+    simply not started. A configured LightRAG that does not answer is still down, with its error."""
+    import socket
+
+    from mnote_kr.app.host import Host
+    from mnote_kr.citations.render.cards import render_status
+
+    (tmp_path / "ws" / "kb").mkdir(parents=True)
+    (tmp_path / "ws" / "kb" / "a.md").write_text("# A\n", encoding="utf-8")
+    host = Host(tmp_path / "ws")
+    host.roots_add(tmp_path / "ws" / "kb")
+    prov = host.status()["provider"]
+    assert prov["reachable"] is False and prov["name"] == "lightrag"  # the --json shape as before ...
+    assert prov["error"].startswith("The managed LightRAG engine is not running")
+    assert "run 'mnote-kr engine start'" in prov["notStarted"]  # ... plus what to do
+    text = render_status(host.status())
+    assert "DOWN" not in text and "Provider:  lightrag: not started: run 'mnote-kr engine start'" in text, text
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    (tmp_path / "ws" / ".mnote" / "config.toml").write_text(
+        f'[providers.lightrag]\nurl = "http://127.0.0.1:{port}"\n', encoding="utf-8")
+    prov = Host(tmp_path / "ws").status()["provider"]
+    assert prov["reachable"] is False and prov.get("notStarted") is None and prov["error"]
+    assert f"lightrag: DOWN: {prov['error']}" in render_status(Host(tmp_path / "ws").status())
 
 
 def test_lr_missing_server_executable_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -42,6 +42,14 @@ class EngineNotStartedError(ProviderError):
                          "status does not start it while nothing is indexed")
 
 
+class EngineNotRunningError(ProviderError):
+    """No LightRAG URL is configured and the managed engine was never started (or was stopped with
+    'mnote-kr engine stop'); one that died is a plain ``ProviderError``. ``status`` says "not started"."""
+
+    #: What ``status`` shows after "not started: ".
+    NOT_STARTED = "run 'mnote-kr engine start' (or set [providers.lightrag] url to your own LightRAG)"
+
+
 class ProviderHTTPError(ProviderError):
     """LightRAG answered with an HTTP error status."""
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from mnote_kr.plugin_api import ConfigError, MnoteKrError, ProviderContext, ProviderError
 
-from .http import LightRagClient
+from .http import EngineNotRunningError, LightRagClient
 
 SECRET_NAME = "lightrag-api-key"
 #: Model names of the managed engine's offline stand-in (``modelservice.py``).
@@ -86,8 +86,8 @@ def _engine_not_running(ctx: ProviderContext) -> ProviderError:
         return ProviderError(f"The managed LightRAG engine died: its server process {died.get('pid')} at "
                              f"{died.get('url')} exited without 'mnote-kr engine stop'",
                              hint=f"{start}; its last log is {log}")
-    return ProviderError("The managed LightRAG engine is not running and no LightRAG URL is configured",
-                         hint=start)
+    return EngineNotRunningError("The managed LightRAG engine is not running and no LightRAG URL is configured",
+                                 hint=start)
 
 
 def read_env_key(env_file: str | Path) -> str | None:
