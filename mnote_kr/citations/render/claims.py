@@ -7,8 +7,8 @@ text) and :func:`place_anchor`: the place (:func:`place_key`) and how sure the c
 the query (the same box holds the answer to one question and is only the passage of another), so the
 claim is part of what an ID names: an exact and an approximate citation of one box are two IDs, and a
 later search cannot re-issue an ID with another claim than it was issued with. The citation log keeps
-an ID's first record while the same place, claim and file version come back under it
-(``caches.citecache.keeps``).
+an ID's latest record (``caches.citecache``: the query and quote of the search a user just left); with
+the claim in the ID, that record can no longer say another precision than the ID was issued with.
 """
 
 from __future__ import annotations

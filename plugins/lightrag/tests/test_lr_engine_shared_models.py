@@ -138,3 +138,50 @@ def test_model_service_of_another_embedder_is_not_shared(tmp_path: Path, monkeyp
         assert modelshare.usable(gone, embedders.spec("hashing")) is None  # its process is not ours / gone
     assert modelshare.usable(shared, embedders.spec("hashing")) is None  # not answering
     assert modelshare.usable(None, embedders.spec("hashing")) is None
+
+
+def test_a_busy_shared_model_service_is_still_shared(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """While the engine ingests, every handler thread of its model service may be embedding (two servers
+    send 16 requests at once): its ``/health`` then waits behind them, or the full queue answers 503. A
+    workspace starting then must still use that service (the engine's record names its embedder), not
+    load a second copy of the model (~1 GB while ingesting) for the rest of its server's life."""
+    import threading
+
+    import httpx
+
+    from mnote_kr_lightrag.engine import embedders, modelservice, modelshare
+
+    with modelservice.running(embedder="hashing") as srv:
+        url = f"http://127.0.0.1:{srv.server_address[1]}"
+        hashing = embedders.spec("hashing")
+        shared = managed.EngineInfo(url="http://127.0.0.1:9", api_key="k", input_dir="", working_dir="",
+                                    pids={"server": 1, "models": os.getpid()}, offline_models=True,
+                                    models_url=url, models_key=srv.api_key, embedder=hashing.record())
+        monkeypatch.setattr(modelshare, "is_our_process", lambda pid, role: pid == os.getpid())
+        release, inside = threading.Event(), []
+        real = srv.embed_batch
+
+        def slow(texts):  # noqa: ANN001, ANN202 - a forward pass that takes as long as the test needs
+            inside.append(1)
+            release.wait(120)
+            return real(texts)
+
+        srv.embed_batch = slow
+        workers = modelservice.LIMITS.max_workers
+
+        def embed() -> None:
+            with httpx.Client(trust_env=False, timeout=180, headers=modelservice.auth_headers(srv.api_key)) as c:
+                c.post(f"{url}/v1/embeddings", json={"input": ["bilge pump"]})
+
+        senders = [threading.Thread(target=embed, daemon=True) for _ in range(workers)]
+        for t in senders:
+            t.start()
+        try:
+            wait_until(lambda: len(inside) == workers, timeout_s=60, what="every handler thread embedding")
+            assert modelshare.usable(shared, hashing) == (url, srv.api_key, os.getpid())
+            # busy, and the engine's record names another embedder: not shared
+            assert modelshare.usable(shared, embedders.spec(embedders.DEFAULT_EMBEDDER)) is None
+        finally:
+            release.set()
+            for t in senders:
+                t.join(timeout=60)

@@ -18,7 +18,7 @@ whatever service runs, or says that the engine is not running.
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .procs import is_our_process
 
@@ -37,10 +37,18 @@ class Engine(Protocol):
     def models_key(self) -> str | None: ...
     @property
     def shared_models_pid(self) -> int | None: ...
+    @property
+    def embedder(self) -> dict[str, Any] | None: ...
 
 
-def _served_embedder(models_url: str) -> dict[str, object] | None:
-    """The embedder record the model service at ``models_url`` reports on ``/health``, or None."""
+#: ``_served_embedder``'s answer for a service that is there but too busy to say (its handler threads all
+#: embedding, or its queue full: 503): the engine's record says which embedder it runs.
+BUSY = "busy"
+
+
+def _served_embedder(models_url: str) -> dict[str, object] | str | None:
+    """The embedder record the model service at ``models_url`` reports on ``/health``, :data:`BUSY` when it
+    does not answer in time or answers 503, else None."""
     from urllib.parse import urlsplit
 
     from mnote_kr.plugin_api import ProtocolError, exchange
@@ -52,8 +60,12 @@ def _served_embedder(models_url: str) -> dict[str, object] | None:
         status, _, _, raw = exchange(parts.hostname, parts.port or 80, "GET", parts.path.rstrip("/") + "/health",
                                      {}, None, connect_timeout=2.0, timeout=2.0)
         body = json.loads(raw) if status == 200 else None
+    except TimeoutError:  # /health waits behind the requests its handler threads are embedding
+        return BUSY
     except (OSError, ProtocolError, ValueError):
         return None
+    if status == 503:
+        return BUSY
     record = body.get("embedder") if isinstance(body, dict) else None
     return record if isinstance(record, dict) else None
 
@@ -63,7 +75,10 @@ def usable(owner: Engine | None, spec: EmbedderSpec) -> tuple[str, str, int] | N
 
     Checked, not assumed: the process must still be the model service ``owner`` started (a PID the
     system reused is not), and its ``/health`` must name the same embedder, dim and version (a
-    service of another embedder would give vectors the index cannot compare).
+    service of another embedder would give vectors the index cannot compare). A service too busy to
+    answer (while the engine ingests, exactly when a second copy of the model costs most) is taken at
+    the engine's word: ``owner.embedder``, which names the service's embedder when it embeds the index
+    (an endpoint's record never equals an offline embedder's).
     """
     if owner is None or not owner.models_url or not owner.models_key:
         return None
@@ -71,7 +86,9 @@ def usable(owner: Engine | None, spec: EmbedderSpec) -> tuple[str, str, int] | N
     if not is_our_process(pid, "models"):
         return None
     served = _served_embedder(owner.models_url)
-    if served is None or any(served.get(k) != v for k, v in spec.record().items()):
+    if served == BUSY:
+        served = owner.embedder
+    if not isinstance(served, dict) or any(served.get(k) != v for k, v in spec.record().items()):
         return None
     return owner.models_url, owner.models_key, pid
 
