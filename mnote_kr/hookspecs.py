@@ -35,6 +35,7 @@ if TYPE_CHECKING:
         ProviderReference,
         ProviderStatus,
         QueryRequest,
+        ReadingCheck,
         SidecarBlock,
         SidecarMeta,
         SourceEntry,
@@ -152,6 +153,24 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
 
     Calling convention: firstresult, configured provider only. Raise
     ``ProviderError`` when the provider cannot be reached.
+    """
+
+
+@hookspec(firstresult=True)
+def check_readings(ctx: ProviderContext, entries: list[SourceEntry], look: bool) -> ReadingCheck | None:
+    """How each of these indexed ``entries`` was read for the index (``SourceEntry.reading``, which the
+    provider sets in the ``EntryUpdate`` of a send) against how the provider reads such a file now: the
+    ones read differently now (``older``, with what the new reading adds), and, for entries indexed
+    before readings were recorded, the reading to record (``record``: read the same now) or why it is
+    not known (``unknown``).
+
+    ``look``: the provider may open the files for a cheap check of their structure (a DOCX's notes
+    parts, a deck's slides, a workbook's comments parts; never a whole text or OCR), so that only the
+    files whose reading changes are sent again (``sync``, ``watch``'s reconcile). Without it no file is
+    read: ``status`` counts from the recorded readings alone. Optional: a provider that does not
+    implement it (None) has no readings to compare.
+
+    Calling convention: firstresult, configured provider only.
     """
 
 

@@ -18,7 +18,7 @@ What is here:
   sidecar rows (``SidecarBlock``, ``SidecarMeta``, ``SidecarPosition``), the viewer's
   ``DocumentModel`` (``ModelParagraph``, ``PageSize``, ``ModelSlide``/``ModelShape``,
   ``ModelSheet``/``ModelCell``), and the provider side (``SourceFile``,
-  ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ProviderStatus``, ``QueryRequest``,
+  ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ReadingCheck``, ``ProviderStatus``, ``QueryRequest``,
   ``ProviderQueryResult``, ``ProviderReference``, ``MappedReference``, ``ProviderContext``).
 * **Errors**: ``MnoteKrError`` and its tree. Raise ``DocumentError`` for a broken or hostile
   file (``OverBudgetError``, naming its ``limit``, for one over a reader's budget: it is refused
@@ -102,6 +102,7 @@ from mnote_kr.models import (
     ProviderReference,
     ProviderStatus,
     QueryRequest,
+    ReadingCheck,
     Rect,
     SidecarBlock,
     SidecarMeta,
@@ -256,6 +257,7 @@ __all__ = [
     "ProviderReference",
     "ProviderStatus",
     "QueryRequest",
+    "ReadingCheck",
     "Rect",
     "Scope",
     "Sidecar",

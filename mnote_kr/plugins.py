@@ -35,6 +35,7 @@ from mnote_kr.models import (
     ProviderReference,
     ProviderStatus,
     QueryRequest,
+    ReadingCheck,
     SidecarBlock,
     SidecarMeta,
     SourceEntry,
@@ -160,6 +161,14 @@ class Plugins:
 
     def provider_status(self, ctx: ProviderContext, entries: Sequence[SourceEntry]) -> ProviderStatus:
         result: ProviderStatus = self._provider_call("provider_status", ctx=ctx, entries=entries)
+        return result
+
+    def check_readings(self, ctx: ProviderContext, entries: list[SourceEntry], look: bool) -> ReadingCheck | None:
+        """The provider's ``check_readings`` answer; None when it keeps no readings."""
+        if not entries:
+            return None
+        result: ReadingCheck | None = self._call("check_readings", self.provider_plugin(), ctx=ctx,
+                                                 entries=entries, look=look)
         return result
 
     def query(self, ctx: ProviderContext, request: QueryRequest) -> ProviderQueryResult:

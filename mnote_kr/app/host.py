@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.app.host_ingest import HostIngest
+from mnote_kr.app.rereading import reading_status
 from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
@@ -454,6 +455,8 @@ class Host(HostIngest):
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         out["registry"]["behind"] = _behind(reg, out["provider"])
+        # Indexed by an older reading than the provider's now, with the command that re-reads them.
+        out["readings"] = reading_status(self, reg)
         return out
 
     def _place_rerank_status(self) -> dict[str, Any]:

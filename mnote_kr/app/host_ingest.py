@@ -472,7 +472,7 @@ class HostIngest:
                 entry = reg.entries[up.source_root_relative_path]
                 changes: dict[str, Any] = {"status": up.status, "last_error": up.last_error}
                 for field in ("light_rag_doc_id", "light_rag_file_path", "chunk_ids", "track_id",
-                              "duplicate_of", "wrapper_path", "kind"):
+                              "duplicate_of", "wrapper_path", "kind", "reading"):
                     value = getattr(up, field)
                     if value is not None:
                         changes[field] = value

@@ -260,9 +260,10 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 @click.option("--wait", "wait_s", type=float, default=0.0,
               help="Seconds to follow submitted work; exit 1 when files are still being indexed after it.")
 @click.option("--no-disk", is_flag=True, help="Only follow provider work; do not reconcile with the disk.")
+@click.option("--reread", is_flag=True, help="Re-read indexed files whose reading is not known too (PDFs, images).")
 @json_option
 @pass_ctx
-def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
+def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) -> None:
     """Reconcile the registry with the disk, retry queued work, follow submitted work.
 
     Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
@@ -271,7 +272,7 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, as_json: bool) -> None:
     if not no_disk:
         from mnote_kr.sync.watch import reconcile_and_apply
 
-        result["reconcile"] = reconcile_and_apply(host)
+        result["reconcile"] = reconcile_and_apply(host, reread=reread)
     result["provider"] = host.sync(wait_s=wait_s)
     from mnote_kr.cli.outcome import sync_outcome, sync_reasons
 

@@ -36,6 +36,7 @@ from mnote_kr.models.registry import (  # noqa: F401
     EntryColumns,
     EntryStatus,
     IndexedRoot,
+    ReadingCheck,
     RegistrySnapshot,
     SourceEntry,
 )
@@ -88,6 +89,7 @@ class EntryUpdate(Frozen, frozen=True, kw_only=True):
     pending_action: str | None = None
     retry_after_s: float | None = None
     indexed_at_ms: int | None = None  # when the provider finished indexing (processed)
+    reading: str | None = None  # how the provider read the file for its index (``SourceEntry.reading``)
 
 
 class IngestItem(Frozen, frozen=True, kw_only=True):

@@ -94,6 +94,10 @@ class SourceEntry(Frozen, frozen=True, kw_only=True, omit_defaults=True, gc=Fals
     retry_count: int = 0
     next_retry_at_ms: int = 0
     pending_action: str | None = None  # "ingest" | "delete" while waiting for the provider
+    #: How the provider read the file for what its index holds (``"lightrag+notes:1"``: a name and a
+    #: version the provider chooses when it sends the file, ``check_readings``); None: indexed before
+    #: readings were recorded (docs/sync.md, "Files indexed by an older reading").
+    reading: str | None = None
 
 
 class EntryColumns(NamedTuple):
@@ -108,6 +112,19 @@ class EntryColumns(NamedTuple):
     doc_ids: Sequence[str | None]  # light_rag_doc_id
     names: Sequence[str | None]  # light_rag_file_path
     live: bytes  # 1 where the entry is processed and not stale, else 0
+
+
+class ReadingCheck(Frozen, frozen=True, kw_only=True):
+    """A provider's answer to ``check_readings``: how the indexed files it was asked about were read
+    against how it reads such a file now, each keyed by workspace-relative path."""
+
+    #: Read differently now: what the current reading adds (``"its footnotes and endnotes"``); sent again.
+    older: dict[str, str] = {}
+    #: Read the same way now (a file indexed before readings were recorded, checked): the reading to record.
+    record: dict[str, str] = {}
+    #: Not known (no reading recorded, and not checked: not asked to look, or a check would cost too much,
+    #: such as a PDF's pages): why; left to ``mnote-kr sync --reread``.
+    unknown: dict[str, str] = {}
 
 
 class RegistrySnapshot(Base, kw_only=True):

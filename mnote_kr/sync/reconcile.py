@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import filelock
 
+from mnote_kr.app import rereading
 from mnote_kr.app.moves import moved_reason, take_over
 from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.pending import (
@@ -447,11 +448,13 @@ def update_pending_new(
 # --------------------------------------------------------------------------- full reconcile
 
 
-def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str, Any]:
+def reconcile_and_apply(host: Host, on_action: Action = _no_action, *, reread: bool = False) -> dict[str, Any]:
     """Reconcile the whole registry with the disk and act on it; a JSON-able summary.
 
     Walks every indexed root once (scandir + stat), stats registry entries outside the
-    walk, hashes only what changed, then marks stale / re-ingests / records new files.
+    walk, hashes only what changed, then marks stale / re-ingests / records new files, and
+    re-reads the files indexed by an older reading (``rereading``; ``reread``: those whose
+    reading is not known too).
     """
     started = time.perf_counter()
     reg = host.registry()
@@ -489,6 +492,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action) -> dict[str,
     summary["passedOver"] = passed_over(passed)
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
+    summary["reread"] = rereading.reread(host, everything=reread)
     summary["elapsedS"] = round(time.perf_counter() - started, 4)
     return summary
 

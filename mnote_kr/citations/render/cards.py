@@ -9,6 +9,7 @@ from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED
+from mnote_kr.core.readings import status_lines, sync_lines
 from mnote_kr.core.workspace import rules_text
 from mnote_kr.models import (
     AgentQueryResult,
@@ -288,6 +289,7 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")
     if behind.get("count", 0) > len(behind.get("files") or []):
         lines.append(f"           (and {behind['count'] - len(behind['files'])} more left behind; '--json' lists 50)")
+    lines += status_lines(info.get("readings"))  # indexed by an older reading, with the command that re-reads
     skipped = info.get("skipped") or {}
     for note in (skipped.get("files") or [])[:SKIPPED_SHOWN]:  # no provider indexes the type: never sent
         lines.append(f"Skipped:   {note['sourcePath']}: {note['reason']}")
@@ -406,6 +408,7 @@ def render_sync(result: dict[str, Any]) -> str:
             how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
                    else "'mnote-kr ingest' with their paths re-indexes them")
             lines.append(f"{len(stale)} changed file(s) not re-indexed (root added with --no-follow): {how}; {follow}")
+        lines += sync_lines(rec.get("reread"))  # indexed by an older reading: read again
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
     prov = result.get("provider") or {}

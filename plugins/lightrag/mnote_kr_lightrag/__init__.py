@@ -22,6 +22,7 @@ from mnote_kr.plugin_api import (
     ProviderReference,
     ProviderStatus,
     QueryRequest,
+    ReadingCheck,
     SourceEntry,
     SourceFile,
     hookimpl,
@@ -97,6 +98,24 @@ def delete(ctx: ProviderContext, entries: list[SourceEntry]) -> list[EntryUpdate
         return None
     with _provider.LightRagProvider(ctx) as prov:
         return prov.delete(entries)
+
+
+@hookimpl
+def check_readings(ctx: ProviderContext, entries: list[SourceEntry], look: bool) -> ReadingCheck | None:
+    """Which indexed files LightRAG holds by an older reading than mnote-kr sends now (``client/readings.py``)."""
+    from .client import provider as _provider
+    from .client import readings
+
+    if not _mine(ctx):
+        return None
+    try:
+        with _provider.LightRagProvider(ctx) as prov:
+            return readings.check(prov, entries, look, readings.engine_reads_notes(prov))
+    except ProviderError:
+        if look:
+            raise
+        # Not reachable for a report: counted from the records alone, as with a server that reads no notes.
+        return readings.check(None, entries, look, False)
 
 
 @hookimpl

@@ -23,6 +23,7 @@ from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, SourceEntry
 from . import links, naming
 from . import provider as _p
 from .failures import failure_headline
+from .readings import FALLBACK, current
 
 KIND = "text_fallback"
 #: A document LightRAG parsed into less than this share of the characters mnote-kr reads in it...
@@ -114,7 +115,7 @@ def try_fallback(prov: _p.LightRagProvider, entry: SourceEntry, failed: EntryUpd
     why = why or note(row.get("error_msg") or row.get("content_summary"), link)
     return EntryUpdate(source_root_relative_path=rel, status="submitted", track_id=track_id,
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name), kind=KIND,
-                       wrapper_path=str(input_dir / name), last_error=why)
+                       wrapper_path=str(input_dir / name), last_error=why, reading=current(FALLBACK))
 
 
 def remove_failed_originals(prov: _p.LightRagProvider, replaced: dict[str, str]) -> None:

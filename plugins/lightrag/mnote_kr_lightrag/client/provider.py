@@ -25,7 +25,7 @@ from mnote_kr.plugin_api import (
     SourceFile,
 )
 
-from . import exposure, filetypes, links, naming, recognized
+from . import exposure, filetypes, links, naming, readings, recognized
 from .docrows import DocIndex, as_dict, update_from_row
 from .holders import Holders
 from .http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
@@ -368,7 +368,8 @@ class LightRagProvider:
             for source, name, wrapper, own in linked:
                 rel = source.rel_path
                 extra: dict[str, Any] = {"light_rag_file_path": name, "light_rag_doc_id": naming.doc_id_for(name),
-                         "kind": recognized.kind(wrapper is not None and own is None, own), "wrapper_path": wrapper}
+                         "kind": recognized.kind(wrapper is not None and own is None, own), "wrapper_path": wrapper,
+                         "reading": readings.for_send(self, rel, wrapper is not None and own is None, own)}
                 if outcome == "started":
                     results[rel] = recognized.noted(EntryUpdate(source_root_relative_path=rel, status="submitted",
                                                                 track_id=track_id, **extra), own)
@@ -449,7 +450,7 @@ class LightRagProvider:
                 continue
             out.append(EntryUpdate(source_root_relative_path=rel, status="submitted", light_rag_file_path=name,
                                    light_rag_doc_id=naming.doc_id_for(name), track_id=body.get("track_id"),
-                                   last_error=note))
+                                   last_error=note, reading=readings.for_send(self, rel, False, None)))
         return out
 
     # ------------------------------------------------------------------ delete

@@ -195,6 +195,22 @@ def read_document(file_path: str, pd: Any) -> _Document | None:
                      Path(file_path).name)
 
 
+def holds_notes(file_path: str) -> bool:
+    """Whether the DOCX at ``file_path`` holds a footnote or endnote with text: what this module reads into
+    LightRAG's parse of it (asked of files indexed before, ``client/readings.py``; only the notes parts
+    are read). False for a file that is no readable zip (LightRAG's reading of it changes nothing)."""
+    from mnote_kr.plugin_api import MnoteKrError, check_zip, docxnotes
+
+    try:
+        check_zip(file_path, "DOCX")
+        with zipfile.ZipFile(file_path) as zf:
+            parts = _targets(zf)
+            return any((root := _xml(zf, parts[kind])) is not None and docxnotes.note_texts(root)
+                       for kind in ("footnotes", "endnotes"))
+    except (MnoteKrError, OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError):
+        return False
+
+
 # --------------------------------------------------------------------------- the wrappers
 
 

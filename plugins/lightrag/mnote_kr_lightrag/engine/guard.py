@@ -42,6 +42,11 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: The only path answered without the key: liveness fields only (LightRAG adds its
 #: configuration to ``/health`` only for a caller with the key).
 OPEN_PATHS = frozenset({"/health"})
+#: Answered by the guard itself (with the key): how this engine reads files for the index beyond
+#: LightRAG's own parsers, ``{"docxNotes": true}`` (``client/readings.py`` records it with each file).
+READINGS_PATH = "/mnote-kr/readings"
+#: ``0`` starts the engine without reading DOCX notes into LightRAG's parse (docs/docx-notes.md).
+DOCX_NOTES_ENV = "MNOTE_KR_ENGINE_DOCX_NOTES"
 
 
 def _header(scope: Scope, name: bytes) -> str | None:
@@ -98,10 +103,12 @@ class EngineGuard:
     not a loopback address). Lifespan events pass through untouched.
     """
 
-    def __init__(self, app: ASGIApp, *, port: int, api_key: str, extra_hosts: tuple[str, ...] = ()) -> None:
+    def __init__(self, app: ASGIApp, *, port: int, api_key: str, extra_hosts: tuple[str, ...] = (),
+                 readings: dict[str, Any] | None = None) -> None:
         if not api_key:
             raise ValueError("the engine guard needs an API key")
         self.app = app
+        self.readings = dict(readings or {})
         self.gate = LoopbackGate(port=port, api_key=api_key, extra_hosts=extra_hosts)
         self.hosts, self.origins = self.gate.hosts, self.gate.origins
 
@@ -116,6 +123,9 @@ class EngineGuard:
             await self.app(scope, receive, send)
             return
         refused = self.refusal(scope)
+        if refused is None and kind == "http" and scope.get("path") == READINGS_PATH:
+            await _answer(send, 200, self.readings)
+            return
         if refused is None:
             await self.app(scope, receive, send)
             return
@@ -123,12 +133,16 @@ class EngineGuard:
             await send({"type": "websocket.close", "code": 1008})
             return
         status, detail = refused
-        body = json.dumps({"detail": detail}).encode("utf-8")
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode("ascii")),
-                                (b"cache-control", b"no-store")]})
-        await send({"type": "http.response.body", "body": body})
+        await _answer(send, status, {"detail": detail})
+
+
+async def _answer(send: Send, status: int, payload: dict[str, Any]) -> None:
+    body = json.dumps(payload).encode("utf-8")
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode("ascii")),
+                            (b"cache-control", b"no-store")]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def main() -> None:
@@ -141,13 +155,15 @@ def main() -> None:
     bind = os.environ.get("HOST", "127.0.0.1")
     extra = () if bind in ("127.0.0.1", "localhost", "::1", "0.0.0.0", "::") else (bind,)
     original_run = uvicorn.run
+    readings: dict[str, Any] = {}
 
     def guarded_run(app: Any, *args: Any, **kwargs: Any) -> Any:
         # LightRAG builds its app inside main() and hands it straight to uvicorn.run: this is the
         # one place where the finished app can be wrapped without copying main()'s start-up steps.
         if isinstance(app, str):
             raise RuntimeError("lightrag-server passed an import string to uvicorn; the guard cannot wrap it")
-        wrapped = EngineGuard(app, port=int(kwargs.get("port", port)), api_key=api_key, extra_hosts=extra)
+        wrapped = EngineGuard(app, port=int(kwargs.get("port", port)), api_key=api_key, extra_hosts=extra,
+                              readings=readings)
         return original_run(wrapped, *args, **kwargs)
 
     uvicorn.run = guarded_run
@@ -158,7 +174,13 @@ def main() -> None:
     jsonwrites.install(os.environ.get("LIGHTRAG_VECTOR_STORAGE", "NanoVectorDBStorage"))
     sslreuse.install()
     # DOCX footnotes and endnotes, which LightRAG's parser never reads, at their marks (docxnotes.py).
-    docxnotes.install()
+    # Said to the host (READINGS_PATH), which records with each file how it was read for the index.
+    if os.environ.get(DOCX_NOTES_ENV, "1") == "0":
+        print("mnote-kr: DOCX footnotes and endnotes are not indexed: "
+              f"{DOCX_NOTES_ENV}=0", flush=True)
+        readings["docxNotes"] = False
+    else:
+        readings["docxNotes"] = docxnotes.install()
     lightrag_server.main()
 
 

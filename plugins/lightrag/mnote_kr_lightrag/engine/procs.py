@@ -23,7 +23,8 @@ if TYPE_CHECKING:
 # Only these variables of the caller's environment reach the engine's processes: LightRAG reads
 # dozens of variables (WORKSPACE, OPENAI_*, proxies, ...) that must not change a managed engine.
 _ENV_KEEP = ("PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TMPDIR", "TEMP", "TMP",
-             "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV")
+             "SYSTEMROOT", "SYSTEMDRIVE", "USERPROFILE", "APPDATA", "LOCALAPPDATA", "PYTHONPATH", "VIRTUAL_ENV",
+             "MNOTE_KR_ENGINE_DOCX_NOTES")
 MARKERS = {"server": "mnote_kr_lightrag.engine.guard", "models": "mnote_kr_lightrag.engine.modelservice"}
 #: Engines recorded by an older mnote-kr ran ``lightrag-server`` directly: still ours to stop.
 _OLD_MARKERS = {"server": "lightrag-server"}

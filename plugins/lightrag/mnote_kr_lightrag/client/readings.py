@@ -1,0 +1,231 @@
+"""How a file was read for LightRAG's index: a name and a version, recorded with the file's registry entry.
+
+What LightRAG indexes of a file depends on how it is sent, decided in ``provider._link_and_scan``: the file
+itself linked, read by LightRAG's own parser (a DOCX with the managed engine's notes read at their marks,
+``engine/docxnotes.py``, when that engine says so), or the text mnote-kr reads in it (``recognized.own_text``:
+a PDF's scanned pages by OCR, a deck with what LightRAG's parser leaves out, a commented or macro-enabled
+workbook; ``fallback``: a document LightRAG failed on), or an image's wrapper. The send reports that as the
+entry's ``reading`` (``"lightrag+notes:1"``). A reader that changes what reaches the index bumps its version
+here (``VERSIONS``), and :func:`check` tells the host which indexed files were read by an older one:
+``sync`` re-reads those (docs/sync.md, "Files indexed by an older reading").
+
+A file indexed before readings were recorded (no ``reading``) is checked by what cheaply tells how it was
+read: its entry's kind, its wrapper's first line (the mark says which reader wrote it), and for a linked
+DOCX, deck or workbook its structure (notes parts, slides, comments parts). A linked PDF is not checked
+(its pages would have to be read to find those only OCR reads), nor an image: they are ``unknown``.
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+from mnote_kr.plugin_api import MnoteKrError, ProviderContext, ProviderError, ReadingCheck, SourceEntry
+
+from . import links, naming
+from .http import LightRagClient
+
+if TYPE_CHECKING:
+    from .recognized import OwnText
+
+
+class LightRagProvider(Protocol):
+    """What of ``provider.LightRagProvider`` this module uses (that module imports this one)."""
+
+    ctx: ProviderContext
+    client: LightRagClient
+
+    def input_dir(self) -> Path | None: ...
+
+#: LightRAG's own parser over the linked file.
+LIGHTRAG = "lightrag"
+#: A DOCX read by LightRAG's parser with its footnotes and endnotes at their marks (the managed engine).
+LIGHTRAG_NOTES = "lightrag+notes"
+IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook", "xlsm", "fallback"
+#: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
+#: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
+VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 2, WORKBOOK: 1, XLSM: 1, FALLBACK: 1}
+#: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
+ADDS = {DECK: "its tables, grouped shapes' text and chart data, besides its speaker notes",
+        LIGHTRAG_NOTES: "its footnotes and endnotes"}
+#: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
+#: the deck reading's first version).
+MARKS = {links.RECOGNIZED_WRAPPER_MARK: f"{OCR}:1", links.DECK_WRAPPER_MARK: f"{DECK}:2",
+         links.NOTES_WRAPPER_MARK: f"{DECK}:1", links.WORKBOOK_WRAPPER_MARK: f"{WORKBOOK}:1",
+         links.MACRO_WORKBOOK_WRAPPER_MARK: f"{XLSM}:1", links.TEXT_WRAPPER_MARK: f"{FALLBACK}:1"}
+BEFORE = "indexed before mnote-kr recorded how it reads a file"
+#: Why a file indexed before is not checked (``unknown``), by suffix; any image's is ``_IMAGE_UNKNOWN``.
+_PDF_UNKNOWN = (f"{BEFORE}; pages without a text layer are read by OCR only when it is sent again, and "
+                "finding them would read every page")
+_IMAGE_UNKNOWN = f"{BEFORE}; the text in an image is read by OCR only when it is sent again"
+_NOTES_SEEN: dict[tuple[str, int], tuple[float, bool]] = {}
+_NOTES_TTL_S = 60.0
+
+
+def _suffix(rel_path: str) -> str:
+    """The lowercased extension of ``rel_path`` (compared here with known ones only): a string slice, since
+    ``status`` asks this of every indexed file (``naming.safe_suffix``'s path parsing made the check 8x slower)."""
+    name = rel_path.rpartition("/")[2]
+    dot = name.rfind(".")
+    return name[dot:].lower() if dot > 0 else ""
+
+
+def current(how: str) -> str:
+    """The reading ``how`` at its current version (``"deck:2"``)."""
+    return f"{how}:{VERSIONS[how]}"
+
+
+def split(reading: str) -> tuple[str, int]:
+    """``"deck:1"`` -> ``("deck", 1)``; a reading not of this form is version 0 of its name."""
+    how, _, version = reading.rpartition(":")
+    return (how, int(version)) if how and version.isdigit() else (reading, 0)
+
+
+def of_send(rel_path: str, is_image: bool, own: OwnText | None, notes: bool) -> str:
+    """The reading of a file sent now: an image's wrapper, the text mnote-kr sends in its place (by the
+    wrapper's mark), or the file linked (a DOCX with its notes when the engine reads them, ``notes``)."""
+    if is_image:
+        return current(IMAGE)
+    if own is not None:
+        return MARKS.get(own.mark, current(FALLBACK))
+    if notes and naming.safe_suffix(rel_path) == ".docx":
+        return current(LIGHTRAG_NOTES)
+    return current(LIGHTRAG)
+
+
+def for_send(prov: LightRagProvider, rel_path: str, is_image: bool, own: OwnText | None) -> str:
+    """:func:`of_send` for a file this provider sends now (the server asked whether it reads DOCX notes
+    only for a linked DOCX)."""
+    linked_docx = not is_image and own is None and naming.safe_suffix(rel_path) == ".docx"
+    return of_send(rel_path, is_image, own, linked_docx and engine_reads_notes(prov))
+
+
+def engine_reads_notes(prov: LightRagProvider) -> bool:
+    """Whether the server reads a DOCX's notes into LightRAG's parse: the managed engine's guard says so
+    (``engine/guard.py``, ``READINGS_PATH``); any other server (which answers 404) does not. Asked once a
+    minute per server; an engine that cannot answer now counts as not reading them (the file is then
+    recorded with LightRAG's plain reading, and re-read once the engine says it reads notes)."""
+    key = (prov.client.url, id(prov.ctx.transport))
+    seen = _NOTES_SEEN.get(key)
+    if seen is not None and time.monotonic() - seen[0] < _NOTES_TTL_S:
+        return seen[1]
+    from ..engine.guard import READINGS_PATH
+
+    try:
+        body = prov.client.request("GET", READINGS_PATH)
+    except ProviderError as exc:
+        if getattr(exc, "status_code", None) != 404:
+            return False  # not cached: asked again by the next call
+        body = {}
+    reads = isinstance(body, dict) and body.get("docxNotes") is True
+    _NOTES_SEEN[key] = (time.monotonic(), reads)
+    return reads
+
+
+def _older(entry: SourceEntry, notes: bool) -> tuple[str, str] | None:
+    """(the current reading, what it adds) when the entry's recorded reading is older; else None."""
+    how, version = split(entry.reading or "")
+    if how == LIGHTRAG and notes and _suffix(entry.source_root_relative_path) == ".docx":
+        return current(LIGHTRAG_NOTES), ADDS[LIGHTRAG_NOTES]
+    if how in VERSIONS and version < VERSIONS[how]:
+        return current(how), ADDS.get(how, f"what its reader reads since version {VERSIONS[how]}")
+    return None
+
+
+def _wrapper_mark(entry: SourceEntry, input_dir: Path | None) -> str | None:
+    """The reading the first line of the entry's text wrapper names (None: not found, or no mark)."""
+    name = entry.light_rag_file_path
+    places = [Path(entry.wrapper_path)] if entry.wrapper_path else []
+    if input_dir is not None and name:
+        places += [input_dir / name, input_dir / links.PARSED_DIR / name]
+    for place in places:
+        try:
+            with place.open("rb") as fh:
+                head = fh.read(512).decode("utf-8", "replace")
+        except OSError:
+            continue
+        for mark, reading in MARKS.items():
+            if head.startswith(mark):
+                return reading
+    return None
+
+
+def _probe(path: str, suffix: str, notes: bool) -> str | None:
+    """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one)."""
+    if suffix == ".docx":
+        from ..engine.docxnotes import holds_notes
+
+        return ADDS[LIGHTRAG_NOTES] if notes and holds_notes(path) else None
+    try:
+        if suffix == ".pptx":
+            from .decks import left_out
+
+            held = left_out(path)
+            return f"what LightRAG's parser leaves out of it ({', '.join(held)})" if held else None
+        if suffix == ".xlsx":
+            from .workbooks import commented
+
+            return "its cell comments, which LightRAG's parser leaves out" if commented(path) else None
+    except MnoteKrError:  # a file no check can read (not a zip, over a budget) is read as before: LightRAG's
+        return None
+    return None
+
+
+def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
+          notes: bool) -> ReadingCheck:
+    """``check_readings``: see the hookspec. ``notes``: whether the server reads DOCX notes now."""
+    older: dict[str, str] = {}
+    record: dict[str, str] = {}
+    unknown: dict[str, str] = {}
+    root = Path(prov.ctx.workspace_root) if prov is not None else Path(".")
+    input_dir: Path | None = None
+    asked_dir = False
+    for entry in entries:
+        rel = entry.source_root_relative_path
+        suffix = _suffix(rel)
+        path = f"{root}/{rel}"
+        if entry.reading is not None:
+            found = _older(entry, notes)
+            if found is None:
+                continue
+            now, adds = found
+            if look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
+                record[rel] = now  # a DOCX without notes: LightRAG's blocks are the same either way
+            else:
+                older[rel] = f"read again for {adds}"
+            continue
+        # Indexed before readings were recorded.
+        if entry.kind == "image" or suffix in naming.IMAGE_SUFFIXES:
+            unknown[rel] = _IMAGE_UNKNOWN
+        elif entry.kind != "document":  # sent as a text wrapper: its first line names the reader
+            if not look:
+                older[rel] = f"{BEFORE}: its index text is checked by 'mnote-kr sync'"
+                continue
+            if not asked_dir and prov is not None:
+                asked_dir = True
+                try:
+                    input_dir = prov.input_dir()
+                except ProviderError:
+                    input_dir = None
+            reading = _wrapper_mark(entry, input_dir)
+            if reading is None:
+                unknown[rel] = f"{BEFORE}; its index text was not found to check"
+            elif split(reading)[1] < VERSIONS[split(reading)[0]]:
+                older[rel] = f"{BEFORE}; read again for {ADDS.get(split(reading)[0], 'what its reader reads now')}"
+            else:
+                record[rel] = reading
+        elif suffix == ".pdf":
+            unknown[rel] = _PDF_UNKNOWN
+        elif suffix in (".pptx", ".xlsx") or (suffix == ".docx" and notes):
+            if not look:
+                older[rel] = f"{BEFORE}: 'mnote-kr sync' checks whether it is read differently now"
+                continue
+            probed = _probe(path, suffix, notes)
+            if probed is not None:
+                older[rel] = f"{BEFORE}; read again for {probed}"
+            else:
+                record[rel] = current(LIGHTRAG_NOTES if suffix == ".docx" else LIGHTRAG)
+        else:
+            record[rel] = current(LIGHTRAG)
+    return ReadingCheck(older=older, record=record, unknown=unknown)

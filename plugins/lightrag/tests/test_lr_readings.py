@@ -1,0 +1,169 @@
+"""How a file was read for LightRAG's index (``client/readings.py``): the reading each send records, the
+engine saying whether it reads DOCX notes, and which indexed files ``check_readings`` finds read by an
+older reading, checked cheaply for files indexed before readings were recorded."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.docx_docs import DocxBuilder
+from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
+from mnote_kr_testkit.replay import replayed_provider
+
+import mnote_kr_lightrag as plugin
+from mnote_kr.models import SourceEntry, SourceFile
+from mnote_kr.plugins import load_plugins
+from mnote_kr_lightrag.client import links, readings, settings
+from mnote_kr_lightrag.engine.guard import READINGS_PATH, EngineGuard
+
+from .test_lr_decks import deck, listing
+
+
+def _docx(path: Path, note: str | None) -> Path:
+    b = DocxBuilder()
+    if note is None:
+        b.para("Harbour tonnage stayed flat.")
+        data = b.build()
+    else:
+        note_para(b, "Harbour tonnage stayed flat.", ref("footnote", "1"))
+        data = with_notes(b.build(), footnotes={"1": note})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def _source(ws: Path, rel: str) -> SourceFile:
+    data = (ws / rel).read_bytes()
+    return SourceFile(path=str(ws / rel), rel_path=rel, source_id=rel,
+                      sha256="sha256:" + hashlib.sha256(data).hexdigest(), size=len(data),
+                      mtime_ns=(ws / rel).stat().st_mtime_ns)
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, Any]:
+    settings.clear_cache()
+    readings._NOTES_SEEN.clear()
+    env = replayed_provider(tmp_path, SAMPLES)
+    env["ctx"] = dataclasses.replace(env["ctx"], extract_text=load_plugins().extract_text)
+    replay = env["replay"]
+    replay.json("POST", "/documents/paginated", listing([]))
+    replay.sample("GET", "/documents/supported_file_types", "05_supported_file_types.json")
+    replay.sample("POST", "/documents/scan", "10_scan_started.json")
+    return env
+
+
+def test_lr_guard_says_whether_the_engine_reads_docx_notes_and_only_with_the_key() -> None:
+    sent: list[dict[str, Any]] = []
+    reached: list[bool] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        reached.append(True)
+
+    async def send(message: Any) -> None:
+        sent.append(dict(message))
+
+    guard = EngineGuard(app, port=4242, api_key="k", readings={"docxNotes": True})
+    for key, status in (("k", 200), ("wrong", 403)):
+        sent.clear()
+        scope = {"type": "http", "path": READINGS_PATH, "method": "GET",
+                 "headers": [(b"host", b"127.0.0.1:4242"), (b"x-api-key", key.encode())]}
+        asyncio.run(guard(scope, None, send))
+        assert sent[0]["status"] == status
+    assert json.loads(sent[-1]["body"]) == {"detail": "Invalid API Key"}
+    sent.clear()
+    asyncio.run(guard({"type": "http", "path": READINGS_PATH, "method": "GET",
+                       "headers": [(b"host", b"127.0.0.1:4242"), (b"x-api-key", b"k")]}, None, send))
+    assert json.loads(sent[-1]["body"]) == {"docxNotes": True} and not reached
+
+
+@pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True}, "lightrag+notes:1"),
+                                                  ({"docxNotes": False}, "lightrag:1"),
+                                                  (None, "lightrag:1")],  # another server: 404
+                         ids=["reads-notes", "patch-off", "own-server"])
+def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it_reads_them(
+        env: dict[str, Any], engine: dict[str, Any] | None, expected: str) -> None:
+    ws = env["ws"]
+    _docx(ws / "a.docx", "Dredging starts in May.")
+    (ws / "b.md").write_text("# Harbour\n\nTonnage.\n", encoding="utf-8")
+    if engine is not None:
+        env["replay"].json("GET", READINGS_PATH, engine)
+    updates = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "a.docx"), _source(ws, "b.md")], force=False)
+    assert [(u.source_root_relative_path, u.status, u.reading) for u in updates] == [
+        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:1")]
+    assert len(env["replay"].sent("GET", READINGS_PATH)) == 1  # asked for the DOCX only, once
+
+
+def test_lr_a_deck_sent_as_its_text_records_the_deck_reading(env: dict[str, Any]) -> None:
+    ws = env["ws"]
+    deck(ws / "talk.pptx", "Remind the board of the Saltmarsh crossing.")
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "talk.pptx")], force=False)
+    assert (update.kind, update.reading) == ("text_fallback", "deck:2")
+    assert not env["replay"].sent("GET", READINGS_PATH)  # no DOCX linked: the engine is not asked
+
+
+class _Prov:
+    """What ``readings.check`` uses of a provider."""
+
+    def __init__(self, root: Path, input_dir: Path) -> None:
+        self.ctx = type("Ctx", (), {"workspace_root": str(root)})()
+        self._input_dir = input_dir
+
+    def input_dir(self) -> Path:
+        return self._input_dir
+
+
+def _entry(rel: str, reading: str | None, kind: str = "document", **extra: Any) -> SourceEntry:
+    return SourceEntry(source_id=rel, source_path=f"/gone/{rel}", source_root_relative_path=rel, status="processed",
+                       kind=kind, reading=reading, **extra)
+
+
+def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None:
+    _docx(tmp_path / "notes.docx", "Dredging starts in May.")
+    _docx(tmp_path / "plain.docx", None)
+    entries = [_entry("old-deck.pptx", "deck:1", "text_fallback"), _entry("deck.pptx", "deck:2", "text_fallback"),
+               _entry("notes.docx", "lightrag:1"), _entry("plain.docx", "lightrag:1"),
+               _entry("now.docx", "lightrag+notes:1"), _entry("a.md", "lightrag:1")]
+    prov = _Prov(tmp_path, tmp_path / "inputs")
+    looked = readings.check(prov, entries, look=True, notes=True)
+    assert set(looked.older) == {"old-deck.pptx", "notes.docx"}, looked
+    assert "footnotes and endnotes" in looked.older["notes.docx"]
+    assert "tables, grouped shapes' text and chart data" in looked.older["old-deck.pptx"]
+    assert looked.record == {"plain.docx": "lightrag+notes:1"}  # no notes: LightRAG reads it the same
+    assert looked.unknown == {}
+    # A report reads no file: each DOCX of LightRAG's plain reading is counted for sync to check.
+    told = readings.check(None, entries, look=False, notes=True)
+    assert set(told.older) == {"old-deck.pptx", "notes.docx", "plain.docx"} and not told.record
+    # A server that reads no notes: LightRAG's plain reading is its current one.
+    assert set(readings.check(prov, entries, look=True, notes=False).older) == {"old-deck.pptx"}
+
+
+def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure(tmp_path: Path) -> None:
+    inputs = tmp_path / "inputs"
+    (inputs / links.PARSED_DIR).mkdir(parents=True)
+    _docx(tmp_path / "notes.docx", "Dredging starts in May.")
+    _docx(tmp_path / "plain.docx", None)
+    deck(tmp_path / "linked.pptx", "Speaker notes LightRAG's parser skipped.")
+    deck(tmp_path / "bare.pptx", None)
+    old_wrapper = "old.pptx.abc.md"
+    (inputs / links.PARSED_DIR / old_wrapper).write_text(f"{links.NOTES_WRAPPER_MARK} old.pptx\n\nNotes: x\n")
+    (inputs / "book.xlsm.md").write_text(f"{links.MACRO_WORKBOOK_WRAPPER_MARK} book.xlsm\n\n# Sheet1\n")
+    entries = [_entry("notes.docx", None), _entry("plain.docx", None), _entry("linked.pptx", None),
+               _entry("bare.pptx", None), _entry("old.pptx", None, "text_fallback", light_rag_file_path=old_wrapper),
+               _entry("book.xlsm", None, "text_fallback", light_rag_file_path="book.xlsm.md"),
+               _entry("scan.pdf", None), _entry("photo.png", None, "image"), _entry("a.md", None),
+               _entry("lost.pptx", None, "text_fallback", light_rag_file_path="lost.pptx.md")]
+    check = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=True)
+    assert set(check.older) == {"notes.docx", "linked.pptx", "old.pptx"}, check
+    assert "speaker notes" in check.older["linked.pptx"]
+    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:1", "book.xlsm": "xlsm:1",
+                            "a.md": "lightrag:1"}
+    # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
+    assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
+    assert "OCR" in check.unknown["scan.pdf"]
