@@ -62,6 +62,11 @@ def _phrase(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | 
 
 #: Share of the query's word characters a paragraph must show for the words stage to cite it.
 WORDS_SHARE = 0.75
+#: A line chosen by meaning that shows less than this share of the query's words (a question in other
+#: words, or in another language) is a guess by meaning: an approximate place, however well it ranks
+#: (the PDF locator's ``answer.MIN_SHARE``, the DOCX locator's ``QUERY_SHARE`` ~ a third).
+MEANING_SHARE = 0.4
+APPROXIMATE = "an approximate place"
 
 
 def _words(texts: list[str], query: str) -> tuple[int, tuple[int, int], str] | None:
@@ -163,7 +168,7 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
         reason = (f"recognised as CJK characters inside Latin words on a page of Latin text "
                   f"({page.lines[junk[0]].text[:40]!r}): probably a garbled region, the text and its box may be "
                   f"wrong; {reason}")
-    degraded = low or bool(junk)
+    degraded = low or bool(junk) or how.endswith(APPROXIMATE)
     return Locator(locator_precision="bbox", locator_degraded=degraded, page=page.number, bbox=box,
                    bbox_unit=page.unit, rects=rects, block_id=request.block_id, score=score,
                    locator_plugin=plugin, reason=reason, locator_reason=reason, quote=quote, meaning_score=cosine,
@@ -253,12 +258,14 @@ def _meaning(result: Scan, request: LocateRequest,
     picked = by_meaning(result, request)
     if picked is None:
         return None, None
-    page, li, cosine = picked
+    page, li, cosine, share = picked
     for index, para in enumerate(paras):
         if para.page is page and li in para.lines:
             start = para.starts[para.lines.index(li)]
-            return (index, (start, start + len(page.lines[li].text)),
-                    f"the query's words and meaning (cosine {cosine:.2f})"), cosine
+            how = f"the query's words and meaning (cosine {cosine:.2f})"
+            if share < MEANING_SHARE:  # one rule with the PDF and DOCX locators: a guess by meaning
+                how += f"; the line holds few of the query's words ({share:.0%}): {APPROXIMATE}"
+            return (index, (start, start + len(page.lines[li].text)), how), cosine
     return None, None
 
 

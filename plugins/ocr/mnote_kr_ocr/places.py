@@ -68,10 +68,10 @@ def word_share(terms: list[str], text: str) -> float:
     return sum(len(t) for t in terms if t in squeezed) / total
 
 
-def by_meaning(result: Scan, request: LocateRequest) -> tuple[Page, int, float] | None:
+def by_meaning(result: Scan, request: LocateRequest) -> tuple[Page, int, float, float] | None:
     """The line of the passage that answers the query by words and meaning together: (page, line
-    index, its cosine with the query); None while the lines have no vectors, or when fewer than
-    two lines of the passage can be ranked."""
+    index, its cosine with the query, its share of the query's words: ``word_share``); None while
+    the lines have no vectors, or when fewer than two lines of the passage can be ranked."""
     from mnote_kr.plugin_api import places_key, rank_by_meaning
 
     places = lines_in_order(result)
@@ -85,10 +85,11 @@ def by_meaning(result: Scan, request: LocateRequest) -> tuple[Page, int, float] 
     if len(cands) < 2:
         return None
     terms = content_terms(request.query)
-    ranked = rank_by_meaning(places_key(texts), request.query, {i: word_share(terms, texts[i]) for i in cands})
+    shares = {i: word_share(terms, texts[i]) for i in cands}
+    ranked = rank_by_meaning(places_key(texts), request.query, shares)
     if ranked is None:
         return None
     score, cos = ranked
     pick = min(cands, key=lambda i: (-round(score[i], 9), i))
     page, li = places[pick]
-    return page, li, cos.get(pick, 0.0)
+    return page, li, cos.get(pick, 0.0), shares[pick]

@@ -62,7 +62,8 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
         plugins: Plugins, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The board's recorded lines are queued at ingest's preparation and embedded; a question that
     shares no word with the answer ("lifting gear", "wind" for "cranes", "gusts") is placed on the
-    crane line by meaning, with its cosine; with the meaning weight at 0 it is not."""
+    crane line by meaning, with its cosine, as an approximate place (its words do not anchor it; a
+    question holding the line's words is exact); with the meaning weight at 0 it is not."""
     from mnote_kr_ocr import scan
     from mnote_kr_ocr.scan import Line, Page, Scan
 
@@ -85,6 +86,12 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
     assert loc.bbox == [float(v) for v in RECORDED[1][1]], loc
     assert loc.meaning_score is not None and "meaning" in (loc.reason or "")
     assert loc.quote == RECORDED[1][0]
+    # chosen by meaning, none of the question's words on the line: a guess, said approximate (a newcomer's
+    # "病人的血压是多少？" was boxed on the breathing-rate line as an "exact box")
+    assert loc.locator_degraded and "approximate" in (loc.reason or ""), loc
+    worded = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text,
+                                          query="When do the cranes stay parked?"))
+    assert worded.bbox == [float(v) for v in RECORDED[1][1]] and not worded.locator_degraded, worded
     monkeypatch.setattr(meaning, "MEANING_WEIGHT", 0.0)
     words_only = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=question))
     assert words_only.bbox != [float(v) for v in RECORDED[1][1]], words_only
