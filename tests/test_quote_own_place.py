@@ -46,3 +46,34 @@ def test_a_place_quote_stops_where_its_words_are_used_up() -> None:
     assert place_quote(log, tuesday, "valve leak") == tuesday
     twice = "Check the pump. Check the pump. Then close the valve."
     assert place_quote(f"Steps. {twice} Done.", twice, "pump") == twice
+
+
+#: ``pdfplumber__issue-982-example.pdf`` page 4: LightRAG's chunk ends inside the ELIZA text block, before
+#: the sentence that answers (a chunk boundary; the rest of the block opens the next chunk).
+ELIZA_CHUNK = ("B. Chatbots\n\nOne of the earliest programs in this category is ELIZA, a bot created by Joseph "
+               "Weizenbaum in the 1960s [Wei76]. This program had a set of patterns implemented to which it would "
+               "reply in a seemingly smart way in a psychologists fashion. This means quite often the program "
+               "would simply repeat the last sentence and add something meaningless like “How do you feel about it?”.")
+SECRETARY = "What did Weizenbaum's secretary ask when he looked over her shoulder?"
+
+
+def test_a_block_the_chunk_ends_inside_is_quoted_where_its_own_words_answer() -> None:
+    """A newcomer's question: the box was the ELIZA block, which holds the answer ("would you mind leaving the
+    room"), and the quote showed the block's first two sentences, all the chunk holds of it. The block's
+    own words hold a sentence answering more of the question: the quote is read from them."""
+    pdf = CORPUS / "pdf" / "pdfplumber__issue-982-example.pdf"
+    before = hashlib.sha256(pdf.read_bytes()).digest()
+    plugins = load_plugins(None)
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=ELIZA_CHUNK, query=SECRETARY, passage=ELIZA_CHUNK))
+    assert loc.locator_plugin == "pdf_bbox" and loc.page == 4 and loc.place_text, loc
+    assert "leaving the room" in " ".join(loc.place_text.split())  # the box holds the answer
+    context = plugins.clean_text(ELIZA_CHUNK, SECRETARY, None).display_quote
+    assert place_quote(context, loc.place_text, SECRETARY) is None  # not the chunk's words: the place's own
+    from mnote_kr.citations.pipeline import _place_quote
+
+    shown, own = _place_quote(plugins, loc, context, SECRETARY)
+    assert "would you mind" in shown and own is not None, shown
+    # a question the chunk's sentences answer as well as the block's keeps the chunk's cleaned words
+    eliza = "Who created ELIZA and when?"
+    assert "One of the earliest programs" in (place_quote(context, loc.place_text, eliza) or "")
+    assert hashlib.sha256(pdf.read_bytes()).digest() == before

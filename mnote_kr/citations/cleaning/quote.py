@@ -299,7 +299,23 @@ def place_quote(text: str, place: str, query: str, *, limit: int = QUOTE_CHARS,
     start, run = _own_sentences(text, run, place)
     if run[-1][1] - run[0][0] > 2 * len(place) + 40:
         return None  # the chunk's sentence runs far past the place (OCR lines, text without stops)
+    if _answers_more(place, text[start:run[-1][1]], query):
+        return None  # the chunk ends inside the place, before the sentence that answers: its own words
     return answer_quote(text[start:run[-1][1]], query, limit=limit, by_meaning=by_meaning)
+
+
+def _answers_more(place: str, shown: str, query: str) -> bool:
+    """Does a sentence of ``place`` hold more of the query's words (:func:`_held`, weighed over both)
+    than every sentence of ``shown``, the chunk's sentences standing there? A block the chunk holds
+    only the start of (a chunk boundary inside it) is then quoted in its own words: a newcomer's
+    question about what Weizenbaum's secretary asked boxed the answering block, and the quote showed
+    its first two sentences, the chunk's last."""
+    mine = [place[a:b] for a, b in sentences(place)]
+    theirs = [shown[a:b] for a, b in sentences(shown)]
+    if not mine or not theirs or not query:
+        return False
+    held = _held(theirs + mine, query)
+    return max(held[len(theirs):]) > max(held[:len(theirs)]) + 1e-9
 
 
 def _own_sentences(text: str, run: list[tuple[int, int]], place: str) -> tuple[int, list[tuple[int, int]]]:
