@@ -171,6 +171,10 @@ def test_unknown_citation_id_is_not_found(tmp_path: Path) -> None:
     line = cli.fails("open", "[zz9q]", code=1)
     assert "Unknown citation [zz9q]" in line and "mnote-kr search" in line
     assert "Unknown citation [zz9q]" in cli.fails("open", "zz9q", "--json", code=1)
+    # not an ID at all: the caller's mistake (exit 2), as the viewer's and the API's bad_request say
+    for bad in ("hello world", "[]", "a3z1]]"):
+        line = cli.fails("open", bad, code=2)
+        assert line.startswith(f"Error: Not a citation ID: {bad!r}") and "[a3z1]" in line, line
 
 
 # ----------------------------------------------------------------------------- provider down, wrong key

@@ -524,7 +524,11 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
     if src is None:
         error(404, "not_found", f"No citation [{cid}] in this workspace.")
         return
-    shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    try:
+        shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    except UsageError as exc:  # not an ID at all: the caller's mistake, as locate's own bad_request
+        error(400, "bad_request", f"from: {exc.message}")
+        return
     same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path
     model = host.plugins.document_model(str(src.path)) if same else None
     payload = relocate.place_payload(src.citation, model, same_document=same, scale=DEFAULT_SCALE,
