@@ -124,6 +124,10 @@ def test_usage_mistakes_are_one_line_with_exit_code_2(tmp_path: Path) -> None:
     assert "The query is empty" in cli.fails("search", "", code=2)
     assert "The query is empty" in cli.fails("search", "   ", "--json", code=2)
     assert "The query is empty" in cli.fails("ask", " \t ", code=2)
+    # LightRAG's minimum, said by mnote-kr before the provider answers with its raw validation text
+    for short in ("a", "ab", "电"):
+        line = cli.fails("search", short, code=2)
+        assert line.startswith("Error: The query is too short") and "Validation error" not in line, line
     assert "Missing argument 'QUERY'" in cli.fails("search", code=2)
     assert "mnote-kr search --help" in cli.fails("search", "x", "--mode", "psychic", code=2)
     assert "No such option" in cli.fails("status", "--jsn", code=2)
