@@ -80,6 +80,11 @@ class Plugins:
     def failures(self) -> list[PluginInfo]:
         return [i for i in self.infos.values() if i.error]
 
+    def unsaid_failures(self) -> list[PluginInfo]:
+        """The plugins that failed to load whose failure no start-up line said (a name clash is said
+        there, ``_report_clash``; an import error only by ``mnote-kr plugins``): what search warns of."""
+        return [i for i in self.failures() if i.error not in _reported]
+
     # -- selection
 
     def _impl_order(self, hook_name: str) -> list[str]:

@@ -124,6 +124,10 @@ def test_usage_mistakes_are_one_line_with_exit_code_2(tmp_path: Path) -> None:
     assert "The query is empty" in cli.fails("search", "", code=2)
     assert "The query is empty" in cli.fails("search", "   ", "--json", code=2)
     assert "The query is empty" in cli.fails("ask", " \t ", code=2)
+    # LightRAG's minimum, said by mnote-kr before the provider answers with its raw validation text
+    for short in ("a", "ab", "电"):
+        line = cli.fails("search", short, code=2)
+        assert line.startswith("Error: The query is too short") and "Validation error" not in line, line
     assert "Missing argument 'QUERY'" in cli.fails("search", code=2)
     assert "mnote-kr search --help" in cli.fails("search", "x", "--mode", "psychic", code=2)
     assert "No such option" in cli.fails("status", "--jsn", code=2)
@@ -171,6 +175,10 @@ def test_unknown_citation_id_is_not_found(tmp_path: Path) -> None:
     line = cli.fails("open", "[zz9q]", code=1)
     assert "Unknown citation [zz9q]" in line and "mnote-kr search" in line
     assert "Unknown citation [zz9q]" in cli.fails("open", "zz9q", "--json", code=1)
+    # not an ID at all: the caller's mistake (exit 2), as the viewer's and the API's bad_request say
+    for bad in ("hello world", "[]", "a3z1]]"):
+        line = cli.fails("open", bad, code=2)
+        assert line.startswith(f"Error: Not a citation ID: {bad!r}") and "[a3z1]" in line, line
 
 
 # ----------------------------------------------------------------------------- provider down, wrong key

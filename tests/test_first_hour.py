@@ -158,7 +158,10 @@ def test_no_results_says_why() -> None:
     assert waiting["reason"] == "still_indexing" and "2 file(s)" in waiting["message"]
     live = _reg(_entry("a.md", "processed"))
     scoped = why_no_results(live, {"outOfScope": 3}, True)
-    assert scoped["reason"] == "only_unusable_sources" and "--scope" in scoped["message"]
+    assert scoped["reason"] == "only_unusable_sources"
+    assert "3 outside the files and folders searched" in scoped["message"]
+    # the same words on every surface: the CLI's --scope is sourcePaths over HTTP and MCP, a folder on the web page
+    assert "--scope" not in scoped["message"] and "sourcePaths" not in scoped["message"]
     stale = why_no_results(live, {"changedOnDisk": 1, "notLive": 1}, False)
     assert stale["reason"] == "only_unusable_sources" and "2 in files changed" in stale["message"]
     assert why_no_results(live, {}, False)["reason"] == "no_match"
@@ -169,7 +172,7 @@ def test_no_results_says_why() -> None:
 
 
 _CAUSES = {  # dropped reason -> (words naming the cause, the fix that fits it)
-    "outOfScope": ("outside the --scope", "widen --scope"),
+    "outOfScope": ("outside the files and folders searched", "search a wider folder or the whole workspace"),
     "changedOnDisk": ("changed, moved or deleted", "'mnote-kr ingest FILE' re-indexes a changed file"),
     "unmapped": ("no file of this workspace maps to", "counts them under Unmapped"),
     "unmappedWaiting": ("not recorded as indexed yet, with 1 file(s) sent", "'mnote-kr sync --wait 60' records"),

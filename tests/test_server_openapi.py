@@ -10,12 +10,13 @@ from pathlib import Path
 
 import httpx
 import jsonschema
+import msgspec
 import pytest
 from mnote_kr_testkit.fakes import fake_host
 from openapi_spec_validator import validate
 
 from mnote_kr.server.app import ApiServer
-from mnote_kr.server.routes import ROUTES
+from mnote_kr.server.routes import ROUTES, SyncProvider
 
 API = "/api/knowledge-rag"
 
@@ -144,3 +145,25 @@ def test_openapi_locator_schema_has_the_office_precisions_and_fields() -> None:
     for name in ("slide", "shapeId", "shapeName", "bboxFraction", "speakerNotes", "sheet", "range", "headerRow",
                  "headers", "rowLabel"):
         assert name in locator["properties"], name
+
+
+def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
+    """``stillFailed`` and ``waitTimedOut`` were in the answer but neither in the schema (a bare object)
+    nor in docs/http-api.md: a shell could not know a wait ended early or a file failed before."""
+    doc = _get_doc(server)
+    components = doc["components"]["schemas"]
+    ref = components["SyncResponse"]["properties"]["provider"]["$ref"]
+    provider = components[ref.rsplit("/", 1)[1]]
+    keys = {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut"}
+    assert set(provider["properties"]) == keys and set(provider["required"]) == keys
+    answer = httpx.post(f"{server.url}{API}/sync", json={"waitS": 0}, timeout=30,
+                        headers={"Authorization": f"Bearer {server.token}"})
+    assert answer.status_code == 200 and set(answer.json()["provider"]) == keys
+    row = next(line for line in (Path(__file__).parents[1] / "docs" / "http-api.md").read_text().splitlines()
+               if line.startswith(f"| `POST {API}/sync`"))
+    assert all(f"`{key}`" in row or f'"{key}"' in row for key in keys), row
+    # a sync with failures and an ended wait goes over the wire as Host.sync answered it, nothing dropped
+    full = {"before": {"submitted": 2}, "after": {"failed": 2}, "followed": 2,
+            "failed": [{"path": "kb/a.md", "reason": "no text"}], "stillFailed": [{"path": "kb/b.pdf", "reason": "x"}],
+            "waitTimedOut": {"seconds": 0.5, "stillWaiting": ["kb/c.md"]}}
+    assert msgspec.json.decode(msgspec.json.encode(msgspec.convert(full, SyncProvider))) == full

@@ -18,8 +18,7 @@ from mnote_kr.cli.fast import MODES
 from mnote_kr.cli.reports import (
     COUNTING,
     Ctx,
-    knowledge_base,
-    require_query,
+    ask_report,
     roots_report,
     search_report,
     status_report,
@@ -322,9 +321,6 @@ def prune(obj: Ctx, as_json: bool) -> None:
 # ---------------------------------------------------------------------------- query side
 
 
-_require_query = require_query
-
-
 @cli.command(help=f"Search: citations only (mnote.knowledge_rag.search_results.v1).\n\n{COUNTING}")
 @click.argument("query")
 @click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
@@ -351,17 +347,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @json_option
 @pass_ctx
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:
-    _require_query(query, "ask")
-    host = knowledge_base(obj, scope)
-    result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
-    if as_json:
-        from mnote_kr.server import viewerlinks
-
-        emit_json(viewerlinks.answer_with_viewer_urls(result, viewerlinks.serve_url(host)))
-        return
-    from mnote_kr.citations.render.cards import render_answer
-
-    click.echo(render_answer(result))
+    ask_report(obj, as_json, query=query, scope=scope, top_k=top_k, mode=mode)
 
 
 @cli.command("open", help=f"Show how to open a citation: file, kind, locator, open-action parameters.\n\n{COUNTING}")

@@ -136,17 +136,52 @@ def knowledge_base(obj: Ctx, scope: tuple[str, ...] = ()) -> Any:
     return host
 
 
+def failed_plugin_notes(host: Any) -> list[str]:
+    """One line per plugin that failed to load (its files then go to a fallback reader or locator, so
+    places may be coarser than expected), written to stderr as ``Warning:`` lines; returned for the
+    answer's notes in ``--json``. Said before the search runs, so a search that fails says it too."""
+    notes = [f"plugin {i.name} failed to load ({' '.join(str(i.error).split())}); 'mnote-kr plugins' lists it"
+             for i in host.plugins.unsaid_failures()]
+    for note in notes:
+        sys.stderr.write(f"Warning: {note}\n")
+    sys.stderr.flush()
+    return notes
+
+
 def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str,
                   rerank: bool | None) -> None:
     """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
     require_query(query, "search")
     host = knowledge_base(obj, scope)
+    warned = failed_plugin_notes(host)
     result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
     if as_json:
         from mnote_kr.server import viewerlinks
 
+        if warned:  # the search's notes (provider and rerank notes): no new key
+            result.diagnostics["notes"] = [*result.diagnostics.get("notes", []), *warned]
         emit_json(viewerlinks.search_with_viewer_urls(result, viewerlinks.serve_url(host)))
         return
     from mnote_kr.citations.render.cards import render_search
 
     echo(render_search(result))
+
+
+def ask_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str) -> None:
+    """``mnote-kr ask``: the answer with its citations as JSON, or rendered for a person."""
+    require_query(query, "ask")
+    host = knowledge_base(obj, scope)
+    warned = failed_plugin_notes(host)
+    result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
+    if as_json:
+        import msgspec
+
+        from mnote_kr.server import viewerlinks
+
+        if warned:  # the answer's notes (no new key)
+            result = msgspec.structs.replace(result, notes=[*result.notes, *warned])
+        emit_json(viewerlinks.answer_with_viewer_urls(result, viewerlinks.serve_url(host)))
+        return
+    from mnote_kr.citations.render.cards import render_answer
+
+    echo(render_answer(result))

@@ -27,6 +27,7 @@ from mnote_kr.models import (
     PluginInfo,
     SearchResults,
     SourceEntry,
+    WaitTimeout,
 )
 from mnote_kr.server import viewerlinks
 from mnote_kr.server.jobs import JobView
@@ -133,10 +134,28 @@ class PruneResponse(msgspec.Struct, kw_only=True):
     removed: list[str]
 
 
-class SyncResponse(msgspec.Struct, kw_only=True):
-    """As ``mnote-kr sync --no-disk --json``: registry counts before and after, entries followed."""
+class SyncFailure(msgspec.Struct, kw_only=True):
+    path: str
+    reason: str
 
-    provider: dict[str, Any]
+
+class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
+    """What ``Host.sync`` answers (its keys; typed so the OpenAPI document names them): registry counts
+    before and after, entries followed, the files this sync saw fail, those failed before it and still
+    failed, and the files still being indexed when a ``waitS`` ended (``null``: none)."""
+
+    before: dict[str, int]
+    after: dict[str, int]
+    followed: int
+    failed: list[SyncFailure]
+    still_failed: list[SyncFailure]
+    wait_timed_out: WaitTimeout | None
+
+
+class SyncResponse(msgspec.Struct, kw_only=True):
+    """As ``mnote-kr sync --no-disk --json``."""
+
+    provider: SyncProvider
 
 
 class PluginsResponse(msgspec.Struct, kw_only=True):
@@ -268,7 +287,7 @@ def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
     _check_workspace(api.host, body)
     if not 0 <= body.wait_s <= 60:
         raise UsageError("waitS must be between 0 and 60 seconds", hint="call again to follow longer")
-    return 200, SyncResponse(provider=api.host.sync(wait_s=body.wait_s))
+    return 200, SyncResponse(provider=msgspec.convert(api.host.sync(wait_s=body.wait_s), SyncProvider))
 
 
 def roots_list(api: Api, body: None) -> tuple[int, Any]:

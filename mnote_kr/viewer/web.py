@@ -181,7 +181,11 @@ class _Reply:
         h.send_header("Content-Security-Policy", CSP)
         h.send_header("X-Content-Type-Options", "nosniff")
         h.send_header("X-Frame-Options", "DENY")
-        h.send_header("Referrer-Policy", "no-referrer")
+        # same-origin, not no-referrer: no URL of these pages ever reaches another site either way, but
+        # under no-referrer Chromium sends "Origin: null" on the pages' own form posts (Fetch's origin
+        # serialisation), which the Origin rule in dispatch() must refuse. Under same-origin a form of this
+        # server carries its real Origin and one of any other origin still carries its own, or null.
+        h.send_header("Referrer-Policy", "same-origin")
         h.send_header("Cross-Origin-Opener-Policy", "same-origin")
         h.send_header("Cross-Origin-Resource-Policy", "same-origin")
         for key, value in (headers or {}).items():
@@ -307,7 +311,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     query = parse_qs(split.query)
     method = handler.command
     origin = handler.headers.get("Origin")
-    if origin is not None and origin.rstrip("/") not in _own_origins(api):
+    if origin is not None and origin.rstrip("/") not in _own_origins(api):  # "null" included: never ours
         reply.message(403, "Forbidden", "Requests from other sites are refused.")
         return
     if origin is None and method not in ("GET", "HEAD"):  # the page's own form always sends it
@@ -520,7 +524,11 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
     if src is None:
         error(404, "not_found", f"No citation [{cid}] in this workspace.")
         return
-    shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    try:
+        shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
+    except UsageError as exc:  # not an ID at all: the caller's mistake, as locate's own bad_request
+        error(400, "bad_request", f"from: {exc.message}")
+        return
     same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path
     model = host.plugins.document_model(str(src.path)) if same else None
     payload = relocate.place_payload(src.citation, model, same_document=same, scale=DEFAULT_SCALE,

@@ -26,6 +26,29 @@ if TYPE_CHECKING:
 MAX_QUERY_CHARS = 4000
 
 
+#: The shortest query: LightRAG 1.5.7 refuses a RAG query that weighs less (``lightrag/query_validation.py``,
+#: ``MIN_RAG_QUERY_WEIGHT``) with its raw "Validation error: body: Value error, RAG query is too short";
+#: mnote-kr says it first, in its own words, as it does the maximum.
+MIN_QUERY_WEIGHT = 3
+#: What LightRAG weighs 2 (its ``_WIDE_CODEPOINT_RANGES``, whole Unicode blocks: Chinese, Japanese and
+#: Korean, fullwidth forms); every other character weighs 1. The same table, so neither side lets through
+#: what the other refuses.
+_WIDE = ((0x1100, 0x11FF), (0x2E80, 0x33FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xA960, 0xA97F),
+         (0xAC00, 0xD7FF), (0xF900, 0xFAFF), (0xFE30, 0xFE4F), (0xFF00, 0xFFEE), (0x16FE0, 0x16FFF),
+         (0x1AFF0, 0x1B2FF), (0x20000, 0x3FFFD))
+
+
+def _weight(query: str) -> int:
+    """LightRAG's weight of a query, counted up to the minimum only (a long query costs a few steps)."""
+    total = 0
+    for ch in query.strip():
+        code = ord(ch)
+        total += 2 if any(lo <= code <= hi for lo, hi in _WIDE) else 1
+        if total >= MIN_QUERY_WEIGHT:
+            break
+    return total
+
+
 def check_query_text(query: str) -> None:
     """A query must be text: bytes that were not valid UTF-8 (lone surrogates) are a usage error."""
     try:
@@ -64,6 +87,10 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
     check_query_text(query)
     if not any(ch.isalnum() for ch in query):  # emoji or marks alone: LightRAG finds no keyword and fails
         raise UsageError("The query has no words, only symbols", hint="give a few words or a phrase from the passage")
+    if _weight(query) < MIN_QUERY_WEIGHT:
+        raise UsageError(f"The query is too short: give at least {MIN_QUERY_WEIGHT} characters "
+                         "(a Chinese, Japanese or Korean character counts as 2)",
+                         hint="ask a question or give a word or phrase from the passage")
     if len(query) > MAX_QUERY_CHARS:
         raise UsageError(f"The query is {len(query):,} characters long; at most {MAX_QUERY_CHARS:,} are accepted",
                          hint="ask a question or give a phrase from the passage, not the whole text")

@@ -119,7 +119,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
     if unusable:
         parts = []
         if unusable.get("outOfScope"):
-            parts.append(f"{unusable['outOfScope']} outside the --scope")
+            # Not "--scope": this line is also HTTP's and MCP's (sourcePaths) and the web page's (a folder).
+            parts.append(f"{unusable['outOfScope']} outside the files and folders searched")
         stale = sum(unusable.get(k, 0) for k in ("notLive", "missingOnDisk", "changedOnDisk"))
         if stale:
             parts.append(f"{stale} in files changed, moved or deleted since indexing")
@@ -133,7 +134,7 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
         # The fix that fits each cause, in the order the causes are listed.
         fixes = []
         if scoped and unusable.get("outOfScope"):
-            fixes.append("widen --scope")
+            fixes.append("search a wider folder or the whole workspace")
         if stale:
             # (sync and watch leave a changed file stale only in a root added with --no-follow)
             fixes.append("'mnote-kr ingest FILE' re-indexes a changed file")

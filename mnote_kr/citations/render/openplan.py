@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -44,11 +45,24 @@ def resource_kind(path: str) -> str:
 
 
 
+#: A citation ID as every surface reads it (the viewer's ``shell.js`` and routes too): an optional ``[``,
+#: 1-40 letters, digits or ``-``, an optional ``]``. Issued IDs are ``[a3z1]`` or ``[IMG-p4f2]``.
+_ID_SYNTAX = re.compile(r"\[?([A-Za-z0-9-]{1,40})\]?")
+
+
 def normalize_citation_id(raw: str) -> str:
+    """``[a3z1]`` for ``a3z1``, ``[a3z1]`` or `` [a3z1 ``; ``UsageError`` for what is no ID at all (a
+    sentence, a path), which no lookup could find: the caller's mistake (exit 2, HTTP 400), not an
+    unknown citation (``NotFoundError``, 404), as the viewer's locate answers ``bad_request``."""
     raw = raw.strip()
     if not raw:
         raise UsageError("Give a citation ID such as [a3z1]")
-    return raw if raw.startswith("[") else f"[{raw.strip('[]')}]"
+    found = _ID_SYNTAX.fullmatch(raw)
+    if found is None:
+        shown = raw if len(raw) <= 60 else raw[:57] + "..."
+        raise UsageError(f"Not a citation ID: {shown!r}",
+                         hint="a citation ID looks like [a3z1]; take it from 'mnote-kr search' or 'ask'")
+    return f"[{found.group(1)}]"
 
 
 def find_citation(host: Host, raw_id: str) -> Citation | None:
