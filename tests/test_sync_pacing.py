@@ -155,8 +155,8 @@ def test_one_look_lists_at_once_without_a_count_poll(tmp_path: Path, clock: Cloc
 
 def test_a_waiting_follow_says_what_lightrag_does_with_a_document_in_flight_reading_its_pipeline_once(
         tmp_path: Path, clock: Clock) -> None:
-    """The update of a document LightRAG is processing carries its stage, since when and its step
-    (from the recorded busy pipeline status, renamed to a.md's link); one pipeline read per call,
+    """The update of a document LightRAG is processing carries its stage, since when and its chunks
+    (beside the recorded busy pipeline status, renamed to a.md's link); one pipeline read per call,
     however many rounds the call polls."""
     busy = [{**IN_FLIGHT, "processed": 10 + i} for i in range(20)]
     replay, prov, entries = _setup(tmp_path, busy)
@@ -168,7 +168,7 @@ def test_a_waiting_follow_says_what_lightrag_does_with_a_document_in_flight_read
     replay.json("GET", "/documents/pipeline_status", pipeline)
     updates = {u.source_root_relative_path: u for u in syncing.run_sync(prov, entries, wait_s=9.0)}
     act = updates["a.md"].activity
-    assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", "extracting entities", 1)
+    assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", None, 1)
     assert act.since_ms == 1796083200000  # the row's updated_at: it records no process_start_time
     assert updates["b.md"].activity is None  # not sent yet: LightRAG has no row of it
     assert len(replay.sent("GET", "/documents/pipeline_status")) == 1

@@ -129,3 +129,14 @@ def test_without_a_stage_start_the_time_is_since_the_wait_first_saw_the_stage() 
 def test_times_and_names_read_as_a_person_reads_them() -> None:
     assert [elapsed_text(s) for s in (0, 59.9, 60, 226, 3725)] == ["0 s", "59 s", "1m 00s", "3m 46s", "1h 02m"]
     assert names_text(["a", "b"]) == "a, b" and names_text(list("abcde")) == "a, b, c and 2 more"
+
+
+def test_a_file_with_its_chunk_count_only_says_how_many_chunks_it_has() -> None:
+    """The real engine's long file: processing, its chunks counted by the row, none extracted yet."""
+    clock = Clock()
+    view = _view(clock)
+    one = ProviderActivity(stage="processing", chunks_total=1)
+    many = ProviderActivity(stage="processing", chunks_total=143)
+    line = view.step(["lib/handbook.md", "lib/note0.md"], {"lib/handbook.md": many, "lib/note0.md": one})
+    assert line is not None and line.endswith("indexing now: lib/handbook.md (processing for 0 s: 143 chunks), "
+                                              "lib/note0.md (processing for 0 s: 1 chunk)"), line

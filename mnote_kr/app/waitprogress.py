@@ -116,7 +116,7 @@ def _working_text(w: dict[str, Any]) -> str:
     if "chunksDone" in w:
         what.append(f"chunk {w['chunksDone']} of {w.get('chunksTotal', '?')}")
     elif "chunksTotal" in w:
-        what.append(f"{w['chunksTotal']} chunk(s)")
+        what.append(f"{w['chunksTotal']} chunk" + ("s" if w["chunksTotal"] != 1 else ""))
     tail = (": " + ", ".join(what)) if what else ""
     return f"{w['path']} ({w['stage']} for {elapsed_text(w['forS'])}{tail})"
 

@@ -24,11 +24,12 @@ def _slow_row() -> dict[str, Any]:
     return next(r for r in _body("19e_track_status_mid_processing.json")["documents"] if r["id"] == SLOW)
 
 
-def test_a_processing_document_is_extracting_since_its_process_start_time() -> None:
+def test_a_processing_document_is_processing_since_its_process_start_time_with_its_chunks() -> None:
+    """"Processing d-id" opens chunking and embedding, then extraction: nothing more precise is claimed."""
     pipeline = _body("18_pipeline_status_busy_processing.json")  # latest: "Processing d-id: doc-2918..."
     act = activity_of(_slow_row(), read_steps(pipeline, {"slow1.txt": SLOW}))
     assert act is not None
-    assert (act.stage, act.step, act.since_ms) == ("processing", "extracting entities", 1795988960 * 1000)
+    assert (act.stage, act.step, act.since_ms) == ("processing", None, 1795988960 * 1000)
     assert act.chunks_total == 1 and act.chunks_done is None  # no "Chunk N of M" for it yet
 
 
@@ -47,7 +48,7 @@ def test_chunks_done_are_the_highest_chunk_message_of_that_document() -> None:
     # aurora is still being parsed in that history: its row says so, and no chunk is claimed for it
     aurora = activity_of({"id": AURORA, "status": "parsing", "file_path": "aurora_报告.docx",
                           "metadata": {"parse_start_time": 1795988796}}, steps)
-    assert aurora is not None and (aurora.stage, aurora.step, aurora.chunks_done) == ("parsing", "parsing", None)
+    assert aurora is not None and (aurora.stage, aurora.step, aurora.chunks_done) == ("parsing", None, None)
 
 
 def test_a_document_merging_into_the_graph_is_named_by_file_or_by_id() -> None:
@@ -69,3 +70,20 @@ def test_an_idle_pipeline_or_no_answer_tells_no_step_and_a_queued_row_only_its_s
     assert queued is not None and (queued.stage, queued.step, queued.chunks_total) == ("queued", None, None)
     assert queued.since_ms == 1795988796000  # updated_at when no stage start is recorded
     assert activity_of({"id": NOTES, "status": "processed"}, read_steps(None, {})) is None
+
+
+def test_a_parsed_document_waiting_for_a_processing_slot_is_queued_not_worked_on() -> None:
+    """A real 1.5.7 run (6 files, one of 130 chunks): three rows stayed ``analyzing`` with the VLM stage
+    skipped for 45 s while three were ``processing`` (its row metadata, as listed then)."""
+    meta = {"parse_start_time": 1796501216, "parse_end_time": 1796501216, "analyzing_start_time": 1796501216,
+            "analyzing_stage_skipped": True}
+    waiting = activity_of({"id": NOTES, "status": "analyzing", "metadata": meta}, read_steps(None, {}))
+    assert waiting is not None and waiting.stage == "queued"
+    worked = activity_of({"id": AURORA, "status": "processing", "chunks_count": 130,
+                          "metadata": {**meta, "process_start_time": 1796501217}}, read_steps(None, {}))
+    assert worked is not None and (worked.stage, worked.since_ms, worked.chunks_total) == (
+        "processing", 1796501217000, 130)
+    # with a VLM stage to run, analyzing is work of its own
+    vlm = activity_of({"id": NOTES, "status": "analyzing", "metadata": {"analyzing_start_time": 1796501216}},
+                      read_steps(None, {}))
+    assert vlm is not None and vlm.stage == "analyzing"

@@ -6,14 +6,16 @@ and LightRAG 1.5.7's ``/documents/pipeline_status``, read at most once per
 :data:`PIPELINE_EVERY_S` while documents are in flight (``syncing``). Its ``history_messages``
 (the last 1,000) name each document by id or by file name::
 
-    Parsing (native): doc-<id>                      -> parsing
-    Extracting stage 2/3: <file>                    -> extracting entities
-    Processing d-id: doc-<id>                       -> extracting entities
-    Chunk 120 of 500 extracted 4 Ent + 1 Rel doc-<id>-chunk-119   -> chunk 120 of 500
+    Processing d-id: doc-<id>                       -> (chunking and embedding, then extracting:
+                                                        nothing more precise than "processing")
+    Chunk 120 of 500 extracted 4 Ent + 1 Rel doc-<id>-chunk-119   -> extracting entities, chunk 120 of 500
     Merging stage 2/3: <file> / Phase 0|1|2 ... doc-<id>          -> merging into the graph
     Completed processing file 2/3: <file>           -> done with it
 
-Chunks are extracted side by side, so the count is the highest "Chunk N" seen. Nothing here
+Chunks are extracted side by side, so the count is the highest "Chunk N" seen. A row
+``analyzing`` with ``analyzing_stage_skipped`` (no VLM) is parsed and waits for a processing
+slot (LightRAG processes a few documents at a time; a real 1.5.7 run kept three such rows for
+45 s beside three ``processing``): it is ``queued``, not being worked on. Nothing here
 decides an entry's status: that is still the listing's (``docrows.update_from_row``).
 """
 
@@ -35,14 +37,12 @@ _STARTS = {"parsing": "parse_start_time", "analyzing": "analyzing_start_time", "
 PIPELINE_EVERY_S = 4.0
 
 _ID = r"((?:doc|dup)-[0-9a-f]{32})"
-_BY_ID: list[tuple[re.Pattern[str], str]] = [
-    (re.compile(rf"^Parsing \([^)]*\): {_ID}"), "parsing"),
-    (re.compile(rf"^Processing d-id: {_ID}"), "extracting entities"),
+_BY_ID: list[tuple[re.Pattern[str], str | None]] = [
+    (re.compile(rf"^Processing d-id: {_ID}"), None),
     (re.compile(rf"^Phase \d: .*?{_ID}"), "merging into the graph"),
 ]
 _CHUNK = re.compile(rf"^Chunk (\d+) of (\d+) extracted .*?{_ID}-chunk-")
 _BY_NAME: list[tuple[re.Pattern[str], str | None]] = [
-    (re.compile(r"^Extracting stage \d+/\d+: (.+)$"), "extracting entities"),
     (re.compile(r"^Merging stage \d+/\d+: (.+)$"), "merging into the graph"),
     (re.compile(r"^Completed processing file \d+/\d+: (.+)$"), None),
 ]
@@ -65,7 +65,7 @@ def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str]) -> 
         return steps
     messages = [str(m) for m in pipeline.get("history_messages") or [] if isinstance(m, str)]
     latest = pipeline.get("latest_message")
-    if isinstance(latest, str) and (not messages or messages[-1] != latest):
+    if isinstance(latest, str) and not messages:  # it may lag the history's tail (written without a lock)
         messages.append(latest)
     for message in messages:
         chunk = _CHUNK.match(message)
@@ -96,8 +96,10 @@ def activity_of(row: dict[str, Any] | None, steps: Steps) -> ProviderActivity | 
     stage = STAGES.get(status)
     if stage is None:
         return None
-    doc = str(row.get("id", ""))
     metadata = as_dict(row.get("metadata"))
+    if stage == "analyzing" and metadata.get("analyzing_stage_skipped"):
+        stage = "queued"  # parsed; waits for a processing slot (no VLM stage to run)
+    doc = str(row.get("id", ""))
     start = metadata.get(_STARTS.get(status, ""))
     since_ms = int(start * 1000) if isinstance(start, (int, float)) and start > 0 else _ms(row.get("updated_at"))
     total = row.get("chunks_count") if isinstance(row.get("chunks_count"), int) else None
@@ -105,9 +107,9 @@ def activity_of(row: dict[str, Any] | None, steps: Steps) -> ProviderActivity | 
     if doc in steps.chunks:
         done, said = steps.chunks[doc]
         total = total or said
-    step = steps.step.get(doc) if stage == "processing" or doc in steps.step else None
-    if stage == "queued":
-        step = done = None  # a reset document's old messages say nothing of its next turn
+    step = steps.step.get(doc) if stage == "processing" else None
+    if stage != "processing":
+        done = None  # a reset document's old messages say nothing of its next turn
     return ProviderActivity(stage=stage, since_ms=since_ms, step=step, chunks_done=done,
                             chunks_total=total if stage == "processing" else None)
 
