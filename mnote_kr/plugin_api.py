@@ -18,7 +18,8 @@ What is here:
   sidecar rows (``SidecarBlock``, ``SidecarMeta``, ``SidecarPosition``), the viewer's
   ``DocumentModel`` (``ModelParagraph``, ``PageSize``, ``ModelSlide``/``ModelShape``,
   ``ModelSheet``/``ModelCell``), and the provider side (``SourceFile``,
-  ``SourceEntry``, ``EntryUpdate``, ``EntryColumns``, ``ReadingCheck``, ``ProviderStatus``, ``QueryRequest``,
+  ``SourceEntry``, ``EntryUpdate`` (``ProviderActivity``), ``EntryColumns``, ``ReadingCheck``, ``ProviderStatus``,
+  ``QueryRequest``,
   ``ProviderQueryResult``, ``ProviderReference``, ``MappedReference``, ``ProviderContext``).
 * **Errors**: ``MnoteKrError`` and its tree. Raise ``DocumentError`` for a broken or hostile
   file (``OverBudgetError``, naming its ``limit``, for one over a reader's budget: it is refused
@@ -98,6 +99,7 @@ from mnote_kr.models import (
     ModelSheet,
     ModelSlide,
     PageSize,
+    ProviderActivity,
     ProviderQueryResult,
     ProviderReference,
     ProviderStatus,
@@ -250,6 +252,7 @@ __all__ = [
     "Persist",
     "PluginError",
     "ProtocolError",
+    "ProviderActivity",
     "ProviderBusyError",
     "ProviderContext",
     "ProviderError",

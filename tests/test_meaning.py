@@ -124,7 +124,8 @@ def test_ingest_embeds_a_text_two_files_share_once(monkeypatch: pytest.MonkeyPat
     meaning.queue(b)
     assert meaning.embed_queued(lines.append) == 2
     assert len(embedded) == 1 and sorted(embedded[0]) == sorted(set(a + b) - {""})
-    assert lines[0] == "embedding places: 0/5 paragraphs" and lines[-1] == "embedding places: 5/5 paragraphs"
+    assert lines[0] == "embedding places: 0/5 paragraphs; 0 s so far"
+    assert lines[-1].startswith("embedding places: 5/5 paragraphs in ")
     va, vb = meaning.stored(meaning.places_key(a)), meaning.stored(meaning.places_key(b))
     assert va is not None and vb is not None
     assert np.array_equal(va[1], vb[0]) and float(va[1] @ va[1]) > 0.99 and not vb[2].any()
@@ -214,7 +215,8 @@ def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -
     meaning.queue(texts)
     assert meaning.embed_queued(lines.append) == 1
     n = sum(1 for t in texts if t.strip())
-    assert lines[0] == f"embedding places: 0/{n} paragraphs" and lines[-1] == f"embedding places: {n}/{n} paragraphs"
+    assert lines[0] == f"embedding places: 0/{n} paragraphs; 0 s so far"
+    assert lines[-1].startswith(f"embedding places: {n}/{n} paragraphs in ")
     cos = meaning.cosines(meaning.places_key(texts), "plague", range(len(texts)))
     assert cos is not None and max(cos, key=lambda i: cos[i]) == next(i for i, t in enumerate(texts) if "plague" in t)
     meaning._memo.clear()  # a new process: the vectors come from disk
@@ -233,6 +235,20 @@ def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -
     edited = [*texts[:-1], texts[-1] + " Edited."]
     with pytest.raises(AssertionError, match="embedded again"):
         meaning.embed_places(edited)
+
+
+def test_the_embedding_step_says_its_count_and_time_so_far_on_every_line() -> None:
+    """A long step (a newcomer's 5,578 paragraphs) showed only "embedding places: 0/5578 paragraphs":
+    each line now says the time so far, the last how long it took, and carries its facts as data."""
+    texts = [p.text for p in _bangalore_chunk().paragraphs]
+    n = sum(1 for t in texts if t.strip())
+    ticks = iter(range(0, 1000, 7))
+    lines: list[str] = []
+    meaning.queue(texts)
+    meaning.embed_queued(lines.append, clock=lambda: float(next(ticks)))
+    assert lines[0] == f"embedding places: 0/{n} paragraphs; 7 s so far"
+    assert lines[-1] == f"embedding places: {n}/{n} paragraphs in {7 * len(lines)} s"
+    assert lines[-1].detail == {"step": "embed", "done": n, "total": n, "elapsedS": 7.0 * len(lines)}
 
 
 def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
@@ -293,7 +309,7 @@ def test_ingest_embeds_a_files_paragraphs_once_and_its_locator_places_by_meaning
     host.progress = lines.append
     host.roots_add("kb")
     host.ingest(["kb"], wait=True)
-    assert [line for line in lines if line.startswith("embedding places")] == [
+    assert [line.split(";")[0].split(" in ")[0] for line in lines if line.startswith("embedding places")] == [
         "embedding places: 0/4 paragraphs", "embedding places: 4/4 paragraphs"]
     question = "what disease outbreak killed many people in the city in the nineteenth century"
     request = LocateRequest(file=str(note), evidence=clean_citation_text(TOWN, question).locator_evidence_text,

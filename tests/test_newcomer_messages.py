@@ -73,3 +73,44 @@ def test_a_query_of_symbols_alone_is_told_to_give_words_before_the_provider_fail
     with pytest.raises(UsageError, match="The query has no words, only symbols"):
         query_request({}, query, top_k=5, mode="mix", rerank=None, want_answer=False)
     assert query_request({}, "★ 打字机", top_k=5, mode="mix", rerank=None, want_answer=False).query == "★ 打字机"
+
+
+def test_a_pdf_pypdf_cannot_read_is_told_it_looks_damaged_not_to_try_again() -> None:
+    """A truncated PDF: pypdf's "Invalid object in /Pages" said "'mnote-kr ingest broken_copy.pdf' tries
+    again; 'mnote-kr status' lists failures" (a newcomer's check); sending the same bytes cannot help."""
+    line = explain_failure("Invalid object in /Pages: 0", link_name=LINK, file_name="broken_copy.pdf")
+    assert "tries again" not in line and "lists failures" not in line, line
+    assert "damaged" in line and "then 'mnote-kr ingest broken_copy.pdf'" in line, line
+
+
+def test_a_parse_failure_of_the_files_own_content_says_replace_or_repair_it() -> None:
+    """LightRAG marks a failure of its parser on the file (``metadata.error_type: file_extraction_error``):
+    an error text no rule knows still says the file looks damaged, and to replace or repair it."""
+    line = explain_failure("Unexpected token 0x8f at offset 77", link_name=LINK, file_name="a/odd.docx",
+                           content_fault=True)
+    assert line == ("Unexpected token 0x8f at offset 77: the file looks damaged or unreadable; replace it with a "
+                    "good copy (a backup or the original source) or repair it, then 'mnote-kr ingest a/odd.docx'")
+    # the same parse stage failing on the network (a remote parser) is no fault of the file: trying again can help
+    timeout = explain_failure("Read timed out connecting to the parser", link_name=LINK, file_name="a/odd.docx",
+                              content_fault=True)
+    assert timeout.endswith(": 'mnote-kr ingest a/odd.docx' tries again"), timeout
+
+
+def test_a_reason_never_sends_the_reader_to_status_from_inside_status() -> None:
+    """The reason is stored and printed by 'mnote-kr status' itself: it must not say "'mnote-kr status' lists
+    failures" (the ingest's closing error line says where the failures are listed)."""
+    line = explain_failure("Something odd happened", link_name=LINK, file_name="x.md")
+    assert line == "Something odd happened: 'mnote-kr ingest x.md' tries again"
+
+
+def test_a_failed_row_of_a_parse_failure_is_read_as_the_files_own_fault() -> None:
+    """A recorded-shape failed row (LightRAG 1.5.7: ``error_type``/``error_stage`` in its metadata)."""
+    from mnote_kr_lightrag.client.docrows import update_from_row
+
+    row = {"id": "doc-0", "status": "failed", "error_msg": "Bad magic number in section header",
+           "metadata": {"error_type": "file_extraction_error", "error_stage": "parse"}, "file_path": LINK}
+    update = update_from_row("papers/scan.pdf", LINK, row)
+    assert update.status == "failed" and "looks damaged" in (update.last_error or ""), update.last_error
+    row["metadata"] = {}
+    plain = update_from_row("papers/scan.pdf", LINK, row)
+    assert "tries again" in (plain.last_error or ""), plain.last_error

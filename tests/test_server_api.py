@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import stat
 import time
 from collections.abc import Iterator
@@ -13,7 +14,9 @@ import msgspec
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 
+from mnote_kr import hookimpl
 from mnote_kr.core import paths
+from mnote_kr.models import EntryUpdate, ProviderActivity
 from mnote_kr.server.app import ApiServer
 
 API = "/api/knowledge-rag"
@@ -176,8 +179,24 @@ def test_server_plugins_lists_like_the_cli(served):
     assert {"ingest", "query", "map_reference"} <= set(fake["hooks"])
 
 
+class Working(FakeProvider):
+    """Says, on its first look, that it is processing docs/fox.md (its stage, step and chunks); then done."""
+
+    looks = 0
+
+    @hookimpl
+    def sync(self, ctx, entries, wait_s):  # type: ignore[no-untyped-def]
+        self.looks += 1
+        if self.looks > 1:
+            return super().sync(ctx, entries, wait_s)
+        busy = ProviderActivity(stage="processing", step="extracting entities", chunks_done=3, chunks_total=9)
+        return [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processing",
+                            activity=busy if e.source_root_relative_path == "docs/fox.md" else None)
+                for e in entries]
+
+
 def test_server_ingest_wait_is_a_pollable_job(tmp_path):
-    host, provider = fake_host(_workspace(tmp_path), FakeProvider(ingest_status="submitted", sync_delay=0.2))
+    host, provider = fake_host(_workspace(tmp_path), Working(ingest_status="submitted", sync_delay=0.2))
     with ApiServer(host) as server, httpx.Client(
         base_url=server.url, headers={"Authorization": f"Bearer {server.token}"}, timeout=10
     ) as client:
@@ -196,10 +215,23 @@ def test_server_ingest_wait_is_a_pollable_job(tmp_path):
         assert view["result"]["counts"] == {"processed": 2}
         lines = [p["line"] for p in view["progress"]]
         assert "hashed docs/fox.md" in lines and any(line.startswith("waiting for") for line in lines)
-        # the last few files waited for are named, with the time so far
-        waits = [line for line in lines if line.startswith("waiting for")]
-        assert waits[0].startswith("waiting for 2 file(s) to be indexed; indexed 0/2 files"), waits
-        assert " s so far: " in waits[0] and "docs/fox.md" in waits[0], waits
+        assert any(re.fullmatch(r"sent 2/2 files \([\d.]+ files/s; \d+ s so far\)", line) for line in lines), lines
+        # the files waited for are named, with the time so far, and the one the provider works on
+        waits = [p for p in view["progress"] if p["line"].startswith("waiting for")]
+        first = waits[0]["line"]
+        assert first.startswith("waiting for 2 file(s) to be indexed; indexed 0/2 files; 0 s so far; "), waits
+        assert "docs/fox.md" in waits[0]["line"], waits
+        assert "indexing now: docs/fox.md (processing for 0 s: extracting entities, chunk 3 of 9); " \
+               "still waiting: docs/sub/corpus.md" in waits[1]["line"], waits
+        # the JSON progress has the same facts as data; other lines stay as they were
+        assert waits[1]["detail"]["working"] == [{"path": "docs/fox.md", "stage": "processing", "forS": 0.0,
+                                                  "step": "extracting entities", "chunksDone": 3, "chunksTotal": 9}]
+        assert waits[1]["detail"]["waiting"] == ["docs/fox.md", "docs/sub/corpus.md"]
+        assert any(line.startswith("indexed 2/2 files in ") for line in lines), lines
+        embeds = [p for p in view["progress"] if p["line"].startswith("embedding places")]
+        last = embeds[-1]["detail"]  # (the count includes places other tests of this process queued)
+        assert last["step"] == "embed" and last["done"] == last["total"] >= 3 and "elapsedS" in last, embeds
+        assert "detail" not in next(p for p in view["progress"] if p["line"] == "hashed docs/fox.md")
         assert [p["seq"] for p in view["progress"]] == list(range(1, len(lines) + 1))
         assert "sync" in provider.calls
         assert {e.status for e in host.registry().entries.values()} == {"processed"}

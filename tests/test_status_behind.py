@@ -89,3 +89,13 @@ def test_a_busy_reason_recorded_earlier_reads_as_past_when_lightrag_is_idle(tmp_
     text = render_status(host.status())
     waiting = [line for line in text.splitlines() if "kb/a.md" in line]
     assert waiting == [f"           ingest kb/a.md: {BUSY}"], waiting
+
+
+def test_status_does_not_tell_its_reader_to_run_status_for_a_reason_recorded_before() -> None:
+    """A failure recorded by an older version ends "'mnote-kr status' lists failures": status prints it
+    without that hint, inside its own output (the reason's advice stays)."""
+    old = "Invalid object in /Pages: 'mnote-kr ingest broken_copy.pdf' tries again; 'mnote-kr status' lists failures"
+    text = render_status({"workspace": "/w", "registry": {"entries": 1, "failed": [
+        {"sourcePath": "broken_copy.pdf", "reason": old}]}})
+    assert "Failed:    broken_copy.pdf: Invalid object in /Pages: 'mnote-kr ingest broken_copy.pdf' tries again" in text
+    assert "lists failures" not in text, text

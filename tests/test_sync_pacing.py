@@ -8,12 +8,14 @@ request counts below are exact.
 from __future__ import annotations
 
 import hashlib
+import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from mnote_kr_testkit.replay import Replay, make_context
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import Replay, load_sample, make_context
 
 from mnote_kr.models import SourceEntry
 from mnote_kr_lightrag.client import naming, settings, syncing
@@ -41,6 +43,8 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     monkeypatch.setattr(prov_module, "sleep", c.sleep)
     syncing._seen.clear()
     syncing._listed.clear()
+    syncing._rows.clear()
+    syncing._pipeline.clear()
     settings.clear_cache()
     return c
 
@@ -147,3 +151,27 @@ def test_one_look_lists_at_once_without_a_count_poll(tmp_path: Path, clock: Cloc
     assert replay.sent("GET", "/documents/status_counts") == []
     assert len(replay.sent("POST", "/documents/paginated")) == 1
     assert len(replay.sent("POST", "/documents/scan")) == 1
+
+
+def test_a_waiting_follow_says_what_lightrag_does_with_a_document_in_flight_reading_its_pipeline_once(
+        tmp_path: Path, clock: Clock) -> None:
+    """The update of a document LightRAG is processing carries its stage, since when and its chunks
+    (beside the recorded busy pipeline status, renamed to a.md's link); one pipeline read per call,
+    however many rounds the call polls."""
+    busy = [{**IN_FLIGHT, "processed": 10 + i} for i in range(20)]
+    replay, prov, entries = _setup(tmp_path, busy)
+    a_name = entries[0].light_rag_file_path or ""
+    pipeline = load_sample(SAMPLES, "18_pipeline_status_busy_processing.json")[1]
+    slow = "doc-29180dd3ecf2bf30a508d79b25a5aad2"
+    doc = naming.doc_id_for(a_name)
+    pipeline = json.loads(json.dumps(pipeline).replace(slow, doc).replace("slow1.txt", a_name))
+    replay.json("GET", "/documents/pipeline_status", pipeline)
+    updates = {u.source_root_relative_path: u for u in syncing.run_sync(prov, entries, wait_s=9.0)}
+    act = updates["a.md"].activity
+    assert act is not None and (act.stage, act.step, act.chunks_total) == ("processing", None, 1)
+    assert act.since_ms == 1796083200000  # the row's updated_at: it records no process_start_time
+    assert updates["b.md"].activity is None  # not sent yet: LightRAG has no row of it
+    assert len(replay.sent("GET", "/documents/pipeline_status")) == 1
+    # a look that does not wait (status, a plain sync) reads nothing more and says nothing of it
+    quick = {u.source_root_relative_path: u for u in syncing.run_sync(prov, entries, wait_s=0)}
+    assert quick["a.md"].activity is None and len(replay.sent("GET", "/documents/pipeline_status")) == 1

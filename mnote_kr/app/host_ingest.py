@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.app.moves import gone_twins, take_over
+from mnote_kr.app.waitprogress import WaitProgress, elapsed_text
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     Registry,
@@ -33,6 +34,7 @@ from mnote_kr.models import (
     IndexedRoot,
     IngestItem,
     IngestReport,
+    ProviderActivity,
     SourceEntry,
     SourceFile,
     WaitTimeout,
@@ -441,24 +443,30 @@ class HostIngest:
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
         """Follow these files until the provider indexed or failed each, for at most ``wait_s``
-        seconds; the ones still being indexed when the wait ends (none: all done)."""
-        started = time.monotonic()
-        deadline = started + wait_s
+        seconds; the ones still being indexed when the wait ends (none: all done). Its progress
+        lines (``waitprogress``): a line when something changed, else a heartbeat, each with the
+        time so far, the files the provider works on now and the first few still waiting."""
+        view = WaitProgress(len(rel_paths))
+        deadline = view.started + wait_s
+        activity: dict[str, ProviderActivity] = {}
+        shown = False
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
             if not waiting:
+                if shown:
+                    self.progress(view.finished())
                 return []
             remaining = deadline - time.monotonic()
             if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
                 return [e.source_root_relative_path for e in waiting]
-            done = len(rel_paths) - len(waiting)
-            # the last few by name, with the time so far (after the count, which a terminal's line keeps)
-            which = (f"; {time.monotonic() - started:.0f} s so far: "
-                     f"{', '.join(e.source_root_relative_path for e in waiting)}" if len(waiting) <= 3 else "")
-            self.progress(f"waiting for {len(waiting)} file(s) to be indexed; "
-                          + _count_line("indexed", done, len(rel_paths), started) + which)
-            self.apply_updates(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)))
+            line = view.step([e.source_root_relative_path for e in waiting], activity)
+            if line is not None:
+                shown = True
+                self.progress(line)
+            updates = list(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)) or [])
+            activity = {u.source_root_relative_path: u.activity for u in updates if u.activity is not None}
+            self.apply_updates(updates)
 
     def apply_updates(self, updates: Iterable[EntryUpdate]) -> None:
         """Apply provider reports to the registry (the only place provider output is written)."""
@@ -513,9 +521,10 @@ def _never_indexed(entry: SourceEntry) -> bool:
 
 
 def _count_line(what: str, done: int, total: int, started: float) -> str:
-    """``sent 400/1000 files (52.1 files/s)``: the shape the CLI draws as a bar."""
+    """``sent 400/1000 files (52.1 files/s; 8 s so far)``: the shape the CLI draws as a bar. Checking
+    and sending do the same small work per file, so their rate means something (a wait's does not)."""
     elapsed = max(time.monotonic() - started, 1e-6)
-    return f"{what} {done}/{total} files ({done / elapsed:.1f} files/s)"
+    return f"{what} {done}/{total} files ({done / elapsed:.1f} files/s; {elapsed_text(elapsed)} so far)"
 
 
 def _count(items: list[IngestItem]) -> dict[str, int]:

@@ -7,7 +7,9 @@ were parsed: by click, or by the plain path in ``fast`` that skips importing cli
 from __future__ import annotations
 
 import re
+import shutil
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -21,14 +23,18 @@ COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (
 #: How a progress line that must be seen starts (``progress_writer`` never drops or overwrites it).
 NOTE = "note: "
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
+#: Piped, a moving step's count is printed at least this often (besides its tenths).
+STEP_EVERY_S = 20.0
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
 
-def progress_writer() -> Callable[[str], None]:
-    """Progress lines to stderr as the CLI prints them: a bar on a terminal; piped, the file counts
-    and a preparation step's start, tenths and end (``embedding places: 40/400 paragraphs``), one
-    plain line each (``ingest``, ``engine reembed``). A note (a line starting ``note: ``: something
-    the person must know, such as a step that outlasts the wait asked for) is always a line of its
+def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[[str], None]:
+    """Progress lines to stderr as the CLI prints them: a bar on a terminal (the line cut to its
+    width); piped, the file counts and a preparation step's start, tenths and end (``embedding
+    places: 40/400 paragraphs; 12 s so far``), one plain line each (``ingest``, ``engine
+    reembed``), and a step's count at least every ``STEP_EVERY_S`` while it moves (a tenth of a
+    5,000-paragraph step can take minutes). A note (a line starting ``note: ``: something the
+    person must know, such as a step that outlasts the wait asked for) is always a line of its
     own, on a terminal too, where the bar would overwrite it."""
     tty = sys.stderr.isatty()
     state: dict[str, Any] = {"bar": ""}
@@ -43,20 +49,24 @@ def progress_writer() -> Callable[[str], None]:
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each
             done, total = int(step.group(1)), max(1, int(step.group(2)))
             tenth = 10 * done // total
-            if done and done < total and tenth <= state.get("tenth", -1):
+            now = clock()
+            moved = done != state.get("done") and now - state.get("at", now) >= STEP_EVERY_S
+            if done and done < total and tenth <= state.get("tenth", -1) and not moved:
                 return
             state["tenth"] = -1 if done >= total else tenth
+            state["done"], state["at"] = done, now
             sys.stderr.write(message + "\n")
             sys.stderr.flush()
             return
+        width = max(40, shutil.get_terminal_size((124, 24)).columns - 24) if tty else 0
         if tty and counted:
             done, total = int(counted.group(1)), max(1, int(counted.group(2)))
             state["bar"] = "#" * (20 * done // total)
-            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
         elif not tty and not counted:
             return  # piped: only the file counts, one plain line each
         elif tty:  # a step without a count keeps the bar where the last count left it
-            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:100]}")
+            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
         else:
             sys.stderr.write(message + "\n")
         sys.stderr.flush()

@@ -73,8 +73,25 @@ class SkippedPath(Frozen, frozen=True, kw_only=True):
     reason: str
 
 
+class ProviderActivity(Frozen, frozen=True, kw_only=True):
+    """What the provider is doing with a file it has not finished, as far as it says: for a wait's
+    progress lines only (``EntryUpdate.activity``; never stored in the registry).
+
+    ``stage`` is the provider's word for where the file is (LightRAG: ``queued``, ``parsing``,
+    ``analyzing``, ``processing``); ``since_ms`` the wall-clock time it entered that stage, when
+    known; ``step`` what it does inside the stage (``extracting entities``, ``merging into the
+    graph``); ``chunks_done`` of ``chunks_total`` the chunks it has worked through, when known."""
+
+    stage: str
+    since_ms: int | None = None
+    step: str | None = None
+    chunks_done: int | None = None
+    chunks_total: int | None = None
+
+
 class EntryUpdate(Frozen, frozen=True, kw_only=True):
-    """What a provider reports about one source; the host applies it to the registry."""
+    """What a provider reports about one source; the host applies it to the registry (``activity``:
+    what the provider is doing with it now, shown while a wait follows it, never stored)."""
 
     source_root_relative_path: str
     status: EntryStatus
@@ -90,6 +107,7 @@ class EntryUpdate(Frozen, frozen=True, kw_only=True):
     retry_after_s: float | None = None
     indexed_at_ms: int | None = None  # when the provider finished indexing (processed)
     reading: str | None = None  # how the provider read the file for its index (``SourceEntry.reading``)
+    activity: ProviderActivity | None = None
 
 
 class IngestItem(Frozen, frozen=True, kw_only=True):

@@ -35,12 +35,18 @@ class ApiErrorBody(msgspec.Struct, kw_only=True, frozen=True):
     hint: str | None = None
 
 
-class ProgressLine(msgspec.Struct, kw_only=True, frozen=True, rename="camel"):
-    """One step of a job's work; ``seq`` counts from 1 and is the SSE event id."""
+class ProgressLine(msgspec.Struct, kw_only=True, frozen=True, rename="camel", omit_defaults=True):
+    """One step of a job's work; ``seq`` counts from 1 and is the SSE event id. ``detail``, on the
+    lines of an ingest's wait only, holds the line's facts as data (``app/waitprogress.py``):
+    ``step: "wait"``, ``elapsedS``, ``indexed``, ``total``, ``waiting`` (every file not indexed
+    yet), ``working`` (``path``, ``stage``, ``forS``, and ``step``, ``chunksDone``,
+    ``chunksTotal`` when the provider says), ``heartbeat`` (nothing new since the last line), and
+    ``done`` on the last; an embedding line's are ``step: "embed"``, ``done``, ``total``, ``elapsedS``."""
 
     seq: int
     at_ms: int
     line: str
+    detail: dict[str, Any] | None = None
 
 
 class JobView(msgspec.Struct, kw_only=True, rename="camel"):
@@ -153,7 +159,9 @@ class JobManager:
         def write(line: str) -> None:
             with self._cond:
                 job.seq += 1
-                job.lines.append(ProgressLine(seq=job.seq, at_ms=_now_ms(), line=line[:500]))
+                detail = getattr(line, "detail", None)  # a waitprogress.ProgressText
+                job.lines.append(ProgressLine(seq=job.seq, at_ms=_now_ms(), line=str(line)[:500],
+                                              detail=detail if isinstance(detail, dict) else None))
                 if len(job.lines) > job.max_lines:
                     del job.lines[0]
                 self._cond.notify_all()

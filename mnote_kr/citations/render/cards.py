@@ -224,6 +224,8 @@ WAITING_SHOWN = 20
 #: Files passed over for their type that ``status`` names one by one (``--json``: the first 50).
 SKIPPED_SHOWN = 20
 _BUSY = re.compile(r"\bis busy\b")
+#: What reasons recorded by older versions ended with: ``status`` itself prints them.
+_SEE_STATUS = "; 'mnote-kr status' lists failures"
 
 
 def render_status(info: dict[str, Any]) -> str:
@@ -262,7 +264,7 @@ def render_status(info: dict[str, Any]) -> str:
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
     for failed in reg.get("failed", []):
-        lines.append(f"Failed:    {failed['sourcePath']}: {failed['reason']}")
+        lines.append(f"Failed:    {failed['sourcePath']}: {str(failed['reason']).removesuffix(_SEE_STATUS)}")
     for refused in reg.get("refused", []):
         lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):

@@ -79,7 +79,7 @@ def test_a_question_in_other_words_lands_on_the_answering_line_by_meaning(
     monkeypatch.setattr(meaning, "_queue", [])  # only this file's lines (other tests' ingests queue theirs)
     assert plugins.prepare_locate(str(path)) is False  # the record answers: nothing recognised
     said: list[str] = []
-    assert meaning.embed_queued(said.append) == 1 and said[-1] == "embedding places: 4/4 paragraphs", said
+    assert meaning.embed_queued(said.append) == 1 and said[-1].startswith("embedding places: 4/4 paragraphs in "), said
     text = record.markdown()
     question = "When must the lifting gear stop because of the wind?"
     loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text, query=question))

@@ -10,7 +10,7 @@ from typing import Any
 from mnote_kr.plugin_api import EntryUpdate
 
 from . import naming
-from .failures import explain_failure
+from .failures import explain_failure, is_content_fault
 
 #: LightRAG statuses → registry statuses.
 _STATUS_MAP = {"pending": "submitted", "parsing": "processing", "analyzing": "processing",
@@ -18,9 +18,11 @@ _STATUS_MAP = {"pending": "submitted", "parsing": "processing", "analyzing": "pr
                "failed": "failed"}
 
 
-def _failure(error: Any, link_name: str, rel_path: str) -> str:
-    """LightRAG's failure text retold with the user's file name and mnote-kr's advice."""
-    return explain_failure(str(error) if error else None, link_name=link_name, file_name=rel_path)
+def _failure(error: Any, link_name: str, rel_path: str, metadata: dict[str, Any] | None = None) -> str:
+    """LightRAG's failure text retold with the user's file name and mnote-kr's advice (``metadata``:
+    the failed row's, which says when its parser failed on the file's own bytes)."""
+    return explain_failure(str(error) if error else None, link_name=link_name, file_name=rel_path,
+                           content_fault=is_content_fault(metadata or {}))
 
 
 def as_dict(value: Any) -> dict[str, Any]:
@@ -56,7 +58,8 @@ def update_from_row(rel_path: str, name: str, row: dict[str, Any], **extra: Any)
     if mapped == "failed":
         return EntryUpdate(source_root_relative_path=rel_path, status="failed", light_rag_doc_id=doc_id,
                            light_rag_file_path=name, track_id=row.get("track_id"),
-                           last_error=_failure(row.get("error_msg") or row.get("content_summary"), name, rel_path),
+                           last_error=_failure(row.get("error_msg") or row.get("content_summary"), name, rel_path,
+                                               metadata),
                            **extra)
     return EntryUpdate(source_root_relative_path=rel_path, status=mapped, light_rag_doc_id=doc_id,  # type: ignore[arg-type]
                        light_rag_file_path=name, track_id=row.get("track_id"), **extra)

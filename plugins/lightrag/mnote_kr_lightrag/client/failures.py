@@ -11,8 +11,13 @@ they read names that file and says what to do with mnote-kr. Rules:
   cut at a word boundary, never mid-word;
 * the user's file is "the file" inside the reason (the caller prints its name before it);
 * a known cause gets mnote-kr's advice (no text layer → OCR; not a DOCX → save as
-  .docx; encrypted → remove the password); any other gets "'mnote-kr ingest FILE' tries
-  again" (a failed file is sent again by a plain ingest: every command named is one that works);
+  .docx; encrypted → remove the password); a failure of the parser on the file's own bytes
+  (LightRAG's ``error_type: file_extraction_error``, not a timeout or a connection) gets "the
+  file looks damaged or unreadable; replace ... or repair it": sending the same bytes again
+  cannot help; any other gets "'mnote-kr ingest FILE' tries again" (a failed file is sent again
+  by a plain ingest: every command named is one that works);
+* the reason never says "'mnote-kr status' lists failures": ``status`` prints it (the ingest's
+  closing error line says where failures are listed);
 * the advice follows the headline after a colon, so the line nests no parentheses when
   the caller puts it in a sentence of its own.
 """
@@ -34,6 +39,12 @@ MAX_DETAIL = 160
 _INTERNAL = lazy_compile(r"object has no attribute|is not subscriptable|is not iterable|unexpected keyword argument"
                          r"|positional argument|index out of range|NoneType|cython_function|Traceback \(most recent")
 INTERNAL_HEADLINE = "an internal error of LightRAG's parser"
+#: A parse failure that is no fault of the file's bytes (a remote parser, a model, the network).
+_NOT_THE_FILE = lazy_compile(r"time(?:d)?\s?out|connect|network|unreachable|HTTP\s?[45]\d\d|\b50[234]\b|rate.?limit"
+                             r"|quota|api.?key|unauthori[sz]ed|temporar|unavailable|out of memory|MemoryError"
+                             r"|cancel", re.I)
+CONTENT_ADVICE = ("the file looks damaged or unreadable; replace it with a good copy (a backup or the original "
+                  "source) or repair it, then 'mnote-kr ingest FILE'")
 
 _ENCRYPTED = lazy_compile(r"password|encrypt", re.I)
 #: Causes whose advice opens by restating the cause ("the file is encrypted; ..."): when the headline
@@ -53,6 +64,11 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (lazy_compile(r"Stream has ended unexpectedly|EOF marker not found|startxref not found|Broken xref table"
                   r"|Cannot find Root object|Invalid PDF header", re.I), "pdf",
      "the PDF is damaged or not a PDF; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
+    # pypdf's words for a PDF cut short or with a broken page tree ("Invalid object in /Pages: 0")
+    (lazy_compile(r"Invalid object in|Could not read (?:Boolean|malformed PDF)|Unexpected end of stream"
+                  r"|Could not find xref|Invalid Elementary Object|xref table not zero-indexed", re.I), "pdf",
+     "the PDF looks damaged (cut short or corrupted); replace it with a good copy (a backup or the original "
+     "source) or repair it, then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (_ENCRYPTED, "", "the file is encrypted; save a copy without the password and ingest that"),
@@ -118,12 +134,15 @@ def _headline(text: str) -> str:
     return headline
 
 
-def explain_failure(error: str | None, *, link_name: str | None, file_name: str) -> str:
+def explain_failure(error: str | None, *, link_name: str | None, file_name: str,
+                    content_fault: bool = False) -> str:
     """One line: what went wrong with ``file_name`` and what to do about it.
 
     ``link_name`` is the name LightRAG knows the file by; it and any path ending in it become
     "the file" (callers print ``file_name`` before the reason); ``file_name`` is named in the
-    advice where a command needs it.
+    advice where a command needs it. ``content_fault``: LightRAG says its parser failed on the
+    file (:func:`is_content_fault`); unless the text says the network or a service failed, or
+    LightRAG's own code did, the advice is to replace or repair the file, not to send it again.
     """
     text = _clean(error, link_name)
     headline = _headline(text)
@@ -133,5 +152,14 @@ def explain_failure(error: str | None, *, link_name: str | None, file_name: str)
             if pattern in _SAID_IN_HEADLINE and pattern.search(headline):  # said once: the headline has it
                 advice = advice.split("; ", 1)[1]
             return f"{headline}: {advice.replace('FILE', file_name)}"
+    if content_fault and headline != INTERNAL_HEADLINE and not _NOT_THE_FILE.search(text):
+        return f"{headline}: {CONTENT_ADVICE.replace('FILE', file_name)}"
     # A failed file is sent again by a plain ingest: no option is needed to retry it.
-    return f"{headline}: 'mnote-kr ingest {file_name}' tries again; 'mnote-kr status' lists failures"
+    return f"{headline}: 'mnote-kr ingest {file_name}' tries again"
+
+
+def is_content_fault(metadata: dict[str, object]) -> bool:
+    """Whether a failed row's ``metadata`` says LightRAG's parser failed on the file itself
+    (1.5.7: ``error_type: file_extraction_error``, with ``error_stage: parse`` from its parse
+    worker), rather than a later stage (the model, the storage)."""
+    return metadata.get("error_type") == "file_extraction_error"

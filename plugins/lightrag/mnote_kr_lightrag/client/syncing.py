@@ -14,8 +14,10 @@ One round lists LightRAG's documents (all pages) and then, per entry:
   doc still listed gets its delete sent once more per call (idempotent).
 
 Rounds repeat with short sleeps until every entry is terminal or ``wait_s`` is spent
-(``wait_s=0`` is one look). Older documents of the same source (left by a busy delete)
-are deleted once per call.
+(``wait_s=0`` is one look). A waiting call's updates of documents still in flight carry what
+LightRAG is doing with them (``activity``: stage, since when, step, chunks), from its last
+listing and one pipeline-status read per call at most (``activity.PIPELINE_EVERY_S``).
+Older documents of the same source (left by a busy delete) are deleted once per call.
 
 While LightRAG has documents in flight (a waiting call, ``wait_s > 0``), a round first asks
 for the status counts (one small answer) and lists every document only when they changed,
@@ -28,12 +30,17 @@ refuse while busy (a scan, a delete) waits until the counts show it idle, or unc
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
+
+import msgspec
 
 from mnote_kr.plugin_api import EntryUpdate, ProviderBusyError, ProviderError, SourceEntry, SourceFile
 
+from . import activity as _activity
 from . import fallback as _fallback
 from . import links, naming
 from . import provider as _p
+from .docrows import DocIndex
 from .http import ProviderHTTPError, ProviderUnavailableError
 
 _RESCAN_EVERY_S = 2.0
@@ -49,6 +56,9 @@ _LIST_COST = 5.0  # while busy, listings take at most about 1/5 of the time
 _Server = tuple[str, str | None, int]
 _seen: dict[_Server, tuple[dict[str, int], float]] = {}
 _listed: dict[_Server, tuple[float, float, dict[str, int] | None]] = {}
+# The last listing's rows and the last pipeline status read (with when): progress only.
+_rows: dict[_Server, DocIndex] = {}
+_pipeline: dict[_Server, tuple[float, dict[str, Any] | None]] = {}
 
 
 def _source_of(entry: SourceEntry) -> SourceFile:
@@ -191,6 +201,7 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
             started = _p.now_s()
             docs = prov.documents()
             _listed[server] = (_p.now_s(), _p.now_s() - started, counts)
+            _rows[server] = docs
             input_dir = prov.input_dir()
         except (ProviderUnavailableError, ProviderBusyError, ProviderHTTPError) as exc:
             if isinstance(exc, ProviderHTTPError) and not exc.transient:
@@ -300,9 +311,37 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
         poll = min(poll * 2, 2.0)
     if replaced:
         _fallback.remove_failed_originals(prov, replaced)
-    return [current.get(rel) or EntryUpdate(source_root_relative_path=rel, status=e.status,
-                                            pending_action=e.pending_action, last_error=e.last_error)
-            for rel, e in by_rel.items()]
+    out = [current.get(rel) or EntryUpdate(source_root_relative_path=rel, status=e.status,
+                                           pending_action=e.pending_action, last_error=e.last_error)
+           for rel, e in by_rel.items()]
+    return _with_activity(prov, server, out, by_rel) if wait_s > 0 else out
+
+
+def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[EntryUpdate],
+                   by_rel: dict[str, SourceEntry]) -> list[EntryUpdate]:
+    """``updates`` with what LightRAG is doing with each document still in flight (``activity``),
+    from the last listing's rows and the pipeline status (read once per ``PIPELINE_EVERY_S``)."""
+    docs = _rows.get(server)
+    if docs is None:
+        return updates
+    named: dict[str, dict[str, Any]] = {}
+    for update in updates:
+        name = update.light_rag_file_path or by_rel[update.source_root_relative_path].light_rag_file_path
+        row = docs.find(name) if name and update.status in ("submitted", "processing") else None
+        if row is not None and str(row.get("status", "")).lower() in _activity.STAGES:
+            named[update.source_root_relative_path] = row
+    if not named:
+        return updates
+    at, pipeline = _pipeline.get(server, (-_activity.PIPELINE_EVERY_S, None))
+    if not 0 <= _p.now_s() - at < _activity.PIPELINE_EVERY_S:
+        try:
+            pipeline = prov.client.pipeline_status()
+        except (ProviderError, ValueError):
+            pipeline = None
+        _pipeline[server] = (_p.now_s(), pipeline)
+    steps = _activity.read_steps(pipeline, {str(r.get("file_path", "")): str(r.get("id", "")) for r in named.values()})
+    return [msgspec.structs.replace(u, activity=_activity.activity_of(named[u.source_root_relative_path], steps))
+            if u.source_root_relative_path in named else u for u in updates]
 
 
 def _probe(prov: _p.LightRagProvider) -> dict[str, int] | None:

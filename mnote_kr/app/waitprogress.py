@@ -1,0 +1,126 @@
+"""The progress lines of a wait for the provider (``ingest --wait``): what to say, and when.
+
+A line says how long the wait has run, how many files are indexed, the file(s) the provider is
+working on now (its stage, for how long, its step and chunks when it says: ``EntryUpdate.activity``)
+and the files still waiting, the first few by name. A line is printed when something a person
+would notice changed (a file done, a file taken up, a stage or step begun); chunk counts moving
+are shown at most every ``detail_every_s``; with nothing new, a heartbeat every ``heartbeat_s``
+still shows the time. No rate and no ETA: the files of one ingest differ a thousandfold in size (a
+handbook beside a note), so files per second falls to 0.0 while the work goes on, and how long
+the provider's steps after the chunks take (merging into the graph) is not known in advance.
+
+Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
+carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
+Clocks are injected: tests decide without sleeping.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from mnote_kr.core.progresstext import ProgressText, elapsed_text, names_text
+from mnote_kr.models import ProviderActivity
+
+__all__ = ["ProgressText", "WaitProgress", "elapsed_text", "names_text"]
+
+#: How many files being worked on a line describes.
+WORKING_SHOWN = 2
+
+
+class WaitProgress:
+    """Decides, round by round, whether a wait prints a line, and writes it."""
+
+    def __init__(self, total: int, *, clock: Callable[[], float] = time.monotonic,
+                 wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
+                 heartbeat_s: float = 20.0, detail_every_s: float = 15.0) -> None:
+        self.total = total
+        self.clock = clock
+        self.wall_ms = wall_ms
+        self.heartbeat_s = heartbeat_s
+        self.detail_every_s = detail_every_s
+        self.started = clock()
+        self._last_at: float | None = None
+        self._last_major: Any = None
+        self._last_minor: Any = None
+        self._first_seen: dict[tuple[str, str], float] = {}  # (file, stage): when this wait first saw it
+
+    def step(self, waiting: Sequence[str], activity: dict[str, ProviderActivity]) -> ProgressText | None:
+        """The line for this round, or None when it would say nothing new (and no heartbeat is due).
+        ``waiting``: the files not indexed yet, in the order sent; ``activity``: what the provider
+        said it is doing with some of them."""
+        now = self.clock()
+        working = self._working(waiting, activity, now)
+        major = (len(waiting), tuple(waiting), tuple((w["path"], w["stage"], _kind(w.get("step"))) for w in working))
+        minor = tuple((w["path"], w.get("chunksDone")) for w in working)
+        since = None if self._last_at is None else now - self._last_at
+        if since is not None and major == self._last_major:
+            if not ((minor != self._last_minor and since >= self.detail_every_s) or since >= self.heartbeat_s):
+                return None
+        heartbeat = since is not None and major == self._last_major and minor == self._last_minor
+        self._last_at, self._last_major, self._last_minor = now, major, minor
+        return self._line(waiting, working, now, heartbeat=heartbeat)
+
+    def finished(self) -> ProgressText:
+        """The line once every file is indexed or failed: how long the wait took."""
+        elapsed = self.clock() - self.started
+        return ProgressText(f"indexed {self.total}/{self.total} files in {elapsed_text(elapsed)}",
+                            {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": self.total,
+                             "total": self.total, "waiting": [], "working": [], "done": True})
+
+    def _working(self, waiting: Sequence[str], activity: dict[str, ProviderActivity],
+                 now: float) -> list[dict[str, Any]]:
+        """The files the provider works on (taken up: not merely queued), longest first."""
+        out: list[dict[str, Any]] = []
+        wall = self.wall_ms()
+        for path in waiting:
+            act = activity.get(path)
+            if act is None or act.stage == "queued":
+                continue
+            seen = self._first_seen.setdefault((path, act.stage), now)
+            for_s = (wall - act.since_ms) / 1000 if act.since_ms else now - seen
+            item: dict[str, Any] = {"path": path, "stage": act.stage, "forS": round(max(0.0, for_s), 1)}
+            if act.step:
+                item["step"] = act.step
+            if act.chunks_done is not None:
+                item["chunksDone"] = act.chunks_done
+            if act.chunks_total is not None:
+                item["chunksTotal"] = act.chunks_total
+            out.append(item)
+        return sorted(out, key=lambda w: -w["forS"])
+
+    def _line(self, waiting: Sequence[str], working: list[dict[str, Any]], now: float,
+              *, heartbeat: bool) -> ProgressText:
+        elapsed = now - self.started
+        done = self.total - len(waiting)
+        parts = [f"waiting for {len(waiting)} file(s) to be indexed", f"indexed {done}/{self.total} files",
+                 f"{elapsed_text(elapsed)} so far"]
+        if working:
+            said = [_working_text(w) for w in working[:WORKING_SHOWN]]
+            more = len(working) - WORKING_SHOWN
+            parts.append("indexing now: " + ", ".join(said) + (f" and {more} more" if more > 0 else ""))
+        busy = {w["path"] for w in working}
+        rest = [p for p in waiting if p not in busy]
+        if rest:
+            parts.append(("still waiting: " if working else "") + names_text(rest))
+        detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": done, "total": self.total,
+                  "waiting": list(waiting), "working": working, "heartbeat": heartbeat}
+        return ProgressText("; ".join(parts), detail)
+
+
+def _working_text(w: dict[str, Any]) -> str:
+    """``handbook.docx (processing for 2m 10s: extracting entities, chunk 120 of 500)``."""
+    what = [w["step"]] if w.get("step") and w["step"] != w["stage"] else []
+    if "chunksDone" in w:
+        what.append(f"chunk {w['chunksDone']} of {w.get('chunksTotal', '?')}")
+    elif "chunksTotal" in w:
+        what.append(f"{w['chunksTotal']} chunk" + ("s" if w["chunksTotal"] != 1 else ""))
+    tail = (": " + ", ".join(what)) if what else ""
+    return f"{w['path']} ({w['stage']} for {elapsed_text(w['forS'])}{tail})"
+
+
+def _kind(step: str | None) -> str | None:
+    """A step without its numbers: a new step is news, a count moving within one is detail."""
+    return re.sub(r"\d+", "#", step) if step else None

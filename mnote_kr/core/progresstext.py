@@ -1,0 +1,41 @@
+"""A progress line that carries its facts as data, and how its times and names read.
+
+Progress callbacks take a ``str`` (plugins' and the CLI's alike); a :class:`ProgressText` is one,
+so every callback prints it as before, and the HTTP API's job progress adds its ``detail`` to the
+line (``server/jobs.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+#: How many files a line names before "and N more".
+NAMES_SHOWN = 3
+
+
+class ProgressText(str):
+    """A progress line with its facts as data (``detail``: camelCase keys, JSON-ready)."""
+
+    detail: dict[str, Any]
+
+    def __new__(cls, text: str, detail: dict[str, Any]) -> ProgressText:
+        obj = super().__new__(cls, text)
+        obj.detail = detail
+        return obj
+
+
+def elapsed_text(seconds: float) -> str:
+    """``42 s``, ``3m 46s``, ``1h 02m``: how long, as a person reads it."""
+    s = max(0, int(seconds))
+    if s < 60:
+        return f"{s} s"
+    if s < 3600:
+        return f"{s // 60}m {s % 60:02d}s"
+    return f"{s // 3600}h {s % 3600 // 60:02d}m"
+
+
+def names_text(names: Sequence[str], shown: int = NAMES_SHOWN) -> str:
+    """``a.pdf, b.docx, c.md and 6 more``."""
+    head = ", ".join(names[:shown])
+    return head + (f" and {len(names) - shown} more" if len(names) > shown else "")

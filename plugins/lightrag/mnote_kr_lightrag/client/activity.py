@@ -1,0 +1,115 @@
+"""What LightRAG is doing with the documents a wait follows, for the host's progress lines.
+
+Read from what a waiting sync already has: the rows of its last listing (a document's status,
+when that status began in ``metadata``'s ``*_start_time`` or ``updated_at``, ``chunks_count``)
+and LightRAG 1.5.7's ``/documents/pipeline_status``, read at most once per
+:data:`PIPELINE_EVERY_S` while documents are in flight (``syncing``). Its ``history_messages``
+(the last 1,000) name each document by id or by file name::
+
+    Processing d-id: doc-<id>                       -> (chunking and embedding, then extracting:
+                                                        nothing more precise than "processing")
+    Chunk 120 of 500 extracted 4 Ent + 1 Rel doc-<id>-chunk-119   -> extracting entities, chunk 120 of 500
+    Merging stage 2/3: <file> / Phase 0|1|2 ... doc-<id>          -> merging into the graph
+    Completed processing file 2/3: <file>           -> done with it
+
+Chunks are extracted side by side, so the count is the highest "Chunk N" seen. A row
+``analyzing`` with ``analyzing_stage_skipped`` (no VLM) is parsed and waits for a processing
+slot (LightRAG processes a few documents at a time; a real 1.5.7 run kept three such rows for
+45 s beside three ``processing``): it is ``queued``, not being worked on. Nothing here
+decides an entry's status: that is still the listing's (``docrows.update_from_row``).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from mnote_kr.plugin_api import ProviderActivity
+
+from .docrows import _ms, as_dict
+
+#: LightRAG statuses of a document it has taken and not finished → the stage a person reads.
+STAGES = {"pending": "queued", "parsing": "parsing", "analyzing": "analyzing", "processing": "processing",
+          "preprocessed": "processing"}
+#: Where each stage's start is recorded in a row's metadata (epoch seconds).
+_STARTS = {"parsing": "parse_start_time", "analyzing": "analyzing_start_time", "processing": "process_start_time"}
+#: How often a waiting sync reads the pipeline status (one small read per host round of ~5 s).
+PIPELINE_EVERY_S = 4.0
+
+_ID = r"((?:doc|dup)-[0-9a-f]{32})"
+_BY_ID: list[tuple[re.Pattern[str], str | None]] = [
+    (re.compile(rf"^Processing d-id: {_ID}"), None),
+    (re.compile(rf"^Phase \d: .*?{_ID}"), "merging into the graph"),
+]
+_CHUNK = re.compile(rf"^Chunk (\d+) of (\d+) extracted .*?{_ID}-chunk-")
+_BY_NAME: list[tuple[re.Pattern[str], str | None]] = [
+    (re.compile(r"^Merging stage \d+/\d+: (.+)$"), "merging into the graph"),
+    (re.compile(r"^Completed processing file \d+/\d+: (.+)$"), None),
+]
+
+
+class Steps:
+    """Per document id, the last step the pipeline's messages name and the chunks done of how many."""
+
+    def __init__(self) -> None:
+        self.step: dict[str, str | None] = {}
+        self.chunks: dict[str, tuple[int, int]] = {}
+
+
+def read_steps(pipeline: dict[str, Any] | None, ids_by_name: dict[str, str]) -> Steps:
+    """The steps ``pipeline`` (a ``/documents/pipeline_status`` answer) tells of; ``ids_by_name``
+    maps the file names LightRAG knows to their document ids (the messages use both). An idle or
+    missing answer tells of none."""
+    steps = Steps()
+    if not pipeline or not pipeline.get("busy"):
+        return steps
+    messages = [str(m) for m in pipeline.get("history_messages") or [] if isinstance(m, str)]
+    latest = pipeline.get("latest_message")
+    if isinstance(latest, str) and not messages:  # it may lag the history's tail (written without a lock)
+        messages.append(latest)
+    for message in messages:
+        chunk = _CHUNK.match(message)
+        if chunk:
+            doc, done, total = chunk.group(3), int(chunk.group(1)), int(chunk.group(2))
+            steps.chunks[doc] = (max(done, steps.chunks.get(doc, (0, 0))[0]), total)
+            steps.step[doc] = "extracting entities"
+            continue
+        for pattern, step in _BY_ID:
+            m = pattern.match(message)
+            if m:
+                steps.step[m.group(1)] = step
+                break
+        else:
+            for by_name, named_step in _BY_NAME:
+                m = by_name.match(message)
+                if m and m.group(1).strip() in ids_by_name:
+                    steps.step[ids_by_name[m.group(1).strip()]] = named_step
+                    break
+    return steps
+
+
+def activity_of(row: dict[str, Any] | None, steps: Steps) -> ProviderActivity | None:
+    """What LightRAG is doing with the document of ``row`` (None: not in flight, or no row)."""
+    if row is None:
+        return None
+    status = str(row.get("status", "")).lower()
+    stage = STAGES.get(status)
+    if stage is None:
+        return None
+    metadata = as_dict(row.get("metadata"))
+    if stage == "analyzing" and metadata.get("analyzing_stage_skipped"):
+        stage = "queued"  # parsed; waits for a processing slot (no VLM stage to run)
+    doc = str(row.get("id", ""))
+    start = metadata.get(_STARTS.get(status, ""))
+    since_ms = int(start * 1000) if isinstance(start, (int, float)) and start > 0 else _ms(row.get("updated_at"))
+    total = row.get("chunks_count") if isinstance(row.get("chunks_count"), int) else None
+    done: int | None = None
+    if doc in steps.chunks:
+        done, said = steps.chunks[doc]
+        total = total or said
+    step = steps.step.get(doc) if stage == "processing" else None
+    if stage != "processing":
+        done = None  # a reset document's old messages say nothing of its next turn
+    return ProviderActivity(stage=stage, since_ms=since_ms, step=step, chunks_done=done,
+                            chunks_total=total if stage == "processing" else None)
+

@@ -1,0 +1,89 @@
+"""What LightRAG is doing with a document, read from recorded 1.5.7 payloads: a document row of its
+listing and ``/documents/pipeline_status`` (samples 15, 18, 19e)."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import load_sample
+
+from mnote_kr_lightrag.client.activity import activity_of, read_steps
+
+SLOW = "doc-29180dd3ecf2bf30a508d79b25a5aad2"  # slow1.txt, processing in samples 18 and 19e
+NOTES = "doc-db235fc914867ffea6b540c8732499d5"  # notes.md, the first of three in sample 15
+AURORA = "doc-8c87484c16242b0b43fa5bfbce70b3c2"
+
+
+def _body(name: str) -> Any:
+    return copy.deepcopy(load_sample(SAMPLES, name)[1])
+
+
+def _slow_row() -> dict[str, Any]:
+    return next(r for r in _body("19e_track_status_mid_processing.json")["documents"] if r["id"] == SLOW)
+
+
+def test_a_processing_document_is_processing_since_its_process_start_time_with_its_chunks() -> None:
+    """"Processing d-id" opens chunking and embedding, then extraction: nothing more precise is claimed."""
+    pipeline = _body("18_pipeline_status_busy_processing.json")  # latest: "Processing d-id: doc-2918..."
+    act = activity_of(_slow_row(), read_steps(pipeline, {"slow1.txt": SLOW}))
+    assert act is not None
+    assert (act.stage, act.step, act.since_ms) == ("processing", None, 1795988960 * 1000)
+    assert act.chunks_total == 1 and act.chunks_done is None  # no "Chunk N of M" for it yet
+
+
+def test_chunks_done_are_the_highest_chunk_message_of_that_document() -> None:
+    """Sample 15's history up to notes.md's first chunk, taken as the pipeline's state at that moment."""
+    pipeline = _body("15_pipeline_status_after_scan.json")
+    history = pipeline["history_messages"]
+    upto = next(i for i, m in enumerate(history) if m.startswith("Chunk 1 of 1") and NOTES in m)
+    pipeline.update(busy=True, history_messages=history[: upto + 1], latest_message=history[upto])
+    names = {"notes.md": NOTES, "aurora_报告.docx": AURORA}
+    steps = read_steps(pipeline, names)
+    row = {"id": NOTES, "status": "processing", "chunks_count": 1, "file_path": "notes.md",
+           "metadata": {"process_start_time": 1795988796}}
+    act = activity_of(row, steps)
+    assert act is not None and (act.step, act.chunks_done, act.chunks_total) == ("extracting entities", 1, 1)
+    # aurora is still being parsed in that history: its row says so, and no chunk is claimed for it
+    aurora = activity_of({"id": AURORA, "status": "parsing", "file_path": "aurora_报告.docx",
+                          "metadata": {"parse_start_time": 1795988796}}, steps)
+    assert aurora is not None and (aurora.stage, aurora.step, aurora.chunks_done) == ("parsing", None, None)
+
+
+def test_a_document_merging_into_the_graph_is_named_by_file_or_by_id() -> None:
+    pipeline = _body("15_pipeline_status_after_scan.json")
+    history = pipeline["history_messages"]
+    upto = history.index("Merging stage 2/3: aurora_报告.docx")
+    pipeline.update(busy=True, history_messages=history[: upto + 1], latest_message=history[upto])
+    steps = read_steps(pipeline, {"notes.md": NOTES, "aurora_报告.docx": AURORA})
+    assert steps.step[AURORA] == "merging into the graph"
+    assert steps.step[NOTES] is None  # "Completed processing file 1/3: notes.md"
+
+
+def test_an_idle_pipeline_or_no_answer_tells_no_step_and_a_queued_row_only_its_stage() -> None:
+    idle = _body("15_pipeline_status_after_scan.json")  # busy: false, a finished job's history
+    assert read_steps(idle, {"notes.md": NOTES}).step == {}
+    assert read_steps(None, {}).step == {}
+    queued = activity_of({"id": NOTES, "status": "pending", "updated_at": "2026-11-29T21:46:36+00:00"},
+                         read_steps(None, {}))
+    assert queued is not None and (queued.stage, queued.step, queued.chunks_total) == ("queued", None, None)
+    assert queued.since_ms == 1795988796000  # updated_at when no stage start is recorded
+    assert activity_of({"id": NOTES, "status": "processed"}, read_steps(None, {})) is None
+
+
+def test_a_parsed_document_waiting_for_a_processing_slot_is_queued_not_worked_on() -> None:
+    """A real 1.5.7 run (6 files, one of 130 chunks): three rows stayed ``analyzing`` with the VLM stage
+    skipped for 45 s while three were ``processing`` (its row metadata, as listed then)."""
+    meta = {"parse_start_time": 1796501216, "parse_end_time": 1796501216, "analyzing_start_time": 1796501216,
+            "analyzing_stage_skipped": True}
+    waiting = activity_of({"id": NOTES, "status": "analyzing", "metadata": meta}, read_steps(None, {}))
+    assert waiting is not None and waiting.stage == "queued"
+    worked = activity_of({"id": AURORA, "status": "processing", "chunks_count": 130,
+                          "metadata": {**meta, "process_start_time": 1796501217}}, read_steps(None, {}))
+    assert worked is not None and (worked.stage, worked.since_ms, worked.chunks_total) == (
+        "processing", 1796501217000, 130)
+    # with a VLM stage to run, analyzing is work of its own
+    vlm = activity_of({"id": NOTES, "status": "analyzing", "metadata": {"analyzing_start_time": 1796501216}},
+                      read_steps(None, {}))
+    assert vlm is not None and vlm.stage == "analyzing"

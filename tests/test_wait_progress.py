@@ -1,0 +1,142 @@
+"""The progress lines of ``ingest --wait`` while LightRAG works through a large file (a newcomer's 15
+files, one an 8,152-paragraph handbook: 3 min 46 s of ~25 identical lines "waiting for 9 file(s) to
+be indexed; indexed 6/15 files (0.1 files/s)", no file named). Decisions run on an injected clock;
+what LightRAG does comes from recorded 1.5.7 payloads (a busy pipeline status and a processing row)."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import msgspec
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import load_sample
+
+from mnote_kr.app.waitprogress import ProgressText, WaitProgress, elapsed_text, names_text
+from mnote_kr.models import ProviderActivity
+from mnote_kr_lightrag.client.activity import activity_of, read_steps
+
+SLOW = "doc-29180dd3ecf2bf30a508d79b25a5aad2"
+WAITING = ["handbook.docx", "a.pdf", "b.pdf", "c.md", "d.md", "e.md", "f.md", "g.md", "h.md"]
+START_S = 1795988960  # the recorded row's process_start_time
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.t = 100.0
+
+    def __call__(self) -> float:
+        return self.t
+
+
+def _handbook(chunks_done: int | None = None) -> ProviderActivity:
+    """LightRAG's recorded busy pipeline and processing row (slow1.txt), as the handbook's."""
+    pipeline = copy.deepcopy(load_sample(SAMPLES, "18_pipeline_status_busy_processing.json")[1])
+    if chunks_done is not None:
+        pipeline["history_messages"].append(f"Chunk {chunks_done} of 500 extracted 3 Ent + 1 Rel {SLOW}-chunk-001")
+    rows = load_sample(SAMPLES, "19e_track_status_mid_processing.json")[1]["documents"]
+    row = {**next(r for r in rows if r["id"] == SLOW), "chunks_count": 500}
+    act = activity_of(row, read_steps(pipeline, {"slow1.txt": SLOW}))
+    assert act is not None
+    return act
+
+
+def _view(clock: Clock) -> WaitProgress:
+    # the wall clock: the wait began 10 s after LightRAG took the handbook up
+    return WaitProgress(15, clock=clock, wall_ms=lambda: int((START_S + 10 + clock.t - 100.0) * 1000))
+
+
+def test_a_line_names_the_file_lightrag_works_on_its_stage_time_and_step_and_the_files_waiting() -> None:
+    clock = Clock()
+    view = _view(clock)
+    assert view.step(WAITING, {}) == ("waiting for 9 file(s) to be indexed; indexed 6/15 files; 0 s so far; "
+                                      "handbook.docx, a.pdf, b.pdf and 6 more")
+    clock.t += 5
+    line = view.step(WAITING, {"handbook.docx": _handbook(chunks_done=120)})
+    assert line == ("waiting for 9 file(s) to be indexed; indexed 6/15 files; 5 s so far; indexing now: "
+                    "handbook.docx (processing for 15 s: extracting entities, chunk 120 of 500); "
+                    "still waiting: a.pdf, b.pdf, c.md and 5 more")
+    assert "files/s" not in line  # a rate that falls to 0.0 while the work goes on says nothing
+
+
+def test_no_line_repeats_nothing_new_is_a_heartbeat_every_20_s_and_a_moving_count_every_15_s() -> None:
+    clock = Clock()
+    view = _view(clock)
+    same = {"handbook.docx": _handbook(chunks_done=120)}
+    printed: list[tuple[float, str]] = []
+    for _ in range(45):  # 3 min 45 s of 5 s rounds, as the newcomer's wait, the handbook's count still
+        line = view.step(WAITING, same)
+        if line is not None:
+            printed.append((clock.t - 100.0, line))
+        clock.t += 5
+    times = [t for t, _ in printed]
+    assert times == [0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 220], times
+    assert len({line for _, line in printed}) == len(printed)  # each says a later time
+    assert printed[-1][1].startswith("waiting for 9 file(s) to be indexed; indexed 6/15 files; 3m 40s so far; ")
+    assert "(processing for 3m 50s: extracting entities, chunk 120 of 500)" in printed[-1][1]
+    # the chunk count moving is shown, but not every round
+    view, clock.t = _view(clock), 100.0
+    shown = []
+    for i in range(8):
+        line = view.step(WAITING, {"handbook.docx": _handbook(chunks_done=120 + 10 * i)})
+        if line is not None:
+            shown.append((clock.t - 100.0, line))
+        clock.t += 5
+    assert [t for t, _ in shown] == [0, 15, 30], shown
+    assert "chunk 150 of 500" in shown[1][1] and "chunk 180 of 500" in shown[2][1]
+
+
+def test_a_file_done_or_a_new_step_is_printed_at_once() -> None:
+    clock = Clock()
+    view = _view(clock)
+    view.step(WAITING, {"handbook.docx": _handbook()})
+    clock.t += 5
+    line = view.step(WAITING[1:], {})  # the handbook indexed: 7/15, and the names move up
+    assert line is not None and "indexed 7/15 files" in line and line.endswith("a.pdf, b.pdf, c.md and 5 more")
+    clock.t += 5
+    merging = msgspec.structs.replace(_handbook(), step="merging into the graph")
+    assert view.step(WAITING[1:], {"a.pdf": merging}) is not None
+    clock.t += 5
+    assert view.step(WAITING[1:], {"a.pdf": merging}) is None
+    clock.t += 100
+    assert view.finished() == "indexed 15/15 files in 1m 55s"
+
+
+def test_a_line_carries_its_facts_as_data_for_the_json_progress() -> None:
+    clock = Clock()
+    view = _view(clock)
+    clock.t += 65
+    line = view.step(WAITING, {"handbook.docx": _handbook(chunks_done=120), "a.pdf": ProviderActivity(stage="queued")})
+    assert isinstance(line, ProgressText)
+    assert json.loads(json.dumps(line.detail)) == {
+        "step": "wait", "elapsedS": 65.0, "indexed": 6, "total": 15, "waiting": WAITING, "heartbeat": False,
+        "working": [{"path": "handbook.docx", "stage": "processing", "forS": 75.0, "step": "extracting entities",
+                     "chunksDone": 120, "chunksTotal": 500}]}
+    assert "1m 05s so far" in line
+
+
+def test_without_a_stage_start_the_time_is_since_the_wait_first_saw_the_stage() -> None:
+    clock = Clock()
+    view = _view(clock)
+    parsing = ProviderActivity(stage="parsing")
+    view.step(["x.pdf"], {"x.pdf": parsing})
+    clock.t += 42
+    line: Any = view.step(["x.pdf", "y.md"], {"x.pdf": parsing})
+    assert "indexing now: x.pdf (parsing for 42 s); still waiting: y.md" in line
+
+
+def test_times_and_names_read_as_a_person_reads_them() -> None:
+    assert [elapsed_text(s) for s in (0, 59.9, 60, 226, 3725)] == ["0 s", "59 s", "1m 00s", "3m 46s", "1h 02m"]
+    assert names_text(["a", "b"]) == "a, b" and names_text(list("abcde")) == "a, b, c and 2 more"
+
+
+def test_a_file_with_its_chunk_count_only_says_how_many_chunks_it_has() -> None:
+    """The real engine's long file: processing, its chunks counted by the row, none extracted yet."""
+    clock = Clock()
+    view = _view(clock)
+    one = ProviderActivity(stage="processing", chunks_total=1)
+    many = ProviderActivity(stage="processing", chunks_total=143)
+    line = view.step(["lib/handbook.md", "lib/note0.md"], {"lib/handbook.md": many, "lib/note0.md": one})
+    assert line is not None and line.endswith("indexing now: lib/handbook.md (processing for 0 s: 143 chunks), "
+                                              "lib/note0.md (processing for 0 s: 1 chunk)"), line

@@ -1,0 +1,49 @@
+"""``ingest --wait``'s progress lines on the real lightrag-server: a long document among short ones
+(a newcomer's handbook among notes). Each line says the time so far and names files; none repeats;
+the wait ends with how long it took; what LightRAG said it was doing reads as a stage of its own."""
+
+from __future__ import annotations
+
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+
+from tests.test_integration_flows import make_host, write_md
+
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]
+WORDS = "anode cathode turbine gearbox lantern saffron cobalt nitrogen diesel bearing valve piston".split()
+
+
+def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    host = make_host(tmp_path / "kb", lightrag_engine, monkeypatch)
+    token = uuid.uuid4().hex[:8]
+    sections = [f"## Section {i}\n\n" + " ".join(f"The {WORDS[(i + j) % len(WORDS)]} unit {i}-{j} of handbook "
+                                               f"{token} is checked monthly." for j in range(40))
+                for i in range(60)]
+    write_md(host.root / "lib" / "handbook.md", f"# Handbook {token}\n\n" + "\n\n".join(sections) + "\n")
+    for i in range(5):
+        write_md(host.root / "lib" / f"note{i}.md", f"# Note {i} {token}\n\nThe {WORDS[i]} note {i} of {token}.\n")
+    lines: list[str] = []
+    host.progress = lines.append
+    report = host.ingest(["lib"], wait=True, wait_s=600)
+    assert report.wait_timed_out is None and report.counts == {"processed": 6}, report.counts
+    waits = [line for line in lines if line.startswith("waiting for ")]
+    assert waits, lines
+    for line in waits:
+        assert re.search(r"; indexed \d/6 files; (\d+ s|\d+m \d\ds) so far; ", line), line
+        assert "files/s" not in line and re.search(r"lib/(handbook|note\d)\.md", line), line
+    assert len(set(waits)) == len(waits), waits
+    done = next(x for x in lines if x.startswith("indexed "))
+    assert re.fullmatch(r"indexed 6/6 files in (\d+ s|\d+m \d\ds)", done), lines
+    for line in waits:  # what LightRAG said it does, when a round caught it at work
+        for now in re.findall(r"indexing now: (.*?)(?:; still waiting|$)", line):
+            assert re.match(r"lib/[\w.]+ \((parsing|analyzing|processing) for ", now), line
+    # the long file's chunks take LightRAG tens of seconds (45 s for 130 on a quiet machine): a round sees it,
+    # named as worked on (not merely waiting) with its chunks, as long as it was since it was taken up
+    handbook = r"indexing now: .*lib/handbook\.md \(processing for \d+[^)]*: \d+ chunks"
+    assert any(re.search(handbook, w) for w in waits), waits
+    print("\n".join(waits))  # noqa: T201 - shown with -s: what a person reads
