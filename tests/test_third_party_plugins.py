@@ -1,0 +1,52 @@
+"""A third party's plugin used through a whole search and ingest, with the in-process fake provider:
+the docs' own ``example_lines`` locator (docs/example_plugin) registered as an entry point would be."""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import sys
+from pathlib import Path
+from types import ModuleType
+
+import pytest
+from mnote_kr_testkit.fakes import FakeProvider, fake_config
+
+from mnote_kr.app.host import Host
+from mnote_kr.plugins import load_plugins
+
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "example_plugin"
+LOG = ("12:00 service started\n12:01 cache warmed in 80 ms\n12:05 disk full on /var, writes paused\n"
+       "12:06 operator freed 4 GB\n")
+
+
+@pytest.fixture
+def example_lines(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
+    monkeypatch.syspath_prepend(str(EXAMPLE))
+    importlib.invalidate_caches()
+    module = importlib.import_module("mnote_kr_example_lines")
+    yield module
+    sys.modules.pop("mnote_kr_example_lines", None)
+
+
+def _host(ws: Path, provider: FakeProvider, *extra: tuple[str, object]) -> Host:
+    config = fake_config()
+    return Host(ws, config=config, plugins=load_plugins(config, extra=[("fake", provider), *extra]))
+
+
+def test_example_plugin_cites_a_log_line_as_a_paragraph_in_a_search(tmp_path: Path,
+                                                                    example_lines: ModuleType) -> None:
+    ws = tmp_path / "ws"
+    (ws / "logs").mkdir(parents=True)
+    log = ws / "logs" / "app.log"
+    log.write_text(LOG, encoding="utf-8")
+    before = hashlib.sha256(log.read_bytes()).hexdigest()
+    host = _host(ws, FakeProvider(), ("example_lines", example_lines))
+    host.ingest(["logs"])
+
+    found = host.search("disk full")
+
+    [cite] = [c for c in found.results if c.source_root_relative_path == "logs/app.log"]
+    assert (cite.locator_precision, cite.locator_degraded) == ("paragraph", False), cite.locator
+    assert cite.locator.locator_plugin == "example_lines" and cite.locator.paragraph_index == 2
+    assert hashlib.sha256(log.read_bytes()).hexdigest() == before
