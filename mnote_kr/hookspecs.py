@@ -305,7 +305,7 @@ def prepare_locate(path: str) -> bool | None:
     """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
 
     The host calls it after ingest, for each file sent. A plugin that keeps its parsed
-    model on disk (``mnote_kr.citations.caches.filecache.Persist``) fills that cache here; it
+    model on disk (``mnote_kr.plugin_api.Persist``, ``FileCache``) fills that cache here; it
     returns True when it parsed the file now, False when the cache already held it.
     Raise ``DocumentError`` for a file it cannot read (the host ignores it here: the
     provider reports what it makes of the file).

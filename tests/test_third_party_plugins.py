@@ -50,3 +50,11 @@ def test_example_plugin_cites_a_log_line_as_a_paragraph_in_a_search(tmp_path: Pa
     assert (cite.locator_precision, cite.locator_degraded) == ("paragraph", False), cite.locator
     assert cite.locator.locator_plugin == "example_lines" and cite.locator.paragraph_index == 2
     assert hashlib.sha256(log.read_bytes()).hexdigest() == before
+
+
+def test_the_guides_testing_example_runs_as_written(tmp_path: Path, example_lines: ModuleType) -> None:
+    guide = (EXAMPLE.parent / "plugins.md").read_text(encoding="utf-8")
+    testing = guide[guide.index("## Testing"):]
+    code = testing[testing.index("```python\n") + 10:testing.index("```", testing.index("```python\n") + 10)]
+    assert "mnote_kr_testkit.fakes import FakeProvider" in code and "host.search(" in code
+    exec(compile(code, "docs/plugins.md#testing", "exec"), {"tmp_path": tmp_path})  # noqa: S102 - the doc's own code
