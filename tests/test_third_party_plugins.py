@@ -13,6 +13,7 @@ import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_config
 
 from mnote_kr.app.host import Host
+from mnote_kr.hookspecs import hookimpl
 from mnote_kr.plugins import load_plugins
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "example_plugin"
@@ -58,3 +59,36 @@ def test_the_guides_testing_example_runs_as_written(tmp_path: Path, example_line
     code = testing[testing.index("```python\n") + 10:testing.index("```", testing.index("```python\n") + 10)]
     assert "mnote_kr_testkit.fakes import FakeProvider" in code and "host.search(" in code
     exec(compile(code, "docs/plugins.md#testing", "exec"), {"tmp_path": tmp_path})  # noqa: S102 - the doc's own code
+
+
+class PsvRows:
+    """A third party's reader of a type LightRAG does not take (a newcomer's ``.psv``)."""
+
+    @hookimpl
+    def locator_extensions(self) -> list[str]:
+        return [".psv"]
+
+    @hookimpl
+    def extract_text(self, path: str) -> str | None:
+        return Path(path).read_text(encoding="utf-8").replace("|", ", ") if path.endswith(".psv") else None
+
+
+class LocatesOnly:
+    @hookimpl
+    def locator_extensions(self) -> list[str]:
+        return [".psv", ".only"]
+
+
+def test_the_host_tells_the_provider_which_types_a_plugin_reads_as_text_never_which_plugin(tmp_path: Path) -> None:
+    host = _host(tmp_path, FakeProvider(), ("locates_only", LocatesOnly()), ("psv_rows", PsvRows()))  # psv_rows wins
+    ctx = host.context()
+    readable = ctx.text_suffixes()
+    assert ".psv" in readable and ".only" not in readable  # a locator without extract_text reads no text
+    assert {".docx", ".xlsm"} <= readable  # the bundled readers, asked the same way
+    (tmp_path / "birds.psv").write_text("name|habitat\nosprey|coasts\n", encoding="utf-8")
+    assert ctx.extract_text(str(tmp_path / "birds.psv")) == "name, habitat\nosprey, coasts\n"
+    # the configured locator decides: one that reads no text takes the type out
+    config = {**fake_config(), "locators": {".psv": "locates_only"}}
+    chosen = load_plugins(config, extra=[("fake", FakeProvider()), ("psv_rows", PsvRows()),
+                                         ("locates_only", LocatesOnly())])
+    assert ".psv" not in chosen.text_suffixes()
