@@ -60,6 +60,10 @@ def _no_text(path: str) -> str | None:
     return None
 
 
+def _no_suffixes() -> frozenset[str]:
+    return frozenset()
+
+
 @dataclass
 class ProviderContext:
     """Everything a provider plugin may use.
@@ -86,6 +90,10 @@ class ProviderContext:
     #: text layer's pages and the recognised ones, ``## Page N`` before each), or None when every
     #: page has its text (or no OCR plugin is loaded). Raises ``DocumentError`` when unreadable.
     recognize_text: Callable[[str], str | None] = field(default=_no_text)
+    #: The suffixes (``".psv"``, lowercased) whose files a loaded plugin reads as text: the locator chosen
+    #: for the extension implements ``extract_text``. A provider may send such a file of a type it does not
+    #: read as that text (``extract_text``); which plugin reads it is the host's business.
+    text_suffixes: Callable[[], frozenset[str]] = field(default=_no_suffixes)
     #: Every registry entry's path, document id, provider name and liveness (``EntryColumns``), read
     #: when called; None from a host that offers none. A renamed file keeps its document under a
     #: name made for its old path: the provider must not take that name for the old path's.

@@ -305,7 +305,7 @@ def prepare_locate(path: str) -> bool | None:
     """Parse ``path`` ahead of time so its first ``locate`` is fast, even in a new process.
 
     The host calls it after ingest, for each file sent. A plugin that keeps its parsed
-    model on disk (``mnote_kr.citations.caches.filecache.Persist``) fills that cache here; it
+    model on disk (``mnote_kr.plugin_api.Persist``, ``FileCache``) fills that cache here; it
     returns True when it parsed the file now, False when the cache already held it.
     Raise ``DocumentError`` for a file it cannot read (the host ignores it here: the
     provider reports what it makes of the file).
@@ -361,7 +361,9 @@ def extract_text(path: str, progress: Callable[[str], None]) -> str | None:
     (optional to take) receives a line per step of slow reading (OCR: pages done, limits hit).
 
     The host offers it to the provider (``ProviderContext.extract_text``) for files the
-    provider's own parser fails on, or reads only in part: the text is indexed in their place,
+    provider's own parser fails on, or reads only in part, or of a type it does not take (a plugin
+    that claims an extension in ``locator_extensions`` and reads it here adds the type: the host
+    lists it in ``ProviderContext.text_suffixes``): the text is indexed in their place,
     and citations still land in the original file because the locator reads the same
     paragraphs. A presentation marks the words that are not its slides' top-level shapes' text:
     each speaker-notes paragraph starts ``Notes: ``, and the first paragraph of a table, a chart

@@ -126,6 +126,26 @@ class Plugins:
                 exts.update(e.lower() for e in (plugin.locator_extensions() or []))
         return {ext: self.locator_plugin(ext) or "file" for ext in sorted(exts)}
 
+    def text_suffixes(self) -> frozenset[str]:
+        """The extensions whose chosen locator plugin reads a file's text (``extract_text``): a provider
+        may index such a file of a type it does not read as that text (``ProviderContext.text_suffixes``)."""
+        readers = {impl.plugin_name for impl in self.pm.hook.extract_text.get_hookimpls()}
+        if not readers:
+            return frozenset()
+        exts: set[str] = set()
+        for name in self._impl_order("locator_extensions"):
+            plugin = self.pm.get_plugin(name)
+            if plugin is not None:
+                exts.update(e.lower() for e in (plugin.locator_extensions() or []))
+        out = set()
+        for ext in exts:
+            try:
+                if self.locator_plugin(ext) in readers:
+                    out.add(ext)
+            except PluginError:  # a configured locator not loaded: that type is read by no plugin
+                continue
+        return frozenset(out)
+
     def _only(self, hook_name: str, plugin_name: str) -> Callable[..., Any]:
         others = [p for p in self.pm.get_plugins() if self.pm.get_name(p) != plugin_name]
         return self.pm.subset_hook_caller(hook_name, remove_plugins=others)

@@ -242,15 +242,18 @@ def test_docx_paraid_block_returns_paragraph_locator(env: Env) -> None:
     assert "paragraph 2](" in aurora.citation_markdown  # located exactly: no "approximate"
 
 
-def test_docx_missing_block_degrades_to_file_locator(env: Env) -> None:
+def test_docx_missing_block_keeps_the_paragraph_the_locator_matched_in_the_docx(env: Env) -> None:
     shutil.rmtree(env.parsed / f"{AURORA}.parsed")  # LightRAG left no sidecar for this document
     env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
     aurora = env.by_rel(env.search("Nordwind Labs Hamburg").results, AURORA_REL)[0]
     assert aurora.block_id is None and aurora.quote_source == "chunk"
     assert not aurora.diagnostics.sidecar_block_mapped and aurora.source_map_path is None
-    assert aurora.locator_precision == "file" and aurora.locator_degraded
-    assert aurora.locator.paragraph_index is None and aurora.locator.para_id is None
-    assert "precision=file" in aurora.citation_url and "(file; location approximate)" in aurora.citation_markdown
+    # No block confirms it, but the DOCX locator found the evidence in the DOCX's own paragraphs: the same
+    # paragraph a block names (test_docx_paraid_block_returns_paragraph_locator), never a guess.
+    loc = aurora.locator
+    assert (aurora.locator_precision, aurora.locator_degraded) == ("paragraph", False)
+    assert (loc.paragraph_index, loc.para_id, loc.block_id) == (1, "1A2B0002", None)
+    assert "para=1A2B0002" in aurora.citation_url and "paragraph 2](" in aurora.citation_markdown
     assert "Hamburg" in (aurora.display_quote or "") and "<equation" not in (aurora.display_quote or "")
 
 

@@ -14,7 +14,7 @@ from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.map import notindexed
-from mnote_kr.citations.render import openplan
+from mnote_kr.citations.render import claims, openplan
 from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.workspace import source_id_for
@@ -33,25 +33,36 @@ PARAGRAPH = Locator(locator_precision="paragraph", locator_degraded=False, parag
                     block_id="blk", highlight=Highlight(start=0, end=5), locator_plugin="docx_locator")
 
 
-# ----------------------------------------------------------------------------- _honest
+# ----------------------------------------------------------------------------- honest
 
 
-def test_honest_turns_an_unbacked_paragraph_claim_into_a_degraded_file_locator() -> None:
-    out = pipeline._honest(PARAGRAPH, "file")
+def test_honest_turns_an_unbacked_approximate_paragraph_into_a_degraded_file_locator() -> None:
+    approximate = msgspec.structs.replace(PARAGRAPH, locator_degraded=True)
+    out = claims.honest(approximate, "file")
     assert out.locator_precision == "file" and out.locator_degraded
     assert out.paragraph_index is None and out.para_id is None and out.highlight is None
     assert out.block_id == "blk" and out.reason == "no sidecar block confirms the paragraph"
 
 
+def test_honest_keeps_a_paragraph_the_locator_matched_in_the_file_without_a_block() -> None:
+    # .txt, .log, .csv: LightRAG writes no blocks; the locator found the evidence in the file's own text
+    assert claims.honest(PARAGRAPH, "file") is PARAGRAPH
+
+
+def test_honest_turns_a_paragraph_claim_without_a_place_into_a_file_locator() -> None:
+    placeless = msgspec.structs.replace(PARAGRAPH, paragraph_index=None, para_id=None)
+    assert claims.honest(placeless, "file").locator_precision == "file"
+
+
 @pytest.mark.parametrize("cap", ["paragraph", "bbox"])
 def test_honest_keeps_a_paragraph_backed_by_a_block(cap: str) -> None:
-    assert pipeline._honest(PARAGRAPH, cap) is PARAGRAPH
+    assert claims.honest(PARAGRAPH, cap) is PARAGRAPH
 
 
 def test_honest_leaves_bbox_and_file_locators_alone() -> None:
     bbox = Locator(locator_precision="bbox", locator_degraded=False, page=2, bbox=[1.0, 2.0, 3.0, 4.0])
     file = Locator(locator_precision="file", locator_degraded=True)
-    assert pipeline._honest(bbox, "file") is bbox and pipeline._honest(file, "file") is file
+    assert claims.honest(bbox, "file") is bbox and claims.honest(file, "file") is file
 
 
 # ----------------------------------------------------------------------------- scope

@@ -7,6 +7,8 @@ import hashlib
 import importlib
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -60,8 +62,11 @@ def test_documented_example_plugin_installs_from_a_folder_and_locates(tmp_path: 
         "0.1.0", "entry point", "mnote-kr-example-lines")
     assert example["hooks"] == ["locate", "locator_extensions"] and example["error"] is None
 
-    found = _cli(["locate", str(log), "--evidence", "disk full on /var, writes paused", "--query", "disk full",
-                  "--json"], site, tmp_path)
+    # the command docs/plugins.md shows, as it shows it
+    guide = (REPO / "docs" / "plugins.md").read_text(encoding="utf-8")
+    [shown] = re.findall(r"`mnote-kr (locate app\.log [^`]*)`", guide)
+    assert shown.endswith("--json")
+    found = _cli(shlex.split(shown), site, tmp_path)
     assert found.returncode == 0, found.stderr
     loc = json.loads(found.stdout)
     assert (loc["locatorPlugin"], loc["locatorPrecision"], loc["paragraphIndex"]) == ("example_lines", "paragraph", 2)

@@ -28,7 +28,7 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
-from mnote_kr.citations.render.claims import place_anchor, place_key
+from mnote_kr.citations.render.claims import honest, place_anchor, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped, weak_reason, why_no_results
@@ -75,21 +75,6 @@ def _scope_rels(host: Host, scope: list[str]) -> list[str]:
 
 def _in_scope(rel: str, scope: list[str]) -> bool:
     return not scope or any(not s or rel == s or rel.startswith(s + "/") for s in scope)
-
-
-def _honest(locator: Locator, cap: str) -> Locator:
-    """A paragraph claim needs a sidecar block behind it (no sidecar block → file: a paragraph is never guessed)."""
-    if locator.locator_precision == "paragraph" and cap == "file":
-        return msgspec.structs.replace(
-            locator,
-            locator_precision="file",
-            locator_degraded=True,
-            paragraph_index=None,
-            para_id=None,
-            highlight=None,
-            reason="no sidecar block confirms the paragraph",
-        )
-    return locator
 
 
 _locator_memo: Memo[Locator] = Memo(LOCATOR_MEMO_MAX)
@@ -322,7 +307,7 @@ def build_citations(
             # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
-        locator = _honest(locator, cap)
+        locator = honest(locator, cap)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the

@@ -13,10 +13,35 @@ the claim in the ID, that record can no longer say another precision than the ID
 
 from __future__ import annotations
 
+import msgspec
+
 from mnote_kr.citations.render.precision import is_approximate, page_hint
 from mnote_kr.models import Locator
 
-__all__ = ["place_anchor", "place_key"]
+__all__ = ["honest", "place_anchor", "place_key"]
+
+
+def honest(locator: Locator, cap: str) -> Locator:
+    """A paragraph claim stands on a sidecar block, or on the locator's own match: a paragraph is never guessed.
+
+    ``cap``: what the passage's sidecar block supports (``classify_locator``). Without a block behind it
+    (``file``: LightRAG parses no blocks for ``.txt``, ``.log``, ``.csv``; or the chunk matched none), a
+    paragraph stands only when the locator found the evidence in the file's own text (not
+    ``locator_degraded``, with a ``paragraph_index`` or ``para_id``), as a PDF box found in the text layer
+    stands. An approximate paragraph (by meaning, the passage's, few of the query's words) has nothing
+    to confirm it: it is the file (docs/plugins.md, "What the host checks")."""
+    matched = not locator.locator_degraded and (locator.paragraph_index is not None or locator.para_id is not None)
+    if locator.locator_precision == "paragraph" and cap == "file" and not matched:
+        return msgspec.structs.replace(
+            locator,
+            locator_precision="file",
+            locator_degraded=True,
+            paragraph_index=None,
+            para_id=None,
+            highlight=None,
+            reason="no sidecar block confirms the paragraph",
+        )
+    return locator
 
 
 def place_key(locator: Locator) -> str:

@@ -1,5 +1,6 @@
 """Which files LightRAG indexes, by name: its scan's suffixes, the images mnote-kr wraps and the types
-whose text mnote-kr sends in their place (``naming.TEXT_ONLY_SUFFIXES``: a macro-enabled workbook).
+whose text mnote-kr sends in their place (``naming.TEXT_ONLY_SUFFIXES``: a macro-enabled workbook; and any
+type a loaded plugin reads as text, ``ProviderContext.text_suffixes``: ``recognized.plugin_text``).
 
 The ``unindexable`` hook answers from this module (a folder walk hands over every new file's
 name), so it stays light: no provider, no document listing, one request at most.
@@ -26,10 +27,10 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
     """The ``paths`` no LightRAG scan picks up, with the reason (the ``unindexable`` hook).
 
     A suffix check: LightRAG 1.5.7's types, the images mnote-kr wraps and the files whose text it sends
-    (``.xlsm``) pass at once; only a
-    path with another suffix asks the server for its own list (once, then kept a few minutes),
-    since a server may read more types. The text fallback (``fallback``) only ever replaces a
-    document of a type LightRAG takes, so it adds no type here.
+    (``.xlsm``) pass at once; then the types a loaded plugin reads as text (asked of the host once per
+    call, only when another suffix is there); only a path with another suffix still asks the server for its
+    own list (once, then kept a few minutes), since a server may read more types. The text fallback
+    (``fallback``) only ever replaces a document of a type LightRAG takes, so it adds no type here.
     """
     known = _KNOWN_SUFFIXES
     odd: dict[str, str] = {}
@@ -41,6 +42,9 @@ def unindexable(ctx: ProviderContext, paths: list[str]) -> dict[str, str]:
         suffix = naming.safe_suffix(p)
         if suffix not in known:
             odd[p] = suffix
+    if odd:
+        by_plugins = ctx.text_suffixes()
+        odd = {p: s for p, s in odd.items() if s not in by_plugins}
     if not odd:
         return {}
     served = _server_suffixes(ctx)

@@ -34,9 +34,12 @@ WORKBOOK_WRAPPER_MARK = "Text of a workbook, read by mnote-kr with its cell comm
 #: The first line of a text wrapper of a macro-enabled workbook, a type LightRAG does not take (``workbooks``).
 MACRO_WORKBOOK_WRAPPER_MARK = ("Text of a macro-enabled workbook, read by mnote-kr since LightRAG does not take "
                                "the type (its macros are never run or read):")
+#: The first line of a text wrapper of a file of a type LightRAG does not take, read by the plugin that
+#: reads that type (``ProviderContext.text_suffixes``; ``recognized.plugin_text``).
+PLUGIN_TEXT_WRAPPER_MARK = "Text of a file, read by an mnote-kr plugin since LightRAG does not take the type:"
 #: Every text wrapper's first line starts with one of these (followed by the source's path).
 TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, DECK_WRAPPER_MARK, NOTES_WRAPPER_MARK,
-              WORKBOOK_WRAPPER_MARK, MACRO_WORKBOOK_WRAPPER_MARK)
+              WORKBOOK_WRAPPER_MARK, MACRO_WORKBOOK_WRAPPER_MARK, PLUGIN_TEXT_WRAPPER_MARK)
 _TEXT_MARKS = tuple(m.encode("utf-8") for m in TEXT_MARKS)
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000
@@ -119,7 +122,7 @@ def write_text_wrapper(input_dir: Path, name: str, rel_path: str, text: str, mar
     (or, with ``RECOGNIZED_WRAPPER_MARK``, for a PDF some of whose pages only OCR reads; with
     ``DECK_WRAPPER_MARK``, for a presentation holding words LightRAG's parser skips; with
     ``WORKBOOK_WRAPPER_MARK``, for a workbook holding cell comments; with ``MACRO_WORKBOOK_WRAPPER_MARK``,
-    for a macro-enabled workbook)."""
+    for a macro-enabled workbook; with ``PLUGIN_TEXT_WRAPPER_MARK``, for a type a plugin reads)."""
     path = input_dir / name
     if path.is_symlink() or (path.exists() and not is_our_wrapper(path)):
         raise ProviderError(f"LightRAG's input dir already holds a file named {name} that mnote-kr did not make",

@@ -245,17 +245,19 @@ class LightRagProvider:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
             is_image = suffix in naming.IMAGE_SUFFIXES
-            if not is_image and suffix not in suffixes and suffix not in naming.TEXT_ONLY_SUFFIXES:
+            by_plugin = recognized.plugin_type(self.ctx, suffix, suffixes)  # a type a plugin reads as text
+            if not is_image and suffix not in suffixes and suffix not in naming.TEXT_ONLY_SUFFIXES and not by_plugin:
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
-                                           last_error=f"LightRAG cannot index '{suffix or 'extension-less'}' files")
+                                           last_error=recognized.not_taken(suffix))
                 continue
             if not Path(source.path).is_file():
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed",
                                            last_error=f"Source file is missing: {source.path}")
                 continue
             try:
-                own = None if is_image else recognized.own_text(self.ctx, source)  # scanned pages, speaker notes
-            except MnoteKrError as exc:  # an .xlsm whose text cannot be read: LightRAG takes no .xlsm itself
+                own = (None if is_image else recognized.plugin_text(self.ctx, source) if by_plugin
+                       else recognized.own_text(self.ctx, source))  # scanned pages, speaker notes
+            except MnoteKrError as exc:  # an .xlsm (or a plugin's type) without text: LightRAG would not take it
                 results[rel] = EntryUpdate(source_root_relative_path=rel, status="failed", last_error=str(exc))
                 continue
             wrapped = is_image or own is not None
@@ -421,7 +423,8 @@ class LightRagProvider:
         for source in sources:
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
-            if suffix in naming.IMAGE_SUFFIXES or suffix in naming.TEXT_ONLY_SUFFIXES:  # sent as mnote-kr's text
+            if (suffix in naming.IMAGE_SUFFIXES or suffix in naming.TEXT_ONLY_SUFFIXES  # sent as mnote-kr's text
+                    or recognized.plugin_type(self.ctx, suffix, naming.DEFAULT_SUPPORTED_SUFFIXES)):
                 image = suffix in naming.IMAGE_SUFFIXES
                 out.append(EntryUpdate(source_root_relative_path=rel, status="failed", kind="image" if image else None,
                                        last_error=f"{'Images' if image else repr(suffix) + ' files'} need LightRAG's "

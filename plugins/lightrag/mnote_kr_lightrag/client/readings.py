@@ -43,9 +43,11 @@ LIGHTRAG = "lightrag"
 #: A DOCX read by LightRAG's parser with its footnotes and endnotes at their marks (the managed engine).
 LIGHTRAG_NOTES = "lightrag+notes"
 IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook", "xlsm", "fallback"
+#: A file of a type LightRAG does not take, sent as the text the plugin reading the type gives.
+PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 2, WORKBOOK: 1, XLSM: 1, FALLBACK: 1}
+VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 2, WORKBOOK: 1, XLSM: 1, FALLBACK: 1, PLUGIN: 1}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its footnotes and endnotes"}
@@ -53,7 +55,8 @@ ADDS = {DECK: "its tables, grouped shapes' text and chart data, besides its spea
 #: the deck reading's first version).
 MARKS = {links.RECOGNIZED_WRAPPER_MARK: f"{OCR}:1", links.DECK_WRAPPER_MARK: f"{DECK}:2",
          links.NOTES_WRAPPER_MARK: f"{DECK}:1", links.WORKBOOK_WRAPPER_MARK: f"{WORKBOOK}:1",
-         links.MACRO_WORKBOOK_WRAPPER_MARK: f"{XLSM}:1", links.TEXT_WRAPPER_MARK: f"{FALLBACK}:1"}
+         links.MACRO_WORKBOOK_WRAPPER_MARK: f"{XLSM}:1", links.TEXT_WRAPPER_MARK: f"{FALLBACK}:1",
+         links.PLUGIN_TEXT_WRAPPER_MARK: f"{PLUGIN}:1"}
 BEFORE = "indexed before mnote-kr recorded how it reads a file"
 #: Why a file indexed before is not checked (``unknown``), by suffix; any image's is ``_IMAGE_UNKNOWN``.
 _PDF_UNKNOWN = (f"{BEFORE}; pages without a text layer are read by OCR only when it is sent again, and "

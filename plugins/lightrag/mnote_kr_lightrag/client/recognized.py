@@ -77,6 +77,39 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     return None
 
 
+def plugin_type(ctx: ProviderContext, suffix: str, readable: set[str] | frozenset[str]) -> bool:
+    """Whether a file of ``suffix`` is sent as a plugin's text (``plugin_text``): LightRAG does not take the
+    type (``readable``: its types), it is no image nor ``TEXT_ONLY_SUFFIXES``, and the host says a loaded
+    plugin reads it (``ProviderContext.text_suffixes``; asked only for such a type)."""
+    if suffix in readable or suffix in naming.IMAGE_SUFFIXES or suffix in naming.TEXT_ONLY_SUFFIXES:
+        return False
+    return suffix in ctx.text_suffixes()
+
+
+def not_taken(suffix: str) -> str:
+    """Why a file of a type LightRAG does not take, and no plugin reads, is not sent: and what would send it."""
+    return (f"LightRAG cannot index '{suffix or 'extension-less'}' files (a plugin adds a type by claiming it in "
+            "locator_extensions and reading it in extract_text: docs/plugins.md)")
+
+
+def plugin_text(ctx: ProviderContext, source: SourceFile) -> OwnText:
+    """The text the plugin reading this file's type gives (``ctx.extract_text``), sent in place of a file of a
+    type LightRAG does not take (``plugin_type``). Raises ``MnoteKrError`` when it gives none: nothing else
+    would take the file."""
+    suffix = naming.safe_suffix(source.rel_path)
+    try:
+        text = ctx.extract_text(source.path)
+    except MnoteKrError as exc:
+        raise MnoteKrError(f"LightRAG does not take '{suffix}' files, and the plugin reading them cannot read this "
+                           f"one: {exc.message}", hint=exc.hint) from exc
+    if not text or not text.strip():
+        raise MnoteKrError(f"LightRAG does not take '{suffix}' files, and the plugin reading them read no text in "
+                           "this one")
+    return OwnText(text, links.PLUGIN_TEXT_WRAPPER_MARK, (
+        f"indexed from the text a plugin reads in it, since LightRAG does not take '{suffix}' files; citations "
+        "still point into the file"))
+
+
 def kind(is_image: bool, own: OwnText | None) -> str:
     """The entry's kind: an image's wrapper, a file's own text (``own_text``), or the file itself linked."""
     return "image" if is_image else KIND if own is not None else "document"
