@@ -11,7 +11,9 @@ passage that crosses a page break reads straight through.
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
 the vertical gap grows, the font size changes, the column changes, the previous line
 ended early (the next line's first word, or first character of CJK, would have fitted), or a first-line indent
-starts a paragraph. Right-to-left pages are handled mirrored.
+starts a paragraph. A small change of size between lines spaced as the document's usual paragraph lines
+is not one (``SIZE_JITTER``: an OCR text layer sizes each line from its scanned glyphs). Right-to-left pages
+are handled mirrored.
 """
 
 from __future__ import annotations
