@@ -11,7 +11,9 @@ passage that crosses a page break reads straight through.
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
 the vertical gap grows, the font size changes, the column changes, the previous line
 ended early (the next line's first word, or first character of CJK, would have fitted), or a first-line indent
-starts a paragraph. Right-to-left pages are handled mirrored.
+starts a paragraph. A small change of size between lines spaced as the document's usual paragraph lines
+is not one (``SIZE_JITTER``: an OCR text layer sizes each line from its scanned glyphs). Right-to-left pages
+are handled mirrored.
 """
 
 from __future__ import annotations
@@ -28,6 +30,11 @@ Box = tuple[float, float, float, float]
 
 BAND = 0.12  # share of the page height at the top and at the bottom where furniture lives
 SAME_Y = 0.02  # two furniture lines sit at the same height within this share of the page height
+#: A change of font size by at most this share of the smaller size does not start a block when the two
+#: lines are spaced as the document's usual lines inside a paragraph: an OCR text layer sets each line's
+#: size from its scanned glyphs (14.6 and 16.06 pt in turn down one paragraph). 0: every change of more
+#: than 8% starts a block, as before (issue 33, fifteenth round).
+SIZE_JITTER = 0.25
 _DIGITS = lazy_compile(r"\d+")
 # a list item's first line: a bullet, a dash, "3." or "(b)", or a symbol-font glyph with no
 # Unicode mapping (PDFium gives a control character for it)
@@ -443,7 +450,8 @@ def _spaced_apart(
     """True when line ``b`` under line ``a`` starts a new block by its spacing or font size."""
     sa, sb = size[a], size[b]
     if abs(sa - sb) > 0.08 * min(sa, sb):
-        return True  # another font size: a heading, a signature, a caption
+        # another font size: a heading, a signature, a caption; unless spaced as a paragraph's lines are
+        return not _size_jitter(a, b, gap, base, size, spacing)
     usual = (spacing or {}).get(_bucket(sa))
     if usual is None and spacing:
         # a size with too few lines to measure (a legend, a few notes): the nearest measured
@@ -455,3 +463,19 @@ def _spaced_apart(
         return False
     extra = base[b] - base[a] - usual.pitch
     return extra > max(0.12 * usual.pitch + 0.5, 0.2 * sa) and gap - usual.gap > 0.5 * extra
+
+
+def _size_jitter(
+    a: int, b: int, gap: float, base: Sequence[float], size: Sequence[float], spacing: dict[int, Spacing] | None
+) -> bool:
+    """Lines ``a`` and ``b`` of two font sizes at most ``SIZE_JITTER`` apart, spaced as the document's usual
+    lines of either size (baseline step and box gap within the tolerance of a paragraph gap): one paragraph
+    whose text layer sized each line apart, not a heading (a heading's spacing sets it apart)."""
+    lo, hi = min(size[a], size[b]), max(size[a], size[b])
+    if not spacing or hi - lo > SIZE_JITTER * lo:
+        return False
+    usual = spacing.get(_bucket(lo)) or spacing.get(_bucket(hi))
+    if usual is None:
+        return False
+    tol = max(0.12 * usual.pitch + 0.5, 0.2 * lo)
+    return abs(base[b] - base[a] - usual.pitch) <= tol and abs(gap - usual.gap) <= tol

@@ -302,3 +302,61 @@ def test_three_columns_of_running_text_on_one_baseline_grid_are_not_table_rows(t
     want = union([d.box for d in middle])
     assert loc.bbox is not None and xs[1] - 1 <= loc.bbox[0] and loc.bbox[2] < xs[2], loc.bbox  # one column
     assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)  # the whole paragraph of it
+
+
+def _jittery_letter(tmp_path: Path) -> tuple[Path, list[list[Drawn]]]:
+    """Three paragraphs set as an OCR text layer sets them: one 14 pt line pitch, each line's font size
+    fitted to its glyphs (10 or 11 pt in turn); a first-line indent and 8 pt more start a paragraph."""
+    b = PdfBuilder()
+    p = b.add_page()
+    y = 740.0
+    paras: list[list[Drawn]] = []
+    sizes = [10, 10, 11, 10, 10, 11]
+    for k in range(3):
+        lines = []
+        for j, size in enumerate(sizes):
+            start = f"Letter paragraph {k} line {j}:" + (" the tape catalogue keeps every volume label" if
+                                                          (k, j) == (1, 2) else "")
+            x = 90 if j == 0 else 72
+            width = 240 if j == len(sizes) - 1 else 460 - (x - 72)
+            lines.append(b.text(p, x, y, _fill(start, width, size), size))
+            y -= 14
+        paras.append(lines)
+        y -= 8
+    f = tmp_path / "letter.pdf"
+    f.write_bytes(b.build())
+    return f, paras
+
+
+def test_lines_of_one_paragraph_whose_font_sizes_jitter_stay_one_block(tmp_path: Path) -> None:
+    # An OCR layer's per-line sizes (14.6 and 16.06 pt in a scanned letter) broke every paragraph at each
+    # change of size: a paragraph's label was then no block of the file (issue 33, fifteenth round).
+    f, paras = _jittery_letter(tmp_path)
+    doc = read_document(f)
+    assert len(doc.pages[0].blocks) == 3, [[line_text(doc.pages[0], li) for li in blk] for blk in doc.pages[0].blocks]
+    text = "\n".join(d.text for para in paras for d in para)
+    loc = _loc(f, text, "tape catalogue volume label")
+    want = union([d.box for d in paras[1]])
+    assert iou(loc.bbox, list(want)) >= 0.8, (loc.bbox, want)
+
+
+def test_a_full_line_a_third_larger_in_the_usual_spacing_still_starts_a_block(tmp_path: Path) -> None:
+    # Only a small change of size is overruled by a paragraph's spacing: a line 30% larger (a heading set
+    # full width, no space around it) still starts a block, and so does the text under it.
+    b = PdfBuilder()
+    p = b.add_page()
+    y = 740.0
+    for k in range(2):  # two paragraphs set the usual 13 pt pitch
+        for j in range(4):
+            b.text(p, 72, y, _fill(f"Paragraph {k} line {j}:", 460), 10)
+            y -= 13
+        y -= 8
+    head = b.text(p, 72, y, _fill("Retention of archive volumes", 460, 13), 13)
+    y -= 13
+    body = [b.text(p, 72, y - 13 * j, _fill(f"Body line {j}: volumes are kept", 460), 10) for j in range(3)]
+    f = tmp_path / "heading.pdf"
+    f.write_bytes(b.build())
+    page = read_document(f).pages[0]
+    blocks = [[line_text(page, li) for li in blk] for blk in page.blocks]
+    assert [head.text] in blocks, blocks
+    assert [d.text for d in body] in blocks, blocks
