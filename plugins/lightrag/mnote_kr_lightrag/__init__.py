@@ -108,6 +108,8 @@ def check_readings(ctx: ProviderContext, entries: list[SourceEntry], look: bool)
 
     if not _mine(ctx):
         return None
+    if not look and not readings.asks_server(entries):
+        return readings.check(None, entries, look, False)  # a report the server's answer cannot change
     try:
         with _provider.LightRagProvider(ctx) as prov:
             return readings.check(prov, entries, look, readings.engine_reads_notes(prov))

@@ -167,3 +167,13 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
     assert "OCR" in check.unknown["scan.pdf"]
+
+
+def test_a_report_asks_the_server_only_when_its_answer_can_change_the_count() -> None:
+    """``status`` asks the engine whether it reads DOCX notes only for a DOCX read the plain way or before
+    readings were recorded: a library of notes, decks and DOCX read with their notes is reported from the
+    records alone (one round trip less per status)."""
+    plain = [_entry("a.md", "lightrag:1"), _entry("b.pptx", None, kind="text"), _entry("c.docx", "lightrag+notes:1")]
+    assert not readings.asks_server(plain)
+    assert readings.asks_server([*plain, _entry("d.docx", "lightrag:1")])
+    assert readings.asks_server([*plain, _entry("e.DOCX", None)])

@@ -104,6 +104,14 @@ def for_send(prov: LightRagProvider, rel_path: str, is_image: bool, own: OwnText
     return of_send(rel_path, is_image, own, linked_docx and engine_reads_notes(prov))
 
 
+def asks_server(entries: list[SourceEntry]) -> bool:
+    """Whether a report (``check`` without ``look``) depends on the server's answer: only a DOCX indexed
+    by LightRAG's plain reading, or before readings were recorded, is older when the server reads notes.
+    ``status`` asks the server nothing more otherwise (``tests/test_cli_fast.py``)."""
+    return any(_suffix(e.source_root_relative_path) == ".docx"
+               and (e.reading is None or split(e.reading)[0] == LIGHTRAG) for e in entries)
+
+
 def engine_reads_notes(prov: LightRagProvider) -> bool:
     """Whether the server reads a DOCX's notes into LightRAG's parse: the managed engine's guard says so
     (``engine/guard.py``, ``READINGS_PATH``); any other server (which answers 404) does not. Asked once a
