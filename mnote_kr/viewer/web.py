@@ -49,6 +49,7 @@ import msgspec
 
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.render.openplan import (
+    UNKNOWN_HINT,
     changed_on_disk,
     changed_since_issued,
     find_citation,
@@ -456,8 +457,8 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(410, webpages.gone_page(gone.citation, gone.reason))
         return
     if src is None:
-        reply.message(404, "Not found", f"No citation [{cid}] in this workspace.",
-                      "citation IDs come from a search in this workspace")
+        reply.message(404, "Not found", f"Unknown citation [{cid}]: not issued in this workspace, or expired.",
+                      UNKNOWN_HINT)
         return
     c = src.citation
     opened = _opened_note(query)
@@ -518,7 +519,7 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
         error(410, "gone", gone.reason)
         return
     if src is None:
-        error(404, "not_found", f"No citation [{cid}] in this workspace.")
+        error(404, "not_found", f"Unknown citation [{cid}]: not issued in this workspace, or expired; {UNKNOWN_HINT}.")
         return
     shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
     same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path

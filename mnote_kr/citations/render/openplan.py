@@ -29,6 +29,8 @@ from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import STATUS_WHY
 
 _SINCE = " since this citation was issued"
+#: What to do about an ID that is unknown or expired (``open``, the viewer, MCP say the same).
+UNKNOWN_HINT = "search again: 'mnote-kr search' or 'ask' issues a current ID"
 
 _KINDS = {
     ".pdf": "pdf",
@@ -109,7 +111,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     cid = normalize_citation_id(raw_id)
     found = citecache.issued(host, cid)
     if found is None:
-        raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
+        raise NotFoundError(f"Unknown citation {cid}: never issued in this workspace, or expired", hint=UNKNOWN_HINT)
     citation, issued_hash = found
     rel = citation.source_root_relative_path
     entry = host.registry().entries.get(rel)
