@@ -65,9 +65,11 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
     loc = host.locate(LocateRequest(file=str(ws / "papers" / "report.docx"), query="Pyrolytic coating",
                                     evidence="Pyrolytic coating on the blades cut the heating power by a third"))
     assert loc.locator_precision == "paragraph"
-    by_file[".docx"] = msgspec.structs.replace(by_file[".docx"], locator=loc, locator_precision="paragraph",
-                                               locator_degraded=False)
-    remember(host, [by_file[".docx"]])
+    by_file["searched .docx"] = by_file[".docx"]
+    placed = msgspec.structs.replace(by_file[".docx"], locator=loc, locator_precision="paragraph",
+                                     locator_degraded=False)
+    by_file[".docx"] = remember(host, [placed])[0]  # another place than the ID was issued for: an ID of its own
+    assert by_file[".docx"].citation_id != by_file["searched .docx"].citation_id
     with ApiServer(host, write_token_file=False) as server:
         yield server, host, by_file, idx
 
@@ -127,11 +129,12 @@ def test_search_page_renders_cards_with_precision_badges_and_marked_query(site):
         r = client.get("/", params={"q": QUERY, "scope": "papers"})
     assert r.status_code == 200
     cards = re.findall(r'<li class="card" data-citation-id="([^"]+)" data-precision="(\w+)">', r.text)
-    assert {cid for cid, _ in cards} == {c.citation_id for c in cites.values()}
+    searched = {cites[k].citation_id for k in (".pdf", "searched .docx", ".md")}
+    assert {cid for cid, _ in cards} == searched
     precisions = dict(cards)
     assert precisions[cites[".pdf"].citation_id] == "bbox" and "box · p.1" in r.text
     # without a sidecar (the fake provider writes none) the pipeline honestly caps the DOCX at file
-    assert precisions[cites[".docx"].citation_id] == "file" and "file only" in r.text
+    assert precisions[cites["searched .docx"].citation_id] == "file" and "file only" in r.text
     assert re.search(r'<mark class="q">[Bb]lade</mark>', r.text) and '<mark class="q">heating</mark>' in r.text
 
 
