@@ -86,8 +86,26 @@ def test_an_expired_id_is_refused_in_one_line_saying_to_search_again(
     another_process()
     with pytest.raises(NotFoundError) as caught:
         openplan.open_plan(host, "gone")
-    assert str(caught.value.message) == "Unknown citation [gone]: never issued in this workspace, or expired"
+    assert caught.value.message == ("Citation [gone] has expired: it was issued more than 5 citations ago "
+                                    "and is no longer kept")
     assert caught.value.hint is not None and caught.value.hint.startswith("search again")
+    with pytest.raises(NotFoundError) as never:
+        openplan.open_plan(host, "nevr")
+    assert never.value.message == "Unknown citation [nevr]: never issued in this workspace, or expired"
+
+
+def test_an_evicted_id_is_never_issued_for_another_place_and_comes_back_for_its_own(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    monkeypatch.setattr(citecache, "MAX_IDS", 3)
+    citecache.remember(host, [cite("[gone]", 1, "a note cites this")])
+    citecache.remember(host, [cite(f"[n00{i}]", 10 + i) for i in range(3)])
+    another_process()
+    assert citecache.expired(host, "[gone]") and citecache.find(host, "[gone]") is None
+    elsewhere = citecache.remember(host, [cite("[gone]", 2, "another place hashing to the same ID")])[0]
+    assert elsewhere.citation_id != "[gone]" and citecache.find(host, "[gone]") is None  # the note's ID opens nothing
+    back = citecache.remember(host, [cite("[gone]", 1, "its own place, searched again")])[0]
+    assert back.citation_id == "[gone]" and not citecache.expired(host, "[gone]")
+    assert citecache.find(host, "[gone]").locator.paragraph_index == 1  # type: ignore[union-attr]
 
 
 def test_an_id_held_for_another_place_is_never_taken_over_the_newcomer_is_renamed(host: Host) -> None:  # noqa: F811

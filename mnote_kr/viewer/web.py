@@ -55,6 +55,7 @@ from mnote_kr.citations.render.openplan import (
     find_citation,
     normalize_citation_id,
     open_plan,
+    unknown_message,
     why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
@@ -457,8 +458,7 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(410, webpages.gone_page(gone.citation, gone.reason))
         return
     if src is None:
-        reply.message(404, "Not found", f"Unknown citation [{cid}]: not issued in this workspace, or expired.",
-                      UNKNOWN_HINT)
+        reply.message(404, "Not found", unknown_message(host, normalize_citation_id(cid)) + ".", UNKNOWN_HINT)
         return
     c = src.citation
     opened = _opened_note(query)
@@ -519,7 +519,7 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
         error(410, "gone", gone.reason)
         return
     if src is None:
-        error(404, "not_found", f"Unknown citation [{cid}]: not issued in this workspace, or expired; {UNKNOWN_HINT}.")
+        error(404, "not_found", f"{unknown_message(host, normalize_citation_id(cid))}; {UNKNOWN_HINT}.")
         return
     shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None
     same = shown is not None and shown.source_root_relative_path == src.citation.source_root_relative_path

@@ -14,8 +14,8 @@ of mnote-kr's state, not in the user's folder:
   another place (``idrecord.place_of``: another file, or another place or claim in it), the new
   citation is renamed to a 5-character ID of its own, in the same transaction (``remember`` returns
   the citations as issued, alternatives and an answer's markers renamed with them).
-* **Bound:** the latest :data:`idstore.MAX_IDS` issues; an older ID is reported unknown or expired
-  (``open`` says to search again).
+* **Bound:** the latest :data:`idstore.MAX_IDS` issues; an older ID is reported expired (``open``
+  says to search again), and is never issued for another place later (``idstore``: ``gone``).
 * **Version:** each record also holds ``sourceHash``, the cited file's content hash in the registry
   when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
@@ -81,7 +81,7 @@ _line_decoder = msgspec.json.Decoder(_Issued)
 
 #: Per workspace id: (place, citation, source hash) of the IDs this process issued, newest last.
 _memory: dict[str, OrderedDict[str, tuple[int, Citation, str]]] = {}
-_memory_lock = threading.Lock()
+_memory_lock = threading.RLock()
 
 
 def log_enabled(host: Host) -> bool:
@@ -140,6 +140,12 @@ def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
         if old is not None:
             return _plain(old), old.source_hash
     return None
+
+
+def expired(host: Host, citation_id: str) -> bool:
+    """Whether this (normalised) ID was issued in this workspace and has been evicted since: more than
+    :data:`MAX_IDS` issues ago (``open`` then says so rather than "unknown")."""
+    return idstore.expired(store_path(host), citation_id)
 
 
 def find(host: Host, citation_id: str) -> Citation | None:
@@ -201,10 +207,10 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     places = [idrecord.place_of(c) for c in citations]
     ws = host.workspace.workspace_id
     if not log_enabled(host):
-        own = _memory.get(ws) or OrderedDict()
-        with _memory_lock:
+        with _memory_lock:  # check and keep at once: two threads never give one ID two places
+            own = _memory.get(ws) or OrderedDict()
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
-        _keep_in_memory(ws, renamed, places, hashes)
+            _keep_in_memory(ws, renamed, places, hashes)
         return renamed
     _migrate(host)
     asked = {c.citation_id for c in citations}

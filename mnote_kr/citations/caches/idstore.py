@@ -11,7 +11,10 @@ this module only keeps the rows, safely for several processes (CLI, ``serve``, `
   REPLACE``) deletes the ID's old row and appends a new one, so the rowid order is the order of the
   latest issues: the oldest rowids are the least recently issued IDs.
 * **Bound:** every write deletes the rows more than :data:`MAX_IDS` issues older than the newest (a
-  rowid range, no count); at most :data:`MAX_IDS` rows.
+  rowid range, no count); at most :data:`MAX_IDS` rows. An evicted ID leaves ``gone(id, place)`` behind
+  (~20 bytes): it is never issued for another place later (an old note's link would open the wrong
+  place), and ``open`` can say it expired. ``gone`` is bounded by the IDs there are (36^4 = 1.7M 4-character
+  IDs, ~35 MB at the very worst, after some 100,000 searches).
 * **Crash safety:** write-ahead log, ``synchronous=NORMAL``: a transaction is all there or not at
   all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
 * **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
@@ -39,11 +42,12 @@ MAX_IDS = 100_000
 #: How long a writer waits for another (SQLite's busy timeout).
 BUSY_SECONDS = 10.0
 #: The schema's version (``PRAGMA user_version``); a newer one is read as long as the table is there.
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL);
-PRAGMA user_version = 1;
+CREATE TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY, place INTEGER NOT NULL) WITHOUT ROWID;
+PRAGMA user_version = 2;
 """
 
 
@@ -128,6 +132,17 @@ def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
     return (int(row[0]), bytes(row[1])) if row is not None else None
 
 
+def expired(path: Path, citation_id: str) -> bool:
+    """Whether ``citation_id`` was issued and has been evicted since (not issued again)."""
+    with _connection(path, create=False) as con:
+        if con is None:
+            return False
+        try:
+            return con.execute("SELECT 1 FROM gone WHERE id = ?", (citation_id,)).fetchone() is not None
+        except sqlite3.OperationalError:
+            return False
+
+
 def every(path: Path) -> Iterator[tuple[str, int, bytes]]:
     """Every row of the store, least recently issued first (tests, diagnostics)."""
     with _connection(path, create=False) as con:
@@ -144,35 +159,42 @@ class Writing:
         self._con = con
 
     def places(self, ids: Iterable[str]) -> dict[str, int]:
-        """The place each of ``ids`` the store holds is issued for."""
+        """The place each of ``ids`` the store holds (or held: evicted) is issued for."""
         wanted = list(dict.fromkeys(ids))
         out: dict[str, int] = {}
         for start in range(0, len(wanted), 500):  # under SQLite's bound-parameter limit
             part = wanted[start:start + 500]
             marks = ",".join("?" * len(part))
             out.update((str(i), int(p)) for i, p in self._con.execute(
-                f"SELECT id, place FROM ids WHERE id IN ({marks})", part))
+                f"SELECT id, place FROM gone WHERE id IN ({marks}) UNION ALL "
+                f"SELECT id, place FROM ids WHERE id IN ({marks})", part + part))  # a live row wins
         return out
 
     def place(self, citation_id: str) -> int | None:
-        row = self._con.execute("SELECT place FROM ids WHERE id = ?", (citation_id,)).fetchone()
+        """The place ``citation_id`` is (or was, evicted) issued for, or None."""
+        row = self._con.execute("SELECT place FROM ids WHERE id = ? UNION ALL SELECT place FROM gone WHERE id = ?",
+                                (citation_id, citation_id)).fetchone()
         return int(row[0]) if row is not None else None
 
     def upsert(self, rows: Sequence[tuple[str, int, bytes]]) -> None:
         """``(id, place, record)`` rows, in issue order (the last is the most recent)."""
         self._con.executemany("INSERT OR REPLACE INTO ids (id, place, record) VALUES (?, ?, ?)", rows)
+        self._con.executemany("DELETE FROM gone WHERE id = ?", [(row[0],) for row in rows])  # live again
 
     def add_missing(self, rows: Sequence[tuple[str, int, bytes]]) -> int:
-        """Rows whose ID the store does not hold yet (a migrated log never overrides a later issue)."""
-        before = self._con.total_changes
-        self._con.executemany("INSERT OR IGNORE INTO ids (id, place, record) VALUES (?, ?, ?)", rows)
-        return self._con.total_changes - before
+        """Rows whose ID the store does not hold (nor held) yet: a migrated log never overrides a later issue."""
+        held = self.places(row[0] for row in rows)
+        fresh = [row for row in rows if row[0] not in held]
+        self._con.executemany("INSERT OR IGNORE INTO ids (id, place, record) VALUES (?, ?, ?)", fresh)
+        return len(fresh)
 
     def evict(self, keep: int) -> int:
         """Drop the rows issued more than ``keep`` issues before the newest; how many went."""
         top = self._con.execute("SELECT max(rowid) FROM ids").fetchone()[0]
         if top is None or top <= keep:
             return 0
+        self._con.execute("INSERT OR REPLACE INTO gone (id, place) SELECT id, place FROM ids WHERE rowid <= ?",
+                          (top - keep,))
         return self._con.execute("DELETE FROM ids WHERE rowid <= ?", (top - keep,)).rowcount
 
 

@@ -53,6 +53,14 @@ def normalize_citation_id(raw: str) -> str:
     return raw if raw.startswith("[") else f"[{raw.strip('[]')}]"
 
 
+def unknown_message(host: Host, cid: str) -> str:
+    """Why ``cid`` (normalised) opens nothing, in one line: expired (issued, then evicted), or unknown."""
+    if citecache.expired(host, cid):
+        return (f"Citation {cid} has expired: it was issued more than {citecache.MAX_IDS:,} citations ago "
+                "and is no longer kept")
+    return f"Unknown citation {cid}: never issued in this workspace, or expired"
+
+
 def find_citation(host: Host, raw_id: str) -> Citation | None:
     """The issued citation with this ID (``[a3z1]`` or ``a3z1``), or None: no liveness check."""
     return citecache.find(host, normalize_citation_id(raw_id))
@@ -111,7 +119,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     cid = normalize_citation_id(raw_id)
     found = citecache.issued(host, cid)
     if found is None:
-        raise NotFoundError(f"Unknown citation {cid}: never issued in this workspace, or expired", hint=UNKNOWN_HINT)
+        raise NotFoundError(unknown_message(host, cid), hint=UNKNOWN_HINT)
     citation, issued_hash = found
     rel = citation.source_root_relative_path
     entry = host.registry().entries.get(rel)
