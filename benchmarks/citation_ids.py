@@ -219,7 +219,7 @@ def measure(count: int, chunks: list[str], rounds: int, cold_rounds: int, with_l
                   f"knows {len(known):,} of the {len(ids):,} IDs (the oldest: #{ids.index(next(iter(known))):,})")
         if kept < len(ids):
             assert citecache.issued(host, ids[0]) is None
-            print(f"      the {len(ids) - kept:,} least recently issued evicted: 'Unknown citation ...: or expired'")
+            print(f"      the {len(ids) - kept:,} least recently issued evicted: 'Citation ... has expired'")
         rng = random.Random(7)
         picks = [rng.choice(held) for _ in range(rounds)]
         citecache.issued(host, picks[0])  # the connection a long-running process keeps
