@@ -97,7 +97,7 @@ def placed(host: Any, base_id: str, rel: str, evidence: str, new_id: str) -> Any
     copy = msgspec.structs.replace(base, citation_id=new_id, source_root_relative_path=rel,
                                    source_path=str(host.root / rel), locator=loc, alternatives=[],
                                    locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded)
-    remember(host, [copy])
+    copy = remember(host, [copy])[0]  # as issued: renamed if its ID were held for another place
     return copy
 
 

@@ -56,7 +56,8 @@ from pathlib import Path
 from types import SimpleNamespace
 from mnote_kr.citations.caches import citecache
 from mnote_kr.models import Citation, CitationDiagnostics, Locator
-host = SimpleNamespace(workspace=SimpleNamespace(index_dir=Path(sys.argv[1]), workspace_id="ws-probe"), config={})
+host = SimpleNamespace(workspace=SimpleNamespace(index_dir=Path(sys.argv[1]), workspace_id="ws-probe",
+                                                rel_to_abs=lambda rel: Path(sys.argv[1]) / rel), config={})
 loc = Locator(locator_precision="file", locator_degraded=True)
 diag = CitationDiagnostics(quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
                            display_cleaned=True, locator_text_source="chunk")
@@ -67,6 +68,7 @@ c = Citation(provider="lightrag", citation_id="[abcd]", source_id="src-1", sourc
              locator_degraded=True, locator=loc, citation_url="u", citation_markdown="m", relevance_score=1.0,
              diagnostics=diag)
 citecache.remember(host, [c], SimpleNamespace(entries={}))  # the registry the search built them from
+citecache._memory.clear()  # what another process finds: the store on disk
 print(json.dumps({"filelock": "filelock" in sys.modules,
                   "kept": list(citecache.load(host))}))
 """

@@ -307,7 +307,7 @@ def test_traversal_and_unknown_citation_are_tool_errors_and_the_server_goes_on(k
     traversal, absolute, unknown, bad_k, typo = session(kb.server(), body)
     assert traversal.startswith("Error: Path not allowed: ../secret.md: '..' is not allowed (")
     assert absolute.startswith(f"Error: Path not allowed: {outside}: outside the workspace")
-    assert unknown.startswith("Error: Unknown citation [zz9q] (") and "search" in unknown
+    assert unknown.startswith("Error: Unknown citation [zz9q]: ") and "or expired (search again" in unknown
     assert bad_k.startswith("Error: Invalid arguments for mnote_knowledge_rag_query: ") and "topK" in bad_k
     assert typo.startswith("Error: Invalid arguments for mnote_knowledge_rag_query: ") and "scope" in typo
     for text in (traversal, absolute, unknown, bad_k, typo):

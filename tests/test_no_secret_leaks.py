@@ -20,10 +20,12 @@ import uuid
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 from mnote_kr_testkit.pdfs import PdfBuilder
 
+from mnote_kr.citations.caches import idrecord, idstore
 from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration
@@ -119,6 +121,10 @@ def test_api_key_appears_in_no_output_and_no_file(tmp_path: Path, lightrag_engin
     assert files_containing(ws / ".mnote", key.encode()) == []
     # the only file under the home holding the key is the engine's state file (which proves the grep sees it)
     assert files_containing(home, key.encode()) == [state_file]
-    # the grep really covered the workspace's own files (registry) and the citation log (in the state dir)
+    # the grep really covered the workspace's own files (registry); the citation ID store (in the state dir)
+    # deflates its records, so they are read back and searched as text
     assert (ws / ".mnote" / "index" / "lightrag-source-registry.msgpack").is_file()
-    assert any(p.stat().st_size > 0 for p in (home / "state" / "citations").rglob("citations.jsonl*"))
+    store = next((home / "state" / "citations").rglob(idstore.STORE_FILE))
+    records = [idrecord.decode(data, cid) for cid, _, data in idstore.every(store)]
+    assert records and all(r is not None and key.encode() not in msgspec.json.encode(r) for r in records)
+    assert {c["citationId"] for c in results} <= {r.id for r in records if r is not None}  # the search's IDs

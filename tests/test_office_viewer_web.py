@@ -39,8 +39,7 @@ def _cite_at(host: Host, cite: Citation, loc: Locator, cid: str | None = None) -
     confirmed at ``file``; the real engine's sidecar confirms it), remembered for the viewer."""
     out = msgspec.structs.replace(cite, citation_id=cid or cite.citation_id, locator=loc,
                                   locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded)
-    remember(host, [out])
-    return out
+    return remember(host, [out])[0]  # as issued: renamed when its ID is held for another place
 
 
 def _office_host(ws: Path, texts: dict[str, str]) -> Host:

@@ -31,7 +31,7 @@ from mnote_kr_testkit.replay import URL, Replay, load_sample
 import mnote_kr_lightrag as lightrag_plugin
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
-from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.caches import citecache, idstore
 from mnote_kr.citations.render.cards import render_answer
 from mnote_kr.core.config import load_config
 from mnote_kr.core.workspace import source_id_for
@@ -360,7 +360,7 @@ def test_empty_data_gives_zero_results_without_error(env: Env) -> None:
     result = env.search("nothing at all")
     assert result.results == [] and result.not_indexed == []
     assert result.diagnostics["providerReferences"] == 0 and result.diagnostics["providerStatus"] == "no_results"
-    assert not citecache.log_path(env.host).exists()  # nothing issued, nothing kept
+    assert not citecache.store_path(env.host).exists()  # nothing issued, nothing kept
 
 
 def test_query_naming_a_file_that_is_not_citable_is_reported_not_silently_missing(env: Env) -> None:
@@ -471,22 +471,20 @@ def test_open_resolves_inside_the_workspace_with_the_same_locator(env: Env) -> N
     assert after == before
 
 
-def test_citation_cache_appends_and_skips_citations_already_written(env: Env) -> None:
+def test_the_id_store_keeps_one_record_per_id_and_another_process_opens_the_latest(env: Env) -> None:
     env.replay.sample("POST", "/query/data", "40_query_data_mix.json")
-    cache = citecache.log_path(env.host)
-    env.search("Hamburg")
-    size = cache.stat().st_size
-    lines = cache.read_bytes().splitlines()
-    env.search("Hamburg")  # the same citations again: nothing is rewritten
-    assert cache.stat().st_size == size and len(lines) == 2
-    env.search("energy formula")  # a new citation (another block) is appended, earlier lines stay
-    grown = cache.read_bytes().splitlines()
-    assert grown[: len(lines)] == lines and len(grown) > len(lines)
-    cache.write_bytes(cache.read_bytes() + b'{"torn line')  # a writer killed mid-append
-    env.search("王小明")
-    ids = [json.loads(line)["citationId"] for line in cache.read_bytes().splitlines() if line.startswith(b'{"s')]
-    assert ids and all(ID_RE.match(i) for i in ids)
-    assert env.new_host().open(ids[-1]).citation_id == ids[-1]
+    store = citecache.store_path(env.host)
+    first = {c.citation_id for c in env.search("Hamburg").results}
+    rows = [cid for cid, _, _ in idstore.every(store)]
+    assert first <= set(rows) and len(rows) == len(set(rows))
+    again = env.search("Hamburg")  # the same places again: the same IDs, re-issued, no new rows
+    assert {c.citation_id for c in again.results} == first
+    assert sorted(cid for cid, _, _ in idstore.every(store)) == sorted(rows)
+    env.search("energy formula")  # another block: new rows, the earlier ones stay
+    grown = [cid for cid, _, _ in idstore.every(store)]
+    assert set(rows) < set(grown) and all(ID_RE.match(i) for i in grown)
+    citecache._memory.clear()
+    assert env.new_host().open(grown[-1]).citation_id == grown[-1]
 
 
 def test_ask_with_the_offline_engine_gives_no_answer_and_a_note(env: Env) -> None:

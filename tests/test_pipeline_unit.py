@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import os
-import stat
 from pathlib import Path
 from typing import Any
 
@@ -12,13 +11,11 @@ import pytest
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
-from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.map import notindexed
 from mnote_kr.citations.render import claims, openplan
-from mnote_kr.core import paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.workspace import source_id_for
-from mnote_kr.errors import ConfigError, LocatorError, UsageError
+from mnote_kr.errors import LocatorError, UsageError
 from mnote_kr.models import (
     Citation,
     CitationDiagnostics,
@@ -265,73 +262,6 @@ def citation(cid: str, quote: str = "q") -> Citation:
                     relevance_score=1.0, diagnostics=CitationDiagnostics(
                         quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
                         display_cleaned=True, locator_text_source="chunk"))
-
-
-def test_remember_later_versions_win_and_the_log_rotates_keeping_one_generation(
-        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:
-    one_line = len(msgspec.json.encode(citation("[b000]"))) + 1
-    monkeypatch.setattr(citecache, "CITATION_LOG_MAX_BYTES", 4 * one_line)
-    path = citecache.log_path(host)
-    citecache.remember(host, [citation("[aaaa]", "old")])
-    citecache.remember(host, [citation("[aaaa]", "new")])
-    assert citecache.load(host)["[aaaa]"].display_quote == "new"
-    for i in range(30):
-        citecache.remember(host, [citation(f"[b{i:03d}]")])
-        # never more than the cap plus one line in the log, the cap plus one in the previous generation
-        assert (path.stat().st_size if path.exists() else 0) <= 5 * one_line
-    citecache.remember(host, [citation("[last]")])
-    previous = citecache.previous_path(path)
-    assert previous.stat().st_size <= 5 * one_line
-    on_disk = citecache._read_lines(previous) | citecache._read_lines(path)
-    assert {"[last]", "[b029]", "[b028]"} <= set(on_disk) and "[b000]" not in on_disk  # newest kept, oldest gone
-    assert sorted(p.name for p in path.parent.iterdir() if not p.name.endswith(".lock")) == [
-        citecache.CITATION_LOG, citecache.CITATION_LOG + ".1"]
-
-
-def test_the_log_lives_in_the_state_dir_private_and_apart_per_workspace(host: Host, tmp_path: Path) -> None:
-    citecache.remember(host, [citation("[aaaa]", "quote of the first workspace")])
-    path = citecache.log_path(host)
-    assert paths.state_dir() in path.parents and host.root not in path.parents
-    assert not (host.workspace.index_dir / citecache.CITATION_LOG).exists()
-    assert stat.S_IMODE(path.stat().st_mode) == 0o600
-    assert stat.S_IMODE(path.parent.stat().st_mode) == 0o700
-    other_ws = tmp_path / "other"
-    other_ws.mkdir()
-    other = Host(other_ws, config=load_config(other_ws))
-    assert citecache.log_path(other) != path
-    assert openplan.find_citation(other, "[aaaa]") is None  # another workspace's citation is not found
-    assert openplan.find_citation(host, "aaaa") is not None
-
-
-def test_the_log_can_be_turned_off_and_the_process_still_opens_its_own(host: Host) -> None:
-    host.config["citations"] = {"log": False}
-    citecache.remember(host, [citation("[offf]", "not written")])
-    assert not citecache.log_path(host).exists()
-    assert openplan.find_citation(host, "[offf]") is not None  # this process issued it
-    citecache._memory.clear()  # another process: nothing on disk to find
-    assert openplan.find_citation(host, "[offf]") is None
-    host.config["citations"] = {"log": "no"}
-    with pytest.raises(ConfigError, match=r"\[citations\] log must be true or false"):
-        citecache.remember(host, [citation("[offf]")])
-
-
-def test_open_reads_the_old_log_in_the_workspace_once_and_it_moves_out(host: Host) -> None:
-    old_dir = host.workspace.index_dir
-    old_dir.mkdir(parents=True, exist_ok=True)
-    legacy = old_dir / citecache.LEGACY_CITATION_CACHE
-    legacy.write_bytes(msgspec.json.encode({"version": 1, "citations": {"[lgcy]": citation("[lgcy]", "legacy")}}))
-    old_log = old_dir / citecache.CITATION_LOG
-    old_log.write_bytes(msgspec.json.encode(citation("[oldl]", "old log")) + b"\n")
-    old_log.chmod(0o644)
-    found = openplan.find_citation(host, "[oldl]")
-    assert found is not None and found.display_quote == "old log"
-    assert not old_log.exists() and not legacy.exists()  # moved out of the user's folder
-    citecache.remember(host, [citation("[neww]")])
-    citecache._memory.clear()
-    cached = citecache.load(host)
-    assert {"[lgcy]", "[oldl]", "[neww]"} <= set(cached) and cached["[lgcy]"].display_quote == "legacy"
-    previous = citecache.previous_path(citecache.log_path(host))
-    assert stat.S_IMODE(previous.stat().st_mode) == 0o600
 
 
 class CrashingPlugins(CountingPlugins):

@@ -169,7 +169,7 @@ def _file_precision_copy(site: Site, original: Citation, cid: str) -> Citation:
     copy = msgspec.structs.replace(original, citation_id=cid, locator_precision="file", locator_degraded=True,
                                    locator=Locator(locator_precision="file", locator_degraded=True,
                                                    reason="test: place not known"))
-    remember(site.host, [copy])
+    copy = remember(site.host, [copy])[0]  # as issued
     return copy
 
 
@@ -208,7 +208,7 @@ def _with_places(site: Site, original: Citation, cid: str, places: list[Locator]
                           locator_degraded=loc.locator_degraded, locator=loc, display_quote=f"place {n}",
                           relevance_score=1.0 / n) for n, loc in enumerate(places, 2)]
     copy = msgspec.structs.replace(original, citation_id=cid, alternatives=alternatives)
-    remember(site.host, [copy])
+    copy = remember(site.host, [copy])[0]  # as issued
     return copy
 
 

@@ -112,7 +112,7 @@ def test_place_json_moves_a_docx_in_place_and_gives_a_pdf_its_page(web_site) -> 
 
         unplaced = msgspec.structs.replace(docx, citation_id="[fq7x]", locator_precision="file", locator_degraded=True,
                                            locator=Locator(locator_precision="file", locator_degraded=True))
-        remember(host, [unplaced])
+        unplaced = remember(host, [unplaced])[0]  # as issued
         got = _place(client, unplaced.citation_id, docx.citation_id).json()  # same file, place not known
         assert got["sameDocument"] is True and got["paragraphIndex"] is None and got["highlight"] is None
         assert "not known" in got["headHtml"] and "banner file-only" in got["headHtml"]

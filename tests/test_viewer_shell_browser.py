@@ -89,8 +89,7 @@ def _moved(host: Host, original: Citation, file: Path, query: str, evidence: str
     cid = f"[s{uuid.uuid4().hex[:3]}]"
     copy = msgspec.structs.replace(original, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,
                                    locator_degraded=loc.locator_degraded, display_quote=evidence, alternatives=[])
-    remember(host, [copy])
-    return copy
+    return remember(host, [copy])[0]  # as issued
 
 
 @pytest.fixture(scope="module")
@@ -221,7 +220,7 @@ def test_a_citation_whose_place_is_not_known_unmarks_the_document_and_says_so(sh
     unplaced = msgspec.structs.replace(site.docx, citation_id=f"[u{uuid.uuid4().hex[:3]}]", locator_precision="file",
                                        locator_degraded=True, locator=Locator(locator_precision="file",
                                                                               locator_degraded=True))
-    remember(site.host, [unplaced])
+    unplaced = remember(site.host, [unplaced])[0]  # as issued
     opened = _open(shell, site, site.docx)
     answer = _post(shell, unplaced.citation_id, "f1")
     assert answer["type"] == "located" and answer["locatorPrecision"] == "file" and answer["paragraphIndex"] is None

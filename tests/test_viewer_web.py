@@ -17,15 +17,13 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
-import msgspec
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.caches.citecache import remember
 from mnote_kr.errors import NotFoundError
-from mnote_kr.models import Citation, LocateRequest
+from mnote_kr.models import Citation
 from mnote_kr.server.app import ApiServer
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr.viewer import web, webpages
@@ -60,14 +58,10 @@ def site(tmp_path: Path) -> Iterator[tuple[ApiServer, Host, dict[str, Citation],
     results = host.search(QUERY, top_k=10).results
     by_file = {Path(c.source_root_relative_path).suffix: c for c in results}
     assert set(by_file) == {".pdf", ".docx", ".md"}, [c.source_root_relative_path for c in results]
-    # Without a LightRAG sidecar the pipeline caps a DOCX paragraph at "file" (no block to check it against). Give the
-    # citation what the real DOCX locator answers, as it does when LightRAG's sidecar confirms it.
-    loc = host.locate(LocateRequest(file=str(ws / "papers" / "report.docx"), query="Pyrolytic coating",
-                                    evidence="Pyrolytic coating on the blades cut the heating power by a third"))
-    assert loc.locator_precision == "paragraph"
-    by_file[".docx"] = msgspec.structs.replace(by_file[".docx"], locator=loc, locator_precision="paragraph",
-                                               locator_degraded=False)
-    remember(host, [by_file[".docx"]])
+    # The DOCX locator verified its paragraph in the file: the claim stands without a LightRAG sidecar
+    # (the fake provider writes none; ``claims.honest``), as LightRAG's block would confirm it.
+    assert by_file[".docx"].locator.locator_precision == "paragraph" and not by_file[".docx"].locator_degraded
+    by_file["searched .docx"] = by_file[".docx"]
     with ApiServer(host, write_token_file=False) as server:
         yield server, host, by_file, idx
 
@@ -127,11 +121,12 @@ def test_search_page_renders_cards_with_precision_badges_and_marked_query(site):
         r = client.get("/", params={"q": QUERY, "scope": "papers"})
     assert r.status_code == 200
     cards = re.findall(r'<li class="card" data-citation-id="([^"]+)" data-precision="(\w+)">', r.text)
-    assert {cid for cid, _ in cards} == {c.citation_id for c in cites.values()}
+    searched = {cites[k].citation_id for k in (".pdf", "searched .docx", ".md")}
+    assert {cid for cid, _ in cards} == searched
     precisions = dict(cards)
     assert precisions[cites[".pdf"].citation_id] == "bbox" and "box · p.1" in r.text
-    # without a sidecar (the fake provider writes none) the pipeline honestly caps the DOCX at file
-    assert precisions[cites[".docx"].citation_id] == "file" and "file only" in r.text
+    # without a sidecar (the fake provider writes none) the DOCX locator's verified paragraph stands
+    assert precisions[cites["searched .docx"].citation_id] == "paragraph" and "file only" not in r.text
     assert re.search(r'<mark class="q">[Bb]lade</mark>', r.text) and '<mark class="q">heating</mark>' in r.text
 
 

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from mnote_kr.citations.caches import answercache
-from mnote_kr.citations.caches.citecache import remember
+from mnote_kr.citations.caches.citecache import remember_grounded, remember_shown
 from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
@@ -457,7 +457,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
-    remember(host, citations + folded, reg)
+    citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(
         query=query,
@@ -499,7 +499,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     every = citations  # every passage's place: an answer's sentence may come from one not shown
     citations, folded, weak = _finish(citations, diagnostics, top_k,
                                       lambda c: _settled(host.plugins, c, query, unanchored), query)
-    remember(host, citations + folded, reg)
+    citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     answer: str | None = None
     sentences: list[GroundedSentence] = []
     if result.answer is not None:  # each sentence marked with the place that supports it
@@ -580,6 +580,5 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         return locate(c, sentence)
 
     marked, sentences = ground(answer, places, locate, written)
-    used = {s.citation_id for s in sentences}
-    remember(host, [c for c in places if c.citation_id in used] + list(minted.values()))
-    return marked, sentences
+    cited = [c for c in places if c.citation_id in {s.citation_id for s in sentences}] + list(minted.values())
+    return remember_grounded(host, cited, marked, sentences)  # as issued: an ID held elsewhere is renamed

@@ -44,7 +44,7 @@ def console() -> NoReturn:
     and ``main`` called by an embedder, exits the usual way.
 
     The process's files are the user's only (umask 077): the registry, logs, tokens and the
-    citation log hold names and quotes of the user's documents.
+    citation ID store hold names and quotes of the user's documents.
     """
     import os
 

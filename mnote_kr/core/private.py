@@ -1,4 +1,4 @@
-"""Files only the user can read, appended to: the citation log (every query and quote).
+"""Files only the user can read, appended to (the citation log of earlier versions held every query and quote).
 
 Created 0600 whatever the process's umask; an existing file found wider is narrowed when it is
 opened again. Whole-file writes go through :func:`mnote_kr.core.atomic.write_private`.

@@ -49,11 +49,13 @@ import msgspec
 
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.render.openplan import (
+    UNKNOWN_HINT,
     changed_on_disk,
     changed_since_issued,
     find_citation,
     normalize_citation_id,
     open_plan,
+    unknown_message,
     why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
@@ -460,8 +462,7 @@ def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, l
         reply.html(410, webpages.gone_page(gone.citation, gone.reason))
         return
     if src is None:
-        reply.message(404, "Not found", f"No citation [{cid}] in this workspace.",
-                      "citation IDs come from a search in this workspace")
+        reply.message(404, "Not found", unknown_message(host, normalize_citation_id(cid)) + ".", UNKNOWN_HINT)
         return
     c = src.citation
     opened = _opened_note(query)
@@ -522,7 +523,7 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
         error(410, "gone", gone.reason)
         return
     if src is None:
-        error(404, "not_found", f"No citation [{cid}] in this workspace.")
+        error(404, "not_found", f"{unknown_message(host, normalize_citation_id(cid))}; {UNKNOWN_HINT}.")
         return
     try:
         shown = find_citation(host, (query.get("from") or [""])[-1]) if query.get("from") else None

@@ -1,63 +1,68 @@
-"""The citation log: every issued citation, kept so ``open`` works across processes.
+"""Issued citation IDs, kept so ``open`` works across processes and for as long as notes are kept.
 
-``open ID`` (CLI, HTTP, MCP) looks an ID up here: the citation it names (file, locator, quote)
-was issued by an earlier ``search`` or ``ask``, often in another process. The log holds every
-query's quotes, so it is kept like the rest of mnote-kr's state, not in the user's folder:
+``open ID`` (CLI, HTTP, MCP) and the viewer look an ID up here: the citation it names (file,
+locator, quote) was issued by an earlier ``search`` or ``ask``, often in another process, often
+months ago (a note holds ``[a3z1]``). The store keeps each query's quotes, so it is kept like the rest
+of mnote-kr's state, not in the user's folder:
 
-* **Where:** ``<state_dir>/citations/<workspace id>/citations.jsonl`` (``Workspace.workspace_id``:
-  one workspace's log apart from another's), mode 0600 in 0700 folders.
-* **Bound:** one JSON object a line, appended under a file lock. When the log passes
-  :data:`CITATION_LOG_MAX_BYTES` it becomes the previous generation (``citations.jsonl.1``,
-  replacing the one before) and a new log starts: at most about twice the cap on disk, and
-  ``open`` finds the citations of roughly the last few hundred searches. A torn last line (a
-  crash mid-append) is skipped, never trusted. Reading takes no lock: appends add whole lines
-  and rotation is a rename.
-* **Version:** each line also holds ``sourceHash``, the cited file's content hash in the registry
+* **Where:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (``Workspace.workspace_id``: one
+  workspace's IDs apart from another's), 0600 in 0700 folders (``idstore``: SQLite, write-ahead log).
+* **What:** one record per ID, upserted: the latest issue of an ID wins (the query and quote of the
+  search a user just left: the viewer's "back to results", the open plan's ``openAction``), with
+  only what ``open``, the viewer and MCP read (``idrecord``, ~1.7 KB an ID).
+* **An ID never changes place:** an ID is a short hash (``render.ids``); when the store holds it for
+  another place (``idrecord.place_of``: another file, or another place or claim in it), the new
+  citation is renamed to a 5-character ID of its own, in the same transaction (``remember`` returns
+  the citations as issued, alternatives and an answer's markers renamed with them).
+* **Bound:** the latest :data:`idstore.MAX_IDS` issues; an older ID is reported expired (``open``
+  says to search again), and is never issued for another place later (``idstore``: ``gone``).
+* **Version:** each record also holds ``sourceHash``, the cited file's content hash in the registry
   when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
   issued (in memory, bounded), so a running ``serve`` or ``mcp`` opens its own citations.
-* **The old place:** an earlier mnote-kr wrote ``.mnote/index/citations.jsonl`` (and before that
-  ``citations.json``) inside the workspace. The first time the log is used those are read once,
-  their newest citations (up to the cap) become the previous generation here, and the old files
-  are deleted, so the quotes no longer sit in the user's folder.
+* **Migration:** the log earlier versions appended (``citations.jsonl`` and its previous generation
+  ``citations.jsonl.1`` here; before that ``.mnote/index/citations.jsonl`` and ``citations.json`` in the
+  workspace) is read into the store the first time it is used, later lines winning and never over an ID
+  the store already holds, then deleted. With the log off those files are only read.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
+import re
 import threading
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from mnote_kr.citations.caches import idrecord, idstore
 from mnote_kr.citations.hostview import HostView as Host
+from mnote_kr.citations.render.ids import citation_id
 from mnote_kr.core import paths
-from mnote_kr.core.atomic import write_private
 from mnote_kr.core.locks import exclusive
-from mnote_kr.core.private import PRIVATE_DIR, open_private_append
+from mnote_kr.core.private import PRIVATE_DIR
 from mnote_kr.errors import ConfigError
-from mnote_kr.models import Citation
+from mnote_kr.models import Citation, GroundedSentence
 
 if TYPE_CHECKING:
     from mnote_kr.core.registry import Registry
 
-#: Issued citations, one JSON object a line, appended by every search (``open`` reads it).
+#: The log earlier versions appended, one JSON object a line (read once into the store).
 CITATION_LOG = "citations.jsonl"
 CITATION_CACHE = CITATION_LOG  # its earlier name
-#: The whole-file JSON cache of earlier versions, read once from the old place.
+#: The whole-file JSON cache of still earlier versions, read once from the workspace.
 LEGACY_CITATION_CACHE = "citations.json"
 #: Under ``paths.state_dir()``: one folder per workspace.
 LOG_DIR = "citations"
-#: Size at which the log rotates. A citation line is 1-3 KB (quote, evidence, diagnostics), a
-#: search issues up to ``top_k`` of them (10 by default): 4 MiB holds about 150 searches, and
-#: the previous generation as many again. The unbounded log had reached 18 MB after 150 searches.
-CITATION_LOG_MAX_BYTES = 4 * 1024 * 1024
 #: Citations each process keeps in memory per workspace (what ``open`` finds with the log off).
 CITATION_CACHE_MAX = 5000
+#: IDs kept per workspace (the latest issues; ``idstore``).
+MAX_IDS = idstore.MAX_IDS
+#: A renamed ID's length: one more than a hashed ID's, so it never meets a fresh ID of the same result.
+RENAMED_LENGTH = 5
 
 
 class _CitationCache(msgspec.Struct, kw_only=True):
@@ -66,26 +71,21 @@ class _CitationCache(msgspec.Struct, kw_only=True):
 
 
 class _Issued(Citation, frozen=True, kw_only=True):
-    """A log line: the citation, and its file's content hash (``sourceHash``, ``sha256:<hex>``) in the
-    registry when it was issued; "" on a line written before the hash was kept. Never on the wire:
-    :func:`issued` and :func:`find` give the citation alone."""
+    """A line of the former log: the citation and its file's content hash (``sourceHash``) then."""
 
     source_hash: str = ""
 
 
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
-_citation_decoder = msgspec.json.Decoder(_Issued)
-_citation_encoder = msgspec.json.Encoder()
+_line_decoder = msgspec.json.Decoder(_Issued)
 
-#: Per log file: (inode, size) after our last append, and the encoded lines we appended.
-_written: dict[str, tuple[tuple[int, int], dict[str, bytes]]] = {}
-_written_lock = threading.Lock()
-#: Per workspace id: the citations this process issued, newest last.
-_memory: dict[str, OrderedDict[str, Citation]] = {}
+#: Per workspace id: (place, citation, source hash) of the IDs this process issued, newest last.
+_memory: dict[str, OrderedDict[str, tuple[int, Citation, str]]] = {}
+_memory_lock = threading.RLock()
 
 
 def log_enabled(host: Host) -> bool:
-    """``[citations] log`` (default true): whether issued citations are written to the log."""
+    """``[citations] log`` (default true): whether issued citations are written to the store."""
     config: Any = getattr(host, "config", None) or {}
     section = config.get("citations") if isinstance(config, dict) else None
     value = section.get("log", True) if isinstance(section, dict) else True
@@ -95,13 +95,22 @@ def log_enabled(host: Host) -> bool:
     return value
 
 
-def log_path(host: Host) -> Path:
-    """This workspace's citation log (its folder is created 0700 when missing)."""
+def _folder(host: Host) -> Path:
     folder = paths.state_dir() / LOG_DIR
     folder.mkdir(exist_ok=True, mode=PRIVATE_DIR)
     folder = folder / host.workspace.workspace_id
     folder.mkdir(exist_ok=True, mode=PRIVATE_DIR)
-    return folder / CITATION_LOG
+    return folder
+
+
+def store_path(host: Host) -> Path:
+    """This workspace's ID store (its folder is created 0700 when missing)."""
+    return _folder(host) / idstore.STORE_FILE
+
+
+def log_path(host: Host) -> Path:
+    """Where earlier versions appended this workspace's citation log (read once into the store)."""
+    return _folder(host) / CITATION_LOG
 
 
 def previous_path(path: Path) -> Path:
@@ -109,33 +118,34 @@ def previous_path(path: Path) -> Path:
     return path.with_name(path.name + ".1")
 
 
-def _read_lines(path: Path) -> dict[str, Citation]:
-    """The log file's citations, later lines winning; bad lines are skipped."""
-    out: dict[str, Citation] = {}
-    try:
-        data = path.read_bytes()
-    except OSError:
-        return out
-    for line in data.splitlines():
-        if not line.strip():
-            continue
-        try:
-            citation = _citation_decoder.decode(line)
-        except (msgspec.DecodeError, msgspec.ValidationError):
-            continue  # a torn last line (crash mid-append) or a line from a newer, odd writer
-        out.pop(citation.citation_id, None)
-        out[citation.citation_id] = citation
-    return out
+# --------------------------------------------------------------------------- reading
 
 
-def load(host: Host) -> dict[str, Citation]:
-    """Every remembered citation of this workspace: previous generation, log, this process's own."""
-    path = log_path(host)
-    _move_old_log(host, path)
-    citations = _read_lines(previous_path(path))
-    citations.update(_read_lines(path))
-    citations.update(_memory.get(host.workspace.workspace_id, {}))
-    return citations
+def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
+    """The remembered citation with this (normalised) ID and its file's content hash when it was
+    issued ("" when it was logged before the hash was kept), or None: unknown or expired."""
+    own = _memory.get(host.workspace.workspace_id)
+    mine = own.get(citation_id) if own is not None else None
+    if mine is not None:
+        return mine[1], mine[2]
+    on = _log_on(host)
+    if on:
+        _migrate(host)
+    row = idstore.get(store_path(host), citation_id)
+    record = idrecord.decode(row[1], citation_id) if row is not None else None
+    if record is not None:
+        return idrecord.to_citation(record, _source_path(host, record.rel)), record.source_hash
+    if not on:  # nothing is written with the log off: a former log is read where it lies
+        old = _old_lines(host).get(citation_id)
+        if old is not None:
+            return _plain(old), old.source_hash
+    return None
+
+
+def expired(host: Host, citation_id: str) -> bool:
+    """Whether this (normalised) ID was issued in this workspace and has been evicted since: more than
+    :data:`MAX_IDS` issues ago (``open`` then says so rather than "unknown")."""
+    return idstore.expired(store_path(host), citation_id)
 
 
 def find(host: Host, citation_id: str) -> Citation | None:
@@ -144,126 +154,217 @@ def find(host: Host, citation_id: str) -> Citation | None:
     return found[0] if found else None
 
 
-def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
-    """The remembered citation with this (normalised) ID and its file's content hash when it was
-    issued ("" when its log line predates the hash), or None."""
-    own = _memory.get(host.workspace.workspace_id)
-    found = own.get(citation_id) if own is not None else None
-    if found is None:
-        found = load(host).get(citation_id)
-    if found is None:
-        return None
-    if not isinstance(found, _Issued):
-        return found, ""
-    plain = Citation(**{name: getattr(found, name) for name in Citation.__struct_fields__})
-    return plain, found.source_hash
-
-
-def _stamped(citations: list[Citation], registry: Registry) -> list[_Issued]:
-    """The citations with their files' content hashes in ``registry`` (the one they were built from)."""
-    out = []
-    for c in citations:
-        entry = registry.entries.get(c.source_root_relative_path)
-        fields = {name: getattr(c, name) for name in Citation.__struct_fields__}
-        out.append(_Issued(**fields, source_hash=entry.source_hash if entry is not None else ""))
+def load(host: Host) -> dict[str, Citation]:
+    """Every remembered citation of this workspace, least recently issued first (tests, diagnostics)."""
+    out: dict[str, Citation] = {}
+    if _log_on(host):
+        _migrate(host)
+    else:
+        out.update((cid, _plain(c)) for cid, c in _old_lines(host).items())
+    for cid, _, data in idstore.every(store_path(host)):
+        record = idrecord.decode(data, cid)
+        if record is not None:
+            out[cid] = idrecord.to_citation(record, _source_path(host, record.rel))
+    for cid, (_, citation, _) in _memory.get(host.workspace.workspace_id, {}).items():
+        out.pop(cid, None)
+        out[cid] = citation
     return out
 
 
-def _identity(path: Path) -> tuple[int, int] | None:
+def _log_on(host: Host) -> bool:
     try:
-        st = path.stat()
-    except OSError:
-        return None
-    return st.st_ino, st.st_size
+        return log_enabled(host)
+    except ConfigError:
+        return False  # a lookup never writes on a doubtful setting (``remember`` says what is wrong)
 
 
-def _keep_in_memory(host: Host, citations: Sequence[Citation]) -> None:
-    with _written_lock:
-        own = _memory.setdefault(host.workspace.workspace_id, OrderedDict())
-        for citation in citations:
-            own.pop(citation.citation_id, None)
-            own[citation.citation_id] = citation
+def _source_path(host: Host, rel: str) -> str:
+    try:
+        return str(host.workspace.rel_to_abs(rel))
+    except (ValueError, OSError):
+        return rel
+
+
+def _plain(found: Citation) -> Citation:
+    return Citation(**{name: getattr(found, name) for name in Citation.__struct_fields__})
+
+
+# --------------------------------------------------------------------------- issuing
+
+
+def remember(host: Host, citations: list[Citation], registry: Registry | None = None) -> list[Citation]:
+    """Keep issued citations so ``open`` works across processes, each with its file's content hash
+    in ``registry`` (the one the citations were built from; by default the host's now).
+
+    Returns the citations as issued: one whose ID the store (or, with the log off, this process)
+    holds for another place gets an ID of its own (``RENAMED_LENGTH`` characters, deterministic for
+    its place), and the alternatives naming it follow. One transaction: check, rename, upsert, evict.
+    """
+    if not citations:
+        return citations
+    reg = registry if registry is not None else host.registry()
+    hashes = [_source_hash(reg, c) for c in citations]
+    places = [idrecord.place_of(c) for c in citations]
+    ws = host.workspace.workspace_id
+    if not log_enabled(host):
+        with _memory_lock:  # check and keep at once: two threads never give one ID two places
+            own = _memory.get(ws) or OrderedDict()
+            renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
+            _keep_in_memory(ws, renamed, places, hashes)
+        return renamed
+    _migrate(host)
+    asked = {c.citation_id for c in citations}
+    with idstore.writing(store_path(host)) as tx:
+        held = tx.places(asked)
+        renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
+        tx.upsert([(c.citation_id, place, idrecord.encode(c, source_hash))
+                   for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
+        tx.evict(MAX_IDS)
+    _keep_in_memory(ws, renamed, places, hashes)
+    return renamed
+
+
+def remember_shown(host: Host, shown: list[Citation], folded: list[Citation],
+                   registry: Registry) -> tuple[list[Citation], list[Citation]]:
+    """:func:`remember` for a search's citations and the places folded into them (their alternatives)."""
+    issued_now = remember(host, shown + folded, registry)
+    return issued_now[:len(shown)], issued_now[len(shown):]
+
+
+def remember_grounded(host: Host, citations: list[Citation], answer: str,
+                      sentences: list[GroundedSentence]) -> tuple[str, list[GroundedSentence]]:
+    """:func:`remember` for the places an answer's sentences cite; a renamed ID is renamed in the
+    answer's markers and sentences too (the IDs of ``citations`` are distinct: one result's)."""
+    renames = {old.citation_id: new.citation_id
+               for old, new in zip(citations, remember(host, citations), strict=True)
+               if old.citation_id != new.citation_id}
+    if not renames:
+        return answer, sentences
+    marker = re.compile("|".join(re.escape(old) for old in renames))
+    return (marker.sub(lambda m: renames[m.group(0)], answer),
+            [msgspec.structs.replace(s, citation_id=renames.get(s.citation_id, s.citation_id))
+             if s.citation_id in renames else s for s in sentences])
+
+
+def _source_hash(registry: Registry, c: Citation) -> str:
+    entry = registry.entries.get(c.source_root_relative_path)
+    return entry.source_hash if entry is not None else ""
+
+
+class _Held(set[str]):
+    """IDs ``citation_id`` must not give: those in the set, and those ``conflict`` says are another place's."""
+
+    def __init__(self, conflict: Callable[[str], bool]) -> None:
+        super().__init__()
+        self._conflict = conflict
+
+    def __contains__(self, cid: object) -> bool:
+        return super().__contains__(cid) or (isinstance(cid, str) and self._conflict(cid))
+
+
+def _issue(citations: Sequence[Citation], places: Sequence[int],
+           held_for: Callable[[str], int | None]) -> list[Citation]:
+    """``citations`` with the IDs they are issued under: an ID held for another place (by ``held_for``,
+    the store; by an earlier citation of the batch) is renamed, never into an ID another citation of the
+    batch came with; alternatives follow their renamed places."""
+    first: dict[str, int] = {}
+    for c, place in zip(citations, places, strict=True):
+        first.setdefault(c.citation_id, place)
+    given: dict[str, int] = {}
+
+    def conflict(cid: str, place: int) -> bool:
+        if cid in given:
+            return given[cid] != place
+        held = held_for(cid)
+        return (held is not None and held != place) or first.get(cid, place) != place
+
+    ids: list[str] = []
+    for c, place in zip(citations, places, strict=True):
+        cid = c.citation_id
+        if conflict(cid, place):
+            taken = _Held(lambda other, place=place: conflict(other, place))  # type: ignore[misc]
+            cid = citation_id(c.provider, c.source_id or "", f"renamed@{place}", 0,
+                              image=cid.startswith("[IMG-"), taken=taken, length=RENAMED_LENGTH)
+        given[cid] = place
+        ids.append(cid)
+    renames = {c.citation_id: cid for c, cid in zip(citations, ids, strict=True) if c.citation_id != cid}
+    if not renames:
+        return list(citations)
+    out = []
+    for c, cid in zip(citations, ids, strict=True):
+        alternatives = [msgspec.structs.replace(a, citation_id=renames[a.citation_id])
+                        if a.citation_id in renames else a for a in c.alternatives]
+        out.append(msgspec.structs.replace(c, citation_id=cid, alternatives=alternatives)
+                   if cid != c.citation_id or alternatives != c.alternatives else c)
+    return out
+
+
+def _keep_in_memory(ws: str, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str]) -> None:
+    with _memory_lock:
+        own = _memory.setdefault(ws, OrderedDict())
+        for c, place, source_hash in zip(citations, places, hashes, strict=True):
+            own.pop(c.citation_id, None)
+            own[c.citation_id] = (place, c, source_hash)
         while len(own) > CITATION_CACHE_MAX:
             own.popitem(last=False)
 
 
-def remember(host: Host, citations: list[Citation], registry: Registry | None = None) -> None:
-    """Keep issued citations so ``open`` works across processes, each with its file's content hash
-    in ``registry`` (the one the citations were built from; by default the host's now).
-
-    Appends one line per citation under the file lock (cost grows with the result, not
-    with the log). A citation this process already appended, byte for byte, is not
-    written again while nobody else has touched the file. A log past
-    :data:`CITATION_LOG_MAX_BYTES` becomes the previous generation. With
-    ``[citations] log = false`` only this process remembers them.
-    """
-    if not citations:
-        return
-    stamped = _stamped(citations, registry if registry is not None else host.registry())
-    _keep_in_memory(host, stamped)
-    if not log_enabled(host):
-        return
-    path = log_path(host)
-    key = str(path)
-    lines = {c.citation_id: _citation_encoder.encode(c) for c in stamped}
-    with _written_lock:
-        known = _written.get(key)
-        if known is not None and known[0] == _identity(path):
-            lines = {cid: line for cid, line in lines.items() if known[1].get(cid) != line}
-            if not lines:
-                return
-    _move_old_log(host, path)
-    with exclusive(key + ".lock", timeout=10):
-        before = _identity(path)
-        with open_private_append(path) as fh:
-            if before is not None and before[1] > 0:
-                # A previous writer may have died mid-line: start on a fresh line.
-                with open(path, "rb") as rh:
-                    rh.seek(-1, os.SEEK_END)
-                    if rh.read(1) != b"\n":
-                        fh.write(b"\n")
-            fh.write(b"\n".join(lines.values()) + b"\n")
-        after = _identity(path)
-        mine = dict(lines)
-        with _written_lock:
-            known = _written.get(key)
-            if known is not None and known[0] == before:
-                mine = {**known[1], **lines}
-        if after is not None and after[1] > CITATION_LOG_MAX_BYTES:
-            os.replace(path, previous_path(path))  # one previous generation; the one before goes
-            after, mine = None, {}
-        with _written_lock:
-            if after is None:
-                _written.pop(key, None)
-            else:
-                _written[key] = (after, mine)
+# --------------------------------------------------------------------------- the former log
 
 
-def _move_old_log(host: Host, path: Path) -> None:
-    """Once: the log an earlier mnote-kr kept in the workspace becomes the previous generation here."""
+def _old_files(host: Host) -> list[Path]:
+    """The former log's files, oldest first: the workspace's JSON cache and log, then the state dir's."""
     old_dir = host.workspace.index_dir
-    old = [old_dir / CITATION_LOG, old_dir / LEGACY_CITATION_CACHE]
-    if not any(p.exists() for p in old):
+    path = log_path(host)
+    return [old_dir / LEGACY_CITATION_CACHE, old_dir / CITATION_LOG, previous_path(path), path]
+
+
+def _read_lines(path: Path) -> dict[str, _Issued]:
+    """A former log file's citations, later lines winning; bad lines (a torn last one) are skipped."""
+    out: dict[str, _Issued] = {}
+    try:
+        data = path.read_bytes()
+    except OSError:
+        return out
+    if path.name == LEGACY_CITATION_CACHE:
+        with contextlib.suppress(msgspec.DecodeError, msgspec.ValidationError):
+            for cid, c in _cache_decoder.decode(data).citations.items():
+                out[cid] = _Issued(**{name: getattr(c, name) for name in Citation.__struct_fields__})
+        return out
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            citation = _line_decoder.decode(line)
+        except (msgspec.DecodeError, msgspec.ValidationError):
+            continue  # a torn last line (crash mid-append) or a line from a newer, odd writer
+        out.pop(citation.citation_id, None)
+        out[citation.citation_id] = citation
+    return out
+
+
+def _old_lines(host: Host) -> dict[str, _Issued]:
+    out: dict[str, _Issued] = {}
+    for path in _old_files(host):
+        for cid, c in _read_lines(path).items():
+            out.pop(cid, None)
+            out[cid] = c
+    return out
+
+
+def _migrate(host: Host) -> None:
+    """The former log, if any is left, read into the store and deleted (under its lock: an older
+    mnote-kr still running appends under it). Its IDs never override one the store holds."""
+    files = _old_files(host)
+    if not any(p.exists() for p in files):
         return
-    with exclusive(str(path) + ".lock", timeout=10):
-        citations: dict[str, Citation] = {}
-        with contextlib.suppress(OSError, msgspec.DecodeError, msgspec.ValidationError):
-            citations.update(_cache_decoder.decode(old[1].read_bytes()).citations)
-        citations.update(_read_lines(old[0]))
-        if not citations and not any(p.exists() for p in old):
-            return  # another process moved it meanwhile
-        prev = previous_path(path)
-        citations.update(_read_lines(prev))  # a previous generation here is newer than the old place
-        kept: list[bytes] = []
-        size = 0
-        for citation in reversed(citations.values()):  # newest first, up to the cap
-            line = _citation_encoder.encode(citation) + b"\n"
-            if size + len(line) > CITATION_LOG_MAX_BYTES:
-                break
-            kept.append(line)
-            size += len(line)
-        if kept:
-            write_private(prev, b"".join(reversed(kept)))
-        for p in old:
+    with exclusive(str(log_path(host)) + ".lock", timeout=10):
+        found = _old_lines(host)
+        if found:
+            with idstore.writing(store_path(host)) as tx:
+                tx.add_missing([(cid, idrecord.place_of(c), idrecord.encode(c, c.source_hash))
+                                for cid, c in found.items()])
+                tx.evict(MAX_IDS)
+        for p in files:
             with contextlib.suppress(OSError):
                 p.unlink()

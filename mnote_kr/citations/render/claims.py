@@ -6,9 +6,11 @@ text) and :func:`place_anchor`: the place (:func:`place_key`) and how sure the c
 (``precision``: exact, approximate, a file citation's known page). Whether a place is exact depends on
 the query (the same box holds the answer to one question and is only the passage of another), so the
 claim is part of what an ID names: an exact and an approximate citation of one box are two IDs, and a
-later search cannot re-issue an ID with another claim than it was issued with. The citation log keeps
+later search cannot re-issue an ID with another claim than it was issued with. The ID store keeps
 an ID's latest record (``caches.citecache``: the query and quote of the search a user just left); with
-the claim in the ID, that record can no longer say another precision than the ID was issued with.
+the claim in the ID, that record can no longer say another precision than the ID was issued with. The
+store also refuses to give a short ID to a second place (``caches.idrecord.place_of``: file, place,
+claim): a hash collision renames the newcomer, never the ID a note already holds.
 """
 
 from __future__ import annotations

@@ -81,6 +81,7 @@ def citation_id(
     *,
     image: bool = False,
     taken: set[str],
+    length: int = _ID_LEN,
 ) -> str:
     """A short citation ID such as ``[a3z1]`` (``[IMG-p4f2]`` when ``image``).
 
@@ -89,10 +90,10 @@ def citation_id(
     place as sure as it was issued. ``occurrence`` tells apart
     several citations of the same anchor. On a collision with ``taken`` the hash is
     re-salted (salt 1, 2, …) so the result stays deterministic; after 4096 salts the ID
-    grows to 6 characters. The result is added to ``taken``.
+    grows by 2 characters. ``length``: 4, or 5 for an ID renamed because the store holds the hashed one
+    for another place (``caches.citecache``). The result is added to ``taken``.
     """
     prefix = "IMG-" if image else ""
-    length = _ID_LEN
     salt = 0
     while True:
         material = f"{provider}\x1f{source_id}\x1f{anchor}\x1f{occurrence}\x1f{salt}".encode()
@@ -103,7 +104,7 @@ def citation_id(
             return cid
         salt += 1
         if salt == _MAX_SALTS:
-            length = 6
+            length += 2
 
 
 # --------------------------------------------------------------------------- precision

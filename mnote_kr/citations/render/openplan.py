@@ -30,6 +30,8 @@ from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import STATUS_WHY
 
 _SINCE = " since this citation was issued"
+#: What to do about an ID that is unknown or expired (``open``, the viewer, MCP say the same).
+UNKNOWN_HINT = "search again: 'mnote-kr search' or 'ask' issues a current ID"
 
 _KINDS = {
     ".pdf": "pdf",
@@ -63,6 +65,14 @@ def normalize_citation_id(raw: str) -> str:
         raise UsageError(f"Not a citation ID: {shown!r}",
                          hint="a citation ID looks like [a3z1]; take it from 'mnote-kr search' or 'ask'")
     return f"[{found.group(1)}]"
+
+
+def unknown_message(host: Host, cid: str) -> str:
+    """Why ``cid`` (normalised) opens nothing, in one line: expired (issued, then evicted), or unknown."""
+    if citecache.expired(host, cid):
+        return (f"Citation {cid} has expired: it was issued more than {citecache.MAX_IDS:,} citations ago "
+                "and is no longer kept")
+    return f"Unknown citation {cid}: never issued in this workspace, or expired"
 
 
 def find_citation(host: Host, raw_id: str) -> Citation | None:
@@ -123,7 +133,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     cid = normalize_citation_id(raw_id)
     found = citecache.issued(host, cid)
     if found is None:
-        raise NotFoundError(f"Unknown citation {cid}", hint="citation IDs come from 'mnote-kr search' or 'ask'")
+        raise NotFoundError(unknown_message(host, cid), hint=UNKNOWN_HINT)
     citation, issued_hash = found
     rel = citation.source_root_relative_path
     entry = host.registry().entries.get(rel)

@@ -1,0 +1,125 @@
+"""What the citation ID store keeps of a citation, and the place an ID stands for.
+
+A record holds only what ``open`` (the open plan and its ``issued`` check), the viewer (its places,
+quotes and "back to results") and MCP's ``open_reference`` read: no ``rawQuote``, diagnostics, score,
+absolute path or provider file name. It is msgpack, deflated with a preset dictionary of the field
+names (:data:`_ZDICT_V1`, never to change: a record says which one it was packed with in its first
+byte). About 1.3 KB a record (1.65 KB an ID in the database file) against 7.6 KB a line of the former
+log (``benchmarks/citation_ids.py``; 1.7 KB against 8.7 KB on real logs of this repository's test runs).
+
+:func:`place_of` is what "the same place" means for an ID: the provider, the file (its source id and
+path) and the place inside it with its claim (``claims.place_anchor``: page and box or paragraph,
+exact or approximate, a file citation's known page). An issued ID is never given to another place.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import zlib
+
+import msgspec
+
+from mnote_kr.citations.render.claims import place_anchor
+from mnote_kr.models import Citation, CitationDiagnostics, Locator, Place
+
+__all__ = ["Record", "decode", "encode", "place_of", "to_citation"]
+
+
+class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
+    """One issued ID's citation, as the store keeps it (new fields get defaults: older readers skip them)."""
+
+    id: str
+    provider: str
+    rel: str
+    locator: Locator = Locator()
+    source_id: str | None = None
+    source_hash: str = ""  # the file's content hash in the registry when the ID was issued
+    light_rag_doc_id: str | None = None
+    light_rag_chunk_id: str | None = None
+    block_id: str | None = None
+    heading_path: list[str] = []
+    display_quote: str | None = None
+    context_quote: str | None = None
+    locator_evidence_text: str | None = None
+    search_query: str = ""
+    citation_url: str = ""
+    citation_markdown: str = ""
+    alternatives: list[Place] = []
+    source_map_path: str | None = None
+
+
+#: Field names and common values, most frequent last (nearest): deflate finds them in every record.
+#: Frozen: a record packed with it says ``\x01``; another dictionary would take another first byte.
+_ZDICT_V1 = msgspec.msgpack.encode([
+    "schema", "sourcePath", "lightRagFilePath", "rawQuote", "quoteSource", "relevanceScore", "diagnostics",
+    "viewerUrl", "shapeName", "bboxFraction", "speakerNotes", "sheet", "range", "headerRow", "headers",
+    "rowLabel", "pageHint", "slide", "shapeId", "placeText", "placeHeadings", "runnersUp", "quoteOmit",
+    "quote", "meaningScore", "rects", "paraId", "page", "bbox", "start", "end", "highlight", "score",
+    "locatorPlugin", "pdf_bbox", "docx_locator", "pptx_locator", "xlsx_locator", "text_locator", "reason",
+    "locatorReason", "semantic match: placed by meaning and query terms among the passage's paragraphs",
+    "exact evidence match", "bboxUnit", "pt", "bboxOrigin", "top-left", "paragraphIndex", "blockId",
+    "headingPath", "displayQuote", "contextQuote", "locatorEvidenceText", "searchQuery", "sourceMapPath",
+    "__parsed__", "alternatives", "citationId", "citationUrl", "citationMarkdown", "mnote-kr://open?path=",
+    "&precision=paragraph&paragraph=", "&precision=bbox&page=", "&bbox=", "&block=", " (approximate location)",
+    "locatorPrecision", "paragraph", "file", "locatorDegraded", "lightRagChunkId", "chunk-", "lightRagDocId",
+    "doc-", "sourceId", "sourceHash", "sha256:", "provider", "lightrag", "rel", "locator", "id",
+])
+_FORMAT_V1 = b"\x01"
+
+_encoder = msgspec.msgpack.Encoder()
+_decoder = msgspec.msgpack.Decoder(Record)
+
+
+def place_of(c: Citation) -> int:
+    """The place ``c``'s ID opens, as a signed 64-bit number (SQLite's INTEGER): provider, file and place
+    with its claim. Two citations of one place with other quotes or queries are the same place."""
+    where = place_anchor("", c.locator)  # "@p5", "@b1:72,62,330,74~", "@~p5", or "" (the whole file)
+    material = f"{c.provider}\x1f{c.source_id or ''}\x1f{c.source_root_relative_path}\x1f{where}".encode()
+    return int.from_bytes(hashlib.sha256(material).digest()[:8], "big", signed=True)
+
+
+def encode(c: Citation, source_hash: str) -> bytes:
+    """``c`` as a store record (``source_hash``: its file's content hash when it was issued)."""
+    record = Record(
+        id=c.citation_id, provider=c.provider, rel=c.source_root_relative_path, locator=c.locator,
+        source_id=c.source_id, source_hash=source_hash, light_rag_doc_id=c.light_rag_doc_id,
+        light_rag_chunk_id=c.light_rag_chunk_id, block_id=c.block_id, heading_path=c.heading_path,
+        display_quote=c.display_quote, context_quote=c.context_quote, locator_evidence_text=c.locator_evidence_text,
+        search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
+        alternatives=[msgspec.structs.replace(a, viewer_url=None) for a in c.alternatives],
+        source_map_path=c.source_map_path)
+    packer = zlib.compressobj(6, zdict=_ZDICT_V1)
+    return _FORMAT_V1 + packer.compress(_encoder.encode(record)) + packer.flush()
+
+
+def decode(data: bytes, citation_id: str) -> Record | None:
+    """The record in ``data`` when it is whole and is ``citation_id``'s; else None (never another ID's)."""
+    if data[:1] != _FORMAT_V1:
+        return None  # a format this version does not know
+    try:
+        unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
+        record = _decoder.decode(unpacker.decompress(data[1:]) + unpacker.flush())
+    except (zlib.error, msgspec.DecodeError, msgspec.ValidationError):
+        return None
+    return record if record.id == citation_id and unpacker.eof else None
+
+
+def to_citation(record: Record, source_path: str) -> Citation:
+    """The citation a record stands for (``source_path``: its file's path now); fields the store does not
+    keep get neutral values."""
+    quote_source = "sidecar" if record.block_id else "chunk"
+    return Citation(
+        provider=record.provider, citation_id=record.id, source_id=record.source_id,
+        source_path=source_path,
+        source_root_relative_path=record.rel, light_rag_doc_id=record.light_rag_doc_id,
+        light_rag_file_path="", light_rag_chunk_id=record.light_rag_chunk_id, block_id=record.block_id,
+        heading_path=record.heading_path, raw_quote=None, display_quote=record.display_quote,
+        locator_evidence_text=record.locator_evidence_text, quote_source=quote_source,
+        search_query=record.search_query, locator_precision=record.locator.locator_precision,
+        locator_degraded=record.locator.locator_degraded, locator=record.locator, citation_url=record.citation_url,
+        citation_markdown=record.citation_markdown, relevance_score=None,
+        diagnostics=CitationDiagnostics(quote_source=quote_source, raw_reference_mapped=True,
+                                        sidecar_block_mapped=bool(record.block_id), display_cleaned=True,
+                                        locator_text_source=quote_source),
+        source_map_path=record.source_map_path, context_quote=record.context_quote,
+        alternatives=record.alternatives)

@@ -1,0 +1,213 @@
+"""The citation ID store: one record per issued ID, in one SQLite file per workspace.
+
+``mnote_kr.citations.caches.citecache`` decides what a record holds and when an ID must be renamed;
+this module only keeps the rows, safely for several processes (CLI, ``serve``, ``mcp``, ``watch``):
+
+* **File:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (its ``-wal`` and ``-shm`` files
+  beside it), created 0600 before SQLite opens it (SQLite gives the WAL files the database's mode),
+  in the 0700 folder the citation log used.
+* **Rows:** ``ids(id TEXT UNIQUE, place INTEGER, record BLOB)``. ``place`` is a 64-bit hash of the place
+  the ID opens (``citecache.place_of``); ``record`` the compressed citation. An upsert (``INSERT OR
+  REPLACE``) deletes the ID's old row and appends a new one, so the rowid order is the order of the
+  latest issues: the oldest rowids are the least recently issued IDs.
+* **Bound:** every write deletes the rows more than :data:`MAX_IDS` issues older than the newest (a
+  rowid range, no count); at most :data:`MAX_IDS` rows. An evicted ID leaves ``gone(id, place)`` behind
+  (~20 bytes): it is never issued for another place later (an old note's link would open the wrong
+  place), and ``open`` can say it expired. ``gone`` is bounded by the IDs there are (36^4 = 1.7M 4-character
+  IDs, ~35 MB at the very worst, after some 100,000 searches).
+* **Crash safety:** write-ahead log, ``synchronous=NORMAL``: a transaction is all there or not at
+  all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
+* **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
+  upsert, evict), so two writers never both take one ID for two places; a writer waits up to
+  :data:`BUSY_SECONDS` for another.
+"""
+
+from __future__ import annotations
+
+import atexit
+import contextlib
+import os
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+
+from mnote_kr.core.private import PRIVATE_FILE
+
+#: The store's file name, beside the citation log it replaces.
+STORE_FILE = "ids.sqlite3"
+#: IDs kept per workspace: an ID survives this many later issues of other IDs (about 1.7 KB each on disk,
+#: ``benchmarks/citation_ids.py``: 100,000 IDs are ~170 MB, and at ~15 IDs a search some 6,000 searches).
+MAX_IDS = 100_000
+#: How long a writer waits for another (SQLite's busy timeout).
+BUSY_SECONDS = 10.0
+#: The schema's version (``PRAGMA user_version``); a newer one is read as long as the table is there.
+SCHEMA_VERSION = 2
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY, place INTEGER NOT NULL) WITHOUT ROWID;
+PRAGMA user_version = 2;
+"""
+
+
+def _private(path: Path) -> None:
+    """``path`` exists, 0600 (an existing wider file is narrowed): SQLite then creates its WAL files so too."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
+    try:
+        with contextlib.suppress(OSError, AttributeError):
+            if os.fstat(fd).st_mode & 0o077:
+                os.fchmod(fd, PRIVATE_FILE)
+    finally:
+        os.close(fd)
+    for extra in ("-wal", "-shm"):  # left wider by an earlier, looser process
+        with contextlib.suppress(OSError):
+            if os.stat(str(path) + extra).st_mode & 0o077:
+                os.chmod(str(path) + extra, PRIVATE_FILE)
+
+
+class _Open(threading.local):
+    """Each thread's open connection (and the file it is to): opening and closing per call would cost a
+    checkpoint of the write-ahead log each time (~10 ms), as SQLite does when its last connection closes."""
+
+    key: tuple[str, int, int, int] | None = None
+    con: sqlite3.Connection | None = None
+
+
+_open = _Open()
+
+
+def _close_cached() -> None:
+    if _open.con is not None and _open.key is not None and _open.key[3] == os.getpid():
+        with contextlib.suppress(sqlite3.Error):
+            _open.con.close()
+    _open.key, _open.con = None, None
+
+
+atexit.register(_close_cached)
+
+
+@contextlib.contextmanager
+def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | None]:
+    """This thread's connection to the store at ``path`` (None when it does not exist and ``create`` is
+    false). Kept open for the next call while the file is the same one (not deleted or replaced)."""
+    if create:
+        _private(path)
+    try:
+        st = os.stat(path)
+    except OSError:
+        _close_cached()
+        yield None
+        return
+    key = (str(path), st.st_ino, st.st_dev, os.getpid())  # never a connection a forked parent opened
+    if _open.key != key or _open.con is None:
+        _close_cached()
+        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        try:
+            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                con.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection has it
+            con.execute("PRAGMA synchronous=NORMAL")
+            if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                con.executescript(_SCHEMA)
+        except BaseException:
+            con.close()
+            raise
+        _open.key, _open.con = key, con
+    try:
+        yield _open.con
+    except sqlite3.DatabaseError:
+        _close_cached()  # a damaged or replaced file: the next call opens it afresh
+        raise
+
+
+def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
+    """The place and record of ``citation_id`` in the store at ``path``, or None (no such ID, no store)."""
+    with _connection(path, create=False) as con:
+        if con is None:
+            return None
+        try:
+            row = con.execute("SELECT place, record FROM ids WHERE id = ?", (citation_id,)).fetchone()
+        except sqlite3.OperationalError:  # a file that is not (yet) a store: nothing issued
+            return None
+    return (int(row[0]), bytes(row[1])) if row is not None else None
+
+
+def expired(path: Path, citation_id: str) -> bool:
+    """Whether ``citation_id`` was issued and has been evicted since (not issued again)."""
+    with _connection(path, create=False) as con:
+        if con is None:
+            return False
+        try:
+            return con.execute("SELECT 1 FROM gone WHERE id = ?", (citation_id,)).fetchone() is not None
+        except sqlite3.OperationalError:
+            return False
+
+
+def every(path: Path) -> Iterator[tuple[str, int, bytes]]:
+    """Every row of the store, least recently issued first (tests, diagnostics)."""
+    with _connection(path, create=False) as con:
+        if con is None:
+            return
+        rows = con.execute("SELECT id, place, record FROM ids ORDER BY rowid")
+        yield from ((str(i), int(p), bytes(r)) for i, p, r in rows)
+
+
+class Writing:
+    """One write transaction on the store (:func:`writing`): look places up, then upsert rows."""
+
+    def __init__(self, con: sqlite3.Connection) -> None:
+        self._con = con
+
+    def places(self, ids: Iterable[str]) -> dict[str, int]:
+        """The place each of ``ids`` the store holds (or held: evicted) is issued for."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, int] = {}
+        for start in range(0, len(wanted), 500):  # under SQLite's bound-parameter limit
+            part = wanted[start:start + 500]
+            marks = ",".join("?" * len(part))
+            out.update((str(i), int(p)) for i, p in self._con.execute(
+                f"SELECT id, place FROM gone WHERE id IN ({marks}) UNION ALL "
+                f"SELECT id, place FROM ids WHERE id IN ({marks})", part + part))  # a live row wins
+        return out
+
+    def place(self, citation_id: str) -> int | None:
+        """The place ``citation_id`` is (or was, evicted) issued for, or None."""
+        row = self._con.execute("SELECT place FROM ids WHERE id = ? UNION ALL SELECT place FROM gone WHERE id = ?",
+                                (citation_id, citation_id)).fetchone()
+        return int(row[0]) if row is not None else None
+
+    def upsert(self, rows: Sequence[tuple[str, int, bytes]]) -> None:
+        """``(id, place, record)`` rows, in issue order (the last is the most recent)."""
+        self._con.executemany("INSERT OR REPLACE INTO ids (id, place, record) VALUES (?, ?, ?)", rows)
+        self._con.executemany("DELETE FROM gone WHERE id = ?", [(row[0],) for row in rows])  # live again
+
+    def add_missing(self, rows: Sequence[tuple[str, int, bytes]]) -> int:
+        """Rows whose ID the store does not hold (nor held) yet: a migrated log never overrides a later issue."""
+        held = self.places(row[0] for row in rows)
+        fresh = [row for row in rows if row[0] not in held]
+        self._con.executemany("INSERT OR IGNORE INTO ids (id, place, record) VALUES (?, ?, ?)", fresh)
+        return len(fresh)
+
+    def evict(self, keep: int) -> int:
+        """Drop the rows issued more than ``keep`` issues before the newest; how many went."""
+        top = self._con.execute("SELECT max(rowid) FROM ids").fetchone()[0]
+        if top is None or top <= keep:
+            return 0
+        self._con.execute("INSERT OR REPLACE INTO gone (id, place) SELECT id, place FROM ids WHERE rowid <= ?",
+                          (top - keep,))
+        return self._con.execute("DELETE FROM ids WHERE rowid <= ?", (top - keep,)).rowcount
+
+
+@contextlib.contextmanager
+def writing(path: Path) -> Iterator[Writing]:
+    """One ``BEGIN IMMEDIATE`` transaction on the store at ``path`` (created 0600 when missing),
+    committed when the block ends, rolled back when it raises."""
+    with _connection(path, create=True) as con:
+        assert con is not None
+        con.execute("BEGIN IMMEDIATE")
+        try:
+            yield Writing(con)
+        except BaseException:
+            con.execute("ROLLBACK")
+            raise
+        con.execute("COMMIT")
