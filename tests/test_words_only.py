@@ -254,3 +254,31 @@ def test_the_record_is_bounded_and_an_unreadable_one_is_empty(tmp_path: Path, mo
     wordsonly._noted.clear()
     _placed(host)
     assert _recorded(host) == [REL]
+
+
+def test_a_running_watch_embeds_at_its_start_and_when_a_search_records_a_file(tmp_path: Path,
+                                                                             fake_e5: list[list[str]]) -> None:
+    import queue
+
+    from mnote_kr.sync.watch import WatchAction, Watcher
+
+    host, provider, _, _ = _host(tmp_path)
+    _lose_vectors()
+    _placed(host)
+    said: queue.Queue[WatchAction] = queue.Queue()
+    fake_e5.clear()
+    calls = len(provider.calls)
+    with Watcher(host, sync_interval_s=0.05, on_action=said.put):
+        def next_embedded() -> WatchAction:
+            while True:
+                action = said.get(timeout=30)
+                if action.kind == "embedded":
+                    return action
+
+        assert "Embedded the places of 1 file(s)" in next_embedded().detail  # at its start
+        assert len(fake_e5) == 1 and _recorded(host) == []
+        _lose_vectors()
+        _placed(host)  # a search in another process meets the file again
+        assert "Embedded the places of 1 file(s)" in next_embedded().detail  # on a tick: the record changed
+        assert len(fake_e5) == 2
+    assert "ingest" not in provider.calls[calls:]
