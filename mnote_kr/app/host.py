@@ -444,7 +444,7 @@ class Host(HostIngest):
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
-            "meaning": _meaning_status(),
+            "meaning": _meaning_status(self, reg),
             # Readers' own work (OCR: files waiting for recognition, files it failed on).
             "readers": self.plugins.reader_status(reg.entries),
             "placeRerank": self._place_rerank_status(),
@@ -533,11 +533,13 @@ def _failed_or_refused_tag(tag: int) -> bool:
     return failed_tag(tag) or refused_tag(tag)
 
 
-def _meaning_status() -> dict[str, Any]:
-    """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``)."""
+def _meaning_status(host: Host, reg: Registry) -> dict[str, Any]:
+    """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``), and
+    the indexed files placed by words only until ``sync`` embeds their places (``wordsonly.status``)."""
     from mnote_kr.citations.rank.meaning import status
+    from mnote_kr.citations.rank.wordsonly import status as words_only
 
-    return status()
+    return {**status(), "wordsOnly": words_only(host, reg)}
 
 
 def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict[str, Any] | None:

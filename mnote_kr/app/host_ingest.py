@@ -219,6 +219,8 @@ class HostIngest:
         # Sent by an earlier ingest and still being indexed: a wait follows them too.
         in_flight = self._in_flight(report) if wait else []
         if not sources and not in_flight:
+            if wait if embed is None else embed:  # files a search placed by words only (their places changed)
+                self._embed_places(after_wait_s=None, scope=_looked_at(report, sources))
             report.counts = _count(report.items)
             return report
         sources, error = self._send(sources, force)
@@ -245,7 +247,7 @@ class HostIngest:
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
-            self._embed_places(after_wait_s=wait_s if still else None)
+            self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources))
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
@@ -420,11 +422,25 @@ class HostIngest:
             except MnoteKrError:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
 
-    def _embed_places(self, *, after_wait_s: float | None) -> None:
-        """Embed the queued places (``meaning.embed_queued``). After a wait that ended with files
-        still being indexed (``after_wait_s``), one note first: the step is not bounded by the wait
-        (vectors not made now would never be: only ingest queues a file's places)."""
+    def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
+        """Prepare again and embed the places of the files searches placed by words only because their
+        places had no vectors (``wordsonly``; nothing sent to the provider), then forget them: ``sync``,
+        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none)."""
+        return self._embed_places(after_wait_s=None, scope=None, again=again)
+
+    def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
+                      again: bool = True) -> dict[str, Any]:
+        """Embed the queued places (``meaning.embed_queued``), with those of the files of ``scope`` (None:
+        any) a search placed by words only, prepared again first (``wordsonly.due``). After a wait that
+        ended with files still being indexed (``after_wait_s``), one note first: the step is not bounded
+        by the wait (vectors not made now would never be: only ingest queues a file's places)."""
+        from mnote_kr.citations.rank import meaning, wordsonly
         from mnote_kr.citations.rank.meaning import embed_queued
+
+        again_due = wordsonly.due(self, scope, again=again)
+        if again_due and not meaning.model_installed():
+            again_due = []
+        self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
 
         progress = self.progress
         if after_wait_s is not None:
@@ -440,6 +456,10 @@ class HostIngest:
                 self.progress(line)
 
         embed_queued(progress)
+        if not again_due:
+            return {}
+        wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
+        return wordsonly.summary(again_due, meaning.embed_problem)
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
         """Follow these files until the provider indexed or failed each, for at most ``wait_s``
@@ -501,6 +521,11 @@ class HostIngest:
                     changes["stale"] = True
                     changes["stale_reason"] = entry.stale_reason or "deleted from the index"
                 reg.update(up.source_root_relative_path, **changes)
+
+
+def _looked_at(report: IngestReport, sources: list[SourceFile]) -> set[str]:
+    """The files an ingest looked at (sent, or found unchanged): its scope for files placed by words only."""
+    return {*(item.source_path for item in report.items), *(s.rel_path for s in sources)}
 
 
 def _followed(entry: SourceEntry) -> IngestItem:

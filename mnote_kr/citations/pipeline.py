@@ -25,7 +25,7 @@ from mnote_kr.citations.locate.quotemark import agreeing
 from mnote_kr.citations.map.notindexed import uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
-from mnote_kr.citations.rank import meaning
+from mnote_kr.citations.rank import meaning, wordsonly
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render.claims import honest, place_anchor, place_key
@@ -302,7 +302,7 @@ def build_citations(
         request = LocateRequest(file=str(abs_path), evidence=bundle.locator_evidence_text, query=query,
                                 block=block, block_id=block_id, sidecar_meta=mapped.meta,
                                 passage=ref.content or "")
-        locator = _locate(host.plugins, request, st, mapped.sidecar_path)
+        locator = wordsonly.located(host, rel, _locate, host.plugins, request, st, mapped.sidecar_path)
         if entry.kind == "image" and locator.locator_plugin in (None, "file_locator"):
             # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,

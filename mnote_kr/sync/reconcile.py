@@ -454,7 +454,8 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action, *, reread: b
     Walks every indexed root once (scandir + stat), stats registry entries outside the
     walk, hashes only what changed, then marks stale / re-ingests / records new files, and
     re-reads the files indexed by an older reading (``rereading``; ``reread``: those whose
-    reading is not known too).
+    reading is not known too), and embeds the places of files searches placed by words only
+    (``wordsonly``: their places changed since ingest embedded them).
     """
     started = time.perf_counter()
     reg = host.registry()
@@ -493,6 +494,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action, *, reread: b
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
     summary["reread"] = rereading.reread(host, everything=reread)
+    summary["wordsOnly"] = host.embed_words_only()  # places that lost their vectors: embedded again
     summary["elapsedS"] = round(time.perf_counter() - started, 4)
     return summary
 

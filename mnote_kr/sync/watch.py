@@ -43,6 +43,7 @@ from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
+from mnote_kr.citations.rank.wordsonly import sync_lines
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.scan import admitted, scan_tree, stat_rel
@@ -85,7 +86,7 @@ class WatchAction:
     root added with --no-follow), ``skipped`` (a type the provider cannot index: passed over, as a
     folder ingest does; or an entry no pass can index: a FIFO, socket or device, a name that is not
     valid UTF-8), ``replayed``, ``indexed`` (submitted work finished), ``reconciled``,
-    ``watching``, ``error``.
+    ``watching``, ``embedded`` (places of files placed by words only embedded again), ``error``.
     """
 
     kind: str
@@ -319,6 +320,8 @@ class Watcher:
         r = self.last_reconcile
         self._emit("reconciled", "", ", ".join(
             f"{k}: {r[k]['count']}" for k in ("missing", "moved", "changed", "new")) + f", hashed: {r['hashed']}")
+        for line in sync_lines(r.get("wordsOnly")):
+            self._emit("embedded", "", line)
 
     def _live(self) -> dict[str, tuple[int, int]]:
         """Live entries' (size, mtime_ns), re-read only when the registry file changed
@@ -493,6 +496,8 @@ class Watcher:
 
     def _maintain(self) -> None:
         """Periodic: follow root changes, replay work queued while the provider was down."""
+        for line in sync_lines(self.host.embed_words_only(again=False)):  # a search met places without vectors
+            self._emit("embedded", "", line)
         reg = self.host.registry()
         self._sync_watches(reg)
         waiting = [e for e in reg.entries.values() if e.pending_action or e.status == "pending"]

