@@ -247,6 +247,13 @@ def render_status(info: dict[str, Any]) -> str:
         fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
         lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
                      + (f": {fixes} indexes them" if fixes else ""))
+    for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
+                             ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
+        part = info.get(key) or {}
+        if part.get("count"):  # no sync has seen them yet; a search warns of the same files
+            more = f" and {part['count'] - 5} more" if part["count"] > 5 else ""
+            lines.append(f"{label:<11}{part['count']} file(s) {what}: {', '.join(part['paths'][:5])}{more}; "
+                         f"{part.get('fix', 'mnote-kr sync')}")
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
