@@ -212,7 +212,7 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
                           "restored": {"count": 0, "paths": []}, "scanned": 4},
             "provider": {"before": {"pending": 1}, "after": {"processed": 1}, "followed": 1}}
     text = render_sync(sync)
-    assert "changed on disk:" in text and "kb/a.md" in text and "Registry: 1 processed (was: 1 pending)" in text
+    assert "changed on disk:" in text and "kb/a.md" in text and "Registry: 1 indexed\n" in text + "\n"
     assert not REPR.search(text), text
     failed = {**sync, "provider": {**sync["provider"], "after": {"failed": 1},
                                    "failed": [{"path": "kb/b.docx", "reason": "the file is damaged; restore it"}]}}

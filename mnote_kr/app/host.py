@@ -18,6 +18,7 @@ from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
+from mnote_kr.core.ondisk import since_indexed
 from mnote_kr.core.pending import USER_DELETED, left_behind, new_files, new_in_roots
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
@@ -32,6 +33,7 @@ from mnote_kr.core.registry import (
 )
 from mnote_kr.core.registry_format import STALE as STALE_BIT
 from mnote_kr.core.registry_format import tag_status
+from mnote_kr.core.scan import Stat
 from mnote_kr.core.skipped import skipped_status
 from mnote_kr.core.workspace import (
     Workspace,
@@ -407,7 +409,8 @@ class Host(HostIngest):
         # its server (the managed engine's is ~0.5 GB); one that runs already is still reported.
         ctx.may_start = len(reg.entries) > 0
         # Files in the roots that no entry records: a walk of the roots, a stat per file, none read.
-        new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths))
+        disk: dict[str, Stat] = {}  # the walk's stat of each file: also what the indexed files are compared with
+        new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths), disk)
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,
@@ -437,6 +440,8 @@ class Host(HostIngest):
             },
             # In the roots that follow, never ingested; roots added with --no-follow list theirs below.
             "pendingNew": new_in_roots(reg, new),
+            # Indexed files edited or gone on disk that no sync has seen: what a search would warn of.
+            **since_indexed(self.root, reg, disk),
             # What roots added with --no-follow left behind, each with the commands that fix it.
             "leftBehind": self._left_behind(reg, new),
             # Files passed over for a type no provider indexes, each with the provider's reason.

@@ -18,7 +18,7 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember_grounded, remember_shown
 from mnote_kr.citations.caches.memo import Memo
-from mnote_kr.citations.cleaning.copyable import drop_lines, join_cjk_gaps, trim_chunk_edges
+from mnote_kr.citations.cleaning.copyable import drop_lines, has_whole_word, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
@@ -291,6 +291,9 @@ def build_citations(
             block_text = block.content[span[0]:span[1]] if span and span[0] < span[1] else block.content
         bundle = _clean(host.plugins, ref.content or "", query, block_text)
         timings["cleanMs"] += (time.perf_counter() - t0) * 1000
+        if not has_whole_word(bundle.display_quote, query):  # a chunk of page furniture, a word cut at its edge
+            dropped["noWords"] += 1
+            continue
         if not block_id:  # without a block: same chunk and same text is the same citation
             key = dedupe_key(entry.source_id, None, ref.chunk_id, bundle.normalized_fingerprint)
             if key in seen:

@@ -273,15 +273,16 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) ->
 
         result["reconcile"] = reconcile_and_apply(host, reread=reread)
     result["provider"] = host.sync(wait_s=wait_s)
-    from mnote_kr.cli.outcome import sync_outcome, sync_reasons
+    from mnote_kr.cli.outcome import sent_now, sync_outcome, sync_reasons
 
-    sync_reasons(result, host.registry().entries)
+    entries = host.registry().entries
+    sync_reasons(result, entries)
     if as_json:
         emit_json(result)
     else:
         from mnote_kr.citations.render.cards import render_sync
 
-        click.echo(render_sync(result))
+        click.echo(render_sync(result, sent_now(result, entries)))
     problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line
     if problem is not None:
         raise problem

@@ -41,6 +41,14 @@ def sync_reasons(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> 
     provider["stillFailed"] = [f for f in provider.get("stillFailed") or [] if f["path"] not in sent["failedReasons"]]
 
 
+def sent_now(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> dict[str, str]:
+    """The registry status, after the whole sync, of each file its disk step sent or queued: what the
+    text report says was re-indexed or indexed, and what is still on its way."""
+    sent = (result.get("reconcile") or {}).get("ingest") or {}
+    return {rel: e.status for rel in (*sent.get("ingested", ()), *sent.get("queued", ()))
+            if (e := entries.get(rel)) is not None}
+
+
 def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None:
     """The error ``sync`` ends with after its report, or None: the files refused on sending, those the
     provider was followed to fail, those still failed since an earlier run (as ``ingest`` of them,

@@ -1,5 +1,5 @@
 """Whether a file on disk is still the version its registry entry indexed, asked where a file is cited
-(search, ``open``, the viewer) before any ``sync`` has looked at it.
+(search, ``open``, the viewer) and by ``status`` (:func:`since_indexed`) before any ``sync`` has looked at it.
 
 A stat answers almost always: the size and time the entry recorded. A file whose time changed but not its
 size may only have been touched (``touch``, a backup or sync tool, ``git checkout``): it is hashed and
@@ -13,10 +13,19 @@ from __future__ import annotations
 import os
 import threading
 from collections import OrderedDict
+from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from mnote_kr.core import workspace
+from mnote_kr.core.pending import ingest_command
+from mnote_kr.core.registry import Registry
+from mnote_kr.core.scan import Stat
+from mnote_kr.core.workspace import excluded_entries, innermost_root
 from mnote_kr.models import SourceEntry
+
+#: Entries whose document is gone or going: nothing on disk to compare them with.
+_DEAD = frozenset({"delete_submitted", "delete_completed"})
 
 #: Versions of touched files this process hashed: (path, inode, size, mtime_ns) -> ``sha256:<hex>``.
 _hashed: OrderedDict[tuple[str, int, int, int], str] = OrderedDict()
@@ -46,3 +55,54 @@ def changed_since_indexed(entry: SourceEntry, path: str | Path, st: os.stat_resu
             while len(_hashed) > _HASHED_MAX:
                 _hashed.popitem(last=False)
     return digest != entry.source_hash
+
+
+def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown: int = 50) -> dict[str, Any]:
+    """``status``'s ``changedSinceIndexed`` and ``missingSinceIndexed``: the registered files (live or queued,
+    not yet marked stale, in scope) that a search would no longer cite as they are on disk, before any
+    ``sync`` has looked, each part with the command that brings them back.
+
+    ``disk`` is the walk of the roots ``status`` already made (rel -> (size, mtime_ns)); an entry outside
+    it is stat'ed once. No file is read, but a touched one of the indexed size (hashed by
+    :func:`changed_since_indexed`, as search does)."""
+    entries = [e for e in reg.entries.values() if e.status not in _DEAD and not e.stale]
+    excluded = excluded_entries(entries, reg.roots)
+    changed: list[str] = []
+    missing: list[str] = []
+    no_follow: list[str] = []
+    for entry in entries:
+        rel = entry.source_root_relative_path
+        if rel in excluded:
+            continue
+        seen = disk.get(rel)
+        if seen is not None and seen == (entry.size, entry.mtime_ns) and entry.size and entry.mtime_ns:
+            continue  # the indexed version: what nearly every entry is, decided without a system call
+        path = os.path.join(ws_root, rel)
+        try:
+            st = os.stat(path)
+        except (OSError, ValueError):
+            missing.append(rel)
+            continue
+        if changed_since_indexed(entry, path, st):
+            changed.append(rel)
+            root = innermost_root(rel, reg.roots)
+            if root is not None and not root.run_on_change:
+                no_follow.append(rel)
+    changed.sort()
+    missing.sort()
+    if not no_follow:
+        fix = f"'mnote-kr sync' re-indexes {'it' if len(changed) == 1 else 'them'} (not cited until then)"
+    elif len(changed) == 1:
+        fix = (f"'{ingest_command(no_follow[0])}' re-indexes it (its root was added with --no-follow; "
+               "not cited until then)")
+    else:
+        fix = ("'mnote-kr sync' re-indexes them; in a root added with --no-follow, 'mnote-kr ingest FILE' does "
+               "(not cited until then)")
+    return {
+        "changedSinceIndexed": {"count": len(changed), "paths": changed[:shown], "fix": fix},
+        "missingSinceIndexed": {
+            "count": len(missing), "paths": missing[:shown],
+            "fix": "'mnote-kr sync' stops citing them (a file moved or renamed inside the roots is recognised "
+                   "by its content and cited under its new path)",
+        },
+    }

@@ -150,14 +150,15 @@ def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
                       reason=f"{what}: root {name} does not follow changes (added with --no-follow)")
 
 
-def new_files(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]]) -> list[str]:
+def new_files(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]],
+              disk: dict[str, Stat] | None = None) -> list[str]:
     """The files the indexed roots' rules admit that no registry entry records: never ingested, whoever
     wrote them and whether or not ``sync`` or ``watch`` ran; sorted.
 
     Found by walking the roots as ``sync`` does, one stat per file: no file is opened (a folder of
     thousands counts in milliseconds). The types the provider does not index are left out (by name,
-    as a folder ingest passes them over)."""
-    disk: dict[str, Stat] = {}
+    as a folder ingest passes them over). ``disk`` receives the walk (rel -> (size, mtime_ns)) when given."""
+    disk = {} if disk is None else disk
     scan_roots(ws_root, reg.roots, disk)
     entries = reg.entries
     new = sorted(rel for rel in disk if rel not in entries)

@@ -16,8 +16,8 @@ import unicodedata
 
 from mnote_kr.citations.text.textnorm import keeps_line_end_hyphen, lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets", "trim_chunk_edges",
-           "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
+__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets",
+           "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
 # does: Hangul is not here). Beside one of them, the quotes, dashes and ellipsis they share with
@@ -300,3 +300,22 @@ def trim_chunk_edges(display: str, raw: str, query: str = "", *, start_cut: bool
     ``start_cut=False`` when the quote no longer starts at the chunk's edge (a header line
     before it was dropped), so its first word is whole."""
     return trim_cut_words(display, query, end_cut=len(raw) >= CUT_CHUNK_CHARS, start_cut=start_cut)
+
+
+_LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+
+
+def has_whole_word(text: str, query: str = "") -> bool:
+    """Whether a quote holds a word a reader can take from the passage: a letter of a script written without
+    spaces (CJK, Thai: each is a boundary), or a run of two or more letters, unless the whole quote is one
+    lower-case run (``ination``: the tail of a word a chunk window cut, nothing else in it). Page furniture
+    (``(2005) 253–265 265``: numbers and dashes) holds none. A query's own term (two characters or more)
+    counts as a word: a number asked for is the passage's point."""
+    folded = text.casefold()
+    if query and any(len(term) > 1 and term in folded for term in query.casefold().split()):
+        return True
+    runs = [run for run in _LETTER_RUN_RE.findall(text) if len(run) > 1 or not _spaced_word_char(run)]
+    if not runs:
+        return False
+    return any(not _spaced_word_char(ch) for run in runs for ch in run) or not (
+        len(runs) == 1 and text.strip() == runs[0] and runs[0][0].islower())

@@ -26,6 +26,7 @@ import re
 import unicodedata
 from collections.abc import Callable, Sequence
 
+from mnote_kr.citations.cleaning.copyable import has_whole_word
 from mnote_kr.citations.text.docxnotes import NOTE_OPENING
 
 #: About how long a quote may grow when more than one sentence fits.
@@ -182,7 +183,8 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
     then those after it while they fit in about ``limit`` characters (``MOST_SENTENCES`` at most).
     When the query's words anchor no single sentence (none holds a term: a question in other words, or
     in another language; or several hold as many), ``by_meaning`` (the query's cosine with each sentence)
-    chooses the one nearest it (:func:`_answering`); without it, the first of them.
+    chooses the one nearest it (:func:`_answering`); without it, the first of them. A sentence without a
+    whole word (``(2005) 253–265 265.``, a page's furniture) never leads: the first sentence with one does.
 
     ``text`` shorter than ``limit`` is returned whole."""
     text = text.strip()
@@ -192,6 +194,8 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
     if not spans:
         return text
     best = _answering([text[a:b] for a, b in spans], query, by_meaning)
+    if not has_whole_word(text[spans[best][0]:spans[best][1]], query):  # page furniture: the first worded one
+        best = next((i for i, (a, b) in enumerate(spans) if has_whole_word(text[a:b], query)), best)
     a, b = spans[best]
     if b - a > LONG_SENTENCE:
         return _window(text, a, b, query, limit)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
@@ -251,6 +252,13 @@ def render_status(info: dict[str, Any]) -> str:
         fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
         lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
                      + (f": {fixes} indexes them" if fixes else ""))
+    for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
+                             ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
+        part = info.get(key) or {}
+        if part.get("count"):  # no sync has seen them yet; a search warns of the same files
+            more = f" and {part['count'] - 5} more" if part["count"] > 5 else ""
+            lines.append(f"{label:<11}{part['count']} file(s) {what}: {', '.join(part['paths'][:5])}{more}; "
+                         f"{part.get('fix', 'mnote-kr sync')}")
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
@@ -366,8 +374,65 @@ def render_ingest(report: IngestReport) -> str:
     return "\n".join(lines)
 
 
-def render_sync(result: dict[str, Any]) -> str:
-    """``mnote-kr sync`` for people: what changed on disk, then the registry before and after."""
+#: A registry status as ``sync`` says it to a person (the statuses are the registry's own words).
+_STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
+                 "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
+_IN_FLIGHT = frozenset({"pending", "submitted", "processing"})
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _synced(rec: dict[str, Any], now: Mapping[str, str] | None) -> str:
+    """What a sync's disk step did, in words: ``re-indexed 1 edited file, indexed 2 new files, ...``.
+
+    ``now`` is the registry status of each file it sent, after the provider step (None: not known, so
+    a file is only said to be sent)."""
+    ingest = rec.get("ingest") or {}
+    sent = set(ingest.get("ingested") or []) | set(ingest.get("queued") or [])
+    parts: list[str] = []
+    for key, one, many, done in (("changed", "edited file", "edited files", "re-indexed"),
+                                 ("new", "new file", "new files", "indexed")):
+        paths = [p for p in (rec.get(key) or {}).get("paths") or [] if p in sent]
+        if now is None:
+            if paths:
+                parts.append(f"sent {_n(len(paths), one, many)} to be {done}")
+            continue
+        finished = [p for p in paths if now.get(p) == "processed"]
+        going = [p for p in paths if now.get(p) in _IN_FLIGHT]
+        if finished:
+            parts.append(f"{done} {_n(len(finished), one, many)}")
+        if going:
+            parts.append(f"{_n(len(going), one, many)} still being {done} ('mnote-kr status' follows them)")
+    moved = (rec.get("moved") or {}).get("count", 0)
+    if moved:
+        parts.append("followed " + _n(moved, "rename or move (cited under its new path)",
+                                      "renames or moves (cited under their new paths)"))
+    restored = (rec.get("restored") or {}).get("count", 0)
+    if restored:
+        parts.append(_n(restored, "file back on disk and cited again", "files back on disk and cited again"))
+    missing = (rec.get("missing") or {}).get("count", 0)
+    if missing:
+        parts.append(f"{_n(missing, 'deleted file', 'deleted files')} no longer cited")
+    return ", ".join(parts)
+
+
+def _registry_words(counts: Mapping[str, int]) -> str:
+    """The registry after a sync, as a person reads it; stale records say what they are and what drops them."""
+    words = ", ".join(f"{n} {_STATUS_WORDS.get(status, status.replace('_', ' '))}"
+                      for status, n in counts.items() if status != "stale")
+    stale = counts.get("stale", 0)
+    if stale:
+        words += (", " if words else "") + (
+            f"{stale} stale (records of files deleted, moved away or changed, not cited; "
+            "'mnote-kr status' names them, 'mnote-kr prune' drops the records)")
+    return words
+
+
+def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None) -> str:
+    """``mnote-kr sync`` for people: what changed on disk, what the sync did about it in words, then the
+    registry. ``now``: the registry status after the sync of each file it sent (:func:`_synced`)."""
     lines: list[str] = []
     rec = result.get("reconcile")
     if isinstance(rec, dict):
@@ -419,8 +484,10 @@ def render_sync(result: dict[str, Any]) -> str:
         lines += words_only_lines(rec.get("wordsOnly"))  # places that lost their vectors: embedded again
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
+        synced = _synced(rec, now)
+        if synced:
+            lines.append(f"Synced: {synced}")
     prov = result.get("provider") or {}
-    before, after = counts_text(prov.get("before") or {}), counts_text(prov.get("after") or {})
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
     refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
@@ -431,5 +498,7 @@ def render_sync(result: dict[str, Any]) -> str:
             lines.append(f"{label:<24}{failed['path']} ({failed['reason']})")
         if len(prov.get(key) or []) > 50:
             lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
-    lines.append(f"Registry: {after or 'empty'}" + (f" (was: {before})" if before != after else ""))
+    # The registry as it is now, in words: its status names (and a "before" taken between this sync's disk
+    # step and its provider step) meant nothing to a person; --json keeps both counts.
+    lines.append(f"Registry: {_registry_words(prov.get('after') or {}) or 'empty'}")
     return "\n".join(lines)

@@ -111,7 +111,8 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
     if not reg.entries:
         return {"reason": "nothing_ingested",
                 "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
-    unusable = {k: v for k, v in dropped.items() if k != "duplicate" and v}
+    # (a duplicate is cited once; a passage without a whole word, page furniture, is no match)
+    unusable = {k: v for k, v in dropped.items() if k not in ("duplicate", "noWords") and v}
     if not live and waiting and not unusable:  # (passages of a file being indexed are cited)
         return {"reason": "still_indexing",
                 "message": f"still indexing: {waiting} file(s) waiting; "

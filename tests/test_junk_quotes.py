@@ -1,0 +1,73 @@
+"""A card never quotes page furniture or a word cut at a chunk edge as its passage.
+
+Seen by a newcomer (round 15): a file-only card of ``mineru__demo1.pdf`` quoted ``(2005) 253–265 265`` and a
+card of ``unstructured__handbook-872p.docx`` quoted ``ination``. Both were whole LightRAG chunks: the last,
+tiny chunk of a document, made of the overlap it repeats from the chunk before (chunk-035 of demo1.pdf, 10
+tokens, the tail of its running footer ``... Journal of Hydrology 310 (2005) 253–265 265``; chunk-482 of
+the handbook, 1 token, the tail of ``Termination``, which the mapper then found inside "Non-discrimination"
+of an unrelated block). Such a passage holds no whole word: it is no evidence of anything and is not cited
+(``diagnostics.dropped.noWords``). A passage that does hold words is never quoted by a sentence that holds
+none: its first sentence with words is quoted instead.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from mnote_kr_testkit.fakes import FakeProvider, fake_host
+from mnote_kr_testkit.files import write
+
+from mnote_kr.citations.cleaning.copyable import has_whole_word
+from mnote_kr.citations.cleaning.quote import answer_quote
+from mnote_kr.citations.render.noresults import why_no_results
+
+FOOTER_TAIL = "(2005) 253–265 265"  # chunk-035 of mineru__demo1.pdf, whole
+CUT_TAIL = "ination"  # chunk-482 of unstructured__handbook-872p.docx, whole
+
+
+def test_furniture_and_a_cut_word_hold_no_whole_word() -> None:
+    assert not has_whole_word(FOOTER_TAIL)
+    assert not has_whole_word(CUT_TAIL)
+    assert not has_whole_word("  12  ")
+    # words, in any script, and a query's own term (a number asked for is the passage's point)
+    assert has_whole_word("Termination")
+    assert has_whole_word("P.N.J. Lane et al. / Journal of Hydrology 310 (2005) 253–265 265")
+    assert has_whole_word("血压 120/80")
+    assert not has_whole_word("the")  # one lower-case run alone: a cut tail as far as anyone can tell
+    assert has_whole_word(FOOTER_TAIL, "pages 253–265")
+    assert has_whole_word("ination", "ination")
+
+
+def test_a_passage_with_words_is_never_quoted_by_its_furniture_sentence() -> None:
+    sentence = ("Forest cover reduced mean annual streamflow in every catchment studied, and the reduction "
+                "grew with the share of the catchment planted, as the paired-catchment records of the "
+                "decade after planting show for the eucalypt and pine plantations alike, whatever the "
+                "rainfall of the year, the soil depth of the slopes or the age of the trees at the time.")
+    text = f"{FOOTER_TAIL}. {sentence}"
+    quote = answer_quote(text, "病人的血压是多少？")  # no sentence holds its words: the first was taken
+    assert quote.startswith("Forest cover reduced"), quote
+    assert has_whole_word(quote)
+
+
+def test_a_chunk_of_furniture_or_a_cut_word_is_not_cited(tmp_path: Path) -> None:
+    # The chunk is judged before any locating, whatever the file's type: a Markdown stand-in for demo1.pdf keeps
+    # its place vectors out of the process-wide meaning store (later tests cite the real PDF without them).
+    ws = tmp_path / "ws"
+    write(ws / "kb" / "demo1.md", "# References\n\nZhang, L., Dawes, W.R., Walker, G.R., 2001. Response of mean "
+          "annual evapotranspiration to vegetation changes at catchment scale.\n")
+    write(ws / "kb" / "handbook.md", "# Termination\n\nThe standing trustee may be removed from all cases.\n")
+    write(ws / "kb" / "streams.md", "# Streams\n\nPlantations reduce streamflow. Grassland uses less water.\n")
+    provider = FakeProvider(delete_status="delete_completed")
+    host, _ = fake_host(ws, provider)
+    host.roots_add(ws / "kb")
+    host.ingest([ws / "kb"])
+    provider.texts[provider.name_for("kb/demo1.md")] = FOOTER_TAIL
+    provider.texts[provider.name_for("kb/handbook.md")] = CUT_TAIL
+    result = host.search("病人的血压是多少？")
+    quotes = {c.source_root_relative_path: c.display_quote for c in result.results}
+    assert quotes == {"kb/streams.md": quotes.get("kb/streams.md")}, quotes
+    assert result.diagnostics["dropped"].get("noWords") == 2, result.diagnostics["dropped"]
+    alone = host.search("病人的血压是多少？", scope=["kb/demo1.md"])  # only the furniture chunk in scope
+    assert alone.results == [] and alone.diagnostics["dropped"].get("noWords") == 1
+    why = why_no_results(host.registry(), {"noWords": 1}, False)  # furniture was all the provider found
+    assert why["reason"] == "no_match", why  # not "found only in sources that cannot be cited ()"
