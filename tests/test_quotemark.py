@@ -55,3 +55,4 @@ def test_a_paragraph_placed_without_a_highlight_gets_the_quotes_span_when_it_is_
     assert PARA[moved.highlight.start:moved.highlight.end] == "IBM made the electric one in 1935."
     whole = _loc(0, 0, marked=False)
     assert agreeing(whole, PARA).highlight is None
+    assert agreeing(whole, PARA.rstrip(".")).highlight is None  # a quote without the closing stop is all of it

@@ -55,6 +55,6 @@ def agreeing(locator: Locator, quote: str | None) -> Locator:
     span = quote_span(own, quote)
     if span is None or (h is not None and span[0] <= h.start and h.end <= span[1]):
         return locator
-    if h is None and not own[:span[0]].strip() and not own[span[1]:].strip():
-        return locator  # the quote is the whole paragraph: the paragraph is marked as it is
+    if h is None and not any(ch.isalnum() for ch in own[:span[0]] + own[span[1]:]):
+        return locator  # the quote is the whole paragraph (its closing stop aside): marked as it is
     return msgspec.structs.replace(locator, highlight=Highlight(start=span[0], end=span[1]))
