@@ -21,6 +21,9 @@ from mnote_kr.server.app import ApiServer
 from mnote_kr.viewer.webpages import view_url
 from tests.cli_helpers import cli_env
 
+#: The cited paragraph as the page renders it (its highlight, when it has one, around its words).
+CITED_PARAGRAPH = r'data-paragraph-index="1">(<mark[^>]*>)?The quillwort pump'
+
 
 def _workspace(tmp_path: Path) -> tuple[Path, str]:
     ws = tmp_path / "ws"
@@ -60,7 +63,7 @@ def test_open_show_starts_a_short_lived_server_prints_url_and_opens_the_browser(
         url = log.read_text().strip().splitlines()[0]
         assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
         page = _fetch_as_browser(url)
-        assert page.status_code == 200 and re.search(r'data-paragraph-index="1">(<mark[^>]*>)?The quillwort pump', page.text)
+        assert page.status_code == 200 and re.search(CITED_PARAGRAPH, page.text)
         assert _fetch_as_browser(url).status_code == 401  # the code in the browser's command line is spent
         out, err = proc.communicate(timeout=30)  # it stops by itself once idle
     finally:
@@ -129,7 +132,7 @@ def test_open_show_wait_without_a_browser_serves_the_printed_url_until_idle(tmp_
         url = proc.stdout.readline().strip()  # printed before it waits
         assert url.startswith("http://127.0.0.1:") and view_url(cid) + "?code=" in url
         page = _fetch_as_browser(url)
-        assert page.status_code == 200 and re.search(r'data-paragraph-index="1">(<mark[^>]*>)?The quillwort pump', page.text)
+        assert page.status_code == 200 and re.search(CITED_PARAGRAPH, page.text)
         _out, err = proc.communicate(timeout=60)  # then it stops by itself once idle
     finally:
         if proc.poll() is None:
