@@ -432,11 +432,8 @@ class _Walker:
                 if local == "tab" and ns in W_NSS:
                     out.append("\t")
                     continue
-                if local in ("br", "cr") and ns in W_NSS:
-                    out.append("\n")
-                    continue
-                if local == "noBreakHyphen":
-                    out.append("-")
+                if local in ("br", "cr") and ns in W_NSS or local == "noBreakHyphen":
+                    out.append("-" if local == "noBreakHyphen" else "\n")
                     continue
                 if local == "fldChar":
                     kind = next((v for k, v in child.attrib.items() if k.endswith("}fldCharType")), "")
@@ -469,6 +466,8 @@ class _Walker:
                         state["toc"] = True
                 elif local in ("oMath", "oMathPara") and ns in M_NSS:
                     state["eq"] = True
+                elif local in ("sup", "sub") and ns in M_NSS:  # c^2, a_0: as the host reads an engine's LaTeX
+                    out.append("^" if local == "sup" else "_")
                 stack.append((iter(child), 0))
                 break
             else:

@@ -59,7 +59,7 @@ def test_docx_reader_keeps_equation_text_headings_and_marks_toc(tmp_path):
     assert not any(p.in_toc for p in doc.paragraphs[len(toc):])
     assert [p.heading_level for p in doc.paragraphs[len(toc):]] == [1, 1, 2, 0]
     para = doc.paragraphs[eq]
-    assert para.text == "The law k=Ae-E/RT holds."
+    assert para.text == "The law k=Ae^-E/RT holds."  # a superscript as the host reads LaTeX: e^(-E/RT)
     assert para.has_equation and para.para_id is None
     assert para.heading == "2.1 Rates" and para.heading_path == ("2 Results", "2.1 Rates")
 

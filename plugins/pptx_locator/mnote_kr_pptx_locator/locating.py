@@ -15,6 +15,7 @@ from mnote_kr.plugin_api import (
     match_evidence,
     normalize,
     scaffolding,
+    textmatch,
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
@@ -176,18 +177,23 @@ def locate_pptx(request: LocateRequest) -> Locator:
     picked = pick_by_query(doc, found, evidence, request.query)
     if picked is not found:
         highlight, reason = None, "the evidence quotes several shapes; the query's words are in this one"
+    # one rule with the DOCX, PDF and OCR locators (``placing.QUERY_SHARE``): the matcher's place holding
+    # few of the query's words, or a paragraph chosen by meaning since none holds them, is approximate
+    approximate = reason.startswith(textmatch.SEMANTIC)
     nearest = nearest_in_shape(doc, picked, request.query)
     if nearest is not picked:
-        picked, highlight = nearest, None
+        picked, highlight, approximate = nearest, None, True
         reason = f"{reason}; the shape's paragraph nearest the question by meaning (none holds its words)"
     named = at_named_slide(doc, picked, asked, META_WORDS)
     here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
     if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so
-        reason = here[1]
+        reason, approximate = here[1], False
     elif here is not None:  # the notes it asks for (or the shapes, not the notes it does not), the evidence's
         named = here        # place of that slide behind them
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
+    if approximate:
+        located = msgspec.structs.replace(located, locator_degraded=True)
     if named is None:
         return with_places_behind(doc, located, picked, request)
     # the query names another slide: cite it, the evidence's place first behind it

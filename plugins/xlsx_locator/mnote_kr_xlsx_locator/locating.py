@@ -36,6 +36,7 @@ from mnote_kr.plugin_api import (
     named_header,
     normalize,
     scaffolding,
+    textmatch,
     with_places_behind,
 )
 
@@ -461,8 +462,11 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     day = None if header_only else another_day(row, asked_values(request.query))
     if day is not None:  # the passage holds no row of the day asked: its best row is a guess
         reason += f"; the query asks about {day.text}, this row holds another date: an approximate place"
+    # one rule with the DOCX, PDF, OCR and PPTX locators (``placing.QUERY_SHARE``): the matcher's row holding
+    # few of the query's words is an approximate place
+    semantic = same and match.reason.startswith(textmatch.SEMANTIC)
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                           block_id=block_id, degraded=header_only or day is not None)
+                           block_id=block_id, degraded=header_only or day is not None or semantic)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     if named is None:
         return with_rows_behind(rows, located, row, request)
