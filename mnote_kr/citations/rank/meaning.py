@@ -397,13 +397,15 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
     return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
 
 
-def _without_vectors(key: str) -> None:
-    """A locator asked for places whose vectors are not stored (their text changed since ingest embedded
-    them, or the store was emptied): the file being located is remembered for ``sync`` to embed
-    (:mod:`mnote_kr.citations.rank.wordsonly`; nothing when no search is locating a file)."""
-    from mnote_kr.citations.rank.wordsonly import missed
+#: Told the places key a locator asked for when its vectors are not stored (their text changed since
+#: ingest embedded them, or the store was emptied). :mod:`mnote_kr.citations.rank.wordsonly` registers
+#: itself on import: the file being located is remembered for ``sync`` to embed.
+WITHOUT_VECTORS: list[Callable[[str], None]] = []
 
-    missed(key)
+
+def _without_vectors(key: str) -> None:
+    for tell in WITHOUT_VECTORS:
+        tell(key)
 
 
 def _placing_vector(query: str) -> np.ndarray | None:

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, ParamSpec, Protocol, TypeVar
 
 import msgspec
 
+from mnote_kr.citations.rank import meaning
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR
 from mnote_kr.errors import MnoteKrError
@@ -136,8 +137,6 @@ def missed(key: str) -> None:
         if len(_noted) > 100_000:
             _noted.clear()
         _noted.add(ident)
-    from mnote_kr.citations.rank import meaning
-
     if not meaning.model_installed():
         return
     try:
@@ -195,7 +194,6 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
     """After a catch-up: the ``prepared`` files leave the record (``embedded`` False: the model would not
     load, they stay), with those no longer indexed as they were or gone; a prepared file whose places
     still have no vectors (nothing in them to embed) is kept aside, not recorded again for that key."""
-    from mnote_kr.citations.rank import meaning
     from mnote_kr.core.atomic import write_private
 
     path = record_path(host)
@@ -225,8 +223,6 @@ def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN) -> dict[str, o
     """``status``'s ``meaning.wordsOnly``: how many indexed files are placed by words only until ``sync``
     embeds their places (the recorded files still indexed as they were, their vectors still missing),
     the first ``shown``, and the command. No file is read."""
-    from mnote_kr.citations.rank import meaning
-
     paths_: list[str] = []
     count = 0
     if record_path(host).exists():
@@ -258,3 +254,7 @@ def sync_lines(result: Mapping[str, object] | None) -> list[str]:
                 f"embedded){first}: not embedded: {result['error']}"]
     return [f"Embedded the places of {result['count']} file(s) placed by words only since their places "
             f"changed{first}: placed by meaning again"]
+
+
+if missed not in meaning.WITHOUT_VECTORS:  # meaning knows no caller: this module listens
+    meaning.WITHOUT_VECTORS.append(missed)
