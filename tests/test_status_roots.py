@@ -69,7 +69,8 @@ def test_ingested_excluded_and_unindexable_files_are_not_counted(tmp_path: Path)
     assert all(f["sourcePath"].startswith("notes/") for f in behind["files"])
     text = render_status(host.status())
     assert "Roots:     notes (recursive, no-follow), papers (recursive) exclude=drafts" in text, text
-    assert "New:       7 file(s) in the roots not indexed yet: 'mnote-kr ingest papers' indexes them" in text, text
+    assert ("New:       7 file(s) in the roots not indexed yet: papers/p02.md, papers/p04.md, papers/p06.md, "
+            "papers/p08.md, papers/p10.md and 2 more; 'mnote-kr ingest papers' indexes them") in text, text
     assert "Not indexed: notes/n01.md: new in an indexed root; not ingested" in text, text
 
 

@@ -120,7 +120,8 @@ def test_a_new_file_of_a_root_that_opts_out_is_in_one_list_before_and_after_sync
         assert [f["sourcePath"] for f in status["leftBehind"]["files"]] == ["kb/new.md"], step
         assert status["leftBehind"]["count"] == 1 and status["leftBehind"]["newCount"] == 1
         text = render_status(kb.host.status())
-        assert "New:       1 file(s) in the roots not indexed yet: 'mnote-kr ingest follows' indexes them" in text
+        assert (f"New:       1 file(s) in the roots not indexed yet: {waiting}; 'mnote-kr ingest follows' indexes them"
+                in text), text
         assert "Not indexed: kb/new.md: new in an indexed root; not ingested" in text, text
         assert tool_status(kb.host, StatusInput()).new_files_not_ingested == 2  # an agent's count: both lists
         named = [n for n in kb.json("search", "what is in new.md")["notIndexed"] if n["sourcePath"] == "kb/new.md"]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from mnote_kr.app.fallbacks import fallback_notes
 from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.rereading import reading_status
 from mnote_kr.context import ProviderContext
@@ -26,7 +27,6 @@ from mnote_kr.core.registry import (
     Registry,
     RegistryStore,
     failed_tag,
-    fallback_tag,
     now_ms,
     refused_tag,
     waiting_tag,
@@ -431,8 +431,7 @@ class Host(HostIngest):
                 "refused": [{"sourcePath": rel, "reason": n.last_error or "over a reader's budget"}
                             for rel, n in reg.notes(refused_tag)],
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
-                "fallbacks": [{"sourcePath": rel, "reason": n.last_error or n.kind}
-                              for rel, n in reg.notes(fallback_tag)],
+                "fallbacks": fallback_notes(reg, self.workspace, disk),
                 # Which files are stale and why (only those entries are decoded, the first few).
                 "staleEntries": self._stale_entries(reg),
                 # Which files are duplicates, and of which file (the first few).

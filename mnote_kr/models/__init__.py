@@ -486,6 +486,10 @@ class OpenPlan(Frozen, frozen=True, kw_only=True):
     citation_url: str
     open_action: OpenActionParams
     source_map_path: str | None = None
+    #: Set when the file was renamed or moved (same bytes) since the citation was issued: the path it was
+    #: issued for; ``resource_path`` is the file's new path and ``note`` says so in words.
+    moved_from: str | None = None
+    note: str | None = None
 
 
 # --------------------------------------------------------------------------- status

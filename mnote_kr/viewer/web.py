@@ -48,6 +48,7 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 import msgspec
 
 from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.render.moved import moved_target
 from mnote_kr.citations.render.openplan import (
     UNKNOWN_HINT,
     changed_on_disk,
@@ -424,7 +425,11 @@ def _source(host: Host, cid: str) -> _Source | None:
         return None
     citation, issued_hash = found
     rel = citation.source_root_relative_path
-    entry = host.registry().entries.get(rel)
+    reg = host.registry()
+    entry = reg.entries.get(rel)
+    if (target := moved_target(reg, entry)) is not None:  # same bytes, new path: as 'open' opens it
+        rel, entry = target
+        citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
     if entry is None:
         return None  # never in, or pruned from, this workspace's registry: not ours to show
     if entry.stale or entry.status not in ("processed",):  # the words 'open' gives, never the status

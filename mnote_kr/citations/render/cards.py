@@ -68,8 +68,9 @@ def _place_words(c: Citation | Place) -> str:
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
     (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else ""
     return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
-            f"{plan.citation_url}")
+            f"{plan.citation_url}{moved}")
 
 
 def source_card(c: Citation) -> str:
@@ -250,8 +251,10 @@ def render_status(info: dict[str, Any]) -> str:
     new = info.get("pendingNew") or {}
     if new.get("count"):  # in the roots, never ingested: what indexes them
         fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
+        paths = new.get("paths") or []
+        named = ", ".join(paths[:5]) + (f" and {new['count'] - 5} more" if new["count"] > 5 else "")
         lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
-                     + (f": {fixes} indexes them" if fixes else ""))
+                     + (f": {named}" if paths else "") + (f"; {fixes} indexes them" if fixes else ""))
     for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
                              ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
         part = info.get(key) or {}

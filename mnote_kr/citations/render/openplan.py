@@ -7,6 +7,8 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import msgspec
+
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.pending import (
     PROVISIONAL_CHANGED,
@@ -28,6 +30,7 @@ if TYPE_CHECKING:
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import STATUS_WHY
+from mnote_kr.citations.render.moved import moved_note, moved_target
 
 _SINCE = " since this citation was issued"
 #: What to do about an ID that is unknown or expired (``open``, the viewer, MCP say the same).
@@ -136,7 +139,12 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
         raise NotFoundError(unknown_message(host, cid), hint=UNKNOWN_HINT)
     citation, issued_hash = found
     rel = citation.source_root_relative_path
-    entry = host.registry().entries.get(rel)
+    reg = host.registry()
+    entry = reg.entries.get(rel)
+    moved_from = None
+    if (target := moved_target(reg, entry)) is not None:  # same bytes, new path: the same place there
+        moved_from, (rel, entry) = rel, target
+        citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
     if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
         raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: "
                             f"{why_not_citable(host, rel, entry)}", hint="search again")
@@ -156,8 +164,8 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     return OpenPlan(
         citation_id=cid,
         resource_path=str(abs_path),
-        resource_root_relative_path=citation.source_root_relative_path,
-        resource_kind=resource_kind(citation.source_root_relative_path),
+        resource_root_relative_path=rel,
+        resource_kind=resource_kind(rel),
         locator=citation.locator,
         citation_url=citation.citation_url,
         source_map_path=citation.source_map_path,
@@ -168,4 +176,6 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
             evidence_text=citation.locator_evidence_text,
             display_quote=citation.display_quote,
         ),
+        moved_from=moved_from,
+        note=moved_note(moved_from, rel) if moved_from else None,
     )

@@ -385,6 +385,9 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
                                 f"were recognised (limit: OCR pages per file {s.max_pages}, [ocr] max_pages)")
         chosen = set(to_scan[:s.max_pages])
         done = 0
+        if chosen:  # "N/M pages": a step's count, which 'ingest' prints piped (each tenth, at least every 20 s)
+            progress(f"OCR {name}: 0/{len(chosen)} pages recognised ({len(to_scan)} pages without a text layer "
+                     f"of {total})")
         for i in range(total):
             page = pdf[i]
             if i not in chosen:
@@ -416,7 +419,7 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
             result.pages.append(Page(number=i + 1, width=fw, height=fh, unit="pt", source="ocr", lines=lines,
                                      paragraphs=paragraphs(lines)))
             done += 1
-            progress(f"OCR {name}: page {done} of {len(chosen)} recognised")
+            progress(f"OCR {name}: {done}/{len(chosen)} pages recognised; {time.monotonic() - started:.0f} s so far")
     except pdfium.PdfiumError as exc:
         raise DocumentError(f"cannot read the PDF {name}: {exc}", path=path) from exc
     finally:
