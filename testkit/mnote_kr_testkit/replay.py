@@ -13,11 +13,14 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
 from mnote_kr.context import ProviderContext
+
+if TYPE_CHECKING:
+    from mnote_kr.models import SourceFile
 
 URL = "http://lightrag.test:9621"
 Responder = Callable[[httpx.Request], httpx.Response]
@@ -119,3 +122,15 @@ def replayed_provider(root: Path, samples_dir: Path) -> dict[str, Any]:
     replay = Replay(samples_dir)
     ctx = make_context(root, replay.transport, input_dir=str(inputs))
     return {"ctx": ctx, "replay": replay, "inputs": inputs, "ws": ctx.workspace_root}
+
+
+def source_file(ws: Path, rel: str) -> SourceFile:
+    """The provider's ``SourceFile`` of ``ws / rel`` as the host hands it over (content hash, size, time)."""
+    import hashlib
+
+    from mnote_kr.models import SourceFile
+
+    path = ws / rel
+    data = path.read_bytes()
+    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
+                      size=len(data), mtime_ns=path.stat().st_mtime_ns)

@@ -6,16 +6,15 @@ replayed 1.5.7 payloads (its supported types, samples/05, hold no ``.psv``)."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import replayed_provider
+from mnote_kr_testkit.replay import source_file as source
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.models import SourceFile
 from mnote_kr_lightrag.client import filetypes, links, querying, readings, settings
 
 BIRDS = "name|wingspan_cm|habitat\nosprey|160|coasts\nkestrel|75|farmland\n"
@@ -27,11 +26,6 @@ def _rows(path: str) -> str | None:
     return "\n\n".join(", ".join(row.split("|")) for row in Path(path).read_text(encoding="utf-8").splitlines())
 
 
-def source(ws: Path, rel: str) -> SourceFile:
-    path = ws / rel
-    data = path.read_bytes()
-    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
-                      size=len(data), mtime_ns=path.stat().st_mtime_ns)
 
 
 @pytest.fixture

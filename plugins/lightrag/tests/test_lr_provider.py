@@ -13,6 +13,7 @@ import httpx
 import pytest
 from mnote_kr_testkit.data import SAMPLES as SAMPLES_DIR
 from mnote_kr_testkit.replay import URL, Replay, load_sample, make_context, replayed_provider
+from mnote_kr_testkit.replay import source_file as source
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import ProviderError
@@ -62,11 +63,6 @@ def write(path: Path, data: bytes) -> Path:
     return path
 
 
-def source(ws: Path, rel: str) -> SourceFile:
-    path = ws / rel
-    data = path.read_bytes()
-    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
-                      size=len(data), mtime_ns=path.stat().st_mtime_ns)
 
 
 def entry_for(src: SourceFile, **fields: Any) -> SourceEntry:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -16,9 +15,10 @@ from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
 from mnote_kr_testkit.replay import replayed_provider
+from mnote_kr_testkit.replay import source_file as _source
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.models import SourceEntry, SourceFile
+from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import links, readings, settings
 from mnote_kr_lightrag.engine.guard import READINGS_PATH, EngineGuard
@@ -39,11 +39,6 @@ def _docx(path: Path, note: str | None) -> Path:
     return path
 
 
-def _source(ws: Path, rel: str) -> SourceFile:
-    data = (ws / rel).read_bytes()
-    return SourceFile(path=str(ws / rel), rel_path=rel, source_id=rel,
-                      sha256="sha256:" + hashlib.sha256(data).hexdigest(), size=len(data),
-                      mtime_ns=(ws / rel).stat().st_mtime_ns)
 
 
 @pytest.fixture

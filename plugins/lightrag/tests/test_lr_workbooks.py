@@ -6,7 +6,6 @@ LightRAG's own XLSX extractor showing what it leaves out."""
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import os
 import shutil
 from pathlib import Path
@@ -15,9 +14,9 @@ from typing import Any
 import pytest
 from mnote_kr_testkit.data import SAMPLES
 from mnote_kr_testkit.replay import replayed_provider
+from mnote_kr_testkit.replay import source_file as source
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.models import SourceFile
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import links, querying, settings, workbooks
 
@@ -34,11 +33,6 @@ def lightrag_reads(path: Path) -> str:
     return _extract_xlsx(path.read_bytes())
 
 
-def source(ws: Path, rel: str) -> SourceFile:
-    path = ws / rel
-    data = path.read_bytes()
-    return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
-                      size=len(data), mtime_ns=path.stat().st_mtime_ns)
 
 
 @pytest.fixture
