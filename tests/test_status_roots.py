@@ -9,15 +9,13 @@ the roots' rules admit that no registry entry records, found by walking the root
 
 from __future__ import annotations
 
-import builtins
-import os
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
-from mnote_kr_testkit.files import write
+from mnote_kr_testkit.files import spy_opens, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status
@@ -92,19 +90,7 @@ def test_counting_thousands_of_files_reads_none_of_them(tmp_path: Path, monkeypa
             (folder / f"f{i:03}.md").write_bytes(b"x" * (i + 1))
     host, _ = fake_host(ws)
     host.roots_add(ws / "lib")
-    opened: list[str] = []
-    real_open, real_os_open = builtins.open, os.open
-
-    def spy_open(file: Any, *args: Any, **kw: Any) -> Any:  # noqa: ANN401
-        opened.append(str(file))
-        return real_open(file, *args, **kw)
-
-    def spy_os_open(path: Any, *args: Any, **kw: Any) -> Any:  # noqa: ANN401
-        opened.append(str(path))
-        return real_os_open(path, *args, **kw)
-
-    monkeypatch.setattr(builtins, "open", spy_open)
-    monkeypatch.setattr(os, "open", spy_os_open)
+    opened = spy_opens(monkeypatch)
     started = time.perf_counter()
     pending = host.status()["pendingNew"]
     elapsed = time.perf_counter() - started

@@ -9,14 +9,13 @@ says which command brings them back.
 
 from __future__ import annotations
 
-import builtins
 import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
-from mnote_kr_testkit.files import write
+from mnote_kr_testkit.files import spy_opens, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_status
@@ -73,19 +72,7 @@ def test_a_changed_file_of_a_no_follow_root_is_fixed_by_ingesting_it(tmp_path: P
 def test_checking_registered_files_reads_none_of_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     host = _indexed(tmp_path)
     (host.root / "kb" / "amber.md").write_text("# amber\n\nEdited, and longer than before.\n", encoding="utf-8")
-    opened: list[str] = []
-    real_open, real_os_open = builtins.open, os.open
-
-    def spy_open(file: Any, *args: Any, **kw: Any) -> Any:  # noqa: ANN401
-        opened.append(str(file))
-        return real_open(file, *args, **kw)
-
-    def spy_os_open(path: Any, *args: Any, **kw: Any) -> Any:  # noqa: ANN401
-        opened.append(str(path))
-        return real_os_open(path, *args, **kw)
-
-    monkeypatch.setattr(builtins, "open", spy_open)
-    monkeypatch.setattr(os, "open", spy_os_open)
+    opened = spy_opens(monkeypatch)
     info = host.status()
     monkeypatch.undo()
     assert info["changedSinceIndexed"]["paths"] == ["kb/amber.md"]  # a size that differs: changed, unread
