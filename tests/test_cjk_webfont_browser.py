@@ -119,9 +119,6 @@ def test_cjk_text_is_drawn_from_the_shipped_font_on_a_machine_without_cjk_fonts(
     _drawn_as_glyphs(chromium_path, served, tmp_path, cited_line=True)
 
 
-@pytest.mark.xfail(strict=True, reason="known, not fixed: Chromium draws the page's first run of Han text as "
-                   "missing-glyph boxes while the webfont loads and never again (the quote above the document "
-                   "took it before; a hidden sentinel run, font-display: block and the family order did not help)")
 def test_the_first_han_text_of_a_page_is_drawn_too(chromium_path, served_heading, tmp_path: Path) -> None:  # noqa: F811
     _drawn_as_glyphs(chromium_path, served_heading, tmp_path, cited_line=False)
 
