@@ -153,17 +153,18 @@ def clear_memos() -> None:
 
 
 def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query: str, block_text: str | None,
-                   locator: Locator) -> str:
+                   locator: Locator, size: int | None = None) -> str:
     """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
-    without a word the provider's chunk cut in half at either end."""
+    without a word the provider's chunk cut in half at either end; a chunk as long as its file (``size``
+    bytes: a small text file is one chunk) starts where the file does, on a whole word ("boot ok")."""
     display = bundle.display_quote
-    start_cut = True
+    start_cut = size is None or size > len(raw.encode("utf-8")) + 64
     if locator.quote_omit:
         kept = drop_lines(raw, locator.quote_omit)
         if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
             display = _clean(plugins, kept, query, block_text).display_quote
             # the chunk's cut first line was furniture: the quote now starts on a whole line
-            start_cut = kept.splitlines()[:1] == raw.splitlines()[:1]
+            start_cut = start_cut and kept.splitlines()[:1] == raw.splitlines()[:1]
     return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
@@ -331,7 +332,7 @@ def build_citations(
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = located_headings(locator, block)
-        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator)
+        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
         located, locator = locator, _without_place_text(agreeing(locator, shown))
