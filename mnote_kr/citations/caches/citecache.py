@@ -30,6 +30,8 @@ from __future__ import annotations
 
 import contextlib
 import re
+import sqlite3
+import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
@@ -44,7 +46,7 @@ from mnote_kr.citations.render.ids import citation_id
 from mnote_kr.core import paths
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR
-from mnote_kr.errors import ConfigError
+from mnote_kr.errors import ConfigError, MnoteKrError
 from mnote_kr.models import Citation, GroundedSentence
 
 if TYPE_CHECKING:
@@ -131,7 +133,8 @@ def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
     on = _log_on(host)
     if on:
         _migrate(host)
-    row = idstore.get(store_path(host), citation_id)
+    with _readable(host):
+        row = idstore.get(store_path(host), citation_id)
     record = idrecord.decode(row[1], citation_id) if row is not None else None
     if record is not None:
         return idrecord.to_citation(record, _source_path(host, record.rel)), record.source_hash
@@ -145,7 +148,36 @@ def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
 def expired(host: Host, citation_id: str) -> bool:
     """Whether this (normalised) ID was issued in this workspace and has been evicted since: more than
     :data:`MAX_IDS` issues ago (``open`` then says so rather than "unknown")."""
-    return idstore.expired(store_path(host), citation_id)
+    with _readable(host):
+        return idstore.expired(store_path(host), citation_id)
+
+
+class CitationStoreError(MnoteKrError):
+    """The citation ID store cannot be read: a damaged file (not SQLite), or one the process may not open."""
+
+    code = "citation_store"
+
+
+@contextlib.contextmanager
+def _readable(host: Host) -> Any:
+    """Reading the store: a damaged or unreadable file is one error line naming it, never "unexpected"."""
+    try:
+        yield
+    except (sqlite3.DatabaseError, OSError) as exc:
+        path = store_path(host)
+        hint = f"move {path} aside (IDs issued before are lost with it) and search again"
+        raise CitationStoreError(f"The citation ID store {path} cannot be read ({exc})", hint=hint) from exc
+
+
+def _unwritable(host: Host, exc: BaseException) -> None:
+    """A search never fails for the store: one stderr line per process, the IDs kept in this process only."""
+    if not _warned:
+        _warned.append(True)
+        print(f"Warning: the citation ID store {store_path(host)} cannot be written ({exc}): this search's IDs "
+              "open in this process only; move the file aside", file=sys.stderr)
+
+
+_warned: list[bool] = []
 
 
 def find(host: Host, citation_id: str) -> Citation | None:
@@ -212,14 +244,22 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
             _keep_in_memory(ws, renamed, places, hashes)
         return renamed
-    _migrate(host)
-    asked = {c.citation_id for c in citations}
-    with idstore.writing(store_path(host)) as tx:
-        held = tx.places(asked)
-        renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
-        tx.upsert([(c.citation_id, place, idrecord.encode(c, source_hash))
-                   for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
-        tx.evict(MAX_IDS)
+    try:
+        _migrate(host)
+        asked = {c.citation_id for c in citations}
+        with idstore.writing(store_path(host)) as tx:
+            held = tx.places(asked)
+            renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
+            tx.upsert([(c.citation_id, place, idrecord.encode(c, source_hash))
+                       for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
+            tx.evict(MAX_IDS)
+    except (sqlite3.DatabaseError, OSError) as exc:  # a damaged store file, a read-only state dir
+        _unwritable(host, exc)
+        with _memory_lock:
+            own = _memory.get(ws) or OrderedDict()
+            renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
+            _keep_in_memory(ws, renamed, places, hashes)
+        return renamed
     _keep_in_memory(ws, renamed, places, hashes)
     return renamed
 

@@ -29,6 +29,7 @@ import contextlib
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 
@@ -43,6 +44,8 @@ MAX_IDS = 100_000
 BUSY_SECONDS = 10.0
 #: The schema's version (``PRAGMA user_version``); a newer one is read as long as the table is there.
 SCHEMA_VERSION = 2
+#: How often a connection retries setting up a store another process is creating.
+_RETRY_S = 0.02
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL);
@@ -87,6 +90,26 @@ def _close_cached() -> None:
 atexit.register(_close_cached)
 
 
+def _prepare(con: sqlite3.Connection) -> None:
+    """Write-ahead log and schema on a new connection. Another process creating the store at the same
+    moment makes SQLite refuse the switch to the log at once ("database is locked": its busy timeout
+    does not apply there), so that is retried until :data:`BUSY_SECONDS` have passed."""
+    deadline = time.monotonic() + BUSY_SECONDS
+    while True:
+        try:
+            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                con.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection has it
+            con.execute("PRAGMA synchronous=NORMAL")
+            if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+                con.executescript(_SCHEMA)
+            return
+        except sqlite3.OperationalError as exc:
+            if getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF != sqlite3.SQLITE_BUSY \
+                    or time.monotonic() >= deadline:
+                raise
+            time.sleep(_RETRY_S)
+
+
 @contextlib.contextmanager
 def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | None]:
     """This thread's connection to the store at ``path`` (None when it does not exist and ``create`` is
@@ -104,11 +127,7 @@ def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | No
         _close_cached()
         con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
         try:
-            if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
-                con.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection has it
-            con.execute("PRAGMA synchronous=NORMAL")
-            if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                con.executescript(_SCHEMA)
+            _prepare(con)
         except BaseException:
             con.close()
             raise
