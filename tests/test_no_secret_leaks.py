@@ -124,7 +124,7 @@ def test_api_key_appears_in_no_output_and_no_file(tmp_path: Path, lightrag_engin
     # the grep really covered the workspace's own files (registry); the citation ID store (in the state dir)
     # deflates its records, so they are read back and searched as text
     assert (ws / ".mnote" / "index" / "lightrag-source-registry.msgpack").is_file()
-    store = next((home / "state" / "citations").rglob(idstore.STORE_FILE))
-    records = [idrecord.decode(data, cid) for cid, _, data in idstore.every(store)]
+    stores = sorted((home / "state" / "citations").rglob(idstore.STORE_FILE))  # each workspace's (demo's too)
+    records = [idrecord.decode(data, cid) for store in stores for cid, _, data in idstore.every(store)]
     assert records and all(r is not None and key.encode() not in msgspec.json.encode(r) for r in records)
     assert {c["citationId"] for c in results} <= {r.id for r in records if r is not None}  # the search's IDs

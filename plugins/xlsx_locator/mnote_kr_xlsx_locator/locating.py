@@ -463,8 +463,10 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     if day is not None:  # the passage holds no row of the day asked: its best row is a guess
         reason += f"; the query asks about {day.text}, this row holds another date: an approximate place"
     # one rule with the DOCX, PDF, OCR and PPTX locators (``placing.QUERY_SHARE``): the matcher's row holding
-    # few of the query's words is an approximate place
-    semantic = same and match.reason.startswith(textmatch.SEMANTIC)
+    # few of the query's words is an approximate place, unless it holds a date or number the query asks for
+    # ("Widget C 2024-01-07 的收入是多少？": the words are Chinese, the row's date is the question's)
+    by_value = any(cell_holds(text, m) for _, text in row.cells for m in asked_values(request.query))
+    semantic = same and match.reason.startswith(textmatch.SEMANTIC) and not by_value
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
                            block_id=block_id, degraded=header_only or day is not None or semantic)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)

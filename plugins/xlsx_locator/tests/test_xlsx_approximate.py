@@ -33,3 +33,27 @@ def test_a_row_holding_few_of_the_querys_words_is_approximate(tmp_path: Path) ->
     loc = ask("who owns the APAC campaign launch")
     assert (loc.range, loc.locator_degraded) == ("B3", False), loc.locator_reason
     assert hashlib.sha256(path.read_bytes()).digest() == before
+
+
+def test_a_row_holding_the_date_the_query_asks_for_stays_exact(tmp_path: Path) -> None:
+    """A question in other words (Chinese over an English sheet) holds few of the row's words, but the row
+    holds the date it asks for: that anchors it, as a word would (the xlsm question of the real-engine test)."""
+    import datetime
+
+    import openpyxl
+
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "SalesData"
+    ws.append(("Product", "Date", "Quantity", "Revenue"))
+    for product, day, qty, revenue in [("Widget A", 5, 10, 12500), ("Widget B", 6, 8, 9600),
+                                       ("Widget C", 7, 12, 15000), ("Widget A", 8, 11, 13750)]:
+        ws.append((product, datetime.datetime(2024, 1, day), qty, revenue))
+    path = tmp_path / "sales.xlsx"
+    wb.save(path)
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(path))
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=text, passage=text,
+                                       query="2024-01-07 的销售额"))  # "sales on 2024-01-07": no word of the sheet
+    assert loc.range is not None and loc.range.endswith("4"), loc  # the row of 2024-01-07
+    assert not loc.locator_degraded, loc.locator_reason
