@@ -221,9 +221,10 @@ def test_roots_add_says_which_folder_it_added_as_an_absolute_path(tmp_path: Path
 
 def test_ingest_json_reports_every_file_with_its_status(kb: KB) -> None:
     report = kb.report
-    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut"}
+    assert set(report) == {"items", "skipped", "counts", "remaining", "nextCall", "waitTimedOut", "wordsOnly"}
     assert report["remaining"] == 0 and report["nextCall"] is None  # no cap asked for: every file was taken
     assert report["waitTimedOut"] is None  # every file indexed before the wait ended
+    assert report["wordsOnly"] is None  # a waiting ingest embeds the places it looked at: none left by words
     items = {i["sourcePath"]: i for i in report["items"]}
     for item in report["items"]:
         assert set(item) == {"sourcePath", "status", "reason", "lightRagDocId"}

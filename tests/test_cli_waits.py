@@ -20,7 +20,7 @@ from mnote_kr.app.host import Host
 from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx, progress_writer
 from mnote_kr.context import ProviderContext
-from mnote_kr.models import EntryUpdate, SourceEntry
+from mnote_kr.models import EntryUpdate, ProviderActivity, SourceEntry
 
 
 class Stuck(FakeProvider):
@@ -224,3 +224,56 @@ def test_ingest_wait_prepares_a_followed_file_for_locating_and_ranking_by_its_pa
     monkeypatch.setattr(prompt.host.plugins, "prepare_locate", lambda path: prepared.append(path) or False)
     prompt.run("ingest", "kb", "--wait")
     assert sorted(prepared) == [str(prompt.ws / "kb" / "a.md"), str(prompt.ws / "kb" / "b.md")]
+
+
+class OneAtATime(FakeProvider):
+    """Takes every document and finishes one per look, telling what it does with the next (LightRAG
+    working through its queue)."""
+
+    def __init__(self) -> None:
+        super().__init__(ingest_status="submitted")
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        self.calls.append(f"sync {len(entries)}")
+        followed = sorted((e for e in entries if e.status in ("submitted", "processing")),
+                          key=lambda e: e.source_root_relative_path)
+        out = [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processed")
+               for e in followed[:1]]
+        return out + [EntryUpdate(source_root_relative_path=e.source_root_relative_path, status="processing",
+                                  activity=ProviderActivity(stage="processing", step="extracting entities"))
+                      for e in followed[1:]]
+
+
+def test_sync_wait_says_its_progress_on_stderr_as_ingest_wait_does_and_json_stays_clean(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sync --wait 300`` was silent until the end, however long LightRAG took, where ``ingest --wait``
+    says what it waits for: the same lines now (piped: a plain line each), the report on stdout."""
+    kb = _kb(tmp_path, monkeypatch, capsys, OneAtATime())
+    monkeypatch.setattr(Ctx, "host", lambda self, progress=False: _with_progress(kb.host, progress))
+    kb.run("ingest", "kb")  # sent, not waited for: both being indexed
+    out, err = kb.run("sync", "--no-disk", "--wait", "30")
+    waits = [line for line in err.splitlines() if line.startswith(("waiting for", "indexed "))]
+    assert waits[0].startswith("waiting for 2 file(s) to be indexed; indexed 0/2 files; "), err
+    assert any(line.startswith("waiting for 1 file(s) to be indexed; indexed 1/2 files; ") and
+               "indexing now: kb/b.md (processing for " in line and "extracting entities" in line
+               for line in waits), err
+    assert waits[-1].startswith("indexed 2/2 files in "), err
+    assert "waiting" not in out and "indexed" in out  # the report, as before
+    assert {e.status for e in kb.host.registry().entries.values()} == {"processed"}
+
+    kb.run("ingest", "kb", "--force")
+    out, err = kb.run("sync", "--no-disk", "--wait", "30", "--json")
+    assert err == ""  # as ingest --json: no progress
+    result = json.loads(out)  # one JSON document, nothing else on stdout
+    assert result["provider"]["after"] == {"processed": 2} and result["provider"]["waitTimedOut"] is None
+
+
+def _quiet(line: str) -> None:
+    pass
+
+
+def _with_progress(host: Host, progress: bool) -> Host:
+    """The test's host, with the progress writer the CLI asked for (as ``Ctx.host`` builds it)."""
+    host.progress = progress_writer() if progress else _quiet
+    return host

@@ -14,6 +14,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import numpy as np
 import pytest
 from mnote_kr_testkit.fakes import fake_host
@@ -21,7 +22,7 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning, wordsonly
-from mnote_kr.citations.render.cards import render_status, render_sync
+from mnote_kr.citations.render.cards import render_ingest, render_status, render_sync
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from tests.surfaces import OnePassage
 
@@ -181,6 +182,26 @@ def test_ingest_wait_embeds_the_recorded_files_it_looks_at(tmp_path: Path, fake_
     assert "ingest" not in provider.calls[calls:]
     pipeline.clear_memos()
     assert _placed(host)[0] == 1
+
+
+def test_ingest_without_wait_embeds_nothing_and_says_which_files_it_looked_at_wait_for_sync(
+        tmp_path: Path, fake_e5: list[list[str]]) -> None:
+    """A plain ingest returns once its files are sent (it embeds no places, not even its own files'):
+    the files it looked at that are placed by words only are named in one line with the command that
+    embeds their places, instead of passing as "unchanged" with nothing said."""
+    host, _, ws, _ = _host(tmp_path)
+    (ws / "other").mkdir()
+    _lose_vectors()
+    _placed(host)
+    fake_e5.clear()
+    report = host.ingest(["kb"])
+    assert fake_e5 == [] and _recorded(host) == [REL]  # nothing embedded, the record kept for sync
+    assert msgspec.to_builtins(report)["wordsOnly"] == {"count": 1, "paths": [REL], "command": "mnote-kr sync"}
+    said = [line for line in render_ingest(report).splitlines() if "placed by words only" in line]
+    assert len(said) == 1 and REL in said[0] and "'mnote-kr sync' embeds their places" in said[0], said
+    assert host.ingest([ws / "other"]).words_only is None  # another folder: not this file
+    assert host.ingest(["kb"], wait=True).words_only is None and _recorded(host) == []  # --wait embeds them
+    assert host.ingest(["kb"]).words_only is None  # placed by meaning now: nothing to say
 
 
 def test_watch_embeds_when_the_record_changes_and_only_then(tmp_path: Path, fake_e5: list[list[str]]) -> None:

@@ -196,10 +196,49 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     by_status: dict[str, int]
     stale: int
     waiting: int
+    #: ``status --json``'s ``registry.fallbacks``, counted: files there, indexed through the provider's fallback.
+    fallbacks: int = 0
+
+
+class AgentFiles(Out, kw_only=True, frozen=True):
+    """Files of one kind as ``status --json`` names them: how many, the first 50, the command that fixes them."""
+
+    count: int = 0
+    paths: list[str] = []
+    fix: str = ""
+
+
+class AgentRootFix(Out, kw_only=True, frozen=True):
+    """The new files of one indexed root, and the command that indexes them."""
+
+    root: str
+    count: int
+    fix: str
+
+
+class AgentPendingNew(Out, kw_only=True, frozen=True):
+    """``status --json``'s ``pendingNew``: files in roots that follow the disk, never ingested."""
+
+    count: int = 0
+    paths: list[str] = []
+    by_root: list[AgentRootFix] = []
+
+
+class AgentWordsOnly(Out, kw_only=True, frozen=True):
+    """``status --json``'s ``meaning.wordsOnly``: indexed files placed by words only until ``command``
+    embeds their places (their citations' places are chosen by words, not meaning, meanwhile)."""
+
+    count: int = 0
+    paths: list[str] = []
+    command: str = ""
 
 
 class AgentStatus(Out, kw_only=True, frozen=True):
-    """mnote_knowledge_rag_status: is the knowledge base usable, and what is in it."""
+    """mnote_knowledge_rag_status: is the knowledge base usable, and what is in it.
+
+    ``changedSinceIndexed``, ``missingSinceIndexed``, ``pendingNew`` and ``wordsOnly`` are the parts of
+    ``mnote-kr status --json`` of the same names (``wordsOnly``: its ``meaning.wordsOnly``): files a
+    search no longer cites as they are on disk, new files, files placed by words only."""
 
     schema: str = AGENT_STATUS_SCHEMA
     workspace: str
@@ -208,6 +247,10 @@ class AgentStatus(Out, kw_only=True, frozen=True):
     new_files_not_ingested: int
     provider: AgentProvider
     write_tools: bool
+    changed_since_indexed: AgentFiles = AgentFiles()
+    missing_since_indexed: AgentFiles = AgentFiles()
+    pending_new: AgentPendingNew = AgentPendingNew()
+    words_only: AgentWordsOnly = AgentWordsOnly()
 
 
 class DeletedSource(Out, kw_only=True, frozen=True):

@@ -13,16 +13,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import msgspec
 
 from mnote_kr.agents.contracts import (
+    AgentFiles,
+    AgentPendingNew,
     AgentProvider,
     AgentQueryResult,
     AgentRegistry,
     AgentSentence,
     AgentStatus,
+    AgentWordsOnly,
     DeletedSource,
     DeleteInput,
     DeleteResult,
@@ -98,6 +101,8 @@ class ToolSpec:
 
 # ----------------------------------------------------------------------------- helpers
 
+T = TypeVar("T")
+
 
 def anchor(host: Host, raw: str) -> tuple[str, str]:
     """(absolute path, workspace-relative path) of a path an agent gave, checked like the CLI's."""
@@ -133,7 +138,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         workspace=raw["workspace"],
         indexed_roots=[r["rootRelativePath"] or "." for r in raw.get("indexedRoots", [])],
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
-                               waiting=len(reg["waiting"])),
+                               waiting=len(reg["waiting"]), fallbacks=len(reg.get("fallbacks") or [])),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
@@ -149,7 +154,17 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
             unmapped_documents=len(prov.get("unmapped") or []),
         ),
         write_tools=False,  # set by call_tool, which knows how the server was started
+        # the files status names on disk, as its --json says them (the same names, the same 50 paths)
+        changed_since_indexed=_part(raw.get("changedSinceIndexed"), AgentFiles),
+        missing_since_indexed=_part(raw.get("missingSinceIndexed"), AgentFiles),
+        pending_new=_part(raw.get("pendingNew"), AgentPendingNew),
+        words_only=_part((raw.get("meaning") or {}).get("wordsOnly"), AgentWordsOnly),
     )
+
+
+def _part(value: Any, shape: type[T]) -> T:
+    """A part of ``Host.status`` as its agent shape (its fields by their wire names); absent: empty."""
+    return msgspec.convert(value or {}, shape)
 
 
 def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
@@ -219,7 +234,8 @@ def tool_prune(host: Host, args: PruneInput) -> PruneResult:
 SPECS: dict[str, ToolSpec] = {s.name: s for s in (
     ToolSpec(STATUS, "Knowledge base status",
              "Whether the user's knowledge base (mnote-kr over LightRAG) is reachable and what it holds: indexed "
-             "folders, file counts by status, stale files, the engine's health.",
+             "folders, file counts by status, stale files, files changed or deleted on disk since indexed (not "
+             "cited until synced), new files not indexed yet, files placed by words only, the engine's health.",
              StatusInput, AgentStatus, tool_status),
     ToolSpec(QUERY, "Search the knowledge base",
              "Search the user's own documents (PDF, DOCX, Markdown...) and get citations located in the original "

@@ -15,6 +15,7 @@ import msgspec
 from mnote_kr.app.fallbacks import fallback_notes
 from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.rereading import reading_status
+from mnote_kr.app.syncwait import being_indexed, follow, unfinished
 from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths
 from mnote_kr.core.config import load_config
@@ -22,7 +23,6 @@ from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.ondisk import since_indexed
 from mnote_kr.core.pending import USER_DELETED, left_behind, new_files, new_in_roots
 from mnote_kr.core.registry import (
-    NOT_TERMINAL,
     PRUNABLE,
     Registry,
     RegistryStore,
@@ -65,8 +65,6 @@ if TYPE_CHECKING:
 Progress = Callable[[str], None]
 #: LightRAG's statuses of a document it is done with.
 DONE = frozenset({"processed", "failed"})
-#: The statuses of a file on its way into the index (queued, sent, being indexed).
-INDEXING = frozenset({"pending", "submitted", "processing"})
 #: How many stale entries ``status`` names (the count covers all; ``prune`` drops them).
 STALE_SHOWN = 20
 
@@ -231,15 +229,14 @@ class Host(HostIngest):
                     if e.source_root_relative_path in reg_w.entries:
                         reg_w.update(e.source_root_relative_path, status="stale", pending_action=None)
             reg = self.registry()
-        waiting = [e for e in reg.entries.values()
-                   if (e.status in NOT_TERMINAL or e.pending_action)
-                   and not (e.stale and e.pending_action in ("ingest", "reindex"))
-                   and (statuses is None or e.status in statuses)]
+        waiting = [e for e in reg.entries.values() if unfinished(e) and (statuses is None or e.status in statuses)]
         # What the provider may still hold of failed and refused files goes too (a full sync only).
         held = [] if statuses is not None else [
             e for e in reg.select(_failed_or_refused_tag)
             if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
-        if waiting or held or statuses is None:  # a full sync: the provider also drops what no entry holds
+        if (waiting or held) and wait_s > 0:  # followed in short looks, each said (``syncwait``)
+            follow(self, waiting + held, wait_s)
+        elif waiting or held or statuses is None:  # a full sync: the provider also drops what no entry holds
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         after = self.registry()
         # The files this sync saw fail (not those failed before it): named, with their reasons.
@@ -249,7 +246,7 @@ class Host(HostIngest):
         # Asked to wait, and files it followed are still being indexed: the wait ended first.
         still = [w.source_root_relative_path for w in waiting if wait_s > 0
                  and (now := after.entries.get(w.source_root_relative_path)) is not None
-                 and now.status in INDEXING and now.pending_action != "delete" and not now.stale]
+                 and being_indexed(now)]
         timed_out = msgspec.to_builtins(WaitTimeout(seconds=wait_s, still_waiting=still)) if still else None
         # Failed before this sync and still failed (sync does not send an unchanged file again).
         seen = {f["path"] for f in failed}

@@ -38,6 +38,7 @@ from mnote_kr.models import (
     SourceEntry,
     SourceFile,
     WaitTimeout,
+    WordsOnlyFiles,
 )
 
 if TYPE_CHECKING:
@@ -221,6 +222,8 @@ class HostIngest:
         if not sources and not in_flight:
             if wait if embed is None else embed:  # files a search placed by words only (their places changed)
                 self._embed_places(after_wait_s=None, scope=_looked_at(report, sources))
+            else:
+                report.words_only = self._words_only_left(_looked_at(report, sources))
             report.counts = _count(report.items)
             return report
         sources, error = self._send(sources, force)
@@ -248,6 +251,8 @@ class HostIngest:
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources))
+        elif error is None:
+            report.words_only = self._words_only_left(_looked_at(report, sources))
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]
@@ -460,6 +465,13 @@ class HostIngest:
             return {}
         wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
         return wordsonly.summary(again_due, meaning.embed_problem)
+
+    def _words_only_left(self, scope: set[str]) -> WordsOnlyFiles | None:
+        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync."""
+        from mnote_kr.citations.rank import wordsonly
+
+        left = wordsonly.left(self, scope)
+        return None if left is None else msgspec.convert(left, WordsOnlyFiles)
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
         """Follow these files until the provider indexed or failed each, for at most ``wait_s``

@@ -235,24 +235,9 @@ def status(obj: Ctx, as_json: bool) -> None:
 def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: float, limit: int | None,
            as_json: bool) -> None:
     """Index files or folders in place (never copied, moved or changed)."""
-    # Progress: a bar on a terminal; piped, only the file-count lines (none with --json).
-    host = obj.host(progress=not as_json)
-    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout, limit=limit)
-    if sys.stderr.isatty() and not as_json:
-        sys.stderr.write("\r\033[K")
-    if as_json:
-        emit_json(report)
-    else:
-        from mnote_kr.citations.render.cards import render_ingest
+    from mnote_kr.cli.work import ingest_run
 
-        click.echo(render_ingest(report))
-    # The report is out; when not everything made it (failed, or still being indexed when the
-    # wait ended), the exit code and one line say so.
-    from mnote_kr.cli.outcome import ingest_outcome
-
-    problem = ingest_outcome(report)
-    if problem is not None:
-        raise problem
+    ingest_run(obj, paths, force=force, wait=wait, timeout=timeout, limit=limit, as_json=as_json)
 
 
 @cli.command()
@@ -266,26 +251,9 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) ->
     """Reconcile the registry with the disk, retry queued work, follow submitted work.
 
     Exit 1 while a file is failed (this run's or an earlier one's) or when --wait ended first."""
-    host = obj.host(progress=not as_json and sys.stderr.isatty())
-    result: dict[str, Any] = {}
-    if not no_disk:
-        from mnote_kr.sync.watch import reconcile_and_apply
+    from mnote_kr.cli.work import sync_run
 
-        result["reconcile"] = reconcile_and_apply(host, reread=reread)
-    result["provider"] = host.sync(wait_s=wait_s)
-    from mnote_kr.cli.outcome import sent_now, sync_outcome, sync_reasons
-
-    entries = host.registry().entries
-    sync_reasons(result, entries)
-    if as_json:
-        emit_json(result)
-    else:
-        from mnote_kr.citations.render.cards import render_sync
-
-        click.echo(render_sync(result, sent_now(result, entries)))
-    problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line
-    if problem is not None:
-        raise problem
+    sync_run(obj, wait_s=wait_s, no_disk=no_disk, reread=reread, as_json=as_json)
 
 
 @cli.command()

@@ -127,6 +127,15 @@ class WaitTimeout(Frozen, frozen=True, kw_only=True):
     still_waiting: list[str]
 
 
+class WordsOnlyFiles(Frozen, frozen=True, kw_only=True):
+    """Files an ingest looked at whose places have no vectors (placed by words only), left to ``command``:
+    an ingest that does not wait embeds no places (``status --json``'s ``meaning.wordsOnly``, in its scope)."""
+
+    count: int
+    paths: list[str]
+    command: str
+
+
 class IngestReport(Base, kw_only=True):
     """The result of ``ingest``."""
 
@@ -138,6 +147,8 @@ class IngestReport(Base, kw_only=True):
     next_call: str | None = None
     #: Set when the caller waited (``wait``) and the wait ended before every file was indexed.
     wait_timed_out: WaitTimeout | None = None
+    #: Set when the ingest did not embed places and files it looked at are placed by words only.
+    words_only: WordsOnlyFiles | None = None
 
 
 # --------------------------------------------------------------------------- query

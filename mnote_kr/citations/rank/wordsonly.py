@@ -6,7 +6,8 @@ sent again (a new version's PDF layout cuts its blocks differently, a locator re
 or the vector store is emptied, the key a search asks for is unknown: ``meaning.cosines`` / ``nearest`` /
 ``rank`` answer None and the file is placed by words alone. That is remembered here, and ``sync``,
 ``watch`` and ``ingest --wait`` prepare such a file again through the locator's ``prepare_locate`` (its
-cached model, nothing sent to LightRAG) and embed its places; ``status`` counts them meanwhile.
+cached model, nothing sent to LightRAG) and embed its places; ``status`` counts them meanwhile, and an
+``ingest`` without ``--wait`` (which embeds no places, its own files' neither) names those it looked at.
 
 * **When:** the pipeline locates each passage inside :func:`located`, which names the file being located
   (a context variable: a search in another thread names its own). A lookup that finds no vectors calls
@@ -219,19 +220,29 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
         _noted.difference_update((host.workspace.workspace_id, rel, key) for rel, key in done)
 
 
-def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN) -> dict[str, object]:
-    """``status``'s ``meaning.wordsOnly``: how many indexed files are placed by words only until ``sync``
-    embeds their places (the recorded files still indexed as they were, their vectors still missing),
-    the first ``shown``, and the command. No file is read."""
+def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN,
+           scope: Container[str] | None = None) -> dict[str, object]:
+    """``status``'s ``meaning.wordsOnly``: how many indexed files (of ``scope``, when given) are placed by
+    words only until ``sync`` embeds their places (the recorded files still indexed as they were, their
+    vectors still missing), the first ``shown``, and the command. No file is read."""
     paths_: list[str] = []
     count = 0
     if record_path(host).exists():
         for f in load(host).files:
-            if _live(reg, f) and not meaning.has_vectors(f.key):
+            if (scope is None or f.source_path in scope) and _live(reg, f) and not meaning.has_vectors(f.key):
                 count += 1
                 if len(paths_) < shown:
                     paths_.append(f.source_path)
     return {"count": count, "paths": paths_, "command": COMMAND}
+
+
+def left(host: HasWorkspace, scope: Container[str]) -> dict[str, object] | None:
+    """What an ingest that embeds no places (no ``--wait``) leaves placed by words only among the files it
+    looked at (``scope``): :func:`status` of them, or None (none, or no model to embed them with)."""
+    if not record_path(host).exists() or not meaning.model_installed():
+        return None
+    found = status(host, host.registry(), scope=scope)
+    return found if found["count"] else None
 
 
 def summary(files: list[WordsOnlyFile], problem: str | None) -> dict[str, object]:

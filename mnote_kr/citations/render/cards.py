@@ -372,6 +372,10 @@ def render_ingest(report: IngestReport) -> str:
                      "(--force sends them again; --json lists them)")
     lines += [f"{'skipped':<18} {skipped.path} ({skipped.reason})" for skipped in report.skipped]
     lines.append(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    lost = report.words_only
+    if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
+        lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
+                     f"{lost.paths[0]}: '{lost.command}' embeds their places (ingest does only with --wait)")
     if report.next_call:
         lines.append(report.next_call)
     return "\n".join(lines)

@@ -1,0 +1,87 @@
+"""A ``sync`` that waits (``sync --wait N``): the provider followed in short looks, with ingest's progress lines.
+
+One call of the provider's ``sync`` hook for the whole wait said nothing until it returned, however long
+LightRAG took. Here the first look hands the provider everything a sync sends (queued work to retry,
+submitted work to follow, what failed files left there); each later look follows only what is still
+unfinished, for at most :data:`LOOK_S`, as ``ingest --wait`` does (``HostIngest._wait_for``). Between
+looks the files being indexed are said as :class:`~mnote_kr.app.waitprogress.WaitProgress` says them.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING, Protocol
+
+from mnote_kr.app.waitprogress import WaitProgress
+from mnote_kr.core.registry import NOT_TERMINAL
+
+if TYPE_CHECKING:
+    from mnote_kr.context import ProviderContext
+    from mnote_kr.core.registry import Registry
+    from mnote_kr.models import EntryUpdate, ProviderActivity, SourceEntry
+    from mnote_kr.plugins import Plugins
+
+#: The statuses of a file on its way into the index (queued, sent, being indexed).
+INDEXING = frozenset({"pending", "submitted", "processing"})
+#: The longest single look: a progress line can follow each (the provider returns sooner once all are done).
+LOOK_S = 5.0
+
+
+class Follower(Protocol):
+    """What :func:`follow` uses of the host (``Host``, which imports this module)."""
+
+    progress: Callable[[str], None]
+
+    @property
+    def plugins(self) -> Plugins: ...
+
+    def context(self) -> ProviderContext: ...
+
+    def registry(self) -> Registry: ...
+
+    def apply_updates(self, updates: Iterable[EntryUpdate]) -> None: ...
+
+
+def unfinished(entry: SourceEntry) -> bool:
+    """Whether a sync follows ``entry``: not terminal, or an action queued, unless it is a queued send of a
+    file that went away (nothing to send or delete)."""
+    return ((entry.status in NOT_TERMINAL or bool(entry.pending_action))
+            and not (entry.stale and entry.pending_action in ("ingest", "reindex")))
+
+
+def being_indexed(entry: SourceEntry) -> bool:
+    """Whether ``entry`` is a file still on its way into the index (not a delete, not stale)."""
+    return entry.status in INDEXING and entry.pending_action != "delete" and not entry.stale
+
+
+def follow(host: Follower, entries: list[SourceEntry], wait_s: float) -> None:
+    """Hand ``entries`` to the provider's sync, then follow the unfinished ones in looks of at most
+    :data:`LOOK_S` until none is left or ``wait_s`` is spent, applying each look's updates; a progress
+    line (``host.progress``) when something changed among the files being indexed, else a heartbeat."""
+    rels = [e.source_root_relative_path for e in entries]
+    indexing = [e.source_root_relative_path for e in entries if being_indexed(e)]
+    view = WaitProgress(len(indexing))
+    deadline = view.started + wait_s
+    batch = entries
+    activity: dict[str, ProviderActivity] = {}
+    shown = False
+    while True:
+        now = {e.source_root_relative_path: e for e in batch}
+        waiting = [r for r in indexing if r in now and being_indexed(now[r])]
+        line = view.step(waiting, activity) if waiting else None
+        if line is not None:
+            shown = True
+            host.progress(line)
+        look = max(0.0, min(deadline - time.monotonic(), LOOK_S))
+        updates = list(host.plugins.sync(host.context(), batch, look) or [])
+        activity = {u.source_root_relative_path: u.activity for u in updates if u.activity is not None}
+        host.apply_updates(updates)
+        reg = host.registry()
+        batch = [e for r in rels if (e := reg.entries.get(r)) is not None and unfinished(e)]
+        if not batch:
+            if shown:
+                host.progress(view.finished())
+            return
+        if time.monotonic() >= deadline:  # the caller says so (the CLI: one line and exit 1)
+            return
