@@ -60,3 +60,16 @@ def test_a_wait_line_is_printed_piped_and_cut_to_the_terminal_on_one(monkeypatch
     progress_writer()(line)
     assert tty.getvalue() == "\r\033[K[########............] " + line[:176]
     assert "handbook.docx" in tty.getvalue()  # the old 100-character cut lost the file's name
+
+
+def test_a_few_files_count_without_a_rate(monkeypatch: pytest.MonkeyPatch) -> None:
+    """'sent 1/1 files (0.0 files/s)' after one scan's 45 s of OCR said nothing true; from 20 files a rate means
+    something (checking and sending are the same small work per file)."""
+    from mnote_kr.app import host_ingest
+
+    clock = iter([100.0, 145.0, 100.0, 110.0])
+    monkeypatch.setattr(host_ingest.time, "monotonic", lambda: next(clock))
+    few = host_ingest._count_line("sent", 1, 1, next(clock))
+    assert few.startswith("sent 1/1 files (") and "files/s" not in few, few
+    many = host_ingest._count_line("sent", 400, 1000, next(clock))
+    assert "40.0 files/s" in many, many

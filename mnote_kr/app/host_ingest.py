@@ -557,11 +557,18 @@ def _never_indexed(entry: SourceEntry) -> bool:
     return not entry.light_rag_doc_id and entry.status in ("failed", "pending")
 
 
+#: A rate is shown from this many files on: a few files' rate is one file's time (a scan recognised for
+#: 45 s read "sent 1/1 files (0.0 files/s)").
+RATE_FROM_FILES = 20
+
+
 def _count_line(what: str, done: int, total: int, started: float) -> str:
     """``sent 400/1000 files (52.1 files/s; 8 s so far)``: the shape the CLI draws as a bar. Checking
-    and sending do the same small work per file, so their rate means something (a wait's does not)."""
+    and sending do the same small work per file, so over many files their rate means something (a
+    wait's does not); under ``RATE_FROM_FILES`` files only the time is said."""
     elapsed = max(time.monotonic() - started, 1e-6)
-    return f"{what} {done}/{total} files ({done / elapsed:.1f} files/s; {elapsed_text(elapsed)} so far)"
+    rate = f"{done / elapsed:.1f} files/s; " if done >= RATE_FROM_FILES else ""
+    return f"{what} {done}/{total} files ({rate}{elapsed_text(elapsed)} so far)"
 
 
 def _count(items: list[IngestItem]) -> dict[str, int]:

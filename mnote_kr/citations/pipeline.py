@@ -73,6 +73,13 @@ def _scope_rels(host: Host, scope: list[str]) -> list[str]:
     return [host.workspace.resolve(s)[1] for s in scope]
 
 
+def _absent(host: Host, reg: Registry, scope: list[str]) -> list[str]:
+    """The searched paths, when not one of them is on disk or in the index (a mistyped path), else []."""
+    gone = [s for s in scope if s and s not in reg.entries and not any(_in_scope(r, [s]) for r in reg.entries)
+            and not host.workspace.rel_to_abs(s).exists()]
+    return gone if gone and len(gone) == len(scope) else []
+
+
 def _in_scope(rel: str, scope: list[str]) -> bool:
     return not scope or any(not s or rel == s or rel.startswith(s + "/") for s in scope)
 
@@ -460,7 +467,8 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     if result.notes or rerank_note:
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
-        diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels))
+        diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels),
+                                                  _absent(host, reg, scope_rels))
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(

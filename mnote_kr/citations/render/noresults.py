@@ -5,6 +5,7 @@ citations found seem not to answer the query (the relevance floor)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import PurePath
 from typing import Any
 
@@ -98,12 +99,14 @@ def _across_scripts(query: str, citations: list[Citation]) -> bool:
     return mine <= 0.2 and any(ch.isalpha() for ch in query) and all(s >= 0.5 for s in shares)
 
 
-def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict[str, Any]:
+def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool,
+                   absent: Sequence[str] = ()) -> dict[str, Any]:
     """Why a search has no citation: ``{"reason": code, "message": one line with what to do}``.
 
     Codes: ``nothing_ingested``, ``still_indexing``, ``only_unusable_sources`` (the provider
     found passages, but only in stale, changed, deleted or out-of-scope sources),
-    ``no_match``.
+    ``scope_not_found`` (every file or folder searched is neither on disk nor in the index:
+    ``absent``, a mistyped path, whose fix is the path, not a wider folder), ``no_match``.
     """
     counts = reg.counts()  # from the registry's columns (a stale entry counts as "stale"): nothing decoded
     live = counts.get("processed", 0)
@@ -111,6 +114,11 @@ def why_no_results(reg: Registry, dropped: dict[str, int], scoped: bool) -> dict
     if not reg.entries:
         return {"reason": "nothing_ingested",
                 "message": "nothing is ingested yet; add files with 'mnote-kr ingest FOLDER'"}
+    if scoped and absent:
+        names = ", ".join(absent[:3]) + (f" and {len(absent) - 3} more" if len(absent) > 3 else "")
+        return {"reason": "scope_not_found",
+                "message": f"nothing was searched: no such file or folder: {names}; check the path "
+                           "(relative to the workspace; 'mnote-kr status' counts what is indexed)"}
     # (a duplicate is cited once; a passage without a whole word, page furniture, is no match)
     unusable = {k: v for k, v in dropped.items() if k not in ("duplicate", "noWords") and v}
     if not live and waiting and not unusable:  # (passages of a file being indexed are cited)

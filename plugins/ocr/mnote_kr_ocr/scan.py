@@ -9,6 +9,7 @@ whatever its name or place, and every later ``locate`` or viewer request reads t
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import math
@@ -35,6 +36,28 @@ VERSION = "ocr-3"  # 2: fragments of one printed line joined (join_fragments); 3
 MIN_LAYER_CHARS = 20
 
 Progress = Callable[[str], None]
+#: While one page is being recognised, its step's line is said again this often (a large page can take
+#: a minute: a shell's progress and a piped log would otherwise show nothing moving).
+HEARTBEAT_S = 15.0
+
+
+@contextlib.contextmanager
+def heartbeat(progress: Progress, line: Callable[[float], str], every: float | None = None) -> Any:
+    """Say ``line(seconds so far)`` every ``every`` seconds (``HEARTBEAT_S``) until the block ends."""
+    stop = threading.Event()
+    started = time.monotonic()
+
+    def beat() -> None:
+        while not stop.wait(HEARTBEAT_S if every is None else every):
+            progress(line(time.monotonic() - started))
+
+    thread = threading.Thread(target=beat, name="ocr-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
 
 
 def _quiet(message: str) -> None:
@@ -349,7 +372,11 @@ def _scan_image(path: str, progress: Progress) -> Scan:
     im = open_image(path)
     full = shown_size(path)
     s = budget.settings()
-    lines, factor = recognise_image(im, s.max_pixels)
+    name = Path(path).name
+    # "0/1 pages": a step's start, which 'ingest' prints piped (recognition can take a minute)
+    progress(f"OCR {name}: 0/1 pages recognised (an image of {full[0]:,} x {full[1]:,} pixels)")
+    with heartbeat(progress, lambda t: f"OCR {name}: 0/1 pages recognised; {t:.0f} s so far"):
+        lines, factor = recognise_image(im, s.max_pixels)
     if im.size != full:  # decoded smaller (JPEG draft): boxes back to the shown image's pixels
         fx, fy = full[0] / im.size[0], full[1] / im.size[1]
         for ln in lines:
@@ -360,7 +387,7 @@ def _scan_image(path: str, progress: Progress) -> Scan:
                      f"{s.max_pixels:,} pixels (limit: OCR pixels per page, [ocr] max_pixels)")
     page = Page(number=1, width=float(full[0]), height=float(full[1]), unit="px", source="ocr", lines=lines,
                 paragraphs=paragraphs(lines))
-    progress(f"OCR {Path(path).name}: 1 page recognised, {len(lines)} line(s)")
+    progress(f"OCR {name}: 1/1 pages recognised, {len(lines)} line(s)")
     for note in notes:
         progress(note)
     return Scan(pages=[page], notes=notes)
@@ -413,7 +440,9 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
             im = bitmap.to_pil()
             # the frame PDFium renders (crop box after /Rotate) in points: pixels / scale
             fw, fh = im.size[0] / scale, im.size[1] / scale
-            lines, _factor = recognise_image(im, s.max_pixels)
+            with heartbeat(progress, lambda _t, n=done, page=i + 1: f"OCR {name}: {n}/{len(chosen)} pages recognised; "
+                           f"{time.monotonic() - started:.0f} s so far (page {page})"):
+                lines, _factor = recognise_image(im, s.max_pixels)
             for ln in lines:
                 ln.box = [round(v / scale, 2) for v in ln.box]
             result.pages.append(Page(number=i + 1, width=fw, height=fh, unit="pt", source="ocr", lines=lines,
