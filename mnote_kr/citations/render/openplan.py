@@ -73,8 +73,8 @@ def normalize_citation_id(raw: str) -> str:
 def unknown_message(host: Host, cid: str) -> str:
     """Why ``cid`` (normalised) opens nothing, in one line: expired (issued, then evicted), or unknown."""
     if citecache.expired(host, cid):
-        return (f"Citation {cid} has expired: it was issued more than {citecache.MAX_IDS:,} citations ago "
-                "and is no longer kept")
+        kept = citecache.keep(host, strict=False)
+        return f"Citation {cid} has expired: it was issued more than {kept:,} citations ago and is no longer kept"
     return f"Unknown citation {cid}: never issued in this workspace, or expired"
 
 
