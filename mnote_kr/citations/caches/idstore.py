@@ -202,7 +202,8 @@ def expired(path: Path, citation_id: str) -> bool:
 
 
 def every(path: Path) -> Iterator[tuple[str, int, bytes]]:
-    """Every row of the store, least recently issued first (tests, diagnostics)."""
+    """Every row of the store as ``(id, place, record)``, least recently issued first, a record followed by its
+    batch's blob as :func:`get` hands it back (tests, diagnostics)."""
     with _connection(path, create=False) as con:
         if con is None:
             return
@@ -266,7 +267,15 @@ class Writing:
             return 0
         self._con.execute("INSERT OR REPLACE INTO gone (id, place) SELECT id, place FROM ids WHERE rowid <= ?",
                           (top - keep,))
-        self._con.execute("DELETE FROM batches WHERE last <= ?", (top - keep,))
+        # ``last`` grows with ``n`` (rowids only grow): the oldest batches first, never a scan of them all
+        while True:
+            gone = [n for n, last in self._con.execute("SELECT n, last FROM batches ORDER BY n LIMIT 64")
+                    if last <= top - keep]
+            if not gone:
+                break
+            self._con.executemany("DELETE FROM batches WHERE n = ?", [(n,) for n in gone])
+            if len(gone) < 64:
+                break
         return self._con.execute("DELETE FROM ids WHERE rowid <= ?", (top - keep,)).rowcount
 
 
