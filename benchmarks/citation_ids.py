@@ -369,7 +369,7 @@ def measure(count: int, chunks: list[str], rounds: int, cold_rounds: int, with_l
               f"{(size + wal) / (prev_size + prev_wal):.2f} (with the write-ahead logs)")
         if log is not None:
             known = log.load()
-            log_size = log.path.stat().st_size + (log.prev.stat().st_size if log.prev.exists() else 0)
+            log_size = sum(p.stat().st_size for p in (log.path, log.prev) if p.exists())  # just rotated: no .jsonl
             print(f"      former log {log_size / 1e6:.1f} MB, {log_size / max(len(known), 1):,.0f} B an ID, "
                   f"knows {len(known):,} of the {len(ids):,} IDs (the oldest: #{ids.index(next(iter(known))):,})")
         if kept < len(ids):
