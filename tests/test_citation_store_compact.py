@@ -153,3 +153,18 @@ def test_a_previous_versions_full_store_shrinks_once_its_rows_are_evicted(host: 
     with sqlite3.connect(path) as con:
         assert con.execute("PRAGMA auto_vacuum").fetchone()[0] == 2  # from now on it gives space back itself
     con.close()
+
+
+def test_a_previous_versions_store_this_process_may_not_write_is_still_read(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    path = citecache.store_path(host)
+    _previous_store(path, OLD_ROWS)
+
+    def refused(con: sqlite3.Connection) -> None:  # what SQLite says on a file the process may only read
+        exc = sqlite3.OperationalError("attempt to write a readonly database")
+        exc.sqlite_errorcode = sqlite3.SQLITE_READONLY  # type: ignore[attr-defined]
+        raise exc
+
+    monkeypatch.setattr(idstore, "_upgrade", refused)
+    found = citecache.find(host, "[0ld1]")
+    assert found is not None and found.display_quote == "a quote the previous version recorded"

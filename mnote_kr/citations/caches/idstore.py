@@ -122,7 +122,11 @@ def _prepare(con: sqlite3.Connection) -> None:
             con.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
             con.execute(f"PRAGMA journal_size_limit={WAL_PAGES * 4096}")
             if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                _upgrade(con)
+                try:
+                    _upgrade(con)
+                except sqlite3.OperationalError as exc:  # a store only this process may not write: read as it is
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_READONLY:
+                        raise
             return
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF != sqlite3.SQLITE_BUSY \
@@ -184,7 +188,10 @@ def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
         if con is None:
             return None
         try:
-            row = con.execute(_ROW + " WHERE i.id = ?", (citation_id,)).fetchone()
+            try:
+                row = con.execute(_ROW + " WHERE i.id = ?", (citation_id,)).fetchone()
+            except sqlite3.OperationalError:  # an earlier version's store this process could not upgrade
+                row = con.execute("SELECT place, record, NULL FROM ids WHERE id = ?", (citation_id,)).fetchone()
         except sqlite3.OperationalError:  # a file that is not (yet) a store: nothing issued
             return None
     return (int(row[0]), bytes(row[1]) + bytes(row[2] or b"")) if row is not None else None
