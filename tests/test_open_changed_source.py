@@ -102,3 +102,43 @@ def test_the_viewer_says_a_changed_source_is_gone(env: Env) -> None:
     _edit_and_reindex(env, NOTES_REL)  # size and time as the registry has them: only the hash tells
     with pytest.raises(web._Gone, match="changed since this citation was issued"):
         web._source(env.host, cid.strip("[]"))
+
+
+def _logged_without_a_hash(env: Env, cid: str) -> None:
+    """``cid`` as the log of a version before the hash was kept has it (no store yet: read into a new one)."""
+    found = citecache.find(env.host, cid)
+    for extra in ("", "-wal", "-shm"):
+        Path(str(citecache.store_path(env.host)) + extra).unlink(missing_ok=True)
+    citecache.log_path(env.host).write_bytes(msgspec.json.encode(found) + b"\n")  # a line without "sourceHash"
+    citecache._memory.clear()
+
+
+def test_a_citation_logged_without_a_hash_of_a_file_replaced_at_its_path_never_claims_its_place(env: Env) -> None:
+    """No hash recorded, and a provider that names documents by path: nothing tells the new file from the one
+    cited. It opens the file (what a note's link is for), at no place, and says why."""
+    from mnote_kr.viewer import web
+
+    cid = _issued(env, NOTES_REL)
+    assert citecache.find(env.host, cid).locator.locator_precision == "paragraph"  # type: ignore[union-attr]
+    _logged_without_a_hash(env, cid)
+    host = env.new_host()
+    (env.ws / NOTES_REL).write_text("# Another file\n\nSomething else now stands at this path.\n", encoding="utf-8")
+    name = host.registry().entries[NOTES_REL].light_rag_file_path
+    with host.store.transaction() as reg:  # re-indexed under the same document id
+        reg.put(_entry(env.ws, NOTES_REL, name))
+
+    plan = host.open(cid)
+
+    assert plan.resource_root_relative_path == NOTES_REL
+    assert plan.locator.locator_precision == "file" and plan.locator.locator_degraded
+    assert plan.locator.paragraph_index is None and "precision=file" in plan.citation_url
+    assert plan.note is not None and plan.note.startswith("the place could not be verified")
+    assert "search again" in plan.note
+    assert web._source(host, cid.strip("[]")).citation.locator.locator_precision == "file"  # type: ignore[union-attr]
+
+
+def test_a_citation_with_its_hash_still_opens_at_its_place(env: Env) -> None:
+    cid = _issued(env, NOTES_REL)
+    citecache._memory.clear()  # from the store, with the file's hash then
+    plan = env.new_host().open(cid)
+    assert plan.locator.locator_precision == "paragraph" and plan.note is None

@@ -57,6 +57,7 @@ from mnote_kr.citations.render.openplan import (
     normalize_citation_id,
     open_plan,
     unknown_message,
+    unverified,
     why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
@@ -448,6 +449,7 @@ def _source(host: Host, cid: str) -> _Source | None:
         raise _Gone(citation, f"The source is not a file any more: {rel}.")
     if changed_on_disk(entry, path, st):
         raise _Gone(citation, f"The source changed since it was indexed: {rel}. Its citations are stale.")
+    citation = unverified(citation, issued_hash) or citation  # no version recorded: the file, at no place
     return _Source(citation, path, entry, f"{st.st_size:x}-{st.st_mtime_ns:x}")
 
 

@@ -9,13 +9,15 @@ of mnote-kr's state, not in the user's folder:
   workspace's IDs apart from another's), 0600 in 0700 folders (``idstore``: SQLite, write-ahead log).
 * **What:** one record per ID, upserted: the latest issue of an ID wins (the query and quote of the
   search a user just left: the viewer's "back to results", the open plan's ``openAction``), with
-  only what ``open``, the viewer and MCP read (``idrecord``, ~1.7 KB an ID).
+  only what ``open``, the viewer and MCP read (``idrecord``; one search's records are deflated together,
+  ``benchmarks/citation_ids.py`` has the bytes an ID takes).
 * **An ID never changes place:** an ID is a short hash (``render.ids``); when the store holds it for
   another place (``idrecord.place_of``: another file, or another place or claim in it), the new
   citation is renamed to a 5-character ID of its own, in the same transaction (``remember`` returns
   the citations as issued, alternatives and an answer's markers renamed with them).
-* **Bound:** the latest :data:`idstore.MAX_IDS` issues; an older ID is reported expired (``open``
-  says to search again), and is never issued for another place later (``idstore``: ``gone``).
+* **Bound:** the latest ``[citations] keep`` issues (:func:`keep`, default :data:`idstore.MAX_IDS`);
+  an older ID is reported expired (``open`` says to search again), and is never issued for another
+  place later (``idstore``: ``gone``).
 * **Version:** each record also holds ``sourceHash``, the cited file's content hash in the registry
   when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
@@ -61,8 +63,10 @@ LEGACY_CITATION_CACHE = "citations.json"
 LOG_DIR = "citations"
 #: Citations each process keeps in memory per workspace (what ``open`` finds with the log off).
 CITATION_CACHE_MAX = 5000
-#: IDs kept per workspace (the latest issues; ``idstore``).
+#: IDs kept per workspace (the latest issues; ``idstore``) unless ``[citations] keep`` says otherwise.
 MAX_IDS = idstore.MAX_IDS
+#: The fewest IDs ``[citations] keep`` may ask for: one search issues up to some 50 (places and alternatives).
+MIN_KEEP = 100
 #: A renamed ID's length: one more than a hashed ID's, so it never meets a fresh ID of the same result.
 RENAMED_LENGTH = 5
 
@@ -94,6 +98,23 @@ def log_enabled(host: Host) -> bool:
     if not isinstance(value, bool):
         raise ConfigError("[citations] log must be true or false",
                           hint="e.g. log = false under [citations] in .mnote/config.toml")
+    return value
+
+
+def keep(host: Host, *, strict: bool = True) -> int:
+    """``[citations] keep`` (default :data:`MAX_IDS`): how many of the latest issued IDs the store keeps.
+    A value that is not a whole number of at least :data:`MIN_KEEP` is a ``ConfigError``; with ``strict``
+    false the default instead (a lookup never fails on it: ``remember`` says what is wrong)."""
+    config: Any = getattr(host, "config", None) or {}
+    section = config.get("citations") if isinstance(config, dict) else None
+    if not isinstance(section, dict) or "keep" not in section:
+        return MAX_IDS
+    value = section["keep"]
+    if isinstance(value, bool) or not isinstance(value, int) or value < MIN_KEEP:
+        if not strict:
+            return MAX_IDS
+        raise ConfigError(f"[citations] keep must be a whole number of IDs, at least {MIN_KEEP} (not {value!r})",
+                          hint=f"e.g. keep = 20000 under [citations] in .mnote/config.toml (default {MAX_IDS:_})")
     return value
 
 
@@ -147,7 +168,7 @@ def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
 
 def expired(host: Host, citation_id: str) -> bool:
     """Whether this (normalised) ID was issued in this workspace and has been evicted since: more than
-    :data:`MAX_IDS` issues ago (``open`` then says so rather than "unknown")."""
+    :func:`keep` issues ago (``open`` then says so rather than "unknown")."""
     with _readable(host):
         return idstore.expired(store_path(host), citation_id)
 
@@ -244,15 +265,16 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
             _keep_in_memory(ws, renamed, places, hashes)
         return renamed
+    kept = keep(host)
     try:
         _migrate(host)
         asked = {c.citation_id for c in citations}
         with idstore.writing(store_path(host)) as tx:
             held = tx.places(asked)
             renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
-            tx.upsert([(c.citation_id, place, idrecord.encode(c, source_hash))
-                       for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
-            tx.evict(MAX_IDS)
+            _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash))
+                               for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
+            tx.evict(kept)
     except (sqlite3.DatabaseError, OSError) as exc:  # a damaged store file, a read-only state dir
         _unwritable(host, exc)
         with _memory_lock:
@@ -262,6 +284,14 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
         return renamed
     _keep_in_memory(ws, renamed, places, hashes)
     return renamed
+
+
+def _write(put: Callable[..., Any], rows: Sequence[tuple[str, int, idrecord.Record]]) -> None:
+    """``rows`` through ``put`` (``upsert``, ``add_missing``) in packs of ``idrecord.PACK_MAX``, in order."""
+    for start in range(0, len(rows), idrecord.PACK_MAX):
+        part = rows[start:start + idrecord.PACK_MAX]
+        slots, shared = idrecord.pack([record for _, _, record in part])
+        put([(cid, place, slot) for (cid, place, _), slot in zip(part, slots, strict=True)], shared)
 
 
 def remember_shown(host: Host, shown: list[Citation], folded: list[Citation],
@@ -398,13 +428,14 @@ def _migrate(host: Host) -> None:
     files = _old_files(host)
     if not any(p.exists() for p in files):
         return
+    kept = keep(host, strict=False)
     with exclusive(str(log_path(host)) + ".lock", timeout=10):
         found = _old_lines(host)
         if found:
             with idstore.writing(store_path(host)) as tx:
-                tx.add_missing([(cid, idrecord.place_of(c), idrecord.encode(c, c.source_hash))
-                                for cid, c in found.items()])
-                tx.evict(MAX_IDS)
+                _write(tx.add_missing, [(cid, idrecord.place_of(c), idrecord.record_of(c, c.source_hash))
+                                        for cid, c in found.items()])
+                tx.evict(kept)
         for p in files:
             with contextlib.suppress(OSError):
                 p.unlink()

@@ -2,10 +2,19 @@
 
 A record holds only what ``open`` (the open plan and its ``issued`` check), the viewer (its places,
 quotes and "back to results") and MCP's ``open_reference`` read: no ``rawQuote``, diagnostics, score,
-absolute path or provider file name. It is msgpack, deflated with a preset dictionary of the field
-names (:data:`_ZDICT_V1`, never to change: a record says which one it was packed with in its first
-byte). About 1.3 KB a record (1.65 KB an ID in the database file) against 7.6 KB a line of the former
-log (``benchmarks/citation_ids.py``; 1.7 KB against 8.7 KB on real logs of this repository's test runs).
+absolute path or provider file name. Records are msgpack, deflated with a preset dictionary of the field
+names (:data:`_ZDICT_V1`, never to change). Two formats, told apart by the first byte:
+
+* ``\x02`` (this version): one search's records are packed together (:func:`pack`: up to
+  :data:`PACK_MAX` records a pack, deflated as one) and an ID's row holds ``\x02`` and its index in
+  the pack; the store hands the row back followed by the pack (``idstore``: ``batches``). One
+  search's records repeat each other (a file's places are also its citations' alternatives, the
+  places of one passage share its context quote, query, file, hash and source map), so deflating
+  them together stores each once: the records take 0.68 of the bytes deflated one by one on a real
+  store of 657 IDs, 0.57 on the benchmark's, and the whole file 0.59 and 0.44 (small rows leave no
+  slack in the pages; ``benchmarks/citation_ids.py`` measures both in one run, ``--real`` a store).
+  An earlier version finds no record in such a row: its IDs are unknown there, never wrong.
+* ``\x01`` (earlier versions): one record deflated alone, still read.
 
 :func:`place_of` is what "the same place" means for an ID: the provider, the file (its source id and
 path) and the place inside it with its claim (``claims.place_anchor``: page and box or paragraph,
@@ -22,7 +31,7 @@ import msgspec
 from mnote_kr.citations.render.claims import place_anchor
 from mnote_kr.models import Citation, CitationDiagnostics, Locator, Place
 
-__all__ = ["Record", "decode", "encode", "place_of", "to_citation"]
+__all__ = ["PACK_MAX", "ZLIB_LEVEL", "Record", "decode", "encode", "pack", "place_of", "record_of", "to_citation"]
 
 
 class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -65,9 +74,19 @@ _ZDICT_V1 = msgspec.msgpack.encode([
     "doc-", "sourceId", "sourceHash", "sha256:", "provider", "lightrag", "rel", "locator", "id",
 ])
 _FORMAT_V1 = b"\x01"
+_FORMAT_PACKED = b"\x02"
+#: Records in one pack at most (one ``remember``'s citations make several packs when there are more): an
+#: ``open`` inflates its ID's whole pack, and deflate finds repeats only within 32 KB (~6 records).
+PACK_MAX = 32
+#: zlib's level for a pack (``benchmarks/citation_ids.py --levels``): 9 gives the same bytes as 6 within
+#: 0.3% and takes half as long again; 4 gives 3% more, 1 gives 15% more.
+ZLIB_LEVEL = 6
 
 _encoder = msgspec.msgpack.Encoder()
 _decoder = msgspec.msgpack.Decoder(Record)
+_pack_decoder = msgspec.msgpack.Decoder(list[msgspec.Raw])
+#: The last pack inflated (its bytes, its records undecoded): ``load`` reads a pack's IDs one after another.
+_last_pack: list[tuple[bytes, list[msgspec.Raw]]] = []
 
 
 def place_of(c: Citation) -> int:
@@ -78,9 +97,9 @@ def place_of(c: Citation) -> int:
     return int.from_bytes(hashlib.sha256(material).digest()[:8], "big", signed=True)
 
 
-def encode(c: Citation, source_hash: str) -> bytes:
-    """``c`` as a store record (``source_hash``: its file's content hash when it was issued)."""
-    record = Record(
+def record_of(c: Citation, source_hash: str) -> Record:
+    """What the store keeps of ``c`` (``source_hash``: its file's content hash when it was issued)."""
+    return Record(
         id=c.citation_id, provider=c.provider, rel=c.source_root_relative_path, locator=c.locator,
         source_id=c.source_id, source_hash=source_hash, light_rag_doc_id=c.light_rag_doc_id,
         light_rag_chunk_id=c.light_rag_chunk_id, block_id=c.block_id, heading_path=c.heading_path,
@@ -88,20 +107,57 @@ def encode(c: Citation, source_hash: str) -> bytes:
         search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
         alternatives=[msgspec.structs.replace(a, viewer_url=None) for a in c.alternatives],
         source_map_path=c.source_map_path)
-    packer = zlib.compressobj(6, zdict=_ZDICT_V1)
-    return _FORMAT_V1 + packer.compress(_encoder.encode(record)) + packer.flush()
+
+
+def _deflate(data: bytes, level: int) -> bytes:
+    packer = zlib.compressobj(level, zdict=_ZDICT_V1)
+    return packer.compress(data) + packer.flush()
+
+
+def encode(c: Citation, source_hash: str) -> bytes:
+    """``c`` as a record of its own (format ``\x01``: what earlier versions wrote; tests, benchmarks)."""
+    return _FORMAT_V1 + _deflate(_encoder.encode(record_of(c, source_hash)), 6)
+
+
+def pack(records: list[Record], level: int = ZLIB_LEVEL) -> tuple[list[bytes], bytes]:
+    """Up to :data:`PACK_MAX` records as one pack: each record's row (``\x02`` and its index) and the
+    pack's bytes, stored once for all of them."""
+    if not 0 < len(records) <= PACK_MAX:
+        raise ValueError(f"a pack holds 1 to {PACK_MAX} records, not {len(records)}")
+    return [_FORMAT_PACKED + bytes([i]) for i in range(len(records))], _deflate(_encoder.encode(records), level)
 
 
 def decode(data: bytes, citation_id: str) -> Record | None:
-    """The record in ``data`` when it is whole and is ``citation_id``'s; else None (never another ID's)."""
-    if data[:1] != _FORMAT_V1:
-        return None  # a format this version does not know
+    """The record in ``data`` (a row as the store hands it back) when it is whole and is ``citation_id``'s;
+    else None (never another ID's)."""
     try:
-        unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
-        record = _decoder.decode(unpacker.decompress(data[1:]) + unpacker.flush())
+        if data[:1] == _FORMAT_V1:
+            unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
+            record = _decoder.decode(unpacker.decompress(data[1:]) + unpacker.flush())
+            whole = unpacker.eof
+        elif data[:1] == _FORMAT_PACKED and len(data) > 2:
+            records = _inflated(data[2:])
+            if records is None or data[1] >= len(records):
+                return None
+            record, whole = _decoder.decode(records[data[1]]), True
+        else:
+            return None  # a format this version does not know
     except (zlib.error, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return record if record.id == citation_id and unpacker.eof else None
+    return record if record.id == citation_id and whole else None
+
+
+def _inflated(packed: bytes) -> list[msgspec.Raw] | None:
+    """A pack's records, undecoded (None: torn or damaged)."""
+    if _last_pack and _last_pack[0][0] == packed:
+        return _last_pack[0][1]
+    unpacker = zlib.decompressobj(zdict=_ZDICT_V1)
+    raw = unpacker.decompress(packed) + unpacker.flush()
+    if not unpacker.eof:
+        return None
+    records = _pack_decoder.decode(raw)
+    _last_pack[:] = [(packed, records)]
+    return records
 
 
 def to_citation(record: Record, source_path: str) -> Citation:

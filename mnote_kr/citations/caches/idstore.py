@@ -6,15 +6,23 @@ this module only keeps the rows, safely for several processes (CLI, ``serve``, `
 * **File:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (its ``-wal`` and ``-shm`` files
   beside it), created 0600 before SQLite opens it (SQLite gives the WAL files the database's mode),
   in the 0700 folder the citation log used.
-* **Rows:** ``ids(id TEXT UNIQUE, place INTEGER, record BLOB)``. ``place`` is a 64-bit hash of the place
-  the ID opens (``citecache.place_of``); ``record`` the compressed citation. An upsert (``INSERT OR
-  REPLACE``) deletes the ID's old row and appends a new one, so the rowid order is the order of the
-  latest issues: the oldest rowids are the least recently issued IDs.
-* **Bound:** every write deletes the rows more than :data:`MAX_IDS` issues older than the newest (a
-  rowid range, no count); at most :data:`MAX_IDS` rows. An evicted ID leaves ``gone(id, place)`` behind
+* **Rows:** ``ids(id TEXT UNIQUE, place INTEGER, record BLOB, batch INTEGER)``. ``place`` is a 64-bit hash
+  of the place the ID opens (``citecache.place_of``); ``record`` the compressed citation, or (``batch``
+  set) the ID's part of a row of ``batches(n, last, blob)``: the bytes one write's rows share (one
+  search's records deflated together, ``idrecord.pack``). :func:`get` and :func:`every` hand a row's
+  record back followed by its batch's blob. An upsert (``INSERT OR REPLACE``) deletes the ID's old row
+  and appends a new one, so the rowid order is the order of the latest issues: the oldest rowids are
+  the least recently issued IDs.
+* **Bound:** every write deletes the rows more than ``keep`` issues older than the newest (a rowid range,
+  no count; ``[citations] keep``, default :data:`MAX_IDS`), and the batches whose rows are all that old
+  (``last``: the newest rowid written with it). An evicted ID leaves ``gone(id, place)`` behind
   (~20 bytes): it is never issued for another place later (an old note's link would open the wrong
   place), and ``open`` can say it expired. ``gone`` is bounded by the IDs there are (36^4 = 1.7M 4-character
   IDs, ~35 MB at the very worst, after some 100,000 searches).
+* **Size:** a new store is ``auto_vacuum=INCREMENTAL``: when more than a quarter of the file is free pages
+  (a lower ``keep``, the first evictions of an earlier version's larger rows) a write gives them back to
+  the file system; a store of an earlier version is rewritten once (``VACUUM``) to get there. The
+  write-ahead log is checkpointed every :data:`WAL_PAGES` pages and cut back to that size.
 * **Crash safety:** write-ahead log, ``synchronous=NORMAL``: a transaction is all there or not at
   all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
 * **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
@@ -37,21 +45,31 @@ from mnote_kr.core.private import PRIVATE_FILE
 
 #: The store's file name, beside the citation log it replaces.
 STORE_FILE = "ids.sqlite3"
-#: IDs kept per workspace: an ID survives this many later issues of other IDs (about 1.7 KB each on disk,
-#: ``benchmarks/citation_ids.py``: 100,000 IDs are ~170 MB, and at ~15 IDs a search some 6,000 searches).
+#: IDs kept per workspace by default (``[citations] keep``): an ID survives this many later issues of other
+#: IDs (at ~15 IDs a search some 6,000 searches; ``benchmarks/citation_ids.py`` has the bytes an ID takes).
 MAX_IDS = 100_000
+#: Write-ahead log pages between checkpoints (SQLite's default is 1,000: a 4 MB log beside a small store).
+WAL_PAGES = 256
+#: Free pages (a share of the whole file) past which a write gives them back to the file system...
+FREE_SHARE = 0.25
+#: ...when they are at least this many (a small store is not rewritten for a few pages).
+FREE_PAGES_MIN = 256
 #: How long a writer waits for another (SQLite's busy timeout).
 BUSY_SECONDS = 10.0
 #: The schema's version (``PRAGMA user_version``); a newer one is read as long as the table is there.
-SCHEMA_VERSION = 2
+#: 3: ``batches`` and ``ids.batch`` (a version 2 store gets them; its rows are read as they are).
+SCHEMA_VERSION = 3
 #: How often a connection retries setting up a store another process is creating.
 _RETRY_S = 0.02
 
 _SCHEMA = """
-CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL);
+CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL,
+                                batch INTEGER);
 CREATE TABLE IF NOT EXISTS gone (id TEXT PRIMARY KEY, place INTEGER NOT NULL) WITHOUT ROWID;
-PRAGMA user_version = 2;
+CREATE TABLE IF NOT EXISTS batches (n INTEGER PRIMARY KEY, last INTEGER NOT NULL, blob BLOB NOT NULL);
 """
+#: A row and its batch's blob (NULL: a record of its own).
+_ROW = "SELECT i.place, i.record, b.blob FROM ids i LEFT JOIN batches b ON b.n = i.batch"
 
 
 def _private(path: Path) -> None:
@@ -98,16 +116,40 @@ def _prepare(con: sqlite3.Connection) -> None:
     while True:
         try:
             if con.execute("PRAGMA journal_mode").fetchone()[0] != "wal":
+                con.execute("PRAGMA auto_vacuum=INCREMENTAL")  # a new file (no table yet): kept in it
                 con.execute("PRAGMA journal_mode=WAL")  # kept in the file: every later connection has it
             con.execute("PRAGMA synchronous=NORMAL")
+            con.execute(f"PRAGMA wal_autocheckpoint={WAL_PAGES}")
+            con.execute(f"PRAGMA journal_size_limit={WAL_PAGES * 4096}")
             if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
-                con.executescript(_SCHEMA)
+                try:
+                    _upgrade(con)
+                except sqlite3.OperationalError as exc:  # a store only this process may not write: read as it is
+                    if getattr(exc, "sqlite_errorcode", 0) & 0xFF != sqlite3.SQLITE_READONLY:
+                        raise
             return
         except sqlite3.OperationalError as exc:
             if getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_BUSY) & 0xFF != sqlite3.SQLITE_BUSY \
                     or time.monotonic() >= deadline:
                 raise
             time.sleep(_RETRY_S)
+
+
+def _upgrade(con: sqlite3.Connection) -> None:
+    """The schema of this version, in one transaction (two processes never both add the column)."""
+    con.execute("BEGIN IMMEDIATE")
+    try:
+        if con.execute("PRAGMA user_version").fetchone()[0] < SCHEMA_VERSION:
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    con.execute(statement)
+            if "batch" not in {row[1] for row in con.execute("PRAGMA table_info(ids)")}:  # a version 2 store
+                con.execute("ALTER TABLE ids ADD COLUMN batch INTEGER")
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+    except BaseException:
+        con.execute("ROLLBACK")
+        raise
+    con.execute("COMMIT")
 
 
 @contextlib.contextmanager
@@ -140,15 +182,19 @@ def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | No
 
 
 def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
-    """The place and record of ``citation_id`` in the store at ``path``, or None (no such ID, no store)."""
+    """The place and record of ``citation_id`` in the store at ``path`` (its batch's blob after it), or
+    None (no such ID, no store)."""
     with _connection(path, create=False) as con:
         if con is None:
             return None
         try:
-            row = con.execute("SELECT place, record FROM ids WHERE id = ?", (citation_id,)).fetchone()
+            try:
+                row = con.execute(_ROW + " WHERE i.id = ?", (citation_id,)).fetchone()
+            except sqlite3.OperationalError:  # an earlier version's store this process could not upgrade
+                row = con.execute("SELECT place, record, NULL FROM ids WHERE id = ?", (citation_id,)).fetchone()
         except sqlite3.OperationalError:  # a file that is not (yet) a store: nothing issued
             return None
-    return (int(row[0]), bytes(row[1])) if row is not None else None
+    return (int(row[0]), bytes(row[1]) + bytes(row[2] or b"")) if row is not None else None
 
 
 def expired(path: Path, citation_id: str) -> bool:
@@ -163,12 +209,14 @@ def expired(path: Path, citation_id: str) -> bool:
 
 
 def every(path: Path) -> Iterator[tuple[str, int, bytes]]:
-    """Every row of the store, least recently issued first (tests, diagnostics)."""
+    """Every row of the store as ``(id, place, record)``, least recently issued first, a record followed by its
+    batch's blob as :func:`get` hands it back (tests, diagnostics)."""
     with _connection(path, create=False) as con:
         if con is None:
             return
-        rows = con.execute("SELECT id, place, record FROM ids ORDER BY rowid")
-        yield from ((str(i), int(p), bytes(r)) for i, p, r in rows)
+        rows = con.execute("SELECT i.id, i.place, i.record, b.blob FROM ids i LEFT JOIN batches b ON b.n = i.batch "
+                           "ORDER BY i.rowid")
+        yield from ((str(i), int(p), bytes(r) + bytes(b or b"")) for i, p, r, b in rows)
 
 
 class Writing:
@@ -195,25 +243,46 @@ class Writing:
                                 (citation_id, citation_id)).fetchone()
         return int(row[0]) if row is not None else None
 
-    def upsert(self, rows: Sequence[tuple[str, int, bytes]]) -> None:
-        """``(id, place, record)`` rows, in issue order (the last is the most recent)."""
-        self._con.executemany("INSERT OR REPLACE INTO ids (id, place, record) VALUES (?, ?, ?)", rows)
+    def upsert(self, rows: Sequence[tuple[str, int, bytes]], shared: bytes | None = None) -> None:
+        """``(id, place, record)`` rows, in issue order (the last is the most recent); ``shared``: the bytes
+        their records share (a batch: each row's record is handed back followed by them)."""
+        self._insert("INSERT OR REPLACE", rows, shared)
         self._con.executemany("DELETE FROM gone WHERE id = ?", [(row[0],) for row in rows])  # live again
 
-    def add_missing(self, rows: Sequence[tuple[str, int, bytes]]) -> int:
+    def add_missing(self, rows: Sequence[tuple[str, int, bytes]], shared: bytes | None = None) -> int:
         """Rows whose ID the store does not hold (nor held) yet: a migrated log never overrides a later issue."""
         held = self.places(row[0] for row in rows)
         fresh = [row for row in rows if row[0] not in held]
-        self._con.executemany("INSERT OR IGNORE INTO ids (id, place, record) VALUES (?, ?, ?)", fresh)
+        if fresh:
+            self._insert("INSERT OR IGNORE", fresh, shared)
         return len(fresh)
 
+    def _insert(self, verb: str, rows: Sequence[tuple[str, int, bytes]], shared: bytes | None) -> None:
+        batch = None
+        if shared is not None:
+            batch = self._con.execute("INSERT INTO batches (last, blob) VALUES (0, ?)", (shared,)).lastrowid
+        self._con.executemany(f"{verb} INTO ids (id, place, record, batch) VALUES (?, ?, ?, ?)",
+                              [(*row, batch) for row in rows])
+        if batch is not None:  # the newest rowid its rows have: it goes when that is evicted
+            self._con.execute("UPDATE batches SET last = (SELECT max(rowid) FROM ids) WHERE n = ?", (batch,))
+
     def evict(self, keep: int) -> int:
-        """Drop the rows issued more than ``keep`` issues before the newest; how many went."""
+        """Drop the rows issued more than ``keep`` issues before the newest, and the batches only they used;
+        how many rows went."""
         top = self._con.execute("SELECT max(rowid) FROM ids").fetchone()[0]
         if top is None or top <= keep:
             return 0
         self._con.execute("INSERT OR REPLACE INTO gone (id, place) SELECT id, place FROM ids WHERE rowid <= ?",
                           (top - keep,))
+        # ``last`` grows with ``n`` (rowids only grow): the oldest batches first, never a scan of them all
+        while True:
+            gone = [n for n, last in self._con.execute("SELECT n, last FROM batches ORDER BY n LIMIT 64")
+                    if last <= top - keep]
+            if not gone:
+                break
+            self._con.executemany("DELETE FROM batches WHERE n = ?", [(n,) for n in gone])
+            if len(gone) < 64:
+                break
         return self._con.execute("DELETE FROM ids WHERE rowid <= ?", (top - keep,)).rowcount
 
 
@@ -226,7 +295,23 @@ def writing(path: Path) -> Iterator[Writing]:
         con.execute("BEGIN IMMEDIATE")
         try:
             yield Writing(con)
+            give_back = _give_back(con)
         except BaseException:
             con.execute("ROLLBACK")
             raise
         con.execute("COMMIT")
+        if give_back:  # after the transaction: VACUUM never runs in one
+            with contextlib.suppress(sqlite3.OperationalError):  # busy: the next write tries again
+                con.executescript(give_back)  # a script: Python's execute runs a pragma one step (one page)
+
+
+
+def _give_back(con: sqlite3.Connection) -> str:
+    """What gives free pages back to the file system when they are many (the module's "Size"), or "": an
+    incremental vacuum, or for an earlier version's store a rewrite (``VACUUM``) that makes it incremental."""
+    free = con.execute("PRAGMA freelist_count").fetchone()[0]
+    if free < FREE_PAGES_MIN or free < FREE_SHARE * con.execute("PRAGMA page_count").fetchone()[0]:
+        return ""
+    if con.execute("PRAGMA auto_vacuum").fetchone()[0] != 2:
+        return "PRAGMA auto_vacuum=INCREMENTAL; VACUUM;"
+    return "PRAGMA incremental_vacuum;"

@@ -68,7 +68,7 @@ def _place_words(c: Citation | Place) -> str:
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
     (``passage box (approximate), p.4 at ...``), then the citation URL."""
-    moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else ""
+    moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
     return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
             f"{plan.citation_url}{moved}")
 

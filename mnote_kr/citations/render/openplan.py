@@ -21,6 +21,7 @@ from mnote_kr.core.registry_format import entry_tag, is_citable_tag
 from mnote_kr.errors import NotFoundError, UsageError
 from mnote_kr.models import (
     Citation,
+    Locator,
     OpenActionParams,
     OpenPlan,
 )
@@ -30,9 +31,14 @@ if TYPE_CHECKING:
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import STATUS_WHY
+from mnote_kr.citations.render.ids import citation_url
 from mnote_kr.citations.render.moved import moved_note, moved_target
 
 _SINCE = " since this citation was issued"
+#: What ``open`` says of a citation whose file's version was never recorded (``unverified``).
+UNVERIFIED_NOTE = ("the place could not be verified: this citation was issued before mnote-kr recorded which version "
+                   "of the file it cites, and the file at its path may have been replaced since; the file is opened "
+                   "at its start, nothing is marked (search again for the exact place)")
 #: What to do about an ID that is unknown or expired (``open``, the viewer, MCP say the same).
 UNKNOWN_HINT = "search again: 'mnote-kr search' or 'ask' issues a current ID"
 
@@ -73,8 +79,8 @@ def normalize_citation_id(raw: str) -> str:
 def unknown_message(host: Host, cid: str) -> str:
     """Why ``cid`` (normalised) opens nothing, in one line: expired (issued, then evicted), or unknown."""
     if citecache.expired(host, cid):
-        return (f"Citation {cid} has expired: it was issued more than {citecache.MAX_IDS:,} citations ago "
-                "and is no longer kept")
+        kept = citecache.keep(host, strict=False)
+        return f"Citation {cid} has expired: it was issued more than {kept:,} citations ago and is no longer kept"
     return f"Unknown citation {cid}: never issued in this workspace, or expired"
 
 
@@ -94,6 +100,20 @@ def changed_since_issued(citation: Citation, issued_hash: str, entry: SourceEntr
         changed = bool(citation.light_rag_doc_id and entry.light_rag_doc_id
                        and citation.light_rag_doc_id != entry.light_rag_doc_id)
     return f"{citation.source_root_relative_path} changed since this citation was issued" if changed else None
+
+
+def unverified(citation: Citation, issued_hash: str) -> Citation | None:
+    """``citation`` as a citation of its whole file when the version of the file it was issued from is not
+    known (logged before the hash was kept: ``issued_hash`` ""), else None. Its provider document id only
+    tells a change when the provider names documents by content; one that names them by path keeps the
+    id for a new file at the same path, whose paragraph N is not the cited one. The file opens (what a
+    note's link is for), at no place: DESIGN.md, "Never fake precision"."""
+    if issued_hash:
+        return None
+    locator = Locator(locator_precision="file", locator_degraded=True, locator_reason=UNVERIFIED_NOTE)
+    return msgspec.structs.replace(citation, locator=locator, locator_precision="file", locator_degraded=True,
+                                   citation_url=citation_url(citation.source_root_relative_path, locator),
+                                   alternatives=[])
 
 
 def changed_on_disk(entry: SourceEntry, path: Path, st: os.stat_result) -> bool:
@@ -161,6 +181,10 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     if changed_on_disk(entry, abs_path, st):
         raise NotFoundError(f"The source of {cid} changed since it was indexed: {rel}",
                             hint="run 'mnote-kr sync', then search again")
+    notes = [moved_note(moved_from, rel)] if moved_from else []
+    if (whole := unverified(citation, issued_hash)) is not None:
+        citation = whole
+        notes.append(UNVERIFIED_NOTE)
     return OpenPlan(
         citation_id=cid,
         resource_path=str(abs_path),
@@ -177,5 +201,5 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
             display_quote=citation.display_quote,
         ),
         moved_from=moved_from,
-        note=moved_note(moved_from, rel) if moved_from else None,
+        note="; ".join(notes) or None,
     )
