@@ -8,18 +8,54 @@ import os
 import shutil
 import subprocess
 import sys
+import zipfile
+from collections.abc import Iterator
 from pathlib import Path
+from xml.etree import ElementTree
 
 import pytest
 from mnote_kr_testkit.offline import python_only_env
 
+import mnote_kr_lightrag
 from mnote_kr_lightrag.engine.tiktoken_cache import ENCODINGS, REQUIRED, is_valid
 from tests.cli_helpers import cli_env
 
 pytestmark = pytest.mark.integration
 
+SAMPLES = Path(mnote_kr_lightrag.__file__).resolve().parent / "demo_data"
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
 
 
+def docx_paragraphs(path: Path) -> list[str]:
+    """The text of every ``w:p`` under ``w:body`` in document order, table cells included, a ``w:p``
+    nested in another one (a text box) skipped: ``paragraphIndex`` as the design states it, read
+    from the XML here rather than by the locator's reader."""
+    body = ElementTree.fromstring(zipfile.ZipFile(path).read("word/document.xml")).find(f"{_W}body")
+    assert body is not None
+
+    def walk(el: ElementTree.Element) -> Iterator[ElementTree.Element]:
+        for child in el:
+            if child.tag == f"{_W}p":
+                yield child
+            else:
+                yield from walk(child)
+
+    return ["".join(t.text or "" for t in p.iter(f"{_W}t")) for p in walk(body)]
+
+
+def answering_places() -> dict[str, tuple[str, int]]:
+    """For each demo question, the sample file and the paragraph that answers it, labelled from the
+    samples' own text: the one sentence holding the question's words."""
+    docx = docx_paragraphs(SAMPLES / "field-notes" / "aurora-battery-report.docx")
+    md = [b.strip() for b in (SAMPLES / "field-notes" / "solvent-handling.md").read_text("utf-8").split("\n\n")]
+    report, notes = "samples/field-notes/aurora-battery-report.docx", "samples/field-notes/solvent-handling.md"
+    return {
+        "capacity of cell B2": (report, docx.index("Cell B2 kept the highest capacity of 4100 mAh but lasted only "
+                                                   "650 cycles.")),
+        "吡咯烷": (report, next(i for i, t in enumerate(docx) if t.startswith("吡咯烷"))),
+        "morpholine storage": (notes, md.index("Morpholine (吗啉) is stored in the ventilated cabinet next to the "
+                                               "fume hood.")),
+    }
 
 def processes_under(folder: Path) -> list[tuple[int, str]]:
     """Live processes whose working directory or command line lies in ``folder`` (Linux /proc)."""
@@ -81,6 +117,16 @@ def test_demo_json_on_a_python_only_offline_machine_cites_docx_pdf_and_markdown_
     assert f"p.{loc['page']}" in pdf_boxes[0]["citationMarkdown"]
     assert any(c["locatorPrecision"] == "paragraph" and c["locator"]["paragraphIndex"] is not None
                for c in by_type[".docx"])
+    # each question's citation of the file that answers it lands on the answering paragraph (the
+    # first search cited "Table 1 lists the measured capacity..." next to "Cell B2 kept the highest
+    # capacity..."), as an exact place (the Markdown answer to "morpholine storage", "... is stored
+    # ...", was said approximate while "stored" did not meet "storage")
+    for query, (rel, index) in answering_places().items():
+        search = next(s for s in out["searches"] if s["query"] == query)
+        cited = [c for c in search["results"] if c["sourceRootRelativePath"] == rel]
+        assert cited, (query, [c["sourceRootRelativePath"] for c in search["results"]])
+        got = (cited[0]["locatorPrecision"], cited[0]["locator"]["paragraphIndex"], cited[0]["locatorDegraded"])
+        assert got == ("paragraph", index, False), (query, cited[0]["displayQuote"], cited[0]["locator"].get("reason"))
 
     # the demo workspace is gone and no engine process of this home survives
     assert not Path(out["workspace"]).exists()

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.citations.text.queryterms import content_terms, scaffolding
+from mnote_kr.citations.text.queryterms import QueryTerms, content_terms, scaffolding
 from mnote_kr.default_plugins.text_locator import locate
 from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox.answer import content_terms as pdf_terms
@@ -171,3 +171,26 @@ def test_a_markdown_lead_in_is_quoted_with_its_list_and_stays_the_place(tmp_path
     loc = locate(LocateRequest(file=str(path), evidence="checks the pump seals", query="pump seals"))
     assert loc.place_text == "The yearly review checks the pump seals and the valve stems."
     assert path.read_text(encoding="utf-8") == LEAD_IN
+
+
+SOLVENTS = (  # the demo's solvent-handling.md
+    "# Solvent handling notes\n\n"
+    "Morpholine (吗啉) is stored in the ventilated cabinet next to the fume hood.\n\n"
+    "## Drying\n\n"
+    "Electrode sheets are dried at 120 °C for twelve hours before the cells are assembled.\n\n"
+    "## Safety\n\n"
+    "Gloves and goggles are required whenever NMP or morpholine is handled.\n"
+)
+
+
+def test_a_word_whose_stem_the_query_word_extends_a_little_meets_it(tmp_path: Path) -> None:
+    # the demo's "morpholine storage" said its answer, "Morpholine (吗啉) is stored ...", was an
+    # approximate place: "stored" (stem "stor") did not meet "storage", the query's rarest word
+    path = tmp_path / "solvent-handling.md"
+    path.write_text(SOLVENTS, encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence=SOLVENTS, query="morpholine storage"))
+    assert (loc.paragraph_index, loc.locator_degraded) == (1, False), loc.locator_reason
+    assert QueryTerms("storage", {}, 1).score("stored in the cabinet") > 0
+    # a longer stretch is another word: "stat" does not meet "stationary", nor "cell" "cellulose"
+    assert QueryTerms("stationary", {}, 1).score("the stat line") == 0
+    assert QueryTerms("cellulose", {}, 1).score("each cell") == 0

@@ -13,9 +13,10 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
+from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
-from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned, _evidence_paragraphs
+from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
@@ -49,13 +50,13 @@ def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None =
         rec, _ = _recalls(doc, a.tokens, idf_cache)
         if rec:
             aligned.append(_aligned(doc, a, rec))
-    runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold)
+    runs = evidence_paragraphs(doc, ev, aligned, scope, threshold)
     if not runs:
         return []
-    most = max(n for _, n, _ in runs)
-    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
-    lo, hi = min(run[0]), max(run[0])
-    return [i for i in range(lo, hi + 1) if i in run[0] or doc.paragraphs[i].tokens]
+    most = max(r.lines for r in runs)
+    run = min((r for r in runs if r.lines == most),
+              key=lambda r: (r.gaps, -round(math.fsum(r.conf.values()), 6), min(r.conf)))
+    return run.inside(doc, ev)
 
 
 def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: str,

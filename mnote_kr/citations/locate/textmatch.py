@@ -43,9 +43,12 @@ import heapq
 import math
 from dataclasses import dataclass
 
-from mnote_kr.citations.locate.anchors import MIN_ANCHOR_TOKENS, Anchor, build_anchors
+from mnote_kr.citations.locate.anchors import Anchor, build_anchors
 from mnote_kr.citations.locate.anchors import reliability as _reliability
 from mnote_kr.citations.locate.anchors import segments as _segments
+from mnote_kr.citations.locate.passages import VERIFY_FULL
+from mnote_kr.citations.locate.passages import evidence_paragraphs as _evidence_paragraphs
+from mnote_kr.citations.locate.passages import held as _held
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.text.queryterms import QueryTerms
@@ -91,10 +94,7 @@ THRESHOLD = 0.5
 #: 0.08 + 0.05, with a margin); the other factors only lower it.
 MAX_BONUS = 0.3
 TOP_K = 6
-VERIFY_FULL = 0.5  # shingle containment at which an anchor counts as quoted verbatim
 ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeated text)
-EVIDENCE_PARAGRAPHS = 40  # paragraphs of one evidence text checked for the query's terms
-RUN_GAP = 2  # paragraphs with words between two that still count as one passage
 MARGINAL = 0.7  # below this score a match must show that the evidence is really here
 MIN_EVIDENCE_SHINGLES = 8
 NEAR = 4  # paragraphs each side of the best one that the evidence may span
@@ -306,10 +306,11 @@ def _copy_read_through(
     runs = _evidence_paragraphs(doc, ev, aligned, scope, threshold) if twins and len(aligned) > 1 else []
     if len(runs) < 2:
         return match  # one passage (or no second copy among the candidates): nothing to choose
-    most = max(n for _, n, _ in runs)
-    run = min((r for r in runs if r[1] == most), key=lambda r: (r[2], -round(math.fsum(r[0].values()), 6), min(r[0])))
-    twin = [i for i in sorted(run[0]) if paras[i].tokens == best.tokens]
-    if best.index in run[0] or not twin:
+    most = max(r.lines for r in runs)
+    run = min((r for r in runs if r.lines == most),
+              key=lambda r: (r.gaps, -round(math.fsum(r.conf.values()), 6), min(r.conf)))
+    twin = [i for i in sorted(run.conf) if paras[i].tokens == best.tokens]
+    if best.index in run.conf or not twin:
         return match
     para = paras[twin[0]]
     span = highlight_span(para, match.anchor.tokens, q) if match.anchor is not None else match.highlight
@@ -335,76 +336,6 @@ def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:
 def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
     """The query stands in the evidence as written: the query-centred anchors decide."""
     return any(w >= 1.0 for _, w in occ) or (bool(occ) and has_cjk(q))
-
-
-def _evidence_paragraphs(
-    doc: TextDocument[P],
-    ev: str,
-    aligned: list[tuple[Anchor, list[tuple[int, float]]]],
-    scope: Scope | None,
-    threshold: float,
-) -> list[tuple[dict[int, float], int, int]]:
-    """The paragraphs the evidence quotes, with their confidence (at or above ``threshold``).
-
-    A chunk holds several neighbouring paragraphs; each evidence line is aligned with the
-    paragraphs it most likely came from and verified with shingles. Text repeated
-    elsewhere in the document (boilerplate, a repeated form) also aligns, so the
-    paragraphs come in runs of neighbours, each with the number of evidence lines it
-    explains and the number of unquoted paragraphs inside it, in document order.
-    """
-    paras = doc.paragraphs
-    conf: dict[int, float] = {}
-    lines_of: dict[int, set[int]] = {}
-    sh_cache: dict[int, frozenset[int]] = {}
-    for k, (a, cands) in enumerate(aligned):
-        ash = sh_cache.get(id(a))
-        if ash is None:
-            ash = sh_cache[id(a)] = shingles(ev[a.start : a.end]) if a.end > a.start else frozenset()
-        short = len(a.tokens) < MIN_ANCHOR_TOKENS  # too short for shingles: its recall decides
-        for i, r in cands:
-            if short:
-                r = r / _reliability(len(a.tokens)) if a.tokens else 0.0
-            if r < threshold:
-                continue
-            v = len(ash & paras[i].shingles) / len(ash) if ash and not short else 1.0 if short else 0.0
-            c = r * min(1.0, v / VERIFY_FULL)
-            if paras[i].in_toc:
-                c *= 0.3
-            if scope is not None and i not in scope:
-                c *= scope.outside
-            if c >= threshold:
-                conf[i] = max(conf.get(i, 0.0), c)
-                lines_of.setdefault(i, set()).add(k)
-    if len(conf) > EVIDENCE_PARAGRAPHS:
-        keep = sorted(conf, key=lambda i: (-conf[i], i))[:EVIDENCE_PARAGRAPHS]
-        conf = {i: conf[i] for i in keep}
-    runs: list[list[int]] = []
-    covered: set[int] = set()  # evidence lines the current run explains
-    for i in sorted(conf):
-        # neighbours: at most RUN_GAP paragraphs with words between (empty ones do not count);
-        # a second copy of a paragraph already in the run, explaining no new evidence line,
-        # starts the next copy of the passage
-        if (
-            runs
-            and i - runs[-1][-1] <= 1 + RUN_GAP * 4
-            and sum(1 for k in range(runs[-1][-1] + 1, i) if paras[k].tokens) <= RUN_GAP
-            and not (lines_of[i] <= covered and any(paras[j].tokens == paras[i].tokens for j in runs[-1]))
-        ):
-            runs[-1].append(i)
-            covered |= lines_of[i]
-        else:
-            runs.append([i])
-            covered = set(lines_of[i])
-    return [
-        (
-            {i: conf[i] for i in run},
-            len(set().union(*(lines_of[i] for i in run))),
-            # paragraphs inside the run the evidence does not quote: a copy read straight
-            # through has none, a copy pieced together from scattered repeats has some
-            sum(1 for k in range(run[0], run[-1] + 1) if k not in conf and paras[k].tokens),
-        )
-        for run in runs
-    ]
 
 
 #: How a match's reason starts when no quoted paragraph holds the query's words (an approximate place).
@@ -439,23 +370,27 @@ def _by_query_terms(
         # copies of one passage, the copy holding the query's words, then the copy whose
         # paragraphs follow each other as the evidence's do (the whole window aligned, not
         # its lines one by one), then the best match, then document order
-        most = max(n for _, n, _ in runs)
-        scored = [(run, max(qt.score(paras[i].norm) for i in run), gaps) for run, n, gaps in runs if n == most]
-        quoted = min(
+        most = max(r.lines for r in runs)
+        scored = [(r, max(qt.score(paras[i].norm) for i in r.conf)) for r in runs if r.lines == most]
+        run = min(
             scored,
-            key=lambda x: (-round(x[1], 9), x[2], -round(math.fsum(x[0].values()), 6), best not in x[0], min(x[0])),
+            key=lambda x: (-round(x[1], 9), x[0].gaps, -round(math.fsum(x[0].conf.values()), 6), best not in x[0].conf,
+                           min(x[0].conf)),
         )[0]
+        quoted, skipped = run.conf, run.skipped
     else:
-        quoted = {best: match.score}
+        quoted, skipped = {best: match.score}, frozenset()
     if len(quoted) > 1:
         # paragraphs between two quoted ones are inside the passage too (short list items and
-        # lines too short to align on their own), with the weaker neighbour's confidence
+        # lines too short to align on their own), with the weaker neighbour's confidence; of a
+        # stretch the run stepped over (a table), those the evidence holds whole, with less
         lo, hi = min(quoted), max(quoted)
         for i in range(lo + 1, hi):
-            if i not in quoted and paras[i].tokens:
+            if i not in quoted and paras[i].tokens and (i not in skipped or _held(paras[i].norm, ev)):
                 before = max(k for k in quoted if k < i)
                 after = min(k for k in quoted if k > i)
-                quoted[i] = min(quoted[before], quoted[after])
+                weaker = min(quoted[before], quoted[after])
+                quoted[i] = max(threshold, weaker * VERBATIM_CONFIDENCE) if i in skipped else weaker
     _add_verbatim_neighbours(doc, quoted, ev, scope, threshold)
     qs = {i: qt.score(paras[i].norm) for i in quoted}
     top = max(qs.values())
@@ -512,10 +447,9 @@ def _add_verbatim_neighbours(doc: TextDocument[P], quoted: dict[int, float], ev:
             para = paras[k]
             if para.heading_level or para.in_toc or (scope is not None and k not in scope):
                 break
-            norm = para.norm.strip()
-            if norm and norm not in ev:
+            if para.norm.strip() and para.norm.strip() not in ev:
                 break
-            if len(norm) > 1:  # below the aligned ones: picked for the query's words, never for confidence
+            if _held(para.norm, ev):  # below the aligned ones: picked for the query's words, never for confidence
                 quoted.setdefault(k, max(threshold, quoted[edge] * VERBATIM_CONFIDENCE))
             k += step
 

@@ -173,6 +173,31 @@ def _word_hits(norm: str, term: Term) -> list[tuple[int, float]]:
             elif j - i <= len(stem_) + 3:
                 out.append((i, EMBEDDED_WEIGHT * 2))  # a close inflection the light stemmer missed
         i = norm.find(stem_, i + 1)
+    if len(out) < 50 and term.word.isascii() and len(stem_) > STEM_MIN:
+        out += _shorter_hits(norm, stem_)
+    return out
+
+
+#: The shortest stem a word of the text may have to meet a longer query word (``_shorter_hits``).
+STEM_MIN = 4
+
+
+def _shorter_hits(norm: str, stem_: str) -> list[tuple[int, float]]:
+    """Words whose stem the query word's stem extends by at most three letters ("stored", stem
+    "stor", for "storage"): the same close inflection as above, seen from the other side."""
+    out: list[tuple[int, float]] = []
+    head = stem_[:STEM_MIN]
+    i = norm.find(head)
+    while i >= 0 and len(out) < 50:
+        j = i + STEM_MIN
+        while j < len(norm) and is_word_char(norm[j]):
+            j += 1
+        found = norm[i:j]
+        if (i == 0 or not is_word_char(norm[i - 1])) and not found.startswith(stem_):
+            short = stem(found)
+            if len(short) >= STEM_MIN and stem_.startswith(short) and len(stem_) - len(short) <= 3:
+                out.append((i, EMBEDDED_WEIGHT * 2))
+        i = norm.find(head, i + 1)
     return out
 
 
