@@ -153,12 +153,13 @@ def clear_memos() -> None:
 
 
 def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query: str, block_text: str | None,
-                   locator: Locator, size: int | None = None) -> str:
+                   locator: Locator, size: int | None = None, first: bool = False) -> str:
     """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
     without a word the provider's chunk cut in half at either end; a chunk as long as its file (``size``
-    bytes: a small text file is one chunk) starts where the file does, on a whole word ("boot ok")."""
+    bytes: a small text file is one chunk) and a file's ``first`` chunk (the provider's ``chunk_order`` 0)
+    start where the file does, on a whole word ("boot ok"); a later chunk's window may start mid-word."""
     display = bundle.display_quote
-    start_cut = size is None or size > len(raw.encode("utf-8")) + 64
+    start_cut = not first and (size is None or size > len(raw.encode("utf-8")) + 64)
     if locator.quote_omit:
         kept = drop_lines(raw, locator.quote_omit)
         if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
@@ -332,7 +333,8 @@ def build_citations(
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = located_headings(locator, block)
-        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size)
+        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size,
+                                 first=ref.chunk_order == 0)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
         located, locator = locator, _without_place_text(agreeing(locator, shown))
