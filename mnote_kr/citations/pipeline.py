@@ -18,7 +18,8 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember_grounded, remember_shown
 from mnote_kr.citations.caches.memo import Memo
-from mnote_kr.citations.cleaning.copyable import drop_lines, has_whole_word, join_cjk_gaps, trim_chunk_edges
+from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, trim_chunk_edges
+from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
@@ -160,18 +161,19 @@ def clear_memos() -> None:
 
 
 def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query: str, block_text: str | None,
-                   locator: Locator, size: int | None = None) -> str:
-    """The cleaned quote without the page furniture the locator found (``quoteOmit``) and
-    without a word the provider's chunk cut in half at either end; a chunk as long as its file (``size``
-    bytes: a small text file is one chunk) starts where the file does, on a whole word ("boot ok")."""
+                   locator: Locator, size: int | None = None, first: bool = False) -> str:
+    """The cleaned quote without the page furniture the locator found (``quoteOmit``) or its form tells
+    (``furniture``: a journal's header, "Corresponding author", a copyright line; one holding the query's words
+    stays), without a word the provider's chunk cut in half at either end; a chunk as long as its file (``size``
+    bytes: a small text file is one chunk) and a file's ``first`` chunk (the provider's ``chunk_order`` 0)
+    start where the file does, on a whole word ("boot ok"); a later chunk's window may start mid-word."""
     display = bundle.display_quote
-    start_cut = size is None or size > len(raw.encode("utf-8")) + 64
-    if locator.quote_omit:
-        kept = drop_lines(raw, locator.quote_omit)
-        if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
-            display = _clean(plugins, kept, query, block_text).display_quote
-            # the chunk's cut first line was furniture: the quote now starts on a whole line
-            start_cut = start_cut and kept.splitlines()[:1] == raw.splitlines()[:1]
+    start_cut = not first and (size is None or size > len(raw.encode("utf-8")) + 64)
+    kept = without_furniture(raw, query, locator.quote_omit)
+    if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
+        display = _clean(plugins, kept, query, block_text).display_quote
+        # the chunk's cut first line was furniture: the quote now starts on a whole line
+        start_cut = start_cut and kept.splitlines()[:1] == raw.splitlines()[:1]
     return trim_chunk_edges(display, raw, query, start_cut=start_cut)
 
 
@@ -190,7 +192,7 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     nearest the query leads a place's quote when none holds its words (``quote.answer_quote``)."""
     if locator.quote:
         return locator.quote, None
-    if place := locator.place_text:
+    if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
         whole = locator.locator_precision == "paragraph"
         at = (lead_in_quote(place, context) or paragraph_quote(
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
@@ -339,7 +341,8 @@ def build_citations(
         url = citation_url(rel, locator)
         # Scored on the text the citation lands on (the query-centred evidence), not the whole chunk.
         headings = located_headings(locator, block)
-        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size)
+        context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size,
+                                 first=ref.chunk_order == 0)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
         located, locator = locator, _without_place_text(agreeing(locator, shown))

@@ -197,6 +197,9 @@ class ProviderReference(Frozen, frozen=True, kw_only=True):
     content: str | None = None
     rank: int = 0
     score: float | None = None
+    #: the chunk's place among its document's chunks when the provider knows it (0: the first, which starts
+    #: where the document does, on a whole word); None: not known (a chunk may then start inside a word)
+    chunk_order: int | None = None
 
 
 class ProviderQueryResult(Base, kw_only=True):

@@ -165,7 +165,7 @@ class FakeProvider:
                 chunk = text[k * 400: k * 400 + 400] or text[:400]
                 refs.append(ProviderReference(provider="fake", file_path=name, reference_id=str(len(refs) + 1),
                                               chunk_id=f"chunk-{name}-{k}", doc_id=f"doc-{name}",
-                                              content=chunk, rank=rank))
+                                              content=chunk, rank=rank, chunk_order=k if text[k * 400:] else 0))
         answer = f"Answer to {request.query} [1]" if request.want_answer else None
         return ProviderQueryResult(provider="fake", references=refs[: request.top_k], answer=answer)
 

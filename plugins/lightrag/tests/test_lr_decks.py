@@ -321,8 +321,29 @@ def test_what_the_deck_structure_holds_is_what_the_locator_plugin_reads_there(pa
     slides: dict[str, set[int]] = {}
     for p in load_pptx(path).paragraphs:
         what = (decks.NOTES if p.notes else decks.TABLES if p.kind == "table" else decks.CHARTS if p.kind == "chart"
-                else decks.GROUPS if p.group is not None else None)
+                else decks.COMMENTS if p.kind == "comment" else decks.GROUPS if p.group is not None else None)
         if what:
             slides.setdefault(what, set()).add(p.slide)
     assert decks.left_out(str(path)) == {what: len(slides[what]) for what in decks.LEFT_OUT if what in slides}
+    assert path.read_bytes() == before
+
+
+def test_deck_with_review_comments_is_sent_as_its_text_with_the_comments(env: dict[str, Any]) -> None:
+    """docling's comments deck: its slides' text is all top-level (LightRAG reads it), its review comments are
+    in parts LightRAG's parser never opens; the deck goes as the text the PPTX plugin reads, comments included."""
+    ws, inputs = env["ws"], env["inputs"]
+    path = ws / "talks" / "comments.pptx"
+    path.parent.mkdir(parents=True)
+    path.write_bytes((Path(CORPUS_DECKS[0]).parent / "docling__powerpoint_comments.pptx").read_bytes())
+    before = path.read_bytes()
+    assert "sample reviewer comment" not in lightrag_reads(path)
+    routes(env["replay"])
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "talks/comments.pptx")], force=False)
+    assert update.status == "submitted" and update.kind == "text_fallback", update
+    text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
+    assert "Comment (John Reviewer): This is a sample reviewer comment" in text
+    assert "Comment (Jane Smith): I need to try this out!" in text
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
+                                 "review comments (2 slide(s)); citations still point into the file")
+    assert update.reading == "deck:3"
     assert path.read_bytes() == before

@@ -189,3 +189,21 @@ def test_a_recognised_pdfs_wrapper_is_ours_and_its_first_line_never_reaches_a_re
     assert first.startswith(links.RECOGNIZED_WRAPPER_MARK) and links.is_our_wrapper(path)
     refs = references_from_data({"chunks": [{"file_path": name, "chunk_id": "doc-1-chunk-000", "content": first}]})
     assert refs[0].content == "## Page 1\n\nMinutes of the board\n"
+
+
+def test_a_chunks_place_in_its_document_is_read_from_its_id() -> None:
+    """LightRAG 1.5.7 names a chunk ``{doc id}-chunk-{order:03d}`` (its ``chunk_order_index``; the recorded
+    answer holds a workbook's chunks 000 and 001): the first chunk starts where the document does."""
+    from mnote_kr_testkit.data import SAMPLES
+    from mnote_kr_testkit.replay import load_sample
+
+    from mnote_kr_lightrag.client.querying import references_from_data
+
+    _, body = load_sample(SAMPLES, "101_query_data_xlsm_sales_en_date.json")
+    refs = references_from_data(body["data"])
+    orders = {r.chunk_id: r.chunk_order for r in refs}
+    assert orders["doc-0e0fa22d79c6f49d0d1f39bc0d0ce319-chunk-000"] == 0
+    assert orders["doc-0e0fa22d79c6f49d0d1f39bc0d0ce319-chunk-001"] == 1
+    odd = references_from_data({"chunks": [{"content": "x", "file_path": "a.md", "chunk_id": "chunk-9f86d08"},
+                                           {"content": "y", "file_path": "b.md"}]})
+    assert [r.chunk_order for r in odd] == [None, None]  # another naming: not known

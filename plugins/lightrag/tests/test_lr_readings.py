@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.data import CORPUS, SAMPLES
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
 from mnote_kr_testkit.replay import replayed_provider
@@ -99,7 +99,7 @@ def test_lr_a_deck_sent_as_its_text_records_the_deck_reading(env: dict[str, Any]
     ws = env["ws"]
     deck(ws / "talk.pptx", "Remind the board of the Saltmarsh crossing.")
     [update] = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "talk.pptx")], force=False)
-    assert (update.kind, update.reading) == ("text_fallback", "deck:2")
+    assert (update.kind, update.reading) == ("text_fallback", "deck:3")
     assert not env["replay"].sent("GET", READINGS_PATH)  # no DOCX linked: the engine is not asked
 
 
@@ -122,21 +122,27 @@ def _entry(rel: str, reading: str | None, kind: str = "document", **extra: Any) 
 def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None:
     _docx(tmp_path / "notes.docx", "Dredging starts in May.")
     _docx(tmp_path / "plain.docx", None)
+    deck(tmp_path / "deck.pptx", "Remind the board of the Saltmarsh crossing.")
+    (tmp_path / "commented.pptx").write_bytes((CORPUS / "pptx" / "docling__powerpoint_comments.pptx").read_bytes())
     entries = [_entry("old-deck.pptx", "deck:1", "text_fallback"), _entry("deck.pptx", "deck:2", "text_fallback"),
+               _entry("commented.pptx", "deck:2", "text_fallback"), _entry("now-deck.pptx", "deck:3", "text_fallback"),
                _entry("notes.docx", "lightrag:1"), _entry("plain.docx", "lightrag:1"),
                _entry("now.docx", "lightrag+notes:1"), _entry("a.md", "lightrag:1")]
     prov = _Prov(tmp_path, tmp_path / "inputs")
     looked = readings.check(prov, entries, look=True, notes=True)
-    assert set(looked.older) == {"old-deck.pptx", "notes.docx"}, looked
+    assert set(looked.older) == {"old-deck.pptx", "commented.pptx", "notes.docx"}, looked
     assert "footnotes and endnotes" in looked.older["notes.docx"]
     assert "tables, grouped shapes' text and chart data" in looked.older["old-deck.pptx"]
-    assert looked.record == {"plain.docx": "lightrag+notes:1"}  # no notes: LightRAG reads it the same
+    assert "review comments" in looked.older["commented.pptx"]
+    # no notes, no review comments: LightRAG reads it the same
+    assert looked.record == {"plain.docx": "lightrag+notes:1", "deck.pptx": "deck:3"}
     assert looked.unknown == {}
-    # A report reads no file: each DOCX of LightRAG's plain reading is counted for sync to check.
+    # A report reads no file: each DOCX of LightRAG's plain reading, each deck of the second, counted for sync.
     told = readings.check(None, entries, look=False, notes=True)
-    assert set(told.older) == {"old-deck.pptx", "notes.docx", "plain.docx"} and not told.record
+    assert set(told.older) == {"old-deck.pptx", "deck.pptx", "commented.pptx", "notes.docx", "plain.docx"}
+    assert not told.record
     # A server that reads no notes: LightRAG's plain reading is its current one.
-    assert set(readings.check(prov, entries, look=True, notes=False).older) == {"old-deck.pptx"}
+    assert set(readings.check(prov, entries, look=True, notes=False).older) == {"old-deck.pptx", "commented.pptx"}
 
 
 def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure(tmp_path: Path) -> None:
@@ -149,16 +155,24 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     old_wrapper = "old.pptx.abc.md"
     (inputs / links.PARSED_DIR / old_wrapper).write_text(f"{links.NOTES_WRAPPER_MARK} old.pptx\n\nNotes: x\n")
     (inputs / "book.xlsm.md").write_text(f"{links.MACRO_WORKBOOK_WRAPPER_MARK} book.xlsm\n\n# Sheet1\n")
-    entries = [_entry("notes.docx", None), _entry("plain.docx", None), _entry("linked.pptx", None),
+    # decks sent by the second deck reading (its mark), before review comments were read: re-read if they hold one
+    deck(tmp_path / "wrapped.pptx", "Speaker notes.")
+    (tmp_path / "commented.pptx").write_bytes((CORPUS / "pptx" / "docling__powerpoint_comments.pptx").read_bytes())
+    for name in ("wrapped", "commented"):
+        (inputs / f"{name}.pptx.md").write_text(f"{links.DECK_WRAPPER_MARK} {name}.pptx\n\nNotes: x\n")
+    entries = [_entry("wrapped.pptx", None, "text_fallback", light_rag_file_path="wrapped.pptx.md"),
+               _entry("commented.pptx", None, "text_fallback", light_rag_file_path="commented.pptx.md"),
+               _entry("notes.docx", None), _entry("plain.docx", None), _entry("linked.pptx", None),
                _entry("bare.pptx", None), _entry("old.pptx", None, "text_fallback", light_rag_file_path=old_wrapper),
                _entry("book.xlsm", None, "text_fallback", light_rag_file_path="book.xlsm.md"),
                _entry("scan.pdf", None), _entry("photo.png", None, "image"), _entry("a.md", None),
                _entry("lost.pptx", None, "text_fallback", light_rag_file_path="lost.pptx.md")]
     check = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=True)
-    assert set(check.older) == {"notes.docx", "linked.pptx", "old.pptx"}, check
+    assert set(check.older) == {"notes.docx", "linked.pptx", "old.pptx", "commented.pptx"}, check
     assert "speaker notes" in check.older["linked.pptx"]
+    assert "review comments" in check.older["commented.pptx"]
     assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:1", "book.xlsm": "xlsm:1",
-                            "a.md": "lightrag:1"}
+                            "a.md": "lightrag:1", "wrapped.pptx": "deck:3"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
     assert "OCR" in check.unknown["scan.pdf"]

@@ -46,7 +46,8 @@ def locate(request: LocateRequest) -> Locator | None:
 @hookimpl
 def extract_text(path: str) -> str | None:
     """The slides as Markdown: each slide's title as a ``#`` line, then its shapes' paragraphs, then
-    its speaker notes' paragraphs, each starting ``Notes: ``; a table's, a chart's and a group's first
+    its speaker notes' paragraphs, each starting ``Notes: ``, then its review comments, a line each reading
+    ``Comment (author): words`` (``Comment (author, reply): ...`` for a reply); a table's, a chart's and a group's first
     paragraph starts ``Table: ``, ``Chart: `` and ``Group: `` (words for the reader of the text, not
     structure: a slide's own text may start the same). A table row reads ``label: header: value; ...``,
     a line break inside a paragraph as a space."""

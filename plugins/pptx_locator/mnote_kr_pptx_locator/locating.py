@@ -35,9 +35,10 @@ QUOTE_CHARS = 200
 def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
     ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
-    chunk of every slide. A table row is quoted alone: the rows after it are other records."""
+    chunk of every slide. A table row and a comment are quoted alone: the rows or comments after it are
+    other records, or other people's words."""
     parts = [" ".join(para.text.split())]
-    for nxt in doc.paragraphs[para.index + 1:] if para.kind != "table" else ():
+    for nxt in doc.paragraphs[para.index + 1:] if para.kind not in ("table", "comment") else ():
         if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
                 sum(len(p) for p in parts) >= QUOTE_CHARS:
             break
@@ -52,17 +53,23 @@ def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlig
                   reason: str, block_id: str | None) -> Locator:
     """The ``slide`` locator of one matched paragraph. A speaker note's is the slide's notes alone: no
     shape id, name or box, since the notes placeholder is no shape on the slide (its id is the notes
-    page's, and may be a slide shape's id too). ``place_headings``: the slide's title."""
+    page's, and may be a slide shape's id too). A review comment's is its slide alone too (no shape holds
+    it, and its pin marks no text), its ``paragraphIndex`` its line among the slide's comments; the Locator
+    has no field for a comment: its reason says so. ``place_headings``: the slide's title."""
     fraction = None
     if para.box is not None and doc.width and doc.height:
         x0, y0, x1, y1 = para.box
         fraction = [round(x0 / doc.width, 4), round(y0 / doc.height, 4),
                     round(x1 / doc.width, 4), round(y1 / doc.height, 4)]
+    own = not (para.notes or para.kind == "comment")  # a shape on the slide
     where = f"slide {para.slide}" + (" notes" if para.notes else f", shape {para.shape_id} ({para.shape_name})")
+    if para.kind == "comment":
+        who = ", ".join(w for w in (para.author, "reply" if para.reply else "") if w)
+        where = f"slide {para.slide}, a review comment" + (f" ({who})" if who else "") + " (no shape: the slide)"
     why = f"{reason}: {where}"
     return Locator(
         locator_precision="slide", locator_degraded=False, slide=para.slide,
-        shape_id=None if para.notes else para.shape_id, shape_name=None if para.notes else para.shape_name,
+        shape_id=para.shape_id if own else None, shape_name=para.shape_name if own else None,
         paragraph_index=para.shape_paragraph, speaker_notes=para.notes,
         bbox=[float(v) for v in para.box] if para.box is not None else None, bbox_unit="emu",
         bbox_fraction=fraction, highlight=highlight, score=score, block_id=block_id,

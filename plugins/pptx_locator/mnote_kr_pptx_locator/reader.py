@@ -1,18 +1,18 @@
 """A presentation read as the locator keeps it: paragraphs in slide order, each knowing its shape.
 
-Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read
-row by row, each value under its header: ``tables``, charts as their cached data a line per category: ``charts``), then
-its speaker notes. A slide's title is the ``heading_path`` of every paragraph on it (``title``
-marks the title placeholder's own). Shape boxes are in EMU, top-left origin of the slide; a shape
-inside a group is mapped through the group's transform. The zip is checked against the host's
-budget, and the slides the deck lists are counted in its XML, before python-pptx opens it
+Order: slides 1..n; on a slide, its shapes in the slide's z-order (groups entered, tables read row by row, each
+value under its header: ``tables``, charts as their cached data a line per category: ``charts``), then its speaker
+notes, then its review comments a line each (``comments``: ``Comment (author): words``). A slide's title is the
+``heading_path`` of every paragraph on it (``title`` marks the title placeholder's own). Shape boxes are in EMU,
+top-left origin of the slide; a shape inside a group is mapped through the group's transform. The zip is checked
+against the host's budget, and the slides the deck lists are counted in its XML, before python-pptx opens it
 (``check_deck``, what the ``check_budget`` hook asks before the deck is sent to the index).
 
-``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own
-top-level text lives, for whoever reads it (LightRAG's model, a person): each speaker-notes paragraph
-starts ``Notes: ``, and the first paragraph of a table, of a chart and of a group's text starts
-``Table: ``, ``Chart: `` and ``Group: ``. These are words, not structure: a slide's own text box may
-start the same, so a provider tells what a deck holds from the deck itself.
+``markdown`` (the ``extract_text`` hook's text) says where each paragraph that is not a slide's own top-level text
+lives, for whoever reads it (LightRAG's model, a person): each speaker-notes paragraph starts ``Notes: ``, and the
+first paragraph of a table, of a chart and of a group's text starts ``Table: ``, ``Chart: `` and ``Group: ``. These
+are words, not structure: a slide's own text box may start the same, so a provider tells what a deck holds from the
+deck itself.
 """
 
 from __future__ import annotations
@@ -35,6 +35,7 @@ from mnote_kr.plugin_api import (
 )
 
 from .charts import chart_lines, chart_rid
+from .comments import MAX_COMMENTS, SHAPE_NAME, authors, line, slide_comments
 from .tables import table_rows
 
 MAX_PARAGRAPHS = 200_000
@@ -65,13 +66,17 @@ class SlideParagraph(TextParagraph):
     shape_paragraph: int = 0  # 0-based, inside the shape (a table: the row)
     box: Box | None = None
     notes: bool = False
-    #: what the paragraph is: a shape's text paragraph ("text"), a table's row ("table"), a chart's line ("chart")
+    #: what the paragraph is: a shape's text paragraph ("text"), a table's row ("table"), a chart's line ("chart"),
+    #: a review comment's line ("comment": no shape; ``shape_paragraph`` counts the slide's comments)
     kind: str = "text"
     #: the id of the outermost group shape holding the shape, or None (a slide's top-level shape)
     group: int | None = None
     #: in the slide's title placeholder. Not a ``heading_level``: the matcher never lands a quote on a
     #: heading, and a title is a citable shape; the title heads its slide's ``heading_path`` instead.
     title: bool = False
+    #: a comment's author, and whether it is a reply (``comments``)
+    author: str = ""
+    reply: bool = False
 
 
 @dataclass(slots=True)
@@ -120,6 +125,7 @@ class _Builder:
         self.paragraphs: list[SlideParagraph] = []
         self.titles: dict[int, str] = {}
         self.chart_lines = 0
+        self.comments = 0
 
     def add(self, text: str, **where: Any) -> None:
         if not text.strip():
@@ -234,6 +240,7 @@ def parse_file(real: str, st: os.stat_result) -> PptxDocument:
         slides = list(prs.slides)
         if len(slides) > MAX_SLIDES:
             raise _too_many_slides(real, str(len(slides)))
+        names = authors(prs.part)
         for number, slide in enumerate(slides, start=1):
             title_shape = slide.shapes.title
             title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
@@ -249,6 +256,11 @@ def parse_file(real: str, st: os.stat_result) -> PptxDocument:
                     builder.add(para.text.replace("\v", "\n"), heading_path=heading, slide=number, notes=True,
                                 shape_id=holder.shape_id if holder is not None else None,
                                 shape_name=holder.name if holder is not None else "Notes", shape_paragraph=p)
+            said = slide_comments(slide.part, names, MAX_COMMENTS - builder.comments)
+            builder.comments += len(said)
+            for n, comment in enumerate(said):
+                builder.add(line(comment), heading_path=heading, slide=number, kind="comment", shape_name=SHAPE_NAME,
+                            shape_paragraph=n, author=comment.author, reply=comment.reply)
         width, height = int(prs.slide_width or 0), int(prs.slide_height or 0)
     except DocumentError:
         raise

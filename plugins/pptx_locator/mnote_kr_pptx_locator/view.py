@@ -1,5 +1,6 @@
 """The presentation as the viewer draws it (``document_model``): per slide, its shapes with text at
-their places (boxes as fractions of the slide) and its speaker notes.
+their places (boxes as fractions of the slide) and its speaker notes; its review comments as one shape
+without id or box (the viewer shows it beside the slide), a line per comment.
 
 Built from the same parsed document ``locate`` reads, so a locator's ``slide``, ``shapeId`` and
 ``paragraphIndex`` (and its ``highlight`` offsets) land on what is drawn.
@@ -32,10 +33,11 @@ def slides_model(doc: PptxDocument, plugin: str) -> DocumentModel:
             notes.setdefault(para.slide, []).append(own)
             current = None
             continue
-        key = (para.slide, para.shape_id, para.shape_name)
+        # a comment has no shape: the slide's comments are one shape without id or box (a shape's id is a number)
+        key = (para.slide, None if para.kind == "comment" else para.shape_id, para.shape_name)
         on_slide = shapes.setdefault(para.slide, [])
         if key != current:  # a shape's paragraphs are consecutive in the reader's order
-            on_slide.append(ModelShape(id=para.shape_id, name=para.shape_name, box=_fraction(doc, para),
+            on_slide.append(ModelShape(id=key[1], name=para.shape_name, box=_fraction(doc, para),
                                        title=para.title, paragraphs=[own]))
             current = key
         else:

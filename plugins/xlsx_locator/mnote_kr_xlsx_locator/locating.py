@@ -293,16 +293,20 @@ def quoted_rows(doc: TextDocument[RowParagraph], head: RowParagraph, evidence: s
 
 def answering_row(doc: TextDocument[RowParagraph], row: RowParagraph, run: list[RowParagraph],
                   request: LocateRequest) -> tuple[RowParagraph, bool]:
-    """``row``, or for a table's header row picked while the evidence quotes the table's rows too (the
-    header's labels hold the query's words, no row's cells do) the one row the query names among those;
-    and whether the place is only that header (approximate: the evidence the rows are, not their header)."""
+    """``row``, or for a table's header row the one row of its table the query names (``named_row``: the
+    query's words left once the headers it names are out, its row key) among those the evidence quotes, else
+    among those the passage quotes (the window is centred where the query's words cluster: on the header,
+    which holds the column's word for every row, while the keyed row stands further down the chunk); and
+    whether the place is only that header (approximate: the evidence the rows are, not their header)."""
     if not row.is_header:
         return row, False
     rows = quoted_rows(doc, row, request.evidence)
-    if not rows:
-        return row, False  # the evidence is the header itself
-    best = named_row(rows, request.query)
-    return (best, False) if best is not None else (row, True)
+    best = named_row(rows, request.query) if rows else None
+    if best is None and request.passage:
+        best = named_row([p for p in quoted_rows(doc, row, request.passage) if p not in rows], request.query)
+    if best is not None:
+        return best, False
+    return row, bool(rows)  # the evidence is the header itself, or no row holds the query's other words
 
 
 #: Other cells of the cited row given behind its cell. One: a reader is shown two places behind a citation,
@@ -456,7 +460,8 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
     reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
     if not same and not row.comment and not row.tokens <= _tokens(request.evidence):  # ``beyond_evidence``'s row
-        reason = "the passage quotes this row whole, past the evidence; it holds more of the query (its date or number)"
+        why = "its date or number" if asked_values(request.query) else "the row it names; the header names the column"
+        reason = f"the passage quotes this row whole, past the evidence; it holds more of the query ({why})"
     if header_only:  # not the evidence of an answer: approximate
         reason += "; only the table's header holds the query's words, none of its rows the evidence quotes"
     day = None if header_only else another_day(row, asked_values(request.query))

@@ -1,23 +1,22 @@
 """A presentation holding words LightRAG's parser leaves out: indexed through the text mnote-kr reads in it.
 
 LightRAG 1.5.7 parses a ``.pptx`` with its legacy engine (``lightrag/parser/legacy/extractors.py``,
-``_extract_pptx``; the native engine takes only ``docx``/``md``): for each slide, for each shape of
-``slide.shapes`` with a ``text`` attribute, ``shape.text``. In python-pptx only an autoshape, a text
-box or a text placeholder (``p:sp``) has one, and ``slide.shapes`` holds the slide's top-level shapes
-only. So four kinds of words never reach its index: speaker notes (on the notes slide), table cells
-(a ``p:graphicFrame``), the text of shapes inside a group (a ``p:grpSp``, not entered) and chart data
-(a ``p:graphicFrame``'s chart part). A question about them finds nothing, or lands by its words on
-another slide or file.
+``_extract_pptx``; the native engine takes only ``docx``/``md``): for each slide, for each shape of ``slide.shapes``
+with a ``text`` attribute, ``shape.text``. In python-pptx only an autoshape, a text box or a text placeholder
+(``p:sp``) has one, and ``slide.shapes`` holds the slide's top-level shapes only. So five kinds of words never reach
+its index: speaker notes (on the notes slide), table cells (a ``p:graphicFrame``), the text of shapes inside a group
+(a ``p:grpSp``, not entered), chart data (a ``p:graphicFrame``'s chart part) and review comments (a slide's
+``comments`` part, legacy or modern). A question about them finds nothing, or lands by its words on another slide or
+file.
 
-Whether a deck holds any of them is read from its structure (``left_out``: the parts of the zip, with
-the standard library), never from its text: a slide's own text box may well start "Notes: ". Only then
-is the host asked for the deck's text as its locator plugin reads it (``ProviderContext.extract_text``:
-slides in order, each title a ``#`` line, speaker notes, table rows, chart lines and groups' text in
-their places); it goes into LightRAG's input dir as a Markdown text wrapper in place of the link,
-exactly like a PDF with scanned pages (``recognized``): it maps back to the same registry entry, its
-``kind`` is ``text_fallback`` and its note says which of them the deck has, and citations still land in
-the deck (a note on its slide's notes, a table row, a chart line or a shape's words on that shape). A
-deck whose words are all its slides' top-level text stays a plain link.
+Whether a deck holds any of them is read from its structure (``left_out``: the parts of the zip, with the standard
+library), never from its text: a slide's own text box may well start "Notes: ". Only then is the host asked for the
+deck's text as its locator plugin reads it (``ProviderContext.extract_text``: slides in order, each title a ``#``
+line, speaker notes, table rows, chart lines and groups' text in their places); it goes into LightRAG's input dir as
+a Markdown text wrapper in place of the link, exactly like a PDF with scanned pages (``recognized``): it maps back
+to the same registry entry, its ``kind`` is ``text_fallback`` and its note says which of them the deck has, and
+citations still land in the deck (a note on its slide's notes, a table row, a chart line or a shape's words on that
+shape). A deck whose words are all its slides' top-level text stays a plain link.
 """
 
 from __future__ import annotations
@@ -41,7 +40,8 @@ R_ID = "{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id"
 RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationship"
 #: What LightRAG's parser leaves out, as the note names it, in the note's order.
 NOTES, TABLES, GROUPS, CHARTS = "speaker notes", "table cells", "grouped shapes' text", "chart data"
-LEFT_OUT = (NOTES, TABLES, GROUPS, CHARTS)
+COMMENTS = "review comments"
+LEFT_OUT = (NOTES, TABLES, GROUPS, CHARTS, COMMENTS)
 
 
 def _has_text(element: ET.Element) -> bool:
@@ -88,7 +88,7 @@ class _Deck:
 
     def holds(self, slide: str) -> set[str]:
         """What of ``LEFT_OUT`` the slide holds with words: notes with text on its notes slide, a table with
-        text, a group with a text shape, a chart with cached values."""
+        text, a group with a text shape, a chart with cached values, a comments part with words."""
         root = self.xml(slide)
         if root is None:
             return set()
@@ -107,6 +107,9 @@ class _Deck:
             if space is not None and _chart_values(space):
                 out.add(CHARTS)
                 break
+        comments = [self.xml(part) for kind, part in related.values() if kind == "comments"]
+        if any(_comment_words(c) for c in comments if c is not None):
+            out.add(COMMENTS)
         return out
 
 
@@ -117,6 +120,11 @@ def _notes_text(notes: ET.Element) -> bool:
         if ph is not None and ph.get("type") == "body" and _has_text(sp):
             return True
     return False
+
+
+def _comment_words(part: ET.Element) -> bool:
+    """A comment of the part has words: a legacy ``p:text``, a modern comment's or reply's ``a:t``."""
+    return any((e.text or "").strip() for e in part.iter() if e.tag in (P + "text", A + "t"))
 
 
 def _chart_values(space: ET.Element) -> bool:

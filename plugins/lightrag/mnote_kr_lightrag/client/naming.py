@@ -111,6 +111,15 @@ def chunk_ids_for(doc_id: str, chunks_count: int | None) -> list[str]:
     return [f"{doc_id}-chunk-{order:03d}" for order in range(max(0, chunks_count or 0))]
 
 
+def chunk_order(chunk_id: str | None) -> int | None:
+    """The chunk's place among its document's chunks (``chunk_ids``' ``-chunk-{order:03d}``: LightRAG's
+    ``chunk_order_index``, 0 the first), or None for an id not of that form."""
+    if not chunk_id or "-chunk-" not in chunk_id:
+        return None
+    order = chunk_id.rsplit("-chunk-", 1)[1]
+    return int(order) if order.isdigit() and order.isascii() else None
+
+
 def doc_id_from_chunk_id(chunk_id: str | None) -> str | None:
     """The document id part of a chunk id, or None."""
     if not chunk_id or "-chunk-" not in chunk_id:

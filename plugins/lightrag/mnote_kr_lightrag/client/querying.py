@@ -111,7 +111,8 @@ def _reference(file_path: str, *, rank: int, reference_id: Any = None, chunk_id:
     doc_id = naming.doc_id_from_chunk_id(chunk_id) or (naming.doc_id_for(file_path) if file_path else None)
     return ProviderReference(provider=PROVIDER, file_path=file_path,
                              reference_id=str(reference_id) if reference_id is not None else None,
-                             chunk_id=chunk_id, doc_id=doc_id, content=content, rank=rank)
+                             chunk_id=chunk_id, doc_id=doc_id, content=content, rank=rank,
+                             chunk_order=naming.chunk_order(chunk_id))
 
 
 def references_from_data(data: Any) -> list[ProviderReference]:

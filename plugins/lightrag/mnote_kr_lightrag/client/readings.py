@@ -47,9 +47,9 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 2, WORKBOOK: 1, XLSM: 1, FALLBACK: 1, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 3, WORKBOOK: 1, XLSM: 1, FALLBACK: 1, PLUGIN: 1}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
-ADDS = {DECK: "its tables, grouped shapes' text and chart data, besides its speaker notes",
+ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its footnotes and endnotes"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
@@ -90,8 +90,8 @@ def of_send(rel_path: str, is_image: bool, own: OwnText | None, notes: bool) -> 
     wrapper's mark), or the file linked (a DOCX with its notes when the engine reads them, ``notes``)."""
     if is_image:
         return current(IMAGE)
-    if own is not None:
-        return MARKS.get(own.mark, current(FALLBACK))
+    if own is not None:  # the reader the mark names, at its version now (``MARKS``: what an old wrapper's says)
+        return current(split(MARKS[own.mark])[0]) if own.mark in MARKS else current(FALLBACK)
     if notes and naming.safe_suffix(rel_path) == ".docx":
         return current(LIGHTRAG_NOTES)
     return current(LIGHTRAG)
@@ -162,6 +162,17 @@ def _wrapper_mark(entry: SourceEntry, input_dir: Path | None) -> str | None:
     return None
 
 
+def _deck_comments(path: str) -> bool:
+    """Whether the deck holds review comments (what the deck reading's third version adds), from its structure;
+    False for a deck no check can read."""
+    from .decks import COMMENTS, left_out
+
+    try:
+        return COMMENTS in left_out(path)
+    except MnoteKrError:
+        return False
+
+
 def _probe(path: str, suffix: str, notes: bool) -> str | None:
     """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one)."""
     if suffix == ".docx":
@@ -203,6 +214,8 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             now, adds = found
             if look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
                 record[rel] = now  # a DOCX without notes: LightRAG's blocks are the same either way
+            elif look and entry.reading == f"{DECK}:2" and not _deck_comments(path):
+                record[rel] = now  # deck:3 adds only review comments: a deck without any reads the same
             else:
                 older[rel] = f"read again for {adds}"
             continue
@@ -220,6 +233,8 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                 except ProviderError:
                     input_dir = None
             reading = _wrapper_mark(entry, input_dir)
+            if reading == f"{DECK}:2" and not _deck_comments(path):
+                reading = current(DECK)  # deck:3 adds only review comments: a deck without any reads the same
             if reading is None:
                 unknown[rel] = f"{BEFORE}; its index text was not found to check"
             elif split(reading)[1] < VERSIONS[split(reading)[0]]:
