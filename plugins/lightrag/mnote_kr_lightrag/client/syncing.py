@@ -37,9 +37,8 @@ import msgspec
 from mnote_kr.plugin_api import EntryUpdate, ProviderBusyError, ProviderError, SourceEntry, SourceFile
 
 from . import activity as _activity
-from . import busywait
+from . import busywait, links, naming
 from . import fallback as _fallback
-from . import links, naming
 from . import provider as _p
 from .docrows import DocIndex
 from .http import ProviderHTTPError, ProviderUnavailableError
