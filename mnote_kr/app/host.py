@@ -6,7 +6,7 @@ secrets and the citation contract, and calls the configured provider through hoo
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -211,11 +211,15 @@ class Host(HostIngest):
 
     # ------------------------------------------------------------------ sync, delete, prune
 
-    def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None) -> dict[str, Any]:
+    def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None,
+             only: Collection[str] | None = None) -> dict[str, Any]:
         """Retry queued work and follow submitted work; returns counts before and after.
 
         ``statuses`` limits the work to entries in those statuses (the watcher's frequent
-        follow-up of what it submitted, which must not re-send every pending delete each time).
+        follow-up of what it submitted, which must not re-send every pending delete each time);
+        ``only`` to these workspace-relative paths (``sync.busy``: the files a provider busy at
+        the time left queued), and skips what a full sync also does (failed and refused files'
+        documents, the provider's own clean-up).
         """
         reg = self.registry()
         before = reg.counts()
@@ -229,7 +233,10 @@ class Host(HostIngest):
                     if e.source_root_relative_path in reg_w.entries:
                         reg_w.update(e.source_root_relative_path, status="stale", pending_action=None)
             reg = self.registry()
-        waiting = [e for e in reg.entries.values() if unfinished(e) and (statuses is None or e.status in statuses)]
+        waiting = [e for e in reg.entries.values() if unfinished(e) and (statuses is None or e.status in statuses)
+                   and (only is None or e.source_root_relative_path in only)]
+        if only is not None:
+            statuses = frozenset(e.status for e in waiting)  # not a full sync
         # What the provider may still hold of failed and refused files goes too (a full sync only).
         held = [] if statuses is not None else [
             e for e in reg.select(_failed_or_refused_tag)

@@ -318,6 +318,9 @@ class HostIngest:
                         # The version this one replaces, until the provider names the new one: a
                         # send that waits (provider down or busy) still deletes it (previous_name).
                         light_rag_file_path=old.light_rag_file_path if old else None,
+                        # An earlier version was indexed: until the new one is, every search names the
+                        # file as being re-indexed (``citations.map.reindexing``).
+                        indexed_at_ms=old.indexed_at_ms if old else None,
                     )
                 )
             _requeue_duplicates_of(reg, replaced, {s.rel_path for s in sources})

@@ -52,6 +52,9 @@ def sync_run(obj: Ctx, *, wait_s: float, no_disk: bool, reread: bool, as_json: b
 
         result["reconcile"] = reconcile_and_apply(host, reread=reread)
     result["provider"] = host.sync(wait_s=wait_s)
+    from mnote_kr.sync.busy import send_refused
+
+    send_refused(host, result, asked_wait_s=wait_s)  # what a busy provider left queued: waited for, sent
     _clear_bar(as_json)
     from mnote_kr.cli.outcome import sent_now, sync_outcome, sync_reasons
 

@@ -384,7 +384,8 @@ def render_ingest(report: IngestReport) -> str:
 #: A registry status as ``sync`` says it to a person (the statuses are the registry's own words).
 _STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
                  "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
-_IN_FLIGHT = frozenset({"pending", "submitted", "processing"})
+#: Sent to the provider and not indexed yet (a ``pending`` file was not sent: it waits in the queue).
+_IN_FLIGHT = frozenset({"submitted", "processing"})
 
 
 def _n(count: int, one: str, many: str) -> str:
@@ -408,10 +409,14 @@ def _synced(rec: dict[str, Any], now: Mapping[str, str] | None) -> str:
             continue
         finished = [p for p in paths if now.get(p) == "processed"]
         going = [p for p in paths if now.get(p) in _IN_FLIGHT]
+        queued = [p for p in paths if now.get(p) == "pending"]  # never reached the provider (busy or down)
         if finished:
             parts.append(f"{done} {_n(len(finished), one, many)}")
         if going:
             parts.append(f"{_n(len(going), one, many)} still being {done} ('mnote-kr status' follows them)")
+        if queued:
+            parts.append(f"{_n(len(queued), one, many)} NOT sent (named below; 'mnote-kr sync' retries "
+                         f"{'it' if len(queued) == 1 else 'them'})")
     moved = (rec.get("moved") or {}).get("count", 0)
     if moved:
         parts.append("followed " + _n(moved, "rename or move (cited under its new path)",
@@ -423,6 +428,20 @@ def _synced(rec: dict[str, Any], now: Mapping[str, str] | None) -> str:
     if missing:
         parts.append(f"{_n(missing, 'deleted file', 'deleted files')} no longer cited")
     return ", ".join(parts)
+
+
+def not_sent_text(reason: str, waited: Mapping[str, Any] | None) -> str:
+    """Why a file a sync meant to send is still queued, in one line with what sends it: LightRAG busy
+    (after the sync waited for it, when it did), or its own reason (down, a move waiting for a delete)."""
+    busy = _BUSY_REFUSAL.match(reason)
+    if busy:
+        after = f" for all of the {waited['seconds']:g} s this sync waited" if waited else ""
+        detail = reason[busy.end():].lstrip(":; ").strip()
+        return f"LightRAG was busy{after}{f': {detail}' if detail else ''}; 'mnote-kr sync' retries it"
+    return f"{reason}; 'mnote-kr sync' retries it"
+
+
+_BUSY_REFUSAL = re.compile(r"LightRAG (?:is|was) busy\b")
 
 
 def _registry_words(counts: Mapping[str, int]) -> str:
@@ -497,6 +516,10 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None) ->
     prov = result.get("provider") or {}
     if prov.get("followed"):
         lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    for item in (prov.get("notSent") or [])[:50]:  # queued: the provider was busy (after a wait) or down
+        lines.append(f"{'NOT sent:':<24}{item['path']} ({not_sent_text(item['reason'], prov.get('busyWait'))})")
+    if len(prov.get("notSent") or []) > 50:
+        lines.append(f"{'':<24}... and {len(prov['notSent']) - 50} more ('--json' lists all)")
     refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
     for path, reason in list(refused.items())[:50]:
         lines.append(f"{'failed:':<24}{path} ({reason})")

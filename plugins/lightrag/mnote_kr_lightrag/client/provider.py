@@ -25,7 +25,7 @@ from mnote_kr.plugin_api import (
     SourceFile,
 )
 
-from . import exposure, filetypes, links, naming, readings, recognized
+from . import busywait, exposure, filetypes, links, naming, readings, recognized
 from .docrows import DocIndex, as_dict, update_from_row
 from .holders import Holders
 from .http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
@@ -378,7 +378,7 @@ class LightRagProvider:
                 else:
                     # The link stays in place: a later scan (ours or anyone's) picks it up.
                     results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after,
-                                                 error if outcome == "down" else f"LightRAG is busy: {error}",
+                                                 error if outcome == "down" else f"{busywait.BUSY}: {error}",
                                                  **extra)
         return [results[s.rel_path] for s in sources if s.rel_path in results]
 

@@ -37,8 +37,8 @@ import msgspec
 from mnote_kr.plugin_api import EntryUpdate, ProviderBusyError, ProviderError, SourceEntry, SourceFile
 
 from . import activity as _activity
+from . import busywait, links, naming
 from . import fallback as _fallback
-from . import links, naming
 from . import provider as _p
 from .docrows import DocIndex
 from .http import ProviderHTTPError, ProviderUnavailableError
@@ -184,8 +184,21 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
     poll = 0.25
     suffixes: set[str] | None = None
     server = (prov.settings.url, prov.settings.api_key, id(prov.ctx.transport))
+    # A waiting call sends a file LightRAG refused as busy once its pipeline says idle (busywait).
+    waiter = busywait.BusyWait(prov, _p.now_s(), wait_s) if wait_s > 0 else None
+    held: list[str] = []  # the files refused as busy that the last round kept back (LightRAG still busy)
     while True:
         busy = False
+        if waiter is not None:
+            waiter.new_round()
+            if held and waiter.busy():  # only the pipeline status is asked until it is idle
+                remaining = deadline - _p.now_s()
+                if remaining <= 0:
+                    break
+                waiter.note(len(held), _p.now_s())
+                _p.sleep(min(busywait.POLL_S, remaining))
+                continue
+        held = []
         counts = _probe(prov) if wait_s > 0 else None
         if counts is not None:
             busy = _busy(server, counts)
@@ -232,8 +245,15 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                     deletes.append(entry)
                 continue
             if status == "pending":
-                if busy or due_ms.get(rel, 0) > now_ms:
+                if busy:
                     continue  # a busy LightRAG would refuse the scan or delete
+                if waiter is not None and busywait.refused_busy(status, action, (current.get(rel) or entry).last_error):
+                    if waiter.busy():
+                        held.append(rel)
+                        continue
+                    # refused while LightRAG was busy, and it is idle now: sent now, not after the backoff
+                elif due_ms.get(rel, 0) > now_ms:
+                    continue
                 if action == "delete":
                     deletes.append(entry)
                 else:
@@ -302,8 +322,12 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
         if all(_merge(e, current.get(r))[0] in _p.TERMINAL for r, e in by_rel.items()):
             break
         remaining = deadline - _p.now_s()
-        if remaining <= 0:
+        if remaining <= 0 or _nothing_due(by_rel, current, due_ms, held, deadline):
             break
+        if held and waiter is not None:
+            waiter.note(len(held), _p.now_s())
+            _p.sleep(min(busywait.POLL_S, remaining))
+            continue
         if busy:
             _p.sleep(min(_BUSY_POLL_S, remaining))
             continue
@@ -315,6 +339,22 @@ def _follow(prov: _p.LightRagProvider, entries: list[SourceEntry], wait_s: float
                                            pending_action=e.pending_action, last_error=e.last_error)
            for rel, e in by_rel.items()]
     return _with_activity(prov, server, out, by_rel) if wait_s > 0 else out
+
+
+def _nothing_due(by_rel: dict[str, SourceEntry], current: dict[str, EntryUpdate], due_ms: dict[str, int],
+                 held: list[str], deadline: float) -> bool:
+    """Whether a waiting call has nothing left to do before its deadline: every entry not done is
+    queued (nothing in LightRAG's hands to follow), none waits for a busy LightRAG, and none is due
+    before the deadline (e.g. a retry after LightRAG was down, minutes away)."""
+    if held:
+        return False
+    for rel, entry in by_rel.items():
+        status = _merge(entry, current.get(rel))[0]
+        if status in _p.TERMINAL:
+            continue
+        if status != "pending" or due_ms.get(rel, 0) <= deadline * 1000:
+            return False
+    return True
 
 
 def _with_activity(prov: _p.LightRagProvider, server: _Server, updates: list[EntryUpdate],
