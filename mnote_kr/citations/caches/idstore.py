@@ -4,8 +4,9 @@
 this module only keeps the rows, safely for several processes (CLI, ``serve``, ``mcp``, ``watch``):
 
 * **File:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (its ``-wal`` and ``-shm`` files
-  beside it), created 0600 before SQLite opens it (SQLite gives the WAL files the database's mode),
-  in the 0700 folder the citation log used.
+  beside it), made 0600 while still empty (SQLite gives the WAL files the database's mode), in the 0700
+  folder the citation log used. Never opened but through SQLite: closing another descriptor of it would
+  release the locks of every connection of the process (``_narrow``).
 * **Rows:** ``ids(id TEXT UNIQUE, place INTEGER, record BLOB)``. ``place`` is a 64-bit hash of the place
   the ID opens (``citecache.place_of``); ``record`` the compressed citation. An upsert (``INSERT OR
   REPLACE``) deletes the ID's old row and appends a new one, so the rowid order is the order of the
@@ -54,19 +55,16 @@ PRAGMA user_version = 2;
 """
 
 
-def _private(path: Path) -> None:
-    """``path`` exists, 0600 (an existing wider file is narrowed): SQLite then creates its WAL files so too."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        with contextlib.suppress(OSError, AttributeError):
-            if os.fstat(fd).st_mode & 0o077:
-                os.fchmod(fd, PRIVATE_FILE)
-    finally:
-        os.close(fd)
-    for extra in ("-wal", "-shm"):  # left wider by an earlier, looser process
+def _narrow(path: Path) -> None:
+    """The store and its log files 0600 (a wider one, left by an earlier, looser process, is narrowed), by
+    path: never through a descriptor of the database file. Closing any descriptor of a file releases every
+    POSIX lock this process holds on it, the SHARED locks of its other threads' connections too; another
+    process's last connection then checkpoints and deletes the write-ahead log under them ("disk I/O
+    error", "database disk image is malformed", rows missing until they close)."""
+    for name in (str(path), str(path) + "-wal", str(path) + "-shm"):
         with contextlib.suppress(OSError):
-            if os.stat(str(path) + extra).st_mode & 0o077:
-                os.chmod(str(path) + extra, PRIVATE_FILE)
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, PRIVATE_FILE)
 
 
 class _Open(threading.local):
@@ -81,10 +79,17 @@ _open = _Open()
 
 
 def _close_cached() -> None:
-    if _open.con is not None and _open.key is not None and _open.key[3] == os.getpid():
-        with contextlib.suppress(sqlite3.Error):
-            _open.con.close()
+    if _open.con is not None and _open.key is not None:
+        if _open.key[3] == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                _open.con.close()
+        else:  # a forked parent's: closed here, it could checkpoint and delete the log under the parent
+            _inherited.append(_open.con)
     _open.key, _open.con = None, None
+
+
+#: Connections a forked child inherited: kept, never closed (nor freed, which closes them).
+_inherited: list[sqlite3.Connection] = []
 
 
 atexit.register(_close_cached)
@@ -110,28 +115,36 @@ def _prepare(con: sqlite3.Connection) -> None:
             time.sleep(_RETRY_S)
 
 
+def _key(path: Path, st: os.stat_result) -> tuple[str, int, int, int]:
+    return (str(path), st.st_ino, st.st_dev, os.getpid())  # never a connection a forked parent opened
+
+
 @contextlib.contextmanager
 def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | None]:
     """This thread's connection to the store at ``path`` (None when it does not exist and ``create`` is
     false). Kept open for the next call while the file is the same one (not deleted or replaced)."""
-    if create:
-        _private(path)
     try:
-        st = os.stat(path)
+        st: os.stat_result | None = os.stat(path)
     except OSError:
+        if not create:
+            _close_cached()
+            yield None
+            return
+        st = None
+    if create and st is not None:
+        _narrow(path)
+    if st is None or _open.key != _key(path, st) or _open.con is None:
         _close_cached()
-        yield None
-        return
-    key = (str(path), st.st_ino, st.st_dev, os.getpid())  # never a connection a forked parent opened
-    if _open.key != key or _open.con is None:
-        _close_cached()
-        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)  # creates a missing file
         try:
+            if st is None:
+                _narrow(path)  # empty yet: 0600 before the schema and the log are written
+            st = os.stat(path)
             _prepare(con)
         except BaseException:
             con.close()
             raise
-        _open.key, _open.con = key, con
+        _open.key, _open.con = _key(path, st), con
     try:
         yield _open.con
     except sqlite3.DatabaseError:
