@@ -60,7 +60,7 @@ from mnote_kr.citations.render.openplan import (
     why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
-from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
+from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError, log_failure
 from mnote_kr.viewer import fonts, relocate, searchpage, signin, webpages
 from mnote_kr.viewer.sysopen import open_command
 
@@ -332,6 +332,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
         _route(reply, api.host, web, method, path, query)
     except MnoteKrError as exc:
         status = exc.http_status if 400 <= exc.http_status < 600 else 500
+        log_failure(log, method, path, exc, status)
         reply.message(status, "Cannot show this", exc.message, getattr(exc, "hint", None))
     except Exception:  # noqa: BLE001 - the one boundary of the web UI; no traceback in the page
         log.exception("%s %s failed", method, path)

@@ -20,19 +20,23 @@ this module only keeps the rows, safely for several processes (CLI, ``serve``, `
   all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
 * **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
   upsert, evict), so two writers never both take one ID for two places; a writer waits up to
-  :data:`BUSY_SECONDS` for another.
+  :data:`BUSY_SECONDS` for another. A read is tried :data:`READ_TRIES` times, each on a fresh connection;
+  an error left after that is told apart (:func:`passing`): busy, or damage SQLite's check does not find,
+  passes; a file that is not SQLite or fails the check is damaged.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from mnote_kr.core.private import PRIVATE_FILE
 
@@ -47,6 +51,8 @@ BUSY_SECONDS = 10.0
 SCHEMA_VERSION = 2
 #: How often a connection retries setting up a store another process is creating.
 _RETRY_S = 0.02
+#: Tries of a read, each on a fresh connection: an error another process's write caused passes.
+READ_TRIES = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL);
@@ -152,6 +158,53 @@ def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | No
         raise
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _retried(read: Callable[_P, _T]) -> Callable[_P, _T]:
+    """``read``, tried :data:`READ_TRIES` times: an error is raised only when every try failed. A failed
+    try's connection is closed (``_connection``), so the next one reads the file afresh."""
+    @functools.wraps(read)
+    def again(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        for _ in range(READ_TRIES - 1):
+            with contextlib.suppress(sqlite3.DatabaseError):
+                return read(*args, **kwargs)
+        return read(*args, **kwargs)
+    return again
+
+
+def _not_a_store_yet(exc: sqlite3.OperationalError) -> bool:
+    """"no such table": a file that is not (yet) a store, nothing issued; not "disk I/O error" or "locked"."""
+    return getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF == sqlite3.SQLITE_ERROR
+
+
+def passing(path: Path, exc: sqlite3.Error) -> bool:
+    """Whether ``exc``, an error reading or writing the store that trying again did not clear, may pass:
+    the store busy or locked, or damage SQLite's own check of the file does not find (another process's
+    work at that moment). False for a file that is not SQLite or fails the check: damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return True
+    return sound(path)
+
+
+def sound(path: Path) -> bool:
+    """Whether SQLite's quick check finds the store at ``path`` sound (read only; a missing file is not)."""
+    try:
+        con = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+    except sqlite3.Error:
+        return False
+    try:
+        row = con.execute("PRAGMA quick_check(1)").fetchone()
+        return row is not None and row[0] == "ok"
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
+@_retried
 def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
     """The place and record of ``citation_id`` in the store at ``path``, or None (no such ID, no store)."""
     with _connection(path, create=False) as con:
@@ -159,11 +212,14 @@ def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
             return None
         try:
             row = con.execute("SELECT place, record FROM ids WHERE id = ?", (citation_id,)).fetchone()
-        except sqlite3.OperationalError:  # a file that is not (yet) a store: nothing issued
+        except sqlite3.OperationalError as exc:
+            if not _not_a_store_yet(exc):
+                raise
             return None
     return (int(row[0]), bytes(row[1])) if row is not None else None
 
 
+@_retried
 def expired(path: Path, citation_id: str) -> bool:
     """Whether ``citation_id`` was issued and has been evicted since (not issued again)."""
     with _connection(path, create=False) as con:
@@ -171,7 +227,9 @@ def expired(path: Path, citation_id: str) -> bool:
             return False
         try:
             return con.execute("SELECT 1 FROM gone WHERE id = ?", (citation_id,)).fetchone() is not None
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
+            if not _not_a_store_yet(exc):
+                raise
             return False
 
 
