@@ -428,12 +428,10 @@ def _source(host: Host, cid: str) -> _Source | None:
     rel = citation.source_root_relative_path
     reg = host.registry()
     entry = reg.entries.get(rel)
-    if (target := moved_target(reg, entry)) is not None:  # same bytes, new path: as 'open' opens it
+    if (target := moved_target(reg, entry, rel, host.workspace.index_dir)) is not None:  # as 'open' opens it
         rel, entry = target
         citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
-    if entry is None:
-        return None  # never in, or pruned from, this workspace's registry: not ours to show
-    if entry.stale or entry.status not in ("processed",):  # the words 'open' gives, never the status
+    if entry is None or entry.stale or entry.status not in ("processed",):  # the words 'open' gives
         raise _Gone(citation, f"Not cited any more: {why_not_citable(host, rel, entry)}.")
     if changed := changed_since_issued(citation, issued_hash, entry):
         raise _Gone(citation, f"The source {changed}: the place may have moved. Search again.")
