@@ -20,13 +20,15 @@ from pathlib import Path
 
 from mnote_kr.citations.caches import idstore
 
-#: Another process's whole life with the store: open, write one row, close (the last connection to
-#: close checkpoints and deletes the write-ahead log; it must not while this process has connections).
+#: Another process's whole life with the store: write one ID through the store's API, exit (its connection
+#: closes; the last connection to close checkpoints and deletes the write-ahead log, so it must not be the
+#: last while this process has connections open).
 _OTHER = """
-import sqlite3, sys
-con = sqlite3.connect(sys.argv[1], timeout=10, isolation_level=None)
-con.execute("INSERT OR REPLACE INTO ids (id, place, record) VALUES (?, ?, ?)", (sys.argv[2], 7, b"o" * 1500))
-con.close()
+import sys
+from pathlib import Path
+from mnote_kr.citations.caches import idstore
+with idstore.writing(Path(sys.argv[1])) as tx:
+    tx.upsert([(sys.argv[2], 7, b"o" * 1500)])
 """
 
 ROWS = [(f"[k{i:03d}]", i, bytes([65 + i % 26]) * 1500) for i in range(40)]
