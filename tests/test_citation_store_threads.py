@@ -7,7 +7,7 @@ file, and closing any descriptor of a file releases every POSIX lock the process
 SHARED locks of the server's other connections were gone. The next CLI process to close its connection
 then took itself for the last one, checkpointed and deleted the write-ahead log and its index under the
 server's connections: "disk I/O error", "malformed", "file is not a database" and rows missing, until
-those connections closed.
+those connections closed. The last test is the newcomer's case through HTTP (before the fix: 500 "malformed").
 """
 
 from __future__ import annotations
@@ -16,9 +16,18 @@ import sqlite3
 import subprocess
 import sys
 import threading
+from collections import Counter
 from pathlib import Path
 
-from mnote_kr.citations.caches import idstore
+import httpx
+import pytest
+from mnote_kr_testkit.fakes import fake_host
+from mnote_kr_testkit.files import write
+
+from mnote_kr.citations.caches import citecache, idstore
+from tests.surfaces import api
+
+API = "/api/knowledge-rag"
 
 #: Another process's whole life with the store: write one ID through the store's API, exit (its connection
 #: closes; the last connection to close checkpoints and deletes the write-ahead log, so it must not be the
@@ -122,3 +131,43 @@ def test_threads_read_every_id_while_other_processes_write_and_exit(tmp_path: Pa
     assert errors == []
     assert reads[0] > 0
     assert idstore.get(path, "[cli0]") == (7, b"o" * 1500)
+
+
+def test_serve_opens_ids_while_it_and_other_processes_issue_ids(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The newcomer's case through HTTP: open-reference in keep-alive threads, serve's own searches, CLIs."""
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    ws = tmp_path / "ws"
+    write(ws / "notes" / "heron.md", "# Heron\n\nThe grey heron waits over the marsh.\n")
+    host, _ = fake_host(ws)
+    host.roots_add(ws)
+    host.ingest(["."])
+    store = citecache.store_path(host)
+    answers: Counter[tuple[int, str]] = Counter()
+    stop = threading.Event()
+    with api(host) as (server, client):
+        cid = client.post(f"{API}/search", json={"query": "heron over the marsh"}).json()["results"][0]["citationId"]
+        citecache._memory.clear()  # opened from the store, as any ID issued by another process
+
+        def browse() -> None:
+            with httpx.Client(base_url=server.url, headers=dict(client.headers), timeout=30) as own:
+                while not stop.is_set():
+                    got = own.post(f"{API}/open-reference", json={"citationId": cid})
+                    answers[(got.status_code, "" if got.status_code == 200 else got.text)] += 1
+                    if sum(answers.values()) % 40 == 0:  # serve issues IDs too
+                        own.post(f"{API}/search", json={"query": "heron over the marsh"})
+                        citecache._memory.clear()
+
+        browsers = [threading.Thread(target=browse) for _ in range(3)]
+        for b in browsers:
+            b.start()
+        try:
+            for n in range(8):
+                _other_process_writes(store, f"[cli{n}]")
+                if len(answers) > 1:
+                    break
+        finally:
+            stop.set()
+            for b in browsers:
+                b.join(timeout=60)
+    assert list(answers) == [(200, "")], answers.most_common(3)
