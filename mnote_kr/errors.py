@@ -26,6 +26,10 @@ broadly.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import logging
 
 
 class MnoteKrError(Exception):
@@ -193,3 +197,14 @@ class ConfigError(MnoteKrError):
 
     code = "config"
     exit_code = 2
+
+
+def log_failure(logger: logging.Logger, method: str, path: str, exc: MnoteKrError, status: int | None = None) -> None:
+    """A deliberate error the HTTP API or the web UI answers with a 5xx status (``status``; by default the
+    error's own), in the server's log, as docs/http-api.md promises: the server's fault, or the provider's,
+    where a 4xx is the client's. ``path`` without its query (a token may be in it)."""
+    status = exc.http_status if status is None else status
+    if status < 500:
+        return
+    say = logger.error if status == 500 else logger.warning
+    say("%s %s answered %d %s: %s", method, path, status, exc.code, exc)

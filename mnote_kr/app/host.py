@@ -17,7 +17,7 @@ from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.rereading import reading_status
 from mnote_kr.app.syncwait import being_indexed, follow, unfinished
 from mnote_kr.context import ProviderContext
-from mnote_kr.core import known, paths
+from mnote_kr.core import known, paths, pruned_moves
 from mnote_kr.core.config import load_config
 from mnote_kr.core.keys import resolve_secret
 from mnote_kr.core.ondisk import since_indexed
@@ -353,15 +353,20 @@ class Host(HostIngest):
         return marked
 
     def prune(self) -> list[str]:
-        """Drop deleted, stale and failed records; never ``delete_submitted`` ones."""
+        """Drop deleted, stale and failed records; never ``delete_submitted`` ones. Where a dropped record
+        says its file moved, the move is kept (``core.pruned_moves``): an ID issued before it still opens."""
         removed: list[str] = []
+        moved: dict[str, str] = {}
         with self.store.transaction() as reg:
             for key, entry in list(reg.entries.items()):
                 if entry.status == "delete_submitted" or entry.pending_action == "delete":
                     continue
                 if entry.status in PRUNABLE or entry.stale:
+                    if entry.stale and (new := pruned_moves.moved_to(entry.stale_reason)):
+                        moved[key] = new
                     del reg.entries[key]
                     removed.append(key)
+            pruned_moves.keep(self.store.index_dir, moved)  # before the registry is saved without them
         return removed
 
     def deletes_waiting(self) -> int:

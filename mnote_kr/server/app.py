@@ -43,7 +43,7 @@ import msgspec
 from mnote_kr.core import paths
 from mnote_kr.core.atomic import write_private
 from mnote_kr.core.locks import exclusive
-from mnote_kr.errors import MnoteKrError, UsageError
+from mnote_kr.errors import MnoteKrError, UsageError, log_failure
 from mnote_kr.server import records
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
 from mnote_kr.server.jobs import ApiErrorBody, JobManager, error_body
@@ -278,6 +278,7 @@ class _Handler(GatedHandler):
         try:
             status, payload = route.handler(ctx, body)
         except MnoteKrError as exc:
+            log_failure(log, self.command, split.path, exc)
             extra = {}
             retry = getattr(exc, "retry_after", None)
             if retry:

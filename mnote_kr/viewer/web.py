@@ -61,7 +61,7 @@ from mnote_kr.citations.render.openplan import (
     why_not_citable,
 )
 from mnote_kr.citations.render.precision import page_hint
-from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError
+from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError, log_failure
 from mnote_kr.viewer import fonts, relocate, searchpage, signin, webpages
 from mnote_kr.viewer.sysopen import open_command
 
@@ -333,6 +333,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
         _route(reply, api.host, web, method, path, query)
     except MnoteKrError as exc:
         status = exc.http_status if 400 <= exc.http_status < 600 else 500
+        log_failure(log, method, path, exc, status)
         reply.message(status, "Cannot show this", exc.message, getattr(exc, "hint", None))
     except Exception:  # noqa: BLE001 - the one boundary of the web UI; no traceback in the page
         log.exception("%s %s failed", method, path)
@@ -428,12 +429,10 @@ def _source(host: Host, cid: str) -> _Source | None:
     rel = citation.source_root_relative_path
     reg = host.registry()
     entry = reg.entries.get(rel)
-    if (target := moved_target(reg, entry)) is not None:  # same bytes, new path: as 'open' opens it
+    if (target := moved_target(reg, entry, rel, host.workspace.index_dir)) is not None:  # as 'open' opens it
         rel, entry = target
         citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
-    if entry is None:
-        return None  # never in, or pruned from, this workspace's registry: not ours to show
-    if entry.stale or entry.status not in ("processed",):  # the words 'open' gives, never the status
+    if entry is None or entry.stale or entry.status not in ("processed",):  # the words 'open' gives
         raise _Gone(citation, f"Not cited any more: {why_not_citable(host, rel, entry)}.")
     if changed := changed_since_issued(citation, issued_hash, entry):
         raise _Gone(citation, f"The source {changed}: the place may have moved. Search again.")

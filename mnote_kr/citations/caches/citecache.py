@@ -179,19 +179,36 @@ class CitationStoreError(MnoteKrError):
     code = "citation_store"
 
 
+class CitationStoreBusyError(CitationStoreError):
+    """The citation ID store could not be read just now, though it is sound: busy, or a passing error."""
+
+    code = "citation_store_busy"
+    http_status = 503
+    retry_after = 1.0
+
+
 @contextlib.contextmanager
 def _readable(host: Host) -> Any:
-    """Reading the store: a damaged or unreadable file is one error line naming it, never "unexpected"."""
+    """Reading the store: a damaged or unreadable file is one error line naming it, never "unexpected"; an
+    error that may pass says so, never to move the store aside (every issued ID would go with it)."""
     try:
         yield
     except (sqlite3.DatabaseError, OSError) as exc:
         path = store_path(host)
+        if isinstance(exc, sqlite3.Error) and idstore.passing(path, exc):
+            raise CitationStoreBusyError(f"The citation ID store {path} could not be read just now ({exc})",
+                                         hint="try again in a moment; the store is sound") from exc
         hint = f"move {path} aside (IDs issued before are lost with it) and search again"
         raise CitationStoreError(f"The citation ID store {path} cannot be read ({exc})", hint=hint) from exc
 
 
 def _unwritable(host: Host, exc: BaseException) -> None:
-    """A search never fails for the store: one stderr line per process, the IDs kept in this process only."""
+    """A search never fails for the store: one stderr line per process, the IDs kept in this process only
+    (moving the store aside is said only of a damaged one)."""
+    if isinstance(exc, sqlite3.Error) and idstore.passing(store_path(host), exc):
+        print(f"Warning: the citation ID store {store_path(host)} could not be written just now ({exc}): this "
+              "search's IDs open in this process only; search again for IDs that open everywhere", file=sys.stderr)
+        return
     if not _warned:
         _warned.append(True)
         print(f"Warning: the citation ID store {store_path(host)} cannot be written ({exc}): this search's IDs "

@@ -4,8 +4,9 @@
 this module only keeps the rows, safely for several processes (CLI, ``serve``, ``mcp``, ``watch``):
 
 * **File:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (its ``-wal`` and ``-shm`` files
-  beside it), created 0600 before SQLite opens it (SQLite gives the WAL files the database's mode),
-  in the 0700 folder the citation log used.
+  beside it), made 0600 while still empty (SQLite gives the WAL files the database's mode), in the 0700
+  folder the citation log used. Never opened but through SQLite: closing another descriptor of it would
+  release the locks of every connection of the process (``_narrow``).
 * **Rows:** ``ids(id TEXT UNIQUE, place INTEGER, record BLOB, batch INTEGER)``. ``place`` is a 64-bit hash
   of the place the ID opens (``citecache.place_of``); ``record`` the compressed citation, or (``batch``
   set) the ID's part of a row of ``batches(n, last, blob)``: the bytes one write's rows share (one
@@ -27,19 +28,23 @@ this module only keeps the rows, safely for several processes (CLI, ``serve``, `
   all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
 * **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
   upsert, evict), so two writers never both take one ID for two places; a writer waits up to
-  :data:`BUSY_SECONDS` for another.
+  :data:`BUSY_SECONDS` for another. A read is tried :data:`READ_TRIES` times, each on a fresh connection;
+  an error left after that is told apart (:func:`passing`): busy, or damage SQLite's check does not find,
+  passes; a file that is not SQLite or fails the check is damaged.
 """
 
 from __future__ import annotations
 
 import atexit
 import contextlib
+import functools
 import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
+from typing import ParamSpec, TypeVar
 
 from mnote_kr.core.private import PRIVATE_FILE
 
@@ -61,6 +66,8 @@ BUSY_SECONDS = 10.0
 SCHEMA_VERSION = 3
 #: How often a connection retries setting up a store another process is creating.
 _RETRY_S = 0.02
+#: Tries of a read, each on a fresh connection: an error another process's write caused passes.
+READ_TRIES = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL,
@@ -72,19 +79,16 @@ CREATE TABLE IF NOT EXISTS batches (n INTEGER PRIMARY KEY, last INTEGER NOT NULL
 _ROW = "SELECT i.place, i.record, b.blob FROM ids i LEFT JOIN batches b ON b.n = i.batch"
 
 
-def _private(path: Path) -> None:
-    """``path`` exists, 0600 (an existing wider file is narrowed): SQLite then creates its WAL files so too."""
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, PRIVATE_FILE)
-    try:
-        with contextlib.suppress(OSError, AttributeError):
-            if os.fstat(fd).st_mode & 0o077:
-                os.fchmod(fd, PRIVATE_FILE)
-    finally:
-        os.close(fd)
-    for extra in ("-wal", "-shm"):  # left wider by an earlier, looser process
+def _narrow(path: Path) -> None:
+    """The store and its log files 0600 (a wider one, left by an earlier, looser process, is narrowed), by
+    path: never through a descriptor of the database file. Closing any descriptor of a file releases every
+    POSIX lock this process holds on it, the SHARED locks of its other threads' connections too; another
+    process's last connection then checkpoints and deletes the write-ahead log under them ("disk I/O
+    error", "database disk image is malformed", rows missing until they close)."""
+    for name in (str(path), str(path) + "-wal", str(path) + "-shm"):
         with contextlib.suppress(OSError):
-            if os.stat(str(path) + extra).st_mode & 0o077:
-                os.chmod(str(path) + extra, PRIVATE_FILE)
+            if os.stat(name).st_mode & 0o077:
+                os.chmod(name, PRIVATE_FILE)
 
 
 class _Open(threading.local):
@@ -99,10 +103,17 @@ _open = _Open()
 
 
 def _close_cached() -> None:
-    if _open.con is not None and _open.key is not None and _open.key[3] == os.getpid():
-        with contextlib.suppress(sqlite3.Error):
-            _open.con.close()
+    if _open.con is not None and _open.key is not None:
+        if _open.key[3] == os.getpid():
+            with contextlib.suppress(sqlite3.Error):
+                _open.con.close()
+        else:  # a forked parent's: closed here, it could checkpoint and delete the log under the parent
+            _inherited.append(_open.con)
     _open.key, _open.con = None, None
+
+
+#: Connections a forked child inherited: kept, never closed (nor freed, which closes them).
+_inherited: list[sqlite3.Connection] = []
 
 
 atexit.register(_close_cached)
@@ -152,28 +163,36 @@ def _upgrade(con: sqlite3.Connection) -> None:
     con.execute("COMMIT")
 
 
+def _key(path: Path, st: os.stat_result) -> tuple[str, int, int, int]:
+    return (str(path), st.st_ino, st.st_dev, os.getpid())  # never a connection a forked parent opened
+
+
 @contextlib.contextmanager
 def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | None]:
     """This thread's connection to the store at ``path`` (None when it does not exist and ``create`` is
     false). Kept open for the next call while the file is the same one (not deleted or replaced)."""
-    if create:
-        _private(path)
     try:
-        st = os.stat(path)
+        st: os.stat_result | None = os.stat(path)
     except OSError:
+        if not create:
+            _close_cached()
+            yield None
+            return
+        st = None
+    if create and st is not None:
+        _narrow(path)
+    if st is None or _open.key != _key(path, st) or _open.con is None:
         _close_cached()
-        yield None
-        return
-    key = (str(path), st.st_ino, st.st_dev, os.getpid())  # never a connection a forked parent opened
-    if _open.key != key or _open.con is None:
-        _close_cached()
-        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)
+        con = sqlite3.connect(path, timeout=BUSY_SECONDS, isolation_level=None)  # creates a missing file
         try:
+            if st is None:
+                _narrow(path)  # empty yet: 0600 before the schema and the log are written
+            st = os.stat(path)
             _prepare(con)
         except BaseException:
             con.close()
             raise
-        _open.key, _open.con = key, con
+        _open.key, _open.con = _key(path, st), con
     try:
         yield _open.con
     except sqlite3.DatabaseError:
@@ -181,6 +200,53 @@ def _connection(path: Path, *, create: bool) -> Iterator[sqlite3.Connection | No
         raise
 
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def _retried(read: Callable[_P, _T]) -> Callable[_P, _T]:
+    """``read``, tried :data:`READ_TRIES` times: an error is raised only when every try failed. A failed
+    try's connection is closed (``_connection``), so the next one reads the file afresh."""
+    @functools.wraps(read)
+    def again(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        for _ in range(READ_TRIES - 1):
+            with contextlib.suppress(sqlite3.DatabaseError):
+                return read(*args, **kwargs)
+        return read(*args, **kwargs)
+    return again
+
+
+def _not_a_store_yet(exc: sqlite3.OperationalError) -> bool:
+    """"no such table": a file that is not (yet) a store, nothing issued; not "disk I/O error" or "locked"."""
+    return getattr(exc, "sqlite_errorcode", sqlite3.SQLITE_ERROR) & 0xFF == sqlite3.SQLITE_ERROR
+
+
+def passing(path: Path, exc: sqlite3.Error) -> bool:
+    """Whether ``exc``, an error reading or writing the store that trying again did not clear, may pass:
+    the store busy or locked, or damage SQLite's own check of the file does not find (another process's
+    work at that moment). False for a file that is not SQLite or fails the check: damaged."""
+    code = getattr(exc, "sqlite_errorcode", None)
+    if code is not None and code & 0xFF in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED):
+        return True
+    return sound(path)
+
+
+def sound(path: Path) -> bool:
+    """Whether SQLite's quick check finds the store at ``path`` sound (read only; a missing file is not)."""
+    try:
+        con = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=BUSY_SECONDS)
+    except sqlite3.Error:
+        return False
+    try:
+        row = con.execute("PRAGMA quick_check(1)").fetchone()
+        return row is not None and row[0] == "ok"
+    except sqlite3.Error:
+        return False
+    finally:
+        con.close()
+
+
+@_retried
 def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
     """The place and record of ``citation_id`` in the store at ``path`` (its batch's blob after it), or
     None (no such ID, no store)."""
@@ -190,13 +256,18 @@ def get(path: Path, citation_id: str) -> tuple[int, bytes] | None:
         try:
             try:
                 row = con.execute(_ROW + " WHERE i.id = ?", (citation_id,)).fetchone()
-            except sqlite3.OperationalError:  # an earlier version's store this process could not upgrade
+            except sqlite3.OperationalError as exc:  # an earlier version's store this process could not upgrade
+                if not _not_a_store_yet(exc):  # (busy or locked is no old store: raised, retried)
+                    raise
                 row = con.execute("SELECT place, record, NULL FROM ids WHERE id = ?", (citation_id,)).fetchone()
-        except sqlite3.OperationalError:  # a file that is not (yet) a store: nothing issued
+        except sqlite3.OperationalError as exc:
+            if not _not_a_store_yet(exc):
+                raise
             return None
     return (int(row[0]), bytes(row[1]) + bytes(row[2] or b"")) if row is not None else None
 
 
+@_retried
 def expired(path: Path, citation_id: str) -> bool:
     """Whether ``citation_id`` was issued and has been evicted since (not issued again)."""
     with _connection(path, create=False) as con:
@@ -204,7 +275,9 @@ def expired(path: Path, citation_id: str) -> bool:
             return False
         try:
             return con.execute("SELECT 1 FROM gone WHERE id = ?", (citation_id,)).fetchone() is not None
-        except sqlite3.OperationalError:
+        except sqlite3.OperationalError as exc:
+            if not _not_a_store_yet(exc):
+                raise
             return False
 
 

@@ -162,7 +162,7 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     reg = host.registry()
     entry = reg.entries.get(rel)
     moved_from = None
-    if (target := moved_target(reg, entry)) is not None:  # same bytes, new path: the same place there
+    if (target := moved_target(reg, entry, rel, host.workspace.index_dir)) is not None:  # same bytes, new path
         moved_from, (rel, entry) = rel, target
         citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
     if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
