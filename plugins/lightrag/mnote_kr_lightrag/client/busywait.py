@@ -11,12 +11,17 @@ says idle, saying on the progress line what LightRAG is doing, and sends the fil
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import Any, Protocol
 
 from mnote_kr.plugin_api import ProviderError
 
-if TYPE_CHECKING:
-    from .provider import LightRagProvider
+
+class Waiting(Protocol):
+    """What a wait reads of the provider (``LightRagProvider``: its client and context), named here so that
+    this module does not import the provider that imports it."""
+
+    client: Any
+    ctx: Any
 
 #: How a queued file's reason starts when LightRAG refused it as busy (``provider._link_and_scan``).
 BUSY = "LightRAG is busy"
@@ -35,7 +40,7 @@ def refused_busy(status: str, action: str | None, last_error: str | None) -> boo
 class BusyWait:
     """The pipeline status, asked at most once per round of a waiting sync, and its progress lines."""
 
-    def __init__(self, prov: LightRagProvider, now: float, wait_s: float) -> None:
+    def __init__(self, prov: Waiting, now: float, wait_s: float) -> None:
         self.prov = prov
         self.started = now
         self.wait_s = wait_s
