@@ -161,3 +161,44 @@ def test_pdf_citation_without_bookmarks_has_no_section(env: Env) -> None:
     p, _, chunk = _report()
     plain = _cite_pdf(env, p.build(), "papers/plain.pdf", chunk, "blade heating power loss")
     assert plain.locator_precision == "bbox" and plain.heading_path == []
+
+
+def test_the_row_holding_the_query_as_written_is_the_files_first_place(env: Env, monkeypatch: pytest.MonkeyPatch
+                                                                        ) -> None:
+    # nc16a S8: 'search "蒙牛冠益乳"' on the corpus grocery list cited "9 蒙牛冠冠益乳椰果味250g" (LightRAG's first
+    # chunk of the file, rows of "蒙牛冠冠益乳": every bigram of the query, many times) as an exact box, while the
+    # row "蒙牛冠益乳原味450g", in the engine's chunk 0 of the page, holds the name as typed.
+    import json
+
+    from mnote_kr_testkit.data import CORPUS
+
+    import mnote_kr_pdf_bbox
+    from mnote_kr.citations.rank import meaning, ranking
+
+    src = CORPUS / "pdf" / "pypdf__issue-914-xmp-data.pdf"
+    before = src.read_bytes()
+    rel, name = "lists/xmp.pdf", "xmp.pdf"
+    (env.ws / "lists").mkdir(exist_ok=True)
+    shutil.copyfile(src, env.ws / rel)
+    # ingest's preparation: the page's blocks embedded, so the places are ranked by meaning too (the near
+    # variant is nearer the query by its cosine: that is what led it)
+    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
+    meaning.embed_queued(lambda line: None)
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, name))
+    chunks = json.loads((Path(__file__).parent / "data" / "lightrag" / "xmp_chunks.json").read_text("utf-8"))
+    doc = naming.doc_id_for(name)
+    env.replay.json("POST", "/query/data", query_data(("1", name, f"{doc}-chunk-003", chunks["003"]),
+                                                      ("1", name, f"{doc}-chunk-000", chunks["000"])))
+
+    def first() -> Citation:
+        fresh_caches()
+        (c,) = [c for c in env.search("蒙牛冠益乳").results if c.source_root_relative_path == rel]
+        return c
+
+    c = first()
+    assert "蒙牛冠益乳原味450g" in (c.display_quote or ""), c.display_quote
+    assert c.locator_precision == "bbox" and not c.locator_degraded
+    monkeypatch.setattr(ranking, "WRITTEN_IN_FILE", 0.0)
+    assert "蒙牛冠益乳原味450g" not in (first().display_quote or "")  # the rule is what puts it first
+    assert src.read_bytes() == before

@@ -340,7 +340,8 @@ def build_citations(
             unanchored[cid] = (located, context)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
-                                    or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator)))
+                                    or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator),
+                                    place=join_cjk_gaps(located.place_text or located.quote or shown or "")))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
