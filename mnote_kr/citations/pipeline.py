@@ -19,6 +19,7 @@ from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember_grounded, remember_shown
 from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import drop_lines, has_whole_word, join_cjk_gaps, trim_chunk_edges
+from mnote_kr.citations.cleaning.headlead import heading_lead
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
@@ -184,6 +185,8 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     if locator.quote:
         return locator.quote, None
     if place := locator.place_text:
+        if (lead := heading_lead(place, context, query)) is not None:  # a heading that is only the query
+            return lead, None
         whole = locator.locator_precision == "paragraph"
         at = (lead_in_quote(place, context) or paragraph_quote(
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
