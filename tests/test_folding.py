@@ -111,6 +111,7 @@ def test_places_quoting_the_same_words_are_shown_once_the_better_placed_one_kept
     places = [quoting(place("[fdu5]", paragraph(11)), row), quoting(place("[lqh3]", paragraph(8)), row),
               quoting(place("[uzvj]", paragraph(13)), "Q0102: 检测项目: 遗传性卵巢癌"),
               quoting(place("[twin]", paragraph(14)), " Q0102:  检测项目: 遗传性卵巢癌\n"),  # spacing aside
+              quoting(place("[cell]", paragraph(9)), "遗传性乳腺癌"),  # one cell of the row shown whole
               place("[p020]", paragraph(20))]
     settled: list[str] = []
 
@@ -122,7 +123,7 @@ def test_places_quoting_the_same_words_are_shown_once_the_better_placed_one_kept
     assert c.citation_id == "[fdu5]"
     assert [a.citation_id for a in c.alternatives] == ["[uzvj]", "[p020]"]  # the freed slots go to other words
     assert {f.citation_id for f in folded} == {"[uzvj]", "[p020]"}
-    assert settled == ["[fdu5]", "[lqh3]", "[uzvj]", "[twin]", "[p020]"]  # read as far as needed, each once
+    assert settled == ["[fdu5]", "[lqh3]", "[uzvj]", "[twin]", "[cell]", "[p020]"]  # read as far as needed, once
 
 
 def test_places_without_a_quote_are_not_taken_for_the_same_words() -> None:

@@ -137,8 +137,9 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
     level); and the citations
     folded in (remembered, so their IDs open), each carrying the other places of its file.
 
-    A place whose quote says the words of a place before it (spacing and case aside: one table row cited
-    from two of its cells) is dropped too, the earlier, better placed one kept. A file's places beyond
+    A place whose quote says only words a place before it quotes (spacing and case aside: one table row cited
+    from two of its cells, a cell of a row already quoted whole) is dropped too, the earlier, better placed
+    one kept. A file's places beyond
     those are dropped (counted in diagnostics as ``placesDropped``); ``settle`` finishes each place
     looked at (its quote read), each once."""
     by_file: dict[str, list[Citation]] = {}
@@ -155,17 +156,17 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
         # step through places, behind a "whole file" first it would only open the file again
         taken = {place_key(c.locator), ""}
         c = settle(c)
-        # a place quoting the words a place before it quotes (a table's row cited from two of its cells)
-        # shows the reader nothing new: the one before it, better placed, stands for both
-        said = {_words(c.display_quote)} - {""}
+        # a place quoting words a place before it shows (a table's row cited from two of its cells, or one
+        # cell of a row shown whole) shows the reader nothing new: the one before it, better placed, stands
+        said = [_words(c.display_quote)]
         for p in places[1:]:
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
                 p = settle(p)
-                if _words(p.display_quote) in said:
+                words = _words(p.display_quote)
+                if words and any(words in s for s in said):
                     continue
-                said.add(_words(p.display_quote))
-                said.discard("")
+                said.append(words)
                 behind.append(p)
         c, behind = _exact_first(c, behind) if EXACT_LEADS else (c, behind)
         group = [c, *behind]
