@@ -98,3 +98,36 @@ def test_an_exact_first_place_or_none_exact_behind_keeps_the_passages_order(
               place("[thr]", cell(1, 300, first_exact))]
     (c,), _ = fold_places(places)
     assert [c.citation_id, *(a.citation_id for a in c.alternatives)] == ["[one]", "[two]", "[thr]"]
+
+
+def test_places_quoting_the_same_words_are_shown_once_the_better_placed_one_kept() -> None:
+    # nc16a X3: one table row cited from two of its cells ([fdu5] paragraph 12, [lqh3] paragraph 9), each
+    # quoting the row, stood as the first place and its alternative #2: the same words twice
+    row = "Q0101: 检测项目: 遗传性乳腺癌; 相关基因: BRCA1; 周期: 15个工作日"
+
+    def quoting(c: Citation, quote: str | None) -> Citation:
+        return msgspec.structs.replace(c, display_quote=quote)
+
+    places = [quoting(place("[fdu5]", paragraph(11)), row), quoting(place("[lqh3]", paragraph(8)), row),
+              quoting(place("[uzvj]", paragraph(13)), "Q0102: 检测项目: 遗传性卵巢癌"),
+              quoting(place("[twin]", paragraph(14)), " Q0102:  检测项目: 遗传性卵巢癌\n"),  # spacing aside
+              quoting(place("[cell]", paragraph(9)), "遗传性乳腺癌"),  # one cell of the row shown whole
+              place("[p020]", paragraph(20))]
+    settled: list[str] = []
+
+    def settle(c: Citation) -> Citation:
+        settled.append(c.citation_id)
+        return c
+
+    (c,), folded = fold_places(places, settle)
+    assert c.citation_id == "[fdu5]"
+    assert [a.citation_id for a in c.alternatives] == ["[uzvj]", "[p020]"]  # the freed slots go to other words
+    assert {f.citation_id for f in folded} == {"[uzvj]", "[p020]"}
+    assert settled == ["[fdu5]", "[lqh3]", "[uzvj]", "[twin]", "[cell]", "[p020]"]  # read as far as needed, once
+
+
+def test_places_without_a_quote_are_not_taken_for_the_same_words() -> None:
+    places = [place("[p001]", paragraph(1)), *(msgspec.structs.replace(place(f"[p00{i}]", paragraph(i)),
+                                                                     display_quote=None) for i in (2, 3))]
+    (c,), _ = fold_places(places)
+    assert [a.citation_id for a in c.alternatives] == ["[p002]", "[p003]"]

@@ -161,3 +161,78 @@ def test_pdf_citation_without_bookmarks_has_no_section(env: Env) -> None:
     p, _, chunk = _report()
     plain = _cite_pdf(env, p.build(), "papers/plain.pdf", chunk, "blade heating power loss")
     assert plain.locator_precision == "bbox" and plain.heading_path == []
+
+
+def test_the_row_holding_the_query_as_written_is_the_files_first_place(env: Env, monkeypatch: pytest.MonkeyPatch
+                                                                        ) -> None:
+    # nc16a S8: 'search "蒙牛冠益乳"' on the corpus grocery list cited "9 蒙牛冠冠益乳椰果味250g" (LightRAG's first
+    # chunk of the file, rows of "蒙牛冠冠益乳": every bigram of the query, many times) as an exact box, while the
+    # row "蒙牛冠益乳原味450g", in the engine's chunk 0 of the page, holds the name as typed.
+    import json
+
+    from mnote_kr_testkit.data import CORPUS
+
+    import mnote_kr_pdf_bbox
+    from mnote_kr.citations.rank import meaning, ranking
+
+    src = CORPUS / "pdf" / "pypdf__issue-914-xmp-data.pdf"
+    before = src.read_bytes()
+    rel, name = "lists/xmp.pdf", "xmp.pdf"
+    (env.ws / "lists").mkdir(exist_ok=True)
+    shutil.copyfile(src, env.ws / rel)
+    # ingest's preparation: the page's blocks embedded, so the places are ranked by meaning too (the near
+    # variant is nearer the query by its cosine: that is what led it)
+    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
+    meaning.embed_queued(lambda line: None)
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, name))
+    chunks = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc16a_chunks.json").read_text("utf-8"))[
+        "pypdf__issue-914-xmp-data.pdf"]
+    doc = naming.doc_id_for(name)
+    env.replay.json("POST", "/query/data", query_data(("1", name, f"{doc}-chunk-003", chunks["003"]),
+                                                      ("1", name, f"{doc}-chunk-000", chunks["000"])))
+
+    def first() -> Citation:
+        fresh_caches()
+        (c,) = [c for c in env.search("蒙牛冠益乳").results if c.source_root_relative_path == rel]
+        return c
+
+    c = first()
+    assert "蒙牛冠益乳原味450g" in (c.display_quote or ""), c.display_quote
+    assert c.locator_precision == "bbox" and not c.locator_degraded
+    monkeypatch.setattr(ranking, "WRITTEN_IN_FILE", 0.0)
+    assert "蒙牛冠益乳原味450g" not in (first().display_quote or "")  # the rule is what puts it first
+    assert src.read_bytes() == before
+
+
+def test_a_place_that_is_only_the_query_quotes_what_follows_it(env: Env) -> None:
+    # nc16a S3: 'search "热化学方程式"' boxed the heading of that name on the corpus PDF (right place) and quoted
+    # only "热化学方程式": the words typed, nothing that answers. The quote goes on with the chunk's sentence
+    # after it; the box stays the heading's.
+    import json
+
+    from mnote_kr_testkit.data import CORPUS
+
+    src = CORPUS / "pdf" / "mineru__introduction.pdf"
+    before = src.read_bytes()
+    chunk = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc16a_chunks.json").read_text("utf-8"))[
+        "mineru__introduction.pdf"]["000"]
+    c = _cite_pdf(env, src, "papers/intro.pdf", chunk, "热化学方程式")
+    assert c.locator_precision == "bbox" and not c.locator_degraded and c.locator.page == 1
+    assert c.locator.bbox is not None and c.locator.bbox[3] - c.locator.bbox[1] < 30  # the heading's line alone
+    quote = c.display_quote or ""
+    assert quote.startswith("热化学方程式") and "在配平完的方程式后根据事实写上" in quote, quote
+    assert "其中" in quote and "放热反应" not in quote, quote  # its first sentence, not the rest of the page
+    assert src.read_bytes() == before
+
+
+def test_a_caption_holding_more_than_the_query_keeps_its_own_quote(env: Env) -> None:
+    # a caption says which figure (nc16a S1: "Figure 7-26. Self-locking nuts."): it is quoted as it is, the
+    # next caption or column after it in the chunk is no answer
+    p = PdfBuilder()
+    page = p.add_page()
+    p.text(page, 72, 720, "Figure 3. Blade heating.", size=11)
+    p.text(page, 72, 690, "Figure 4. Unheated blades in freezing fog.", size=11)
+    chunk = "Figure 3. Blade heating.\nFigure 4. Unheated blades in freezing fog."
+    c = _cite_pdf(env, p.build(), "papers/blades.pdf", chunk, "blade heating")
+    assert c.display_quote == "Figure 3. Blade heating."

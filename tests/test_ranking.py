@@ -405,3 +405,30 @@ def test_a_query_naming_a_date_named_file_is_not_said_weak_for_numbers_only() ->
     cit = msgspec.structs.replace(citation("c0", text), source_root_relative_path=rel)
     cit = msgspec.structs.replace(cit, diagnostics=msgspec.structs.replace(cit.diagnostics, score_parts=parts))
     assert weak_reason([cit], query) is None
+
+
+# nc16a S8 (pypdf__issue-914-xmp-data.pdf, a grocery list): 'search "蒙牛冠益乳"'. LightRAG's passages of the
+# page, as the engine chunked it: the first place of its best passage, a near-variant row ("蒙牛冠冠益乳"
+# holds all four bigrams of the query), is nearer the query by meaning than the row holding it as written.
+VARIANT_PASSAGE = ("332060086 0 鸭脖(熟食原料) 2700608 340020003 1 蒙牛冠冠益乳草莓味250g\n332060087 0 华联牛肚 "
+                   "2700609 340020004 9 蒙牛冠冠益乳椰果味250g\n332060088 0 鸭肝(熟食原料) 2700610 340020005 -2 "
+                   "蒙牛冠冠益乳草莓味450g\n332060091 0 猪头肉(熟食原料) 2700613 340020006 2 蒙牛冠冠益乳黄桃味450g")
+LITERAL_PASSAGE = ("302000002 -2.98 散称华联粉块 2700550 340010001 0 蒙牛桶装原味酸牛奶1100g\n302000005 45.86 "
+                   "长豆皮 2700764 340010004 2 蒙牛冠冠益乳原味250g\n310020059 -6.81 雨润白条猪肉 2700593 340010005 2 "
+                   "蒙牛冠益乳原味450g\n310040001 -0.32 猪舌 2700587 340010006 3 蒙牛圆周杯冠益乳原味四连杯100g*4")
+
+
+def test_a_place_holding_the_query_as_written_leads_its_file_over_one_nearer_by_meaning() -> None:
+    name = "pypdf__issue-914-xmp-data.pdf"
+    cands = [Candidate(0, name, VARIANT_PASSAGE, meaning=0.8325, page=1, place="9 蒙牛冠冠益乳椰果味250g"),
+             Candidate(1, "report.pdf", "患者 蒙牛 饮食记录", meaning=0.70, page=1, place="患者 蒙牛 饮食记录"),
+             Candidate(2, name, LITERAL_PASSAGE, meaning=0.80, page=1, place="2 蒙牛冠益乳原味450g"),
+             Candidate(3, name, VARIANT_PASSAGE, meaning=0.79, page=1, place="蒙牛冠冠益乳草莓味450g")]
+    order = _ranked("蒙牛冠益乳", cands)
+    assert [cands[i].place for i in order if cands[i].file_name == name][0] == "2 蒙牛冠益乳原味450g"
+    assert cands[order[0]].file_name == name  # the file keeps its rank: no file moves
+    # a Latin query stands as written only as whole words: "ion" is not written in "cation exchange"
+    latin = [Candidate(0, "a.pdf", "lab notes", meaning=0.9, place="cation exchange"),
+             Candidate(1, "a.pdf", "lab notes", meaning=0.5, place="an ion pump")]
+    assert [latin[i].place for i in _ranked("ion", latin)][0] == "an ion pump"
+    assert [latin[i].place for i in _ranked("cation", latin)][0] == "cation exchange"

@@ -7,7 +7,7 @@ import re
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.citations.render.cards import _excerpt
+from mnote_kr.citations.render.excerpt import excerpt as _excerpt
 
 TEXT = ("The concept of the word processor predates modern computers. Pre-Digital Era (19th - Early 20th "
         "Century) The origins of word processing can be traced back to the invention of the typewriter in the "
@@ -21,7 +21,8 @@ def _words(text: str) -> set[str]:
 
 def test_excerpt_keeps_the_query_and_cuts_no_word_in_half() -> None:
     out = _excerpt(TEXT, "who patented the typewriter")
-    assert "Patented in 1868" in out and out.startswith("...") and out.endswith("...")
+    # the sentence holding most of the query's words, whole: it ends the text, so only its start is cut
+    assert out.startswith("...Patented in 1868") and out.endswith("quickly and more."), out
     assert _words(out.strip(".")) <= _words(TEXT)  # every word of the excerpt is a whole word of the text
 
 
@@ -41,3 +42,33 @@ def test_excerpt_does_not_start_on_the_punctuation_of_the_word_before() -> None:
     cut, query_at = text.index(". (2)"), text.index("afforestation")
     out = _excerpt(text, "afforestation", width=3 * (query_at - cut))  # the window opens on ". (2)"
     assert out.startswith("...") and not out[3:].lstrip().startswith((".", ",")), out
+
+
+# handbook-872p.docx paragraph 7841 (nc16a, O2 and X1): the answer is the sentence's last words.
+BANK_RECORDS = ("The standing trustee must maintain all bank records, including bank statements, monthly bank "
+                "reconciliations, canceled checks, and deposit slips, separate from individual case files and in "
+                "chronological order, for a period of not less than seven years. 11 U.S.C. §§ 322, 1325(b).")
+
+
+def test_excerpt_keeps_the_answering_sentence_whole_to_its_last_words() -> None:
+    # The card read "... for a period of not less than..." while --json's displayQuote said "seven years".
+    questions = ("How long must the standing trustee maintain bank records?", "受托人的银行对账单和支票需要保存几年？")
+    for query in questions:
+        for width in (240, 160):  # a card's quote and an alternative's
+            out = _excerpt(BANK_RECORDS, query, width)
+            assert "not less than seven years." in out, (query, width, out)
+            assert out.startswith("The standing trustee") and out.endswith("years. ..."), out  # cut after it only
+
+
+def test_excerpt_shows_the_sentence_that_holds_the_query_words_with_ellipses_on_both_cut_sides() -> None:
+    text = ("Chapter 13 trustees report monthly. " * 6 + "The expense of the annual audit is paid from chapter 13 "
+            "expense funds unless the Director determines otherwise. " + "Other duties follow here. " * 6)
+    out = _excerpt(text, "Who pays for the annual audit?")
+    assert out.startswith("...The expense of the annual audit") and out.endswith("..."), out
+    assert "unless the Director determines otherwise." in out
+
+
+def test_excerpt_of_one_very_long_sentence_stays_a_window_around_the_query() -> None:
+    row = " ".join(f"item{i} 12.5" for i in range(80)) + " 蒙牛冠益乳原味450g " + " ".join(f"x{i}" for i in range(80))
+    out = _excerpt(row, "蒙牛冠益乳", 120)
+    assert "蒙牛冠益乳原味450g" in out and out.startswith("...") and out.endswith("...") and len(out) < 140

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.pipeline import _absent
+from mnote_kr.citations.map.notindexed import absent_scope as _absent
 from mnote_kr.citations.render.noresults import why_no_results
 from mnote_kr.core.config import load_config
 from mnote_kr.core.registry import Registry

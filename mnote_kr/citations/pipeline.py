@@ -20,10 +20,11 @@ from mnote_kr.citations.caches.citecache import remember_grounded, remember_show
 from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
+from mnote_kr.citations.cleaning.headlead import heading_lead
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
-from mnote_kr.citations.map.notindexed import uncitable
+from mnote_kr.citations.map.notindexed import absent_scope, uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning, wordsonly
@@ -72,13 +73,6 @@ Unanchored = dict[str, tuple[Locator, str]]
 
 def _scope_rels(host: Host, scope: list[str]) -> list[str]:
     return [host.workspace.resolve(s)[1] for s in scope]
-
-
-def _absent(host: Host, reg: Registry, scope: list[str]) -> list[str]:
-    """The searched paths, when not one of them is on disk or in the index (a mistyped path), else []."""
-    gone = [s for s in scope if s and s not in reg.entries and not any(_in_scope(r, [s]) for r in reg.entries)
-            and not host.workspace.rel_to_abs(s).exists()]
-    return gone if gone and len(gone) == len(scope) else []
 
 
 def _in_scope(rel: str, scope: list[str]) -> bool:
@@ -193,6 +187,8 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
+        if (lead := heading_lead(place, context, query)) is not None:  # a heading that is only the query
+            return lead, None
         whole = locator.locator_precision == "paragraph"
         at = (lead_in_quote(place, context) or paragraph_quote(
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
@@ -350,7 +346,8 @@ def build_citations(
             unanchored[cid] = (located, context)
         # ranked on the words as they read ("无 湘 不 成 军", a PDF text layer's spaced glyphs, is 无湘不成军)
         candidates.append(Candidate(ref.rank, Path(rel).name, join_cjk_gaps(bundle.locator_evidence_text
-                                    or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator)))
+                                    or bundle.display_quote), tuple(headings), locator.meaning_score, **where(locator),
+                                    place=join_cjk_gaps(located.place_text or located.quote or shown or "")))
         citation = Citation(
             provider=ref.provider,
             citation_id=cid,
@@ -471,7 +468,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:
         diagnostics["noResults"] = why_no_results(reg, diagnostics.get("dropped", {}), bool(scope_rels),
-                                                  _absent(host, reg, scope_rels))
+                                                  absent_scope(host, reg, scope_rels))
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     missing = uncitable(host, reg, query, scope_rels, {c.source_root_relative_path for c in citations}, diagnostics)
     return SearchResults(

@@ -160,18 +160,32 @@ def _strip(text: str, start: int, end: int) -> tuple[int, int]:
 
 def _held(texts: list[str], query: str) -> list[float]:
     """For each of ``texts`` (a passage's sentences), the query's terms it holds (BM25's terms:
-    stemmed words, CJK bigrams), each weighted by its rarity among the sentences: a term every
-    sentence holds (the document's subject) tells less which one answers."""
+    stemmed words, CJK bigrams; plurals met as :func:`_uninflected` says), each weighted by its rarity
+    among the sentences: a term every sentence holds (the document's subject) tells less which one answers."""
     from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
 
-    wanted = set(_bm25_terms(query))
+    wanted = {_uninflected(t) for t in _bm25_terms(query)}
     if not wanted:
         return [0.0] * len(texts)
-    held = [wanted.intersection(_bm25_terms(t)) for t in texts]
+    held = [wanted.intersection(map(_uninflected, _bm25_terms(t))) for t in texts]
     n = len(texts)
     weight = {t: math.log(1.0 + (n - df + 0.5) / (df + 0.5))
               for t in wanted if (df := sum(t in h for h in held))}
     return [sum(weight[t] for t in h) for h in held]
+
+
+def _uninflected(term: str) -> str:
+    """A BM25 term as a quote's sentences are compared on it: a Latin term longer than four letters without
+    its final "e"s (the stemmer takes "es" off "trustees", leaving "truste", and nothing off "trustee": both
+    are "trust"), a four-letter one without a plural "s" ("pays" meets "pay"; "loss", "bus", "axis" keep
+    theirs)."""
+    if not term.isascii() or not term.isalpha():
+        return term
+    if len(term) > 4 and term.endswith("e"):
+        return term.rstrip("e")
+    if len(term) == 4 and term.endswith("s") and not term.endswith(("ss", "us", "is")):
+        return term[:-1]
+    return term
 
 
 #: Cosines of the query with each of a place's sentences (``meaning.sentence_cosines``), or None.

@@ -186,6 +186,13 @@ def _under(rel: str, scope: str) -> bool:
     return not scope or rel == scope or rel.startswith(scope + "/")
 
 
+def absent_scope(host: Host, reg: Registry, scope_rels: list[str]) -> list[str]:
+    """The searched paths, when not one of them is on disk or in the index (a mistyped path), else []."""
+    gone = [s for s in scope_rels if s and s not in reg.entries and not any(_under(r, s) for r in reg.entries)
+            and not host.workspace.rel_to_abs(s).exists()]
+    return gone if gone and len(gone) == len(scope_rels) else []
+
+
 def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[NotIndexed]:
     """Files inside a search's scope (``--scope``, ``sourcePaths``) that cannot be cited, and why,
     so that a scope holding only failed, stale or never-ingested files is never silently empty."""

@@ -26,7 +26,9 @@ the citations of one search together:
   the question asks for (with one of its words; "多少架" → "13 架") gains ``TYPE_IN_FILE``. Both
   say which passage of a document answers, not whether the document does: the provider found
   the file through its notice (an analyst statement near "what do brokers say about this
-  stock"), and across files the type already counts as one BM25 term. ``parts["inFile"]`` is
+  stock"), and across files the type already counts as one BM25 term. The passage's place nearest the
+  query by meaning gains up to ``MEANING_IN_FILE``; a place whose own words hold the query as written
+  leads its file whatever the rest say (``WRITTEN_IN_FILE``). ``parts["inFile"]`` is
   the score a passage gains or loses by the reordering.
 * ``fileTerms``: the share of the query's content terms found in the file's name
   (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
@@ -100,6 +102,11 @@ TYPE_IN_FILE = 0.5
 #: ``inFile``: a file's citation whose place means most what the query asks (the cosine of
 #: ``Locator.meaning_score``, scaled over the file's citations) gains up to this over the file's others.
 MEANING_IN_FILE = 0.5
+#: A file's place whose own words (``Candidate.place``: the block or paragraph the locator put it on) hold the
+#: query as written leads the file's places whatever the other in-file cues say: more than all of them and
+#: any score between two passages. A search for "蒙牛冠益乳" led its file with a row of "蒙牛冠冠益乳", all
+#: four of the query's bigrams and nearer by meaning, above the row holding the name as typed.
+WRITTEN_IN_FILE = 100.0
 #: An answer type's idf is multiplied by this (it stands for the question words it replaces:
 #: "what year", "how many", 多少钱).
 TYPE_WEIGHT = 2.0
@@ -140,6 +147,8 @@ class Candidate:
     sheet: str | None = None
     #: the locator put the citation there only approximately (``locatorDegraded``)
     approximate: bool = False
+    #: the words of the place the locator put the citation on (its block or paragraph; "" unknown)
+    place: str = ""
 
 
 @functools.lru_cache(maxsize=8192)
@@ -383,9 +392,10 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
         out.append((total, parts))
     notices = [is_notice(c.text, c.heading_path) for c in candidates]
     meant = _meaning_in_file(candidates)
-    if any(notices) or any(typed) or any(meant):
+    written = [len(q) >= 2 and _written(q, _fold(" ".join(c.place.split()))) for c in candidates]
+    if any(notices) or any(typed) or any(meant) or any(written):
         in_file = [out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
-                   + meant[i] for i in range(len(out))]
+                   + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     return out
 
@@ -403,6 +413,22 @@ def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:
         return 0.0
     how = naming(places, slide=cand.slide, page=cand.page, sheet=cand.sheet)
     return NAMED_WEIGHT if how == "exact" else NAMED_AS_PAGE if how == "page" else 0.0
+
+
+def _written(q: str, text: str) -> bool:
+    """Whether ``text`` holds the folded query ``q`` as written: a Latin query's ends on a word's ends
+    ("ion" is not written in "cation"); CJK, which has no spaces, anywhere."""
+    at = text.find(q)
+    while at >= 0:
+        before, after = text[at - 1:at], text[at + len(q):at + len(q) + 1]
+        if not (_latin(q[0]) and _latin(before)) and not (_latin(q[-1]) and _latin(after)):
+            return True
+        at = text.find(q, at + 1)
+    return False
+
+
+def _latin(ch: str) -> bool:
+    return ch.isascii() and ch.isalnum()
 
 
 def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:

@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
+from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words
 from mnote_kr.citations.render.strength import by_strength
@@ -79,48 +80,18 @@ def source_card(c: Citation) -> str:
     lines.append(f"    located: {_place_words(c)}")
     if c.heading_path:
         lines.append("    heading: " + " > ".join(c.heading_path))
-    quote = _excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
+    quote = excerpt((c.display_quote or "").replace("\n", " "), c.search_query)
     lines.append(f"    quote:   {quote}")
     # The file's next places, under its first: each with its own ID, precision and place.
     for n, alt in enumerate(c.alternatives, 2):
         lines.append(f"    also #{n}: {alt.citation_id} {_place_words(alt)}")
-        lines.append(f"             {_excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
+        lines.append(f"             {excerpt((alt.display_quote or '').replace(chr(10), ' '), c.search_query, 160)}")
     return "\n".join(lines)
 
 
 def weak_line(reason: str | None) -> str:
     """The weak-result warning, said before the cards."""
     return f"Weak result: {reason}." if reason else ""
-
-
-def _excerpt(text: str, query: str, width: int = 240) -> str:
-    """About ``width`` characters of ``text`` around the query (or its start)."""
-    if len(text) <= width:
-        return text
-    folded = text.casefold()
-    at = folded.find(query.casefold()) if query else -1
-    if at < 0 and query:  # not verbatim: the first place one of its longer words appears
-        for term in sorted(query.casefold().split(), key=len, reverse=True):
-            at = folded.find(term) if len(term) > 2 else -1
-            if at >= 0:
-                break
-    start = max(0, at - width // 3) if at >= 0 else 0
-    end = min(len(text), start + width)
-    # Cut on word boundaries (a half word reads as a typo); CJK has none to look for.
-    # (nor does a quote start on the full stop or comma of the word left behind: ".... (2),")
-    if start > 0 and (_in_word(text, start) or (text[start - 1].isalnum() and text[start] in ".,;:!?)]}")):
-        space = text.find(" ", start, at if at > start else end)
-        start = space + 1 if space >= 0 else start
-    if end < len(text) and _in_word(text, end):
-        space = text.rfind(" ", max(start, at + len(query)) if at >= 0 else start, end)
-        end = space if space > start else end
-    return ("..." if start else "") + text[start:end].strip() + ("..." if end < len(text) else "")
-
-
-def _in_word(text: str, i: int) -> bool:
-    """True when ``i`` falls between two letters or digits of a space-separated word."""
-    a, b = text[i - 1], text[i]
-    return a.isalnum() and b.isalnum() and a.isascii() and b.isascii()
 
 
 def render_search(result: SearchResults) -> str:

@@ -125,6 +125,11 @@ def _exact_first(first: Citation, behind: list[Citation]) -> tuple[Citation, lis
             [demoted, *(p for p in behind if p is not lead)])
 
 
+def _words(quote: str | None) -> str:
+    """A quote's words as compared between places: spacing and case aside ("" for none)."""
+    return " ".join((quote or "").split()).casefold()
+
+
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
                 ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
@@ -132,8 +137,11 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
     level); and the citations
     folded in (remembered, so their IDs open), each carrying the other places of its file.
 
-    A file's places beyond those are dropped (counted in diagnostics as ``placesDropped``); ``settle``
-    finishes each place kept (its quote read)."""
+    A place whose quote says only words a place before it quotes (spacing and case aside: one table row cited
+    from two of its cells, a cell of a row already quoted whole) is dropped too, the earlier, better placed
+    one kept. A file's places beyond
+    those are dropped (counted in diagnostics as ``placesDropped``); ``settle`` finishes each place
+    looked at (its quote read), each once."""
     by_file: dict[str, list[Citation]] = {}
     for c in citations:
         by_file.setdefault(c.source_root_relative_path, []).append(c)
@@ -147,12 +155,20 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
         # a place at the file level ("") names no place: behind a placed first it does not help a reader
         # step through places, behind a "whole file" first it would only open the file again
         taken = {place_key(c.locator), ""}
+        c = settle(c)
+        # a place quoting words a place before it shows (a table's row cited from two of its cells, or one
+        # cell of a row shown whole) shows the reader nothing new: the one before it, better placed, stands
+        said = [_words(c.display_quote)]
         for p in places[1:]:
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
+                p = settle(p)
+                words = _words(p.display_quote)
+                if words and any(words in s for s in said):
+                    continue
+                said.append(words)
                 behind.append(p)
         c, behind = _exact_first(c, behind) if EXACT_LEADS else (c, behind)
-        c, behind = settle(c), [settle(p) for p in behind]
         group = [c, *behind]
         # each place of the group knows the others: the viewer steps on from whichever is opened
         folded += [msgspec.structs.replace(p, alternatives=[_as_place(q) for q in group if q is not p])

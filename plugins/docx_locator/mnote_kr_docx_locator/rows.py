@@ -16,6 +16,8 @@ columns of many paragraphs) keeps its paragraphs' own citations:
   ``displayQuote``), with ``rowLabel`` and ``headers`` as XLSX gives them.
 * the place is the row's cell under the header the query names best as a phrase (``TableRow.named``,
   the host's ``named_header``: the most specific, then the first named; none when two tie), else the
+  row's cell holding the query as written when the matched one does not (``TableRow.written``: a search
+  for "遗传性乳腺癌" opens at that cell, not at the row's longest cell the passage matched), else the
   cell matched: ``paragraphIndex`` stays a cell's first paragraph, so the locator contract and the
   viewer are unchanged. A named cell that only continues a vertical merge (no words of its own in
   this row) leaves the place on the matched cell, in the row asked about.
@@ -99,11 +101,22 @@ class TableRow:
             return label or ""
         return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items]))
 
+    def written(self, query: str) -> RowCell | None:
+        """The first cell with words of its own in this row that holds ``query`` as written (case and
+        spacing aside); None when none does or the query is blank."""
+        return next((c for c in self.cells if c.own and _holds(c, query)), None)
+
     def named(self, query: str) -> RowCell | None:
         """The cell under the header the query names best as a phrase, None when none is or two tie (the
         host's ``named_header``: the most specific, then the first named); the row's label is no answer."""
         return named_header(query, [(self.heads(c), c) for c in self.cells
                                     if c.text and not (self.label and c is self.cells[0])])
+
+
+def _holds(cell: RowCell, query: str) -> bool:
+    """Whether ``cell`` holds ``query`` as written (case and spacing aside; a blank query: no)."""
+    wanted = " ".join(query.split()).casefold()
+    return bool(wanted) and wanted in " ".join(cell.text.split()).casefold()
 
 
 def _fit(items: list[tuple[RowCell, T]], cited: RowCell | None, render: Callable[[list[T | str]], str]) -> str:
@@ -226,19 +239,26 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
     if row is None:
         return loc, None
     named = row.named(query)
-    cited = named if named is not None and named.own else row.holding(loc.paragraph_index)
+    matched = row.holding(loc.paragraph_index)
+    written = row.written(query)
+    if named is not None and named.own:
+        cited, why = named, f"in its row, the cell under '{row.heads(named)}' the query names"
+    elif written is not None and (matched is None or not _holds(matched, query)):
+        cited, why = written, "in its row, the cell holding the query as written"
+    else:
+        cited, why = matched, ""
     changes: dict[str, object] = {"quote": row.reading(cited) or None, "row_label": row.label}
     if named is not None and named.own:
         changes["headers"] = [row.heads(named)]
-        if named.paragraph != loc.paragraph_index:
-            para = doc.paragraphs[named.paragraph]
-            own = para.text if para.own_chars is None else para.text[:para.own_chars]
-            why = f"{loc.locator_reason}; in its row, the cell under '{row.heads(named)}' the query names"
-            changes.update(paragraph_index=para.index, para_id=para.para_id, place_text=para.text or None,
-                           highlight=Highlight(start=0, end=len(own)) if own.strip() else None,
-                           reason=why, locator_reason=why)
     elif row.labels:
         changes["headers"] = [row.heads(c) for c in row.cells if c.text and not (row.label and c is row.cells[0])]
+    if cited is not None and why and cited.paragraph != loc.paragraph_index:
+        para = doc.paragraphs[cited.paragraph]
+        own = para.text if para.own_chars is None else para.text[:para.own_chars]
+        why = f"{loc.locator_reason}; {why}"
+        changes.update(paragraph_index=para.index, para_id=para.para_id, place_text=para.text or None,
+                       highlight=Highlight(start=0, end=len(own)) if own.strip() else None,
+                       reason=why, locator_reason=why)
     return msgspec.structs.replace(loc, **changes), row  # type: ignore[arg-type]
 
 

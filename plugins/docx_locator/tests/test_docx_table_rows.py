@@ -202,3 +202,13 @@ def test_one_long_requirement_leaves_a_data_table_read_by_rows(tmp_path: Path) -
     assert loc.headers == ["Priority"] and loc.row_label == "REQ-13"  # type: ignore[attr-defined]
     assert loc.quote.startswith("REQ-13: ")  # type: ignore[attr-defined]
     assert loc.quote.endswith("Priority: Medium; Owner: Identity team")  # type: ignore[attr-defined]
+
+
+def test_a_phrase_one_cell_of_the_row_holds_as_written_places_the_row_on_that_cell() -> None:
+    # nc16a S4: 'search "遗传性乳腺癌"' read the row right but opened it at the method cell (paragraph 12,
+    # characters 0-61), the passage's longest cell, not the cell holding the words asked about
+    cell = _index(MERGE, "遗传性乳腺癌")
+    loc = _locate(MERGE, "遗传性乳腺癌")
+    assert loc.paragraph_index == cell  # type: ignore[attr-defined]
+    assert loc.highlight is not None and (loc.highlight.start, loc.highlight.end) == (0, 6)  # type: ignore[attr-defined]
+    assert loc.quote.startswith("Q0101: 检测项目: 遗传性乳腺癌;") and loc.row_label == "Q0101"  # type: ignore[attr-defined]

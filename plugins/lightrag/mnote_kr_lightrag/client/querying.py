@@ -34,9 +34,21 @@ from .settings import Settings, cached_health, is_offline_llm, open_client, reso
 PROVIDER = "lightrag"
 MODES = frozenset({"local", "global", "naive", "mix", "bypass"})
 #: One line: what is missing and how to add it (a running engine keeps its models until it is stopped).
-NO_LLM_NOTE = ("No LLM is configured, so there is no answer, only citations; for answers, set host and model "
-               "under [providers.lightrag.engine.llm] in config.toml, then run 'mnote-kr engine stop' "
-               "(README: Configuration)")
+#: The no-LLM note opens with this; :func:`no_llm_note` says where to configure one.
+NO_LLM_NOTE = "No LLM is configured, so there is no answer, only citations"
+
+
+def no_llm_note(ctx: ProviderContext) -> str:
+    """The no-LLM note with the real paths of the two ``config.toml`` files the managed engine's LLM is read
+    from: the home's (every workspace; ``MNOTE_KR_HOME/config`` when set) and this workspace's, which
+    overrides it."""
+    from mnote_kr.plugin_api import paths  # noqa: PLC0415 - only when the note is given
+
+    home, here = paths.config_dir() / "config.toml", ctx.workspace_root / ".mnote" / "config.toml"
+    return (f"{NO_LLM_NOTE}; for answers, set host and model under [providers.lightrag.engine.llm] in {home} "
+            f"(every workspace) or {here} (this workspace), then run 'mnote-kr engine stop' (README: Configuration)")
+
+
 NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
 NO_CONTEXT_MARK = "[no-context]"
 #: Modes that read only LightRAG's knowledge graph: nothing without one (the managed offline engine
@@ -335,7 +347,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     if foreign:
         result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
     if is_offline_llm(settings, health):
-        result.notes.append(NO_LLM_NOTE)
+        result.notes.append(no_llm_note(ctx))
         return result
     if not references and payload["mode"] != "bypass":
         result.notes.append(NO_CONTEXT_NOTE)
@@ -410,7 +422,7 @@ def stream_answer(ctx: ProviderContext, request: QueryRequest) -> Iterator[Strea
     try:
         health = _health(ctx, client)
         if is_offline_llm(settings, health):
-            yield StreamEvent(kind="note", text=NO_LLM_NOTE)
+            yield StreamEvent(kind="note", text=no_llm_note(ctx))
             yield StreamEvent(kind="done")
             return
         payload = {**build_payload(request, health), "stream": True}
