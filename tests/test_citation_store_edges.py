@@ -1,10 +1,14 @@
-"""Edges of the packed citation ID store found in review: a search bigger than ``[citations] keep``, ..."""
+"""Edges of the packed citation ID store found in review: a search bigger than ``[citations] keep``, a failure
+after a write committed."""
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.citation_ids import _prose, searches
 from mnote_kr.app.host import Host
-from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.caches import citecache, idstore
+from tests.test_citation_store import cite
 from tests.test_pipeline_unit import host  # noqa: F401  (the fixture)
 
 
@@ -15,3 +19,16 @@ def test_a_search_issuing_more_ids_than_keep_still_opens_every_id_it_returned(ho
     citecache._memory.clear()  # another process: the store alone
     assert [cid for cid in issued if citecache.find(host, cid) is None] == []
     assert not citecache.expired(host, issued[0])  # the best result, shown first, opens
+
+
+def test_a_failure_after_the_write_committed_never_hands_out_an_id_the_store_holds_for_another_place(
+        host: Host, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811
+    citecache.remember(host, [cite("[dupe]", 1, "the place a note cites")])
+    citecache._memory.clear()  # a later process: only the store knows [dupe] is paragraph 1's
+    failing = [True]  # giving free pages back runs after the commit; a damaged page fails it so
+    monkeypatch.setattr(idstore, "_give_back", lambda con: "SELECT zeroblob(2000000000);" if failing else "")
+    issued = citecache.remember(host, [cite("[dupe]", 2, "another place hashing to the same ID")])[0]
+    failing.clear()
+    citecache._memory.clear()
+    opened = citecache.find(host, issued.citation_id)
+    assert opened is not None and opened.locator.paragraph_index == 2, (issued.citation_id, opened)
