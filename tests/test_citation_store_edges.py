@@ -1,7 +1,9 @@
 """Edges of the packed citation ID store found in review: a search bigger than ``[citations] keep``, a failure
-after a write committed."""
+after a write committed, a store busy for longer than the busy timeout."""
 
 from __future__ import annotations
+
+import sqlite3
 
 import pytest
 
@@ -32,3 +34,21 @@ def test_a_failure_after_the_write_committed_never_hands_out_an_id_the_store_hol
     citecache._memory.clear()
     opened = citecache.find(host, issued.citation_id)
     assert opened is not None and opened.locator.paragraph_index == 2, (issued.citation_id, opened)
+
+
+def test_a_store_another_process_holds_too_long_is_never_called_one_to_move_aside(
+        host: Host, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:  # noqa: F811
+    citecache.remember(host, [cite("[kept]", 1, "a place a note cites")])
+    monkeypatch.setattr(idstore, "BUSY_SECONDS", 0.05)
+    monkeypatch.setattr(idstore, "_open", idstore._Open())  # a fresh connection: it takes the short timeout
+    monkeypatch.setattr(citecache, "_warned", [])
+    other = sqlite3.connect(citecache.store_path(host), isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another process's long write (a VACUUM of a large earlier store)
+    try:
+        issued = citecache.remember(host, [cite("[next]", 2, "the next search")])
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+    assert [c.citation_id for c in issued] == ["[next]"]
+    said = capsys.readouterr().err
+    assert "busy" in said and "move the file aside" not in said, said  # moving it aside loses every ID

@@ -191,11 +191,16 @@ def _readable(host: Host) -> Any:
 
 
 def _unwritable(host: Host, exc: BaseException) -> None:
-    """A search never fails for the store: one stderr line per process, the IDs kept in this process only."""
-    if not _warned:
-        _warned.append(True)
-        print(f"Warning: the citation ID store {store_path(host)} cannot be written ({exc}): this search's IDs "
-              "open in this process only; move the file aside", file=sys.stderr)
+    """A search never fails for the store: one stderr line per process (and kind), the IDs kept in this process
+    only. A store another process held past the busy timeout (a long write: the one-time rewrite of an earlier
+    version's store, a much lower ``keep``) is busy, not damaged: moving it aside would lose every ID."""
+    busy = getattr(exc, "sqlite_errorcode", 0) & 0xFF == sqlite3.SQLITE_BUSY
+    if busy not in _warned:
+        _warned.append(busy)
+        why, then = ((f"is busy: another process held it for more than {idstore.BUSY_SECONDS:g} s",
+                      "the next search writes it again") if busy else ("cannot be written", "move the file aside"))
+        print(f"Warning: the citation ID store {store_path(host)} {why} ({exc}): this search's IDs open in this "
+              f"process only; {then}", file=sys.stderr)
 
 
 _warned: list[bool] = []
