@@ -17,7 +17,7 @@ of mnote-kr's state, not in the user's folder:
   the citations as issued, alternatives and an answer's markers renamed with them).
 * **Bound:** the latest ``[citations] keep`` issues (:func:`keep`, default :data:`idstore.MAX_IDS`);
   an older ID is reported expired (``open`` says to search again), and is never issued for another
-  place later (``idstore``: ``gone``).
+  place later (``idstore``: ``gone``). A search's own IDs all stay, even when they are more than ``keep``.
 * **Version:** each record also holds ``sourceHash``, the cited file's content hash in the registry
   when the ID was issued: ``open`` refuses a citation whose file changed since (``issued``).
 * **Off:** ``[citations] log = false`` writes nothing; the process still remembers what it
@@ -291,7 +291,7 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
             renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
             _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash))
                                for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
-            tx.evict(kept)
+            tx.evict(max(kept, len(renamed)))  # never this search's own IDs: a top-k of 200 issues more than 100
     except (sqlite3.DatabaseError, OSError) as exc:  # a damaged store file, a read-only state dir
         _unwritable(host, exc)
         with _memory_lock:

@@ -374,8 +374,12 @@ def writing(path: Path) -> Iterator[Writing]:
             raise
         con.execute("COMMIT")
         if give_back:  # after the transaction: VACUUM never runs in one
-            with contextlib.suppress(sqlite3.OperationalError):  # busy: the next write tries again
+            try:
                 con.executescript(give_back)  # a script: Python's execute runs a pragma one step (one page)
+            except sqlite3.OperationalError:
+                pass  # busy: the next write tries again
+            except sqlite3.DatabaseError:  # the rows are written: never reported as not (the caller would
+                _close_cached()  # issue them again in memory, unchecked); the next call opens the file afresh
 
 
 
