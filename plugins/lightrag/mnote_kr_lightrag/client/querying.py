@@ -46,7 +46,8 @@ def no_llm_note(ctx: ProviderContext) -> str:
 
     home, here = paths.config_dir() / "config.toml", ctx.workspace_root / ".mnote" / "config.toml"
     return (f"{NO_LLM_NOTE}; for answers, set host and model under [providers.lightrag.engine.llm] in {home} "
-            f"(every workspace) or {here} (this workspace), then run 'mnote-kr engine stop' (README: Configuration)")
+            f"(every workspace) or {here} (this workspace), then restart the engine: 'mnote-kr engine stop', "
+            "then 'mnote-kr engine start' (README: Configuration)")
 
 
 NO_CONTEXT_NOTE = "LightRAG found nothing in the knowledge base for this question"
