@@ -251,3 +251,63 @@ def test_the_passage_blocks_setting_decides_whether_the_answer_outside_the_evide
         mnote_kr_pdf_bbox.clear_cache()
         loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=evidence, query=question, passage=passage))
         assert loc is not None and (loc.place_text or "").startswith("Our insight") is found, (mode, loc.place_text)
+
+
+TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+#: The evidence window the search cut from LightRAG's chunk of page 12 for the newcomer trial's question:
+#: the end of the answering paragraph, then the next paragraph's first two lines.
+SPEEDUP_WINDOW = (
+    "(Note that this only makes a difference of about\n10% in the results.) Dividing the total execution time "
+    "in processor\nclock cycles by the number of bytecodes executed in the base\ninterpreter shows that on "
+    "average, a bytecode executes in about\n35 cycles. Native traces take about 9 cycles per bytecode, a 3.9x\n"
+    "speedup over the interpreter.\nUsing similar computations, we ﬁnd that trace recording takes\n"
+    "about 3800 cycles per bytecode, and compilation 3150 cycles per")
+
+#: LightRAG's chunk of page 12 the window was cut from (the newcomer trial's engine).
+SPEEDUP_CHUNK = "\n".join([
+    "math-spectral-norm 15 20 20 0 0 1.3 1.0 1.3 7.12x",
+    "regexp-dna 2 2 2 0 0 1.0 1.0 1.0 4.21x",
+    "string-base64 3 5 7 0 0 1.7 1.4 2.3 2.53x",
+    "string-fasta 5 11 15 6 0 2.2 1.4 3.0 1.49x",
+    "string-tagcloud 3 6 6 5 0 2.0 1.0 2.0 1.09x",
+    "string-unpack-code 4 4 37 0 0 1.0 9.3 9.3 1.20x",
+    "string-validate-input 6 10 13 1 0 1.7 1.3 2.2 1.86x",
+    "Figure 13. Detailed trace recording statistics for the SunSpider benchmark set.",
+    "mean). We exclude regexp-dna from the following calculations,",
+    "because most of its time is spent in the regular expression matcher,",
+    "which has much different performance characteristics from the",
+    "other programs. (Note that this only makes a difference of about",
+    "10% in the results.) Dividing the total execution time in processor",
+    "clock cycles by the number of bytecodes executed in the base",
+    "interpreter shows that on average, a bytecode executes in about",
+    "35 cycles. Native traces take about 9 cycles per bytecode, a 3.9x",
+    "speedup over the interpreter.",
+    "Using similar computations, we ﬁnd that trace recording takes",
+    "about 3800 cycles per bytecode, and compilation 3150 cycles per",
+    "bytecode. Hence, during recording and compiling the VM runs at",
+    "1/200",
+])
+
+
+def test_a_hair_of_cosine_does_not_outweigh_the_block_holding_the_questions_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The newcomer trial's engine gave the answering paragraph and the next one cosines 0.7631 and 0.7663:
+    # scaled over those two alone, that hair took the whole meaning weight and sent the box to the next
+    # paragraph, which holds 4 of the question's 7 words against 6. The cosines are the trial's (another
+    # runtime's vectors differ by about as much), the rest is the product's.
+    mnote_kr_pdf_bbox.prepare_locate(str(TRACEMONKEY))
+    meaning.embed_queued(lambda _line: None)
+    asked: list[list[int]] = []
+
+    def trial_cosines(key: str, query: str, indices: list[int]) -> dict[int, float]:
+        asked.append(sorted(indices))
+        return dict(zip(sorted(indices), (0.7631, 0.7663), strict=True))
+
+    monkeypatch.setattr(meaning, "cosines", trial_cosines)
+    query = "What speedup do native traces give over the interpreter per bytecode?"
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(TRACEMONKEY), evidence=SPEEDUP_WINDOW, query=query,
+                                                 passage=SPEEDUP_CHUNK))
+    assert SPEEDUP_WINDOW in SPEEDUP_CHUNK and asked and len(asked[0]) == 2
+    assert loc is not None and loc.page == 12 and not loc.locator_degraded
+    assert loc.place_text is not None and "Native traces take about 9 cycles per bytecode" in loc.place_text
+    assert "Using similar computations" not in loc.place_text
