@@ -311,3 +311,23 @@ def test_a_hair_of_cosine_does_not_outweigh_the_block_holding_the_questions_word
     assert loc is not None and loc.page == 12 and not loc.locator_degraded
     assert loc.place_text is not None and "Native traces take about 9 cycles per bytecode" in loc.place_text
     assert "Using similar computations" not in loc.place_text
+
+
+def test_figure_glyphs_are_never_a_place_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tracemonkey p.10's figure labels are glyphs (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``); the newcomer trial's
+    # Chinese questions got them as places nearest by meaning. Here they are the file's nearest.
+    from mnote_kr_pdf_bbox.answer import doc_terms, places
+    from mnote_kr_pdf_bbox.model import load_document
+
+    doc = load_document(str(TRACEMONKEY))
+    dt, (_, starts) = doc_terms(doc), places(doc)
+    glyphs = [starts[9] + bi for bi in range(len(doc.pages[9].blocks)) if "56#" in dt.block((9, bi)).text]
+    assert len(glyphs) >= 3
+    words = starts[3]  # page 4's first block
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {n: 0.9 - n / 1e4 for n in [*glyphs, words]})
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: 0.7 for i in idx})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(TRACEMONKEY), evidence=SPEEDUP_WINDOW,
+                                                 query="追踪编译器比解释器快多少？", passage=SPEEDUP_CHUNK))
+    assert loc is not None and loc.runners_up
+    assert [r.page for r in loc.runners_up if r.page != 12] == [4]
+
