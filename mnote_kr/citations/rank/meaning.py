@@ -391,8 +391,9 @@ def _query_store() -> KeyedStore:
 
 
 def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | None:
-    """Cosine of the query with each place of ``indices``; None when the places have no vectors
-    yet, the model is unavailable or ``MEANING_WEIGHT`` is 0."""
+    """Cosine of the query with each place of ``indices`` that has a vector (a place too short to embed
+    has none); None when the places have no vectors yet, the model is unavailable or ``MEANING_WEIGHT``
+    is 0."""
     if MEANING_WEIGHT <= 0 or not query.strip():
         return None
     vecs = stored(key)
@@ -402,7 +403,8 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
     q = _placing_vector(query)
     if q is None:
         return None
-    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
+    # a place left empty (too short to embed) has a zero vector: no cosine, not a cosine of 0
+    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs) and vecs[i].any()}
 
 
 #: Told the places key a locator asked for when its vectors are not stored (their text changed since
@@ -457,16 +459,20 @@ def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, f
     meaning is scaled over the candidates' spread, at least ``MEANING_SPREAD`` (a hair of cosine between
     two places is no lead by meaning)."""
     order = sorted(words)
-    own = {i: cos.get(i, 0.0) for i in order}
+    # a place without a vector (too short to embed: a bullet, "5 Petitioner :") has no meaning: it is no
+    # neighbour of another and gets none of the weight, rather than reading as a cosine of 0
+    own = {i: cos[i] for i in order if i in cos}
     mixed = {}
     for k, i in enumerate(order):
+        if i not in own:
+            continue
         near = [own[j] for j in (order[k - 1] if k else None, order[k + 1] if k + 1 < len(order) else None)
-                if j is not None and abs(j - i) <= 2]
+                if j is not None and j in own and abs(j - i) <= 2]
         mixed[i] = own[i] + NEIGHBOUR_WEIGHT * (sum(near) / len(near) if near else own[i])
     lo, hi = min(mixed.values(), default=0.0), max(mixed.values(), default=0.0)
     span = max(hi - lo, MEANING_SPREAD)
     return {i: words[i] + (2.0 if words[i] >= ALL_TERMS else 0.0)
-            + MEANING_WEIGHT * (mixed[i] - lo) / span for i in order}
+            + (MEANING_WEIGHT * (mixed[i] - lo) / span if i in mixed else 0.0) for i in order}
 
 
 def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, float], dict[int, float]] | None:
