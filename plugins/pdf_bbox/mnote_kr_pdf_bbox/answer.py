@@ -364,6 +364,23 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
                   rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight, query))
 
 
+def holds_terms(doc: DocumentText, b: tuple[int, int], query: str) -> tuple[float, int, int]:
+    """``(share, found, terms)``: the rarity-weighted share of ``query``'s content terms block ``b`` holds,
+    how many it holds and of how many, weighed as ``choose`` weighs the passage's blocks (a place behind
+    the chosen one is exact by the same rule: ``MIN_SHARE``)."""
+    terms = content_terms(query)
+    if not terms:
+        return 0.0, 0, 0
+    dt = doc_terms(doc)
+    terms = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)} \
+        or terms
+    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    bt = dt.block(b)
+    found = [t for t in terms if t in bt.terms]
+    share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / (sum(weight.values()) or 1.0)
+    return share, len(found), len(terms)
+
+
 def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, terms: dict[str, str],
           b: tuple[int, int], lines: list[int]) -> Answer:
     """The table cell the query names by its row's label and its header (``tableread.cell_answer``),

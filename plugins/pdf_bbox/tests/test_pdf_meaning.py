@@ -331,3 +331,46 @@ def test_figure_glyphs_are_never_a_place_behind(monkeypatch: pytest.MonkeyPatch)
     assert loc is not None and loc.runners_up
     assert [r.page for r in loc.runners_up if r.page != 12] == [4]
 
+
+def test_a_place_behind_holding_every_word_of_the_question_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AMT handbook p.1, the newcomer trial's "What is a Boots self-locking nut?": the evidence window ended
+    # before the definition ("The Boots self-locking nut is of one piece ..."), which came behind as the file's
+    # nearest by meaning, labelled approximate although it holds every word of the question. A place behind
+    # holding none of them stays approximate: one rule with the chosen place's.
+    pdf = CORPUS / "pdf" / "docling__amt_handbook_sample.pdf"
+    evidence = ("Plates must be attached to the structure in a positive manner to eliminate rotation or "
+                "misalignment when tightening the bolts or screws. The two general types of self-locking nuts "
+                "currently in use are the all-metal type and the fiber "
+                "lock type. For the sake of simplicity, only three typical kinds of self-locking nuts are considered "
+                "in this handbook: the Boots self-locking and the stainless steel self-locking nuts, representing "
+                "the all-metal types; and the elastic stop nut, representing the fiber insert type.")
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {3: 0.82, 5: 0.80})  # p.1's blocks 3 and 5
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: 0.7 for i in idx})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=evidence,
+                                                 query="What is a Boots self-locking nut?", passage=evidence))
+    behind = {r.place_text.split(",")[0]: r for r in loc.runners_up if "outside the cited passage" in r.locator_reason}
+    definition = behind["The Boots self-locking nut is of one piece"]
+    assert not definition.locator_degraded and "4 of the query's 4" in definition.locator_reason
+    spring = next(r for text, r in behind.items() if text.startswith("The spring"))
+    assert spring.locator_degraded
+
+
+def test_a_title_line_holding_no_word_of_the_question_does_not_win_by_meaning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # scotus-transcript p.1 (a block per numbered line), the newcomer trial's question and evidence window;
+    # the cosines are the trial engine's for the lines it embedded ("5 Petitioner :" is too short: none).
+    # The caption line holding "Knowles" comes first, not "IN THE SUPREME COURT ..." (no word of it).
+    pdf = CORPUS / "pdf" / "pdfplumber__scotus-transcript-p1.pdf"
+    window = ("IN THE SUPREME COURT OF THE UNITED STATES\n- - - - - - - - - - - - - - - - - x\n"
+              "MICHAEL A. KNOWLES, :\nWARDEN, :\nPetitioner :\nv. : No. 07-1315\nALEXANDRE MIRZAYANCE. :\n"
+              "- - - - - - - - - - - - - - - - - x\n"
+              "Washington, D.C.\nTuesday, January 13, 2009\nThe above-entitled matter came on for oral\n"
+              "argument before the Supreme Court of the United States\nat 1:01 p.m.\nAPPEARANCES:\n"
+              "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los")
+    trial = {0: 0.5753, 3: 0.5844, 6: 0.5497, 10: 0.5247, 11: 0.5594, 12: 0.5341, 13: 0.55, 14: 0.5598,
+             15: 0.5147, 17: 0.5785, 21: 0.544}
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: trial[i] for i in idx if i in trial})
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=window, passage=window,
+                                                 query="Who argued for the petitioner in Knowles v. Mirzayance?"))
+    assert loc.place_text is not None and "KNOWLES" in loc.place_text and "SUPREME" not in loc.place_text
