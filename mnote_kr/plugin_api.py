@@ -42,6 +42,9 @@ What is here:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
+  ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
+  ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
+  letters: no place to cite),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
@@ -116,6 +119,7 @@ from mnote_kr.models import (
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
+    from mnote_kr.citations.cleaning.copyable import mostly_glyphs
     from mnote_kr.citations.locate import textmatch
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
@@ -145,7 +149,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text import docxnotes, textnorm
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
-    from mnote_kr.citations.text.tablerows import header_row, labelled_row, meant_header, named_header
+    from mnote_kr.citations.text.tablerows import asked_row, header_row, labelled_row, meant_header, named_header
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         keeps_line_end_hyphen,
@@ -188,9 +192,10 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
-    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("header_row", "labelled_row", "meant_header",
-                                                             "named_header")},
+    **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
+                                                             "meant_header", "named_header")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
                                                           "without_dates")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
@@ -274,6 +279,7 @@ __all__ = [
     "TextParagraph",
     "UsageError",
     "ValueMention",
+    "asked_row",
     "budget_refusal",
     "check_zip",
     "count_tags",
@@ -297,6 +303,7 @@ __all__ = [
     "match_evidence",
     "meaning_version",
     "meant_header",
+    "mostly_glyphs",
     "named_header",
     "named_places",
     "nearest_places",

@@ -17,7 +17,7 @@ from pathlib import Path
 from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import write
 
-from mnote_kr.citations.cleaning.copyable import has_whole_word
+from mnote_kr.citations.cleaning.copyable import has_whole_word, mostly_glyphs
 from mnote_kr.citations.cleaning.quote import answer_quote
 from mnote_kr.citations.render.noresults import why_no_results
 
@@ -71,3 +71,43 @@ def test_a_chunk_of_furniture_or_a_cut_word_is_not_cited(tmp_path: Path) -> None
     assert alone.results == [] and alone.diagnostics["dropped"].get("noWords") == 1
     why = why_no_results(host.registry(), {"noWords": 1}, False)  # furniture was all the provider found
     assert why["reason"] == "no_match", why  # not "found only in sources that cannot be cited ()"
+
+
+# Labels of tracemonkey's figures (p.10 and p.13) as the PDF's text layer reads them: a font whose glyphs map to
+# no letters. A newcomer (round 16) saw them quoted as cards and alternatives of Chinese questions.
+FIGURE_GLYPHS = (
+    "?>9@aj.d<f@-<>2.@a:0>#3$4,56# ?>9@aj.0a:</c./8-2#3$4%56#",
+    "!\"# $!\"# %!\"# &!\"# '!\"# (!\"# )!\"# *!\"#",
+    "6/j/27+*?:#0%1$23# 4:<8+=7/,<6:f+?564#0d1(23# 4:<8+7:6i:f+=-4=#0c1923#",
+    "k?</676/<# l5?><56# m/,56*# n547>f/# n:ff#o6:,/# m-?#o6:,/# operations.",
+    "ka>29:92>#",
+)
+
+
+def test_figure_glyphs_are_mostly_glyphs_and_words_are_not() -> None:
+    for text in FIGURE_GLYPHS:
+        assert mostly_glyphs(text), text
+    for text in ("Native traces take about 9 cycles per bytecode, a 3.9x speedup over the interpreter.",
+                 "math-spectral-norm 15 20 20 0 0 1.3 1.0 1.3 7.12x",  # a table's row: words and numbers
+                 "!\"# $!\"# %!\"# on inline threading, with call threading only for very complex",
+                 "大亚湾核电运营管理有限责任公司为牵头单位", "R&D spending rose 12% (2023).", "1:01 p.m."):
+        assert not mostly_glyphs(text), text
+
+
+def test_a_place_behind_made_of_figure_glyphs_is_not_cited() -> None:
+    import msgspec
+
+    from mnote_kr.citations.render.folding import runner_citations
+    from mnote_kr.models import Locator
+    from tests.test_pipeline_unit import citation
+
+    main_loc = Locator(locator_precision="bbox", page=12, bbox=[54.0, 386.0, 293.0, 474.0], place_text="Native traces")
+    behind = [Locator(locator_precision="bbox", page=13, bbox=[60.0, 80.0 + 20 * i, 300.0, 95.0 + 20 * i],
+                      locator_degraded=True, place_text=text) for i, text in enumerate(FIGURE_GLYPHS[:2])]
+    behind.append(Locator(locator_precision="bbox", page=4, bbox=[54.0, 600.0, 293.0, 700.0], locator_degraded=True,
+                          place_text="Bytecode interpreters typically represent values in boxed format."))
+    main_loc = msgspec.structs.replace(main_loc, runners_up=behind)
+    main = msgspec.structs.replace(citation("[ab12]"), locator=main_loc, locator_precision="bbox",
+                                   source_path="/ws/kb/t.pdf", source_root_relative_path="kb/t.pdf")
+    cited = runner_citations(main, main_loc, "chunk-1", set())
+    assert [c.locator.page for c in cited] == [4]

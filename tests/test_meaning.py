@@ -207,6 +207,26 @@ def test_a_paragraph_holding_every_query_term_still_wins() -> None:
     assert max(score, key=lambda i: score[i]) == 0
 
 
+def test_a_hair_of_cosine_between_two_places_does_not_outweigh_their_words() -> None:
+    # tracemonkey p.12 in the newcomer trial: the answering paragraph holds 6 of the question's 7 words,
+    # the next 4; their cosines differ by 0.003, a difference another runtime's vectors make too
+    score = meaning.combine({0: 0.872, 1: 0.486}, {0: 0.7631, 1: 0.7663})
+    assert score[0] > score[1]
+    # a real lead by meaning still decides between close word scores
+    score = meaning.combine({0: 0.55, 1: 0.486}, {0: 0.70, 1: 0.80})
+    assert score[1] > score[0]
+
+
+def test_a_place_without_a_vector_is_nobodys_far_neighbour() -> None:
+    # scotus-transcript p.1, a line per block: "5 Petitioner :" is too short to embed (no vector). Read as a
+    # cosine of 0 it dragged down its neighbour, the caption line holding the query's words, and a title
+    # line holding none ("IN THE SUPREME COURT ...") came first by meaning alone.
+    words = {0: 0.0, 3: 0.238, 5: 0.194, 17: 0.0}
+    score = meaning.combine(words, {0: 0.5753, 3: 0.5844, 17: 0.5785})
+    assert max(score, key=lambda i: score[i]) == 3
+    assert set(score) == set(words)
+
+
 def test_places_are_embedded_once_per_content(monkeypatch: pytest.MonkeyPatch) -> None:
     """Ingest's step embeds each queued file with progress; a second prepare of the same content
     embeds nothing (the vectors are found by its hash); an edited paragraph is embedded anew."""

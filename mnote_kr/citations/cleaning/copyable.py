@@ -303,6 +303,7 @@ def trim_chunk_edges(display: str, raw: str, query: str = "", *, start_cut: bool
 
 
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")
+_TOKEN_EDGES = "".join(chr(c) for c in range(33, 127) if not chr(c).isalnum()) + "，。、；：？！“”‘’（）《》…—·"
 
 
 def has_whole_word(text: str, query: str = "") -> bool:
@@ -319,3 +320,28 @@ def has_whole_word(text: str, query: str = "") -> bool:
         return False
     return any(not _spaced_word_char(ch) for run in runs for ch in run) or not (
         len(runs) == 1 and text.strip() == runs[0] and runs[0][0].islower())
+
+
+#: Characters no word holds inside it (after its edges' punctuation is taken off): a token holding one is
+#: glyphs a text layer read from a figure's font with no letters mapped (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``).
+_GLYPH_CHARS = frozenset('<>?@#$%!"|~;\\')
+#: Below this share of its characters in word tokens a text is mostly glyphs.
+WORD_SHARE = 0.5
+
+
+def mostly_glyphs(text: str) -> bool:
+    """Whether ``text`` is mostly glyph soup, no place to cite: under ``WORD_SHARE`` of its characters
+    stand in word tokens (a token is a word when, its edges' punctuation off, it holds a letter or digit and
+    none of ``_GLYPH_CHARS``: ``R&D`` and ``1:01`` are words, ``ka>29:92>#`` and ``!"#`` are not). Figure
+    labels read through a font without a letter map are; a sentence, a table's row of numbers or a CJK
+    line is not."""
+    tokens = text.split()
+    total = sum(len(t) for t in tokens)
+    if not total:
+        return False
+    words = 0
+    for token in tokens:
+        core = token.strip(_TOKEN_EDGES)
+        if any(ch.isalnum() for ch in core) and not _GLYPH_CHARS & set(core):
+            words += len(core)
+    return words < WORD_SHARE * total

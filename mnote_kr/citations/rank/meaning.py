@@ -15,7 +15,7 @@ ranks a passage's candidate places by words and meaning together:
   it holds, 0..1, plus a cluster bonus);
 * ``meaning``: each place's cosine plus ``NEIGHBOUR_WEIGHT`` times the mean cosine of its
   neighbours among the candidates (an answer is often read with the sentence before it),
-  scaled over the candidates to 0..1, times ``MEANING_WEIGHT``;
+  scaled over the candidates to 0..1 (over at least ``MEANING_SPREAD``), times ``MEANING_WEIGHT``;
 * a place holding every term of the query (``ALL_TERMS``) still wins: meaning only orders
   the places that hold as many of them.
 
@@ -55,6 +55,14 @@ MEANING_WEIGHT = 1.0
 NEIGHBOUR_WEIGHT = 0.3
 #: A place holding at least this share of the query's term weight holds all its terms: it wins.
 ALL_TERMS = 0.999
+#: The least spread of the candidates' meaning (cosine plus the neighbours' share) that is scaled to the
+#: whole ``MEANING_WEIGHT``: a narrower one counts for its share of it. Scaled over two or three places
+#: alone, a hair of cosine took the whole weight: tracemonkey p.12's answering paragraph (6 of the
+#: question's 7 words) lost to the next one (4 of 7) by a cosine 0.003 lower, a difference another
+#: runtime's vectors of the same text make too (``tests/test_meaning.py``: numpy and the graph agree to
+#: 0.994). Places a question tells apart by meaning stand 0.05 apart and more (a passage's cosines
+#: spread 0.63-0.78 on that page), and keep the whole weight.
+MEANING_SPREAD = 0.05
 #: Share of its language's mean taken out of the query's vector before it meets a file's places
 #: (``mnote_kr.citations.rank.neutral``, the query side only: the places' stored vectors stay as
 #: they are; None: the raw vector). Whole-file ranking of the tuning sets' DOCX answers by cosine
@@ -383,8 +391,9 @@ def _query_store() -> KeyedStore:
 
 
 def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | None:
-    """Cosine of the query with each place of ``indices``; None when the places have no vectors
-    yet, the model is unavailable or ``MEANING_WEIGHT`` is 0."""
+    """Cosine of the query with each place of ``indices`` that has a vector (a place too short to embed
+    has none); None when the places have no vectors yet, the model is unavailable or ``MEANING_WEIGHT``
+    is 0."""
     if MEANING_WEIGHT <= 0 or not query.strip():
         return None
     vecs = stored(key)
@@ -394,7 +403,8 @@ def cosines(key: str, query: str, indices: Sequence[int]) -> dict[int, float] | 
     q = _placing_vector(query)
     if q is None:
         return None
-    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs)}
+    # a place left empty (too short to embed) has a zero vector: no cosine, not a cosine of 0
+    return {i: float(vecs[i] @ q) for i in indices if 0 <= i < len(vecs) and vecs[i].any()}
 
 
 #: Told the places key a locator asked for when its vectors are not stored (their text changed since
@@ -445,18 +455,24 @@ def combine(words: Mapping[int, float], cos: Mapping[int, float]) -> dict[int, f
     """Words and meaning together for each candidate place (keys of ``words``, in document order).
 
     ``words`` is the locator's word score (share of the query's term weight, 0..1+), ``cos``
-    the cosines of :func:`cosines`. A place holding every term (``ALL_TERMS``) gets +2: it wins."""
+    the cosines of :func:`cosines`. A place holding every term (``ALL_TERMS``) gets +2: it wins. The
+    meaning is scaled over the candidates' spread, at least ``MEANING_SPREAD`` (a hair of cosine between
+    two places is no lead by meaning)."""
     order = sorted(words)
-    own = {i: cos.get(i, 0.0) for i in order}
+    # a place without a vector (too short to embed: a bullet, "5 Petitioner :") has no meaning: it is no
+    # neighbour of another and gets none of the weight, rather than reading as a cosine of 0
+    own = {i: cos[i] for i in order if i in cos}
     mixed = {}
     for k, i in enumerate(order):
+        if i not in own:
+            continue
         near = [own[j] for j in (order[k - 1] if k else None, order[k + 1] if k + 1 < len(order) else None)
-                if j is not None and abs(j - i) <= 2]
+                if j is not None and j in own and abs(j - i) <= 2]
         mixed[i] = own[i] + NEIGHBOUR_WEIGHT * (sum(near) / len(near) if near else own[i])
     lo, hi = min(mixed.values(), default=0.0), max(mixed.values(), default=0.0)
-    span = hi - lo
+    span = max(hi - lo, MEANING_SPREAD)
     return {i: words[i] + (2.0 if words[i] >= ALL_TERMS else 0.0)
-            + MEANING_WEIGHT * ((mixed[i] - lo) / span if span > 1e-9 else 0.0) for i in order}
+            + (MEANING_WEIGHT * (mixed[i] - lo) / span if i in mixed else 0.0) for i in order}
 
 
 def rank(key: str, query: str, words: Mapping[int, float]) -> tuple[dict[int, float], dict[int, float]] | None:

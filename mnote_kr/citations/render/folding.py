@@ -12,6 +12,7 @@ from pathlib import Path
 
 import msgspec
 
+from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.render.claims import place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
@@ -44,12 +45,12 @@ def _as_place(c: Citation) -> Place:
 def runner_citations(main: Citation, located: Locator, base: str, taken: set[str]) -> list[Citation]:
     """The places behind ``main`` its locator gave (``Locator.runners_up``), each cited as ``main`` is:
     its own ID (anchored at ``base@place`` and its claim, ``claims.place_anchor``; ``taken`` the IDs given),
-    URL and Markdown. Each keeps its words (``place_text``) and has no quote yet: the host reads it only
-    for a place it shows."""
+    URL and Markdown; a place whose words are mostly glyphs (``copyable.mostly_glyphs``) is left out. Each
+    keeps its words (``place_text``) and has no quote yet: the host reads it only for a place it shows."""
     out = []
     for loc in located.runners_up:
-        if not place_key(loc):
-            continue
+        if not place_key(loc) or (loc.place_text and mostly_glyphs(loc.place_text)):
+            continue  # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) are no place to cite
         loc = msgspec.structs.replace(loc, runners_up=[])
         cid = citation_id(main.provider, main.source_id or "", place_anchor(base, loc), 0, taken=taken)
         url = citation_url(main.source_root_relative_path, loc)

@@ -7,7 +7,10 @@ every format: ``header_row`` finds the header of a table's rows, ``labelled_row`
 written stands beside its own header, whatever is blank around it. ``named_header`` picks, among a row's
 cells by their headers, the one the question names ("…的相关基因": the 相关基因 cell), so a citation can
 stand on the answer's cell rather than on the cell holding the question's other words; ``meant_header``
-picks it by meaning when no word of the question names a header ("who wrote ...": Author).
+picks it by meaning when no word of the question names a header ("who wrote ...": Author). ``asked_row``
+finds the data row a question cited on its header row asks about ("How many calories per portion do
+berries have?": the header holds the column's words for every row, the Berries row the question's other
+words).
 """
 
 from __future__ import annotations
@@ -16,13 +19,15 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import TypeVar
 
-from mnote_kr.citations.text.queryterms import stem
+from mnote_kr.citations.text.queryterms import Term, content_terms, stem
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["header_row", "is_header", "is_number", "labelled_row", "meant_header", "named_header", "said_at"]
+__all__ = ["asked_row", "header_row", "is_header", "is_number", "labelled_row", "meant_header", "named_header",
+           "said_at"]
 
 T = TypeVar("T")
 _WORD = re.compile(r"[a-z0-9]+")
+_WORD_ANY = re.compile(r"\w+")
 #: An agent noun's ending: "Publisher" is who "published", "Director" who "directed".
 _AGENT = ("er", "or")
 _VERB = ("ed", "ing")  # the verb's forms an agent noun meets ("published", "publishing"; not "cents": "Center")
@@ -110,6 +115,41 @@ def said_at(query: str, phrase: str, *, inflected: bool = False) -> int | None:
             start = words[i].start()
             return start if at is None else min(at, start)
     return at
+
+
+def _words(text: str) -> tuple[set[str], str]:
+    norm = normalize(text)
+    return {stem(w) for w in _WORD_ANY.findall(norm)}, norm
+
+
+def _holds(words: set[str], norm: str, term: Term) -> bool:
+    """Whether a text (``words``: its words' light stems; ``norm``: it normalised) holds ``term``."""
+    return term.text in norm if term.cjk else term.text in words
+
+
+def asked_row(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[int, int] | None:
+    """``(row, cell)``: the row among a table's data ``rows`` (each its cells' texts) that a question
+    matched on the ``header`` row's texts asks about, and its first cell holding the question's words;
+    None when the header holds every content word of the question (it asks about the columns), no row
+    holds any of the others, or two rows hold as many (which one is meant is not said).
+
+    The header holds the column's words for every row ("Calories per portion"), so the row holding the
+    question's other words ("berries": the Berries row) is the place that answers."""
+    head = _words(" ".join(header))
+    rest = [t for t in content_terms(query) if not _holds(*head, t)]
+    if not rest:
+        return None
+    scored: list[tuple[int, int, int]] = []
+    for r, row in enumerate(rows):
+        cells = [(i, _words(text)) for i, text in enumerate(row) if text.strip()]
+        held = [next((i for i, w in cells if _holds(*w, t)), None) for t in rest]
+        found = [i for i in held if i is not None]
+        if found:
+            scored.append((len(found), r, min(found)))
+    scored.sort(key=lambda s: -s[0])
+    if not scored or (len(scored) > 1 and scored[1][0] == scored[0][0]):
+        return None
+    return scored[0][1], scored[0][2]
 
 
 def named_header(query: str, cells: Iterable[tuple[str, T]], *, inflected: bool = False) -> T | None:

@@ -21,6 +21,11 @@ columns of many paragraphs) keeps its paragraphs' own citations:
   cell matched: ``paragraphIndex`` stays a cell's first paragraph, so the locator contract and the
   viewer are unchanged. A named cell that only continues a vertical merge (no words of its own in
   this row) leaves the place on the matched cell, in the row asked about.
+* a place in the header row moves to the data row the question asks about: the header holds the column's
+  words for every row, so the row holding the query's other words (its key: "How many calories per portion
+  do berries have?", the Berries row) answers, on its cell under the header named (the host's
+  ``asked_row``). A question only about the columns, or whose other words two rows hold alike, keeps the
+  header.
 * the places behind it are other rows: a runner-up in a row already cited, or in the header row
   (it answers nothing by itself), is dropped. One locate reads each table once.
 """
@@ -33,7 +38,7 @@ from typing import TypeVar
 
 import msgspec
 
-from mnote_kr.plugin_api import Highlight, Locator, header_row, labelled_row, named_header
+from mnote_kr.plugin_api import Highlight, Locator, asked_row, header_row, labelled_row, named_header
 
 from .document import DocxDocument, Paragraph
 
@@ -230,6 +235,22 @@ def row_of(doc: DocxDocument, index: int, tables: dict[int, _Table] | None = Non
     return TableRow((para.cell[0], row), table.rows[row], labels, at is not None and row <= table.order[at])
 
 
+def _row_asked(doc: DocxDocument, header: TableRow, query: str,
+               tables: dict[int, _Table]) -> tuple[TableRow, RowCell] | None:
+    """The data row a question cited on its table's header row asks about (the host's ``asked_row``),
+    with its cell holding the question's words; None on a title row above the header."""
+    table = tables[header.key[0]]
+    if table.at is None or header.key[1] != table.order[table.at]:
+        return None
+    below = [[c for c in table.rows[r] if c.own] for r in table.order[table.at + 1:]]
+    found = asked_row(query, [c.text for c in header.cells], [[c.text for c in cells] for cells in below])
+    if found is None:
+        return None
+    cell = below[found[0]][found[1]]
+    row = row_of(doc, cell.paragraph, tables)
+    return (row, cell) if row is not None else None
+
+
 def _as_row(doc: DocxDocument, loc: Locator, query: str,
             tables: dict[int, _Table]) -> tuple[Locator, TableRow | None]:
     if loc.locator_precision != "paragraph" or loc.paragraph_index is None \
@@ -238,24 +259,30 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
     row = row_of(doc, loc.paragraph_index, tables)
     if row is None:
         return loc, None
+    at, why = loc.paragraph_index, loc.locator_reason
+    asked = _row_asked(doc, row, query, tables) if row.header else None
+    if asked is not None:  # the header row holds the column's words; the row asked about answers
+        row, held = asked
+        at, why = held.paragraph, f"{why}; the table's row holding the query's words beside its header's"
     named = row.named(query)
-    matched = row.holding(loc.paragraph_index)
+    matched = row.holding(at)
     written = row.written(query)
     if named is not None and named.own:
-        cited, why = named, f"in its row, the cell under '{row.heads(named)}' the query names"
+        cited, how = named, f"in its row, the cell under '{row.heads(named)}' the query names"
     elif written is not None and (matched is None or not _holds(matched, query)):
-        cited, why = written, "in its row, the cell holding the query as written"
+        cited, how = written, "in its row, the cell holding the query as written"
     else:
-        cited, why = matched, ""
+        cited, how = matched, ""
     changes: dict[str, object] = {"quote": row.reading(cited) or None, "row_label": row.label}
     if named is not None and named.own:
         changes["headers"] = [row.heads(named)]
     elif row.labels:
         changes["headers"] = [row.heads(c) for c in row.cells if c.text and not (row.label and c is row.cells[0])]
-    if cited is not None and why and cited.paragraph != loc.paragraph_index:
-        para = doc.paragraphs[cited.paragraph]
+    if cited is not None and how and cited.paragraph != at:
+        at, why = cited.paragraph, f"{why}; {how}"
+    if at != loc.paragraph_index:
+        para = doc.paragraphs[at]
         own = para.text if para.own_chars is None else para.text[:para.own_chars]
-        why = f"{loc.locator_reason}; {why}"
         changes.update(paragraph_index=para.index, para_id=para.para_id, place_text=para.text or None,
                        highlight=Highlight(start=0, end=len(own)) if own.strip() else None,
                        reason=why, locator_reason=why)

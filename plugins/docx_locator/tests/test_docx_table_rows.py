@@ -212,3 +212,41 @@ def test_a_phrase_one_cell_of_the_row_holds_as_written_places_the_row_on_that_ce
     assert loc.paragraph_index == cell  # type: ignore[attr-defined]
     assert loc.highlight is not None and (loc.highlight.start, loc.highlight.end) == (0, 6)  # type: ignore[attr-defined]
     assert loc.quote.startswith("Q0101: 检测项目: 遗传性乳腺癌;") and loc.row_label == "Q0101"  # type: ignore[attr-defined]
+
+
+# The passage LightRAG's engine gave for docling's word sample (its table as JSON rows), the newcomer trial's.
+SAMPLE = CORPUS / "docx" / "docling__word_sample.docx"
+SAMPLE_PASSAGE = (
+    "## Let’s eat\nAfter we had a good day of swimming in the lake, it’s important to eat something nice\n"
+    "I like to eat leaves\nHere are some interesting things a respectful duck could eat:\n"
+    '<table id="tb-1" format="json">[["", "Food", "Calories per portion"], ["Leaves", "Ash, Elm, Maple", "50"], '
+    '["Berries", "Blueberry, Strawberry, Cranberry", "150"], ["Grain", "Corn, Buckwheat, Barley", "200"]]</table>\n'
+    "And let’s add another list in the end:\n1. Leaves\n2. Berries\n3. Grain")
+
+
+def test_a_question_naming_a_row_and_a_column_is_cited_on_the_row_not_the_header() -> None:
+    # The header holds the column's words for every row; the row holding the query's other words
+    # (its key, "berries") is the place, on the cell under the header the query names.
+    before = hashlib.sha256(SAMPLE.read_bytes()).hexdigest()
+    loc = _locate(SAMPLE, "How many calories per portion do berries have?", SAMPLE_PASSAGE)
+    row = _index(SAMPLE, "Berries")
+    assert loc.paragraph_index == _index(SAMPLE, "150", after=row)  # type: ignore[attr-defined]
+    assert loc.row_label == "Berries" and loc.headers == ["Calories per portion"]  # type: ignore[attr-defined]
+    assert "150" in loc.quote and "Berries" in loc.quote  # type: ignore[attr-defined]
+    assert hashlib.sha256(SAMPLE.read_bytes()).hexdigest() == before
+
+
+def test_a_question_only_about_the_columns_still_cites_the_header(tmp_path: Path) -> None:
+    b = DocxBuilder()
+    cells = b.table([["Harbour", "Berths", "Depth at low tide"], ["Lerwick north pier", "40", "9"],
+                     ["Lerwick south pier", "31", "7"], ["Kirkwall", "22", "6"]])
+    path = tmp_path / "harbours.docx"
+    path.write_bytes(b.build())
+    evidence = "Harbour Berths Depth at low tide"
+    loc = _locate(path, "Which harbour columns give berths and depth at low tide?", evidence)
+    assert loc.paragraph_index in cells[0]  # type: ignore[attr-defined]
+    # two rows hold the query's other word alike: neither is the one asked about, the header stays
+    loc = _locate(path, "depth at low tide at Lerwick", evidence)
+    assert loc.paragraph_index in cells[0]  # type: ignore[attr-defined]
+    loc = _locate(path, "depth at low tide at Kirkwall", evidence)
+    assert loc.paragraph_index == cells[3][2] and loc.row_label == "Kirkwall"  # type: ignore[attr-defined]

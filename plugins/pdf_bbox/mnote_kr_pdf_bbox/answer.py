@@ -215,6 +215,13 @@ class DocTerms:
             bt = self.built[b] = block_text(page, page.blocks[b[1]])
         return bt
 
+    def glyphs(self, b: tuple[int, int]) -> bool:
+        """Whether block ``b`` is mostly glyphs (the host's ``mostly_glyphs``): a figure's labels read
+        through a font with no letters mapped, no place to cite."""
+        from mnote_kr.plugin_api import mostly_glyphs
+
+        return mostly_glyphs(self.block(b).text)
+
 
 def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
     """``(blocks, block frequency of each term)`` of the document: plain data, so the on-disk
@@ -301,8 +308,9 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     terms = content_terms(query)
     if not passage or not query.strip():
         return Answer(None, "none", 0.0, 0, len(terms), [])
-    passage = sorted(passage)  # document order decides every tie
     dt = doc_terms(doc)
+    # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) are no place to cite
+    passage = sorted(b for b in passage if not dt.glyphs(b)) or sorted(passage)  # document order decides ties
     q = " ".join(fold(query).split())
     if len(q) >= 3:
         occ = {b: query_occurrences(dt.block(b).text, q) for b in passage}
@@ -354,6 +362,23 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     _, share, n_found, b = best
     return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
                   rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight, query))
+
+
+def holds_terms(doc: DocumentText, b: tuple[int, int], query: str) -> tuple[float, int, int]:
+    """``(share, found, terms)``: the rarity-weighted share of ``query``'s content terms block ``b`` holds,
+    how many it holds and of how many, weighed as ``choose`` weighs the passage's blocks (a place behind
+    the chosen one is exact by the same rule: ``MIN_SHARE``)."""
+    terms = content_terms(query)
+    if not terms:
+        return 0.0, 0, 0
+    dt = doc_terms(doc)
+    terms = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)} \
+        or terms
+    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    bt = dt.block(b)
+    found = [t for t in terms if t in bt.terms]
+    share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / (sum(weight.values()) or 1.0)
+    return share, len(found), len(terms)
 
 
 def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, terms: dict[str, str],
@@ -408,7 +433,8 @@ def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list
     out: list[tuple[tuple[int, int], float]] = []
     for n, cos in nearest_places(key, query, FILE_WIDE + len(inside)).items():
         pi = bisect_right(starts, n) - 1
-        if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE:
+        if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE \
+                and not doc_terms(doc).glyphs((pi, n - starts[pi])):
             out.append(((pi, n - starts[pi]), cos))
     return out
 

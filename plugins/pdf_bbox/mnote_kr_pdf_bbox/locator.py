@@ -41,7 +41,7 @@ from typing import Any
 from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
-from .answer import MIN_SHARE, choose, content_terms, written_text
+from .answer import MIN_SHARE, choose, content_terms, holds_terms, written_text
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
@@ -291,7 +291,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
         place_text=place_text,
         place_headings=headings,
-        runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage) for b, cos in ans.runners_up],
+        runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage, named) for b, cos in ans.runners_up],
     )
 
 
@@ -321,10 +321,12 @@ def _with_passage(doc: DocumentText, req: LocateRequest, evidence: str, own: dic
 
 
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
-               cos: float | None, coverage: float) -> Locator:
+               cos: float | None, coverage: float, named: list[int]) -> Locator:
     """A block behind the chosen one (``Answer.runners_up``): the whole block (``WHOLE_BLOCK``; else its
-    lines the passage covers, all of a block outside the passage), boxed; approximate (a guess behind
-    the best), with its words for the quote."""
+    lines the passage covers, all of a block outside the passage), boxed, with its words for the quote;
+    approximate (a guess behind the best) unless it holds the query's words as an exact place does
+    (``MIN_SHARE`` of their weight: the definition the evidence window ended before, found by meaning), on
+    a page the query names when it ``named`` some (elsewhere it is not the place asked for)."""
     pi, bi = block
     page = doc.pages[pi]
     touch = counts.get(block)
@@ -333,7 +335,12 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
     why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else
         "among the file's text blocks, outside the cited passage")
-    return Locator(locator_precision="bbox", locator_degraded=True, page=pi + 1, bbox=box,
+    share, found, terms = holds_terms(doc, block, choosing_words(req.query))
+    exact = share >= MIN_SHARE and (not named or pi + 1 in named)
+    if exact:
+        why += f"; this text block holds {found} of the query's {terms} content terms (rarity-weighted share " \
+               f"{share:.2f})"
+    return Locator(locator_precision="bbox", locator_degraded=not exact, page=pi + 1, bbox=box,
                    rects=[Rect(page=pi + 1, bbox=box)],
                    block_id=req.block_id or (req.block.blockid if req.block else None),
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,

@@ -251,3 +251,126 @@ def test_the_passage_blocks_setting_decides_whether_the_answer_outside_the_evide
         mnote_kr_pdf_bbox.clear_cache()
         loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=evidence, query=question, passage=passage))
         assert loc is not None and (loc.place_text or "").startswith("Our insight") is found, (mode, loc.place_text)
+
+
+TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+#: The evidence window the search cut from LightRAG's chunk of page 12 for the newcomer trial's question:
+#: the end of the answering paragraph, then the next paragraph's first two lines.
+SPEEDUP_WINDOW = (
+    "(Note that this only makes a difference of about\n10% in the results.) Dividing the total execution time "
+    "in processor\nclock cycles by the number of bytecodes executed in the base\ninterpreter shows that on "
+    "average, a bytecode executes in about\n35 cycles. Native traces take about 9 cycles per bytecode, a 3.9x\n"
+    "speedup over the interpreter.\nUsing similar computations, we ﬁnd that trace recording takes\n"
+    "about 3800 cycles per bytecode, and compilation 3150 cycles per")
+
+#: LightRAG's chunk of page 12 the window was cut from (the newcomer trial's engine).
+SPEEDUP_CHUNK = "\n".join([
+    "math-spectral-norm 15 20 20 0 0 1.3 1.0 1.3 7.12x",
+    "regexp-dna 2 2 2 0 0 1.0 1.0 1.0 4.21x",
+    "string-base64 3 5 7 0 0 1.7 1.4 2.3 2.53x",
+    "string-fasta 5 11 15 6 0 2.2 1.4 3.0 1.49x",
+    "string-tagcloud 3 6 6 5 0 2.0 1.0 2.0 1.09x",
+    "string-unpack-code 4 4 37 0 0 1.0 9.3 9.3 1.20x",
+    "string-validate-input 6 10 13 1 0 1.7 1.3 2.2 1.86x",
+    "Figure 13. Detailed trace recording statistics for the SunSpider benchmark set.",
+    "mean). We exclude regexp-dna from the following calculations,",
+    "because most of its time is spent in the regular expression matcher,",
+    "which has much different performance characteristics from the",
+    "other programs. (Note that this only makes a difference of about",
+    "10% in the results.) Dividing the total execution time in processor",
+    "clock cycles by the number of bytecodes executed in the base",
+    "interpreter shows that on average, a bytecode executes in about",
+    "35 cycles. Native traces take about 9 cycles per bytecode, a 3.9x",
+    "speedup over the interpreter.",
+    "Using similar computations, we ﬁnd that trace recording takes",
+    "about 3800 cycles per bytecode, and compilation 3150 cycles per",
+    "bytecode. Hence, during recording and compiling the VM runs at",
+    "1/200",
+])
+
+
+def test_a_hair_of_cosine_does_not_outweigh_the_block_holding_the_questions_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # The newcomer trial's engine gave the answering paragraph and the next one cosines 0.7631 and 0.7663:
+    # scaled over those two alone, that hair took the whole meaning weight and sent the box to the next
+    # paragraph, which holds 4 of the question's 7 words against 6. The cosines are the trial's (another
+    # runtime's vectors differ by about as much), the rest is the product's.
+    mnote_kr_pdf_bbox.prepare_locate(str(TRACEMONKEY))
+    meaning.embed_queued(lambda _line: None)
+    asked: list[list[int]] = []
+
+    def trial_cosines(key: str, query: str, indices: list[int]) -> dict[int, float]:
+        asked.append(sorted(indices))
+        return dict(zip(sorted(indices), (0.7631, 0.7663), strict=True))
+
+    monkeypatch.setattr(meaning, "cosines", trial_cosines)
+    query = "What speedup do native traces give over the interpreter per bytecode?"
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(TRACEMONKEY), evidence=SPEEDUP_WINDOW, query=query,
+                                                 passage=SPEEDUP_CHUNK))
+    assert SPEEDUP_WINDOW in SPEEDUP_CHUNK and asked and len(asked[0]) == 2
+    assert loc is not None and loc.page == 12 and not loc.locator_degraded
+    assert loc.place_text is not None and "Native traces take about 9 cycles per bytecode" in loc.place_text
+    assert "Using similar computations" not in loc.place_text
+
+
+def test_figure_glyphs_are_never_a_place_behind(monkeypatch: pytest.MonkeyPatch) -> None:
+    # tracemonkey p.10's figure labels are glyphs (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``); the newcomer trial's
+    # Chinese questions got them as places nearest by meaning. Here they are the file's nearest.
+    from mnote_kr_pdf_bbox.answer import doc_terms, places
+    from mnote_kr_pdf_bbox.model import load_document
+
+    doc = load_document(str(TRACEMONKEY))
+    dt, (_, starts) = doc_terms(doc), places(doc)
+    glyphs = [starts[9] + bi for bi in range(len(doc.pages[9].blocks)) if "56#" in dt.block((9, bi)).text]
+    assert len(glyphs) >= 3
+    words = starts[3]  # page 4's first block
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {n: 0.9 - n / 1e4 for n in [*glyphs, words]})
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: 0.7 for i in idx})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(TRACEMONKEY), evidence=SPEEDUP_WINDOW,
+                                                 query="追踪编译器比解释器快多少？", passage=SPEEDUP_CHUNK))
+    assert loc is not None and loc.runners_up
+    assert [r.page for r in loc.runners_up if r.page != 12] == [4]
+
+
+def test_a_place_behind_holding_every_word_of_the_question_is_exact(monkeypatch: pytest.MonkeyPatch) -> None:
+    # AMT handbook p.1, the newcomer trial's "What is a Boots self-locking nut?": the evidence window ended
+    # before the definition ("The Boots self-locking nut is of one piece ..."), which came behind as the file's
+    # nearest by meaning, labelled approximate although it holds every word of the question. A place behind
+    # holding none of them stays approximate: one rule with the chosen place's.
+    pdf = CORPUS / "pdf" / "docling__amt_handbook_sample.pdf"
+    evidence = ("Plates must be attached to the structure in a positive manner to eliminate rotation or "
+                "misalignment when tightening the bolts or screws. The two general types of self-locking nuts "
+                "currently in use are the all-metal type and the fiber "
+                "lock type. For the sake of simplicity, only three typical kinds of self-locking nuts are considered "
+                "in this handbook: the Boots self-locking and the stainless steel self-locking nuts, representing "
+                "the all-metal types; and the elastic stop nut, representing the fiber insert type.")
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {3: 0.82, 5: 0.80})  # p.1's blocks 3 and 5
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: 0.7 for i in idx})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=evidence,
+                                                 query="What is a Boots self-locking nut?", passage=evidence))
+    behind = {r.place_text.split(",")[0]: r for r in loc.runners_up if "outside the cited passage" in r.locator_reason}
+    definition = behind["The Boots self-locking nut is of one piece"]
+    assert not definition.locator_degraded and "4 of the query's 4" in definition.locator_reason
+    spring = next(r for text, r in behind.items() if text.startswith("The spring"))
+    assert spring.locator_degraded
+
+
+def test_a_title_line_holding_no_word_of_the_question_does_not_win_by_meaning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # scotus-transcript p.1 (a block per numbered line), the newcomer trial's question and evidence window;
+    # the cosines are the trial engine's for the lines it embedded ("5 Petitioner :" is too short: none).
+    # The caption line holding "Knowles" comes first, not "IN THE SUPREME COURT ..." (no word of it).
+    pdf = CORPUS / "pdf" / "pdfplumber__scotus-transcript-p1.pdf"
+    window = ("IN THE SUPREME COURT OF THE UNITED STATES\n- - - - - - - - - - - - - - - - - x\n"
+              "MICHAEL A. KNOWLES, :\nWARDEN, :\nPetitioner :\nv. : No. 07-1315\nALEXANDRE MIRZAYANCE. :\n"
+              "- - - - - - - - - - - - - - - - - x\n"
+              "Washington, D.C.\nTuesday, January 13, 2009\nThe above-entitled matter came on for oral\n"
+              "argument before the Supreme Court of the United States\nat 1:01 p.m.\nAPPEARANCES:\n"
+              "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los")
+    trial = {0: 0.5753, 3: 0.5844, 6: 0.5497, 10: 0.5247, 11: 0.5594, 12: 0.5341, 13: 0.55, 14: 0.5598,
+             15: 0.5147, 17: 0.5785, 21: 0.544}
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: trial[i] for i in idx if i in trial})
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {})
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(pdf), evidence=window, passage=window,
+                                                 query="Who argued for the petitioner in Knowles v. Mirzayance?"))
+    assert loc.place_text is not None and "KNOWLES" in loc.place_text and "SUPREME" not in loc.place_text
