@@ -33,6 +33,15 @@ def test_the_id_syntax_is_the_viewers() -> None:
             normalize_citation_id(bad)
 
 
+def test_a_citation_url_given_for_an_id_is_told_what_open_takes() -> None:
+    """A newcomer passed ``open`` the ``citationUrl`` it had printed and read only "Not a citation ID"."""
+    url = "mnote-kr://open?path=notes/heron.md&precision=paragraph&paragraph=2"
+    with pytest.raises(UsageError) as bad:
+        normalize_citation_id(url)
+    assert "citation URL" in bad.value.message and "[a3z1]" in bad.value.message
+    assert "mnote-kr://" in bad.value.message
+
+
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[tuple[ApiServer, httpx.Client]]:
     (tmp_path / "ws" / "docs").mkdir(parents=True)

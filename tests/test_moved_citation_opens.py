@@ -51,6 +51,9 @@ def test_an_id_issued_before_a_rename_opens_the_same_place_at_the_new_path(
     assert Path(plan.resource_path) == host.root / "notes" / "heron_renamed.md"
     assert plan.locator == before["plan"].locator  # same bytes, same place
     assert plan.moved_from == "notes/heron.md"
+    # the URL a desktop shell or an agent follows names the file where it is now (a newcomer's named the old one)
+    assert plan.citation_url.startswith("mnote-kr://open?path=notes/heron_renamed.md&")
+    assert plan.citation_url.split("&", 1)[1] == before["plan"].citation_url.split("&", 1)[1]
     assert "moved" in (plan.note or "") and "notes/heron_renamed.md" in (plan.note or "")
     shown = render_open(plan)
     assert "heron_renamed.md" in shown and "moved from notes/heron.md" in shown

@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 from mnote_kr.citations.caches import citecache
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.notindexed import STATUS_WHY
-from mnote_kr.citations.render.ids import citation_url
+from mnote_kr.citations.render.ids import URL_SCHEME, citation_url
 from mnote_kr.citations.render.moved import moved_note, moved_target
 
 _SINCE = " since this citation was issued"
@@ -71,6 +71,10 @@ def normalize_citation_id(raw: str) -> str:
     found = _ID_SYNTAX.fullmatch(raw)
     if found is None:
         shown = raw if len(raw) <= 60 else raw[:57] + "..."
+        if raw.lower().startswith(URL_SCHEME + "://"):  # a citation's citationUrl, which names no ID
+            raise UsageError(f"Not a citation ID: {shown!r} is a citation URL, for a desktop shell's "
+                             f"{URL_SCHEME}:// handler; give the citation's ID, such as [a3z1]",
+                             hint="the ID is the [a3z1] beside the citation in 'mnote-kr search' or 'ask'")
         raise UsageError(f"Not a citation ID: {shown!r}",
                          hint="a citation ID looks like [a3z1]; take it from 'mnote-kr search' or 'ask'")
     return f"[{found.group(1)}]"
@@ -164,7 +168,9 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     moved_from = None
     if (target := moved_target(reg, entry, rel, host.workspace.index_dir)) is not None:  # same bytes, new path
         moved_from, (rel, entry) = rel, target
-        citation = msgspec.structs.replace(citation, source_root_relative_path=rel)
+        # the URL a shell or an agent follows names the file where it is now, at the same place
+        citation = msgspec.structs.replace(citation, source_root_relative_path=rel,
+                                           citation_url=citation_url(rel, citation.locator))
     if entry is None or not is_citable_tag(entry_tag(entry)):  # the rule search cites by
         raise NotFoundError(f"Citation {cid} points to a source that is not citable any more: "
                             f"{why_not_citable(host, rel, entry)}", hint="search again")

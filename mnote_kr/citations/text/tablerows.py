@@ -59,9 +59,17 @@ def is_number(text: str) -> bool:
     return True
 
 
+#: A cell of marks only that stands between a label and its value ("Rated frequency | : | 50"): a data
+#: row's, never a header's ("#" and "№" head a column of numbers, so they are not among them).
+_SEPARATOR = re.compile(r"^[\s:=\-–—/|.…>→]+$")
+
+
 def is_header(head: Sequence[str], below: Sequence[str]) -> bool:
-    """Whether ``head`` (a row's non-blank texts) heads the row ``below`` it: all text; or, over a column
-    of labels, a label's header and years ("Line item | 2022 | 2023")."""
+    """Whether ``head`` (a row's non-blank texts) heads the row ``below`` it: all text, no separator
+    between a label and its value (":"); or, over a column of labels, a label's header and years
+    ("Line item | 2022 | 2023")."""
+    if any(_SEPARATOR.match(t) for t in head):
+        return False
     if not any(is_number(t) for t in head):
         return True
     first, rest = head[0], head[1:]

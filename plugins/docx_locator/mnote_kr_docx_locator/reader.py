@@ -29,6 +29,7 @@ from mnote_kr.plugin_api import DocumentError
 from .document import DocxDocument, Paragraph
 from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
+from .headings import HeadingTrail, all_bold, typed_title
 from .notes import Notes, docxnotes, notes_for, read_notes
 from .safezip import (
     FLATTEN,
@@ -223,7 +224,7 @@ class _Walker:
         self.boxes: list[str] = []
         self.paragraphs: list[Paragraph] = []
         self.fields: list[list[object]] = []  # open complex fields: [instr, is_toc]
-        self.headings: list[tuple[int, str]] = []
+        self.headings = HeadingTrail()
         self.toc_depth = 0
         self.table_depth = 0
         self.chars = 0
@@ -365,13 +366,13 @@ class _Walker:
                               self.path, f"text characters {MAX_TEXT_CHARS:,}")
         own_text = text[:own]  # the paragraph's own text, without its text boxes
         in_toc = bool(state["toc"]) or (len(own_text) < 240 and _TOC_LINE.match(own_text) is not None)
-        if in_toc or not own_text.strip():
+        if in_toc or not own_text.strip() or self.table_depth:  # a table cell is never a heading
             level = 0
         if level:
-            while self.headings and self.headings[-1][0] >= level:
-                self.headings.pop()
-            self.headings.append((level, docxnotes.without_notes(own_text).strip()))  # a note is not its name
-        path = tuple(h for _, h in self.headings)
+            self.headings.styled_heading(level, docxnotes.without_notes(own_text).strip())  # a note is not its name
+        elif not in_toc and not self.table_depth and (title := typed_title(own_text, bold=all_bold(p))):
+            self.headings.typed_heading(*title)  # a title typed as a numbered line, bold or in capitals
+        path = self.headings.path
         pid = p.get(W14_PARAID)
         self.paragraphs.append(
             Paragraph(

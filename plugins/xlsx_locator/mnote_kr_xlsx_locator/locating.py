@@ -42,7 +42,7 @@ from mnote_kr.plugin_api import (
 
 from .cellvalues import another_day, asked_values, cell_holds, counted, decisive, held_by, verbatim, words_of
 from .named import at_named_sheet, choosing_words, evidence_row_first
-from .reader import RowParagraph, column_letter, load_xlsx
+from .reader import RowParagraph, column_letter, load_xlsx, marks_only
 
 PLUGIN_NAME = "xlsx_locator"
 
@@ -135,6 +135,11 @@ def _without(query: str, given: str) -> str:
 def reading(row: RowParagraph, columns: list[int]) -> str:
     """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
+    if not row.headers and row.label_column is not None and any(marks_only(t) for t in shown.values()):
+        # a data sheet's "label | unit | : | value" row: its label reads with all its values, the one asked
+        # for (G12 "134") with its unit, never with the ":" between them
+        columns = [c for c in shown if c != row.label_column] if columns != [row.label_column] else columns
+    columns = [c for c in columns if c in shown and not marks_only(shown[c])] or columns
     # the label cell cited alone reads as its header and value, not as itself twice
     label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
     return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])

@@ -270,6 +270,34 @@ def regions(cells: dict[tuple[int, int], Any]) -> list[list[tuple[int, int]]]:
     return sorted((sorted(g) for g in groups.values()), key=lambda g: (g[0][0], min(c for _, c in g)))
 
 
+def _wordy(text: str) -> bool:
+    """Whether a cell's text holds a letter: a label, never a separator (":", "-") or a number."""
+    return any(ch.isalpha() for ch in text)
+
+
+def marks_only(text: str) -> bool:
+    """Whether a cell holds marks only (":", "-", "#"): between a label and its value, never a label."""
+    return not any(ch.isalnum() for ch in text)
+
+
+def labels_beside(groups: list[list[tuple[int, int]]], text: Any) -> list[list[tuple[int, int]]]:
+    """``groups`` (``regions``) with a column of labels joined to the cells right of it on the same rows,
+    across one or two empty columns: a data sheet's "Rated system frequency |  | Hz | : | 134" is one row,
+    as docling's gap tolerance reads it, not a label apart from its value. ``text``: a cell's text."""
+    out = [g for g in groups]
+    for left in list(out):
+        cols = {c for _, c in left}
+        if len(cols) != 1 or not all(_wordy(text(k)) for k in left):
+            continue
+        col, rows = next(iter(cols)), {r for r, _ in left}
+        right = next((g for g in out if g is not left and {r for r, _ in g} == rows
+                      and 2 <= min(c for _, c in g) - col <= 3), None)
+        if right is not None:
+            out.remove(right)
+            out[next(i for i, g in enumerate(out) if g is left)] = sorted(left + right)
+    return sorted(out, key=lambda g: (g[0][0], min(c for _, c in g)))
+
+
 def _own_cells(ws: Any) -> list[Any]:
     """The cells the sheet's XML holds, by row then column. ``iter_rows`` would walk (and create) every
     cell of the sheet's extent: 5.2 million for one cell formatted at Z200000 (a gigabyte). openpyxl keeps
@@ -318,7 +346,8 @@ def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int,
         if value(c) is not None and _text(value(c)):
             cells[(c.row, c.column)] = c
     out: list[RowParagraph] = []
-    for number, region in enumerate(regions(cells), start=first_region):
+    for number, region in enumerate(labels_beside(regions(cells), lambda k: _text(value(cells[k]))),
+                                    start=first_region):
         rows: list[RowParagraph] = []
         by_row: dict[int, list[Any]] = {}
         for r, c in region:
@@ -326,7 +355,7 @@ def _sheet_rows(ws: Any, sheet_hidden: bool, first_region: int,
         for r, found in by_row.items():
             hidden = sheet_hidden or (r in ws.row_dimensions and bool(ws.row_dimensions[r].hidden))
             texts = tuple((c.column, _text(value(c))) for c in found)
-            label = next((c.column for c in found if isinstance(c.value, str)), None)
+            label = next((c.column for c in found if isinstance(c.value, str) and not marks_only(c.value)), None)
             rows.append(RowParagraph(index=0, text=" | ".join(t for _, t in texts), heading_path=(ws.title,),
                                      sheet=ws.title, row=r, cells=texts,
                                      shown=tuple(_shown(value(c), c.number_format) for c in found),
@@ -350,7 +379,7 @@ def _table(rows: list[RowParagraph]) -> None:
     first = head.cells[0][0]
     for row in rows[at + 1:]:
         row.header_row, row.headers = head.row, headers
-        if len(row.cells) > 1 and row.cells[0][0] == first:
+        if len(row.cells) > 1 and row.cells[0][0] == first and not marks_only(row.cells[0][1]):
             row.label_column = first
 
 

@@ -245,8 +245,8 @@ def test_years_as_headers_and_a_formatted_figure_read_as_people_do(tmp_path: Pat
 
 def test_whole_sheet_rows_of_a_gapped_table_land_on_the_named_row(plugins) -> None:  # type: ignore[no-untyped-def]
     """LightRAG's chunk holds whole sheet rows, tab-separated with their empty cells; docling's gap-tolerance
-    sheet splits each row into several regions. The row the query names is cited (docling: 'Rated system
-    frequency' is in column C of row 12)."""
+    sheet splits each row into several regions. The row the query names is cited from its label (docling:
+    'Rated system frequency' is in column C of row 12) to its value G12 (``test_xlsx_data_sheet``)."""
     from openpyxl import load_workbook
 
     book = CORPUS / "xlsx" / "docling__xlsx_07_gap_tolerance_.xlsx"
@@ -255,7 +255,7 @@ def test_whole_sheet_rows_of_a_gapped_table_land_on_the_named_row(plugins) -> No
                          for row in ws.iter_rows(min_row=10, max_row=16, values_only=True))
     _, cell, text = docling_cell(book.name, *docling_find(book.name, "Rated system frequency"))
     loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence, query="rated system frequency"))
-    assert text == "Rated system frequency" and (loc.sheet, loc.range) == ("Page 1", cell)
+    assert text == "Rated system frequency" and (loc.sheet, loc.range) == ("Page 1", f"{cell}:G12")
 
 
 def _books(tmp_path: Path) -> Path:

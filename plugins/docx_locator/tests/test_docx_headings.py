@@ -1,0 +1,89 @@
+"""The headings a DOCX paragraph sits under: never a table cell, and typed section titles where no
+style says (a newcomer saw a contract's clause headed by its cover table's cells, "Год: 2016 > Код раздела")."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.docx_docs import NS, DocxBuilder, package
+
+from mnote_kr_docx_locator import cache as docx_cache
+from mnote_kr_docx_locator.cache import load_docx
+from mnote_kr_docx_locator.headings import typed_title
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    docx_cache.clear_cache()
+    yield
+    docx_cache.clear_cache()
+
+
+def test_long_contract_clause_is_headed_by_its_typed_section_title_not_the_cover_tables_cells() -> None:
+    doc = load_docx(CORPUS / "docx" / "poi__bug65649.docx")
+    paras = doc.paragraphs
+    advance = next(p for p in paras if p.text.strip() == "Авансирование не предусмотрено.")
+    assert advance.heading_path == ("3. ЦЕНА КОНТРАКТА И ПОРЯДОК ОПЛАТЫ",)
+    # the cover table styles its labels as headings: no cell heads anything, nor is one a heading
+    cells = [p for p in paras if p.in_table]
+    assert not any(p.heading_level for p in cells)
+    assert paras[5].text.startswith("39") and paras[5].heading_path == ()
+    assert not any("Год: 2016" in h or h == "СФППТС" for p in paras for h in p.heading_path)
+    # an appendix's own line closes the technical task's sections: its cost tables sit under it
+    assert paras[1356].heading_path == ("Приложение № 2.1.",)
+
+
+def test_typed_numbered_titles_head_their_paragraphs_under_the_styled_heading(tmp_path: Path) -> None:
+    bold = '<w:p><w:r><w:rPr><w:b/></w:rPr><w:t xml:space="preserve">2. Terms of payment</w:t></w:r></w:p>'
+    b = DocxBuilder(para_ids=False)
+    b.heading("Contract", 1)
+    b.para("1. SUBJECT OF THE CONTRACT")
+    b.para("1.1. The contractor builds the shed.")
+    b.parts.append(bold)
+    b.count += 1
+    b.para("2.1. The client pays in 30 days.")
+    b.para("2.2. Payment terms")  # neither capitals nor bold: a clause, not a title
+    b.para("No advance is paid.")
+    b.heading("Annexes", 1)
+    b.para("The annexes follow.")
+    doc = load_docx(_write(tmp_path, b))
+    paths = [p.heading_path for p in doc.paragraphs]
+    assert paths[2] == ("Contract", "1. SUBJECT OF THE CONTRACT")
+    assert paths[4] == paths[6] == ("Contract", "2. Terms of payment")
+    assert paths[8] == ("Annexes",)  # a styled heading closes the typed titles
+    assert [p.heading_level for p in doc.paragraphs][1:7] == [0] * 6
+
+
+def test_a_heading_styled_table_cell_heads_nothing(tmp_path: Path) -> None:
+    cell = '<w:tc><w:p><w:pPr><w:pStyle w:val="Heading1"/></w:pPr><w:r><w:t>Year: 2016</w:t></w:r></w:p></w:tc>'
+    body = (f'<w:tbl><w:tr>{cell}</w:tr></w:tbl>'
+            '<w:p><w:r><w:t>No advance is paid.</w:t></w:r></w:p>')
+    xml = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document {NS}><w:body>{body}</w:body>'
+           '</w:document>')
+    path = tmp_path / "cover.docx"
+    path.write_bytes(package(xml.encode()))
+    doc = load_docx(path)
+    assert [(p.heading_level, p.heading_path) for p in doc.paragraphs] == [(0, ()), (0, ())]
+
+
+@pytest.mark.parametrize(("text", "bold", "want"), [
+    ("3.\tЦЕНА КОНТРАКТА И ПОРЯДОК ОПЛАТЫ", False, (1, "3. ЦЕНА КОНТРАКТА И ПОРЯДОК ОПЛАТЫ")),
+    ("4.2. OBLIGATIONS", False, (2, "4.2. OBLIGATIONS")),
+    ("2. Terms of payment", True, (1, "2. Terms of payment")),
+    ("Appendix B", False, (0, "Appendix B")),
+    ("3.1.\tЦена Контракта составляет 39 921 700,00 руб.", True, None),  # a bold sentence
+    ("2. Terms of payment", False, None),
+    ("ЦЕНА КОНТРАКТА", False, None),  # no number
+    ("1. " + "WORD " * 30, False, None),  # too long for a title
+    ("12. 345", False, None),
+])
+def test_typed_title_reads_only_short_numbered_capital_or_bold_lines(text, bold, want) -> None:
+    assert typed_title(text, bold=bold) == want
+
+
+def _write(tmp_path: Path, b: DocxBuilder) -> Path:
+    path = tmp_path / "doc.docx"
+    path.write_bytes(b.build())
+    return path
