@@ -236,3 +236,35 @@ def test_a_caption_holding_more_than_the_query_keeps_its_own_quote(env: Env) -> 
     chunk = "Figure 3. Blade heating.\nFigure 4. Unheated blades in freezing fog."
     c = _cite_pdf(env, p.build(), "papers/blades.pdf", chunk, "blade heating")
     assert c.display_quote == "Figure 3. Blade heating."
+
+
+def test_an_exact_cell_behind_an_unanchored_first_place_leads_though_a_place_has_no_cosine(env: Env) -> None:
+    # nc16c O4: 'search "How many handgun background checks were there in Texas?"' on the rotated NICS table cited
+    # first a passage box on a NOTES footnote (chunk 008: no block holds the query's words, no cosine), and
+    # "Texas, Handgun: 56,941" (exact, cosine 0.70) only as also #2: the header row behind them (chunk 000) has no
+    # cosine, and one place without a cosine kept the file's order, so the nearest by meaning never led.
+    import json
+
+    from mnote_kr_testkit.data import CORPUS
+
+    import mnote_kr_pdf_bbox
+    from mnote_kr.citations.rank import meaning
+
+    name = "pdfplumber__nics-background-checks-2015-11-rotated.pdf"
+    src = CORPUS / "pdf" / name
+    before = src.read_bytes()
+    rel = f"papers/{name}"
+    shutil.copyfile(src, env.ws / rel)
+    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
+    meaning.embed_queued(lambda line: None)
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, name))
+    chunks = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc16c_chunks.json").read_text("utf-8"))[name]
+    doc = naming.doc_id_for(name)
+    env.replay.json("POST", "/query/data", query_data(*(("1", name, f"{doc}-chunk-{n}", chunks[n])
+                                                        for n in ("008", "000", "006"))))
+    c, *behind = env.by_rel(env.search("How many handgun background checks were there in Texas?").results, rel)
+    assert c.display_quote == "Texas, Handgun: 56,941", (c.display_quote, [a.display_quote for a in behind])
+    assert c.locator_precision == "bbox" and not c.locator_degraded
+    assert "Refers to frames" in (behind[0].display_quote or "")  # the passage's own place, right behind it
+    assert src.read_bytes() == before

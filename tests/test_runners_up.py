@@ -202,6 +202,20 @@ def test_an_unanchored_first_place_gives_way_to_the_files_nearest_by_meaning(
     assert mine == (["[a2]", "[a1]", "[a3]"] if leads else ["[a1]", "[a2]", "[a3]"])
 
 
+@pytest.mark.parametrize("degraded", [True, False])
+def test_a_place_without_a_cosine_does_not_keep_an_unanchored_first_ahead_of_a_nearer_one(degraded: bool) -> None:
+    """nc16c O4: behind a footnote's passage box (no cosine) stood the exact cell the question names (0.70)
+    and the table's header row (no cosine): the nearest leads all the same, the places without a cosine
+    keep their order behind it; an anchored first place stays first."""
+    from mnote_kr.citations.render import folding
+
+    first = _place("[a1]", 4, None, degraded)
+    header, cell = _place("[a2]", 1, None, True), _place("[a3]", 9, 0.70, False)
+    row = _place("[a4]", 8, 0.65, True)
+    got = [c.citation_id for c in folding.behind_by_meaning([first, header, cell, row])]
+    assert got == (["[a3]", "[a1]", "[a2]", "[a4]"] if degraded else ["[a1]", "[a2]", "[a3]", "[a4]"])
+
+
 def test_a_place_that_takes_the_lead_carries_its_files_score() -> None:
     """Files are ordered by their best passage's score; the card shown first for a file must carry that
     score, or a card of score 0.25 sits above one of 0.6 (a newcomer read it as a ranking bug)."""

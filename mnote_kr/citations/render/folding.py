@@ -68,13 +68,16 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     first place of a file is its best passage's; which places come next is read from the places
     themselves (another passage's best, or one behind the best in the same passage); a place at the
     file level (no place inside it) after them. A file with a place inside it without a cosine (no
-    vectors yet, or a locator that ranks no place by meaning) keeps its order.
+    vectors yet, or a locator that ranks no place by meaning) keeps the order of its places behind.
 
     A first place its words do not anchor (``locator_degraded``) gives way to the place of its file
     nearest the question when that one's cosine leads by ``LEAD_BY_MEANING``: LightRAG's passage is
     often not the part of the file that answers, and a place chosen by meaning inside it is then a
     worse guess than the file's nearest. The passage's place comes right behind it (the three places
-    shown are the same either way), and the file keeps its rank among the files."""
+    shown are the same either way), and the file keeps its rank among the files. The nearest is read
+    among the places with a cosine, whether or not every place has one: a table's header row or a
+    passage box without a vector does not keep an unanchored first place ahead of an exact cell nearer
+    the question (nc16c: a NICS footnote before "Texas, Handgun: 56,941")."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -86,13 +89,18 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         behind = by_file[c.source_root_relative_path][1:]
         if all(p.locator.meaning_score is not None for p in behind if place_key(p.locator)):
             behind = _by_cosine(behind)
-            if behind and _leads(behind[0], c):  # the passage's own place stays one step behind
-                # the file's rank came from its best passage's score: the card shown first carries it
-                lead, score = behind[0], c.relevance_score
-                firsts[k] = msgspec.structs.replace(lead, relevance_score=score)
-                behind = [msgspec.structs.replace(c, relevance_score=lead.relevance_score
-                                                  if score is None or lead.relevance_score is None
-                                                  else min(score, lead.relevance_score)), *behind[1:]]
+        # the nearest by meaning of the places with a cosine: one without (a table's header row, a passage
+        # box) keeps the order of the places behind, not an unanchored first place ahead of a nearer one
+        lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
+                   key=lambda p: p.locator.meaning_score or 0.0, default=None)
+        if lead is not None and _leads(lead, c):  # the passage's own place stays one step behind
+            # the file's rank came from its best passage's score: the card shown first carries it
+            score = c.relevance_score
+            firsts[k] = msgspec.structs.replace(lead, relevance_score=score)
+            behind = [msgspec.structs.replace(c, relevance_score=lead.relevance_score
+                                              if score is None or lead.relevance_score is None
+                                              else min(score, lead.relevance_score)),
+                      *(p for p in behind if p is not lead)]
         rest += behind
     return firsts + rest
 

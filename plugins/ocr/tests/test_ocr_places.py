@@ -139,3 +139,40 @@ def test_a_scanned_pdf_citation_boxes_the_lines_it_quotes(plugins: Plugins, tmp_
     assert loc.bbox == _union([b for t, b, _ in OCR_TEST if t in quoted]), loc.bbox
     assert all(r.bbox not in [b for t, b, _ in OCR_TEST if t in quoted] for r in loc.rects), loc.rects
     assert path.read_bytes() == source.read_bytes()
+
+
+def test_a_sentence_running_over_two_lines_is_ranked_by_all_its_words(
+        plugins: Plugins, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc16c O5: on page 6 of the OCR'd Chinese book (its recorded recognition) the question "商品中包含的劳动的
+    二重性是谁首先明确指出的？" was boxed on the heading "2.商品所体现的劳动的二重性" (35% of its words, nearest by
+    meaning), as an approximate place, though the sentence three lines lower holds 80% of them: "…商品中包含的劳动
+    / 的这种二重性，是首先由我明确指出的。" runs over two lines, each holding 40%. A line is ranked by its words
+    with the line that finishes its sentence (the lines it is quoted with): the sentence's lines are boxed."""
+    import json
+
+    from mnote_kr_ocr import scan
+    from mnote_kr_ocr.scan import Line, Page, Scan
+    from mnote_kr_testkit.data import DATA
+
+    from mnote_kr.citations.rank import meaning
+
+    raw = json.loads((Path(__file__).parent / "data" / "small_ocr_p6.json").read_text("utf-8"))
+    record = Scan(pages=[Page(number=1, width=raw["width"], height=raw["height"], unit="px", source="ocr",
+                              lines=[Line(text=r[0], box=r[1:5], score=r[5]) for r in raw["lines"]],
+                              paragraphs=raw["paragraphs"])])
+    path = render(["small ocr page 6"], dpi=72, page_inches=(4.0, 2.0)).save(tmp_path / "page6.png")
+    scan._store().put(scan._key(hashlib.sha256(path.read_bytes()).hexdigest()), record.to_json())
+    scan._memo.clear()
+    monkeypatch.setattr(meaning, "_queue", [])
+    plugins.prepare_locate(str(path))
+    meaning.embed_queued(lambda line: None)
+    chunk = json.loads((DATA / "lightrag" / "nc16c_chunks.json").read_text("utf-8"))["mineru__small_ocr.pdf"]["008"]
+    loc = plugins.locate(LocateRequest(file=str(path), evidence=chunk, passage=chunk,
+                                       query="商品中包含的劳动的二重性是谁首先明确指出的？"))
+    page = record.pages[0]
+    assert loc.quote is not None and "商品中包含的劳动\n的这种二重性，是首先由我明确指出的。" in loc.quote, loc
+    # quoted from the sentence's first line on (the footnote recognised in the same paragraph after it, read
+    # as going on with the unfinished "这一点是政治经济学", may follow: the quote's third line)
+    assert loc.quote.startswith(page.lines[22].text) and loc.bbox[:3] == _union([page.lines[22].box,
+                                                                                  page.lines[23].box])[:3], loc
+    assert not loc.locator_degraded, loc.reason
