@@ -114,7 +114,8 @@ class Scan:
             "number": p.number, "width": p.width, "height": p.height, "unit": p.unit, "source": p.source,
             "lines": [[ln.text, *ln.box, ln.score] for ln in p.lines], "paragraphs": p.paragraphs,
             "layerText": p.layer_text, "unreadableLayer": p.unreadable} for p in self.pages],
-            "notes": self.notes, "error": self.error, "seconds": self.seconds, "layerCheck": True}, ensure_ascii=False).encode("utf-8")
+            "notes": self.notes, "error": self.error, "seconds": self.seconds, "layerCheck": True},
+            ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes) -> Scan:

@@ -60,7 +60,8 @@ def test_unreadable_layer_is_recognised_said_and_listed(plugins: Plugins, garble
     assert "1 file(s) with an unreadable text layer read by OCR" in ocr["summary"]
 
     # a citation of a recognised line lands on its box on page 1, from the OCR plugin (not the garbled layer)
-    loc = plugins.locate(LocateRequest(file=str(garbled), evidence="综上, 由归纳法, 原题得证.", query="用什么方法证出来的"))
+    loc = plugins.locate(LocateRequest(file=str(garbled), evidence="综上, 由归纳法, 原题得证.",
+                                       query="用什么方法证出来的"))
     assert loc.locator_precision == "bbox" and loc.locator_plugin == "ocr", loc
     line = next(ln for ln in record.pages[0].lines if "归纳法" in ln.text)
     assert loc.page == 1 and loc.bbox is not None, loc
