@@ -44,7 +44,8 @@ What is here:
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
   ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
-  letters: no place to cite),
+  letters: no place to cite), ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is
+  mostly mojibake, a font without a usable Unicode map: a page for OCR to read, never to box),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
@@ -120,6 +121,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.cleaning.copyable import mostly_glyphs
+    from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
@@ -193,6 +195,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
+    **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
                                                              "meant_header", "named_header")},
@@ -295,6 +298,7 @@ __all__ = [
     "iter_tokens",
     "keeps_line_end_hyphen",
     "labelled_row",
+    "layer_quality",
     "lazy_compile",
     "load_config",
     "locator_from_match",
@@ -324,6 +328,7 @@ __all__ = [
     "source_card",
     "textmatch",
     "textnorm",
+    "unreadable_layer",
     "value_mentions",
     "with_meaning",
     "with_places_behind",

@@ -257,6 +257,8 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"{label:<11}{section.get('summary', '')}")
         for failed in section.get("failed") or []:
             lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
+        for note in section.get("unreadable") or []:
+            lines.append(f"           {note['sourcePath']}: {note['reason']}")
     stale = reg.get("staleEntries") or []
     moved = [n for n in stale if str(n.get("reason", "")).startswith("moved to ")]
     for note in moved:  # a rename followed: nothing to repair, only the old path's record left

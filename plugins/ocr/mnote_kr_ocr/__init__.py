@@ -8,7 +8,8 @@ downloaded) reads:
   ``extract_text`` gives the provider the recognised text for the image's wrapper document, its
   ``locate`` answers ``bbox`` in image pixels on page 1, and the viewer shows the image as one page
   (``document_model`` + ``render_page``) with the box drawn.
-* **PDF pages without a usable text layer**: the PDF's own locator reads the PDF; when it has no
+* **PDF pages without a usable text layer** (none, or one that is mostly mojibake: ``unreadable_layer``):
+  the PDF's own locator reads the PDF; when it has no
   text for the file (``extract_text``) or no place for a citation (``locate``), the host asks
   ``recognize_text`` / ``locate_recognized`` here, which answer from the recognised pages with
   boxes in PDF points.
@@ -203,12 +204,14 @@ def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
     files recognised (an image, or a PDF with scanned pages, with the pages recognised), files
     waiting (an image, or a PDF not yet checked for pages without a text layer, since a PDF is
     checked when it is sent; or one whose recognition was cut by the time limit), files failed
-    with the reason (not one the index failed already: status lists it once), and the scanned pages
-    left out by the pages limit."""
+    with the reason (not one the index failed already: status lists it once), the scanned pages
+    left out by the pages limit, and the PDFs with pages whose text layer is unreadable (mostly mojibake:
+    read by OCR instead), each with its pages."""
     from .scan import record_for
 
     done = waiting = pages = left_out = 0
     failed: list[dict[str, str]] = []
+    unreadable: list[dict[str, Any]] = []
     for rel in entries:
         if not is_image(rel) and not rel.lower().endswith(".pdf"):
             continue
@@ -224,6 +227,10 @@ def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
             done += 1
             pages += record.recognised_pages()
             left_out += sum(1 for p in record.pages if p.source == "skipped")
+            if record.unreadable_pages():
+                unreadable.append({"sourcePath": rel, "pages": record.unreadable_pages(),
+                                   "reason": f"text layer unreadable on {len(record.unreadable_pages())} page(s) "
+                                             "(a font without a usable Unicode map): read by OCR"})
     if not (done or waiting or failed):
         return None
     summary = (f"{done} file(s) recognised ({pages} page(s)), {waiting} waiting for recognition, "
@@ -232,5 +239,7 @@ def reader_status(entries: Mapping[str, SourceEntry]) -> dict[str, Any] | None:
         summary += f"; {left_out} scanned page(s) left out by the pages limit ([ocr] max_pages)"
     if waiting:
         summary += " ('mnote-kr ingest --force FILE' recognises one now)"
+    if unreadable:
+        summary += f"; {len(unreadable)} file(s) with an unreadable text layer read by OCR"
     return {"ocr": {"recognised": done, "pages": pages, "leftOut": left_out, "waiting": waiting, "failed": failed,
-                    "summary": summary}}
+                    "unreadable": unreadable, "summary": summary}}

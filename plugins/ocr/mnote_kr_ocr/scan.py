@@ -1,5 +1,9 @@
 """Recognise a file once per content: images and the PDF pages without a usable text layer.
 
+A PDF page without a usable text layer has fewer than ``MIN_LAYER_CHARS`` characters in it (a scan), or
+a layer that is mostly mojibake (``unreadable_layer``: a font without a usable Unicode map); either is
+recognised, and the second is marked ``unreadable`` so ``status`` and ingest can say so.
+
 ``scan(path)`` returns a :class:`Scan`: per page its size (image pixels, or PDF points in the
 frame PDFium renders: crop box after ``/Rotate``) and its recognised lines (text, box in that
 unit, confidence), grouped into paragraphs in reading order. Results are kept on disk by the
@@ -21,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError
+from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError, unreadable_layer
 
 from . import budget
 from .spaces import cjk
@@ -81,6 +85,7 @@ class Page:
     lines: list[Line] = field(default_factory=list)
     paragraphs: list[list[int]] = field(default_factory=list)  # line indexes, reading order
     layer_text: str = ""
+    unreadable: bool = False  # recognised since its text layer is mostly mojibake (``unreadable_layer``)
 
 
 @dataclass
@@ -90,9 +95,15 @@ class Scan:
     error: str | None = None  # the one line of a file that could not be recognised
     seconds: float = 0.0
     stopped: bool = False  # cut short by the time limit: not kept (a later try may finish)
+    #: Made with unreadable layers detected (a record kept before never looked: ``scan`` checks it again)
+    layers_checked: bool = True
 
     def recognised_pages(self) -> int:
         return sum(1 for p in self.pages if p.source == "ocr")
+
+    def unreadable_pages(self) -> list[int]:
+        """The pages recognised since their text layer is unreadable (1-based)."""
+        return [p.number for p in self.pages if p.unreadable]
 
     def recognised_text(self) -> bool:
         """Whether recognition read any line (on an image, or on some scanned page of a PDF)."""
@@ -102,16 +113,19 @@ class Scan:
         return json.dumps({"pages": [{
             "number": p.number, "width": p.width, "height": p.height, "unit": p.unit, "source": p.source,
             "lines": [[ln.text, *ln.box, ln.score] for ln in p.lines], "paragraphs": p.paragraphs,
-            "layerText": p.layer_text} for p in self.pages],
-            "notes": self.notes, "error": self.error, "seconds": self.seconds}, ensure_ascii=False).encode("utf-8")
+            "layerText": p.layer_text, "unreadableLayer": p.unreadable} for p in self.pages],
+            "notes": self.notes, "error": self.error, "seconds": self.seconds, "layerCheck": True},
+            ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes) -> Scan:
         raw = json.loads(data)
         pages = [Page(number=p["number"], width=p["width"], height=p["height"], unit=p["unit"], source=p["source"],
                       lines=[Line(text=r[0], box=[float(v) for v in r[1:5]], score=float(r[5])) for r in p["lines"]],
-                      paragraphs=p["paragraphs"], layer_text=p.get("layerText", "")) for p in raw["pages"]]
-        return cls(pages=pages, notes=list(raw["notes"]), error=raw["error"], seconds=float(raw["seconds"]))
+                      paragraphs=p["paragraphs"], layer_text=p.get("layerText", ""),
+                      unreadable=bool(p.get("unreadableLayer", False))) for p in raw["pages"]]
+        return cls(pages=pages, notes=list(raw["notes"]), error=raw["error"], seconds=float(raw["seconds"]),
+                   layers_checked=bool(raw.get("layerCheck", False)))
 
     def markdown(self) -> str:
         """The recognised text in reading order: paragraphs as blocks, ``## Page N`` before each page
@@ -313,7 +327,7 @@ def scan(path: str, progress: Progress = _quiet) -> Scan:
     """This file's recognition, from the cache or made now (and kept). A file over a budget raises
     ``OverBudgetError``; a file that cannot be read is a record with ``error`` (kept, not retried)."""
     hit = cached(path)
-    if hit is not None:
+    if hit is not None and not _unchecked(hit, path):
         return hit
     sha = content_hash(path)
     started = time.monotonic()
@@ -333,6 +347,16 @@ def scan(path: str, progress: Progress = _quiet) -> Scan:
     with _memo_lock:
         _memo[_key(sha)] = result
     return result
+
+
+def _unchecked(record: Scan, path: str) -> bool:
+    """Whether a PDF's record, kept before unreadable layers were detected, must be made again: it
+    recognised no page (its layers were not kept: reading them again costs no recognition unless one
+    is unreadable), or a layer it kept is unreadable."""
+    if record.layers_checked or record.error or not path.lower().endswith(".pdf"):
+        return False
+    return not record.recognised_pages() or any(
+        p.source == "text-layer" and unreadable_layer(p.layer_text) for p in record.pages)
 
 
 def open_image(path: str) -> Image.Image:
@@ -406,21 +430,30 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
     result = Scan()
     try:
         total = len(pdf)
-        to_scan = [i for i in range(total) if len(pdf[i].get_textpage().get_text_range().strip()) < MIN_LAYER_CHARS]
+        layers = [pdf[i].get_textpage().get_text_range() for i in range(total)]
+        missing = [i for i in range(total) if len(layers[i].strip()) < MIN_LAYER_CHARS]
+        garbled = [i for i in range(total) if i not in missing and unreadable_layer(layers[i])]
+        to_scan = sorted(missing + garbled)
         if len(to_scan) > s.max_pages:
-            result.notes.append(f"{name}: {len(to_scan)} pages without a text layer; the first {s.max_pages} "
-                                f"were recognised (limit: OCR pages per file {s.max_pages}, [ocr] max_pages)")
+            readable = " readable" if garbled else ""
+            result.notes.append(f"{name}: {len(to_scan)} pages without a{readable} text layer; the first "
+                                f"{s.max_pages} were recognised (limit: OCR pages per file {s.max_pages}, "
+                                "[ocr] max_pages)")
         chosen = set(to_scan[:s.max_pages])
         done = 0
+        if garbled:
+            progress(f"{name}: text layer unreadable on {len(garbled)} page(s) (a font without a usable Unicode "
+                     "map): read by OCR")
         if chosen:  # "N/M pages": a step's count, which 'ingest' prints piped (each tenth, at least every 20 s)
-            progress(f"OCR {name}: 0/{len(chosen)} pages recognised ({len(to_scan)} pages without a text layer "
-                     f"of {total})")
+            without = f"{len(missing)} pages without a text layer" + (
+                f", {len(garbled)} with an unreadable one" if garbled else "")
+            progress(f"OCR {name}: 0/{len(chosen)} pages recognised ({without} of {total})")
         for i in range(total):
             page = pdf[i]
             if i not in chosen:
                 width, height = page.get_size()
                 # a PDF with no page to recognise keeps no text here (its own reader has it all)
-                text = page.get_textpage().get_text_range() if to_scan and i not in to_scan else ""
+                text = layers[i] if to_scan and i not in to_scan else ""
                 result.pages.append(Page(number=i + 1, width=width, height=height, unit="pt",
                                          source="text-layer" if i not in to_scan else "skipped", layer_text=text))
                 continue
@@ -446,7 +479,7 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
             for ln in lines:
                 ln.box = [round(v / scale, 2) for v in ln.box]
             result.pages.append(Page(number=i + 1, width=fw, height=fh, unit="pt", source="ocr", lines=lines,
-                                     paragraphs=paragraphs(lines)))
+                                     paragraphs=paragraphs(lines), unreadable=i in garbled))
             done += 1
             progress(f"OCR {name}: {done}/{len(chosen)} pages recognised; {time.monotonic() - started:.0f} s so far")
     except pdfium.PdfiumError as exc:

@@ -65,7 +65,7 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
         count = pages.count("\n## Page ") + pages.startswith("## Page ")
         return OwnText(pages, links.RECOGNIZED_WRAPPER_MARK, (
             f"indexed from the text mnote-kr reads in it ({count} page(s)), some pages recognised by OCR since "
-            "they have no text layer for LightRAG's parser; citations still point into the file"))
+            "they have no readable text layer for LightRAG's parser; citations still point into the file"))
     deck = decks.deck_text(ctx, source)
     if deck is not None:
         return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
