@@ -19,6 +19,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect
 from . import budget
 from .scan import Page, Scan, para_text
 from .spaces import cjk
+from .wraps import goes_on as _goes_on
 
 #: The line the indexed text of a PDF has before each page's text.
 PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
@@ -210,17 +211,13 @@ def garbled(page: Page, li: int) -> bool:
 #: Lines of a quote (and of the box: the same lines) at most: the found lines, and the lines after them
 #: that finish their sentence.
 QUOTE_LINES = 3
-_SENTENCE_END = re.compile(r"[.!?。！？](?:[\s\"'”’)）]|$)")
-#: Words a line may not end a sentence with: the next line goes on with it ("conversion to / JSON ...").
-_OPEN_WORDS = frozenset("a an the to of and or nor but in on at by for with from into as than that which who "
-                        "whose is are was were be been".split())
 
 
 def quoted_lines(page: Page, members: list[int], found: list[int], query: str) -> list[int]:
     """The lines a citation quotes and boxes, in order, inside its paragraph (``members``): from the first
     line the match ``found`` (from the one of them that shows most of the query, the first on a tie,
     when they run past ``QUOTE_LINES``) through its last, then the lines that go on with their sentence
-    (:func:`_goes_on`), ``QUOTE_LINES`` at most. The box was once the found lines and the quote the found
+    (:func:`wraps.goes_on`), ``QUOTE_LINES`` at most. The box was once the found lines and the quote the found
     line with most query words and the two after it: a quote without the answer's first line, boxed on
     lines it did not show (issue 33)."""
     from .places import content_terms, word_share
@@ -235,18 +232,6 @@ def quoted_lines(page: Page, members: list[int], found: list[int], query: str) -
             _goes_on(page.lines[out[-1]].text, page.lines[members[at + len(out)]].text):
         out.append(members[at + len(out)])
     return out
-
-
-def _goes_on(line: str, nxt: str) -> bool:
-    """Whether recognised ``line`` leaves its sentence for ``nxt`` to finish: it holds no sentence's end,
-    and it ends with a comma or a word no sentence ends with, or ``nxt`` opens in lowercase or with a digit,
-    or both are CJK at the break (a Chinese line wraps mid-sentence)."""
-    line, nxt = line.rstrip(), nxt.lstrip()
-    if not line or not nxt or _SENTENCE_END.search(line):
-        return False
-    last = line.split()[-1].casefold()
-    return line[-1] in ",，、;；:：-–" or last in _OPEN_WORDS or nxt[0].islower() or nxt[0].isdigit() \
-        or (cjk(line[-1]) and cjk(nxt[0]))
 
 
 def _meaning(result: Scan, request: LocateRequest,

@@ -70,10 +70,10 @@ def word_share(terms: list[str], text: str) -> float:
 
 def sentence_share(terms: list[str], places: list[tuple[Page, int]], i: int) -> float:
     """``word_share`` of place ``i``'s line, or of it with the next line of its paragraph when that one
-    finishes its sentence (``locating._goes_on``: the lines it is quoted and boxed with), the higher: a
+    finishes its sentence (``wraps.goes_on``: the lines it is quoted and boxed with), the higher: a
     sentence wrapped over two lines ("…商品中包含的劳动 / 的这种二重性，是首先由我明确指出的。") shows the
     words it holds, not 40% on each line, below a heading that shows a third of them."""
-    from .locating import _goes_on
+    from .wraps import goes_on as _goes_on
 
     page, li = places[i]
     text = page.lines[li].text
