@@ -18,25 +18,19 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mnote_kr_testkit.fakes import fake_host
-from mnote_kr_testkit.files import write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.caches import citecache, idstore
 from mnote_kr.errors import MnoteKrError
 from mnote_kr.viewer import web
+from tests.heron import heron_host
 from tests.surfaces import api
 
 API = "/api/knowledge-rag"
 
 
 def _issued(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, str]:
-    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
-    ws = tmp_path / "ws"
-    write(ws / "notes" / "heron.md", "# Heron\n\nThe grey heron waits over the marsh.\n")
-    host, _ = fake_host(ws)
-    host.roots_add(ws)
-    host.ingest(["."])
+    host = heron_host(tmp_path, monkeypatch)
     cid = host.search("heron over the marsh").results[0].citation_id
     citecache._memory.clear()  # another process: only the store on disk
     idstore._close_cached()

@@ -13,11 +13,10 @@ import threading
 from pathlib import Path
 
 import pytest
-from mnote_kr_testkit.fakes import fake_host
-from mnote_kr_testkit.files import write
 
 from mnote_kr.citations.caches import citecache, idstore
 from mnote_kr.errors import MnoteKrError
+from tests.heron import heron_host
 
 
 def test_a_store_being_created_by_another_process_is_waited_for_not_refused(tmp_path: Path) -> None:
@@ -46,12 +45,8 @@ def test_a_store_being_created_by_another_process_is_waited_for_not_refused(tmp_
 
 def test_a_damaged_store_file_never_fails_a_search_and_open_says_so_in_one_line(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
-    ws = tmp_path / "ws"
-    write(ws / "notes" / "heron.md", "# Heron\n\nThe grey heron waits over the marsh.\n")
-    host, _ = fake_host(ws)
-    host.roots_add(ws)
-    host.ingest(["."])
+    host = heron_host(tmp_path, monkeypatch)
+    ws = host.root
     store = citecache.store_path(host)
     store.write_bytes(b"not a database " * 400)  # a disk error, a stray copy: not SQLite
 

@@ -21,10 +21,9 @@ from pathlib import Path
 
 import httpx
 import pytest
-from mnote_kr_testkit.fakes import fake_host
-from mnote_kr_testkit.files import write
 
 from mnote_kr.citations.caches import citecache, idstore
+from tests.heron import heron_host
 from tests.surfaces import api
 
 API = "/api/knowledge-rag"
@@ -136,12 +135,7 @@ def test_threads_read_every_id_while_other_processes_write_and_exit(tmp_path: Pa
 def test_serve_opens_ids_while_it_and_other_processes_issue_ids(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The newcomer's case through HTTP: open-reference in keep-alive threads, serve's own searches, CLIs."""
-    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
-    ws = tmp_path / "ws"
-    write(ws / "notes" / "heron.md", "# Heron\n\nThe grey heron waits over the marsh.\n")
-    host, _ = fake_host(ws)
-    host.roots_add(ws)
-    host.ingest(["."])
+    host = heron_host(tmp_path, monkeypatch)
     store = citecache.store_path(host)
     answers: Counter[tuple[int, str]] = Counter()
     stop = threading.Event()

@@ -12,26 +12,21 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from mnote_kr_testkit.fakes import fake_host
-from mnote_kr_testkit.files import digest_tree, write
+from mnote_kr_testkit.files import digest_tree
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_open
 from mnote_kr.errors import NotFoundError
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from mnote_kr.viewer import web
+from tests.heron import heron_host
 
 QUERY = "heron over the marsh"
 
 
 def _issued_then_moved(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, str, dict]:
-    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
-    ws = tmp_path / "ws"
-    write(ws / "notes" / "heron.md", "# Heron\n\nThe grey heron waits over the marsh.\n")
-    write(ws / "notes" / "other.md", "# Other\n\nA kettle on the stove.\n")
-    host, _ = fake_host(ws)
-    host.roots_add(ws)
-    host.ingest(["."])
+    host = heron_host(tmp_path, monkeypatch, other="# Other\n\nA kettle on the stove.\n")
+    ws = host.root
     found = [c for c in host.search(QUERY).results if c.source_root_relative_path == "notes/heron.md"]
     assert found, "the fake provider cites the heron note"
     before = host.open(found[0].citation_id)
