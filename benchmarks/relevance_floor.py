@@ -168,9 +168,11 @@ def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_o
         for name, keys in groups.items():
             now = [k for k in keys if runs[k]["weak"]]
             new = [k for k in keys if runs[k]["variants"][variant] and not runs[k]["weak"]]
+            gone = [k for k in keys if runs[k]["weak"] and not runs[k]["variants"][variant]]
             named = "" if name in held_sets else f" {new}"
-            print(f"variant {variant}, {name}: weak {len(now) + len(new)}/{len(keys)} (today {len(now)}), "
-                  f"newly weak {len(new)}{named}")
+            cleared = f", newly cleared {len(gone)}" + ("" if name in held_sets else f" {gone}") if gone else ""
+            print(f"variant {variant}, {name}: weak {len(now) + len(new) - len(gone)}/{len(keys)} (today {len(now)}), "
+                  f"newly weak {len(new)}{named}{cleared}")
 
 
 if __name__ == "__main__":

@@ -3,7 +3,8 @@
 :func:`cleared_by` names the part of ``noresults.weak_reason`` that left a search unflagged (its branches, in
 its order); :data:`VARIANTS` are candidate rules, each read on the very citations ``weak_reason`` read in the
 same run (every place the provider returned, before one card per file), so today's rule and a variant are
-compared on one index. A variant only adds flags: it is today's rule, or weak in a case today's rule clears.
+compared on one index. A variant mostly adds flags (weak in a case today's rule clears); ``first_script`` clears
+some, and ``relevance_floor.py`` counts both ways.
 
 * ``two_terms``: a word match needs two of the query's words in one passage. A search cleared by words alone
   is weak when the query has two words or more (numbers aside), no passage holds two of them, and no file
@@ -11,6 +12,11 @@ compared on one index. A variant only adds flags: it is today's rule, or weak in
 * ``names``: a name the query asks about must be somewhere. A search cleared by words alone is weak when the
   query holds a name (a Latin word capitalised after its first, or two capitals or more: "Kubernetes",
   "TLS") and no passage or file name holds any of its names.
+* ``cjk_stop``: a Chinese query's function words are not its words (``noresults.content_words``: 什么, 多少 taken
+  out, a bigram with 的, 是, 有 ... on either side none), so a passage holding only 的意 of "最好的意大利面酱配方是什么"
+  does not clear it. ``first_script``: the across-scripts exemption reads the first citation's passage, not
+  every passage (this one clears flags). ``cjk_stop+first_script``: both. Measured in the sixteenth round, none
+  kept (docs/embeddings.md).
 """
 
 from __future__ import annotations
@@ -44,7 +50,8 @@ def cleared_by(citations: list[Citation], query: str) -> str:
         return "no citation"
     parts = [c.diagnostics.score_parts for c in citations]
     worded = any(p.get(k, 0.0) > 0.0 for p in parts for k in noresults._WORDS_PARTS)
-    if worded and (any(p.get("fileName", 0.0) > 0.0 for p in parts) or not noresults._numbers_only(query, citations)):
+    named = any(p.get("fileName", 0.0) > 0.0 for p in parts)
+    if worded and (named or not noresults._numbers_only(set(terms(query)), citations)):
         asked = set(terms(query))
         held = sorted({t for c in citations for t in asked & set(terms(_text(c)))})
         return "words: " + ", ".join(held) if held else "words: file name"
@@ -91,4 +98,20 @@ def names(citations: list[Citation], query: str) -> bool:
     return not any(asked & (set(terms(_text(c))) | _name_terms(c)) for c in citations)
 
 
-VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {"two_terms": two_terms, "names": names}
+def cjk_stop(citations: list[Citation], query: str) -> bool:
+    """The rule with a Chinese query's function words left out of its words (``noresults.content_words``)."""
+    return noresults._weak(citations, query, cjk_stop=True, first_script=False) is not None
+
+
+def first_script(citations: list[Citation], query: str) -> bool:
+    """The rule with the across-scripts exemption read on the first citation's passage, not every passage."""
+    return noresults._weak(citations, query, cjk_stop=False, first_script=True) is not None
+
+
+def cjk_stop_first_script(citations: list[Citation], query: str) -> bool:
+    return noresults._weak(citations, query, cjk_stop=True, first_script=True) is not None
+
+
+VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {
+    "two_terms": two_terms, "names": names, "cjk_stop": cjk_stop, "first_script": first_script,
+    "cjk_stop+first_script": cjk_stop_first_script}

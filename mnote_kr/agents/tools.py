@@ -167,6 +167,17 @@ def _part(value: Any, shape: type[T]) -> T:
     return msgspec.convert(value or {}, shape)
 
 
+def weak_note(weak: str) -> str:
+    """The note a weak search adds for the agent: nothing clearly answers, or (the first place in another script
+    than the query: ``noresults.ACROSS_LANGUAGES``) words could not check the place found by meaning."""
+    from mnote_kr.citations.render.noresults import ACROSS_LANGUAGES
+
+    if weak == ACROSS_LANGUAGES:
+        return (f"Weak result: {weak}. Read the first passage before using it: if it answers, say it was found "
+                "by meaning in another language; if not, tell the user nothing clearly answers.")
+    return f"Weak result: {weak}. Tell the user nothing clearly answers; do not present these as the answer."
+
+
 def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     """The query tool: ``Host.search`` (or ``ask`` with ``wantAnswer``) in the compact agent shape."""
     anchored = [anchor(host, p) for p in args.source_paths]
@@ -192,8 +203,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         query = found.query
         weak = found.weak_reason
         if weak and citations:
-            notes.append(f"Weak result: {weak}. Tell the user nothing clearly answers; "
-                         "do not present these as the answer.")
+            notes.append(weak_note(weak))
     notes += dropped_notes(diagnostics)  # (search and ask name the scope's files that cannot be cited)
     if missing:
         notes.append(f"{len(missing)} file(s) you may be asking about cannot be cited: see notIndexed.")

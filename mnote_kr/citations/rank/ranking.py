@@ -128,6 +128,7 @@ _STOP = frozenset(
 )
 # CJK function characters that carry no topic: a bigram made only of them is dropped.
 _CJK_STOP = frozenset("的了是在和与及或吗呢吧啊么什怎如何哪些个为请一下否有没这那其")
+CJK_FUNCTION_CHARS = _CJK_STOP
 
 
 @dataclass(frozen=True)

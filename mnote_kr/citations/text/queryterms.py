@@ -93,6 +93,11 @@ _CJK_STOP = sorted(
     reverse=True,
 )
 _CJK_STOP_RE = lazy_compile("|".join(re.escape(w) for w in _CJK_STOP))
+
+
+def drop_cjk_question_words(text: str) -> str:
+    """``text`` with its Chinese question words and particles (什么, 多少, 怎么, 吗 ...) each replaced by a space."""
+    return _CJK_STOP_RE.sub(" ", text)
 _TERM_RE = TOKEN_RE  # the same pattern: one compile (stored by ``regexcache``), not two
 _SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ies", "ied", "es", "ed", "ly", "s")
 #: Terms within this many characters of each other count as a cluster.

@@ -1,0 +1,102 @@
+"""The weak flag's words for Chinese questions (``noresults.content_words``) and its wording when the first
+place found is in another script, replayed on the citations of a newcomer's searches (round 16, nc16c:
+a Chinese scan of Capital, a Korean card leaflet, a Russian contract, an English deck and workbook)."""
+
+from __future__ import annotations
+
+import msgspec
+import pytest
+
+from mnote_kr.citations.render.noresults import _weak, content_words, weak_reason
+from mnote_kr.models import Citation, CitationDiagnostics, Locator
+
+
+def place(cid: str, quote: str, name: str, **parts: float) -> Citation:
+    """A citation of ``quote`` in ``name`` whose ranking gave it ``parts`` (lexical > 0: a term of the query)."""
+    return Citation(provider="lightrag", citation_id=cid, source_id="s", source_path=f"/ws/{name}",
+                    source_root_relative_path=name, light_rag_doc_id=None, light_rag_file_path=name,
+                    light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote=quote, display_quote=quote,
+                    locator_evidence_text=quote, quote_source="chunk", search_query="q", locator_precision="file",
+                    locator_degraded=True, locator=Locator(locator_precision="file", locator_degraded=True),
+                    citation_url="x", citation_markdown="x", relevance_score=1.0,
+                    diagnostics=msgspec.structs.replace(CitationDiagnostics(
+                        quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
+                        display_cleaned=True, locator_text_source="chunk"), score_parts={"provider": 1.0, **parts}))
+
+
+GARBLED = place("g1", "K¥“N\x12²£+8B”\x1b\x90{\x8f\x8c±^5)û 2009 c8ÔèÿÁ1 1 U", "mineru__garbled_formula.pdf")
+KOREAN = place("k1", "인트 적립\n업종 적립 대상\n할인점 이마트, 이마트 트레이더스",
+               "korean-text-with-tables.pdf")
+# the scan's passages: the ranking's lexical part is above 0 for 的意 (T2) and 同的 (X2), nothing else of the queries
+SCAN_T2 = place("s1", "（7）“任何东西部不可能有内在的交换介值。”"
+                "（尼·巴尔本《新币轻铸论。答洛\n克先生关1提高货币价值的意见》第16页）",
+                "mineru__small_ocr.pdf", lexical=0.036)
+SCAN_X2 = place("s2", "不变的。因此，它\n必定有一种与这些不同的表现相区别的内容。"
+                "\n我们再拿两种商品例奶小麦和铁来说。",
+                "mineru__small_ocr.pdf", lexical=0.112)
+CONTRACT = place("r1", "(одном) экземпляре в бумажном и электронном виде.\nНачальник Управления", "poi__bug65649.docx")
+DECK = place("p1", "Open-Source Software\nKey Benefits:\nOpen-source software is cost-effective as it "
+             "eliminates license fees, reducing overall expenses.", "docling__powerpoint_issue_2663.pptx")
+SCAN_X1 = place("s3", "劳动的产物。例如，空气、天然草地、处女地、等等。"
+                "一个物可以有用，而且是人类劳动产品，但不是商品。",
+                "mineru__small_ocr.pdf")
+CATALOG = place("x1", "Reading List\n#\tGenre\tSub-Genre\tTitle\tAuthor\n2\tNon-fiction\tScience\t"
+                "A Brief History of Time\tStephen Hawking\tBantam Books\t1988",
+                "docling__xlsx_09_section_label_header.xlsx")
+SCAN_X10 = place("s4", "价格，虽然前者代表的劳动多得多，从而价值也多得多。"
+                 "如果发现富矿，同一劳动量就会实现为更大量的金刚石",
+                 "mineru__small_ocr.pdf")
+
+
+def test_a_chinese_querys_function_words_are_not_its_words() -> None:
+    assert content_words("最好的意大利面酱配方是什么？") == {"最好", "意大", "大利", "利面", "面酱", "酱配", "配方"}
+    # 多少 goes before bigrams are made (少卢 is none), 这份 / 同的 / 的总 / 价是 hold a function character
+    assert content_words("这份合同的总价是多少卢布？") == {"份合", "合同", "总价", "卢布"}
+    assert content_words("How many handgun checks?") == {"handgun", "check"}  # Latin words as ``terms`` reads them
+    assert content_words("这是什么？") == set()
+
+
+@pytest.mark.parametrize("citations, query", [
+    ([GARBLED, KOREAN, SCAN_T2], "最好的意大利面酱配方是什么？"),  # off-topic: the scan holds 的意 (好的意大利)
+    ([SCAN_X2, CONTRACT, GARBLED], "这份合同的总价是多少卢布？"),  # the scan holds 同的 (不同的), not 合同
+])
+def test_a_passage_holding_only_a_chinese_querys_function_words_clears_the_flag_unless_they_are_left_out(
+        citations: list[Citation], query: str) -> None:
+    """Measured and not kept (``CJK_FUNCTION_WORDS``): today's rule clears the newcomer's two searches, the
+    measured variant (``benchmarks/weak_variants.py``, ``cjk_stop``) flags them."""
+    assert weak_reason(citations, query) is None
+    assert _weak(citations, query, cjk_stop=True, first_script=False) is not None
+
+
+def test_a_passage_holding_a_content_word_of_a_chinese_query_clears_it_in_the_variant_too() -> None:
+    scan = place("s5", "商品的交换价值首先表现为一种使用价值同另一种使用价值相交换的量的关系",
+                 "mineru__small_ocr.pdf", lexical=0.4)
+    assert _weak([GARBLED, scan], "商品的交换价值是什么？", cjk_stop=True, first_script=False) is None
+    # the query verbatim in a passage, or a file it names, needs no content word
+    verbatim = place("s6", "这是什么呢", "a.pdf", phrase=0.2)
+    assert _weak([verbatim], "这是什么呢？", cjk_stop=True, first_script=False) is None
+
+
+@pytest.mark.parametrize("citations, query", [
+    ([DECK, SCAN_X1, KOREAN], "开源软件为什么能省钱？"),  # the right slide, found by meaning
+    ([CATALOG, SCAN_X10, GARBLED], "斯蒂芬·霍金写的是哪本书？"),  # the right row
+])
+def test_a_first_place_in_another_script_is_said_found_across_languages(citations: list[Citation], query: str) -> None:
+    """Words cannot judge a Chinese question whose first place is English: the flag stays (the same words are
+    nowhere near an off-topic question's first place either), but it says so rather than "nothing answers it"."""
+    reason = weak_reason(citations, query)
+    assert reason is not None
+    assert "another script" in reason and "across languages" in reason
+    assert "nothing in your files clearly answers it" not in reason
+    # with the first place in the query's script, the plain wording
+    plain = weak_reason([SCAN_X1, DECK], query)
+    assert plain is not None and "nothing in your files clearly answers it" in plain
+
+
+def test_the_agents_note_for_a_place_found_across_languages_asks_to_read_it() -> None:
+    from mnote_kr.agents.tools import weak_note
+
+    across = weak_note(weak_reason([DECK, SCAN_X1], "开源软件为什么能省钱？") or "")
+    assert "Read the first passage" in across and "Tell the user nothing clearly answers; do not" not in across
+    plain = weak_note(weak_reason([SCAN_X1, DECK], "开源软件为什么能省钱？") or "")
+    assert "do not present these as the answer" in plain
