@@ -26,9 +26,9 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     holds any of the query's content words (stemmed words, CJK bigrams) and no file name does; a number
     alone (a year, an amount) is no such word when the query has others (``_numbers_only``).
     The provider always returns its nearest chunks, so a query on another subject gets cards; its
-    words are then nowhere in them. On 112 labelled questions this flags 4 (paraphrased Chinese
-    questions whose file is still returned: the citations are kept, only marked), on 30 off-topic
-    queries 16 or 17 in two runs (every nonsense string, 13 or 14 of 27 questions on other subjects).
+    words are then nowhere in them. In the sixteenth round's run it flagged 16 of the 258 labelled
+    tuning questions (their citations are kept, only marked), 15 of 30 off-topic queries and 7 of 16
+    off-topic queries holding numbers (docs/http-api.md, "Places, quotes and weak results").
 
     A query in another script than every passage found (a Chinese question over English files, or
     the reverse: the default embedder finds answers across languages) shares no word with them
