@@ -173,14 +173,8 @@ def test_a_markdown_lead_in_is_quoted_with_its_list_and_stays_the_place(tmp_path
     assert path.read_text(encoding="utf-8") == LEAD_IN
 
 
-SOLVENTS = (  # the demo's solvent-handling.md
-    "# Solvent handling notes\n\n"
-    "Morpholine (吗啉) is stored in the ventilated cabinet next to the fume hood.\n\n"
-    "## Drying\n\n"
-    "Electrode sheets are dried at 120 °C for twelve hours before the cells are assembled.\n\n"
-    "## Safety\n\n"
-    "Gloves and goggles are required whenever NMP or morpholine is handled.\n"
-)
+SOLVENTS = (Path(__file__).parents[1] / "plugins" / "lightrag" / "mnote_kr_lightrag" / "demo_data" / "field-notes"
+            / "solvent-handling.md").read_text(encoding="utf-8")  # the demo's own file
 
 
 def test_a_word_whose_stem_the_query_word_extends_a_little_meets_it(tmp_path: Path) -> None:

@@ -4,25 +4,11 @@ a Chinese scan of Capital, a Korean card leaflet, a Russian contract, an English
 
 from __future__ import annotations
 
-import msgspec
 import pytest
 
 from mnote_kr.citations.render.noresults import _weak, content_words, weak_reason
-from mnote_kr.models import Citation, CitationDiagnostics, Locator
-
-
-def place(cid: str, quote: str, name: str, **parts: float) -> Citation:
-    """A citation of ``quote`` in ``name`` whose ranking gave it ``parts`` (lexical > 0: a term of the query)."""
-    return Citation(provider="lightrag", citation_id=cid, source_id="s", source_path=f"/ws/{name}",
-                    source_root_relative_path=name, light_rag_doc_id=None, light_rag_file_path=name,
-                    light_rag_chunk_id=None, block_id=None, heading_path=[], raw_quote=quote, display_quote=quote,
-                    locator_evidence_text=quote, quote_source="chunk", search_query="q", locator_precision="file",
-                    locator_degraded=True, locator=Locator(locator_precision="file", locator_degraded=True),
-                    citation_url="x", citation_markdown="x", relevance_score=1.0,
-                    diagnostics=msgspec.structs.replace(CitationDiagnostics(
-                        quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
-                        display_cleaned=True, locator_text_source="chunk"), score_parts={"provider": 1.0, **parts}))
-
+from mnote_kr.models import Citation
+from tests.test_weak_variants import place
 
 GARBLED = place("g1", "K¥“N\x12²£+8B”\x1b\x90{\x8f\x8c±^5)û 2009 c8ÔèÿÁ1 1 U", "mineru__garbled_formula.pdf")
 KOREAN = place("k1", "인트 적립\n업종 적립 대상\n할인점 이마트, 이마트 트레이더스",
