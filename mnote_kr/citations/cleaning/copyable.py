@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from mnote_kr.citations.cleaning.textlayer import mojibake
 from mnote_kr.citations.text.textnorm import keeps_line_end_hyphen, lazy_compile, made_of
 
 __all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets",
@@ -334,11 +335,14 @@ def mostly_glyphs(text: str) -> bool:
     stand in word tokens (a token is a word when, its edges' punctuation off, it holds a letter or digit and
     none of ``_GLYPH_CHARS``: ``R&D`` and ``1:01`` are words, ``ka>29:92>#`` and ``!"#`` are not). Figure
     labels read through a font without a letter map are; a sentence, a table's row of numbers or a CJK
-    line is not."""
+    line is not. Mojibake is too (``textlayer.mojibake``: a font without a usable Unicode map read as Latin-1
+    and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``)."""
     tokens = text.split()
     total = sum(len(t) for t in tokens)
     if not total:
         return False
+    if mojibake(text):
+        return True
     words = 0
     for token in tokens:
         core = token.strip(_TOKEN_EDGES)
