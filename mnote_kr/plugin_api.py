@@ -37,7 +37,8 @@ What is here:
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
-  ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
+  ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words), ``stem`` (a
+  Latin word's light English stem, how the host's query terms meet a plural or another inflection),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
@@ -150,7 +151,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import docxnotes, textnorm
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
-    from mnote_kr.citations.text.queryterms import scaffolding
+    from mnote_kr.citations.text.queryterms import scaffolding, stem
     from mnote_kr.citations.text.tablerows import asked_row, header_row, labelled_row, meant_header, named_header
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
@@ -193,7 +194,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
-    "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
+    **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
@@ -326,6 +327,7 @@ __all__ = [
     "same_value",
     "scaffolding",
     "source_card",
+    "stem",
     "textmatch",
     "textnorm",
     "unreadable_layer",

@@ -70,3 +70,14 @@ def test_a_row_key_and_a_column_word_cite_the_keyed_rows_cell_not_the_header(boo
 def test_a_query_only_about_the_columns_still_cites_the_header(book: Path) -> None:
     loc = _locate(book, "which columns does the bird table have")
     assert (loc.locator_precision, loc.range) == ("cell", "A1:F1")
+
+
+def test_a_plural_row_key_cites_the_keyed_rows_cell_not_the_header(book: Path) -> None:
+    """ "Kestrels wingspan": the query says the row key in the plural, the sheet says "Kestrel" (as the
+    host's query terms meet a plural elsewhere, ``queryterms``); the row is still the place, not the header."""
+    kestrel = 2 + [b[0] for b in BIRDS].index("Kestrel")
+    for query in ("Kestrels wingspan", "What wingspan do kestrels have?"):
+        loc = _locate(book, query)
+        assert (loc.locator_precision, loc.sheet, loc.range, loc.locator_degraded) == (
+            "cell", "Birds", f"B{kestrel}", False), (query, loc.locator_reason)
+        assert loc.quote == "Kestrel, Wingspan (cm): 76"

@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 from mnote_kr.citations.cleaning.copyable import (
     join_cjk_gaps,
+    join_drop_caps,
     rejoin_hyphenation,
     symbol_bullets,
     trim_to_boundaries,
@@ -98,7 +99,7 @@ def _display_from_neutral(neutral: str) -> str:
     if "\r" in text:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
     # before whitespace collapses: a hyphenated line break is still visible here
-    text = rejoin_hyphenation(unify_cjk_forms(text.replace("\ufffd", "") if "\ufffd" in text else text))
+    text = join_drop_caps(rejoin_hyphenation(unify_cjk_forms(text.replace("\ufffd", "") if "\ufffd" in text else text)))
     text = symbol_bullets(text)
     if "#" in text:
         text = _HEADING_RE.sub("", text)

@@ -14,10 +14,11 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from mnote_kr.citations.cleaning.textlayer import mojibake
 from mnote_kr.citations.text.textnorm import keeps_line_end_hyphen, lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "rejoin_hyphenation", "symbol_bullets",
-           "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
+__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_drop_caps", "rejoin_hyphenation",
+           "symbol_bullets", "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
 # does: Hangul is not here). Beside one of them, the quotes, dashes and ellipsis they share with
@@ -147,6 +148,41 @@ def _rejoined(m: re.Match[str], text: str) -> str:
     return m.group(0)
 
 
+#: A lone capital on a line (or a line's start) and the rest of its word on the next (a drop cap a PDF reader
+#: gives apart: ``T\nhe Boots``).
+_DROP_CAP_RE = lazy_compile(r"(?:(?<=\n)|^)([A-Z])[ \t]*(\n[ \t]*|[ \t])([a-z]+)(?![\w'\u2019-])")
+_WORDS_RE = lazy_compile(r"[A-Za-z]+")
+#: Words that open a paragraph often enough to be a drop cap's (beside the text's own words).
+COMMON_WORDS = frozenset("""
+about after again all also although an and another any are as at be because before being both but by
+can could did do does during each either even every few for from had has have he her here his how if in
+into is it its just many may more most much must my near neither never no nor not now of often on once
+one only or other our over perhaps since so some such than that the their then there these they this
+those though through thus to under unless until upon very was we were what when where whether which
+while who why will with within without would yet you your""".split())
+
+
+def join_drop_caps(text: str) -> str:
+    """A lone capital at a line's start joined to the rest of its word on the next line (or after one space):
+    ``T\nhe Boots`` -> ``The Boots``, when the joined word is a common word (``COMMON_WORDS``) or stands
+    elsewhere in ``text`` as a word; otherwise kept (``A\nthe``, ``I\nam``)."""
+    if "\n" not in text and not text[:1].isupper():
+        return text
+    words: set[str] | None = None
+
+    def joined(m: re.Match[str]) -> str:
+        nonlocal words
+        word = (m.group(1) + m.group(3)).casefold()
+        if word not in COMMON_WORDS:
+            if words is None:
+                words = {w.casefold() for w in _WORDS_RE.findall(text)}
+            if word not in words:
+                return m.group(0)
+        return m.group(1) + m.group(3)
+
+    return _DROP_CAP_RE.sub(joined, text)
+
+
 def trim_to_boundaries(text: str) -> str:
     """Start on a character, not on half of one: combining marks cut from their base
     character at the chunk boundary go (with the space before them). Punctuation stays:
@@ -174,7 +210,7 @@ def copyable(text: str) -> str:
     if "\ufffd" in text:
         text = text.replace("\ufffd", "")
     text = symbol_bullets(text)
-    return trim_to_boundaries(join_cjk_gaps(rejoin_hyphenation(unify_cjk_forms(text))))
+    return trim_to_boundaries(join_cjk_gaps(join_drop_caps(rejoin_hyphenation(unify_cjk_forms(text)))))
 
 
 # --------------------------------------------------------------------------- furniture lines
@@ -334,11 +370,14 @@ def mostly_glyphs(text: str) -> bool:
     stand in word tokens (a token is a word when, its edges' punctuation off, it holds a letter or digit and
     none of ``_GLYPH_CHARS``: ``R&D`` and ``1:01`` are words, ``ka>29:92>#`` and ``!"#`` are not). Figure
     labels read through a font without a letter map are; a sentence, a table's row of numbers or a CJK
-    line is not."""
+    line is not. Mojibake is too (``textlayer.mojibake``: a font without a usable Unicode map read as Latin-1
+    and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``)."""
     tokens = text.split()
     total = sum(len(t) for t in tokens)
     if not total:
         return False
+    if mojibake(text):
+        return True
     words = 0
     for token in tokens:
         core = token.strip(_TOKEN_EDGES)

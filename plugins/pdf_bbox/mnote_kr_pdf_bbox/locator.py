@@ -28,6 +28,8 @@ outline it is left to the provider's block (none for a block outside the passage
 another place's): headings are not guessed from font sizes. Chinese drawn with
 fonts without a Unicode map (pdfium reads only the Latin letters and digits around it) gets a
 ``file`` locator with the page its Latin letters and digits were found on as its ``pageHint``.
+A page whose text layer is mostly mojibake (``unreadable_page``) is never boxed: the evidence found
+there gets a ``file`` locator, the page its hint.
 """
 
 from __future__ import annotations
@@ -271,10 +273,16 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
                     "query's terms, so the passage is cited, not an exact place")
+    if unreadable_page(doc, primary.page - 1):
+        return _file(req, f"whole file (page {primary.page} known, no box): page {primary.page}'s text layer is "
+                          "unreadable (a font without a usable Unicode map: its text is mojibake), so nothing on "
+                          "it is boxed from that layer; OCR reads the page ('mnote-kr ingest --force' re-indexes "
+                          "a file indexed from the garbage)", primary.page)
     if named:
         why += f"; the query names page {', '.join(map(str, named))}"
     more = _continued(doc, ans.block, counts) if ans.block is not None else []
-    rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])]
+    rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])
+            and not unreadable_page(doc, s.page - 1)]
     rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more, *rest]]
     return Locator(
         locator_precision="bbox",
@@ -291,8 +299,17 @@ def locate_pdf(req: LocateRequest) -> Locator:
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
         place_text=place_text,
         place_headings=headings,
-        runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage, named) for b, cos in ans.runners_up],
+        runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage, named) for b, cos in ans.runners_up
+                    if not unreadable_page(doc, b[0])],
     )
+
+
+def unreadable_page(doc: DocumentText, pi: int) -> bool:
+    """Whether page index ``pi``'s text layer is mostly mojibake (the host's ``unreadable_layer``: a font
+    without a usable Unicode map): nothing on it is boxed from that layer (the OCR plugin reads the page)."""
+    from mnote_kr.plugin_api import unreadable_layer
+
+    return unreadable_layer(doc.pages[pi].text)
 
 
 def _anchored(evidence: str, query: str) -> bool:

@@ -36,6 +36,7 @@ from mnote_kr.plugin_api import (
     named_header,
     normalize,
     scaffolding,
+    stem,
     textmatch,
     with_places_behind,
 )
@@ -262,13 +263,20 @@ def row_score(row: RowParagraph, query: str, words: set[str], asked: tuple[Value
     """How well ``row`` holds the query: its items in its label, then in all its cells (each query word, and
     each of the query's dates and numbers ``asked`` a cell holds as a value: ``cellvalues.held_by``; words of
     a header the query names whole are left out: they name a column), then the dates held as the query
-    writes them (a verbatim match stays ahead of the same value written another way)."""
-    own = words & query_words(without_headers(row, query))
+    writes them (a verbatim match stays ahead of the same value written another way). Words meet by their
+    stems: "Kestrels wingspan" names the Kestrel row."""
+    own = _stems(words & query_words(without_headers(row, query)))
     column = row.label_column if row.label_column and not row.is_header else None
     label = dict(row.cells).get(column, "") if column is not None else ""
     in_label = held_by(row, asked, [column]) if column is not None else 0
-    return (len(_tokens(label) & own) + in_label, len(row.tokens & own) + held_by(row, asked),
+    return (len(_stems(_tokens(label)) & own) + in_label, len(_stems(row.tokens) & own) + held_by(row, asked),
             verbatim(row, asked))
+
+
+def _stems(words: set[str] | frozenset[str]) -> set[str]:
+    """Words by their light stems (the host's ``stem``, as its query terms meet inflections): the query's
+    "kestrels" names the row labelled "Kestrel"."""
+    return {stem(w) for w in words}
 
 
 def named_row(run: list[RowParagraph], query: str, found: RowParagraph | None = None) -> RowParagraph | None:
