@@ -576,6 +576,8 @@ def _catch_up(host: Host, reg: Registry) -> bool:
     at LightRAG's documents, never a send) and record what it says; whether it said anything. A status
     then reports them as LightRAG has them, instead of telling its reader to run ``sync``."""
     late = reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
+    if not late:  # (an empty list asks a provider's full clean-up, which a status must not start)
+        return False
     try:
         updates = list(host.plugins.sync(host.context(), late, 0.0) or [])
     except ProviderError:
