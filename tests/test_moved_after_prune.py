@@ -10,6 +10,7 @@ bounded), and the viewer gives the reason ``open`` gives for a file pruned from 
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import httpx
@@ -126,3 +127,28 @@ def test_pruned_moves_keep_the_latest_and_are_followed_along_later_moves(
     assert pruned_moves.load(index) == {"c.md": "d.md", "a.md": "b2.md", "e.md": "f.md"}
     (index / pruned_moves.PRUNED_MOVES_FILE).write_bytes(b"{not json")
     assert pruned_moves.load(index) == {}  # a damaged file never fails a lookup
+
+
+def test_a_pruned_move_travels_with_registry_export_and_import(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``registry export`` carries the moves ``prune`` kept (``prunedMoves``) and ``registry import`` puts
+    them back: the workspace's ``.mnote/index`` lost (a folder restored without it), the export imported into
+    a fresh one, an ID issued before the rename still opens at the renamed file."""
+    host, cli, ids = _cited(tmp_path, monkeypatch)
+    cid = ids["notes/heron.md"]
+    (host.root / "notes" / "heron.md").rename(host.root / "notes" / "heron_renamed.md")
+    reconcile_and_apply(host)
+    cli.ok("prune", "--json")
+    exported = tmp_path / "reg.json"
+    exported.write_text(cli.run("registry", "export").stdout, encoding="utf-8")
+    assert json.loads(exported.read_text())["prunedMoves"] == [["notes/heron.md", "notes/heron_renamed.md"]]
+
+    shutil.rmtree(host.store.index_dir)
+    fresh, _ = fake_host(host.root)
+    assert "Imported" in cli.run("registry", "import", str(exported)).stdout
+    assert pruned_moves.load(fresh.store.index_dir) == {"notes/heron.md": "notes/heron_renamed.md"}
+    plan = fresh.open(cid)
+    assert plan.resource_root_relative_path == "notes/heron_renamed.md" and plan.moved_from == "notes/heron.md"
+    again = json.loads(cli.run("registry", "export").stdout)
+    before = json.loads(exported.read_text())
+    again.pop("updatedAtMs"), before.pop("updatedAtMs")  # the import's save
+    assert again == before  # the round trip keeps it whole

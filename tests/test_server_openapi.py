@@ -154,7 +154,7 @@ def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
     components = doc["components"]["schemas"]
     ref = components["SyncResponse"]["properties"]["provider"]["$ref"]
     provider = components[ref.rsplit("/", 1)[1]]
-    keys = {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut"}
+    keys = {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut", "notSent"}  # notSent: added
     assert set(provider["properties"]) == keys and set(provider["required"]) == keys
     answer = httpx.post(f"{server.url}{API}/sync", json={"waitS": 0}, timeout=30,
                         headers={"Authorization": f"Bearer {server.token}"})
@@ -165,5 +165,6 @@ def test_sync_answer_schema_and_docs_name_every_key_it_has(server):
     # a sync with failures and an ended wait goes over the wire as Host.sync answered it, nothing dropped
     full = {"before": {"submitted": 2}, "after": {"failed": 2}, "followed": 2,
             "failed": [{"path": "kb/a.md", "reason": "no text"}], "stillFailed": [{"path": "kb/b.pdf", "reason": "x"}],
-            "waitTimedOut": {"seconds": 0.5, "stillWaiting": ["kb/c.md"]}}
+            "waitTimedOut": {"seconds": 0.5, "stillWaiting": ["kb/c.md"]},
+            "notSent": [{"path": "kb/d.md", "reason": "LightRAG is busy: Pipeline is currently busy"}]}
     assert msgspec.json.decode(msgspec.json.encode(msgspec.convert(full, SyncProvider))) == full

@@ -51,10 +51,32 @@ def _host(tmp_path: Path, provider: Any) -> Any:  # noqa: ANN401
     return host
 
 
-def test_status_says_the_registry_is_behind_an_idle_lightrag_and_what_brings_it_up(tmp_path: Path) -> None:
+def test_status_brings_the_registry_up_to_date_with_an_idle_lightrag_done_with_its_files(tmp_path: Path) -> None:
+    """A plain sync ended with files being indexed; LightRAG finished them since. ``status`` asks LightRAG
+    about those files and says them indexed, rather than "Behind ... 'mnote-kr sync' brings it up to date"."""
     provider = Seen()
     host = _host(tmp_path, provider)
     provider.documents = {"processed": 2}  # LightRAG done with both; nobody followed them
+    info = host.status()
+    assert info["registry"]["behind"] is None
+    assert info["registry"]["byStatus"] == {"processed": 2}
+    assert {e.status for e in host.registry().entries.values()} == {"processed"}
+    text = render_status(info)
+    assert "Behind:" not in text and "(2 processed)" in text, text
+
+
+class Unfollowed(Seen):
+    """LightRAG is idle and done, but following the files tells nothing (the registry cannot catch up)."""
+
+    @hookimpl
+    def sync(self, ctx: ProviderContext, entries: list[SourceEntry], wait_s: float) -> list[EntryUpdate]:
+        return []
+
+
+def test_status_says_the_registry_is_behind_when_following_the_files_tells_nothing(tmp_path: Path) -> None:
+    provider = Unfollowed()
+    host = _host(tmp_path, provider)
+    provider.documents = {"processed": 2}
     info = host.status()
     assert info["registry"]["behind"] == {"count": 2, "paths": ["kb/a.md", "kb/b.md"]}
     lines = [line for line in render_status(info).splitlines() if "behind" in line.lower()]

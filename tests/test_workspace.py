@@ -9,7 +9,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from mnote_kr.core.workspace import Workspace, find_workspace
+from mnote_kr.core.workspace import Workspace, find_workspace, under
 from mnote_kr.errors import PathNotAllowedError, UsageError
 
 
@@ -116,3 +116,17 @@ def test_find_workspace_walks_up_to_the_nearest_mnote(tmp_path: Path) -> None:
     (tmp_path / "kb" / "a" / "b").mkdir(parents=True)
     assert find_workspace(tmp_path / "kb" / "a" / "b") == (tmp_path / "kb").resolve()
     assert find_workspace(tmp_path) == tmp_path.resolve()
+
+
+@pytest.mark.parametrize(("rel", "scope", "inside"), [
+    ("kb/a.md", "", True),  # the whole workspace
+    ("kb/a.md", "kb", True),
+    ("kb/a.md", "kb/a.md", True),  # a file is its own scope
+    ("kb/sub/a.md", "kb", True),
+    ("kbx/a.md", "kb", False),  # a folder's name is not a prefix of another's
+    ("kb", "kb/a.md", False),
+])
+def test_under_says_whether_a_path_is_a_scope_or_inside_it(rel: str, scope: str, inside: bool) -> None:
+    """The one test of a path against a scope that the search's scope, its notIndexed, the files being
+    re-indexed and the skipped files all use."""
+    assert under(rel, scope) is inside

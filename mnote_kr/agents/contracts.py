@@ -189,6 +189,15 @@ class AgentProvider(Out, kw_only=True, frozen=True):
     unmapped_documents: int
 
 
+class AgentWaiting(Out, kw_only=True, frozen=True):
+    """One queued action (``status --json``'s ``registry.waiting``): the file, the action, and why it waits
+    in ``mnote-kr status``'s words (e.g. LightRAG refused it as busy; null: nothing recorded)."""
+
+    source_path: str
+    action: str
+    reason: str | None
+
+
 class AgentRegistry(Out, kw_only=True, frozen=True):
     """Counts from the source registry (the files of this workspace the knowledge base knows)."""
 
@@ -198,6 +207,8 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     waiting: int
     #: ``status --json``'s ``registry.fallbacks``, counted: files there, indexed through the provider's fallback.
     fallbacks: int = 0
+    #: The queued actions one by one (the first 50), each with why it waits.
+    waiting_files: list[AgentWaiting] = []
 
 
 class AgentFiles(Out, kw_only=True, frozen=True):

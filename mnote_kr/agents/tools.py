@@ -25,6 +25,7 @@ from mnote_kr.agents.contracts import (
     AgentRegistry,
     AgentSentence,
     AgentStatus,
+    AgentWaiting,
     AgentWordsOnly,
     DeletedSource,
     DeleteInput,
@@ -138,7 +139,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         workspace=raw["workspace"],
         indexed_roots=[r["rootRelativePath"] or "." for r in raw.get("indexedRoots", [])],
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
-                               waiting=len(reg["waiting"]), fallbacks=len(reg.get("fallbacks") or [])),
+                               waiting=len(reg["waiting"]), fallbacks=len(reg.get("fallbacks") or []),
+                               waiting_files=_waiting_files(reg["waiting"], prov)),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
@@ -160,6 +162,14 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         pending_new=_part(raw.get("pendingNew"), AgentPendingNew),
         words_only=_part((raw.get("meaning") or {}).get("wordsOnly"), AgentWordsOnly),
     )
+
+
+def _waiting_files(waiting: list[dict[str, Any]], provider: dict[str, Any], shown: int = 50) -> list[AgentWaiting]:
+    """The queued actions (the first ``shown``), each with why it waits as ``mnote-kr status`` says it."""
+    from mnote_kr.citations.render.cards import waiting_reason
+
+    return [AgentWaiting(source_path=w["sourcePath"], action=w["action"],
+                         reason=waiting_reason(w.get("lastError"), provider)) for w in waiting[:shown]]
 
 
 def _part(value: Any, shape: type[T]) -> T:

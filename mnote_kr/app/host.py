@@ -411,7 +411,7 @@ class Host(HostIngest):
             out.append({"sourcePath": e.source_root_relative_path, "twin": twin, "reason": reason})
         return out
 
-    def status(self) -> dict[str, Any]:
+    def status(self, *, _caught_up: bool = False) -> dict[str, Any]:
         reg = self.registry()
         ctx = self.context()
         # No file in the registry: nothing of the provider's to report on, and a report must not start
@@ -469,6 +469,8 @@ class Host(HostIngest):
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
         out["registry"]["behind"] = _behind(reg, out["provider"])
+        if out["registry"]["behind"] and not _caught_up and _catch_up(self, reg):
+            return self.status(_caught_up=True)  # what LightRAG said of them, recorded: reported afresh
         # Indexed by an older reading than the provider's now, with the command that re-reads them.
         out["readings"] = reading_status(self, reg)
         return out
@@ -557,8 +559,9 @@ def _meaning_status(host: Host, reg: Registry) -> dict[str, Any]:
 
 def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict[str, Any] | None:
     """The files the registry still records as being indexed while the provider is idle with every
-    document of this workspace done (processed or failed): a wait that ended first, and nobody
-    followed them since. ``status`` only reads; ``sync`` brings the registry up to date."""
+    document of this workspace done (processed or failed): a wait that ended first (or a plain sync
+    that did not wait), and nobody followed them since. ``status`` follows them (:func:`_catch_up`);
+    what is left after that is reported, and ``sync`` is what brings it up to date."""
     counts = reg.counts()
     count = counts.get("submitted", 0) + counts.get("processing", 0)  # a stale entry counts as "stale"
     documents = {k: n for k, n in (provider.get("documentsByStatus") or {}).items() if n and k != "all"}
@@ -566,3 +569,18 @@ def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict
         return None
     late = reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
     return {"count": count, "paths": [e.source_root_relative_path for e in late[:shown]]}
+
+
+def _catch_up(host: Host, reg: Registry) -> bool:
+    """Ask the provider about the files ``_behind`` found (its sync of just those entries, no wait: a look
+    at LightRAG's documents, never a send) and record what it says; whether it said anything. A status
+    then reports them as LightRAG has them, instead of telling its reader to run ``sync``."""
+    late = reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
+    if not late:  # (an empty list asks a provider's full clean-up, which a status must not start)
+        return False
+    try:
+        updates = list(host.plugins.sync(host.context(), late, 0.0) or [])
+    except ProviderError:
+        return False
+    host.apply_updates(updates)
+    return bool(updates)

@@ -330,6 +330,7 @@ class HostIngest:
         error: ProviderError | None = None
         batch = max(1, int(self.config.get("ingest_batch_files", 200)))
         started = time.monotonic()
+        queued = 0  # taken by the call but left queued (a busy LightRAG refuses the scan): not sent
         for at in range(0, len(sources), batch):
             part = sources[at : at + batch]
             try:
@@ -346,7 +347,8 @@ class HostIngest:
                 ]
             self.apply_updates(updates)
             if error is None:  # after an error, its one line is all a piped stderr gets
-                self.progress(_count_line("sent", at + len(part), len(sources), started))
+                queued += sum(1 for u in updates if u.status == "pending")
+                self.progress(_count_line("sent", at + len(part) - queued, len(sources), started, queued=queued))
         return sources, error
 
     def _take_over_moves(self, sources: list[SourceFile], report: IngestReport) -> list[SourceFile]:
@@ -565,13 +567,15 @@ def _never_indexed(entry: SourceEntry) -> bool:
 RATE_FROM_FILES = 20
 
 
-def _count_line(what: str, done: int, total: int, started: float) -> str:
+def _count_line(what: str, done: int, total: int, started: float, *, queued: int = 0) -> str:
     """``sent 400/1000 files (52.1 files/s; 8 s so far)``: the shape the CLI draws as a bar. Checking
     and sending do the same small work per file, so over many files their rate means something (a
-    wait's does not); under ``RATE_FROM_FILES`` files only the time is said."""
+    wait's does not); under ``RATE_FROM_FILES`` files only the time is said. ``queued``: files the provider
+    left queued (LightRAG busy), never counted as sent: ``sent 0/2 files (2 queued, not sent; ...)``."""
     elapsed = max(time.monotonic() - started, 1e-6)
     rate = f"{done / elapsed:.1f} files/s; " if done >= RATE_FROM_FILES else ""
-    return f"{what} {done}/{total} files ({rate}{elapsed_text(elapsed)} so far)"
+    held = f"{queued} queued, not sent; " if queued else ""
+    return f"{what} {done}/{total} files ({held}{rate}{elapsed_text(elapsed)} so far)"
 
 
 def _count(items: list[IngestItem]) -> dict[str, int]:

@@ -38,7 +38,7 @@ from mnote_kr.citations.text.textnorm import compile_patterns
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
-from mnote_kr.core.workspace import excluded_reason
+from mnote_kr.core.workspace import excluded_reason, under
 from mnote_kr.errors import LocatorError
 from mnote_kr.models import (
     AgentQueryResult,
@@ -76,7 +76,7 @@ def _scope_rels(host: Host, scope: list[str]) -> list[str]:
 
 
 def _in_scope(rel: str, scope: list[str]) -> bool:
-    return not scope or any(not s or rel == s or rel.startswith(s + "/") for s in scope)
+    return not scope or any(under(rel, s) for s in scope)
 
 
 _locator_memo: Memo[Locator] = Memo(LOCATOR_MEMO_MAX)

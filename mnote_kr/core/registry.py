@@ -448,8 +448,12 @@ class RegistryStore:
     # -- JSON export and import (the first format's field names; also what older mnote-kr stored)
 
     def export_json(self) -> bytes:
-        """The whole registry as JSON (version 2, camelCase fields)."""
-        return fmt.encode_json(self.load().snapshot())
+        """The whole registry as JSON (version 2, camelCase fields), with the moves ``prune`` kept."""
+        from mnote_kr.core import pruned_moves
+
+        snapshot = self.load().snapshot()
+        moves = list(pruned_moves.load(self.index_dir).items())
+        return fmt.encode_json(msgspec.structs.replace(snapshot, pruned_moves=moves) if moves else snapshot)
 
     def import_json(self, data: bytes, source: Path) -> Registry:
         """Replace the registry with a JSON export (v1 or v2); the replaced one becomes ``.prev``."""
@@ -458,12 +462,16 @@ class RegistryStore:
         except RegistryCorruptError as exc:
             raise RegistryError(f"Cannot import {source}: not a registry export ({exc.message})", path=source,
                                 hint="give a JSON file written by 'mnote-kr registry export'") from exc
-        imported = Registry(snapshot)
+        from mnote_kr.core import pruned_moves
+
+        moves = dict(snapshot.pruned_moves)
+        imported = Registry(msgspec.structs.replace(snapshot, pruned_moves=[]) if moves else snapshot)
         with self._lock:
             if not imported.workspace_id:
                 imported.workspace_id = self.workspace_id
             if not imported.root_uri:
                 imported.root_uri = self.root_uri
+            pruned_moves.keep(self.index_dir, moves)  # added to those kept here (a later move of a path wins)
             self.save(imported)
         return imported
 

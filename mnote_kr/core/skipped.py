@@ -25,7 +25,7 @@ import msgspec
 from mnote_kr.core.atomic import write_atomic
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.registry import Registry, RegistryStore, now_ms
-from mnote_kr.core.workspace import excluded_reason
+from mnote_kr.core.workspace import excluded_reason, under
 
 SKIPPED_FILE = "skipped.json"
 SKIPPED_VERSION = 1
@@ -105,10 +105,6 @@ def record_skipped(host: HasRootAndStore, skipped: Mapping[str, str], looked_at:
         write_atomic(path, _encoder.encode(SkippedFiles(updated_at_ms=now, files=kept)))
 
 
-def _under(rel: str, scope: str) -> bool:
-    return not scope or rel == scope or rel.startswith(scope + "/")
-
-
 def still_skipped(host: HasRootAndStore, reg: Registry, scopes: Sequence[str] = (),
                   unindexable: Callable[[list[str]], Mapping[str, str]] | None = None) -> Iterator[SkippedFile]:
     """The recorded files still passed over: on disk, without a registry entry, not left out by their
@@ -122,7 +118,7 @@ def still_skipped(host: HasRootAndStore, reg: Registry, scopes: Sequence[str] = 
     found: list[SkippedFile] = []
     for f in load_skipped(host).files:
         rel = f.source_path
-        if scopes and not any(_under(rel, s) for s in scopes):
+        if scopes and not any(under(rel, s) for s in scopes):
             continue
         if rel in reg.entries or excluded_reason(rel, reg.roots) or not _on_disk(host, rel):
             continue

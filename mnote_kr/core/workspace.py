@@ -146,12 +146,17 @@ def excluded_in_root(rel: str, root_rel: str, patterns: list[str]) -> str | None
     return None
 
 
+def under(rel: str, scope: str) -> bool:
+    """Whether the workspace-relative path ``rel`` is ``scope`` or inside it (``""``: the whole workspace);
+    ``kbx/a.md`` is not under ``kb``."""
+    return not scope or rel == scope or rel.startswith(scope + "/")
+
+
 def innermost_root(rel: str, roots: Mapping[str, IndexedRoot]) -> IndexedRoot | None:
     """The innermost indexed root holding the workspace-relative path ``rel`` (or that is it)."""
     best: IndexedRoot | None = None
     for prefix, root in roots.items():
-        inside = not prefix or rel == prefix or rel.startswith(prefix + "/")
-        if inside and (best is None or len(prefix) > len(best.root_relative_path)):
+        if under(rel, prefix) and (best is None or len(prefix) > len(best.root_relative_path)):
             best = root
     return best
 

@@ -139,3 +139,6 @@ class RegistrySnapshot(Base, kw_only=True):
     indexed_roots: list[IndexedRoot] = []
     entries: list[SourceEntry] = []
     updated_at_ms: int = 0
+    #: In the JSON export only: the moves ``prune`` kept (``core.pruned_moves``), ``[old, new]`` oldest
+    #: first, so an ID issued before a rename still opens at the moved file after an import.
+    pruned_moves: list[tuple[str, str]] = []

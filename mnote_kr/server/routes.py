@@ -142,7 +142,9 @@ class SyncFailure(msgspec.Struct, kw_only=True):
 class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     """What ``Host.sync`` answers (its keys; typed so the OpenAPI document names them): registry counts
     before and after, entries followed, the files this sync saw fail, those failed before it and still
-    failed, and the files still being indexed when a ``waitS`` ended (``null``: none)."""
+    failed, the files still being indexed when a ``waitS`` ended (``null``: none), and, as ``mnote-kr sync
+    --json`` says them, the files still queued to be sent with why (``notSent``: LightRAG refused them as
+    busy, or is down; the next sync, or one with ``waitS``, sends them)."""
 
     before: dict[str, int]
     after: dict[str, int]
@@ -150,6 +152,7 @@ class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     failed: list[SyncFailure]
     still_failed: list[SyncFailure]
     wait_timed_out: WaitTimeout | None
+    not_sent: list[SyncFailure]
 
 
 class SyncResponse(msgspec.Struct, kw_only=True):
@@ -287,7 +290,13 @@ def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
     _check_workspace(api.host, body)
     if not 0 <= body.wait_s <= 60:
         raise UsageError("waitS must be between 0 and 60 seconds", hint="call again to follow longer")
-    return 200, SyncResponse(provider=msgspec.convert(api.host.sync(wait_s=body.wait_s), SyncProvider))
+    from mnote_kr.sync.busy import send_refused
+
+    result = {"provider": api.host.sync(wait_s=body.wait_s)}
+    # The CLI's busy step, bounded by the request: a plain call does not block on a busy LightRAG (the
+    # caller's waitS says how long it may), it names what was not sent and why.
+    send_refused(api.host, result, asked_wait_s=body.wait_s, wait_s=0.0)
+    return 200, SyncResponse(provider=msgspec.convert(result["provider"], SyncProvider))
 
 
 def roots_list(api: Api, body: None) -> tuple[int, Any]:

@@ -526,7 +526,7 @@ class Watcher:
         done = in_flight - sum(1 for e in after.entries.values()
                                if e.status in ("submitted", "processing") and not e.stale)
         if in_flight and done > 0:
-            self._emit("indexed", "", f"{done} of {in_flight} submitted file(s) finished")
+            self._emit("indexed", "", f"{done} of {in_flight} file(s) being indexed finished")
 
     def _schedule_follow(self, reg: Registry) -> None:
         """Come back soon while work is in flight: every ``follow_interval_s`` for submitted or

@@ -87,6 +87,8 @@ _line_decoder = msgspec.json.Decoder(_Issued)
 
 #: Per workspace id: (place, citation, source hash) of the IDs this process issued, newest last.
 _memory: dict[str, OrderedDict[str, tuple[int, Citation, str]]] = {}
+#: IDs of ``_memory`` issued while the store could not be written, by workspace: the next write takes them.
+_held: dict[str, set[str]] = {}
 _memory_lock = threading.RLock()
 
 
@@ -206,8 +208,9 @@ def _unwritable(host: Host, exc: BaseException) -> None:
     """A search never fails for the store: one stderr line per process, the IDs kept in this process only
     (moving the store aside is said only of a damaged one)."""
     if isinstance(exc, sqlite3.Error) and idstore.passing(store_path(host), exc):
-        print(f"Warning: the citation ID store {store_path(host)} could not be written just now ({exc}): this "
-              "search's IDs open in this process only; search again for IDs that open everywhere", file=sys.stderr)
+        print(f"Warning: the citation ID store {store_path(host)} could not be written just now ({exc}), tried "
+              f"{idstore.WRITE_TRIES} times: this search's IDs open in this process only until its next search "
+              "writes them; search again for IDs that open everywhere", file=sys.stderr)
         return
     if not _warned:
         _warned.append(True)
@@ -285,21 +288,45 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     kept = keep(host)
     try:
         _migrate(host)
-        asked = {c.citation_id for c in citations}
-        with idstore.writing(store_path(host)) as tx:
-            held = tx.places(asked)
-            renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
-            _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash))
-                               for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
-            tx.evict(max(kept, len(renamed)))  # never this search's own IDs: a top-k of 200 issues more than 100
+        for tries_left in range(idstore.WRITE_TRIES - 1, -1, -1):  # as a read: a passing error clears
+            try:
+                renamed = _written(host, citations, places, hashes, kept)
+                break
+            except sqlite3.DatabaseError:
+                if not tries_left:
+                    raise
     except (sqlite3.DatabaseError, OSError) as exc:  # a damaged store file, a read-only state dir
         _unwritable(host, exc)
         with _memory_lock:
             own = _memory.get(ws) or OrderedDict()
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
             _keep_in_memory(ws, renamed, places, hashes)
+            _held.setdefault(ws, set()).update(c.citation_id for c in renamed)  # the next write takes them
         return renamed
     _keep_in_memory(ws, renamed, places, hashes)
+    return renamed
+
+
+def _written(host: Host, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str],
+             kept: int) -> list[Citation]:
+    """:func:`remember`'s transaction: first the IDs this process issued while the store could not be
+    written (``_held``, those the store has not issued since), then the citations, checked and renamed
+    against the store, upserted, and the oldest IDs evicted. Returns the citations as issued."""
+    ws = host.workspace.workspace_id
+    with _memory_lock:
+        own = _memory.get(ws) or {}
+        late = [(cid, own[cid][0], idrecord.record_of(own[cid][1], own[cid][2]))
+                for cid in _held.get(ws, ()) if cid in own]
+    asked = {c.citation_id for c in citations}
+    with idstore.writing(store_path(host)) as tx:
+        _write(tx.add_missing, late)
+        held = tx.places(asked)
+        renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
+        _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash))
+                           for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
+        tx.evict(max(kept, len(renamed)))  # never this search's own IDs: a top-k of 200 issues more than 100
+    with _memory_lock:
+        _held.pop(ws, None)
     return renamed
 
 

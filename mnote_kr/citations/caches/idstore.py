@@ -28,7 +28,8 @@ this module only keeps the rows, safely for several processes (CLI, ``serve``, `
   all after a crash (a power cut may lose the last ones, never mix them). Readers never wait for a writer.
 * **Concurrency:** a write is one ``BEGIN IMMEDIATE`` transaction (check the IDs' places, rename,
   upsert, evict), so two writers never both take one ID for two places; a writer waits up to
-  :data:`BUSY_SECONDS` for another. A read is tried :data:`READ_TRIES` times, each on a fresh connection;
+  :data:`BUSY_SECONDS` for another. A read is tried :data:`READ_TRIES` times, each on a fresh connection
+  (a write :data:`WRITE_TRIES` times, by its caller);
   an error left after that is told apart (:func:`passing`): busy, or damage SQLite's check does not find,
   passes; a file that is not SQLite or fails the check is damaged.
 """
@@ -68,6 +69,8 @@ SCHEMA_VERSION = 3
 _RETRY_S = 0.02
 #: Tries of a read, each on a fresh connection: an error another process's write caused passes.
 READ_TRIES = 3
+#: Tries of a write (the caller's whole transaction, ``citecache.remember``), each on a fresh connection.
+WRITE_TRIES = 3
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS ids (id TEXT NOT NULL UNIQUE, place INTEGER NOT NULL, record BLOB NOT NULL,

@@ -14,7 +14,7 @@ from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind, left_new
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
-from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace
+from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace, under
 from mnote_kr.models import INDEXED_STATUSES, NotIndexed
 
 #: ``name.ext``: a word, a dot, an extension of 2-5 letters/digits starting with a letter.
@@ -182,13 +182,9 @@ def _passed_over(host: Host, walked: list[NotIndexed]) -> list[NotIndexed]:
             if n.source_path in cannot else n for n in walked]
 
 
-def _under(rel: str, scope: str) -> bool:
-    return not scope or rel == scope or rel.startswith(scope + "/")
-
-
 def absent_scope(host: Host, reg: Registry, scope_rels: list[str]) -> list[str]:
     """The searched paths, when not one of them is on disk or in the index (a mistyped path), else []."""
-    gone = [s for s in scope_rels if s and s not in reg.entries and not any(_under(r, s) for r in reg.entries)
+    gone = [s for s in scope_rels if s and s not in reg.entries and not any(under(r, s) for r in reg.entries)
             and not host.workspace.rel_to_abs(s).exists()]
     return gone if gone and len(gone) == len(scope_rels) else []
 
@@ -202,11 +198,11 @@ def scope_not_indexed(host: Host, reg: Registry, scope_rels: list[str]) -> list[
     uncitable = reg.select(lambda tag: bool(tag & fmt.STALE) or fmt.tag_status(tag) not in INDEXED_STATUSES)
     for scope in scope_rels:
         for e in uncitable:
-            if _under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
+            if under(e.source_root_relative_path, scope) and (e.stale or e.status not in INDEXED_STATUSES):
                 status = "stale" if e.stale else e.status
                 reason = e.stale_reason or e.last_error or STATUS_WHY.get(e.status, e.status)
                 out.append(NotIndexed(source_path=e.source_root_relative_path, status=status, reason=reason))
-        if scope not in reg.entries and not any(_under(rel, scope) for rel in reg.entries):
+        if scope not in reg.entries and not any(under(rel, scope) for rel in reg.entries):
             path = host.workspace.rel_to_abs(scope)
             what = "no such file or folder" if not path.exists() else "not in the knowledge base (never ingested)"
             absent = [NotIndexed(source_path=scope or ".", status="not_indexed", reason=what)]

@@ -18,15 +18,12 @@ from typing import Any
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED
 from mnote_kr.core.registry import Registry
+from mnote_kr.core.workspace import under
 from mnote_kr.models import NotIndexed
 
 #: How many files being re-indexed a search names (all are counted).
 SHOWN = 50
 _ON_THE_WAY = frozenset({"pending", "submitted", "processing"})
-
-
-def _under(rel: str, scope: str) -> bool:
-    return not scope or rel == scope or rel.startswith(scope + "/")
 
 
 def _why(status: str, last_error: str | None) -> str:
@@ -46,7 +43,7 @@ def reindexing(reg: Registry, scope_rels: list[str], cited: set[str], diagnostic
     entries = reg.select(lambda tag: not tag & fmt.STALE and fmt.tag_status(tag) in _ON_THE_WAY)
     found = [e for e in entries if e.indexed_at_ms is not None and e.pending_action != "delete"
              and e.source_root_relative_path not in cited
-             and (not scope_rels or any(_under(e.source_root_relative_path, s) for s in scope_rels))]
+             and (not scope_rels or any(under(e.source_root_relative_path, s) for s in scope_rels))]
     if not found:
         return []
     found.sort(key=lambda e: e.source_root_relative_path)

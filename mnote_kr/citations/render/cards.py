@@ -202,6 +202,17 @@ _BUSY = re.compile(r"\bis busy\b")
 _SEE_STATUS = "; 'mnote-kr status' lists failures"
 
 
+def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str | None:
+    """Why a queued action waits, as ``status`` says it (the MCP status tool too): its recorded error, and
+    for a busy refusal while ``provider`` (status's part) is idle now, that the next sync retries it."""
+    if last_error and _BUSY.search(last_error) and provider.get("reachable") is not False \
+            and provider.get("pipelineBusy") is False:  # recorded when it was tried; LightRAG has gone idle since
+        detail = last_error.removeprefix("LightRAG is busy: ")
+        return (f"LightRAG was busy when it was last tried ({detail}); it is idle now, so the next "
+                "'mnote-kr sync' retries it")
+    return last_error or None
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
@@ -236,14 +247,9 @@ def render_status(info: dict[str, Any]) -> str:
     waiting = reg.get("waiting") or []
     if waiting:
         lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
-    idle = prov.get("reachable") is not False and prov.get("pipelineBusy") is False
     for note in waiting[:WAITING_SHOWN]:  # each by name, with why it waits
-        why = f": {note['lastError']}" if note.get("lastError") else ""
-        if idle and _BUSY.search(why):  # recorded when it was tried; LightRAG has gone idle since
-            detail = why[2:].removeprefix("LightRAG is busy: ")
-            why = (f": LightRAG was busy when it was last tried ({detail}); it is idle now, so the next "
-                   "'mnote-kr sync' retries it")
-        lines.append(f"           {note['action']} {note['sourcePath']}{why}")
+        why = waiting_reason(note.get("lastError"), prov)
+        lines.append(f"           {note['action']} {note['sourcePath']}" + (f": {why}" if why else ""))
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
     for failed in reg.get("failed", []):
