@@ -203,3 +203,19 @@ def test_a_report_that_may_not_start_servers_says_this_workspaces_engine_is_not_
     with pytest.raises(pytest.fail.Exception, match="started"):  # a call that may start it does
         plugin.provider_status(ctx=dataclasses.replace(ctx, may_start=True), entries=[])
     assert started == ["start"]
+
+
+def test_no_answer_is_not_told_it_may_draw_on_other_workspaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With no LLM there is no answer text, so the note that an answer may draw on other workspaces'
+    passages would only bury the reason there is no answer (``ask`` prints the notes in order)."""
+    replay = Replay(SAMPLES)
+    ctx = make_context(tmp_path, replay.transport)
+    ours = naming.link_name("mine.md", SHA, naming.workspace_tag(ctx.workspace_root))
+    theirs = naming.link_name("big.md", SHA, naming.workspace_tag(tmp_path / "big-workspace"))
+    replay.sample("GET", "/health", "02_health_auth.json")
+    replay.add("POST", "/query/data", _chunks_responder(ours, theirs, n_theirs=3, n_ours=5))
+    monkeypatch.setattr(querying, "is_offline_llm", lambda settings, health: True)
+    result = plugin.query(ctx=ctx, request=QueryRequest(query="blade heating", mode="naive", chunk_top_k=10,
+                                                        want_answer=True))
+    assert result.answer is None and len(result.notes) == 1
+    assert not any(querying.OTHER_WORKSPACES_NOTE in n for n in result.notes)

@@ -345,14 +345,14 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         result.notes.append(graph_note)
     if not request.want_answer:
         return result
-    if foreign:
-        result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
     if is_offline_llm(settings, health):
         result.notes.append(no_llm_note(ctx))
         return result
     if not references and payload["mode"] != "bypass":
         result.notes.append(NO_CONTEXT_NOTE)
         return result
+    if foreign:  # only an answer text can draw on them
+        result.notes.append(f"{OTHER_WORKSPACES_NOTE} ({foreign} passage(s) seen)")
     try:
         answer = client.query({**payload, "include_references": False, "include_chunk_content": False})
     except ProviderHTTPError as exc:
