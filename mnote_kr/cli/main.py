@@ -162,7 +162,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
 
     host = obj.host()
     before = {r.root_relative_path: r for r in host.roots_list()}
-    root, dropped = host.add_root(path, recursive=not no_recursive, exclude=exclude, run_on_change=follow)
+    root, dropped = host.add_root(obj.paths((path,))[0], recursive=not no_recursive, exclude=exclude,
+                                  run_on_change=follow)
     # Following turned on: what waited while the root did not follow is indexed now.
     caught_up = follow_waiting(host, root.root_relative_path) if follow else {}
     if as_json:
@@ -204,7 +205,7 @@ def roots_list(obj: Ctx, as_json: bool) -> None:
 @pass_ctx
 def roots_remove(obj: Ctx, path: str, as_json: bool) -> None:
     """Stop treating a folder as an indexed root (its files stay untouched)."""
-    root = obj.host().roots_remove(path)
+    root = obj.host().roots_remove(obj.paths((path,))[0])
     if as_json:
         emit_json(root)
     else:
@@ -262,7 +263,7 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) ->
 @pass_ctx
 def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
     """Remove sources from the index (the files themselves are never touched)."""
-    entries = obj.host().delete(paths)
+    entries = obj.host().delete(obj.paths(paths))
     if as_json:
         emit_json({"entries": entries})
         return

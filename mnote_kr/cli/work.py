@@ -25,7 +25,7 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
                as_json: bool) -> None:
     """``mnote-kr ingest``: the report, then the exit (``outcome``)."""
     host = obj.host(progress=not as_json)
-    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout, limit=limit)
+    report = host.ingest(obj.paths(paths), force=force, wait=wait, wait_s=timeout, limit=limit)
     _clear_bar(as_json)
     if as_json:
         emit_json(report)
