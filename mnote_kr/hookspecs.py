@@ -292,7 +292,8 @@ def page_fonts(path: str, page: int) -> tuple[list[str], str | None] | None:
 
     Returns (base names of the fonts the file names but does not embed, sorted; the face the
     renderer draws Chinese, Japanese and Korean text of such fonts in, or None when it has none
-    and that text cannot be drawn). The viewer says so above the page image. Return None for a
+    and that text cannot be drawn, or "" when the page has no such text). The viewer says so
+    above the page image, naming only the scripts the page uses. Return None for a
     file this plugin does not handle.
 
     Calling convention: firstresult, called only on the locator plugin chosen for the

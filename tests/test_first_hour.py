@@ -503,6 +503,7 @@ def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: P
     with host.store.transaction() as reg:
         for i in range(25):
             reg.put(_entry(f"m{i:02}.pdf", "processed", stale=True, stale_reason=f"moved to n{i:02}.pdf"))
+            reg.put(_entry(f"n{i:02}.pdf", "processed"))  # the new path, cited: the move was followed
         reg.put(_entry("live.pdf", "processed"))
     info = host.status()
     shown = info["registry"]["staleEntries"]
@@ -519,6 +520,7 @@ def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: P
     with other.store.transaction() as reg:
         reg.put(_entry("gone.pdf", "processed", stale=True, stale_reason="source missing on disk"))
         reg.put(_entry("old.pdf", "processed", stale=True, stale_reason="moved to new.pdf"))
+        reg.put(_entry("new.pdf", "processed"))
     text = render_status(other.status())
     assert "Stale:     gone.pdf: source missing on disk" in text and "adds one back" in text
     assert "Moved:     old.pdf -> new.pdf" in text and "more stale" not in text

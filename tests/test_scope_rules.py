@@ -224,7 +224,7 @@ def test_roots_add_with_a_new_exclude_drops_what_it_now_leaves_out(tmp_path: Pat
     doc_ids = {rel: host.registry().entries[rel].light_rag_doc_id for rel in out}
     before = digest_tree(host.root)
     assert _cited(host) == set(out + kept)
-    root, dropped = host.add_root("kb", exclude=[pattern])
+    root, dropped, _ = host.add_root("kb", exclude=[pattern])
     assert sorted(dropped) == sorted(out) and all(repr(pattern) in why for why in dropped.values())
     entries = host.registry().entries
     assert all(entries[rel].stale for rel in out) and not any(entries[rel].stale for rel in kept)

@@ -69,3 +69,21 @@ def test_without_the_font_package_the_notice_says_cjk_text_could_not_be_drawn() 
     line = fonts.missing_font_notice(["STSong-Light", "Helvetica"], None)
     assert line is not None and "STSong-Light" in line and "could not be drawn" in line and "Helvetica" not in line
     assert fonts.missing_font_notice(["Times-Roman", "ABCDEF+Helvetica-Bold"], "Noto Sans CJK JP") is None
+
+
+def test_a_latin_pdf_lacking_its_fonts_is_told_nothing_of_chinese_japanese_or_korean(tmp_path: Path) -> None:
+    """nc17b P16: a French PDF naming ArialMT without it got "drawn in substitute fonts (Chinese, Japanese and
+    Korean in Noto Sans CJK JP)": the scripts said are those the page uses. The plugin answers "" for the face
+    of a page without CJK text; a page with some still names its face (the test above)."""
+    from mnote_kr_pdf_bbox.render import page_fonts
+
+    data = turbine_pdf("zqvt")
+    assert data.count(b"/BaseFont /Helvetica ") == 1
+    pdf = tmp_path / "rapport.pdf"
+    pdf.write_bytes(data.replace(b"/BaseFont /Helvetica ", b"/BaseFont /Garamond  "))  # same length: xref holds
+    found = page_fonts(pdf, 1)
+    assert found == (["Garamond"], "")
+    line = fonts.missing_font_notice(*found)
+    assert line is not None and "Garamond" in line and "substitute fonts" in line
+    assert "Chinese" not in line and "Korean" not in line and "could not be drawn" not in line
+    assert fonts.missing_font_notice(["Garamond"], "Noto Sans CJK JP") is not None  # older plugins: as before

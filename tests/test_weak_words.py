@@ -86,3 +86,21 @@ def test_the_agents_note_for_a_place_found_across_languages_asks_to_read_it() ->
     assert "Read the first passage" in across and "Tell the user nothing clearly answers; do not" not in across
     plain = weak_note(weak_reason([SCAN_X1, DECK], "开源软件为什么能省钱？") or "")
     assert "do not present these as the answer" in plain
+
+
+def test_a_latin_passage_shown_from_a_chinese_chunk_is_not_called_another_script() -> None:
+    """nc17b P6: "best hiking trails in Patagonia for winter" over a Chinese DOCX whose card shows the Latin
+    "FreeBSD, OpenBSD, NetBSD, Darwin" of a Chinese chunk: the reason said "the first passage found is in
+    another script than the query" of the chunk, not of the passage shown. The reason judges the passage shown."""
+    import msgspec
+
+    chunk = ("本文介绍操作系统的历史和发展。类 Unix 系统包括以下几种：FreeBSD, OpenBSD, NetBSD, Darwin。"
+             "这些系统的内核设计不同，用户空间的工具也各有特点，详细的比较见下一节的表格和说明。")
+    shown = msgspec.structs.replace(place("z1", chunk, "poi__stress009.docx"),
+                                    display_quote="FreeBSD, OpenBSD, NetBSD, Darwin")
+    reason = weak_reason([shown, DECK], "best hiking trails in Patagonia for winter")
+    assert reason is not None and "another script" not in reason
+    assert "nothing in your files clearly answers it" in reason
+    # a passage shown in Chinese still says so
+    han = weak_reason([place("z2", chunk, "poi__stress009.docx"), DECK], "best hiking trails in Patagonia for winter")
+    assert han is not None and "another script" in han

@@ -15,6 +15,7 @@ import msgspec
 from mnote_kr.app.fallbacks import fallback_notes
 from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.rereading import reading_status
+from mnote_kr.app.rootscope import back_in_scope, stale_note
 from mnote_kr.app.syncwait import being_indexed, follow, unfinished
 from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths, pruned_moves
@@ -158,10 +159,12 @@ class Host(HostIngest):
 
     def add_root(
         self, path: str | Path, *, recursive: bool = True, exclude: Iterable[str] = (), run_on_change: bool = True
-    ) -> tuple[IndexedRoot, dict[str, str]]:
+    ) -> tuple[IndexedRoot, dict[str, str], list[str]]:
         """Add (or replace the rules of) an indexed root, and make the index follow its rules:
         files it now excludes are no longer cited and their index is deleted (best effort), as for
-        files deleted from disk. Returns the root and the files dropped (path -> reason).
+        files deleted from disk. Returns the root, the files dropped (path -> reason) and the files
+        its old excludes left out that it takes in again (``rootscope.back_in_scope``: indexed by
+        the next sync, as a new root's files are).
 
         ``run_on_change`` (following, the default): sync and watch re-index its changed files and
         ingest its new ones; False opts out (what is then left behind is named by ``status`` and in
@@ -182,9 +185,11 @@ class Host(HostIngest):
             updated_at_ms=now_ms(),
         )
         with self.store.transaction() as reg:
+            old = reg.roots.get(rel)
             reg.roots[rel] = root
+            back = back_in_scope(reg, self.workspace, old, root)
         known.remember(self.root)
-        return root, self.follow_scope() if root.exclude_patterns else {}
+        return root, self.follow_scope() if root.exclude_patterns else {}, back
 
     def follow_scope(self) -> dict[str, str]:
         """Stop citing the registered files the roots' rules now exclude, and delete their index
@@ -381,7 +386,7 @@ class Host(HostIngest):
         if not reg.stale_count():
             return []
         stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
-        return [{"sourcePath": e.source_root_relative_path, "reason": e.stale_reason or "stale"} for e in stale]
+        return [stale_note(reg, e) for e in stale]
 
     def _duplicate_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
         """The first ``shown`` duplicates, each with the file of this workspace holding the same

@@ -157,12 +157,14 @@ def roots() -> None:
 def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...], follow: bool,
               as_json: bool) -> None:
     """Mark a folder as part of the knowledge base."""
+    from mnote_kr.app.rootscope import back_fix
     from mnote_kr.cli.reports import root_rules
     from mnote_kr.sync.reconcile import follow_waiting
 
     host = obj.host()
     before = {r.root_relative_path: r for r in host.roots_list()}
-    root, dropped = host.add_root(path, recursive=not no_recursive, exclude=exclude, run_on_change=follow)
+    root, dropped, back = host.add_root(obj.paths((path,))[0], recursive=not no_recursive, exclude=exclude,
+                                        run_on_change=follow)
     # Following turned on: what waited while the root did not follow is indexed now.
     caught_up = follow_waiting(host, root.root_relative_path) if follow else {}
     if as_json:
@@ -173,6 +175,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
             out["droppedFromIndex"] = [{"sourcePath": rel, "reason": why} for rel, why in dropped.items()]
         if caught_up:
             out["caughtUp"] = caught_up
+        if back:  # what its old excludes left out and it takes in again, not indexed yet
+            out["backInScope"] = [{"sourcePath": rel, "fix": back_fix(root, rel)} for rel in back]
         emit_json(out)
         return
     name, rules, old = root.root_relative_path or ".", root_rules(root), before.get(root.root_relative_path)
@@ -184,6 +188,8 @@ def roots_add(obj: Ctx, path: str, no_recursive: bool, exclude: tuple[str, ...],
         click.echo(f"Updated root {name}: now {rules}, was {root_rules(old)}")
     for rel, why in dropped.items():  # ingested before the rules left it out: the index follows the rules
         click.echo(f"Dropped from the index: {rel} ({why}); no longer cited")
+    for rel in back:  # indexed by the next sync, as a new root's files are
+        click.echo(f"Back in the scope: {rel} (no longer excluded); {back_fix(root, rel)}")
     for key, label in (("ingested", "Sent what waited"), ("queued", "Queued what waited"), ("failed", "Failed")):
         for rel in caught_up.get(key, []):
             click.echo(f"{label}: {rel}" + (" ('mnote-kr sync' sends it once the provider answers)"
@@ -204,7 +210,7 @@ def roots_list(obj: Ctx, as_json: bool) -> None:
 @pass_ctx
 def roots_remove(obj: Ctx, path: str, as_json: bool) -> None:
     """Stop treating a folder as an indexed root (its files stay untouched)."""
-    root = obj.host().roots_remove(path)
+    root = obj.host().roots_remove(obj.paths((path,))[0])
     if as_json:
         emit_json(root)
     else:
@@ -262,7 +268,7 @@ def sync(obj: Ctx, wait_s: float, no_disk: bool, reread: bool, as_json: bool) ->
 @pass_ctx
 def delete(obj: Ctx, paths: tuple[str, ...], as_json: bool) -> None:
     """Remove sources from the index (the files themselves are never touched)."""
-    entries = obj.host().delete(paths)
+    entries = obj.host().delete(obj.paths(paths))
     if as_json:
         emit_json({"entries": entries})
         return

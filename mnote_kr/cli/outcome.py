@@ -49,6 +49,19 @@ def sent_now(result: dict[str, Any], entries: Mapping[str, SourceEntry]) -> dict
             if (e := entries.get(rel)) is not None}
 
 
+def copies_now(result: dict[str, Any], entries: Any) -> dict[str, str]:  # noqa: ANN401 (a registry's EntryMap)
+    """Each file the sync sent that the provider found a copy of a document indexed already, with the file
+    of this workspace cited for it ("" when no file here holds it): the report names the copy."""
+    now = sent_now(result, entries)
+    docs = {rel: entries[rel].duplicate_of or "" for rel, status in now.items() if status == "duplicate"}
+    if not docs:
+        return {}
+    cols = entries.columns()  # paths, doc ids, liveness: no entry decoded
+    twins = {doc: path for path, doc, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True)
+             if live and doc in docs.values() and path not in docs}
+    return {rel: twins.get(doc, "") for rel, doc in docs.items()}
+
+
 def sync_outcome(result: dict[str, Any], *, listed: bool) -> MnoteKrError | None:
     """The error ``sync`` ends with after its report, or None: the files refused on sending, those the
     provider was followed to fail, those still failed since an earlier run (as ``ingest`` of them,

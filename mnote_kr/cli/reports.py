@@ -89,6 +89,12 @@ class Ctx:
             self._host = Host(self.workspace, progress=progress_writer() if progress else None)
         return self._host
 
+    def paths(self, raws: tuple[str, ...]) -> tuple[str, ...]:
+        """Paths as typed in a shell, their ``..`` resolved inside the workspace (``localpaths``)."""
+        from mnote_kr.cli.localpaths import local_paths
+
+        return local_paths(self.host().workspace.root, raws)
+
 
 def status_report(obj: Ctx, as_json: bool) -> None:
     """``mnote-kr status``: the host's status as JSON, or rendered for a person."""
@@ -162,6 +168,7 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
                   rerank: bool | None) -> None:
     """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
     require_query(query, "search")
+    scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)
     result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
@@ -180,6 +187,7 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
 def ask_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str) -> None:
     """``mnote-kr ask``: the answer with its citations as JSON, or rendered for a person."""
     require_query(query, "ask")
+    scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)
     result = host.ask(query, scope=scope, top_k=top_k, mode=mode)

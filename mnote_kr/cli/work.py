@@ -25,7 +25,7 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
                as_json: bool) -> None:
     """``mnote-kr ingest``: the report, then the exit (``outcome``)."""
     host = obj.host(progress=not as_json)
-    report = host.ingest(paths, force=force, wait=wait, wait_s=timeout, limit=limit)
+    report = host.ingest(obj.paths(paths), force=force, wait=wait, wait_s=timeout, limit=limit)
     _clear_bar(as_json)
     if as_json:
         emit_json(report)
@@ -56,7 +56,7 @@ def sync_run(obj: Ctx, *, wait_s: float, no_disk: bool, reread: bool, as_json: b
 
     send_refused(host, result, asked_wait_s=wait_s)  # what a busy provider left queued: waited for, sent
     _clear_bar(as_json)
-    from mnote_kr.cli.outcome import sent_now, sync_outcome, sync_reasons
+    from mnote_kr.cli.outcome import copies_now, sent_now, sync_outcome, sync_reasons
 
     entries = host.registry().entries
     sync_reasons(result, entries)
@@ -65,7 +65,7 @@ def sync_run(obj: Ctx, *, wait_s: float, no_disk: bool, reread: bool, as_json: b
     else:
         from mnote_kr.citations.render.cards import render_sync
 
-        echo(render_sync(result, sent_now(result, entries)))
+        echo(render_sync(result, sent_now(result, entries), copies_now(result, entries)))
     problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line
     if problem is not None:
         raise problem

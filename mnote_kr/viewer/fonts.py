@@ -58,12 +58,15 @@ STANDARD_14 = frozenset(f"{family}{style}" for family, styles in (
 
 
 def missing_font_notice(missing: list[str], cjk_face: str | None) -> str | None:
-    """What the PDF viewer says above a page whose fonts the file does not include (None: nothing)."""
+    """What the PDF viewer says above a page whose fonts the file does not include (None: nothing).
+    ``cjk_face``: the face CJK text is drawn in, None when none can draw it, "" when the page has no CJK text."""
     missing = [name for name in missing if name.split("+")[-1] not in STANDARD_14]
     if not missing:
         return None
     names = ", ".join(missing[:6]) + (f" and {len(missing) - 6} more" if len(missing) > 6 else "")
     head = f"This page uses fonts the PDF does not include ({names}). Their text is drawn in substitute fonts"
+    if cjk_face == "":  # the page holds no Chinese, Japanese or Korean text: nothing to say of those scripts
+        return f"{head} and may look different from the original."
     if cjk_face:
         return f"{head} (Chinese, Japanese and Korean in {cjk_face}) and may look different from the original."
     return (f"{head} where this machine has one; Chinese, Japanese and Korean text in them could not be drawn "

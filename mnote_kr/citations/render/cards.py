@@ -371,11 +371,12 @@ def _n(count: int, one: str, many: str) -> str:
     return f"{count} {one if count == 1 else many}"
 
 
-def _synced(rec: dict[str, Any], now: Mapping[str, str] | None) -> str:
+def _synced(rec: dict[str, Any], now: Mapping[str, str] | None, copies: Mapping[str, str] | None = None) -> str:
     """What a sync's disk step did, in words: ``re-indexed 1 edited file, indexed 2 new files, ...``.
 
     ``now`` is the registry status of each file it sent, after the provider step (None: not known, so
-    a file is only said to be sent)."""
+    a file is only said to be sent); ``copies`` the sent files found copies of a document indexed already,
+    with the file cited for it (``outcome.copies_now``): each is named, so every file sent is accounted for."""
     ingest = rec.get("ingest") or {}
     sent = set(ingest.get("ingested") or []) | set(ingest.get("queued") or [])
     parts: list[str] = []
@@ -396,6 +397,9 @@ def _synced(rec: dict[str, Any], now: Mapping[str, str] | None) -> str:
         if queued:
             parts.append(f"{_n(len(queued), one, many)} NOT sent (named below; 'mnote-kr sync' retries "
                          f"{'it' if len(queued) == 1 else 'them'})")
+        for p in (p for p in paths if now.get(p) == "duplicate"):
+            twin = (copies or {}).get(p) or "a document indexed already"
+            parts.append(f"{p} is a copy of {twin} (cited from there, not indexed twice)")
     moved = (rec.get("moved") or {}).get("count", 0)
     if moved:
         parts.append("followed " + _n(moved, "rename or move (cited under its new path)",
@@ -435,9 +439,11 @@ def _registry_words(counts: Mapping[str, int]) -> str:
     return words
 
 
-def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None) -> str:
+def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
+                copies: Mapping[str, str] | None = None) -> str:
     """``mnote-kr sync`` for people: what changed on disk, what the sync did about it in words, then the
-    registry. ``now``: the registry status after the sync of each file it sent (:func:`_synced`)."""
+    registry. ``now``: the registry status after the sync of each file it sent, ``copies`` those found
+    copies of an indexed document (:func:`_synced`)."""
     lines: list[str] = []
     rec = result.get("reconcile")
     if isinstance(rec, dict):
@@ -489,7 +495,7 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None) ->
         lines += words_only_lines(rec.get("wordsOnly"))  # places that lost their vectors: embedded again
         if not lines:
             lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
-        synced = _synced(rec, now)
+        synced = _synced(rec, now, copies)
         if synced:
             lines.append(f"Synced: {synced}")
     prov = result.get("provider") or {}

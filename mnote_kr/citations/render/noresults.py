@@ -86,7 +86,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     if numbers_only:
         return ("only the query's numbers are in the passages found, none of its words: nothing in your files "
                 "clearly answers it; the passages shown are only the nearest by meaning")
-    if _across_scripts(query, citations[:1]):
+    if _across_scripts(query, citations[:1], shown=True):  # the passage the reason speaks of: the one shown
         return ACROSS_LANGUAGES
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
             "the passages shown are only the nearest by meaning")
@@ -144,12 +144,15 @@ def _cited_where_named(query: str, citations: list[Citation]) -> bool:
                for c in (citations if places else ()))
 
 
-def _across_scripts(query: str, citations: list[Citation]) -> bool:
-    """The query is mostly Han characters and no passage is, or mostly Latin and every passage Han."""
+def _across_scripts(query: str, citations: list[Citation], *, shown: bool = False) -> bool:
+    """The query is mostly Han characters and no passage is, or mostly Latin and every passage Han. The passages
+    are the chunks the words were matched in; ``shown``, the quotes the cards show (a Chinese chunk's Latin line
+    "FreeBSD, OpenBSD, NetBSD" is a Latin passage to the person reading the reason)."""
     from mnote_kr.citations.rank.neutral import han_share
 
     mine = han_share(query)
-    shares = (han_share(c.raw_quote or c.context_quote or c.display_quote or "") for c in citations)
+    shares = (han_share((c.display_quote if shown else None) or c.raw_quote or c.context_quote
+                        or c.display_quote or "") for c in citations)
     if mine >= 0.5:
         return all(s < 0.2 for s in shares)  # stops at the first passage in the query's script
     return mine <= 0.2 and any(ch.isalpha() for ch in query) and all(s >= 0.5 for s in shares)

@@ -11,6 +11,7 @@ embed is drawn in the shipped Noto Sans CJK (``fonts.py``).
 from __future__ import annotations
 
 import os
+import re
 import struct
 import zlib
 from collections.abc import Iterator
@@ -112,8 +113,18 @@ def render_png(path: str | Path, page: int, scale: float) -> bytes:
     return encode_png(data, width, height, stride, channels)
 
 
+#: Han, kana, Hangul and CJK punctuation: the text a substitute CJK face is for.
+_CJK = re.compile("[\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef]")
+
+
 def page_fonts(path: str | Path, page: int) -> tuple[list[str], str | None]:
-    """(fonts page ``page`` uses without embedding them, the face CJK text of them is drawn in or None)."""
+    """(fonts page ``page`` uses without embedding them, the face CJK text of them is drawn in or None; "" when
+    the page has no CJK text: a French page lacking ArialMT is told nothing of Chinese, Japanese or Korean)."""
     face = substitute()
     with _loaded_page(Path(path), page, "read") as pdf_page:
-        return missing_fonts(pdf_page), face
+        textpage = pdf_page.get_textpage()
+        try:
+            cjk = bool(_CJK.search(textpage.get_text_bounded()))
+        finally:
+            textpage.close()
+        return missing_fonts(pdf_page), face if cjk else ""

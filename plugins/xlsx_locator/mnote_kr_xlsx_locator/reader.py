@@ -28,6 +28,7 @@ import dataclasses
 import datetime
 import os
 import re
+import warnings
 import zipfile
 import zlib
 from dataclasses import dataclass, field
@@ -413,28 +414,9 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     """Read the workbook at ``real``. Raises ``DocumentError`` (broken, encrypted, over budget)."""
     try:
         check_workbook(real)
-        from openpyxl import load_workbook
-
-        wb = load_workbook(real, data_only=True)
-        rows: list[RowParagraph] = []
-        sheets = list(wb.sheetnames)
-        found = threads(real)
-        region = said = 0  # the next table region's number; the comments read so far
-        blanks = {ws.title: _blank(ws) for ws in wb.worksheets}
-        fwb = load_workbook(real, read_only=True) if any(blanks.values()) else None  # formulas, streamed
-        try:
-            written = {t: formulas(fwb[t], b) for t, b in blanks.items() if b} if fwb is not None else {}
-        finally:
-            if fwb is not None:
-                fwb.close()
-        for ws in wb.worksheets:
-            hidden = ws.sheet_state != "visible"
-            own = _sheet_rows(ws, hidden, region, written.get(ws.title))
-            region = max((r.region for r in own), default=region - 1) + 1
-            own = _with_comments(ws, own, found, hidden, region, MAX_COMMENTS - said)
-            region = max((r.region for r in own), default=region - 1) + 1
-            said += sum(r.comment for r in own)
-            rows.extend(own)
+        with warnings.catch_warnings():  # openpyxl's notes (a WMF picture dropped) are no line for the person
+            warnings.simplefilter("ignore")
+            rows, sheets = _read_rows(real)
     except DocumentError:
         raise
     except Exception as exc:  # openpyxl raises many kinds on a broken part
@@ -447,6 +429,33 @@ def parse_file(real: str, st: os.stat_result) -> XlsxDocument:
     if len(visible) < len(rows):
         doc.visible = TextDocument([dataclasses.replace(r, index=i) for i, r in enumerate(visible)])
     return doc
+
+
+def _read_rows(real: str) -> tuple[list[RowParagraph], list[str]]:
+    """Every sheet's rows (values, formulas where a cached value is blank, comments) and the sheet names."""
+    from openpyxl import load_workbook
+
+    wb = load_workbook(real, data_only=True)
+    rows: list[RowParagraph] = []
+    sheets = list(wb.sheetnames)
+    found = threads(real)
+    region = said = 0  # the next table region's number; the comments read so far
+    blanks = {ws.title: _blank(ws) for ws in wb.worksheets}
+    fwb = load_workbook(real, read_only=True) if any(blanks.values()) else None  # formulas, streamed
+    try:
+        written = {t: formulas(fwb[t], b) for t, b in blanks.items() if b} if fwb is not None else {}
+    finally:
+        if fwb is not None:
+            fwb.close()
+    for ws in wb.worksheets:
+        hidden = ws.sheet_state != "visible"
+        own = _sheet_rows(ws, hidden, region, written.get(ws.title))
+        region = max((r.region for r in own), default=region - 1) + 1
+        own = _with_comments(ws, own, found, hidden, region, MAX_COMMENTS - said)
+        region = max((r.region for r in own), default=region - 1) + 1
+        said += sum(r.comment for r in own)
+        rows.extend(own)
+    return rows, sheets
 
 
 _cache: FileCache[XlsxDocument] = FileCache(parse_file, what="XLSX", max_items=CACHE_SIZE,
