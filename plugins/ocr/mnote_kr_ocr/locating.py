@@ -19,7 +19,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect
 from . import budget
 from .scan import Page, Scan, para_text
 from .spaces import cjk
-from .wraps import goes_on as _goes_on
+from .wraps import line_goes_on
 
 #: The line the indexed text of a PDF has before each page's text.
 PAGE_MARK = re.compile(r"(?:#+ )?Page \d+")
@@ -229,7 +229,7 @@ def quoted_lines(page: Page, members: list[int], found: list[int], query: str) -
     at = members.index(start)
     out = members[at:min(members.index(found[-1]), at + QUOTE_LINES - 1) + 1]
     while len(out) < QUOTE_LINES and at + len(out) < len(members) and \
-            _goes_on(page.lines[out[-1]].text, page.lines[members[at + len(out)]].text):
+            line_goes_on(page.lines[out[-1]], page.lines[members[at + len(out)]]):
         out.append(members[at + len(out)])
     return out
 

@@ -73,7 +73,7 @@ def sentence_share(terms: list[str], places: list[tuple[Page, int]], i: int) -> 
     finishes its sentence (``wraps.goes_on``: the lines it is quoted and boxed with), the higher: a
     sentence wrapped over two lines ("…商品中包含的劳动 / 的这种二重性，是首先由我明确指出的。") shows the
     words it holds, not 40% on each line, below a heading that shows a third of them."""
-    from .wraps import goes_on as _goes_on
+    from .wraps import line_goes_on
 
     page, li = places[i]
     text = page.lines[li].text
@@ -81,9 +81,9 @@ def sentence_share(terms: list[str], places: list[tuple[Page, int]], i: int) -> 
     if i + 1 < len(places) and places[i + 1][0] is page and any(
             li in para and para.index(li) + 1 < len(para) and para[para.index(li) + 1] == places[i + 1][1]
             for para in page.paragraphs):
-        nxt = page.lines[places[i + 1][1]].text
-        if _goes_on(text, nxt):
-            share = max(share, word_share(terms, text + nxt))
+        nxt = page.lines[places[i + 1][1]]
+        if line_goes_on(page.lines[li], nxt):
+            share = max(share, word_share(terms, text + nxt.text))
     return share
 
 

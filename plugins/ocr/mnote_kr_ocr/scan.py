@@ -73,6 +73,7 @@ class Line:
     text: str
     box: list[float]  # x0, y0, x1, y1 in the page's unit, top-left origin
     score: float
+    cells: int = 1  # a table row's cells joined into this line (``rows``), left to right
 
 
 @dataclass
@@ -112,18 +113,24 @@ class Scan:
     def to_json(self) -> bytes:
         return json.dumps({"pages": [{
             "number": p.number, "width": p.width, "height": p.height, "unit": p.unit, "source": p.source,
-            "lines": [[ln.text, *ln.box, ln.score] for ln in p.lines], "paragraphs": p.paragraphs,
-            "layerText": p.layer_text, "unreadableLayer": p.unreadable} for p in self.pages],
-            "notes": self.notes, "error": self.error, "seconds": self.seconds, "layerCheck": True},
+            "lines": [[ln.text, *ln.box, ln.score, *([ln.cells] if ln.cells > 1 else [])] for ln in p.lines],
+            "paragraphs": p.paragraphs, "layerText": p.layer_text, "unreadableLayer": p.unreadable}
+            for p in self.pages],
+            "notes": self.notes, "error": self.error, "seconds": self.seconds, "layerCheck": True, "rows": True},
             ensure_ascii=False).encode("utf-8")
 
     @classmethod
     def from_json(cls, data: bytes) -> Scan:
         raw = json.loads(data)
         pages = [Page(number=p["number"], width=p["width"], height=p["height"], unit=p["unit"], source=p["source"],
-                      lines=[Line(text=r[0], box=[float(v) for v in r[1:5]], score=float(r[5])) for r in p["lines"]],
+                      lines=[Line(text=r[0], box=[float(v) for v in r[1:5]], score=float(r[5]),
+                                  cells=int(r[6]) if len(r) > 6 else 1) for r in p["lines"]],
                       paragraphs=p["paragraphs"], layer_text=p.get("layerText", ""),
                       unreadable=bool(p.get("unreadableLayer", False))) for p in raw["pages"]]
+        if not raw.get("rows"):  # kept before table rows were joined: joined now (no recognition again)
+            for page in pages:
+                if page.source == "ocr":
+                    page.lines, page.paragraphs = lay_out(page.lines)
         return cls(pages=pages, notes=list(raw["notes"]), error=raw["error"], seconds=float(raw["seconds"]),
                    layers_checked=bool(raw.get("layerCheck", False)))
 
@@ -242,6 +249,28 @@ def recognise_image(im: Image.Image, max_pixels: int) -> tuple[list[Line], float
         for ln in lines:
             ln.box = [min(v / factor, lim) for v, lim in zip(ln.box, (width, height, width, height), strict=True)]
     return lines, factor
+
+
+def lay_out(lines: list[Line]) -> tuple[list[Line], list[list[int]]]:
+    """A page's recognised lines with each table row's cells joined into one line (``rows.table_rows``:
+    text ``" | "`` between cells, box their union, the lowest confidence), and its paragraphs."""
+    from .rows import table_rows
+
+    first = {row[0]: row for row in table_rows(lines)}
+    joined = {i for row in first.values() for i in row}
+    out: list[Line] = []
+    for i, ln in enumerate(lines):
+        if i in first:
+            cells = [lines[k] for k in first[i]]
+            out.append(Line(text=" | ".join(c.text for c in cells), box=_union_box([c.box for c in cells]),
+                            score=min(c.score for c in cells), cells=sum(c.cells for c in cells)))
+        elif i not in joined:
+            out.append(ln)
+    return out, paragraphs(out)
+
+
+def _union_box(boxes: list[list[float]]) -> list[float]:
+    return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
 
 
 def paragraphs(lines: list[Line]) -> list[list[int]]:
@@ -409,8 +438,9 @@ def _scan_image(path: str, progress: Progress) -> Scan:
     if factor != 1.0 or im.size != full:
         notes.append(f"{Path(path).name}: {full[0]:,} x {full[1]:,} pixels recognised downscaled to at most "
                      f"{s.max_pixels:,} pixels (limit: OCR pixels per page, [ocr] max_pixels)")
+    lines, paras = lay_out(lines)
     page = Page(number=1, width=float(full[0]), height=float(full[1]), unit="px", source="ocr", lines=lines,
-                paragraphs=paragraphs(lines))
+                paragraphs=paras)
     progress(f"OCR {name}: 1/1 pages recognised, {len(lines)} line(s)")
     for note in notes:
         progress(note)
@@ -478,8 +508,9 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
                 lines, _factor = recognise_image(im, s.max_pixels)
             for ln in lines:
                 ln.box = [round(v / scale, 2) for v in ln.box]
+            lines, paras = lay_out(lines)
             result.pages.append(Page(number=i + 1, width=fw, height=fh, unit="pt", source="ocr", lines=lines,
-                                     paragraphs=paragraphs(lines), unreadable=i in garbled))
+                                     paragraphs=paras, unreadable=i in garbled))
             done += 1
             progress(f"OCR {name}: {done}/{len(chosen)} pages recognised; {time.monotonic() - started:.0f} s so far")
     except pdfium.PdfiumError as exc:

@@ -4,8 +4,12 @@ and a line's word share is read with: ``locating`` and ``places``)."""
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 from .spaces import cjk
+
+if TYPE_CHECKING:
+    from .scan import Line
 
 _SENTENCE_END = re.compile(r"[.!?。！？](?:[\s\"'”’)）]|$)")
 #: Words a line may not end a sentence with: the next line goes on with it ("conversion to / JSON ...").
@@ -23,3 +27,10 @@ def goes_on(line: str, nxt: str) -> bool:
     last = line.split()[-1].casefold()
     return line[-1] in ",，、;；:：-–" or last in _OPEN_WORDS or nxt[0].islower() or nxt[0].isdigit() \
         or (cjk(line[-1]) and cjk(nxt[0]))
+
+
+def line_goes_on(line: Line, nxt: Line) -> bool:
+    """``goes_on`` for two recognised lines; a table row (``Line.cells`` > 1) is a place of its own: no row
+    goes on into the next one or from a line above it (``Creatinine | 1.1 mg/dL`` is not finished by
+    ``eGFR | 82 mL/min`` for opening in lowercase)."""
+    return line.cells == 1 and nxt.cells == 1 and goes_on(line.text, nxt.text)

@@ -110,6 +110,8 @@ def test_medrpt_scan_is_indexed_and_quoted_with_word_spaces(tmp_path: Path, monk
         assert words in text, words
     long_runs = [w for w in text.split() if sum(ch.isalpha() for ch in w) >= 20]
     assert not long_runs, long_runs
+    # page 2's lab table is read by rows, its cells left to right (``rows``), not one cell a line
+    assert "\nHbA1c | 6.8% | <5.7% | HIGH\n" in text, text
     loc = plugins.locate(LocateRequest(file=str(path), evidence=text, query="mass effect or midline shift"))
     assert loc.page == 2 and loc.quote and not loc.locator_degraded, loc
     assert "No acute" in loc.quote and "mass effect, or midline" in loc.quote, loc.quote
