@@ -41,6 +41,7 @@ What is here:
   Latin word's light English stem, how the host's query terms meet a plural or another inflection),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
+  ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
@@ -150,7 +151,12 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import docxnotes, textnorm
-    from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
+    from mnote_kr.citations.text.namedplaces import (
+        NamedPlace,
+        named_places,
+        without_file_description,
+        without_places,
+    )
     from mnote_kr.citations.text.queryterms import scaffolding, stem
     from mnote_kr.citations.text.tablerows import asked_row, header_row, labelled_row, meant_header, named_header
     from mnote_kr.citations.text.textnorm import (
@@ -197,7 +203,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
-    **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
+    **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places",
+                                                                "without_file_description", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
                                                              "meant_header", "named_header")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
@@ -335,6 +342,7 @@ __all__ = [
     "with_meaning",
     "with_places_behind",
     "without_dates",
+    "without_file_description",
     "without_places",
     "write_atomic",
     "write_private",

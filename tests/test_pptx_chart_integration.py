@@ -80,7 +80,9 @@ def test_a_chart_value_is_found_and_cited_on_the_charts_shape_in_its_words(
     assert (c.locator_precision, loc.locator_degraded, loc.slide, loc.speaker_notes) == ("slide", False, 2, False)
     assert (loc.shape_id, loc.shape_name, loc.bbox) == (frame["id"], frame["name"], frame["box"])
     assert loc.paragraph_index == 2  # the chart's lines: its title, 2022, then 2023
-    assert c.display_quote.startswith(f"2023: Quillmouth {token} ferry 468, Brackenridge ferry 405"), c.display_quote
+    # the asked point within its series, from the chart's title (the PPTX locator's ``chart_start``)
+    assert c.display_quote.startswith("Crossings per year; 2022: "), c.display_quote
+    assert f"2023: Quillmouth {token} ferry 468, Brackenridge ferry 405" in c.display_quote, c.display_quote
     assert "Chart:" not in c.display_quote and "#" not in c.display_quote
     assert c.source_path == str(deck) and "&slide=2" in c.citation_url
     assert _sha(deck) == digest

@@ -361,7 +361,8 @@ def _shape_paragraphs(paras: list[ModelParagraph], cited: Locator | None) -> str
 
 
 def _shape(shape: ModelShape, cited: Locator | None) -> str:
-    classes = ["shape"] + (["title"] if shape.title else []) + (["cited"] if cited is not None else [])
+    classes = ["shape"] + (["title"] if shape.title else []) + (["cited"] if cited is not None else []) \
+        + (["approx"] if cited is not None and certainty(cited) == "approximate" else [])
     attrs = [f'class="{" ".join(classes)}"', f'data-shape-id="{shape.id if shape.id is not None else ""}"',
              f'data-shape-name="{escape(shape.name)}"', f'title="{escape(shape.name)}"']
     if cited is not None:
@@ -397,7 +398,8 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
     notes = ""
     if slide.notes:
         hl = ' id="hl"' if notes_cited else ""
-        notes = (f'<section class="notes{" cited" if notes_cited else ""}"{hl}><h2>Speaker notes</h2>'
+        mark = (" cited approx" if certainty(loc) == "approximate" else " cited") if notes_cited else ""
+        notes = (f'<section class="notes{mark}"{hl}><h2>Speaker notes</h2>'
                  f'{_shape_paragraphs(slide.notes, loc if notes_cited else None)}</section>')
     total = len(model.slides)
     nav = _step_nav(c, "slide", shown, total, extra)
@@ -411,6 +413,8 @@ def slide_viewer(c: Citation, model: DocumentModel, shown: int, opened: str | No
     elif precise and target is None and not notes_cited:  # never guess another shape
         banner = ('<p class="banner file-only" role="note">The cited shape is not on this slide as the viewer reads '
                   "it: nothing is highlighted.</p>")
+    elif target is not None or notes_cited:  # one rule with PDFs and DOCX: an approximate place dashed, banner
+        banner = place_banner(loc, True)
     return page(f"{c.citation_id} {c.source_root_relative_path}",
                 _viewer_head(c, banner, opened, place) + "".join(nav) + frame + rest + notes)
 
@@ -449,9 +453,11 @@ def parse_range(a1: str | None) -> tuple[int, int, int, int] | None:
     return min(r0, r1), min(c0, c1), max(r0, r1), max(c0, c1)
 
 
-def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, header_row: int | None = None) -> str:
+def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, header_row: int | None = None,
+                approx: bool = False) -> str:
     """The sheet's rows and columns around ``cited`` (its top-left corner when None) as a table with
-    column letters and row numbers; the cited cells marked, the first of them ``id="hl"``."""
+    column letters and row numbers; the cited cells marked (``approx``: dashed, an approximate place), the
+    first of them ``id="hl"``."""
     if not sheet.cells:
         return '<p class="banner no-preview" role="note">This sheet has no cells to show.</p>'
     rows_used = [cell.row for cell in sheet.cells]
@@ -474,7 +480,8 @@ def sheet_table(sheet: ModelSheet, cited: tuple[int, int, int, int] | None, head
             ref = f"{column_letters(col)}{r}"
             attrs = f'data-cell="{ref}"'
             if cited is not None and cited[0] <= r <= cited[2] and cited[1] <= col <= cited[3]:
-                attrs = ('id="hl" ' if first else "") + 'class="cited" ' + attrs
+                marked = 'class="cited approx" ' if approx else 'class="cited" '
+                attrs = ('id="hl" ' if first else "") + marked + attrs
                 first = False
             tds.append(f"<td {attrs}>{escape(text.get((r, col), ''))}</td>")
         body.append(f'<tr><th scope="row">{r}</th>{"".join(tds)}</tr>')
@@ -500,6 +507,8 @@ def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, p
         banner = ('<p class="banner file-only" role="note">The cited cells lie past the rows the viewer holds of '
                   "this sheet; open the file in the system viewer to see them.</p>")
         cited = None
+    elif cited is not None:  # one rule with PDFs and DOCX: an approximate place dashed, under its banner
+        banner = place_banner(loc, True)
     tabs = []
     for s in model.sheets:
         label = escape(s.name) + (" (hidden)" if s.hidden else "")
@@ -514,7 +523,8 @@ def sheet_viewer(c: Citation, model: DocumentModel, opened: str | None = None, p
     bar = f'<ul class="sheet-tabs" aria-label="sheets">{"".join(tabs)}{back}</ul>'
     note = ('<p class="hint">Only the first cells of this sheet are held for the viewer.</p>'
             if sheet.truncated else "")
-    table = sheet_table(sheet, cited, loc.header_row if cited is not None else None)
+    table = sheet_table(sheet, cited, loc.header_row if cited is not None else None,
+                        approx=cited is not None and certainty(loc) == "approximate")
     return page(f"{c.citation_id} {c.source_root_relative_path}",
                 _viewer_head(c, banner, opened, place) + bar + note + table)
 

@@ -51,6 +51,7 @@ from mnote_kr.citations.locate.passages import evidence_paragraphs as _evidence_
 from mnote_kr.citations.locate.passages import held as _held
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
+from mnote_kr.citations.locate.titles import attribute_over_title
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import (
     CJK_CLASS,
@@ -416,12 +417,18 @@ def _by_query_terms(
             f"{SEMANTIC}: the evidence was found here but holds few of the query's words",
             match.anchor,
         )
-    if qs[best] >= top - 1e-9:
+    # document order breaks ties, never set or dict order
+    pick = best if qs[best] >= top - 1e-9 else min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
+    attribute = attribute_over_title(paras, qt, pick, quoted, qs)
+    if attribute is not None:  # a title naming the topic only: the place holding the asked attribute answers
+        para = paras[attribute]
+        return Match(para, round(min(1.0, quoted[attribute]), 4), qt.span(para.norm),
+                     "matched the query's attribute and its value in evidence, over a title naming only its topic",
+                     match.anchor)
+    if pick == best:
         return Match(
             match.paragraph, match.score, match.highlight, "matched evidence holding the query terms", match.anchor
         )
-    # document order breaks ties, never set or dict order
-    pick = min(quoted, key=lambda i: (-round(qs[i], 9), -round(quoted[i], 9), i))
     para = paras[pick]
     return Match(
         para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor

@@ -38,7 +38,7 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "naming", "without_places"]
+__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "naming", "without_file_description", "without_places"]
 
 #: Numbers one query's list or ranges name at most: "pages 1-300" names its first 50, and a wider range is
 #: never counted out beyond them ("slides 1-99999" reads 50 numbers, not 99999).
@@ -302,6 +302,21 @@ def without_places(query: str, places: Sequence[NamedPlace] | None = None) -> st
     text = unicodedata.normalize("NFKC", query or "")
     for place in sorted(named_places(text) if places is None else places, key=lambda p: -p.start):
         text = text[:place.start] + " " + text[place.end:]
+    return " ".join(text.split())
+
+
+#: Nouns for a whole file: "slide 2 of the duck survey deck", "the third sheet of the emf workbook".
+_FILE_NOUNS = "decks? presentations? slideshows? workbooks? spreadsheets? files? documents? docs? reports? pdfs?"
+_DESCRIBED_RE = lazy_compile(
+    r"(?<![\w])(?:of|in|from)\s+(?:the|this|that|my|our|your)\s+((?:[^\W_][\w'-]*\s+){1,4}?)"
+    rf"(?:{'|'.join(_FILE_NOUNS.split())})(?![\w])", re.I)
+
+
+def without_file_description(query: str) -> str:
+    """``query`` without a phrase that says which file it means ("of the duck survey deck", "in the emf
+    workbook"): those words describe the file (its title, its name), not what a slide or sheet the query
+    names must hold, so they make no named place approximate. The query itself when it has no such phrase."""
+    text = _DESCRIBED_RE.sub(" ", query or "")
     return " ".join(text.split())
 
 

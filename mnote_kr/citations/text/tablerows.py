@@ -138,13 +138,22 @@ def _holds(words: set[str], norm: str, term: Term) -> bool:
 def asked_row(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) -> tuple[int, int] | None:
     """``(row, cell)``: the row among a table's data ``rows`` (each its cells' texts) that a question
     matched on the ``header`` row's texts asks about, and its first cell holding the question's words;
-    None when the header holds every content word of the question (it asks about the columns), no row
-    holds any of the others, or two rows hold as many (which one is meant is not said).
+    None when the header holds every content word of the question (it asks about the columns) over more
+    than one row, no row holds any of the others, or two rows hold as many (which one is meant is not said).
 
     The header holds the column's words for every row ("Calories per portion"), so the row holding the
-    question's other words ("berries": the Berries row) is the place that answers."""
+    question's other words ("berries": the Berries row) is the place that answers. Over a single data row
+    there is nothing to choose: a header holding the asked attribute ("what is the objective" over "Name |
+    Objective") is answered by that row, at its cell under the header the question names."""
     head = _words(" ".join(header))
-    rest = [t for t in content_terms(query) if not _holds(*head, t)]
+    terms = content_terms(query)
+    rest = [t for t in terms if not _holds(*head, t)]
+    filled = [r for r, row in enumerate(rows) if any(text.strip() for text in row)]
+    if not rest and terms and len(filled) == 1:
+        row = rows[filled[0]]
+        named = [i for i, text in enumerate(header) if i < len(row) and row[i].strip()
+                 and any(_holds(*_words(text), t) for t in terms)] if len(header) == len(row) else []
+        return filled[0], named[0] if named else next(i for i, text in enumerate(row) if text.strip())
     if not rest:
         return None
     scored: list[tuple[int, int, int]] = []

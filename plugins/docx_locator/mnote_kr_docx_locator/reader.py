@@ -63,8 +63,9 @@ MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
 _HEADING_NAME = re.compile(r"^(?:heading|标题|überschrift|titre|titolo|título|заголовок|見出し)\s*(\d)$", re.I)
 _TOC_NAME = re.compile(r"^(?:toc|目录|目次)\s*(?:\d|heading)?$|^toc\s", re.I)
-# A hand-typed contents line: text, then a tab or dot leader, then a page number.
-_TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*[0-9ivxlcIVXLC]{1,6}\s*$")
+# A hand-typed contents line: text, then a tab or dot leader, then a page number (or "N/A": a section listed
+# without a page, "Organizational Chart<tab>N/A" in tika__018367.docx).
+_TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*(?:[0-9ivxlcIVXLC]{1,6}|[Nn]/[Aa])\s*$")
 # Block-level and run-level children that never hold paragraph text.
 _SKIP = frozenset(
     {

@@ -36,7 +36,10 @@ def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
     ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
     chunk of every slide. A table row and a comment are quoted alone: the rows or comments after it are
-    other records, or other people's words."""
+    other records, or other people's words. A chart's point is quoted with its series: from the chart's first
+    line (its title, or its first point) when the lines up to the cited one fit in ``QUOTE_CHARS`` ("Q2: 20"
+    alone, or "Q2: 20; Q3: 30", hides "Q1: 10", which the chart shows beside it)."""
+    para = chart_start(doc, para)
     parts = [" ".join(para.text.split())]
     for nxt in doc.paragraphs[para.index + 1:] if para.kind not in ("table", "comment") else ():
         if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
@@ -47,6 +50,20 @@ def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     for part in (p for p in parts if p):  # list items apart with "; ", sentences with a space
         out = part if not out else out + (" " if out[-1] in ".!?。！？:;" else "; ") + part
     return out
+
+
+def chart_start(doc: PptxDocument, para: SlideParagraph) -> SlideParagraph:
+    """The first line of ``para``'s chart when the lines from it through ``para`` fit in ``QUOTE_CHARS``;
+    ``para`` itself for any other kind of place, or a point too far down a long chart."""
+    if para.kind != "chart":
+        return para
+    first = para
+    for prev in reversed(doc.paragraphs[:para.index]):
+        if (prev.slide, prev.shape_id, prev.notes, prev.kind) != (para.slide, para.shape_id, para.notes, "chart"):
+            break
+        first = prev
+    span = doc.paragraphs[first.index:para.index + 1]
+    return first if sum(len(" ".join(p.text.split())) + 2 for p in span) <= QUOTE_CHARS else para
 
 
 def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlight | None, score: float | None,

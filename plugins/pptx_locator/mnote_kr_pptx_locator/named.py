@@ -33,6 +33,7 @@ from mnote_kr.plugin_api import (
     places_key,
     rank_by_meaning,
     scaffolding,
+    without_file_description,
     without_places,
 )
 
@@ -70,8 +71,9 @@ def named_slides(doc: PptxDocument, query: str) -> list[int]:
 
 
 def other_words(query: str, meta: frozenset[str]) -> set[str]:
-    """The query's words besides the slides it names, scaffolding and ``meta`` (words about the deck)."""
-    said = [tok for tok, _, _ in iter_tokens(normalize(without_places(query)))]
+    """The query's words besides the slides it names, scaffolding, ``meta`` (words about the deck) and those
+    describing which deck ("of the duck survey deck": ``without_file_description``)."""
+    said = [tok for tok, _, _ in iter_tokens(normalize(without_places(without_file_description(query))))]
     return {w for w, skip in zip(said, scaffolding(said), strict=True) if not skip} - meta
 
 

@@ -319,7 +319,20 @@ def answering_row(doc: TextDocument[RowParagraph], row: RowParagraph, run: list[
         best = named_row([p for p in quoted_rows(doc, row, request.passage) if p not in rows], request.query)
     if best is not None:
         return best, False
+    only = single_row_under(doc, row)
+    if only is not None:  # nothing to choose: the header's one row answers what its header names
+        return only, False
     return row, bool(rows)  # the evidence is the header itself, or no row holds the query's other words
+
+
+def single_row_under(doc: TextDocument[RowParagraph], row: RowParagraph) -> RowParagraph | None:
+    """For a table's header row with a single data row under it, that row (the host's ``asked_row`` over one
+    row: "what is the objective" over "Name | Objective" is answered by the row, not the header); else None."""
+    if not row.is_header:
+        return None
+    under = [p for p in doc.paragraphs if not p.comment and p.tokens and p.sheet == row.sheet
+             and p.region == row.region and p.header_row == row.row and not p.is_header]
+    return under[0] if len(under) == 1 else None
 
 
 #: Other cells of the cited row given behind its cell. One: a reader is shown two places behind a citation,
@@ -492,6 +505,8 @@ def locate_xlsx(request: LocateRequest) -> Locator:
         return with_rows_behind(rows, located, row, request)
     # the query names another sheet: cite its row, the evidence's row first behind it
     there, why, degraded = named
+    only = single_row_under(rows, there)
+    there = there if only is None else only  # the named sheet's header over one row: the row answers
     cited = cell_locator(there, request.query, highlight=None, score=match.score, reason=why, block_id=block_id)
     cited = with_rows_behind(rows, msgspec.structs.replace(cited, locator_degraded=degraded), there, request)
     evidence_row = cell_locator(row, request.query, highlight=None, score=match.score, block_id=block_id,

@@ -13,7 +13,15 @@ from collections.abc import Callable
 
 import msgspec
 
-from mnote_kr.plugin_api import Locator, TextDocument, named_places, places_key, rank_by_meaning, without_places
+from mnote_kr.plugin_api import (
+    Locator,
+    TextDocument,
+    named_places,
+    places_key,
+    rank_by_meaning,
+    without_file_description,
+    without_places,
+)
 
 from .reader import RowParagraph
 
@@ -50,7 +58,7 @@ def at_named_sheet(rows: TextDocument[RowParagraph], row: RowParagraph, query: s
     cands = [p for p in rows.paragraphs if p.sheet in names and p.tokens]
     if not cands:
         return None
-    rest = without_places(query)
+    rest = without_places(without_file_description(query))  # "of the emf workbook" says which file
     chosen = pick(cands, cands[0], rest)
     words = query_words(rest) - set().union(*(query_words(n) for n in names))
     degraded = bool(words & rows.df.keys()) and not words & chosen.tokens

@@ -1,0 +1,62 @@
+"""A title naming only the question's topic yields to the place holding the asked attribute and its value.
+
+nc17b A2: "what is the rated system voltage of the high voltage switchboard" over docling's gap-tolerance
+data sheet cited its title cell D1 "HIGH VOLTAGE SWITCHBOARD" as exact; the answering row C11:G11 was only
+second, approximate. nc16a O10: "遗传病检测项目的检测方法是什么？" cited the DOCX title "遗传病检测项目表", not
+the row whose cell holds "检测方法：…". The evidence below is the one the trial's engine gave (its record).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+CORPUS = Path(__file__).resolve().parent / "data" / "corpus"
+SHEET = CORPUS / "xlsx" / "docling__xlsx_07_gap_tolerance_.xlsx"
+TABLE = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
+
+#: the query-centred window nc17b's search located with ([jx5q] and [yzzm] share it)
+SHEET_EVIDENCE = ("Sheet: Page 1\nHIGH VOLTAGE SWITCHBOARD MODEL-000\nE-123 DATA SHEET 2016\nPage 1 of 10\n"
+                  "Package no.: Doc. no.: Rev.\n13156456 144564 A\nFunctional requirements\nPower system\n"
+                  "1 Rated system voltage kV : 130 (131 Um, 132 AC, 133 BIL)\n2 Rated system frequency Hz : 134\n"
+                  "3 No. of phases : 3\n4 System earthing : Solidly Earthed")
+TABLE_EVIDENCE = ("遗传病检测项目表\n项目编号 检测项目 相关基因 周期 检测方法\nQ0101 遗传性乳腺癌 BRCA1 15个工作日 "
+                  "检测方法：提取外周血基因组 DNA，采用高通量测序，"
+                  "并对候选位点进行Sanger 测序验证；检测结果需结合临床表现综合判断。")
+
+
+@pytest.fixture(autouse=True)
+def _no_cache(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+
+
+def _locate(file: Path, query: str, evidence: str):  # noqa: ANN202 - a Locator
+    return load_plugins(None).locate(LocateRequest(file=str(file), evidence=evidence, passage=evidence, query=query))
+
+
+def test_the_row_holding_the_asked_attribute_leads_over_the_sheet_title() -> None:
+    before = hashlib.sha256(SHEET.read_bytes()).digest()
+    for query in ("what is the rated system voltage of the high voltage switchboard",
+                  "what is the rated voltage of the high voltage switchboard"):
+        loc = _locate(SHEET, query, SHEET_EVIDENCE)
+        assert (loc.sheet, loc.range) == ("Page 1", "C11:G11"), (loc.range, loc.quote, loc.locator_reason)
+        assert not loc.locator_degraded and "130 (131 Um" in (loc.quote or "")
+        assert "D1" in [r.range for r in loc.runners_up], [r.range for r in loc.runners_up]
+    assert hashlib.sha256(SHEET.read_bytes()).digest() == before
+
+
+def test_a_query_naming_the_title_itself_still_cites_the_title() -> None:
+    loc = _locate(SHEET, "high voltage switchboard data sheet", SHEET_EVIDENCE)
+    assert loc.range == "D1", (loc.range, loc.locator_reason)
+
+
+def test_the_docx_table_row_holding_the_asked_method_leads_over_the_document_title() -> None:
+    loc = _locate(TABLE, "遗传病检测项目的检测方法是什么？", TABLE_EVIDENCE)
+    assert loc.paragraph_index != 0 and "提取外周血基因组" in (loc.quote or ""), (loc.paragraph_index, loc.quote)
+    assert not loc.locator_degraded
+    assert _locate(TABLE, "遗传病检测项目表", TABLE_EVIDENCE).paragraph_index == 0
