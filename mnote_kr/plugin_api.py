@@ -38,7 +38,6 @@ What is here:
   identity, for a provider's own index),
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words),
-  ``query_glosses`` (its words in the other language, Chinese <-> English, from CC-CEDICT),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
@@ -150,7 +149,6 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import docxnotes, textnorm
-    from mnote_kr.citations.text.glosses import query_glosses
     from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, without_places
     from mnote_kr.citations.text.queryterms import scaffolding
     from mnote_kr.citations.text.tablerows import asked_row, header_row, labelled_row, meant_header, named_header
@@ -198,7 +196,6 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "scaffolding": ("mnote_kr.citations.text.queryterms", "scaffolding"),
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
-    "query_glosses": ("mnote_kr.citations.text.glosses", "query_glosses"),
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
                                                              "meant_header", "named_header")},
@@ -319,7 +316,6 @@ __all__ = [
     "places_behind",
     "places_key",
     "progress_writer",
-    "query_glosses",
     "query_occurrences",
     "query_standing",
     "query_terms",

@@ -408,13 +408,10 @@ def build_citations(
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
-            settle: Callable[[Citation], Citation], query: str,
-            result: ProviderQueryResult) -> tuple[list[Citation], list[Citation], str | None]:
+            settle: Callable[[Citation], Citation], query: str) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
-    those folded into them, and the weak reason (``result``'s ``added`` files, another query's, neither
-    set nor clear it); ``diagnostics`` gets the counts."""
-    added = {r.file_path for r in result.references if r.added}
-    weak = weak_reason([c for c in citations if c.light_rag_file_path not in added], query)
+    those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
+    weak = weak_reason(citations, query)
     diagnostics["citable"] = len(citations)
     cited, folded = fold_places(citations, settle)
     diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
@@ -462,7 +459,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     citations, diagnostics, unanchored = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     citations, folded, weak = _finish(citations, diagnostics, top_k,
-                                      lambda c: _settled(host.plugins, c, query, unanchored), query, result)
+                                      lambda c: _settled(host.plugins, c, query, unanchored), query)
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
@@ -513,7 +510,7 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     every = citations  # every passage's place: an answer's sentence may come from one not shown
     citations, folded, weak = _finish(citations, diagnostics, top_k,
-                                      lambda c: _settled(host.plugins, c, query, unanchored), query, result)
+                                      lambda c: _settled(host.plugins, c, query, unanchored), query)
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     answer: str | None = None
     sentences: list[GroundedSentence] = []

@@ -200,9 +200,6 @@ class ProviderReference(Frozen, frozen=True, kw_only=True):
     #: the chunk's place among its document's chunks when the provider knows it (0: the first, which starts
     #: where the document does, on a whole word); None: not known (a chunk may then start inside a word)
     chunk_order: int | None = None
-    #: found only by a provider's second retrieval (the query's glosses), not by the query as written: the
-    #: weak flag does not read it (``weak_reason``)
-    added: bool = False
 
 
 class ProviderQueryResult(Base, kw_only=True):

@@ -10,7 +10,6 @@ is none (``false`` when ``/health`` does not say).
 from __future__ import annotations
 
 import threading
-import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -26,7 +25,7 @@ from mnote_kr.plugin_api import (
     UsageError,
 )
 
-from . import glossmerge, naming, passages
+from . import naming, passages
 from .http import LightRagClient, ProviderHTTPError
 from .links import TEXT_MARKS
 from .provider import as_dict
@@ -309,50 +308,6 @@ def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], Pro
     return wait
 
 
-def _retrieve(client: LightRagClient, payload: dict[str, Any], ws: str
-              ) -> tuple[dict[str, Any], list[ProviderReference], int, dict[str, Any], str | None]:
-    """``retrieve_own``, in mode ``mix`` when a graph mode found nothing in the graph. Returns its
-    body, references and foreign count, the payload it ended with and the note saying so."""
-    body, references, foreign = retrieve_own(client, payload, ws)
-    if not references and payload["mode"] in GRAPH_MODES and not _graph_found(body):
-        # the graph holds nothing for it (the managed offline engine builds none): its passages instead
-        payload = {**payload, "mode": "mix"}
-        body, references, foreign = retrieve_own(client, payload, ws)
-        return body, references, foreign, payload, GRAPH_NOTE
-    return body, references, foreign, payload, None
-
-
-def _glossed_retrieval(client: LightRagClient, payload: dict[str, Any], query: str, ws: str
-                       ) -> Callable[[], tuple[dict[str, Any], list[ProviderReference]] | None]:
-    """With ``glossmerge.GLOSS_MERGE`` on, the glossed query's retrieval, sent from a thread at once
-    (beside the query as written); returns a function that waits for its body and references, at most
-    ``glossmerge.SECOND_TIMEOUT_S`` from now. None when the setting is off, the query has no gloss, or
-    that retrieval failed or was late: it only ever adds."""
-    if not glossmerge.GLOSS_MERGE:
-        return lambda: None
-    box: dict[str, Any] = {}
-    deadline = time.monotonic() + glossmerge.SECOND_TIMEOUT_S
-
-    def work() -> None:
-        glossed = glossmerge.glossed_query(query, MAX_QUERY_CHARS)  # the dictionary loads here, once
-        if glossed is None:
-            return
-        try:
-            body, references, *_ = _retrieve(client, glossmerge.second_payload(payload, glossed), ws)
-        except ProviderError:  # the search goes on with the query as written
-            return
-        box["found"] = body, references
-
-    thread = threading.Thread(target=work, name="mnote-kr-lightrag-glossed", daemon=True)
-    thread.start()
-
-    def wait() -> tuple[dict[str, Any], list[ProviderReference]] | None:
-        thread.join(max(0.0, deadline - time.monotonic()))
-        return None if thread.is_alive() else box.get("found")
-
-    return wait
-
-
 def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, client: LightRagClient,
             health: dict[str, Any], payload: dict[str, Any]) -> ProviderQueryResult:
     """Send the prepared query (``/query/data``; ``/query`` for an answer) and read the result."""
@@ -360,18 +315,16 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
     if rank_passages:
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
-    ws = naming.workspace_tag(ctx.workspace_root)
-    glossed = _glossed_retrieval(client, payload, request.query, ws)
+    graph_note = None
     try:
-        body, references, foreign, payload, graph_note = _retrieve(client, payload, ws)
+        body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+        if not references and payload["mode"] in GRAPH_MODES and not _graph_found(body):
+            # the graph holds nothing for it (the managed offline engine builds none): its passages instead
+            payload = {**payload, "mode": "mix"}
+            body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+            graph_note = GRAPH_NOTE
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
-    finally:
-        more = glossed()
-    if more:
-        if not references:
-            body = more[0]  # the glossed query found what the query as written did not: its status
-        references = glossmerge.merge(references, more[1])
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
