@@ -42,6 +42,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, Sidec
 
 from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, content_terms, holds_terms, written_text
+from .headvalues import column_values
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
@@ -234,6 +235,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
+        column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
+            else None
+        if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
+            primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
+            place_text = column.text
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
         elif ans.rule == "cell":
@@ -253,6 +259,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
+        if column is not None:
+            why += f"; a table's header ({column.name!r}) holds no figure: boxed with the " + (
+                "value under it in the row the query names" if column.rows == 1 and column.asked else
+                f"{column.rows} row{'s' * (column.rows > 1)}' value{'s' * (column.rows > 1)} under it")
         if ans.rare_elsewhere and not degraded:
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
