@@ -163,13 +163,14 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     bytes: a small text file is one chunk) and a file's ``first`` chunk (the provider's ``chunk_order`` 0)
     start where the file does, on a whole word ("boot ok"); a later chunk's window may start mid-word."""
     display = bundle.display_quote
-    start_cut = not first and (size is None or size > len(raw.encode("utf-8")) + 64)
+    part = size is None or size > len(raw.encode("utf-8")) + 64  # a window of its file: cut at both ends
+    start_cut = not first and part
     kept = without_furniture(raw, query, locator.quote_omit)
     if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
         display = _clean(plugins, kept, query, block_text).display_quote
         # the chunk's cut first line was furniture: the quote now starts on a whole line
         start_cut = start_cut and kept.splitlines()[:1] == raw.splitlines()[:1]
-    return trim_chunk_edges(display, raw, query, start_cut=start_cut)
+    return trim_chunk_edges(display, raw, query, start_cut=start_cut, mark_end=part)
 
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
@@ -183,9 +184,8 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
     chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
-    a lead-in ending with a colon, with the list after it (``lead_in_quote``); a PDF box always in its own text
-    layer's words, unless mojibake (``textlayer``). ``by_meaning``: the sentence nearest the query leads a place's
-    quote when none holds its words (``quote.answer_quote``)."""
+    a lead-in ending with a colon, with the list after it (``lead_in_quote``); a PDF box in its text layer's words
+    (mojibake aside: ``textlayer``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``)."""
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
