@@ -119,3 +119,19 @@ def test_an_unreadable_text_layer_is_not_quoted_over_the_chunk() -> None:
                   locator_plugin="pdf_bbox", reason="r", locator_reason="r")
     shown, _ = _place_quote(load_plugins(None), loc, chunk, "pump leaks")
     assert "\x17" not in shown and "pump" in shown
+
+
+def test_a_pdf_heading_that_is_the_query_leads_into_its_text_layers_next_sentence() -> None:
+    """The newcomer's S1 itself: "temporal cost aggregation" boxes the heading "B. Temporal cost aggregation"; its
+    quote is the heading and the sentence after it, which came from the chunk (C(p; p)); it reads the text layer."""
+    from mnote_kr.citations.pipeline import _place_quote
+
+    pdf = CORPUS / "pdf" / "mineru__academic_paper_formula.pdf"
+    plugins = load_plugins(None)
+    query = "temporal cost aggregation"
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=FORMULA_CHUNK, query=query, passage=FORMULA_CHUNK))
+    assert loc.locator_plugin == "pdf_bbox" and loc.place_text == "B. Temporal cost aggregation"
+    context = plugins.clean_text(FORMULA_CHUNK, query, None).display_quote
+    shown, _ = _place_quote(plugins, loc, context, query)
+    assert shown.startswith("B. Temporal cost aggregation\nOnce aggregated costs C(p, p) have been computed"), shown
+    assert "(p; p)" not in shown
