@@ -14,7 +14,8 @@ table there, the header's values are the place:
 - *Body*: the lines right under the header row, each starting within ``ROW_GAP`` line heights of the
   line above, overlapping the row's span and ending within a line height of its right edge (a row's
   label may start left of its header, centred over the labels), in the header's font size. Its rows
-  (lines on one band, with the lines under them holding no figure) count while each holds numbers as
+  (a band of lines with numbers under two headers, with the bands under it holding none: a label's or a
+  cell's second line) count while each holds numbers as
   tables print them (``tableread.is_numeric``) right under two headers or more (overlapping their
   x-ranges); at least ``MIN_ROWS`` such rows, and a number under the chosen header in one of them.
 - *Values*: those numbers under the chosen header. A row's label is its words left of its first
@@ -197,8 +198,21 @@ def _under(x0: float, x1: float, spans: list[tuple[float, float]]) -> int | None
     return k if over[k] > 0 else None
 
 
-def _label(words: list[Word]) -> str:
-    return " ".join(w for w, *_ in words if any(ch.isalnum() for ch in w))
+def _label(page: PageText, words: list[Word], h: float) -> str:
+    """A row's label: the words of its lines without a figure, and of a line with one that starts where the row
+    does, its words before a leader of dots or its first figure (a cell's second line, "Up to $6,715.", is none)."""
+    left = min(page.lines[w[3]][0] for w in words)
+    out: list[str] = []
+    for li in dict.fromkeys(w[3] for w in sorted(words, key=lambda w: (page.lines[w[3]][1], w[1]))):
+        mine = sorted((w for w in words if w[3] == li), key=lambda w: w[1])
+        if any(ch.isdigit() for w in mine for ch in w[0]):
+            if page.lines[li][0] > left + h:
+                continue
+            cut = next(k for k, w in enumerate(mine) if any(ch.isdigit() for ch in w[0])
+                       or not any(ch.isalnum() for ch in w[0]) and "." in w[0])
+            mine = mine[:cut]
+        out += [w[0] for w in mine if any(ch.isalnum() for ch in w[0])]
+    return " ".join(out)
 
 
 def column_values(doc_path: str, page: PageText, bi: int, query: str) -> Column | None:
@@ -222,18 +236,25 @@ def column_values(doc_path: str, page: PageText, bi: int, query: str) -> Column 
     spans = [(_block_box(page, k)[0], _block_box(page, k)[2]) for k in row]
     h = min(_height(page.lines[li]) for li in body)
     col = row.index(header)
-    # rows: body lines with a figure, top to bottom; a line without one belongs to the row it starts in
-    lines = sorted(body, key=lambda li: (page.lines[li][1], page.lines[li][0]))
+    # bands: the body's lines side by side (overlapping vertically by half a line), top to bottom
+    bands: list[list[int]] = []
+    for li in sorted(body, key=lambda li: (page.lines[li][1], page.lines[li][0])):
+        b = page.lines[li]
+        if bands and min(page.lines[bands[-1][0]][3], b[3]) - max(page.lines[bands[-1][0]][1], b[1]) >= 0.5 * h:
+            bands[-1].append(li)
+        else:
+            bands.append([li])
+    # rows: a band with numbers under two headers starts one; a band without (a label's or a cell's second
+    # line, "Up to $6,715.") goes on the row above; one without a figure set apart under the table ends it
     rows: list[list[Word]] = []
-    for li in lines:
-        ws = _words(page, li, xs)
+    for band in bands:
+        ws = [w for li in band for w in _words(page, li, xs)]
         figure = any(any(ch.isdigit() for ch in w) for w, *_ in ws)
-        top = page.lines[li][1]
-        same = rows and any(min(page.lines[w[3]][3], page.lines[li][3]) - max(page.lines[w[3]][1], top) >= 0.5 * h
-                            for w in rows[-1])
-        if rows and not same and not figure and top - max(page.lines[w[3]][3] for w in rows[-1]) > 0.6 * h:
-            break  # a line without a figure set apart under the table (a note): the body ends
-        if same or (rows and not figure):
+        above = max((page.lines[w[3]][3] for w in rows[-1]), default=0.0) if rows else 0.0
+        if rows and not figure and page.lines[band[0]][1] - above > 0.6 * h:
+            break
+        across = {k for w in ws if is_numeric(w[0]) and (k := _under(w[1], w[2], spans)) is not None}
+        if rows and len(across) < 2:
             rows[-1].extend(ws)
         else:
             rows.append(ws)
@@ -242,8 +263,7 @@ def column_values(doc_path: str, page: PageText, bi: int, query: str) -> Column 
     for ws in rows:
         ws.sort(key=lambda w: (page.lines[w[3]][1] // h, w[1]))
         first = next((k for k, w in enumerate(ws) if any(ch.isdigit() for ch in w[0])), len(ws))
-        at = ws[first][1] if first < len(ws) else float("inf")
-        label = _label([w for w in ws if w[2] <= at and not any(ch.isdigit() for ch in w[0])])
+        label = _label(page, ws, h)
         under = [(k, w) for w in ws[first:] if is_numeric(w[0]) and (k := _under(w[1], w[2], spans)) is not None]
         if len({k for k, _ in under}) < 2:
             break  # no row of this table: the table ended (or never began)

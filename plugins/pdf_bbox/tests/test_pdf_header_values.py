@@ -91,3 +91,16 @@ def test_a_block_that_holds_the_figure_is_not_moved() -> None:
     loc = locate(LocateRequest(file=str(FEDREG), evidence=_page_text(FEDREG, 5), query=query))
     assert loc.place_text is not None and "73 airplanes" in loc.place_text
     assert "holds no figure" not in (loc.locator_reason or "")
+
+
+def test_a_cells_second_line_stays_in_its_row_and_the_title_leads_to_the_named_header() -> None:
+    """Page 6 continues the table under the title "ESTIMATED COSTS—Continued"; a labour cell runs onto a second
+    line ("Up to $6,715."), which is no row of its own: both rows' costs on U.S. operators are cited."""
+    query = "What are the estimated costs of compliance for U.S. operators?"
+    loc = locate(LocateRequest(file=str(FEDREG), evidence=_page_text(FEDREG, 6), query=query))
+    assert loc.page == 6
+    for figure in ("$766,865", "$248,200"):
+        (box,) = _word_boxes(FEDREG, 6, figure)
+        assert _inside(box, loc.bbox), (figure, loc.bbox)
+    assert loc.place_text == ("Cost on U.S. operators: Stabilizer wiring change: $766,865.; "
+                              "AOA sensor system test: $248,200.")
