@@ -60,6 +60,10 @@ def _no_text(path: str) -> str | None:
     return None
 
 
+def _no_pages(path: str) -> tuple[int, int] | None:
+    return None
+
+
 def _no_suffixes() -> frozenset[str]:
     return frozenset()
 
@@ -90,6 +94,8 @@ class ProviderContext:
     #: text layer's pages and the recognised ones, ``## Page N`` before each), or None when every
     #: page has its text (or no OCR plugin is loaded). Raises ``DocumentError`` when unreadable.
     recognize_text: Callable[[str], str | None] = field(default=_no_text)
+    #: ``(pages read by OCR, pages in all)`` of a file ``recognize_text`` recognised, or None (unknown).
+    recognized_pages: Callable[[str], tuple[int, int] | None] = field(default=_no_pages)
     #: The suffixes (``".psv"``, lowercased) whose files a loaded plugin reads as text: the locator chosen
     #: for the extension implements ``extract_text``. A provider may send such a file of a type it does not
     #: read as that text (``extract_text``); which plugin reads it is the host's business.

@@ -393,6 +393,16 @@ def recognize_text(path: str, progress: Callable[[str], None]) -> str | None:
 
 
 @hookspec(firstresult=True)
+def recognized_pages(path: str) -> tuple[int, int] | None:
+    """``(pages read by OCR, pages in all)`` of a file from the recognition ``recognize_text`` kept for it
+    (never recognise here), or None when it kept none: the provider says whether all of a PDF's pages or some
+    of them were recognised.
+
+    Calling convention: firstresult, every plugin that implements it (OCR plugins).
+    """
+
+
+@hookspec(firstresult=True)
 def locate_recognized(request: LocateRequest) -> Locator | None:
     """A place in the recognised text of a file whose own locator found none (a scanned PDF
     page): ``bbox`` with the page and the line's box in the locator's frame, or None (no

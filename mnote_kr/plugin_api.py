@@ -48,6 +48,7 @@ What is here:
   ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
   letters: no place to cite), ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is
   mostly mojibake, a font without a usable Unicode map: a page for OCR to read, never to box),
+  ``heading_lead`` (a heading that is only the query, quoted with the sentence after it),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
@@ -123,6 +124,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.cleaning.copyable import mostly_glyphs
+    from mnote_kr.citations.cleaning.headlead import heading_lead
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
     from mnote_kr.citations.locate.placing import (
@@ -202,6 +204,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
+    "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places",
                                                                 "without_file_description", "without_places")},
@@ -301,6 +304,7 @@ __all__ = [
     "exchange",
     "find_workspace",
     "header_row",
+    "heading_lead",
     "hookimpl",
     "hookspec",
     "iter_tokens",

@@ -354,6 +354,14 @@ class Plugins:
                                         None, "recognize_text")
         return recognized
 
+    def recognized_pages(self, path: str) -> tuple[int, int] | None:
+        """``(pages read by OCR, pages in all)`` from the recognition kept for the file (``recognized_pages``),
+        or None: no OCR plugin, or none kept."""
+        if not self._has("recognized_pages"):
+            return None
+        found = _guard(lambda: self.pm.hook.recognized_pages(path=path), None, "recognized_pages")
+        return (int(found[0]), int(found[1])) if found else None
+
 
 def _silent(message: str) -> None:
     return None

@@ -531,7 +531,7 @@ def test_a_fallback_note_says_why_without_advice_or_link_name() -> None:
 
     error = f"file '/srv/inputs/{LINK}' is not a Word file, content type is 'template.main+xml'"
     line = note(error, LINK)
-    assert "not a Word file" in line and "indexed from the text mnote-kr reads" in line
+    assert "a Word template" in line and "indexed from the text mnote-kr reads" in line
     assert LINK not in line and "/srv/inputs" not in line and "'the file'" not in line
     assert "--force" not in line and "save as" not in line  # indexed: nothing is left to do
 

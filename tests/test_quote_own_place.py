@@ -77,3 +77,61 @@ def test_a_block_the_chunk_ends_inside_is_quoted_where_its_own_words_answer() ->
     eliza = "Who created ELIZA and when?"
     assert "One of the earliest programs" in (place_quote(context, loc.place_text, eliza) or "")
     assert hashlib.sha256(pdf.read_bytes()).digest() == before
+
+
+#: ``mineru__academic_paper_formula.pdf`` page 1 as LightRAG's chunk holds it (recorded from a newcomer's index):
+#: its text reader writes ω as "!" and the comma in C(p, p̄) as ";"; PDFium's text layer reads both right.
+FORMULA_CHUNK = ("horizontal direction. Given that support regions are of size\n!!, the two-pass method reduces the "
+                 "complexity of cost\naggregation from O(!2) to O(!).\nB. Temporal cost aggregation\nOnce aggregated "
+                 "costs C(p; p) have been computed for all\npixels p in the reference image and their respective "
+                 "matching\ncandidates p in the target image, a single-pass temporal\naggregation routine is "
+                 "exectuted. At each time instance, the\nalgorithm stores an auxiliary cost Ca(p; p) which holds a\n"
+                 "weighted summation of costs obtained in the previous frames.")
+
+
+def test_a_pdf_boxs_quote_reads_its_own_text_layer_not_the_chunks_damaged_symbols() -> None:
+    """A newcomer's S1: the quote showed C(p; p) and O(!2) from the chunk, while the boxed block's own text layer
+    (PDFium) reads C(p, p) and O(ω ...). The chunk stays the citation's context."""
+    from mnote_kr.citations.pipeline import _place_quote
+
+    pdf = CORPUS / "pdf" / "mineru__academic_paper_formula.pdf"
+    before = hashlib.sha256(pdf.read_bytes()).digest()
+    plugins = load_plugins(None)
+    query = "auxiliary cost of the previous frames"
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=FORMULA_CHUNK, query=query, passage=FORMULA_CHUNK))
+    assert loc.locator_plugin == "pdf_bbox" and loc.page == 1 and loc.place_text
+    assert "Ca(p, p)" in loc.place_text  # the text layer, as PDFium reads it
+    context = plugins.clean_text(FORMULA_CHUNK, query, None).display_quote
+    shown, own = _place_quote(plugins, loc, context, query)
+    assert "auxiliary cost Ca(p, p)" in shown and "(p; p)" not in shown, shown
+    assert own is None  # the chunk holds the place: it stays the context
+    assert hashlib.sha256(pdf.read_bytes()).digest() == before
+
+
+def test_an_unreadable_text_layer_is_not_quoted_over_the_chunk() -> None:
+    """A place whose words are mojibake (a font without a usable Unicode map) keeps the chunk's sentences."""
+    from mnote_kr.citations.pipeline import _place_quote
+    from mnote_kr.models import Locator
+
+    chunk = "The pump was checked and found working. No leaks were seen at the valve."
+    garbled = "Ø\x17 x1 = 0 ½ x1 + x2 = 0. \x9c/ 1 x1 = 0. d\x9e\x06Øª ÔèÿÁ pump ÐÑÒ leaks"
+    loc = Locator(locator_precision="bbox", page=1, bbox=[0.0, 0.0, 10.0, 10.0], place_text=garbled,
+                  locator_plugin="pdf_bbox", reason="r", locator_reason="r")
+    shown, _ = _place_quote(load_plugins(None), loc, chunk, "pump leaks")
+    assert "\x17" not in shown and "pump" in shown
+
+
+def test_a_pdf_heading_that_is_the_query_leads_into_its_text_layers_next_sentence() -> None:
+    """The newcomer's S1 itself: "temporal cost aggregation" boxes the heading "B. Temporal cost aggregation"; its
+    quote is the heading and the sentence after it, which came from the chunk (C(p; p)); it reads the text layer."""
+    from mnote_kr.citations.pipeline import _place_quote
+
+    pdf = CORPUS / "pdf" / "mineru__academic_paper_formula.pdf"
+    plugins = load_plugins(None)
+    query = "temporal cost aggregation"
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=FORMULA_CHUNK, query=query, passage=FORMULA_CHUNK))
+    assert loc.locator_plugin == "pdf_bbox" and loc.place_text == "B. Temporal cost aggregation"
+    context = plugins.clean_text(FORMULA_CHUNK, query, None).display_quote
+    shown, _ = _place_quote(plugins, loc, context, query)
+    assert shown.startswith("B. Temporal cost aggregation\nOnce aggregated costs C(p, p) have been computed"), shown
+    assert "(p; p)" not in shown

@@ -142,6 +142,7 @@ class Host(HostIngest):
             progress=self.progress,
             extract_text=lambda path: self.plugins.extract_text(path, self.progress),
             recognize_text=lambda path: self.plugins.recognize_text(path, self.progress),
+            recognized_pages=self.plugins.recognized_pages,
             text_suffixes=self.plugins.text_suffixes,
             entry_columns=lambda: self.registry().all_entries().columns(),
         )

@@ -22,6 +22,7 @@ from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, 
 from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
 from mnote_kr.citations.cleaning.headlead import heading_lead
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
+from mnote_kr.citations.cleaning.textlayer import unreadable_layer
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
 from mnote_kr.citations.map.notindexed import absent_scope, uncitable
@@ -162,13 +163,14 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
     bytes: a small text file is one chunk) and a file's ``first`` chunk (the provider's ``chunk_order`` 0)
     start where the file does, on a whole word ("boot ok"); a later chunk's window may start mid-word."""
     display = bundle.display_quote
-    start_cut = not first and (size is None or size > len(raw.encode("utf-8")) + 64)
+    part = size is None or size > len(raw.encode("utf-8")) + 64  # a window of its file: cut at both ends
+    start_cut = not first and part
     kept = without_furniture(raw, query, locator.quote_omit)
     if kept != raw:  # cleaned again: the lines around a dropped header join as one passage
         display = _clean(plugins, kept, query, block_text).display_quote
         # the chunk's cut first line was furniture: the quote now starts on a whole line
         start_cut = start_cut and kept.splitlines()[:1] == raw.splitlines()[:1]
-    return trim_chunk_edges(display, raw, query, start_cut=start_cut)
+    return trim_chunk_edges(display, raw, query, start_cut=start_cut, mark_end=part)
 
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
@@ -182,21 +184,23 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     A located paragraph (``paragraph`` precision: the place is a whole paragraph of the file) is
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
     chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
-    a lead-in ending with a colon, with the list after it (``lead_in_quote``). ``by_meaning``: the sentence
-    nearest the query leads a place's quote when none holds its words (``quote.answer_quote``)."""
+    a lead-in ending with a colon, with the list after it (``lead_in_quote``); a PDF box in its text layer's words
+    (mojibake aside: ``textlayer``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``)."""
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
         if (lead := heading_lead(place, context, query)) is not None:  # a heading that is only the query
             return lead, None
         whole = locator.locator_precision == "paragraph"
+        # a box's own text layer: a provider's text of a PDF damages maths and symbols (O(ω²) as O(!2))
+        layer = locator.locator_precision == "bbox" and not unreadable_layer(place)
         at = (lead_in_quote(place, context) or paragraph_quote(
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
-            else place_quote(context, place, query, by_meaning=by_meaning)
+            else None if layer else place_quote(context, place, query, by_meaning=by_meaning)
         if at is not None:
             return at, None
         text = _clean(plugins, place, query, None).display_quote or place
-        held = whole and place_quote(context, place, query) is not None
+        held = (whole or layer) and place_quote(context, place, query) is not None
         return answer_quote(text, query, by_meaning=by_meaning), None if held else text
     return answer_quote(context, query), None
 

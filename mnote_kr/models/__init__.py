@@ -279,7 +279,8 @@ class Locator(Frozen, frozen=True, kw_only=True):
     quote_omit: list[str] = []
     #: The words at the place as the locator reads them, when the provider's chunk does not show
     #: them as the source does (OCR: the lines the box covers, the found line first and those after it
-    #: that finish its sentence, never the image wrapper's heading or markup): the citation's ``displayQuote``,
+    #: that finish its sentence, never the image wrapper's heading or markup; a PDF heading that is only the query,
+    #: with the text layer's sentence after it): the citation's ``displayQuote``,
     #: while its ``contextQuote`` stays the chunk. None: quoted from the chunk.
     quote: str | None = None
     #: The words of the located paragraph or boxed lines as the locator reads them: the host takes

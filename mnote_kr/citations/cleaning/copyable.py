@@ -330,12 +330,31 @@ def trim_cut_words(text: str, query: str = "", *, end_cut: bool = True, start_cu
     return out
 
 
-def trim_chunk_edges(display: str, raw: str, query: str = "", *, start_cut: bool = True) -> str:
+def trim_chunk_edges(display: str, raw: str, query: str = "", *, start_cut: bool = True,
+                     mark_end: bool = False) -> str:
     """The display quote of the provider chunk ``raw`` without a half word at either end:
     ``trim_cut_words`` with the end trimmed only for a chunk long enough to be a cut window.
     ``start_cut=False`` when the quote no longer starts at the chunk's edge (a header line
-    before it was dropped), so its first word is whole."""
-    return trim_cut_words(display, query, end_cut=len(raw) >= CUT_CHUNK_CHARS, start_cut=start_cut)
+    before it was dropped), so its first word is whole. ``mark_end``: such a window's end, cut
+    mid-sentence, ends with "…" as every quote cut elsewhere does (its last sentence goes on)."""
+    end_cut = len(raw) >= CUT_CHUNK_CHARS
+    out = trim_cut_words(display, query, end_cut=end_cut, start_cut=start_cut)
+    if mark_end and end_cut and out.strip() and not _ended(out):
+        out = out.rstrip() + "…"
+    return out
+
+
+_SENTENCE_END = ".!?。！？…"
+_AFTER_END = ")]}\"'’”»」』）"
+
+
+def _ended(text: str) -> bool:
+    """Whether ``text`` ends a sentence: its last mark a full stop, question or exclamation mark or an
+    ellipsis, or a closing bracket or quotation mark right after one."""
+    t = text.rstrip()
+    while t and t[-1] in _AFTER_END:
+        t = t[:-1]
+    return bool(t) and t[-1] in _SENTENCE_END
 
 
 _LETTER_RUN_RE = re.compile(r"[^\W\d_]+")

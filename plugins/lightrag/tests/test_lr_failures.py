@@ -54,3 +54,21 @@ def test_lr_sync_says_an_encrypted_docx_is_encrypted_not_a_legacy_doc(env: dict[
     assert fallback.encrypted(update, DocumentError("not a zip file (not a DOCX): x.docx"), row) is None
     told = {**row, "error_msg": "PDF is encrypted but no password provided"}
     assert fallback.encrypted(update, DocumentError("DOCX is encrypted (password protected): x.docx"), told) is None
+
+
+@pytest.mark.parametrize("content_type", [
+    "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml",  # .dotx
+    "application/vnd.ms-word.template.macroEnabledTemplate.main+xml",  # .dotm
+])
+def test_a_word_template_is_told_as_a_template_not_as_a_broken_word_file(content_type: str) -> None:
+    """A newcomer's poi__stress014.docx (a template's content type): status quoted python-docx's "is not a Word
+    file, content type is ...", which reads as if the file were broken; README calls it a Word template."""
+    from mnote_kr_lightrag.client.failures import explain_failure
+
+    link = "stress014.0123abcd-4567ef89.docx"
+    error = f"file '/srv/inputs/{link}' is not a Word file, content type is '{content_type}'"
+    said = fallback.note(error, link)
+    assert "a Word template" in said and "not a Word file" not in said and "content type" not in said, said
+    assert "indexed from the text mnote-kr reads" in said and link not in said
+    line = explain_failure(error, link_name=link, file_name="docs/stress014.docx")
+    assert "a Word template" in line and "not a Word file" not in line and "(.docx)" in line, line

@@ -131,6 +131,17 @@ def locate_recognized(request: LocateRequest) -> Locator | None:
 
 
 @hookimpl
+def recognized_pages(path: str) -> tuple[int, int] | None:
+    """``(pages read by OCR, pages in all)`` of a PDF from its kept recognition (None: none kept)."""
+    if not path.lower().endswith(".pdf"):
+        return None
+    result = _recognised_pdf(path)
+    if result is None:
+        return None
+    return sum(1 for p in result.pages if p.source == "ocr"), len(result.pages)
+
+
+@hookimpl
 def text_layer_request(request: LocateRequest) -> LocateRequest | None:
     """The request cut to what the PDF's text layer holds: its passage and evidence without the
     page markers and the lines recognised on its scanned pages (None: no recognition kept, or

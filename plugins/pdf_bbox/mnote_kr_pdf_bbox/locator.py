@@ -44,6 +44,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, Sidec
 
 from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, content_terms, holds_terms, written_text
+from .headvalues import column_values
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
@@ -220,7 +221,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
-    place_text = None
+    place_text = lead = None
     headings = None  # the PDF's outline says which section the boxed block is in (``outline``); else unknown
     if ans.block is not None:
         headings = section(doc, *ans.block)
@@ -236,8 +237,14 @@ def locate_pdf(req: LocateRequest) -> Locator:
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
+        column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
+            else None
+        if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
+            primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
+            place_text = column.text
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
+            lead = _heading_lead(doc, ans.block, place_text, req.query, req.passage or evidence)
         elif ans.rule == "cell":
             why += "; the query names this table row's label and this cell's header"
         elif ans.rule == "meaning":
@@ -255,6 +262,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
+        if column is not None:
+            why += f"; a table's header ({column.name!r}) holds no figure: boxed with the " + (
+                "value under it in the row the query names" if column.rows == 1 and column.asked else
+                f"{column.rows} row{'s' * (column.rows > 1)}' value{'s' * (column.rows > 1)} under it")
         if ans.rare_elsewhere and not degraded:
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
@@ -298,6 +309,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         quote_omit=furniture_near(doc, m.view.compact_page[m.start], m.view.compact_page[m.end - 1]),
         meaning_score=round(ans.meaning, 6) if ans.meaning is not None else None,
         place_text=place_text,
+        quote=lead,
         place_headings=headings,
         runners_up=[_runner_up(doc, req, counts, b, cos, m.coverage, named) for b, cos in ans.runners_up
                     if not unreadable_page(doc, b[0])],
@@ -310,6 +322,30 @@ def unreadable_page(doc: DocumentText, pi: int) -> bool:
     from mnote_kr.plugin_api import unreadable_layer
 
     return unreadable_layer(doc.pages[pi].text)
+
+
+def _heading_lead(doc: DocumentText, block: tuple[int, int], heading: str, query: str, chunk: str) -> str | None:
+    """The quote of a block that is only the query (a heading): it and the first sentence of the block after it
+    on its page, as the text layer reads them (the host's ``heading_lead``; a provider's text of a PDF damages
+    maths and symbols: "C(p; p)" for C(p, p̄)), when the provider's ``chunk`` goes on after the heading with
+    that sentence (``LEAD_AGREES`` of its letters and digits alike: the block after it in reading order may be
+    a side note); None otherwise (the host quotes the chunk's sentence), or for a mojibake layer."""
+    from difflib import SequenceMatcher
+
+    from mnote_kr.plugin_api import heading_lead, unreadable_layer
+
+    pi, bi = block
+    page = doc.pages[pi]
+    if bi + 1 >= len(page.blocks):
+        return None
+    after = written_text(page, page.blocks[bi + 1])
+    if unreadable_layer(after) or unreadable_layer(heading):
+        return None
+    ours, theirs = heading_lead(heading, f"{heading}\n{after}", query), heading_lead(heading, chunk, query)
+    if ours is None or theirs is None:
+        return None
+    a, b = ("".join(ch for ch in t.partition("\n")[2] if ch.isalnum()) for t in (ours, theirs))
+    return ours if SequenceMatcher(None, a, b, autojunk=False).ratio() >= LEAD_AGREES else None
 
 
 def _anchored(evidence: str, query: str) -> bool:
@@ -369,6 +405,9 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
 
 _CJK_RE = lazy_compile(r"[\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef\u2e80-\u2fdf]")
 _ALNUM_RE = lazy_compile(r"[A-Za-z0-9]")
+#: Least likeness (``difflib`` ratio of letters and digits) of the text layer's sentence after a heading and
+#: the chunk's for the quote to read the text layer's (``_heading_lead``).
+LEAD_AGREES = 0.8
 #: Least share of the evidence's matched characters in one text block for the evidence to be a piece
 #: of that paragraph, boxed as the whole block (``_piece_of``).
 PIECE_SHARE = 0.8

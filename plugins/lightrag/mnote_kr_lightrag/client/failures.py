@@ -35,6 +35,8 @@ _TITLE = lazy_compile(r"ERROR:\s*(?P<title>[^\n]+)")
 _SOLUTION = lazy_compile(r"\bSOLUTION\b.*", re.S)
 _PREFIX = lazy_compile(r"^\s*\[[^\]]{1,40}\]\s*")  # "[File Extraction]"
 MAX_DETAIL = 160
+#: A Word template's content type (``.dotx``, ``.dotm``) in python-docx's "not a Word file" error
+_WORD_TEMPLATE = lazy_compile(r"not a Word file.*(?:template\.main\+xml|macroEnabledTemplate)", re.I | re.S)
 #: A Python fault inside LightRAG (its own words name its internals, never the user's file).
 _INTERNAL = lazy_compile(r"object has no attribute|is not subscriptable|is not iterable|unexpected keyword argument"
                          r"|positional argument|index out of range|NoneType|cython_function|Traceback \(most recent")
@@ -72,6 +74,7 @@ _CAUSES: list[tuple[re.Pattern[str], str, str]] = [
     (lazy_compile(r"truncated", re.I), "",
      "the file is damaged; restore it from a backup or the original source, then 'mnote-kr ingest FILE'"),
     (_ENCRYPTED, "", "the file is encrypted; save a copy without the password and ingest that"),
+    (_WORD_TEMPLATE, "", "open it in Word or LibreOffice, save it as a document (.docx), then 'mnote-kr ingest FILE'"),
     (lazy_compile(r"not a valid DOCX|not a Word file|no relationship of type|officeDocument|content type", re.I),
      "docx",
      "LightRAG's DOCX parser cannot read it; open it in Word or LibreOffice, save as .docx, "
@@ -129,6 +132,8 @@ def _headline(text: str) -> str:
     headline = _sentence(headline, 200) or "indexing failed"
     if re.search(r"Identical content already exists", text, re.I):
         headline = "identical content is already indexed"
+    elif _WORD_TEMPLATE.search(text):  # python-docx's "is not a Word file" reads as if the file were broken
+        headline = "it is a Word template, which LightRAG's DOCX parser does not open"
     elif _INTERNAL.search(headline):
         headline = INTERNAL_HEADLINE
     return headline

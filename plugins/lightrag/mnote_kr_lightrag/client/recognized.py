@@ -62,10 +62,7 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     (``naming.TEXT_ONLY_SUFFIXES``) whose text cannot be read here."""
     pages = pages_text(ctx, source)
     if pages is not None:
-        count = pages.count("\n## Page ") + pages.startswith("## Page ")
-        return OwnText(pages, links.RECOGNIZED_WRAPPER_MARK, (
-            f"indexed from the text mnote-kr reads in it ({count} page(s)), some pages recognised by OCR since "
-            "they have no readable text layer for LightRAG's parser; citations still point into the file"))
+        return OwnText(pages, links.RECOGNIZED_WRAPPER_MARK, _pages_note(pages, ctx.recognized_pages(source.path)))
     deck = decks.deck_text(ctx, source)
     if deck is not None:
         return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
@@ -75,6 +72,20 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
         mark = links.MACRO_WORKBOOK_WRAPPER_MARK if suffix in naming.TEXT_ONLY_SUFFIXES else links.WORKBOOK_WRAPPER_MARK
         return OwnText(book[0], mark, workbooks.note(book[1], suffix))
     return None
+
+
+def _pages_note(pages: str, read: tuple[int, int] | None) -> str:
+    """What ``status`` says of a PDF indexed from its recognised text: all its pages read by OCR, or how many of
+    them (``read``: the OCR plugin's count, ``ProviderContext.recognized_pages``); unknown, "some"."""
+    count = pages.count("\n## Page ") + pages.startswith("## Page ")
+    if read is not None and read[0] == read[1] > 0:
+        which = f"all {read[1]} page{'s' * (read[1] > 1)} recognised by OCR since none has"
+    elif read is not None and 0 < read[0] < read[1]:
+        which = f"{read[0]} of its {read[1]} pages recognised by OCR since {'it has' if read[0] == 1 else 'they have'}"
+    else:
+        which = "some pages recognised by OCR since they have"
+    return (f"indexed from the text mnote-kr reads in it ({count} page(s)), {which} no readable text layer for "
+            "LightRAG's parser; citations still point into the file")
 
 
 def plugin_type(ctx: ProviderContext, suffix: str, readable: set[str] | frozenset[str]) -> bool:
