@@ -9,6 +9,7 @@ locator plugin returns (``locator_from_match``).
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 
@@ -22,7 +23,7 @@ from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
 
 __all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "places_behind", "queue_places",
-           "with_meaning", "with_places_behind"]
+           "with_meaning", "with_places_behind", "without_title_claim"]
 
 #: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
 #: first: the host shows them behind the file's other chunks' places (0: none).
@@ -30,6 +31,12 @@ RUNNERS_UP = 2
 #: The file's paragraphs nearest the query by meaning, outside the passage, a locator gives behind
 #: those (the provider's passage of the right file may not be the one that answers; 0: none).
 FILE_WIDE = 3
+#: A paragraph chosen over the evidence's own is exact only when it holds the query as written or every
+#: term of it the document holds (False: when it holds ``QUERY_SHARE`` of their weight, as before round 17).
+CHOSEN_HOLDS_ALL = True
+#: A title line of the front matter is an approximate place unless it holds the query as written
+#: (:func:`without_title_claim`; False: claimed like any paragraph, as before round 17).
+TITLES_APPROXIMATE = True
 
 
 def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
@@ -106,11 +113,49 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     if pick == match.paragraph.index:
         return dataclasses.replace(match, meaning=cos.get(pick), runners_up=runners)
     para = paras[pick]
-    # one rule with the words' choice (precision.py): a paragraph holding few of the query's words is
-    # a guess by meaning, an approximate place, however well it ranks
-    why = "placed by meaning and query terms among the passage's paragraphs" if words[pick] >= QUERY_SHARE else \
-        f"{SEMANTIC}: placed by meaning among the passage's paragraphs; it holds few of the query's words"
+    # A paragraph chosen over the one the evidence matched is exact only when it holds what the question
+    # asks: the query as written, or every one of its terms the document holds (precision.py: exact is
+    # the block holding the evidence that answered). Holding a share of them is a choice among the
+    # passage's paragraphs, an approximate place: the newcomer's 评价要点包括 (120) held the question's
+    # setting, 构筑物/设备/实际状态, and not what it asks, 特性/分为/几类, which the next place held (nc17a Q10).
+    if q in para.norm or (qt and qt.holds_all(para.norm)) or (not CHOSEN_HOLDS_ALL and words[pick] >= QUERY_SHARE):
+        why = "placed by meaning and query terms among the passage's paragraphs"
+    elif words[pick] >= QUERY_SHARE:
+        why = (f"{SEMANTIC}: placed by meaning and query terms among the passage's paragraphs; it holds some of "
+               "the query's words, not all")
+    else:
+        why = f"{SEMANTIC}: placed by meaning among the passage's paragraphs; it holds few of the query's words"
     return Match(para, match.score, qt.span(para.norm) if qt else None, why, match.anchor, cos.get(pick), runners)
+
+
+#: Ends of a paragraph that is a sentence, a clause or a lead-in, not a title line.
+_SENTENCE_ENDS = tuple(".。!?！？;；:：…")
+
+
+def _front_title(doc: TextDocument[P], para: TextParagraph) -> bool:
+    """``para`` is a title line of the document's front matter: under no heading, before the document's
+    first heading (a cover, a title block), and no sentence (it ends without a sentence's punctuation)."""
+    if para.heading_level or para.heading_path or para.in_toc:
+        return False
+    text = para.text.strip()
+    if not text or text.endswith(_SENTENCE_ENDS):
+        return False
+    return any(p.heading_level for p in itertools.islice(doc.paragraphs, para.index + 1, None))
+
+
+def without_title_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+    """``match`` made approximate when its paragraph is a title line of the front matter
+    (:func:`_front_title`) that does not hold the query as written: a title names the subject the
+    question's words share; it does not answer (nc17a X3: an English question about a Chinese standard
+    matched its English title line, the only paragraph holding English words). Searched as written
+    (the title's own words), the title is the place asked for, and stays exact."""
+    para = match.paragraph
+    if not TITLES_APPROXIMATE or para is None or match.reason.startswith(SEMANTIC) or not _front_title(doc, para):
+        return match
+    if (q := normalize(query or "").strip()) and q in para.norm:
+        return match
+    return dataclasses.replace(match, reason=f"{SEMANTIC}: a title line before the document's first heading "
+                                             "(it names the subject, it does not answer)")
 
 
 def _placeable(para: TextParagraph) -> bool:
@@ -119,14 +164,16 @@ def _placeable(para: TextParagraph) -> bool:
 
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
-    (``mnote_kr.citations.rank.meaning``); the match unchanged while they do not exist."""
+    (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
+    :func:`without_title_claim`."""
     if not passage or match.paragraph is None:
-        return match
+        return without_title_claim(doc, match, query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
-    return place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
-                            lambda k: meaning.nearest(key, query, k))
+    return without_title_claim(doc, place_by_meaning(doc, match, passage, query,
+                                                     lambda idx: meaning.cosines(key, query, idx), scope,
+                                                     lambda k: meaning.nearest(key, query, k)), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

@@ -38,6 +38,14 @@ the citations of one search together:
   inside a question ("what is in budget_2023.xlsx"), or a stem that reads as a name ("page 3 of
   pdflatex-outline"), puts that file first (``NAMED_FILE_BOOST``).
 
+* ``unplaced``: a citation its locator could place nowhere in its file (``file`` precision) whose evidence
+  holds none of the query's content terms, and that nothing else speaks for (no file name, phrase or named
+  place), keeps only the provider's order, which a passage of no query word inherits from the graph (a
+  handbook's two-word chunk, "and Termination", led "Who won the 2018 FIFA World Cup final?" at 0.5). It
+  goes below every placed citation of the search: its score ``s`` becomes ``low * s / (s + low)``, ``low``
+  the lowest placed score (below ``low`` and its own score, the provider's order kept among such
+  citations). It is still cited; without a placed citation nothing moves.
+
 * ``named``: the citation is on the slide, page or sheet the query names ("第二张幻灯片", "page 3", "the Sales
   sheet": ``namedplaces.naming``), and not approximately there (its locator put it there, or found the
   evidence there): ``NAMED_WEIGHT``, as a full word match, since the person said where the answer is and a
@@ -150,6 +158,8 @@ class Candidate:
     approximate: bool = False
     #: the words of the place the locator put the citation on (its block or paragraph; "" unknown)
     place: str = ""
+    #: the locator found no place in the file (``file`` precision)
+    unplaced: bool = False
 
 
 @functools.lru_cache(maxsize=8192)
@@ -391,20 +401,39 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
             total += parts["apparatus"]
         out.append((total, parts))
+    unplaced = _unplaced(candidates, out)
     notices = [is_notice(c.text, c.heading_path) for c in candidates]
     meant = _meaning_in_file(candidates)
     written = [len(q) >= 2 and _written(q, _fold(" ".join(c.place.split()))) for c in candidates]
     if any(notices) or any(typed) or any(meant) or any(written):
-        in_file = [out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
+        in_file = [out[i][0] if unplaced[i] else  # no in-file cue lifts it back above its file's placed passages
+                   out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     return out
 
 
 def where(locator: Locator) -> dict[str, Any]:
-    """The ``Candidate`` fields saying where ``locator`` put its citation (``named`` reads them)."""
+    """The ``Candidate`` fields saying where ``locator`` put its citation (``named`` and ``unplaced`` read them)."""
     return {"slide": locator.slide, "page": locator.page, "sheet": locator.sheet,
-            "approximate": locator.locator_degraded}
+            "approximate": locator.locator_degraded, "unplaced": locator.locator_precision == "file"}
+
+
+def _unplaced(candidates: Sequence[Candidate], out: list[tuple[float, dict[str, float]]]) -> list[bool]:
+    """In place: ``unplaced`` (module docstring) for each citation placed nowhere with nothing but the
+    provider's rank behind it, moved below the search's lowest placed citation; which ones moved."""
+    moved = [c.unplaced and not any(v > 0 for k, v in parts.items() if k not in ("provider", "apparatus"))
+             for c, (_, parts) in zip(candidates, out, strict=True)]
+    placed = [score for (score, _), m in zip(out, moved, strict=True) if not m]
+    if not any(moved) or not placed:
+        return [False] * len(out)
+    low = min(placed)
+    for i, (score, parts) in enumerate(out):
+        if moved[i]:
+            value = low * score / (score + low)
+            parts["unplaced"] = value - score
+            out[i] = (value, parts)
+    return moved
 
 
 def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:

@@ -263,6 +263,13 @@ class QueryTerms:
                 out.append((k, pos, w))
         return out
 
+    def holds_all(self, norm: str) -> bool:
+        """Whether ``norm`` holds every term that weighs (each the document holds somewhere)."""
+        if not self:
+            return False
+        held = {k for k, _pos, _w in self.hits(norm)}
+        return all(k in held for k, w in enumerate(self.weights) if w > 0)
+
     def score(self, norm: str) -> float:
         """Weighted share of the terms ``norm`` holds (0..1) plus up to ``CLUSTER_BONUS``."""
         if not self:
