@@ -114,13 +114,20 @@ def _chunks_responder(ours: str, theirs: str, n_theirs: int, n_ours: int):  # no
     return respond
 
 
-def test_query_is_not_crowded_out_by_another_workspaces_chunks(tmp_path: Path) -> None:
+def _beside_another_workspace(tmp_path: Path, n_theirs: int, n_ours: int) -> tuple[Replay, Any, str]:
+    """A replayed LightRAG whose namespace holds ``n_theirs`` chunks of another workspace ranked above
+    ``n_ours`` of this one's: the replay, this workspace's context and its file's link name."""
     replay = Replay(SAMPLES)
     ctx = make_context(tmp_path, replay.transport)
     ours = naming.link_name("mine.md", SHA, naming.workspace_tag(ctx.workspace_root))
     theirs = naming.link_name("big.md", SHA, naming.workspace_tag(tmp_path / "big-workspace"))
     replay.sample("GET", "/health", "02_health_auth.json")
-    replay.add("POST", "/query/data", _chunks_responder(ours, theirs, n_theirs=150, n_ours=5))
+    replay.add("POST", "/query/data", _chunks_responder(ours, theirs, n_theirs=n_theirs, n_ours=n_ours))
+    return replay, ctx, ours
+
+
+def test_query_is_not_crowded_out_by_another_workspaces_chunks(tmp_path: Path) -> None:
+    replay, ctx, ours = _beside_another_workspace(tmp_path, n_theirs=150, n_ours=5)
     result = plugin.query(ctx=ctx, request=QueryRequest(query="blade heating", mode="naive", chunk_top_k=10))
     assert [r.file_path for r in result.references] == [ours] * 5
     assert [r.rank for r in result.references] == [1, 2, 3, 4, 5]
@@ -208,12 +215,7 @@ def test_a_report_that_may_not_start_servers_says_this_workspaces_engine_is_not_
 def test_no_answer_is_not_told_it_may_draw_on_other_workspaces(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """With no LLM there is no answer text, so the note that an answer may draw on other workspaces'
     passages would only bury the reason there is no answer (``ask`` prints the notes in order)."""
-    replay = Replay(SAMPLES)
-    ctx = make_context(tmp_path, replay.transport)
-    ours = naming.link_name("mine.md", SHA, naming.workspace_tag(ctx.workspace_root))
-    theirs = naming.link_name("big.md", SHA, naming.workspace_tag(tmp_path / "big-workspace"))
-    replay.sample("GET", "/health", "02_health_auth.json")
-    replay.add("POST", "/query/data", _chunks_responder(ours, theirs, n_theirs=3, n_ours=5))
+    replay, ctx, ours = _beside_another_workspace(tmp_path, n_theirs=3, n_ours=5)
     monkeypatch.setattr(querying, "is_offline_llm", lambda settings, health: True)
     result = plugin.query(ctx=ctx, request=QueryRequest(query="blade heating", mode="naive", chunk_top_k=10,
                                                         want_answer=True))

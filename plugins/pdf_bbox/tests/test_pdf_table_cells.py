@@ -14,6 +14,7 @@ from pathlib import Path
 import pypdfium2 as pdfium
 import pytest
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.pdfwords import page_text, word_boxes
 
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugin_api import labelled_row
@@ -35,32 +36,6 @@ def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def _page_text(path: Path, page: int) -> str:
-    doc = pdfium.PdfDocument(str(path))
-    try:
-        return doc[page - 1].get_textpage().get_text_range()
-    finally:
-        doc.close()
-
-
-def _word_boxes(path: Path, page: int, word: str) -> list[tuple[float, float, float, float]]:
-    """Where PDFium draws each occurrence of ``word`` (top-left points, an unrotated page)."""
-    doc = pdfium.PdfDocument(str(path))
-    try:
-        pg = doc[page - 1]
-        h = pg.get_height()
-        tp = pg.get_textpage()
-        found = []
-        search = tp.search(word, match_case=True, match_whole_word=True)
-        while (hit := search.get_next()) is not None:
-            boxes = [tp.get_charbox(i) for i in range(hit[0], hit[0] + hit[1])]
-            found.append((min(b[0] for b in boxes), h - max(b[3] for b in boxes),
-                          max(b[2] for b in boxes), h - min(b[1] for b in boxes)))
-        return found
-    finally:
-        doc.close()
-
-
 def _text_in(path: Path, page: int, box: list[float]) -> str:
     doc = pdfium.PdfDocument(str(path))
     try:
@@ -73,7 +48,7 @@ def _text_in(path: Path, page: int, box: list[float]) -> str:
 
 def _row_tokens(path: Path, page: int, label: str) -> list[str]:
     """The words after ``label`` on its line of the page's text as PDFium writes it."""
-    line = next(ln for ln in _page_text(path, page).splitlines() if ln.strip().startswith(label + " "))
+    line = next(ln for ln in page_text(path, page).splitlines() if ln.strip().startswith(label + " "))
     return line.strip()[len(label):].split()
 
 
@@ -83,13 +58,13 @@ def _letters(text: str) -> str:
 
 def test_kentucky_handgun_question_cites_kentuckys_handgun_cell() -> None:
     before = _digest(NICS)
-    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1),
+    loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1),
                                query="How many handgun checks were there in Kentucky in November 2015?"))
     assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
-    (kentucky,) = _word_boxes(NICS, 1, "Kentucky")
+    (kentucky,) = word_boxes(NICS, 1, "Kentucky")
     mid = (kentucky[1] + kentucky[3]) / 2
     assert loc.bbox[1] <= mid <= loc.bbox[3]  # Kentucky's row, not the title
-    handguns = sorted(_word_boxes(NICS, 1, "Handgun"), key=lambda b: (b[1], b[0]))
+    handguns = sorted(word_boxes(NICS, 1, "Handgun"), key=lambda b: (b[1], b[0]))
     first = min(handguns, key=lambda b: b[0])  # the plain Handgun column; the others stand under a group heading
     # the cell stands in the first Handgun column (numbers set flush right: within its header's width)
     assert first[0] - 5 <= loc.bbox[0] and loc.bbox[2] <= first[2] + 5
@@ -101,28 +76,28 @@ def test_kentucky_handgun_question_cites_kentuckys_handgun_cell() -> None:
 
 
 def test_a_row_and_a_header_named_in_a_short_query_cite_that_cell() -> None:
-    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1), query="Illinois permit checks total"))
+    loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1), query="Illinois permit checks total"))
     assert not loc.locator_degraded
-    (illinois,) = _word_boxes(NICS, 1, "Illinois")
+    (illinois,) = word_boxes(NICS, 1, "Illinois")
     assert loc.bbox[1] <= (illinois[1] + illinois[3]) / 2 <= loc.bbox[3]
     assert _text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
 
 
 def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
-    loc = locate(LocateRequest(file=str(NICS), evidence=_page_text(NICS, 1),
+    loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1),
                                query="firearm checks in Kentucky November 2015"))
-    (kentucky,) = _word_boxes(NICS, 1, "Kentucky")
+    (kentucky,) = word_boxes(NICS, 1, "Kentucky")
     on_row = loc.bbox[1] <= (kentucky[1] + kentucky[3]) / 2 <= loc.bbox[3]
     assert on_row or loc.locator_degraded
 
 
 def test_side_by_side_financial_tables_cite_the_named_rows_year() -> None:
-    loc = locate(LocateRequest(file=str(REPORT), evidence=_page_text(REPORT, 3), query="P/E ratio 2023E"))
+    loc = locate(LocateRequest(file=str(REPORT), evidence=page_text(REPORT, 3), query="P/E ratio 2023E"))
     assert loc.page == 3 and not loc.locator_degraded
-    years = [w for w in _page_text(REPORT, 3).split() if w[:2] == "20" and len(w) <= 5][:4]  # the header's years
+    years = [w for w in page_text(REPORT, 3).split() if w[:2] == "20" and len(w) <= 5][:4]  # the header's years
     value = _row_tokens(REPORT, 3, "P/E")[years.index("2023E")]
     assert _text_in(REPORT, 3, loc.bbox).strip() == value
-    (pe,) = _word_boxes(REPORT, 3, "P/E")
+    (pe,) = word_boxes(REPORT, 3, "P/E")
     assert loc.bbox[1] <= (pe[1] + pe[3]) / 2 <= loc.bbox[3]
 
 
@@ -161,7 +136,7 @@ _VALUE = re.compile(r"[(+\-\u2212\u2013]?[$€£¥]?\d(?:[\d,.]| (?=\d{3}\b))*%?
 def test_numbered_transcript_lines_do_not_make_a_right_answer_approximate() -> None:
     before = _digest(SCOTUS)
     query = "Who is the Deputy Attorney General from Los Angeles?"
-    loc = locate(LocateRequest(file=str(SCOTUS), evidence=_page_text(SCOTUS, 1), query=query))
+    loc = locate(LocateRequest(file=str(SCOTUS), evidence=page_text(SCOTUS, 1), query=query))
     assert loc.page == 1 and loc.locator_precision == "bbox"
     boxed = " ".join(_text_in(SCOTUS, 1, loc.bbox).split())
     assert "Deputy Attorney General" in boxed  # the right place, by PDFium's text
