@@ -21,6 +21,7 @@ from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
 from mnote_kr.citations.cleaning.headlead import heading_lead
+from mnote_kr.citations.cleaning.listquote import list_quote
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.locate.quotemark import agreeing
@@ -194,10 +195,11 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
             else place_quote(context, place, query, by_meaning=by_meaning)
         if at is not None:
-            return at, None
+            return (at if whole else list_quote(at, context, query)), None
         text = _clean(plugins, place, query, None).display_quote or place
         held = whole and place_quote(context, place, query) is not None
-        return answer_quote(text, query, by_meaning=by_meaning), None if held else text
+        shown = answer_quote(text, query, by_meaning=by_meaning)  # a box's bullet: with the siblings asked about
+        return (shown if whole else list_quote(shown, context, query)), None if held else text
     return answer_quote(context, query), None
 
 
