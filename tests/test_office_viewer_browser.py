@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.browser import artefact_dir, browser, chromium_path  # noqa: F401  (fixtures)
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.app.host import Host
+from mnote_kr.citations.caches import citecache
 from mnote_kr.core.config import DEFAULTS
 from mnote_kr.models import Citation
 from mnote_kr.server.app import ApiServer
@@ -139,3 +141,36 @@ def test_cell_citation_highlights_the_cited_cell_in_the_sheet_table(page, site: 
     background = hl.evaluate("e => getComputedStyle(e).backgroundColor")
     assert background == "rgba(255, 196, 0, 0.45)"  # viewer.css --hl
     page.screenshot(path=str(artefact_dir(tmp_path_factory) / "viewer-sheet.png"))
+
+
+def _approximate(site: Site, cite: Citation) -> Citation:
+    """``cite``'s place as an approximate one (``locatorDegraded``, the passage's shape or cells), issued
+    beside it as a search issues both: under an ID of its own."""
+    loc = msgspec.structs.replace(cite.locator, locator_degraded=True)
+    approx = msgspec.structs.replace(cite, locator=loc, locator_degraded=True)
+    _, issued = citecache.remember(site.server.host, [cite, approx])  # one ID, two places: the second renamed
+    assert issued.citation_id != cite.citation_id  # an approximate claim is another place's ID
+    return issued
+
+
+@pytest.mark.parametrize("kind", ["slide", "cell"])
+def test_an_approximate_office_place_is_dashed_under_the_banner_an_exact_one_solid(
+        page, site: Site, kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:
+    """nc17b P14: an approximate slide shape or cell range is drawn as a PDF's or a DOCX's passage is,
+    dashed and lighter under the approximate banner; the exact place stays solid with no banner."""
+    exact = site.slide if kind == "slide" else site.cell
+    selector = "#hl" if kind == "slide" else "td#hl"
+    style = "e => { const s = getComputedStyle(e); return [s.outlineStyle, s.backgroundColor]; }"
+    hl = _open_cited(page, site, exact, selector)
+    solid, solid_bg = hl.evaluate(style)
+    assert solid == "solid" and "approx" not in (hl.get_attribute("class") or "").split()
+    assert page.query_selector(".banner.approx") is None
+    hl = _open_cited(page, site, _approximate(site, exact), selector)
+    dashed, dashed_bg = hl.evaluate(style)
+    assert dashed == "dashed", dashed
+    assert dashed_bg != solid_bg  # lighter: the tint is not the exact place's
+    banner = page.wait_for_selector(".banner.approx")
+    assert banner is not None and banner.is_visible() and "Approximate place" in banner.inner_text()
+    b_top, hl_top = banner.evaluate(_RECT)[1], hl.evaluate(_RECT)[1]
+    assert b_top < hl_top  # the banner heads the page, above the marked place
+    page.screenshot(path=str(artefact_dir(tmp_path_factory) / f"viewer-{kind}-approx.png"))

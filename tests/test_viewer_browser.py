@@ -10,6 +10,7 @@ citation are written under pytest's base temp dir (``screenshots/``), never comm
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,6 +19,7 @@ from typing import Any
 import msgspec
 import pytest
 from mnote_kr_testkit.browser import (  # noqa: F401  (fixtures)
+    LAUNCH_ARGS,
     artefact_dir,
     browser,
     chromium_path,
@@ -260,3 +262,41 @@ def test_pdf_viewer_steps_to_the_next_box_and_draws_it(page, site: Site) -> None
     page.keyboard.press("p")
     page.wait_for_function("() => !location.search.includes('place=')")
     assert box() == pytest.approx([x0, y0, x1 - x0, y1 - y0], abs=0.01)
+
+
+@pytest.mark.parametrize("kind", ["docx", "pdf"])
+def test_a_plain_headless_chromium_screenshot_of_a_viewer_link_shows_the_page(
+        site: Site, chromium_path: str, kind: str, tmp_path_factory: pytest.TempPathFactory) -> None:  # noqa: F811
+    """nc17b P15: ``chromium --headless --screenshot URL`` (a shell's thumbnail, one shot, no driver) of a
+    DOCX viewer link was a blank grey image, a PDF's had an empty band on top."""
+    cite = site.docx if kind == "docx" else site.pdf
+    shot = _shots(tmp_path_factory) / f"headless-{kind}.png"
+    shot.unlink(missing_ok=True)
+    subprocess.run([chromium_path, *LAUNCH_ARGS, f"--screenshot={shot}", "--window-size=1200,900",
+                    "--hide-scrollbars", web.viewer_url(site.server, cite.citation_id)],
+                   check=True, capture_output=True, timeout=120)
+    width, height, rows = read_png(shot.read_bytes())
+    assert (width, height) == (1200, 900)
+
+    def colours(top: int, bottom: int) -> int:
+        return len({row[i:i + 3] for row in rows[top:bottom] for i in range(0, width * 3, 3)})
+
+    # the page's head is drawn: no strip of it is one flat colour (the blank band / the blank image)
+    blank = [top for top in range(0, 300, 30) if colours(top, top + 30) == 1]
+    assert blank == [], f"rows {blank} of the shot are blank ({shot})"
+    tint = {row[i:i + 3] for row in rows for i in range(0, width * 3, 3)}
+    assert any(abs(r - HIGHLIGHT_RGB[0]) <= 12 and abs(g - HIGHLIGHT_RGB[1]) <= 16 and abs(b - HIGHLIGHT_RGB[2]) <= 28
+               for r, g, b in tint), "the cited place is in the shot"
+
+
+def test_the_keys_scroll_a_viewer_page_opened_at_its_place(page, site: Site) -> None:
+    """The page opened at a cited place scrolls in its body (the P15 fix): Home and End still scroll it."""
+    page.goto(site.server.url + view_url(site.docx.citation_id))
+    top = "document.querySelector('header.top').getBoundingClientRect().top"
+    assert page.evaluate(f"() => {top}") < 0  # opened at the cited paragraph, below the page's head
+    # as a person would: after the page has settled (the cited place's flash is over)
+    page.wait_for_function("() => document.getAnimations().length === 0")
+    page.keyboard.press("Home")
+    page.wait_for_function(f"() => {top} === 0")
+    page.keyboard.press("End")
+    page.wait_for_function(f"() => {top} < 0")

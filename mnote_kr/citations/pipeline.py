@@ -21,6 +21,7 @@ from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, trim_chunk_edges
 from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
 from mnote_kr.citations.cleaning.headlead import heading_lead
+from mnote_kr.citations.cleaning.listquote import list_quote
 from mnote_kr.citations.cleaning.quote import ByMeaning, answer_quote, lead_in_quote, paragraph_quote, place_quote
 from mnote_kr.citations.cleaning.textlayer import unreadable_layer
 from mnote_kr.citations.hostview import HostView as Host
@@ -128,13 +129,8 @@ def _locate(plugins: Plugins, request: LocateRequest, st: os.stat_result, sideca
 
 def _failed_locator(request: LocateRequest, message: str) -> Locator:
     reason = f"locator failed: {message[:300]}"
-    return Locator(
-        locator_precision="file",
-        locator_degraded=True,
-        block_id=request.block_id,
-        reason=reason,
-        locator_reason=reason,
-    )
+    return Locator(locator_precision="file", locator_degraded=True, block_id=request.block_id,
+                   reason=reason, locator_reason=reason)
 
 
 def _clean(plugins: Plugins, raw: str, query: str, block_text: str | None) -> CitationTextBundle:
@@ -185,23 +181,24 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     quoted from the chunk only when the chunk holds all of it (``paragraph_quote``); a paragraph the
     chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
     a lead-in ending with a colon, with the list after it (``lead_in_quote``); a PDF box in its text layer's words
-    (mojibake aside: ``textlayer``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``)."""
+    (a provider's text damages maths: O(!2) for O(ω²); mojibake aside: ``textlayer``), a bullet with the siblings
+    asked about (``list_quote``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``)."""
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
         if (lead := heading_lead(place, context, query)) is not None:  # a heading that is only the query
             return lead, None
         whole = locator.locator_precision == "paragraph"
-        # a box's own text layer: a provider's text of a PDF damages maths and symbols (O(ω²) as O(!2))
         layer = locator.locator_precision == "bbox" and not unreadable_layer(place)
         at = (lead_in_quote(place, context) or paragraph_quote(
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
             else None if layer else place_quote(context, place, query, by_meaning=by_meaning)
         if at is not None:
-            return at, None
+            return (at if whole else list_quote(at, context, query)), None
         text = _clean(plugins, place, query, None).display_quote or place
         held = (whole or layer) and place_quote(context, place, query) is not None
-        return answer_quote(text, query, by_meaning=by_meaning), None if held else text
+        shown = answer_quote(text, query, by_meaning=by_meaning)
+        return (shown if whole else list_quote(shown, context, query)), None if held else text
     return answer_quote(context, query), None
 
 

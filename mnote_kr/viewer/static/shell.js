@@ -73,7 +73,7 @@
 
   function bringIntoView() {
     var target = document.getElementById("hl") || document.querySelector(".para.cited");
-    if (!target) { window.scrollTo(0, 0); return; }
+    if (!target) { window.scrollTo(0, 0); document.body.scrollTo(0, 0); return; } // viewer.css own-scroll
     var holder = target.closest ? (target.closest(".para, .shape") || target) : target;
     target.scrollIntoView({ block: "center", inline: "nearest" });
     if (holder.classList) { holder.classList.remove("flash"); void holder.offsetWidth; holder.classList.add("flash"); }

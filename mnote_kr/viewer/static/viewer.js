@@ -22,6 +22,12 @@ document.addEventListener("DOMContentLoaded", function () {
   layoutSlides();
   var target = document.getElementById("hl") || document.querySelector(".para.cited");
   if (target) {
+    // The page scrolls in its body, not the window (viewer.css own-scroll): Chromium's one-shot headless
+    // screenshot (chromium --headless --screenshot URL, a shell's thumbnail) paints nothing of a window
+    // scrolled on load. The body takes the focus, so the keys scroll it as they scroll a window.
+    document.documentElement.classList.add("own-scroll");
+    document.body.tabIndex = -1;
+    document.body.focus({ preventScroll: true });
     var holder = target.closest ? (target.closest(".para, .shape") || target) : target;
     target.scrollIntoView({ block: "center", inline: "nearest" });
     if (holder.classList) { holder.classList.add("flash"); }

@@ -23,6 +23,7 @@ from mnote_kr_lightrag.client import links, querying, settings, workbooks
 CORPUS = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "xlsx"
 COMMENTED = CORPUS / "docling__xlsx_comments.xlsx"
 TITLED = CORPUS / "docling__xlsx_05_table_with_title.xlsx"
+INFLATED = CORPUS / "docling__xlsx_04_inflated.xlsx"
 F7 = "Comment on Sheet1!F7 (Jane Smith (JS)): Minimum number of saltwater ducks"
 
 
@@ -138,6 +139,25 @@ def test_a_workbook_without_comments_stays_a_plain_link_and_is_not_read(env: dic
     assert update.status == "submitted" and update.kind == "document" and update.last_error is None
     link = inputs / (update.light_rag_file_path or "")
     assert link.name.endswith(".xlsx") and link.is_symlink() and os.readlink(link) == str(path) and not calls
+
+
+def test_a_workbook_declaring_far_more_rows_than_it_holds_is_sent_as_its_text(env: dict[str, Any]) -> None:
+    """nc17b P17: docling's inflated workbook (four tiny sheets, Sheet1's recorded extent to row 1,048,496) sat 60+ s
+    in LightRAG's parsing step: its extractor walks every declared row (half a minute and a megabyte of empty
+    lines here). mnote-kr reads its cells in well under a second and sends that text, saying why."""
+    ws = env["ws"]
+    path = placed(ws, INFLATED, "data/inflated.xlsx")
+    before = path.read_bytes()
+    assert workbooks.inflated(str(path)) == 1_048_496
+    assert workbooks.inflated(str(TITLED)) is None and workbooks.inflated(str(COMMENTED)) is None
+    [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "data/inflated.xlsx")], force=False)
+    assert update.status == "submitted" and update.kind == "text_fallback", update
+    text = (env["inputs"] / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
+    assert "# Sheet1" in text and "6 | 0 | -6" in text and len(text) < 5000
+    assert update.last_error == ("indexed from the text mnote-kr reads in it, since the workbook declares 1,048,496 "
+                                 "rows that LightRAG's parser would walk one by one; citations still point into "
+                                 "the file")
+    assert path.read_bytes() == before
 
 
 def test_a_cells_text_reading_comment_on_is_no_comment(env: dict[str, Any], tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     if book is not None:
         suffix = naming.safe_suffix(source.rel_path)
         mark = links.MACRO_WORKBOOK_WRAPPER_MARK if suffix in naming.TEXT_ONLY_SUFFIXES else links.WORKBOOK_WRAPPER_MARK
-        return OwnText(book[0], mark, workbooks.note(book[1], suffix))
+        return OwnText(book[0], mark, workbooks.note(book[1], suffix, book[2]))
     return None
 
 

@@ -17,6 +17,10 @@ words LightRAG's parser leaves out (``decks``): it maps back to the same registr
 ``text_fallback`` and its note says how many cells hold a comment, and citations still land in the
 workbook (a comment on its cell). A workbook without comments stays a plain link, read by LightRAG.
 
+A workbook a sheet of which declares far more rows than it holds (``inflated``: its recorded used range, e.g.
+docling's to row 1,048,496 in a 2 KB sheet) is sent the same way: LightRAG's extractor walks every declared
+row (half a minute, a megabyte of empty lines), mnote-kr's reader only the cells (nc17b P17).
+
 A macro-enabled workbook (``.xlsm``: the same package as an ``.xlsx``, plus macros) is always sent this
 way, comments or not: LightRAG 1.5.7 takes no ``.xlsm`` by scan, upload or link, so its text goes under
 the wrapper's ``.xlsm.md`` name while the registry and every citation keep the user's ``.xlsm``. Its
@@ -88,25 +92,56 @@ def commented(path: str) -> tuple[int, int] | None:
     return (cells, sheets) if cells else None
 
 
-def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[int, int] | None] | None:
-    """The text of a workbook holding cell comments, or of any macro-enabled one (``TEXT_ONLY_SUFFIXES``),
-    with how many comments (``commented``; None: none), or None: not a workbook, no comments, or it cannot
-    be read here (LightRAG then reads it as it can and says so). A macro-enabled workbook whose text cannot
-    be read raises ``MnoteKrError`` with the reason: LightRAG would not take the file itself."""
+INFLATED_ROWS = 100_000
+_DIMENSION = re.compile(rb'<(?:\w+:)?dimension\s+ref="[A-Z]*\d*:?[A-Z]*(\d+)"')
+
+
+def inflated(path: str) -> int | None:
+    """The rows a sheet of the workbook declares (its ``<dimension>``, the recorded used range) when they are
+    at least ``INFLATED_ROWS`` and more than its part has bytes (no sheet holds a row in under a byte), else
+    None. LightRAG 1.5.7's extractor walks every declared row: docling's inflated workbook (Sheet1 declared to
+    row 1,048,496 in 2 KB) took it half a minute, a megabyte of empty lines. Read from each sheet part's
+    first bytes, where the schema puts ``<dimension>``; a damaged file is None (LightRAG reads it as it can)."""
+    import zipfile
+    import zlib
+
+    most = None
+    try:
+        with zipfile.ZipFile(path) as zf:
+            for info in zf.infolist():
+                if not re.fullmatch(r"xl/worksheets/[^/]+\.xml", info.filename):
+                    continue
+                with zf.open(info) as fh:
+                    found = _DIMENSION.search(fh.read(4096))
+                rows = int(found.group(1)) if found else 0
+                if rows >= INFLATED_ROWS and info.file_size < rows and rows > (most or 0):
+                    most = rows
+    except (OSError, zipfile.BadZipFile, ValueError, zlib.error, EOFError, RuntimeError, NotImplementedError):
+        return None
+    return most
+
+
+def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[int, int] | None, int | None] | None:
+    """The text of a workbook holding cell comments, of one declaring far more rows than it holds
+    (``inflated``), or of any macro-enabled one (``TEXT_ONLY_SUFFIXES``), with how many comments (``commented``;
+    None: none) and the rows it declares (None: not inflated), or None: not a workbook, none of these, or it
+    cannot be read here (LightRAG then reads it as it can and says so). A macro-enabled workbook whose text
+    cannot be read raises ``MnoteKrError`` with the reason: LightRAG would not take the file itself."""
     suffix = naming.safe_suffix(source.rel_path)
     if suffix not in SUFFIXES:
         return None
     whole = suffix in naming.TEXT_ONLY_SUFFIXES
     try:
         held = commented(source.path)
-        text = ctx.extract_text(source.path) if held or whole else None
+        rows = inflated(source.path)
+        text = ctx.extract_text(source.path) if held or rows or whole else None
     except MnoteKrError as exc:
         if whole:
             raise MnoteKrError(f"{_NOT_TAKEN.format(suffix)}, and mnote-kr cannot read this workbook: {exc.message}",
                                hint=exc.hint) from exc
         return None
     if text and text.strip():
-        return (text, held) if held or whole else None
+        return (text, held, rows) if held or rows or whole else None
     if whole:
         raise MnoteKrError(f"{_NOT_TAKEN.format(suffix)}, and mnote-kr read no text in this workbook",
                            hint="is the XLSX locator plugin loaded? 'mnote-kr plugins' lists it")
@@ -116,13 +151,16 @@ def workbook_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, tuple[
 _NOT_TAKEN = "LightRAG does not take '{}' files"
 
 
-def note(held: tuple[int, int] | None, suffix: str = ".xlsx") -> str:
+def note(held: tuple[int, int] | None, suffix: str = ".xlsx", rows: int | None = None) -> str:
     """What ``status`` says of a workbook indexed this way: its comments, which LightRAG's parser leaves out,
-    or its type, which LightRAG does not take (its macros never run nor read)."""
+    the rows it declares (``inflated``), which that parser would walk, or its type, which LightRAG does not
+    take (its macros never run nor read)."""
     comments = f"cell comments ({held[0]} cell(s) on {held[1]} sheet(s))" if held else ""
     if suffix in naming.TEXT_ONLY_SUFFIXES:
         why = f"{_NOT_TAKEN.format(suffix)} (its macros are never run or read)" + (
             f"; its {comments} are in it too" if held else "")
-    else:
+    elif held:
         why = f"LightRAG's parser leaves out {comments}"
+    else:
+        why = f"the workbook declares {rows or 0:,} rows that LightRAG's parser would walk one by one"
     return f"indexed from the text mnote-kr reads in it, since {why}; citations still point into the file"
