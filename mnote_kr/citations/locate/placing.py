@@ -165,15 +165,17 @@ def _placeable(para: TextParagraph) -> bool:
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
-    :func:`without_title_claim`."""
+    :func:`asked_item` (a which-question's list item) and :func:`without_title_claim`."""
+    from mnote_kr.citations.locate.listitem import asked_item
+
     if not passage or match.paragraph is None:
-        return without_title_claim(doc, match, query)
+        return without_title_claim(doc, asked_item(doc, match, query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
-    return without_title_claim(doc, place_by_meaning(doc, match, passage, query,
-                                                     lambda idx: meaning.cosines(key, query, idx), scope,
-                                                     lambda k: meaning.nearest(key, query, k)), query)
+    placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
+                              lambda k: meaning.nearest(key, query, k))
+    return without_title_claim(doc, asked_item(doc, placed, query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

@@ -21,6 +21,7 @@ from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
 from .named import at_named_slide, choosing_words, evidence_place_first, held_words, on_its_named_slide
 from .reader import PptxDocument, SlideParagraph, load_pptx
+from .titlebody import body_under_title, titled_quote
 
 PLUGIN_NAME = "pptx_locator"
 #: Words a question about a deck uses for the deck itself ("what does the slide say about X").
@@ -214,8 +215,15 @@ def locate_pptx(request: LocateRequest) -> Locator:
         reason, approximate = here[1], False
     elif here is not None:  # the notes it asks for (or the shapes, not the notes it does not), the evidence's
         named = here        # place of that slide behind them
+    title = picked if named is None else None
+    body = body_under_title(doc, picked, asked, META_WORDS) if title is not None else None
+    if body is not None:  # the title names the topic asked about: its body answers
+        picked, highlight = body, None
+        reason = f"{reason}; the slide's title holds only the query's topic: the body under it"
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
+    if body is not None and title is not None:
+        located = msgspec.structs.replace(located, quote=titled_quote(title, located.quote))
     if approximate:
         located = msgspec.structs.replace(located, locator_degraded=True)
     if named is None:

@@ -100,6 +100,8 @@ def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
         col = hits[0][1]
         if hits[0][0][:2] != (False, 0):
             return col, ""  # its header holds the query's words
+        if is_the_question(dict(row.cells)[col], query) and len(row.cells) > 1 + (row.label_column is not None):
+            return None, "; the cell holding the query's words is the question itself: the row answers it"
     if row.is_header or not row.headers:  # a table's row: its cells stand under headers that could answer
         return col, ""
     given = col if col is not None else row.label_column if _tokens(label) & query_words(query) else None
@@ -110,6 +112,12 @@ def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
         return None, ""
     return meant, (f"; the query names the row by its {row.headers.get(given) or 'label'} and no header in "
                    f"words: the column it asks for, {row.headers[meant]}, chosen by meaning")
+
+
+def is_the_question(text: str, query: str) -> bool:
+    """Whether the cell ``text`` is a question saying nothing more than the query ("What are the specific use
+    cases?" in a Question column, asked as such): what the row is about, its answer in another cell."""
+    return text.rstrip().endswith(("?", "？")) and bool(query_words(text)) and query_words(text) <= query_words(query)
 
 
 def asks_more(row: RowParagraph, query: str) -> bool:
