@@ -162,16 +162,24 @@ those though through thus to under unless until upon very was we were what when 
 while who why will with within without would yet you your""".split())
 
 
+#: Capitals that are English words alone: after one space they begin a sentence ("A gain of 5%"); only a line of
+#: their own (``A\nfter``) is a drop cap read apart.
+_ONE_LETTER_WORDS = frozenset("AIO")
+
+
 def join_drop_caps(text: str) -> str:
     """A lone capital at a line's start joined to the rest of its word on the next line (or after one space):
     ``T\nhe Boots`` -> ``The Boots``, when the joined word is a common word (``COMMON_WORDS``) or stands
-    elsewhere in ``text`` as a word; otherwise kept (``A\nthe``, ``I\nam``)."""
+    elsewhere in ``text`` as a word; otherwise kept (``A\nthe``, ``I\nam``). "A", "I" and "O" are joined only
+    across a line break: after a space they are words ("A gain of 5%" is no "Again of 5%")."""
     if "\n" not in text and not text[:1].isupper():
         return text
     words: set[str] | None = None
 
     def joined(m: re.Match[str]) -> str:
         nonlocal words
+        if m.group(1) in _ONE_LETTER_WORDS and "\n" not in m.group(2):
+            return m.group(0)  # "A gain of 5%", "A bout of flu": the article before a word, no drop cap
         word = (m.group(1) + m.group(3)).casefold()
         if word not in COMMON_WORDS:
             if words is None:

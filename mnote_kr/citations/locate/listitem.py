@@ -4,8 +4,8 @@
 question's setting (评价, 重点, 关注, 设备); the answer is the list item under it labelled with the asked words,
 "电气设备：发电机、变压器、…" (nc17c P2). For a which-question (哪些, 哪几, which, what are, what kinds of),
 when the matched paragraph announces a list (ends with a colon) and exactly one paragraph of that list (the
-paragraphs ``placing.lead_in_text`` quotes with it) has a label, its words before a colon, that the query holds
-and the lead-in does not, that item is the place. A lead-in holding the asked words itself ("维修评价方法包括哪些？"
+paragraphs ``placing.lead_in_text`` quotes with it) has a label, its words before a colon, that the query asks
+for (right after its which-word) and the lead-in does not hold, that item is the place. A lead-in holding the asked words itself ("维修评价方法包括哪些？"
 on "维修评价方法包括：") answers with its whole list, and stays.
 """
 
@@ -41,6 +41,21 @@ def _held(label: str, text: str) -> bool:
     return "".join(label.split()) in "".join(text.split())
 
 
+#: How far after the which-word the asked noun stands: Latin words, or CJK characters beyond the label's own.
+ASKED_WORDS = 4
+
+
+def _asked(label: str, after: str) -> bool:
+    """Whether ``label`` is what the question asks for: it stands right after the which-word (``after`` is the
+    query from there): "哪些电气设备", "which electrical equipment", "what are the key risks". A label the query
+    holds elsewhere is its setting, not the asked noun ("which documents must applicants bring with the form?"
+    over the item "Form: ..." asks for the documents: review r17)."""
+    if label.isascii():
+        return _held(label, " ".join(t for t, _, _ in list(iter_tokens(after))[:ASKED_WORDS]))
+    compact = "".join(label.split())
+    return compact in "".join(after.split())[:len(compact) + ASKED_WORDS]
+
+
 def listed_items(doc: TextDocument[P], para: TextParagraph) -> list[P]:
     """The paragraphs after the lead-in ``para`` up to a heading, an empty paragraph, or ``LIST_ITEMS``."""
     out: list[P] = []
@@ -58,7 +73,8 @@ def asked_item(doc: TextDocument[P], match: Match, query: str) -> Match:
     if para is None or match.reason.startswith(SEMANTIC) or not WHICH_RE.search(q) \
             or not para.norm.rstrip().endswith(":"):
         return match
-    hits = [p for p in listed_items(doc, para) if (lab := _label(p)) and _held(lab, q) and not _held(lab, para.norm)]
+    asked = q[WHICH_RE.search(q).end():]  # type: ignore[union-attr]  # searched above
+    hits = [p for p in listed_items(doc, para) if (lab := _label(p)) and _asked(lab, asked) and not _held(lab, para.norm)]
     if len(hits) != 1:
         return match
     item = hits[0]

@@ -7,7 +7,7 @@ value. The title only says what the file is about; the row answers. Likewise a D
 "遗传病检测项目表" over the table cell "检测方法：提取外周血基因组 DNA…" (nc16a O10).
 
 The rule, format-free, over the paragraphs the evidence quotes: when the chosen paragraph is title-like
-(a heading, or a short line with no digit and no "label: value" colon), another quoted paragraph that
+(a heading, or a short line with no digit and no "label: value" colon opening its document or sheet), another quoted paragraph that
 holds a value and the query's attribute terms (those the title does not hold) leads. A query that names
 the title itself leaves no attribute term, so nothing moves.
 """
@@ -37,6 +37,18 @@ def title_like(para: TextParagraph) -> bool:
     return 0 < len(text) <= TITLE_CHARS and not _DIGIT.search(text) and not _LABEL_VALUE.search(text)
 
 
+def opens_part(paras: Sequence[TextParagraph], para: TextParagraph) -> bool:
+    """Whether ``para`` is the first paragraph with words of its part (its document, its sheet, its section) and
+    follows no heading: a title line. A short line further down, or right under a heading (the heading is the
+    title there), is body text: an answer written without a full stop ("Vitamin D deficiency causes rickets in
+    children", a list item) is no title to give way (review r17)."""
+    for prev in reversed(paras[:para.index]):
+        if not prev.tokens:
+            continue
+        return not prev.heading_level and prev.heading_path != para.heading_path
+    return True
+
+
 def holds_value(para: TextParagraph) -> bool:
     """Whether ``para`` holds a value beside its words: a digit, or a label followed by its value."""
     return bool(_DIGIT.search(para.text) or _LABEL_VALUE.search(para.text))
@@ -53,7 +65,7 @@ def attribute_over_title(paras: Sequence[TextParagraph], qt: QueryTerms, pick: i
     by its query-term score ``scores``, then the evidence's confidence ``quoted``, then document order).
     None when ``pick`` is no title, holds every term, or no such paragraph is quoted."""
     title = paras[pick]
-    if not title_like(title):
+    if not title_like(title) or not (title.heading_level or opens_part(paras, title)):
         return None
     topic = _held(qt, title.norm)
     attribute = [k for k, w in enumerate(qt.weights) if w > 0 and k not in topic]
