@@ -11,7 +11,7 @@ import httpx
 from mnote_kr_testkit.fakes import FakeProvider
 
 from mnote_kr.app.host import Host
-from mnote_kr.cli.reports import search_report
+from mnote_kr.cli.reports import Ctx, search_report
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import (
     MappedReference,
@@ -65,6 +65,9 @@ class HostObj:
 
     def host(self) -> Host:
         return self._host
+
+    def paths(self, raws: tuple[str, ...]) -> tuple[str, ...]:
+        return Ctx.paths(self, raws)  # type: ignore[arg-type]  # the CLI's own reading of typed paths
 
 
 def cli_search(host: Host, query: str, as_json: bool) -> str:

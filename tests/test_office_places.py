@@ -25,6 +25,7 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.agents.contracts import QueryInput
 from mnote_kr.agents.tools import tool_query
 from mnote_kr.citations import pipeline
+from mnote_kr.citations.render.precision import certainty
 from mnote_kr.models import Citation, SearchResults
 from mnote_kr.viewer.webpages import view_url
 from tests.surfaces import OnePassage, api, cli_search, web_page
@@ -139,8 +140,10 @@ def test_the_viewer_steps_to_each_place_of_the_deck(site: Any) -> None:
         for n, a in enumerate(c.alternatives, 2):
             html = web_page(server, view_url(c.citation_id, place=n))
             assert f"place {n} of 3" in html and f'data-slide="{a.locator.slide}"' in html
-            if a.locator.speaker_notes:
-                assert '<section class="notes cited" id="hl">' in html
+            if a.locator.speaker_notes:  # drawn approximate (dashed, under the banner) as its card says
+                approx = " approx" if certainty(a.locator) == "approximate" else ""
+                assert f'<section class="notes cited{approx}" id="hl">' in html
             else:
-                cited = rf'<div id="hl" class="shape[^"]*cited"[^>]*data-shape-id="{a.locator.shape_id}"'
+                approx = " approx" if certainty(a.locator) == "approximate" else ""
+                cited = rf'<div id="hl" class="shape[^"]*cited{approx}"[^>]*data-shape-id="{a.locator.shape_id}"'
                 assert re.search(cited, html)

@@ -5,8 +5,8 @@ question's setting (评价, 重点, 关注, 设备); the answer is the list item
 "电气设备：发电机、变压器、…" (nc17c P2). For a which-question (哪些, 哪几, which, what are, what kinds of),
 when the matched paragraph announces a list (ends with a colon) and exactly one paragraph of that list (the
 paragraphs ``placing.lead_in_text`` quotes with it) has a label, its words before a colon, that the query asks
-for (right after its which-word) and the lead-in does not hold, that item is the place. A lead-in holding the asked words itself ("维修评价方法包括哪些？"
-on "维修评价方法包括：") answers with its whole list, and stays.
+for (right after its which-word) and the lead-in does not hold, that item is the place. A lead-in holding the
+asked words itself ("维修评价方法包括哪些？" on "维修评价方法包括：") answers with its whole list, and stays.
 """
 
 from __future__ import annotations
@@ -74,7 +74,8 @@ def asked_item(doc: TextDocument[P], match: Match, query: str) -> Match:
             or not para.norm.rstrip().endswith(":"):
         return match
     asked = q[WHICH_RE.search(q).end():]  # type: ignore[union-attr]  # searched above
-    hits = [p for p in listed_items(doc, para) if (lab := _label(p)) and _asked(lab, asked) and not _held(lab, para.norm)]
+    hits = [p for p in listed_items(doc, para)
+            if (lab := _label(p)) and _asked(lab, asked) and not _held(lab, para.norm)]
     if len(hits) != 1:
         return match
     item = hits[0]

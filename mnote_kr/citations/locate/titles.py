@@ -7,9 +7,9 @@ value. The title only says what the file is about; the row answers. Likewise a D
 "遗传病检测项目表" over the table cell "检测方法：提取外周血基因组 DNA…" (nc16a O10).
 
 The rule, format-free, over the paragraphs the evidence quotes: when the chosen paragraph is title-like
-(a heading, or a short line with no digit and no "label: value" colon opening its document or sheet), another quoted paragraph that
-holds a value and the query's attribute terms (those the title does not hold) leads. A query that names
-the title itself leaves no attribute term, so nothing moves.
+(a heading, or a short line with no digit and no "label: value" colon opening its document or sheet),
+another quoted paragraph that holds a value and the query's attribute terms (those the title does not
+hold) leads. A query that names the title itself leaves no attribute term, so nothing moves.
 """
 
 from __future__ import annotations
