@@ -1,10 +1,11 @@
-"""A slide's title that is only the query's topic ("What are the next steps?" on the title "Next Steps") names
-what is asked about; the answer is the slide's body under it, when that body is one shape. As the host's
-``heading_lead`` quotes a heading with what it opens, the citation moves to the slide's body shape (its
-box is the answer's place) and its quote reads the title, then the body ("Next Steps: 1. Finalize pricing model; 2. …"). A title saying more than
-the query ("Q3 Revenue Summary" for "revenue summary": which quarter) keeps its place, as does a title the query
-names ("the title of slide 3") and one whose words are the whole query ("quarterly revenue": a search for the
-title, which finds it; the host's ``heading_lead`` keeps a heading so too)."""
+"""A slide's title that is only the query's topic ("What are the next steps?" on the title "Next Steps") names what
+is asked about; the answer is the slide's body under it, when that body is one shape. As the host's
+``heading_lead`` quotes a heading with what it opens, the citation moves to the slide's body shape (its box is
+the answer's place) and its quote reads the title, then the body ("Next Steps: 1. Finalize pricing model; 2.
+…"). A title saying more than the query ("Q3 Revenue Summary" for "revenue summary": which quarter) keeps its
+place, as does a title the query names ("the title of slide 3") and one whose words are the whole query
+("quarterly revenue": a search for the title, which finds it; the host's ``heading_lead`` keeps a heading so
+too)."""
 
 from __future__ import annotations
 
