@@ -47,6 +47,7 @@ def test_a_pdf_whose_every_page_was_recognised_says_all_of_them(plugins: Plugins
     before = hashlib.sha256(scans.read_bytes()).digest()
     note = _note(plugins, scans, tmp_path)
     assert "all 2 pages recognised by OCR" in note and "some pages" not in note, note
+    assert "none has a readable text layer" in note and "no readable" not in note, note  # no double negative
     assert plugins.recognized_pages(str(scans)) == (2, 2)
     assert hashlib.sha256(scans.read_bytes()).digest() == before
 
@@ -57,5 +58,6 @@ def test_a_pdf_with_text_pages_says_how_many_were_recognised(plugins: Plugins, p
                                                  ["Chapter three lists the cranes and their owners."]])
     note = _note(plugins, mixed, tmp_path)
     assert "1 of its 3 pages recognised by OCR" in note and "all " not in note, note
+    assert "it has no readable text layer" in note, note
     assert plugins.recognized_pages(str(mixed)) == (1, 3)
     assert plugins.recognized_pages(str(tmp_path / "never-read.pdf")) is None

@@ -79,13 +79,14 @@ def _pages_note(pages: str, read: tuple[int, int] | None) -> str:
     them (``read``: the OCR plugin's count, ``ProviderContext.recognized_pages``); unknown, "some"."""
     count = pages.count("\n## Page ") + pages.startswith("## Page ")
     if read is not None and read[0] == read[1] > 0:
-        which = f"all {read[1]} page{'s' * (read[1] > 1)} recognised by OCR since none has"
+        which = f"all {read[1]} page{'s' * (read[1] > 1)} recognised by OCR: none has a readable text layer"
     elif read is not None and 0 < read[0] < read[1]:
-        which = f"{read[0]} of its {read[1]} pages recognised by OCR since {'it has' if read[0] == 1 else 'they have'}"
+        which = (f"{read[0]} of its {read[1]} pages recognised by OCR: "
+                 f"{'it has' if read[0] == 1 else 'they have'} no readable text layer")
     else:
-        which = "some pages recognised by OCR since they have"
-    return (f"indexed from the text mnote-kr reads in it ({count} page(s)), {which} no readable text layer for "
-            "LightRAG's parser; citations still point into the file")
+        which = "some pages recognised by OCR: they have no readable text layer"
+    return (f"indexed from the text mnote-kr reads in it ({count} page(s)), {which} for LightRAG's parser; "
+            "citations still point into the file")
 
 
 def plugin_type(ctx: ProviderContext, suffix: str, readable: set[str] | frozenset[str]) -> bool:
