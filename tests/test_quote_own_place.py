@@ -135,3 +135,33 @@ def test_a_pdf_heading_that_is_the_query_leads_into_its_text_layers_next_sentenc
     shown, _ = _place_quote(plugins, loc, context, query)
     assert shown.startswith("B. Temporal cost aggregation\nOnce aggregated costs C(p, p) have been computed"), shown
     assert "(p; p)" not in shown
+
+
+#: The newcomer's chunk of the same page, from "the matching cost" on (nc17d problem 4).
+TWO_PASS_CHUNK = (
+    "the matching cost by performing two-pass aggregation using\ntwo orthogonal 1D windows [5], [6], [8]. The "
+    "two-pass method\nﬁrst aggregates matching costs in the vertical direction, and\nthen computes a weighted sum "
+    "of the aggregated costs in the\nhorizontal direction. Given that support regions are of size\n!!, the two-pass "
+    "method reduces the complexity of cost\naggregation from O(!2) to O(!).\nB. Temporal cost aggregation\nOnce "
+    "aggregated costs C(p; p) have been computed for all")
+
+
+def test_a_pdf_block_cut_mid_sentence_by_the_layout_runs_on_to_the_sentences_end() -> None:
+    """nc17d problem 4: the layout splits "ω × ω, the two-pass method reduces the complexity of cost / aggregation
+    from O(ω²) to O(ω)." into two blocks at the superscript; the box and the quote stopped at "cost", the answer
+    line cut. A block ending mid-sentence, whose next block the chunk goes on with, runs on to the sentence's end."""
+    from mnote_kr.citations.pipeline import _place_quote
+
+    pdf = CORPUS / "pdf" / "mineru__academic_paper_formula.pdf"
+    before = hashlib.sha256(pdf.read_bytes()).digest()
+    plugins = load_plugins(None)
+    query = "how does the two-pass method reduce the complexity of cost aggregation"
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=TWO_PASS_CHUNK, query=query, passage=TWO_PASS_CHUNK))
+    assert loc.locator_plugin == "pdf_bbox" and loc.page == 1 and loc.place_text, loc
+    assert loc.place_text.startswith("ω × ω, the two-pass method") and loc.place_text.endswith("to O(ω)."), loc
+    assert loc.bbox[3] > 147.0, loc.bbox  # the answer line (its baseline at 147.25) is inside the box
+    assert "B. Temporal" not in loc.place_text  # a heading after the sentence's end is not run into
+    context = plugins.clean_text(TWO_PASS_CHUNK, query, None).display_quote
+    shown, _ = _place_quote(plugins, loc, context, query)
+    assert "complexity of cost aggregation from O(ω" in shown and shown.rstrip().endswith("to O(ω)."), shown
+    assert hashlib.sha256(pdf.read_bytes()).digest() == before

@@ -49,7 +49,7 @@ from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
 from .outline import section
-from .pdftext import Box, DocumentText, PageGeometry
+from .pdftext import Box, DocumentText, PageGeometry, PageText
 
 PLUGIN = "pdf_bbox"
 #: The chosen text block is boxed whole (its paragraph as printed; a block longer than
@@ -235,6 +235,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         # piece of one paragraph, placed at that paragraph: the block.
         lines = ans.lines if WHOLE_BLOCK or _own_query(req) and _piece_of(counts, ans.block) else \
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
+        lines = lines + _sentence_run_on(page, ans.block[1], lines, pi, counts)
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
         column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
@@ -464,6 +465,52 @@ def _continued(doc: DocumentText, block: tuple[int, int], counts: dict[tuple[int
         if touch is not None:
             out.append(Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in sorted(touch.lines)]))))
     return out
+
+
+_SENTENCE_END = lazy_compile(r"[.!?。！？:;][\"'”’)\]]*$")
+
+
+def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
+                     counts: dict[tuple[int, int], Touch]) -> list[int]:
+    """The lines that finish the sentence the boxed ``lines`` of block ``bi`` end in (nc17d: the layout cut
+    "... the complexity of cost / aggregation from O(ω²) to O(ω)." in two blocks at the superscript): when
+    they end the block without a sentence end and the next block in reading order goes on with it (the
+    passage's match covers it, and it opens in lower case: no heading, no new item), its lines up to the
+    one ending the sentence, with any small line standing inside them (the superscript), up to two blocks on."""
+    out: list[int] = []
+    if not lines or max(lines) != max(page.blocks[bi]):
+        return out
+    text = written_text(page, sorted(lines))
+    for nxt in (bi + 1, bi + 2):
+        if _SENTENCE_END.search(text) or nxt >= len(page.blocks) or (pi, nxt) not in counts \
+                or nxt in page.table_rows:
+            break
+        opening = written_text(page, page.blocks[nxt]).split(maxsplit=1)[:1] or [""]
+        if not opening[0][:1].islower() or opening[0].endswith(":") or not _wraps(page, max(lines + out), nxt):
+            break  # a heading, a new item ("len: the length"), a caption beside it: no sentence run on
+        taken = []
+        for li in page.blocks[nxt]:
+            taken.append(li)
+            if _SENTENCE_END.search(written_text(page, [li])):
+                break
+        box = _union([page.lines[li] for li in taken])
+        inner = [li for li, ln in enumerate(page.lines) if li not in taken and li not in lines and
+                 page.block_of[li] not in (bi, nxt) and _inside(ln, box)]
+        out += taken + inner
+        text = written_text(page, sorted(lines + out))
+    return out
+
+
+def _wraps(page: PageText, li: int, nxt: int) -> bool:
+    """Whether line ``li`` wraps into block ``nxt``: it runs to its column's right edge (as far as any line
+    starting where it starts), a text column (over a third of the page's text width, not a picture's legend),
+    and ``nxt`` opens right under it at the same left edge."""
+    last, first = page.lines[li], page.lines[min(page.blocks[nxt])]
+    right = max(ln[2] for ln in page.lines if abs(ln[0] - last[0]) < 2)
+    height, width = last[3] - last[1], max(ln[2] for ln in page.lines) - min(ln[0] for ln in page.lines)
+    return abs(first[0] - last[0]) < 2 and last[2] >= right - 0.1 * (right - last[0]) \
+        and last[2] - last[0] > width / 3 \
+        and -height < first[1] - last[1] < 1.5 * height
 
 
 @dataclass

@@ -30,6 +30,7 @@ from mnote_kr.plugin_api import (
     ValueMention,
     iter_tokens,
     labelled_row,
+    lazy_compile,
     locator_from_match,
     match_evidence,
     meant_header,
@@ -75,6 +76,24 @@ def without_headers(row: RowParagraph, query: str) -> str:
 
 
 def value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
+    """``_value_column``, unless the cell it chooses holds only the condition of a which-question ("Which book
+    was added in 1988?": Added 1988, a value the query already says): the row answers, its title in the quote.
+    A which-noun naming the label's header ("which year had 95": Year) keeps the cell, its label quoted with it."""
+    col, how = _value_column(row, query)
+    which = _WHICH.search(query)
+    label = row.headers.get(row.label_column, "") if row.label_column is not None else ""
+    if col is not None and which and stem(which.group(1).lower()) not in {stem(t) for t in _tokens(label)} \
+            and (given := _tokens(dict(row.cells).get(col, ""))) and given <= _tokens(query) \
+            and len(row.cells) > 1 + (row.label_column is not None):
+        return None, f"; the cell the query's words choose ({row.headers.get(col) or 'its value'}) holds only " \
+                     "the question's condition: the row answers it"
+    return col, how
+
+
+_WHICH = lazy_compile(r"(?i)\b(?:which|what)\s+(?!(?:is|are|was|were|does|do|did|has|have|had|can|will)\b)([a-z]+)")
+
+
+def _value_column(row: RowParagraph, query: str) -> tuple[int | None, str]:
     """The one value column the query names best, else None (the row), and what ``locatorReason`` adds: the
     header the query names as a phrase, its words inflected ("Who published ...": Publisher; the host's
     ``named_header``), then most query words in its header, then in its value (the words of the row's label
