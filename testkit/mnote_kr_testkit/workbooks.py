@@ -85,3 +85,14 @@ def column_name(col: int) -> str:
         col, rem = divmod(col - 1, 26)
         letters = chr(65 + rem) + letters
     return letters
+
+
+def locate_in_whole_book(plugins, book: Path, query: str):  # type: ignore[no-untyped-def]
+    """The loaded ``plugins``' place for ``query`` in ``book`` when the engine's chunk was the whole workbook
+    (a small book is one chunk): its text as the XLSX reader gives it, cleaned as the pipeline cleans it."""
+    from mnote_kr.models import LocateRequest
+
+    chunk = plugins.extract_text(str(book))
+    bundle = plugins.clean_text(chunk, query, None)
+    return plugins.locate(LocateRequest(file=str(book), evidence=bundle.locator_evidence_text, query=query,
+                                        passage=chunk))

@@ -12,23 +12,13 @@ import hashlib
 from pathlib import Path
 
 import pytest
-
-from mnote_kr.models import LocateRequest
-from mnote_kr.plugins import load_plugins
+from mnote_kr_testkit.workbooks import locate_in_whole_book
 
 BOOK = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "xlsx" / "docling__xlsx_06_edge_cases_.xlsx"
 
 
-@pytest.fixture(scope="module")
-def plugins():  # type: ignore[no-untyped-def]
-    return load_plugins(None)
-
-
 def _locate(plugins, query: str):  # type: ignore[no-untyped-def]
-    chunk = plugins.extract_text(str(BOOK))  # the engine's chunk was the whole workbook
-    bundle = plugins.clean_text(chunk, query, None)
-    return plugins.locate(LocateRequest(file=str(BOOK), evidence=bundle.locator_evidence_text, query=query,
-                                        passage=chunk))
+    return locate_in_whole_book(plugins, BOOK, query)  # the engine's chunk was the whole workbook
 
 
 @pytest.mark.parametrize("query", ["What are the specific use cases in the second sheet?",
