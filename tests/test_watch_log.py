@@ -85,6 +85,13 @@ def test_a_file_a_busy_lightrag_refused_is_said_queued_never_sent(busy: Log) -> 
 
 def test_files_followed_until_indexed_are_said_being_indexed_not_submitted(slow: Log) -> None:
     slow.start()
+    # The first ingest's files are followed too: let that finish first, or its "indexed" line
+    # (with no "sent" line after the clear) is taken for the edit's (a CI failure, 2026-12-06).
+    wait_until(lambda: not any(e.status in ("submitted", "processing") for e in slow.host.registry().entries.values()),
+               timeout_s=60, what=lambda: [a.line() for a in slow.actions])
+    assert slow.watcher is not None and slow.watcher.wait_idle(30)  # the tick that saw it has spoken
+    slow.actions.clear()
+    slow.progress.clear()
     slow.edit()
     wait_until(lambda: any(a.kind == "indexed" for a in slow.actions), timeout_s=60,
                what=lambda: [a.line() for a in slow.actions])
