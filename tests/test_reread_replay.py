@@ -101,8 +101,9 @@ def kb(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[Host, Replay]:
     return host, replay
 
 
+@pytest.mark.parametrize("as_json", [True, False], ids=["json", "text"])
 def test_sync_rereads_an_ocr_text_and_an_inflated_workbook_by_their_new_readings_only(
-        kb: tuple[Host, Replay], capsys: pytest.CaptureFixture[str]) -> None:
+        kb: tuple[Host, Replay], capsys: pytest.CaptureFixture[str], as_json: bool) -> None:
     host, _ = kb
     before = digest_tree(host.root)
     told = host.status()["readings"]["older"]
@@ -110,12 +111,18 @@ def test_sync_rereads_an_ocr_text_and_an_inflated_workbook_by_their_new_readings
     assert "one row" in told["reasons"][SCAN]
 
     capsys.readouterr()
-    assert main(["sync", "--json"]) == 0
-    reread = json.loads(capsys.readouterr().out)["reconcile"]["reread"]
-    assert sorted(reread["sent"]["paths"]) == [INFLATED, SCAN], reread
-    assert "one row" in reread["sent"]["reasons"][SCAN]
-    assert "1,048,496 rows" in reread["sent"]["reasons"][INFLATED]
-    assert reread["recorded"] == 1  # the workbook of honest size: read the same way now, not sent
+    if as_json:
+        assert main(["sync", "--json"]) == 0
+        reread = json.loads(capsys.readouterr().out)["reconcile"]["reread"]
+        assert sorted(reread["sent"]["paths"]) == [INFLATED, SCAN], reread
+        assert "one row" in reread["sent"]["reasons"][SCAN]
+        assert "1,048,496 rows" in reread["sent"]["reasons"][INFLATED]
+        assert reread["recorded"] == 1  # the workbook of honest size: read the same way now, not sent
+    else:
+        assert main(["sync"]) == 0
+        said = [line for line in capsys.readouterr().out.splitlines() if line.startswith("re-read:")]
+        assert len(said) == 2 and any(f"{SCAN} (read again for a scanned table's cells" in x for x in said), said
+        assert any(f"{INFLATED} (read again for its cells as mnote-kr reads them" in x for x in said), said
     entries = host.registry().entries
     assert entries[SCAN].reading == readings.current(readings.OCR) == "ocr:2"
     assert (entries[INFLATED].reading, entries[INFLATED].kind) == (readings.current(readings.WORKBOOK),
