@@ -21,6 +21,7 @@ import mnote_kr_lightrag as plugin
 from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import links, readings, settings
+from mnote_kr_lightrag.client.recognized import OwnText
 from mnote_kr_lightrag.engine.guard import READINGS_PATH, EngineGuard
 
 from .test_lr_decks import deck, listing
@@ -79,8 +80,8 @@ def test_lr_guard_says_whether_the_engine_reads_docx_notes_and_only_with_the_key
 
 
 @pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True}, "lightrag+notes:1"),
-                                                  ({"docxNotes": False}, "lightrag:1"),
-                                                  (None, "lightrag:1")],  # another server: 404
+                                                  ({"docxNotes": False}, "lightrag:2"),
+                                                  (None, "lightrag:2")],  # another server: 404
                          ids=["reads-notes", "patch-off", "own-server"])
 def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it_reads_them(
         env: dict[str, Any], engine: dict[str, Any] | None, expected: str) -> None:
@@ -91,7 +92,7 @@ def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it
         env["replay"].json("GET", READINGS_PATH, engine)
     updates = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "a.docx"), _source(ws, "b.md")], force=False)
     assert [(u.source_root_relative_path, u.status, u.reading) for u in updates] == [
-        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:1")]
+        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:2")]
     assert len(env["replay"].sent("GET", READINGS_PATH)) == 1  # asked for the DOCX only, once
 
 
@@ -168,11 +169,12 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
                _entry("scan.pdf", None), _entry("photo.png", None, "image"), _entry("a.md", None),
                _entry("lost.pptx", None, "text_fallback", light_rag_file_path="lost.pptx.md")]
     check = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=True)
-    assert set(check.older) == {"notes.docx", "linked.pptx", "old.pptx", "commented.pptx"}, check
+    assert set(check.older) == {"notes.docx", "linked.pptx", "old.pptx", "commented.pptx", "book.xlsm"}, check
     assert "speaker notes" in check.older["linked.pptx"]
     assert "review comments" in check.older["commented.pptx"]
-    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:1", "book.xlsm": "xlsm:1",
-                            "a.md": "lightrag:1", "wrapped.pptx": "deck:3"}
+    assert "label" in check.older["book.xlsm"]  # the macro-enabled workbook's text is read differently since
+    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:2", "a.md": "lightrag:2",
+                            "wrapped.pptx": "deck:3"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
     assert "OCR" in check.unknown["scan.pdf"]
@@ -186,3 +188,53 @@ def test_a_report_asks_the_server_only_when_its_answer_can_change_the_count() ->
     assert not readings.asks_server(plain)
     assert readings.asks_server([*plain, _entry("d.docx", "lightrag:1")])
     assert readings.asks_server([*plain, _entry("e.DOCX", None)])
+
+
+def test_lr_check_finds_files_read_by_the_readers_that_changed_since(tmp_path: Path) -> None:
+    """OCR joins a scanned table's cells on one baseline into one row (images' text too), workbooks' text joins
+    a data sheet's label with its value across empty columns, and a linked workbook declaring far more rows
+    than it holds is now sent as mnote-kr's text: the files those readers read before are read again."""
+    inflated, normal = tmp_path / "inflated.xlsx", tmp_path / "normal.xlsx"
+    inflated.write_bytes((CORPUS / "xlsx" / "docling__xlsx_04_inflated.xlsx").read_bytes())
+    normal.write_bytes((CORPUS / "xlsx" / "docling__xlsx_05_table_with_title.xlsx").read_bytes())
+    before = {p: p.read_bytes() for p in (inflated, normal)}
+    entries = [_entry("scan.pdf", "ocr:1", "text_fallback"), _entry("photo.png", "image:1", "image"),
+               _entry("book.xlsx", "workbook:1", "text_fallback"), _entry("book.xlsm", "xlsm:1", "text_fallback"),
+               _entry("inflated.xlsx", "lightrag:1"), _entry("normal.xlsx", "lightrag:1"),
+               _entry("a.pdf", "lightrag:1"), _entry("b.docx", "lightrag:1"), _entry("c.md", "lightrag:2")]
+    for look in (False, True):
+        check = readings.check(_Prov(tmp_path, tmp_path / "inputs"), entries, look=look, notes=False)
+        assert {"scan.pdf", "photo.png", "book.xlsx", "book.xlsm"} <= set(check.older), check
+        assert "one row" in check.older["scan.pdf"] and "one row" in check.older["photo.png"]
+        assert "label" in check.older["book.xlsx"] and "label" in check.older["book.xlsm"]
+        assert not {"a.pdf", "b.docx", "c.md"} & set(check.older)  # the plain reading changed only for workbooks
+    # A report reads no file: each workbook linked by the plain reading's first version is left to sync's check.
+    told = readings.check(None, entries, look=False, notes=False)
+    assert {"inflated.xlsx", "normal.xlsx"} <= set(told.older) and "declares" in told.older["normal.xlsx"]
+    # Sync checks the declared rows, the test the send makes: only the inflated workbook is read differently.
+    looked = readings.check(_Prov(tmp_path, tmp_path / "inputs"), entries, look=True, notes=False)
+    assert "1,048,496 rows" in looked.older["inflated.xlsx"] and "normal.xlsx" not in looked.older
+    assert looked.record == {"normal.xlsx": "lightrag:2"}
+    assert {p: p.read_bytes() for p in (inflated, normal)} == before
+
+
+def test_lr_check_of_a_workbook_indexed_before_readings_finds_its_declared_rows(tmp_path: Path) -> None:
+    (tmp_path / "inflated.xlsx").write_bytes((CORPUS / "xlsx" / "docling__xlsx_04_inflated.xlsx").read_bytes())
+    (tmp_path / "normal.xlsx").write_bytes((CORPUS / "xlsx" / "docling__xlsx_05_table_with_title.xlsx").read_bytes())
+    check = readings.check(_Prov(tmp_path, tmp_path / "inputs"),
+                           [_entry("inflated.xlsx", None), _entry("normal.xlsx", None)], look=True, notes=False)
+    assert set(check.older) == {"inflated.xlsx"} and "1,048,496 rows" in check.older["inflated.xlsx"]
+    assert check.record == {"normal.xlsx": "lightrag:2"}
+
+
+def test_lr_a_send_records_the_readings_of_now() -> None:
+    """What a send records is the current version of its reader: an entry recorded so is never older."""
+    assert readings.of_send("a.md", False, None, False) == "lightrag:2"
+    assert readings.of_send("a.png", True, None, False) == "image:2"
+    for mark, now in ((links.RECOGNIZED_WRAPPER_MARK, "ocr:2"), (links.WORKBOOK_WRAPPER_MARK, "workbook:2"),
+                      (links.MACRO_WORKBOOK_WRAPPER_MARK, "xlsm:2")):
+        assert readings.of_send("x", False, OwnText("text", mark, "note"), False) == now
+    now = [_entry(f"f{i}{suffix}", reading) for i, (suffix, reading) in enumerate(
+        ((".md", "lightrag:2"), (".xlsx", "lightrag:2"), (".png", "image:2"), (".pdf", "ocr:2"),
+         (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
+    assert readings.check(None, now, look=False, notes=False).older == {}

@@ -152,6 +152,7 @@ def test_a_workbook_declaring_far_more_rows_than_it_holds_is_sent_as_its_text(en
     assert workbooks.inflated(str(TITLED)) is None and workbooks.inflated(str(COMMENTED)) is None
     [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "data/inflated.xlsx")], force=False)
     assert update.status == "submitted" and update.kind == "text_fallback", update
+    assert update.reading == "workbook:2"  # a linked one recorded "lightrag:1" before is read again (readings)
     text = (env["inputs"] / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
     assert "# Sheet1" in text and "6 | 0 | -6" in text and len(text) < 5000
     assert update.last_error == ("indexed from the text mnote-kr reads in it, since the workbook declares 1,048,496 "

@@ -47,10 +47,17 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 1, LIGHTRAG_NOTES: 1, IMAGE: 1, OCR: 1, DECK: 3, WORKBOOK: 1, XLSM: 1, FALLBACK: 1, PLUGIN: 1}
-#: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
+VERSIONS = {LIGHTRAG: 2, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 1, PLUGIN: 1}
+_ROWS = "a scanned table's cells on one baseline read as one row"
+_LABELS = "a data sheet's label read in one row with its value across empty columns"
+#: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it. The plain
+#: reading's second version changed only workbooks (``workbooks.inflated``: one declaring far more rows than it
+#: holds is sent as mnote-kr's text); a file of another type read by its first is read the same now.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
-        LIGHTRAG_NOTES: "its footnotes and endnotes"}
+        LIGHTRAG_NOTES: "its footnotes and endnotes",
+        OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
+        WORKBOOK: _LABELS, XLSM: _LABELS,
+        LIGHTRAG: "its cells as mnote-kr reads them, since it declares far more rows than it holds"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
 MARKS = {links.RECOGNIZED_WRAPPER_MARK: f"{OCR}:1", links.DECK_WRAPPER_MARK: f"{DECK}:2",
@@ -139,9 +146,27 @@ def _older(entry: SourceEntry, notes: bool) -> tuple[str, str] | None:
     how, version = split(entry.reading or "")
     if how == LIGHTRAG and notes and _suffix(entry.source_root_relative_path) == ".docx":
         return current(LIGHTRAG_NOTES), ADDS[LIGHTRAG_NOTES]
+    if how == LIGHTRAG and _suffix(entry.source_root_relative_path) != ".xlsx":
+        return None  # the plain reading's second version changed only workbooks
     if how in VERSIONS and version < VERSIONS[how]:
         return current(how), ADDS.get(how, f"what its reader reads since version {VERSIONS[how]}")
     return None
+
+
+#: Why ``status`` counts a workbook linked by the plain reading's first version: only ``sync`` reads its rows.
+_BOOK_TO_CHECK = ("linked before a workbook declaring far more rows than it holds was sent as mnote-kr's text: "
+                  "'mnote-kr sync' checks the rows it declares")
+
+
+def _inflated(path: str) -> str | None:
+    """What a linked workbook's reading now adds when it declares far more rows than it holds: the test the send
+    makes (``workbooks.inflated``, each sheet's first bytes), else None (read the same now)."""
+    from .workbooks import inflated
+
+    rows = inflated(path)
+    if rows is None:
+        return None
+    return f"its cells as mnote-kr reads them, since it declares {rows:,} rows LightRAG's parser walks"
 
 
 def _wrapper_mark(entry: SourceEntry, input_dir: Path | None) -> str | None:
@@ -188,7 +213,7 @@ def _probe(path: str, suffix: str, notes: bool) -> str | None:
         if suffix == ".xlsx":
             from .workbooks import commented
 
-            return "its cell comments, which LightRAG's parser leaves out" if commented(path) else None
+            return "its cell comments, which LightRAG's parser leaves out" if commented(path) else _inflated(path)
     except MnoteKrError:  # a file no check can read (not a zip, over a budget) is read as before: LightRAG's
         return None
     return None
@@ -212,7 +237,14 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             if found is None:
                 continue
             now, adds = found
-            if look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
+            if now == current(LIGHTRAG):  # a workbook linked by the plain reading's first version
+                if not look:
+                    older[rel] = _BOOK_TO_CHECK
+                elif (rows := _inflated(path)) is not None:
+                    older[rel] = f"read again for {rows}"
+                else:
+                    record[rel] = now
+            elif look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
                 record[rel] = now  # a DOCX without notes: LightRAG's blocks are the same either way
             elif look and entry.reading == f"{DECK}:2" and not _deck_comments(path):
                 record[rel] = now  # deck:3 adds only review comments: a deck without any reads the same
