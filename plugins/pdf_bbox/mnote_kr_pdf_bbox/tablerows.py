@@ -21,8 +21,8 @@ table is about, the row answers. The rules, over the page's lines (``page.lines`
 - A title asked for a value where neither finds a row stays, claimed approximate: a title holds no value.
 - *Row*: the row's lines are its band's lines and the other lines of their blocks when a block is a cell
   (``CELL_LINES`` lines at most: a name set over three lines). A table row chosen by the locator is boxed
-  with the lines on its baseline in the table's body under a header row (``headvalues``): the total column
-  beside a row's first cells.
+  with the lines on its baseline in the table's body under a header row (``headvalues``), when the row then
+  holds a figure (a diagram's labels side by side are no row): the total column beside a row's first cells.
 """
 
 from __future__ import annotations
@@ -40,8 +40,8 @@ TITLE_CHARS = 60
 CELL_LINES = 3  # a block of at most this many lines on a row's band is one of its cells
 MIN_VALUES = 3  # the figures of a column a superlative compares
 
-_NUMBERED = re.compile(r"^\s*(表|续表|table|tab\.)\s*[\dA-Za-z一二三四五六七八九十]+(?:[.\-–]\d+)*(?=[\s:：.、]|$)",
-                       re.I)
+_NUMBERED = re.compile(r"^\s*(?:(?:表|续表)\s*[\d一二三四五六七八九十]+|(?i:table|tab\.)\s+(?:\d+|[IVXLC]+|[A-Z]\d*))"
+                       r"(?:[.\-–]\d+)*(?=[\s:：.、]|$)")
 _NOTE = re.compile(r"^\s*(注|备注|资料来源|来源|note|notes|source)\s*[:：\d]", re.I)
 _ASKS = re.compile(r"多少|几|谁|哪|什么|何|最|how\s+(?:much|many)|\bwhat\b|\bwhich\b|\bwho\b|\bvalue\b|[?？]", re.I)
 _MOST = re.compile(r"最高|最多|最大|highest|largest|biggest|greatest|\bmost\b", re.I)
@@ -211,7 +211,8 @@ def _extreme_row(path: str, page: PageText, title: str, lines: list[int], query:
 
 
 def _row_lines(page: PageText, seed: list[int], allowed: set[int]) -> list[int]:
-    """The seed lines, the ``allowed`` lines on their band, and the other lines of a cell block among them."""
+    """The seed lines, the ``allowed`` lines on their band, and the other lines of a cell (a block of at most
+    ``CELL_LINES`` lines) among them."""
     out = set(seed)
     for li in allowed:
         b = page.lines[li]
@@ -220,7 +221,7 @@ def _row_lines(page: PageText, seed: list[int], allowed: set[int]) -> list[int]:
             out.add(li)
     for li in list(out):
         block = page.blocks[page.block_of[li]] if page.block_of[li] >= 0 else [li]
-        if len(block) <= CELL_LINES and all(o in allowed or o in out for o in block):
+        if len(block) <= CELL_LINES:  # a cell of a few lines (a name set over three) belongs to the row
             out.update(block)
     return sorted(out)
 
@@ -247,7 +248,8 @@ def _same_row(page: PageText, bi: int, lines: list[int]) -> list[int] | None:
         if not set(lines) <= body:
             return None
         out = _row_lines(page, lines, body)
-        return out if len(out) > len(set(lines)) else None
+        figures = any(ch.isdigit() for li in out for ch in _line(page, li))  # a diagram's labels are no row
+        return out if len(out) > len(set(lines)) and figures else None
     return None
 
 
