@@ -50,6 +50,7 @@ from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
 from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry, PageText
+from .tablerows import row_place
 
 PLUGIN = "pdf_bbox"
 #: The chosen text block is boxed whole (its paragraph as printed; a block longer than
@@ -243,6 +244,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
             primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
             place_text = column.text
+        row = row_place(doc.path, page, ans.block[1], lines, req.query) \
+            if column is None and ans.rule not in ("verbatim", "cell") else None
+        if row is not None:  # a table's title asked for a value: the row; a row: all its cells (``tablerows``)
+            primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in row.lines])))
+            place_text = row.text
         if ans.rule == "verbatim":
             why += "; the query stands in this text block"
             lead = _heading_lead(doc, ans.block, place_text, req.query, req.passage or evidence)
@@ -253,7 +259,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
                    f"({ans.found} of the query's {ans.terms} content terms)"
             # one rule with the words' choice (precision.py): a block holding few of the query's words
             # is a guess by meaning, an approximate place, however well it ranks
-            degraded = ans.share < MIN_SHARE
+            degraded = ans.share < MIN_SHARE and not (row is not None and row.degraded is False)
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
         elif ans.rule == "named":  # the block holding most of the query's other words on the named page
@@ -267,7 +273,10 @@ def locate_pdf(req: LocateRequest) -> Locator:
             why += f"; a table's header ({column.name!r}) holds no figure: boxed with the " + (
                 "value under it in the row the query names" if column.rows == 1 and column.asked else
                 f"{column.rows} row{'s' * (column.rows > 1)}' value{'s' * (column.rows > 1)} under it")
-        if ans.rare_elsewhere and not degraded:
+        if row is not None:
+            why += row.why
+            degraded = degraded if row.degraded is None else row.degraded
+        if ans.rare_elsewhere and not degraded and (row is None or row.degraded is None):
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
                    "an approximate place"

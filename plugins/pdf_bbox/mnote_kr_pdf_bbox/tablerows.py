@@ -1,0 +1,280 @@
+"""A table's title chosen for a value question gives way to the row holding the asked value, and a table row
+is boxed across all its cells on its baseline.
+
+A question about a table's figures ("八车道高速公路停车区的用地指标基准值是多少？", "一季度末持股比例最高的股东是谁？")
+shares most words with the table's title ("表 7.5 停车区用地指标基准值（公顷/处）"): the title only says what the
+table is about, the row answers. The rules, over the page's lines (``page.lines``, text-frame boxes):
+
+- *Title*: a short block (``TITLE_LINES`` lines, ``TITLE_CHARS`` characters) opening with a table's number
+  ("表 7.5", "Table 3", "Tab. II") or a heading ending in "表" (a table's title in Chinese reports). Its table
+  is the lines under it down to the next title or a note ("注：", "Note:"); a *row* is a band of those lines
+  side by side (overlapping vertically by half a line) holding a digit.
+- *Condition*: a question (``asks_value``) naming a row's cell: a cell (a whitespace-separated piece of the
+  row's lines, full-width forms folded) the query holds and the title does not, CJK without spaces as a
+  substring, a number as a whole number, a Latin word as a word. A row without its first cell (a label
+  merged across rows, printed on one of them) takes the label of the nearest row holding one, for half a
+  cell. The row holding the most, one row alone, is the place.
+- *Extreme*: a superlative question (最高/最多/最大, highest/largest/most; 最低/最少, lowest/smallest/least)
+  naming a column header of the table (a digit-free line under the title, its text in the query): the
+  figures under that header (overlapping its x-range, down to the next line with words across it), all
+  percentages or none, at least ``MIN_VALUES``, the extreme one alone (no tie), and its row is the place.
+- A title asked for a value where neither finds a row stays, claimed approximate: a title holds no value.
+- *Row*: the row's lines are its band's lines and the other lines of their blocks when a block is a cell
+  (``CELL_LINES`` lines at most: a name set over three lines). A table row chosen by the locator is boxed
+  with the lines on its baseline in the table's body under a header row (``headvalues``), when the row then
+  holds a figure (a diagram's labels side by side are no row): the total column beside a row's first cells.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from .headvalues import _body, _char_xs, _header_row, _line, _words
+from .page import Box, PageText
+from .tableread import is_numeric
+
+TITLE_LINES = 2
+TITLE_CHARS = 60
+CELL_LINES = 3  # a block of at most this many lines on a row's band is one of its cells
+MIN_VALUES = 3  # the figures of a column a superlative compares
+
+_NUMBERED = re.compile(r"^\s*(?:(?:表|续表)\s*[\d一二三四五六七八九十]+|(?i:table|tab\.)\s+(?:\d+|[IVXLC]+|[A-Z]\d*))"
+                       r"(?:[.\-–]\d+)*(?=[\s:：.、]|$)")
+_NOTE = re.compile(r"^\s*(注|备注|资料来源|来源|note|notes|source)\s*[:：\d]", re.I)
+_ASKS = re.compile(r"多少|几|谁|哪|什么|何|最|how\s+(?:much|many)|\bwhat\b|\bwhich\b|\bwho\b|\bvalue\b|[?？]", re.I)
+_MOST = re.compile(r"最高|最多|最大|highest|largest|biggest|greatest|\bmost\b", re.I)
+_LEAST = re.compile(r"最低|最少|最小|lowest|smallest|fewest|\bleast\b", re.I)
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_NUMBER = re.compile(r"[-+]?\d[\d,]*(?:\.\d+)?")
+
+
+@dataclass(frozen=True)
+class RowPlace:
+    """The lines to box for a chosen block, their words, what the reason adds, and the claim (None: as it was)."""
+
+    lines: list[int]
+    text: str
+    why: str
+    degraded: bool | None
+
+
+def _fold(text: str) -> str:
+    return "".join(unicodedata.normalize("NFKC", text).casefold().split())
+
+
+def _box(page: PageText, lines: list[int]) -> Box:
+    bs = [page.lines[li] for li in lines]
+    return (min(b[0] for b in bs), min(b[1] for b in bs), max(b[2] for b in bs), max(b[3] for b in bs))
+
+
+def _h(page: PageText, li: int) -> float:
+    b = page.lines[li]
+    return max(b[3] - b[1], 1.0)
+
+
+def table_title(page: PageText, bi: int) -> str | None:
+    """Block ``bi``'s text when it is a table's title: a numbered "表 7.5 …"/"Table 3 …", or a short heading
+    ending in "表"; None otherwise."""
+    lines = page.blocks[bi]
+    if len(lines) > TITLE_LINES:
+        return None
+    text = " ".join(_line(page, li) for li in lines).strip()
+    if not text or len(text) > TITLE_CHARS:
+        return None
+    return text if _NUMBERED.match(text) or text.endswith("表") else None
+
+
+def asks_value(query: str) -> bool:
+    """Whether ``query`` asks for a value (a question word, a superlative, a question mark)."""
+    return bool(_ASKS.search(query))
+
+
+def _table_lines(page: PageText, bi: int) -> list[int]:
+    """The lines under title ``bi`` down to the next title or note, top to bottom (furniture and turned
+    lines aside)."""
+    bottom = _box(page, page.blocks[bi])[3]
+    end, opened = float("inf"), False  # titles right under it (a numbered sub-title) are its own
+    for k in sorted((k for k in range(len(page.blocks)) if k != bi and _box(page, page.blocks[k])[1] >= bottom - 1),
+                    key=lambda k: _box(page, page.blocks[k])[1]):
+        if table_title(page, k) or _NOTE.match(_line(page, page.blocks[k][0])):
+            if opened:
+                end = _box(page, page.blocks[k])[1]
+                break
+        elif page.blocks[k][0] not in page.furniture:
+            opened = True
+    return sorted((li for li, b in enumerate(page.lines) if b[1] >= bottom - 1 and b[1] < end - 1
+                   and li not in page.furniture and li not in page.turned), key=lambda li: page.lines[li][1])
+
+
+def _bands(page: PageText, lines: list[int]) -> list[list[int]]:
+    """``lines`` (top to bottom) grouped side by side: each overlaps its band's first line by half a line."""
+    out: list[list[int]] = []
+    for li in lines:
+        b = page.lines[li]
+        for band in out[-3:]:
+            a = page.lines[band[0]]
+            if min(a[3], b[3]) - max(a[1], b[1]) >= 0.5 * min(_h(page, band[0]), _h(page, li)):
+                band.append(li)
+                break
+        else:
+            out.append([li])
+    return out
+
+
+def _cell_named(cell: str, query: str) -> bool:
+    if not cell or not any(ch.isalnum() for ch in cell):
+        return False
+    if _NUMBER.fullmatch(cell) or cell[:1].isdigit():
+        return re.search(rf"(?<![\d.,]){re.escape(cell)}(?![\d])", query) is not None
+    if _CJK.search(cell):
+        return cell in query
+    return len(cell) >= 2 and re.search(rf"(?<!\w){re.escape(cell)}(?!\w)", query) is not None
+
+
+def _cells(page: PageText, band: list[int]) -> list[str]:
+    return [_fold(c) for li in sorted(band, key=lambda li: page.lines[li][0]) for c in _line(page, li).split()]
+
+
+def _condition_row(page: PageText, title: str, bands: list[list[int]], query: str) -> list[int] | None:
+    """The band holding the most of the query's cells (a label merged across rows counting half), one alone."""
+    q, t = _fold(query), _fold(title)
+    rows = [band for band in bands if any(ch.isdigit() for li in band for ch in _line(page, li))]
+    if not rows:
+        return None
+    left = min(page.lines[li][0] for band in rows for li in band)
+    labelled = [k for k, band in enumerate(rows) if min(page.lines[li][0] for li in band) <= left + _h(page, band[0])]
+    group = {k: k for k in labelled}  # each row's label: its own first cell, else the nearest labelled row's
+    for k, band in enumerate(rows):
+        if k not in group and labelled:
+            group[k] = min(labelled, key=lambda o: abs(page.lines[rows[o][0]][1] - page.lines[band[0]][1]))
+    shared = {g for k, g in group.items() if k != g}  # a label merged across rows names them all: half a cell each
+    scores = []
+    for k, band in enumerate(rows):
+        cells = _cells(page, band)
+        score = float(sum(_cell_named(c, q) and c not in t for c in cells[k in shared:]))
+        if k in group and group[k] in shared:
+            label = _cells(page, rows[group[k]])[0]
+            score += 0.5 * (_cell_named(label, q) and label not in t and not any(ch.isdigit() for ch in label))
+        scores.append(score)
+    best = max(scores)
+    if best < 1 or scores.count(best) > 1:
+        return None
+    return rows[scores.index(best)]
+
+
+def _value(word: str) -> float | None:
+    m = _NUMBER.search(word)
+    try:
+        return float(m.group().replace(",", "")) if m else None
+    except ValueError:
+        return None
+
+
+def _extreme_row(path: str, page: PageText, title: str, lines: list[int], query: str) -> tuple[list[int], str] | None:
+    """The line holding the extreme figure under the column header the superlative query names, and that
+    header; None when the query holds no superlative, names no header, or the figures tie or are too few."""
+    most, least = _MOST.search(query), _LEAST.search(query)
+    if bool(most) == bool(least):
+        return None
+    q, t = _fold(query), _fold(title)
+    heads = [li for li in lines if not any(ch.isdigit() for ch in _line(page, li))
+             and len(f := _fold(_line(page, li))) >= 2 and f in q and f not in t]
+    if not heads:
+        return None
+    head = max(heads, key=lambda li: (len(_line(page, li)), -li))
+    x0, _, x1, bottom = page.lines[head]
+    below = [li for li in lines if page.lines[li][1] >= bottom - 0.25 * _h(page, head)
+             and page.lines[li][2] > x0 and page.lines[li][0] < x1 and li != head]
+    xs = _char_xs(path, page, below)
+    if xs is None:
+        return None
+    found: list[tuple[float, int, str]] = []
+    for li in below:
+        mine = [w for w in _words(page, li, xs) if min(w[2], x1) - max(w[1], x0) > 0]
+        if not any(is_numeric(w[0]) for w in mine) or any(ch.isalpha() for w in mine for ch in w[0]):
+            if found and mine:
+                break  # words across the column, no figure: another table's header or title
+            continue
+        for w in mine:
+            v = _value(w[0])
+            if is_numeric(w[0]) and v is not None:
+                found.append((v, li, w[0]))
+                break
+    if len(found) < MIN_VALUES or len({w.endswith("%") for _, _, w in found}) > 1:
+        return None
+    found.sort(key=lambda f: f[0], reverse=bool(most))
+    if found[0][0] == found[1][0]:
+        return None
+    return [found[0][1]], _line(page, head)
+
+
+def _row_lines(page: PageText, seed: list[int], allowed: set[int]) -> list[int]:
+    """The seed lines, the ``allowed`` lines on their band, and the other lines of a cell (a block of at most
+    ``CELL_LINES`` lines) among them."""
+    out = set(seed)
+    for li in allowed:
+        b = page.lines[li]
+        if any(min(page.lines[s][3], b[3]) - max(page.lines[s][1], b[1]) >= 0.5 * min(_h(page, s), _h(page, li))
+               for s in seed):
+            out.add(li)
+    for li in list(out):
+        block = page.blocks[page.block_of[li]] if page.block_of[li] >= 0 else [li]
+        if len(block) <= CELL_LINES:  # a cell of a few lines (a name set over three) belongs to the row
+            out.update(block)
+    return sorted(out)
+
+
+def row_text(page: PageText, lines: list[int]) -> str:
+    """A row's words left to right, a cell's lines top to bottom."""
+    band = {li: k for k, b in enumerate(_bands(page, sorted(lines, key=lambda li: page.lines[li][1]))) for li in b}
+
+    def key(li: int) -> tuple[float, int, float]:
+        bi = page.block_of[li]
+        return (_box(page, page.blocks[bi])[0] if bi >= 0 else page.lines[li][0], band[li], page.lines[li][0])
+
+    return " ".join(_line(page, li) for li in sorted(lines, key=key))
+
+
+def _same_row(page: PageText, bi: int, lines: list[int]) -> list[int] | None:
+    """``lines`` with the lines on their baseline in the body of the table under a header row above them;
+    None when they stand in no such body or nothing is added."""
+    top = _box(page, lines)[1]
+    for k in sorted(range(len(page.blocks)), key=lambda k: -_box(page, page.blocks[k])[1]):
+        if _box(page, page.blocks[k])[3] > top or (row := _header_row(page, k)) is None:
+            continue
+        body = set(_body(page, row))
+        if not set(lines) <= body:
+            return None
+        out = _row_lines(page, lines, body)
+        figures = any(ch.isdigit() for li in out for ch in _line(page, li))  # a diagram's labels are no row
+        return out if len(out) > len(set(lines)) and figures else None
+    return None
+
+
+def row_place(path: str, page: PageText, bi: int, lines: list[int], query: str) -> RowPlace | None:
+    """Where to box chosen block ``bi`` (its ``lines``) instead: the row a table title's value question asks
+    about, a title kept but claimed approximate, or a row's cells on its baseline; None: as it is."""
+    title = table_title(page, bi)
+    if title is None:
+        full = _same_row(page, bi, lines)
+        if full is None:
+            return None
+        return RowPlace(full, row_text(page, full), "; the row boxed across its cells on its baseline", None)
+    if not asks_value(query) or _fold(query) in _fold(title):
+        return None
+    table = _table_lines(page, bi)
+    bands = _bands(page, table)
+    row = _condition_row(page, title, bands, query)
+    why = "; a table's title holds no value: boxed on the row under it holding the value the query names"
+    if row is None and (extreme := _extreme_row(path, page, title, table, query)) is not None:
+        row = extreme[0]
+        most = "highest" if _MOST.search(query) else "lowest"
+        why = f"; a table's title holds no value: boxed on the row holding the {most} figure under its header " \
+              f"{extreme[1]!r}"
+    if row is None:
+        return RowPlace(lines, row_text(page, lines), "; a table's title holds no value and no row of its table "
+                        "holds the one the query names: an approximate place", True)
+    full = _row_lines(page, row, set(table))
+    return RowPlace(full, row_text(page, full), why, False)

@@ -1,0 +1,121 @@
+"""A PDF table's title gives way to the row the question asks about, and a row is boxed across its cells.
+
+Newcomers' findings (nc17c P5/P6, nc17d B5): "八车道高速公路停车区的用地指标基准值是多少？" got an exact box on the
+title "表 7.5 停车区用地指标基准值（公顷/处）", the answer row "八 2.5000 60000≤Q＜80000" three lines under it;
+"一季度末持股比例最高的股东是谁？" cited the heading "二、报告期末股东总数及前十名股东持股情况表", the 29.43% row
+nowhere; the AOA sensor test's row box stopped at "…= $3,400.", its total $248,200 outside. The evidence is
+the chunk the engine gave (its record; the federal register's is the page's table as its chunk holds it).
+The two later ones were placed by meaning (the vectors an ingest stores), so those tests embed the file first.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+import mnote_kr_pdf_bbox
+from mnote_kr.citations.rank import meaning
+from mnote_kr.models import LocateRequest
+from mnote_kr.plugins import load_plugins
+
+PDF = Path(__file__).resolve().parent / "data" / "corpus" / "pdf"
+LAND = PDF / "pdfplumber__issue-336-example.pdf"
+REPORT = PDF / "pdfplumber__issue-67-example.pdf"
+REGISTER = PDF / "pdfplumber__federal-register-2020-17221.pdf"
+
+LAND_EVIDENCE = (
+    "安徽省建设用地使用标准（2020 年版）\n173\n"
+    "路段的交通量和大型车比例与基准值的编制条件不同时，其用地指标按表 7.6 中\n"
+    "的系数进行调整。\n表 7.5 停车区用地指标基准值（公顷/处）\n公路技术\n"
+    "等级 车道数 用地指标基准值 编制条件 路段交通量 "
+    "Q（peu/d） 大型车比例 u（%）\n高速公路\n八 2.5000 60000≤Q＜80000 20＜μ≤30\n六 2.1333 45000≤Q＜60000 20＜μ≤30\n"
+    "四 1.6667 25000≤Q＜40000 20＜μ≤30\n一级公路 六 1.3333 30000≤Q＜55000 20＜μ≤30 四 0.6667 15000≤Q＜30000 20＜μ≤30\n"
+    "二级公路 二 0.3333 Q＜15000 20＜μ≤30\n注：表中路段交通量应采用停车区所在路段的预测第 20 年交通量。\n"
+    "表 7.6 停车区用地指标调整系数\n公路\n技术\n等级\n车道数 路段交通量 Q （pcu/d） 大型车比例 μ（%） μ≤10 10＜ μ≤20 "
+    "20＜ μ≤30 30＜ μ≤40 μ＞40\n高速\n公路")
+REPORT_EVIDENCE = (
+    "常性损益》中列举的非经常性损益项目界定为经常性损益的项目，应\n说明原因\n□ 适用 √ 不适用\n"
+    "公司报告期不存在将根据《公开发行证券的公司信息披露解释性公告第 1 号——非经常性损益》定义、列举的非经常性损益\n"
+    "项目界定为经常性损益的项目的情形。\n东北电气发展股份有限公司 2018 年第一季度报告全文\n4\n"
+    "二、报告期末股东总数及前十名股东持股情况表\n"
+    "1、普通股股东总数和表决权恢复的优先股股东数量及前 10 名股东持股情况表\n"
+    "单位：股\n报告期末普通股股东总数 79,053\n报告期末表决权恢复的优先股股\n东总数（如有）\n0\n前 10 名股东持股情况\n"
+    "股东名称 股东性质 持股比例 持股数量\n持有有限售条件\n的股份数量\n质押或冻结情况\n股份状态 数量\n香港中央结算\n"
+    "(代理人)有限公\n司\n境外法人 29.43% 257,055,899\n北京海鸿源投资\n管理有限公司\n"
+    "境内非国有法人 9.33% 81,494,850 质押 81,494,850\n杨琴秀 境内自然人 3.20% 27,955,752\n泰达宏利基金－")
+REGISTER_EVIDENCE = (
+    "ESTIMATED COSTS—Continued \nAction Labor cost Parts cost Cost per product Cost on U.S. \noperators \n"
+    "Stabilizer wiring change ........................ Up to 79 work-hours × $85 per hour = \nUp to $6,715.\n"
+    "Up to $3,790 ......... Up to $10,505 ....... Up to $766,865. \n"
+    "AOA sensor system test ....................... 40 work-hours × $85 per hour = \n$3,400.\n"
+    "$0 .......................... $3,400 ................... $248,200. \nThe FAA has received no definitive \n"
+    "data that would enable the agency to \nprovide cost estimates for the \n"
+    "operational readiness flight specified in \nthis proposed AD.")
+
+
+@pytest.fixture(autouse=True)
+def _fresh(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    meaning._memo.clear()
+    meaning._queue.clear()
+    mnote_kr_pdf_bbox.clear_cache()
+
+
+def _locate(file: Path, query: str, evidence: str):  # noqa: ANN202 - a Locator
+    return load_plugins(None).locate(LocateRequest(file=str(file), evidence=evidence, passage=evidence, query=query))
+
+
+def _embedded(file: Path) -> None:
+    """Ingest's preparation: the file's text blocks embedded, as the newcomers' engine had them."""
+    mnote_kr_pdf_bbox.prepare_locate(str(file))
+    meaning.embed_queued(lambda line: None)
+    mnote_kr_pdf_bbox.clear_cache()
+
+
+@pytest.mark.parametrize("query", ["八车道高速公路停车区的用地指标基准值是多少？",
+                                   "停车区用地指标基准值 60000≤Q＜80000 是多少"])
+def test_a_table_title_gives_way_to_the_row_holding_the_asked_condition(query: str) -> None:
+    before = hashlib.sha256(LAND.read_bytes()).digest()
+    loc = _locate(LAND, query, LAND_EVIDENCE)
+    assert loc.page == 1 and loc.bbox is not None, (loc.bbox, loc.locator_reason)
+    # the row "八 2.5000 60000≤Q＜80000 20＜μ≤30" (y 170.7-182.1), not the title (y 121.5-134.4)
+    assert 168 < loc.bbox[1] and loc.bbox[3] < 184, (loc.bbox, loc.place_text, loc.locator_reason)
+    assert "2.5000" in (loc.place_text or "") and "60000≤Q＜80000" in (loc.place_text or ""), loc.place_text
+    assert not loc.locator_degraded and "table's title" in loc.locator_reason, loc.locator_reason
+    assert hashlib.sha256(LAND.read_bytes()).digest() == before
+
+
+def test_a_query_naming_the_table_title_itself_still_cites_the_title() -> None:
+    loc = _locate(LAND, "表 7.5 停车区用地指标基准值（公顷/处）", LAND_EVIDENCE)
+    assert loc.bbox is not None and loc.bbox[1] < 125 and loc.bbox[3] < 136, (loc.bbox, loc.locator_reason)
+
+
+def test_a_title_asked_for_a_value_with_no_row_naming_it_is_no_exact_place() -> None:
+    """A value question whose condition no row of the table holds: the title stays, claimed approximate."""
+    loc = _locate(LAND, "三车道高速公路停车区的用地指标基准值是多少？", LAND_EVIDENCE)
+    assert loc.bbox is not None and loc.bbox[1] < 125, (loc.bbox, loc.locator_reason)
+    assert loc.locator_degraded and "title" in loc.locator_reason, loc.locator_reason
+
+
+def test_a_superlative_question_cites_the_row_holding_the_named_columns_extreme() -> None:
+    _embedded(REPORT)
+    loc = _locate(REPORT, "一季度末持股比例最高的股东是谁？", REPORT_EVIDENCE)
+    assert loc.page == 4 and loc.bbox is not None, (loc.page, loc.bbox, loc.locator_reason)
+    text = loc.place_text or ""
+    assert "29.43%" in text and "香港中央结算" in text, (text, loc.locator_reason)
+    # the row across its cells: the shareholder's name (x 58) to its shares (x 328.6), on the 29.43% band
+    assert loc.bbox[0] < 60 and loc.bbox[2] > 328 and 250 < loc.bbox[1] and loc.bbox[3] < 295, loc.bbox
+    assert "9.33%" not in text and not loc.locator_degraded, loc.locator_reason
+
+
+def test_a_table_row_is_boxed_across_its_cells_on_its_baseline() -> None:
+    _embedded(REGISTER)
+    loc = _locate(REGISTER, "How much would the AOA sensor system test cost US operators in total?",
+                  REGISTER_EVIDENCE)
+    assert loc.page == 6 and loc.bbox is not None, (loc.page, loc.locator_reason)
+    # the row from "AOA sensor system test" (x 45.3) to "$248,200." (x 533.1), and no other row
+    assert loc.bbox[0] < 46 and loc.bbox[2] > 533 and 123 < loc.bbox[1] and loc.bbox[3] < 142, loc.bbox
+    assert "$248,200" in (loc.place_text or "") and "AOA sensor system test" in (loc.place_text or "")
+    assert "$766,865" not in (loc.place_text or ""), loc.place_text
