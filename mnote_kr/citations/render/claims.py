@@ -11,6 +11,11 @@ an ID's latest record (``caches.citecache``: the query and quote of the search a
 the claim in the ID, that record can no longer say another precision than the ID was issued with. The
 store also refuses to give a short ID to a second place (``caches.idrecord.place_of``: file, place,
 claim): a hash collision renames the newcomer, never the ID a note already holds.
+
+A place inside a file is named by the file's version, not by the chunk or block that reached it
+(:func:`id_anchor`): LightRAG's chunks overlap, so two searches can reach one box through two chunks, and
+an ID hashed from the chunk gave that one box two IDs (round 18: ``[rbqt]`` and ``[675q]``). A citation
+with no place inside the file (the whole file, a known page) shows its passage, and is named by it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import msgspec
 from mnote_kr.citations.render.precision import is_approximate, page_hint
 from mnote_kr.models import Locator
 
-__all__ = ["honest", "place_anchor", "place_key"]
+__all__ = ["honest", "id_anchor", "place_anchor", "place_key"]
 
 
 def honest(locator: Locator, cap: str) -> Locator:
@@ -72,3 +77,15 @@ def place_anchor(base: str, locator: Locator) -> str:
     claim = f"~p{hint}" if hint is not None else "~" if is_approximate(locator) else ""
     place = place_key(locator) + claim
     return f"{base}@{place}" if place else base
+
+
+def id_anchor(passage: str, version: str, locator: Locator) -> str:
+    """The anchor a citation's ID is hashed from (:func:`place_anchor` on a base). A place inside the file
+    (``place_key``) is based on the file's version (``version``: its content hash in the registry), so the
+    same place with the same claim in the same version of a file is one ID whichever chunk or block of the
+    search reached it; another version is another ID (``open`` refuses an ID whose file changed). Without a
+    place, or without a known version, the base is ``passage`` (the sidecar block id, else the chunk id,
+    else the passage's text fingerprint), as it always was."""
+    if version and place_key(locator):
+        return place_anchor(f"v:{version}", locator)
+    return place_anchor(passage, locator)
