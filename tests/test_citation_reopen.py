@@ -17,16 +17,21 @@ Markdown file; the two chunks overlap on the paragraph both questions are about.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.fakes import fake_host
 
+from mnote_kr.agents.tools import OPEN_REFERENCE, call_tool
 from mnote_kr.app.host import Host
+from mnote_kr.citations.caches import citecache
+from mnote_kr.citations.render.cards import render_open
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import Citation, ProviderQueryResult, ProviderReference, QueryRequest
-from tests.surfaces import BlockProvider
+from tests.surfaces import BlockProvider, api
 
 REL = "docs/valley.md"
 PARAGRAPHS = [
@@ -77,3 +82,45 @@ def test_one_place_reached_through_two_chunks_keeps_one_id(host: Host) -> None:
     ice, channels = cite(host, ICE_Q), cite(host, CHANNELS_Q)
     assert ice.light_rag_chunk_id != channels.light_rag_chunk_id  # two chunks, one paragraph
     assert ice.citation_id == channels.citation_id
+
+
+@pytest.mark.parametrize("fresh", [False, True], ids=["same process", "another process"])
+def test_open_of_an_id_names_every_search_that_printed_it_with_its_own_quote(host: Host, fresh: bool) -> None:
+    ice, channels = cite(host, ICE_Q), cite(host, CHANNELS_Q)
+    assert "forty metres" in (ice.display_quote or "") and "forty metres" not in (channels.display_quote or "")
+    if fresh:
+        citecache._memory.clear()  # another process: only the store knows the ID
+    plan = host.open(ice.citation_id)
+    said = [(i.search_query, i.display_quote) for i in plan.issues]
+    assert said == [(CHANNELS_Q, channels.display_quote), (ICE_Q, ice.display_quote)]  # newest first
+    assert all(i.issued_at for i in plan.issues)
+    # openAction stays the latest search's (the viewer's "back to results"), and the words say whose it is
+    assert (plan.open_action.search_query, plan.open_action.display_quote) == said[0]
+    text = render_open(plan)
+    assert f"quote from the latest of 2 searches that printed {ice.citation_id}" in text
+    assert f"search {CHANNELS_Q!r}" in text and f"search {ICE_Q!r}" in text
+    assert (ice.display_quote or "").split()[0] in text.split(f"search {ICE_Q!r}", 1)[1]
+
+
+def test_the_same_search_again_is_one_issue_and_json_http_mcp_carry_the_issues(host: Host) -> None:
+    ice = cite(host, ICE_Q)
+    cite(host, CHANNELS_Q)
+    cite(host, ICE_Q)  # the first search again: its quote is the latest now, said once
+    plan = host.open(ice.citation_id)
+    assert [i.search_query for i in plan.issues] == [ICE_Q, CHANNELS_Q]
+    wire = json.loads(msgspec.json.encode(plan))
+    assert [i["searchQuery"] for i in wire["issues"]] == [ICE_Q, CHANNELS_Q]
+    assert wire["openAction"]["searchQuery"] == ICE_Q  # the contract's fields as they were
+    mcp = msgspec.to_builtins(call_tool(host, OPEN_REFERENCE, {"citationId": ice.citation_id}))
+    assert [i["searchQuery"] for i in mcp["issues"]] == [ICE_Q, CHANNELS_Q]
+    with api(host) as (_, client):
+        over_http = client.post("/api/knowledge-rag/open-reference", json={"citationId": ice.citation_id}).json()
+    assert [i["displayQuote"] for i in over_http["issues"]] == [i.display_quote for i in plan.issues]
+
+
+def test_an_id_one_search_printed_says_so_without_a_list(host: Host) -> None:
+    ice = cite(host, ICE_Q)
+    plan = host.open(ice.citation_id)
+    assert [i.search_query for i in plan.issues] == [ICE_Q]
+    text = render_open(plan)
+    assert f"quote from search {ICE_Q!r}" in text and "latest of" not in text
