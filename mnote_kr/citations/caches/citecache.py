@@ -7,10 +7,12 @@ of mnote-kr's state, not in the user's folder:
 
 * **Where:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (``Workspace.workspace_id``: one
   workspace's IDs apart from another's), 0600 in 0700 folders (``idstore``: SQLite, write-ahead log).
-* **What:** one record per ID, upserted: the latest issue of an ID wins (the query and quote of the
-  search a user just left: the viewer's "back to results", the open plan's ``openAction``), with
-  only what ``open``, the viewer and MCP read (``idrecord``; one search's records are deflated together,
-  ``benchmarks/citation_ids.py`` has the bytes an ID takes).
+* **What:** one record per ID, upserted: the latest issue of an ID gives the citation (the query and quote
+  of the search a user just left: the viewer's "back to results", the open plan's ``openAction``), and
+  the record keeps the searches that printed the ID before, each with the quote it showed (``earlier``,
+  read in the same transaction: an ID names a place, the quote depends on the question; ``open`` lists
+  them as ``issues``), with only what ``open``, the viewer and MCP read (``idrecord``; one search's
+  records are deflated together, ``benchmarks/citation_ids.py`` has the bytes an ID takes).
 * **An ID never changes place:** an ID is a short hash (``render.ids``); when the store holds it for
   another place (``idrecord.place_of``: another file, or another place or claim in it), the new
   citation is renamed to a 5-character ID of its own, in the same transaction (``remember`` returns

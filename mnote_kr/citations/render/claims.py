@@ -1,16 +1,16 @@
 """Where a citation points inside its file and what it claims of that place: the part of a citation
 its ID stands for.
 
-An ID (``ids.citation_id``) is hashed from its passage (the sidecar block, else the chunk, else the
-text) and :func:`place_anchor`: the place (:func:`place_key`) and how sure the citation is of it
-(``precision``: exact, approximate, a file citation's known page). Whether a place is exact depends on
-the query (the same box holds the answer to one question and is only the passage of another), so the
-claim is part of what an ID names: an exact and an approximate citation of one box are two IDs, and a
-later search cannot re-issue an ID with another claim than it was issued with. The ID store keeps
-an ID's latest record (``caches.citecache``: the query and quote of the search a user just left); with
-the claim in the ID, that record can no longer say another precision than the ID was issued with. The
-store also refuses to give a short ID to a second place (``caches.idrecord.place_of``: file, place,
-claim): a hash collision renames the newcomer, never the ID a note already holds.
+An ID (``ids.citation_id``) is hashed from its file's version for a place inside the file, else its passage
+(the sidecar block, else the chunk, else the text; :func:`id_anchor`), and :func:`place_anchor`: the place
+(:func:`place_key`) and how sure the citation is of it (``precision``: exact, approximate, a file citation's
+known page). Whether a place is exact depends on the query (the same box holds the answer to one question and
+is only the passage of another), so the claim is part of what an ID names: an exact and an approximate
+citation of one box are two IDs, and a later search cannot re-issue an ID with another claim than it was
+issued with. The ID store keeps an ID's latest record and the searches that printed it before
+(``caches.citecache``); with the claim in the ID, that record can no longer say another precision than the ID
+was issued with. The store also refuses to give a short ID to a second place (``caches.idrecord.place_of``:
+file, place, claim): a hash collision renames the newcomer, never the ID a note already holds.
 
 A place inside a file is named by the file's version, not by the chunk or block that reached it
 (:func:`id_anchor`): LightRAG's chunks overlap, so two searches can reach one box through two chunks, and
