@@ -9,9 +9,9 @@ pasted into a note when it was issued exact.
 
 Two rules keep an ID's word (``mnote_kr.citations.render.ids``, ``mnote_kr.citations.caches.citecache``):
 the claim (exact, approximate, the page a file citation knew) is part of the place an ID names, so an
-exact and an approximate citation of one box get their own IDs; and an ID's record, once logged for a
-version of its file, is the one ``open`` gives (its query and quote too), so the same place with the same
-claim keeps its ID across searches without a later search rewriting it. The workspace and replay are
+exact and an approximate citation of one box get their own IDs; and the same place with the same claim
+keeps its ID across searches, a later search never rewriting its claim (``open`` names each search that
+printed it, with its own quote: ``tests/test_citation_reopen.py``). The workspace and replay are
 ``tests/test_pipeline_replay.py``'s; the PDF is one text block on page 1.
 """
 

@@ -32,7 +32,7 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning, wordsonly
 from mnote_kr.citations.rank.grounding import UNSUPPORTED, WRITTEN_SCORE, ground, placed, same_place, sentence_locator
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
-from mnote_kr.citations.render.claims import honest, place_anchor, place_key
+from mnote_kr.citations.render.claims import honest, id_anchor, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped, weak_reason, why_no_results
@@ -330,8 +330,8 @@ def build_citations(
             continue
         seen.update(k for k in (same_block, same_place) if k is not None)
         # The place and its claim are the anchor: an ID handed out once opens that place, as sure as it
-        # said, whatever the next query locates in the same block or chunk (``claims.place_anchor``).
-        anchor = place_anchor(block_id or ref.chunk_id or bundle.normalized_fingerprint, locator)
+        # said, whichever chunk or block of whichever search reached it (``claims.id_anchor``).
+        anchor = id_anchor(block_id or ref.chunk_id or bundle.normalized_fingerprint, entry.source_hash, locator)
         occurrence = occurrences[(entry.source_id, anchor)]
         occurrences[(entry.source_id, anchor)] += 1
         cid = citation_id(ref.provider, entry.source_id, anchor, occurrence, image=entry.kind == "image", taken=taken)
@@ -384,7 +384,7 @@ def build_citations(
         )
         scored.append((0.0, len(scored), citation))
         runners.append(runner_citations(citation, located, block_id or ref.chunk_id or bundle.normalized_fingerprint,
-                                        taken) if RUNNERS_UP else [])
+                                        taken, entry.source_hash) if RUNNERS_UP else [])
     # The passage that answers first: the provider's order plus a lexical score of the query over
     # the passages of this search (mnote_kr.citations.rank.ranking).
     for i, (value, parts) in enumerate(relevance(query, candidates, total)):
@@ -555,6 +555,7 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
     of its place's chunk that holds it; a place no citation of the search had gets its own ID (remembered)."""
     taken = {c.citation_id for c in places}
     minted: dict[str, Citation] = {}
+    versions = {rel: e.source_hash for rel, e in host.registry().entries.items()}  # the IDs' file versions
 
     def locate(c: Citation, sentence: str) -> Citation:
         try:
@@ -570,7 +571,8 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
         for p in (c, *places):
             if p.source_root_relative_path == c.source_root_relative_path and same_place(p.locator, locator):
                 return p
-        anchor = place_anchor(c.block_id or c.light_rag_chunk_id or "", locator)
+        anchor = id_anchor(c.block_id or c.light_rag_chunk_id or "", versions.get(c.source_root_relative_path, ""),
+                           locator)
         if anchor not in minted:
             cid = citation_id(c.provider, c.source_id or "", anchor, 0, taken=taken)
             url = citation_url(c.source_root_relative_path, locator)

@@ -30,6 +30,7 @@ from mnote_kr.models.document import (  # noqa: F401  (the contracts are importe
     ModelSlide,
     PageSize,
 )
+from mnote_kr.models.issued import IssuedQuote
 from mnote_kr.models.registry import (  # noqa: F401
     INDEXED_STATUSES,
     REGISTRY_SCHEMA_VERSION,
@@ -505,6 +506,8 @@ class OpenPlan(Frozen, frozen=True, kw_only=True):
     #: issued for; ``resource_path`` is the file's new path and ``note`` says so in words.
     moved_from: str | None = None
     note: str | None = None
+    #: Every search that printed this ID, newest first (``openAction`` holds the first one's query and quote).
+    issues: list[IssuedQuote] = []
 
 
 # --------------------------------------------------------------------------- status

@@ -7,10 +7,12 @@ of mnote-kr's state, not in the user's folder:
 
 * **Where:** ``<state_dir>/citations/<workspace id>/ids.sqlite3`` (``Workspace.workspace_id``: one
   workspace's IDs apart from another's), 0600 in 0700 folders (``idstore``: SQLite, write-ahead log).
-* **What:** one record per ID, upserted: the latest issue of an ID wins (the query and quote of the
-  search a user just left: the viewer's "back to results", the open plan's ``openAction``), with
-  only what ``open``, the viewer and MCP read (``idrecord``; one search's records are deflated together,
-  ``benchmarks/citation_ids.py`` has the bytes an ID takes).
+* **What:** one record per ID, upserted: the latest issue of an ID gives the citation (the query and quote
+  of the search a user just left: the viewer's "back to results", the open plan's ``openAction``), and
+  the record keeps the searches that printed the ID before, each with the quote it showed (``earlier``,
+  read in the same transaction: an ID names a place, the quote depends on the question; ``open`` lists
+  them as ``issues``), with only what ``open``, the viewer and MCP read (``idrecord``; one search's
+  records are deflated together, ``benchmarks/citation_ids.py`` has the bytes an ID takes).
 * **An ID never changes place:** an ID is a short hash (``render.ids``); when the store holds it for
   another place (``idrecord.place_of``: another file, or another place or claim in it), the new
   citation is renamed to a 5-character ID of its own, in the same transaction (``remember`` returns
@@ -37,6 +39,7 @@ import sys
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -49,7 +52,7 @@ from mnote_kr.core import paths
 from mnote_kr.core.locks import exclusive
 from mnote_kr.core.private import PRIVATE_DIR
 from mnote_kr.errors import ConfigError, MnoteKrError
-from mnote_kr.models import Citation, GroundedSentence
+from mnote_kr.models import Citation, GroundedSentence, IssuedQuote
 
 if TYPE_CHECKING:
     from mnote_kr.core.registry import Registry
@@ -85,8 +88,9 @@ class _Issued(Citation, frozen=True, kw_only=True):
 _cache_decoder = msgspec.json.Decoder(_CitationCache)
 _line_decoder = msgspec.json.Decoder(_Issued)
 
-#: Per workspace id: (place, citation, source hash) of the IDs this process issued, newest last.
-_memory: dict[str, OrderedDict[str, tuple[int, Citation, str]]] = {}
+#: Per workspace id: (place, citation, source hash, the searches that printed it) of the IDs this process
+#: issued, newest last.
+_memory: dict[str, OrderedDict[str, tuple[int, Citation, str, list[IssuedQuote]]]] = {}
 #: IDs of ``_memory`` issued while the store could not be written, by workspace: the next write takes them.
 _held: dict[str, set[str]] = {}
 _memory_lock = threading.RLock()
@@ -149,10 +153,17 @@ def previous_path(path: Path) -> Path:
 def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
     """The remembered citation with this (normalised) ID and its file's content hash when it was
     issued ("" when it was logged before the hash was kept), or None: unknown or expired."""
+    found = issued_history(host, citation_id)
+    return (found[0], found[1]) if found is not None else None
+
+
+def issued_history(host: Host, citation_id: str) -> tuple[Citation, str, list[IssuedQuote]] | None:
+    """:func:`issued`, and the searches that printed the ID, newest first (the citation holds the first's
+    query and quote): an ID names a place, and each search shows its own quote there."""
     own = _memory.get(host.workspace.workspace_id)
     mine = own.get(citation_id) if own is not None else None
     if mine is not None:
-        return mine[1], mine[2]
+        return mine[1], mine[2], mine[3]
     on = _log_on(host)
     if on:
         _migrate(host)
@@ -160,11 +171,11 @@ def issued(host: Host, citation_id: str) -> tuple[Citation, str] | None:
         row = idstore.get(store_path(host), citation_id)
     record = idrecord.decode(row[1], citation_id) if row is not None else None
     if record is not None:
-        return idrecord.to_citation(record, _source_path(host, record.rel)), record.source_hash
+        return idrecord.to_citation(record, _source_path(host, record.rel)), record.source_hash, idrecord.issues(record)
     if not on:  # nothing is written with the log off: a former log is read where it lies
         old = _old_lines(host).get(citation_id)
         if old is not None:
-            return _plain(old), old.source_hash
+            return _plain(old), old.source_hash, [idrecord.issue_of(old)]
     return None
 
 
@@ -238,7 +249,7 @@ def load(host: Host) -> dict[str, Citation]:
         record = idrecord.decode(data, cid)
         if record is not None:
             out[cid] = idrecord.to_citation(record, _source_path(host, record.rel))
-    for cid, (_, citation, _) in _memory.get(host.workspace.workspace_id, {}).items():
+    for cid, (_, citation, _, _) in _memory.get(host.workspace.workspace_id, {}).items():
         out.pop(cid, None)
         out[cid] = citation
     return out
@@ -279,18 +290,19 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
     hashes = [_source_hash(reg, c) for c in citations]
     places = [idrecord.place_of(c) for c in citations]
     ws = host.workspace.workspace_id
+    now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
     if not log_enabled(host):
         with _memory_lock:  # check and keep at once: two threads never give one ID two places
             own = _memory.get(ws) or OrderedDict()
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
-            _keep_in_memory(ws, renamed, places, hashes)
+            _keep_in_memory(ws, renamed, places, hashes, now)
         return renamed
     kept = keep(host)
     try:
         _migrate(host)
         for tries_left in range(idstore.WRITE_TRIES - 1, -1, -1):  # as a read: a passing error clears
             try:
-                renamed = _written(host, citations, places, hashes, kept)
+                renamed, histories = _written(host, citations, places, hashes, kept, now)
                 break
             except sqlite3.DatabaseError:
                 if not tries_left:
@@ -300,34 +312,44 @@ def remember(host: Host, citations: list[Citation], registry: Registry | None = 
         with _memory_lock:
             own = _memory.get(ws) or OrderedDict()
             renamed = _issue(citations, places, lambda cid: (own[cid][0] if cid in own else None))
-            _keep_in_memory(ws, renamed, places, hashes)
+            _keep_in_memory(ws, renamed, places, hashes, now)
             _held.setdefault(ws, set()).update(c.citation_id for c in renamed)  # the next write takes them
         return renamed
-    _keep_in_memory(ws, renamed, places, hashes)
+    _keep_in_memory(ws, renamed, places, hashes, now, histories)
     return renamed
 
 
 def _written(host: Host, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str],
-             kept: int) -> list[Citation]:
+             kept: int, now: str) -> tuple[list[Citation], list[list[IssuedQuote]]]:
     """:func:`remember`'s transaction: first the IDs this process issued while the store could not be
     written (``_held``, those the store has not issued since), then the citations, checked and renamed
-    against the store, upserted, and the oldest IDs evicted. Returns the citations as issued."""
+    against the store, upserted with the searches that printed them before (an ID the store holds for the
+    same place), and the oldest IDs evicted. Returns the citations as issued and the searches of each."""
     ws = host.workspace.workspace_id
     with _memory_lock:
         own = _memory.get(ws) or {}
-        late = [(cid, own[cid][0], idrecord.record_of(own[cid][1], own[cid][2]))
+        late = [(cid, own[cid][0], idrecord.record_of(own[cid][1], own[cid][2], own[cid][3]))
                 for cid in _held.get(ws, ()) if cid in own]
     asked = {c.citation_id for c in citations}
     with idstore.writing(store_path(host)) as tx:
         _write(tx.add_missing, late)
         held = tx.places(asked)
         renamed = _issue(citations, places, lambda cid: held.get(cid) if cid in asked else tx.place(cid))
-        _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash))
-                           for c, place, source_hash in zip(renamed, places, hashes, strict=True)])
+        before = tx.records(c.citation_id for c in renamed)
+        histories = [idrecord.history(idrecord.issue_of(c, now), _before(before.get(c.citation_id), c, place))
+                     for c, place in zip(renamed, places, strict=True)]
+        _write(tx.upsert, [(c.citation_id, place, idrecord.record_of(c, source_hash, history))
+                           for c, place, source_hash, history in zip(renamed, places, hashes, histories, strict=True)])
         tx.evict(max(kept, len(renamed)))  # never this search's own IDs: a top-k of 200 issues more than 100
     with _memory_lock:
         _held.pop(ws, None)
-    return renamed
+    return renamed, histories
+
+
+def _before(row: tuple[int, bytes] | None, c: Citation, place: int) -> list[IssuedQuote]:
+    """The searches that printed ``c``'s ID before, from its row in the store (none for another place)."""
+    record = idrecord.decode(row[1], c.citation_id) if row is not None and row[0] == place else None
+    return idrecord.issues(record) if record is not None else []
 
 
 def _write(put: Callable[..., Any], rows: Sequence[tuple[str, int, idrecord.Record]]) -> None:
@@ -413,12 +435,17 @@ def _issue(citations: Sequence[Citation], places: Sequence[int],
     return out
 
 
-def _keep_in_memory(ws: str, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str]) -> None:
+def _keep_in_memory(ws: str, citations: Sequence[Citation], places: Sequence[int], hashes: Sequence[str], now: str,
+                    histories: Sequence[list[IssuedQuote]] | None = None) -> None:
+    """Keep issued citations in this process; ``histories``: the searches of each as the store has them
+    (without the store, the searches this process saw print the ID for the same place)."""
     with _memory_lock:
         own = _memory.setdefault(ws, OrderedDict())
-        for c, place, source_hash in zip(citations, places, hashes, strict=True):
-            own.pop(c.citation_id, None)
-            own[c.citation_id] = (place, c, source_hash)
+        for k, (c, place, source_hash) in enumerate(zip(citations, places, hashes, strict=True)):
+            old = own.pop(c.citation_id, None)
+            history = histories[k] if histories is not None else idrecord.history(
+                idrecord.issue_of(c, now), old[3] if old is not None and old[0] == place else [])
+            own[c.citation_id] = (place, c, source_hash, history)
         while len(own) > CITATION_CACHE_MAX:
             own.popitem(last=False)
 

@@ -29,9 +29,10 @@ import zlib
 import msgspec
 
 from mnote_kr.citations.render.claims import place_anchor
-from mnote_kr.models import Citation, CitationDiagnostics, Locator, Place
+from mnote_kr.models import Citation, CitationDiagnostics, IssuedQuote, Locator, Place
 
-__all__ = ["PACK_MAX", "ZLIB_LEVEL", "Record", "decode", "encode", "pack", "place_of", "record_of", "to_citation"]
+__all__ = ["MAX_ISSUES", "PACK_MAX", "ZLIB_LEVEL", "Record", "decode", "encode", "history", "issue_of", "issues",
+           "pack", "place_of", "record_of", "to_citation"]
 
 
 class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
@@ -55,6 +56,8 @@ class Record(msgspec.Struct, kw_only=True, rename="camel", omit_defaults=True):
     citation_markdown: str = ""
     alternatives: list[Place] = []
     source_map_path: str | None = None
+    issued_at: str = ""  # when this search printed the ID (UTC, ISO 8601)
+    earlier: list[IssuedQuote] = []  # the searches that printed the ID before it, newest first (``history``)
 
 
 #: Field names and common values, most frequent last (nearest): deflate finds them in every record.
@@ -97,8 +100,37 @@ def place_of(c: Citation) -> int:
     return int.from_bytes(hashlib.sha256(material).digest()[:8], "big", signed=True)
 
 
-def record_of(c: Citation, source_hash: str) -> Record:
-    """What the store keeps of ``c`` (``source_hash``: its file's content hash when it was issued)."""
+#: The searches an ID's record names at most (the latest and those before it): an ID a place keeps for
+#: months is printed by many searches; the oldest beyond these are forgotten, never another search's quote.
+MAX_ISSUES = 8
+
+
+def issue_of(c: Citation, issued_at: str = "") -> IssuedQuote:
+    """What the search that issued ``c`` showed under its ID: its query and quote."""
+    return IssuedQuote(search_query=c.search_query, display_quote=c.display_quote, issued_at=issued_at)
+
+
+def history(latest: IssuedQuote, before: list[IssuedQuote]) -> list[IssuedQuote]:
+    """The searches that printed an ID, newest first: ``latest``, then ``before`` (newest first) without the
+    ones that showed the same query and quote again, at most :data:`MAX_ISSUES`."""
+    out, seen = [latest], {(latest.search_query, latest.display_quote)}
+    for issue in before:
+        if (issue.search_query, issue.display_quote) not in seen and len(out) < MAX_ISSUES:
+            seen.add((issue.search_query, issue.display_quote))
+            out.append(issue)
+    return out
+
+
+def issues(record: Record) -> list[IssuedQuote]:
+    """The searches that printed ``record``'s ID, newest first (its own query and quote, then ``earlier``)."""
+    return [IssuedQuote(search_query=record.search_query, display_quote=record.display_quote,
+                        issued_at=record.issued_at), *record.earlier]
+
+
+def record_of(c: Citation, source_hash: str, issued: list[IssuedQuote] | None = None) -> Record:
+    """What the store keeps of ``c`` (``source_hash``: its file's content hash when it was issued; ``issued``:
+    the searches that printed its ID, newest first, the first ``c``'s own: :func:`history`)."""
+    latest, *earlier = issued or [issue_of(c)]
     return Record(
         id=c.citation_id, provider=c.provider, rel=c.source_root_relative_path, locator=c.locator,
         source_id=c.source_id, source_hash=source_hash, light_rag_doc_id=c.light_rag_doc_id,
@@ -106,7 +138,7 @@ def record_of(c: Citation, source_hash: str) -> Record:
         display_quote=c.display_quote, context_quote=c.context_quote, locator_evidence_text=c.locator_evidence_text,
         search_query=c.search_query, citation_url=c.citation_url, citation_markdown=c.citation_markdown,
         alternatives=[msgspec.structs.replace(a, viewer_url=None) for a in c.alternatives],
-        source_map_path=c.source_map_path)
+        source_map_path=c.source_map_path, issued_at=latest.issued_at, earlier=earlier)
 
 
 def _deflate(data: bytes, level: int) -> bytes:

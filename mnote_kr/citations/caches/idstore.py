@@ -319,6 +319,18 @@ class Writing:
                                 (citation_id, citation_id)).fetchone()
         return int(row[0]) if row is not None else None
 
+    def records(self, ids: Iterable[str]) -> dict[str, tuple[int, bytes]]:
+        """The place and record of each of ``ids`` the store holds, as :func:`get` hands them back (an evicted
+        ID has none)."""
+        wanted = list(dict.fromkeys(ids))
+        out: dict[str, tuple[int, bytes]] = {}
+        for start in range(0, len(wanted), 500):  # under SQLite's bound-parameter limit
+            part = wanted[start:start + 500]
+            rows = self._con.execute(f"SELECT i.id, i.place, i.record, b.blob FROM ids i LEFT JOIN batches b "
+                                     f"ON b.n = i.batch WHERE i.id IN ({','.join('?' * len(part))})", part)
+            out.update((str(i), (int(p), bytes(r) + bytes(b or b""))) for i, p, r, b in rows)
+        return out
+
     def upsert(self, rows: Sequence[tuple[str, int, bytes]], shared: bytes | None = None) -> None:
         """``(id, place, record)`` rows, in issue order (the last is the most recent); ``shared``: the bytes
         their records share (a batch: each row's record is handed back followed by them)."""

@@ -18,6 +18,7 @@ from mnote_kr.models import (
     AgentQueryResult,
     Citation,
     IngestReport,
+    IssuedQuote,
     Locator,
     NotIndexed,
     OpenPlan,
@@ -66,12 +67,34 @@ def _place_words(c: Citation | Place) -> str:
     return locator_text(c.locator, numbers=False)
 
 
+#: Characters of a quote ``open`` prints for each search that printed the ID (``--json`` has them whole).
+OPEN_QUOTE_CHARS = 300
+
+
+def _issue_words(issue: IssuedQuote) -> str:
+    when = f" ({issue.issued_at})" if issue.issued_at else ""
+    quote = " ".join((issue.display_quote or "").split())
+    quote = quote if len(quote) <= OPEN_QUOTE_CHARS else quote[:OPEN_QUOTE_CHARS - 1].rstrip() + "…"
+    return f"search {issue.search_query!r}{when}: " + (quote or "(no quote)")
+
+
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
-    (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    (``passage box (approximate), p.4 at ...``), the citation URL, then the quote and the search it came
+    from. An ID names a place and several searches may have printed it, each with its own quote: the
+    latest's comes first and says so, the earlier ones follow (``OpenPlan.issues``)."""
     moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
+    issues = plan.issues or ([IssuedQuote(search_query=plan.open_action.search_query,
+                                          display_quote=plan.open_action.display_quote)]
+                             if plan.open_action.search_query else [])
+    said = ""
+    if len(issues) == 1:
+        said = f"\nquote from {_issue_words(issues[0])}"
+    elif issues:
+        said = (f"\nquote from the latest of {len(issues)} searches that printed {plan.citation_id}, "
+                f"{_issue_words(issues[0])}" + "".join(f"\n  earlier, {_issue_words(i)}" for i in issues[1:]))
     return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
-            f"{plan.citation_url}{moved}")
+            f"{plan.citation_url}{moved}{said}")
 
 
 def source_card(c: Citation) -> str:

@@ -1,16 +1,21 @@
 """Where a citation points inside its file and what it claims of that place: the part of a citation
 its ID stands for.
 
-An ID (``ids.citation_id``) is hashed from its passage (the sidecar block, else the chunk, else the
-text) and :func:`place_anchor`: the place (:func:`place_key`) and how sure the citation is of it
-(``precision``: exact, approximate, a file citation's known page). Whether a place is exact depends on
-the query (the same box holds the answer to one question and is only the passage of another), so the
-claim is part of what an ID names: an exact and an approximate citation of one box are two IDs, and a
-later search cannot re-issue an ID with another claim than it was issued with. The ID store keeps
-an ID's latest record (``caches.citecache``: the query and quote of the search a user just left); with
-the claim in the ID, that record can no longer say another precision than the ID was issued with. The
-store also refuses to give a short ID to a second place (``caches.idrecord.place_of``: file, place,
-claim): a hash collision renames the newcomer, never the ID a note already holds.
+An ID (``ids.citation_id``) is hashed from its file's version for a place inside the file, else its passage
+(the sidecar block, else the chunk, else the text; :func:`id_anchor`), and :func:`place_anchor`: the place
+(:func:`place_key`) and how sure the citation is of it (``precision``: exact, approximate, a file citation's
+known page). Whether a place is exact depends on the query (the same box holds the answer to one question and
+is only the passage of another), so the claim is part of what an ID names: an exact and an approximate
+citation of one box are two IDs, and a later search cannot re-issue an ID with another claim than it was
+issued with. The ID store keeps an ID's latest record and the searches that printed it before
+(``caches.citecache``); with the claim in the ID, that record can no longer say another precision than the ID
+was issued with. The store also refuses to give a short ID to a second place (``caches.idrecord.place_of``:
+file, place, claim): a hash collision renames the newcomer, never the ID a note already holds.
+
+A place inside a file is named by the file's version, not by the chunk or block that reached it
+(:func:`id_anchor`): LightRAG's chunks overlap, so two searches can reach one box through two chunks, and
+an ID hashed from the chunk gave that one box two IDs (round 18: ``[rbqt]`` and ``[675q]``). A citation
+with no place inside the file (the whole file, a known page) shows its passage, and is named by it.
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import msgspec
 from mnote_kr.citations.render.precision import is_approximate, page_hint
 from mnote_kr.models import Locator
 
-__all__ = ["honest", "place_anchor", "place_key"]
+__all__ = ["honest", "id_anchor", "place_anchor", "place_key"]
 
 
 def honest(locator: Locator, cap: str) -> Locator:
@@ -72,3 +77,15 @@ def place_anchor(base: str, locator: Locator) -> str:
     claim = f"~p{hint}" if hint is not None else "~" if is_approximate(locator) else ""
     place = place_key(locator) + claim
     return f"{base}@{place}" if place else base
+
+
+def id_anchor(passage: str, version: str, locator: Locator) -> str:
+    """The anchor a citation's ID is hashed from (:func:`place_anchor` on a base). A place inside the file
+    (``place_key``) is based on the file's version (``version``: its content hash in the registry), so the
+    same place with the same claim in the same version of a file is one ID whichever chunk or block of the
+    search reached it; another version is another ID (``open`` refuses an ID whose file changed). Without a
+    place, or without a known version, the base is ``passage`` (the sidecar block id, else the chunk id,
+    else the passage's text fingerprint), as it always was."""
+    if version and place_key(locator):
+        return place_anchor(f"v:{version}", locator)
+    return place_anchor(passage, locator)

@@ -14,7 +14,7 @@ import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
-from mnote_kr.citations.render.claims import place_anchor, place_key
+from mnote_kr.citations.render.claims import id_anchor, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
 
@@ -42,17 +42,19 @@ def _as_place(c: Citation) -> Place:
                  heading_path=c.heading_path, relevance_score=c.relevance_score, citation_url=c.citation_url)
 
 
-def runner_citations(main: Citation, located: Locator, base: str, taken: set[str]) -> list[Citation]:
+def runner_citations(main: Citation, located: Locator, base: str, taken: set[str], version: str = "") -> list[Citation]:
     """The places behind ``main`` its locator gave (``Locator.runners_up``), each cited as ``main`` is:
-    its own ID (anchored at ``base@place`` and its claim, ``claims.place_anchor``; ``taken`` the IDs given),
-    URL and Markdown; a place whose words are mostly glyphs (``copyable.mostly_glyphs``) is left out. Each
-    keeps its words (``place_text``) and has no quote yet: the host reads it only for a place it shows."""
+    its own ID (``claims.id_anchor``: the file's ``version`` and the place with its claim, else ``base``, the
+    passage; ``taken`` the IDs given, read and left as it is: a place behind may be the very place another
+    passage of the search cites, under the same ID, and only one of them is kept), URL and Markdown; a
+    place whose words are mostly glyphs (``copyable.mostly_glyphs``) is left out. Each keeps its words
+    (``place_text``) and has no quote yet: the host reads it only for a place it shows."""
     out = []
     for loc in located.runners_up:
         if not place_key(loc) or (loc.place_text and mostly_glyphs(loc.place_text)):
             continue  # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) are no place to cite
         loc = msgspec.structs.replace(loc, runners_up=[])
-        cid = citation_id(main.provider, main.source_id or "", place_anchor(base, loc), 0, taken=taken)
+        cid = citation_id(main.provider, main.source_id or "", id_anchor(base, version, loc), 0, taken=set(taken))
         url = citation_url(main.source_root_relative_path, loc)
         out.append(msgspec.structs.replace(
             main, citation_id=cid, locator=loc, locator_precision=loc.locator_precision,

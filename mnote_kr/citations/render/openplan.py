@@ -158,10 +158,10 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
     """How to open the citation ``raw_id``: refused (``NotFoundError``, one line and what to do) when it
     is unknown, its file is not citable any more, or the file is not the version it was issued from."""
     cid = normalize_citation_id(raw_id)
-    found = citecache.issued(host, cid)
+    found = citecache.issued_history(host, cid)
     if found is None:
         raise NotFoundError(unknown_message(host, cid), hint=UNKNOWN_HINT)
-    citation, issued_hash = found
+    citation, issued_hash, issues = found
     rel = citation.source_root_relative_path
     reg = host.registry()
     entry = reg.entries.get(rel)
@@ -208,4 +208,5 @@ def open_plan(host: Host, raw_id: str) -> OpenPlan:
         ),
         moved_from=moved_from,
         note="; ".join(notes) or None,
+        issues=issues,  # every search that printed the ID, each with its own quote: openAction is the latest's
     )

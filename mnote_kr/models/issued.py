@@ -1,0 +1,18 @@
+"""What one search showed under a citation ID: the contract ``open`` gives for each search that printed it."""
+
+from __future__ import annotations
+
+from mnote_kr.models.base import Frozen
+
+
+class IssuedQuote(Frozen, frozen=True, kw_only=True):
+    """One search that printed a citation ID: its query, the quote it showed there, and when (UTC, ISO 8601
+    to the second; "" for an ID issued before mnote-kr kept the time).
+
+    An ID names a place (the same place of the same file version keeps its ID across searches), while the
+    quote a search shows at the place depends on its question; ``OpenPlan.issues`` lists every search that
+    printed the ID, newest first, so a note's ID reopens with the quote the note took."""
+
+    search_query: str
+    display_quote: str | None = None
+    issued_at: str = ""
