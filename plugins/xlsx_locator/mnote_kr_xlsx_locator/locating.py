@@ -28,6 +28,7 @@ from mnote_kr.plugin_api import (
     Match,
     TextDocument,
     ValueMention,
+    abbreviated_at,
     iter_tokens,
     labelled_row,
     lazy_compile,
@@ -296,8 +297,18 @@ def row_score(row: RowParagraph, query: str, words: set[str], asked: tuple[Value
     column = row.label_column if row.label_column and not row.is_header else None
     label = dict(row.cells).get(column, "") if column is not None else ""
     in_label = held_by(row, asked, [column]) if column is not None else 0
-    return (len(_stems(_tokens(label)) & own) + in_label, len(_stems(row.tokens) & own) + held_by(row, asked),
-            verbatim(row, asked))
+    return (len(_stems(_tokens(label)) & own) + in_label, _held(row, own) + held_by(row, asked), verbatim(row, asked))
+
+
+def _held(row: RowParagraph, own: set[str]) -> int:
+    """How many of the query's word stems ``own`` the row holds: as its words, or written short with a full
+    stop ("Ambient temp." holds "temperature": the host's ``abbreviated_at``)."""
+    held = _stems(row.tokens) & own
+    rest = own - held
+    if rest and "." in row.text:
+        norm = normalize(row.text)
+        held |= {w for w in rest if abbreviated_at(norm, w, row.text)}
+    return len(held)
 
 
 def _stems(words: set[str] | frozenset[str]) -> set[str]:
