@@ -24,6 +24,7 @@ the place is then claimed approximate (the question has more than one answer). A
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import msgspec
@@ -129,10 +130,11 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
 
 
 def cite_extreme(doc: TextDocument[RowParagraph], extreme: Extreme, request: LocateRequest, score: float | None,
-                 block_id: str | None) -> Locator:
+                 block_id: str | None, cell_locator: Callable[..., Locator],
+                 with_rows_behind: Callable[..., Locator]) -> Locator:
     """The ``cell`` locator of the first row holding ``extreme`` (the whole row: the question's which-noun and
-    the ranked value both), the other tied rows first behind it; approximate on a tie."""
-    from .locating import cell_locator, with_rows_behind  # noqa: PLC0415 - locating imports this module
+    the ranked value both), the other tied rows first behind it; approximate on a tie. ``cell_locator`` and
+    ``with_rows_behind`` are the locator's own (``locating``, which imports this module)."""
 
     first, tied = extreme.rows[0], extreme.rows[1:]
     which = "highest" if extreme.highest else "lowest"

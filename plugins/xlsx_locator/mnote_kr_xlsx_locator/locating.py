@@ -544,7 +544,7 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     extreme = asked_extreme(rows, row, asked) if named is None else None
     if extreme is not None:  # "which product had the highest quantity": the whole column ranks the rows
-        return cite_extreme(rows, extreme, request, match.score, block_id)
+        return cite_extreme(rows, extreme, request, match.score, block_id, cell_locator, with_rows_behind)
     if named is None:
         return with_rows_behind(rows, located, row, request)
     # the query names another sheet: cite its row, the evidence's row first behind it
