@@ -39,6 +39,7 @@ What is here:
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words), ``stem`` (a
   Latin word's light English stem, how the host's query terms meet a plural or another inflection),
+  ``abbreviated_at`` (where a text writes a word short with its full stop: "temp." for "temperature"),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
@@ -153,6 +154,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import docxnotes, textnorm
+    from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         named_places,
@@ -203,6 +205,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
+    "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
@@ -293,6 +296,7 @@ __all__ = [
     "TextParagraph",
     "UsageError",
     "ValueMention",
+    "abbreviated_at",
     "asked_row",
     "budget_refusal",
     "check_zip",

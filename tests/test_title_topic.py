@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from mnote_kr.citations.cleaning import clean_citation_text
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugins import load_plugins
 
@@ -67,3 +68,39 @@ def test_the_docx_table_row_holding_the_asked_method_leads_over_the_document_tit
     assert loc.paragraph_index != 0 and "提取外周血基因组" in (loc.quote or ""), (loc.paragraph_index, loc.quote)
     assert not loc.locator_degraded
     assert _locate(TABLE, "遗传病检测项目表", TABLE_EVIDENCE).paragraph_index == 0
+
+
+#: nc18b problem 2: LightRAG's chunk of the same data sheet as the engine held it (its first lines and the
+#: environmental conditions; the rows between as the trial's record has them)
+SHEET_CHUNK = "\n".join([
+    "==================== Sheet: Page 1 ====================",
+    "\t\t\tHIGH VOLTAGE SWITCHBOARD\t\t\t\tMODEL-000\t\t\t", "E-123\t\t\tDATA SHEET\t\t\t\t2016\t\t\t",
+    "\t\t\t\t\t\t\tPage 1 of 10\t\t\t", "", "Package no.:\t\t\tDoc. no.:\t\t\t\tRev.\t\t\t",
+    "13156456\t\t\t144564\t\t\t\tA\t\t\t", "", "Functional requirements" + "\t" * 10, "", "Power system" + "\t" * 10,
+    "1\t\tRated system voltage\t\tkV\t:\t130 (131 Um, 132 AC, 133 BIL)\t\t\t\t",
+    "2\t\tRated system frequency\t\tHz\t:\t134\t\t\t\t", "3\t\tNo. of phases\t\t \t:\t3\t\t\t\t",
+    "4\t\tSystem earthing\t\t\t:\tSolidly Earthed\t\t\t\t", "5\t\tEarth fault current\t\tA\t:\t135 kA\t\t\t\t",
+    "6\t\tControl voltage supply\t\t \t:\t2 x 136V AC UPS\\n1 x 137V AC normal\tNote 1\t\t\t",
+    "Construction" + "\t" * 10,
+    "7\t\tMetal-enclosed partition\t\t\t:\tGas Insulated Switchgear (GIS)\tNon Sticky\t\t\t",
+    "8\t\tVT for cable discharging \t\t\t\tNo\t\t\t\t",
+    "9\t\tVoltage and Current measurement \t\t\t\tLow Power Instrument Transformers\t\t\t\t",
+    "Environmental conditions" + "\t" * 10, "10\t\tHazardous area classification\t\t\t:\tNon hazardous\t\t\t\t",
+    "11\t\tAmbient temp.\t\tºC\t:\tMin. -5, max. +40\t\t\t\t", "12\t\tLocation\t\t\t:\tIndoor\t\t\t\t",
+    "13\t\tHumidity\t\t%\t:\t100\t\t\t\t", "Arc test" + "\t" * 10, "14\t\tArc testing\t\tYes/no\t:\tYes\tNote 2\t\t\t",
+    "Notes" + "\t" * 10, "1\t\tConverted to 110VDC " + "\t" * 8, "2\t\tArc test (type test)" + "\t" * 8,
+    "====================",
+])
+
+
+@pytest.mark.parametrize("query", ["What is the ambient temperature range for the switchboard?",
+                                   "What is the maximum ambient temperature of the switchboard?"])
+def test_a_row_abbreviating_the_asked_attribute_leads_over_the_sheet_title(query: str) -> None:
+    """"Ambient temp." is the query's "ambient temperature": the row holds the asked attribute and its value,
+    the title D1 only the topic ("switchboard"). Evidence: the window the host cuts from LightRAG's chunk."""
+    evidence = clean_citation_text(SHEET_CHUNK, query).locator_evidence_text
+    loc = load_plugins(None).locate(LocateRequest(file=str(SHEET), evidence=evidence, passage=SHEET_CHUNK,
+                                                  query=query))
+    assert (loc.sheet, loc.range) == ("Page 1", "C23:G23"), (loc.range, loc.quote, loc.locator_reason)
+    assert "Min. -5, max. +40" in (loc.quote or "")
+

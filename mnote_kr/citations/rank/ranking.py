@@ -72,6 +72,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, naming, without_places
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
@@ -249,6 +250,8 @@ def find_terms(text: str, query: str, *, folded: str | None = None) -> list[tupl
                 at = folded.find(term, at + len(term))  # non-overlapping, as finditer
             else:
                 at = folded.find(term, at + 1)
+        if not cjk and "." in folded:  # "temp." for "temperature" (``abbrev``)
+            hits += [(at, i) for at in abbreviated_at(folded, term, text)]
     return sorted(hits)
 
 

@@ -20,6 +20,7 @@ import re
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
+from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, joined_words, lazy_compile, normalize
 
 __all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
@@ -105,6 +106,11 @@ CLUSTER_CHARS = 80
 CLUSTER_BONUS = 0.25
 #: Weight of an occurrence inside a longer word (吡咯烷 in N-甲基吡咯烷酮, "art" in "start").
 EMBEDDED_WEIGHT = 0.25
+#: Weight of a word written short with its full stop ("temp." for "temperature", ``abbrev``): with the
+#: cluster bonus still below ``textmatch.QUERY_SHARE``, so a place holding a one-word query only as an
+#: abbreviation ("temp." for "template") is no exact match by itself; with another of the query's words it
+#: can be ("Ambient temp." for "ambient temperature").
+ABBREVIATED_WEIGHT = 0.25
 #: Weight of another inflection of the query's word ("patent" for "patented").
 INFLECTED_WEIGHT = 0.85
 
@@ -180,6 +186,8 @@ def _word_hits(norm: str, term: Term) -> list[tuple[int, float]]:
         i = norm.find(stem_, i + 1)
     if len(out) < 50 and term.word.isascii() and len(stem_) > STEM_MIN:
         out += _shorter_hits(norm, stem_)
+    if term.word.isascii():  # "temp." for "temperature": written short (``ABBREVIATED_WEIGHT``)
+        out += [(at, ABBREVIATED_WEIGHT) for at in abbreviated_at(norm, term.word)]
     return out
 
 

@@ -28,6 +28,7 @@ from mnote_kr.plugin_api import (
     Match,
     TextDocument,
     ValueMention,
+    abbreviated_at,
     iter_tokens,
     labelled_row,
     lazy_compile,
@@ -43,6 +44,7 @@ from mnote_kr.plugin_api import (
 )
 
 from .cellvalues import another_day, asked_values, cell_holds, counted, decisive, held_by, verbatim, words_of
+from .extremes import asked_extreme, cite_extreme
 from .named import at_named_sheet, choosing_words, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx, marks_only
 
@@ -174,13 +176,15 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,
-                 reason: str, block_id: str | None, degraded: bool = False, column: int | None = None) -> Locator:
+                 reason: str, block_id: str | None, degraded: bool = False, column: int | None = None,
+                 whole: bool = False) -> Locator:
     """The ``cell`` locator of one matched row (``degraded``: an approximate place): its cell ``column``, else
-    the one the query names (``value_column``), else the row; a comment's, its cell (``comment_locator``)."""
+    the row when ``whole``, else the one the query names (``value_column``), else the row; a comment's, its
+    cell (``comment_locator``)."""
     if row.comment:
         return comment_locator(row, highlight=highlight, score=score, reason=reason, block_id=block_id,
                                degraded=degraded)
-    one, how = (column, "") if column is not None else value_column(row, query)
+    one, how = (column, "") if column is not None or whole else value_column(row, query)
     cols = [col for col, _ in row.cells]
     if one is not None:
         cited, where = [one], f"{column_letter(one)}{row.row}"
@@ -296,8 +300,18 @@ def row_score(row: RowParagraph, query: str, words: set[str], asked: tuple[Value
     column = row.label_column if row.label_column and not row.is_header else None
     label = dict(row.cells).get(column, "") if column is not None else ""
     in_label = held_by(row, asked, [column]) if column is not None else 0
-    return (len(_stems(_tokens(label)) & own) + in_label, len(_stems(row.tokens) & own) + held_by(row, asked),
-            verbatim(row, asked))
+    return (len(_stems(_tokens(label)) & own) + in_label, _held(row, own) + held_by(row, asked), verbatim(row, asked))
+
+
+def _held(row: RowParagraph, own: set[str]) -> int:
+    """How many of the query's word stems ``own`` the row holds: as its words, or written short with a full
+    stop ("Ambient temp." holds "temperature": the host's ``abbreviated_at``)."""
+    held = _stems(row.tokens) & own
+    rest = own - held
+    if rest and "." in row.text:
+        norm = normalize(row.text)
+        held |= {w for w in rest if abbreviated_at(norm, w, row.text)}
+    return len(held)
 
 
 def _stems(words: set[str] | frozenset[str]) -> set[str]:
@@ -528,6 +542,9 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
                            block_id=block_id, degraded=header_only or day is not None or semantic)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
+    extreme = asked_extreme(rows, row, asked) if named is None else None
+    if extreme is not None:  # "which product had the highest quantity": the whole column ranks the rows
+        return cite_extreme(rows, extreme, request, match.score, block_id, cell_locator, with_rows_behind)
     if named is None:
         return with_rows_behind(rows, located, row, request)
     # the query names another sheet: cite its row, the evidence's row first behind it

@@ -1,0 +1,93 @@
+"""A which-question with a superlative naming a numeric column is answered by the row holding its extreme.
+
+nc18b problem 4: "Which product had the highest quantity sold in a single day?" over docling's sales workbook
+cited the header row SalesData!A1:D1, and the rows behind it held a quantity of 9; the highest, 12, is in rows
+8 (Widget C) and 19 (Widget B). The evidence window holds the header and the first rows only: no row it
+quotes answers, the whole column does. Ties: the first tied row is cited, the others first behind it, and
+the place is claimed approximate (the question has more than one answer). The rule does not fire when the
+question names no column, or the column holds text.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import openpyxl
+import pytest
+from mnote_kr_testkit.workbooks import locate_in_whole_book
+
+SALES = Path(__file__).resolve().parents[3] / "tests" / "data" / "corpus" / "xlsx" / \
+    "docling__xlsx_02_sample_sales_data.xlsm"
+
+
+def _extreme_rows(column: str, pick) -> list[int]:  # type: ignore[no-untyped-def]
+    """The rows of SalesData holding ``pick`` (max or min) of ``column``, read with openpyxl."""
+    wb = openpyxl.load_workbook(SALES, read_only=True)
+    try:
+        rows = list(wb["SalesData"].iter_rows(values_only=True))
+    finally:
+        wb.close()
+    k = rows[0].index(column)
+    best = pick(r[k] for r in rows[1:] if isinstance(r[k], int | float))
+    return [i + 2 for i, r in enumerate(rows[1:]) if r[k] == best]
+
+
+def _row(rng: str | None) -> int:
+    return int("".join(ch for ch in (rng or "").split(":")[0] if ch.isdigit()))
+
+
+def test_the_row_holding_the_highest_quantity_answers_ties_behind_it(plugins) -> None:  # type: ignore[no-untyped-def]
+    before = hashlib.sha256(SALES.read_bytes()).digest()
+    tied = _extreme_rows("Quantity", max)
+    assert len(tied) == 2  # the workbook's own tie: 12 on two days
+    loc = locate_in_whole_book(plugins, SALES, "Which product had the highest quantity sold in a single day?")
+    assert (loc.sheet, _row(loc.range)) == ("SalesData", tied[0]), (loc.range, loc.locator_reason)
+    assert loc.quote is not None and "12" in loc.quote and "Widget C" in loc.quote, loc.quote
+    assert loc.locator_degraded, "two rows tie: the place is one answer of two, claimed approximate"
+    assert "highest Quantity" in loc.locator_reason and f"row {tied[1]}" in loc.locator_reason, loc.locator_reason
+    assert _row(loc.runners_up[0].range) == tied[1], [r.range for r in loc.runners_up]
+    assert hashlib.sha256(SALES.read_bytes()).digest() == before
+
+
+@pytest.mark.parametrize(("query", "column", "pick"), [
+    ("Which product had the lowest revenue?", "Revenue", min),
+    ("Which product had the largest revenue?", "Revenue", max),
+    ("哪个产品的Revenue最高？", "Revenue", max),
+])
+def test_a_single_extreme_row_is_cited(plugins, query: str, column: str, pick) -> None:  # type: ignore[no-untyped-def]
+    (row,) = _extreme_rows(column, pick)
+    loc = locate_in_whole_book(plugins, SALES, query)
+    assert (loc.sheet, _row(loc.range)) == ("SalesData", row), (loc.range, loc.locator_reason)
+
+
+def _grades(tmp_path: Path) -> Path:
+    wb = openpyxl.Workbook()
+    ws = wb.active
+    ws.title = "Grades"
+    ws.append(["Student", "Grade", "Score"])
+    for name, grade, score in [("Ann", "B", 71), ("Bob", "A", 93), ("Cid", "C", 58), ("Dee", "B", 77)]:
+        ws.append([name, grade, score])
+    path = tmp_path / "grades.xlsx"
+    wb.save(path)
+    return path
+
+
+def test_a_unique_extreme_in_distinct_rows_is_exact(plugins, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    book = _grades(tmp_path)
+    loc = locate_in_whole_book(plugins, book, "Which student had the lowest score?")
+    assert (loc.sheet, _row(loc.range), loc.locator_degraded) == ("Grades", 4, False), (loc.range, loc.locator_reason)
+    assert "Cid" in (loc.quote or ""), loc.quote
+
+
+def test_no_extreme_for_a_column_of_text(plugins, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    book = _grades(tmp_path)
+    loc = locate_in_whole_book(plugins, book, "Which student had the highest grade?")
+    assert "highest" not in (loc.locator_reason or ""), loc.locator_reason
+    assert _row(loc.range) != 3 or loc.locator_degraded, (loc.range, loc.locator_reason)  # "A" is no maximum
+
+
+def test_no_extreme_when_the_question_names_no_column(plugins) -> None:  # type: ignore[no-untyped-def]
+    loc = locate_in_whole_book(plugins, SALES, "Which product was the most popular?")
+    assert "most" not in (loc.locator_reason or "").split(":")[0], loc.locator_reason
+    assert _row(loc.range) not in _extreme_rows("Quantity", max) + _extreme_rows("Revenue", max), loc.range
