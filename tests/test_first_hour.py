@@ -417,7 +417,7 @@ def test_text_output_says_approximate_only_for_degraded_locators() -> None:
                                                      locator_text_source="chunk"))
         return source_card(c)
 
-    assert "located: paragraph, paragraph 4" in card("paragraph", False)  # paragraphIndex 3, counted from 1
+    assert "located: paragraph 4" in card("paragraph", False)  # paragraphIndex 3, counted from 1
     assert "(approximate)" not in card("paragraph", False)
     assert "(approximate)" in card("paragraph", True)
     # A degraded box (a semantic match cites the passage) is never labelled exact.

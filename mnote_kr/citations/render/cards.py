@@ -44,7 +44,8 @@ def office_place(loc: Locator) -> str | None:
 def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
     with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
-    ``paragraph, paragraph 13, characters 0-67`` (paragraphs counted from 1),
+    ``paragraph 13, characters 0-67`` (paragraphs counted from 1, named once: the word, the number,
+    then ``(approximate)`` when the place is), 
     ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
     words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
@@ -56,7 +57,8 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
             x0, y0, x1, y1 = loc.bbox
             words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
     elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
-        words += f", paragraph {paragraph_number(loc.paragraph_index)}"
+        approx = " (approximate)" if loc.locator_degraded else ""
+        words = f"paragraph {paragraph_number(loc.paragraph_index)}{approx}"
         if numbers and loc.highlight is not None:
             words += f", characters {loc.highlight.start}-{loc.highlight.end}"
     return words
@@ -68,10 +70,15 @@ def _place_words(c: Citation | Place) -> str:
 
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
-    (``passage box (approximate), p.4 at ...``), then the citation URL."""
+    (``passage box (approximate), p.4 at ...``), then the citation URL after ``link:``. The URL's
+    ``paragraph=`` is the contract's ``paragraphIndex``, counted from 0; printed under a paragraph counted
+    from 1, the line says so (a newcomer read ``paragraph 177`` above ``paragraph=176`` as a mistake)."""
     moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
-    return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
-            f"{plan.citation_url}{moved}")
+    link = f"link: {plan.citation_url}"
+    index = plan.locator.paragraph_index
+    if plan.locator.locator_precision == "paragraph" and index is not None and f"paragraph={index}" in plan.citation_url:
+        link += f"  (its paragraph={index} is paragraph {paragraph_number(index)} counted from 0)"
+    return f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n{link}{moved}"
 
 
 def source_card(c: Citation) -> str:
