@@ -45,7 +45,7 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
     with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
     ``paragraph 13, characters 0-67`` (paragraphs counted from 1, named once: the word, the number,
-    then ``(approximate)`` when the place is), 
+    then ``(approximate)`` when the place is),
     ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
     words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
@@ -75,8 +75,8 @@ def render_open(plan: OpenPlan) -> str:
     from 1, the line says so (a newcomer read ``paragraph 177`` above ``paragraph=176`` as a mistake)."""
     moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
     link = f"link: {plan.citation_url}"
-    index = plan.locator.paragraph_index
-    if plan.locator.locator_precision == "paragraph" and index is not None and f"paragraph={index}" in plan.citation_url:
+    index = plan.locator.paragraph_index if plan.locator.locator_precision == "paragraph" else None
+    if index is not None and f"paragraph={index}" in plan.citation_url:
         link += f"  (its paragraph={index} is paragraph {paragraph_number(index)} counted from 0)"
     return f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n{link}{moved}"
 
