@@ -220,10 +220,24 @@ def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str |
     return last_error or None
 
 
+def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
+    """``byStatus`` for the headline: the old records of moves followed (stale in the registry, their files
+    cited under the new path) counted apart from the stale files (nc18b: "3 stale" for two renames and a
+    delete made three files look broken)."""
+    counts = dict(by_status)
+    followed = min(followed, counts.get("stale", 0))
+    if followed:
+        counts["stale"] -= followed
+        if not counts["stale"]:
+            del counts["stale"]
+        counts["moved and followed"] = followed
+    return counts
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
-    by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
+    by_status = counts_text(_apart(reg["byStatus"], reg.get("movedFollowed") or 0)) if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     behind = reg.get("behind")
@@ -277,11 +291,15 @@ def render_status(info: dict[str, Any]) -> str:
     for note in moved:  # a rename followed: nothing to repair, only the old path's record left
         lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]}")
     if moved:
-        lines.append("           (followed: cited under the new path; 'mnote-kr prune' drops the old records)")
+        more = (reg.get("movedFollowed") or 0) - len(moved)
+        lines.append("           (" + (f"and {more} more; " if more > 0 else "")
+                     + "followed: cited under the new path; 'mnote-kr prune' drops the old records)")
     for note in (n for n in stale if n not in moved):
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
-    if reg.get("stale", 0) > len(moved):
-        more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
+    really = reg.get("stale", 0) - max(reg.get("movedFollowed") or 0, len(moved))  # stale, not a move followed
+    if really > 0:
+        left = really - (len(stale) - len(moved))
+        more = f"{left} more stale; " if left > 0 else ""
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
                      " 'mnote-kr prune' drops the records)")
     behind = info.get("leftBehind") or {}
