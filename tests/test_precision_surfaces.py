@@ -175,7 +175,7 @@ def test_cli_cards_say_passage_box_approximate_exact_box_and_the_hinted_page(sit
     assert passage == "    located: passage box (approximate), p.1" and "exact" not in passage
     assert _located(text, site.cite("hint.pdf").citation_id) == \
         "    located: whole file (page 5 known, place not found)"
-    assert _located(text, site.cite("notes.md").citation_id) == "    located: paragraph, paragraph 3"
+    assert _located(text, site.cite("notes.md").citation_id) == "    located: paragraph 3"
 
 
 def test_cli_open_line_says_approximate_for_the_passage_box(site: Site) -> None:
@@ -185,7 +185,7 @@ def test_cli_open_line_says_approximate_for_the_passage_box(site: Site) -> None:
     assert "[pdf] passage box (approximate), p.1 at (" in words["passage.pdf"]
     assert "exact" not in words["passage.pdf"]
     assert words["hint.pdf"].endswith("[pdf] whole file (page 5 known, place not found)")
-    assert "paragraph, paragraph 3" in words["notes.md"]
+    assert "paragraph 3" in words["notes.md"]
 
 
 def test_cli_json_marks_the_passage_box_degraded_and_gives_the_page_as_a_hint(site: Site) -> None:

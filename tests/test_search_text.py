@@ -31,7 +31,7 @@ def test_search_text_lists_the_weak_tail_in_one_line_each() -> None:
     assert "Freshwater ducks 2021: 12" in head and "Q2: 20" in head  # 0.5 is above a quarter of 1.7
     assert "DISCLAIMERS" not in text and "def add" not in text  # the tail shows no quote
     lines = tail.splitlines()[1:]
-    assert lines == ["  [a003] nics.pdf: paragraph, paragraph 3", "  [a004] code.pdf: paragraph, paragraph 3"]
+    assert lines == ["  [a003] nics.pdf: paragraph 3", "  [a004] code.pdf: paragraph 3"]
     # a search whose cards carry no score is shown whole, as before
     unscored = [cit("[b001]", "a.md", None, "alpha"), cit("[b002]", "b.md", None, "beta")]
     text = render_search(SearchResults(query="q", mode="mix", provider="lightrag", results=unscored,
@@ -48,6 +48,6 @@ def test_ask_text_lists_the_weak_tail_too_but_never_a_card_its_answer_cites() ->
                                           citations=cards))
     head, _, tail = text.partition("Weaker matches")
     assert "Freshwater ducks 2021: 12" in head and "Handgun: 12,155" in head
-    assert "def add" not in text and tail.splitlines()[1:] == ["  [a004] code.pdf: paragraph, paragraph 3"]
+    assert "def add" not in text and tail.splitlines()[1:] == ["  [a004] code.pdf: paragraph 3"]
     text = render_answer(AgentQueryResult(query="q", answer=None, notes=["No LLM is configured."], citations=cards))
-    assert "Handgun: 12,155" not in text and "  [a003] nics.pdf: paragraph, paragraph 3" in text
+    assert "Handgun: 12,155" not in text and "  [a003] nics.pdf: paragraph 3" in text

@@ -205,6 +205,8 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     by_status: dict[str, int]
     stale: int
     waiting: int
+    #: Of ``stale``, the old paths' records of moves followed: those files are cited under their new path.
+    moved_followed: int = 0
     #: ``status --json``'s ``registry.fallbacks``, counted: files there, indexed through the provider's fallback.
     fallbacks: int = 0
     #: The queued actions one by one (the first 50), each with why it waits.

@@ -139,7 +139,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         workspace=raw["workspace"],
         indexed_roots=[r["rootRelativePath"] or "." for r in raw.get("indexedRoots", [])],
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
-                               waiting=len(reg["waiting"]), fallbacks=len(reg.get("fallbacks") or []),
+                               moved_followed=reg.get("movedFollowed", 0), waiting=len(reg["waiting"]),
+                               fallbacks=len(reg.get("fallbacks") or []),
                                waiting_files=_waiting_files(reg["waiting"], prov)),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),

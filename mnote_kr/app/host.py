@@ -15,7 +15,7 @@ import msgspec
 from mnote_kr.app.fallbacks import fallback_notes
 from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.rereading import reading_status
-from mnote_kr.app.rootscope import back_in_scope, stale_note
+from mnote_kr.app.rootscope import back_in_scope, stale_notes
 from mnote_kr.app.syncwait import being_indexed, follow, unfinished
 from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths, pruned_moves
@@ -382,13 +382,6 @@ class Host(HostIngest):
 
     # ------------------------------------------------------------------ status
 
-    def _stale_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
-        """The first ``shown`` stale entries with their reason; none decoded when nothing is stale."""
-        if not reg.stale_count():
-            return []
-        stale = reg.select(lambda tag: bool(tag & STALE_BIT))[:shown]
-        return [stale_note(reg, e) for e in stale]
-
     def _duplicate_entries(self, reg: Registry, shown: int = STALE_SHOWN) -> list[dict[str, Any]]:
         """The first ``shown`` duplicates, each with the file of this workspace holding the same
         content (``twin``: None when the indexed original is no file of this workspace)."""
@@ -426,6 +419,7 @@ class Host(HostIngest):
         # Files in the roots that no entry records: a walk of the roots, a stat per file, none read.
         disk: dict[str, Stat] = {}  # the walk's stat of each file: also what the indexed files are compared with
         new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths), disk)
+        stale_shown, moved_followed = stale_notes(reg, STALE_SHOWN)
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,
@@ -435,6 +429,8 @@ class Host(HostIngest):
                 # From the registry's columns: only the entries listed below are decoded.
                 "byStatus": reg.counts(),
                 "stale": reg.stale_count(),
+                # Of those stale, the old paths' records of moves followed (cited under the new path).
+                "movedFollowed": moved_followed,
                 "waiting": [
                     {"sourcePath": rel, "action": n.pending_action or n.status, "lastError": n.last_error,
                      "retryCount": n.retry_count}
@@ -448,7 +444,7 @@ class Host(HostIngest):
                 # Indexed through a provider's fallback (e.g. text read by a locator plugin).
                 "fallbacks": fallback_notes(reg, self.workspace, disk),
                 # Which files are stale and why (only those entries are decoded, the first few).
-                "staleEntries": self._stale_entries(reg),
+                "staleEntries": stale_shown,
                 # Which files are duplicates, and of which file (the first few).
                 "duplicateEntries": self._duplicate_entries(reg),
             },

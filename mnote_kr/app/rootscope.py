@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.core.pruned_moves import moved_to
+from mnote_kr.core.pruned_moves import MOVED_PREFIX, moved_to
 from mnote_kr.core.workspace import excluded_in_root, excluded_reason
 
 if TYPE_CHECKING:
@@ -73,3 +73,19 @@ def stale_note(reg: Registry, entry: SourceEntry) -> dict[str, Any]:
             why = (there.stale_reason or there.status) if there is not None else "no record"
             reason = f"its file moved to {new}, which is not cited: {why}"
     return {"sourcePath": entry.source_root_relative_path, "reason": reason}
+
+
+def stale_notes(reg: Registry, shown: int) -> tuple[list[dict[str, Any]], int]:
+    """The first ``shown`` stale entries as ``status`` lists them (:func:`stale_note`), and how many of all the
+    stale entries are the old records of moves followed (their note "moved to NEW": NEW is cited). Only the
+    stale entries are decoded, none when nothing is stale."""
+    notes, followed = [], 0
+    for entry in _stale(reg):
+        moved = (entry.stale_reason or "").startswith(MOVED_PREFIX)
+        if not moved and len(notes) >= shown:
+            continue
+        note = stale_note(reg, entry)
+        followed += note["reason"].startswith(MOVED_PREFIX)
+        if len(notes) < shown:
+            notes.append(note)
+    return notes, followed

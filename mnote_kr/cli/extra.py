@@ -20,7 +20,7 @@ def register(cli: click.Group) -> None:
     @pass_ctx
     def watch(obj: Ctx, debounce: float, no_reconcile: bool) -> None:
         """Watch the indexed roots and keep the index in sync until Ctrl-C."""
-        from mnote_kr.sync.watch import run_watch
+        from mnote_kr.sync.watchcli import run_watch
 
         run_watch(obj.host(progress=True), debounce_s=debounce, reconcile=not no_reconcile)
 

@@ -282,6 +282,10 @@ def ingest_paths(host: Host, rels: list[str], on_action: Action = _no_action) ->
     return out
 
 
+#: What the watch log says of a changed file in a root that follows changes, before re-indexing it.
+CHANGED_WORDS = "re-indexing it: its old version is removed from LightRAG, then the new one sent"
+
+
 def apply_plan(
     host: Host, plan: Plan, roots: Mapping[str, IndexedRoot], on_action: Action = _no_action
 ) -> dict[str, Any]:
@@ -335,6 +339,7 @@ def apply_plan(
         root = innermost_root(rel, roots)
         if root is not None and root.run_on_change:
             to_ingest.append(rel)  # Host.ingest deletes the old index entry, then adds anew
+            on_action("changed", rel, CHANGED_WORDS)  # named before the progress lines of its ingest
             with host.store.transaction() as live_reg:
                 if rel in live_reg.entries and not live_reg.entries[rel].stale:
                     live_reg.update(rel, stale=True, stale_reason=PROVISIONAL_CHANGED)

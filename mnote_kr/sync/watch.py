@@ -20,8 +20,9 @@ When the provider is down nothing is lost: stale marks are local, deletes stay q
 ``Host.sync`` every ``sync_interval_s``. No exception ends the worker loop.
 
 Desktop shells use ``Watcher`` in a thread (``start``/``stop``/``flush``/``wait_idle``,
-``on_action`` callback); the CLI uses ``run_watch``; ``mnote-kr sync`` uses
-``reconcile_and_apply``.
+``on_action`` callback); the CLI uses ``watchcli.run_watch``; ``mnote-kr sync`` uses
+``reconcile_and_apply``. While it runs, the watcher's mark (``core.watchmark``) tells a search that queued
+files are sent by it, not by a ``sync`` to run.
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ from __future__ import annotations
 import functools
 import os
 import queue
-import signal
 import stat
 import sys
 import threading
@@ -44,6 +44,7 @@ from watchdog.observers import Observer
 from watchdog.observers.api import BaseObserver, ObservedWatch
 
 from mnote_kr.citations.rank.wordsonly import sync_lines
+from mnote_kr.core import watchmark
 from mnote_kr.core.pending import load_pending_new
 from mnote_kr.core.registry import Registry, now_ms
 from mnote_kr.core.scan import admitted, scan_tree, stat_rel
@@ -65,7 +66,7 @@ from mnote_kr.sync.reconcile import (
 if TYPE_CHECKING:
     from mnote_kr.app.host import Host
 
-__all__ = ["WatchAction", "Watcher", "reconcile_and_apply", "run_watch"]
+__all__ = ["WatchAction", "Watcher", "reconcile_and_apply"]
 
 _IGNORED = frozenset({"opened", "closed_no_write"})  # reads (ours included) are not changes
 _GONE = "gone"
@@ -80,7 +81,8 @@ _FOLLOW_STATUSES = frozenset({"submitted", "processing", "pending"})
 class WatchAction:
     """One thing the watcher did, for the ``on_action`` callback and the CLI's lines.
 
-    ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``restored``,
+    ``kind``: ``stale`` (citations stopped; ``detail`` is the reason), ``changed`` (a changed file being
+    re-indexed: said before its ingest's progress lines), ``restored``,
     ``ingested``, ``moved`` (renamed or moved: cited under the new path, its document kept),
     ``queued`` (provider down; replayed later), ``new`` (not ingested:
     root added with --no-follow), ``skipped`` (a type the provider cannot index: passed over, as a
@@ -180,6 +182,7 @@ class Watcher:
         self._observer.start()
         self._thread = threading.Thread(target=self._run, name="mnote-kr-watch", daemon=True)
         self._thread.start()
+        watchmark.mark(self.host.store.index_dir)
 
     def stop(self, timeout: float = 10.0) -> None:
         """Stop watching; work already noted is finished first when it takes under ``timeout``."""
@@ -192,6 +195,7 @@ class Watcher:
         if self._thread is not None:
             self._thread.join(timeout)
             self._thread = None
+        watchmark.unmark(self.host.store.index_dir)
 
     def __enter__(self) -> Watcher:
         self.start()
@@ -569,29 +573,3 @@ class Watcher:
                 self._emit("error", rel or ".", f"cannot watch: {exc.strerror or exc}")
                 continue
             self._emit("watching", rel or ".", "recursive" if recursive else "top level only")
-
-
-def run_watch(host: Host, debounce_s: float = 1.0, reconcile: bool = True) -> None:
-    """``mnote-kr watch``: watch until Ctrl-C, printing one line per action."""
-    if not host.registry().roots:
-        raise UsageError("No indexed roots to watch", hint="add one with 'mnote-kr roots add PATH'")
-
-    def show(action: WatchAction) -> None:
-        stamp = time.strftime("%H:%M:%S", time.localtime(action.at_ms / 1000))
-        print(f"{stamp} {action.line()}", flush=True)
-
-    watcher = Watcher(host, debounce_s=debounce_s, reconcile=reconcile, on_action=show)
-    # Ctrl-C (SIGINT) and kill (SIGTERM) stop it cleanly, also when it was started in the background
-    # by a script, which starts it with SIGINT ignored (a bare-clone test run hung there).
-    previous = {signum: signal.signal(signum, signal.default_int_handler)
-                for signum in (signal.SIGINT, signal.SIGTERM) if threading.current_thread() is threading.main_thread()}
-    watcher.start()
-    try:
-        while watcher.running:
-            time.sleep(0.5)
-    except KeyboardInterrupt:
-        print("stopping", flush=True)
-    finally:
-        watcher.stop()
-        for signum, handler in previous.items():
-            signal.signal(signum, handler)

@@ -11,6 +11,7 @@ from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.reindexing import reindexing
 from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
+from mnote_kr.core import watchmark
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind, left_new
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
@@ -256,7 +257,7 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     named = {m.source_path for m in missing}
     missing += [m for m in since_indexed(reg, diagnostics) if m.source_path not in named]
     # being re-indexed (changed, its old version deleted, the new one not indexed yet): never silent
-    again = reindexing(reg, scope_rels, cited, diagnostics)
+    again = reindexing(reg, scope_rels, cited, diagnostics, lambda: watchmark.watching(host.store.index_dir))
     if again:  # said as being re-indexed, rather than by its bare status where the query or scope named it
         missing = [m for m in missing if m.source_path not in {a.source_path for a in again}] + again
     behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent

@@ -13,6 +13,7 @@ searched until they are ingested). Every search names these files, as it names t
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from mnote_kr.core import registry_format as fmt
@@ -26,19 +27,23 @@ SHOWN = 50
 _ON_THE_WAY = frozenset({"pending", "submitted", "processing"})
 
 
-def _why(status: str, last_error: str | None) -> str:
+def _why(status: str, last_error: str | None, watched: bool) -> str:
     if status == "pending":  # not sent: the provider was busy or down
         queued = f" ({last_error})" if last_error else ""
+        # with a watcher running, it sends the file itself: running sync is not the person's to do (nc18b P6)
+        who = "the running 'mnote-kr watch' sends it" if watched else "'mnote-kr sync' sends it"
         return (f"{CHANGED_SINCE_INDEXED}: being re-indexed, its new version not sent yet{queued}; "
-                "'mnote-kr sync' sends it (not cited until it is re-indexed)")
+                f"{who} (not cited until it is re-indexed)")
     return (f"{CHANGED_SINCE_INDEXED}: being re-indexed, its new version sent and not indexed yet; "
             "'mnote-kr sync --wait 60' follows it (not cited until it is re-indexed)")
 
 
-def reindexing(reg: Registry, scope_rels: list[str], cited: set[str], diagnostics: dict[str, Any]) -> list[NotIndexed]:
+def reindexing(reg: Registry, scope_rels: list[str], cited: set[str], diagnostics: dict[str, Any],
+               watched: Callable[[], bool] = lambda: False) -> list[NotIndexed]:
     """The files in the search's scope (none: the workspace) whose earlier version was indexed and whose
     new version is not yet, without those ``cited`` (the provider answers from the new version already),
-    each with where it is and what finishes it; counted in ``diagnostics``."""
+    each with where it is and what finishes it; counted in ``diagnostics``. ``watched``: whether a watcher
+    runs for the workspace (``core.watchmark``), asked only when a file waits to be sent."""
     # Only entries on their way (by their tags) are decoded, not the registry.
     entries = reg.select(lambda tag: not tag & fmt.STALE and fmt.tag_status(tag) in _ON_THE_WAY)
     found = [e for e in entries if e.indexed_at_ms is not None and e.pending_action != "delete"
@@ -48,5 +53,6 @@ def reindexing(reg: Registry, scope_rels: list[str], cited: set[str], diagnostic
         return []
     found.sort(key=lambda e: e.source_root_relative_path)
     diagnostics["reindexing"] = {"count": len(found), "paths": [e.source_root_relative_path for e in found[:SHOWN]]}
-    return [NotIndexed(source_path=e.source_root_relative_path, status=e.status, reason=_why(e.status, e.last_error))
-            for e in found[:SHOWN]]
+    by_watch = any(e.status == "pending" for e in found[:SHOWN]) and watched()
+    return [NotIndexed(source_path=e.source_root_relative_path, status=e.status,
+                       reason=_why(e.status, e.last_error, by_watch)) for e in found[:SHOWN]]

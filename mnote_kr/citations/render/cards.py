@@ -45,7 +45,8 @@ def office_place(loc: Locator) -> str | None:
 def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
     with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
-    ``paragraph, paragraph 13, characters 0-67`` (paragraphs counted from 1),
+    ``paragraph 13, characters 0-67`` (paragraphs counted from 1, named once: the word, the number,
+    then ``(approximate)`` when the place is),
     ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
     words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
@@ -57,7 +58,8 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
             x0, y0, x1, y1 = loc.bbox
             words += f" at ({x0:g}, {y0:g})-({x1:g}, {y1:g}) {loc.bbox_unit} from the {loc.bbox_origin}"
     elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
-        words += f", paragraph {paragraph_number(loc.paragraph_index)}"
+        approx = " (approximate)" if loc.locator_degraded else ""
+        words = f"paragraph {paragraph_number(loc.paragraph_index)}{approx}"
         if numbers and loc.highlight is not None:
             words += f", characters {loc.highlight.start}-{loc.highlight.end}"
     return words
@@ -80,10 +82,16 @@ def _issue_words(issue: IssuedQuote) -> str:
 
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
-    (``passage box (approximate), p.4 at ...``), the citation URL, then the quote and the search it came
-    from. An ID names a place and several searches may have printed it, each with its own quote: the
+    (``passage box (approximate), p.4 at ...``), the citation URL after ``link:``, then the quote and the
+    search it came from. The URL's ``paragraph=`` is the contract's ``paragraphIndex``, counted from 0; printed
+    under a paragraph counted from 1, the line says so (a newcomer read ``paragraph 177`` above ``paragraph=176``
+    as a mistake). An ID names a place and several searches may have printed it, each with its own quote: the
     latest's comes first and says so, the earlier ones follow (``OpenPlan.issues``)."""
     moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
+    link = f"link: {plan.citation_url}"
+    index = plan.locator.paragraph_index if plan.locator.locator_precision == "paragraph" else None
+    if index is not None and f"paragraph={index}" in plan.citation_url:
+        link += f"  (its paragraph={index} is paragraph {paragraph_number(index)} counted from 0)"
     issues = plan.issues or ([IssuedQuote(search_query=plan.open_action.search_query,
                                           display_quote=plan.open_action.display_quote)]
                              if plan.open_action.search_query else [])
@@ -93,8 +101,8 @@ def render_open(plan: OpenPlan) -> str:
     elif issues:
         said = (f"\nquote from the latest of {len(issues)} searches that printed {plan.citation_id}, "
                 f"{_issue_words(issues[0])}" + "".join(f"\n  earlier, {_issue_words(i)}" for i in issues[1:]))
-    return (f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}\n"
-            f"{plan.citation_url}{moved}{said}")
+    head = f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}"
+    return f"{head}\n{link}{moved}{said}"
 
 
 def source_card(c: Citation) -> str:
@@ -236,10 +244,24 @@ def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str |
     return last_error or None
 
 
+def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
+    """``byStatus`` for the headline: the old records of moves followed (stale in the registry, their files
+    cited under the new path) counted apart from the stale files (nc18b: "3 stale" for two renames and a
+    delete made three files look broken)."""
+    counts = dict(by_status)
+    followed = min(followed, counts.get("stale", 0))
+    if followed:
+        counts["stale"] -= followed
+        if not counts["stale"]:
+            del counts["stale"]
+        counts["moved and followed"] = followed
+    return counts
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
-    by_status = counts_text(reg["byStatus"]) if reg.get("byStatus") else ""
+    by_status = counts_text(_apart(reg["byStatus"], reg.get("movedFollowed") or 0)) if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     behind = reg.get("behind")
@@ -293,11 +315,15 @@ def render_status(info: dict[str, Any]) -> str:
     for note in moved:  # a rename followed: nothing to repair, only the old path's record left
         lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]}")
     if moved:
-        lines.append("           (followed: cited under the new path; 'mnote-kr prune' drops the old records)")
+        more = (reg.get("movedFollowed") or 0) - len(moved)
+        lines.append("           (" + (f"and {more} more; " if more > 0 else "")
+                     + "followed: cited under the new path; 'mnote-kr prune' drops the old records)")
     for note in (n for n in stale if n not in moved):
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
-    if reg.get("stale", 0) > len(moved):
-        more = f"{reg['stale'] - len(stale)} more stale; " if reg["stale"] > len(stale) else ""
+    really = reg.get("stale", 0) - max(reg.get("movedFollowed") or 0, len(moved))  # stale, not a move followed
+    if really > 0:
+        left = really - (len(stale) - len(moved))
+        more = f"{left} more stale; " if left > 0 else ""
         lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
                      " 'mnote-kr prune' drops the records)")
     behind = info.get("leftBehind") or {}

@@ -17,7 +17,7 @@ from mnote_kr_testkit.replay import source_file as source
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.models import SourceEntry
-from mnote_kr_lightrag.client import naming, provider, settings
+from mnote_kr_lightrag.client import busywait, naming, provider, settings
 
 BUSY = "LightRAG is busy: Pipeline is currently busy processing documents. Wait for the running job to finish"
 START = 1_800_000_000.0
@@ -119,3 +119,31 @@ def test_lr_waiting_sync_ends_early_when_nothing_is_due_before_its_deadline(tmp_
     env["replay"].json("POST", "/documents/paginated", listing([]))
     [update] = plugin.sync(ctx=env["ctx"], entries=[entry], wait_s=60)
     assert update.status == "pending" and clock[0] - START < 1
+
+
+def test_lr_a_rescan_refused_while_its_own_old_version_is_deleted_says_so(tmp_path: Path) -> None:
+    """A newcomer's watch log said "LightRAG is busy: Pipeline is currently busy processing documents" on every
+    single edit: the busy pipeline was the re-index's own delete of the old version (nc18b problem 6). A delete
+    is refused while LightRAG is busy, so a delete this call started means it is busy with that delete."""
+    import os
+
+    env = replayed_provider(tmp_path, SAMPLES)
+    ws, replay = env["ws"], env["replay"]
+    (ws / "r.md").write_bytes(b"version one")
+    old = source(ws, "r.md")
+    old_name = naming.link_name(old.rel_path, old.sha256, naming.workspace_tag(ws))
+    os.symlink(old.path, env["inputs"] / "__parsed__" / old_name)
+    (ws / "r.md").write_bytes(b"version two")
+    (ws / "n.md").write_bytes(b"# a new file")
+    replay.json("POST", "/documents/paginated", listing([processed_row(old_name)]))
+    replay.sample("GET", "/documents/supported_file_types", "05_supported_file_types.json")
+    replay.sample("DELETE", "/documents/delete_document", "50_delete_document.json")
+    replay.sample("POST", "/documents/scan", "11_scan_second_immediately.json")
+
+    changed, new = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "r.md"), source(ws, "n.md")], force=False)
+
+    assert changed.status == new.status == "pending"
+    assert (changed.last_error or "").startswith("LightRAG is busy removing this file's old version"), changed
+    assert (new.last_error or "").startswith("LightRAG is busy: "), new  # not its own delete: LightRAG's words
+    for update in (changed, new):  # both stay busy refusals that a waiting sync polls the pipeline for
+        assert busywait.refused_busy(update.status, update.pending_action, update.last_error)

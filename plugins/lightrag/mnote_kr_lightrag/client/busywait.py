@@ -32,6 +32,16 @@ POLL_S = 0.5
 PROGRESS_EVERY_S = 5.0
 
 
+def refusal(error: str | None, own_delete: bool) -> str:
+    """Why a scan LightRAG refused as busy left a file queued. ``own_delete``: this very call had just
+    started deleting the file's old version, so LightRAG was idle a moment before (a delete is refused while
+    it is busy) and it is that delete it is busy with: said in those words, not as someone else's work (a
+    newcomer's watch log said "LightRAG is busy" on every single edit, nc18b problem 6)."""
+    if own_delete:
+        return f"{BUSY} removing this file's old version, which this re-index deleted first; the new one is sent next"
+    return f"{BUSY}: {error}"
+
+
 def refused_busy(status: str, action: str | None, last_error: str | None) -> bool:
     """Whether a queued send (``ingest``/``reindex``) waits only because LightRAG was busy."""
     return status == "pending" and action in ("ingest", "reindex") and bool(_REFUSED.match(last_error or ""))

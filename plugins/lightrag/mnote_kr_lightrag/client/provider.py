@@ -238,6 +238,7 @@ class LightRagProvider:
         results: dict[str, EntryUpdate] = {}
         plans: list[tuple[SourceFile, str, str | None, OwnText | None]] = []  # (source, name, wrapper path, text)
         to_delete: list[str] = []
+        own_old: set[str] = set()  # files whose old version this call deletes (a busy scan is then that delete)
         same_name_reindex: dict[str, SourceFile] = {}
         listing = links.Listing()
         deleting_now: bool | None = None  # is LightRAG running a delete? asked once, when it matters
@@ -266,6 +267,7 @@ class LightRagProvider:
             # Older versions of this source: delete their documents and remove their links.
             for old_row in self.old_versions(docs, rel, name, input_dir):
                 to_delete.append(str(old_row["id"]))
+                own_old.add(rel)
             for old in links.names_of_source(input_dir, rel, self.ws, self.root, listing) - {name}:
                 if not self.holders.held_elsewhere(old, rel):
                     links.remove_ours(input_dir, old)
@@ -334,6 +336,7 @@ class LightRagProvider:
             plans.append((source, name, str(input_dir / name) if wrapped else None, own))
         if to_delete and not down:
             outcome, retry_after = self.delete_ids(to_delete)
+            own_old = own_old if outcome == "started" else set()
             if outcome == "busy" and same_name_reindex:
                 for rel in same_name_reindex:
                     results[rel] = self._pending(rel, "reindex", retry_counts.get(rel, 0), retry_after,
@@ -377,9 +380,8 @@ class LightRagProvider:
                                                                 track_id=track_id, **extra), own)
                 else:
                     # The link stays in place: a later scan (ours or anyone's) picks it up.
-                    results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after,
-                                                 error if outcome == "down" else f"{busywait.BUSY}: {error}",
-                                                 **extra)
+                    why = error if outcome == "down" else busywait.refusal(error, rel in own_old)
+                    results[rel] = self._pending(rel, "ingest", retry_counts.get(rel, 0), retry_after, why, **extra)
         return [results[s.rel_path] for s in sources if s.rel_path in results]
 
     def orphaned_duplicate(self, docs: DocIndex, row: dict[str, Any], input_dir: Path | None) -> bool:

@@ -1,0 +1,54 @@
+"""How the text output names a paragraph: once, counted from 1, and never beside a 0-based number unsaid.
+
+A newcomer (nc18b, problem 8) read ``paragraph (approximate), paragraph 162`` in ``search`` and
+``paragraph, paragraph 177, characters 0-54`` in ``open``, then ``...&paragraph=176`` on the next line:
+the word said twice, and two numbers one apart for the same place with nothing saying which counts from 0.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from mnote_kr.citations.render.cards import locator_text, render_open
+from mnote_kr.citations.render.ids import citation_url
+from mnote_kr.citations.render.precision import short_label
+from mnote_kr.models import Highlight, Locator, OpenActionParams, OpenPlan
+
+
+def _paragraph(index: int, degraded: bool, span: tuple[int, int] | None = None) -> Locator:
+    return Locator(locator_precision="paragraph", locator_degraded=degraded, paragraph_index=index,
+                   highlight=Highlight(start=span[0], end=span[1]) if span else None)
+
+
+@pytest.mark.parametrize(("loc", "numbers", "said"), [
+    (_paragraph(176, False, (0, 54)), True, "paragraph 177, characters 0-54"),
+    (_paragraph(176, False, (0, 54)), False, "paragraph 177"),
+    (_paragraph(161, True), False, "paragraph 162 (approximate)"),
+    (_paragraph(161, True, (3, 9)), True, "paragraph 162 (approximate), characters 3-9"),
+    (Locator(locator_precision="paragraph", locator_degraded=True), True, "paragraph (approximate)"),
+])
+def test_a_paragraph_is_named_once_with_its_number_counted_from_one(loc: Locator, numbers: bool, said: str) -> None:
+    assert locator_text(loc, numbers=numbers) == said
+    if loc.paragraph_index is not None:  # the viewer's badge counts the same way
+        assert short_label(loc).startswith(f"paragraph {loc.paragraph_index + 1}")
+
+
+def _plan(loc: Locator) -> OpenPlan:
+    return OpenPlan(citation_id="[tylp]", resource_path="/w/report.docx", resource_root_relative_path="report.docx",
+                    resource_kind="office", locator=loc, citation_url=citation_url("report.docx", loc),
+                    open_action=OpenActionParams(provider="lightrag", chunk_id=None, search_query="q",
+                                                 evidence_text=None, display_quote=None))
+
+
+def test_open_says_the_links_paragraph_counts_from_zero_when_it_prints_it_beside_the_readers_number() -> None:
+    shown = render_open(_plan(_paragraph(176, False, (0, 54))))
+    first, link = shown.splitlines()[:2]
+    assert first == "[tylp] /w/report.docx [office] paragraph 177, characters 0-54"
+    assert "paragraph=176" in link  # the URL is the contract's: paragraphIndex, from 0
+    assert "paragraph=176 is paragraph 177 counted from 0" in link, link
+
+
+def test_open_prints_the_link_alone_when_it_holds_no_paragraph_number() -> None:
+    loc = Locator(locator_precision="bbox", locator_degraded=False, page=3, bbox=[1.0, 2.0, 3.0, 4.0])
+    link = render_open(_plan(loc)).splitlines()[1]
+    assert link == "link: " + citation_url("report.docx", loc)
