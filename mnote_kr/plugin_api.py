@@ -46,6 +46,7 @@ What is here:
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
+  ``valued_row`` (else the data row holding a value under the header the question names),
   ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
   letters: no place to cite), ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is
   mostly mojibake, a font without a usable Unicode map: a page for OCR to read, never to box),
@@ -162,7 +163,14 @@ if TYPE_CHECKING:
         without_places,
     )
     from mnote_kr.citations.text.queryterms import scaffolding, stem
-    from mnote_kr.citations.text.tablerows import asked_row, header_row, labelled_row, meant_header, named_header
+    from mnote_kr.citations.text.tablerows import (
+        asked_row,
+        header_row,
+        labelled_row,
+        meant_header,
+        named_header,
+        valued_row,
+    )
     from mnote_kr.citations.text.textnorm import (
         iter_tokens,
         keeps_line_end_hyphen,
@@ -212,7 +220,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places",
                                                                 "without_file_description", "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
-                                                             "meant_header", "named_header")},
+                                                             "meant_header", "named_header", "valued_row")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
                                                           "without_dates")},
     **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
@@ -347,6 +355,7 @@ __all__ = [
     "textnorm",
     "unreadable_layer",
     "value_mentions",
+    "valued_row",
     "with_meaning",
     "with_places_behind",
     "without_dates",

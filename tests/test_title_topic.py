@@ -58,9 +58,7 @@ def test_a_query_naming_the_title_itself_still_cites_the_title() -> None:
 
 def test_the_docx_table_row_holding_the_asked_method_leads_over_the_document_title(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """By the query's words: no paragraph vectors stored for the file. (With the vectors an ingest stores,
-    the meaning step moves the place to the table's header row, 项目编号 | … | 检测方法, claimed approximate:
-    the full suite found it when an earlier test had ingested this file. Left open, issue 33's note.)"""
+    """By the query's words: no paragraph vectors stored for the file (with them: the next test)."""
     from mnote_kr.citations.rank import meaning
 
     monkeypatch.setattr(meaning, "stored", lambda key: None)
@@ -104,3 +102,24 @@ def test_a_row_abbreviating_the_asked_attribute_leads_over_the_sheet_title(query
     assert (loc.sheet, loc.range) == ("Page 1", "C23:G23"), (loc.range, loc.quote, loc.locator_reason)
     assert "Min. -5, max. +40" in (loc.quote or "")
 
+
+def test_with_the_vectors_an_ingest_stores_the_header_row_gives_way_to_the_row_holding_the_method() -> None:
+    """Issue 33: with the paragraph vectors ingest's preparation stores (the DOCX locator's
+    ``prepare_locate`` queues the file's paragraphs, ``embed_queued`` embeds them), the meaning step chose
+    the table's header row 项目编号 | 检测项目 | 相关基因 | 周期 | 检测方法, which only names the asked
+    attribute; the row under it whose cell holds "检测方法：提取外周血基因组 DNA…" answers."""
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr_docx_locator import prepare_locate
+    from mnote_kr_docx_locator.cache import load_docx
+
+    before = hashlib.sha256(TABLE.read_bytes()).digest()
+    meaning._memo.clear()
+    prepare_locate(str(TABLE))
+    assert meaning.embed_queued(lambda line: None) == 1
+    assert meaning.stored(meaning.places_key([p.text for p in load_docx(str(TABLE)).paragraphs])) is not None
+    loc = _locate(TABLE, "遗传病检测项目的检测方法是什么？", TABLE_EVIDENCE)
+    assert loc.paragraph_index == 11 and "提取外周血基因组" in (loc.quote or ""), (
+        loc.paragraph_index, loc.quote, loc.locator_reason)
+    # it holds the asked attribute and its value, not every word of the question: an approximate place
+    assert loc.locator_degraded, loc.locator_reason
+    assert hashlib.sha256(TABLE.read_bytes()).digest() == before

@@ -16,14 +16,14 @@ words).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import TypeVar
 
 from mnote_kr.citations.text.queryterms import Term, content_terms, stem
 from mnote_kr.citations.text.textnorm import normalize
 
 __all__ = ["asked_row", "header_row", "is_header", "is_number", "labelled_row", "meant_header", "named_header",
-           "said_at"]
+           "said_at", "valued_row"]
 
 T = TypeVar("T")
 _WORD = re.compile(r"[a-z0-9]+")
@@ -169,13 +169,53 @@ def asked_row(query: str, header: Sequence[str], rows: Sequence[Sequence[str]]) 
     return scored[0][1], scored[0][2]
 
 
+def valued_row(query: str, header: Sequence[str], rows: Sequence[Sequence[str]],
+               closer: Callable[[dict[int, list[int]]], Mapping[int, float] | None] | None = None,
+               margin: float = MEANT_MARGIN) -> tuple[int, int] | None:
+    """``(row, cell)``: for a question cited on a table's ``header`` row that ``asked_row`` leaves there, the
+    data row (among ``rows``, each its cells' texts under ``header``'s, column for column) holding a value
+    under the header the question names (``named_header``), and that cell. "遗传病检测项目的检测方法是什么"
+    over 项目编号 | 检测项目 | … | 检测方法: the header only names the asked attribute; the one row whose
+    检测方法 cell is filled (merged down the rows below) holds "提取外周血基因组 DNA…" and answers (issue 33).
+
+    Several rows holding a value there: the one holding most of the question's words the header does not;
+    of rows holding as many (and some), the one ``closer`` puts ahead of the next by ``margin``: given each
+    row's cells holding those words (``{row: [cell, ...]}``: what says which row it is), it gives each row's
+    cosine with the question (its nearest such cell's).
+    None when the question says no word beyond the header's (it asks about the columns), names no header,
+    no row holds a value under it, no row holds another of its words ("what percent follow each
+    religion": every row answers) or which row is meant is not said."""
+    head = _words(" ".join(header))
+    rest = [t for t in content_terms(query) if not _holds(*head, t)]
+    col = named_header(query, [(text, i) for i, text in enumerate(header) if text.strip()]) if rest else None
+    if col is None:
+        return None
+    holders = [r for r, row in enumerate(rows) if col < len(row) and row[col].strip()]
+    if len(holders) <= 1:
+        return (holders[0], col) if holders else None
+    saying = {r: [i for i, text in enumerate(rows[r]) if text.strip() and any(_holds(*_words(text), t) for t in rest)]
+              for r in holders}
+    held = {r: sum(1 for t in rest if any(_holds(*_words(rows[r][i]), t) for i in saying[r])) for r in holders}
+    most = max(held.values())
+    top = [r for r in holders if held[r] == most]
+    if not most or len(top) == 1:
+        return (top[0], col) if most else None
+    cos = closer({r: saying[r] for r in top}) if closer is not None else None
+    ranked = sorted(((cos[r], r) for r in top if r in cos), reverse=True) if cos else []
+    if len(ranked) < len(top) or ranked[0][0] - ranked[1][0] < margin:
+        return None
+    return ranked[0][1], col
+
+
 def named_header(query: str, cells: Iterable[tuple[str, T]], *, inflected: bool = False) -> T | None:
     """The cell whose header (each ``(header text, cell)``) the query names best as a phrase
     (``said_at``), None when none is or two tie.
 
     Best: a header holding another named one ("Unit price" over "Price") is the more specific; else the
     one named first, since a question names what it asks about before what qualifies it ("What type of
-    value", "the price per unit"); a longer header at the same place. Two cells under one header tie."""
+    value", "the price per unit"); a longer header at the same place. Two cells under one header tie.
+    A header named right before a possessive (``的``, ``の``) qualifies what follows it, so it yields to a
+    header named elsewhere: "检测项目的检测方法是什么" asks for 检测方法, not 检测项目 (issue 33)."""
     q = " ".join(normalize(query).split())
     found: list[tuple[int, str, T]] = []
     for text, cell in cells:
@@ -184,10 +224,23 @@ def named_header(query: str, cells: Iterable[tuple[str, T]], *, inflected: bool 
         if at is not None:
             found.append((at, head, cell))
     found = [f for f in found if not any(o[1] != f[1] and said_at(o[1], f[1]) is not None for o in found)]
+    asked = [f for f in found if not _qualifies(q, f[0] + len(f[1]))]
+    if asked and len({f[1] for f in asked}) < len({f[1] for f in found}):
+        found = asked
     found.sort(key=lambda f: (f[0], -len(f[1])))
     if not found or (len(found) > 1 and found[1][:2] == found[0][:2]):
         return None
     return found[0][2]
+
+
+#: Marks after a phrase saying it qualifies what follows ("检测项目的检测方法": the method of the items;
+#: "評点の判定基準"). Not "之": it opens words of its own ("之间", "之后").
+_POSSESSIVE = ("的", "の")
+
+
+def _qualifies(query: str, end: int) -> bool:
+    """Whether the phrase of ``query`` ending at ``end`` is followed by a possessive (``_POSSESSIVE``)."""
+    return query[end:end + 1] in _POSSESSIVE
 
 
 def meant_header(query: str, cells: Sequence[tuple[str, T]], *, margin: float = MEANT_MARGIN,

@@ -25,7 +25,12 @@ columns of many paragraphs) keeps its paragraphs' own citations:
   words for every row, so the row holding the query's other words (its key: "How many calories per portion
   do berries have?", the Berries row) answers, on its cell under the header named (the host's
   ``asked_row``). A question only about the columns, or whose other words two rows hold alike, keeps the
-  header.
+  header. Else a question naming a header and saying more than the header's words moves to the row
+  holding a value under that header (the host's ``valued_row``): "遗传病检测项目的检测方法是什么" over
+  项目编号 | … | 检测方法, whose one filled 检测方法 cell (merged down the rows below) holds the method;
+  of several such rows, the one holding most of the question's other words, else of those holding as
+  many (and some) the nearest by meaning (its cells holding them, once ingest embedded the paragraphs). The place
+  keeps the header's claim, exact or approximate: the move never makes a place exact.
 * the places behind it are other rows: a runner-up in a row already cited, or in the header row
   (it answers nothing by itself), is dropped. One locate reads each table once.
 """
@@ -38,7 +43,17 @@ from typing import TypeVar
 
 import msgspec
 
-from mnote_kr.plugin_api import Highlight, Locator, asked_row, header_row, labelled_row, named_header
+from mnote_kr.plugin_api import (
+    Highlight,
+    Locator,
+    asked_row,
+    header_row,
+    labelled_row,
+    named_header,
+    places_key,
+    rank_by_meaning,
+    valued_row,
+)
 
 from .document import DocxDocument, Paragraph
 
@@ -236,19 +251,45 @@ def row_of(doc: DocxDocument, index: int, tables: dict[int, _Table] | None = Non
 
 
 def _row_asked(doc: DocxDocument, header: TableRow, query: str,
-               tables: dict[int, _Table]) -> tuple[TableRow, RowCell] | None:
+               tables: dict[int, _Table]) -> tuple[TableRow, RowCell, str] | None:
     """The data row a question cited on its table's header row asks about (the host's ``asked_row``),
-    with its cell holding the question's words; None on a title row above the header."""
+    with its cell holding the question's words, else the row holding a value under the header the question
+    names (``valued_row``), with that cell; and why. None on a title row above the header, or when neither
+    says which row."""
     table = tables[header.key[0]]
     if table.at is None or header.key[1] != table.order[table.at]:
         return None
     below = [[c for c in table.rows[r] if c.own] for r in table.order[table.at + 1:]]
     found = asked_row(query, [c.text for c in header.cells], [[c.text for c in cells] for cells in below])
-    if found is None:
-        return None
-    cell = below[found[0]][found[1]]
+    if found is not None:
+        cell, why = below[found[0]][found[1]], "the table's row holding the query's words beside its header's"
+    else:  # the header names the asked column: the row holding its value answers (``valued_row``)
+        under = [[next((c for c in cells if c.first <= h.first <= c.last), None) for h in header.cells]
+                 for cells in below]
+        found = valued_row(query, [c.text for c in header.cells],
+                           [[c.text if c is not None else "" for c in cells] for cells in under],
+                           lambda saying: _row_cosines(doc, query, {r: [under[r][i] for i in cells]
+                                                                    for r, cells in saying.items()}))
+        if found is None:
+            return None
+        cell, why = under[found[0]][found[1]], "the table's row holding a value under the header the query names"
+        if cell is None:
+            return None
     row = row_of(doc, cell.paragraph, tables)
-    return (row, cell) if row is not None else None
+    return (row, cell, why) if row is not None else None
+
+
+def _row_cosines(doc: DocxDocument, query: str, rows: dict[int, list[RowCell | None]]) -> dict[int, float] | None:
+    """Each row's cosine with the query: its nearest cell's among ``rows[row]`` (those holding the question's
+    words that say which row it is); None while the document's paragraphs have no vectors."""
+    cells = {c.paragraph: r for r, held in rows.items() for c in held if c is not None}
+    ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, dict.fromkeys(cells, 0.0))
+    if ranked is None:
+        return None
+    out: dict[int, float] = {}
+    for at, cos in ranked[1].items():
+        out[cells[at]] = max(cos, out.get(cells[at], cos))
+    return out
 
 
 def _as_row(doc: DocxDocument, loc: Locator, query: str,
@@ -262,8 +303,8 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
     at, why = loc.paragraph_index, loc.locator_reason
     asked = _row_asked(doc, row, query, tables) if row.header else None
     if asked is not None:  # the header row holds the column's words; the row asked about answers
-        row, held = asked
-        at, why = held.paragraph, f"{why}; the table's row holding the query's words beside its header's"
+        row, held, moved = asked
+        at, why = held.paragraph, f"{why}; {moved}"
     named = row.named(query)
     matched = row.holding(at)
     written = row.written(query)
