@@ -238,3 +238,25 @@ def test_lr_a_send_records_the_readings_of_now() -> None:
         ((".md", "lightrag:3"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:3"), (".png", "image:2"),
          (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
     assert readings.check(None, now, look=False, notes=False).older == {}
+
+
+def test_lr_a_docx_sent_as_the_fallback_text_before_the_docx_reader_changed_is_read_again(tmp_path: Path) -> None:
+    """The DOCX reader's text changed since the fallback's first version (an equation read as c^2, a heading-styled
+    table cell and a contents line ending 'N/A' no heading): a DOCX LightRAG failed on and indexed by that text is
+    read again; a fallback of another type reads the same and is left alone, recorded or not."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for name in ("before.docx", "before.pdf"):
+        (inputs / f"{name}.md").write_text(f"{links.TEXT_WRAPPER_MARK} {name}\n\nWords.\n", encoding="utf-8")
+    entries = [_entry("old.docx", "fallback:1", "text_fallback"), _entry("old.pdf", "fallback:1", "text_fallback"),
+               _entry("OLD.DOCX", "fallback:1", "text_fallback"),
+               _entry("before.docx", None, "text_fallback", light_rag_file_path="before.docx.md"),
+               _entry("before.pdf", None, "text_fallback", light_rag_file_path="before.pdf.md")]
+    for look in (False, True):
+        check = readings.check(_Prov(tmp_path, inputs), entries, look=look, notes=False)
+        assert {"old.docx", "OLD.DOCX"} <= set(check.older) and "old.pdf" not in check.older, check
+        assert "c^2" in check.older["old.docx"]
+    looked = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=False)
+    assert set(looked.older) == {"old.docx", "OLD.DOCX", "before.docx"}
+    assert looked.record == {"before.pdf": readings.current(readings.FALLBACK)}
+    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:2"

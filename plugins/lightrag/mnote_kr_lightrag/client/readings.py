@@ -47,19 +47,22 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 1, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 2, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
 #: version reads the same now. The plain reading's second version sends a workbook declaring far more rows than it
 #: holds as mnote-kr's text (``workbooks.inflated``), its third a deck whose text box holds a line break between
-#: words (``decks.GLUED``); both are checked by the send's own test (``_plain_to_check``).
-CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",)}
+#: words (``decks.GLUED``); both are checked by the send's own test (``_PLAIN_TO_CHECK``). The fallback's second
+#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it); no other type's changed.
+CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its footnotes and endnotes",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
+        FALLBACK: ("the DOCX reader's text of now: an equation's powers and indices as c^2 and a_0, a heading-styled "
+                   "table cell and a contents line ending 'N/A' read as text, not as headings"),
         LIGHTRAG: "a workbook's cells or a deck's text as mnote-kr reads them, when LightRAG's parser misreads them"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
@@ -277,12 +280,13 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             reading = _wrapper_mark(entry, input_dir)
             if reading == f"{DECK}:2" and not _deck_comments(path):
                 reading = current(DECK)  # deck:3 adds only review comments: a deck without any reads the same
+            how, version = split(reading or "")
             if reading is None:
                 unknown[rel] = f"{BEFORE}; its index text was not found to check"
-            elif split(reading)[1] < VERSIONS[split(reading)[0]]:
-                older[rel] = f"{BEFORE}; read again for {ADDS.get(split(reading)[0], 'what its reader reads now')}"
+            elif version < VERSIONS[how] and _changed(how, version, suffix):
+                older[rel] = f"{BEFORE}; read again for {ADDS.get(how, 'what its reader reads now')}"
             else:
-                record[rel] = reading
+                record[rel] = current(how)  # its reader's later versions changed no file of its type
         elif suffix == ".pdf":
             unknown[rel] = _PDF_UNKNOWN
         elif suffix in (".pptx", ".xlsx") or (suffix == ".docx" and notes):
