@@ -183,9 +183,9 @@ def left_out(path: str) -> dict[str, int]:
 
 
 def deck_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, int]] | None:
-    """The text of a deck holding words LightRAG's parser leaves out, with what it holds (``left_out``), or
-    None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it as it can and
-    says so)."""
+    """The text of a deck holding words LightRAG's parser leaves out or runs together, with what it holds
+    (``left_out``), or None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it
+    as it can and says so)."""
     if naming.safe_suffix(source.rel_path) != SUFFIX:
         return None
     try:
