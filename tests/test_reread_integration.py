@@ -59,7 +59,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         host.add_root("kb")
         report = host.ingest(["kb"], wait=True, wait_s=240)
         assert [(i.source_path, i.status) for i in report.items] == [(rel, "processed")], report.items
-        assert host.registry().entries[rel].reading == "lightrag:2"
+        assert host.registry().entries[rel].reading == "lightrag:3"
         assert not any(WORDS in q for q in _indexed_quotes(host))  # the note's words never reached LightRAG
         status = host.status()["readings"]
         assert status["older"]["count"] == 0  # this engine reads no notes: LightRAG's reading is its current one

@@ -313,7 +313,12 @@ CORPUS_DECKS = sorted((Path(__file__).resolve().parents[3] / "tests" / "data" / 
 @pytest.mark.parametrize("path", CORPUS_DECKS, ids=lambda p: p.stem)
 def test_what_the_deck_structure_holds_is_what_the_locator_plugin_reads_there(path: Path) -> None:
     """On every corpus deck, the slides ``decks.left_out`` counts from the zip's parts are those where the
-    PPTX plugin (python-pptx) reads notes, table rows, a group's text or chart lines."""
+    PPTX plugin (python-pptx) reads notes, table rows, a group's text or chart lines, and those where a top-level
+    shape's text as LightRAG's parser takes it (python-pptx) holds a line break between words."""
+    import re
+
+    from pptx import Presentation
+
     from mnote_kr_lightrag.client import decks
     from mnote_kr_pptx_locator.reader import load_pptx
 
@@ -324,7 +329,11 @@ def test_what_the_deck_structure_holds_is_what_the_locator_plugin_reads_there(pa
                 else decks.COMMENTS if p.kind == "comment" else decks.GROUPS if p.group is not None else None)
         if what:
             slides.setdefault(what, set()).add(p.slide)
-    assert decks.left_out(str(path)) == {what: len(slides[what]) for what in decks.LEFT_OUT if what in slides}
+    for number, slide in enumerate(Presentation(str(path)).slides, 1):
+        if any(re.search(r"\S\v+\S", shape.text) for shape in slide.shapes if hasattr(shape, "text")):
+            slides.setdefault(decks.GLUED, set()).add(number)
+    assert decks.left_out(str(path)) == {what: len(slides[what]) for what in (*decks.LEFT_OUT, decks.GLUED)
+                                         if what in slides}
     assert path.read_bytes() == before
 
 

@@ -80,8 +80,8 @@ def test_lr_guard_says_whether_the_engine_reads_docx_notes_and_only_with_the_key
 
 
 @pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True}, "lightrag+notes:1"),
-                                                  ({"docxNotes": False}, "lightrag:2"),
-                                                  (None, "lightrag:2")],  # another server: 404
+                                                  ({"docxNotes": False}, "lightrag:3"),
+                                                  (None, "lightrag:3")],  # another server: 404
                          ids=["reads-notes", "patch-off", "own-server"])
 def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it_reads_them(
         env: dict[str, Any], engine: dict[str, Any] | None, expected: str) -> None:
@@ -92,7 +92,7 @@ def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it
         env["replay"].json("GET", READINGS_PATH, engine)
     updates = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "a.docx"), _source(ws, "b.md")], force=False)
     assert [(u.source_root_relative_path, u.status, u.reading) for u in updates] == [
-        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:2")]
+        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:3")]
     assert len(env["replay"].sent("GET", READINGS_PATH)) == 1  # asked for the DOCX only, once
 
 
@@ -173,7 +173,7 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     assert "speaker notes" in check.older["linked.pptx"]
     assert "review comments" in check.older["commented.pptx"]
     assert "label" in check.older["book.xlsm"]  # the macro-enabled workbook's text is read differently since
-    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:2", "a.md": "lightrag:2",
+    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:3", "a.md": "lightrag:3",
                             "wrapped.pptx": "deck:3"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
@@ -214,7 +214,7 @@ def test_lr_check_finds_files_read_by_the_readers_that_changed_since(tmp_path: P
     # Sync checks the declared rows, the test the send makes: only the inflated workbook is read differently.
     looked = readings.check(_Prov(tmp_path, tmp_path / "inputs"), entries, look=True, notes=False)
     assert "1,048,496 rows" in looked.older["inflated.xlsx"] and "normal.xlsx" not in looked.older
-    assert looked.record == {"normal.xlsx": "lightrag:2"}
+    assert looked.record == {"normal.xlsx": "lightrag:3"}
     assert {p: p.read_bytes() for p in (inflated, normal)} == before
 
 
@@ -224,17 +224,39 @@ def test_lr_check_of_a_workbook_indexed_before_readings_finds_its_declared_rows(
     check = readings.check(_Prov(tmp_path, tmp_path / "inputs"),
                            [_entry("inflated.xlsx", None), _entry("normal.xlsx", None)], look=True, notes=False)
     assert set(check.older) == {"inflated.xlsx"} and "1,048,496 rows" in check.older["inflated.xlsx"]
-    assert check.record == {"normal.xlsx": "lightrag:2"}
+    assert check.record == {"normal.xlsx": "lightrag:3"}
 
 
 def test_lr_a_send_records_the_readings_of_now() -> None:
     """What a send records is the current version of its reader: an entry recorded so is never older."""
-    assert readings.of_send("a.md", False, None, False) == "lightrag:2"
+    assert readings.of_send("a.md", False, None, False) == "lightrag:3"
     assert readings.of_send("a.png", True, None, False) == "image:2"
     for mark, now in ((links.RECOGNIZED_WRAPPER_MARK, "ocr:2"), (links.WORKBOOK_WRAPPER_MARK, "workbook:2"),
                       (links.MACRO_WORKBOOK_WRAPPER_MARK, "xlsm:2")):
         assert readings.of_send("x", False, OwnText("text", mark, "note"), False) == now
     now = [_entry(f"f{i}{suffix}", reading) for i, (suffix, reading) in enumerate(
-        ((".md", "lightrag:2"), (".xlsx", "lightrag:2"), (".png", "image:2"), (".pdf", "ocr:2"),
-         (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
+        ((".md", "lightrag:3"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:3"), (".png", "image:2"),
+         (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
     assert readings.check(None, now, look=False, notes=False).older == {}
+
+
+def test_lr_a_docx_sent_as_the_fallback_text_before_the_docx_reader_changed_is_read_again(tmp_path: Path) -> None:
+    """The DOCX reader's text changed since the fallback's first version (an equation read as c^2, a heading-styled
+    table cell and a contents line ending 'N/A' no heading): a DOCX LightRAG failed on and indexed by that text is
+    read again; a fallback of another type reads the same and is left alone, recorded or not."""
+    inputs = tmp_path / "inputs"
+    inputs.mkdir()
+    for name in ("before.docx", "before.pdf"):
+        (inputs / f"{name}.md").write_text(f"{links.TEXT_WRAPPER_MARK} {name}\n\nWords.\n", encoding="utf-8")
+    entries = [_entry("old.docx", "fallback:1", "text_fallback"), _entry("old.pdf", "fallback:1", "text_fallback"),
+               _entry("OLD.DOCX", "fallback:1", "text_fallback"),
+               _entry("before.docx", None, "text_fallback", light_rag_file_path="before.docx.md"),
+               _entry("before.pdf", None, "text_fallback", light_rag_file_path="before.pdf.md")]
+    for look in (False, True):
+        check = readings.check(_Prov(tmp_path, inputs), entries, look=look, notes=False)
+        assert {"old.docx", "OLD.DOCX"} <= set(check.older) and "old.pdf" not in check.older, check
+        assert "c^2" in check.older["old.docx"]
+    looked = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=False)
+    assert set(looked.older) == {"old.docx", "OLD.DOCX", "before.docx"}
+    assert looked.record == {"before.pdf": readings.current(readings.FALLBACK)}
+    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:2"

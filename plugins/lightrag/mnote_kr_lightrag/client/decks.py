@@ -17,11 +17,18 @@ a Markdown text wrapper in place of the link, exactly like a PDF with scanned pa
 to the same registry entry, its ``kind`` is ``text_fallback`` and its note says which of them the deck has, and
 citations still land in the deck (a note on its slide's notes, a table row, a chart line or a shape's words on that
 shape). A deck whose words are all its slides' top-level text stays a plain link.
+
+The parser also runs words together: a line break inside a paragraph (``a:br``, Shift+Enter, common in titles) is a
+vertical tab in python-pptx's ``shape.text``, and LightRAG's text sanitiser (``sanitize_text_for_encoding``) drops
+it, so "X-Library" and "The" on two lines of a title reach its index as "X-LibraryThe", and neither word is found. A
+deck whose top-level text shape holds such a break with text right on both sides (``GLUED``) is sent as its text
+too, where the locator plugin reads each line apart; a break next to a space or at a paragraph's end glues nothing.
 """
 
 from __future__ import annotations
 
 import posixpath
+import re
 from typing import TYPE_CHECKING
 
 from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
@@ -42,6 +49,9 @@ RELS = "{http://schemas.openxmlformats.org/package/2006/relationships}Relationsh
 NOTES, TABLES, GROUPS, CHARTS = "speaker notes", "table cells", "grouped shapes' text", "chart data"
 COMMENTS = "review comments"
 LEFT_OUT = (NOTES, TABLES, GROUPS, CHARTS, COMMENTS)
+#: A line break between words inside a top-level text shape: LightRAG's parser runs its two lines together.
+GLUED = "line breaks inside a text box"
+_GLUE = re.compile(r"\S\v+\S")
 
 
 def _has_text(element: ET.Element) -> bool:
@@ -110,7 +120,21 @@ class _Deck:
         comments = [self.xml(part) for kind, part in related.values() if kind == "comments"]
         if any(_comment_words(c) for c in comments if c is not None):
             out.add(COMMENTS)
+        tree = root.find(f"{P}cSld/{P}spTree")
+        if tree is not None and any(_glued(sp) for sp in tree.findall(P + "sp")):
+            out.add(GLUED)
         return out
+
+
+def _glued(sp: ET.Element) -> bool:
+    """A paragraph of the text shape holds a line break with text right before and after it, as LightRAG's
+    parser reads it (python-pptx: a run's or field's text as is, each ``a:br`` a vertical tab)."""
+    for para in sp.iter(A + "p"):
+        line = "".join("\v" if part.tag == A + "br" else "".join(t.text or "" for t in part.iter(A + "t"))
+                       for part in para)
+        if _GLUE.search(line):
+            return True
+    return False
 
 
 def _notes_text(notes: ET.Element) -> bool:
@@ -137,16 +161,16 @@ def _chart_values(space: ET.Element) -> bool:
 
 
 def left_out(path: str) -> dict[str, int]:
-    """What of the deck LightRAG's parser leaves out (``LEFT_OUT``'s names, in its order): how many slides
-    hold each; only those some slide holds. Raises ``MnoteKrError`` (``DocumentError``) for a file that is
-    no readable zip or is over the host's budget."""
+    """What of the deck LightRAG's parser leaves out (``LEFT_OUT``'s names, in its order) or runs together
+    (``GLUED``, last): how many slides hold each; only those some slide holds. Raises ``MnoteKrError``
+    (``DocumentError``) for a file that is no readable zip or is over the host's budget."""
     import zipfile
     import zlib
 
     from mnote_kr.plugin_api import check_zip
 
     check_zip(path, "PPTX")
-    counts = dict.fromkeys(LEFT_OUT, 0)
+    counts = dict.fromkeys((*LEFT_OUT, GLUED), 0)
     try:
         with zipfile.ZipFile(path) as zf:
             deck = _Deck(zf)
@@ -159,9 +183,9 @@ def left_out(path: str) -> dict[str, int]:
 
 
 def deck_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, int]] | None:
-    """The text of a deck holding words LightRAG's parser leaves out, with what it holds (``left_out``), or
-    None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it as it can and
-    says so)."""
+    """The text of a deck holding words LightRAG's parser leaves out or runs together, with what it holds
+    (``left_out``), or None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it
+    as it can and says so)."""
     if naming.safe_suffix(source.rel_path) != SUFFIX:
         return None
     try:
@@ -172,10 +196,30 @@ def deck_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, 
     return (text, held) if text and text.strip() else None
 
 
+def _listed(parts: list[str]) -> str:
+    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
+
+
+def _why(held: dict[str, int]) -> list[str]:
+    """Why LightRAG's parser misses words of the deck, in a user's words: what it leaves out, its glued lines."""
+    left = [f"{what} ({n} slide(s))" for what, n in held.items() if what != GLUED]
+    out = [f"LightRAG's parser leaves out {_listed(left or ['part of its text'])}"] if left or GLUED not in held else []
+    if GLUED in held:
+        out.append(f"the deck has {GLUED} ({held[GLUED]} slide(s)), whose lines LightRAG's parser runs together")
+    return out
+
+
 def note(held: dict[str, int]) -> str:
     """What ``status`` says of a deck indexed this way: which words LightRAG's parser leaves out, on how
-    many slides."""
-    parts = [f"{what} ({n} slide(s))" for what, n in held.items()] or ["part of its text"]
-    said = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
-    return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out {said}; "
+    many slides, and where it runs lines together."""
+    return (f"indexed from the text mnote-kr reads in it, since {', and '.join(_why(held))}; "
             "citations still point into the file")
+
+
+def adds(held: dict[str, int]) -> str:
+    """What reading a linked deck holding ``held`` (``left_out``) as mnote-kr's text adds, as ``sync`` says it."""
+    left = [what for what in held if what != GLUED]
+    out = [f"what LightRAG's parser leaves out of it ({', '.join(left)})"] if left else []
+    if GLUED in held:
+        out.append(f"the words on either side of its {GLUED}, which LightRAG's parser runs together")
+    return " and ".join(out)

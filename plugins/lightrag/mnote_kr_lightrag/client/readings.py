@@ -47,17 +47,23 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 2, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 1, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 2, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
-#: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it. The plain
-#: reading's second version changed only workbooks (``workbooks.inflated``: one declaring far more rows than it
-#: holds is sent as mnote-kr's text); a file of another type read by its first is read the same now.
+#: The types a version of a reading changed, when not every type: a file of another type read by an earlier
+#: version reads the same now. The plain reading's second version sends a workbook declaring far more rows than it
+#: holds as mnote-kr's text (``workbooks.inflated``), its third a deck whose text box holds a line break between
+#: words (``decks.GLUED``); both are checked by the send's own test (``_PLAIN_TO_CHECK``). The fallback's second
+#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it); no other type's changed.
+CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",)}
+#: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its footnotes and endnotes",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
-        LIGHTRAG: "its cells as mnote-kr reads them, since it declares far more rows than it holds"}
+        FALLBACK: ("the DOCX reader's text of now: an equation's powers and indices as c^2 and a_0, a heading-styled "
+                   "table cell and a contents line ending 'N/A' read as text, not as headings"),
+        LIGHTRAG: "a workbook's cells or a deck's text as mnote-kr reads them, when LightRAG's parser misreads them"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
 MARKS = {links.RECOGNIZED_WRAPPER_MARK: f"{OCR}:1", links.DECK_WRAPPER_MARK: f"{DECK}:2",
@@ -141,21 +147,28 @@ def engine_reads_notes(prov: LightRagProvider) -> bool:
     return reads
 
 
+def _changed(how: str, version: int, suffix: str) -> bool:
+    """Whether a version of ``how`` after ``version`` changed what it reads of a file of ``suffix`` (``CHANGED``)."""
+    return any(suffix in CHANGED.get((how, v), (suffix,)) for v in range(version + 1, VERSIONS[how] + 1))
+
+
 def _older(entry: SourceEntry, notes: bool) -> tuple[str, str] | None:
     """(the current reading, what it adds) when the entry's recorded reading is older; else None."""
     how, version = split(entry.reading or "")
-    if how == LIGHTRAG and notes and _suffix(entry.source_root_relative_path) == ".docx":
+    suffix = _suffix(entry.source_root_relative_path)
+    if how == LIGHTRAG and notes and suffix == ".docx":
         return current(LIGHTRAG_NOTES), ADDS[LIGHTRAG_NOTES]
-    if how == LIGHTRAG and _suffix(entry.source_root_relative_path) != ".xlsx":
-        return None  # the plain reading's second version changed only workbooks
-    if how in VERSIONS and version < VERSIONS[how]:
+    if how in VERSIONS and version < VERSIONS[how] and _changed(how, version, suffix):
         return current(how), ADDS.get(how, f"what its reader reads since version {VERSIONS[how]}")
     return None
 
 
-#: Why ``status`` counts a workbook linked by the plain reading's first version: only ``sync`` reads its rows.
-_BOOK_TO_CHECK = ("linked before a workbook declaring far more rows than it holds was sent as mnote-kr's text: "
-                  "'mnote-kr sync' checks the rows it declares")
+#: Why ``status`` counts a workbook or deck linked by an earlier plain reading: only ``sync`` reads its structure.
+_PLAIN_TO_CHECK = {
+    ".xlsx": ("linked before a workbook declaring far more rows than it holds was sent as mnote-kr's text: "
+              "'mnote-kr sync' checks the rows it declares"),
+    ".pptx": ("linked before a deck with line breaks inside a text box was sent as mnote-kr's text: "
+              "'mnote-kr sync' checks its slides")}
 
 
 def _inflated(path: str) -> str | None:
@@ -206,10 +219,10 @@ def _probe(path: str, suffix: str, notes: bool) -> str | None:
         return ADDS[LIGHTRAG_NOTES] if notes and holds_notes(path) else None
     try:
         if suffix == ".pptx":
-            from .decks import left_out
+            from .decks import adds, left_out
 
             held = left_out(path)
-            return f"what LightRAG's parser leaves out of it ({', '.join(held)})" if held else None
+            return adds(held) if held else None
         if suffix == ".xlsx":
             from .workbooks import commented
 
@@ -237,11 +250,11 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             if found is None:
                 continue
             now, adds = found
-            if now == current(LIGHTRAG):  # a workbook linked by the plain reading's first version
+            if now == current(LIGHTRAG):  # a workbook or deck linked by an earlier plain reading: the send's test
                 if not look:
-                    older[rel] = _BOOK_TO_CHECK
-                elif (rows := _inflated(path)) is not None:
-                    older[rel] = f"read again for {rows}"
+                    older[rel] = _PLAIN_TO_CHECK[suffix]
+                elif (probed := _probe(path, suffix, notes)) is not None:
+                    older[rel] = f"read again for {probed}"
                 else:
                     record[rel] = now
             elif look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
@@ -267,12 +280,13 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             reading = _wrapper_mark(entry, input_dir)
             if reading == f"{DECK}:2" and not _deck_comments(path):
                 reading = current(DECK)  # deck:3 adds only review comments: a deck without any reads the same
+            how, version = split(reading or "")
             if reading is None:
                 unknown[rel] = f"{BEFORE}; its index text was not found to check"
-            elif split(reading)[1] < VERSIONS[split(reading)[0]]:
-                older[rel] = f"{BEFORE}; read again for {ADDS.get(split(reading)[0], 'what its reader reads now')}"
+            elif version < VERSIONS[how] and _changed(how, version, suffix):
+                older[rel] = f"{BEFORE}; read again for {ADDS.get(how, 'what its reader reads now')}"
             else:
-                record[rel] = reading
+                record[rel] = current(how)  # its reader's later versions changed no file of its type
         elif suffix == ".pdf":
             unknown[rel] = _PDF_UNKNOWN
         elif suffix in (".pptx", ".xlsx") or (suffix == ".docx" and notes):

@@ -56,7 +56,7 @@ class OwnText:
 
 def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
-    a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out
+    a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out or runs together
     (``decks.deck_text``), a workbook with cell comments or any macro-enabled one (``workbooks.workbook_text``);
     None: the file itself is linked. Raises ``MnoteKrError`` for a file of a type LightRAG does not take
     (``naming.TEXT_ONLY_SUFFIXES``) whose text cannot be read here."""
