@@ -17,9 +17,9 @@ some, and ``relevance_floor.py`` counts both ways.
   does not clear it. ``first_script``: the across-scripts exemption reads the first citation's passage, not
   every passage (this one clears flags). ``cjk_stop+first_script``: both. Measured in the sixteenth round, none
   kept (docs/embeddings.md).
-* ``common_words``: a search cleared only by common English words (``COMMON_WORDS``: "back", "best", "time") is
-  weak. ``zh_meaning``: a Chinese query cleared by one of its words, its first place far in meaning (cosine
-  < ``ZH_MEANING``), is weak. ``common_words+zh_meaning``: either. Eighteenth round (docs/embeddings.md).
+* ``common_words`` (a search cleared only by common English words: "back", "best", "time") and ``zh_meaning`` (a
+  Chinese query cleared by one of its words, its first place not close in meaning) were measured in the
+  eighteenth round, both together kept: they are the rule now (``noresults._saying_nothing``; docs/embeddings.md).
 """
 
 from __future__ import annotations
@@ -115,72 +115,6 @@ def cjk_stop_first_script(citations: list[Citation], query: str) -> bool:
     return noresults._weak(citations, query, cjk_stop=True, first_script=True) is not None
 
 
-#: Words too common to say what a query is about: the Glasgow stop list (as scikit-learn ships it) less the
-#: ranking's own stop words and less its words that can name a topic (bill, fire, system, interest, amount, detail,
-#: mill, thick, thin, cry, name, empty, fill), and ten of English's most frequent words beside it.
-_COMMON = """above across after afterwards again against almost alone along already also although always among
-    amongst another anyhow anyone anything anyway anywhere around back became because become becomes becoming before
-    beforehand behind below beside besides between beyond both bottom call cannot de done down due during eight either
-    eleven else elsewhere enough even ever every everyone everything everywhere except few fifteen fifty first five
-    former formerly forty found four front full further give go hence hereafter hereby herein hereupon hers herself
-    himself however hundred indeed keep last latter latterly least less made meanwhile mine moreover mostly move
-    myself namely neither never nevertheless next nine nobody none noone nor nothing now nowhere off often once one
-    only onto others otherwise ours ourselves out own part per perhaps put rather same see seem seemed seeming seems
-    serious several side since six sixty somehow someone something sometime sometimes somewhere still take ten
-    themselves thence thereafter thereby therefore therein thereupon third though three through throughout thus
-    together too top toward towards twelve twenty two until up upon us very via well whatever whence whenever
-    whereafter whereas whereby wherein whereupon wherever whether while whither whoever whole within without yet
-    yours yourself yourselves
-    time year day way thing best good new make like"""
-COMMON_WORDS = frozenset(t for w in _COMMON.split() for t in terms(w))
-
-
-def _held(citations: list[Citation], query: str) -> set[str]:
-    """The query's terms, numbers aside, that some passage found or its file's name holds."""
-    asked = {t for t in terms(query) if not t.isdigit()}
-    return {t for c in citations for t in asked & (set(terms(_text(c))) | _name_terms(c))}
-
-
-def _only_words(citations: list[Citation], query: str) -> bool:
-    """Cleared by words, and only by passages holding them: no verbatim phrase, no file the query names."""
-    return _by_words(citations, query) and not any(
-        c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations for k in ("fileName", "fileTerms", "phrase"))
-
-
-def common_words(citations: list[Citation], query: str) -> bool:
-    """Weak by today's rule, or cleared by words every one of which is a common word (``COMMON_WORDS``): "best
-    exercises for lower back pain" over a passage holding "back"."""
-    if noresults.weak_reason(citations, query) is not None:
-        return True
-    if not _only_words(citations, query):
-        return False
-    held = _held(citations, query)
-    return bool(held) and held <= COMMON_WORDS
-
-
-#: The first place's cosine with the query below which one shared word does not clear a Chinese query.
-ZH_MEANING = 0.70
-
-
-def zh_meaning(citations: list[Citation], query: str) -> bool:
-    """Weak by today's rule, or a Chinese query cleared by ONE of its words (numbers aside) whose first place
-    is far in meaning (``locator.meaning_score`` < ``ZH_MEANING``): "足球比赛越位规则是什么" over a passage
-    holding 规则."""
-    from mnote_kr.citations.rank.neutral import han_share
-
-    if noresults.weak_reason(citations, query) is not None:
-        return True
-    if han_share(query) < 0.5 or not _only_words(citations, query):
-        return False
-    meaning = citations[0].locator.meaning_score
-    return len(_held(citations, query)) == 1 and meaning is not None and meaning < ZH_MEANING
-
-
-def common_words_zh_meaning(citations: list[Citation], query: str) -> bool:
-    return common_words(citations, query) or zh_meaning(citations, query)
-
-
 VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {
     "two_terms": two_terms, "names": names, "cjk_stop": cjk_stop, "first_script": first_script,
-    "cjk_stop+first_script": cjk_stop_first_script, "common_words": common_words, "zh_meaning": zh_meaning,
-    "common_words+zh_meaning": common_words_zh_meaning}
+    "cjk_stop+first_script": cjk_stop_first_script}

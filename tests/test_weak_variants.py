@@ -68,33 +68,3 @@ def test_the_variants_only_add_flags_to_searches_words_alone_cleared() -> None:
     for rule in weak_variants.VARIANTS.values():
         assert not rule([HANDBOOK], "演示答辩的时间有多长？")
 
-
-def test_common_words_flags_a_search_cleared_by_common_words_only() -> None:
-    back = place("c9", "Go back to the first page.", lexical=0.2)
-    assert weak_reason([back], "best exercises for lower back pain") is None  # today: "back" clears it
-    assert weak_variants.common_words([back], "best exercises for lower back pain")
-    # a rare word of the query clears it, with or without a common one beside it
-    typewriter = place("c10", "The typewriter was patented in 1868; time went by.", lexical=1.0)
-    assert not weak_variants.common_words([typewriter], "who invented the typewriter")
-    assert not weak_variants.common_words([typewriter], "what time was the typewriter patented")
-    # a file the query names still answers it
-    named = place("c11", "Go back.", "kb/back.docx", lexical=0.2, fileName=1.0)
-    assert not weak_variants.common_words([named], "back")
-
-
-def test_zh_meaning_flags_a_chinese_query_with_one_shared_word_far_in_meaning() -> None:
-    def rules(meaning: float | None, quote: str = "比赛规则由委员会制定。") -> Citation:
-        c = place("c12", quote, lexical=0.2)
-        return msgspec.structs.replace(c, locator=msgspec.structs.replace(c.locator, meaning_score=meaning))
-
-    query = "足球比赛越位规则是什么"
-    near, far = rules(0.75), rules(0.66)
-    assert weak_reason([far], query) is None  # today: 规则 (and 比赛) clear it
-    assert not weak_variants.zh_meaning([far], query)  # two of its words: 比赛, 规则
-    one = rules(0.66, "规则由委员会制定。")
-    assert weak_variants.zh_meaning([one], query)
-    assert not weak_variants.zh_meaning([rules(0.75, "规则由委员会制定。")], query)  # near in meaning
-    assert not weak_variants.zh_meaning([rules(None, "规则由委员会制定。")], query)  # no cosine: not judged
-    assert not weak_variants.zh_meaning([near], query)
-    assert not weak_variants.zh_meaning([place("c13", "Rules of the game.", lexical=0.2)], "what are the rules")
-    assert weak_variants.common_words_zh_meaning([one], query)
