@@ -17,6 +17,9 @@ some, and ``relevance_floor.py`` counts both ways.
   does not clear it. ``first_script``: the across-scripts exemption reads the first citation's passage, not
   every passage (this one clears flags). ``cjk_stop+first_script``: both. Measured in the sixteenth round, none
   kept (docs/embeddings.md).
+* ``common_words`` (a search cleared only by common English words: "back", "best", "time") and ``zh_meaning`` (a
+  Chinese query cleared by one of its words, its first place not close in meaning) were measured in the
+  eighteenth round, both together kept: they are the rule now (``noresults._saying_nothing``; docs/embeddings.md).
 """
 
 from __future__ import annotations

@@ -67,3 +67,4 @@ def test_the_variants_only_add_flags_to_searches_words_alone_cleared() -> None:
     # cleared otherwise (across scripts): no variant flags it
     for rule in weak_variants.VARIANTS.values():
         assert not rule([HANDBOOK], "演示答辩的时间有多长？")
+

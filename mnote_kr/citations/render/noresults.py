@@ -24,11 +24,14 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     The rule (measured: docs/http-api.md, "Places, quotes and weak results";
     ``benchmarks/relevance_floor.py``): no passage the provider returned
     holds any of the query's content words (stemmed words, CJK bigrams) and no file name does; a number
-    alone (a year, an amount) is no such word when the query has others (``_numbers_only``).
+    alone (a year, an amount) is no such word when the query has others (``_numbers_only``); nor are
+    words that say nothing of what it asks (``_saying_nothing``): common English words alone ("back",
+    "best", "time"), or one word of a Chinese query whose first place is not close in meaning.
     The provider always returns its nearest chunks, so a query on another subject gets cards; its
-    words are then nowhere in them. In the sixteenth round's run it flagged 16 of the 258 labelled
-    tuning questions (their citations are kept, only marked), 15 of 30 off-topic queries and 7 of 16
-    off-topic queries holding numbers (docs/http-api.md, "Places, quotes and weak results").
+    words are then nowhere in them, or only its common ones. In the eighteenth round's run it flagged 21
+    of the 258 labelled tuning questions (their citations are kept, only marked), 20 of 30 off-topic
+    queries and 9 of 16 off-topic queries holding numbers (docs/http-api.md, "Places, quotes and weak
+    results"; docs/embeddings.md, "Issue 33, eighteenth round").
 
     A query in another script than every passage found (a Chinese question over English files, or
     the reverse: the default embedder finds answers across languages) shares no word with them
@@ -72,10 +75,12 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     asked = content_words(query) if cjk_stop else set(terms(query))
     numbers_only = False
     parts = [c.diagnostics.score_parts for c in citations]
+    few: list[str] = []
     if _worded(citations, parts, query, asked):
         # a file the query names ("2024-01-05.md") answers it whatever its name is made of
         numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(asked, citations)
-        if not numbers_only:
+        few = [] if numbers_only else _saying_nothing(citations, parts, query)
+        if not numbers_only and not few:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations):
         return None
@@ -86,6 +91,13 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     if numbers_only:
         return ("only the query's numbers are in the passages found, none of its words: nothing in your files "
                 "clearly answers it; the passages shown are only the nearest by meaning")
+    if few and set(few) <= COMMON_WORDS:
+        return (f"only common words of the query ({', '.join(few)}) are in the passages found: nothing in your "
+                "files clearly answers it; the passages shown are only the nearest by meaning")
+    if few:
+        return (f"only one of the query's words ({few[0]}) is in the passages found, and the first passage is not "
+                "close to the query in meaning: nothing in your files clearly answers it; the passages shown are "
+                "only the nearest by meaning")
     if _across_scripts(query, citations[:1], shown=True):  # the passage the reason speaks of: the one shown
         return ACROSS_LANGUAGES
     return ("none of the query's words is in any passage found: nothing in your files clearly answers it; "
@@ -111,6 +123,48 @@ def _worded(citations: list[Citation], parts: list[dict[str, float]], query: str
 
 #: The word parts that need no term of the query: the query verbatim in a passage, a file it names.
 _NAMED = ("phrase", "fileName")
+
+
+#: Words too common to say what a query is about: the Glasgow stop list (as scikit-learn ships it) less the
+#: ranking's own stop words and less its words that can name a topic (bill, fire, system, interest, amount, detail,
+#: mill, thick, thin, cry, name, empty, fill), and ten of English's most frequent words beside it.
+_COMMON = """above across after afterwards again against almost alone along already also although always among
+    amongst another anyhow anyone anything anyway anywhere around back became because become becomes becoming before
+    beforehand behind below beside besides between beyond both bottom call cannot de done down due during eight either
+    eleven else elsewhere enough even ever every everyone everything everywhere except few fifteen fifty first five
+    former formerly forty found four front full further give go hence hereafter hereby herein hereupon hers herself
+    himself however hundred indeed keep last latter latterly least less made meanwhile mine moreover mostly move
+    myself namely neither never nevertheless next nine nobody none noone nor nothing now nowhere off often once one
+    only onto others otherwise ours ourselves out own part per perhaps put rather same see seem seemed seeming seems
+    serious several side since six sixty somehow someone something sometime sometimes somewhere still take ten
+    themselves thence thereafter thereby therefore therein thereupon third though three through throughout thus
+    together too top toward towards twelve twenty two until up upon us very via well whatever whence whenever
+    whereafter whereas whereby wherein whereupon wherever whether while whither whoever whole within without yet
+    yours yourself yourselves
+    time year day way thing best good new make like"""
+#: ``_COMMON`` as ``terms`` reads a query (stemmed: "becomes" is "becom").
+COMMON_WORDS = frozenset(t for w in _COMMON.split() for t in terms(w))
+#: The first place's cosine with a Chinese query below which one shared word does not clear it.
+ZH_MEANING = 0.70
+
+
+def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], query: str) -> list[str]:
+    """The query's words (numbers aside) the passages found hold, when they say nothing of what it asks, else []:
+    every one is a common word ("best exercises for lower back pain" over a passage holding "back"), or the query
+    is Chinese, ONE of its words is held and the first place is not close in meaning (cosine < ``ZH_MEANING``:
+    "足球比赛越位规则是什么" over a passage holding 规则). A verbatim phrase or a file the query names says
+    something whatever its words are."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if any(p.get(k, 0.0) > 0.0 for p in parts for k in ("phrase", "fileName", "fileTerms")):
+        return []
+    asked = {t for t in terms(query) if not t.isdigit()}
+    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
+    if held and set(held) <= COMMON_WORDS:
+        return held
+    meaning = citations[0].locator.meaning_score
+    far = meaning is not None and meaning < ZH_MEANING
+    return held if len(held) == 1 and far and han_share(query) >= 0.5 else []
 
 
 def _passage(c: Citation) -> str:
