@@ -262,8 +262,17 @@ def test_lr_a_docx_sent_as_the_fallback_text_before_the_docx_reader_changed_is_r
         assert "c^2" in check.older["old.docx"]
     looked = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=False)
     assert set(looked.older) == {"old.docx", "OLD.DOCX", "before.docx"}
+    # the third version adds review comments at their marks: a fallback:2 DOCX is read again only when it holds one
+    (tmp_path / "commented.docx").write_bytes((CORPUS / "docx" / "markitdown__test_with_comment.docx").read_bytes())
+    _docx(tmp_path / "plain.docx", None)
+    second = [_entry("commented.docx", "fallback:2", "text_fallback"),
+              _entry("plain.docx", "fallback:2", "text_fallback")]
+    third = readings.check(_Prov(tmp_path, inputs), second, look=True, notes=False)
+    assert set(third.older) == {"commented.docx"} and "review comments" in third.older["commented.docx"]
+    assert third.record == {"plain.docx": "fallback:3"}
+    assert set(readings.check(None, second, look=False, notes=False).older) == {"commented.docx", "plain.docx"}
     assert looked.record == {"before.pdf": readings.current(readings.FALLBACK)}
-    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:2"
+    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:3"
 
 
 def test_lr_a_docx_read_with_its_notes_before_comments_were_read_is_read_again_only_with_comments(

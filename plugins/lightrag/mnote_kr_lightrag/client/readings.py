@@ -50,22 +50,25 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 2, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 2, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 2, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
 #: version reads the same now. The plain reading's second version sends a workbook declaring far more rows than it
 #: holds as mnote-kr's text (``workbooks.inflated``), its third a deck whose text box holds a line break between
 #: words (``decks.GLUED``); both are checked by the send's own test (``_PLAIN_TO_CHECK``). The fallback's second
-#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it); no other type's changed.
-CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",)}
+#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it), its third that text with
+#: the review comments at their marks; no other type's changed.
+CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",),
+           (FALLBACK, 3): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its review comments",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
-        FALLBACK: ("the DOCX reader's text of now: an equation's powers and indices as c^2 and a_0, a heading-styled "
-                   "table cell and a contents line ending 'N/A' read as text, not as headings"),
+        FALLBACK: ("the DOCX reader's text of now: its review comments at their marks, an equation's powers and "
+                   "indices as c^2 and a_0, a heading-styled table cell and a contents line ending 'N/A' read as text, "
+                   "not as headings"),
         LIGHTRAG: "a workbook's cells or a deck's text as mnote-kr reads them, when LightRAG's parser misreads them"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
@@ -241,6 +244,13 @@ def _notes_now(comments: bool) -> str:
     return current(LIGHTRAG_NOTES) if comments else f"{LIGHTRAG_NOTES}:1"
 
 
+def _docx_comments(path: str) -> bool:
+    """Whether the DOCX holds a review comment with text (its comments part only)."""
+    from ..engine.docxnotes import COMMENTS, held
+
+    return COMMENTS in held(path)
+
+
 def _probe(path: str, suffix: str, notes: bool, comments: bool = True, since: int = 0) -> str | None:
     """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one, or for
     a DOCX the notes reading's version ``since``, which read its notes)."""
@@ -306,6 +316,8 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                 older[rel] = f"read again for {probed}"
             elif look and entry.reading == f"{DECK}:2" and not _deck_comments(path):
                 record[rel] = now  # deck:3 adds only review comments: a deck without any reads the same
+            elif look and entry.reading == f"{FALLBACK}:2" and not _docx_comments(path):
+                record[rel] = now  # fallback:3 adds only review comments: a DOCX without any reads the same
             else:
                 older[rel] = f"read again for {adds}"
             continue
