@@ -6,6 +6,8 @@ from __future__ import annotations
 from mnote_kr.citations.cleaning.quote import answer_quote, sentences
 from mnote_kr.plugin_api import docxnotes as dn
 
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+
 
 def test_note_numbers_in_words_formats() -> None:
     got = {fmt: [dn.note_number(n, fmt) for n in (1, 4, 9, 27)]
@@ -74,3 +76,30 @@ def test_a_quote_can_lead_with_the_notes_sentence() -> None:
     assert answer_quote(text, "why was postal delivery suspended").startswith("[Footnote 3: Postal delivery")
     plain = "No notes here. [1] A bracket is no note."
     assert [plain[a:b] for a, b in sentences(plain)] == ["No notes here.", "[1] A bracket is no note."]
+
+
+def test_a_comment_reads_as_its_author_and_words_and_a_quote_can_lead_with_it() -> None:
+    from lxml import etree
+
+    part = etree.fromstring(
+        f'<w:comments xmlns:w="{W}"><w:comment w:id="3" w:author="Jane Smith"><w:p><w:r><w:annotationRef/>'
+        '</w:r><w:r><w:t>Check the</w:t></w:r><w:r><w:tab/><w:t>figure.</w:t></w:r></w:p><w:p><w:r><w:t>Again.</w:t>'
+        '</w:r></w:p></w:comment><w:comment w:id="4" w:author=""><w:p><w:r><w:t>No one.</w:t></w:r></w:p></w:comment>'
+        '<w:comment w:id="5" w:author="X"><w:p/></w:comment></w:comments>')
+    texts, authors = dn.comment_texts(part)
+    C = dn.COMMENT
+    assert texts == {(C, "3"): "Check the figure. Again.", (C, "4"): "No one."}
+    assert authors == {(C, "3"): "Jane Smith"}
+    assert dn.inline_note(C, "Jane Smith", "Check the figure.") == " [Comment (Jane Smith): Check the figure.]"
+    assert dn.inline_note(C, "", "No one.") == " [Comment: No one.]"
+    notes = dn.InlineNotes(texts, authors)
+    assert notes.render(C, "3") == " [Comment (Jane Smith): Check the figure. Again.]"
+    para = "The yield rose [Comment (Jane Smith): Check the figure. Again.] in the second year."
+    assert dn.without_notes(para) == "The yield rose in the second year."
+    assert [para[a:b] for a, b in sentences(para)] == [
+        "The yield rose", "[Comment (Jane Smith): Check the figure.", "Again.]", "in the second year."]
+    long = ("The survey covered every parish in the county during the wet spring of that year. Response rates were "
+            "lower in the hill parishes [Comment (Ann): Postal delivery there was suspended for six weeks. Late forms "
+            "were accepted.] than on the coast, which the authors discuss at length in the chapter that follows on "
+            "methods. The tables give each parish's figures.")
+    assert answer_quote(long, "why was postal delivery suspended").startswith("[Comment (Ann): Postal delivery")

@@ -1,9 +1,11 @@
-"""DOCX footnotes and endnotes for tests: reference runs in a ``DocxBuilder`` body, the notes parts.
+"""DOCX footnotes, endnotes and comments for tests: reference runs in a ``DocxBuilder`` body, the notes parts.
 
 ``note_para(b, "Text", ref("footnote", "2"), " after")`` adds a body paragraph holding a note's mark
 (``heading=1`` makes it a heading); ``with_notes(b.build(), footnotes={"2": "Note text"}, ...)``
 adds ``word/footnotes.xml``/``word/endnotes.xml`` (with Word's separator notes), their
-relationships, and ``word/settings.xml`` when note properties are given.
+relationships, and ``word/settings.xml`` when note properties are given. ``commented(before, words, "0")``
+is a paragraph's runs with ``words`` commented as Word marks them (the range, then the reference run);
+``with_notes(..., comments={"0": ("Jane Smith", "Comment text")})`` adds ``word/comments.xml``.
 """
 
 from __future__ import annotations
@@ -24,6 +26,34 @@ def ref(kind: str, note_id: str, custom: str | None = None, deleted: bool = Fals
     mark = f"<w:t>{escape(custom)}</w:t>" if custom is not None else ""
     run = f'<w:r>{props}<w:{kind}Reference{follows} w:id="{note_id}"/>{mark}</w:r>'
     return f'<w:del w:id="90" w:author="a">{run}</w:del>' if deleted else run
+
+
+def commented(before: str, words: str, comment_id: str, after: str = "") -> str:
+    """Runs: ``before``, then ``words`` inside comment ``comment_id``'s range, its reference run, then ``after``."""
+    def run(text: str) -> str:
+        return f'<w:r><w:t xml:space="preserve">{escape(text)}</w:t></w:r>' if text else ""
+
+    return (run(before) + f'<w:commentRangeStart w:id="{comment_id}"/>' + run(words)
+            + f'<w:commentRangeEnd w:id="{comment_id}"/><w:r><w:rPr><w:rStyle w:val="CommentReference"/></w:rPr>'
+            f'<w:commentReference w:id="{comment_id}"/></w:r>' + run(after))
+
+
+def comment_para(b: DocxBuilder, before: str, words: str, comment_id: str, after: str = "", heading: int = 0) -> int:
+    """A paragraph of ``b`` holding :func:`commented` runs; its paragraphIndex."""
+    idx = b.count
+    ppr = f'<w:pPr><w:pStyle w:val="Heading{heading}"/></w:pPr>' if heading else ""
+    b.parts.append(b._p(commented(before, words, comment_id, after), ppr, before + words + after))
+    return idx
+
+
+def _comments(comments: dict[str, tuple[str, str]]) -> bytes:
+    body = "".join(
+        f'<w:comment w:id="{cid}" w:author="{escape(author)}" w:initials="x">' + "".join(
+            f'<w:p><w:r><w:annotationRef/></w:r><w:r><w:t xml:space="preserve">{escape(p)}</w:t></w:r></w:p>'
+            for p in text.split("\n")) + "</w:comment>"
+        for cid, (author, text) in comments.items())
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:comments xmlns:w="{W}">{body}'
+            "</w:comments>").encode()
 
 
 def note_para(b: DocxBuilder, before: str, mark: str, after: str = "", heading: int = 0) -> int:
@@ -48,16 +78,20 @@ def _part(kind: str, notes: dict[str, str]) -> bytes:
 
 
 def with_notes(docx: bytes, footnotes: dict[str, str] | None = None, endnotes: dict[str, str] | None = None,
-               settings: str = "", raw: dict[str, bytes] | None = None) -> bytes:
+               settings: str = "", raw: dict[str, bytes] | None = None,
+               comments: dict[str, tuple[str, str]] | None = None) -> bytes:
     """``docx`` with notes parts: each note's paragraphs are its text's lines. ``settings``: XML inside
     ``w:settings`` (``<w:footnotePr><w:numFmt w:val="lowerLetter"/></w:footnotePr>``); ``raw``: parts
-    written as given (a hostile notes part)."""
+    written as given (a hostile notes part); ``comments``: id -> (author, text), ``word/comments.xml``."""
     parts: dict[str, bytes] = {}
     rels = []
     for kind, notes in (("footnote", footnotes), ("endnote", endnotes)):
         if notes is not None:
             parts[f"word/{kind}s.xml"] = _part(kind, notes)
             rels.append((f"{kind}s", f"{kind}s.xml"))
+    if comments is not None:
+        parts["word/comments.xml"] = _comments(comments)
+        rels.append(("comments", "comments.xml"))
     if settings:
         parts["word/settings.xml"] = (f'<?xml version="1.0" encoding="UTF-8" standalone="yes"?>'
                                       f'<w:settings xmlns:w="{W}">{settings}</w:settings>').encode()

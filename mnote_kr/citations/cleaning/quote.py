@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.cleaning.copyable import has_whole_word
-from mnote_kr.citations.text.docxnotes import NOTE_OPENING
+from mnote_kr.citations.text.docxnotes import NOTE_OPENING, holds_notes
 
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
@@ -68,13 +68,13 @@ def sentences(text: str) -> list[tuple[int, int]]:
         start = end
     if text[start:].strip():
         spans.append(_strip(text, start, len(text)))
-    if "note" in text and NOTE_OPENING.search(text):
+    if holds_notes(text):
         spans = _at_notes(text, spans)
     return _markers_forward(text, spans)
 
 
 def _at_notes(text: str, spans: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """``spans`` cut where a DOCX note read at its mark opens (`` [Footnote 1: ...``) and after it
+    """``spans`` cut where a DOCX note or comment read at its mark opens (`` [Footnote 1: ...``) and after it
     closes: the note's words are a sentence of their own, which a quote can lead with."""
     cuts: list[int] = []
     for m in NOTE_OPENING.finditer(text):

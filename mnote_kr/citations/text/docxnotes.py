@@ -1,4 +1,4 @@
-"""Footnotes and endnotes read where their mark stands: the one reading both DOCX readers give them.
+"""Footnotes, endnotes and review comments read where their mark stands: the one reading both DOCX readers give them.
 
 LightRAG's DOCX parser never reads a document's notes parts, and its reading of a paragraph drops a
 note's reference mark. The managed engine (``mnote_kr_lightrag.engine.docxnotes``, inside LightRAG's
@@ -7,6 +7,11 @@ within their own budgets, and read them through this module (``plugin_api.docxno
 the same text in the paragraph holding a note's mark, at the mark: `` [Footnote 1: And this is the
 footnote]``, `` [Endnote i: This is an endnote]`` (:func:`inline_note`). A note's words are then in the
 chunk of that paragraph, locate to it, and the quote can say them.
+
+A review comment (``word/comments.xml``, :func:`comment_texts`) is read the same way at its reference mark
+(``w:commentReference``), which Word puts right after the commented range: `` [Comment (Jane Smith): Check
+the figure]``, its author as the comment names one (no author: `` [Comment: ...]``), and no number (Word shows
+none in the text). A reply is a comment of its own, with its own mark after the same range.
 
 A note's text (:func:`note_texts`): its paragraphs (table cells included) one after another, its runs'
 ``w:t`` with tabs and breaks as spaces; not deleted or moved-away text, field codes or text boxes. The
@@ -35,7 +40,8 @@ from typing import Any
 
 FOOTNOTE = "footnote"
 ENDNOTE = "endnote"
-LABELS = {FOOTNOTE: "Footnote", ENDNOTE: "Endnote"}
+COMMENT = "comment"
+LABELS = {FOOTNOTE: "Footnote", ENDNOTE: "Endnote", COMMENT: "Comment"}
 #: Word's number formats when neither the document nor the section sets one.
 DEFAULT_FORMATS = {FOOTNOTE: "decimal", ENDNOTE: "lowerRoman"}
 _CHICAGO = ("*", "\u2020", "\u2021", "\u00a7")  # *, dagger, double dagger, section sign
@@ -44,8 +50,10 @@ _ROMAN = ((1000, "m"), (900, "cm"), (500, "d"), (400, "cd"), (100, "c"), (90, "x
 #: The most characters of notes one document's reading puts inline; past it a mark reads as nothing, as
 #: before (a hostile file referring to one long note 100,000 times must not make gigabytes of text).
 MAX_INLINE_CHARS = 4_000_000
-#: Where an inline note opens in a paragraph's or chunk's text (the quote starts a sentence there).
-NOTE_OPENING = re.compile(r"\[(?:Footnote|Endnote)(?: [^\s\]:]{1,24})?: ")
+#: Where an inline note or comment opens in a paragraph's or chunk's text (the quote starts a sentence there).
+NOTE_OPENING = re.compile(r"\[(?:(?:Footnote|Endnote)(?: [^\s\]:]{1,24})?|Comment(?: \([^\]\n]{1,80}\))?): ")
+#: The words every inline note or comment holds, to skip the pattern cheaply on text without any.
+NOTE_WORDS = ("note", "Comment")
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,18 +130,26 @@ def note_text(paragraphs: Iterable[str]) -> str:
 
 
 def inline_note(kind: str, mark: str, text: str) -> str:
-    """The note read at its mark: `` [Footnote 1: text]`` (no number: `` [Footnote: text]``); "" for a
-    note without text (the mark alone reads as nothing, as before)."""
+    """The note read at its mark: `` [Footnote 1: text]`` (no number: `` [Footnote: text]``); a comment with its
+    author as the mark, `` [Comment (Jane Smith): text]``; "" for a note without text (the mark alone reads as
+    nothing, as before)."""
     if not text:
         return ""
     label = LABELS.get(kind, "Note")
+    if mark and kind == COMMENT:
+        mark = f"({mark})"
     return f" [{label} {mark}: {text}]" if mark else f" [{label}: {text}]"
+
+
+def holds_notes(text: str) -> bool:
+    """Whether ``text`` may hold a note or comment read inline (its words' cheap test before the pattern's)."""
+    return any(w in text for w in NOTE_WORDS) and NOTE_OPENING.search(text) is not None
 
 
 def without_notes(text: str) -> str:
     """``text`` without the notes read inline in it (:func:`inline_note`'s `` [Footnote 1: ...]``, its space
     before included): a paragraph's own words, for a heading path."""
-    if "note" not in text:
+    if not any(w in text for w in NOTE_WORDS):
         return text
     out: list[str] = []
     at = 0
@@ -168,7 +184,8 @@ class InlineNotes:
         text = self.texts.get((kind, note_id), "")
         mark = self.marks.get((kind, note_id), "")
         # its length told before it is built: a long note referred to again and again past the budget costs nothing
-        size = len(text) + len(LABELS.get(kind, "Note")) + 5 + (len(mark) + 1 if mark else 0) if text else 0
+        marked = len(mark) + (3 if kind == COMMENT else 1) if mark else 0  # " 1" or " (Jane Smith)"
+        size = len(text) + len(LABELS.get(kind, "Note")) + 5 + marked if text else 0
         if self.spent + size > MAX_INLINE_CHARS:
             return ""
         out = inline_note(kind, mark, text)
@@ -182,18 +199,21 @@ W_NSS = frozenset({"http://schemas.openxmlformats.org/wordprocessingml/2006/main
                    "http://purl.oclc.org/ooxml/wordprocessingml/main"})
 #: A reference's local name -> the kind of note it refers to.
 REF_KINDS = {"footnoteReference": FOOTNOTE, "endnoteReference": ENDNOTE}
+#: Every reference a reader reads inline: a note's and a comment's (which takes no number).
+INLINE_KINDS = {**REF_KINDS, "commentReference": COMMENT}
 _REF_TAGS = tuple(f"{{{ns}}}{local}" for ns in sorted(W_NSS) for local in REF_KINDS)
 _SECT_TAGS = tuple(f"{{{ns}}}sectPr" for ns in sorted(W_NSS))
 _NOTE_KINDS = {"footnote": FOOTNOTE, "endnote": ENDNOTE}
 _PR_KINDS = {"footnotePr": FOOTNOTE, "endnotePr": ENDNOTE}
 #: Containers whose runs LightRAG does not read: a reference in them reads as nothing.
 HIDDEN = frozenset({"del", "moveFrom", "Fallback", "txbxContent"})
-_NOT_TEXT = HIDDEN | {"instrText", "delText", "delInstrText", "footnoteRef", "endnoteRef", "rPr", "pPr", "sectPr"}
+_NOT_TEXT = HIDDEN | {"instrText", "delText", "delInstrText", "footnoteRef", "endnoteRef", "annotationRef",
+                      "rPr", "pPr", "sectPr"}
 _ON = ("1", "true", "on")
 
 
-#: The parts a document's notes are read from, besides the main part.
-NOTE_PARTS = ("footnotes", "endnotes", "settings")
+#: The parts a document's notes and comments are read from, besides the main part.
+NOTE_PARTS = ("footnotes", "endnotes", "comments", "settings")
 
 
 def part_targets(main: str, rels: Any | None) -> dict[str, str]:
@@ -280,6 +300,24 @@ def note_texts(root: Any) -> dict[tuple[str, str], str]:
         if text:
             out.setdefault((kind, nid), text)
     return out
+
+
+def comment_texts(root: Any) -> tuple[dict[tuple[str, str], str], dict[tuple[str, str], str]]:
+    """The comments of a comments part (``w:comments``) that have text: ``(COMMENT, id) -> text``, and
+    ``(COMMENT, id) -> author`` for those naming one (the mark :func:`inline_note` writes)."""
+    texts: dict[tuple[str, str], str] = {}
+    authors: dict[tuple[str, str], str] = {}
+    for comment in root:
+        cid = attr(comment, "id") if _local(comment) == "comment" else None
+        if cid is None:
+            continue
+        text = note_text(paragraph_text(p) for p in _paragraphs(comment))
+        if text and (COMMENT, cid) not in texts:
+            texts[(COMMENT, cid)] = text
+            author = " ".join((attr(comment, "author") or "").split())[:80].replace("[", "(").replace("]", ")")
+            if author:
+                authors[(COMMENT, cid)] = author
+    return texts, authors
 
 
 def hidden(ref: Any) -> bool:
@@ -373,11 +411,14 @@ def _within(el: Any, ancestor: Any) -> bool:
 
 
 def document_notes(texts: Mapping[tuple[str, str], str], settings: Mapping[str, NoteProps],
-                   body: Any) -> InlineNotes | None:
-    """A document's notes ready to go inline at their marks in ``body`` (its ``w:body``): ``texts`` from
-    :func:`note_texts` of its notes parts, ``settings`` from :func:`note_props` of its ``w:settings``.
-    None when it has no note with text."""
+                   body: Any, authors: Mapping[tuple[str, str], str] | None = None) -> InlineNotes | None:
+    """A document's notes and comments ready to go inline at their marks in ``body`` (its ``w:body``): ``texts``
+    from :func:`note_texts` of its notes parts and :func:`comment_texts` of its comments part (with ``authors``),
+    ``settings`` from :func:`note_props` of its ``w:settings``. None when it has neither with text."""
     if not texts:
         return None
-    refs, sections = references(body)
-    return InlineNotes(texts, note_marks(refs, settings, sections))
+    marks = dict(authors or {})
+    if any(kind != COMMENT for kind, _ in texts):  # comments take no number: the body is walked for notes only
+        refs, sections = references(body)
+        marks.update(note_marks(refs, settings, sections))
+    return InlineNotes(texts, marks)

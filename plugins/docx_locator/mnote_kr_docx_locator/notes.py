@@ -1,10 +1,11 @@
-"""The DOCX locator's reading of footnotes and endnotes: each note's text at its reference mark.
+"""The DOCX locator's reading of footnotes, endnotes and review comments: each one's text at its reference mark.
 
 A paragraph holding a note's reference (``w:footnoteReference``/``w:endnoteReference``) reads the
 note's text at the mark, `` [Footnote 1: And this is the footnote]``, as the managed engine's
 LightRAG reads it (both read through ``plugin_api.docxnotes``: the same wording, text and Word's
-numbers), so a note's words locate to the paragraph holding its mark and the quote says them. The
-notes parts and ``w:settings`` come through the main part's relationships (Word's names,
+numbers), so a note's words locate to the paragraph holding its mark and the quote says them. A review
+comment reads the same way at its mark, right after the commented words: `` [Comment (Jane Smith): ...]``. The
+notes and comments parts and ``w:settings`` come through the main part's relationships (Word's names,
 ``word/footnotes.xml``, without them), read within the budgets of every part: a broken notes part
 costs the notes only, an entity declaration refuses the file as anywhere else.
 
@@ -48,18 +49,25 @@ def _part(zf: zipfile.ZipFile, name: str, path: str) -> etree._Element | None:
 
 
 def read_notes(zf: zipfile.ZipFile, main: str, path: str) -> tuple[dict[tuple[str, str], str],
-                                                                     dict[str, docxnotes.NoteProps]]:
-    """The texts of the document's notes by ``(kind, id)`` and its note properties (both empty when it
-    has no note with text). Raises ``DocumentError`` (over a budget, an entity declaration)."""
+                                                                     dict[str, docxnotes.NoteProps],
+                                                                     dict[tuple[str, str], str]]:
+    """The texts of the document's notes and comments by ``(kind, id)``, its note properties and its comments'
+    authors (all empty when it has no note or comment with text). Raises ``DocumentError`` (over a budget, an
+    entity declaration)."""
     parts = _targets(zf, main, path)
     texts: dict[tuple[str, str], str] = {}
     for kind in ("footnotes", "endnotes"):
         root = _part(zf, parts[kind], path)
         if root is not None:
             texts.update(docxnotes.note_texts(root))
+    comments = _part(zf, parts["comments"], path)
+    authors: dict[tuple[str, str], str] = {}
+    if comments is not None:
+        said, authors = docxnotes.comment_texts(comments)
+        texts.update(said)
     if not texts:
-        return {}, {}
-    return texts, docxnotes.note_props(_part(zf, parts["settings"], path))
+        return {}, {}, {}
+    return texts, docxnotes.note_props(_part(zf, parts["settings"], path)), authors
 
 
 class Notes(docxnotes.InlineNotes):
@@ -123,9 +131,11 @@ def outline_levels(styles: Any | None) -> dict[str, int]:
     return out
 
 
-def notes_for(texts: dict[tuple[str, str], str], settings: dict[str, docxnotes.NoteProps], body: Any,
-              styles: Any | None) -> Notes | None:
-    """The document's notes ready to go inline in ``body`` (``docxnotes.document_notes``), with the outline levels
-    of its ``styles`` part (None without one); None when it has no note with text."""
-    inline = docxnotes.document_notes(texts, settings, body)
+def notes_for(notes: tuple[dict[tuple[str, str], str], dict[str, docxnotes.NoteProps], dict[tuple[str, str], str]],
+              body: Any, styles: Any | None) -> Notes | None:
+    """The document's notes and comments (:func:`read_notes`) ready to go inline in ``body``
+    (``docxnotes.document_notes``), with the outline levels of its ``styles`` part (None without one); None when
+    it has no note or comment with text."""
+    texts, settings, authors = notes
+    inline = docxnotes.document_notes(texts, settings, body, authors)
     return None if inline is None else Notes(inline, outline_levels(styles))

@@ -3,7 +3,7 @@
 ``paragraphIndex`` (the locator contract's DOCX position) counts every ``w:p`` under ``w:body`` in document
 order, table cells included, skipping a ``w:p`` nested inside another ``w:p`` (text
 boxes). Each paragraph carries its ``w14:paraId`` when present, its text (runs, inline
-OMML equation text, field results, a footnote's or endnote's text at its mark (``notes``);
+OMML equation text, field results, a footnote's, endnote's or comment's text at its mark (``notes``);
 not field codes, not deleted text), the heading it sits under and whether it belongs to a
 table of contents.
 
@@ -417,10 +417,10 @@ class _Walker:
                     if child.text and not (self.marks and child in self.marks):
                         out.append(child.text)
                     continue
-                if local in docxnotes.REF_KINDS:
+                if local in docxnotes.INLINE_KINDS:
                     if state["notes"] and self.notes and not docxnotes.hidden(child):
                         self.marks.update((docxnotes.custom_mark(child) or ("", []))[1])
-                        out.append(self.notes.render(docxnotes.REF_KINDS[local], child.get(f"{{{ns}}}id") or ""))
+                        out.append(self.notes.render(docxnotes.INLINE_KINDS[local], child.get(f"{{{ns}}}id") or ""))
                     continue
                 if local in _SKIP:
                     if local == "instrText" and self.fields:
@@ -550,7 +550,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
         styles_xml = read_part(zf, styles_name, path)
         numbering_name = styles_name.rsplit("styles.xml", 1)[0] + "numbering.xml"
         numbering_xml = read_part(zf, numbering_name, path)
-        notes, note_settings = read_notes(zf, main, path)
+        notes = read_notes(zf, main, path)
     root = parse_xml(doc_xml, main, path)
     styles_root = None
     if styles_xml is not None:
@@ -576,7 +576,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
                 raise
             numbering_root = None  # broken numbering costs list markers only
     walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root),
-                     notes_for(notes, note_settings, body, styles_root))
+                     notes_for(notes, body, styles_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

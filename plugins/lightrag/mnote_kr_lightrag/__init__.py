@@ -112,7 +112,8 @@ def check_readings(ctx: ProviderContext, entries: list[SourceEntry], look: bool)
         return readings.check(None, entries, look, False)  # a report the server's answer cannot change
     try:
         with _provider.LightRagProvider(ctx) as prov:
-            return readings.check(prov, entries, look, readings.engine_reads_notes(prov))
+            return readings.check(prov, entries, look, readings.engine_reads_notes(prov),
+                                  readings.engine_reads_comments(prov))
     except ProviderError:
         if look:
             raise

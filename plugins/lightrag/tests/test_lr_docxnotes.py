@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.docx_notes import named_styles_docx, note_para, ref, with_notes
+from mnote_kr_testkit.docx_notes import comment_para, named_styles_docx, note_para, ref, with_notes
 
 from mnote_kr.plugin_api import docxnotes as dn
 from mnote_kr_docx_locator.reader import parse_docx_bytes
@@ -22,7 +22,8 @@ pd = importlib.import_module("lightrag.parser.docx.parse_document")  # pinned 1.
 te = importlib.import_module("lightrag.parser.docx.table_extractor")
 DOCX = CORPUS / "docx"
 WITH_NOTES = ("poi__bug65649.docx", "poi__endnotes.docx", "poi__form_footnotes.docx", "poi__stress004.docx",
-              "poi__stress008.docx", "tika__testWORD_2006ml.docx", "unstructured__handbook-872p.docx")
+              "poi__stress008.docx", "tika__testWORD_2006ml.docx", "unstructured__handbook-872p.docx",
+              "markitdown__test_with_comment.docx")  # the last: review comments, no notes
 
 
 @pytest.fixture
@@ -99,8 +100,8 @@ def test_nothing_is_patched_for_another_lightrag_version(unpatched: None, monkey
     assert docxnotes.install() is False
     assert _current() == before
     err = capsys.readouterr().err.strip().splitlines()
-    assert err == ["mnote-kr: DOCX footnotes and endnotes are not indexed: LightRAG 1.6.0 is not the version whose "
-                   "DOCX parser this was written for (1.5.7)"]
+    assert err == ["mnote-kr: DOCX footnotes, endnotes and comments are not indexed: LightRAG 1.6.0 is not the "
+                   "version whose DOCX parser this was written for (1.5.7)"]
 
 
 def test_nothing_is_patched_when_a_function_differs(unpatched: None, monkeypatch: pytest.MonkeyPatch,
@@ -167,3 +168,33 @@ def test_lightrag_and_the_locator_put_the_same_notes_at_the_same_paragraphs(unpa
     located = [p.text for p in parse_docx_bytes(path.read_bytes(), str(path)).paragraphs]
     assert all("[Footnote" in line for line in lines) and len(lines) == 4, lines
     assert located == lines
+
+
+def test_comments_stand_after_the_words_they_comment_on_in_lightrags_blocks(unpatched: None, tmp_path: Path) -> None:
+    """A review comment reads at its reference mark, right after its commented range, as the locator reads it."""
+    commented = DOCX / "markitdown__test_with_comment.docx"
+    before = _blocks(commented)
+    assert docxnotes.install() is True
+    after = _blocks(commented)
+    assert "build LLM applications [Comment (Unknown Author): This is a test comment. 12df-321a] via multiple" in (
+        _para(after, "AutoGen is an open-source"))
+    assert "23 [Comment (Unknown Author): Yet another comment in the doc. 55yiyi-asd09]" in "".join(
+        b["content"] for b in after)
+    keep = ("heading", "parent_headings", "level", "positions", "type")
+    assert [{k: b.get(k) for k in keep} for b in after] == [{k: b.get(k) for k in keep} for b in before]
+    assert _para(_blocks(DOCX / "tika__testWORD_2006ml.docx"), "2. Really basic 2") == (  # LightRAG's list number
+        "2. Really basic 2 [Comment (Allison, Timothy B.): This is a comment].")
+    b = DocxBuilder()
+    comment_para(b, "", "Findings", "1", heading=1)
+    comment_para(b, "The yield ", "rose by a third", "2", " in the second year.")
+    note_para(b, "Noted", ref("footnote", "1"))
+    path = tmp_path / "c.docx"
+    path.write_bytes(with_notes(b.build(), footnotes={"1": "A note."}, comments={
+        "1": ("Ann", "On the heading."), "2": ("Jane Smith", "Check the figure\nagainst table 2.")}))
+    blocks = _blocks(path)
+    assert [b["heading"] for b in blocks] == ["Findings"]  # a heading keeps its own words
+    assert _para(blocks, "The yield") == (
+        "The yield rose by a third [Comment (Jane Smith): Check the figure against table 2.] in the second year.")
+    located = [p.text for p in parse_docx_bytes(path.read_bytes(), str(path)).paragraphs]
+    assert [line for b in blocks for line in b["content"].split("\n") if line.startswith(("The", "Noted"))] == (
+        located[1:])

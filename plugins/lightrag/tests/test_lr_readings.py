@@ -79,10 +79,12 @@ def test_lr_guard_says_whether_the_engine_reads_docx_notes_and_only_with_the_key
     assert json.loads(sent[-1]["body"]) == {"docxNotes": True} and not reached
 
 
-@pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True}, "lightrag+notes:1"),
+@pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True, "docxComments": True}, "lightrag+notes:2"),
+                                                  # an engine started before comments were read: notes only
+                                                  ({"docxNotes": True}, "lightrag+notes:1"),
                                                   ({"docxNotes": False}, "lightrag:3"),
                                                   (None, "lightrag:3")],  # another server: 404
-                         ids=["reads-notes", "patch-off", "own-server"])
+                         ids=["reads-comments", "reads-notes", "patch-off", "own-server"])
 def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it_reads_them(
         env: dict[str, Any], engine: dict[str, Any] | None, expected: str) -> None:
     ws = env["ws"]
@@ -136,11 +138,12 @@ def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None
     assert "tables, grouped shapes' text and chart data" in looked.older["old-deck.pptx"]
     assert "review comments" in looked.older["commented.pptx"]
     # no notes, no review comments: LightRAG reads it the same
-    assert looked.record == {"plain.docx": "lightrag+notes:1", "deck.pptx": "deck:3"}
+    assert looked.record == {"plain.docx": "lightrag+notes:2", "deck.pptx": "deck:3", "now.docx": "lightrag+notes:2"}
     assert looked.unknown == {}
     # A report reads no file: each DOCX of LightRAG's plain reading, each deck of the second, counted for sync.
     told = readings.check(None, entries, look=False, notes=True)
-    assert set(told.older) == {"old-deck.pptx", "deck.pptx", "commented.pptx", "notes.docx", "plain.docx"}
+    assert set(told.older) == {"old-deck.pptx", "deck.pptx", "commented.pptx", "notes.docx", "plain.docx",
+                               "now.docx"}  # the notes reading's first version read no comments: sync checks
     assert not told.record
     # A server that reads no notes: LightRAG's plain reading is its current one.
     assert set(readings.check(prov, entries, look=True, notes=False).older) == {"old-deck.pptx", "commented.pptx"}
@@ -173,7 +176,7 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     assert "speaker notes" in check.older["linked.pptx"]
     assert "review comments" in check.older["commented.pptx"]
     assert "label" in check.older["book.xlsm"]  # the macro-enabled workbook's text is read differently since
-    assert check.record == {"plain.docx": "lightrag+notes:1", "bare.pptx": "lightrag:3", "a.md": "lightrag:3",
+    assert check.record == {"plain.docx": "lightrag+notes:2", "bare.pptx": "lightrag:3", "a.md": "lightrag:3",
                             "wrapped.pptx": "deck:3"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
@@ -184,10 +187,11 @@ def test_a_report_asks_the_server_only_when_its_answer_can_change_the_count() ->
     """``status`` asks the engine whether it reads DOCX notes only for a DOCX read the plain way or before
     readings were recorded: a library of notes, decks and DOCX read with their notes is reported from the
     records alone (one round trip less per status)."""
-    plain = [_entry("a.md", "lightrag:1"), _entry("b.pptx", None, kind="text"), _entry("c.docx", "lightrag+notes:1")]
+    plain = [_entry("a.md", "lightrag:1"), _entry("b.pptx", None, kind="text"), _entry("c.docx", "lightrag+notes:2")]
     assert not readings.asks_server(plain)
     assert readings.asks_server([*plain, _entry("d.docx", "lightrag:1")])
     assert readings.asks_server([*plain, _entry("e.DOCX", None)])
+    assert readings.asks_server([*plain, _entry("f.docx", "lightrag+notes:1")])  # older only if it reads comments
 
 
 def test_lr_check_finds_files_read_by_the_readers_that_changed_since(tmp_path: Path) -> None:
@@ -258,5 +262,42 @@ def test_lr_a_docx_sent_as_the_fallback_text_before_the_docx_reader_changed_is_r
         assert "c^2" in check.older["old.docx"]
     looked = readings.check(_Prov(tmp_path, inputs), entries, look=True, notes=False)
     assert set(looked.older) == {"old.docx", "OLD.DOCX", "before.docx"}
+    # the third version adds review comments at their marks: a fallback:2 DOCX is read again only when it holds one
+    (tmp_path / "commented.docx").write_bytes((CORPUS / "docx" / "markitdown__test_with_comment.docx").read_bytes())
+    _docx(tmp_path / "plain.docx", None)
+    second = [_entry("commented.docx", "fallback:2", "text_fallback"),
+              _entry("plain.docx", "fallback:2", "text_fallback")]
+    third = readings.check(_Prov(tmp_path, inputs), second, look=True, notes=False)
+    assert set(third.older) == {"commented.docx"} and "review comments" in third.older["commented.docx"]
+    assert third.record == {"plain.docx": "fallback:3"}
+    assert set(readings.check(None, second, look=False, notes=False).older) == {"commented.docx", "plain.docx"}
     assert looked.record == {"before.pdf": readings.current(readings.FALLBACK)}
-    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:2"
+    assert readings.of_send("a.docx", False, OwnText("text", links.TEXT_WRAPPER_MARK, "note"), False) == "fallback:3"
+
+
+def test_lr_a_docx_read_with_its_notes_before_comments_were_read_is_read_again_only_with_comments(
+        tmp_path: Path) -> None:
+    """The notes reading's second version reads a DOCX's review comments at their marks: a DOCX its first version
+    read is read again by sync when its comments part holds a comment (its parts alone are read); one without
+    reads the same and is recorded. ``status`` reads no file: it counts them for sync to check."""
+    commented = tmp_path / "commented.docx"
+    commented.write_bytes((CORPUS / "docx" / "markitdown__test_with_comment.docx").read_bytes())
+    (tmp_path / "before.docx").write_bytes(commented.read_bytes())
+    _docx(tmp_path / "plain.docx", None)
+    _docx(tmp_path / "notes.docx", "Dredging starts in May.")
+    before = {p.name: p.read_bytes() for p in tmp_path.glob("*.docx")}
+    entries = [_entry("commented.docx", "lightrag+notes:1"), _entry("plain.docx", "lightrag+notes:1"),
+               _entry("notes.docx", "lightrag+notes:1"), _entry("now.docx", "lightrag+notes:2"),
+               _entry("before.docx", None), _entry("linked.docx", "lightrag:3")]
+    prov = _Prov(tmp_path, tmp_path / "inputs")
+    looked = readings.check(prov, entries, look=True, notes=True)
+    assert set(looked.older) == {"commented.docx", "before.docx"}, looked
+    assert looked.older["commented.docx"] == "read again for its review comments"
+    assert "review comments" in looked.older["before.docx"]
+    assert looked.record == {"plain.docx": "lightrag+notes:2", "notes.docx": "lightrag+notes:2",
+                             "linked.docx": "lightrag+notes:2"}
+    told = readings.check(None, entries, look=False, notes=True)
+    assert set(told.older) == {"commented.docx", "plain.docx", "notes.docx", "before.docx", "linked.docx"}
+    assert "review comments" in told.older["plain.docx"] and "mnote-kr sync" in told.older["plain.docx"]
+    assert {p.name: p.read_bytes() for p in tmp_path.glob("*.docx")} == before
+    assert readings.of_send("a.docx", False, None, True) == "lightrag+notes:2"

@@ -1,7 +1,7 @@
 """How a file was read for LightRAG's index: a name and a version, recorded with the file's registry entry.
 
 What LightRAG indexes of a file depends on how it is sent, decided in ``provider._link_and_scan``: the file
-itself linked, read by LightRAG's own parser (a DOCX with the managed engine's notes read at their marks,
+itself linked, read by LightRAG's own parser (a DOCX with the managed engine's notes and comments read at their marks,
 ``engine/docxnotes.py``, when that engine says so), or the text mnote-kr reads in it (``recognized.own_text``:
 a PDF's scanned pages by OCR, a deck with what LightRAG's parser leaves out, a commented or macro-enabled
 workbook; ``fallback``: a document LightRAG failed on), or an image's wrapper. The send reports that as the
@@ -11,8 +11,10 @@ here (``VERSIONS``), and :func:`check` tells the host which indexed files were r
 
 A file indexed before readings were recorded (no ``reading``) is checked by what cheaply tells how it was
 read: its entry's kind, its wrapper's first line (the mark says which reader wrote it), and for a linked
-DOCX, deck or workbook its structure (notes parts, slides, comments parts). A linked PDF is not checked
-(its pages would have to be read to find those only OCR reads), nor an image: they are ``unknown``.
+DOCX, deck or workbook its structure (notes and comments parts, slides, comments parts). So is a DOCX read by
+the notes reading's first version, before review comments were read: only one holding a comment is read again.
+A linked PDF is not checked (its pages would have to be read to find those only OCR reads), nor an image: they
+are ``unknown``.
 """
 
 from __future__ import annotations
@@ -40,29 +42,33 @@ class LightRagProvider(Protocol):
 
 #: LightRAG's own parser over the linked file.
 LIGHTRAG = "lightrag"
-#: A DOCX read by LightRAG's parser with its footnotes and endnotes at their marks (the managed engine).
+#: A DOCX read by LightRAG's parser with its footnotes and endnotes at their marks (the managed engine); since
+#: its second version with its review comments at their marks too.
 LIGHTRAG_NOTES = "lightrag+notes"
 IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook", "xlsm", "fallback"
 #: A file of a type LightRAG does not take, sent as the text the plugin reading the type gives.
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 1, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 2, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 2, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
 #: version reads the same now. The plain reading's second version sends a workbook declaring far more rows than it
 #: holds as mnote-kr's text (``workbooks.inflated``), its third a deck whose text box holds a line break between
 #: words (``decks.GLUED``); both are checked by the send's own test (``_PLAIN_TO_CHECK``). The fallback's second
-#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it); no other type's changed.
-CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",)}
+#: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it), its third that text with
+#: the review comments at their marks; no other type's changed.
+CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",),
+           (FALLBACK, 3): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
-        LIGHTRAG_NOTES: "its footnotes and endnotes",
+        LIGHTRAG_NOTES: "its review comments",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
-        FALLBACK: ("the DOCX reader's text of now: an equation's powers and indices as c^2 and a_0, a heading-styled "
-                   "table cell and a contents line ending 'N/A' read as text, not as headings"),
+        FALLBACK: ("the DOCX reader's text of now: its review comments at their marks, an equation's powers and "
+                   "indices as c^2 and a_0, a heading-styled table cell and a contents line ending 'N/A' read as text, "
+                   "not as headings"),
         LIGHTRAG: "a workbook's cells or a deck's text as mnote-kr reads them, when LightRAG's parser misreads them"}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
@@ -75,7 +81,12 @@ BEFORE = "indexed before mnote-kr recorded how it reads a file"
 _PDF_UNKNOWN = (f"{BEFORE}; pages without a text layer are read by OCR only when it is sent again, and "
                 "finding them would read every page")
 _IMAGE_UNKNOWN = f"{BEFORE}; the text in an image is read by OCR only when it is sent again"
-_NOTES_SEEN: dict[tuple[str, int], tuple[float, bool]] = {}
+#: What the notes reading reads of a DOCX (``engine/docxnotes.held``), as ``status`` and ``sync`` say it.
+_HELD = {"notes": "its footnotes and endnotes", "comments": "its review comments"}
+#: Why ``status`` counts a DOCX of the notes reading's first version: only ``sync`` reads its comments part.
+_NOTES_TO_CHECK = ("read before review comments were indexed: 'mnote-kr sync' checks whether it holds any "
+                   "(its comments part only)")
+_NOTES_SEEN: dict[tuple[str, int], tuple[float, bool, bool]] = {}
 _NOTES_TTL_S = 60.0
 
 
@@ -98,15 +109,16 @@ def split(reading: str) -> tuple[str, int]:
     return (how, int(version)) if how and version.isdigit() else (reading, 0)
 
 
-def of_send(rel_path: str, is_image: bool, own: OwnText | None, notes: bool) -> str:
+def of_send(rel_path: str, is_image: bool, own: OwnText | None, notes: bool, comments: bool = True) -> str:
     """The reading of a file sent now: an image's wrapper, the text mnote-kr sends in its place (by the
-    wrapper's mark), or the file linked (a DOCX with its notes when the engine reads them, ``notes``)."""
+    wrapper's mark), or the file linked (a DOCX with its notes when the engine reads them, ``notes``, and its
+    comments unless an engine started before they were read says it does not, ``comments``)."""
     if is_image:
         return current(IMAGE)
     if own is not None:  # the reader the mark names, at its version now (``MARKS``: what an old wrapper's says)
         return current(split(MARKS[own.mark])[0]) if own.mark in MARKS else current(FALLBACK)
     if notes and naming.safe_suffix(rel_path) == ".docx":
-        return current(LIGHTRAG_NOTES)
+        return current(LIGHTRAG_NOTES) if comments else f"{LIGHTRAG_NOTES}:1"
     return current(LIGHTRAG)
 
 
@@ -114,15 +126,18 @@ def for_send(prov: LightRagProvider, rel_path: str, is_image: bool, own: OwnText
     """:func:`of_send` for a file this provider sends now (the server asked whether it reads DOCX notes
     only for a linked DOCX)."""
     linked_docx = not is_image and own is None and naming.safe_suffix(rel_path) == ".docx"
-    return of_send(rel_path, is_image, own, linked_docx and engine_reads_notes(prov))
+    notes = linked_docx and engine_reads_notes(prov)
+    return of_send(rel_path, is_image, own, notes, notes and engine_reads_comments(prov))
 
 
 def asks_server(entries: list[SourceEntry]) -> bool:
     """Whether a report (``check`` without ``look``) depends on the server's answer: only a DOCX indexed
-    by LightRAG's plain reading, or before readings were recorded, is older when the server reads notes.
-    ``status`` asks the server nothing more otherwise (``tests/test_cli_fast.py``)."""
+    by LightRAG's plain reading, by the notes reading's first version, or before readings were recorded, is
+    older when the server reads notes. ``status`` asks the server nothing more otherwise
+    (``tests/test_cli_fast.py``)."""
     return any(_suffix(e.source_root_relative_path) == ".docx"
-               and (e.reading is None or split(e.reading)[0] == LIGHTRAG) for e in entries)
+               and (e.reading is None or split(e.reading)[0] == LIGHTRAG
+                    or split(e.reading) < (LIGHTRAG_NOTES, VERSIONS[LIGHTRAG_NOTES])) for e in entries)
 
 
 def engine_reads_notes(prov: LightRagProvider) -> bool:
@@ -130,21 +145,32 @@ def engine_reads_notes(prov: LightRagProvider) -> bool:
     (``engine/guard.py``, ``READINGS_PATH``); any other server (which answers 404) does not. Asked once a
     minute per server; an engine that cannot answer now counts as not reading them (the file is then
     recorded with LightRAG's plain reading, and re-read once the engine says it reads notes)."""
+    return _engine_readings(prov)[0]
+
+
+def engine_reads_comments(prov: LightRagProvider) -> bool:
+    """Whether the server reads a DOCX's review comments with its notes (an engine started before they were
+    read says only that it reads notes): asked with :func:`engine_reads_notes`."""
+    return _engine_readings(prov)[1]
+
+
+def _engine_readings(prov: LightRagProvider) -> tuple[bool, bool]:
     key = (prov.client.url, id(prov.ctx.transport))
     seen = _NOTES_SEEN.get(key)
     if seen is not None and time.monotonic() - seen[0] < _NOTES_TTL_S:
-        return seen[1]
+        return seen[1], seen[2]
     from ..engine.guard import READINGS_PATH
 
     try:
         body = prov.client.request("GET", READINGS_PATH)
     except ProviderError as exc:
         if getattr(exc, "status_code", None) != 404:
-            return False  # not cached: asked again by the next call
+            return False, False  # not cached: asked again by the next call
         body = {}
     reads = isinstance(body, dict) and body.get("docxNotes") is True
-    _NOTES_SEEN[key] = (time.monotonic(), reads)
-    return reads
+    comments = reads and isinstance(body, dict) and body.get("docxComments") is True
+    _NOTES_SEEN[key] = (time.monotonic(), reads, comments)
+    return reads, comments
 
 
 def _changed(how: str, version: int, suffix: str) -> bool:
@@ -152,12 +178,14 @@ def _changed(how: str, version: int, suffix: str) -> bool:
     return any(suffix in CHANGED.get((how, v), (suffix,)) for v in range(version + 1, VERSIONS[how] + 1))
 
 
-def _older(entry: SourceEntry, notes: bool) -> tuple[str, str] | None:
+def _older(entry: SourceEntry, notes: bool, comments: bool) -> tuple[str, str] | None:
     """(the current reading, what it adds) when the entry's recorded reading is older; else None."""
     how, version = split(entry.reading or "")
     suffix = _suffix(entry.source_root_relative_path)
     if how == LIGHTRAG and notes and suffix == ".docx":
-        return current(LIGHTRAG_NOTES), ADDS[LIGHTRAG_NOTES]
+        return _notes_now(comments), _HELD["notes"] + (f" and {_HELD['comments']}" if comments else "")
+    if how == LIGHTRAG_NOTES:  # what the server reads decides: none of it (not notes) reads any differently
+        return (current(how), ADDS[how]) if notes and comments and version < VERSIONS[how] else None
     if how in VERSIONS and version < VERSIONS[how] and _changed(how, version, suffix):
         return current(how), ADDS.get(how, f"what its reader reads since version {VERSIONS[how]}")
     return None
@@ -211,12 +239,28 @@ def _deck_comments(path: str) -> bool:
         return False
 
 
-def _probe(path: str, suffix: str, notes: bool) -> str | None:
-    """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one)."""
-    if suffix == ".docx":
-        from ..engine.docxnotes import holds_notes
+def _notes_now(comments: bool) -> str:
+    """The notes reading the server reads by: its first version for an engine that reads no comments."""
+    return current(LIGHTRAG_NOTES) if comments else f"{LIGHTRAG_NOTES}:1"
 
-        return ADDS[LIGHTRAG_NOTES] if notes and holds_notes(path) else None
+
+def _docx_comments(path: str) -> bool:
+    """Whether the DOCX holds a review comment with text (its comments part only)."""
+    from ..engine.docxnotes import COMMENTS, held
+
+    return COMMENTS in held(path)
+
+
+def _probe(path: str, suffix: str, notes: bool, comments: bool = True, since: int = 0) -> str | None:
+    """What a linked file's reading now adds, from its structure (None: the same as LightRAG's plain one, or for
+    a DOCX the notes reading's version ``since``, which read its notes)."""
+    if suffix == ".docx":
+        from ..engine.docxnotes import COMMENTS, NOTES, held
+
+        found = held(path) if notes else frozenset()
+        wanted = (COMMENTS,) if since else (NOTES, COMMENTS)  # notes read since the first version
+        adds = [_HELD[k] for k in wanted if k in found and (comments or k == NOTES)]
+        return " and ".join(adds) or None
     try:
         if suffix == ".pptx":
             from .decks import adds, left_out
@@ -233,8 +277,10 @@ def _probe(path: str, suffix: str, notes: bool) -> str | None:
 
 
 def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
-          notes: bool) -> ReadingCheck:
-    """``check_readings``: see the hookspec. ``notes``: whether the server reads DOCX notes now."""
+          notes: bool, comments: bool | None = None) -> ReadingCheck:
+    """``check_readings``: see the hookspec. ``notes``: whether the server reads DOCX notes now; ``comments``:
+    their review comments too (by default when it reads notes)."""
+    comments = notes if comments is None else comments and notes
     older: dict[str, str] = {}
     record: dict[str, str] = {}
     unknown: dict[str, str] = {}
@@ -246,7 +292,7 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
         suffix = _suffix(rel)
         path = f"{root}/{rel}"
         if entry.reading is not None:
-            found = _older(entry, notes)
+            found = _older(entry, notes, comments)
             if found is None:
                 continue
             now, adds = found
@@ -257,10 +303,21 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                     older[rel] = f"read again for {probed}"
                 else:
                     record[rel] = now
-            elif look and now == current(LIGHTRAG_NOTES) and _probe(path, suffix, notes) is None:
-                record[rel] = now  # a DOCX without notes: LightRAG's blocks are the same either way
+            elif split(now)[0] == LIGHTRAG_NOTES and (entry.reading or "").startswith(LIGHTRAG_NOTES):
+                if not look:  # the notes reading's first version: only a DOCX holding a comment reads differently
+                    older[rel] = _NOTES_TO_CHECK
+                elif (probed := _probe(path, suffix, notes, comments, since=1)) is not None:
+                    older[rel] = f"read again for {probed}"
+                else:
+                    record[rel] = now
+            elif look and split(now)[0] == LIGHTRAG_NOTES and (probed := _probe(path, suffix, notes, comments)) is None:
+                record[rel] = now  # a DOCX without notes or comments: LightRAG's blocks are the same either way
+            elif look and split(now)[0] == LIGHTRAG_NOTES:
+                older[rel] = f"read again for {probed}"
             elif look and entry.reading == f"{DECK}:2" and not _deck_comments(path):
                 record[rel] = now  # deck:3 adds only review comments: a deck without any reads the same
+            elif look and entry.reading == f"{FALLBACK}:2" and not _docx_comments(path):
+                record[rel] = now  # fallback:3 adds only review comments: a DOCX without any reads the same
             else:
                 older[rel] = f"read again for {adds}"
             continue
@@ -293,11 +350,11 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
             if not look:
                 older[rel] = f"{BEFORE}: 'mnote-kr sync' checks whether it is read differently now"
                 continue
-            probed = _probe(path, suffix, notes)
+            probed = _probe(path, suffix, notes, comments)
             if probed is not None:
                 older[rel] = f"{BEFORE}; read again for {probed}"
             else:
-                record[rel] = current(LIGHTRAG_NOTES if suffix == ".docx" else LIGHTRAG)
+                record[rel] = _notes_now(comments) if suffix == ".docx" else current(LIGHTRAG)
         else:
             record[rel] = current(LIGHTRAG)
     return ReadingCheck(older=older, record=record, unknown=unknown)

@@ -1,16 +1,18 @@
-"""Footnotes and endnotes in LightRAG's DOCX reading (the managed engine's process only).
+"""Footnotes, endnotes and review comments in LightRAG's DOCX reading (the managed engine's process only).
 
 LightRAG 1.5.7's native DOCX parser reads only the document's body (``parse_document.
 _read_document_records``) and its run readers (``extract_text_from_run``, and
 ``table_extractor.extract_text_from_run_table`` in table cells) keep a run's text, tabs, breaks and
 drawings only: a run holding a ``w:footnoteReference``/``w:endnoteReference`` reads as nothing and
-``footnotes.xml``/``endnotes.xml`` are never opened, so no note's words reach a chunk.
+``footnotes.xml``/``endnotes.xml`` are never opened, so no note's words reach a chunk. The same holds for a
+review comment (``w:commentReference``, ``comments.xml``).
 
 :func:`install` wraps those two run readers and ``extract_docx_blocks``: for a document with notes,
 the wrapper of ``extract_docx_blocks`` reads its notes parts (``plugin_api.docxnotes``, as the DOCX
 locator reads them) and, while LightRAG parses that document, a reference run reads as the note's
-text at the mark, `` [Footnote 1: And this is the footnote]``. LightRAG's blocks, headings, sidecar
-positions (paraIds) and chunking are otherwise untouched: a note's words land in the chunk of the
+text at the mark, `` [Footnote 1: And this is the footnote]``, and a comment's reference (Word puts it right
+after the commented range) as the comment, `` [Comment (Jane Smith): Check the figure]``. LightRAG's blocks,
+headings, sidecar positions (paraIds) and chunking are otherwise untouched: a note's words land in the chunk of the
 paragraph holding its mark, where the locator finds them. A heading's reference stays unread (a
 heading keeps its own words and LightRAG's block structure). The notes are numbered from LightRAG's own
 parse of the body (python-docx's tree, not parsed again). A document without notes is parsed exactly
@@ -55,8 +57,8 @@ EXPECTED: dict[tuple[str, str], tuple[str, ...]] = {
 PATCHED = ((_PD, "extract_docx_blocks"), (_PD, "extract_text_from_run"), (_TE, "extract_text_from_run_table"))
 MAX_PART_BYTES = 64 * 1024 * 1024  # one notes, settings or document part, decompressed
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
-_FOOT, _END = f"{W}footnoteReference", f"{W}endnoteReference"
-_REFS = {_FOOT: "footnote", _END: "endnote"}
+_FOOT, _END, _COMM = f"{W}footnoteReference", f"{W}endnoteReference", f"{W}commentReference"
+_REFS = {_FOOT: "footnote", _END: "endnote", _COMM: "comment"}
 _MARK = "__mnote_kr_notes__"
 
 
@@ -66,13 +68,14 @@ def _say(line: str) -> None:
 
 @dataclass
 class _Document:
-    """The notes of the document LightRAG is parsing in this thread, and how it tells a heading."""
+    """The notes and comments of the document LightRAG is parsing in this thread, and how it tells a heading."""
 
-    texts: dict[tuple[str, str], str]  # (kind, id) -> note text
+    texts: dict[tuple[str, str], str]  # (kind, id) -> note or comment text
     settings: dict[str, Any]  # the document's note properties by kind
     styles: dict[str, int]
     heading_level: Callable[[Any, dict[str, int]], Any]
     name: str
+    authors: dict[tuple[str, str], str] = field(default_factory=dict)  # (comment, id) -> its author
     used: bool = False
     failures: list[str] = field(default_factory=list)
     _notes: Any = None  # docxnotes.InlineNotes, numbered on the first reference read
@@ -85,7 +88,8 @@ class _Document:
 
             root = run.getroottree().getroot()
             body = root.find(f"{W}body")
-            self._notes = docxnotes.document_notes(self.texts, self.settings, body if body is not None else root)
+            self._notes = docxnotes.document_notes(self.texts, self.settings, body if body is not None else root,
+                                                   self.authors)
         return self._notes
 
     def heading(self, p: Any) -> bool:
@@ -127,7 +131,7 @@ def install() -> bool:
     internals are not what this expects, so nothing was changed."""
     why = mismatch()
     if why is not None:
-        _say(f"DOCX footnotes and endnotes are not indexed: {why}")
+        _say(f"DOCX footnotes, endnotes and comments are not indexed: {why}")
         return False
     pd = importlib.import_module(_PD)
     for module_name, name in PATCHED:
@@ -177,38 +181,55 @@ def _targets(zf: zipfile.ZipFile) -> dict[str, str]:
     return docxnotes.part_targets(main, _xml(zf, f"{folder}/_rels/{name}.rels" if folder else f"_rels/{name}.rels"))
 
 
+def _texts(zf: zipfile.ZipFile, parts: dict[str, str]) -> tuple[dict[tuple[str, str], str],
+                                                                  dict[tuple[str, str], str]]:
+    """The document's notes' and comments' texts by (kind, id), and its comments' authors."""
+    from mnote_kr.plugin_api import docxnotes
+
+    texts: dict[tuple[str, str], str] = {}
+    for kind in ("footnotes", "endnotes"):
+        root = _xml(zf, parts[kind])
+        if root is not None:
+            texts.update(docxnotes.note_texts(root))
+    comments = _xml(zf, parts["comments"])
+    said, authors = docxnotes.comment_texts(comments) if comments is not None else ({}, {})
+    texts.update(said)
+    return texts, authors
+
+
 def read_document(file_path: str, pd: Any) -> _Document | None:
-    """The notes of the DOCX at ``file_path`` as LightRAG's parse of it will read them; None without notes."""
+    """The notes and comments of the DOCX at ``file_path`` as LightRAG's parse of it will read them; None
+    without any."""
     from mnote_kr.plugin_api import docxnotes
 
     with zipfile.ZipFile(file_path) as zf:
         parts = _targets(zf)
-        texts: dict[tuple[str, str], str] = {}
-        for kind in ("footnotes", "endnotes"):
-            root = _xml(zf, parts[kind])
-            if root is not None:
-                texts.update(docxnotes.note_texts(root))
+        texts, authors = _texts(zf, parts)
         if not texts:
             return None
         settings = docxnotes.note_props(_xml(zf, parts["settings"]))
     return _Document(texts, settings, pd.parse_styles_outline_levels(file_path), pd.get_heading_level,
-                     Path(file_path).name)
+                     Path(file_path).name, authors)
 
 
-def holds_notes(file_path: str) -> bool:
-    """Whether the DOCX at ``file_path`` holds a footnote or endnote with text: what this module reads into
-    LightRAG's parse of it (asked of files indexed before, ``client/readings.py``; only the notes parts
-    are read). False for a file that is no readable zip (LightRAG's reading of it changes nothing)."""
-    from mnote_kr.plugin_api import MnoteKrError, check_zip, docxnotes
+#: What :func:`held` finds in a DOCX: a footnote or endnote, a review comment.
+NOTES, COMMENTS = "notes", "comments"
+
+
+def held(file_path: str) -> frozenset[str]:
+    """What of ``NOTES`` and ``COMMENTS`` the DOCX at ``file_path`` holds with text: what this module reads into
+    LightRAG's parse of it (asked of files indexed before, ``client/readings.py``; only the notes and comments
+    parts are read, and none for a file without them). Empty for a file that is no readable zip (LightRAG's
+    reading of it changes nothing)."""
+    from mnote_kr.plugin_api import MnoteKrError, check_zip
 
     try:
         check_zip(file_path, "DOCX")
         with zipfile.ZipFile(file_path) as zf:
-            parts = _targets(zf)
-            return any((root := _xml(zf, parts[kind])) is not None and docxnotes.note_texts(root)
-                       for kind in ("footnotes", "endnotes"))
+            texts, _ = _texts(zf, _targets(zf))
     except (MnoteKrError, OSError, zipfile.BadZipFile, ValueError, EOFError, RuntimeError, NotImplementedError):
-        return False
+        return frozenset()
+    return frozenset(COMMENTS if kind == "comment" else NOTES for kind, _ in texts)
 
 
 # --------------------------------------------------------------------------- the wrappers
@@ -254,7 +275,7 @@ def _run_reader(original: Callable[..., str]) -> Callable[..., str]:
         document = _ACTIVE.get()
         if document is not None:
             try:
-                if run.find(_FOOT) is not None or run.find(_END) is not None:
+                if run.find(_FOOT) is not None or run.find(_END) is not None or run.find(_COMM) is not None:
                     return _with_notes(document, original, run, args, kwargs)
             except Exception as exc:  # noqa: BLE001 - the run as LightRAG reads it
                 document.failed(exc)

@@ -43,7 +43,8 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: configuration to ``/health`` only for a caller with the key).
 OPEN_PATHS = frozenset({"/health"})
 #: Answered by the guard itself (with the key): how this engine reads files for the index beyond
-#: LightRAG's own parsers, ``{"docxNotes": true}`` (``client/readings.py`` records it with each file).
+#: LightRAG's own parsers, ``{"docxNotes": true, "docxComments": true}`` (``client/readings.py`` records it
+#: with each file).
 READINGS_PATH = "/mnote-kr/readings"
 #: ``0`` starts the engine without reading DOCX notes into LightRAG's parse (docs/docx-notes.md).
 DOCX_NOTES_ENV = "MNOTE_KR_ENGINE_DOCX_NOTES"
@@ -173,14 +174,15 @@ def main() -> None:
     # its whole-file JSON rewrites through a fast encoder, one TLS context per process.
     jsonwrites.install(os.environ.get("LIGHTRAG_VECTOR_STORAGE", "NanoVectorDBStorage"))
     sslreuse.install()
-    # DOCX footnotes and endnotes, which LightRAG's parser never reads, at their marks (docxnotes.py).
+    # DOCX footnotes, endnotes and review comments, which LightRAG's parser never reads, at their marks
+    # (docxnotes.py; "docxComments": an engine started before comments were read says only "docxNotes").
     # Said to the host (READINGS_PATH), which records with each file how it was read for the index.
     if os.environ.get(DOCX_NOTES_ENV, "1") == "0":
-        print("mnote-kr: DOCX footnotes and endnotes are not indexed: "
+        print("mnote-kr: DOCX footnotes, endnotes and comments are not indexed: "
               f"{DOCX_NOTES_ENV}=0", flush=True)
         readings["docxNotes"] = False
     else:
-        readings["docxNotes"] = docxnotes.install()
+        readings["docxNotes"] = readings["docxComments"] = docxnotes.install()
     lightrag_server.main()
 
 
