@@ -93,6 +93,13 @@ class PageText:
     #: while the page's layout is read (``tableread`` splits header lines into words), then dropped
     char_spans: MutableSequence[float] | None = None
 
+    def reading(self, lines: list[int] | set[int]) -> list[int]:
+        """``lines`` in reading order: block by block as the page's blocks run, each block's lines in its own
+        order (a line cut in two where a glyph the layer lacks stands, "偏差向量 | Y变化。", has its second piece
+        numbered after the next line's first: line numbers interleave the two lines); a line of no block last."""
+        at = {li: (bi, k) for bi, block in enumerate(self.blocks) for k, li in enumerate(block)}
+        return sorted(lines, key=lambda li: at.get(li, (len(self.blocks), li)))
+
     @property
     def has_text(self) -> bool:
         """True when the page has a text layer with at least one visible character."""
