@@ -242,9 +242,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         # the paragraph's other part past a column break or a picture: boxed too, so its words are quoted too
         parts = _continued(page, ans.block[1], pi, counts)
-        more = [Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in part]))) for part in parts]
-        # the boxed lines' words, in reading order: the quote shows what the boxes mark
-        place_text = written_text(page, page.reading(lines + [li for part in parts for li in part]))
+        more = [Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in part]))) for _, part in parts]
+        # the boxed lines' words, in reading order (the paragraph's parts as its blocks run): the quote shows
+        # what the boxes mark
+        place_text = written_text(page, [li for b, part in parts if b < ans.block[1] for li in part]
+                                  + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part])
         column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
             else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
@@ -460,14 +462,16 @@ def _piece_of(counts: dict[tuple[int, int], Touch], block: tuple[int, int]) -> b
     return counts[block].count >= PIECE_SHARE * sum(t.count for t in counts.values())
 
 
-def _continued(page: PageText, bi: int, pi: int, counts: dict[tuple[int, int], Touch]) -> list[list[int]]:
-    """The lines of the other part of the answer's paragraph where a picture or a column break cuts it in
-    two (``layout.continuations``), as far as the match covers it: the citation's second rectangle."""
+def _continued(page: PageText, bi: int, pi: int,
+               counts: dict[tuple[int, int], Touch]) -> list[tuple[int, list[int]]]:
+    """The other part of the answer's paragraph where a picture or a column break cuts it in two
+    (``layout.continuations``), its block and its lines as far as the match covers them (in reading order):
+    the citation's second rectangle."""
     out = []
     for other in [b for b, nxt in page.continues.items() if nxt == bi] + [page.continues.get(bi, -1)]:
         touch = counts.get((pi, other))
         if touch is not None:
-            out.append(sorted(touch.lines))
+            out.append((other, page.reading(touch.lines)))
     return out
 
 
