@@ -3,10 +3,10 @@
 The recognised paragraphs are matched with the host's ``match_evidence`` (evidence first, then
 the query's words); the cited box is the union of the lines the citation quotes (``quoted_lines``:
 those the highlight covers inside the matched paragraph and those after them that finish their
-sentence; image pixels on page 1, or PDF points on the scanned page), its paragraph's other lines
-go in ``rects``. A line recognised with low confidence makes the place degraded, with the reason,
-and so does a garbled line (:func:`garbled`: CJK characters inside Latin words on a page of Latin
-text).
+sentence; image pixels on page 1, or PDF points on the scanned page), and ``rects`` holds that box
+alone: the paragraph's other lines are not quoted, so not marked. A line recognised with low
+confidence makes the place degraded, with the reason, and so does a garbled line (:func:`garbled`:
+CJK characters inside Latin words on a page of Latin text).
 """
 
 from __future__ import annotations
@@ -157,7 +157,9 @@ def locate_in(result: Scan, request: LocateRequest, plugin: str) -> Locator | No
     quote = "\n".join(page.lines[li].text for li in cited)
     box = _union([page.lines[i].box for i in cited])
     confidence = min(page.lines[i].score for i in cited)
-    rects = [Rect(page=page.number, bbox=_union([page.lines[i].box])) for i in para.lines if i not in cited]
+    # the box alone: the paragraph's other lines are not quoted, so not marked (nc18a Q16: seven lighter
+    # rectangles over neighbouring lines)
+    rects = [Rect(page=page.number, bbox=box)]
     where = "image pixels" if page.unit == "px" else f"points on scanned page {page.number}"
     reason = f"{how} in the recognised text (OCR confidence {confidence:.2f}; box in {where})"
     low = confidence < budget.settings().min_confidence

@@ -20,8 +20,10 @@ Without usable boxes the evidence is searched in the PDF's own text layer (``ali
 and the text block of the matched passage that answers the query is the primary box
 (``answer``), over the lines of it the passage covers (a chunk cut inside a paragraph is boxed
 where it was retrieved), or whole when the evidence is its own query and a piece of that one block
-(where does this sentence of an answer stand?: its paragraph); the passage's other rectangles
-follow in ``rects``. Nothing found, or a
+(where does this sentence of an answer stand?: its paragraph). ``rects`` holds that box and the part of its
+paragraph a column break or a picture cut off (``layout.continuations``), whose words the quote's text
+(``place_text``, in reading order) holds too: nothing the quote does not show (the passage's other blocks
+are not the place). Nothing found, or a
 page without a text layer, gives a ``file`` locator: never a made-up box. The boxed block's section,
 from the PDF's outline (bookmarks) when it has one, is ``place_headings`` (``outline``); without an
 outline it is left to the provider's block (none for a block outside the passage: the block's heading is
@@ -223,6 +225,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = lead = None
+    more: list[Span] = []
     headings = None  # the PDF's outline says which section the boxed block is in (``outline``); else unknown
     if ans.block is not None:
         headings = section(doc, *ans.block)
@@ -238,7 +241,13 @@ def locate_pdf(req: LocateRequest) -> Locator:
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         lines = lines + _sentence_run_on(page, ans.block[1], lines, pi, counts)
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
-        place_text = written_text(page, sorted(lines))  # the boxed lines' words: the quote shows what the box marks
+        # the paragraph's other part past a column break or a picture: boxed too, so its words are quoted too
+        parts = _continued(page, ans.block[1], pi, counts)
+        more = [Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in part]))) for _, part in parts]
+        # the boxed lines' words, in reading order (the paragraph's parts as its blocks run): the quote shows
+        # what the boxes mark
+        place_text = written_text(page, [li for b, part in parts if b < ans.block[1] for li in part]
+                                  + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part])
         column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
             else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
@@ -289,7 +298,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
             primary = (spans(doc, m.view, own[top].first, own[top].last + 1) or whole)[0]
             headings = section(doc, *top)
             # the quote shows what the box marks, not the passage's first sentence on another block
-            place_text = written_text(doc.pages[top[0]], sorted(own[top].lines))
+            place_text = written_text(doc.pages[top[0]], doc.pages[top[0]].reading(own[top].lines))
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -301,10 +310,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
                           "a file indexed from the garbage)", primary.page)
     if named:
         why += f"; the query names page {', '.join(map(str, named))}"
-    more = _continued(doc, ans.block, counts) if ans.block is not None else []
-    rest = [s for s in whole if not any(s.page == p.page and _inside(s.box, p.box) for p in [primary, *more])
-            and not unreadable_page(doc, s.page - 1)]
-    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more, *rest]]
+    # Only what the quote shows (nc18a: the evidence window's other blocks, boxed lighter, scattered
+    # highlights over a report's title, a sidebar, the next bullet, all of which the quote leaves out).
+    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more]]
     return Locator(
         locator_precision="bbox",
         locator_degraded=degraded,
@@ -408,7 +416,7 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
                    block_id=req.block_id or (req.block.blockid if req.block else None),
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
                    meaning_score=round(cos, 6) if cos is not None else None,
-                   place_text=written_text(page, sorted(lines)),
+                   place_text=written_text(page, page.reading(lines)),
                    # outside the passage, without an outline: under no heading the PDF says, not the passage's
                    place_headings=section(doc, pi, bi) if touch is not None else section(doc, pi, bi) or [])
 
@@ -463,16 +471,16 @@ def _piece_of(counts: dict[tuple[int, int], Touch], block: tuple[int, int]) -> b
     return counts[block].count >= PIECE_SHARE * sum(t.count for t in counts.values())
 
 
-def _continued(doc: DocumentText, block: tuple[int, int], counts: dict[tuple[int, int], Touch]) -> list[Span]:
+def _continued(page: PageText, bi: int, pi: int,
+               counts: dict[tuple[int, int], Touch]) -> list[tuple[int, list[int]]]:
     """The other part of the answer's paragraph where a picture or a column break cuts it in two
-    (``layout.continuations``), as far as the match covers it: the passage's second rectangle."""
-    pi, bi = block
-    page = doc.pages[pi]
+    (``layout.continuations``), its block and its lines as far as the match covers them (in reading order):
+    the citation's second rectangle."""
     out = []
     for other in [b for b, nxt in page.continues.items() if nxt == bi] + [page.continues.get(bi, -1)]:
         touch = counts.get((pi, other))
         if touch is not None:
-            out.append(Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in sorted(touch.lines)]))))
+            out.append((other, page.reading(touch.lines)))
     return out
 
 
@@ -489,7 +497,7 @@ def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
     out: list[int] = []
     if not lines or max(lines) != max(page.blocks[bi]):
         return out
-    text = written_text(page, sorted(lines))
+    text = written_text(page, page.reading(lines))
     for nxt in (bi + 1, bi + 2):
         if _SENTENCE_END.search(text) or nxt >= len(page.blocks) or (pi, nxt) not in counts \
                 or nxt in page.table_rows:
@@ -506,7 +514,7 @@ def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
         inner = [li for li, ln in enumerate(page.lines) if li not in taken and li not in lines and
                  page.block_of[li] not in (bi, nxt) and _inside(ln, box)]
         out += taken + inner
-        text = written_text(page, sorted(lines + out))
+        text = written_text(page, page.reading(lines + out))
     return out
 
 

@@ -93,6 +93,21 @@ class PageText:
     #: while the page's layout is read (``tableread`` splits header lines into words), then dropped
     char_spans: MutableSequence[float] | None = None
 
+    def reading(self, lines: list[int] | set[int]) -> list[int]:
+        """``lines`` in reading order: lines of one block in the block's own order when it reads down the page
+        (a line cut in two where a glyph the layer lacks stands, "偏差向量 | Y变化。" on chatchat p.3, has its
+        second piece numbered after the next line's first: line numbers interleave the two lines, nc18a Q11);
+        else in line-number order (a table block read column by column, lines of several blocks)."""
+        taken = set(lines)
+        bi = self.block_of[min(taken)] if taken else -1
+        if 0 <= bi < len(self.blocks) and all(self.block_of[li] == bi for li in taken):
+            order = [li for li in self.blocks[bi] if li in taken]
+            down = all(self.lines[b][1] >= self.lines[a][1] - 0.5 * (self.lines[a][3] - self.lines[a][1])
+                       for a, b in zip(order, order[1:], strict=False))
+            if down and len(order) == len(taken):
+                return order
+        return sorted(taken)
+
     @property
     def has_text(self) -> bool:
         """True when the page has a text layer with at least one visible character."""

@@ -54,7 +54,8 @@ def test_typewriter_question_lands_on_the_sholes_paragraph() -> None:
     assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
     assert iou(loc.bbox, window[2][3]) >= 0.5  # the Sholes sentence's paragraph
     assert iou(loc.bbox, window[0][3]) < 0.1  # not the start of the passage
-    assert any(iou(r.bbox, window[0][3]) >= 0.5 for r in loc.rects[1:])  # the rest stays in rects
+    # the passage's other blocks are not boxed: the quote does not show them (nc18a: scattered highlights)
+    assert all(iou(r.bbox, window[0][3]) < 0.1 for r in loc.rects), [r.bbox for r in loc.rects]
 
 
 def test_page_crossing_passage_is_boxed_where_the_answer_is_not_on_the_running_header() -> None:

@@ -132,7 +132,7 @@ def test_an_unspaced_chinese_query_finds_its_paragraph(tmp_path: Path) -> None:
 def test_a_paragraph_cut_by_a_picture_or_a_column_break_is_one_passage_with_two_rectangles(tmp_path: Path) -> None:
     """The answer is the part of the paragraph holding the query (under the picture, or at the top
     of the next column); the paragraph's other part, before the picture or the column break, is
-    the passage's second rectangle, right after the first."""
+    the passage's second rectangle, right after the first, and its words are quoted with the first's."""
     asked = 0
     for seed in (SEED, 4, 5):
         for c in hp.two_columns(tmp_path / f"c{seed}.pdf", seed):
@@ -140,5 +140,7 @@ def test_a_paragraph_cut_by_a_picture_or_a_column_break_is_one_passage_with_two_
             assert loc.bbox is not None and c.box is not None and iou(loc.bbox, c.box) >= 0.5, (c.name, loc.bbox)
             assert c.other is not None and len(loc.rects) >= 2
             assert iou(loc.rects[1].bbox, c.other) >= 0.5, (c.name, [r.bbox for r in loc.rects], c.other)
+            # the quote's words are what both rectangles mark: the whole paragraph, its first part first
+            assert loc.place_text == c.items[c.target][0], (c.name, loc.place_text)
             asked += 1
     assert asked >= 4
