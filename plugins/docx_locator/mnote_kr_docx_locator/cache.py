@@ -27,8 +27,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     _parse, what="DOCX", max_items=CACHE_SIZE, weight=lambda d: len(d.paragraphs), max_weight=CACHE_MAX_PARAGRAPHS,
     # new process, no re-parse (2: outline 9; 3: table cells' grid and vertical merges; 4: notes at their marks;
     # 5: a note read in a paragraph LightRAG reads as body text, a Title's say; 6: an equation's c^2 and a_0;
-    # 7: headings: never a table cell; numbered titles typed in capitals or bold, appendix lines)
-    persist=Persist(name="docx", version="7", model=DocxDocument),
+    # 7: headings: never a table cell; numbered titles typed in capitals or bold, appendix lines;
+    # 8: the numbers Word shows before numbered headings and list items, from numbering.xml)
+    persist=Persist(name="docx", version="8", model=DocxDocument),
 )
 stats = _cache.stats
 
