@@ -44,6 +44,14 @@ def test_reference_lists_and_contents_are_apparatus_by_their_text(text: str) -> 
     assert is_apparatus(text)
 
 
+@pytest.mark.parametrize("heading", ["参考文献", "5 参考文献", "第5章 参考文献", "附\u3000录\u3000A 参考文献",
+                                     "一、参考文献", "Chapter 7 Notes", "Appendix B. References", "6.2 Bibliography"])
+def test_a_numbered_section_heading_is_known_by_its_words(heading: str) -> None:
+    # a DOCX heading path shows Word's numbers ("第5章 参考文献"): the section is still the reference list
+    assert is_apparatus("Smith, J. A history of the harbour.", [heading])
+    assert not is_apparatus("Smith, J. A history of the harbour.", ["第5章 " + "设计要求"])
+
+
 def test_prose_with_in_text_citations_is_not_apparatus() -> None:
     assert not is_apparatus(PROSE_WITH_CITATIONS)
     one_reference_in_prose = ("The sewerage system, constructed in 1922, covers 215 km2 of the city (Retrieved "

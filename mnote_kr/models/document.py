@@ -30,6 +30,9 @@ class ModelParagraph(Frozen, frozen=True, kw_only=True):
     cell: list[int] | None = None
     textboxes: list[str] = []
     code: bool = False  # a fenced code block (Markdown): shown as written
+    #: the number the file shows before the paragraph and ``text`` leaves out (Word's automatic numbering:
+    #: a heading's "3.1", a list item's "a)"); None: none, or not known
+    label: str | None = None
 
 
 class PageSize(Frozen, frozen=True, kw_only=True):

@@ -290,14 +290,16 @@ def _table(paras: list[ModelParagraph], cited_index: int | None, loc: Locator) -
     rows = []
     for r in sorted(grid):
         cells = "".join(
-            "<td>" + "".join(_paragraph(p, loc if p.index == cited_index else None) for p in grid[r][col]) + "</td>"
+            "<td>" + "".join(_paragraph(p, loc if p.index == cited_index else None, p.label or "")
+                             for p in grid[r][col]) + "</td>"
             for col in sorted(grid[r]))
         rows.append(f"<tr>{cells}</tr>")
     return f'<table class="tbl"><tbody>{"".join(rows)}</tbody></table>'
 
 
 def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator) -> str:
-    """The document's paragraphs in order: tables grouped, list items numbered, the cited one marked."""
+    """The document's paragraphs in order: tables grouped, list items and numbered headings numbered (by the
+    file's own ``label`` when the model knows it, else counted here), the cited one marked."""
     out: list[str] = []
     paras = model.paragraphs
     counters: list[int] = []
@@ -324,9 +326,10 @@ def paragraphs_html(model: DocumentModel, cited_index: int | None, loc: Locator)
             if kinds[level] != p.list_ordered:  # a bulleted list then a numbered one: numbering restarts
                 counters[level], kinds[level] = 0, p.list_ordered
             counters[level] += 1
-            marker = f"{counters[level]}." if p.list_ordered else "•"
+            marker = p.label or (f"{counters[level]}." if p.list_ordered else "•")
         else:
             counters, kinds = [], []
+            marker = p.label or ""  # a numbered heading's "3.1", as the file shows it
         out.append(_paragraph(p, loc if p.index == cited_index else None, marker))
         i += 1
     return "".join(out)

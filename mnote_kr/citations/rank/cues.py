@@ -50,7 +50,10 @@ APPARATUS_HEADINGS = frozenset(
     notes|footnotes|endnotes|notes and references|see also|external links|further reading|related articles|
     contents|table of contents|index|参考文献|参考资料|引用|注释|延伸阅读|外部链接|相关条目|参见|目录|索引""".split("|")
 )
-_HEADING_NUMBER_RE = lazy_compile(r"^[\s\d.、)）(（ivxIVX]*\s*|[\s:：]+$")
+#: A heading's number (a DOCX heading path shows Word's: "3.1", "第5章", "附录A", "一、", "Chapter 2").
+_HEADING_NUMBER_RE = lazy_compile(
+    r"^(?:第[\d一二三四五六七八九十百零〇]+[章节篇部条]|(?:chapter|section|part|appendix|annex)\s+[\da-z]{1,4}\b[.:]?"
+    r"|附\s*录\s*[\da-z]{1,3}|[一二三四五六七八九十]+(?=[、.．\s]))?[\s\d.、)）(（ivxIVX]*\s*|[\s:：]+$")
 #: Reference-entry markers (see the module docstring); each matches once per entry at most.
 #: Words first (run only when one of ``_MARKER_WORDS`` is in the text), then the bracketed ones.
 _REFERENCE_WORDS_RE = lazy_compile(

@@ -101,8 +101,8 @@ def locate_docx(request: LocateRequest) -> Locator:
 
         match = with_meaning(doc, match, request.passage, request.query, Scope((scope,)) if scope is not None else None)
         # a table cell is cited as its row, on the cell under the header the query names (``rows``)
-        return as_rows(doc, locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True,
-                                               doc=doc), request.query)
+        return numbered(doc, as_rows(doc, locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
+                                                             headings=True, doc=doc), request.query))
     # The sidecar names a real paragraph range, but the evidence matches none of its
     # paragraphs: say so (``file``, degraded) rather than land on the block's first
     # paragraph as if it had been found there.
@@ -115,6 +115,24 @@ def locate_docx(request: LocateRequest) -> Locator:
         reason=_NO_BLOCK_MATCH,
         locator_reason=_NO_BLOCK_MATCH,
     )
+
+
+def numbered(doc: DocxDocument, loc: Locator) -> Locator:
+    """``loc`` (and its runners-up) with its headings as the reader sees them: after the numbers Word shows
+    ("3 术语和定义", ``numbering``). The paragraphs match by their headings' words alone, as the provider
+    reads them; only the place shown gains the numbers."""
+    import msgspec
+
+    runners = [numbered(doc, r) for r in loc.runners_up]
+    i = loc.paragraph_index
+    headings = loc.place_headings
+    if i is not None and headings is not None and 0 <= i < len(doc.paragraphs):
+        para = doc.paragraphs[i]
+        if para.heading_numbers and list(para.heading_path) == list(headings):
+            return msgspec.structs.replace(loc, place_headings=list(para.shown_headings), runners_up=runners)
+    if any(r is not s for r, s in zip(runners, loc.runners_up, strict=True)):
+        return msgspec.structs.replace(loc, runners_up=runners)
+    return loc
 
 
 @hookimpl
@@ -195,8 +213,9 @@ def locate(request: LocateRequest) -> Locator | None:
 def document_model(path: str) -> DocumentModel | None:
     """The DOCX's paragraphs in ``paragraphIndex`` order, as ``locate`` reads them, for the viewer.
 
-    Headings, list items (level, numbered or bulleted), table cells (outermost table, row,
-    column) and the text boxes anchored in each paragraph; None for any other suffix.
+    Headings, list items (level, numbered or bulleted), the number Word shows before a numbered
+    paragraph (``label``), table cells (outermost table, row, column) and the text boxes anchored
+    in each paragraph; None for any other suffix.
     """
     if Path(path).suffix.lower() != ".docx":
         return None
@@ -210,7 +229,7 @@ def document_model(path: str) -> DocumentModel | None:
             ModelParagraph(
                 index=p.index, text=p.text if p.own_chars is None else p.text[: p.own_chars],
                 heading_level=p.heading_level, in_toc=p.in_toc,
-                list_level=p.list_level, list_ordered=p.list_ordered,
+                list_level=p.list_level, list_ordered=p.list_ordered, label=p.label,
                 cell=list(p.cell) if p.cell is not None else None, textboxes=list(p.textboxes),
             )
             for p in doc.paragraphs

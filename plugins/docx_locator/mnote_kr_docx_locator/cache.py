@@ -28,8 +28,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     # new process, no re-parse (2: outline 9; 3: table cells' grid and vertical merges; 4: notes at their marks;
     # 5: a note read in a paragraph LightRAG reads as body text, a Title's say; 6: an equation's c^2 and a_0;
     # 7: headings: never a table cell; numbered titles typed in capitals or bold, appendix lines;
-    # 8: review comments at their marks)
-    persist=Persist(name="docx", version="8", model=DocxDocument),
+    # 8: review comments at their marks; 9: the numbers Word shows before numbered headings and list items,
+    # from numbering.xml)
+    persist=Persist(name="docx", version="9", model=DocxDocument),
 )
 stats = _cache.stats
 

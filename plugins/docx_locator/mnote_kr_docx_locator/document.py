@@ -33,6 +33,18 @@ class Paragraph(TextParagraph):
     # ``text`` is the paragraph's own text, then its text boxes' lines (what the locator
     # matches: evidence from a box lands on its anchor); ``own_chars`` ends the own text.
     own_chars: int | None = None
+    # The number Word shows before the paragraph and draws from numbering.xml ("3.1", "第1章", "a)"; not in
+    # ``text``, which is what the provider reads), and the one before each of ``heading_path``'s headings
+    # with its separator ("3 ", "" for one unnumbered); () when none of them is numbered (``numbering``).
+    label: str | None = None
+    heading_numbers: tuple[str, ...] = ()
+
+    @property
+    def shown_headings(self) -> tuple[str, ...]:
+        """``heading_path`` as the reader sees it: each heading after its number ("3 术语和定义")."""
+        if not self.heading_numbers:
+            return self.heading_path
+        return tuple(n + h for n, h in zip(self.heading_numbers, self.heading_path, strict=False))
 
 
 @dataclass(slots=True)

@@ -73,14 +73,15 @@ class HeadingTrail:
     """The headings open at the walk's current paragraph: styled ones, then typed titles under them."""
 
     def __init__(self) -> None:
-        self.styled: list[tuple[int, str]] = []
+        self.styled: list[tuple[int, str, str]] = []  # (level, text, its number and separator or "")
         self.typed: list[tuple[int, str]] = []
 
-    def styled_heading(self, level: int, text: str) -> None:
-        """A styled heading of ``level``: it closes those of its level and deeper, and every typed title."""
+    def styled_heading(self, level: int, text: str, number: str = "") -> None:
+        """A styled heading of ``level`` (``number``: Word's number before it, with its separator): it closes
+        those of its level and deeper, and every typed title."""
         while self.styled and self.styled[-1][0] >= level:
             self.styled.pop()
-        self.styled.append((level, text))
+        self.styled.append((level, text, number))
         self.typed = []
 
     def typed_heading(self, depth: int, text: str) -> None:
@@ -94,4 +95,12 @@ class HeadingTrail:
 
     @property
     def path(self) -> tuple[str, ...]:
-        return tuple(h for _, h in self.styled) + tuple(h for _, h in self.typed)
+        return tuple(h for _, h, _ in self.styled) + tuple(h for _, h in self.typed)
+
+    @property
+    def numbers(self) -> tuple[str, ...]:
+        """The number before each heading of ``path`` ("" for none, a typed title's is in its text); ()
+        when none is numbered."""
+        if not any(n for _, _, n in self.styled):
+            return ()
+        return tuple(n for _, _, n in self.styled) + ("",) * len(self.typed)

@@ -31,6 +31,7 @@ from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
 from .headings import HeadingTrail, all_bold, typed_title
 from .notes import Notes, docxnotes, notes_for, read_notes
+from .numbering import Counter, Numbering, read_numbering
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -206,12 +207,13 @@ class _Walker:
     Python recursion (1,500 nested tables are a budget error, not a ``RecursionError``)."""
 
     def __init__(
-        self, styles: dict[str, tuple[int, bool]], path: str, numbering: dict[tuple[str, int], bool] | None = None,
+        self, styles: dict[str, tuple[int, bool]], path: str, numbering: Numbering | None = None,
         notes: Notes | None = None,
     ) -> None:
         self.styles = styles
         self.path = path
-        self.numbering = numbering or {}
+        self.numbering = numbering or Numbering()
+        self.counter = Counter(self.numbering)  # the numbers Word shows before numbered paragraphs
         self.notes = notes
         self.marks: set[etree._Element] = set()  # a custom note mark's w:t, read in the note's label
         self.tables = 0
@@ -326,6 +328,7 @@ class _Walker:
         level = 0
         list_level: int | None = None
         num_id = ""
+        style_id = own_num = own_ilvl = None
         ppr = None
         for child in p:
             if isinstance(child.tag, str) and self.split(child.tag)[1] == "pPr":
@@ -337,7 +340,8 @@ class _Walker:
                     continue
                 local = self.split(pp.tag)[1]
                 if local == "pStyle":
-                    lvl, toc = self.styles.get(_wval(pp) or "", (0, False))
+                    style_id = _wval(pp)
+                    lvl, toc = self.styles.get(style_id or "", (0, False))
                     level = level or lvl
                     state["toc"] = state["toc"] or toc
                 elif local == "outlineLvl":
@@ -349,13 +353,16 @@ class _Walker:
                         if isinstance(np_.tag, str):
                             kind = self.split(np_.tag)[1]
                             if kind == "ilvl":
-                                list_level = _int(_wval(np_)) or 0
+                                own_ilvl = _int(_wval(np_))
+                                list_level = own_ilvl or 0
                             elif kind == "numId":
-                                num_id = _wval(np_) or ""
+                                num_id = own_num = _wval(np_) or ""
         if num_id in ("", "0"):  # numId 0 switches numbering off
             list_level = None
         elif list_level is None:
             list_level = 0
+        numbered = self.numbering.of_paragraph(style_id, own_num, own_ilvl)
+        label = self.counter.label(*numbered) if numbered is not None else None
         self.boxes = []
         state["notes"] = self.notes is not None and (self.table_depth > 0 or not self.notes.heading(ppr))
         own = self.inline(p, parts, state)
@@ -370,7 +377,8 @@ class _Walker:
         if in_toc or not own_text.strip() or self.table_depth:  # a table cell is never a heading
             level = 0
         if level:
-            self.headings.styled_heading(level, docxnotes.without_notes(own_text).strip())  # a note is not its name
+            self.headings.styled_heading(level, docxnotes.without_notes(own_text).strip(),  # a note is not its name
+                                         "".join(label) if label else "")
         elif not in_toc and not self.table_depth and (title := typed_title(own_text, bold=all_bold(p))):
             self.headings.typed_heading(*title)  # a title typed as a numbered line, bold or in capitals
         path = self.headings.path
@@ -386,12 +394,14 @@ class _Walker:
                 in_table=self.table_depth > 0,
                 has_equation=bool(state["eq"]),
                 list_level=list_level if not level else None,
-                list_ordered=self.numbering.get((num_id, list_level or 0), False),
+                list_ordered=self.numbering.ordered(num_id, list_level or 0),
                 cell=(self.cells[0][0], self.cells[0][1], self.cells[0][2]) if self.cells else None,
                 grid=self.cell_grid if self.cells else None,
                 merged_from=self.cell_merge if self.cells else None,
                 textboxes=tuple(self.boxes),
                 own_chars=own if len(text) > own else None,
+                label=label[0] if label else None,
+                heading_numbers=self.headings.numbers,
             )
         )
 
@@ -496,34 +506,6 @@ def _textbox_text(box: etree._Element) -> str:
     return "\n".join(lines)
 
 
-def _read_numbering(root: etree._Element | None) -> dict[tuple[str, int], bool]:
-    """(numId, level) -> ordered (a number format other than bullet or none)."""
-    if root is None:
-        return {}
-    abstract: dict[str, dict[int, bool]] = {}
-    nums: dict[str, str] = {}
-    for el in root:
-        if not isinstance(el.tag, str):
-            continue
-        local = etree.QName(el).localname
-        if local == "abstractNum":
-            aid = next((v for k, v in el.attrib.items() if k.endswith("}abstractNumId")), "")
-            levels: dict[int, bool] = {}
-            for lvl in el:
-                if isinstance(lvl.tag, str) and etree.QName(lvl).localname == "lvl":
-                    ilvl = _int(next((v for k, v in lvl.attrib.items() if k.endswith("}ilvl")), None)) or 0
-                    fmt = next((_wval(c) for c in lvl if isinstance(c.tag, str)
-                                and etree.QName(c).localname == "numFmt"), None)
-                    levels[ilvl] = (fmt or "decimal") not in ("bullet", "none")
-            abstract[aid] = levels
-        elif local == "num":
-            nid = next((v for k, v in el.attrib.items() if k.endswith("}numId")), "")
-            for c in el:
-                if isinstance(c.tag, str) and etree.QName(c).localname == "abstractNumId":
-                    nums[nid] = _wval(c) or ""
-    return {(nid, lvl): ordered for nid, aid in nums.items() for lvl, ordered in abstract.get(aid, {}).items()}
-
-
 def _sdt_is_toc(sdt: etree._Element) -> bool:
     for el in sdt.iter():
         tag = el.tag
@@ -575,7 +557,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             if "entity" in exc.message:
                 raise
             numbering_root = None  # broken numbering costs list markers only
-    walker = _Walker(_read_styles(styles_root), path, _read_numbering(numbering_root),
+    walker = _Walker(_read_styles(styles_root), path, read_numbering(numbering_root, styles_root),
                      notes_for(notes, body, styles_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
