@@ -27,6 +27,10 @@ the wrapper's ``.xlsm.md`` name while the registry and every citation keep the u
 macros are never run or read (the XLSX plugin reads cells and comments with openpyxl, which leaves the
 VBA part alone). When its text cannot be read here, ``workbook_text`` says why (``MnoteKrError``), since
 no other reader would take the file.
+
+A workbook that stays a link is read as LightRAG's extractor wrote it, but for its cell escapes
+(``escape_cell``: a line break inside a cell as ``\\n``, a tab as ``\\t``, a backslash doubled), which the
+provider undoes as a chunk comes in (``unescaped_cells``), so "temp.\\nMin" is not read as the word "nmin".
 """
 
 from __future__ import annotations
