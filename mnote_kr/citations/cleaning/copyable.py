@@ -202,14 +202,25 @@ def trim_to_boundaries(text: str) -> str:
 
 
 #: The bullet Word writes in the Symbol font as a private-use code point (U+F0B7): shown as the bullet
-#: it draws, not as a box. Only this one: other such code points mean other glyphs in other fonts
-#: (U+F071 is Wingdings' ❑ but Symbol's θ), which the text alone cannot tell.
+#: it draws, not as a box, wherever it stands. Other such code points mean other glyphs in other fonts
+#: (U+F071 is Wingdings' ❑ but Symbol's θ, U+F06C Wingdings' ● but Symbol's λ), which the text alone cannot
+#: tell; but at a line's start, followed by a space and a word, one of Wingdings' bullets opens a list item
+#: (a research report's points, each "\uf06c 事件：...": nc18a problem 6), where a Greek letter would stand
+#: in its formula or sentence. In the corpus PDFs every such code point at a line's start is a bullet.
 _SYMBOL_BULLET = "\uf0b7"
+#: Wingdings' bullets: ● ■ □ ◻ ❑ ◆ ❖ • ▪ ◻ ➢ ➔ ✓ (``l n o p q u v``, 0x9F, 0xA7, 0xA8, 0xD8, 0xE8, 0xFC).
+_PRIVATE_USE_BULLETS = "\uf06c\uf06e\uf06f\uf070\uf071\uf075\uf076\uf09f\uf0a7\uf0a8\uf0d8\uf0e8\uf0fc"
+_LINE_BULLET_RE = lazy_compile(f"(?m)^([^\\S\\n]*)[{_PRIVATE_USE_BULLETS}](?=[^\\S\\n]+[^\\W\\d_])")
 
 
 def symbol_bullets(text: str) -> str:
-    """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``) as the bullet it draws."""
-    return text.replace(_SYMBOL_BULLET, "•") if _SYMBOL_BULLET in text else text
+    """``text`` with the Symbol font's bullet (``_SYMBOL_BULLET``), and Wingdings' bullets at a line's start
+    before a space and a word (``_LINE_BULLET_RE``), as the bullet they draw."""
+    if _SYMBOL_BULLET in text:
+        text = text.replace(_SYMBOL_BULLET, "•")
+    if any(ch in text for ch in _PRIVATE_USE_BULLETS):
+        text = _LINE_BULLET_RE.sub(r"\1•", text)
+    return text
 
 
 def copyable(text: str) -> str:

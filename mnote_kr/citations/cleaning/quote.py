@@ -53,6 +53,10 @@ _ABBREVIATIONS = frozenset(
 #: end a sentence ("moved to the U.S. He", "set by the Fed. It"): not an end when the citation goes on.
 _CITATION_ABBREVIATIONS = frozenset("fed bankr civ crim evid u.s.c c.f.r u.s sec secs ch para supp".split())
 _NEXT_RE = re.compile(r"\s*(\S+)")
+#: A reference's noun, capitalised, with a stray full stop before its number (docling's paper: "presented in
+#: Table. 2. It is clearly evident"): the number ends that sentence, it is no list marker of the next.
+_REFERENCE_NOUNS = frozenset("table tab figure section sec chapter equation eq appendix algorithm listing".split())
+_REFERENCE_NUMBER_RE = re.compile(r"\s+\d{1,3}\.(?=\s|$)")
 
 
 def sentences(text: str) -> list[tuple[int, int]]:
@@ -128,6 +132,8 @@ def _abbreviation(text: str, dot: int) -> bool:
     while word_start > 0 and (text[word_start - 1].isalpha() or text[word_start - 1] == "."):
         word_start -= 1
     word = text[word_start:dot].casefold()
+    if word in _REFERENCE_NOUNS and text[word_start].isupper() and _REFERENCE_NUMBER_RE.match(text, dot + 1):
+        return True
     if len(word) == 1 and word.isascii() and text[word_start].islower():
         # a list's letter after a colon or semicolon ("only if: a. the debtor ..."), not a sentence's end;
         # nor a page's or a section's before its number ("(Rawls (2002) p. 230)")

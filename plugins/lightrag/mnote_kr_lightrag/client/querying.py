@@ -25,7 +25,7 @@ from mnote_kr.plugin_api import (
     UsageError,
 )
 
-from . import naming, passages
+from . import naming, passages, workbooks
 from .http import LightRagClient, ProviderHTTPError
 from .links import TEXT_MARKS
 from .provider import as_dict
@@ -121,6 +121,8 @@ def without_wrapper_header(content: str | None) -> str | None:
 def _reference(file_path: str, *, rank: int, reference_id: Any = None, chunk_id: str | None = None,
                content: str | None = None) -> ProviderReference:
     content = without_wrapper_header(content)
+    if content and workbooks.linked_workbook(file_path):  # LightRAG's cell escapes, undone once, here
+        content = workbooks.unescaped_cells(content)
     doc_id = naming.doc_id_from_chunk_id(chunk_id) or (naming.doc_id_for(file_path) if file_path else None)
     return ProviderReference(provider=PROVIDER, file_path=file_path,
                              reference_id=str(reference_id) if reference_id is not None else None,

@@ -27,6 +27,10 @@ the wrapper's ``.xlsm.md`` name while the registry and every citation keep the u
 macros are never run or read (the XLSX plugin reads cells and comments with openpyxl, which leaves the
 VBA part alone). When its text cannot be read here, ``workbook_text`` says why (``MnoteKrError``), since
 no other reader would take the file.
+
+A workbook that stays a link is read as LightRAG's extractor wrote it, but for its cell escapes
+(``escape_cell``: a line break inside a cell as ``\\n``, a tab as ``\\t``, a backslash doubled), which the
+provider undoes as a chunk comes in (``unescaped_cells``), so "temp.\\nMin" is not read as the word "nmin".
 """
 
 from __future__ import annotations
@@ -164,3 +168,23 @@ def note(held: tuple[int, int] | None, suffix: str = ".xlsx", rows: int | None =
     else:
         why = f"the workbook declares {rows or 0:,} rows that LightRAG's parser would walk one by one"
     return f"indexed from the text mnote-kr reads in it, since {why}; citations still point into the file"
+
+
+#: LightRAG 1.5.7's ``_extract_xlsx`` escapes each cell (``escape_cell``): ``\`` → ``\\`` first, then a tab →
+#: ``\t`` and a line break (``\r\n``, ``\r``, ``\n``) → ``\n``. So every escape is a backslash and one of
+#: ``\ t n``, read left to right (``\\n`` is a backslash, then the letter n); a backslash before anything
+#: else is a chunk's cut through an escape and stays.
+_CELL_ESCAPE = re.compile(r"\\([\\tn])")
+_UNESCAPED = {"\\": "\\", "t": "\t", "n": "\n"}
+
+
+def linked_workbook(file_path: str) -> bool:
+    """Whether LightRAG's file name is a workbook sent linked, read by its own XLSX extractor (not the
+    ``.xlsx.md`` text mnote-kr sends in place of one)."""
+    return posixpath.splitext(file_path.replace("\\", "/"))[1].lower() == ".xlsx"
+
+
+def unescaped_cells(text: str) -> str:
+    """A chunk of a linked workbook with LightRAG's cell escapes undone: the cells' own line breaks, tabs and
+    backslashes, so its words (``temp.`` and ``Min``, not ``nmin``), evidence and quotes are the cells'."""
+    return _CELL_ESCAPE.sub(lambda m: _UNESCAPED[m.group(1)], text) if "\\" in text else text
