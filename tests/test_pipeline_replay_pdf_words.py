@@ -87,6 +87,10 @@ def test_the_abstract_sentence_holding_bm25_and_top_20_leads_over_the_dpr_defini
     assert first.locator_precision == "bbox" and not first.locator_degraded
     assert first.locator.meaning_score is not None  # weighed by meaning with the file's other places
     assert any("Given a collection of M text passages" in _words(c.display_quote) for c in behind), shown
+    # page 2's sentence holding "BM25" stays its passage's place: a block of that passage holding as many of the
+    # query's words by weight but not "BM25" ("By applying a modern reader model to the top retrieved
+    # passages") is no peer of it
+    assert any("It not only outperforms BM25 by a large margin" in _words(c.display_quote) for c in behind), shown
 
 
 @pytest.mark.parametrize("peers", [True, False], ids=["word-peers", "before"])

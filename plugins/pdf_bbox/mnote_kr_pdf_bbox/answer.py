@@ -53,8 +53,8 @@ FILE_WIDE = 3
 #: A block chosen by the query's words is weighed with its peers (issue 33, nc18a problem 4; False: as
 #: before, ``benchmarks/retrieval.py``): it carries its cosine even when it was the evidence window's only
 #: block (without one, the host's ordering of a file's passages by meaning counted it as the least meant),
-#: and the passage's blocks outside the window holding at least its share of the query's term weight are
-#: candidates beside it (``locator``), meaning deciding between equals.
+#: and the passage's blocks outside the window holding every query term it holds and as much of their weight
+#: are candidates beside it (``peers``), meaning deciding between equals.
 WORD_PEERS = True
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
