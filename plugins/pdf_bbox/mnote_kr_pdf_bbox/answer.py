@@ -50,6 +50,12 @@ MEANING_MIN_TOKENS = 4
 RUNNERS_UP = 2
 #: The document's blocks nearest the query by meaning, outside the passage, given behind those (0: none).
 FILE_WIDE = 3
+#: A block chosen by the query's words is weighed with its peers (issue 33, nc18a problem 4; False: as
+#: before, ``benchmarks/retrieval.py``): it carries its cosine even when it was the evidence window's only
+#: block (without one, the host's ordering of a file's passages by meaning counted it as the least meant),
+#: and the passage's blocks outside the window holding every query term it holds and as much of their weight
+#: are candidates beside it (``peers``), meaning deciding between equals.
+WORD_PEERS = True
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
@@ -360,8 +366,9 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     if best is None or best[1] < MIN_SHARE:
         return Answer(None, "semantic", best[1] if best else 0.0, best[2] if best else 0, len(terms), [])
     _, share, n_found, b = best
+    cos, runners = _alone(doc, dt, passage, query, b)
     return Answer(b, "terms", share, n_found, len(terms), _narrow(doc, b, _hit_lines(dt.block(b), terms), query),
-                  rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight, query))
+                  cos, runners, rare_elsewhere=_rare_in_row(doc, dt, passage, b, weight, query))
 
 
 def holds_terms(doc: DocumentText, b: tuple[int, int], query: str) -> tuple[float, int, int]:
@@ -458,6 +465,24 @@ def _by_meaning(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]],
     score, cos = ranked
     order = sorted(number, key=lambda i: (-round(score[i], 9), i))
     return [number[i] for i in order], {b: cos.get(i, 0.0) for i, b in number.items()}
+
+
+def _alone(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, b: tuple[int, int]
+           ) -> tuple[float | None, list[tuple[tuple[int, int], float]]]:
+    """The cosine of block ``b``, chosen by words where no two blocks could be ranked by meaning (the evidence
+    window's only block), and the document's blocks nearest the query behind it (``WORD_PEERS``; else none, as
+    before): the host orders a file's places by their cosines, and a place without one counted as its least
+    meant (nc18a: the abstract sentence holding "BM25" and "top-20" fell behind a definition holding half the
+    words)."""
+    if not WORD_PEERS or not BY_MEANING:
+        return None, []
+    from mnote_kr.plugin_api import rank_by_meaning
+
+    key, starts = places(doc)
+    ranked = rank_by_meaning(key, query, {starts[b[0]] + b[1]: 1.0})
+    if ranked is None or (starts[b[0]] + b[1]) not in ranked[1]:
+        return None, []
+    return ranked[1][starts[b[0]] + b[1]], [(r, c) for r, c in _wide(doc, passage, query) if r != b]
 
 
 def _cluster_bonus(bt: BlockText, found: list[str]) -> float:

@@ -52,6 +52,7 @@ from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
 from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry, PageText
+from .peers import with_peers
 from .tablerows import row_place
 
 PLUGIN = "pdf_bbox"
@@ -221,6 +222,9 @@ def locate_pdf(req: LocateRequest) -> Locator:
     counts = own = passage_blocks(doc, m)
     if PASSAGE_BLOCKS == "always" or PASSAGE_BLOCKS == "unanchored" and not _anchored(evidence, req.query):
         counts = _with_passage(doc, req, evidence, own, lambda ev: drop_furniture_lines(ev, keys))
+    else:  # the passage's blocks holding as much of the query's words as the window's best (``answer.WORD_PEERS``)
+        counts = with_peers(doc, own, lambda: _with_passage(doc, req, evidence, own, lambda ev: drop_furniture_lines(
+            ev, keys)), choosing_words(req.query))
     ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
