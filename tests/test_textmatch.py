@@ -212,3 +212,16 @@ def test_question_in_other_words_lands_on_the_list_item_holding_its_rare_word() 
     m = match_evidence(doc, evidence, "what should you bring to protect yourself from the sun when swimming")
     assert m.paragraph is not None and m.paragraph.text == "Use sun cream", m.paragraph and m.paragraph.text
     assert m.reason.startswith("semantic match")
+
+
+def test_evidence_reading_a_table_row_by_row_is_found_at_its_cell() -> None:
+    # each cell is its own paragraph (DOCX), the chunk's evidence reads the rows on one line each: the
+    # evidence's word order runs across the cells' ends, and over more paragraphs than a few (nc18c problem 7)
+    cells = [str(n) for n in range(1, 31)]
+    cells[22] = "23 [Comment (Ann): Yet another comment in the doc. 55yiyi-asd09]"
+    lead = ["Failing to address these two questions would limit the framework's scope.",
+            "Here is a random table for parsing tests:"]
+    doc = _doc(*lead, *cells)
+    evidence = "\n".join([lead[1], *(" ".join(cells[r * 6:r * 6 + 6]) for r in range(5))])
+    match = match_evidence(doc, evidence, "Yet another comment in the doc")
+    assert match.paragraph is not None and match.paragraph.index == 24, (match.score, match.reason)

@@ -99,6 +99,7 @@ ALIGNED_PER_ANCHOR = 8  # paragraphs an evidence line may have come from (repeat
 MARGINAL = 0.7  # below this score a match must show that the evidence is really here
 MIN_EVIDENCE_SHINGLES = 8
 NEAR = 4  # paragraphs each side of the best one that the evidence may span
+FAR = 8 * NEAR  # ... or more, up to this many, while they hold fewer characters than the evidence
 EVIDENCE_HERE = 0.25  # share of the evidence's shingles found near the best paragraph
 QUERY_SHARE = 0.34  # share of the query's term weight below which a match is only semantic
 
@@ -323,15 +324,29 @@ def _evidence_is_here(doc: TextDocument[P], ev: str, best: int) -> bool:
 
     Evidence taken from this document shares most of its shingles with the paragraphs
     it came from; a marginal match of evidence from elsewhere shares a sentence at most.
+    The paragraphs are read on across their ends, as a chunk reads them: a table row, each
+    cell its own paragraph, is one line of the evidence ("18 19 20 21 22 23 [Comment ...]").
     """
     ev_sh = shingles(ev)
     if len(ev_sh) < MIN_EVIDENCE_SHINGLES:
         return True
     paras = doc.paragraphs
-    near: set[int] = set()
-    for k in range(max(0, best - NEAR), min(len(paras), best + NEAR + 1)):
-        near.update(paras[k].shingles)
+    lo, hi = _reach(paras, best, -1, len(ev.strip())), _reach(paras, best, 1, len(ev.strip()))
+    near: set[int] = set(shingles(" ".join(paras[k].norm for k in range(lo, hi + 1))))
+    for k in range(lo, hi + 1):
+        near.update(paras[k].shingles)  # a paragraph too short for a shingle is one of its own
     return len(ev_sh & near) / len(ev_sh) >= EVIDENCE_HERE
+
+
+def _reach(paras: list[P], best: int, step: int, chars: int) -> int:
+    """How far from ``best`` (one way, ``step``) the evidence may reach: ``NEAR`` paragraphs, and on while
+    they hold fewer characters than the evidence (at most ``FAR`` paragraphs): a table whose every cell is a
+    paragraph ("18", "19", ...) spans many paragraphs in a few characters."""
+    k, held = best, 0
+    while 0 <= k + step < len(paras) and abs(k - best) < FAR and (abs(k - best) < NEAR or held < chars):
+        k += step
+        held += len(paras[k].norm) + 1
+    return k
 
 
 def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:

@@ -4,14 +4,17 @@ as a note's does), so its words locate to the commented paragraph and the quote 
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
+import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.docx_notes import comment_para, note_para, ref, with_notes
 
-from mnote_kr.models import LocateRequest
+from mnote_kr.models import LocateRequest, SidecarBlock
+from mnote_kr.plugins import load_plugins
 from mnote_kr_docx_locator import cache as docx_cache
 from mnote_kr_docx_locator import extract_text, locate
 from mnote_kr_docx_locator.cache import load_docx
@@ -48,6 +51,22 @@ def test_a_comments_words_locate_to_the_commented_paragraph() -> None:
     assert (loc.locator_precision, loc.paragraph_index, loc.locator_degraded) == ("paragraph", CELL, False)
     text = load_docx(COMMENTED).paragraphs[CELL].text
     assert loc.highlight is not None and words in text[loc.highlight.start:loc.highlight.end]
+
+
+def test_the_newcomers_chunk_places_a_comment_on_a_table_cell_there(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc18c problem 7: in an 18-file folder LightRAG cut the file so that the comment's chunk ends with the whole
+    table; search's evidence window (the host's cleaning, as search runs it) reads the table row by row ("18 19 20
+    21 22 23 [Comment ...]"), each cell its own paragraph here: too little of that order was found around cell
+    "23" paragraph by paragraph, and the search said "whole file (no exact place found)"."""
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    case = json.loads((Path(__file__).parent / "data" / "nc18c_comment_chunk.json").read_text("utf-8"))
+    block = msgspec.convert(case["block"], SidecarBlock)
+    plugins = load_plugins(None)
+    bundle = plugins.clean_text(case["chunk"], case["query"], block.content)
+    assert "18 19 20 21 22 23 [Comment (Unknown Author): Yet another" in bundle.locator_evidence_text
+    loc = plugins.locate(LocateRequest(file=str(COMMENTED), evidence=bundle.locator_evidence_text, query=case["query"],
+                                       passage=case["chunk"], block=block, block_id=block.blockid))
+    assert (loc.locator_precision, loc.paragraph_index, loc.locator_degraded) == ("paragraph", CELL, False), loc.reason
 
 
 def test_a_comment_stands_after_its_range_with_its_author_and_beside_notes(tmp_path: Path) -> None:
