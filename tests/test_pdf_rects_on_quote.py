@@ -19,8 +19,8 @@ import hashlib
 import unicodedata
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
+from mnote_kr_testkit.pdfwords import text_in
 
 from mnote_kr.citations.pipeline import _place_quote
 from mnote_kr.models import LocateRequest, Locator
@@ -95,17 +95,6 @@ def _compact(text: str) -> str:
     return "".join(ch for ch in unicodedata.normalize("NFKC", text).casefold() if ch.isalnum())
 
 
-def _text_in(file: Path, page: int, box: list[float]) -> str:
-    """What PDFium reads inside ``box`` (top-left points) of an unrotated, uncropped page."""
-    doc = pdfium.PdfDocument(str(file))
-    try:
-        pg = doc[page - 1]
-        h = pg.get_height()
-        return pg.get_textpage().get_text_bounded(left=box[0], bottom=h - box[3], right=box[2], top=h - box[1])
-    finally:
-        doc.close()
-
-
 def _held(text: str, quote: str) -> float:
     """The share of ``text``'s letter 3-grams that the quote holds (1.0: all of it is quoted)."""
     a, q = _compact(text), _compact(quote)
@@ -123,7 +112,7 @@ def _cited(file: Path, query: str, evidence: str, passage: str | None = None) ->
 
 
 def _rect_texts(file: Path, loc: Locator) -> list[str]:
-    return [_text_in(file, r.page, r.bbox) for r in loc.rects]
+    return [text_in(file, r.page, r.bbox) for r in loc.rects]
 
 
 def _every_rect_is_quoted(file: Path, loc: Locator, quote: str) -> None:

@@ -17,6 +17,17 @@ def page_text(path: Path, page: int) -> str:
         doc.close()
 
 
+def text_in(path: Path, page: int, box: list[float]) -> str:
+    """What PDFium reads inside ``box`` (top-left points) of 1-based ``page``, unrotated and uncropped."""
+    doc = pdfium.PdfDocument(str(path))
+    try:
+        pg = doc[page - 1]
+        h = pg.get_height()
+        return pg.get_textpage().get_text_bounded(left=box[0], bottom=h - box[3], right=box[2], top=h - box[1])
+    finally:
+        doc.close()
+
+
 def word_boxes(path: Path, page: int, word: str, *, whole_word: bool = True) -> list[tuple[float, float, float, float]]:
     """Where PDFium draws each occurrence of ``word`` on 1-based ``page`` (top-left points, an unrotated page)."""
     doc = pdfium.PdfDocument(str(path))

@@ -11,10 +11,9 @@ import itertools
 import re
 from pathlib import Path
 
-import pypdfium2 as pdfium
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.pdfwords import page_text, word_boxes
+from mnote_kr_testkit.pdfwords import page_text, text_in, word_boxes
 
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugin_api import labelled_row
@@ -34,16 +33,6 @@ def _fresh() -> None:
 
 def _digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def _text_in(path: Path, page: int, box: list[float]) -> str:
-    doc = pdfium.PdfDocument(str(path))
-    try:
-        pg = doc[page - 1]
-        h = pg.get_height()
-        return pg.get_textpage().get_text_bounded(left=box[0], bottom=h - box[3], right=box[2], top=h - box[1])
-    finally:
-        doc.close()
 
 
 def _row_tokens(path: Path, page: int, label: str) -> list[str]:
@@ -70,7 +59,7 @@ def test_kentucky_handgun_question_cites_kentuckys_handgun_cell() -> None:
     assert first[0] - 5 <= loc.bbox[0] and loc.bbox[2] <= first[2] + 5
     assert all(loc.bbox[2] < b[0] for b in handguns if b is not first)
     value = _row_tokens(NICS, 1, "Kentucky")[1]  # Permit, then Handgun
-    assert _text_in(NICS, 1, loc.bbox).strip() == value
+    assert text_in(NICS, 1, loc.bbox).strip() == value
     assert loc.place_text is not None and "Kentucky" in loc.place_text and value in loc.place_text
     assert _digest(NICS) == before
 
@@ -80,7 +69,7 @@ def test_a_row_and_a_header_named_in_a_short_query_cite_that_cell() -> None:
     assert not loc.locator_degraded
     (illinois,) = word_boxes(NICS, 1, "Illinois")
     assert loc.bbox[1] <= (illinois[1] + illinois[3]) / 2 <= loc.bbox[3]
-    assert _text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
+    assert text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
 
 
 def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
@@ -96,7 +85,7 @@ def test_side_by_side_financial_tables_cite_the_named_rows_year() -> None:
     assert loc.page == 3 and not loc.locator_degraded
     years = [w for w in page_text(REPORT, 3).split() if w[:2] == "20" and len(w) <= 5][:4]  # the header's years
     value = _row_tokens(REPORT, 3, "P/E")[years.index("2023E")]
-    assert _text_in(REPORT, 3, loc.bbox).strip() == value
+    assert text_in(REPORT, 3, loc.bbox).strip() == value
     (pe,) = word_boxes(REPORT, 3, "P/E")
     assert loc.bbox[1] <= (pe[1] + pe[3]) / 2 <= loc.bbox[3]
 
@@ -138,7 +127,7 @@ def test_numbered_transcript_lines_do_not_make_a_right_answer_approximate() -> N
     query = "Who is the Deputy Attorney General from Los Angeles?"
     loc = locate(LocateRequest(file=str(SCOTUS), evidence=page_text(SCOTUS, 1), query=query))
     assert loc.page == 1 and loc.locator_precision == "bbox"
-    boxed = " ".join(_text_in(SCOTUS, 1, loc.bbox).split())
+    boxed = " ".join(text_in(SCOTUS, 1, loc.bbox).split())
     assert "Deputy Attorney General" in boxed  # the right place, by PDFium's text
     assert not loc.locator_degraded, loc.locator_reason  # and so an exact one: no table row holds more
     assert _digest(SCOTUS) == before
