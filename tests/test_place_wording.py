@@ -24,7 +24,7 @@ def _paragraph(index: int, degraded: bool, span: tuple[int, int] | None = None) 
     (_paragraph(176, False, (0, 54)), True, "paragraph 177, characters 0-54"),
     (_paragraph(176, False, (0, 54)), False, "paragraph 177"),
     (_paragraph(161, True), False, "paragraph 162 (approximate)"),
-    (_paragraph(161, True, (3, 9)), True, "paragraph 162 (approximate), characters 3-9"),
+    (_paragraph(161, True, (3, 9)), True, "paragraph 162 (approximate)"),
     (Locator(locator_precision="paragraph", locator_degraded=True), True, "paragraph (approximate)"),
 ])
 def test_a_paragraph_is_named_once_with_its_number_counted_from_one(loc: Locator, numbers: bool, said: str) -> None:

@@ -46,7 +46,7 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     """A locator in words, "approximate" only when it is degraded (one rule: ``citations.precision``),
     with the numbers a person can check: ``exact box, p.6 at (317, 223)-(556, 261) pt``,
     ``paragraph 13, characters 0-67`` (paragraphs counted from 1, named once: the word, the number,
-    then ``(approximate)`` when the place is),
+    then ``(approximate)`` when the place is, and then no characters: nc18c read ``characters 8-11`` as precise),
     ``whole file (page 5 known, place not found)``. ``numbers=False``: without box corners and characters."""
     words = precision_words(loc)
     if loc.locator_precision in ("slide", "cell"):
@@ -60,7 +60,7 @@ def locator_text(loc: Locator, *, numbers: bool = True) -> str:
     elif loc.locator_precision == "paragraph" and loc.paragraph_index is not None:
         approx = " (approximate)" if loc.locator_degraded else ""
         words = f"paragraph {paragraph_number(loc.paragraph_index)}{approx}"
-        if numbers and loc.highlight is not None:
+        if numbers and loc.highlight is not None and not approx:  # on a guessed place a range looked precise
             words += f", characters {loc.highlight.start}-{loc.highlight.end}"
     return words
 
