@@ -60,7 +60,8 @@ What is here:
   (refuse a zip bomb or an oversized Office file before a library parses it: ``OverBudgetError``)
   and ``count_tags`` (an XML part's elements counted while streaming it, nothing kept).
 * **Commands** (``register_commands``): ``emit_json`` (print a JSON result as every command
-  does), ``progress_writer`` (progress lines to stderr as ``ingest`` prints them), ``Host`` (the
+  does), ``progress_writer`` (progress lines to stderr as ``ingest`` prints them), ``repeating`` (a
+  step's line said again every few seconds while one long part of it runs), ``Host`` (the
   workspace's registry and plugins), ``paths`` (the user's state, cache
   and config dirs), ``load_config``, ``find_workspace``/``MNOTE_DIR``, ``read_sidecar``/
   ``Sidecar``, ``counts_text``/``locator_text``/``source_card`` (the CLI's human renderings),
@@ -186,6 +187,7 @@ if TYPE_CHECKING:
     from mnote_kr.core import paths
     from mnote_kr.core.atomic import write_atomic, write_private
     from mnote_kr.core.config import load_config
+    from mnote_kr.core.progresstext import repeating
     from mnote_kr.core.workspace import MNOTE_DIR, find_workspace
     from mnote_kr.plainhttp import ProtocolError, exchange
     from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
@@ -227,6 +229,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
     "progress_writer": ("mnote_kr.cli.reports", "progress_writer"),
+    "repeating": ("mnote_kr.core.progresstext", "repeating"),
     "load_config": ("mnote_kr.core.config", "load_config"),
     "Host": ("mnote_kr.app.host", "Host"),
     **{n: ("mnote_kr.core.workspace", n) for n in ("MNOTE_DIR", "find_workspace")},
@@ -347,6 +350,7 @@ __all__ = [
     "queue_texts",
     "rank_by_meaning",
     "read_sidecar",
+    "repeating",
     "same_value",
     "scaffolding",
     "source_card",

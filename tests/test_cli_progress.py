@@ -12,33 +12,55 @@ from mnote_kr.cli.reports import progress_writer
 def test_piped_progress_says_each_file_count_and_each_tenth_of_a_step(monkeypatch: pytest.MonkeyPatch) -> None:
     err = io.StringIO()  # not a terminal
     monkeypatch.setattr("sys.stderr", err)
-    write = progress_writer()
-    write("prepared docs/a.pdf for locating")  # no count: a line per file would flood a log
+    write = progress_writer(clock=lambda: 0.0)  # all at one moment: only what must be said is
+    write("prepared docs/a.pdf for locating")  # no count: the first word of the work, nothing said before it
+    write("prepared docs/b.pdf for locating")  # no count: a line per file would flood a log
     write("sent 2/2 files (4.0 files/s)")
     for done in range(0, 401, 8):  # the embedding step reports every batch
         write(f"embedding places: {done}/400 paragraphs")
     write("embedding places: 0/20 paragraphs")  # a second ingest's step starts again
     write("embedding places: 20/20 paragraphs")
     lines = err.getvalue().splitlines()
-    assert lines[0] == "sent 2/2 files (4.0 files/s)"
-    steps = [int(line.split(": ")[1].split("/")[0]) for line in lines[1:]]
+    assert lines[:2] == ["prepared docs/a.pdf for locating", "sent 2/2 files (4.0 files/s)"]
+    steps = [int(line.split(": ")[1].split("/")[0]) for line in lines[2:]]
     # the start, the first report of each tenth, the end; then the next step whole
     assert steps == [0, 40, 80, 120, 160, 200, 240, 280, 320, 360, 400, 0, 20]
 
 
-def test_piped_a_slow_step_shows_its_count_moving_within_a_tenth(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A newcomer's 5,578 paragraphs showed "0/5578" and nothing more for minutes: piped, a step whose
-    count moves is printed at least every 20 s (by an injected clock), a count standing still is not."""
+def test_piped_a_slow_step_is_said_again_while_it_goes_on_its_count_moving_or_not(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A newcomer's 5,578 paragraphs showed "0/5578" and nothing more for minutes, and a scanned PDF's second
+    page said nothing for 37 s (its OCR heartbeat's count stood at 1/2): piped, a step's line is printed once
+    ``STEP_EVERY_S`` passed since the last line printed, its count moving or standing (the line says the time);
+    sooner, only its start, a new tenth or its end."""
+    from mnote_kr.cli.reports import STEP_EVERY_S
+
     err = io.StringIO()
     monkeypatch.setattr("sys.stderr", err)
     now = [0.0]
     write = progress_writer(clock=lambda: now[0])
-    for done in (0, 50, 100, 100, 100, 150, 200):  # each batch 12 s apart, all within the first tenth
+    for done in (0, 50, 100, 100, 100, 150, 200):  # each batch 2 s apart, all within the first tenth
         write(f"embedding places: {done}/5578 paragraphs; {now[0]:.0f} s so far")
-        now[0] += 12
+        now[0] += 2
+    assert STEP_EVERY_S <= 4
     assert err.getvalue().splitlines() == ["embedding places: 0/5578 paragraphs; 0 s so far",
-                                           "embedding places: 100/5578 paragraphs; 24 s so far",
-                                           "embedding places: 150/5578 paragraphs; 60 s so far"]
+                                           "embedding places: 100/5578 paragraphs; 4 s so far",
+                                           "embedding places: 100/5578 paragraphs; 8 s so far",
+                                           "embedding places: 200/5578 paragraphs; 12 s so far"]
+
+
+def test_piped_a_line_without_a_count_is_said_when_nothing_was_for_a_while(monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the work does now ("starting ...", "hashed big.pdf") reaches a log when it has been silent for
+    ``STEP_EVERY_S``, never more often: hashing 1,000 files says a line every few seconds, not 1,000."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    now = [0.0]
+    write = progress_writer(clock=lambda: now[0])
+    write("sent 1/2 files (1 s so far)")
+    for k in range(10):
+        now[0] += 1
+        write(f"hashed docs/f{k}.pdf")
+    assert err.getvalue().splitlines() == ["sent 1/2 files (1 s so far)", "hashed docs/f3.pdf", "hashed docs/f7.pdf"]
 
 
 def test_a_wait_line_is_printed_piped_and_cut_to_the_terminal_on_one(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -73,3 +95,19 @@ def test_a_few_files_count_without_a_rate(monkeypatch: pytest.MonkeyPatch) -> No
     assert few.startswith("sent 1/1 files (") and "files/s" not in few, few
     many = host_ingest._count_line("sent", 400, 1000, next(clock))
     assert "40.0 files/s" in many, many
+
+
+def test_every_long_steps_heartbeat_is_at_most_5_s_apart_and_reaches_a_piped_log() -> None:
+    """nc18a: ``ingest --wait`` printed nothing for 53 s but OCR lines, and later stood 20 s between lines.
+    Each step that can run long says its line again while it runs: OCR of a page, a batch of embedding, a round
+    of the wait for LightRAG, each at most 5 s apart, and no sooner than the writer's gate (``STEP_EVERY_S``),
+    which would drop a heartbeat coming sooner than that after the line before."""
+    from mnote_kr_ocr import scan
+
+    from mnote_kr.app import host_ingest, waitprogress
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr.cli.reports import STEP_EVERY_S
+
+    for beat in (scan.HEARTBEAT_S, meaning.EMBED_HEARTBEAT_S, waitprogress.HEARTBEAT_S):
+        assert STEP_EVERY_S < beat <= 5.0
+    assert host_ingest.WAIT_ROUND_S <= waitprogress.HEARTBEAT_S  # a round ends before the next line is due

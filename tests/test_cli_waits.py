@@ -107,10 +107,12 @@ def test_sync_wait_that_times_out_exits_1_like_ingest_and_a_plain_sync_does_not(
 def test_piped_progress_keeps_the_notes_it_would_drop_as_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     err = io.StringIO()  # not a terminal
     monkeypatch.setattr("sys.stderr", err)
-    write_line = progress_writer()
-    write_line("hashed kb/a.md")
+    write_line = progress_writer(clock=lambda: 0.0)
+    write_line("sent 1/1 files (0 s so far)")
+    write_line("hashed kb/a.md")  # right after a line: dropped (said only after a few silent seconds)
     write_line("note: the wait ended after 2 s; embedding places goes on")
-    assert err.getvalue().splitlines() == ["note: the wait ended after 2 s; embedding places goes on"]
+    assert err.getvalue().splitlines() == ["sent 1/1 files (0 s so far)",
+                                           "note: the wait ended after 2 s; embedding places goes on"]
 
 
 def test_embedding_after_a_timed_out_wait_says_it_runs_and_why(tmp_path: Path,

@@ -7,6 +7,7 @@ import subprocess
 import sys
 import textwrap
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -428,3 +429,31 @@ def test_the_question_meets_places_with_half_its_language_mean_taken_out(monkeyp
     monkeypatch.setattr(meaning, "NEUTRAL_QUERY", None)
     raw = meaning.cosines(key, question, range(len(texts)))
     assert raw is not None and max(raw, key=lambda i: raw[i]) != answer
+
+
+def test_a_long_batch_says_the_steps_line_again_while_it_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc18a: one batch of a loaded machine's embedding ran 20 s between two lines. While a batch runs, the
+    step's line is said again every ``EMBED_HEARTBEAT_S`` with its count and the time so far."""
+    import threading
+
+    texts = [p.text for p in _bangalore_chunk().paragraphs]
+    n = sum(1 for t in texts if t.strip())
+    monkeypatch.setattr(meaning, "EMBED_HEARTBEAT_S", 0.01)
+    lines: list[str] = []
+    beats = threading.Event()
+
+    def progress(line: str) -> None:
+        lines.append(line)
+        if len(lines) >= 3:
+            beats.set()
+
+    def one_slow_batch(files: Any, step: Any) -> None:
+        assert beats.wait(30), lines  # said again while the batch runs, before it ends
+        step(n)
+
+    monkeypatch.setattr(meaning, "_embed_files", one_slow_batch)
+    meaning.queue(texts)
+    assert meaning.embed_queued(progress) == 1
+    assert all(line.startswith(f"embedding places: 0/{n} paragraphs; ") for line in lines[:3]), lines
+    assert lines[-1].startswith(f"embedding places: {n}/{n} paragraphs in ")
+    assert all(line.detail["step"] == "embed" for line in lines)

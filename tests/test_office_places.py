@@ -2,11 +2,12 @@
 
 The host's real pipeline and the real PPTX and XLSX locators run over docling's sample deck and duck
 workbook (corpus files), handed to them as one passage each (the whole deck or sheet, the text mnote-kr
-reads in it, as the LightRAG provider sends such a deck): each file is one citation with two places behind
-its first (other shapes or notes of the deck, other rows of the sheet), each its own place with its own
-quote and ID, in every surface: the CLI's text and ``--json``, the HTTP API, the MCP query tool and the
-viewer, which steps to them. The question about the second slide's notes is the newcomer's: the evidence
-LightRAG picked was the third slide's, and the second slide's notes, which answer, were offered nowhere.
+reads in it, as the LightRAG provider sends such a deck): each file is one citation with places behind
+its first (other shapes or notes of the deck holding the question's words, other rows of the sheet), each
+its own place with its own quote and ID, in every surface: the CLI's text and ``--json``, the HTTP API, the
+MCP query tool and the viewer, which steps to them. The question about the second slide's notes is the
+newcomer's: the evidence LightRAG picked was the third slide's, and the second slide's notes, which answer,
+were offered nowhere.
 """
 
 from __future__ import annotations
@@ -68,16 +69,19 @@ def _of(results: SearchResults, suffix: str) -> Citation:
     return c
 
 
-def test_a_deck_citation_carries_two_more_places_of_the_deck_each_its_own(site: Any) -> None:
+def test_a_deck_citation_carries_the_decks_places_holding_the_questions_words_each_its_own(site: Any) -> None:
     host, _, found = site
     c = _of(found[NOTES_QUESTION], ".pptx")
-    assert c.locator_precision == "slide" and len(c.alternatives) == 2
+    assert c.locator_precision == "slide" and c.alternatives
     places = [(c.locator.slide, c.locator.speaker_notes, c.locator.shape_id, c.locator.paragraph_index)] + [
         (a.locator.slide, a.locator.speaker_notes, a.locator.shape_id, a.locator.paragraph_index)
         for a in c.alternatives]
-    assert len(set(places)) == 3  # three places, not one place three times
+    assert len(set(places)) == len(places)  # each a place of its own, not one place twice
     quotes = [c.display_quote] + [a.display_quote for a in c.alternatives]
     assert SECOND_NOTES in quotes  # the notes that answer are one of them
+    # the first slide's "With footnote" holds no word of the question and is farther from it by meaning than
+    # the third slide's notes: not shown (round 18, ``folding.WORDED_FIRST``)
+    assert "With footnote" not in quotes
     for a in c.alternatives:
         assert a.locator_precision == a.locator.locator_precision == "slide" and a.locator_degraded
         assert a.display_quote and a.locator.runners_up == [] and a.citation_id != c.citation_id
@@ -106,7 +110,7 @@ def test_cli_text_and_json_show_the_office_places_behind_the_first(site: Any) ->
     c = _of(found[NOTES_QUESTION], ".pptx")
     text = cli_search(host, NOTES_QUESTION, as_json=False)
     card = text[text.index(f"{c.citation_id} office/{DECK.name}"):].splitlines()
-    assert len(c.alternatives) == 2
+    assert c.alternatives
     for n, a in enumerate(c.alternatives, 2):
         where = f"slide {a.locator.slide} notes" if a.locator.speaker_notes else f"slide {a.locator.slide}, shape"
         line = next(k for k, line in enumerate(card) if line.startswith(f"    also #{n}: {a.citation_id} {where}"))
@@ -135,11 +139,11 @@ def test_http_and_mcp_carry_the_office_alternatives(site: Any) -> None:
 def test_the_viewer_steps_to_each_place_of_the_deck(site: Any) -> None:
     host, _, found = site
     c = _of(found[NOTES_QUESTION], ".pptx")
-    assert len(c.alternatives) == 2
+    assert c.alternatives
     with api(host) as (server, _):
         for n, a in enumerate(c.alternatives, 2):
             html = web_page(server, view_url(c.citation_id, place=n))
-            assert f"place {n} of 3" in html and f'data-slide="{a.locator.slide}"' in html
+            assert f"place {n} of {1 + len(c.alternatives)}" in html and f'data-slide="{a.locator.slide}"' in html
             if a.locator.speaker_notes:  # drawn approximate (dashed, under the banner) as its card says
                 approx = " approx" if certainty(a.locator) == "approximate" else ""
                 assert f'<section class="notes cited{approx}" id="hl">' in html

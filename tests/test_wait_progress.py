@@ -60,31 +60,36 @@ def test_a_line_names_the_file_lightrag_works_on_its_stage_time_and_step_and_the
     assert "files/s" not in line  # a rate that falls to 0.0 while the work goes on says nothing
 
 
-def test_no_line_repeats_nothing_new_is_a_heartbeat_every_20_s_and_a_moving_count_every_15_s() -> None:
+def test_no_line_repeats_nothing_new_is_a_heartbeat_every_4_s_and_a_moving_count_every_4_s() -> None:
+    """nc18a: a wait's log stood 20 s between lines, each saying only a later time. A line is said at least
+    every ``HEARTBEAT_S`` (4 s: each round of the wait), never more often when nothing changed."""
+    from mnote_kr.app import waitprogress
+
+    assert waitprogress.HEARTBEAT_S == waitprogress.DETAIL_EVERY_S == 4.0
     clock = Clock()
     view = _view(clock)
     same = {"handbook.docx": _handbook(chunks_done=120)}
     printed: list[tuple[float, str]] = []
-    for _ in range(45):  # 3 min 45 s of 5 s rounds, as the newcomer's wait, the handbook's count still
+    for _ in range(45):  # 45 rounds of 1 s, the handbook's count still
         line = view.step(WAITING, same)
         if line is not None:
             printed.append((clock.t - 100.0, line))
-        clock.t += 5
+        clock.t += 1
     times = [t for t, _ in printed]
-    assert times == [0, 20, 40, 60, 80, 100, 120, 140, 160, 180, 200, 220], times
+    assert times == [float(t) for t in range(0, 45, 4)], times
     assert len({line for _, line in printed}) == len(printed)  # each says a later time
-    assert printed[-1][1].startswith("waiting for 9 file(s) to be indexed; indexed 6/15 files; 3m 40s so far; ")
-    assert "(processing for 3m 50s: extracting entities, chunk 120 of 500)" in printed[-1][1]
+    assert printed[-1][1].startswith("waiting for 9 file(s) to be indexed; indexed 6/15 files; 44 s so far; ")
+    assert "(processing for 54 s: extracting entities, chunk 120 of 500)" in printed[-1][1]
     # the chunk count moving is shown, but not every round
     view, clock.t = _view(clock), 100.0
     shown = []
-    for i in range(8):
+    for i in range(10):
         line = view.step(WAITING, {"handbook.docx": _handbook(chunks_done=120 + 10 * i)})
         if line is not None:
             shown.append((clock.t - 100.0, line))
-        clock.t += 5
-    assert [t for t, _ in shown] == [0, 15, 30], shown
-    assert "chunk 150 of 500" in shown[1][1] and "chunk 180 of 500" in shown[2][1]
+        clock.t += 1
+    assert [t for t, _ in shown] == [0, 4, 8], shown
+    assert "chunk 160 of 500" in shown[1][1] and "chunk 200 of 500" in shown[2][1]
 
 
 def test_a_file_done_or_a_new_step_is_printed_at_once() -> None:
@@ -97,10 +102,10 @@ def test_a_file_done_or_a_new_step_is_printed_at_once() -> None:
     clock.t += 5
     merging = msgspec.structs.replace(_handbook(), step="merging into the graph")
     assert view.step(WAITING[1:], {"a.pdf": merging}) is not None
-    clock.t += 5
+    clock.t += 1  # the next round, nothing new: no line before the heartbeat's (HEARTBEAT_S)
     assert view.step(WAITING[1:], {"a.pdf": merging}) is None
     clock.t += 100
-    assert view.finished() == "indexed 15/15 files in 1m 55s"
+    assert view.finished() == "indexed 15/15 files in 1m 51s"
 
 
 def test_a_line_carries_its_facts_as_data_for_the_json_progress() -> None:

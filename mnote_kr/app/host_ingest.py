@@ -56,6 +56,8 @@ def _without_dropped(reason: str) -> str:
 
 #: See ``max_index_chars`` in ``mnote_kr.core.config`` (a config without it: a test's, an embedder's).
 DEFAULT_MAX_INDEX_CHARS = 8_000_000
+#: A round of ``ingest --wait``'s following of the provider, at most (``waitprogress.HEARTBEAT_S``: a line a round).
+WAIT_ROUND_S = 4.0
 
 
 class HostIngest:
@@ -501,7 +503,7 @@ class HostIngest:
             if line is not None:
                 shown = True
                 self.progress(line)
-            updates = list(self.plugins.sync(self.context(), waiting, min(remaining, 5.0)) or [])
+            updates = list(self.plugins.sync(self.context(), waiting, min(remaining, WAIT_ROUND_S)) or [])
             activity = {u.source_root_relative_path: u.activity for u in updates if u.activity is not None}
             self.apply_updates(updates)
 

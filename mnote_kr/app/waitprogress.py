@@ -5,9 +5,10 @@ working on now (its stage, for how long, its step and chunks when it says: ``Ent
 and the files still waiting, the first few by name. A line is printed when something a person
 would notice changed (a file done, a file taken up, a stage or step begun); chunk counts moving
 are shown at most every ``detail_every_s``; with nothing new, a heartbeat every ``heartbeat_s``
-still shows the time. No rate and no ETA: the files of one ingest differ a thousandfold in size (a
-handbook beside a note), so files per second falls to 0.0 while the work goes on, and how long
-the provider's steps after the chunks take (merging into the graph) is not known in advance.
+still shows the time (``HEARTBEAT_S``: a line every round of the wait, a few seconds; nc18a's log stood
+20 s between lines that each said only a later time). No rate and no ETA: the files of one ingest differ
+a thousandfold in size (a handbook beside a note), so files per second falls to 0.0 while the work goes
+on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance.
 
 Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
 carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
@@ -28,6 +29,10 @@ __all__ = ["ProgressText", "WaitProgress", "elapsed_text", "names_text"]
 
 #: How many files being worked on a line describes.
 WORKING_SHOWN = 2
+#: With nothing new, a line at least this often (the wait's rounds, ``host_ingest.WAIT_ROUND_S``, are as long).
+HEARTBEAT_S = 4.0
+#: A chunk count moving is shown at most this often.
+DETAIL_EVERY_S = 4.0
 
 
 class WaitProgress:
@@ -35,7 +40,7 @@ class WaitProgress:
 
     def __init__(self, total: int, *, clock: Callable[[], float] = time.monotonic,
                  wall_ms: Callable[[], int] = lambda: int(time.time() * 1000),
-                 heartbeat_s: float = 20.0, detail_every_s: float = 15.0) -> None:
+                 heartbeat_s: float = HEARTBEAT_S, detail_every_s: float = DETAIL_EVERY_S) -> None:
         self.total = total
         self.clock = clock
         self.wall_ms = wall_ms

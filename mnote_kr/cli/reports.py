@@ -23,8 +23,11 @@ COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (
 #: How a progress line that must be seen starts (``progress_writer`` never drops or overwrites it).
 NOTE = "note: "
 _COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
-#: Piped, a moving step's count is printed at least this often (besides its tenths).
-STEP_EVERY_S = 20.0
+#: Piped, a step's line is printed at least this often while its step goes on (besides its start, tenths and end),
+#: its count moving or not (a step says its time: "OCR a.pdf: 1/2 pages recognised; 52 s so far (page 2)"), and a
+#: line without a count ("starting ...", "hashed big.pdf") when nothing was printed for this long: a log is never
+#: silent longer than that while a producer speaks (nc18a: 53 s of ingest said nothing but OCR lines).
+STEP_EVERY_S = 3.5
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
 
@@ -32,31 +35,35 @@ def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[
     """Progress lines to stderr as the CLI prints them: a bar on a terminal (the line cut to its
     width); piped, the file counts and a preparation step's start, tenths and end (``embedding
     places: 40/400 paragraphs; 12 s so far``), one plain line each (``ingest``, ``engine
-    reembed``), and a step's count at least every ``STEP_EVERY_S`` while it moves (a tenth of a
-    5,000-paragraph step can take minutes). A note (a line starting ``note: ``: something the
-    person must know, such as a step that outlasts the wait asked for) is always a line of its
-    own, on a terminal too, where the bar would overwrite it."""
+    reembed``), and any step's line or other line once ``STEP_EVERY_S`` passed since the last line
+    printed (a heartbeat of a step whose count stands, what the work is doing now). A note (a line
+    starting ``note: ``: something the person must know, such as a step that outlasts the wait
+    asked for) is always a line of its own, on a terminal too, where the bar would overwrite it."""
     tty = sys.stderr.isatty()
     state: dict[str, Any] = {"bar": ""}
 
+    def line(message: str) -> None:
+        state["printed"] = clock()
+        sys.stderr.write(message + "\n")
+        sys.stderr.flush()
+
     def write(message: str) -> None:
         if message.startswith(NOTE):
-            sys.stderr.write(("\r\033[K" if tty else "") + message + "\n")
-            sys.stderr.flush()
+            if tty:
+                sys.stderr.write("\r\033[K")
+            line(message)
             return
         counted = _COUNT_RE.search(message)
         step = None if tty or counted else _STEP_RE.search(message)
+        now = clock()
+        quiet = now - state.get("printed", now - STEP_EVERY_S) >= STEP_EVERY_S  # nothing printed for a while
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each
             done, total = int(step.group(1)), max(1, int(step.group(2)))
             tenth = 10 * done // total
-            now = clock()
-            moved = done != state.get("done") and now - state.get("at", now) >= STEP_EVERY_S
-            if done and done < total and tenth <= state.get("tenth", -1) and not moved:
+            if done and done < total and tenth <= state.get("tenth", -1) and not quiet:
                 return
             state["tenth"] = -1 if done >= total else tenth
-            state["done"], state["at"] = done, now
-            sys.stderr.write(message + "\n")
-            sys.stderr.flush()
+            line(message)
             return
         width = max(40, shutil.get_terminal_size((124, 24)).columns - 24) if tty else 0
         if tty and counted:
@@ -64,11 +71,13 @@ def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[
             state["bar"] = "#" * (20 * done // total)
             sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
         elif not tty and not counted:
-            return  # piped: only the file counts, one plain line each
+            if quiet:  # piped: what the work is doing now, when nothing was said for a while
+                line(message)
+            return
         elif tty:  # a step without a count keeps the bar where the last count left it
             sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
         else:
-            sys.stderr.write(message + "\n")
+            line(message)
         sys.stderr.flush()
 
     return write

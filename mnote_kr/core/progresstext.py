@@ -7,7 +7,9 @@ line (``server/jobs.py``).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import contextlib
+import threading
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 #: How many files a line names before "and N more".
@@ -39,3 +41,22 @@ def names_text(names: Sequence[str], shown: int = NAMES_SHOWN) -> str:
     """``a.pdf, b.docx, c.md and 6 more``."""
     head = ", ".join(names[:shown])
     return head + (f" and {len(names) - shown} more" if len(names) > shown else "")
+
+
+@contextlib.contextmanager
+def repeating(say: Callable[[], None], every: float) -> Iterator[None]:
+    """Call ``say()`` every ``every`` seconds until the block ends: a step's line said again, with its time so
+    far, while one long part of the step runs (a batch, a page) and nothing else would say anything."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        while not stop.wait(every):
+            say()
+
+    thread = threading.Thread(target=beat, name="mnote-kr-progress-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()

@@ -41,7 +41,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.core.procs import pid_alive
-from mnote_kr.core.progresstext import ProgressText, elapsed_text
+from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating
 
 if TYPE_CHECKING:
     import numpy as np
@@ -71,6 +71,9 @@ MEANING_SPREAD = 0.05
 NEUTRAL_QUERY: float | None = 0.5
 #: Tokens of a place that are embedded (a longer paragraph is embedded by its start).
 MAX_PLACE_TOKENS = 128
+#: While a batch of places is embedded, the step's line is said again this often (one batch of a loaded
+#: machine took 20 s: a piped log said nothing meanwhile).
+EMBED_HEARTBEAT_S = 4.0
 _VERSION = "meaning-v1"
 _memo: OrderedDict[str, np.ndarray] = OrderedDict()
 _memo_lock = threading.Lock()
@@ -189,23 +192,30 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
         return 0
     done = 0
     started = clock()
+    said = threading.Lock()  # the batches' lines and the heartbeat's, one at a time
+
+    def say(again: bool = False) -> None:
+        with said:
+            line = f"embedding places: {done}/{total} paragraphs"
+            if not again:
+                _record_progress(line if done < total else "")
+            elapsed = clock() - started
+            when = f"; {elapsed_text(elapsed)} so far" if done < total else f" in {elapsed_text(elapsed)}"
+            progress(ProgressText(line + when, {"step": "embed", "done": done, "total": total,
+                                                "elapsedS": round(elapsed, 1)}))
 
     def step(n: int) -> None:
         nonlocal done
         done += n
-        line = f"embedding places: {done}/{total} paragraphs"
-        _record_progress(line if done < total else "")
-        elapsed = clock() - started
-        when = f"; {elapsed_text(elapsed)} so far" if done < total else f" in {elapsed_text(elapsed)}"
-        progress(ProgressText(line + when, {"step": "embed", "done": done, "total": total,
-                                            "elapsedS": round(elapsed, 1)}))
+        say()
 
     step(0)
 
     from mnote_kr.citations.rank.e5 import ModelUnavailable
 
     try:
-        _embed_files(todo, step)
+        with repeating(lambda: say(again=True), EMBED_HEARTBEAT_S):
+            _embed_files(todo, step)
     except ModelUnavailable as exc:
         embed_problem = str(exc)
         progress(f"places are ranked by words only: {exc}")

@@ -16,6 +16,8 @@ from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.render.claims import id_anchor, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
+from mnote_kr.citations.text.queryterms import QueryTerms
+from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
 
 __all__ = ["behind_by_meaning", "fold_places", "place_anchor", "place_key", "runner_citations"]
@@ -34,6 +36,15 @@ LEAD_BY_MEANING: float | None = 0.03
 #: behind it (a table's cell read under its headers, say), the former first right behind it (False: the
 #: first place stays; ``benchmarks/retrieval.py``, issue 33's twelfth round).
 EXACT_LEADS = False
+#: Behind a file's first place, the places holding some of the query's words come before those holding none,
+#: and a place holding none that a place holding some is as near the question by meaning as (or nearer) is not
+#: shown: it loses on both counts (nc18b: the captions "发票 1" and "图表 1" behind 本合同一式四份, while
+#: paragraphs holding 合同 stood further back). A question no place holds a word of (other words, another
+#: language) keeps the order by meaning. False: by meaning alone, as before round 18.
+WORDED_FIRST = True
+#: A place of at most this many words is a label (a caption, "图表 1", "Figure 3"): holding none of the query's
+#: words, it is not shown behind places holding some, whatever its cosine (a two-word label is near anything).
+LABEL_WORDS = 3
 
 
 def _as_place(c: Citation) -> Place:
@@ -141,6 +152,60 @@ def _words(quote: str | None) -> str:
     return " ".join((quote or "").split()).casefold()
 
 
+def _place_words(c: Citation) -> str:
+    """The words at a place as folding reads them: its quote, else the words its locator read there."""
+    return " ".join(t for t in (c.display_quote, c.locator.place_text, c.locator.quote) if t)
+
+
+def _holds_words(terms: QueryTerms, c: Citation) -> bool:
+    """``c``'s words hold one of the query's content terms (standing alone: not a fragment of a longer word)."""
+    return any(w >= 0.5 for _k, _pos, w in terms.hits(normalize(_place_words(c))))
+
+
+def _is_label(c: Citation) -> bool:
+    words = _place_words(c).split()
+    return bool(words) and len(words) <= LABEL_WORDS and len("".join(words)) <= 4 * LABEL_WORDS
+
+
+def _query_terms(places: list[Citation]) -> QueryTerms | None:
+    """The query's content terms, each weighing (only "held or not" is asked); None when folding does not ask
+    (``WORDED_FIRST`` off) or the query has none."""
+    terms = QueryTerms(places[0].search_query or "", {}, 1) if WORDED_FIRST and places else None
+    return terms if terms else None
+
+
+def _worded_first(places: list[Citation], terms: QueryTerms | None) -> list[Citation]:
+    """``places`` (behind a file's first, in their order) with those holding the query's words (``terms``)
+    first: a place holding none is dropped when a place holding some has a cosine at least as high (or has
+    one where it has none), or when it is a label (``LABEL_WORDS``); one nearer the question than all of them
+    keeps its place. Unchanged when none holds a word (or ``terms`` is None)."""
+    worded = [p for p in places if terms is not None and _holds_words(terms, p)]
+    if not worded:
+        return places
+    best = max((p.locator.meaning_score for p in worded if p.locator.meaning_score is not None), default=None)
+    kept = []
+    for p in places:
+        cos = p.locator.meaning_score
+        if any(p is w for w in worded):
+            kept.append(p)
+        elif cos is not None and (best is None or cos > best) and not _is_label(p):
+            kept.append(p)  # nearer the question than every place holding its words: an answer in other words
+    return kept
+
+
+def _repeats(words: str, said: list[str], p: Citation, terms: QueryTerms | None) -> bool:
+    """``p`` (its ``words``) says only what a place before it said: the same words, or a part of them, unless
+    ``p`` is a paragraph of its own holding the query's words (``terms``), not a table cell read within its
+    row (``headers``, ``rowLabel``): a contract's clause said again is another place saying it."""
+    if not words:
+        return False
+    if any(words == s for s in said):
+        return True
+    if not any(words in s for s in said):
+        return False
+    return bool(p.locator.headers or p.locator.row_label) or terms is None or not _holds_words(terms, p)
+
+
 def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation] = lambda c: c,
                 ) -> tuple[list[Citation], list[Citation]]:
     """One citation per file, best first, carrying the file's next ``MAX_ALTERNATIVES`` places
@@ -170,12 +235,13 @@ def fold_places(citations: list[Citation], settle: Callable[[Citation], Citation
         # a place quoting words a place before it shows (a table's row cited from two of its cells, or one
         # cell of a row shown whole) shows the reader nothing new: the one before it, better placed, stands
         said = [_words(c.display_quote)]
-        for p in places[1:]:
+        terms = _query_terms(places)
+        for p in _worded_first(places[1:], terms):
             if len(behind) < MAX_ALTERNATIVES and place_key(p.locator) not in taken:
                 taken.add(place_key(p.locator))
                 p = settle(p)
                 words = _words(p.display_quote)
-                if words and any(words in s for s in said):
+                if _repeats(words, said, p, terms):
                     continue
                 said.append(words)
                 behind.append(p)

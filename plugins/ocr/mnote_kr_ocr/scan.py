@@ -41,8 +41,8 @@ MIN_LAYER_CHARS = 20
 
 Progress = Callable[[str], None]
 #: While one page is being recognised, its step's line is said again this often (a large page can take
-#: a minute: a shell's progress and a piped log would otherwise show nothing moving).
-HEARTBEAT_S = 15.0
+#: a minute: a shell's progress and a piped log would otherwise show nothing moving; at most 5 s apart, nc18a).
+HEARTBEAT_S = 4.0
 
 
 @contextlib.contextmanager

@@ -242,7 +242,7 @@ class LightRagProvider:
         same_name_reindex: dict[str, SourceFile] = {}
         listing = links.Listing()
         deleting_now: bool | None = None  # is LightRAG running a delete? asked once, when it matters
-        for source in sources:
+        for source in recognized.reading(self.ctx, sources):  # each named as it is read: OCR may take minutes
             rel = source.rel_path
             suffix = naming.safe_suffix(rel)
             is_image = suffix in naming.IMAGE_SUFFIXES

@@ -19,6 +19,8 @@ LightRAG does not take): one rule for every file whose own text mnote-kr sends b
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 
 import msgspec
@@ -30,6 +32,21 @@ from . import decks, links, naming, workbooks
 #: The entry's kind: the same as a parser fallback's (``fallback.KIND``), so ``status`` lists it
 #: among the files indexed from mnote-kr's text and later status updates keep its note.
 KIND = "text_fallback"
+
+
+def reading(ctx: ProviderContext, sources: Sequence[SourceFile]) -> Iterator[SourceFile]:
+    """``sources``, each after a progress line naming it and counting the files read before it
+    (``reading files for LightRAG: 2/14 read; now scans/letter.pdf; 3 s so far``), then one line once all
+    are read: reading a file (its scanned pages recognised, a deck's own text) can take a minute, and
+    nothing else speaks before the files are sent (nc18a). A step line: the CLI keeps a piped log to
+    one every few seconds."""
+    started, total = time.monotonic(), len(sources)
+    for k, source in enumerate(sources):
+        ctx.progress(f"reading files for LightRAG: {k}/{total} read; now {source.rel_path}; "
+                     f"{time.monotonic() - started:.0f} s so far")
+        yield source
+    if total:
+        ctx.progress(f"reading files for LightRAG: {total}/{total} read in {time.monotonic() - started:.0f} s")
 
 
 def pages_text(ctx: ProviderContext, source: SourceFile) -> str | None:

@@ -14,6 +14,7 @@ its own ``<dir>/mnote_<tag>/``). ``mnote-kr engine start`` starts the engine's o
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,10 @@ from mnote_kr.plugin_api import ProviderContext
 from ..engine.managed import EngineInfo, engine_status, start_engine, stop_engine, workspace_state_dir
 from . import links, naming
 from .http import EngineNotStartedError, LightRagClient
+
+#: While this workspace's LightRAG server starts, a line says for how long this often (it took 6.6 s on a
+#: loaded machine with nothing said: nc18a).
+START_HEARTBEAT_S = 4.0
 
 #: LightRAG sanitises a workspace name to ``[A-Za-z0-9_]``; ours already is.
 PREFIX = "mnote_"
@@ -133,14 +138,19 @@ def drop_foreign_documents(ctx: ProviderContext, info: EngineInfo, kept: set[str
 def _start(ctx: ProviderContext, shared: EngineInfo, name: str, state_dir: Path) -> EngineInfo:
     section = ctx.config.get("engine")
     engine_cfg: dict[str, Any] = section if isinstance(section, dict) else {}
-    ctx.progress(f"starting this workspace's LightRAG engine ({name}), a few seconds the first time")
+    ctx.progress(f"note: starting this workspace's LightRAG engine ({name}), a few seconds the first time")
     # The shared engine's data dir (working dir = <data_dir>/engine/rag_storage): same tree, own namespace.
     data_dir = Path(shared.working_dir).parent.parent if shared.working_dir else ctx.data_dir
-    info = start_engine(data_dir=data_dir, state_dir=state_dir, cache_dir=ctx.cache_dir,
-                        llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
-                        # the shared engine's offline embedder: one index, one embedder
-                        embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
-                        parser_rules=shared.parser_rules or None, workspace=name, models_from=shared)
+    from mnote_kr.plugin_api import repeating
+
+    started = time.monotonic()
+    with repeating(lambda: ctx.progress(f"starting this workspace's LightRAG engine ({name}): "
+                                        f"{time.monotonic() - started:.0f} s so far"), START_HEARTBEAT_S):
+        info = start_engine(data_dir=data_dir, state_dir=state_dir, cache_dir=ctx.cache_dir,
+                            llm=engine_cfg.get("llm"), embedding=engine_cfg.get("embedding"),
+                            # the shared engine's offline embedder: one index, one embedder
+                            embedder=engine_cfg.get("embedder") or (shared.embedder or {}).get("name"),
+                            parser_rules=shared.parser_rules or None, workspace=name, models_from=shared)
     if info.storage_note:
         ctx.progress(info.storage_note)
     return info
