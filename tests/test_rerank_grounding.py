@@ -161,7 +161,8 @@ def test_reranker_down_slow_or_garbage_keeps_the_local_order_with_one_note(
     env.replay.json("POST", "/query/data", _aurora_chunks())
     local = env.search(QUERY)
     url = f"http://127.0.0.1:{closed_port()}/rerank" if path == "down" else bad_server + path
-    _with_reranker(env, monkeypatch, url, timeout_s=1.0)
+    # only the silent one is waited out; the others answer at once, but a loaded machine may take over 1 s
+    _with_reranker(env, monkeypatch, url, timeout_s=1.0 if path == "/silent" else 30.0)
     pipeline.clear_memos()
     result = env.search(QUERY)
     assert [p.citation_id for p in _places(result)] == [p.citation_id for p in _places(local)]
