@@ -79,6 +79,8 @@ def _with_vectors() -> None:
     from mnote_kr_docx_locator import prepare_locate
 
     meaning._memo.clear()
+    with meaning._queue_lock:  # what earlier tests prepared and never embedded (CI: 5 files, not 1)
+        meaning._queue.clear()
     prepare_locate(str(TABLE))
     assert meaning.embed_queued(lambda line: None) == 1
 
