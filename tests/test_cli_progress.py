@@ -13,16 +13,16 @@ def test_piped_progress_says_each_file_count_and_each_tenth_of_a_step(monkeypatc
     err = io.StringIO()  # not a terminal
     monkeypatch.setattr("sys.stderr", err)
     write = progress_writer(clock=lambda: 0.0)  # all at one moment: only what must be said is
-    write("prepared docs/a.pdf for locating")  # no count: the first word of the work, nothing said before it
-    write("prepared docs/b.pdf for locating")  # no count: a line per file would flood a log
-    write("sent 2/2 files (4.0 files/s)")
+    write("prepared docs/a.pdf for locating")  # no count, and not yet STEP_EVERY_S of silence: a command that
+    write("prepared docs/b.pdf for locating")  # fails at once says its one error line alone (and a line per
+    write("sent 2/2 files (4.0 files/s)")  # file would flood a log)
     for done in range(0, 401, 8):  # the embedding step reports every batch
         write(f"embedding places: {done}/400 paragraphs")
     write("embedding places: 0/20 paragraphs")  # a second ingest's step starts again
     write("embedding places: 20/20 paragraphs")
     lines = err.getvalue().splitlines()
-    assert lines[:2] == ["prepared docs/a.pdf for locating", "sent 2/2 files (4.0 files/s)"]
-    steps = [int(line.split(": ")[1].split("/")[0]) for line in lines[2:]]
+    assert lines[:1] == ["sent 2/2 files (4.0 files/s)"]
+    steps = [int(line.split(": ")[1].split("/")[0]) for line in lines[1:]]
     # the start, the first report of each tenth, the end; then the next step whole
     assert steps == [0, 40, 80, 120, 160, 200, 240, 280, 320, 360, 400, 0, 20]
 

@@ -40,7 +40,8 @@ def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[
     starting ``note: ``: something the person must know, such as a step that outlasts the wait
     asked for) is always a line of its own, on a terminal too, where the bar would overwrite it."""
     tty = sys.stderr.isatty()
-    state: dict[str, Any] = {"bar": ""}
+    # silence counts from the writer's start: a command that fails at once says its one error line alone
+    state: dict[str, Any] = {"bar": "", "printed": clock()}
 
     def line(message: str) -> None:
         state["printed"] = clock()
@@ -56,7 +57,7 @@ def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[
         counted = _COUNT_RE.search(message)
         step = None if tty or counted else _STEP_RE.search(message)
         now = clock()
-        quiet = now - state.get("printed", now - STEP_EVERY_S) >= STEP_EVERY_S  # nothing printed for a while
+        quiet = now - state["printed"] >= STEP_EVERY_S  # nothing printed for a while
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each
             done, total = int(step.group(1)), max(1, int(step.group(2)))
             tenth = 10 * done // total
