@@ -13,7 +13,6 @@ whatever its name or place, and every later ``locate`` or viewer request reads t
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import math
@@ -25,7 +24,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError, unreadable_layer
+from mnote_kr.plugin_api import DocumentError, MnoteKrError, OverBudgetError, repeating, unreadable_layer
 
 from . import budget
 from .spaces import cjk
@@ -45,23 +44,11 @@ Progress = Callable[[str], None]
 HEARTBEAT_S = 4.0
 
 
-@contextlib.contextmanager
 def heartbeat(progress: Progress, line: Callable[[float], str], every: float | None = None) -> Any:
-    """Say ``line(seconds so far)`` every ``every`` seconds (``HEARTBEAT_S``) until the block ends."""
-    stop = threading.Event()
+    """Say ``line(seconds so far)`` every ``every`` seconds (``HEARTBEAT_S``) until the block ends (the host's
+    ``repeating``)."""
     started = time.monotonic()
-
-    def beat() -> None:
-        while not stop.wait(HEARTBEAT_S if every is None else every):
-            progress(line(time.monotonic() - started))
-
-    thread = threading.Thread(target=beat, name="ocr-heartbeat", daemon=True)
-    thread.start()
-    try:
-        yield
-    finally:
-        stop.set()
-        thread.join()
+    return repeating(lambda: progress(line(time.monotonic() - started)), HEARTBEAT_S if every is None else every)
 
 
 def _quiet(message: str) -> None:
