@@ -239,8 +239,8 @@ def test_lr_a_send_records_the_readings_of_now() -> None:
                       (links.MACRO_WORKBOOK_WRAPPER_MARK, "xlsm:2")):
         assert readings.of_send("x", False, OwnText("text", mark, "note"), False) == now
     now = [_entry(f"f{i}{suffix}", reading) for i, (suffix, reading) in enumerate(
-        ((".md", "lightrag:4"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:4"), (".docx", "lightrag:4"), (".png", "image:2"),
-         (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
+        ((".md", "lightrag:4"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:4"), (".docx", "lightrag:4"),
+         (".png", "image:2"), (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
     assert readings.check(None, now, look=False, notes=False).older == {}
 
 

@@ -95,9 +95,9 @@ def _main_part(zf: zipfile.ZipFile) -> str:
 
 def glued(path: str) -> dict[str, int]:
     """How many paragraphs of the DOCX hold each kind of break (``KINDS``) with text right on both sides, which
-    LightRAG's parser runs together; only the kinds some paragraph holds. Empty for a file that is no readable zip,
-    has no readable main part or declares entities (LightRAG then reads it as it can). Raises ``MnoteKrError``
-    (``OverBudgetError``) for a zip over the host's budget."""
+    LightRAG's parser runs together; only the kinds some paragraph holds. Empty for a file with no readable main
+    part or one declaring entities (LightRAG then reads it as it can). Raises ``MnoteKrError`` (``DocumentError``,
+    ``OverBudgetError``) for a file that is no zip or a zip over the host's budget."""
     import zipfile
     import zlib
     from xml.etree import ElementTree as ET
