@@ -137,6 +137,10 @@ def test_breaks_in_a_table_cell_and_in_a_text_box_are_counted_by_paragraph(tmp_p
            '</w:txbxContent></v:textbox></v:shape></w:pict></w:r>')
     _docx(tmp_path / "box.docx", _run("Anchor") + box + _run(" text"))
     assert docxbreaks.glued(str(tmp_path / "box.docx")) == {}
+    # a break after a text box in its anchoring paragraph (the part read whole) and one in a plain paragraph
+    _docx(tmp_path / "after-box.docx", _run("Anchor") + box + _run("section", BREAKS["page"], "Next"),
+          _run("26", "<w:noBreakHyphen/>", "jährige"))
+    assert docxbreaks.glued(str(tmp_path / "after-box.docx")) == {docxbreaks.PAGE: 1, docxbreaks.HYPHEN: 1}
 
 
 def test_a_file_no_check_can_read_is_linked_as_before(env: dict[str, Any]) -> None:
