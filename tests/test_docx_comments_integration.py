@@ -44,7 +44,7 @@ def test_a_search_in_a_comments_words_cites_the_commented_paragraph(tmp_path: Pa
         f"review/{NAME}": "processed", "review/other.md": "processed"}, [
         (i.source_path, i.reason) for i in report.items]
     entry = next(e for e in host.registry().entries.values() if e.source_root_relative_path.endswith(NAME))
-    assert (entry.kind, entry.reading) == ("document", "lightrag+notes:2")  # LightRAG's own parser read it
+    assert (entry.kind, entry.reading) == ("document", "lightrag+notes:3")  # LightRAG's own parser read it
 
     found = host.search("Yet another comment in the doc")
     first = found.results[0]

@@ -59,7 +59,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         host.add_root("kb")
         report = host.ingest(["kb"], wait=True, wait_s=240)
         assert [(i.source_path, i.status) for i in report.items] == [(rel, "processed")], report.items
-        assert host.registry().entries[rel].reading == "lightrag:3"
+        assert host.registry().entries[rel].reading == "lightrag:4"
         assert not any(WORDS in q for q in _indexed_quotes(host))  # the note's words never reached LightRAG
         status = host.status()["readings"]
         assert status["older"]["count"] == 0  # this engine reads no notes: LightRAG's reading is its current one
@@ -78,7 +78,7 @@ def test_sync_rereads_a_docx_indexed_without_its_notes_and_its_note_becomes_sear
         assert "footnotes and endnotes" in summary["sent"]["reasons"][rel]
         host.sync(wait_s=240)  # follows the file sent again until LightRAG has indexed it
         entry = host.registry().entries[rel]
-        assert (entry.status, entry.reading) == ("processed", "lightrag+notes:2"), entry
+        assert (entry.status, entry.reading) == ("processed", "lightrag+notes:3"), entry
         assert any(NOTE in q for q in _indexed_quotes(host)), _indexed_quotes(host)
         assert host.status()["readings"]["older"]["count"] == 0
         again = reconcile_and_apply(host)["reread"]  # read once: the next sync sends nothing

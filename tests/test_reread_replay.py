@@ -137,7 +137,7 @@ def test_sync_rereads_an_ocr_text_an_inflated_workbook_and_a_glued_deck_by_their
     assert entries[SCAN].reading == readings.current(readings.OCR) == "ocr:2"
     assert (entries[INFLATED].reading, entries[INFLATED].kind) == (readings.current(readings.WORKBOOK),
                                                                     "text_fallback")
-    assert entries[NORMAL].reading == entries[PLAIN].reading == readings.current(readings.LIGHTRAG) == "lightrag:3"
+    assert entries[NORMAL].reading == entries[PLAIN].reading == readings.current(readings.LIGHTRAG) == "lightrag:4"
     assert (entries[GLUED].reading, entries[GLUED].kind) == (readings.current(readings.DECK), "text_fallback")
     # the new text sent in the old one's place: LightRAG indexes the row and the cells
     inputs = Path(host.config["providers"]["lightrag"]["input_dir"])

@@ -496,14 +496,21 @@ class _Walker:
 
 
 def _textbox_text(box: etree._Element) -> str:
-    """A text box's paragraphs as lines (runs' ``w:t`` only: the viewer shows it beside its anchor)."""
+    """A text box's paragraphs as lines (the viewer shows it beside its anchor): runs' ``w:t``, a tab, a break
+    (of any type, or a carriage return) a newline and a non-breaking hyphen "-", as a paragraph's own text reads them;
+    a soft hyphen nothing."""
     lines: list[str] = []
     for p in box.iter():
         if isinstance(p.tag, str) and p.tag.endswith("}p"):
-            text = "".join(t.text or "" for t in p.iter() if isinstance(t.tag, str) and t.tag.endswith("}t"))
+            locals_ = ((el, el.tag.rpartition("}")[2]) for el in p.iter() if isinstance(el.tag, str))
+            text = "".join(el.text or "" if local == "t" else _BOX_PARTS.get(local, "") for el, local in locals_)
             if text.strip():
                 lines.append(text)
     return "\n".join(lines)
+
+
+#: What a text box's run element other than its text reads as (``_textbox_text``).
+_BOX_PARTS = {"tab": "\t", "br": "\n", "cr": "\n", "noBreakHyphen": "-"}
 
 
 def _sdt_is_toc(sdt: etree._Element) -> bool:

@@ -79,11 +79,11 @@ def test_lr_guard_says_whether_the_engine_reads_docx_notes_and_only_with_the_key
     assert json.loads(sent[-1]["body"]) == {"docxNotes": True} and not reached
 
 
-@pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True, "docxComments": True}, "lightrag+notes:2"),
+@pytest.mark.parametrize(("engine", "expected"), [({"docxNotes": True, "docxComments": True}, "lightrag+notes:3"),
                                                   # an engine started before comments were read: notes only
                                                   ({"docxNotes": True}, "lightrag+notes:1"),
-                                                  ({"docxNotes": False}, "lightrag:3"),
-                                                  (None, "lightrag:3")],  # another server: 404
+                                                  ({"docxNotes": False}, "lightrag:4"),
+                                                  (None, "lightrag:4")],  # another server: 404
                          ids=["reads-comments", "reads-notes", "patch-off", "own-server"])
 def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it_reads_them(
         env: dict[str, Any], engine: dict[str, Any] | None, expected: str) -> None:
@@ -94,7 +94,7 @@ def test_lr_a_linked_docx_records_the_notes_reading_only_when_the_engine_says_it
         env["replay"].json("GET", READINGS_PATH, engine)
     updates = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "a.docx"), _source(ws, "b.md")], force=False)
     assert [(u.source_root_relative_path, u.status, u.reading) for u in updates] == [
-        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:3")]
+        ("a.docx", "submitted", expected), ("b.md", "submitted", "lightrag:4")]
     assert len(env["replay"].sent("GET", READINGS_PATH)) == 1  # asked for the DOCX only, once
 
 
@@ -138,7 +138,7 @@ def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None
     assert "tables, grouped shapes' text and chart data" in looked.older["old-deck.pptx"]
     assert "review comments" in looked.older["commented.pptx"]
     # no notes, no review comments: LightRAG reads it the same
-    assert looked.record == {"plain.docx": "lightrag+notes:2", "deck.pptx": "deck:3", "now.docx": "lightrag+notes:2"}
+    assert looked.record == {"plain.docx": "lightrag+notes:3", "deck.pptx": "deck:3", "now.docx": "lightrag+notes:3"}
     assert looked.unknown == {}
     # A report reads no file: each DOCX of LightRAG's plain reading, each deck of the second, counted for sync.
     told = readings.check(None, entries, look=False, notes=True)
@@ -176,7 +176,7 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     assert "speaker notes" in check.older["linked.pptx"]
     assert "review comments" in check.older["commented.pptx"]
     assert "label" in check.older["book.xlsm"]  # the macro-enabled workbook's text is read differently since
-    assert check.record == {"plain.docx": "lightrag+notes:2", "bare.pptx": "lightrag:3", "a.md": "lightrag:3",
+    assert check.record == {"plain.docx": "lightrag+notes:3", "bare.pptx": "lightrag:4", "a.md": "lightrag:4",
                             "wrapped.pptx": "deck:3"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
@@ -187,7 +187,7 @@ def test_a_report_asks_the_server_only_when_its_answer_can_change_the_count() ->
     """``status`` asks the engine whether it reads DOCX notes only for a DOCX read the plain way or before
     readings were recorded: a library of notes, decks and DOCX read with their notes is reported from the
     records alone (one round trip less per status)."""
-    plain = [_entry("a.md", "lightrag:1"), _entry("b.pptx", None, kind="text"), _entry("c.docx", "lightrag+notes:2")]
+    plain = [_entry("a.md", "lightrag:1"), _entry("b.pptx", None, kind="text"), _entry("c.docx", "lightrag+notes:3")]
     assert not readings.asks_server(plain)
     assert readings.asks_server([*plain, _entry("d.docx", "lightrag:1")])
     assert readings.asks_server([*plain, _entry("e.DOCX", None)])
@@ -211,14 +211,14 @@ def test_lr_check_finds_files_read_by_the_readers_that_changed_since(tmp_path: P
         assert {"scan.pdf", "photo.png", "book.xlsx", "book.xlsm"} <= set(check.older), check
         assert "one row" in check.older["scan.pdf"] and "one row" in check.older["photo.png"]
         assert "label" in check.older["book.xlsx"] and "label" in check.older["book.xlsm"]
-        assert not {"a.pdf", "b.docx", "c.md"} & set(check.older)  # the plain reading changed only for workbooks
+        assert not {"a.pdf", "c.md"} & set(check.older)  # the plain reading changed for workbooks, decks and DOCX
     # A report reads no file: each workbook linked by the plain reading's first version is left to sync's check.
     told = readings.check(None, entries, look=False, notes=False)
     assert {"inflated.xlsx", "normal.xlsx"} <= set(told.older) and "declares" in told.older["normal.xlsx"]
     # Sync checks the declared rows, the test the send makes: only the inflated workbook is read differently.
     looked = readings.check(_Prov(tmp_path, tmp_path / "inputs"), entries, look=True, notes=False)
     assert "1,048,496 rows" in looked.older["inflated.xlsx"] and "normal.xlsx" not in looked.older
-    assert looked.record == {"normal.xlsx": "lightrag:3"}
+    assert looked.record == {"normal.xlsx": "lightrag:4", "b.docx": "lightrag:4"}
     assert {p: p.read_bytes() for p in (inflated, normal)} == before
 
 
@@ -228,19 +228,19 @@ def test_lr_check_of_a_workbook_indexed_before_readings_finds_its_declared_rows(
     check = readings.check(_Prov(tmp_path, tmp_path / "inputs"),
                            [_entry("inflated.xlsx", None), _entry("normal.xlsx", None)], look=True, notes=False)
     assert set(check.older) == {"inflated.xlsx"} and "1,048,496 rows" in check.older["inflated.xlsx"]
-    assert check.record == {"normal.xlsx": "lightrag:3"}
+    assert check.record == {"normal.xlsx": "lightrag:4"}
 
 
 def test_lr_a_send_records_the_readings_of_now() -> None:
     """What a send records is the current version of its reader: an entry recorded so is never older."""
-    assert readings.of_send("a.md", False, None, False) == "lightrag:3"
+    assert readings.of_send("a.md", False, None, False) == "lightrag:4"
     assert readings.of_send("a.png", True, None, False) == "image:2"
     for mark, now in ((links.RECOGNIZED_WRAPPER_MARK, "ocr:2"), (links.WORKBOOK_WRAPPER_MARK, "workbook:2"),
                       (links.MACRO_WORKBOOK_WRAPPER_MARK, "xlsm:2")):
         assert readings.of_send("x", False, OwnText("text", mark, "note"), False) == now
     now = [_entry(f"f{i}{suffix}", reading) for i, (suffix, reading) in enumerate(
-        ((".md", "lightrag:3"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:3"), (".png", "image:2"),
-         (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
+        ((".md", "lightrag:4"), (".xlsx", "lightrag:2"), (".pptx", "lightrag:4"), (".docx", "lightrag:4"),
+         (".png", "image:2"), (".pdf", "ocr:2"), (".xlsx", "workbook:2"), (".xlsm", "xlsm:2")))]
     assert readings.check(None, now, look=False, notes=False).older == {}
 
 
@@ -294,10 +294,10 @@ def test_lr_a_docx_read_with_its_notes_before_comments_were_read_is_read_again_o
     assert set(looked.older) == {"commented.docx", "before.docx"}, looked
     assert looked.older["commented.docx"] == "read again for its review comments"
     assert "review comments" in looked.older["before.docx"]
-    assert looked.record == {"plain.docx": "lightrag+notes:2", "notes.docx": "lightrag+notes:2",
-                             "linked.docx": "lightrag+notes:2"}
+    assert looked.record == {"plain.docx": "lightrag+notes:3", "notes.docx": "lightrag+notes:3",
+                             "linked.docx": "lightrag+notes:3", "now.docx": "lightrag+notes:3"}
     told = readings.check(None, entries, look=False, notes=True)
-    assert set(told.older) == {"commented.docx", "plain.docx", "notes.docx", "before.docx", "linked.docx"}
+    assert set(told.older) == {"commented.docx", "plain.docx", "notes.docx", "before.docx", "linked.docx", "now.docx"}
     assert "review comments" in told.older["plain.docx"] and "mnote-kr sync" in told.older["plain.docx"]
     assert {p.name: p.read_bytes() for p in tmp_path.glob("*.docx")} == before
-    assert readings.of_send("a.docx", False, None, True) == "lightrag+notes:2"
+    assert readings.of_send("a.docx", False, None, True) == "lightrag+notes:3"

@@ -37,9 +37,13 @@ MACRO_WORKBOOK_WRAPPER_MARK = ("Text of a macro-enabled workbook, read by mnote-
 #: The first line of a text wrapper of a file of a type LightRAG does not take, read by the plugin that
 #: reads that type (``ProviderContext.text_suffixes``; ``recognized.plugin_text``).
 PLUGIN_TEXT_WRAPPER_MARK = "Text of a file, read by an mnote-kr plugin since LightRAG does not take the type:"
+#: The first line of a text wrapper of a DOCX whose words LightRAG's parser runs together across a page break,
+#: a carriage return or a non-breaking hyphen (``docxbreaks``).
+BREAKS_WRAPPER_MARK = ("Text of a document, read by mnote-kr since LightRAG's parser runs words together across "
+                       "its breaks:")
 #: Every text wrapper's first line starts with one of these (followed by the source's path).
 TEXT_MARKS = (TEXT_WRAPPER_MARK, RECOGNIZED_WRAPPER_MARK, DECK_WRAPPER_MARK, NOTES_WRAPPER_MARK,
-              WORKBOOK_WRAPPER_MARK, MACRO_WORKBOOK_WRAPPER_MARK, PLUGIN_TEXT_WRAPPER_MARK)
+              WORKBOOK_WRAPPER_MARK, MACRO_WORKBOOK_WRAPPER_MARK, PLUGIN_TEXT_WRAPPER_MARK, BREAKS_WRAPPER_MARK)
 _TEXT_MARKS = tuple(m.encode("utf-8") for m in TEXT_MARKS)
 _CAPTION_SUFFIXES = (".txt", ".md")
 _MAX_CAPTION_CHARS = 4000

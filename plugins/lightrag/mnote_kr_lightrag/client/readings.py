@@ -50,17 +50,19 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 3, LIGHTRAG_NOTES: 2, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 4, LIGHTRAG_NOTES: 3, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
 #: version reads the same now. The plain reading's second version sends a workbook declaring far more rows than it
 #: holds as mnote-kr's text (``workbooks.inflated``), its third a deck whose text box holds a line break between
-#: words (``decks.GLUED``); both are checked by the send's own test (``_PLAIN_TO_CHECK``). The fallback's second
+#: words (``decks.GLUED``), its fourth a DOCX whose words LightRAG's parser runs together across a break
+#: (``docxbreaks.glued``); each is checked by the send's own test (``_PLAIN_TO_CHECK``). The notes reading's third
+#: version is that DOCX test too (``_before_breaks``). The fallback's second
 #: version is the DOCX reader's text of now (a document LightRAG fails on is sent as it), its third that text with
 #: the review comments at their marks; no other type's changed.
-CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (FALLBACK, 2): (".docx",),
-           (FALLBACK, 3): (".docx",)}
+CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (LIGHTRAG, 4): (".docx",), (FALLBACK, 2): (".docx",),
+           (FALLBACK, 3): (".docx",), (LIGHTRAG_NOTES, 3): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
 ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
         LIGHTRAG_NOTES: "its review comments",
@@ -69,10 +71,12 @@ ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data,
         FALLBACK: ("the DOCX reader's text of now: its review comments at their marks, an equation's powers and "
                    "indices as c^2 and a_0, a heading-styled table cell and a contents line ending 'N/A' read as text, "
                    "not as headings"),
-        LIGHTRAG: "a workbook's cells or a deck's text as mnote-kr reads them, when LightRAG's parser misreads them"}
+        LIGHTRAG: ("a workbook's cells, a deck's or a DOCX's text as mnote-kr reads them, when LightRAG's parser "
+                   "misreads them")}
 #: The reading a text wrapper's first line says wrote it (``links``' marks; the notes-only deck mark is
 #: the deck reading's first version).
 MARKS = {links.RECOGNIZED_WRAPPER_MARK: f"{OCR}:1", links.DECK_WRAPPER_MARK: f"{DECK}:2",
+         links.BREAKS_WRAPPER_MARK: f"{FALLBACK}:3",  # the DOCX reader's text, as a fallback's
          links.NOTES_WRAPPER_MARK: f"{DECK}:1", links.WORKBOOK_WRAPPER_MARK: f"{WORKBOOK}:1",
          links.MACRO_WORKBOOK_WRAPPER_MARK: f"{XLSM}:1", links.TEXT_WRAPPER_MARK: f"{FALLBACK}:1",
          links.PLUGIN_TEXT_WRAPPER_MARK: f"{PLUGIN}:1"}
@@ -276,6 +280,50 @@ def _probe(path: str, suffix: str, notes: bool, comments: bool = True, since: in
     return None
 
 
+#: Why ``status`` counts a DOCX linked before one whose words LightRAG's parser runs together across a break was sent
+#: as mnote-kr's text (``docxbreaks``): only ``sync`` reads its paragraphs.
+_BREAKS_TO_CHECK = ("linked before a DOCX whose words LightRAG's parser runs together across a page break, a "
+                    "carriage return or a non-breaking hyphen was sent as mnote-kr's text: 'mnote-kr sync' checks "
+                    "its paragraphs")
+
+
+def _before_breaks(entry: SourceEntry, suffix: str) -> bool:
+    """Whether the entry is a DOCX linked before one whose words LightRAG's parser runs together across a break was
+    sent as mnote-kr's text: by the plain reading before its fourth version, the notes reading before its third,
+    or before readings were recorded."""
+    if suffix != ".docx":
+        return False
+    if entry.reading is None:
+        return entry.kind == "document"
+    how, version = split(entry.reading)
+    return (how, version) < (LIGHTRAG, 4) if how == LIGHTRAG else how == LIGHTRAG_NOTES and version < 3
+
+
+def _past_breaks(entry: SourceEntry, notes: bool, comments: bool) -> tuple[SourceEntry, str | None]:
+    """A DOCX of ``_before_breaks`` whose breaks glue no words, as its reading's versions since read it: the
+    entry with its reading moved past the breaks' versions (the plain reading's fourth, the notes reading's third
+    from its second), and the reading to record when nothing else about it changed (None: not recorded here)."""
+    import msgspec
+
+    how, version = split(entry.reading or "")
+    if how == LIGHTRAG:
+        return msgspec.structs.replace(entry, reading=current(LIGHTRAG)), current(LIGHTRAG)
+    if how == LIGHTRAG_NOTES and version == 2:
+        return msgspec.structs.replace(entry, reading=current(LIGHTRAG_NOTES)), current(LIGHTRAG_NOTES)
+    if how == LIGHTRAG_NOTES:  # the first: its comments are the notes reading's question
+        return entry, _notes_now(comments) if notes else current(LIGHTRAG)
+    return entry, None  # indexed before readings: the checks below decide
+
+
+def _breaks(path: str) -> dict[str, int]:
+    from .docxbreaks import glued
+
+    try:
+        return glued(path)
+    except MnoteKrError:  # a file no check can read (over a budget) is read as before: LightRAG's
+        return {}
+
+
 def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
           notes: bool, comments: bool | None = None) -> ReadingCheck:
     """``check_readings``: see the hookspec. ``notes``: whether the server reads DOCX notes now; ``comments``:
@@ -285,12 +333,25 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
     record: dict[str, str] = {}
     unknown: dict[str, str] = {}
     root = Path(prov.ctx.workspace_root) if prov is not None else Path(".")
+    settles: dict[str, str | None] = {}  # a DOCX whose breaks glue nothing: recorded so if nothing else changed
     input_dir: Path | None = None
     asked_dir = False
     for entry in entries:
         rel = entry.source_root_relative_path
         suffix = _suffix(rel)
         path = f"{root}/{rel}"
+        if _before_breaks(entry, suffix):
+            if not look:
+                older[rel] = (_NOTES_TO_CHECK if entry.reading == f"{LIGHTRAG_NOTES}:1" else _BREAKS_TO_CHECK
+                              if entry.reading else f"{BEFORE}: 'mnote-kr sync' checks whether it is read "
+                              "differently now")
+                continue
+            if held := _breaks(path):
+                from .docxbreaks import adds as breaks_adds
+
+                older[rel] = f"{'' if entry.reading else BEFORE + '; '}read again for {breaks_adds(held)}"
+                continue
+            entry, settles[rel] = _past_breaks(entry, notes, comments)
         if entry.reading is not None:
             found = _older(entry, notes, comments)
             if found is None:
@@ -357,4 +418,7 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                 record[rel] = _notes_now(comments) if suffix == ".docx" else current(LIGHTRAG)
         else:
             record[rel] = current(LIGHTRAG)
+    for rel, now in settles.items():
+        if now is not None and rel not in older and rel not in record:
+            record[rel] = now
     return ReadingCheck(older=older, record=record, unknown=unknown)

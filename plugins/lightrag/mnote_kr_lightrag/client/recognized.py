@@ -27,7 +27,7 @@ import msgspec
 
 from mnote_kr.plugin_api import EntryUpdate, MnoteKrError, ProviderContext, SourceFile
 
-from . import decks, links, naming, workbooks
+from . import decks, docxbreaks, links, naming, workbooks
 
 #: The entry's kind: the same as a parser fallback's (``fallback.KIND``), so ``status`` lists it
 #: among the files indexed from mnote-kr's text and later status updates keep its note.
@@ -74,7 +74,8 @@ class OwnText:
 def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     """The text mnote-kr sends in place of a file whose own reading by LightRAG would miss part of it:
     a PDF with scanned pages (``pages_text``), a deck with words LightRAG's parser leaves out or runs together
-    (``decks.deck_text``), a workbook with cell comments or any macro-enabled one (``workbooks.workbook_text``);
+    (``decks.deck_text``), a DOCX whose words it runs together across a break (``docxbreaks.docx_text``), a
+    workbook with cell comments or any macro-enabled one (``workbooks.workbook_text``);
     None: the file itself is linked. Raises ``MnoteKrError`` for a file of a type LightRAG does not take
     (``naming.TEXT_ONLY_SUFFIXES``) whose text cannot be read here."""
     pages = pages_text(ctx, source)
@@ -83,6 +84,9 @@ def own_text(ctx: ProviderContext, source: SourceFile) -> OwnText | None:
     deck = decks.deck_text(ctx, source)
     if deck is not None:
         return OwnText(deck[0], links.DECK_WRAPPER_MARK, decks.note(deck[1]))
+    docx = docxbreaks.docx_text(ctx, source)
+    if docx is not None:
+        return OwnText(docx[0], links.BREAKS_WRAPPER_MARK, docxbreaks.note(docx[1]))
     book = workbooks.workbook_text(ctx, source)  # raises for an unreadable .xlsm: nothing else would take it
     if book is not None:
         suffix = naming.safe_suffix(source.rel_path)
