@@ -155,7 +155,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.rank.meaning import version as meaning_version
     from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
-    from mnote_kr.citations.text import docxnotes, textnorm
+    from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
@@ -197,6 +197,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "textmatch": ("mnote_kr.citations.locate.textmatch", None),
     "textnorm": ("mnote_kr.citations.text.textnorm", None),
     "docxnotes": ("mnote_kr.citations.text.docxnotes", None),
+    "crosslang": ("mnote_kr.citations.text.crosslang", None),
     "paths": ("mnote_kr.core.paths", None),
     **{n: ("mnote_kr.citations.locate.textmatch", n) for n in (
         "THRESHOLD", "Match", "Scope", "TextDocument", "TextParagraph", "match_evidence")},
@@ -313,6 +314,7 @@ __all__ = [
     "check_zip",
     "count_tags",
     "counts_text",
+    "crosslang",
     "docxnotes",
     "embed_meaning",
     "emit_json",

@@ -63,6 +63,9 @@ def ingest(ctx: ProviderContext, sources: list[SourceFile], force: bool) -> list
 
     if not _mine(ctx):
         return None
+    from mnote_kr.plugin_api import crosslang
+
+    crosslang.prepare()  # the dictionary of questions in another language, parsed before a search needs it
     with _provider.LightRagProvider(ctx) as prov:
         return prov.ingest(sources, force)
 

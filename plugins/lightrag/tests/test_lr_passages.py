@@ -207,3 +207,48 @@ def test_a_chunks_place_in_its_document_is_read_from_its_id() -> None:
     odd = references_from_data({"chunks": [{"content": "x", "file_path": "a.md", "chunk_id": "chunk-9f86d08"},
                                            {"content": "y", "file_path": "b.md"}]})
     assert [r.chunk_order for r in odd] == [None, None]  # another naming: not known
+
+
+def _chunks(file: str, text: str) -> dict[str, object]:
+    return {"status": "success", "data": {
+        "chunks": [{"reference_id": "1", "file_path": file, "content": text, "chunk_id": f"doc-{len(file)}-chunk-000"}],
+        "references": [{"reference_id": "1", "file_path": file}]}}
+
+
+@pytest.mark.parametrize("translate", [True, False])
+def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monkeypatch: pytest.MonkeyPatch,
+                                                                 translate: bool) -> None:
+    """LightRAG finds the English report only when asked in English: the translated second
+    ``/query/data`` puts its chunk among the candidates (with the switch off, only the question's)."""
+    import json
+
+    from mnote_kr_testkit.data import SAMPLES
+    from mnote_kr_testkit.replay import replayed_provider
+
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.citations.text import crosslang
+    from mnote_kr.models import QueryRequest
+    from mnote_kr_lightrag.client import crossquery, settings
+
+    crosslang.dictionary()  # parsed now: a search itself never waits for the parse
+    monkeypatch.setattr(crossquery, "TRANSLATE", translate)
+    settings.clear_cache()
+    env = replayed_provider(tmp_path, SAMPLES)
+    replay = env["replay"]
+    replay.sample("GET", "/health", "02_health_auth.json")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        query = json.loads(request.content)["query"]
+        if "silver" in query:
+            return httpx.Response(200, json=_chunks("results.docx", "Norway won two silver medals."))
+        return httpx.Response(200, json=_chunks("其他.docx", "会议纪要"))
+
+    replay.add("POST", "/query/data", answer)
+    result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
+    asked = sorted(json.loads(r.content)["query"] for r in replay.sent("POST", "/query/data"))
+    files = [r.file_path for r in result.references]
+    if translate:
+        assert files == ["其他.docx", "results.docx"] and [r.rank for r in result.references] == [1, 2]
+        assert len(asked) == 2 and "silver medal" in asked[0]
+    else:
+        assert files == ["其他.docx"] and asked == ["哪个国家拿了两枚银牌"]

@@ -25,7 +25,7 @@ from mnote_kr.plugin_api import (
     UsageError,
 )
 
-from . import naming, passages, workbooks
+from . import crossquery, naming, passages, workbooks
 from .http import LightRagClient, ProviderHTTPError
 from .links import TEXT_MARKS
 from .provider import as_dict
@@ -215,10 +215,28 @@ def retrieve_own(client: LightRagClient, payload: dict[str, Any],
         payload = {**payload, "chunk_top_k": asked, "max_total_tokens": OVERFETCH_TOKEN_BUDGET}
 
 
+def _similarity(models_url: str, query: str, references: list[ProviderReference], timeout_s: float,
+                models_key: str | None) -> list[float]:
+    """Each chunk's similarity to ``query`` (the offline model service's ``/v1/rerank``)."""
+    import httpx
+
+    # trust_env=False: a loopback service never goes through a proxy (the texts are the user's).
+    reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s, trust_env=False,
+                       headers={"Authorization": f"Bearer {models_key}"} if models_key else None,
+                       json={"query": query, "documents": [r.content or "" for r in references]})
+    reply.raise_for_status()
+    similarity = [0.0] * len(references)
+    for item in reply.json()["results"]:
+        similarity[int(item["index"])] = float(item["relevance_score"])
+    return similarity
+
+
 def rank_found_files(models_url: str, query: str, references: list[ProviderReference], wanted: int,
-                     timeout_s: float, models_key: str | None = None) -> list[ProviderReference]:
+                     timeout_s: float, models_key: str | None = None,
+                     translation: str | None = None) -> list[ProviderReference]:
     """LightRAG's first ``wanted`` slots, each file's filled with its chunks that best match the
-    query (:mod:`.passages`), scored by the offline model service's ``/v1/rerank``.
+    query (:mod:`.passages`), scored by the offline model service's ``/v1/rerank``; with a
+    ``translation`` of the query, each chunk's better score of the two (:mod:`.crossquery`).
 
     Any failure of the service (an old one without ``/rerank``, a timeout) keeps LightRAG's
     own first ``wanted``: ranking passages improves a search, it never fails one.
@@ -228,18 +246,11 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
     import httpx
 
     try:
-        # trust_env=False: a loopback service never goes through a proxy (the texts are the user's).
-        reply = httpx.post(f"{models_url}/v1/rerank", timeout=timeout_s, trust_env=False,
-                           headers={"Authorization": f"Bearer {models_key}"} if models_key else None,
-                           json={"query": query, "documents": [r.content or "" for r in references]})
-        reply.raise_for_status()
-        results = reply.json()["results"]
-        similarity = [0.0] * len(references)
-        for item in results:
-            similarity[int(item["index"])] = float(item["relevance_score"])
+        similarity = [_similarity(models_url, q, references, timeout_s, models_key)
+                      for q in (query, translation) if q]
     except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
         return references[:wanted]
-    return passages.fill_slots(references, passages.chunk_scores(similarity), wanted)
+    return passages.fill_slots(references, crossquery.best_scores(*similarity), wanted)
 
 
 def _query_error(exc: ProviderHTTPError) -> Exception:
@@ -310,6 +321,29 @@ def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], Pro
     return wait
 
 
+def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], translation: str,
+                         ws: str) -> Callable[[], list[ProviderReference]]:
+    """``/query/data`` with the translated question, sent from a thread beside the question's own:
+    returns a function that waits for its references (none when it failed: the question's own
+    stand alone, a translation only adds)."""
+    box: list[list[ProviderReference]] = []
+
+    def work() -> None:
+        try:
+            box.append(retrieve_own(client, {**payload, "query": translation}, ws)[1])
+        except ProviderError:
+            pass
+
+    thread = threading.Thread(target=work, name="mnote-kr-lightrag-translated", daemon=True)
+    thread.start()
+
+    def wait() -> list[ProviderReference]:
+        thread.join()
+        return box[0] if box else []
+
+    return wait
+
+
 def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, client: LightRagClient,
             health: dict[str, Any], payload: dict[str, Any]) -> ProviderQueryResult:
     """Send the prepared query (``/query/data``; ``/query`` for an answer) and read the result."""
@@ -318,19 +352,24 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     if rank_passages:
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
     graph_note = None
+    ws = naming.workspace_tag(ctx.workspace_root)
+    translation = crossquery.translated(request.query) if payload["mode"] != "bypass" else None
+    second = _retrieve_translated(client, payload, translation, ws) if translation else None
     try:
-        body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+        body, references, foreign = retrieve_own(client, payload, ws)
         if not references and payload["mode"] in GRAPH_MODES and not _graph_found(body):
             # the graph holds nothing for it (the managed offline engine builds none): its passages instead
             payload = {**payload, "mode": "mix"}
-            body, references, foreign = retrieve_own(client, payload, naming.workspace_tag(ctx.workspace_root))
+            body, references, foreign = retrieve_own(client, payload, ws)
             graph_note = GRAPH_NOTE
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
+    if second is not None:
+        references = crossquery.merged(references, second())
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
-                                      settings.timeout_s, settings.models_key)
+                                      settings.timeout_s, settings.models_key, translation=translation)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":
