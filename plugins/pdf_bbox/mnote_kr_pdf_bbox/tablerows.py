@@ -350,11 +350,9 @@ def _asked_row(path: str, page: PageText, title: str, table: list[int], query: s
                        f"{extreme[1]!r}"
 
 
-def _names_caption(query: str, title: str) -> bool:
-    """Whether ``query`` names caption ``title`` by its number ("what does Table 1 show")."""
-    m = _CAPTION.match(title)
-    number = m.group().split()[1].rstrip(":.") if m and len(m.group().split()) > 1 else None
-    return number is not None and re.search(rf"(?i)\b(?:table|tab\.)\s*{re.escape(number)}(?![\w])", query) is not None
+def _names_table(query: str) -> bool:
+    """Whether ``query`` asks about a table itself ("what does Table 1 show", "which table gives …")."""
+    return re.search(r"(?i)\b(?:tables?|tab\.)(?!\w)", query) is not None
 
 
 def _in_captioned(path: str, page: PageText, bi: int, lines: list[int], query: str) -> RowPlace | None:
@@ -393,8 +391,8 @@ def row_place(path: str, page: PageText, bi: int, lines: list[int], query: str) 
     table = _table_of(page, bi)
     found = _asked_row(path, page, title, table, query)
     if found is None:
-        if _caption(page, bi) and _names_caption(query, title):
-            return None  # "what does Table 1 show": the caption answers
+        if _caption(page, bi) and _names_table(query):
+            return None  # "which table gives …", no row named: the caption answers
         return RowPlace(lines, row_text(page, lines), "; a table's title holds no value and no row of its table "
                         "holds the one the query names: an approximate place", True)
     full = _row_lines(page, found[0], set(table), _caption(page, bi))
