@@ -77,10 +77,9 @@ def main() -> None:
     args = ap.parse_args()
     os.environ["MNOTE_KR_LOCATE_CACHE"] = "0"
     import mnote_kr_pdf_bbox
-    from mnote_kr_pdf_bbox import tablerows
-
     from mnote_kr.citations.rank import meaning
     from mnote_kr.plugins import load_plugins
+    from mnote_kr_pdf_bbox import tablerows
 
     pm = load_plugins(None)
     if args.embed:

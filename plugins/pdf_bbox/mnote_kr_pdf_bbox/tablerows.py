@@ -18,6 +18,18 @@ table is about, the row answers. The rules, over the page's lines (``page.lines`
   naming a column header of the table (a digit-free line under the title, its text in the query): the
   figures under that header (overlapping its x-range, down to the next line with words across it), all
   percentages or none, at least ``MIN_VALUES``, the extreme one alone (no tie), and its row is the place.
+- *English captions* (``CAPTIONS``; a newcomer's round-19 finding: "Table 1: Results on SQA …" and a header
+  row were cited exact for a value question): a numbered caption set as a paragraph ("Table 1:", "Table 2.",
+  "TABLE IV" alone on its first line; ``CAPTION_LINES``, ``CAPTION_CHARS``) is a title too. Its table is the
+  lines next to it under its width, up to a line of prose, another title, a note or a gap (``_walk``): over it
+  when more rows of figures stand there (a paper's caption under its table), else under it. A Latin cell is
+  named as a word of the query as typed (the folded query has no spaces: no English cell was ever named),
+  a number in the title only as a whole number ("2" is not in "[22]"), each cell once; ties go to the row
+  whose words the query names all ("TAPASLARGE", not "TAPASLARGE inter"); a label centred in its column
+  still labels its row. A block inside such a table (a header row the question's column names chose, a
+  column of labels set as one block) gives way to the row too, and a row is boxed without another row's
+  lines of its blocks. A caption whose row is not found stays exact when the query asks about a table
+  ("which table gives …").
 - A title asked for a value where neither finds a row stays, claimed approximate: a title holds no value.
 - *Row*: the row's lines are its band's lines and the other lines of their blocks when a block is a cell
   (``CELL_LINES`` lines at most: a name set over three lines). A table row chosen by the locator is boxed
