@@ -6,6 +6,8 @@ title "表 7.5 停车区用地指标基准值（公顷/处）", the answer row "
 nowhere; the AOA sensor test's row box stopped at "…= $3,400.", its total $248,200 outside. The evidence is
 the chunk the engine gave (its record; the federal register's is the page's table as its chunk holds it).
 The two later ones were placed by meaning (the vectors an ingest stores), so those tests embed the file first.
+English tables (round 19): a paper's caption "Table 1: …" (a paragraph, under its table) and a header row the
+question's column names chose were cited exact; the row holding the value is the place.
 """
 
 from __future__ import annotations
@@ -119,3 +121,53 @@ def test_a_table_row_is_boxed_across_its_cells_on_its_baseline() -> None:
     assert loc.bbox[0] < 46 and loc.bbox[2] > 533 and 123 < loc.bbox[1] and loc.bbox[3] < 142, loc.bbox
     assert "$248,200" in (loc.place_text or "") and "AOA sensor system test" in (loc.place_text or "")
     assert "$766,865" not in (loc.place_text or ""), loc.place_text
+
+
+# English tables (a newcomer's round-19 finding: the first citation boxed "Table 1: …" or the header row, exact).
+# The evidence is the page's whole text as PDFium gives it: a chunk holding the table and the prose around it.
+PAPER = PDF / "mineru__demo3.pdf"  # TableFormer: two columns, captions under their tables
+OTSL = PDF / "docling__2305.03393v1-pg9.pdf"  # one column, the caption over its table
+
+
+def _page_text(file: Path, page: int) -> str:
+    import pypdfium2
+
+    return pypdfium2.PdfDocument(str(file))[page - 1].get_textpage().get_text_range().replace("\r", "")
+
+
+def test_an_english_caption_under_its_table_gives_way_to_the_row_holding_the_asked_value() -> None:
+    before = hashlib.sha256(PAPER.read_bytes()).digest()
+    loc = _locate(PAPER, "What is the ALL accuracy of TABLEFORMERLARGE inter on the SQA test set before perturbation?",
+                  _page_text(PAPER, 5))
+    assert loc.page == 5 and loc.bbox is not None, (loc.page, loc.locator_reason)
+    text = loc.place_text or ""
+    # the row "TABLEFORMERLARGE inter 72.4 47.5 75.9 72.3 0.1%" (y 213.5-220.4, x 318.4-510.4), over the caption
+    # "Table 1: Results on SQA test set before and after perturbation …" (y 235-328)
+    assert "TABLEFORMERLARGE inter" in text and "72.4" in text and "0.1%" in text, (text, loc.locator_reason)
+    assert "Table 1" not in text and "TAPASLARGE inter" not in text, text
+    assert 212 < loc.bbox[1] and loc.bbox[3] < 222 and loc.bbox[0] < 319 and loc.bbox[2] > 510, loc.bbox
+    assert not loc.locator_degraded and "table's title" in loc.locator_reason, loc.locator_reason
+    assert hashlib.sha256(PAPER.read_bytes()).digest() == before
+
+
+def test_an_english_caption_over_its_table_gives_way_to_the_row_its_label_cells_name() -> None:
+    loc = _locate(OTSL, "What is the inference time of OTSL with 6 encoder and 6 decoder layers?", _page_text(OTSL, 1))
+    assert loc.page == 1 and loc.bbox is not None, (loc.page, loc.locator_reason)
+    # the row "6 6 OTSL 0.965 0.934 0.955 0.88 2.73" (y 365.7-382.5), not the caption (y 272.8-328.0)
+    assert "2.73" in (loc.place_text or "") and "0.965" in (loc.place_text or ""), (loc.place_text, loc.locator_reason)
+    assert 364 < loc.bbox[1] and loc.bbox[3] < 384 and "5.39" not in (loc.place_text or ""), loc.bbox
+    assert not loc.locator_degraded, loc.locator_reason
+
+
+def test_a_header_row_chosen_for_a_value_question_gives_way_to_the_row_the_question_names() -> None:
+    """The question repeats the header's column names, so their words choose the header line: the row of
+    the captioned table the question names holds the values."""
+    loc = _locate(PAPER, "What are the testsimple, testcomplex and testsmall accuracies of TAPASLARGE inter?",
+                  _page_text(PAPER, 6))
+    assert loc.page == 6 and loc.bbox is not None, (loc.page, loc.locator_reason)
+    text = loc.place_text or ""
+    # Table 2's row "TAPASLARGE inter 80.6 80.6 92.0 74.9 83.1 79.2 91.7 73.0 83.0" (y 209.6-218.0), not its
+    # header "testsimple testcomplex testsmall" (y 91.5-99.9)
+    assert text.startswith("TAPASLARGE inter") and "74.9" in text and "83.0" in text, (text, loc.locator_reason)
+    assert "testsimple" not in text and 208 < loc.bbox[1] and loc.bbox[3] < 220, (text, loc.bbox)
+    assert not loc.locator_degraded and "header" in loc.locator_reason, loc.locator_reason
