@@ -107,3 +107,22 @@ def test_the_paragraph_writing_the_acronym_answers_the_full_term_question() -> N
     placed = with_meaning(doc, match_evidence(doc, passage, PSR_QUESTION), passage, PSR_QUESTION)
     assert placed.paragraph is not None and PSR_ANSWER in placed.paragraph.text, placed
 
+
+def test_a_pdf_block_writing_the_acronyms_answers_the_full_terms_question() -> None:
+    """The Federal Register's 737 MAX notice defines "maneuvering characteristics augmentation system (MCAS)"
+    and "angle of attack (or AOA)", then writes the short forms: the block limiting "MCAS activations to one per
+    high AOA event" answers the question asked in full words (without the definitions no block held enough of
+    its words: the passage was cited for want of one)."""
+    from mnote_kr_pdf_bbox import answer
+    from mnote_kr_pdf_bbox.model import load_document
+
+    doc = load_document(CORPUS / "pdf" / "pdfplumber__federal-register-2020-17221.pdf")
+    texts = answer.place_texts(doc)
+    _, starts = answer.places(doc)
+    at = next(i for i, t in enumerate(texts) if "limit the number of MCAS activations to one per high AOA" in t)
+    blocks = [(pi, n - starts[pi]) for n in range(at - 3, at + 4)
+              for pi in range(len(doc.pages)) if starts[pi] <= n < starts[pi + 1]]
+    chosen = answer.choose(doc, blocks, "how many maneuvering characteristics augmentation system activations are "
+                                        "allowed per high angle of attack event")
+    assert chosen.block is not None and starts[chosen.block[0]] + chosen.block[1] == at, chosen
+    assert chosen.rule == "terms"
