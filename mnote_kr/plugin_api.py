@@ -40,6 +40,8 @@ What is here:
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words), ``stem`` (a
   Latin word's light English stem, how the host's query terms meet a plural or another inflection),
   ``abbreviated_at`` (where a text writes a word short with its full stop: "temp." for "temperature"),
+  ``defined_in``/``stand_ins``/``written_at`` (the acronyms a file's texts define, "定期安全评价（PSR）" or an
+  abbreviation list's "PSR 定期安全评价"; a query's term and the other form a place may write it in; where it does),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
@@ -157,6 +159,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
+    from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         named_places,
@@ -217,6 +220,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
+    **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
@@ -315,6 +319,7 @@ __all__ = [
     "count_tags",
     "counts_text",
     "crosslang",
+    "defined_in",
     "docxnotes",
     "embed_meaning",
     "emit_json",
@@ -356,6 +361,7 @@ __all__ = [
     "same_value",
     "scaffolding",
     "source_card",
+    "stand_ins",
     "stem",
     "textmatch",
     "textnorm",
@@ -369,4 +375,5 @@ __all__ = [
     "without_places",
     "write_atomic",
     "write_private",
+    "written_at",
 ]

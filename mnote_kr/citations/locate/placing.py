@@ -100,7 +100,7 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     cos = cosines(cands)
     if not cos:
         return match
-    qt = QueryTerms(q, doc.df, len(paras))
+    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
     score = combine(words, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
@@ -213,7 +213,7 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     cands = [i for i in sorted(set(quoted).union(run))
              if i != chosen and part(paras[i]) in own and _placeable(paras[i]) and keep(paras[i])]
     cos = meaning.cosines(key, query, [chosen, *cands]) or {}
-    qt = QueryTerms(q, doc.df, len(paras))
+    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
     if cos:
         score = meaning.combine(words, cos)

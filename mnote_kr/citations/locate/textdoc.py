@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from mnote_kr.citations.text.acronyms import Definition, defined_in
 from mnote_kr.citations.text.textnorm import normalize, shingles, token_set
 
 __all__ = ["P", "Scope", "TextDocument", "TextParagraph"]
@@ -60,13 +61,16 @@ P = TypeVar("P", bound=TextParagraph)
 
 @dataclass(slots=True)
 class TextDocument(Generic[P]):
-    """Paragraphs in order plus the term statistics the matcher needs (computed here)."""
+    """Paragraphs in order plus the term statistics the matcher needs (computed here), and the acronyms the
+    document defines (``defined``: "定期安全评价" is its "PSR", ``acronyms``), learned once from its own text so
+    a cached model keeps them."""
 
     paragraphs: list[P]
     df: Counter[str] = field(init=False, repr=False, compare=False)
     postings: dict[str, list[int]] = field(init=False, repr=False, compare=False)
     #: posting lists of common words as sets, made on first use (``_add_common``)
     posting_sets: dict[str, frozenset[int]] = field(init=False, repr=False, compare=False)
+    defined: tuple[Definition, ...] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         df: Counter[str] = Counter()
@@ -84,6 +88,7 @@ class TextDocument(Generic[P]):
         self.df = df
         self.postings = postings
         self.posting_sets = {}
+        self.defined = defined_in([p.text for p in self.paragraphs])
 
     def idf(self, token: str) -> float:
         """Inverse paragraph frequency; a token absent from the document weighs most."""

@@ -375,7 +375,7 @@ def _by_query_terms(
     is cited and the reason says so.
     """
     assert match.paragraph is not None
-    qt = QueryTerms(q, doc.df, len(doc.paragraphs))
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()))
     if not qt:
         return match
     best = match.paragraph.index

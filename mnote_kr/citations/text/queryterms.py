@@ -21,6 +21,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.text.abbrev import abbreviated_at
+from mnote_kr.citations.text.acronyms import Definition, StandIn, stand_ins, written_at
 from mnote_kr.citations.text.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, joined_words, lazy_compile, normalize
 
 __all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
@@ -113,6 +114,12 @@ EMBEDDED_WEIGHT = 0.25
 ABBREVIATED_WEIGHT = 0.25
 #: Weight of another inflection of the query's word ("patent" for "patented").
 INFLECTED_WEIGHT = 0.85
+#: Weight of the query's term written as the other form the document defines for it (``acronyms``: its "PSR" for
+#: the query's "定期安全评价", its "angle of attack" for the query's "AOA"): the document says they are one, so as
+#: much as another inflection; a place holding nothing else of the query weighs it ``ACRONYM_ALONE`` (with the
+#: cluster bonus below ``textmatch.QUERY_SHARE``: no exact match by the other form alone).
+ACRONYM_WEIGHT = INFLECTED_WEIGHT
+ACRONYM_ALONE = ABBREVIATED_WEIGHT
 
 
 def stem(word: str) -> str:
@@ -223,6 +230,24 @@ def _cjk_hits(norm: str, term: str) -> list[tuple[int, float]]:
     return out
 
 
+def _stand_in_terms(terms: Sequence[Term], found: Sequence[StandIn]) -> list[tuple[StandIn, list[int]]]:
+    """Each stand-in (``acronyms.stand_ins``) with the numbers of the query's terms it stands for: the acronym's
+    word, or the terms inside the full term (a Chinese term's bigrams, an English term's words)."""
+    out = []
+    for si in found:
+        if si.said_short:
+            ks = [k for k, t in enumerate(terms) if not t.cjk and t.word in (si.said, si.said + "s")]
+        elif si.cjk:
+            ks = [k for k, t in enumerate(terms) if t.cjk and t.text in si.said]
+        else:
+            words = si.said.split()
+            stems = {stem(w) for w in words}
+            ks = [k for k, t in enumerate(terms) if not t.cjk and (t.word in words or t.text in stems)]
+        if ks:
+            out.append((si, ks))
+    return out
+
+
 #: Least share of a query's CJK bigrams the document must hold before its absent ones weigh 0.
 ABSENT_SHARE = 1 / 3
 
@@ -230,9 +255,11 @@ ABSENT_SHARE = 1 / 3
 class QueryTerms:
     """A query's content terms weighted by rarity in one document."""
 
-    def __init__(self, query: str, df: Mapping[str, int], n: int) -> None:
-        """Terms of ``query`` weighted by ``df`` (paragraphs holding each token) over ``n`` paragraphs."""
+    def __init__(self, query: str, df: Mapping[str, int], n: int, defined: Sequence[Definition] = ()) -> None:
+        """Terms of ``query`` weighted by ``df`` (paragraphs holding each token) over ``n`` paragraphs;
+        ``defined``: the document's acronyms (``TextDocument.defined``), whose other form stands in for a term."""
         self.terms = content_terms(query)
+        self.stand_ins = _stand_in_terms(self.terms, stand_ins(normalize(query), defined)) if defined else []
         # A term no paragraph of this document holds weighs nothing: it cannot tell the
         # paragraphs apart, and counted in the total it would make every paragraph look like a
         # semantic match (a Chinese question's bigrams across word boundaries, 个标 or 了这,
@@ -264,18 +291,33 @@ class QueryTerms:
         return bool(self.terms) and self.total > 0
 
     def hits(self, norm: str) -> list[tuple[int, int, float]]:
-        """``(term number, position, weight)`` of each term occurrence in normalised text."""
+        """``(term number, position, weight)`` of each term occurrence in normalised text; a term written
+        as the other form the document defines for it too (``ACRONYM_WEIGHT``; ``ACRONYM_ALONE`` when that is
+        all the text holds of the query)."""
+        own, other = self._hits(norm)
+        if other and not own:
+            return [(k, pos, min(w, ACRONYM_ALONE)) for k, pos, w in other]
+        return own + other
+
+    def _hits(self, norm: str) -> tuple[list[tuple[int, int, float]], list[tuple[int, int, float]]]:
+        """The hits of the query's own words, and those of the other forms the document defines for them."""
         out: list[tuple[int, int, float]] = []
         for k, t in enumerate(self.terms):
             for pos, w in _cjk_hits(norm, t.text) if t.cjk else _word_hits(norm, t):
                 out.append((k, pos, w))
-        return out
+        other = [(k, pos, ACRONYM_WEIGHT) for stand_in, ks in self.stand_ins
+                 for pos in written_at(norm, stand_in) for k in ks]
+        return out, other
 
     def holds_all(self, norm: str) -> bool:
-        """Whether ``norm`` holds every term that weighs (each the document holds somewhere)."""
+        """Whether ``norm`` holds every term that weighs (each the document holds somewhere); the other form
+        the document defines for a term counts only beside another of the query's words as written."""
         if not self:
             return False
-        held = {k for k, _pos, _w in self.hits(norm)}
+        own, other = self._hits(norm)
+        held = {k for k, _pos, _w in own}
+        if held:
+            held |= {k for k, _pos, _w in other}
         return all(k in held for k, w in enumerate(self.weights) if w > 0)
 
     def score(self, norm: str) -> float:

@@ -38,6 +38,7 @@ from mnote_kr.plugin_api import (
 )
 
 from . import tableread
+from .acronymterms import defined, held_other, other_forms
 from .lines import reading_box
 from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
@@ -276,8 +277,12 @@ def places(doc: DocumentText) -> tuple[str, list[int]]:
     starts = [0]
     for page in doc.pages:
         starts.append(starts[-1] + len(page.blocks))
-    out = (places_key(place_texts(doc)), starts)
+    texts = place_texts(doc)
+    out = (places_key(texts), starts)
     doc.extras["places"] = out
+    from mnote_kr.plugin_api import defined_in  # the acronyms the blocks define, from the same texts
+
+    doc.extras.setdefault("acronyms", tuple(defined_in(texts)))
     return out
 
 
@@ -343,17 +348,21 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     total = sum(weight.values()) or 1.0
     words: dict[tuple[int, int], tuple[float, float, int]] = {}  # block -> (score, share, terms found)
     best: tuple[float, float, int, tuple[int, int]] | None = None
+    # "AOA" for the query's "angle of attack": the document says they are one
+    forms = other_forms(defined(doc, place_texts), terms, query, stem)
     for b in passage:
         bt = dt.block(b)
         found = [t for t in terms if t in bt.terms]
-        if not found:
+        other = held_other(bt.text, forms, found) if forms else {}
+        if not found and not other:
             continue
         # a word as typed counts a little more than another form of it
-        share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / total
+        share = (sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found)
+                 + sum(weight[t] * w for t, w in other.items())) / total
         score = share + _cluster_bonus(bt, found)
-        words[b] = (score, share, len(found))
+        words[b] = (score, share, len(found) + len(other))
         if best is None or score > best[0] + 1e-9:
-            best = (score, share, len(found), b)
+            best = (score, share, len(found) + len(other), b)
     by_meaning = _by_meaning(doc, dt, passage, query, {b: w[0] for b, w in words.items()})
     if by_meaning is not None:
         order, cosines = by_meaning

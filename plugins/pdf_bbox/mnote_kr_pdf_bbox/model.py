@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import sys
 import threading
 from array import array
 from collections.abc import Sequence
@@ -76,7 +77,7 @@ def _read(real: str, st: os.stat_result) -> DocumentText:
 
 #: ``DocumentText.extras`` keys that hold plain data and are kept on disk; the others (objects
 #: that point back at the document) are rebuilt in each process from these.
-PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key", "places", "outline")
+PERSISTED_EXTRAS = ("furniture_keys", "term_stats", "text_key", "places", "outline", "acronyms")
 
 
 class StoredPages(Sequence[PageText]):
@@ -161,12 +162,13 @@ def _code_stamp() -> str:
     old model, whose block statistics would no longer match the new block terms."""
     import hashlib
 
-    from mnote_kr.plugin_api import textmatch, textnorm
+    from mnote_kr.plugin_api import defined_in, textmatch, textnorm
 
-    from . import align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tableread, tables
+    from . import acronymterms, align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tableread, tables
 
     h = hashlib.blake2b(digest_size=8)
     for module in (__file__, pdftext.__file__, pdfium.__file__, cidtext.__file__, layout.__file__, answer.__file__,
+                   acronymterms.__file__, sys.modules[defined_in.__module__].__file__,  # the acronyms it keeps
                    align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__, tableread.__file__,
                    lines.__file__, page.__file__, outline.__file__):
         try:
