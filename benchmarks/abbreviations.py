@@ -96,8 +96,8 @@ def main() -> None:
                 ctx = text[max(text.rfind("\n", 0, at) + 1, at - 50):at + 50].replace("\n", " ").replace("\t", " | ")
                 matches.append((short, w, f.name, ctx))
     right = [m for m in matches if m[:2] in RIGHT]
-    print(f"{files} files, {size / 1e6:.1f} M characters of text, {len(words)} query words: {len(matches)} matches, {len(right)} right, "
-          f"{len(matches) - len(right)} wrong")
+    print(f"{files} files, {size / 1e6:.1f} M characters of text, {len(words)} query words: "
+          f"{len(matches)} matches, {len(right)} right, {len(matches) - len(right)} wrong")
     print("wrong:", collections.Counter(m[:2] for m in matches if m[:2] not in RIGHT).most_common())
     if args.show:
         for m in matches:

@@ -19,12 +19,12 @@ The rule, kept narrow (measured over the test corpus and the recorded LightRAG c
 * or one of the few common contractions that are no prefix, or whose cut the convention does not follow
   (``CONTRACTIONS``: "no." is "number", "qty." is "quantity", "feb." is "february").
 
-Measured (r19, ``benchmarks/abbreviations.py``: 61 corpus files read plainly, 5.4 M characters, the held-out
-benchmarks' files left out, against the words of the tuning questions; every match read and judged): 146 matches, 66 right (58 of them "no." for
-"number"), 80 wrong ("bank." for "bankruptcy" 16, "law." for "lawyers" 16, "process." for "processing" 9 ...);
-with the cut and host-name rules 78 matches, 66 right (none lost), 12 wrong ("et seq." for "sequential" 4,
-"form." for "formatting" 2, "ABS." for "absorbs" 2, "Rev." for "review", "Inc.", "Chang.", "Nov." for
-"novelists").
+Measured (r19, ``benchmarks/abbreviations.py``: 61 corpus files read plainly, 5.4 M characters, the
+held-out benchmarks' files left out, against the words of the tuning questions; every match read and
+judged): 146 matches, 66 right (58 of them "no." for "number"), 80 wrong ("bank." for "bankruptcy" 16,
+"law." for "lawyers" 16, "process." for "processing" 9 ...); with the cut and host-name rules 78 matches,
+66 right (none lost), 12 wrong ("et seq." for "sequential" 4, "form." for "formatting" 2, "ABS." for
+"absorbs" 2, "Rev." for "review", "Inc.", "Chang.", "Nov." for "novelists").
 
 A sentence-final word is a word with a full stop after it too ("the system." and a query's "systematic"):
 such a hit weighs what an inflection the light stemmer missed weighs (the callers' own weights), never
