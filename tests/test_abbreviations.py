@@ -17,6 +17,8 @@ from mnote_kr.citations.text.textnorm import normalize
     ("ambient temp.\t\tºc\t:\tmin. -5", "temperature"), ("ambient temp. | ºc", "temperature"),
     ("min. -5, max. +40", "maximum"), ("package no.: 13156456", "number"), ("qty. | 12", "quantity"),
     ("approx. 3 kg", "approximately"), ("ambient temp.", "temperature"),
+    ("github, jan. 2016", "january"), ("github, nov. 2015", "november"), ("distrib. | pre-treatment", "distribution"),
+    ("doc. | 144564", "documents"), ("ref. 12", "reference"), ("fig. 3", "figure"), ("feb. 2016", "february"),
 ])
 def test_an_abbreviation_with_its_full_stop_meets_its_word(text: str, word: str) -> None:
     assert abbreviated_at(text, word), (text, word)
@@ -29,6 +31,14 @@ def test_an_abbreviation_with_its_full_stop_meets_its_word(text: str, word: str)
     ("temp. | ºc", "tempo"),  # the word is not longer by two letters: an inflection is the stemmer's
     ("e.g. the max", "eggs"),
     ("ambient te. | ºc", "temperature"),  # two letters are no beginning of a word
+    # A conventional abbreviation is cut after a consonant, before a vowel (temp|erature, max|imum): "temp."
+    # is no "template" (temp|late), "bank." no "bankruptcy", "run." no "runtime", "table." no "tableformer".
+    ("ambient temp. | ºc", "template"), ("have cleared the bank. 11 u.s.c.", "bankruptcy"),
+    ("the term of the plan begins to run. 11 u.s.c.", "runtime"), ("presented in table. 2.", "tableformer"),
+    # A whole word and an ending of its own is that word inflected, not shortened: "process." is no "processing".
+    ("an open hiring process. 2", "processing"), ("the payment of interest. 11 u.s.c.", "interesting"),
+    ("instructions on that form. 2", "formally"), ("act. 2", "active"), ("are met. 2", "meter"),
+    ("doug.rudolph@faa.gov. 2", "government"),  # a host name's last part, not a word written short
 ])
 def test_no_abbreviation_where_a_short_word_stays_itself(text: str, word: str) -> None:
     assert not abbreviated_at(text, word), (text, word)
@@ -41,7 +51,7 @@ def test_query_terms_meet_the_abbreviated_word_but_weigh_it_less_than_the_word()
     written = qt.score(normalize("Ambient temperature | ºC | : | Min. -5, max. +40"))
     assert ambient_only < short < written, (ambient_only, short, written)
     template = QueryTerms("which template", {"template": 1}, 10)
-    assert not template.hits(normalize("Temp folder | C:\\tmp")) and template.hits(normalize("temp. | x"))
+    assert not template.hits(normalize("Temp folder | C:\\tmp")) and not template.hits(normalize("Ambient temp. | x"))
 
 
 def test_the_evidence_window_finds_the_abbreviated_word() -> None:
@@ -49,3 +59,12 @@ def test_the_evidence_window_finds_the_abbreviated_word() -> None:
     hits = find_terms(text, "ambient temperature range for the switchboard")
     assert {i for _, i in hits} == {0, 1, 3}, hits  # ambient, temperature (as "temp."), switchboard
     assert not find_terms("Temp folder\tC:\\tmp", "template")
+
+
+def test_which_template_does_not_land_on_the_ambient_temperature_row() -> None:
+    """"Which template is used?" had gone to a row "Ambient temp." (the r19 brief): a word sharing the
+    abbreviation's first letters is not the word it stands for."""
+    qt = QueryTerms("which template is used", {"template": 1}, 10)
+    assert qt.score(normalize("Ambient temp. | ºC | : | Min. -5, max. +40")) == 0
+    assert not find_terms("Ambient temp.\tºC\tMin. -5", "which template is used")
+    assert find_terms("Ambient temp.\tºC\tMin. -5", "ambient temperature")  # its own word still meets it

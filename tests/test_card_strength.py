@@ -5,6 +5,7 @@ is listed short (the CLI: one line under "Weaker matches"; the page: one line th
 from __future__ import annotations
 
 import re
+from html import unescape
 
 import pytest
 
@@ -76,3 +77,18 @@ def test_cli_and_web_follow_the_one_share(monkeypatch: pytest.MonkeyPatch, share
     assert short == expected_short
     tail = render_search(results).partition("Weaker matches")[2]
     assert re.findall(r"^  (\[c\d+\])", tail, re.M) == expected_short
+
+
+def test_a_weak_search_lists_every_card_short_on_both_surfaces() -> None:
+    """Nothing found seems to answer (``weak``): no card is read whole, on the CLI or the page, under the warning."""
+    results = _results(2.0, 1.9, 0.1)
+    weak = SearchResults(query="q", mode="mix", provider="lightrag", results=results.results, not_indexed=[],
+                         diagnostics={}, weak=True, weak_reason="none of the query's words is in any passage found")
+    assert strength.by_strength(weak.results, weak=True) == ([], list(weak.results))
+    html = search_page("q", results=weak)
+    short = re.findall(r'<li class="card" data-citation-id="([^"]+)"[^>]*><details class="more">', html)
+    assert short == ["[c000]", "[c001]", "[c002]"]
+    assert html.index('class="banner weak"') < html.index('data-citation-id="[c000]"')
+    banner = unescape(re.search(r"<p class=\"banner weak\"[^>]*>(.*?)</p>", html).group(1))
+    assert "none of the query's words" in banner and "nearest by meaning" in banner
+    assert re.findall(r"^  (\[c\d+\])", render_search(weak), re.M) == ["[c000]", "[c001]", "[c002]"]

@@ -86,3 +86,26 @@ def test_weaker_matches_are_one_closed_line_each_and_a_click_shows_the_card(tab,
     assert quote.strip() and quote.strip() in "".join(NOTES.values())
     assert all(not _quote_shown(tab, cid) for cid in short[:-1])  # the others stay closed
     assert tab.url.startswith(served[0].url + "/?")  # still the results page
+
+
+OFF_TOPIC = "sourdough starter hydration"  # no word of it in any note: the search is weak
+
+
+def test_a_weak_search_shows_its_banner_first_and_every_card_closed(tab, served) -> None:
+    server = served[0]
+    tab.fill("#q", OFF_TOPIC)
+    tab.press("#q", "Enter")
+    tab.wait_for_selector("p.banner.weak")
+    banner = tab.locator("p.banner.weak")
+    assert banner.is_visible() and banner.inner_text().startswith("Weak result:")
+    assert "nearest by meaning" in banner.inner_text()
+    ids = tab.eval_on_selector_all("li.card", "els => els.map(e => e.dataset.citationId)")
+    assert len(ids) == len(NOTES)  # every result listed, none hidden
+    assert tab.eval_on_selector_all("ol.cards:not(.weaker) > li.card", "els => els.length") == 0
+    assert not any(_quote_shown(tab, cid) for cid in ids)  # not one whole card under the warning
+    # the banner is above the first line, where the eye starts
+    first = tab.locator(f'li.card[data-citation-id="{ids[0]}"] summary').bounding_box()
+    assert first is not None and banner.bounding_box()["y"] < first["y"]
+    tab.click(f'li.card[data-citation-id="{ids[0]}"] summary .file')
+    tab.wait_for_selector(f'li.card[data-citation-id="{ids[0]}"] details[open] blockquote.quote', state="visible")
+    assert tab.url.startswith(server.url + "/?")

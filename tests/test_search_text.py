@@ -51,3 +51,37 @@ def test_ask_text_lists_the_weak_tail_too_but_never_a_card_its_answer_cites() ->
     assert "def add" not in text and tail.splitlines()[1:] == ["  [a004] code.pdf: paragraph 3"]
     text = render_answer(AgentQueryResult(query="q", answer=None, notes=["No LLM is configured."], citations=cards))
     assert "Handgun: 12,155" not in text and "  [a003] nics.pdf: paragraph 3" in text
+
+
+def test_a_weak_search_says_so_then_lists_every_result_in_one_line_each() -> None:
+    """An off-topic question ("how do I bake sourdough bread" over engineering papers) is said weak; under the
+    warning, a screen of whole cards (quotes, alternatives) looked like answers. Every result is one line:
+    ID, file, place and a short quote, with how to see one whole; --json keeps them whole."""
+    long = "Blade heating kept the power loss below five percent on every turbine in the icing season. " * 4
+    cards = [cit("[w001]", "icing.pdf", 1.2, long), cit("[w002]", "wind.docx", 1.1, "Rotor speed was held at 12 rpm."),
+             cit("[w003]", "grid.pdf", 0.1, "Grid code tables")]
+    weak = SearchResults(query="how do I bake sourdough bread", mode="mix", provider="lightrag", results=cards,
+                         not_indexed=[], diagnostics={}, weak=True,
+                         weak_reason="none of the query's words is in any passage found")
+    lines = render_search(weak).splitlines()
+    assert lines[0] == "Weak result: none of the query's words is in any passage found."
+    assert "quote:" not in render_search(weak) and "located:" not in render_search(weak)
+    rows = [ln for ln in lines if ln.startswith("  [w")]
+    assert [r.split()[0] for r in rows] == ["[w001]", "[w002]", "[w003]"]  # every result, in order, one line
+    assert rows[1].startswith("  [w002] wind.docx: paragraph 3") and "Rotor speed was held at 12 rpm." in rows[1]
+    assert "Blade heating" in rows[0] and len(rows[0]) < 160  # a short quote, not the passage
+    hint = lines[1]
+    assert "mnote-kr open ID" in hint and "--json" in hint
+    # the same results not said weak: the two strong ones are whole cards again
+    strong = render_search(SearchResults(query="blade heating", mode="mix", provider="lightrag", results=cards,
+                                         not_indexed=[], diagnostics={}))
+    assert strong.count("    quote:") == 2 and not strong.startswith("Weak result")
+
+
+def test_a_weak_answer_keeps_whole_only_the_cards_it_cites() -> None:
+    cards = [cit("[w001]", "icing.pdf", 1.2, "Blade heating kept the loss low."),
+             cit("[w002]", "wind.docx", 1.1, "Rotor speed was held at 12 rpm.")]
+    text = render_answer(AgentQueryResult(query="q", answer="Held at 12 rpm [w002].", citations=cards, weak=True,
+                                          weak_reason="none of the query's words is in any passage found"))
+    assert "    quote:   Rotor speed" in text  # cited: whole
+    assert "    quote:   Blade heating" not in text and "  [w001] icing.pdf: paragraph 3" in text

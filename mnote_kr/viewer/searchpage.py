@@ -2,7 +2,8 @@
 
 The cards a person reads whole are those ``citations.render.strength.by_strength`` keeps (the CLI's
 plain ``search`` shows the same ones); the weaker matches are one line each (ID, file, place) that a
-click opens to the whole card. Values are escaped and no script or style is inline, as in ``webpages``.
+click opens to the whole card; a weak search (nothing seems to answer) lists every card so, under a
+banner that says why. Values are escaped and no script or style is inline, as in ``webpages``.
 """
 
 from __future__ import annotations
@@ -49,9 +50,13 @@ def card(c: Citation, query: str, *, short: bool = False) -> str:
     return f'<li class="card" data-citation-id="{cid}" data-precision="{c.locator_precision}">{inner}</li>'
 
 
-def _cards(cards: list[Citation], query: str) -> str:
-    """The cards ``by_strength`` keeps whole, then the weaker ones short, as the CLI lists them."""
-    whole, short = by_strength(cards)
+def _cards(cards: list[Citation], query: str, *, weak: bool = False) -> str:
+    """The cards ``by_strength`` keeps whole, then the weaker ones short, as the CLI lists them; a weak
+    search's all short, under its banner."""
+    whole, short = by_strength(cards, weak=weak)
+    if weak:
+        return ('<ol class="cards weaker" aria-label="nearest by meaning">'
+                + "".join(card(c, query, short=True) for c in short) + "</ol>")
     out = '<ol class="cards">' + "".join(card(c, query) for c in whole) + "</ol>"
     if short:
         out += ('<h2 class="weaker">Weaker matches <span class="hint">(nearest by meaning; click one to see it)'
@@ -82,10 +87,13 @@ def search_page(query: str = "", mode: str = "mix", scope: str = "", roots: Iter
         parts.append(f'<p class="error" role="alert">{escape(error[0])}{hint}</p>')
     if results is not None:
         n = len(results.results)
-        if results.weak and n:
-            parts.append(f'<p class="banner weak" role="note">Weak result: {escape(results.weak_reason or "")}.</p>')
+        weak = results.weak and n > 0
+        if weak:  # said first and plainly: the cards under it are no answer, only what lies nearest
+            parts.append(f'<p class="banner weak" role="note">Weak result: '
+                         f'{escape(results.weak_reason or "nothing found seems to answer the query")}. '
+                         'Below, one line each, the passages nearest by meaning; click one to see it.</p>')
         parts.append(f'<p class="count">{n} source{"s" if n != 1 else ""} for <q>{escape(results.query)}</q></p>')
-        parts.append(_cards(results.results, results.query))
+        parts.append(_cards(results.results, results.query, weak=weak))
         for item in results.not_indexed:
             parts.append(f'<p class="not-indexed">{escape(item.source_path)}: not indexed '
                          f'({escape(not_indexed_text(item))})</p>')

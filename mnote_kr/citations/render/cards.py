@@ -131,7 +131,7 @@ def render_search(result: SearchResults) -> str:
     out += _not_indexed_lines(result.not_indexed)
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
     out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
-    out += _cards(result.results)
+    out += _cards(result.results, weak=result.weak)
     if not out:
         why = diagnostics.get("noResults")
         message = why.get("message") if isinstance(why, dict) else None
@@ -142,17 +142,31 @@ def render_search(result: SearchResults) -> str:
     return "\n".join(out)
 
 
-def _cards(cards: list[Citation], keep: str = "") -> list[str]:
+#: Characters of the short quote each result of a weak search gets on its one line.
+WEAK_QUOTE_CHARS = 80
+
+
+def _cards(cards: list[Citation], keep: str = "", *, weak: bool = False) -> list[str]:
     """Source cards: those :func:`~mnote_kr.citations.render.strength.by_strength` keeps whole (and any whose
-    ID ``keep``, an answer, cites), then the weaker ones one line each."""
-    whole, short = by_strength(cards)
+    ID ``keep``, an answer, cites), then the weaker ones one line each. ``weak`` (nothing seems to answer,
+    said on the line before): every card not cited is one line, with a short quote to judge it by."""
+    whole, short = by_strength(cards, weak=weak)
     cited = [c for c in short if keep and c.citation_id in keep]
     short = [c for c in short if c not in cited]
     out = [source_card(c) for c in cards if c in whole or c in cited]
-    if short:
+    if short and weak:
+        out.append("Nearest by meaning, one line each ('mnote-kr open ID' shows one whole, --json quotes them all):")
+        out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}  \"{_short_quote(c)}\""
+                for c in short]
+    elif short:
         out.append("Weaker matches (nearest by meaning; 'mnote-kr open ID' shows one, --json quotes them):")
         out += [f"  {c.citation_id} {c.source_root_relative_path}: {_place_words(c)}" for c in short]
     return out
+
+
+def _short_quote(c: Citation) -> str:
+    quote = " ".join((c.display_quote or "").split())
+    return quote if len(quote) <= WEAK_QUOTE_CHARS else quote[:WEAK_QUOTE_CHARS - 1].rstrip() + "…"
 
 
 #: Files skipped for their type that a search's text names one by one before the cards (``--json``: all it lists).
@@ -195,7 +209,7 @@ def render_answer(result: AgentQueryResult) -> str:
     else:  # the notes say why first (no LLM configured, and how to configure one), then the citations
         out = ["No answer" + (":" if result.notes else "."), *(f"  {n}" for n in result.notes)]
     out += _not_indexed_lines(result.not_indexed)  # before the cards, as search's
-    out += ["", *_cards(result.citations, keep=result.answer or "")]
+    out += ["", *_cards(result.citations, keep=result.answer or "", weak=result.weak)]
     return "\n".join(out)
 
 

@@ -11,10 +11,16 @@ from mnote_kr.models import Citation
 FULL_SHARE = 0.25
 
 
-def by_strength(cards: list[Citation]) -> tuple[list[Citation], list[Citation]]:
+def by_strength(cards: list[Citation], *, weak: bool = False) -> tuple[list[Citation], list[Citation]]:
     """The cards shown whole (the first, any without a score, and any scoring at least ``FULL_SHARE`` of the
     best) and the weaker ones, each in its order. A person reads the few that match; the nearest-by-meaning
-    tail of a search (the provider always returns its nearest chunks) stays one line each."""
+    tail of a search (the provider always returns its nearest chunks) stays one line each.
+
+    ``weak`` (``SearchResults.weak``: nothing found seems to answer the query): none is whole. An off-topic
+    question ("how do I bake sourdough bread" over engineering papers) had printed a screen of whole cards,
+    quotes and alternatives, under one warning line; they read as answers."""
+    if weak:
+        return [], list(cards)
     top = max((c.relevance_score or 0.0 for c in cards), default=0.0)
     if top <= 0.0:
         return list(cards), []
