@@ -50,11 +50,10 @@ def main() -> None:
     os.environ["MNOTE_KR_HOME"] = tempfile.mkdtemp(prefix="mnote-bench-heading-")
     logging.getLogger("pypdf").setLevel(logging.ERROR)
     import mnote_kr_pdf_bbox
-    from mnote_kr_pdf_bbox import answer, underhead
-
     from mnote_kr.citations.cleaning import clean_citation_text
     from mnote_kr.citations.rank import meaning
     from mnote_kr.models import LocateRequest
+    from mnote_kr_pdf_bbox import answer, underhead
 
     modes = [("words", False)] + ([("meaning", True)] if args.meaning else [])
     if args.meaning:

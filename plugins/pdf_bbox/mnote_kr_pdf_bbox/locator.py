@@ -278,9 +278,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
         elif ans.rule == "named":  # the block holding most of the query's other words on the named page
-            degraded = ans.terms > 0 and not ans.found  # the query's other words are elsewhere in the PDF, not there
-            why += "; none of the query's other words chooses a block there" if degraded else \
-                f"; this text block holds {ans.found} of the query's {ans.terms} other words" if ans.found else ""
+            # the query's other words are elsewhere in the PDF, not there (or few of them: the PDF's name alone)
+            degraded = ans.terms > 0 and (not ans.found or ans.share < MIN_SHARE)
+            why += "; none of the query's other words chooses a block there" if degraded and not ans.found else \
+                f"; this text block holds {ans.found} of the query's {ans.terms} other words" + \
+                ": an approximate place" * degraded if ans.found else ""
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"

@@ -7,18 +7,23 @@ about, the block under it answers, as a table's title gives way to its row (``ta
 title to the paragraph holding the asked attribute (the host's ``titles``). The rules:
 
 - *Heading*: a short block (``HEAD_LINES`` lines, ``HEAD_CHARS`` characters) of words (letters are most of
-  its characters: no formula, no figure), not ending a sentence, not a table's row or its title.
+  its characters: no formula, no figure), not ending a sentence, not a table's title, row or header cell
+  (tables are ``tablerows``' and ``headvalues``'; nor when a table row of the passage holds the query's
+  rarest word, ``Answer.rare_elsewhere``).
 - *Under it*: the blocks after it as the text layer runs (the content stream, which puts a mind map's node
   text after its label, as a section's paragraphs follow its title), on its page and the next, up to
-  ``UNDER_BLOCKS`` of them and down to the next heading of its rank: a numbered heading ("1.4", "5.1") ends
-  at a number as deep or shallower, another heading at the next heading.
-- *Condition*: the query's content terms the heading does not hold (its *rest*): a question about the
-  heading's topic. A query whose terms the heading holds (a phrase that is the heading's words, "what is
-  X" of a heading X) keeps it.
+  ``UNDER_BLOCKS`` of them, tables' rows aside, down to the next heading of its rank: a numbered heading
+  ("1.4", "5.1") ends at a number as deep or shallower, another heading at a heading as large at its left
+  edge (a sibling).
+- *Condition*: the query's content terms the heading does not hold (its *rest*), read from the query without
+  the CJK runs it shares with the heading ("热化学方程式中" leaves "中", no "式中") and its question words; a
+  word naming what a heading is ("section") is held. A query whose terms the heading holds (a phrase that is
+  the heading's words, "what is X" of a heading X) keeps it.
 - The block under it holding the most of the rest's weight (at least ``REST_SHARE`` of it; then the most
   of the query's weight, then the nearest by meaning, then the first) is the place, exact. Else, when the
   document's blocks have vectors, the block under it nearest the question by meaning, an approximate place.
-  Else the heading stays, and is never claimed exact: it does not hold the question's words.
+  Else the heading stays, and is never claimed exact, nor behind another place (``lacks_terms``): it does not
+  hold the question's words. A heading it gives way to gives way in turn (``NESTED``).
 """
 
 from __future__ import annotations
@@ -28,7 +33,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from .answer import MEANING_MIN_TOKENS, Answer, _narrow, content_terms, doc_terms, fold, written_text
+from .answer import MEANING_MIN_TOKENS, Answer, _narrow, content_terms, doc_terms, fold, weighed, written_text
+from .headvalues import _header_row
 from .pdftext import DocumentText, PageText
 from .tablerows import table_title
 
@@ -44,10 +50,14 @@ REST_SHARE = 0.5
 LETTERS = 0.6
 #: Farthest a sibling heading's left edge stands from the heading's, in points.
 SIBLING_X = 2.0
+#: Headings under headings a question passes (``give_way``).
+NESTED = 3
 
 _NUMBER = re.compile(r"^\s*(\d+(?:\.\d+)*)(?=[\s.、)）]|$)")
 # asked with, never asked for: blanked before the query's rest is cut into bigrams ("代表什么" asks "代表", not "表什")
 _QUESTION_WORDS = re.compile(r"为什么|什么|哪些|哪个|哪里|如何|怎么样|怎么|怎样|是否|多少|请问|吗|呢")
+# what a heading is, held by being one ("what does section 7 Foo say" of the heading "7 Foo")
+_NAMES_A_HEADING = frozenset("section chapter part heading title 章节 部分 标题".split())
 _SENTENCE_END = re.compile(r"[.。!?！？;；]\s*$")
 
 
@@ -67,7 +77,8 @@ def heading_like(page: PageText, bi: int) -> bool:
         return False
     text = written_text(page, lines)
     chars = [ch for ch in text if not ch.isspace()]
-    if not chars or len(text) > HEAD_CHARS or _SENTENCE_END.search(text) or table_title(page, bi) is not None:
+    if not chars or len(text) > HEAD_CHARS or _SENTENCE_END.search(text) or table_title(page, bi) is not None \
+            or _header_row(page, bi) is not None:  # a table's header cell: its values are ``headvalues``'
         return False
     return sum(ch.isalpha() for ch in chars) >= LETTERS * len(chars)
 
@@ -104,8 +115,8 @@ def under(doc: DocumentText, head: tuple[int, int]) -> list[tuple[int, int]]:
     for b in seq:
         p = doc.pages[b[0]]
         lines = p.blocks[b[1]]
-        if not lines or all(li in p.furniture for li in lines):
-            continue
+        if not lines or all(li in p.furniture for li in lines) or b[1] in p.table_rows or b[1] in p.row_cells:
+            continue  # a table's row answers a question about its title or header by ``tablerows``' rules
         if heading_like(p, b[1]):
             d = _depth(written_text(p, lines))
             if d is not None and depth is not None and d <= depth or (d is None or depth is None) \
@@ -130,12 +141,21 @@ def _blanked(query: str, heading: str) -> str:
         q = q[:m.a] + " " * m.size + q[m.a + m.size:]
 
 
-def give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, UnderHeading | None]:
+def give_way(doc: DocumentText, ans: Answer, query: str, depth: int = NESTED) -> tuple[Answer, UnderHeading | None]:
     """``ans`` moved from a heading chosen for ``query`` to the block under it that answers, or kept and
     claimed approximate; ``(ans, None)`` when ``ans`` is no heading chosen by words or meaning, or the
-    heading holds every term of the query."""
-    if not GIVE_WAY or ans.block is None or ans.rule not in ("terms", "meaning"):
-        return ans, None
+    heading holds every term of the query. A heading under a heading gives way in turn (a mind map's title to
+    a label, the label to its node), ``depth`` steps at most."""
+    moved, note = _give_way(doc, ans, query)
+    if note is None or moved.block == ans.block or depth <= 1:
+        return moved, note
+    again, more = give_way(doc, moved, query, depth - 1)
+    return (again, UnderHeading(more.why, note.degraded or more.degraded)) if more is not None else (moved, note)
+
+
+def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, UnderHeading | None]:
+    if not GIVE_WAY or ans.block is None or ans.rule not in ("terms", "meaning") or ans.rare_elsewhere:
+        return ans, None  # (a table's row holding the query's rarest word answers: ``tablerows``' rules)
     pi, hb = ans.block
     if not heading_like(doc.pages[pi], hb):
         return ans, None
@@ -144,8 +164,9 @@ def give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, UnderH
     rest = _rest(doc, ans.block, query, title)
     if not rest:
         return ans, None
-    terms = {t for t in content_terms(query) if dt.df.get(t, 0) or not _cjk_bigram(t)} | rest
-    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    kept, weight = weighed(dt, query, content_terms(query))
+    terms = set(kept) | rest
+    weight = {t: weight.get(t, math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5))) for t in terms}
     held = {t for t in terms if t in dt.block(ans.block).terms}
     cands = under(doc, ans.block)
     rest_total = sum(weight[t] for t in rest)
@@ -188,15 +209,12 @@ def _rest(doc: DocumentText, b: tuple[int, int], query: str, heading: str) -> se
     asked for), never a lone CJK character (中, 的: a particle left by the blanking)."""
     dt = doc_terms(doc)
     own = dt.block(b).terms
-    return {t for t in content_terms(_blanked(query, heading)) if t not in own and not (len(t) == 1 and _cjk(t))}
+    return {t for t in content_terms(_blanked(query, heading))
+            if t not in own and t not in _NAMES_A_HEADING and not (len(t) == 1 and _cjk(t))}
 
 
 def _cjk(ch: str) -> bool:
     return "\u3400" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff"
-
-
-def _cjk_bigram(t: str) -> bool:
-    return len(t) == 2 and all(_cjk(ch) for ch in t)
 
 
 def _moved(doc: DocumentText, ans: Answer, b: tuple[int, int], query: str, terms: set[str], share: float,
