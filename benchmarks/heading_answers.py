@@ -62,7 +62,7 @@ def main() -> None:
         meaning.embed_queued(lambda line: None)
     for mode, by_meaning in modes:
         answer.BY_MEANING = by_meaning
-        tally = {(kind, variant): [0, 0, 0] for kind in ("question", "phrase") for variant in ("before", "after")}
+        tally = {(kind, variant): [0, 0, 0, 0] for kind in ("question", "phrase") for variant in ("before", "after")}
         for case in CASES:
             file = CORPUS / case["file"]
             chunk = _chunk(file, case["pages"])
@@ -78,11 +78,13 @@ def main() -> None:
                 t[0] += ok
                 t[1] += ok and not loc.locator_degraded
                 t[2] += 1
+                t[3] += not ok and not loc.locator_degraded
                 row.append(f"{variant}: {'right' if ok else 'WRONG'} {'approx' if loc.locator_degraded else 'exact'}"
                            f" {' '.join((loc.place_text or '').split())[:40]!r}")
             print(f"[{mode}] {case['kind']:8} {case['query'][:44]:46} | " + " | ".join(row))
-        for (kind, variant), (right, exact, n) in tally.items():
-            print(f"[{mode}] {kind:8} {variant:6}: first place right {right}/{n}, right and exact {exact}/{n}")
+        for (kind, variant), (right, exact, n, wrong) in tally.items():
+            print(f"[{mode}] {kind:8} {variant:6}: first place right {right}/{n}, right and exact {exact}/{n}, "
+                  f"wrong but exact {wrong}/{n}")
     underhead.GIVE_WAY = True
     answer.BY_MEANING = True
 

@@ -23,7 +23,7 @@ title to the paragraph holding the asked attribute (the host's ``titles``). The 
   of the query's weight, then the nearest by meaning, then the first) is the place, exact. Else, when the
   document's blocks have vectors, the block under it nearest the question by meaning, an approximate place.
   Else the heading stays, and is never claimed exact, nor behind another place (``lacks_terms``): it does not
-  hold the question's words. A heading it gives way to gives way in turn (``NESTED``).
+  hold the question's words. A heading it gives way to by meaning gives way in turn (``NESTED``).
 """
 
 from __future__ import annotations
@@ -144,11 +144,11 @@ def _blanked(query: str, heading: str) -> str:
 def give_way(doc: DocumentText, ans: Answer, query: str, depth: int = NESTED) -> tuple[Answer, UnderHeading | None]:
     """``ans`` moved from a heading chosen for ``query`` to the block under it that answers, or kept and
     claimed approximate; ``(ans, None)`` when ``ans`` is no heading chosen by words or meaning, or the
-    heading holds every term of the query. A heading under a heading gives way in turn (a mind map's title to
-    a label, the label to its node), ``depth`` steps at most."""
+    heading holds every term of the query. A heading under a heading, chosen by meaning, gives way in turn (a
+    mind map's title to a label, the label to its node), ``depth`` steps at most."""
     moved, note = _give_way(doc, ans, query)
-    if note is None or moved.block == ans.block or depth <= 1:
-        return moved, note
+    if note is None or not note.degraded or moved.block == ans.block or depth <= 1:
+        return moved, note  # the block under it holds the words the heading lacks: the two answer
     again, more = give_way(doc, moved, query, depth - 1)
     return (again, UnderHeading(more.why, note.degraded or more.degraded)) if more is not None else (moved, note)
 
