@@ -58,6 +58,12 @@ FILE_WIDE = 3
 #: are candidates beside it (``peers``), meaning deciding between equals.
 WORD_PEERS = True
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
+_CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+#: Chinese question words and particles: asked with, never asked for.
+_CJK_ASKING = lazy_compile(r"为什么|什么|哪些|哪个|哪里|如何|怎么样|怎么|怎样|是否|多少|请问|关于|有关|吗|呢"
+                           r"|[讲说写谈提]了|[讲说写谈]的|提到|介绍|说明")
+#: False: a query's Chinese words over a document without Chinese are dropped as artefacts, as before (``weighed``).
+FOREIGN_CJK = True
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
 
 # Chinese question words as the bigrams the tokenizer gives; Latin function words and
@@ -213,6 +219,13 @@ class DocTerms:
     df: dict[str, int]
     n: int
     built: dict[tuple[int, int], BlockText] = field(default_factory=dict)
+    cjk: bool | None = None  # the document holds CJK text (``holds_cjk``)
+
+    def holds_cjk(self) -> bool:
+        """Whether any block of the document holds CJK text."""
+        if self.cjk is None:
+            self.cjk = any(not t.isascii() and _CJK_RUN.search(t + t) for t in self.df)
+        return self.cjk
 
     def block(self, b: tuple[int, int]) -> BlockText:
         """The ``BlockText`` of block ``b`` = (page index, block index)."""
@@ -342,9 +355,7 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
         return Answer(None, "semantic", 0.0, 0, 0, [])
     # a CJK bigram the document never holds is an artefact of cutting an unspaced query
     # ("温度密度" gives "度密"), not a word asked for
-    terms = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)} \
-        or terms
-    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    terms, weight = weighed(dt, query, terms)
     total = sum(weight.values()) or 1.0
     words: dict[tuple[int, int], tuple[float, float, int]] = {}  # block -> (score, share, terms found)
     best: tuple[float, float, int, tuple[int, int]] | None = None
@@ -388,13 +399,32 @@ def holds_terms(doc: DocumentText, b: tuple[int, int], query: str) -> tuple[floa
     if not terms:
         return 0.0, 0, 0
     dt = doc_terms(doc)
-    terms = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)} \
-        or terms
-    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    terms, weight = weighed(dt, query, terms)
     bt = dt.block(b)
     found = [t for t in terms if t in bt.terms]
     share = sum(weight[t] * (1.0 if terms[t] in bt.surface else 0.85) for t in found) / (sum(weight.values()) or 1.0)
     return share, len(found), len(terms)
+
+
+def weighed(dt: DocTerms, query: str, terms: dict[str, str]) -> tuple[dict[str, str], dict[str, float]]:
+    """``query``'s content ``terms`` a block can be asked to hold, each with its weight (its rarity among the
+    document's blocks). A CJK bigram the document never holds is an artefact of cutting an unspaced query
+    ("温度密度" gives "度密"), not a word asked for, where the document holds CJK; in a document without any,
+    the query's Chinese words are words asked for that it lacks (``FOREIGN_CJK``): a run between question words
+    is one term, weighed as the query's other words on average ("TraceMonkey 论文关于加速比说了什么": 3 terms,
+    not "tracemonkey" alone)."""
+    kept = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)}
+    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in kept}
+    runs = _CJK_RUN.findall(_CJK_ASKING.sub(" ", fold(query))) if FOREIGN_CJK and not dt.holds_cjk() else []
+    if runs:
+        kept = {t: v for t, v in kept.items() if not _CJK_RUN.search(t + t)}  # a lone CJK character too
+        mean = sum(weight[t] for t in kept) / len(kept) if kept else math.log((dt.n + 1) / 0.5)
+        weight = {t: weight[t] for t in kept} | {r: mean for r in runs}
+        return kept | {r: r for r in runs}, weight
+    if not kept and dt.holds_cjk():  # every word is an artefact: the query's own bigrams, held by none
+        kept = terms
+        weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in kept}
+    return kept, weight
 
 
 def _cell(doc: DocumentText, dt: DocTerms, passage: list[tuple[int, int]], query: str, terms: dict[str, str],

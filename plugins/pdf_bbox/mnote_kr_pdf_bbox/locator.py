@@ -54,6 +54,7 @@ from .outline import section
 from .pdftext import Box, DocumentText, PageGeometry, PageText
 from .peers import with_peers
 from .tablerows import row_place
+from .underhead import give_way, lacks_terms
 
 PLUGIN = "pdf_bbox"
 #: The chosen text block is boxed whole (its paragraph as printed; a block longer than
@@ -226,6 +227,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         counts = with_peers(doc, own, lambda: _with_passage(doc, req, evidence, own, lambda ev: drop_furniture_lines(
             ev, keys)), choosing_words(req.query))
     ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
+    ans, head = give_way(doc, ans, choosing_words(req.query))  # a heading chosen for a question: the text under it
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = lead = None
@@ -276,9 +278,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
             if degraded:
                 why += "; it holds few of the query's words: an approximate place"
         elif ans.rule == "named":  # the block holding most of the query's other words on the named page
-            degraded = ans.terms > 0 and not ans.found  # the query's other words are elsewhere in the PDF, not there
-            why += "; none of the query's other words chooses a block there" if degraded else \
-                f"; this text block holds {ans.found} of the query's {ans.terms} other words" if ans.found else ""
+            # the query's other words are elsewhere in the PDF, not there (or few of them: the PDF's name alone)
+            degraded = ans.terms > 0 and (not ans.found or ans.share < MIN_SHARE)
+            why += "; none of the query's other words chooses a block there" if degraded and not ans.found else \
+                f"; this text block holds {ans.found} of the query's {ans.terms} other words" + \
+                ": an approximate place" * degraded if ans.found else ""
         else:
             why += f"; this text block holds {ans.found} of the query's {ans.terms} content terms " \
                    f"(rarity-weighted share {ans.share:.2f})"
@@ -289,6 +293,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if row is not None:
             why += row.why
             degraded = degraded if row.degraded is None else row.degraded
+        if head is not None:
+            why, degraded = why + head.why, head.degraded
         if ans.rare_elsewhere and not degraded and (row is None or row.degraded is None):
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
@@ -410,8 +416,8 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
     why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else
         "among the file's text blocks, outside the cited passage")
-    share, found, terms = holds_terms(doc, block, choosing_words(req.query))
-    exact = share >= MIN_SHARE and (not named or pi + 1 in named)
+    share, found, terms = holds_terms(doc, block, words := choosing_words(req.query))
+    exact = share >= MIN_SHARE and (not named or pi + 1 in named) and not lacks_terms(doc, block, words)
     if exact:
         why += f"; this text block holds {found} of the query's {terms} content terms (rarity-weighted share " \
                f"{share:.2f})"

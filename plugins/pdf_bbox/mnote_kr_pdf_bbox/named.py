@@ -5,7 +5,9 @@ The provider's passage often runs over pages; when the query names pages the PDF
 again among the places already considered that are on the named pages (the passage's blocks, then
 those behind it), else among every block of those pages (the passage does not reach them: "what does
 section 7 say on p. 3" over a passage of page 2), by the query's other words (the block holding most of
-them, however few); without them, the block the passage covers most there, else the page's first. The
+them, however few: approximate under ``answer.MIN_SHARE`` of their weight, a Chinese word of the query over a PDF
+without Chinese counting as one it lacks, ``answer.weighed``); without them, the block the passage covers most
+there, else the page's first. The
 block picked first stands first behind it. A page the PDF does not have, or one without text blocks,
 leaves the answer as it was; so do named pages the passage does not reach that hold none of the query's
 other words while the PDF holds some elsewhere ("page 3 on WordPerfect" where page 2 has it).
@@ -19,13 +21,12 @@ on it already or moved there.
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.plugin_api import named_places, without_places
 
-from .answer import Answer, _narrow, choose, content_terms, doc_terms
+from .answer import _CJK_RUN, Answer, _narrow, choose, content_terms, doc_terms, weighed
 from .pdftext import DocumentText
 
 
@@ -66,8 +67,7 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         return ans, []
     rest = without_places(query)
     dt = doc_terms(doc)
-    terms = content_terms(rest)
-    weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in terms}
+    terms, weight = weighed(dt, rest, content_terms(rest))  # a Chinese word over an English PDF is asked too
 
     def held(b: tuple[int, int]) -> float:
         return sum(w for t, w in weight.items() if t in dt.block(b).terms)
@@ -79,8 +79,9 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         # block the passage covers most there, else the page's first
         b = max(cands, key=lambda b: (held(b), getattr(counts.get(b), "count", 0), -b[0], -b[1]))
         # approximate when the query's other words are in the PDF but none of them in this block
-        known = dt.df.keys() & terms.keys()
-        there = Answer(b, "named", 0.0, len(known & dt.block(b).terms.keys()), len(known), _narrow(doc, b, []))
+        known = {t for t in terms if t in dt.df or not dt.holds_cjk() and _CJK_RUN.search(t)}  # and foreign words
+        share = sum(weight[t] for t in known if t in dt.block(b).terms) / (sum(weight[t] for t in known) or 1.0)
+        there = Answer(b, "named", share, len(known & dt.block(b).terms.keys()), len(known), _narrow(doc, b, []))
     there = _only_the_page(doc, there, query)
     behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
     runners = behind + [r for r in there.runners_up if r[0] != ans.block]

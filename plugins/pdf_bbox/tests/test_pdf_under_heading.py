@@ -1,0 +1,108 @@
+"""A heading or a mind-map label chosen for a question gives way to the text under it that answers.
+
+The newcomer trial's questions (round 19): "智能船舶附加标志中 Ri 表示什么？" was cited on the heading
+"1.4 智能船舶附加标志", exact, with the line answering it ("Ri--远程控制功能标志") behind; "Q 小于 0 表示什么" on the
+mind map's label "热化学方程式", not its node "放热反应，Q<0"; "TraceMonkey 论文第2页关于加速比说了什么" exact on a
+block holding "1 of the query's 1 content terms" (its Chinese words counted for nothing). The provider's chunk is
+the page as pypdf reads it, the evidence the host's window of it; truth is what PDFium reads inside the box.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pypdf
+import pypdfium2 as pdfium
+import pytest
+from mnote_kr_testkit.data import CORPUS
+
+import mnote_kr_pdf_bbox
+from mnote_kr.citations.cleaning import clean_citation_text
+from mnote_kr.citations.rank import meaning
+from mnote_kr.models import LocateRequest
+
+SHIP = CORPUS / "pdf" / "mineru__2list_1table.pdf"
+MINDMAP = CORPUS / "pdf" / "mineru__introduction.pdf"
+TRACEMONKEY = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+HPO = CORPUS / "pdf" / "docling__2305.03393v1-pg9.pdf"
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    meaning._memo.clear()
+    mnote_kr_pdf_bbox.clear_cache()
+
+
+def _search(file: Path, page: int, query: str):  # noqa: ANN202
+    """Locate ``query`` as a search does: the page's text as LightRAG's reader gives it, the host's window of it."""
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    chunk = pypdf.PdfReader(str(file)).pages[page - 1].extract_text()
+    evidence = clean_citation_text(chunk, query).locator_evidence_text
+    return mnote_kr_pdf_bbox.locate(LocateRequest(file=str(file), evidence=evidence, query=query, passage=chunk))
+
+
+def _text_in(file: Path, page: int, box: list[float]) -> str:
+    doc = pdfium.PdfDocument(str(file))
+    try:
+        pg = doc[page - 1]
+        h = pg.get_height()
+        return "".join(pg.get_textpage().get_text_bounded(left=box[0], bottom=h - box[3], right=box[2],
+                                                          top=h - box[1]).split())
+    finally:
+        doc.close()
+
+
+def test_a_question_about_a_headings_topic_is_boxed_on_the_line_under_it_that_answers() -> None:
+    loc = _search(SHIP, 1, "智能船舶附加标志中 Ri 表示什么？")
+    assert loc.locator_precision == "bbox" and loc.page == 1
+    inside = _text_in(SHIP, 1, loc.bbox)
+    assert "Ri--远程控制功能标志" in inside and "1.4智能船舶附加标志" not in inside, inside
+    assert not loc.locator_degraded and "the heading '1.4 智能船舶附加标志'" in loc.reason
+    # the heading comes behind, never exact: it lacks "Ri" and "表示"
+    heading = [r for r in loc.runners_up if (r.place_text or "").strip() == "1.4 智能船舶附加标志"]
+    assert heading and all(r.locator_degraded for r in heading)
+    # a phrase that is the heading's own words stays on the heading, exact
+    phrase = _search(SHIP, 1, "智能船舶附加标志")
+    assert _text_in(SHIP, 1, phrase.bbox) == "1.4智能船舶附加标志" and not phrase.locator_degraded
+
+
+def test_an_english_section_heading_gives_way_to_its_paragraph() -> None:
+    loc = _search(HPO, 1, "Which data set was used for hyper parameter optimization?")
+    inside = _text_in(HPO, 1, loc.bbox)
+    assert "WehavechosenthePubTabNetdatasettoperformHPO" in inside and "5.1HyperParameter" not in inside
+    assert not loc.locator_degraded
+
+
+def test_a_label_holding_none_of_the_questions_words_gives_way_to_its_node_nearest_by_meaning(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the trial engine placed "Q 小于 0 表示什么" on the label "热化学方程式" (block 19): nearest by meaning here,
+    # its node's text (block 35, "…放热反应，Q<0") next, the page's other blocks far behind; the words choose the
+    # map's title (it holds "表示"), which gives way to the label, which gives way to its node
+    near = {19: 0.90, 35: 0.85}
+    monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: near.get(i, 0.40) for i in idx})
+    monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {})
+    loc = _search(MINDMAP, 1, "Q 小于 0 表示什么")
+    inside = _text_in(MINDMAP, 1, loc.bbox)
+    assert "放热反应" in inside and inside != "热化学方程式", inside
+    # it holds none of the question's words ("<" is no "小于"): a place by meaning, approximate
+    assert loc.locator_degraded and "nearest the query by meaning" in loc.reason
+
+
+def test_a_title_lacking_the_questions_words_is_never_exact() -> None:
+    # by words alone the mind map's title "化学学科常用符号公式 及其表示" holds "表示" and nothing else asked
+    # (no text under it holds "小于" either): it stays, approximate
+    loc = _search(MINDMAP, 1, "Q 小于 0 表示什么")
+    assert "化学学科常用符号公式" in _text_in(MINDMAP, 1, loc.bbox)
+    assert loc.locator_degraded and "a heading holding 1 of the query's 2 content terms" in loc.reason, loc.reason
+
+
+def test_chinese_words_of_a_mixed_query_count_and_a_named_page_number_does_not() -> None:
+    loc = _search(TRACEMONKEY, 2, "TraceMonkey 论文第2页关于加速比说了什么")
+    assert loc.page == 2 and "the query names page 2" in loc.reason
+    # "论文" and "加速比" are asked too: the block holding "TraceMonkey" alone is no exact place
+    assert "of the query's 1 " not in loc.reason and "of the query's 3 " in loc.reason, loc.reason
+    assert loc.locator_degraded
+    # "2" names the page: never a term ("tracemonkey", "paper", "speedup")
+    english = _search(TRACEMONKEY, 2, "TraceMonkey paper page 2 speedup")
+    assert "of the query's 3 " in english.reason, english.reason
