@@ -293,7 +293,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if row is not None:
             why += row.why
             degraded = degraded if row.degraded is None else row.degraded
-        if head is not None:
+        if head is not None and row is None:  # a table's row, once chosen, is judged by ``tablerows``
             why, degraded = why + head.why, head.degraded
         if ans.rare_elsewhere and not degraded and (row is None or row.degraded is None):
             degraded = True
