@@ -510,10 +510,10 @@ class Host(HostIngest):
 
     def ask(self, query: str, *, scope: Iterable[str] = (), top_k: int = 20, mode: str = "mix",
             rerank: bool | None = None) -> AgentQueryResult:
-        """The provider's answer and its citations (``pipeline.ask``)."""
+        """The provider's answer and its citations (``answering.ask``)."""
         scope = self._checked_scope(scope)
         started = self._start_query(query, top_k=top_k, mode=mode, rerank=rerank, want_answer=True)
-        from mnote_kr.citations.pipeline import ask
+        from mnote_kr.citations.answering import ask
 
         return ask(self, query, scope=scope, top_k=top_k, mode=mode, rerank=rerank, started=started)
 
