@@ -132,7 +132,7 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
     import msgspec
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.citations import pipeline
+    from mnote_kr.citations import answering, pipeline
     from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     answers = {q["q"]: " ".join([*q["sentences"], OFF_TOPIC[q["lang"]]]) for q in labels}
@@ -154,14 +154,14 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
         return Recorded(start_query(host, query, **{**kw, "want_answer": False}), answers[query])
 
     pipeline.start_query = recorded
-    ground_answer = pipeline.ground_answer
+    ground_answer = answering.ground_answer
     places: dict[str, list[Any]] = {}
 
     def recording(host: Any, answer: str, cited: list[Any]) -> Any:
         places[answer] = [msgspec.to_builtins(c) for c in cited]
         return ground_answer(host, answer, cited)
 
-    pipeline.ground_answer = recording  # type: ignore[assignment]
+    answering.ground_answer = recording  # type: ignore[assignment]
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
     try:
@@ -171,15 +171,15 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
         report = host.ingest(["docs"], wait=True, wait_s=1800)
         ingest_s = time.perf_counter() - t0
         t0 = time.perf_counter()
-        # pipeline.ask itself (Host.ask starts the provider's query before the pipeline is loaded)
-        out = {q["id"]: msgspec.to_builtins(pipeline.ask(host, q["q"], scope=[], top_k=top_k)) for q in labels}
+        # answering.ask itself (Host.ask starts the provider's query before the pipeline is loaded)
+        out = {q["id"]: msgspec.to_builtins(answering.ask(host, q["q"], scope=[], top_k=top_k)) for q in labels}
         return {"ingest_s": ingest_s, "ask_s": time.perf_counter() - t0, "results": out, "kb": str(kb),
                 "home": os.environ["MNOTE_KR_HOME"],
                 "statuses": sorted({i.status for i in report.items}),
                 "places": {q["id"]: places.get(answers[q["q"]], []) for q in labels}}
     finally:
         pipeline.start_query = start_query
-        pipeline.ground_answer = ground_answer
+        answering.ground_answer = ground_answer
         stop_engine(dirs["state_dir"])
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -191,7 +191,7 @@ def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, 
     import msgspec
 
     from mnote_kr.app.host import Host
-    from mnote_kr.citations import pipeline
+    from mnote_kr.citations import answering
     from mnote_kr.models import Citation
 
     host = Host(Path(dump["kb"]))
@@ -201,7 +201,7 @@ def regrounded(dump: dict[str, Any], labels: list[dict[str, Any]]) -> dict[str, 
             continue
         places = msgspec.convert(dump["places"][q["id"]], list[Citation])
         answer = " ".join([*q["sentences"], OFF_TOPIC[q["lang"]]])
-        sentences = pipeline.ground_answer(host, answer, places)[1]
+        sentences = answering.ground_answer(host, answer, places)[1]
         dump["results"][q["id"]]["sentences"] = msgspec.to_builtins(sentences)
     return {**dump, "ask_s": time.perf_counter() - t0}
 

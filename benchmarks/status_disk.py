@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from mnote_kr_testkit.fakes import fake_host  # noqa: E402
 from watch import build, register_all  # noqa: E402
 
-from mnote_kr.app import host as host_module  # noqa: E402
+from mnote_kr.app import host_status as host_module  # noqa: E402
 from mnote_kr.core import registry as registry_module  # noqa: E402
 
 TARGET = 1.25

@@ -10,7 +10,7 @@ import msgspec
 import pytest
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations import pipeline
+from mnote_kr.citations import answering, pipeline
 from mnote_kr.citations.map import notindexed
 from mnote_kr.citations.render import claims, openplan
 from mnote_kr.core.config import load_config
@@ -101,9 +101,9 @@ def test_the_references_tail_is_dropped_in_english_and_chinese_but_not_a_body_he
     # ask drops LightRAG's references list before grounding (each sentence then gets its place's ID)
     for heading in ("### References", "References:", "参考文献", "Sources"):
         text = f"Answer [1].\n\n{heading}\n- [1] report.docx\n- [2] notes.md\n"
-        assert pipeline._REFERENCES_TAIL_RE.sub("", text) == "Answer [1]."
+        assert answering._REFERENCES_TAIL_RE.sub("", text) == "Answer [1]."
     body = "See [a3z1] and [note].\n\n## References to prior work\nBody [1]."
-    assert pipeline._REFERENCES_TAIL_RE.sub("", body) == body
+    assert answering._REFERENCES_TAIL_RE.sub("", body) == body
 
 
 def test_resource_kind_by_extension() -> None:

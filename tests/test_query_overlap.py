@@ -13,7 +13,6 @@ import socket
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -34,15 +33,17 @@ QUERY_DATA = load_sample(SAMPLES, "40_query_data_hybrid.json")[1]
 
 
 class Engine(ThreadingHTTPServer):
-    """Answers ``/health``; ``/query/data`` as ``mode`` says, after ``delay_s``."""
+    """Answers ``/health``; ``/query/data`` as ``mode`` says, once ``release`` is set (``hold``)."""
 
     daemon_threads = True
     mode = "ok"
-    delay_s = 0.0
+    hold = False  # hold each /query/data answer until the test sets ``release``
 
     def __init__(self) -> None:
         super().__init__(("127.0.0.1", 0), Handler)
         self.received = threading.Event()  # a POST /query/data arrived
+        self.release = threading.Event()  # a held answer may go (and a "slow" one never comes before)
+        self.answered = threading.Event()  # a /query/data answer is about to be sent
         self.queries: list[dict[str, Any]] = []
 
     @property
@@ -70,7 +71,9 @@ class Handler(BaseHTTPRequestHandler):
         length = int(self.headers.get("Content-Length") or 0)
         self.server.queries.append(json.loads(self.rfile.read(length)))
         self.server.received.set()
-        time.sleep(self.server.delay_s)
+        if self.server.hold:
+            self.server.release.wait(30)  # bounds a hung test only: the test releases it
+        self.server.answered.set()  # before the answer goes, so a caller that waited for it sees this set
         mode = self.server.mode
         if mode == "ok":
             self._send(200, json.dumps(QUERY_DATA).encode())
@@ -84,8 +87,8 @@ class Handler(BaseHTTPRequestHandler):
             self._send(200, b'{"status": "failure", "message": "the graph is locked", "data": {}}')
         elif mode == "close":
             self.close_connection = True  # no answer at all
-        elif mode == "slow":
-            time.sleep(3)
+        elif mode == "slow":  # never answers before the client's timeout, however loaded the machine
+            self.server.release.wait(30)
             self._send(200, json.dumps(QUERY_DATA).encode())
 
 
@@ -95,6 +98,7 @@ def engine() -> Iterator[Engine]:
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield server
+    server.release.set()  # frees a handler still holding its answer
     server.shutdown()
     server.server_close()
 
@@ -127,16 +131,17 @@ def _outcome(call: Any) -> tuple[str, str, int] | list[Any]:
 
 
 def test_a_started_query_is_sent_before_start_returns_and_answered_after(tmp_path: Path, engine: Engine) -> None:
-    engine.delay_s = 1.0  # long enough to tell "returned at once" from "waited", even on a loaded machine
+    # LightRAG holds its answer until the test releases it: a start that waited for the answer
+    # would return only after the 30 s hold, with the answer sent (conditions, not a time bound).
+    engine.hold = True
     host = _host(tmp_path, engine.url)
     ctx = host.context()
-    began = time.perf_counter()
     wait = host.plugins.start_query(ctx, _request())
-    returned = time.perf_counter() - began
-    assert returned < engine.delay_s  # the caller did not wait for the answer...
-    assert engine.received.wait(engine.delay_s / 2)  # ...which LightRAG was already working on
+    assert not engine.answered.is_set()  # the caller did not wait for the answer...
+    assert engine.received.wait(30)  # ...which LightRAG was already working on
+    engine.release.set()
     started = _outcome(wait)
-    engine.delay_s = 0.0
+    engine.hold = False
     assert started == _outcome(lambda: host.plugins.query(ctx, _request()))
     assert started and engine.queries[0] == engine.queries[1]  # the same request, the same references
 

@@ -26,7 +26,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 
 from mnote_kr.agents.contracts import OpenReferenceInput, QueryInput
 from mnote_kr.agents.tools import tool_open_reference, tool_query
-from mnote_kr.citations import pipeline
+from mnote_kr.citations import answering, pipeline
 from mnote_kr.citations.render.cards import render_status
 from mnote_kr_lightrag.client import naming
 from mnote_kr_lightrag.engine import modelservice as ms
@@ -302,7 +302,7 @@ def test_a_sentence_quoting_a_cited_file_outside_its_cited_chunk_is_grounded_whe
     off = "The moon landing footage was filmed with a Hasselblad camera on color film."
     env.replay.json("POST", "/query", {"response": f"{said} [1] {off} [1]", "references": [], "llm_generated": True})
     if not written:
-        monkeypatch.setattr(pipeline, "WRITTEN_SCORE", 1.01)  # nothing is ever found as written
+        monkeypatch.setattr(answering, "WRITTEN_SCORE", 1.01)  # nothing is ever found as written
     result = env.host.ask("When do the hangar doors open?")
     s, o = result.sentences
     assert not o.supported and o.locator is None  # a sentence the file does not hold stays unsupported

@@ -5,7 +5,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
@@ -127,13 +126,12 @@ def test_mnote_kr_serve_prints_url_and_token_and_serves(tmp_path: Path):
 
 
 def test_mnote_kr_serve_refuses_a_non_loopback_address(tmp_path: Path):
-    t0 = time.monotonic()
+    # The timeout only stops a hung test: a server that bound and served would never exit.
     done = subprocess.run([sys.executable, "-m", "mnote_kr", "--workspace", str(tmp_path), "serve",
                            "--host", "0.0.0.0"], capture_output=True, text=True, timeout=60)
     assert done.returncode == 2
     assert "Refusing to bind 0.0.0.0" in done.stderr and "--allow-non-loopback" in done.stderr
     assert "Serving on" not in done.stdout
-    assert time.monotonic() - t0 < 60
 
 
 def test_openapi_locator_schema_has_the_office_precisions_and_fields() -> None:

@@ -194,7 +194,7 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
     anchored = [anchor(host, p) for p in args.source_paths]
     scope = [a for a, _ in anchored]
     if args.want_answer:
-        from mnote_kr.citations.pipeline import ask_with_diagnostics
+        from mnote_kr.citations.answering import ask_with_diagnostics
 
         asked, diagnostics = ask_with_diagnostics(host, args.query, scope=scope, top_k=args.top_k, mode=args.mode)
         citations, answer, notes = asked.citations, asked.answer, list(asked.notes)

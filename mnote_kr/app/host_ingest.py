@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
+from mnote_kr.app.host_places import HostPlaces
 from mnote_kr.app.moves import gone_twins, take_over
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text
 from mnote_kr.core.registry import (
@@ -38,7 +39,6 @@ from mnote_kr.models import (
     SourceEntry,
     SourceFile,
     WaitTimeout,
-    WordsOnlyFiles,
 )
 
 if TYPE_CHECKING:
@@ -60,9 +60,10 @@ DEFAULT_MAX_INDEX_CHARS = 8_000_000
 WAIT_ROUND_S = 4.0
 
 
-class HostIngest:
+class HostIngest(HostPlaces):
     """Ingest and the registry writes of provider reports (a part of ``Host``, which defines the
-    attributes and methods declared here for the type checker)."""
+    attributes and methods declared here for the type checker); the places a search ranks by
+    meaning are prepared and embedded by its base ``HostPlaces``."""
 
     if TYPE_CHECKING:
         workspace: Workspace
@@ -422,63 +423,6 @@ class HostIngest:
                 entry = reg_w.entries.get(rel)
                 if entry is not None and _never_indexed(entry):
                     del reg_w.entries[rel]
-
-    def _prepare_locate(self, files: list[tuple[str, str]]) -> None:
-        """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
-        a new process's first search does not parse it (the provider is busy indexing meanwhile),
-        and queue its places for embedding."""
-        for path, rel in files:
-            try:
-                if self.plugins.prepare_locate(path):
-                    self.progress(f"prepared {rel} for locating")
-            except MnoteKrError:
-                pass  # unreadable for the locator: the provider's verdict on the file is what counts
-
-    def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
-        """Prepare again and embed the places of the files searches placed by words only because their
-        places had no vectors (``wordsonly``; nothing sent to the provider), then forget them: ``sync``,
-        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none)."""
-        return self._embed_places(after_wait_s=None, scope=None, again=again)
-
-    def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
-                      again: bool = True) -> dict[str, Any]:
-        """Embed the queued places (``meaning.embed_queued``), with those of the files of ``scope`` (None:
-        any) a search placed by words only, prepared again first (``wordsonly.due``). After a wait that
-        ended with files still being indexed (``after_wait_s``), one note first: the step is not bounded
-        by the wait (vectors not made now would never be: only ingest queues a file's places)."""
-        from mnote_kr.citations.rank import meaning, wordsonly
-        from mnote_kr.citations.rank.meaning import embed_queued
-
-        again_due = wordsonly.due(self, scope, again=again)
-        if again_due and not meaning.model_installed():
-            again_due = []
-        self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
-
-        progress = self.progress
-        if after_wait_s is not None:
-            noted = False
-
-            def progress(line: str) -> None:
-                nonlocal noted
-                if not noted:
-                    noted = True
-                    self.progress(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
-                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
-                                  "LightRAG has indexed are cited by words meanwhile)")
-                self.progress(line)
-
-        embed_queued(progress)
-        if not again_due:
-            return {}
-        wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
-        return wordsonly.summary(again_due, meaning.embed_problem)
-
-    def _words_only_left(self, scope: set[str]) -> WordsOnlyFiles | None:
-        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync."""
-        from mnote_kr.citations.rank import wordsonly
-
-        left = wordsonly.left(self, scope)
-        return None if left is None else msgspec.convert(left, WordsOnlyFiles)
 
     def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
         """Follow these files until the provider indexed or failed each, for at most ``wait_s``

@@ -26,9 +26,7 @@ from __future__ import annotations
 import contextlib
 import hmac
 import ipaddress
-import json
 import logging
-import os
 import secrets
 import signal
 import socket
@@ -41,8 +39,6 @@ from urllib.parse import parse_qs, urlsplit
 import msgspec
 
 from mnote_kr.core import paths
-from mnote_kr.core.atomic import write_private
-from mnote_kr.core.locks import exclusive
 from mnote_kr.errors import MnoteKrError, UsageError, log_failure
 from mnote_kr.server import records
 from mnote_kr.server.conn import GatedHandler, GatedHTTPServer, Limits
@@ -468,49 +464,17 @@ class ApiServer:
         return str(self.token_file) if self.token_file else "the output of 'mnote-kr serve'"
 
     def _write_token_files(self) -> None:
-        """Write the token and ``server.json``, unless this workspace already has a live server.
-
-        Under the state dir's lock: the default pair when it is free (absent, or left by a
-        server that is gone), else this workspace's own pair (another workspace's server holds
-        the default one). A live server of this workspace in another process stops this one.
-        """
-        state = paths.state_dir()
-        root = self.host.root.resolve()
-        self._lock_file = state / records.LOCK_FILE
-        with exclusive(str(self._lock_file), timeout=10):
-            found = records.records_for(state, root)
-            for rec in found:
-                if rec.alive and rec.pid != os.getpid() and records.same_workspace(rec, root):
-                    raise UsageError(
-                        f"this workspace ({root}) is already served at {rec.url or '?'} (pid {rec.pid}); "
-                        f"its token is in {rec.token_file}",
-                        hint="use that server, or stop it (Ctrl-C in its terminal, or kill "
-                             f"{rec.pid}) before starting another")
-            default = records.read_record(state / INFO_FILE)
-            if default is None or not default.alive or default.pid == os.getpid():
-                self.token_file, self.info_file = state / TOKEN_FILE, state / INFO_FILE
-                self.previous = (default.pid, default.alive) if default is not None else None
-            else:  # another workspace's server holds the default pair: take this workspace's own
-                self.token_file, self.info_file = records.own_pair(state, root)
-                self.token_file.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                mine = records.read_record(self.info_file)
-                self.previous = (mine.pid, mine.alive) if mine is not None else None
-            write_private(self.token_file, self.token + "\n")
-            info = {"url": self.url, "pid": os.getpid(), "pidStart": records.process_start(os.getpid()),
-                    "tokenFile": str(self.token_file), "workspace": str(root)}
-            write_private(self.info_file, json.dumps(info, indent=2) + "\n")
+        """Write the token and ``server.json``, unless this workspace already has a live server
+        (``records.claim``: the default pair, or this workspace's own)."""
+        claimed = records.claim(paths.state_dir(), self.host.root.resolve(), self.url, self.token)
+        self.token_file, self.info_file, self._lock_file, self.previous = claimed
 
     def _remove_token_files(self) -> None:
         """Delete the token file and ``server.json`` while they are still this server's own
         (this process, this token): a later server's files are never touched."""
         if self.token_file is None or self.info_file is None or self._lock_file is None:
             return
-        with contextlib.suppress(OSError), exclusive(str(self._lock_file), timeout=10):
-            rec = records.read_record(self.info_file)
-            if (rec is not None and rec.pid == os.getpid() and rec.token_file == str(self.token_file)
-                    and self.token_file.read_text(encoding="utf-8").strip() == self.token):
-                self.token_file.unlink()
-                self.info_file.unlink()
+        records.release(self.token_file, self.info_file, self._lock_file, self.token)
 
     def start(self) -> ApiServer:
         """Serve in a background (daemon) thread; returns self."""

@@ -43,7 +43,7 @@ from http.server import BaseHTTPRequestHandler
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import parse_qs, urlencode, urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import msgspec
 
@@ -63,6 +63,7 @@ from mnote_kr.citations.render.openplan import (
 from mnote_kr.citations.render.precision import page_hint
 from mnote_kr.errors import DocumentError, MnoteKrError, PathNotAllowedError, UsageError, log_failure
 from mnote_kr.viewer import fonts, relocate, searchpage, signin, webpages
+from mnote_kr.viewer.gate import CSP, Reply, drain, gate, own_origins
 from mnote_kr.viewer.sysopen import open_command
 
 if TYPE_CHECKING:
@@ -73,8 +74,6 @@ __all__ = ["CSP", "WebState", "dispatch", "entry_url", "state", "viewer_url"]
 
 log = logging.getLogger("mnote_kr.viewer.web")
 
-CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; font-src 'self'; "
-       "connect-src 'self'; form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 SCALES = (1.0, 1.5, 2.0, 3.0)  # a fixed set bounds the render cache's keys
 DEFAULT_SCALE = 1.5
 RENDER_CACHE_BYTES = 96 * 1024 * 1024
@@ -168,138 +167,6 @@ def viewer_url(api: Any, citation_id: str) -> str:
     return entry_url(api, webpages.view_url(citation_id))
 
 
-# --------------------------------------------------------------------------- responses
-
-
-class _Reply:
-    def __init__(self, handler: BaseHTTPRequestHandler) -> None:
-        self.h = handler
-
-    def send(self, status: int, body: bytes, ctype: str, *, cache: str = "no-store",
-             headers: dict[str, str] | None = None) -> None:
-        h = self.h
-        h.send_response(status)
-        h.send_header("Content-Type", ctype)
-        h.send_header("Content-Length", str(len(body)))
-        h.send_header("Cache-Control", cache)
-        h.send_header("Content-Security-Policy", CSP)
-        h.send_header("X-Content-Type-Options", "nosniff")
-        h.send_header("X-Frame-Options", "DENY")
-        # same-origin, not no-referrer: no URL of these pages ever reaches another site either way, but
-        # under no-referrer Chromium sends "Origin: null" on the pages' own form posts (Fetch's origin
-        # serialisation), which the Origin rule in dispatch() must refuse. Under same-origin a form of this
-        # server carries its real Origin and one of any other origin still carries its own, or null.
-        h.send_header("Referrer-Policy", "same-origin")
-        h.send_header("Cross-Origin-Opener-Policy", "same-origin")
-        h.send_header("Cross-Origin-Resource-Policy", "same-origin")
-        for key, value in (headers or {}).items():
-            h.send_header(key, value)
-        if h.close_connection:
-            h.send_header("Connection", "close")
-        h.end_headers()
-        if h.command != "HEAD":
-            h.wfile.write(body)
-
-    def html(self, status: int, text: str, headers: dict[str, str] | None = None) -> None:
-        self.send(status, text.encode("utf-8"), "text/html; charset=utf-8", headers=headers)
-
-    def message(self, status: int, title: str, message: str, hint: str | None = None) -> None:
-        self.html(status, webpages.message_page(title, message, hint))
-
-    def redirect(self, location: str, headers: dict[str, str] | None = None) -> None:
-        self.send(303, b"", "text/plain; charset=utf-8", headers={"Location": location, **(headers or {})})
-
-
-# --------------------------------------------------------------------------- checks
-
-
-def _own_origins(api: Any) -> set[str]:
-    return {f"http://{name}:{api.port}" for name in ("127.0.0.1", "localhost", "[::1]")} | {api.url}
-
-
-def _cookie(handler: BaseHTTPRequestHandler, name: str) -> str:
-    for header in handler.headers.get_all("Cookie") or []:
-        for part in header.split(";"):
-            key, _, value = part.strip().partition("=")
-            if key == name:
-                return value
-    return ""
-
-
-def _authorised(handler: BaseHTTPRequestHandler, api: Any, web: WebState) -> bool:
-    given = _cookie(handler, web.cookie_name)
-    if given and hmac.compare_digest(given.encode("utf-8", "replace"), web.cookie_value.encode()):
-        return True
-    scheme, _, bearer = handler.headers.get("Authorization", "").partition(" ")
-    return scheme.lower() == "bearer" and hmac.compare_digest(bearer.strip().encode("utf-8", "replace"),
-                                                              api.token.encode())
-
-
-def _drain(handler: BaseHTTPRequestHandler) -> bytes:
-    """Read a small body (returned) so keep-alive stays in sync; close the connection on anything else."""
-    raw = (handler.headers.get("Content-Length") or "0").strip()
-    if handler.headers.get("Transfer-Encoding") or not raw.isdigit() or int(raw) > 65536:
-        handler.close_connection = True
-    elif int(raw):
-        # The server's deadline-aware reader (conn.py) when there is one: a trickled body cannot hold a thread.
-        read_exact = getattr(handler, "read_exact", None)
-        if read_exact is None:
-            return bytes(handler.rfile.read(int(raw)))
-        body = read_exact(int(raw))
-        if body is None:
-            handler.close_connection = True
-        return body or b""
-    return b""
-
-
-def _without(path: str, query: dict[str, list[str]], name: str) -> str:
-    rest = {k: v for k, v in query.items() if k != name}
-    return path + ("?" + urlencode(rest, doseq=True) if rest else "")
-
-
-def _sign_in(reply: _Reply, api: Any, status: int, next_path: str, title: str, message: str) -> None:
-    reply.html(status, signin.sign_in_page(next_path, title, message,
-                                           "'mnote-kr open ID --show' opens a citation signed in; the server's "
-                                           f"token is in {api.token_file_hint}"))
-
-
-def _session(reply: _Reply, web: WebState, target: str) -> None:
-    cookie = f"{web.cookie_name}={web.cookie_value}; HttpOnly; SameSite=Strict; Path=/"
-    reply.redirect(target, {"Set-Cookie": cookie})
-
-
-def _gate(reply: _Reply, handler: BaseHTTPRequestHandler, api: Any, web: WebState, body: bytes,
-          path: str, query: dict[str, list[str]]) -> bool:
-    """Sign-in by code, token form or cookie: True when the request may go on to the pages."""
-    method = handler.command
-    if path == signin.SIGN_IN_PATH and method == "POST":
-        token, target = signin.token_from_form(body)
-        if token and hmac.compare_digest(token.encode("utf-8", "replace"), api.token.encode()):
-            _session(reply, web, target)
-        else:
-            _sign_in(reply, api, 401, target, "Wrong token", "That is not the token this server was started with.")
-        return False
-    code = (query.get("code") or [""])[-1]
-    if code and method in ("GET", "HEAD"):
-        if method == "HEAD" and web.codes.redeem(code, spend=False):  # answers as GET would, spends nothing
-            reply.redirect(_without(path, query, "code"), {})
-        elif web.codes.redeem(code):
-            _session(reply, web, _without(path, query, "code"))
-        else:
-            _sign_in(reply, api, 401, _without(path, query, "code"), "Sign-in link used or expired",
-                     f"A sign-in link works once, within {web.codes.ttl_s:g} seconds of being made.")
-        return False
-    if query.get("token") and method in ("GET", "HEAD"):
-        _sign_in(reply, api, 401, _without(path, query, "token"), "Links do not carry the token",
-                 "A URL with the server's token would stay in the browser's history; this server refuses it.")
-        return False
-    if not _authorised(handler, api, web):
-        _sign_in(reply, api, 401, _without(path, query, "code") if method == "GET" else "/", "Not signed in",
-                 "Open this server through a sign-in link, or paste its token.")
-        return False
-    return True
-
-
 # --------------------------------------------------------------------------- dispatch
 
 
@@ -308,14 +175,14 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     api = handler.server.api  # type: ignore[attr-defined]
     web = state(api)
     web.last_request = time.monotonic()
-    reply = _Reply(handler)
-    body = _drain(handler)
+    reply = Reply(handler)
+    body = drain(handler)
     split = urlsplit(handler.path)
     path = split.path
     query = parse_qs(split.query)
     method = handler.command
     origin = handler.headers.get("Origin")
-    if origin is not None and origin.rstrip("/") not in _own_origins(api):  # "null" included: never ours
+    if origin is not None and origin.rstrip("/") not in own_origins(api):  # "null" included: never ours
         reply.message(403, "Forbidden", "Requests from other sites are refused.")
         return
     if origin is None and method not in ("GET", "HEAD"):  # the page's own form always sends it
@@ -327,7 +194,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
     if path.startswith("/static/") and method in ("GET", "HEAD"):
         _static(reply, path[len("/static/"):])
         return
-    if not _gate(reply, handler, api, web, body, path, query):
+    if not gate(reply, handler, api, web, body, path, query):
         return
     try:
         _route(reply, api.host, web, method, path, query)
@@ -340,7 +207,7 @@ def dispatch(handler: BaseHTTPRequestHandler) -> None:
         reply.message(500, "Internal error", "Something went wrong; the server log has the details.")
 
 
-def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, query: dict[str, list[str]]) -> None:
+def _route(reply: Reply, host: Host, web: WebState, method: str, path: str, query: dict[str, list[str]]) -> None:
     parts = path.strip("/").split("/") if path.strip("/") else []
     if not parts:
         if method not in ("GET", "HEAD"):
@@ -364,7 +231,7 @@ def _route(reply: _Reply, host: Host, web: WebState, method: str, path: str, que
         reply.message(404, "Not found", f"Nothing at {path}.")
 
 
-def _static(reply: _Reply, name: str) -> None:
+def _static(reply: Reply, name: str) -> None:
     if "/static/" + name == fonts.ROUTE:
         font = fonts.webfont()
         if font is None:
@@ -383,7 +250,7 @@ def _static(reply: _Reply, name: str) -> None:
 # --------------------------------------------------------------------------- search
 
 
-def _search(reply: _Reply, host: Host, query: dict[str, list[str]]) -> None:
+def _search(reply: Reply, host: Host, query: dict[str, list[str]]) -> None:
     q = (query.get("q") or [""])[-1].strip()
     mode = (query.get("mode") or ["mix"])[-1]
     scope = (query.get("scope") or [""])[-1].strip()
@@ -461,7 +328,7 @@ def _opened_note(query: dict[str, list[str]]) -> str | None:
     return None
 
 
-def _view(reply: _Reply, host: Host, web: WebState, cid: str, query: dict[str, list[str]]) -> None:
+def _view(reply: Reply, host: Host, web: WebState, cid: str, query: dict[str, list[str]]) -> None:
     try:
         src = _source(host, cid)
     except _Gone as gone:
@@ -518,7 +385,7 @@ def _font_notice(host: Host, path: Path, page: int) -> str | None:
     return fonts.missing_font_notice(*found) if found else None
 
 
-def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> None:
+def _place(reply: Reply, host: Host, cid: str, query: dict[str, list[str]]) -> None:
     """``/view/{id}/place.json?from=ID``: where citation ``id`` is, for the page showing ``from`` (relocate.py)."""
     def error(status: int, code: str, message: str) -> None:
         reply.send(status, msgspec.json.encode({"error": {"code": code, "message": message}}), "application/json")
@@ -543,7 +410,7 @@ def _place(reply: _Reply, host: Host, cid: str, query: dict[str, list[str]]) -> 
     reply.send(200, msgspec.json.encode(payload), "application/json")
 
 
-def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,
+def _page_image(reply: Reply, host: Host, web: WebState, cid: str, number: int,
                 query: dict[str, list[str]]) -> None:
     try:
         src = _source(host, cid)
@@ -576,7 +443,7 @@ def _page_image(reply: _Reply, host: Host, web: WebState, cid: str, number: int,
     reply.send(200, png, "image/png", cache="no-store")
 
 
-def _open_system(reply: _Reply, host: Host, web: WebState, cid: str) -> None:
+def _open_system(reply: Reply, host: Host, web: WebState, cid: str) -> None:
     try:
         plan = open_plan(host, cid)
     except MnoteKrError as exc:

@@ -143,7 +143,8 @@ class Numbering:
         return num, ilvl or 0
 
 
-def _wval(el: etree._Element) -> str | None:
+def wval(el: etree._Element) -> str | None:
+    """An element's ``w:val`` (any namespace's ``val``), or None."""
     for k, v in el.attrib.items():
         if k.endswith("}val"):
             return str(v)
@@ -154,7 +155,8 @@ def _attr(el: etree._Element, name: str) -> str:
     return next((str(v) for k, v in el.attrib.items() if k.endswith("}" + name)), "")
 
 
-def _int(value: str | None) -> int | None:
+def as_int(value: str | None) -> int | None:
+    """``value`` as an int; None when absent or not a number."""
     try:
         return int(value) if value is not None else None
     except ValueError:
@@ -179,15 +181,15 @@ def _children(el: etree._Element) -> list[etree._Element]:
 def _level(lvl: etree._Element) -> Level:
     out = Level()
     for c in _children(lvl):
-        local, val = etree.QName(c).localname, _wval(c)
+        local, val = etree.QName(c).localname, wval(c)
         if local == "start":
-            out.start = _int(val) if _int(val) is not None else 1  # type: ignore[assignment]
+            out.start = as_int(val) if as_int(val) is not None else 1  # type: ignore[assignment]
         elif local == "numFmt":
             out.fmt = val or "decimal"
         elif local == "lvlText":
             out.text = val
         elif local == "lvlRestart":
-            out.restart = _int(val)
+            out.restart = as_int(val)
         elif local == "isLgl":
             out.legal = (val or "true").lower() not in ("0", "false", "off")
         elif local == "suff":
@@ -213,13 +215,13 @@ def _style_numbers(root: etree._Element | None) -> tuple[dict[str, tuple[str | N
                 continue
             local = etree.QName(c).localname
             if local == "basedOn":
-                based = _wval(c)
+                based = wval(c)
             elif local == "pPr":
                 for np_ in c.iter():
                     if isinstance(np_.tag, str) and etree.QName(np_).localname == "numId":
-                        num = _wval(np_)
+                        num = wval(np_)
                     elif isinstance(np_.tag, str) and etree.QName(np_).localname == "ilvl":
-                        ilvl = _int(_wval(np_))
+                        ilvl = as_int(wval(np_))
         if sid:
             own[sid] = (num, ilvl, based)
     out: dict[str, tuple[str | None, int | None]] = {}
@@ -254,9 +256,9 @@ def read_numbering(root: etree._Element | None, styles_root: etree._Element | No
                     continue
                 kind = etree.QName(c).localname
                 if kind == "lvl":
-                    levels[_int(_attr(c, "ilvl")) or 0] = _level(c)
-                elif kind == "numStyleLink" and _wval(c):
-                    links[aid] = _wval(c) or ""
+                    levels[as_int(_attr(c, "ilvl")) or 0] = _level(c)
+                elif kind == "numStyleLink" and wval(c):
+                    links[aid] = wval(c) or ""
             out.abstracts[aid] = levels
         elif local == "num":
             nid = _attr(el, "numId")
@@ -265,14 +267,14 @@ def read_numbering(root: etree._Element | None, styles_root: etree._Element | No
                     continue
                 kind = etree.QName(c).localname
                 if kind == "abstractNumId":
-                    out.nums[nid] = _wval(c) or ""
+                    out.nums[nid] = wval(c) or ""
                 elif kind == "lvlOverride":
-                    ilvl = _int(_attr(c, "ilvl")) or 0
+                    ilvl = as_int(_attr(c, "ilvl")) or 0
                     for o in c:
                         if not isinstance(o.tag, str):
                             continue
-                        if etree.QName(o).localname == "startOverride" and _int(_wval(o)) is not None:
-                            out.starts.setdefault(nid, {})[ilvl] = _int(_wval(o))  # type: ignore[assignment]
+                        if etree.QName(o).localname == "startOverride" and as_int(wval(o)) is not None:
+                            out.starts.setdefault(nid, {})[ilvl] = as_int(wval(o))  # type: ignore[assignment]
                         elif etree.QName(o).localname == "lvl":
                             out.overrides.setdefault(nid, {})[ilvl] = _level(o)
     for aid, style in links.items():  # an abstract numbering that is a numbering style's: that style's levels

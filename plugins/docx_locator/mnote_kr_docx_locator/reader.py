@@ -18,7 +18,6 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 from lxml import etree
@@ -31,7 +30,7 @@ from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
 from .headings import HeadingTrail, all_bold, typed_title
 from .notes import Notes, docxnotes, notes_for, read_notes
-from .numbering import Counter, Numbering, read_numbering
+from .numbering import Counter, Numbering, as_int, read_numbering, wval
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -42,6 +41,7 @@ from .safezip import (
     parse_xml,
     read_part,
 )
+from .styles import read_styles
 
 # Budgets of the walk over the body: the paragraphs and text kept, the nesting followed.
 MAX_DEPTH = 200  # element nesting the walk follows (real documents stay under ~40)
@@ -62,8 +62,6 @@ M_NSS = frozenset(
 )
 MC_NS = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 W14_PARAID = "{http://schemas.microsoft.com/office/word/2010/wordml}paraId"
-_HEADING_NAME = re.compile(r"^(?:heading|标题|überschrift|titre|titolo|título|заголовок|見出し)\s*(\d)$", re.I)
-_TOC_NAME = re.compile(r"^(?:toc|目录|目次)\s*(?:\d|heading)?$|^toc\s", re.I)
 # A hand-typed contents line: text, then a tab or dot leader, then a page number (or "N/A": a section listed
 # without a page, "Organizational Chart<tab>N/A" in tika__018367.docx).
 _TOC_LINE = re.compile(r"^[^\n]{1,200}?(?:\t|\.{4,}|…{2,}|·{4,}|_{4,})[\s.…·]*(?:[0-9ivxlcIVXLC]{1,6}|[Nn]/[Aa])\s*$")
@@ -114,84 +112,6 @@ _SKIP = frozenset(
         "proofErr",
     }
 )
-
-
-# --------------------------------------------------------------------------- styles
-
-
-@dataclass(slots=True)
-class _Style:
-    name: str
-    outline: int | None  # 0-based outline level
-    based_on: str | None
-
-
-def _read_styles(root: etree._Element | None) -> dict[str, tuple[int, bool]]:
-    """styleId -> (heading level or 0, is a TOC style)."""
-    if root is None:
-        return {}
-    styles: dict[str, _Style] = {}
-    for st in root:
-        if not isinstance(st.tag, str) or etree.QName(st).localname != "style":
-            continue
-        sid = name = based = None
-        outline = None
-        for k, v in st.attrib.items():
-            if k.endswith("}styleId"):
-                sid = v
-        for child in st:
-            if not isinstance(child.tag, str):
-                continue
-            local = etree.QName(child).localname
-            if local == "name":
-                name = _wval(child)
-            elif local == "basedOn":
-                based = _wval(child)
-            elif local == "pPr":
-                for pp in child:
-                    if isinstance(pp.tag, str) and etree.QName(pp).localname == "outlineLvl":
-                        outline = _int(_wval(pp))
-        if sid:
-            styles[sid] = _Style(name or sid, outline, based)
-    out: dict[str, tuple[int, bool]] = {}
-    for sid in styles:
-        level, toc, cur, seen = 0, False, sid, set()
-        while cur in styles and cur not in seen:
-            seen.add(cur)
-            st_ = styles[cur]
-            nm = st_.name.strip()
-            if _TOC_NAME.match(nm):
-                toc = True
-                break
-            m = _HEADING_NAME.match(nm)
-            if m:
-                level = int(m.group(1))
-                break
-            if nm.lower() == "title":
-                level = 1
-                break
-            if st_.outline is not None and 0 <= st_.outline < 9:
-                level = st_.outline + 1
-                break
-            if st_.outline is not None:  # outline level 9: body text, said outright (not its base's heading)
-                break
-            cur = st_.based_on or ""
-        out[sid] = (level, toc)
-    return out
-
-
-def _wval(el: etree._Element) -> str | None:
-    for k, v in el.attrib.items():
-        if k.endswith("}val"):
-            return str(v)
-    return None
-
-
-def _int(value: str | None) -> int | None:
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 # --------------------------------------------------------------------------- body walk
@@ -340,12 +260,12 @@ class _Walker:
                     continue
                 local = self.split(pp.tag)[1]
                 if local == "pStyle":
-                    style_id = _wval(pp)
+                    style_id = wval(pp)
                     lvl, toc = self.styles.get(style_id or "", (0, False))
                     level = level or lvl
                     state["toc"] = state["toc"] or toc
                 elif local == "outlineLvl":
-                    o = _int(_wval(pp))
+                    o = as_int(wval(pp))
                     if o is not None:  # 9: body text, whatever its style says
                         level = o + 1 if 0 <= o < 9 else 0
                 elif local == "numPr":
@@ -353,10 +273,10 @@ class _Walker:
                         if isinstance(np_.tag, str):
                             kind = self.split(np_.tag)[1]
                             if kind == "ilvl":
-                                own_ilvl = _int(_wval(np_))
+                                own_ilvl = as_int(wval(np_))
                                 list_level = own_ilvl or 0
                             elif kind == "numId":
-                                num_id = own_num = _wval(np_) or ""
+                                num_id = own_num = wval(np_) or ""
         if num_id in ("", "0"):  # numId 0 switches numbering off
             list_level = None
         elif list_level is None:
@@ -520,7 +440,7 @@ def _sdt_is_toc(sdt: etree._Element) -> bool:
             continue
         if tag.endswith("}sdtContent"):
             return False
-        if tag.endswith("}docPartGallery") and (_wval(el) or "").lower() == "table of contents":
+        if tag.endswith("}docPartGallery") and (wval(el) or "").lower() == "table of contents":
             return True
     return False
 
@@ -564,7 +484,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             if "entity" in exc.message:
                 raise
             numbering_root = None  # broken numbering costs list markers only
-    walker = _Walker(_read_styles(styles_root), path, read_numbering(numbering_root, styles_root),
+    walker = _Walker(read_styles(styles_root), path, read_numbering(numbering_root, styles_root),
                      notes_for(notes, body, styles_root))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)

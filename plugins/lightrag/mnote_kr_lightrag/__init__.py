@@ -1,7 +1,7 @@
 """mnote-kr provider plugin for LightRAG 1.5.x over HTTP.
 
 Registered through the ``mnote_kr`` entry-point group as ``lightrag``. The hooks are
-thin: the work lives in ``provider`` (ingest, delete, status), ``syncing`` (the status
+thin: the work lives in ``provider`` (ingest, delete), ``statusreport`` (status), ``syncing`` (the status
 bridge), ``querying`` (query and streaming answers) and ``mapping`` (reference → entry
 → sidecar block). ``engine`` runs a managed local LightRAG.
 """
@@ -131,12 +131,13 @@ def provider_status(ctx: ProviderContext, entries: Sequence[SourceEntry]) -> Pro
     engine not started at all (no URL configured): says so, as "not started" rather than down."""
     from .client import provider as _provider
     from .client.http import EngineNotRunningError, EngineNotStartedError
+    from .client.statusreport import provider_status as _status
 
     if not _mine(ctx):
         return None
     try:
         with _provider.LightRagProvider(ctx) as prov:
-            return prov.status(entries)
+            return _status(prov, entries)
     except EngineNotStartedError as exc:
         return ProviderStatus(provider=PROVIDER, reachable=False, not_started=exc.message,
                               extra={"managedEngine": True})

@@ -1,20 +1,5 @@
-"""Turn a locate request for a PDF into a ``Locator``: sidecar boxes first, then the text layer.
-
-Sidecar ``bbox`` positions (MinerU, Docling) carry the 1-based page in ``anchor`` and
-``[x0, y0, x1, y1]`` in ``range``, in the coordinate system the meta line's
-``bbox_attributes`` declares (a position's own ``origin`` overrides it):
-
-- with ``max`` (MinerU: ``{"origin": "LEFTTOP", "max": 1000}``) the numbers are
-  fractions of the page *as rendered*, i.e. the displayed page after ``/Rotate``
-  and within the ``/CropBox``; they scale to its real size in points;
-- without ``max`` they are PDF points. ``LEFTTOP`` points are taken in the displayed
-  page's top-left frame (our output frame); ``LEFTBOTTOM`` points are PDF user space,
-  the native bottom-left frame of the unrotated page, and go through the crop box and
-  rotation.
-
-When the meta has no ``bbox_attributes`` we assume MinerU's ``{"origin": "LEFTTOP",
-"max": 1000}`` only for ``parse_engine == "mineru"``, Docling's ``{"origin":
-"LEFTBOTTOM"}`` for ``"docling"``, and ``LEFTTOP`` points otherwise.
+"""Turn a locate request for a PDF into a ``Locator``: sidecar boxes first (``sidecarbox``: the
+coordinate systems MinerU and Docling declare), then the text layer.
 
 Without usable boxes the evidence is searched in the PDF's own text layer (``align``),
 and the text block of the matched passage that answers the query is the primary box
@@ -36,13 +21,11 @@ there gets a ``file`` locator, the page its hint.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from mnote_kr.plugin_api import LocateRequest, Locator, Rect, SidecarMeta, SidecarPosition, lazy_compile
+from mnote_kr.plugin_api import LocateRequest, Locator, Rect, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, content_terms, holds_terms, written_text
@@ -51,8 +34,9 @@ from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
 from .named import at_named_page, choosing_words
 from .outline import section
-from .pdftext import Box, DocumentText, PageGeometry, PageText
+from .pdftext import Box, DocumentText, PageText
 from .peers import with_peers
+from .sidecarbox import from_sidecar, rounded
 from .tablerows import row_place
 from .underhead import give_way, lacks_terms
 
@@ -70,111 +54,6 @@ WHOLE_BLOCK = True
 #: (docs/embeddings.md, issue 33's thirteenth and fourteenth rounds): both lost first places on the
 #: tuning sets and left a fresh PDF-block set (tune4) unmoved.
 PASSAGE_BLOCKS = "off"
-_DEFAULT_ATTRS: dict[str | None, dict[str, Any]] = {
-    "mineru": {"origin": "LEFTTOP", "max": 1000},
-    "docling": {"origin": "LEFTBOTTOM"},
-}
-
-
-def bbox_attributes(meta: SidecarMeta | None) -> dict[str, Any]:
-    """The sidecar's declared coordinate system, or the documented default for its engine."""
-    if meta is not None and isinstance(meta.bbox_attributes, dict):
-        return meta.bbox_attributes
-    engine = (meta.parse_engine or "").lower() if meta is not None else ""
-    return _DEFAULT_ATTRS.get(engine, {"origin": "LEFTTOP"})
-
-
-def _page_number(anchor: Any, n_pages: int) -> int | None:
-    try:
-        page = int(str(anchor).strip())
-    except (TypeError, ValueError):
-        return None  # a page label such as "iv" is not a page number
-    return page if 1 <= page <= n_pages else None
-
-
-def _number(v: Any) -> float | None:
-    if isinstance(v, bool) or not isinstance(v, (int, float)):
-        return None
-    f = float(v)
-    return f if math.isfinite(f) else None
-
-
-def convert_range(rng: list[Any], geom: PageGeometry, attrs: dict[str, Any], origin: str | None) -> Box | None:
-    """Convert one sidecar ``range`` to the locator frame; None when it is unusable."""
-    if not isinstance(rng, list) or len(rng) != 4:
-        return None
-    maybe = [_number(v) for v in rng]
-    vals = [v for v in maybe if v is not None]
-    if len(vals) != 4:
-        return None
-    x0, y0, x1, y1 = vals
-    org = str(origin or attrs.get("origin") or "LEFTTOP").upper()
-    bottom = org in {"LEFTBOTTOM", "BOTTOMLEFT"}
-    top = org in {"LEFTTOP", "TOPLEFT"}
-    if not (bottom or top):
-        return None
-    scale = _number(attrs.get("max"))
-    if scale is not None and scale > 0:
-        if min(vals) < -0.01 * scale or max(vals) > 1.01 * scale:
-            return None
-        w, h = geom.size
-        bx = (x0 / scale * w, y0 / scale * h, x1 / scale * w, y1 / scale * h)
-        if bottom:
-            bx = (bx[0], h - bx[1], bx[2], h - bx[3])
-        box = (min(bx[0], bx[2]), min(bx[1], bx[3]), max(bx[0], bx[2]), max(bx[1], bx[3]))
-    elif bottom:
-        box = geom.box((min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1)))
-    else:
-        box = (min(x0, x1), min(y0, y1), max(x0, x1), max(y0, y1))
-    return geom.clip(box)
-
-
-def _round(b: Box) -> list[float]:
-    return [round(v, 2) for v in b]
-
-
-def _from_sidecar(
-    req: LocateRequest, doc: DocumentText
-) -> tuple[Locator | None, list[int]]:
-    """Boxes from the sidecar block; also returns the pages it names without a box."""
-    block = req.block
-    if block is None:
-        return None, []
-    attrs = bbox_attributes(req.sidecar_meta)
-    rects: list[Rect] = []
-    pages_only: list[int] = []
-    for pos in block.positions:
-        if not isinstance(pos, SidecarPosition) or pos.type != "bbox":
-            continue
-        page = _page_number(pos.anchor, len(doc.pages))
-        if page is None:
-            continue
-        box = None
-        if pos.range is not None:
-            box = convert_range(pos.range, doc.pages[page - 1].geometry, attrs, getattr(pos, "origin", None))
-        if box is None:
-            if page not in pages_only:
-                pages_only.append(page)
-            continue
-        rects.append(Rect(page=page, bbox=_round(box)))
-    if not rects:
-        return None, pages_only
-    return (
-        Locator(
-            locator_precision="bbox",
-            locator_degraded=False,
-            page=rects[0].page,
-            bbox=rects[0].bbox,
-            rects=rects,
-            block_id=req.block_id or block.blockid,
-            score=1.0,
-            locator_plugin=PLUGIN,
-            reason=(why := f"sidecar bbox ({len(rects)} rect{'s' if len(rects) > 1 else ''})"),
-            locator_reason=why,
-            quote_omit=furniture_near(doc, min(r.page for r in rects) - 1, max(r.page for r in rects) - 1),
-        ),
-        pages_only,
-    )
 
 
 def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
@@ -194,7 +73,7 @@ def _file(req: LocateRequest, reason: str, page: int | None = None) -> Locator:
 def locate_pdf(req: LocateRequest) -> Locator:
     """Locate ``req.evidence`` in the PDF ``req.file``; raises ``DocumentError`` if unreadable."""
     doc = load_document(req.file)
-    loc, pages_only = _from_sidecar(req, doc)
+    loc, pages_only = from_sidecar(req, doc)
     if loc is not None:
         return loc
     evidence = req.evidence or (req.block.content if req.block else "")
@@ -322,7 +201,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
         why += f"; the query names page {', '.join(map(str, named))}"
     # Only what the quote shows (nc18a: the evidence window's other blocks, boxed lighter, scattered
     # highlights over a report's title, a sidebar, the next bullet, all of which the quote leaves out).
-    rects = [Rect(page=s.page, bbox=_round(s.box)) for s in [primary, *more]]
+    rects = [Rect(page=s.page, bbox=rounded(s.box)) for s in [primary, *more]]
     return Locator(
         locator_precision="bbox",
         locator_degraded=degraded,
@@ -412,7 +291,7 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
     page = doc.pages[pi]
     touch = counts.get(block)
     lines = [li for li in page.blocks[bi] if WHOLE_BLOCK or touch is None or li in touch.lines] or list(page.blocks[bi])
-    box = _round(page.geometry.display(_union([page.lines[li] for li in lines])))
+    box = rounded(page.geometry.display(_union([page.lines[li] for li in lines])))
     why = f"text layer match, coverage {coverage:.2f}; placed by meaning " + (
         "and query terms among the passage's text blocks" if touch is not None else
         "among the file's text blocks, outside the cited passage")

@@ -1,4 +1,8 @@
-"""Hostile and long PDFs: bounded memory and time, one clear error, or an honest answer."""
+"""Hostile and long PDFs: bounded memory and time, one clear error, or an honest answer.
+
+Time is measured against a baseline taken in the same test (a one-page PDF through the same
+command; the same locate on a shorter document), so a loaded machine slows both sides alike.
+"""
 
 from __future__ import annotations
 
@@ -12,16 +16,29 @@ from mnote_kr_testkit.pdfs import PdfBuilder, flate_bomb_pdf, iou, many_pages_pd
 
 from mnote_kr.errors import DocumentError
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import budget, locate
+from mnote_kr_pdf_bbox import budget, clear_cache, locate
 
-# Runs the CLI in a child and reports the child's peak memory (ru_maxrss is in KiB on Linux).
+# Runs the CLI in a child and reports the child's CPU seconds (user + system: what it computed,
+# not how long a loaded machine kept it waiting) and peak memory (ru_maxrss is in KiB on Linux).
 _MEASURE = """
-import resource, subprocess, sys, time
-t = time.monotonic()
+import resource, subprocess, sys
 p = subprocess.run(sys.argv[1:], capture_output=True, text=True)
-print(repr((p.returncode, p.stdout, p.stderr, time.monotonic() - t,
-            resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024)))
+usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+print(repr((p.returncode, p.stdout, p.stderr, usage.ru_utime + usage.ru_stime, usage.ru_maxrss / 1024)))
 """
+
+
+@pytest.fixture(scope="module")
+def one_page_cpu(tmp_path_factory: pytest.TempPathFactory) -> float:
+    """The CPU seconds of the same command on a one-page PDF it answers (best of three)."""
+    tmp = tmp_path_factory.mktemp("baseline")
+    b = PdfBuilder()
+    b.text(b.add_page(), 72, 700, "The same line on every page.", 11)
+    f = tmp / "one.pdf"
+    f.write_bytes(b.build())
+    runs = [_locate_in_child(f, tmp / "home") for _ in range(3)]
+    assert all(r[0] == 0 and '"bbox"' in r[1] for r in runs), runs[0]
+    return min(r[3] for r in runs)
 
 
 def _locate_in_child(file: Path, home: Path) -> tuple[int, str, str, float, float]:
@@ -37,12 +54,14 @@ def _locate_in_child(file: Path, home: Path) -> tuple[int, str, str, float, floa
     ("name", "make", "limit"),
     [("bomb.pdf", flate_bomb_pdf, "decompressed stream data"), ("pages.pdf", many_pages_pdf, "10000 pages")],
 )
-def test_hostile_pdf_ends_fast_in_bounded_memory_with_one_clear_error(tmp_path, name, make, limit) -> None:  # noqa: ANN001
+def test_hostile_pdf_ends_fast_in_bounded_memory_with_one_clear_error(
+        tmp_path, name, make, limit, one_page_cpu) -> None:  # noqa: ANN001
     f = tmp_path / name
     f.write_bytes(make())
     before = f.read_bytes()
-    rc, stdout, stderr, seconds, peak_mb = _locate_in_child(f, tmp_path / "home")
-    assert seconds < 10, seconds
+    rc, stdout, stderr, cpu, peak_mb = _locate_in_child(f, tmp_path / "home")
+    # Refused within a few times a one-page answer (2x here); reading it all was 35-60x.
+    assert cpu < 5 * one_page_cpu, (cpu, one_page_cpu)
     assert peak_mb < 500, peak_mb
     assert rc == 1 and stdout == ""
     lines = stderr.strip().splitlines()
@@ -78,31 +97,53 @@ def test_search_goes_on_when_one_cited_pdf_is_over_budget(tmp_path) -> None:  # 
     assert iou(locs[1].bbox, line.box) >= 0.5
 
 
-def test_unique_sentence_in_a_long_repetitive_pdf_is_found(tmp_path) -> None:  # noqa: ANN001
+_SHARED = ["The sampling protocol was applied to every batch in the same way as before.",
+           "Each batch was weighed, dried and weighed again under the same conditions.",
+           "The operators recorded the results in the laboratory notebook for review."]
+
+
+def _repetitive_pdf(path: Path, pages: int, at: int) -> tuple[Path, LocateRequest, object]:
+    """``pages`` pages of the same lines around one unique sentence each; the request for page ``at``."""
     b = PdfBuilder()
-    shared = ["The sampling protocol was applied to every batch in the same way as before.",
-              "Each batch was weighed, dried and weighed again under the same conditions.",
-              "The operators recorded the results in the laboratory notebook for review."]
     target = None
-    for n in range(60):
+    for n in range(pages):
         p = b.add_page()
         y = 600.0  # below the header band: the shared lines are body text, not furniture
-        for t in shared:
+        for t in _SHARED:
             b.text(p, 72, y, t, 11)
             y -= 14
         d = b.text(p, 72, y, f"The measured value for batch {4200 + n} was within the tolerance band.", 11)
-        if n == 37:
+        if n == at:
             target = d
         y -= 14
-        for t in shared:
+        for t in _SHARED:
             b.text(p, 72, y, t, 11)
             y -= 14
-    f = tmp_path / "repetitive.pdf"
-    f.write_bytes(b.build())
-    evidence = "\n".join([*shared, "The measured value for batch 4237 was within the tolerance band.", *shared])
-    t = time.perf_counter()
-    loc = locate(LocateRequest(file=str(f), evidence=evidence, query="batch 4237"))
-    assert time.perf_counter() - t < 10
+    path.write_bytes(b.build())
+    unique = f"The measured value for batch {4200 + at} was within the tolerance band."
+    evidence = "\n".join([*_SHARED, unique, *_SHARED])
+    return path, LocateRequest(file=str(path), evidence=evidence, query=f"batch {4200 + at}"), target
+
+
+def _best_locate_s(request: LocateRequest, runs: int = 3) -> float:
+    best = float("inf")
+    for _ in range(runs):
+        clear_cache()  # read and align afresh each time (the on-disk cache is off: see the test)
+        started = time.perf_counter()
+        locate(request)
+        best = min(best, time.perf_counter() - started)
+    return best
+
+
+def test_unique_sentence_in_a_long_repetitive_pdf_is_found(tmp_path, monkeypatch) -> None:  # noqa: ANN001
+    f, request, target = _repetitive_pdf(tmp_path / "repetitive.pdf", 60, 37)
+    loc = locate(request)
     assert loc.locator_precision == "bbox" and loc.page == 38
     assert target is not None and loc.bbox[1] <= target.box[1] + 1 and loc.bbox[3] >= target.box[3] - 1
     assert loc.bbox[3] - loc.bbox[1] < 120  # the paragraph on that page, not the whole document
+    # Time grows with the pages, not their square: 60 pages against 15 of the same, best of three
+    # each, in this run (linear reads ~3.5x; work per page over every page would read ~16x).
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    _, short_request, _ = _repetitive_pdf(tmp_path / "short.pdf", 15, 9)
+    short, long = _best_locate_s(short_request), _best_locate_s(request)
+    assert long / short < 8, (short, long)

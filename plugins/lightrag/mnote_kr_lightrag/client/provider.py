@@ -1,4 +1,4 @@
-"""The LightRAG provider's lifecycle: ingest, sync, delete and status.
+"""The LightRAG provider's lifecycle: ingest, sync and delete (its status: ``statusreport``).
 
 The host owns the registry; everything here *returns* ``EntryUpdate``s. LightRAG's
 busy answers are not failures: the work is reported ``pending`` with a
@@ -9,29 +9,27 @@ busy answers are not failures: the work is reported ``pending`` with a
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from mnote_kr.plugin_api import (
-    EntryColumns,
     EntryUpdate,
     MnoteKrError,
     ProviderBusyError,
     ProviderContext,
     ProviderError,
-    ProviderStatus,
     SourceEntry,
     SourceFile,
 )
 
-from . import busywait, exposure, filetypes, links, naming, readings, recognized
+from . import busywait, filetypes, links, naming, readings, recognized
 from .docrows import DocIndex, as_dict, update_from_row
 from .holders import Holders
 from .http import LightRagClient, ProviderHTTPError, ProviderUnavailableError
 from .http import _one_line as client_one_line
 from .recognized import OwnText
-from .settings import Settings, cached_health, effective_input_dir, open_client, resolve_settings
+from .settings import Settings, effective_input_dir, open_client, resolve_settings
 
 PROVIDER = "lightrag"
 SCAN_BUSY = "scanning_skipped_pipeline_busy"
@@ -103,14 +101,6 @@ class LightRagProvider:
         self.close()
 
     # ------------------------------------------------------------------ helpers
-
-    def _engine_record(self) -> Path | None:
-        """The managed engine's record of the server answering here (None for any other server)."""
-        if not self.settings.from_engine or self.ctx.transport is not None or self.settings.workspace is None:
-            return None
-        from ..engine.managed import STATE_FILE, workspace_state_dir
-
-        return workspace_state_dir(self.ctx.state_dir, self.settings.workspace) / STATE_FILE
 
     def input_dir(self) -> Path | None:
         """LightRAG's input dir as a local path (may ask ``/health``)."""
@@ -509,90 +499,3 @@ class LightRagProvider:
             else:
                 out.append(self._pending(rel, "delete", entry.retry_count, retry_after, error))
         return out
-
-    # ------------------------------------------------------------------ status
-
-    def status(self, entries: Sequence[SourceEntry]) -> ProviderStatus:
-        """Health, rerank configuration, document counts and unmapped LightRAG documents."""
-        health = cached_health(self.ctx, self.client, refresh=True)
-        warnings = exposure.probe(self.client, id(self.ctx.transport), remember_in=self._engine_record())
-        configuration: dict[str, Any] = as_dict(health.get("configuration"))
-        try:
-            rows, counts = self.client.all_documents()
-        except ProviderHTTPError as exc:
-            if exc.status_code not in (401, 403):
-                raise
-            # Reachable, but the key is missing or wrong: report what /health said, and why.
-            return ProviderStatus(provider=PROVIDER, reachable=True, url=self.settings.url, error=str(exc),
-                                  core_version=health.get("core_version"), api_version=health.get("api_version"),
-                                  pipeline_busy=health.get("pipeline_busy"),
-                                  webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
-                                  warnings=warnings)
-        cols = _columns(entries)
-        known_ids = set(cols.doc_ids)
-        known_names = set(cols.names)
-        # Another workspace's documents are neither ours nor "unmapped": they are only counted.
-        foreign = [r for r in rows if naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
-        rows = [r for r in rows if not naming.is_foreign(str(r.get("file_path") or ""), self.ws)]
-        if foreign:
-            counts = {}  # LightRAG's counts include the other workspaces: count ours below
-        unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
-                    for r in rows if r.get("id") not in known_ids and r.get("file_path") not in known_names]
-        listed = {r.get("id") for r in rows}
-        # Processed here but gone from LightRAG (e.g. a legacy name another workspace held):
-        # 'mnote-kr ingest --force PATH' indexes it again.
-        missing = [path for path, doc_id, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True)
-                   if live and doc_id and doc_id not in listed]
-        input_dir = self.input_dir()
-        rerank = {
-            "enabled": configuration.get("enable_rerank"),
-            "binding": configuration.get("rerank_binding"),
-            "model": configuration.get("rerank_model"),
-            "queue": health.get("rerank_queue_status", configuration.get("rerank_queue_status")),
-        }
-        extra: dict[str, Any] = {
-            "authenticated": "configuration" in health,
-            "inputDirVisible": bool(input_dir and input_dir.is_dir()),
-            "pipelineActive": health.get("pipeline_active"),
-            "pipelineScanning": health.get("pipeline_scanning"),
-            "parserRouting": configuration.get("parser_routing"),
-            "workspace": configuration.get("workspace", self.settings.workspace),
-            "managedEngine": self.settings.from_engine,
-            "workspaceTag": self.ws,
-            "otherWorkspacesDocuments": len(foreign),
-            "missingFromIndex": missing[:50],
-            "missingFromIndexCount": len(missing),
-        }
-        return ProviderStatus(
-            provider=PROVIDER, reachable=True, url=self.settings.url,
-            core_version=health.get("core_version"), api_version=health.get("api_version"),
-            pipeline_busy=health.get("pipeline_busy"), llm_model=configuration.get("llm_model"),
-            embedding_model=configuration.get("embedding_model"), rerank=rerank,
-            documents_by_status=counts or _count(rows), unmapped=unmapped,
-            webui_url=f"{self.settings.url}/webui/" if health.get("webui_available") else None,
-            input_directory=str(input_dir) if input_dir else None,
-            working_directory=health.get("working_directory") or self.settings.working_dir, extra=extra,
-            warnings=warnings,
-        )
-
-
-def _count(rows: list[dict[str, Any]]) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for row in rows:
-        status = str(row.get("status", "unknown"))
-        counts[status] = counts.get(status, 0) + 1
-    counts["all"] = len(rows)
-    return counts
-
-
-def _columns(entries: Sequence[SourceEntry]) -> EntryColumns:
-    """Paths, doc ids, names and liveness of every entry: from the host's columns when it
-    offers them (no entry decoded), else read from the entries."""
-    columns = getattr(entries, "columns", None)
-    if callable(columns):
-        found = columns()
-        if isinstance(found, EntryColumns):
-            return found
-    return EntryColumns([e.source_root_relative_path for e in entries], [e.light_rag_doc_id for e in entries],
-                        [e.light_rag_file_path for e in entries],
-                        bytes(int(e.status == "processed" and not e.stale) for e in entries))

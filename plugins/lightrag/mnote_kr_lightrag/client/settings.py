@@ -212,7 +212,7 @@ def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool
     max_age = _FRESH_S if refresh else _HEALTH_TTL_S
     if hit is not None and now - hit[0] < max_age:
         return hit[1]
-    engine = sys.modules.get("mnote_kr_lightrag.engine.managed")  # loaded by then if it checked this server
+    engine = sys.modules.get("mnote_kr_lightrag.engine.health")  # loaded by then if it checked this server
     if ctx.transport is None and engine is not None:
         seen = engine.seen_health(client.url, client.api_key, max_age)
         if seen is not None:

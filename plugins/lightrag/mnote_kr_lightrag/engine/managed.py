@@ -34,7 +34,8 @@ import msgspec
 
 from mnote_kr.plugin_api import ProviderError
 
-from .procs import CHILDREN, MARKERS, base_env, is_our_process, log_tail, make_private, spawn, terminate
+from .health import get, guard_active, health, wait_until
+from .procs import CHILDREN, MARKERS, base_env, is_our_process, make_private, spawn, terminate
 
 if TYPE_CHECKING:
     import subprocess
@@ -66,8 +67,6 @@ LLM_PARSER_RULES = f"docx:native-{CHUNK};md:native-{CHUNK};txt:legacy-{CHUNK};pd
 #: CORS origin. The guard refuses both anyway; with these LightRAG's own checks agree with it.
 LOCKDOWN_ENV = {"WHITELIST_PATHS": "/health", "CORS_ORIGINS": ""}
 
-#: (url, api key) -> (monotonic time, /health body): what :func:`_health` last received.
-_SEEN_HEALTH: dict[tuple[str, str | None], tuple[float, dict[str, Any]]] = {}
 
 
 class EngineInfo(msgspec.Struct, frozen=True, kw_only=True):
@@ -150,79 +149,6 @@ def read_state(state_dir: Path) -> EngineInfo | None:
         return None
 
 
-def _get(url: str, path: str, headers: dict[str, str], timeout: float) -> tuple[int, bytes] | None:
-    """One plain GET to the engine (always ``http://`` on loopback): status and body, or None.
-
-    A bare socket exchange, not httpx: a status or search process checks the engine's health
-    twice, and httpx's import and client set-up cost more than the rest of such a process.
-    """
-    from urllib.parse import urlsplit
-
-    from mnote_kr.plugin_api import ProtocolError, exchange
-
-    parts = urlsplit(url)
-    if parts.scheme != "http" or not parts.hostname:
-        return None
-    try:
-        status, _, _, body = exchange(parts.hostname, parts.port or 80, "GET", parts.path.rstrip("/") + path,
-                                      headers, None, connect_timeout=timeout, timeout=timeout)
-    except (OSError, ProtocolError, ValueError):
-        return None
-    return status, body
-
-
-def _health(url: str, api_key: str | None = None, timeout: float = 2.0) -> dict[str, Any] | None:
-    got = _get(url, "/health", {"X-API-Key": api_key} if api_key else {}, timeout)
-    if got is None or got[0] != 200:
-        return None
-    try:
-        body = json.loads(got[1])
-    except ValueError:
-        return None
-    if not isinstance(body, dict):
-        return None
-    if len(_SEEN_HEALTH) > 64:
-        _SEEN_HEALTH.clear()
-    _SEEN_HEALTH[(url.rstrip("/"), api_key or None)] = (time.monotonic(), body)
-    return body
-
-
-def seen_health(url: str, api_key: str | None, max_age_s: float) -> dict[str, Any] | None:
-    """The ``/health`` body this process received from ``url`` with this key at most
-    ``max_age_s`` ago (the engine check a status or search starts with), else None.
-
-    The provider asks ``/health`` right after that check; within a second the answer is the
-    same request's, and asking again only costs the command a round trip.
-    """
-    hit = _SEEN_HEALTH.get((url.rstrip("/"), api_key or None))
-    if hit is None or time.monotonic() - hit[0] > max_age_s:
-        return None
-    return hit[1]
-
-
-def guard_active(url: str) -> bool:
-    """True when the engine at ``url`` refuses a foreign Host header, i.e. its guard is in place."""
-    got = _get(url, "/health", {"Host": "mnote-kr-guard-check.invalid"}, 5.0)
-    return got is not None and got[0] == 403
-
-
-def _wait_until(check_url: str, proc: subprocess.Popen[bytes], deadline: float, what: str,
-                logs: list[Path]) -> None:
-    while True:
-        if _health(check_url, timeout=1.0) is not None:
-            return
-        code = proc.poll()
-        if code is not None:
-            tails = "\n".join(t for t in (log_tail(p) for p in logs) if t)
-            raise ProviderError(f"{what} exited with code {code} during start-up:\n{tails}".rstrip(),
-                                url=check_url, hint=f"see {logs[0]}")
-        if time.monotonic() > deadline:
-            tails = "\n".join(t for t in (log_tail(p) for p in logs) if t)
-            raise ProviderError(f"{what} did not answer {check_url}/health in time:\n{tails}".rstrip(),
-                                url=check_url, hint=f"see {logs[0]}; a cold start can take longer, raise wait_s")
-        time.sleep(0.25)
-
-
 def _endpoint(cfg: Mapping[str, Any], kind: str) -> tuple[str, str, str]:
     host = cfg.get("host") or cfg.get("url") or cfg.get("base_url")
     model = cfg.get("model")
@@ -280,7 +206,7 @@ def engine_status(state_dir: Path, *, check_health: bool = True) -> EngineInfo |
     if not check_health:
         return info
     for _ in range(3):
-        if _health(info.url, info.api_key, timeout=2.0) is not None:
+        if health(info.url, info.api_key, timeout=2.0) is not None:
             return msgspec.structs.replace(info, healthy=True)
         time.sleep(0.5)
     return msgspec.structs.replace(info, healthy=False)
@@ -410,7 +336,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
                            cwd=run_dir, log=models_log,
                            env={**base_env(), **modelservice.PROCESS_ENV, modelservice.KEY_ENV: models_key or ""})
             started.append((mproc, "models"))
-            _wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
+            wait_until(models_url, mproc, deadline, "The offline model service", [models_log])
 
         if offline_llm:
             llm_host, llm_model, llm_key = f"{models_url}/v1", modelservice.LLM_MODEL, models_key or ""
@@ -475,7 +401,7 @@ def _start_locked(*, data_dir: Path, state_dir: Path, cache_dir: Path, port: int
         )
         # Recorded before waiting: if this process dies now, status/stop still find both PIDs.
         _write_state(state_dir / STATE_FILE, info)
-        _wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
+        wait_until(url, sproc, deadline, "lightrag-server", [server_log, lightrag_log])
         if not guard_active(url):
             raise ProviderError("lightrag-server started without mnote-kr's guard (it answered a foreign "
                                 "Host header); it was stopped", url=url,
@@ -525,7 +451,7 @@ BUSY_GRACE_S = 2.0
 
 def pipeline_busy(info: EngineInfo) -> bool | None:
     """Whether the engine's pipeline is working on documents (None: the server did not say)."""
-    got = _get(info.url, "/documents/pipeline_status", {"X-API-Key": info.api_key}, 2.0)
+    got = get(info.url, "/documents/pipeline_status", {"X-API-Key": info.api_key}, 2.0)
     if got is None or got[0] != 200:
         return None
     try:

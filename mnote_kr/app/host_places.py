@@ -1,0 +1,92 @@
+"""The places a search ranks by meaning, the host's side: prepare each file's located model and
+embed its places once ingest has sent it, and again for files a search could place by words only.
+
+``HostPlaces`` is the part of ``Host`` (``mnote_kr.app.host``) that ``HostIngest`` builds on: ingest
+and ``sync`` call it; it sends nothing to the provider.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from mnote_kr.core.workspace import Workspace
+from mnote_kr.errors import MnoteKrError
+from mnote_kr.models import WordsOnlyFiles
+
+if TYPE_CHECKING:
+    from mnote_kr.core.registry import Registry
+    from mnote_kr.plugins import Plugins
+
+
+class HostPlaces:
+    """Prepare files for locating and embed their places (a part of ``Host``, which defines the
+    attributes declared here for the type checker)."""
+
+    if TYPE_CHECKING:
+        workspace: Workspace
+        progress: Callable[[str], None]
+
+        @property
+        def plugins(self) -> Plugins: ...
+
+        def registry(self) -> Registry: ...
+
+    def _prepare_locate(self, files: list[tuple[str, str]]) -> None:
+        """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
+        a new process's first search does not parse it (the provider is busy indexing meanwhile),
+        and queue its places for embedding."""
+        for path, rel in files:
+            try:
+                if self.plugins.prepare_locate(path):
+                    self.progress(f"prepared {rel} for locating")
+            except MnoteKrError:
+                pass  # unreadable for the locator: the provider's verdict on the file is what counts
+
+    def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
+        """Prepare again and embed the places of the files searches placed by words only because their
+        places had no vectors (``wordsonly``; nothing sent to the provider), then forget them: ``sync``,
+        ``watch`` (``again`` False: only when the record changed since). The summary ({}: none)."""
+        return self._embed_places(after_wait_s=None, scope=None, again=again)
+
+    def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
+                      again: bool = True) -> dict[str, Any]:
+        """Embed the queued places (``meaning.embed_queued``), with those of the files of ``scope`` (None:
+        any) a search placed by words only, prepared again first (``wordsonly.due``). After a wait that
+        ended with files still being indexed (``after_wait_s``), one note first: the step is not bounded
+        by the wait (vectors not made now would never be: only ingest queues a file's places)."""
+        from mnote_kr.citations.rank import meaning, wordsonly
+        from mnote_kr.citations.rank.meaning import embed_queued
+
+        again_due = wordsonly.due(self, scope, again=again)
+        if again_due and not meaning.model_installed():
+            again_due = []
+        self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
+
+        progress = self.progress
+        if after_wait_s is not None:
+            noted = False
+
+            def progress(line: str) -> None:
+                nonlocal noted
+                if not noted:
+                    noted = True
+                    self.progress(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
+                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                                  "LightRAG has indexed are cited by words meanwhile)")
+                self.progress(line)
+
+        embed_queued(progress)
+        if not again_due:
+            return {}
+        wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
+        return wordsonly.summary(again_due, meaning.embed_problem)
+
+    def _words_only_left(self, scope: set[str]) -> WordsOnlyFiles | None:
+        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync."""
+        from mnote_kr.citations.rank import wordsonly
+
+        left = wordsonly.left(self, scope)
+        return None if left is None else msgspec.convert(left, WordsOnlyFiles)
