@@ -45,7 +45,8 @@ def test_open_says_the_links_paragraph_counts_from_zero_when_it_prints_it_beside
     first, link = shown.splitlines()[:2]
     assert first == "[tylp] /w/report.docx [office] paragraph 177, characters 0-54"
     assert "paragraph=176" in link  # the URL is the contract's: paragraphIndex, from 0
-    assert "paragraph=176 is paragraph 177 counted from 0" in link, link
+    # the link's number counts from 0, the reader's from 1: each said of its own number (r19 read it backwards)
+    assert link.endswith("(its paragraph=176 counts from 0: it is paragraph 177 counted from 1)"), link
 
 
 def test_open_prints_the_link_alone_when_it_holds_no_paragraph_number() -> None:

@@ -91,7 +91,7 @@ def render_open(plan: OpenPlan) -> str:
     link = f"link: {plan.citation_url}"
     index = plan.locator.paragraph_index if plan.locator.locator_precision == "paragraph" else None
     if index is not None and f"paragraph={index}" in plan.citation_url:
-        link += f"  (its paragraph={index} is paragraph {paragraph_number(index)} counted from 0)"
+        link += f"  (its paragraph={index} counts from 0: it is paragraph {paragraph_number(index)} counted from 1)"
     issues = plan.issues or ([IssuedQuote(search_query=plan.open_action.search_query,
                                           display_quote=plan.open_action.display_quote)]
                              if plan.open_action.search_query else [])
