@@ -447,8 +447,11 @@ def _scored_text(places: Sequence[NamedPlace], cand: Candidate) -> str:
     another slide's ("what was the Q3 value on slide 2": the chart deck's passage was slide 1's, its slide 2
     chart holds "Q3: 30"; read from the passages every deck scored 0 and the provider's order put a slide 2 of
     bullets first). The evidence's words are not the named place's: a deck whose other slide holds them gains
-    nothing on the slide named."""
-    return cand.place if cand.place and _named(places, cand) > 0 else cand.text
+    nothing on the slide named. The headings the place sits under (a slide's title, a sheet's name) are its words
+    too, as the PPTX locator reads a shape under its title."""
+    if not cand.place or _named(places, cand) <= 0:
+        return cand.text
+    return "\n".join((*cand.heading_path, cand.place))
 
 
 def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:
