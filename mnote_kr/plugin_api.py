@@ -44,6 +44,7 @@ What is here:
   abbreviation list's "PSR 定期安全评价"; a query's term and the other form a place may write it in; where it does),
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
+  ``asked_of_place`` (the query's other words a named place must hold to be cited there exactly),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
@@ -162,6 +163,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
+        asked_of_place,
         named_places,
         without_file_description,
         without_places,
@@ -224,8 +226,9 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
-    **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "named_places",
-                                                                "without_file_description", "without_places")},
+    **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "asked_of_place",
+                                                                "named_places", "without_file_description",
+                                                                "without_places")},
     **{n: ("mnote_kr.citations.text.tablerows", n) for n in ("asked_row", "header_row", "labelled_row",
                                                              "meant_header", "named_header", "valued_row")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
@@ -313,6 +316,7 @@ __all__ = [
     "UsageError",
     "ValueMention",
     "abbreviated_at",
+    "asked_of_place",
     "asked_row",
     "budget_refusal",
     "check_zip",

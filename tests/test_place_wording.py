@@ -45,10 +45,28 @@ def test_open_says_the_links_paragraph_counts_from_zero_when_it_prints_it_beside
     first, link = shown.splitlines()[:2]
     assert first == "[tylp] /w/report.docx [office] paragraph 177, characters 0-54"
     assert "paragraph=176" in link  # the URL is the contract's: paragraphIndex, from 0
-    assert "paragraph=176 is paragraph 177 counted from 0" in link, link
+    # the link's number counts from 0, the reader's from 1: each said of its own number (r19 read it backwards)
+    assert link.endswith("(its paragraph=176 counts from 0: it is paragraph 177 counted from 1)"), link
 
 
 def test_open_prints_the_link_alone_when_it_holds_no_paragraph_number() -> None:
     loc = Locator(locator_precision="bbox", locator_degraded=False, page=3, bbox=[1.0, 2.0, 3.0, 4.0])
     link = render_open(_plan(loc)).splitlines()[1]
     assert link == "link: " + citation_url("report.docx", loc)
+
+
+def test_a_slides_review_comment_is_named_as_one_never_as_shape_none(monkeypatch: pytest.MonkeyPatch) -> None:
+    # r19: ``open`` and a search's ``also #2`` line printed ``slide 3, shape None "None", paragraph 2`` for a comment
+    from pathlib import Path
+
+    from mnote_kr.models import LocateRequest
+    from mnote_kr.plugins import load_plugins
+
+    monkeypatch.setenv("MNOTE_KR_LOCATE_CACHE", "0")
+    deck = Path(__file__).resolve().parent / "data" / "corpus" / "pptx" / "docling__powerpoint_comments.pptx"
+    plugins = load_plugins(None)
+    text = plugins.extract_text(str(deck))
+    loc = plugins.locate(LocateRequest(file=str(deck), evidence="Comment (Jane Smith): I need to try this out!",
+                                       passage=text, query="what does Jane Smith need to try"))
+    assert locator_text(loc) == "slide 3, review comment (Jane Smith)", loc.locator_reason
+    assert render_open(_plan(loc)).splitlines()[0].endswith("[office] slide 3, review comment (Jane Smith)")

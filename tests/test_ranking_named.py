@@ -125,3 +125,21 @@ def test_a_search_puts_the_file_cited_on_the_named_slide_before_the_providers_fi
     plain = host.search("2 slides about a rectangle", top_k=5).results[0]
     assert plain.source_root_relative_path == f"docs/{docx.name}"
     assert (ws / "docs" / deck.name).read_bytes() == deck.read_bytes()
+
+
+def test_among_decks_on_the_named_slide_the_one_whose_slide_holds_the_querys_words_comes_first() -> None:
+    # r19: "what was the Q3 value on slide 2" over two decks both cited exactly on slide 2. The chart deck's
+    # passage was its slide 1 (ducks), its slide 2 chart holds "Q3: 30"; the sample deck's passage was its slide 3,
+    # its slide 2 a bullet list. Read from the passages, lexical was 0 for both and the provider's first won.
+    chart = Candidate(2, "revenue_review.pptx", "Quarterly Duck Survey; 2019: Freshwater Ducks 120, Saltwater "
+                      "Ducks 80", slide=2, place="2026; Q1: 10; Q2: 20; Q3: 30")
+    sample = Candidate(1, "docling__powerpoint_sample.pptx", "Slide 3; List item4; Notes: Final notes on the "
+                       "third slide.", slide=2, place="Let's introduce a list; With foo; Bar; And baz things")
+    for query in ("what was the Q3 value on slide 2", "Q3 total on the second slide"):
+        assert _order(query, [sample, chart], 6) == ["revenue_review.pptx", "docling__powerpoint_sample.pptx"]
+        parts = [p for _, p in relevance(query, [sample, chart], 6)]
+        assert parts[1]["lexical"] > 0 == parts[0]["lexical"], parts
+    # the passage's words are not the named place's: a deck whose other slide holds them gains nothing there
+    elsewhere = Candidate(0, "other.pptx", "Q3 value: 30", slide=2, place="Agenda; Welcome")
+    ((_, parts),) = relevance("what was the Q3 value on slide 2", [elsewhere], 1)
+    assert parts["lexical"] == 0.0 and parts["named"] == ranking.NAMED_WEIGHT

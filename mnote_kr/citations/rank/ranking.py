@@ -55,7 +55,9 @@ the citations of one search together:
 
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
 must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
-name stays a word (its rows hold it).
+name stays a word (its rows hold it). A citation on the named place is read by ``lexical`` on that place's own
+words, not its passage's: among the files that have the place, the one whose place holds the query's other
+words goes first.
 
 Pure: no I/O. ``benchmarks/retrieval.py`` measures the effect (first citation on the labelled
 place, before and after; ``--from-dump`` re-ranks a saved run's citations with this module).
@@ -374,13 +376,13 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     ``n_total`` is the number of provider references (ranks are clamped into it).
     """
     words = content_words(query)
-    lexical, typed, held = _bm25(words, [c.text for c in candidates])
+    places = named_places(query)
+    lexical, typed, held = _bm25(words, [_scored_text(places, c) for c in candidates])
     if not LEXICAL_COVERAGE:
         held = [1.0] * len(held)
     best = max(lexical, default=0.0)
     q = _fold(" ".join(query.split()))
     q_terms = set(_bm25_terms(words))
-    places = named_places(query)
     in_name: dict[str, float] = {}  # fileTerms per file name
     out = []
     for cand, lex, share in zip(candidates, lexical, held, strict=True):
@@ -437,6 +439,19 @@ def _unplaced(candidates: Sequence[Candidate], out: list[tuple[float, dict[str, 
             parts["unplaced"] = value - score
             out[i] = (value, parts)
     return moved
+
+
+def _scored_text(places: Sequence[NamedPlace], cand: Candidate) -> str:
+    """The words ``lexical`` reads for ``cand``: its evidence; on a place the query names, that place's own words
+    (``Candidate.place``), since that is what is cited and the provider's passage of a small deck is often
+    another slide's ("what was the Q3 value on slide 2": the chart deck's passage was slide 1's, its slide 2
+    chart holds "Q3: 30"; read from the passages every deck scored 0 and the provider's order put a slide 2 of
+    bullets first). The evidence's words are not the named place's: a deck whose other slide holds them gains
+    nothing on the slide named. The headings the place sits under (a slide's title, a sheet's name) are its words
+    too, as the PPTX locator reads a shape under its title."""
+    if not cand.place or _named(places, cand) <= 0:
+        return cand.text
+    return "\n".join((*cand.heading_path, cand.place))
 
 
 def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:

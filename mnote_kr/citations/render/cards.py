@@ -9,7 +9,7 @@ from typing import Any
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
-from mnote_kr.citations.render.precision import paragraph_number, precision_words
+from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
 from mnote_kr.citations.render.strength import by_strength
 from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED
 from mnote_kr.core.readings import status_lines, sync_lines
@@ -29,12 +29,17 @@ from mnote_kr.models import (
 
 def office_place(loc: Locator) -> str | None:
     """A slide or cell locator in words: ``slide 3, shape 4 "Rectangle 3", paragraph 1``, ``slide 2 notes``,
+    ``slide 3, review comment (Jane Smith)`` (no shape holds it), ``slide 3`` (no shape known),
     ``cells Sheet1!C12 (row "Revenue", header "2023")``; None for other precisions."""
     if loc.locator_precision == "slide" and loc.slide is not None:
         if loc.speaker_notes:
             return f"slide {loc.slide} notes"
+        if loc.shape_id is None:  # never "shape None": a comment, or a slide with no shape named
+            comment = review_comment(loc)
+            return f"slide {loc.slide}" + (f", {comment}" if comment else "")
         para = f", paragraph {paragraph_number(loc.paragraph_index)}" if loc.paragraph_index is not None else ""
-        return f"slide {loc.slide}, shape {loc.shape_id} \"{loc.shape_name}\"{para}"
+        name = f' "{loc.shape_name}"' if loc.shape_name else ""
+        return f"slide {loc.slide}, shape {loc.shape_id}{name}{para}"
     if loc.locator_precision == "cell" and loc.sheet is not None:
         extra = [f'row "{loc.row_label}"'] if loc.row_label else []
         extra += [f'header "{", ".join(h for h in loc.headers if h)}"'] if any(loc.headers) else []
@@ -91,7 +96,7 @@ def render_open(plan: OpenPlan) -> str:
     link = f"link: {plan.citation_url}"
     index = plan.locator.paragraph_index if plan.locator.locator_precision == "paragraph" else None
     if index is not None and f"paragraph={index}" in plan.citation_url:
-        link += f"  (its paragraph={index} is paragraph {paragraph_number(index)} counted from 0)"
+        link += f"  (its paragraph={index} counts from 0: it is paragraph {paragraph_number(index)} counted from 1)"
     issues = plan.issues or ([IssuedQuote(search_query=plan.open_action.search_query,
                                           display_quote=plan.open_action.display_quote)]
                              if plan.open_action.search_query else [])

@@ -23,11 +23,23 @@ wire stays 0-based.
 
 from __future__ import annotations
 
+import re
 from typing import Literal
 
 from mnote_kr.models import Locator
 
 Certainty = Literal["exact", "approximate", "file"]
+
+#: How the PPTX locator's reason ends for a slide's review comment (no shape holds it, and the Locator has no
+#: field for it): ``...: slide 3, a review comment (Jane Smith, reply) (no shape: the slide)``.
+_COMMENT_RE = re.compile(r"a review comment(?: \(([^()]*)\))? \(no shape: the slide\)$")
+
+
+def review_comment(loc: Locator) -> str | None:
+    """``review comment (Jane Smith)`` when ``loc`` cites a slide's review comment (no shape; its reason says so,
+    the words the PPTX locator writes), else None: a place named in words, never ``shape None "None"``."""
+    m = _COMMENT_RE.search(loc.locator_reason or loc.reason or "") if loc.shape_id is None else None
+    return None if m is None else "review comment" + (f" ({m.group(1)})" if m.group(1) else "")
 
 #: Words for an exact place, by precision; an approximate one says so (``_APPROXIMATE``).
 _EXACT = {"bbox": "exact box", "paragraph": "paragraph", "slide": "slide", "cell": "cells"}

@@ -33,12 +33,13 @@ import dataclasses
 import functools
 import re
 import unicodedata
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["MAX_RANGE", "NamedPlace", "named_places", "naming", "without_file_description", "without_places"]
+__all__ = ["MAX_RANGE", "NamedPlace", "asked_of_place", "named_places", "naming", "without_file_description",
+           "without_places"]
 
 #: Numbers one query's list or ranges name at most: "pages 1-300" names its first 50, and a wider range is
 #: never counted out beyond them ("slides 1-99999" reads 50 numbers, not 99999).
@@ -340,3 +341,26 @@ def naming(places: Sequence[NamedPlace], *, slide: int | None = None, page: int 
         elif page is not None and place.kind == "page" and page in place.numbers:
             return "exact"
     return found
+
+
+#: Words asking for a named place as a whole ("what does page 3 say", "summarize slide 2", "slide 2 contents"):
+#: no content the place must hold. A stem of one (a locator's: "summariz") is one too.
+PLACE_ASKING = frozenset("""say says said show shows shown showing contain contains content contents summary
+summarize summarise overview text texts written write writes mean means describe describes cover covers
+present presents discuss discusses display displays there main point points info information detail details
+see look appear appears slide slides page pages sheet sheets""".split())
+
+
+def asked_of_place(words: Collection[str], in_file: Collection[str]) -> set[str]:
+    """Of a query's other words (its named places, scaffolding and file description aside), those a place it
+    names must hold to be cited there exactly: every word the file holds, and a Latin word it does not, save
+    those asking for the place as a whole (``PLACE_ASKING``). A CJK bigram the file lacks is no content asked
+    ("第3页讲了什么": 讲了, 了什 are cuts across function characters); a Latin word is: "what was the Q3 value on
+    slide 2" asks for Q3 in a deck holding none, whose slide 2 is not cited exactly for it (r19: another deck's
+    slide 2 chart held "Q3: 30")."""
+    return {w for w in words if w in in_file or (w.isascii() and any(c.isalnum() for c in w)
+                                                 and not _asks_for_place(w))}
+
+
+def _asks_for_place(word: str) -> bool:
+    return word in PLACE_ASKING or len(word) >= 4 and any(a.startswith(word) for a in PLACE_ASKING)

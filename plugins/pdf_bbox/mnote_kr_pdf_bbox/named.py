@@ -13,9 +13,10 @@ leaves the answer as it was; so do named pages the passage does not reach that h
 other words while the PDF holds some elsewhere ("page 3 on WordPerfect" where page 2 has it).
 
 A query asking for nothing the PDF holds besides the page ("what does page 3 say", "第3页讲了什么": "say", "讲了"
-are in none of its blocks) has asked for the page: the block chosen there by meaning is that page's place,
-not an approximate one (rule "named", none of its other words to hold), whether the passage's own place was
-on it already or moved there.
+are in none of its blocks), and no Latin word of content the PDF lacks ("the Q3 value on page 2" asks for Q3,
+which another file may hold: ``asked_of_place``), has asked for the page: the block chosen there by meaning is
+that page's place, not an approximate one (rule "named", none of its other words to hold), whether the
+passage's own place was on it already or moved there.
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from mnote_kr.plugin_api import named_places, without_places
+from mnote_kr.plugin_api import asked_of_place, named_places, without_places
 
 from .answer import _CJK_RUN, Answer, _narrow, choose, content_terms, doc_terms, weighed
 from .pdftext import DocumentText
@@ -79,8 +80,13 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         # block the passage covers most there, else the page's first
         b = max(cands, key=lambda b: (held(b), getattr(counts.get(b), "count", 0), -b[0], -b[1]))
         # approximate when the query's other words are in the PDF but none of them in this block
-        known = {t for t in terms if t in dt.df or not dt.holds_cjk() and _CJK_RUN.search(t)}  # and foreign words
-        share = sum(weight[t] for t in known if t in dt.block(b).terms) / (sum(weight[t] for t in known) or 1.0)
+        # (and a Chinese word over a PDF with none, and a Latin word it lacks asked of the page: ``asked_of_place``,
+        # "the Q3 value on page 2")
+        known = asked_of_place(terms.keys(), dt.df.keys()) | {
+            t for t in terms if not dt.holds_cjk() and _CJK_RUN.search(t)}
+        top = max(weight.values(), default=1.0)  # a word the PDF lacks is as rare as its rarest
+        share = sum(weight.get(t, top) for t in known if t in dt.block(b).terms) / (
+            sum(weight.get(t, top) for t in known) or 1.0)
         there = Answer(b, "named", share, len(known & dt.block(b).terms.keys()), len(known), _narrow(doc, b, []))
     there = _only_the_page(doc, there, query)
     behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
@@ -93,6 +99,6 @@ def _only_the_page(doc: DocumentText, ans: Answer, query: str) -> Answer:
     was chosen by meaning and the query's other words are none the PDF holds; else ``ans`` itself."""
     if ans.block is None or ans.rule != "meaning":
         return ans
-    if doc_terms(doc).df.keys() & content_terms(without_places(query)).keys():
+    if asked_of_place(content_terms(without_places(query)).keys(), doc_terms(doc).df.keys()):
         return ans
     return dataclasses.replace(ans, rule="named", found=0, terms=0)

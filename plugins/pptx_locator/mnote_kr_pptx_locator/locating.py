@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import msgspec
 
@@ -209,10 +210,11 @@ def locate_pptx(request: LocateRequest) -> Locator:
     if nearest is not picked:
         picked, highlight, approximate = nearest, None, True
         reason = f"{reason}; the shape's paragraph nearest the question by meaning (none holds its words)"
-    named = at_named_slide(doc, picked, asked, META_WORDS)
-    here = on_its_named_slide(doc, picked, asked, META_WORDS, reason) if named is None else None
+    named_by = frozenset(tok for tok, _, _ in iter_tokens(normalize(Path(request.file).stem.replace("_", " "))))
+    named = at_named_slide(doc, picked, asked, META_WORDS, named_by)
+    here = on_its_named_slide(doc, picked, asked, META_WORDS, reason, named_by) if named is None else None
     if here is not None and here[0] is picked:  # the query names the evidence's slide: the reason says so
-        reason, approximate = here[1], False
+        reason, approximate = here[1], here[2]
     elif here is not None:  # the notes it asks for (or the shapes, not the notes it does not), the evidence's
         named = here        # place of that slide behind them
     title = picked if named is None else None

@@ -27,6 +27,7 @@ import msgspec
 
 from mnote_kr.plugin_api import (
     Locator,
+    asked_of_place,
     iter_tokens,
     named_places,
     normalize,
@@ -132,14 +133,15 @@ def notes_hold_more(doc: PptxDocument, cands: list[SlideParagraph], words: set[s
     return bool(noted - shown)
 
 
-def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
-                   meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
+def on_named_slide(doc: PptxDocument, slides: list[int], query: str, meta: frozenset[str],
+                   named_by: frozenset[str] = frozenset()) -> tuple[SlideParagraph, str, bool] | None:
     """The paragraph of the named ``slides`` the query's other words choose, the reason, and whether it
     is an approximate place (the query's other words are in the deck, none on the slides); None when the slides
     hold no text. ``meta``: words about the deck itself, never content. Notes only when the query asks for
     them, they hold words it asks for that the shapes do not, or the slides have nothing else; among the shapes
     holding most of its words, one of a kind it names first; a title last, unless named (it is its slide's
-    context, see the module)."""
+    context, see the module). Exact only where it holds a word asked (``asked_of_place``) or none is asked;
+    ``named_by``: the words of the deck's file name, which say which deck, nothing its slide must hold."""
     cands = [p for p in doc.paragraphs if p.slide in slides and p.tokens]
     if not cands:
         return None
@@ -167,28 +169,32 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str,
     if held:
         there = "its notes" if pick.notes else "this shape"
         return pick, f"the query names {where}; its other words are in {there}", False
-    if not words & doc.df.keys():  # nothing else asked for that the deck holds
+    # nothing else asked for: no word the deck holds, nor a Latin one it lacks ("Q3 value" asks for what another
+    # deck may hold; "say", "讲了" ask for the slide: ``asked_of_place``)
+    if not asked_of_place(words - kind_words(kinds) - named_by, doc.df.keys()):
         return pick, f"the query names {where}", False
     return pick, f"the query names {where}; none of its other words is there: an approximate place", True
 
 
-def at_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str,
-                   meta: frozenset[str]) -> tuple[SlideParagraph, str, bool] | None:
+def at_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, meta: frozenset[str],
+                   named_by: frozenset[str] = frozenset()) -> tuple[SlideParagraph, str, bool] | None:
     """When the query names slides of the deck and ``picked`` (the evidence's place) is on none of them:
     the named slide's paragraph, reason and precision (``on_named_slide``); else None."""
     slides = named_slides(doc, query)
     if not slides or picked.slide in slides:
         return None
-    return on_named_slide(doc, slides, query, meta)
+    return on_named_slide(doc, slides, query, meta, named_by)
 
 
 def on_its_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, meta: frozenset[str],
-                       reason: str) -> tuple[SlideParagraph, str, bool] | None:
+                       reason: str, named_by: frozenset[str] = frozenset()) -> tuple[SlideParagraph, str, bool] | None:
     """When the query names the slide ``picked`` (the evidence's place, found for ``reason``) is on: the place
     to cite, its reason and whether it is approximate. Its notes when the query asks for notes and ``picked``
     is a shape of a slide with notes; the slide's shapes (``on_named_slide``) when ``picked`` is its notes and
-    the query does not ask for notes; else ``picked`` itself, the reason saying the slide is named. None when
-    the query names no slide ``picked`` is on."""
+    the query does not ask for notes; else ``picked`` itself, the reason saying the slide is named, unless it
+    holds none of the words the query asks (``asked_of_place``): then the slide's shape they choose, exact only
+    where it holds one ("Q3 total on the second slide" is no exact citation of a rectangle saying nothing of
+    Q3). None when the query names no slide ``picked`` is on."""
     if picked.slide not in named_slides(doc, query):
         return None
     where = f"slide {picked.slide}"
@@ -199,8 +205,14 @@ def on_its_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, me
         if chosen is not None and chosen[0].notes:
             return chosen
     elif picked.notes:
-        chosen = on_named_slide(doc, [picked.slide], query, meta)
+        chosen = on_named_slide(doc, [picked.slide], query, meta, named_by)
         if chosen is not None and not chosen[0].notes:
+            return chosen
+    words = other_words(query, meta)
+    if not held_words(doc, picked, words) and asked_of_place(words - kind_words(named_kinds(query)) - named_by,
+                                                             doc.df.keys()):
+        chosen = on_named_slide(doc, [picked.slide], query, meta, named_by)
+        if chosen is not None:
             return chosen
     return picked, f"the query names {where}; {reason}", False
 
