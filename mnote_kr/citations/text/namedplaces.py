@@ -343,12 +343,14 @@ def naming(places: Sequence[NamedPlace], *, slide: int | None = None, page: int 
     return found
 
 
-#: Words asking for a named place as a whole ("what does page 3 say", "summarize slide 2", "slide 2 contents"):
-#: no content the place must hold. A stem of one (a locator's: "summariz") is one too.
+#: Words asking for a named place as a whole ("what does page 3 say", "summarize slide 2", "slide 2 contents"),
+#: or naming one ("section 7 Foo on p. 3": its heading holds "Foo", not "section"): no content the place must
+#: hold. A stem of one (a locator's: "summariz") is one too.
 PLACE_ASKING = frozenset("""say says said show shows shown showing contain contains content contents summary
 summarize summarise overview text texts written write writes mean means describe describes cover covers
 present presents discuss discusses display displays there main point points info information detail details
-see look appear appears slide slides page pages sheet sheets""".split())
+see look appear appears slide slides page pages sheet sheets section sections chapter chapters heading headings
+clause clauses""".split())
 
 
 def asked_of_place(words: Collection[str], in_file: Collection[str]) -> set[str]:
