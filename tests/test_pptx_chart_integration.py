@@ -80,9 +80,11 @@ def test_a_chart_value_is_found_and_cited_on_the_charts_shape_in_its_words(
     assert (c.locator_precision, loc.locator_degraded, loc.slide, loc.speaker_notes) == ("slide", False, 2, False)
     assert (loc.shape_id, loc.shape_name, loc.bbox) == (frame["id"], frame["name"], frame["box"])
     assert loc.paragraph_index == 2  # the chart's lines: its title, 2022, then 2023
-    # the asked point within its series, from the chart's title (the PPTX locator's ``chart_start``)
-    assert c.display_quote.startswith("Crossings per year; 2022: "), c.display_quote
-    assert f"2023: Quillmouth {token} ferry 468, Brackenridge ferry 405" in c.display_quote, c.display_quote
+    # the asked point's line first, the chart's title after it, not 2022's figures (the PPTX locator's
+    # ``chartquote``); the whole chart stays in the chunk (contextQuote)
+    assert c.display_quote == f"2023: Quillmouth {token} ferry 468, Brackenridge ferry 405 (Crossings per year)", \
+        c.display_quote
+    assert "412" in (c.context_quote or ""), c.context_quote
     assert "Chart:" not in c.display_quote and "#" not in c.display_quote
     assert c.source_path == str(deck) and "&slide=2" in c.citation_url
     assert _sha(deck) == digest

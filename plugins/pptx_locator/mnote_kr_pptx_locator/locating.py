@@ -20,6 +20,7 @@ from mnote_kr.plugin_api import (
 )
 from mnote_kr.plugin_api import with_places_behind as places_behind_locator
 
+from .chartquote import chart_place, point_quote
 from .named import at_named_slide, choosing_words, evidence_place_first, held_words, on_its_named_slide
 from .reader import PptxDocument, SlideParagraph, load_pptx
 from .titlebody import body_under_title, titled_quote
@@ -38,10 +39,11 @@ def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     """The cited paragraph's words, with the paragraphs after it in its shape while the quote is under
     ``QUOTE_CHARS`` (a title or a list's first item says little alone): the place, not the provider's
     chunk of every slide. A table row and a comment are quoted alone: the rows or comments after it are
-    other records, or other people's words. A chart's point is quoted with its series: from the chart's first
-    line (its title, or its first point) when the lines up to the cited one fit in ``QUOTE_CHARS`` ("Q2: 20"
-    alone, or "Q2: 20; Q3: 30", hides "Q1: 10", which the chart shows beside it)."""
-    para = chart_start(doc, para)
+    other records, or other people's words. A chart's point is quoted by its line, its chart's head after it
+    when the line lacks its words (``chartquote.point_quote``: "Q2: 20 (2026)"), not by the points after it;
+    a chart's head (cited for the chart as a whole) with the points after it, as a shape's first paragraph."""
+    if (point := point_quote(doc, para)) is not None:
+        return point
     parts = [" ".join(para.text.split())]
     for nxt in doc.paragraphs[para.index + 1:] if para.kind not in ("table", "comment") else ():
         if (nxt.slide, nxt.shape_id, nxt.notes) != (para.slide, para.shape_id, para.notes) or \
@@ -52,20 +54,6 @@ def shape_quote(doc: PptxDocument, para: SlideParagraph) -> str:
     for part in (p for p in parts if p):  # list items apart with "; ", sentences with a space
         out = part if not out else out + (" " if out[-1] in ".!?。！？:;" else "; ") + part
     return out
-
-
-def chart_start(doc: PptxDocument, para: SlideParagraph) -> SlideParagraph:
-    """The first line of ``para``'s chart when the lines from it through ``para`` fit in ``QUOTE_CHARS``;
-    ``para`` itself for any other kind of place, or a point too far down a long chart."""
-    if para.kind != "chart":
-        return para
-    first = para
-    for prev in reversed(doc.paragraphs[:para.index]):
-        if (prev.slide, prev.shape_id, prev.notes, prev.kind) != (para.slide, para.shape_id, para.notes, "chart"):
-            break
-        first = prev
-    span = doc.paragraphs[first.index:para.index + 1]
-    return first if sum(len(" ".join(p.text.split())) + 2 for p in span) <= QUOTE_CHARS else para
 
 
 def slide_locator(doc: PptxDocument, para: SlideParagraph, *, highlight: Highlight | None, score: float | None,
@@ -222,6 +210,12 @@ def locate_pptx(request: LocateRequest) -> Locator:
     if body is not None:  # the title names the topic asked about: its body answers
         picked, highlight = body, None
         reason = f"{reason}; the slide's title holds only the query's topic: the body under it"
+    chart = chart_place(doc, picked, asked, META_WORDS) if body is None else picked
+    if chart is not picked:  # the chart as a whole, from its head; or the point the query names on it
+        why = ("the query names this point of the chart" if chart.shape_paragraph else
+               "the query names the slide's chart: from its head" if picked.kind != "chart" else
+               "the query asks about the chart as a whole: from its head")
+        picked, highlight, reason = chart, None, f"{reason}; {why}"
     located = slide_locator(doc, picked, highlight=highlight if match.paragraph is not None else None,
                             score=match.score, reason=reason, block_id=block_id)
     if body is not None and title is not None:
@@ -232,6 +226,7 @@ def locate_pptx(request: LocateRequest) -> Locator:
         return with_places_behind(doc, located, picked, request)
     # the query names another slide: cite it, the evidence's place first behind it
     para, why, degraded = named
+    para = chart_place(doc, para, asked, META_WORDS)
     there = slide_locator(doc, para, highlight=None, score=match.score, reason=why, block_id=block_id)
     there = with_places_behind(doc, msgspec.structs.replace(there, locator_degraded=degraded), para, request)
     evidence_place = slide_locator(doc, picked, highlight=None, score=match.score, block_id=block_id,
