@@ -111,3 +111,11 @@ def test_a_place_behind_made_of_figure_glyphs_is_not_cited() -> None:
                                    source_path="/ws/kb/t.pdf", source_root_relative_path="kb/t.pdf")
     cited = runner_citations(main, main_loc, "chunk-1", set())
     assert [c.locator.page for c in cited] == [4]
+
+
+def test_a_chinese_sentence_holding_a_less_than_sign_is_words_not_glyphs() -> None:
+    # mineru__introduction.pdf's node, one whitespace token a sentence long: "<" and ">" made the whole
+    # block glyph soup, and no query ("放热反应") could be placed on it
+    block = "在配平完的方程式后根据事实写上“△𝐻=𝑄”，其中 𝑄代表放出或吸收的热量（焓变）。放热反应，𝑄<0 ；吸热反应，𝑄>0"
+    assert not mostly_glyphs(block)
+    assert mostly_glyphs("ka>29:92># 放<")  # a stray ideograph does not make figure glyphs words

@@ -9,7 +9,9 @@ own page transform, not a formula copied from the locator's.
 The font is the base-14 Helvetica with explicit ``/Widths`` (so the layout is exact)
 and two ligature glyphs: byte 0x01 draws ``/fi`` and 0x02 ``/fl``, mapped to U+FB01
 and U+FB02 by a ``/ToUnicode`` CMap, as a typesetter's ligature would be. Pass the
-characters "ﬁ"/"ﬂ" in ``text`` to draw them.
+characters "ﬁ"/"ﬂ" in ``text`` to draw them. Four letters outside the Basic Multilingual Plane,
+mathematical ones as an equation editor writes them (``𝑄 𝐻 𝑥 𝔽``), draw as the plain letter's glyph
+(bytes 0x03..0x06) mapped to the letter's code point, a UTF-16 surrogate pair in the CMap.
 """
 
 from __future__ import annotations
@@ -32,16 +34,20 @@ _HELV = [
 ASCENT = 0.718
 DESCENT = 0.207
 _LIGATURES = {"\ufb01": 1, "\ufb02": 2}
+#: A letter outside the BMP -> (its byte, the Helvetica letter drawn for it).
+_ASTRAL = {"\U0001d444": (3, "Q"), "\U0001d43b": (4, "H"), "\U0001d465": (5, "x"), "\U0001d53d": (6, "F")}
 
 
 def char_width(ch: str) -> float:
     """Advance width of one character in 1/1000 em."""
     if ch in _LIGATURES:
         return 500.0
+    if ch in _ASTRAL:
+        return char_width(_ASTRAL[ch][1])
     code = ord(ch)
     if 32 <= code <= 126:
         return float(_HELV[code - 32])
-    raise ValueError(f"mnote_kr_testkit.pdfs draws ASCII and the fi/fl ligatures only, not {ch!r}")
+    raise ValueError(f"mnote_kr_testkit.pdfs draws ASCII, the fi/fl ligatures and {''.join(_ASTRAL)} only, not {ch!r}")
 
 
 def text_width(text: str, size: float) -> float:
@@ -137,6 +143,8 @@ def _escape(text: str) -> str:
     for ch in text:
         if ch in _LIGATURES:
             out.append(f"\\{_LIGATURES[ch]:03o}")
+        elif ch in _ASTRAL:
+            out.append(f"\\{_ASTRAL[ch][0]:03o}")
         elif ch in "()\\":
             out.append("\\" + ch)
         else:
@@ -195,15 +203,20 @@ class PdfBuilder:
             b"/CMapName /Adobe-Identity-UCS def /CMapType 2 def\n"
             b"1 begincodespacerange <00> <FF> endcodespacerange\n"
             b"3 beginbfrange <01> <01> <FB01> <02> <02> <FB02> <20> <7E> <0020> endbfrange\n"
+            + f"{len(_ASTRAL)} beginbfchar ".encode()
+            + b" ".join(b"<%02X> <%s>" % (code, ch.encode("utf-16-be").hex().upper().encode())
+                        for ch, (code, _) in _ASTRAL.items())
+            + b" endbfchar\n"
             b"endcmap CMapName currentdict /CMap defineresource pop end end\n"
         )
         tu = add(b"<< /Length %d >>\nstream\n" % len(cmap) + cmap + b"\nendstream")
-        widths = " ".join(["500", "500"] + ["0"] * 29 + [str(w) for w in _HELV])
+        widths = " ".join(["500", "500"] + [f"{char_width(g):g}" for _, g in _ASTRAL.values()]
+                          + ["0"] * (29 - len(_ASTRAL)) + [str(w) for w in _HELV])
         font = add(
             (
                 "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /FirstChar 1 /LastChar 126 "
                 f"/Widths [{widths}] /Encoding << /Type /Encoding /BaseEncoding /WinAnsiEncoding "
-                f"/Differences [1 /fi /fl] >> /ToUnicode {tu} 0 R >>"
+                f"/Differences [1 /fi /fl {' '.join('/' + g for _, g in _ASTRAL.values())}] >> /ToUnicode {tu} 0 R >>"
             ).encode()
         )
         pages_num = len(objs) + 1 + 2 * len(self.pages)

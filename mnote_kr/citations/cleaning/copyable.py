@@ -15,7 +15,7 @@ import re
 import unicodedata
 
 from mnote_kr.citations.cleaning.textlayer import mojibake
-from mnote_kr.citations.text.textnorm import keeps_line_end_hyphen, lazy_compile, made_of
+from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, keeps_line_end_hyphen, lazy_compile, made_of
 
 __all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_drop_caps", "rejoin_hyphenation",
            "symbol_bullets", "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
@@ -399,6 +399,7 @@ def has_whole_word(text: str, query: str = "") -> bool:
 #: Characters no word holds inside it (after its edges' punctuation is taken off): a token holding one is
 #: glyphs a text layer read from a figure's font with no letters mapped (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``).
 _GLYPH_CHARS = frozenset('<>?@#$%!"|~;\\')
+_CJK_RE = lazy_compile(f"[{CJK_CLASS}]")
 #: Below this share of its characters in word tokens a text is mostly glyphs.
 WORD_SHARE = 0.5
 
@@ -421,4 +422,8 @@ def mostly_glyphs(text: str) -> bool:
         core = token.strip(_TOKEN_EDGES)
         if any(ch.isalnum() for ch in core) and not _GLYPH_CHARS & set(core):
             words += len(core)
+        elif core and max(core) >= CJK_FIRST:
+            # CJK is written without spaces: a sentence is one token, its "<" (放热反应，Q<0) no glyph soup. A
+            # font without a letter map never reads as ideographs, so those count as words, the rest not.
+            words += len(_CJK_RE.findall(core))
     return words < WORD_SHARE * total

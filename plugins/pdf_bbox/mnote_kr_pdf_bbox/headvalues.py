@@ -35,7 +35,7 @@ from pathlib import Path
 from mnote_kr.plugin_api import asked_row, iter_tokens
 
 from .page import Box, PageText
-from .pdfium import PDFIUM_LOCK
+from .pdfium import PDFIUM_LOCK, page_chars
 from .pdfium import modules as _pdfium
 from .tableread import is_numeric
 
@@ -127,7 +127,7 @@ def _row_under(page: PageText, bi: int) -> list[int] | None:
 def _char_xs(path: str, page: PageText, lines: list[int]) -> dict[int, tuple[float, float]] | None:
     """Each character of ``lines``: its left and right x in the text frame, read again with PDFium; None
     when the page reads otherwise than the model (another reader's text, a changed file)."""
-    pdfium, _ = _pdfium()
+    pdfium, raw = _pdfium()
     out: dict[int, tuple[float, float]] = {}
     with PDFIUM_LOCK:
         try:
@@ -138,14 +138,16 @@ def _char_xs(path: str, page: PageText, lines: list[int]) -> dict[int, tuple[flo
             pg = doc[page.number - 1]
             tp = pg.get_textpage()
             try:
-                n = tp.count_chars()
-                if n != len(page.text) or tp.get_text_range(0, n) != page.text:
+                text, first = page_chars(tp, raw)
+                if text != page.text:
                     return None
+                ends = [*first[1:], tp.count_chars()] if first is not None else None
                 x0 = page.geometry.crop[0]
                 for li in lines:
                     for c in page.stream[li]:
-                        left, _, right, _ = tp.get_charbox(c, loose=True)
-                        out[c] = (left - x0, right - x0)
+                        units = range(first[c], ends[c]) if first is not None and ends is not None else (c,)
+                        boxes = [tp.get_charbox(u, loose=True) for u in units]
+                        out[c] = (min(b[0] for b in boxes) - x0, max(b[2] for b in boxes) - x0)
             finally:
                 tp.close()
                 pg.close()

@@ -34,7 +34,7 @@ from .lines import Quad, assemble, reading_box
 from .page import Box as Box  # re-exported: the locator's modules take the box type from here
 from .page import PageGeometry as PageGeometry
 from .page import PageText as PageText
-from .pdfium import PDFIUM_LOCK
+from .pdfium import PDFIUM_LOCK, page_chars
 from .pdfium import modules as _pdfium
 
 if TYPE_CHECKING:
@@ -308,12 +308,9 @@ def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None =
     try:
         if unreadable is not None and cidtext.unreadable_text_objects(page, tp):
             unreadable.append(number)
-        n = tp.count_chars()
-        if n <= 0:
+        text, first = page_chars(tp, pdfium_c)
+        if not text:
             return out
-        text = tp.get_text_range(0, n)
-        if len(text) != n:  # surrogates or a PDFium quirk: fall back to one call per char
-            text = "".join(chr(pdfium_c.FPDFText_GetUnicode(tp, i) or 0xFFFD) for i in range(n))
         rect = pdfium_c.FS_RECTF()
         ref = ctypes.byref(rect)
         get_box = pdfium_c.FPDFText_GetLooseCharBox
@@ -346,7 +343,24 @@ def _read_page(page: pdfium.PdfPage, number: int, unreadable: list[int] | None =
             return size
 
         get_angle = pdfium_c.FPDFText_GetCharAngle
-        assemble(out, text, box_of, origin_y, size_of, lambda i: float(get_angle(raw_tp, i)))
+
+        def angle_of(i: int) -> float:
+            return float(get_angle(raw_tp, i))
+
+        if first is None:
+            assemble(out, text, box_of, origin_y, size_of, angle_of)
+        else:  # a character of two PDFium chars (a surrogate pair): both boxes, the first's the rest
+            ends = [*first[1:], tp.count_chars()]
+
+            def joined_box(k: int) -> Quad | None:
+                quads = [q for q in map(box_of, range(first[k], ends[k])) if q is not None]
+                if len(quads) < 2:
+                    return quads[0] if quads else None
+                return (min(q[0] for q in quads), min(q[1] for q in quads),
+                        max(q[2] for q in quads), max(q[3] for q in quads))
+
+            assemble(out, text, joined_box, lambda k: origin_y(first[k]), lambda k: size_of(first[k]),
+                     lambda k: angle_of(first[k]))
         return out
     finally:
         tp.close()
