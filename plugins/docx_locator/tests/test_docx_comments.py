@@ -116,9 +116,9 @@ def test_a_comment_inside_the_answering_sentence_takes_none_of_its_quote() -> No
     assert len(quote) <= QUOTE_CHARS
     # a comment that fits after the quoted words follows them, marked as a comment
     short = answer_quote(abstract, "AutoGen open-source framework agents converse with each other", limit=240)
-    assert short == ("AutoGen is an open-source framework that allows developers to build LLM applications via multiple "
-                     "agents that can converse with each other to accomplish tasks. [Comment (Unknown Author): This "
-                     "is a test comment. 12df-321a]"), short
+    assert short == ("AutoGen is an open-source framework that allows developers to build LLM applications via "
+                     "multiple agents that can converse with each other to accomplish tasks. [Comment (Unknown "
+                     "Author): This is a test comment. 12df-321a]"), short
     # a question about the comment is quoted from the comment, as before
     assert answer_quote(abstract, "a test comment 12df-321a").startswith(
         "[Comment (Unknown Author): This is a test comment. 12df-321a]")
