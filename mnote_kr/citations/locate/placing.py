@@ -37,6 +37,9 @@ FILE_WIDE = 3
 CHOSEN_HOLDS_ALL = True
 #: A lead-in and the list after it are one candidate place (``leadin``; False: each paragraph alone, before round 19).
 LISTS_TOGETHER = True
+#: Under a sidecar block (a ``scope``), the chunk's paragraphs outside it are places behind the block's place
+#: (False: the block's paragraphs only, before round 19): a chunk spanning several blocks holds them too.
+CHUNK_BEHIND = True
 #: The places behind one holding some of the query's words show first those holding the others (False: by score
 #: alone, before round 19).
 RUNNERS_COVER = True
@@ -99,23 +102,32 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
             if 0 <= i < len(paras) and i not in cands and i != match.paragraph.index and _placeable(paras[i])}
     outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: placed by meaning among the file's "
                           "paragraphs, outside the cited passage", match.anchor, c) for i, c in wide.items())
-    if len(cands) < 2:  # nothing to choose from: the place keeps its cosine (its file's places are ordered by it)
-        alone = cosines([match.paragraph.index])
+    # the chunk's paragraphs outside the sidecar block the evidence lies in: places behind, never the place
+    beyond = [i for i in passage_paragraphs(doc, passage) if i not in scope and i not in cands
+              and _placeable(paras[i])] if CHUNK_BEHIND and scope is not None else []
+    if len(cands) < 2 and not beyond:  # nothing to choose from: the place keeps its cosine (its file's places are
+        alone = cosines([match.paragraph.index])  # ordered by it)
         return dataclasses.replace(match, meaning=alone.get(match.paragraph.index), runners_up=outside) \
             if alone else match
     qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
     cands, lists = _with_lists(doc, cands, qt) if LISTS_TOGETHER else (cands, {})
-    cos = cosines(sorted(set(cands).union(*lists.values())))
+    beyond, more = _with_lists(doc, beyond, qt) if LISTS_TOGETHER else (beyond, {})
+    beyond = [i for i in beyond if i not in cands]
+    lists.update({i: items for i, items in more.items() if i in beyond})
+    cos = cosines(sorted(set(cands).union(beyond, *lists.values())))
     if not cos:
         return match
-    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
+    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in (*cands, *beyond)}
     for i, items in lists.items():  # a lead-in and its list: one place, its words and its best-met paragraph's meaning
         words[i] = max(words[i], qt.score(place_norm(doc, paras[i], headings=False)) if qt else 0.0)
         if held := [cos[k] for k in (i, *items) if k in cos]:
             cos[i] = max(held)
-    score = combine(words, cos)
+    score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     pick = order[0]
+    if beyond:  # the places behind, the chunk's others among them, ranked together
+        score = combine(words, cos)
+        order = [pick, *sorted((i for i in words if i != pick), key=lambda i: (-round(score[i], 9), i))]
     if RUNNERS_COVER and qt and not holds_query(doc, paras[pick], q, qt):
         # the places behind a place holding some of the query's words first show those holding the others
         lacks = place_norm(doc, paras[pick])

@@ -5,10 +5,10 @@ A newcomer (round 19) searched "things not to forget when swimming in the lake" 
 exact though it holds neither "forget" nor "things", and the list that answers, ¶11-14 ("Also, don't
 forget:", "Wear sunglasses", "Don't forget to drink water", "Use sun cream"), was nowhere among the places.
 
-``data/lead_in_lists.json``: the newcomer's evidence and chunk (recorded from a search through the managed
-engine), and for the questions written here before the locator was run on them (the expected place read
-in the file first) a window of the file's paragraphs as the chunk; with the query's cosine with those
-paragraphs (replayed through ``meaning.cosines`` / ``meaning.nearest``).
+``data/lead_in_lists.json``: the newcomer's evidence, chunk and sidecar block (the DOCX locator's request,
+recorded from a search through the managed engine), and for the questions written here before the locator
+was run on them (the expected place read in the file first) a window of the file's paragraphs as the chunk;
+with the query's cosine with those paragraphs (replayed through ``meaning.cosines`` / ``meaning.nearest``).
 """
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.citations.rank import meaning
-from mnote_kr.models import LocateRequest, Locator
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
 from mnote_kr_docx_locator import cache as docx_cache
 from mnote_kr_docx_locator import locate
 from mnote_kr_docx_locator.cache import load_docx
@@ -42,12 +43,14 @@ def replay(query: str, monkeypatch: pytest.MonkeyPatch) -> Locator:
     monkeypatch.setattr(meaning, "nearest", lambda key, q, k: dict(sorted(cos.items(), key=lambda t: -t[1])[:k]))
     path = CORPUS / "docx" / case["file"]
     before = path.read_bytes()
+    block = msgspec.convert(case["block"], SidecarBlock) if "block" in case else None
     if "chunk" in case:
         evidence, chunk = case["evidence"], case["chunk"]
     else:
         lo, hi = case["window"]
         chunk = evidence = "\n".join(p.text for p in load_docx(str(path)).paragraphs[lo:hi] if p.text.strip())
-    loc = locate(LocateRequest(file=str(path), evidence=evidence, query=query, passage=chunk))
+    loc = locate(LocateRequest(file=str(path), evidence=evidence, query=query, passage=chunk, block=block,
+                               block_id=block.blockid if block is not None else None))
     assert path.read_bytes() == before
     assert loc is not None
     return loc
@@ -59,7 +62,8 @@ def test_the_newcomers_paragraph_without_forget_is_approximate_and_the_list_is_a
     # ¶17 (index 16) holds "swimming in the lake", not "forget" nor "things": not the exact place
     assert (loc.paragraph_index, loc.locator_precision, loc.locator_degraded) == (16, "paragraph", True), loc.reason
     assert (loc.reason or "").startswith("semantic match"), loc.reason
-    # the lead-in with its list (¶11-14) is the first place behind it, quoted with its three items only
+    # the lead-in with its list (¶11-14) is the first place behind it, quoted with its three items only: the
+    # chunk's paragraph outside the sidecar block the evidence lies in ("Let's eat", ¶16-36)
     lead = loc.runners_up[0]
     assert (lead.paragraph_index, lead.locator_degraded) == (10, True)
     assert lead.place_text == "Also, don’t forget:\nWear sunglasses\nDon’t forget to drink water\nUse sun cream"
