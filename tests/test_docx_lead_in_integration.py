@@ -1,6 +1,7 @@
-"""Two DOCX faults a newcomer saw (round 19), through the real managed engine: a paragraph holding only the
-setting of the question ("swimming in the lake") was cited exact while the list that answers was no place,
-and a comment inside the answering sentence cut the quote short. The files are never touched."""
+"""A DOCX fault a newcomer saw (round 19), through the real managed engine: a paragraph holding only the
+setting of the question ("swimming in the lake") was cited exact while the list that answers was no place.
+The file is never touched. (The session's engine indexes one file's content once: no other test of the
+session ingests this file before this one; ``test_integration_flows`` after it takes a duplicate.)"""
 
 from __future__ import annotations
 
@@ -18,19 +19,17 @@ from mnote_kr.core.config import DEFAULTS
 
 pytestmark = pytest.mark.integration
 SAMPLE = "docling__word_sample.docx"
-COMMENTED = "markitdown__test_with_comment.docx"
 
 
 def _sha(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
-def test_the_list_answers_and_the_comment_keeps_out_of_the_quote(tmp_path: Path, lightrag_engine,  # noqa: F811, ANN001
-                                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_list_that_answers_is_a_place_and_a_paragraph_without_its_words_is_not_exact(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
     ws = tmp_path / "kb"
     (ws / "docs").mkdir(parents=True)
-    for name in (SAMPLE, COMMENTED):
-        shutil.copyfile(CORPUS / "docx" / name, ws / "docs" / name)
+    shutil.copyfile(CORPUS / "docx" / SAMPLE, ws / "docs" / SAMPLE)
     before = {p.name: _sha(p) for p in (ws / "docs").iterdir()}
     config = copy.deepcopy(DEFAULTS)
     config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir,
@@ -49,8 +48,4 @@ def test_the_list_answers_and_the_comment_keeps_out_of_the_quote(tmp_path: Path,
     # the lead-in "Also, don't forget:" (¶11) with its list is the place or one of the places behind it
     assert 10 in [i for i, _ in places], places
 
-    found = host.search("AutoGen open-source framework agents converse with each other")
-    cited = next(c for c in found.results if c.source_root_relative_path.endswith(COMMENTED))
-    assert cited.display_quote.startswith("AutoGen is an open-source framework"), cited.display_quote
-    assert "via multiple agents that can converse with each other" in cited.display_quote, cited.display_quote
     assert {p.name: _sha(p) for p in (ws / "docs").iterdir()} == before  # never touched
