@@ -52,4 +52,10 @@ def test_a_search_in_a_comments_words_cites_the_commented_paragraph(tmp_path: Pa
         f"review/{NAME}", "paragraph", CELL), (first.source_root_relative_path, first.locator)
     assert "[Comment (Unknown Author): Yet another comment in the doc." in first.display_quote, first.display_quote
     assert not found.weak
+    # a comment inside the sentence that answers takes none of its quote (a newcomer's search, round 19: the
+    # quote stopped at "…build LLM applications [Comment (Unknown Author): …]")
+    found = host.search("AutoGen open-source framework agents converse with each other")
+    cited = next(c for c in found.results if c.source_root_relative_path.endswith(NAME))
+    assert cited.display_quote.startswith("AutoGen is an open-source framework"), cited.display_quote
+    assert "via multiple agents that can converse with each other" in cited.display_quote, cited.display_quote
     assert _sha(ws / "review" / NAME) == before  # never touched

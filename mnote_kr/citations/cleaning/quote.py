@@ -27,7 +27,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.cleaning.copyable import has_whole_word
-from mnote_kr.citations.text.docxnotes import NOTE_OPENING, holds_notes
+from mnote_kr.citations.text.docxnotes import NOTE_OPENING, holds_notes, note_ranges, split_notes
 
 #: About how long a quote may grow when more than one sentence fits.
 QUOTE_CHARS = 320
@@ -217,6 +217,8 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
     if not has_whole_word(text[spans[best][0]:spans[best][1]], query):  # page furniture: the first worded one
         best = next((i for i, (a, b) in enumerate(spans) if has_whole_word(text[a:b], query)), best)
     a, b = spans[best]
+    if holds_notes(text) and not _in_note(text, a):
+        return _own_words_first(text, query, limit, by_meaning)
     if b - a > LONG_SENTENCE:
         return _window(text, a, b, query, limit)
     end = b
@@ -225,6 +227,29 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
             break
         end = spans[nxt][1]
     return text[a:end]
+
+
+def _in_note(text: str, at: int) -> bool:
+    """Whether position ``at`` of ``text`` lies inside a note or comment read inline (`` [Comment (...): ...]``)."""
+    return any(start <= at < end for start, end in note_ranges(text))
+
+
+def _own_words_first(text: str, query: str, limit: int, by_meaning: ByMeaning | None) -> str:
+    """The quote of a passage holding notes or comments read inline when the sentence that answers is its
+    own: cut from its own words (:func:`split_notes`), so a comment's words take none of the quote's
+    sentences or characters (a comment inside the answering sentence cut it off: "…build LLM applications
+    [Comment (Unknown Author): ...]" without "via multiple agents that can converse"); the notes whose marks
+    stand in the words quoted follow them while the quote stays within ``limit``, else none is shown."""
+    own, notes = split_notes(text)
+    quote = answer_quote(own, query, limit=limit, by_meaning=by_meaning)
+    words = quote.strip("…")
+    start = own.find(words)
+    if start < 0:
+        return quote
+    for at, note in notes:
+        if start < at <= start + len(words) and len(quote) + 1 + len(note) <= limit:
+            quote += " " + note
+    return quote
 
 
 def _answering(texts: list[str], query: str, by_meaning: ByMeaning | None) -> int:

@@ -14,6 +14,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
+from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
@@ -34,6 +35,14 @@ FILE_WIDE = 3
 #: A paragraph chosen over the evidence's own is exact only when it holds the query as written or every
 #: term of it the document holds (False: when it holds ``QUERY_SHARE`` of their weight, as before round 17).
 CHOSEN_HOLDS_ALL = True
+#: A lead-in and the list after it are one candidate place (``leadin``; False: each paragraph alone, before round 19).
+LISTS_TOGETHER = True
+#: Under a sidecar block (a ``scope``), the chunk's paragraphs outside it are places behind the block's place
+#: (False: the block's paragraphs only, before round 19): a chunk spanning several blocks holds them too.
+CHUNK_BEHIND = True
+#: The places behind one holding some of the query's words show first those holding the others (False: by score
+#: alone, before round 19).
+RUNNERS_COVER = True
 #: A title line of the front matter is an approximate place unless it holds the query as written
 #: (:func:`without_title_claim`; False: claimed like any paragraph, as before round 17).
 TITLES_APPROXIMATE = True
@@ -93,18 +102,38 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
             if 0 <= i < len(paras) and i not in cands and i != match.paragraph.index and _placeable(paras[i])}
     outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: placed by meaning among the file's "
                           "paragraphs, outside the cited passage", match.anchor, c) for i, c in wide.items())
-    if len(cands) < 2:  # nothing to choose from: the place keeps its cosine (its file's places are ordered by it)
-        alone = cosines([match.paragraph.index])
+    # the chunk's paragraphs outside the sidecar block the evidence lies in: places behind, never the place
+    beyond = [i for i in passage_paragraphs(doc, passage) if i not in scope and i not in cands
+              and _placeable(paras[i])] if CHUNK_BEHIND and scope is not None else []
+    if len(cands) < 2 and not beyond:  # nothing to choose from: the place keeps its cosine (its file's places are
+        alone = cosines([match.paragraph.index])  # ordered by it)
         return dataclasses.replace(match, meaning=alone.get(match.paragraph.index), runners_up=outside) \
             if alone else match
-    cos = cosines(cands)
+    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
+    cands, lists = _with_lists(doc, cands, qt) if LISTS_TOGETHER else (cands, {})
+    beyond, more = _with_lists(doc, beyond, qt) if LISTS_TOGETHER else (beyond, {})
+    beyond = [i for i in beyond if i not in cands]
+    lists.update({i: items for i, items in more.items() if i in beyond})
+    cos = cosines(sorted(set(cands).union(beyond, *lists.values())))
     if not cos:
         return match
-    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
-    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
-    score = combine(words, cos)
+    words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in (*cands, *beyond)}
+    for i, items in lists.items():  # a lead-in and its list: one place, its words and its best-met paragraph's meaning
+        words[i] = max(words[i], qt.score(place_norm(doc, paras[i], headings=False)) if qt else 0.0)
+        if held := [cos[k] for k in (i, *items) if k in cos]:
+            cos[i] = max(held)
+    score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     pick = order[0]
+    if beyond:  # the places behind, the chunk's others among them, ranked together
+        score = combine(words, cos)
+        order = [pick, *sorted((i for i in words if i != pick), key=lambda i: (-round(score[i], 9), i))]
+    if RUNNERS_COVER and qt and not holds_query(doc, paras[pick], q, qt):
+        # the places behind a place holding some of the query's words first show those holding the others
+        lacks = place_norm(doc, paras[pick])
+        order = [pick, *sorted(order[1:], key=lambda i: (not _holds_other(qt, paras[i].norm if i not in lists else
+                                                                          place_norm(doc, paras[i], headings=False),
+                                                                          lacks), -round(score[i], 9), i))]
     # the places behind it (RUNNERS_UP): a file whose answer the provider returned in one chunk
     # still shows the reader the best guess and the two behind it
     runners = tuple(Match(paras[i], match.score, qt.span(paras[i].norm) if qt else None,
@@ -118,7 +147,8 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     # the block holding the evidence that answered). Holding a share of them is a choice among the
     # passage's paragraphs, an approximate place: the newcomer's 评价要点包括 (120) held the question's
     # setting, 构筑物/设备/实际状态, and not what it asks, 特性/分为/几类, which the next place held (nc17a Q10).
-    if q in para.norm or (qt and qt.holds_all(para.norm)) or (not CHOSEN_HOLDS_ALL and words[pick] >= QUERY_SHARE):
+    if q in para.norm or (qt and qt.holds_all(place_norm(doc, para))) \
+            or (not CHOSEN_HOLDS_ALL and words[pick] >= QUERY_SHARE):
         why = "placed by meaning and query terms among the passage's paragraphs"
     elif words[pick] >= QUERY_SHARE:
         why = (f"{SEMANTIC}: placed by meaning and query terms among the passage's paragraphs; it holds some of "
@@ -156,6 +186,26 @@ def without_title_claim(doc: TextDocument[P], match: Match, query: str) -> Match
         return match
     return dataclasses.replace(match, reason=f"{SEMANTIC}: a title line before the document's first heading "
                                              "(it names the subject, it does not answer)")
+
+
+def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
+    """``cands`` with each list folded into its lead-in (``leadin``: the lead-in and its items answer together),
+    the lead-in taken in when only its items are candidates; an item holding every term of the query answers
+    alone and stays. Returns the candidates and each lead-in's items."""
+    paras = doc.paragraphs
+    lists: dict[int, list[int]] = {}
+    for i in cands:
+        lead = paras[i] if lead_in_items(doc, paras[i]) else lead_in_of(doc, paras[i])
+        if lead is not None and lead.index not in lists and _placeable(lead):
+            lists[lead.index] = [p.index for p in lead_in_items(doc, lead)]
+    folded = {k for items in lists.values() for k in items if not (qt and qt.holds_all(paras[k].norm))}
+    return sorted((set(cands) | set(lists)) - folded), lists
+
+
+def _holds_other(qt: QueryTerms, norm: str, lacks: str) -> bool:
+    """Whether ``norm`` holds a term of the query that ``lacks`` does not."""
+    held = {k for k, _pos, _w in qt.hits(lacks)}
+    return any(k not in held and qt.weights[k] > 0 for k, _pos, _w in qt.hits(norm))
 
 
 def _placeable(para: TextParagraph) -> bool:
@@ -285,18 +335,18 @@ def queue_places(doc: TextDocument[P]) -> None:
 
 def lead_in_text(doc: TextDocument[P], para: TextParagraph) -> str:
     """``para``'s text; for a lead-in paragraph (ending with a colon: "维修评价方法包括：") followed by
-    the paragraphs it introduces, those too, one a line (``quote.LEAD_IN_ITEMS`` at most), up to a
-    heading, an empty paragraph or the document's end: its quote shows the list that answers
+    the paragraphs it introduces (``leadin.lead_in_items``: its list items, where the format marks them), those
+    too, one a line, while they hold about twice a quote's characters: its quote shows the list that answers
     (``quote.lead_in_quote``), while the locator still cites the lead-in itself."""
-    from mnote_kr.citations.cleaning.quote import LEAD_IN_ENDS, LEAD_IN_ITEMS, QUOTE_CHARS
+    from mnote_kr.citations.cleaning.quote import QUOTE_CHARS
 
-    text = para.text
-    if not text.rstrip().endswith(LEAD_IN_ENDS):
-        return text
-    lines = [text.rstrip()]
+    items = lead_in_items(doc, para)
+    if not items:
+        return para.text
+    lines = [para.text.rstrip()]
     size = len(lines[0])
-    for nxt in doc.paragraphs[para.index + 1:para.index + 1 + LEAD_IN_ITEMS]:
-        if not nxt.text.strip() or nxt.heading_level or nxt.in_toc or size > 2 * QUOTE_CHARS:
+    for nxt in items:
+        if size > 2 * QUOTE_CHARS:
             break
         lines.append(nxt.text.strip())
         size += len(lines[-1])

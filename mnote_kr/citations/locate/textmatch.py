@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from mnote_kr.citations.locate.anchors import Anchor, build_anchors
 from mnote_kr.citations.locate.anchors import reliability as _reliability
 from mnote_kr.citations.locate.anchors import segments as _segments
+from mnote_kr.citations.locate.leadin import holds_query
 from mnote_kr.citations.locate.passages import VERIFY_FULL
 from mnote_kr.citations.locate.passages import evidence_paragraphs as _evidence_paragraphs
 from mnote_kr.citations.locate.passages import held as _held
@@ -356,6 +357,9 @@ def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
 
 #: How a match's reason starts when no quoted paragraph holds the query's words (an approximate place).
 SEMANTIC = "semantic match"
+#: The paragraph the evidence matched is exact only when it holds the query as written or every term of it the
+#: document holds (``leadin.holds_query``; False: when it holds ``QUERY_SHARE`` of their weight, before round 19).
+OWN_HOLDS_ALL = True
 
 
 def _by_query_terms(
@@ -440,13 +444,20 @@ def _by_query_terms(
         return Match(para, round(min(1.0, quoted[attribute]), 4), qt.span(para.norm),
                      "matched the query's attribute and its value in evidence, over a title naming only its topic",
                      match.anchor)
+    # the evidence's words are here and a share of the query's; the place answers only when it holds them all
+    # (``leadin.holds_query``: with its list when it is a lead-in, and its headings): "swimming in the lake"
+    # does not answer "things not to forget when swimming in the lake" (docling's word_sample.docx)
+    some = None if not OWN_HOLDS_ALL or holds_query(doc, paras[pick], q, qt) else \
+        f"{SEMANTIC}: the evidence was found here and holds some of the query's words, not all"
     if pick == best:
         return Match(
-            match.paragraph, match.score, match.highlight, "matched evidence holding the query terms", match.anchor
+            match.paragraph, match.score, match.highlight, some or "matched evidence holding the query terms",
+            match.anchor
         )
     para = paras[pick]
     return Match(
-        para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), "matched query terms in evidence", match.anchor
+        para, round(min(1.0, quoted[pick]), 4), qt.span(para.norm), some or "matched query terms in evidence",
+        match.anchor
     )
 
 

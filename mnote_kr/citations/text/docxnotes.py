@@ -149,20 +149,37 @@ def holds_notes(text: str) -> bool:
 def without_notes(text: str) -> str:
     """``text`` without the notes read inline in it (:func:`inline_note`'s `` [Footnote 1: ...]``, its space
     before included): a paragraph's own words, for a heading path."""
+    return split_notes(text)[0]
+
+
+def note_ranges(text: str) -> list[tuple[int, int]]:
+    """``(start, end)`` in ``text`` of each note or comment read inline in it, from its ``[`` past its ``]``."""
     if not any(w in text for w in NOTE_WORDS):
-        return text
-    out: list[str] = []
-    at = 0
+        return []
+    out: list[tuple[int, int]] = []
     for m in NOTE_OPENING.finditer(text):
-        if m.start() < at:
+        if out and m.start() < out[-1][1]:
             continue
         depth, end = 1, m.end()
         while end < len(text) and depth:
             depth += (text[end] == "[") - (text[end] == "]")
             end += 1
-        out.append(text[at:m.start() - 1 if m.start() and text[m.start() - 1] == " " else m.start()])
+        out.append((m.start(), end))
+    return out
+
+
+def split_notes(text: str) -> tuple[str, list[tuple[int, str]]]:
+    """``text``'s own words (:func:`without_notes`) and the notes read inline in it, each with where its mark
+    stands in those words and its text as read (`` [Comment (Jane Smith): ...]`` without the space before)."""
+    out: list[str] = []
+    notes: list[tuple[int, str]] = []
+    at = size = 0
+    for start, end in note_ranges(text):
+        out.append(text[at:start - 1 if start and text[start - 1] == " " else start])
+        size += len(out[-1])
+        notes.append((size, text[start:end]))
         at = end
-    return "".join(out) + text[at:]
+    return "".join(out) + text[at:], notes
 
 
 class InlineNotes:

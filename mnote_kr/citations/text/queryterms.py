@@ -277,6 +277,8 @@ class QueryTerms:
                         else math.log((n + 1.0) / (f + 0.5))
                         for t, f in zip(self.terms, freq, strict=True)]
         self.total = sum(self.weights)
+        #: whether this document holds each term somewhere (``holds_all(present_only=True)``)
+        self.present = [bool(f) for f in freq]
 
     @staticmethod
     def _df(df: Mapping[str, int], term: Term) -> int:
@@ -309,16 +311,20 @@ class QueryTerms:
                  for pos in written_at(norm, stand_in) for k in ks]
         return out, other
 
-    def holds_all(self, norm: str) -> bool:
+    def holds_all(self, norm: str, *, present_only: bool = False, words_only: bool = False) -> bool:
         """Whether ``norm`` holds every term that weighs (each the document holds somewhere); the other form
-        the document defines for a term counts only beside another of the query's words as written."""
+        the document defines for a term counts only beside another of the query's words as written.
+        ``present_only``: a Latin term no paragraph of the document holds is not asked for (no place of this
+        document could hold it); ``words_only``: only the Latin words are asked for (a Chinese query's bigrams
+        across its words' boundaries, 对核 or 价是, are no words a place must hold)."""
         if not self:
             return False
         own, other = self._hits(norm)
         held = {k for k, _pos, _w in own}
         if held:
             held |= {k for k, _pos, _w in other}
-        return all(k in held for k, w in enumerate(self.weights) if w > 0)
+        return all(k in held for k, w in enumerate(self.weights)
+                   if w > 0 and (self.present[k] or not present_only) and not (words_only and self.terms[k].cjk))
 
     def score(self, norm: str) -> float:
         """Weighted share of the terms ``norm`` holds (0..1) plus up to ``CLUSTER_BONUS``."""

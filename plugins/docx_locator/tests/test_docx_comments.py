@@ -99,3 +99,26 @@ def test_a_broken_comments_part_costs_the_comments_only(tmp_path: Path) -> None:
     path.write_bytes(with_notes(b.build(), raw={"word/comments.xml": b"<w:comments><w:comment"},
                                 comments={"1": ("A", "x")}))
     assert [p.text for p in load_docx(path).paragraphs] == ["Kept words"]
+
+
+def test_a_comment_inside_the_answering_sentence_takes_none_of_its_quote() -> None:
+    """A newcomer's "AutoGen open-source framework agents converse with each other" quoted the abstract up to
+    "…build LLM applications [Comment (Unknown Author): …]": the comment's two "sentences" used up the quote's
+    three, cutting off "via multiple agents that can converse with each other", the words that answer. The
+    paragraph's own words are quoted whole; a comment that does not fit after them is left out."""
+    from mnote_kr.citations.cleaning.quote import QUOTE_CHARS, answer_quote
+
+    abstract = next(p.text for p in load_docx(COMMENTED).paragraphs
+                    if p.text.startswith("AutoGen is an open-source framework"))
+    quote = answer_quote(abstract, "AutoGen open-source framework agents converse with each other")
+    assert quote.startswith("AutoGen is an open-source framework that allows developers to build LLM applications "
+                            "via multiple agents that can converse with each other to accomplish tasks."), quote
+    assert len(quote) <= QUOTE_CHARS
+    # a comment that fits after the quoted words follows them, marked as a comment
+    short = answer_quote(abstract, "AutoGen open-source framework agents converse with each other", limit=240)
+    assert short == ("AutoGen is an open-source framework that allows developers to build LLM applications via "
+                     "multiple agents that can converse with each other to accomplish tasks. [Comment (Unknown "
+                     "Author): This is a test comment. 12df-321a]"), short
+    # a question about the comment is quoted from the comment, as before
+    assert answer_quote(abstract, "a test comment 12df-321a").startswith(
+        "[Comment (Unknown Author): This is a test comment. 12df-321a]")

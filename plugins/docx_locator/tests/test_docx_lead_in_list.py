@@ -1,0 +1,102 @@
+"""A lead-in and the list after it answer together; a paragraph is exact only when it holds the query's words.
+
+A newcomer (round 19) searched "things not to forget when swimming in the lake" over docling's
+``word_sample.docx``: the citation was ¶17 "After we had a good day of swimming in the lake, …", claimed
+exact though it holds neither "forget" nor "things", and the list that answers, ¶11-14 ("Also, don't
+forget:", "Wear sunglasses", "Don't forget to drink water", "Use sun cream"), was nowhere among the places.
+
+``data/lead_in_lists.json``: the newcomer's evidence, chunk and sidecar block (the DOCX locator's request,
+recorded from a search through the managed engine), and for the questions written here before the locator
+was run on them (the expected place read in the file first) a window of the file's paragraphs as the chunk;
+with the query's cosine with those paragraphs (replayed through ``meaning.cosines`` / ``meaning.nearest``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from mnote_kr_testkit.data import CORPUS
+
+from mnote_kr.citations.rank import meaning
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
+from mnote_kr_docx_locator import cache as docx_cache
+from mnote_kr_docx_locator import locate
+from mnote_kr_docx_locator.cache import load_docx
+
+CASES = {c["query"]: c for c in json.loads((Path(__file__).parent / "data" / "lead_in_lists.json").read_text("utf-8"))}
+NEWCOMER = "things not to forget when swimming in the lake"
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    docx_cache.clear_cache()
+
+
+def replay(query: str, monkeypatch: pytest.MonkeyPatch) -> Locator:
+    case: dict[str, Any] = CASES[query]
+    cos = {int(i): c for i, c in case["cosines"].items()}
+    monkeypatch.setattr(meaning, "cosines", lambda key, q, idx: {i: cos[i] for i in idx if i in cos})
+    monkeypatch.setattr(meaning, "nearest", lambda key, q, k: dict(sorted(cos.items(), key=lambda t: -t[1])[:k]))
+    path = CORPUS / "docx" / case["file"]
+    before = path.read_bytes()
+    block = msgspec.convert(case["block"], SidecarBlock) if "block" in case else None
+    if "chunk" in case:
+        evidence, chunk = case["evidence"], case["chunk"]
+    else:
+        lo, hi = case["window"]
+        chunk = evidence = "\n".join(p.text for p in load_docx(str(path)).paragraphs[lo:hi] if p.text.strip())
+    loc = locate(LocateRequest(file=str(path), evidence=evidence, query=query, passage=chunk, block=block,
+                               block_id=block.blockid if block is not None else None))
+    assert path.read_bytes() == before
+    assert loc is not None
+    return loc
+
+
+def test_the_newcomers_paragraph_without_forget_is_approximate_and_the_list_is_a_place(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loc = replay(NEWCOMER, monkeypatch)
+    # ¶17 (index 16) holds "swimming in the lake", not "forget" nor "things": not the exact place
+    assert (loc.paragraph_index, loc.locator_precision, loc.locator_degraded) == (16, "paragraph", True), loc.reason
+    assert (loc.reason or "").startswith("semantic match"), loc.reason
+    # the lead-in with its list (¶11-14) is the first place behind it, quoted with its three items only: the
+    # chunk's paragraph outside the sidecar block the evidence lies in ("Let's eat", ¶16-36)
+    lead = loc.runners_up[0]
+    assert (lead.paragraph_index, lead.locator_degraded) == (10, True)
+    assert lead.place_text == "Also, don’t forget:\nWear sunglasses\nDon’t forget to drink water\nUse sun cream"
+
+
+def test_a_list_item_holding_the_whole_query_answers_alone_and_a_list_ends_with_its_items(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loc = replay("drink water", monkeypatch)
+    assert (loc.paragraph_index, loc.locator_degraded) == (12, False), loc.reason
+    # the lead-in's place text takes in its Word list, not the paragraph after the list (¶15, "Hmm, what else…")
+    from mnote_kr.citations.locate.placing import lead_in_text
+
+    doc = load_docx(str(CORPUS / "docx" / CASES["drink water"]["file"]))
+    assert lead_in_text(doc, doc.paragraphs[10]).splitlines() == [
+        "Also, don’t forget:", "Wear sunglasses", "Don’t forget to drink water", "Use sun cream"]
+    # a lead-in in a format without marked list items keeps the paragraphs up to an empty one, as before
+    from mnote_kr.citations.locate.textdoc import TextDocument, TextParagraph
+
+    plain = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(
+        ["Bring:", "a towel", "a hat", "", "Later text"])])
+    assert lead_in_text(plain, plain.paragraphs[0]) == "Bring:\na towel\na hat"
+
+
+@pytest.mark.parametrize("query, lead_in", [
+    # "Practice Tips:" and its items under "3. BANK ACCOUNTS" (the items say "standing trustee"); the
+    # evidence's best paragraph, 1076, holds "bank", "account", "trustee" and was cited exact
+    ("practice tips for the bank accounts of a standing trustee", 1099),
+    # "Practice Tips:" and "Retain records electronically so they can be searched more easily."
+    ("tips for retaining records electronically", 1740),
+])
+def test_a_lead_in_with_its_list_holding_the_query_is_the_exact_place(query: str, lead_in: int,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    loc = replay(query, monkeypatch)
+    assert (loc.paragraph_index, loc.locator_precision, loc.locator_degraded) == (lead_in, "paragraph", False), (
+        loc.paragraph_index, loc.reason)
+    assert (loc.place_text or "").startswith("Practice Tips:\n")
