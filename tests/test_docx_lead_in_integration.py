@@ -1,13 +1,14 @@
 """A DOCX fault a newcomer saw (round 19), through the real managed engine: a paragraph holding only the
 setting of the question ("swimming in the lake") was cited exact while the list that answers was no place.
-The file is never touched. (The session's engine indexes one file's content once: no other test of the
-session ingests this file before this one; ``test_integration_flows`` after it takes a duplicate.)"""
+The file is never touched. (The session's engine indexes one file's content once, so the copy gets a last
+paragraph of its own: whichever test of the session ingests the corpus file first, this one's is new.)"""
 
 from __future__ import annotations
 
 import copy
 import hashlib
 import shutil
+import uuid
 from pathlib import Path
 
 import pytest
@@ -30,6 +31,11 @@ def test_the_list_that_answers_is_a_place_and_a_paragraph_without_its_words_is_n
     ws = tmp_path / "kb"
     (ws / "docs").mkdir(parents=True)
     shutil.copyfile(CORPUS / "docx" / SAMPLE, ws / "docs" / SAMPLE)
+    import docx
+
+    own = docx.Document(str(ws / "docs" / SAMPLE))  # the test's own copy: a last paragraph makes it new content
+    own.add_paragraph(f"Copy {uuid.uuid4().hex} of the sample.")
+    own.save(str(ws / "docs" / SAMPLE))
     before = {p.name: _sha(p) for p in (ws / "docs").iterdir()}
     config = copy.deepcopy(DEFAULTS)
     config["providers"] = {"lightrag": {"url": lightrag_engine.url, "input_dir": lightrag_engine.input_dir,
