@@ -215,11 +215,12 @@ def _chunks(file: str, text: str) -> dict[str, object]:
         "references": [{"reference_id": "1", "file_path": file}]}}
 
 
-@pytest.mark.parametrize("translate", [True, False])
+@pytest.mark.parametrize("how", ["switch", "setting", "off"])
 def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monkeypatch: pytest.MonkeyPatch,
-                                                                 translate: bool) -> None:
+                                                                 how: str) -> None:
     """LightRAG finds the English report only when asked in English: the translated second
-    ``/query/data`` puts its chunk among the candidates (with the switch off, only the question's)."""
+    ``/query/data`` puts its chunk among the candidates, whether the module's switch or the workspace's
+    ``translate_queries = true`` turns it on (off, only the question's)."""
     import json
 
     from mnote_kr_testkit.data import SAMPLES
@@ -231,9 +232,12 @@ def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monke
     from mnote_kr_lightrag.client import crossquery, settings
 
     crosslang.dictionary()  # parsed now: a search itself never waits for the parse
-    monkeypatch.setattr(crossquery, "TRANSLATE", translate)
+    translate = how != "off"
+    monkeypatch.setattr(crossquery, "TRANSLATE", how == "switch")
     settings.clear_cache()
     env = replayed_provider(tmp_path, SAMPLES)
+    if how == "setting":
+        env["ctx"].config["translate_queries"] = True
     replay = env["replay"]
     replay.sample("GET", "/health", "02_health_auth.json")
 
@@ -252,3 +256,18 @@ def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monke
         assert len(asked) == 2 and "silver medal" in asked[0]
     else:
         assert files == ["其他.docx"] and asked == ["哪个国家拿了两枚银牌"]
+
+
+def test_translate_queries_must_be_true_or_false(tmp_path) -> None:
+    """A mistyped setting is one clear error naming it, not a silent off."""
+    from mnote_kr_testkit.data import SAMPLES
+    from mnote_kr_testkit.replay import replayed_provider
+
+    from mnote_kr.errors import ConfigError
+    from mnote_kr_lightrag.client import settings
+
+    settings.clear_cache()
+    env = replayed_provider(tmp_path, SAMPLES)
+    env["ctx"].config["translate_queries"] = "yes"
+    with pytest.raises(ConfigError, match="translate_queries must be true or false"):
+        settings.resolve_settings(env["ctx"])

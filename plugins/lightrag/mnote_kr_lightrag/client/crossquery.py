@@ -29,10 +29,11 @@ from . import passages
 TRANSLATE = False
 
 
-def translated(query: str) -> str | None:
-    """The question in the other language, or None: off, nothing to translate, or the dictionary
-    not parsed yet (a search never pays the parse of seconds: it starts it for the next one)."""
-    if not TRANSLATE:
+def translated(query: str, on: bool = False) -> str | None:
+    """The question in the other language, or None: off (neither ``on``, the workspace's
+    ``translate_queries``, nor ``TRANSLATE``), nothing to translate, or the dictionary not parsed
+    yet (a search never pays the parse of seconds: it starts it for the next one)."""
+    if not (on or TRANSLATE):
         return None
     from mnote_kr.plugin_api import crosslang
 

@@ -353,7 +353,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
     graph_note = None
     ws = naming.workspace_tag(ctx.workspace_root)
-    translation = crossquery.translated(request.query) if payload["mode"] != "bypass" else None
+    translation = crossquery.translated(request.query, settings.translate) if payload["mode"] != "bypass" else None
     second = _retrieve_translated(client, payload, translation, ws) if translation else None
     try:
         body, references, foreign = retrieve_own(client, payload, ws)

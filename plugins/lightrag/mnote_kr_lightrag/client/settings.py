@@ -55,6 +55,9 @@ class Settings:
     #: query then ranks each found file's chunks with it (``passages``); None otherwise.
     models_url: str | None = None
     models_key: str | None = None  # the model service's key (``Authorization: Bearer``)
+    #: ``[providers.lightrag] translate_queries = true``: a question also asked in the other language
+    #: (``crossquery``); off by default, it costs a second LightRAG query (docs/embeddings.md).
+    translate: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -114,6 +117,14 @@ def read_env_key(env_file: str | Path) -> str | None:
     return None
 
 
+def _flag(config: dict[str, Any], name: str) -> bool:
+    """A true/false setting of ``[providers.lightrag]`` (absent: false); anything else is one clear error."""
+    value = config.get(name, False)
+    if not isinstance(value, bool):
+        raise ConfigError(f"[providers.lightrag] {name} must be true or false, not {value!r}")
+    return value
+
+
 def resolve_settings(ctx: ProviderContext) -> Settings:
     """Resolve URL, key and directories without any HTTP call to LightRAG itself."""
     config = ctx.config or {}
@@ -156,6 +167,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
         models_url=_reranker_url(info, config),
         models_key=getattr(info, "models_key", None) if info is not None else None,
+        translate=_flag(config, "translate_queries"),
     )
     if len(_RECENT) > 64:
         _RECENT.clear()
