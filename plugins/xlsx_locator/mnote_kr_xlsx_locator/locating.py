@@ -14,7 +14,9 @@ header) is what the question gives, not its answer: the column is the header the
 means (``meant_header``, said in ``locatorReason``), else the row; the given cell stays first behind.
 ``locatorReason`` reads the cited place as people do: "Revenue, 2023: 4,100". A cell comment's line
 (``comments``) is cited on its cell in the comment's words (``comment_locator``); it competes with the
-rows the evidence quotes by the query's words, as they do with each other.
+rows the evidence quotes by the query's words, as they do with each other, a table's header row first
+become the row the query names under it (the crossing of its row label and column header); a comment is
+an exact place only when its own words hold the query's (``notes``: its author's name is not what it says).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ from mnote_kr.plugin_api import (
     with_places_behind,
 )
 
+from . import notes
 from .cellvalues import another_day, asked_values, cell_holds, counted, decisive, held_by, verbatim, words_of
 from .extremes import asked_extreme, cite_extreme
 from .named import at_named_sheet, choosing_words, evidence_row_first
@@ -443,7 +446,16 @@ def _match(doc: TextDocument[RowParagraph], request: LocateRequest,
     if found is None:
         return None, match, False
     picked = beyond_evidence(doc, pick_by_query(run, found, request.query), request)
-    row, header_only = answering_row(doc, by_comment(doc, picked, found, request), run, request)
+    if not notes.BY_CONTENT:  # before round 19: a header row met the comments before its row was chosen
+        row, header_only = answering_row(doc, by_comment(doc, picked, found, request), run, request)
+        return row, match, header_only
+    # a table's header first becomes the row the query names ("freshwater ducks 2021": the 2021 row under
+    # Freshwater Ducks), which then meets the comments: a header holding only the column's words would lose
+    # to a note holding one of them ("Minimum number of saltwater ducks")
+    row, header_only = answering_row(doc, picked, run, request)
+    chosen = by_comment(doc, row, found, request)
+    if chosen is not row:
+        row, header_only = answering_row(doc, chosen, run, request)
     return row, match, header_only
 
 
@@ -539,8 +551,12 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     # ("Widget C 2024-01-07 的收入是多少？": the words are Chinese, the row's date is the question's)
     by_value = any(cell_holds(text, m) for _, text in row.cells for m in asked_values(request.query))
     semantic = same and match.reason.startswith(textmatch.SEMANTIC) and not by_value
+    # a comment's line holds its author and "Comment on Sheet1!A1", which are not what it says (``notes``)
+    loose = row.comment and not semantic and not notes.note_holds_query(rows, row, query_words(request.query))
+    if loose:
+        reason += "; the comment's words hold only some of the query's: an approximate place"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                           block_id=block_id, degraded=header_only or day is not None or semantic)
+                           block_id=block_id, degraded=header_only or day is not None or semantic or loose)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     extreme = asked_extreme(rows, row, asked) if named is None else None
     if extreme is not None:  # "which product had the highest quantity": the whole column ranks the rows
