@@ -45,6 +45,7 @@ What is here:
   ``named_places``/``NamedPlace``/``without_places`` (the slides, pages and sheets a query names:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``asked_of_place`` (the query's other words a named place must hold to be cited there exactly),
+  ``absent_words`` (the query's Chinese words, by the dictionary, of which a file holds no bigram: asked, lacked),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
@@ -161,6 +162,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
+    from mnote_kr.citations.text.cjkwords import absent_words
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         asked_of_place,
@@ -222,6 +224,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
+    "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
@@ -316,6 +319,7 @@ __all__ = [
     "UsageError",
     "ValueMention",
     "abbreviated_at",
+    "absent_words",
     "asked_of_place",
     "asked_row",
     "budget_refusal",

@@ -103,3 +103,16 @@ def test_a_comment_reads_as_its_author_and_words_and_a_quote_can_lead_with_it() 
             "were accepted.] than on the coast, which the authors discuss at length in the chapter that follows on "
             "methods. The tables give each parish's figures.")
     assert answer_quote(long, "why was postal delivery suspended").startswith("[Comment (Ann): Postal delivery")
+
+
+def test_a_note_taken_out_between_two_words_leaves_them_apart() -> None:
+    # a chunk's spaces collapsed: the note's own space was the only one between "tilaka" and "or"
+    # (poi__endnotes.docx's "(tilaka or 'tika')" with endnote i after "tilaka ")
+    quoted = dn.without_notes("the red spot (tilaka [Endnote i: XXX]or 'tika') on")
+    assert quoted == "the red spot (tilaka or 'tika') on"
+    own, notes = dn.split_notes("spot (tilaka [Endnote i: XXX]or 'tika')")
+    assert own == "spot (tilaka or 'tika')" and notes == [(len("spot (tilaka "), "[Endnote i: XXX]")]
+    # before punctuation or a space the note's space goes; Chinese is written without one
+    assert dn.without_notes("the yield rose [Footnote 1: See table 2].") == "the yield rose."
+    assert dn.without_notes("the yield rose  [Footnote 1: See table 2]or fell") == "the yield rose or fell"
+    assert dn.without_notes("产量上升 [Footnote 1: 见表2]了") == "产量上升了"

@@ -19,6 +19,7 @@ from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
+from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
@@ -109,7 +110,7 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         alone = cosines([match.paragraph.index])  # ordered by it)
         return dataclasses.replace(match, meaning=alone.get(match.paragraph.index), runners_up=outside) \
             if alone else match
-    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
+    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
     cands, lists = _with_lists(doc, cands, qt) if LISTS_TOGETHER else (cands, {})
     beyond, more = _with_lists(doc, beyond, qt) if LISTS_TOGETHER else (beyond, {})
     beyond = [i for i in beyond if i not in cands]
@@ -263,7 +264,7 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     cands = [i for i in sorted(set(quoted).union(run))
              if i != chosen and part(paras[i]) in own and _placeable(paras[i]) and keep(paras[i])]
     cos = meaning.cosines(key, query, [chosen, *cands]) or {}
-    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()))
+    qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
     if cos:
         score = meaning.combine(words, cos)

@@ -53,6 +53,7 @@ from mnote_kr.citations.locate.passages import held as _held
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.titles import attribute_over_title
+from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import (
     CJK_CLASS,
@@ -379,7 +380,7 @@ def _by_query_terms(
     is cited and the reason says so.
     """
     assert match.paragraph is not None
-    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()))
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
     if not qt:
         return match
     best = match.paragraph.index

@@ -170,16 +170,30 @@ def note_ranges(text: str) -> list[tuple[int, int]]:
 
 def split_notes(text: str) -> tuple[str, list[tuple[int, str]]]:
     """``text``'s own words (:func:`without_notes`) and the notes read inline in it, each with where its mark
-    stands in those words and its text as read (`` [Comment (Jane Smith): ...]`` without the space before)."""
+    stands in those words and its text as read (`` [Comment (Jane Smith): ...]`` without the space before; that
+    space stays where the note stood between two words with no other: ``_between_words``)."""
     out: list[str] = []
     notes: list[tuple[int, str]] = []
     at = size = 0
     for start, end in note_ranges(text):
-        out.append(text[at:start - 1 if start and text[start - 1] == " " else start])
+        cut = start - 1 if start and text[start - 1] == " " and not _between_words(text, start - 1, end) else start
+        out.append(text[at:cut])
         size += len(out[-1])
         notes.append((size, text[start:end]))
         at = end
     return "".join(out) + text[at:], notes
+
+
+def _between_words(text: str, space: int, end: int) -> bool:
+    """Whether the note read inline at ``text[space + 1:end]`` stood between two words with only its own space
+    around it (a chunk's spaces collapsed: "tilaka [Endnote i: XXX]or"): its space stays, or the words glue
+    ("tilakaor"). Not before punctuation or a space, nor between Chinese characters (written without one)."""
+    left, right = text[space - 1:space], text[end:end + 1]
+    return bool(left) and not left.isspace() and right.isalnum() and not _cjk(left) and not _cjk(right)
+
+
+def _cjk(ch: str) -> bool:
+    return "\u2e80" <= ch <= "\u9fff" or "\uf900" <= ch <= "\ufaff" or "\uff00" <= ch <= "\uffef"
 
 
 class InlineNotes:

@@ -255,9 +255,11 @@ ABSENT_SHARE = 1 / 3
 class QueryTerms:
     """A query's content terms weighted by rarity in one document."""
 
-    def __init__(self, query: str, df: Mapping[str, int], n: int, defined: Sequence[Definition] = ()) -> None:
+    def __init__(self, query: str, df: Mapping[str, int], n: int, defined: Sequence[Definition] = (),
+                 words: Sequence[str] = ()) -> None:
         """Terms of ``query`` weighted by ``df`` (paragraphs holding each token) over ``n`` paragraphs;
-        ``defined``: the document's acronyms (``TextDocument.defined``), whose other form stands in for a term."""
+        ``defined``: the document's acronyms (``TextDocument.defined``), whose other form stands in for a term;
+        ``words``: the query's Chinese words by the dictionary (``cjkwords.query_words``)."""
         self.terms = content_terms(query)
         self.stand_ins = _stand_in_terms(self.terms, stand_ins(normalize(query), defined)) if defined else []
         # A term no paragraph of this document holds weighs nothing: it cannot tell the
@@ -270,12 +272,26 @@ class QueryTerms:
         # Only when the document holds a fair share of the query's bigrams (ABSENT_SHARE): a
         # question with one common word in the document (标准 of 冷却水泵的额定功率标准) is off
         # topic, and its absent bigrams keep their weight so that it still reads as semantic.
+        # Where they weigh nothing, the query's words the dictionary reads and the document lacks
+        # whole weigh still (``words``: ``cjkwords.query_words``): a place holding two of four words is not exact.
         freq = [self._df(df, t) for t in self.terms]
         bigrams = [f for t, f in zip(self.terms, freq, strict=True) if t.cjk and len(t.text) == 2]
         drop_absent = bool(bigrams) and sum(1 for f in bigrams if f) >= ABSENT_SHARE * len(bigrams)
         self.weights = [0.0 if drop_absent and t.cjk and len(t.text) == 2 and not f
                         else math.log((n + 1.0) / (f + 0.5))
                         for t, f in zip(self.terms, freq, strict=True)]
+        if drop_absent and words:  # a word of the dictionary none of whose bigrams the document holds is asked
+            # all the same (卵巢, 检测 over a document holding 遗传 and 方法): weighed as an absent Latin word
+            at = {t.text: k for k, t in enumerate(self.terms)}
+            for w in words:
+                if any(w[i:i + 2] in df for i in range(len(w) - 1)):
+                    continue
+                if w in at:  # a word of two characters: its bigram, weighed again
+                    self.weights[at[w]] = math.log((n + 1.0) / 0.5)
+                else:
+                    self.terms.append(Term(w, True))
+                    self.weights.append(math.log((n + 1.0) / 0.5))
+                    freq.append(0)
         self.total = sum(self.weights)
         #: whether this document holds each term somewhere (``holds_all(present_only=True)``)
         self.present = [bool(f) for f in freq]

@@ -28,6 +28,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from mnote_kr.plugin_api import (
+    absent_words,
     iter_tokens,
     keeps_line_end_hyphen,
     lazy_compile,
@@ -409,10 +410,11 @@ def holds_terms(doc: DocumentText, b: tuple[int, int], query: str) -> tuple[floa
 def weighed(dt: DocTerms, query: str, terms: dict[str, str]) -> tuple[dict[str, str], dict[str, float]]:
     """``query``'s content ``terms`` a block can be asked to hold, each with its weight (its rarity among the
     document's blocks). A CJK bigram the document never holds is an artefact of cutting an unspaced query
-    ("温度密度" gives "度密"), not a word asked for, where the document holds CJK; in a document without any,
-    the query's Chinese words are words asked for that it lacks (``FOREIGN_CJK``): a run between question words
-    is one term, weighed as the query's other words on average ("TraceMonkey 论文关于加速比说了什么": 3 terms,
-    not "tracemonkey" alone)."""
+    ("温度密度" gives "度密"), not a word asked for, where the document holds CJK, unless the dictionary reads a
+    word of the query none of whose bigrams the document holds (``absent_words``: asked, lacked, weighed as an
+    absent Latin word); in a document without any, the query's Chinese words are words asked for that it lacks
+    (``FOREIGN_CJK``): a run between question words is one term, weighed as the query's other words on average
+    ("TraceMonkey 论文关于加速比说了什么": 3 terms, not "tracemonkey" alone)."""
     kept = {t: v for t, v in terms.items() if t.isascii() or dt.df.get(t, 0) or not _CJK_BIGRAM.fullmatch(t)}
     weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in kept}
     runs = _CJK_RUN.findall(_CJK_ASKING.sub(" ", fold(query))) if FOREIGN_CJK and not dt.holds_cjk() else []
@@ -424,6 +426,12 @@ def weighed(dt: DocTerms, query: str, terms: dict[str, str]) -> tuple[dict[str, 
     if not kept and dt.holds_cjk():  # every word is an artefact: the query's own bigrams, held by none
         kept = terms
         weight = {t: math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5)) for t in kept}
+    # a word of the dictionary none of whose bigrams the document holds is asked all the same (遗传, 卵巢 of
+    # "遗传性卵巢癌 检测方法" over a chemistry mind map holding only 方法), weighed as an absent Latin word
+    lacked = [w for w in absent_words(query, dt.df) if w not in kept] if dt.holds_cjk() else []
+    if lacked:
+        kept = kept | {w: w for w in lacked}
+        weight = weight | dict.fromkeys(lacked, math.log((dt.n + 1) / 0.5))
     return kept, weight
 
 

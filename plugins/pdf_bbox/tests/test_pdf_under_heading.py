@@ -91,10 +91,10 @@ def test_a_label_holding_none_of_the_questions_words_gives_way_to_its_node_neare
 
 def test_a_title_lacking_the_questions_words_is_never_exact() -> None:
     # by words alone the mind map's title "化学学科常用符号公式 及其表示" holds "表示" and nothing else asked
-    # (no text under it holds "小于" either): it stays, approximate
+    # (no text under it holds "小于" either): approximate. 小于 is a word the PDF lacks, asked all the same
+    # (``cjkwords``): the title holds under MIN_SHARE of the query, so no block answers by words, the passage is cited
     loc = _search(MINDMAP, 1, "Q 小于 0 表示什么")
-    assert "化学学科常用符号公式" in _text_in(MINDMAP, 1, loc.bbox)
-    assert loc.locator_degraded and "a heading holding 1 of the query's 2 content terms" in loc.reason, loc.reason
+    assert loc.locator_degraded and "semantic match" in loc.reason, loc.reason
 
 
 def test_chinese_words_of_a_mixed_query_count_and_a_named_page_number_does_not() -> None:

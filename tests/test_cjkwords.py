@@ -1,0 +1,28 @@
+"""A Chinese query's words by the dictionary, and those a file lacks: asked all the same (``cjkwords``)."""
+
+from __future__ import annotations
+
+from mnote_kr.citations.text import cjkwords
+from mnote_kr.citations.text.queryterms import QueryTerms
+from mnote_kr.citations.text.textnorm import normalize
+
+QUERY = "遗传性卵巢癌 检测方法"
+
+
+def test_the_words_a_file_lacks_are_the_dictionarys_not_the_cuts_across_them() -> None:
+    assert cjkwords.absent_words(QUERY, {"方法", "结构"}) == ["遗传性", "卵巢", "检测"]
+    assert cjkwords.absent_words(QUERY, {"卵巢", "遗传", "检测", "方法"}) == []
+    # question words and cuts across function characters ask nothing: 讲了, 了什
+    assert cjkwords.query_words("第3页讲了什么") == ()
+    assert cjkwords.query_words("这份报告的主要结论是什么") == ("报告", "结论")
+
+
+def test_a_paragraph_holding_half_the_words_of_a_chinese_query_is_not_a_whole_match() -> None:
+    para = normalize("遗传性卵巢癌患者的遗传咨询")
+    df = {t: 1 for t in ("遗传", "传性", "性卵", "卵巢", "巢癌", "患者", "咨询")} | {"方法": 3}
+    plain = QueryTerms(QUERY, df, 10)
+    worded = QueryTerms(QUERY, df, 10, words=cjkwords.query_words(QUERY))
+    assert plain.score(para) >= 1.0  # 检测 dropped as a cut: the paragraph looked like the whole query
+    # 检测 weighs as an absent Latin word would (the most: no paragraph holds it), 方法 by its rarity
+    assert worded.score(para) < plain.score(para) - 0.2 and not worded.holds_all(para)
+    assert worded.holds_all(normalize("遗传性卵巢癌的检测方法"))
