@@ -44,7 +44,8 @@ def test_a_node_holding_one_word_of_a_question_the_pdf_otherwise_lacks_is_not_an
     assert [p.locator_degraded for p in [loc, *loc.runners_up]] == [True] * (1 + len(loc.runners_up)), loc.reason
     # the words it lacks count in the share: 遗传性, 卵巢, 检测 (its bigrams 性卵, 巢癌, 测方 are cuts, not words)
     doc = pdftext.read_document(MINDMAP)
-    terms, _ = answer.weighed(answer.doc_terms(doc), "遗传性卵巢癌 检测方法", answer.content_terms("遗传性卵巢癌 检测方法"))
+    query = "遗传性卵巢癌 检测方法"
+    terms, _ = answer.weighed(answer.doc_terms(doc), query, answer.content_terms(query))
     assert set(terms) == {"方法", "遗传性", "卵巢", "检测"}
 
 
