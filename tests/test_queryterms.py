@@ -214,3 +214,12 @@ def test_a_letter_term_holds_only_where_the_letter_stands_alone() -> None:
     qt = QueryTerms("what does Q mean", {"q": 1}, 3)
     assert qt.score("q is the heat released") > 0
     assert qt.score("qa runs quick tests") == 0  # "q" opens these words: none is the letter
+
+
+def test_a_typed_delta_picks_the_paragraph_writing_the_increment_sign(tmp_path: Path) -> None:
+    path = tmp_path / "loop.md"
+    path.write_text("# Cooling loop\n\nThe loop T sensor sits at the pump inlet.\n\n"
+                    "The design \u2206T of the loop is 5 K at full load.\n", encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence=path.read_text(encoding="utf-8"), query="\u0394T of the loop"))
+    assert (loc.paragraph_index, loc.locator_degraded) == (2, False), loc.locator_reason
+    assert "\u2206T" in (loc.place_text or "")
