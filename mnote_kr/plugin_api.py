@@ -39,6 +39,7 @@ What is here:
   ``normalize``/``iter_tokens``/``query_occurrences``/``lazy_compile``/``made_of``/
   ``query_standing`` (text normalisation), ``scaffolding``/``query_terms`` (a query's words), ``stem`` (a
   Latin word's light English stem, how the host's query terms meet a plural or another inflection),
+  ``symbol_letters`` (the one-letter words a query writes as symbols, "what does Q mean": content terms),
   ``abbreviated_at`` (where a text writes a word short with its full stop: "temp." for "temperature"),
   ``defined_in``/``stand_ins``/``written_at`` (the acronyms a file's texts define, "定期安全评价（PSR）" or an
   abbreviation list's "PSR 定期安全评价"; a query's term and the other form a place may write it in; where it does),
@@ -170,7 +171,7 @@ if TYPE_CHECKING:
         without_file_description,
         without_places,
     )
-    from mnote_kr.citations.text.queryterms import scaffolding, stem
+    from mnote_kr.citations.text.queryterms import scaffolding, stem, symbol_letters
     from mnote_kr.citations.text.tablerows import (
         asked_row,
         header_row,
@@ -222,7 +223,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
-    **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem")},
+    **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem", "symbol_letters")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
@@ -371,6 +372,7 @@ __all__ = [
     "source_card",
     "stand_ins",
     "stem",
+    "symbol_letters",
     "textmatch",
     "textnorm",
     "unreadable_layer",

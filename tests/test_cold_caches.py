@@ -4,6 +4,7 @@ what it was built from is unchanged, and is ignored (never trusted) otherwise.""
 
 from __future__ import annotations
 
+import importlib
 import json
 import os
 import subprocess
@@ -232,35 +233,88 @@ def _answers() -> Iterator[Path]:
 
 def test_locate_answers_are_stamped_with_the_host_text_code_the_locators_use(tmp_path: Path) -> None:
     """A locator matches text with the host's ``mnote_kr.citations`` modules: a change there
-    (an upgrade of textmatch) must not answer from an entry the old code wrote."""
+    (an upgrade of textmatch) or to the plugin's own code must not answer from an entry the old code wrote."""
     plugin = tmp_path / "plugin_pkg"
     plugin.mkdir()
     module = plugin / "locator.py"
     module.write_text("x = 1\n")
-    os.utime(module, ns=(1_000, 1_000))  # older than any host module
-    citations = Path(answercache.__file__).parents[1]
-    modules = [p for p in citations.rglob("*.py") if "cleaning" not in p.relative_to(citations).parts]
-    assert {"textmatch.py", "queryterms.py", "meaning.py", "pipeline.py"} <= {p.name for p in modules}
-    host_newest = max(p.stat().st_mtime_ns for p in modules)
-    assert answercache._code_stamp(str(module)) == str(host_newest)
-    newer = host_newest + 10**9
-    os.utime(module, ns=(newer, newer))
-    assert answercache._code_stamp(str(module)) == str(newer)
+    os.utime(module, ns=(1_000, 1_000))
+    stamped = {Path(p) for p in answercache._stamped_files(str(module))}
+    assert {"textmatch.py", "queryterms.py", "meaning.py", "pipeline.py", "copyable.py"} <= {p.name for p in stamped}
+    before = answercache._code_stamp(str(module))
+    os.utime(module, ns=(2_000, 2_000))
+    assert answercache._code_stamp(str(module)) not in ("", before)
+
+
+def test_every_host_module_the_plugin_api_lends_from_citations_stamps_answers(tmp_path: Path) -> None:
+    """The modules a locator calls through ``plugin_api`` (``mostly_glyphs`` in ``cleaning/``,
+    ``heading_lead``, textmatch...) shape its places and quotes: each is one the stamp reads."""
+    from mnote_kr import plugin_api
+
+    (tmp_path / "locator.py").write_text("x = 1\n")
+    stamped = {os.path.realpath(p) for p in answercache._stamped_files(str(tmp_path / "locator.py"))}
+    lent = {where[0] for where in plugin_api._LAZY.values() if where[0].startswith("mnote_kr.citations.")}
+    files = {os.path.realpath(importlib.import_module(m).__file__ or "") for m in lent}
+    assert any(f.endswith(os.path.join("cleaning", "copyable.py")) for f in files)
+    assert files - stamped == set()
 
 
 def test_a_change_to_any_citation_stage_module_stamps_answers_anew(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     """The stamp reads every stage package of ``citations`` (textmatch in ``locate/``, meaning in
-    ``rank/``...), not only the ``caches/`` folder ``answercache`` lives in; ``cleaning/`` does not count."""
+    ``rank/``, ``mostly_glyphs`` in ``cleaning/``...), not only the ``caches/`` folder ``answercache``
+    lives in; a module put back to an older copy counts too."""
     tree = tmp_path / "citations"
     times = {"caches/answercache.py": 1_000, "pipeline.py": 2_000, "locate/textmatch.py": 5_000,
              "rank/meaning.py": 4_000, "map/sidecar.py": 1_000, "render/ids.py": 1_000, "text/textnorm.py": 1_000,
-             "cleaning/markup.py": 9_000, "plugin/locator.py": 500}
+             "cleaning/copyable.py": 3_000, "plugin/locator.py": 500}
     for rel, ns in times.items():
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
         (tree / rel).write_text("x = 1\n")
         os.utime(tree / rel, ns=(ns, ns))
     monkeypatch.setattr(answercache, "__file__", str(tree / "caches" / "answercache.py"))
-    assert answercache._code_stamp(str(tree / "plugin" / "locator.py")) == "5000"
-    os.utime(tree / "rank" / "meaning.py", ns=(7_000, 7_000))
-    assert answercache._code_stamp(str(tree / "plugin" / "locator.py")) == "7000"
+    plugin = str(tree / "plugin" / "locator.py")
+    stamps = [answercache._code_stamp(plugin)]
+    for rel, ns in (("rank/meaning.py", 7_000), ("cleaning/copyable.py", 2_500), ("locate/textmatch.py", 4_500)):
+        os.utime(tree / rel, ns=(ns, ns))
+        stamps.append(answercache._code_stamp(plugin))
+    (tree / "cleaning" / "copyable.py").write_text("x = 22\n")
+    os.utime(tree / "cleaning" / "copyable.py", ns=(2_500, 2_500))  # another size, same time
+    stamps.append(answercache._code_stamp(plugin))
+    assert "" not in stamps and len(set(stamps)) == len(stamps)
+    assert answercache._code_stamp(plugin) == stamps[-1]  # and unchanged code keeps its stamp
+
+
+def test_a_changed_cleaning_module_is_not_answered_from_the_old_entry(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """``cleaning.copyable`` decides which PDF block is glyph soup (``mostly_glyphs``), so which
+    place a locate picks: a new copy of it makes a cached answer a miss."""
+    note = tmp_path / "note.md"
+    note.write_text("# Title\n\nThe battery capacity is 42 kWh in the summer.\n", encoding="utf-8")
+    plugins = load_plugins(load_config(None))
+    calls: list[str] = []
+    real = plugins.locate
+
+    def counting(request: LocateRequest) -> Locator:
+        calls.append(request.file)
+        return real(request)
+
+    plugins.locate = counting  # type: ignore[method-assign]
+    request = LocateRequest(file=str(note), evidence="battery capacity is 42 kWh", query="battery capacity")
+    monkeypatch.setattr(answercache, "_stamps", {})
+    pipeline.clear_memos()
+    pipeline._locate(plugins, request, os.stat(note), None)
+    pipeline.clear_memos()
+    monkeypatch.setattr(answercache, "_stamps", {})  # a new process
+    pipeline._locate(plugins, request, os.stat(note), None)
+    assert calls == [str(note)]
+    real_state = answercache._file_state
+
+    def edited(path: str) -> str:  # what a new copy of copyable.py reads as
+        return real_state(path) + ("+edited" if path.endswith(os.path.join("cleaning", "copyable.py")) else "")
+
+    monkeypatch.setattr(answercache, "_file_state", edited)
+    monkeypatch.setattr(answercache, "_stamps", {})  # a new process with the new code
+    pipeline.clear_memos()
+    pipeline._locate(plugins, request, os.stat(note), None)
+    assert calls == [str(note), str(note)]

@@ -188,3 +188,38 @@ def test_a_word_whose_stem_the_query_word_extends_a_little_meets_it(tmp_path: Pa
     # a longer stretch is another word: "stat" does not meet "stationary", nor "cell" "cellulose"
     assert QueryTerms("stationary", {}, 1).score("the stat line") == 0
     assert QueryTerms("cellulose", {}, 1).score("each cell") == 0
+
+
+def test_a_capital_letter_the_query_asks_about_is_a_term_in_both_term_lists() -> None:
+    """"Q" in "what does Q mean" is the symbol asked about (a mind map's "𝑄<0"), where a one-letter
+    word that is a word stays no term; the host's and the PDF locator's term lists agree."""
+    for query, want in (("what does Q mean", ["q"]), ("Q 代表什么", ["q", "代表"]), ("𝑄<0 是什么", ["q"]),
+                        ("is A larger than B", ["a", "larger", "b"]),
+                        ("the heat Q of Plan A", ["heat", "q", "plan", "a"]),
+                        ("what does the letter a stand for", ["letter", "a", "stand"]),
+                        ("小写字母m代表什么", ["小写", "写字", "字母", "m", "代表"])):
+        got = _words(query)
+        assert [w for w in got if w in want] == want, (query, got)
+        assert [w for w in pdf_terms(query) if w in want] == want, (query, list(pdf_terms(query)))
+    # the article opening a sentence, the pronoun, a lower-case letter, the pieces of R&D, P/E, U.S.
+    assert _words("A dog in a yard") == ["dog", "yard"]
+    assert _words("Can I keep letting my cottage") == ["keep", "letting", "cottage"]
+    assert _words("What Is A Heat Pump") == ["heat", "pump"]
+    assert _words("is it a plan or not") == ["plan"]
+    assert _words("R&D spend and the P/E ratio in the U.S.") == ["r&d", "spend", "p/e", "ratio", "u.s"]
+    assert list(pdf_terms("A dog in a yard")) == ["dog", "yard"]
+
+
+def test_a_letter_term_holds_only_where_the_letter_stands_alone() -> None:
+    qt = QueryTerms("what does Q mean", {"q": 1}, 3)
+    assert qt.score("q is the heat released") > 0
+    assert qt.score("qa runs quick tests") == 0  # "q" opens these words: none is the letter
+
+
+def test_a_typed_delta_picks_the_paragraph_writing_the_increment_sign(tmp_path: Path) -> None:
+    path = tmp_path / "loop.md"
+    path.write_text("# Cooling loop\n\nThe loop T sensor sits at the pump inlet.\n\n"
+                    "The design \u2206T of the loop is 5 K at full load.\n", encoding="utf-8")
+    loc = locate(LocateRequest(file=str(path), evidence=path.read_text(encoding="utf-8"), query="\u0394T of the loop"))
+    assert (loc.paragraph_index, loc.locator_degraded) == (2, False), loc.locator_reason
+    assert "\u2206T" in (loc.place_text or "")

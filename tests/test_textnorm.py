@@ -11,18 +11,36 @@ from mnote_kr.citations.locate.textmatch import TextDocument, TextParagraph, mat
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import LocateRequest
 
+#: What a PDF writes for a character NFKC leaves apart from it: white up-pointing triangle and increment for
+#: Greek delta, the minus sign for the hyphen-minus.
+_LOOKALIKES = {"\u25b3": "\u03b4", "\u25b5": "\u03b4", "\u2206": "\u03b4", "\u2212": "-"}
+
 
 def _per_char(text: str) -> str:
     out = []
     for ch in text:
         n = unicodedata.normalize("NFKC", ch).lower()
-        out.append(n if len(n) == 1 else ch.lower()[:1] or ch)
+        n = n if len(n) == 1 else ch.lower()[:1] or ch
+        out.append(_LOOKALIKES.get(n, n))
     return "".join(out)
 
 
 def _same_place(a: str, b: str) -> bool:
-    # str.lower() picks final sigma by context; the per-character form cannot know it
-    return len(a) == len(b) and all(x == y or {x, y} == {"σ", "ς"} for x, y in zip(a, b, strict=True))
+    # str.lower() picks final sigma by context; the per-character form cannot know it, nor whether a "×"
+    # is a dimension's (an "x": test_a_pdfs_lookalike_characters_match_what_is_typed)
+    return len(a) == len(b) and all(x == y or {x, y} in ({"σ", "ς"}, {"x", "×"}) for x, y in zip(a, b, strict=True))
+
+
+def test_a_pdfs_lookalike_characters_match_what_is_typed() -> None:
+    """"ΔH" typed meets a PDF's "△H" or "∆H", "-20" its "−20", "640x480" its "640 × 480" and "3×4"; offsets
+    hold (the quote is cut from the text as written)."""
+    for typed, written in (("ΔH=Q", "△H=Q"), ("ΔT", "∆T"), ("below -20 °C", "below −20 °C"),
+                           ("640 x 480 pixels", "640 × 480 pixels"), ("a 3x4 grid", "a 3×4 grid")):
+        assert normalize(written) == normalize(typed), (written, typed)
+        assert len(normalize(written)) == len(written)
+    # a "×" between letters or touching a word stays a sign: an "x" would join the words around it
+    for written in ("a × b", "500 px×500 px", "部×4回"):
+        assert "×" in normalize(written)
 
 
 def test_normalize_keeps_offsets_when_a_combining_mark_and_a_ligature_cancel_out():

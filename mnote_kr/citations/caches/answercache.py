@@ -2,10 +2,10 @@
 process does from its memo, without loading the cited document or its locator's parser.
 
 The key is everything the answer depends on: the locator plugin chosen for the file (name,
-version and a stamp of its code: the newest modification time of its package's modules), the
-file's path and version (size, mtime, inode), the request (evidence, query, sidecar block and
-its metadata) and the ``Locator`` type's fields, hashed. An edited file, another plugin or
-changed plugin code is a miss.
+version and a stamp of its code: a hash of the sizes and modification times of its package's
+modules and of every host ``citations`` module), the file's path and version (size, mtime,
+inode), the request (evidence, query, sidecar block and its metadata) and the ``Locator``
+type's fields, hashed. An edited file, another plugin or changed plugin or host code is a miss.
 
 Entries are JSON ``Locator`` values under ``<cache>/locate/answers/`` (so emptying the
 locate cache empties them too, and ``MNOTE_KR_LOCATE_CACHE=0`` turns them off with it),
@@ -54,26 +54,36 @@ def _folder() -> Path:
     return cache_dir() / "locate" / FOLDER
 
 
-#: The one package of ``citations`` whose modules do not stamp an answer (cleaning shapes quotes,
-#: not places); every other stage package does, a new one included.
-_UNSTAMPED = frozenset({"cleaning", "__pycache__"})
+def _stamped_files(module_file: str) -> list[str]:
+    """The modules whose code shapes an answer: those beside ``module_file`` (a plugin package's
+    code) and every module of the host's ``citations`` tree, which locators call through the
+    plugin API to match text, pick and clean places and quotes (``textmatch``, ``queryterms``,
+    ``cleaning.copyable``'s ``mostly_glyphs``...), its stage packages found on disk so a new one
+    counts without a list to keep. Raises OSError when a folder cannot be read."""
+    citations = os.path.dirname(os.path.dirname(__file__))  # caches/ is one of its stage packages
+    files = [e.path for e in os.scandir(os.path.dirname(module_file)) if e.name.endswith(".py")]
+    for folder, dirs, names in os.walk(citations):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__")
+        files.extend(os.path.join(folder, n) for n in names if n.endswith(".py"))
+    return sorted(files)
+
+
+def _file_state(path: str) -> str:
+    """What the stamp reads of one module: its path, size and modification time."""
+    st = os.stat(path)
+    return f"{path}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def _code_stamp(module_file: str) -> str:
-    """The newest mtime of the modules beside ``module_file`` (a plugin package's code) and of
-    the host's citation modules, which locators use to match text (``textmatch``, ``queryterms``):
-    a change to either must not answer from an old entry."""
-    newest = 0
+    """A hash of every stamped module's path, size and mtime (``_stamped_files``): a change to
+    any of them, one put back to an older copy included, must not answer from an old entry."""
+    h = hashlib.blake2b(digest_size=10)
     try:
-        citations = os.path.dirname(os.path.dirname(__file__))  # caches/ is one of its stage packages
-        stages = [e.path for e in os.scandir(citations) if e.is_dir() and e.name not in _UNSTAMPED]
-        for folder in (os.path.dirname(module_file), citations, *stages):
-            for entry in os.scandir(folder):
-                if entry.name.endswith(".py"):
-                    newest = max(newest, entry.stat().st_mtime_ns)
+        for path in _stamped_files(module_file):
+            h.update(_file_state(path).encode("utf-8", "surrogatepass") + b"\0")
     except OSError:
         return ""
-    return str(newest)
+    return h.hexdigest()
 
 
 def plugin_identity(plugins: Plugins, extension: str) -> str | None:

@@ -3,7 +3,8 @@
 People type phrases and questions ("who patented the typewriter", "叶片 结冰 功率损失");
 the paragraph that answers holds the query's content words, not necessarily the query
 string. ``content_terms`` drops question and stop words, keeps Latin words (matched by
-a light stem, so "patented" finds "patent") and splits Chinese without spaces into
+a light stem, so "patented" finds "patent"; a one-letter word only when the query writes
+it as a symbol, "what does Q mean": ``symbol_letters``) and splits Chinese without spaces into
 character bigrams (a CJK run of one or two characters stays whole).
 ``QueryTerms.score`` gives a paragraph the idf-weighted share of the terms it holds,
 plus a bonus when they cluster. Occurrences of a term inside a longer word count little
@@ -17,14 +18,24 @@ from __future__ import annotations
 
 import math
 import re
+import unicodedata
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.acronyms import Definition, StandIn, stand_ins, written_at
-from mnote_kr.citations.text.textnorm import CJK_FIRST, TOKEN_RE, is_word_char, joined_words, lazy_compile, normalize
+from mnote_kr.citations.text.textnorm import (
+    CJK_CLASS,
+    CJK_FIRST,
+    TOKEN_RE,
+    is_word_char,
+    joined_words,
+    lazy_compile,
+    normalize,
+)
 
-__all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem"]
+__all__ = ["CLUSTER_CHARS", "SCAFFOLD_WORDS", "STOP_WORDS", "QueryTerms", "Term", "content_terms", "stem",
+           "symbol_letters"]
 
 #: Function words: they glue a question together and say nothing about where the answer
 #: is. Only function words belong here; content words ("type", "name", "list", "find",
@@ -100,6 +111,51 @@ _CJK_STOP_RE = lazy_compile("|".join(re.escape(w) for w in _CJK_STOP))
 def drop_cjk_question_words(text: str) -> str:
     """``text`` with its Chinese question words and particles (什么, 多少, 怎么, 吗 ...) each replaced by a space."""
     return _CJK_STOP_RE.sub(" ", text)
+#: A one-letter word as the query writes it: a letter between characters that are no word's (CJK counts as none:
+#: "Q代表什么").
+_LONE_LETTER_RE = lazy_compile(rf"(?<![^\W_{CJK_CLASS}])[^\W\d_{CJK_CLASS}](?![^\W_{CJK_CLASS}])")
+#: Words naming the one letter after them as a symbol, whatever its case ("the letter a", "小写字母m").
+_LETTER_CUES = lazy_compile(r"(?i)(?:\b(?:letters?|symbols?|variables?|constants?)|字母|符号|变量|常量)\W{0,2}$")
+#: One-letter words that open a sentence capitalised ("A dog", "O say", Spanish "Y", Italian "E"): a word there, a
+#: symbol elsewhere ("Plan A", "is A larger than B"). "I" is the pronoun wherever it stands.
+_LETTER_WORDS = frozenset("AOYE")
+_WORD_AFTER = lazy_compile(r"\s+([^\W\d_]+)")
+_WORD_BEFORE = lazy_compile(r"([^\W\d_]+)$")
+
+
+def symbol_letters(query: str) -> frozenset[str]:
+    """The one-letter words ``query`` writes as symbols, lower-cased, for its content terms: a capital letter
+    standing alone ("what does Q mean", "Q 代表什么", a math italic "𝑄"), or any letter a cue names ("the letter a",
+    "小写字母m"). Not "I", not "A" opening a sentence before a lower-case word or inside a Title Case query,
+    not the letters of "R&D", "P/E" or "U.S." (``joined_words``). Lower-case letters without a cue are words."""
+    out: set[str] = set()
+    for m in _LONE_LETTER_RE.finditer(query):
+        i = m.start()
+        letter = unicodedata.normalize("NFKC", m.group())
+        if len(letter) != 1 or not ("a" <= letter.lower() <= "z"):
+            continue
+        before, after = query[i - 1 : i], query[i + 1 : i + 3]
+        if before in ("/", "&", ".") or after[:1] in ("/", "&") or (after[:1] == "." and after[1:2].isalpha()):
+            continue  # a piece of "R&D", "P/E", "U.S."
+        if _LETTER_CUES.search(query[max(0, i - 12) : i]):
+            out.add(letter.lower())
+        elif letter.isupper() and letter != "I" and not (letter in _LETTER_WORDS and _a_word(query, i)):
+            out.add(letter.lower())
+    return frozenset(out)
+
+
+def _a_word(query: str, i: int) -> bool:
+    """Whether the capital one-letter word at ``i`` reads as a word ("A dog", "What Is A Heat Pump"): it opens
+    a sentence before a lower-case word, or stands between two capitalised words."""
+    after = _WORD_AFTER.match(query, i + 1)
+    nxt = after.group(1) if after else ""
+    head = query[:i].rstrip()
+    if not head or head[-1] in ".!?。！？:：\"'“‘(":
+        return nxt[:1].islower()
+    prev = _WORD_BEFORE.search(head)
+    return bool(nxt[:1].isupper() and prev and prev.group(1)[:1].isupper())
+
+
 _TERM_RE = TOKEN_RE  # the same pattern: one compile (stored by ``regexcache``), not two
 _SUFFIXES = ("ations", "ation", "ingly", "ings", "ing", "edly", "ies", "ied", "es", "ed", "ly", "s")
 #: Terms within this many characters of each other count as a cluster.
@@ -152,6 +208,7 @@ def content_terms(query: str) -> list[Term]:
     skip = iter(scaffolding(latin))  # one flag per Latin word, in order
     # "P/E", "R&D", "U.S.": one term (their one-letter pieces are dropped below)
     joined = dict((start, word) for word, start in joined_words(norm))
+    symbols = symbol_letters(query)  # "Q" in "what does Q mean": a one-letter word asked about
     for m in found:
         if joined and m.start() in joined:
             word = joined.pop(m.start())
@@ -165,7 +222,8 @@ def content_terms(query: str) -> list[Term]:
                     out.setdefault(run[i : i + 2], Term(run[i : i + 2], True))
             continue
         word = m.group("word")
-        if next(skip) or (len(word) < 2 and not word.isdigit()):
+        scaffold = next(skip)
+        if word not in symbols and (scaffold or (len(word) < 2 and not word.isdigit())):
             continue
         # keyed by the word as written: "unit" and "units" in one query are two terms
         out.setdefault(word, Term(stem(word) if word.isascii() else word, False, word))
@@ -188,7 +246,7 @@ def _word_hits(norm: str, term: Term) -> list[tuple[int, float]]:
                 out.append((i, 1.0))
             elif found == stem_ or stem(found) == stem_:
                 out.append((i, INFLECTED_WEIGHT))
-            elif j - i <= len(stem_) + 3:
+            elif j - i <= len(stem_) + 3 and len(stem_) > 1:  # a symbol letter ("q") is only itself
                 out.append((i, EMBEDDED_WEIGHT * 2))  # a close inflection the light stemmer missed
         i = norm.find(stem_, i + 1)
     if len(out) < 50 and term.word.isascii() and len(stem_) > STEM_MIN:

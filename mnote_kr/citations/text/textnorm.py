@@ -5,7 +5,8 @@ One definition of each, used by the paragraph matcher (``textmatch``), the query
 
 * ``CJK_CLASS``: the CJK (and kana, hangul) characters as a regex class body;
 * ``normalize``: lower-case NFKC text with exactly one output character per input
-  character, so a span found in normalised text is the same span in the original;
+  character, so a span found in normalised text is the same span in the original (a few
+  characters NFKC leaves apart folded too: "△H" is "ΔH", "−" is "-", "3×4" is "3x4");
 * ``standalone_occurrence``: does a query at a position stand as a word of its own, or
   sit inside a longer word (吡咯烷 inside N-甲基吡咯烷酮)?
 """
@@ -144,12 +145,31 @@ def normalize(text: str) -> str:
         # character kept exactly one output character in place
         norm = unicodedata.normalize("NFKC", text).lower()
         if len(norm) == len(text):
-            return norm
+            return _unconfused(norm)
     table = {}
     for ch in set(text):  # each distinct character once, then one C-level pass
         n = unicodedata.normalize("NFKC", ch).lower()
         table[ord(ch)] = n if len(n) == 1 else ch.lower()[:1] or ch
-    return text.translate(table)
+    return _unconfused(text.translate(table))
+
+
+#: Characters a text writes for another that NFKC leaves apart, one for one: a PDF's "△H" (white triangle) or
+#: "∆H" (increment) for the query's "ΔH" (Greek delta, lower-cased), the minus sign for the hyphen-minus typed.
+#: ``normalize`` folds them for matching only: a quote is cut from the original text at the same offsets.
+_CONFUSABLE = str.maketrans({"\u25b3": "\u03b4", "\u25b5": "\u03b4", "\u2206": "\u03b4", "\u2212": "-"})
+_CONFUSED = frozenset("\u25b3\u25b5\u2206\u2212\u00d7")
+#: The multiplication sign of a dimension or a count, "3×4", "1920 × 1080", "5 mm × 3": the "x" typed for it.
+#: A "×" between letters ("a × b") stays a sign, and so does one a word touches ("500 px×500", "部×4回"): an "x"
+#: there would join the word.
+_TIMES_RE = lazy_compile(r"(?:(?<=[0-9])|(?<=[0-9a-z]\s))\u00d7(?=\s?[0-9])")
+
+
+def _unconfused(norm: str) -> str:
+    """``norm`` with the confusable characters of ``_CONFUSABLE`` and a dimension's "×" folded (same length)."""
+    if _CONFUSED.isdisjoint(norm):
+        return norm
+    norm = norm.translate(_CONFUSABLE)
+    return _TIMES_RE.sub("x", norm) if "\u00d7" in norm else norm
 
 
 def has_cjk(text: str) -> bool:

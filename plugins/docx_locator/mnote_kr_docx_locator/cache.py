@@ -29,8 +29,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     # 5: a note read in a paragraph LightRAG reads as body text, a Title's say; 6: an equation's c^2 and a_0;
     # 7: headings: never a table cell; numbered titles typed in capitals or bold, appendix lines;
     # 8: review comments at their marks; 9: the numbers Word shows before numbered headings and list items,
-    # from numbering.xml; 10: a text box's breaks, tabs and non-breaking hyphens read as in a paragraph's own text)
-    persist=Persist(name="docx", version="10", model=DocxDocument),
+    # from numbering.xml; 10: a text box's breaks, tabs and non-breaking hyphens read as in a paragraph's own text;
+    # 11: the paragraphs' normalised text folds lookalikes, "△H" as "ΔH", "−" as "-", textnorm's ``normalize``)
+    persist=Persist(name="docx", version="11", model=DocxDocument),
 )
 stats = _cache.stats
 

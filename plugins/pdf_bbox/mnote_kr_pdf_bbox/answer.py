@@ -36,6 +36,7 @@ from mnote_kr.plugin_api import (
     places_key,
     query_occurrences,
     scaffolding,
+    symbol_letters,
 )
 
 from . import tableread
@@ -125,8 +126,9 @@ def content_terms(text: str) -> dict[str, str]:
     """The query's content terms: stem -> the surface form typed, in order, each once."""
     out: dict[str, str] = {}
     toks = [tok for tok, _, _ in iter_tokens(fold(text))]
+    symbols = symbol_letters(text)  # "Q" in "what does Q mean": a one-letter word asked about
     for tok, skip in zip(toks, scaffolding(toks), strict=True):
-        if skip or tok in _CJK_STOP or (tok.isascii() and len(tok) < 2):
+        if tok not in symbols and (skip or tok in _CJK_STOP or (tok.isascii() and len(tok) < 2)):
             continue
         out.setdefault(stem(tok), tok)
     return out

@@ -119,3 +119,23 @@ def test_the_locate_cache_skips_a_locator_it_cannot_write() -> None:
     answercache.put(name, Locator(locator_precision="bbox", page=1, place_text="x y"))
     got = answercache.get(name)
     assert got is not None and got.place_text == "x y"
+
+
+@pytest.mark.parametrize("query", ["Q 代表什么", "what does Q mean"])
+def test_a_query_asking_about_a_letter_is_cited_where_the_mind_map_writes_it(query: str) -> None:
+    """"Q" is the query's one content word (a one-letter word is otherwise none): the block that
+    writes "𝑄代表放出或吸收的热量" is the place, not the passage's first block about 代表."""
+    loc = _search(MINDMAP, query)
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded, loc.reason
+    assert "\U0001d444代表放出或吸收的热量" in _text_in(MINDMAP, loc.bbox)
+    assert "\U0001d444代表" in (loc.place_text or "")
+
+
+def test_a_typed_delta_finds_the_mind_maps_triangle_and_the_quote_keeps_the_triangle() -> None:
+    """The mind map writes "△𝐻=𝑄" with a white triangle (U+25B3); the query's "ΔH=Q" is typed with the Greek
+    delta: they match, and the quote shows the triangle as the page does."""
+    loc = _search(MINDMAP, "\u0394H=Q")
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded, loc.reason
+    assert "the query stands in this text block" in loc.reason, loc.reason
+    assert "\u25b3\U0001d43b=\U0001d444" in _text_in(MINDMAP, loc.bbox)
+    assert "\u25b3\U0001d43b=\U0001d444" in (loc.place_text or "") and "\u03b4" not in (loc.place_text or "").lower()

@@ -77,23 +77,30 @@ def test_an_english_section_heading_gives_way_to_its_paragraph() -> None:
 def test_a_label_holding_none_of_the_questions_words_gives_way_to_its_node_nearest_by_meaning(
         monkeypatch: pytest.MonkeyPatch) -> None:
     # the trial engine placed "Q 小于 0 表示什么" on the label "热化学方程式" (block 19): nearest by meaning here,
-    # its node's text (block 35, "…放热反应，Q<0") next, the page's other blocks far behind; the words choose the
-    # map's title (it holds "表示"), which gives way to the label, which gives way to its node
+    # its node's text (block 35, "…放热反应，𝑄<0") next, the page's other blocks far behind. Without the "Q" (a
+    # content term since, that the node holds) the words choose the map's title (it holds "表示"), which gives
+    # way to the label, which gives way to its node
     near = {19: 0.90, 35: 0.85}
     monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: near.get(i, 0.40) for i in idx})
     monkeypatch.setattr(meaning, "nearest", lambda key, query, k: {})
-    loc = _search(MINDMAP, 1, "Q 小于 0 表示什么")
+    loc = _search(MINDMAP, 1, "小于 0 表示什么")
     inside = _text_in(MINDMAP, 1, loc.bbox)
     assert "放热反应" in inside and inside != "热化学方程式", inside
     # it holds none of the question's words ("<" is no "小于"): a place by meaning, approximate
     assert loc.locator_degraded and "nearest the query by meaning" in loc.reason
+    # with the "Q" the node's own word counts for it: it is chosen, approximate still (小于, a word the PDF
+    # lacks, is asked too since ``cjkwords``: 1 of the query's 3 terms)
+    asked = _search(MINDMAP, 1, "Q 小于 0 表示什么")
+    assert "放热反应，\U0001d444<0" in _text_in(MINDMAP, 1, asked.bbox), asked.reason
+    assert asked.locator_degraded and "1 of the query's 3" in asked.reason, asked.reason
 
 
 def test_a_title_lacking_the_questions_words_is_never_exact() -> None:
     # by words alone the mind map's title "化学学科常用符号公式 及其表示" holds "表示" and nothing else asked
     # (no text under it holds "小于" either): approximate. 小于 is a word the PDF lacks, asked all the same
-    # (``cjkwords``): the title holds under MIN_SHARE of the query, so no block answers by words, the passage is cited
-    loc = _search(MINDMAP, 1, "Q 小于 0 表示什么")
+    # (``cjkwords``): the title holds under MIN_SHARE of the query, so no block answers by words, the passage is
+    # cited. ("Q" is a term since the round's ``symbol_letters``: the query leaves it out.)
+    loc = _search(MINDMAP, 1, "小于 0 表示什么")
     assert loc.locator_degraded and "semantic match" in loc.reason, loc.reason
 
 
