@@ -31,9 +31,9 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
+from mnote_kr.plugin_api import ProviderContext, SourceFile
 
-from . import naming
+from .owntext import listed, own_text
 
 if TYPE_CHECKING:  # imported when a deck is read: ``status`` loads this module, and no zip reader
     import zipfile
@@ -186,24 +186,14 @@ def deck_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, 
     """The text of a deck holding words LightRAG's parser leaves out or runs together, with what it holds
     (``left_out``), or None: not a ``.pptx``, none of those, or it cannot be read here (LightRAG then reads it
     as it can and says so)."""
-    if naming.safe_suffix(source.rel_path) != SUFFIX:
-        return None
-    try:
-        held = left_out(source.path)
-        text = ctx.extract_text(source.path) if held else None
-    except MnoteKrError:
-        return None
-    return (text, held) if text and text.strip() else None
+    return own_text(ctx, source, SUFFIX, left_out)
 
-
-def _listed(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def _why(held: dict[str, int]) -> list[str]:
     """Why LightRAG's parser misses words of the deck, in a user's words: what it leaves out, its glued lines."""
     left = [f"{what} ({n} slide(s))" for what, n in held.items() if what != GLUED]
-    out = [f"LightRAG's parser leaves out {_listed(left or ['part of its text'])}"] if left or GLUED not in held else []
+    out = [f"LightRAG's parser leaves out {listed(left or ['part of its text'])}"] if left or GLUED not in held else []
     if GLUED in held:
         out.append(f"the deck has {GLUED} ({held[GLUED]} slide(s)), whose lines LightRAG's parser runs together")
     return out

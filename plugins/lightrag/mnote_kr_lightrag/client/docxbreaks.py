@@ -28,9 +28,9 @@ import posixpath
 import re
 from typing import TYPE_CHECKING
 
-from mnote_kr.plugin_api import MnoteKrError, ProviderContext, SourceFile
+from mnote_kr.plugin_api import ProviderContext, SourceFile
 
-from . import naming
+from .owntext import listed, own_text
 
 if TYPE_CHECKING:
     import zipfile
@@ -157,28 +157,18 @@ def glued(path: str) -> dict[str, int]:
 def docx_text(ctx: ProviderContext, source: SourceFile) -> tuple[str, dict[str, int]] | None:
     """The text of a DOCX whose words LightRAG's parser runs together across a break, with what glues them
     (``glued``), or None: not a ``.docx``, nothing glued, or it cannot be read here (LightRAG then reads it)."""
-    if naming.safe_suffix(source.rel_path) != SUFFIX:
-        return None
-    try:
-        held = glued(source.path)
-        text = ctx.extract_text(source.path) if held else None
-    except MnoteKrError:
-        return None
-    return (text, held) if text and text.strip() else None
+    return own_text(ctx, source, SUFFIX, glued)
 
-
-def _listed(parts: list[str]) -> str:
-    return parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " and " + parts[-1]
 
 
 def note(held: dict[str, int]) -> str:
     """What ``status`` says of a DOCX indexed this way: which breaks LightRAG's parser runs words together across,
     in how many paragraphs."""
-    which = _listed([f"{kind} ({n} paragraph(s))" for kind, n in held.items()])
+    which = listed([f"{kind} ({n} paragraph(s))" for kind, n in held.items()])
     return (f"indexed from the text mnote-kr reads in it, since LightRAG's parser runs the words on either side of "
             f"its {which} together; citations still point into the file")
 
 
 def adds(held: dict[str, int]) -> str:
     """What reading a linked DOCX holding ``held`` (``glued``) as mnote-kr's text adds, as ``sync`` says it."""
-    return f"the words on either side of its {_listed(list(held))}, which LightRAG's parser runs together"
+    return f"the words on either side of its {listed(list(held))}, which LightRAG's parser runs together"
