@@ -14,6 +14,7 @@ import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -187,7 +188,8 @@ def test_help_lists_plugin_commands_from_the_manifest_and_rebuilds_a_foreign_one
 # ----------------------------------------------------------------------------- locate answers
 
 
-def test_a_fresh_process_reuses_a_locate_answer_until_the_file_changes(tmp_path: Path) -> None:
+def _counted_note(tmp_path: Path) -> tuple[Path, Any, list[str], LocateRequest]:
+    """A note, the plugins with their ``locate`` counting its calls (the files asked), and a request on it."""
     note = tmp_path / "note.md"
     note.write_text("# Title\n\nThe battery capacity is 42 kWh in the summer.\n", encoding="utf-8")
     plugins = load_plugins(load_config(None))
@@ -200,6 +202,12 @@ def test_a_fresh_process_reuses_a_locate_answer_until_the_file_changes(tmp_path:
 
     plugins.locate = counting  # type: ignore[method-assign]
     request = LocateRequest(file=str(note), evidence="battery capacity is 42 kWh", query="battery capacity")
+    return note, plugins, calls, request
+
+
+
+def test_a_fresh_process_reuses_a_locate_answer_until_the_file_changes(tmp_path: Path) -> None:
+    note, plugins, calls, request = _counted_note(tmp_path)
     pipeline.clear_memos()
     first = pipeline._locate(plugins, request, os.stat(note), None)
     pipeline.clear_memos()  # what a new process starts with
@@ -289,18 +297,7 @@ def test_a_changed_cleaning_module_is_not_answered_from_the_old_entry(tmp_path: 
                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
     """``cleaning.copyable`` decides which PDF block is glyph soup (``mostly_glyphs``), so which
     place a locate picks: a new copy of it makes a cached answer a miss."""
-    note = tmp_path / "note.md"
-    note.write_text("# Title\n\nThe battery capacity is 42 kWh in the summer.\n", encoding="utf-8")
-    plugins = load_plugins(load_config(None))
-    calls: list[str] = []
-    real = plugins.locate
-
-    def counting(request: LocateRequest) -> Locator:
-        calls.append(request.file)
-        return real(request)
-
-    plugins.locate = counting  # type: ignore[method-assign]
-    request = LocateRequest(file=str(note), evidence="battery capacity is 42 kWh", query="battery capacity")
+    note, plugins, calls, request = _counted_note(tmp_path)
     monkeypatch.setattr(answercache, "_stamps", {})
     pipeline.clear_memos()
     pipeline._locate(plugins, request, os.stat(note), None)
