@@ -56,7 +56,7 @@ class Settings:
     models_url: str | None = None
     models_key: str | None = None  # the model service's key (``Authorization: Bearer``)
     #: ``[providers.lightrag] translate_queries = true``: a question also asked in the other language
-    #: (``crossquery``); off by default, it costs a second LightRAG query (docs/embeddings.md).
+    #: (``crossquery``); off by default: a second LightRAG query and more files to place (docs/embeddings.md).
     translate: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
