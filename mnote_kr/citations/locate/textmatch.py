@@ -359,8 +359,9 @@ def _verbatim_query(ev: str, q: str, occ: list[tuple[int, float]]) -> bool:
 #: How a match's reason starts when no quoted paragraph holds the query's words (an approximate place).
 SEMANTIC = "semantic match"
 #: The paragraph the evidence matched is exact only when it holds the query as written or every term of it the
-#: document holds (``leadin.holds_query``; False: when it holds ``QUERY_SHARE`` of their weight, before round 19).
-OWN_HOLDS_ALL = True
+#: document holds (``leadin.holds_query``; False: when it holds ``QUERY_SHARE`` of their weight). Off by default:
+#: ``placing.LISTS_TOGETHER`` says why.
+OWN_HOLDS_ALL = False
 
 
 def _by_query_terms(
