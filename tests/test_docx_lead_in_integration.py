@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.switches import docx_lead_in_rules_on
 
 from mnote_kr.app.host import Host
 from mnote_kr.core.config import DEFAULTS
@@ -21,13 +22,8 @@ from mnote_kr.core.config import DEFAULTS
 
 @pytest.fixture(autouse=True)
 def _round_19_rules_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rules these tests show are off by default (``placing``/``textmatch``): kept tested for the round
-    that mends them."""
-    from mnote_kr.citations.locate import placing, textmatch
-
-    for name in ("LISTS_TOGETHER", "CHUNK_BEHIND", "RUNNERS_COVER"):
-        monkeypatch.setattr(placing, name, True)
-    monkeypatch.setattr(textmatch, "OWN_HOLDS_ALL", True)
+    """The rules these tests show are off by default: kept tested for the round that mends them."""
+    docx_lead_in_rules_on(monkeypatch)
 
 
 pytestmark = pytest.mark.integration

@@ -20,6 +20,7 @@ from typing import Any
 import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.switches import docx_lead_in_rules_on
 
 from mnote_kr.citations.rank import meaning
 from mnote_kr.models import LocateRequest, Locator, SidecarBlock
@@ -30,13 +31,8 @@ from mnote_kr_docx_locator.cache import load_docx
 
 @pytest.fixture(autouse=True)
 def _round_19_rules_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The rules these tests show are off by default (``placing``/``textmatch``): kept tested for the round
-    that mends them."""
-    from mnote_kr.citations.locate import placing, textmatch
-
-    for name in ("LISTS_TOGETHER", "CHUNK_BEHIND", "RUNNERS_COVER"):
-        monkeypatch.setattr(placing, name, True)
-    monkeypatch.setattr(textmatch, "OWN_HOLDS_ALL", True)
+    """The rules these tests show are off by default: kept tested for the round that mends them."""
+    docx_lead_in_rules_on(monkeypatch)
 
 
 CASES = {c["query"]: c for c in json.loads((Path(__file__).parent / "data" / "lead_in_lists.json").read_text("utf-8"))}
