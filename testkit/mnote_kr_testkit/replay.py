@@ -20,7 +20,7 @@ import httpx
 from mnote_kr.context import ProviderContext
 
 if TYPE_CHECKING:
-    from mnote_kr.models import SourceFile
+    from mnote_kr.models import SourceEntry, SourceFile
 
 URL = "http://lightrag.test:9621"
 Responder = Callable[[httpx.Request], httpx.Response]
@@ -134,3 +134,22 @@ def source_file(ws: Path, rel: str) -> SourceFile:
     data = path.read_bytes()
     return SourceFile(path=str(path), rel_path=rel, source_id=rel, sha256="sha256:" + hashlib.sha256(data).hexdigest(),
                       size=len(data), mtime_ns=path.stat().st_mtime_ns)
+
+
+class ReadingsProvider:
+    """What ``readings.check`` uses of a provider: the workspace root and LightRAG's input dir."""
+
+    def __init__(self, root: Path, input_dir: Path = Path("/nonexistent")) -> None:
+        self.ctx = type("Ctx", (), {"workspace_root": str(root)})()
+        self._input_dir = input_dir
+
+    def input_dir(self) -> Path:
+        return self._input_dir
+
+
+def stored_entry(rel: str, reading: str | None, kind: str = "document", **extra: Any) -> SourceEntry:
+    """A processed registry entry of ``rel`` (its file gone) recorded with ``reading``."""
+    from mnote_kr.models import SourceEntry
+
+    return SourceEntry(source_id=rel, source_path=f"/gone/{rel}", source_root_relative_path=rel, status="processed",
+                       kind=kind, reading=reading, **extra)

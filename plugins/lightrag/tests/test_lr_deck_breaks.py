@@ -14,11 +14,12 @@ from typing import Any
 
 import pytest
 from mnote_kr_testkit.data import CORPUS, SAMPLES
+from mnote_kr_testkit.replay import ReadingsProvider as _Prov
 from mnote_kr_testkit.replay import replayed_provider
 from mnote_kr_testkit.replay import source_file as source
+from mnote_kr_testkit.replay import stored_entry as _entry
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import decks, links, readings, settings
 
@@ -108,19 +109,6 @@ def test_the_note_names_what_is_left_out_and_the_glued_breaks() -> None:
         "indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out speaker notes (2 slide(s)), "
         "and the deck has line breaks inside a text box (1 slide(s)), whose lines LightRAG's parser runs together; "
         "citations still point into the file")
-
-
-class _Prov:
-    def __init__(self, root: Path) -> None:
-        self.ctx = type("Ctx", (), {"workspace_root": str(root)})()
-
-    def input_dir(self) -> Path:
-        return Path("/nonexistent")
-
-
-def _entry(rel: str, reading: str | None) -> SourceEntry:
-    return SourceEntry(source_id=rel, source_path=f"/gone/{rel}", source_root_relative_path=rel, status="processed",
-                       kind="document", reading=reading)
 
 
 def test_a_deck_linked_by_an_earlier_plain_reading_is_read_again_only_when_its_breaks_glue_words(

@@ -17,12 +17,13 @@ import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS, SAMPLES
 from mnote_kr_testkit.docx_docs import DocxBuilder
+from mnote_kr_testkit.replay import ReadingsProvider as _Prov
 from mnote_kr_testkit.replay import replayed_provider
 from mnote_kr_testkit.replay import source_file as source
+from mnote_kr_testkit.replay import stored_entry as _entry
 
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import MnoteKrError
-from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import docxbreaks, links, readings, settings
 
@@ -149,19 +150,6 @@ def test_a_file_no_check_can_read_is_linked_as_before(env: dict[str, Any]) -> No
     with pytest.raises(MnoteKrError, match="not a zip"):
         docxbreaks.glued(str(ws / "broken.docx"))
     assert docxbreaks.docx_text(env["ctx"], source(ws, "broken.docx")) is None  # LightRAG reads it as it can
-
-
-class _Prov:
-    def __init__(self, root: Path) -> None:
-        self.ctx = type("Ctx", (), {"workspace_root": str(root)})()
-
-    def input_dir(self) -> Path:
-        return Path("/nonexistent")
-
-
-def _entry(rel: str, reading: str | None) -> SourceEntry:
-    return SourceEntry(source_id=rel, source_path=f"/gone/{rel}", source_root_relative_path=rel, status="processed",
-                       kind="document", reading=reading)
 
 
 @pytest.mark.parametrize("notes", [False, True], ids=["own-server", "engine-reads-notes"])

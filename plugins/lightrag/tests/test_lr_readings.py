@@ -14,11 +14,12 @@ import pytest
 from mnote_kr_testkit.data import CORPUS, SAMPLES
 from mnote_kr_testkit.docx_docs import DocxBuilder
 from mnote_kr_testkit.docx_notes import note_para, ref, with_notes
+from mnote_kr_testkit.replay import ReadingsProvider as _Prov
 from mnote_kr_testkit.replay import replayed_provider
 from mnote_kr_testkit.replay import source_file as _source
+from mnote_kr_testkit.replay import stored_entry as _entry
 
 import mnote_kr_lightrag as plugin
-from mnote_kr.models import SourceEntry
 from mnote_kr.plugins import load_plugins
 from mnote_kr_lightrag.client import links, readings, settings
 from mnote_kr_lightrag.client.recognized import OwnText
@@ -104,22 +105,6 @@ def test_lr_a_deck_sent_as_its_text_records_the_deck_reading(env: dict[str, Any]
     [update] = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "talk.pptx")], force=False)
     assert (update.kind, update.reading) == ("text_fallback", "deck:3")
     assert not env["replay"].sent("GET", READINGS_PATH)  # no DOCX linked: the engine is not asked
-
-
-class _Prov:
-    """What ``readings.check`` uses of a provider."""
-
-    def __init__(self, root: Path, input_dir: Path) -> None:
-        self.ctx = type("Ctx", (), {"workspace_root": str(root)})()
-        self._input_dir = input_dir
-
-    def input_dir(self) -> Path:
-        return self._input_dir
-
-
-def _entry(rel: str, reading: str | None, kind: str = "document", **extra: Any) -> SourceEntry:
-    return SourceEntry(source_id=rel, source_path=f"/gone/{rel}", source_root_relative_path=rel, status="processed",
-                       kind=kind, reading=reading, **extra)
 
 
 def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None:
