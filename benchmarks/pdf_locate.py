@@ -46,6 +46,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from mnote_kr_testkit import hard_docling as HD
 from mnote_kr_testkit import hard_pdfs as HP
 from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_testkit.data import CORPUS as CORPUS_DIR
@@ -105,7 +106,7 @@ def _held_out(name: str) -> bool:
 def hard_split(work: Path, corpus: Path) -> tuple[list[HP.HardCase], list[HP.HardCase]]:
     """(tuning half, held-out half) of the hard-layout cases."""
     work.mkdir(exist_ok=True)
-    docling = HP.docling_hard_cases(corpus, HARD_DOCLING)
+    docling = HD.docling_hard_cases(corpus, HARD_DOCLING)
     tune = HP.hard_cases(work, HARD_TUNE_SEEDS) + [c for c in docling if not _held_out(c.name)]
     held = HP.hard_cases(work, HARD_HELD_SEEDS) + [c for c in docling if _held_out(c.name)]
     return tune, held
@@ -122,7 +123,7 @@ def _baseline_hard(c: HP.HardCase, most: bool) -> bool:
     if not most:
         _, page, box = c.items[0]
     else:
-        q = [w for w in HP._words(c.query)] or list(c.query)
+        q = [w for w in HP.content_words(c.query)] or list(c.query)
         texts = [unicodedata.normalize("NFC", t).lower() for t, _, _ in c.items]
         best = max(range(len(c.items)), key=lambda k: (sum(texts[k].count(w) for w in q), -k))
         _, page, box = c.items[best]

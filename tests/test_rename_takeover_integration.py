@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.docx_docs import DocxBuilder
-from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
+from mnote_kr_testkit.engine import lightrag_engine, wait_no_unmapped  # noqa: F401  (session fixture)
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
@@ -91,12 +91,7 @@ def test_a_renamed_file_edited_while_lightrag_is_down_leaves_no_document_behind(
     _renamed_edited_and_queued_while_down(host, monkeypatch)
     sync(host, wait_s=300)
     assert host.registry().entries["renamed.docx"].status == "processed"
-
-    def no_unmapped() -> bool:
-        prov = host.status()["provider"]
-        return prov["unmapped"] == [] and prov["documentsByStatus"].get("processed") == 2
-
-    wait_until(no_unmapped, timeout_s=90, what=lambda: repr(host.status()["provider"]["unmapped"]))
+    wait_no_unmapped(host, processed=2)
 
 
 def test_a_renamed_file_edited_while_lightrag_is_busy_leaves_no_document_behind(
@@ -111,12 +106,7 @@ def test_a_renamed_file_edited_while_lightrag_is_busy_leaves_no_document_behind(
     assert host.registry().entries["renamed.docx"].status == "processed"
     sync(host, wait_s=60)
     sync(host, wait_s=60)
-
-    def no_unmapped() -> bool:
-        prov = host.status()["provider"]
-        return prov["unmapped"] == [] and prov["documentsByStatus"].get("processed") == 2
-
-    wait_until(no_unmapped, timeout_s=90, what=lambda: repr(host.status()["provider"]["unmapped"]))
+    wait_no_unmapped(host, processed=2)
 
 
 def test_a_copy_restored_under_the_old_name_then_deleting_the_renamed_one_keeps_it_cited(host: Host) -> None:

@@ -10,14 +10,12 @@ what it drops it now names: ``diagnostics.changedSinceIndexed`` / ``missingSince
 
 from __future__ import annotations
 
-import builtins
 import os
 from pathlib import Path
-from typing import Any
 
 import pytest
 from mnote_kr_testkit.fakes import fake_host
-from mnote_kr_testkit.files import write
+from mnote_kr_testkit.files import spy_opens, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.render.cards import render_answer, render_search
@@ -46,14 +44,7 @@ def test_a_file_edited_since_it_was_indexed_is_named_by_search_with_what_re_inde
     host = _host(tmp_path)
     _edit(host.root / "kb" / "amber.md")
     _edit(host.root / "slow" / "grey.md")
-    opened: list[str] = []
-    real_open = builtins.open
-
-    def spy_open(file: Any, *args: Any, **kw: Any) -> Any:  # noqa: ANN401
-        opened.append(str(file))
-        return real_open(file, *args, **kw)
-
-    monkeypatch.setattr(builtins, "open", spy_open)
+    opened = spy_opens(monkeypatch)
     monkeypatch.setattr(workspace, "sha256_file", lambda *a, **k: pytest.fail("a file was hashed at search time"))
     result = host.search("lamp over the harbour")
     monkeypatch.undo()

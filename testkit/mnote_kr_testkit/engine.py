@@ -34,6 +34,7 @@ import shutil
 import time
 from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -48,6 +49,8 @@ from mnote_kr_lightrag.engine.managed import (
     workspace_state_dirs,
 )
 from mnote_kr_lightrag.engine.tiktoken_cache import ENCODINGS, default_cache_dir, is_valid
+
+from .waiting import wait_until
 
 _KEY = pytest.StashKey[tuple[EngineInfo, Path]]()
 
@@ -129,3 +132,14 @@ def lightrag_engine_fixture(tmp_path_factory: pytest.TempPathFactory,
 def lightrag_engine(tmp_path_factory: pytest.TempPathFactory, request: pytest.FixtureRequest) -> Iterator[EngineInfo]:
     """Session fixture: a running managed LightRAG engine (offline models, API key set)."""
     yield from lightrag_engine_fixture(tmp_path_factory, request)
+
+
+def wait_no_unmapped(host: Any, *, processed: int, timeout_s: float = 90) -> None:  # noqa: ANN401
+    """Wait until ``host.status()``'s provider lists no unmapped document (one LightRAG holds that no
+    registry entry names) and ``processed`` processed ones: no document left behind."""
+
+    def settled() -> bool:
+        prov = host.status()["provider"]
+        return prov["unmapped"] == [] and prov["documentsByStatus"].get("processed") == processed
+
+    wait_until(settled, timeout_s=timeout_s, what=lambda: repr(host.status()["provider"]["unmapped"]))

@@ -12,7 +12,8 @@ one of them also in another item of the evidence, no other item holding them all
 Layouts: footnotes (with child items), list items, captions and picture legends, table rows
 and cells, a table rotated on the page, two columns with a picture between (a paragraph
 continued after the picture and across the column break), a running header on a one-page
-PDF, Chinese in the non-embedded CID font STSong-Light, ligatures, decomposed diacritics.
+PDF, Chinese in the non-embedded CID font STSong-Light, ligatures, decomposed diacritics. The hard items of
+Docling's ground truth in corpus PDFs are in ``hard_docling``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from .pdfs import union
 
 Box = tuple[float, float, float, float]
 W, H = 612.0, 792.0
@@ -64,18 +67,14 @@ class HardCase:
     header: Box | None = None
 
 
-def union(boxes: list[Box]) -> Box:
-    """The smallest box holding all of ``boxes``."""
-    return (min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes))
-
-
-def _words(text: str) -> list[str]:
+def content_words(text: str) -> list[str]:
+    """``text``'s words of four letters or more, lower-cased (what a query is drawn from)."""
     return [w.lower() for w in re.findall(r"[^\W\d_]{4,}", unicodedata.normalize("NFC", text))]
 
 
 def make_query(rng: random.Random, texts: list[str], t: int, cjk: bool = False) -> str | None:
     """Two or three words of item ``t``, one shared with another item, no other item holding all."""
-    split = (lambda s: [w for w in HANZI if w in s]) if cjk else _words
+    split = (lambda s: [w for w in HANZI if w in s]) if cjk else content_words
     own = list(dict.fromkeys(split(texts[t])))
     others = [set(split(x)) for k, x in enumerate(texts) if k != t]
     shared = [w for w in own if any(w in o for o in others)]
@@ -397,7 +396,8 @@ def two_columns(path: Path, seed: int) -> list[HardCase]:
         part = " ".join(part_lines)
         texts = [x for x, _, _ in items]
         rare = [w for w in RARE if w in part]
-        common = [w for w in _words(part) if w not in RARE and any(w in _words(x) for x in texts[:t] + texts[t + 1:])]
+        common = [w for w in content_words(part)
+                  if w not in RARE and any(w in content_words(x) for x in texts[:t] + texts[t + 1:])]
         if len(rare) < 2 or not common:
             continue
         pick = [common[0]] + rare[:2]
@@ -427,8 +427,8 @@ def running_header(path: Path, seed: int) -> list[HardCase]:
     out = []
     ev = f"{htext} {seed + 8}\n" + "\n".join(x for x, _, _ in items)
     for t in range(3):
-        own = [w for w in dict.fromkeys(_words(items[t][0])) if w not in hw]
-        pick = [hw[t % 4]] + [w for w in own if not any(w in _words(x) for k, x in enumerate(
+        own = [w for w in dict.fromkeys(content_words(items[t][0])) if w not in hw]
+        pick = [hw[t % 4]] + [w for w in own if not any(w in content_words(x) for k, x in enumerate(
             [i[0] for i in items]) if k != t)][:1]
         if len(pick) < 2:
             continue
@@ -529,69 +529,4 @@ def hard_cases(folder: Path, seeds: tuple[int, ...]) -> list[HardCase]:
     for seed in seeds:
         for k, make in enumerate(LAYOUTS):
             out.extend(make(folder / f"hard-{seed}-{k}.pdf", seed))
-    return out
-
-
-# --------------------------------------------------------------------------- Docling truth
-
-HARD_LABELS = {"list_item": "list items", "caption": "captions and legends", "footnote": "footnotes",
-               "section_header": "headings"}
-
-
-def docling_hard_cases(corpus: Path, docs: list[str], seed: int = 13, per_label: int = 6) -> list[HardCase]:
-    """Hard items of Docling's ground truth (list items, captions, footnotes, headings, table rows)
-    in the corpus PDFs ``docs`` (stems of ``docling__STEM.pdf``): a window of neighbouring items
-    as evidence, the query two or three words of the target item."""
-    import json
-
-    from .pdf_cases import _gt_items
-
-    rng = random.Random(seed)
-    out: list[HardCase] = []
-    for stem in docs:
-        gt = json.loads((corpus / "groundtruth" / "docling" / f"docling__{stem}.json").read_text("utf-8"))
-        pdf = str(corpus / "pdf" / f"docling__{stem}.pdf")
-        items = _gt_items(gt)
-        for label, layout in HARD_LABELS.items():
-            targets = [i for i, it in enumerate(items) if it[0] == label and len(_words(it[1])) >= 2]
-            rng.shuffle(targets)
-            made = 0
-            for ti in targets:
-                if made >= per_label:
-                    break
-                lo, hi = max(0, ti - rng.randint(1, 2)), min(len(items), ti + rng.randint(2, 3))
-                win = [(t, p, b) for _, t, p, b in items[lo:hi]]
-                q = make_query(rng, [t for t, _, _ in win], ti - lo)
-                if q is None:
-                    continue
-                out.append(HardCase(f"docling-{stem}-{label}-{ti}", layout, pdf, "\n".join(t for t, _, _ in win), q,
-                                    items[ti][2], items[ti][3], win, ti - lo))
-                made += 1
-        for tn, tab in enumerate(gt.get("tables", [])):
-            if len(tab.get("prov", [])) != 1:
-                continue
-            page = tab["prov"][0]["page_no"]
-            h = gt["pages"][str(page)]["size"]["height"]
-            rows: dict[int, list[tuple[int, str, Box]]] = {}
-            for cell in tab["data"]["table_cells"]:
-                bb = cell["bbox"]
-                box = (bb["l"], bb["t"], bb["r"], bb["b"]) if bb.get("coord_origin") == "TOPLEFT" else \
-                    (bb["l"], h - bb["t"], bb["r"], h - bb["b"])
-                if cell.get("text", "").strip():
-                    rows.setdefault(cell["start_row_offset_idx"], []).append((cell["start_col_offset_idx"],
-                                                                               cell["text"], box))
-            row_items = [(" ".join(t for _, t, _ in sorted(r)), page, union([b for _, _, b in r]))
-                         for _, r in sorted(rows.items())]
-            targets = list(range(len(row_items)))
-            rng.shuffle(targets)
-            made = 0
-            for r in targets:
-                if made >= per_label:
-                    break
-                q = make_query(rng, [t for t, _, _ in row_items], r)
-                if q is None:
-                    continue
-                out.append(HardCase(f"docling-{stem}-table{tn}-row{r}", "table", pdf,
-                                    "\n".join(t for t, _, _ in row_items), q, page, row_items[r][2], row_items, r))
-                made += 1
     return out

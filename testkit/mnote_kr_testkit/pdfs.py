@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ctypes
 import functools
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -241,8 +242,8 @@ class PdfBuilder:
         return _raw_pdf(objs, catalog)
 
 
-def union(boxes: list[tuple[float, float, float, float]]) -> tuple[float, float, float, float]:
-    """Smallest box holding every box."""
+def union(boxes: Sequence[Sequence[float]]) -> tuple[float, float, float, float]:
+    """Smallest box holding every box (each ``(x0, y0, x1, y1)``, a tuple or a list)."""
     return (
         min(b[0] for b in boxes),
         min(b[1] for b in boxes),

@@ -24,6 +24,7 @@ from lxml import etree
 from mnote_kr.plugin_api import DocumentError, docxnotes
 
 from .safezip import parse_xml, read_part
+from .styles import Sheet, child, lightrag_level
 
 #: The parts a document's notes need, by the last word of their relationship type.
 PARTS = docxnotes.NOTE_PARTS
@@ -82,44 +83,19 @@ class Notes(docxnotes.InlineNotes):
         """Whether LightRAG 1.5.7 reads a body paragraph with properties ``ppr`` as a heading
         (``parse_document.get_heading_level``): by its own outline level when it has one (9 is body text), else
         by its style's; never by the style's name."""
-        own = _child(ppr, "outlineLvl")
+        own = child(ppr, "outlineLvl")
         if own is not None:
-            level = _level(own)
+            level = lightrag_level(own)
         else:
-            style = _child(ppr, "pStyle")
+            style = child(ppr, "pStyle")
             level = self.outlines.get(docxnotes.attr(style, "val") or "") if style is not None else None
         return level is not None and level < 9
 
 
-def _child(el: Any | None, local: str) -> Any | None:
-    """``el``'s first child named ``local`` (any namespace), or None."""
-    for child in el if el is not None else ():
-        if isinstance(child.tag, str) and etree.QName(child).localname == local:
-            return child
-    return None
-
-
-def _level(el: Any) -> int | None:
-    val = docxnotes.attr(el, "val") or ""
-    return int(val) if val.isdigit() and len(val) < 4 else None
-
-
-def outline_levels(styles: Any | None) -> dict[str, int]:
+def outline_levels(sheet: Sheet) -> dict[str, int]:
     """styleId -> outline level, as LightRAG reads a styles part (``parse_styles_outline_levels``): the style's
     own ``w:outlineLvl``, else the nearest of its ``w:basedOn`` styles'; a style without either is not there."""
-    own: dict[str, int] = {}
-    base: dict[str, str] = {}
-    for st in styles.iter() if styles is not None else ():
-        is_style = isinstance(st.tag, str) and etree.QName(st).localname == "style"
-        sid = docxnotes.attr(st, "styleId") if is_style else None
-        if not sid:
-            continue
-        based = docxnotes.attr(_child(st, "basedOn"), "val") if _child(st, "basedOn") is not None else None
-        if based:
-            base[sid] = based
-        level = _child(_child(st, "pPr"), "outlineLvl")
-        if level is not None and _level(level) is not None:
-            own[sid] = _level(level) or 0
+    own, base = sheet.outline_own, sheet.outline_base
     out = dict(own)
     for sid in base:
         seen, cur = set(), sid
@@ -132,9 +108,9 @@ def outline_levels(styles: Any | None) -> dict[str, int]:
 
 
 def notes_for(notes: tuple[dict[tuple[str, str], str], dict[str, docxnotes.NoteProps], dict[tuple[str, str], str]],
-              body: Any, styles: Any | None) -> Notes | None:
+              body: Any, styles: Sheet) -> Notes | None:
     """The document's notes and comments (:func:`read_notes`) ready to go inline in ``body``
-    (``docxnotes.document_notes``), with the outline levels of its ``styles`` part (None without one); None when
+    (``docxnotes.document_notes``), with the outline levels of its ``styles`` part; None when
     it has no note or comment with text."""
     texts, settings, authors = notes
     inline = docxnotes.document_notes(texts, settings, body, authors)

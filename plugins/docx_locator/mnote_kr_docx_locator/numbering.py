@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from lxml import etree
 
+from .styles import Sheet, as_int, wval
+
 _LETTERS = "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
 _ROMAN = ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"), (50, "L"), (40, "XL"),
           (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I"))
@@ -143,24 +145,8 @@ class Numbering:
         return num, ilvl or 0
 
 
-def wval(el: etree._Element) -> str | None:
-    """An element's ``w:val`` (any namespace's ``val``), or None."""
-    for k, v in el.attrib.items():
-        if k.endswith("}val"):
-            return str(v)
-    return None
-
-
 def _attr(el: etree._Element, name: str) -> str:
     return next((str(v) for k, v in el.attrib.items() if k.endswith("}" + name)), "")
-
-
-def as_int(value: str | None) -> int | None:
-    """``value`` as an int; None when absent or not a number."""
-    try:
-        return int(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 def _children(el: etree._Element) -> list[etree._Element]:
@@ -199,48 +185,27 @@ def _level(lvl: etree._Element) -> Level:
     return out
 
 
-def _style_numbers(root: etree._Element | None) -> tuple[dict[str, tuple[str | None, int | None]], dict[str, str]]:
+def _style_numbers(sheet: Sheet) -> tuple[dict[str, tuple[str | None, int | None]], dict[str, str]]:
     """styleId -> its ``(numId, ilvl)`` through ``basedOn`` (either None: not given); and each numbering
     style's numId (``w:numStyleLink``)."""
-    if root is None:
-        return {}, {}
-    own: dict[str, tuple[str | None, int | None, str | None]] = {}
-    for st in root:
-        if not isinstance(st.tag, str) or etree.QName(st).localname != "style":
-            continue
-        sid = _attr(st, "styleId")
-        num = ilvl = based = None
-        for c in st:
-            if not isinstance(c.tag, str):
-                continue
-            local = etree.QName(c).localname
-            if local == "basedOn":
-                based = wval(c)
-            elif local == "pPr":
-                for np_ in c.iter():
-                    if isinstance(np_.tag, str) and etree.QName(np_).localname == "numId":
-                        num = wval(np_)
-                    elif isinstance(np_.tag, str) and etree.QName(np_).localname == "ilvl":
-                        ilvl = as_int(wval(np_))
-        if sid:
-            own[sid] = (num, ilvl, based)
+    own = sheet.styles
     out: dict[str, tuple[str | None, int | None]] = {}
     for sid in own:
         num, ilvl, cur, seen = None, None, sid, set()
         while cur in own and cur not in seen:
             seen.add(cur)
-            n, i, based = own[cur]
-            num = num if num is not None else n
-            ilvl = ilvl if ilvl is not None else i
-            cur = based or ""
+            st = own[cur]
+            num = num if num is not None else st.num_id
+            ilvl = ilvl if ilvl is not None else st.ilvl
+            cur = st.based_on or ""
         out[sid] = (num, ilvl)
     return out, {sid: v[0] for sid, v in out.items() if v[0]}
 
 
-def read_numbering(root: etree._Element | None, styles_root: etree._Element | None = None) -> Numbering:
-    """``numbering.xml``'s root (None: no numbering) with ``styles.xml``'s (for numbering on styles)."""
+def read_numbering(root: etree._Element | None, sheet: Sheet | None = None) -> Numbering:
+    """``numbering.xml``'s root (None: no numbering) with ``styles.xml`` read (for numbering on styles)."""
     out = Numbering()
-    out.styles, style_nums = _style_numbers(styles_root)
+    out.styles, style_nums = _style_numbers(sheet or Sheet())
     if root is None:
         return out
     links: dict[str, str] = {}  # abstractNumId -> the numbering style it takes its levels from

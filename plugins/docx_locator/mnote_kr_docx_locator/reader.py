@@ -30,7 +30,7 @@ from .grid import cell_props as _cell_props
 from .grid import grid_before as _grid_before
 from .headings import HeadingTrail, all_bold, typed_title
 from .notes import Notes, docxnotes, notes_for, read_notes
-from .numbering import Counter, Numbering, as_int, read_numbering, wval
+from .numbering import Counter, Numbering, read_numbering
 from .safezip import (
     FLATTEN,
     MAX_FILE_BYTES,
@@ -41,7 +41,7 @@ from .safezip import (
     parse_xml,
     read_part,
 )
-from .styles import read_styles
+from .styles import as_int, read_sheet, read_styles, wval
 
 # Budgets of the walk over the body: the paragraphs and text kept, the nesting followed.
 MAX_DEPTH = 200  # element nesting the walk follows (real documents stay under ~40)
@@ -484,8 +484,8 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             if "entity" in exc.message:
                 raise
             numbering_root = None  # broken numbering costs list markers only
-    walker = _Walker(read_styles(styles_root), path, read_numbering(numbering_root, styles_root),
-                     notes_for(notes, body, styles_root))
+    sheet = read_sheet(styles_root)  # the one walk of styles.xml: headings, numbering and notes read it
+    walker = _Walker(read_styles(sheet), path, read_numbering(numbering_root, sheet), notes_for(notes, body, sheet))
     walker.walk(body)
     doc = DocxDocument(paragraphs=walker.paragraphs, path=path)
     for para in doc.paragraphs:

@@ -8,6 +8,7 @@ import hashlib
 from pathlib import Path
 
 import pytest
+from mnote_kr_testkit.pdfs import union
 from mnote_kr_testkit.scans import GeneratedScan, iou, render
 
 from mnote_kr.core.config import load_config
@@ -42,7 +43,7 @@ def test_an_image_citation_quotes_its_line_first_not_the_wrapper(plugins: Plugin
     chunk = links.wrapper_text(path, "notice.png", path.stat().st_size, recognised)  # what LightRAG indexes
     assert "## Text in the image" in chunk
     loc = plugins.locate(LocateRequest(file=str(path), evidence=chunk, passage=chunk, query="ninety euros per day"))
-    quoted_box = _union([notice.lines[k].box for k in (1, 2, 3)])
+    quoted_box = list(union([notice.lines[k].box for k in (1, 2, 3)]))
     assert loc.locator_precision == "bbox" and iou(loc.bbox or [], quoted_box) >= 0.5, loc
     assert loc.quote is not None
     quoted = loc.quote.split("\n")
@@ -104,10 +105,6 @@ OCR_TEST = [("Docling bundles PDF document conversion to", [72.74, 75.55, 505.36
             ("package", [71.05, 130.3, 152.67, 154.06], 0.998)]
 
 
-def _union(boxes: list[list[float]]) -> list[float]:
-    return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
-
-
 @pytest.mark.parametrize(("query", "lines"), [("Docling JSON Markdown", [0, 1, 2]), ("JSON and Markdown", [1, 2]),
                                                ("PDF document conversion", [0, 1, 2])])
 def test_a_scanned_pdf_citation_boxes_the_lines_it_quotes(plugins: Plugins, tmp_path: Path, query: str,
@@ -136,7 +133,7 @@ def test_a_scanned_pdf_citation_boxes_the_lines_it_quotes(plugins: Plugins, tmp_
     assert loc.locator_plugin == "ocr" and loc.locator_precision == "bbox" and loc.page == 1, loc
     quoted = (loc.quote or "").split("\n")
     assert quoted == [OCR_TEST[k][0] for k in lines], quoted
-    assert loc.bbox == _union([b for t, b, _ in OCR_TEST if t in quoted]), loc.bbox
+    assert loc.bbox == list(union([b for t, b, _ in OCR_TEST if t in quoted])), loc.bbox
     # the paragraph's lines the quote leaves out are not boxed either (nc18a Q16: 7 more rects over neighbouring
     # lines, drawn lighter in the viewer): the rectangles mark only what the quote shows
     assert [(r.page, r.bbox) for r in loc.rects] == [(1, loc.bbox)], loc.rects
@@ -175,6 +172,6 @@ def test_a_sentence_running_over_two_lines_is_ranked_by_all_its_words(
     assert loc.quote is not None and "商品中包含的劳动\n的这种二重性，是首先由我明确指出的。" in loc.quote, loc
     # quoted from the sentence's first line on (the footnote recognised in the same paragraph after it, read
     # as going on with the unfinished "这一点是政治经济学", may follow: the quote's third line)
-    assert loc.quote.startswith(page.lines[22].text) and loc.bbox[:3] == _union([page.lines[22].box,
-                                                                                  page.lines[23].box])[:3], loc
+    assert loc.quote.startswith(page.lines[22].text) and loc.bbox[:3] == list(union([page.lines[22].box,
+                                                                                       page.lines[23].box]))[:3], loc
     assert not loc.locator_degraded, loc.reason

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 from mnote_kr_ocr import scan
 from mnote_kr_ocr.scan import Line, Page, Scan, lay_out
+from mnote_kr_testkit.pdfs import union
 
 from mnote_kr.core.config import load_config
 from mnote_kr.models import LocateRequest
@@ -35,10 +36,6 @@ def _medrpt_page(number: int) -> list[Line]:
     return _lines(MEDRPT["pages"][number - 1]["lines"])
 
 
-def _union(boxes: list[list[float]]) -> list[float]:
-    return [min(b[0] for b in boxes), min(b[1] for b in boxes), max(b[2] for b in boxes), max(b[3] for b in boxes)]
-
-
 def _cell(lines: list[Line], text: str, top: float = 0.0) -> Line:
     """The line reading ``text`` (the first at or below ``top``)."""
     return next(ln for ln in lines if ln.text == text and ln.box[1] >= top)
@@ -54,7 +51,7 @@ def test_a_lab_table_read_one_cell_a_line_becomes_its_rows() -> None:
     assert len(rows) == 13 and rows[-1].text == "Platelets | 245,000/μL | 150,000-400,000/L"  # no flag: 3 cells
     hba1c = rows[2]
     parts = [_cell(cells, t, top=190.0) for t in ("HbA1c", "6.8%", "<5.7%", "HIGH")]
-    assert hba1c.box == _union([c.box for c in parts]) and hba1c.cells == 4
+    assert hba1c.box == list(union([c.box for c in parts])) and hba1c.cells == 4
     assert hba1c.score == min(c.score for c in parts)
     # the table is one paragraph of rows, its heading above it one of its own
     table = next(p for p in paras if lines.index(hba1c) in p)
@@ -145,7 +142,7 @@ def test_a_question_about_a_lab_value_is_cited_on_its_row(plugins: Plugins, tmp_
     loc = plugins.locate(LocateRequest(file=str(path), evidence=passage, passage=passage,
                                        query="What is the patient's HbA1c value?"))
     assert loc.locator_plugin == "ocr" and loc.page == 2 and loc.quote == "HbA1c | 6.8% | <5.7% | HIGH", loc
-    assert loc.bbox == _union(row), loc.bbox
+    assert loc.bbox == list(union(row)), loc.bbox
     creatinine = plugins.locate(LocateRequest(file=str(path), evidence=passage, passage=passage,
                                               query="Creatinine 1.1 mg/dL"))
     assert creatinine.quote == "Creatinine | 1.1 mg/dL | 0.7-1.3 mg/dL", creatinine
