@@ -203,6 +203,9 @@ def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple
         if lead is not None and lead.index not in lists and _placeable(lead):
             lists[lead.index] = [p.index for p in lead_in_items(doc, lead)]
     folded = {k for items in lists.values() for k in items if not (qt and qt.holds_all(paras[k].norm))}
+    # a lead-in that is itself an item of another (a form's "法定代表人：", "地址：", "开户银行：" lines, each
+    # ending with a colon) is folded into the outer one's place: it is no place, and no list of its own
+    lists = {i: items for i, items in lists.items() if i not in folded}
     return sorted((set(cands) | set(lists)) - folded), lists
 
 

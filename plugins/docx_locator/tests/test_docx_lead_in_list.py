@@ -108,3 +108,17 @@ def test_a_lead_in_with_its_list_holding_the_query_is_the_exact_place(query: str
     assert (loc.paragraph_index, loc.locator_precision, loc.locator_degraded) == (lead_in, "paragraph", False), (
         loc.paragraph_index, loc.reason)
     assert (loc.place_text or "").startswith("Practice Tips:\n")
+
+
+CONTRACT = "本合同一式四份 省政府采购中心审核编号后生效"
+
+
+def test_a_form_whose_label_lines_each_end_with_a_colon_is_placed_on_the_sentence_asked_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the old tuning set's zh13, as the engine's search asked the locator (chunk, evidence, sidecar block): the
+    # chunk ends in the contract's signature form, ¶16 "法定代表人（授权代表）：" then "地    址：", "开户银行：", ...
+    # each a lead-in whose list is the label lines after it; ¶17 is both a lead-in and an item of ¶16's list.
+    # The list rule failed here with KeyError: 17 (53 citations of the whole benchmark, round 19)
+    loc = replay(CONTRACT, monkeypatch)
+    # ¶5 "本合同一式四份，自双方签章并经省政府采购中心审核编号后生效。甲方、乙方、…" (read in the file)
+    assert (loc.paragraph_index, loc.locator_precision) == (5, "paragraph"), loc.reason
