@@ -122,3 +122,19 @@ def test_a_form_whose_label_lines_each_end_with_a_colon_is_placed_on_the_sentenc
     loc = replay(CONTRACT, monkeypatch)
     # ¶5 "本合同一式四份，自双方签章并经省政府采购中心审核编号后生效。甲方、乙方、…" (read in the file)
     assert (loc.paragraph_index, loc.locator_precision) == (5, "paragraph"), loc.reason
+
+
+def test_an_unmarked_list_ends_where_a_paragraph_leads_in_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the chatchat 编制说明: ¶48 "理由：……强调了经验反馈要素对设计要素的输入：" is followed by the quote ¶49, then
+    # ¶50 "经验反馈要素为设计要素提供的反馈信息包括（不限于）：" with its own Word list (¶51-55); ¶50 is the place
+    # asked for, and was folded into ¶48's "list" of the six paragraphs after it
+    loc = replay("经验反馈能给设计审查提供哪些信息", monkeypatch)
+    assert loc.paragraph_index == 50, (loc.paragraph_index, loc.reason)
+    from mnote_kr.citations.locate.leadin import lead_in_items
+    from mnote_kr.citations.locate.textdoc import TextDocument, TextParagraph
+
+    # a form's label lines, each ending with a colon, are no list of the line before them
+    form = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(
+        ["Bring:", "a towel", "Address:", "Phone:", "Date:"])])
+    assert [p.text for p in lead_in_items(form, form.paragraphs[0])] == ["a towel"]
+    assert lead_in_items(form, form.paragraphs[2]) == []
