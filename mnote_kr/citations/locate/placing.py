@@ -195,12 +195,15 @@ def without_title_claim(doc: TextDocument[P], match: Match, query: str) -> Match
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
     """``cands`` with each list folded into its lead-in (``leadin``: the lead-in and its items answer together),
     the lead-in taken in when only its items are candidates; an item holding every term of the query answers
-    alone and stays. Returns the candidates and each lead-in's items."""
+    alone and stays. A lead-in holding none of the query's words takes no list in: it adds nothing to what its
+    items hold, and as their place it only took their best one's words and meaning and won the tie on document
+    order ("What to Expect Next:" over the item that answers). Returns the candidates and each lead-in's items."""
     paras = doc.paragraphs
     lists: dict[int, list[int]] = {}
     for i in cands:
         lead = paras[i] if lead_in_items(doc, paras[i]) else lead_in_of(doc, paras[i])
-        if lead is not None and lead.index not in lists and _placeable(lead):
+        if lead is not None and lead.index not in lists and _placeable(lead) \
+                and any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(lead.norm)):
             lists[lead.index] = [p.index for p in lead_in_items(doc, lead)]
     folded = {k for items in lists.values() for k in items if not (qt and qt.holds_all(paras[k].norm))}
     # a lead-in that is itself an item of another (a form's "法定代表人：", "地址：", "开户银行：" lines, each

@@ -124,6 +124,15 @@ def test_a_form_whose_label_lines_each_end_with_a_colon_is_placed_on_the_sentenc
     assert (loc.paragraph_index, loc.locator_precision) == (5, "paragraph"), loc.reason
 
 
+def test_a_lead_in_holding_none_of_the_query_words_does_not_take_the_place_of_the_item_that_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # tika__017091.docx ¶276 "Normally applicants will be notified ... Your application remains active for one
+    # year following rating by the Board" answers; ¶275 "What to Expect Next:" holds none of the question's
+    # words, and as the list's place took ¶276's words and meaning and won on document order
+    loc = replay("How long does my application remain active following rating by the Board?", monkeypatch)
+    assert loc.paragraph_index == 276, (loc.paragraph_index, loc.reason)
+
+
 def test_an_unmarked_list_ends_where_a_paragraph_leads_in_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
     # the chatchat 编制说明: ¶48 "理由：……强调了经验反馈要素对设计要素的输入：" is followed by the quote ¶49, then
     # ¶50 "经验反馈要素为设计要素提供的反馈信息包括（不限于）：" with its own Word list (¶51-55); ¶50 is the place
