@@ -5,8 +5,8 @@ is the passage that answers "things not to forget when swimming" (a newcomer's q
 ``word_sample.docx``, which cited the paragraph holding "swimming in the lake" as exact, though it lacks
 "forget", and showed the list nowhere). A lead-in is a paragraph ending with a colon; its items are the
 list items right after it when the format marks list items (DOCX: ``list_level``), else the paragraphs
-after it up to a heading or an empty paragraph (``quote.LEAD_IN_ITEMS`` at most). The locator cites the
-lead-in; its quote shows the items (``placing.lead_in_text``).
+after it up to a heading, an empty paragraph or one that leads in itself (``quote.LEAD_IN_ITEMS`` at most).
+The locator cites the lead-in; its quote shows the items (``placing.lead_in_text``).
 
 :func:`place_norm` is what a place holds for the question: its words, its list's when it is a lead-in,
 and the headings it sits under (the citation shows them with it). A place is exact only when that holds
@@ -44,6 +44,8 @@ def lead_in_items(doc: TextDocument[P], para: TextParagraph) -> list[P]:
         if not nxt.text.strip() or nxt.heading_level or nxt.in_toc or (listed and not _is_item(nxt)) \
                 or (level is not None and getattr(nxt, "list_level", 0) <= level):
             break
+        if not listed and nxt.text.rstrip().endswith(LEAD_IN_ENDS):
+            break  # unmarked: a paragraph ending with a colon opens its own list (a form's label lines)
         out.append(nxt)
     return out
 

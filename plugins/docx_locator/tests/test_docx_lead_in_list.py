@@ -108,3 +108,42 @@ def test_a_lead_in_with_its_list_holding_the_query_is_the_exact_place(query: str
     assert (loc.paragraph_index, loc.locator_precision, loc.locator_degraded) == (lead_in, "paragraph", False), (
         loc.paragraph_index, loc.reason)
     assert (loc.place_text or "").startswith("Practice Tips:\n")
+
+
+CONTRACT = "本合同一式四份 省政府采购中心审核编号后生效"
+
+
+def test_a_form_whose_label_lines_each_end_with_a_colon_is_placed_on_the_sentence_asked_for(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the old tuning set's zh13, as the engine's search asked the locator (chunk, evidence, sidecar block): the
+    # chunk ends in the contract's signature form, ¶16 "法定代表人（授权代表）：" then "地    址：", "开户银行：", ...
+    # each a lead-in whose list is the label lines after it; ¶17 is both a lead-in and an item of ¶16's list.
+    # The list rule failed here with KeyError: 17 (53 citations of the whole benchmark, round 19)
+    loc = replay(CONTRACT, monkeypatch)
+    # ¶5 "本合同一式四份，自双方签章并经省政府采购中心审核编号后生效。甲方、乙方、…" (read in the file)
+    assert (loc.paragraph_index, loc.locator_precision) == (5, "paragraph"), loc.reason
+
+
+def test_a_lead_in_holding_none_of_the_query_words_does_not_take_the_place_of_the_item_that_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # tika__017091.docx ¶276 "Normally applicants will be notified ... Your application remains active for one
+    # year following rating by the Board" answers; ¶275 "What to Expect Next:" holds none of the question's
+    # words, and as the list's place took ¶276's words and meaning and won on document order
+    loc = replay("How long does my application remain active following rating by the Board?", monkeypatch)
+    assert loc.paragraph_index == 276, (loc.paragraph_index, loc.reason)
+
+
+def test_an_unmarked_list_ends_where_a_paragraph_leads_in_its_own(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the chatchat 编制说明: ¶48 "理由：……强调了经验反馈要素对设计要素的输入：" is followed by the quote ¶49, then
+    # ¶50 "经验反馈要素为设计要素提供的反馈信息包括（不限于）：" with its own Word list (¶51-55); ¶50 is the place
+    # asked for, and was folded into ¶48's "list" of the six paragraphs after it
+    loc = replay("经验反馈能给设计审查提供哪些信息", monkeypatch)
+    assert loc.paragraph_index == 50, (loc.paragraph_index, loc.reason)
+    from mnote_kr.citations.locate.leadin import lead_in_items
+    from mnote_kr.citations.locate.textdoc import TextDocument, TextParagraph
+
+    # a form's label lines, each ending with a colon, are no list of the line before them
+    form = TextDocument([TextParagraph(index=i, text=t) for i, t in enumerate(
+        ["Bring:", "a towel", "Address:", "Phone:", "Date:"])])
+    assert [p.text for p in lead_in_items(form, form.paragraphs[0])] == ["a towel"]
+    assert lead_in_items(form, form.paragraphs[2]) == []
