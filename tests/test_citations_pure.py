@@ -188,7 +188,12 @@ def test_citation_markdown_wraps_url_with_spaces() -> None:
 def test_query_terms_split_cjk_and_latin() -> None:
     assert query_terms("吡咯烷 NMP solvent") == ["吡咯烷", "nmp", "solvent"]
     assert query_terms("三乙基硅基保护") == ["三乙", "乙基", "基硅", "硅基", "基保", "保护"]
-    assert query_terms("N-甲基 a") == ["甲基"]  # single Latin letters are dropped
+    # a lower-case letter alone is a word (dropped); a capital standing alone is a symbol, as the matcher reads it
+    # (``queryterms.symbol_letters``: N-甲基's locant, "Q 代表什么"), but "I" and a sentence's opening "A"
+    assert query_terms("N-甲基 a") == ["n", "甲基"]
+    assert query_terms("Q 代表什么") == ["q", "代表什么"]
+    assert query_terms("what does \U0001d444 mean") == ["what", "does", "q", "mean"]
+    assert query_terms("A dog I saw") == ["dog", "saw"]
 
 
 def test_score_provider_order_and_parts() -> None:

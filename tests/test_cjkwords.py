@@ -26,3 +26,15 @@ def test_a_paragraph_holding_half_the_words_of_a_chinese_query_is_not_a_whole_ma
     # 检测 weighs as an absent Latin word would (the most: no paragraph holds it), 方法 by its rarity
     assert worded.score(para) < plain.score(para) - 0.2 and not worded.holds_all(para)
     assert worded.holds_all(normalize("遗传性卵巢癌的检测方法"))
+
+
+def test_a_named_place_is_asked_the_dictionarys_words_the_file_lacks_not_the_cuts() -> None:
+    # namedplaces.asked_of_place read the same words (r19 counted every Chinese bigram a file lacks as not asked)
+    from mnote_kr.citations.text.namedplaces import asked_of_place
+
+    rest = "关于遗传性卵巢癌说了什么"  # "第1页关于遗传性卵巢癌说了什么" without its page
+    cut = {rest[i:i + 2] for i in range(len(rest) - 1)}  # the bigrams a matcher cuts it into
+    assert asked_of_place(cut, {"方法", "结构"}, rest) == {"遗传性", "卵巢"}
+    assert asked_of_place(cut, {"方法", "遗传", "卵巢"}, rest) == {"遗传", "卵巢"}  # held: asked as held
+    assert asked_of_place({"讲了", "了什"}, {"方法"}, "讲了什么") == set()  # cuts of question words: nothing asked
+    assert asked_of_place(cut - {"遗传", "传性", "性卵", "卵巢"}, {"方法"}, rest) == set()  # set aside by the caller

@@ -9,6 +9,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pypdf
 import pytest
 from mnote_kr_testkit.fakes import fake_host
 
@@ -16,7 +17,8 @@ from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import ranking
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 from mnote_kr.hookspecs import hookimpl
-from mnote_kr.models import ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr.models import LocateRequest, ProviderQueryResult, ProviderReference, QueryRequest
+from mnote_kr.plugins import load_plugins
 from tests.surfaces import BlockProvider
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "named_place.json").read_text(encoding="utf-8"))
@@ -72,7 +74,8 @@ def _named(query: str, **place: Any) -> float:
     ("what is on the Sales sheet", {"sheet": "Sales"}, "full"),
     ("what does page 3 say", {"slide": 3}, "as page"),
     ("what is on the second slide", {"slide": 3}, "none"),  # another slide
-    ("what is on the second slide", {"slide": 2, "approximate": True}, "none"),  # only approximately there
+    # only approximately there, and no other citation holds the words asked (none here): the place named still
+    ("what is on the second slide", {"slide": 2, "approximate": True}, "full"),
     ("what does page 3 say", {"page": 4}, "none"),
     ("what is on slide 3", {"page": 3}, "none"),  # a PDF's page is no slide
     ("2 slides of cake", {"slide": 2}, "none"),  # numbers beside no such word name nothing
@@ -143,3 +146,40 @@ def test_among_decks_on_the_named_slide_the_one_whose_slide_holds_the_querys_wor
     elsewhere = Candidate(0, "other.pptx", "Q3 value: 30", slide=2, place="Agenda; Welcome")
     ((_, parts),) = relevance("what was the Q3 value on slide 2", [elsewhere], 1)
     assert parts["lexical"] == 0.0 and parts["named"] == ranking.NAMED_WEIGHT
+
+
+def test_a_named_page_cited_only_approximately_comes_first_unless_another_passage_holds_every_word_asked() -> None:
+    # r19 (nc19c): after asked_of_place made a named page lacking the asked words approximate, the page lost its
+    # named weight and a passage of another file the provider ranked first went before it. The query was written
+    # before the locator was run: TraceMonkey's page 2 holds neither "register" nor "allocation".
+    query = "what does page 2 say about register allocation"
+    pdf = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+    plugins = load_plugins(None)
+    page2 = pypdf.PdfReader(str(pdf)).pages[1].extract_text()  # the page as LightRAG's reader gives it
+    loc = plugins.locate(LocateRequest(file=str(pdf), evidence=page2, passage=page2, query=query))
+    assert loc.page == 2 and loc.locator_degraded  # the page lacks what is asked: an approximate place
+    named = Candidate(2, pdf.name, page2, page=loc.page, approximate=loc.locator_degraded,
+                      place=loc.place_text or "")
+    # a passage holding one of the two words asked: the page the person named goes first
+    some = Candidate(0, "budget.docx", "The allocation of the travel budget follows the office's rules.")
+    assert _order(query, [some, named], 6) == [pdf.name, "budget.docx"]
+    assert relevance(query, [some, named], 6)[1][1]["named"] == ranking.NAMED_WEIGHT
+    # a passage holding both: it answers, the page only approximately there loses its named weight
+    every = Candidate(0, "compilers.pdf", "Register allocation maps a program's values to machine registers.",
+                      page=7)
+    assert _order(query, [every, named], 6) == ["compilers.pdf", pdf.name]
+    assert relevance(query, [every, named], 6)[1][1]["named"] == 0.0
+
+
+def test_a_chinese_question_naming_a_page_weighs_its_dictionary_words_not_its_bigrams() -> None:
+    # the same rule in Chinese: the words asked are 寄存器 and 分配 (CC-CEDICT), never the cuts 关于寄, 说了
+    query = "第2页关于寄存器分配说了什么"
+    pdf = CORPUS / "pdf" / "pdfjs__tracemonkey.pdf"
+    page2 = pypdf.PdfReader(str(pdf)).pages[1].extract_text()
+    loc = load_plugins(None).locate(LocateRequest(file=str(pdf), evidence=page2, passage=page2, query=query))
+    assert loc.page == 2 and loc.locator_degraded
+    named = Candidate(2, pdf.name, page2, page=2, approximate=True, place=loc.place_text or "")
+    some = Candidate(0, "预算.docx", "差旅预算的分配按办公室的规定进行。")
+    every = Candidate(0, "编译.pdf", "寄存器分配把程序的值映射到机器的寄存器。", page=7)
+    assert _order(query, [some, named], 6) == [pdf.name, "预算.docx"]
+    assert _order(query, [every, named], 6) == ["编译.pdf", pdf.name]

@@ -47,9 +47,14 @@ the citations of one search together:
   citations). It is still cited; without a placed citation nothing moves.
 
 * ``named``: the citation is on the slide, page or sheet the query names ("第二张幻灯片", "page 3", "the Sales
-  sheet": ``namedplaces.naming``), and not approximately there (its locator put it there, or found the
-  evidence there): ``NAMED_WEIGHT``, as a full word match, since the person said where the answer is and a
-  file without that place (a DOCX for "the second slide") cannot hold it; a deck's slide named as a page
+  sheet": ``namedplaces.naming``): ``NAMED_WEIGHT``, as a full word match, since the person said where the
+  answer is and a file without that place (a DOCX for "the second slide") cannot hold it. Only approximately
+  there (its locator found the place lacks a word the query asks: ``namedplaces.asked_of_place``), it keeps
+  that weight unless another citation of the search holds every word the query asks besides the place
+  (``_holds_asked``: its Latin content words, place-asking words such as "say" aside, and its Chinese words by the
+  dictionary, ``cjkwords.query_words``): "what does page 2 say about X" puts page 2 first when no passage holds
+  X either, and the passage holding X first when one does (r19's decks: another deck's slide 2 chart lacking
+  "Q3" below the slide holding it); a deck's slide named as a page
   ("page 3" for slide 3: the PPTX locator reads it so) ``NAMED_AS_PAGE``, since the README's "page 3" is a
   PDF's page. A number beside no place word ("2 slides of cake", "version 2") names nothing, so nothing fires.
 
@@ -75,7 +80,8 @@ from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
 from mnote_kr.citations.text.abbrev import abbreviated_at
-from mnote_kr.citations.text.namedplaces import NamedPlace, named_places, naming, without_places
+from mnote_kr.citations.text.cjkwords import query_words
+from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
 if TYPE_CHECKING:
@@ -384,8 +390,9 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     q = _fold(" ".join(query.split()))
     q_terms = set(_bm25_terms(words))
     in_name: dict[str, float] = {}  # fileTerms per file name
+    full = _holds_asked(words, candidates, places) if places and any(c.approximate for c in candidates) else []
     out = []
-    for cand, lex, share in zip(candidates, lexical, held, strict=True):
+    for i, (cand, lex, share) in enumerate(zip(candidates, lexical, held, strict=True)):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
         stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
@@ -399,7 +406,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             else 0.0,
             "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
-            "named": _named(places, cand),
+            "named": _named(places, cand, any(f for j, f in enumerate(full) if j != i)),
         }
         total = sum(parts.values())
         if is_apparatus(cand.text, cand.heading_path):
@@ -449,18 +456,36 @@ def _scored_text(places: Sequence[NamedPlace], cand: Candidate) -> str:
     bullets first). The evidence's words are not the named place's: a deck whose other slide holds them gains
     nothing on the slide named. The headings the place sits under (a slide's title, a sheet's name) are its words
     too, as the PPTX locator reads a shape under its title."""
-    if not cand.place or _named(places, cand) <= 0:
+    if not cand.place or cand.approximate or _named(places, cand) <= 0:
         return cand.text
     return "\n".join((*cand.heading_path, cand.place))
 
 
-def _named(places: Sequence[NamedPlace], cand: Candidate) -> float:
+def _named(places: Sequence[NamedPlace], cand: Candidate, held_elsewhere: bool = False) -> float:
     """``named``: ``NAMED_WEIGHT`` when ``cand`` is on a place the query names (``places``), ``NAMED_AS_PAGE``
-    when on a deck's slide it names as a page; 0 elsewhere, or when only approximately there."""
-    if not places or cand.approximate:
+    when on a deck's slide it names as a page; 0 elsewhere, or when only approximately there and
+    ``held_elsewhere`` (another citation holds every word the query asks: ``_holds_asked``)."""
+    if not places or cand.approximate and held_elsewhere:
         return 0.0
     how = naming(places, slide=cand.slide, page=cand.page, sheet=cand.sheet)
     return NAMED_WEIGHT if how == "exact" else NAMED_AS_PAGE if how == "page" else 0.0
+
+
+def _holds_asked(words: str, candidates: Sequence[Candidate], places: Sequence[NamedPlace]) -> list[bool]:
+    """For each candidate, whether its text (its place's, when exactly on a named place: ``_scored_text``)
+    holds every word ``words`` (the query without its places) asks: its Latin terms but those asking for a
+    place whole ("say", "summarize": ``namedplaces.asks_for_place``), and its Chinese words by the dictionary
+    (``cjkwords.query_words``), never its bigrams (讲了, 么关 are cuts). All False when it asks nothing."""
+    latin = {t for t in _bm25_terms(words) if t.isascii() and not asks_for_place(t)}
+    cjk = [w for w in query_words(words) if not asks_for_place(w)]
+    if not latin and not cjk:
+        return [False] * len(candidates)
+    out = []
+    for cand in candidates:
+        text = _scored_text(places, cand)
+        folded = _fold(" ".join(text.split()))
+        out.append(latin <= set(_bm25_terms(text)) and all(w in folded for w in cjk))
+    return out
 
 
 def _written(q: str, text: str) -> bool:

@@ -262,11 +262,14 @@ def _fold(text: str) -> str:
 
 
 def query_terms(query: str) -> list[str]:
-    """Terms of a query, CJK-aware: Latin words (2+ chars), short CJK runs whole, long CJK
-    runs as overlapping bigrams. Folded (NFKC, casefold), de-duplicated, in order."""
+    """Terms of a query, CJK-aware: Latin words (2+ chars) and the one-letter words the query writes as symbols
+    (the text matcher's ``queryterms.symbol_letters``: "Q 代表什么", "what does Q mean"; not "I", not "A dog"),
+    short CJK runs whole, long CJK runs as overlapping bigrams. Folded (NFKC, casefold), de-duplicated, in
+    order."""
     terms: list[str] = []
     folded = _fold(query)
     cjk = has_cjk(folded)  # without CJK, neither CJK pattern needs compiling
+    letters: frozenset[str] | None = None
     for tok in (_TERM_RE if cjk else _LATIN_TERM_RE).findall(folded):
         if cjk and _CJK_RUN_RE.fullmatch(tok):
             if len(tok) <= _CJK_WHOLE_MAX:
@@ -275,6 +278,13 @@ def query_terms(query: str) -> list[str]:
                 terms.extend(tok[i : i + 2] for i in range(len(tok) - 1))
         elif len(tok) >= 2 or tok.isdigit():
             terms.append(tok)
+        else:
+            if letters is None:  # read from the query as written: its case says symbol or word
+                from mnote_kr.citations.text.queryterms import symbol_letters
+
+                letters = symbol_letters(query)
+            if tok in letters:
+                terms.append(tok)
     return list(dict.fromkeys(terms))
 
 

@@ -38,8 +38,8 @@ from dataclasses import dataclass
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["MAX_RANGE", "NamedPlace", "asked_of_place", "named_places", "naming", "without_file_description",
-           "without_places"]
+__all__ = ["MAX_RANGE", "NamedPlace", "asked_of_place", "asks_for_place", "named_places", "naming",
+           "without_file_description", "without_places"]
 
 #: Numbers one query's list or ranges name at most: "pages 1-300" names its first 50, and a wider range is
 #: never counted out beyond them ("slides 1-99999" reads 50 numbers, not 99999).
@@ -350,19 +350,30 @@ PLACE_ASKING = frozenset("""say says said show shows shown showing contain conta
 summarize summarise overview text texts written write writes mean means describe describes cover covers
 present presents discuss discusses display displays there main point points info information detail details
 see look appear appears slide slides page pages sheet sheets section sections chapter chapters heading headings
-clause clauses""".split())
+clause clauses 总结 概述 概括 摘要 要点 大意 讲述 描述 显示 展示""".split())
 
 
-def asked_of_place(words: Collection[str], in_file: Collection[str]) -> set[str]:
+def asked_of_place(words: Collection[str], in_file: Collection[str], query: str = "") -> set[str]:
     """Of a query's other words (its named places, scaffolding and file description aside), those a place it
-    names must hold to be cited there exactly: every word the file holds, and a Latin word it does not, save
-    those asking for the place as a whole (``PLACE_ASKING``). A CJK bigram the file lacks is no content asked
-    ("第3页讲了什么": 讲了, 了什 are cuts across function characters); a Latin word is: "what was the Q3 value on
-    slide 2" asks for Q3 in a deck holding none, whose slide 2 is not cited exactly for it (r19: another deck's
-    slide 2 chart held "Q3: 30")."""
-    return {w for w in words if w in in_file or (w.isascii() and any(c.isalnum() for c in w)
-                                                 and not _asks_for_place(w))}
+    names must hold to be cited there exactly: every word the file holds, a Latin word it does not, save those
+    asking for the place as a whole (``PLACE_ASKING``), and each Chinese word of ``query`` (the query without
+    its places) by the dictionary none of whose bigrams the file holds (``cjkwords.absent_words``, as the
+    locators weigh them), when ``words`` holds it or a bigram of it. A CJK bigram the file lacks is no content
+    asked by itself ("第3页讲了什么": 讲了, 了什 are cuts across function characters), a dictionary word is
+    ("第2页关于遗传性卵巢癌说了什么" over a chemistry PDF asks for 遗传性, 卵巢); a Latin word is: "what was the
+    Q3 value on slide 2" asks for Q3 in a deck holding none, whose slide 2 is not cited exactly for it (r19:
+    another deck's slide 2 chart held "Q3: 30")."""
+    from mnote_kr.citations.text.cjkwords import absent_words
+
+    asked = {w for w in words if w in in_file or (w.isascii() and any(c.isalnum() for c in w)
+                                                  and not asks_for_place(w))}
+    if not query:
+        return asked
+    given = set(words)  # a word the caller set aside (a file's description, a kind word) stays aside
+    return asked | {w for w in absent_words(query, in_file) if not asks_for_place(w)
+                    and (w in given or any(w[i:i + 2] in given for i in range(len(w) - 1)))}
 
 
-def _asks_for_place(word: str) -> bool:
+def asks_for_place(word: str) -> bool:
+    """Whether ``word`` (a folded term, or a stem of one) asks for a named place as a whole (``PLACE_ASKING``)."""
     return word in PLACE_ASKING or len(word) >= 4 and any(a.startswith(word) for a in PLACE_ASKING)

@@ -26,6 +26,7 @@ __all__ = [
     "free_sides",
     "has_cjk",
     "is_word_char",
+    "unconfused_char",
     "lazy_compile",
     "iter_tokens",
     "joined_words",
@@ -162,6 +163,13 @@ _CONFUSED = frozenset("\u25b3\u25b5\u2206\u2212\u00d7")
 #: A "×" between letters ("a × b") stays a sign, and so does one a word touches ("500 px×500", "部×4回"): an "x"
 #: there would join the word.
 _TIMES_RE = lazy_compile(r"(?:(?<=[0-9])|(?<=[0-9a-z]\s))\u00d7(?=\s?[0-9])")
+
+
+def unconfused_char(ch: str) -> str:
+    """One character as ``normalize`` folds it among the confusables NFKC leaves apart (``_CONFUSABLE``: △, ▵, ∆
+    read δ, − reads -), any other as it is: the PDF alignment's ``fold_char`` reads them so too, or a page's "△H"
+    and an evidence's "ΔH" would not align."""
+    return ch.translate(_CONFUSABLE)
 
 
 def _unconfused(norm: str) -> str:

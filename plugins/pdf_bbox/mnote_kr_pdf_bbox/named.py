@@ -82,7 +82,7 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         # approximate when the query's other words are in the PDF but none of them in this block
         # (and a Chinese word over a PDF with none, and a Latin word it lacks asked of the page: ``asked_of_place``,
         # "the Q3 value on page 2")
-        known = asked_of_place(terms.keys(), dt.df.keys()) | {
+        known = asked_of_place(terms.keys(), dt.df.keys(), rest) | {
             t for t in terms if not dt.holds_cjk() and _CJK_RUN.search(t)}
         top = max(weight.values(), default=1.0)  # a word the PDF lacks is as rare as its rarest
         share = sum(weight.get(t, top) for t in known if t in dt.block(b).terms) / (
@@ -99,6 +99,7 @@ def _only_the_page(doc: DocumentText, ans: Answer, query: str) -> Answer:
     was chosen by meaning and the query's other words are none the PDF holds; else ``ans`` itself."""
     if ans.block is None or ans.rule != "meaning":
         return ans
-    if asked_of_place(content_terms(without_places(query)).keys(), doc_terms(doc).df.keys()):
+    rest = without_places(query)
+    if asked_of_place(content_terms(rest).keys(), doc_terms(doc).df.keys(), rest):
         return ans
     return dataclasses.replace(ans, rule="named", found=0, terms=0)

@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from mnote_kr.plugin_api import DocumentError
+from mnote_kr.plugin_api import DocumentError, textnorm
 
 from . import budget, cidtext, outline, tableread, tables
 from .layout import continuations, find_furniture, line_spacing, split_at_markers, split_blocks
@@ -197,11 +197,13 @@ def fold_char(ch: str) -> str:
     Arabic alef with hamza or madda folds to the bare alef, tatweel is dropped. A Latin,
     Greek or Cyrillic letter loses its accents (``ä`` is ``a``): a text layer may give the
     letter and its mark as two glyphs, the mark alone or not at all (``Chefarztr umen``), and
-    the evidence composed or decomposed, and all of them must align.
+    the evidence composed or decomposed, and all of them must align. The confusables the host's matcher folds
+    together read as it reads them (``textnorm.unconfused_char``): a page's "△H" (white triangle) or "∆H" is the
+    evidence's "ΔH", not "H".
     """
     if ch.isascii():
         return ch.lower() if ch.isalnum() else ""
-    norm = unicodedata.normalize("NFKC", ch).casefold().translate(ALEF_FOLD)
+    norm = unicodedata.normalize("NFKC", textnorm.unconfused_char(ch)).casefold().translate(ALEF_FOLD)
     if "\u00c0" <= norm[:1] <= "\u04ff":
         norm = "".join(c for c in unicodedata.normalize("NFD", norm) if not unicodedata.combining(c))
     return "".join(c for c in norm if c.isalnum() and c != "\u0640")

@@ -24,6 +24,10 @@ title to the paragraph holding the asked attribute (the host's ``titles``). The 
   document's blocks have vectors, the block under it nearest the question by meaning, an approximate place.
   Else the heading stays, and is never claimed exact, nor behind another place (``lacks_terms``): it does not
   hold the question's words. A heading it gives way to by meaning gives way in turn (``NESTED``).
+- *A table under it*: a read table row below the heading on its page whose label and header the query names
+  (``tableread.cell_answer``: "Pennsylvania handgun checks in November 2015" under the title "NICS Firearm Background
+  Checks") is the place, first: the table-row rule answers, as it would had the passage held that row, never the
+  block the text layer draws after the heading ("November - 2015" holds the query's date, not its row).
 """
 
 from __future__ import annotations
@@ -36,6 +40,7 @@ from dataclasses import dataclass
 from .answer import MEANING_MIN_TOKENS, Answer, _narrow, content_terms, doc_terms, fold, weighed, written_text
 from .headvalues import _header_row
 from .pdftext import DocumentText, PageText
+from .tableread import cell_answer
 from .tablerows import table_title
 
 #: False: a heading chosen for a question stays the place, as before (``benchmarks/heading_answers.py``).
@@ -128,6 +133,13 @@ def under(doc: DocumentText, head: tuple[int, int]) -> list[tuple[int, int]]:
     return out
 
 
+def _rows_below(page: PageText, pi: int, head: int) -> list[tuple[int, int]]:
+    """The read table rows of ``page`` standing below heading ``head`` (top to bottom)."""
+    bottom = max(page.lines[li][3] for li in page.blocks[head])
+    top = {bi: min(page.lines[li][1] for li in page.blocks[bi]) for bi in page.row_cells if page.blocks[bi]}
+    return [(pi, bi) for bi in sorted(top, key=lambda bi: top[bi]) if top[bi] >= bottom]
+
+
 def _blanked(query: str, heading: str) -> str:
     """``query`` (folded) with the CJK runs it shares with ``heading`` blanked: "热化学方程式中 Q 代表什么" under
     "热化学方程式" asks " 中 Q 代表什么" (not "式中", a bigram of the heading's words run on)."""
@@ -164,6 +176,17 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
     rest = _rest(doc, ans.block, query, title)
     if not rest:
         return ans, None
+    cell = cell_answer(doc.pages, _rows_below(doc.pages[pi], pi, hb), query)
+    if cell is not None:  # the table under it names the row and the column asked: ``tablerows``' place, not text
+        b, lines = cell
+        why = f"; the heading {title!r} holds the query's topic: boxed on the cell of its table the query names " \
+              "by its row's label and its header"
+        cos = _cosines(doc, [b], query)
+        found = sum(t in dt.block(b).terms for t in rest | set(content_terms(query)))
+        return dataclasses.replace(ans, block=b, rule="cell", share=1.0, found=found, lines=lines,
+                                   meaning=cos.get(b, ans.meaning), rare_elsewhere=False,
+                                   runners_up=[(ans.block, ans.meaning)] + [r for r in ans.runners_up if r[0] != b]
+                                   ), UnderHeading(why, False)
     kept, weight = weighed(dt, query, content_terms(query))
     terms = set(kept) | rest
     weight = {t: weight.get(t, math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5))) for t in terms}

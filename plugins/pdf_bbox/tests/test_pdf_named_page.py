@@ -11,6 +11,7 @@ import pytest
 from mnote_kr_testkit import pdf_cases as C
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.pdfs import iou
+from mnote_kr_testkit.pdfwords import page_text
 
 from mnote_kr.models import LocateRequest
 from mnote_kr_pdf_bbox import locate
@@ -122,3 +123,21 @@ def test_a_named_page_the_passage_does_not_reach_is_boxed_there_by_the_querys_ot
     assert loc.place_headings == ["Foo"] and (loc.place_text or "").startswith("7 Foo")  # section 7's heading
     assert all(r.page in (1, 2) for r in loc.runners_up[:1])  # the passage's own place (if any) first behind it
     assert hashlib.sha256(OUTLINE.read_bytes()).digest() == before
+
+
+MINDMAP = CORPUS / "pdf" / "mineru__introduction.pdf"
+
+
+@pytest.mark.parametrize(("query", "asked"), [("第1页关于遗传性卵巢癌说了什么", True), ("第1页讲了什么", False)])
+def test_a_chinese_word_the_pdf_lacks_is_asked_of_the_named_page(query: str, asked: bool) -> None:
+    """The chemistry mind map holds Chinese but none of 遗传性, 卵巢 (CC-CEDICT's words of the query): its page 1 is
+    no exact place for them (r19 read every Chinese bigram the PDF lacks as a cut, nothing asked); "讲了什么" asks
+    for the page whole, exact."""
+    before = hashlib.sha256(MINDMAP.read_bytes()).digest()
+    text = page_text(MINDMAP, 1)
+    assert "卵巢" not in text and "遗传" not in text
+    loc = locate(LocateRequest(file=str(MINDMAP), evidence=text[:200], passage=text, query=query))
+    assert (loc.locator_precision, loc.page) == ("bbox", 1), loc.reason
+    assert "the query names page 1" in loc.reason
+    assert loc.locator_degraded is asked, loc.reason
+    assert hashlib.sha256(MINDMAP.read_bytes()).digest() == before

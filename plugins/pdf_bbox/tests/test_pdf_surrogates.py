@@ -139,3 +139,13 @@ def test_a_typed_delta_finds_the_mind_maps_triangle_and_the_quote_keeps_the_tria
     assert "the query stands in this text block" in loc.reason, loc.reason
     assert "\u25b3\U0001d43b=\U0001d444" in _text_in(MINDMAP, loc.bbox)
     assert "\u25b3\U0001d43b=\U0001d444" in (loc.place_text or "") and "\u03b4" not in (loc.place_text or "").lower()
+
+
+@pytest.mark.parametrize("delta", ["\u0394", "\u2206"])  # Greek capital delta, the increment sign
+def test_evidence_writing_a_delta_aligns_with_the_mind_maps_white_triangle(delta: str) -> None:
+    """The mind map writes "△代表加热" (U+25B3); an evidence writing it with Δ or ∆ (an answer's sentence, another
+    reader's text) is the same line, as the host's matcher reads it (``textnorm.unconfused_char``): the PDF's
+    alignment dropped △ and kept Δ, and the evidence was not found."""
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(MINDMAP), evidence=f"反应条件\n{delta}代表加热"))
+    assert loc.locator_precision == "bbox" and loc.page == 1, loc.reason
+    assert "\u25b3代表加热" in _text_in(MINDMAP, loc.bbox)

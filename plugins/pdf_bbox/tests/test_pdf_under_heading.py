@@ -16,6 +16,7 @@ import pypdf
 import pypdfium2 as pdfium
 import pytest
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.pdfwords import page_text, word_boxes
 
 import mnote_kr_pdf_bbox
 from mnote_kr.citations.cleaning import clean_citation_text
@@ -113,3 +114,23 @@ def test_chinese_words_of_a_mixed_query_count_and_a_named_page_number_does_not()
     # "2" names the page: never a term ("tracemonkey", "paper", "speedup")
     english = _search(TRACEMONKEY, 2, "TraceMonkey paper page 2 speedup")
     assert "of the query's 3 " in english.reason, english.reason
+
+
+def test_a_title_over_a_table_gives_way_to_the_cell_the_question_names_not_the_line_drawn_after_it() -> None:
+    """The tables set's tb_en03 (round 19): LightRAG's last chunk of the NICS page (the totals, then the title
+    and the notes, as the content stream draws them) was cited exact on "November - 2015", the line after the
+    title, above the Pennsylvania row the question names."""
+    nics = CORPUS / "pdf" / "pdfplumber__nics-background-checks-2015-11.pdf"
+    query = "Pennsylvania handgun checks in November 2015"
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    text = pypdf.PdfReader(str(nics)).pages[0].extract_text()
+    chunk = text[text.index("\nTotals ") - 40:]  # the chunk holds no state's row but the last one's end
+    assert "Pennsylvania" not in chunk
+    evidence = clean_citation_text(chunk, query).locator_evidence_text
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(nics), evidence=evidence, query=query, passage=chunk))
+    row = next(ln for ln in page_text(nics, 1).splitlines() if ln.startswith("Pennsylvania "))
+    handgun = row.split()[2]  # Permit, then Handgun
+    (state,) = word_boxes(nics, 1, "Pennsylvania")
+    assert loc.page == 1 and not loc.locator_degraded
+    assert loc.bbox[1] <= (state[1] + state[3]) / 2 <= loc.bbox[3]  # Pennsylvania's row
+    assert _text_in(nics, 1, loc.bbox) == handgun

@@ -171,7 +171,7 @@ def on_named_slide(doc: PptxDocument, slides: list[int], query: str, meta: froze
         return pick, f"the query names {where}; its other words are in {there}", False
     # nothing else asked for: no word the deck holds, nor a Latin one it lacks ("Q3 value" asks for what another
     # deck may hold; "say", "讲了" ask for the slide: ``asked_of_place``)
-    if not asked_of_place(words - kind_words(kinds) - named_by, doc.df.keys()):
+    if not asked_of_place(words - kind_words(kinds) - named_by, doc.df.keys(), without_places(query)):
         return pick, f"the query names {where}", False
     return pick, f"the query names {where}; none of its other words is there: an approximate place", True
 
@@ -210,7 +210,7 @@ def on_its_named_slide(doc: PptxDocument, picked: SlideParagraph, query: str, me
             return chosen
     words = other_words(query, meta)
     if not held_words(doc, picked, words) and asked_of_place(words - kind_words(named_kinds(query)) - named_by,
-                                                             doc.df.keys()):
+                                                             doc.df.keys(), without_places(query)):
         chosen = on_named_slide(doc, [picked.slide], query, meta, named_by)
         if chosen is not None:
             return chosen
