@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
+from mnote_kr.citations.locate.otherscript import across_languages
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
@@ -129,6 +130,9 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         words[i] = max(words[i], qt.score(place_norm(doc, paras[i], headings=False)) if qt else 0.0)
         if held := [cos[k] for k in (i, *items) if k in cos]:
             cos[i] = max(held)
+    if qt:  # a question in the other script than the file's body: meaning chooses, not a stray line's words
+        words, cos = across_languages(doc, q, qt, words, cos, cosines, lambda i: q in paras[i].norm or qt.holds_all(
+            place_norm(doc, paras[i], headings=False) if i in lists else paras[i].norm))
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     pick = order[0]
