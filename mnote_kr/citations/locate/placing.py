@@ -15,6 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
+from mnote_kr.citations.locate.otherscript import across_languages
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
@@ -129,6 +130,9 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         words[i] = max(words[i], qt.score(place_norm(doc, paras[i], headings=False)) if qt else 0.0)
         if held := [cos[k] for k in (i, *items) if k in cos]:
             cos[i] = max(held)
+    if qt:  # a question in the other script than the file's body: meaning chooses, not a stray line's words
+        words, cos = across_languages(doc, q, qt, words, cos, cosines, lambda i: q in paras[i].norm or qt.holds_all(
+            place_norm(doc, paras[i], headings=False) if i in lists else paras[i].norm))
     score = combine({i: words[i] for i in cands}, cos)
     order = sorted(cands, key=lambda i: (-round(score[i], 9), i))
     pick = order[0]
@@ -228,17 +232,19 @@ def _placeable(para: TextParagraph) -> bool:
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
-    :func:`asked_item` (a which-question's list item) and :func:`without_title_claim`."""
+    :func:`asked_item` (a which-question's list item), :func:`without_title_claim` and
+    ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds)."""
     from mnote_kr.citations.locate.listitem import asked_item
+    from mnote_kr.citations.locate.modifiers import without_unasked_claim
 
     if not passage or match.paragraph is None:
-        return without_title_claim(doc, asked_item(doc, match, query), query)
+        return without_unasked_claim(doc, without_title_claim(doc, asked_item(doc, match, query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
-    return without_title_claim(doc, asked_item(doc, placed, query), query)
+    return without_unasked_claim(doc, without_title_claim(doc, asked_item(doc, placed, query), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

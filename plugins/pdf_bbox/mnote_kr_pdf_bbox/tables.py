@@ -39,6 +39,12 @@ RUNNING_SHARE = 0.25
 #: row, ``RUNNING_WORDS`` words or more) start on the page is a row across the page's text columns:
 #: a three-column page with a short heading in one column is not a table.
 COLUMN_LINES = 5
+#: A line just over a table row, reaching down into its height where the row has no cell, with a line under the
+#: row in its column reaching up into it, is that cell's first line (``_opens_cell``; False: it ended the table,
+#: read as a block of its own, before round 20).
+OPENING_LINES = True
+#: How much of its own height such a line stands out over the row and reaches into it (and its last line, up).
+OPENING_OVERLAP = 0.2
 
 
 def _height(b: Box) -> float:
@@ -134,22 +140,33 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
     out: list[list[int]] = []
     run: list[int] = []  # indices into rows of the current table's cellular rows
 
+    lifted: set[int] = set()  # rows of lines that open a cell of the row under them (``_opens_cell``)
+
     def close() -> None:
         if len(run) >= 2:
             for k, r in enumerate(run):
                 members = list(rows[r])
                 end = run[k + 1] if k + 1 < len(run) else r + 1
                 # lines between this row and the next that sit under one of its cells
-                tail = rows[r + 1 : end] if k + 1 < len(run) else _trailing(rows, pieces, r, boxes)
+                tail = [rows[t] for t in range(r + 1, end) if t not in lifted] if k + 1 < len(run) \
+                    else [x for x in _trailing(rows, pieces, r, boxes) if not any(x is rows[t] for t in lifted)]
                 for extra in tail:
                     members.extend(extra)
+                if r - 1 in lifted:
+                    members.extend(rows[r - 1])
                 out.append(members)
         run.clear()
 
     below: list[int] = []  # lines continuing the current row's cells
     for r, row in enumerate(rows):
         if not cellular[r]:
-            if run and _under_cells(row, rows[run[-1]], boxes, below):
+            if OPENING_LINES and run and r + 2 < len(rows) and cellular[r + 1] \
+                    and _opens_cell(row, rows[r + 1], rows[r + 2], boxes):
+                lifted.add(r)
+                continue  # a cell's first line, set over its row's baseline: goes with the row under it
+            # the row's cells, with a cell's first line set over its baseline (a label's second line under it)
+            cells = rows[run[-1]] + (rows[run[-1] - 1] if run[-1] - 1 in lifted else []) if run else []
+            if cells and _under_cells(row, cells, boxes, below):
                 below += row
                 continue  # a cell's second line: stays with its row (added in close)
             close()
@@ -163,6 +180,27 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
         run.append(r)
     close()
     return out
+
+
+def _opens_cell(row: list[int], nxt: list[int], after: list[int], boxes: Sequence[Box]) -> bool:
+    """True when every line of ``row`` is the first line of a cell of the row ``nxt`` under it: a cell of
+    several lines centred on a row of one-line cells straddles the row's baseline ("上期的搬迁新址装修费用、
+    发行新" over "管理费用 7,764,789.98 15,753,158.14 -50.71%", "H 股聘任中介费用，本期未发生" under it). Such a line
+    stands out over the row and reaches down into its height (``OPENING_OVERLAP`` of its own height each), where
+    the row has no cell, and a line of ``after`` (the lines right under the row) in its column reaches up into
+    the row's height from below: the cell's last line."""
+    top, bottom = min(boxes[i][1] for i in nxt), max(boxes[i][3] for i in nxt)
+    for j in row:
+        b = boxes[j]
+        h = _height(b)
+        if top - b[1] < OPENING_OVERLAP * h or b[3] - top < OPENING_OVERLAP * h:
+            return False
+        if any(min(b[2], boxes[i][2]) > max(b[0], boxes[i][0]) for i in nxt):
+            return False  # over one of the row's cells: a line of its own
+        if not any(min(b[2], boxes[k][2]) > max(b[0], boxes[k][0]) and bottom - boxes[k][1] >= OPENING_OVERLAP * h
+                   and boxes[k][3] > bottom for k in after):
+            return False
+    return True
 
 
 def _under_cells(row: list[int], cells: list[int], boxes: Sequence[Box], below: Sequence[int] = ()) -> bool:

@@ -1,0 +1,93 @@
+"""A question in one script over a file written in the other: meaning chooses the place, not a stray line's words.
+
+An English question over a Chinese standard whose cover holds one English line ("Guideline of periodic safety
+review for nuclear power plants— Part 6: Actual condition of structures, systems and components") cited that
+line first (nc20a Q6, Q7, Q10) and pushed the Chinese paragraph that answers out of the first three places. The
+line wins twice over, and neither says it answers: it holds a few of the question's common words ("review",
+"components", "plant"), which weigh much in this file only because its body is written in another script (no
+other paragraph holds an English word); and the embedding model finds text in the question's own language
+nearer than any translation, so its cosine is the file's highest too.
+
+The rule, when the question is written in one script (CJK, or Latin without CJK) and the file's body in the other
+(``MINORITY_SHARE``), for the places written in the question's script: their share of the question's words counts
+only when they hold them all (or the question as written), and their cosines are lowered by how much nearer the
+question that script's places of this file stand, on average, than the body's (the language's pull, measured on
+the file). Places close in meaning in the body's language then decide; a body paragraph keeps the words it holds
+(an English term inside a Chinese paragraph, "差异项 difference", says where the answer is).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Mapping
+
+from mnote_kr.citations.locate.textdoc import P, TextDocument
+from mnote_kr.citations.text.queryterms import QueryTerms
+from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, lazy_compile
+
+__all__ = ["ACROSS_LANGUAGES", "MINORITY_SHARE", "WORDY", "WRITTEN_IN", "across_languages"]
+
+#: Words count only when all are held, and the question's script's pull is taken out of the cosines, for a question
+#: in the other script than the file's body (False: words and cosines as they are, before round 20).
+ACROSS_LANGUAGES = True
+#: The file's body is in the other script when at most this share of its text is in the question's.
+MINORITY_SHARE = 0.2
+#: A place is written in the question's script when at least this share of its text is.
+WRITTEN_IN = 0.8
+#: The least text (``_amounts`` units: three Latin words, six CJK characters) a place needs to tell its language's pull.
+WORDY = 6
+
+_CJK_RE = lazy_compile(rf"[{CJK_CLASS}]")
+#: A Latin word as a language's: three letters or more, one of them lower-case ("XX", "NB/T", "ICS" are codes).
+_LATIN_WORD_RE = lazy_compile(
+    r"(?<![A-Za-z\u00c0-\u024f])(?=[A-Za-z\u00c0-\u024f]*[a-z\u00df-\u024f])[A-Za-z\u00c0-\u024f]{3,}"
+    r"(?![A-Za-z\u00c0-\u024f])")
+
+
+def _amounts(text: str) -> tuple[int, int]:
+    """How much of ``text`` is CJK and how much Latin, in comparable units (a CJK character each; a Latin word
+    counts as two, the characters of a Chinese word)."""
+    cjk = len(_CJK_RE.findall(text)) if text and max(text) >= CJK_FIRST else 0
+    return cjk, 2 * len(_LATIN_WORD_RE.findall(text))
+
+
+def _script(text: str) -> str | None:
+    """"cjk" for a text holding CJK, "latin" for one holding Latin words and no CJK, else None."""
+    cjk, latin = _amounts(text)
+    return "cjk" if cjk else "latin" if latin else None
+
+
+def _share(text: str, script: str) -> float:
+    cjk, latin = _amounts(text)
+    total = cjk + latin
+    return (cjk if script == "cjk" else latin) / total if total else 0.0
+
+
+def across_languages(doc: TextDocument[P], query: str, qt: QueryTerms, words: Mapping[int, float],
+                     cos: Mapping[int, float], cosines: Callable[[list[int]], dict[int, float] | None],
+                     holds: Callable[[int], bool]) -> tuple[dict[int, float], dict[int, float]]:
+    """``words`` and ``cos`` of the candidate places (module docstring) when ``query`` is written in the other
+    script than ``doc``'s body; else unchanged. ``cosines(indices)``: the question's cosine with the file's
+    places; ``holds(i)``: place ``i`` holds the question (as written, or every term of it)."""
+    script = _script(query)
+    paras = doc.paragraphs
+    if not ACROSS_LANGUAGES or script is None or not qt:
+        return dict(words), dict(cos)
+    body = "\n".join(p.text for p in paras)
+    if _share(body, script) > MINORITY_SHARE:
+        return dict(words), dict(cos)
+    # a line in the question's script (the cover's subtitle, a reference) keeps its words only holding them all;
+    # the body's places keep theirs (an English term inside a Chinese paragraph, "差异项 difference", is a cue)
+    kept = {i: w if holds(i) or _share(paras[i].text, script) < WRITTEN_IN else 0.0 for i, w in words.items()}
+    every = cosines(list(range(len(paras)))) or {}
+    # the pull is measured on lines of some words ("NB/T 20XX", a code, says little of a language)
+    own = [c for i, c in every.items()
+           if _share(paras[i].text, script) >= WRITTEN_IN and sum(_amounts(paras[i].text)) >= WORDY]
+    other = [c for i, c in every.items() if _script(paras[i].text) not in (None, script)]
+    if not own or not other:
+        return kept, dict(cos)
+    pull = math.fsum(own) / len(own) - math.fsum(other) / len(other)
+    if pull <= 0:
+        return kept, dict(cos)
+    return kept, {i: c - pull if _share(paras[i].text, script) >= WRITTEN_IN else c for i, c in cos.items()}
+
