@@ -215,12 +215,13 @@ def _chunks(file: str, text: str) -> dict[str, object]:
         "references": [{"reference_id": "1", "file_path": file}]}}
 
 
-@pytest.mark.parametrize("how", ["switch", "setting", "off"])
+@pytest.mark.parametrize("how", ["switch", "setting", "off", "setting-off"])
 def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monkeypatch: pytest.MonkeyPatch,
                                                                  how: str) -> None:
     """LightRAG finds the English report only when asked in English: the translated second
     ``/query/data`` puts its chunk among the candidates, whether the module's switch or the workspace's
-    ``translate_queries = true`` turns it on (off, only the question's)."""
+    ``translate_queries = true`` turns it on (off, only the question's; ``translate_queries = false``
+    turns it off whatever the module's default)."""
     import json
 
     from mnote_kr_testkit.data import SAMPLES
@@ -232,12 +233,12 @@ def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monke
     from mnote_kr_lightrag.client import crossquery, settings
 
     crosslang.dictionary()  # parsed now: a search itself never waits for the parse
-    translate = how != "off"
-    monkeypatch.setattr(crossquery, "TRANSLATE", how == "switch")
+    translate = how in ("switch", "setting")
+    monkeypatch.setattr(crossquery, "TRANSLATE", how in ("switch", "setting-off"))
     settings.clear_cache()
     env = replayed_provider(tmp_path, SAMPLES)
-    if how == "setting":
-        env["ctx"].config["translate_queries"] = True
+    if how.startswith("setting"):
+        env["ctx"].config["translate_queries"] = how == "setting"
     replay = env["replay"]
     replay.sample("GET", "/health", "02_health_auth.json")
 

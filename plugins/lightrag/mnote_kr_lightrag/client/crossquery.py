@@ -94,18 +94,23 @@ class Languages:
                 pass
 
 
-def worth_asking(query: str, on: bool, known: Languages) -> bool:
-    """Translate: switched on, and the workspace holds a file in the other language (or no file's
-    language is known yet)."""
-    return bool(on or TRANSLATE) and (not known.known or known.holds(other_language(query)))
+def switched_on(setting: bool | None) -> bool:
+    """The workspace's ``translate_queries`` when it sets one, else ``TRANSLATE``."""
+    return TRANSLATE if setting is None else setting
 
 
-def translated(query: str, on: bool = False) -> str | None:
-    """The question in the other language, or None: off (neither ``on``, the workspace's
-    ``translate_queries``, nor ``TRANSLATE``), nothing to translate, or the dictionary not parsed
+def worth_asking(query: str, known: Languages) -> bool:
+    """Translate (once switched on): the workspace holds a file in the other language, or no file's
+    language is known yet."""
+    return not known.known or known.holds(other_language(query))
+
+
+def translated(query: str, on: bool | None = None) -> str | None:
+    """The question in the other language, or None: off (:func:`switched_on` of the workspace's
+    ``translate_queries``), nothing to translate, or the dictionary not parsed
     yet (a search never pays the parse of seconds: it starts it for the next one). Loads the
     parsed dictionary when needed (~0.4 s): call it beside the question's own query."""
-    if not (on or TRANSLATE):
+    if not switched_on(on):
         return None
     from mnote_kr.plugin_api import crosslang
 

@@ -346,7 +346,7 @@ def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], Pro
     return wait
 
 
-def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], on: bool, ws: str,
+def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], on: bool | None, ws: str,
                          sent: threading.Event) -> Callable[[], tuple[str | None, list[ProviderReference]]]:
     """The question translated and ``/query/data`` with it, in a thread beside the question's own
     query: returns a function that waits for the translation and its references (none when there
@@ -384,10 +384,9 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
     graph_note = None
     ws = naming.workspace_tag(ctx.workspace_root)
-    known = crossquery.Languages(ctx.state_dir, ws) if settings.translate or crossquery.TRANSLATE else None
+    known = crossquery.Languages(ctx.state_dir, ws) if crossquery.switched_on(settings.translate) else None
     second, sent = None, threading.Event()
-    if known is not None and payload["mode"] != "bypass" and crossquery.worth_asking(request.query,
-                                                                                      settings.translate, known):
+    if known is not None and payload["mode"] != "bypass" and crossquery.worth_asking(request.query, known):
         second = _retrieve_translated(client, payload, settings.translate, ws, sent)
     try:
         sent.set()  # the question's own query goes out now: the translation's thread may take the interpreter
