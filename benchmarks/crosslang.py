@@ -150,7 +150,7 @@ def profile(host: Any, qs: list[dict[str, Any]], module: Any) -> None:
     print(f"dictionary load in a fresh process: {fresh_load_ms():.0f} ms")
 
 
-def search(base: Path, rounds: int, misses: bool, files: dict[str, str], prof: bool = False) -> None:
+def search(base: Path, rounds: int, misses: bool, files: dict[str, str], prof: int = 0) -> None:
     import importlib
 
     from mnote_kr.app.host import Host
@@ -163,7 +163,7 @@ def search(base: Path, rounds: int, misses: bool, files: dict[str, str], prof: b
     host = Host(base / "kb")
     qs = questions(files)
     if prof:
-        profile(host, qs, module)
+        profile(host, qs[:prof], module)
         return
     ranks: dict[bool, dict[str, int | None]] = {True: {}, False: {}}
     ms: dict[bool, list[float]] = {True: [], False: []}
@@ -209,7 +209,8 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--misses", action="store_true")
     parser.add_argument("--all", action="store_true", help="every file of the four tuning sets, not the 8")
-    parser.add_argument("--profile", action="store_true", help="search: where a translated search's time goes")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="search: where a translated search's time goes, over the first N questions")
     args = parser.parse_args()
     base = args.dir.resolve()
     base.mkdir(parents=True, exist_ok=True)
