@@ -29,8 +29,9 @@ def test_the_translation_only_adds_files_the_question_lacks_and_its_files_keep_t
     assert [[r.chunk_id for r in g] for g in groups] == [
         ["doc-x.pdf-chunk-000", "doc-x.pdf-chunk-001"], ["doc-y.pdf-chunk-000"], ["doc-z.pdf-chunk-000"]]
     best = {"a.pdf": 0.80, "b.pdf": 0.50, "c.pdf": 0.30}
-    # z matches its translation better than a.pdf matches the question, x better than b only, y worse than all
-    out = crossquery.place(first, [(groups[0][1], 0.60), (groups[1][0], 0.20), (groups[2][0], 0.90)], best, wanted=6)
+    # z matches its translation better than a.pdf matches the question, x better than b only, y worse than
+    # all: left out (it would follow every file shown)
+    out = crossquery.place(first, [(groups[0][1], 0.60), (groups[1][0], 0.20), (groups[2][0], 0.90)], best, wanted=7)
     assert [r.chunk_id for r in out] == ["doc-z.pdf-chunk-000", "doc-a.pdf-chunk-000", "doc-x.pdf-chunk-001",
                                          "doc-b.pdf-chunk-000", "doc-a.pdf-chunk-001", "doc-c.pdf-chunk-000"]
     assert [r.rank for r in out] == [1, 2, 3, 4, 5, 6]

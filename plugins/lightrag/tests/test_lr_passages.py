@@ -272,3 +272,23 @@ def test_translate_queries_must_be_true_or_false(tmp_path) -> None:
     env["ctx"].config["translate_queries"] = "yes"
     with pytest.raises(ConfigError, match="translate_queries must be true or false"):
         settings.resolve_settings(env["ctx"])
+
+
+def test_a_translations_added_file_goes_before_the_questions_files_it_matches_better(learned_service: str) -> None:
+    """Without passage ranking the model service still scores the translation's added files (against the
+    translation) and the question's first files (their first chunk, against the question): an added file
+    goes before the first of them it beats, one that beats none is left out; the question's own keep
+    their order."""
+    from mnote_kr_lightrag.client.querying import _add_scored
+    from mnote_kr_lightrag.client.settings import Settings
+
+    settings = Settings(url="http://127.0.0.1:9", api_key=None, scorer_url=learned_service, models_key=KEY,
+                        timeout_s=30)
+    mine = [_ref("fort.docx", "Kempegowda built a mud fort in 1537 and founded the town.", 1),
+            _ref("climate.pdf", "The town has a humid climate with many parks and lakes.", 2),
+            _ref("fort.docx", "The fort's walls were later rebuilt in stone.", 3)]
+    found = [[_ref("medals.docx", "Norway won two silver medals at the winter games.", 1)],
+             [_ref("typewriter.pdf", "The typewriter was patented in 1868.", 2)]]
+    out = _add_scored(settings, "who founded the town and built its fort", "country silver medal", mine, found)
+    assert [r.file_path for r in out] == ["fort.docx", "medals.docx", "climate.pdf", "fort.docx"]
+    assert [r.rank for r in out] == [1, 2, 3, 4]

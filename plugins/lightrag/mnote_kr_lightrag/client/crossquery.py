@@ -38,6 +38,9 @@ TRANSLATE = False
 #: file's chunks (its first in the translation's list) are scored to pick its one chunk.
 MAX_ADDED_FILES = 3
 ADDED_CHUNKS = 3
+#: The question's files (its first) whose best chunk is scored against the question when passages are
+#: not ranked: an added file goes among these or not at all.
+SCORED_FILES = 5
 #: How much better (cosine) an added chunk must match the translation than a file's best chunk
 #: matches the question to go before that file.
 MARGIN = 0.0
@@ -140,15 +143,19 @@ def added(first: Sequence[ProviderReference], second: Sequence[ProviderReference
 def place(first: Sequence[ProviderReference], extra: Sequence[tuple[ProviderReference, float]],
           best: dict[str, float] | None, wanted: int) -> list[ProviderReference]:
     """The question's references with the added ones (each with its score against the translation)
-    placed: before the first of the question's files whose ``best`` score against the question is
-    lower by more than ``MARGIN``, or after them all when there are no scores (``best`` None). The
-    question's own keep their order; the first ``wanted``, ranks renumbered 1..n."""
+    placed: before the first of the question's scored files (``best``: each one's score against the
+    question) that it beats by more than ``MARGIN``; one that beats none is left out (it would
+    follow every file the user is shown: placing it would cost and show nothing). Without scores
+    (``best`` None) the added follow the question's own. The question's own keep their order; the
+    first ``wanted``, ranks renumbered 1..n."""
     out: list[ProviderReference] = list(first)
     own = {r.file_path for r in first}
     for ref, score in sorted(extra, key=lambda e: -e[1]) if best is not None else extra:
-        at = len(out)
-        if best is not None:
-            at = next((i for i, r in enumerate(out)
-                       if r.file_path in own and best.get(r.file_path, 0.0) + MARGIN < score), len(out))
-        out.insert(at, ref)
+        if best is None:
+            out.append(ref)
+            continue
+        at = next((i for i, r in enumerate(out)
+                   if r.file_path in own and r.file_path in best and best[r.file_path] + MARGIN < score), None)
+        if at is not None:
+            out.insert(at, ref)
     return [msgspec.structs.replace(r, rank=k) for k, r in enumerate(out[:wanted], start=1)]

@@ -278,6 +278,47 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
     return crossquery.place(ranked, [(r, scores[id(r)]) for r in picks], best, wanted)
 
 
+def _add_scored(settings: Settings, query: str, translation: str, references: list[ProviderReference],
+                extra: list[list[ProviderReference]]) -> list[ProviderReference]:
+    """The translation's added files placed among the question's first ``SCORED_FILES`` files by the
+    model service's scores (the first chunk of each of those against the question, the added
+    candidates against the translation: two small calls, side by side); without the service, or
+    when it fails, after the question's own."""
+    import httpx
+
+    own: list[ProviderReference] = []
+    for ref in references:
+        if len(own) < crossquery.SCORED_FILES and ref.file_path not in {r.file_path for r in own}:
+            own.append(ref)
+    candidates = [r for group in extra for r in group]
+    unscored = crossquery.place(references, [(group[0], 0.0) for group in extra], None, len(references) + len(extra))
+    if settings.scorer_url is None or not own:
+        return unscored
+    box: list[list[float]] = []
+
+    def score_added() -> None:
+        try:
+            box.append(_similarity(settings.scorer_url or "", translation, candidates, settings.timeout_s,
+                                   settings.models_key))
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+            pass
+
+    beside = threading.Thread(target=score_added, name="mnote-kr-lightrag-score-added", daemon=True)
+    beside.start()
+    try:
+        mine = _similarity(settings.scorer_url, query, own, settings.timeout_s, settings.models_key)
+    except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+        return unscored
+    finally:
+        beside.join()
+    if not box:
+        return unscored
+    scores = dict(zip((id(r) for r in candidates), box[0], strict=True))
+    picks = [max(group, key=lambda r: scores[id(r)]) for group in extra]
+    best = {r.file_path: sim for r, sim in zip(own, mine, strict=True)}
+    return crossquery.place(references, [(r, scores[id(r)]) for r in picks], best, len(references) + len(picks))
+
+
 def _query_error(exc: ProviderHTTPError) -> Exception:
     if exc.status_code in (400, 422):
         said = str(exc.detail or exc.message)
@@ -407,8 +448,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
                                       settings.timeout_s, settings.models_key, translation=translation, extra=extra)
     elif extra:
-        references = crossquery.place(references, [(group[0], 0.0) for group in extra], None,
-                                      len(references) + len(extra))
+        references = _add_scored(settings, request.query, translation or "", references, extra)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":

@@ -55,6 +55,9 @@ class Settings:
     #: query then ranks each found file's chunks with it (``passages``); None otherwise.
     models_url: str | None = None
     models_key: str | None = None  # the model service's key (``Authorization: Bearer``)
+    #: The same service whatever ``rank_passages`` says: it scores the few chunks a translated
+    #: question adds against the few the question found (``crossquery``); None without one.
+    scorer_url: str | None = None
     #: ``[providers.lightrag] translate_queries``: a question also asked in the other language
     #: (``crossquery``); None when the setting is absent: the plugin's default (``crossquery.TRANSLATE``).
     translate: bool | None = None
@@ -166,6 +169,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
         models_url=_reranker_url(info, config),
+        scorer_url=_reranker_url(info, {**config, "rank_passages": True}),
         models_key=getattr(info, "models_key", None) if info is not None else None,
         translate=_flag(config, "translate_queries") if "translate_queries" in config else None,
     )
