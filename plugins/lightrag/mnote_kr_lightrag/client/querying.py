@@ -281,9 +281,10 @@ def rank_found_files(models_url: str, query: str, references: list[ProviderRefer
 def _add_scored(settings: Settings, query: str, translation: str, references: list[ProviderReference],
                 extra: list[list[ProviderReference]]) -> list[ProviderReference]:
     """The translation's added files placed among the question's first ``SCORED_FILES`` files by the
-    model service's scores (the first chunk of each of those against the question, the added
-    candidates against the translation: two small calls, side by side); without the service, or
-    when it fails, after the question's own."""
+    model service's scores: each of those (its first chunk) by its better match of the question and
+    the translation (a file in the other language matches the question weakly, its translation
+    well), each added candidate by its match of the translation. Two small calls side by side;
+    without the service, or when it fails, the added follow the question's own."""
     import httpx
 
     own: list[ProviderReference] = []
@@ -296,14 +297,14 @@ def _add_scored(settings: Settings, query: str, translation: str, references: li
         return unscored
     box: list[list[float]] = []
 
-    def score_added() -> None:
+    def score_translation() -> None:
         try:
-            box.append(_similarity(settings.scorer_url or "", translation, candidates, settings.timeout_s,
+            box.append(_similarity(settings.scorer_url or "", translation, [*own, *candidates], settings.timeout_s,
                                    settings.models_key))
         except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
             pass
 
-    beside = threading.Thread(target=score_added, name="mnote-kr-lightrag-score-added", daemon=True)
+    beside = threading.Thread(target=score_translation, name="mnote-kr-lightrag-score-added", daemon=True)
     beside.start()
     try:
         mine = _similarity(settings.scorer_url, query, own, settings.timeout_s, settings.models_key)
@@ -313,9 +314,9 @@ def _add_scored(settings: Settings, query: str, translation: str, references: li
         beside.join()
     if not box:
         return unscored
-    scores = dict(zip((id(r) for r in candidates), box[0], strict=True))
+    scores = dict(zip((id(r) for r in candidates), box[0][len(own):], strict=True))
     picks = [max(group, key=lambda r: scores[id(r)]) for group in extra]
-    best = {r.file_path: sim for r, sim in zip(own, mine, strict=True)}
+    best = {r.file_path: max(q, t) for r, q, t in zip(own, mine, box[0][:len(own)], strict=True)}
     return crossquery.place(references, [(r, scores[id(r)]) for r in picks], best, len(references) + len(picks))
 
 
