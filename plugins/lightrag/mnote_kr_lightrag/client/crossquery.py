@@ -1,24 +1,28 @@
-"""A question in the other language: LightRAG asked a second time with the question translated.
+"""A Chinese question also asked in English: LightRAG queried a second time with the translation.
 
 The managed engine's embedder matches a Chinese question with an English passage weakly (its
 hashed half not at all), so a search whose question the host's dictionary can translate
-(``plugin_api.crosslang``: Chinese words glossed in English, English words given in Chinese)
-also sends ``/query/data`` with the translation, beside the first, in its own thread; the
-dictionary loads in that thread too, while the question's own query runs (a one-shot process
-translates as a warm one does).
+(``plugin_api.crosslang``: Chinese words glossed in English) also sends ``/query/data`` with the
+translation, beside the first, in its own thread; the dictionary loads in that thread too, once
+the question's own query went out (a one-shot process translates as a warm one does).
 
-Cheap and harmless by construction (measured in ``benchmarks/crosslang.py --all``):
+Made cheap and harmless (``benchmarks/crosslang.py --all``, docs/embeddings.md):
 
 * **Only when it can find something** (:func:`worth_asking`): the plugin learns each found
   file's language from the chunks LightRAG returns (:class:`Languages`, kept per workspace under
-  the state directory); a question is translated only when the workspace holds a file in the
-  other language, or nothing is known yet. A one-language workspace sends one query.
+  the state directory); a question is translated only into ``INTO`` (English), and only when
+  the workspace holds an English file or nothing is known yet. A Chinese-only workspace sends one query.
 * **Only adds** (:func:`added`): the question's own files keep their slots, order and chunks;
   the translation brings at most ``MAX_ADDED_FILES`` files the question's slots lack, one chunk
-  each. With the model service, each goes before the first of the question's files whose best
-  chunk matches the question less than it matches the translation (:func:`place`), so a file is
-  pushed down only by a better-matching one; the service scores only the added chunks against
-  the translation. Without it, they follow the question's own.
+  each, placed by the model service's scores (:func:`place`): before the first of the question's
+  first files that it beats (the added chunk against the translation, the question's file by its
+  better match of the question and the translation), left out when it beats none. Without the
+  service they follow the question's own.
+
+Still off by default (``TRANSLATE``; ``[providers.lightrag] translate_queries`` sets it per
+workspace): on the 32 tuning files it found 2 more files, lost 1 (tb_zh19 4 -> 6) and moved 6
+Chinese questions' files down a place, at +137 ms warm p95. A benchmark
+variant turns it on: ``--variant tr:py:mnote_kr_lightrag.client.crossquery.TRANSLATE=true``.
 """
 
 from __future__ import annotations
