@@ -43,16 +43,37 @@ FILES = {
 MODULE = "mnote_kr_lightrag.client.crossquery"
 
 
-def questions() -> list[dict[str, Any]]:
-    out = []
+def tuning_files() -> dict[str, str]:
+    """Every file of the four tuning sets (``--all``), its language the first of the corpus
+    manifest's ``languages`` (the document's main one)."""
+    import csv
+
+    from mnote_kr_testkit.data import CORPUS
+
+    with (CORPUS / "MANIFEST.tsv").open(encoding="utf-8") as f:
+        langs = {row["file"]: row["languages"].split(",")[0] for row in csv.DictReader(f, delimiter="\t")}
+    out: dict[str, str] = {}
     for name in SETS:
-        for q in json.loads((HERE / name).read_text(encoding="utf-8"))["questions"]:
-            if q["doc"] in FILES:
-                out.append({**q, "cross": q["lang"] != FILES[q["doc"]]})
+        for rel in json.loads((HERE / name).read_text(encoding="utf-8"))["documents"]:
+            out.setdefault(rel, langs[rel])
     return out
 
 
-def setup(base: Path) -> None:
+def chosen(every: bool) -> dict[str, str]:
+    return tuning_files() if every else FILES
+
+
+def questions(files: dict[str, str] | None = None) -> list[dict[str, Any]]:
+    files = files or FILES
+    out = []
+    for name in SETS:
+        for q in json.loads((HERE / name).read_text(encoding="utf-8"))["questions"]:
+            if q["doc"] in files:
+                out.append({**q, "cross": q["lang"] != files[q["doc"]]})
+    return out
+
+
+def setup(base: Path, files: dict[str, str]) -> None:
     from mnote_kr_testkit.data import CORPUS
     from mnote_kr_testkit.engine import seed_tiktoken
 
@@ -64,7 +85,7 @@ def setup(base: Path) -> None:
     start_engine(**dirs, wait_s=180)
     ws = base / "kb"
     (ws / "docs").mkdir(parents=True, exist_ok=True)
-    for rel in FILES:
+    for rel in files:
         shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
     host = Host(ws)
     host.roots_add("docs")
@@ -73,7 +94,63 @@ def setup(base: Path) -> None:
     print(f"ingested in {time.perf_counter() - t0:.0f} s:", [i.status for i in report.items])
 
 
-def search(base: Path, rounds: int, misses: bool) -> None:
+def _timed(owner: Any, name: str, log: list[tuple[str, float, int]]) -> None:
+    """Wrap ``owner.name`` to log (name, ms, size of its second argument's list) per call."""
+    real = getattr(owner, name)
+
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        t0 = time.perf_counter()
+        try:
+            return real(*args, **kwargs)
+        finally:
+            size = next((len(a) for a in args[2:3] if isinstance(a, list)), 0)
+            log.append((name, (time.perf_counter() - t0) * 1000, size))
+
+    setattr(owner, name, wrapper)
+
+
+def fresh_load_ms() -> float:
+    """The dictionary's load (its cached parse) in a fresh process, imports included."""
+    import subprocess
+
+    code = ("import time; t=time.perf_counter(); from mnote_kr.citations.text import crosslang; "
+            "crosslang.dictionary(); print((time.perf_counter()-t)*1000)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=os.environ)
+    return float(out.stdout.strip())
+
+
+def profile(host: Any, qs: list[dict[str, Any]], module: Any) -> None:
+    """Where a translated search's time goes: each /query/data, each /v1/rerank call (and how many
+    chunks it scored), the provider's whole time and the host's placing (``pipelineMs``)."""
+    from mnote_kr_lightrag.client import http, querying
+
+    log: list[tuple[str, float, int]] = []
+    _timed(http.LightRagClient, "query_data", log)
+    _timed(querying, "_similarity", log)
+    rows: dict[bool, list[dict[str, float]]] = {True: [], False: []}
+    for q in qs:
+        for flag in (True, False):
+            module.TRANSLATE = flag
+            log.clear()
+            t0 = time.perf_counter()
+            result = host.search(q["q"], top_k=10)
+            d = result.diagnostics
+            rows[flag].append({
+                "total": (time.perf_counter() - t0) * 1000, "provider": d.get("providerMs", 0.0),
+                "placing": d.get("pipelineMs", 0.0),
+                "query_data_n": sum(1 for n, _, _ in log if n == "query_data"),
+                "query_data_ms": sum(ms for n, ms, _ in log if n == "query_data"),
+                "rerank_n": sum(1 for n, _, _ in log if n == "_similarity"),
+                "rerank_ms": sum(ms for n, ms, _ in log if n == "_similarity"),
+                "rerank_chunks": sum(k for n, _, k in log if n == "_similarity"),
+                "files": len({c.source_root_relative_path for c in result.results})})
+    for flag in (True, False):
+        print(f"translate={'on ' if flag else 'off'} median per search:",
+              {k: round(statistics.median(r[k] for r in rows[flag]), 1) for k in rows[flag][0]})
+    print(f"dictionary load in a fresh process: {fresh_load_ms():.0f} ms")
+
+
+def search(base: Path, rounds: int, misses: bool, files: dict[str, str], prof: int = 0) -> None:
     import importlib
 
     from mnote_kr.app.host import Host
@@ -84,7 +161,10 @@ def search(base: Path, rounds: int, misses: bool) -> None:
     crosslang.dictionary()
     print(f"dictionary loaded in {time.perf_counter() - t0:.2f} s")
     host = Host(base / "kb")
-    qs = questions()
+    qs = questions(files)
+    if prof:
+        profile(host, qs[:prof], module)
+        return
     ranks: dict[bool, dict[str, int | None]] = {True: {}, False: {}}
     ms: dict[bool, list[float]] = {True: [], False: []}
     for r in range(rounds):
@@ -128,14 +208,17 @@ def main() -> int:
     parser.add_argument("dir", type=Path)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--misses", action="store_true")
+    parser.add_argument("--all", action="store_true", help="every file of the four tuning sets, not the 8")
+    parser.add_argument("--profile", type=int, default=0, metavar="N",
+                        help="search: where a translated search's time goes, over the first N questions")
     args = parser.parse_args()
     base = args.dir.resolve()
     base.mkdir(parents=True, exist_ok=True)
     os.environ["MNOTE_KR_HOME"] = str(base / "home")
     if args.action == "setup":
-        setup(base)
+        setup(base, chosen(args.all))
     elif args.action == "search":
-        search(base, args.rounds, args.misses)
+        search(base, args.rounds, args.misses, chosen(args.all), args.profile)
     else:
         from mnote_kr_lightrag.engine.managed import default_engine_dirs, stop_engine
 

@@ -215,12 +215,13 @@ def _chunks(file: str, text: str) -> dict[str, object]:
         "references": [{"reference_id": "1", "file_path": file}]}}
 
 
-@pytest.mark.parametrize("how", ["switch", "setting", "off"])
+@pytest.mark.parametrize("how", ["switch", "setting", "off", "setting-off"])
 def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monkeypatch: pytest.MonkeyPatch,
                                                                  how: str) -> None:
     """LightRAG finds the English report only when asked in English: the translated second
     ``/query/data`` puts its chunk among the candidates, whether the module's switch or the workspace's
-    ``translate_queries = true`` turns it on (off, only the question's)."""
+    ``translate_queries = true`` turns it on (off, only the question's; ``translate_queries = false``
+    turns it off whatever the module's default)."""
     import json
 
     from mnote_kr_testkit.data import SAMPLES
@@ -232,12 +233,12 @@ def test_a_chinese_questions_english_translation_adds_its_chunks(tmp_path, monke
     from mnote_kr_lightrag.client import crossquery, settings
 
     crosslang.dictionary()  # parsed now: a search itself never waits for the parse
-    translate = how != "off"
-    monkeypatch.setattr(crossquery, "TRANSLATE", how == "switch")
+    translate = how in ("switch", "setting")
+    monkeypatch.setattr(crossquery, "TRANSLATE", how in ("switch", "setting-off"))
     settings.clear_cache()
     env = replayed_provider(tmp_path, SAMPLES)
-    if how == "setting":
-        env["ctx"].config["translate_queries"] = True
+    if how.startswith("setting"):
+        env["ctx"].config["translate_queries"] = how == "setting"
     replay = env["replay"]
     replay.sample("GET", "/health", "02_health_auth.json")
 
@@ -271,3 +272,23 @@ def test_translate_queries_must_be_true_or_false(tmp_path) -> None:
     env["ctx"].config["translate_queries"] = "yes"
     with pytest.raises(ConfigError, match="translate_queries must be true or false"):
         settings.resolve_settings(env["ctx"])
+
+
+def test_a_translations_added_file_goes_before_the_questions_files_it_matches_better(learned_service: str) -> None:
+    """Without passage ranking the model service still scores the translation's added files (against the
+    translation) and the question's first files (their first chunk, against the question): an added file
+    goes before the first of them it beats, one that beats none is left out; the question's own keep
+    their order."""
+    from mnote_kr_lightrag.client.querying import _add_scored
+    from mnote_kr_lightrag.client.settings import Settings
+
+    settings = Settings(url="http://127.0.0.1:9", api_key=None, scorer_url=learned_service, models_key=KEY,
+                        timeout_s=30)
+    mine = [_ref("fort.docx", "Kempegowda built a mud fort in 1537 and founded the town.", 1),
+            _ref("climate.pdf", "The town has a humid climate with many parks and lakes.", 2),
+            _ref("fort.docx", "The fort's walls were later rebuilt in stone.", 3)]
+    found = [[_ref("medals.docx", "Norway won two silver medals at the winter games.", 1)],
+             [_ref("typewriter.pdf", "The typewriter was patented in 1868.", 2)]]
+    out = _add_scored(settings, "who founded the town and built its fort", "country silver medal", mine, found)
+    assert [r.file_path for r in out] == ["fort.docx", "medals.docx", "climate.pdf", "fort.docx"]
+    assert [r.rank for r in out] == [1, 2, 3, 4]

@@ -232,25 +232,92 @@ def _similarity(models_url: str, query: str, references: list[ProviderReference]
 
 
 def rank_found_files(models_url: str, query: str, references: list[ProviderReference], wanted: int,
-                     timeout_s: float, models_key: str | None = None,
-                     translation: str | None = None) -> list[ProviderReference]:
+                     timeout_s: float, models_key: str | None = None, translation: str | None = None,
+                     extra: list[list[ProviderReference]] | None = None) -> list[ProviderReference]:
     """LightRAG's first ``wanted`` slots, each file's filled with its chunks that best match the
     query (:mod:`.passages`), scored by the offline model service's ``/v1/rerank``; with a
-    ``translation`` of the query, each chunk's better score of the two (:mod:`.crossquery`).
+    ``translation`` of the query, the files it ``extra`` adds (each its candidate chunks), their
+    chunks scored against it in a second, small call beside the first, each file placed by its
+    best (:func:`crossquery.place`).
 
     Any failure of the service (an old one without ``/rerank``, a timeout) keeps LightRAG's
-    own first ``wanted``: ranking passages improves a search, it never fails one.
+    own first ``wanted`` (the added files after them): ranking passages improves a search, it
+    never fails one.
     """
-    if len(references) <= 1:
-        return references[:wanted]
     import httpx
 
+    candidates = [r for group in extra or [] for r in group] if translation else []
+    box: list[list[float]] = []
+
+    def score_added() -> None:
+        try:
+            box.append(_similarity(models_url, translation or "", candidates, timeout_s, models_key))
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+            pass
+
+    beside = threading.Thread(target=score_added, name="mnote-kr-lightrag-rerank-added", daemon=True)
+    if candidates:
+        beside.start()
+    ranked, best = references[:wanted], None
+    if len(references) > 1:
+        try:
+            similarity = _similarity(models_url, query, references, timeout_s, models_key)
+            ranked = passages.fill_slots(references, passages.chunk_scores(similarity), wanted)
+            best = {}
+            for ref, sim in zip(references, similarity, strict=True):
+                best[ref.file_path] = max(sim, best.get(ref.file_path, sim))
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+            pass
+    if not candidates:
+        return ranked
+    beside.join()
+    if best is None or not box:  # unscored: each added file's first chunk, after the question's own
+        return crossquery.place(ranked, [(group[0], 0.0) for group in extra or []], None, wanted)
+    scores = dict(zip((id(r) for r in candidates), box[0], strict=True))
+    picks = [max(group, key=lambda r: scores[id(r)]) for group in extra or []]
+    return crossquery.place(ranked, [(r, scores[id(r)]) for r in picks], best, wanted)
+
+
+def _add_scored(settings: Settings, query: str, translation: str, references: list[ProviderReference],
+                extra: list[list[ProviderReference]]) -> list[ProviderReference]:
+    """The translation's added files placed among the question's first ``SCORED_FILES`` files by the
+    model service's scores: each of those (its first chunk) by its better match of the question and
+    the translation (a file in the other language matches the question weakly, its translation
+    well), each added candidate by its match of the translation. Two small calls side by side;
+    without the service, or when it fails, the added follow the question's own."""
+    import httpx
+
+    own: list[ProviderReference] = []
+    for ref in references:
+        if len(own) < crossquery.SCORED_FILES and ref.file_path not in {r.file_path for r in own}:
+            own.append(ref)
+    candidates = [r for group in extra for r in group]
+    unscored = crossquery.place(references, [(group[0], 0.0) for group in extra], None, len(references) + len(extra))
+    if settings.scorer_url is None or not own:
+        return unscored
+    box: list[list[float]] = []
+
+    def score_translation() -> None:
+        try:
+            box.append(_similarity(settings.scorer_url or "", translation, [*own, *candidates], settings.timeout_s,
+                                   settings.models_key))
+        except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
+            pass
+
+    beside = threading.Thread(target=score_translation, name="mnote-kr-lightrag-score-added", daemon=True)
+    beside.start()
     try:
-        similarity = [_similarity(models_url, q, references, timeout_s, models_key)
-                      for q in (query, translation) if q]
+        mine = _similarity(settings.scorer_url, query, own, settings.timeout_s, settings.models_key)
     except (httpx.HTTPError, ValueError, KeyError, TypeError, IndexError):
-        return references[:wanted]
-    return passages.fill_slots(references, crossquery.best_scores(*similarity), wanted)
+        return unscored
+    finally:
+        beside.join()
+    if not box:
+        return unscored
+    scores = dict(zip((id(r) for r in candidates), box[0][len(own):], strict=True))
+    picks = [max(group, key=lambda r: scores[id(r)]) for group in extra]
+    best = {r.file_path: max(q, t) for r, q, t in zip(own, mine, box[0][:len(own)], strict=True)}
+    return crossquery.place(references, [(r, scores[id(r)]) for r in picks], best, len(references) + len(picks))
 
 
 def _query_error(exc: ProviderHTTPError) -> Exception:
@@ -321,25 +388,31 @@ def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], Pro
     return wait
 
 
-def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], translation: str,
-                         ws: str) -> Callable[[], list[ProviderReference]]:
-    """``/query/data`` with the translated question, sent from a thread beside the question's own:
-    returns a function that waits for its references (none when it failed: the question's own
-    stand alone, a translation only adds)."""
-    box: list[list[ProviderReference]] = []
+def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], on: bool | None, ws: str,
+                         sent: threading.Event) -> Callable[[], tuple[str | None, list[ProviderReference]]]:
+    """The question translated and ``/query/data`` with it, in a thread beside the question's own
+    query: returns a function that waits for the translation and its references (none when there
+    is no translation or the query failed: the question's own stand alone, a translation only
+    adds). The thread starts translating once ``sent`` is set, as the question's own query goes
+    out: in a fresh process the dictionary's load (~0.4 s holding the interpreter) then runs while
+    LightRAG works, not before it is asked."""
+    box: list[tuple[str | None, list[ProviderReference]]] = []
 
     def work() -> None:
+        sent.wait()
+        translation = crossquery.translated(payload["query"], on)
         try:
-            box.append(retrieve_own(client, {**payload, "query": translation}, ws)[1])
+            box.append((translation, retrieve_own(client, {**payload, "query": translation}, ws)[1]
+                        if translation else []))
         except ProviderError:
-            pass
+            box.append((None, []))
 
     thread = threading.Thread(target=work, name="mnote-kr-lightrag-translated", daemon=True)
     thread.start()
 
-    def wait() -> list[ProviderReference]:
+    def wait() -> tuple[str | None, list[ProviderReference]]:
         thread.join()
-        return box[0] if box else []
+        return box[0] if box else (None, [])
 
     return wait
 
@@ -353,9 +426,12 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
     graph_note = None
     ws = naming.workspace_tag(ctx.workspace_root)
-    translation = crossquery.translated(request.query, settings.translate) if payload["mode"] != "bypass" else None
-    second = _retrieve_translated(client, payload, translation, ws) if translation else None
+    known = crossquery.Languages(ctx.state_dir, ws) if crossquery.switched_on(settings.translate) else None
+    second, sent = None, threading.Event()
+    if known is not None and payload["mode"] != "bypass" and crossquery.worth_asking(request.query, known):
+        second = _retrieve_translated(client, payload, settings.translate, ws, sent)
     try:
+        sent.set()  # the question's own query goes out now: the translation's thread may take the interpreter
         body, references, foreign = retrieve_own(client, payload, ws)
         if not references and payload["mode"] in GRAPH_MODES and not _graph_found(body):
             # the graph holds nothing for it (the managed offline engine builds none): its passages instead
@@ -364,12 +440,16 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
             graph_note = GRAPH_NOTE
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
-    if second is not None:
-        references = crossquery.merged(references, second())
+    translation, theirs = second() if second is not None else (None, [])
+    if known is not None:
+        known.learn([*references, *theirs])
+    extra = crossquery.added(references, theirs, wanted) if theirs else []
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
-                                      settings.timeout_s, settings.models_key, translation=translation)
+                                      settings.timeout_s, settings.models_key, translation=translation, extra=extra)
+    elif extra:
+        references = _add_scored(settings, request.query, translation or "", references, extra)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":

@@ -55,9 +55,12 @@ class Settings:
     #: query then ranks each found file's chunks with it (``passages``); None otherwise.
     models_url: str | None = None
     models_key: str | None = None  # the model service's key (``Authorization: Bearer``)
-    #: ``[providers.lightrag] translate_queries = true``: a question also asked in the other language
-    #: (``crossquery``); off by default: a second LightRAG query and more files to place (docs/embeddings.md).
-    translate: bool = False
+    #: The same service whatever ``rank_passages`` says: it scores the few chunks a translated
+    #: question adds against the few the question found (``crossquery``); None without one.
+    scorer_url: str | None = None
+    #: ``[providers.lightrag] translate_queries``: a question also asked in the other language
+    #: (``crossquery``); None when the setting is absent: the plugin's default (``crossquery.TRANSLATE``).
+    translate: bool | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -166,8 +169,9 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         from_engine=info is not None,
         offline_llm=bool(getattr(info, "offline_llm", False)) if info is not None else False,
         models_url=_reranker_url(info, config),
+        scorer_url=_reranker_url(info, {**config, "rank_passages": True}),
         models_key=getattr(info, "models_key", None) if info is not None else None,
-        translate=_flag(config, "translate_queries"),
+        translate=_flag(config, "translate_queries") if "translate_queries" in config else None,
     )
     if len(_RECENT) > 64:
         _RECENT.clear()

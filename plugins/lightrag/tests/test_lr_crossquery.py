@@ -1,0 +1,136 @@
+"""The translated second query: only when the workspace holds the other language, only adding files."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import httpx
+import pytest
+
+from mnote_kr.models import ProviderReference
+from mnote_kr_lightrag.client import crossquery
+
+
+def _ref(file: str, n: int, text: str = "text") -> ProviderReference:
+    return ProviderReference(provider="lightrag", file_path=file, chunk_id=f"doc-{file}-chunk-{n:03d}",
+                             doc_id=f"doc-{file}", content=text, rank=n)
+
+
+def test_the_translation_only_adds_files_the_question_lacks_and_its_files_keep_their_places() -> None:
+    first = [_ref("a.pdf", 0), _ref("b.pdf", 0), _ref("a.pdf", 1), _ref("c.pdf", 0)]
+    # the translation finds a.pdf again (another chunk), then four files the question's slots lack
+    second = [_ref("x.pdf", 0), _ref("a.pdf", 7), _ref("y.pdf", 0), _ref("x.pdf", 1), _ref("z.pdf", 0),
+              _ref("w.pdf", 0)]
+    groups = crossquery.added(first, second, wanted=6)
+    assert [[r.chunk_id for r in g] for g in groups] == [
+        ["doc-x.pdf-chunk-000", "doc-x.pdf-chunk-001"], ["doc-y.pdf-chunk-000"], ["doc-z.pdf-chunk-000"]]
+    best = {"a.pdf": 0.80, "b.pdf": 0.50, "c.pdf": 0.30}
+    # z matches its translation better than a.pdf matches the question, x better than b only, y worse than
+    # all: left out (it would follow every file shown)
+    out = crossquery.place(first, [(groups[0][1], 0.60), (groups[1][0], 0.20), (groups[2][0], 0.90)], best, wanted=7)
+    assert [r.chunk_id for r in out] == ["doc-z.pdf-chunk-000", "doc-a.pdf-chunk-000", "doc-x.pdf-chunk-001",
+                                         "doc-b.pdf-chunk-000", "doc-a.pdf-chunk-001", "doc-c.pdf-chunk-000"]
+    assert [r.rank for r in out] == [1, 2, 3, 4, 5, 6]
+    # the question's own references, in their order and with their chunks, whatever was added
+    assert [r.chunk_id for r in out if r.file_path in best] == [r.chunk_id for r in first]
+    # without scores, added files only follow the question's own
+    plain = crossquery.place(first, [(g[0], 0.0) for g in groups], None, wanted=6)
+    assert [r.file_path for r in plain] == ["a.pdf", "b.pdf", "a.pdf", "c.pdf", "x.pdf", "y.pdf"]
+
+
+def test_a_chunks_language_is_read_from_its_letters() -> None:
+    assert crossquery.language("Norway won two silver medals.") == "en"
+    assert crossquery.language("核电厂定期安全审查 (PSR) 第12部分") == "zh"
+    assert crossquery.language("The 安全 review of the plant, section 12") == "en"
+    assert crossquery.language("12.5 %") is None
+
+
+def _chunks(*found: tuple[str, str]) -> dict[str, object]:
+    return {"status": "success", "data": {
+        "chunks": [{"reference_id": str(i), "file_path": f, "content": t, "chunk_id": f"doc-{f}-chunk-000"}
+                   for i, (f, t) in enumerate(found)],
+        "references": [{"reference_id": str(i), "file_path": f} for i, (f, _) in enumerate(found)]}}
+
+
+@pytest.fixture
+def chinese_workspace(tmp_path, monkeypatch: pytest.MonkeyPatch):
+    from mnote_kr_testkit.data import SAMPLES
+    from mnote_kr_testkit.replay import replayed_provider
+
+    from mnote_kr.citations.text import crosslang
+    from mnote_kr_lightrag.client import settings
+
+    crosslang.dictionary()
+    monkeypatch.setattr(crossquery, "TRANSLATE", True)
+    settings.clear_cache()
+    env = replayed_provider(tmp_path, SAMPLES)
+    env["replay"].sample("GET", "/health", "02_health_auth.json")
+    env["replay"].add("POST", "/query/data", lambda request: httpx.Response(200, json=_chunks(
+        ("report.docx", "挪威在冬奥会上获得了两枚银牌。"),
+        ("minutes.pdf", "董事会周二开会并批准了预算。"))))
+    return env
+
+
+def _asked(env, question: str) -> list[str]:
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.models import QueryRequest
+
+    before = len(env["replay"].sent("POST", "/query/data"))
+    plugin.query(ctx=env["ctx"], request=QueryRequest(query=question, mode="naive"))
+    return [json.loads(r.content)["query"] for r in env["replay"].sent("POST", "/query/data")[before:]]
+
+
+def test_a_workspace_of_one_language_sends_one_query(chinese_workspace) -> None:
+    """Once the workspace's files are known to be Chinese, a Chinese question is asked once (nothing
+    English to find); before anything is known it is asked in English too."""
+    asked = _asked(chinese_workspace, "哪个国家拿了两枚银牌")  # nothing known yet: translated
+    assert len(asked) == 2 and "silver" in asked[0] + asked[1]
+    assert _asked(chinese_workspace, "董事会什么时候开会") == ["董事会什么时候开会"]
+
+
+SCRIPT = """
+import json, sys
+from pathlib import Path
+import httpx
+from mnote_kr_testkit.data import SAMPLES
+from mnote_kr_testkit.replay import replayed_provider
+import mnote_kr_lightrag as plugin
+from mnote_kr.citations.text import crosslang
+from mnote_kr.models import QueryRequest
+from mnote_kr_lightrag.client import crossquery
+
+crossquery.TRANSLATE = True
+env = replayed_provider(Path(sys.argv[1]), SAMPLES)
+env["replay"].sample("GET", "/health", "02_health_auth.json")
+seen = []
+def answer(request):
+    query = json.loads(request.content)["query"]
+    seen.append([query, bool(crosslang._LOADED)])
+    if "silver" in query:
+        return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
+            "file_path": "results.docx", "content": "Norway won two silver medals.", "chunk_id": "doc-r-chunk-000"}]}})
+    return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
+        "file_path": "other.docx", "content": "会议纪要", "chunk_id": "doc-o-chunk-000"}]}})
+env["replay"].add("POST", "/query/data", answer)
+result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
+print(json.dumps({"seen": seen, "files": [r.file_path for r in result.references]}))
+"""
+
+
+def test_a_one_shot_process_translates_and_asks_before_the_dictionary_is_loaded(tmp_path) -> None:
+    """A fresh process (the dictionary's parse cached, not loaded) translates the question, and the
+    question's own query goes out before the dictionary's load, not after it."""
+    # as an ingest does: the dictionary parsed and cached in this test's MNOTE_KR_HOME, by another process
+    prepare = "from mnote_kr.citations.text import crosslang; crosslang.prepare(background=False)"
+    subprocess.run([sys.executable, "-c", prepare], env=os.environ.copy(), check=True)
+    out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "child")], capture_output=True,
+                         text=True, env=os.environ.copy(), check=True, cwd=Path(__file__).parent)
+    got = json.loads(out.stdout.strip().splitlines()[-1])
+    own = [loaded for query, loaded in got["seen"] if query == "哪个国家拿了两枚银牌"]
+    translated = [query for query, _ in got["seen"] if "silver" in query]
+    assert own == [False] and len(translated) == 1
+    assert got["files"] == ["other.docx", "results.docx"]
