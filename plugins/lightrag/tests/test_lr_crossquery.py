@@ -85,11 +85,60 @@ def _asked(env, question: str) -> list[str]:
 
 
 def test_a_workspace_of_one_language_sends_one_query(chinese_workspace) -> None:
-    """Once the workspace's files are known to be Chinese, a Chinese question is asked once (nothing
-    English to find); before anything is known it is asked in English too."""
-    asked = _asked(chinese_workspace, "哪个国家拿了两枚银牌")  # nothing known yet: translated
-    assert len(asked) == 2 and "silver" in asked[0] + asked[1]
+    """Once CLOSE_AFTER searches that sent a translation found only Chinese files, a Chinese question
+    is asked once (nothing English to find); until then it is asked in English too."""
+    for question in ("哪个国家拿了两枚银牌", "董事会批准了预算吗", "冬奥会在哪里举行")[:crossquery.CLOSE_AFTER]:
+        asked = _asked(chinese_workspace, question)
+        assert len(asked) == 2 and asked[0] == question and asked[1] != question
     assert _asked(chinese_workspace, "董事会什么时候开会") == ["董事会什么时候开会"]
+
+
+def _by_query(request: httpx.Request) -> httpx.Response:
+    """A workspace of two Chinese files and one English one that only the English question finds."""
+    if "silver" in json.loads(request.content)["query"]:
+        return httpx.Response(200, json=_chunks(("results.docx", "Norway won two silver medals.")))
+    return httpx.Response(200, json=_chunks(("report.docx", "挪威在冬奥会上获得了两枚银牌。"),
+                                            ("minutes.pdf", "董事会周二开会并批准了预算。")))
+
+
+def test_a_fresh_install_translates_once_the_dictionary_is_ready(chinese_workspace,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first searches of a fresh install send no translation (the dictionary is being parsed) and
+    find only Chinese files: that closes nothing, so once it is ready the English file is found."""
+    from mnote_kr.citations.text import crosslang
+
+    chinese_workspace["replay"].add("POST", "/query/data", _by_query)
+    started: list[bool] = []
+    with monkeypatch.context() as parsing:
+        parsing.setattr(crosslang, "ready", lambda: False)
+        parsing.setattr(crosslang, "prepare", lambda background=True: started.append(background))
+        for _ in range(crossquery.CLOSE_AFTER + 1):
+            assert _asked(chinese_workspace, "哪个国家拿了两枚银牌") == ["哪个国家拿了两枚银牌"]
+    assert started and all(started)
+    asked = _asked(chinese_workspace, "哪个国家拿了两枚银牌")
+    assert len(asked) == 2 and "silver" in asked[1]
+    # the English file seen keeps the gate open however many translated searches follow
+    for _ in range(crossquery.CLOSE_AFTER + 1):
+        assert len(_asked(chinese_workspace, "董事会什么时候开会")) == 2
+
+
+def test_a_damaged_language_record_is_one_warning_and_read_as_nothing_known(chinese_workspace) -> None:
+    """A record whose file lists a bare string ("en", not ["en"]) is not read as the letters e, n:
+    the search warns once, translates, and rewrites the record whole."""
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.models import QueryRequest
+    from mnote_kr_lightrag.client import naming
+
+    ctx = chinese_workspace["ctx"]
+    record = Path(ctx.state_dir) / "crosslang" / f"{naming.workspace_tag(ctx.workspace_root)}.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"version": 1, "files": {"doc-a": "zh"}, "translatedSearches": 9}))
+    result = plugin.query(ctx=ctx, request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
+    assert [n for n in result.notes if "unreadable" in n and str(record) in n]
+    assert len(chinese_workspace["replay"].sent("POST", "/query/data")) == 2
+    assert json.loads(record.read_text())["files"] == {"doc-report.docx": ["zh"], "doc-minutes.pdf": ["zh"]}
+    again = plugin.query(ctx=ctx, request=QueryRequest(query="董事会什么时候开会", mode="naive"))
+    assert not [n for n in again.notes if "unreadable" in n]
 
 
 SCRIPT = """
