@@ -142,7 +142,7 @@ def test_a_damaged_language_record_is_one_warning_and_read_as_nothing_known(chin
 
 
 SCRIPT = """
-import json, sys
+import json, sys, threading
 from pathlib import Path
 import httpx
 from mnote_kr_testkit.data import SAMPLES
@@ -152,34 +152,50 @@ from mnote_kr.citations.text import crosslang
 from mnote_kr.models import QueryRequest
 from mnote_kr_lightrag.client import crossquery
 
+QUESTION = "哪个国家拿了两枚银牌"
 crossquery.TRANSLATE = True
 env = replayed_provider(Path(sys.argv[1]), SAMPLES)
 env["replay"].sample("GET", "/health", "02_health_auth.json")
-seen = []
+events = []  # one ordered list: the dictionary's load and the queries LightRAG receives
+own_sent = threading.Event()
+real_load = crosslang._load
+def load():
+    events.append("load starts")
+    # the load holds until the question's own query arrives: a search that waited for the dictionary
+    # before sending it would only get here after giving up (the guard keeps a broken search from hanging)
+    events.append("load saw the question" if own_sent.wait(120) else "load gave up waiting")
+    book = real_load()
+    events.append("loaded")
+    return book
+crosslang._load = load
 def answer(request):
     query = json.loads(request.content)["query"]
-    seen.append([query, bool(crosslang._LOADED)])
+    events.append(query)
+    if query == QUESTION:
+        own_sent.set()
     if "silver" in query:
         return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
             "file_path": "results.docx", "content": "Norway won two silver medals.", "chunk_id": "doc-r-chunk-000"}]}})
     return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
         "file_path": "other.docx", "content": "会议纪要", "chunk_id": "doc-o-chunk-000"}]}})
 env["replay"].add("POST", "/query/data", answer)
-result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
-print(json.dumps({"seen": seen, "files": [r.file_path for r in result.references]}))
+result = plugin.query(ctx=env["ctx"], request=QueryRequest(query=QUESTION, mode="naive"))
+print(json.dumps({"events": events, "files": [r.file_path for r in result.references]}))
 """
 
 
 def test_a_one_shot_process_translates_and_asks_before_the_dictionary_is_loaded(tmp_path) -> None:
     """A fresh process (the dictionary's parse cached, not loaded) translates the question, and the
-    question's own query goes out before the dictionary's load, not after it."""
+    question's own query goes out without waiting for the dictionary's load (the load, made to hold
+    until the question arrives, sees it)."""
     # as an ingest does: the dictionary parsed and cached in this test's MNOTE_KR_HOME, by another process
     prepare = "from mnote_kr.citations.text import crosslang; crosslang.prepare(background=False)"
     subprocess.run([sys.executable, "-c", prepare], env=os.environ.copy(), check=True)
     out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "child")], capture_output=True,
                          text=True, env=os.environ.copy(), check=True, cwd=Path(__file__).parent)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    own = [loaded for query, loaded in got["seen"] if query == "哪个国家拿了两枚银牌"]
-    translated = [query for query, _ in got["seen"] if "silver" in query]
-    assert own == [False] and len(translated) == 1
+    events = got["events"]
+    translated = [e for e in events if "silver" in e]
+    assert "load saw the question" in events and len(translated) == 1
+    assert events.index("哪个国家拿了两枚银牌") < events.index("loaded") < events.index(translated[0])
     assert got["files"] == ["other.docx", "results.docx"]
