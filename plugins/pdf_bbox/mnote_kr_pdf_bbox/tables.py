@@ -41,9 +41,9 @@ RUNNING_SHARE = 0.25
 COLUMN_LINES = 5
 #: A line just over a table row, reaching down into its height where the row has no cell, with a line under the
 #: row in its column reaching up into it, is that cell's first line (``_opens_cell``; False: it ended the table,
-#: read as a block of its own, before round 20), when it lies in one of the table's columns: of the rows above
-#: when the row goes on with them, else of the rows from it down (``_in_columns``; text of the page's other
-#: column beside a table is no cell, and a line in a column the table above lacks ends that table).
+#: read as a block of its own, before round 20). When the row goes on with the table above (``ROW_GAP``, its
+#: columns), the line must lie in one of that table's columns (``_in_columns``), else it ends that table and
+#: must lie in a column of the rows from the row down: text of the page's other column beside a table is no cell.
 OPENING_LINES = True
 #: How much of its own height such a line stands out over the row and reaches into it (and its last line, up).
 OPENING_OVERLAP = 0.2
@@ -162,13 +162,18 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
     below: list[int] = []  # lines continuing the current row's cells
     for r, row in enumerate(rows):
         if not cellular[r]:
-            if OPENING_LINES and r + 2 < len(rows) and cellular[r + 1] \
+            if OPENING_LINES and run and r + 2 < len(rows) and cellular[r + 1] \
                     and _opens_cell(row, rows[r + 1], rows[r + 2], boxes):
-                if run and not (_continues(rows, pieces, run[-1], r + 1, boxes)
-                                and _in_columns(row, [pieces[k] for k in run], boxes)):
-                    close()  # not in the table above, or the row under it does not go on with it: it ends there
-                if run or _in_columns(row, _table_below(rows, pieces, cellular, r + 1, boxes), boxes):
+                table = [i for t in range(run[0] - 1, r) if t in lifted or t >= run[0] for i in rows[t]]
+                joins = _continues(rows, pieces, run[-1], r + 1, boxes)
+                # in a column the table above lacks, while the row goes on with it: the next table's (its header
+                # has a column more), when the rows from the row down have that column; else beside it, no cell
+                starts = joins and not _in_columns(row, table, boxes) \
+                    and _in_columns(row, _table_below(rows, pieces, cellular, r + 1, boxes), boxes)
+                if not joins or starts or _in_columns(row, table, boxes):
                     lifted.add(r)
+                    if starts:
+                        close()  # the table above ends here: the row under it starts the next
                     continue  # a cell's first line, set over its row's baseline: goes with the row under it
             # the row's cells, with a cell's first line set over its baseline (a label's second line under it)
             cells = rows[run[-1]] + (rows[run[-1] - 1] if run[-1] - 1 in lifted else []) if run else []
@@ -192,23 +197,22 @@ def _continues(rows: list[list[int]], pieces: list[list[Run]], prev: int, r: int
     return gap <= ROW_GAP * _height(boxes[rows[prev][0]]) and _shares_columns(pieces[prev], pieces[r])
 
 
-def _in_columns(row: list[int], table: list[list[Run]], boxes: Sequence[Box]) -> bool:
-    """True when every line of ``row`` lies over or under a piece of one of the ``table``'s rows (in one of
-    its columns): text of another column of the page beside a table is no cell of it."""
-    return all(any(min(boxes[j][2], p[2]) > max(boxes[j][0], p[0]) for runs in table for p, _ in runs)
-               for j in row)
+def _in_columns(row: list[int], table: list[int], boxes: Sequence[Box]) -> bool:
+    """True when every line of ``row`` lies over or under a line of the ``table`` (its rows, their cells'
+    first lines and continuation lines): in one of its columns. Text of the page's other column beside a
+    table is no cell of it."""
+    return all(any(min(boxes[j][2], boxes[i][2]) > max(boxes[j][0], boxes[i][0]) for i in table) for j in row)
 
 
 def _table_below(rows: list[list[int]], pieces: list[list[Run]], cellular: list[bool], r: int,
-                 boxes: Sequence[Box]) -> list[list[Run]]:
-    """The pieces of cellular row ``r`` and of the cellular rows after it that go on with it (lines
-    between them skipped): the table a line over row ``r`` would open a cell of."""
-    out, last = [pieces[r]], r
+                 boxes: Sequence[Box]) -> list[int]:
+    """The lines of cellular row ``r`` and of the cellular rows after it that go on with it."""
+    out, last = list(rows[r]), r
     for k in range(r + 1, len(rows)):
         if cellular[k]:
             if not _continues(rows, pieces, last, k, boxes):
                 break
-            out.append(pieces[k])
+            out += rows[k]
             last = k
     return out
 
