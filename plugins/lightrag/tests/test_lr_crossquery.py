@@ -85,15 +85,64 @@ def _asked(env, question: str) -> list[str]:
 
 
 def test_a_workspace_of_one_language_sends_one_query(chinese_workspace) -> None:
-    """Once the workspace's files are known to be Chinese, a Chinese question is asked once (nothing
-    English to find); before anything is known it is asked in English too."""
-    asked = _asked(chinese_workspace, "哪个国家拿了两枚银牌")  # nothing known yet: translated
-    assert len(asked) == 2 and "silver" in asked[0] + asked[1]
+    """Once CLOSE_AFTER searches that sent a translation found only Chinese files, a Chinese question
+    is asked once (nothing English to find); until then it is asked in English too."""
+    for question in ("哪个国家拿了两枚银牌", "董事会批准了预算吗", "冬奥会在哪里举行")[:crossquery.CLOSE_AFTER]:
+        asked = _asked(chinese_workspace, question)
+        assert len(asked) == 2 and asked[0] == question and asked[1] != question
     assert _asked(chinese_workspace, "董事会什么时候开会") == ["董事会什么时候开会"]
 
 
+def _by_query(request: httpx.Request) -> httpx.Response:
+    """A workspace of two Chinese files and one English one that only the English question finds."""
+    if "silver" in json.loads(request.content)["query"]:
+        return httpx.Response(200, json=_chunks(("results.docx", "Norway won two silver medals.")))
+    return httpx.Response(200, json=_chunks(("report.docx", "挪威在冬奥会上获得了两枚银牌。"),
+                                            ("minutes.pdf", "董事会周二开会并批准了预算。")))
+
+
+def test_a_fresh_install_translates_once_the_dictionary_is_ready(chinese_workspace,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first searches of a fresh install send no translation (the dictionary is being parsed) and
+    find only Chinese files: that closes nothing, so once it is ready the English file is found."""
+    from mnote_kr.citations.text import crosslang
+
+    chinese_workspace["replay"].add("POST", "/query/data", _by_query)
+    started: list[bool] = []
+    with monkeypatch.context() as parsing:
+        parsing.setattr(crosslang, "ready", lambda: False)
+        parsing.setattr(crosslang, "prepare", lambda background=True: started.append(background))
+        for _ in range(crossquery.CLOSE_AFTER + 1):
+            assert _asked(chinese_workspace, "哪个国家拿了两枚银牌") == ["哪个国家拿了两枚银牌"]
+    assert started and all(started)
+    asked = _asked(chinese_workspace, "哪个国家拿了两枚银牌")
+    assert len(asked) == 2 and "silver" in asked[1]
+    # the English file seen keeps the gate open however many translated searches follow
+    for _ in range(crossquery.CLOSE_AFTER + 1):
+        assert len(_asked(chinese_workspace, "董事会什么时候开会")) == 2
+
+
+def test_a_damaged_language_record_is_one_warning_and_read_as_nothing_known(chinese_workspace) -> None:
+    """A record whose file lists a bare string ("en", not ["en"]) is not read as the letters e, n:
+    the search warns once, translates, and rewrites the record whole."""
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.models import QueryRequest
+    from mnote_kr_lightrag.client import naming
+
+    ctx = chinese_workspace["ctx"]
+    record = Path(ctx.state_dir) / "crosslang" / f"{naming.workspace_tag(ctx.workspace_root)}.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"version": 1, "files": {"doc-a": "zh"}, "translatedSearches": 9}))
+    result = plugin.query(ctx=ctx, request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
+    assert [n for n in result.notes if "unreadable" in n and str(record) in n]
+    assert len(chinese_workspace["replay"].sent("POST", "/query/data")) == 2
+    assert json.loads(record.read_text())["files"] == {"doc-report.docx": ["zh"], "doc-minutes.pdf": ["zh"]}
+    again = plugin.query(ctx=ctx, request=QueryRequest(query="董事会什么时候开会", mode="naive"))
+    assert not [n for n in again.notes if "unreadable" in n]
+
+
 SCRIPT = """
-import json, sys
+import json, sys, threading
 from pathlib import Path
 import httpx
 from mnote_kr_testkit.data import SAMPLES
@@ -103,34 +152,50 @@ from mnote_kr.citations.text import crosslang
 from mnote_kr.models import QueryRequest
 from mnote_kr_lightrag.client import crossquery
 
+QUESTION = "哪个国家拿了两枚银牌"
 crossquery.TRANSLATE = True
 env = replayed_provider(Path(sys.argv[1]), SAMPLES)
 env["replay"].sample("GET", "/health", "02_health_auth.json")
-seen = []
+events = []  # one ordered list: the dictionary's load and the queries LightRAG receives
+own_sent = threading.Event()
+real_load = crosslang._load
+def load():
+    events.append("load starts")
+    # the load holds until the question's own query arrives: a search that waited for the dictionary
+    # before sending it would only get here after giving up (the guard keeps a broken search from hanging)
+    events.append("load saw the question" if own_sent.wait(120) else "load gave up waiting")
+    book = real_load()
+    events.append("loaded")
+    return book
+crosslang._load = load
 def answer(request):
     query = json.loads(request.content)["query"]
-    seen.append([query, bool(crosslang._LOADED)])
+    events.append(query)
+    if query == QUESTION:
+        own_sent.set()
     if "silver" in query:
         return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
             "file_path": "results.docx", "content": "Norway won two silver medals.", "chunk_id": "doc-r-chunk-000"}]}})
     return httpx.Response(200, json={"status": "success", "data": {"chunks": [{"reference_id": "1",
         "file_path": "other.docx", "content": "会议纪要", "chunk_id": "doc-o-chunk-000"}]}})
 env["replay"].add("POST", "/query/data", answer)
-result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive"))
-print(json.dumps({"seen": seen, "files": [r.file_path for r in result.references]}))
+result = plugin.query(ctx=env["ctx"], request=QueryRequest(query=QUESTION, mode="naive"))
+print(json.dumps({"events": events, "files": [r.file_path for r in result.references]}))
 """
 
 
 def test_a_one_shot_process_translates_and_asks_before_the_dictionary_is_loaded(tmp_path) -> None:
     """A fresh process (the dictionary's parse cached, not loaded) translates the question, and the
-    question's own query goes out before the dictionary's load, not after it."""
+    question's own query goes out without waiting for the dictionary's load (the load, made to hold
+    until the question arrives, sees it)."""
     # as an ingest does: the dictionary parsed and cached in this test's MNOTE_KR_HOME, by another process
     prepare = "from mnote_kr.citations.text import crosslang; crosslang.prepare(background=False)"
     subprocess.run([sys.executable, "-c", prepare], env=os.environ.copy(), check=True)
     out = subprocess.run([sys.executable, "-c", SCRIPT, str(tmp_path / "child")], capture_output=True,
                          text=True, env=os.environ.copy(), check=True, cwd=Path(__file__).parent)
     got = json.loads(out.stdout.strip().splitlines()[-1])
-    own = [loaded for query, loaded in got["seen"] if query == "哪个国家拿了两枚银牌"]
-    translated = [query for query, _ in got["seen"] if "silver" in query]
-    assert own == [False] and len(translated) == 1
+    events = got["events"]
+    translated = [e for e in events if "silver" in e]
+    assert "load saw the question" in events and len(translated) == 1
+    assert events.index("哪个国家拿了两枚银牌") < events.index("loaded") < events.index(translated[0])
     assert got["files"] == ["other.docx", "results.docx"]

@@ -41,7 +41,9 @@ RUNNING_SHARE = 0.25
 COLUMN_LINES = 5
 #: A line just over a table row, reaching down into its height where the row has no cell, with a line under the
 #: row in its column reaching up into it, is that cell's first line (``_opens_cell``; False: it ended the table,
-#: read as a block of its own, before round 20).
+#: read as a block of its own, before round 20). When the row goes on with the table above (``ROW_GAP``, its
+#: columns), the line must lie in one of that table's columns (``_in_columns``), else it ends that table and
+#: must lie in a column of the rows from the row down: text of the page's other column beside a table is no cell.
 OPENING_LINES = True
 #: How much of its own height such a line stands out over the row and reaches into it (and its last line, up).
 OPENING_OVERLAP = 0.2
@@ -162,8 +164,17 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
         if not cellular[r]:
             if OPENING_LINES and run and r + 2 < len(rows) and cellular[r + 1] \
                     and _opens_cell(row, rows[r + 1], rows[r + 2], boxes):
-                lifted.add(r)
-                continue  # a cell's first line, set over its row's baseline: goes with the row under it
+                table = [i for t in range(run[0] - 1, r) if t in lifted or t >= run[0] for i in rows[t]]
+                joins = _continues(rows, pieces, run[-1], r + 1, boxes)
+                # in a column the table above lacks, while the row goes on with it: the next table's (its header
+                # has a column more), when the rows from the row down have that column; else beside it, no cell
+                starts = joins and not _in_columns(row, table, boxes) \
+                    and _in_columns(row, _table_below(rows, pieces, cellular, r + 1, boxes), boxes)
+                if not joins or starts or _in_columns(row, table, boxes):
+                    lifted.add(r)
+                    if starts:
+                        close()  # the table above ends here: the row under it starts the next
+                    continue  # a cell's first line, set over its row's baseline: goes with the row under it
             # the row's cells, with a cell's first line set over its baseline (a label's second line under it)
             cells = rows[run[-1]] + (rows[run[-1] - 1] if run[-1] - 1 in lifted else []) if run else []
             if cells and _under_cells(row, cells, boxes, below):
@@ -171,14 +182,38 @@ def table_rows(order: Sequence[int], boxes: Sequence[Box], texts: Sequence[str],
                 continue  # a cell's second line: stays with its row (added in close)
             close()
             continue
-        if run:
-            prev = rows[run[-1]]
-            gap = boxes[row[0]][1] - max(boxes[i][3] for i in prev)
-            if gap > ROW_GAP * _height(boxes[prev[0]]) or not _shares_columns(pieces[run[-1]], pieces[r]):
-                close()
+        if run and not _continues(rows, pieces, run[-1], r, boxes):
+            close()
         below = []
         run.append(r)
     close()
+    return out
+
+
+def _continues(rows: list[list[int]], pieces: list[list[Run]], prev: int, r: int, boxes: Sequence[Box]) -> bool:
+    """True when cellular row ``r`` goes on with the table whose last row is ``prev``: close under it
+    (``ROW_GAP``), sharing its columns."""
+    gap = boxes[rows[r][0]][1] - max(boxes[i][3] for i in rows[prev])
+    return gap <= ROW_GAP * _height(boxes[rows[prev][0]]) and _shares_columns(pieces[prev], pieces[r])
+
+
+def _in_columns(row: list[int], table: list[int], boxes: Sequence[Box]) -> bool:
+    """True when every line of ``row`` lies over or under a line of the ``table`` (its rows, their cells'
+    first lines and continuation lines): in one of its columns. Text of the page's other column beside a
+    table is no cell of it."""
+    return all(any(min(boxes[j][2], boxes[i][2]) > max(boxes[j][0], boxes[i][0]) for i in table) for j in row)
+
+
+def _table_below(rows: list[list[int]], pieces: list[list[Run]], cellular: list[bool], r: int,
+                 boxes: Sequence[Box]) -> list[int]:
+    """The lines of cellular row ``r`` and of the cellular rows after it that go on with it."""
+    out, last = list(rows[r]), r
+    for k in range(r + 1, len(rows)):
+        if cellular[k]:
+            if not _continues(rows, pieces, last, k, boxes):
+                break
+            out += rows[k]
+            last = k
     return out
 
 

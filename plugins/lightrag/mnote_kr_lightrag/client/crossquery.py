@@ -10,8 +10,9 @@ Made cheap and harmless (``benchmarks/crosslang.py --all``, docs/embeddings.md):
 
 * **Only when it can find something** (:func:`worth_asking`): the plugin learns each found
   file's language from the chunks LightRAG returns (:class:`Languages`, kept per workspace under
-  the state directory); a question is translated only into ``INTO`` (English), and only when
-  the workspace holds an English file or nothing is known yet. A Chinese-only workspace sends one query.
+  the state directory); a question is translated only into ``INTO`` (English), until
+  ``CLOSE_AFTER`` searches that sent a translation found no English file (then a Chinese-only
+  workspace sends one query; any English file found, by any search, opens it again).
 * **Only adds** (:func:`added`): the question's own files keep their slots, order and chunks;
   the translation brings at most ``MAX_ADDED_FILES`` files the question's slots lack, one chunk
   each, placed by the model service's scores (:func:`place`): before the first of the question's
@@ -27,7 +28,6 @@ variant turns it on: ``--variant tr:py:mnote_kr_lightrag.client.crossquery.TRANS
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from pathlib import Path
@@ -71,36 +71,71 @@ def other_language(query: str) -> str:
     return "en" if _CJK.search(query) else "zh"
 
 
+#: Translated searches (a translation actually sent) that found no file in ``INTO``'s language
+#: before the workspace counts as one language only; a search that shows such a file opens it again.
+CLOSE_AFTER = 3
+
+
+class LanguageRecord(msgspec.Struct, frozen=True, kw_only=True, rename="camel"):
+    """What a workspace's searches showed of its files' languages: each found file's languages (by
+    document ID) and how many searches sent a translation (evidence that can close the gate)."""
+
+    version: int = 1
+    files: dict[str, list[str]] = {}
+    translated_searches: int = 0
+
+
+_record_decoder = msgspec.json.Decoder(LanguageRecord)
+_record_encoder = msgspec.json.Encoder()
+
+
 class Languages:
-    """Each found file's languages (by document ID), learned from its chunks, kept in
-    ``state_dir/crosslang/<workspace>.json`` (rewritten only when a new file or language is
-    seen). A file lost or damaged is an empty record: nothing known, so a search translates."""
+    """The workspace's :class:`LanguageRecord`, kept in ``state_dir/crosslang/<workspace>.json``
+    (rewritten only when it changes). A missing file is nothing known; a damaged one is nothing
+    known too, with ``problem`` saying so (one warning: the next search rewrites it)."""
 
     def __init__(self, state_dir: Path, ws: str) -> None:
         self.path = Path(state_dir) / "crosslang" / f"{ws}.json"
+        self.problem: str | None = None
         try:
-            raw = json.loads(self.path.read_text(encoding="utf-8"))
-            self.known: dict[str, list[str]] = {str(k): [str(x) for x in v] for k, v in raw.items()}
-        except (OSError, ValueError, AttributeError, TypeError):
-            self.known = {}
+            record = _record_decoder.decode(self.path.read_bytes())
+        except FileNotFoundError:
+            record = LanguageRecord()
+        except (OSError, msgspec.DecodeError, msgspec.ValidationError) as exc:
+            self.problem = (f"the record of this workspace's file languages ({self.path}) is unreadable ({exc}): "
+                            "read as nothing known (searches translate), rewritten by this search")
+            record = LanguageRecord()
+        self.known: dict[str, list[str]] = {k: list(v) for k, v in record.files.items()}
+        self.translated_searches = record.translated_searches
 
     def holds(self, lang: str) -> bool:
         return any(lang in langs for langs in self.known.values())
 
-    def learn(self, refs: Sequence[ProviderReference]) -> None:
-        changed = False
+    def closed(self, lang: str) -> bool:
+        """Is the workspace known to hold no file in ``lang``: ``CLOSE_AFTER`` searches sent a
+        translation into it and none of them (nor any other search) found one?"""
+        return self.translated_searches >= CLOSE_AFTER and not self.holds(lang)
+
+    def learn(self, refs: Sequence[ProviderReference], translated_into: str | None = None) -> None:
+        """Learn the found files' languages; ``translated_into``: the language this search's
+        translation was sent in (None when none was sent), counted until the gate could close."""
+        changed = self.problem is not None
         for ref in refs:
             lang = language(ref.content or "")
             key = ref.doc_id or ref.file_path
             if lang and key and lang not in self.known.get(key, []):
                 self.known.setdefault(key, []).append(lang)
                 changed = True
+        if translated_into and self.translated_searches < CLOSE_AFTER and not self.holds(translated_into):
+            self.translated_searches += 1
+            changed = True
         if changed:
             from mnote_kr.plugin_api import write_atomic
 
+            record = LanguageRecord(files=self.known, translated_searches=self.translated_searches)
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(self.path, json.dumps(self.known, sort_keys=True))
+                write_atomic(self.path, _record_encoder.encode(record))
             except OSError:  # an unwritable state directory: learned again next time
                 pass
 
@@ -111,10 +146,12 @@ def switched_on(setting: bool | None) -> bool:
 
 
 def worth_asking(query: str, known: Languages) -> bool:
-    """Translate (once switched on): into a language of ``INTO``, when the workspace holds a file in
-    it or no file's language is known yet."""
+    """Translate (once switched on): into a language of ``INTO``, unless the workspace is known to
+    hold no file in it (:meth:`Languages.closed`: only searches that sent a translation close it; a
+    search without one, as the first of a fresh install is while the dictionary is parsed, only
+    learns the files it found)."""
     into = other_language(query)
-    return into in INTO and (not known.known or known.holds(into))
+    return into in INTO and not known.closed(into)
 
 
 def translated(query: str, on: bool | None = None) -> str | None:

@@ -441,8 +441,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
     translation, theirs = second() if second is not None else (None, [])
-    if known is not None:
-        known.learn([*references, *theirs])
+    if known is not None:  # a search that sent no translation only learns files, never closes the gate
+        known.learn([*references, *theirs], crossquery.other_language(request.query) if translation else None)
     extra = crossquery.added(references, theirs, wanted) if theirs else []
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
@@ -464,6 +464,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
                                  rerank_model=configuration.get("rerank_model"))
     if graph_note:
         result.notes.append(graph_note)
+    if known is not None and known.problem:
+        result.notes.append(known.problem)
     if not request.want_answer:
         return result
     if is_offline_llm(settings, health):
