@@ -8,7 +8,6 @@ quoting the whole note), then the viewer's page of the citation.
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import html
 import re
@@ -112,7 +111,8 @@ def test_a_numbered_list_never_marks_its_marker_and_an_item_lacking_the_asked_wo
     assert loc.paragraph_index == 1 and loc.highlight is not None
     para = load_text(path).paragraphs[1].text
     # the item holding most of the query's words, without its "2." marker
-    assert para[loc.highlight.start:loc.highlight.end] == "记住：我的实验用的流域面积是 1520 平方公里（自己的数据，不是论文里的）。"
+    item = "记住：我的实验用的流域面积是 1520 平方公里（自己的数据，不是论文里的）。"
+    assert para[loc.highlight.start:loc.highlight.end] == item
     # the note holds no word for 国家 (countries): it does not answer, whatever it shares
     assert loc.locator_degraded and "国家" in loc.reason, loc.reason
     assert _cited(host, query, "todo.md").locator.locator_degraded
