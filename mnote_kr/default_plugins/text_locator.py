@@ -218,6 +218,7 @@ def locate_text(request: LocateRequest) -> Locator:
     """Locate ``request.evidence`` in a Markdown or text file. Raises ``DocumentError``."""
     from mnote_kr.citations.locate.placing import locator_from_match, with_meaning
     from mnote_kr.citations.locate.textmatch import match_evidence
+    from mnote_kr.citations.locate.units import answering_unit
 
     doc = load_text(request.file)
     block = request.block
@@ -231,7 +232,7 @@ def locate_text(request: LocateRequest) -> Locator:
         block_content=block.content if block is not None else None,
         scope=scope,
     )
-    match = with_meaning(doc, match, request.passage, request.query, scope)
+    match = answering_unit(doc, with_meaning(doc, match, request.passage, request.query, scope), request.query)
     inside = match.paragraph is not None and scope is not None and match.paragraph.index in scope
     return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id,
                               detail=" in the block's heading section" if inside else "",

@@ -6,7 +6,8 @@ sentences that answer the query (``cleaning.quote``: the one holding most of the
 the one nearest it by meaning when none does). They are chosen apart, so in a long paragraph the
 viewer (and a shell drawing ``highlight``) could mark one sentence while the card quotes another.
 
-:func:`agreeing` keeps the highlight when it lies inside the quoted sentences, and otherwise moves it
+:func:`agreeing` keeps the highlight when it lies inside the quoted sentences (its words are in the quote: a
+Markdown paragraph of several lines, a tight list, is quoted with its lines joined), and otherwise moves it
 onto them: what the reader is shown marked is what the card quotes.
 """
 
@@ -51,6 +52,9 @@ def agreeing(locator: Locator, quote: str | None) -> Locator:
     h, text = locator.highlight, locator.place_text
     if not quote or not text or locator.locator_precision != "paragraph":
         return locator
+    if h is not None and 0 <= h.start < h.end <= len(text) and (marked := _pattern(text[h.start:h.end])) \
+            and marked.search(quote):
+        return locator  # the quote holds the marked words: a list item of a paragraph quoted whole (nc20b Q13)
     own = text.split("\n", 1)[0] if "\n" in text else text  # a lead-in's place text: its own line first
     span = quote_span(own, quote)
     if span is None or (h is not None and span[0] <= h.start and h.end <= span[1]):
