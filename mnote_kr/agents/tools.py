@@ -41,6 +41,7 @@ from mnote_kr.agents.contracts import (
     agent_open_plan,
     object_schema,
 )
+from mnote_kr.citations.render.alsoasked import also_searched
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.errors import MnoteKrError, NotFoundError, UsageError
 from mnote_kr.models import OpenPlan
@@ -209,7 +210,8 @@ def tool_query(host: Host, args: QueryInput) -> AgentQueryResult:
         citations, answer, diagnostics = found.results, None, found.diagnostics
         notes = list(diagnostics.get("notes", []))
         # (ask's notes have them already)
-        notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
+        notes += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics),
+                               also_searched(diagnostics, citations)])
         missing = list(found.not_indexed)
         query = found.query
         weak = found.weak_reason

@@ -461,6 +461,8 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)
     diagnostics["providerStatus"] = result.raw_status
+    for key, value in result.diagnostics.items():  # the provider's own account (e.g. ``translation``)
+        diagnostics.setdefault(key, value)
     if result.notes or rerank_note:
         diagnostics["notes"] = [*result.notes, *([rerank_note] if rerank_note else [])]
     if not citations:

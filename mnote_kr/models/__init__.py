@@ -124,6 +124,9 @@ class ProviderQueryResult(Base, kw_only=True):
     rerank_requested: bool = False
     rerank_enabled: bool | None = None  # the provider's own rerank configuration, as it reports it
     rerank_model: str | None = None
+    #: The provider's own account of the search (camelCase keys), added to the search's
+    #: ``diagnostics`` beside the host's (a key the host sets itself stays the host's).
+    diagnostics: dict[str, Any] = {}
 
 
 class CitationTextBundle(Frozen, frozen=True, kw_only=True):
@@ -443,6 +446,8 @@ class ProviderStatus(Base, kw_only=True):
     extra: dict[str, Any] = {}
     #: What the provider found unsafe about its server (e.g. answers without the key), each with the fix.
     warnings: list[str] = []
+    #: One line each on a provider setting that changes what a search does (on or off, and where set).
+    settings: list[str] = []
     #: Set (with ``reachable`` False) when the provider's server for this workspace does not run and a
     #: report that may not start it (``ProviderContext.may_start``) was asked: when it starts.
     not_started: str | None = None

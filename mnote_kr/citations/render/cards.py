@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
+from mnote_kr.citations.render.alsoasked import also_searched
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
@@ -137,6 +138,7 @@ def render_search(result: SearchResults) -> str:
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
     out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     out += _cards(result.results, weak=result.weak)
+    out += filter(None, [also_searched(diagnostics, result.results)])  # a translation's file among them
     if not out:
         why = diagnostics.get("noResults")
         message = why.get("message") if isinstance(why, dict) else None
@@ -399,6 +401,8 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")
     elif reranker.get("problem"):
         lines.append(f"Reranker:  off: {reranker['problem']}")
+    for setting in prov.get("settings") or []:
+        lines.append(f"Setting:   {setting}")
     for warning in prov.get("warnings") or []:
         lines.append(f"Warning:   {warning}")
     for failed in info.get("plugins", {}).get("failed", []):

@@ -93,6 +93,32 @@ def test_a_workspace_of_one_language_sends_one_query(chinese_workspace) -> None:
     assert _asked(chinese_workspace, "董事会什么时候开会") == ["董事会什么时候开会"]
 
 
+def test_the_result_says_what_the_translation_did_or_why_none_was_sent(chinese_workspace) -> None:
+    """``diagnostics.translation``: sent, its text and the files it added; once the workspace is known to hold
+    one language, why none is sent."""
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.models import QueryRequest
+
+    chinese_workspace["replay"].add("POST", "/query/data", _by_query)
+    ctx = chinese_workspace["ctx"]
+    told = plugin.query(ctx=ctx, request=QueryRequest(query="哪个国家拿了两枚银牌", mode="naive")).diagnostics
+    sent = json.loads(chinese_workspace["replay"].sent("POST", "/query/data")[-1].content)["query"]
+    assert told == {"translation": {"sent": True, "text": sent, "addedFiles": 1, "added": ["results.docx"],
+                                    "reason": None}}
+    # a workspace whose translated searches found no English file (the record of the one above forgotten):
+    # the gate closes, and says so
+    from mnote_kr_lightrag.client import naming
+
+    chinese_workspace["replay"].add("POST", "/query/data", lambda request: httpx.Response(200, json=_chunks(
+        ("report.docx", "挪威在冬奥会上获得了两枚银牌。"))))
+    (Path(ctx.state_dir) / "crosslang" / f"{naming.workspace_tag(ctx.workspace_root)}.json").unlink()
+    answers = [plugin.query(ctx=ctx, request=QueryRequest(query="董事会批准了预算吗", mode="naive")).diagnostics
+               for _ in range(crossquery.CLOSE_AFTER + 1)]
+    assert [a["translation"]["sent"] for a in answers] == [True] * crossquery.CLOSE_AFTER + [False]
+    assert answers[0]["translation"]["addedFiles"] == 0 and answers[0]["translation"]["added"] == []
+    assert answers[-1]["translation"]["reason"] == "workspace holds one language"
+
+
 def _by_query(request: httpx.Request) -> httpx.Response:
     """A workspace of two Chinese files and one English one that only the English question finds."""
     if "silver" in json.loads(request.content)["query"]:

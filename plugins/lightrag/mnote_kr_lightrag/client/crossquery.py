@@ -34,7 +34,7 @@ from pathlib import Path
 
 import msgspec
 
-from mnote_kr.plugin_api import ProviderReference
+from mnote_kr.plugin_api import ProviderContext, ProviderReference
 
 #: Ask a second time with the question translated, when the dictionary can (measured: off).
 TRANSLATE = False
@@ -150,27 +150,61 @@ def worth_asking(query: str, known: Languages) -> bool:
     hold no file in it (:meth:`Languages.closed`: only searches that sent a translation close it; a
     search without one, as the first of a fresh install is while the dictionary is parsed, only
     learns the files it found)."""
-    into = other_language(query)
-    return into in INTO and not known.closed(into)
+    return why_not_asked(query, known, "mix") is None
 
 
 def translated(query: str, on: bool | None = None) -> str | None:
-    """The question in the other language, or None: off (:func:`switched_on` of the workspace's
-    ``translate_queries``), nothing to translate, or the dictionary not parsed
+    """The question in the other language, or None (:func:`translation` says why)."""
+    return translation(query, on)[0]
+
+
+#: Why a search sent no translation (``diagnostics.translation.reason``, docs/http-api.md).
+OFF, NOTHING, LOADING, UNREADABLE, ONE_LANGUAGE, BYPASS, FAILED = (
+    "off", "nothing to translate", "dictionary not loaded yet", "dictionary unreadable",
+    "workspace holds one language", "bypass mode sends no query", "the translated query failed")
+
+
+def translation(query: str, on: bool | None = None) -> tuple[str | None, str | None]:
+    """The question in the other language and None, or None and why not: off (:func:`switched_on` of
+    the workspace's ``translate_queries``), nothing to translate, or the dictionary not parsed
     yet (a search never pays the parse of seconds: it starts it for the next one). Loads the
     parsed dictionary when needed (~0.4 s): call it beside the question's own query."""
     if not switched_on(on):
-        return None
+        return None, OFF
     from mnote_kr.plugin_api import crosslang
 
     if not crosslang.ready():
         crosslang.prepare()
-        return None
+        return None, LOADING
     try:
         found = crosslang.translate(query)
     except (OSError, ValueError):  # the package gone or its file unreadable: the question alone
-        return None
-    return found.text if found and found.text.strip() and found.text != query else None
+        return None, UNREADABLE
+    if found and found.text.strip() and found.text != query:
+        return found.text, None
+    return None, NOTHING
+
+
+def why_not_asked(query: str, known: Languages | None, mode: str) -> str | None:
+    """Why :func:`worth_asking` sends no translation (None: it sends one)."""
+    if known is None:
+        return OFF
+    if mode == "bypass":
+        return BYPASS
+    into = other_language(query)
+    if into not in INTO:
+        return NOTHING  # only a Chinese question is translated (into English)
+    return ONE_LANGUAGE if known.closed(into) else None
+
+
+def account(text: str | None, why: str | None, own: Sequence[ProviderReference],
+            shown: Sequence[ProviderReference]) -> dict[str, object]:
+    """What the translation did, for the search's diagnostics: sent or not (``reason`` why not), its
+    text, and the files among ``shown`` (the references returned) that the question's own lacked."""
+    have = {r.file_path for r in own}
+    added_files = list(dict.fromkeys(r.file_path for r in shown if r.file_path not in have)) if text else []
+    return {"sent": text is not None, "text": text, "addedFiles": len(added_files), "added": added_files,
+            "reason": why}
 
 
 def added(first: Sequence[ProviderReference], second: Sequence[ProviderReference],
@@ -205,3 +239,35 @@ def place(first: Sequence[ProviderReference], extra: Sequence[tuple[ProviderRefe
         if at is not None:
             out.insert(at, ref)
     return [msgspec.structs.replace(r, rank=k) for k, r in enumerate(out[:wanted], start=1)]
+
+
+def setting_source(ctx: ProviderContext, setting: bool | None) -> tuple[bool, str | None]:
+    """Is query translation on for the workspace, and the config file that sets it (None: the default,
+    ``TRANSLATE``): the workspace's ``.mnote/config.toml`` over the user's, as the host merges them."""
+    import tomllib
+
+    from mnote_kr.plugin_api import paths
+
+    on = switched_on(setting)
+    if setting is None:
+        return on, None
+    for path in (Path(ctx.workspace_root) / ".mnote" / "config.toml", paths.config_dir() / "config.toml"):
+        try:
+            section = tomllib.loads(path.read_text(encoding="utf-8")).get("providers", {}).get(ctx.provider, {})
+        except (OSError, ValueError, AttributeError):
+            continue
+        if isinstance(section, dict) and "translate_queries" in section:
+            return on, str(path)
+    return on, "the provider's configuration"
+
+
+def status_line(ctx: ProviderContext, setting: bool | None) -> tuple[str, dict[str, object]]:
+    """``status``'s one line on query translation (``setting``: the workspace's ``translate_queries``),
+    and its ``--json`` form."""
+    on, where = setting_source(ctx, setting)
+    state = "on" if on else "off"
+    if where is None:
+        how = "the default" + ("" if on else "; translate_queries = true under [providers.lightrag] turns it on")
+    else:
+        how = f"translate_queries = {'true' if on else 'false'} in {where}"
+    return f"query translation {state} ({how})", {"on": on, "setIn": where}

@@ -388,31 +388,35 @@ def start_query(ctx: ProviderContext, request: QueryRequest) -> Callable[[], Pro
     return wait
 
 
+#: The translation (None: none sent), the references it found and why none were (a ``crossquery`` reason).
+_Translated = tuple[str | None, list[ProviderReference], str | None]
+
+
 def _retrieve_translated(client: LightRagClient, payload: dict[str, Any], on: bool | None, ws: str,
-                         sent: threading.Event) -> Callable[[], tuple[str | None, list[ProviderReference]]]:
+                         sent: threading.Event) -> Callable[[], _Translated]:
     """The question translated and ``/query/data`` with it, in a thread beside the question's own
-    query: returns a function that waits for the translation and its references (none when there
+    query: returns a function that waits for the translation, its references (none when there
     is no translation or the query failed: the question's own stand alone, a translation only
-    adds). The thread starts translating once ``sent`` is set, as the question's own query goes
-    out: in a fresh process the dictionary's load (~0.4 s holding the interpreter) then runs while
-    LightRAG works, not before it is asked."""
-    box: list[tuple[str | None, list[ProviderReference]]] = []
+    adds) and why none came (:func:`crossquery.translation`). The thread starts translating once
+    ``sent`` is set, as the question's own query goes out: in a fresh process the dictionary's load
+    (~0.4 s holding the interpreter) then runs while LightRAG works, not before it is asked."""
+    box: list[_Translated] = []
 
     def work() -> None:
         sent.wait()
-        translation = crossquery.translated(payload["query"], on)
+        translation, why = crossquery.translation(payload["query"], on)
         try:
             box.append((translation, retrieve_own(client, {**payload, "query": translation}, ws)[1]
-                        if translation else []))
+                        if translation else [], why))
         except ProviderError:
-            box.append((None, []))
+            box.append((translation, [], crossquery.FAILED))
 
     thread = threading.Thread(target=work, name="mnote-kr-lightrag-translated", daemon=True)
     thread.start()
 
-    def wait() -> tuple[str | None, list[ProviderReference]]:
+    def wait() -> _Translated:
         thread.join()
-        return box[0] if box else (None, [])
+        return box[0] if box else (None, [], crossquery.FAILED)
 
     return wait
 
@@ -428,7 +432,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     ws = naming.workspace_tag(ctx.workspace_root)
     known = crossquery.Languages(ctx.state_dir, ws) if crossquery.switched_on(settings.translate) else None
     second, sent = None, threading.Event()
-    if known is not None and payload["mode"] != "bypass" and crossquery.worth_asking(request.query, known):
+    why = crossquery.why_not_asked(request.query, known, payload["mode"])
+    if why is None:
         second = _retrieve_translated(client, payload, settings.translate, ws, sent)
     try:
         sent.set()  # the question's own query goes out now: the translation's thread may take the interpreter
@@ -440,9 +445,10 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
             graph_note = GRAPH_NOTE
     except ProviderHTTPError as exc:
         raise _query_error(exc) from exc
-    translation, theirs = second() if second is not None else (None, [])
+    translation, theirs, why = second() if second is not None else (None, [], why)
     if known is not None:  # a search that sent no translation only learns files, never closes the gate
         known.learn([*references, *theirs], crossquery.other_language(request.query) if translation else None)
+    own = references
     extra = crossquery.added(references, theirs, wanted) if theirs else []
     if rank_passages:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
@@ -461,7 +467,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
                                  rerank_requested=bool(request.enable_rerank),
                                  rerank_enabled=bool(payload.get("enable_rerank"))
                                  and configuration.get("rerank_binding") not in (None, "null", ""),
-                                 rerank_model=configuration.get("rerank_model"))
+                                 rerank_model=configuration.get("rerank_model"),
+                                 diagnostics={"translation": crossquery.account(translation, why, own, references)})
     if graph_note:
         result.notes.append(graph_note)
     if known is not None and known.problem:

@@ -13,7 +13,7 @@ from typing import Any
 
 from mnote_kr.plugin_api import EntryColumns, ProviderStatus, SourceEntry
 
-from . import exposure, naming
+from . import crossquery, exposure, naming
 from . import provider as _p
 from .docrows import as_dict
 from .http import ProviderHTTPError
@@ -25,6 +25,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
     health = cached_health(prov.ctx, prov.client, refresh=True)
     warnings = exposure.probe(prov.client, id(prov.ctx.transport), remember_in=_engine_record(prov))
     configuration: dict[str, Any] = as_dict(health.get("configuration"))
+    translate, translate_json = crossquery.status_line(prov.ctx, prov.settings.translate)
     try:
         rows, counts = prov.client.all_documents()
     except ProviderHTTPError as exc:
@@ -35,7 +36,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
                               core_version=health.get("core_version"), api_version=health.get("api_version"),
                               pipeline_busy=health.get("pipeline_busy"),
                               webui_url=f"{prov.settings.url}/webui/" if health.get("webui_available") else None,
-                              warnings=warnings)
+                              warnings=warnings, settings=[translate], extra={"translateQueries": translate_json})
     cols = _columns(entries)
     known_ids = set(cols.doc_ids)
     known_names = set(cols.names)
@@ -70,6 +71,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         "otherWorkspacesDocuments": len(foreign),
         "missingFromIndex": missing[:50],
         "missingFromIndexCount": len(missing),
+        "translateQueries": translate_json,
     }
     return ProviderStatus(
         provider=_p.PROVIDER, reachable=True, url=prov.settings.url,
@@ -80,7 +82,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         webui_url=f"{prov.settings.url}/webui/" if health.get("webui_available") else None,
         input_directory=str(input_dir) if input_dir else None,
         working_directory=health.get("working_directory") or prov.settings.working_dir, extra=extra,
-        warnings=warnings,
+        warnings=warnings, settings=[translate],
     )
 
 
