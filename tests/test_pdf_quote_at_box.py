@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -29,9 +30,12 @@ CHUNKS = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc20b_chunks
 
 
 @pytest.fixture
-def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
+def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
+    from mnote_kr.citations.rank import meaning
+
     fresh_caches()  # each test's replay is its own
-    return make_env(tmp_path, monkeypatch)
+    yield make_env(tmp_path, monkeypatch)
+    meaning._memo.clear()  # the places embedded here are not another module's test's (same corpus file)
 
 
 def _indexed(env: Env, name: str) -> tuple[Path, str]:
