@@ -53,8 +53,10 @@ What is here:
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
   ``valued_row`` (else the data row holding a value under the header the question names),
   ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
-  letters: no place to cite), ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is
-  mostly mojibake, a font without a usable Unicode map: a page for OCR to read, never to box),
+  letters: no place to cite), ``is_furniture`` (a line that is page furniture by its form: a journal's running
+  header, "Corresponding author...", a copyright line; no place to cite),
+  ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is mostly mojibake, a font without a
+  usable Unicode map: a page for OCR to read, never to box),
   ``heading_lead`` (a heading that is only the query, quoted with the sentence after it),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
@@ -132,6 +134,7 @@ if TYPE_CHECKING:
     from mnote_kr.app.host import Host
     from mnote_kr.citations.caches.filecache import FileCache, KeyedStore, Persist
     from mnote_kr.citations.cleaning.copyable import mostly_glyphs
+    from mnote_kr.citations.cleaning.furniture import is_furniture
     from mnote_kr.citations.cleaning.headlead import heading_lead
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
@@ -228,6 +231,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
+    "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "asked_of_place",
@@ -338,6 +342,7 @@ __all__ = [
     "heading_lead",
     "hookimpl",
     "hookspec",
+    "is_furniture",
     "iter_tokens",
     "keeps_line_end_hyphen",
     "labelled_row",

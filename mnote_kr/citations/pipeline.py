@@ -17,7 +17,7 @@ import msgspec
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.caches.citecache import remember_shown
 from mnote_kr.citations.caches.memo import Memo
-from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, trim_chunk_edges
+from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, mostly_glyphs, trim_chunk_edges
 from mnote_kr.citations.cleaning.furniture import drop_furniture, without_furniture
 from mnote_kr.citations.cleaning.headlead import heading_lead
 from mnote_kr.citations.cleaning.listquote import list_quote
@@ -338,6 +338,9 @@ def build_citations(
                                  first=ref.chunk_order == 0)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
+        if mostly_glyphs(shown):  # a figure's labels read through a font without letters: nothing to quote
+            dropped["noWords"] += 1
+            continue
         located, locator = locator, _without_place_text(agreeing(locator, shown))
         if asked:
             unanchored[cid] = (located, context)

@@ -399,31 +399,51 @@ def has_whole_word(text: str, query: str = "") -> bool:
 #: Characters no word holds inside it (after its edges' punctuation is taken off): a token holding one is
 #: glyphs a text layer read from a figure's font with no letters mapped (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``).
 _GLYPH_CHARS = frozenset('<>?@#$%!"|~;\\')
+#: An address holds some of them and is a word: ``patrickl@unimelb.edu.au``, ``https://x.org/a?b=1#c``.
+_ADDRESS_RE = lazy_compile(r"[\w.+-]+[@＠][\w-]+(?:\.[\w-]+)+|(?:https?://|www\.)\S+", re.IGNORECASE)
 _CJK_RE = lazy_compile(f"[{CJK_CLASS}]")
 #: Below this share of its characters in word tokens a text is mostly glyphs.
 WORD_SHARE = 0.5
 
 
+def _word_shaped(core: str) -> bool:
+    """Whether a token holding ``_GLYPH_CHARS`` is still words: an address, or code whose pieces between its
+    signs are mostly names (``ss->segment``, ``a<b``: at least half its letters and digits stand in pieces of
+    two letters or more without a digit). Glyph soup's pieces are digits and lone letters (``1@>8:?.A?@2D2``)."""
+    if _ADDRESS_RE.fullmatch(core):
+        return True
+    pieces = [p for p in re.split(r"\W+", core) if p]
+    named = sum(len(p) for p in pieces if len(p) > 1 and not any(ch.isdigit() for ch in p))
+    return 2 * named >= sum(len(p) for p in pieces)
+
+
 def mostly_glyphs(text: str) -> bool:
-    """Whether ``text`` is mostly glyph soup, no place to cite: under ``WORD_SHARE`` of its characters
-    stand in word tokens (a token is a word when, its edges' punctuation off, it holds a letter or digit and
-    none of ``_GLYPH_CHARS``: ``R&D`` and ``1:01`` are words, ``ka>29:92>#`` and ``!"#`` are not). Figure
-    labels read through a font without a letter map are; a sentence, a table's row of numbers or a CJK
-    line is not. Mojibake is too (``textlayer.mojibake``: a font without a usable Unicode map read as Latin-1
-    and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``)."""
+    """Whether ``text`` is mostly glyph soup, no place to cite: under ``WORD_SHARE`` of its counted characters
+    stand in word tokens. A token is a word when, its edges' punctuation off, it holds a letter or digit and
+    none of ``_GLYPH_CHARS`` (``R&D`` and ``1:01`` are words, ``ka>29:92>#`` is not) or is shaped as words
+    (``_word_shaped``: an e-mail, a URL, code's ``ss->segment``); a word counts its characters without its
+    edges' punctuation (``(+/-)YOY(%)`` is ``YOY``). A token without a letter or digit counts against only
+    when it holds one of ``_GLYPH_CHARS`` (``!"#``): a formula's ``=`` and ``·``, a contents line's dot
+    leaders (``Notices . . . . 7``) and a dash stand aside. Figure labels read through a font without a
+    letter map are soup; a sentence, a formula, code, a table's row of numbers, a contents line, an e-mail
+    line or a CJK line is not. Mojibake is too (``textlayer.mojibake``: a font without a usable Unicode map
+    read as Latin-1 and control characters, ``K¥"N ²£+8B" {±^5)û 2009 c8ÔèÿÁ1 1 U``)."""
     tokens = text.split()
-    total = sum(len(t) for t in tokens)
-    if not total:
+    if not tokens:
         return False
     if mojibake(text):
         return True
-    words = 0
+    words = total = 0
     for token in tokens:
         core = token.strip(_TOKEN_EDGES)
-        if any(ch.isalnum() for ch in core) and not _GLYPH_CHARS & set(core):
+        if any(ch.isalnum() for ch in core) and (not _GLYPH_CHARS & set(core) or _word_shaped(core)):
             words += len(core)
+            total += len(core)
         elif core and max(core) >= CJK_FIRST:
             # CJK is written without spaces: a sentence is one token, its "<" (放热反应，Q<0) no glyph soup. A
             # font without a letter map never reads as ideographs, so those count as words, the rest not.
             words += len(_CJK_RE.findall(core))
+            total += len(core)
+        elif any(ch.isalnum() for ch in core) or _GLYPH_CHARS & set(token):
+            total += len(token)
     return words < WORD_SHARE * total

@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from mnote_kr.plugin_api import (
@@ -239,11 +240,20 @@ class DocTerms:
         return bt
 
     def glyphs(self, b: tuple[int, int]) -> bool:
-        """Whether block ``b`` is mostly glyphs (the host's ``mostly_glyphs``): a figure's labels read
-        through a font with no letters mapped, no place to cite."""
+        """Whether block ``b`` is mostly glyphs (``mostly_glyphs``): a figure's labels, no place to cite."""
         from mnote_kr.plugin_api import mostly_glyphs
 
-        return mostly_glyphs(self.block(b).text)
+        page = self.doc.pages[b[0]]  # as written: folding makes a table's "Q＜60000" a glyph's "q<60000"
+        return mostly_glyphs(written_text(page, page.blocks[b[1]]))
+
+    def unfit(self, b: tuple[int, int], terms: Iterable[str] = ()) -> bool:
+        """Whether block ``b`` is no place to cite: glyphs, or furniture holding none of the query's ``terms``
+        (``is_furniture``: a journal's header; the host quotes it nowhere, so its box shows another quote)."""
+        from mnote_kr.plugin_api import is_furniture
+
+        page = self.doc.pages[b[0]]
+        return self.glyphs(b) or (is_furniture(written_text(page, page.blocks[b[1]]))
+                                  and not any(t in self.block(b).terms for t in terms))
 
 
 def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
@@ -336,8 +346,8 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
     if not passage or not query.strip():
         return Answer(None, "none", 0.0, 0, len(terms), [])
     dt = doc_terms(doc)
-    # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) are no place to cite
-    passage = sorted(b for b in passage if not dt.glyphs(b)) or sorted(passage)  # document order decides ties
+    # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) and page furniture are no place to cite
+    passage = sorted(b for b in passage if not dt.unfit(b, terms)) or sorted(passage)  # document order decides ties
     q = " ".join(fold(query).split())
     if len(q) >= 3:
         occ = {b: query_occurrences(dt.block(b).text, q) for b in passage}
@@ -490,7 +500,7 @@ def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list
     for n, cos in nearest_places(key, query, FILE_WIDE + len(inside)).items():
         pi = bisect_right(starts, n) - 1
         if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE \
-                and not doc_terms(doc).glyphs((pi, n - starts[pi])):
+                and not doc_terms(doc).unfit((pi, n - starts[pi])):
             out.append(((pi, n - starts[pi]), cos))
     return out
 
