@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from mnote_kr_testkit.pdfwords import text_in
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr_lightrag.client import naming
-from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay import Env, fresh_caches, make_env, prepared_pdf, query_data
 
 CHUNKS = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc20b_chunks.json").read_text("utf-8"))
 
@@ -40,16 +39,9 @@ def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
 
 def _indexed(env: Env, name: str) -> tuple[Path, str]:
     """The corpus PDF ``name`` copied into the workspace, its places embedded, registered: (source, rel)."""
-    import mnote_kr_pdf_bbox
-    from mnote_kr.citations.rank import meaning
-
     src = CORPUS / "pdf" / name
     rel = f"papers/{name}"
-    shutil.copyfile(src, env.ws / rel)
-    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
-    meaning.embed_queued(lambda line: None)
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, name))
+    prepared_pdf(env, src, rel)
     return src, rel
 
 

@@ -14,7 +14,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.models import Citation
 from mnote_kr_lightrag.client import naming
-from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, prepared_pdf, query_data
 
 
 @pytest.fixture
@@ -247,18 +247,12 @@ def test_an_exact_cell_behind_an_unanchored_first_place_leads_though_a_place_has
 
     from mnote_kr_testkit.data import CORPUS
 
-    import mnote_kr_pdf_bbox
-    from mnote_kr.citations.rank import meaning
 
     name = "pdfplumber__nics-background-checks-2015-11-rotated.pdf"
     src = CORPUS / "pdf" / name
     before = src.read_bytes()
     rel = f"papers/{name}"
-    shutil.copyfile(src, env.ws / rel)
-    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
-    meaning.embed_queued(lambda line: None)
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, name))
+    prepared_pdf(env, src, rel)
     chunks = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc16c_chunks.json").read_text("utf-8"))[name]
     doc = naming.doc_id_for(name)
     env.replay.json("POST", "/query/data", query_data(*(("1", name, f"{doc}-chunk-{n}", chunks[n])

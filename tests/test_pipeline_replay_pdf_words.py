@@ -20,7 +20,6 @@ change.
 from __future__ import annotations
 
 import json
-import shutil
 from pathlib import Path
 
 import pytest
@@ -31,7 +30,7 @@ from mnote_kr.citations.rank import meaning
 from mnote_kr.models import Citation
 from mnote_kr_lightrag.client import naming
 from mnote_kr_pdf_bbox import answer
-from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay import Env, fresh_caches, make_env, prepared_pdf, query_data
 
 CHUNKS = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc18a_chunks.json").read_text("utf-8"))
 DPR = "unstructured__multi-column-2p.pdf"
@@ -51,11 +50,7 @@ def _places(env: Env, name: str, order: tuple[str, ...], query: str) -> list[Cit
     src = CORPUS / "pdf" / name
     before = src.read_bytes()
     rel = f"papers/{name}"
-    shutil.copyfile(src, env.ws / rel)
-    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
-    meaning.embed_queued(lambda line: None)
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, name))
+    prepared_pdf(env, src, rel)
     doc = naming.doc_id_for(name)
     env.replay.json("POST", "/query/data", query_data(*(("1", name, f"{doc}-chunk-{n}", CHUNKS[name][n])
                                                         for n in order)))
