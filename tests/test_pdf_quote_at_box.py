@@ -23,7 +23,8 @@ from mnote_kr_testkit.pdfwords import text_in
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr_lightrag.client import naming
-from tests.test_pipeline_replay import Env, fresh_caches, make_env, prepared_pdf, query_data
+from tests.test_pipeline_replay import Env, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay_pdf import prepared_pdf
 
 CHUNKS = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc20b_chunks.json").read_text("utf-8"))
 

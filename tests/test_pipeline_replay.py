@@ -142,23 +142,6 @@ def _entry(ws: Path, rel: str, name: str, status: str = "processed") -> SourceEn
                        light_rag_file_path=name, light_rag_doc_id=naming.doc_id_for(name))
 
 
-def prepared_pdf(env: Env, src: Path, rel: str) -> str:
-    """The PDF ``src`` copied to ``rel`` in the workspace as ingest leaves it: its places prepared and
-    embedded (so they are ranked by meaning too), its entry registered. Returns the LightRAG file name."""
-    import shutil
-
-    import mnote_kr_pdf_bbox
-    from mnote_kr.citations.rank import meaning
-
-    name = Path(rel).name
-    shutil.copyfile(src, env.ws / rel)
-    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
-    meaning.embed_queued(lambda line: None)
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, rel, name))
-    return name
-
-
 @pytest.fixture
 def env(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Env:
     return make_env(tmp_path, monkeypatch)

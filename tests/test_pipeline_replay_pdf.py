@@ -14,7 +14,22 @@ from mnote_kr_testkit.pdfs import PdfBuilder
 
 from mnote_kr.models import Citation
 from mnote_kr_lightrag.client import naming
-from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, prepared_pdf, query_data
+from tests.test_pipeline_replay import Env, _entry, fresh_caches, make_env, query_data
+
+
+def prepared_pdf(env: Env, src: Path, rel: str) -> str:
+    """The PDF ``src`` copied to ``rel`` in the workspace as ingest leaves it: its places prepared and
+    embedded (so they are ranked by meaning too), its entry registered. Returns the LightRAG file name."""
+    import mnote_kr_pdf_bbox
+    from mnote_kr.citations.rank import meaning
+
+    name = Path(rel).name
+    shutil.copyfile(src, env.ws / rel)
+    mnote_kr_pdf_bbox.prepare_locate(str(env.ws / rel))
+    meaning.embed_queued(lambda line: None)
+    with env.host.store.transaction() as reg:
+        reg.put(_entry(env.ws, rel, name))
+    return name
 
 
 @pytest.fixture

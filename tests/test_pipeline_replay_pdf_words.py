@@ -30,7 +30,8 @@ from mnote_kr.citations.rank import meaning
 from mnote_kr.models import Citation
 from mnote_kr_lightrag.client import naming
 from mnote_kr_pdf_bbox import answer
-from tests.test_pipeline_replay import Env, fresh_caches, make_env, prepared_pdf, query_data
+from tests.test_pipeline_replay import Env, fresh_caches, make_env, query_data
+from tests.test_pipeline_replay_pdf import prepared_pdf
 
 CHUNKS = json.loads((Path(__file__).parent / "data" / "lightrag" / "nc18a_chunks.json").read_text("utf-8"))
 DPR = "unstructured__multi-column-2p.pdf"
