@@ -67,3 +67,37 @@ def test_the_english_cover_line_gives_way_to_the_chinese_places_close_in_meaning
     # apart weakly for an English question: which of them leads is its call, not this rule's)
     assert COVER not in new[:3] and len(new) >= 3, new
     assert path.read_bytes() == before
+
+
+def test_the_english_cover_line_outside_the_passage_is_not_the_files_nearest_place(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc20c R3: the passage lacks the cover; the cover came back as a place of the file's nearest by meaning
+    (outside the cited passage) with the file's highest cosine, and the host put it first (``folding``: an
+    approximate first place gives way to the file's nearest). Its cosine is lowered by the same pull."""
+    d = docx.Document()
+    for text, level in LINES:
+        d.add_heading(text, level) if level else d.add_paragraph(text)
+    path = tmp_path / "guide.docx"
+    d.save(str(path))
+    before = path.read_bytes()
+    from mnote_kr_docx_locator.cache import load_docx
+
+    assert meaning.embed_places([p.text for p in load_docx(str(path)).paragraphs]) is True
+    query = "What kinds of electrical equipment are in scope when reviewing plant components?"
+
+    def nearest_first() -> int:
+        """The place the host shows first: the nearest by meaning of the file's places (the passage's
+        own is approximate: an English question over Chinese text holds none of its words)."""
+        loc = load_plugins(None).locate(LocateRequest(
+            file=str(path), evidence=LINES[8][0], passage="\n".join(text for text, _ in LINES[6:10]), query=query))
+        assert loc.locator_degraded
+        places = [(loc.meaning_score, loc.paragraph_index),
+                  *((r.meaning_score, r.paragraph_index) for r in loc.runners_up)]
+        assert any("outside the cited passage" in (r.reason or "") for r in loc.runners_up)
+        return max((p for p in places if p[0] is not None), key=lambda p: p[0])[1]
+
+    monkeypatch.setattr(otherscript, "ACROSS_LANGUAGES", False)
+    assert nearest_first() == COVER  # the fault, as the rule's switch off shows it
+    monkeypatch.setattr(otherscript, "ACROSS_LANGUAGES", True)
+    assert nearest_first() != COVER
+    assert path.read_bytes() == before

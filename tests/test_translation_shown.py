@@ -100,11 +100,12 @@ def test_no_human_line_when_the_translation_brought_no_file_shown(env: Env, foun
 
 
 def test_why_no_translation_was_sent(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
-    """An English question has nothing to translate; while the dictionary is parsed none is sent either."""
+    """An English question is not translated (only a Chinese one is, into English: ``crossquery.INTO``), and
+    says so, not that it held nothing to translate; while the dictionary is parsed none is sent either."""
     env = _translating(env)
     env.replay.add("POST", "/query/data", _answering(AURORA))
     assert env.search("Who designed the Zephyr prototype?").diagnostics["translation"]["reason"] == \
-        "nothing to translate"
+        "only Chinese questions are translated"
     monkeypatch.setattr(crosslang, "ready", lambda: False)
     monkeypatch.setattr(crosslang, "prepare", lambda background=True: None)
     told = env.search(QUESTION).diagnostics["translation"]

@@ -25,7 +25,7 @@ from mnote_kr.citations.locate.textdoc import P, TextDocument
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, lazy_compile
 
-__all__ = ["ACROSS_LANGUAGES", "MINORITY_SHARE", "WORDY", "WRITTEN_IN", "across_languages"]
+__all__ = ["ACROSS_LANGUAGES", "MINORITY_SHARE", "WORDY", "WRITTEN_IN", "across_languages", "without_pull"]
 
 #: Words count only when all are held, and the question's script's pull is taken out of the cosines, for a question
 #: in the other script than the file's body (False: words and cosines as they are, before round 20).
@@ -69,25 +69,48 @@ def across_languages(doc: TextDocument[P], query: str, qt: QueryTerms, words: Ma
     """``words`` and ``cos`` of the candidate places (module docstring) when ``query`` is written in the other
     script than ``doc``'s body; else unchanged. ``cosines(indices)``: the question's cosine with the file's
     places; ``holds(i)``: place ``i`` holds the question (as written, or every term of it)."""
-    script = _script(query)
+    script = _other_script(doc, query)
+    if script is None or not qt:
+        return dict(words), dict(cos)
     paras = doc.paragraphs
-    if not ACROSS_LANGUAGES or script is None or not qt:
-        return dict(words), dict(cos)
-    body = "\n".join(p.text for p in paras)
-    if _share(body, script) > MINORITY_SHARE:
-        return dict(words), dict(cos)
     # a line in the question's script (the cover's subtitle, a reference) keeps its words only holding them all;
     # the body's places keep theirs (an English term inside a Chinese paragraph, "差异项 difference", is a cue)
     kept = {i: w if holds(i) or _share(paras[i].text, script) < WRITTEN_IN else 0.0 for i, w in words.items()}
+    return kept, _lowered(doc, script, cos, cosines)
+
+
+def without_pull(doc: TextDocument[P], query: str, cos: Mapping[int, float],
+                 cosines: Callable[[list[int]], dict[int, float] | None]) -> dict[int, float]:
+    """``cos`` (place index to cosine) with the pull of the question's script taken out of the places written
+    in it, when ``query`` is written in the other script than ``doc``'s body (module docstring); else unchanged.
+    The file's places nearest the question by meaning (outside the cited passage) are chosen on these: the
+    English cover line of a Chinese DOCX was the file's nearest and the host showed it first (nc20c R3)."""
+    script = _other_script(doc, query)
+    return dict(cos) if script is None else _lowered(doc, script, cos, cosines)
+
+
+def _other_script(doc: TextDocument[P], query: str) -> str | None:
+    """The question's script when the rule is on and ``doc``'s body is written in the other; else None."""
+    script = _script(query)
+    if not ACROSS_LANGUAGES or script is None:
+        return None
+    body = "\n".join(p.text for p in doc.paragraphs)
+    return None if _share(body, script) > MINORITY_SHARE else script
+
+
+def _lowered(doc: TextDocument[P], script: str, cos: Mapping[int, float],
+             cosines: Callable[[list[int]], dict[int, float] | None]) -> dict[int, float]:
+    """``cos`` lowered, for the places written in ``script``, by how much nearer the question they stand on
+    average than the body's places (measured on the whole file); unchanged without such a pull."""
+    paras = doc.paragraphs
     every = cosines(list(range(len(paras)))) or {}
     # the pull is measured on lines of some words ("NB/T 20XX", a code, says little of a language)
     own = [c for i, c in every.items()
            if _share(paras[i].text, script) >= WRITTEN_IN and sum(_amounts(paras[i].text)) >= WORDY]
     other = [c for i, c in every.items() if _script(paras[i].text) not in (None, script)]
     if not own or not other:
-        return kept, dict(cos)
+        return dict(cos)
     pull = math.fsum(own) / len(own) - math.fsum(other) / len(other)
     if pull <= 0:
-        return kept, dict(cos)
-    return kept, {i: c - pull if _share(paras[i].text, script) >= WRITTEN_IN else c for i, c in cos.items()}
-
+        return dict(cos)
+    return {i: c - pull if _share(paras[i].text, script) >= WRITTEN_IN else c for i, c in cos.items()}

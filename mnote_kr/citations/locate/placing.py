@@ -15,7 +15,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
-from mnote_kr.citations.locate.otherscript import across_languages
+from mnote_kr.citations.locate.otherscript import across_languages, without_pull
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
@@ -108,13 +108,16 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     cands = [i for i in cands if _placeable(paras[i])]
     wide = {i: c for i, c in (nearest(FILE_WIDE) if nearest is not None and scope is None else {}).items()
             if 0 <= i < len(paras) and i not in cands and i != match.paragraph.index and _placeable(paras[i])}
+    # a question in the other script than the file's body: the question's script's pull is out of their cosines
+    wide = dict(sorted(without_pull(doc, q, wide, cosines).items(), key=lambda t: (-t[1], t[0]))) if wide else wide
     outside = tuple(Match(paras[i], match.score, None, f"{SEMANTIC}: placed by meaning among the file's "
                           "paragraphs, outside the cited passage", match.anchor, c) for i, c in wide.items())
     # the chunk's paragraphs outside the sidecar block the evidence lies in: places behind, never the place
     beyond = [i for i in passage_paragraphs(doc, passage) if i not in scope and i not in cands
               and _placeable(paras[i])] if CHUNK_BEHIND and scope is not None else []
     if len(cands) < 2 and not beyond:  # nothing to choose from: the place keeps its cosine (its file's places are
-        alone = cosines([match.paragraph.index])  # ordered by it)
+        alone = cosines([match.paragraph.index])  # ordered by it), the question's script's pull out of it
+        alone = without_pull(doc, q, alone, cosines) if alone else alone
         return dataclasses.replace(match, meaning=alone.get(match.paragraph.index), runners_up=outside) \
             if alone else match
     qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
@@ -282,6 +285,8 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
     cands = [i for i in sorted(set(quoted).union(run))
              if i != chosen and part(paras[i]) in own and _placeable(paras[i]) and keep(paras[i])]
     cos = meaning.cosines(key, query, [chosen, *cands]) or {}
+    # a question in the other script than the file's body: the question's script's pull is out of the cosines
+    cos = without_pull(doc, q, cos, lambda idx: meaning.cosines(key, query, idx)) if cos else cos
     qt = QueryTerms(q, doc.df, len(paras), getattr(doc, "defined", ()), query_words(q))
     words = {i: qt.score(paras[i].norm) if qt else 0.0 for i in cands}
     if cos:
@@ -295,6 +300,9 @@ def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *
             taken.add(group(paras[i]))
             out.append((paras[i], cos.get(i)))
     wide = meaning.nearest(key, query, FILE_WIDE + len(cands) + 1) if FILE_WIDE else {}
+    # a question in the other script than the file's body: the question's script's pull is out of their cosines
+    wide = dict(sorted(without_pull(doc, q, wide, lambda idx: meaning.cosines(key, query, idx)).items(),
+                       key=lambda t: (-t[1], t[0]))) if wide else wide
     inside = set(cands)
     for i, c in wide.items():
         if len(out) >= RUNNERS_UP + FILE_WIDE:

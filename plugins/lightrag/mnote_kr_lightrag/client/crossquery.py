@@ -162,6 +162,8 @@ def translated(query: str, on: bool | None = None) -> str | None:
 OFF, NOTHING, LOADING, UNREADABLE, ONE_LANGUAGE, BYPASS, FAILED = (
     "off", "nothing to translate", "dictionary not loaded yet", "dictionary unreadable",
     "workspace holds one language", "bypass mode sends no query", "the translated query failed")
+#: Why a question in another language than Chinese sent none: it is translated only into ``INTO``'s (English).
+NOT_INTO = "only Chinese questions are translated"
 
 
 def translation(query: str, on: bool | None = None) -> tuple[str | None, str | None]:
@@ -193,7 +195,7 @@ def why_not_asked(query: str, known: Languages | None, mode: str) -> str | None:
         return BYPASS
     into = other_language(query)
     if into not in INTO:
-        return NOTHING  # only a Chinese question is translated (into English)
+        return NOT_INTO
     return ONE_LANGUAGE if known.closed(into) else None
 
 
