@@ -38,6 +38,19 @@ def _fresh(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     meaning._memo.clear()
 
 
+def _guide(tmp_path: Path) -> Path:
+    """The Chinese guide with its English cover line (``LINES``), written and its places embedded."""
+    from mnote_kr_docx_locator.cache import load_docx
+
+    d = docx.Document()
+    for text, level in LINES:
+        d.add_heading(text, level) if level else d.add_paragraph(text)
+    path = tmp_path / "guide.docx"
+    d.save(str(path))
+    assert meaning.embed_places([p.text for p in load_docx(str(path)).paragraphs]) is True
+    return path
+
+
 def _places(path: Path, query: str) -> list[int]:
     """The place and the places behind it, best first."""
     evidence = "\n".join(text for text, _ in LINES[:4])  # the chunk's evidence: the cover
@@ -48,15 +61,8 @@ def _places(path: Path, query: str) -> list[int]:
 
 def test_the_english_cover_line_gives_way_to_the_chinese_places_close_in_meaning(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    d = docx.Document()
-    for text, level in LINES:
-        d.add_heading(text, level) if level else d.add_paragraph(text)
-    path = tmp_path / "guide.docx"
-    d.save(str(path))
+    path = _guide(tmp_path)
     before = path.read_bytes()
-    from mnote_kr_docx_locator.cache import load_docx
-
-    assert meaning.embed_places([p.text for p in load_docx(str(path)).paragraphs]) is True
     query = "Which electrical equipment does the guideline cover?"
     monkeypatch.setattr(otherscript, "ACROSS_LANGUAGES", False)
     old = _places(path, query)
@@ -74,15 +80,8 @@ def test_the_english_cover_line_outside_the_passage_is_not_the_files_nearest_pla
     """nc20c R3: the passage lacks the cover; the cover came back as a place of the file's nearest by meaning
     (outside the cited passage) with the file's highest cosine, and the host put it first (``folding``: an
     approximate first place gives way to the file's nearest). Its cosine is lowered by the same pull."""
-    d = docx.Document()
-    for text, level in LINES:
-        d.add_heading(text, level) if level else d.add_paragraph(text)
-    path = tmp_path / "guide.docx"
-    d.save(str(path))
+    path = _guide(tmp_path)
     before = path.read_bytes()
-    from mnote_kr_docx_locator.cache import load_docx
-
-    assert meaning.embed_places([p.text for p in load_docx(str(path)).paragraphs]) is True
     query = "What kinds of electrical equipment are in scope when reviewing plant components?"
 
     def nearest_first() -> int:
