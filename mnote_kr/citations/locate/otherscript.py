@@ -19,6 +19,8 @@ the file). Places close in meaning in the body's language then decide; a body pa
 from __future__ import annotations
 
 import math
+import threading
+from collections import OrderedDict
 from collections.abc import Callable, Mapping
 
 from mnote_kr.citations.locate.textdoc import P, TextDocument
@@ -53,14 +55,43 @@ def _amounts(text: str) -> tuple[int, int]:
 
 def _script(text: str) -> str | None:
     """"cjk" for a text holding CJK, "latin" for one holding Latin words and no CJK, else None."""
-    cjk, latin = _amounts(text)
+    return _script_of(_amounts(text))
+
+
+def _script_of(amounts: tuple[int, int]) -> str | None:
+    cjk, latin = amounts
     return "cjk" if cjk else "latin" if latin else None
 
 
-def _share(text: str, script: str) -> float:
-    cjk, latin = _amounts(text)
+def _share_of(amounts: tuple[int, int], script: str) -> float:
+    cjk, latin = amounts
     total = cjk + latin
     return (cjk if script == "cjk" else latin) / total if total else 0.0
+
+
+#: The last documents' paragraph amounts (``_amounts`` of each): every locate of a cached model asks for them, and
+#: counting a long file's scripts again each time (1,175 paragraphs: ~25 ms a place) was work done per citation.
+_MEMO: OrderedDict[int, tuple[object, list[tuple[int, int]]]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_MAX = 16
+
+
+def _paragraph_amounts(doc: TextDocument[P]) -> list[tuple[int, int]]:
+    """``_amounts`` of each of ``doc``'s paragraphs, counted once per document (the model is immutable once made;
+    the memo holds the document, so its ``id`` is not reused while remembered)."""
+    key = id(doc)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None and hit[0] is doc:
+            _MEMO.move_to_end(key)
+            return hit[1]
+    amounts = [_amounts(p.text) for p in doc.paragraphs]
+    with _MEMO_LOCK:
+        _MEMO[key] = (doc, amounts)
+        _MEMO.move_to_end(key)
+        while len(_MEMO) > _MEMO_MAX:
+            _MEMO.popitem(last=False)
+    return amounts
 
 
 def across_languages(doc: TextDocument[P], query: str, qt: QueryTerms, words: Mapping[int, float],
@@ -72,10 +103,10 @@ def across_languages(doc: TextDocument[P], query: str, qt: QueryTerms, words: Ma
     script = _other_script(doc, query)
     if script is None or not qt:
         return dict(words), dict(cos)
-    paras = doc.paragraphs
+    amounts = _paragraph_amounts(doc)
     # a line in the question's script (the cover's subtitle, a reference) keeps its words only holding them all;
     # the body's places keep theirs (an English term inside a Chinese paragraph, "差异项 difference", is a cue)
-    kept = {i: w if holds(i) or _share(paras[i].text, script) < WRITTEN_IN else 0.0 for i, w in words.items()}
+    kept = {i: w if holds(i) or _share_of(amounts[i], script) < WRITTEN_IN else 0.0 for i, w in words.items()}
     return kept, _lowered(doc, script, cos, cosines)
 
 
@@ -94,23 +125,24 @@ def _other_script(doc: TextDocument[P], query: str) -> str | None:
     script = _script(query)
     if not ACROSS_LANGUAGES or script is None:
         return None
-    body = "\n".join(p.text for p in doc.paragraphs)
-    return None if _share(body, script) > MINORITY_SHARE else script
+    # the body's amounts are its paragraphs' summed (no Latin word or CJK character spans two paragraphs)
+    amounts = _paragraph_amounts(doc)
+    body = (sum(a[0] for a in amounts), sum(a[1] for a in amounts))
+    return None if _share_of(body, script) > MINORITY_SHARE else script
 
 
 def _lowered(doc: TextDocument[P], script: str, cos: Mapping[int, float],
              cosines: Callable[[list[int]], dict[int, float] | None]) -> dict[int, float]:
     """``cos`` lowered, for the places written in ``script``, by how much nearer the question they stand on
     average than the body's places (measured on the whole file); unchanged without such a pull."""
-    paras = doc.paragraphs
-    every = cosines(list(range(len(paras)))) or {}
+    amounts = _paragraph_amounts(doc)
+    every = cosines(list(range(len(amounts)))) or {}
     # the pull is measured on lines of some words ("NB/T 20XX", a code, says little of a language)
-    own = [c for i, c in every.items()
-           if _share(paras[i].text, script) >= WRITTEN_IN and sum(_amounts(paras[i].text)) >= WORDY]
-    other = [c for i, c in every.items() if _script(paras[i].text) not in (None, script)]
+    own = [c for i, c in every.items() if _share_of(amounts[i], script) >= WRITTEN_IN and sum(amounts[i]) >= WORDY]
+    other = [c for i, c in every.items() if _script_of(amounts[i]) not in (None, script)]
     if not own or not other:
         return dict(cos)
     pull = math.fsum(own) / len(own) - math.fsum(other) / len(other)
     if pull <= 0:
         return dict(cos)
-    return {i: c - pull if _share(paras[i].text, script) >= WRITTEN_IN else c for i, c in cos.items()}
+    return {i: c - pull if _share_of(amounts[i], script) >= WRITTEN_IN else c for i, c in cos.items()}
