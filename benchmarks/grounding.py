@@ -5,8 +5,9 @@ For each labelled question of ``retrieval_questions.json`` (``old``: the set tun
 heldout2 does not use), ``grounding_tune_pdf2.json`` (``tunepdf2``: tuned on, 25 sentences on PDF blocks
 of two long PDFs neither of those uses, mostly past the first page: answers outside the file's first
 chunk), ``retrieval_tune3.json`` (``tune3``: tuned on, written before it was, 60 questions over 8
-files no other set uses), ``retrieval_heldout2.json`` and ``retrieval_heldout3.json`` (``heldout2``,
-``heldout3``: reported only, their misses never printed), a recorded
+files no other set uses), ``retrieval_tune5.json`` (``tune5``: tuned on, written before it was, 48
+questions mostly in another language than their document's), ``retrieval_heldout2.json`` and
+``retrieval_heldout3.json`` (``heldout2``, ``heldout3``: reported only, their misses never printed), a recorded
 answer is written from the labelled place's own text, **verbatim**: the sentence of the labelled
 DOCX paragraph (or of the PDF page around the labelled snippet, cut to the labelled block when the
 label has one) that holds the snippet, and for a DOCX label the paragraph's next sentence when it
@@ -30,7 +31,7 @@ file is cited``: the grounded share of the sentences whose file the search cited
 written from what the provider found; a recorded one is written whether or not it was found).
 
     .venv/bin/python benchmarks/grounding.py [--top-k 10] [--sets old,tunepdf] [--misses] [--dump F]
-    # --misses: the tuning sets' only (old, tunepdf, tunepdf2, tune3), never heldout2's or heldout3's
+    # --misses: the tuning sets' only (old, tunepdf, tunepdf2, tune3, tune5), never heldout2's or heldout3's
     .venv/bin/python benchmarks/grounding.py --from-dump F [--reground] [--misses]  # a run again
 """
 
@@ -51,9 +52,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval import iou, place_hit  # noqa: E402
 from retrieval_labels import LabelError, answering_text, corpus_host, load_sets, norm, resolve  # noqa: E402
 
-SETS = ("old", "tunepdf", "tunepdf2", "tune3", "heldout2", "heldout3")
+SETS = ("old", "tunepdf", "tunepdf2", "tune3", "tune5", "heldout2", "heldout3")
 #: Tuned on: their misses may be printed (``--misses``); never ``heldout2``'s or ``heldout3``'s.
-TUNING = ("old", "tunepdf", "tunepdf2", "tune3")
+TUNING = ("old", "tunepdf", "tunepdf2", "tune3", "tune5")
 #: This benchmark's own tuning sets of PDF block labels, by set name.
 TUNE_PDF = {name: Path(__file__).resolve().parent / f"grounding_{name.replace('tune', 'tune_')}.json"
             for name in ("tunepdf", "tunepdf2")}

@@ -1,6 +1,6 @@
-"""Labels of ``benchmarks/retrieval.py``: the seven question sets, the labelled places, a wording check.
+"""Labels of ``benchmarks/retrieval.py``: the eight question sets, the labelled places, a wording check.
 
-Seven sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
+Eight sets, all written by reading the documents of ``tests/data/corpus`` (never from mnote-kr's
 output):
 
 * ``retrieval_questions.json`` (the "old" set, 64 questions): the set the embedder mix and the
@@ -34,6 +34,11 @@ output):
   magazine page, 3 on a code listing and a formula; 3 files no other set uses): labelled like
   heldout2, written before any tuning on it (issue 33's fourteenth round) to choose a PDF locator
   setting on; a tuning set. Both scans draw their Chinese OCR text in a font the PDF does not embed.
+* ``retrieval_tune5.json`` (the "tune5" set, 48 questions asked in another language than their document's:
+  30 Chinese over five files no other set uses (Japanese, Persian, Korean, English), 10 English over two
+  Chinese files of tune3 and tune4 (other paragraphs and blocks than theirs), 8 in the document's own
+  language; 41 other wording; 36 on DOCX paragraphs, 12 on PDF blocks): labelled like heldout2, written
+  before any tuning on it (issue 33's twenty-first round) to tune cross-language recall on; a tuning set.
 
 The labelled place is read here with readers of this file's own, not with the locators under
 test: a DOCX paragraph is every ``w:p`` under ``w:body`` in order with nested ones skipped (the
@@ -68,6 +73,7 @@ HELDOUT = HERE / "retrieval_heldout.json"
 HELDOUT2 = HERE / "retrieval_heldout2.json"
 TUNE3 = HERE / "retrieval_tune3.json"
 TUNE4 = HERE / "retrieval_tune4.json"
+TUNE5 = HERE / "retrieval_tune5.json"
 HELDOUT3 = HERE / "retrieval_heldout3.json"
 TABLES = HERE / "retrieval_tables.json"
 W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
@@ -77,7 +83,7 @@ CJK = "\u3400-\u4dbf\u4e00-\u9fff\u2e80-\u2fdf\uf900-\ufaff"
 def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     """The documents to ingest (those of the old set, then those the later sets add) and the
     question sets by name (``old``, ``heldout``, ``heldout2``, ``tune3``, ``heldout3``, ``tables``,
-    ``tune4``), set name added."""
+    ``tune4``, ``tune5``), set name added."""
     old = json.loads(OLD.read_text(encoding="utf-8"))
     held = json.loads(HELDOUT.read_text(encoding="utf-8"))
     held2 = json.loads(HELDOUT2.read_text(encoding="utf-8"))
@@ -85,14 +91,16 @@ def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     held3 = json.loads(HELDOUT3.read_text(encoding="utf-8"))
     tables = json.loads(TABLES.read_text(encoding="utf-8"))
     tune4 = json.loads(TUNE4.read_text(encoding="utf-8"))
+    tune5 = json.loads(TUNE5.read_text(encoding="utf-8"))
     sets = {"old": old["questions"], "heldout": held["questions"], "heldout2": held2["questions"],
             "tune3": tune3["questions"], "heldout3": held3["questions"], "tables": tables["questions"],
-            "tune4": tune4["questions"]}
+            "tune4": tune4["questions"], "tune5": tune5["questions"]}
     for name, qs in sets.items():
         for q in qs:
             q["set"] = name
     documents = list(old["documents"])
-    for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"], tune4["documents"]):
+    for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"], tune4["documents"],
+                 tune5["documents"]):
         documents += [d for d in more if d not in documents]
     stray = sorted({q["doc"] for qs in sets.values() for q in qs} - set(documents))
     if stray:

@@ -39,7 +39,7 @@ def test_every_label_names_exactly_one_place(label: dict[str, Any]) -> None:
         assert len(place["paragraphs"]) == 1 + len(label.get("also", []))
     else:
         assert place["pages"][0] == label["page"]
-    if label["set"] in ("heldout2", "tune3", "heldout3", "tune4"):
+    if label["set"] in ("heldout2", "tune3", "heldout3", "tune4", "tune5"):
         # The new set states its place outright: a paragraph index, or a page and a block.
         if label["doc"].endswith(".docx"):
             assert place["paragraphs"] == [label["paragraph"]]
@@ -101,8 +101,52 @@ def test_the_tune4_set_asks_about_pdf_blocks_of_files_no_other_set_uses() -> Non
     per_file = Counter(q["doc"] for q in qs)
     assert sorted(per_file.values())[-2] >= 10 and set(per_file) <= set(files)
     others = [q for name in sets if name != "tune4" for q in sets[name]]
-    assert not set(per_file) & {q["doc"] for q in others}
+    # tune5 asks English questions about other blocks of one tune4 scan on purpose (its own test checks the blocks)
+    assert not set(per_file) & {q["doc"] for q in others if q["set"] != "tune5"}
     assert not {q["q"] for q in others} & {q["q"] for q in qs}
+
+
+def _manifest_languages() -> dict[str, str]:
+    """Each corpus file's main language, the first of the manifest's ``languages``."""
+    import csv
+
+    with (CORPUS / "MANIFEST.tsv").open(encoding="utf-8") as f:
+        return {row["file"]: row["languages"].split(",")[0] for row in csv.DictReader(f, delimiter="\t")}
+
+
+def test_the_tune5_set_asks_across_languages_about_places_no_other_set_labels() -> None:
+    """tune5: 44-52 questions, most asked in another language than their document's (Chinese about
+    non-Chinese files, English about Chinese ones) and in other words sharing no content word with the
+    answering text; at least four non-Chinese files no other set uses; its Chinese files only ones the
+    tuning sets use (never a held-out set's), asked about at places none of them labels."""
+    files, sets = labels.load_sets()
+    qs = sets["tune5"]
+    assert 44 <= len(qs) <= 52 and len({q["id"] for q in qs}) == len(qs)
+    doc_lang = _manifest_languages()
+    cross = [q for q in qs if q["lang"] != doc_lang[q["doc"]]]
+    assert len(cross) * 4 >= 3 * len(qs)
+    assert sum(q["lang"] == "zh" and doc_lang[q["doc"]] != "zh" for q in qs) >= 25
+    assert sum(q["lang"] == "en" and doc_lang[q["doc"]] == "zh" for q in qs) >= 8
+    other = [q for q in qs if q["wording"] == "other"]
+    assert len(other) * 4 >= 3 * len(qs)
+    assert [q["id"] for q in other if labels.shared_words(q)] == []
+    assert {q["doc"] for q in qs} <= set(files) and max(Counter(q["doc"] for q in qs).values()) >= 8
+    foreign = {q["doc"] for q in qs if doc_lang[q["doc"]] != "zh"}
+    elsewhere = [q for name in sets if name != "tune5" for q in sets[name]]
+    assert len(foreign) >= 4 and not foreign & {q["doc"] for q in elsewhere}
+    chinese = {q["doc"] for q in qs} - foreign
+    tuning = {"old", "tables", "tune3", "tune4"}
+    assert chinese and chinese <= {q["doc"] for q in elsewhere if q["set"] in tuning}
+    assert not chinese & {q["doc"] for q in elsewhere if q["set"] not in tuning}
+    for q in (q for q in qs if q["doc"] in chinese):
+        mine = labels.resolve(q)
+        for old in (o for o in elsewhere if o["doc"] == q["doc"]):
+            theirs = labels.resolve(old)
+            if "rect" in mine and "rect" in theirs:
+                assert mine["pages"] != theirs["pages"] or retrieval.iou(mine["rect"], theirs["rect"]) == 0, q["id"]
+            else:
+                assert mine.get("paragraphs") != theirs.get("paragraphs"), q["id"]
+    assert not {q["q"] for q in elsewhere} & {q["q"] for q in qs}
 
 
 def test_a_page_pdfium_cannot_read_is_read_by_pdfminer_one_column_at_a_time() -> None:
