@@ -60,7 +60,8 @@ _LATIN = re.compile("[A-Za-z]")
 
 def language(text: str) -> str | None:
     """``"zh"`` when a quarter or more of the text's letters are Chinese characters, ``"en"`` when
-    it has Latin letters, else None (numbers, symbols)."""
+    it has Latin letters, else None (numbers, symbols). Not the host's ``han_share`` nor ``otherscript``'s
+    amounts, which count words: docs/embeddings.md, "Three measures of a text's script"."""
     cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
     if cjk and cjk * 4 >= cjk + latin:
         return "zh"
