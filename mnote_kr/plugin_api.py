@@ -161,8 +161,9 @@ if TYPE_CHECKING:
     from mnote_kr.citations.rank.meaning import queue as queue_texts
     from mnote_kr.citations.rank.meaning import rank as rank_by_meaning
     from mnote_kr.citations.rank.meaning import version as meaning_version
-    from mnote_kr.citations.render.cards import counts_text, locator_text, source_card
+    from mnote_kr.citations.render.cards import locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
+    from mnote_kr.citations.render.statustext import counts_text
     from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
@@ -241,7 +242,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
                                                              "meant_header", "named_header", "valued_row")},
     **{n: ("mnote_kr.citations.text.values", n) for n in ("ValueMention", "same_value", "value_mentions",
                                                           "without_dates")},
-    **{n: ("mnote_kr.citations.render.cards", n) for n in ("counts_text", "locator_text", "source_card")},
+    **{n: ("mnote_kr.citations.render.cards", n) for n in ("locator_text", "source_card")},
+    "counts_text": ("mnote_kr.citations.render.statustext", "counts_text"),
     **{n: ("mnote_kr.citations.map.sidecar", n) for n in ("Sidecar", "read_sidecar")},
     "emit_json": ("mnote_kr.cli.boundary", "emit_json"),
     "progress_writer": ("mnote_kr.cli.reports", "progress_writer"),

@@ -16,7 +16,7 @@ from mnote_kr_testkit.docx_docs import DocxBuilder, big_xml_docx
 from mnote_kr_testkit.fakes import fake_host
 from mnote_kr_testkit.pdfs import many_pages_pdf
 
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.core.registry_format import decode_json, encode_json
 from mnote_kr.core.registry_tags import entry_tag, is_citable_tag, tag_status
 from mnote_kr_docx_locator import safezip as docx_zip

@@ -14,7 +14,7 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixture)
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.core.config import load_config
 
 pytestmark = pytest.mark.integration

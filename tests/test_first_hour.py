@@ -17,8 +17,10 @@ from mnote_kr_testkit.data import SAMPLES
 from mnote_kr.app.host import Host
 from mnote_kr.citations.map import notindexed
 from mnote_kr.citations.pipeline import check_query_text, retrieval_depth
-from mnote_kr.citations.render.cards import render_search, render_status, render_sync
+from mnote_kr.citations.render.cards import render_search
 from mnote_kr.citations.render.noresults import why_no_results
+from mnote_kr.citations.render.statustext import render_status
+from mnote_kr.citations.render.synctext import render_sync
 from mnote_kr.cli.main import _DEFAULT_HINTS, command_path, error_line
 from mnote_kr.core.config import load_config
 from mnote_kr.core.registry import Registry
@@ -308,7 +310,7 @@ def test_ingest_the_watcher_and_not_indexed_take_the_same_files(tmp_path: Path) 
 def test_a_changed_file_is_told_what_re_indexes_it(tmp_path: Path) -> None:
     """In a root added with --no-follow neither watch nor sync re-indexes a changed file: what they
     print says so and names the commands that do; no message claims 'sync' re-indexes it."""
-    from mnote_kr.citations.render.cards import render_sync
+    from mnote_kr.citations.render.synctext import render_sync
     from mnote_kr.sync.reconcile import reconcile_and_apply
 
     ws = tmp_path / "ws"

@@ -273,7 +273,7 @@ def test_the_embedding_step_says_its_count_and_time_so_far_on_every_line() -> No
 
 
 def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     texts = [p.text for p in _bangalore_chunk().paragraphs]
     before = meaning.status()

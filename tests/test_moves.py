@@ -14,7 +14,7 @@ from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr import hookimpl
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.context import ProviderContext
 from mnote_kr.models import EntryUpdate, SourceFile
 from mnote_kr.sync.reconcile import reconcile_and_apply

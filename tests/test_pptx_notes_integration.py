@@ -17,7 +17,7 @@ from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixt
 
 from mnote_kr.agents.contracts import agent_citation
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.core.config import load_config
 from mnote_kr.models import Citation
 

@@ -158,6 +158,18 @@ def test_a_query_word_highlights_the_whole_word_it_starts() -> None:
     assert _marked(mark_query("Batteries and battery packs", "battery")) == ["battery"]
 
 
+def test_a_one_letter_word_the_query_asks_about_is_marked_as_a_whole_word() -> None:
+    """The viewer marks the one-letter words the ranking's ``query_terms`` keeps ("vitamin C", "Plan B"), as
+    whole words in the query's case: not the c of "contains", not the article "a" for "Plan A"."""
+    from mnote_kr.citations.render.ids import query_terms
+
+    assert "c" in query_terms("vitamin C") and "b" in query_terms("Plan B")
+    assert _marked(mark_query("Take C daily: vitamin levels vary, calcium too.", "vitamin C")) == ["C", "vitamin"]
+    assert _marked(mark_query("Fall back to B when the plan fails.", "Plan B")) == ["B", "plan"]
+    assert _marked(mark_query("Option A beats a plan.", "Plan A")) == ["A", "plan"]
+    assert _marked(mark_query("The dog saw A cat.", "A dog")) == ["dog"]  # "A" opening a sentence: a word
+
+
 
 def test_the_quote_is_read_at_the_located_place_not_where_the_query_words_are() -> None:
     """A newcomer's finding: the quote showed the chunk's sentence holding most of the query's

@@ -18,7 +18,7 @@ from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixt
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from tests.rename_helpers import QUERY, cited, indexed_docs, sync
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(900)]

@@ -27,7 +27,7 @@ from mnote_kr_testkit.pdfs import PdfBuilder, iou, union
 from mnote_kr.agents.contracts import OpenReferenceInput, QueryInput
 from mnote_kr.agents.tools import tool_open_reference, tool_query
 from mnote_kr.citations import answering, pipeline
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr_lightrag.client import naming
 from mnote_kr_lightrag.engine import modelservice as ms
 from tests.test_cli_errors import closed_port

@@ -16,7 +16,8 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status, render_sync
+from mnote_kr.citations.render.statustext import render_status
+from mnote_kr.citations.render.synctext import render_sync
 from mnote_kr.cli.main import main
 from mnote_kr.cli.reports import Ctx
 from mnote_kr.context import ProviderContext

@@ -24,7 +24,7 @@ from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.map import notindexed
-from mnote_kr.citations.render.cards import render_sync
+from mnote_kr.citations.render.synctext import render_sync
 from mnote_kr.cli.main import ingest as ingest_command
 from mnote_kr.core.config import load_config
 from mnote_kr.core.pending import load_pending_new
@@ -308,7 +308,7 @@ def _failed(rel: str) -> EntryUpdate:
 
 
 def test_status_names_each_duplicate_and_the_file_holding_its_content(tmp_path: Path) -> None:
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     config = load_config(tmp_path)
     config["providers"] = {"lightrag": {"url": "http://127.0.0.1:9"}}

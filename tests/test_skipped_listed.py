@@ -15,7 +15,8 @@ from mnote_kr_testkit.files import digest_tree, write
 
 from mnote_kr.app.host import Host
 from mnote_kr.citations.map import notindexed
-from mnote_kr.citations.render.cards import render_search, render_status
+from mnote_kr.citations.render.cards import render_search
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.core.skipped import load_skipped, skipped_path
 from mnote_kr.sync.reconcile import reconcile_and_apply
 

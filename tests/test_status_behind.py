@@ -12,7 +12,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import write
 
 from mnote_kr import hookimpl
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.context import ProviderContext
 from mnote_kr.models import EntryUpdate, ProviderStatus, SourceEntry, SourceFile
 

@@ -17,7 +17,7 @@ from mnote_kr_testkit.files import write
 from mnote_kr import hookimpl
 from mnote_kr.agents.contracts import StatusInput
 from mnote_kr.agents.tools import tool_status
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.context import ProviderContext
 from mnote_kr.models import ProviderStatus, SourceEntry
 

@@ -19,7 +19,7 @@ from mnote_kr_testkit.files import digest_tree, write
 from mnote_kr.agents.contracts import StatusInput
 from mnote_kr.agents.tools import tool_status
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.sync.reconcile import reconcile_and_apply
 
 

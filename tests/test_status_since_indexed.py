@@ -18,7 +18,7 @@ from mnote_kr_testkit.fakes import FakeProvider, fake_host
 from mnote_kr_testkit.files import spy_opens, write
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.sync.reconcile import reconcile_and_apply
 
 

@@ -18,7 +18,8 @@ from mnote_kr_testkit.engine import lightrag_engine  # noqa: F401  (session fixt
 from mnote_kr_testkit.waiting import wait_until
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status, render_sync
+from mnote_kr.citations.render.statustext import render_status
+from mnote_kr.citations.render.synctext import render_sync
 from mnote_kr.cli.outcome import sent_now
 from mnote_kr.sync.busy import send_refused
 from tests.rename_helpers import QUERY, indexed_docs

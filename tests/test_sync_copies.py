@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from mnote_kr.citations.render.cards import render_sync
+from mnote_kr.citations.render.synctext import render_sync
 from mnote_kr.cli.outcome import copies_now, sent_now
 from mnote_kr.core.registry import RegistryStore
 from tests.registry_helpers import entry

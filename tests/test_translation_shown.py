@@ -17,7 +17,8 @@ import httpx
 import pytest
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_search, render_status
+from mnote_kr.citations.render.cards import render_search
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.citations.text import crosslang
 from tests.test_pipeline_replay import AURORA, AURORA_REL, NOTES_REL, Env, chunk_of, fresh_caches, make_env, query_data
 

@@ -22,7 +22,8 @@ from mnote_kr_testkit.fakes import fake_host
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.rank import meaning, wordsonly
-from mnote_kr.citations.render.cards import render_ingest, render_status, render_sync
+from mnote_kr.citations.render.statustext import render_status
+from mnote_kr.citations.render.synctext import render_ingest, render_sync
 from mnote_kr.sync.reconcile import reconcile_and_apply
 from tests.surfaces import OnePassage
 

@@ -168,7 +168,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
 
 def _waiting_files(waiting: list[dict[str, Any]], provider: dict[str, Any], shown: int = 50) -> list[AgentWaiting]:
     """The queued actions (the first ``shown``), each with why it waits as ``mnote-kr status`` says it."""
-    from mnote_kr.citations.render.cards import waiting_reason
+    from mnote_kr.citations.render.statustext import waiting_reason
 
     return [AgentWaiting(source_path=w["sourcePath"], action=w["action"],
                          reason=waiting_reason(w.get("lastError"), provider)) for w in waiting[:shown]]

@@ -112,7 +112,7 @@ def status_report(obj: Ctx, as_json: bool) -> None:
     if as_json:
         emit_json(info)
         return
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     echo(render_status(info))
 

@@ -30,7 +30,7 @@ def ingest_run(obj: Ctx, paths: tuple[str, ...], *, force: bool, wait: bool, tim
     if as_json:
         emit_json(report)
     else:
-        from mnote_kr.citations.render.cards import render_ingest
+        from mnote_kr.citations.render.synctext import render_ingest
 
         echo(render_ingest(report))
     # The report is out; when not everything made it (failed, or still being indexed when the
@@ -63,7 +63,7 @@ def sync_run(obj: Ctx, *, wait_s: float, no_disk: bool, reread: bool, as_json: b
     if as_json:
         emit_json(result)
     else:
-        from mnote_kr.citations.render.cards import render_sync
+        from mnote_kr.citations.render.synctext import render_sync
 
         echo(render_sync(result, sent_now(result, entries), copies_now(result, entries)))
     problem = sync_outcome(result, listed=not as_json)  # as ingest: the report is out, then one line

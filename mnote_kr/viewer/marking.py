@@ -11,11 +11,21 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 
 
 def query_terms(query: str) -> list[str]:
-    """The words of a query worth marking (no stop words, no single Latin letters), longest first."""
+    """The words of a query worth marking (no stop words), longest first. A single Latin letter only when the
+    ranking's ``query_terms`` keeps it: a letter the query writes as a symbol ("vitamin C", "Plan B",
+    ``queryterms.symbol_letters``), kept as written, not "I" or the "A" of "A dog"."""
+    from mnote_kr.citations.text.queryterms import symbol_letters
+
     terms = {query.strip()} if query.strip() else set()
+    letters: frozenset[str] | None = None
     for word in _WORD.findall(query):
-        if word.lower() in _STOP or (len(word) < 2 and word.isascii()):
+        if word.lower() in _STOP and not (len(word) == 1 and word.isupper()):
             continue
+        if len(word) < 2 and word.isascii():
+            if letters is None:
+                letters = symbol_letters(query)
+            if word.lower() not in letters:
+                continue
         terms.add(word)
     return sorted((t for t in terms if t), key=len, reverse=True)
 
@@ -23,7 +33,10 @@ def query_terms(query: str) -> list[str]:
 def _term_pattern(term: str) -> str:
     """A query term as a regex: a Latin word starts a word (``led`` is not marked in ``Filed``, nor
     ``table`` in ``suitable``) and runs to the word's end (``patent`` marks ``patented`` whole);
-    CJK, which has no spaces, matches character by character anywhere."""
+    CJK, which has no spaces, matches character by character anywhere. A one-letter term is a whole
+    word in the query's case ("Plan A" marks "A", never the article "a" nor the c of "calcium")."""
+    if len(term) == 1 and term.isascii() and term.isalpha():
+        return rf"(?<![^\W_])(?-i:{re.escape(term)})(?![^\W_])"
     body = re.escape(term)
     if term[:1].isalnum() and term[:1].isascii():
         body = r"(?<![^\W_])" + body

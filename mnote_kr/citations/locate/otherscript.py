@@ -48,7 +48,8 @@ _LATIN_WORD_RE = lazy_compile(
 
 def _amounts(text: str) -> tuple[int, int]:
     """How much of ``text`` is CJK and how much Latin, in comparable units (a CJK character each; a Latin word
-    counts as two, the characters of a Chinese word)."""
+    counts as two, the characters of a Chinese word). Why not ``neutral.han_share`` or the LightRAG plugin's
+    ``crossquery.language``: docs/embeddings.md, "Three measures of a text's script"."""
     cjk = len(_CJK_RE.findall(text)) if text and max(text) >= CJK_FIRST else 0
     return cjk, 2 * len(_LATIN_WORD_RE.findall(text))
 

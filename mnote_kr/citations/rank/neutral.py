@@ -38,7 +38,9 @@ _UNIT = re.compile(r"[A-Za-z]+|[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 
 
 def han_share(text: str) -> float:
-    """The share of Han characters among the text's Han characters and Latin words (0 without either)."""
+    """The share of Han characters among the text's Han characters and Latin words (0 without either). Part of
+    every stored e5xlang vector, so not shared with the other script measures (docs/embeddings.md, "Three
+    measures of a text's script")."""
     units = _UNIT.findall(text)
     return sum(1 for u in units if not u.isascii()) / len(units) if units else 0.0
 

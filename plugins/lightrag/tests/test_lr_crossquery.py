@@ -12,7 +12,7 @@ import httpx
 import pytest
 
 from mnote_kr.models import ProviderReference
-from mnote_kr_lightrag.client import crossquery
+from mnote_kr_lightrag.client import crossquery, naming
 
 
 def _ref(file: str, n: int, text: str = "text") -> ProviderReference:
@@ -225,3 +225,43 @@ def test_a_one_shot_process_translates_and_asks_before_the_dictionary_is_loaded(
     assert "load saw the question" in events and len(translated) == 1
     assert events.index("哪个国家拿了两枚银牌") < events.index("loaded") < events.index(translated[0])
     assert got["files"] == ["other.docx", "results.docx"]
+
+
+def _language_record(ctx) -> Path:  # a ProviderContext
+    return Path(ctx.state_dir) / "crosslang" / f"{naming.workspace_tag(ctx.workspace_root)}.json"
+
+
+@pytest.mark.parametrize("answer", ["50_delete_document.json", "51_delete_again_immediately.json"])
+def test_a_deleted_documents_language_leaves_the_translation_record(tmp_path: Path, answer: str) -> None:
+    """The files' languages the searches learned (``crossquery.Languages``) lose a document once its delete is
+    sent: a deleted or moved English file no longer keeps the workspace's English open. A delete LightRAG
+    refused (busy) keeps it: the document is still there, and the delete is sent again later."""
+    from mnote_kr_testkit.data import SAMPLES
+    from mnote_kr_testkit.replay import replayed_provider, source_file
+
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.models import SourceEntry
+
+    env = replayed_provider(tmp_path, SAMPLES)
+    ws, replay, ctx = env["ws"], env["replay"], env["ctx"]
+    (ws / "d.md").write_bytes(b"gone soon")
+    src = source_file(ws, "d.md")
+    name = naming.link_name(src.rel_path, src.sha256, naming.workspace_tag(ws))
+    gone, kept = naming.doc_id_for(name), "doc-kept"
+    crossquery.Languages(ctx.state_dir, naming.workspace_tag(ws)).learn([
+        ProviderReference(provider="lightrag", file_path=name, doc_id=gone, content="Norway won two silver medals."),
+        ProviderReference(provider="lightrag", file_path="k.md", doc_id=kept, content="董事会周二开会并批准了预算。")])
+    assert json.loads(_language_record(ctx).read_text())["files"] == {gone: ["en"], kept: ["zh"]}
+    replay.sample("GET", "/health", "02_health_auth.json")
+    replay.sample("DELETE", "/documents/delete_document", answer)
+    entry = SourceEntry(source_id=src.source_id, source_path=src.path, source_root_relative_path=src.rel_path,
+                        source_hash=src.sha256, size=src.size, status="processed", light_rag_file_path=name,
+                        light_rag_doc_id=gone)
+    [update] = plugin.delete(ctx=ctx, entries=[entry])
+    files = json.loads(_language_record(ctx).read_text())["files"]
+    if update.status == "delete_submitted":
+        assert files == {kept: ["zh"]}
+        assert not crossquery.Languages(ctx.state_dir, naming.workspace_tag(ws)).holds("en")
+    else:
+        assert update.pending_action == "delete" and files == {gone: ["en"], kept: ["zh"]}
+    assert (ws / "d.md").read_bytes() == b"gone soon"

@@ -195,7 +195,7 @@ def test_lr_status_before_engine_start_says_not_started_and_an_external_server_d
     import socket
 
     from mnote_kr.app.host import Host
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     (tmp_path / "ws" / "kb").mkdir(parents=True)
     (tmp_path / "ws" / "kb" / "a.md").write_text("# A\n", encoding="utf-8")

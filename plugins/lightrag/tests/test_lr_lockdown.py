@@ -22,7 +22,7 @@ import pytest
 from mnote_kr_testkit.engine import lightrag_engine, seed_tiktoken  # noqa: F401  (session fixture)
 
 from mnote_kr.app.host import Host
-from mnote_kr.citations.render.cards import render_status
+from mnote_kr.citations.render.statustext import render_status
 from mnote_kr.core.config import load_config
 from mnote_kr.errors import ProviderError
 from mnote_kr_lightrag.client import settings

@@ -305,7 +305,7 @@ def test_status_counts_waiting_and_failed_files(plugins: Plugins, page: Generate
     # a file the index itself failed (an encrypted PDF) is listed under Failed once, not again by OCR
     again = plugins.reader_status(entries | {"torn.pdf": entry(torn, "failed")})["ocr"]
     assert [f["sourcePath"] for f in again["failed"]] == ["broken.png"], again
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     shown = render_status({"workspace": str(tmp_path), "registry": {"entries": 10}, "provider": {},
                            "readers": plugins.reader_status(entries)}).splitlines()

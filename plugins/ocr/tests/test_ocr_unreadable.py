@@ -52,7 +52,7 @@ def test_unreadable_layer_is_recognised_said_and_listed(plugins: Plugins, garble
     assert ocr["unreadable"] == [{"sourcePath": garbled.name, "pages": [1], "reason":
                                   "text layer unreadable on 1 page(s) (a font without a usable Unicode map): "
                                   "read by OCR"}], ocr
-    from mnote_kr.citations.render.cards import render_status
+    from mnote_kr.citations.render.statustext import render_status
 
     shown = render_status({"workspace": "w", "registry": {"entries": 1}, "provider": {},
                            "readers": {"ocr": ocr}}).splitlines()

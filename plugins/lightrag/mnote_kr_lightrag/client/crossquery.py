@@ -12,7 +12,8 @@ Made cheap and harmless (``benchmarks/crosslang.py --all``, docs/embeddings.md):
   file's language from the chunks LightRAG returns (:class:`Languages`, kept per workspace under
   the state directory); a question is translated only into ``INTO`` (English), until
   ``CLOSE_AFTER`` searches that sent a translation found no English file (then a Chinese-only
-  workspace sends one query; any English file found, by any search, opens it again).
+  workspace sends one query; any English file found, by any search, opens it again). A document
+  deleted from LightRAG leaves the record when its delete is sent (``provider.delete_ids``).
 * **Only adds** (:func:`added`): the question's own files keep their slots, order and chunks;
   the translation brings at most ``MAX_ADDED_FILES`` files the question's slots lack, one chunk
   each, placed by the model service's scores (:func:`place`): before the first of the question's
@@ -59,7 +60,8 @@ _LATIN = re.compile("[A-Za-z]")
 
 def language(text: str) -> str | None:
     """``"zh"`` when a quarter or more of the text's letters are Chinese characters, ``"en"`` when
-    it has Latin letters, else None (numbers, symbols)."""
+    it has Latin letters, else None (numbers, symbols). Not the host's ``han_share`` nor ``otherscript``'s
+    amounts, which count words: docs/embeddings.md, "Three measures of a text's script"."""
     cjk, latin = len(_CJK.findall(text)), len(_LATIN.findall(text))
     if cjk and cjk * 4 >= cjk + latin:
         return "zh"
@@ -130,14 +132,24 @@ class Languages:
             self.translated_searches += 1
             changed = True
         if changed:
-            from mnote_kr.plugin_api import write_atomic
+            self._write()
 
-            record = LanguageRecord(files=self.known, translated_searches=self.translated_searches)
-            try:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                write_atomic(self.path, _record_encoder.encode(record))
-            except OSError:  # an unwritable state directory: learned again next time
-                pass
+    def forget(self, doc_ids: Sequence[str]) -> None:
+        """Forget the languages of documents deleted from LightRAG (a file deleted, moved or changed: its
+        old document), so a gone English file no longer keeps the workspace's English open."""
+        dropped = [d for d in doc_ids if self.known.pop(d, None) is not None]  # every one, not the first
+        if dropped and self.problem is None:
+            self._write()
+
+    def _write(self) -> None:
+        from mnote_kr.plugin_api import write_atomic
+
+        record = LanguageRecord(files=self.known, translated_searches=self.translated_searches)
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            write_atomic(self.path, _record_encoder.encode(record))
+        except OSError:  # an unwritable state directory: learned again next time
+            pass
 
 
 def switched_on(setting: bool | None) -> bool:

@@ -148,6 +148,9 @@ class LightRagProvider:
                     return "busy", exc.retry_after
             else:
                 if body.get("status") not in ("busy", "not_allowed"):
+                    from .crossquery import Languages
+
+                    Languages(self.ctx.state_dir, self.ws).forget(doc_ids)
                     return "started", None
                 if attempt == retries:
                     return "busy", None

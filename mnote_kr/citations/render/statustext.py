@@ -1,0 +1,202 @@
+"""Human-readable ``status``: the registry, the roots, queued and failed files, the provider and the places'
+models, in the words the CLI prints (the MCP status tool shares :func:`waiting_reason`). JSON output never goes
+through here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mnote_kr.core.readings import status_lines
+from mnote_kr.core.workspace import rules_text
+
+
+def _queue(rerank: dict[str, Any]) -> Any:
+    queue = rerank.get("queue", rerank.get("queueAvailable"))
+    if isinstance(queue, dict) and set(queue) == {"available"}:
+        return "available" if queue["available"] else "unavailable"
+    return queue
+
+
+def _rerank_text(rr: dict[str, Any]) -> str:
+    """LightRAG's rerank state in words: ``disabled`` or ``enabled (binding cohere, model m, queue available)``.
+
+    A disabled rerank has no binding, model or queue worth reading ("queue unavailable" only
+    restated that it is off)."""
+    if not rr.get("enabled"):
+        return "disabled"
+    details = [f"{label} {value}" for label, value in
+               (("binding", rr.get("binding")), ("model", rr.get("model")), ("queue", _queue(rr)))
+               if value not in (None, "", "null")]
+    return f"enabled ({', '.join(details)})" if details else "enabled"
+
+
+def counts_text(counts: dict[str, Any]) -> str:
+    """``{"processed": 3, "failed": 1}`` as people read it: ``3 processed, 1 failed``."""
+    return ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in counts.items())
+
+
+#: Queued actions ``status`` names one by one (``--json`` lists every one).
+WAITING_SHOWN = 20
+#: Files passed over for their type that ``status`` names one by one (``--json``: the first 50).
+SKIPPED_SHOWN = 20
+_BUSY = re.compile(r"\bis busy\b")
+#: What reasons recorded by older versions ended with: ``status`` itself prints them.
+_SEE_STATUS = "; 'mnote-kr status' lists failures"
+
+
+def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str | None:
+    """Why a queued action waits, as ``status`` says it (the MCP status tool too): its recorded error, and
+    for a busy refusal while ``provider`` (status's part) is idle now, that the next sync retries it."""
+    if last_error and _BUSY.search(last_error) and provider.get("reachable") is not False \
+            and provider.get("pipelineBusy") is False:  # recorded when it was tried; LightRAG has gone idle since
+        detail = last_error.removeprefix("LightRAG is busy: ")
+        return (f"LightRAG was busy when it was last tried ({detail}); it is idle now, so the next "
+                "'mnote-kr sync' retries it")
+    return last_error or None
+
+
+def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
+    """``byStatus`` for the headline: the old records of moves followed (stale in the registry, their files
+    cited under the new path) counted apart from the stale files (nc18b: "3 stale" for two renames and a
+    delete made three files look broken)."""
+    counts = dict(by_status)
+    followed = min(followed, counts.get("stale", 0))
+    if followed:
+        counts["stale"] -= followed
+        if not counts["stale"]:
+            del counts["stale"]
+        counts["moved and followed"] = followed
+    return counts
+
+
+def render_status(info: dict[str, Any]) -> str:
+    reg = info["registry"]
+    prov = info.get("provider", {})
+    by_status = counts_text(_apart(reg["byStatus"], reg.get("movedFollowed") or 0)) if reg.get("byStatus") else ""
+    lines = [f"Workspace: {info['workspace']}",
+             f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
+    behind = reg.get("behind")
+    if behind:  # LightRAG is done with them, the registry has not heard: sync asks
+        late = behind["paths"][0] + (f" and {behind['count'] - 1} more" if behind["count"] > 1 else "")
+        lines.append(f"Behind:    {behind['count']} file(s) still recorded as being indexed ({late}), while "
+                     "LightRAG is idle and done with every document: 'mnote-kr sync' brings the registry up to date")
+    roots = info.get("indexedRoots")
+    if roots == []:
+        lines.append("Roots:     none (add a folder with 'mnote-kr roots add FOLDER')")
+    elif roots:
+        lines.append("Roots:     " + ", ".join(f"{r.get('rootRelativePath') or '.'} " + rules_text(
+            r.get("recursive", True), r.get("runOnChange", True), r.get("excludePatterns") or []) for r in roots))
+    new = info.get("pendingNew") or {}
+    if new.get("count"):  # in the roots, never ingested: what indexes them
+        fixes = ", ".join(f"'{part['fix']}'" for part in new.get("byRoot") or [])
+        paths = new.get("paths") or []
+        named = ", ".join(paths[:5]) + (f" and {new['count'] - 5} more" if new["count"] > 5 else "")
+        lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
+                     + (f": {named}" if paths else "") + (f"; {fixes} indexes them" if fixes else ""))
+    for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
+                             ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
+        part = info.get(key) or {}
+        if part.get("count"):  # no sync has seen them yet; a search warns of the same files
+            more = f" and {part['count'] - 5} more" if part["count"] > 5 else ""
+            lines.append(f"{label:<11}{part['count']} file(s) {what}: {', '.join(part['paths'][:5])}{more}; "
+                         f"{part.get('fix', 'mnote-kr sync')}")
+    waiting = reg.get("waiting") or []
+    if waiting:
+        lines.append(f"Waiting:   {len(waiting)} queued action(s) ('mnote-kr sync --wait 60' finishes them)")
+    for note in waiting[:WAITING_SHOWN]:  # each by name, with why it waits
+        why = waiting_reason(note.get("lastError"), prov)
+        lines.append(f"           {note['action']} {note['sourcePath']}" + (f": {why}" if why else ""))
+    if len(waiting) > WAITING_SHOWN:
+        lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
+    for failed in reg.get("failed", []):
+        lines.append(f"Failed:    {failed['sourcePath']}: {str(failed['reason']).removesuffix(_SEE_STATUS)}")
+    for refused in reg.get("refused", []):
+        lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
+    for note in reg.get("fallbacks", []):
+        lines.append(f"Fallback:  {note['sourcePath']}: {note['reason']}")
+    for name, section in (info.get("readers") or {}).items():
+        label = (name.upper() if len(name) <= 4 else name.capitalize()) + ":"
+        lines.append(f"{label:<11}{section.get('summary', '')}")
+        for failed in section.get("failed") or []:
+            lines.append(f"           failed: {failed['sourcePath']}: {failed['reason']}")
+        for note in section.get("unreadable") or []:
+            lines.append(f"           {note['sourcePath']}: {note['reason']}")
+    stale = reg.get("staleEntries") or []
+    moved = [n for n in stale if str(n.get("reason", "")).startswith("moved to ")]
+    for note in moved:  # a rename followed: nothing to repair, only the old path's record left
+        lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]}")
+    if moved:
+        more = (reg.get("movedFollowed") or 0) - len(moved)
+        lines.append("           (" + (f"and {more} more; " if more > 0 else "")
+                     + "followed: cited under the new path; 'mnote-kr prune' drops the old records)")
+    for note in (n for n in stale if n not in moved):
+        lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
+    really = reg.get("stale", 0) - max(reg.get("movedFollowed") or 0, len(moved))  # stale, not a move followed
+    if really > 0:
+        left = really - (len(stale) - len(moved))
+        more = f"{left} more stale; " if left > 0 else ""
+        lines.append(f"           ({more}not cited; 'mnote-kr ingest FILE' re-indexes a changed file or adds one back,"
+                     " 'mnote-kr prune' drops the records)")
+    behind = info.get("leftBehind") or {}
+    for note in behind.get("files") or []:  # roots added with --no-follow: what they did not index
+        lines.append(f"Not indexed: {note['sourcePath']}: {note['reason']}; {note['fix']}")
+    if behind.get("count", 0) > len(behind.get("files") or []):
+        lines.append(f"           (and {behind['count'] - len(behind['files'])} more left behind; '--json' lists 50)")
+    lines += status_lines(info.get("readings"))  # indexed by an older reading, with the command that re-reads
+    skipped = info.get("skipped") or {}
+    for note in (skipped.get("files") or [])[:SKIPPED_SHOWN]:  # no provider indexes the type: never sent
+        lines.append(f"Skipped:   {note['sourcePath']}: {note['reason']}")
+    if skipped.get("count", 0) > min(SKIPPED_SHOWN, len(skipped.get("files") or [])):
+        lines.append(f"           (and {skipped['count'] - min(SKIPPED_SHOWN, len(skipped['files']))} more skipped "
+                     "for their type; '--json' lists 50)")
+    dups = reg.get("duplicateEntries") or []
+    for note in dups:
+        lines.append(f"Duplicate: {note['sourcePath']}: {note['reason']}")
+    n_dups = (reg.get("byStatus") or {}).get("duplicate", 0)
+    if n_dups > len(dups):
+        lines.append(f"           (and {n_dups - len(dups)} more duplicate(s))")
+    if prov.get("notStarted"):  # nothing indexed yet, and status did not start it
+        lines.append(f"Provider:  {prov.get('provider') or prov.get('name')}: not started: {prov['notStarted']}")
+    elif prov.get("reachable") is False:
+        lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
+    else:
+        busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")
+        version = f" {prov['coreVersion']}" if prov.get("coreVersion") else ""
+        lines.append(f"Provider:  {prov.get('provider')}{version} at {prov.get('url')}{busy}")
+        if prov.get("error"):  # reachable but refusing, e.g. a wrong API key
+            lines.append(f"Problem:   {prov['error']}")
+        lines.append(f"Models:    language model {prov.get('llmModel') or 'not reported'},"
+                     f" embedding {prov.get('embeddingModel') or 'not reported'}")
+        lines.append("Rerank:    " + _rerank_text(prov.get("rerank") or {}))
+        if prov.get("documentsByStatus"):
+            docs = dict(prov["documentsByStatus"])
+            total = docs.pop("all", None)
+            shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
+            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
+        if prov.get("unmapped"):
+            lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
+    meant = info.get("meaning") or {}
+    if meant:
+        lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
+                                      f"vectors of {meant.get('files', 0)} set(s) of places (one per file "
+                                      "version, a PDF's recognised pages one more) kept in one store for every "
+                                      "workspace")
+                     + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
+        lost = meant.get("wordsOnly") or {}
+        if lost.get("count"):  # their places changed since they were embedded (a new reading, a new layout)
+            lines.append(f"Places:    {lost['count']} indexed file(s) placed by words only, e.g. {lost['paths'][0]}, "
+                         f"until '{lost['command']}' embeds their places")
+    reranker = info.get("placeRerank") or {}
+    if reranker.get("enabled"):
+        lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")
+    elif reranker.get("problem"):
+        lines.append(f"Reranker:  off: {reranker['problem']}")
+    for setting in prov.get("settings") or []:
+        lines.append(f"Setting:   {setting}")
+    for warning in prov.get("warnings") or []:
+        lines.append(f"Warning:   {warning}")
+    for failed in info.get("plugins", {}).get("failed", []):
+        lines.append(f"Plugin failed: {failed['name']}: {failed['error']}")
+    return "\n".join(lines)

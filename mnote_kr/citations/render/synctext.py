@@ -1,0 +1,193 @@
+"""Human-readable ``ingest`` and ``sync`` reports: what was sent, changed, moved or refused, and the registry
+after, in words. JSON output never goes through here."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
+from mnote_kr.core.readings import sync_lines
+from mnote_kr.models import IngestReport
+
+
+def render_ingest(report: IngestReport) -> str:
+    """``mnote-kr ingest`` for people: a line per file sent, failed, refused or passed over, then the counts.
+
+    Files not sent again because they are unchanged are one line when there are several (a folder
+    ingested again would list its whole library); one is named. ``--json`` lists every file."""
+    unchanged = [item for item in report.items if item.status == "already_registered"]
+    shown = report.items if len(unchanged) < 2 else [item for item in report.items if item not in unchanged]
+    lines = [f"{item.status:<18} {item.source_path}" + (f" ({item.reason})" if item.reason else "") for item in shown]
+    if len(unchanged) > 1:
+        lines.append(f"{'unchanged':<18} {len(unchanged)} files already indexed, not sent again "
+                     "(--force sends them again; --json lists them)")
+    lines += [f"{'skipped':<18} {skipped.path} ({skipped.reason})" for skipped in report.skipped]
+    lines.append(", ".join(f"{k}: {v}" for k, v in report.counts.items()) or "nothing to do")
+    lost = report.words_only
+    if lost is not None:  # an ingest without --wait embeds no places: what does, for the files it looked at
+        lines.append(f"{lost.count} file(s) here placed by words only (their places have no vectors), e.g. "
+                     f"{lost.paths[0]}: '{lost.command}' embeds their places (ingest does only with --wait)")
+    if report.next_call:
+        lines.append(report.next_call)
+    return "\n".join(lines)
+
+
+#: A registry status as ``sync`` says it to a person (the statuses are the registry's own words).
+_STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
+                 "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
+#: Sent to the provider and not indexed yet (a ``pending`` file was not sent: it waits in the queue).
+_IN_FLIGHT = frozenset({"submitted", "processing"})
+
+
+def _n(count: int, one: str, many: str) -> str:
+    return f"{count} {one if count == 1 else many}"
+
+
+def _synced(rec: dict[str, Any], now: Mapping[str, str] | None, copies: Mapping[str, str] | None = None) -> str:
+    """What a sync's disk step did, in words: ``re-indexed 1 edited file, indexed 2 new files, ...``.
+
+    ``now`` is the registry status of each file it sent, after the provider step (None: not known, so
+    a file is only said to be sent); ``copies`` the sent files found copies of a document indexed already,
+    with the file cited for it (``outcome.copies_now``): each is named, so every file sent is accounted for."""
+    ingest = rec.get("ingest") or {}
+    sent = set(ingest.get("ingested") or []) | set(ingest.get("queued") or [])
+    parts: list[str] = []
+    for key, one, many, done in (("changed", "edited file", "edited files", "re-indexed"),
+                                 ("new", "new file", "new files", "indexed")):
+        paths = [p for p in (rec.get(key) or {}).get("paths") or [] if p in sent]
+        if now is None:
+            if paths:
+                parts.append(f"sent {_n(len(paths), one, many)} to be {done}")
+            continue
+        finished = [p for p in paths if now.get(p) == "processed"]
+        going = [p for p in paths if now.get(p) in _IN_FLIGHT]
+        queued = [p for p in paths if now.get(p) == "pending"]  # never reached the provider (busy or down)
+        if finished:
+            parts.append(f"{done} {_n(len(finished), one, many)}")
+        if going:
+            parts.append(f"{_n(len(going), one, many)} still being {done} ('mnote-kr status' follows them)")
+        if queued:
+            parts.append(f"{_n(len(queued), one, many)} NOT sent (named below; 'mnote-kr sync' retries "
+                         f"{'it' if len(queued) == 1 else 'them'})")
+        for p in (p for p in paths if now.get(p) == "duplicate"):
+            twin = (copies or {}).get(p) or "a document indexed already"
+            parts.append(f"{p} is a copy of {twin} (cited from there, not indexed twice)")
+    moved = (rec.get("moved") or {}).get("count", 0)
+    if moved:
+        parts.append("followed " + _n(moved, "rename or move (cited under its new path)",
+                                      "renames or moves (cited under their new paths)"))
+    restored = (rec.get("restored") or {}).get("count", 0)
+    if restored:
+        parts.append(_n(restored, "file back on disk and cited again", "files back on disk and cited again"))
+    missing = (rec.get("missing") or {}).get("count", 0)
+    if missing:
+        parts.append(f"{_n(missing, 'deleted file', 'deleted files')} no longer cited")
+    return ", ".join(parts)
+
+
+def not_sent_text(reason: str, waited: Mapping[str, Any] | None) -> str:
+    """Why a file a sync meant to send is still queued, in one line with what sends it: LightRAG busy
+    (after the sync waited for it, when it did), or its own reason (down, a move waiting for a delete)."""
+    busy = _BUSY_REFUSAL.match(reason)
+    if busy:
+        after = f" for all of the {waited['seconds']:g} s this sync waited" if waited else ""
+        detail = reason[busy.end():].lstrip(":; ").strip()
+        return f"LightRAG was busy{after}{f': {detail}' if detail else ''}; 'mnote-kr sync' retries it"
+    return f"{reason}; 'mnote-kr sync' retries it"
+
+
+_BUSY_REFUSAL = re.compile(r"LightRAG (?:is|was) busy\b")
+
+
+def _registry_words(counts: Mapping[str, int]) -> str:
+    """The registry after a sync, as a person reads it; stale records say what they are and what drops them."""
+    words = ", ".join(f"{n} {_STATUS_WORDS.get(status, status.replace('_', ' '))}"
+                      for status, n in counts.items() if status != "stale")
+    stale = counts.get("stale", 0)
+    if stale:
+        words += (", " if words else "") + (
+            f"{stale} stale (records of files deleted, moved away or changed, not cited; "
+            "'mnote-kr status' names them, 'mnote-kr prune' drops the records)")
+    return words
+
+
+def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
+                copies: Mapping[str, str] | None = None) -> str:
+    """``mnote-kr sync`` for people: what changed on disk, what the sync did about it in words, then the
+    registry. ``now``: the registry status after the sync of each file it sent, ``copies`` those found
+    copies of an indexed document (:func:`_synced`)."""
+    lines: list[str] = []
+    rec = result.get("reconcile")
+    if isinstance(rec, dict):
+        labels = (("changed", "changed on disk"), ("moved", "moved"), ("missing", "missing from disk"),
+                  ("new", "new in an indexed root"), ("restored", "back on disk"))
+        for key, label in labels:
+            part = rec.get(key) or {}
+            for path in part.get("paths", [])[:20]:
+                shown = f"{path['from']} -> {path['to']}" if isinstance(path, dict) else path
+                lines.append(f"{label + ':':<24}{shown}")
+            if part.get("count", 0) > 20:
+                lines.append(f"{'':<24}... and {part['count'] - 20} more ('--json' lists all)")
+        # Left out by its root's rules after it was ingested: no longer cited, its index deleted.
+        excluded = rec.get("excluded") or {}
+        for path in excluded.get("paths", [])[:20]:
+            lines.append(f"{'now excluded:':<24}{path} ({(excluded.get('reasons') or {}).get(path, 'excluded')})")
+        if excluded.get("count", 0) > 20:
+            lines.append(f"{'':<24}... and {excluded['count'] - 20} more ('--json' lists all)")
+        if excluded.get("count"):
+            lines.append(f"{excluded['count']} excluded file(s) dropped from the index: no longer cited")
+        # Files of types the provider cannot index: one line, they are found again by every pass.
+        skipped = rec.get("skipped") or {}
+        if skipped.get("count"):
+            first = skipped["paths"][0]
+            more = f" and {skipped['count'] - 1} more" if skipped["count"] > 1 else ""
+            lines.append(f"Passed over {skipped['count']} file(s) the provider cannot index: {first} "
+                         f"({(skipped.get('reasons') or {}).get(first, 'not indexable')}){more}")
+        # Not regular files (FIFO, socket, device) and names that are not UTF-8: one line each.
+        passed = rec.get("passedOver") or {}
+        for path in passed.get("paths", [])[:50]:
+            lines.append(f"{'skipped:':<24}{path} ({(passed.get('reasons') or {}).get(path, 'skipped')})")
+        if passed.get("count", 0) > 50:
+            lines.append(f"{'':<24}... and {passed['count'] - 50} more ('--json' lists all)")
+        follow = "'mnote-kr roots add ROOT' (with its rules) makes their root follow"
+        new = rec.get("new") or {}
+        if new.get("notIngested"):
+            names = new["notIngested"]
+            how = (f"'mnote-kr ingest {names[0]}' adds it" if len(names) == 1
+                   else "'mnote-kr ingest' with their paths adds them")
+            lines.append(f"{len(names)} new file(s) not ingested (root added with --no-follow): {how}; {follow}")
+        # A changed file is left behind only in a root that opted out of following (--no-follow).
+        sent = {p for key in ("ingested", "queued") for p in (rec.get("ingest") or {}).get(key, [])}
+        stale = [p for p in (rec.get("changed") or {}).get("paths", []) if p not in sent]
+        if stale:
+            how = (f"'mnote-kr ingest {stale[0]}' re-indexes it" if len(stale) == 1
+                   else "'mnote-kr ingest' with their paths re-indexes them")
+            lines.append(f"{len(stale)} changed file(s) not re-indexed (root added with --no-follow): {how}; {follow}")
+        lines += sync_lines(rec.get("reread"))  # indexed by an older reading: read again
+        lines += words_only_lines(rec.get("wordsOnly"))  # places that lost their vectors: embedded again
+        if not lines:
+            lines.append(f"Disk: no changes in {rec.get('scanned', 0)} file(s)")
+        synced = _synced(rec, now, copies)
+        if synced:
+            lines.append(f"Synced: {synced}")
+    prov = result.get("provider") or {}
+    if prov.get("followed"):
+        lines.append(f"Followed {prov['followed']} file(s) with the provider")
+    for item in (prov.get("notSent") or [])[:50]:  # queued: the provider was busy (after a wait) or down
+        lines.append(f"{'NOT sent:':<24}{item['path']} ({not_sent_text(item['reason'], prov.get('busyWait'))})")
+    if len(prov.get("notSent") or []) > 50:
+        lines.append(f"{'':<24}... and {len(prov['notSent']) - 50} more ('--json' lists all)")
+    refused = ((rec if isinstance(rec, dict) else {}).get("ingest") or {}).get("failedReasons") or {}
+    for path, reason in list(refused.items())[:50]:
+        lines.append(f"{'failed:':<24}{path} ({reason})")
+    for key, label in (("failed", "failed:"), ("stillFailed", "still failed:")):  # this run's, then earlier ones
+        for failed in (prov.get(key) or [])[:50]:
+            lines.append(f"{label:<24}{failed['path']} ({failed['reason']})")
+        if len(prov.get(key) or []) > 50:
+            lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
+    # The registry as it is now, in words: its status names (and a "before" taken between this sync's disk
+    # step and its provider step) meant nothing to a person; --json keeps both counts.
+    lines.append(f"Registry: {_registry_words(prov.get('after') or {}) or 'empty'}")
+    return "\n".join(lines)
