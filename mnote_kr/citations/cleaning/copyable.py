@@ -17,7 +17,8 @@ import unicodedata
 from mnote_kr.citations.cleaning.textlayer import mojibake
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, keeps_line_end_hyphen, lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_cjk_lines", "join_drop_caps", "rejoin_hyphenation",
+__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_cjk_lines", "join_drop_caps",
+           "rejoin_hyphenation",
            "symbol_bullets", "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
