@@ -141,11 +141,17 @@ def join_cjk_lines(text: str) -> str:
 def _glyph_gap(text: str, start: int, end: int) -> bool:
     """Whether the space ``text[start:end]`` stands between glyphs set apart (a text layer's ``无 湘 不``), not
     between two words the writer spaced ("核电厂定期安全审查指南 第12部分" keeps its space): beside a shared
-    quote or dash, or beside a lone character (space or the line's end on its other side)."""
+    quote or dash, or beside a lone character (a space or punctuation on its other side)."""
     before, after = text[start - 1], text[end]
-    if not (_HAN_KANA_RE.match(before) and _HAN_KANA_RE.match(after)):
-        return True
-    return start < 2 or text[start - 2].isspace() or end + 1 >= len(text) or text[end + 1].isspace()
+    if not (_HAN_KANA_RE.match(before) and _HAN_KANA_RE.match(after) and before.isalnum() and after.isalnum()):
+        return True  # beside punctuation ("。 三", "“无"): no word of the writer's is spaced
+    # a text's end is no side: a chunk cut there ("ab 冰冰 冰") must read as the text it is cut from does
+    return (start >= 2 and _apart(text[start - 2])) or (end + 1 < len(text) and _apart(text[end + 1]))
+
+
+def _apart(ch: str) -> bool:
+    """A space or punctuation beside a character: it stands alone (a digit or letter does not: ``第12``)."""
+    return ch.isspace() or not ch.isalnum()
 
 
 def rejoin_hyphenation(text: str) -> str:
