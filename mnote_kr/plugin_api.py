@@ -47,6 +47,7 @@ What is here:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``asked_of_place`` (the query's other words a named place must hold to be cited there exactly),
   ``absent_words`` (the query's Chinese words, by the dictionary, of which a file holds no bigram: asked, lacked),
+  ``unheld_modifiers`` (the query's Chinese modifiers a Latin place lacks, by every sense the dictionary gives),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
@@ -168,6 +169,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.cjkwords import absent_words
+    from mnote_kr.citations.text.crossmods import unheld_modifiers
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         asked_of_place,
@@ -230,6 +232,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem", "symbol_letters")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
+    "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
@@ -382,6 +385,7 @@ __all__ = [
     "symbol_letters",
     "textmatch",
     "textnorm",
+    "unheld_modifiers",
     "unreadable_layer",
     "value_mentions",
     "valued_row",

@@ -37,6 +37,15 @@ def test_spaces_between_chinese_characters_go_and_no_other(spaced: str, joined: 
     assert join_cjk_gaps(joined) == joined
 
 
+def test_a_space_the_writer_put_between_two_han_words_stays_in_the_quote() -> None:
+    # nc21a: a DOCX title "核电厂定期安全审查指南 第12部分：设计" was quoted without its space; the glyphs of a
+    # spaced text layer stand alone, these words do not
+    title = "《核电厂定期安全审查指南 第12部分：设计》"
+    assert join_cjk_gaps(title) == title
+    assert display_text(f"本标准是{title}的一部分。") == f"本标准是{title}的一部分。"
+    assert join_cjk_gaps("审 查 指 南 第 12 部 分") == "审查指南第 12 部分"
+
+
 def test_the_display_quote_of_a_spaced_chunk_reads_as_written() -> None:
     assert display_text(" ".join("".join(PARAGRAPHS[2].split()))) == PARAGRAPHS[2]
 

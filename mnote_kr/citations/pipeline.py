@@ -34,7 +34,7 @@ from mnote_kr.citations.render.claims import honest, id_anchor, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
-from mnote_kr.citations.text.textnorm import compile_patterns
+from mnote_kr.citations.text.textnorm import compile_patterns, iter_tokens, normalize
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.registry_format import entry_tag, is_citable_tag
@@ -198,6 +198,18 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     return answer_quote(context, query), None
 
 
+def passage_of(locator: Locator, context: str) -> str:
+    """The citation's ``contextQuote``: the cleaned chunk ``context``, or the slide place's own quote when the chunk
+    does not hold its words (a slide the query names, another than the chunk's: slide 2's notes reached through
+    slide 3's chunk, nc21a). A slide's quote is the deck's words (``Locator.quote``); a cell's reading ("Revenue,
+    2023: 4,100") and OCR lines are not the provider's text, so theirs keep the chunk."""
+    quote = locator.quote
+    if locator.locator_precision != "slide" or not quote or not context:
+        return context
+    held = {tok for tok, _, _ in iter_tokens(normalize(context))}
+    return context if all(tok in held for tok, _, _ in iter_tokens(normalize(quote))) else quote
+
+
 def _by_meaning(query: str) -> ByMeaning | None:
     """The query's cosine with each of a shown place's sentences (``meaning.sentence_cosines``)."""
     return (lambda texts: meaning.sentence_cosines(texts, query)) if QUOTE_BY_MEANING else None
@@ -336,6 +348,7 @@ def build_citations(
         headings = located_headings(locator, block)
         context = _display_quote(host.plugins, bundle, ref.content or "", query, block_text, locator, st.st_size,
                                  first=ref.chunk_order == 0)
+        context = passage_of(locator, context)
         asked: list[bool] = []
         shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
         if mostly_glyphs(shown):  # a figure's labels read through a font without letters: nothing to quote

@@ -42,6 +42,7 @@ from typing import NamedTuple
 
 from mnote_kr.citations.cleaning.copyable import (
     join_cjk_gaps,
+    join_cjk_lines,
     join_drop_caps,
     rejoin_hyphenation,
     symbol_bullets,
@@ -110,7 +111,7 @@ def _display_from_neutral(neutral: str) -> str:
         text = _MD_STRONG_RE.sub(r"\2", text)
     if "\\" in text:  # Markdown's escapes, as converters write them (after "**": "\\*\\*" is no emphasis)
         text = _MD_ESCAPE_RE.sub(r"\1", text)
-    text = _collapse(text)
+    text = _collapse(join_cjk_lines(text))  # a wrapped line of Chinese is no space between its words
     text = _NEUTRALISE_RE.sub("< ", _math_in_text(text))
     text = _collapse(drop_tag_tails(text))
     if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would

@@ -17,7 +17,8 @@ import unicodedata
 from mnote_kr.citations.cleaning.textlayer import mojibake
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, keeps_line_end_hyphen, lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_drop_caps", "rejoin_hyphenation",
+__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_cjk_lines", "join_drop_caps",
+           "rejoin_hyphenation",
            "symbol_bullets", "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
@@ -26,6 +27,8 @@ __all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_dr
 _HAN_KANA = ("\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff01-\uff0f\uff1a-\uff20"
              "\uff3b-\uff40\uff5b-\uff65\U00020000-\U0002a6df\U0002a700-\U0002ebef")
 _SHARED = "\u2014\u2018-\u201f\u2026"
+_HAN_KANA_RE = lazy_compile(f"[{_HAN_KANA}]")
+_CJK_LINE_RE = lazy_compile(rf"(?<=[{_HAN_KANA}])[^\S\n]*\n\s*(?=[{_HAN_KANA}])")
 _CJK_GAP_RE = lazy_compile(rf"(?<=[{_HAN_KANA}])[^\S\n]+(?=[{_HAN_KANA}{_SHARED}])"
                            rf"|(?<=[{_SHARED}])[^\S\n]+(?=[{_HAN_KANA}])")
 
@@ -122,10 +125,33 @@ def unify_cjk_forms(text: str) -> str:
 def join_cjk_gaps(text: str) -> str:
     """``无 湘 不 成 军`` → ``无湘不成军``: spaces (not line breaks) between two Chinese or Japanese
     characters or their punctuation dropped; Latin words, Hangul and a space between a Han
-    character and a Latin word (``使用 OTSL 表示``) stay."""
+    character and a Latin word (``使用 OTSL 表示``) stay, and so does a space the writer put between two words
+    of Han characters (``指南 第12部分``: neither side a lone glyph, ``_glyph_gap``)."""
     if text.isascii():
         return text
-    return _CJK_GAP_RE.sub("", text)
+    return _CJK_GAP_RE.sub(lambda m: "" if _glyph_gap(text, m.start(), m.end()) else m.group(), text)
+
+
+def join_cjk_lines(text: str) -> str:
+    """A line break between two Chinese or Japanese characters dropped (``範囲\nおよび`` → ``範囲および``): a
+    line wrapped inside a sentence, no space of the writer's; ``join_cjk_gaps`` keeps the writer's spaces."""
+    return _CJK_LINE_RE.sub("", text) if "\n" in text and not text.isascii() else text
+
+
+def _glyph_gap(text: str, start: int, end: int) -> bool:
+    """Whether the space ``text[start:end]`` stands between glyphs set apart (a text layer's ``无 湘 不``), not
+    between two words the writer spaced ("核电厂定期安全审查指南 第12部分" keeps its space): beside a shared
+    quote or dash, or beside a lone character (a space or punctuation on its other side)."""
+    before, after = text[start - 1], text[end]
+    if not (_HAN_KANA_RE.match(before) and _HAN_KANA_RE.match(after) and before.isalnum() and after.isalnum()):
+        return True  # beside punctuation ("。 三", "“无"): no word of the writer's is spaced
+    # a text's end is no side: a chunk cut there ("ab 冰冰 冰") must read as the text it is cut from does
+    return (start >= 2 and _apart(text[start - 2])) or (end + 1 < len(text) and _apart(text[end + 1]))
+
+
+def _apart(ch: str) -> bool:
+    """A space or punctuation beside a character: it stands alone (a digit or letter does not: ``第12``)."""
+    return ch.isspace() or not ch.isalnum()
 
 
 def rejoin_hyphenation(text: str) -> str:

@@ -24,6 +24,7 @@ Pure apart from the one cached load; no I/O per call.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import importlib.util
 import re
@@ -338,3 +339,21 @@ def translate(query: str, book: Dictionary | None = None) -> Translation | None:
     """The query in the other language (Chinese → English, English → Chinese); None when the
     dictionary has nothing for it."""
     return to_english(query, book) or to_chinese(query, book)
+
+
+@functools.lru_cache(maxsize=1)
+def _raw_text() -> str:
+    return gzip.decompress(data_path().read_bytes()).decode("utf-8")
+
+
+@functools.lru_cache(maxsize=512)
+def meanings(word: str) -> tuple[tuple[str, ...], ...]:
+    """Every sense of every entry of the headword ``word`` (the gloss keeps the first only: 淡水 is Tamsui there,
+    "fresh water" here), each as its content words; read from the data file when first asked in a process."""
+    try:
+        text = _raw_text()
+    except OSError:
+        return ()
+    stop = _stop_words()
+    found = re.finditer(rf"^\S+ {re.escape(word)} \[[^\]]*\] /(.*)/\r?$", text, re.MULTILINE)
+    return tuple(tuple(words) for m in found for sense in _senses(m.group(1)) if (words := _sense_words(sense, stop)))

@@ -48,6 +48,7 @@ from mnote_kr.plugin_api import (
 from . import notes
 from .cellvalues import another_day, asked_values, cell_holds, counted, decisive, held_by, verbatim, words_of
 from .extremes import asked_extreme, cite_extreme
+from .modifiers import lacked_modifiers
 from .named import at_named_sheet, choosing_words, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx, marks_only
 
@@ -555,8 +556,12 @@ def locate_xlsx(request: LocateRequest) -> Locator:
     loose = row.comment and not semantic and not notes.note_holds_query(rows, row, query_words(request.query))
     if loose:
         reason += "; the comment's words hold only some of the query's: an approximate place"
-    located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason,
-                           block_id=block_id, degraded=header_only or day is not None or semantic or loose)
+    lacked = lacked_modifiers(row, request.query)
+    if lacked:  # "2022年海水鸭" over "2022, Freshwater Ducks: 170": the ducks and the year, not the saltwater ones
+        reason += f"; the query asks {'、'.join(lacked)}, which this row, its headers and sheet do not say: " \
+                  "an approximate place"
+    located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason, block_id=block_id,
+                           degraded=header_only or day is not None or semantic or loose or bool(lacked))
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     extreme = asked_extreme(rows, row, asked) if named is None else None
     if extreme is not None:  # "which product had the highest quantity": the whole column ranks the rows

@@ -1,0 +1,59 @@
+"""A Chinese question's modifier a Latin place lacks, read through the dictionary.
+
+"2022年海水鸭观测到多少只？" over a workbook whose row reads "2022, Freshwater Ducks: 170" was cited exact (nc21a
+Q14): the row holds the year asked, and the English modifier rule (``locate.modifiers``) reads Latin words only.
+The question's 海水 (seawater) stands right before 鸭 (duck), which the row holds ("Ducks"): a modifier and its
+head. A place holding the head and none of the modifier's senses (``crosslang.meanings``, every sense of every
+entry) lacks what tells the asked thing from its neighbours: its claim is approximate. "2024年淡水鸭" keeps
+"Freshwater Ducks" (淡水: "fresh water", written as one word there).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from mnote_kr.citations.text.cjkwords import FUNCTION_WORDS
+from mnote_kr.citations.text.textnorm import lazy_compile, normalize
+
+__all__ = ["unheld_modifiers"]
+
+_CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+
+
+def _forms(held: Collection[str]) -> set[str]:
+    from mnote_kr.citations.text.crosslang import _bases
+
+    out = set(held)
+    for word in held:
+        out.update(_bases(word))
+    return out
+
+
+def _held(word: str, forms: set[str]) -> bool:
+    from mnote_kr.citations.text.crosslang import meanings
+
+    for sense in meanings(word):
+        if all(w in forms for w in sense) or "".join(sense) in forms:
+            return True
+    return False
+
+
+def unheld_modifiers(query: str, held: Collection[str]) -> list[str]:
+    """The query's Chinese words of two characters or more (no function word) written right before another word
+    whose meaning ``held`` (a Latin place's tokens, lower case) holds, none of whose own senses it holds: asked
+    modifiers the place lacks. Empty without the dictionary."""
+    from mnote_kr.citations.text import crosslang
+
+    try:
+        gloss = crosslang.dictionary().gloss
+    except (OSError, ValueError):
+        return []
+    forms = _forms(held)
+    out: list[str] = []
+    for run in _CJK_RUN.findall(normalize(query or "")):
+        cut = crosslang.segment(run, gloss)
+        for modifier, head in zip(cut, cut[1:], strict=False):
+            if len(modifier) >= 2 and modifier not in FUNCTION_WORDS and modifier not in out \
+                    and _held(head, forms) and not _held(modifier, forms):
+                out.append(modifier)
+    return out
