@@ -36,6 +36,8 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+import msgspec
+
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import corpus_host, load_sets  # noqa: E402
 from weak_variants import VARIANTS, cleared_by  # noqa: E402
@@ -95,6 +97,8 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
                         "parts": [c.diagnostics.score_parts for c in found.results],
                         "weakReason": found.weak_reason,
                         "clearedBy": cleared_by(seen, query), "placesRead": len(seen),
+                        # every place the rule read, whole, so ``weak_variants.py --dump F`` replays the rules offline
+                        "read": [msgspec.to_builtins(c) for c in seen],
                         "variants": {name: rule(seen, query) for name, rule in VARIANTS.items()}}
         return out
     finally:

@@ -27,6 +27,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from pathlib import PurePath
+from typing import Any
+
+import msgspec
 
 from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
 from mnote_kr.citations.rank.ranking import terms
@@ -118,3 +121,56 @@ def cjk_stop_first_script(citations: list[Citation], query: str) -> bool:
 VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {
     "two_terms": two_terms, "names": names, "cjk_stop": cjk_stop, "first_script": first_script,
     "cjk_stop+first_script": cjk_stop_first_script}
+
+
+def replay(dump: dict[str, Any], groups: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
+    """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
+    and every variant, on the places a ``relevance_floor.py --dump`` run kept (``read``), with no engine: per
+    rule, per group, the keys flagged weak."""
+    cited = {k: [msgspec.convert(c, Citation) for c in dump[k]["read"]] for keys in groups.values() for k in keys}
+    out = {"today": {g: [k for k in keys if dump[k]["weak"]] for g, keys in groups.items()}}
+    rules = {"rule": lambda cs, q: noresults.weak_reason(cs, q) is not None, **VARIANTS}
+    return out | {name: {g: [k for k in keys if rule(cited[k], dump[k]["q"])] for g, keys in groups.items()}
+                  for name, rule in rules.items()}
+
+
+def main() -> int:
+    """``weak_variants.py --dump F``: each variant's counts on a ``relevance_floor.py --dump`` run's places, per
+    tuning group (the off-topic tuning queries, those with numbers, each labelled tuning set), beside today's rule.
+    The held-out groups (``offtopic_heldout``, heldout2, heldout3) are counted only with ``--held-out``, and never
+    named."""
+    import argparse
+    import json
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from retrieval_labels import load_sets
+
+    parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0] if main.__doc__ else None)
+    parser.add_argument("--dump", type=Path, required=True)
+    parser.add_argument("--held-out", action="store_true")
+    args = parser.parse_args()
+    dump = json.loads(args.dump.read_text(encoding="utf-8"))
+    held = ("heldout2", "heldout3")
+    _, sets = load_sets()
+    groups = {"off-topic": [k for k in dump if k.startswith("off") and not k.startswith(("offh", "offn"))],
+              "off-topic numbers": [k for k in dump if k.startswith("offn")],
+              **{n: [q["id"] for q in qs] for n, qs in sets.items() if n not in held}}
+    if args.held_out:
+        groups |= {"off-topic held out": [k for k in dump if k.startswith("offh")],
+                   **{n: [q["id"] for q in qs] for n, qs in sets.items() if n in held}}
+    flagged = replay(dump, groups)
+    for name, by_group in flagged.items():
+        for g, keys in by_group.items():
+            new = sorted(set(keys) - set(flagged["today"][g]))
+            gone = sorted(set(flagged["today"][g]) - set(keys))
+            named = g in held or g == "off-topic held out"
+            print(f"{name}, {g}: weak {len(keys)}/{len(groups[g])} (today {len(flagged['today'][g])})"
+                  + ("" if name == "today" else f", newly weak {len(new)}{'' if named else ' ' + str(new)}"
+                     f", newly cleared {len(gone)}{'' if named else ' ' + str(gone)}"))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -68,3 +68,18 @@ def test_the_variants_only_add_flags_to_searches_words_alone_cleared() -> None:
     for rule in weak_variants.VARIANTS.values():
         assert not rule([HANDBOOK], "演示答辩的时间有多长？")
 
+
+
+def test_replay_reads_a_dumps_places_again_beside_the_flags_the_run_recorded() -> None:
+    """``weak_variants.py --dump F``: the rule and the variants on the places a ``relevance_floor.py --dump`` run
+    kept, with no engine; ``today`` is the flag the run recorded, ``rule`` the rule as the code reads it now."""
+    mercury = "What is the boiling point of mercury?"
+    tokyo = "population of Tokyo in 2020"
+    dump = {"off00": {"q": mercury, "weak": False, "read": [msgspec.to_builtins(c) for c in (HANDBOOK, ENDNOTE)]},
+            "offn00": {"q": tokyo, "weak": True,  # a recorded flag is read as recorded, not recomputed
+                       "read": [msgspec.to_builtins(place("c4", "Tokyo's population in 2020 rose.", lexical=0.9))]}}
+    flagged = weak_variants.replay(dump, {"off-topic": ["off00"], "off-topic numbers": ["offn00"]})
+    assert flagged["today"] == {"off-topic": [], "off-topic numbers": ["offn00"]}
+    assert flagged["rule"] == {"off-topic": [], "off-topic numbers": []}  # "point" clears it; Tokyo's answer too
+    assert flagged["two_terms"]["off-topic"] == ["off00"]  # one word of three in one passage
+    assert set(flagged) == {"today", "rule", *weak_variants.VARIANTS}
