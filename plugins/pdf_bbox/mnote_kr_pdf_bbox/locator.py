@@ -393,13 +393,11 @@ def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
         if _SENTENCE_END.search(text) or nxt >= len(page.blocks) or (pi, nxt) not in counts \
                 or nxt in page.table_rows:
             break
-        last = max(lines + out)
-        body = _column_lines(page, last, page.blocks[nxt])
-        opening = written_text(page, body).split(maxsplit=1)[:1] or [""]
-        if not opening[0][:1].islower() or opening[0].endswith(":") or not _wraps(page, last, body[0]):
+        opening = written_text(page, page.blocks[nxt]).split(maxsplit=1)[:1] or [""]
+        if not opening[0][:1].islower() or opening[0].endswith(":") or not _wraps(page, max(lines + out), nxt):
             break  # a heading, a new item ("len: the length"), a caption beside it: no sentence run on
         taken = []
-        for li in body:
+        for li in page.blocks[nxt]:
             taken.append(li)
             if _SENTENCE_END.search(written_text(page, [li])):
                 break
@@ -414,38 +412,33 @@ def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
 def _own_lines(page: PageText, bi: int, lines: list[int], pi: int,
                counts: dict[tuple[int, int], Touch]) -> list[int]:
     """The lines a sentence (the evidence, its own query) covers in the blocks next to its chosen block ``bi``
-    (two on either side, in its column): the layout cut its paragraph there (a footnote's indented first line
-    read as a block of its own, the neighbouring column's equation number opening the next block), and the
-    sentence's place is all of it, not the block holding most of its words."""
+    (two on either side, in its column, ``_in_column``): the layout cut its paragraph there (a footnote's
+    indented first line read as a block of its own; the neighbouring column's equation number "(5)" read into
+    the next block, which stops ``_sentence_run_on``), and the sentence's place is all of it, not the block
+    holding most of its words."""
     box = _union([page.lines[li] for li in lines])
     out = []
     for (p, b), touch in counts.items():
         if p != pi or b == bi or abs(b - bi) > 2 or b in page.table_rows:
             continue
         out += [li for li in sorted(touch.lines) if li not in lines and li not in page.furniture
-                and page.lines[li][0] < box[2] and page.lines[li][2] > box[0] + 0.5
-                and page.lines[li][0] > box[0] - 0.25 * (box[2] - box[0])]
+                and _in_column(page.lines[li], box)]
     return out
 
 
-def _column_lines(page: PageText, li: int, block: list[int]) -> list[int]:
-    """``block``'s lines (in order) from its first one in line ``li``'s column: a short line standing left of
-    that column at the block's start (the neighbouring column's equation number "(5)", which the layout read
-    into this block) is not part of a sentence running on from ``li`` (nc21 ground)."""
-    x0 = page.lines[li][0]
-    at = next((k for k, ln in enumerate(block) if page.lines[ln][2] > x0 + 0.5), 0)
-    return block[at:]
+def _in_column(line: Box, box: Box) -> bool:
+    """At least half of ``line``'s width lies across ``box``'s: not the neighbouring column's equation number."""
+    return min(line[2], box[2]) - max(line[0], box[0]) >= 0.5 * (line[2] - line[0])
 
 
-def _wraps(page: PageText, li: int, first_line: int) -> bool:
-    """Whether line ``li`` wraps into the line ``first_line`` (a next block's first): it runs to its column's right
-    edge (as far as any line starting where it starts), a text column (over a third of the page's text width,
-    not a picture's legend), and ``first_line`` opens right under it at the same left edge, or left of it by
-    at most two line heights (``li`` a paragraph's indented first line: a footnote's after its mark)."""
-    last, first = page.lines[li], page.lines[first_line]
+def _wraps(page: PageText, li: int, nxt: int) -> bool:
+    """Whether line ``li`` wraps into block ``nxt``: it runs to its column's right edge (as far as any line
+    starting where it starts), a text column (over a third of the page's text width, not a picture's legend),
+    and ``nxt`` opens right under it at the same left edge."""
+    last, first = page.lines[li], page.lines[min(page.blocks[nxt])]
     right = max(ln[2] for ln in page.lines if abs(ln[0] - last[0]) < 2)
     height, width = last[3] - last[1], max(ln[2] for ln in page.lines) - min(ln[0] for ln in page.lines)
-    return -2 * height - 2 < first[0] - last[0] < 2 and last[2] >= right - 0.1 * (right - last[0]) \
+    return abs(first[0] - last[0]) < 2 and last[2] >= right - 0.1 * (right - last[0]) \
         and last[2] - last[0] > width / 3 \
         and -height < first[1] - last[1] < 1.5 * height
 
