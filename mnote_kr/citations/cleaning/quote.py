@@ -46,7 +46,11 @@ MOST_SENTENCES = 3
 #: to a window around the query's first term.
 LONG_SENTENCE = 480
 
-_END_RE = re.compile(r"[。！？!?]+[”」』)）\"']*(?:\[\d{1,4}\])*|\.+[”\"')]*(?:\[\d{1,4}\])*(?=\s)")
+#: A sentence's end: CJK full stops anywhere; an ASCII ``!`` or ``?`` (like ``.``) only before a space, the
+#: text's end or CJK ("?q=1" in a URL, "size !×!" in a PDF formula read as text end nothing).
+_END_RE = re.compile(r"[。！？]+[”」』)）\"']*(?:\[\d{1,4}\])*"
+                     r"|[!?]+[”」』)）\"']*(?:\[\d{1,4}\])*(?=\s|$|[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
+                     r"|\.+[”\"')]*(?:\[\d{1,4}\])*(?=\s)")
 _ABBREVIATIONS = frozenset(
     "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx".split())
 #: A legal citation's abbreviations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), which may also

@@ -7,7 +7,9 @@ file, not a place). :func:`ground` splits the answer into sentences (English and
 1. scores every place the search cited (each file's citation and its folded alternatives) by
    **words** (the idf-weighted share of the sentence's content terms that the place's chunk
    holds, plus the share its own quote holds) and **meaning** (the e5 cosine of the sentence with
-   the place's quote, scaled over the places to 0..1, times ``MEANING_WEIGHT``);
+   the place's quote, scaled over the places to 0..1, times ``MEANING_WEIGHT``), and ``WRITTEN_BONUS`` more
+   for a place whose chunk holds the sentence as written (an answer quoting its source: that chunk, not a
+   place whose quote speaks of the same thing);
 2. takes the best place when it supports the sentence: at least ``MIN_WORDS`` of its terms are in
    the chunk, or (with fewer) its cosine with the place reaches ``MIN_COSINE``; otherwise the
    sentence is **unsupported** and gets no place (never an invented one);
@@ -17,7 +19,8 @@ file, not a place). :func:`ground` splits the answer into sentences (English and
    (remembered, so ``mnote-kr open ID`` opens it), a place it had keeps its ID. A box (a PDF
    block) is widened to the reader's paragraph (:func:`sentence_locator`): the sentence's own
    words find where it stands, which boxes only its lines; the block of the chunk holding it,
-   boxed as the search boxes a place, is the place.
+   boxed as the search boxes a place, is the place, when it holds the sentence's own box (``MIN_INSIDE``);
+   a sentence running out of that block keeps its own box, never cut to the part the block holds.
 
 The answer's markers are rewritten: the provider's are dropped and each supported sentence is
 followed by the ID of its place. Pure but for the locator and the e5 model (loaded from the
@@ -43,9 +46,14 @@ MIN_COSINE = 0.86
 #: Weight of the meaning term (cosine scaled over the places to 0..1) against the word shares.
 MEANING_WEIGHT = 0.5
 #: Least share of the sentence's own box inside its paragraph's box for the paragraph to be its place.
-MIN_INSIDE = 0.5
+MIN_INSIDE = 0.9
 #: A sentence with fewer content terms than this is not a claim (a heading, "Yes."): left unmarked.
 MIN_TERMS = 2
+#: A place whose chunk holds the sentence as written (``_written_in``) gets this much more (the most the
+#: quote's words and the meaning term can give another place): the sentence was taken from that chunk.
+WRITTEN_BONUS = 1.5
+#: ... when the sentence has at least this many letters and digits (a short one may stand in many chunks).
+WRITTEN_CHARS = 24
 UNSUPPORTED = "[unsupported]"
 #: A sentence no cited chunk supports is looked for, as written, in this many of the cited files.
 WRITTEN_FILES = 3
@@ -111,6 +119,25 @@ def _chunk_text(c: Citation) -> str:
     return c.context_quote or c.raw_quote or _place_text(c)
 
 
+def _chunk_terms(c: Citation) -> set[str]:
+    """The content terms of the place's chunk: the provider's text (``raw_quote``, a word its line break cut in
+    two read as two) and its cleaned window (``context_quote``, the word joined)."""
+    return set(terms(c.raw_quote or "")) | set(terms(c.context_quote or "")) or set(terms(_place_text(c)))
+
+
+def _compact(text: str) -> str:
+    """``text``'s letters and digits, lower case: what stays of a sentence whatever its line breaks and hyphens."""
+    return "".join(ch for ch in text.casefold() if ch.isalnum())
+
+
+def _written_in(sentence: str, chunks: tuple[str, ...]) -> bool:
+    """A place's chunk (``chunks``: its texts, ``_compact``) holds ``sentence`` as written (at least
+    ``WRITTEN_CHARS`` letters and digits of it, all of them, in order): the sentence was taken from that chunk,
+    whatever another place's quote says of it."""
+    key = _compact(sentence)
+    return len(key) >= WRITTEN_CHARS and any(key in t for t in chunks)
+
+
 @dataclass(frozen=True)
 class Choice:
     index: int | None  # into the places, None when unsupported
@@ -121,8 +148,9 @@ class Choice:
 def choose(spans: Sequence[Span], places: Sequence[Citation]) -> list[Choice]:
     """For each sentence, the place that supports it best (or None), by words and meaning."""
     sent_terms = [set(terms(s.text)) for s in spans]
-    chunk_terms = [set(terms(_chunk_text(c))) for c in places]
+    chunk_terms = [_chunk_terms(c) for c in places]
     quote_terms = [set(terms(_place_text(c))) for c in places]
+    chunk_keys = [(_compact(c.raw_quote or ""), _compact(c.context_quote or "")) for c in places]
     idf = _idf(chunk_terms)
     todo = [i for i, t in enumerate(sent_terms) if len(t) >= MIN_TERMS]
     cos = _cosines([spans[i].text for i in todo], [_place_text(c) or _chunk_text(c) for c in places]) \
@@ -135,7 +163,8 @@ def choose(spans: Sequence[Span], places: Sequence[Citation]) -> list[Choice]:
         for j in range(len(places)):
             words = _share(sent_terms[i], chunk_terms[j], idf)
             score = (words + _share(sent_terms[i], quote_terms[j], idf)
-                     + MEANING_WEIGHT * ((row[j] - lo) / (hi - lo) if hi - lo > 1e-9 else 0.0))
+                     + MEANING_WEIGHT * ((row[j] - lo) / (hi - lo) if hi - lo > 1e-9 else 0.0)
+                     + WRITTEN_BONUS * _written_in(spans[i].text, chunk_keys[j]))
             if score > best_score:
                 best, best_score = j, score
         if best is None:
@@ -217,15 +246,16 @@ def sentence_locator(c: Citation, sentence: str, locate: Callable[[LocateRequest
 
     First by the sentence's own words (evidence and query, the chunk as passage): the paragraph that
     holds it, wherever in the file it stands (the search may have cited another chunk of the file). A
-    box locator (PDF) boxes the text block a sentence (evidence and query) is a piece of, but only the
-    lines the evidence covers of a sentence spanning blocks; so for a box, the place is the block of the chunk the
+    box locator (PDF) boxes the text block a sentence (evidence and query) is a piece of, and of a sentence
+    spanning blocks (the layout cut its paragraph) that block with the lines the sentence covers in the
+    blocks beside it; so for a box, the place is the block of the chunk the
     sentence answers, located as the search locates a place (the chunk as evidence, here the sentence
     as the query: its words first, then its meaning; a sentence spanning blocks goes to the one holding
     most of its words), boxed over the chunk's lines of that block, when that block holds the
     sentence's own box (at least ``MIN_INSIDE`` of it, on the same page); otherwise the sentence's own
-    box (its whole paragraph where the chunk holds only part of it, or the sentence is outside the
-    chunk). A sentence in other words than its source (found by no alignment of its own) gets that
-    block too when the locator places it."""
+    box (its whole paragraph where the chunk holds only part of it, the sentence is outside the chunk,
+    or it runs out of the block: a block holding only part of it would cut it). A sentence in other words
+    than its source (found by no alignment of its own) gets that block too when the locator places it."""
     at = locate(LocateRequest(file=c.source_path, evidence=sentence, query=sentence, passage=c.raw_quote or ""))
     if not c.raw_quote or (at.bbox is None and placed(at)) or c.locator.bbox is None:
         return at  # a paragraph, a slide shape or a cell is the place already (or no box to widen)

@@ -125,6 +125,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         lines = ans.lines if WHOLE_BLOCK or _own_query(req) and _piece_of(counts, ans.block) else \
             [li for li in ans.lines if li in counts[ans.block].lines] or ans.lines
         lines = lines + _sentence_run_on(page, ans.block[1], lines, pi, counts)
+        if _own_query(req):  # where does this sentence stand: all of it, wherever the layout cut its paragraph
+            lines = lines + _own_lines(page, ans.block[1], lines, pi, counts)
         primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in lines])))
         # the paragraph's other part past a column break or a picture: boxed too, so its words are quoted too
         parts = _continued(page, ans.block[1], pi, counts)
@@ -405,6 +407,28 @@ def _sentence_run_on(page: PageText, bi: int, lines: list[int], pi: int,
         out += taken + inner
         text = written_text(page, page.reading(lines + out))
     return out
+
+
+def _own_lines(page: PageText, bi: int, lines: list[int], pi: int,
+               counts: dict[tuple[int, int], Touch]) -> list[int]:
+    """The lines a sentence (the evidence, its own query) covers in the blocks next to its chosen block ``bi``
+    (two on either side, in its column, ``_in_column``): the layout cut its paragraph there (a footnote's
+    indented first line read as a block of its own; the neighbouring column's equation number "(5)" read into
+    the next block, which stops ``_sentence_run_on``), and the sentence's place is all of it, not the block
+    holding most of its words."""
+    box = _union([page.lines[li] for li in lines])
+    out = []
+    for (p, b), touch in counts.items():
+        if p != pi or b == bi or abs(b - bi) > 2 or b in page.table_rows:
+            continue
+        out += [li for li in sorted(touch.lines) if li not in lines and li not in page.furniture
+                and _in_column(page.lines[li], box)]
+    return out
+
+
+def _in_column(line: Box, box: Box) -> bool:
+    """At least half of ``line``'s width lies across ``box``'s: not the neighbouring column's equation number."""
+    return min(line[2], box[2]) - max(line[0], box[0]) >= 0.5 * (line[2] - line[0])
 
 
 def _wraps(page: PageText, li: int, nxt: int) -> bool:
