@@ -236,7 +236,7 @@ def test_the_passage_blocks_setting_decides_whether_the_answer_outside_the_evide
     # outside the window in both chunks.
     from mnote_kr.citations.cleaning import clean_citation_text
     from mnote_kr_pdf_bbox import locator
-    from mnote_kr_pdf_bbox.answer import place_texts
+    from mnote_kr_pdf_bbox.blocks import place_texts
     from mnote_kr_pdf_bbox.model import load_document
 
     pdf = CORPUS / "pdf" / "markitdown__test.pdf"
@@ -316,7 +316,7 @@ def test_a_hair_of_cosine_does_not_outweigh_the_block_holding_the_questions_word
 def test_figure_glyphs_are_never_a_place_behind(monkeypatch: pytest.MonkeyPatch) -> None:
     # tracemonkey p.10's figure labels are glyphs (``?>9@aj.d<f@-<>2.@a:0>#3$4,56#``); the newcomer trial's
     # Chinese questions got them as places nearest by meaning. Here they are the file's nearest.
-    from mnote_kr_pdf_bbox.answer import doc_terms, places
+    from mnote_kr_pdf_bbox.blocks import doc_terms, places
     from mnote_kr_pdf_bbox.model import load_document
 
     doc = load_document(str(TRACEMONKEY))
