@@ -233,15 +233,17 @@ def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
 def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list[tuple[tuple[int, int], float]]:
     """The document's ``FILE_WIDE`` text blocks nearest the query by meaning outside the passage, with
     their cosines, best first: behind the passage's own (the provider's passage of the right file may
-    not be the one that answers)."""
+    not be the one that answers). A question in the other script than the file's body has its script's
+    pull out of the cosines (``nearest_places_across``: an English cover line of a Chinese PDF is not
+    the nearest block for an English question by its language alone)."""
     from bisect import bisect_right
 
-    from mnote_kr.plugin_api import nearest_places
+    from mnote_kr.plugin_api import nearest_places_across
 
     key, starts = places(doc)
     inside = set(passage)
     out: list[tuple[tuple[int, int], float]] = []
-    for n, cos in nearest_places(key, query, FILE_WIDE + len(inside)).items():
+    for n, cos in nearest_places_across(key, query, FILE_WIDE + len(inside), lambda: place_texts(doc)).items():
         pi = bisect_right(starts, n) - 1
         if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE \
                 and not doc_terms(doc).unfit((pi, n - starts[pi])):
