@@ -40,6 +40,7 @@ from .blocks import (
     fold,
     place_texts,
     places,
+    running_places,
     stem,
 )
 from .lines import reading_box
@@ -52,6 +53,8 @@ BY_MEANING = True
 RUNNERS_UP = 2
 #: The document's blocks nearest the query by meaning, outside the passage, given behind those (0: none).
 FILE_WIDE = 3
+#: A running line (``blocks.running_places``: a text on 3 pages or more) is never one of those (False: as before).
+NO_RUNNING = True
 #: A block chosen by the query's words is weighed with its peers (issue 33, nc18a problem 4; False: as
 #: before, ``benchmarks/retrieval.py``): it carries its cosine even when it was the evidence window's only
 #: block (without one, the host's ordering of a file's passages by meaning counted it as the least meant),
@@ -235,18 +238,21 @@ def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list
     their cosines, best first: behind the passage's own (the provider's passage of the right file may
     not be the one that answers). A question in the other script than the file's body has its script's
     pull out of the cosines (``nearest_places_across``: an English cover line of a Chinese PDF is not
-    the nearest block for an English question by its language alone)."""
+    the nearest block for an English question by its language alone). A running line (``running_places``:
+    a margin stamp written on every page) is no place behind: it answers nothing, and came three times."""
     from bisect import bisect_right
 
     from mnote_kr.plugin_api import nearest_places_across
 
     key, starts = places(doc)
     inside = set(passage)
+    running = running_places(doc) if NO_RUNNING else frozenset()
     out: list[tuple[tuple[int, int], float]] = []
-    for n, cos in nearest_places_across(key, query, FILE_WIDE + len(inside), lambda: place_texts(doc)).items():
+    wanted = FILE_WIDE + len(inside) + (len(running) if running else 0)
+    for n, cos in nearest_places_across(key, query, wanted, lambda: place_texts(doc)).items():
         pi = bisect_right(starts, n) - 1
         if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE \
-                and not doc_terms(doc).unfit((pi, n - starts[pi])):
+                and n not in running and not doc_terms(doc).unfit((pi, n - starts[pi])):
             out.append(((pi, n - starts[pi]), cos))
     return out
 

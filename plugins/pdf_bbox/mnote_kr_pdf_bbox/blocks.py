@@ -28,6 +28,8 @@ from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
 
 #: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
 MEANING_MIN_TOKENS = 4
+#: A block's text written on this many pages or more is a running line (``running_places``).
+RUNNING_PAGES = 3
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 
 
@@ -253,6 +255,29 @@ def place_texts(doc: DocumentText) -> list[str]:
             text = written_text(page, lines)
             enough = sum(1 for _ in zip(range(MEANING_MIN_TOKENS), iter_tokens(fold(text)), strict=False))
             out.append(text if enough >= MEANING_MIN_TOKENS else "")
+    return out
+
+
+def running_places(doc: DocumentText) -> frozenset[int]:
+    """The place numbers (``place_texts`` order) of blocks whose text the document writes on ``RUNNING_PAGES``
+    pages or more: a running line the layout did not set apart as a header or footer (the Federal Register's
+    vertical margin stamp "jbell on DSKJLSW7X2PROD with PROPOSALS", a block on each of its 15 pages). Counted once
+    per document in memory."""
+    cached = doc.extras.get("running")
+    if isinstance(cached, frozenset):
+        return cached
+    pages: dict[str, set[int]] = {}
+    numbers: dict[str, list[int]] = {}
+    n = 0
+    for pi, page in enumerate(doc.pages):
+        for lines in page.blocks:
+            text = " ".join(written_text(page, lines).split())
+            if text:
+                pages.setdefault(text, set()).add(pi)
+                numbers.setdefault(text, []).append(n)
+            n += 1
+    out = frozenset(i for text, at in pages.items() if len(at) >= RUNNING_PAGES for i in numbers[text])
+    doc.extras["running"] = out
     return out
 
 
