@@ -31,7 +31,8 @@ What is here:
   passage's paragraphs by meaning beside words), ``queue_texts``/``places_key``/``rank_by_meaning``
   (the same for places that are not paragraphs, e.g. PDF text blocks: queue their texts at
   ``prepare_locate``, keep their ``places_key``, rank candidate places by word score and meaning),
-  ``nearest_places`` (a file's places nearest a query by meaning: those behind the best),
+  ``nearest_places`` (a file's places nearest a query by meaning: those behind the best; ``nearest_places_across``
+  the same with the pull of the question's script out of a file written in the other, ``locate.otherscript``),
   ``places_behind`` (the places behind one a locator chose itself, by words and meaning: a deck's
   other shapes, a sheet's other rows; ``with_places_behind`` sets them as a locator's runners-up),
   ``embed_meaning``/``meaning_version`` (the same packaged model's vectors of any texts, and its
@@ -139,6 +140,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.cleaning.headlead import heading_lead
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
+    from mnote_kr.citations.locate.otherscript import nearest_across as nearest_places_across
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
         places_behind,
@@ -224,6 +226,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "query_terms": ("mnote_kr.citations.render.ids", "query_terms"),
     "places_key": ("mnote_kr.citations.rank.meaning", "places_key"),
     "nearest_places": ("mnote_kr.citations.rank.meaning", "nearest"),
+    "nearest_places_across": ("mnote_kr.citations.locate.otherscript", "nearest_across"),
     "embed_meaning": ("mnote_kr.citations.rank.meaning", "embed_texts"),
     "meaning_version": ("mnote_kr.citations.rank.meaning", "version"),
     "queue_texts": ("mnote_kr.citations.rank.meaning", "queue"),
@@ -364,6 +367,7 @@ __all__ = [
     "named_header",
     "named_places",
     "nearest_places",
+    "nearest_places_across",
     "normalize",
     "paths",
     "places_behind",

@@ -114,11 +114,12 @@ def test_a_pdf_block_writing_the_acronyms_answers_the_full_terms_question() -> N
     high AOA event" answers the question asked in full words (without the definitions no block held enough of
     its words: the passage was cited for want of one)."""
     from mnote_kr_pdf_bbox import answer
+    from mnote_kr_pdf_bbox import blocks as pdf_blocks
     from mnote_kr_pdf_bbox.model import load_document
 
     doc = load_document(CORPUS / "pdf" / "pdfplumber__federal-register-2020-17221.pdf")
-    texts = answer.place_texts(doc)
-    _, starts = answer.places(doc)
+    texts = pdf_blocks.place_texts(doc)
+    _, starts = pdf_blocks.places(doc)
     at = next(i for i, t in enumerate(texts) if "limit the number of MCAS activations to one per high AOA" in t)
     blocks = [(pi, n - starts[pi]) for n in range(at - 3, at + 4)
               for pi in range(len(doc.pages)) if starts[pi] <= n < starts[pi + 1]]

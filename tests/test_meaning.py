@@ -354,7 +354,7 @@ def test_the_unigram_segments_as_the_tokenizers_library_does() -> None:
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     from mnote_kr_docx_locator.cache import load_docx
-    from mnote_kr_pdf_bbox.answer import place_texts
+    from mnote_kr_pdf_bbox.blocks import place_texts
     from mnote_kr_pdf_bbox.model import load_document
 
     m = e5.model()

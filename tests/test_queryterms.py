@@ -13,7 +13,7 @@ from pathlib import Path
 from mnote_kr.citations.text.queryterms import QueryTerms, content_terms, scaffolding
 from mnote_kr.default_plugins.text_locator import locate
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox.answer import content_terms as pdf_terms
+from mnote_kr_pdf_bbox.blocks import content_terms as pdf_terms
 
 
 def _words(query: str) -> list[str]:

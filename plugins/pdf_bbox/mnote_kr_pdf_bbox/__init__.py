@@ -3,8 +3,8 @@
 Sidecar ``bbox`` positions are converted to PDF points (top-left origin of the page as
 displayed); without them the evidence is found in the PDF's own text layer. See
 ``locator.py`` for the coordinate rules, ``align.py`` for finding the evidence,
-``answer.py`` for the block that answers, ``layout.py`` for blocks and running headers
-and ``budget.py`` for the limits any file is held to.
+``answer.py`` for the block that answers (``blocks.py``: the blocks' texts as it reads them),
+``layout.py`` for blocks and running headers and ``budget.py`` for the limits any file is held to.
 """
 
 from __future__ import annotations
@@ -50,13 +50,13 @@ def prepare_locate(path: str) -> bool | None:
         return None
     from mnote_kr.plugin_api import queue_texts
 
-    from . import answer
+    from . import answer, blocks
     from .model import load_document, warm_document
 
     parsed = warm_document(path)
     doc = load_document(path)
     if doc.has_text and answer.BY_MEANING:
-        queue_texts(answer.place_texts(doc))  # ingest embeds its text blocks once it is citable
+        queue_texts(blocks.place_texts(doc))  # ingest embeds its text blocks once it is citable
     return parsed
 
 

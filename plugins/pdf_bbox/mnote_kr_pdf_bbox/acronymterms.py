@@ -2,7 +2,7 @@
 the paper's "AOA" for the question's "angle of attack", its "flow duration curve" for the question's "FDC".
 
 The definitions are learned once from the document's blocks (``place_texts``, at ingest with the blocks' vectors
-key: ``answer.places``) and kept in the on-disk model (``extras["acronyms"]``); a locate reads them there.
+key: ``blocks.places``) and kept in the on-disk model (``extras["acronyms"]``); a locate reads them there.
 ``choose`` counts a block writing the other form as holding the query's terms it stands for, at
 ``OTHER_FORM_WEIGHT``, or ``OTHER_FORM_ALONE`` when the block holds none of the query's words as written (no
 block answers by the other form alone: ``answer.MIN_SHARE``).
@@ -23,7 +23,7 @@ OTHER_FORM_ALONE = 0.25
 
 
 def defined(doc: DocumentText, texts: Callable[[DocumentText], list[str]]) -> tuple[Any, ...]:
-    """The acronyms ``doc`` defines (``plugin_api.defined_in`` over its blocks' ``texts``: ``answer.place_texts``),
+    """The acronyms ``doc`` defines (``plugin_api.defined_in`` over its blocks' ``texts``: ``blocks.place_texts``),
     kept with it."""
     cached = doc.extras.get("acronyms")
     if isinstance(cached, tuple):
@@ -37,7 +37,7 @@ def defined(doc: DocumentText, texts: Callable[[DocumentText], list[str]]) -> tu
 def other_forms(found: tuple[Any, ...], terms: dict[str, str], query: str,
                 stem: Callable[[str], str]) -> list[tuple[Any, list[str]]]:
     """The query's stand-ins (``plugin_api.stand_ins``) by the document's ``found`` acronyms, with the query's
-    terms (``answer.content_terms``: ``stem`` to the word as typed) each stands for: the acronym's word, or the
+    terms (``blocks.content_terms``: ``stem`` to the word as typed) each stands for: the acronym's word, or the
     terms inside the full term."""
     if not found:
         return []

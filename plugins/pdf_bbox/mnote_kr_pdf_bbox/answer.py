@@ -23,37 +23,38 @@ Ties go to the earlier block in document order, so every process gives one answe
 from __future__ import annotations
 
 import math
-import unicodedata
 from collections import Counter
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from mnote_kr.plugin_api import (
-    absent_words,
-    iter_tokens,
-    keeps_line_end_hyphen,
-    lazy_compile,
-    normalize,
-    places_key,
-    query_occurrences,
-    scaffolding,
-    symbol_letters,
-)
+from mnote_kr.plugin_api import absent_words, lazy_compile, query_occurrences
 
 from . import tableread
 from .acronymterms import defined, held_other, other_forms
+from .blocks import (
+    _CJK_RUN,
+    MEANING_MIN_TOKENS,
+    BlockText,
+    DocTerms,
+    content_terms,
+    doc_terms,
+    fold,
+    place_texts,
+    places,
+    running_places,
+    stem,
+)
 from .lines import reading_box
-from .pdftext import ALEF_FOLD, DocumentText, PageText, canonical
+from .pdftext import DocumentText
 
 MIN_SHARE = 0.4
 #: False: blocks by words alone, as before (``benchmarks/retrieval.py``'s today variant).
 BY_MEANING = True
-#: Fewest tokens of a block ranked by meaning (a running title or a label scores high on its own).
-MEANING_MIN_TOKENS = 4
 #: Blocks behind the chosen one a locator gives (``Locator.runners_up``), best first.
 RUNNERS_UP = 2
 #: The document's blocks nearest the query by meaning, outside the passage, given behind those (0: none).
 FILE_WIDE = 3
+#: A running line (``blocks.running_places``: a text on 3 pages or more) is never one of those (False: as before).
+NO_RUNNING = True
 #: A block chosen by the query's words is weighed with its peers (issue 33, nc18a problem 4; False: as
 #: before, ``benchmarks/retrieval.py``): it carries its cosine even when it was the evidence window's only
 #: block (without one, the host's ordering of a file's passages by meaning counted it as the least meant),
@@ -61,266 +62,12 @@ FILE_WIDE = 3
 #: are candidates beside it (``peers``), meaning deciding between equals.
 WORD_PEERS = True
 _CJK_BIGRAM = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
-_CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
 #: Chinese question words and particles: asked with, never asked for.
 _CJK_ASKING = lazy_compile(r"为什么|什么|哪些|哪个|哪里|如何|怎么样|怎么|怎样|是否|多少|请问|关于|有关|吗|呢"
                            r"|[讲说写谈提]了|[讲说写谈]的|提到|介绍|说明")
 #: False: a query's Chinese words over a document without Chinese are dropped as artefacts, as before (``weighed``).
 FOREIGN_CJK = True
 MAX_LINES = 30  # a longer block is narrowed to the lines around the answer
-
-# Chinese question words as the bigrams the tokenizer gives; Latin function words and
-# question scaffolding come from the host's ``queryterms.scaffolding`` (one list for DOCX,
-# text and PDF), and every other word is weighed by its rarity in the document.
-_CJK_STOP = frozenset(
-    ["什么", "哪些", "哪个", "如何", "怎么", "怎样", "为什", "么是", "是什", "是否", "多少", "哪里", "请问"]
-)
-
-
-def stem(word: str) -> str:
-    """A light English stem (plural, -ed, -ing); other scripts unchanged."""
-    if not word.isascii() or len(word) <= 4 or not word.isalpha():
-        return word
-    if word.endswith("ies"):
-        return word[:-3] + "y"
-    if word.endswith("ss"):
-        return word
-    if word.endswith("es") and word[-3] in "xhs":
-        return word[:-2]
-    for suf in ("ing", "ed", "s"):
-        if word.endswith(suf) and len(word) - len(suf) >= 3:
-            return word[: -len(suf)]
-    return word
-
-
-def _accentless() -> dict[int, str]:
-    """Latin, Greek and Cyrillic letters with accents -> the letter without them (``ä`` -> ``a``),
-    the fold of ``pdftext.fold_char``, one character for one."""
-    out = {}
-    for cp in range(0xC0, 0x500):
-        base = "".join(c for c in unicodedata.normalize("NFD", chr(cp)) if not unicodedata.combining(c))
-        if len(base) == 1 and base != chr(cp):
-            out[cp] = base
-    return out
-
-
-_ACCENTLESS = _accentless()
-# an accent drawn as a glyph of its own beside its letter (TeX's split accents): ¨ ´ ˆ ˜ ¸ ˇ ˘ ˙ ˚ ¯
-_SPACING_MARKS = frozenset("\u00a8\u00b4\u02c6\u02dc\u00b8\u02c7\u02d8\u02d9\u02da\u00af")
-
-
-def fold(text: str) -> str:
-    """``normalize`` plus the folds of ``pdftext`` (accents, Arabic alef forms, lam-alef
-    order); the length is kept, so offsets still point into the original text."""
-    return canonical(normalize(text).translate(ALEF_FOLD).translate(_ACCENTLESS))
-
-
-def _drop_spacing_marks(raw: str) -> str:
-    """``raw`` without accents drawn as glyphs of their own next to a letter."""
-    if not any(ch in _SPACING_MARKS for ch in raw):
-        return raw
-    return "".join(ch for k, ch in enumerate(raw) if not (
-        ch in _SPACING_MARKS and ((k > 0 and raw[k - 1].isalpha()) or raw[k + 1 : k + 2].isalpha())))
-
-
-def content_terms(text: str) -> dict[str, str]:
-    """The query's content terms: stem -> the surface form typed, in order, each once."""
-    out: dict[str, str] = {}
-    toks = [tok for tok, _, _ in iter_tokens(fold(text))]
-    symbols = symbol_letters(text)  # "Q" in "what does Q mean": a one-letter word asked about
-    for tok, skip in zip(toks, scaffolding(toks), strict=True):
-        if tok not in symbols and (skip or tok in _CJK_STOP or (tok.isascii() and len(tok) < 2)):
-            continue
-        out.setdefault(stem(tok), tok)
-    return out
-
-
-@dataclass
-class BlockText:
-    """One block's text (lines joined, hyphenation undone), normalised, with each
-    character's line index and the block's stemmed terms with their token positions."""
-
-    text: str
-    line_at: list[int]
-    terms: dict[str, list[int]] = field(default_factory=dict)  # term -> token numbers
-    surface: set[str] = field(default_factory=set)  # the tokens as written (before stemming)
-    starts: list[int] = field(default_factory=list)  # token number -> character offset
-
-
-_LONE_SURROGATE = lazy_compile(r"[\ud800-\udfff]")
-_LINE_CHARS = str.maketrans({"\r": " ", "\n": " ", "\x02": "-", "\ufffe": "-"})
-
-
-def _block_chars(page: PageText, lines: list[int]) -> tuple[list[str], list[int]]:
-    """A block's characters as written (lines joined, hyphenation undone) and each one's line; a table
-    row's read under its headers (``tableread``)."""
-    row = tableread.row_chars(page, lines)
-    if row is not None:
-        return row
-    chars: list[str] = []
-    line_at: list[int] = []
-    soft = False  # the line before ends in a soft hyphen
-    for li in lines:
-        raw = _drop_spacing_marks("".join([page.text[c] for c in page.stream[li]]).rstrip())
-        if chars:
-            prev = chars[-1]
-            if prev in "\u00ad-" and raw[:1].isalpha() and len(chars) > 1 and chars[-2].isalpha() and (
-                    soft or not keeps_line_end_hyphen(_word_before(chars), _word_after(raw), page.text)):
-                chars.pop()  # a word hyphenated across the line break
-                line_at.pop()
-            elif prev == "-" and raw[:1].isalnum() and len(chars) > 1 and chars[-2].isalnum():
-                pass  # the word's own hyphen ("FAA-approved"): the words stay joined by it
-            elif prev != " ":
-                chars.append(" ")
-                line_at.append(li)
-        # PDFium marks a hyphen at a line end as U+0002 or U+FFFE, whether typesetting's or the word's
-        # own ("FAA-" too): a hyphen here, judged as one; only U+00AD is soft for sure
-        soft = raw[-1:] == "\u00ad"
-        chars.extend(raw.translate(_LINE_CHARS))  # one character for one: offsets hold
-        line_at.extend([li] * len(raw))
-    return chars, line_at
-
-
-def _word_before(chars: list[str]) -> str:
-    """The word that ``chars`` end in, before their last character (a hyphen), its own hyphens
-    included ("state-of-the")."""
-    i = len(chars) - 1
-    while i > 0 and (chars[i - 1].isalnum() or chars[i - 1] == "-" and i > 1 and chars[i - 2].isalnum()):
-        i -= 1
-    return "".join(chars[i:-1])
-
-
-def _word_after(raw: str) -> str:
-    """The word ``raw`` starts with."""
-    end = 0
-    while end < len(raw) and raw[end].isalnum():
-        end += 1
-    return raw[:end]
-
-
-def block_text(page: PageText, lines: list[int]) -> BlockText:
-    """Build a block's ``BlockText`` from its lines (content order inside each line)."""
-    chars, line_at = _block_chars(page, lines)
-    text = fold("".join(chars))
-    bt = BlockText(text, line_at)
-    for k, (tok, start, _) in enumerate(iter_tokens(text)):
-        bt.terms.setdefault(stem(tok), []).append(k)
-        bt.surface.add(tok)
-        bt.starts.append(start)
-    return bt
-
-
-@dataclass
-class DocTerms:
-    """Per-document block frequency of every term, and block texts built on demand.
-
-    The frequencies need every block's terms, so they are counted once per document
-    (``term_stats``: at ingest, kept in the on-disk model); a locate builds the
-    ``BlockText`` of only the few blocks its passage touches.
-    """
-
-    doc: DocumentText
-    df: dict[str, int]
-    n: int
-    built: dict[tuple[int, int], BlockText] = field(default_factory=dict)
-    cjk: bool | None = None  # the document holds CJK text (``holds_cjk``)
-
-    def holds_cjk(self) -> bool:
-        """Whether any block of the document holds CJK text."""
-        if self.cjk is None:
-            self.cjk = any(not t.isascii() and _CJK_RUN.search(t + t) for t in self.df)
-        return self.cjk
-
-    def block(self, b: tuple[int, int]) -> BlockText:
-        """The ``BlockText`` of block ``b`` = (page index, block index)."""
-        bt = self.built.get(b)
-        if bt is None:
-            page = self.doc.pages[b[0]]
-            bt = self.built[b] = block_text(page, page.blocks[b[1]])
-        return bt
-
-    def glyphs(self, b: tuple[int, int]) -> bool:
-        """Whether block ``b`` is mostly glyphs (``mostly_glyphs``): a figure's labels, no place to cite."""
-        from mnote_kr.plugin_api import mostly_glyphs
-
-        page = self.doc.pages[b[0]]  # as written: folding makes a table's "Q＜60000" a glyph's "q<60000"
-        return mostly_glyphs(written_text(page, page.blocks[b[1]]))
-
-    def unfit(self, b: tuple[int, int], terms: Iterable[str] = ()) -> bool:
-        """Whether block ``b`` is no place to cite: glyphs, or furniture holding none of the query's ``terms``
-        (``is_furniture``: a journal's header; the host quotes it nowhere, so its box shows another quote)."""
-        from mnote_kr.plugin_api import is_furniture
-
-        page = self.doc.pages[b[0]]
-        return self.glyphs(b) or (is_furniture(written_text(page, page.blocks[b[1]]))
-                                  and not any(t in self.block(b).terms for t in terms))
-
-
-def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
-    """``(blocks, block frequency of each term)`` of the document: plain data, so the on-disk
-    model keeps it (a new process does not tokenize every block of the document again)."""
-    cached = doc.extras.get("term_stats")
-    if isinstance(cached, tuple):
-        return cached
-    df: Counter[str] = Counter()
-    n = 0
-    for page in doc.pages:
-        for lines in page.blocks:
-            df.update(list(block_text(page, lines).terms))
-            n += 1
-    out = (max(n, 1), dict(df))
-    doc.extras["term_stats"] = out
-    return out
-
-
-def written_text(page: PageText, lines: list[int]) -> str:
-    """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed); a lone
-    surrogate of the text layer (a glyph PDFium maps to half a character) is U+FFFD: the words are
-    shown and stored as UTF-8."""
-    return _LONE_SURROGATE.sub("\ufffd", " ".join("".join(_block_chars(page, lines)[0]).split()))
-
-
-def place_texts(doc: DocumentText) -> list[str]:
-    """Every text block's text as written, in document order (page by page): the places ingest
-    embeds for ranking by meaning (``plugin_api.queue_texts``). A block of fewer than
-    ``MEANING_MIN_TOKENS`` tokens (a bullet, a page number, a short heading) is never ranked by
-    meaning: it is left empty, and not embedded."""
-    out = []
-    for page in doc.pages:
-        for lines in page.blocks:
-            text = written_text(page, lines)
-            enough = sum(1 for _ in zip(range(MEANING_MIN_TOKENS), iter_tokens(fold(text)), strict=False))
-            out.append(text if enough >= MEANING_MIN_TOKENS else "")
-    return out
-
-
-def places(doc: DocumentText) -> tuple[str, list[int]]:
-    """``(places_key, first place number of each page)``: plain data, kept in the on-disk model
-    (a locate finds the blocks' vectors without reading every page)."""
-    cached = doc.extras.get("places")
-    if isinstance(cached, tuple):
-        return cached
-    starts = [0]
-    for page in doc.pages:
-        starts.append(starts[-1] + len(page.blocks))
-    texts = place_texts(doc)
-    out = (places_key(texts), starts)
-    doc.extras["places"] = out
-    from mnote_kr.plugin_api import defined_in  # the acronyms the blocks define, from the same texts
-
-    doc.extras.setdefault("acronyms", tuple(defined_in(texts)))
-    return out
-
-
-def doc_terms(doc: DocumentText) -> DocTerms:
-    """The document's term statistics and its block texts, kept with it in memory."""
-    cached = doc.extras.get("terms")
-    if isinstance(cached, DocTerms):
-        return cached
-    n, df = term_stats(doc)
-    out = DocTerms(doc, df, n)
-    doc.extras["terms"] = out
-    return out
 
 
 @dataclass(frozen=True)
@@ -489,18 +236,23 @@ def _hit_lines(bt: BlockText, terms: dict[str, str]) -> list[int]:
 def _wide(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> list[tuple[tuple[int, int], float]]:
     """The document's ``FILE_WIDE`` text blocks nearest the query by meaning outside the passage, with
     their cosines, best first: behind the passage's own (the provider's passage of the right file may
-    not be the one that answers)."""
+    not be the one that answers). A question in the other script than the file's body has its script's
+    pull out of the cosines (``nearest_places_across``: an English cover line of a Chinese PDF is not
+    the nearest block for an English question by its language alone). A running line (``running_places``:
+    a margin stamp written on every page) is no place behind: it answers nothing, and came three times."""
     from bisect import bisect_right
 
-    from mnote_kr.plugin_api import nearest_places
+    from mnote_kr.plugin_api import nearest_places_across
 
     key, starts = places(doc)
     inside = set(passage)
+    running = running_places(doc) if NO_RUNNING else frozenset()
     out: list[tuple[tuple[int, int], float]] = []
-    for n, cos in nearest_places(key, query, FILE_WIDE + len(inside)).items():
+    wanted = FILE_WIDE + len(inside) + (len(running) if running else 0)
+    for n, cos in nearest_places_across(key, query, wanted, lambda: place_texts(doc)).items():
         pi = bisect_right(starts, n) - 1
         if 0 <= pi < len(doc.pages) and (pi, n - starts[pi]) not in inside and len(out) < FILE_WIDE \
-                and not doc_terms(doc).unfit((pi, n - starts[pi])):
+                and n not in running and not doc_terms(doc).unfit((pi, n - starts[pi])):
             out.append(((pi, n - starts[pi]), cos))
     return out
 

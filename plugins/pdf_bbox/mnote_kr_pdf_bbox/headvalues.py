@@ -287,7 +287,7 @@ def column_values(doc_path: str, page: PageText, bi: int, query: str) -> Column 
 
 def _named(page: PageText, row: list[int], query: str) -> int | None:
     """The header of ``row`` holding the most of the query's content words, one alone; else None."""
-    from .answer import content_terms, fold, stem
+    from .blocks import content_terms, fold, stem
 
     terms = set(content_terms(query))
     held = [(len(terms & {stem(t) for t, _, _ in iter_tokens(fold(_short_text(page, k) or ""))}), k) for k in row]

@@ -28,7 +28,8 @@ from pathlib import Path
 from mnote_kr.plugin_api import LocateRequest, Locator, Rect, lazy_compile
 
 from .align import Match, Span, find, find_stored, spans
-from .answer import MIN_SHARE, choose, content_terms, holds_terms, written_text
+from .answer import MIN_SHARE, choose, holds_terms
+from .blocks import content_terms, written_text
 from .headvalues import column_values
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document

@@ -20,7 +20,7 @@ from typing import overload
 from mnote_kr.plugin_api import DocumentError, FileCache, Persist
 
 from .align import text_key
-from .answer import places, term_stats
+from .blocks import places, term_stats
 from .layout import furniture_key
 from .pdftext import CACHE_SIZE, DocumentText, PageText, line_text, read_document
 
@@ -30,7 +30,7 @@ MAX_OMIT = 24  # furniture lines reported per locate (a few pages' headers and f
 def derive(doc: DocumentText) -> None:
     """Compute and keep with ``doc`` what every locate in it needs whatever the evidence and
     query: both k-gram indexes, the running-header keys, the blocks' term statistics, the key of
-    their vectors (``answer.places``) and the text's hash that keys its stored alignments (the
+    their vectors (``blocks.places``) and the text's hash that keys its stored alignments (the
     on-disk cache stores them; see ``_encode``)."""
     for view in doc.views:
         view.index  # noqa: B018 - built and kept on the view

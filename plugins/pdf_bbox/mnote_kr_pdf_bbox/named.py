@@ -27,7 +27,8 @@ from typing import Any
 
 from mnote_kr.plugin_api import asked_of_place, named_places, without_places
 
-from .answer import _CJK_RUN, Answer, _narrow, choose, content_terms, doc_terms, weighed
+from .answer import Answer, _narrow, choose, weighed
+from .blocks import _CJK_RUN, content_terms, doc_terms
 from .pdftext import DocumentText
 
 

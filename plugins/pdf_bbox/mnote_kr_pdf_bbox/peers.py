@@ -19,7 +19,7 @@ from typing import TypeVar
 
 from mnote_kr.plugin_api import query_occurrences
 
-from . import answer
+from . import answer, blocks
 from .pdftext import DocumentText
 
 T = TypeVar("T")
@@ -36,11 +36,11 @@ def with_peers(doc: DocumentText, own: dict[tuple[int, int], T], passage: Callab
     share, top = max((answer.holds_terms(doc, b, query)[0], b) for b in own)
     if share < answer.MIN_SHARE:
         return own
-    q = " ".join(answer.fold(query).split())
-    dt = answer.doc_terms(doc)
+    q = " ".join(blocks.fold(query).split())
+    dt = blocks.doc_terms(doc)
     if len(q) >= 3 and any(w >= 1.0 for b in own for _, w in query_occurrences(dt.block(b).text, q)):
         return own  # the query as written stands in the window: that block answers
-    terms = answer.content_terms(query).keys()
+    terms = blocks.content_terms(query).keys()
     held = terms & dt.block(top).terms.keys()
     out = dict(own)
     for b, touch in passage().items():

@@ -37,7 +37,8 @@ import math
 import re
 from dataclasses import dataclass
 
-from .answer import MEANING_MIN_TOKENS, Answer, _narrow, content_terms, doc_terms, fold, weighed, written_text
+from .answer import Answer, _narrow, weighed
+from .blocks import MEANING_MIN_TOKENS, content_terms, doc_terms, fold, written_text
 from .headvalues import _header_row
 from .pdftext import DocumentText, PageText
 from .tableread import cell_answer
@@ -256,7 +257,8 @@ def _cosines(doc: DocumentText, blocks: list[tuple[int, int]], query: str) -> di
     """Each block's cosine with the query, when the document's blocks have vectors; {} otherwise."""
     from mnote_kr.plugin_api import rank_by_meaning
 
-    from .answer import BY_MEANING, places
+    from .answer import BY_MEANING
+    from .blocks import places
 
     if not BY_MEANING or not blocks:
         return {}

@@ -19,7 +19,7 @@ import mnote_kr_pdf_bbox
 from mnote_kr.citations.cleaning import clean_citation_text
 from mnote_kr.citations.rank import meaning
 from mnote_kr.models import LocateRequest
-from mnote_kr_pdf_bbox import answer, pdftext
+from mnote_kr_pdf_bbox import answer, blocks, pdftext
 
 MINDMAP = CORPUS / "pdf" / "mineru__introduction.pdf"
 
@@ -45,7 +45,7 @@ def test_a_node_holding_one_word_of_a_question_the_pdf_otherwise_lacks_is_not_an
     # the words it lacks count in the share: 遗传性, 卵巢, 检测 (its bigrams 性卵, 巢癌, 测方 are cuts, not words)
     doc = pdftext.read_document(MINDMAP)
     query = "遗传性卵巢癌 检测方法"
-    terms, _ = answer.weighed(answer.doc_terms(doc), query, answer.content_terms(query))
+    terms, _ = answer.weighed(blocks.doc_terms(doc), query, blocks.content_terms(query))
     assert set(terms) == {"方法", "遗传性", "卵巢", "检测"}
 
 

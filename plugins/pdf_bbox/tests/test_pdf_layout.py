@@ -201,7 +201,7 @@ def test_a_word_hyphenated_across_a_line_break_is_one_query_term(tmp_path: Path)
 
 
 def test_a_hyphen_at_a_line_end_that_is_the_words_own_stays_in_the_blocks_text(tmp_path: Path) -> None:
-    from mnote_kr_pdf_bbox.answer import block_text
+    from mnote_kr_pdf_bbox.blocks import block_text
     from mnote_kr_pdf_bbox.pdftext import read_document
 
     b = PdfBuilder()

@@ -26,7 +26,7 @@ import mnote_kr_pdf_bbox
 from mnote_kr.citations.caches import answercache
 from mnote_kr.citations.cleaning import clean_citation_text
 from mnote_kr.models import LocateRequest, Locator
-from mnote_kr_pdf_bbox.answer import written_text
+from mnote_kr_pdf_bbox.blocks import written_text
 from mnote_kr_pdf_bbox.pdftext import line_text, read_document
 
 MINDMAP = CORPUS / "pdf" / "mineru__introduction.pdf"

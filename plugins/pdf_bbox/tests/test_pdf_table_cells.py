@@ -18,7 +18,7 @@ from mnote_kr_testkit.pdfwords import page_text, text_in, word_boxes
 from mnote_kr.models import LocateRequest
 from mnote_kr.plugin_api import labelled_row
 from mnote_kr_pdf_bbox import clear_cache, locate
-from mnote_kr_pdf_bbox.answer import place_texts
+from mnote_kr_pdf_bbox.blocks import place_texts
 from mnote_kr_pdf_bbox.pdftext import line_text, read_document
 
 PDF = CORPUS / "pdf"
