@@ -49,7 +49,8 @@ def _name_terms(c: Citation) -> set[str]:
 def cleared_by(citations: list[Citation], query: str) -> str:
     """``weak`` when ``weak_reason`` flags the search, else the part of the rule that cleared it:
     ``words: a, b`` (the query's terms some passage holds; ``file name`` when only a name matched),
-    ``across scripts``, ``named place``, ``no content word``, ``no citation``."""
+    ``across scripts``, ``named place``, ``across languages: 淡水`` (the query's Chinese words the first place says in
+    English: ``noresults.said_across``), ``no content word``, ``no citation``."""
     if noresults.weak_reason(citations, query) is not None:
         return "weak"
     if not citations:
@@ -65,6 +66,8 @@ def cleared_by(citations: list[Citation], query: str) -> str:
         return "across scripts"
     if noresults._cited_where_named(query, citations):
         return "named place"
+    if said := noresults.said_across(query, citations):
+        return "across languages: " + ", ".join(said)
     return "no content word"
 
 
@@ -160,6 +163,11 @@ def main() -> int:
     if args.held_out:
         groups |= {"off-topic held out": [k for k in dump if k.startswith("offh")],
                    **{n: [q["id"] for q in qs] for n, qs in sets.items() if n in held}}
+    # a set whose files the run did not ingest (a set added after it) has no searches in the dump
+    absent = [g for g, keys in groups.items() if not any(k in dump for k in keys)]
+    if absent:
+        print(f"not in the dump (skipped): {', '.join(absent)}")
+    groups = {g: [k for k in keys if k in dump] for g, keys in groups.items() if g not in absent}
     flagged = replay(dump, groups)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():

@@ -42,6 +42,8 @@ JAPANESE = place("c3", "本誌は全国の高等学校に配布されます。",
     # with a passage in the query's script (Han), words judge again: weak
     ([HANDBOOK, JAPANESE], "演示答辩的时间有多长？", "weak"),
     ([HANDBOOK, JAPANESE], "How many schools will the magazine be shipped to?", "weak"),
+    # ... unless the first, Latin, place says two of a Chinese query's words in English (trustee, plan, court)
+    ([HANDBOOK, JAPANESE], "受托人要把计划交给哪个法院？", "across languages: 受托人, 计划, 法院"),
     # a year alone is no word when the query has others
     ([place("c4", "Revenue in 2020 rose.", lexical=0.3)], "population of Tokyo in 2020", "weak"),
     # ... and then what clears it is the script (a Chinese query over an English passage holding the year)

@@ -26,12 +26,6 @@ DECK = place("p1", "Open-Source Software\nKey Benefits:\nOpen-source software is
 SCAN_X1 = place("s3", "劳动的产物。例如，空气、天然草地、处女地、等等。"
                 "一个物可以有用，而且是人类劳动产品，但不是商品。",
                 "mineru__small_ocr.pdf")
-CATALOG = place("x1", "Reading List\n#\tGenre\tSub-Genre\tTitle\tAuthor\n2\tNon-fiction\tScience\t"
-                "A Brief History of Time\tStephen Hawking\tBantam Books\t1988",
-                "docling__xlsx_09_section_label_header.xlsx")
-SCAN_X10 = place("s4", "价格，虽然前者代表的劳动多得多，从而价值也多得多。"
-                 "如果发现富矿，同一劳动量就会实现为更大量的金刚石",
-                 "mineru__small_ocr.pdf")
 
 
 def test_a_chinese_querys_function_words_are_not_its_words() -> None:
@@ -65,11 +59,13 @@ def test_a_passage_holding_a_content_word_of_a_chinese_query_clears_it_in_the_va
 
 @pytest.mark.parametrize("citations, query", [
     ([DECK, SCAN_X1, KOREAN], "开源软件为什么能省钱？"),  # the right slide, found by meaning
-    ([CATALOG, SCAN_X10, GARBLED], "斯蒂芬·霍金写的是哪本书？"),  # the right row
+    # (the newcomer's right row of a catalog, "斯蒂芬·霍金写的是哪本书？", was here: it says 斯蒂芬 and 霍金 in English,
+    # "Stephen Hawking", and is not weak since the twenty-first round: tests/test_weak_across.py)
 ])
 def test_a_first_place_in_another_script_is_said_found_across_languages(citations: list[Citation], query: str) -> None:
     """Words cannot judge a Chinese question whose first place is English: the flag stays (the same words are
-    nowhere near an off-topic question's first place either), but it says so rather than "nothing answers it"."""
+    nowhere near an off-topic question's first place either), but it says so rather than "nothing answers it".
+    Unless that place says two of its words in English, or one close in meaning (``tests/test_weak_across.py``)."""
     reason = weak_reason(citations, query)
     assert reason is not None
     assert "another script" in reason and "across languages" in reason

@@ -6,6 +6,9 @@ The question's 海水 (seawater) stands right before 鸭 (duck), which the row h
 head. A place holding the head and none of the modifier's senses (``crosslang.meanings``, every sense of every
 entry) lacks what tells the asked thing from its neighbours: its claim is approximate. "2024年淡水鸭" keeps
 "Freshwater Ducks" (淡水: "fresh water", written as one word there).
+
+``held_words`` reads the other way: the question's Chinese words a Latin place says in English (one synonym of one
+sense, ``crosslang.synonyms``), what the weak rule (``noresults``) counts for a question asked across languages.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ from collections.abc import Collection
 from mnote_kr.citations.text.cjkwords import FUNCTION_WORDS
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["unheld_modifiers"]
+__all__ = ["held_words", "unheld_modifiers"]
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -57,3 +60,15 @@ def unheld_modifiers(query: str, held: Collection[str]) -> list[str]:
                     and _held(head, forms) and not _held(modifier, forms):
                 out.append(modifier)
     return out
+
+
+def held_words(query: str, held: Collection[str]) -> list[str]:
+    """The query's Chinese words (``cjkwords.query_words``: two characters or more, no function word) one of whose
+    English synonyms ``held`` (a Latin place's tokens, lower case) holds, every word of it or its words written as one
+    (淡水 "fresh water" in "Freshwater Ducks"; 步枪 "rifle" in "Rifles"). Empty without the dictionary."""
+    from mnote_kr.citations.text.cjkwords import query_words
+    from mnote_kr.citations.text.crosslang import synonyms
+
+    forms = _forms(held)
+    return [w for w in query_words(query)
+            if any(all(s in forms for s in syn) or "".join(syn) in forms for syn in synonyms(w))]
