@@ -11,8 +11,8 @@ the citations of one search together:
   weight (idf) the passage holds (``LEXICAL_COVERAGE``), times ``LEXICAL_WEIGHT``: the best of a
   search that holds two of a question's twenty terms is a weak match, not a full one (a Chinese
   question's common bigrams in a Chinese passage, while the English passage that answers holds
-  none of its words); and it fades for a passage far below the search's best by meaning
-  (``LEXICAL_MEANING_BAND``: shared words in a passage meaning something else). Latin words
+  none of its words); ``farInMeaning`` takes it back, in part or whole, from a file far below the
+  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else). Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
   ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
   the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
@@ -412,13 +412,15 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             in_name[name] = _file_terms(q_terms, stem) if q_terms else 0.0
         parts = {
             "provider": PROVIDER_WEIGHT / (1 + rank),
-            "lexical": LEXICAL_WEIGHT * lex / best * share * near[i] if best > 0 else 0.0,
+            "lexical": LEXICAL_WEIGHT * lex / best * share if best > 0 else 0.0,
             "fileName": FILE_NAME_BOOST if q and q in (name, stem) else NAMED_FILE_BOOST if q and _names(q, name)
             else 0.0,
             "fileTerms": in_name[name],
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
             "named": _named(places, cand, any(f for j, f in enumerate(full) if j != i)),
         }
+        if near[i] < 1.0 and parts["lexical"]:  # kept apart: ``lexical`` still says the words are there (weak_reason)
+            parts["farInMeaning"] = (near[i] - 1.0) * parts["lexical"]
         total = sum(parts.values())
         if is_apparatus(cand.text, cand.heading_path):
             parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
