@@ -89,7 +89,7 @@ from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.pdfs import iou
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval_labels import LabelError, load_sets, norm, resolve  # noqa: E402
+from retrieval_labels import LabelError, cross_group, load_sets, norm, print_cross, resolve  # noqa: E402
 from retrieval_overrides import code_overrides  # noqa: E402
 from retrieval_times import print_times  # noqa: E402
 
@@ -263,13 +263,13 @@ HELD_OUT = ("heldout2", "heldout3")  # the sets never tuned on: their misses are
 
 
 def _groups(label: dict[str, Any]) -> list[str]:
-    """The report groups a question counts in: its set and wording (by language too), the union of
-    the other-wording questions of both sets, and everything."""
+    """The report groups a question counts in: its set and wording (by language too), cross-language or not
+    (``cross_group``), the union of the other-wording questions of both sets, and everything."""
     s, w, lang = label["set"], label["wording"], label["lang"]
     # measured apart (print_places): the older groups keep their meaning
     if s in HELD_OUT or s in ("tune3", "tables", "tune4", "tune5"):
-        return [f"{s}-{w}", f"{s}-{lang}-{w}"]
-    out = [f"{s}-{w}", f"{s}-{lang}-{w}", "all"]
+        return [f"{s}-{w}", f"{s}-{lang}-{w}", cross_group(label, HELD_OUT)]
+    out = [f"{s}-{w}", f"{s}-{lang}-{w}", "all", cross_group(label, HELD_OUT)]
     if w == "other":
         out += ["union-other", f"union-{lang}-other"]
     return out
@@ -550,11 +550,11 @@ def main() -> int:
         g0 = evals[names[0]]["groups"].get(group)
         if not g0:
             continue
-        row = f"{group:18} {g0['recall5'][1]:>3} "
-        row += " ".join(f"{evals[n]['groups'][group]['recall5'][0]:>13.3f} {evals[n]['groups'][group]['mrr'][0]:>13.3f}"
-                        for n in names)
-        print(row)
+        g = {n: evals[n]["groups"][group] for n in names}
+        print(f"{group:18} {g0['recall5'][1]:>3} "
+              + " ".join(f"{g[n]['recall5'][0]:>13.3f} {g[n]['mrr'][0]:>13.3f}" for n in names))
     print("the same with this tree's ranking re-applied (over every citation of the search when the dump has them):")
+    print_cross(evals, names)
     for group in ("old-same", "old-other", "heldout-other", "all"):
         gs = {n: evals[n]["groups"][group] for n in names}
         print(f"{group:18} " + " ".join(
@@ -572,8 +572,8 @@ def main() -> int:
                 f"{order} {g.get('place_' + order, (0.0, 0))[0]:.3f}" for order in ORDERS)
                 + (f" (rerun found {n_re})" if n_re != n else ""))
     if args.misses:
-        print("\nplace@1 misses by class (a: the answering chunk is not cited, b: it is cited below another chunk "
-              "of the file, c: the first chunk holds it, the locator chose another place inside it):")
+        print("\nplace@1 misses by class (a: the answering chunk is not cited, b: it is cited below another chunk of "
+              "the file, c: the first chunk holds it, the locator chose another place inside it):")
         for name in names:
             print_classes(name, evals[name]["misses"])
         print_misses(f"{names[-1]}, {args.order} order", evals[names[-1]]["misses"])

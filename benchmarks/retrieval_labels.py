@@ -61,6 +61,7 @@ import re
 import sys
 import unicodedata
 import zipfile
+from collections import Counter, defaultdict
 from pathlib import Path
 from typing import Any
 from xml.etree import ElementTree
@@ -98,6 +99,7 @@ def load_sets() -> tuple[list[str], dict[str, list[dict[str, Any]]]]:
     for name, qs in sets.items():
         for q in qs:
             q["set"] = name
+    mark_cross([q for qs in sets.values() for q in qs])
     documents = list(old["documents"])
     for more in (held2["documents"], tune3["documents"], held3["documents"], tables["documents"], tune4["documents"],
                  tune5["documents"]):
@@ -411,6 +413,40 @@ def shared_words(label: dict[str, Any]) -> list[str] | None:
     if text is None:
         return None
     return sorted(content_words(label["q"]) & content_words(text))
+
+
+_SCRIPTS = {"cjk": re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"),
+            "latin": re.compile(r"[A-Za-z\u00c0-\u024f]"), "hangul": re.compile(r"[\uac00-\ud7af]"),
+            "arabic": re.compile(r"[\u0600-\u06ff]")}
+
+
+def cross_group(label: dict[str, Any], held_out: tuple[str, ...]) -> str:
+    """``x-cross`` or ``x-same`` (``xh-`` in the ``held_out`` sets: aggregates only): whether the question's
+    script is not its document's (``mark_cross``)."""
+    return f"{'xh' if label['set'] in held_out else 'x'}-{'cross' if label.get('cross') else 'same'}"
+
+
+def print_cross(evals: dict[str, Any], names: list[str]) -> None:
+    """recall@5 and MRR of the cross- and same-language groups, as returned -> this tree's ranking re-applied."""
+    for group in ("x-cross", "x-same", "xh-cross", "xh-same"):
+        gs = {n: evals[n]["groups"].get(group) for n in names}
+        if all(gs.values()):
+            print(f"{group:18} " + " ".join(
+                f"{n}: n {gs[n]['mrr'][1]} r@5 {gs[n]['recall5'][0]:.3f}->{gs[n]['recall5_rerun'][0]:.3f} "
+                f"MRR {gs[n]['mrr'][0]:.3f}->{gs[n]['mrr_rerun'][0]:.3f}" for n in names))
+
+
+def mark_cross(labels: list[dict[str, Any]]) -> None:
+    """In place: ``cross`` on each label whose question's script (``lang``: zh CJK, en Latin) is not its
+    document's, the script most letters of every answer snippet labelled in that document are in (Han and kana
+    one script: a Chinese question shares characters with a Japanese file; Korean and Persian their own)."""
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for q in labels:
+        for name, pattern in _SCRIPTS.items():
+            counts[q["doc"]][name] += len(pattern.findall(q.get("answer") or ""))
+    for q in labels:
+        script = counts[q["doc"]].most_common(1)[0][0] if counts[q["doc"]] else "latin"
+        q["cross"] = script != ("cjk" if q["lang"] == "zh" else "latin")
 
 
 def main() -> int:

@@ -432,3 +432,52 @@ def test_a_place_holding_the_query_as_written_leads_its_file_over_one_nearer_by_
              Candidate(1, "a.pdf", "lab notes", meaning=0.5, place="an ion pump")]
     assert [latin[i].place for i in _ranked("ion", latin)][0] == "an ion pump"
     assert [latin[i].place for i in _ranked("cation", latin)][0] == "cation exchange"
+
+
+#: nc20b: a student asks in Chinese about English papers and keeps Chinese notes of their own.
+ASKED_IN_CHINESE = "研究方法的准确率提高了多少"
+ENGLISH_ANSWER = "Our dense retriever outperforms BM25 by 9%-19% absolute in top-20 passage retrieval accuracy."
+OTHER_PAPER = "Trace trees are recorded at loop headers and compiled to native code."
+
+
+def test_a_note_sharing_common_words_does_not_outrank_the_other_language_passage_that_answers() -> None:
+    note = "周三读书会：大家聊了研究方法，下周继续。"  # 研究 and 方法: common words, no answer
+    cands = [Candidate(0, "tracemonkey.pdf", OTHER_PAPER, meaning=0.71),
+             Candidate(1, "dense_retrieval.pdf", ENGLISH_ANSWER, meaning=0.80),
+             Candidate(2, "读书笔记.md", note, meaning=0.745)]
+    scored = relevance(ASKED_IN_CHINESE, cands, len(cands))
+    assert _order(ASKED_IN_CHINESE, cands).index(1) < _order(ASKED_IN_CHINESE, cands).index(2)
+    # far below the best by meaning: its shared words count nothing, though they are still said to be there
+    assert scored[2][1]["lexical"] > 0.0 and scored[2][1]["lexical"] + scored[2][1]["farInMeaning"] == 0.0
+    # without cosines (no meaning model) the word match counts as before
+    blind = [Candidate(c.provider_rank, c.file_name, c.text) for c in cands]
+    assert "farInMeaning" not in relevance(ASKED_IN_CHINESE, blind, len(blind))[2][1]
+
+
+def test_a_same_language_passage_that_answers_with_the_asked_words_keeps_first_place() -> None:
+    answer = "采用新的研究方法后，检索准确率提高了12个百分点。"  # the asked words, and the answer
+    cands = [Candidate(0, "dense_retrieval.pdf", ENGLISH_ANSWER, meaning=0.79),
+             Candidate(1, "实验记录.md", answer, meaning=0.82),
+             Candidate(2, "tracemonkey.pdf", OTHER_PAPER, meaning=0.71)]
+    assert _order(ASKED_IN_CHINESE, cands) == [1, 0, 2]
+    assert relevance(ASKED_IN_CHINESE, cands, len(cands))[1][1]["lexical"] > 0.5  # its word match counts in full
+
+
+def test_an_english_passage_sharing_words_far_by_meaning_does_not_outrank_the_chinese_file_that_answers(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Recorded (tests/data/ranking/cross_meaning.json, tune3 t3_en20, e5xlang engine): "For the rest-stop land table,
+    # which forecast year's traffic should be used?" about a Chinese land-use standard (停车区用地指标, 预测年限).
+    # The FAA notice's cited passages hold "land" (of "landing") or "traffic" (air traffic control) and led the
+    # answering file on those words alone; its places are farther from the question by meaning.
+    data = json.loads((Path(__file__).parent / "data" / "ranking" / "cross_meaning.json").read_text(encoding="utf-8"))
+    case = data["searches"][0]
+    cands = [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]), c["meaning"],
+                       unplaced=c["unplaced"]) for c in case["candidates"]]
+
+    def files() -> list[str]:
+        return list(dict.fromkeys(cands[i].file_name for i in _ranked(case["query"], cands)))
+
+    faa = "pdfplumber__federal-register-2020-17221.pdf"
+    assert files().index(case["file"]) < files().index(faa)
+    monkeypatch.setattr(ranking, "LEXICAL_MEANING_BAND", 0.0)  # words counted whatever the meaning: as before
+    assert files().index(faa) < files().index(case["file"])

@@ -11,7 +11,8 @@ the citations of one search together:
   weight (idf) the passage holds (``LEXICAL_COVERAGE``), times ``LEXICAL_WEIGHT``: the best of a
   search that holds two of a question's twenty terms is a weak match, not a full one (a Chinese
   question's common bigrams in a Chinese passage, while the English passage that answers holds
-  none of its words). Latin words
+  none of its words); ``farInMeaning`` takes it back, in part or whole, from a file far below the
+  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else). Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
   ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
   the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
@@ -92,6 +93,15 @@ LEXICAL_WEIGHT = 1.0
 #: ``lexical`` is also scaled by the share of the query's term weight the passage holds (False:
 #: by the search's best score alone, as before; ``benchmarks/retrieval.py`` measures both).
 LEXICAL_COVERAGE = True
+#: ``lexical`` counts in full for the file nearest the query by meaning (its best ``Candidate.meaning``) and fades
+#: to nothing for a file this far below the search's best cosine: words shared with a file that means something
+#: else are a coincidence. The same factor for all of a file's citations, so its passages keep their order. A
+#: Chinese note holding two of a Chinese question's common bigrams (研究, 方法) came first over the English paper
+#: that answers it, which holds none of its words and can win only by meaning (nc20b). The r20 run of the tuning
+#: sets re-ranked (``benchmarks/retrieval.py --from-dump``), file MRR cross-language 0.616 -> 0.619 (recall@5
+#: 0.826 -> 0.841), same-language 0.829 -> 0.834 (0.02 to 0.12 all gain; 0.03 the most). Its cost: a rare
+#: word shared with a file far by meaning no longer lifts it (old zh07, "差异项": 5th -> 7th).
+LEXICAL_MEANING_BAND = 0.03
 FILE_NAME_BOOST = 0.5
 #: ``fileName`` when the query writes a file's whole name inside a question ("what is in budget_2023.xlsx"):
 #: the person has said which file they mean, so it goes before the provider's first (rank part <= 1).
@@ -392,6 +402,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     in_name: dict[str, float] = {}  # fileTerms per file name
     full = _holds_asked(words, candidates, places) if places and any(c.approximate for c in candidates) else []
     out = []
+    near = _near_in_meaning(candidates)
     for i, (cand, lex, share) in enumerate(zip(candidates, lexical, held, strict=True)):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
@@ -408,6 +419,8 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
             "named": _named(places, cand, any(f for j, f in enumerate(full) if j != i)),
         }
+        if near[i] < 1.0 and parts["lexical"]:  # kept apart: ``lexical`` still says the words are there (weak_reason)
+            parts["farInMeaning"] = (near[i] - 1.0) * parts["lexical"]
         total = sum(parts.values())
         if is_apparatus(cand.text, cand.heading_path):
             parts["apparatus"] = (APPARATUS_FACTOR - 1.0) * total
@@ -502,6 +515,22 @@ def _written(q: str, text: str) -> bool:
 
 def _latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
+
+
+def _near_in_meaning(candidates: Sequence[Candidate]) -> list[float]:
+    """How much of its word match each citation keeps (``LEXICAL_MEANING_BAND``), by its file's place nearest the
+    query (the best ``Candidate.meaning`` of the file's citations): 1 for the file holding the search's best cosine,
+    falling to 0 at ``LEXICAL_MEANING_BAND`` below it. The same for every citation of a file, so its passages keep
+    their order by words; 1 for a file with no cosine, and for all when fewer than two files have one."""
+    best: dict[str, float] = {}
+    for c in candidates:
+        if c.meaning is not None:
+            best[c.file_name] = max(best.get(c.file_name, c.meaning), c.meaning)
+    if len(best) < 2 or not LEXICAL_MEANING_BAND:
+        return [1.0] * len(candidates)
+    floor = max(best.values()) - LEXICAL_MEANING_BAND
+    return [min(1.0, max(0.0, (best[c.file_name] - floor) / LEXICAL_MEANING_BAND)) if c.file_name in best else 1.0
+            for c in candidates]
 
 
 def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:
