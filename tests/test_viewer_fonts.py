@@ -40,7 +40,7 @@ def test_the_viewer_of_a_docx_with_symbol_bullets_has_none_left() -> None:
 def test_a_highlight_after_a_symbol_bullet_still_marks_its_words() -> None:
     text = "\uf0b7\tTraffic in Bangalore"
     loc = Locator(locator_precision="paragraph", paragraph_index=0, highlight=Highlight(start=2, end=9))
-    assert webpages._marked(text, loc) == '\u2022\t<mark class="hl" id="hl">Traffic</mark> in Bangalore'
+    assert webpages._marked(text, loc) == '\u2022\t<mark class="hl" id="hl">Traffic in Bangalore</mark>'
 
 
 def test_the_pdf_viewer_says_when_the_pdf_lacks_its_fonts(tmp_path: Path) -> None:

@@ -8,6 +8,9 @@ from html import escape
 _STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
                   "which who why with does do did can".split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
+#: Where a sentence ends: a Latin full stop, question or exclamation mark before a space (not "1.5", not
+#: "e.g.," inside a word run), CJK sentence punctuation anywhere, a line break.
+_SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？；]|\n")
 
 
 def query_terms(query: str) -> list[str]:
@@ -60,3 +63,23 @@ def mark_query(text: str, query: str) -> str:
         last = m.end()
     out.append(escape(text[last:]))
     return "".join(out)
+
+
+def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span ``start:end`` of ``text`` widened to the whole sentences it touches: from the first word of the
+    sentence ``start`` falls in to the end of the one ``end`` falls in, its closing punctuation kept (a locator's
+    ``highlight`` is the densest cluster of the query's words, which may start and end mid-sentence: "ink
+    only.  Form can be filled", nc21b). Leading spaces, bullets and symbols are not marked; a span that does not
+    fit ``text`` is returned as it is."""
+    if not 0 <= start < end <= len(text):
+        return start, end
+    lo = 0
+    for m in _SENTENCE_END.finditer(text, 0, start):
+        lo = m.end()
+    while lo < start and not text[lo].isalnum():
+        lo += 1
+    nxt = _SENTENCE_END.search(text, max(end - 1, start))
+    hi = nxt.end() if nxt is not None and nxt.group(0) != "\n" else (nxt.start() if nxt is not None else len(text))
+    while hi > end and text[hi - 1].isspace():
+        hi -= 1
+    return lo, hi

@@ -26,7 +26,7 @@ from mnote_kr.models import (
     ModelSlide,
 )
 from mnote_kr.viewer.fonts import displayable
-from mnote_kr.viewer.marking import mark_query  # tests and callers use it from here too
+from mnote_kr.viewer.marking import mark_query, sentence_span  # tests and callers use mark_query from here too
 
 
 def bare_id(citation_id: str) -> str:
@@ -252,9 +252,8 @@ def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
     """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
     text = displayable(text)  # Symbol-font bullets as Unicode, one for one: the offsets still fit
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
-        h = loc.highlight
-        return (escape(text[:h.start]) + f'<mark class="hl"{mark_id}>{escape(text[h.start:h.end])}</mark>'
-                + escape(text[h.end:]))
+        lo, hi = sentence_span(text, loc.highlight.start, loc.highlight.end)  # whole sentences, not a word cluster
+        return escape(text[:lo]) + f'<mark class="hl"{mark_id}>{escape(text[lo:hi])}</mark>' + escape(text[hi:])
     return escape(text)
 
 

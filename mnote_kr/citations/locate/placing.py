@@ -26,7 +26,7 @@ from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
 
 __all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "places_behind", "queue_places",
-           "with_meaning", "with_places_behind", "without_title_claim"]
+           "with_meaning", "with_places_behind", "without_heading_claim", "without_title_claim"]
 
 #: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
 #: first: the host shows them behind the file's other chunks' places (0: none).
@@ -54,6 +54,11 @@ RUNNERS_COVER = False
 #: A title line of the front matter is an approximate place unless it holds the query as written
 #: (:func:`without_title_claim`; False: claimed like any paragraph, as before round 17).
 TITLES_APPROXIMATE = True
+#: A heading the evidence matched is an approximate place unless it holds the query as written or every term of
+#: it the document holds, and a place behind it under that heading holding a query word it lacks takes its place
+#: (:func:`without_heading_claim`; False: a heading matched by the question's setting words is claimed exact and
+#: leads, as before round 21).
+HEADINGS_APPROXIMATE = True
 
 
 def passage_paragraphs(doc: TextDocument[P], passage: str, scope: Scope | None = None,
@@ -202,6 +207,38 @@ def without_title_claim(doc: TextDocument[P], match: Match, query: str) -> Match
                                              "(it names the subject, it does not answer)")
 
 
+def without_heading_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+    """``match`` on a heading that does not hold what the question asks (the query as written, or every term of
+    it the document holds: ``QueryTerms.holds_all``) made approximate: a heading holding the question's setting
+    words names the subject of the paragraphs under it, it does not answer (nc21b Q7: "What colour of ink must the
+    visa application form be filled in with?" matched the heading "VISA APPLICATION FORM", claimed exact, while
+    the instructions' "... on blue or black ink only" was a place behind). The first place behind it
+    (``Match.runners_up``, best first) that sits under that heading and holds a query word the heading lacks takes
+    its place, exact only when it holds what the question asks, as any place chosen over the evidence's; the
+    heading is no place behind it (``_placeable``)."""
+    para = match.paragraph
+    if not HEADINGS_APPROXIMATE or para is None or not para.heading_level or match.reason.startswith(SEMANTIC):
+        return match
+    q = normalize(query or "").strip()
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q)) if q else None
+    if not q or not qt or q in para.norm or qt.holds_all(place_norm(doc, para)):
+        return match
+    under = [r for r in match.runners_up if r.paragraph is not None and _placeable(r.paragraph)
+             and para.text.strip() in (h.strip() for h in r.paragraph.heading_path)
+             and _holds_other(qt, r.paragraph.norm, para.norm)]
+    if not under:
+        return dataclasses.replace(match, reason=f"{SEMANTIC}: a heading holding the question's setting words, "
+                                                 "not what it asks (it names the subject, it does not answer)")
+    lead = under[0].paragraph
+    if q in lead.norm or qt.holds_all(place_norm(doc, lead)):
+        why = "placed by meaning and query terms under the heading the evidence matched"
+    else:
+        why = (f"{SEMANTIC}: placed by meaning and query terms under the heading the evidence matched; it holds "
+               "some of the query's words, not all")
+    behind = tuple(r for r in match.runners_up if r is not under[0])
+    return Match(lead, match.score, qt.span(lead.norm), why, match.anchor, under[0].meaning, behind)
+
+
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
     """``cands`` with each list folded into its lead-in (``leadin``: the lead-in and its items answer together),
     the lead-in taken in when only its items are candidates; an item holding every term of the query answers
@@ -235,19 +272,21 @@ def _placeable(para: TextParagraph) -> bool:
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
-    :func:`asked_item` (a which-question's list item), :func:`without_title_claim` and
+    :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim` and
     ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds)."""
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
 
     if not passage or match.paragraph is None:
-        return without_unasked_claim(doc, without_title_claim(doc, asked_item(doc, match, query), query), query)
+        return without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+            doc, asked_item(doc, match, query), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
-    return without_unasked_claim(doc, without_title_claim(doc, asked_item(doc, placed, query), query), query)
+    return without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+        doc, asked_item(doc, placed, query), query), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,
