@@ -56,3 +56,17 @@ def test_lr_e5usexlang_brings_a_chinese_file_into_the_chunks_lightrag_returns(bo
     e5xlang, e5usexlang = both
     assert first_of_file(e5xlang) >= 15
     assert first_of_file(e5usexlang) <= 5
+
+
+def test_lr_an_e5xlang_index_is_refused_under_e5usexlang_with_the_reembed_hint(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Choosing e5usexlang over an index e5xlang built is one clear error: both embedders named,
+    and how to rebuild (reembed) or keep the old one; never a silent mix of vectors."""
+    engine = tmp_path / "engine"
+    (engine / "rag_storage").mkdir(parents=True)
+    (engine / "rag_storage" / "kv_store_doc_status.json").write_text('{"doc-1": {"status": "processed"}}')
+    indexrecord.write_index_record(engine, embedders.spec("e5xlang").record())
+    assert indexrecord.index_has_documents(engine / "rag_storage")
+    with pytest.raises(indexrecord.EmbedderMismatch, match="built by embedder e5xlang.*uses e5usexlang") as err:
+        indexrecord.check_index_embedder(engine, embedders.spec("e5usexlang").record())
+    assert "reembed" in (err.value.hint or "")
+    indexrecord.check_index_embedder(engine, embedders.spec("e5xlang").record())  # the same one starts

