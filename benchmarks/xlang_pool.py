@@ -27,6 +27,7 @@ Rules (``--rules``, comma-separated):
 
     .venv/bin/python benchmarks/xlang_pool.py setup DIR    # real managed engine, ingest every set's files
     .venv/bin/python benchmarks/xlang_pool.py measure DIR [--rules e5xlang,mix@0.5] [--check DUMP] [--misses]
+    .venv/bin/python benchmarks/xlang_pool.py cost DIR --rules e5xlang,e5usexlang   # engine ingest + warm search
 
 ``setup`` ingests the files of every set (held-out ones too, as ``benchmarks/retrieval.py`` does, so
 the pool of distractors is the same), then stops the engine; run it under ``flock
@@ -116,6 +117,54 @@ def setup(base: Path) -> None:
               sorted({i.status for i in report.items}))
     finally:
         stop_engine(dirs["state_dir"])
+
+
+#: ``cost``: text-layer files of the tuning sets (no OCR, which both embedders would wait on alike).
+COST_FILES = ("pdf/mineru__demo3.pdf", "pdf/pdfplumber__federal-register-2020-17221.pdf", "docx/tika__017091.docx",
+              "pdf/pdfplumber__issue-336-example.pdf", "docx/poi__stress023.docx", "pdf/docling__2305.03393v1-pg9.pdf")
+
+
+def cost(base: Path, names: list[str]) -> None:
+    """Each embedder in turn on a fresh engine: ingest ``COST_FILES`` (start included, timed), then
+    the questions on them twice, the second round timed (warm search p50 / p95 through ``Host.search``)."""
+    import shutil
+    import statistics
+
+    from mnote_kr_testkit.data import CORPUS
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    from mnote_kr.app.host import Host
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
+
+    qs = [q for q in tuning_labels() if q["doc"] in COST_FILES]
+    for name in names:
+        os.environ["MNOTE_KR_HOME"] = str(base / name / "home")
+        os.environ["MNOTE_KR_OFFLINE_EMBEDDER"] = name
+        dirs = default_engine_dirs()
+        seed_tiktoken(dirs["cache_dir"])
+        t0 = time.perf_counter()
+        start_engine(**dirs, wait_s=180)
+        try:
+            ws = base / name / "kb"
+            (ws / "docs").mkdir(parents=True, exist_ok=True)
+            for rel in COST_FILES:
+                shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
+            host = Host(ws)
+            host.roots_add("docs")
+            host.ingest(["docs"], wait=True, wait_s=1800)
+            ingest_s = time.perf_counter() - t0
+            ms = []
+            for r in range(2):
+                for q in qs:
+                    t1 = time.perf_counter()
+                    host.search(q["q"], top_k=10)
+                    if r:
+                        ms.append((time.perf_counter() - t1) * 1000)
+            ms.sort()
+            print(f"{name:12s} start+ingest {ingest_s:.0f} s ({len(COST_FILES)} files); warm search p50"
+                  f" {statistics.median(ms):.0f} ms p95 {ms[int(0.95 * (len(ms) - 1))]:.0f} ms (n={len(ms)})")
+        finally:
+            stop_engine(dirs["state_dir"])
 
 
 def load_store(base: Path) -> tuple[list[str], list[str], np.ndarray | None]:
@@ -246,7 +295,7 @@ def check(dump: Path, got: dict[str, dict[str, Any]], labels: list[dict[str, Any
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("action", choices=("setup", "measure"))
+    parser.add_argument("action", choices=("setup", "measure", "cost"))
     parser.add_argument("dir", type=Path)
     parser.add_argument("--rules", default="e5xlang,use,mix@0.5,gloss")
     parser.add_argument("--check", type=Path)
@@ -257,6 +306,9 @@ def main() -> int:
     os.environ.setdefault("MNOTE_KR_HOME", str(base / "home"))
     if args.action == "setup":
         setup(base)
+        return 0
+    if args.action == "cost":
+        cost(base, [r for r in args.rules.split(",") if r])
         return 0
     files, texts, engine = load_store(base)
     labels = [{**q, "orig": q["doc"], "doc": stored_name(q["doc"], set(files))} for q in tuning_labels()]
