@@ -311,7 +311,10 @@ def main() -> int:
         cost(base, [r for r in args.rules.split(",") if r])
         return 0
     files, texts, engine = load_store(base)
-    labels = [{**q, "orig": q["doc"], "doc": stored_name(q["doc"], set(files))} for q in tuning_labels()]
+    every = [{**q, "orig": q["doc"], "doc": stored_name(q["doc"], set(files))} for q in tuning_labels()]
+    labels = [q for q in every if q["doc"] in set(files)]
+    if len(labels) < len(every):
+        print(f"{len(every) - len(labels)} questions skipped: their files are not in this store (run setup again)")
     rules = [r for r in args.rules.split(",") if r]
     cache = base / "xlang_cache"
     mats: dict[str, np.ndarray] = {}
