@@ -111,6 +111,7 @@ def test_only_a_learned_offline_embedder_ranks_passages() -> None:
     on = {"rank_passages": True}
     assert _reranker_url(info("hybrid"), on) == "http://127.0.0.1:5"
     assert _reranker_url(info("wordllama"), on) == "http://127.0.0.1:5"
+    assert _reranker_url(info("e5usexlang"), on) == "http://127.0.0.1:5"  # its service has the learned model too
     assert _reranker_url(info("hashing"), on) is None
     assert _reranker_url(info("hybrid"), {"rank_passages": False}) is None
     assert _reranker_url(info("hybrid"), {}) is None  # off by default

@@ -187,7 +187,8 @@ def _reranker_url(info: Any | None, config: dict[str, Any]) -> str | None:
     if info is None or not getattr(info, "models_url", None) or config.get("rank_passages", False) is not True:
         return None
     record = getattr(info, "embedder", None) or {}
-    if not isinstance(record, dict) or record.get("name") not in ("e5xlang", "e5hybrid", "hybrid", "wordllama"):
+    learned = ("e5usexlang", "e5xlang", "e5hybrid", "hybrid", "wordllama")
+    if not isinstance(record, dict) or record.get("name") not in learned:
         return None
     return str(info.models_url).rstrip("/")
 

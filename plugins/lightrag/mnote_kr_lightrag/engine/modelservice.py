@@ -76,7 +76,11 @@ KEY_ENV = "MNOTE_KR_MODELS_KEY"
 #: and each keeps what the forward passes run in that thread freed: with the service's 16 handler
 #: threads and e5's workers, its peak RSS over LightRAG's ingest of 38 files was 1.5 GB, with two
 #: arenas 0.95 GB, no slower (``benchmarks/modelservice_memory.py``). Other C libraries ignore it.
-PROCESS_ENV = {"MALLOC_ARENA_MAX": "2"}
+#: numpy's OpenBLAS runs one thread per call: the service's calls already run side by side, and
+#: on 2 busy cores OpenBLAS's own threads waited on each other (a question's USE vector for
+#: ``e5usexlang``: p50 11.7 / p95 160 ms with its threads, 3.6 / 8.6 ms with one; e5xlang's 34.8 /
+#: 38.0 against 14.5 / 26.3 ms; 40 tuning questions, load 4-6).
+PROCESS_ENV = {"MALLOC_ARENA_MAX": "2", "OPENBLAS_NUM_THREADS": "1"}
 #: Paths answered without the key (liveness, the embedder's name: what ``engine/managed.py`` waits on).
 OPEN_PATHS = frozenset({"/health", "/v1/health"})
 #: Connection bounds: headers within 10 s of their first byte, a body within 30 s (LightRAG sends
