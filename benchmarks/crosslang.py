@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import shutil
 import statistics
 import sys
 import time
@@ -77,21 +76,15 @@ def questions(files: dict[str, str] | None = None) -> list[dict[str, Any]]:
 
 
 def setup(base: Path, files: dict[str, str]) -> None:
-    from mnote_kr_testkit.data import CORPUS
     from mnote_kr_testkit.engine import seed_tiktoken
+    from retrieval_labels import corpus_host  # this folder: the script's own
 
-    from mnote_kr.app.host import Host
     from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine
 
     dirs = default_engine_dirs()
     seed_tiktoken(dirs["cache_dir"])
     start_engine(**dirs, wait_s=180)
-    ws = base / "kb"
-    (ws / "docs").mkdir(parents=True, exist_ok=True)
-    for rel in files:
-        shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
-    host = Host(ws)
-    host.roots_add("docs")
+    host = corpus_host(base / "kb", list(files))
     t0 = time.perf_counter()
     report = host.ingest(["docs"], wait=True, wait_s=1800)
     print(f"ingested in {time.perf_counter() - t0:.0f} s:", [i.status for i in report.items])

@@ -54,7 +54,7 @@ import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from retrieval_labels import load_sets  # noqa: E402
+from retrieval_labels import corpus_host, load_sets  # noqa: E402
 
 POOL = 20
 DEEP = 60
@@ -92,12 +92,9 @@ def tuning_labels() -> list[dict[str, Any]]:
 
 
 def setup(base: Path) -> None:
-    import shutil
 
-    from mnote_kr_testkit.data import CORPUS
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.app.host import Host
     from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     files, _ = load_sets()
@@ -106,12 +103,7 @@ def setup(base: Path) -> None:
     t0 = time.perf_counter()
     start_engine(**dirs, wait_s=180)
     try:
-        ws = base / "kb"
-        (ws / "docs").mkdir(parents=True, exist_ok=True)
-        for rel in files:
-            shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
-        host = Host(ws)
-        host.roots_add("docs")
+        host = corpus_host(base / "kb", list(files))
         report = host.ingest(["docs"], wait=True, wait_s=3600)
         print(f"started and ingested {len(files)} files in {time.perf_counter() - t0:.0f} s:",
               sorted({i.status for i in report.items}))
@@ -127,13 +119,10 @@ COST_FILES = ("pdf/mineru__demo3.pdf", "pdf/pdfplumber__federal-register-2020-17
 def cost(base: Path, names: list[str]) -> None:
     """Each embedder in turn on a fresh engine: ingest ``COST_FILES`` (start included, timed), then
     the questions on them twice, the second round timed (warm search p50 / p95 through ``Host.search``)."""
-    import shutil
     import statistics
 
-    from mnote_kr_testkit.data import CORPUS
     from mnote_kr_testkit.engine import seed_tiktoken
 
-    from mnote_kr.app.host import Host
     from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
 
     qs = [q for q in tuning_labels() if q["doc"] in COST_FILES]
@@ -145,12 +134,7 @@ def cost(base: Path, names: list[str]) -> None:
         t0 = time.perf_counter()
         start_engine(**dirs, wait_s=180)
         try:
-            ws = base / name / "kb"
-            (ws / "docs").mkdir(parents=True, exist_ok=True)
-            for rel in COST_FILES:
-                shutil.copyfile(CORPUS / rel, ws / "docs" / Path(rel).name)
-            host = Host(ws)
-            host.roots_add("docs")
+            host = corpus_host(base / name / "kb", list(COST_FILES))
             host.ingest(["docs"], wait=True, wait_s=1800)
             ingest_s = time.perf_counter() - t0
             ms = []

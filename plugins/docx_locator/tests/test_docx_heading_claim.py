@@ -14,16 +14,11 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
-import msgspec
 import pytest
-from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.docx_replay import replay_locate
 
-from mnote_kr.citations.rank import meaning
-from mnote_kr.models import LocateRequest, Locator, SidecarBlock
 from mnote_kr_docx_locator import cache as docx_cache
-from mnote_kr_docx_locator import locate
 
 CASE = json.loads((Path(__file__).parent / "data" / "nc21b_heading.json").read_text("utf-8"))[0]
 HEADING = 8
@@ -34,18 +29,7 @@ def _fresh() -> None:
     docx_cache.clear_cache()
 
 
-def replay(case: dict[str, Any], monkeypatch: pytest.MonkeyPatch, query: str | None = None) -> Locator:
-    cos = {int(i): c for i, c in case["cosines"].items()}
-    monkeypatch.setattr(meaning, "cosines", lambda key, q, idx: {i: cos[i] for i in idx if i in cos})
-    monkeypatch.setattr(meaning, "nearest", lambda key, q, k: dict(sorted(cos.items(), key=lambda t: -t[1])[:k]))
-    block = msgspec.convert(case["block"], SidecarBlock)
-    path = CORPUS / "docx" / case["file"]
-    before = path.read_bytes()
-    loc = locate(LocateRequest(file=str(path), evidence=case["evidence"], query=query or case["query"], block=block,
-                               block_id=block.blockid, passage=case["chunk"]))
-    assert path.read_bytes() == before
-    assert loc is not None
-    return loc
+replay = replay_locate
 
 
 def test_the_paragraph_under_the_heading_holding_the_asked_words_leads(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -1,0 +1,31 @@
+"""The DOCX locator on a recorded request (for tests): a newcomer's chunk, sidecar block, evidence and the query's
+cosines with the file's paragraphs, replayed against the corpus DOCX, whose bytes must not change."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+import pytest
+
+from mnote_kr.citations.rank import meaning
+from mnote_kr.models import LocateRequest, Locator, SidecarBlock
+from mnote_kr_testkit.data import CORPUS
+
+
+def replay_locate(case: dict[str, Any], monkeypatch: pytest.MonkeyPatch, query: str | None = None) -> Locator:
+    """The DOCX locator on ``case`` (``file``, ``chunk``, ``block``, ``evidence``, ``query``, ``cosines``), the
+    recorded cosines standing in for the stored vectors (``meaning.cosines`` / ``meaning.nearest``)."""
+    from mnote_kr_docx_locator import locate  # noqa: PLC0415 - the plugin only for the tests that replay it
+
+    cos = {int(i): c for i, c in case["cosines"].items()}
+    monkeypatch.setattr(meaning, "cosines", lambda key, q, idx: {i: cos[i] for i in idx if i in cos})
+    monkeypatch.setattr(meaning, "nearest", lambda key, q, k: dict(sorted(cos.items(), key=lambda t: -t[1])[:k]))
+    block = msgspec.convert(case["block"], SidecarBlock)
+    path = CORPUS / "docx" / case["file"]
+    before = path.read_bytes()
+    loc = locate(LocateRequest(file=str(path), evidence=case["evidence"], query=query or case["query"], block=block,
+                               block_id=block.blockid, passage=case["chunk"]))
+    assert path.read_bytes() == before
+    assert loc is not None
+    return loc
