@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,8 @@ from mnote_kr.plugin_api import ProviderContext
 if TYPE_CHECKING:
     import httpx
 from mnote_kr.plugin_api import ProviderBusyError, ProviderError
+
+from .busywait import STATUS_TIMEOUT_S, search_while_indexing
 
 AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
 ENGINE_HINT = "is it running? 'mnote-kr engine start'"
@@ -284,8 +287,28 @@ class LightRagClient:
         return self._dict("POST", "/documents/upload", files={"file": (name, data)})
 
     def query_data(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """``POST /query/data``: retrieval only."""
-        return self._dict("POST", "/query/data", json=payload)
+        """``POST /query/data``: retrieval only. Not answered in time while LightRAG indexes: says so."""
+        started = time.monotonic()
+        try:
+            return self._dict("POST", "/query/data", json=payload)
+        except ProviderUnavailableError as exc:
+            raise self._while_indexing(exc, time.monotonic() - started) from exc
+
+    def _while_indexing(self, exc: ProviderUnavailableError, waited_s: float) -> ProviderUnavailableError:
+        """``exc``, or when it is a search's timeout and LightRAG's pipeline says it is indexing, an error
+        that says so (``busywait.search_while_indexing``): LightRAG holds searches while it embeds a
+        document's chunks, and "did not answer in time" sent a user looking for a fault (nc21b problem 4)."""
+        if exc.__cause__ is None or _transport_failure(exc.__cause__) != "timeout":
+            return exc
+        try:
+            status = self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S)
+        except ProviderError:
+            return exc
+        message = search_while_indexing(status, waited_s)
+        if message is None:
+            return exc
+        return ProviderUnavailableError(message, url=exc.url,
+                                        hint="raise [providers.lightrag] timeout_s to let a search wait longer")
 
     def query(self, payload: dict[str, Any]) -> dict[str, Any]:
         """``POST /query``: the answer (and references)."""

@@ -170,3 +170,10 @@ def is_our_name(name: str) -> bool:
 def sidecar_stem(file_name: str) -> str:
     """The stem LightRAG uses for files inside ``<name>.parsed/`` (``Path(name).stem``)."""
     return PurePosixPath(file_name).stem or file_name
+
+
+def readable_name(name: str) -> str:
+    """The file name a link or wrapper name was made from (its stem and extension), else ``name``:
+    ``report.w5c0e1b7a.1f3a09c2-77ab01de.docx`` -> ``report.docx``."""
+    match = _LINK_RE.match(PurePosixPath(name).name) if name else None
+    return f"{match['stem']}{match['ext'] or ''}" if match else name
