@@ -181,8 +181,8 @@ def test_lr_model_service_embeds_with_the_real_model_while_python_has_no_network
             except httpx.HTTPError:
                 time.sleep(0.2)
         assert health is not None, log.read_text()
-        assert embedders.DEFAULT_EMBEDDER == "e5xlang"
-        assert health["embedder"]["name"] == "e5xlang" and health["dim"] == embedders.spec("e5xlang").dim
+        assert embedders.DEFAULT_EMBEDDER == "e5usexlang"
+        assert health["embedder"]["name"] == "e5usexlang" and health["dim"] == embedders.spec("e5usexlang").dim
         texts = ["who invented the typewriter", "Christopher Latham Sholes patented the typewriter in 1868.",
                  "The coolest month is January."]
         r = httpx.post(f"http://127.0.0.1:{port}/v1/embeddings", json={"input": texts}, trust_env=False,
@@ -244,13 +244,14 @@ def test_lr_an_index_keeps_its_embedder_until_one_is_chosen(monkeypatch: pytest.
     index's own is used; a choice (argument or environment) wins, and then a mismatch is an error."""
     monkeypatch.delenv(indexrecord.EMBEDDER_ENV, raising=False)
     built = embedders.spec("hybrid").record()
-    assert indexrecord.resolve_embedder(None).name == embedders.DEFAULT_EMBEDDER == "e5xlang"
+    assert indexrecord.resolve_embedder(None).name == embedders.DEFAULT_EMBEDDER == "e5usexlang"
     assert indexrecord.resolve_embedder(None, built).name == "hybrid"
     assert indexrecord.resolve_embedder(None, indexrecord.LEGACY_RECORD).name == "hashing"
     assert indexrecord.resolve_embedder("e5hybrid", built).name == "e5hybrid"
-    assert indexrecord.resolve_embedder(None, {"name": "endpoint:bge-m3"}).name == "e5xlang"
-    # an index the former default built keeps it: its vectors are not the centred ones
+    assert indexrecord.resolve_embedder(None, {"name": "endpoint:bge-m3"}).name == "e5usexlang"
+    # an index a former default built keeps it: its vectors are not the new default's
     assert indexrecord.resolve_embedder(None, embedders.spec("e5hybrid").record()).name == "e5hybrid"
+    assert indexrecord.resolve_embedder(None, embedders.spec("e5xlang").record()).name == "e5xlang"
     monkeypatch.setenv(indexrecord.EMBEDDER_ENV, "wordllama")
     assert indexrecord.resolve_embedder(None, built).name == "wordllama"
 
@@ -313,13 +314,13 @@ def test_lr_engine_refuses_a_changed_embedder_and_reembed_rebuilds(tmp_path: Pat
     try:
         lines: list[str] = []
         out = commands.reembed(str(ws), wait_s=180, progress=lines.append)  # moves the index to the default
-        assert out["embedder"]["name"] == "e5xlang" and out["files"] == 1
+        assert out["embedder"]["name"] == "e5usexlang" and out["files"] == 1
         assert any(line.startswith("sent 1/1 files") for line in lines), lines  # what ingest says
         assert out["previousIndex"] and Path(out["previousIndex"]).is_dir()
         assert [i["status"] for i in out["report"]["items"]] == ["processed"]
         found = Host(ws).search("who invented the typewriter", top_k=5)
         assert found.results and found.results[0].source_root_relative_path == "docs/multi_page.pdf"
-        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("e5xlang").record()
+        assert indexrecord.read_index_record(dirs["data_dir"] / "engine") == embedders.spec("e5usexlang").record()
     finally:
         engine.stop_engine(dirs["state_dir"])
     assert _sha(source) == before

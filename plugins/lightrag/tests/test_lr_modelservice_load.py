@@ -64,7 +64,7 @@ def _proc_memory(pid: int) -> dict[str, int]:
 def test_lr_engine_ingests_a_long_document_with_its_model_service_under_300_mib_and_500_a_pass(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """A 104-chunk document (LightRAG sends 8 requests of 10 chunks at once for it): the model
-    service the workspace engine uses (the shared engine's; e5xlang, the default) peaks under its
+    service the workspace engine uses (the shared engine's; the default, e5usexlang: e5 and USE) peaks under its
     model and one forward pass of 0.5 GB per place (``e5_onnx.passes()``: one per core, at most 4;
     0.9 GB measured on 2 cores, where every request running its own passes took 1.7 GB): a bigger
     machine runs more passes at once."""
@@ -72,7 +72,7 @@ def test_lr_engine_ingests_a_long_document_with_its_model_service_under_300_mib_
 
     from mnote_kr.app.host import Host
     from mnote_kr.citations.rank import e5_onnx
-    from mnote_kr_lightrag.engine import managed
+    from mnote_kr_lightrag.engine import embedders, managed
 
     monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
     dirs = managed.default_engine_dirs()
@@ -90,7 +90,7 @@ def test_lr_engine_ingests_a_long_document_with_its_model_service_under_300_mib_
         assert [i.status for i in report.items] == ["processed"]
         (state,) = managed.workspace_state_dirs(dirs["state_dir"])
         info = managed.engine_status(state)
-        assert info is not None and info.embedder and info.embedder["name"] == "e5xlang"
+        assert info is not None and info.embedder and info.embedder["name"] == embedders.DEFAULT_EMBEDDER
         pid = info.shared_models_pid or info.pids["models"]  # the engine's service, which it uses
         assert info.models_url and info.models_key
         stats = httpx.get(f"{info.models_url}/stats", headers=ms.auth_headers(info.models_key), trust_env=False)

