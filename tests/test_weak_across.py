@@ -109,3 +109,68 @@ def test_a_search_for_a_chinese_question_answered_by_an_english_row_is_not_said_
     assert found.weak is False and found.weak_reason is None
     assert not render_search(found).startswith("Weak result")
     assert digest_tree(env.ws / "data") == before  # the user's workbook is untouched
+
+
+def page_text(path: Path, start: str, end: str) -> str:
+    """The text of a PDF's first page read here with pypdf, its OCR layer's spaces and line breaks taken out, from
+    ``start`` to the end of ``end``."""
+    import re
+
+    import pypdf
+
+    text = re.sub(r"\s+", "", pypdf.PdfReader(path).pages[0].extract_text())
+    return text[text.index(start):text.index(end) + len(end)]
+
+
+# tune4's t4_en02 (asked in English over a Chinese magazine scan): the first place of the twenty-first round's run,
+# the right page, holding 爸爸 (dad) and 儿子 (son); the query held only "day" of it, a common word
+MAGAZINE = place("m1", page_text(CORPUS / "pdf" / "mineru__complex_layout.pdf", "天下大雨", "搂住了儿子"),
+                 "mineru__complex_layout.pdf")
+
+def docx_paragraph(path: Path, start: str) -> str:
+    """The first paragraph of a DOCX that starts with ``start``, read here with python-docx."""
+    import docx
+
+    return next(p.text for p in docx.Document(str(path)).paragraphs if p.text.startswith(start))
+
+
+# a Chinese nuclear safety guide's heading (tables' file), 组织 being "organization" in CC-CEDICT, which has no
+# British spelling: "organisation" was said nowhere
+GUIDE = CORPUS / "docx" / "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"
+ORGANS = place("k1", docx_paragraph(GUIDE, "组织机构和行政管理（"), GUIDE.name)
+ORG_Q = "Which organisation carries out the periodic safety review?"
+DAD = "Why wouldn't the dad go and fetch his son on the day of the downpour?"
+
+
+@pytest.mark.parametrize("citations, query, said", [
+    # two words, whatever the cosine (the run's was 0.720)
+    ([at(MAGAZINE, 0.60), BANGALORE], DAD, ["dad", "son"]),
+    # one word, British, its place close in meaning
+    ([at(ORGANS, 0.72), BANGALORE], ORG_Q, ["organisation"]),
+])
+def test_an_english_question_whose_first_chinese_place_says_its_words_is_not_weak(
+        citations: list[Citation], query: str, said: list[str]) -> None:
+    assert said_across(query, citations) == said
+    assert weak_reason(citations, query) is None
+
+
+@pytest.mark.parametrize("citations, query", [
+    # off-topic English questions over the same page: none of their words said there
+    ([at(MAGAZINE, 0.72), BANGALORE], "how to report a lost passport"),
+    ([at(MAGAZINE, 0.72), BANGALORE], "Who won the 2018 football World Cup?"),
+    # one word said (organisation) with the place far in meaning: not enough
+    ([at(ORGANS, 0.62), BANGALORE], ORG_Q),
+    # the words said by a later place, not the first (the first in the query's script)
+    ([BANGALORE, at(MAGAZINE, 0.72)], DAD),
+])
+def test_an_off_topic_english_question_over_a_chinese_place_stays_weak(citations: list[Citation], query: str) -> None:
+    assert said_across(query, citations) == []
+    assert weak_reason(citations, query) is not None
+
+
+def test_british_spellings_are_looked_up_as_the_dictionary_writes_them() -> None:
+    from mnote_kr.citations.text.crossmods import american
+
+    assert [american(w) for w in ("labour", "organisation", "centre", "colours")] == [
+        ["labor"], ["organization"], ["center"], ["colors"]]
+    assert american("cricket") == []
