@@ -294,15 +294,15 @@ def evaluate(run: dict[str, Any], labels: list[dict[str, Any]],
         firsts = {}
         for order_name, ordered in orders.items():
             first = next((c for c in ordered if c["sourceRootRelativePath"] == target), None)
-            if first is not None:
-                firsts[order_name] = first
+            firsts.update({order_name: first} if first is not None else {})
         if miss_order in firsts and label["set"] not in HELD_OUT:  # never read the held-out sets' misses
-            mine = [c for c in orders[miss_order] if c["sourceRootRelativePath"] == target]
+            every = _rerank(full, label["q"]) if miss_order == "rerun" and full else orders[miss_order]  # all places
+            mine = [c for c in every if c["sourceRootRelativePath"] == target]
             on = [i for i, c in enumerate(mine) if on_place(c, label, paragraphs[label["id"]])]
             if not on_place(firsts[miss_order], label, paragraphs[label["id"]]):
                 misses.append({"label": label, "first": firsts[miss_order], "mine": mine,
-                               "onPlaceAt": on[0] if on else None,
-                               "ofFile": len(mine), "paragraph": (paragraphs[label["id"]] or [None])[0]})
+                               "onPlaceAt": on[0] if on else None, "ofFile": len(mine),
+                               "paragraph": (paragraphs[label["id"]] or [None])[0]})
         for group in _groups(label):
             for suffix, ordered in (("", cits), ("_rerun", orders["rerun"])):
                 files = [c["sourceRootRelativePath"] for c in ordered]

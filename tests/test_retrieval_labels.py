@@ -342,3 +342,21 @@ def test_a_page_and_snippet_label_reads_the_places_own_quote() -> None:
     assert out["place1"] == (0.0, 1) and out["place3"] == (1.0, 1) and out["view"] == (1.0, 1)
     first["displayQuote"] = "Kentucky, Handgun: 12,155"
     assert retrieval.evaluate_places({"results": {"t": [first]}}, [label], {"t": place})["tables"]["place1"] == (1.0, 1)
+
+
+def test_a_rerun_miss_sees_every_place_of_its_file_not_only_the_first() -> None:
+    """Re-ranked (``rerun``), a saved search keeps one citation per file; a miss is classed over all of the
+    file's places: here its second place (another chunk) holds the answer, so the miss is ranking (b), not
+    a passage never cited (a)."""
+    label = {"id": "m", "set": "tune3", "lang": "en", "wording": "other", "doc": "docx/b.docx",
+             "q": "granny flat size", "answer": "no more than 500 square feet"}
+
+    def cit(rank: int, para: int, text: str) -> dict[str, Any]:
+        return {**_cit("b.docx", paragraphIndex=para, meaningScore=None), "rawQuote": text,
+                "locatorEvidenceText": text, "locatorPrecision": "paragraph", "diagnostics": {"providerRank": rank}}
+
+    first = cit(0, 3, "The granny flat size rules of the city apply.")
+    second = cit(1, 40, "A junior unit is no more than 500 square feet in size.")
+    run = {"results": {"m": [first]}, "all": {"m": [first, second]}}
+    (miss,) = retrieval.evaluate(run, [label], {"m": [40]}, "rerun")["misses"]
+    assert miss["ofFile"] == 2 and miss["onPlaceAt"] == 1 and retrieval.miss_class(miss) == "b"
