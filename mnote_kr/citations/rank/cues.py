@@ -39,7 +39,8 @@ from collections.abc import Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "is_apparatus", "is_notice", "type_counts"]
+__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_type", "is_apparatus", "is_notice",
+           "type_counts"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -260,6 +261,12 @@ def _count_pattern(noun: str) -> re.Pattern[str]:
     if noun.isascii():  # "40 engines", "thirteen large airliners" (two words between at most)
         return re.compile(rf"{_NUM}\s+(?:[a-z-]+\s+){{0,2}}{re.escape(noun)}")
     return re.compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
+
+
+def holds_type(name: str, folded_text: str) -> bool:
+    """Whether ``folded_text`` holds answer type ``name`` (one of :func:`answer_types`'s) once at least."""
+    pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
+    return pattern.search(folded_text) is not None
 
 
 def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:
