@@ -146,6 +146,8 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
         == {"frequency": 3}
     assert counts(("frequency",), "定期安全评价 periodic safety review") == {}
     assert counts(("frequency",), "the review took 4 years") == {}  # a duration, no frequency
+    assert counts(("count:day",), "act on all required permits within sixty days of receipt") == {"count:day": 1}
+    assert counts(("duration",), "a term of forty-nine years, renewed after seventeen months") == {"duration": 2}
 
 
 def test_answer_types_and_apparatus_take_linear_time_on_long_runs_of_digits_and_spaces() -> None:

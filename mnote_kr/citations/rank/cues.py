@@ -156,8 +156,10 @@ def is_notice(text: str, heading_path: Sequence[str] = ()) -> bool:
 
 #: (A number starts where no digit, comma or dot stands before it: unanchored, every position
 #: inside a long run of digits rescanned to its end, quadratic on a CSV chunk.)
-_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-        r"thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
+_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+        r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+        r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred|thousand|million|"
+        r"billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 
 _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
