@@ -11,7 +11,8 @@ percentage, a frequency, a duration, a count of a thing ...). When some body par
 and the first place behind it (``Match.runners_up``, best first) holding one of them and a word of the question
 (any place of the body, for a question written in the other script than the file's body: it can hold none) takes
 its place, exact only when it holds what the question asks, as any place chosen over the evidence's. A question
-asked as written (the query verbatim in the place) keeps its place, and a short phrase search (fewer than
+asked as written (the query verbatim in the place) keeps its place, a which-question (哪几类: which kinds, a list)
+asks no count, and a short phrase search (fewer than
 ``MIN_TERMS`` terms: "how long") asks no kind. A file that shows none of the kinds anywhere keeps its claims: its
 answer is written some other way, or not at all.
 """
@@ -77,7 +78,8 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     q = normalize(query or "").strip()
     if not TYPES_APPROXIMATE or para is None or not q or match.reason.startswith(SEMANTIC) or q in para.norm:
         return match
-    types = answer_types(q)
+    # 哪几类 asks which kinds (a list), though ranking reads 几类 as a count: no count kind is claimed on it
+    types = tuple(t for t in answer_types(q) if not (t.startswith("count:") and "哪" in q))
     if not types:
         return match
     qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
