@@ -107,6 +107,10 @@ def test_a_section_heading_says_apparatus_whatever_the_text() -> None:
         ("how much faster is the traced code", ("ratio",)),
         ("how long does the recording take", ("duration",)),
         ("who invented the typewriter", ()),
+        ("How often is the periodic safety review done", ("frequency",)),
+        ("核电厂定期安全评价每隔多久开展一次", ("frequency", "duration")),
+        ("设备的检查频率是什么", ("frequency",)),
+        ("每次评价持续多长时间", ("duration",)),  # 多长时间 is a duration, not a distance (多长)
         ("分成好几列的页面导出后顺序对吗", ()),  # 好几 is "several", not a question
         ("why is static type inference too slow", ()),
     ],
@@ -136,6 +140,14 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
     assert counts(("ratio",), "a 2x-20x speedup, three times faster than V8") == {"ratio": 3}
     assert counts(("ratio",), "loads and runs each program 10 times") == {}  # a repetition, no ratio
     assert counts(("date", "percent"), "no figures here") == {}
+    assert counts(("frequency",), "核电厂PSR通常每10年左右开展一次，每次持续4年左右时间") == {"frequency": 1}
+    assert counts(("frequency",), "PSR一般每十年左右时间开展一次") == {"frequency": 1}
+    assert counts(("frequency",), "inspected twice a year and audited every 5 years, reported annually") \
+        == {"frequency": 3}
+    assert counts(("frequency",), "定期安全评价 periodic safety review") == {}
+    assert counts(("frequency",), "the review took 4 years") == {}  # a duration, no frequency
+    assert counts(("count:day",), "act on all required permits within sixty days of receipt") == {"count:day": 1}
+    assert counts(("duration",), "a term of forty-nine years, renewed after seventeen months") == {"duration": 2}
 
 
 def test_answer_types_and_apparatus_take_linear_time_on_long_runs_of_digits_and_spaces() -> None:

@@ -40,3 +40,30 @@ def test_a_cluster_inside_one_sentence_marks_that_sentence_only() -> None:
     text = model.paragraphs[212].text
     start = text.index("does not apply")
     assert _marks(212, start, start + len("does not apply")) == ["If a question does not apply, please type N/A."]
+
+
+def _marks_in(doc: str, index: int, words: str) -> list[str]:
+    path = CORPUS / "docx" / doc
+    before = path.read_bytes()
+    model = document_model(str(path))
+    start = model.paragraphs[index].text.index(words)
+    loc = Locator(locator_precision="paragraph", locator_degraded=True, paragraph_index=index,
+                  highlight=Highlight(start=start, end=start + len(words)))
+    page = webpages.paragraphs_html(model, index, loc)
+    assert path.read_bytes() == before
+    return [html.unescape(m) for m in re.findall(r'<mark class="hl"[^>]*>(.*?)</mark>', page, re.S)]
+
+
+def test_an_abbreviations_full_stop_does_not_end_the_sentence() -> None:
+    # "(i.e. sequential ...)": the sentence runs on past "i.e."
+    marked = _marks_in("poi__stress014.docx", 31, "sequential superscript numbers")
+    assert len(marked) == 1 and marked[0].startswith("References and notes in the text"), marked
+    assert marked[0].endswith("no brackets)."), marked
+    # "static vs. dynamic conversation"
+    marked = _marks_in("markitdown__test_with_comment.docx", 9, "dynamic conversation")
+    assert len(marked) == 1 and marked[0].startswith("In practice, applications"), marked
+    assert marked[0].endswith("static vs. dynamic conversation."), marked
+    # "etc." before a capital does end one: "... line spacing, etc. Just check the Style column ..."
+    assert _marks_in("poi__stress014.docx", 19, "Style column") == [
+        "Just check the Style column in MS-word program above (Home > Styles ), clicking on respective style "
+        "formats the text of selection."]

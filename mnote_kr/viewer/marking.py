@@ -11,6 +11,13 @@ _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Where a sentence ends: a Latin full stop, question or exclamation mark before a space (not "1.5", not
 #: "e.g.," inside a word run), CJK sentence punctuation anywhere, a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？；]|\n")
+#: Words whose full stop marks an abbreviation, never a sentence's end ("chat optimized LLMs (e.g., GPT-4)", "(i.e.
+#: sequential superscript numbers ...)", "static vs. dynamic"), compared lower-case without their last stop.
+_ABBREVIATIONS = frozenset("e.g i.e cf vs viz al approx ca resp incl esp mr mrs ms dr prof st jr sr".split())
+#: Abbreviations before a number ("Fig. 3", "No. 12", "pp. 4-9"): a sentence's end only when no digit follows.
+_BEFORE_NUMBERS = frozenset("fig figs no nos eq eqs vol p pp sec ch art tab ref refs".split())
+#: The word a full stop closes: letters, with the inner stops of "e.g" or "i.e".
+_WORD_BEFORE = re.compile(r"(?<![^\W\d_])(?:[A-Za-z]\.)*[A-Za-z]+$")
 
 
 def query_terms(query: str) -> list[str]:
@@ -65,6 +72,25 @@ def mark_query(text: str, query: str) -> str:
     return "".join(out)
 
 
+def _ends(text: str, m: re.Match[str]) -> bool:
+    """Whether the punctuation ``m`` ends a sentence: a full stop closing an abbreviation does not ("e.g.",
+    "vs.", "Fig." before a number), nor "etc." unless a capital follows it ("line spacing, etc. Just check")."""
+    if m.group(0) != ".":
+        return True
+    word = _WORD_BEFORE.search(text, max(0, m.start() - 12), m.start())
+    if word is None:
+        return True
+    key = word.group(0).lower()
+    after = text[m.end():].lstrip()[:1]
+    if key in _ABBREVIATIONS:
+        return False
+    if key in _BEFORE_NUMBERS:
+        return not after.isdigit()
+    if key == "etc":
+        return after.isupper()
+    return True
+
+
 def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
     """The span ``start:end`` of ``text`` widened to the whole sentences it touches: from the first word of the
     sentence ``start`` falls in to the end of the one ``end`` falls in, its closing punctuation kept (a locator's
@@ -75,10 +101,11 @@ def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:
         return start, end
     lo = 0
     for m in _SENTENCE_END.finditer(text, 0, start):
-        lo = m.end()
+        if _ends(text, m):
+            lo = m.end()
     while lo < start and not text[lo].isalnum():
         lo += 1
-    nxt = _SENTENCE_END.search(text, max(end - 1, start))
+    nxt = next((m for m in _SENTENCE_END.finditer(text, max(end - 1, start)) if _ends(text, m)), None)
     hi = nxt.end() if nxt is not None and nxt.group(0) != "\n" else (nxt.start() if nxt is not None else len(text))
     while hi > end and text[hi - 1].isspace():
         hi -= 1

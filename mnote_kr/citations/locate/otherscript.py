@@ -31,7 +31,7 @@ from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, lazy_compile
 
 __all__ = ["ACROSS_LANGUAGES", "MINORITY_SHARE", "WORDY", "WRITTEN_IN", "across_languages", "nearest_across",
-           "without_pull"]
+           "other_script", "without_pull"]
 
 #: Words count only when all are held, and the question's script's pull is taken out of the cosines, for a question
 #: in the other script than the file's body (False: words and cosines as they are, before round 20).
@@ -118,6 +118,12 @@ def across_languages(doc: TextDocument[P], query: str, qt: QueryTerms, words: Ma
     # the body's places keep theirs (an English term inside a Chinese paragraph, "差异项 difference", is a cue)
     kept = {i: w if holds(i) or _share_of(amounts[i], script) < WRITTEN_IN else 0.0 for i, w in words.items()}
     return kept, _lowered(amounts, script, cos, cosines)
+
+
+def other_script(doc: TextDocument[P], query: str) -> bool:
+    """Whether ``query`` is written in the other script than ``doc``'s body (module docstring): its places can hold
+    none of the question's words."""
+    return _other_script(_paragraph_amounts(doc), query) is not None
 
 
 def without_pull(doc: TextDocument[P], query: str, cos: Mapping[int, float],

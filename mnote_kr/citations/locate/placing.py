@@ -272,21 +272,23 @@ def _placeable(para: TextParagraph) -> bool:
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
-    :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim` and
-    ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds)."""
+    :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
+    ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds) and
+    ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks)."""
+    from mnote_kr.citations.locate.answertype import without_untyped_claim
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
 
     if not passage or match.paragraph is None:
-        return without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-            doc, asked_item(doc, match, query), query), query), query)
+        return without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+            doc, asked_item(doc, match, query), query), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
-    return without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-        doc, asked_item(doc, placed, query), query), query), query)
+    return without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+        doc, asked_item(doc, placed, query), query), query), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

@@ -19,7 +19,8 @@ what kind of answer the question asks for.
 * **Answer type** (:func:`answer_types`, :func:`type_counts`): the question word says what the
   answering passage holds. "when", "what year", 何时, 什么时候 → a year or date; "how many
   engines", 多少架 → a number followed by that noun or classifier; "how much ... cost", 多少钱 →
-  an amount of money; "what share", 比例 → a percentage; "how long", "how far", "how big", 多久,
+  an amount of money; "what share", 比例 → a percentage; "how often", 多久一次, 每隔多久, 频率 → a
+  frequency ("every 10 years", 每10年, 2次/年, "annually"); "how long", 持续多久, "how far", "how big", 多久,
   多远, 多大 → a number with a unit of time, length or size. ``ranking.bm25`` counts each type
   the question asks for as one more query term, present in a passage where the pattern occurs:
   weighted by its rarity among the passages of the search like any word (a year in every
@@ -38,7 +39,8 @@ from collections.abc import Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "is_apparatus", "is_notice", "type_counts"]
+__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_type", "is_apparatus", "is_notice",
+           "type_counts"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -154,8 +156,10 @@ def is_notice(text: str, heading_path: Sequence[str] = ()) -> bool:
 
 #: (A number starts where no digit, comma or dot stands before it: unanchored, every position
 #: inside a long run of digits rescanned to its end, quadratic on a CSV chunk.)
-_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|"
-        r"thirty|forty|fifty|hundred|thousand|million|billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
+_NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:(?:twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)"
+        r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
+        r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred|thousand|million|"
+        r"billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 
 _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -170,8 +174,12 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("percent", lazy_compile(
         r"\bwhat\s+(?:percentage|percent|share|proportion|fraction|ratio)\b|\bhow\s+much\s+of\b|\bwhat\s+rate\b"
         r"|比例|比重|占比|百分之|百分比|几成")),
-    ("duration", lazy_compile(r"\bhow\s+long\b(?!\s+ago)|多久|多长时间|几天|几年|几个月|多少年|多少天|多少小时")),
-    ("distance", lazy_compile(r"\bhow\s+(?:far|tall|high|wide|deep)\b|多远|多高|多宽|多深|多长")),
+    ("frequency", lazy_compile(r"\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\s+(?:a|per|each|every)\s+"
+                               r"(?:year|month|week|day)\b|\bat\s+what\s+(?:interval|frequency)\b"
+                               r"|多久(?:\S{0,6})一次|每隔多久|多长时间(?:\S{0,6})一次|频率|频次|几年一次|多少年一次")),
+    ("duration", lazy_compile(r"\bhow\s+long\b(?!\s+ago)|多久|多长时间|几天|几年|几个月|多少年|多少天|多少小时"
+                              r"|持续(?:多|几|时间)")),
+    ("distance", lazy_compile(r"\bhow\s+(?:far|tall|high|wide|deep)\b|多远|多高|多宽|多深|多长(?!时间)")),
     ("size", lazy_compile(r"\bhow\s+(?:big|large|heavy|much\s+memory|much\s+space)\b|多大|多重")),
     ("ratio", lazy_compile(r"\bhow\s+much\s+(?:faster|slower|better|worse|more|less|larger|smaller|higher|lower)\b"
                          r"|快多少|提高多少|提升多少|几倍|多少倍")),
@@ -195,6 +203,12 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
     "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
     "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?",
                                   "年|个月|月|周|天|日|小时|分钟|秒")),
+    # "every 10 years", "每10年", "每隔五年", "2次/年", "twice a year", "annually"
+    "frequency": lazy_compile(
+        rf"\bevery\s+(?:(?:{_NUM}|other|few)\s+)?(?:years?|months?|weeks?|days?|hours?|decades?|quarters?)\b"
+        rf"|\b(?:once|twice|{_NUM}\s+times)\s+(?:a|per|each|every)\s+(?:year|month|week|day|hour|decade|quarter)\b"
+        r"|\b(?:annually|yearly|monthly|weekly|daily|hourly|quarterly|biennially|biannually|semi-?annually)\b"
+        rf"|每(?:隔)?\s*(?:{_NUM}\s*)?(?:个)?\s*(?:年|月|季度|周|星期|天|日|小时)|{_NUM}\s*次\s*[/每]\s*(?:年|月|周|天|日)"),
     "distance": lazy_compile(_units("km|kilometres?|kilometers?|mi|miles?|m|metres?|meters?|ft|feet|foot|cm|mm",
                                   "公里|千米|米|厘米|毫米")),
     "size": lazy_compile(_units("[kmgtp]i?b|bytes?|km2|m2|sq\\s*(?:km|mi|m)|square|acres?|hectares?|kg|tonnes?|tons?",
@@ -224,10 +238,10 @@ def _prefix(noun: str) -> str:
 
 def answer_types(folded_query: str) -> tuple[str, ...]:
     """The answer types ``folded_query`` (``ranking.fold`` of the question) asks for, in a fixed
-    order: ``date``, ``money``, ``percent``, ``duration``, ``distance``, ``size``, ``ratio`` and
+    order: ``date``, ``money``, ``percent``, ``frequency``, ``duration``, ``distance``, ``size``, ``ratio`` and
     ``count:<noun>`` (``count:`` alone for a count of no named thing)."""
     out = [name for name, pattern in _QUESTION_TYPES if pattern.search(folded_query)]
-    if "money" in out or "ratio" in out or "duration" in out:
+    if {"money", "ratio", "duration", "frequency"} & set(out):
         return tuple(out)
     for m in _COUNT_RE.finditer(folded_query):
         if m.group(1) is not None:
@@ -249,6 +263,12 @@ def _count_pattern(noun: str) -> re.Pattern[str]:
     if noun.isascii():  # "40 engines", "thirteen large airliners" (two words between at most)
         return re.compile(rf"{_NUM}\s+(?:[a-z-]+\s+){{0,2}}{re.escape(noun)}")
     return re.compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
+
+
+def holds_type(name: str, folded_text: str) -> bool:
+    """Whether ``folded_text`` holds answer type ``name`` (one of :func:`answer_types`'s) once at least."""
+    pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
+    return pattern.search(folded_text) is not None
 
 
 def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:

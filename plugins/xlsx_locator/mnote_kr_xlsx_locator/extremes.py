@@ -8,7 +8,8 @@ The locator reads the whole table, so it can say which row that is.
 
 The rule fires only when all of these hold, else the place stays what the words chose:
 
-* the question asks "which"/"what" (哪) and says a superlative (``HIGHEST``/``LOWEST``: highest, largest, most,
+* the question asks "which"/"what" (哪), or asks the value in Chinese (多少, 是什么, 最小值: nc21a Q23, "Sheet1 中
+  third 列最小的值是多少", cited the header C1), and says a superlative (``HIGHEST``/``LOWEST``: highest, largest, most,
   maximum ...; 最高, 最多, 最大 / 最低, 最少, 最小);
 * the cited row belongs to a table with a header, and the question names one of its columns (every word of
   the header, by stem or written short with a full stop, or a CJK header as written) other than the which-noun's
@@ -16,6 +17,9 @@ The rule fires only when all of these hold, else the place stays what the words 
   the superlative when several are named;
 * every non-empty cell of that column in the table is a number (a column of text or dates has no extreme here),
   at least two of them.
+
+A which-question is answered by the row (its noun and the value); a question asking the value itself ("what is the
+lowest third", 最小的值是多少, 最大值) by the column's cell in that row.
 
 Ties: the first row in sheet order is cited, the other tied rows first behind it, and the reason names them;
 the place is then claimed approximate (the question has more than one answer). A single extreme is exact.
@@ -46,7 +50,10 @@ HIGHEST = ("highest", "largest", "biggest", "greatest", "most", "maximum", "max"
 LOWEST = ("lowest", "smallest", "least", "fewest", "minimum", "min", "最低", "最少", "最小")
 _SUPERLATIVE = lazy_compile(r"(?i)\b(" + "|".join(w for w in (*HIGHEST, *LOWEST) if w.isascii()) + r")\b|("
                             + "|".join(w for w in (*HIGHEST, *LOWEST) if not w.isascii()) + ")")
-_WHICH = lazy_compile(r"(?i)\b(?:which|what)\b(?:\s+(\w+))?|哪(?:个|一个|一|些|种|位|家)?(\w{0,4})")
+_WHICH = lazy_compile(r"(?i)\b(?:which|what)\b(?:\s+(\w+))?|哪(?:个|一个|一|些|种|位|家)?(\w{0,4})"
+                      r"|(是多少|为多少|多少|是什么|是几|(?<=最[小大高低少多])的?值)")
+#: Words after "what" that ask for the value itself ("what is the lowest third"), not for a row by its noun.
+_VALUE_WORDS = frozenset({"", "is", "was", "are", "were", "value", "number", "amount"})
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:,\d{3})*|\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
 
 
@@ -59,6 +66,9 @@ class Extreme:
     header: str
     highest: bool
     value: str
+    #: The question asks the value itself ("third 列最小的值是多少", "what is the lowest third"): the cell answers,
+    #: not the whole row (a which-question: "which product had the highest quantity").
+    asks_value: bool = False
 
 
 def _number(text: str) -> float | None:
@@ -104,7 +114,7 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
     words: dict[str, int] = {}
     for tok, start, _ in iter_tokens(said):
         words.setdefault(stem(tok), start)
-    asked_noun = normalize(which.group(1) or which.group(2) or "")
+    asked_noun = normalize(which.group(1) or which.group(2) or "") if not which.group(3) else ""
     table = [p for p in doc.paragraphs if p.sheet == row.sheet and p.region == row.region and not p.comment
              and not p.is_header and p.header_row == head_row]
     best: tuple[int, int] | None = None
@@ -126,7 +136,8 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
     valued = [(_number(dict(p.cells)[col]), p) for p in table if col in dict(p.cells)]
     top = (max if highest else min)(v for v, _ in valued if v is not None)
     rows = [p for v, p in valued if v == top]
-    return Extreme(rows=rows, column=col, header=headers[col], highest=highest, value=dict(rows[0].cells)[col])
+    return Extreme(rows=rows, column=col, header=headers[col], highest=highest, value=dict(rows[0].cells)[col],
+                   asks_value=asked_noun.strip() in _VALUE_WORDS)
 
 
 def cite_extreme(doc: TextDocument[RowParagraph], extreme: Extreme, request: LocateRequest, score: float | None,
@@ -138,14 +149,16 @@ def cite_extreme(doc: TextDocument[RowParagraph], extreme: Extreme, request: Loc
 
     first, tied = extreme.rows[0], extreme.rows[1:]
     which = "highest" if extreme.highest else "lowest"
-    why = f"the question asks which row holds the {which} {extreme.header} of its table ({extreme.value})"
+    why = (f"the question asks the {which} {extreme.header} of its table ({extreme.value})" if extreme.asks_value
+           else f"the question asks which row holds the {which} {extreme.header} of its table ({extreme.value})")
+    cell = {"column": extreme.column} if extreme.asks_value else {"whole": True}
     if tied:
         why += "; tied with " + ", ".join(f"row {p.row}" for p in tied) + ": one answer of several, approximate"
     cited = cell_locator(first, request.query, highlight=None, score=score, reason=why, block_id=block_id,
-                         degraded=bool(tied), whole=True)
+                         degraded=bool(tied), **cell)
     cited = with_rows_behind(doc, cited, first, request)
-    also = [cell_locator(p, request.query, highlight=None, score=score, block_id=block_id, degraded=True,
-                         whole=True, reason=f"a row tied with the cited one ({extreme.header}: {extreme.value})")
+    also = [cell_locator(p, request.query, highlight=None, score=score, block_id=block_id, degraded=True, **cell,
+                         reason=f"a row tied with the cited one ({extreme.header}: {extreme.value})")
             for p in tied]
     shown = {loc.range for loc in also}
     behind = [*also, *(r for r in cited.runners_up if r.range not in shown)]

@@ -91,3 +91,24 @@ def test_no_extreme_when_the_question_names_no_column(plugins) -> None:  # type:
     loc = locate_in_whole_book(plugins, SALES, "Which product was the most popular?")
     assert "most" not in (loc.locator_reason or "").split(":")[0], loc.locator_reason
     assert _row(loc.range) not in _extreme_rows("Quantity", max) + _extreme_rows("Revenue", max), loc.range
+
+
+BOOK = SALES.parent / "docling__xlsx_01.xlsx"
+
+
+@pytest.mark.parametrize("query", ["Sheet1 中 third 列最小的值是多少", "Sheet1 third 列最小值"])
+def test_a_chinese_question_asking_a_columns_lowest_value_is_cited_on_that_cell(plugins, query: str) -> None:  # type: ignore[no-untyped-def]
+    # nc21a Q23: the header C1 was cited; Sheet1's column "third" (C) holds 9, 6, 3, 0, -3, -6, lowest in C7
+    before = hashlib.sha256(BOOK.read_bytes()).digest()
+    wb = openpyxl.load_workbook(BOOK, read_only=True)
+    try:
+        rows = list(wb["Sheet1"].iter_rows(values_only=True))
+    finally:
+        wb.close()
+    k = [str(h).strip() for h in rows[0]].index("third")
+    lowest = min(r[k] for r in rows[1:])
+    row = next(i + 2 for i, r in enumerate(rows[1:]) if r[k] == lowest)
+    loc = locate_in_whole_book(plugins, BOOK, query)
+    assert (loc.sheet, loc.range, loc.locator_degraded) == ("Sheet1", f"C{row}", False), (loc.range, loc.locator_reason)
+    assert str(lowest) in (loc.quote or ""), loc.quote
+    assert hashlib.sha256(BOOK.read_bytes()).digest() == before

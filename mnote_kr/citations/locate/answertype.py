@@ -1,0 +1,109 @@
+"""A place claimed exact holds the kind of answer the question asks, when its file shows that kind anywhere.
+
+"How often is the periodic safety review done and how long does each one take?" over a Chinese standard was cited
+exact on its term line "定期安全评价 periodic safety review" (nc21c problem 1): the line holds every content word of
+the question and nothing of what it asks, a frequency and a duration. The answer, "核电厂PSR通常每10年左右开展一次，
+每次持续4年左右时间", stood elsewhere in the file.
+
+The rule: the question word says what kind of answer it asks (``cues.answer_types``: a year or date, an amount, a
+percentage, a frequency, a duration, a count of a thing ...). When some body paragraph of the file holds that kind
+(its pattern occurs there: the file can show it), a claimed place holding none of the kinds asked is approximate,
+and the first place behind it (``Match.runners_up``, best first) holding one of them and a word of the question
+(any place of the body, for a question written in the other script than the file's body: it can hold none) takes
+its place, exact only when it holds what the question asks, as any place chosen over the evidence's. A question
+asked as written (the query verbatim in the place) keeps its place, a which-question (哪几类: which kinds, a list)
+asks no count, and a short phrase search (fewer than
+``MIN_TERMS`` terms: "how long") asks no kind. A file that shows none of the kinds anywhere keeps its claims: its
+answer is written some other way, or not at all.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections import OrderedDict
+
+from mnote_kr.citations.locate.otherscript import other_script
+from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
+from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
+from mnote_kr.citations.rank.cues import answer_types, holds_type
+from mnote_kr.citations.text.cjkwords import query_words
+from mnote_kr.citations.text.queryterms import QueryTerms
+from mnote_kr.citations.text.textnorm import normalize
+
+__all__ = ["MIN_TERMS", "TYPES_APPROXIMATE", "without_untyped_claim"]
+
+#: A claimed place holding none of the answer kinds the question asks, which the file shows elsewhere, is
+#: approximate, and a place behind it holding one leads (False: claimed by its words alone, as before round 22).
+TYPES_APPROXIMATE = True
+#: Fewest terms of the query (``QueryTerms``) for it to ask a kind of answer: a phrase search asks none.
+MIN_TERMS = 2
+
+#: How a reason names each kind of answer (a count is named by its thing).
+_KIND_NAMES = {"date": "date", "money": "amount", "percent": "percentage", "frequency": "frequency",
+               "duration": "duration", "distance": "distance", "size": "size", "ratio": "ratio"}
+
+_MEMO: OrderedDict[tuple[int, tuple[str, ...]], tuple[object, tuple[str, ...]]] = OrderedDict()
+_MEMO_LOCK = threading.Lock()
+_MEMO_MAX = 16
+
+
+def _body(para: TextParagraph) -> bool:
+    return bool(para.tokens) and not para.in_toc and not para.heading_level
+
+
+def _shown(doc: TextDocument[P], types: tuple[str, ...]) -> tuple[str, ...]:
+    """The kinds of ``types`` some body paragraph of ``doc`` holds, found once per document (the memo holds the
+    document, so its ``id`` is not reused while remembered)."""
+    key = (id(doc), types)
+    with _MEMO_LOCK:
+        hit = _MEMO.get(key)
+        if hit is not None and hit[0] is doc:
+            _MEMO.move_to_end(key)
+            return hit[1]
+    shown = tuple(t for t in types if any(_body(p) and holds_type(t, p.norm) for p in doc.paragraphs))
+    with _MEMO_LOCK:
+        _MEMO[key] = (doc, shown)
+        _MEMO.move_to_end(key)
+        while len(_MEMO) > _MEMO_MAX:
+            _MEMO.popitem(last=False)
+    return shown
+
+
+def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+    """``match`` made approximate when its place holds none of the answer kinds the question asks that the file
+    shows (module docstring); the first place behind it holding one and a word of the question leads. Unchanged
+    when already approximate, holding the query as written, or the query asks no kind."""
+    para = match.paragraph
+    q = normalize(query or "").strip()
+    if not TYPES_APPROXIMATE or para is None or not q or match.reason.startswith(SEMANTIC) or q in para.norm:
+        return match
+    # 哪几类 asks which kinds (a list), though ranking reads 几类 as a count: no count kind is claimed on it
+    types = tuple(t for t in answer_types(q) if not (t.startswith("count:") and "哪" in q))
+    if not types:
+        return match
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
+    if len(qt.terms) < MIN_TERMS:
+        return match
+    shown = _shown(doc, types)
+    if not shown or any(holds_type(t, para.norm) for t in shown):
+        return match
+    kinds = " or ".join(_KIND_NAMES.get(t) or (f"count of {t[6:]}" if t[6:] else "number") for t in shown)
+    across = other_script(doc, q)
+    lead = next((r for r in match.runners_up if r.paragraph is not None and _body(r.paragraph)
+                 and any(holds_type(t, r.paragraph.norm) for t in shown)
+                 and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(r.paragraph.norm)))), None)
+    if lead is None:
+        return dataclasses.replace(match, reason=f"{SEMANTIC}: it holds the question's words, not the {kinds} it "
+                                                 "asks, which the file shows elsewhere")
+    place = lead.paragraph
+    assert place is not None
+    if q in place.norm or qt.holds_all(place.norm):
+        why = f"placed by meaning among the places behind the evidence's: it holds the {kinds} the question asks"
+    else:
+        why = (f"{SEMANTIC}: placed by meaning among the places behind the evidence's: it holds the {kinds} the "
+               "question asks, not all of its words")
+    own = dataclasses.replace(match, reason=f"{SEMANTIC}: it holds the question's words, not the {kinds} it asks",
+                              runners_up=())
+    behind = (own, *(r for r in match.runners_up if r is not lead))
+    return Match(place, match.score, qt.span(place.norm), why, match.anchor, lead.meaning, behind)

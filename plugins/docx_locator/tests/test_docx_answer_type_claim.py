@@ -1,0 +1,56 @@
+"""A place claimed exact holds the kind of answer the question asks, when the file shows that kind elsewhere.
+
+Seen by a newcomer (round 21, nc21c problem 1) on ``chatchat__核电厂定期安全审查指南 第1部分``: ``How often is the
+periodic safety review done and how long does each one take?`` was cited exact on the term line ``定期安全评价
+periodic safety review`` (paragraph 75, the evidence's match by the query's words): it holds every content word of
+the question and neither a frequency nor a duration, which the file states in 5.2.1 (``PSR一般每十年左右时间开展
+一次``, 111) and 5.3.1 (``每10年左右开展一次，每次持续4年左右时间``, 120).
+
+Recorded here (``data/nc21c_answer_type.json``, from the newcomer's own index): the LightRAG chunk, its sidecar
+block, the evidence the host's cleaning gave the locator, and the query's cosine with each of the file's paragraphs
+(replayed through ``meaning.cosines`` / ``meaning.nearest``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mnote_kr_testkit.docx_replay import replay_locate
+
+from mnote_kr_docx_locator import cache as docx_cache
+
+CASE = json.loads((Path(__file__).parent / "data" / "nc21c_answer_type.json").read_text("utf-8"))[0]
+TERM_LINE = 75
+#: The file's paragraphs stating how often a review is done or how long it takes (read in the document).
+STATES_FREQUENCY = (111, 120)
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> None:
+    docx_cache.clear_cache()
+
+
+def test_a_place_stating_how_often_leads_the_term_line_holding_only_the_questions_words(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loc = replay_locate(CASE, monkeypatch)
+    assert loc.paragraph_index in STATES_FREQUENCY, (loc.paragraph_index, loc.reason)
+    assert "开展一次" in (loc.place_text or "")
+    # chosen by the kind of answer, holding none of the English question's words: not claimed
+    assert loc.locator_degraded, loc.reason
+    term = [r for r in loc.runners_up if r.paragraph_index == TERM_LINE]
+    assert term and term[0].locator_degraded, [(r.paragraph_index, r.reason) for r in loc.runners_up]
+
+
+def test_the_term_line_is_approximate_when_no_place_behind_it_states_a_frequency(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    case = dict(CASE, cosines={i: c for i, c in CASE["cosines"].items() if int(i) not in STATES_FREQUENCY})
+    loc = replay_locate(case, monkeypatch)
+    assert loc.paragraph_index == TERM_LINE
+    assert loc.locator_precision == "paragraph"
+    assert loc.locator_degraded, loc.reason
+    assert "frequency" in loc.reason, loc.reason
+    # searched as a phrase, the term line asks no kind of answer and is the place asked for
+    loc = replay_locate(case, monkeypatch, query="periodic safety review")
+    assert (loc.paragraph_index, loc.locator_degraded) == (TERM_LINE, False), loc.reason
