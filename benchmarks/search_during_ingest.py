@@ -10,6 +10,11 @@ and once LightRAG's pipeline is busy with it, probes run one after the other unt
 * ``search``: ``Host.search`` end to end (or its one-line error);
 * ``query``: LightRAG's ``POST /query/data`` alone (what the plugin asks first), waited on up to 120 s.
 
+Then ``--held`` rounds (once the next busy moment comes): the same search sent at the same moment
+from two hosts, ``search_wait_s = 0`` (a search failing after ``timeout_s``, as before ``searchwait``)
+and the default (it waits for the file to be stored, then asks once more), with the raw query beside
+them; each one's seconds, its error line and the waiting host's progress lines.
+
 Printed: each probe's seconds, and the same probes before the ingest (idle baseline). Run it under
 ``flock /tmp/mnote-engine.lock`` on a shared machine.
 
@@ -57,9 +62,37 @@ def probe(info: object, host: object) -> dict[str, object]:
     return out
 
 
+def timed(run: object) -> object:
+    t = time.monotonic()
+    try:
+        run()
+        return round(time.monotonic() - t, 2)
+    except Exception as exc:  # the one-line error a user sees
+        return f"{time.monotonic() - t:.1f} s: {str(exc).splitlines()[0][:400]}"
+
+
+def held(info: object, hosts: dict[str, object]) -> dict[str, object]:
+    """The same search from each host and the raw query, sent at one moment, each in its thread."""
+    out: dict[str, object] = {}
+
+    def raw() -> None:
+        r = httpx.post(f"{info.url}/query/data", json={"query": QUERY, "mode": "mix", "top_k": 20},
+                       headers={"X-API-Key": info.api_key}, trust_env=False, timeout=600)
+        r.raise_for_status()
+
+    jobs = {"query": raw, **{name: (lambda h=h: h.search(QUERY)) for name, h in hosts.items()}}
+    threads = [threading.Thread(target=lambda k=k, f=f: out.__setitem__(k, timed(f))) for k, f in jobs.items()]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--probes", type=int, default=4)
+    parser.add_argument("--held", type=int, default=0, help="rounds of the side-by-side search (see above)")
     args = parser.parse_args()
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "testkit"))
     from mnote_kr_testkit.data import CORPUS
@@ -108,10 +141,23 @@ def main() -> int:
             row["at"] = round(time.monotonic() - started, 1)
             busy.append(row)
             print("busy:", row, flush=True)
+        lines: list[str] = []
+        section = dict((host.config.get("providers") or {}).get("lightrag") or {})
+        hosts = {"search (search_wait_s 0, as before)": Host(ws, config={"providers": {"lightrag": {
+                     **section, "search_wait_s": 0}}}),
+                 "search (default wait)": Host(ws, progress=lambda line: lines.append(
+                     f"{time.monotonic() - started:.0f} s: {line}"))}
+        for _ in range(args.held):
+            if done.is_set():
+                break
+            at = round(time.monotonic() - started, 1)
+            print("held:", {"at": at, **held(info, hosts)}, flush=True)
+        for line in lines:
+            print("  progress:", line[:400], flush=True)
         done.wait()
         print(f"ingest took {time.monotonic() - started:.0f} s:",
               [i.status for i in result[0].items] if result and hasattr(result[0], "items") else result)
-        for kind in ("embed", "query", "search"):
+        for kind in ("embed", "query", "search") if busy else ():
             nums = [r[kind] for r in busy if isinstance(r[kind], float)]
             calm = statistics.median(r[kind] for r in idle if isinstance(r[kind], float))
             print(f"{kind}: idle median {calm:.2f} s; "

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -134,3 +135,31 @@ def test_ask_is_held_and_waits_the_same_way_and_its_stream_says_what_lightrag_in
     assert str(info.value).startswith(f"LightRAG is indexing 2 files: {REL} (for 2m"), info.value
     assert "got no answer in 30 s" in str(info.value) and len(replay.sent("POST", "/query/stream")) == 1
 
+
+
+def test_status_while_lightrag_indexes_says_which_file_of_how_many_and_since_when(tmp_path: Path) -> None:
+    """nc21c problem 5: 'status' said only "busy indexing". It names the file (the user's path), its number
+    in the run and how long the run has gone on; LightRAG tells no chunk counts while it embeds, so no
+    time left is guessed."""
+    from mnote_kr_testkit.replay import replayed_provider
+
+    import mnote_kr_lightrag as plugin
+    from mnote_kr.citations.render.statustext import render_status
+    from mnote_kr.models import SourceEntry, to_builtins
+
+    env = replayed_provider(tmp_path, SAMPLES)
+    name, holding, _ = statuses(env["ws"], files=3)
+    _, health = load_sample(SAMPLES, "02_health_auth.json")
+    env["replay"].json("GET", "/health", {**health, "pipeline_busy": True}).json(
+        "GET", "/documents/pipeline_status", holding).sample(
+        "POST", "/documents/paginated", "34_documents_paginated_all.json")
+    entry = SourceEntry(source_id="s", source_path=str(env["ws"] / REL), source_root_relative_path=REL,
+                        light_rag_file_path=name, light_rag_doc_id=doc_id_for(name), status="processing")
+    status = plugin.provider_status(ctx=env["ctx"], entries=[entry])
+    indexing = status.extra["indexing"]
+    assert (indexing["file"], indexing["fileNumber"], indexing["files"]) == (REL, 1, 3)
+    assert 120 <= indexing["runningS"] < 180
+    info = {"workspace": str(env["ws"]), "registry": {"entries": 1, "byStatus": {"processing": 1}, "waiting": []},
+            "provider": to_builtins(status)}
+    line = next(x for x in render_status(info).splitlines() if x.startswith("Provider:"))
+    assert re.search(rf"\(busy indexing 3 files: {re.escape(REL)} \(for 2m 0\ds, file 1 of 3\)\)$", line), line

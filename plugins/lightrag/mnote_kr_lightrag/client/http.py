@@ -332,8 +332,11 @@ class LightRagClient:
                     raise self._held(what, started, again) from again
             raise self._held(what, started, exc) from exc
 
+    def indexing(self) -> Indexing | None:
+        """What LightRAG indexes (``/documents/pipeline_status``, 5 s at most; None: idle, or no answer)."""
+        return self._indexing()
+
     def _indexing(self) -> Indexing | None:
-        """What LightRAG indexes (None: idle, or its status did not answer)."""
         try:
             return searchwait.indexing(self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S))
         except ProviderError:
