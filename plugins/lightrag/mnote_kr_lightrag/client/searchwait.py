@@ -33,7 +33,8 @@ POLL_S = 1.0
 PROGRESS_EVERY_S = 5.0
 #: Default ``[providers.lightrag] search_wait_s``: how long a search LightRAG holds while it indexes
 #: waits, beyond ``timeout_s``, for the file being stored. A document's embedding holds searches for
-#: as long as it takes (87 s measured for the 872-page handbook DOCX, 483 chunks, 2 cores).
+#: as long as it takes: the 872-page handbook DOCX (483 chunks, 2 cores) held a search 87 s in one run and
+#: 123 s in another (benchmarks/search_during_ingest.py, docs/sync.md); 30 + 150 s covers that with room.
 SEARCH_WAIT_S = 150.0
 
 _JOB = re.compile(r"^(?P<name>.*?)\s*\[(?P<files>\d+) files?\]$")
