@@ -186,7 +186,9 @@ def test_search_and_ask_outside_a_knowledge_base_fail_with_one_line_and_contact_
     for args in (["search", "anything"], ["search", "anything", "--json"], ["ask", "anything"],
                  ["-w", str(folder), "search", "anything", "--scope", "."]):
         proc = run(*args)
-        assert (proc.returncode, proc.stdout) == (2, ""), (args, proc.stdout, proc.stderr)
+        assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
+        assert ("not a knowledge base" in json.loads(proc.stdout)["error"]["message"] if "--json" in args
+                else proc.stdout == ""), (args, proc.stdout)
         line, = proc.stderr.splitlines()
         assert ERROR_LINE.match(line), line
         assert f"{folder} is not a knowledge base" in line and "mnote-kr roots add" in line, line
@@ -243,6 +245,52 @@ def test_lightrag_down_status_still_reports_and_ingest_queues_with_one_line(tmp_
     assert "not reachable" in cli.fails("ask", "quartz oscillator", "--json", code=1)
     assert cli.ok("roots", "list", "--json")["indexedRoots"][0]["rootRelativePath"] == "kb"  # still usable
     assert sha(note) == digest
+
+
+def test_a_json_command_that_fails_prints_one_error_object_a_script_can_read(tmp_path: Path) -> None:
+    """nc21c problem 3: 'search --json' while LightRAG could not answer printed nothing on stdout, only the
+    stderr line: a script got no JSON. Now a failing --json command prints one object, the HTTP API's error
+    shape, with the words of the stderr line; a command that printed its own report adds none."""
+    url = f"http://127.0.0.1:{closed_port()}"
+    cli = Cli(tmp_path / "ws", url=url)
+    (cli.ws / "kb").mkdir()
+    note = cli.ws / "kb" / "n.md"
+    note.write_text("# Quartz\n\nThe quartz oscillator drifts.\n", encoding="utf-8")
+    digest = sha(note)
+    cli.ok("roots", "add", "kb")
+    for args, code, kind in ((["search", "quartz oscillator", "--json"], 1, "provider_unavailable"),
+                             (["--workspace", str(cli.ws), "search", "quartz oscillator", "--json"], 1,
+                              "provider_unavailable"),
+                             (["ask", "quartz oscillator", "--json"], 1, "provider_unavailable"),
+                             (["search", "", "--json"], 2, "usage"),
+                             (["status", "--jsn", "--json"], 2, "usage")):
+        proc = cli.run(*args)
+        assert proc.returncode == code, (args, proc.stderr)
+        line, = proc.stderr.splitlines()
+        error = json.loads(proc.stdout)["error"]
+        assert error["code"] == kind, (args, error)
+        assert line == f"Error: {error['message']} ({error['hint']})", (args, line, error)
+    assert "not reachable" in json.loads(cli.run("search", "quartz oscillator", "--json").stdout)["error"]["message"]
+    proc = cli.run("search", "--", "--json")  # a query, not the flag: no JSON
+    assert proc.returncode == 1 and proc.stdout == "", proc.stdout
+    proc = cli.run("ingest", "kb", "--json")
+    assert proc.returncode == 1 and "not reachable" in json.loads(proc.stdout)["error"]["message"], proc.stdout
+    assert sha(note) == digest
+
+
+def test_a_json_command_that_printed_its_report_and_fails_adds_no_second_object(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from mnote_kr.cli import boundary
+    from mnote_kr.errors import IngestFailedError
+
+    def ingest_like() -> None:  # ingest and sync print their report, then fail naming the first file
+        boundary.emit_json({"items": [{"sourcePath": "kb/a.md", "status": "failed"}]})
+        raise IngestFailedError("1 of 1 file(s) failed to index: kb/a.md")
+
+    assert boundary.guarded(ingest_like, lambda: "mnote-kr ingest", as_json=True) == 1
+    out = capsys.readouterr()
+    assert json.loads(out.out) == {"items": [{"sourcePath": "kb/a.md", "status": "failed"}]}
+    assert out.err.startswith("Error: 1 of 1 file(s) failed to index: kb/a.md")
 
 
 @pytest.mark.integration

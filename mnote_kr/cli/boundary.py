@@ -2,8 +2,11 @@
 
 Both faces of the command line use it: the click commands (``main``) and the few read-only
 commands that run without click (``fast``). An error becomes one line ``Error: <message>
-(<hint>)`` on stderr, with exit code 1 (runtime) or 2 (usage). Ctrl-C during a command prints
-"Aborted." and exits 1, as click does; a closed pipe (``| head``) also exits 1, as click does.
+(<hint>)`` on stderr, with exit code 1 (runtime) or 2 (usage). With ``--json`` the error is also
+one JSON object on stdout, the HTTP API's shape ``{"error": {"code", "message", "hint"}}``, unless the
+command already printed its own report there (``ingest``/``sync`` print it, then fail): a script
+reads one object either way. Ctrl-C during a command prints "Aborted." and exits 1, as click does; a
+closed pipe (``| head``) also exits 1, as click does.
 """
 
 from __future__ import annotations
@@ -41,10 +44,16 @@ def echo(text: str, *, err: bool = False) -> None:
     stream.flush()
 
 
+#: Whether this process printed a JSON report (``emit_json``): a failing ``--json`` command then adds no error object.
+_emitted = False
+
+
 def emit_json(value: Any) -> None:
     """Print ``value`` as one line of JSON (msgspec loads here: ``--help`` never pays for it)."""
     import msgspec
 
+    global _emitted
+    _emitted = True
     sys.stdout.write(msgspec.json.encode(value).decode("utf-8") + "\n")
     sys.stdout.flush()
 
@@ -65,30 +74,55 @@ DEFAULT_HINTS: dict[type[MnoteKrError], str] = {
 }
 
 
+def _message_hint(exc: MnoteKrError, command: str) -> tuple[str, str]:
+    """The error's message and its hint (the error's own, else the default for its type)."""
+    if exc.hint:
+        return exc.message, exc.hint
+    hint = next((DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in DEFAULT_HINTS), "")
+    return exc.message, hint.replace("{command}", command)
+
+
 def error_line(exc: MnoteKrError, command: str = "mnote-kr") -> str:
     """The one line an error becomes: ``Error: <message> (<hint>)``, a hint always present.
 
     ``command`` is the command that ran (``mnote-kr search``), named in default hints.
     """
-    if exc.hint:
-        text = str(exc)
-    else:
-        hint = next((DEFAULT_HINTS[k] for k in type(exc).__mro__ if k in DEFAULT_HINTS), "")
-        hint = hint.replace("{command}", command)
-        text = f"{exc.message} ({hint})" if hint else exc.message
+    message, hint = _message_hint(exc, command)
+    text = f"{message} ({hint})" if hint else message
     return "Error: " + " ".join(text.split())
 
 
-def guarded(run: Callable[[], int | None], command: Callable[[], str]) -> int:
+def json_error(code: str, message: str, hint: str | None) -> None:
+    """A ``--json`` command's error as one JSON object on stdout, nothing when it printed its report:
+    ``{"error": {"code", "message", "hint"}}`` as the HTTP API and MCP send it, with the words of the
+    ``Error:`` line on stderr, so that a script reads what a person reads."""
+    if not _emitted:
+        emit_json({"error": {"code": code, "message": " ".join(message.split()),
+                             "hint": " ".join(hint.split()) if hint else None}})
+
+
+def wants_json(argv: list[str]) -> bool:
+    """Whether the command line asks for ``--json`` (before a ``--``, after which words are arguments)."""
+    words = argv[: argv.index("--")] if "--" in argv else argv
+    return "--json" in words
+
+
+def guarded(run: Callable[[], int | None], command: Callable[[], str], *, as_json: bool = False) -> int:
     """Run a command: its exit code (0 when it returns None), or one error line and the code.
 
     ``command`` names the command for default hints (called only when an error needs it).
     Unexpected exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
+    ``as_json``: an ``MnoteKrError`` is also one JSON object on stdout (``json_error``).
     """
+    global _emitted
+    _emitted = False  # a command run in-process after another (tests, embedders) starts with nothing printed
     try:
         code = run()
     except MnoteKrError as exc:
-        echo(error_line(exc, command()), err=True)
+        said = command()
+        echo(error_line(exc, said), err=True)
+        if as_json:
+            json_error(exc.code, *_message_hint(exc, said))
         return exc.exit_code
     except KeyboardInterrupt:
         echo("Interrupted.", err=True)

@@ -152,7 +152,7 @@ def run(argv: list[str] | None = None) -> int | None:
             return 1
         return 0
 
-    return guarded(call, lambda: spec.command)
+    return guarded(call, lambda: spec.command, as_json=as_json)
 
 
 def exit_now(code: int) -> NoReturn:

@@ -13,7 +13,7 @@ from typing import Any
 
 import click
 
-from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded
+from mnote_kr.cli.boundary import DEFAULT_HINTS, echo, emit_json, error_line, guarded, json_error, wants_json
 from mnote_kr.cli.fast import MODES
 from mnote_kr.cli.reports import (
     COUNTING,
@@ -521,11 +521,11 @@ def command_path(argv: list[str]) -> str:
     return " ".join(words)
 
 
-def _click_error_line(exc: click.ClickException) -> str:
-    message = " ".join(exc.format_message().split())
+def _click_error(exc: click.ClickException) -> tuple[str, str]:
+    """A click error's message and hint."""
     ctx = getattr(exc, "ctx", None)
     where = ctx.command_path if ctx is not None else "mnote-kr"
-    return f"Error: {message} (see '{where} --help')"
+    return " ".join(exc.format_message().split()), f"see '{where} --help'"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -535,6 +535,9 @@ def main(argv: list[str] | None = None) -> int:
     exceptions also become one line (the traceback only with ``MNOTE_KR_DEBUG=1``).
     """
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    as_json = wants_json(args)
+
     def run() -> int:
         try:
             cli.main(args=argv, prog_name="mnote-kr", standalone_mode=False)
@@ -542,13 +545,16 @@ def main(argv: list[str] | None = None) -> int:
             echo("Aborted.", err=True)
             return 1
         except click.ClickException as exc:
-            echo(_click_error_line(exc), err=True)
+            message, hint = _click_error(exc)
+            echo(f"Error: {message} ({hint})", err=True)
+            if as_json:
+                json_error("usage", message, hint)
             return exc.exit_code
         except click.exceptions.Exit as exc:
             return exc.exit_code
         return 0
 
-    return guarded(run, lambda: command_path(list(sys.argv[1:] if argv is None else argv)))
+    return guarded(run, lambda: command_path(args), as_json=as_json)
 
 
 # The long-running commands (watch, serve, mcp) join the group here, so whoever imports the

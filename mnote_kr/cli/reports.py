@@ -178,6 +178,7 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
                   rerank: bool | None) -> None:
     """``mnote-kr search``: the search results as JSON, or as source cards for a person."""
     require_query(query, "search")
+    obj.host(progress=True)  # a search LightRAG holds while it indexes says on stderr what it waits for
     scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)
@@ -197,6 +198,7 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
 def ask_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], top_k: int, mode: str) -> None:
     """``mnote-kr ask``: the answer with its citations as JSON, or rendered for a person."""
     require_query(query, "ask")
+    obj.host(progress=True)  # a search LightRAG holds while it indexes says on stderr what it waits for
     scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)

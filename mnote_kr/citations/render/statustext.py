@@ -163,6 +163,9 @@ def render_status(info: dict[str, Any]) -> str:
         lines.append(f"Provider:  {prov.get('name', prov.get('provider'))}: DOWN: {prov.get('error')}")
     else:
         busy = {True: " (busy indexing)", False: " (idle)"}.get(prov.get("pipelineBusy"), "")
+        with_what = (prov.get("extra") or {}).get("busyWith")  # the provider's own words: "indexing 1 file: ..."
+        if prov.get("pipelineBusy") and isinstance(with_what, str) and with_what:
+            busy = f" (busy {with_what})"
         version = f" {prov['coreVersion']}" if prov.get("coreVersion") else ""
         lines.append(f"Provider:  {prov.get('provider')}{version} at {prov.get('url')}{busy}")
         if prov.get("error"):  # reachable but refusing, e.g. a wrong API key

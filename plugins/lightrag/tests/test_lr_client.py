@@ -100,32 +100,12 @@ def test_lr_client_timeout_is_a_clear_error(tmp_path: Path) -> None:
     assert "did not answer POST /query/data in time" in str(info.value) and "timeout_s" in str(info.value)
 
 
-def test_lr_client_search_timeout_while_lightrag_indexes_says_what_it_indexes(tmp_path: Path) -> None:
-    """nc21b problem 4: a search sent while LightRAG embedded an 872-page handbook failed with "did not
-    answer POST /query/data in time", as if LightRAG were down. LightRAG holds searches while it embeds a
-    document's chunks: the error says that it is indexing, which file, for how long, and to search again."""
-    from datetime import UTC, datetime, timedelta
-
-    from mnote_kr_lightrag.client.naming import link_name, workspace_tag
-
-    _, busy = load_sample(SAMPLES, "18_pipeline_status_busy_processing.json")
-    name = link_name("docs/handbook.docx", "ab" * 32, workspace_tag("/home/u/kb"))
-    started = (datetime.now(UTC) - timedelta(seconds=125)).isoformat()
-    status = {**busy, "job_name": f"{name}[1 files]", "job_start": started}
-    replay = Replay().error("POST", "/query/data", httpx.ReadTimeout).json("GET", "/documents/pipeline_status", status)
-    with client_for(tmp_path, replay) as client, pytest.raises(ProviderUnavailableError) as info:
-        client.query_data({"query": "credit cards"})
-    message = str(info.value)
-    assert "\n" not in message
-    assert message.startswith("LightRAG is indexing 1 file: handbook.docx (for 2m 0"), message
-    assert "search again in a moment" in message and "did not answer" not in message
-    assert "timeout_s" in message
-
-
 def test_lr_client_search_timeout_while_lightrag_is_idle_stays_a_timeout(tmp_path: Path) -> None:
     replay = (Replay(SAMPLES).error("POST", "/query/data", httpx.ReadTimeout)
               .sample("GET", "/documents/pipeline_status", "04_pipeline_status_idle.json"))
-    with client_for(tmp_path, replay) as client, pytest.raises(ProviderUnavailableError) as info:
+    client = LightRagClient(make_context(tmp_path, replay.transport), URL, KEY, timeout_s=5, search_wait_s=120)
+    client.sleep = lambda s: pytest.fail("an idle LightRAG's timeout is no wait")  # searchwait waits only while busy
+    with client, pytest.raises(ProviderUnavailableError) as info:
         client.query_data({"query": "credit cards"})
     assert "did not answer POST /query/data in time" in str(info.value)
     assert len(replay.sent("GET", "/documents/pipeline_status")) == 1

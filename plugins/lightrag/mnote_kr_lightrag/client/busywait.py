@@ -11,12 +11,9 @@ says idle, saying on the progress line what LightRAG is doing, and sends the fil
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from mnote_kr.plugin_api import ProviderError
-
-from .naming import readable_name
 
 
 class Waiting(Protocol):
@@ -84,47 +81,3 @@ class BusyWait:
         self.prov.ctx.progress(f"LightRAG is busy{job}: {files} file(s) wait to be sent; "
                                f"{now - self.started:.0f} s so far, at most {self.wait_s:g} s")
 
-
-#: Seconds a search's look at the pipeline status may take after LightRAG did not answer the search.
-STATUS_TIMEOUT_S = 5.0
-_JOB = re.compile(r"^(?P<name>.*?)\s*\[(?P<files>\d+) files?\]$")
-
-
-def _for(seconds: float) -> str:
-    seconds = max(0, int(seconds))
-    if seconds >= 3600:
-        return f"{seconds // 3600}h {seconds % 3600 // 60:02d}m"
-    return f"{seconds // 60}m {seconds % 60:02d}s" if seconds >= 60 else f"{seconds} s"
-
-
-def search_while_indexing(status: dict[str, Any], waited_s: float, now: datetime | None = None) -> str | None:
-    """Why a search got no answer, when LightRAG's pipeline ``status`` says it is indexing (None: it is not).
-
-    LightRAG 1.5.7 embeds a document's chunks at the end of its indexing while holding its chunk store's
-    lock, and a search's look into that store waits for the lock: a search sent meanwhile waits until
-    the whole document is embedded (minutes for a long one on a small machine), whatever the model
-    service serves first. Said with what the status tells: the files, since when, the batch."""
-    if not status.get("busy"):
-        return None
-    job = str(status.get("job_name") or "").strip()
-    match = _JOB.match(job)
-    files = int(match["files"]) if match else int(status.get("docs") or 0)
-    first = readable_name(match["name"] if match else job)
-    if first.startswith("Deleting"):
-        what = f"LightRAG is deleting documents ({first})"
-    else:
-        count = f"{files} file{'s' if files != 1 else ''}" if files else "documents"
-        names = f": {first}{' and others' if files > 1 else ''}" if first else ""
-        what = f"LightRAG is indexing {count}{names}"
-    facts = []
-    try:
-        started = datetime.fromisoformat(str(status.get("job_start")))
-        facts.append(f"for {_for(((now or datetime.now(UTC)) - started).total_seconds())}")
-    except (TypeError, ValueError):
-        pass
-    batches, cur = status.get("batchs"), status.get("cur_batch")
-    if isinstance(batches, int) and isinstance(cur, int) and batches > 1:
-        facts.append(f"batch {cur} of {batches}")
-    told = f" ({', '.join(facts)})" if facts else ""
-    return (f"{what}{told}; searches wait until it has stored the chunks it is embedding, and this one "
-            f"got no answer in {_for(waited_s)}: search again in a moment")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
@@ -23,7 +24,8 @@ if TYPE_CHECKING:
     import httpx
 from mnote_kr.plugin_api import ProviderBusyError, ProviderError
 
-from .busywait import STATUS_TIMEOUT_S, search_while_indexing
+from . import searchwait
+from .searchwait import STATUS_TIMEOUT_S, Indexing
 
 AUTH_HINT = "run 'mnote-kr secrets set lightrag-api-key' or set MNOTE_KR_LIGHTRAG_API_KEY"
 ENGINE_HINT = "is it running? 'mnote-kr engine start'"
@@ -107,6 +109,11 @@ def _detail(payload: Any) -> str | None:
     return None
 
 
+def _timed_out(exc: ProviderUnavailableError) -> bool:
+    """Whether ``exc`` is a timeout (LightRAG reached but silent), not an unreachable server."""
+    return exc.__cause__ is not None and _transport_failure(exc.__cause__) == "timeout"
+
+
 def _transport_failure(exc: BaseException) -> str | None:
     """"timeout" or "transport" for httpx's network errors, else None (httpx loads lazily:
     when it is not imported, no exception can be one of its own)."""
@@ -123,8 +130,15 @@ def _transport_failure(exc: BaseException) -> str | None:
 class LightRagClient:
     """Typed calls to one LightRAG server. Use as a context manager or call ``close()``."""
 
-    def __init__(self, ctx: ProviderContext, url: str, api_key: str | None, *, timeout_s: float = 30.0) -> None:
+    def __init__(self, ctx: ProviderContext, url: str, api_key: str | None, *, timeout_s: float = 30.0,
+                 search_wait_s: float = 0.0) -> None:
         self.url = url.rstrip("/")
+        self.timeout_s = timeout_s
+        #: How long a search LightRAG holds while it indexes waits beyond ``timeout_s`` (``searchwait``).
+        self.search_wait_s = search_wait_s
+        self.clock, self.sleep = time.monotonic, time.sleep
+        self._ctx = ctx
+        self._saying = threading.Lock()  # one progress voice when the question and its translation both wait
         headers = {"Accept": "application/json"}
         if api_key:
             headers["X-API-Key"] = api_key
@@ -287,32 +301,83 @@ class LightRagClient:
         return self._dict("POST", "/documents/upload", files={"file": (name, data)})
 
     def query_data(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """``POST /query/data``: retrieval only. Not answered in time while LightRAG indexes: says so."""
-        started = time.monotonic()
-        try:
-            return self._dict("POST", "/query/data", json=payload)
-        except ProviderUnavailableError as exc:
-            raise self._while_indexing(exc, time.monotonic() - started) from exc
-
-    def _while_indexing(self, exc: ProviderUnavailableError, waited_s: float) -> ProviderUnavailableError:
-        """``exc``, or when it is a search's timeout and LightRAG's pipeline says it is indexing, an error
-        that says so (``busywait.search_while_indexing``): LightRAG holds searches while it embeds a
-        document's chunks, and "did not answer in time" sent a user looking for a fault (nc21b problem 4)."""
-        if exc.__cause__ is None or _transport_failure(exc.__cause__) != "timeout":
-            return exc
-        try:
-            status = self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S)
-        except ProviderError:
-            return exc
-        message = search_while_indexing(status, waited_s)
-        if message is None:
-            return exc
-        return ProviderUnavailableError(message, url=exc.url,
-                                        hint="raise [providers.lightrag] timeout_s to let a search wait longer")
+        """``POST /query/data``: retrieval only. Held while LightRAG indexes: waits, then asks once more."""
+        return self._search("/query/data", payload)
 
     def query(self, payload: dict[str, Any]) -> dict[str, Any]:
-        """``POST /query``: the answer (and references)."""
-        return self._dict("POST", "/query", json=payload)
+        """``POST /query``: the answer (and references). Held while LightRAG indexes: as ``query_data``."""
+        return self._search("/query", payload)
+
+    def _search(self, path: str, payload: dict[str, Any]) -> dict[str, Any]:
+        """A search sent; when it gets no answer in time while LightRAG indexes, the wait of ``searchwait``:
+        the pipeline status polled until the file being stored is stored, then the search sent once more,
+        all within ``search_wait_s``. Past it (or with 0), one line saying what LightRAG indexes."""
+        started = self.clock()
+        try:
+            return self._dict("POST", path, json=payload)
+        except ProviderUnavailableError as exc:
+            if not _timed_out(exc):
+                raise
+            what = self._indexing()
+            if what is None:
+                raise
+            if self._wait_stored(what, started):
+                try:
+                    left = self.search_wait_s - (self.clock() - started - self.timeout_s)
+                    return self._dict("POST", path, json=payload, timeout=max(self.timeout_s, left))
+                except ProviderUnavailableError as again:
+                    if not _timed_out(again):
+                        raise
+                    what = self._indexing() or what
+                    raise self._held(what, started, again) from again
+            raise self._held(what, started, exc) from exc
+
+    def indexing(self) -> Indexing | None:
+        """What LightRAG indexes (``/documents/pipeline_status``, 5 s at most; None: idle, or no answer)."""
+        return self._indexing()
+
+    def _indexing(self) -> Indexing | None:
+        try:
+            return searchwait.indexing(self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S))
+        except ProviderError:
+            return None
+
+    def _name(self, what: Indexing) -> str:
+        """The user's own path of the file LightRAG indexes (the registry's), else its file name."""
+        columns = getattr(self._ctx, "entry_columns", lambda: None)()
+        return searchwait.registry_names(columns)(what)
+
+    def _wait_stored(self, what: Indexing, started: float) -> bool:
+        """Poll the pipeline status until the step that holds searches is over (True) or ``search_wait_s``
+        ran out (False), with a progress line every few seconds."""
+        begun = self.clock()
+        if self.search_wait_s <= 0:
+            return False
+        name, said = self._name(what), None
+        voice = self._saying.acquire(blocking=False)
+        try:
+            while (now := self.clock()) - begun < self.search_wait_s:
+                if voice and (said is None or now - said >= searchwait.PROGRESS_EVERY_S):
+                    said = now
+                    self._ctx.progress(searchwait.waiting_line(what, name, now - started, self.search_wait_s
+                                                               + self.timeout_s))
+                self.sleep(searchwait.POLL_S)
+                try:
+                    status = self._dict("GET", "/documents/pipeline_status", timeout=STATUS_TIMEOUT_S)
+                except ProviderError:
+                    continue  # not answering now: it may in a moment, within the same wait
+                if searchwait.stored(what, status):
+                    return True
+            return False
+        finally:
+            if voice:
+                self._saying.release()
+
+    def _held(self, what: Indexing, started: float, exc: ProviderUnavailableError) -> ProviderUnavailableError:
+        """The error of a search LightRAG held for all it could wait (``searchwait.gave_up``)."""
+        message = searchwait.gave_up(what, self._name(what), self.clock() - started)
+        return ProviderUnavailableError(message, url=exc.url, hint="raise [providers.lightrag] search_wait_s "
+                                        "to let a search wait longer while LightRAG indexes")
 
     def query_stream(self, payload: dict[str, Any]) -> Iterator[dict[str, Any]]:
         """``POST /query/stream``: yields each NDJSON object; an ``{"error": ...}`` line raises."""
@@ -340,8 +405,10 @@ class LightRagClient:
         except Exception as exc:
             kind = _transport_failure(exc)
             if kind == "timeout":
-                raise ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
-                                               url=f"{self.url}{path}") from exc
+                plain = ProviderUnavailableError(f"LightRAG at {self.url} did not answer {path} in time",
+                                                 url=f"{self.url}{path}")
+                what = self._indexing()  # held while LightRAG indexes: said so (an answer under way is not resent)
+                raise (plain if what is None else self._held(what, self.clock() - self.timeout_s, plain)) from exc
             if kind == "transport":
                 raise ProviderUnavailableError(f"LightRAG is not reachable at {self.url} ({ENGINE_HINT})",
                                                url=f"{self.url}{path}") from exc

@@ -24,6 +24,7 @@ from typing import Any
 from mnote_kr.plugin_api import ConfigError, MnoteKrError, ProviderContext, ProviderError
 
 from .http import EngineNotRunningError, LightRagClient
+from .searchwait import SEARCH_WAIT_S
 
 SECRET_NAME = "lightrag-api-key"
 #: Model names of the managed engine's offline stand-in (``modelservice.py``).
@@ -45,6 +46,8 @@ class Settings:
     url: str
     api_key: str | None
     timeout_s: float = 30.0
+    #: How long a search LightRAG holds while it indexes waits beyond ``timeout_s`` (``searchwait``).
+    search_wait_s: float = SEARCH_WAIT_S
     upload_fallback: bool = False
     input_dir: Path | None = None  # LightRAG's INPUT_DIR as seen here (without workspace)
     working_dir: str | None = None
@@ -128,6 +131,14 @@ def _flag(config: dict[str, Any], name: str) -> bool:
     return value
 
 
+def _seconds(config: dict[str, Any], name: str, default: float) -> float:
+    """``[providers.lightrag] <name>``: seconds, 0 or more."""
+    value = config.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise ConfigError(f"[providers.lightrag] {name} must be a number of seconds (0 or more), not {value!r}")
+    return float(value)
+
+
 def resolve_settings(ctx: ProviderContext) -> Settings:
     """Resolve URL, key and directories without any HTTP call to LightRAG itself."""
     config = ctx.config or {}
@@ -135,6 +146,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         timeout_s = float(config.get("timeout_s", 30.0))
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"[providers.lightrag] timeout_s must be a number, not {config.get('timeout_s')!r}") from exc
+    search_wait_s = _seconds(config, "search_wait_s", SEARCH_WAIT_S)
     url = str(config.get("url") or "").strip()
     info = None
     if not url:
@@ -162,6 +174,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         url=url.rstrip("/"),
         api_key=key or None,
         timeout_s=timeout_s,
+        search_wait_s=search_wait_s,
         upload_fallback=bool(config.get("upload_fallback", False)),
         input_dir=Path(str(input_dir)).expanduser() if input_dir else None,
         working_dir=str(working_dir) if working_dir else None,
@@ -214,7 +227,8 @@ def recent_settings(ctx: ProviderContext) -> Settings:
 
 def open_client(ctx: ProviderContext, settings: Settings) -> LightRagClient:
     """An HTTP client for these settings."""
-    return LightRagClient(ctx, settings.url, settings.api_key, timeout_s=settings.timeout_s)
+    return LightRagClient(ctx, settings.url, settings.api_key, timeout_s=settings.timeout_s,
+                          search_wait_s=settings.search_wait_s)
 
 
 def cached_health(ctx: ProviderContext, client: LightRagClient, *, refresh: bool = False) -> dict[str, Any]:

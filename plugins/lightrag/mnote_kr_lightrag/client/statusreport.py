@@ -13,7 +13,7 @@ from typing import Any
 
 from mnote_kr.plugin_api import EntryColumns, ProviderStatus, SourceEntry
 
-from . import crossquery, exposure, naming
+from . import crossquery, exposure, naming, searchwait
 from . import provider as _p
 from .docrows import as_dict
 from .http import ProviderHTTPError
@@ -73,6 +73,11 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         "missingFromIndexCount": len(missing),
         "translateQueries": translate_json,
     }
+    if health.get("pipeline_busy"):  # what it indexes, which file of how many, since when (no ETA: none is told)
+        what = prov.client.indexing()
+        if what is not None:
+            extra["indexing"] = searchwait.progress(what, searchwait.registry_names(cols)(what))
+            extra["busyWith"] = extra["indexing"]["text"]
     return ProviderStatus(
         provider=_p.PROVIDER, reachable=True, url=prov.settings.url,
         core_version=health.get("core_version"), api_version=health.get("api_version"),
