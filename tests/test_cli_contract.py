@@ -199,7 +199,8 @@ def test_roots_add_list_remove_json_round_trip(tmp_path: Path) -> None:
     assert cli.json("roots", "remove", "books")["rootRelativePath"] == "books"
     assert [r["rootRelativePath"] for r in cli.json("roots", "list")["indexedRoots"]] == ["papers"]
     again = cli.run("roots", "remove", "books", "--json", code=1)
-    assert again.stdout == "" and again.stderr.startswith("Error: Not an indexed root: books")
+    assert again.stderr.startswith("Error: Not an indexed root: books")
+    assert json.loads(again.stdout)["error"]["message"] == "Not an indexed root: books"  # --json: one error object
     assert (cli.ws / "books").is_dir() and (cli.ws / "papers" / "old").is_dir()  # folders untouched
 
 
