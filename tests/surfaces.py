@@ -63,7 +63,7 @@ class HostObj:
     def __init__(self, host: Host) -> None:
         self._host = host
 
-    def host(self) -> Host:
+    def host(self, progress: bool = False) -> Host:  # noqa: ARG002  (the CLI's progress writer: none here)
         return self._host
 
     def paths(self, raws: tuple[str, ...]) -> tuple[str, ...]:
