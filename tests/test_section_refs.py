@@ -26,6 +26,8 @@ NC21B = "What does section 5.3.2 say about plants with similar designs?"
     ("第5.3.2条关于设计相近的核电厂是怎么规定的？", [SectionRef("section", "5.3.2")]),
     ("5.3.2节说了什么", [SectionRef("section", "5.3.2")]),
     ("§ 3.2 deadlines", [SectionRef("section", "3.2")]),
+    ("According to 5.2.1, how often is a PSR carried out?", [SectionRef("section", "5.2.1")]),
+    ("a ratio of 1.2,5", []),
     ("what does Article 12 require", [SectionRef("article", "12")]),
     ("第十二条规定了什么", [SectionRef("article", "12")]),
     ("核安全法第十六条 定期安全评价", [SectionRef("article", "16")]),

@@ -60,7 +60,7 @@ the citations of one search together:
   PDF's page. A number beside no place word ("2 slides of cake", "version 2") names nothing, so nothing fires.
 
 * ``section``: the citation is in the numbered section or article the query names ("section 5.3.2", "第5.3.2条",
-  "第十二条": ``sections.starts_named``, by its headings or its place's first words), ``SECTION_WEIGHT``, as ``named``.
+  "第十二条": ``sections.starts_named``, by its headings or its place's first words), ``SECTION_WEIGHT``.
   A number no cited place starts with is no part of any citation.
 
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
@@ -119,9 +119,12 @@ NAMED_WEIGHT = 1.0
 #: ``named`` of a deck's slide the query names as a page ("what does page 3 say"): half, so a PDF's page 3
 #: (the README's reading) goes first and the deck still before a file without the place.
 NAMED_AS_PAGE = 0.5
-#: ``section``: a citation in the numbered section or article the query names, like ``named``: nc21b's "What does
-#: section 5.3.2 say about plants with similar designs?" put Part 12 (no 5.3.2) first and Part 1's 5.3.2 8th.
-SECTION_WEIGHT = 1.0
+#: ``section``: a citation in the numbered section or article the query names: the person said where the answer
+#: is, and a file without that part cannot hold it, so it goes before the provider's first (as ``NAMED_FILE_BOOST``):
+#: nc21b's "What does section 5.3.2 say about plants with similar designs?" put Part 12 (no 5.3.2) first and Part 1's
+#: 5.3.2 8th; at 1.0, a file 8th holding 6.3.3.3 stayed below one first without it for "第6.3.3.3节弱项如何处理？"
+#: (its chunk held more bigrams: ``benchmarks/section_questions.py``).
+SECTION_WEIGHT = 2.0
 #: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
 #: (BM25F's title field: a file named for the query's subject is about it). The same for every
 #: citation of a file, so it moves files, never a file's own passages.

@@ -26,8 +26,8 @@ __all__ = ["SectionRef", "cn_number", "named_articles", "named_sections", "numbe
 
 _NUMBER = r"\d{1,3}(?:\.\d{1,3})*"
 #: A number of several parts ("6.2.1", "1.3."), standing alone: no digit or full stop joined before it, none
-#: after it (a date "02.12.2015" has a four-digit part).
-_PARTS_RE = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{1,3})+)\.?(?![\d,]|\.\d)")
+#: after it (a date "02.12.2015" has a four-digit part; "1.2,5" is a number, "5.2.1, how often" a section).
+_PARTS_RE = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{1,3})+)\.?(?!\d|,\d|\.\d)")
 #: A number of several parts with the 节/章/条 after it ("1.3节"), as ``without_sections`` removes it.
 _PARTS_THEN_CJK_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{1,3})+\.?(?![\d,]|\.\d)\s*[章节条]?")
 _KINDS = (r"sections?|sect\.|sec\.|§+|clauses?|chapters?|paragraphs?|para\.|"

@@ -10,11 +10,14 @@ them holding most of the query's other words (and nearest in meaning, once inges
 the paragraphs the evidence quotes first among equals, then document order; the evidence's place stands first
 behind it. A number no heading of the file carries names nothing: the place stays as the words chose it.
 
-The numbers a query names (``named_sections``): one of several parts written as such ("6.2.1", "1.3节"), not
-after a version word ("version 2.1", "v1.2", "版本 2.1") nor before a unit or percent ("2.5 kg", "3.5%"); or
-any number after a section's kind word ("section 3", "sections 2 and 3", "§4", "clause 12", "chapter 2",
-"раздел 7", "п. 4.2.8", "Abschnitt 2") or in 第…章/节 ("第3章", "第三章"; not 第…条: "核安全法第十六条" names an
-article of a law, one tuning question's). A date ("02.12.2015") is none.
+Standards number their clauses in the paragraph's own text instead ("5.3.2 设计相近核电厂的PSR联合评价", a title
+line, then its paragraphs; "5.4.1 核电厂定期安全评价的责任主体为...", a clause): such a clause (``typed_clauses``) is a
+section too. A place on a section's heading or title line moves to the paragraph under it holding most of the
+query's other words (nc21b: "What does section 5.3.2 say about plants with similar designs?" was cited on the
+title line); a place in a typed clause carries its title line as its last heading, as the reader sees it.
+
+The numbers a query names are read by the host (``mnote_kr.citations.text.sections.named_sections``, through the
+plugin API), so the ranking reads the same ones.
 """
 
 from __future__ import annotations
