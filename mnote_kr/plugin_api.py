@@ -180,6 +180,14 @@ if TYPE_CHECKING:
         without_places,
     )
     from mnote_kr.citations.text.queryterms import scaffolding, stem, symbol_letters
+    from mnote_kr.citations.text.sections import (
+        SectionRef,
+        cn_number,
+        named_sections,
+        numbered_as,
+        section_refs,
+        without_sections,
+    )
     from mnote_kr.citations.text.tablerows import (
         asked_row,
         header_row,
@@ -233,6 +241,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "rank_by_meaning": ("mnote_kr.citations.rank.meaning", "rank"),
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem", "symbol_letters")},
+    **{n: ("mnote_kr.citations.text.sections", n) for n in (
+        "SectionRef", "cn_number", "named_sections", "numbered_as", "section_refs", "without_sections")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
@@ -320,6 +330,7 @@ __all__ = [
     "ReadingCheck",
     "Rect",
     "Scope",
+    "SectionRef",
     "Sidecar",
     "SidecarBlock",
     "SidecarMeta",
@@ -337,6 +348,7 @@ __all__ = [
     "asked_row",
     "budget_refusal",
     "check_zip",
+    "cn_number",
     "count_tags",
     "counts_text",
     "crosslang",
@@ -366,9 +378,11 @@ __all__ = [
     "mostly_glyphs",
     "named_header",
     "named_places",
+    "named_sections",
     "nearest_places",
     "nearest_places_across",
     "normalize",
+    "numbered_as",
     "paths",
     "places_behind",
     "places_key",
@@ -383,6 +397,7 @@ __all__ = [
     "repeating",
     "same_value",
     "scaffolding",
+    "section_refs",
     "source_card",
     "stand_ins",
     "stem",
@@ -398,6 +413,7 @@ __all__ = [
     "without_dates",
     "without_file_description",
     "without_places",
+    "without_sections",
     "write_atomic",
     "write_private",
     "written_at",

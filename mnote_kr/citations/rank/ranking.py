@@ -59,6 +59,10 @@ the citations of one search together:
   ("page 3" for slide 3: the PPTX locator reads it so) ``NAMED_AS_PAGE``, since the README's "page 3" is a
   PDF's page. A number beside no place word ("2 slides of cake", "version 2") names nothing, so nothing fires.
 
+* ``section``: the citation is in the numbered section or article the query names ("section 5.3.2", "第5.3.2条",
+  "第十二条": ``sections.starts_named``, by its headings or its place's first words), ``SECTION_WEIGHT``.
+  A number no cited place starts with is no part of any citation.
+
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
 must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
 name stays a word (its rows hold it). A citation on the named place is read by ``lexical`` on that place's own
@@ -83,6 +87,7 @@ from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, 
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
+from mnote_kr.citations.text.sections import section_refs, starts_named
 from mnote_kr.citations.text.textnorm import TOKEN_RE, joined_words
 
 if TYPE_CHECKING:
@@ -114,6 +119,12 @@ NAMED_WEIGHT = 1.0
 #: ``named`` of a deck's slide the query names as a page ("what does page 3 say"): half, so a PDF's page 3
 #: (the README's reading) goes first and the deck still before a file without the place.
 NAMED_AS_PAGE = 0.5
+#: ``section``: a citation in the numbered section or article the query names: the person said where the answer
+#: is, and a file without that part cannot hold it, so it goes before the provider's first (as ``NAMED_FILE_BOOST``):
+#: nc21b's "What does section 5.3.2 say about plants with similar designs?" put Part 12 (no 5.3.2) first and Part 1's
+#: 5.3.2 8th; at 1.0, a file 8th holding 6.3.3.3 stayed below one first without it for "第6.3.3.3节弱项如何处理？"
+#: (its chunk held more bigrams: ``benchmarks/section_questions.py``).
+SECTION_WEIGHT = 2.0
 #: ``fileTerms``: the share of the query's content terms that the file's name holds, times this
 #: (BM25F's title field: a file named for the query's subject is about it). The same for every
 #: citation of a file, so it moves files, never a file's own passages.
@@ -403,6 +414,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     full = _holds_asked(words, candidates, places) if places and any(c.approximate for c in candidates) else []
     out = []
     near = _near_in_meaning(candidates)
+    refs = section_refs(query)
     for i, (cand, lex, share) in enumerate(zip(candidates, lexical, held, strict=True)):
         rank = max(0, min(cand.provider_rank, max(n_total, 1) - 1))
         name = _fold(cand.file_name.replace("\\", "/").rsplit("/", 1)[-1].strip())
@@ -419,6 +431,8 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
             "phrase": PHRASE_BOOST if q and q in text else 0.0,
             "named": _named(places, cand, any(f for j, f in enumerate(full) if j != i)),
         }
+        if refs and starts_named(refs, cand.heading_path, cand.place):
+            parts["section"] = SECTION_WEIGHT
         if near[i] < 1.0 and parts["lexical"]:  # kept apart: ``lexical`` still says the words are there (weak_reason)
             parts["farInMeaning"] = (near[i] - 1.0) * parts["lexical"]
         total = sum(parts.values())

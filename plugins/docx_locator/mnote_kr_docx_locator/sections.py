@@ -10,11 +10,14 @@ them holding most of the query's other words (and nearest in meaning, once inges
 the paragraphs the evidence quotes first among equals, then document order; the evidence's place stands first
 behind it. A number no heading of the file carries names nothing: the place stays as the words chose it.
 
-The numbers a query names (``named_sections``): one of several parts written as such ("6.2.1", "1.3节"), not
-after a version word ("version 2.1", "v1.2", "版本 2.1") nor before a unit or percent ("2.5 kg", "3.5%"); or
-any number after a section's kind word ("section 3", "sections 2 and 3", "§4", "clause 12", "chapter 2",
-"раздел 7", "п. 4.2.8", "Abschnitt 2") or in 第…章/节 ("第3章", "第三章"; not 第…条: "核安全法第十六条" names an
-article of a law, one tuning question's). A date ("02.12.2015") is none.
+Standards number their clauses in the paragraph's own text instead ("5.3.2 设计相近核电厂的PSR联合评价", a title
+line, then its paragraphs; "5.4.1 核电厂定期安全评价的责任主体为...", a clause): such a clause (``typed_clauses``) is a
+section too. A place on a section's heading or title line moves to the paragraph under it holding most of the
+query's other words (nc21b: "What does section 5.3.2 say about plants with similar designs?" was cited on the
+title line); a place in a typed clause carries its title line as its last heading, as the reader sees it.
+
+The numbers a query names are read by the host (``mnote_kr.citations.text.sections.named_sections``, through the
+plugin API), so the ranking reads the same ones.
 """
 
 from __future__ import annotations
@@ -26,73 +29,24 @@ import msgspec
 
 from mnote_kr.plugin_api import (
     Locator,
+    SectionRef,
+    cn_number,
     iter_tokens,
+    named_sections,
     normalize,
+    numbered_as,
     places_key,
     rank_by_meaning,
     scaffolding,
+    without_sections,
 )
 
 from .document import DocxDocument, Paragraph
 
+__all__ = ["at_named_section", "heading_numbers", "named_sections", "under", "without_sections"]
+
 _NUMBER = r"\d{1,3}(?:\.\d{1,3})*"
-#: A number of several parts ("6.2.1", "1.3."), standing alone: no digit or full stop joined before it, none
-#: after it (a date "02.12.2015" has a four-digit part).
-_PARTS_RE = re.compile(r"(?<![\d.,])(\d{1,3}(?:\.\d{1,3})+)\.?(?![\d,]|\.\d)")
-#: A number of several parts with the 节/章/条 after it ("1.3节"), as ``without_sections`` removes it.
-_PARTS_THEN_CJK_RE = re.compile(r"(?<![\d.,])\d{1,3}(?:\.\d{1,3})+\.?(?![\d,]|\.\d)\s*[章节条]?")
-_KINDS = (r"sections?|sect\.|sec\.|§+|clauses?|chapters?|paragraphs?|para\.|"
-          r"разделы?|раздела|разделе|пункты?|пункта|пункте|п\.|глав[аеы]|abschnitt|kapitel|ziffer")
-_KIND_RE = re.compile(rf"(?<![\w-])(?:{_KINDS})\s*(?:no\.|nr\.|№)?\s*({_NUMBER}(?:\s*(?:,|and|or|и|&)\s*{_NUMBER})*)"
-                      r"(?![\d%])", re.I)
-_CN_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _CJK_RE = re.compile(r"第\s*(\d{1,3}(?:\.\d{1,3})*|[一二两三四五六七八九十]{1,3})\s*[章节]")
-#: Words before a number that make it a version, not a section.
-_VERSION_RE = re.compile(r"(?<![^\W\d_])(?:version|versions|ver\.?|v|release|rev\.?|python|版本|版)\s*$", re.I)
-#: What after a number makes it an amount: a percent, or a unit of measure or money.
-_UNIT_RE = re.compile(
-    r"\s*(?:%|‰|°|℃|(?:[kmgtµμn]?(?:g|m|l|b|hz|w|v|a|pa|j|s)|mm|cm|km|ml|kg|mg|min|hrs?|h|bar|db|px|pt|x|in|ft|lbs?"
-    r"|usd|eur|rub|руб|кг|км|мм|см|м|г|л|млн|тыс)(?![^\W\d_])|元|万|亿|米|吨|克|个|倍|岁|年|月|日|号|版)", re.I)
-_FIELD_SEP = re.compile(r"\s*(?:,|and|or|и|&)\s*", re.I)
-
-
-def _cn_number(text: str) -> str | None:
-    """A Chinese numeral of one to ninety-nine as digits ("三" 3, "十二" 12, "二十" 20)."""
-    if text.isdigit() or "." in text:
-        return text
-    if "十" in text:
-        tens, _, ones = text.partition("十")
-        value = (_CN_DIGITS.get(tens, 0) if tens else 1) * 10 + (_CN_DIGITS.get(ones, 0) if ones else 0)
-        return str(value) if (not tens or tens in _CN_DIGITS) and (not ones or ones in _CN_DIGITS) else None
-    return str(_CN_DIGITS[text]) if len(text) == 1 and text in _CN_DIGITS else None
-
-
-def named_sections(query: str) -> list[str]:
-    """The section numbers ``query`` names, in its order, each once ("6.2.1", "3"; module docstring)."""
-    found: list[tuple[int, str]] = []
-    for m in _KIND_RE.finditer(query):
-        found += [(m.start(1), n) for n in _FIELD_SEP.split(m.group(1)) if n]
-    for m in _CJK_RE.finditer(query):
-        number = _cn_number(m.group(1))
-        if number:
-            found.append((m.start(1), number))
-    for m in _PARTS_RE.finditer(query):
-        if _VERSION_RE.search(query[:m.start()]) or _UNIT_RE.match(query, m.end()):
-            continue
-        found.append((m.start(1), m.group(1)))
-    out: list[str] = []
-    for _, number in sorted(found):
-        number = number.rstrip(".")
-        if number not in out:
-            out.append(number)
-    return out
-
-
-def without_sections(query: str) -> str:
-    """``query`` without the words naming its sections ("the bold item of section 1.3": "the bold item of")."""
-    for pattern in (_KIND_RE, _CJK_RE, _PARTS_THEN_CJK_RE):
-        query = pattern.sub(" ", query)
-    return query
 
 
 _TYPED_NUMBER = re.compile(rf"^\s*(?:第\s*)?({_NUMBER})\.?(?:\s|\u3000|章|节|、|$)")
@@ -107,7 +61,7 @@ def heading_numbers(para: Paragraph) -> tuple[str, ...]:
         m = _TYPED_NUMBER.match(number) if number.strip() else _TYPED_NUMBER.match(heading)
         if m is None and number.strip():
             digits = _CJK_RE.match(number.strip())
-            out.append(_cn_number(digits.group(1)) or "" if digits else "")
+            out.append(cn_number(digits.group(1)) or "" if digits else "")
             continue
         out.append(m.group(1).rstrip(".") if m else "")
     return tuple(out)
@@ -124,29 +78,83 @@ def _other_words(query: str) -> set[str]:
     return {w for w, skip in zip(said, scaffolding(said), strict=True) if not skip}
 
 
+#: A paragraph starting with a number of several parts: a clause of a standard ("5.4.1 核电厂...") or its title line.
+_LEADS_PARTS = re.compile(r"\s*\d{1,3}(?:\.\d{1,3})+\.?(?![\d]|\.\d|[A-Za-z])")
+#: Paragraphs a typed clause runs on for at most (its own, then those after it up to the next number or heading).
+MAX_CLAUSE = 40
+#: A typed number's title line is short and no sentence ("5.3.2 设计相近核电厂的PSR联合评价"): the clause is the
+#: paragraphs after it.
+_TITLE_CHARS = 40
+_SENTENCE_ENDS = tuple(".。!?！？;；:：…")
+
+
+def _is_title(para: Paragraph) -> bool:
+    text = _LEADS_PARTS.sub("", para.text, count=1).strip()
+    return bool(text) and len(text) <= _TITLE_CHARS and not text.endswith(_SENTENCE_ENDS)
+
+
+def typed_clauses(doc: DocxDocument, numbers: Iterable[str]) -> dict[int, Paragraph]:
+    """The paragraphs of the clauses numbered in their own text ("5.3.2 设计相近核电厂的PSR联合评价", "5.4.1 核电厂定期
+    安全评价的责任主体为...") with one of ``numbers`` (or under it: "5.3.2.1"), each with the paragraph its number
+    starts: that one, then those after it up to the next heading or paragraph led by another number of several
+    parts (at most ``MAX_CLAUSE``). Standards number their clauses so, not in headings."""
+    refs = [SectionRef("section", n) for n in numbers if "." in n]
+    out: dict[int, Paragraph] = {}
+    paras = doc.paragraphs
+    for p in paras:
+        if p.heading_level or p.in_toc or p.index in out or not any(numbered_as(p.text, r) for r in refs):
+            continue
+        out[p.index] = p
+        for q in paras[p.index + 1: p.index + 1 + MAX_CLAUSE]:
+            if q.heading_level or q.in_toc or _LEADS_PARTS.match(q.text) and not any(numbered_as(q.text, r)
+                                                                                     for r in refs):
+                break
+            out[q.index] = p if not _LEADS_PARTS.match(q.text) else q
+    return out
+
+
+def _headings_of(para: Paragraph, start: Paragraph | None) -> list[str]:
+    """``para``'s headings as the reader sees them, with the title line of the typed clause it stands in."""
+    shown = list(para.shown_headings)
+    return [*shown, start.text] if start is not None and start is not para and _is_title(start) else shown
+
+
 def at_named_section(doc: DocxDocument, loc: Locator, query: str, evidence: str) -> Locator:
-    """``loc`` moved under the numbered section ``query`` names when it is under none of them (module
-    docstring); ``loc`` itself when the query names none the file's headings carry, or it is under one."""
+    """``loc`` moved under the numbered section ``query`` names when it is under none of them or on its heading
+    or title line (module docstring); ``loc`` itself when the query names none the file's headings or clauses
+    carry. A place in a typed clause has the clause's title line among its headings (``place_headings``), as the
+    reader sees it and the host's ranking reads it (``sections.starts_named``)."""
     numbers = named_sections(query)
     if not numbers or loc.locator_precision != "paragraph" or loc.paragraph_index is None:
         return loc
-    section = under(doc, numbers)
-    if not section or any(p.index == loc.paragraph_index for p in section):
+    clauses = typed_clauses(doc, numbers)
+    section = {p.index: p for p in under(doc, numbers)} | {i: doc.paragraphs[i] for i in clauses}
+    if not section:
         return loc
+    wanted = [SectionRef("section", n) for n in numbers]
+    titles = {i for i, p in section.items() if p.heading_level and any(numbered_as(h, r, heading=True)
+                                                                         for h in p.shown_headings[-1:] for r in wanted)
+              or i in clauses and clauses[i] is p and _is_title(p)}
+    here = loc.paragraph_index
+    if here in section and here not in titles:
+        start = clauses.get(here)
+        return msgspec.structs.replace(loc, place_headings=_headings_of(doc.paragraphs[here], start)) \
+            if start is not None and start.index != here and _is_title(start) else loc
     ev = normalize(evidence)
-    body = [p for p in section if p.tokens and not p.heading_level and not p.in_toc]
+    body = [p for i, p in sorted(section.items()) if p.tokens and not p.heading_level and not p.in_toc
+            and i not in titles]
     quoted = [p for p in body if p.norm.strip() in ev]
-    cands = quoted or body or [p for p in section if p.tokens]
+    cands = quoted or body or [p for p in section.values() if p.tokens]
     if not cands:
         return loc
     words = _other_words(query)
     total = sum(doc.idf(w) for w in words)
     score = {p.index: sum(doc.idf(w) for w in words & p.tokens) / total if total else 0.0 for p in cands}
-    if not quoted and total:
+    if not quoted and total and here not in titles:
         # outside the passage the section must hold the query's words as well as the passage's place does:
         # a heading trail the file breaks (a heading split over two paragraphs) must not pull the answer away
-        here = doc.paragraphs[loc.paragraph_index]
-        if max(score.values()) < sum(doc.idf(w) for w in words & here.tokens) / total:
+        there = doc.paragraphs[here]
+        if max(score.values()) < sum(doc.idf(w) for w in words & there.tokens) / total:
             return loc
     ranked = rank_by_meaning(places_key([p.text for p in doc.paragraphs]), query, score) \
         if total and len(cands) > 1 else None
@@ -160,7 +168,9 @@ def at_named_section(doc: DocxDocument, loc: Locator, query: str, evidence: str)
               else f"the query names {where}")
     behind = msgspec.structs.replace(loc, locator_degraded=True, runners_up=[])
     others = [r for r in loc.runners_up if r.paragraph_index != pick.index]
+    start = clauses.get(pick.index)
+    headings = _headings_of(pick, start) if start is not None else list(pick.heading_path)
     return msgspec.structs.replace(
         loc, locator_degraded=approximate, paragraph_index=pick.index, para_id=pick.para_id,
         highlight=None, locator_reason=reason, reason=reason, place_text=pick.text if pick.text.strip() else None,
-        place_headings=list(pick.heading_path), meaning_score=None, runners_up=[behind, *others])
+        place_headings=headings, meaning_score=None, runners_up=[behind, *others])

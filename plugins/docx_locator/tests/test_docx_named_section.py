@@ -99,3 +99,30 @@ def test_outside_the_passage_a_section_must_hold_the_words_as_well() -> None:
 ])
 def test_named_sections_reads_the_numbers_a_query_names(query: str, numbers: list[str]) -> None:
     assert named_sections(query) == numbers
+
+
+PART1 = CORPUS / "docx" / "chatchat__核电厂定期安全审查指南 第1部分：通用要求（征求意见稿）.docx"
+PART12 = CORPUS / "docx" / "chatchat__核电厂定期安全评价 第12部分：设计（征求意见稿20230317）.docx"
+#: Written from reading the two standards before the rule (round 22): Part 1 numbers its clauses in their text
+#: ("5.3.2 设计相近核电厂的PSR联合评价", paragraph 123, a title line; "5.4.1 核电厂定期安全评价的责任主体为...",
+#: a clause), Part 12 in Word's heading numbers. (file, the chunk's paragraphs, query, the paragraph that answers)
+STANDARDS = [
+    (PART1, (118, 125), "What does section 5.3.2 say about plants with similar designs?", 124),
+    (PART1, (123, 123), "What does section 5.3.2 say about plants with similar designs?", 124),  # nc21b: the title
+    (PART1, (118, 125), "5.3.2节说了什么？", 124),
+    (PART12, (213, 223), "第6.3.3.3节弱项如何处理？", 220),
+]
+
+
+@pytest.mark.parametrize(("path", "span", "query", "want"), STANDARDS)
+def test_a_clause_numbered_in_its_text_is_cited_on_its_words_not_its_title(path, span, query, want) -> None:
+    loc = _locate(path, span, query)
+    assert loc.paragraph_index == want
+    doc = load_docx(path)
+    # the title line of a typed clause reads as the place's last heading, as the reader sees it
+    if doc.paragraphs[want - 1].text.startswith("5.3.2"):
+        assert loc.place_headings[-1] == "5.3.2 设计相近核电厂的PSR联合评价"
+    # a number the file's clauses do not carry moves nothing: the title stays where the words put it
+    if want == 124:
+        lacks = _locate(path, span, query.replace("5.3.2", "9.9.9"))
+        assert lacks.paragraph_index != want and "section" not in (lacks.locator_reason or "")
