@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
 
 import msgspec
@@ -481,3 +482,33 @@ def test_an_english_passage_sharing_words_far_by_meaning_does_not_outrank_the_ch
     assert files().index(case["file"]) < files().index(faa)
     monkeypatch.setattr(ranking, "LEXICAL_MEANING_BAND", 0.0)  # words counted whatever the meaning: as before
     assert files().index(faa) < files().index(case["file"])
+
+
+def test_a_paragraph_holding_every_word_of_the_query_leads_its_file_far_in_meaning_whatever_lightrags_order() -> None:
+    # Recorded (tests/data/ranking/edited_docx_new_line.json): the integration test's edited DOCX, its new English
+    # line searched for. e5usexlang put other.docx's Chinese table 0.058 nearer the English query than that line,
+    # so farInMeaning took its whole word match back; the file's places then stood on LightRAG's order and the
+    # in-file meaning cue, where two Japanese headings are nearer (0.573) than the line (0.556). The line led only
+    # while LightRAG ranked its chunk first and no heading's chunk second: with the chunk of "２．事務認証対象から
+    # 除外する事務" second, that heading led the file, as in the CI run that cited it.
+    data = json.loads((Path(__file__).parent / "data" / "ranking" / "edited_docx_new_line.json").read_text("utf-8"))
+    rows, query = data["candidates"], data["query"]
+    new_line = "The quokka colony nests under the copper gearbox of the windmill."
+    edited = "kotaemon__dummy.docx"
+    leading: Counter[str] = Counter()
+    line = next(i for i, r in enumerate(rows) if r["place"] == new_line)
+    rest = [r for i, r in enumerate(rows) if i != line]
+    for others in (rest, rest[::-1]):  # the line at every rank, the other chunks in the recorded order and reversed
+        for at in range(len(rows)):
+            cands = [Candidate(rank + 1, r["fileName"], r["text"], tuple(r["headingPath"]), r["meaning"],
+                               place=r["place"], approximate=r["approximate"], unplaced=r["unplaced"])
+                     for rank, r in enumerate([*others[:at], rows[line], *others[at:]])]
+            order = _ranked(query, cands)
+            leading[next(cands[i].place for i in order if cands[i].file_name == edited)] += 1
+            scored = relevance(query, cands, len(cands))
+            far = [parts["farInMeaning"] for _, parts in scored if "farInMeaning" in parts]
+            assert far and all(f == -1.0 for f in far)  # still far by meaning: its words move the file no higher
+            for name in {c.file_name for c in cands}:  # the file holds the scores it held: its places only swap them
+                mine = [(value, parts) for (value, parts), c in zip(scored, cands, strict=True) if c.file_name == name]
+                assert sorted(v for v, _ in mine) == pytest.approx(sorted(v - p.get("inFile", 0.0) for v, p in mine))
+    assert leading == {new_line: 2 * len(rows)}, leading.most_common(3)

@@ -12,7 +12,8 @@ the citations of one search together:
   search that holds two of a question's twenty terms is a weak match, not a full one (a Chinese
   question's common bigrams in a Chinese passage, while the English passage that answers holds
   none of its words); ``farInMeaning`` takes it back, in part or whole, from a file far below the
-  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else). Latin words
+  search's best by meaning (``LEXICAL_MEANING_BAND``: shared words in a file meaning something else), which moves
+  the file, not the order of its passages (``inFile`` orders them on their words in full). Latin words
   are folded (NFKC, casefold), stop words dropped and crudely stemmed (``batteries`` meets
   ``battery``); CJK text, which has no spaces, is matched by character bigrams. One more term:
   the answer type the question asks for ("when" → a year or date, 多少架 → a number of 架,
@@ -444,9 +445,14 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
     notices = [is_notice(c.text, c.heading_path) for c in candidates]
     meant = _meaning_in_file(candidates)
     written = [len(q) >= 2 and _written(q, _fold(" ".join(c.place.split()))) for c in candidates]
-    if any(notices) or any(typed) or any(meant) or any(written):
+    # ``farInMeaning`` moves a file, never the order of its own passages: they are ordered on their words in full.
+    # Taken back whole, a paragraph holding every word of the query stood level with a heading holding none, and
+    # LightRAG's order and the in-file meaning cue put the heading first (an edited DOCX's new line, r22).
+    far = any("farInMeaning" in parts for _, parts in out)
+    if any(notices) or any(typed) or any(meant) or any(written) or far:
+        worded = [_with_words(score, parts) for score, parts in out]
         in_file = [out[i][0] if unplaced[i] else  # no in-file cue lifts it back above its file's placed passages
-                   out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
+                   worded[i] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     return out
@@ -529,6 +535,12 @@ def _written(q: str, text: str) -> bool:
 
 def _latin(ch: str) -> bool:
     return ch.isascii() and ch.isalnum()
+
+
+def _with_words(score: float, parts: dict[str, float]) -> float:
+    """``score`` with the word match ``farInMeaning`` took back given again (scaled as the apparatus cue scaled it)."""
+    far = parts.get("farInMeaning", 0.0)
+    return score - far * (APPARATUS_FACTOR if "apparatus" in parts else 1.0) if far else score
 
 
 def _near_in_meaning(candidates: Sequence[Candidate]) -> list[float]:
