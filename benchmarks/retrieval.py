@@ -229,7 +229,8 @@ def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
     cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
                        c.get("locatorEvidenceText") or c.get("displayQuote") or "",
                        tuple(c.get("headingPath") or ()), c["locator"].get("meaningScore"),
-                       unplaced=c.get("locatorPrecision") == "file") for c in cits]
+                       approximate=bool(c.get("locatorDegraded")), unplaced=c.get("locatorPrecision") == "file")
+             for c in cits]
     scores = [v for v, _ in relevance(query, cands, total)]
     return [c for _, _, c in sorted(zip(scores, range(len(cits)), cits, strict=True), key=lambda t: (-t[0], t[1]))]
 

@@ -59,6 +59,10 @@ the citations of one search together:
   ("page 3" for slide 3: the PPTX locator reads it so) ``NAMED_AS_PAGE``, since the README's "page 3" is a
   PDF's page. A number beside no place word ("2 slides of cake", "version 2") names nothing, so nothing fires.
 
+* ``exactAhead``: a file whose first place is exact (its locator anchored it on the query's words) goes before
+  the approximate files right above it that score at most ``EXACT_MARGIN`` of their score more: within that
+  margin the scores do not tell the files apart, and an anchored place is the better guess (``exactahead``).
+
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
 must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
 name stays a word (its rows hold it). A citation on the named place is read by ``lexical`` on that place's own
@@ -80,6 +84,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.rank.exactahead import exact_ahead
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
@@ -435,6 +440,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    out[i][0] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
+    exact_ahead(out, candidates)
     return out
 
 
