@@ -10,10 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from mnote_kr.citations.rank.ranking import Candidate
+from typing import Protocol
 
 __all__ = ["EXACT_MARGIN", "exact_ahead"]
 
@@ -24,9 +21,21 @@ __all__ = ["EXACT_MARGIN", "exact_ahead"]
 EXACT_MARGIN = 0.1
 
 
+class Candidate(Protocol):
+    """What is read of :class:`mnote_kr.citations.rank.ranking.Candidate` (imported from there: a cycle)."""
+
+    @property
+    def file_name(self) -> str: ...
+    @property
+    def approximate(self) -> bool: ...
+    @property
+    def unplaced(self) -> bool: ...
+
+
 def exact_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequence[Candidate]) -> None:
     """In place: each file read at its first place (its best score in ``out``), a file whose first place is exact
-    steps over the approximate ones right above it that score at most ``EXACT_MARGIN`` of their score more: its
+    steps over the approximate ones right above it that score at most ``EXACT_MARGIN`` of their score more, but
+    not over one on a place the query names (``parts["named"]``: "what does page 2 say about X" on page 2): its
     first place is scored just above the highest it passes (``parts["exactAhead"]``). Its other places stay."""
     if EXACT_MARGIN <= 0:
         return
@@ -40,8 +49,9 @@ def exact_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequence[
             continue
         passed = None
         for j in reversed(order[:k]):
-            if not candidates[j].approximate or out[j][0] - out[i][0] > EXACT_MARGIN * out[j][0]:
-                break
+            if (not candidates[j].approximate or out[j][1].get("named")
+                    or out[j][0] - out[i][0] > EXACT_MARGIN * out[j][0]):
+                break  # a file on the place the query names keeps its lead: the person said where to look
             passed = j
         if passed is not None:
             total, parts = out[i]
