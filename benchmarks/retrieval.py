@@ -227,8 +227,8 @@ def _rerank(cits: list[dict[str, Any]], query: str) -> list[dict[str, Any]]:
 
     total = max((c["diagnostics"]["providerRank"] for c in cits), default=0) + 1
     cands = [Candidate(c["diagnostics"]["providerRank"], Path(c["sourceRootRelativePath"]).name,
-                       c.get("locatorEvidenceText") or c.get("displayQuote") or "",
-                       tuple(c.get("headingPath") or ()), c["locator"].get("meaningScore"),
+                       c.get("locatorEvidenceText") or c.get("displayQuote") or "", tuple(c.get("headingPath") or ()),
+                       c["locator"].get("meaningScore"), approximate=bool(c.get("locatorDegraded")),
                        unplaced=c.get("locatorPrecision") == "file") for c in cits]
     scores = [v for v, _ in relevance(query, cands, total)]
     return [c for _, _, c in sorted(zip(scores, range(len(cits)), cits, strict=True), key=lambda t: (-t[0], t[1]))]

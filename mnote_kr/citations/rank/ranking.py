@@ -63,6 +63,9 @@ the citations of one search together:
 * ``section``: the citation is in the numbered section or article the query names ("section 5.3.2", "第5.3.2条",
   "第十二条": ``sections.starts_named``, by its headings or its place's first words), ``SECTION_WEIGHT``.
   A number no cited place starts with is no part of any citation.
+* ``exactAhead``: a file whose first place is exact (its locator anchored it on the query's words) goes before
+  the approximate files right above it that score at most ``EXACT_MARGIN`` of their score more: within that
+  margin the scores do not tell the files apart, and an anchored place is the better guess (``exactahead``).
 
 The slides and pages a query names ("page 3", "第三张幻灯片": ``named_places``) are no words a passage
 must hold: ``lexical`` and ``fileTerms`` read the query without them (the locators cite the place); a sheet's
@@ -85,6 +88,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.rank.exactahead import exact_ahead
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
@@ -455,6 +459,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    worded[i] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
+    exact_ahead(out, candidates)
     return out
 
 

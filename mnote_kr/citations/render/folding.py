@@ -36,6 +36,12 @@ LEAD_BY_MEANING: float | None = 0.03
 #: behind it (a table's cell read under its headers, say), the former first right behind it (False: the
 #: first place stays; ``benchmarks/retrieval.py``, issue 33's twelfth round).
 EXACT_LEADS = False
+#: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
+#: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
+#: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
+#: search found stands, the other, saying only what it says, is not shown (``fold_places``). False: in the order of
+#: their passages, as before round 22 (nc21b: p15's line, another AD's, stood for p1's, the 737 MAX notice's).
+LOOKALIKES_NEAR_FIRST = True
 #: Behind a file's first place, the places holding some of the query's words come before those holding none,
 #: and a place holding none that a place holding some is as near the question by meaning as (or nearer) is not
 #: shown: it loses on both counts (nc18b: the captions "发票 1" and "图表 1" behind 本合同一式四份, while
@@ -114,8 +120,36 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
                                               if score is None or lead.relevance_score is None
                                               else min(score, lead.relevance_score)),
                       *(p for p in behind if p is not lead)]
-        rest += behind
+        rest += _near_first(firsts[k], behind)
     return firsts + rest
+
+
+def _near_first(first: Citation, behind: list[Citation]) -> list[Citation]:
+    """``behind`` (in their order) with each run of places of one cosine (look-alikes) ordered by their distance
+    to ``first`` (``LOOKALIKES_NEAR_FIRST``): pages apart, else paragraphs apart; a place without either keeps its
+    order."""
+    if not LOOKALIKES_NEAR_FIRST:
+        return behind
+
+    def apart(p: Citation) -> int:
+        a, b = p.locator, first.locator
+        if a.page is not None and b.page is not None:
+            return abs(a.page - b.page)
+        if a.paragraph_index is not None and b.paragraph_index is not None:
+            return abs(a.paragraph_index - b.paragraph_index)
+        return 0
+
+    out: list[Citation] = []
+    for p in behind:
+        run = [q for q in out if q.locator.meaning_score is not None and q.locator.meaning_score
+               == p.locator.meaning_score and place_key(q.locator)]
+        if not run or not place_key(p.locator):
+            out.append(p)
+            continue
+        # into its run of look-alikes (consecutive: ``behind`` is by cosine), before the first one farther away
+        at = next((out.index(q) for q in run if apart(q) > apart(p)), out.index(run[-1]) + 1)
+        out.insert(at, p)
+    return out
 
 
 def _by_cosine(places: list[Citation]) -> list[Citation]:

@@ -1,0 +1,46 @@
+"""A file whose first place is exact goes before an approximate one that scores barely more (``exactAhead``).
+
+Replays one recorded real search (tests/data/ranking/exact_ahead.json: the old set's zh12, e5usexlang engine,
+round 21): "能在哪些操作系统上运行" (which operating systems does it run on). The answering file's table row
+"操作系统 | Linux 22.04 | Windows10/11 | MacOS 11+" is placed exactly, on the question's own words; a Chinese PDF
+whose passage was placed only by meaning, outside the passage ("placed by meaning among the file's text blocks,
+outside the cited passage"), scored 0.333 against its 0.319 on the provider's rank alone.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.citations.rank import exactahead
+from mnote_kr.citations.rank.ranking import Candidate, relevance
+
+CASE = json.loads((Path(__file__).parent / "data" / "ranking" / "exact_ahead.json").read_text(encoding="utf-8"))
+SEARCH = CASE["searches"][0]
+CANDS = [Candidate(c["providerRank"], c["fileName"], c["text"], tuple(c["headingPath"]), c["meaning"],
+                   approximate=c["approximate"], unplaced=c["unplaced"]) for c in SEARCH["candidates"]]
+
+
+def _files(cands: list[Candidate]) -> list[tuple[str, bool]]:
+    """The files in the host's order (score, then input order), each with whether its first place is approximate."""
+    scores = relevance(SEARCH["query"], cands, max(c.provider_rank for c in cands) + 1)
+    seen: dict[str, bool] = {}
+    for i in sorted(range(len(cands)), key=lambda i: (-scores[i][0], i)):
+        seen.setdefault(cands[i].file_name, cands[i].approximate)
+    return list(seen.items())
+
+
+def test_an_exact_place_goes_before_an_approximate_one_of_another_file_scoring_barely_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    files = _files(CANDS)
+    names = [f for f, _ in files]
+    assert names.index(SEARCH["file"]) == 1, files[:4]
+    assert files[2] == ("chatchat__1.pdf", True)  # the approximate file it passed, right behind it
+    # the same search with the answering file's place approximate: the PDF keeps its lead
+    cands = [c if c.file_name != SEARCH["file"] else Candidate(**{**c.__dict__, "approximate": True}) for c in CANDS]
+    assert [f for f, _ in _files(cands)].index(SEARCH["file"]) == 2
+    # and with a margin below the two scores' gap (0.333 vs 0.319: 4%), the exact file stays third
+    monkeypatch.setattr(exactahead, "EXACT_MARGIN", 0.03)
+    assert [f for f, _ in _files(CANDS)].index(SEARCH["file"]) == 2
