@@ -22,8 +22,8 @@ Rules (``--rules``):
 * ``meaning``: every file of the first 60 chunks by its meaning score alone (an upper bound of
   what a re-scoring of the deeper list could do, not a rule: it moves same-language files too).
 
-A chunk's meaning score (``--signal meaning``) is ``(1-U) * cos_e5 + U * cos_use`` (``--use U``, default 0.5): the engine
-vector's e5 half alone (its hashed half, which matches words only within one script, left out)
+A chunk's meaning score (``--signal meaning``) is ``(1-U) * cos_e5 + U * cos_use`` (``--use U``,
+default 0.5): the engine vector's e5 half alone (its hashed half, which matches words only within one script, left out)
 and USE multilingual v3; a file's is its best chunk's. ``--signal rerank``: the model service's
 ``/v1/rerank`` cosine (WordLlama), which a search already computes over the deeper list.
 
@@ -108,8 +108,8 @@ def main() -> int:
     use = xp._cached(base / "xlang_cache", "use", texts, xp.use_model())
     models = {"e5xlang": xp.e5xlang(), "use": xp.use_model()}
     rules = [r for r in args.rules.split(",") if r]
-    from mnote_kr_lightrag.engine.embedders import learned_similarity
     from mnote_kr_lightrag.client import crossquery
+    from mnote_kr_lightrag.engine.embedders import learned_similarity
 
     lang = [crossquery.language(t) for t in texts]
     rows: dict[str, dict[str, Any]] = {}
@@ -138,12 +138,13 @@ def main() -> int:
                 k, _, d = spec.partition("/")
                 ql = crossquery.language(q["q"])
                 other = [lang[i] is not None and lang[i] != ql for i in range(len(lang))] if "x" in kind else None
+                source = np.argsort(-meaning, kind="stable") if kind == "madmit" else None
                 fo = admit(order, files, meaning, int(k), int(d or 60), other, by_order="o" in kind,
-                           margin=float(m or 0), source=np.argsort(-meaning, kind="stable") if kind == "madmit" else None)
+                           margin=float(m or 0), source=source)
                 got[rule + ":pool"] = want in fo[:len(files_in(order, files, xp.POOL)) + int(k)]
                 got[rule + ":n"] = len(fo) - len(files_in(order, files, xp.POOL))
             else:
-                raise SystemExit(f"Error: unknown rule {rule!r} (lightrag, admit@K[/D], meaning)")
+                raise SystemExit(f"Error: unknown rule {rule!r} (lightrag, [x][o|m]admit@K[/D][+M], meaning)")
             got[rule] = fo.index(want) + 1 if want in fo else None
         rows[q["id"]] = got
     groups: dict[tuple[str, str], list[str]] = {}
