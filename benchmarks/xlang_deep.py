@@ -29,6 +29,9 @@ and USE multilingual v3; a file's is its best chunk's. ``--signal rerank``: the 
 
     .venv/bin/python benchmarks/xlang_deep.py DIR [--rules lightrag,admit@3,meaning] [--use 0.5] [--check DUMP]
 
+``--cost EVERY``: warm search time (whole search and the provider's part, p50/p95) with
+``[providers.lightrag] deeper_files`` 0 and its default, alternated, on the store's engine.
+
 ``--check DUMP``: per tuning set, the engine's own pool (files a ``retrieval.py --dump`` run of
 ``e5usexlang`` cited) and recall@5 beside this harness's ``@20``.
 """
@@ -39,6 +42,7 @@ import argparse
 import json
 import os
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -87,9 +91,58 @@ def admit(order: np.ndarray, files: list[str], meaning: np.ndarray, k: int, dept
     return out
 
 
+def cost(base: Path, every: int, rounds: int) -> None:
+    """Warm search time with ``deeper_files`` 0 and its default, alternated (0, N, 0, N...), on the
+    store's own engine and workspace (``DIR/kb``, what ``xlang_pool.py setup`` built): every
+    ``every``-th tuning question, the first round of each setting untimed. Run it under ``flock
+    /tmp/mnote-engine.lock``. The store's embedder is the one the engine starts with
+    (``MNOTE_KR_OFFLINE_EMBEDDER``)."""
+    import statistics
+
+    from mnote_kr_testkit.engine import seed_tiktoken
+
+    from mnote_kr.app.host import Host
+    from mnote_kr.core.config import load_config
+    from mnote_kr_lightrag.client import passages
+    from mnote_kr_lightrag.engine.managed import default_engine_dirs, start_engine, stop_engine
+
+    embedder = json.loads(next(base.rglob("embedder.json")).read_text(encoding="utf-8"))["name"]
+    os.environ.setdefault("MNOTE_KR_OFFLINE_EMBEDDER", embedder)
+    qs = [q["q"] for q in xp.tuning_labels()][::every]
+    dirs = default_engine_dirs()
+    seed_tiktoken(dirs["cache_dir"])
+    start_engine(**dirs, wait_s=180)
+    try:
+        hosts = {}
+        for n in (0, passages.DEEPER_FILES):
+            config = load_config(base / "kb")
+            config.setdefault("providers", {}).setdefault("lightrag", {})["deeper_files"] = n
+            hosts[n] = Host(base / "kb", config=config)
+        ms: dict[int, list[tuple[float, float, int]]] = {n: [] for n in hosts}
+        for r in range(rounds * 2 + 2):
+            n = list(hosts)[r % 2]
+            for q in qs:
+                t0 = time.perf_counter()
+                result = hosts[n].search(q, top_k=10)
+                if r >= 2:
+                    ms[n].append(((time.perf_counter() - t0) * 1000, float(result.diagnostics.get("providerMs") or 0),
+                                  len({c.source_root_relative_path for c in result.results})))
+        for n, rows in ms.items():
+            total = sorted(t for t, _, _ in rows)
+            provider = sorted(p for _, p, _ in rows)
+            print(f"deeper_files={n}: search p50 {statistics.median(total):.0f} ms p95 "
+                  f"{total[int(0.95 * (len(total) - 1))]:.0f} ms, provider p50 {statistics.median(provider):.0f} ms "
+                  f"p95 {provider[int(0.95 * (len(provider) - 1))]:.0f} ms (n={len(rows)}, {embedder})")
+    finally:
+        stop_engine(dirs["state_dir"])
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("dir", type=Path)
+    parser.add_argument("--cost", type=int, metavar="EVERY", help="time searches with deeper_files 0 and its default "
+                        "on the store's engine (every EVERY-th tuning question), instead of measuring")
+    parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--rules", default="lightrag,admit@1,admit@2,admit@3,admit@5,admit@3/80,meaning")
     parser.add_argument("--use", type=float, default=0.5)
     parser.add_argument("--signal", choices=("meaning", "rerank"), default="meaning",
@@ -99,6 +152,9 @@ def main() -> int:
     args = parser.parse_args()
     base = args.dir.resolve()
     os.environ.setdefault("MNOTE_KR_HOME", str(base / "home"))
+    if args.cost:
+        cost(base, args.cost, args.rounds)
+        return 0
     files, texts, engine = xp.load_store(base)
     if engine is None:
         raise SystemExit("Error: the store has no faiss vectors (the e5 half is read from them)")
