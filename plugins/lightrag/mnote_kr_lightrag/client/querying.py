@@ -426,7 +426,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     """Send the prepared query (``/query/data``; ``/query`` for an answer) and read the result."""
     wanted = int(payload.get("chunk_top_k") or DEFAULT_CHUNK_TOP_K)
     rank_passages = settings.models_url is not None and payload["mode"] != "bypass"
-    if rank_passages:
+    deeper_files = settings.deeper_files if payload["mode"] != "bypass" else 0
+    if rank_passages or deeper_files:
         payload = {**payload, "chunk_top_k": passages.deeper(wanted)}
     graph_note = None
     ws = naming.workspace_tag(ctx.workspace_root)
@@ -448,14 +449,20 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     translation, theirs, why = second() if second is not None else (None, [], why)
     if known is not None:  # a search that sent no translation only learns files, never closes the gate
         known.learn([*references, *theirs], crossquery.other_language(request.query) if translation else None)
-    own = references
+    deeper_list = references
+    own = passages.with_deeper_files(references[:wanted], deeper_list, wanted, deeper_files)
     extra = crossquery.added(references, theirs, wanted) if theirs else []
-    if rank_passages:
+    if rank_passages or deeper_files:
         payload = {**payload, "chunk_top_k": wanted}  # the answer below uses the user's depth
+    if rank_passages:
         references = rank_found_files(settings.models_url or "", request.query, references, wanted,
                                       settings.timeout_s, settings.models_key, translation=translation, extra=extra)
-    elif extra:
-        references = _add_scored(settings, request.query, translation or "", references, extra)
+    else:
+        references = references[:wanted]
+        if extra:
+            references = _add_scored(settings, request.query, translation or "", references, extra)
+    if deeper_files:  # the deeper list's first files the slots lack, after them: the host ranks them
+        references = passages.with_deeper_files(references, deeper_list, wanted, deeper_files)
     status = str(body.get("status", ""))
     metadata = as_dict(body.get("metadata"))
     if status == "failure" and metadata.get("failure_reason") != "no_results":

@@ -64,6 +64,9 @@ class Settings:
     #: ``[providers.lightrag] translate_queries``: a question also asked in the other language
     #: (``crossquery``); None when the setting is absent: the plugin's default (``crossquery.TRANSLATE``).
     translate: bool | None = None
+    #: ``[providers.lightrag] deeper_files``: files of LightRAG's deeper list passed on after the first
+    #: ``chunk_top_k`` chunks' (``passages.with_deeper_files``); 0 keeps those chunks alone.
+    deeper_files: int = 0
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -185,11 +188,23 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         scorer_url=_reranker_url(info, {**config, "rank_passages": True}),
         models_key=getattr(info, "models_key", None) if info is not None else None,
         translate=_flag(config, "translate_queries") if "translate_queries" in config else None,
+        deeper_files=_deeper_files(config),
     )
     if len(_RECENT) > 64:
         _RECENT.clear()
     _RECENT[_settings_key(ctx)] = (time.monotonic(), settings)
     return settings
+
+
+def _deeper_files(config: dict[str, Any]) -> int:
+    """``[providers.lightrag] deeper_files``: a whole number from 0 to ``passages.MAX_DEPTH``; absent: the default."""
+    from .passages import DEEPER_FILES, MAX_DEPTH
+
+    value = config.get("deeper_files", DEEPER_FILES)
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DEPTH:
+        raise ConfigError(f"[providers.lightrag] deeper_files must be a whole number from 0 to {MAX_DEPTH},"
+                          f" not {value!r}")
+    return value
 
 
 def _reranker_url(info: Any | None, config: dict[str, Any]) -> str | None:
