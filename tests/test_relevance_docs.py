@@ -15,7 +15,8 @@ from mnote_kr.citations.rank import ranking
 
 REPO = Path(__file__).resolve().parents[1]
 UPPER = (ranking.PROVIDER_WEIGHT + ranking.LEXICAL_WEIGHT + max(ranking.FILE_NAME_BOOST, ranking.NAMED_FILE_BOOST)
-         + ranking.FILE_TERMS_WEIGHT + ranking.PHRASE_BOOST + max(ranking.NAMED_WEIGHT, ranking.NAMED_AS_PAGE))
+         + ranking.FILE_TERMS_WEIGHT + ranking.PHRASE_BOOST + max(ranking.NAMED_WEIGHT, ranking.NAMED_AS_PAGE)
+         + ranking.SECTION_WEIGHT)
 
 
 def _bullet(text: str) -> str:
@@ -29,7 +30,8 @@ def test_the_http_docs_say_what_relevance_score_sums_its_range_and_what_judges_w
     assert f"at most {UPPER:g}" in said, said
     assert "greater than 0" in said and "scoreParts" in said
     assert "within one search" in said and "`weak`" in said
-    for part in ("provider", "lexical", "fileName", "fileTerms", "phrase", "named", "apparatus", "unplaced"):
+    for part in ("provider", "lexical", "fileName", "fileTerms", "phrase", "named", "section", "apparatus", "unplaced",
+                 "inFile", "exactAhead"):
         assert f"`{part}`" in said, part
 
 

@@ -20,9 +20,8 @@ answer is written some other way, or not at all.
 from __future__ import annotations
 
 import dataclasses
-import threading
-from collections import OrderedDict
 
+from mnote_kr.citations.caches.memo import HolderMemo
 from mnote_kr.citations.locate.otherscript import other_script
 from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
@@ -43,9 +42,7 @@ MIN_TERMS = 2
 _KIND_NAMES = {"date": "date", "money": "amount", "percent": "percentage", "frequency": "frequency",
                "duration": "duration", "distance": "distance", "size": "size", "ratio": "ratio"}
 
-_MEMO: OrderedDict[tuple[int, tuple[str, ...]], tuple[object, tuple[str, ...]]] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-_MEMO_MAX = 16
+_MEMO: HolderMemo[tuple[str, ...]] = HolderMemo(16)
 
 
 def _body(para: TextParagraph) -> bool:
@@ -55,19 +52,8 @@ def _body(para: TextParagraph) -> bool:
 def _shown(doc: TextDocument[P], types: tuple[str, ...]) -> tuple[str, ...]:
     """The kinds of ``types`` some body paragraph of ``doc`` holds, found once per document (the memo holds the
     document, so its ``id`` is not reused while remembered)."""
-    key = (id(doc), types)
-    with _MEMO_LOCK:
-        hit = _MEMO.get(key)
-        if hit is not None and hit[0] is doc:
-            _MEMO.move_to_end(key)
-            return hit[1]
-    shown = tuple(t for t in types if any(_body(p) and holds_type(t, p.norm) for p in doc.paragraphs))
-    with _MEMO_LOCK:
-        _MEMO[key] = (doc, shown)
-        _MEMO.move_to_end(key)
-        while len(_MEMO) > _MEMO_MAX:
-            _MEMO.popitem(last=False)
-    return shown
+    return _MEMO.get((id(doc), types), doc,
+                     lambda: tuple(t for t in types if any(_body(p) and holds_type(t, p.norm) for p in doc.paragraphs)))
 
 
 def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Match:

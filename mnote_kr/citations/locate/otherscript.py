@@ -22,10 +22,9 @@ Places that are not paragraphs (a PDF's text blocks) get the same lowering throu
 from __future__ import annotations
 
 import math
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Hashable, Mapping, Sequence
 
+from mnote_kr.citations.caches.memo import HolderMemo
 from mnote_kr.citations.locate.textdoc import P, TextDocument
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, lazy_compile
@@ -76,27 +75,14 @@ def _share_of(amounts: tuple[int, int], script: str) -> float:
 
 #: The last documents' paragraph amounts (``_amounts`` of each): every locate of a cached model asks for them, and
 #: counting a long file's scripts again each time (1,175 paragraphs: ~25 ms a place) was work done per citation.
-_MEMO: OrderedDict[Hashable, tuple[object, list[tuple[int, int]]]] = OrderedDict()
-_MEMO_LOCK = threading.Lock()
-_MEMO_MAX = 16
+_MEMO: HolderMemo[list[tuple[int, int]]] = HolderMemo(16)
 
 
 def _remembered(key: Hashable, holder: object, texts: Callable[[], Sequence[str]]) -> list[tuple[int, int]]:
     """``_amounts`` of each of ``texts()``, counted once per ``key`` while ``holder`` is the one remembered with it
     (a document: the memo holds it, so its ``id`` is not reused while remembered; None for a places key, a
     content hash)."""
-    with _MEMO_LOCK:
-        hit = _MEMO.get(key)
-        if hit is not None and hit[0] is holder:
-            _MEMO.move_to_end(key)
-            return hit[1]
-    amounts = [_amounts(text) for text in texts()]
-    with _MEMO_LOCK:
-        _MEMO[key] = (holder, amounts)
-        _MEMO.move_to_end(key)
-        while len(_MEMO) > _MEMO_MAX:
-            _MEMO.popitem(last=False)
-    return amounts
+    return _MEMO.get(key, holder, lambda: [_amounts(text) for text in texts()])
 
 
 def _paragraph_amounts(doc: TextDocument[P]) -> list[tuple[int, int]]:

@@ -31,7 +31,7 @@ the citations of one search together:
   stock"), and across files the type already counts as one BM25 term. The passage's place nearest the
   query by meaning gains up to ``MEANING_IN_FILE``; a place whose own words hold the query as written
   leads its file whatever the rest say (``WRITTEN_IN_FILE``). ``parts["inFile"]`` is
-  the score a passage gains or loses by the reordering.
+  the score a passage gains or loses by the reordering (:mod:`mnote_kr.citations.rank.infile`).
 * ``fileTerms``: the share of the query's content terms found in the file's name
   (``FILE_TERMS_WEIGHT``): "what happened at Vicksburg" is about ``Siege_of_Vicksburg.pdf``, whatever
   passage of another file says "happened".
@@ -89,6 +89,9 @@ from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
 from mnote_kr.citations.rank.exactahead import exact_ahead
+from mnote_kr.citations.rank.infile import meaning_in_file, with_words
+from mnote_kr.citations.rank.infile import order_within_files as _order_within_files
+from mnote_kr.citations.rank.infile import written as _written
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
@@ -447,14 +450,14 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
         out.append((total, parts))
     unplaced = _unplaced(candidates, out)
     notices = [is_notice(c.text, c.heading_path) for c in candidates]
-    meant = _meaning_in_file(candidates)
+    meant = meaning_in_file(candidates, MEANING_IN_FILE)
     written = [len(q) >= 2 and _written(q, _fold(" ".join(c.place.split()))) for c in candidates]
     # ``farInMeaning`` moves a file, never the order of its own passages: they are ordered on their words in full.
     # Taken back whole, a paragraph holding every word of the query stood level with a heading holding none, and
     # LightRAG's order and the in-file meaning cue put the heading first (an edited DOCX's new line, r22).
     far = any("farInMeaning" in parts for _, parts in out)
     if any(notices) or any(typed) or any(meant) or any(written) or far:
-        worded = [_with_words(score, parts) for score, parts in out]
+        worded = [with_words(score, parts, APPARATUS_FACTOR) for score, parts in out]
         in_file = [out[i][0] if unplaced[i] else  # no in-file cue lifts it back above its file's placed passages
                    worded[i] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
@@ -526,28 +529,6 @@ def _holds_asked(words: str, candidates: Sequence[Candidate], places: Sequence[N
     return out
 
 
-def _written(q: str, text: str) -> bool:
-    """Whether ``text`` holds the folded query ``q`` as written: a Latin query's ends on a word's ends
-    ("ion" is not written in "cation"); CJK, which has no spaces, anywhere."""
-    at = text.find(q)
-    while at >= 0:
-        before, after = text[at - 1:at], text[at + len(q):at + len(q) + 1]
-        if not (_latin(q[0]) and _latin(before)) and not (_latin(q[-1]) and _latin(after)):
-            return True
-        at = text.find(q, at + 1)
-    return False
-
-
-def _latin(ch: str) -> bool:
-    return ch.isascii() and ch.isalnum()
-
-
-def _with_words(score: float, parts: dict[str, float]) -> float:
-    """``score`` with the word match ``farInMeaning`` took back given again (scaled as the apparatus cue scaled it)."""
-    far = parts.get("farInMeaning", 0.0)
-    return score - far * (APPARATUS_FACTOR if "apparatus" in parts else 1.0) if far else score
-
-
 def _near_in_meaning(candidates: Sequence[Candidate]) -> list[float]:
     """How much of its word match each citation keeps (``LEXICAL_MEANING_BAND``), by its file's place nearest the
     query (the best ``Candidate.meaning`` of the file's citations): 1 for the file holding the search's best cosine,
@@ -562,39 +543,3 @@ def _near_in_meaning(candidates: Sequence[Candidate]) -> list[float]:
     floor = max(best.values()) - LEXICAL_MEANING_BAND
     return [min(1.0, max(0.0, (best[c.file_name] - floor) / LEXICAL_MEANING_BAND)) if c.file_name in best else 1.0
             for c in candidates]
-
-
-def _meaning_in_file(candidates: Sequence[Candidate]) -> list[float]:
-    """``MEANING_IN_FILE`` times each citation's cosine scaled over its file's citations (0 for the
-    file's least meant place, the weight for its best); 0 where a citation has no cosine."""
-    by_file: dict[str, list[float]] = {}
-    for c in candidates:
-        if c.meaning is not None:
-            by_file.setdefault(c.file_name, []).append(c.meaning)
-    out = []
-    for c in candidates:
-        cos = by_file.get(c.file_name, [])
-        lo, hi = min(cos, default=0.0), max(cos, default=0.0)
-        out.append(MEANING_IN_FILE * (c.meaning - lo) / (hi - lo) if c.meaning is not None and hi - lo > 1e-9 else 0.0)
-    return out
-
-
-def _order_within_files(out: list[tuple[float, dict[str, float]]], files: Sequence[str], key: Sequence[float]) -> None:
-    """In place: each file's citations fill the places (scores) they hold in the order of ``key``
-    (highest first; their order so far on ties); every place keeps its file, so no file moves."""
-    order = sorted(range(len(out)), key=lambda i: (-out[i][0], i))  # the host's order: score, then input order
-    position = {i: k for k, i in enumerate(order)}
-    by_file: dict[str, list[int]] = {}
-    for i in order:
-        by_file.setdefault(files[i], []).append(i)
-    for mine in by_file.values():
-        places = [out[i][0] for i in mine]
-        previous = math.inf
-        for place, i in zip(places, sorted(mine, key=lambda i: (-key[i], position[i])), strict=True):
-            # strictly below the passage placed before it: an equal score would let input order undo the move
-            value = place if place < previous else math.nextafter(previous, -math.inf)
-            total, parts = out[i]
-            if value != total:
-                parts["inFile"] = value - total
-            out[i] = (value, parts)
-            previous = value

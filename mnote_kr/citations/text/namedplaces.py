@@ -36,6 +36,7 @@ import unicodedata
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
+from mnote_kr.citations.text.sections import cn_number
 from mnote_kr.citations.text.textnorm import lazy_compile
 
 __all__ = ["MAX_RANGE", "NamedPlace", "asked_of_place", "asks_for_place", "named_places", "naming",
@@ -107,7 +108,6 @@ _CN_AFTER_RE = lazy_compile(
     r"\s*(?:页|頁|张|張)?")
 _CN_LAST_RE = lazy_compile(
     r"最后\s*一\s*(?:(?P<page>页|頁)|[张張]\s*(?P<slide>幻灯片|投影片)|(?:[个個张張])\s*(?P<sheet>工作表))")
-_CN_VALUE = {"零": 0, "〇": 0, "一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,18 +175,11 @@ def _value(word: str) -> int | None:
 
 
 def _cn_value(word: str) -> int | None:
-    """A Chinese numeral up to 999 (十二, 二十, 一百零五), else None."""
+    """A Chinese numeral up to 999 (十二, 二十, 一百零五), else None (``sections.cn_number`` reads it)."""
     if not word or any(c not in _CN_DIGITS for c in word):
         return None
-    total, digit = 0, 0
-    for c in word:
-        if c == "百":
-            total, digit = total + (digit or 1) * 100, 0
-        elif c == "十":
-            total, digit = total + (digit or 1) * 10, 0
-        else:
-            digit = _CN_VALUE[c]
-    return total + digit or None
+    number = cn_number(word)
+    return int(number) if number else None
 
 
 def _numbers(text: str) -> tuple[int, ...]:
