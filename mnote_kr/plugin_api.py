@@ -49,6 +49,7 @@ What is here:
   ``asked_of_place`` (the query's other words a named place must hold to be cited there exactly),
   ``absent_words`` (the query's Chinese words, by the dictionary, of which a file holds no bigram: asked, lacked),
   ``unheld_modifiers`` (the query's Chinese modifiers a Latin place lacks, by every sense the dictionary gives),
+  ``named_in_chinese`` (where a Chinese question names a Latin header, 淡水鸭 "Freshwater Ducks", by the dictionary),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
@@ -171,7 +172,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.cjkwords import absent_words
-    from mnote_kr.citations.text.crossmods import unheld_modifiers
+    from mnote_kr.citations.text.crossmods import named_in_chinese, unheld_modifiers
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         asked_of_place,
@@ -246,6 +247,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
+    "named_in_chinese": ("mnote_kr.citations.text.crossmods", "named_in_chinese"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
@@ -377,6 +379,7 @@ __all__ = [
     "meant_header",
     "mostly_glyphs",
     "named_header",
+    "named_in_chinese",
     "named_places",
     "named_sections",
     "nearest_places",

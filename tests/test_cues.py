@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from mnote_kr.citations.rank.cues import answer_types, is_apparatus, is_notice, type_counts
+from mnote_kr.citations.rank.cues import answer_types, holds_type, is_apparatus, is_notice, type_counts
 from mnote_kr.citations.rank.ranking import fold
 
 WIKI_REFERENCES = (
@@ -148,6 +148,17 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
     assert counts(("frequency",), "the review took 4 years") == {}  # a duration, no frequency
     assert counts(("count:day",), "act on all required permits within sixty days of receipt") == {"count:day": 1}
     assert counts(("duration",), "a term of forty-nine years, renewed after seventeen months") == {"duration": 2}
+    # a year and a day of the month are dates, no durations (nc22a Q6: "2004年发布的" held "the duration asked")
+    assert counts(("duration",), "本稿完成日期：2023年3月9日；2004年发布") == {}
+    assert counts(("duration",), "每次持续4年左右时间，历时两年，应在30日内完成，建设期 2 年") == {"duration": 4}
+
+
+def test_how_often_said_in_words_is_a_frequency_only_when_asked_for_worded() -> None:
+    said = fold("定期安全评价以规定的时间间隔对运行核电厂的安全性进行系统性的再评价")
+    assert holds_type("frequency", said, worded=True)
+    assert holds_type("frequency", fold("the plant is inspected at regular intervals"), worded=True)
+    assert not holds_type("frequency", said)  # ranking counts a frequency with its number only
+    assert not holds_type("frequency", fold("定期安全评价 periodic safety review"), worded=True)
 
 
 def test_answer_types_and_apparatus_take_linear_time_on_long_runs_of_digits_and_spaces() -> None:

@@ -7,8 +7,9 @@ the question and nothing of what it asks, a frequency and a duration. The answer
 
 The rule: the question word says what kind of answer it asks (``cues.answer_types``: a year or date, an amount, a
 percentage, a frequency, a duration, a count of a thing ...). When some body paragraph of the file holds that kind
-(its pattern occurs there: the file can show it), a claimed place holding none of the kinds asked is approximate,
-and the first place behind it (``Match.runners_up``, best first) holding one of them and a word of the question
+(its pattern occurs there, or it says it in words: "以规定的时间间隔" for how often), a claimed place holding none of
+the kinds asked is approximate, and the first place behind it (``Match.runners_up``, best first; one saying it with a
+number before one saying it in words) holding one of them and a word of the question
 (any place of the body, for a question written in the other script than the file's body: it can hold none) takes
 its place, exact only when it holds what the question asks, as any place chosen over the evidence's. A question
 asked as written (the query verbatim in the place) keeps its place, a which-question (哪几类: which kinds, a list)
@@ -52,8 +53,8 @@ def _body(para: TextParagraph) -> bool:
 def _shown(doc: TextDocument[P], types: tuple[str, ...]) -> tuple[str, ...]:
     """The kinds of ``types`` some body paragraph of ``doc`` holds, found once per document (the memo holds the
     document, so its ``id`` is not reused while remembered)."""
-    return _MEMO.get((id(doc), types), doc,
-                     lambda: tuple(t for t in types if any(_body(p) and holds_type(t, p.norm) for p in doc.paragraphs)))
+    return _MEMO.get((id(doc), types), doc, lambda: tuple(
+        t for t in types if any(_body(p) and holds_type(t, p.norm, worded=True) for p in doc.paragraphs)))
 
 
 def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
@@ -72,13 +73,15 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     if len(qt.terms) < MIN_TERMS:
         return match
     shown = _shown(doc, types)
-    if not shown or any(holds_type(t, para.norm) for t in shown):
+    if not shown or any(holds_type(t, para.norm, worded=True) for t in shown):
         return match
     kinds = " or ".join(_KIND_NAMES.get(t) or (f"count of {t[6:]}" if t[6:] else "number") for t in shown)
     across = other_script(doc, q)
-    lead = next((r for r in match.runners_up if r.paragraph is not None and _body(r.paragraph)
-                 and any(holds_type(t, r.paragraph.norm) for t in shown)
-                 and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(r.paragraph.norm)))), None)
+    asked = [r for r in match.runners_up if r.paragraph is not None and _body(r.paragraph)
+             and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(r.paragraph.norm)))]
+    # one saying it with a number ("每10年") before one saying it in words ("以规定的时间间隔")
+    lead = next((r for worded in (False, True) for r in asked if r.paragraph is not None
+                 and any(holds_type(t, r.paragraph.norm, worded=worded) for t in shown)), None)
     if lead is None:
         return dataclasses.replace(match, reason=f"{SEMANTIC}: it holds the question's words, not the {kinds} it "
                                                  "asks, which the file shows elsewhere")

@@ -160,6 +160,8 @@ _NUM = (r"(?:(?<![\d,.])\d[\d,.]*|\b(?:(?:twenty|thirty|forty|fifty|sixty|sevent
         r"(?:-(?:one|two|three|four|five|six|seven|eight|nine))?|one|two|three|four|five|six|seven|eight|nine|ten|"
         r"eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|eighteen|nineteen|hundred|thousand|million|"
         r"billion|dozen)\b|(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*)")
+#: A number written in Chinese numerals ("十", "两", "二十五"; 一 only before a unit of ten: "一年" is also "a year").
+_CJK_NUM = r"(?:[二两三四五六七八九十百千万亿]|一(?=[十百千万亿]))[一二两三四五六七八九十百千万亿]*"
 _MONTHS = "january|february|march|april|may|june|july|august|september|october|november|december"
 
 _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -201,8 +203,12 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
     "money": lazy_compile(r"[$€£¥￥]\s?\d|" + _units("dollars?|euros?|pounds|usd|eur|rmb|cny",
                                                    "(?:[万亿千百]\\s*)?(?:元|美元|欧元|英镑|块)")),
     "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
+    # "2023年" is a year and "3月9日" a date, no duration: 年 after a number of at most three digits, no bare 月,
+    # 日 not after a month ("30日内" is a duration)
     "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?",
-                                  "年|个月|月|周|天|日|小时|分钟|秒")),
+                                  "个月|周|天|小时|分钟|秒")
+                             + rf"|(?:(?<![\d,.])\d{{1,3}}(?:\.\d+)?(?![\d,])|{_CJK_NUM})\s*年"
+                             + rf"|(?<!月)(?:(?<![\d,.])\d{{1,3}}(?![\d,])|{_CJK_NUM})\s*日"),
     # "every 10 years", "每10年", "每隔五年", "2次/年", "twice a year", "annually"
     "frequency": lazy_compile(
         rf"\bevery\s+(?:(?:{_NUM}|other|few)\s+)?(?:years?|months?|weeks?|days?|hours?|decades?|quarters?)\b"
@@ -216,6 +222,12 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
     # "10 times" alone counts repetitions ("runs each program 10 times"); "3 times faster" is a ratio
     "ratio": lazy_compile(rf"{_NUM}\s*(?:-?fold\b|times\s+(?:faster|slower|more|less|as|higher|lower|better|"
                           r"larger|smaller)\b)|(?<![\d.])\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
+}
+#: A kind of answer said in words, no number: how often as "以规定的时间间隔对...再评价", "at regular intervals" (nc22a
+#: Q6: the file says no number of years). ``holds_type(..., worded=True)`` reads them too; ranking does not.
+_WORDED_TYPES: dict[str, re.Pattern[str]] = {
+    "frequency": lazy_compile(r"(?:规定|一定|固定|相同|同样)的?时间间隔|\bat\s+(?:regular|fixed|set|specified|"
+                              r"prescribed|defined|planned)\s+intervals\b"),
 }
 _NUMBER_RE = lazy_compile(_NUM)
 #: 多少 followed by these is no count of a thing: 多少钱 is money, 多少倍 a ratio, 多少年 a duration.
@@ -265,10 +277,14 @@ def _count_pattern(noun: str) -> re.Pattern[str]:
     return re.compile(rf"{_NUM}\s*{re.escape(noun)}")  # 13 架
 
 
-def holds_type(name: str, folded_text: str) -> bool:
-    """Whether ``folded_text`` holds answer type ``name`` (one of :func:`answer_types`'s) once at least."""
+def holds_type(name: str, folded_text: str, *, worded: bool = False) -> bool:
+    """Whether ``folded_text`` holds answer type ``name`` (one of :func:`answer_types`'s) once at least; ``worded``:
+    said in words without a number counts too ("at regular intervals" for a frequency)."""
     pattern = _count_pattern(name[6:]) if name.startswith("count:") else _PASSAGE_TYPES[name]
-    return pattern.search(folded_text) is not None
+    if pattern.search(folded_text) is not None:
+        return True
+    loose = _WORDED_TYPES.get(name) if worded else None
+    return loose is not None and loose.search(folded_text) is not None
 
 
 def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:

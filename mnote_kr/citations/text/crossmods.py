@@ -10,17 +10,19 @@ entry) lacks what tells the asked thing from its neighbours: its claim is approx
 ``held_words`` reads the other way: the question's Chinese words a Latin place says in English (one synonym of one
 sense, ``crosslang.synonyms``), what the weak rule (``noresults``) counts for a question asked across languages;
 ``said_in_chinese`` the English question's words a Chinese place says (爸爸 "dad";
-"organisation" read as "organization").
+"organisation" read as "organization"); ``named_in_chinese`` where a Chinese question names a Latin header (淡水鸭 of
+"Freshwater Ducks": a table's column asked across languages).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Collection, Sequence
 
 from mnote_kr.citations.text.cjkwords import FUNCTION_WORDS
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["american", "held_words", "said_in_chinese", "unheld_modifiers"]
+__all__ = ["american", "held_words", "named_in_chinese", "said_in_chinese", "unheld_modifiers"]
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -120,3 +122,31 @@ def _spellings(word: str) -> set[str]:
 
     forms = {word, *_bases(word)}
     return forms | {us for form in forms for us in american(form)}
+
+
+def named_in_chinese(query: str, phrase: str) -> int | None:
+    """Where the Chinese words of ``query`` name every word of the Latin ``phrase`` (a table's header), by one synonym
+    of the dictionary each (``crosslang.synonyms``: 淡水 "fresh water" for "Freshwater", 鸭 "duck" for "Ducks"; a
+    word's dictionary form and American spelling too): the start, in ``normalize(query)``, of the first Chinese word
+    naming one. None when a word of the phrase is named by none, the phrase holds no Latin word, or without the
+    dictionary. Words of one character count (鸭, 年): a header is named by them or not at all."""
+    from mnote_kr.citations.text.cjkwords import _headwords
+    from mnote_kr.citations.text.crosslang import _stop_words, segment, synonyms
+
+    gloss = _headwords()
+    stop = _stop_words()
+    wanted = [w for w in re.findall(r"[a-z]+", normalize(phrase)) if w not in stop]
+    if not gloss or not wanted:
+        return None
+    spelled = {w: _spellings(w) for w in wanted}
+    named: dict[str, int] = {}
+    for run in _CJK_RUN.finditer(normalize(query or "")):
+        at = run.start()
+        for word in segment(run.group(), gloss):
+            if word not in FUNCTION_WORDS:
+                for syn in synonyms(word):
+                    for w, forms in spelled.items():
+                        if w not in named and ("".join(syn) in forms or len(syn) == 1 and syn[0] in forms):
+                            named[w] = at
+            at += len(word)
+    return min(named.values()) if len(named) == len(wanted) else None

@@ -25,6 +25,8 @@ CASE = json.loads((Path(__file__).parent / "data" / "nc21c_answer_type.json").re
 TERM_LINE = 75
 #: The file's paragraphs stating how often a review is done or how long it takes (read in the document).
 STATES_FREQUENCY = (111, 120)
+#: The term's definition, saying how often in words: "以规定的时间间隔对运行核电厂的安全性进行的系统性的再评价".
+AT_INTERVALS_DEFINED = 76
 
 
 @pytest.fixture(autouse=True)
@@ -45,7 +47,8 @@ def test_a_place_stating_how_often_leads_the_term_line_holding_only_the_question
 
 def test_the_term_line_is_approximate_when_no_place_behind_it_states_a_frequency(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    case = dict(CASE, cosines={i: c for i, c in CASE["cosines"].items() if int(i) not in STATES_FREQUENCY})
+    case = dict(CASE, cosines={i: c for i, c in CASE["cosines"].items()
+                               if int(i) not in (*STATES_FREQUENCY, AT_INTERVALS_DEFINED)})
     loc = replay_locate(case, monkeypatch)
     assert loc.paragraph_index == TERM_LINE
     assert loc.locator_precision == "paragraph"
@@ -54,3 +57,23 @@ def test_the_term_line_is_approximate_when_no_place_behind_it_states_a_frequency
     # searched as a phrase, the term line asks no kind of answer and is the place asked for
     loc = replay_locate(case, monkeypatch, query="periodic safety review")
     assert (loc.paragraph_index, loc.locator_degraded) == (TERM_LINE, False), loc.reason
+
+
+#: nc22a Q6 (round 22), recorded the same way from the newcomer's index: "定期安全评价多久进行一次？" over ``第6部分``
+#: was cited exact on 61, "我国核安全监管部门在2004年发布的《核动力厂运行安全规定》..." (the regulations requiring
+#: the review, no interval): its "2004年" read as a duration, the kind asked beside the frequency. The file states no
+#: number of years; it says how often in words, 60: "定期安全评价以规定的时间间隔对运行核电厂的安全性进行系统性的
+#: 再评价".
+HOW_OFTEN = json.loads((Path(__file__).parent / "data" / "nc22a_how_often.json").read_text("utf-8"))[0]
+REGULATIONS, AT_INTERVALS = 61, 60
+
+
+def test_a_year_is_no_duration_and_an_interval_said_in_words_answers_how_often(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    loc = replay_locate(HOW_OFTEN, monkeypatch)
+    assert loc.paragraph_index == AT_INTERVALS, (loc.paragraph_index, loc.reason)
+    assert "规定的时间间隔" in (loc.place_text or "")
+    assert loc.locator_degraded, loc.reason  # "at prescribed intervals" is no number: never claimed exact
+    regs = [r for r in loc.runners_up if r.paragraph_index == REGULATIONS]
+    assert regs and regs[0].locator_degraded and "frequency" in regs[0].reason, \
+        [(r.paragraph_index, r.reason) for r in loc.runners_up]

@@ -75,7 +75,7 @@ class Answer:
     """The block chosen in a passage, how, and the lines of it to box."""
 
     block: tuple[int, int] | None  # (page index, block index)
-    rule: str  # verbatim | terms | semantic | none
+    rule: str  # verbatim | terms | meaning | named | cell | extreme | semantic | none
     share: float
     found: int  # content terms found in the block
     terms: int  # content terms in the query

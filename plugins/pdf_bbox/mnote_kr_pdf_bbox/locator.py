@@ -136,13 +136,13 @@ def locate_pdf(req: LocateRequest) -> Locator:
         # what the boxes mark
         place_text = written_text(page, [li for b, part in parts if b < ans.block[1] for li in part]
                                   + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part])
-        column = column_values(doc.path, page, ans.block[1], req.query) if ans.rule not in ("verbatim", "cell") \
-            else None
+        column = column_values(doc.path, page, ans.block[1], req.query) \
+            if ans.rule not in ("verbatim", "cell", "extreme") else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
             primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
             place_text = column.text
         row = row_place(doc.path, page, ans.block[1], lines, req.query) \
-            if column is None and ans.rule not in ("verbatim", "cell") else None
+            if column is None and ans.rule not in ("verbatim", "cell", "extreme") else None
         if row is not None:  # a table's title asked for a value: the row; a row: all its cells (``tablerows``)
             primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in row.lines])))
             place_text = row.text
@@ -151,6 +151,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             lead = _heading_lead(doc, ans.block, place_text, req.query, req.passage or evidence)
         elif ans.rule == "cell":
             why += "; the query names this table row's label and this cell's header"
+        elif ans.rule == "extreme":
+            pass  # the heading's rule says which row and why (``underhead``)
         elif ans.rule == "meaning":
             why += f"; placed by meaning and query terms among the passage's text blocks " \
                    f"({ans.found} of the query's {ans.terms} content terms)"

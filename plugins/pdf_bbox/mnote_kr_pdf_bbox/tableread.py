@@ -445,3 +445,58 @@ def cell_answer(pages: Sequence[PageText], passage: Sequence[tuple[int, int]],
             if cell is not None:
                 return b, cell
     return None
+
+
+#: A superlative a which-question asks of a table ("which state had the most ..."): the highest, or the lowest.
+_MOST = re.compile(r"最高|最多|最大|\b(?:highest|largest|biggest|greatest|most)\b", re.I)
+_LEAST = re.compile(r"最低|最少|最小|\b(?:lowest|smallest|fewest|least)\b", re.I)
+_WHICH = re.compile(r"\b(?:which|what)\b|哪", re.I)
+#: A column or a row summing the others: the table's measure when the question names no column ("the most
+#: checks" of a table of checks by kind); a row so labelled is no row to rank.
+_TOTAL = re.compile(r"^\s*(?:grand\s+)?totals?\s*$|^\s*(?:合计|总计|总数)\s*$", re.I)
+MIN_RANKED = 3  # the rows a superlative compares, at least
+
+
+def superlative(query: str) -> bool | None:
+    """True: ``query`` asks the highest (most, largest, 最多 ...), False the lowest; None: neither, or both."""
+    most, least = _MOST.search(query) is not None, _LEAST.search(query) is not None
+    return most if most != least else None
+
+
+def extreme_answer(pages: Sequence[PageText], rows: Sequence[tuple[int, int]],
+                   query: str) -> tuple[tuple[int, int], list[int], str, str] | None:
+    """The read table row among ``rows`` holding the extreme a superlative which-question asks ("Which state had
+    the most firearm background checks"): under the header the query names (the host's ``named_header``), else
+    under the table's Total(s) column (the question names the table's topic, not a kind of it). Its block, lines
+    (the whole row: the label asked and the value), the header and the value; None when the query asks no such
+    thing, the column holds a cell that is no number, fewer than ``MIN_RANKED`` rows, or two rows tie. Rows
+    labelled Total(s) are not ranked, nor rows read in several parts (two tables side by side)."""
+    high = superlative(query)
+    if high is None or not _WHICH.search(query):
+        return None
+    ranked: list[tuple[float, tuple[int, int], str]] = []
+    header: str | None = None
+    for b in rows:
+        segments = pages[b[0]].row_cells.get(b[1])
+        if not segments or len(segments) != 1 or _TOTAL.match(segments[0][0]) or not segments[0][0].strip():
+            continue
+        parts = [(h, text) for h, text, _ in segments[0][2] if h]
+        if header is None:
+            header = named_header(query, [(h, h) for h, _ in parts], inflected=True) \
+                or next((h for h, _ in parts if _TOTAL.match(h)), None)
+            if header is None:
+                return None
+        text = next((t for h, t in parts if h == header), None)
+        if text is None or not is_numeric(text):
+            return None
+        if not any(ch.isdigit() for ch in text):
+            continue  # a dash: none
+        value = float(re.sub(r"[^\d.]", "", text) or "0")
+        ranked.append((-value if text.strip()[:1] in "(-\u2212\u2013" else value, b, text))
+    if header is None or len(ranked) < MIN_RANKED:
+        return None
+    ranked.sort(key=lambda r: -r[0] if high else r[0])
+    if ranked[0][0] == ranked[1][0]:
+        return None
+    b = ranked[0][1]
+    return b, list(pages[b[0]].blocks[b[1]]), header, ranked[0][2]

@@ -41,7 +41,7 @@ from .answer import Answer, _narrow, weighed
 from .blocks import MEANING_MIN_TOKENS, content_terms, doc_terms, fold, written_text
 from .headvalues import _header_row
 from .pdftext import DocumentText, PageText
-from .tableread import cell_answer
+from .tableread import cell_answer, extreme_answer, superlative
 from .tablerows import table_title
 
 #: False: a heading chosen for a question stays the place, as before (``benchmarks/heading_answers.py``).
@@ -188,6 +188,16 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
                                    meaning=cos.get(b, ans.meaning), rare_elsewhere=False,
                                    runners_up=[(ans.block, ans.meaning)] + [r for r in ans.runners_up if r[0] != b]
                                    ), UnderHeading(why, False)
+    extreme = extreme_answer(doc.pages, _rows_below(doc.pages[pi], pi, hb), query)
+    if extreme is not None:  # "which state had the most checks": the table under it ranks its rows
+        b, lines, header, value = extreme
+        why = f"; the heading {title!r} holds the query's topic: boxed on the row of its table holding the " \
+              f"{'highest' if superlative(query) else 'lowest'} {header} ({value})"
+        cos = _cosines(doc, [b], query)
+        return dataclasses.replace(ans, block=b, rule="extreme", share=1.0, found=len(rest), lines=lines,
+                                   meaning=cos.get(b, ans.meaning), rare_elsewhere=False,
+                                   runners_up=[(ans.block, ans.meaning)] + [r for r in ans.runners_up if r[0] != b]
+                                   ), UnderHeading(why, False)
     kept, weight = weighed(dt, query, content_terms(query))
     terms = set(kept) | rest
     weight = {t: weight.get(t, math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5))) for t in terms}
@@ -206,7 +216,11 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
         found = sum(t in dt.block(b).terms for t in rest)
         why = f"; the heading {title!r} holds the query's topic ({len(held)} of its {len(terms)} content terms): " \
               f"boxed on the text block under it holding {found} of the {len(rest)} others"
-        return _moved(doc, ans, b, query, terms, has(b, terms) / sum(weight.values()), cos), UnderHeading(why, False)
+        setting = _only_setting(doc, b, query)
+        if setting:
+            why += setting
+        return _moved(doc, ans, b, query, terms, has(b, terms) / sum(weight.values()), cos), \
+            UnderHeading(why, bool(setting))
     near = [b for b in cands if b in cos and len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
     if near:
         b = max(near, key=lambda b: (cos[b], -cands.index(b)))
@@ -217,6 +231,23 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
     why = f"; a heading holding {len(held)} of the query's {len(terms)} content terms, no text under it holding " \
           "the others: an approximate place"
     return ans, UnderHeading(why, True)
+
+
+def _only_setting(doc: DocumentText, b: tuple[int, int], query: str) -> str:
+    """What the reason adds when block ``b`` cannot answer the superlative ``query`` asks ("which state had the
+    most checks in November 2015" of the label "November - 2015"): it holds no superlative and no figure the
+    query does not hold, only the question's setting words; "" when it can."""
+    if superlative(query) is None:
+        return ""
+    text = written_text(doc.pages[b[0]], doc.pages[b[0]].blocks[b[1]])
+    asked = set(_FIGURE.findall(query))
+    if superlative(text) is not None or any(f not in asked for f in _FIGURE.findall(text)):
+        return ""
+    return "; the query asks which holds the most or least, this block holds only its setting (no figure of its " \
+           "own): an approximate place"
+
+
+_FIGURE = re.compile(r"\d[\d,.]*")
 
 
 def lacks_terms(doc: DocumentText, b: tuple[int, int], query: str) -> bool:

@@ -134,3 +134,67 @@ def test_a_title_over_a_table_gives_way_to_the_cell_the_question_names_not_the_l
     assert loc.page == 1 and not loc.locator_degraded
     assert loc.bbox[1] <= (state[1] + state[3]) / 2 <= loc.bbox[3]  # Pennsylvania's row
     assert _text_in(nics, 1, loc.bbox) == handgun
+
+
+def _text_shown_in(file: Path, page: int, box: list[float]) -> str:
+    """What PDFium draws inside ``box`` (top-left points of the page as displayed: ``/Rotate`` applied), each
+    character by its centre."""
+    from mnote_kr_testkit.pdfs import display_transform, displayed_box
+
+    doc = pdfium.PdfDocument(str(file))
+    try:
+        pg = doc[page - 1]
+        t = display_transform(pg)
+        tp = pg.get_textpage()
+        out = []
+        for i in range(tp.count_chars()):
+            x0, y0, x1, y1 = displayed_box(t, tp.get_charbox(i))
+            if box[0] <= (x0 + x1) / 2 <= box[2] and box[1] <= (y0 + y1) / 2 <= box[3]:
+                out.append(tp.get_text_range(i, 1))
+        return "".join(out)
+    finally:
+        doc.close()
+
+
+def test_a_superlative_question_over_a_tables_title_is_boxed_on_the_row_holding_the_extreme_total() -> None:
+    """nc22a Q8 (round 22): over the rotated NICS page the title's chunk was cited exact on "November - 2015", the
+    line the content stream draws after the title: it holds the question's date, not which state had the most. The
+    table's Totals column ranks the states (the question names the table's topic, checks, and no kind of them)."""
+    nics = CORPUS / "pdf" / "pdfplumber__nics-background-checks-2015-11-rotated.pdf"
+    query = "Which state had the most firearm background checks in November 2015?"
+    before = nics.read_bytes()
+    # the truth, read from the page's text: each state's row ends with its total; the Totals row is no state
+    rows = [ln.split() for ln in page_text(nics, 1).splitlines()]
+    totals = {" ".join(w for w in r if not w[0].isdigit()): int(r[-1].replace(",", "")) for r in rows
+              if len(r) > 20 and r[-1][0].isdigit() and not r[0].startswith("Totals")}
+    best = max(totals.values())
+    (state,) = [s for s, v in totals.items() if v == best]
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    text = pypdf.PdfReader(str(nics)).pages[0].extract_text()
+    chunk = text[text.index("\nTotals ") - 40:]  # the totals, the title, "November - 2015", the notes
+    assert state not in chunk
+    evidence = clean_citation_text(chunk, query).locator_evidence_text
+    loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(nics), evidence=evidence, query=query, passage=chunk))
+    inside = _text_shown_in(nics, 1, loc.bbox)
+    assert state.replace(" ", "") in inside and f"{best:,}" in inside and "November" not in inside, (inside, loc.reason)
+    assert loc.page == 1 and not loc.locator_degraded, loc.reason
+    assert nics.read_bytes() == before
+
+
+def test_a_label_holding_only_a_superlative_questions_setting_is_no_exact_place() -> None:
+    """The same question when the table's rows cannot be ranked: the blocks under the title ("November - 2015", the
+    notes) hold the question's setting and no figure of their own, so none is claimed exact for "which ... most"."""
+    nics = CORPUS / "pdf" / "pdfplumber__nics-background-checks-2015-11-rotated.pdf"
+    query = "Which state had the most firearm background checks in November 2015?"
+    from mnote_kr_pdf_bbox import tableread
+
+    logging.getLogger("pypdf").setLevel(logging.ERROR)
+    text = pypdf.PdfReader(str(nics)).pages[0].extract_text()
+    chunk = text[text.index("\nTotals ") - 40:]
+    evidence = clean_citation_text(chunk, query).locator_evidence_text
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(tableread, "MIN_RANKED", 10_000, raising=False)  # as if the table were not read: no row to rank
+        loc = mnote_kr_pdf_bbox.locate(LocateRequest(file=str(nics), evidence=evidence, query=query, passage=chunk))
+    assert loc.locator_degraded, loc.reason
+    assert "holds only its setting" in loc.reason, loc.reason
+    assert not any(s in _text_shown_in(nics, 1, loc.bbox) for s in ("Kentucky", "Texas", "Alabama"))

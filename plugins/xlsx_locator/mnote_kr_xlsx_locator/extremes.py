@@ -11,8 +11,10 @@ The rule fires only when all of these hold, else the place stays what the words 
 * the question asks "which"/"what" (哪), or asks the value in Chinese (多少, 是什么, 最小值: nc21a Q23, "Sheet1 中
   third 列最小的值是多少", cited the header C1), and says a superlative (``HIGHEST``/``LOWEST``: highest, largest, most,
   maximum ...; 最高, 最多, 最大 / 最低, 最少, 最小);
-* the cited row belongs to a table with a header, and the question names one of its columns (every word of
-  the header, by stem or written short with a full stop, or a CJK header as written) other than the which-noun's
+* the cited row belongs to a table with a header (or is the title line right over one: "Number of freshwater ducks
+  per year" over Year | Freshwater Ducks), and the question names one of its columns (every word of the header, by
+  stem or written short with a full stop, a CJK header as written, or a Latin header in Chinese words by the
+  dictionary: 淡水鸭 for "Freshwater Ducks", ``named_in_chinese``) other than the which-noun's (哪一年: Year)
   ("which year had the most rain": Year is what is asked, Rain the column to rank); the nearest such column to
   the superlative when several are named;
 * every non-empty cell of that column in the table is a number (a column of text or dates has no extreme here),
@@ -40,6 +42,7 @@ from mnote_kr.plugin_api import (
     abbreviated_at,
     iter_tokens,
     lazy_compile,
+    named_in_chinese,
     normalize,
     stem,
 )
@@ -54,6 +57,7 @@ _WHICH = lazy_compile(r"(?i)\b(?:which|what)\b(?:\s+(\w+))?|哪(?:个|一个|一
                       r"|(是多少|为多少|多少|是什么|是几|(?<=最[小大高低少多])的?值)")
 #: Words after "what" that ask for the value itself ("what is the lowest third"), not for a row by its noun.
 _VALUE_WORDS = frozenset({"", "is", "was", "are", "were", "value", "number", "amount"})
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 _NUMBER = re.compile(r"[-+]?(?:\d+(?:,\d{3})*|\d*)(?:\.\d+)?(?:[eE][-+]?\d+)?%?")
 
 
@@ -88,6 +92,10 @@ def _named_at(header: str, query: str, words: dict[str, int]) -> int | None:
     norm = normalize(header).strip()
     if any(ord(ch) >= 0x2E80 for ch in norm):
         return query.find(norm) if norm in query else None
+    if _CJK.search(query):  # 淡水鸭 names "Freshwater Ducks" (the dictionary), as "freshwater ducks" would
+        at = named_in_chinese(query, header)
+        if at is not None:
+            return at
     places = []
     for tok, _, _ in iter_tokens(norm):
         at = words.get(stem(tok))
@@ -106,6 +114,10 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
     which = _WHICH.search(query)
     if sup is None or which is None or row.comment:
         return None
+    if not row.is_header and row.header_row is None:  # a title over a table ("Number of freshwater ducks per year")
+        row = _table_under(doc, row)
+        if row is None:
+            return None
     head_row = row.row if row.is_header else row.header_row
     headers = dict(row.cells) if row.is_header else row.headers
     if head_row is None or not headers:
@@ -121,8 +133,9 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
     for col, header in headers.items():
         at = _named_at(header, said, words)
         if at is None or (asked_noun and (stem(asked_noun) in {stem(t) for t, _, _ in iter_tokens(normalize(header))}
-                                          or normalize(header).strip() == asked_noun)):
-            continue
+                                          or normalize(header).strip() == asked_noun
+                                          or _CJK.match(asked_noun) and named_in_chinese(asked_noun, header) == 0)):
+            continue  # (哪一年: 年 names "Year", the column asked)
         values = [_number(dict(p.cells)[col]) for p in table if col in dict(p.cells)]
         if len(values) < 2 or any(v is None for v in values):
             continue
@@ -138,6 +151,16 @@ def asked_extreme(doc: TextDocument[RowParagraph], row: RowParagraph, query: str
     rows = [p for v, p in valued if v == top]
     return Extreme(rows=rows, column=col, header=headers[col], highest=highest, value=dict(rows[0].cells)[col],
                    asks_value=asked_noun.strip() in _VALUE_WORDS)
+
+
+def _table_under(doc: TextDocument[RowParagraph], title: RowParagraph) -> RowParagraph | None:
+    """The header row right under ``title`` (the sheet's next row holding a value), or None: the table the title
+    line names."""
+    paras = doc.paragraphs
+    at = next((i for i, p in enumerate(paras) if p is title), None)
+    nxt = next((p for p in paras[at + 1:] if p.sheet == title.sheet and not p.comment), None) if at is not None \
+        else None
+    return nxt if nxt is not None and nxt.is_header else None
 
 
 def cite_extreme(doc: TextDocument[RowParagraph], extreme: Extreme, request: LocateRequest, score: float | None,

@@ -112,3 +112,32 @@ def test_a_chinese_question_asking_a_columns_lowest_value_is_cited_on_that_cell(
     assert (loc.sheet, loc.range, loc.locator_degraded) == ("Sheet1", f"C{row}", False), (loc.range, loc.locator_reason)
     assert str(lowest) in (loc.quote or ""), loc.quote
     assert hashlib.sha256(BOOK.read_bytes()).digest() == before
+
+
+DUCKS = SALES.parent / "docling__xlsx_05_table_with_title.xlsx"
+
+
+@pytest.mark.parametrize(("query", "pick"), [
+    ("淡水鸭数量最多的是哪一年？", max),
+    ("淡水鸭数量最少的是哪一年？", min),
+    ("哪一年的淡水鸭最多？", max),
+])
+def test_a_chinese_which_year_question_over_english_headers_is_cited_on_the_extreme_row(
+        plugins, query: str, pick) -> None:  # type: ignore[no-untyped-def]
+    # nc22a Q5: the title B2 "Number of freshwater ducks per year" was cited (approximate), and the row asked was not
+    # behind it; the English "Which year had the most freshwater ducks?" reached B10:C10. 淡水 is "fresh water",
+    # 鸭 "duck" (the dictionary): the question names the column Freshwater Ducks; 哪一年 asks Year, no column to rank
+    before = hashlib.sha256(DUCKS.read_bytes()).digest()
+    wb = openpyxl.load_workbook(DUCKS, read_only=True)
+    try:
+        cells = {c.coordinate: c.value for r in wb["Duck Observations"].iter_rows() for c in r if c.value is not None}
+    finally:
+        wb.close()
+    ducks = {int(k[1:]): v for k, v in cells.items() if k.startswith("C") and isinstance(v, int)}
+    row = next(r for r, v in ducks.items() if v == pick(ducks.values()))
+    loc = locate_in_whole_book(plugins, DUCKS, query)
+    assert (loc.sheet, loc.range, loc.locator_degraded) == ("Duck Observations", f"B{row}:C{row}", False), \
+        (loc.range, loc.locator_reason)
+    assert "Freshwater Ducks" in (loc.locator_reason or ""), loc.locator_reason
+    assert str(cells[f"B{row}"]) in (loc.quote or "") and str(ducks[row]) in (loc.quote or ""), loc.quote
+    assert hashlib.sha256(DUCKS.read_bytes()).digest() == before
