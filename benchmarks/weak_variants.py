@@ -131,7 +131,7 @@ VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {
 
 def with_library(library: Any) -> Callable[[list[Citation], str], bool]:
     """The rule as this code reads it, given the library's word counts (a ``libwords.LibraryWords``)."""
-    return lambda cs, q: noresults.weak_reason(cs, q, library) is not None
+    return lambda cs, q: noresults.weak_reason(cs, q, lambda: library) is not None
 
 
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],

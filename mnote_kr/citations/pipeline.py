@@ -423,7 +423,8 @@ def build_citations(
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
             settle: Callable[[Citation], Citation], query: str,
-            library: LibraryWords | None = None) -> tuple[list[Citation], list[Citation], str | None]:
+            library: Callable[[], LibraryWords | None] | None = None,
+            ) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
     those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
     weak = weak_reason(citations, query, library)
@@ -475,7 +476,7 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     citations, folded, weak = _finish(citations, diagnostics, top_k,
                                       lambda c: _settled(host.plugins, c, query, unanchored), query,
-                                      libwords.load(host.workspace.index_dir))
+                                      lambda: libwords.load(host.workspace.index_dir))
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)

@@ -6,11 +6,15 @@ by one says a lot, and a word no file holds says the library lacks what is asked
 
 Built from what ingest already reads: the places a locator queues at preparation (``prepare_locate`` ->
 ``meaning.queue``; :func:`collecting` gathers them per file), read with the ranking's ``terms`` (stemmed Latin
-words, CJK bigrams) after ``join_cjk_gaps``, as the weak rule reads passages. A file counts once per word. Kept
-beside the registry (``<workspace>/.mnote/index/libwords.msgpack``), written whole (``core.atomic``: a killed write
-leaves the old file), updated per file: :func:`note` when ingest prepares a file (new or changed: its old words
-are taken out first), :func:`forget` when it is deleted or goes stale. Loaded once per process (again only when
-the file on disk changed); a lookup is a dict read per query word.
+words, CJK bigrams) after ``join_cjk_gaps``, as the weak rule reads passages. A file counts once per word.
+
+Kept beside the registry in two files, each written whole (``core.atomic``: a killed write leaves the old file):
+the counts a search reads (``libwords.msgpack``: the number of files and each word's), and each file's words, read
+only to update them (``libwords-files.msgpack``; the counts are made again from it at each update, so counts left
+behind by a write killed between the two are mended by the next). Updated per file: :func:`note` when ingest
+prepares a file (new or changed: its old words are taken out first), :func:`forget` when it is deleted or goes
+stale. The counts are loaded once per process (again only when the file on disk changed), when the weak rule first
+needs them; a lookup is a dict read per query word.
 
 A file whose locator queues no places (a workbook over ``MEANING_ROWS`` rows, a PDF without a text layer) is not
 counted: its words are unknown here, and the count of files (``files``) says how many are.
@@ -28,28 +32,44 @@ import msgspec
 
 #: The file's name in the workspace's index folder.
 FILE_NAME = "libwords.msgpack"
+#: Each file's words, beside it.
+FILES_NAME = "libwords-files.msgpack"
 #: The format; a file of another is read as empty (rebuilt as files are prepared again).
 VERSION = 1
 
 
-class _Stored(msgspec.Struct, array_like=True):
+class _Counts(msgspec.Struct, array_like=True):
+    version: int
+    files: int
+    df: dict[str, int]
+
+
+class _Files(msgspec.Struct, array_like=True):
     version: int
     files: dict[str, tuple[str, list[str]]]  # rel path -> (content hash, its distinct terms, sorted)
 
 
 class LibraryWords:
-    """A library's document frequencies: ``files`` counted, ``df[term]`` files holding ``term``."""
+    """A library's document frequencies: ``files`` counted, ``df[term]`` files holding ``term``; ``by_file`` each
+    file's (content hash, words), when read for an update (a search reads only the counts: ``counts``)."""
 
     def __init__(self, files: dict[str, tuple[str, list[str]]] | None = None) -> None:
         self.by_file: dict[str, tuple[str, list[str]]] = dict(files or {})
         self.df: dict[str, int] = {}
+        self._files = 0
         for _, words in self.by_file.values():
             for w in words:
                 self.df[w] = self.df.get(w, 0) + 1
 
+    @classmethod
+    def counts(cls, files: int, df: dict[str, int]) -> LibraryWords:
+        lib = cls()
+        lib._files, lib.df = files, df
+        return lib
+
     @property
     def files(self) -> int:
-        return len(self.by_file)
+        return len(self.by_file) or self._files
 
     def put(self, rel: str, content_hash: str, texts: Iterable[str]) -> None:
         """``rel``'s words now (its old ones taken out first)."""
@@ -95,6 +115,10 @@ def path_in(index_dir: Path) -> Path:
     return Path(index_dir) / FILE_NAME
 
 
+def _files_path(index_dir: Path) -> Path:
+    return Path(index_dir) / FILES_NAME
+
+
 def load(index_dir: Path) -> LibraryWords | None:
     """The library's words kept in ``index_dir``, or None when none are (never prepared, unreadable)."""
     return load_file(path_in(index_dir))
@@ -113,10 +137,12 @@ def load_file(path: Path) -> LibraryWords | None:
         if got is not None and got[0] == stamp:
             return got[1]
     try:
-        stored = msgspec.msgpack.decode(path.read_bytes(), type=_Stored)
+        stored = msgspec.msgpack.decode(path.read_bytes(), type=_Counts)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    lib = LibraryWords(stored.files if stored.version == VERSION else {})
+    if stored.version != VERSION:
+        return None
+    lib = LibraryWords.counts(stored.files, stored.df)
     with _lock:
         _memo[path] = (stamp, lib)
     return lib
@@ -125,8 +151,9 @@ def load_file(path: Path) -> LibraryWords | None:
 def _save(index_dir: Path, lib: LibraryWords) -> None:
     from mnote_kr.core.atomic import write_atomic
 
+    write_atomic(_files_path(index_dir), msgspec.msgpack.encode(_Files(VERSION, lib.by_file)), private=True)
     path = path_in(index_dir)
-    write_atomic(path, msgspec.msgpack.encode(_Stored(VERSION, lib.by_file)), private=True)
+    write_atomic(path, msgspec.msgpack.encode(_Counts(VERSION, lib.files, lib.df)), private=True)
     st = path.stat()
     with _lock:
         _memo[path] = ((st.st_mtime_ns, st.st_size), lib)
@@ -146,7 +173,7 @@ def note(index_dir: Path, prepared: dict[str, tuple[str, Sequence[str]]]) -> Non
 def forget(index_dir: Path, rels: Iterable[str]) -> None:
     """Take the words of these files (deleted, changed, gone stale) out; no write when none was counted."""
     with _writing:
-        if not path_in(index_dir).exists():
+        if not _files_path(index_dir).exists():
             return
         lib = _fresh(index_dir)
         if any([lib.drop(rel) for rel in rels]):
@@ -157,9 +184,13 @@ _writing = threading.Lock()
 
 
 def _fresh(index_dir: Path) -> LibraryWords:
-    """A copy to change (a reader in this process keeps the one it loaded until the write is done)."""
-    lib = load(index_dir)
-    return LibraryWords(lib.by_file if lib is not None else {})
+    """Every file's words as kept (none when unreadable: the library is counted again as files are prepared), the
+    counts made from them."""
+    try:
+        stored = msgspec.msgpack.decode(_files_path(index_dir).read_bytes(), type=_Files)
+    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
+        return LibraryWords()
+    return LibraryWords(stored.files if stored.version == VERSION else {})
 
 
 # ----------------------------------------------------------------------------- gathering at preparation

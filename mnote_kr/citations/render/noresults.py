@@ -6,7 +6,7 @@ citations found seem not to answer the query (the relevance floor)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
@@ -22,7 +22,8 @@ if TYPE_CHECKING:
 _WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
 
 
-def weak_reason(citations: list[Citation], query: str = "", library: LibraryWords | None = None) -> str | None:
+def weak_reason(citations: list[Citation], query: str = "",
+                library: Callable[[], LibraryWords | None] | None = None) -> str | None:
     """Why nothing found seems to answer the query, or None when something does.
 
     The rule (measured: docs/http-api.md, "Places, quotes and weak results";
@@ -53,7 +54,8 @@ def weak_reason(citations: list[Citation], query: str = "", library: LibraryWord
     On the twenty-first round's dump (``benchmarks/weak_variants.py``) it cleared 3 labelled tuning questions asked
     across languages, each first on its right file, and no off-topic tuning query (28 of 55 and 8 of 16 stay weak).
 
-    With the library's word counts (``library``: ``caches.libwords``), an English query cleared by its words is
+    With the library's word counts (``library``: what loads them, ``caches.libwords``, called only when they are
+    needed), an English query cleared by its words is
     weak when the words the passages hold are all common in this library and it asks for a word no file holds
     (``library_common``: "how to report a lost passport" over a library of reports).
     """
@@ -83,7 +85,7 @@ def content_words(query: str) -> set[str]:
 
 
 def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script: bool,
-          library: LibraryWords | None = None) -> str | None:
+          library: Callable[[], LibraryWords | None] | None = None) -> str | None:
     """``weak_reason``, its two choices named (the benchmark reads either: ``benchmarks/weak_variants.py``)."""
     if not citations:
         return None
@@ -179,22 +181,27 @@ ZH_MEANING = 0.70
 LIBRARY_COMMON = 1.6
 
 
-def library_common(citations: list[Citation], query: str, library: LibraryWords) -> tuple[list[str], list[str]]:
+def library_common(citations: list[Citation], query: str,
+                   library: Callable[[], LibraryWords | None]) -> tuple[list[str], list[str]]:
     """(the query's words the passages hold, the words no file of the library holds) when the first weigh less than
     ``LIBRARY_COMMON`` together and the second are some, else ([], []): for a mostly Latin query (Han share at most
     0.2; a Chinese query's bigrams across its words are in no file whatever it asks) cleared by its words, not by a
-    verbatim phrase or a file it names. Numbers aside. O(the query's words) lookups."""
+    verbatim phrase or a file it names. Numbers aside. O(the query's words) lookups, the counts loaded (``library()``)
+    only past those checks; none kept (None): ([], [])."""
     from mnote_kr.citations.rank.neutral import han_share
 
     if han_share(query) > 0.2 or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
                                      for k in ("phrase", "fileName", "fileTerms")):
         return [], []
     asked = {t for t in terms(query) if not t.isdigit()}
-    lacking = sorted(t for t in asked if library.df.get(t, 0) == 0)
+    lib = library() if asked else None
+    if lib is None or not lib.files:
+        return [], []
+    lacking = sorted(t for t in asked if lib.df.get(t, 0) == 0)
     if not lacking:
         return [], []
     held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
-    if not held or sum(library.idf(t) for t in held) >= LIBRARY_COMMON:
+    if not held or sum(lib.idf(t) for t in held) >= LIBRARY_COMMON:
         return [], []
     return held, lacking
 
