@@ -54,7 +54,8 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     every = citations  # every passage's place: an answer's sentence may come from one not shown
     citations, folded, weak = _pl._finish(citations, diagnostics, top_k,
                                       lambda c: _pl._settled(host.plugins, c, query, unanchored), query,
-                                      lambda: _pl.libwords.load(host.workspace.index_dir))
+                                      lambda: _pl.libwords.for_search(host.workspace.index_dir,
+                                                                      reg.counts().get("processed", 0)))
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     answer: str | None = None
     sentences: list[GroundedSentence] = []

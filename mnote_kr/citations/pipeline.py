@@ -476,7 +476,8 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     citations, folded, weak = _finish(citations, diagnostics, top_k,
                                       lambda c: _settled(host.plugins, c, query, unanchored), query,
-                                      lambda: libwords.load(host.workspace.index_dir))
+                                      lambda: libwords.for_search(host.workspace.index_dir,
+                                                                  reg.counts().get("processed", 0)))
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)

@@ -124,6 +124,18 @@ def load(index_dir: Path) -> LibraryWords | None:
     return load_file(path_in(index_dir))
 
 
+#: The share of the library's indexed files the counts must hold for a search to read them: a workspace indexed before
+#: they were kept (or with many files no locator reads) has counts of a few files, in which the others' words would
+#: look lacking.
+COUNTED_SHARE = 0.8
+
+
+def for_search(index_dir: Path, indexed: int) -> LibraryWords | None:
+    """The counts a search reads (:func:`load`), when they hold ``COUNTED_SHARE`` of the ``indexed`` files or more."""
+    lib = load(index_dir)
+    return lib if lib is not None and lib.files >= COUNTED_SHARE * indexed else None
+
+
 def load_file(path: Path) -> LibraryWords | None:
     """:func:`load` of the file at ``path`` (a copy: ``benchmarks/libwords_offline.py --out``)."""
     path = Path(path)

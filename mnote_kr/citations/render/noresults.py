@@ -179,6 +179,9 @@ ZH_MEANING = 0.70
 #: library (``benchmarks/weak_variants.py --library``): off-topic English tuning queries said weak 15 -> 19 of 44,
 #: labelled English 2 -> 3 of 132 (h_en08, its right file not among those found); the same from 1.5 to 1.7.
 LIBRARY_COMMON = 1.6
+#: The files a library must count for its word counts to judge: in a smaller one a word one file holds weighs little
+#: (in 3 files, ln(4 / 1.5) < 1), however rarely a person would write it.
+LIBRARY_FILES = 10
 
 
 def library_common(citations: list[Citation], query: str,
@@ -186,8 +189,8 @@ def library_common(citations: list[Citation], query: str,
     """(the query's words the passages hold, the words no file of the library holds) when the first weigh less than
     ``LIBRARY_COMMON`` together and the second are some, else ([], []): for a mostly Latin query (Han share at most
     0.2; a Chinese query's bigrams across its words are in no file whatever it asks) cleared by its words, not by a
-    verbatim phrase or a file it names. Numbers aside. O(the query's words) lookups, the counts loaded (``library()``)
-    only past those checks; none kept (None): ([], [])."""
+    verbatim phrase or a file it names; in a library of ``LIBRARY_FILES`` counted or more. Numbers aside. O(the
+    query's words) lookups, the counts loaded (``library()``) only past those checks; none kept (None): ([], [])."""
     from mnote_kr.citations.rank.neutral import han_share
 
     if han_share(query) > 0.2 or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
@@ -195,7 +198,7 @@ def library_common(citations: list[Citation], query: str,
         return [], []
     asked = {t for t in terms(query) if not t.isdigit()}
     lib = library() if asked else None
-    if lib is None or not lib.files:
+    if lib is None or lib.files < LIBRARY_FILES:
         return [], []
     lacking = sorted(t for t in asked if lib.df.get(t, 0) == 0)
     if not lacking:
