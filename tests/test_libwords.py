@@ -80,8 +80,10 @@ def test_a_write_killed_half_way_leaves_the_old_counts_readable(kb: Host, monkey
     monkeypatch.setattr(atomic.os, "write", real)
     libwords._memo.clear()  # as a new process reads it
     assert counts(kb) == {"files": 2, "report": 2, "cricket": 1, "annual": 1, "school": 1, "table": 0}
-    assert sorted(p.name for p in kb.workspace.index_dir.iterdir() if "libwords" in p.name) == [
-        "libwords-files.msgpack", "libwords.msgpack"]  # no half-written file left beside them
+    index = kb.workspace.index_dir
+    assert sorted(p.name for p in index.iterdir() if "libwords" in p.name) == [
+        "libwords", "libwords.dirty", "libwords.msgpack"]  # the mark: the next update counts again
+    assert len(os.listdir(index / "libwords")) == 2  # each file's words; no half-written file left beside them
 
 
 #: English files of the repo's corpus: five hold "report" (a text box, three Tika letters, the Bangalore article).

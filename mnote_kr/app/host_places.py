@@ -40,19 +40,20 @@ class HostPlaces:
         and queue its places for embedding."""
         from mnote_kr.citations.caches import libwords
 
-        heard: dict[str, tuple[str, list[str]]] = {}
         reg = self.registry() if files else None
-        for path, rel in files:
-            try:
-                with libwords.collecting() as texts:
-                    if self.plugins.prepare_locate(path):
-                        self.progress(f"prepared {rel} for locating")
-            except MnoteKrError:
-                continue  # unreadable for the locator: the provider's verdict on the file is what counts
-            entry = reg.entries.get(rel) if reg is not None else None
-            if texts:  # the library's word counts (the weak rule's IDF)
-                heard[rel] = (entry.source_hash if entry is not None else "", texts)
-        libwords.note(self.workspace.index_dir, heard)
+        # the library's word counts (the weak rule's IDF): each file's words written as it is prepared, the counts
+        # at the end (and every few seconds of a long preparation)
+        with libwords.Batch(self.workspace.index_dir) as words:
+            for path, rel in files:
+                try:
+                    with libwords.collecting() as texts:
+                        if self.plugins.prepare_locate(path):
+                            self.progress(f"prepared {rel} for locating")
+                except MnoteKrError:
+                    continue  # unreadable for the locator: the provider's verdict on the file is what counts
+                entry = reg.entries.get(rel) if reg is not None else None
+                if texts:
+                    words.put(rel, entry.source_hash if entry is not None else "", texts)
 
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their
