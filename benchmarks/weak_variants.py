@@ -17,6 +17,9 @@ some, and ``relevance_floor.py`` counts both ways.
   does not clear it. ``first_script``: the across-scripts exemption reads the first citation's passage, not
   every passage (this one clears flags). ``cjk_stop+first_script``: both. Measured in the sixteenth round, none
   kept (docs/embeddings.md).
+* ``library``: the rule with the library's word counts (``libwords``; ``noresults.library_common``), read from
+  ``--library F`` (``libwords_offline.py`` builds it from the files ``relevance_floor.py`` ingests); without one,
+  not replayed.
 * ``common_words`` (a search cleared only by common English words: "back", "best", "time") and ``zh_meaning`` (a
   Chinese query cleared by one of its words, its first place not close in meaning) were measured in the
   eighteenth round, both together kept: they are the rule now (``noresults._saying_nothing``; docs/embeddings.md).
@@ -126,13 +129,19 @@ VARIANTS: dict[str, Callable[[list[Citation], str], bool]] = {
     "cjk_stop+first_script": cjk_stop_first_script}
 
 
-def replay(dump: dict[str, Any], groups: dict[str, list[str]]) -> dict[str, dict[str, list[str]]]:
+def with_library(library: Any) -> Callable[[list[Citation], str], bool]:
+    """The rule as this code reads it, given the library's word counts (a ``libwords.LibraryWords``)."""
+    return lambda cs, q: noresults.weak_reason(cs, q, lambda: library) is not None
+
+
+def replay(dump: dict[str, Any], groups: dict[str, list[str]],
+           extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
     and every variant, on the places a ``relevance_floor.py --dump`` run kept (``read``), with no engine: per
     rule, per group, the keys flagged weak."""
     cited = {k: [msgspec.convert(c, Citation) for c in dump[k]["read"]] for keys in groups.values() for k in keys}
     out = {"today": {g: [k for k in keys if dump[k]["weak"]] for g, keys in groups.items()}}
-    rules = {"rule": lambda cs, q: noresults.weak_reason(cs, q) is not None, **VARIANTS}
+    rules = {"rule": lambda cs, q: noresults.weak_reason(cs, q) is not None, **VARIANTS, **(extra or {})}
     return out | {name: {g: [k for k in keys if rule(cited[k], dump[k]["q"])] for g, keys in groups.items()}
                   for name, rule in rules.items()}
 
@@ -153,6 +162,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=main.__doc__.splitlines()[0] if main.__doc__ else None)
     parser.add_argument("--dump", type=Path, required=True)
     parser.add_argument("--held-out", action="store_true")
+    parser.add_argument("--library", type=Path, help="the library's word counts (libwords_offline.py --out)")
     args = parser.parse_args()
     dump = json.loads(args.dump.read_text(encoding="utf-8"))
     held = ("heldout2", "heldout3")
@@ -168,7 +178,16 @@ def main() -> int:
     if absent:
         print(f"not in the dump (skipped): {', '.join(absent)}")
     groups = {g: [k for k in keys if k in dump] for g, keys in groups.items() if g not in absent}
-    flagged = replay(dump, groups)
+    extra = {}
+    if args.library:
+        from mnote_kr.citations.caches import libwords
+
+        lib = libwords.load_file(args.library)
+        if lib is None:
+            print(f"not a library word count file: {args.library}", file=sys.stderr)
+            return 2
+        extra["library"] = with_library(lib)
+    flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():
             new = sorted(set(keys) - set(flagged["today"][g]))

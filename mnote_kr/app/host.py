@@ -306,6 +306,7 @@ class Host(HostIngest, HostStatus):
             for e in entries:
                 reg.update(e.source_root_relative_path, stale=True, stale_reason=USER_DELETED,
                            pending_action="delete")
+        self._forget_words(e.source_root_relative_path for e in entries)
         live = [e for e in entries if _holds_document(e) and e.status != "delete_completed"]
         gone = [e for e in entries if not _holds_document(e)]
         if gone:
@@ -342,6 +343,7 @@ class Host(HostIngest, HostStatus):
                     continue
                 action = "delete" if send_delete and _holds_document(entry) else None
                 marked.append(reg.update(rel, stale=True, stale_reason=why, pending_action=action))
+        self._forget_words(e.source_root_relative_path for e in marked)
         live = [e for e in marked if _holds_document(e)] if send_delete else []
         if live:
             try:
@@ -366,6 +368,12 @@ class Host(HostIngest, HostStatus):
                     removed.append(key)
             pruned_moves.keep(self.store.index_dir, moved)  # before the registry is saved without them
         return removed
+
+    def _forget_words(self, rels: Iterable[str]) -> None:
+        """Files no longer cited leave the library's word counts (``libwords``: the weak rule's IDF)."""
+        from mnote_kr.citations.caches import libwords
+
+        libwords.forget(self.workspace.index_dir, rels)
 
     def deletes_waiting(self) -> int:
         """Records ``prune`` keeps because the provider has not confirmed their delete yet."""

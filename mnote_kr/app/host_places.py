@@ -38,12 +38,22 @@ class HostPlaces:
         """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
         a new process's first search does not parse it (the provider is busy indexing meanwhile),
         and queue its places for embedding."""
-        for path, rel in files:
-            try:
-                if self.plugins.prepare_locate(path):
-                    self.progress(f"prepared {rel} for locating")
-            except MnoteKrError:
-                pass  # unreadable for the locator: the provider's verdict on the file is what counts
+        from mnote_kr.citations.caches import libwords
+
+        reg = self.registry() if files else None
+        # the library's word counts (the weak rule's IDF): each file's words written as it is prepared, the counts
+        # at the end (and every few seconds of a long preparation)
+        with libwords.Batch(self.workspace.index_dir) as words:
+            for path, rel in files:
+                try:
+                    with libwords.collecting() as texts:
+                        if self.plugins.prepare_locate(path):
+                            self.progress(f"prepared {rel} for locating")
+                except MnoteKrError:
+                    continue  # unreadable for the locator: the provider's verdict on the file is what counts
+                entry = reg.entries.get(rel) if reg is not None else None
+                if texts:
+                    words.put(rel, entry.source_hash if entry is not None else "", texts)
 
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their

@@ -53,7 +53,9 @@ def ask_with_diagnostics(host: Host, query: str, *, scope: list[str], top_k: int
     citations, rerank_note = _pl.rerank_places(host, query, citations, diagnostics)
     every = citations  # every passage's place: an answer's sentence may come from one not shown
     citations, folded, weak = _pl._finish(citations, diagnostics, top_k,
-                                      lambda c: _pl._settled(host.plugins, c, query, unanchored), query)
+                                      lambda c: _pl._settled(host.plugins, c, query, unanchored), query,
+                                      lambda: _pl.libwords.for_search(host.workspace.index_dir,
+                                                                      reg.counts().get("processed", 0)))
     citations, folded = remember_shown(host, citations, folded, reg)  # as issued (an ID held elsewhere: renamed)
     answer: str | None = None
     sentences: list[GroundedSentence] = []

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mnote_kr.citations.caches import answercache
+from mnote_kr.citations.caches import answercache, libwords
 from mnote_kr.citations.caches.citecache import remember_shown
 from mnote_kr.citations.caches.memo import Memo
 from mnote_kr.citations.cleaning.copyable import has_whole_word, join_cjk_gaps, mostly_glyphs, trim_chunk_edges
@@ -54,6 +54,7 @@ from mnote_kr.models import (
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from mnote_kr.citations.caches.libwords import LibraryWords
     from mnote_kr.plugins import Plugins
 
 #: Locator and cleaning answers kept per plugin set (warm searches skip redoing the same passage).
@@ -421,10 +422,12 @@ def build_citations(
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,
-            settle: Callable[[Citation], Citation], query: str) -> tuple[list[Citation], list[Citation], str | None]:
+            settle: Callable[[Citation], Citation], query: str,
+            library: Callable[[], LibraryWords | None] | None = None,
+            ) -> tuple[list[Citation], list[Citation], str | None]:
     """The citations a search returns (one per file, with alternatives, the first ``top_k`` files),
     those folded into them, and the weak reason; ``diagnostics`` gets the counts."""
-    weak = weak_reason(citations, query)
+    weak = weak_reason(citations, query, library)
     diagnostics["citable"] = len(citations)
     cited, folded = fold_places(citations, settle)
     diagnostics["placesDropped"] = len(citations) - len(cited) - len(folded)
@@ -472,7 +475,9 @@ def search(host: Host, query: str, *, scope: list[str], top_k: int = 20, mode: s
     citations, diagnostics, unanchored = build_citations(host, result, reg, query, scope_rels)
     citations, rerank_note = rerank_places(host, query, citations, diagnostics)
     citations, folded, weak = _finish(citations, diagnostics, top_k,
-                                      lambda c: _settled(host.plugins, c, query, unanchored), query)
+                                      lambda c: _settled(host.plugins, c, query, unanchored), query,
+                                      lambda: libwords.for_search(host.workspace.index_dir,
+                                                                  reg.counts().get("processed", 0)))
     # From the query's start until the host had its answer (it overlaps the host's own loading).
     diagnostics["providerMs"] = round(pending.elapsed_ms or 0.0, 2)
     diagnostics["pipelineMs"] = round((time.perf_counter() - t1) * 1000, 2)

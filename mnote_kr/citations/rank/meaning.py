@@ -166,7 +166,10 @@ def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None]
 def queue(texts: Sequence[str]) -> None:
     """Ask ingest to embed these places (a locator's ``prepare_locate``); cheap: nothing is embedded here.
     ``plugin_api.queue_texts`` (places that are not paragraphs: :func:`rank` finds their vectors
-    by :func:`places_key` of the same texts)."""
+    by :func:`places_key` of the same texts). The library's word counts hear them too (``libwords.collecting``)."""
+    from mnote_kr.citations.caches.libwords import heard
+
+    heard(texts)
     if MEANING_WEIGHT <= 0:
         return
     with _queue_lock:

@@ -6,20 +6,24 @@ citations found seem not to answer the query (the relevance floor)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import PurePath
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
 from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
 
+if TYPE_CHECKING:
+    from mnote_kr.citations.caches.libwords import LibraryWords
+
 #: The ranking's parts that say a passage holds the query's own words (or its file is named by them).
 _WORDS_PARTS = ("lexical", "phrase", "fileName", "fileTerms")
 
 
-def weak_reason(citations: list[Citation], query: str = "") -> str | None:
+def weak_reason(citations: list[Citation], query: str = "",
+                library: Callable[[], LibraryWords | None] | None = None) -> str | None:
     """Why nothing found seems to answer the query, or None when something does.
 
     The rule (measured: docs/http-api.md, "Places, quotes and weak results";
@@ -49,8 +53,13 @@ def weak_reason(citations: list[Citation], query: str = "") -> str | None:
     or one when that place is close in meaning, as one shared word clears a Chinese query in Chinese (``ZH_MEANING``).
     On the twenty-first round's dump (``benchmarks/weak_variants.py``) it cleared 3 labelled tuning questions asked
     across languages, each first on its right file, and no off-topic tuning query (28 of 55 and 8 of 16 stay weak).
+
+    With the library's word counts (``library``: what loads them, ``caches.libwords``, called only when they are
+    needed), an English query cleared by its words is
+    weak when the words the passages hold are all common in this library and it asks for a word no file holds
+    (``library_common``: "how to report a lost passport" over a library of reports).
     """
-    return _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT)
+    return _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT, library=library)
 
 
 #: The weak check reads a query's words without its Chinese function words (``content_words``: a passage
@@ -75,7 +84,8 @@ def content_words(query: str) -> set[str]:
             if not (len(t) == 2 and (t[0] in CJK_FUNCTION_CHARS or t[1] in CJK_FUNCTION_CHARS))}
 
 
-def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script: bool) -> str | None:
+def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script: bool,
+          library: Callable[[], LibraryWords | None] | None = None) -> str | None:
     """``weak_reason``, its two choices named (the benchmark reads either: ``benchmarks/weak_variants.py``)."""
     if not citations:
         return None
@@ -83,11 +93,13 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     numbers_only = False
     parts = [c.diagnostics.score_parts for c in citations]
     few: list[str] = []
+    common: tuple[list[str], list[str]] = ([], [])
     if _worded(citations, parts, query, asked):
         # a file the query names ("2024-01-05.md") answers it whatever its name is made of
         numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(asked, citations)
         few = [] if numbers_only else _saying_nothing(citations, parts, query)
-        if not numbers_only and not few:
+        common = ([], []) if numbers_only or few or library is None else library_common(citations, query, library)
+        if not numbers_only and not few and not common[0]:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations):
         return None
@@ -97,6 +109,10 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         return None
     if said_across(query, citations):
         return None
+    if common[0]:
+        return (f"only words common in this library ({', '.join(common[0])}) are in the passages found, and "
+                f"{', '.join(common[1])} is in none of its files: nothing in your files clearly answers it; the "
+                "passages shown are only the nearest by meaning")
     if numbers_only:
         return ("only the query's numbers are in the passages found, none of its words: nothing in your files "
                 "clearly answers it; the passages shown are only the nearest by meaning")
@@ -155,6 +171,42 @@ _COMMON = """above across after afterwards again against almost alone along alre
 COMMON_WORDS = frozenset(t for w in _COMMON.split() for t in terms(w))
 #: The first place's cosine with a Chinese query below which one shared word does not clear it.
 ZH_MEANING = 0.70
+
+
+#: The library IDF (``LibraryWords.idf``, natural log) that the words the passages hold must reach together for an
+#: English query that asks for a word the library lacks: below it they are words about a fifth of the library's files
+#: hold or more (one "report", "table", "change"). Measured on the twenty-first round's dump with the benchmark's
+#: library (``benchmarks/weak_variants.py --library``): off-topic English tuning queries said weak 15 -> 19 of 44,
+#: labelled English 2 -> 3 of 132 (h_en08, its right file not among those found); the same from 1.5 to 1.7.
+LIBRARY_COMMON = 1.6
+#: The files a library must count for its word counts to judge: in a smaller one a word one file holds weighs little
+#: (in 3 files, ln(4 / 1.5) < 1), however rarely a person would write it.
+LIBRARY_FILES = 10
+
+
+def library_common(citations: list[Citation], query: str,
+                   library: Callable[[], LibraryWords | None]) -> tuple[list[str], list[str]]:
+    """(the query's words the passages hold, the words no file of the library holds) when the first weigh less than
+    ``LIBRARY_COMMON`` together and the second are some, else ([], []): for a mostly Latin query (Han share at most
+    0.2; a Chinese query's bigrams across its words are in no file whatever it asks) cleared by its words, not by a
+    verbatim phrase or a file it names; in a library of ``LIBRARY_FILES`` counted or more. Numbers aside. O(the
+    query's words) lookups, the counts loaded (``library()``) only past those checks; none kept (None): ([], [])."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if han_share(query) > 0.2 or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
+                                     for k in ("phrase", "fileName", "fileTerms")):
+        return [], []
+    asked = {t for t in terms(query) if not t.isdigit()}
+    lib = library() if asked else None
+    if lib is None or lib.files < LIBRARY_FILES:
+        return [], []
+    lacking = sorted(t for t in asked if lib.df.get(t, 0) == 0)
+    if not lacking:
+        return [], []
+    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
+    if not held or sum(lib.idf(t) for t in held) >= LIBRARY_COMMON:
+        return [], []
+    return held, lacking
 
 
 def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], query: str) -> list[str]:
