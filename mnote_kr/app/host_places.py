@@ -34,16 +34,24 @@ class HostPlaces:
 
         def registry(self) -> Registry: ...
 
-    def _prepare_locate(self, files: list[tuple[str, str]]) -> None:
+    def _prepare_locate(self, files: list[tuple[str, str]], keys: dict[str, list[str]] | None = None) -> None:
         """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
         a new process's first search does not parse it (the provider is busy indexing meanwhile),
-        and queue its places for embedding."""
+        and queue its places for embedding; ``keys`` gets the places keys each file queued."""
         for path, rel in files:
+            token = None
+            if keys is not None:
+                from mnote_kr.citations.rank import meaning
+
+                token = meaning.collected.set(keys.setdefault(rel, []))
             try:
                 if self.plugins.prepare_locate(path):
                     self.progress(f"prepared {rel} for locating")
             except MnoteKrError:
                 pass  # unreadable for the locator: the provider's verdict on the file is what counts
+            finally:
+                if token is not None:
+                    meaning.collected.reset(token)
 
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their
@@ -84,9 +92,13 @@ class HostPlaces:
         wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
         return wordsonly.summary(again_due, meaning.embed_problem)
 
-    def _words_only_left(self, scope: set[str]) -> WordsOnlyFiles | None:
-        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync."""
+    def _words_only_left(self, scope: set[str], keys: dict[str, list[str]] | None = None) -> WordsOnlyFiles | None:
+        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync;
+        those it prepared (``keys``: the places keys each queued) are remembered so first (``status`` counts
+        them, ``sync`` embeds them: the queue itself ends with this process)."""
         from mnote_kr.citations.rank import wordsonly
 
+        if keys:
+            wordsonly.unembedded(self, keys)
         left = wordsonly.left(self, scope)
         return None if left is None else msgspec.convert(left, WordsOnlyFiles)
