@@ -82,7 +82,7 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int]) -> list
     waiting = f"; {sent} file(s) still being indexed (cited once LightRAG has indexed them)" if sent else ""
     if meant.get("problem"):
         return [f"Places:    {citable} file(s) citable now, placed by words only: {meant['problem']}{waiting}"]
-    words = int(lost.get("indexed", lost.get("count")) or 0)
+    words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
     line = f"Places:    {citable} file(s) citable now, {max(0, citable - words)} placed by words and meaning"
     if lost.get("count"):
         line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. {lost['paths'][0]}; "
