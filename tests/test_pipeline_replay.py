@@ -32,6 +32,7 @@ import mnote_kr_lightrag as lightrag_plugin
 from mnote_kr.app.host import Host
 from mnote_kr.citations import pipeline
 from mnote_kr.citations.caches import citecache, idstore
+from mnote_kr.citations.map import stillindexing
 from mnote_kr.citations.render.cards import render_answer
 from mnote_kr.core.config import load_config
 from mnote_kr.core.paths import config_dir
@@ -439,10 +440,9 @@ def test_a_scoped_search_names_every_file_of_its_scope_that_cannot_be_cited(env:
                                         stale_reason="missing on disk"))
         reg.put(_entry(env.ws, "papers/wait.md", "wait.md", status="submitted"))
     result = env.search("Hamburg", scope=[scope])
-    assert result.results == []
-    named = {(n.source_path, n.status, n.reason) for n in result.not_indexed}
+    assert result.results == [] and (named := {(n.source_path, n.status, n.reason) for n in result.not_indexed})
     uncitable = {("papers/bad.pdf", "failed", "no text layer"), ("papers/gone.docx", "stale", "missing on disk"),
-                 ("papers/wait.md", "submitted", "sent, not indexed yet")}
+                 ("papers/wait.md", "submitted", stillindexing.REASON)}  # named by every search, in its words
     expected = {n for n in uncitable if n[0] == scope or n[0].startswith(scope + "/")}
     if scope == "ghost.pdf":
         expected = {("ghost.pdf", "not_indexed", "no such file or folder")}

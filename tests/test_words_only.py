@@ -118,8 +118,9 @@ def test_a_file_whose_places_lost_their_vectors_is_placed_by_words_recorded_and_
     assert _recorded(host) == [REL]
     words_only = host.status()["meaning"]["wordsOnly"]
     assert words_only == {"count": 1, "paths": [REL], "command": "mnote-kr sync"}
-    assert f"1 indexed file(s) placed by words only, e.g. {REL}, until 'mnote-kr sync' embeds" in \
-        render_status(host.status())
+    assert host.status()["meaning"]["wordsOnlyIndexed"] == 1
+    assert (f"Places:    1 file(s) citable now, 0 placed by words and meaning, 1 by words only until 'mnote-kr sync' "
+            f"embeds their places (e.g. {REL}; ") in render_status(host.status())
 
     sent, calls = list(provider.ingested), list(provider.calls)
     fake_e5.clear()
@@ -203,6 +204,31 @@ def test_ingest_without_wait_embeds_nothing_and_says_which_files_it_looked_at_wa
     assert host.ingest([ws / "other"]).words_only is None  # another folder: not this file
     assert host.ingest(["kb"], wait=True).words_only is None and _recorded(host) == []  # --wait embeds them
     assert host.ingest(["kb"]).words_only is None  # placed by meaning now: nothing to say
+
+
+def test_a_new_file_ingested_without_wait_is_counted_as_placed_by_words_until_sync_embeds_it(
+        tmp_path: Path, fake_e5: list[list[str]]) -> None:
+    """nc22a P5: after 'ingest .' without --wait, status said "1 indexed file(s) placed by words only" (a file a
+    search had met) whatever the new files, and "vectors of 10 set(s)" (every workspace's store) stayed put.
+    An ingest without --wait embeds none of its files' places (the queue ends with its process): it remembers
+    them, status counts them among the files citable now, and sync embeds them."""
+    host, _, ws, _ = _host(tmp_path)
+    for name in ("new1.md", "new2.md"):
+        (ws / "kb" / name).write_text(f"# {name}\n\nA tram depot opened near the {name} mill in 1907.\n",
+                                      encoding="utf-8")
+    before = {p.name: p.read_bytes() for p in (ws / "kb").iterdir()}
+    fake_e5.clear()
+    report = host.ingest(["kb"])
+    assert fake_e5 == [] and sorted(_recorded(host)) == ["kb/new1.md", "kb/new2.md"]
+    assert report.words_only is not None and report.words_only.count == 2
+    places = [x for x in render_status(host.status()).splitlines() if x.startswith("Places:")]
+    assert places == ["Places:    3 file(s) citable now, 1 placed by words and meaning, 2 by words only until "
+                      "'mnote-kr sync' embeds their places (e.g. kb/new1.md; an ingest without --wait leaves "
+                      "that to sync)"], places
+    assert host.embed_words_only()["count"] == 2 and len(fake_e5) == 2  # what sync runs
+    places = [x for x in render_status(host.status()).splitlines() if x.startswith("Places:")]
+    assert places == ["Places:    3 file(s) citable now, 3 placed by words and meaning"], places
+    assert {p.name: p.read_bytes() for p in (ws / "kb").iterdir()} == before
 
 
 def test_watch_embeds_when_the_record_changes_and_only_then(tmp_path: Path, fake_e5: list[list[str]]) -> None:

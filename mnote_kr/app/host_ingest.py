@@ -231,6 +231,7 @@ class HostIngest(HostPlaces):
             return report
         sources, error = self._send(sources, force)
         still: list[str] = []
+        keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
@@ -247,15 +248,15 @@ class HostIngest(HostPlaces):
             if still:
                 report.wait_timed_out = WaitTimeout(seconds=wait_s, still_waiting=still)
         else:
-            self._prepare_locate(prepare)
+            self._prepare_locate(prepare, keys)
         if error is None and (wait if embed is None else embed):
             # Citable by words from here; placed by meaning once their paragraphs' vectors exist
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
             self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources))
-        elif error is None:
-            report.words_only = self._words_only_left(_looked_at(report, sources))
+        elif error is None:  # their places queued and not embedded: remembered, named, and sync embeds them
+            report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
         for src in sources:
             entry = reg.entries[src.rel_path]

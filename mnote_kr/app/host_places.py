@@ -34,23 +34,28 @@ class HostPlaces:
 
         def registry(self) -> Registry: ...
 
-    def _prepare_locate(self, files: list[tuple[str, str]]) -> None:
+    def _prepare_locate(self, files: list[tuple[str, str]], keys: dict[str, list[str]] | None = None) -> None:
         """Let locator plugins cache each file's (absolute path, relative path) parsed model now, so
         a new process's first search does not parse it (the provider is busy indexing meanwhile),
-        and queue its places for embedding."""
+        and queue its places for embedding; ``keys`` gets the places keys each file queued."""
         from mnote_kr.citations.caches import libwords
+        from mnote_kr.citations.rank import meaning
 
         reg = self.registry() if files else None
         # the library's word counts (the weak rule's IDF): each file's words written as it is prepared, the counts
         # at the end (and every few seconds of a long preparation)
         with libwords.Batch(self.workspace.index_dir) as words:
             for path, rel in files:
+                token = meaning.collected.set(keys.setdefault(rel, [])) if keys is not None else None
                 try:
                     with libwords.collecting() as texts:
                         if self.plugins.prepare_locate(path):
                             self.progress(f"prepared {rel} for locating")
                 except MnoteKrError:
                     continue  # unreadable for the locator: the provider's verdict on the file is what counts
+                finally:
+                    if token is not None:
+                        meaning.collected.reset(token)
                 entry = reg.entries.get(rel) if reg is not None else None
                 if texts:
                     words.put(rel, entry.source_hash if entry is not None else "", texts)
@@ -94,9 +99,13 @@ class HostPlaces:
         wordsonly.settle(self, again_due, embedded=meaning.embed_problem is None)
         return wordsonly.summary(again_due, meaning.embed_problem)
 
-    def _words_only_left(self, scope: set[str]) -> WordsOnlyFiles | None:
-        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync."""
+    def _words_only_left(self, scope: set[str], keys: dict[str, list[str]] | None = None) -> WordsOnlyFiles | None:
+        """The files of ``scope`` placed by words only that this ingest, embedding no places, leaves to sync;
+        those it prepared (``keys``: the places keys each queued) are remembered so first (``status`` counts
+        them, ``sync`` embeds them: the queue itself ends with this process)."""
         from mnote_kr.citations.rank import wordsonly
 
+        if keys:
+            wordsonly.unembedded(self, keys)
         left = wordsonly.left(self, scope)
         return None if left is None else msgspec.convert(left, WordsOnlyFiles)

@@ -186,7 +186,10 @@ def _meaning_status(host: HostStatus, reg: Registry) -> dict[str, Any]:
     from mnote_kr.citations.rank.meaning import status
     from mnote_kr.citations.rank.wordsonly import status as words_only
 
-    return {**status(), "wordsOnly": words_only(host, reg)}
+    lost = words_only(host, reg)
+    # of the files placed by words only, those indexed already (the rest are still being indexed): beside
+    # ``wordsOnly``, whose shape the MCP status tool declares
+    return {**status(), "wordsOnly": lost, "wordsOnlyIndexed": lost.pop("indexed", 0)}
 
 
 def _behind(reg: Registry, provider: Mapping[str, Any], shown: int = 50) -> dict[str, Any] | None:

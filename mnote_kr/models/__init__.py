@@ -485,6 +485,10 @@ class QueryRequest(Frozen, frozen=True, kw_only=True):
     chunk_top_k: int | None = None
     want_answer: bool = False
     enable_rerank: bool | None = None  # None: not requested, passed through only when set
+    #: The provider's names (``light_rag_file_path``) of the files the registry records as sent and not
+    #: indexed yet (``submitted``, ``processing``): a provider busy with them may say so before it answers,
+    #: and tell which it has finished (``diagnostics["indexing"]``). Empty: the provider need not look.
+    sent_files: tuple[str, ...] = ()
 
 
 class MappedReference(Frozen, frozen=True, kw_only=True):

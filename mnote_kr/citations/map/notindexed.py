@@ -9,6 +9,7 @@ from typing import Any
 
 from mnote_kr.citations.hostview import HostView as Host
 from mnote_kr.citations.map.reindexing import reindexing
+from mnote_kr.citations.map.stillindexing import still_indexing
 from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core import watchmark
@@ -260,6 +261,10 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
     again = reindexing(reg, scope_rels, cited, diagnostics, lambda: watchmark.watching(host.store.index_dir))
     if again:  # said as being re-indexed, rather than by its bare status where the query or scope named it
         missing = [m for m in missing if m.source_path not in {a.source_path for a in again}] + again
+    # new files sent and not indexed yet (as the provider tells of its work): never silent either
+    sent = still_indexing(reg, scope_rels, cited, diagnostics)
+    if sent:
+        missing = [m for m in missing if m.source_path not in {s.source_path for s in sent}] + sent
     behind, n_behind = left_behind_not_indexed(host, reg)  # roots that do not follow: never silent
     if behind:
         missing = [m for m in missing if m.source_path not in {b.source_path for b in behind}] + behind

@@ -79,8 +79,9 @@ def retrieval_depth(config: dict[str, Any], top_k: int) -> tuple[int, int]:
 
 
 def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, rerank: bool | None,
-                  want_answer: bool) -> QueryRequest:
-    """The provider request for a user's query, or a ``UsageError`` saying what to fix."""
+                  want_answer: bool, sent: tuple[str, ...] = ()) -> QueryRequest:
+    """The provider request for a user's query, or a ``UsageError`` saying what to fix. ``sent``: the
+    provider's names of the files sent and not indexed yet (``stillindexing.sent_files``)."""
     query = " ".join(query.split())
     if not query:
         raise UsageError("The query is empty")
@@ -99,7 +100,7 @@ def query_request(config: dict[str, Any], query: str, *, top_k: int, mode: str, 
                          hint="it is the number of citations returned, e.g. --top-k 5")
     depth, chunk_depth = retrieval_depth(config, top_k)
     return QueryRequest(query=query, mode=mode, top_k=depth, chunk_top_k=chunk_depth, want_answer=want_answer,
-                        enable_rerank=rerank)
+                        enable_rerank=rerank, sent_files=sent)
 
 
 class StartedQuery:
@@ -123,6 +124,9 @@ def start_query(host: HostView, query: str, *, top_k: int, mode: str, rerank: bo
                 want_answer: bool) -> StartedQuery:
     """Check the query and start the provider on it; a bad query or an unreachable provider
     fails here, before anything else is loaded."""
-    request = query_request(host.config, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer)
+    from mnote_kr.citations.map.stillindexing import sent_files
+
+    request = query_request(host.config, query, top_k=top_k, mode=mode, rerank=rerank, want_answer=want_answer,
+                            sent=sent_files(host.registry()))
     started_at = time.perf_counter()
     return StartedQuery(host.plugins.start_query(host.context(), request), started_at)

@@ -29,6 +29,7 @@ The model and the vectors never touch the network: weights come from the install
 
 from __future__ import annotations
 
+import contextvars
 import functools
 import hashlib
 import json
@@ -163,6 +164,11 @@ def _embed_files(files: Sequence[Sequence[str]], progress: Callable[[int], None]
             _memo[key] = out
 
 
+#: The places keys queued while a caller collects them (``HostPlaces._prepare_locate`` of an ingest that embeds
+#: nothing: its files are remembered as placed by words only, ``wordsonly.unembedded``).
+collected: contextvars.ContextVar[list[str] | None] = contextvars.ContextVar("mnote_kr_queued_keys", default=None)
+
+
 def queue(texts: Sequence[str]) -> None:
     """Ask ingest to embed these places (a locator's ``prepare_locate``); cheap: nothing is embedded here.
     ``plugin_api.queue_texts`` (places that are not paragraphs: :func:`rank` finds their vectors
@@ -172,6 +178,8 @@ def queue(texts: Sequence[str]) -> None:
     heard(texts)
     if MEANING_WEIGHT <= 0:
         return
+    if (keys := collected.get()) is not None:
+        keys.append(places_key(texts))
     with _queue_lock:
         _queue.append(list(texts))
 

@@ -162,6 +162,32 @@ def _record(host: HasWorkspace, rel: str, key: str) -> None:
         write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
 
 
+def unembedded(host: HasWorkspace, keys: Mapping[str, list[str]]) -> None:
+    """Remember the files an ingest prepared and sent without embedding their places (no ``--wait``): each
+    with the first places key it queued that has no vectors (``keys``: path -> keys), in one write; they
+    are placed by words only until ``sync`` embeds them. Nothing without the model."""
+    from mnote_kr.core.atomic import write_private
+    from mnote_kr.core.registry import now_ms
+
+    if not meaning.model_installed():
+        return
+    todo = {rel: key for rel, ks in keys.items() if (key := next((k for k in ks if not meaning.has_vectors(k)), None))}
+    if not todo:
+        return
+    reg = host.registry()
+    path = record_path(host, create=True)
+    try:
+        with exclusive(str(path) + ".lock", timeout=5):
+            current = load(host)
+            files = [f for f in current.files if f.source_path not in todo]
+            files += [WordsOnlyFile(source_path=rel, key=key, seen_at_ms=now_ms(),
+                                    source_hash=e.source_hash if (e := reg.entries.get(rel)) is not None else "")
+                      for rel, key in todo.items()]
+            write_private(path, _encoder.encode(WordsOnly(files=files[-MAX_FILES:], settled=current.settled)))
+    except (OSError, MnoteKrError):  # best effort: a search records them when it meets them
+        pass
+
+
 def _live(reg: Registry, f: WordsOnlyFile) -> bool:
     """Whether the recorded file is still the indexed, citable version it was (else the normal paths
     handle it: a changed file is sent again, and its places embedded by that ingest)."""
@@ -226,14 +252,16 @@ def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN,
     words only until ``sync`` embeds their places (the recorded files still indexed as they were, their
     vectors still missing), the first ``shown``, and the command. No file is read."""
     paths_: list[str] = []
-    count = 0
+    count = indexed = 0
     if record_path(host).exists():
         for f in load(host).files:
             if (scope is None or f.source_path in scope) and _live(reg, f) and not meaning.has_vectors(f.key):
                 count += 1
+                indexed += reg.entries[f.source_path].status == "processed"
                 if len(paths_) < shown:
                     paths_.append(f.source_path)
-    return {"count": count, "paths": paths_, "command": COMMAND}
+    # ``indexed``: of them, those LightRAG has indexed already (the others are still being indexed)
+    return {"count": count, "paths": paths_, "command": COMMAND, "indexed": indexed}
 
 
 def left(host: HasWorkspace, scope: Container[str]) -> dict[str, object] | None:

@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+from mnote_kr.citations.map.stillindexing import REASON as STILL_INDEXING
 from mnote_kr.citations.render.alsoasked import also_searched
 from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
@@ -127,8 +128,8 @@ def weak_line(reason: str | None) -> str:
 def render_search(result: SearchResults) -> str:
     out = [weak_line(result.weak_reason)] if result.weak and result.results else []
     # before the cards: a file the query names that cannot be cited is easy to miss after six cards
-    out += _not_indexed_lines(result.not_indexed)
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
+    out += _not_indexed_lines(result.not_indexed, _sent_count(diagnostics))
     out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     out += _cards(result.results, weak=result.weak)
     out += filter(None, [also_searched(diagnostics, result.results)])  # a translation's file among them
@@ -184,15 +185,30 @@ def not_indexed_text(ni: NotIndexed) -> str:
 _SINCE_INDEXED = (CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED)
 
 
-def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
-    """One line per file that cannot be cited; the status in words ("not indexed" is said once). A file
+#: How many files still being indexed a search's text names on its one line about them.
+STILL_INDEXING_NAMED = 5
+
+
+def still_indexing_line(paths: list[str], count: int = 0) -> str:
+    """``2 file(s) still being indexed: kb/a.docx, kb/b.pdf (not cited until ...)``: new files sent and not
+    indexed yet, in one line whatever their number (``count``: all of them, when more were listed)."""
+    count = max(count, len(paths))
+    more = f" and {count - STILL_INDEXING_NAMED} more" if count > STILL_INDEXING_NAMED else ""
+    return (f"{count} file(s) still being indexed: {', '.join(paths[:STILL_INDEXING_NAMED])}{more} (sent, not "
+            "cited until LightRAG has indexed them; search again then; 'mnote-kr sync --wait 60' follows them)")
+
+
+def _not_indexed_lines(items: list[NotIndexed], sent_count: int = 0) -> list[str]:
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once), and one
+    line for all the new files still being indexed (``sent_count``: how many in all). A file
     changed or gone since it was indexed says so first: ``changed since indexed: FILE: run 'mnote-kr sync'``.
     Past ``SKIPPED_LINES`` files skipped for their type, one line counts the rest: a folder of archives
     must not push the cards off the screen."""
     skipped = [ni for ni in items if ni.status == "skipped"][SKIPPED_LINES:]
-    lines = []
+    sent = [ni.source_path for ni in items if ni.reason == STILL_INDEXING]
+    lines = [still_indexing_line(sent, sent_count)] if sent else []
     for ni in items:
-        if ni in skipped:
+        if ni in skipped or ni.reason == STILL_INDEXING:
             continue
         since = next((p for p in _SINCE_INDEXED if ni.reason.startswith(p + ": ")), None)
         lines.append(f"{since}: {ni.source_path}: {ni.reason[len(since) + 2:]}" if since
@@ -201,6 +217,12 @@ def _not_indexed_lines(items: list[NotIndexed]) -> list[str]:
         lines.append(f"not indexed: {len(skipped)} more file(s) skipped for their type ('--json' lists them, "
                      "'mnote-kr status' names them)")
     return lines
+
+
+def _sent_count(diagnostics: object) -> int:
+    """How many new files ``diagnostics["stillIndexing"]`` counts (0: none, or no such note)."""
+    said = diagnostics.get("stillIndexing") if isinstance(diagnostics, dict) else None
+    return int(said.get("count") or 0) if isinstance(said, dict) else 0
 
 
 def render_answer(result: AgentQueryResult) -> str:

@@ -71,6 +71,29 @@ def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
     return counts
 
 
+def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int]) -> list[str]:
+    """What a person needs of the places: how many files are citable now, how many of them are placed by
+    meaning and by words only (the files whose places have no vectors: an ingest without --wait embeds none,
+    and sync does), how many are still being indexed, and what to run; then the vector store, which is
+    one for every workspace of this home and every version a file had (not this workspace's count)."""
+    citable = int(by_status.get("processed") or 0)
+    sent = int(by_status.get("submitted") or 0) + int(by_status.get("processing") or 0)
+    lost = meant.get("wordsOnly") or {}
+    waiting = f"; {sent} file(s) still being indexed (cited once LightRAG has indexed them)" if sent else ""
+    if meant.get("problem"):
+        return [f"Places:    {citable} file(s) citable now, placed by words only: {meant['problem']}{waiting}"]
+    words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
+    line = f"Places:    {citable} file(s) citable now, {max(0, citable - words)} placed by words and meaning"
+    if lost.get("count"):
+        line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. {lost['paths'][0]}; "
+                 "an ingest without --wait leaves that to sync)")
+    lines = [line + waiting]
+    lines.append(f"Vectors:   {meant.get('model')}; {meant.get('files', 0)} set(s) of places stored, in one store for "
+                 "every workspace of this home and every version a file had (not this workspace's count)"
+                 + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
+    return lines
+
+
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
@@ -182,15 +205,7 @@ def render_status(info: dict[str, Any]) -> str:
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     meant = info.get("meaning") or {}
     if meant:
-        lines.append("Places:    " + (meant.get("problem") or f"by words and meaning ({meant.get('model')}), "
-                                      f"vectors of {meant.get('files', 0)} set(s) of places (one per file "
-                                      "version, a PDF's recognised pages one more) kept in one store for every "
-                                      "workspace")
-                     + (f"; {meant['embedding']}" if meant.get("embedding") else ""))
-        lost = meant.get("wordsOnly") or {}
-        if lost.get("count"):  # their places changed since they were embedded (a new reading, a new layout)
-            lines.append(f"Places:    {lost['count']} indexed file(s) placed by words only, e.g. {lost['paths'][0]}, "
-                         f"until '{lost['command']}' embeds their places")
+        lines += places_lines(meant, reg.get("byStatus") or {})
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
         lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")

@@ -139,6 +139,8 @@ class LightRagClient:
         self.clock, self.sleep = time.monotonic, time.sleep
         self._ctx = ctx
         self._saying = threading.Lock()  # one progress voice when the question and its translation both wait
+        #: What :meth:`look_before_search` saw of LightRAG's work (None: no look).
+        self.looked: dict[str, Any] | None = None
         headers = {"Accept": "application/json"}
         if api_key:
             headers["X-API-Key"] = api_key
@@ -331,6 +333,30 @@ class LightRagClient:
                     what = self._indexing() or what
                     raise self._held(what, started, again) from again
             raise self._held(what, started, exc) from exc
+
+    def look_before_search(self, sent: tuple[str, ...]) -> dict[str, Any] | None:
+        """With files the registry records as sent and not indexed yet (``QueryRequest.sent_files``; none: no
+        request at all), one look at the pipeline status before a search: when LightRAG indexes, the line
+        that this search may wait is said at once (before the ``timeout_s`` a held search waits unheard).
+        What it saw, for the host (``diagnostics["indexing"]``): ``{"busy": false}`` (idle: done with every
+        file sent), or busy with the files its history says it finished in this run (``done``); None: no look."""
+        self.looked = None
+        if not sent:
+            return None
+        try:
+            status = self._dict("GET", "/documents/pipeline_status", timeout=searchwait.LOOK_S)
+        except ProviderError:
+            return None
+        if not searchwait.at_work(status):
+            self.looked = {"busy": False}
+            return self.looked
+        what = searchwait.indexing(status)
+        self.looked = {"busy": True, "done": searchwait.finished(status)}
+        if what is not None and not what.deleting:
+            line = searchwait.may_wait_line(what, self._name(what), self.timeout_s + max(0.0, self.search_wait_s))
+            self.looked["said"] = line
+            self._ctx.progress(line)
+        return self.looked
 
     def indexing(self) -> Indexing | None:
         """What LightRAG indexes (``/documents/pipeline_status``, 5 s at most; None: idle, or no answer)."""

@@ -338,6 +338,7 @@ def _prepare(ctx: ProviderContext, request: QueryRequest) -> tuple[Settings, Lig
     try:
         health = _health(ctx, client)
         payload = build_payload(request, health)
+        client.look_before_search(request.sent_files)  # said at once when LightRAG indexes them
     except BaseException:
         client.close()
         raise
@@ -475,7 +476,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
                                  rerank_enabled=bool(payload.get("enable_rerank"))
                                  and configuration.get("rerank_binding") not in (None, "null", ""),
                                  rerank_model=configuration.get("rerank_model"),
-                                 diagnostics={"translation": crossquery.account(translation, why, own, references)})
+                                 diagnostics={"translation": crossquery.account(translation, why, own, references),
+                                              **({"indexing": client.looked} if client.looked else {})})
     if graph_note:
         result.notes.append(graph_note)
     if known is not None and known.problem:

@@ -27,6 +27,8 @@ from .naming import readable_name
 
 #: Seconds one look at the pipeline status may take while a search waits.
 STATUS_TIMEOUT_S = 5.0
+#: Seconds the one look at the pipeline status before a search may take (files sent and not indexed yet).
+LOOK_S = 2.0
 #: Seconds between two looks at the pipeline status while a search waits.
 POLL_S = 1.0
 #: Seconds between two progress lines while a search waits.
@@ -76,6 +78,24 @@ def indexing(status: dict[str, Any]) -> Indexing | None:
         deleting=job.lower().startswith("deleting"),
         completed=frozenset(m for m in history if _COMPLETED.match(m)),
     )
+
+
+def finished(status: dict[str, Any]) -> list[str]:
+    """The files (LightRAG's names) its history says it has finished in this run ("Completed processing file")."""
+    return [m.split(": ", 1)[1] for m in status.get("history_messages") or []
+            if isinstance(m, str) and _COMPLETED.match(m)]
+
+
+def at_work(status: dict[str, Any]) -> bool:
+    """Whether LightRAG is indexing, scanning, or has documents waiting to enter its pipeline."""
+    return bool(status.get("busy") or status.get("scanning") or status.get("pending_enqueues"))
+
+
+def may_wait_line(what: Indexing, name: str, budget_s: float) -> str:
+    """What a search sent while LightRAG indexes is told at once: it may be held (``LightRAG is indexing
+    1 file: kb/handbook.docx (for 12 s); this search may wait ... (at most 3m 00s)``)."""
+    return (f"{doing(what, name)}; this search may wait until it has stored its chunks "
+            f"(at most {took(budget_s)})")
 
 
 def stored(before: Indexing, status: dict[str, Any]) -> bool:
