@@ -44,7 +44,7 @@ def _search(tmp_path: Path, **config: Any) -> tuple[list[ProviderReference], dic
 
 
 def test_the_answering_file_from_the_deeper_list_follows_the_first_chunks(tmp_path: Path) -> None:
-    refs, sent, answer = _search(tmp_path)
+    refs, sent, answer = _search(tmp_path, deeper_files=passages.DEEPER_FILES)
     chunks = json.loads(json.dumps(RECORDED["data"]["chunks"], ensure_ascii=False).replace(
         TAG, naming.workspace_tag(tmp_path / "ws")))
     assert sent["chunk_top_k"] == passages.deeper(20) == 60
@@ -58,6 +58,11 @@ def test_the_answering_file_from_the_deeper_list_follows_the_first_chunks(tmp_pa
     first = next(c for c in chunks if c["file_path"] == answer)
     assert added[0].file_path == answer and added[0].chunk_id == first["chunk_id"]
     assert [r.rank for r in refs] == list(range(1, len(refs) + 1))
+
+
+def test_deeper_files_are_off_unless_the_workspace_asks_for_them(tmp_path: Path) -> None:
+    refs, _, answer = _search(tmp_path)  # the default: no deeper file passed on
+    assert len(refs) == 20 and answer not in {r.file_path for r in refs}
 
 
 def test_deeper_files_zero_keeps_the_first_chunks_alone(tmp_path: Path) -> None:

@@ -26,7 +26,8 @@ question): the answering file is among the first 20 chunks' files for 79 of 109 
 questions and 190 of 197 same-language ones, and the host's first five held it every time it was
 there; among 40 chunks 92 / 193, among 60 96 / 193. Five deeper files reach 93 / 192 (4.3 files
 more per search on average; three: 88 / 192). ``[providers.lightrag] deeper_files`` sets it per
-workspace (0: the first ``wanted`` chunks alone, as before). Pure: no I/O.
+workspace; off by default (``DEFAULT_DEEPER_FILES``): through the real engine the host's first five did not
+keep every file it was given, and the held-out sets did not gain (docs/embeddings.md). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -44,8 +45,12 @@ MAX_DEPTH = 80
 #: Weight of LightRAG's order (``POSITION_WEIGHT / rank``, rank 1-based) against the
 #: similarity's z-score (measured, docs/embeddings.md).
 POSITION_WEIGHT = 3.0
-#: Files of the deeper list that the first ``wanted`` chunks lack, passed on after them.
+#: Files of the deeper list that the first ``wanted`` chunks lack, passed on after them, when switched on.
 DEEPER_FILES = 5
+#: ``[providers.lightrag] deeper_files`` when the workspace does not set it: off. Through the real engine
+#: (benchmarks/retrieval.py, one run, r22) five deeper files found 3 more of 306 tuning questions' files in the
+#: first five and 1 fewer of 123 held-out ones, for about 150 ms more per search: not worth being the default.
+DEFAULT_DEEPER_FILES = 0
 
 
 def deeper(wanted: int) -> int:

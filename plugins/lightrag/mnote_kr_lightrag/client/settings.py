@@ -198,9 +198,9 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
 
 def _deeper_files(config: dict[str, Any]) -> int:
     """``[providers.lightrag] deeper_files``: a whole number from 0 to ``passages.MAX_DEPTH``; absent: the default."""
-    from .passages import DEEPER_FILES, MAX_DEPTH
+    from .passages import DEFAULT_DEEPER_FILES, MAX_DEPTH
 
-    value = config.get("deeper_files", DEEPER_FILES)
+    value = config.get("deeper_files", DEFAULT_DEEPER_FILES)
     if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_DEPTH:
         raise ConfigError(f"[providers.lightrag] deeper_files must be a whole number from 0 to {MAX_DEPTH},"
                           f" not {value!r}")
