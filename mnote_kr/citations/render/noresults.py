@@ -54,6 +54,10 @@ def weak_reason(citations: list[Citation], query: str = "",
     On the twenty-first round's dump (``benchmarks/weak_variants.py``) it cleared 3 labelled tuning questions asked
     across languages, each first on its right file, and no off-topic tuning query (28 of 55 and 8 of 16 stay weak).
 
+    Words only in the chunks around the places found clear nothing when no place holds one and the first place is far
+    in meaning (``_only_around``); a header of the first place named wholly by the Chinese question counts its words
+    (``HEADER_NAMED``). Neither changed a flag of the twenty-first round's dump.
+
     With the library's word counts (``library``: what loads them, ``caches.libwords``, called only when they are
     needed), an English query cleared by its words is
     weak when the words the passages hold are all common in this library and it asks for a word no file holds
