@@ -54,6 +54,10 @@ def weak_reason(citations: list[Citation], query: str = "",
     On the twenty-first round's dump (``benchmarks/weak_variants.py``) it cleared 3 labelled tuning questions asked
     across languages, each first on its right file, and no off-topic tuning query (28 of 55 and 8 of 16 stay weak).
 
+    Words only in the chunks around the places found clear nothing when no place holds one and the first place is far
+    in meaning (``_only_around``); a header of the first place named wholly by the Chinese question counts its words
+    (``HEADER_NAMED``). Neither changed a flag of the twenty-first round's dump.
+
     With the library's word counts (``library``: what loads them, ``caches.libwords``, called only when they are
     needed), an English query cleared by its words is
     weak when the words the passages hold are all common in this library and it asks for a word no file holds
@@ -93,13 +97,16 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     numbers_only = False
     parts = [c.diagnostics.score_parts for c in citations]
     few: list[str] = []
+    around: list[str] = []
     common: tuple[list[str], list[str]] = ([], [])
     if _worded(citations, parts, query, asked):
         # a file the query names ("2024-01-05.md") answers it whatever its name is made of
         numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(asked, citations)
         few = [] if numbers_only else _saying_nothing(citations, parts, query)
-        common = ([], []) if numbers_only or few or library is None else library_common(citations, query, library)
-        if not numbers_only and not few and not common[0]:
+        around = [] if numbers_only or few else _only_around(citations, parts, query)
+        common = (([], []) if numbers_only or few or around or library is None
+                  else library_common(citations, query, library))
+        if not numbers_only and not few and not around and not common[0]:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations):
         return None
@@ -109,6 +116,10 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         return None
     if said_across(query, citations):
         return None
+    if around:
+        return (f"the query's words ({', '.join(around)}) are only in the text around the places found, not at any of "
+                "them, and the first is not close to the query in meaning: nothing in your files clearly answers it; "
+                "the passages shown are only the nearest by meaning")
     if common[0]:
         return (f"only words common in this library ({', '.join(common[0])}) are in the passages found, and "
                 f"{', '.join(common[1])} is in none of its files: nothing in your files clearly answers it; the "
@@ -228,6 +239,42 @@ def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], qu
     return held if len(held) == 1 and far and han_share(query) >= 0.5 else []
 
 
+#: ``_only_around`` is on: words a passage holds clear a search only when some place cited holds one, or the first
+#: place is close in meaning (``ZH_MEANING``).
+PLACES_HOLD = True
+
+
+def _only_around(citations: list[Citation], parts: list[dict[str, float]], query: str) -> list[str]:
+    """The query's words (numbers aside) the passages found hold, when no place cited holds any (``_place_text``: the
+    quote a card shows, its headers and headings), the first place is in the query's script and not close to it in
+    meaning (cosine known and below ``ZH_MEANING``), and no verbatim phrase or named file matched; else []. The
+    passages are the provider's chunks, around the places: "chocolate cake baking temperature" first placed on a
+    table row ("Cathedral Peak 2 0.83 ...") and elsewhere on rows whose chunks hold "temperature" (nc22b)."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if not PLACES_HOLD or any(p.get(k, 0.0) > 0.0 for p in parts for k in ("phrase", "fileName", "fileTerms")):
+        return []
+    first = citations[0]
+    meaning = first.locator.meaning_score
+    mine, theirs = han_share(query), han_share(_passage(first))
+    if meaning is None or meaning >= ZH_MEANING or not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+        return []
+    asked = {t for t in terms(query) if not t.isdigit()}
+    if any(asked & (set(terms(_place_text(c))) | _name_terms(c)) for c in citations):
+        return []
+    return sorted({t for c in citations for t in asked & set(terms(_passage(c)))})
+
+
+def _place_text(c: Citation) -> str:
+    """What a citation's place holds, as the card shows it: its quote, and the headers, row label and headings the
+    locator read there."""
+    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
+
+    loc = c.locator
+    return join_cjk_gaps("\n".join(x for x in (c.display_quote, loc.quote, loc.place_text, *loc.headers, loc.row_label,
+                                                *(loc.place_headings or ())) if x))
+
+
 def said_across(query: str, citations: list[Citation]) -> list[str]:
     """The query's Chinese words the first place says in English (``crossmods.held_words``, through the dictionary's
     synonyms), when they are enough to say it answers, else []: the query is mostly Han, that place's passage is not,
@@ -241,7 +288,7 @@ def said_across(query: str, citations: list[Citation]) -> list[str]:
     On the twenty-first round's dump (``benchmarks/weak_variants.py``) it cleared that question (t4_en02, the right
     page first) and no off-topic tuning query (only two English ones have a Chinese first place there)."""
     from mnote_kr.citations.rank.neutral import han_share
-    from mnote_kr.citations.text.crossmods import held_words, said_in_chinese
+    from mnote_kr.citations.text.crossmods import held_words, naming_words, said_in_chinese
 
     first = citations[0] if citations else None
     if first is None:
@@ -252,6 +299,8 @@ def said_across(query: str, citations: list[Citation]) -> list[str]:
         said = said_in_chinese(_english_words(query), passage)
     elif mine >= 0.5 and han_share(passage) < 0.2:
         said = held_words(query, set(_LATIN_WORD.findall(passage.lower())))
+        if HEADER_NAMED:
+            said = list(dict.fromkeys([*said, *(w for h in first.locator.headers for w in naming_words(query, h))]))
     else:
         return []
     meaning = first.locator.meaning_score
@@ -260,6 +309,10 @@ def said_across(query: str, citations: list[Citation]) -> list[str]:
 
 
 _LATIN_WORD = re.compile(r"[a-z0-9]+")
+#: ``said_across`` counts the Chinese words naming a header of the first place wholly (``crossmods.naming_words``:
+#: 淡水 and 鸭 name "Freshwater Ducks", the column of the cell cited), one character long or more: "淡水鸭数量最多的是
+#: 哪一年？" on B10:C10 ("2024, Freshwater Ducks: 180", cosine 0.61) was said weak with 淡水 alone (nc22b).
+HEADER_NAMED = True
 
 
 def _english_words(query: str) -> list[str]:

@@ -22,7 +22,7 @@ from collections.abc import Collection, Sequence
 from mnote_kr.citations.text.cjkwords import FUNCTION_WORDS
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["american", "held_words", "named_in_chinese", "said_in_chinese", "unheld_modifiers"]
+__all__ = ["american", "held_words", "named_in_chinese", "naming_words", "said_in_chinese", "unheld_modifiers"]
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
 
@@ -130,6 +130,22 @@ def named_in_chinese(query: str, phrase: str) -> int | None:
     word's dictionary form and American spelling too): the start, in ``normalize(query)``, of the first Chinese word
     naming one. None when a word of the phrase is named by none, the phrase holds no Latin word, or without the
     dictionary. Words of one character count (鸭, 年): a header is named by them or not at all."""
+    named = _naming(query, phrase)
+    return min(at for at, _ in named.values()) if named else None
+
+
+def naming_words(query: str, phrase: str) -> list[str]:
+    """The Chinese words of ``query`` that name the Latin ``phrase`` (a place's header) when they name every word of
+    it (``named_in_chinese``), in the query's order, each once: ["淡水", "鸭"] for "Freshwater Ducks" in
+    "淡水鸭数量最多的是哪一年？"; [] when a word of the phrase is named by none (海水鸭: "seawater" is no
+    "Freshwater"), or without the dictionary."""
+    named = _naming(query, phrase)
+    return list(dict.fromkeys(word for _, word in sorted(named.values()))) if named else []
+
+
+def _naming(query: str, phrase: str) -> dict[str, tuple[int, str]] | None:
+    """Each Latin word of ``phrase`` (no stop word) -> (start in ``normalize(query)``, the Chinese word) of the first
+    Chinese word of ``query`` naming it, when every one is named; else None."""
     from mnote_kr.citations.text.cjkwords import _headwords
     from mnote_kr.citations.text.crosslang import _stop_words, segment, synonyms
 
@@ -139,7 +155,7 @@ def named_in_chinese(query: str, phrase: str) -> int | None:
     if not gloss or not wanted:
         return None
     spelled = {w: _spellings(w) for w in wanted}
-    named: dict[str, int] = {}
+    named: dict[str, tuple[int, str]] = {}
     for run in _CJK_RUN.finditer(normalize(query or "")):
         at = run.start()
         for word in segment(run.group(), gloss):
@@ -147,6 +163,6 @@ def named_in_chinese(query: str, phrase: str) -> int | None:
                 for syn in synonyms(word):
                     for w, forms in spelled.items():
                         if w not in named and ("".join(syn) in forms or len(syn) == 1 and syn[0] in forms):
-                            named[w] = at
+                            named[w] = (at, word)
             at += len(word)
-    return min(named.values()) if len(named) == len(wanted) else None
+    return named if len(named) == len(wanted) else None
