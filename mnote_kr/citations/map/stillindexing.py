@@ -10,7 +10,8 @@ The registry may lag behind the provider: a file it records as sent may be index
 carries their provider names (``QueryRequest.sent_files``, empty when there are none: no provider call
 then), the provider looks at its own work and says what it knows in ``diagnostics["indexing"]``:
 ``{"busy": false}`` (idle: it is done with every file sent, nothing is named) or ``{"busy": true,
-"done": [names finished in this run], ...}`` (those done are not named). A provider that says nothing
+"done": [names finished in this run or processed in an earlier one], ...}`` (those done are not named; a search
+never writes the registry: ``status`` and ``sync`` follow them). A provider that says nothing
 leaves the registry's word standing. A file cited by this search is never named (its answer came).
 """
 

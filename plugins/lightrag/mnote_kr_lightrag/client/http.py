@@ -351,12 +351,34 @@ class LightRagClient:
             self.looked = {"busy": False}
             return self.looked
         what = searchwait.indexing(status)
-        self.looked = {"busy": True, "done": searchwait.finished(status)}
+        line = None
         if what is not None and not what.deleting:
             line = searchwait.may_wait_line(what, self._name(what), self.timeout_s + max(0.0, self.search_wait_s))
+            # a notice, not a transient progress line: one whole line on stderr at once, piped or on a terminal
+            self._ctx.progress(searchwait.NOTE + line)
+        done = searchwait.finished(status)
+        self.looked = {"busy": True, "done": done + self._processed(sent, {*done, what.file if what else ""})}
+        if line is not None:
             self.looked["said"] = line
-            self._ctx.progress(line)
         return self.looked
+
+    def _processed(self, sent: tuple[str, ...], known: set[str]) -> list[str]:
+        """Which of ``sent`` LightRAG has already indexed, in an earlier run than its current one (its history
+        tells only this run's: nc22b, a file finished one job before was named as still being indexed). One
+        page of the documents it processed last (``/documents/paginated``, newest first), asked only when a
+        sent file is neither the one it indexes nor finished in this run; a file not on it keeps its word."""
+        unknown = set(sent) - known
+        if not unknown:
+            return []
+        body = {"page": 1, "page_size": min(200, max(10, 2 * len(unknown))), "status_filters": ["processed"],
+                "sort_field": "updated_at", "sort_direction": "desc"}
+        try:
+            page = self._dict("POST", "/documents/paginated", json=body, timeout=searchwait.LOOK_S)
+        except ProviderError:
+            return []
+        rows = page.get("documents") if isinstance(page.get("documents"), list) else []
+        return sorted({str(r.get("file_path")) for r in rows if isinstance(r, dict) and r.get("file_path") in unknown
+                       and str(r.get("status") or "").lower() == "processed"})
 
     def indexing(self) -> Indexing | None:
         """What LightRAG indexes (``/documents/pipeline_status``, 5 s at most; None: idle, or no answer)."""

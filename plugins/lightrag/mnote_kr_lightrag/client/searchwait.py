@@ -29,6 +29,8 @@ from .naming import readable_name
 STATUS_TIMEOUT_S = 5.0
 #: Seconds the one look at the pipeline status before a search may take (files sent and not indexed yet).
 LOOK_S = 2.0
+#: How the host's progress writer knows a line the person must see whole, at once (``progress_writer``'s notes).
+NOTE = "note: "
 #: Seconds between two looks at the pipeline status while a search waits.
 POLL_S = 1.0
 #: Seconds between two progress lines while a search waits.
