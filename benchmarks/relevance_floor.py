@@ -66,9 +66,9 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
     weak_reason = pipeline.weak_reason
     read: list[Any] = []  # the citations the weak rule reads: every place, before one card per file
 
-    def reading(citations: Any, query: str = "") -> Any:
+    def reading(citations: Any, query: str = "", *rest: Any) -> Any:  # rest: the library's word counts, when kept
         read.append(list(citations))
-        return weak_reason(citations, query)
+        return weak_reason(citations, query, *rest)
 
     pipeline.weak_reason = reading
     dirs = default_engine_dirs()
