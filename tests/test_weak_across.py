@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import shutil
 from pathlib import Path
+from typing import Any
 
 import msgspec
 import openpyxl
@@ -89,11 +90,10 @@ def test_an_off_topic_chinese_question_over_english_places_stays_weak(citations:
     assert weak_reason(citations, query) is not None
 
 
-def test_a_search_for_a_chinese_question_answered_by_an_english_row_is_not_said_weak(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Through the host's search on a replayed LightRAG answer (the real workbook, its text as LightRAG's chunk,
-    first) and the CLI's text: the two words (淡水 "fresh water", 观测 "observation") stand in the sheet's English
-    title and header, and nowhere in Chinese."""
+def search_ducks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, query: str) -> tuple[Any, dict, Env]:
+    """``query`` searched through the host on a replayed LightRAG answer: the real workbook (a copy in the
+    workspace, its text as the first chunk) and, further down, a Chinese passage (nc21a's scans, nc22b's guides:
+    words, not the scripts alone, must judge the search). The result, the workbook folder's digest before, the env."""
     env: Env = make_env(tmp_path, monkeypatch)
     (env.ws / "data").mkdir()
     shutil.copyfile(WORKBOOK, env.ws / REL)
@@ -101,10 +101,17 @@ def test_a_search_for_a_chinese_question_answered_by_an_english_row_is_not_said_
     with env.host.store.transaction() as reg:
         reg.put(_entry(env.ws, REL, "ducks.xlsx"))
     chunk = ("1", "ducks.xlsx", f"{naming.doc_id_for('ducks.xlsx')}-chunk-000", sheet_text(WORKBOOK))
-    # and a Chinese passage further down (nc21a's scans): words, not the scripts alone, must judge the search
     notes = ("2", "notes.md", f"{naming.doc_id_for('notes.md')}-chunk-000", NOTES_ZH)
     env.replay.json("POST", "/query/data", query_data(chunk, notes))
-    found = env.search("淡水鸭每年的观测数量是多少？")
+    return env.search(query), before, env
+
+
+def test_a_search_for_a_chinese_question_answered_by_an_english_row_is_not_said_weak(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Through the host's search on a replayed LightRAG answer (the real workbook, its text as LightRAG's chunk,
+    first) and the CLI's text: the two words (淡水 "fresh water", 观测 "observation") stand in the sheet's English
+    title and header, and nowhere in Chinese."""
+    found, before, env = search_ducks(tmp_path, monkeypatch, "淡水鸭每年的观测数量是多少？")
     assert [c.source_root_relative_path for c in found.results] == [REL, NOTES_REL]
     assert found.weak is False and found.weak_reason is None
     assert not render_search(found).startswith("Weak result")

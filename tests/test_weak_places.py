@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import msgspec
@@ -22,9 +21,8 @@ from mnote_kr_testkit.files import digest_tree
 from mnote_kr.citations.render.cards import render_search
 from mnote_kr.citations.render.noresults import said_across, weak_reason
 from mnote_kr.models import Citation
-from mnote_kr_lightrag.client import naming
-from tests.test_pipeline_replay import NOTES_REL, Env, _entry, make_env, query_data
-from tests.test_weak_across import NOTES_ZH, REL, SCAN, WORKBOOK, sheet_text
+from tests.test_pipeline_replay import NOTES_REL
+from tests.test_weak_across import REL, SCAN, WORKBOOK, search_ducks, sheet_text
 from tests.test_weak_variants import place
 
 CAKE = "chocolate cake baking temperature"
@@ -118,17 +116,7 @@ def test_a_search_for_the_year_of_most_freshwater_ducks_is_not_said_weak(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the host's search on a replayed LightRAG answer (the real workbook's text as its chunk) and the CLI's
     text: the xlsx locator cites the row of the highest Freshwater Ducks under its header, and no "Weak result"."""
-    env: Env = make_env(tmp_path, monkeypatch)
-    (env.ws / "data").mkdir()
-    shutil.copyfile(WORKBOOK, env.ws / REL)
-    before = digest_tree(env.ws / "data")
-    with env.host.store.transaction() as reg:
-        reg.put(_entry(env.ws, REL, "ducks.xlsx"))
-    chunk = ("1", "ducks.xlsx", f"{naming.doc_id_for('ducks.xlsx')}-chunk-000", sheet_text(WORKBOOK))
-    # and a Chinese passage further down (nc22b's library held Chinese guides): words, not scripts alone, judge it
-    notes = ("2", "notes.md", f"{naming.doc_id_for('notes.md')}-chunk-000", NOTES_ZH)
-    env.replay.json("POST", "/query/data", query_data(chunk, notes))
-    found = env.search(ASKED)
+    found, before, env = search_ducks(tmp_path, monkeypatch, ASKED)
     assert [c.source_root_relative_path for c in found.results] == [REL, NOTES_REL]
     first = found.results[0]
     assert (first.source_root_relative_path, first.locator.range) == (REL, "B10:C10")
