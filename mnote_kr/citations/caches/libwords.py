@@ -34,6 +34,7 @@ from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 import msgspec
 
@@ -169,12 +170,20 @@ def load_file(path: Path) -> LibraryWords | None:
     return lib
 
 
-def _read_counts(path: Path) -> _Counts | None:
+T = TypeVar("T", _Counts, _Words)
+
+
+def _read(path: Path, kind: type[T]) -> T | None:
+    """``path`` decoded as ``kind`` in this ``VERSION``; None when missing, unreadable or of another format."""
     try:
-        stored = msgspec.msgpack.decode(path.read_bytes(), type=_Counts)
+        got = msgspec.msgpack.decode(path.read_bytes(), type=kind)
     except (OSError, msgspec.DecodeError, msgspec.ValidationError):
         return None
-    return stored if stored.version == VERSION else None
+    return got if got.version == VERSION else None
+
+
+def _read_counts(path: Path) -> _Counts | None:
+    return _read(path, _Counts)
 
 
 def note(index_dir: Path, prepared: dict[str, tuple[str, Sequence[str]]]) -> None:
@@ -315,11 +324,7 @@ def _words_path(index_dir: Path, rel: str) -> Path:
 
 
 def _read_words(path: Path) -> _Words | None:
-    try:
-        got = msgspec.msgpack.decode(path.read_bytes(), type=_Words)
-    except (OSError, msgspec.DecodeError, msgspec.ValidationError):
-        return None
-    return got if got.version == VERSION else None
+    return _read(path, _Words)
 
 
 def _rebuilt(index_dir: Path) -> LibraryWords:
