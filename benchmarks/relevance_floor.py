@@ -3,8 +3,10 @@
 The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
 embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:
 ``retrieval_questions.json``, ``retrieval_heldout.json``, ...) and every query of
-``offtopic_queries.json`` and ``offtopic_numbers.json`` (nothing in the files answers them; the second
-holds years and quantities), and of ``offtopic_heldout.json`` (never tuned on), goes through ``Host.search`` (top 10).
+``offtopic_queries.json``, ``offtopic_numbers.json`` and ``offtopic_libwords.json`` (nothing in the files answers
+them; the second holds years and quantities, the third is made of words common in the library and comes with
+answerable questions in the same words, counted as the "library words" set), and of ``offtopic_heldout.json``
+(never tuned on), goes through ``Host.search`` (top 10).
 Printed, against today's default measured in the same run (baseline: the same citations before
 ``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
 
@@ -116,8 +118,11 @@ def main() -> int:
     off = json.loads((HERE / "offtopic_queries.json").read_text(encoding="utf-8"))["queries"]
     offh = json.loads((HERE / "offtopic_heldout.json").read_text(encoding="utf-8"))["queries"]
     offn = json.loads((HERE / "offtopic_numbers.json").read_text(encoding="utf-8"))["queries"]
+    libw = json.loads((HERE / "offtopic_libwords.json").read_text(encoding="utf-8"))
     queries = [(k, q["q"]) for k, q in labels.items()] + [(f"off{i:02d}", q) for i, q in enumerate(off)] + \
-              [(f"offh{i:02d}", q) for i, q in enumerate(offh)] + [(f"offn{i:02d}", q) for i, q in enumerate(offn)]
+              [(f"offh{i:02d}", q) for i, q in enumerate(offh)] + [(f"offn{i:02d}", q) for i, q in enumerate(offn)] + \
+              [(f"offl{i:02d}", q) for i, q in enumerate(libw["queries"])] + \
+              [(q["id"], q["q"]) for q in libw["labelled"]]
     runs = run(queries, files)
     if args.dump:
         args.dump.write_text(json.dumps(runs, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -127,16 +132,20 @@ def main() -> int:
     def has(names: list[str], doc: str) -> bool:
         return any(Path(doc).name.rsplit(".", 1)[0] in n for n in names)
 
-    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith(("offh", "offn"))]
+    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))]
+    off_lib = [r for k, r in runs.items() if k.startswith("offl")]
     off_num = [r for k, r in runs.items() if k.startswith("offn")]
     off_held = [r for k, r in runs.items() if k.startswith("offh")]
     print(f"off-topic queries said weak: tuning {sum(r['weak'] for r in off_tune)}/{len(off_tune)}, "
           f"tuning with numbers {sum(r['weak'] for r in off_num)}/{len(off_num)}, "
+          f"tuning of library words {sum(r['weak'] for r in off_lib)}/{len(off_lib)}, "
           f"held out {sum(r['weak'] for r in off_held)}/{len(off_held)} (baseline: 0, no floor)")
     for set_name, qs in sets.items():  # the sets never tuned on (heldout2, heldout3) are counted, never named
         weak = [q["id"] for q in qs if runs[q["id"]]["weak"]]
         shown = "" if set_name in ("heldout2", "heldout3") else f" {weak}"
         print(f"labelled questions said weak, {set_name}: {len(weak)}/{len(qs)}{shown}")
+    weak = [q["id"] for q in libw["labelled"] if runs[q["id"]]["weak"]]
+    print(f"labelled questions said weak, library words: {len(weak)}/{len(libw['labelled'])} {weak}")
     lost = [k for k, r in labelled.items() if has(r["placesBefore"], labels[k]["doc"])
             and not has(r["files"], labels[k]["doc"])]
     print(f"labelled questions losing their answering file from the cards: {len(lost)}")
@@ -149,15 +158,16 @@ def main() -> int:
     print(f"quote characters: median {statistics.median(quotes):.0f}, max {max(quotes)} "
           f"(baseline, the chunk: median {statistics.median(chunks):.0f}, max {max(chunks)}), "
           f"ratio of medians {statistics.median(quotes) / statistics.median(chunks):.2f}")
-    variants(runs, sets, args.held_out)
+    variants(runs, {**sets, "library words": libw["labelled"]}, args.held_out)
     return 0
 
 
 def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_out: bool) -> None:
     """What cleared the flag, per group of the tuning sets, and each variant's counts beside today's."""
     held_sets = ("heldout2", "heldout3")
-    groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(("offh", "offn"))],
+    groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))],
               "off-topic numbers": [k for k in runs if k.startswith("offn")],
+              "off-topic library words": [k for k in runs if k.startswith("offl")],
               **{name: [q["id"] for q in qs] for name, qs in sets.items() if name not in held_sets}}
     for name, keys in groups.items():
         why: dict[str, int] = {}

@@ -167,8 +167,11 @@ def main() -> int:
     dump = json.loads(args.dump.read_text(encoding="utf-8"))
     held = ("heldout2", "heldout3")
     _, sets = load_sets()
-    groups = {"off-topic": [k for k in dump if k.startswith("off") and not k.startswith(("offh", "offn"))],
+    libw = json.loads((Path(__file__).resolve().parent / "offtopic_libwords.json").read_text(encoding="utf-8"))
+    groups = {"off-topic": [k for k in dump if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))],
               "off-topic numbers": [k for k in dump if k.startswith("offn")],
+              "off-topic library words": [k for k in dump if k.startswith("offl")],
+              "library words": [q["id"] for q in libw["labelled"]],
               **{n: [q["id"] for q in qs] for n, qs in sets.items() if n not in held}}
     if args.held_out:
         groups |= {"off-topic held out": [k for k in dump if k.startswith("offh")],

@@ -99,6 +99,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     few: list[str] = []
     around: list[str] = []
     common: tuple[list[str], list[str]] = ([], [])
+    plain: list[str] = []
     if _worded(citations, parts, query, asked):
         # a file the query names ("2024-01-05.md") answers it whatever its name is made of
         numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(asked, citations)
@@ -106,7 +107,9 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         around = [] if numbers_only or few else _only_around(citations, parts, query)
         common = (([], []) if numbers_only or few or around or library is None
                   else library_common(citations, query, library))
-        if not numbers_only and not few and not around and not common[0]:
+        plain = ([] if numbers_only or few or around or common[0] or library is None
+                 else library_plain(citations, query, library))
+        if not numbers_only and not few and not around and not common[0] and not plain:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations):
         return None
@@ -120,6 +123,10 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         return (f"the query's words ({', '.join(around)}) are only in the text around the places found, not at any of "
                 "them, and the first is not close to the query in meaning: nothing in your files clearly answers it; "
                 "the passages shown are only the nearest by meaning")
+    if plain:
+        return (f"no passage found holds more of the query than words common in this library ({', '.join(plain)}), "
+                "and the first is not close to it in meaning: nothing in your files clearly answers it; the passages "
+                "shown are only the nearest by meaning")
     if common[0]:
         return (f"only words common in this library ({', '.join(common[0])}) are in the passages found, and "
                 f"{', '.join(common[1])} is in none of its files: nothing in your files clearly answers it; the "
@@ -218,6 +225,43 @@ def library_common(citations: list[Citation], query: str,
     if not held or sum(lib.idf(t) for t in held) >= LIBRARY_COMMON:
         return [], []
     return held, lacking
+
+
+#: ``library_plain``: a query of at most this many words (numbers aside). A longer question asked in other words than
+#: its answer's (most labelled tuning questions) often shares only common words with the right place.
+PLAIN_WORDS = 5
+#: ``library_plain``: the library IDF the query's words one passage holds must reach together (about one word held by
+#: a single file in a library of 46, or two held by a fifth of them each).
+PLAIN_IDF = 3.0
+#: ``library_plain``: the first place's cosine below which it is not close to the query in meaning.
+PLAIN_MEANING = 0.67
+
+
+def library_plain(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None]) -> list[str]:
+    """The query's words (numbers aside) the passages hold, when it is a short one (``PLAIN_WORDS``) built from words
+    common in this library: no passage holds words of it weighing ``PLAIN_IDF`` together (library IDF), the first
+    place is in the query's script and its cosine is known and below ``PLAIN_MEANING``; else []. Not for a verbatim
+    phrase or a named file; in a library of ``LIBRARY_FILES`` counted or more. "how to read a weather report" over 46
+    files, 4 holding "weather", 12 "read", 12 "report": passages hold each, none enough of them (first cosine 0.66).
+    A right answer's place holds a word of the question few files hold, or is close to it in meaning.
+    Measured on the twenty-second round's dump (docs/embeddings.md, "Issue 33, twenty-third round")."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations for k in ("phrase", "fileName", "fileTerms")):
+        return []
+    asked = {t for t in terms(query) if not t.isdigit()}
+    meaning = citations[0].locator.meaning_score
+    mine, theirs = han_share(query), han_share(_passage(citations[0]))
+    if not asked or len(asked) > PLAIN_WORDS or meaning is None or meaning >= PLAIN_MEANING \
+            or not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+        return []
+    lib = library()
+    if lib is None or lib.files < LIBRARY_FILES:
+        return []
+    held = [asked & (set(terms(_passage(c))) | _name_terms(c)) for c in citations]
+    if any(sum(lib.idf(t) for t in h) >= PLAIN_IDF for h in held):
+        return []
+    return sorted(set().union(*held))
 
 
 def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], query: str) -> list[str]:

@@ -1,0 +1,54 @@
+"""A short query built from words common in the library is weak (``noresults.library_plain``), replayed on two
+recorded searches of the relevance floor's benchmark run (``tests/data/ranking/weak_plain.json``: every place the
+provider returned, trimmed to what the rule reads, and the benchmark library's counts of the queries' words)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import msgspec
+
+from mnote_kr.citations.caches import libwords
+from mnote_kr.citations.render.noresults import weak_reason
+from mnote_kr.models import Citation, Locator
+from tests.test_weak_variants import place
+
+RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "weak_plain.json").read_text(encoding="utf-8"))
+
+
+def library(files: int = RECORDED["files"]) -> libwords.LibraryWords:
+    return libwords.LibraryWords.counts(files, dict(RECORDED["df"]))
+
+
+def search(key: str) -> tuple[list[Citation], str]:
+    """The recorded search ``key``: its places in the provider's order, and its query."""
+    def cited(c: dict[str, Any]) -> Citation:
+        base = place(c["id"], c["display"], c["path"], **c["parts"])
+        loc = msgspec.convert(c["locator"], Locator)
+        return msgspec.structs.replace(base, raw_quote=RECORDED["chunks"][c["chunk"]], locator=loc,
+                                       locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
+                                       diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
+
+    s = RECORDED["searches"][key]
+    return [cited(c) for c in s["read"]], s["q"]
+
+
+def test_a_short_query_of_the_library_s_common_words_is_weak_and_an_answer_in_the_same_words_is_not() -> None:
+    cites, query = search("off43")  # "how to train for a 5k run": an off-topic tuning query
+    assert weak_reason(cites, query) is None  # without the counts, "run" and "train" in passages clear it
+    reason = weak_reason(cites, query, library)  # "train" is in 10 of the 46 files, "run" in 6
+    assert reason is not None and "common in this library (run, train)" in reason
+    # "How many characters may the summary of research achievements run to?": a right answer holding "run" too,
+    # whose passages hold research (10 files) and run together, achievement (2 files) elsewhere
+    cites, query = search("t5_en07")
+    assert weak_reason(cites, query, library) is None
+
+
+def test_a_first_place_close_in_meaning_or_a_small_library_keeps_it_answered() -> None:
+    cites, query = search("off43")
+    assert weak_reason(cites, query, library) is not None
+    close = msgspec.structs.replace(cites[0].locator, meaning_score=0.70)
+    assert weak_reason([msgspec.structs.replace(cites[0], locator=close), *cites[1:]], query, library) is None
+    assert weak_reason(cites, query, lambda: library(files=9)) is None
