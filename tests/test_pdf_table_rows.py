@@ -171,3 +171,30 @@ def test_a_header_row_chosen_for_a_value_question_gives_way_to_the_row_the_quest
     assert text.startswith("TAPASLARGE inter") and "74.9" in text and "83.0" in text, (text, loc.locator_reason)
     assert "testsimple" not in text and 208 < loc.bbox[1] and loc.bbox[3] < 220, (text, loc.bbox)
     assert not loc.locator_degraded and "header" in loc.locator_reason, loc.locator_reason
+
+
+MONITOR_EVIDENCE = (
+    ".7 的规定。 \n表 7.7 监控通信设施用地指标（公顷/处） \n路段监控通信分中心 路段监控通信站 桥隧监控通信站 \n"
+    "1.7333 0.8667 0.5333 \n第 7.11 条 养护设施分为养护工区、道班房和桥隧养护管理站。养护工区一\n"
+    "般在高速公路和一级公路上设置；道班房主要在二、三、四级公路上设置；桥隧")
+
+
+def test_a_phrase_naming_a_value_gives_the_title_way_to_the_row_it_names() -> None:
+    """No question word, but 基准值 names the figure asked for (as "value" does): the row, exact, not the title."""
+    loc = _locate(LAND, "二级公路停车区用地指标基准值", LAND_EVIDENCE)
+    assert "0.3333" in (loc.place_text or "") and "表 7.5" not in (loc.place_text or ""), \
+        (loc.place_text, loc.locator_reason)
+    assert "table's title holds no value" in loc.locator_reason, loc.locator_reason
+
+
+def test_a_title_whose_rows_no_query_word_names_gives_way_to_its_row_nearest_by_meaning() -> None:
+    """"桥梁和隧道处的监控通信站" names the column 桥隧监控通信站 in other words: no row holds the query's cells,
+    the title holds no figure, and the table's row of figures (its only one) is where the answer stands,
+    claimed approximate."""
+    before = hashlib.sha256(LAND.read_bytes()).digest()
+    _embedded(LAND)
+    loc = _locate(LAND, "桥梁和隧道处的监控通信站最多能用多少公顷地", MONITOR_EVIDENCE)
+    assert "0.5333" in (loc.place_text or "") and "表 7.7" not in (loc.place_text or ""), \
+        (loc.place_text, loc.locator_reason)
+    assert loc.locator_degraded and "nearest the query by meaning" in loc.locator_reason, loc.locator_reason
+    assert hashlib.sha256(LAND.read_bytes()).digest() == before

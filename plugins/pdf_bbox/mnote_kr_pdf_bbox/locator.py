@@ -141,7 +141,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
             primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
             place_text = column.text
-        row = row_place(doc.path, page, ans.block[1], lines, req.query) \
+        row = row_place(doc.path, page, ans.block[1], lines, req.query,
+                        [b[1] for b, _ in ans.runners_up if b[0] == pi]) \
             if column is None and ans.rule not in ("verbatim", "cell", "extreme") else None
         if row is not None:  # a table's title asked for a value: the row; a row: all its cells (``tablerows``)
             primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in row.lines])))

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .headvalues import _body, _char_xs, _header_row, _line, _words
@@ -57,6 +58,10 @@ MIN_VALUES = 3  # the figures of a column a superlative compares
 #: (the folded query has no spaces between words); a block inside a captioned table (a header, a column
 #: of labels) asked for a value gives way to the row as its caption does.
 CAPTIONS = True
+#: A table's title chosen for a value question that names no row of it (a column named in other words: "桥梁和隧道的
+#: 监控通信站" for "桥隧监控通信站") is boxed on the row of its table the passage's ranking by meaning put first behind
+#: it, approximate (False: the title kept, approximate, as before; ``nearest`` of ``row_place``).
+NEAREST_ROW = True
 CAPTION_LINES = 8
 CAPTION_CHARS = 700
 PROSE_WORDS = 5  # a line of at least this many words, most of them words of letters, is prose, no row
@@ -66,7 +71,10 @@ _NUMBERED = re.compile(r"^\s*(?:(?:表|续表)\s*[\d一二三四五六七八九�
                        r"(?:[.\-–]\d+)*(?=[\s:：.、]|$)")
 _CAPTION = re.compile(r"^\s*(?i:table|tab\.)\s+(?:\d+|[IVXLC]+)(?:[.\-–]\d+)*\s*(?:[:.]|$)")
 _NOTE = re.compile(r"^\s*(注|备注|资料来源|来源|note|notes|source)\s*[:：\d]", re.I)
-_ASKS = re.compile(r"多少|几|谁|哪|什么|何|最|how\s+(?:much|many)|\bwhat\b|\bwhich\b|\bwho\b|\bvalue\b|[?？]", re.I)
+#: A question word, a superlative, a question mark, or a value named as asked: "value", 值 (基准值, 数值, 平均值; not
+#: 值得 "worth doing"): "二级公路停车区用地指标基准值" asks for the figure as "the parking area's value" does.
+_ASKS = re.compile(r"多少|几|谁|哪|什么|何|最|值(?!得)|how\s+(?:much|many)|\bwhat\b|\bwhich\b|\bwho\b|\bvalues?\b"
+                   r"|[?？]", re.I)
 _MOST = re.compile(r"最高|最多|最大|highest|largest|biggest|greatest|\bmost\b", re.I)
 _LEAST = re.compile(r"最低|最少|最小|lowest|smallest|fewest|\bleast\b", re.I)
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
@@ -386,9 +394,25 @@ def _in_captioned(path: str, page: PageText, bi: int, lines: list[int], query: s
     return None
 
 
-def row_place(path: str, page: PageText, bi: int, lines: list[int], query: str) -> RowPlace | None:
+def _nearest_row(page: PageText, table: list[int], nearest: Sequence[int]) -> list[int] | None:
+    """The lines of the first of ``nearest`` (block indices, best first) inside ``table`` holding a figure: a row
+    of the table the ranking by meaning put behind its title (``NEAREST_ROW``); None: none."""
+    if not NEAREST_ROW:
+        return None
+    inside = set(table)
+    for k in nearest:
+        mine = page.blocks[k]
+        if mine and set(mine) <= inside and any(ch.isdigit() for li in mine for ch in _line(page, li)):
+            return _row_lines(page, list(mine), inside, True)
+    return None
+
+
+def row_place(path: str, page: PageText, bi: int, lines: list[int], query: str,
+              nearest: Sequence[int] = ()) -> RowPlace | None:
     """Where to box chosen block ``bi`` (its ``lines``) instead: the row a table title's value question asks
-    about, a title kept but claimed approximate, or a row's cells on its baseline; None: as it is."""
+    about, else the row of its table nearest the query by meaning (``nearest``: the page's blocks behind
+    ``bi``, best first; ``NEAREST_ROW``), claimed approximate, a title kept but claimed approximate, or a
+    row's cells on its baseline; None: as it is."""
     title = table_title(page, bi)
     if title is None:
         inside = _in_captioned(path, page, bi, lines, query)
@@ -405,6 +429,11 @@ def row_place(path: str, page: PageText, bi: int, lines: list[int], query: str) 
     if found is None:
         if _caption(page, bi) and _names_table(query):
             return None  # "which table gives …", no row named: the caption answers
+        near = _nearest_row(page, table, nearest)
+        if near is not None:  # a title holds no value; the passage's row nearest the query may
+            return RowPlace(near, row_text(page, near), "; a table's title holds no value and no row of its table "
+                            "holds the one the query names: boxed on its row nearest the query by meaning, an "
+                            "approximate place", True)
         return RowPlace(lines, row_text(page, lines), "; a table's title holds no value and no row of its table "
                         "holds the one the query names: an approximate place", True)
     full = _row_lines(page, found[0], set(table), _caption(page, bi))
