@@ -14,6 +14,7 @@ from mnote_kr.agents.library import agent_workspace
 from mnote_kr.app.host import Host
 from mnote_kr.core import known, paths
 from mnote_kr.errors import UsageError
+from mnote_kr.models import SourceEntry
 from tests.cli_helpers import cli_env
 
 
@@ -49,9 +50,9 @@ def test_from_an_unrelated_folder_the_single_library_is_used(tmp_path: Path) -> 
 def test_two_libraries_and_none_are_refused_with_the_fix(tmp_path: Path) -> None:
     elsewhere = tmp_path / "tmp"
     elsewhere.mkdir()
-    with pytest.raises(UsageError, match="none has indexed roots") as none:
+    with pytest.raises(UsageError, match="none has anything indexed") as none:
         agent_workspace(None, elsewhere)
-    assert "mnote-kr roots add" in str(none.value)
+    assert "'mnote-kr ingest . --wait' in the folder of your documents" in str(none.value)
     one, two = _library(tmp_path / "one"), _library(tmp_path / "two")
     with pytest.raises(UsageError, match="you have 2") as exc:
         agent_workspace(None, elsewhere)
@@ -59,12 +60,41 @@ def test_two_libraries_and_none_are_refused_with_the_fix(tmp_path: Path) -> None
     assert "--workspace" in str(exc.value)
 
 
-def test_a_given_workspace_without_roots_is_refused(tmp_path: Path) -> None:
+def _ingested(folder: Path, status: str = "processed") -> Path:
+    """A workspace whose registry holds one file in ``status``, as 'ingest' leaves it, and no root."""
+    folder.mkdir(parents=True)
+    (folder / "a.md").write_text("# A\n\nText.\n", encoding="utf-8")
+    host = Host(folder)
+    with host.store.transaction() as reg:
+        reg.put(SourceEntry(source_id="src-a", source_path=str(folder / "a.md"), source_root_relative_path="a.md",
+                            status=status, light_rag_file_path="a.md", light_rag_doc_id="doc-a"))
+    assert host.roots_list() == []
+    return folder
+
+
+def test_a_given_workspace_with_nothing_indexed_is_refused_with_the_command_that_indexes_it(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    with pytest.raises(UsageError, match="has no indexed roots"):
+    with pytest.raises(UsageError, match="^Nothing is indexed in ") as exc:
         agent_workspace(tmp_path / "empty", tmp_path)
+    assert f"'cd {(tmp_path / 'empty').resolve()} && mnote-kr ingest . --wait'" in str(exc.value)
+    assert not (tmp_path / "empty" / ".mnote").exists()
+    # files recorded but none citable (failed, queued): still nothing an agent could cite
+    for status in ("failed", "pending"):
+        with pytest.raises(UsageError, match="^Nothing is indexed in "):
+            agent_workspace(_ingested(tmp_path / status, status), tmp_path)
     ws = _library(tmp_path / "ws")
     assert agent_workspace(str(ws), tmp_path / "empty") == ws.resolve()
+    # the one library the user has is named beside the fix
+    with pytest.raises(UsageError, match=f"start 'mnote-kr --workspace {ws.resolve()} mcp', your library"):
+        agent_workspace(tmp_path / "empty", tmp_path)
+
+
+def test_a_folder_ingested_without_roots_add_is_a_library(tmp_path: Path) -> None:
+    """nc23a P1: 'ingest .' alone makes files the CLI cites; the agent's server serves them, given or found."""
+    ws = _ingested(tmp_path / "docs")
+    assert agent_workspace(ws, tmp_path) == ws.resolve()
+    (ws / "sub").mkdir()
+    assert agent_workspace(None, ws / "sub") == ws.resolve()
 
 
 def test_the_record_keeps_folders_only_privately_and_forgets_removed_ones(tmp_path: Path) -> None:
@@ -93,7 +123,7 @@ def test_mcp_started_outside_any_library_refuses_in_one_line_and_starts_nothing(
     assert proc.returncode == 2, proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: No mnote-kr workspace above"), proc.stderr
-    assert "mnote-kr roots add" in lines[0]
+    assert "'mnote-kr ingest . --wait'" in lines[0]
     assert proc.stdout == ""  # stdout is the JSON-RPC channel: nothing else goes there
     assert not (elsewhere / ".mnote").exists()
     assert list(home.rglob("engine.json")) == []  # no engine was started for it

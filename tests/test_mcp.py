@@ -284,6 +284,58 @@ def test_started_in_a_subfolder_of_an_indexed_root_without_workspace_it_serves_t
     assert not (papers / ".mnote").exists()  # no empty workspace made where it was started
 
 
+def test_the_readme_path_ingest_a_folder_then_mcp_serves_it_without_roots_add(
+        tmp_path_factory: pytest.TempPathFactory, lightrag_engine: Any) -> None:  # noqa: F811
+    """nc23a P1: 'cd docs; mnote-kr ingest . --wait', then mcp (no 'roots add'): the agent cites what the CLI does,
+    whether the client gives --workspace, starts it in the folder, or starts it elsewhere; outside stays refused."""
+    base = tmp_path_factory.mktemp("mcp-ingested")
+    docs, home, elsewhere = base / "docs", base / "home", base / "tmp"
+    for folder in (docs / ".mnote", home, elsewhere):
+        folder.mkdir(parents=True)
+    (docs / ".mnote" / "config.toml").write_text(
+        f'[providers.lightrag]\nurl = "{lightrag_engine.url}"\ninput_dir = "{lightrag_engine.input_dir}"\n',
+        encoding="utf-8")
+    token = uuid.uuid4().hex[:10]
+    (docs / "otters.md").write_text(f"# Otter survey {token}\n\nSea otters crack urchins on flat slate stones.\n",
+                                    encoding="utf-8")
+    b = DocxBuilder()
+    b.heading("Kiln log " + token, 1)
+    b.para("The anagama kiln was fired for six days with red pine.")
+    (docs / "kiln.docx").write_bytes(b.build())
+    sources = {p: sha(p) for p in (docs / "otters.md", docs / "kiln.docx")}
+    secret = base / "secret.md"
+    secret.write_text(f"# Secret {token}\n\nSea otters password.\n", encoding="utf-8")
+    cli = KB(docs, home, lightrag_engine.api_key, token, 0, sources).cli
+    assert cli("ingest", ".", "--wait", "--timeout", "120")["counts"] == {"processed": 2}
+    assert cli("roots", "list")["indexedRoots"] == []  # ingested only, as the README's path does
+    query = f"sea otters crack urchins slate {token}"
+    want = [c["citationId"] for c in cli("search", query, "--mode", "naive", "--top-k", "5")["results"]]
+    assert want
+
+    def started(args: list[str], cwd: Path) -> StdioServerParameters:
+        return StdioServerParameters(command=sys.executable, args=["-m", "mnote_kr", *args, "mcp"],
+                                     env=cli_env(home, lightrag_engine.api_key), cwd=str(cwd))
+
+    async def body(client: Client) -> tuple[list[str], dict[str, Any], dict[str, Any], str, str]:
+        names = [t.name for t in (await client.list_tools()).tools]
+        status = await call(client, "mnote_knowledge_rag_status", {})
+        found = await call(client, "mnote_knowledge_rag_query", {"query": query, "mode": "naive", "topK": 5})
+        up = await failing(client, "mnote_knowledge_rag_query", {"query": query, "sourcePaths": ["../secret.md"]})
+        out = await failing(client, "mnote_knowledge_rag_query", {"query": query, "sourcePaths": [str(secret)]})
+        return names, status, found, up, out
+
+    for args, cwd in ((["--workspace", str(docs)], home), ([], docs), ([], elsewhere)):
+        names, status, found, up, out = session(started(args, cwd), body)
+        assert names == READ_TOOLS, args
+        assert status["workspace"] == str(docs.resolve()) and status["registry"]["entries"] == 2, status
+        assert [c["citationId"] for c in found["citations"]] == want, (args, cwd, found["notes"])
+        assert found["citations"][0]["sourceRootRelativePath"] == "otters.md"
+        assert up.startswith("Error: Path not allowed: ../secret.md: '..' is not allowed (")
+        assert out.startswith(f"Error: Path not allowed: {secret}: outside the workspace")
+    assert {p: sha(p) for p in sources} == sources
+    assert not (elsewhere / ".mnote").exists() and not (home / ".mnote").exists()
+
+
 # ----------------------------------------------------------------------------- errors
 
 

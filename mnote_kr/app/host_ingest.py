@@ -18,6 +18,7 @@ import msgspec
 from mnote_kr.app.host_places import HostPlaces
 from mnote_kr.app.moves import gone_twins, take_over
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text
+from mnote_kr.core import known
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
     Registry,
@@ -230,6 +231,8 @@ class HostIngest(HostPlaces):
             report.counts = _count(report.items)
             return report
         sources, error = self._send(sources, force)
+        # an ingested folder is a library as a root is: 'mnote-kr mcp' started elsewhere finds it (agents.library)
+        known.remember(self.workspace.root)
         still: list[str] = []
         keys: dict[str, list[str]] = {}  # the places keys each file queued (ingest without --wait)
         prepare = [(s.path, s.rel_path) for s in sources] + [

@@ -1,4 +1,4 @@
-"""The workspaces this user has: every folder where an indexed root was added.
+"""The workspaces this user has: every folder where an indexed root was added or files were ingested.
 
 Kept in ``<state dir>/workspaces.json`` (0600), so that a command started outside any workspace
 (an agent's ``mnote-kr mcp``, launched from wherever its client runs it) can find the user's

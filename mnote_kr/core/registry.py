@@ -16,7 +16,8 @@ Entry status machine::
     processed|failed|stale|duplicate ──delete──> delete_submitted ──> delete_completed
     prune drops: delete_completed, stale, failed, duplicate   (never delete_submitted)
 
-Only ``processed`` entries that are not ``stale`` are citable.
+Only entries processed or being indexed (``submitted``, ``processing``) and not ``stale`` are citable
+(``registry_tags.is_citable_tag``).
 """
 
 from __future__ import annotations
@@ -228,6 +229,11 @@ class Registry:
                 key = "stale" if entry.stale and entry.status != "stale" else entry.status
                 counts[key] = counts.get(key, 0) + 1
         return dict(sorted(counts.items()))
+
+    def citable_count(self) -> int:
+        """How many entries a search may cite (``registry_tags.is_citable_tag``, the rule the citation pipeline
+        drops the others by); decodes none."""
+        return sum(n for tag, n in self.entries.tag_counts().items() if registry_tags.is_citable_tag(tag))
 
     def stale_count(self) -> int:
         """How many entries are marked stale; decodes none."""
