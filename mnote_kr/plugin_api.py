@@ -141,9 +141,9 @@ if TYPE_CHECKING:
     from mnote_kr.citations.cleaning.copyable import mostly_glyphs
     from mnote_kr.citations.cleaning.furniture import is_furniture
     from mnote_kr.citations.cleaning.headlead import heading_lead
-    from mnote_kr.citations.locate.answertype import kind_answered
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
+    from mnote_kr.citations.locate.answertype import kind_answered
     from mnote_kr.citations.locate.otherscript import nearest_across as nearest_places_across
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
