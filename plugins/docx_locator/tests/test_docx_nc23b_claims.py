@@ -67,3 +67,22 @@ def test_a_turnaround_asked_as_a_cycle_is_answered_by_the_duration_in_the_rows_c
     assert not loc.locator_degraded, loc.reason
     assert "duration" in (loc.reason or "")
     assert MERGE.read_bytes() == before
+
+
+def test_a_term_line_holding_only_the_titles_words_is_no_exact_answer_to_a_question_asking_more(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc23b problem 2: "What is the purpose of the design element evaluation in periodic safety review?" was cited
+    exact on the term line "定期安全评价 periodic safety review": of the question's English words the file holds
+    only its English title's ("Periodic safety review for nuclear power plants— Part 12: Design"). The answer,
+    "核电厂设计要素的评价目的是…", is a place behind it."""
+    path = CORPUS / "docx" / TERM_LINE_CASE["file"]
+    term_line = _index(path, "定期安全评价 periodic safety review")
+    loc = replay_locate(TERM_LINE_CASE, monkeypatch)
+    assert loc.paragraph_index == term_line, (loc.paragraph_index, loc.reason)
+    assert loc.locator_degraded, loc.reason
+    answer = next(p.index for p in docx_cache.load_docx(path).paragraphs if p.text.startswith(TERM_LINE_CASE["answer"]))
+    behind = [(r.paragraph_index, r.reason) for r in loc.runners_up]
+    assert answer in [i for i, _why in behind], behind
+    # the subject's own words searched as a phrase: the term line is the place asked for
+    loc = replay_locate(TERM_LINE_CASE, monkeypatch, query="periodic safety review")
+    assert (loc.paragraph_index, loc.locator_degraded) == (term_line, False), loc.reason
