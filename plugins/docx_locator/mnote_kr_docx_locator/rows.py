@@ -120,7 +120,9 @@ class TableRow:
         parts = [(c, (self.heads(c), c.text)) for c in self.cells if c.text and not (label and c is self.cells[0])]
         if not parts:
             return label or ""
-        return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items]))
+        head = self.heads(self.cells[0]) if label else ""  # a number labelling the row reads under it
+        return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items],
+                                                             head))
 
     def written(self, query: str) -> RowCell | None:
         """The first cell with words of its own in this row that holds ``query`` as written (case and
