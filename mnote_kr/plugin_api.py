@@ -61,6 +61,8 @@ What is here:
   ``unreadable_layer``/``layer_quality`` (a PDF page's text layer that is mostly mojibake, a font without a
   usable Unicode map: a page for OCR to read, never to box),
   ``heading_lead`` (a heading that is only the query, quoted with the sentence after it),
+  ``kind_answered`` (a place made approximate for lacking the kind of answer asked, a duration, moved to a cell of
+  its record that holds it: its claim back),
   ``value_mentions``/``ValueMention``/``same_value``/``without_dates`` (the dates and numbers a text names,
   compared as values: a question's "2024年1月7日" is a cell's ``2024-01-07 00:00:00``, "12,155" its 12155),
   the module ``docxnotes`` (a DOCX footnote or endnote read at its mark, `` [Footnote 1: ...]``, numbered
@@ -141,6 +143,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.cleaning.headlead import heading_lead
     from mnote_kr.citations.cleaning.textlayer import layer_quality, unreadable_layer
     from mnote_kr.citations.locate import textmatch
+    from mnote_kr.citations.locate.answertype import kind_answered
     from mnote_kr.citations.locate.otherscript import nearest_across as nearest_places_across
     from mnote_kr.citations.locate.placing import (
         locator_from_match,
@@ -252,6 +255,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
+    "kind_answered": ("mnote_kr.citations.locate.answertype", "kind_answered"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "asked_of_place",
                                                                 "named_places", "without_file_description",
@@ -367,6 +371,7 @@ __all__ = [
     "is_furniture",
     "iter_tokens",
     "keeps_line_end_hyphen",
+    "kind_answered",
     "labelled_row",
     "layer_quality",
     "lazy_compile",

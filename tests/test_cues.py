@@ -111,6 +111,9 @@ def test_a_section_heading_says_apparatus_whatever_the_text() -> None:
         ("核电厂定期安全评价每隔多久开展一次", ("frequency", "duration")),
         ("设备的检查频率是什么", ("frequency",)),
         ("每次评价持续多长时间", ("duration",)),  # 多长时间 is a duration, not a distance (多长)
+        # nc23b: a 周期 asked is how often or how long a turn takes (检测周期: 15个工作日), no count of a thing
+        ("遗传性乳腺癌的检测周期是多少？", ("frequency", "duration")),
+        ("合同期限是多少", ("duration",)),
         ("分成好几列的页面导出后顺序对吗", ()),  # 好几 is "several", not a question
         ("why is static type inference too slow", ()),
     ],
@@ -151,6 +154,9 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
     # a year and a day of the month are dates, no durations (nc22a Q6: "2004年发布的" held "the duration asked")
     assert counts(("duration",), "本稿完成日期：2023年3月9日；2004年发布") == {}
     assert counts(("duration",), "每次持续4年左右时间，历时两年，应在30日内完成，建设期 2 年") == {"duration": 4}
+    # a number of working days is a duration (nc23b: the 周期 cell "15个工作日"); a date written 工作日期 is not
+    assert counts(("duration",), "检测周期：15个工作日；results in 10 working days") == {"duration": 2}
+    assert counts(("duration",), "工作日期：3月9日") == {}
 
 
 def test_how_often_said_in_words_is_a_frequency_only_when_asked_for_worded() -> None:

@@ -93,15 +93,15 @@ def test_a_sheet_citation_offers_its_rows_other_cell_and_another_row_each_read_b
     host, _, found = site
     c = _of(found[DUCKS_QUESTION], ".xlsx")
     assert (c.locator_precision, c.locator.range) == ("cell", "C5")
-    assert c.display_quote == "2022, Saltwater Ducks: 110"
+    assert c.display_quote == "Year: 2022; Saltwater Ducks: 110"
     assert len(c.alternatives) == 2
     rows = [int(re.sub(r"\D", "", a.locator.range or "")) for a in c.alternatives]
     # one other cell of the cited row, one other row; the header row is no answer
     assert sorted(r == 5 for r in rows) == [False, True] and 1 not in rows
     for a in c.alternatives:
         assert a.locator_precision == "cell" and a.locator.sheet == "Duck Observations" and a.locator_degraded
-        assert a.locator.range != "C5" and a.display_quote  # each read by its header: "2022, Ducks: 280"
-        assert re.fullmatch(r"20\d\d, [A-Za-z ]*Ducks: \d+", a.display_quote), a.display_quote
+        assert a.locator.range != "C5" and a.display_quote  # each read by its header: "Year: 2022; Ducks: 280"
+        assert re.fullmatch(r"Year: 20\d\d; [A-Za-z ]*Ducks: \d+", a.display_quote), a.display_quote
         assert host.open(a.citation_id).locator.range == a.locator.range
 
 

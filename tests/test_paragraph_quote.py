@@ -199,3 +199,28 @@ def test_a_list_number_after_a_heading_or_an_item_without_a_full_stop_stays_in_t
     # no number is taken from a sentence before the paragraph that is neither its heading nor its list
     assert paragraph_quote(f"Setup differs in release 2) {place}", place, query, headings=headings) == place
     assert paragraph_quote(f"Notes 1) {place}", place, query, headings=headings) == place
+
+
+#: LightRAG's chunk of ``poi__stress009.docx`` over its 技术规格 list (recorded from the newcomer's index, nc23b
+#: problem 5): each item a paragraph of the file, none ending with a full stop.
+STRESS009_CHUNK = (
+    "机械运动完全静音，杜绝了传统硬盘带来的运行噪声。\n\n### 技术规格\n\uf0b7 传输接口\no 工业标准IDE/ATA总线接口\n"
+    "o 16位宽主机接口\n\uf0b7 设备功能\no 写保护跳线\no 主/从设备切换跳线\no 电源指示灯\no 读写状态指示灯\n"
+    "o IDE标准数据传输接口\no 软驱标准供电接口\n\uf0b7 产品尺寸\no 长：5cm\no 宽：5cm\no 高：0.9cm\n\uf0b7 电源管理\n"
+    "o 3.3V 低电压供电\n\uf0b7 数据安全\no 内置ECC(Error Correction Code)纠错功能\n"
+    "o 数据写保护功能，可通过跳线禁止数据写入"
+)
+STRESS009_HEADINGS = ["NANDrive 微型固态硬盘设计方案", "技术规格"]
+
+
+def test_a_list_item_that_is_only_the_query_is_quoted_alone_not_with_the_items_after_it() -> None:
+    """nc23b problem 5: ``search "写保护跳线"`` cited the list item of that name (right place) and quoted it with about
+    twenty items after it, up to "内置ECC": the quote of a heading that is only the query goes on to the first
+    sentence after it, and items without full stops made one sentence. An item of the body is its own answer."""
+    path = CORPUS / "docx" / "poi__stress009.docx"
+    item = next(p.text for p in parse_file(str(path), os.stat(path)).paragraphs if p.text.strip() == "写保护跳线")
+    shown, _own = _shown(STRESS009_CHUNK, item, "写保护跳线", STRESS009_HEADINGS)
+    assert shown.strip() == "写保护跳线", shown
+    # the heading of that list, searched by its words, still opens onto what it heads
+    shown, _own = _shown(STRESS009_CHUNK, "技术规格", "技术规格", STRESS009_HEADINGS)
+    assert shown.startswith("技术规格\n") and "传输接口" in shown, shown

@@ -183,7 +183,9 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
-        if (lead := heading_lead(place, context, query)) is not None:  # a heading that is only the query
+        # a heading that is only the query goes on with what it opens; a paragraph of the body (a list item
+        # "写保护跳线") is the answer in its own words: what follows it is other paragraphs (nc23b problem 5)
+        if _heads(locator, place) and (lead := heading_lead(place, context, query)) is not None:
             return lead, None
         whole = locator.locator_precision == "paragraph"
         layer = locator.locator_precision == "bbox" and not unreadable_layer(place)
@@ -197,6 +199,17 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
         shown = answer_quote(text, query, by_meaning=by_meaning)
         return (shown if whole else list_quote(shown, context, query)), None if held else text
     return answer_quote(context, query), None
+
+
+def _heads(locator: Locator, place: str) -> bool:
+    """Whether the place may be a heading: a located paragraph is one only when its headings
+    (``Locator.place_headings``, shown with their numbers: "3 术语和定义") end with it; a box, a slide's shape or a
+    cell may be (their locators give no headings)."""
+    headings = locator.place_headings
+    if locator.locator_precision != "paragraph" or headings is None:
+        return True
+    own = " ".join(place.split())
+    return bool(headings) and bool(own) and " ".join(headings[-1].split()).endswith(own)
 
 
 def passage_of(locator: Locator, context: str) -> str:

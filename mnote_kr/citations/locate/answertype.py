@@ -31,7 +31,7 @@ from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["MIN_TERMS", "TYPES_APPROXIMATE", "without_untyped_claim"]
+__all__ = ["MIN_TERMS", "TYPES_APPROXIMATE", "kind_answered", "without_untyped_claim"]
 
 #: A claimed place holding none of the answer kinds the question asks, which the file shows elsewhere, is
 #: approximate, and a place behind it holding one leads (False: claimed by its words alone, as before round 22).
@@ -44,6 +44,21 @@ _KIND_NAMES = {"date": "date", "money": "amount", "percent": "percentage", "freq
                "duration": "duration", "distance": "distance", "size": "size", "ratio": "ratio"}
 
 _MEMO: HolderMemo[tuple[str, ...]] = HolderMemo(16)
+#: How :func:`without_untyped_claim`'s reason begins after ``SEMANTIC: ``, for :func:`kind_answered`.
+_UNTYPED = "it holds the question's words, not the "
+
+
+def kind_answered(reason: str, query: str, text: str) -> str | None:
+    """The kind of answer (its name: "duration") ``text`` holds of those ``query`` asks, when ``reason`` is this
+    module's (a place made approximate for lacking the kind asked); else None. A locator that moves such a place to
+    another in the same record (the cell of a table row under the header the query names: ``15个工作日`` under 周期
+    for "检测周期是多少") gives that cell its claim back when it holds what was lacked."""
+    if not reason.startswith(f"{SEMANTIC}: {_UNTYPED}"):
+        return None
+    q = normalize(query or "").strip()
+    norm = normalize(text or "")
+    kind = next((t for t in answer_types(q) if holds_type(t, norm, worded=True)), None)
+    return None if kind is None else _KIND_NAMES.get(kind) or (f"count of {kind[6:]}" if kind[6:] else "number")
 
 
 def _body(para: TextParagraph) -> bool:
@@ -83,8 +98,8 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     lead = next((r for worded in (False, True) for r in asked if r.paragraph is not None
                  and any(holds_type(t, r.paragraph.norm, worded=worded) for t in shown)), None)
     if lead is None:
-        return dataclasses.replace(match, reason=f"{SEMANTIC}: it holds the question's words, not the {kinds} it "
-                                                 "asks, which the file shows elsewhere")
+        return dataclasses.replace(match, reason=f"{SEMANTIC}: {_UNTYPED}{kinds} it asks, which the file shows "
+                                                 "elsewhere")
     place = lead.paragraph
     assert place is not None
     if q in place.norm or qt.holds_all(place.norm):
@@ -92,7 +107,7 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     else:
         why = (f"{SEMANTIC}: placed by meaning among the places behind the evidence's: it holds the {kinds} the "
                "question asks, not all of its words")
-    own = dataclasses.replace(match, reason=f"{SEMANTIC}: it holds the question's words, not the {kinds} it asks",
+    own = dataclasses.replace(match, reason=f"{SEMANTIC}: {_UNTYPED}{kinds} it asks",
                               runners_up=())
     behind = (own, *(r for r in match.runners_up if r is not lead))
     return Match(place, match.score, qt.span(place.norm), why, match.anchor, lead.meaning, behind)

@@ -9,7 +9,6 @@ locator plugin returns (``locator_from_match``).
 from __future__ import annotations
 
 import dataclasses
-import itertools
 import math
 from collections.abc import Callable, Hashable, Sequence
 
@@ -20,6 +19,7 @@ from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
+from mnote_kr.citations.locate.titles import front_title as _front_title
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
@@ -177,24 +177,9 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
     return Match(para, match.score, qt.span(para.norm) if qt else None, why, match.anchor, cos.get(pick), runners)
 
 
-#: Ends of a paragraph that is a sentence, a clause or a lead-in, not a title line.
-_SENTENCE_ENDS = tuple(".。!?！？;；:：…")
-
-
-def _front_title(doc: TextDocument[P], para: TextParagraph) -> bool:
-    """``para`` is a title line of the document's front matter: under no heading, before the document's
-    first heading (a cover, a title block), and no sentence (it ends without a sentence's punctuation)."""
-    if para.heading_level or para.heading_path or para.in_toc:
-        return False
-    text = para.text.strip()
-    if not text or text.endswith(_SENTENCE_ENDS):
-        return False
-    return any(p.heading_level for p in itertools.islice(doc.paragraphs, para.index + 1, None))
-
-
 def without_title_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
     """``match`` made approximate when its paragraph is a title line of the front matter
-    (:func:`_front_title`) that does not hold the query as written: a title names the subject the
+    (``titles.front_title``) that does not hold the query as written: a title names the subject the
     question's words share; it does not answer (nc17a X3: an English question about a Chinese standard
     matched its English title line, the only paragraph holding English words). Searched as written
     (the title's own words), the title is the place asked for, and stays exact."""
@@ -273,22 +258,24 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
     :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
-    ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds) and
-    ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks)."""
+    ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds),
+    ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks) and
+    ``subject.without_subject_claim`` (a place holding only the words of the document's title)."""
     from mnote_kr.citations.locate.answertype import without_untyped_claim
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
+    from mnote_kr.citations.locate.subject import without_subject_claim
 
     if not passage or match.paragraph is None:
-        return without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-            doc, asked_item(doc, match, query), query), query), query), query)
+        return without_subject_claim(doc, without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(
+            doc, without_heading_claim(doc, asked_item(doc, match, query), query), query), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
-    return without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-        doc, asked_item(doc, placed, query), query), query), query), query)
+    return without_subject_claim(doc, without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(
+        doc, without_heading_claim(doc, asked_item(doc, placed, query), query), query), query), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

@@ -14,10 +14,11 @@ hold) leads. A query that names the title itself leaves no attribute term, so no
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Mapping, Sequence
 
-from mnote_kr.citations.locate.textdoc import TextParagraph
+from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
 from mnote_kr.citations.text.queryterms import QueryTerms
 
 #: Longest title-like line, in characters: a title or heading names a topic in a few words.
@@ -84,3 +85,18 @@ def attribute_over_title(paras: Sequence[TextParagraph], qt: QueryTerms, pick: i
         if best is None or key > best:
             best = key
     return None if best is None else -best[3]
+
+
+#: Ends of a paragraph that is a sentence, a clause or a lead-in, not a title line.
+_SENTENCE_ENDS = tuple(".。!?！？;；:：…")
+
+
+def front_title(doc: TextDocument[P], para: TextParagraph) -> bool:
+    """``para`` is a title line of the document's front matter: under no heading, before the document's
+    first heading (a cover, a title block), and no sentence (it ends without a sentence's punctuation)."""
+    if para.heading_level or para.heading_path or para.in_toc:
+        return False
+    text = para.text.strip()
+    if not text or text.endswith(_SENTENCE_ENDS):
+        return False
+    return any(p.heading_level for p in itertools.islice(doc.paragraphs, para.index + 1, None))

@@ -178,9 +178,13 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
         r"|比例|比重|占比|百分之|百分比|几成")),
     ("frequency", lazy_compile(r"\bhow\s+(?:often|frequently)\b|\bhow\s+many\s+times\s+(?:a|per|each|every)\s+"
                                r"(?:year|month|week|day)\b|\bat\s+what\s+(?:interval|frequency)\b"
-                               r"|多久(?:\S{0,6})一次|每隔多久|多长时间(?:\S{0,6})一次|频率|频次|几年一次|多少年一次")),
+                               r"|多久(?:\S{0,6})一次|每隔多久|多长时间(?:\S{0,6})一次|频率|频次|几年一次|多少年一次"
+                               # a 周期 asked (检查周期是多少) is how often (每年一次) or how long a turn takes
+                               # (检测周期: 15个工作日): either answers, so it asks both
+                               r"|周期(?:是|为|有)?(?:多少|多久|多长|几)")),
     ("duration", lazy_compile(r"\bhow\s+long\b(?!\s+ago)|多久|多长时间|几天|几年|几个月|多少年|多少天|多少小时"
-                              r"|持续(?:多|几|时间)")),
+                              r"|持续(?:多|几|时间)|周期(?:是|为|有)?(?:多少|多久|多长|几)"
+                              r"|(?:期限|时限|工期|有效期)(?:是|为|有)?(?:多少|多久|多长|几)")),
     ("distance", lazy_compile(r"\bhow\s+(?:far|tall|high|wide|deep)\b|多远|多高|多宽|多深|多长(?!时间)")),
     ("size", lazy_compile(r"\bhow\s+(?:big|large|heavy|much\s+memory|much\s+space)\b|多大|多重")),
     ("ratio", lazy_compile(r"\bhow\s+much\s+(?:faster|slower|better|worse|more|less|larger|smaller|higher|lower)\b"
@@ -205,8 +209,10 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
     "percent": lazy_compile(r"(?<![\d.,])\d[\d.,]*\s*(?:%|％|percent\b|per\s+cent\b)|百分之"),
     # "2023年" is a year and "3月9日" a date, no duration: 年 after a number of at most three digits, no bare 月,
     # 日 not after a month ("30日内" is a duration)
-    "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?",
-                                  "个月|周|天|小时|分钟|秒")
+    # "15个工作日", "10 working days": a number of working days is a duration
+    "duration": lazy_compile(_units("years?|months?|weeks?|days?|hours?|minutes?|seconds?|hrs?|mins?"
+                                  "|(?:working|business|calendar)\\s+days?",
+                                  "个月|周|天|小时|分钟|秒|个?(?:工作|自然)日(?!期)|个?工作天")
                              + rf"|(?:(?<![\d,.])\d{{1,3}}(?:\.\d+)?(?![\d,])|{_CJK_NUM})\s*年"
                              + rf"|(?<!月)(?:(?<![\d,.])\d{{1,3}}(?![\d,])|{_CJK_NUM})\s*日"),
     # "every 10 years", "每10年", "每隔五年", "2次/年", "twice a year", "annually"

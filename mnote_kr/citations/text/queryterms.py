@@ -306,6 +306,25 @@ def _stand_in_terms(terms: Sequence[Term], found: Sequence[StandIn]) -> list[tup
     return out
 
 
+#: Characters that glue Chinese words together (的 of possession, 了 of aspect, 之 of classical possession): a
+#: bigram holding one and lying in no word of the query (价的, 的方 of "评价的方法") is a cut across two words.
+_PARTICLES = frozenset("的了之")
+#: The ordinal prefix of a number (第6.3.2.4条, 第3章): a place naming the clause "6.3.2.4" holds what is asked.
+_ORDINAL = "第"
+
+
+def _cut(term: Term, words: Sequence[str]) -> bool:
+    """Whether ``term`` is no word a place must hold (``QueryTerms.holds_all``): a lone ordinal prefix, or, when the
+    dictionary read the query's words (``words``), a bigram across a particle inside none of them ("评价的方法":
+    价的, 的方; "目的" is a word and stays)."""
+    if not term.cjk:
+        return False
+    if term.text == _ORDINAL:
+        return True
+    return bool(words) and len(term.text) == 2 and not _PARTICLES.isdisjoint(term.text) \
+        and not any(term.text in w for w in words)
+
+
 #: Least share of a query's CJK bigrams the document must hold before its absent ones weigh 0.
 ABSENT_SHARE = 1 / 3
 
@@ -353,6 +372,8 @@ class QueryTerms:
         self.total = sum(self.weights)
         #: whether this document holds each term somewhere (``holds_all(present_only=True)``)
         self.present = [bool(f) for f in freq]
+        #: the terms that are cuts, no words (``_cut``): a place holding every other term holds the query's words
+        self.cuts = [_cut(t, words) for t in self.terms]
 
     @staticmethod
     def _df(df: Mapping[str, int], term: Term) -> int:
@@ -398,7 +419,8 @@ class QueryTerms:
         if held:
             held |= {k for k, _pos, _w in other}
         return all(k in held for k, w in enumerate(self.weights)
-                   if w > 0 and (self.present[k] or not present_only) and not (words_only and self.terms[k].cjk))
+                   if w > 0 and (self.present[k] or not present_only) and not (words_only and self.terms[k].cjk)
+                   and not self.cuts[k])
 
     def score(self, norm: str) -> float:
         """Weighted share of the terms ``norm`` holds (0..1) plus up to ``CLUSTER_BONUS``."""

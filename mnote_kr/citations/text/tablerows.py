@@ -87,11 +87,15 @@ def header_row(rows: Sequence[Sequence[str]]) -> int | None:
     return at
 
 
-def labelled_row(label: str | None, parts: Sequence[tuple[str, str]]) -> str:
+def labelled_row(label: str | None, parts: Sequence[tuple[str, str]], label_header: str = "") -> str:
     """A row's values as people read them, each ``(header, value)`` as ``header: value`` (a value alone
     when its header is blank): ``label: 2022: 3,900; 2023: 4,100``; one value with a label reads
-    ``label, 2023: 4,100``."""
+    ``label, 2023: 4,100``. A label that is a number, under a header (``label_header``), reads as every other
+    cell does, under it: ``col-1: 8; col-4: 32``, ``Year: 2021; Freshwater Ducks: 150``, never a bare ``8`` (nc23b:
+    a number names no row by itself; a name, "Revenue", does)."""
     said = [f"{header}: {value}" if header else value for header, value in parts]
+    if label and label_header and is_number(label):
+        return "; ".join([f"{label_header}: {label}", *said])
     if len(said) == 1 and label:
         return f"{label}, {said[0]}"
     return f"{label}: " + "; ".join(said) if label else "; ".join(said)

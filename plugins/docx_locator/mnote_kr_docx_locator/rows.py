@@ -48,6 +48,7 @@ from mnote_kr.plugin_api import (
     Locator,
     asked_row,
     header_row,
+    kind_answered,
     labelled_row,
     named_header,
     places_key,
@@ -119,7 +120,9 @@ class TableRow:
         parts = [(c, (self.heads(c), c.text)) for c in self.cells if c.text and not (label and c is self.cells[0])]
         if not parts:
             return label or ""
-        return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items]))
+        head = self.heads(self.cells[0]) if label else ""  # a number labelling the row reads under it
+        return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items],
+                                                             head))
 
     def written(self, query: str) -> RowCell | None:
         """The first cell with words of its own in this row that holds ``query`` as written (case and
@@ -321,6 +324,12 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
         changes["headers"] = [row.heads(c) for c in row.cells if c.text and not (row.label and c is row.cells[0])]
     if cited is not None and how and cited.paragraph != at:
         at, why = cited.paragraph, f"{why}; {how}"
+        # a cell made approximate for lacking the kind of answer asked (a duration) whose row's cell under the
+        # header the query names holds it ("检测周期是多少": 15个工作日 under 周期) answers: its claim is back
+        kind = kind_answered(loc.locator_reason or "", query, doc.paragraphs[at].text) if named is cited else None
+        if kind is not None:
+            why = f"matched query terms; {how}, holding the {kind} it asks"
+            changes["locator_degraded"] = False
     if at != loc.paragraph_index:
         para = doc.paragraphs[at]
         own = para.text if para.own_chars is None else para.text[:para.own_chars]

@@ -176,7 +176,8 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
     columns = [c for c in columns if c in shown and not marks_only(shown[c])] or columns
     # the label cell cited alone reads as its header and value, not as itself twice
     label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
-    return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown])
+    head = row.headers.get(row.label_column, "") if label is not None and row.label_column is not None else ""
+    return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown], head)
 
 
 def cell_locator(row: RowParagraph, query: str, *, highlight: Highlight | None, score: float | None,

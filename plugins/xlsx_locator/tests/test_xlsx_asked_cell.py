@@ -48,7 +48,8 @@ def test_who_wrote_a_title_cites_its_author_cell_and_the_title_behind(words_only
     text = plugins.extract_text(str(CATALOG))
     for query in ("Who wrote A Brief History of Time?", "who is the writer of A Brief History of Time"):
         loc = plugins.locate(LocateRequest(file=str(CATALOG), evidence=text, passage=text, query=query))
-        assert (loc.range, loc.headers, loc.quote) == (at["Stephen Hawking"], ["Author"], "2, Author: Stephen Hawking")
+        assert (loc.range, loc.headers, loc.quote) == (
+            at["Stephen Hawking"], ["Author"], "#: 2; Author: Stephen Hawking")
         assert loc.locator_precision == "cell" and "by meaning" in loc.locator_reason, loc.locator_reason
         assert (loc.runners_up[0].range, loc.runners_up[0].headers) == (at["A Brief History of Time"], ["Title"])
     # a header the question names in words still decides, as before

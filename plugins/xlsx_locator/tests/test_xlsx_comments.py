@@ -84,7 +84,7 @@ def test_a_comment_line_is_cited_on_its_cell_in_the_comments_words(plugins) -> N
         assert loc.place_text == F7_LINE and "Comment" in loc.place_text
         assert loc.headers == ["Saltwater Ducks"] and loc.header_row == 6
         first = loc.runners_up[0]  # the commented cell's own value first behind its comment
-        assert (first.sheet, first.range, first.quote) == ("Sheet1", "F7", "2019, Saltwater Ducks: 80")
+        assert (first.sheet, first.range, first.quote) == ("Sheet1", "F7", "Year: 2019; Saltwater Ducks: 80")
     reply = plugins.locate(LocateRequest(file=str(COMMENTED), evidence=chunk, passage=chunk,
                                          query="who thought it would be so low?"))
     assert (reply.range, reply.quote) == ("F7", "I never thought it would be so low")
@@ -113,7 +113,7 @@ def test_a_question_about_a_cell_lands_where_it_did_without_the_comments(plugins
         assert [(loc.range, loc.quote) for loc in at][0] == [(loc.range, loc.quote) for loc in at][1], question
     loc = plugins.locate(LocateRequest(file=str(COMMENTED), evidence=texts[COMMENTED], passage=texts[COMMENTED],
                                        query="saltwater ducks in 2022"))
-    assert (loc.sheet, loc.range, loc.quote) == ("Sheet1", "F10", "2022, Saltwater Ducks: 110")
+    assert (loc.sheet, loc.range, loc.quote) == ("Sheet1", "F10", "Year: 2022; Saltwater Ducks: 110")
 
 
 def test_a_note_on_an_empty_cell_of_another_sheet_is_cited_there(plugins, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]

@@ -59,8 +59,8 @@ def test_a_figure_is_cited_as_its_cell_with_header_and_row_label(plugins) -> Non
     assert (loc.locator_precision, loc.locator_degraded, loc.sheet, loc.range) == (
         "cell", False, "Duck Observations", cell)
     assert sheet == 1 and (loc.headers, loc.row_label, loc.header_row) == (["Saltwater Ducks"], "2022", 1)
-    assert loc.locator_reason.endswith(f"2022, Saltwater Ducks: {text}")
-    assert loc.quote == f"2022, Saltwater Ducks: {text}"  # the cell, not the provider's whole sheet
+    assert loc.locator_reason.endswith(f"Year: 2022; Saltwater Ducks: {text}")
+    assert loc.quote == f"Year: 2022; Saltwater Ducks: {text}"  # the cell, not the provider's whole sheet
     assert hashlib.sha256(DUCKS.read_bytes()).digest() == before
 
 
@@ -204,7 +204,7 @@ def test_a_titled_table_keeps_its_header_and_the_query_picks_the_row_and_cell(pl
                 "2\tNon-fiction\tScience\tA Brief History of Time\tStephen Hawking\tBantam Books\t1988")
     loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence, query="Who is the Author for 2?"))
     assert (loc.sheet, loc.range, loc.headers, loc.row_label) == ("Library Catalog", cell, ["Author"], "2")
-    assert sheet == 1 and loc.locator_reason.endswith(f"2, Author: {text}")
+    assert sheet == 1 and loc.locator_reason.endswith(f"#: 2; Author: {text}")
 
 
 def test_side_by_side_tables_are_separate_regions(plugins) -> None:  # type: ignore[no-untyped-def]
@@ -306,7 +306,7 @@ def test_docling_catalog_question_about_the_publisher_cites_the_publisher_cell(p
     loc = plugins.locate(LocateRequest(file=str(book), evidence=evidence,
                                        query="Who published A Brief History of Time"))
     assert text == "Bantam Books" and cell != title
-    assert (loc.range, loc.headers, loc.row_label, loc.quote) == (cell, ["Publisher"], "2", f"2, Publisher: {text}")
+    assert (loc.range, loc.headers, loc.row_label, loc.quote) == (cell, ["Publisher"], "2", f"#: 2; Publisher: {text}")
 
 
 def test_a_question_only_the_header_row_holds_is_not_cited_as_exact(plugins) -> None:  # type: ignore[no-untyped-def]
@@ -321,7 +321,7 @@ def test_a_question_only_the_header_row_holds_is_not_cited_as_exact(plugins) -> 
     _, cell, text = docling_cell(DUCKS.name, *docling_find(DUCKS.name, "95"))
     found = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, query="which year had 95 saltwater",
                                          passage=sheet))
-    assert (found.locator_degraded, found.range, found.quote) == (False, cell, f"2020, Saltwater Ducks: {text}")
+    assert (found.locator_degraded, found.range, found.quote) == (False, cell, f"Year: 2020; Saltwater Ducks: {text}")
     none = plugins.locate(LocateRequest(file=str(DUCKS), evidence=sheet, passage=sheet,
                                         query="How many saltwater ducks were seen in 2030?"))
     assert (none.locator_precision, none.locator_degraded, none.range) == ("cell", True, head)

@@ -37,7 +37,7 @@ def test_the_row_and_column_the_query_names_beat_a_note_holding_one_of_its_words
     loc = _locate(plugins, "freshwater ducks 2021")
     assert (loc.locator_precision, loc.locator_degraded, loc.sheet, loc.range) == ("cell", False, "Sheet1", "E9"), \
         loc.locator_reason
-    assert loc.quote == "2021, Freshwater Ducks: 150"
+    assert loc.quote == "Year: 2021; Freshwater Ducks: 150"
     # the note on the 2019 saltwater count is behind it, never exact
     assert all(r.range != "F7" or r.locator_degraded for r in loc.runners_up)
     assert hashlib.sha256(COMMENTED.read_bytes()).digest() == before

@@ -146,7 +146,7 @@ def test_a_cited_cell_has_its_rows_cell_the_query_words_hold_behind_it(no_vector
     first = loc.runners_up[0]
     assert (first.sheet, first.range, first.headers, first.locator_degraded) == (
         loc.sheet, f"{chr(65 + left + title)}{top + r + 1}", [cells[(0, title)]], True)
-    assert first.quote == f"{cells[(r, 0)]}, {cells[(0, title)]}: A Brief History of Time"
+    assert first.quote == f"{cells[(0, 0)]}: {cells[(r, 0)]}; {cells[(0, title)]}: A Brief History of Time"
     assert [x for x in loc.runners_up if x.range[1:] == loc.range[1:]] == [first]  # one cell of the row
     assert hashlib.sha256(book.read_bytes()).digest() == before
 
