@@ -24,8 +24,8 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-__all__ = ["SectionRef", "caption_of", "cn_number", "named_articles", "named_figures", "named_sections", "named_tables",
-           "names_other", "numbered_as", "section_refs", "starts_named", "without_sections"]
+__all__ = ["SectionRef", "caption_of", "cn_number", "named_articles", "named_figures", "named_labels", "named_sections",
+           "named_tables", "names_other", "numbered_as", "section_refs", "starts_named", "without_sections"]
 
 _NUMBER = r"\d{1,3}(?:\.\d{1,3})*"
 #: A number of several parts ("6.2.1", "1.3."), standing alone: no digit or full stop joined before it, none
@@ -192,6 +192,12 @@ def starts_named(refs: Sequence[SectionRef], headings: Iterable[str], place: str
         return False
     heads = list(headings)
     return any(numbered_as(place, r) or any(numbered_as(h, r, heading=True) for h in heads) for r in refs)
+
+
+def named_labels(query: str) -> set[tuple[str, str]]:
+    """The tables and figures ``query`` names as ``(kind, number)`` (``section_refs`` of kinds table and figure),
+    compared with ``caption_of`` of a place."""
+    return {(r.kind, r.number) for r in section_refs(query) if r.kind in ("table", "figure")}
 
 
 def caption_of(text: str) -> tuple[str, str] | None:

@@ -38,13 +38,13 @@ from mnote_kr.plugin_api import (
     caption_of,
     cn_number,
     iter_tokens,
+    named_labels,
     named_sections,
     normalize,
     numbered_as,
     places_key,
     rank_by_meaning,
     scaffolding,
-    section_refs,
     without_sections,
 )
 
@@ -187,7 +187,7 @@ def at_named_caption(doc: DocxDocument, loc: Locator, query: str, scope: tuple[i
     """``loc`` moved to the caption of the table or figure ``query`` names (module docstring), in ``scope`` (an
     inclusive paragraph range) when given; ``loc`` itself when the query names none, ``loc`` is on its caption,
     or no paragraph starts with its label."""
-    asked = {(r.kind, r.number) for r in section_refs(query) if r.kind in ("table", "figure")}
+    asked = named_labels(query)
     if not asked or loc.locator_precision != "paragraph" or loc.paragraph_index is None:
         return loc
     paras = doc.paragraphs

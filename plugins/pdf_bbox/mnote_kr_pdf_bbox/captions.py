@@ -17,7 +17,7 @@ import dataclasses
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from mnote_kr.plugin_api import caption_of, section_refs
+from mnote_kr.plugin_api import caption_of, named_labels
 
 from .answer import Answer
 from .blocks import written_text
@@ -56,7 +56,7 @@ def at_named_caption(doc: DocumentText, counts: Mapping[tuple[int, int], Any], a
     """``ans`` moved to the caption of the table or figure ``query`` names (module docstring), rule ``caption``,
     the block it held first behind it; ``ans`` itself when the query names none, ``ans`` starts with its label,
     or no block of the PDF does."""
-    asked = {(r.kind, r.number) for r in section_refs(query) if r.kind in ("table", "figure")}
+    asked = named_labels(query)
     if not asked or ans.block is not None and caption_of(_text(doc, ans.block)) in asked:
         return ans
     near = [*sorted(counts), *(b for b, _ in ans.runners_up if b not in counts)]
