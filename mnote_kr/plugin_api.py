@@ -186,7 +186,9 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.queryterms import scaffolding, stem, symbol_letters
     from mnote_kr.citations.text.sections import (
         SectionRef,
+        caption_of,
         cn_number,
+        named_labels,
         named_sections,
         numbered_as,
         section_refs,
@@ -246,7 +248,8 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     **{n: ("mnote_kr.citations.locate.zipguard", n) for n in ("budget_refusal", "check_zip", "count_tags")},
     **{n: ("mnote_kr.citations.text.queryterms", n) for n in ("scaffolding", "stem", "symbol_letters")},
     **{n: ("mnote_kr.citations.text.sections", n) for n in (
-        "SectionRef", "cn_number", "named_sections", "numbered_as", "section_refs", "without_sections")},
+        "SectionRef", "caption_of", "cn_number", "named_labels", "named_sections", "numbered_as", "section_refs",
+        "without_sections")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
@@ -353,6 +356,7 @@ __all__ = [
     "asked_of_place",
     "asked_row",
     "budget_refusal",
+    "caption_of",
     "check_zip",
     "cn_number",
     "count_tags",
@@ -385,6 +389,7 @@ __all__ = [
     "mostly_glyphs",
     "named_header",
     "named_in_chinese",
+    "named_labels",
     "named_places",
     "named_sections",
     "nearest_places",

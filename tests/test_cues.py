@@ -116,6 +116,10 @@ def test_a_section_heading_says_apparatus_whatever_the_text() -> None:
         ("合同期限是多少", ("duration",)),
         ("分成好几列的页面导出后顺序对吗", ()),  # 好几 is "several", not a question
         ("why is static type inference too slow", ()),
+        # nc23a Q4: "how fast" asks a speed or rate ("Must type 40 words per minute")
+        ("how fast must applicants for the program support assistant job be able to type?", ("speed",)),
+        ("at what speed does the train run", ("speed",)),
+        ("打字速度要求是多少", ("speed",)),
     ],
 )
 def test_the_question_words_say_what_the_answer_holds(question: str, types: tuple[str, ...]) -> None:
@@ -157,6 +161,19 @@ def test_a_passage_holds_a_type_where_its_pattern_occurs() -> None:
     # a number of working days is a duration (nc23b: the 周期 cell "15个工作日"); a date written 工作日期 is not
     assert counts(("duration",), "检测周期：15个工作日；results in 10 working days") == {"duration": 2}
     assert counts(("duration",), "工作日期：3月9日") == {}
+
+
+def test_a_speed_is_a_number_per_unit_of_time_or_a_speed_unit() -> None:
+    def counts(text: str) -> dict[str, int]:
+        return type_counts(("speed",), fold(text))
+
+    assert counts("BASIC REQUIREMENT: Must type 40 words per minute") == {"speed": 1}
+    assert counts("trains run at 120 km/h on a 10 Mbps link") == {"speed": 2}
+    assert counts("每分钟40字，时速60公里/小时") == {"speed": 2}
+    assert counts("A full year of work is 35-40 hours of work per week.") == {}  # a week is no speed's time
+    assert counts("taken 3 times a day") == {}  # a frequency
+    assert counts("Salary Range: 32,534.00 - 42,290.00 USD per year") == {}
+    assert answer_types(fold("which catchments responded fastest")) == ()  # which ones, not how fast
 
 
 def test_how_often_said_in_words_is_a_frequency_only_when_asked_for_worded() -> None:

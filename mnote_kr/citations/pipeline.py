@@ -30,7 +30,7 @@ from mnote_kr.citations.map.request import StartedQuery, check_query_text, retri
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank import meaning, wordsonly
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
-from mnote_kr.citations.render.claims import honest, id_anchor, place_key
+from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
@@ -339,7 +339,7 @@ def build_citations(
             # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
-        locator = honest(locator, cap)
+        locator = not_another_numbered(honest(locator, cap), query)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the

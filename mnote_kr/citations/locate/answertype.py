@@ -21,6 +21,7 @@ answer is written some other way, or not at all.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.caches.memo import HolderMemo
 from mnote_kr.citations.locate.otherscript import other_script
@@ -41,7 +42,8 @@ MIN_TERMS = 2
 
 #: How a reason names each kind of answer (a count is named by its thing).
 _KIND_NAMES = {"date": "date", "money": "amount", "percent": "percentage", "frequency": "frequency",
-               "duration": "duration", "distance": "distance", "size": "size", "ratio": "ratio"}
+               "duration": "duration", "distance": "distance", "size": "size", "speed": "speed or rate",
+               "ratio": "ratio"}
 
 _MEMO: HolderMemo[tuple[str, ...]] = HolderMemo(16)
 #: How :func:`without_untyped_claim`'s reason begins after ``SEMANTIC: ``, for :func:`kind_answered`.
@@ -72,10 +74,12 @@ def _shown(doc: TextDocument[P], types: tuple[str, ...]) -> tuple[str, ...]:
         t for t in types if any(_body(p) and holds_type(t, p.norm, worded=True) for p in doc.paragraphs)))
 
 
-def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+def without_untyped_claim(doc: TextDocument[P], match: Match, query: str,
+                          passage: Callable[[], Sequence[int]] | None = None) -> Match:
     """``match`` made approximate when its place holds none of the answer kinds the question asks that the file
-    shows (module docstring); the first place behind it holding one and a word of the question leads. Unchanged
-    when already approximate, holding the query as written, or the query asks no kind."""
+    shows (module docstring); the first place behind it holding one and a word of the question leads, else the
+    paragraph of the provider's passage (``passage()``: their indices) nearest it doing so. Unchanged when already
+    approximate, holding the query as written, or the query asks no kind."""
     para = match.paragraph
     q = normalize(query or "").strip()
     if not TYPES_APPROXIMATE or para is None or not q or match.reason.startswith(SEMANTIC) or q in para.norm:
@@ -97,6 +101,10 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     # one saying it with a number ("每10年") before one saying it in words ("以规定的时间间隔")
     lead = next((r for worded in (False, True) for r in asked if r.paragraph is not None
                  and any(holds_type(t, r.paragraph.norm, worded=worded) for t in shown)), None)
+    if lead is None and passage is not None:
+        # the passage's paragraph beside the place saying it ("BASIC REQUIREMENT: Must type 40 words per minute"
+        # two above the paragraph holding "Program Support Assistant", nc23a Q4), when no place behind it does
+        lead = _in_passage(doc, match, passage(), shown, qt, across)
     if lead is None:
         return dataclasses.replace(match, reason=f"{SEMANTIC}: {_UNTYPED}{kinds} it asks, which the file shows "
                                                  "elsewhere")
@@ -111,3 +119,18 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
                               runners_up=())
     behind = (own, *(r for r in match.runners_up if r is not lead))
     return Match(place, match.score, qt.span(place.norm), why, match.anchor, lead.meaning, behind)
+
+
+def _in_passage(doc: TextDocument[P], match: Match, indices: Sequence[int], shown: tuple[str, ...], qt: QueryTerms,
+                across: bool) -> Match | None:
+    """The body paragraph of ``indices`` (the provider's passage) nearest ``match``'s holding one of the kinds
+    ``shown`` with a number and a word of the question (any word, for a question in the other script), as a place
+    behind ``match``; None when none does."""
+    here = match.paragraph.index if match.paragraph is not None else 0
+    paras = doc.paragraphs
+    for i in sorted((i for i in indices if 0 <= i < len(paras) and i != here), key=lambda i: (abs(i - here), i)):
+        para = paras[i]
+        if _body(para) and any(holds_type(t, para.norm) for t in shown) \
+                and (across or any(qt.weights[k] > 0 for k, _pos, _w in qt.hits(para.norm))):
+            return Match(para, match.score, qt.span(para.norm), match.reason, match.anchor, None, ())
+    return None

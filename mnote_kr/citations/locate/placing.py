@@ -275,7 +275,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
     return without_subject_claim(doc, without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(
-        doc, without_heading_claim(doc, asked_item(doc, placed, query), query), query), query), query), query)
+        doc, without_heading_claim(doc, asked_item(doc, placed, query), query), query), query), query,
+        lambda: passage_paragraphs(doc, passage, scope)), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

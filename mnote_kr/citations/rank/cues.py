@@ -21,7 +21,8 @@ what kind of answer the question asks for.
   engines", 多少架 → a number followed by that noun or classifier; "how much ... cost", 多少钱 →
   an amount of money; "what share", 比例 → a percentage; "how often", 多久一次, 每隔多久, 频率 → a
   frequency ("every 10 years", 每10年, 2次/年, "annually"); "how long", 持续多久, "how far", "how big", 多久,
-  多远, 多大 → a number with a unit of time, length or size. ``ranking.bm25`` counts each type
+  多远, 多大 → a number with a unit of time, length or size; "how fast", 多快, 速度 → a speed or rate ("40 words per
+  minute", "120 km/h", 每分钟40字). ``ranking.bm25`` counts each type
   the question asks for as one more query term, present in a passage where the pattern occurs:
   weighted by its rarity among the passages of the search like any word (a year in every
   passage decides nothing). The classic "predictive annotation" of question answering.
@@ -187,6 +188,8 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
                               r"|(?:期限|时限|工期|有效期)(?:是|为|有)?(?:多少|多久|多长|几)")),
     ("distance", lazy_compile(r"\bhow\s+(?:far|tall|high|wide|deep)\b|多远|多高|多宽|多深|多长(?!时间)")),
     ("size", lazy_compile(r"\bhow\s+(?:big|large|heavy|much\s+memory|much\s+space)\b|多大|多重")),
+    ("speed", lazy_compile(r"\bhow\s+(?:fast|quickly)\b|\b(?:at\s+)?what\s+(?:speed|velocity|pace)\b"
+                         r"|\bhow\s+many\s+\w+\s+(?:per|a|an|each)\s+(?:second|minute|hour)\b|多快|速度|速率|每分钟多少|每秒多少")),
     ("ratio", lazy_compile(r"\bhow\s+much\s+(?:faster|slower|better|worse|more|less|larger|smaller|higher|lower)\b"
                          r"|快多少|提高多少|提升多少|几倍|多少倍")),
 )
@@ -225,6 +228,13 @@ _PASSAGE_TYPES: dict[str, re.Pattern[str]] = {
                                   "公里|千米|米|厘米|毫米")),
     "size": lazy_compile(_units("[kmgtp]i?b|bytes?|km2|m2|sq\\s*(?:km|mi|m)|square|acres?|hectares?|kg|tonnes?|tons?",
                               "平方|公顷|亩|千克|公斤|吨")),
+    # "40 words per minute", "120 km/h", "3 Mbps", "每分钟40字", "60公里/小时"; "3 times a day" is a frequency, and a
+    # week or a year is no speed's time ("40 hours of work per week")
+    "speed": lazy_compile(
+        rf"{_NUM}\s*(?:(?!times?\b)[a-z]+\s+){{0,2}}(?:per|an?|/|each)\s*(?:second|sec|minute|min|hour|hr)s?\b"
+        + "|" + _units("km/h|kmh|kph|mph|m/s|km/s|wpm|rpm|fps|knots?|[kmgt]?bps|[kmgt]?b/s")
+        + rf"|每\s*(?:秒钟?|分钟|小时)\s*{_NUM}|{_NUM}\s*(?:公里|千米|米|字|转|次|个)?\s*/\s*(?:小时|分钟|秒|h|min|s)\b"
+        + rf"|{_NUM}\s*(?:公里|千米|米)每(?:小时|秒)"),
     # "10 times" alone counts repetitions ("runs each program 10 times"); "3 times faster" is a ratio
     "ratio": lazy_compile(rf"{_NUM}\s*(?:-?fold\b|times\s+(?:faster|slower|more|less|as|higher|lower|better|"
                           r"larger|smaller)\b)|(?<![\d.])\d[\d.]*\s*(?:x(?![a-z])|×|倍|%|％)"),
@@ -256,10 +266,10 @@ def _prefix(noun: str) -> str:
 
 def answer_types(folded_query: str) -> tuple[str, ...]:
     """The answer types ``folded_query`` (``ranking.fold`` of the question) asks for, in a fixed
-    order: ``date``, ``money``, ``percent``, ``frequency``, ``duration``, ``distance``, ``size``, ``ratio`` and
-    ``count:<noun>`` (``count:`` alone for a count of no named thing)."""
+    order: ``date``, ``money``, ``percent``, ``frequency``, ``duration``, ``distance``, ``size``, ``speed`` ("how
+    fast": "40 words per minute"), ``ratio`` and ``count:<noun>`` (``count:`` alone for a count of no named thing)."""
     out = [name for name, pattern in _QUESTION_TYPES if pattern.search(folded_query)]
-    if {"money", "ratio", "duration", "frequency"} & set(out):
+    if {"money", "ratio", "duration", "frequency", "speed"} & set(out):
         return tuple(out)
     for m in _COUNT_RE.finditer(folded_query):
         if m.group(1) is not None:

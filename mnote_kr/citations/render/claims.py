@@ -23,6 +23,7 @@ from __future__ import annotations
 import msgspec
 
 from mnote_kr.citations.render.precision import is_approximate, page_hint
+from mnote_kr.citations.text.sections import names_other, section_refs
 from mnote_kr.models import Locator
 
 __all__ = ["honest", "id_anchor", "place_anchor", "place_key"]
@@ -49,6 +50,21 @@ def honest(locator: Locator, cap: str) -> Locator:
             reason="no sidecar block confirms the paragraph",
         )
     return locator
+
+
+def not_another_numbered(locator: Locator, query: str) -> Locator:
+    """A place naming another table or figure than the one the query asks for is no exact place of it: "The fit ...
+    was generally good. Table 2 gives" for "what does table 3 show?" (nc23a Q9, claimed exact) is approximate, its
+    reason saying why (``sections.names_other``, read on the place's own words)."""
+    if locator.locator_degraded or not locator.place_text:
+        return locator
+    refs = section_refs(query)
+    if not names_other(refs, locator.place_text):
+        return locator
+    asked = " or ".join(f"{r.kind} {r.number}" for r in refs if r.kind in ("table", "figure"))
+    why = f"{locator.reason or ''}; it names another table or figure than the {asked} asked: an approximate place"
+    return msgspec.structs.replace(locator, locator_degraded=True, reason=why.lstrip("; "),
+                                   locator_reason=why.lstrip("; "))
 
 
 def place_key(locator: Locator) -> str:

@@ -14,7 +14,7 @@ import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
-from mnote_kr.citations.render.claims import id_anchor, place_anchor, place_key
+from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
@@ -70,7 +70,7 @@ def runner_citations(main: Citation, located: Locator, base: str, taken: set[str
     for loc in located.runners_up:
         if not place_key(loc) or (loc.place_text and mostly_glyphs(loc.place_text)):
             continue  # a figure's labels read as glyphs (``?>9@aj.d<f@-<>2.@a:0>#``) are no place to cite
-        loc = msgspec.structs.replace(loc, runners_up=[])
+        loc = not_another_numbered(msgspec.structs.replace(loc, runners_up=[]), main.search_query or "")
         cid = citation_id(main.provider, main.source_id or "", id_anchor(base, version, loc), 0, taken=set(taken))
         url = citation_url(main.source_root_relative_path, loc)
         out.append(msgspec.structs.replace(

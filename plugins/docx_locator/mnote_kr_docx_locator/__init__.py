@@ -98,13 +98,14 @@ def locate_docx(request: LocateRequest) -> Locator:
     in_scope = match.paragraph is not None and (scope is None or scope[0] <= match.paragraph.index <= scope[1])
     if in_scope or scope is None:
         from .rows import as_rows
-        from .sections import at_named_section
+        from .sections import at_named_caption, at_named_section
 
         match = with_meaning(doc, match, request.passage, request.query, Scope((scope,)) if scope is not None else None)
         loc = locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id, headings=True, doc=doc)
         # under the numbered section the query names ("section 6.2.1", "第3章": ``sections``); then a table
         # cell is cited as its row, on the cell under the header the query names (``rows``)
         loc = at_named_section(doc, loc, request.query, request.evidence) if scope is None else loc
+        loc = at_named_caption(doc, loc, request.query, scope)  # "what does Table 1 contain?": its caption
         return numbered(doc, as_rows(doc, loc, request.query))
     # The sidecar names a real paragraph range, but the evidence matches none of its
     # paragraphs: say so (``file``, degraded) rather than land on the block's first

@@ -16,6 +16,11 @@ section too. A place on a section's heading or title line moves to the paragraph
 query's other words (nc21b: "What does section 5.3.2 say about plants with similar designs?" was cited on the
 title line); a place in a typed clause carries its title line as its last heading, as the reader sees it.
 
+A table or figure the query names ("what does Table 1 contain?", "Fig. 2", "表 3-1"): the citation goes to its caption
+paragraph ("Table 1: This is an easy table"), the paragraph starting with its label (the host's ``caption_of``), in
+the sidecar block's range when there is one (``at_named_caption``); the evidence's place stands first behind it. A
+number no paragraph starts with moves nothing.
+
 The numbers a query names are read by the host (``mnote_kr.citations.text.sections.named_sections``, through the
 plugin API), so the ranking reads the same ones.
 """
@@ -30,8 +35,10 @@ import msgspec
 from mnote_kr.plugin_api import (
     Locator,
     SectionRef,
+    caption_of,
     cn_number,
     iter_tokens,
+    named_labels,
     named_sections,
     normalize,
     numbered_as,
@@ -43,7 +50,7 @@ from mnote_kr.plugin_api import (
 
 from .document import DocxDocument, Paragraph
 
-__all__ = ["at_named_section", "heading_numbers", "named_sections", "under", "without_sections"]
+__all__ = ["at_named_caption", "at_named_section", "heading_numbers", "named_sections", "under", "without_sections"]
 
 _NUMBER = r"\d{1,3}(?:\.\d{1,3})*"
 _CJK_RE = re.compile(r"第\s*(\d{1,3}(?:\.\d{1,3})*|[一二两三四五六七八九十]{1,3})\s*[章节]")
@@ -174,3 +181,27 @@ def at_named_section(doc: DocxDocument, loc: Locator, query: str, evidence: str)
         loc, locator_degraded=approximate, paragraph_index=pick.index, para_id=pick.para_id,
         highlight=None, locator_reason=reason, reason=reason, place_text=pick.text if pick.text.strip() else None,
         place_headings=headings, meaning_score=None, runners_up=[behind, *others])
+
+
+def at_named_caption(doc: DocxDocument, loc: Locator, query: str, scope: tuple[int, int] | None = None) -> Locator:
+    """``loc`` moved to the caption of the table or figure ``query`` names (module docstring), in ``scope`` (an
+    inclusive paragraph range) when given; ``loc`` itself when the query names none, ``loc`` is on its caption,
+    or no paragraph starts with its label."""
+    asked = named_labels(query)
+    if not asked or loc.locator_precision != "paragraph" or loc.paragraph_index is None:
+        return loc
+    paras = doc.paragraphs
+    if caption_of(paras[loc.paragraph_index].text) in asked:
+        return loc
+    lo, hi = scope if scope is not None else (0, len(paras) - 1)
+    pick = next((p for p in paras[lo:hi + 1] if not p.in_toc and caption_of(p.text) in asked), None)
+    if pick is None:
+        return loc
+    kind, number = caption_of(pick.text) or ("", "")
+    reason = f"the query names {kind} {number}: its caption"
+    behind = msgspec.structs.replace(loc, runners_up=[])
+    others = [r for r in loc.runners_up if r.paragraph_index != pick.index]
+    return msgspec.structs.replace(
+        loc, locator_degraded=False, paragraph_index=pick.index, para_id=pick.para_id, highlight=None,
+        locator_reason=reason, reason=reason, place_text=pick.text, place_headings=list(pick.heading_path),
+        meaning_score=None, runners_up=[behind, *others])

@@ -30,6 +30,7 @@ from mnote_kr.plugin_api import LocateRequest, Locator, Rect, lazy_compile
 from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, holds_terms
 from .blocks import content_terms, written_text
+from .captions import at_named_caption
 from .headvalues import column_values
 from .layout import drop_furniture_lines
 from .model import furniture_keys, furniture_near, load_document
@@ -108,6 +109,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             ev, keys)), choosing_words(req.query))
     ans, named = at_named_page(doc, counts, choose(doc, list(counts), choosing_words(req.query)), req.query)
     ans, head = give_way(doc, ans, choosing_words(req.query))  # a heading chosen for a question: the text under it
+    if (captioned := at_named_caption(doc, counts, ans, req.query)) is not ans:  # "what does table 3 show?"
+        ans, head = captioned, None
     why = f"text layer match, coverage {m.coverage:.2f}"
     degraded = False
     place_text = lead = None
@@ -137,13 +140,13 @@ def locate_pdf(req: LocateRequest) -> Locator:
         place_text = written_text(page, [li for b, part in parts if b < ans.block[1] for li in part]
                                   + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part])
         column = column_values(doc.path, page, ans.block[1], req.query) \
-            if ans.rule not in ("verbatim", "cell", "extreme") else None
+            if ans.rule not in ("verbatim", "cell", "extreme", "caption") else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
             primary = Span(pi + 1, page.geometry.display(_union(column.boxes)))
             place_text = column.text
         row = row_place(doc.path, page, ans.block[1], lines, req.query,
                         [b[1] for b, _ in ans.runners_up if b[0] == pi]) \
-            if column is None and ans.rule not in ("verbatim", "cell", "extreme") else None
+            if column is None and ans.rule not in ("verbatim", "cell", "extreme", "caption") else None
         if row is not None:  # a table's title asked for a value: the row; a row: all its cells (``tablerows``)
             primary = Span(pi + 1, page.geometry.display(_union([page.lines[li] for li in row.lines])))
             place_text = row.text
@@ -152,6 +155,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             lead = _heading_lead(doc, ans.block, place_text, req.query, req.passage or evidence)
         elif ans.rule == "cell":
             why += "; the query names this table row's label and this cell's header"
+        elif ans.rule == "caption":
+            why += "; the query names the table or figure whose caption this text block starts"
         elif ans.rule == "extreme":
             pass  # the heading's rule says which row and why (``underhead``)
         elif ans.rule == "meaning":
