@@ -84,12 +84,10 @@ def test_an_english_query_over_chinese_files_saying_none_of_its_words_is_weak() 
 
 
 def test_words_held_only_by_a_reference_list_do_not_clear_a_query() -> None:
-    from tests.test_weak_variants import place as cite
-
-    entry = cite("r1", "Fahey, B., Jackson, R., 1997. Hydrological impacts of converting native forests and "
+    entry = place("r1", "Fahey, B., Jackson, R., 1997. Hydrological impacts of converting native forests and "
                        "grasslands to pine plantations, South Island, New Zealand. Agric. For. Meteorol. 84, 69-82.",
                  "kb/paper.pdf", lexical=0.18, apparatus=-0.3)
-    other = cite("r2", "Streamflow was gauged at ten catchments.", "kb/paper.pdf")
+    other = place("r2", "Streamflow was gauged at ten catchments.", "kb/paper.pdf")
     query = "pine plantations on glacier melt in the Himalayas"
     reason = weak_reason([entry, other], query)
     assert reason is not None and "only in lists of sources" in reason
