@@ -147,11 +147,16 @@ def test_a_word_rare_in_the_library_or_none_lacking_keeps_it_answered(
     assert weak_reason([place("b1", passage, "docs/khoj__bangalore.docx", lexical=0.3)], query, lambda: reports) is None
 
 
-def test_a_small_library_s_counts_do_not_judge(tmp_path: Path) -> None:
+def test_two_files_counts_do_not_judge_and_three_s_judge_a_query_most_of_whose_words_none_holds(tmp_path: Path) -> None:
     lib = libwords.LibraryWords()
     for i in range(3):
         lib.put(f"docs/{i}.md", "", [f"report number {i}"])
     letter = place("r1", "A report of the meeting.", "docs/0.md", lexical=0.15)
+    assert weak_reason([letter], "how to train for a report", lambda: lib) is None  # one word in no file: no judging
+    # most of its words in no file of the three (``weakmore.library_lacks``) it is weak; in two files nothing judges
+    reason = weak_reason([letter], "how to report a lost passport", lambda: lib)
+    assert reason is not None and "(lost, passport) are in no file" in reason
+    lib.drop("docs/2.md")
     assert weak_reason([letter], "how to report a lost passport", lambda: lib) is None
 
 

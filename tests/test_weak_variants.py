@@ -32,13 +32,17 @@ def place(cid: str, quote: str, name: str = "kb/notes.docx", **parts: float) -> 
 ENDNOTE = place("c1", "This should point to an endnote", lexical=0.26)
 HANDBOOK = place("c2", "The standing trustee shall file the plan with the court.", "kb/handbook.docx")
 JAPANESE = place("c3", "本誌は全国の高等学校に配布されます。", "kb/magazine.docx")
+PRESENTATION = place("c9", "The presentation lasts twenty minutes.", "kb/handbook.docx")
 
 
 @pytest.mark.parametrize("citations, query, cleared", [
     # one common word of the query in one place clears the flag, the newcomer's mercury
     ([HANDBOOK, ENDNOTE], "What is the boiling point of mercury?", "words: point"),
-    # a Chinese query over Latin passages only is not judged by words
-    ([HANDBOOK], "演示答辩的时间有多长？", "across scripts"),
+    # a Chinese query over Latin passages only is not judged by words when one says a word of it (演示 "presentation")
+    ([PRESENTATION], "演示答辩的时间有多长？", "across scripts"),
+    # ... saying none of its words, it is weak (``weakmore.said_somewhere``: in a library with no file in the query's
+    # language every passage is in the other script whatever is asked)
+    ([HANDBOOK], "演示答辩的时间有多长？", "weak"),
     # with a passage in the query's script (Han), words judge again: weak
     ([HANDBOOK, JAPANESE], "演示答辩的时间有多长？", "weak"),
     ([HANDBOOK, JAPANESE], "How many schools will the magazine be shipped to?", "weak"),
@@ -46,8 +50,10 @@ JAPANESE = place("c3", "本誌は全国の高等学校に配布されます。",
     ([HANDBOOK, JAPANESE], "受托人要把计划交给哪个法院？", "across languages: 受托人, 计划, 法院"),
     # a year alone is no word when the query has others
     ([place("c4", "Revenue in 2020 rose.", lexical=0.3)], "population of Tokyo in 2020", "weak"),
-    # ... and then what clears it is the script (a Chinese query over an English passage holding the year)
-    ([place("c4", "Revenue in 2022 rose.", lexical=0.3)], "2022年世界杯冠军是哪个国家", "across scripts"),
+    # ... nor is the script when the English passage holding the year says none of the Chinese query's words
+    ([place("c4", "Revenue in 2022 rose.", lexical=0.3)], "2022年世界杯冠军是哪个国家", "weak"),
+    ([place("c4", "The 2022 World Cup champion was Argentina.", lexical=0.3)], "2022年世界杯冠军是哪个国家",
+     "across scripts"),
 ])
 def test_cleared_by_names_the_part_of_the_rule_that_left_a_search_unflagged(
         citations: list[Citation], query: str, cleared: str) -> None:
@@ -68,7 +74,7 @@ def test_the_variants_only_add_flags_to_searches_words_alone_cleared() -> None:
     assert not weak_variants.names([certificate, place("c7", "kubernetes ingress notes", lexical=0.4)], tls)
     # cleared otherwise (across scripts): no variant flags it
     for rule in weak_variants.VARIANTS.values():
-        assert not rule([HANDBOOK], "演示答辩的时间有多长？")
+        assert not rule([PRESENTATION], "演示答辩的时间有多长？")
 
 
 

@@ -7,10 +7,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakmore import more_reason, said_somewhere
+from mnote_kr.citations.render.weakmore import name_terms as _name_terms
+from mnote_kr.citations.render.weakmore import passage as _passage
 from mnote_kr.citations.text.namedplaces import named_places, naming
 from mnote_kr.core.registry import Registry
 from mnote_kr.models import Citation
@@ -100,6 +102,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
     around: list[str] = []
     common: tuple[list[str], list[str]] = ([], [])
     plain: list[str] = []
+    more: str | None = None
     if _worded(citations, parts, query, asked):
         # a file the query names ("2024-01-05.md") answers it whatever its name is made of
         numbers_only = not any(p.get("fileName", 0.0) > 0.0 for p in parts) and _numbers_only(asked, citations)
@@ -109,9 +112,12 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
                   else library_common(citations, query, library))
         plain = ([] if numbers_only or few or around or common[0] or library is None
                  else library_plain(citations, query, library))
-        if not numbers_only and not few and not around and not common[0] and not plain:
+        more = (None if numbers_only or few or around or common[0] or plain
+                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS))
+        if not numbers_only and not few and not around and not common[0] and not plain and not more:
             return None
-    if _across_scripts(query, citations[:1] if first_script else citations):
+    if _across_scripts(query, citations[:1] if first_script else citations) \
+            and said_somewhere(query, citations, _english_words(query)):
         return None
     if _cited_where_named(query, citations):
         return None
@@ -123,6 +129,8 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         return (f"the query's words ({', '.join(around)}) are only in the text around the places found, not at any of "
                 "them, and the first is not close to the query in meaning: nothing in your files clearly answers it; "
                 "the passages shown are only the nearest by meaning")
+    if more:
+        return more
     if plain:
         return (f"no passage found holds more of the query than words common in this library ({', '.join(plain)}), "
                 "and the first is not close to it in meaning: nothing in your files clearly answers it; the passages "
@@ -364,17 +372,6 @@ def _english_words(query: str) -> list[str]:
     no number) and not a ``COMMON_WORDS`` one."""
     return [w for w in dict.fromkeys(re.findall(r"[a-z]+", query.lower()))
             if (stems := set(terms(w))) and not stems <= COMMON_WORDS]
-
-
-def _passage(c: Citation) -> str:
-    """A citation's passage as the ranking reads it: a PDF text layer's spaced CJK glyphs ("营 业 收 入") joined up."""
-    from mnote_kr.citations.cleaning.copyable import join_cjk_gaps
-
-    return join_cjk_gaps(c.raw_quote or c.context_quote or c.display_quote or "")
-
-
-def _name_terms(c: Citation) -> set[str]:
-    return set(terms(PurePath(c.source_root_relative_path).stem.replace("_", " ")))
 
 
 def _numbers_only(asked: set[str], citations: list[Citation]) -> bool:
