@@ -98,7 +98,8 @@ def main() -> int:
         side = "cross" if q["cross"] else "same"
         for name in (f"{q['set']}-{side}", f"ALL-{side}"):
             groups[name].append(q["id"])
-    print(f"{len(labels)} tuning questions of run {args.run}; first five holds the answering file (gained/lost vs none)")
+    print(f"{len(labels)} tuning questions of run {args.run}; the answering file in the first five "
+          "(gained/lost vs none)")
     for name in sorted(groups, key=lambda n: (n.startswith("ALL"), n)):
         ids = groups[name]
         cells = []

@@ -14,7 +14,8 @@ from typing import Any
 from mnote_kr.citations.rank import deeper
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 
-RECORDED = json.loads((Path(__file__).parent / "data" / "deeper" / "t3_zh01_citations.json").read_text(encoding="utf-8"))
+DATA = Path(__file__).parent / "data" / "deeper" / "t3_zh01_citations.json"
+RECORDED = json.loads(DATA.read_text(encoding="utf-8"))
 CITATIONS: list[dict[str, Any]] = RECORDED["citations"]
 QUERY: str = RECORDED["question"]
 WANTED: int = RECORDED["wanted"]
