@@ -15,8 +15,9 @@ A deeper file is admitted (:func:`admitted`) when
 * its meaning beats that of one of the first ``AGAINST`` files the provider ranked (those that would fill the
   first five), and it is among the ``ADMIT`` best such deeper files by meaning.
 
-It then ranks as the first of those files it beats (takes its provider rank), and the search's ranking goes
-on as for any file. A deeper file without vectors, or beating none of them, is dropped (``dropped.deeper``).
+It then ranks as the first of those files it beats (takes its provider rank, which its citations'
+``diagnostics.providerRank`` shows), and the search's ranking goes on as for any file. A deeper file without
+vectors, or beating none of them, is dropped (``dropped.deeper``).
 Measured on the tuning sets' dump of r22 (``benchmarks/deep_meaning.py``, 258 questions, deeper_files=5
 run): answering file in the first five, cross-language 75 -> 79 of 102 (5 gained, 1 lost), same-language
 145 -> 145 of 156 (none lost); the five deeper files in LightRAG's order instead: 77 and 145. Pure: no I/O.
