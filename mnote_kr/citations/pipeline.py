@@ -6,6 +6,7 @@ sources deleted or changed on disk since indexing are dropped here before the wa
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import time
 from collections import Counter, defaultdict
@@ -28,7 +29,7 @@ from mnote_kr.citations.locate.quotemark import agreeing
 from mnote_kr.citations.map.notindexed import absent_scope, uncitable
 from mnote_kr.citations.map.request import StartedQuery, check_query_text, retrieval_depth, start_query  # noqa: F401 - the checks lived here
 from mnote_kr.citations.map.sidecar import located_headings
-from mnote_kr.citations.rank import meaning, wordsonly
+from mnote_kr.citations.rank import deeper, meaning, wordsonly
 from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
@@ -279,6 +280,7 @@ def build_citations(
     scored: list[tuple[float, int, Citation]] = []
     candidates: list[Candidate] = []
     runners: list[list[Citation]] = []  # the places behind each scored citation, in its passage
+    rows: list[deeper.Row] = []  # each scored citation's file, rank and meaning: which deeper files take a place
     unanchored: Unanchored = {}
     total = len(result.references)
     timings: defaultdict[str, float] = defaultdict(float)
@@ -409,8 +411,11 @@ def build_citations(
             ),
         )
         scored.append((0.0, len(scored), citation))
+        cosines = [m for m in (located.meaning_score, *(r.meaning_score for r in located.runners_up)) if m is not None]
+        rows.append(deeper.Row(rel, ref.rank, ref.deeper, max(cosines, default=None), candidates[-1].text))
         runners.append(runner_citations(citation, located, block_id or ref.chunk_id or bundle.normalized_fingerprint,
                                         taken, entry.source_hash) if RUNNERS_UP else [])
+    candidates, scored, runners = _admitted(query, rows, candidates, scored, runners, dropped)
     # The passage that answers first: the provider's order plus a lexical score of the query over
     # the passages of this search (mnote_kr.citations.rank.ranking).
     for i, (value, parts) in enumerate(relevance(query, candidates, total)):
@@ -432,6 +437,23 @@ def build_citations(
                    "timingsMs": {k: round(v, 2) for k, v in timings.items()},
                    **{key: {"count": len(rels), "paths": sorted(rels)} for key, rels in since.items()}}
     return behind_by_meaning([c for _, _, c in scored] + behind), diagnostics, unanchored
+
+
+def _admitted(query: str, rows: list[deeper.Row], candidates: list[Candidate],
+              scored: list[tuple[float, int, Citation]], runners: list[list[Citation]], dropped: Counter[str],
+              ) -> tuple[list[Candidate], list[tuple[float, int, Citation]], list[list[Citation]]]:
+    """The citations of the files the provider passed on from deeper in its list left out unless admitted by
+    meaning, an admitted one ranked as the provider's file it beats (``rank.deeper``); the others as they are."""
+    ranks = deeper.admitted(query, rows)
+    if ranks == [r.rank for r in rows]:
+        return candidates, scored, runners
+    keep = [i for i, rank in enumerate(ranks) if rank is not None]
+    dropped["deeper"] += len(ranks) - len(keep)
+    moved = [(i, ranks[i] or 0) for i in keep]
+    return ([dataclasses.replace(candidates[i], provider_rank=rank) for i, rank in moved],
+            [(0.0, k, msgspec.structs.replace(scored[i][2], diagnostics=msgspec.structs.replace(
+                scored[i][2].diagnostics, provider_rank=rank))) for k, (i, rank) in enumerate(moved)],
+            [runners[i] for i in keep])
 
 
 def _finish(citations: list[Citation], diagnostics: dict[str, Any], top_k: int,

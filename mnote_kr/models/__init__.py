@@ -110,6 +110,9 @@ class ProviderReference(Frozen, frozen=True, kw_only=True):
     #: the chunk's place among its document's chunks when the provider knows it (0: the first, which starts
     #: where the document does, on a whole word); None: not known (a chunk may then start inside a word)
     chunk_order: int | None = None
+    #: passed on from deeper in the provider's list than the references it was asked for: the host ranks it
+    #: only when its meaning earns a place (``mnote_kr.citations.rank.deeper``)
+    deeper: bool = False
 
 
 class ProviderQueryResult(Base, kw_only=True):

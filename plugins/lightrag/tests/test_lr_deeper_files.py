@@ -60,9 +60,11 @@ def test_the_answering_file_from_the_deeper_list_follows_the_first_chunks(tmp_pa
     assert [r.rank for r in refs] == list(range(1, len(refs) + 1))
 
 
-def test_deeper_files_are_off_unless_the_workspace_asks_for_them(tmp_path: Path) -> None:
-    refs, _, answer = _search(tmp_path)  # the default: no deeper file passed on
-    assert len(refs) == 20 and answer not in {r.file_path for r in refs}
+def test_deeper_files_are_passed_on_marked_by_default(tmp_path: Path) -> None:
+    refs, sent, answer = _search(tmp_path)  # the default: five deeper files, the host admits them by meaning
+    assert sent["chunk_top_k"] == 60 and len(refs) == 20 + passages.DEEPER_FILES
+    assert [r.deeper for r in refs] == [False] * 20 + [True] * passages.DEEPER_FILES
+    assert refs[20].file_path == answer
 
 
 def test_deeper_files_zero_keeps_the_first_chunks_alone(tmp_path: Path) -> None:
@@ -91,4 +93,5 @@ def test_with_deeper_files_takes_each_new_files_first_chunk_in_order() -> None:
     out = passages.with_deeper_files(deep[:3], deep, 3, 2)
     assert [r.chunk_id for r in out] == ["a-1", "b-2", "a-3", "c-4", "d-6"]
     assert [r.rank for r in out] == [1, 2, 3, 4, 5]
+    assert [r.deeper for r in out] == [False, False, False, True, True]
     assert passages.with_deeper_files(deep[:3], deep, 3, 0) == deep[:3]

@@ -26,8 +26,10 @@ question): the answering file is among the first 20 chunks' files for 79 of 109 
 questions and 190 of 197 same-language ones, and the host's first five held it every time it was
 there; among 40 chunks 92 / 193, among 60 96 / 193. Five deeper files reach 93 / 192 (4.3 files
 more per search on average; three: 88 / 192). ``[providers.lightrag] deeper_files`` sets it per
-workspace; off by default (``DEFAULT_DEEPER_FILES``): through the real engine the host's first five did not
-keep every file it was given, and the held-out sets did not gain (docs/embeddings.md). Pure: no I/O.
+workspace. Each is marked ``deeper``: the host ranks only those whose meaning (their places' stored vectors)
+beats one of the first files', in another script than the question's (``mnote_kr.citations.rank.deeper``); ranked
+at their own rank instead (r22), the host's first five did not keep every file it was given and the held-out
+sets did not gain (docs/embeddings.md). Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -47,10 +49,12 @@ MAX_DEPTH = 80
 POSITION_WEIGHT = 3.0
 #: Files of the deeper list that the first ``wanted`` chunks lack, passed on after them, when switched on.
 DEEPER_FILES = 5
-#: ``[providers.lightrag] deeper_files`` when the workspace does not set it: off. Through the real engine
-#: (benchmarks/retrieval.py, one run, r22) five deeper files found 3 more of 306 tuning questions' files in the
-#: first five and 1 fewer of 123 held-out ones, for about 150 ms more per search: not worth being the default.
-DEFAULT_DEEPER_FILES = 0
+#: ``[providers.lightrag] deeper_files`` when the workspace does not set it. Passed on in LightRAG's order and
+#: ranked at their own rank (r22, one engine run) five deeper files found 3 more of 306 tuning questions' files in
+#: the first five and 1 fewer of 123 held-out ones; since r23 they are marked ``deeper`` and the host admits only
+#: the few whose meaning earns a place (``mnote_kr.citations.rank.deeper``: on r22's dump of the tuning sets,
+#: cross-language 75 -> 79 of 102 in the first five, same-language 145 -> 145 of 156). 0: the old behaviour.
+DEFAULT_DEEPER_FILES = DEEPER_FILES
 
 
 def deeper(wanted: int) -> int:
@@ -90,7 +94,8 @@ def with_deeper_files(head: Sequence[ProviderReference], deeper_list: Sequence[P
                       wanted: int, files: int) -> list[ProviderReference]:
     """``head`` (the search's first ``wanted`` slots), then the first ``files`` files of
     ``deeper_list[wanted:]`` (LightRAG's deeper list, its order) that ``head`` lacks, one
-    reference each (the file's first there). Ranks are renumbered 1..n."""
+    reference each (the file's first there), marked ``deeper`` for the host to admit by meaning. Ranks are
+    renumbered 1..n."""
     out = list(head)
     have = {r.file_path for r in out}
     for ref in deeper_list[wanted:]:
@@ -98,6 +103,6 @@ def with_deeper_files(head: Sequence[ProviderReference], deeper_list: Sequence[P
             break
         if ref.file_path not in have:
             have.add(ref.file_path)
-            out.append(ref)
+            out.append(msgspec.structs.replace(ref, deeper=True))
             files -= 1
     return [r if r.rank == k else msgspec.structs.replace(r, rank=k) for k, r in enumerate(out, start=1)]

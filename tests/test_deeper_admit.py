@@ -1,0 +1,74 @@
+"""Files from deeper in LightRAG's list are ranked only when their meaning earns a place (``rank.deeper``).
+
+Replays ``data/deeper/t3_zh01_citations.json``: every citation the host built for a Chinese tuning question in
+r22's engine run with five deeper files passed on (ranks above 20), each with its place's cosine from the stored
+vectors. The answering English PDF (``mineru__demo3.pdf``) came from LightRAG's 22nd chunk.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from mnote_kr.citations.rank import deeper
+from mnote_kr.citations.rank.ranking import Candidate, relevance
+
+DATA = Path(__file__).parent / "data" / "deeper" / "t3_zh01_citations.json"
+RECORDED = json.loads(DATA.read_text(encoding="utf-8"))
+CITATIONS: list[dict[str, Any]] = RECORDED["citations"]
+QUERY: str = RECORDED["question"]
+WANTED: int = RECORDED["wanted"]
+
+
+def _rows() -> list[deeper.Row]:
+    return [deeper.Row(c["file"], c["rank"], c["rank"] > WANTED, c["meaning"], c["text"]) for c in CITATIONS]
+
+
+def _first_five(ranks: list[int | None]) -> list[str]:
+    """The first five files the host's ranking gives the citations kept, each at the rank given."""
+    kept = [(c, r) for c, r in zip(CITATIONS, ranks, strict=True) if r is not None]
+    cands = [Candidate(r, Path(c["file"]).name, c["text"], tuple(c["headings"]), c["meaning"],
+                       approximate=c["approximate"], unplaced=c["unplaced"]) for c, r in kept]
+    scores = [s for s, _ in relevance(QUERY, cands, len(cands))]
+    files: list[str] = []
+    for _, _, (c, _) in sorted(zip(scores, range(len(kept)), kept, strict=True), key=lambda t: (-t[0], t[1])):
+        if c["file"] not in files:
+            files.append(c["file"])
+    return files[:5]
+
+
+def test_the_answering_deeper_file_is_admitted_by_meaning_into_the_first_five() -> None:
+    answer = RECORDED["answer_file"]
+    without = [c["rank"] if c["rank"] <= WANTED else None for c in CITATIONS]
+    assert answer not in _first_five(without)  # from the first 20 chunks' files alone it is missed
+    ranks = deeper.admitted(QUERY, _rows())
+    given = {r for c, r in zip(CITATIONS, ranks, strict=True) if c["file"] == answer}
+    # it beats the provider's 2nd file (khoj__bangalore.docx, rank 3) by meaning: it ranks as that file
+    assert given == {3}
+    assert answer in _first_five(ranks)
+    # the files the provider was asked for keep their own ranks
+    assert all(r == c["rank"] for c, r in zip(CITATIONS, ranks, strict=True) if c["rank"] <= WANTED)
+
+
+def test_a_deeper_file_weak_in_meaning_or_in_the_questions_script_stays_out() -> None:
+    ranks = deeper.admitted(QUERY, _rows())
+    out = {c["file"] for c, r in zip(CITATIONS, ranks, strict=True) if r is None}
+    # an English DOCX whose best place (0.638) is below every one of the first five files' (0.673 and above)
+    assert "docs/mineru__docx_01.docx" in out
+    # a Chinese PDF near in meaning (0.724) but in the question's own script: its words had their chance
+    assert "docs/chatchat__1.pdf" in out
+    assert deeper.script(QUERY) == "cjk"
+
+
+def test_no_deeper_file_leaves_every_rank_as_it_is() -> None:
+    rows = [r for r in _rows() if not r.deeper]
+    assert deeper.admitted(QUERY, rows) == [r.rank for r in rows]
+
+
+def test_scripts_are_told_apart_by_most_letters() -> None:
+    assert deeper.script("新模型为什么 GPT") == "cjk"
+    assert deeper.script("이 카드는 연회비가 없습니다") == "hangul"
+    assert deeper.script("The annual fee is waived 年费") == "latin"
+    assert deeper.script("کتاب فارسی") == "other"
+    assert deeper.script("12 34 ...") is None
