@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+from pathlib import Path
 
 import pytest
 
@@ -80,7 +81,8 @@ def test_a_wait_line_is_printed_piped_and_cut_to_the_terminal_on_one(monkeypatch
     monkeypatch.setattr("sys.stderr", tty)
     monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(0, 0): __import__("os").terminal_size((200, 50)))
     progress_writer()(line)
-    assert tty.getvalue() == "\r\033[K[########............] " + line[:176]
+    # 199 columns (the last left free): the 23 of the bar, then 175 of the line and "…" where it is cut
+    assert tty.getvalue() == "\r\033[K[########............] " + line[:175] + "…"
     assert "handbook.docx" in tty.getvalue()  # the old 100-character cut lost the file's name
 
 
@@ -111,3 +113,93 @@ def test_every_long_steps_heartbeat_is_at_most_5_s_apart_and_reaches_a_piped_log
     for beat in (scan.HEARTBEAT_S, meaning.EMBED_HEARTBEAT_S, waitprogress.HEARTBEAT_S):
         assert STEP_EVERY_S < beat <= 5.0
     assert host_ingest.WAIT_ROUND_S <= waitprogress.HEARTBEAT_S  # a round ends before the next line is due
+
+
+class _Terminal(io.StringIO):
+    """stdout and stderr of one terminal: one stream, as a person sees them."""
+
+    def isatty(self) -> bool:
+        return True
+
+
+def _columns(text: str) -> int:
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+#: What a search LightRAG holds says every few seconds (``searchwait.waiting_line``), about a CJK file's name.
+WAITING = ("waiting for LightRAG to store kb/质量管理体系文件汇编（第三版）.docx's chunks (indexing 3 files: "
+           "kb/质量管理体系文件汇编（第三版）.docx (for 2m 05s, file 1 of 3)); searches wait meanwhile: {} so far, "
+           "at most 2m 30s")
+
+
+def test_a_terminals_waiting_line_rewrites_itself_in_its_width_and_ends_before_the_results(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc22b: on a terminal the waiting line was cut off and the results ran into it. Each line rewrites the one
+    before it from the line's start, cleared to its end, never wider than the terminal (CJK counted twice: a
+    wrapped line leaves its first rows behind), and the search ends it with a newline before its results."""
+    from os import terminal_size
+
+    from mnote_kr.cli import reports
+
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    monkeypatch.setattr("shutil.get_terminal_size", lambda fallback=(0, 0): terminal_size((100, 40)))
+    write = progress_writer()
+    for waited in ("5 s", "10 s", "15 s"):
+        write(WAITING.format(waited))
+    host = type("Host", (), {"progress": write})()
+    reports.end_progress(host)
+    term.write("1. kb/质量管理体系文件汇编（第三版）.docx\n")  # the results, on the same terminal
+    out = term.getvalue()
+    drawn, results = out.split("\n", 1)
+    assert results == "1. kb/质量管理体系文件汇编（第三版）.docx\n"  # a line of its own
+    frames = drawn.split("\r\033[K")
+    assert frames[0] == "" and len(frames) == 4, frames
+    for frame in frames[1:]:
+        assert frame.startswith("waiting for LightRAG to store kb/质量"), frame  # no empty bar before it
+        assert _columns(frame) <= 99, (_columns(frame), frame)
+        assert frame.endswith("…")  # cut, and it shows
+    reports.end_progress(host)
+    assert term.getvalue() == out  # ended once: no blank line more
+
+
+def test_a_piped_waiting_line_is_whole_and_ending_adds_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    from mnote_kr.cli import reports
+
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    now = [0.0]
+    write = progress_writer(clock=lambda: now[0])
+    for waited in ("5 s", "10 s", "15 s"):
+        now[0] += 5
+        write(WAITING.format(waited))
+    reports.end_progress(type("Host", (), {"progress": write})())
+    assert err.getvalue() == "".join(WAITING.format(w) + "\n" for w in ("5 s", "10 s", "15 s"))
+
+
+def test_a_search_that_fails_while_waiting_ends_the_terminals_line_before_its_error(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    from types import SimpleNamespace
+
+    from mnote_kr.cli import reports
+    from mnote_kr.errors import ProviderError
+
+    term = _Terminal()
+    monkeypatch.setattr("sys.stderr", term)
+    write = progress_writer()
+
+    def search(*args: object, **kwargs: object) -> None:
+        write(WAITING.format("2m 30s"))
+        raise ProviderError("LightRAG is indexing ...; this one got no answer in 2m 30s")
+
+    workspace = SimpleNamespace(resolve=lambda p: p, root=Path.cwd())
+    host = SimpleNamespace(progress=write, search=search, workspace=workspace,
+                           registry=lambda: SimpleNamespace(roots={"": object()}, entries={}),
+                           plugins=SimpleNamespace(unsaid_failures=lambda: []))
+    ctx = reports.Ctx(None)
+    ctx._host = host
+    with pytest.raises(ProviderError):
+        reports.search_report(ctx, False, query="quality manual", scope=(), top_k=5, mode="mix", rerank=None)
+    assert term.getvalue().startswith("\r\033[Kwaiting for LightRAG") and term.getvalue().endswith("\n")

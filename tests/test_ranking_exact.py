@@ -44,3 +44,30 @@ def test_an_exact_place_goes_before_an_approximate_one_of_another_file_scoring_b
     # and with a margin below the two scores' gap (0.333 vs 0.319: 4%), the exact file stays third
     monkeypatch.setattr(exactahead, "EXACT_MARGIN", 0.03)
     assert [f for f, _ in _files(CANDS)].index(SEARCH["file"]) == 2
+
+
+class _Place:
+    def __init__(self, file_name: str, approximate: bool) -> None:
+        self.file_name, self.approximate, self.unplaced = file_name, approximate, False
+
+
+#: Approximate scores (as the ranking sums them) and the exact score at their bound: 10% of the approximate one's
+#: score below it (7.7 and 6.93: 0.77 apart). Worked out by hand, in decimals; as floats, ``7.7 - 6.93`` is
+#: 0.7700000000000005, more than ``0.1 * 7.7`` (0.77), and ``0.07 - 0.063`` (0.007000000000000006) more than
+#: ``0.1 * 0.07`` (0.007000000000000001): the bound's own pair was left out by a float's last bits (0.7 and 0.63
+#: happened to land inside).
+BOUNDS = [(0.07, 0.063), (0.7, 0.63), (0.1, 0.09), (0.17, 0.153), (7.7, 6.93), (1.0, 0.9), (0.333, 0.2997)]
+
+
+@pytest.mark.parametrize(("approximate", "exact"), BOUNDS)
+def test_an_exact_place_at_the_margins_bound_steps_ahead_and_one_just_past_it_does_not(
+        approximate: float, exact: float) -> None:
+    places = [_Place("approx.pdf", True), _Place("exact.docx", False)]
+    out: list[tuple[float, dict[str, float]]] = [(approximate, {}), (exact, {})]
+    exactahead.exact_ahead(out, places)
+    assert out[1][0] > out[0][0], (approximate, exact, out)  # at the bound: within "at most 10% more"
+    assert out[1][1]["exactAhead"] > 0
+    past = exact * (1 - 1e-6)  # a millionth below the bound: outside it
+    out = [(approximate, {}), (past, {})]
+    exactahead.exact_ahead(out, places)
+    assert out == [(approximate, {}), (past, {})]

@@ -141,7 +141,7 @@ class HostStatus:
             "indexedRoots": msgspec.to_builtins(sorted(reg.roots.values(), key=lambda r: r.root_relative_path)),
             "provider": {"name": self.plugins.provider_name},
             "plugins": {"failed": [{"name": p.name, "error": p.error} for p in self.plugins.failures()]},
-            "meaning": _meaning_status(self, reg),
+            "meaning": {},  # (after the provider's report: the files it indexed since the registry heard)
             # Readers' own work (OCR: files waiting for recognition, files it failed on).
             "readers": self.plugins.reader_status(reg.entries),
             "placeRerank": self._place_rerank_status(),
@@ -152,6 +152,9 @@ class HostStatus:
             out["provider"] = {"name": self.plugins.provider_name, **msgspec.to_builtins(status)}
         except ProviderError as exc:
             out["provider"] = {"name": self.plugins.provider_name, "reachable": False, "error": exc.message}
+        unrecorded = _indexed_unrecorded(reg, out["provider"])
+        out["registry"]["indexedUnrecorded"] = {"count": len(unrecorded), "paths": unrecorded[:50]}
+        out["meaning"] = _meaning_status(self, reg, frozenset(unrecorded))
         out["registry"]["behind"] = _behind(reg, out["provider"])
         if out["registry"]["behind"] and not _caught_up and _catch_up(self, reg):
             return self.status(_caught_up=True)  # what LightRAG said of them, recorded: reported afresh
@@ -180,13 +183,26 @@ class HostStatus:
         return {"count": count, "files": files, "newCount": fresh}
 
 
-def _meaning_status(host: HostStatus, reg: Registry) -> dict[str, Any]:
+def _indexed_unrecorded(reg: Registry, provider: Mapping[str, Any]) -> list[str]:
+    """The files the registry records as sent (``submitted``, ``processing``; not stale) whose documents the
+    provider says it has indexed (``indexedUnrecorded``): a search cites them already; the next sync records it."""
+    said = provider.get("indexedUnrecorded") or []
+    if not said:
+        return []
+    said = set(said)
+    return [e.source_root_relative_path for e in
+            reg.select(lambda tag: tag_status(tag) in ("submitted", "processing") and not tag & STALE_BIT)
+            if e.source_root_relative_path in said]
+
+
+def _meaning_status(host: HostStatus, reg: Registry, indexed: frozenset[str] = frozenset()) -> dict[str, Any]:
     """Places by meaning: the model, files with vectors, an embedding under way (``meaning.status``), and
-    the indexed files placed by words only until ``sync`` embeds their places (``wordsonly.status``)."""
+    the indexed files placed by words only until ``sync`` embeds their places (``wordsonly.status``; ``indexed``:
+    files the provider has indexed that the registry still records as sent)."""
     from mnote_kr.citations.rank.meaning import status
     from mnote_kr.citations.rank.wordsonly import status as words_only
 
-    lost = words_only(host, reg)
+    lost = words_only(host, reg, indexed=indexed)
     # of the files placed by words only, those indexed already (the rest are still being indexed): beside
     # ``wordsOnly``, whose shape the MCP status tool declares
     return {**status(), "wordsOnly": lost, "wordsOnlyIndexed": lost.pop("indexed", 0)}

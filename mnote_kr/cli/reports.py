@@ -10,6 +10,7 @@ import re
 import shutil
 import sys
 import time
+import unicodedata
 from collections.abc import Callable
 from typing import Any
 
@@ -31,32 +32,57 @@ STEP_EVERY_S = 3.5
 _STEP_RE = re.compile(r"\b(\d+)/(\d+) (?!files\b)[a-z]+")  # a preparation step's count: "120/400 paragraphs"
 
 
-def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[[str], None]:
+class ProgressWriter:
     """Progress lines to stderr as the CLI prints them: a bar on a terminal (the line cut to its
     width); piped, the file counts and a preparation step's start, tenths and end (``embedding
     places: 40/400 paragraphs; 12 s so far``), one plain line each (``ingest``, ``engine
     reembed``), and any step's line or other line once ``STEP_EVERY_S`` passed since the last line
     printed (a heartbeat of a step whose count stands, what the work is doing now). A note (a line
     starting ``note: ``: something the person must know, such as a step that outlasts the wait
-    asked for) is always a line of its own, on a terminal too, where the bar would overwrite it."""
-    tty = sys.stderr.isatty()
-    # silence counts from the writer's start: a command that fails at once says its one error line alone
-    state: dict[str, Any] = {"bar": "", "printed": clock()}
+    asked for) is always a line of its own, on a terminal too, where the bar would overwrite it.
 
-    def line(message: str) -> None:
-        state["printed"] = clock()
+    On a terminal a line rewrites the one before it in place (back to the line's start, cleared to its end),
+    so it is cut to the terminal's columns, counted as the terminal shows them (a CJK character takes two), with
+    "…" where it is cut: a longer line wraps, and the next one would rewrite only its last row. A line before any
+    count has no bar (a search's "waiting for LightRAG ..." has no count: an empty bar only took 23 columns of
+    its text). :meth:`end` ends the line left open with a newline, so what comes next (a search's results, an
+    error) starts a line of its own (nc22b: the results ran into the waiting line)."""
+
+    def __init__(self, *, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.tty = sys.stderr.isatty()
+        # silence counts from the writer's start: a command that fails at once says its one error line alone
+        self.state: dict[str, Any] = {"bar": "", "printed": clock()}
+        self.open = False  # a terminal line written without its newline yet
+
+    def _line(self, message: str) -> None:
+        self.state["printed"] = self.clock()
         sys.stderr.write(message + "\n")
         sys.stderr.flush()
 
-    def write(message: str) -> None:
+    def _rewrite(self, message: str, columns: int) -> None:
+        bar = f"[{self.state['bar']:.<20}] " if self.state.get("counted") else ""
+        sys.stderr.write("\r\033[K" + bar + fit(message, max(16, columns - 1 - len(bar))))
+        self.open = True
+
+    def end(self) -> None:
+        """The terminal line left open ended with a newline (nothing piped: every piped line is whole)."""
+        if self.open:
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.open = False
+
+    def __call__(self, message: str) -> None:
+        tty, state = self.tty, self.state
         if message.startswith(NOTE):
             if tty:
                 sys.stderr.write("\r\033[K")
-            line(message)
+                self.open = False
+            self._line(message)
             return
         counted = _COUNT_RE.search(message)
         step = None if tty or counted else _STEP_RE.search(message)
-        now = clock()
+        now = self.clock()
         quiet = now - state["printed"] >= STEP_EVERY_S  # nothing printed for a while
         if step:  # piped: a step's start, each tenth of it and its end, one plain line each
             done, total = int(step.group(1)), max(1, int(step.group(2)))
@@ -64,24 +90,48 @@ def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> Callable[
             if done and done < total and tenth <= state.get("tenth", -1) and not quiet:
                 return
             state["tenth"] = -1 if done >= total else tenth
-            line(message)
+            self._line(message)
             return
-        width = max(40, shutil.get_terminal_size((124, 24)).columns - 24) if tty else 0
+        columns = max(64, shutil.get_terminal_size((124, 24)).columns) if tty else 0
         if tty and counted:
             done, total = int(counted.group(1)), max(1, int(counted.group(2)))
-            state["bar"] = "#" * (20 * done // total)
-            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
+            state["bar"], state["counted"] = "#" * (20 * done // total), True
+            self._rewrite(message, columns)
         elif not tty and not counted:
             if quiet:  # piped: what the work is doing now, when nothing was said for a while
-                line(message)
+                self._line(message)
             return
         elif tty:  # a step without a count keeps the bar where the last count left it
-            sys.stderr.write(f"\r\033[K[{state['bar']:.<20}] {message[:width]}")
+            self._rewrite(message, columns)
         else:
-            line(message)
+            self._line(message)
         sys.stderr.flush()
 
-    return write
+
+def progress_writer(*, clock: Callable[[], float] = time.monotonic) -> ProgressWriter:
+    """The CLI's progress lines on stderr (:class:`ProgressWriter`)."""
+    return ProgressWriter(clock=clock)
+
+
+def fit(text: str, columns: int) -> str:
+    """``text`` cut to ``columns`` terminal columns (East Asian wide and full-width characters take two), its
+    last one "…" where it is cut."""
+    widths = [2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text]
+    if sum(widths) <= columns:
+        return text
+    used = 0
+    for i, width in enumerate(widths):
+        if used + width > columns - 1:
+            return text[:i] + "…"
+        used += width
+    return text
+
+
+def end_progress(host: Any) -> None:
+    """The progress line a command left open on a terminal ended, before its report or error (``end``)."""
+    end = getattr(getattr(host, "progress", None), "end", None)
+    if callable(end):
+        end()
 
 
 class Ctx:
@@ -182,7 +232,10 @@ def search_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...]
     scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)
-    result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    try:
+        result = host.search(query, scope=scope, top_k=top_k, mode=mode, rerank=rerank)
+    finally:  # a terminal's waiting line ends before the results or the error
+        end_progress(host)
     if as_json:
         from mnote_kr.server import viewerlinks
 
@@ -202,7 +255,10 @@ def ask_report(obj: Ctx, as_json: bool, *, query: str, scope: tuple[str, ...], t
     scope = obj.paths(scope)
     host = knowledge_base(obj, scope)
     warned = failed_plugin_notes(host)
-    result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
+    try:
+        result = host.ask(query, scope=scope, top_k=top_k, mode=mode)
+    finally:  # a terminal's waiting line ends before the answer or the error
+        end_progress(host)
     if as_json:
         import msgspec
 

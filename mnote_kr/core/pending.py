@@ -40,6 +40,8 @@ USER_DELETED = "deleted from the knowledge base by the user"
 CHANGED_SINCE_INDEXED = "changed since indexed"
 MISSING_SINCE_INDEXED = "deleted from disk since indexed"
 
+#: How a search names a file of a root that follows that no entry records (never ingested), before its command.
+NEW_IN_ROOT = "in an indexed root but not ingested yet"
 #: What a new file of a root that does not follow is, in ``leftBehind`` (the root's words follow).
 NEW_NOT_INGESTED = "new in an indexed root; not ingested"
 
@@ -151,15 +153,16 @@ def _left(rel: str, status: str, what: str, root: IndexedRoot) -> LeftBehind:
 
 
 def new_files(ws_root: Path, reg: Registry, unindexable: Callable[[list[str]], Mapping[str, str]],
-              disk: dict[str, Stat] | None = None) -> list[str]:
+              disk: dict[str, Stat] | None = None, folders: dict[str, int] | None = None) -> list[str]:
     """The files the indexed roots' rules admit that no registry entry records: never ingested, whoever
     wrote them and whether or not ``sync`` or ``watch`` ran; sorted.
 
     Found by walking the roots as ``sync`` does, one stat per file: no file is opened (a folder of
     thousands counts in milliseconds). The types the provider does not index are left out (by name,
-    as a folder ingest passes them over). ``disk`` receives the walk (rel -> (size, mtime_ns)) when given."""
+    as a folder ingest passes them over). ``disk`` receives the walk (rel -> (size, mtime_ns)) when given,
+    ``folders`` the folders walked (rel -> mtime_ns)."""
     disk = {} if disk is None else disk
-    scan_roots(ws_root, reg.roots, disk)
+    scan_roots(ws_root, reg.roots, disk, folders=folders)
     entries = reg.entries
     new = sorted(rel for rel in disk if rel not in entries)
     passed = unindexable(new) if new else {}

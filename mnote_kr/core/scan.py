@@ -54,18 +54,18 @@ def admitted(rel: str, roots: Mapping[str, IndexedRoot], *, is_dir: bool = False
 
 
 def scan_roots(ws_root: Path, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
-               skipped: dict[str, str] | None = None) -> None:
+               skipped: dict[str, str] | None = None, folders: dict[str, int] | None = None) -> None:
     """:func:`scan_tree` over every indexed root, each folder once (a nested root is walked from
     its outer root, with its own rules)."""
     for root_rel in sorted(roots):
         if innermost_root(root_rel, {k: v for k, v in roots.items() if k != root_rel}) is not None:
             continue
-        scan_tree(ws_root, root_rel, roots, out, skipped)
+        scan_tree(ws_root, root_rel, roots, out, skipped, folders)
 
 
 def scan_tree(
     ws_root: Path, start_rel: str, roots: Mapping[str, IndexedRoot], out: dict[str, Stat],
-    skipped: dict[str, str] | None = None,
+    skipped: dict[str, str] | None = None, folders: dict[str, int] | None = None,
 ) -> None:
     """Add every admitted file under ``start_rel`` to ``out`` (rel -> (size, mtime_ns)).
 
@@ -73,7 +73,8 @@ def scan_tree(
     that root's own rules (recursion, excludes), so nested roots are walked once.
     ``skipped`` (shown path -> reason) receives what is passed over that ingest would name too:
     a FIFO, socket or device (stat'ed, never opened), a name that is not valid UTF-8, a symlink
-    leading out of the workspace.
+    leading out of the workspace. ``folders`` (rel -> mtime_ns, taken before the folder is read)
+    receives every folder walked.
     """
     note = skipped.__setitem__ if skipped is not None else _no_note
     root = admitted(start_rel, roots, is_dir=True)
@@ -85,6 +86,8 @@ def scan_tree(
         rel_dir, rule = stack.pop()
         abs_dir = os.path.join(ws, rel_dir) if rel_dir else ws
         try:
+            if folders is not None:
+                folders[rel_dir] = os.stat(abs_dir).st_mtime_ns
             it = os.scandir(abs_dir)
         except OSError:
             continue

@@ -5,17 +5,14 @@ from __future__ import annotations
 import re
 from html import escape
 
+from mnote_kr.citations.text.sentencestops import ABBREVIATIONS, BEFORE_NUMBERS
+
 _STOP = frozenset("a an and are as at be by for from how in is it of on or that the this to was what when where "
                   "which who why with does do did can".split())
 _WORD = re.compile(r"[^\W_]+", re.UNICODE)
 #: Where a sentence ends: a Latin full stop, question or exclamation mark before a space (not "1.5", not
 #: "e.g.," inside a word run), CJK sentence punctuation anywhere, a line break.
 _SENTENCE_END = re.compile(r"[.!?](?=\s)|[。！？；]|\n")
-#: Words whose full stop marks an abbreviation, never a sentence's end ("chat optimized LLMs (e.g., GPT-4)", "(i.e.
-#: sequential superscript numbers ...)", "static vs. dynamic"), compared lower-case without their last stop.
-_ABBREVIATIONS = frozenset("e.g i.e cf vs viz al approx ca resp incl esp mr mrs ms dr prof st jr sr".split())
-#: Abbreviations before a number ("Fig. 3", "No. 12", "pp. 4-9"): a sentence's end only when no digit follows.
-_BEFORE_NUMBERS = frozenset("fig figs no nos eq eqs vol p pp sec ch art tab ref refs".split())
 #: The word a full stop closes: letters, with the inner stops of "e.g" or "i.e".
 _WORD_BEFORE = re.compile(r"(?<![^\W\d_])(?:[A-Za-z]\.)*[A-Za-z]+$")
 
@@ -82,13 +79,11 @@ def _ends(text: str, m: re.Match[str]) -> bool:
         return True
     key = word.group(0).lower()
     after = text[m.end():].lstrip()[:1]
-    if key in _ABBREVIATIONS:
-        return False
-    if key in _BEFORE_NUMBERS:
+    if key in BEFORE_NUMBERS:  # (the shared list's, read by what follows first: "see Fig. The next")
         return not after.isdigit()
     if key == "etc":
         return after.isupper()
-    return True
+    return key not in ABBREVIATIONS
 
 
 def sentence_span(text: str, start: int, end: int) -> tuple[int, int]:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 
 from mnote_kr.citations.text.docxnotes import NOTE_OPENING, holds_notes
+from mnote_kr.citations.text.sentencestops import ABBREVIATIONS, BEFORE_NUMBERS
 
 __all__ = ["sentences"]
 
@@ -21,8 +22,6 @@ __all__ = ["sentences"]
 _END_RE = re.compile(r"[。！？]+[”」』)）\"']*(?:\[\d{1,4}\])*"
                      r"|[!?]+[”」』)）\"']*(?:\[\d{1,4}\])*(?=\s|$|[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff00-\uffef])"
                      r"|\.+[”\"')]*(?:\[\d{1,4}\])*(?=\s)")
-_ABBREVIATIONS = frozenset(
-    "e.g i.e etc al fig figs no nos dr mr mrs ms prof st vs cf eq eqs vol pp ed eds inc ltd co jr sr approx".split())
 #: A legal citation's abbreviations ("Fed. R. Bankr. P. 2003", "11 U.S.C. § 521", "Sec. 4"), which may also
 #: end a sentence ("moved to the U.S. He", "set by the Fed. It"): not an end when the citation goes on.
 _CITATION_ABBREVIATIONS = frozenset("fed bankr civ crim evid u.s.c c.f.r u.s sec secs ch para supp".split())
@@ -117,7 +116,9 @@ def _abbreviation(text: str, dot: int) -> bool:
             (after is not None and after.group(1)[0].isdigit() and not text[word_start - 1:word_start].isalnum())
     if word in _CITATION_ABBREVIATIONS:
         return _goes_on(text, dot + 1)
-    return word in _ABBREVIATIONS or (len(word) == 1 and word.isascii() and text[word_start].isupper())
+    if word in BEFORE_NUMBERS and (after := _NEXT_RE.match(text, dot + 1)) is not None and after.group(1)[0].isdigit():
+        return True  # "Art. 5", "Tab. 2"
+    return word in ABBREVIATIONS or (len(word) == 1 and word.isascii() and text[word_start].isupper())
 
 
 def _goes_on(text: str, at: int) -> bool:

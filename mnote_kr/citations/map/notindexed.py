@@ -13,7 +13,15 @@ from mnote_kr.citations.map.stillindexing import still_indexing
 from mnote_kr.citations.text.textnorm import lazy_compile
 from mnote_kr.core import registry_format as fmt
 from mnote_kr.core import watchmark
-from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, ingest_command, left_behind, left_new
+from mnote_kr.core.newseen import new_files_seen
+from mnote_kr.core.pending import (
+    CHANGED_SINCE_INDEXED,
+    MISSING_SINCE_INDEXED,
+    NEW_IN_ROOT,
+    ingest_command,
+    left_behind,
+    left_new,
+)
 from mnote_kr.core.registry import Registry
 from mnote_kr.core.skipped import PASSED_OVER, SKIPPED_SHOWN, still_skipped
 from mnote_kr.core.workspace import SKIP_DIRS, bad_name, excluded_by, innermost_root, leaves_workspace, under
@@ -88,7 +96,7 @@ def _walk_root(host: Host, reg: Registry, root_rel: str, missing: set[str], out:
                     left = left_new(item_rel, root)
                     status, reason = left.status, f"{left.reason}; {left.fix}"
                 else:
-                    status, reason = "not_indexed", "in an indexed root but not ingested yet"
+                    status, reason = "not_indexed", NEW_IN_ROOT
                 out.append(NotIndexed(source_path=item_rel, status=status, reason=reason))
 
 
@@ -230,6 +238,35 @@ def left_behind_not_indexed(host: Host, reg: Registry, shown: int | None = None)
     return out, count
 
 
+#: How many such files a search names (all are counted).
+NEW_SHOWN = 50
+
+
+def new_not_ingested(host: Host, reg: Registry, scope_rels: list[str],
+                     shown: int = NEW_SHOWN) -> tuple[list[NotIndexed], int]:
+    """Files of the roots that follow (in the search's scope, if any) that no entry records, as ``status``
+    names them ("New:"), each with the ingest that indexes it: the first ``shown``, and how many in all. Found by
+    the walk status makes (a stat per entry; no file opened, nothing hashed), kept while no folder changes
+    (``newseen``: then a stat per folder); none while a watcher runs, which ingests them itself. A root added with
+    --no-follow names its own (``left_behind_not_indexed``)."""
+    if not any(r.run_on_change for r in reg.roots.values()) or watchmark.watching(host.store.index_dir):
+        return [], 0
+    ctx = host.context()
+    new = new_files_seen(host.workspace.root, host.store.index_dir, host.store.path, reg,
+                         lambda paths: host.plugins.unindexable(ctx, paths))
+    out: list[NotIndexed] = []
+    count = 0
+    for rel in new:
+        root = innermost_root(rel, reg.roots)
+        if root is None or not root.run_on_change or (scope_rels and not any(under(rel, s) for s in scope_rels)):
+            continue
+        count += 1
+        if len(out) < shown:
+            fix = ingest_command(root.root_relative_path or ".")
+            out.append(NotIndexed(source_path=rel, status="not_indexed", reason=f"{NEW_IN_ROOT}: '{fix}' indexes it"))
+    return out, count
+
+
 def skipped_not_indexed(host: Host, reg: Registry, scope_rels: list[str],
                         shown: int = SKIPPED_SHOWN) -> tuple[list[NotIndexed], int]:
     """Files in the search's scope (none: the whole workspace) that a folder ingest or sync passed over
@@ -276,6 +313,12 @@ def uncitable(host: Host, reg: Registry, query: str, scope_rels: list[str], cite
         missing += [p for p in passed if p.source_path not in named]
         diagnostics["skipped"] = {"count": n_passed, "shown": len(passed),
                                   "hint": "'mnote-kr status --json' lists the first 50"}
+    fresh, n_fresh = new_not_ingested(host, reg, scope_rels)  # never ingested: as status says, never silent
+    if fresh:
+        named = {m.source_path for m in missing}
+        missing += [f for f in fresh if f.source_path not in named]
+        diagnostics["newNotIngested"] = {"count": n_fresh, "shown": len(fresh),
+                                         "hint": "'mnote-kr status' names them with the commands that index them"}
     # a typed name (``not_found``) is answered by a cited file of that name in another Unicode form; a
     # path is answered only by itself (kb/new/report.md is not cited because kb/old/report.md is)
     cited_names = {_nfc(rel.rpartition("/")[2]).lower() for rel in cited}

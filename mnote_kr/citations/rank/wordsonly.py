@@ -247,21 +247,22 @@ def settle(host: HasWorkspace, prepared: Iterable[WordsOnlyFile], *, embedded: b
 
 
 def status(host: HasWorkspace, reg: Registry, shown: int = SHOWN,
-           scope: Container[str] | None = None) -> dict[str, object]:
+           scope: Container[str] | None = None, indexed: Container[str] = ()) -> dict[str, object]:
     """``status``'s ``meaning.wordsOnly``: how many indexed files (of ``scope``, when given) are placed by
     words only until ``sync`` embeds their places (the recorded files still indexed as they were, their
-    vectors still missing), the first ``shown``, and the command. No file is read."""
+    vectors still missing), the first ``shown``, and the command (``indexed``: files the provider has indexed that
+    the registry still records as sent, counted as indexed). No file is read."""
     paths_: list[str] = []
-    count = indexed = 0
+    count = done = 0
     if record_path(host).exists():
         for f in load(host).files:
             if (scope is None or f.source_path in scope) and _live(reg, f) and not meaning.has_vectors(f.key):
                 count += 1
-                indexed += reg.entries[f.source_path].status == "processed"
+                done += reg.entries[f.source_path].status == "processed" or f.source_path in indexed
                 if len(paths_) < shown:
                     paths_.append(f.source_path)
     # ``indexed``: of them, those LightRAG has indexed already (the others are still being indexed)
-    return {"count": count, "paths": paths_, "command": COMMAND, "indexed": indexed}
+    return {"count": count, "paths": paths_, "command": COMMAND, "indexed": done}
 
 
 def left(host: HasWorkspace, scope: Container[str]) -> dict[str, object] | None:

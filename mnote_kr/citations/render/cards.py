@@ -9,7 +9,7 @@ from mnote_kr.citations.render.excerpt import excerpt
 from mnote_kr.citations.render.noresults import more_left_behind, more_skipped
 from mnote_kr.citations.render.precision import paragraph_number, precision_words, review_comment
 from mnote_kr.citations.render.strength import by_strength
-from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED
+from mnote_kr.core.pending import CHANGED_SINCE_INDEXED, MISSING_SINCE_INDEXED, NEW_IN_ROOT
 from mnote_kr.models import (
     AgentQueryResult,
     Citation,
@@ -129,7 +129,7 @@ def render_search(result: SearchResults) -> str:
     out = [weak_line(result.weak_reason)] if result.weak and result.results else []
     # before the cards: a file the query names that cannot be cited is easy to miss after six cards
     diagnostics = result.diagnostics if isinstance(result.diagnostics, dict) else {}
-    out += _not_indexed_lines(result.not_indexed, _sent_count(diagnostics))
+    out += _not_indexed_lines(result.not_indexed, _sent_count(diagnostics), _sent_count(diagnostics, "newNotIngested"))
     out += filter(None, [more_left_behind(diagnostics), more_skipped(diagnostics)])
     out += _cards(result.results, weak=result.weak)
     out += filter(None, [also_searched(diagnostics, result.results)])  # a translation's file among them
@@ -198,17 +198,34 @@ def still_indexing_line(paths: list[str], count: int = 0) -> str:
             "cited until LightRAG has indexed them; search again then; 'mnote-kr sync --wait 60' follows them)")
 
 
-def _not_indexed_lines(items: list[NotIndexed], sent_count: int = 0) -> list[str]:
-    """One line per file that cannot be cited; the status in words ("not indexed" is said once), and one
-    line for all the new files still being indexed (``sent_count``: how many in all). A file
+_NEW = NEW_IN_ROOT + ": "
+
+
+def new_files_line(new: list[NotIndexed], count: int = 0) -> str:
+    """``2 new file(s) in the roots not ingested yet: kb/a.docx, kb/b.pdf; 'mnote-kr ingest kb' indexes them``:
+    the files of the roots no ingest has seen, in one line whatever their number (``count``: all of them)."""
+    count = max(count, len(new))
+    more = f" and {count - STILL_INDEXING_NAMED} more" if count > STILL_INDEXING_NAMED else ""
+    fixes = dict.fromkeys(ni.reason[len(_NEW):].removesuffix(" indexes it") for ni in new)
+    return (f"{count} new file(s) in the roots not ingested yet: "
+            f"{', '.join(ni.source_path for ni in new[:STILL_INDEXING_NAMED])}{more}; {', '.join(fixes)} indexes them")
+
+
+def _not_indexed_lines(items: list[NotIndexed], sent_count: int = 0, new_count: int = 0) -> list[str]:
+    """One line per file that cannot be cited; the status in words ("not indexed" is said once), one
+    line for all the new files still being indexed (``sent_count``: how many in all) and one for the files of
+    the roots never ingested (``new_count``: how many in all). A file
     changed or gone since it was indexed says so first: ``changed since indexed: FILE: run 'mnote-kr sync'``.
     Past ``SKIPPED_LINES`` files skipped for their type, one line counts the rest: a folder of archives
     must not push the cards off the screen."""
     skipped = [ni for ni in items if ni.status == "skipped"][SKIPPED_LINES:]
     sent = [ni.source_path for ni in items if ni.reason == STILL_INDEXING]
     lines = [still_indexing_line(sent, sent_count)] if sent else []
+    new = [ni for ni in items if ni.reason.startswith(_NEW)]
+    if new:
+        lines.append(new_files_line(new, new_count))
     for ni in items:
-        if ni in skipped or ni.reason == STILL_INDEXING:
+        if ni in skipped or ni.reason == STILL_INDEXING or ni.reason.startswith(_NEW):
             continue
         since = next((p for p in _SINCE_INDEXED if ni.reason.startswith(p + ": ")), None)
         lines.append(f"{since}: {ni.source_path}: {ni.reason[len(since) + 2:]}" if since
@@ -219,9 +236,10 @@ def _not_indexed_lines(items: list[NotIndexed], sent_count: int = 0) -> list[str
     return lines
 
 
-def _sent_count(diagnostics: object) -> int:
-    """How many new files ``diagnostics["stillIndexing"]`` counts (0: none, or no such note)."""
-    said = diagnostics.get("stillIndexing") if isinstance(diagnostics, dict) else None
+def _sent_count(diagnostics: object, key: str = "stillIndexing") -> int:
+    """How many files ``diagnostics[key]`` counts (``stillIndexing``: new files sent; ``newNotIngested``: files
+    never ingested; 0: none, or no such note)."""
+    said = diagnostics.get(key) if isinstance(diagnostics, dict) else None
     return int(said.get("count") or 0) if isinstance(said, dict) else 0
 
 

@@ -71,19 +71,25 @@ def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
     return counts
 
 
-def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int]) -> list[str]:
+def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecorded: int = 0) -> list[str]:
     """What a person needs of the places: how many files are citable now, how many of them are placed by
     meaning and by words only (the files whose places have no vectors: an ingest without --wait embeds none,
     and sync does), how many are still being indexed, and what to run; then the vector store, which is
-    one for every workspace of this home and every version a file had (not this workspace's count)."""
-    citable = int(by_status.get("processed") or 0)
+    one for every workspace of this home and every version a file had (not this workspace's count).
+    ``unrecorded``: sent files the provider has indexed that the registry still records as sent (it hears at the
+    next sync): citable, as a search cites them, and no longer being indexed, as the provider's documents say."""
     sent = int(by_status.get("submitted") or 0) + int(by_status.get("processing") or 0)
+    unrecorded = min(max(0, unrecorded), sent)
+    citable, sent = int(by_status.get("processed") or 0) + unrecorded, sent - unrecorded
     lost = meant.get("wordsOnly") or {}
     waiting = f"; {sent} file(s) still being indexed (cited once LightRAG has indexed them)" if sent else ""
+    them = "it" if unrecorded == 1 else "them"
+    heard = (f" ({unrecorded} indexed by LightRAG since the registry last followed {them}: 'mnote-kr sync' records "
+             f"{them})" if unrecorded else "")
     if meant.get("problem"):
-        return [f"Places:    {citable} file(s) citable now, placed by words only: {meant['problem']}{waiting}"]
+        return [f"Places:    {citable} file(s) citable now{heard}, placed by words only: {meant['problem']}{waiting}"]
     words = int(meant.get("wordsOnlyIndexed", lost.get("count")) or 0)
-    line = f"Places:    {citable} file(s) citable now, {max(0, citable - words)} placed by words and meaning"
+    line = f"Places:    {citable} file(s) citable now{heard}, {max(0, citable - words)} placed by words and meaning"
     if lost.get("count"):
         line += (f", {words} by words only until '{lost['command']}' embeds their places (e.g. {lost['paths'][0]}; "
                  "an ingest without --wait leaves that to sync)")
@@ -205,7 +211,7 @@ def render_status(info: dict[str, Any]) -> str:
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     meant = info.get("meaning") or {}
     if meant:
-        lines += places_lines(meant, reg.get("byStatus") or {})
+        lines += places_lines(meant, reg.get("byStatus") or {}, (reg.get("indexedUnrecorded") or {}).get("count", 0))
     reranker = info.get("placeRerank") or {}
     if reranker.get("enabled"):
         lines.append(f"Reranker:  places of each file reranked by {reranker.get('model')} at {reranker.get('url')}")

@@ -48,6 +48,13 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
     unmapped = [{"docId": r.get("id"), "filePath": r.get("file_path"), "status": r.get("status")}
                 for r in rows if r.get("id") not in known_ids and r.get("file_path") not in known_names]
     listed = {r.get("id") for r in rows}
+    # Sent files LightRAG has processed while the registry, which hears it at the next sync, still records them
+    # as being indexed: status counts them as the search does, citable (nc22b: "13 processed" beside "12 citable").
+    done = [r for r in rows if str(r.get("status") or "").lower() == "processed"]
+    done_ids, done_names = {r.get("id") for r in done}, {r.get("file_path") for r in done}
+    indexed_unrecorded = [path for path, doc_id, name, live in zip(cols.paths, cols.doc_ids, cols.names, cols.live,
+                                                                    strict=True)
+                          if not live and ((doc_id and doc_id in done_ids) or (name and name in done_names))]
     # Processed here but gone from LightRAG (e.g. a legacy name another workspace held):
     # 'mnote-kr ingest --force PATH' indexes it again.
     missing = [path for path, doc_id, live in zip(cols.paths, cols.doc_ids, cols.live, strict=True)
@@ -87,7 +94,7 @@ def provider_status(prov: _p.LightRagProvider, entries: Sequence[SourceEntry]) -
         webui_url=f"{prov.settings.url}/webui/" if health.get("webui_available") else None,
         input_directory=str(input_dir) if input_dir else None,
         working_directory=health.get("working_directory") or prov.settings.working_dir, extra=extra,
-        warnings=warnings, settings=[translate],
+        warnings=warnings, settings=[translate], indexed_unrecorded=indexed_unrecorded,
     )
 
 
