@@ -16,6 +16,7 @@ from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
+from mnote_kr.citations.render.valuerows import asks_value, is_value_row, states_value
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
@@ -36,6 +37,10 @@ LEAD_BY_MEANING: float | None = 0.03
 #: behind it (a table's cell read under its headers, say), the former first right behind it (False: the
 #: first place stays; ``benchmarks/retrieval.py``, issue 33's twelfth round).
 EXACT_LEADS = False
+#: For a question asking a figure (``valuerows.asks_value``), a file's first place stating none (a caption, a
+#: heading, a clause pointing at "表 7.7") yields to the nearest by meaning of the places behind it that read as a
+#: table row answering it (``valuerows.is_value_row``), the former first right behind it (False: as before round 23).
+VALUE_ROW_LEADS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -96,7 +101,9 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     shown are the same either way), and the file keeps its rank among the files. The nearest is read
     among the places with a cosine, whether or not every place has one: a table's header row or a
     passage box without a vector does not keep an unanchored first place ahead of an exact cell nearer
-    the question (nc16c: a NICS footnote before "Texas, Handgun: 56,941")."""
+    the question (nc16c: a NICS footnote before "Texas, Handgun: 56,941"). For a question asking a figure, a
+    first place stating none yields to the file's nearest place reading as a table row answering it, before
+    the nearest by meaning (``VALUE_ROW_LEADS``)."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -112,7 +119,9 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         # box) keeps the order of the places behind, not an unanchored first place ahead of a nearer one
         lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
-        if lead is not None and _leads(lead, c):  # the passage's own place stays one step behind
+        row = _value_row(c, behind)  # for a question asking a figure, a row answering it before the nearest
+        lead = row if row is not None else lead if lead is not None and _leads(lead, c) else None
+        if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
             score = c.relevance_score
             firsts[k] = msgspec.structs.replace(lead, relevance_score=score)
@@ -122,6 +131,16 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
                       *(p for p in behind if p is not lead)]
         rest += _near_first(firsts[k], behind)
     return firsts + rest
+
+
+def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
+    """The place behind ``first`` (by cosine, else in order) that takes its lead by ``VALUE_ROW_LEADS``, if any."""
+    query = first.search_query or ""
+    if not VALUE_ROW_LEADS or not query or states_value(_place_words(first), query) or not asks_value(query):
+        return None
+    rows = [p for p in behind if place_key(p.locator) and is_value_row(_place_words(p), query)]
+    return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
+               default=None)
 
 
 def _near_first(first: Citation, behind: list[Citation]) -> list[Citation]:

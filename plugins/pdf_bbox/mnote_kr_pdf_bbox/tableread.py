@@ -29,7 +29,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from mnote_kr.plugin_api import header_row, named_header
+from mnote_kr.plugin_api import header_row, named_header, named_in_chinese
 
 from .lines import reading_box
 from .page import Box, PageText
@@ -418,9 +418,26 @@ def named_cell(page: PageText, bi: int, query: str, *, label_named: bool = False
         return None
     for _, _, parts in named or segments:
         cell = named_header(query, [(h, tuple(ls)) for h, _, ls in parts if h], inflected=True)
+        if cell is None and _cjk(query):
+            cell = _named_in_chinese(query, [(h, tuple(ls)) for h, _, ls in parts if h])
         if cell is not None:
             return list(cell)
     return None
+
+
+def _cjk(text: str) -> bool:
+    return any("\u3400" <= ch <= "\u9fff" for ch in text)
+
+
+def _named_in_chinese(query: str, cells: Sequence[tuple[str, tuple[int, ...]]]) -> tuple[int, ...] | None:
+    """The cell whose Latin header the Chinese words of ``query`` name by the dictionary (许可证 for "Permit":
+    ``named_in_chinese``), the one named first; None when none is, or two are named at one place (枪 names
+    "Gun" and "Long Gun" alike)."""
+    found = sorted((at, -len(h), h, cell) for h, cell in cells
+                   if h.isascii() and (at := named_in_chinese(query, h)) is not None)
+    if not found or len(found) > 1 and found[1][0] == found[0][0] and found[1][2] != found[0][2]:
+        return None
+    return found[0][3]
 
 
 def label_named(page: PageText, bi: int, query: str) -> bool:
@@ -429,8 +446,14 @@ def label_named(page: PageText, bi: int, query: str) -> bool:
 
 
 def _names(query: str, label: str) -> bool:
-    """Whether ``query`` names ``label`` as a phrase, a label of one letter or of no letters aside."""
-    return sum(ch.isalnum() for ch in label) >= 2 and named_header(query, [(label, True)]) is True
+    """Whether ``query`` names ``label`` as a phrase (a Latin label in Chinese words by the dictionary too), a
+    label of one letter or of no letters aside."""
+    if sum(ch.isalnum() for ch in label) < 2:
+        return False
+    if named_header(query, [(label, True)]) is True:
+        return True
+    # 伊利诺伊州 names "Illinois": a Chinese question over an English table names its rows in Chinese
+    return label.isascii() and _cjk(query) and named_in_chinese(query, label) is not None
 
 
 def cell_answer(pages: Sequence[PageText], passage: Sequence[tuple[int, int]],

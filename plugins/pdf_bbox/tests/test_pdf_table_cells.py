@@ -72,6 +72,18 @@ def test_a_row_and_a_header_named_in_a_short_query_cite_that_cell() -> None:
     assert text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
 
 
+def test_a_chinese_question_naming_an_english_row_and_header_cites_that_cell() -> None:
+    """伊利诺伊州 names the row "Illinois" and 许可证 the header "Permit" by the dictionary (``named_in_chinese``):
+    the cell under Permit in Illinois's row, exact, as the English question gets it."""
+    before = _digest(NICS)
+    loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1), query="伊利诺伊州的持枪许可证核查有多少次"))
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
+    (illinois,) = word_boxes(NICS, 1, "Illinois")
+    assert loc.bbox[1] <= (illinois[1] + illinois[3]) / 2 <= loc.bbox[3]
+    assert text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Illinois")[0]  # Permit: the first column
+    assert _digest(NICS) == before
+
+
 def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
     loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1),
                                query="firearm checks in Kentucky November 2015"))

@@ -1,0 +1,69 @@
+"""``VALUE_ROW_LEADS``: for a question asking a value, a table row of the file leads a first place stating none.
+
+A file's places behind its first are ordered by their cosine with the question (``folding.behind_by_meaning``),
+and e5 reads a caption ("表 7.7 监控通信设施用地指标（公顷/处）") or the clause pointing at the table ("其用地指标不
+宜超过表 7.7 的规定") nearer "桥梁和隧道的监控通信站最多能占多少公顷土地" than the table's row of figures
+("路段监控通信分中心: 1.7333; ...; 桥隧监控通信站: 0.5333"). The row answers; the caption and the clause only say
+where the answer is. Pure: no I/O.
+"""
+
+from __future__ import annotations
+
+from mnote_kr.citations.rank.cues import answer_types
+from mnote_kr.citations.rank.ranking import fold, terms
+from mnote_kr.citations.text.textnorm import lazy_compile
+
+__all__ = ["asks_value", "is_value_row", "states_value"]
+
+#: A question asking a figure beside the answer types ``cues.answer_types`` knows: a count, total, value or rate
+#: named as a noun ("the overall count of checks", 基准值, 得分), not by a question word.
+_ASKS_RE = lazy_compile(r"多少|(?<!哪)几|值|得分|\bhow\s+(?:many|much)\b"
+                          r"|\b(?:count|total|number|value|amount|rate|score)s?\b")
+#: A number: digits with thousands separators, a decimal part, a sign or a percent.
+_NUMBER_RE = lazy_compile(r"[-−]?\d[\d,，]*(?:\.\d+)?%?")
+#: A number naming a part of the document, not a value: 表 7.7, 图 3, 第 7.10 条, Table 3, Fig. 4, section 5.3.
+_REFERENCE_RE = lazy_compile(r"(?:[表图第]|\b(?:table|tab\.|fig\.|figure|section|sec\.|chapter|article)|§)\s*"
+                              r"\d+(?:[.\-–]\d+)*(?:\s*[条章节款项])?|\d+(?:\.\d+)*\s*[条章节款]")
+#: The answer types asking a figure a table holds (a date, a frequency or a duration is said in prose as often).
+_FIGURES = ("money", "percent", "ratio", "size", "distance", "speed", "count:")
+#: Punctuation of Chinese prose: a table's row holds none of it.
+_PROSE_RE = lazy_compile(r"[，。！？、]")
+#: A run of CJK characters (one token: Chinese has no spaces) or a Latin word.
+_TOKEN_RE = lazy_compile(r"[\u3400-\u9fff]+|[A-Za-z]+")
+
+
+def _numbers(text: str) -> list[str]:
+    """The numbers of ``text`` standing as values: references to its parts left out, separators dropped."""
+    return [m.group(0).replace(",", "").replace("，", "").rstrip("%").lstrip("-−")
+            for m in _NUMBER_RE.finditer(_REFERENCE_RE.sub(" ", text))]
+
+
+def asks_value(query: str) -> bool:
+    """``query`` asks for a figure: an answer type (``cues.answer_types``) or a count, total or value named."""
+    q = fold(" ".join(query.split()))
+    # 哪几类 asks which kinds: ``answer_types`` reads a count of 类 in it
+    types = [t for t in answer_types(q) if not (t.startswith("count:") and "哪几" in q)]
+    return any(t.startswith(_FIGURES) for t in types) or _ASKS_RE.search(q) is not None
+
+
+def states_value(text: str, query: str) -> bool:
+    """``text`` holds a number that is not the query's own and names no part of the document."""
+    asked = set(_numbers(fold(query)))
+    return any(n not in asked for n in _numbers(fold(text)))
+
+
+def is_value_row(text: str, query: str) -> bool:
+    """``text`` reads as a table row answering ``query``: at least two numbers standing as values, as many as half
+    its words (a CJK run is one), no punctuation of Chinese prose, and one of the query's content terms or one of
+    its own numbers."""
+    if _PROSE_RE.search(text):  # before folding: NFKC reads the full-width comma as a Latin one
+        return False
+    folded = fold(" ".join(text.split()))
+    numbers = _numbers(folded)
+    if len(numbers) < 2 or 2 * len(numbers) < len(_TOKEN_RE.findall(_REFERENCE_RE.sub(" ", folded))):
+        return False
+    q = fold(" ".join(query.split()))
+    if set(numbers) & set(_numbers(q)):
+        return True
+    held = set(terms(folded))
+    return any(t in held for t in terms(q) if not t.isdigit())
