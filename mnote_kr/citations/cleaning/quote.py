@@ -44,6 +44,10 @@ MOST_SENTENCES = 3
 #: A single sentence longer than this (a table's rows, a PDF line run without full stops) is cut
 #: to a window around the query's first term.
 LONG_SENTENCE = 480
+#: The sentence right after a lone answering sentence that goes on with the answer (:func:`_goes_on`) is kept
+#: while the quote stays within this many times ``limit`` (nc23a: "Karpathy trained multiple character RNNs on
+#: different datasets ..." was quoted without "He trained it on Paul Graham's essays, ...", the answer). 1.0: cut.
+RUN_ON = 1.5
 
 def _held(texts: list[str], query: str) -> list[float]:
     """For each of ``texts`` (a passage's sentences), the query's terms it holds (BM25's terms:
@@ -105,9 +109,25 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
     end = b
     for nxt in range(best + 1, min(best + MOST_SENTENCES, len(spans))):
         if spans[nxt][1] - a > limit:
+            if nxt == best + 1 and spans[nxt][1] - a <= limit * RUN_ON and _goes_on(text[slice(*spans[nxt])], query):
+                end = spans[nxt][1]  # the answer goes on in it: "He trained it on Paul Graham's essays, ..."
             break
         end = spans[nxt][1]
     return text[a:end]
+
+
+def _goes_on(sentence: str, query: str) -> bool:
+    """Whether ``sentence``, the one right after the answering sentence, goes on with the answer: it holds a
+    term of the query (stemmed: "trained" for "train") or a kind of answer the query asks (``cues.answer_types``:
+    a date, an amount, a count ...)."""
+    from mnote_kr.citations.rank.cues import answer_types, holds_type  # noqa: PLC0415 - loaded with the pipeline
+    from mnote_kr.citations.rank.ranking import _bm25_terms, fold  # noqa: PLC0415
+
+    wanted = {_uninflected(t) for t in _bm25_terms(query)}
+    if wanted.intersection(map(_uninflected, _bm25_terms(sentence))):
+        return True
+    folded = fold(" ".join(sentence.split()))
+    return any(holds_type(kind, folded) for kind in answer_types(fold(" ".join(query.split()))))
 
 
 def _in_note(text: str, at: int) -> bool:
