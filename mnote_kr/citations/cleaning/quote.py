@@ -25,6 +25,7 @@ import unicodedata
 from collections.abc import Callable, Sequence
 
 from mnote_kr.citations.cleaning.copyable import has_whole_word
+from mnote_kr.citations.cleaning.rowquote import row_quote
 from mnote_kr.citations.cleaning.sentences import sentences
 from mnote_kr.citations.text.docxnotes import holds_notes, note_ranges, split_notes
 
@@ -83,9 +84,12 @@ def _uninflected(term: str) -> str:
 ByMeaning = Callable[[list[str]], Sequence[float] | None]
 
 
-def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning: ByMeaning | None = None) -> str:
+def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning: ByMeaning | None = None,
+                 run_on: float | None = None) -> str:
     """The sentences of ``text`` that answer ``query``: the one holding most query terms first,
-    then those after it while they fit in about ``limit`` characters (``MOST_SENTENCES`` at most).
+    then those after it while they fit in about ``limit`` characters (``MOST_SENTENCES`` at most; the one right
+    after a lone answering sentence while they fit in ``run_on`` times it, ``RUN_ON`` unless given, when it goes on
+    with the answer: :func:`_goes_on`).
     When the query's words anchor no single sentence (none holds a term: a question in other words, or
     in another language; or several hold as many), ``by_meaning`` (the query's cosine with each sentence)
     chooses the one nearest it (:func:`_answering`); without it, the first of them. A sentence without a
@@ -104,12 +108,13 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
     a, b = spans[best]
     if holds_notes(text) and not _in_note(text, a):
         return _own_words_first(text, query, limit, by_meaning)
-    if b - a > LONG_SENTENCE:
-        return _window(text, a, b, query, limit)
+    if b - a > LONG_SENTENCE:  # a table row: its label and the cell asked for; else around the query's first term
+        return row_quote(text[a:b], query, limit) or _window(text, a, b, query, limit)
     end = b
     for nxt in range(best + 1, min(best + MOST_SENTENCES, len(spans))):
         if spans[nxt][1] - a > limit:
-            if nxt == best + 1 and spans[nxt][1] - a <= limit * RUN_ON and _goes_on(text[slice(*spans[nxt])], query):
+            longest = limit * (RUN_ON if run_on is None else run_on)
+            if nxt == best + 1 and spans[nxt][1] - a <= longest and _goes_on(text[slice(*spans[nxt])], query):
                 end = spans[nxt][1]  # the answer goes on in it: "He trained it on Paul Graham's essays, ..."
             break
         end = spans[nxt][1]
@@ -142,7 +147,8 @@ def _own_words_first(text: str, query: str, limit: int, by_meaning: ByMeaning | 
     [Comment (Unknown Author): ...]" without "via multiple agents that can converse"); the notes whose marks
     stand in the words quoted follow them while the quote stays within ``limit``, else none is shown."""
     own, notes = split_notes(text)
-    quote = answer_quote(own, query, limit=limit, by_meaning=by_meaning)
+    # cut at ``limit``: the room past it is the notes' (a comment marked in the quoted words follows them)
+    quote = answer_quote(own, query, limit=limit, by_meaning=by_meaning, run_on=1.0)
     words = quote.strip("…")
     start = own.find(words)
     if start < 0:
