@@ -66,7 +66,7 @@ def test_the_corpus_deck_with_a_line_broken_title_is_sent_as_its_text_with_the_w
     assert decks.left_out(str(path)) == {decks.GLUED: 1}
     routes(env["replay"])
     [update] = plugin.ingest(ctx=env["ctx"], sources=[source(ws, "decks/bad_text.pptx")], force=False)
-    assert (update.status, update.kind, update.reading) == ("submitted", "text_fallback", "deck:3"), update
+    assert (update.status, update.kind, update.reading) == ("submitted", "text_fallback", "deck:4"), update
     text = (inputs / (update.light_rag_file_path or "")).read_text(encoding="utf-8")
     assert text.startswith(f"{links.DECK_WRAPPER_MARK} decks/bad_text.pptx\n")
     assert "X-Library The fully" in text and "copyright-free standard" in text and "X-LibraryThe" not in text

@@ -354,5 +354,5 @@ def test_deck_with_review_comments_is_sent_as_its_text_with_the_comments(env: di
     assert "Comment (Jane Smith): I need to try this out!" in text
     assert update.last_error == ("indexed from the text mnote-kr reads in it, since LightRAG's parser leaves out "
                                  "review comments (2 slide(s)); citations still point into the file")
-    assert update.reading == "deck:3"
+    assert update.reading == "deck:4"
     assert path.read_bytes() == before

@@ -103,7 +103,7 @@ def test_lr_a_deck_sent_as_its_text_records_the_deck_reading(env: dict[str, Any]
     ws = env["ws"]
     deck(ws / "talk.pptx", "Remind the board of the Saltmarsh crossing.")
     [update] = plugin.ingest(ctx=env["ctx"], sources=[_source(ws, "talk.pptx")], force=False)
-    assert (update.kind, update.reading) == ("text_fallback", "deck:3")
+    assert (update.kind, update.reading) == ("text_fallback", "deck:4")
     assert not env["replay"].sent("GET", READINGS_PATH)  # no DOCX linked: the engine is not asked
 
 
@@ -113,7 +113,7 @@ def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None
     deck(tmp_path / "deck.pptx", "Remind the board of the Saltmarsh crossing.")
     (tmp_path / "commented.pptx").write_bytes((CORPUS / "pptx" / "docling__powerpoint_comments.pptx").read_bytes())
     entries = [_entry("old-deck.pptx", "deck:1", "text_fallback"), _entry("deck.pptx", "deck:2", "text_fallback"),
-               _entry("commented.pptx", "deck:2", "text_fallback"), _entry("now-deck.pptx", "deck:3", "text_fallback"),
+               _entry("commented.pptx", "deck:2", "text_fallback"), _entry("now-deck.pptx", "deck:4", "text_fallback"),
                _entry("notes.docx", "lightrag:1"), _entry("plain.docx", "lightrag:1"),
                _entry("now.docx", "lightrag+notes:1"), _entry("a.md", "lightrag:1")]
     prov = _Prov(tmp_path, tmp_path / "inputs")
@@ -123,7 +123,7 @@ def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None
     assert "tables, grouped shapes' text and chart data" in looked.older["old-deck.pptx"]
     assert "review comments" in looked.older["commented.pptx"]
     # no notes, no review comments: LightRAG reads it the same
-    assert looked.record == {"plain.docx": "lightrag+notes:3", "deck.pptx": "deck:3", "now.docx": "lightrag+notes:3"}
+    assert looked.record == {"plain.docx": "lightrag+notes:3", "deck.pptx": "deck:4", "now.docx": "lightrag+notes:3"}
     assert looked.unknown == {}
     # A report reads no file: each DOCX of LightRAG's plain reading, each deck of the second, counted for sync.
     told = readings.check(None, entries, look=False, notes=True)
@@ -132,6 +132,23 @@ def test_lr_check_finds_recorded_readings_older_than_now(tmp_path: Path) -> None
     assert not told.record
     # A server that reads no notes: LightRAG's plain reading is its current one.
     assert set(readings.check(prov, entries, look=True, notes=False).older) == {"old-deck.pptx", "commented.pptx"}
+
+
+def test_lr_a_deck_of_the_third_reading_holding_a_table_is_read_again(tmp_path: Path) -> None:
+    """The deck reading's fourth version reads a table row labelled by a number under its header ("Berth: 7;
+    Arrivals: 150", not "7: Arrivals: 150"): a deck holding a table is read again by sync; one holding none, or
+    notes only, reads the same and is recorded as read by it."""
+    from mnote_kr_testkit.decks import add_table, harbour_deck
+
+    prs, slide = harbour_deck("Ashgrove", "Berths")
+    add_table(slide, [["Berth", "Arrivals"], ["7", "150"], ["12", "95"]])
+    prs.save(tmp_path / "berths.pptx")
+    deck(tmp_path / "talk.pptx", "Remind the board of the Saltmarsh crossing.")
+    entries = [_entry("berths.pptx", "deck:3", "text_fallback"), _entry("talk.pptx", "deck:3", "text_fallback")]
+    looked = readings.check(_Prov(tmp_path, tmp_path / "inputs"), entries, look=True, notes=True)
+    assert set(looked.older) == {"berths.pptx"}, looked
+    assert "labelled by a number" in looked.older["berths.pptx"]
+    assert looked.record == {"talk.pptx": "deck:4"}
 
 
 def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure(tmp_path: Path) -> None:
@@ -162,7 +179,7 @@ def test_lr_check_of_files_indexed_before_readings_looks_only_at_cheap_structure
     assert "review comments" in check.older["commented.pptx"]
     assert "label" in check.older["book.xlsm"]  # the macro-enabled workbook's text is read differently since
     assert check.record == {"plain.docx": "lightrag+notes:3", "bare.pptx": "lightrag:4", "a.md": "lightrag:4",
-                            "wrapped.pptx": "deck:3"}
+                            "wrapped.pptx": "deck:4"}
     # Not checked: a PDF's pages and an image's text would have to be read whole; a wrapper not found.
     assert set(check.unknown) == {"scan.pdf", "photo.png", "lost.pptx"}
     assert "OCR" in check.unknown["scan.pdf"]

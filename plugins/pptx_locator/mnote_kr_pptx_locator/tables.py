@@ -12,7 +12,7 @@ down) under its other cells, that row names the columns of each group and is a h
 header is its header rows' texts, outermost first (``Class1 / C``). A row below is written as the host's
 ``labelled_row``, the XLSX locator's reading: its first column's text as its label, then each other
 value as ``header: value`` (blank cells left out; a value merged across columns once, under its first
-and last column's headers: ``Mon–Tue: closed``)::
+and last column's headers: ``Mon–Tue: closed``; a label that is a number under its own header, ``Berth: 7``)::
 
     Route | Mon | Tue | Wed
     Saltmarsh crossing: Mon: 8; Wed: 9
@@ -106,7 +106,8 @@ def _plain(texts: list[str]) -> str:
 
 
 def _labelled(texts: list[str], owners: list[tuple[int, int]], labels: list[str]) -> str:
-    """A row below the header: its first column's text as its label, each other value under its header."""
+    """A row below the header: its first column's text as its label, each other value under its header (a label
+    that is a number under its own header too, as a workbook's: ``Berth: 7; Arrivals: 150``)."""
     label = texts[0] or None
     parts: list[tuple[str, str]] = []
     c = 0
@@ -119,4 +120,4 @@ def _labelled(texts: list[str], owners: list[tuple[int, int]], labels: list[str]
         c = last + 1
     if not parts:
         return label or ""
-    return labelled_row(label, parts)
+    return labelled_row(label, parts, labels[0] if label else "")

@@ -100,3 +100,19 @@ def test_the_sample_decks_rows_read_under_its_grouped_header_as_docling_lays_the
     r1 = want[2]
     loc = plugins.locate(LocateRequest(file=str(SAMPLE), evidence=r1, query="R1"))
     assert (loc.slide, loc.paragraph_index, loc.quote) == (1, 2, r1)
+
+
+def test_a_number_labelling_a_row_reads_under_its_header_as_a_workbooks_does(tmp_path: Path, plugins) -> None:  # type: ignore[no-untyped-def]
+    """A row labelled by a number ("2021" under "Year", a berth's number under "Berth") read "2021: Arrivals: 150",
+    the number naming nothing; a workbook's and a DOCX table's rows read it under its header (the honest builder,
+    round 23). A name still labels its row."""
+    deck = table_deck(tmp_path / "berths.pptx", [["Berth", "Arrivals", "Departures"], ["7", "150", "110"],
+                                                 ["12", "", "95"], ["Quay", "40", "38"]])
+    before = hashlib.sha256(deck.read_bytes()).digest()
+    assert table_lines(plugins, deck) == [
+        "Berth | Arrivals | Departures",
+        "Berth: 7; Arrivals: 150; Departures: 110",
+        "Berth: 12; Departures: 95",
+        "Quay: Arrivals: 40; Departures: 38",
+    ]
+    assert hashlib.sha256(deck.read_bytes()).digest() == before

@@ -50,7 +50,7 @@ IMAGE, OCR, DECK, WORKBOOK, XLSM, FALLBACK = "image", "ocr", "deck", "workbook",
 PLUGIN = "plugin"
 #: Each reading's current version. Bump one when its reader changes what LightRAG indexes of a file, and
 #: say in ``ADDS`` what the new version adds: the files it read are then re-read by ``sync``.
-VERSIONS = {LIGHTRAG: 4, LIGHTRAG_NOTES: 3, IMAGE: 2, OCR: 2, DECK: 3, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
+VERSIONS = {LIGHTRAG: 4, LIGHTRAG_NOTES: 3, IMAGE: 2, OCR: 2, DECK: 4, WORKBOOK: 2, XLSM: 2, FALLBACK: 3, PLUGIN: 1}
 _ROWS = "a scanned table's cells on one baseline read as one row"
 _LABELS = "a data sheet's label read in one row with its value across empty columns"
 #: The types a version of a reading changed, when not every type: a file of another type read by an earlier
@@ -64,7 +64,8 @@ _LABELS = "a data sheet's label read in one row with its value across empty colu
 CHANGED = {(LIGHTRAG, 2): (".xlsx",), (LIGHTRAG, 3): (".pptx",), (LIGHTRAG, 4): (".docx",), (FALLBACK, 2): (".docx",),
            (FALLBACK, 3): (".docx",), (LIGHTRAG_NOTES, 3): (".docx",)}
 #: What a reading's current version adds over its earlier ones, as ``status`` and ``sync`` say it.
-ADDS = {DECK: "its review comments, tables, grouped shapes' text and chart data, besides its speaker notes",
+ADDS = {DECK: ("its review comments, tables, grouped shapes' text and chart data, besides its speaker notes; a table "
+              "row labelled by a number read under that column's header"),
         LIGHTRAG_NOTES: "its review comments",
         OCR: f"{_ROWS}, and pages whose text layer is mostly mojibake read by OCR", IMAGE: _ROWS,
         WORKBOOK: _LABELS, XLSM: _LABELS,
@@ -232,15 +233,17 @@ def _wrapper_mark(entry: SourceEntry, input_dir: Path | None) -> str | None:
     return None
 
 
-def _deck_comments(path: str) -> bool:
-    """Whether the deck holds review comments (what the deck reading's third version adds), from its structure;
-    False for a deck no check can read."""
-    from .decks import COMMENTS, left_out
+def _deck_reads_same(path: str, version: int) -> bool:
+    """Whether the deck read by the deck reading's ``version`` (2 or 3) reads the same now, from its structure: the
+    third version added review comments, the fourth a table row's number label under its header, so a deck holding
+    neither table nor (before the third) comment does. False for a deck no check can read."""
+    from .decks import COMMENTS, TABLES, left_out
 
     try:
-        return COMMENTS in left_out(path)
+        held = left_out(path)
     except MnoteKrError:
         return False
+    return TABLES not in held and (version >= 3 or COMMENTS not in held)
 
 
 def _notes_now(comments: bool) -> str:
@@ -375,8 +378,9 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                 record[rel] = now  # a DOCX without notes or comments: LightRAG's blocks are the same either way
             elif look and split(now)[0] == LIGHTRAG_NOTES:
                 older[rel] = f"read again for {probed}"
-            elif look and entry.reading == f"{DECK}:2" and not _deck_comments(path):
-                record[rel] = now  # deck:3 adds only review comments: a deck without any reads the same
+            elif look and entry.reading in (f"{DECK}:2", f"{DECK}:3") \
+                    and _deck_reads_same(path, split(entry.reading)[1]):
+                record[rel] = now  # deck:3 adds only review comments, deck:4 tables' number labels: a deck without
             elif look and entry.reading == f"{FALLBACK}:2" and not _docx_comments(path):
                 record[rel] = now  # fallback:3 adds only review comments: a DOCX without any reads the same
             else:
@@ -396,8 +400,8 @@ def check(prov: LightRagProvider | None, entries: list[SourceEntry], look: bool,
                 except ProviderError:
                     input_dir = None
             reading = _wrapper_mark(entry, input_dir)
-            if reading == f"{DECK}:2" and not _deck_comments(path):
-                reading = current(DECK)  # deck:3 adds only review comments: a deck without any reads the same
+            if reading in (f"{DECK}:2", f"{DECK}:3") and _deck_reads_same(path, split(reading)[1]):
+                reading = current(DECK)  # deck:3 adds only review comments, deck:4 tables' number labels
             how, version = split(reading or "")
             if reading is None:
                 unknown[rel] = f"{BEFORE}; its index text was not found to check"
