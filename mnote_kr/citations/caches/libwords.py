@@ -113,6 +113,11 @@ class LibraryWords:
         most, one every file holds about nothing."""
         return math.log((self.files + 1) / (self.df.get(term, 0) + 0.5))
 
+    def held_idf(self, term: str) -> float:
+        """:meth:`idf` of a word a passage found holds (or a file name found): some file holds it, whatever the
+        counts say (a file whose words they miss), so never the weight of a word no file holds."""
+        return math.log((self.files + 1) / (max(self.df.get(term, 0), 1) + 0.5))
+
 
 def file_terms(texts: Iterable[str]) -> set[str]:
     """A file's distinct terms as the weak rule reads passages (``noresults._passage``: spaced CJK joined)."""
