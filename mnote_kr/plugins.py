@@ -330,15 +330,16 @@ class Plugins:
             out.update(part or {})
         return out
 
-    def extract_text(self, path: str, progress: Callable[[str], None] | None = None) -> str | None:
-        """The file's text as its locator plugin reads it, else as an OCR plugin recognises it
+    def extract_text(self, path: str, progress: Callable[[str], None] | None = None, *,
+                     recognize: bool = True) -> str | None:
+        """The file's text as its locator plugin reads it, else (``recognize``) as an OCR plugin recognises it
         (``recognize_text``); None when no plugin reads that kind of file."""
         say = progress or _silent
         name = self.locator_plugin(Path(path).suffix)
         result: str | None = None
         if name is not None:
             result = self._call("extract_text", name, path=path, progress=say)
-        if result is None or not result.strip():
+        if recognize and (result is None or not result.strip()):
             recognized = self.recognize_text(path, say)
             if recognized is not None:
                 return recognized

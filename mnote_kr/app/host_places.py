@@ -57,8 +57,25 @@ class HostPlaces:
                     if token is not None:
                         meaning.collected.reset(token)
                 entry = reg.entries.get(rel) if reg is not None else None
-                if texts:
+                texts.extend(self._text_beyond_places(path, texts))
+                if any(t.strip() for t in texts):
                     words.put(rel, entry.source_hash if entry is not None else "", texts)
+
+    def _text_beyond_places(self, path: str, places: list[str]) -> list[str]:
+        """The file's text its locator queued no place for, for the library's word counts: its pages read by OCR
+        (a scan's, a PDF's scanned pages: recognised when the provider read the file, so the kept recognition is
+        read here, and the PDF's own locator queues only its text layer), or, when the locator queued nothing (a
+        workbook or deck too large to embed, a PDF whose blocks are not embedded), the text its reader gives (not
+        recognised again here: a recognition not kept, cut by its time limit, is not redone). Nothing more for a
+        file read already (its places hold its text); [] when it cannot be read."""
+        try:
+            if (self.plugins.recognized_pages(path) or (0, 0))[0]:
+                return [self.plugins.recognize_text(path) or ""]
+            if not any(t.strip() for t in places):
+                return [self.plugins.extract_text(path, recognize=False) or ""]  # OCR's answered above
+        except MnoteKrError:
+            pass  # unreadable now: the provider's verdict on the file is what counts
+        return []
 
     def embed_words_only(self, *, again: bool = True) -> dict[str, Any]:
         """Prepare again and embed the places of the files searches placed by words only because their

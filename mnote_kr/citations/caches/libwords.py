@@ -19,8 +19,10 @@ two), the counts are made again from every file's words. :func:`note` when inges
 :func:`forget` when they are deleted or go stale. The counts are loaded once per process (again only when the file
 on disk changed), when the weak rule first needs them; a lookup is a dict read per query word.
 
-A file whose locator queues no places (a workbook over ``MEANING_ROWS`` rows, a PDF without a text layer) is not
-counted: its words are unknown here, and the count of files (``files``) says how many are.
+A file's text its locator queues no place for is read too (``HostPlaces._text_beyond_places``): a PDF's pages read by
+OCR (from the recognition kept when the provider read it: the PDF's own locator queues only its text layer), and the
+whole text its reader gives when the locator queues nothing (a workbook over ``MEANING_ROWS`` rows, a large deck). A
+file no reader gives text for is not counted: the count of files (``files``) says how many are.
 """
 
 from __future__ import annotations
@@ -44,8 +46,9 @@ FILE_NAME = "libwords.msgpack"
 WORDS_DIR = "libwords"
 #: Made before a file's words are written or removed, removed once counts holding the change are written.
 MARK_NAME = "libwords.dirty"
-#: The format; files of another are read as none (counted again as files are prepared again).
-VERSION = 2
+#: The format; files of another are read as none (counted again as files are prepared again). 3: a file's pages read by
+#: OCR and the text of a file whose locator queues no places are counted (2 left them out: nc23c problem 1).
+VERSION = 3
 #: A long batch writes the counts after this many files changed, or this many seconds after the last write.
 FLUSH_FILES = 500
 FLUSH_S = 15.0
@@ -112,6 +115,11 @@ class LibraryWords:
         """How much ``term`` says in this library: ln((files + 1) / (df + 0.5)); a word no file holds weighs
         most, one every file holds about nothing."""
         return math.log((self.files + 1) / (self.df.get(term, 0) + 0.5))
+
+    def held_idf(self, term: str) -> float:
+        """:meth:`idf` of a word a passage found holds (or a file name found): some file holds it, whatever the
+        counts say (a file whose words they miss), so never the weight of a word no file holds."""
+        return math.log((self.files + 1) / (max(self.df.get(term, 0), 1) + 0.5))
 
 
 def file_terms(texts: Iterable[str]) -> set[str]:

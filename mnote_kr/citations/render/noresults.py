@@ -226,11 +226,11 @@ def library_common(citations: list[Citation], query: str,
     lib = library() if asked else None
     if lib is None or lib.files < LIBRARY_FILES:
         return [], []
-    lacking = sorted(t for t in asked if lib.df.get(t, 0) == 0)
+    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
+    lacking = sorted(t for t in asked.difference(held) if lib.df.get(t, 0) == 0)  # a held word is in some file
     if not lacking:
         return [], []
-    held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
-    if not held or sum(lib.idf(t) for t in held) >= LIBRARY_COMMON:
+    if not held or sum(lib.held_idf(t) for t in held) >= LIBRARY_COMMON:
         return [], []
     return held, lacking
 
@@ -267,7 +267,7 @@ def library_plain(citations: list[Citation], query: str, library: Callable[[], L
     if lib is None or lib.files < LIBRARY_FILES:
         return []
     held = [asked & (set(terms(_passage(c))) | _name_terms(c)) for c in citations]
-    if any(sum(lib.idf(t) for t in h) >= PLAIN_IDF for h in held):
+    if any(sum(lib.held_idf(t) for t in h) >= PLAIN_IDF for h in held):
         return []
     return sorted(set().union(*held))
 

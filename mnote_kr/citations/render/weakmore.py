@@ -156,10 +156,11 @@ def library_lacks(citations: list[Citation], query: str,
     lib = library()
     if lib is None or lib.files < SMALL_FILES:
         return [], []
-    absent = sorted(t for t in asked if not lib.df.get(t))
+    held = {t for c in citations for t in asked & (set(terms(passage(c))) | name_terms(c))}
+    absent = sorted(t for t in asked - held if not lib.df.get(t))  # a word a passage holds is in some file
     if len(absent) < 2 or 2 * len(absent) <= len(asked):
         return [], []
-    return sorted({t for c in citations for t in asked & (set(terms(passage(c))) | name_terms(c))}), absent
+    return sorted(held), absent
 
 
 #: ``small_plain``: the share of the largest IDF in a library (of a word no file holds, ln((files + 1) / 0.5)) that the
@@ -202,6 +203,6 @@ def small_plain(citations: list[Citation], query: str, library: Callable[[], Lib
         return []
     limit = SMALL_SHARE * math.log((lib.files + 1) / 0.5)
     held = [asked & (set(terms(passage(c))) | name_terms(c)) for c in citations]
-    if any(sum(lib.idf(t) for t in h) >= limit for h in held):
+    if any(sum(lib.held_idf(t) for t in h) >= limit for h in held):
         return []
     return sorted(set().union(*held))

@@ -51,6 +51,7 @@ from .extremes import asked_extreme, cite_extreme
 from .modifiers import lacked_modifiers
 from .named import at_named_sheet, choosing_words, evidence_row_first
 from .reader import RowParagraph, column_letter, load_xlsx, marks_only
+from .rownumbers import named_rows, without_named_rows
 
 PLUGIN_NAME = "xlsx_locator"
 
@@ -329,7 +330,13 @@ def named_row(run: list[RowParagraph], query: str, found: RowParagraph | None = 
     """Among a run of quoted rows, the one the query names: most of the query's items in its label, then in
     all its cells (``row_score``: its words, and its dates and numbers as values: a row holding the item and
     the date asked for over one holding the item alone); a header row only by its cells. ``found`` (the
-    matcher's row) when it is among the best; None on a tie or when no query word or value is there."""
+    matcher's row) when it is among the best; None on a tie or when no query word or value is there. Rows the query
+    names by number ("row 9": ``rownumbers``) are the only ones chosen among when the run holds one, the number
+    not read as a value."""
+    hits = [r for r in run if r.row in named_rows(query) and not r.comment and not r.is_header]
+    if hits:
+        best = named_row(hits, without_named_rows(query), found)
+        return best if best is not None else found if found in hits else hits[0]
     words = query_words(query)
     asked = decisive(asked_values(query), run)
     if not (words or asked) or not run:

@@ -72,3 +72,18 @@ def test_a_named_sheet_without_the_passages_rows_chooses_as_if_none_were_named(q
         plain.sheet, plain.range, plain.locator_degraded, plain.quote)
     assert "the query names this one" not in loc.reason and "names sheet" not in loc.reason
     assert hashlib.sha256(DOCLING_XLSX.read_bytes()).digest() == before
+
+
+@pytest.mark.parametrize("query, cell", [("what is the col-4 value in row 9 of Sheet2?", "D9"),
+                                         ("col-4 in row 3 of Sheet2", "D3")])
+def test_a_row_named_by_its_number_is_that_row_not_one_holding_the_number(query: str, cell: str) -> None:
+    """nc23c problem 4: Sheet2's rows 2-9 read i, 2i, 3i, 4i (row 9: 8, 16, 24, 32); "row 9" cited D4, the row
+    holding the value 9."""
+    from openpyxl import load_workbook
+
+    before = hashlib.sha256(DOCLING_XLSX.read_bytes()).digest()
+    sheet = load_workbook(DOCLING_XLSX)["Sheet2"]
+    loc = _locate(DOCLING_XLSX, query)
+    assert (loc.sheet, loc.range, loc.locator_precision) == ("Sheet2", cell, "cell")
+    assert loc.quote == f"col-1: {sheet[f'A{cell[1:]}'].value}; col-4: {sheet[cell].value}"
+    assert hashlib.sha256(DOCLING_XLSX.read_bytes()).digest() == before
