@@ -12,7 +12,8 @@ from pathlib import Path
 
 import pytest
 from mnote_kr_testkit.data import CORPUS
-from mnote_kr_testkit.docx_replay import replay_locate
+from mnote_kr_testkit.docx_replay import MERGE, replay_locate
+from mnote_kr_testkit.docx_replay import MERGE_PASSAGE as PASSAGE
 
 from mnote_kr.models import LocateRequest
 from mnote_kr_docx_locator import cache as docx_cache
@@ -46,13 +47,6 @@ def test_a_place_holding_every_word_of_a_chinese_question_is_exact_though_it_lac
     assert loc.locator_degraded, loc.reason
 
 
-MERGE = CORPUS / "docx" / "weknora__issue_2634_vertical_merge.docx"
-METHOD = ("检测方法：提取外周血基因组 DNA，采用高通量测序，并对候选位点进行Sanger 测序验证；"
-          "检测结果需结合临床表现综合判断。")
-#: The passage LightRAG's engine returned for this file (as ``test_docx_table_rows`` has it).
-PASSAGE = "遗传病检测项目表\n回归场景：检测方法纵向合并，但每条检测项目在转换后都必须保留该方法。\n" + "\n".join(
-    ["项目编号 检测项目 相关基因 周期 检测方法"] + [f"{n} {item} {gene} 15个工作日 {METHOD}" for n, item, gene in (
-        ("Q0101", "遗传性乳腺癌", "BRCA1"), ("Q0102", "遗传性卵巢癌", "BRCA2"), ("Q0103", "林奇综合征", "MLH1"))])
 
 
 @pytest.mark.parametrize("query", ["遗传性乳腺癌的检测周期是多少？", "遗传性乳腺癌检测周期多长？"])
