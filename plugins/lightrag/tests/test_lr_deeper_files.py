@@ -60,8 +60,13 @@ def test_the_answering_file_from_the_deeper_list_follows_the_first_chunks(tmp_pa
     assert [r.rank for r in refs] == list(range(1, len(refs) + 1))
 
 
-def test_deeper_files_are_passed_on_marked_by_default(tmp_path: Path) -> None:
-    refs, sent, answer = _search(tmp_path)  # the default: five deeper files, the host admits them by meaning
+def test_the_default_asks_for_the_first_chunks_alone(tmp_path: Path) -> None:
+    refs, sent, answer = _search(tmp_path)  # the default (r23's held-out run): no deeper files
+    assert sent.get("chunk_top_k") in (None, 20) and len(refs) == 20 and not any(r.deeper for r in refs)
+
+
+def test_deeper_files_switched_on_are_passed_on_marked(tmp_path: Path) -> None:
+    refs, sent, answer = _search(tmp_path, deeper_files=passages.DEEPER_FILES)  # the host admits them by meaning
     assert sent["chunk_top_k"] == 60 and len(refs) == 20 + passages.DEEPER_FILES
     assert [r.deeper for r in refs] == [False] * 20 + [True] * passages.DEEPER_FILES
     assert refs[20].file_path == answer

@@ -13,7 +13,7 @@ from mnote_kr_testkit.replay import Replay, load_sample, make_context, replayed_
 import mnote_kr_lightrag as plugin
 from mnote_kr.errors import UsageError
 from mnote_kr.models import QueryRequest
-from mnote_kr_lightrag.client import passages, settings
+from mnote_kr_lightrag.client import settings
 from mnote_kr_lightrag.client.querying import stream_events
 
 
@@ -46,8 +46,7 @@ def test_lr_query_passes_enable_rerank_when_asked(env: dict[str, Any]) -> None:
     result = plugin.query(ctx=env["ctx"], request=QueryRequest(query="Zephyr turbine", mode="naive",
                                                                enable_rerank=True, chunk_top_k=5))
     sent = json.loads(replay.sent("POST", "/query/data")[0].content)
-    # the user's depth drives the deeper list the plugin asks for (passages.with_deeper_files)
-    assert sent["enable_rerank"] is True and sent["chunk_top_k"] == passages.deeper(5) and result.rerank_requested
+    assert sent["enable_rerank"] is True and sent["chunk_top_k"] == 5 and result.rerank_requested
 
 
 @pytest.mark.parametrize("sample", ["40_query_data_global.json", "41_query_data_mix_zh_with_keywords.json"])

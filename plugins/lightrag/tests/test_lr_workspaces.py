@@ -132,8 +132,7 @@ def test_query_is_not_crowded_out_by_another_workspaces_chunks(tmp_path: Path) -
     assert [r.file_path for r in result.references] == [ours] * 5
     assert [r.rank for r in result.references] == [1, 2, 3, 4, 5]
     asked = [json.loads(c.content)["chunk_top_k"] for c in replay.sent("POST", "/query/data")]
-    # from the deeper list the search asks for (passages.deeper: 30 for 10); stops once the server has no more
-    assert asked == [30, 120, 480]
+    assert asked == [10, 40, 160]  # stops once the server has nothing more to give
 
 
 def test_query_without_foreign_chunks_asks_once(tmp_path: Path) -> None:

@@ -49,12 +49,12 @@ MAX_DEPTH = 80
 POSITION_WEIGHT = 3.0
 #: Files of the deeper list that the first ``wanted`` chunks lack, passed on after them, when switched on.
 DEEPER_FILES = 5
-#: ``[providers.lightrag] deeper_files`` when the workspace does not set it. Passed on in LightRAG's order and
-#: ranked at their own rank (r22, one engine run) five deeper files found 3 more of 306 tuning questions' files in
-#: the first five and 1 fewer of 123 held-out ones; since r23 they are marked ``deeper`` and the host admits only
-#: the few whose meaning earns a place (``mnote_kr.citations.rank.deeper``: on r22's dump of the tuning sets,
-#: cross-language 75 -> 79 of 102 in the first five, same-language 145 -> 145 of 156). 0: the old behaviour.
-DEFAULT_DEEPER_FILES = DEEPER_FILES
+#: ``[providers.lightrag] deeper_files`` when the workspace does not set it: 0, the first chunks alone. Five deeper
+#: files, marked ``deeper`` and admitted by meaning (``mnote_kr.citations.rank.deeper``), found 7 more of 258
+#: tuning questions' files in the first five and 1 fewer of 171 held-out ones in one engine run (r23, 46 files,
+#: ``--variant old:providers.lightrag.deeper_files=0``; docs/embeddings.md), at LightRAG's cost of 60 chunks a
+#: search; r22 measured the same in LightRAG's order (+3 of 306, -1 of 123). ``deeper_files = 5`` switches it on.
+DEFAULT_DEEPER_FILES = 0
 
 
 def deeper(wanted: int) -> int:
