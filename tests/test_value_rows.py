@@ -76,3 +76,14 @@ def test_which_kinds_asks_no_figure_how_many_hectares_does() -> None:
     assert not asks_value("这次标准修改要在什么时候之前做完")  # a date, said in prose as often as in a table
     assert is_value_row("40000≤Q＜55000 1.01 1.11 1.20 1.30 1.39", "four lanes carrying 40,000 to 55,000 a day")
     assert not is_value_row("[1] GB/T 1.1-2020 标准化工作导则 第1部分：标准化文件的结构和起草规则", QUESTION)
+
+
+def test_a_first_place_holding_the_whole_question_keeps_its_lead() -> None:
+    """A place whose words are the query's own (an XLSX cell's comment "Minimum number of saltwater ducks" for that
+    very search: the bare-clone CI's test_xlsx_comments_integration) is what was asked for; a row of figures behind
+    it does not take its lead, though the query names a number."""
+    query = "Minimum number of saltwater ducks"
+    row = "Saltwater Ducks: 12; 15; 9; 21"
+    assert _order(query, query, [(row, 0.70)])[0] == query
+    # a first place holding only part of the question still yields
+    assert _order(query, "Saltwater ducks", [(row, 0.70)])[0] == row

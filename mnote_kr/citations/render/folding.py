@@ -16,7 +16,7 @@ from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
-from mnote_kr.citations.render.valuerows import asks_value, is_value_row, states_value
+from mnote_kr.citations.render.valuerows import asks_value, holds_question, is_value_row, states_value
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
@@ -137,6 +137,8 @@ def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
     """The place behind ``first`` (by cosine, else in order) that takes its lead by ``VALUE_ROW_LEADS``, if any."""
     query = first.search_query or ""
     if not VALUE_ROW_LEADS or not query or states_value(_place_words(first), query) or not asks_value(query):
+        return None
+    if holds_question(_place_words(first), query):  # the place the question names word for word stays first
         return None
     rows = [p for p in behind if place_key(p.locator) and is_value_row(_place_words(p), query)]
     return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,

@@ -13,7 +13,7 @@ from mnote_kr.citations.rank.cues import answer_types
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["asks_value", "is_value_row", "states_value"]
+__all__ = ["asks_value", "holds_question", "is_value_row", "states_value"]
 
 #: A question asking a figure beside the answer types ``cues.answer_types`` knows: a count, total, value or rate
 #: named as a noun ("the overall count of checks", 基准值, 得分), not by a question word.
@@ -50,6 +50,13 @@ def states_value(text: str, query: str) -> bool:
     """``text`` holds a number that is not the query's own and names no part of the document."""
     asked = set(_numbers(fold(query)))
     return any(n not in asked for n in _numbers(fold(text)))
+
+
+def holds_question(text: str, query: str) -> bool:
+    """``text`` holds every content term of ``query``: the place is what was asked for by name (an XLSX cell's
+    comment "Minimum number of saltwater ducks" for that search), not a caption pointing at the answer."""
+    asked = set(terms(query))
+    return bool(asked) and asked <= set(terms(text))
 
 
 def is_value_row(text: str, query: str) -> bool:
