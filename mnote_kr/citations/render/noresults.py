@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.render.weakmore import more_reason, said_somewhere
+from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
 from mnote_kr.citations.text.namedplaces import named_places, naming
@@ -219,8 +219,7 @@ def library_common(citations: list[Citation], query: str,
     query's words) lookups, the counts loaded (``library()``) only past those checks; none kept (None): ([], [])."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if han_share(query) > 0.2 or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
-                                     for k in ("phrase", "fileName", "fileTerms")):
+    if han_share(query) > 0.2 or names_its_answer(c.diagnostics.score_parts for c in citations):
         return [], []
     asked = {t for t in terms(query) if not t.isdigit()}
     lib = library() if asked else None
@@ -255,13 +254,13 @@ def library_plain(citations: list[Citation], query: str, library: Callable[[], L
     Measured on the twenty-second round's dump (docs/embeddings.md, "Issue 33, twenty-third round")."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations for k in ("phrase", "fileName", "fileTerms")):
+    if names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     meaning = citations[0].locator.meaning_score
     mine, theirs = han_share(query), han_share(_passage(citations[0]))
     if not asked or len(asked) > PLAIN_WORDS or meaning is None or meaning >= PLAIN_MEANING \
-            or not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+            or not one_script(mine, theirs):
         return []
     lib = library()
     if lib is None or lib.files < LIBRARY_FILES:
@@ -280,7 +279,7 @@ def _saying_nothing(citations: list[Citation], parts: list[dict[str, float]], qu
     something whatever its words are."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if any(p.get(k, 0.0) > 0.0 for p in parts for k in ("phrase", "fileName", "fileTerms")):
+    if names_its_answer(parts):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     held = sorted({t for c in citations for t in asked & (set(terms(_passage(c))) | _name_terms(c))})
@@ -304,12 +303,12 @@ def _only_around(citations: list[Citation], parts: list[dict[str, float]], query
     table row ("Cathedral Peak 2 0.83 ...") and elsewhere on rows whose chunks hold "temperature" (nc22b)."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if not PLACES_HOLD or any(p.get(k, 0.0) > 0.0 for p in parts for k in ("phrase", "fileName", "fileTerms")):
+    if not PLACES_HOLD or names_its_answer(parts):
         return []
     first = citations[0]
     meaning = first.locator.meaning_score
     mine, theirs = han_share(query), han_share(_passage(first))
-    if meaning is None or meaning >= ZH_MEANING or not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+    if meaning is None or meaning >= ZH_MEANING or not one_script(mine, theirs):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     if any(asked & (set(terms(_place_text(c))) | _name_terms(c)) for c in citations):

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import statistics
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
@@ -31,6 +31,21 @@ def passage(c: Citation) -> str:
 def name_terms(c: Citation) -> set[str]:
     """The words of a citation's file name (its stem, ``_`` as a space)."""
     return set(terms(PurePath(c.source_root_relative_path).stem.replace("_", " ")))
+
+
+#: Score parts by which a query names what it asks for: a verbatim phrase, a file's name or its words.
+NAMING_PARTS = ("phrase", "fileName", "fileTerms")
+
+
+def names_its_answer(parts: Iterable[dict[str, float]]) -> bool:
+    """Some of these score parts (a citation's ``diagnostics.score_parts`` each) matched a verbatim phrase or a file
+    the query names (``NAMING_PARTS``): no word rule calls such a search weak."""
+    return any(p.get(k, 0.0) > 0.0 for p in parts for k in NAMING_PARTS)
+
+
+def one_script(mine: float, theirs: float) -> bool:
+    """Two texts' Han shares (``neutral.han_share``) say one script: both mostly Latin, or both mostly Chinese."""
+    return mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs
 
 
 _NOTHING = ": nothing in your files clearly answers it; the passages shown are only the nearest by meaning"
@@ -69,14 +84,13 @@ def only_sources(citations: list[Citation], query: str) -> list[str]:
     what other works are about, so it holds a word of many a question it does not answer."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if not citations or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
-                            for k in ("phrase", "fileName", "fileTerms")):
+    if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     if not asked or asked & _SOURCE_WORDS:
         return []
     mine, theirs = han_share(query), han_share(passage(citations[0]))
-    if not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+    if not one_script(mine, theirs):
         return []
     held = [(c, asked & (set(terms(passage(c))) | name_terms(c))) for c in citations]
     holding = [(c, h) for c, h in held if h]
@@ -145,8 +159,7 @@ def library_lacks(citations: list[Citation], query: str,
     melt and Himalayas are in none (nc23a problem 6). A right answer's words are mostly the library's."""
     from mnote_kr.citations.rank.neutral import han_share
 
-    if not citations or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
-                            for k in ("phrase", "fileName", "fileTerms")):
+    if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return [], []
     if han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2:
         return [], []
@@ -185,12 +198,11 @@ def small_plain(citations: list[Citation], query: str, library: Callable[[], Lib
     from mnote_kr.citations.rank.neutral import han_share
     from mnote_kr.citations.text.cjkwords import query_words
 
-    if not citations or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations
-                            for k in ("phrase", "fileName", "fileTerms")):
+    if not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
         return []
     asked = {t for t in terms(query) if not t.isdigit()}
     mine, theirs = han_share(query), han_share(passage(citations[0]))
-    if not asked or not (mine <= 0.2 and theirs <= 0.2 or mine >= 0.5 <= theirs):
+    if not asked or not one_script(mine, theirs):
         return []
     zh = query_words(query) if mine >= 0.5 else ()
     count = len(zh) + sum(1 for t in asked if t.isascii()) if zh else len(asked)
