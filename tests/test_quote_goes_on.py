@@ -6,11 +6,9 @@ from __future__ import annotations
 import hashlib
 
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.quotes import located_quote
 
-from mnote_kr.citations import pipeline
 from mnote_kr.citations.cleaning.quote import QUOTE_CHARS, RUN_ON, answer_quote
-from mnote_kr.models import LocateRequest
-from mnote_kr.plugins import load_plugins
 
 PDF = CORPUS / "pdf" / "pdfplumber__issue-982-example.pdf"
 KARPATHY = "what data did Karpathy train his character RNNs on?"
@@ -59,14 +57,8 @@ def test_a_boxed_blocks_quote_keeps_the_sentence_listing_what_was_asked() -> Non
     different datasets ...", before "He trained it on Paul Graham's essays, all the works of Shakespeare, ...":
     the two sentences ran past the quote's usual length, so the second, the answer, was cut."""
     before = hashlib.sha256(PDF.read_bytes()).digest()
-    plugins = load_plugins(None)
-    pipeline.clear_memos()
-    bundle = pipeline._clean(plugins, CHUNK, KARPATHY, None)
-    loc = plugins.locate(LocateRequest(file=str(PDF), evidence=bundle.locator_evidence_text, query=KARPATHY,
-                                       passage=CHUNK))
+    loc, shown = located_quote(PDF, CHUNK, KARPATHY)
     assert (loc.locator_plugin, loc.page) == ("pdf_bbox", 3), loc
-    context = pipeline._display_quote(plugins, bundle, CHUNK, KARPATHY, None, loc)
-    shown, _ = pipeline._place_quote(plugins, loc, context, KARPATHY)
     assert shown.startswith("Karpathy trained multiple character RNNs"), shown
     assert "Paul Graham" in shown and "Shakespeare" in shown and "Linux C code" in shown, shown
     assert len(shown) > QUOTE_CHARS  # longer than a quote's usual length: the case the rule is for

@@ -6,11 +6,9 @@ from __future__ import annotations
 import hashlib
 
 from mnote_kr_testkit.data import CORPUS
+from mnote_kr_testkit.quotes import located_quote
 
-from mnote_kr.citations import pipeline
 from mnote_kr.citations.cleaning.quote import QUOTE_CHARS, answer_quote
-from mnote_kr.models import LocateRequest
-from mnote_kr.plugins import load_plugins
 
 NICS = CORPUS / "pdf" / "pdfplumber__nics-background-checks-2015-11.pdf"
 TEXAS = "What was the overall count of firearm background checks in Texas that month?"
@@ -30,15 +28,9 @@ CHUNK = (
 
 def test_a_long_pdf_rows_quote_keeps_the_total_the_question_asks_for() -> None:
     before = hashlib.sha256(NICS.read_bytes()).digest()
-    plugins = load_plugins(None)
-    pipeline.clear_memos()
-    bundle = pipeline._clean(plugins, CHUNK, TEXAS, None)
-    loc = plugins.locate(LocateRequest(file=str(NICS), evidence=bundle.locator_evidence_text, query=TEXAS,
-                                       passage=CHUNK))
+    loc, shown = located_quote(NICS, CHUNK, TEXAS)
     assert (loc.locator_plugin, loc.page) == ("pdf_bbox", 1) and (loc.place_text or "").startswith("Texas: "), loc
     assert len(loc.place_text or "") > QUOTE_CHARS  # a row longer than a quote: it must be cut
-    context = pipeline._display_quote(plugins, bundle, CHUNK, TEXAS, None, loc)
-    shown, _ = pipeline._place_quote(plugins, loc, context, TEXAS)
     assert shown.startswith("Texas: Permit: 21,550; Handgun: 56,941;"), shown
     assert shown.endswith("; …; Totals: 146,982") and len(shown) <= QUOTE_CHARS, shown
     assert hashlib.sha256(NICS.read_bytes()).digest() == before
