@@ -7,6 +7,7 @@ stand for told apart by where they point (``claims.place_key``), not by which ch
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -41,6 +42,17 @@ EXACT_LEADS = False
 #: heading, a clause pointing at "表 7.7") yields to the nearest by meaning of the places behind it that read as a
 #: table row answering it (``valuerows.is_value_row``), the former first right behind it (False: as before round 23).
 VALUE_ROW_LEADS = True
+#: A file's first place yields to an exact place behind it holding every query word it holds and more (one
+#: more content term at least), when that one's cosine is at most this below the first's (None: off, as before
+#: round 24). LightRAG's best passage often holds the query's rarest word where it answers nothing: nc23d's
+#: "increase Lisinopril dose" cited the current dose, "1. Lisinopril 10mg-once daily", exact, with the answer,
+#: "Increase Lisinopril from 10mg to 20mg once daily", a place behind it 0.016 farther by meaning.
+#: The same lead as ``LEAD_BY_MEANING``'s, the other way round: words decide between places near alike.
+WORDS_LEAD: float | None = 0.03
+#: A query word of at least this many letters written at the start of a longer word counts as held: recognition
+#: glues a line's words ("Lisinoprilfrom", the MEDRPT scan's page 3), and a word that long is rarely the head of
+#: another word.
+GLUED_MIN = 6
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -120,7 +132,7 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
         row = _value_row(c, behind)  # for a question asking a figure, a row answering it before the nearest
-        lead = row if row is not None else lead if lead is not None and _leads(lead, c) else None
+        lead = row if row is not None else lead if lead is not None and _leads(lead, c) else _more_words(c, behind)
         if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
             score = c.relevance_score
@@ -143,6 +155,42 @@ def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
     rows = [p for p in behind if place_key(p.locator) and is_value_row(_place_words(p), query)]
     return max(rows, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
                default=None)
+
+
+def _held(terms: QueryTerms, c: Citation) -> set[int]:
+    """The query's content terms ``c``'s words hold: standing alone (``_holds_words``), or a long word glued to the
+    next by recognition (``GLUED_MIN``)."""
+    norm = normalize(_place_words(c))
+    held = {k for k, _pos, w in terms.hits(norm) if w >= 0.5}
+    return held | {k for k, t in enumerate(terms.terms) if k not in held and not t.cjk and t.word.isascii()
+                   and len(t.word) >= GLUED_MIN and re.search(r"(?<!\w)" + re.escape(t.word), norm)}
+
+
+def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
+    """The exact place behind ``first`` holding every query term ``first`` holds and more, about as near the question
+    by meaning (``WORDS_LEAD``): the one holding most, then the nearest; None when no place does."""
+    cos = first.locator.meaning_score
+    if WORDS_LEAD is None or cos is None or not first.search_query:
+        return None
+    terms = QueryTerms(first.search_query, {}, 1)
+    if not terms:
+        return None
+    mine = _held(terms, first)
+    # a table row of figures answering the question holds few of its words (its headers hold them): it stays before
+    # places naming the words without the figures (r23's tables set: "What would the angle-of-attack sensor test cost
+    # all US operators together?" on the cost row, ahead of the AD's "Angle of Attack (AOA) Sensor System Test")
+    row = is_value_row(_place_words(first), first.search_query)
+    best: tuple[int, float, Citation] | None = None
+    for p in behind:
+        near = p.locator.meaning_score
+        if p.locator_degraded or not place_key(p.locator) or near is None or near < cos - WORDS_LEAD:
+            continue
+        if row and not is_value_row(_place_words(p), first.search_query):
+            continue
+        held = _held(terms, p)
+        if held > mine and (best is None or (len(held), near) > best[:2]):
+            best = (len(held), near, p)
+    return best[2] if best else None
 
 
 def _near_first(first: Citation, behind: list[Citation]) -> list[Citation]:
