@@ -70,3 +70,22 @@ def test_a_question_asking_no_kind_of_answer_keeps_the_order_by_meaning(monkeypa
         assert _order(query, (5, USES, 0.764), places)[0] == 5
     monkeypatch.setattr(folding, "TYPE_LEADS", False)  # switched off: as before round 24
     assert _order(QUESTION, (5, USES, 0.764), places)[0] == 5
+
+
+def test_across_scripts_the_place_stating_the_sum_asked_leads_without_the_questions_words() -> None:
+    """r23's run, tune3's t3_zh23 over tika__017091.docx (a US job notice asked in Chinese): the first place, vacation
+    leave, stood 0.0006 below the salary line by cosine. An English place cannot hold a Chinese question's words, so
+    the kind of answer alone (money: "84913 USD") speaks for it; within one script the words are still asked."""
+    query = "这个天主教牧师职位一年能挣多少钱"
+    leave = "You will earn annual vacation leave. More info: http://www.usajobs.gov/jobextrainfo.asp#VACA"
+    salary = ("Salary Range: 54494 to 84913 USD Per Year Rates of pay are higher in high cost of living localities | "
+              "Open Period: 1/1/2008 to 12/31/2008")
+    holidays = ("You will be paid for federal holidays that fall within your regularly scheduled tour of duty. "
+                "More info: http://www.usajobs.gov/jobextrainfo.asp#HOLI")
+    got = _order(query, (159, leave, 0.69731), [(9, salary, 0.697917), (163, holidays, 0.684631)])
+    assert got == [9, 159, 163]
+    # a Chinese place stating a sum beside none of the question's words stays behind
+    assert _order(query, (159, leave, 0.69731), [(9, "押金为500元", 0.697917)])[0] == 159
+    # and "how much does the pastor earn a year", asked in English, asks the place for its words
+    assert _order("how much does this chaplain job pay a year", (159, leave, 0.69731),
+                  [(9, "Deposit: 500 USD", 0.697917)])[0] == 159

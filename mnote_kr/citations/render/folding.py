@@ -15,6 +15,7 @@ import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
+from mnote_kr.citations.rank.neutral import han_share
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
 from mnote_kr.citations.render.valuerows import (
@@ -25,6 +26,7 @@ from mnote_kr.citations.render.valuerows import (
     states_type,
     states_value,
 )
+from mnote_kr.citations.render.weakmore import one_script
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
@@ -64,7 +66,8 @@ GLUED_MIN = 6
 #: stating none of it yields to the nearest by meaning of the places behind it stating it beside one of the question's
 #: other words ("数据寿命超过10年" for "这款固态硬盘的数据能保存多少年"), the former first right behind
 #: it; a first place holding every word of the question stays (False: as before round 24; nc23b's SSD sheet: the
-#: answer came second, 0.011 below the first by cosine). A lone CJK character ("年", the unit asked) is no word of it.
+#: answer came second, 0.011 below the first by cosine). A lone CJK character ("年", the unit asked) is no word of it;
+#: a place in another script than the question's (``weakmore.one_script``) needs none.
 TYPE_LEADS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
@@ -216,11 +219,17 @@ def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:
     if holds_question(_place_words(first), query):  # the place the question names word for word stays first
         return None
     about = QueryTerms(asked_about(query), {}, 1)  # the words the answer is about, not those asking its kind
-    if not about:
-        return None
+    script = han_share(query)
+
+    def beside(words: str) -> bool:
+        """``words`` hold one of the question's words, or could not: a place in another script than the question's
+        ("Salary Range: 54494 to 84913 USD Per Year" for 一年能挣多少钱) holds none, answering or not."""
+        if not one_script(script, han_share(words)):
+            return True
+        return any(w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in about.hits(normalize(words)))
+
     typed = [p for p in behind if place_key(p.locator) and states_type(_place_words(p), query)
-             and any(w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in
-                     about.hits(normalize(_place_words(p))))]
+             and beside(_place_words(p))]
     return max(typed, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
                default=None)
 
