@@ -69,6 +69,8 @@ place@1 >= 80%, ingest time <= 2x hashing's. Targets of the places: as above, pe
     .venv/bin/python benchmarks/retrieval.py [--embedders e5hybrid,e5xlang] [--top-k 10] [--dump F] [--misses]
     .venv/bin/python benchmarks/retrieval.py --embedders hybrid --variant today:KEY=VALUE --dump F
     .venv/bin/python benchmarks/retrieval.py --from-dump F --misses [--order rerun]   # a saved run
+    .venv/bin/python benchmarks/retrieval.py --from-dump F --refold   # + each file's shown places re-ordered by this
+                                                                     # tree's folding (retrieval_refold.py)
 """
 
 from __future__ import annotations
@@ -91,6 +93,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from retrieval_labels import LabelError, cross_group, load_sets, norm, print_cross, resolve  # noqa: E402
 from retrieval_overrides import code_overrides  # noqa: E402
 from retrieval_places import evaluate_places, in_view, iou, place_hit, print_places  # noqa: E402, F401 - re-exported
+from retrieval_refold import refolded  # noqa: E402
 from retrieval_times import print_times  # noqa: E402
 
 
@@ -378,6 +381,9 @@ def main() -> int:
     parser.add_argument("--dump", type=Path, help="write every search's citations to this JSON file")
     parser.add_argument("--from-dump", type=Path, help="evaluate a saved --dump instead of running the engine")
     parser.add_argument("--misses", action="store_true", help="print every place@1 miss of the last embedder")
+    parser.add_argument("--refold", action="store_true",
+                        help="with --from-dump: also each run with its files' places re-ordered by this tree's "
+                             "folding.behind_by_meaning, reported as <run>-refold (retrieval_refold.py)")
     parser.add_argument("--order", choices=("current", "rerun"), default="current",
                         help="the order whose misses --misses prints: as returned, or this tree's ranking re-applied")
     args = parser.parse_args()
@@ -469,6 +475,8 @@ def main() -> int:
               f"held-out {gn.get('heldout-other', {}).get('place_current', (0.0, 0))[0]:.3f} (target >= 0.8)")
     from mnote_kr_lightrag.engine.embedders import DEFAULT_EMBEDDER
 
+    if args.refold and args.from_dump:
+        runs.update({f"{name}-refold": refolded(run) for name, run in list(runs.items())})
     print_places({name: evaluate_places(run, labels, places) for name, run in runs.items()}, list(sets),
                  DEFAULT_EMBEDDER)
     return 0

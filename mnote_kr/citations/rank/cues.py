@@ -41,7 +41,7 @@ from collections.abc import Sequence
 from mnote_kr.citations.text.textnorm import lazy_compile
 
 __all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_type", "is_apparatus", "is_notice",
-           "type_counts"]
+           "type_counts", "without_asking"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -280,6 +280,14 @@ def answer_types(folded_query: str) -> tuple[str, ...]:
             out.append("count:" + (m.group(2) if m.group(2) in _CLASSIFIERS else ""))
         break
     return tuple(out)
+
+
+def without_asking(folded_query: str) -> str:
+    """``folded_query`` with the words asking its answer types cut out ("how many years", 多少年, "how fast"): what is
+    left names what the answer is about, the words a place stating the answer stands beside."""
+    for _name, pattern in _QUESTION_TYPES:
+        folded_query = pattern.sub(" ", folded_query)
+    return _COUNT_RE.sub(" ", folded_query)
 
 
 @functools.lru_cache(maxsize=64)

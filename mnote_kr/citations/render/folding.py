@@ -15,9 +15,18 @@ import msgspec
 
 from mnote_kr.citations.cleaning.copyable import mostly_glyphs
 from mnote_kr.citations.map.sidecar import located_headings
+from mnote_kr.citations.rank.neutral import han_share
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
-from mnote_kr.citations.render.valuerows import asks_value, holds_question, is_value_row, states_value
+from mnote_kr.citations.render.valuerows import (
+    asked_about,
+    asks_value,
+    holds_question,
+    is_value_row,
+    states_type,
+    states_value,
+)
+from mnote_kr.citations.render.weakmore import one_script
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
@@ -53,6 +62,13 @@ WORDS_LEAD: float | None = 0.03
 #: glues a line's words ("Lisinoprilfrom", the MEDRPT scan's page 3), and a word that long is rarely the head of
 #: another word.
 GLUED_MIN = 6
+#: For a question asking a kind of answer (``cues.answer_types``: how many years, how fast, when), a file's first place
+#: stating none of it yields to the nearest by meaning of the places behind it stating it beside one of the question's
+#: other words ("数据寿命超过10年" for "这款固态硬盘的数据能保存多少年"), the former first right behind
+#: it; a first place holding every word of the question stays (False: as before round 24; nc23b's SSD sheet: the
+#: answer came second, 0.011 below the first by cosine). A lone CJK character ("年", the unit asked) is no word of it;
+#: a place in another script than the question's (``weakmore.one_script``) needs none.
+TYPE_LEADS = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -115,7 +131,8 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     passage box without a vector does not keep an unanchored first place ahead of an exact cell nearer
     the question (nc16c: a NICS footnote before "Texas, Handgun: 56,941"). For a question asking a figure, a
     first place stating none yields to the file's nearest place reading as a table row answering it, before
-    the nearest by meaning (``VALUE_ROW_LEADS``)."""
+    the nearest by meaning (``VALUE_ROW_LEADS``); failing one, for a question asking a kind of answer (how many
+    years, how fast), to the nearest place stating that kind beside the question's other words (``TYPE_LEADS``)."""
     if not BY_MEANING:
         return citations
     by_file: dict[str, list[Citation]] = {}
@@ -132,6 +149,7 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
         row = _value_row(c, behind)  # for a question asking a figure, a row answering it before the nearest
+        row = row if row is not None else _typed_place(c, behind)  # then a place stating the kind of answer asked
         lead = row if row is not None else lead if lead is not None and _leads(lead, c) else _more_words(c, behind)
         if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
@@ -191,6 +209,29 @@ def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
         if held > mine and (best is None or (len(held), near) > best[:2]):
             best = (len(held), near, p)
     return best[2] if best else None
+
+
+def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:
+    """The place behind ``first`` (the nearest by meaning) that takes its lead by ``TYPE_LEADS``, if any."""
+    query = first.search_query or ""
+    if not TYPE_LEADS or not query or states_type(_place_words(first), query):
+        return None
+    if holds_question(_place_words(first), query):  # the place the question names word for word stays first
+        return None
+    about = QueryTerms(asked_about(query), {}, 1)  # the words the answer is about, not those asking its kind
+    script = han_share(query)
+
+    def beside(words: str) -> bool:
+        """``words`` hold one of the question's words, or could not: a place in another script than the question's
+        ("Salary Range: 54494 to 84913 USD Per Year" for 一年能挣多少钱) holds none, answering or not."""
+        if not one_script(script, han_share(words)):
+            return True
+        return any(w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in about.hits(normalize(words)))
+
+    typed = [p for p in behind if place_key(p.locator) and states_type(_place_words(p), query)
+             and beside(_place_words(p))]
+    return max(typed, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
+               default=None)
 
 
 def _near_first(first: Citation, behind: list[Citation]) -> list[Citation]:

@@ -4,16 +4,17 @@ A file's places behind its first are ordered by their cosine with the question (
 and e5 reads a caption ("表 7.7 监控通信设施用地指标（公顷/处）") or the clause pointing at the table ("其用地指标不
 宜超过表 7.7 的规定") nearer "桥梁和隧道的监控通信站最多能占多少公顷土地" than the table's row of figures
 ("路段监控通信分中心: 1.7333; ...; 桥隧监控通信站: 0.5333"). The row answers; the caption and the clause only say
-where the answer is. Pure: no I/O.
+where the answer is. ``TYPE_LEADS`` likewise for a place stating the kind of answer asked (:func:`states_type`:
+"数据寿命超过10年" for 多少年) beside the words the question is about (:func:`asked_about`). Pure: no I/O.
 """
 
 from __future__ import annotations
 
-from mnote_kr.citations.rank.cues import answer_types
+from mnote_kr.citations.rank.cues import answer_types, holds_type, without_asking
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["asks_value", "holds_question", "is_value_row", "states_value"]
+__all__ = ["asked_about", "asks_value", "holds_question", "is_value_row", "states_type", "states_value"]
 
 #: A question asking a figure beside the answer types ``cues.answer_types`` knows: a count, total, value or rate
 #: named as a noun ("the overall count of checks", 基准值, 得分), not by a question word.
@@ -74,3 +75,16 @@ def is_value_row(text: str, query: str) -> bool:
         return True
     held = set(terms(folded))
     return any(t in held for t in terms(q) if not t.isdigit())
+
+
+def states_type(text: str, query: str) -> bool:
+    """``text`` states a kind of answer ``query`` asks (``cues.answer_types``: "10年" for 多少年, "40 words per
+    minute" for "how fast"); False for a question asking none."""
+    types = answer_types(fold(" ".join(query.split())))
+    folded = fold(" ".join(text.split()))
+    return any(holds_type(t, folded) for t in types)
+
+
+def asked_about(query: str) -> str:
+    """``query`` without the words asking its kind of answer ("how many years", 多少年): what the answer is about."""
+    return without_asking(fold(" ".join(query.split())))

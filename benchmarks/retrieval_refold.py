@@ -1,0 +1,50 @@
+"""``--refold`` of ``benchmarks/retrieval.py``: a saved run's returned citations with each file's places (its first and
+``alternatives``) put in the order this tree's ``folding.behind_by_meaning`` gives them, so a change of the rules
+ordering a file's places (``LEAD_BY_MEANING``, ``VALUE_ROW_LEADS``, ``TYPE_LEADS``) is measured on a dump without an
+engine. Only the places the run showed are re-ordered (the host orders every place of the file it found), so the
+figures bound the change from below; a tree without a change gives back the run's own figures."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+_ENC = msgspec.json.Encoder()
+
+
+def _citation(first: Any, place: dict[str, Any], k: int, shown: bool) -> Any:
+    """``place`` (a returned citation or one of its alternatives) as a ``Citation`` the host would fold: a file's
+    first keeps its quote, a place behind it has its words in ``place_text`` (as runner-ups do)."""
+    from mnote_kr.models import Locator
+
+    quote = place.get("displayQuote") or place.get("rawQuote") or ""
+    loc = msgspec.json.decode(_ENC.encode(place["locator"]), type=Locator)
+    loc = msgspec.structs.replace(loc, place_text=None if shown else quote)
+    return msgspec.structs.replace(first, citation_id=f"[refold{k}]", locator=loc,
+                                   locator_precision=loc.locator_precision,
+                                   locator_degraded=bool(place.get("locatorDegraded", True)),
+                                   display_quote=quote if shown else None, alternatives=[])
+
+
+def refolded(run: dict[str, Any]) -> dict[str, Any]:
+    """``run`` with ``results`` re-ordered within each returned citation's places (``all`` left out)."""
+    from mnote_kr.citations.render.folding import behind_by_meaning
+    from mnote_kr.models import Citation
+
+    out = {}
+    for qid, cits in run["results"].items():
+        new = []
+        for c in cits:
+            group = [c, *(c.get("alternatives") or [])]
+            if len(group) < 2:
+                new.append(c)
+                continue
+            first = msgspec.json.decode(_ENC.encode({**c, "alternatives": []}), type=Citation)
+            places = [_citation(first, p, k, k == 0) for k, p in enumerate(group)]
+            back = {p.citation_id: d for p, d in zip(places, group, strict=True)}
+            order = [back[p.citation_id] for p in behind_by_meaning(places)]
+            new.append({**order[0], "sourceRootRelativePath": c["sourceRootRelativePath"],
+                        "alternatives": order[1:]})
+        out[qid] = new
+    return {**run, "results": out, "all": None}
