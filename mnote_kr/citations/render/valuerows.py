@@ -42,9 +42,7 @@ def _numbers(text: str) -> list[str]:
 def asks_value(query: str) -> bool:
     """``query`` asks for a figure: an answer type (``cues.answer_types``) or a count, total or value named."""
     q = fold(" ".join(query.split()))
-    # 哪几类 asks which kinds: ``answer_types`` reads a count of 类 in it
-    types = [t for t in answer_types(q) if not (t.startswith("count:") and "哪几" in q)]
-    return any(t.startswith(_FIGURES) for t in types) or _ASKS_RE.search(q) is not None
+    return any(t.startswith(_FIGURES) for t in answer_types(q)) or _ASKS_RE.search(q) is not None
 
 
 def states_value(text: str, query: str) -> bool:
