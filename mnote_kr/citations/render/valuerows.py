@@ -29,6 +29,11 @@ _REFERENCE_RE = lazy_compile(r"(?:[表图第]|\b(?:table|tab\.|fig\.|figure|sect
 _FIGURES = ("money", "percent", "ratio", "size", "distance", "speed", "count:")
 #: Punctuation of Chinese prose: a table's row holds none of it.
 _PROSE_RE = lazy_compile(r"[，。！？、]")
+#: A Latin word, and a CJK character.
+_LATIN_RE = lazy_compile(r"[a-z]{3,}")
+_CJK_RE = lazy_compile(r"[\u3400-\u9fff]")
+#: Words that ask, not name, beside the dictionary's stop words: no row answers by saying them (许多 "many").
+_ASKING = frozenset({"many", "much"})
 #: A run of CJK characters (one token: Chinese has no spaces) or a Latin word.
 _TOKEN_RE = lazy_compile(r"[\u3400-\u9fff]+|[A-Za-z]+")
 
@@ -61,7 +66,8 @@ def holds_question(text: str, query: str) -> bool:
 def is_value_row(text: str, query: str) -> bool:
     """``text`` reads as a table row answering ``query``: at least two numbers standing as values, as many as half
     its words (a CJK run is one), no punctuation of Chinese prose, and one of the query's content terms or one of
-    its own numbers."""
+    its own numbers; a term asked in the other language counts when the dictionary reads it in the row
+    ("monitoring" in 路段监控通信分中心, ``crossmods.said_in_chinese``; 伊利诺伊州 in "Illinois", ``held_words``)."""
     if _PROSE_RE.search(text):  # before folding: NFKC reads the full-width comma as a Latin one
         return False
     folded = fold(" ".join(text.split()))
@@ -72,7 +78,22 @@ def is_value_row(text: str, query: str) -> bool:
     if set(numbers) & set(_numbers(q)):
         return True
     held = set(terms(folded))
-    return any(t in held for t in terms(q) if not t.isdigit())
+    if any(t in held for t in terms(q) if not t.isdigit()):
+        return True
+    return _said_across(folded, q)
+
+
+def _said_across(row: str, query: str) -> bool:
+    """The row says one of the query's words in its other language: a Chinese row one of an English question's
+    words, a Latin row one of a Chinese question's."""
+    from mnote_kr.citations.text.crosslang import _stop_words
+    from mnote_kr.citations.text.crossmods import held_words, said_in_chinese
+
+    stop = _stop_words()
+    latin = [w for w in _LATIN_RE.findall(query) if w not in stop and w not in _ASKING]
+    if latin and _CJK_RE.search(row) and said_in_chinese(latin, row):
+        return True
+    return bool(_CJK_RE.search(query)) and bool(held_words(query, set(_LATIN_RE.findall(row))))
 
 
 def states_type(text: str, query: str) -> bool:
