@@ -14,7 +14,8 @@ from mnote_kr.citations.rank.cues import answer_types, holds_type, without_askin
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["asked_about", "asks_value", "holds_question", "is_value_row", "states_type", "states_value"]
+__all__ = ["asked_about", "asks_value", "holds_question", "is_keyed_row", "is_value_row", "names_label", "states_type",
+           "states_value"]
 
 #: A question asking a figure beside the answer types ``cues.answer_types`` knows: a count, total, value or rate
 #: named as a noun ("the overall count of checks", 基准值, 得分), not by a question word.
@@ -107,3 +108,28 @@ def states_type(text: str, query: str) -> bool:
 def asked_about(query: str) -> str:
     """``query`` without the words asking its kind of answer ("how many years", 多少年): what the answer is about."""
     return without_asking(fold(" ".join(query.split())))
+
+
+def names_label(text: str, query: str) -> bool:
+    """``text`` is a row written "label: values" whose label ``query`` names: every content term of it (Kentucky),
+    the label itself (路段监控通信分中心), or, for a Latin label and a Chinese question, every word by the dictionary
+    (伊利诺伊州 for "Illinois", ``crossmods.named_in_chinese``)."""
+    from mnote_kr.citations.text.crossmods import named_in_chinese
+
+    label = text.split(":", 1)[0].strip() if ":" in text else ""
+    if not label or _NUMBER_RE.fullmatch(label):
+        return False
+    q = fold(" ".join(query.split()))
+    folded = fold(label)
+    wanted = [t for t in terms(folded) if not t.isdigit()]
+    if wanted and set(wanted) <= set(terms(q)) or _CJK_RE.search(folded) and folded.replace(" ", "") in q:
+        return True
+    return label.isascii() and bool(_CJK_RE.search(q)) and named_in_chinese(query, label) is not None
+
+
+def is_keyed_row(text: str) -> bool:
+    """``text`` is a table row as the locators write one: "label: header: value; header: value", at least two of
+    its cells and as many as half ending in a number ("Illinois: Permit: 87,190; Handgun: 24,412; ...")."""
+    cells = [c for c in text.split(";") if c.strip()]
+    valued = sum(1 for c in cells if ":" in c and _NUMBER_RE.fullmatch(c.rsplit(":", 1)[1].strip()))
+    return ":" in text and valued >= 2 and 2 * valued >= len(cells)
