@@ -97,7 +97,11 @@ def test_a_section_heading_says_apparatus_whatever_the_text() -> None:
         ("这次标准修改要在什么时候之前做完", ("date",)),
         ("how many engines were monitored", ("count:engine",)),
         ("这个系统在多少架飞机上试过", ("count:架",)),
-        ("哪几家单位参加了修改", ("count:家",)),
+        # 哪几家 / 哪几类 ask which ones (a list of names, as 哪些 does), not how many
+        ("哪几家单位参加了修改", ()),
+        ("核查反担保时翻阅了哪几类材料", ()),
+        ("这次修改有几家单位参加", ("count:家",)),
+        ("用了哪几个国家的多少个流域的数据", ("count:个",)),
         ("MinerU 需要多少内存", ("count:",)),
         ("高测股份新建工厂第一期要花多少钱", ("money",)),
         ("how much did the new plant cost", ("money",)),

@@ -87,3 +87,41 @@ def test_a_first_place_holding_the_whole_question_keeps_its_lead() -> None:
     assert _order(query, query, [(row, 0.70)])[0] == query
     # a first place holding only part of the question still yields
     assert _order(query, "Saltwater ducks", [(row, 0.70)])[0] == row
+
+
+def test_an_english_question_over_the_chinese_table_gets_the_row_the_dictionary_reads_it_in() -> None:
+    """The row holds no English word: "monitoring", "communication" and "centre" are said in it in Chinese
+    (监控, 通信, 中心), so it answers the English question as it answers the Chinese one; the clause pointing at
+    table 7.7 yields to it."""
+    question = ("Under the provincial land-use rules, how many hectares can a road-section monitoring and "
+                "communication sub-centre occupy?")
+    got = _order(question, CLAUSE, [(CAPTION, 0.79), (ROW, 0.77)])
+    assert got[0] == ROW
+    # a row of figures the question names in neither language keeps its place behind
+    other = "养护工区: 0.8000; 道班房: 0.2000"
+    assert _order(question, CLAUSE, [(CAPTION, 0.79), (other, 0.77)])[0] == CLAUSE
+
+
+def test_a_chinese_question_over_an_english_row_reads_the_row_through_the_dictionary() -> None:
+    from mnote_kr.citations.render.valuerows import is_value_row
+
+    row = "Illinois: Permit: 87,190; Handgun: 24,412; Long Gun: 17,227"
+    assert is_value_row(row, "伊利诺伊州的持枪许可证核查做了多少次")
+    assert not is_value_row(row, "班加罗尔一年的平均降雨量是多少毫米")
+
+
+ARIZONA = "Arizona: Permit: 2,303; Handgun: 12,382; Long Gun: 9,041; *Other: 707"
+ILLINOIS = "Illinois: Permit: 87,190; Handgun: 24,412; Long Gun: 17,227; *Other: 0"
+IDAHO = "Idaho: Permit: 1,944; Handgun: 3,609; Long Gun: 5,227; *Other: 190"
+
+
+@pytest.mark.parametrize("question", ["伊利诺伊州的持枪许可证核查有多少次", "How many permit checks did Illinois run?"])
+def test_a_row_of_another_label_first_yields_to_the_row_the_question_names(question: str) -> None:
+    """The NICS table's rows as the PDF locator writes them: Arizona's stood first for Illinois's permits; the
+    row whose label the question names (伊利诺伊州 is "Illinois" by the dictionary) leads, even when nearer rows
+    by meaning stand before it."""
+    got = _order(question, ARIZONA, [(IDAHO, 0.79), (ILLINOIS, 0.70)])
+    assert got[0] == ILLINOIS and got[1] == ARIZONA
+    # a first row the question names, or no row behind that it names: the first stays
+    assert _order("How many permit checks did Arizona run?", ARIZONA, [(ILLINOIS, 0.79)])[0] == ARIZONA
+    assert _order("How many permit checks did Ohio run?", ARIZONA, [(IDAHO, 0.79), (ILLINOIS, 0.70)])[0] == ARIZONA

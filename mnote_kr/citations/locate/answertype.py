@@ -84,7 +84,7 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str,
     q = normalize(query or "").strip()
     if not TYPES_APPROXIMATE or para is None or not q or match.reason.startswith(SEMANTIC) or q in para.norm:
         return match
-    # 哪几类 asks which kinds (a list), though ranking reads 几类 as a count: no count kind is claimed on it
+    # a which-question (哪几类, 哪个…多少) asks a name or a list first: no count kind is claimed on it
     types = tuple(t for t in answer_types(q) if not (t.startswith("count:") and "哪" in q))
     if not types:
         return match

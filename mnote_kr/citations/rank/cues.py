@@ -193,8 +193,9 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("ratio", lazy_compile(r"\bhow\s+much\s+(?:faster|slower|better|worse|more|less|larger|smaller|higher|lower)\b"
                          r"|快多少|提高多少|提升多少|几倍|多少倍")),
 )
-#: "how many X" / 多少X / 几X: a count of X.
-_COUNT_RE = lazy_compile(r"\bhow\s+many\s+(?:of\s+the\s+)?([a-z]+)|(?:多少|(?<![好十])几)([^\s，。？?、的]?)")
+#: "how many X" / 多少X / 几X: a count of X. 哪几X asks which X (哪几类: a list of kinds, as 哪些 does),
+#: 好几 is "several" and 十几 "a dozen or so": none asks how many.
+_COUNT_RE = lazy_compile(r"\bhow\s+many\s+(?:of\s+the\s+)?([a-z]+)|(?:多少|(?<![好十哪])几)([^\s，。？?、的]?)")
 
 
 def _units(latin: str, cjk: str = "") -> str:

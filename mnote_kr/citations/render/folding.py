@@ -22,7 +22,9 @@ from mnote_kr.citations.render.valuerows import (
     asked_about,
     asks_value,
     holds_question,
+    is_keyed_row,
     is_value_row,
+    names_label,
     states_type,
     states_value,
 )
@@ -51,6 +53,9 @@ EXACT_LEADS = False
 #: heading, a clause pointing at "表 7.7") yields to the nearest by meaning of the places behind it that read as a
 #: table row answering it (``valuerows.is_value_row``), the former first right behind it (False: as before round 23).
 VALUE_ROW_LEADS = True
+#: Under ``VALUE_ROW_LEADS``, a first place reading as a row of another label than the question names yields to the
+#: first place behind it reading as a row whose label the question names (``valuerows.names_label``).
+LABELLED_ROW_LEADS = True
 #: A file's first place yields to an exact place behind it holding every query word it holds and more (one
 #: more content term at least), when that one's cosine is at most this below the first's (None: off, as before
 #: round 24). LightRAG's best passage often holds the query's rarest word where it answers nothing: nc23d's
@@ -166,8 +171,16 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
 def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
     """The place behind ``first`` (by cosine, else in order) that takes its lead by ``VALUE_ROW_LEADS``, if any."""
     query = first.search_query or ""
-    if not VALUE_ROW_LEADS or not query or states_value(_place_words(first), query) or not asks_value(query):
+    if not VALUE_ROW_LEADS or not query or not asks_value(query):
         return None
+    if states_value(_place_words(first), query):
+        # a row of another label than the one asked ("Arizona: Permit: 2,303" for Illinois's permits) yields to the
+        # row the question names by its label
+        if not LABELLED_ROW_LEADS or not is_keyed_row(_place_words(first)) or names_label(_place_words(first), query):
+            return None
+        named = [p for p in behind if place_key(p.locator) and is_keyed_row(_place_words(p))
+                 and names_label(_place_words(p), query)]
+        return named[0] if named else None
     if holds_question(_place_words(first), query):  # the place the question names word for word stays first
         return None
     rows = [p for p in behind if place_key(p.locator) and is_value_row(_place_words(p), query)]

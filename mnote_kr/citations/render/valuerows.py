@@ -14,7 +14,8 @@ from mnote_kr.citations.rank.cues import answer_types, holds_type, without_askin
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["asked_about", "asks_value", "holds_question", "is_value_row", "states_type", "states_value"]
+__all__ = ["asked_about", "asks_value", "holds_question", "is_keyed_row", "is_value_row", "names_label", "states_type",
+           "states_value"]
 
 #: A question asking a figure beside the answer types ``cues.answer_types`` knows: a count, total, value or rate
 #: named as a noun ("the overall count of checks", 基准值, 得分), not by a question word.
@@ -29,6 +30,11 @@ _REFERENCE_RE = lazy_compile(r"(?:[表图第]|\b(?:table|tab\.|fig\.|figure|sect
 _FIGURES = ("money", "percent", "ratio", "size", "distance", "speed", "count:")
 #: Punctuation of Chinese prose: a table's row holds none of it.
 _PROSE_RE = lazy_compile(r"[，。！？、]")
+#: A Latin word, and a CJK character.
+_LATIN_RE = lazy_compile(r"[a-z]{3,}")
+_CJK_RE = lazy_compile(r"[\u3400-\u9fff]")
+#: Words that ask, not name, beside the dictionary's stop words: no row answers by saying them (许多 "many").
+_ASKING = frozenset({"many", "much"})
 #: A run of CJK characters (one token: Chinese has no spaces) or a Latin word.
 _TOKEN_RE = lazy_compile(r"[\u3400-\u9fff]+|[A-Za-z]+")
 
@@ -42,9 +48,7 @@ def _numbers(text: str) -> list[str]:
 def asks_value(query: str) -> bool:
     """``query`` asks for a figure: an answer type (``cues.answer_types``) or a count, total or value named."""
     q = fold(" ".join(query.split()))
-    # 哪几类 asks which kinds: ``answer_types`` reads a count of 类 in it
-    types = [t for t in answer_types(q) if not (t.startswith("count:") and "哪几" in q)]
-    return any(t.startswith(_FIGURES) for t in types) or _ASKS_RE.search(q) is not None
+    return any(t.startswith(_FIGURES) for t in answer_types(q)) or _ASKS_RE.search(q) is not None
 
 
 def states_value(text: str, query: str) -> bool:
@@ -63,7 +67,8 @@ def holds_question(text: str, query: str) -> bool:
 def is_value_row(text: str, query: str) -> bool:
     """``text`` reads as a table row answering ``query``: at least two numbers standing as values, as many as half
     its words (a CJK run is one), no punctuation of Chinese prose, and one of the query's content terms or one of
-    its own numbers."""
+    its own numbers; a term asked in the other language counts when the dictionary reads it in the row
+    ("monitoring" in 路段监控通信分中心, ``crossmods.said_in_chinese``; 伊利诺伊州 in "Illinois", ``held_words``)."""
     if _PROSE_RE.search(text):  # before folding: NFKC reads the full-width comma as a Latin one
         return False
     folded = fold(" ".join(text.split()))
@@ -74,7 +79,22 @@ def is_value_row(text: str, query: str) -> bool:
     if set(numbers) & set(_numbers(q)):
         return True
     held = set(terms(folded))
-    return any(t in held for t in terms(q) if not t.isdigit())
+    if any(t in held for t in terms(q) if not t.isdigit()):
+        return True
+    return _said_across(folded, q)
+
+
+def _said_across(row: str, query: str) -> bool:
+    """The row says one of the query's words in its other language: a Chinese row one of an English question's
+    words, a Latin row one of a Chinese question's."""
+    from mnote_kr.citations.text.crosslang import _stop_words
+    from mnote_kr.citations.text.crossmods import held_words, said_in_chinese
+
+    stop = _stop_words()
+    latin = [w for w in _LATIN_RE.findall(query) if w not in stop and w not in _ASKING]
+    if latin and _CJK_RE.search(row) and said_in_chinese(latin, row):
+        return True
+    return bool(_CJK_RE.search(query)) and bool(held_words(query, set(_LATIN_RE.findall(row))))
 
 
 def states_type(text: str, query: str) -> bool:
@@ -88,3 +108,28 @@ def states_type(text: str, query: str) -> bool:
 def asked_about(query: str) -> str:
     """``query`` without the words asking its kind of answer ("how many years", 多少年): what the answer is about."""
     return without_asking(fold(" ".join(query.split())))
+
+
+def names_label(text: str, query: str) -> bool:
+    """``text`` is a row written "label: values" whose label ``query`` names: every content term of it (Kentucky),
+    the label itself (路段监控通信分中心), or, for a Latin label and a Chinese question, every word by the dictionary
+    (伊利诺伊州 for "Illinois", ``crossmods.named_in_chinese``)."""
+    from mnote_kr.citations.text.crossmods import named_in_chinese
+
+    label = text.split(":", 1)[0].strip() if ":" in text else ""
+    if not label or _NUMBER_RE.fullmatch(label):
+        return False
+    q = fold(" ".join(query.split()))
+    folded = fold(label)
+    wanted = [t for t in terms(folded) if not t.isdigit()]
+    if wanted and set(wanted) <= set(terms(q)) or _CJK_RE.search(folded) and folded.replace(" ", "") in q:
+        return True
+    return label.isascii() and bool(_CJK_RE.search(q)) and named_in_chinese(query, label) is not None
+
+
+def is_keyed_row(text: str) -> bool:
+    """``text`` is a table row as the locators write one: "label: header: value; header: value", at least two of
+    its cells and as many as half ending in a number ("Illinois: Permit: 87,190; Handgun: 24,412; ...")."""
+    cells = [c for c in text.split(";") if c.strip()]
+    valued = sum(1 for c in cells if ":" in c and _NUMBER_RE.fullmatch(c.rsplit(":", 1)[1].strip()))
+    return ":" in text and valued >= 2 and 2 * valued >= len(cells)

@@ -145,24 +145,56 @@ def naming_words(query: str, phrase: str) -> list[str]:
 
 def _naming(query: str, phrase: str) -> dict[str, tuple[int, str]] | None:
     """Each Latin word of ``phrase`` (no stop word) -> (start in ``normalize(query)``, the Chinese word) of the first
-    Chinese word of ``query`` naming it, when every one is named; else None."""
+    Chinese word of ``query`` naming it, when every one is named; else None. A word names a phrase's word by one of
+    its senses (``_senses``) written as that word ("fresh water" for "Freshwater") or as a run of the phrase's words
+    ("long gun" for "Long Gun", "new york" for "New York")."""
     from mnote_kr.citations.text.cjkwords import _headwords
-    from mnote_kr.citations.text.crosslang import _stop_words, segment, synonyms
+    from mnote_kr.citations.text.crosslang import _stop_words, segment
 
     gloss = _headwords()
     stop = _stop_words()
     wanted = [w for w in re.findall(r"[a-z]+", normalize(phrase)) if w not in stop]
     if not gloss or not wanted:
         return None
-    spelled = {w: _spellings(w) for w in wanted}
+    spelled = [_spellings(w) for w in wanted]
     named: dict[str, tuple[int, str]] = {}
     for run in _CJK_RUN.finditer(normalize(query or "")):
         at = run.start()
         for word in segment(run.group(), gloss):
             if word not in FUNCTION_WORDS:
-                for syn in synonyms(word):
-                    for w, forms in spelled.items():
-                        if w not in named and ("".join(syn) in forms or len(syn) == 1 and syn[0] in forms):
+                for syn in _senses(word):
+                    for i, w in enumerate(wanted):
+                        if w in named:
+                            continue
+                        if "".join(syn) in spelled[i] or len(syn) == 1 and syn[0] in spelled[i]:
                             named[w] = (at, word)
+                        elif len(syn) > 1 and all(k < len(wanted) and part in spelled[k]
+                                                  for k, part in enumerate(syn, i)):
+                            for k in range(i, i + len(syn)):
+                                named.setdefault(wanted[k], (at, word))
             at += len(word)
     return named if len(named) == len(wanted) else None
+
+
+#: Words a place name's sense holds beside the name: 德克萨斯州 "state of Texas", 纽约州 "New York state".
+_PLACE_NOUNS = frozenset({"state", "province", "city", "county", "prefecture", "municipality"})
+
+
+def _senses(word: str) -> list[tuple[str, ...]]:
+    """The English senses ``word`` is read by when it names a header: its synonyms (``crosslang.synonyms``), each
+    also without the place noun beside a name ("state of Texas" reads "Texas"), and for a word of two characters
+    each pair of its characters' one-word synonyms too (手 "hand" and 枪 "gun":
+    "hand gun", read "handgun" too, where the dictionary has 手枪 as "pistol" only; 长枪 "long gun", not "pike")."""
+    from mnote_kr.citations.text.crosslang import synonyms
+
+    out: dict[tuple[str, ...], None] = {}
+    for syn in synonyms(word):
+        out.setdefault(syn)
+        if len(syn) > 1 and (bare := tuple(w for w in syn if w not in _PLACE_NOUNS)) and bare != syn:
+            out.setdefault(bare)
+    if len(word) == 2:
+        firsts, seconds = ([s[0] for s in synonyms(ch) if len(s) == 1] for ch in word)
+        for a in firsts:
+            for b in seconds:
+                out.setdefault((a, b))
+    return list(out)

@@ -84,6 +84,24 @@ def test_a_chinese_question_naming_an_english_row_and_header_cites_that_cell() -
     assert _digest(NICS) == before
 
 
+@pytest.mark.parametrize(("query", "label", "column"), [
+    # 德克萨斯州 is "state of Texas" in the dictionary; 手枪 is "pistol" there, read as 手 "hand" + 枪 "gun"
+    ("德克萨斯州的手枪背景核查有多少次", "Texas", 1),
+    # 纽约州 is "New York state", a name of two words; 长枪 is "pike" in the dictionary, read as 长 "long" + 枪 "gun":
+    # the Long Gun column, after Permit and Handgun
+    ("纽约州长枪核查多少次", "New York", 2),
+])
+def test_a_chinese_question_names_a_state_and_a_gun_column_the_dictionary_words_otherwise(
+        query: str, label: str, column: int) -> None:
+    before = _digest(NICS)
+    loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1), query=query))
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
+    (row,) = word_boxes(NICS, 1, label)
+    assert loc.bbox[1] <= (row[1] + row[3]) / 2 <= loc.bbox[3]
+    assert text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, label)[column]
+    assert _digest(NICS) == before
+
+
 def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
     loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1),
                                query="firearm checks in Kentucky November 2015"))
