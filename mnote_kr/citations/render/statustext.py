@@ -115,7 +115,8 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
-    by_status = counts_text(registry_counts(reg["byStatus"], reg.get("movedFollowed") or 0)) if reg.get("byStatus") else ""
+    by_status = counts_text(registry_counts(reg["byStatus"], reg.get("movedFollowed") or 0)) \
+        if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     behind = reg.get("behind")
