@@ -440,14 +440,16 @@ class HostIngest(HostPlaces):
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
+            failed = {r: reg.entries[r].last_error or "indexing failed" for r in rel_paths
+                      if r in reg.entries and reg.entries[r].status == "failed"}
             if not waiting:
                 if shown:
-                    self.progress(view.finished())
+                    self.progress(view.finished(failed))
                 return []
             remaining = deadline - time.monotonic()
             if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
                 return [e.source_root_relative_path for e in waiting]
-            line = view.step([e.source_root_relative_path for e in waiting], activity)
+            line = view.step([e.source_root_relative_path for e in waiting], activity, failed)
             if line is not None:
                 shown = True
                 self.progress(line)
