@@ -25,7 +25,7 @@ from typing import Any
 from mnote_kr.core.progresstext import NAMES_SHOWN, ProgressText, elapsed_text, names_text
 from mnote_kr.models import ProviderActivity
 
-__all__ = ["ProgressText", "WaitProgress", "elapsed_text", "names_text"]
+__all__ = ["PLACING_NOTE", "ProgressText", "WaitProgress", "elapsed_text", "names_text", "steps_note"]
 
 #: How many files being worked on a line describes.
 WORKING_SHOWN = 2
@@ -126,6 +126,23 @@ class WaitProgress:
         if failed:
             detail["failed"] = _failed_list(failed)
         return ProgressText("; ".join(parts), detail)
+
+
+def steps_note(files: int) -> ProgressText:
+    """The note an ``ingest --wait`` starts its wait with when placing by meaning follows it: both steps named
+    up front (nc24a met "embedding places 0/2502 paragraphs" unannounced after "indexed 12/12 files"), and
+    that a file is citable by words as soon as LightRAG has indexed it. ``detail``: ``{"step": "plan",
+    "steps": ["wait", "embed"], "files"}``, the later lines' own step names."""
+    return ProgressText(f"note: step 1 of 2: LightRAG indexes the {files} file(s), each citable by words as soon as "
+                        "it is indexed; step 2 of 2, placing by meaning, then embeds their paragraphs so a search "
+                        "can also cite the paragraph that answers in other words",
+                        {"step": "plan", "steps": ["wait", "embed"], "files": files})
+
+
+#: The note placing by meaning starts with after :func:`steps_note`.
+PLACING_NOTE = ProgressText("note: step 2 of 2: placing by meaning (the files indexed are citable by words "
+                            "meanwhile; the time left is said once the pace is known)",
+                            {"step": "plan", "steps": ["wait", "embed"], "now": "embed"})
 
 
 #: Characters of a failed file's reason the wait's last line keeps (``status`` and the report say it whole).
