@@ -8,7 +8,9 @@ are shown at most every ``detail_every_s``; with nothing new, a heartbeat every 
 still shows the time (``HEARTBEAT_S``: a line every round of the wait, a few seconds; nc18a's log stood
 20 s between lines that each said only a later time). No rate and no ETA: the files of one ingest differ
 a thousandfold in size (a handbook beside a note), so files per second falls to 0.0 while the work goes
-on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance.
+on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance
+(the step after it, placing by meaning, says its time left: its paragraphs are alike). The last line counts
+the files that failed apart, with their reasons; :func:`steps_note` names both steps before the wait.
 
 Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
 carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
