@@ -107,7 +107,8 @@ class HostPlaces:
         self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
 
         progress = self.progress
-        if announce:
+        step = "step 2 of 2: placing by meaning: " if announce else ""
+        if announce and after_wait_s is None:  # after a wait cut short, its note below names the step
             from mnote_kr.app.waitprogress import PLACING_NOTE
 
             said = progress
@@ -126,9 +127,9 @@ class HostPlaces:
                 nonlocal noted
                 if not noted:
                     noted = True
-                    outer(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
-                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
-                                  "LightRAG has indexed are cited by words meanwhile)")
+                    outer(f"note: {step}the {after_wait_s:g} s wait is over; embedding the places of the files "
+                          "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                          "LightRAG has indexed are cited by words meanwhile)")
                 outer(line)
 
         embed_queued(progress)
