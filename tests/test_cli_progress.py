@@ -203,3 +203,15 @@ def test_a_search_that_fails_while_waiting_ends_the_terminals_line_before_its_er
     with pytest.raises(ProviderError):
         reports.search_report(ctx, False, query="quality manual", scope=(), top_k=5, mode="mix", rerank=None)
     assert term.getvalue().startswith("\r\033[Kwaiting for LightRAG") and term.getvalue().endswith("\n")
+
+
+def test_piped_the_waits_last_line_naming_a_failed_file_is_printed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The wait's last line says "indexed 11 of 12 files ...; 1 failed: ..." when a file failed (nc24a): it is
+    a file count as "11/12 files" is, so a piped log gets it at once and a terminal's bar stands at 11 of 12."""
+    err = io.StringIO()
+    monkeypatch.setattr("sys.stderr", err)
+    write = progress_writer(clock=lambda: 0.0)
+    write("sent 12/12 files (4.0 files/s)")
+    last = "indexed 11 of 12 files in 1m 55s; 1 failed: poi.docx — truncated or corrupt"
+    write(last)
+    assert err.getvalue().splitlines() == ["sent 12/12 files (4.0 files/s)", last]

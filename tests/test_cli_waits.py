@@ -135,8 +135,10 @@ def test_embedding_after_a_timed_out_wait_says_it_runs_and_why(tmp_path: Path,
     assert report.wait_timed_out is not None and report.wait_timed_out.still_waiting == ["kb/a.md"]
     step = lines.index("embedding places: 0/3 paragraphs")
     notes = [line for line in lines[:step] if line.startswith("note: ")]
-    assert len(notes) == 1, lines
-    assert "not bounded by the wait" in notes[0] and "by words" in notes[0], notes
+    assert len(notes) == 2 and notes[0].startswith("note: step 1 of 2: "), lines  # both steps named up front
+    # then one note as the second begins: the wait is over, this step is not bounded by it
+    assert notes[1].startswith("note: step 2 of 2: placing by meaning: the 0.1 s wait is over"), notes
+    assert "not bounded by the wait" in notes[1] and "by words" in notes[1], notes
 
 
 class FailsLater(FakeProvider):

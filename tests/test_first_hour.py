@@ -203,7 +203,7 @@ def test_human_status_and_sync_show_words_not_python_or_json() -> None:
                          "rerank": {"enabled": False, "binding": "null", "model": None,
                                     "queue": {"available": False}}}}
     text = render_status(info)
-    assert "3 entries (2 processed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
+    assert "3 entries (2 indexed, 1 failed)" in text and "Failed:    kb/b.docx: not a DOCX (fix)" in text
     assert "(idle)" in text and "Rerank:    disabled\n" in text  # no details of a rerank that is off
     assert not REPR.search(text), text
     on = {**info, "provider": {**info["provider"], "rerank": {"enabled": True, "binding": "cohere", "model": "m",
@@ -517,7 +517,7 @@ def test_status_names_each_stale_file_with_its_reason_and_what_to_do(tmp_path: P
     assert "cited under the new path; 'mnote-kr prune' drops the old records" in text
     # the 5 not listed are moves followed too: counted as such, not as stale (nc18b problem 7)
     assert "(and 5 more; followed: cited under the new path" in text and "more stale" not in text
-    assert "Registry:  51 entries (26 processed, 25 moved and followed)" in text
+    assert "Registry:  51 entries (26 indexed, 25 moved and followed)" in text
     assert not REPR.search(text), text
     (tmp_path / "other").mkdir()
     other = Host(tmp_path / "other", config=config)

@@ -457,3 +457,55 @@ def test_a_long_batch_says_the_steps_line_again_while_it_runs(monkeypatch: pytes
     assert all(line.startswith(f"embedding places: 0/{n} paragraphs; ") for line in lines[:3]), lines
     assert lines[-1].startswith(f"embedding places: {n}/{n} paragraphs in ")
     assert all(line.detail["step"] == "embed" for line in lines)
+
+
+def test_the_embedding_step_says_the_time_left_once_its_pace_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc24a: "embedding places 0/2502 paragraphs" ran 1m 05s with no estimate of the time left. From the second
+    batch on, a line says it at the pace since the first batch ended (the model's start-up falls in the first)."""
+    clock = [0.0]
+    batches = [(10.0, 100), (14.0, 100), (18.0, 100), (22.0, 200)]  # (when the batch ends, its paragraphs)
+
+    def embed_files(files: Any, step: Any) -> None:  # noqa: ANN401
+        for at, n in batches:
+            clock[0] = at
+            step(n)
+
+    monkeypatch.setattr(meaning, "_embed_files", embed_files)
+    meaning.queue([f"Paragraph {i} of a long handbook about blade heating." for i in range(500)])
+    lines: list[str] = []
+    meaning.embed_queued(lines.append, clock=lambda: clock[0])
+    said = {line.split(";")[0]: line for line in lines}
+    assert said["embedding places: 0/500 paragraphs"] == "embedding places: 0/500 paragraphs; 0 s so far"
+    assert said["embedding places: 100/500 paragraphs"] == "embedding places: 100/500 paragraphs; 10 s so far"
+    # 100 paragraphs in the 4 s after the first batch: 25 a second, 300 left
+    assert said["embedding places: 200/500 paragraphs"] == ("embedding places: 200/500 paragraphs; 14 s so far, "
+                                                            "about 12 s left")
+    assert said["embedding places: 200/500 paragraphs"].detail["leftS"] == 12
+    assert said["embedding places: 300/500 paragraphs"].endswith("18 s so far, about 8 s left")
+    assert said["embedding places: 500/500 paragraphs in 22 s"].detail == {
+        "step": "embed", "done": 500, "total": 500, "elapsedS": 22.0}  # done: no time left said
+
+
+def test_ingest_wait_names_both_steps_up_front_and_says_when_placing_by_meaning_begins(tmp_path: Path) -> None:
+    """nc24a: after "indexed 12/12 files" came "embedding places 0/2502 paragraphs", a step nobody announced.
+    ``ingest --wait`` now names both steps before the first, and says when the second begins, that the files
+    are citable by words meanwhile (the HTTP job's lines carry it as ``detail``)."""
+    from mnote_kr_testkit.fakes import fake_host
+
+    (tmp_path / "ws" / "kb").mkdir(parents=True)
+    note = tmp_path / "ws" / "kb" / "town.md"
+    note.write_text(TOWN, encoding="utf-8")
+    before = note.read_bytes()
+    lines: list[str] = []
+    host, _ = fake_host(tmp_path / "ws")
+    host.progress = lines.append
+    host.roots_add("kb")
+    host.ingest(["kb"], wait=True)
+    plan = [i for i, line in enumerate(lines) if line.startswith("note: step 1 of 2: LightRAG indexes the 1 file(s)")]
+    placing = [i for i, line in enumerate(lines) if line.startswith("note: step 2 of 2: placing by meaning")]
+    embedding = [i for i, line in enumerate(lines) if line.startswith("embedding places: ")]
+    assert len(plan) == 1 and len(placing) == 1 and embedding, lines
+    assert plan[0] < placing[0] and placing[0] + 1 == embedding[0], lines  # said before, then right before it
+    assert "citable by words" in lines[plan[0]] and "citable by words meanwhile" in lines[placing[0]]
+    assert lines[plan[0]].detail == {"step": "plan", "steps": ["wait", "embed"], "files": 1}
+    assert note.read_bytes() == before

@@ -7,6 +7,7 @@ the word said twice, and two numbers one apart for the same place with nothing s
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from mnote_kr.citations.render.cards import locator_text, render_open
@@ -70,3 +71,22 @@ def test_a_slides_review_comment_is_named_as_one_never_as_shape_none(monkeypatch
                                        passage=text, query="what does Jane Smith need to try"))
     assert locator_text(loc) == "slide 3, review comment (Jane Smith)", loc.locator_reason
     assert render_open(_plan(loc)).splitlines()[0].endswith("[office] slide 3, review comment (Jane Smith)")
+
+
+def test_open_prints_a_quote_once_however_many_searches_showed_it() -> None:
+    """nc24a: ``open "[0dyh]"`` printed the same quote 8 times, once per earlier search that issued the ID."""
+    from mnote_kr.models import IssuedQuote
+
+    quote = "定期安全评价应每十年开展一次，对核电厂的安全状况进行全面复查。"
+    asked = [f"问题 {i}" for i in range(8)]
+    issues = [IssuedQuote(search_query=q, display_quote=quote, issued_at=f"2026-12-0{i + 1}T00:00:00Z")
+              for i, q in enumerate(asked)]
+    other = IssuedQuote(search_query="another question", display_quote="A different passage of the paragraph.")
+    plan = msgspec.structs.replace(_plan(_paragraph(3, False)), issues=[*issues[:5], other, *issues[5:]])
+    shown = render_open(plan)
+    assert shown.count(quote) == 1, shown
+    assert shown.count("A different passage of the paragraph.") == 1, shown
+    assert "quote from the latest of 9 searches that printed [tylp], search '问题 0'" in shown, shown
+    # the other seven searches that showed that quote are counted under it, and the first few named
+    assert "the same quote from 7 earlier searches: '问题 1', '问题 2', '问题 3' and 4 more" in shown, shown
+    assert "earlier, search 'another question'" in shown, shown

@@ -139,7 +139,7 @@ def test_the_readme_session_runs_against_a_real_engine(tmp_path: Path, lightrag_
     opened = json.loads(out['mnote-kr open "[a3z1]" --json'])
     assert opened["citationId"] == citation_id and opened["resourceKind"] == "pdf", opened
     assert Path(opened["resourcePath"]) == papers / "icing.pdf" and opened["locator"]["page"] == 1, opened
-    assert "2 entries (2 processed)" in out["mnote-kr status"]  # the PDF, and the note watch followed
+    assert "2 entries (2 indexed)" in out["mnote-kr status"]  # the PDF, and the note watch followed
     exported = json.loads((papers / "reg.json").read_text(encoding="utf-8"))
     assert {e["sourceRootRelativePath"] for e in exported["entries"]} >= {"icing.pdf", "later.md"}
     assert (papers / "icing.pdf").read_bytes() == before

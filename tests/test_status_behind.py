@@ -62,7 +62,7 @@ def test_status_brings_the_registry_up_to_date_with_an_idle_lightrag_done_with_i
     assert info["registry"]["byStatus"] == {"processed": 2}
     assert {e.status for e in host.registry().entries.values()} == {"processed"}
     text = render_status(info)
-    assert "Behind:" not in text and "(2 processed)" in text, text
+    assert "Behind:" not in text and "(2 indexed)" in text, text
 
 
 class Unfollowed(Seen):

@@ -53,7 +53,7 @@ def test_status_counts_followed_moves_apart_from_the_file_that_is_gone(moved_twi
 
     text = render_status(info)
     headline = next(line for line in text.splitlines() if line.startswith("Registry:"))
-    assert headline == "Registry:  5 entries (2 processed, 1 stale, 2 moved and followed)", headline
+    assert headline == "Registry:  5 entries (2 indexed, 1 stale, 2 moved and followed)", headline
     assert "Moved:     sheet.md -> sheet_2024.md" in text and "Moved:     deck.md -> decks/deck.md" in text
     assert "Stale:     report.md" in text
     assert tool_status(host, StatusInput()).registry.moved_followed == 2  # the agents' status tool says it too

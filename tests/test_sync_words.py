@@ -60,7 +60,7 @@ def test_sync_says_what_it_did_in_words(tmp_path: Path, monkeypatch: pytest.Monk
     assert "1 deleted file no longer cited" in done[0], done
     registry = [line for line in text.splitlines() if line.startswith("Registry:")]
     assert len(registry) == 1, text
-    assert "15 indexed" in registry[0] and "2 stale" in registry[0], registry
+    assert "15 indexed" in registry[0] and "1 stale, 1 moved and followed" in registry[0], registry
     assert "'mnote-kr prune'" in registry[0] and "not cited" in registry[0], registry
     # words the user was never shown are not used: no registry status names, no before/after
     assert "pending" not in text and "processed" not in text and "was:" not in text, text
@@ -100,5 +100,27 @@ def test_on_the_real_engine_sync_says_what_it_did_and_what_is_still_on_its_way(
     assert done == ["Synced: re-indexed 1 edited file, indexed 1 new file, followed 1 rename or move (cited under its "
                     "new path), 1 deleted file no longer cited"], text
     registry = [line for line in text.splitlines() if line.startswith("Registry:")]
-    assert registry and registry[0].startswith("Registry: 4 indexed, 2 stale ("), text
+    assert registry and registry[0].startswith("Registry: 4 indexed, 1 stale, 1 moved and followed ("), text
     assert "pending" not in text and "processed" not in text, text
+
+
+def test_sync_and_status_count_the_registry_in_the_same_words(tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc24a: after one rename and one delete, ``sync`` said "2 stale" where ``status`` said "1 stale, 1 moved
+    and followed" for the same two records. Both now give the same counts in the same words."""
+    from mnote_kr_testkit.files import digest_tree
+
+    host = _edited_library(tmp_path, monkeypatch)
+    files = host.root / "kb"
+    before = digest_tree(files)
+    text = _run()
+    synced = next(line for line in text.splitlines() if line.startswith("Registry:"))
+    assert synced.startswith("Registry: 15 indexed, 1 stale, 1 moved and followed ("), synced
+    status = CliRunner().invoke(cli, ["status"])
+    assert status.exit_code == 0, status.output
+    headline = next(line for line in status.output.splitlines() if line.startswith("Registry:"))
+    assert headline.endswith("entries (15 indexed, 1 stale, 1 moved and followed)"), headline
+    report = json.loads(_run("--json"))
+    assert report["provider"]["movedFollowed"] == 1  # added beside the counts, which keep their shape
+    assert report["provider"]["after"] == {"processed": 15, "stale": 2}
+    assert digest_tree(files) == before

@@ -145,3 +145,25 @@ def test_a_file_with_its_chunk_count_only_says_how_many_chunks_it_has() -> None:
     line = view.step(["lib/handbook.md", "lib/note0.md"], {"lib/handbook.md": many, "lib/note0.md": one})
     assert line is not None and line.endswith("indexing now: lib/handbook.md (processing for 0 s: 143 chunks), "
                                               "lib/note0.md (processing for 0 s: 1 chunk)"), line
+
+
+def test_the_last_line_says_which_files_failed_and_does_not_count_them_indexed() -> None:
+    """nc24a: "indexed 12/12 files in 1m 55s" although one of the 12 (a truncated DOCX) had failed."""
+    clock = Clock()
+    view = _view(clock)
+    broken = {"poi__truncated62886.docx": "the file starts like a ZIP archive but is truncated or corrupt: restore it"}
+    line = view.step(WAITING, {}, broken)
+    assert line is not None and "indexed 5/15 files (1 failed: poi__truncated62886.docx)" in line, line
+    assert line.detail["indexed"] == 5 and line.detail["failed"] == [
+        {"path": "poi__truncated62886.docx", "reason": broken["poi__truncated62886.docx"]}]
+    clock.t += 115
+    done = view.finished(broken)
+    assert done == ("indexed 14 of 15 files in 1m 55s; 1 failed: poi__truncated62886.docx — the file starts like a "
+                    "ZIP archive but is truncated or corrupt: restore it"), done
+    assert done.detail["indexed"] == 14 and done.detail["total"] == 15 and done.detail["done"] is True
+    assert [f["path"] for f in done.detail["failed"]] == ["poi__truncated62886.docx"]
+    # several: the first few named with their reasons, the rest counted
+    many = view.finished({f"bad{i}.docx": f"reason {i}" for i in range(5)})
+    assert many.endswith("5 failed: bad0.docx — reason 0; bad1.docx — reason 1; bad2.docx — reason 2; and 2 more "
+                         "('mnote-kr status' lists them)"), many
+    assert many.startswith("indexed 10 of 15 files in ")

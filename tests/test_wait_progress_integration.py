@@ -47,3 +47,30 @@ def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
     handbook = r"indexing now: .*lib/handbook\.md \(processing for \d+[^)]*: \d+ chunks"
     assert any(re.search(handbook, w) for w in waits), waits
     print("\n".join(waits))  # noqa: T201 - shown with -s: what a person reads
+
+
+def test_a_file_lightrag_fails_is_named_in_the_waits_last_line_not_counted_indexed(
+        tmp_path: Path, lightrag_engine, monkeypatch: pytest.MonkeyPatch) -> None:  # noqa: F811, ANN001
+    """nc24a: ``ingest --wait`` of 12 files, one a truncated DOCX, ended "indexed 12/12 files in 1m 55s"."""
+    import shutil
+
+    from mnote_kr_testkit.data import CORPUS
+    from mnote_kr_testkit.files import digest_tree
+
+    host = make_host(tmp_path / "kb", lightrag_engine, monkeypatch)
+    token = uuid.uuid4().hex[:8]
+    for i in range(2):
+        write_md(host.root / "lib" / f"note{i}.md", f"# Note {i} {token}\n\nThe {WORDS[i]} note {i} of {token}.\n")
+    shutil.copyfile(CORPUS / "bad" / "poi__truncated62886.docx", host.root / "lib" / "poi__truncated62886.docx")
+    before = digest_tree(host.root / "lib")
+    lines: list[str] = []
+    host.progress = lines.append
+    report = host.ingest(["lib"], wait=True, wait_s=600)
+    assert report.counts == {"processed": 2, "failed": 1}, report.counts
+    done = next(x for x in lines if x.startswith("indexed ") and " files in " in x)
+    said = r"indexed 2 of 3 files in (\d+ s|\d+m \d\ds); 1 failed: lib/poi__truncated62886\.docx — \S"
+    assert re.match(said, done), lines
+    assert "truncated or corrupt" in done, done
+    assert done.detail["indexed"] == 2
+    assert [f["path"] for f in done.detail["failed"]] == ["lib/poi__truncated62886.docx"]
+    assert digest_tree(host.root / "lib") == before

@@ -14,7 +14,7 @@ import msgspec
 
 from mnote_kr.app.host_ingest import HostIngest
 from mnote_kr.app.host_status import HostStatus
-from mnote_kr.app.rootscope import back_in_scope
+from mnote_kr.app.rootscope import back_in_scope, stale_notes
 from mnote_kr.app.syncwait import being_indexed, follow, unfinished
 from mnote_kr.context import ProviderContext
 from mnote_kr.core import known, paths, pruned_moves
@@ -257,8 +257,9 @@ class Host(HostIngest, HostStatus):
         seen = {f["path"] for f in failed}
         still_failed = [{"path": rel, "reason": note.last_error or "indexing failed"}
                         for rel, note in after.notes(failed_tag) if rel not in seen]
-        return {"before": before, "after": after.counts(), "followed": len(waiting), "failed": failed,
-                "stillFailed": still_failed, "waitTimedOut": timed_out}
+        # Of the stale records after, the old paths of moves followed: counted apart, as 'status' counts them.
+        return {"before": before, "after": after.counts(), "movedFollowed": stale_notes(after, 0)[1],
+                "followed": len(waiting), "failed": failed, "stillFailed": still_failed, "waitTimedOut": timed_out}
 
     def _resend_orphaned_duplicates(self, reg: Registry) -> bool:
         """Queue for sending again the duplicates whose original is a document of this workspace that

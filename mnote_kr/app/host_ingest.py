@@ -15,9 +15,9 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from mnote_kr.app.host_places import HostPlaces
+from mnote_kr.app.host_places import HostPlaces, placing_runs
 from mnote_kr.app.moves import gone_twins, take_over
-from mnote_kr.app.waitprogress import WaitProgress, elapsed_text
+from mnote_kr.app.waitprogress import WaitProgress, elapsed_text, steps_note
 from mnote_kr.core import known
 from mnote_kr.core.registry import (
     NOT_TERMINAL,
@@ -238,7 +238,10 @@ class HostIngest(HostPlaces):
         prepare = [(s.path, s.rel_path) for s in sources] + [
             (str(self.workspace.rel_to_abs(e.source_root_relative_path)), e.source_root_relative_path)
             for e in in_flight]  # the registry travels with the folder: its absolute paths may not
+        placing = error is None and (wait if embed is None else embed) and placing_runs()
         if wait and error is None:
+            if placing and prepare:
+                self.progress(steps_note(len(prepare)))  # both steps named before the first one's lines
             # Parse for locating while LightRAG indexes: done before the wait, a large library's
             # parsing kept the wait loop from sending LightRAG its next batch when it went idle.
             preparing = threading.Thread(target=self._prepare_locate, args=(prepare,), daemon=True,
@@ -257,7 +260,8 @@ class HostIngest(HostPlaces):
             # (not after a provider failure: its one error line is what the person needs then).
             # An ingest that does not wait returns as soon as its files are sent (the CLI without
             # --wait, the HTTP API's job): those stay placed by words unless the caller asks.
-            self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources))
+            self._embed_places(after_wait_s=wait_s if still else None, scope=_looked_at(report, sources),
+                               announce=bool(wait and placing and prepare))
         elif error is None:  # their places queued and not embedded: remembered, named, and sync embeds them
             report.words_only = self._words_only_left(_looked_at(report, sources), keys)
         reg = self.registry()
@@ -440,14 +444,16 @@ class HostIngest(HostPlaces):
         while True:
             reg = self.registry()
             waiting = [reg.entries[r] for r in rel_paths if r in reg.entries and reg.entries[r].status in NOT_TERMINAL]
+            failed = {r: reg.entries[r].last_error or "indexing failed" for r in rel_paths
+                      if r in reg.entries and reg.entries[r].status == "failed"}
             if not waiting:
                 if shown:
-                    self.progress(view.finished())
+                    self.progress(view.finished(failed))
                 return []
             remaining = deadline - time.monotonic()
             if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
                 return [e.source_root_relative_path for e in waiting]
-            line = view.step([e.source_root_relative_path for e in waiting], activity)
+            line = view.step([e.source_root_relative_path for e in waiting], activity, failed)
             if line is not None:
                 shown = True
                 self.progress(line)

@@ -21,6 +21,14 @@ if TYPE_CHECKING:
     from mnote_kr.plugins import Plugins
 
 
+def placing_runs() -> bool:
+    """Whether an ingest's files get placed by meaning after LightRAG indexed them (the model is installed and
+    meaning counts in the ranking): a second step an ``ingest --wait`` announces."""
+    from mnote_kr.citations.rank import meaning
+
+    return meaning.MEANING_WEIGHT > 0 and meaning.model_installed()
+
+
 class HostPlaces:
     """Prepare files for locating and embed their places (a part of ``Host``, which defines the
     attributes declared here for the type checker)."""
@@ -84,11 +92,12 @@ class HostPlaces:
         return self._embed_places(after_wait_s=None, scope=None, again=again)
 
     def _embed_places(self, *, after_wait_s: float | None, scope: set[str] | None,
-                      again: bool = True) -> dict[str, Any]:
+                      again: bool = True, announce: bool = False) -> dict[str, Any]:
         """Embed the queued places (``meaning.embed_queued``), with those of the files of ``scope`` (None:
         any) a search placed by words only, prepared again first (``wordsonly.due``). After a wait that
         ended with files still being indexed (``after_wait_s``), one note first: the step is not bounded
-        by the wait (vectors not made now would never be: only ingest queues a file's places)."""
+        by the wait (vectors not made now would never be: only ingest queues a file's places). ``announce``
+        (after ``waitprogress.steps_note``): the step's first line follows ``PLACING_NOTE``."""
         from mnote_kr.citations.rank import meaning, wordsonly
         from mnote_kr.citations.rank.meaning import embed_queued
 
@@ -98,17 +107,30 @@ class HostPlaces:
         self._prepare_locate([(str(self.workspace.rel_to_abs(f.source_path)), f.source_path) for f in again_due])
 
         progress = self.progress
+        step = "step 2 of 2: placing by meaning: " if announce else ""
+        if announce and after_wait_s is None:  # after a wait cut short, its note below names the step
+            from mnote_kr.app.waitprogress import PLACING_NOTE
+
+            said = progress
+
+            def progress(line: str) -> None:
+                nonlocal announce
+                if announce:
+                    announce = False
+                    said(PLACING_NOTE)
+                said(line)
+
         if after_wait_s is not None:
-            noted = False
+            noted, outer = False, progress
 
             def progress(line: str) -> None:
                 nonlocal noted
                 if not noted:
                     noted = True
-                    self.progress(f"note: the {after_wait_s:g} s wait is over; embedding the places of the files "
-                                  "sent for ranking by meaning still runs, not bounded by the wait (the files "
-                                  "LightRAG has indexed are cited by words meanwhile)")
-                self.progress(line)
+                    outer(f"note: {step}the {after_wait_s:g} s wait is over; embedding the places of the files "
+                          "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                          "LightRAG has indexed are cited by words meanwhile)")
+                outer(line)
 
         embed_queued(progress)
         if not again_due:

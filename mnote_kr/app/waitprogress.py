@@ -8,7 +8,9 @@ are shown at most every ``detail_every_s``; with nothing new, a heartbeat every 
 still shows the time (``HEARTBEAT_S``: a line every round of the wait, a few seconds; nc18a's log stood
 20 s between lines that each said only a later time). No rate and no ETA: the files of one ingest differ
 a thousandfold in size (a handbook beside a note), so files per second falls to 0.0 while the work goes
-on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance.
+on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance
+(the step after it, placing by meaning, says its time left: its paragraphs are alike). The last line counts
+the files that failed apart, with their reasons; :func:`steps_note` names both steps before the wait.
 
 Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
 carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
@@ -19,13 +21,13 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from mnote_kr.core.progresstext import ProgressText, elapsed_text, names_text
+from mnote_kr.core.progresstext import NAMES_SHOWN, ProgressText, elapsed_text, names_text
 from mnote_kr.models import ProviderActivity
 
-__all__ = ["ProgressText", "WaitProgress", "elapsed_text", "names_text"]
+__all__ = ["PLACING_NOTE", "ProgressText", "WaitProgress", "elapsed_text", "names_text", "steps_note"]
 
 #: How many files being worked on a line describes.
 WORKING_SHOWN = 2
@@ -52,13 +54,17 @@ class WaitProgress:
         self._last_minor: Any = None
         self._first_seen: dict[tuple[str, str], float] = {}  # (file, stage): when this wait first saw it
 
-    def step(self, waiting: Sequence[str], activity: dict[str, ProviderActivity]) -> ProgressText | None:
+    def step(self, waiting: Sequence[str], activity: dict[str, ProviderActivity],
+             failed: Mapping[str, str] | None = None) -> ProgressText | None:
         """The line for this round, or None when it would say nothing new (and no heartbeat is due).
         ``waiting``: the files not indexed yet, in the order sent; ``activity``: what the provider
-        said it is doing with some of them."""
+        said it is doing with some of them; ``failed``: the files done that failed, with their reasons
+        (not counted as indexed)."""
         now = self.clock()
+        failed = dict(failed or {})
         working = self._working(waiting, activity, now)
-        major = (len(waiting), tuple(waiting), tuple((w["path"], w["stage"], _kind(w.get("step"))) for w in working))
+        major = (len(waiting), tuple(waiting), tuple((w["path"], w["stage"], _kind(w.get("step"))) for w in working),
+                 tuple(failed))
         minor = tuple((w["path"], w.get("chunksDone")) for w in working)
         since = None if self._last_at is None else now - self._last_at
         if since is not None and major == self._last_major:
@@ -66,14 +72,20 @@ class WaitProgress:
                 return None
         heartbeat = since is not None and major == self._last_major and minor == self._last_minor
         self._last_at, self._last_major, self._last_minor = now, major, minor
-        return self._line(waiting, working, now, heartbeat=heartbeat)
+        return self._line(waiting, working, now, failed, heartbeat=heartbeat)
 
-    def finished(self) -> ProgressText:
-        """The line once every file is indexed or failed: how long the wait took."""
+    def finished(self, failed: Mapping[str, str] | None = None) -> ProgressText:
+        """The line once every file is indexed or failed: how many were indexed, how long the wait took, and
+        the files that failed with their reasons (nc24a read "indexed 12/12 files" where one had failed)."""
         elapsed = self.clock() - self.started
-        return ProgressText(f"indexed {self.total}/{self.total} files in {elapsed_text(elapsed)}",
-                            {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": self.total,
-                             "total": self.total, "waiting": [], "working": [], "done": True})
+        failed = dict(failed or {})
+        indexed = self.total - len(failed)
+        detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": indexed, "total": self.total,
+                  "waiting": [], "working": [], "done": True}
+        if not failed:
+            return ProgressText(f"indexed {self.total}/{self.total} files in {elapsed_text(elapsed)}", detail)
+        return ProgressText(f"indexed {indexed} of {self.total} files in {elapsed_text(elapsed)}; "
+                            f"{failed_text(failed)}", {**detail, "failed": _failed_list(failed)})
 
     def _working(self, waiting: Sequence[str], activity: dict[str, ProviderActivity],
                  now: float) -> list[dict[str, Any]]:
@@ -97,10 +109,11 @@ class WaitProgress:
         return sorted(out, key=lambda w: -w["forS"])
 
     def _line(self, waiting: Sequence[str], working: list[dict[str, Any]], now: float,
-              *, heartbeat: bool) -> ProgressText:
+              failed: Mapping[str, str], *, heartbeat: bool) -> ProgressText:
         elapsed = now - self.started
-        done = self.total - len(waiting)
-        parts = [f"waiting for {len(waiting)} file(s) to be indexed", f"indexed {done}/{self.total} files",
+        done = self.total - len(waiting) - len(failed)
+        parts = [f"waiting for {len(waiting)} file(s) to be indexed", f"indexed {done}/{self.total} files"
+                 + (f" ({len(failed)} failed: {names_text(list(failed))})" if failed else ""),
                  f"{elapsed_text(elapsed)} so far"]
         if working:
             said = [_working_text(w) for w in working[:WORKING_SHOWN]]
@@ -112,7 +125,45 @@ class WaitProgress:
             parts.append(("still waiting: " if working else "") + names_text(rest))
         detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": done, "total": self.total,
                   "waiting": list(waiting), "working": working, "heartbeat": heartbeat}
+        if failed:
+            detail["failed"] = _failed_list(failed)
         return ProgressText("; ".join(parts), detail)
+
+
+def steps_note(files: int) -> ProgressText:
+    """The note an ``ingest --wait`` starts its wait with when placing by meaning follows it: both steps named
+    up front (nc24a met "embedding places 0/2502 paragraphs" unannounced after "indexed 12/12 files"), and
+    that a file is citable by words as soon as LightRAG has indexed it. ``detail``: ``{"step": "plan",
+    "steps": ["wait", "embed"], "files"}``, the later lines' own step names."""
+    return ProgressText(f"note: step 1 of 2: LightRAG indexes the {files} file(s), each citable by words as soon as "
+                        "it is indexed; step 2 of 2, placing by meaning, then embeds their paragraphs so a search "
+                        "can also cite the paragraph that answers in other words",
+                        {"step": "plan", "steps": ["wait", "embed"], "files": files})
+
+
+#: The note placing by meaning starts with after :func:`steps_note`.
+PLACING_NOTE = ProgressText("note: step 2 of 2: placing by meaning (the files indexed are citable by words "
+                            "meanwhile; the time left is said once the pace is known)",
+                            {"step": "plan", "steps": ["wait", "embed"], "now": "embed"})
+
+
+#: Characters of a failed file's reason the wait's last line keeps (``status`` and the report say it whole).
+REASON_CHARS = 160
+
+
+def failed_text(failed: Mapping[str, str]) -> str:
+    """``1 failed: poi.docx — truncated or corrupt ...``: each file that failed with its reason, the first few."""
+    said = []
+    for path, reason in list(failed.items())[:NAMES_SHOWN]:
+        reason = " ".join(reason.split())
+        reason = reason if len(reason) <= REASON_CHARS else reason[:REASON_CHARS - 1].rstrip() + "…"
+        said.append(f"{path} — {reason}")
+    more = f"; and {len(failed) - NAMES_SHOWN} more ('mnote-kr status' lists them)" if len(failed) > NAMES_SHOWN else ""
+    return f"{len(failed)} failed: " + "; ".join(said) + more
+
+
+def _failed_list(failed: Mapping[str, str]) -> list[dict[str, str]]:
+    return [{"path": path, "reason": reason} for path, reason in failed.items()]
 
 
 def _working_text(w: dict[str, Any]) -> str:

@@ -23,7 +23,7 @@ COUNTING = ("Text counts pages, slides and paragraphs from 1, as a reader does (
 
 #: How a progress line that must be seen starts (``progress_writer`` never drops or overwrites it).
 NOTE = "note: "
-_COUNT_RE = re.compile(r"\b(\d+)/(\d+) files\b")
+_COUNT_RE = re.compile(r"\b(\d+)(?:/| of )(\d+) files\b")  # "of": a wait's last line when a file failed
 #: Piped, a step's line is printed at least this often while its step goes on (besides its start, tenths and end),
 #: its count moving or not (a step says its time: "OCR a.pdf: 1/2 pages recognised; 52 s so far (page 2)"), and a
 #: line without a count ("starting ...", "hashed big.pdf") when nothing was printed for this long: a log is never

@@ -60,3 +60,15 @@ def repeating(say: Callable[[], None], every: float) -> Iterator[None]:
     finally:
         stop.set()
         thread.join()
+
+
+def time_left(first: tuple[float, int] | None, now: tuple[float, int], total: int) -> float | None:
+    """Seconds a step of like units (the paragraphs a step embeds) has left of ``total``, at the rate since its
+    first batch ended (``first``: when, how many done; a model's start-up falls in that batch and would skew
+    it), or None until a later batch has ended: the rate is not known before. ``meaning.embed_queued`` says it
+    (nc24a waited 1m 05s on "embedding places 0/2502" with no idea how long); a wait for the provider does not
+    (``waitprogress``: its files differ a thousandfold)."""
+    if first is None or now[1] <= first[1] or now[0] <= first[0]:
+        return None
+    rate = (now[1] - first[1]) / (now[0] - first[0])
+    return max(0.0, (total - now[1]) / rate)

@@ -153,6 +153,8 @@ class SyncProvider(msgspec.Struct, kw_only=True, rename="camel"):
     still_failed: list[SyncFailure]
     wait_timed_out: WaitTimeout | None
     not_sent: list[SyncFailure]
+    #: Of ``after``'s stale records, the old paths of moves followed (cited under the new path), as status counts them.
+    moved_followed: int = 0
 
 
 class SyncResponse(msgspec.Struct, kw_only=True):

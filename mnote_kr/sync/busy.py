@@ -46,7 +46,7 @@ def send_refused(host: Host, result: dict[str, Any], *, asked_wait_s: float = 0.
                       f"{wait_s:g} s for it to take them")
         followed = host.sync(wait_s=wait_s, only=set(queued))
         provider["busyWait"] = {"seconds": wait_s, "files": queued}
-        provider["after"] = followed["after"]
+        provider["after"], provider["movedFollowed"] = followed["after"], followed["movedFollowed"]
         provider["failed"] = [*provider.get("failed", []), *followed["failed"]]
         queued = queued_sends(host)
     entries = host.registry().entries

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.core.procs import pid_alive
-from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating
+from mnote_kr.core.progresstext import ProgressText, elapsed_text, repeating, time_left
 
 if TYPE_CHECKING:
     import numpy as np
@@ -186,9 +186,10 @@ def queue(texts: Sequence[str]) -> None:
 
 def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] = time.monotonic) -> int:
     """Embed every queued file's places (ingest's last preparation step); the number of files
-    embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs; 45 s so far``
-    (the last ``embedding places: 400/400 paragraphs in 2m 10s``), each a ``ProgressText`` whose
-    ``detail`` is ``{"step": "embed", "done", "total", "elapsedS"}``; ``status`` shows the count."""
+    embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs; 45 s so far``, from
+    the second batch on with the time left (``, about 1m 30s left``: :func:`time_left`), the last
+    ``embedding places: 400/400 paragraphs in 2m 10s``, each a ``ProgressText`` whose ``detail`` is
+    ``{"step": "embed", "done", "total", "elapsedS", "leftS"?}``; ``status`` shows the count."""
     global embed_problem
     embed_problem = None
     with _queue_lock:
@@ -203,17 +204,26 @@ def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] 
         return 0
     done = 0
     started = clock()
+    first: tuple[float, int] | None = None  # when the first batch ended, and its count: the rate is measured from it
     said = threading.Lock()  # the batches' lines and the heartbeat's, one at a time
 
     def say(again: bool = False) -> None:
+        nonlocal first
         with said:
             line = f"embedding places: {done}/{total} paragraphs"
             if not again:
                 _record_progress(line if done < total else "")
-            elapsed = clock() - started
+            now = clock()
+            if first is None and done and not again:
+                first = (now, done)
+            elapsed = now - started
+            detail: dict[str, Any] = {"step": "embed", "done": done, "total": total, "elapsedS": round(elapsed, 1)}
             when = f"; {elapsed_text(elapsed)} so far" if done < total else f" in {elapsed_text(elapsed)}"
-            progress(ProgressText(line + when, {"step": "embed", "done": done, "total": total,
-                                                "elapsedS": round(elapsed, 1)}))
+            left = time_left(first, (now, done), total)
+            if left is not None and done < total:
+                when += f", about {elapsed_text(left)} left"
+                detail["leftS"] = round(left)
+            progress(ProgressText(line + when, detail))
 
     def step(n: int) -> None:
         nonlocal done

@@ -80,13 +80,36 @@ def _issue_words(issue: IssuedQuote) -> str:
     return f"search {issue.search_query!r}{when}: " + (quote or "(no quote)")
 
 
+#: Queries ``open`` names of the earlier searches that showed the same quote (nc24a: 8 searches, 8 copies).
+SAME_QUOTE_NAMED = 3
+
+
+def _same_quote(issues: list[IssuedQuote]) -> list[list[IssuedQuote]]:
+    """The searches grouped by the quote they showed (as printed: spaces folded), newest first in each group,
+    the groups in the order of their newest search: a quote is printed once however many searches showed it."""
+    groups: dict[str, list[IssuedQuote]] = {}
+    for issue in issues:
+        groups.setdefault(" ".join((issue.display_quote or "").split()), []).append(issue)
+    return list(groups.values())
+
+
+def _also(same: list[IssuedQuote]) -> str:
+    """``  the same quote from 2 earlier searches: 'a', 'b'`` under a quote, or nothing."""
+    if not same:
+        return ""
+    named = ", ".join(repr(i.search_query) for i in same[:SAME_QUOTE_NAMED])
+    more = f" and {len(same) - SAME_QUOTE_NAMED} more" if len(same) > SAME_QUOTE_NAMED else ""
+    return f"\n  the same quote from {len(same)} earlier search{'es' if len(same) > 1 else ''}: {named}{more}"
+
+
 def render_open(plan: OpenPlan) -> str:
     """``mnote-kr open`` for people: the citation, file and kind, the place in the source cards' words
     (``passage box (approximate), p.4 at ...``), the citation URL after ``link:``, then the quote and the
     search it came from. The URL's ``paragraph=`` is the contract's ``paragraphIndex``, counted from 0; printed
     under a paragraph counted from 1, the line says so (a newcomer read ``paragraph 177`` above ``paragraph=176``
     as a mistake). An ID names a place and several searches may have printed it, each with its own quote: the
-    latest's comes first and says so, the earlier ones follow (``OpenPlan.issues``)."""
+    latest's comes first and says so, the earlier ones follow (``OpenPlan.issues``), each quote once, with the
+    other searches that showed it named under it."""
     moved = f"\nmoved from {plan.moved_from}: {plan.note}" if plan.moved_from else f"\n{plan.note}" if plan.note else ""
     link = f"link: {plan.citation_url}"
     index = plan.locator.paragraph_index if plan.locator.locator_precision == "paragraph" else None
@@ -99,8 +122,10 @@ def render_open(plan: OpenPlan) -> str:
     if len(issues) == 1:
         said = f"\nquote from {_issue_words(issues[0])}"
     elif issues:
+        groups = _same_quote(issues)
         said = (f"\nquote from the latest of {len(issues)} searches that printed {plan.citation_id}, "
-                f"{_issue_words(issues[0])}" + "".join(f"\n  earlier, {_issue_words(i)}" for i in issues[1:]))
+                f"{_issue_words(groups[0][0])}{_also(groups[0][1:])}"
+                + "".join(f"\n  earlier, {_issue_words(g[0])}{_also(g[1:])}" for g in groups[1:]))
     head = f"{plan.citation_id} {plan.resource_path} [{plan.resource_kind}] {locator_text(plan.locator)}"
     return f"{head}\n{link}{moved}{said}"
 

@@ -57,17 +57,29 @@ def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str |
     return last_error or None
 
 
-def _apart(by_status: dict[str, int], followed: int) -> dict[str, int]:
-    """``byStatus`` for the headline: the old records of moves followed (stale in the registry, their files
-    cited under the new path) counted apart from the stale files (nc18b: "3 stale" for two renames and a
-    delete made three files look broken)."""
-    counts = dict(by_status)
+#: A registry status in the words ``status`` and ``sync`` both say it in (the statuses are the registry's own words:
+#: nc24a read "2 stale" in sync and "1 stale, 1 moved and followed" in status for the same two records).
+STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
+                "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
+#: The old records of moves followed, as the registry's counts say them apart from the stale ones.
+MOVED_FOLLOWED = "moved and followed"
+
+
+def registry_counts(by_status: Mapping[str, int], followed: int) -> dict[str, int]:
+    """The registry's counts by status in the words people read (:data:`STATUS_WORDS`; two statuses of one word
+    are one count), the old records of moves followed (stale in the registry, their files cited under the new
+    path) counted apart from the stale files (nc18b: "3 stale" for two renames and a delete made three files look
+    broken). ``status`` and ``sync`` both say these."""
+    counts: dict[str, int] = {}
+    for status, n in by_status.items():
+        word = STATUS_WORDS.get(status, status.replace("_", " "))
+        counts[word] = counts.get(word, 0) + n
     followed = min(followed, counts.get("stale", 0))
     if followed:
         counts["stale"] -= followed
         if not counts["stale"]:
             del counts["stale"]
-        counts["moved and followed"] = followed
+        counts[MOVED_FOLLOWED] = followed
     return counts
 
 
@@ -103,7 +115,8 @@ def places_lines(meant: Mapping[str, Any], by_status: Mapping[str, int], unrecor
 def render_status(info: dict[str, Any]) -> str:
     reg = info["registry"]
     prov = info.get("provider", {})
-    by_status = counts_text(_apart(reg["byStatus"], reg.get("movedFollowed") or 0)) if reg.get("byStatus") else ""
+    by_status = counts_text(registry_counts(reg["byStatus"], reg.get("movedFollowed") or 0)) \
+        if reg.get("byStatus") else ""
     lines = [f"Workspace: {info['workspace']}",
              f"Registry:  {reg['entries']} entries" + (f" ({by_status})" if by_status else "")]
     behind = reg.get("behind")

@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from mnote_kr.citations.rank.wordsonly import sync_lines as words_only_lines
+from mnote_kr.citations.render.statustext import MOVED_FOLLOWED, counts_text, registry_counts
 from mnote_kr.core.readings import sync_lines
 from mnote_kr.models import IngestReport
 
@@ -34,9 +35,6 @@ def render_ingest(report: IngestReport) -> str:
     return "\n".join(lines)
 
 
-#: A registry status as ``sync`` says it to a person (the statuses are the registry's own words).
-_STATUS_WORDS = {"processed": "indexed", "pending": "queued to send", "submitted": "being indexed",
-                 "processing": "being indexed", "delete_submitted": "being deleted", "delete_completed": "deleted"}
 #: Sent to the provider and not indexed yet (a ``pending`` file was not sent: it waits in the queue).
 _IN_FLIGHT = frozenset({"submitted", "processing"})
 
@@ -101,15 +99,16 @@ def not_sent_text(reason: str, waited: Mapping[str, Any] | None) -> str:
 _BUSY_REFUSAL = re.compile(r"LightRAG (?:is|was) busy\b")
 
 
-def _registry_words(counts: Mapping[str, int]) -> str:
-    """The registry after a sync, as a person reads it; stale records say what they are and what drops them."""
-    words = ", ".join(f"{n} {_STATUS_WORDS.get(status, status.replace('_', ' '))}"
-                      for status, n in counts.items() if status != "stale")
-    stale = counts.get("stale", 0)
-    if stale:
-        words += (", " if words else "") + (
-            f"{stale} stale (records of files deleted, moved away or changed, not cited; "
-            "'mnote-kr status' names them, 'mnote-kr prune' drops the records)")
+def _registry_words(counts: Mapping[str, int], followed: int = 0) -> str:
+    """The registry after a sync, as a person reads it: the counts and words ``status`` says
+    (``registry_counts``), then what the stale records and the moves followed are, and what drops them."""
+    said = registry_counts(counts, followed)
+    words = counts_text(said)
+    why = [*(["stale: records of files deleted, moved away or changed, not cited"] if said.get("stale") else []),
+           *([f"{MOVED_FOLLOWED}: old paths' records, their files cited under the new path"]
+             if said.get(MOVED_FOLLOWED) else [])]
+    if why:
+        words += f" ({'; '.join(why)}; 'mnote-kr status' names them, 'mnote-kr prune' drops the records)"
     return words
 
 
@@ -189,5 +188,5 @@ def render_sync(result: dict[str, Any], now: Mapping[str, str] | None = None,
             lines.append(f"{'':<24}... and {len(prov[key]) - 50} more ('--json' lists all)")
     # The registry as it is now, in words: its status names (and a "before" taken between this sync's disk
     # step and its provider step) meant nothing to a person; --json keeps both counts.
-    lines.append(f"Registry: {_registry_words(prov.get('after') or {}) or 'empty'}")
+    lines.append(f"Registry: {_registry_words(prov.get('after') or {}, prov.get('movedFollowed') or 0) or 'empty'}")
     return "\n".join(lines)
