@@ -436,7 +436,7 @@ def test_delete_sync_prune_json_and_the_source_stays_byte_identical(tmp_path: Pa
         synced = cli.json("sync", "--wait", "2")
         assert set(synced) == {"reconcile", "provider"}
         assert set(synced["provider"]) == {"before", "after", "followed", "failed", "stillFailed", "waitTimedOut",
-                                           "notSent"}  # notSent: files a busy provider never took (added)
+                                           "notSent", "movedFollowed"}  # notSent, movedFollowed: added since
         assert synced["provider"]["failed"] == [] == synced["provider"]["stillFailed"] == synced["provider"]["notSent"]
         assert synced["provider"]["waitTimedOut"] is None
         status = cli.json("status")["registry"]
