@@ -53,6 +53,8 @@ def test_a_query_naming_what_the_library_names_but_asking_what_no_naming_passage
 
 
 def test_a_passage_naming_it_and_saying_another_word_of_the_query_clears_it() -> None:
+    cites, query = search("offn02")
+    assert (weak_reason(cites, query, lambda: library()) or "").startswith("the passages found name tokyo")
     cites, query = search("offn02", chunk_extra=" Population of the city: 14 million.")
     assert weak_reason(cites, query, lambda: library()) is None
 
