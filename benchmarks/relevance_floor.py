@@ -3,9 +3,10 @@
 The files of ``benchmarks/retrieval.py`` are ingested into a fresh managed engine (default
 embedder); then every labelled question (every set ``retrieval_labels.load_sets`` reads:
 ``retrieval_questions.json``, ``retrieval_heldout.json``, ...) and every query of
-``offtopic_queries.json``, ``offtopic_numbers.json`` and ``offtopic_libwords.json`` (nothing in the files answers
-them; the second holds years and quantities, the third is made of words common in the library and comes with
-answerable questions in the same words, counted as the "library words" set), and of ``offtopic_heldout.json``
+``offtopic_queries.json``, ``offtopic_numbers.json``, ``offtopic_libwords.json`` and ``offtopic_names.json``
+(nothing in the files answers them; the second holds years and quantities, the third is made of words common in the
+library and comes with answerable questions in the same words, counted as the "library words" set, the fourth names
+what the library holds and comes with answerable questions naming it, the "names" set), and of ``offtopic_heldout.json``
 (never tuned on), goes through ``Host.search`` (top 10).
 Printed, against today's default measured in the same run (baseline: the same citations before
 ``pipeline.search`` marks and folds them, i.e. no floor and one card per place):
@@ -45,6 +46,8 @@ from retrieval_labels import corpus_host, load_sets  # noqa: E402
 from weak_variants import VARIANTS, cleared_by  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
+#: The prefixes of the off-topic groups counted apart from the tuning set's (held out, numbers, library words, names).
+_OTHER_OFF = ("offh", "offn", "offl", "offm")
 
 
 def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
@@ -119,10 +122,13 @@ def main() -> int:
     offh = json.loads((HERE / "offtopic_heldout.json").read_text(encoding="utf-8"))["queries"]
     offn = json.loads((HERE / "offtopic_numbers.json").read_text(encoding="utf-8"))["queries"]
     libw = json.loads((HERE / "offtopic_libwords.json").read_text(encoding="utf-8"))
+    named = json.loads((HERE / "offtopic_names.json").read_text(encoding="utf-8"))
     queries = [(k, q["q"]) for k, q in labels.items()] + [(f"off{i:02d}", q) for i, q in enumerate(off)] + \
               [(f"offh{i:02d}", q) for i, q in enumerate(offh)] + [(f"offn{i:02d}", q) for i, q in enumerate(offn)] + \
               [(f"offl{i:02d}", q) for i, q in enumerate(libw["queries"])] + \
-              [(q["id"], q["q"]) for q in libw["labelled"]]
+              [(q["id"], q["q"]) for q in libw["labelled"]] + \
+              [(f"offm{i:02d}", q) for i, q in enumerate(named["queries"])] + \
+              [(q["id"], q["q"]) for q in named["labelled"]]
     runs = run(queries, files)
     if args.dump:
         args.dump.write_text(json.dumps(runs, ensure_ascii=False, indent=1), encoding="utf-8")
@@ -132,13 +138,15 @@ def main() -> int:
     def has(names: list[str], doc: str) -> bool:
         return any(Path(doc).name.rsplit(".", 1)[0] in n for n in names)
 
-    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))]
+    off_tune = [r for k, r in runs.items() if k.startswith("off") and not k.startswith(_OTHER_OFF)]
     off_lib = [r for k, r in runs.items() if k.startswith("offl")]
+    off_names = [r for k, r in runs.items() if k.startswith("offm")]
     off_num = [r for k, r in runs.items() if k.startswith("offn")]
     off_held = [r for k, r in runs.items() if k.startswith("offh")]
     print(f"off-topic queries said weak: tuning {sum(r['weak'] for r in off_tune)}/{len(off_tune)}, "
           f"tuning with numbers {sum(r['weak'] for r in off_num)}/{len(off_num)}, "
           f"tuning of library words {sum(r['weak'] for r in off_lib)}/{len(off_lib)}, "
+          f"tuning of names {sum(r['weak'] for r in off_names)}/{len(off_names)}, "
           f"held out {sum(r['weak'] for r in off_held)}/{len(off_held)} (baseline: 0, no floor)")
     for set_name, qs in sets.items():  # the sets never tuned on (heldout2, heldout3) are counted, never named
         weak = [q["id"] for q in qs if runs[q["id"]]["weak"]]
@@ -146,6 +154,8 @@ def main() -> int:
         print(f"labelled questions said weak, {set_name}: {len(weak)}/{len(qs)}{shown}")
     weak = [q["id"] for q in libw["labelled"] if runs[q["id"]]["weak"]]
     print(f"labelled questions said weak, library words: {len(weak)}/{len(libw['labelled'])} {weak}")
+    weak = [q["id"] for q in named["labelled"] if runs[q["id"]]["weak"]]
+    print(f"labelled questions said weak, names: {len(weak)}/{len(named['labelled'])} {weak}")
     lost = [k for k, r in labelled.items() if has(r["placesBefore"], labels[k]["doc"])
             and not has(r["files"], labels[k]["doc"])]
     print(f"labelled questions losing their answering file from the cards: {len(lost)}")
@@ -158,16 +168,17 @@ def main() -> int:
     print(f"quote characters: median {statistics.median(quotes):.0f}, max {max(quotes)} "
           f"(baseline, the chunk: median {statistics.median(chunks):.0f}, max {max(chunks)}), "
           f"ratio of medians {statistics.median(quotes) / statistics.median(chunks):.2f}")
-    variants(runs, {**sets, "library words": libw["labelled"]}, args.held_out)
+    variants(runs, {**sets, "library words": libw["labelled"], "names": named["labelled"]}, args.held_out)
     return 0
 
 
 def variants(runs: dict[str, Any], sets: dict[str, list[dict[str, Any]]], held_out: bool) -> None:
     """What cleared the flag, per group of the tuning sets, and each variant's counts beside today's."""
     held_sets = ("heldout2", "heldout3")
-    groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))],
+    groups = {"off-topic": [k for k in runs if k.startswith("off") and not k.startswith(_OTHER_OFF)],
               "off-topic numbers": [k for k in runs if k.startswith("offn")],
               "off-topic library words": [k for k in runs if k.startswith("offl")],
+              "off-topic names": [k for k in runs if k.startswith("offm")],
               **{name: [q["id"] for q in qs] for name, qs in sets.items() if name not in held_sets}}
     for name, keys in groups.items():
         why: dict[str, int] = {}

@@ -134,6 +134,19 @@ def with_library(library: Any) -> Callable[[list[Citation], str], bool]:
     return lambda cs, q: noresults.weak_reason(cs, q, lambda: library) is not None
 
 
+def without_names(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with ``weakmore.names_only`` off (``weakmore.NAMES_ONLY``): the rule before it, in one run."""
+    from mnote_kr.citations.render import weakmore
+
+    def rule(cs: list[Citation], q: str) -> bool:
+        weakmore.NAMES_ONLY = False
+        try:
+            return noresults.weak_reason(cs, q, lambda: library) is not None
+        finally:
+            weakmore.NAMES_ONLY = True
+    return rule
+
+
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],
            extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
@@ -168,10 +181,14 @@ def main() -> int:
     held = ("heldout2", "heldout3")
     _, sets = load_sets()
     libw = json.loads((Path(__file__).resolve().parent / "offtopic_libwords.json").read_text(encoding="utf-8"))
-    groups = {"off-topic": [k for k in dump if k.startswith("off") and not k.startswith(("offh", "offn", "offl"))],
+    named = json.loads((Path(__file__).resolve().parent / "offtopic_names.json").read_text(encoding="utf-8"))
+    groups = {"off-topic": [k for k in dump
+                            if k.startswith("off") and not k.startswith(("offh", "offn", "offl", "offm"))],
               "off-topic numbers": [k for k in dump if k.startswith("offn")],
               "off-topic library words": [k for k in dump if k.startswith("offl")],
               "library words": [q["id"] for q in libw["labelled"]],
+              "off-topic names": [k for k in dump if k.startswith("offm")],
+              "names": [q["id"] for q in named["labelled"]],
               **{n: [q["id"] for q in qs] for n, qs in sets.items() if n not in held}}
     if args.held_out:
         groups |= {"off-topic held out": [k for k in dump if k.startswith("offh")],
@@ -190,6 +207,7 @@ def main() -> int:
             print(f"not a library word count file: {args.library}", file=sys.stderr)
             return 2
         extra["library"] = with_library(lib)
+        extra["library without names_only"] = without_names(lib)
     flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():

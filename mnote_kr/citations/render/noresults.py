@@ -113,7 +113,7 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         plain = ([] if numbers_only or few or around or common[0] or library is None
                  else library_plain(citations, query, library))
         more = (None if numbers_only or few or around or common[0] or plain
-                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS))
+                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS))
         if not numbers_only and not few and not around and not common[0] and not plain and not more:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations) \

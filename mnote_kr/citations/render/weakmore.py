@@ -52,9 +52,10 @@ _NOTHING = ": nothing in your files clearly answers it; the passages shown are o
 
 
 def more_reason(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None] | None,
-                small_below: int, words_most: int) -> str | None:
+                small_below: int, words_most: int, common: frozenset[str] = frozenset()) -> str | None:
     """Why a search its words cleared is weak after all, by these rules in turn, or None. ``small_below`` and
-    ``words_most``: ``noresults.LIBRARY_FILES`` and ``noresults.PLAIN_WORDS`` (``small_plain``)."""
+    ``words_most``: ``noresults.LIBRARY_FILES`` and ``noresults.PLAIN_WORDS`` (``small_plain``); ``common``:
+    ``noresults.COMMON_WORDS`` (``names_only``)."""
     if words := only_sources(citations, query):
         return (f"the query's words ({', '.join(words)}) are only in lists of sources (references, contents) among the "
                 "passages found, and most of its words are in none" + _NOTHING)
@@ -67,6 +68,10 @@ def more_reason(citations: list[Citation], query: str, library: Callable[[], Lib
     if words := small_plain(citations, query, library, small_below, words_most):
         return (f"in this small library no passage found holds more of the query than words several of its files hold "
                 f"({', '.join(words)}), and the first is no closer to it in meaning than the rest" + _NOTHING)
+    named, rest = names_only(citations, query, library, common) if NAMES_ONLY else ([], [])
+    if named:
+        return (f"the passages found name {', '.join(named)}, but none naming it holds any other word of the query "
+                f"({', '.join(rest)}): they name what it asks about, not what it asks" + _NOTHING)
     return None
 
 #: Words by which a query asks about a list of sources itself ("which book in the references ..."), whose answer a
@@ -218,3 +223,65 @@ def small_plain(citations: list[Citation], query: str, library: Callable[[], Lib
     if any(sum(lib.held_idf(t) for t in h) >= limit for h in held):
         return []
     return sorted(set().union(*held))
+
+
+#: ``more_reason`` reads ``names_only`` (``benchmarks/weak_variants.py`` replays the rule with it off).
+NAMES_ONLY = True
+#: ``names_only``: a word the query writes as a name is the name of something only when at most this many of the
+#: library's files hold it ("Tokyo", "Bangalore"; not "American", held by 4 of 46).
+NAME_FILES = 2
+#: ``names_only``: a name this long or longer is named by a passage holding it inside a word of its own.
+GLUED_NAME = 5
+#: Words written as names that name a date, not a subject ("the March 2016 meeting").
+_DATE_NAMES = frozenset(t for w in """january february march april may june july august september october november
+    december monday tuesday wednesday thursday friday saturday sunday""".split() for t in terms(w))
+_LATIN_NAME = re.compile(r"[A-Za-z][A-Za-z0-9'\u2019-]*")
+
+
+def query_names(query: str) -> set[str]:
+    """The terms of the Latin words ``query`` writes as names: capitalised after its first word, or two capitals or
+    more ("Tokyo", "FAA", "NANDrive"), months and weekdays aside."""
+    words = _LATIN_NAME.findall(query)
+    return {t for i, w in enumerate(words) if sum(ch.isupper() for ch in w) >= 2 or (i > 0 and w[0].isupper()
+                                                                                 and w != "I")
+            for t in terms(w)} - _DATE_NAMES
+
+
+def names_only(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None],
+               common: frozenset[str]) -> tuple[list[str], list[str]]:
+    """(the names the passages hold, the query's other words) when no passage (nor file name) holding one of those names
+    holds any of the other words, else ([], []). For a mostly Latin query (Han share at most 0.2) whose first place
+    is Latin too (a Chinese passage found across languages holds none of its words whatever it says), holding a name
+    (``query_names``) some passage holds and at most ``NAME_FILES`` of the library's files do, and another content
+    word (numbers and ``common`` words aside: ``noresults.COMMON_WORDS``); not cleared by a verbatim phrase or a
+    file it names; in a library of ``SMALL_FILES`` counted files or more. "what was the population of Tokyo in
+    2020", cleared by the source line "Tokyo Climate Center" under a climate table of an article on Bangalore: the
+    library names Tokyo, and nothing naming it says a word of population ("parking fees at Seattle General Hospital"
+    cited on a report's letterhead: nc23d). A right answer's place names its subject and says something of what is
+    asked ("What was Bangalore's population in the 1971 census?" on the census table of that article). A name of
+    ``GLUED_NAME`` letters or more inside a word of a passage names it too ("increase Lisinopril dose" answered by the
+    OCR line "Increase Lisinoprilfrom 10mg to 20mg")."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if not citations or han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2 \
+            or names_its_answer(c.diagnostics.score_parts for c in citations):
+        return [], []
+    asked = {t for t in terms(query) if not t.isdigit()} - common
+    written = query_names(query) & asked
+    rest = asked - query_names(query)
+    if not written or not rest:
+        return [], []
+    held = [asked & (set(terms(passage(c))) | name_terms(c)) for c in citations]
+    named = {t for h in held for t in h & written}
+    if not named:
+        return [], []
+    lib = library()
+    if lib is None or lib.files < SMALL_FILES:
+        return [], []
+    named = {t for t in named if max(lib.df.get(t, 0), 1) <= NAME_FILES}
+    # a passage names it in a word of its own too: OCR glues words ("Increase Lisinoprilfrom 10mg to 20mg", nc23c)
+    glued = [w.lower() for w in _LATIN_NAME.findall(query) if len(w) >= GLUED_NAME and set(terms(w)) & named]
+    if not named or any(h & rest and (h & named or any(w in passage(c).lower() for w in glued))
+                        for c, h in zip(citations, held, strict=True)):
+        return [], []
+    return sorted(named), sorted(rest)
