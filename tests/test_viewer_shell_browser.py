@@ -38,6 +38,13 @@ DOCX_QUERY = "Pyrolytic coating"
 PDF_QUERY = "blade heating power loss"
 PAGE3 = "Anemometer calibration drift reached two metres per second after the storm."
 ANSWERS = "mnote-kr-viewer"
+NOTE_QUERY = "System administrators password change"
+NOTE_ITEM1 = "Screen each case promptly for conflicts of interest."
+NOTE_ITEM2 = "System administrators must change every password at least every 90 days."
+#: a note as the newcomer's (nc24b): an ATX heading, numbered items each a block of its own (``2.`` after prose
+#: restarted the page's own count: ``1. 2. System administrators``), an item written ``2.<spaces><tab>``
+RULES_NOTE = ("# Trustee computer rules {token}\n\nThe trustee keeps the case records on a computer system.\n\n"
+              f"1.\t{NOTE_ITEM1}\n\n2.     \t{NOTE_ITEM2}\n\n## Access\n\nOnly staff may use the case system.\n")
 
 
 def manual_pdf(token: str) -> bytes:
@@ -56,9 +63,10 @@ def manual_pdf(token: str) -> bytes:
 
 class Site:
     def __init__(self, host: Host, server: ApiServer, docx: Citation, docx2: Citation, pdf: Citation,
-                 pdf3: Citation, idx: dict[str, int]) -> None:
+                 pdf3: Citation, idx: dict[str, int], note_items: tuple[Citation, Citation]) -> None:
         self.host, self.server, self.idx = host, server, idx
         self.docx, self.docx2, self.pdf, self.pdf3 = docx, docx2, pdf, pdf3
+        self.note_items = note_items  # the note's items "2." and "1." (papers/rules.md)
 
 
 def _sha(path: Path) -> str:
@@ -101,6 +109,7 @@ def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         token = uuid.uuid4().hex[:10]
         (ws / "papers").mkdir()
         pdf_path, docx_path = ws / "papers" / "manual.pdf", ws / "papers" / "report.docx"
+        (ws / "papers" / "rules.md").write_text(RULES_NOTE.format(token=token), encoding="utf-8")
         pdf_path.write_bytes(manual_pdf(token))
         data, idx = report_docx(token)
         docx_path.write_bytes(data)
@@ -117,8 +126,13 @@ def site(lightrag_engine, tmp_path_factory: pytest.TempPathFactory) -> Iterator[
         assert pdf3.locator_precision == "bbox" and pdf3.locator.page == 3, pdf3.locator
         docx2 = _moved(host, docx[0], docx_path, "measure the output", "Measure the output")
         assert docx2.locator.paragraph_index == idx["number2"] and docx2.locator.highlight is not None
+        note = [c for c in host.search(NOTE_QUERY, top_k=10).results if c.source_root_relative_path.endswith(".md")]
+        assert note, "the Markdown note is found"
+        item2 = _moved(host, note[0], ws / "papers" / "rules.md", "password change", NOTE_ITEM2)
+        item1 = _moved(host, note[0], ws / "papers" / "rules.md", "conflicts of interest", NOTE_ITEM1)
+        assert (item2.locator.paragraph_index, item1.locator.paragraph_index) == (3, 2), (item2, item1)
         with ApiServer(host, write_token_file=False) as server:
-            yield Site(host, server, docx[0], docx2, pdf[0], pdf3, idx)
+            yield Site(host, server, docx[0], docx2, pdf[0], pdf3, idx, (item2, item1))
         assert {p: _sha(p) for p in digests} == digests  # the viewer never touched a source
 
 
@@ -295,3 +309,25 @@ def test_folder_menu_after_roots_add_dot_has_no_empty_preselected_option(browser
             context.close()
     assert options == [["", "all indexed folders", True], ["notes", "notes", False]]
     assert shown == "all indexed folders"
+
+
+def test_a_markdown_note_reads_as_written_with_the_cited_item_marked(shell, site: Site) -> None:
+    item2, item1 = site.note_items
+    _open(shell, site, item2)
+    cited = "() => [...document.querySelectorAll('.para.cited')].map(e => +e.dataset.paragraphIndex)"
+    assert shell.evaluate(cited) == [item2.locator.paragraph_index]  # the JSON's paragraphIndex
+    # the item's own number once, then its words: no "1. 2." and no "#" left in a heading
+    assert shell.text_content(".para.cited") == "2." + NOTE_ITEM2
+    assert shell.inner_text("mark#hl") == NOTE_ITEM2
+    headings = shell.eval_on_selector_all("[role=heading]", "hs => hs.map(h => [h.getAttribute('aria-level'),"
+                                                           " h.textContent])")
+    assert [(level, text.split(" ")[0]) for level, text in headings] == [("1", "Trustee"), ("2", "Access")]
+
+    answer = _post(shell, item1.citation_id, "m1")  # the shell moves the highlight to the other item
+    assert answer["type"] == "located" and answer["paragraphIndex"] == item1.locator.paragraph_index
+    assert shell.evaluate(cited) == [item1.locator.paragraph_index]
+    h = item1.locator.highlight
+    assert h is not None and h.start >= len("1.\t")
+    # the place's offsets count in the file's text ("1.\t" included): the page marks those words, not 3 later
+    assert shell.inner_text("mark#hl") == f"1.\t{NOTE_ITEM1}"[h.start:h.end]
+    assert shell.text_content(".para.cited") == "1." + NOTE_ITEM1

@@ -303,9 +303,25 @@ def document_model(path: str) -> DocumentModel | None:
     out: list[ModelParagraph] = []
     for p in load_text(path).paragraphs:
         item = _LIST_ITEM.match(p.text) if markdown and not p.heading_level else None
+        shown, label = _markup(p.text, p.heading_level, item) if markdown else (None, None)
         out.append(ModelParagraph(
             index=p.index, text=p.text, heading_level=p.heading_level, in_toc=p.in_toc,
             list_level=len(item.group(1)) // 2 if item else None, list_ordered=bool(item and item.group(2)),
-            code=markdown and bool(_FENCE.match(p.text)),
+            code=markdown and bool(_FENCE.match(p.text)), shown=shown, label=label,
         ))
     return DocumentModel(kind="paragraphs", paragraphs=out, plugin=PLUGIN_NAME)
+
+
+def _markup(text: str, level: int, item: re.Match[str] | None) -> tuple[list[int] | None, str | None]:
+    """Where a Markdown paragraph's words lie in its ``text`` (``ModelParagraph.shown``) and a numbered
+    item's own number (``label``): the viewer shows ``2.`` once and a heading without ``#`` (nc24b)."""
+    if level:
+        atx = _ATX.match(text)
+        if atx and "\n" not in text:
+            return ([atx.start(2), atx.end(2)] if atx.group(2) is not None else [len(text), len(text)]), None
+        underline = text.rfind("\n")  # setext: the title lines, not the ===/--- under them
+        return ([0, len(text[:underline].rstrip("\r"))] if underline > 0 else None), None
+    if item is None:
+        return None, None
+    marker = item.group(0)[len(item.group(1)):].split(None, 1)[0]  # "2." or "-": the line's own marker
+    return [item.end() - 1, len(text)], (marker if item.group(2) else None)

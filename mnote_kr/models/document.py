@@ -30,9 +30,13 @@ class ModelParagraph(Frozen, frozen=True, kw_only=True):
     cell: list[int] | None = None
     textboxes: list[str] = []
     code: bool = False  # a fenced code block (Markdown): shown as written
-    #: the number the file shows before the paragraph and ``text`` leaves out (Word's automatic numbering:
-    #: a heading's "3.1", a list item's "a)"); None: none, or not known
+    #: the number the file shows before the paragraph and ``text`` (or its ``shown`` part) leaves out (Word's
+    #: automatic numbering: a heading's "3.1", a list item's "a)"; a Markdown item's own "2."); None: none, or not known
     label: str | None = None
+    #: ``[start, end)`` of ``text`` the viewer shows as the paragraph's words, where ``text`` holds markup around
+    #: them: a Markdown heading's ``#`` marks or setext underline, a list item's marker (a numbered one's is
+    #: ``label``). ``highlight`` offsets still count in the whole ``text``. None: all of ``text`` is words
+    shown: list[int] | None = None
 
 
 class PageSize(Frozen, frozen=True, kw_only=True):

@@ -248,17 +248,28 @@ def pdf_viewer(c: Citation, model: DocumentModel, shown: int, scale: float, vers
                 _viewer_head(c, banner, opened, place) + "".join(nav) + note + figure)
 
 
-def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"') -> str:
-    """``text`` as HTML with the locator's ``highlight`` offsets (when they fit it) in ``<mark class="hl">``."""
+def _marked(text: str, loc: Locator | None, mark_id: str = ' id="hl"', span: tuple[int, int] | None = None) -> str:
+    """``text`` (its ``span`` only, when given: a Markdown line's words without their markup) as HTML with the
+    locator's ``highlight`` offsets, which count in the whole ``text``, in ``<mark class="hl">`` when they fit."""
     text = displayable(text)  # Symbol-font bullets as Unicode, one for one: the offsets still fit
+    a, b = span if span is not None else (0, len(text))
     if loc is not None and loc.highlight is not None and 0 <= loc.highlight.start < loc.highlight.end <= len(text):
         lo, hi = sentence_span(text, loc.highlight.start, loc.highlight.end)  # whole sentences, not a word cluster
-        return escape(text[:lo]) + f'<mark class="hl"{mark_id}>{escape(text[lo:hi])}</mark>' + escape(text[hi:])
-    return escape(text)
+        lo, hi = max(lo, a), min(hi, b)
+        if lo < hi:
+            return escape(text[a:lo]) + f'<mark class="hl"{mark_id}>{escape(text[lo:hi])}</mark>' + escape(text[hi:b])
+    return escape(text[a:b])
+
+
+def _shown(p: ModelParagraph) -> tuple[int, int] | None:
+    """The part of ``p.text`` shown as its words (``ModelParagraph.shown``), when the model gives a valid one."""
+    if p.shown is not None and len(p.shown) == 2 and 0 <= p.shown[0] <= p.shown[1] <= len(p.text):
+        return p.shown[0], p.shown[1]
+    return None
 
 
 def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
-    body = _marked(p.text, loc)
+    body = _marked(p.text, loc, span=_shown(p))
     boxes = "".join(f'<div class="textbox" role="note">{escape(t)}</div>' for t in p.textboxes if t.strip())
     return body + boxes
 
@@ -266,6 +277,9 @@ def _para_inner(p: ModelParagraph, loc: Locator | None) -> str:
 def _paragraph(p: ModelParagraph, cited: Locator | None, marker: str = "") -> str:
     classes = ["para"]
     attrs = [f'id="p-{p.index}"', f'data-paragraph-index="{p.index}"']
+    span = _shown(p)
+    if span is not None and span[0]:
+        attrs.append(f'data-text-start="{span[0]}"')  # shell.js: highlight offsets count from the markup
     if p.heading_level:
         classes.append(f"h{min(p.heading_level, 6)}")
         attrs.append(f'role="heading" aria-level="{min(p.heading_level, 6)}"')

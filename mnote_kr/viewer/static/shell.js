@@ -38,16 +38,21 @@
   }
 
   // The paragraph's own text is its first direct text node (a list marker and text boxes are elements).
+  // Highlight offsets count in the model's text; a Markdown line shown without its markup ("## ", "2. ")
+  // says where its shown text starts (data-text-start), and a highlight is cut to what is shown.
   function markParagraph(index, highlight) {
     var para = document.querySelector('.para[data-paragraph-index="' + index + '"]');
     if (!para) { return null; }
     para.classList.add("cited");
     var text = null;
     for (var n = para.firstChild; n; n = n.nextSibling) { if (n.nodeType === 3) { text = n; break; } }
-    if (highlight && text && highlight.start >= 0 && highlight.end <= text.data.length) {
+    var skip = parseInt(para.dataset.textStart || "0", 10) || 0;
+    var start = highlight ? Math.max(highlight.start - skip, 0) : 0;
+    var end = highlight && text ? Math.min(highlight.end - skip, text.data.length) : 0;
+    if (highlight && text && highlight.start >= 0 && start < end) {
       var range = document.createRange();
-      range.setStart(text, highlight.start);
-      range.setEnd(text, highlight.end);
+      range.setStart(text, start);
+      range.setEnd(text, end);
       var mark = document.createElement("mark");
       mark.className = "hl";
       mark.id = "hl";
