@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["ASKED_WORDS", "FUNCTION_WORDS", "absent_words", "query_words"]
+__all__ = ["ASKED_WORDS", "ASKING_WORDS", "FUNCTION_WORDS", "WORDS_HELD", "absent_words", "lacked_words", "query_words"]
 
 #: False: a CJK bigram a file lacks is never a word asked for, as before (the benchmarks' variant).
 ASKED_WORDS = True
@@ -80,3 +80,21 @@ def absent_words(query: str | Sequence[str], held: Collection[str]) -> list[str]
     holds is asked through those."""
     words = query_words(query) if isinstance(query, str) else query
     return [w for w in words if not any(w[i:i + 2] in held for i in range(len(w) - 1))]
+
+
+#: A place claimed exact for a Chinese question holds each of its words as written, its characters together (False:
+#: a share of the query's bigrams was enough, before round 24: "PSR团队里需要哪几种类型的评价人员" was exact on a
+#: paragraph about training the 评价人员, "收益成本分析" on a table row holding 每股收益 and 营业成本, nc24a).
+WORDS_HELD = True
+#: Words of the dictionary that ask (how long, how many, which kinds): asked with, never asked for.
+ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多快 几次 几个 几种 几类 几年 几天 几月".split())
+
+
+def lacked_words(query: str, norm: str) -> list[str]:
+    """The query's Chinese words (``query_words``, the ``ASKING_WORDS`` aside) that ``norm`` (a place's normalised
+    text) does not hold as written: a place lacking one does not hold what the question asks, whatever share of
+    its bigrams it holds. A word the file lacks too is lacked: no place of the file holds it. Empty without
+    ``WORDS_HELD`` or the dictionary."""
+    if not WORDS_HELD:
+        return []
+    return [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm]

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from mnote_kr.plugin_api import LocateRequest, Locator, Rect, lazy_compile
+from mnote_kr.plugin_api import LocateRequest, Locator, Rect, lacked_words, lazy_compile, normalize
 
 from .align import Match, Span, find, find_stored, spans
 from .answer import MIN_SHARE, choose, holds_terms
@@ -189,6 +189,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
                    "an approximate place"
+        if not degraded and ans.rule in ("terms", "meaning") and (lacks := _lacked(req.query, place_text)):
+            # a Chinese question's words, each as written (``plugin_api.lacked_words``): 收益 in 每股收益 and 成本 in
+            # 营业成本, one row apart, are no 收益成本分析 (nc24a Q8)
+            degraded = True
+            why += f"; it lacks the query's words {'、'.join(lacks)}: an approximate place"
     else:
         # The passage itself: the matched lines of the block holding most of the match (a
         # stray k-gram at the match's edge must not decide the page).
@@ -291,6 +296,11 @@ def _with_passage(doc: DocumentText, req: LocateRequest, evidence: str, own: dic
     return out
 
 
+def _lacked(query: str, text: str | None) -> list[str]:
+    """The query's Chinese words the place's ``text`` does not hold as written (``plugin_api.lacked_words``)."""
+    return lacked_words(query, normalize(text or "")) if text is not None else []
+
+
 def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, int], Touch], block: tuple[int, int],
                cos: float | None, coverage: float, named: list[int]) -> Locator:
     """A block behind the chosen one (``Answer.runners_up``): the whole block (``WHOLE_BLOCK``; else its
@@ -307,7 +317,8 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
         "and query terms among the passage's text blocks" if touch is not None else
         "among the file's text blocks, outside the cited passage")
     share, found, terms = holds_terms(doc, block, words := choosing_words(req.query))
-    exact = share >= MIN_SHARE and (not named or pi + 1 in named) and not lacks_terms(doc, block, words)
+    exact = share >= MIN_SHARE and (not named or pi + 1 in named) and not lacks_terms(doc, block, words) \
+        and not _lacked(req.query, written_text(page, page.reading(lines)))
     if exact:
         why += f"; this text block holds {found} of the query's {terms} content terms (rarity-weighted share " \
                f"{share:.2f})"
