@@ -36,6 +36,9 @@ FUNCTION_WORDS = frozenset("""
 """.split())
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: White space between two Chinese characters (a line wrapped inside a word).
+_HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_CJK_GAP = lazy_compile(rf"(?<={_HAN})\s+(?={_HAN})")
 
 
 def query_words(query: str) -> tuple[str, ...]:
@@ -93,8 +96,13 @@ ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多�
 def lacked_words(query: str, norm: str) -> list[str]:
     """The query's Chinese words (``query_words``, the ``ASKING_WORDS`` aside) that ``norm`` (a place's normalised
     text) does not hold as written: a place lacking one does not hold what the question asks, whatever share of
-    its bigrams it holds. A word the file lacks too is lacked: no place of the file holds it. Empty without
+    its bigrams it holds. A word the file lacks too is lacked: no place of the file holds it. A line break or
+    space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. Empty without
     ``WORDS_HELD`` or the dictionary."""
     if not WORDS_HELD:
         return []
-    return [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm]
+    words = [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm]
+    if words and _CJK_GAP.search(norm):
+        joined = _CJK_GAP.sub("", norm)
+        words = [w for w in words if w not in joined]
+    return words
