@@ -46,14 +46,14 @@ from dataclasses import dataclass
 from mnote_kr.citations.locate.anchors import Anchor, build_anchors
 from mnote_kr.citations.locate.anchors import reliability as _reliability
 from mnote_kr.citations.locate.anchors import segments as _segments
-from mnote_kr.citations.locate.leadin import holds_query, place_norm
+from mnote_kr.citations.locate.leadin import holds_query
 from mnote_kr.citations.locate.passages import VERIFY_FULL
 from mnote_kr.citations.locate.passages import evidence_paragraphs as _evidence_paragraphs
 from mnote_kr.citations.locate.passages import held as _held
 from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.titles import attribute_over_title
-from mnote_kr.citations.text.cjkwords import lacked_words, query_words
+from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import (
     CJK_CLASS,
@@ -451,11 +451,6 @@ def _by_query_terms(
     # does not answer "things not to forget when swimming in the lake" (docling's word_sample.docx)
     some = None if not OWN_HOLDS_ALL or holds_query(doc, paras[pick], q, qt) else \
         f"{SEMANTIC}: the evidence was found here and holds some of the query's words, not all"
-    # a Chinese question's words, each as written: a share of its bigrams is no answer to what it asks (nc24a Q4:
-    # "PSR团队里需要哪几种类型的评价人员" on a paragraph about training the 评价人员, which lacks 种类)
-    lacks = [] if some or q in paras[pick].norm else lacked_words(q, place_norm(doc, paras[pick]))
-    if lacks:
-        some = f"{SEMANTIC}: the evidence was found here and holds some of the query's words, not {'、'.join(lacks)}"
     if pick == best:
         return Match(
             match.paragraph, match.score, match.highlight, some or "matched evidence holding the query terms",

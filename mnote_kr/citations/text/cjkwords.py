@@ -32,7 +32,7 @@ FUNCTION_WORDS = frozenset("""
     可以 能够 应该 需要 已经 没有 不是 就是 还是 或者 以及 而且 并且 但是 因为 所以 如果 虽然 然后 其中 之间
     之一 怎么 什么 哪些 哪个 哪里 如何 为什么 为何 是否 多少 请问 告诉 介绍 有关 关于 提到 说明 讲述 一样
     还有 也是 都是 有没有 是不是 文件 文档 里面 其他 其它 有些 哪儿 哪种 几个 主要 对于 由于 通过 进行
-    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子
+    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子 为了
 """.split())
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -93,16 +93,51 @@ WORDS_HELD = True
 ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多快 几次 几个 几种 几类 几年 几天 几月".split())
 
 
-def lacked_words(query: str, norm: str) -> list[str]:
-    """The query's Chinese words (``query_words``, the ``ASKING_WORDS`` aside) that ``norm`` (a place's normalised
-    text) does not hold as written: a place lacking one does not hold what the question asks, whatever share of
-    its bigrams it holds. A word the file lacks too is lacked: no place of the file holds it. A line break or
-    space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. Empty without
+def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
+    """The query's Chinese words (``query_words``) that ``norm`` (a place's normalised text) does not hold as
+    written: a place lacking one does not hold what the question asks, whatever share of its bigrams it holds. A
+    word the file lacks too is lacked: no place of the file holds it. Not asked of the place: the ``ASKING_WORDS``,
+    the verb a question word follows ("为了达到什么目的": 达到; "写进哪些内容": 写进, ``_asking_verbs``), and the words
+    ``besides`` holds (normalised: the document's title, which names what every place of it is about). A line
+    break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. Empty without
     ``WORDS_HELD`` or the dictionary."""
     if not WORDS_HELD:
         return []
-    words = [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm]
+    words = [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm and w not in besides]
     if words and _CJK_GAP.search(norm):
         joined = _CJK_GAP.sub("", norm)
         words = [w for w in words if w not in joined]
+    if words:
+        verbs = _asking_verbs(normalize(query))
+        words = [w for w in words if w not in verbs]
     return words
+
+
+#: Words before a question word read as its verb phrase (an adverb and the verb: "需要重点关注哪些": 重点, 关注).
+ASKING_VERB_WORDS = 2
+#: Question words a verb before asks with ("达到什么目的", "包括哪些", "写进哪些内容", "排名第几").
+_QUESTION_WORD = lazy_compile(r"什么|哪|多少|几|如何|怎样|怎么")
+
+
+@functools.lru_cache(maxsize=256)
+def _asking_verbs(norm: str) -> frozenset[str]:
+    """The dictionary's words standing right before a question word in ``norm`` (``ASKING_VERB_WORDS``, back to a
+    function word or a lone character): the question's verb, asked with (the answer says "目的是", not "达到"),
+    never a word a place must hold."""
+    gloss = _headwords()
+    if not gloss:
+        return frozenset()
+    from mnote_kr.citations.text.crosslang import segment
+
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(norm):
+        pieces = segment(run, gloss)
+        for k, piece in enumerate(pieces):
+            if not _QUESTION_WORD.match(piece):
+                continue
+            # the verb and the adverb before it ("重点关注哪些"), back to a function word or a lone character
+            for before in pieces[max(0, k - ASKING_VERB_WORDS):k][::-1]:
+                if len(before) < 2 or before in FUNCTION_WORDS:
+                    break
+                out.add(before)
+    return frozenset(out)
