@@ -32,7 +32,7 @@ FUNCTION_WORDS = frozenset("""
     可以 能够 应该 需要 已经 没有 不是 就是 还是 或者 以及 而且 并且 但是 因为 所以 如果 虽然 然后 其中 之间
     之一 怎么 什么 哪些 哪个 哪里 如何 为什么 为何 是否 多少 请问 告诉 介绍 有关 关于 提到 说明 讲述 一样
     还有 也是 都是 有没有 是不是 文件 文档 里面 其他 其它 有些 哪儿 哪种 几个 主要 对于 由于 通过 进行
-    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子 为了
+    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子 为了 以后 之后 以前 之前
 """.split())
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -89,8 +89,9 @@ def absent_words(query: str | Sequence[str], held: Collection[str]) -> list[str]
 #: a share of the query's bigrams was enough, before round 24: "PSR团队里需要哪几种类型的评价人员" was exact on a
 #: paragraph about training the 评价人员, "收益成本分析" on a table row holding 每股收益 and 营业成本, nc24a).
 WORDS_HELD = True
-#: Words of the dictionary that ask (how long, how many, which kinds): asked with, never asked for.
-ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多快 几次 几个 几种 几类 几年 几天 几月".split())
+#: Words of the dictionary that ask (how long, how many, which kinds, what it means: 什么意思): asked with, never
+#: asked for.
+ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多快 几次 几个 几种 几类 几年 几天 几月 意思".split())
 
 
 def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
