@@ -189,7 +189,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
             degraded = True
             why += "; a table row of the passage holds more of the query's words, its rarest among them: " \
                    "an approximate place"
-        if not degraded and ans.rule in ("terms", "meaning") and (lacks := _lacked(req.query, place_text)):
+        held = "\n".join([place_text or "", *(headings or ()), head.heading if head is not None else ""])
+        if not degraded and ans.rule in ("terms", "meaning") and (lacks := _lacked(req.query, held)):
             # a Chinese question's words, each as written (``plugin_api.lacked_words``): 收益 in 每股收益 and 成本 in
             # 营业成本, one row apart, are no 收益成本分析 (nc24a Q8)
             degraded = True
