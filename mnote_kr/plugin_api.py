@@ -48,6 +48,7 @@ What is here:
   "the notes on slide 2", "p. 12", "第二张幻灯片", "the Sales sheet"; and the query without them),
   ``asked_of_place`` (the query's other words a named place must hold to be cited there exactly),
   ``absent_words`` (the query's Chinese words, by the dictionary, of which a file holds no bigram: asked, lacked),
+  ``lacked_words`` (the query's Chinese words a place does not hold as written: no exact claim without them),
   ``unheld_modifiers`` (the query's Chinese modifiers a Latin place lacks, by every sense the dictionary gives),
   ``named_in_chinese`` (where a Chinese question names a Latin header, 淡水鸭 "Freshwater Ducks", by the dictionary),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
@@ -174,7 +175,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
-    from mnote_kr.citations.text.cjkwords import absent_words
+    from mnote_kr.citations.text.cjkwords import absent_words, lacked_words
     from mnote_kr.citations.text.crossmods import named_in_chinese, unheld_modifiers
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
@@ -252,6 +253,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
         "without_sections")},
     "abbreviated_at": ("mnote_kr.citations.text.abbrev", "abbreviated_at"),
     "absent_words": ("mnote_kr.citations.text.cjkwords", "absent_words"),
+    "lacked_words": ("mnote_kr.citations.text.cjkwords", "lacked_words"),
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
     "named_in_chinese": ("mnote_kr.citations.text.crossmods", "named_in_chinese"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
@@ -377,6 +379,7 @@ __all__ = [
     "keeps_line_end_hyphen",
     "kind_answered",
     "labelled_row",
+    "lacked_words",
     "layer_quality",
     "lazy_compile",
     "load_config",

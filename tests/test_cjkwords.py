@@ -38,3 +38,13 @@ def test_a_named_place_is_asked_the_dictionarys_words_the_file_lacks_not_the_cut
     assert asked_of_place(cut, {"方法", "遗传", "卵巢"}, rest) == {"遗传", "卵巢"}  # held: asked as held
     assert asked_of_place({"讲了", "了什"}, {"方法"}, "讲了什么") == set()  # cuts of question words: nothing asked
     assert asked_of_place(cut - {"遗传", "传性", "性卵", "卵巢"}, {"方法"}, rest) == set()  # set aside by the caller
+
+
+def test_a_place_lacks_each_word_of_a_chinese_query_it_does_not_hold_as_written() -> None:
+    """nc24a: a share of the query's bigrams is no exact claim; each of its words, its characters together, is."""
+    # 收益 and 成本 in two cells of a row, 分析 nowhere: the row lacks 分析
+    assert cjkwords.lacked_words("收益成本分析", normalize("每股收益: 2021: 1.07 营业成本: 2021: 1,038")) == ["分析"]
+    # a word wrapped across a PDF's lines is held; words asking (多久) are asked with, never lacked
+    assert cjkwords.lacked_words("神鹰集团在诸暨市排名第几", normalize("神鹰集团在诸暨\n市企业集团中排名第17位")) == []
+    assert cjkwords.lacked_words("安全复查多久一次", normalize("安全复查每十年一次")) == []
+    assert cjkwords.lacked_words("安全复查多久一次", normalize("安全评价每十年一次")) == ["复查"]

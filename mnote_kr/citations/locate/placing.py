@@ -20,13 +20,14 @@ from mnote_kr.citations.locate.recall import recalls as _recalls
 from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
-from mnote_kr.citations.text.cjkwords import query_words
+from mnote_kr.citations.text.cjkwords import lacked_words, query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
 
 __all__ = ["locator_from_match", "passage_paragraphs", "place_by_meaning", "places_behind", "queue_places",
-           "with_meaning", "with_places_behind", "without_heading_claim", "without_title_claim"]
+           "with_meaning", "with_places_behind", "without_heading_claim", "without_lacking_claim",
+           "without_title_claim"]
 
 #: The passage's places behind the chosen one that a locator gives (``Locator.runners_up``), best
 #: first: the host shows them behind the file's other chunks' places (0: none).
@@ -224,6 +225,31 @@ def without_heading_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     return Match(lead, match.score, qt.span(lead.norm), why, match.anchor, under[0].meaning, behind)
 
 
+#: How ``textmatch`` says a place is claimed by holding a share of the query's words.
+_BY_SHARE = ("matched evidence holding the query terms", "matched query terms in evidence")
+
+
+def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+    """``match`` made approximate when it is claimed by a share of the query's words (``textmatch``) while its
+    place (with its list and headings: ``place_norm``) lacks a Chinese word of the query as written
+    (``cjkwords.lacked_words``): "PSR团队里需要哪几种类型的评价人员" was exact on 5.4.5, on training the 评价人员,
+    which holds most of its bigrams and not 种类 (nc24a Q4); the kinds of 评价人员 are 5.4.3's. Last of
+    :func:`with_meaning`'s rules, so that those moving a claimed place (``answertype``) still see it claimed."""
+    para = match.paragraph
+    q = normalize(query or "").strip()
+    if para is None or not q or not match.reason.startswith(_BY_SHARE) or q in para.norm:
+        return match
+    # a list item answers under its lead-in ("需重点关注的设备：" over "电气设备：…"), and the title's words name
+    # what every place of the document is about
+    lead = lead_in_of(doc, para)
+    title = "\n".join(p.norm for p in doc.paragraphs if p.index != para.index and _front_title(doc, p))
+    lacks = lacked_words(q, place_norm(doc, para) + ("\n" + lead.norm if lead is not None else ""), title)
+    if not lacks:
+        return match
+    return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
+                                             f"query's words, not {'、'.join(lacks)}")
+
+
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:
     """``cands`` with each list folded into its lead-in (``leadin``: the lead-in and its items answer together),
     the lead-in taken in when only its items are candidates; an item holding every term of the query answers
@@ -259,24 +285,27 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
     :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
     ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds),
-    ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks) and
-    ``subject.without_subject_claim`` (a place holding only the words of the document's title)."""
+    ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks),
+    ``subject.without_subject_claim`` (a place holding only the words of the document's title) and
+    :func:`without_lacking_claim` (a place claimed by a share of a Chinese question's words, lacking one)."""
     from mnote_kr.citations.locate.answertype import without_untyped_claim
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
     from mnote_kr.citations.locate.subject import without_subject_claim
 
     if not passage or match.paragraph is None:
-        return without_subject_claim(doc, without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(
-            doc, without_heading_claim(doc, asked_item(doc, match, query), query), query), query), query), query)
+        return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
+            doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+                doc, asked_item(doc, match, query), query), query), query), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
-    return without_subject_claim(doc, without_untyped_claim(doc, without_unasked_claim(doc, without_title_claim(
-        doc, without_heading_claim(doc, asked_item(doc, placed, query), query), query), query), query,
-        lambda: passage_paragraphs(doc, passage, scope)), query)
+    return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
+        doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
+            doc, asked_item(doc, placed, query), query), query), query), query,
+        lambda: passage_paragraphs(doc, passage, scope)), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

@@ -20,7 +20,7 @@ from collections.abc import Collection, Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile, normalize
 
-__all__ = ["ASKED_WORDS", "FUNCTION_WORDS", "absent_words", "query_words"]
+__all__ = ["ASKED_WORDS", "ASKING_WORDS", "FUNCTION_WORDS", "WORDS_HELD", "absent_words", "lacked_words", "query_words"]
 
 #: False: a CJK bigram a file lacks is never a word asked for, as before (the benchmarks' variant).
 ASKED_WORDS = True
@@ -32,10 +32,13 @@ FUNCTION_WORDS = frozenset("""
     可以 能够 应该 需要 已经 没有 不是 就是 还是 或者 以及 而且 并且 但是 因为 所以 如果 虽然 然后 其中 之间
     之一 怎么 什么 哪些 哪个 哪里 如何 为什么 为何 是否 多少 请问 告诉 介绍 有关 关于 提到 说明 讲述 一样
     还有 也是 都是 有没有 是不是 文件 文档 里面 其他 其它 有些 哪儿 哪种 几个 主要 对于 由于 通过 进行
-    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子
+    内容 部分 相关 方面 何时 何地 怎样 怎么样 一下子 为了 以后 之后 以前 之前
 """.split())
 
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
+#: White space between two Chinese characters (a line wrapped inside a word).
+_HAN = r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]"
+_CJK_GAP = lazy_compile(rf"(?<={_HAN})\s+(?={_HAN})")
 
 
 def query_words(query: str) -> tuple[str, ...]:
@@ -80,3 +83,62 @@ def absent_words(query: str | Sequence[str], held: Collection[str]) -> list[str]
     holds is asked through those."""
     words = query_words(query) if isinstance(query, str) else query
     return [w for w in words if not any(w[i:i + 2] in held for i in range(len(w) - 1))]
+
+
+#: A place claimed exact for a Chinese question holds each of its words as written, its characters together (False:
+#: a share of the query's bigrams was enough, before round 24: "PSR团队里需要哪几种类型的评价人员" was exact on a
+#: paragraph about training the 评价人员, "收益成本分析" on a table row holding 每股收益 and 营业成本, nc24a).
+WORDS_HELD = True
+#: Words of the dictionary that ask (how long, how many, which kinds, what it means: 什么意思): asked with, never
+#: asked for.
+ASKING_WORDS = frozenset("多久 多长 多大 多远 多高 多重 多深 多快 几次 几个 几种 几类 几年 几天 几月 意思".split())
+
+
+def lacked_words(query: str, norm: str, besides: str = "") -> list[str]:
+    """The query's Chinese words (``query_words``) that ``norm`` (a place's normalised text) does not hold as
+    written: a place lacking one does not hold what the question asks, whatever share of its bigrams it holds. A
+    word the file lacks too is lacked: no place of the file holds it. Not asked of the place: the ``ASKING_WORDS``,
+    the verb a question word follows ("为了达到什么目的": 达到; "写进哪些内容": 写进, ``_asking_verbs``), and the words
+    ``besides`` holds (normalised: the document's title, which names what every place of it is about). A line
+    break or space between two Chinese characters (a PDF's line wrapping "诸暨\n市") joins them. Empty without
+    ``WORDS_HELD`` or the dictionary."""
+    if not WORDS_HELD:
+        return []
+    words = [w for w in query_words(query) if w not in ASKING_WORDS and w not in norm and w not in besides]
+    if words and _CJK_GAP.search(norm):
+        joined = _CJK_GAP.sub("", norm)
+        words = [w for w in words if w not in joined]
+    if words:
+        verbs = _asking_verbs(normalize(query))
+        words = [w for w in words if w not in verbs]
+    return words
+
+
+#: Words before a question word read as its verb phrase (an adverb and the verb: "需要重点关注哪些": 重点, 关注).
+ASKING_VERB_WORDS = 2
+#: Question words a verb before asks with ("达到什么目的", "包括哪些", "写进哪些内容", "排名第几").
+_QUESTION_WORD = lazy_compile(r"什么|哪|多少|几|如何|怎样|怎么")
+
+
+@functools.lru_cache(maxsize=256)
+def _asking_verbs(norm: str) -> frozenset[str]:
+    """The dictionary's words standing right before a question word in ``norm`` (``ASKING_VERB_WORDS``, back to a
+    function word or a lone character): the question's verb, asked with (the answer says "目的是", not "达到"),
+    never a word a place must hold."""
+    gloss = _headwords()
+    if not gloss:
+        return frozenset()
+    from mnote_kr.citations.text.crosslang import segment
+
+    out: set[str] = set()
+    for run in _CJK_RUN.findall(norm):
+        pieces = segment(run, gloss)
+        for k, piece in enumerate(pieces):
+            if not _QUESTION_WORD.match(piece):
+                continue
+            # the verb and the adverb before it ("重点关注哪些"), back to a function word or a lone character
+            for before in pieces[max(0, k - ASKING_VERB_WORDS):k][::-1]:
+                if len(before) < 2 or before in FUNCTION_WORDS:
+                    break
+                out.add(before)
+    return frozenset(out)

@@ -73,6 +73,8 @@ class UnderHeading:
 
     why: str
     degraded: bool
+    #: the heading's words (a question's words it holds are the place's too: ``locator``'s lacked words)
+    heading: str = ""
 
 
 def heading_like(page: PageText, bi: int) -> bool:
@@ -163,7 +165,8 @@ def give_way(doc: DocumentText, ans: Answer, query: str, depth: int = NESTED) ->
     if note is None or not note.degraded or moved.block == ans.block or depth <= 1:
         return moved, note  # the block under it holds the words the heading lacks: the two answer
     again, more = give_way(doc, moved, query, depth - 1)
-    return (again, UnderHeading(more.why, note.degraded or more.degraded)) if more is not None else (moved, note)
+    return (again, UnderHeading(more.why, note.degraded or more.degraded, f"{note.heading}\n{more.heading}")) \
+        if more is not None else (moved, note)
 
 
 def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, UnderHeading | None]:
@@ -187,7 +190,7 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
         return dataclasses.replace(ans, block=b, rule="cell", share=1.0, found=found, lines=lines,
                                    meaning=cos.get(b, ans.meaning), rare_elsewhere=False,
                                    runners_up=[(ans.block, ans.meaning)] + [r for r in ans.runners_up if r[0] != b]
-                                   ), UnderHeading(why, False)
+                                   ), UnderHeading(why, False, title)
     extreme = extreme_answer(doc.pages, _rows_below(doc.pages[pi], pi, hb), query)
     if extreme is not None:  # "which state had the most checks": the table under it ranks its rows
         b, lines, header, value = extreme
@@ -197,7 +200,7 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
         return dataclasses.replace(ans, block=b, rule="extreme", share=1.0, found=len(rest), lines=lines,
                                    meaning=cos.get(b, ans.meaning), rare_elsewhere=False,
                                    runners_up=[(ans.block, ans.meaning)] + [r for r in ans.runners_up if r[0] != b]
-                                   ), UnderHeading(why, False)
+                                   ), UnderHeading(why, False, title)
     kept, weight = weighed(dt, query, content_terms(query))
     terms = set(kept) | rest
     weight = {t: weight.get(t, math.log((dt.n + 1) / (dt.df.get(t, 0) + 0.5))) for t in terms}
@@ -220,17 +223,18 @@ def _give_way(doc: DocumentText, ans: Answer, query: str) -> tuple[Answer, Under
         if setting:
             why += setting
         return _moved(doc, ans, b, query, terms, has(b, terms) / sum(weight.values()), cos), \
-            UnderHeading(why, bool(setting))
+            UnderHeading(why, bool(setting), title)
     near = [b for b in cands if b in cos and len(dt.block(b).starts) >= MEANING_MIN_TOKENS]
     if near:
         b = max(near, key=lambda b: (cos[b], -cands.index(b)))
         why = f"; the heading {title!r} holds {len(held)} of the query's {len(terms)} content terms: boxed on " \
               "the text block under it nearest the query by meaning, which holds few of the others: an " \
               "approximate place"
-        return _moved(doc, ans, b, query, terms, has(b, terms) / sum(weight.values()), cos), UnderHeading(why, True)
+        return _moved(doc, ans, b, query, terms, has(b, terms) / sum(weight.values()), cos), \
+            UnderHeading(why, True, title)
     why = f"; a heading holding {len(held)} of the query's {len(terms)} content terms, no text under it holding " \
           "the others: an approximate place"
-    return ans, UnderHeading(why, True)
+    return ans, UnderHeading(why, True, title)
 
 
 def _only_setting(doc: DocumentText, b: tuple[int, int], query: str) -> str:
