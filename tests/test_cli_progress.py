@@ -215,3 +215,22 @@ def test_piped_the_waits_last_line_naming_a_failed_file_is_printed(monkeypatch: 
     last = "indexed 11 of 12 files in 1m 55s; 1 failed: poi.docx — truncated or corrupt"
     write(last)
     assert err.getvalue().splitlines() == ["sent 12/12 files (4.0 files/s)", last]
+
+
+def test_the_readme_says_how_often_progress_is_printed_as_the_code_does() -> None:
+    """The README promised piped progress "at least every 20 s" while the writer's gate is ``STEP_EVERY_S``
+    (3.5 s) and every long step says its line again every 4 s: each "every N s" of its progress paragraphs
+    is the heartbeat the code keeps, which the writer lets through."""
+    import pathlib
+    import re
+
+    from mnote_kr.app import waitprogress
+    from mnote_kr.citations.rank import meaning
+    from mnote_kr.cli.reports import STEP_EVERY_S
+
+    readme = (pathlib.Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")
+    start = readme.index("While it waits (`ingest --wait`")
+    said = re.findall(r"every (\d+(?:\.\d+)?) s\b", readme[start:readme.index("Large libraries:", start)])
+    assert len(said) == 2, said  # the wait's lines, and the meaning step's piped
+    assert {float(n) for n in said} == {waitprogress.HEARTBEAT_S} == {meaning.EMBED_HEARTBEAT_S}
+    assert STEP_EVERY_S < waitprogress.HEARTBEAT_S

@@ -117,8 +117,9 @@ def test_a_line_carries_its_facts_as_data_for_the_json_progress() -> None:
     assert json.loads(json.dumps(line.detail)) == {
         "step": "wait", "elapsedS": 65.0, "indexed": 6, "total": 15, "waiting": WAITING, "heartbeat": False,
         "working": [{"path": "handbook.docx", "stage": "processing", "forS": 75.0, "step": "extracting entities",
-                     "chunksDone": 120, "chunksTotal": 500}]}
+                     "chunksDone": 120, "chunksTotal": 500}], "queued": ["a.pdf"]}
     assert "1m 05s so far" in line
+    assert "; 1 queued in LightRAG: a.pdf; still waiting: b.pdf, c.md, d.md and 4 more" in line
 
 
 def test_without_a_stage_start_the_time_is_since_the_wait_first_saw_the_stage() -> None:
@@ -167,3 +168,36 @@ def test_the_last_line_says_which_files_failed_and_does_not_count_them_indexed()
     assert many.endswith("5 failed: bad0.docx — reason 0; bad1.docx — reason 1; bad2.docx — reason 2; and 2 more "
                          "('mnote-kr status' lists them)"), many
     assert many.startswith("indexed 10 of 15 files in ")
+
+
+def test_files_queued_in_lightrag_are_counted_apart_from_the_ones_it_works_on() -> None:
+    """nc24b (153 notes): "indexing now: note-119.md (parsing for 1m 17s), note-120.md (parsing for 1m 17s) and
+    36 more" for notes that only waited in LightRAG's queue. The rows as LightRAG 1.5.7 lists them then: two
+    being processed, 38 parsed and waiting (``parsing`` with ``parse_end_time``, recorded metadata of sample
+    34), and two it has not listed yet. The line names the two worked on and counts the queue."""
+    clock = Clock()
+    view = WaitProgress(153, clock=clock, wall_ms=lambda: int((START_S + 10 + clock.t - 100.0) * 1000))
+    row = next(r for r in load_sample(SAMPLES, "34_documents_paginated_all.json")[1]["documents"]
+               if r["file_path"] == "upload_me.md")
+    parsed = {k: v for k, v in row["metadata"].items() if k.startswith("parse_")}
+    steps = read_steps(None, {})
+    working = [f"note-{n}.md" for n in (101, 102)]
+    queued = [f"note-{n}.md" for n in range(119, 157)]
+    unlisted = ["note-157.md", "note-158.md"]
+    activity = {p: activity_of({"id": SLOW, "status": "parsing", "metadata": parsed}, steps) for p in queued}
+    for p in working:
+        activity[p] = activity_of({"id": SLOW, "status": "processing", "chunks_count": 1,
+                                   "metadata": {**parsed, "process_start_time": START_S}}, steps)
+    line: Any = view.step(working + queued + unlisted, {p: a for p, a in activity.items() if a is not None})
+    assert line == ("waiting for 42 file(s) to be indexed; indexed 111/153 files; 0 s so far; indexing now: "
+                    "note-101.md (processing for 10 s: 1 chunk), note-102.md (processing for 10 s: 1 chunk); "
+                    "38 queued in LightRAG: note-119.md, note-120.md, note-121.md and 35 more; "
+                    "still waiting: note-157.md, note-158.md")
+    assert "parsing" not in line
+    assert line.detail["queued"] == queued and [w["path"] for w in line.detail["working"]] == working
+    # a file taken up from the queue is news at once
+    clock.t += 1
+    activity["note-119.md"] = activity["note-101.md"]
+    del activity["note-101.md"]
+    line = view.step(working[1:] + queued + unlisted, activity)
+    assert line is not None and "37 queued in LightRAG: note-120.md, note-121.md, note-122.md and 34 more" in line

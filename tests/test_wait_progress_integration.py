@@ -40,7 +40,7 @@ def test_a_long_wait_names_files_says_the_time_and_never_repeats_a_line(
     done = next(x for x in lines if x.startswith("indexed "))
     assert re.fullmatch(r"indexed 6/6 files in (\d+ s|\d+m \d\ds)", done), lines
     for line in waits:  # what LightRAG said it does, when a round caught it at work
-        for now in re.findall(r"indexing now: (.*?)(?:; still waiting|$)", line):
+        for now in re.findall(r"indexing now: (.*?)(?:; \d+ queued in LightRAG|; still waiting|$)", line):
             assert re.match(r"lib/[\w.]+ \((parsing|analyzing|processing) for ", now), line
     # the long file's chunks take LightRAG tens of seconds (45 s for 130 on a quiet machine): a round sees it,
     # named as worked on (not merely waiting) with its chunks, as long as it was since it was taken up

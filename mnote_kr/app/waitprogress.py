@@ -1,16 +1,17 @@
 """The progress lines of a wait for the provider (``ingest --wait``): what to say, and when.
 
-A line says how long the wait has run, how many files are indexed, the file(s) the provider is
-working on now (its stage, for how long, its step and chunks when it says: ``EntryUpdate.activity``)
-and the files still waiting, the first few by name. A line is printed when something a person
-would notice changed (a file done, a file taken up, a stage or step begun); chunk counts moving
-are shown at most every ``detail_every_s``; with nothing new, a heartbeat every ``heartbeat_s``
-still shows the time (``HEARTBEAT_S``: a line every round of the wait, a few seconds; nc18a's log stood
-20 s between lines that each said only a later time). No rate and no ETA: the files of one ingest differ
-a thousandfold in size (a handbook beside a note), so files per second falls to 0.0 while the work goes
-on, and how long the provider's steps after the chunks take (merging into the graph) is not known in advance
-(the step after it, placing by meaning, says its time left: its paragraphs are alike). The last line counts
-the files that failed apart, with their reasons; :func:`steps_note` names both steps before the wait.
+A line says how long the wait has run, how many files are indexed, the file(s) the provider is working on now
+(its stage, for how long, its step and chunks when it says: ``EntryUpdate.activity``), how many it holds queued,
+not begun (stage ``queued``: nc24b read 38 queued notes as "parsing for 1m 17s", and progress looked stuck), and
+the files it has said nothing of yet, the first few of each by name. A line is printed when something a person
+would notice changed (a file done, a file taken up, a stage or step begun); chunk counts moving are shown at
+most every ``detail_every_s``; with nothing new, a heartbeat every ``heartbeat_s`` still shows the time
+(``HEARTBEAT_S``: a line every round of the wait, a few seconds; nc18a's log stood 20 s between lines that each
+said only a later time). No rate and no ETA: the files of one ingest differ a thousandfold in size (a handbook
+beside a note), so files per second falls to 0.0 while the work goes on, and how long the provider's steps after
+the chunks take (merging into the graph) is not known in advance (the step after it, placing by meaning, says
+its time left: its paragraphs are alike). The last line counts the files that failed apart, with their reasons;
+:func:`steps_note` names both steps before the wait.
 
 Each line is a :class:`ProgressText`: a ``str`` (every progress callback takes it as before)
 carrying ``detail``, the same facts as data, which the HTTP API's job progress adds to its lines.
@@ -63,8 +64,9 @@ class WaitProgress:
         now = self.clock()
         failed = dict(failed or {})
         working = self._working(waiting, activity, now)
+        queued = [p for p in waiting if (act := activity.get(p)) is not None and act.stage == "queued"]
         major = (len(waiting), tuple(waiting), tuple((w["path"], w["stage"], _kind(w.get("step"))) for w in working),
-                 tuple(failed))
+                 tuple(failed), tuple(queued))
         minor = tuple((w["path"], w.get("chunksDone")) for w in working)
         since = None if self._last_at is None else now - self._last_at
         if since is not None and major == self._last_major:
@@ -72,7 +74,7 @@ class WaitProgress:
                 return None
         heartbeat = since is not None and major == self._last_major and minor == self._last_minor
         self._last_at, self._last_major, self._last_minor = now, major, minor
-        return self._line(waiting, working, now, failed, heartbeat=heartbeat)
+        return self._line(waiting, working, queued, now, failed, heartbeat=heartbeat)
 
     def finished(self, failed: Mapping[str, str] | None = None) -> ProgressText:
         """The line once every file is indexed or failed: how many were indexed, how long the wait took, and
@@ -81,7 +83,7 @@ class WaitProgress:
         failed = dict(failed or {})
         indexed = self.total - len(failed)
         detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": indexed, "total": self.total,
-                  "waiting": [], "working": [], "done": True}
+                  "waiting": [], "working": [], "queued": [], "done": True}
         if not failed:
             return ProgressText(f"indexed {self.total}/{self.total} files in {elapsed_text(elapsed)}", detail)
         return ProgressText(f"indexed {indexed} of {self.total} files in {elapsed_text(elapsed)}; "
@@ -108,7 +110,7 @@ class WaitProgress:
             out.append(item)
         return sorted(out, key=lambda w: -w["forS"])
 
-    def _line(self, waiting: Sequence[str], working: list[dict[str, Any]], now: float,
+    def _line(self, waiting: Sequence[str], working: list[dict[str, Any]], queued: list[str], now: float,
               failed: Mapping[str, str], *, heartbeat: bool) -> ProgressText:
         elapsed = now - self.started
         done = self.total - len(waiting) - len(failed)
@@ -119,12 +121,14 @@ class WaitProgress:
             said = [_working_text(w) for w in working[:WORKING_SHOWN]]
             more = len(working) - WORKING_SHOWN
             parts.append("indexing now: " + ", ".join(said) + (f" and {more} more" if more > 0 else ""))
-        busy = {w["path"] for w in working}
-        rest = [p for p in waiting if p not in busy]
+        if queued:
+            parts.append(f"{len(queued)} queued in LightRAG: " + names_text(queued))
+        told = {w["path"] for w in working} | set(queued)
+        rest = [p for p in waiting if p not in told]
         if rest:
-            parts.append(("still waiting: " if working else "") + names_text(rest))
+            parts.append(("still waiting: " if told else "") + names_text(rest))
         detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": done, "total": self.total,
-                  "waiting": list(waiting), "working": working, "heartbeat": heartbeat}
+                  "waiting": list(waiting), "working": working, "queued": queued, "heartbeat": heartbeat}
         if failed:
             detail["failed"] = _failed_list(failed)
         return ProgressText("; ".join(parts), detail)

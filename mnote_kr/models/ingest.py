@@ -35,7 +35,8 @@ class ProviderActivity(Frozen, frozen=True, kw_only=True):
     progress lines only (``EntryUpdate.activity``; never stored in the registry).
 
     ``stage`` is the provider's word for where the file is (LightRAG: ``queued``, ``parsing``,
-    ``analyzing``, ``processing``); ``since_ms`` the wall-clock time it entered that stage, when
+    ``analyzing``, ``processing``; ``queued``: held and not being worked on, before its first stage
+    or between two); ``since_ms`` the wall-clock time it entered that stage, when
     known; ``step`` what it does inside the stage (``extracting entities``, ``merging into the
     graph``); ``chunks_done`` of ``chunks_total`` the chunks it has worked through, when known."""
 

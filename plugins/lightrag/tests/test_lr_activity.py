@@ -87,3 +87,41 @@ def test_a_parsed_document_waiting_for_a_processing_slot_is_queued_not_worked_on
     vlm = activity_of({"id": NOTES, "status": "analyzing", "metadata": {"analyzing_start_time": 1796501216}},
                       read_steps(None, {}))
     assert vlm is not None and vlm.stage == "analyzing"
+
+
+def _recorded_meta(name: str) -> dict[str, Any]:
+    """The metadata LightRAG 1.5.7 recorded for ``name`` (sample 34), up to the end of its parse: what its
+    parse worker writes with the second ``parsing`` upsert, before the document waits in the analyze queue."""
+    row = next(r for r in _body("34_documents_paginated_all.json")["documents"] if r["file_path"] == name)
+    keep = ("process_options", "source_file", "parse_start_time", "parse_end_time", "parse_stage_skipped",
+            "parse_format", "parse_engine")
+    return {k: v for k, v in row["metadata"].items() if k in keep}
+
+
+def test_a_parsed_document_still_marked_parsing_is_queued_not_parsing() -> None:
+    """nc24b: 1-KB notes shown "parsing for 1m 17s". LightRAG 1.5.7 keeps a document ``parsing`` once parsed
+    (``parse_end_time``, or ``parse_stage_skipped`` for text) while it waits in the analyze queue, behind the
+    few documents being processed: it is queued, its wait counted from its parse's end."""
+    parsed = _recorded_meta("upload_me.md")
+    assert "parse_end_time" in parsed
+    act = activity_of({"id": NOTES, "status": "parsing", "metadata": parsed}, read_steps(None, {}))
+    assert act is not None and act.stage == "queued" and act.since_ms == parsed["parse_end_time"] * 1000
+    text = _recorded_meta("kestrel_note.txt")
+    assert text.get("parse_stage_skipped") is True
+    act = activity_of({"id": NOTES, "status": "parsing", "metadata": text}, read_steps(None, {}))
+    assert act is not None and act.stage == "queued"
+    # only its start recorded: being parsed now
+    started = {k: v for k, v in parsed.items() if k != "parse_end_time"}
+    act = activity_of({"id": AURORA, "status": "parsing", "metadata": started}, read_steps(None, {}))
+    assert act is not None and act.stage == "parsing" and act.since_ms == parsed["parse_start_time"] * 1000
+
+
+def test_an_analyzed_document_waiting_for_a_processing_slot_is_queued() -> None:
+    """With a VLM stage run and ended (``analyzing_end_time``), the document waits for processing like a
+    skipped one; a VLM stage that has begun and not ended is work."""
+    meta = {**_recorded_meta("upload_me.md"), "analyzing_start_time": 1796501216}
+    running = activity_of({"id": NOTES, "status": "analyzing", "metadata": meta}, read_steps(None, {}))
+    assert running is not None and running.stage == "analyzing"
+    ended = activity_of({"id": NOTES, "status": "analyzing", "metadata": {**meta, "analyzing_end_time": 1796501230}},
+                        read_steps(None, {}))
+    assert ended is not None and ended.stage == "queued"

@@ -461,7 +461,7 @@ def _scan_pdf(path: str, progress: Progress) -> Scan:
         if garbled:
             progress(f"{name}: text layer unreadable on {len(garbled)} page(s) (a font without a usable Unicode "
                      "map): read by OCR")
-        if chosen:  # "N/M pages": a step's count, which 'ingest' prints piped (each tenth, at least every 20 s)
+        if chosen:  # "N/M pages": a step's count, which 'ingest' prints piped (each tenth, every 4 s)
             without = f"{len(missing)} pages without a text layer" + (
                 f", {len(garbled)} with an unreadable one" if garbled else "")
             progress(f"OCR {name}: 0/{len(chosen)} pages recognised ({without} of {total})")

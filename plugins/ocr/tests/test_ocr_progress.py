@@ -3,7 +3,7 @@
 Seen by a newcomer: ``ingest`` of an 8-page scanned PDF printed nothing for 56-72 s while OCR ran. The
 plugin said "OCR NAME: page 3 of 8 recognised", which the CLI's piped writer drops (it prints file
 counts and a step's ``N/M word`` counts only). Now a line when OCR of a file starts, with its page
-count, and a count per page the writer prints (each tenth, and at least every 20 s while it moves).
+count, and a count per page the writer prints (each tenth, and a line every 4 s, the heartbeat).
 Recognition is faked (no model, no waiting).
 """
 

@@ -12,11 +12,14 @@ and LightRAG 1.5.7's ``/documents/pipeline_status``, read at most once per
     Merging stage 2/3: <file> / Phase 0|1|2 ... doc-<id>          -> merging into the graph
     Completed processing file 2/3: <file>           -> done with it
 
-Chunks are extracted side by side, so the count is the highest "Chunk N" seen. A row
-``analyzing`` with ``analyzing_stage_skipped`` (no VLM) is parsed and waits for a processing
-slot (LightRAG processes a few documents at a time; a real 1.5.7 run kept three such rows for
-45 s beside three ``processing``): it is ``queued``, not being worked on. Nothing here
-decides an entry's status: that is still the listing's (``docrows.update_from_row``).
+Chunks are extracted side by side, so the count is the highest "Chunk N" seen. A stage's row
+whose work is over waits for the next stage's worker and is ``queued``, not being worked on
+(:data:`_ENDS`): LightRAG 1.5.7 writes a document ``parsing`` again once parsed (``parse_end_time``,
+or ``parse_stage_skipped`` for text) and keeps it so while it waits in the analyze queue (up to 100
+deep, behind the 3 documents processed at a time: nc24b saw 38 1-KB notes "parsing for 1m 17s"), and
+``analyzing`` with the VLM stage skipped or ended while it waits for a processing slot (a real run
+kept three such rows for 45 s beside three ``processing``). Nothing here decides an entry's status:
+that is still the listing's (``docrows.update_from_row``).
 """
 
 from __future__ import annotations
@@ -33,6 +36,9 @@ STAGES = {"pending": "queued", "parsing": "parsing", "analyzing": "analyzing", "
           "preprocessed": "processing"}
 #: Where each stage's start is recorded in a row's metadata (epoch seconds).
 _STARTS = {"parsing": "parse_start_time", "analyzing": "analyzing_start_time", "processing": "process_start_time"}
+#: Per status, the metadata keys that say its stage's work is over: the document waits for the next stage.
+_ENDS = {"parsing": ("parse_end_time", "parse_stage_skipped"),
+         "analyzing": ("analyzing_end_time", "analyzing_stage_skipped")}
 #: How often a waiting sync reads the pipeline status (one small read per host round of ~5 s).
 PIPELINE_EVERY_S = 4.0
 
@@ -97,10 +103,12 @@ def activity_of(row: dict[str, Any] | None, steps: Steps) -> ProviderActivity | 
     if stage is None:
         return None
     metadata = as_dict(row.get("metadata"))
-    if stage == "analyzing" and metadata.get("analyzing_stage_skipped"):
-        stage = "queued"  # parsed; waits for a processing slot (no VLM stage to run)
-    doc = str(row.get("id", ""))
     start = metadata.get(_STARTS.get(status, ""))
+    ended = [metadata.get(key) for key in _ENDS.get(status, ()) if metadata.get(key)]
+    if ended:  # its stage done: it waits for the next one's worker, since its stage ended when that is said
+        stage = "queued"
+        start = next((e for e in ended if isinstance(e, (int, float)) and not isinstance(e, bool)), start)
+    doc = str(row.get("id", ""))
     since_ms = int(start * 1000) if isinstance(start, (int, float)) and start > 0 else _ms(row.get("updated_at"))
     total = row.get("chunks_count") if isinstance(row.get("chunks_count"), int) else None
     done: int | None = None
