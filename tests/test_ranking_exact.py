@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from mnote_kr.citations.rank import exactahead
+from mnote_kr.citations.rank import exactahead, meaningahead
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 
 CASE = json.loads((Path(__file__).parent / "data" / "ranking" / "exact_ahead.json").read_text(encoding="utf-8"))
@@ -38,7 +38,9 @@ def test_an_exact_place_goes_before_an_approximate_one_of_another_file_scoring_b
     names = [f for f, _ in files]
     assert names.index(SEARCH["file"]) == 1, files[:4]
     assert files[2] == ("chatchat__1.pdf", True)  # the approximate file it passed, right behind it
-    # the same search with the answering file's place approximate: the PDF keeps its lead
+    # the same search with the answering file's place approximate: the PDF keeps its lead (exactness alone: the file
+    # is also 0.07 nearer by meaning than the PDF, which moves it as well, test_meaning_ahead)
+    monkeypatch.setattr(meaningahead, "MEANING_LEAD", None)
     cands = [c if c.file_name != SEARCH["file"] else Candidate(**{**c.__dict__, "approximate": True}) for c in CANDS]
     assert [f for f, _ in _files(cands)].index(SEARCH["file"]) == 2
     # and with a margin below the two scores' gap (0.333 vs 0.319: 4%), the exact file stays third

@@ -14,7 +14,7 @@ import pytest
 from mnote_kr_testkit.fakes import fake_host
 
 from mnote_kr.citations import pipeline
-from mnote_kr.citations.rank import ranking
+from mnote_kr.citations.rank import meaningahead, ranking
 from mnote_kr.citations.rank.ranking import Candidate, relevance
 from mnote_kr.hookspecs import hookimpl
 from mnote_kr.models import LocateRequest, ProviderQueryResult, ProviderReference, QueryRequest
@@ -105,7 +105,8 @@ class Recorded(BlockProvider):
         return ProviderQueryResult(provider="fake", references=refs, answer=None)
 
 
-def test_a_search_puts_the_file_cited_on_the_named_slide_before_the_providers_first(tmp_path: Path) -> None:
+def test_a_search_puts_the_file_cited_on_the_named_slide_before_the_providers_first(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the pipeline: the deck's locator puts the citation on slide 2, and the ranking reads it there."""
     from mnote_kr_pptx_locator.reader import load_pptx
 
@@ -124,7 +125,9 @@ def test_a_search_puts_the_file_cited_on_the_named_slide_before_the_providers_fi
     first = host.search("第二张幻灯片的矩形里写了什么", top_k=5).results[0]
     assert (first.source_root_relative_path, first.locator.slide) == (f"docs/{deck.name}", 2)
     assert first.diagnostics.score_parts["named"] == ranking.NAMED_WEIGHT
-    # a number beside no place word: the provider's order stands
+    # a number beside no place word: the provider's order stands (by the place named: the slide's rectangle is also
+    # nearer "a rectangle" by meaning than the link line, which moves it ahead by meaningahead)
+    monkeypatch.setattr(meaningahead, "MEANING_LEAD", None)
     plain = host.search("2 slides about a rectangle", top_k=5).results[0]
     assert plain.source_root_relative_path == f"docs/{docx.name}"
     assert (ws / "docs" / deck.name).read_bytes() == deck.read_bytes()

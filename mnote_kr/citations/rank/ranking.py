@@ -92,6 +92,7 @@ from mnote_kr.citations.rank.exactahead import exact_ahead
 from mnote_kr.citations.rank.infile import meaning_in_file, with_words
 from mnote_kr.citations.rank.infile import order_within_files as _order_within_files
 from mnote_kr.citations.rank.infile import written as _written
+from mnote_kr.citations.rank.meaningahead import meaning_ahead
 from mnote_kr.citations.text.abbrev import abbreviated_at
 from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.namedplaces import NamedPlace, asks_for_place, named_places, naming, without_places
@@ -463,6 +464,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
     exact_ahead(out, candidates)
+    meaning_ahead(out, candidates, query)
     return out
 
 
