@@ -2,7 +2,8 @@
 at the item's words (nc24c problem 6: behind "a) 机械设备：…", the alternative "仪控设备：…" had lost its "c)").
 
 A DOCX list's labels come from numbering.xml: the paragraph's text has none, LightRAG's parsed text writes them.
-A chunk cut right after "c) " holds the item whole, without its label; the file shows it, so the quote does."""
+A chunk cut right after "c) " holds the item whole, without its label, and a place outside its chunk is quoted in
+its own words; the file shows the label, so the quote does."""
 
 from __future__ import annotations
 
@@ -33,6 +34,11 @@ def test_an_item_quoted_from_a_chunk_opening_at_its_words_keeps_the_label_the_fi
     assert [p.label for p in items] == ["a)", "b)", "c)"]
     quote, _ = _place_quote(plugins, loc, CUT, QUERY, path=str(P6))
     assert quote == "c) " + ITEM_C
+    # a place outside the chunk it came with (the file's nearest by meaning, nc24c's "仪控设备" behind the list), quoted
+    # in its own words: the chunk is P6's section 5.5, which holds none of it
+    other = "5.5 评价要点构筑物、系统和设备实际状态要素的评价要点包括： a) 实际状态和设计文件一致性评价； b) 维修评价；"
+    quote, own = _place_quote(plugins, loc, other, QUERY, path=str(P6))
+    assert (quote, own) == ("c) " + ITEM_C, ITEM_C)  # the raw quote stays the paragraph's own text
     # a chunk that labels the item itself: labelled once
     quote, _ = _place_quote(plugins, loc, "以下几类： b) 电气设备：发电机等； c) " + CUT, QUERY, path=str(P6))
     assert quote == "c) " + ITEM_C
