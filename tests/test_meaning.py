@@ -486,6 +486,32 @@ def test_the_embedding_step_says_the_time_left_once_its_pace_is_known(monkeypatc
         "step": "embed", "done": 500, "total": 500, "elapsedS": 22.0}  # done: no time left said
 
 
+def test_the_time_left_waits_for_a_pace_measured_over_seconds_not_two_batches_ending_together(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc24c: step 2 said "about 0 s" left at 780/1404 paragraphs: its second batch ended a hundredth of a second
+    after the first, a pace of 39,000 paragraphs a second. No time left is said until the pace since the first
+    batch has been measured over a few seconds (``progresstext.PACE_MIN_S``); then it is said at that pace."""
+    clock = [0.0]
+    batches = [(10.0, 390), (10.01, 390), (11.0, 100), (20.0, 224), (30.0, 200)]
+
+    def embed_files(files: Any, step: Any) -> None:  # noqa: ANN401
+        for at, n in batches:
+            clock[0] = at
+            step(n)
+
+    monkeypatch.setattr(meaning, "_embed_files", embed_files)
+    meaning.queue([f"Paragraph {i} of a long handbook about turbine blade heating." for i in range(1404)])
+    lines: list[str] = []
+    meaning.embed_queued(lines.append, clock=lambda: clock[0])
+    said = {line.split(";")[0]: line for line in lines}
+    assert said["embedding places: 780/1404 paragraphs"] == "embedding places: 780/1404 paragraphs; 10 s so far"
+    assert "leftS" not in said["embedding places: 780/1404 paragraphs"].detail
+    assert said["embedding places: 880/1404 paragraphs"] == "embedding places: 880/1404 paragraphs; 11 s so far"
+    # 714 paragraphs in the 10 s after the first batch: 71.4 a second, 300 left
+    assert said["embedding places: 1104/1404 paragraphs"] == ("embedding places: 1104/1404 paragraphs; 20 s so far, "
+                                                              "about 4 s left")
+
+
 def test_ingest_wait_names_both_steps_up_front_and_says_when_placing_by_meaning_begins(tmp_path: Path) -> None:
     """nc24a: after "indexed 12/12 files" came "embedding places 0/2502 paragraphs", a step nobody announced.
     ``ingest --wait`` now names both steps before the first, and says when the second begins, that the files

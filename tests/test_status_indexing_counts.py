@@ -76,3 +76,29 @@ def test_a_sent_file_lightrag_has_not_finished_stays_being_indexed(env: Env) -> 
     places = next(line for line in render_status(info).splitlines() if line.startswith("Places:"))
     assert places.startswith("Places:    1 file(s) citable now, ") and "(1 indexed by" not in places, places
     assert places.endswith("; 2 file(s) still being indexed (cited once LightRAG has indexed them)"), places
+
+
+def test_documents_line_counts_a_failed_file_whose_document_lightrag_no_longer_holds(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """After a full sync, LightRAG holds nothing of a failed file (``syncing.clean_held`` deletes its document), so
+    its own counts drop it while the registry keeps it failed (nc24c problem 5: "Documents: 37 processed (37 in
+    all)" beside "Registry: ... 1 failed"). The Documents line says the failed file is not among LightRAG's."""
+    env = make_env(tmp_path, monkeypatch)
+    with env.host.store.transaction() as reg:
+        reg.put(msgspec.structs.replace(reg.entries[STUDY_REL], status="failed", last_error="truncated or corrupt"))
+    _, listing = load_sample(SAMPLES, "34_documents_paginated_all.json")
+    listing = copy.deepcopy(listing)
+    listing["documents"] = [d for d in listing["documents"] if d["status"] != "failed"]  # what clean_held leaves
+    listing["status_counts"].update(failed=0, all=len(listing["documents"]))
+    listing["pagination"].update(total_count=len(listing["documents"]))
+    env.replay.json("POST", "/documents/paginated", listing)
+    before = digest_tree(env.ws)
+    info = env.host.status()
+    assert info["registry"]["byStatus"]["failed"] == 1
+    lines = render_status(info).splitlines()
+    docs = next(line for line in lines if line.startswith("Documents:"))
+    assert docs.startswith(f"Documents: {len(listing['documents'])} processed ({len(listing['documents'])} in all)")
+    assert docs.endswith("; LightRAG holds no document of 1 failed file (see 'Failed:')"), docs
+    assert any(line.startswith(f"Failed:    {STUDY_REL}: truncated or corrupt") for line in lines), lines
+    assert digest_tree(env.ws) == before
+

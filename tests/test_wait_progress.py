@@ -51,7 +51,7 @@ def test_a_line_names_the_file_lightrag_works_on_its_stage_time_and_step_and_the
     clock = Clock()
     view = _view(clock)
     assert view.step(WAITING, {}) == ("waiting for 9 file(s) to be indexed; indexed 6/15 files; 0 s so far; "
-                                      "handbook.docx, a.pdf, b.pdf and 6 more")
+                                      "waiting for LightRAG to list: handbook.docx, a.pdf, b.pdf and 6 more")
     clock.t += 5
     line = view.step(WAITING, {"handbook.docx": _handbook(chunks_done=120)})
     assert line == ("waiting for 9 file(s) to be indexed; indexed 6/15 files; 5 s so far; indexing now: "
@@ -201,3 +201,12 @@ def test_files_queued_in_lightrag_are_counted_apart_from_the_ones_it_works_on() 
     del activity["note-101.md"]
     line = view.step(working[1:] + queued + unlisted, activity)
     assert line is not None and "37 queued in LightRAG: note-120.md, note-121.md, note-122.md and 34 more" in line
+
+
+def test_the_first_line_says_what_the_files_it_names_wait_for() -> None:
+    """nc24c: the first line read "0 s so far; chatchat__…, … and 35 more", names with no word of what they are.
+    LightRAG has listed none of them yet: the line says so."""
+    view = WaitProgress(3, clock=Clock())
+    line = view.step(["a.md", "b.md", "c.md"], {})
+    assert line == ("waiting for 3 file(s) to be indexed; indexed 0/3 files; 0 s so far; "
+                    "waiting for LightRAG to list: a.md, b.md, c.md")

@@ -126,7 +126,8 @@ class WaitProgress:
         told = {w["path"] for w in working} | set(queued)
         rest = [p for p in waiting if p not in told]
         if rest:
-            parts.append(("still waiting: " if told else "") + names_text(rest))
+            # not listed by LightRAG yet: unlabelled names read as nothing (nc24c: "0 s so far; chatchat__…")
+            parts.append(("still waiting: " if told else "waiting for LightRAG to list: ") + names_text(rest))
         detail = {"step": "wait", "elapsedS": round(elapsed, 1), "indexed": done, "total": self.total,
                   "waiting": list(waiting), "working": working, "queued": queued, "heartbeat": heartbeat}
         if failed:

@@ -94,7 +94,8 @@ def ground_answer(host: Host, answer: str, places: list[Citation]) -> tuple[str,
             return c
         located = sentence_locator(c, sentence,
                                    lambda request: _pl._locate(host.plugins, request, st, c.source_map_path))
-        shown, _ = _pl._place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence)
+        shown, _ = _pl._place_quote(host.plugins, located, c.context_quote or c.display_quote or "", sentence,
+                                    path=c.source_path)
         headings = located_headings(located, otherwise=c.heading_path)
         locator = _pl._without_place_text(agreeing(located, shown))
         if not placed(locator) or not place_key(locator):

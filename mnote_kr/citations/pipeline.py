@@ -168,7 +168,7 @@ def _display_quote(plugins: Plugins, bundle: CitationTextBundle, raw: str, query
 
 
 def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
-                 by_meaning: ByMeaning | None = None) -> tuple[str, str | None]:
+                 by_meaning: ByMeaning | None = None, *, path: str | None = None) -> tuple[str, str | None]:
     """The citation's ``displayQuote``: the locator's own quote (``Locator.quote``: OCR lines); else
     the sentences of the cleaned chunk ``context`` that stand at the place the locator found
     (``Locator.place_text``: the words of that paragraph or boxed lines) and answer ``query``, or
@@ -180,7 +180,8 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
     chunk's window cut at either end is quoted in its own words, whole sentences (still the passage's);
     a lead-in ending with a colon, with the list after it (``lead_in_quote``); a PDF box in its text layer's words
     (a provider's text damages maths: O(!2) for O(ω²); mojibake aside: ``textlayer``), a bullet with the siblings
-    asked about (``list_quote``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``)."""
+    asked about (``list_quote``). ``by_meaning``: the sentence nearest the query leads (``answer_quote``). A DOCX
+    list item's quote keeps the label Word draws before it (``_labelled``: the file at ``path``)."""
     if locator.quote:
         return locator.quote, None
     if place := drop_furniture(locator.place_text or "", query):  # a block's header line is no answer
@@ -194,12 +195,28 @@ def _place_quote(plugins: Plugins, locator: Locator, context: str, query: str,
             context, place, query, headings=locator.place_headings or (), by_meaning=by_meaning)) if whole \
             else None if layer else place_quote(context, place, query, by_meaning=by_meaning)
         if at is not None:
-            return (at if whole else list_quote(at, context, query)), None
+            return (_labelled(plugins, path, locator, place, at) if whole else list_quote(at, context, query)), None
         text = _clean(plugins, place, query, None).display_quote or place
         held = (whole or layer) and place_quote(context, place, query) is not None
         shown = answer_quote(text, query, by_meaning=by_meaning)
-        return (shown if whole else list_quote(shown, context, query)), None if held else text
+        return (_labelled(plugins, path, locator, place, shown) if whole else list_quote(shown, context, query)), \
+            None if held else text
     return answer_quote(context, query), None
+
+
+def _labelled(plugins: Plugins, path: str | None, locator: Locator, place: str, quote: str) -> str:
+    """``quote`` with the label the file draws before its list item and the item's text leaves out (``ModelParagraph
+    .label``: a DOCX list's "c)", from numbering.xml) when it opens at the item's first words without it: the chunk
+    it came from was cut right after the label (nc24c: behind "a) 机械设备：…" stood "仪控设备：…", its "c)" lost).
+    Else ``quote``: a Markdown item's "2." is in its own text."""
+    head = place.lstrip()[:6]
+    if not path or locator.paragraph_index is None or not head or not quote.startswith(head):
+        return quote
+    model = plugins.document_model(path)
+    para = next((p for p in (model.paragraphs if model else None) or () if p.index == locator.paragraph_index), None)
+    if para is None or not para.label or para.list_level is None or para.text.lstrip().startswith(para.label):
+        return quote
+    return f"{para.label} {quote}"
 
 
 def _heads(locator: Locator, place: str) -> bool:
@@ -254,13 +271,14 @@ def _settled(plugins: Plugins, c: Citation, query: str, unanchored: Unanchored |
     the sentence nearest the query by meaning first: only the places shown are embedded."""
     if unanchored and QUOTE_BY_MEANING and c.citation_id in unanchored:
         located, context = unanchored[c.citation_id]
-        quote = _place_quote(plugins, located, context, query, _by_meaning(query))[0]
+        quote = _place_quote(plugins, located, context, query, _by_meaning(query), path=c.source_path)[0]
         marked = msgspec.structs.replace(c.locator, highlight=agreeing(located, quote).highlight)
         return msgspec.structs.replace(c, display_quote=quote, locator=marked)
     if c.display_quote is not None or (c.locator.place_text is None and not c.locator.quote):
         return c
     words = c.locator.place_text or c.locator.quote
-    shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query, _by_meaning(query))
+    shown, own = _place_quote(plugins, c.locator, c.context_quote or "", query, _by_meaning(query),
+                              path=c.source_path)
     c = msgspec.structs.replace(c, display_quote=shown, locator=_without_place_text(agreeing(c.locator, shown)))
     return c if own is None else msgspec.structs.replace(c, raw_quote=words, context_quote=own)
 
@@ -366,7 +384,7 @@ def build_citations(
                                  first=ref.chunk_order == 0)
         context = passage_of(locator, context)
         asked: list[bool] = []
-        shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked))
+        shown, _ = _place_quote(host.plugins, locator, context, query, _asked(asked), path=str(abs_path))
         if mostly_glyphs(shown):  # a figure's labels read through a font without letters: nothing to quote
             dropped["noWords"] += 1
             continue

@@ -187,9 +187,10 @@ def queue(texts: Sequence[str]) -> None:
 def embed_queued(progress: Callable[[str], None], *, clock: Callable[[], float] = time.monotonic) -> int:
     """Embed every queued file's places (ingest's last preparation step); the number of files
     embedded now. ``progress`` gets lines like ``embedding places: 120/400 paragraphs; 45 s so far``, from
-    the second batch on with the time left (``, about 1m 30s left``: :func:`time_left`), the last
-    ``embedding places: 400/400 paragraphs in 2m 10s``, each a ``ProgressText`` whose ``detail`` is
-    ``{"step": "embed", "done", "total", "elapsedS", "leftS"?}``; ``status`` shows the count."""
+    the second batch on, once its pace is measured over a few seconds, with the time left (``, about 1m 30s
+    left``: :func:`time_left`), the last ``embedding places: 400/400 paragraphs in 2m 10s``, each a
+    ``ProgressText`` whose ``detail`` is ``{"step": "embed", "done", "total", "elapsedS", "leftS"?}``; ``status``
+    shows the count."""
     global embed_problem
     embed_problem = None
     with _queue_lock:

@@ -219,7 +219,11 @@ def render_status(info: dict[str, Any]) -> str:
             docs = dict(prov["documentsByStatus"])
             total = docs.pop("all", None)
             shown = counts_text({k: n for k, n in docs.items() if n}) or "none"
-            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else ""))
+            # a full sync deletes what LightRAG held of failed files (the registry keeps them failed): not counted
+            unheld = (reg.get("byStatus") or {}).get("failed", 0) - docs.get("failed", 0)
+            lines.append(f"Documents: {shown}" + (f" ({total} in all)" if total is not None else "")
+                         + (f"; LightRAG holds no document of {unheld} failed file{'s' if unheld > 1 else ''} "
+                            "(see 'Failed:')" if unheld > 0 else ""))
         if prov.get("unmapped"):
             lines.append(f"Unmapped:  {len(prov['unmapped'])} provider document(s) match no registry entry")
     meant = info.get("meaning") or {}

@@ -108,7 +108,10 @@ def choose(doc: DocumentText, passage: list[tuple[int, int]], query: str) -> Ans
                     ranked = _by_meaning(doc, dt, passage, query, {b: 1.0})
                     return Answer(b, "verbatim", 1.0, len(terms), len(terms),
                                   _narrow(doc, b, [dt.block(b).line_at[at[0]]]), ranked[1].get(b) if ranked else None)
-    cell = tableread.cell_answer(doc.pages, passage, query)
+    # a row of the passage's table the query names by its label and header, when no row of the passage is:
+    # the passage holds the NICS table's last rows (Wyoming, Totals), the question Texas's Handgun checks
+    cell = tableread.cell_answer(doc.pages, passage, query) \
+        or tableread.cell_answer(doc.pages, tableread.table_rows_of(doc.pages, passage), query)
     if cell is not None:
         return _cell(doc, dt, passage, query, terms, *cell)
     if not terms:

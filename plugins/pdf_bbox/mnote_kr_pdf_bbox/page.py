@@ -89,6 +89,8 @@ class PageText:
     #: block index of a table row -> the row read under its table's headers (``tableread``): per part of
     #: the row, its label's text and lines, then each cell's header, text and lines
     row_cells: dict[int, list[tuple[str, list[int], list[tuple[str, str, list[int]]]]]] = field(default_factory=dict)
+    #: block index of a read table row -> its table's first row (block index): rows of one table share it
+    row_table: dict[int, int] = field(default_factory=dict)
     #: each character's left and right x in its line's reading frame, two per character: kept only
     #: while the page's layout is read (``tableread`` splits header lines into words), then dropped
     char_spans: MutableSequence[float] | None = None

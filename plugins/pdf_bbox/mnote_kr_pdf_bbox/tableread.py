@@ -76,6 +76,7 @@ def _overlap(a: tuple[float, float], b: tuple[float, float]) -> float:
 def read_tables(page: PageText) -> None:
     """Fill ``page.row_cells`` for the table rows of ``page`` that read under a header."""
     page.row_cells = {}
+    page.row_table = {}
     if not page.table_rows:
         return
     boxes = [reading_box(page, li) for li in range(len(page.lines))]
@@ -300,6 +301,7 @@ def _read_table(page: PageText, boxes: Sequence[Box], table: list[int]) -> None:
                 segments.append((*label, parts))
         if segments:
             page.row_cells[bi] = segments
+            page.row_table[bi] = table[0]
 
 
 def _merge_label(row: dict[int, tuple[str, list[int]]], first: int) -> dict[int, tuple[str, list[int]]]:
@@ -484,6 +486,16 @@ def superlative(query: str) -> bool | None:
     """True: ``query`` asks the highest (most, largest, 最多 ...), False the lowest; None: neither, or both."""
     most, least = _MOST.search(query) is not None, _LEAST.search(query) is not None
     return most if most != least else None
+
+
+def table_rows_of(pages: Sequence[PageText], passage: Sequence[tuple[int, int]]) -> list[tuple[int, int]]:
+    """The read rows of the tables ``passage`` holds a read row of, the passage's own aside, in the page's block
+    order: the rows a question naming another row of that table asks about (a chunk holding the NICS
+    table's last rows, Wyoming and Totals, asked for Texas's Handgun checks)."""
+    tables = {(pi, pages[pi].row_table[bi]) for pi, bi in passage if bi in pages[pi].row_table}
+    own = set(passage)
+    return [(pi, bi) for pi, first in sorted(tables) for bi in sorted(pages[pi].row_cells)
+            if pages[pi].row_table.get(bi) == first and (pi, bi) not in own]
 
 
 def extreme_answer(pages: Sequence[PageText], rows: Sequence[tuple[int, int]],

@@ -102,6 +102,29 @@ def test_a_chinese_question_names_a_state_and_a_gun_column_the_dictionary_words_
     assert _digest(NICS) == before
 
 
+def _from_wyoming_to_notes() -> str:
+    """The page's text as PDFium writes it from Wyoming's row to "NOTES:": the last rows of the table, its
+    title and the titles of its column groups, as LightRAG's chunk 8 of this PDF holds them (nc24c), no Texas."""
+    text = page_text(NICS, 1)
+    start = text.index("Wyoming ")
+    return text[start:text.index("NOTES:", start) + len("NOTES:")]
+
+
+@pytest.mark.parametrize("query", ["得克萨斯州的手枪背景调查有多少", "Texas handgun"])
+def test_a_passage_of_other_rows_gives_way_to_the_row_of_its_table_the_query_names(query: str) -> None:
+    """The passage holds Wyoming's and the Totals row; the question names Texas and the Handgun column of that
+    table: Texas's Handgun cell, exact, not Wyoming's (nc24c problem 3: 得克萨斯州 cited Wyoming's Handgun)."""
+    before = _digest(NICS)
+    evidence = _from_wyoming_to_notes()
+    assert "Texas" not in evidence
+    loc = locate(LocateRequest(file=str(NICS), evidence=evidence, query=query))
+    assert loc.locator_precision == "bbox" and not loc.locator_degraded and loc.page == 1
+    (texas,) = word_boxes(NICS, 1, "Texas")
+    assert loc.bbox[1] <= (texas[1] + texas[3]) / 2 <= loc.bbox[3]
+    assert text_in(NICS, 1, loc.bbox).strip() == _row_tokens(NICS, 1, "Texas")[1]  # Permit, then Handgun
+    assert _digest(NICS) == before
+
+
 def test_title_holding_common_query_words_is_not_exact_over_the_row_holding_the_rarest() -> None:
     loc = locate(LocateRequest(file=str(NICS), evidence=page_text(NICS, 1),
                                query="firearm checks in Kentucky November 2015"))
