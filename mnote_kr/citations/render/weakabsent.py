@@ -1,0 +1,120 @@
+"""More of the weak rule (``noresults.weak_reason``): the cards shown all say of themselves that they do not answer,
+a name the query asks about that no file holds, and a Chinese query half of whose words no file holds.
+
+Kept apart from ``noresults`` and ``weakmore`` for their size. ``noresults`` asks :func:`declined` after every
+other rule (the locator's own word on each card shown overrides what words and scripts suggest); ``weakmore``
+asks :func:`name_absent` and :func:`zh_lacks` after its own library rules. Measured on the twenty-third round's
+dump (``benchmarks/weak_variants.py --library``; docs/embeddings.md, "Issue 33, twenty-fourth round").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import PurePath
+from typing import TYPE_CHECKING
+
+from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakmore import SMALL_FILES, name_terms, names_its_answer, passage, query_names
+
+if TYPE_CHECKING:
+    from mnote_kr.citations.caches.libwords import LibraryWords
+    from mnote_kr.models import Citation
+
+#: What a locator's reason says when its place only names the document's subject, the locator's own judgement that
+#: the place does not answer (``locate.placing``: a title line, a heading of the question's setting words;
+#: ``locate.subject``: a place holding only the title's words).
+DECLINING = ("it names the subject, it does not answer", "naming the document's subject")
+
+#: ``declined`` is on (``benchmarks/weak_variants.py`` replays the rule with it off).
+DECLINED = True
+
+
+def declines(c: Citation) -> bool:
+    """The citation's locator says its place only names the subject of its document (``DECLINING``)."""
+    reason = c.locator.reason or ""
+    return any(m in reason for m in DECLINING)
+
+
+def shown_cards(citations: list[Citation]) -> list[Citation]:
+    """The cards a reader gets whole from these places: the first place of each file, in order (``folding``: one card
+    per file, its best place first), those ``strength.by_strength`` keeps whole."""
+    from mnote_kr.citations.render.strength import by_strength
+
+    seen: set[str] = set()
+    cards = []
+    for c in citations:
+        if c.source_root_relative_path not in seen:
+            seen.add(c.source_root_relative_path)
+            cards.append(c)
+    return by_strength(cards)[0]
+
+
+def declined(citations: list[Citation]) -> bool:
+    """Every card shown whole says of its place that it only names the subject of its document, not what the query
+    asks (``declines``), and no verbatim phrase or file the query names matched. "Which safety factors does a periodic
+    safety review of a nuclear plant cover?" over Chinese standards: three cards on the term line "定期安全评价
+    periodic safety review", each saying "it holds only the words naming the document's subject (its title's), not
+    what the question asks" (nc24a Q10); the flag and the cards' reasons are then one judgement."""
+    if not DECLINED or not citations or names_its_answer(c.diagnostics.score_parts for c in citations):
+        return False
+    shown = shown_cards(citations)
+    return bool(shown) and all(declines(c) for c in shown)
+
+
+#: ``weakmore.more_reason`` reads ``name_absent`` and ``zh_lacks`` (the benchmark replays the rule with them off).
+ABSENT = True
+
+
+def name_absent(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None]) -> list[str]:
+    """The names the query writes (``weakmore.query_names``: "TableFormer", "Kubernetes") that no passage found, no file
+    name found and no file of the library holds, else []: for a mostly Latin query whose first place is Latin, not
+    cleared by a verbatim phrase or a file it names, in a library of ``weakmore.SMALL_FILES`` counted files or more.
+    "TableFormer table structure recognition transformer" over handbook notes and two PDFs, cleared by "recognition"
+    in one note and "data structures (e.g., hash tables)" in tracemonkey.pdf (nc24b problem 2): what it asks about is
+    nowhere in the library. A right answer's passage names what it asks about."""
+    from mnote_kr.citations.rank.neutral import han_share
+
+    if not citations or han_share(query) > 0.2 or han_share(passage(citations[0])) > 0.2 \
+            or names_its_answer(c.diagnostics.score_parts for c in citations):
+        return []
+    names = {t for t in query_names(query) if not t.isdigit()}
+    if not names:
+        return []
+    held = set().union(*(set(terms(passage(c))) | name_terms(c) for c in citations))
+    lower = "\n".join(passage(c).lower() for c in citations)
+    names = {t for t in names - held if t not in lower}  # a name inside a word of a passage is held (OCR glues)
+    if not names:
+        return []
+    lib = library()
+    if lib is None or lib.files < SMALL_FILES:
+        return []
+    return sorted(t for t in names if not lib.df.get(t))
+
+
+def zh_lacks(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None]) -> list[str]:
+    """The Chinese query's words (``cjkwords.query_words``: by the dictionary, two characters or more, no function or
+    question word) that no passage found and no file of the library holds, when they are two or more and at least half
+    its words, else []: for a mostly Han query whose first place is mostly Han, not cleared by a verbatim phrase or a
+    file it names (a file name holding others of its words, ``fileTerms``, does not clear it: 安全 in the name of every
+    standard; the words asked are in no file name found either), in a library of ``weakmore.SMALL_FILES`` counted files or more. A word is held when every bigram of
+    it is (the counts are of bigrams: ``ranking.terms``). "家用汽车年检要评价哪些安全要素？" over nuclear safety review
+    standards: 家用, 汽车, 年检 are in no file, 评价, 安全, 要素 in most (nc24a Q14). ``weakmore.library_lacks`` is the
+    Latin rule (more than half there: a Latin query's stop words are out of its words, a Chinese one's verbs are not)."""
+    from mnote_kr.citations.rank.neutral import han_share
+    from mnote_kr.citations.text.cjkwords import query_words
+
+    if not citations or han_share(query) < 0.5 or han_share(passage(citations[0])) < 0.5 \
+            or any(c.diagnostics.score_parts.get(k, 0.0) > 0.0 for c in citations for k in ("phrase", "fileName")):
+        return []
+    words = query_words(query)
+    if len(words) < 2:
+        return []
+    text = "\n".join(passage(c) + "\n" + PurePath(c.source_root_relative_path).stem for c in citations)
+    unsaid = [w for w in words if w not in text]
+    if len(unsaid) < 2 or 2 * len(unsaid) < len(words):
+        return []
+    lib = library()
+    if lib is None or lib.files < SMALL_FILES:
+        return []
+    absent = [w for w in unsaid if any(not lib.df.get(t) for t in terms(w))]
+    return absent if len(absent) >= 2 and 2 * len(absent) >= len(words) else []
