@@ -95,11 +95,12 @@ def zh_lacks(citations: list[Citation], query: str, library: Callable[[], Librar
     """The Chinese query's words (``cjkwords.query_words``: by the dictionary, two characters or more, no function or
     question word) that no passage found and no file of the library holds, when they are two or more and at least half
     its words, else []: for a mostly Han query whose first place is mostly Han, not cleared by a verbatim phrase or a
-    file it names (a file name holding others of its words, ``fileTerms``, does not clear it: 安全 in the name of every
-    standard; the words asked are in no file name found either), in a library of ``weakmore.SMALL_FILES`` counted files or more. A word is held when every bigram of
-    it is (the counts are of bigrams: ``ranking.terms``). "家用汽车年检要评价哪些安全要素？" over nuclear safety review
-    standards: 家用, 汽车, 年检 are in no file, 评价, 安全, 要素 in most (nc24a Q14). ``weakmore.library_lacks`` is the
-    Latin rule (more than half there: a Latin query's stop words are out of its words, a Chinese one's verbs are not)."""
+    file it names (a file name holding others of its words, ``fileTerms``, does not clear it: 安全 is in the name of
+    every standard; the words asked are in no file name found either), in a library of ``weakmore.SMALL_FILES``
+    counted files or more. A word is held when every bigram of it is (the counts are of bigrams: ``ranking.terms``).
+    "家用汽车年检要评价哪些安全要素？" over nuclear safety review standards: 家用, 汽车, 年检 are in no file; 评价,
+    安全, 要素 are in most (nc24a Q14). ``weakmore.library_lacks`` is the Latin rule (more than half there: a Latin
+    query's stop words are out of its words, a Chinese one's verbs are not)."""
     from mnote_kr.citations.rank.neutral import han_share
     from mnote_kr.citations.text.cjkwords import query_words
 
