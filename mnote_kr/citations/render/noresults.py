@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.render.weakabsent import declined
+from mnote_kr.citations.render.weakabsent import absent_reason, declined
 from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
@@ -123,7 +123,8 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         plain = ([] if numbers_only or few or around or common[0] or library is None
                  else library_plain(citations, query, library))
         more = (None if numbers_only or few or around or common[0] or plain
-                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS))
+                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS)
+                or absent_reason(citations, query, library))
         if not numbers_only and not few and not around and not common[0] and not plain and not more:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations) \

@@ -2,9 +2,10 @@
 a name the query asks about that no file holds, and a Chinese query half of whose words no file holds.
 
 Kept apart from ``noresults`` and ``weakmore`` for their size. ``noresults`` asks :func:`declined` after every
-other rule (the locator's own word on each card shown overrides what words and scripts suggest); ``weakmore``
-asks :func:`name_absent` and :func:`zh_lacks` after its own library rules. Measured on the twenty-third round's
-dump (``benchmarks/weak_variants.py --library``; docs/embeddings.md, "Issue 33, twenty-fourth round").
+other rule (the locator's own word on each card shown overrides what words and scripts suggest), and
+:func:`absent_reason` (:func:`name_absent`, :func:`zh_lacks`) after ``weakmore``'s library rules. Measured on the
+twenty-third round's dump (``benchmarks/weak_variants.py --library``; docs/embeddings.md, "Issue 33, twenty-fourth
+round").
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from mnote_kr.citations.rank.ranking import terms
-from mnote_kr.citations.render.weakmore import SMALL_FILES, name_terms, names_its_answer, passage, query_names
+from mnote_kr.citations.render.weakmore import (
+    _NOTHING,
+    SMALL_FILES,
+    name_terms,
+    names_its_answer,
+    passage,
+    query_names,
+)
 
 if TYPE_CHECKING:
     from mnote_kr.citations.caches.libwords import LibraryWords
@@ -61,8 +69,22 @@ def declined(citations: list[Citation]) -> bool:
     return bool(shown) and all(declines(c) for c in shown)
 
 
-#: ``weakmore.more_reason`` reads ``name_absent`` and ``zh_lacks`` (the benchmark replays the rule with them off).
+#: ``absent_reason`` reads ``name_absent`` and ``zh_lacks`` (the benchmark replays the rule with them off).
 ABSENT = True
+
+
+def absent_reason(citations: list[Citation], query: str,
+                  library: Callable[[], LibraryWords | None] | None) -> str | None:
+    """Why a search its words cleared is weak by ``name_absent`` or ``zh_lacks``, in turn, or None (``noresults``
+    asks after ``weakmore.more_reason``)."""
+    if not ABSENT or library is None:
+        return None
+    if names := name_absent(citations, query, library):
+        return f"the query asks about {', '.join(names)}, which no file of this library holds" + _NOTHING
+    if words := zh_lacks(citations, query, library):
+        return (f"half or more of the query's words ({', '.join(words)}) are in no file of this library, nor in any "
+                "passage found" + _NOTHING)
+    return None
 
 
 def name_absent(citations: list[Citation], query: str, library: Callable[[], LibraryWords | None]) -> list[str]:

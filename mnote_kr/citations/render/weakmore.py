@@ -72,13 +72,6 @@ def more_reason(citations: list[Citation], query: str, library: Callable[[], Lib
     if named:
         return (f"the passages found name {', '.join(named)}, but none naming it holds any other word of the query "
                 f"({', '.join(rest)}): they name what it asks about, not what it asks" + _NOTHING)
-    from mnote_kr.citations.render import weakabsent
-
-    if weakabsent.ABSENT and (names := weakabsent.name_absent(citations, query, library)):
-        return f"the query asks about {', '.join(names)}, which no file of this library holds" + _NOTHING
-    if weakabsent.ABSENT and (words := weakabsent.zh_lacks(citations, query, library)):
-        return (f"half or more of the query's words ({', '.join(words)}) are in no file of this library, nor in any "
-                "passage found" + _NOTHING)
     return None
 
 #: Words by which a query asks about a list of sources itself ("which book in the references ..."), whose answer a
