@@ -149,7 +149,7 @@ def without_names(library: Any) -> Callable[[list[Citation], str], bool]:
 
 def without_absent(library: Any) -> Callable[[list[Citation], str], bool]:
     """``with_library`` with ``weakabsent``'s rules off (``DECLINED``: the cards shown all say they only name the
-    subject; ``ABSENT``: a name no file holds, a Chinese query half of whose words no file holds): the rule before
+    subject; ``ABSENT``: a name the query asks about that no file holds): the rule before
     them, in one run."""
     from mnote_kr.citations.render import weakabsent
 

@@ -58,11 +58,7 @@ def test_the_small_library_rule_needs_the_first_place_no_closer_than_the_rest_an
     first = cites[0].locator.meaning_score
     assert first is not None
     close = msgspec.structs.replace(cites[0].locator, meaning_score=first + weakmore.SMALL_GAP + 0.01)
-    closer = [msgspec.structs.replace(cites[0], locator=close), *cites[1:]]
-    assert not (weak_reason(closer, query, lambda: lib) or "").startswith("in this small library")
-    # (学校 and 年度报告 are in no file: ``weakabsent.zh_lacks`` says it weak however close the first place is)
-    said = weak_reason(closer, query, lambda: lib) or ""
-    assert said.startswith("half or more of the query's words (学校, 年度报告)")
+    assert weak_reason([msgspec.structs.replace(cites[0], locator=close), *cites[1:]], query, lambda: lib) is None
     # the same counts in a library of two files judge nothing
     assert weak_reason(cites, query, lambda: libwords.LibraryWords.counts(2, lib.df)) is None
 
