@@ -147,6 +147,21 @@ def without_names(library: Any) -> Callable[[list[Citation], str], bool]:
     return rule
 
 
+def without_absent(library: Any) -> Callable[[list[Citation], str], bool]:
+    """``with_library`` with ``weakabsent``'s rules off (``DECLINED``: the cards shown all say they only name the
+    subject; ``ABSENT``: a name the query asks about that no file holds): the rule before
+    them, in one run."""
+    from mnote_kr.citations.render import weakabsent
+
+    def rule(cs: list[Citation], q: str) -> bool:
+        weakabsent.DECLINED = weakabsent.ABSENT = False
+        try:
+            return noresults.weak_reason(cs, q, lambda: library) is not None
+        finally:
+            weakabsent.DECLINED = weakabsent.ABSENT = True
+    return rule
+
+
 def replay(dump: dict[str, Any], groups: dict[str, list[str]],
            extra: dict[str, Callable[[list[Citation], str], bool]] | None = None) -> dict[str, dict[str, list[str]]]:
     """The rule as the run applied it (``today``: its recorded flags), the rule as this code reads it (``rule``)
@@ -208,6 +223,7 @@ def main() -> int:
             return 2
         extra["library"] = with_library(lib)
         extra["library without names_only"] = without_names(lib)
+        extra["library without weakabsent"] = without_absent(lib)
     flagged = replay(dump, groups, extra)
     for name, by_group in flagged.items():
         for g, keys in by_group.items():

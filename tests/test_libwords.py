@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import docx
+import msgspec
 import pytest
 from docx.oxml.ns import qn
 from mnote_kr_testkit.data import CORPUS
@@ -166,3 +167,35 @@ def test_counts_of_a_few_of_the_indexed_files_are_not_read(kb: Host) -> None:
     kb.ingest(["kb"])
     assert libwords.for_search(kb.workspace.index_dir, indexed=2) is not None
     assert libwords.for_search(kb.workspace.index_dir, indexed=10) is None
+
+
+def older_format(host: Host) -> None:
+    """The counts and each file's words rewritten as an older ``libwords.VERSION`` kept them (read as none)."""
+    index = host.workspace.index_dir
+    for path in [libwords.path_in(index), *(index / libwords.WORDS_DIR).glob("*.msgpack")]:
+        raw = msgspec.msgpack.decode(path.read_bytes())
+        path.write_bytes(msgspec.msgpack.encode([libwords.VERSION - 1, *raw[1:]]))
+
+
+@pytest.mark.parametrize("how", ["sync", "ingest"])
+def test_counts_of_an_older_format_are_made_again_by_sync_or_ingest_without_sending_a_file(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, how: str) -> None:
+    monkeypatch.setenv("MNOTE_KR_HOME", str(tmp_path / "home"))
+    write(tmp_path / "ws" / "kb" / "cricket.md", "The cricket report: the county won the cup. Reports follow.\n")
+    write(tmp_path / "ws" / "kb" / "annual.md", "Annual report of the school.\n")
+    host, provider = fake_host(tmp_path / "ws", FakeProvider(suffixes=frozenset({".md"}),
+                                                             delete_status="delete_completed"))
+    host.roots_add("kb")
+    host.ingest(["kb"], embed=True)  # the places' vectors made: no later sync prepares these files again for them
+    before = digest_tree(host.root / "kb")
+    want = counts(host)
+    older_format(host)
+    assert libwords.load(host.workspace.index_dir) is None  # what an old workspace had: no library rule
+    sent = list(provider.ingested)
+    if how == "sync":
+        reconcile_and_apply(host)
+    else:
+        host.ingest(["kb"])  # nothing changed: nothing to send
+    assert counts(host) == want
+    assert provider.ingested == sent
+    assert digest_tree(host.root / "kb") == before

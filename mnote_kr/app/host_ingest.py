@@ -214,6 +214,8 @@ class HostIngest(HostPlaces):
         """
         sources, report, touched = self._plan_ingest(paths_, force=force, limit=limit)
         self._record_touched(touched)
+        if not force:  # (--force prepares every file it sends again anyway)
+            self.recount_words()  # the library's word counts of an older format: made again, nothing sent
         passed = {item.source_path: _without_dropped(item.reason or "") for item in report.items
                   if item.status == "skipped"}
         self._drop_never_indexed(list(passed))

@@ -69,6 +69,24 @@ class HostPlaces:
                 if any(t.strip() for t in texts):
                     words.put(rel, entry.source_hash if entry is not None else "", texts)
 
+    def recount_words(self) -> int:
+        """Count the library's words again from every indexed file on disk when the counts kept are of an older format
+        (``libwords.outdated``: a workspace indexed before ``libwords.VERSION`` changed has none a search reads, so no
+        library rule judged its searches until ``ingest --force``). Each file is prepared for locating again (its
+        parsed model cached, its places queued: those embedded before are not embedded again); nothing is sent to the
+        provider. ``sync`` and ``ingest`` call it. The number of files counted (0: the counts were current)."""
+        from mnote_kr.citations.caches import libwords
+
+        if not libwords.outdated(self.workspace.index_dir):
+            return 0
+        reg = self.registry()
+        files = [(str(path), rel) for rel, e in reg.entries.items()
+                 if e.status == "processed" and not e.stale and (path := self.workspace.rel_to_abs(rel)).is_file()]
+        self.progress(f"counting the library's words again ({len(files)} files; their format changed): "
+                      "nothing is sent to LightRAG")
+        self._prepare_locate(files)
+        return len(files)
+
     def _text_beyond_places(self, path: str, places: list[str]) -> list[str]:
         """The file's text its locator queued no place for, for the library's word counts: its pages read by OCR
         (a scan's, a PDF's scanned pages: recognised when the provider read the file, so the kept recognition is

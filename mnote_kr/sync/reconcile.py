@@ -499,6 +499,7 @@ def reconcile_and_apply(host: Host, on_action: Action = _no_action, *, reread: b
     summary["scanned"] = len(in_roots)
     summary["pendingNew"] = {"count": len(pending.files), "file": str(pending_new_path(host))}
     summary["reread"] = rereading.reread(host, everything=reread)
+    host.recount_words()  # counts of an older format: made again from the indexed files (their places queued)
     summary["wordsOnly"] = host.embed_words_only()  # places that lost their vectors: embedded again
     summary["elapsedS"] = round(time.perf_counter() - started, 4)
     return summary

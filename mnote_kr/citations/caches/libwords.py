@@ -151,6 +151,19 @@ def load(index_dir: Path) -> LibraryWords | None:
 COUNTED_SHARE = 0.8
 
 
+def outdated(index_dir: Path) -> bool:
+    """The counts in ``index_dir`` are of another ``VERSION`` (or unreadable): kept by an older mnote-kr, read as none,
+    so a search gets no library rules until every file is counted again (``HostPlaces.recount_words``). False when
+    there are none (nothing prepared yet: ingest counts each file as it prepares it)."""
+    try:
+        raw = msgspec.msgpack.decode(path_in(index_dir).read_bytes())
+    except FileNotFoundError:
+        return False
+    except (OSError, msgspec.DecodeError):
+        return True
+    return not (isinstance(raw, list) and raw and raw[0] == VERSION)
+
+
 def for_search(index_dir: Path, indexed: int) -> LibraryWords | None:
     """The counts a search reads (:func:`load`), when they hold ``COUNTED_SHARE`` of the ``indexed`` files or more."""
     lib = load(index_dir)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from mnote_kr.citations.rank.ranking import terms
+from mnote_kr.citations.render.weakabsent import absent_reason, declined
 from mnote_kr.citations.render.weakmore import more_reason, names_its_answer, one_script, said_somewhere
 from mnote_kr.citations.render.weakmore import name_terms as _name_terms
 from mnote_kr.citations.render.weakmore import passage as _passage
@@ -65,7 +66,16 @@ def weak_reason(citations: list[Citation], query: str = "",
     weak when the words the passages hold are all common in this library and it asks for a word no file holds
     (``library_common``: "how to report a lost passport" over a library of reports).
     """
-    return _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT, library=library)
+    reason = _weak(citations, query, cjk_stop=CJK_FUNCTION_WORDS, first_script=FIRST_SCRIPT, library=library)
+    if reason is None and query and declined(citations):
+        return DECLINED_REASON
+    return reason
+
+
+#: The weak reason when every card shown says its place only names its document's subject (``weakabsent.declined``).
+DECLINED_REASON = ("every place shown holds only words naming its document's subject (a title, a term), not what the "
+                   "query asks, as each card's reason says: nothing in your files clearly answers it; the passages "
+                   "shown are only the nearest by meaning")
 
 
 #: The weak check reads a query's words without its Chinese function words (``content_words``: a passage
@@ -113,7 +123,8 @@ def _weak(citations: list[Citation], query: str, *, cjk_stop: bool, first_script
         plain = ([] if numbers_only or few or around or common[0] or library is None
                  else library_plain(citations, query, library))
         more = (None if numbers_only or few or around or common[0] or plain
-                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS))
+                else more_reason(citations, query, library, LIBRARY_FILES, PLAIN_WORDS, COMMON_WORDS)
+                or absent_reason(citations, query, library))
         if not numbers_only and not few and not around and not common[0] and not plain and not more:
             return None
     if _across_scripts(query, citations[:1] if first_script else citations) \
