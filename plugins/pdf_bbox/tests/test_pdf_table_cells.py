@@ -188,6 +188,8 @@ def test_a_long_label_reads_whole_in_the_quote() -> None:
 @pytest.mark.parametrize(("query", "label", "year"), [
     # a forecast column is headed "2024E" (E: estimated); a question says the year, "2024年"
     ("高测股份2023年每股收益预测是多少？", "每股收益", "2023E"),
+    # a Chinese label touching the year: no space sets them apart in Chinese
+    ("每股净资产2023年预测", "每股净资产", "2023E"),
     # nc24a Q11: the row is 营业总收入 (total operating revenue); the question says 营业收入, which no row is labelled
     ("高测股份2024年营业收入预测是多少？", "营业总收入", "2024E"),
 ])
