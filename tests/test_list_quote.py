@@ -8,9 +8,12 @@ placed bullet lacks, or when the question asks for a list ("what were ..."), whi
 
 from __future__ import annotations
 
+import hashlib
+from pathlib import Path
+
 from mnote_kr.citations.cleaning.quote import QUOTE_CHARS
-from mnote_kr.citations.pipeline import _place_quote
-from mnote_kr.models import Locator
+from mnote_kr.citations.pipeline import _display_quote, _place_quote
+from mnote_kr.models import LocateRequest, Locator
 from mnote_kr.plugins import load_plugins
 
 # the chunk's cleaned words around the list (LightRAG's text of page 7, a list's lines run together)
@@ -44,3 +47,37 @@ def test_a_bullet_that_holds_the_answer_alone_or_no_bullet_is_quoted_as_before()
     assert _quote(SAFE, "when was SAFE Chelsea met") == SAFE
     assert _quote("• le 18 juin avec Sentiers Chelsea;", "when was Sentiers Chelsea met in June") \
         == "• le 18 juin avec Sentiers Chelsea;"  # its list's other bullets hold none of the question's words
+
+
+# mineru__test_rearch_report.pdf page 1 as LightRAG's chunk 4 reads it (recorded): the last two bullets of 投资要点,
+# then the stock chart's axis labels, the page 2 header and the sidebar's 股票数据, one run of text
+REPORT = Path(__file__).resolve().parent / "data" / "corpus" / "pdf" / "mineru__test_rearch_report.pdf"
+REPORT_CHUNK = (
+    "未来随着\n金刚线扩产和切割技术进步，公司光伏硅片切割代工利润弹性有望持续释放。 \n 盈利预测与投资建议：预计公司 20"
+    "22-2024 年归母净利润 4.7、7.2、9.3 亿元，\n对应 PE 30、20、15 倍，维持“增持”评级。 \n"
+    " 风险提示：硅片扩产不及预期，公司代工业务利润波动风险，市场竞争加剧。 \n \n-60%-40%-20%0%20%40%6"
+    "0%80%100%120%140%160%180%200%220%240%260%280%300%320%340%360"
+    "%380%\n2021-07 2021-11 2022-03 2022-07\n高测股份 沪深300\n           "
+    "                                        公司点评  高测股份（688556.SH"
+    "）  \n                                               2 / 4    "
+    "         请务必阅读正文之后的信息披露和法律声明 \n \n  \n[Table_Base] 股票数据 \n \n总股本("
+    "百万股)： 227.92 \n流通 A 股(百万股)： 167.01 \n52 周内股价区间(元)： 21.60-97.40"
+    " \n总市值(")
+
+
+def test_a_chinese_bullet_ends_at_its_full_stop_not_at_the_charts_labels_after_it() -> None:
+    """nc24a problem 5: the 风险提示 bullet was boxed and its quote ran on through the chart's tick labels and the
+    sidebar ("…加剧。 -60%-40%…380% 2021-07 … 股票数据总股本"), with the 盈利预测 bullet before it: a bullet's item
+    ended only at a Latin full stop, so the Chinese list ran to the end of the chunk."""
+    plugins = load_plugins(None)
+    before = hashlib.sha256(REPORT.read_bytes()).digest()
+    found = plugins.locate(LocateRequest(file=str(REPORT), evidence=REPORT_CHUNK, query="风险提示 市场竞争",
+                                         passage=" ".join(REPORT_CHUNK.split())))
+    assert found.page == 1 and found.place_text and "风险提示" in found.place_text, found.locator_reason
+    query = "高测股份2024年营业收入预测是多少？"  # the 盈利预测 bullet holds 2024 and 预测: it may join
+    bundle = plugins.clean_text(REPORT_CHUNK, query, None)
+    context = _display_quote(plugins, bundle, REPORT_CHUNK, query, None, found)  # the page furniture dropped
+    shown = _place_quote(plugins, found, context, query)[0]
+    assert shown.endswith("市场竞争加剧。") and "风险提示" in shown, shown
+    assert not any(stray in shown for stray in ("380%", "2021-07", "沪深300", "股票数据")), shown
+    assert hashlib.sha256(REPORT.read_bytes()).digest() == before

@@ -61,3 +61,24 @@ def test_one_header_is_chosen_only_when_the_question_means_it(monkeypatch: pytes
     assert meant_header("is on holiday", [("Phone", "B")]) is None
     monkeypatch.setattr(meaning, "query_vector", lambda text: None)  # the model is not installed
     assert meant_header("who wrote", [("Author", "E"), ("", "F")]) is None
+
+
+YEARS = [("2021", "A"), ("2022E", "B"), ("2023E", "C"), ("2024E", "D")]
+
+
+def test_a_year_column_marked_estimated_is_named_by_its_year_and_no_other() -> None:
+    """A broker's forecast table heads its columns "2024E" (estimated); the question says "2024年" (nc24a Q11)."""
+    assert named_header("高测股份2024年营业收入预测是多少？", YEARS) == "D"
+    assert named_header("revenue forecast for 2023", YEARS) == "C"
+    assert named_header("revenue in 2021", YEARS) == "A"
+    assert named_header("revenue in 20240", YEARS) is None  # no year of the table: a longer number
+    assert named_header("每股收益 2025年", YEARS) is None
+
+
+def test_a_chinese_header_touching_a_figure_is_named_as_a_whole() -> None:
+    """Chinese sets no space between a word and a figure: "净利润率2024E" names 净利润率, the longer header, not
+    净利润 inside it; a Latin header still needs its word's edge ("ion" is not named in "cation2")."""
+    rows = [("净利润", 1), ("净利润率", 2)]
+    assert named_header("净利润率2024E", rows) == 2
+    assert named_header("每股净资产2023年预测", [("每股净资产", 7)]) == 7
+    assert named_header("cation2", [("ion", 1)]) is None

@@ -16,7 +16,9 @@ from mnote_kr.citations.cleaning.quote import QUOTE_CHARS
 
 BULLETS = "•▪◦●○■"
 LIST_QUESTION = re.compile(r"\b(?:what|which) (?:are|were)\b|\blist\b|\bname (?:all|the)\b|\benumerate\b", re.I)
-_END = re.compile(r"[.!?](?=\s|$)")
+# a sentence's end: a Latin stop before a space, or a full-width one (Chinese and Japanese set no space after it:
+# "…市场竞争加剧。" then a chart's labels in the chunk, nc24a problem 5)
+_END = re.compile(r"[.!?](?=\s|$)|[。！？]")
 
 
 def _items(flat: str, marker: str, at: int) -> list[tuple[int, int]] | None:

@@ -112,11 +112,23 @@ def _meet(said: str, head: str) -> bool:
     return a == b or agent
 
 
+#: A financial table's year column marked actual, estimated or forecast ("2024E", "2021A", "2025F"): a question
+#: names it by the year alone ("2024年营业收入预测"), since the mark is the report's, not the asker's.
+_MARKED_YEAR = re.compile(r"((?:19|20)\d\d)[aef]")
+
+
 def said_at(query: str, phrase: str, *, inflected: bool = False) -> int | None:
-    """Where ``query`` names ``phrase`` as a whole phrase, or None (both normalised, spaces single).
+    """Where ``query`` names ``phrase`` as a whole phrase, or None (both normalised, spaces single); a year column
+    marked actual or estimated (``_MARKED_YEAR``) is named by its year.
     ``inflected``: a phrase of Latin words is named too by inflections of its words, word for word
     (``_meet``: "who published" names "Publisher")."""
-    found = re.search(r"(?<![a-z0-9])" + re.escape(phrase) + r"(?![a-z0-9])", query)
+    # a word's edge: a Latin or digit edge of the phrase is not inside a longer word ("ion" in "cation"); a
+    # Chinese one may touch a figure, Chinese sets none apart by spaces ("每股净资产2023年")
+    before = r"(?<![a-z0-9])" if phrase[:1].isascii() else ""
+    after = r"(?![a-z0-9])" if phrase[-1:].isascii() else ""
+    found = re.search(before + re.escape(phrase) + after, query)
+    if found is None and (year := _MARKED_YEAR.fullmatch(phrase)):  # "2024E" is named by "2024", "2024年"
+        found = re.search(r"(?<![a-z0-9])" + year[1] + r"(?![a-z0-9])", query)
     at = found.start() if found is not None else None
     heads = _WORD.findall(phrase) if inflected and phrase.isascii() else []
     if not heads:

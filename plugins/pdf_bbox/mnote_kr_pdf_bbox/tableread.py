@@ -408,14 +408,15 @@ def row_chars(page: PageText, lines: Sequence[int]) -> tuple[list[str], list[int
     return chars, line_at
 
 
-def named_cell(page: PageText, bi: int, query: str, *, label_named: bool = False) -> list[int] | None:
+def named_cell(page: PageText, bi: int, query: str, *, label_named: bool = False,
+               loose: bool = False) -> list[int] | None:
     """The lines of row ``bi``'s cell under the header ``query`` names (the host's ``named_header``), in
-    the part of the row whose label the query names (the only part, unless ``label_named``); None
-    when no header is named, two tie, or the row is not read under headers."""
+    the part of the row whose label the query names (the only part, unless ``label_named``; ``loose``: as
+    ``_names`` reads it); None when no header is named, two tie, or the row is not read under headers."""
     segments = page.row_cells.get(bi)
     if not segments:
         return None
-    named = [s for s in segments if _names(query, s[0])]
+    named = [s for s in segments if _names(query, s[0], loose=loose)]
     if not named and (label_named or len(segments) > 1):
         return None
     for _, _, parts in named or segments:
@@ -447,12 +448,18 @@ def label_named(page: PageText, bi: int, query: str) -> bool:
     return any(_names(query, label) for label, _, _ in page.row_cells.get(bi, ()))
 
 
-def _names(query: str, label: str) -> bool:
+def _names(query: str, label: str, *, loose: bool = False) -> bool:
     """Whether ``query`` names ``label`` as a phrase (a Latin label in Chinese words by the dictionary too), a
-    label of one letter or of no letters aside."""
+    label of one letter or of no letters aside. ``loose``: a Chinese label saying "total" (总) is named too by
+    its words without it (营业总收入 by 营业收入: a report's income statement heads its first row so, the
+    question says revenue); the caller asks so only when no label is named as written (营业收入 and 营业总收入
+    are two rows of a full income statement)."""
     if sum(ch.isalnum() for ch in label) < 2:
         return False
     if named_header(query, [(label, True)]) is True:
+        return True
+    bare = label.replace("总", "", 1) if loose and _cjk(label) else label
+    if bare != label and sum(_cjk(ch) for ch in bare) >= 2 and named_header(query, [(bare, True)]) is True:
         return True
     # 伊利诺伊州 names "Illinois": a Chinese question over an English table names its rows in Chinese
     return label.isascii() and _cjk(query) and named_in_chinese(query, label) is not None
@@ -463,12 +470,13 @@ def cell_answer(pages: Sequence[PageText], passage: Sequence[tuple[int, int]],
     """The first table row of ``passage`` whose label the query names, with the lines of its cell under
     the header the query names (``named_cell``): the question asks for that cell ("Kentucky", "handgun":
     Kentucky's Handgun cell); None when no row's label and header are both named."""
-    for b in passage:
-        page = pages[b[0]]
-        if b[1] in page.row_cells:
-            cell = named_cell(page, b[1], query, label_named=True)
-            if cell is not None:
-                return b, cell
+    for loose in (False, True):  # a label named as written first; then one named without its 总 (``_names``)
+        for b in passage:
+            page = pages[b[0]]
+            if b[1] in page.row_cells:
+                cell = named_cell(page, b[1], query, label_named=True, loose=loose)
+                if cell is not None:
+                    return b, cell
     return None
 
 

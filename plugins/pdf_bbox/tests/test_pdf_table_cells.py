@@ -206,3 +206,25 @@ def test_a_long_label_reads_whole_in_the_quote() -> None:
     texts = place_texts(doc)
     said = [t for t in texts if t and "Britain" in t and "Gold" in t]
     assert said and all("Great Britain: " in t for t in said)
+
+
+@pytest.mark.parametrize(("query", "label", "year"), [
+    # a forecast column is headed "2024E" (E: estimated); a question says the year, "2024年"
+    ("高测股份2023年每股收益预测是多少？", "每股收益", "2023E"),
+    # a Chinese label touching the year: no space sets them apart in Chinese
+    ("每股净资产2023年预测", "每股净资产", "2023E"),
+    # nc24a Q11: the row is 营业总收入 (total operating revenue); the question says 营业收入, which no row is labelled
+    ("高测股份2024年营业收入预测是多少？", "营业总收入", "2024E"),
+])
+def test_a_year_and_a_row_named_in_a_chinese_question_cite_the_forecast_cell(query: str, label: str,
+                                                                             year: str) -> None:
+    before = _digest(REPORT)
+    loc = locate(LocateRequest(file=str(REPORT), evidence=page_text(REPORT, 3), query=query))
+    assert loc.page == 3 and not loc.locator_degraded, loc.locator_reason
+    years = [w for w in page_text(REPORT, 3).split() if w[:2] == "20" and len(w) <= 5][:4]  # the header's years
+    line = next(ln for ln in page_text(REPORT, 3).splitlines() if f" {label} " in f" {ln} ")  # 营业总收入 follows
+    value = line.split(f"{label} ", 1)[1].split()[years.index(year)]  # the 每股指标(元) group label on its line
+    assert text_in(REPORT, 3, loc.bbox).strip() == value
+    (row,) = word_boxes(REPORT, 3, label)
+    assert loc.bbox[1] <= (row[1] + row[3]) / 2 <= loc.bbox[3]
+    assert _digest(REPORT) == before
