@@ -180,7 +180,8 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
     # the label cell cited alone reads as its header and value, not as itself twice
     label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
     head = row.headers.get(row.label_column, "") if label is not None and row.label_column is not None else ""
-    if label is not None and row.key_column in shown and row.key_column not in columns:
+    alone = columns == [row.label_column]  # the label cell cited by itself
+    if row.key_column in shown and row.key_column not in columns and (label is not None or alone):
         columns = sorted([row.key_column, *columns])  # which of the label's rows: its date, its quarter
     return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown], head)
 

@@ -57,3 +57,14 @@ def test_a_cell_of_a_label_with_many_rows_is_quoted_with_the_column_telling_them
 def test_a_cell_of_a_label_with_one_row_keeps_its_short_quote(book: Path) -> None:
     loc = _locate(book, "Who is the lead of team Beta?")
     assert (loc.range, loc.quote) == ("G3", "Beta, Lead: Ben"), (loc.range, loc.quote, loc.locator_reason)
+
+
+def test_a_label_cell_cited_alone_is_quoted_with_the_column_telling_its_rows_apart(book: Path) -> None:
+    # nc24d's place behind Widget C's revenue read "Product: Widget C": which of Widget C's rows, it did not say
+    from mnote_kr_xlsx_locator.locating import reading
+    from mnote_kr_xlsx_locator.reader import load_xlsx
+
+    (row,) = [p for p in load_xlsx(book).paragraphs if p.sheet == "Sales" and p.row == 7]  # South, Q2
+    assert reading(row, [1]) == "Region: South; Quarter: Q2"
+    (beta,) = [p for p in load_xlsx(book).paragraphs if p.cells and p.cells[0] == (6, "Beta")]
+    assert reading(beta, [6]) == "Team: Beta"
