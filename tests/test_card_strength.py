@@ -92,3 +92,24 @@ def test_a_weak_search_lists_every_card_short_on_both_surfaces() -> None:
     banner = unescape(re.search(r"<p class=\"banner weak\"[^>]*>(.*?)</p>", html).group(1))
     assert "none of the query's words" in banner and "nearest by meaning" in banner
     assert re.findall(r"^  (\[c\d+\])", render_search(weak), re.M) == ["[c000]", "[c001]", "[c002]"]
+
+
+def _parted(cid: str, parts: dict[str, float]):  # noqa: ANN202 - a Citation
+    import msgspec
+
+    c = cit(cid, f"{cid[1:-1]}.md", round(sum(parts.values()), 6), f"quote of {cid}")
+    return msgspec.structs.replace(c, diagnostics=msgspec.structs.replace(c.diagnostics, score_parts=parts))
+
+
+def test_a_later_card_held_up_by_the_providers_rank_alone_is_short_after_one_holding_the_query_words() -> None:
+    # nc24d Q10 "revenue of Widget C on 7 January 2024": the sales row (scored by its words) first, then a handbook
+    # paragraph holding none of them whose 0.25 was LightRAG's rank alone, printed whole at 0.255 of the best
+    first = _parted("[i525]", {"provider": 1 / 3, "lexical": 0.646076})
+    rank_only = _parted("[kr92]", {"provider": 0.25, "lexical": 0.00088, "farInMeaning": -0.00088})
+    worded = _parted("[w001]", {"provider": 0.2, "lexical": 0.1})
+    whole, short = strength.by_strength([first, rank_only, worded])
+    assert _ids(whole) == ["[i525]", "[w001]"] and _ids(short) == ["[kr92]"]
+    # the first card barely holds the query's words (a paraphrase): the provider's order is all there is to go by
+    faint = _parted("[f001]", {"provider": 0.5, "lexical": 0.1356})
+    whole, short = strength.by_strength([faint, rank_only])
+    assert _ids(whole) == ["[f001]", "[kr92]"] and short == []

@@ -72,3 +72,20 @@ def test_excerpt_of_one_very_long_sentence_stays_a_window_around_the_query() -> 
     row = " ".join(f"item{i} 12.5" for i in range(80)) + " 蒙牛冠益乳原味450g " + " ".join(f"x{i}" for i in range(80))
     out = _excerpt(row, "蒙牛冠益乳", 120)
     assert "蒙牛冠益乳原味450g" in out and out.startswith("...") and out.endswith("...") and len(out) < 140
+
+
+# handbook-872p.docx paragraph 1024 (nc24d, Q1): the card's "also #2" line read "... § 1302(b)(1)..." while
+# --json's displayQuote said "within 150 days" in its last sentence; the first sentence holds more of the
+# question's terms ("trustee", "report"), the last the one it lacks ("last"), the middle a statute reference only.
+FINAL_REPORT = ("The standing trustee must file a final report promptly after review of the administration of the "
+                "case and after all checks have cleared. 11 U.S.C. § 1302(b)(1) incorporating 11 U.S.C. § 704(a)(9). "
+                "Generally, the final report is to be filed within 150 days of the last disbursement in the case.")
+
+
+def test_excerpt_keeps_a_later_sentence_holding_the_question_words_the_first_lacks() -> None:
+    query = "How long after the last payment does the trustee have to submit the closing report?"
+    for width in (240, 160):  # a card's quote and an alternative's
+        out = _excerpt(FINAL_REPORT, query, width)
+        assert "within 150 days of the last disbursement in the case." in out, (width, out)
+        assert out.startswith("The standing trustee must file a final report"), out
+        assert "1302(b)(1)" not in out and "cleared. ... Generally," in out, out  # the reference between is cut

@@ -70,7 +70,8 @@ def test_the_newcomers_questions_cite_the_widget_c_row_of_2024_01_07(query: str)
         (loc.range, loc.locator_reason)
     assert loc.row_label == "Widget C", loc.quote
     if query == EN:  # the question names the Revenue column: its cell, outside the evidence's window of rows 1-5
-        assert (loc.range, loc.quote) == (f"D{row}", "Widget C, Revenue: 15000")
+        # with its date: Widget C has other rows (nc24d: "Widget C, Revenue: 5000" beside it told nothing apart)
+        assert (loc.range, loc.quote) == (f"D{row}", "Widget C: Date: 2024-01-07; Revenue: 15000")
         assert "past the evidence" in loc.locator_reason
     assert hashlib.sha256(SALES.read_bytes()).digest() == before
 

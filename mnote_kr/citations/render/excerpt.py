@@ -7,12 +7,15 @@ one holding most of its terms (weighted by rarity, as the quote itself was chose
 it). That sentence is shown whole when it is at most ``WHOLE_SENTENCE`` characters, even past ``width``:
 an answer is often a sentence's last words ("... for a period of not less than seven years."). A longer
 one (a table's row, a PDF line run without full stops) is cut to a window around the query's words.
-"..." marks each side cut; no word is cut in half.
+"..." marks each side cut; no word is cut in half. A later (or earlier) sentence holding query terms the answering
+one lacks is kept too, the sentences between it cut to "..." (nc24d: "trustee ... final report ... after all checks
+have cleared. ... the final report is to be filed within 150 days of the last disbursement": the card cut the
+answer off behind a statute reference, the ``displayQuote`` kept it), while they fit in ``WHOLE_SENTENCE``.
 """
 
 from __future__ import annotations
 
-from mnote_kr.citations.cleaning.quote import _held, sentences
+from mnote_kr.citations.cleaning.quote import _held, _uninflected, sentences
 
 #: An answering sentence up to this long is printed whole, whatever the card's ``width``.
 WHOLE_SENTENCE = 360
@@ -23,7 +26,10 @@ def excerpt(text: str, query: str, width: int = 240) -> str:
     if len(text) <= width:
         return text
     spans = sentences(text) or [(0, len(text))]
-    a, b = spans[_anchor(text, spans, query)]
+    anchor = _anchor(text, spans, query)
+    a, b = spans[anchor]
+    if b - a <= WHOLE_SENTENCE and (picked := _with_missing(text, spans, anchor, query, width)):
+        return picked
     if b - a <= WHOLE_SENTENCE:
         start, end = a, max(b, min(len(text), a + width))
         keep = b  # the sentence's end stays; only what follows it may be cut between words
@@ -57,6 +63,38 @@ def _anchor(text: str, spans: list[tuple[int, int]], query: str) -> int:
             return verbatim
     held = _held(pieces, query) if query.strip() else []
     return held.index(max(held)) if held and max(held) > 0 else 0
+
+
+def _with_missing(text: str, spans: list[tuple[int, int]], anchor: int, query: str, width: int) -> str | None:
+    """The answering sentence with the sentences holding query terms it lacks (each adding a term the ones kept
+    lack, most first), in the text's order with "..." for what is cut between and around them, when one such
+    sentence would not be shown whole otherwise and they fit in ``WHOLE_SENTENCE``; else None."""
+    if not query.strip():
+        return None
+    from mnote_kr.citations.rank.ranking import _bm25_terms  # noqa: PLC0415 - loaded with the pipeline
+
+    wanted = {_uninflected(t) for t in _bm25_terms(query)}
+    held = [wanted.intersection(map(_uninflected, _bm25_terms(text[a:b]))) for a, b in spans]
+    kept, have = [anchor], set(held[anchor])
+    room = max(width, WHOLE_SENTENCE) - (spans[anchor][1] - spans[anchor][0])
+    while True:
+        more = [(len(h - have), i) for i, h in enumerate(held) if i not in kept and h - have
+                and spans[i][1] - spans[i][0] + 5 <= room]
+        if not more:
+            break
+        _, i = max(more, key=lambda m: (m[0], -abs(m[1] - anchor)))
+        kept.append(i)
+        have |= held[i]
+        room -= spans[i][1] - spans[i][0] + 5
+    if len(kept) == 1 or max(spans[i][1] for i in kept) <= spans[anchor][0] + width and min(kept) == anchor:
+        return None  # nothing added, or what is added shows anyway in the window after the answering sentence
+    kept.sort()
+    out = "..." if spans[kept[0]][0] > 0 and text[:spans[kept[0]][0]].strip() else ""
+    for n, i in enumerate(kept):
+        if n and spans[kept[n - 1]][1] < spans[i][0] and text[spans[kept[n - 1]][1]:spans[i][0]].strip():
+            out += " ..."
+        out += (" " if out.strip(".") else "") + text[spans[i][0]:spans[i][1]].strip()
+    return out + (" ..." if text[spans[kept[-1]][1]:].strip() else "")
 
 
 def _query_at(text: str, query: str) -> int:

@@ -168,7 +168,9 @@ def _without(query: str, given: str) -> str:
 
 
 def reading(row: RowParagraph, columns: list[int]) -> str:
-    """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"."""
+    """The cited cells as people read them: "Revenue, 2023: 4,100" or "Revenue: 2022: 3,900; 2023: 4,100"; a row
+    whose label other rows share, with the cell telling it from them first: "Widget C: Date: 2024-01-07; Revenue:
+    15000" (``RowParagraph.key_column``)."""
     shown = {col: text for (col, _), text in zip(row.cells, row.shown, strict=True)}
     if not row.headers and row.label_column is not None and any(marks_only(t) for t in shown.values()):
         # a data sheet's "label | unit | : | value" row: its label reads with all its values, the one asked
@@ -178,6 +180,9 @@ def reading(row: RowParagraph, columns: list[int]) -> str:
     # the label cell cited alone reads as its header and value, not as itself twice
     label = shown.get(row.label_column) if row.label_column is not None and columns != [row.label_column] else None
     head = row.headers.get(row.label_column, "") if label is not None and row.label_column is not None else ""
+    alone = columns == [row.label_column]  # the label cell cited by itself
+    if row.key_column in shown and row.key_column not in columns and (label is not None or alone):
+        columns = sorted([row.key_column, *columns])  # which of the label's rows: its date, its quarter
     return labelled_row(label, [(row.headers.get(c, ""), shown[c]) for c in columns if c in shown], head)
 
 

@@ -76,6 +76,9 @@ class RowParagraph(TextParagraph):
     hidden: bool = False
     is_header: bool = False  # the header row of a table below it
     region: int = 0  # which table region of the workbook the row belongs to
+    #: the first column whose values tell apart the rows of its table sharing this row's label (Widget C's Date),
+    #: None when the label is the row's own: a cited cell's quote names it (``locating.reading``)
+    key_column: int | None = None
     #: a cell comment's line (``comments.line``), not a row: on the cell of ``cells[0]``'s column in ``row``,
     #: under that cell's table header (``headers``); ``words`` is the comment's own, ``author`` who wrote it
     comment: bool = False
@@ -382,6 +385,26 @@ def _table(rows: list[RowParagraph]) -> None:
         row.header_row, row.headers = head.row, headers
         if len(row.cells) > 1 and row.cells[0][0] == first and not marks_only(row.cells[0][1]):
             row.label_column = first
+    _keys(rows[at + 1:], [col for col, _ in head.cells])
+
+
+def _keys(rows: list[RowParagraph], columns: list[int]) -> None:
+    """Each row whose label other rows of the table share gets the first of ``columns`` (the header's) whose
+    values, all present, differ across them as its ``key_column`` (nc24d: "Widget C, Revenue: 15000" and
+    "Widget C, Revenue: 5000" told nothing apart; their Date column does)."""
+    same: dict[str, list[RowParagraph]] = {}
+    for row in rows:
+        if row.label_column is not None:
+            same.setdefault(dict(row.cells)[row.label_column], []).append(row)
+    for group in same.values():
+        if len(group) < 2:
+            continue
+        for col in columns:
+            values = [dict(r.cells).get(col) for r in group]
+            if col != group[0].label_column and None not in values and len(set(values)) == len(values):
+                for row in group:
+                    row.key_column = col
+                break
 
 
 def _with_comments(ws: Any, rows: list[RowParagraph], found: dict[str, list[tuple[str, str]]], hidden: bool,
