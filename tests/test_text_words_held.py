@@ -93,7 +93,12 @@ def test_lacked_latin_words_reads_questions_only() -> None:
             df[t] = df.get(t, 0) + 1
     qt = QueryTerms(q, df, len(paras))
     assert lacked_latin_words(q, qt, paras[3]) == ["password"]
-    assert lacked_latin_words(q, qt, paras[5]) == ["trustee", "computer"]  # "passwords" holds "password"
+    assert lacked_latin_words(q, qt, paras[7]) == ["password"]
+    # "Passwords" holds "password"; "trustee's" and "computer" modify it: the head names what is asked
+    assert lacked_latin_words(q, qt, paras[5]) == []
+    # a word of the question standing alone is asked ("computer" here), written before another it is not
+    alone = normalize("Which password rules apply to the computer?")
+    assert lacked_latin_words(alone, QueryTerms(alone, df, len(paras)), paras[5]) == ["computer"]
     assert lacked_latin_words(q, qt, paras[3], besides="the trustee's computer password rules") == []
     statement = normalize("trustee computer password length")
     assert not is_question(statement)

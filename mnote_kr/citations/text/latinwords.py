@@ -12,13 +12,20 @@ A question's content word (``queryterms.content_terms``: its stop words and scaf
 when the document holds it somewhere (``QueryTerms.present``): a word no place of the document holds is the question's
 own wording ("What legend explains ...", answered by "An apocryphal story ..."), which no place could hold. Not asked:
 the word a question word asks with ("how long", "how many", "what colour": the answer states a length, a number, a
-colour), modal verbs and quantifiers ("must", "many"), and the document title's words. A word is held standing alone
+colour), modal verbs and quantifiers ("must", "many"), the document title's words, and a modifier: a word written
+right before another content word of the question, or its possessor ("computer" and "trustee's" of "trustee's computer
+password"; "annual" of "How many days of annual leave do new employees get?", answered by "New employees are entitled
+to 20 days of paid leave per year"). The head names what is asked; whether a place lacking its modifier is the asked
+thing's neighbour is ``locate.modifiers``' rule, which looks for the paragraph holding the two together. A word is
+held standing alone
 or inflected ("passwords" for "password"), not as a piece of a longer word. Only questions are read so (a question word
 or auxiliary first, or a question mark last): a statement searched for ("Kempe Gowda established a mud fort in 1537")
 is matched by its words, and its verbs may be paraphrased ("built").
 """
 
 from __future__ import annotations
+
+import re
 
 from mnote_kr.citations.text.queryterms import EMBEDDED_WEIGHT, QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
@@ -56,8 +63,21 @@ def lacked_latin_words(query: str, qt: QueryTerms, norm: str, besides: str = "")
     q = normalize(query)
     words = [tok for tok, _s, _e in iter_tokens(q)]
     asking = {b for a, b in zip(words, words[1:], strict=False) if a in ASKING_AFTER}
+    asking |= _modifiers(q, {t.word for k, t in enumerate(qt.terms) if not t.cjk and qt.weights[k] > 0})
     held = {k for k, _pos, w in qt.hits(norm) if w >= 2 * EMBEDDED_WEIGHT}
     title = {k for k, _pos, w in qt.hits(besides) if w >= 2 * EMBEDDED_WEIGHT} if besides else set()
     return [t.word for k, t in enumerate(qt.terms)
             if not t.cjk and t.word and qt.present[k] and qt.weights[k] > 0 and k not in held and k not in title
             and t.word not in asking and t.word not in MODAL_WORDS]
+
+
+#: What stands between a modifier and the word it modifies: spaces and hyphens, after a possessive's "'s" or "'".
+_MODIFIER_GAP = re.compile(r"(?:['’]s?)?[\s\-‐‑–]{1,3}")
+
+
+def _modifiers(q: str, content: set[str]) -> set[str]:
+    """The ``content`` words of normalised question ``q`` written right before another of them (``_MODIFIER_GAP``):
+    "computer" and "trustee" of "trustee's computer password", never "password" (before "be")."""
+    toks = [(tok, s, e) for tok, s, e in iter_tokens(q) if not (tok == "s" and s > 0 and q[s - 1] in "'’")]
+    return {a for (a, _sa, ea), (b, sb, _eb) in zip(toks, toks[1:], strict=False)
+            if a in content and b in content and a != b and _MODIFIER_GAP.fullmatch(q[ea:sb])}
