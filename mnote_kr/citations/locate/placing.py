@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
+from mnote_kr.citations.locate.listitem import ASKED_ITEM, item_lead_in
 from mnote_kr.citations.locate.otherscript import across_languages, without_pull
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
@@ -244,6 +245,8 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     # a list item answers under its lead-in ("需重点关注的设备：" over "电气设备：…"), and the title's words name
     # what every place of the document is about
     lead = lead_in_of(doc, para)
+    if lead is None and match.reason.endswith(ASKED_ITEM):  # a which-question's list item, under its lead-in
+        lead = item_lead_in(doc, para)
     title = "\n".join(p.norm for p in doc.paragraphs if p.index != para.index and _front_title(doc, p))
     held = place_norm(doc, para) + ("\n" + lead.norm if lead is not None else "")
     lacks = lacked_words(q, held, title)
