@@ -24,6 +24,8 @@ WHICH_RE = re.compile(r"哪些|哪几|哪类|哪种|哪一些|(?<![a-z])which(?!
 #: A list item's label: its words before the first colon, at most this many characters.
 LABEL_CHARS = 30
 LIST_ITEMS = 12
+#: How a reason ends when :func:`asked_item` moved the place to the list item labelled with what is asked.
+ASKED_ITEM = "; the list item under it labelled with what the question asks for"
 
 
 def _label(para: TextParagraph) -> str:
@@ -80,5 +82,14 @@ def asked_item(doc: TextDocument[P], match: Match, query: str) -> Match:
         return match
     item = hits[0]
     return dataclasses.replace(match, paragraph=item, highlight=None, runners_up=(),
-                               reason=f"{match.reason}; the list item under it labelled with what the question "
-                                      f"asks for")
+                               reason=f"{match.reason}{ASKED_ITEM}")
+
+
+def item_lead_in(doc: TextDocument[P], item: P) -> P | None:
+    """The lead-in ending with a colon that ``item`` is listed under (``listed_items``), or None: the words a
+    place :func:`asked_item` chose holds with its item ("Applicants must bring the following documents:")."""
+    for k in range(item.index - 1, max(-1, item.index - 1 - LIST_ITEMS), -1):
+        para = doc.paragraphs[k]
+        if para.norm.rstrip().endswith(":"):
+            return para if item in listed_items(doc, para) else None
+    return None

@@ -14,6 +14,7 @@ from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
+from mnote_kr.citations.locate.listitem import ASKED_ITEM, item_lead_in
 from mnote_kr.citations.locate.otherscript import across_languages, without_pull
 from mnote_kr.citations.locate.passages import evidence_paragraphs
 from mnote_kr.citations.locate.recall import recalls as _recalls
@@ -21,6 +22,7 @@ from mnote_kr.citations.locate.textdoc import P, Scope, TextDocument, TextParagr
 from mnote_kr.citations.locate.textmatch import QUERY_SHARE, SEMANTIC, THRESHOLD, Match, _aligned
 from mnote_kr.citations.locate.titles import front_title as _front_title
 from mnote_kr.citations.text.cjkwords import lacked_words, query_words
+from mnote_kr.citations.text.latinwords import lacked_latin_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import iter_tokens, normalize
 from mnote_kr.models import Highlight, Locator
@@ -232,7 +234,8 @@ _BY_SHARE = ("matched evidence holding the query terms", "matched query terms in
 def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
     """``match`` made approximate when it is claimed by a share of the query's words (``textmatch``) while its
     place (with its list and headings: ``place_norm``) lacks a Chinese word of the query as written
-    (``cjkwords.lacked_words``): "PSR团队里需要哪几种类型的评价人员" was exact on 5.4.5, on training the 评价人员,
+    (``cjkwords.lacked_words``), or an English question's word the document holds (``latinwords``):
+    "PSR团队里需要哪几种类型的评价人员" was exact on 5.4.5, on training the 评价人员,
     which holds most of its bigrams and not 种类 (nc24a Q4); the kinds of 评价人员 are 5.4.3's. Last of
     :func:`with_meaning`'s rules, so that those moving a claimed place (``answertype``) still see it claimed."""
     para = match.paragraph
@@ -242,12 +245,22 @@ def without_lacking_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     # a list item answers under its lead-in ("需重点关注的设备：" over "电气设备：…"), and the title's words name
     # what every place of the document is about
     lead = lead_in_of(doc, para)
+    if lead is None and match.reason.endswith(ASKED_ITEM):  # a which-question's list item, under its lead-in
+        lead = item_lead_in(doc, para)
     title = "\n".join(p.norm for p in doc.paragraphs if p.index != para.index and _front_title(doc, p))
-    lacks = lacked_words(q, place_norm(doc, para) + ("\n" + lead.norm if lead is not None else ""), title)
-    if not lacks:
+    held = place_norm(doc, para) + ("\n" + lead.norm if lead is not None else "")
+    lacks = lacked_words(q, held, title)
+    if lacks:
+        return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
+                                                 f"query's words, not {'、'.join(lacks)}")
+    # an English question's words the document holds elsewhere ("password" of "How long must a trustee's computer
+    # password be?" on the paragraph about a trustee's computer rules, nc24b)
+    qt = QueryTerms(q, doc.df, len(doc.paragraphs), getattr(doc, "defined", ()), query_words(q))
+    latin = lacked_latin_words(query, qt, held, title) if qt else []
+    if not latin:
         return match
     return dataclasses.replace(match, reason=f"{SEMANTIC}: the evidence was found here and holds some of the "
-                                             f"query's words, not {'、'.join(lacks)}")
+                                             f"query's words, not {', '.join(latin)}")
 
 
 def _with_lists(doc: TextDocument[P], cands: list[int], qt: QueryTerms) -> tuple[list[int], dict[int, list[int]]]:

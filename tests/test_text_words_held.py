@@ -1,0 +1,99 @@
+"""An English question's exact place holds the words it asks that the document holds (``latinwords``).
+
+The note and the evidence are nc24c's recording (note-084.md, cut from the trustee handbook, and the evidence LightRAG
+gave for "How long must a trustee's computer password be?"): paragraph 3, about a trustee's computer rules, holds
+"must", "trustee" and "computer", never "password", and was cited exact.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from mnote_kr.citations.text.latinwords import is_question, lacked_latin_words
+from mnote_kr.citations.text.queryterms import QueryTerms
+from mnote_kr.citations.text.textnorm import normalize
+from mnote_kr.default_plugins.text_locator import clear_cache, locate
+from mnote_kr.models import LocateRequest
+
+NOTE_084 = (
+    "# Note 084 - h Hard drives of all laptops\n\n"
+    "h.\tHard drives of all laptops must be encrypted. The encryption tool must meet industry standards such as the "
+    "most current Federal Information Processing Standard (FIPS).\n\n"
+    "i. \tMobile storage media (for example, USB thumb drives) or the files on them must be encrypted.\n\n"
+    "Standing trustees must have a set of rules governing the use of the standing trustee\u2019s computer system by "
+    "employees.  These rules should explain the employee\u2019s responsibilities as a user and the penalties for "
+    "noncompliance and should include policies for employees regarding Internet access, personal use of the computer, "
+    "personal email and personal instant messaging.  All employees must sign the policy acknowledging receipt of "
+    "these rules of behavior and an understanding of their responsibilities.  A sample policy statement is found in "
+    "the Supplemental Materials.\n\n"
+    "2.\tSystem administrators should not provide passwords to the users nor maintain a record of the user "
+    "passwords.\n\n"
+    "3.\tPasswords should be \u201chard\u201d passwords containing at least 8 alphanumeric characters which are a "
+    "combination of numbers and letters.\n\n"
+    "4.\tBiometric security devices in combination with passwords provide additional protections.\n\n"
+    "5.\tExpense accounting software should be consistent with these security controls.\n\n"
+    "6.\tStanding trustee may consider a software provider\u2019s offsite backup service, which automates the backup "
+    "process.\n"
+)
+#: the evidence LightRAG's chunk gave the locator (nc24c's search JSON, ``locatorEvidenceText``)
+EVIDENCE = (
+    "i. Mobile storage media (for example, USB thumb drives) or the files on them must be encrypted.\n"
+    "Standing trustees must have a set of rules governing the use of the standing trustee\u2019s computer system by "
+    "employees."
+)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache():
+    clear_cache()
+    yield
+    clear_cache()
+
+
+def _locate(tmp_path: Path, query: str):
+    path = tmp_path / "note-084.md"
+    path.write_text(NOTE_084, encoding="utf-8")
+    before = path.read_bytes()
+    loc = locate(LocateRequest(file=str(path), evidence=EVIDENCE, query=query, passage=NOTE_084))
+    assert path.read_bytes() == before  # the user's note is read, never written
+    return loc
+
+
+def test_password_question_is_approximate_on_the_paragraph_without_password_and_own_words_exact(tmp_path: Path) -> None:
+    loc = _locate(tmp_path, "How long must a trustee's computer password be?")
+    assert loc.paragraph_index == 3
+    assert loc.locator_degraded
+    assert "password" in (loc.reason or "") and "semantic match" in (loc.reason or "")
+    # the words the question asks with ("long": how long) or a modal ("must") are not asked of the place
+    assert "long" not in (loc.reason or "").split("not ")[-1] and "must" not in (loc.reason or "").split("not ")[-1]
+    # asked in the paragraph's own words, it stays exact; so it does beside a word no paragraph of the note holds
+    # ("workstation": the question's own wording)
+    for query in ("Which rules govern the use of a trustee's computer system?",
+                  "Which rules govern the use of a trustee's workstation computer system?"):
+        same = _locate(tmp_path, query)
+        assert (same.paragraph_index, same.locator_degraded) == (3, False), (query, same.reason)
+
+
+def test_lacked_latin_words_reads_questions_only() -> None:
+    q = normalize("How long must a trustee's computer password be?")
+    paras = [normalize(p) for p in NOTE_084.split("\n\n")]
+    df: dict[str, int] = {}
+    from mnote_kr.citations.text.textnorm import token_set
+    for p in paras:
+        for t in token_set(p):
+            df[t] = df.get(t, 0) + 1
+    qt = QueryTerms(q, df, len(paras))
+    assert lacked_latin_words(q, qt, paras[3]) == ["password"]
+    assert lacked_latin_words(q, qt, paras[7]) == ["password"]
+    # "Passwords" holds "password"; "trustee's" and "computer" modify it: the head names what is asked
+    assert lacked_latin_words(q, qt, paras[5]) == []
+    # a word of the question standing alone is asked ("computer" here), written before another it is not
+    alone = normalize("Which password rules apply to the computer?")
+    assert lacked_latin_words(alone, QueryTerms(alone, df, len(paras)), paras[5]) == ["computer"]
+    assert lacked_latin_words(q, qt, paras[3], besides="the trustee's computer password rules") == []
+    statement = normalize("trustee computer password length")
+    assert not is_question(statement)
+    assert lacked_latin_words(statement, QueryTerms(statement, df, len(paras)), paras[3]) == []
+    assert is_question("does a trustee need a password") and is_question("password length?")
