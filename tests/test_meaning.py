@@ -459,11 +459,12 @@ def test_a_long_batch_says_the_steps_line_again_while_it_runs(monkeypatch: pytes
     assert all(line.detail["step"] == "embed" for line in lines)
 
 
-def test_the_embedding_step_says_the_time_left_once_its_pace_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
-    """nc24a: "embedding places 0/2502 paragraphs" ran 1m 05s with no estimate of the time left. From the second
-    batch on, a line says it at the pace since the first batch ended (the model's start-up falls in the first)."""
+
+def _embedded_in_batches(monkeypatch: pytest.MonkeyPatch, batches: list[tuple[float, int]],
+                         texts: list[str]) -> dict[str, Any]:
+    """The embedding step's progress lines for ``texts``, its batches ending at the given clock times with the given
+    paragraph counts (``(when the batch ends, its paragraphs)``), keyed by what each says before its first ";"."""
     clock = [0.0]
-    batches = [(10.0, 100), (14.0, 100), (18.0, 100), (22.0, 200)]  # (when the batch ends, its paragraphs)
 
     def embed_files(files: Any, step: Any) -> None:  # noqa: ANN401
         for at, n in batches:
@@ -471,10 +472,16 @@ def test_the_embedding_step_says_the_time_left_once_its_pace_is_known(monkeypatc
             step(n)
 
     monkeypatch.setattr(meaning, "_embed_files", embed_files)
-    meaning.queue([f"Paragraph {i} of a long handbook about blade heating." for i in range(500)])
-    lines: list[str] = []
+    meaning.queue(texts)
+    lines: list[Any] = []
     meaning.embed_queued(lines.append, clock=lambda: clock[0])
-    said = {line.split(";")[0]: line for line in lines}
+    return {line.split(";")[0]: line for line in lines}
+
+def test_the_embedding_step_says_the_time_left_once_its_pace_is_known(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc24a: "embedding places 0/2502 paragraphs" ran 1m 05s with no estimate of the time left. From the second
+    batch on, a line says it at the pace since the first batch ended (the model's start-up falls in the first)."""
+    said = _embedded_in_batches(monkeypatch, [(10.0, 100), (14.0, 100), (18.0, 100), (22.0, 200)],
+                                [f"Paragraph {i} of a long handbook about blade heating." for i in range(500)])
     assert said["embedding places: 0/500 paragraphs"] == "embedding places: 0/500 paragraphs; 0 s so far"
     assert said["embedding places: 100/500 paragraphs"] == "embedding places: 100/500 paragraphs; 10 s so far"
     # 100 paragraphs in the 4 s after the first batch: 25 a second, 300 left
@@ -491,19 +498,8 @@ def test_the_time_left_waits_for_a_pace_measured_over_seconds_not_two_batches_en
     """nc24c: step 2 said "about 0 s" left at 780/1404 paragraphs: its second batch ended a hundredth of a second
     after the first, a pace of 39,000 paragraphs a second. No time left is said until the pace since the first
     batch has been measured over a few seconds (``progresstext.PACE_MIN_S``); then it is said at that pace."""
-    clock = [0.0]
-    batches = [(10.0, 390), (10.01, 390), (11.0, 100), (20.0, 224), (30.0, 200)]
-
-    def embed_files(files: Any, step: Any) -> None:  # noqa: ANN401
-        for at, n in batches:
-            clock[0] = at
-            step(n)
-
-    monkeypatch.setattr(meaning, "_embed_files", embed_files)
-    meaning.queue([f"Paragraph {i} of a long handbook about turbine blade heating." for i in range(1404)])
-    lines: list[str] = []
-    meaning.embed_queued(lines.append, clock=lambda: clock[0])
-    said = {line.split(";")[0]: line for line in lines}
+    said = _embedded_in_batches(monkeypatch, [(10.0, 390), (10.01, 390), (11.0, 100), (20.0, 224), (30.0, 200)],
+                                [f"Paragraph {i} of a long handbook about turbine blade heating." for i in range(1404)])
     assert said["embedding places: 780/1404 paragraphs"] == "embedding places: 780/1404 paragraphs; 10 s so far"
     assert "leftS" not in said["embedding places: 780/1404 paragraphs"].detail
     assert said["embedding places: 880/1404 paragraphs"] == "embedding places: 880/1404 paragraphs; 11 s so far"
