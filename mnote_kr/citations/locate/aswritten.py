@@ -6,7 +6,7 @@ approximate, the LightRAG passage after the one holding it; the reason even name
 (``modifiers``), but as a place behind without a cosine it sank below the search's twenty other places and was not
 shown. The handbook writes the item four times (its text repeats), once 17 paragraphs before the cited place.
 
-The rule, format-free: a query of at least ``MIN_TOKENS`` tokens that the chosen place does not hold as written, while
+The rule, format-free: a query of at least ``MIN_WORDS`` words that the chosen place does not hold as written, while
 a paragraph of the document does (the same test every claim rule makes: the normalised query inside the paragraph's
 normalised text), is cited at that paragraph, exact: the copy nearest the chosen place (the part of the file the
 provider's passage came from), the former place first behind it, approximate. A question is never written in the file
@@ -20,16 +20,22 @@ from collections.abc import Callable
 
 from mnote_kr.citations.locate.textdoc import P, TextDocument
 from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
-from mnote_kr.citations.text.textnorm import iter_tokens, normalize
+from mnote_kr.citations.text.textnorm import has_cjk, iter_tokens, normalize
 
-__all__ = ["AS_WRITTEN_LEADS", "MIN_TOKENS", "at_written_phrase"]
+__all__ = ["AS_WRITTEN_LEADS", "MIN_WORDS", "at_written_phrase"]
 
 #: A place not holding the query as written yields to the paragraph nearest it that does (False: the place stays,
 #: as before round 24).
 AS_WRITTEN_LEADS = True
-#: The tokens (words, CJK bigrams) a query needs for the rule: two words written together ("annual leave") are a
-#: term many paragraphs write, not a passage a reader copied.
-MIN_TOKENS = 3
+#: The words a query needs for the rule, two CJK characters counting as one: two words written together ("annual
+#: leave", "样品纯化") are a term many paragraphs write, not a passage a reader copied.
+MIN_WORDS = 3
+
+
+def _words(q: str) -> float:
+    """``q``'s Latin words, and its CJK characters at two a word."""
+    latin = sum(1 for tok, _s, _e in iter_tokens(q) if not has_cjk(tok))
+    return latin + sum(1 for ch in q if has_cjk(ch)) / 2
 
 
 def at_written_phrase(doc: TextDocument[P], match: Match, query: str,
@@ -39,10 +45,10 @@ def at_written_phrase(doc: TextDocument[P], match: Match, query: str,
     the query, the query is short, or no paragraph of the document writes it."""
     para = match.paragraph
     q = normalize(query or "").strip()
-    if not AS_WRITTEN_LEADS or para is None or not q or q in para.norm \
-            or sum(1 for _ in iter_tokens(q)) < MIN_TOKENS:
+    if not AS_WRITTEN_LEADS or para is None or not q or q in para.norm or _words(q) < MIN_WORDS:
         return match
-    holders = [p for p in doc.paragraphs if not p.in_toc and q in p.norm]
+    # a body paragraph: a heading writing the phrase names the part of the file the place may well stand in
+    holders = [p for p in doc.paragraphs if p.tokens and not p.in_toc and not p.heading_level and q in p.norm]
     if not holders:
         return match
     place = min(holders, key=lambda p: (abs(p.index - para.index), p.index))

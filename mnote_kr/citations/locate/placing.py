@@ -316,8 +316,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     if not passage or match.paragraph is None:
         return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
             doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-                doc, asked_item(doc, at_written_phrase(doc, match, query, cosines), query), query), query), query),
-            query), query), query)
+                doc, asked_item(doc, at_written_phrase(doc, match, query, cosines), query), query), query), query,
+                                       cosines), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
@@ -326,8 +326,8 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     placed = at_written_phrase(doc, placed, query, lambda idx: meaning.cosines(key, query, idx))
     return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
         doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-            doc, asked_item(doc, placed, query), query), query), query), query,
-        lambda: passage_paragraphs(doc, passage, scope)), query), query)
+            doc, asked_item(doc, placed, query), query), query), query, lambda idx: meaning.cosines(key, query, idx)),
+        query, lambda: passage_paragraphs(doc, passage, scope)), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

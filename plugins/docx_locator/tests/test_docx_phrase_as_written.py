@@ -49,3 +49,16 @@ def test_a_phrase_searched_as_written_is_cited_exact_at_the_copy_nearest_the_pas
     # a question the file does not write as asked keeps the passage's place
     asked = replay_locate(CASE, monkeypatch, query="what percent of all payments received under plans is paid")
     assert asked.paragraph_index not in copies and "as written" not in (asked.reason or ""), asked.reason
+
+
+def test_a_place_lacking_the_query_modifier_names_the_nearest_copy_holding_it_with_its_cosine(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the list item asked almost word for word ("all" left out): no paragraph writes it, and the place lacks "five"
+    loc = replay_locate(CASE, monkeypatch, query="five percent of payments received under plans")
+    assert (loc.paragraph_index, loc.locator_degraded) == (4368, True), loc.reason
+    nearest = max(i for i in _copies() if i < 4368)
+    assert f"paragraph {nearest + 1} holds" in (loc.reason or ""), loc.reason
+    first = loc.runners_up[0]
+    assert first.paragraph_index == nearest
+    # with its cosine, the host orders it among the file's places (without one it sank below every other)
+    assert first.meaning_score == CASE["cosines"][str(nearest)]
