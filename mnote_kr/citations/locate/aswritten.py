@@ -7,15 +7,16 @@ approximate, the LightRAG passage after the one holding it; the reason even name
 shown. The handbook writes the item four times (its text repeats), once 17 paragraphs before the cited place.
 
 The rule, format-free: a query of at least ``MIN_WORDS`` words that the chosen place does not hold as written, while
-a paragraph of the document does (the same test every claim rule makes: the normalised query inside the paragraph's
-normalised text), is cited at that paragraph, exact: the copy nearest the chosen place (the part of the file the
-provider's passage came from), the former place first behind it, approximate. A question is never written in the file
-as asked, so only phrases move.
+a body paragraph of the document does (the normalised query inside the paragraph's normalised text, spacing aside), is
+cited at that paragraph, exact: the copy nearest the chosen place (the part of the file the provider's passage came
+from), the former place first behind it, approximate. A question is never written in the file as asked, so only
+phrases move.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable
 
 from mnote_kr.citations.locate.textdoc import P, TextDocument
@@ -45,14 +46,20 @@ def at_written_phrase(doc: TextDocument[P], match: Match, query: str,
     the query, the query is short, or no paragraph of the document writes it."""
     para = match.paragraph
     q = normalize(query or "").strip()
-    if not AS_WRITTEN_LEADS or para is None or not q or q in para.norm or _words(q) < MIN_WORDS:
+    if not AS_WRITTEN_LEADS or para is None or not q or _words(q) < MIN_WORDS:
+        return match
+    # spacing aside: a file's tab ("28 U.S.C. § 586(e)\t\tTrustee Compensation") is a space where it is shown
+    written = re.compile(r"\s+".join(re.escape(w) for w in q.split()))
+    if written.search(para.norm):
         return match
     # a body paragraph: a heading writing the phrase names the part of the file the place may well stand in
-    holders = [p for p in doc.paragraphs if p.tokens and not p.in_toc and not p.heading_level and q in p.norm]
+    holders = [p for p in doc.paragraphs
+               if p.tokens and not p.in_toc and not p.heading_level and written.search(p.norm)]
     if not holders:
         return match
     place = min(holders, key=lambda p: (abs(p.index - para.index), p.index))
-    start = place.norm.index(q)
+    found = written.search(place.norm)
+    assert found is not None  # a holder
     cos = cosines([place.index]) if cosines is not None else None
     copies = f", the copy nearest the passage of {len(holders)}" if len(holders) > 1 else ""
     # the former place, behind it, is approximate: the phrase searched is written elsewhere, not there
@@ -60,5 +67,5 @@ def at_written_phrase(doc: TextDocument[P], match: Match, query: str,
         f"{SEMANTIC}: it does not hold the query as written, which paragraph {place.index + 1} holds"
     behind = (dataclasses.replace(match, reason=former, runners_up=()),
               *(r for r in match.runners_up if r.paragraph is None or r.paragraph.index != place.index))
-    return Match(place, match.score, (start, start + len(q)), f"it holds the query as written{copies}",
+    return Match(place, match.score, found.span(), f"it holds the query as written{copies}",
                  match.anchor, (cos or {}).get(place.index), behind)

@@ -62,3 +62,15 @@ def test_a_place_lacking_the_query_modifier_names_the_nearest_copy_holding_it_wi
     assert first.paragraph_index == nearest
     # with its cosine, the host orders it among the file's places (without one it sank below every other)
     assert first.meaning_score == CASE["cosines"][str(nearest)]
+
+
+def test_a_phrase_is_found_as_written_across_the_tab_the_file_writes_for_a_space(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the handbook's "Related Provisions" lines write "28 C.F.R. § 58.6\tAdministrative Review"; a reader copies a space
+    loc = replay_locate(CASE, monkeypatch, query="28 C.F.R. § 58.6 Administrative Review")
+    paras = docx_cache.load_docx(CORPUS / "docx" / CASE["file"]).paragraphs
+    copies = [p.index for p in paras if p.text.strip() == "28 C.F.R. § 58.6\tAdministrative Review"]
+    nearest = max(i for i in copies if i < 4368)
+    assert (loc.paragraph_index, loc.locator_degraded) == (nearest, False), loc.reason
+    assert loc.highlight is not None
+    assert paras[nearest].text[loc.highlight.start:loc.highlight.end] == "28 C.F.R. § 58.6\tAdministrative Review"
