@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Callable
 
 from mnote_kr.citations.locate.textdoc import P, TextDocument, TextParagraph
 from mnote_kr.citations.locate.textmatch import SEMANTIC, Match
@@ -77,10 +78,13 @@ def _body(para: TextParagraph) -> bool:
     return bool(para.tokens) and not para.in_toc and not para.heading_level
 
 
-def without_unasked_claim(doc: TextDocument[P], match: Match, query: str) -> Match:
+def without_unasked_claim(doc: TextDocument[P], match: Match, query: str,
+                          cosines: Callable[[list[int]], dict[int, float] | None] | None = None) -> Match:
     """``match`` made approximate when its paragraph lacks a modifier the query writes before a word the
     paragraph holds, while another body paragraph holds the two together (module docstring); that paragraph
-    becomes the first place behind it. Unchanged when already approximate or holding the query as written."""
+    becomes the first place behind it, with its cosine with the query (``cosines(indices)``; the host orders a
+    file's places by it, and one without sank below every other, unseen: nc24d), the one nearest the place where
+    several do (a file repeating its text). Unchanged when already approximate or holding the query as written."""
     para = match.paragraph
     q = normalize(query or "").strip()
     if not MODIFIERS_APPROXIMATE or para is None or not q or match.reason.startswith(SEMANTIC) or q in para.norm:
@@ -95,13 +99,16 @@ def without_unasked_claim(doc: TextDocument[P], match: Match, query: str) -> Mat
     own = qt.score(para.norm)
     for modifier, head in pairs:
         word, stem = qt.terms[modifier].word, qt.terms[modifier].text  # the stem: cheap test before the hits
-        other = next((p for p in doc.paragraphs if p.index != para.index and _body(p) and stem in p.norm
-                      and _together(qt, p.norm, modifier, head) and qt.score(p.norm) >= HOLDS_SHARE * own), None)
+        other = min((p for p in doc.paragraphs if p.index != para.index and _body(p) and stem in p.norm
+                     and _together(qt, p.norm, modifier, head) and qt.score(p.norm) >= HOLDS_SHARE * own),
+                    key=lambda p: (abs(p.index - para.index), p.index), default=None)
         if other is None:
             continue
         noun = qt.terms[head].word
+        cos = (cosines([other.index]) if cosines is not None else None) or {}
         behind = Match(other, match.score, qt.span(other.norm),
-                       f"{SEMANTIC}: it holds the query's \"{word} {noun}\" the cited place lacks", match.anchor)
+                       f"{SEMANTIC}: it holds the query's \"{word} {noun}\" the cited place lacks", match.anchor,
+                       cos.get(other.index))
         runners = (behind, *(r for r in match.runners_up
                              if r.paragraph is None or r.paragraph.index != other.index))
         return dataclasses.replace(

@@ -296,29 +296,38 @@ def _placeable(para: TextParagraph) -> bool:
 def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, scope: Scope | None = None) -> Match:
     """:func:`place_by_meaning` with the vectors ingest stored for this document's paragraphs
     (``mnote_kr.citations.rank.meaning``; the match unchanged while they do not exist), then
-    :func:`asked_item` (a which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
+    ``aswritten.at_written_phrase`` (a phrase the file writes elsewhere, cited there), :func:`asked_item` (a
+    which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
     ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds),
     ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks),
     ``subject.without_subject_claim`` (a place holding only the words of the document's title) and
     :func:`without_lacking_claim` (a place claimed by a share of a Chinese question's words, lacking one)."""
     from mnote_kr.citations.locate.answertype import without_untyped_claim
+    from mnote_kr.citations.locate.aswritten import at_written_phrase
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
     from mnote_kr.citations.locate.subject import without_subject_claim
 
+    def cosines(idx: list[int]) -> dict[int, float] | None:  # asked only of a phrase the file writes elsewhere
+        from mnote_kr.citations.rank import meaning
+
+        return meaning.cosines(meaning.places_key([p.text for p in doc.paragraphs]), query, idx)
+
     if not passage or match.paragraph is None:
         return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
             doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-                doc, asked_item(doc, match, query), query), query), query), query), query), query)
+                doc, asked_item(doc, at_written_phrase(doc, match, query, cosines), query), query), query), query,
+                                       cosines), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
+    placed = at_written_phrase(doc, placed, query, lambda idx: meaning.cosines(key, query, idx))
     return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
         doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
-            doc, asked_item(doc, placed, query), query), query), query), query,
-        lambda: passage_paragraphs(doc, passage, scope)), query), query)
+            doc, asked_item(doc, placed, query), query), query), query, lambda idx: meaning.cosines(key, query, idx)),
+        query, lambda: passage_paragraphs(doc, passage, scope)), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,
