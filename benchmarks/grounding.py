@@ -49,7 +49,7 @@ from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from retrieval import iou, place_hit  # noqa: E402
+from retrieval import finish_ingest, iou, place_hit  # noqa: E402
 from retrieval_labels import LabelError, answering_text, corpus_host, load_sets, norm, resolve  # noqa: E402
 
 SETS = ("old", "tunepdf", "tunepdf2", "tune3", "tune5", "heldout2", "heldout3")
@@ -170,6 +170,7 @@ def run(labels: list[dict[str, Any]], files: list[str], top_k: int, kb: Path) ->
         host = corpus_host(kb, files)
         t0 = time.perf_counter()
         report = host.ingest(["docs"], wait=True, wait_s=1800)
+        finish_ingest(host, [e.status for e in host.registry().entries.values()])
         ingest_s = time.perf_counter() - t0
         t0 = time.perf_counter()
         # answering.ask itself (Host.ask starts the provider's query before the pipeline is loaded)

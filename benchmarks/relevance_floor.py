@@ -42,6 +42,7 @@ from typing import Any
 import msgspec
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from retrieval import finish_ingest  # noqa: E402
 from retrieval_labels import corpus_host, load_sets  # noqa: E402
 from weak_variants import VARIANTS, cleared_by  # noqa: E402
 
@@ -82,6 +83,7 @@ def run(queries: list[tuple[str, str]], files: list[str]) -> dict[str, Any]:
         start_engine(**dirs, wait_s=300)
         host = corpus_host(tmp / "kb", files)
         host.ingest(["docs"], wait=True, wait_s=1500)
+        finish_ingest(host, [e.status for e in host.registry().entries.values()])
         out = {}
         for qid, query in queries:
             built.clear()
