@@ -309,27 +309,34 @@ TOWN = ("The city council meets on the first Monday of each month in the old tow
         "Trams were introduced in the city in 1905.\n")
 
 
+def _town_ingested(tmp_path: Path) -> tuple[Any, Path, bytes, list[Any]]:
+    """A fake host whose root ``kb`` holds ``town.md`` (``TOWN``), ingested with ``--wait``: the host, the note,
+    its bytes before, and the progress lines said."""
+    from mnote_kr_testkit.fakes import fake_host
+
+    (tmp_path / "ws" / "kb").mkdir(parents=True)
+    note = tmp_path / "ws" / "kb" / "town.md"
+    note.write_text(TOWN, encoding="utf-8")
+    before = note.read_bytes()
+    lines: list[Any] = []
+    host, _ = fake_host(tmp_path / "ws")
+    host.progress = lines.append
+    host.roots_add("kb")
+    host.ingest(["kb"], wait=True)
+    return host, note, before, lines
+
+
 def test_ingest_embeds_a_files_paragraphs_once_and_its_locator_places_by_meaning(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Through the host: ingest's last step embeds the Markdown file's paragraphs (progress
     lines); the built-in locator then puts a paraphrased question on the plague paragraph, not
     on the one holding "city", "nineteenth" and "century" (where words alone put it); a second
     ingest of the same content embeds nothing. The file is never written."""
-    from mnote_kr_testkit.fakes import fake_host
-
     from mnote_kr.citations.cleaning import clean_citation_text
     from mnote_kr.default_plugins.text_locator import locate_text
     from mnote_kr.models import LocateRequest
 
-    (tmp_path / "ws" / "kb").mkdir(parents=True)
-    note = tmp_path / "ws" / "kb" / "town.md"
-    note.write_text(TOWN, encoding="utf-8")
-    before = note.read_bytes()
-    lines: list[str] = []
-    host, _ = fake_host(tmp_path / "ws")
-    host.progress = lines.append
-    host.roots_add("kb")
-    host.ingest(["kb"], wait=True)
+    host, note, before, lines = _town_ingested(tmp_path)
     assert [line.split(";")[0].split(" in ")[0] for line in lines if line.startswith("embedding places")] == [
         "embedding places: 0/4 paragraphs", "embedding places: 4/4 paragraphs"]
     question = "what disease outbreak killed many people in the city in the nineteenth century"
@@ -512,17 +519,7 @@ def test_ingest_wait_names_both_steps_up_front_and_says_when_placing_by_meaning_
     """nc24a: after "indexed 12/12 files" came "embedding places 0/2502 paragraphs", a step nobody announced.
     ``ingest --wait`` now names both steps before the first, and says when the second begins, that the files
     are citable by words meanwhile (the HTTP job's lines carry it as ``detail``)."""
-    from mnote_kr_testkit.fakes import fake_host
-
-    (tmp_path / "ws" / "kb").mkdir(parents=True)
-    note = tmp_path / "ws" / "kb" / "town.md"
-    note.write_text(TOWN, encoding="utf-8")
-    before = note.read_bytes()
-    lines: list[str] = []
-    host, _ = fake_host(tmp_path / "ws")
-    host.progress = lines.append
-    host.roots_add("kb")
-    host.ingest(["kb"], wait=True)
+    host, note, before, lines = _town_ingested(tmp_path)
     plan = [i for i, line in enumerate(lines) if line.startswith("note: step 1 of 2: LightRAG indexes the 1 file(s)")]
     placing = [i for i, line in enumerate(lines) if line.startswith("note: step 2 of 2: placing by meaning")]
     embedding = [i for i, line in enumerate(lines) if line.startswith("embedding places: ")]

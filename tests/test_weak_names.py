@@ -9,13 +9,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-import msgspec
-
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.render.noresults import COMMON_WORDS, weak_reason
 from mnote_kr.citations.render.weakmore import names_only, query_names
-from mnote_kr.models import Citation, Locator
-from tests.test_weak_variants import place
+from mnote_kr.models import Citation
+from tests.test_weak_variants import recorded_place
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "weak_names.json").read_text(encoding="utf-8"))
 
@@ -27,18 +25,12 @@ def library(**df: int) -> libwords.LibraryWords:
 def search(key: str, chunk_extra: str = "") -> tuple[list[Citation], str]:
     """The recorded search ``key``: its places in the provider's order, and its query; ``chunk_extra`` added to
     every chunk that names Tokyo."""
-    def cited(c: dict[str, Any]) -> Citation:
-        base = place(c["id"], c["display"] or "", c["path"], **c["parts"])
-        loc = msgspec.convert(c["locator"], Locator)
-        chunk = RECORDED["chunks"][c["chunk"]]
-        if "Tokyo" in chunk:
-            chunk += chunk_extra
-        return msgspec.structs.replace(base, raw_quote=chunk, display_quote=c["display"], locator=loc,
-                                       locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
-                                       diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
+    def chunk(c: dict[str, Any]) -> str:
+        text: str = RECORDED["chunks"][c["chunk"]]
+        return text + chunk_extra if "Tokyo" in text else text
 
     s = RECORDED["searches"][key]
-    return [cited(c) for c in s["read"]], s["q"]
+    return [recorded_place(c, chunk(c)) for c in s["read"]], s["q"]
 
 
 def test_a_query_naming_what_the_library_names_but_asking_what_no_naming_passage_says_is_weak() -> None:

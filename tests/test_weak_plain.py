@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import msgspec
 
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.render.noresults import weak_reason
-from mnote_kr.models import Citation, Locator
-from tests.test_weak_variants import place
+from mnote_kr.models import Citation
+from tests.test_weak_variants import recorded_place
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "weak_plain.json").read_text(encoding="utf-8"))
 
@@ -24,15 +23,8 @@ def library(files: int = RECORDED["files"]) -> libwords.LibraryWords:
 
 def search(key: str) -> tuple[list[Citation], str]:
     """The recorded search ``key``: its places in the provider's order, and its query."""
-    def cited(c: dict[str, Any]) -> Citation:
-        base = place(c["id"], c["display"], c["path"], **c["parts"])
-        loc = msgspec.convert(c["locator"], Locator)
-        return msgspec.structs.replace(base, raw_quote=RECORDED["chunks"][c["chunk"]], locator=loc,
-                                       locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
-                                       diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
-
     s = RECORDED["searches"][key]
-    return [cited(c) for c in s["read"]], s["q"]
+    return [recorded_place(c, RECORDED["chunks"][c["chunk"]]) for c in s["read"]], s["q"]
 
 
 def test_a_short_query_of_the_library_s_common_words_is_weak_and_an_answer_in_the_same_words_is_not() -> None:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import msgspec
 import pytest
@@ -15,24 +14,17 @@ import pytest
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.render import weakmore
 from mnote_kr.citations.render.noresults import weak_reason
-from mnote_kr.models import Citation, Locator
-from tests.test_weak_variants import place
+from mnote_kr.models import Citation
+from tests.test_weak_variants import place, recorded_place
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "weak_small.json").read_text(encoding="utf-8"))
 
 
 def search(key: str) -> tuple[list[Citation], str, libwords.LibraryWords]:
     """The recorded search ``key``: its places in the provider's order, its query and its library's word counts."""
-    def cited(c: dict[str, Any]) -> Citation:
-        base = place(c["id"], c["display"] or "", c["path"], **c["parts"])
-        loc = msgspec.convert(c["locator"], Locator)
-        return msgspec.structs.replace(base, raw_quote=RECORDED["chunks"][c["chunk"]], locator=loc,
-                                       display_quote=c["display"], locator_precision=loc.locator_precision,
-                                       locator_degraded=loc.locator_degraded,
-                                       diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
-
     s = RECORDED["searches"][key]
-    return [cited(c) for c in s["read"]], s["q"], libwords.LibraryWords.counts(s["files"], dict(s["df"]))
+    cites = [recorded_place(c, RECORDED["chunks"][c["chunk"]]) for c in s["read"]]
+    return cites, s["q"], libwords.LibraryWords.counts(s["files"], dict(s["df"]))
 
 
 @pytest.mark.parametrize("key, words, answered", [

@@ -7,15 +7,12 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
-
-import msgspec
 
 from mnote_kr.citations.caches import libwords
 from mnote_kr.citations.render import weakabsent
 from mnote_kr.citations.render.noresults import weak_reason
-from mnote_kr.models import Citation, Locator
-from tests.test_weak_variants import place
+from mnote_kr.models import Citation
+from tests.test_weak_variants import recorded_place
 
 RECORDED = json.loads((Path(__file__).parent / "data" / "ranking" / "weak_subject.json").read_text(encoding="utf-8"))
 
@@ -29,18 +26,7 @@ def search(key: str, reason: dict[str, str] | None = None) -> tuple[list[Citatio
     """The recorded search ``key``: its places in order, and its query; ``reason`` replaces the locator's reason of
     the places it names (by citation ID)."""
     s = RECORDED["searches"][key]
-
-    def cited(c: dict[str, Any]) -> Citation:
-        base = place(c["id"], c["display"] or "", c["path"], **c["parts"])
-        loc = msgspec.convert(c["locator"], Locator)
-        if reason and c["id"] in reason:
-            loc = msgspec.structs.replace(loc, reason=reason[c["id"]])
-        return msgspec.structs.replace(base, raw_quote=s["chunks"][c["chunk"]], display_quote=c["display"],
-                                       locator=loc, locator_precision=loc.locator_precision,
-                                       locator_degraded=loc.locator_degraded, relevance_score=c["relevance"],
-                                       diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
-
-    return [cited(c) for c in s["read"]], s["q"]
+    return [recorded_place(c, s["chunks"][c["chunk"]], (reason or {}).get(c["id"])) for c in s["read"]], s["q"]
 
 
 def test_every_card_shown_saying_it_only_names_the_subject_makes_the_search_weak() -> None:

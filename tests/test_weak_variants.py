@@ -4,6 +4,7 @@ on citations built here (the rule's own inputs: passages and their ranking parts
 from __future__ import annotations
 
 import sys
+from typing import Any
 
 import msgspec
 import pytest
@@ -27,6 +28,19 @@ def place(cid: str, quote: str, name: str = "kb/notes.docx", **parts: float) -> 
                     diagnostics=msgspec.structs.replace(CitationDiagnostics(
                         quote_source="chunk", raw_reference_mapped=True, sidecar_block_mapped=False,
                         display_cleaned=True, locator_text_source="chunk"), score_parts={"provider": 1.0, **parts}))
+
+
+def recorded_place(c: dict[str, Any], chunk: str, reason: str | None = None) -> Citation:
+    """A place of a recorded search (``tests/data/ranking/weak_*.json``: its ``id``, ``display``, ``path``, ``parts``,
+    ``locator`` and, where recorded, ``relevance``) quoting the chunk ``chunk``; ``reason`` replaces its locator's."""
+    base = place(c["id"], c["display"] or "", c["path"], **c["parts"])
+    loc = msgspec.convert(c["locator"], Locator)
+    if reason is not None:
+        loc = msgspec.structs.replace(loc, reason=reason)
+    return msgspec.structs.replace(base, raw_quote=chunk, display_quote=c["display"], locator=loc,
+                                   locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
+                                   relevance_score=c.get("relevance", base.relevance_score),
+                                   diagnostics=msgspec.structs.replace(base.diagnostics, score_parts=c["parts"]))
 
 
 ENDNOTE = place("c1", "This should point to an endnote", lexical=0.26)

@@ -9,6 +9,7 @@ broken plugin never breaks ``--help``.
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from typing import Any
 
 import click
@@ -33,6 +34,16 @@ _DEFAULT_HINTS = DEFAULT_HINTS
 
 pass_ctx = click.make_pass_decorator(Ctx)
 json_option = click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+
+
+def query_options(command: Callable[..., Any]) -> Callable[..., Any]:
+    """``command`` with ``--scope``, ``--top-k`` and ``--mode``, as ``search`` and ``ask`` read a query."""
+    top_k = "Number of citations returned (retrieval depth is [query] retrieval_top_k in the config)."
+    for option in reversed((click.option("--scope", multiple=True, help="Only these files or folders (repeatable)."),
+                            click.option("--top-k", type=int, default=20, show_default=True, help=top_k),
+                            click.option("--mode", default="mix", show_default=True, type=click.Choice(MODES)))):
+        command = option(command)
+    return command
 
 
 class _Group(click.Group):
@@ -298,11 +309,7 @@ def prune(obj: Ctx, as_json: bool) -> None:
 
 @cli.command(help=f"Search: citations only (mnote.knowledge_rag.search_results.v1).\n\n{COUNTING}")
 @click.argument("query")
-@click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
-@click.option("--top-k", type=int, default=20, show_default=True,
-              help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
-@click.option("--mode", default="mix", show_default=True,
-              type=click.Choice(MODES))
+@query_options
 @click.option("--rerank/--no-rerank", default=None, help="Ask the provider to rerank (default: provider's choice).")
 @json_option
 @pass_ctx
@@ -314,11 +321,7 @@ def search(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, 
 @cli.command(help="Answer with citations (mnote.knowledge_rag.agent_query_result.v1); an answer needs an LLM, "
                   f"without one the citations only.\n\n{COUNTING}")
 @click.argument("query")
-@click.option("--scope", multiple=True, help="Only these files or folders (repeatable).")
-@click.option("--top-k", type=int, default=20, show_default=True,
-              help="Number of citations returned (retrieval depth is [query] retrieval_top_k in the config).")
-@click.option("--mode", default="mix", show_default=True,
-              type=click.Choice(MODES))
+@query_options
 @json_option
 @pass_ctx
 def ask(obj: Ctx, query: str, scope: tuple[str, ...], top_k: int, mode: str, as_json: bool) -> None:

@@ -8,9 +8,9 @@ by meaning alone (approximate). Pure: no I/O.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Protocol
+
+from mnote_kr.citations.rank.stepover import Candidate, step_over
 
 __all__ = ["EXACT_MARGIN", "exact_ahead", "within_margin"]
 
@@ -23,17 +23,6 @@ EXACT_MARGIN = 0.1
 #: bound's own pair drifted out of it by its last bits (7.7 and 6.93: ``7.7 - 6.93`` is 0.7700000000000005, more than
 #: ``0.1 * 7.7``). A billionth of a score is far below any difference the ranking means.
 SLACK = 1e-9
-
-
-class Candidate(Protocol):
-    """What is read of :class:`mnote_kr.citations.rank.ranking.Candidate` (imported from there: a cycle)."""
-
-    @property
-    def file_name(self) -> str: ...
-    @property
-    def approximate(self) -> bool: ...
-    @property
-    def unplaced(self) -> bool: ...
 
 
 def within_margin(higher: float, lower: float) -> bool:
@@ -49,22 +38,11 @@ def exact_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequence[
     first place is scored just above the highest it passes (``parts["exactAhead"]``). Its other places stay."""
     if EXACT_MARGIN <= 0:
         return
-    firsts: dict[str, int] = {}
-    for i, c in enumerate(candidates):
-        if c.file_name not in firsts or out[i][0] > out[firsts[c.file_name]][0]:
-            firsts[c.file_name] = i
-    order = sorted(firsts.values(), key=lambda i: (-out[i][0], i))
-    for k, i in enumerate(order):
-        if candidates[i].approximate or candidates[i].unplaced:
-            continue
-        passed = None
-        for j in reversed(order[:k]):
-            if (not candidates[j].approximate or out[j][1].get("named")
-                    or not within_margin(out[j][0], out[i][0])):
-                break  # a file on the place the query names keeps its lead: the person said where to look
-            passed = j
-        if passed is not None:
-            total, parts = out[i]
-            value = math.nextafter(out[passed][0], math.inf)
-            parts["exactAhead"] = value - total
-            out[i] = (value, parts)
+
+    def passes(j: int, i: int) -> bool:
+        # a file on the place the query names keeps its lead: the person said where to look
+        return (candidates[j].approximate and not out[j][1].get("named")
+                and within_margin(out[j][0], out[i][0]))
+
+    step_over(out, candidates, "exactAhead", lambda i: not (candidates[i].approximate or candidates[i].unplaced),
+              passes)

@@ -18,10 +18,9 @@ place is scored just above the highest it passes (``parts["meaningAhead"]``); it
 
 from __future__ import annotations
 
-import math
 from collections.abc import Sequence
-from typing import Protocol
 
+from mnote_kr.citations.rank.stepover import Candidate, step_over
 from mnote_kr.citations.text.textnorm import CJK_CLASS, lazy_compile
 
 __all__ = ["MEANING_LEAD", "meaning_ahead"]
@@ -36,21 +35,6 @@ _CJK_RE = lazy_compile(rf"[{CJK_CLASS}]")
 _LATIN_WORD_RE = lazy_compile(r"[A-Za-z\u00c0-\u024f]{3,}")
 
 
-class Candidate(Protocol):
-    """What is read of :class:`mnote_kr.citations.rank.ranking.Candidate` (imported from there: a cycle)."""
-
-    @property
-    def file_name(self) -> str: ...
-    @property
-    def meaning(self) -> float | None: ...
-    @property
-    def place(self) -> str: ...
-    @property
-    def text(self) -> str: ...
-    @property
-    def unplaced(self) -> bool: ...
-
-
 def script(text: str) -> str | None:
     """"cjk" for a text mostly CJK (a CJK character against two per Latin word of three letters or more), "latin"
     for one mostly Latin, None for one with neither."""
@@ -61,31 +45,16 @@ def script(text: str) -> str | None:
 def meaning_ahead(out: list[tuple[float, dict[str, float]]], candidates: Sequence[Candidate], query: str) -> None:
     """In place: a file whose first place leads the files right above it by meaning steps over them (module
     docstring)."""
-    if MEANING_LEAD is None:
+    lead, asked = MEANING_LEAD, script(query)
+    if lead is None or asked is None:
         return
-    asked = script(query)
-    firsts: dict[str, int] = {}
-    for i, c in enumerate(candidates):
-        if c.file_name not in firsts or out[i][0] > out[firsts[c.file_name]][0]:
-            firsts[c.file_name] = i
-    order = sorted(firsts.values(), key=lambda i: (-out[i][0], i))
 
     def comparable(i: int) -> bool:
         c = candidates[i]
         return c.meaning is not None and not c.unplaced and script(c.place or c.text) == asked
 
-    for k, i in enumerate(order):
-        if asked is None or not comparable(i):
-            continue
-        mine = candidates[i].meaning or 0.0
-        passed = None
-        for j in reversed(order[:k]):
-            if (not comparable(j) or out[j][1].get("named") or out[j][1].get("section")
-                    or mine - (candidates[j].meaning or 0.0) < MEANING_LEAD):
-                break
-            passed = j
-        if passed is not None:
-            total, parts = out[i]
-            value = math.nextafter(out[passed][0], math.inf)
-            parts["meaningAhead"] = value - total
-            out[i] = (value, parts)
+    def passes(j: int, i: int) -> bool:
+        return (comparable(j) and not out[j][1].get("named") and not out[j][1].get("section")
+                and (candidates[i].meaning or 0.0) - (candidates[j].meaning or 0.0) >= lead)
+
+    step_over(out, candidates, "meaningAhead", comparable, passes)

@@ -21,9 +21,9 @@ from typing import Any
 
 from lxml import etree
 
-from mnote_kr.plugin_api import DocumentError, docxnotes
+from mnote_kr.plugin_api import docxnotes
 
-from .safezip import parse_xml, read_part
+from .safezip import parse_optional, read_part
 from .styles import Sheet, child, lightrag_level
 
 #: The parts a document's notes need, by the last word of their relationship type.
@@ -38,15 +38,7 @@ def _targets(zf: zipfile.ZipFile, main: str, path: str) -> dict[str, str]:
 
 
 def _part(zf: zipfile.ZipFile, name: str, path: str) -> etree._Element | None:
-    data = read_part(zf, name, path)
-    if data is None:
-        return None
-    try:
-        return parse_xml(data, name, path)
-    except DocumentError as exc:
-        if "entity" in exc.message:
-            raise
-        return None  # a broken notes, settings or rels part costs the notes only
+    return parse_optional(read_part(zf, name, path), name, path)  # a broken one costs the notes only
 
 
 def read_notes(zf: zipfile.ZipFile, main: str, path: str) -> tuple[dict[tuple[str, str], str],

@@ -38,6 +38,7 @@ from .safezip import (
     main_part_name,
     open_zip,
     over_budget,
+    parse_optional,
     parse_xml,
     read_part,
 )
@@ -461,14 +462,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
         numbering_xml = read_part(zf, numbering_name, path)
         notes = read_notes(zf, main, path)
     root = parse_xml(doc_xml, main, path)
-    styles_root = None
-    if styles_xml is not None:
-        try:
-            styles_root = parse_xml(styles_xml, styles_name, path)
-        except DocumentError as exc:
-            if "entity" in exc.message:
-                raise
-            styles_root = None  # broken styles cost heading detection only
+    styles_root = parse_optional(styles_xml, styles_name, path)  # broken styles cost heading detection only
     body = None
     for child in root:
         if isinstance(child.tag, str) and child.tag.endswith("}body"):
@@ -476,14 +470,7 @@ def parse_docx_bytes(data: bytes, path: str = "<bytes>") -> DocxDocument:
             break
     if body is None:
         raise document_error(f"broken DOCX: {main} has no w:body", path)
-    numbering_root = None
-    if numbering_xml is not None:
-        try:
-            numbering_root = parse_xml(numbering_xml, numbering_name, path)
-        except DocumentError as exc:
-            if "entity" in exc.message:
-                raise
-            numbering_root = None  # broken numbering costs list markers only
+    numbering_root = parse_optional(numbering_xml, numbering_name, path)  # broken numbering costs list markers only
     sheet = read_sheet(styles_root)  # the one walk of styles.xml: headings, numbering and notes read it
     walker = _Walker(read_styles(sheet), path, read_numbering(numbering_root, sheet), notes_for(notes, body, sheet))
     walker.walk(body)

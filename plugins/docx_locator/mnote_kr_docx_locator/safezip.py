@@ -130,6 +130,20 @@ def parse_xml(data: bytes, name: str, path: str) -> etree._Element:
         raise document_error(f"malformed XML in {name} ({exc})", path) from exc
 
 
+def parse_optional(data: bytes | None, name: str, path: str) -> etree._Element | None:
+    """An optional part (styles, numbering, notes, comments, settings, their rels) parsed, or None when it is absent
+    or broken: a broken one costs only what it holds (heading detection, list markers, notes). An entity
+    declaration still refuses the whole file, as in the main part."""
+    if data is None:
+        return None
+    try:
+        return parse_xml(data, name, path)
+    except DocumentError as exc:
+        if "entity" in exc.message:
+            raise
+        return None
+
+
 def main_part_name(zf: zipfile.ZipFile, path: str) -> str:
     rels = read_part(zf, "_rels/.rels", path)
     if rels is not None:

@@ -13,7 +13,7 @@ from mnote_kr_testkit.data import CORPUS
 
 from mnote_kr.models import LocateRequest
 from mnote_kr_docx_locator import cache as docx_cache
-from mnote_kr_docx_locator import locate, reader
+from mnote_kr_docx_locator import locate, reader, safezip
 
 TIKA = CORPUS / "docx" / "tika__testWORD_2006ml.docx"  # headings, a TOC, footnotes and endnotes, numbered lists
 
@@ -59,7 +59,8 @@ def _count_styles_part(monkeypatch: pytest.MonkeyPatch) -> dict[str, int]:
         return etree.fromstring(data, parser)
 
     monkeypatch.setattr(reader, "read_part", read_part)
-    monkeypatch.setattr(reader, "parse_xml", parse_xml)
+    for module in (reader, safezip):  # the main part is parsed in the reader, an optional one in ``parse_optional``
+        monkeypatch.setattr(module, "parse_xml", parse_xml)
     return counts
 
 

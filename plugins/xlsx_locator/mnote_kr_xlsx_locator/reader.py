@@ -77,7 +77,7 @@ class RowParagraph(TextParagraph):
     is_header: bool = False  # the header row of a table below it
     region: int = 0  # which table region of the workbook the row belongs to
     #: the first column whose values tell apart the rows of its table sharing this row's label (Widget C's Date),
-    #: None when the label is the row's own: a cited cell's quote names it (``locating.reading``)
+    #: None when the label is the row's own: a cited cell's quote names it (``cells.reading``)
     key_column: int | None = None
     #: a cell comment's line (``comments.line``), not a row: on the cell of ``cells[0]``'s column in ``row``,
     #: under that cell's table header (``headers``); ``words`` is the comment's own, ``author`` who wrote it
