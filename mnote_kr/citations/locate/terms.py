@@ -21,6 +21,7 @@ The rules, learnt from the file's own layout, no list of terms:
 * a term line the place landed on otherwise gives way: to its definition for a definition question, else to the
   first place behind it that is a body paragraph and no term line (holding a word of the question, unless the
   question is written in the other script than the file's body), else to its definition; approximate either way.
+  A term searched as written ("定期安全评价 periodic safety review") keeps its line.
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def at_definition(doc: TextDocument[P], match: Match, query: str) -> Match:
                        if r.paragraph is not None and r.paragraph.index not in (definition, line))
         return Match(place, match.score, (0, len(place.text)), "the definition of the term the question names "
                      f"(under its term line \"{paras[line].text.strip()}\")", match.anchor, None, behind)
-    if para.index not in terms:
+    if para.index not in terms or q in para.norm:  # a term searched as written is its line
         return match
     definition = paras[terms[para.index][0]]
     lead: Match | None = None
