@@ -20,7 +20,8 @@ The rules, learnt from the file's own layout, no list of terms:
   definition is what it asks. A term named in no term line changes nothing;
 * a term line the place landed on otherwise gives way: to its definition for a definition question, else to the
   first place behind it that is a body paragraph and no term line (holding a word of the question, unless the
-  question is written in the other script than the file's body), else to its definition; approximate either way.
+  question is written in the other script than the file's body), else to its definition; approximate either way,
+  and a term line that held only the words naming the document's subject (``subject``) still says so of the card.
   A term searched as written ("定期安全评价 periodic safety review") keeps its line.
 """
 
@@ -57,6 +58,10 @@ _WHAT_IS = (re.compile(r"^\s*什么(?:是|叫)(?:做)?(.+?)[？?。\s]*$"), re.c
             re.compile(r"^\s*what\s+(?:is|are)\s+(?:an?\s+|the\s+)?(.+?)[?.\s]*$"))
 #: Numbering before a term ("3.1", "3.1.2 ").
 _NUMBER = re.compile(r"^\s*\d+(?:\.\d+)*\s*")
+
+#: How ``subject`` and ``placing`` say a place only names the document's subject (``render.weakabsent.DECLINING``
+#: reads the same words: a search whose every card says so is weak).
+_DECLINED = ("naming the document's subject", "it names the subject, it does not answer")
 
 _MEMO: HolderMemo[dict[int, tuple[int, tuple[str, ...]]]] = HolderMemo(16)
 
@@ -157,6 +162,8 @@ def at_definition(doc: TextDocument[P], match: Match, query: str) -> Match:
     assert lead.paragraph is not None
     why = ("the definition under the term line the evidence matched" if lead.paragraph is definition
            else "placed by meaning among the places behind the evidence's, over the term line it matched")
+    if any(m in match.reason for m in _DECLINED):  # the line's own judgement stays the card's (the weak flag reads it)
+        why += "; the term line held only the words naming the document's subject, not what the question asks"
     own = dataclasses.replace(match, reason=f"{SEMANTIC}: a term line (it names a term, it does not answer)",
                               runners_up=())
     behind = tuple(r for r in (*match.runners_up, own) if r is not lead)
