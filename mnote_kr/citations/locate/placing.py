@@ -300,13 +300,15 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
     which-question's list item), :func:`without_heading_claim`, :func:`without_title_claim`,
     ``modifiers.without_unasked_claim`` (a place lacking the query's modifier of a word it holds),
     ``answertype.without_untyped_claim`` (a place lacking the kind of answer the question asks),
-    ``subject.without_subject_claim`` (a place holding only the words of the document's title) and
-    :func:`without_lacking_claim` (a place claimed by a share of a Chinese question's words, lacking one)."""
+    ``subject.without_subject_claim`` (a place holding only the words of the document's title),
+    :func:`without_lacking_claim` (a place claimed by a share of a Chinese question's words, lacking one) and
+    ``terms.at_definition`` (a definition question on the definition of the term it names; no term line leads)."""
     from mnote_kr.citations.locate.answertype import without_untyped_claim
     from mnote_kr.citations.locate.aswritten import at_written_phrase
     from mnote_kr.citations.locate.listitem import asked_item
     from mnote_kr.citations.locate.modifiers import without_unasked_claim
     from mnote_kr.citations.locate.subject import without_subject_claim
+    from mnote_kr.citations.locate.terms import at_definition
 
     def cosines(idx: list[int]) -> dict[int, float] | None:  # asked only of a phrase the file writes elsewhere
         from mnote_kr.citations.rank import meaning
@@ -314,20 +316,20 @@ def with_meaning(doc: TextDocument[P], match: Match, passage: str, query: str, s
         return meaning.cosines(meaning.places_key([p.text for p in doc.paragraphs]), query, idx)
 
     if not passage or match.paragraph is None:
-        return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
+        return at_definition(doc, without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
             doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
                 doc, asked_item(doc, at_written_phrase(doc, match, query, cosines), query), query), query), query,
-                                       cosines), query), query), query)
+                                       cosines), query), query), query), query)
     from mnote_kr.citations.rank import meaning
 
     key = meaning.places_key([p.text for p in doc.paragraphs])
     placed = place_by_meaning(doc, match, passage, query, lambda idx: meaning.cosines(key, query, idx), scope,
                               lambda k: meaning.nearest(key, query, k))
     placed = at_written_phrase(doc, placed, query, lambda idx: meaning.cosines(key, query, idx))
-    return without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
+    return at_definition(doc, without_lacking_claim(doc, without_subject_claim(doc, without_untyped_claim(
         doc, without_unasked_claim(doc, without_title_claim(doc, without_heading_claim(
             doc, asked_item(doc, placed, query), query), query), query, lambda idx: meaning.cosines(key, query, idx)),
-        query, lambda: passage_paragraphs(doc, passage, scope)), query), query)
+        query, lambda: passage_paragraphs(doc, passage, scope)), query), query), query)
 
 
 def places_behind(doc: TextDocument[P], chosen: int, passage: str, query: str, *,

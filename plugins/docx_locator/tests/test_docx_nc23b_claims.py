@@ -72,11 +72,13 @@ def test_a_term_line_holding_only_the_titles_words_is_no_exact_answer_to_a_quest
     path = CORPUS / "docx" / TERM_LINE_CASE["file"]
     term_line = _index(path, "定期安全评价 periodic safety review")
     loc = replay_locate(TERM_LINE_CASE, monkeypatch)
-    assert loc.paragraph_index == term_line, (loc.paragraph_index, loc.reason)
+    # round 25 (``terms``): the term line leads no question asking something else; it stays a place behind
+    assert loc.paragraph_index != term_line, (loc.paragraph_index, loc.reason)
     assert loc.locator_degraded, loc.reason
     answer = next(p.index for p in docx_cache.load_docx(path).paragraphs if p.text.startswith(TERM_LINE_CASE["answer"]))
     behind = [(r.paragraph_index, r.reason) for r in loc.runners_up]
-    assert answer in [i for i, _why in behind], behind
+    assert answer in [loc.paragraph_index, *(i for i, _why in behind)], behind
+    assert term_line in [i for i, _why in behind], behind
     # the subject's own words searched as a phrase: the term line is the place asked for
     loc = replay_locate(TERM_LINE_CASE, monkeypatch, query="periodic safety review")
     assert (loc.paragraph_index, loc.locator_degraded) == (term_line, False), loc.reason
