@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from mnote_kr.agents.contracts import (
+    AgentFailed,
     AgentFiles,
     AgentPendingNew,
     AgentProvider,
@@ -142,7 +143,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
                                moved_followed=reg.get("movedFollowed", 0), waiting=len(reg["waiting"]),
                                fallbacks=len(reg.get("fallbacks") or []),
-                               waiting_files=_waiting_files(reg["waiting"], prov)),
+                               waiting_files=_waiting_files(reg["waiting"], prov),
+                               failed_files=_failed_files(reg.get("failed") or [])),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
@@ -172,6 +174,13 @@ def _waiting_files(waiting: list[dict[str, Any]], provider: dict[str, Any], show
 
     return [AgentWaiting(source_path=w["sourcePath"], action=w["action"],
                          reason=waiting_reason(w.get("lastError"), provider)) for w in waiting[:shown]]
+
+
+def _failed_files(failed: list[dict[str, Any]], shown: int = 50) -> list[AgentFailed]:
+    """The failed files (the first ``shown``), each with its reason in ``mnote-kr status`` words."""
+    from mnote_kr.citations.render.statustext import failure_reason
+
+    return [AgentFailed(source_path=f["sourcePath"], reason=failure_reason(f.get("reason"))) for f in failed[:shown]]
 
 
 def _part(value: Any, shape: type[T]) -> T:

@@ -46,6 +46,11 @@ _BUSY = re.compile(r"\bis busy\b")
 _SEE_STATUS = "; 'mnote-kr status' lists failures"
 
 
+def failure_reason(reason: object) -> str:
+    """Why a file failed, as ``status`` says it (without the pointer to ``status`` an ingest's note ends with)."""
+    return str(reason or "indexing failed").removesuffix(_SEE_STATUS)
+
+
 def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str | None:
     """Why a queued action waits, as ``status`` says it (the MCP status tool too): its recorded error, and
     for a busy refusal while ``provider`` (status's part) is idle now, that the next sync retries it."""
@@ -153,7 +158,7 @@ def render_status(info: dict[str, Any]) -> str:
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
     for failed in reg.get("failed", []):
-        lines.append(f"Failed:    {failed['sourcePath']}: {str(failed['reason']).removesuffix(_SEE_STATUS)}")
+        lines.append(f"Failed:    {failed['sourcePath']}: {failure_reason(failed['reason'])}")
     for refused in reg.get("refused", []):
         lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):
