@@ -231,6 +231,22 @@ class AgentFiles(Out, kw_only=True, frozen=True):
     fix: str = ""
 
 
+class AgentMove(Out, kw_only=True, frozen=True):
+    """An indexed file found at another path with the same content."""
+
+    from_: str = msgspec.field(name="from")
+    to: str
+
+
+class AgentMoves(Out, kw_only=True, frozen=True):
+    """``status --json``'s ``movedSinceIndexed``: indexed files renamed or moved on disk since (same content),
+    which ``fix`` follows; they are in neither ``missingSinceIndexed`` nor ``pendingNew``."""
+
+    count: int = 0
+    moves: list[AgentMove] = []
+    fix: str = ""
+
+
 class AgentRootFix(Out, kw_only=True, frozen=True):
     """The new files of one indexed root, and the command that indexes them."""
 
@@ -272,6 +288,7 @@ class AgentStatus(Out, kw_only=True, frozen=True):
     write_tools: bool
     changed_since_indexed: AgentFiles = AgentFiles()
     missing_since_indexed: AgentFiles = AgentFiles()
+    moved_since_indexed: AgentMoves = AgentMoves()
     pending_new: AgentPendingNew = AgentPendingNew()
     words_only: AgentWordsOnly = AgentWordsOnly()
 

@@ -20,6 +20,7 @@ import msgspec
 from mnote_kr.agents.contracts import (
     AgentFailed,
     AgentFiles,
+    AgentMoves,
     AgentPendingNew,
     AgentProvider,
     AgentQueryResult,
@@ -163,6 +164,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         # the files status names on disk, as its --json says them (the same names, the same 50 paths)
         changed_since_indexed=_part(raw.get("changedSinceIndexed"), AgentFiles),
         missing_since_indexed=_part(raw.get("missingSinceIndexed"), AgentFiles),
+        moved_since_indexed=_part(raw.get("movedSinceIndexed"), AgentMoves),
         pending_new=_part(raw.get("pendingNew"), AgentPendingNew),
         words_only=_part((raw.get("meaning") or {}).get("wordsOnly"), AgentWordsOnly),
     )

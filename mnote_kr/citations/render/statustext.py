@@ -142,6 +142,12 @@ def render_status(info: dict[str, Any]) -> str:
         named = ", ".join(paths[:5]) + (f" and {new['count'] - 5} more" if new["count"] > 5 else "")
         lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
                      + (f": {named}" if paths else "") + (f"; {fixes} indexes them" if fixes else ""))
+    moving = info.get("movedSinceIndexed") or {}
+    if moving.get("count"):  # a rename sync follows: one fix, not "New: ... ingest" and "Missing: ... sync"
+        pairs = ", ".join(f"{m['from']} -> {m['to']}" for m in (moving.get("moves") or [])[:5])
+        more = f" and {moving['count'] - 5} more" if moving["count"] > 5 else ""
+        lines.append(f"Moved:     {moving['count']} file(s) renamed or moved on disk since indexed, same content: "
+                     f"{pairs}{more}; {moving.get('fix', 'mnote-kr sync')}")
     for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
                              ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
         part = info.get(key) or {}
