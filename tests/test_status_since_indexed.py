@@ -42,22 +42,26 @@ def test_status_names_edited_deleted_and_renamed_files_before_sync(tmp_path: Pat
     os.utime(touched, ns=(touched.stat().st_atime_ns, touched.stat().st_mtime_ns + 5_000_000_000))
     info = host.status()
     assert info["changedSinceIndexed"]["count"] == 1 and info["changedSinceIndexed"]["paths"] == ["kb/amber.md"]
-    assert info["missingSinceIndexed"]["count"] == 2
-    assert info["missingSinceIndexed"]["paths"] == ["kb/birch.md", "kb/cedar.md"]
+    assert info["missingSinceIndexed"]["count"] == 1
+    assert info["missingSinceIndexed"]["paths"] == ["kb/birch.md"]
     assert "mnote-kr sync" in info["changedSinceIndexed"]["fix"]
     assert "mnote-kr sync" in info["missingSinceIndexed"]["fix"]
-    assert info["pendingNew"]["paths"] == ["kb/cypress.md"]
+    # the rename is one move sync follows (ux26): neither missing nor new
+    assert info["movedSinceIndexed"]["moves"] == [{"from": "kb/cedar.md", "to": "kb/cypress.md"}]
+    assert info["pendingNew"]["paths"] == []
     text = render_status(info)
     changed = [line for line in text.splitlines() if line.startswith("Changed:")]
     missing = [line for line in text.splitlines() if line.startswith("Missing:")]
     assert len(changed) == 1 and "kb/amber.md" in changed[0] and "'mnote-kr sync'" in changed[0], text
-    assert len(missing) == 1 and "kb/birch.md, kb/cedar.md" in missing[0] and "'mnote-kr sync'" in missing[0], text
-    assert "renamed" in missing[0], missing  # the renamed file's new name is under New:; sync pairs them
+    assert len(missing) == 1 and "kb/birch.md;" in missing[0] and "'mnote-kr sync'" in missing[0], text
+    assert "renamed" in missing[0], missing  # a rename whose bytes are elsewhere: sync pairs them
+    assert "kb/cedar.md -> kb/cypress.md" in text and "New:" not in text, text
     # after sync, nothing is changed or missing any more: the records say it (Stale:/Moved:)
     reconcile_and_apply(host)
     host.sync()
     after = host.status()
     assert after["changedSinceIndexed"]["count"] == 0 and after["missingSinceIndexed"]["count"] == 0, after
+    assert after["movedSinceIndexed"]["count"] == 0, after
     assert not [line for line in render_status(after).splitlines() if line.startswith(("Changed:", "Missing:"))]
 
 

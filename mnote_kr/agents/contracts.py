@@ -198,6 +198,13 @@ class AgentWaiting(Out, kw_only=True, frozen=True):
     reason: str | None
 
 
+class AgentFailed(Out, kw_only=True, frozen=True):
+    """A file the knowledge base could not index, and why (as ``mnote-kr status`` says it)."""
+
+    source_path: str
+    reason: str
+
+
 class AgentRegistry(Out, kw_only=True, frozen=True):
     """Counts from the source registry (the files of this workspace the knowledge base knows)."""
 
@@ -211,6 +218,9 @@ class AgentRegistry(Out, kw_only=True, frozen=True):
     fallbacks: int = 0
     #: The queued actions one by one (the first 50), each with why it waits.
     waiting_files: list[AgentWaiting] = []
+    #: The files ``by_status`` counts as failed one by one (the first 50), each with why: the agent can name
+    #: the broken file to the user as ``mnote-kr status`` does.
+    failed_files: list[AgentFailed] = []
 
 
 class AgentFiles(Out, kw_only=True, frozen=True):
@@ -218,6 +228,22 @@ class AgentFiles(Out, kw_only=True, frozen=True):
 
     count: int = 0
     paths: list[str] = []
+    fix: str = ""
+
+
+class AgentMove(Out, kw_only=True, frozen=True):
+    """An indexed file found at another path with the same content."""
+
+    from_: str = msgspec.field(name="from")
+    to: str
+
+
+class AgentMoves(Out, kw_only=True, frozen=True):
+    """``status --json``'s ``movedSinceIndexed``: indexed files renamed or moved on disk since (same content),
+    which ``fix`` follows; they are in neither ``missingSinceIndexed`` nor ``pendingNew``."""
+
+    count: int = 0
+    moves: list[AgentMove] = []
     fix: str = ""
 
 
@@ -262,6 +288,7 @@ class AgentStatus(Out, kw_only=True, frozen=True):
     write_tools: bool
     changed_since_indexed: AgentFiles = AgentFiles()
     missing_since_indexed: AgentFiles = AgentFiles()
+    moved_since_indexed: AgentMoves = AgentMoves()
     pending_new: AgentPendingNew = AgentPendingNew()
     words_only: AgentWordsOnly = AgentWordsOnly()
 

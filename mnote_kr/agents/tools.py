@@ -18,7 +18,9 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import msgspec
 
 from mnote_kr.agents.contracts import (
+    AgentFailed,
     AgentFiles,
+    AgentMoves,
     AgentPendingNew,
     AgentProvider,
     AgentQueryResult,
@@ -142,7 +144,8 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         registry=AgentRegistry(entries=reg["entries"], by_status=reg["byStatus"], stale=reg["stale"],
                                moved_followed=reg.get("movedFollowed", 0), waiting=len(reg["waiting"]),
                                fallbacks=len(reg.get("fallbacks") or []),
-                               waiting_files=_waiting_files(reg["waiting"], prov)),
+                               waiting_files=_waiting_files(reg["waiting"], prov),
+                               failed_files=_failed_files(reg.get("failed") or [])),
         # roots that follow (pendingNew) and roots added with --no-follow (leftBehind): in one list each
         new_files_not_ingested=raw.get("pendingNew", {}).get("count", 0) + raw.get("leftBehind", {}).get("newCount", 0),
         provider=AgentProvider(
@@ -161,6 +164,7 @@ def tool_status(host: Host, args: StatusInput) -> AgentStatus:
         # the files status names on disk, as its --json says them (the same names, the same 50 paths)
         changed_since_indexed=_part(raw.get("changedSinceIndexed"), AgentFiles),
         missing_since_indexed=_part(raw.get("missingSinceIndexed"), AgentFiles),
+        moved_since_indexed=_part(raw.get("movedSinceIndexed"), AgentMoves),
         pending_new=_part(raw.get("pendingNew"), AgentPendingNew),
         words_only=_part((raw.get("meaning") or {}).get("wordsOnly"), AgentWordsOnly),
     )
@@ -172,6 +176,13 @@ def _waiting_files(waiting: list[dict[str, Any]], provider: dict[str, Any], show
 
     return [AgentWaiting(source_path=w["sourcePath"], action=w["action"],
                          reason=waiting_reason(w.get("lastError"), provider)) for w in waiting[:shown]]
+
+
+def _failed_files(failed: list[dict[str, Any]], shown: int = 50) -> list[AgentFailed]:
+    """The failed files (the first ``shown``), each with its reason in ``mnote-kr status`` words."""
+    from mnote_kr.citations.render.statustext import failure_reason
+
+    return [AgentFailed(source_path=f["sourcePath"], reason=failure_reason(f.get("reason"))) for f in failed[:shown]]
 
 
 def _part(value: Any, shape: type[T]) -> T:

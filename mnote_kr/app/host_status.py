@@ -102,6 +102,10 @@ class HostStatus:
         disk: dict[str, Stat] = {}  # the walk's stat of each file: also what the indexed files are compared with
         new = new_files(self.root, reg, lambda paths: self.plugins.unindexable(ctx, paths), disk)
         stale_shown, moved_followed = stale_notes(reg, STALE_SHOWN)
+        on_disk = since_indexed(self.root, reg, disk, new=new)
+        if on_disk["movedSinceIndexed"]["count"]:  # a rename: sync follows it; not new, not missing
+            moved_to = {m["to"] for m in on_disk["movedSinceIndexed"]["moves"]}
+            new = [rel for rel in new if rel not in moved_to]
         out: dict[str, Any] = {
             "workspace": str(self.root),
             "workspaceId": reg.workspace_id or self.workspace.workspace_id,
@@ -133,7 +137,7 @@ class HostStatus:
             # In the roots that follow, never ingested; roots added with --no-follow list theirs below.
             "pendingNew": new_in_roots(reg, new),
             # Indexed files edited or gone on disk that no sync has seen: what a search would warn of.
-            **since_indexed(self.root, reg, disk),
+            **on_disk,
             # What roots added with --no-follow left behind, each with the commands that fix it.
             "leftBehind": self._left_behind(reg, new),
             # Files passed over for a type no provider indexes, each with the provider's reason.

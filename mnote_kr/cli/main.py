@@ -151,9 +151,15 @@ def _safe_table(loaded: Any) -> dict[str, str]:
 # ---------------------------------------------------------------------------- roots
 
 
-@cli.group()
-def roots() -> None:
-    """Manage the indexed roots of the workspace."""
+@cli.group(invoke_without_command=True)
+@json_option
+@click.pass_context
+def roots(ctx: click.Context, as_json: bool) -> None:
+    """Manage the indexed roots of the workspace ('roots' alone lists them, as 'roots list')."""
+    if ctx.invoked_subcommand is None:  # 'roots --json', as the README lists roots among the --json commands
+        roots_report(ctx.obj, as_json)
+    elif as_json:  # 'roots --json add PATH': the subcommand's --json, given before its name
+        ctx.default_map = {name: {"as_json": True} for name in ("add", "list", "remove")}
 
 
 @roots.command("add")

@@ -57,14 +57,48 @@ def changed_since_indexed(entry: SourceEntry, path: str | Path, st: os.stat_resu
     return digest != entry.source_hash
 
 
-def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown: int = 50) -> dict[str, Any]:
+def moved_on_disk(ws_root: Path, reg: Registry, missing: list[str], new: list[str], disk: Mapping[str, Stat],
+                  hashed_max: int = 200) -> list[tuple[str, str]]:
+    """The (old, new) pairs of ``missing`` entries whose bytes sit at a ``new`` path: a rename or move that
+    ``sync`` follows (it recognises the file by its content). Only a new file of a missing entry's size is
+    read (hashed), at most ``hashed_max`` of them, so a status over a folder of new files stays a walk."""
+    by_size: dict[int, list[str]] = {}
+    for rel in missing:
+        entry = reg.entries.get(rel)
+        if entry is not None and entry.size and entry.source_hash:
+            by_size.setdefault(entry.size, []).append(rel)
+    if not by_size:
+        return []
+    pairs: list[tuple[str, str]] = []
+    taken: set[str] = set()
+    for rel in new:
+        seen = disk.get(rel)
+        olds = by_size.get(seen[0]) if seen is not None else None
+        if not olds or hashed_max <= 0:
+            continue
+        hashed_max -= 1
+        try:
+            digest = workspace.sha256_file(os.path.join(ws_root, rel))
+        except OSError:
+            continue
+        old = next((o for o in olds if o not in taken and reg.entries[o].source_hash == digest), None)
+        if old is not None:
+            taken.add(old)
+            pairs.append((old, rel))
+    return sorted(pairs)
+
+
+def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown: int = 50,
+                  new: list[str] | None = None) -> dict[str, Any]:
     """``status``'s ``changedSinceIndexed`` and ``missingSinceIndexed``: the registered files (live or queued,
     not yet marked stale, in scope) that a search would no longer cite as they are on disk, before any
     ``sync`` has looked, each part with the command that brings them back.
 
     ``disk`` is the walk of the roots ``status`` already made (rel -> (size, mtime_ns)); an entry outside
     it is stat'ed once. No file is read, but a touched one of the indexed size (hashed by
-    :func:`changed_since_indexed`, as search does)."""
+    :func:`changed_since_indexed`, as search does). Given the roots' ``new`` files, a missing file whose
+    bytes are at a new path is a move (:func:`moved_on_disk`): ``movedSinceIndexed`` names it, and it is
+    not counted as missing (its new path, not new, is left out of ``new`` by the caller)."""
     entries = [e for e in reg.entries.values() if e.status not in _DEAD and not e.stale]
     excluded = excluded_entries(entries, reg.roots)
     changed: list[str] = []
@@ -90,6 +124,10 @@ def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown:
                 no_follow.append(rel)
     changed.sort()
     missing.sort()
+    moves = moved_on_disk(ws_root, reg, missing, new or [], disk) if missing and new else []
+    if moves:
+        gone = {old for old, _ in moves}
+        missing = [rel for rel in missing if rel not in gone]
     if not no_follow:
         fix = f"'mnote-kr sync' re-indexes {'it' if len(changed) == 1 else 'them'} (not cited until then)"
     elif len(changed) == 1:
@@ -104,5 +142,9 @@ def since_indexed(ws_root: Path, reg: Registry, disk: Mapping[str, Stat], shown:
             "count": len(missing), "paths": missing[:shown],
             "fix": "'mnote-kr sync' stops citing them (a file moved or renamed inside the roots is recognised "
                    "by its content and cited under its new path)",
+        },
+        "movedSinceIndexed": {
+            "count": len(moves), "moves": [{"from": old, "to": to} for old, to in moves[:shown]],
+            "fix": "'mnote-kr sync' follows the move (same content: cited under the new path, not indexed again)",
         },
     }

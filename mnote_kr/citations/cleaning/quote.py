@@ -112,8 +112,9 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
         return _own_words_first(text, query, limit, by_meaning)
     if b - a > LONG_SENTENCE:  # a table row: its label and the cell asked for; else around the query's first term
         return row_quote(text[a:b], query, limit) or _window(text, a, b, query, limit)
-    end = b
-    for nxt in range(best + 1, min(best + MOST_SENTENCES, len(spans))):
+    lead = _tied_lead(text, spans, query, best, limit) if by_meaning is not None else best
+    a, end = spans[lead][0], b
+    for nxt in range(best + 1, min(lead + MOST_SENTENCES, len(spans))):
         if spans[nxt][1] - a > limit:
             longest = limit * (RUN_ON if run_on is None else run_on)
             if nxt == best + 1 and spans[nxt][1] - a <= longest and _goes_on(text[slice(*spans[nxt])], query):
@@ -121,6 +122,21 @@ def answer_quote(text: str, query: str, *, limit: int = QUOTE_CHARS, by_meaning:
             break
         end = spans[nxt][1]
     return text[a:end]
+
+
+def _tied_lead(text: str, spans: list[tuple[int, int]], query: str, best: int, limit: int) -> int:
+    """Where the quote starts when meaning chose ``best`` among sentences holding as many of the query's words:
+    at the earliest of those before it whose run to ``best`` fits in ``limit`` (and ``MOST_SENTENCES``), so a
+    sentence holding the query's words is not dropped for its neighbour (nc25a: "Who wrote the chatbot that
+    answered like a psychologist in the 1960s?" quoted "This program had a set of patterns ... in a
+    psychologists fashion." without the sentence before it, "ELIZA, a bot created by Joseph Weizenbaum in
+    the 1960s"); else ``best``."""
+    held = [round(h, 9) for h in _held([text[a:b] for a, b in spans], query)]
+    if held[best] <= 0:
+        return best
+    end = spans[best][1]
+    return next((i for i in range(max(0, best - MOST_SENTENCES + 1), best)
+                 if held[i] == held[best] and end - spans[i][0] <= limit), best)
 
 
 def _goes_on(sentence: str, query: str) -> bool:

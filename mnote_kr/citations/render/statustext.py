@@ -46,6 +46,11 @@ _BUSY = re.compile(r"\bis busy\b")
 _SEE_STATUS = "; 'mnote-kr status' lists failures"
 
 
+def failure_reason(reason: object) -> str:
+    """Why a file failed, as ``status`` says it (without the pointer to ``status`` an ingest's note ends with)."""
+    return str(reason or "indexing failed").removesuffix(_SEE_STATUS)
+
+
 def waiting_reason(last_error: str | None, provider: Mapping[str, Any]) -> str | None:
     """Why a queued action waits, as ``status`` says it (the MCP status tool too): its recorded error, and
     for a busy refusal while ``provider`` (status's part) is idle now, that the next sync retries it."""
@@ -137,6 +142,12 @@ def render_status(info: dict[str, Any]) -> str:
         named = ", ".join(paths[:5]) + (f" and {new['count'] - 5} more" if new["count"] > 5 else "")
         lines.append(f"New:       {new['count']} file(s) in the roots not indexed yet"
                      + (f": {named}" if paths else "") + (f"; {fixes} indexes them" if fixes else ""))
+    moving = info.get("movedSinceIndexed") or {}
+    if moving.get("count"):  # a rename sync follows: one fix, not "New: ... ingest" and "Missing: ... sync"
+        pairs = ", ".join(f"{m['from']} -> {m['to']}" for m in (moving.get("moves") or [])[:5])
+        more = f" and {moving['count'] - 5} more" if moving["count"] > 5 else ""
+        lines.append(f"Moved:     {moving['count']} file(s) renamed or moved on disk since indexed, same content: "
+                     f"{pairs}{more}; {moving.get('fix', 'mnote-kr sync')}")
     for key, label, what in (("changedSinceIndexed", "Changed:", "changed on disk since indexed"),
                              ("missingSinceIndexed", "Missing:", "deleted, moved or renamed on disk since indexed")):
         part = info.get(key) or {}
@@ -153,7 +164,7 @@ def render_status(info: dict[str, Any]) -> str:
     if len(waiting) > WAITING_SHOWN:
         lines.append(f"           (and {len(waiting) - WAITING_SHOWN} more; '--json' lists all)")
     for failed in reg.get("failed", []):
-        lines.append(f"Failed:    {failed['sourcePath']}: {str(failed['reason']).removesuffix(_SEE_STATUS)}")
+        lines.append(f"Failed:    {failed['sourcePath']}: {failure_reason(failed['reason'])}")
     for refused in reg.get("refused", []):
         lines.append(f"Refused:   {refused['sourcePath']}: {refused['reason']}")
     for note in reg.get("fallbacks", []):

@@ -75,9 +75,10 @@ def check_budget(path: str) -> str | None:
 
 @hookimpl
 def prepare_locate(path: str) -> bool | None:
-    """Have ingest embed the workbook's visible rows when there are at most ``MEANING_ROWS`` (the rows
-    behind a cited one are ranked by meaning too; a larger workbook's by words): parsed for it (kept in
-    memory for this process) only when its sheets' XML says it has no more rows than that."""
+    """Have ingest embed the workbook's visible rows, and all its rows when some are hidden, when there are at
+    most ``MEANING_ROWS`` (the rows behind a cited one are ranked by meaning too; a larger workbook's by
+    words): parsed for it (kept in memory for this process) only when its sheets' XML says it has no more
+    rows than that."""
     if not _ours(path):
         return None
     from mnote_kr.plugin_api import queue_places
@@ -89,9 +90,12 @@ def prepare_locate(path: str) -> bool | None:
     if rows_at_most is not None and rows_at_most > MEANING_ROWS:
         return parsed  # too many to embed: not parsed only to be skipped
     doc = load_xlsx(path)
-    rows = doc.visible if doc.visible is not None else doc
-    if len(rows.paragraphs) <= MEANING_ROWS:
-        queue_places(rows)
+    # The visible rows, and every row when some are hidden: ``locate_xlsx`` ranks among every row when no
+    # visible one matches, and a search that found no vectors for those would record the workbook as
+    # placed by words only (nc25a: status changed after searches alone, and sync "re-embedded" nothing).
+    for rows in (doc.visible, doc):
+        if rows is not None and len(rows.paragraphs) <= MEANING_ROWS:
+            queue_places(rows)
     return parsed
 
 
