@@ -376,7 +376,8 @@ def test_a_title_line_holding_no_word_of_the_question_does_not_win_by_meaning(
              "v. : No. 07-1315": 0.5497, "Washington, D.C.": 0.5247, "Tuesday, January 13, 2009": 0.5594,
              "The above-entitled matter came on for oral": 0.5341,
              "argument before the Supreme Court of the United States": 0.55, "at 1:01 p.m.": 0.5598,
-             "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los": 0.5785, "Official - Subject to Final Review": 0.544}
+             "STEVEN E. MERCER, ESQ., Deputy Attorney General, Los": 0.5785,
+             "Official - Subject to Final Review": 0.544}
     texts = place_texts(load_document(str(pdf)))
     of_place = {i: max((c for line, c in trial.items() if line in t), default=None) for i, t in enumerate(texts) if t}
     monkeypatch.setattr(meaning, "cosines", lambda key, query, idx: {i: of_place[i] for i in idx
