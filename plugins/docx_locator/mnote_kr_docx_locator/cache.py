@@ -30,8 +30,9 @@ _cache: FileCache[DocxDocument] = FileCache(
     # 7: headings: never a table cell; numbered titles typed in capitals or bold, appendix lines;
     # 8: review comments at their marks; 9: the numbers Word shows before numbered headings and list items,
     # from numbering.xml; 10: a text box's breaks, tabs and non-breaking hyphens read as in a paragraph's own text;
-    # 11: the paragraphs' normalised text folds lookalikes, "△H" as "ΔH", "−" as "-", textnorm's ``normalize``)
-    persist=Persist(name="docx", version="11", model=DocxDocument),
+    # 11: the paragraphs' normalised text folds lookalikes, "△H" as "ΔH", "−" as "-", textnorm's ``normalize``;
+    # 12: a title typed as the styled headings of a level begin takes that level, "CHAPTER 7 – ...")
+    persist=Persist(name="docx", version="12", model=DocxDocument),
 )
 stats = _cache.stats
 

@@ -300,8 +300,12 @@ class _Walker:
         if level:
             self.headings.styled_heading(level, docxnotes.without_notes(own_text).strip(),  # a note is not its name
                                          "".join(label) if label else "")
-        elif not in_toc and not self.table_depth and (title := typed_title(own_text, bold=all_bold(p))):
-            self.headings.typed_heading(*title)  # a title typed as a numbered line, bold or in capitals
+        elif not in_toc and not self.table_depth and own_text.strip():
+            bold = all_bold(p)
+            if self.headings.outranking(own_text, bold=bold):
+                pass  # a title typed as the styled headings of a level begin ("CHAPTER 7 – ...", "A.<tab>...")
+            elif title := typed_title(own_text, bold=bold):
+                self.headings.typed_heading(*title)  # a title typed as a numbered line, bold or in capitals
         path = self.headings.path
         pid = p.get(W14_PARAID)
         self.paragraphs.append(

@@ -3,6 +3,7 @@ style says (a newcomer saw a contract's clause headed by its cover table's cells
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import pytest
@@ -87,3 +88,50 @@ def _write(tmp_path: Path, b: DocxBuilder) -> Path:
     path = tmp_path / "doc.docx"
     path.write_bytes(b.build())
     return path
+
+
+def test_a_chapter_typed_in_normal_style_closes_the_headings_styled_in_an_earlier_copy() -> None:
+    # The DOJ handbook holds its text four times; only the first two copies style their chapter and section titles
+    # as headings. The later ones type "CHAPTER 7 – REPORTS, AUDITS, COMPLIANCE" and "A.<tab>MONTHLY REPORTS" in
+    # Normal style, and the second copy's last Heading 1 and 2 (and a typed "7. FACILITIES AND EQUIPMENT" of the
+    # third copy's chapter 6) were the path over its monthly-report paragraph (newcomer nc24d, its ¶6015).
+    path = CORPUS / "docx" / "unstructured__handbook-872p.docx"
+    before = hashlib.sha256(path.read_bytes()).hexdigest()
+    paras = load_docx(path).paragraphs
+    last_styled = max(p.index for p in paras if p.heading_level)
+    monthly = [p for p in paras if p.index > last_styled
+               and p.text.startswith("The standing trustee must submit to the United States Trustee a monthly report")]
+    assert len(monthly) == 2  # the third copy and the fourth, no styled heading after them
+    for p in monthly:
+        # the titles the file types above it: its chapter's line, then its section's
+        assert p.heading_path == ("CHAPTER 7 – REPORTS, AUDITS, COMPLIANCE", "A. MONTHLY REPORTS"), p.heading_path
+    # a styled copy's own paths stay as its styles say
+    styled = next(p for p in paras if p.index < last_styled and p.text.startswith(monthly[0].text[:60]))
+    assert styled.heading_path[0].startswith("CHAPTER 7") and "MONTHLY REPORTS" in styled.heading_path[-1]
+    # the cover's bold "Chapter 13" (of the Bankruptcy Code) alone heads nothing
+    cover = next(p for p in paras if p.text.strip() == "Standing Trustees")
+    assert cover.heading_path == ()
+    assert hashlib.sha256(path.read_bytes()).hexdigest() == before
+
+
+def test_a_typed_title_takes_the_level_of_the_styled_headings_it_begins_as(tmp_path: Path) -> None:
+    b = DocxBuilder(para_ids=False)
+    b.heading("CHAPTER 1 – SCOPE", 1)
+    b.heading("A.\tPURPOSE", 2)
+    b.para("The rules apply to every trustee.")
+    b.heading("B.\tTERMS", 2)
+    b.para("CHAPTER 2 – REPORTS")  # typed, as the styled chapters begin: closes CHAPTER 1 and B.
+    b.para("Reports are due monthly.")
+    b.para("A.\tMONTHLY REPORTS")  # typed, as the styled sections begin: a section of CHAPTER 2
+    b.para("A monthly report is filed within 30 days.")
+    b.para("A.\tThe trustee files it.")  # a sentence, not a title: heads nothing
+    b.heading("CHAPTER 3 – AUDITS", 1)
+    b.para("Audits are yearly.")
+    doc = load_docx(_write(tmp_path, b))
+    by_text = {p.text: p.heading_path for p in doc.paragraphs}
+    assert by_text["The rules apply to every trustee."] == ("CHAPTER 1 – SCOPE", "A.\tPURPOSE")
+    assert by_text["Reports are due monthly."] == ("CHAPTER 2 – REPORTS",)
+    assert by_text["A monthly report is filed within 30 days."] == ("CHAPTER 2 – REPORTS", "A. MONTHLY REPORTS")
+    assert by_text["A.\tThe trustee files it."] == ("CHAPTER 2 – REPORTS", "A. MONTHLY REPORTS")
+    assert by_text["Audits are yearly."] == ("CHAPTER 3 – AUDITS",)
+    assert not any(p.heading_level for p in doc.paragraphs if p.text.startswith(("CHAPTER 2", "A.\tMONTHLY")))

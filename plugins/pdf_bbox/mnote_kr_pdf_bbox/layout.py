@@ -4,14 +4,16 @@ Both work on the line boxes of ``pdftext`` (text frame: unrotated, top-left orig
 
 *Furniture* (running headers, footers, page numbers) is a line in the top or bottom
 band of its page whose text, with every digit run folded to ``#``, recurs at about the
-same height on other pages (two more, or one close by), or a lone page number on the
-outermost line of the band. It is never cited and is left out of the compact text, so a
-passage that crosses a page break reads straight through.
+same height on other pages (two more, or one close by), a lone page number on the
+outermost line of the band, or a transcript's line numbers down the margin
+(``linenumbers``). It is never cited and is left out of the compact text, so a passage
+that crosses a page break reads straight through.
 
 *Blocks* are paragraphs: consecutive lines of one column in reading order, split where
 the vertical gap grows, the font size changes, the column changes, the previous line
 ended early (the next line's first word, or first character of CJK, would have fitted), or a first-line indent
-starts a paragraph. A small change of size between lines spaced as the document's usual paragraph lines
+starts a paragraph (not after a full line broken mid-sentence: that is an entry's hanging indent).
+A small change of size between lines spaced as the document's usual paragraph lines
 is not one (``SIZE_JITTER``: an OCR text layer sizes each line from its scanned glyphs). Right-to-left pages
 are handled mirrored.
 """
@@ -25,6 +27,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from mnote_kr.plugin_api import lazy_compile, made_of
+
+from .linenumbers import margin_numbers
 
 Box = tuple[float, float, float, float]
 
@@ -130,6 +134,7 @@ def find_furniture(
                 numbers.append(li)
         if sizes is not None:
             found |= _numbered_rows(pages[pi][0], boxes, texts, sizes[pi])
+        found |= margin_numbers(boxes, texts)  # a transcript's line numbers down the margin
         for li in numbers:  # alone on its row (or beside other furniture), not a table's last row
             b = boxes[li]
             if all(k == li or k in found or min(o[3], b[3]) <= max(o[1], b[1]) for k, o in enumerate(boxes)):
@@ -220,6 +225,9 @@ def _leading(boxes: list[Box]) -> float:
 
 
 _SOFT_HYPHENS = ("\x02", "\ufffe", "\u00ad")  # PDFium's marks of a word hyphenated at a line end
+# a line ending on a word (or a comma after it): its sentence goes on. Not CJK, whose headings end on a
+# character as its sentences' lines do ("4　系统运行和校核" over an indented first line)
+_MID_SENTENCE = lazy_compile(r"[^\W\d_\u2e80-\u9fff\uac00-\ud7af\uf900-\ufaff\uff00-\uffef],?\s*$")
 # the head of a definition-list or option-list item: "len: ...", "-k, --keep ...", "--help"
 _ITEM_HEAD = lazy_compile(r"\s*(?:--?[\w?#]|[\w.*\[\]<>/-]{1,40}:\s)")
 
@@ -360,8 +368,15 @@ def split_blocks(
                 elif c[0] > left + 0.8 * h and c[0] > p[0] + 0.8 * h and not _BULLET.match(texts[cur[0]]):
                     nxt = order[k + 1] if k + 1 < len(order) else None
                     # a first-line indent: the line after it returns to the block's left edge
-                    # (returning only part of the way, it is a wrapped line's hanging indent)
-                    if nxt is not None and box(nxt)[0] < c[0] - 0.8 * h and abs(box(nxt)[0] - left) <= 0.8 * h:
+                    # (returning only part of the way, it is a wrapped line's hanging indent); not when
+                    # a full line broken mid-sentence goes on in a short indented one ("... Deputy Attorney
+                    # General, Los" over "Angeles, Cal.; on behalf of the Petitioner.": an entry's hanging
+                    # indent; a paragraph's indented first line runs on to the block's right edge, and a
+                    # line centred under a title is set apart as it is)
+                    hanging = _MID_SENTENCE.search(texts[order[k - 1]]) is not None and c[2] < right - 2 * h \
+                        and abs((c[0] - p[0]) - (p[2] - c[2])) > h
+                    if nxt is not None and box(nxt)[0] < c[0] - 0.8 * h and abs(box(nxt)[0] - left) <= 0.8 * h \
+                            and not hanging:
                         new = True
         if new:
             blocks.append(cur)

@@ -164,13 +164,27 @@ def _code_stamp() -> str:
 
     from mnote_kr.plugin_api import defined_in, textmatch, textnorm
 
-    from . import acronymterms, align, answer, cidtext, layout, lines, outline, page, pdfium, pdftext, tableread, tables
+    from . import (
+        acronymterms,
+        align,
+        answer,
+        cidtext,
+        layout,
+        linenumbers,
+        lines,
+        outline,
+        page,
+        pdfium,
+        pdftext,
+        tableread,
+        tables,
+    )
 
     h = hashlib.blake2b(digest_size=8)
     for module in (__file__, pdftext.__file__, pdfium.__file__, cidtext.__file__, layout.__file__, answer.__file__,
                    acronymterms.__file__, sys.modules[defined_in.__module__].__file__,  # the acronyms it keeps
                    align.__file__, textmatch.__file__, textnorm.__file__, tables.__file__, tableread.__file__,
-                   lines.__file__, page.__file__, outline.__file__):
+                   lines.__file__, page.__file__, outline.__file__, linenumbers.__file__):
         try:
             st = os.stat(module)
             h.update(f"{os.path.basename(module)}:{st.st_size}:{st.st_mtime_ns}".encode())
