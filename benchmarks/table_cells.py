@@ -9,7 +9,7 @@ folded (``folding.runner_citations``, ``behind_by_meaning``, ``fold_places``), t
 as ingest does. Right = the first place's quote holds the value (``answer``); ``exact`` counts the right ones
 claimed exact. ``--rule off`` runs the same with ``folding.CELL_LEADS`` off (the rule before round 25).
 
-    .venv/bin/python benchmarks/table_cells.py [--rule off]
+    .venv/bin/python benchmarks/table_cells.py [--rule off] [--order meaning]
 """
 
 from __future__ import annotations
@@ -46,6 +46,8 @@ QUESTIONS: list[tuple[str, str, str]] = [
 ]
 WINDOW = 1200
 PASSAGES = 3
+#: The order of a file's passages: by the query's words (BM25) or by meaning (e5's cosine, as a vector search).
+ORDER = "words"
 
 
 def _text(path: Path, pm) -> str:  # noqa: ANN001 - the plugin manager
@@ -63,29 +65,41 @@ def _text(path: Path, pm) -> str:  # noqa: ANN001 - the plugin manager
 
 
 def _passages(text: str, query: str) -> list[str]:
+    from mnote_kr.citations.rank.meaning import embed_texts
     from mnote_kr.citations.rank.ranking import bm25
 
     windows = [text[lo:lo + WINDOW] for lo in range(0, max(1, len(text) - WINDOW // 2), WINDOW // 2)]
-    scores = bm25(query, windows)
+    if ORDER == "meaning":  # LightRAG's vector search: the chunks nearest the question by e5
+        vecs = embed_texts([query, *windows])
+        scores = [sum(a * b for a, b in zip(vecs[0], v, strict=True)) for v in vecs[1:]]
+    else:
+        scores = bm25(query, windows)
     return [windows[k] for k in sorted(range(len(windows)), key=lambda k: -scores[k])[:PASSAGES]]
 
 
 def first_place(pm, doc: str, query: str):  # noqa: ANN001, ANN201 - the plugin manager; the folded Citation
+    import msgspec
+
     from mnote_kr.citations.render import folding
     from mnote_kr.citations.render.claims import not_another_numbered, place_key
-    from mnote_kr.models import Citation, LocateRequest
+    from mnote_kr.models import Citation, CitationDiagnostics, LocateRequest
 
     path = CORPUS / doc
     mains, runners = [], []
     for k, chunk in enumerate(_passages(_text(path, pm), query)):
         loc = not_another_numbered(pm.locate(LocateRequest(file=str(path), evidence=chunk, passage=chunk,
                                                           query=query)), query)
-        main = Citation(citation_id=f"[p{k}]", provider="lightrag", source_root_relative_path="docs/" + path.name,
-                        locator=loc.__class__(**{**{f: getattr(loc, f) for f in loc.__struct_fields__},
-                                                "runners_up": [], "place_text": None}),
-                        locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded,
-                        display_quote=loc.place_text or loc.quote or chunk[:200], search_query=query,
-                        relevance_score=1.0 - 0.1 * k)
+        bare = msgspec.structs.replace(loc, runners_up=[], place_text=None)
+        main = Citation(provider="lightrag", citation_id=f"[p{k}]", source_id=path.name, source_path=str(path),
+                        source_root_relative_path="docs/" + path.name, light_rag_doc_id=None,
+                        light_rag_file_path=path.name, light_rag_chunk_id=f"chunk-{k}", block_id=None, heading_path=[],
+                        raw_quote=chunk, display_quote=loc.place_text or loc.quote or chunk[:200],
+                        locator_evidence_text=chunk, quote_source="chunk", search_query=query,
+                        locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded, locator=bare,
+                        citation_url="", citation_markdown="", relevance_score=1.0 - 0.1 * k,
+                        diagnostics=CitationDiagnostics(quote_source="chunk", raw_reference_mapped=True,
+                                                        sidecar_block_mapped=False, display_cleaned=True,
+                                                        locator_text_source="chunk"))
         mains.append(main)
         runners.append(folding.runner_citations(main, loc, f"p{k}", set(), ""))
     held: set[str] = set()
@@ -95,7 +109,7 @@ def first_place(pm, doc: str, query: str):  # noqa: ANN001, ANN201 - the plugin 
             continue
         held.add(key)
         out.append(m)
-    for m, rs in zip(mains, runners, strict=True):
+    for rs in runners:
         for r in rs:
             if place_key(r.locator) not in held:
                 held.add(place_key(r.locator))
@@ -107,7 +121,10 @@ def first_place(pm, doc: str, query: str):  # noqa: ANN001, ANN201 - the plugin 
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--rule", choices=("on", "off"), default="on")
+    ap.add_argument("--order", choices=("words", "meaning"), default="words", help="the file's passages' order")
     args = ap.parse_args()
+    global ORDER  # noqa: PLW0603 - a module setting, as the folding rules are
+    ORDER = args.order
     os.environ["MNOTE_KR_LOCATE_CACHE"] = "0"
     from mnote_kr.citations.rank import meaning
     from mnote_kr.citations.render import folding
@@ -128,7 +145,8 @@ def main() -> int:
         exact += ok and not shown.locator_degraded
         print(f"  {'right' if ok else 'wrong':5} {'exact' if not shown.locator_degraded else 'approx':6} "
               f"{Path(doc).name[:24]:24} {query[:44]:44} -> {' '.join(words.split())[:90]}")
-    print(f"first place quotes the value: {right}/{len(QUESTIONS)} (exact {exact}); rule {args.rule}")
+    print(f"first place quotes the value: {right}/{len(QUESTIONS)} (exact {exact}); rule {args.rule}, "
+          f"passages by {args.order}")
     return 0
 
 
