@@ -52,6 +52,9 @@ def test_a_growth_rate_row_does_not_beat_the_row_the_question_names() -> None:
     营业总收入; asked for the growth rate, the growth-rate row stays."""
     got = _order("营业收入 2024E", (GROWTH, 0.862), [(CELL, 0.863), (BULLET, 0.80)], exact=True)
     assert got[:2] == [CELL, GROWTH]
+    # the cell first stays: the growth-rate row holds one more of the question's bigrams (业收), which put it first
+    # by ``WORDS_LEAD`` when the locator had cited the cell
+    assert _order("营业收入 2024E", (CELL, 0.863), [(GROWTH, 0.862)], exact=True)[:2] == [CELL, GROWTH]
     assert _order("营业收入增长率 2024E", (GROWTH, 0.862), [(CELL, 0.863)], exact=True)[0] == GROWTH
     # a row holding the named label under a group label leads as well
     assert _order("营业收入 2024E", (GROWTH, 0.862), [(BULLET, 0.85), (TOTAL_ROW, 0.84)], exact=True)[0] == TOTAL_ROW

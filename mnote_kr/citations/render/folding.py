@@ -161,10 +161,11 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         # box) keeps the order of the places behind, not an unanchored first place ahead of a nearer one
         lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
-        row = _named_cell(c, behind)  # for a question naming a row and a column, that cell first
-        row = row if row is not None else _value_row(c, behind)  # for a question asking a figure, a row answering it
-        row = row if row is not None else _typed_place(c, behind)  # then a place stating the kind of answer asked
-        lead = row if row is not None else lead if lead is not None and _leads(lead, c) else _more_words(c, behind)
+        row, named = _named_cell(c, behind)  # for a question naming a row and a column, that cell first
+        row = row if row is not None or named else _value_row(c, behind)  # for a question asking a figure, a row
+        row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
+        lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
+            else _more_words(c, behind)
         if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
             score = c.relevance_score
@@ -177,12 +178,14 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     return firsts + rest
 
 
-def _named_cell(first: Citation, behind: list[Citation]) -> Citation | None:
+def _named_cell(first: Citation, behind: list[Citation]) -> tuple[Citation | None, bool]:
     """The place behind ``first`` that takes its lead by ``CELL_LEADS``: of those naming the question's cell best
-    (``tablecells.named_cell``), better than ``first`` does, the nearest by meaning; None when none does."""
+    (``tablecells.named_cell``), better than ``first`` does, the nearest by meaning; and whether ``first`` names it
+    at least as well as every place behind (it stays: no other rule moves it, as a growth-rate row holding one more
+    of the question's bigrams, 业收 of 营业收入增长率, would by ``WORDS_LEAD``)."""
     query = first.search_query or ""
     if not CELL_LEADS or not query or not column_keys(query):
-        return None
+        return None, False
 
     def naming(c: Citation) -> int:  # each of a place's texts read alone: a quote and the locator's words join badly
         return max((named_cell(t, query) for t in (c.display_quote, c.locator.place_text, c.locator.quote) if t),
@@ -192,9 +195,9 @@ def _named_cell(first: Citation, behind: list[Citation]) -> Citation | None:
     named = [(naming(p), p) for p in behind if place_key(p.locator)]
     best = max((n for n, _ in named), default=0)
     if best <= mine:
-        return None
+        return None, mine > 0
     return max((p for n, p in named if n == best),
-               key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0)
+               key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0), True
 
 
 def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
