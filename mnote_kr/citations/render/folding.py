@@ -18,6 +18,7 @@ from mnote_kr.citations.map.sidecar import located_headings
 from mnote_kr.citations.rank.neutral import han_share
 from mnote_kr.citations.render.claims import id_anchor, not_another_numbered, place_anchor, place_key
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url
+from mnote_kr.citations.render.tablecells import column_keys, named_cell
 from mnote_kr.citations.render.valuerows import (
     asked_about,
     asks_value,
@@ -53,6 +54,12 @@ EXACT_LEADS = False
 #: heading, a clause pointing at "表 7.7") yields to the nearest by meaning of the places behind it that read as a
 #: table row answering it (``valuerows.is_value_row``), the former first right behind it (False: as before round 23).
 VALUE_ROW_LEADS = True
+#: For a question naming a column by a year, quarter, month or date (2024年 for 2024E) beside a row (营业收入), a file's
+#: first place that is no cell so named (a page's header, the prose around the table, a growth-rate row 营业收入增长率)
+#: yields to the nearest by meaning of the places behind it holding a value under that column in that row
+#: (``tablecells.named_cell``; a row named as written before one named without its 总), the former first right behind
+#: it (False: as before round 25; nc24a Q11, "高测股份2024年营业收入预测" cited the report's p1 header box).
+CELL_LEADS = True
 #: Under ``VALUE_ROW_LEADS``, a first place reading as a row of another label than the question names yields to the
 #: first place behind it reading as a row whose label the question names (``valuerows.names_label``).
 LABELLED_ROW_LEADS = True
@@ -136,7 +143,8 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
     passage box without a vector does not keep an unanchored first place ahead of an exact cell nearer
     the question (nc16c: a NICS footnote before "Texas, Handgun: 56,941"). For a question asking a figure, a
     first place stating none yields to the file's nearest place reading as a table row answering it, before
-    the nearest by meaning (``VALUE_ROW_LEADS``); failing one, for a question asking a kind of answer (how many
+    the nearest by meaning (``VALUE_ROW_LEADS``), a cell under the column and in the row a question names before
+    either (``CELL_LEADS``); failing one, for a question asking a kind of answer (how many
     years, how fast), to the nearest place stating that kind beside the question's other words (``TYPE_LEADS``)."""
     if not BY_MEANING:
         return citations
@@ -153,9 +161,11 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
         # box) keeps the order of the places behind, not an unanchored first place ahead of a nearer one
         lead = max((p for p in behind if place_key(p.locator) and p.locator.meaning_score is not None),
                    key=lambda p: p.locator.meaning_score or 0.0, default=None)
-        row = _value_row(c, behind)  # for a question asking a figure, a row answering it before the nearest
-        row = row if row is not None else _typed_place(c, behind)  # then a place stating the kind of answer asked
-        lead = row if row is not None else lead if lead is not None and _leads(lead, c) else _more_words(c, behind)
+        row, named = _named_cell(c, behind)  # for a question naming a row and a column, that cell first
+        row = row if row is not None or named else _value_row(c, behind)  # for a question asking a figure, a row
+        row = row if row is not None or named else _typed_place(c, behind)  # then a place stating the kind asked
+        lead = row if row is not None or named else lead if lead is not None and _leads(lead, c) \
+            else _more_words(c, behind)
         if lead is not None:  # the passage's own place stays one step behind
             # the file's rank came from its best passage's score: the card shown first carries it
             score = c.relevance_score
@@ -166,6 +176,28 @@ def behind_by_meaning(citations: list[Citation]) -> list[Citation]:
                       *(p for p in behind if p is not lead)]
         rest += _near_first(firsts[k], behind)
     return firsts + rest
+
+
+def _named_cell(first: Citation, behind: list[Citation]) -> tuple[Citation | None, bool]:
+    """The place behind ``first`` that takes its lead by ``CELL_LEADS``: of those naming the question's cell best
+    (``tablecells.named_cell``), better than ``first`` does, the nearest by meaning; and whether ``first`` names it
+    at least as well as every place behind (it stays: no other rule moves it, as a growth-rate row holding one more
+    of the question's bigrams, 业收 of 营业收入增长率, would by ``WORDS_LEAD``)."""
+    query = first.search_query or ""
+    if not CELL_LEADS or not query or not column_keys(query):
+        return None, False
+
+    def naming(c: Citation) -> int:  # each of a place's texts read alone: a quote and the locator's words join badly
+        return max((named_cell(t, query) for t in (c.display_quote, c.locator.place_text, c.locator.quote) if t),
+                   default=0)
+
+    mine = naming(first)
+    named = [(naming(p), p) for p in behind if place_key(p.locator)]
+    best = max((n for n, _ in named), default=0)
+    if best <= mine:
+        return None, mine > 0
+    return max((p for n, p in named if n == best),
+               key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0), True
 
 
 def _value_row(first: Citation, behind: list[Citation]) -> Citation | None:
