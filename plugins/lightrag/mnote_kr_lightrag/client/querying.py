@@ -25,7 +25,7 @@ from mnote_kr.plugin_api import (
     UsageError,
 )
 
-from . import crossquery, naming, passages, workbooks
+from . import crossquery, meaningquery, naming, passages, workbooks
 from .http import LightRagClient, ProviderHTTPError
 from .links import TEXT_MARKS
 from .provider import as_dict
@@ -437,6 +437,7 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
     why = crossquery.why_not_asked(request.query, known, payload["mode"])
     if why is None:
         second = _retrieve_translated(client, payload, settings.translate, ws, sent)
+    meant = meaningquery.start(client, payload, ws, retrieve_own) if settings.meaning_query else None
     try:
         sent.set()  # the question's own query goes out now: the translation's thread may take the interpreter
         body, references, foreign = retrieve_own(client, payload, ws)
@@ -462,6 +463,8 @@ def _finish(ctx: ProviderContext, request: QueryRequest, settings: Settings, cli
         references = references[:wanted]
         if extra:
             references = _add_scored(settings, request.query, translation or "", references, extra)
+    if meant is not None:  # files in another script than the question's, found by its meaning
+        references = meaningquery.added_files(references, meant(), request.query)
     if deeper_files:  # the deeper list's first files the slots lack, after them: the host ranks them
         references = passages.with_deeper_files(references, deeper_list, wanted, deeper_files)
     status = str(body.get("status", ""))

@@ -67,6 +67,9 @@ class Settings:
     #: ``[providers.lightrag] deeper_files``: files of LightRAG's deeper list passed on after the first
     #: ``chunk_top_k`` chunks' (``passages.with_deeper_files``); 0 keeps those chunks alone.
     deeper_files: int = 0
+    #: The managed engine's model service embeds with ``e5usexlang``: a search also sends the question
+    #: asked for meaning (``meaningquery``).
+    meaning_query: bool = False
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -189,6 +192,7 @@ def resolve_settings(ctx: ProviderContext) -> Settings:
         models_key=getattr(info, "models_key", None) if info is not None else None,
         translate=_flag(config, "translate_queries") if "translate_queries" in config else None,
         deeper_files=_deeper_files(config),
+        meaning_query=_embedder_name(info) == "e5usexlang",
     )
     if len(_RECENT) > 64:
         _RECENT.clear()
@@ -205,6 +209,12 @@ def _deeper_files(config: dict[str, Any]) -> int:
         raise ConfigError(f"[providers.lightrag] deeper_files must be a whole number from 0 to {MAX_DEPTH},"
                           f" not {value!r}")
     return value
+
+
+def _embedder_name(info: Any | None) -> str | None:
+    """The managed engine's offline embedder (None: no managed engine, or no model service)."""
+    record = getattr(info, "embedder", None) if info is not None and getattr(info, "models_url", None) else None
+    return str(record.get("name")) if isinstance(record, dict) and record.get("name") else None
 
 
 def _reranker_url(info: Any | None, config: dict[str, Any]) -> str | None:

