@@ -63,12 +63,13 @@ LABELLED_ROW_LEADS = True
 #: "Increase Lisinopril from 10mg to 20mg once daily", a place behind it 0.016 farther by meaning.
 #: The same lead as ``LEAD_BY_MEANING``'s, the other way round: words decide between places near alike.
 WORDS_LEAD: float | None = 0.03
-#: Under ``WORDS_LEAD``, an approximate first place yields as well to an approximate place behind it holding every
-#: query word it holds and more, when that one's cosine is above the first's less this (0.0: nearer the question, a tie
-#: not: a caption and its table row share one vector; None: only exact places lead by words, as before round 25).
-#: Neither place is claimed exact, so the words decide between places the meaning calls near alike (r23's run, tune3's
-#: t3_en21: "Impact fees ... shall be charged ..." 0.69122 behind a paragraph on building height 0.69119 holding none
-#: of the words). Nearer only: 0.005 below won 2 more and lost 2 (a caption's equal cosine, t3_en14), 0.03 lost 4.
+#: Under ``WORDS_LEAD``, an approximate first place holding some of the query's words yields as well to an approximate
+#: place behind it holding every one of them and more, when that one's cosine is above the first's less this (0.0:
+#: nearer the question, a tie not: a caption and its table row share one vector; None: only exact places lead by words,
+#: as before round 25). Neither is claimed exact, so the words decide between places the meaning calls near alike
+#: (r23's tables set, tb_zh15: "经营活动产生的现金流量净额 … -111.96%" 0.772 behind the financing row, 0.756). A first
+#: holding none of the words gives none to compare: any place holding one query word, often one the whole file writes,
+#: would lead (r23 relocated: t4_zh22 and en11 lost the answer's page so). 0.005 below lost t3_en14 and a caption tie.
 WORDS_LEAD_APPROX: float | None = 0.0
 #: A query word of at least this many letters written at the start of a longer word counts as held: recognition
 #: glues a line's words ("Lisinoprilfrom", the MEDRPT scan's page 3), and a word that long is rarely the head of
@@ -224,7 +225,7 @@ def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
         near = p.locator.meaning_score
         if not place_key(p.locator) or near is None:
             continue
-        if p.locator_degraded and (WORDS_LEAD_APPROX is None or not first.locator_degraded
+        if p.locator_degraded and (WORDS_LEAD_APPROX is None or not first.locator_degraded or not mine
                                    or near <= cos - WORDS_LEAD_APPROX):
             continue
         if near < cos - WORDS_LEAD:
