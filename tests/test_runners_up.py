@@ -143,13 +143,15 @@ def test_the_answering_paragraph_outside_the_passage_is_a_place_of_the_file(
     The file's paragraphs nearest the question by meaning outside the passage (``FILE_WIDE``) are
     places of the file, quoted by their own words (the passage does not hold them) and said to lie
     outside the cited passage. The passage's best holds few of the question's words, so the plague
-    paragraph, nearer by meaning, takes the lead (``LEAD_BY_MEANING``); without the lead it heads the
-    places behind the passage's. With ``FILE_WIDE`` 0 it is nowhere."""
+    paragraph, nearer by meaning, takes the lead (``LEAD_BY_MEANING``, or ``WORDS_LEAD_APPROX``: it holds more of
+    the words); without either lead it heads the places behind the passage's. With ``FILE_WIDE`` 0 it is nowhere."""
     from mnote_kr.citations.locate import placing
     from mnote_kr.citations.render import folding
 
     monkeypatch.setattr(placing, "FILE_WIDE", wide)
     monkeypatch.setattr(folding, "LEAD_BY_MEANING", lead)
+    if lead is None:
+        monkeypatch.setattr(folding, "WORDS_LEAD_APPROX", None)
     h = _library(tmp_path, FirstTwo(delete_status="delete_completed"))
     (c,) = h.search(QUESTION, top_k=5).results
     paras = _paragraphs()

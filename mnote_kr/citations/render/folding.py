@@ -70,6 +70,14 @@ LABELLED_ROW_LEADS = True
 #: "Increase Lisinopril from 10mg to 20mg once daily", a place behind it 0.016 farther by meaning.
 #: The same lead as ``LEAD_BY_MEANING``'s, the other way round: words decide between places near alike.
 WORDS_LEAD: float | None = 0.03
+#: Under ``WORDS_LEAD``, an approximate first place holding some of the query's words yields as well to an approximate
+#: place behind it holding every one of them and more, when that one's cosine is above the first's less this (0.0:
+#: nearer the question, a tie not: a caption and its table row share one vector; None: only exact places lead by words,
+#: as before round 25). Neither is claimed exact, so the words decide between places the meaning calls near alike
+#: (r23's tables set, tb_zh15: "经营活动产生的现金流量净额 … -111.96%" 0.772 behind the financing row, 0.756). A first
+#: holding none of the words gives none to compare: any place holding one query word, often one the whole file writes,
+#: would lead (r23 relocated: t4_zh22 and en11 lost the answer's page so). 0.005 below lost t3_en14 and a caption tie.
+WORDS_LEAD_APPROX: float | None = 0.0
 #: A query word of at least this many letters written at the start of a longer word counts as held: recognition
 #: glues a line's words ("Lisinoprilfrom", the MEDRPT scan's page 3), and a word that long is rarely the head of
 #: another word.
@@ -231,7 +239,8 @@ def _held(terms: QueryTerms, c: Citation) -> set[int]:
 
 def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
     """The exact place behind ``first`` holding every query term ``first`` holds and more, about as near the question
-    by meaning (``WORDS_LEAD``): the one holding most, then the nearest; None when no place does."""
+    by meaning (``WORDS_LEAD``), or behind an approximate ``first`` an approximate one nearer (``WORDS_LEAD_APPROX``):
+    the one holding most, then the nearest; None when no place does."""
     cos = first.locator.meaning_score
     if WORDS_LEAD is None or cos is None or not first.search_query:
         return None
@@ -246,7 +255,12 @@ def _more_words(first: Citation, behind: list[Citation]) -> Citation | None:
     best: tuple[int, float, Citation] | None = None
     for p in behind:
         near = p.locator.meaning_score
-        if p.locator_degraded or not place_key(p.locator) or near is None or near < cos - WORDS_LEAD:
+        if not place_key(p.locator) or near is None:
+            continue
+        if p.locator_degraded and (WORDS_LEAD_APPROX is None or not first.locator_degraded or not mine
+                                   or near <= cos - WORDS_LEAD_APPROX):
+            continue
+        if near < cos - WORDS_LEAD:
             continue
         if row and not is_value_row(_place_words(p), first.search_query):
             continue
