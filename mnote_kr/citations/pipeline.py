@@ -34,6 +34,7 @@ from mnote_kr.citations.rank.ranking import Candidate, relevance, where
 from mnote_kr.citations.render.claims import honest, id_anchor, not_another_numbered, place_key
 from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, runner_citations
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
+from mnote_kr.citations.render.kindclaims import without_unstated_kind
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
 from mnote_kr.citations.text.textnorm import compile_patterns, iter_tokens, normalize
 from mnote_kr.core.ondisk import changed_since_indexed
@@ -359,7 +360,8 @@ def build_citations(
             # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
-        locator = not_another_numbered(honest(locator, cap), query)
+        # a place claimed exact for a question asking an amount, a date, a count holds one, whichever locator chose it
+        locator = without_unstated_kind(not_another_numbered(honest(locator, cap), query), query, ref.content or "")
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the

@@ -170,7 +170,11 @@ def locate_pdf(req: LocateRequest) -> Locator:
         elif ans.rule == "named":  # the block holding most of the query's other words on the named page
             # the query's other words are elsewhere in the PDF, not there (or few of them: the PDF's name alone)
             degraded = ans.terms > 0 and (not ans.found or ans.share < MIN_SHARE)
-            why += "; none of the query's other words chooses a block there" if degraded and not ans.found else \
+            # the page asked for whole: its longest block stands for it (``named._whole_page``), the page's place (the
+            # host's ranking counts an exact place as the page a query names)
+            why += "; the query asks about the page as a whole: its longest text block stands for it" \
+                if not ans.terms else \
+                "; none of the query's other words chooses a block there" if degraded and not ans.found else \
                 f"; this text block holds {ans.found} of the query's {ans.terms} other words" + \
                 ": an approximate place" * degraded if ans.found else ""
         else:

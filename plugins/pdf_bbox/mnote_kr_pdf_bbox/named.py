@@ -25,10 +25,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from mnote_kr.plugin_api import asked_of_place, named_places, without_places
+from mnote_kr.plugin_api import asked_of_place, named_places, rank_by_meaning, without_places
 
 from .answer import Answer, _narrow, choose, weighed
-from .blocks import _CJK_RUN, content_terms, doc_terms
+from .blocks import _CJK_RUN, content_terms, doc_terms, places
 from .pdftext import DocumentText
 
 
@@ -60,7 +60,7 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
         return ans, []
     if ans.block is not None and ans.block[0] + 1 in pages:
         asked = _only_the_page(doc, ans, query)
-        return (asked, pages) if asked is not ans else (ans, [])
+        return (_whole_page(doc, asked, query), pages) if asked is not ans else (ans, [])
     reached = [b for b in counts if b[0] + 1 in pages]
     reached += [b for b, _ in ans.runners_up if b[0] + 1 in pages and b not in reached]
     # the passage does not reach the named pages: their blocks, every one (running heads are in none)
@@ -92,7 +92,33 @@ def at_named_page(doc: DocumentText, counts: Mapping[tuple[int, int], Any], ans:
     there = _only_the_page(doc, there, query)
     behind: list[tuple[tuple[int, int], float | None]] = [(ans.block, ans.meaning)] if ans.block is not None else []
     runners = behind + [r for r in there.runners_up if r[0] != ans.block]
-    return dataclasses.replace(there, runners_up=runners), pages
+    return _whole_page(doc, dataclasses.replace(there, runners_up=runners), query), pages
+
+
+def _whole_page(doc: DocumentText, ans: Answer, query: str) -> Answer:
+    """For a query asking for the page whole (rule "named", none of its other words to hold): the page's longest
+    text block (most characters; a table's row after prose) stands for it, the block chosen before first behind it.
+    A block chosen there by meaning stood for the page before: nc25a's "请问第二页讲了什么内容" boxed page 2's one-line
+    "An excellent introduction into CNNs is given by [Nie15]." The locator's reason says the block stands for the
+    page; it stays the page's exact place, as a block chosen there did (the host's ranking counts it as the page)."""
+    if ans.block is None or ans.rule != "named" or ans.terms:
+        return ans
+    pi = ans.block[0]
+    page = doc.pages[pi]
+    best = max(range(len(page.blocks)), default=None, key=lambda bi: (
+        bi not in page.table_rows, sum(len(page.order[li]) for li in page.blocks[bi] if li < len(page.order)), -bi))
+    if best is None or best == ans.block[1] or not page.blocks[best]:
+        return ans
+    runners = [(ans.block, ans.meaning), *(r for r in ans.runners_up if r[0] not in (ans.block, (pi, best)))]
+    return dataclasses.replace(ans, block=(pi, best), lines=_narrow(doc, (pi, best), []), runners_up=runners,
+                               meaning=_cosine(doc, (pi, best), query) if ans.meaning is not None else None)
+
+
+def _cosine(doc: DocumentText, b: tuple[int, int], query: str) -> float | None:
+    """Block ``b``'s cosine with the query (the host orders a file's places by it); None without vectors."""
+    key, starts = places(doc)
+    ranked = rank_by_meaning(key, query, {starts[b[0]] + b[1]: 1.0})
+    return None if ranked is None else ranked[1].get(starts[b[0]] + b[1])
 
 
 def _only_the_page(doc: DocumentText, ans: Answer, query: str) -> Answer:

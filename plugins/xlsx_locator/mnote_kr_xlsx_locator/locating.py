@@ -362,7 +362,12 @@ def locate_xlsx(request: LocateRequest) -> Locator:
         return locator_from_match(match, plugin=PLUGIN_NAME, block_id=block_id)  # ``file``, degraded
     same = match.paragraph is not None and match.paragraph.text == row.text
     highlight = Highlight(start=match.highlight[0], end=match.highlight[1]) if same and match.highlight else None
-    reason = match.reason if same else "the evidence quotes these rows whole; the query names this one"
+    # a row the query names nothing of (no word of its cells, headers or sheet: nc25a's hidden "header" cell for a
+    # sourdough recipe, the matcher finding no row) is no place the query names, however whole the evidence quotes it
+    unnamed = (not same or row.hidden) and not row.comment and not query_words(request.query) & (
+        row.tokens | token_set(row.sheet) | {t for h in row.headers.values() for t in token_set(h)})
+    reason = match.reason if same else "the evidence quotes these rows whole; the query names " + (
+        "none of them: an approximate place" if unnamed else "this one")
     if not same and not row.comment and not row.tokens <= token_set(request.evidence):  # ``beyond_evidence``'s row
         why = "its date or number" if asked_values(request.query) else "the row it names; the header names the column"
         reason = f"the passage quotes this row whole, past the evidence; it holds more of the query ({why})"
@@ -385,7 +390,8 @@ def locate_xlsx(request: LocateRequest) -> Locator:
         reason += f"; the query asks {'、'.join(lacked)}, which this row, its headers and sheet do not say: " \
                   "an approximate place"
     located = cell_locator(row, request.query, highlight=highlight, score=match.score, reason=reason, block_id=block_id,
-                           degraded=header_only or day is not None or semantic or loose or bool(lacked))
+                           degraded=header_only or day is not None or semantic or loose or bool(lacked)
+                           or unnamed and not by_value)
     named = at_named_sheet(rows, row, asked, doc.sheets, pick_by_query, query_words)
     extreme = asked_extreme(rows, row, asked) if named is None else None
     if extreme is not None:  # "which product had the highest quantity": the whole column ranks the rows
