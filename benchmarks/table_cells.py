@@ -93,7 +93,7 @@ def first_place(pm, doc: str, query: str):  # noqa: ANN001, ANN201 - the plugin 
         main = Citation(provider="lightrag", citation_id=f"[p{k}]", source_id=path.name, source_path=str(path),
                         source_root_relative_path="docs/" + path.name, light_rag_doc_id=None,
                         light_rag_file_path=path.name, light_rag_chunk_id=f"chunk-{k}", block_id=None, heading_path=[],
-                        raw_quote=chunk, display_quote=loc.place_text or loc.quote or chunk[:200],
+                        raw_quote=chunk, display_quote=loc.quote or loc.place_text or chunk[:200],
                         locator_evidence_text=chunk, quote_source="chunk", search_query=query,
                         locator_precision=loc.locator_precision, locator_degraded=loc.locator_degraded, locator=bare,
                         citation_url="", citation_markdown="", relevance_score=1.0 - 0.1 * k,

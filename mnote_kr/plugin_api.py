@@ -54,6 +54,8 @@ What is here:
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
+  ``keyed_header`` (the cell under the one header naming a year, quarter, month or date the question names:
+  "FY 2006" names "FY 2006 Actual"),
   ``asked_row`` (the data row a question matched on a table's header row asks about, by its other words),
   ``valued_row`` (else the data row holding a value under the header the question names),
   ``mostly_glyphs`` (a text that is mostly glyph soup, a figure's labels read through a font without
@@ -172,6 +174,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.render.cards import locator_text, source_card
     from mnote_kr.citations.render.ids import query_terms
     from mnote_kr.citations.render.statustext import counts_text
+    from mnote_kr.citations.render.tablecells import keyed_header
     from mnote_kr.citations.text import crosslang, docxnotes, textnorm
     from mnote_kr.citations.text.abbrev import abbreviated_at
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
@@ -261,6 +264,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
     "heading_lead": ("mnote_kr.citations.cleaning.headlead", "heading_lead"),
     "kind_answered": ("mnote_kr.citations.locate.answertype", "kind_answered"),
+    "keyed_header": ("mnote_kr.citations.render.tablecells", "keyed_header"),
     **{n: ("mnote_kr.citations.cleaning.textlayer", n) for n in ("layer_quality", "unreadable_layer")},
     **{n: ("mnote_kr.citations.text.namedplaces", n) for n in ("NamedPlace", "asked_of_place",
                                                                 "named_places", "without_file_description",
@@ -377,6 +381,7 @@ __all__ = [
     "is_furniture",
     "iter_tokens",
     "keeps_line_end_hyphen",
+    "keyed_header",
     "kind_answered",
     "labelled_row",
     "lacked_words",

@@ -12,11 +12,15 @@ for 营业收入, a growth rate) is another row: it names it only when the quest
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
+from typing import TypeVar
 
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["column_keys", "named_cell"]
+__all__ = ["column_keys", "keyed_header", "named_cell"]
+
+T = TypeVar("T")
 
 _MONTHS = ("jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec")
 _CN_NUM = {"一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10, "十一": 11,
@@ -53,6 +57,15 @@ def column_keys(text: str) -> set[str]:
         else:
             keys.add(f"m{_MONTHS.index(word[:3]) + 1}" if word[:3] in _MONTHS else f"m{_CN_NUM.get(word) or int(word)}")
     return keys
+
+
+def keyed_header(query: str, cells: Iterable[tuple[str, T]]) -> T | None:
+    """The cell whose header (each ``(header text, cell)``) names a date, year, quarter or month the question names
+    (``column_keys``: "FY 2006" names "FY 2006 Actual", "April" names "Apr"), when exactly one cell's does; None when
+    the question names none, no header holds one it names, or several do (a question comparing two years)."""
+    asked = column_keys(query)
+    found = [cell for text, cell in cells if asked and column_keys(text) & asked] if asked else []
+    return found[0] if len(found) == 1 else None
 
 
 def _cells(text: str) -> list[tuple[str, str, str]]:

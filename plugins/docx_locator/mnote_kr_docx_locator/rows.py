@@ -48,6 +48,7 @@ from mnote_kr.plugin_api import (
     Locator,
     asked_row,
     header_row,
+    keyed_header,
     kind_answered,
     labelled_row,
     named_header,
@@ -94,10 +95,18 @@ class TableRow:
     cells: list[RowCell]
     labels: dict[int, str]  # grid column -> header text ({} without a header, and for the header row)
     header: bool  # the header row or a title row above it
+    section: str | None = None  # the section row above it, when other rows of its table share its label
 
     @property
     def label(self) -> str | None:
         return self.cells[0].text or None if self.labels and self.cells and self.cells[0].first == 0 else None
+
+    @property
+    def named_as(self) -> str | None:
+        """The row's label as its reading says it: with its section first when other rows share the label
+        ("Downwinders – Claims Filed": the table's "Claims Filed" rows are told apart by the rows over them)."""
+        label = self.label
+        return f"{self.section} – {label}" if label and self.section else label
 
     def heads(self, cell: RowCell) -> str:
         """The header over ``cell`` (its first and last column's, joined by an en dash when they differ)."""
@@ -116,13 +125,19 @@ class TableRow:
             while cells and not cells[-1].text:
                 cells.pop()
             return _fit([(c, c.text) for c in cells], cited, lambda items: " | ".join(items))
-        label = self.label
+        label = self.named_as
         parts = [(c, (self.heads(c), c.text)) for c in self.cells if c.text and not (label and c is self.cells[0])]
         if not parts:
             return label or ""
         head = self.heads(self.cells[0]) if label else ""  # a number labelling the row reads under it
         return _fit(parts, cited, lambda items: labelled_row(label, [("", GAP) if i == GAP else i for i in items],
                                                              head))
+
+    def cell_reading(self, cell: RowCell) -> str:
+        """One cell as people read it, by its row's label and its header: "Downwinders – Claims Filed, FY 2006
+        Actual: 999"."""
+        label = self.named_as
+        return labelled_row(label, [(self.heads(cell), cell.text)], self.heads(self.cells[0]) if label else "")
 
     def written(self, query: str) -> RowCell | None:
         """The first cell with words of its own in this row that holds ``query`` as written (case and
@@ -133,6 +148,12 @@ class TableRow:
         """The cell under the header the query names best as a phrase, None when none is or two tie (the
         host's ``named_header``: the most specific, then the first named); the row's label is no answer."""
         return named_header(query, [(self.heads(c), c) for c in self.cells
+                                    if c.text and not (self.label and c is self.cells[0])])
+
+    def keyed(self, query: str) -> RowCell | None:
+        """The cell under the one header naming a year, quarter, month or date the query names (the host's
+        ``keyed_header``: "FY 2006" names "FY 2006 Actual", "April" names "Apr"); None when none or several do."""
+        return keyed_header(query, [(self.heads(c), c) for c in self.cells
                                     if c.text and not (self.label and c is self.cells[0])])
 
 
@@ -193,6 +214,37 @@ class _Table:
     order: list[int]
     at: int | None
     data: bool
+    sections: dict[int, str]  # a row whose label other rows share -> the section row over it
+    members: dict[int, list[int]]  # a section row -> the rows under it, up to the next
+
+
+def _members(rows: dict[int, list[RowCell]], order: list[int], at: int | None) -> dict[int, list[int]]:
+    """Each section row below the header (one cell with text, spanning the table's every column) -> the rows
+    with a label and values under it, up to the next section row."""
+    if at is None:
+        return {}
+    width = max(c.last for cells in rows.values() for c in cells)
+    out: dict[int, list[int]] = {}
+    section = None
+    for r in order[at + 1:]:
+        filled = [c for c in rows[r] if c.text]
+        if len(filled) == 1 and len(rows[r]) == 1 and filled[0].first == 0 and filled[0].last >= width:
+            section = r
+            out[r] = []
+        elif section is not None and len(filled) > 1 and rows[r][0].first == 0 and rows[r][0].text:
+            out[section].append(r)
+    return {r: members for r, members in out.items() if members}
+
+
+def _sections(rows: dict[int, list[RowCell]], members: dict[int, list[int]]) -> dict[int, str]:
+    """Each row under a section row (``_members``) whose label (first cell) other rows of the table share -> that
+    section row's text ("Downwinders" over its "Pending, Beginning of Year", "Claims Filed", ...; "On-Site
+    Participants" over the same labels again)."""
+    over = {r: rows[head][0].text for head, under in members.items() for r in under}
+    labels: dict[str, list[int]] = {}
+    for r in over:
+        labels.setdefault(rows[r][0].text.casefold(), []).append(r)
+    return {r: over[r] for rs in labels.values() if len(rs) > 1 for r in rs}
 
 
 def _table(doc: DocxDocument, lo: int, hi: int) -> _Table:
@@ -213,7 +265,8 @@ def _table(doc: DocxDocument, lo: int, hi: int) -> _Table:
         cells.sort(key=lambda c: c.first)
     order = sorted(rows)
     at = header_row([[c.text for c in rows[r] if c.text] for r in order])
-    return _Table(rows, order, at, len(rows) > 1 and not _laid_out(by_cell, texts))
+    members = _members(rows, order, at)
+    return _Table(rows, order, at, len(rows) > 1 and not _laid_out(by_cell, texts), _sections(rows, members), members)
 
 
 def _laid_out(by_cell: dict[tuple[int, int], list[Paragraph]], texts: dict[tuple[int, int], str]) -> bool:
@@ -250,7 +303,8 @@ def row_of(doc: DocxDocument, index: int, tables: dict[int, _Table] | None = Non
         for c in table.rows[table.order[at]]:
             for g in range(c.first, c.last + 1):
                 labels[g] = c.text
-    return TableRow((para.cell[0], row), table.rows[row], labels, at is not None and row <= table.order[at])
+    return TableRow((para.cell[0], row), table.rows[row], labels, at is not None and row <= table.order[at],
+                    table.sections.get(row))
 
 
 def _row_asked(doc: DocxDocument, header: TableRow, query: str,
@@ -263,7 +317,9 @@ def _row_asked(doc: DocxDocument, header: TableRow, query: str,
     if table.at is None or header.key[1] != table.order[table.at]:
         return None
     below = [[c for c in table.rows[r] if c.own] for r in table.order[table.at + 1:]]
-    found = asked_row(query, [c.text for c in header.cells], [[c.text for c in cells] for cells in below])
+    said = [[f"{table.sections[r]} {c.text}" if k == 0 and r in table.sections else c.text for k, c in enumerate(cells)]
+            for r, cells in zip(table.order[table.at + 1:], below, strict=True)]
+    found = asked_row(query, [c.text for c in header.cells], said)
     if found is not None:
         cell, why = below[found[0]][found[1]], "the table's row holding the query's words beside its header's"
     else:  # the header names the asked column: the row holding its value answers (``valued_row``)
@@ -280,6 +336,24 @@ def _row_asked(doc: DocxDocument, header: TableRow, query: str,
             return None
     row = row_of(doc, cell.paragraph, tables)
     return (row, cell, why) if row is not None else None
+
+
+def _section_asked(doc: DocxDocument, section: TableRow, query: str,
+                   tables: dict[int, _Table]) -> tuple[TableRow, RowCell, str] | None:
+    """The row under a section row ("On-Site Participants") that a question cited on the section row asks about
+    (the host's ``asked_row``, the section's text as the header): "On-Site Participants pending claims at the
+    beginning of FY 2005" asks its "Pending, Beginning of Year" row. None on another row, or when which row is not
+    said."""
+    table = tables[section.key[0]]
+    under = table.members.get(section.key[1])
+    if not under:
+        return None
+    found = asked_row(query, [section.cells[0].text], [[c.text for c in table.rows[r] if c.own] for r in under])
+    if found is None:
+        return None
+    cells = [c for c in table.rows[under[found[0]]] if c.own]
+    row = row_of(doc, cells[found[1]].paragraph, tables)
+    return (row, cells[found[1]], "the row under its section row holding the query's words") if row else None
 
 
 def _row_cosines(doc: DocxDocument, query: str, rows: dict[int, list[RowCell | None]]) -> dict[int, float] | None:
@@ -304,11 +378,13 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
     if row is None:
         return loc, None
     at, why = loc.paragraph_index, loc.locator_reason
-    asked = _row_asked(doc, row, query, tables) if row.header else None
+    asked = _row_asked(doc, row, query, tables) if row.header else _section_asked(doc, row, query, tables)
     if asked is not None:  # the header row holds the column's words; the row asked about answers
         row, held, moved = asked
         at, why = held.paragraph, f"{why}; {moved}"
     named = row.named(query)
+    keyed = row.keyed(query) if named is None else None
+    named = keyed or named
     matched = row.holding(at)
     written = row.written(query)
     if named is not None and named.own:
@@ -317,7 +393,10 @@ def _as_row(doc: DocxDocument, loc: Locator, query: str,
         cited, how = written, "in its row, the cell holding the query as written"
     else:
         cited, how = matched, ""
-    changes: dict[str, object] = {"quote": row.reading(cited) or None, "row_label": row.label}
+    # a column named by its year, quarter, month or date is one of a series of the same quantity: the cell read
+    # alone by its row's label and its header, not among its neighbours' values ("Claims Filed" alone said neither)
+    quote = row.cell_reading(keyed) if keyed is not None and keyed is cited else row.reading(cited)
+    changes: dict[str, object] = {"quote": quote or None, "row_label": row.label}
     if named is not None and named.own:
         changes["headers"] = [row.heads(named)]
     elif row.labels:
