@@ -137,7 +137,7 @@ def test_embedding_after_a_timed_out_wait_says_it_runs_and_why(tmp_path: Path,
     notes = [line for line in lines[:step] if line.startswith("note: ")]
     assert len(notes) == 2 and notes[0].startswith("note: step 1 of 2: "), lines  # both steps named up front
     # then one note as the second begins: the wait is over, this step is not bounded by it
-    assert notes[1].startswith("note: step 2 of 2: placing by meaning: the 0.1 s wait is over"), notes
+    assert notes[1].startswith("note: step 2 of 2: placing by meaning: the wait is over (no progress for 0.1 s)"), notes
     assert "not bounded by the wait" in notes[1] and "by words" in notes[1], notes
 
 
@@ -217,7 +217,7 @@ def test_sync_names_this_runs_failure_first_and_counts_the_earlier_ones_after() 
     result["provider"]["waitTimedOut"] = {"seconds": 30.0, "stillWaiting": ["d.md"]}
     problem = sync_outcome(result, listed=True)
     assert problem is not None and problem.message.endswith(
-        "; the wait ended after 30 s with 1 file(s) still being indexed: d.md")
+        "; the wait ended after 30 s in which LightRAG reported no progress, with 1 file(s) still being indexed: d.md")
     assert "follows the others" in str(problem.hint)
 
 

@@ -72,3 +72,15 @@ def test_a_wingdings_bullet_at_a_line_start_shows_as_a_bullet() -> None:
 ])
 def test_other_private_use_characters_are_left_alone(text: str) -> None:
     assert display_text(text) == text
+
+
+def test_a_lone_bullet_at_a_quotes_end_is_dropped_and_one_opening_an_item_stays() -> None:
+    """nc25c: WeKnora's points each ended with the next point's bullet, set on their last line by the text
+    layer ("…因此跳过了此步骤。 ●"); a quote ends on its own words. A bullet opening a line, or a bullet
+    character inside the words, is the text's."""
+    quote = display_text("操作: 这意味着系统配置了重排序步骤，但没有指定具体的重排序模型，因此跳过了此步骤。 ●")
+    assert quote.endswith("因此跳过了此步骤。"), quote
+    assert display_text("The steps are done. •").endswith("The steps are done.")
+    listed = display_text("● first point of the plan\n● second point of the plan")
+    assert listed.startswith("●") and listed.count("●") == 2, listed
+    assert display_text("rated ● of 5 stars by reviewers").count("●") == 1

@@ -68,3 +68,16 @@ def test_a_rename_is_one_move_that_sync_follows_not_a_new_and_a_missing_file(ren
     assert host.registry().entries["周报.md"].status == "processed"
     assert host.registry().entries["weekly.md"].stale_reason == "moved to 周报.md"
     assert digest_tree(host.root) == before
+
+
+def test_a_move_sync_followed_says_so_on_its_own_status_line(renamed: Host) -> None:
+    """nc25c: after 'sync' followed the rename, 'status' still printed a bare "Moved: OLD -> NEW" line, read as
+    a move still to follow; the line itself now says it was followed and nothing is left to do."""
+    host = renamed
+    before = digest_tree(host.root)
+    reconcile_and_apply(host)
+    lines = render_status(host.status()).splitlines()
+    moved = [line for line in lines if line.startswith("Moved:")]
+    assert len(moved) == 1 and "weekly.md -> 周报.md" in moved[0], lines
+    assert "followed" in moved[0] and "nothing to do" in moved[0], moved
+    assert digest_tree(host.root) == before

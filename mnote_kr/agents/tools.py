@@ -249,7 +249,8 @@ def tool_open_reference(host: Host, args: OpenReferenceInput) -> OpenPlan:
 def tool_ingest(host: Host, args: IngestInput) -> IngestReport:
     """The ingest tool (``--allow-writes``): ``Host.ingest`` on workspace-rooted, checked paths."""
     paths = [anchor(host, p)[0] for p in args.source_paths]
-    return host.ingest(paths, force=args.force, wait=args.wait_s > 0, wait_s=args.wait_s)
+    # an agent's call answers within its waitS: the whole wait bounded (app.patience)
+    return host.ingest(paths, force=args.force, wait=args.wait_s > 0, wait_s=args.wait_s, wait_idle=False)
 
 
 def tool_delete(host: Host, args: DeleteInput) -> DeleteResult:

@@ -210,14 +210,15 @@ class Host(HostIngest, HostStatus):
     # ------------------------------------------------------------------ sync, delete, prune
 
     def sync(self, *, wait_s: float = 0.0, statuses: frozenset[str] | None = None,
-             only: Collection[str] | None = None) -> dict[str, Any]:
+             only: Collection[str] | None = None, wait_idle: bool = True) -> dict[str, Any]:
         """Retry queued work and follow submitted work; returns counts before and after.
 
         ``statuses`` limits the work to entries in those statuses (the watcher's frequent
         follow-up of what it submitted, which must not re-send every pending delete each time);
         ``only`` to these workspace-relative paths (``sync.busy``: the files a provider busy at
         the time left queued), and skips what a full sync also does (failed and refused files'
-        documents, the provider's own clean-up).
+        documents, the provider's own clean-up). ``wait_s`` bounds the time without progress
+        (``wait_idle``, the CLI's ``sync --wait N``), else the whole wait (``app.patience``).
         """
         reg = self.registry()
         before = reg.counts()
@@ -240,7 +241,7 @@ class Host(HostIngest, HostStatus):
             e for e in reg.select(_failed_or_refused_tag)
             if not e.pending_action and (e.light_rag_doc_id or e.light_rag_file_path)]
         if (waiting or held) and wait_s > 0:  # followed in short looks, each said (``syncwait``)
-            follow(self, waiting + held, wait_s)
+            follow(self, waiting + held, wait_s, idle=wait_idle)
         elif waiting or held or statuses is None:  # a full sync: the provider also drops what no entry holds
             self.apply_updates(self.plugins.sync(self.context(), waiting + held, wait_s))
         after = self.registry()

@@ -17,6 +17,7 @@ import msgspec
 
 from mnote_kr.app.host_places import HostPlaces, placing_runs
 from mnote_kr.app.moves import gone_twins, take_over
+from mnote_kr.app.patience import Patience, moves
 from mnote_kr.app.waitprogress import WaitProgress, elapsed_text, steps_note
 from mnote_kr.core import known
 from mnote_kr.core.registry import (
@@ -65,6 +66,9 @@ class HostIngest(HostPlaces):
     """Ingest and the registry writes of provider reports (a part of ``Host``, which defines the
     attributes and methods declared here for the type checker); the places a search ranks by
     meaning are prepared and embedded by its base ``HostPlaces``."""
+
+    #: The clock a wait for the provider runs on (``app.patience``; a test drives it round by round).
+    wait_clock: Callable[[], float] = staticmethod(time.monotonic)
 
     if TYPE_CHECKING:
         workspace: Workspace
@@ -203,14 +207,15 @@ class HostIngest(HostPlaces):
 
     def ingest(
         self, paths_: Iterable[str | Path], *, force: bool = False, wait: bool = False, wait_s: float = 300.0,
-        limit: int | None = None, embed: bool | None = None,
+        limit: int | None = None, embed: bool | None = None, wait_idle: bool = True,
     ) -> IngestReport:
         """Index files and folders in place. Sources are never copied, moved or changed.
 
         Every file is taken (``limit``: see :meth:`plan_ingest`), and sent to the provider in
         batches of ``ingest_batch_files`` (one link-and-scan each), with a progress line per batch.
         ``embed`` (default: ``wait``) embeds the files' places for ranking by meaning before
-        returning; a long-lived follower (``watch``) asks for it without waiting.
+        returning; a long-lived follower (``watch``) asks for it without waiting. ``wait_s`` bounds the
+        time without progress (``wait_idle``, the CLI's ``--timeout``), else the whole wait (``app.patience``).
         """
         sources, report, touched = self._plan_ingest(paths_, force=force, limit=limit)
         self._record_touched(touched)
@@ -250,7 +255,7 @@ class HostIngest(HostPlaces):
                                          name="mnote-kr-prepare-locate")
             preparing.start()
             try:
-                still = self._wait_for([rel for _, rel in prepare], wait_s)
+                still = self._wait_for([rel for _, rel in prepare], wait_s, idle=wait_idle)
             finally:
                 preparing.join()
             if still:
@@ -434,13 +439,14 @@ class HostIngest(HostPlaces):
                 if entry is not None and _never_indexed(entry):
                     del reg_w.entries[rel]
 
-    def _wait_for(self, rel_paths: list[str], wait_s: float) -> list[str]:
-        """Follow these files until the provider indexed or failed each, for at most ``wait_s``
-        seconds; the ones still being indexed when the wait ends (none: all done). Its progress
-        lines (``waitprogress``): a line when something changed, else a heartbeat, each with the
-        time so far, the files the provider works on now and the first few still waiting."""
-        view = WaitProgress(len(rel_paths))
-        deadline = view.started + wait_s
+    def _wait_for(self, rel_paths: list[str], wait_s: float, *, idle: bool = True) -> list[str]:
+        """Follow these files until the provider indexed or failed each, until ``wait_s`` seconds pass
+        without progress (``idle``; else ``wait_s`` in all: ``app.patience``); the ones still being indexed
+        when the wait ends (none: all done). Its progress lines (``waitprogress``): a line when something
+        changed, else a heartbeat, each with the time so far, the files the provider works on now and the
+        first few still waiting."""
+        view = WaitProgress(len(rel_paths), clock=self.wait_clock)
+        bound = Patience(wait_s, idle=idle, clock=self.wait_clock)
         activity: dict[str, ProviderActivity] = {}
         shown = False
         while True:
@@ -452,7 +458,8 @@ class HostIngest(HostPlaces):
                 if shown:
                     self.progress(view.finished(failed))
                 return []
-            remaining = deadline - time.monotonic()
+            bound.saw(moves(waiting, activity))
+            remaining = bound.remaining()
             if remaining <= 0:  # the caller says so (the CLI: one line and exit 1)
                 return [e.source_root_relative_path for e in waiting]
             line = view.step([e.source_root_relative_path for e in waiting], activity, failed)

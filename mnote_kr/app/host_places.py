@@ -145,8 +145,8 @@ class HostPlaces:
                 nonlocal noted
                 if not noted:
                     noted = True
-                    outer(f"note: {step}the {after_wait_s:g} s wait is over; embedding the places of the files "
-                          "sent for ranking by meaning still runs, not bounded by the wait (the files "
+                    outer(f"note: {step}the wait is over (no progress for {after_wait_s:g} s); embedding the places "
+                          "of the files sent for ranking by meaning still runs, not bounded by the wait (the files "
                           "LightRAG has indexed are cited by words meanwhile)")
                 outer(line)
 

@@ -3,16 +3,16 @@
 One call of the provider's ``sync`` hook for the whole wait said nothing until it returned, however long
 LightRAG took. Here the first look hands the provider everything a sync sends (queued work to retry,
 submitted work to follow, what failed files left there); each later look follows only what is still
-unfinished, for at most :data:`LOOK_S`, as ``ingest --wait`` does (``HostIngest._wait_for``). Between
+unfinished, in looks of at most :data:`LOOK_S`, as ``ingest --wait`` does (``HostIngest._wait_for``). Between
 looks the files being indexed are said as :class:`~mnote_kr.app.waitprogress.WaitProgress` says them.
 """
 
 from __future__ import annotations
 
-import time
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Protocol
 
+from mnote_kr.app.patience import Patience, moves
 from mnote_kr.app.waitprogress import WaitProgress
 from mnote_kr.core.registry import NOT_TERMINAL
 
@@ -32,6 +32,7 @@ class Follower(Protocol):
     """What :func:`follow` uses of the host (``Host``, which imports this module)."""
 
     progress: Callable[[str], None]
+    wait_clock: Callable[[], float]
 
     @property
     def plugins(self) -> Plugins: ...
@@ -55,14 +56,16 @@ def being_indexed(entry: SourceEntry) -> bool:
     return entry.status in INDEXING and entry.pending_action != "delete" and not entry.stale
 
 
-def follow(host: Follower, entries: list[SourceEntry], wait_s: float) -> None:
+def follow(host: Follower, entries: list[SourceEntry], wait_s: float, *, idle: bool = True) -> None:
     """Hand ``entries`` to the provider's sync, then follow the unfinished ones in looks of at most
-    :data:`LOOK_S` until none is left or ``wait_s`` is spent, applying each look's updates; a progress
-    line (``host.progress``) when something changed among the files being indexed, else a heartbeat."""
+    :data:`LOOK_S` until none is left or ``wait_s`` passes without progress (``idle``; else ``wait_s`` in
+    all: :mod:`~mnote_kr.app.patience`), applying each look's updates; a progress line (``host.progress``)
+    when something changed among the files being indexed, else a heartbeat."""
     rels = [e.source_root_relative_path for e in entries]
     indexing = [e.source_root_relative_path for e in entries if being_indexed(e)]
-    view = WaitProgress(len(indexing))
-    deadline = view.started + wait_s
+    view = WaitProgress(len(indexing), clock=host.wait_clock)
+    bound = Patience(wait_s, idle=idle, clock=host.wait_clock)
+    bound.saw(moves(entries, {}))  # what the first look changes (a queued file sent) is progress
     batch = entries
     activity: dict[str, ProviderActivity] = {}
     shown = False
@@ -73,7 +76,7 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float) -> None:
         if line is not None:
             shown = True
             host.progress(line)
-        look = max(0.0, min(deadline - time.monotonic(), LOOK_S))
+        look = max(0.0, min(bound.remaining(), LOOK_S))
         updates = list(host.plugins.sync(host.context(), batch, look) or [])
         activity = {u.source_root_relative_path: u.activity for u in updates if u.activity is not None}
         host.apply_updates(updates)
@@ -83,5 +86,6 @@ def follow(host: Follower, entries: list[SourceEntry], wait_s: float) -> None:
             if shown:
                 host.progress(view.finished())
             return
-        if time.monotonic() >= deadline:  # the caller says so (the CLI: one line and exit 1)
+        bound.saw(moves(batch, activity))
+        if bound.remaining() <= 0:  # the caller says so (the CLI: one line and exit 1)
             return

@@ -251,7 +251,8 @@ def status(obj: Ctx, as_json: bool) -> None:
 @click.option("--wait", is_flag=True, help="Follow the documents until indexed or failed; exit 1 when one failed, "
                                           "or when the wait ended with files still being indexed.")
 @click.option("--timeout", type=float, default=300.0, show_default=True,
-              help="Seconds to wait for LightRAG with --wait (embedding places for ranking by meaning comes after).")
+              help="With --wait, end the wait once LightRAG reported no progress for this many seconds "
+                   "(embedding places for ranking by meaning comes after).")
 @click.option("--limit", type=click.IntRange(min=1), default=None, help="Send at most N files; run again for the rest.")
 @json_option
 @pass_ctx
@@ -265,7 +266,8 @@ def ingest(obj: Ctx, paths: tuple[str, ...], force: bool, wait: bool, timeout: f
 
 @cli.command()
 @click.option("--wait", "wait_s", type=float, default=0.0,
-              help="Seconds to follow submitted work; exit 1 when files are still being indexed after it.")
+              help="Follow submitted work until nothing moved for N seconds; exit 1 when files are still being "
+                   "indexed then.")
 @click.option("--no-disk", is_flag=True, help="Only follow provider work; do not reconcile with the disk.")
 @click.option("--reread", is_flag=True, help="Re-read indexed files whose reading is not known too (PDFs, images).")
 @json_option

@@ -2,7 +2,8 @@
 
 Not everything made it when a file failed to index (for ``sync``: also one still failed since an
 earlier run, as ``ingest`` of it fails each time), or when a ``--wait`` ended with files still
-being indexed (the provider goes on with them; ``sync --wait`` follows them): both commands then
+being indexed, nothing having moved for its seconds (the provider goes on with them; ``sync --wait``
+follows them): both commands then
 exit 1 with one line naming the first file, and a report a script can read (``--json``:
 ``failed`` items, ``stillFailed``, ``waitTimedOut``). No click here.
 """
@@ -115,4 +116,6 @@ def _more(files: Failed, listed: bool) -> str:
 
 def _timeout_text(seconds: float, still: list[str]) -> str:
     more = f" and {len(still) - 1} more" if len(still) > 1 else ""
-    return f"The wait ended after {seconds:g} s with {len(still)} file(s) still being indexed: {still[0]}{more}"
+    # ``seconds`` bounds the time without progress (``app.patience``): the wait ran longer while files moved
+    return (f"The wait ended after {seconds:g} s in which LightRAG reported no progress, with {len(still)} "
+            f"file(s) still being indexed: {still[0]}{more}")

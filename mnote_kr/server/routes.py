@@ -245,7 +245,8 @@ def ingest(api: Api, body: IngestRequest) -> tuple[int, Any]:
         from mnote_kr.app.host import Host
 
         own = Host(base.root, config=base.config, plugins=base.plugins, transport=base.transport, progress=progress)
-        return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s, limit=body.limit)
+        return own.ingest(paths, force=body.force, wait=True, wait_s=body.wait_s, limit=body.limit,
+                          wait_idle=False)  # the request's waitS bounds the whole wait (app.patience)
 
     return 202, api.jobs.submit("ingest", work)
 
@@ -294,7 +295,7 @@ def sync(api: Api, body: SyncRequest) -> tuple[int, Any]:
         raise UsageError("waitS must be between 0 and 60 seconds", hint="call again to follow longer")
     from mnote_kr.sync.busy import send_refused
 
-    result = {"provider": api.host.sync(wait_s=body.wait_s)}
+    result = {"provider": api.host.sync(wait_s=body.wait_s, wait_idle=False)}  # a bounded answer
     # The CLI's busy step, bounded by the request: a plain call does not block on a busy LightRAG (the
     # caller's waitS says how long it may), it names what was not sent and why.
     send_refused(api.host, result, asked_wait_s=body.wait_s, wait_s=0.0)

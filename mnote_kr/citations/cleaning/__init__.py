@@ -41,6 +41,7 @@ import unicodedata
 from typing import NamedTuple
 
 from mnote_kr.citations.cleaning.copyable import (
+    drop_trailing_bullet,
     join_cjk_gaps,
     join_cjk_lines,
     join_drop_caps,
@@ -116,7 +117,7 @@ def _display_from_neutral(neutral: str) -> str:
     text = _collapse(drop_tag_tails(text))
     if "$" in text:  # a dropped tag can bring two dollars together: settle them, or cleaning again would
         text = _collapse(_math_in_text(text))
-    return trim_to_boundaries(_strip_lead(join_cjk_gaps(drop_debris(text))))
+    return drop_trailing_bullet(trim_to_boundaries(_strip_lead(join_cjk_gaps(drop_debris(text)))))
 
 
 def _norm(text: str) -> str:

@@ -17,8 +17,8 @@ import unicodedata
 from mnote_kr.citations.cleaning.textlayer import mojibake
 from mnote_kr.citations.text.textnorm import CJK_CLASS, CJK_FIRST, keeps_line_end_hyphen, lazy_compile, made_of
 
-__all__ = ["copyable", "drop_lines", "has_whole_word", "join_cjk_gaps", "join_cjk_lines", "join_drop_caps",
-           "rejoin_hyphenation",
+__all__ = ["copyable", "drop_lines", "drop_trailing_bullet", "has_whole_word", "join_cjk_gaps", "join_cjk_lines",
+           "join_drop_caps", "rejoin_hyphenation",
            "symbol_bullets", "trim_chunk_edges", "trim_cut_words", "trim_to_boundaries", "unify_cjk_forms"]
 
 # Han and kana, with their own punctuation: Chinese and Japanese put no space between words (Korean
@@ -247,6 +247,16 @@ def symbol_bullets(text: str) -> str:
     if any(ch in text for ch in _PRIVATE_USE_BULLETS):
         text = _LINE_BULLET_RE.sub(r"\1•", text)
     return text
+
+
+#: A bullet standing alone at a quote's end, after a space: the next item's bullet, which a PDF's text layer
+#: may set on the line before it (nc25c: WeKnora's points each ended "…跳过了此步骤。 ●"), never a word of the quote.
+_TRAILING_BULLET_RE = lazy_compile(f"\\s+[•●▪■◆◦‣∙❖➢{_PRIVATE_USE_BULLETS}]\\s*$")
+
+
+def drop_trailing_bullet(text: str) -> str:
+    """``text`` without a lone bullet at its end (``_TRAILING_BULLET_RE``): ``此步骤。 ●`` → ``此步骤。``."""
+    return _TRAILING_BULLET_RE.sub("", text) if text and not text[-1].isalnum() else text
 
 
 def copyable(text: str) -> str:

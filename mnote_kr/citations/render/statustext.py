@@ -178,12 +178,14 @@ def render_status(info: dict[str, Any]) -> str:
             lines.append(f"           {note['sourcePath']}: {note['reason']}")
     stale = reg.get("staleEntries") or []
     moved = [n for n in stale if str(n.get("reason", "")).startswith("moved to ")]
-    for note in moved:  # a rename followed: nothing to repair, only the old path's record left
-        lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]}")
+    for note in moved:  # a rename followed: nothing to repair, only the old path's record left; said on its
+        # own line (nc25c read a bare "Moved: OLD -> NEW" after sync as a move still to follow)
+        lines.append(f"Moved:     {note['sourcePath']} -> {note['reason'][len('moved to '):]} "
+                     "(followed: cited under the new path, nothing to do)")
     if moved:
         more = (reg.get("movedFollowed") or 0) - len(moved)
-        lines.append("           (" + (f"and {more} more; " if more > 0 else "")
-                     + "followed: cited under the new path; 'mnote-kr prune' drops the old records)")
+        lines.append("           (" + (f"and {more} more; followed: cited under the new path; " if more > 0 else "")
+                     + "'mnote-kr prune' drops the old records)")
     for note in (n for n in stale if n not in moved):
         lines.append(f"Stale:     {note['sourcePath']}: {note['reason']}")
     really = reg.get("stale", 0) - max(reg.get("movedFollowed") or 0, len(moved))  # stale, not a move followed

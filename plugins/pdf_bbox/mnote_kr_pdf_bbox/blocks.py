@@ -31,6 +31,9 @@ MEANING_MIN_TOKENS = 4
 #: A block's text written on this many pages or more is a running line (``running_places``).
 RUNNING_PAGES = 3
 _CJK_RUN = lazy_compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2,}")
+#: Han and kana with their punctuation (Chinese and Japanese put no space between words; Hangul does).
+_HAN_KANA = lazy_compile("[\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+                         "\uff01-\uff0f\uff1a-\uff20\uff3b-\uff40\uff5b-\uff65\U00020000-\U0002ebef]")
 
 
 # Chinese question words as the bigrams the tokenizer gives; Latin function words and
@@ -237,11 +240,18 @@ def term_stats(doc: DocumentText) -> tuple[int, dict[str, int]]:
     return out
 
 
-def written_text(page: PageText, lines: list[int]) -> str:
+def written_text(page: PageText, lines: list[int], *, quoted: bool = False) -> str:
     """The text of a page's ``lines`` as written (joined, hyphenation undone, spaces collapsed); a lone
     surrogate of the text layer (a glyph PDFium maps to half a character) is U+FFFD: the words are
-    shown and stored as UTF-8."""
-    return _LONE_SURROGATE.sub("\ufffd", " ".join("".join(_block_chars(page, lines)[0]).split()))
+    shown and stored as UTF-8. ``quoted``: as a quote shows it, a line wrapped between two Chinese or
+    Japanese characters joined without the space (nc25c: "查 询"); the places embedded for ranking by
+    meaning keep their text (their vectors are stored by it)."""
+    chars, line_at = _block_chars(page, lines)
+    if quoted:
+        chars = [ch for i, ch in enumerate(chars)
+                 if not (ch == " " and 0 < i < len(chars) - 1 and line_at[i - 1] != line_at[i]
+                         and _HAN_KANA.match(chars[i - 1]) and _HAN_KANA.match(chars[i + 1]))]
+    return _LONE_SURROGATE.sub("\ufffd", " ".join("".join(chars).split()))
 
 
 def place_texts(doc: DocumentText) -> list[str]:

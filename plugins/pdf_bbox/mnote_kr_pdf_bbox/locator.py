@@ -138,7 +138,8 @@ def locate_pdf(req: LocateRequest) -> Locator:
         # the boxed lines' words, in reading order (the paragraph's parts as its blocks run): the quote shows
         # what the boxes mark
         place_text = written_text(page, [li for b, part in parts if b < ans.block[1] for li in part]
-                                  + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part])
+                                  + page.reading(lines) + [li for b, part in parts if b > ans.block[1] for li in part],
+                                  quoted=True)
         column = column_values(doc.path, page, ans.block[1], req.query) \
             if ans.rule not in ("verbatim", "cell", "extreme", "caption") else None
         if column is not None:  # a table's header (or its title) holds no figure: the values under it answer
@@ -208,7 +209,7 @@ def locate_pdf(req: LocateRequest) -> Locator:
             primary = (spans(doc, m.view, own[top].first, own[top].last + 1) or whole)[0]
             headings = section(doc, *top)
             # the quote shows what the box marks, not the passage's first sentence on another block
-            place_text = written_text(doc.pages[top[0]], doc.pages[top[0]].reading(own[top].lines))
+            place_text = written_text(doc.pages[top[0]], doc.pages[top[0]].reading(own[top].lines), quoted=True)
         if ans.rule == "semantic":
             degraded = True
             why += ("; semantic match: no text block of the passage holds a meaningful share of the "
@@ -342,7 +343,7 @@ def _runner_up(doc: DocumentText, req: LocateRequest, counts: dict[tuple[int, in
                    block_id=req.block_id or (req.block.blockid if req.block else None),
                    score=round(coverage, 3), locator_plugin=PLUGIN, reason=why, locator_reason=why,
                    meaning_score=round(cos, 6) if cos is not None else None,
-                   place_text=written_text(page, page.reading(lines)),
+                   place_text=written_text(page, page.reading(lines), quoted=True),
                    # outside the passage, without an outline: under no heading the PDF says, not the passage's
                    place_headings=section(doc, pi, bi) if touch is not None else section(doc, pi, bi) or [])
 
