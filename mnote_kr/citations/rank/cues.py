@@ -315,10 +315,12 @@ def holds_type(name: str, folded_text: str, *, worded: bool = False) -> bool:
 
 
 #: A count stated in another script than the question names its thing in ("84种语言" for "how many languages", "12
-#: engines" for 多少台): a number and the word right after it, not a date's, an amount's or a percentage's unit.
+#: engines" for 多少台): a number and a Chinese classifier (not an ordinal's: 第5条), or a number and an English plural
+#: (not a table's, a figure's or a section's number: "Table 7 shows").
 _ACROSS_COUNT_RE = lazy_compile(
-    rf"{_NUM}\s*(?![年月日号时時分秒元%％])[\u3400-\u9fff]"
-    rf"|{_NUM}\s+(?!(?:years?|months?|days?|hours?|percent|dollars?)\b)[a-z]{{3,}}")
+    rf"(?<!第)(?<!第 ){_NUM}\s*[{''.join(sorted(_CLASSIFIERS))}]"
+    rf"|(?<!table )(?<!figure )(?<!fig. )(?<!section )(?<!chapter )(?<!page ){_NUM}\s+"
+    rf"(?!(?:years|months|days|hours|minutes|seconds|percent|dollars)\b)[a-z]{{2,}}s\b")
 
 
 def holds_count_across(folded_text: str) -> bool:
