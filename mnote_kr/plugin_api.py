@@ -51,6 +51,7 @@ What is here:
   ``lacked_words`` (the query's Chinese words a place does not hold as written: no exact claim without them),
   ``unheld_modifiers`` (the query's Chinese modifiers a Latin place lacks, by every sense the dictionary gives),
   ``named_in_chinese`` (where a Chinese question names a Latin header, 淡水鸭 "Freshwater Ducks", by the dictionary),
+  ``text_language`` (the language a text is written in by its script, kana telling Japanese from Chinese),
   ``without_file_description`` (the query without "of the duck survey deck": words saying which file),
   ``header_row``/``labelled_row``/``named_header``/``meant_header`` (a table's header, a row read as
   ``label: header: value``, and the row's cell under the header a question names, in words or by meaning),
@@ -180,6 +181,7 @@ if TYPE_CHECKING:
     from mnote_kr.citations.text.acronyms import defined_in, stand_ins, written_at
     from mnote_kr.citations.text.cjkwords import absent_words, lacked_words
     from mnote_kr.citations.text.crossmods import named_in_chinese, unheld_modifiers
+    from mnote_kr.citations.text.languages import language as text_language
     from mnote_kr.citations.text.namedplaces import (
         NamedPlace,
         asked_of_place,
@@ -259,6 +261,7 @@ _LAZY: dict[str, tuple[str, str | None]] = {
     "lacked_words": ("mnote_kr.citations.text.cjkwords", "lacked_words"),
     "unheld_modifiers": ("mnote_kr.citations.text.crossmods", "unheld_modifiers"),
     "named_in_chinese": ("mnote_kr.citations.text.crossmods", "named_in_chinese"),
+    "text_language": ("mnote_kr.citations.text.languages", "language"),
     **{n: ("mnote_kr.citations.text.acronyms", n) for n in ("defined_in", "stand_ins", "written_at")},
     "mostly_glyphs": ("mnote_kr.citations.cleaning.copyable", "mostly_glyphs"),
     "is_furniture": ("mnote_kr.citations.cleaning.furniture", "is_furniture"),
@@ -423,6 +426,7 @@ __all__ = [
     "stand_ins",
     "stem",
     "symbol_letters",
+    "text_language",
     "textmatch",
     "textnorm",
     "unheld_modifiers",

@@ -89,3 +89,41 @@ def test_across_scripts_the_place_stating_the_sum_asked_leads_without_the_questi
     # and "how much does the pastor earn a year", asked in English, asks the place for its words
     assert _order("how much does this chaplain job pay a year", (159, leave, 0.69731),
                   [(9, "Deposit: 500 USD", 0.697917)])[0] == 159
+
+
+def test_across_languages_a_count_in_the_places_own_words_answers_how_many() -> None:
+    """nc25b Q7 (round 25, ``mineru__test_mineru.docx``, in English and Chinese): "How many languages can
+    MinerU's OCR recognize?" cited first the English blurb about MinerU (¶30, 0.704), its Chinese twin
+    (¶23, 0.639) behind it, and the answer, "OCR支持84种语言的检测与识别" (¶8, 0.624), third: the
+    question names its thing in English, "languages", which no Chinese place can write. A Chinese
+    place's count of its own thing (84种) states the count; an English place must still name the
+    languages."""
+    query = "How many languages can MinerU's OCR recognize?"
+    blurb = ("MinerU is a tool that converts PDFs into machine-readable formats (e.g., markdown, JSON), allowing for "
+             "easy extraction into any format. MinerU was born during the pre-training process of InternLM.")
+    twin = "MinerU是一款将PDF转换为机器可读格式的工具，可以很方便的抽取为任意格式。MinerU诞生于书生-葡语的训练过程中"
+    ocr = "OCR支持84种语言的检测与识别"
+    assert _order(query, (30, blurb, 0.704155), [(23, twin, 0.639288), (8, ocr, 0.623891)]) == [8, 30, 23]
+    # a Chinese place stating a date or a sum states no count of anything
+    assert _order(query, (30, blurb, 0.704155), [(8, "OCR于2024年发布", 0.623891)])[0] == 30
+    assert _order(query, (30, blurb, 0.704155), [(8, "OCR服务收费84元", 0.623891)])[0] == 30
+    # an English place stating a count of other things than the languages asked stays behind
+    assert _order(query, (30, blurb, 0.704155), [(8, "MinerU's OCR ships 3 models", 0.623891)])[0] == 30
+
+
+def test_a_japanese_place_is_in_another_language_than_a_chinese_question(monkeypatch: pytest.MonkeyPatch) -> None:
+    """nc25b Q10 (``poi__stress019.docx``, a Japanese call for tenders):
+    "企划提案书的提交截止时间是什么时候？" cited the heading "８．企画提案書等の提出期限" (¶89); the
+    date line under it, "平成３０年１０月１１日（木）午後５時まで" (¶91), holds no word of the
+    Chinese question (Japanese writes 提出期限, not 提交截止), and Han and kana read as one script,
+    so it was asked for one. Its kana say Japanese: it needs none. A Chinese date line still does."""
+    query = "企划提案书的提交截止时间是什么时候？"
+    heading = "８．企画提案書等の提出期限"
+    date = "平成３０年１０月１１日（木）午後５時まで"
+    behind = [(90, "（１）提出期限", 0.700713), (91, date, 0.656656)]
+    assert _order(query, (89, heading, 0.732329), behind) == [91, 89, 90]
+    # asked by the deadline's name alone, the question asks a date too
+    assert _order("企划提案书的提交截止时间", (89, heading, 0.762784), behind)[0] == 91
+    assert _order(query, (89, heading, 0.732329), [(91, "2018年10月11日下午5点", 0.656656)])[0] == 89
+    monkeypatch.setattr(folding, "LANGUAGES_APART", False)  # as before round 25: Han and kana one script
+    assert _order(query, (89, heading, 0.732329), behind)[0] == 89

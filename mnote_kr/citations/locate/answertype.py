@@ -32,11 +32,14 @@ from mnote_kr.citations.text.cjkwords import query_words
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 
-__all__ = ["MIN_TERMS", "TYPES_APPROXIMATE", "kind_answered", "without_untyped_claim"]
+__all__ = ["MIN_TERMS", "TYPED_BEHIND", "TYPES_APPROXIMATE", "kind_answered", "typed_behind", "without_untyped_claim"]
 
 #: A claimed place holding none of the answer kinds the question asks, which the file shows elsewhere, is
 #: approximate, and a place behind it holding one leads (False: claimed by its words alone, as before round 22).
 TYPES_APPROXIMATE = True
+#: A passage's place holding the kind of answer asked is among the places behind one holding none (``typed_behind``;
+#: False: the passage's places behind by words and meaning alone, as before round 25).
+TYPED_BEHIND = True
 #: Fewest terms of the query (``QueryTerms``) for it to ask a kind of answer: a phrase search asks none.
 MIN_TERMS = 2
 
@@ -119,6 +122,29 @@ def without_untyped_claim(doc: TextDocument[P], match: Match, query: str,
                               runners_up=())
     behind = (own, *(r for r in match.runners_up if r is not lead))
     return Match(place, match.score, qt.span(place.norm), why, match.anchor, lead.meaning, behind)
+
+
+def typed_behind(doc: TextDocument[P], query: str, order: Sequence[int], within: int) -> list[int]:
+    """``order`` (paragraph indices of a passage's places, best first) with, when the question asks a kind of answer
+    (``cues.answer_types``) the first place holds none of, the first of the others holding one (with a number) moved
+    to be the last of the ``within`` places behind it, if it stands further back: a passage's place stating the date or
+    count asked is offered behind a place naming its subject, for the file's places to be weighed on it
+    (``folding.TYPE_LEADS``). A Japanese call for tenders' heading "８．企画提案書等の提出期限" held the question's
+    words and the highest cosine, "（１）提出期限" and a clause came behind it, and the date line right under them,
+    "平成３０年１０月１１日（木）午後５時まで", was no place at all (nc25b Q10)."""
+    q = normalize(query or "").strip()
+    if not TYPED_BEHIND or within < 1 or len(order) <= within + 1 or not q:
+        return list(order)
+    types = tuple(t for t in answer_types(q) if not (t.startswith("count:") and "哪" in q))
+    paras = doc.paragraphs
+    if not types or any(holds_type(t, paras[order[0]].norm) for t in types):
+        return list(order)
+    typed = next((i for i in order[within + 1:] if _body(paras[i]) and any(holds_type(t, paras[i].norm)
+                                                                           for t in types)), None)
+    if typed is None or any(holds_type(t, paras[i].norm) for i in order[1:within + 1] for t in types):
+        return list(order)
+    rest = [i for i in order if i != typed]
+    return [*rest[:within], typed, *rest[within:]]
 
 
 def _in_passage(doc: TextDocument[P], match: Match, indices: Sequence[int], shown: tuple[str, ...], qt: QueryTerms,

@@ -13,6 +13,7 @@ import math
 from collections.abc import Callable, Hashable, Sequence
 
 from mnote_kr.citations.locate.anchors import build_anchors
+from mnote_kr.citations.locate.answertype import typed_behind
 from mnote_kr.citations.locate.leadin import holds_query, lead_in_items, lead_in_of, place_norm
 from mnote_kr.citations.locate.listitem import ASKED_ITEM, item_lead_in
 from mnote_kr.citations.locate.otherscript import across_languages, without_pull
@@ -156,6 +157,8 @@ def place_by_meaning(doc: TextDocument[P], match: Match, passage: str, query: st
         order = [pick, *sorted(order[1:], key=lambda i: (not _holds_other(qt, paras[i].norm if i not in lists else
                                                                           place_norm(doc, paras[i], headings=False),
                                                                           lacks), -round(score[i], 9), i))]
+    # a place stating the kind of answer asked (a date, a count) is among them when the place chosen states none
+    order = typed_behind(doc, q, order, RUNNERS_UP)
     # the places behind it (RUNNERS_UP): a file whose answer the provider returned in one chunk
     # still shows the reader the best guess and the two behind it
     runners = tuple(Match(paras[i], match.score, qt.span(paras[i].norm) if qt else None,

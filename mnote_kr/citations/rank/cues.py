@@ -40,8 +40,8 @@ from collections.abc import Sequence
 
 from mnote_kr.citations.text.textnorm import lazy_compile
 
-__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_type", "is_apparatus", "is_notice",
-           "type_counts", "without_asking"]
+__all__ = ["APPARATUS_HEADINGS", "NOTICE_HEADINGS", "answer_types", "holds_count_across", "holds_type", "is_apparatus",
+           "is_notice", "type_counts", "without_asking"]
 
 # --------------------------------------------------------------------------- apparatus
 
@@ -169,7 +169,9 @@ _QUESTION_TYPES: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("date", lazy_compile(
         r"^\s*when\b|\bwhen\s+(?:did|was|were|is|does|do|will|has|had|can)\b|\bsince\s+when\b"
         r"|\b(?:what|which)\s+(?:year|date|month|day|decade|century)\b|\bhow\s+long\s+ago\b"
-        r"|何时|什么时候|什么时间|哪一?年|哪个月|几月|哪一?天|几号|几时|多会儿")),
+        r"|何时|什么时候|什么时间|哪一?年|哪个月|几月|哪一?天|几号|几时|多会儿"
+        # a deadline asked by its name (提交截止时间, "the submission deadline") is a date too
+        r"|截止(?:时间|日期)|\bdeadline\b|\bdue\s+date\b")),
     ("money", lazy_compile(
         r"\bhow\s+much\b.*\b(?:cost|costs|spend|spent|pay|paid|price|priced|worth|charge|charged|invest|invested)\b"
         r"|\bwhat\s+(?:does|did|do|will)\s+\w+(?:\s+\w+)?\s+cost\b|\bwhat\s+(?:is|was)\s+the\s+(?:price|cost)\b"
@@ -310,6 +312,21 @@ def holds_type(name: str, folded_text: str, *, worded: bool = False) -> bool:
         return True
     loose = _WORDED_TYPES.get(name) if worded else None
     return loose is not None and loose.search(folded_text) is not None
+
+
+#: A count stated in another script than the question names its thing in ("84种语言" for "how many languages", "12
+#: engines" for 多少台): a number and a Chinese classifier (not an ordinal's: 第5条), or a number and an English plural
+#: (not a table's, a figure's or a section's number: "Table 7 shows").
+_ACROSS_COUNT_RE = lazy_compile(
+    rf"(?<!第)(?<!第 ){_NUM}\s*[{''.join(sorted(_CLASSIFIERS))}]"
+    rf"|(?<!table )(?<!figure )(?<!fig. )(?<!section )(?<!chapter )(?<!page ){_NUM}\s+"
+    rf"(?!(?:years|months|days|hours|minutes|seconds|percent|dollars)\b)[a-z]{{2,}}s\b")
+
+
+def holds_count_across(folded_text: str) -> bool:
+    """Whether ``folded_text`` states a count of some thing (:data:`_ACROSS_COUNT_RE`): what a place written in another
+    script than a question asking a count of a named thing can state, its noun being another language's word."""
+    return _ACROSS_COUNT_RE.search(folded_text) is not None
 
 
 def type_counts(types: Sequence[str], folded_text: str) -> dict[str, int]:

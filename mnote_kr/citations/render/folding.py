@@ -30,6 +30,7 @@ from mnote_kr.citations.render.valuerows import (
     states_value,
 )
 from mnote_kr.citations.render.weakmore import one_script
+from mnote_kr.citations.text.languages import other_language
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import MAX_ALTERNATIVES, Citation, Locator, Place
@@ -89,6 +90,11 @@ GLUED_MIN = 6
 #: answer came second, 0.011 below the first by cosine). A lone CJK character ("年", the unit asked) is no word of it;
 #: a place in another script than the question's (``weakmore.one_script``) needs none.
 TYPE_LEADS = True
+#: Under ``TYPE_LEADS``, a place in another language than the question is read as one by ``languages.language`` too
+#: (a Japanese place for a Chinese question: kana), and one in another language states a count the question asks by a
+#: number and its own word for the thing ("84种语言" for "how many languages", ``cues.holds_count_across``). False: by
+#: the Han share alone, the count's noun in the question's words, as before round 25 (nc25b Q7, Q10).
+LANGUAGES_APART = True
 #: Behind a file's first place, places of one cosine (look-alikes: the same words, as two notices of one Federal
 #: Register issue each say "DATES: The FAA must receive comments on this proposed AD by September 21, 2020") in the
 #: order of their distance to the first place shown (pages, else paragraphs): the one in the part of the file the
@@ -280,15 +286,20 @@ def _typed_place(first: Citation, behind: list[Citation]) -> Citation | None:
     about = QueryTerms(asked_about(query), {}, 1)  # the words the answer is about, not those asking its kind
     script = han_share(query)
 
+    def across(words: str) -> bool:
+        """``words`` are written in another language than the question: another script ("Salary Range: 54494 to 84913
+        USD Per Year" for 一年能挣多少钱), or Japanese for a Chinese question (``LANGUAGES_APART``: 午後5時まで)."""
+        return not one_script(script, han_share(words)) or LANGUAGES_APART and other_language(words, query)
+
     def beside(words: str) -> bool:
-        """``words`` hold one of the question's words, or could not: a place in another script than the question's
-        ("Salary Range: 54494 to 84913 USD Per Year" for 一年能挣多少钱) holds none, answering or not."""
-        if not one_script(script, han_share(words)):
+        """``words`` hold one of the question's words, or could not: a place in another language than the question's
+        holds none, answering or not."""
+        if across(words):
             return True
         return any(w >= 0.5 and len(about.terms[k].text) >= 2 for k, _pos, w in about.hits(normalize(words)))
 
-    typed = [p for p in behind if place_key(p.locator) and states_type(_place_words(p), query)
-             and beside(_place_words(p))]
+    typed = [p for p in behind if place_key(p.locator) and beside(_place_words(p))
+             and states_type(_place_words(p), query, across=LANGUAGES_APART and across(_place_words(p)))]
     return max(typed, key=lambda p: p.locator.meaning_score if p.locator.meaning_score is not None else -1.0,
                default=None)
 

@@ -10,7 +10,7 @@ where the answer is. ``TYPE_LEADS`` likewise for a place stating the kind of ans
 
 from __future__ import annotations
 
-from mnote_kr.citations.rank.cues import answer_types, holds_type, without_asking
+from mnote_kr.citations.rank.cues import answer_types, holds_count_across, holds_type, without_asking
 from mnote_kr.citations.rank.ranking import fold, terms
 from mnote_kr.citations.text.textnorm import lazy_compile
 
@@ -97,12 +97,15 @@ def _said_across(row: str, query: str) -> bool:
     return bool(_CJK_RE.search(query)) and bool(held_words(query, set(_LATIN_RE.findall(row))))
 
 
-def states_type(text: str, query: str) -> bool:
+def states_type(text: str, query: str, *, across: bool = False) -> bool:
     """``text`` states a kind of answer ``query`` asks (``cues.answer_types``: "10年" for 多少年, "40 words per
-    minute" for "how fast"); False for a question asking none."""
+    minute" for "how fast"); False for a question asking none. ``across``: ``text`` is written in another language
+    than ``query``, so a count of the thing the question names may name it in its own words ("84种语言" for "how many
+    languages": ``cues.holds_count_across``)."""
     types = answer_types(fold(" ".join(query.split())))
     folded = fold(" ".join(text.split()))
-    return any(holds_type(t, folded) for t in types)
+    return any(holds_type(t, folded) or across and t.startswith("count:") and holds_count_across(folded)
+               for t in types)
 
 
 def asked_about(query: str) -> str:

@@ -24,14 +24,13 @@ r23's deeper admission approximated, tuning sets only): cross-language recall@5 
 
 from __future__ import annotations
 
-import re
 import threading
 from collections.abc import Callable, Sequence
 from typing import Any
 
 import msgspec
 
-from mnote_kr.plugin_api import ProviderError, ProviderReference
+from mnote_kr.plugin_api import ProviderError, ProviderReference, text_language
 
 #: Send the marked second query (only when the managed engine's embedder is ``e5usexlang``).
 MEANING_QUERY = True
@@ -43,24 +42,9 @@ SHOWN = 5
 #: The second query's depth (LightRAG's default ``chunk_top_k``).
 CHUNKS = 20
 
-_KANA = re.compile("[\u3040-\u30ff]")
-_HAN = re.compile("[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7af]")
-_ARABIC = re.compile("[\u0600-\u06ff\u0750-\u077f\ufb50-\ufdff\ufe70-\ufeff]")
-_CYRILLIC = re.compile("[\u0400-\u04ff]")
-_LATIN = re.compile("[A-Za-z\u00c0-\u024f]")
-
-
-def script(text: str) -> str | None:
-    """The script most of ``text``'s letters are in: ``ja`` (Han with kana: a Japanese text, not a
-    Chinese one), ``zh``, ``ko``, ``arabic``, ``cyrillic``, ``latin``; None without letters. Latin
-    letters count a quarter each (a word of Latin letters says about what one Han character does)."""
-    kana, han = len(_KANA.findall(text)), len(_HAN.findall(text))
-    counts = {"ja": kana + han if kana else 0, "zh": 0 if kana else han, "ko": len(_HANGUL.findall(text)),
-              "arabic": len(_ARABIC.findall(text)), "cyrillic": len(_CYRILLIC.findall(text)) / 4,
-              "latin": len(_LATIN.findall(text)) / 4}
-    best = max(counts, key=lambda k: counts[k])
-    return best if counts[best] else None
+#: The script most of a text's letters are in (``ja`` for Han with kana, ``zh``, ``ko``, ``latin``, ...), the host's
+#: measure (``plugin_api.text_language``): one reading of Japanese as not Chinese for the host and this plugin.
+script = text_language
 
 
 def marked(query: str) -> str:
