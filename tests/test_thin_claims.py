@@ -143,6 +143,8 @@ def test_one_rule_for_every_locator_a_year_alone(loc: Locator, name: str) -> Non
     assert "a number" in (judged.reason or "")
     kept = without_thin_claim(loc, "2024", name)  # a question asking only the year keeps the place
     assert not kept.locator_degraded
+    # a page the question names is no word of it: its number does not count against the place
+    assert not without_thin_claim(loc, "what does page 2024 say about operating margins", name).locator_degraded
 
 
 def test_runner_ups_are_judged_alike() -> None:

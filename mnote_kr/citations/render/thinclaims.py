@@ -12,9 +12,10 @@ The rule, one for every locator, read on the place's own words (``Locator.place_
 claimed exact whose query words are all numbers (a year, "2024" of "2024E") or words of its file's name, for a question
 asking words beyond them, is approximate, its reason saying what it holds. A question asked as written (the query in
 the place) keeps its claim, as does one asking nothing beyond the name or the number ("TraceMonkey", "2024"), and a
-place holding none of the query's words (claimed by meaning: ``kindclaims`` and the locators judge those). The DOCX and
-text locators judge the document's title lines the same way (``locate.subject``); the host knows a file's name.
-Pure: no I/O.
+place holding none of the query's words (claimed by meaning: ``kindclaims`` and the locators judge those). The page or
+slide a question names ("page 2") is none of its words (``ranking.content_words``: the named place's own rule). The
+DOCX and text locators judge the document's title lines the same way (``locate.subject``); the host knows a file's
+name. Pure: no I/O.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ import re
 
 import msgspec
 
-from mnote_kr.citations.rank.ranking import fold
+from mnote_kr.citations.rank.ranking import content_words, fold
 from mnote_kr.citations.text.queryterms import QueryTerms
 from mnote_kr.citations.text.textnorm import normalize
 from mnote_kr.models import Locator
@@ -60,7 +61,7 @@ def without_thin_claim(locator: Locator, query: str, file_name: str) -> Locator:
     q, place = _norm(query), _norm(words)
     if not q or q in place:
         return locator
-    qt = QueryTerms(q, {}, 1)
+    qt = QueryTerms(_norm(content_words(query)), {}, 1)  # a page or slide it names ("page 2") is no word to hold
     if not qt:
         return locator
     named = {k for k, _pos, w in qt.hits(_name_words(file_name)) if w >= 0.5}
