@@ -71,7 +71,8 @@ place@1 >= 80%, ingest time <= 2x hashing's. Targets of the places: as above, pe
     .venv/bin/python benchmarks/retrieval.py --from-dump F --misses [--order rerun]   # a saved run
     .venv/bin/python benchmarks/retrieval.py --from-dump F --refold   # + each file's shown places re-ordered by this
                                                                      # tree's folding (retrieval_refold.py): -refold0
-                                                                     # without kindclaims' rule, -refold with it
+                                                                     # without the claim rules, -refoldk with
+                                                                     # kindclaims', -refold with thinclaims' too
 """
 
 from __future__ import annotations
@@ -489,8 +490,9 @@ def main() -> int:
     from mnote_kr_lightrag.engine.embedders import DEFAULT_EMBEDDER
 
     if args.refold and args.from_dump:
-        runs.update({f"{name}-refold{tag}": refolded(run, kinds) for name, run in list(runs.items())
-                     for tag, kinds in (("0", False), ("", True))})  # without the claim rule of kindclaims, with it
+        runs.update({f"{name}-refold{tag}": refolded(run, kinds, thin) for name, run in list(runs.items())
+                     for tag, kinds, thin in (("0", False, False), ("k", True, False), ("", True, True))})
+        # without the claim rules, with kindclaims' only, with kindclaims' and thinclaims'
     print_places({name: evaluate_places(run, labels, places) for name, run in runs.items()}, list(sets),
                  DEFAULT_EMBEDDER)
     return 0

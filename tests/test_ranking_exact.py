@@ -73,3 +73,35 @@ def test_an_exact_place_at_the_margins_bound_steps_ahead_and_one_just_past_it_do
     out = [(approximate, {}), (past, {})]
     exactahead.exact_ahead(out, places)
     assert out == [(approximate, {}), (past, {})]
+
+
+#: nc25c's "sourdough fermentation" (round 25): the DOJ handbook's passage (LightRAG's chunk 90 in nc25c's index, an
+#: excerpt), holding neither word, placed by meaning; ``mineru__docx_01.docx``'s reference list (its chunk 17, an
+#: excerpt), whose ¶473 holds the query as written, placed exact. The provider ranked the handbook first.
+HANDBOOK = ("g.\tDocument Destruction (Sarbanes-Oxley)\nThe Sarbanes-Oxley Act, 18 U.S.C. § 1519, provides a broader "
+            "tool for document related offenses than those codified under 18 U.S.C. § 152.  It provides for longer "
+            "sentences, has a lesser\nextent element, and addresses alteration of documents, which is not covered "
+            "under section 152 of title 18.")
+REFERENCE = ("[1] Anderson, T., & Smith, J. (2024). The impact of quantum entanglement on sourdough fermentation "
+             "rates. Journal of Applied Chrono-Culinary Arts, 8(2), 112-125.")
+REFERENCES = (f"# 4\t参考文献\n{REFERENCE}\n[2] Bennett, L. M. (2025). Copyright infringement in artificially "
+              "synthesized android dreams: A legal framework. Cybernetic Law Review, 41(3), 45-67.")
+
+
+def _first_file(query: str, handbook: str, docx_rank: int) -> str:
+    cands = [Candidate(0, "unstructured__handbook-872p.docx", handbook, ("g. Document Destruction (Sarbanes-Oxley)",),
+                       None, approximate=True, place=handbook.split("\n")[-1]),
+             Candidate(docx_rank, "mineru__docx_01.docx", REFERENCES, ("4\t参考文献",), None, approximate=False,
+                       place=REFERENCE)]
+    scores = relevance(query, cands, 10)
+    return cands[max(range(len(cands)), key=lambda i: (scores[i][0], -i))].file_name
+
+
+@pytest.mark.parametrize("docx_rank", [1, 2, 5])
+def test_an_exact_place_holding_the_query_as_written_goes_before_a_file_holding_none_of_its_words(
+        docx_rank: int) -> None:
+    assert _first_file("sourdough fermentation", HANDBOOK, docx_rank) == "mineru__docx_01.docx"
+    # a handbook passage holding the query's words keeps the margin's rule: a reference list naming them, a quarter
+    # of its score, does not pass a passage saying them
+    said = HANDBOOK + "\nSourdough fermentation of documents is no defence under section 1519."
+    assert _first_file("sourdough fermentation", said, docx_rank) == "unstructured__handbook-872p.docx"

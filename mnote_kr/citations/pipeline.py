@@ -36,6 +36,7 @@ from mnote_kr.citations.render.folding import behind_by_meaning, fold_places, ru
 from mnote_kr.citations.render.ids import citation_id, citation_markdown, citation_url, dedupe_key
 from mnote_kr.citations.render.kindclaims import without_unstated_kind
 from mnote_kr.citations.render.noresults import weak_reason, why_no_results
+from mnote_kr.citations.render.thinclaims import without_thin_claim
 from mnote_kr.citations.text.textnorm import compile_patterns, iter_tokens, normalize
 from mnote_kr.core.ondisk import changed_since_indexed
 from mnote_kr.core.registry import Registry
@@ -360,8 +361,10 @@ def build_citations(
             # no plugin reads images (OCR off): the picture opens as a whole
             locator = Locator(locator_precision="file", locator_degraded=True, block_id=block_id,
                               reason="image: opens the picture")
-        # a place claimed exact for a question asking an amount, a date, a count holds one, whichever locator chose it
-        locator = without_unstated_kind(not_another_numbered(honest(locator, cap), query), query, ref.content or "")
+        # a place claimed exact for a question asking an amount, a date, a count holds one, and more of the question
+        # than a number or its file's name, whichever locator chose it
+        locator = without_thin_claim(without_unstated_kind(not_another_numbered(honest(locator, cap), query), query,
+                                                           ref.content or ""), query, rel)
         timings["locateMs"] += (time.perf_counter() - t0) * 1000
         place = place_key(locator)
         # One citation per place: two chunks or blocks that land on the same paragraph or the

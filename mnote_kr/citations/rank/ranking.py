@@ -463,7 +463,7 @@ def relevance(query: str, candidates: Sequence[Candidate], n_total: int) -> list
                    worded[i] * (APPARATUS_FACTOR if notices[i] else 1.0) + (TYPE_IN_FILE if typed[i] else 0.0)
                    + meant[i] + (WRITTEN_IN_FILE if written[i] else 0.0) for i in range(len(out))]
         _order_within_files(out, [c.file_name for c in candidates], in_file)
-    exact_ahead(out, candidates)
+    exact_ahead(out, candidates, written)
     meaning_ahead(out, candidates, query)
     return out
 
