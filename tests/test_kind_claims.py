@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from mnote_kr_testkit.data import CORPUS
 from mnote_kr_testkit.fakes import fake_host
@@ -116,3 +117,16 @@ def test_a_count_is_stated_by_a_cell_or_row_holding_a_number() -> None:
     assert without_unstated_kind(_loc("paragraph", prose, paragraph_index=3), query,
                                  prose + " We counted 110 ducks.").locator_degraded
     assert not without_unstated_kind(_loc("paragraph", prose, paragraph_index=3), query, prose).locator_degraded
+
+
+def test_the_rule_switched_off_leaves_a_place_and_its_runners_up_as_they_were(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``KIND_CLAIMS = False`` (a benchmark variant) returns the locator unchanged, runners-up included; it raised
+    ``zip(strict=True)``'s ValueError on any place with runners-up (exact6's report)."""
+    from mnote_kr.citations.render import kindclaims
+
+    loc = msgspec.structs.replace(_loc("bbox", TITLE, **WHERE["bbox"]),
+                                  runners_up=[_loc("bbox", TITLE, **WHERE["bbox"])])
+    assert without_unstated_kind(loc, QUESTION, CHUNK).runners_up[0].locator_degraded  # on: judged
+    monkeypatch.setattr(kindclaims, "KIND_CLAIMS", False)
+    kept = without_unstated_kind(loc, QUESTION, CHUNK)
+    assert kept is loc and not kept.locator_degraded

@@ -60,11 +60,13 @@ def _in_table(locator: Locator, words: str, query: str) -> bool:
 def without_unstated_kind(locator: Locator, query: str, passage: str) -> Locator:
     """``locator`` made approximate when it claims an exact place holding none of the kinds of answer ``query`` asks
     while ``passage`` states one (module docstring); its ``runners_up`` judged alike. Unchanged otherwise."""
-    runners = [without_unstated_kind(r, query, passage) for r in locator.runners_up] if KIND_CLAIMS else []
+    if not KIND_CLAIMS:
+        return locator
+    runners = [without_unstated_kind(r, query, passage) for r in locator.runners_up]
     if any(a is not b for a, b in zip(runners, locator.runners_up, strict=True)):
         locator = msgspec.structs.replace(locator, runners_up=runners)
     words = locator.place_text or locator.quote
-    if not KIND_CLAIMS or locator.locator_degraded or locator.locator_precision == "file" or not words or not query:
+    if locator.locator_degraded or locator.locator_precision == "file" or not words or not query:
         return locator
     q = fold(" ".join(normalize(query).split()))
     place = fold(" ".join(normalize(words).split()))
